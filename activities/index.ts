@@ -1,0 +1,15 @@
+import type { ActivityDeps } from './deps.ts';
+import { createSelfcheckActivities } from './selfcheck/steps.ts';
+import { createTaskLifecycleActivities } from './tasks/lifecycle.ts';
+
+export type { ActivityDeps };
+
+/** Every activity the worker registers; workflows type their proxies with this. */
+export function createActivities(deps: ActivityDeps) {
+  return {
+    ...createTaskLifecycleActivities(deps),
+    ...createSelfcheckActivities(deps),
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;

@@ -1,0 +1,82 @@
+import os from 'node:os';
+import { ApplicationFailure, Context, sleep } from '@temporalio/activity';
+import type { SelfcheckStepResult } from '../../workflows/shared.ts';
+import type { ActivityDeps } from '../deps.ts';
+import { currentTaskId } from '../task-context.ts';
+
+/**
+ * The selfcheck task's steps. Each writes one side-effect row keyed by (task, step) with
+ * ON CONFLICT DO NOTHING: a retried or resumed step can never apply its effect twice.
+ */
+export function createSelfcheckActivities({ knex }: ActivityDeps) {
+  async function applyEffect(step: string): Promise<number> {
+    const ctx = Context.current();
+    const taskId = currentTaskId();
+    await knex('selfcheck_effects')
+      .insert({ task_id: taskId, step, attempt: ctx.info.attempt })
+      .onConflict(['task_id', 'step'])
+      .ignore();
+    const row = await knex('selfcheck_effects').where({ task_id: taskId, step }).first('attempt');
+    return row.attempt as number;
+  }
+
+  return {
+    async selfcheckDatabase(): Promise<SelfcheckStepResult> {
+      const { log, info } = Context.current();
+      const { rows } = await knex.raw<{ rows: Array<{ version: string }> }>('select version() as version');
+      const version = rows[0].version.split(' on ')[0];
+      await applyEffect('database');
+      log.info(`database reachable: ${version}`);
+      return { step: 'database', ok: true, detail: version, attempt: info.attempt };
+    },
+
+    async selfcheckTemporal(): Promise<SelfcheckStepResult> {
+      const ctx = Context.current();
+      const desc = await ctx.client.workflow.getHandle(currentTaskId()).describe();
+      await applyEffect('temporal');
+      const detail = `workflow ${desc.workflowId} is ${desc.status.name} on task queue ${desc.taskQueue}`;
+      ctx.log.info(`temporal reachable: ${detail}`);
+      return { step: 'temporal', ok: true, detail, attempt: ctx.info.attempt };
+    },
+
+    async selfcheckWorker(): Promise<SelfcheckStepResult> {
+      const ctx = Context.current();
+      await applyEffect('worker');
+      const detail = `worker pid ${process.pid} on ${os.hostname()}, node ${process.version}, queue ${ctx.info.taskQueue}`;
+      ctx.log.info(`worker polling: ${detail}`);
+      return { step: 'worker', ok: true, detail, attempt: ctx.info.attempt };
+    },
+
+    /** Sleeps while heartbeating; a new attempt (after a killed worker) resumes from the last heartbeat. */
+    async selfcheckSleep(seconds: number): Promise<SelfcheckStepResult> {
+      const ctx = Context.current();
+      const resumedFrom = Number(ctx.info.heartbeatDetails ?? 0);
+      if (resumedFrom > 0) ctx.log.info(`resuming sleep at ${resumedFrom} ms of ${seconds * 1000} ms (attempt ${ctx.info.attempt})`);
+      else ctx.log.info(`sleeping ${seconds} s`);
+      let elapsed = resumedFrom;
+      while (elapsed < seconds * 1000) {
+        const slice = Math.min(250, seconds * 1000 - elapsed);
+        await sleep(slice); // rejects when the task is cancelled
+        elapsed += slice;
+        ctx.heartbeat(elapsed);
+      }
+      const appliedBy = await applyEffect('sleep');
+      return { step: 'sleep', ok: true, detail: `slept ${seconds} s (effect applied by attempt ${appliedBy})`, attempt: ctx.info.attempt };
+    },
+
+    async selfcheckFail(input: { mode: 'retryable' | 'non_retryable'; failAttempts: number }): Promise<SelfcheckStepResult> {
+      const ctx = Context.current();
+      if (input.mode === 'non_retryable') {
+        ctx.log.error('failing without retry, as requested');
+        throw ApplicationFailure.nonRetryable('selfcheck was asked to fail (non-retryable)', 'SelfcheckRequestedFailure');
+      }
+      if (ctx.info.attempt <= input.failAttempts) {
+        ctx.log.warn(`failing attempt ${ctx.info.attempt} of ${input.failAttempts}, as requested`);
+        throw ApplicationFailure.retryable(`selfcheck was asked to fail attempt ${ctx.info.attempt}`, 'SelfcheckRequestedFailure');
+      }
+      await applyEffect('fail');
+      ctx.log.info(`passed on attempt ${ctx.info.attempt} after ${input.failAttempts} requested failures`);
+      return { step: 'fail', ok: true, detail: `passed on attempt ${ctx.info.attempt}`, attempt: ctx.info.attempt };
+    },
+  };
+}

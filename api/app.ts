@@ -1,0 +1,70 @@
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import fs from 'node:fs';
+import Router from '@koa/router';
+import Koa from 'koa';
+import { koaBody } from 'koa-body';
+import { authRoutes } from './auth/routes.ts';
+import { authenticate } from './auth/service.ts';
+import type { AppContext } from './context.ts';
+import { healthRoutes } from './health/routes.ts';
+import { buildOpenApi, docsPage } from './http/openapi.ts';
+import { problemMiddleware } from './http/problem.ts';
+import { requestContext } from './http/request-context.ts';
+import { mountRoutes, type AnyRoute } from './http/routes.ts';
+import { taskRoutes } from './tasks/routes.ts';
+
+const require = createRequire(import.meta.url);
+const VERSION = (JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+export function allRoutes(app: AppContext): AnyRoute[] {
+  return [...healthRoutes(app), ...authRoutes(app), ...taskRoutes(app)];
+}
+
+export function createApp(ctx: AppContext): Koa {
+  const app = new Koa({ proxy: false });
+  const routes = allRoutes(ctx);
+  const openapi = buildOpenApi(routes, { version: VERSION });
+  const router = new Router();
+
+  router.get('/api/openapi.json', (c) => {
+    c.body = openapi;
+  });
+  router.get('/api/docs', (c) => {
+    c.type = 'html';
+    c.body = docsPage();
+  });
+  const swaggerDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
+  router.get('/api/docs/assets/:file', (c) => {
+    const file = c.params.file;
+    if (!/^swagger-ui(-bundle)?\.(js|css)$/.test(file)) return;
+    c.type = path.extname(file);
+    c.set('Cache-Control', 'public, max-age=86400');
+    c.body = fs.createReadStream(path.join(swaggerDir, file));
+  });
+  mountRoutes(router, routes);
+
+  app.use(requestContext(ctx.logger));
+  app.use(problemMiddleware(ctx.logger));
+  app.use(async (c, next) => {
+    c.set('X-Content-Type-Options', 'nosniff');
+    c.set('Cache-Control', c.get('Cache-Control') || 'no-store');
+    await next();
+  });
+  app.use(
+    koaBody({
+      json: true,
+      urlencoded: true,
+      multipart: false,
+      jsonLimit: '2mb',
+      formLimit: '64kb',
+      onError: (err) => {
+        throw Object.assign(err, { status: (err as { status?: number }).status ?? 400, expose: true });
+      },
+    }),
+  );
+  app.use(authenticate(ctx.auth));
+  app.use(router.routes());
+  app.use(router.allowedMethods({ throw: true }));
+  return app;
+}

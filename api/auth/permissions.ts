@@ -1,0 +1,56 @@
+/**
+ * The permission catalogue: `resource:ACTION`. Roles and API keys may only hold names listed
+ * here, so a typo is a 400 instead of a permission that silently grants nothing.
+ */
+export const PERMISSIONS = {
+  'tasks:READ': 'Read every task, its logs and reports',
+  'tasks:WRITE': "Cancel other users' tasks",
+  'environments:READ': 'List environments and what they hold (dashboards, datasets)',
+  'environments:WRITE': 'Create, change and delete environments',
+  'dashboards:READ': 'Read dashboards, thumbnails and database mappings',
+  'dashboards:MIGRATE': 'Migrate dashboards between environments; save database mappings',
+  'dashboards:BACKUP': 'Back up and restore dashboards',
+  'datasets:READ': 'List datasets',
+  'datasets:WRITE': 'Map columns and generate documentation for datasets',
+  'git:READ': 'Read git configurations and dashboard repository status',
+  'git:WRITE': 'Manage git configurations; commit, pull, push, merge, deploy',
+  'assistant:USE': 'Talk to the assistant',
+  'dataset_review:READ': 'Read own dataset review sessions',
+  'dataset_review:WRITE': 'Run dataset review sessions',
+  'dataset_review:LAUNCH': 'Launch a reviewed dataset',
+  'clean_release:READ': 'Read release candidates, checks and reports',
+  'clean_release:WRITE': 'Register candidates, artifacts, manifests and run checks',
+  'clean_release:APPROVE': 'Approve, reject, publish and revoke release candidates',
+  'admin:users:READ': 'List users, roles, group mappings and security events',
+  'admin:users:WRITE': 'Manage users, roles and group mappings',
+  'admin:settings:WRITE': 'Manage API keys and system settings',
+} as const;
+
+export type Permission = keyof typeof PERMISSIONS;
+export const PERMISSION_NAMES = Object.keys(PERMISSIONS) as Permission[];
+
+const viewer: Permission[] = ['tasks:READ', 'environments:READ', 'dashboards:READ', 'datasets:READ', 'git:READ', 'clean_release:READ', 'dataset_review:READ', 'assistant:USE'];
+
+/** Built-in roles, seeded at start; Admin passes every check without listing permissions. */
+export const BUILTIN_ROLES: Record<string, { description: string; permissions: Permission[] }> = {
+  Admin: { description: 'Everything, including administration', permissions: [] },
+  Operator: {
+    description: 'Runs environments day to day: migrations, backups, git, dataset work',
+    permissions: [
+      ...viewer,
+      'tasks:WRITE',
+      'environments:WRITE',
+      'dashboards:MIGRATE',
+      'dashboards:BACKUP',
+      'datasets:WRITE',
+      'git:WRITE',
+      'dataset_review:WRITE',
+      'clean_release:WRITE',
+    ],
+  },
+  Viewer: { description: 'Reads everything a team shares; changes nothing', permissions: viewer },
+  ReleaseManager: {
+    description: 'Decides on releases and dataset launches',
+    permissions: [...viewer, 'clean_release:WRITE', 'clean_release:APPROVE', 'dataset_review:WRITE', 'dataset_review:LAUNCH'],
+  },
+};

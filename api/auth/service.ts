@@ -1,0 +1,123 @@
+import { randomUUID } from 'node:crypto';
+import type { Context } from 'koa';
+import type { Knex } from 'knex';
+import { findUserById, findUserByUsername, loadAccess, type UserRow } from '../../db/identity/repository.ts';
+import { sha256Hex, verifyPassword } from '../../lib/crypto.ts';
+import { UnauthenticatedError } from '../../lib/errors.ts';
+import { ADMIN_ROLE, ADMIN_SCOPE, type Principal } from './principal.ts';
+import { recordSecurityEvent } from './security-events.ts';
+import { assertNotThrottled, clearFailures, recordFailure, type ThrottleKey } from './throttle.ts';
+import { TOKEN_TTL_SECONDS, type TokenIssuer } from './tokens.ts';
+
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'bearer';
+  expires_in: number;
+}
+
+/** Sessions, tokens and the resolution of a request's credentials into a Principal. */
+export class AuthService {
+  private readonly knex: Knex;
+  private readonly tokens: TokenIssuer;
+
+  constructor(deps: { knex: Knex; tokens: TokenIssuer }) {
+    this.knex = deps.knex;
+    this.tokens = deps.tokens;
+  }
+
+  async passwordLogin(ctx: Context, username: string, password: string): Promise<TokenResponse> {
+    const keys: ThrottleKey[] = [
+      { kind: 'account', value: username },
+      { kind: 'address', value: ctx.ip || 'unknown' },
+    ];
+    try {
+      await assertNotThrottled(this.knex, keys);
+    } catch (err) {
+      await recordSecurityEvent(this.knex, ctx, { type: 'LOGIN_THROTTLED', outcome: 'failure', actorUsername: username });
+      throw err;
+    }
+    const user = await findUserByUsername(this.knex, username);
+    const ok = await verifyPassword(password, user?.password_hash ?? null);
+    if (!user || !ok || !user.active) {
+      await recordFailure(this.knex, keys);
+      await recordSecurityEvent(this.knex, ctx, {
+        type: 'LOGIN_FAILED',
+        outcome: 'failure',
+        actorId: user?.id,
+        actorUsername: username,
+        detail: { reason: !user ? 'unknown_user' : !ok ? 'bad_password' : 'inactive' },
+      });
+      throw new UnauthenticatedError('Invalid username or password');
+    }
+    await clearFailures(this.knex, keys[0]);
+    const token = await this.openSession(user, 'password');
+    await recordSecurityEvent(this.knex, ctx, { type: 'LOGIN', outcome: 'success', actorId: user.id, actorUsername: user.username });
+    return token;
+  }
+
+  /** A new session (its id is the token's sid) and an access token bound to it. */
+  async openSession(user: UserRow, via: 'password' | 'oidc'): Promise<TokenResponse> {
+    const sid = randomUUID();
+    await this.knex('sessions').insert({ id: sid, user_id: user.id, via, expires_at: new Date(Date.now() + TOKEN_TTL_SECONDS * 1000) });
+    await this.knex('users').where({ id: user.id }).update({ last_login_at: this.knex.fn.now() });
+    const { roles } = await loadAccess(this.knex, user.id);
+    const { token, expiresIn } = await this.tokens.issue({ sub: user.id, roles, scope: roles.includes(ADMIN_ROLE) ? [ADMIN_SCOPE] : [], sid });
+    return { access_token: token, token_type: 'bearer', expires_in: expiresIn };
+  }
+
+  async revokeSession(sid: string): Promise<void> {
+    await this.knex('sessions').where({ id: sid }).whereNull('revoked_at').update({ revoked_at: this.knex.fn.now() });
+  }
+
+  /** Bearer JWT or X-API-Key into a Principal; undefined when the request carries neither. */
+  async resolve(ctx: Context): Promise<Principal | undefined> {
+    const apiKey = ctx.get('x-api-key');
+    if (apiKey) return this.resolveApiKey(apiKey);
+    const auth = ctx.get('authorization');
+    if (!auth) return undefined;
+    const m = /^Bearer\s+(\S+)$/i.exec(auth);
+    if (!m) throw new UnauthenticatedError('Authorization must be "Bearer <token>"');
+    return this.resolveToken(m[1]);
+  }
+
+  private async resolveToken(token: string): Promise<Principal> {
+    const claims = await this.tokens.verify(token);
+    const session = await this.knex('sessions').where({ id: claims.sid, user_id: claims.sub }).first();
+    if (!session || session.revoked_at || session.expires_at < new Date()) throw new UnauthenticatedError('The session has ended; sign in again');
+    const user = await findUserById(this.knex, claims.sub);
+    if (!user || !user.active) throw new UnauthenticatedError('The account is disabled');
+    // Roles are read live: a role change applies to the next request, not the next login.
+    const { roles, permissions } = await loadAccess(this.knex, user.id);
+    return {
+      kind: 'user',
+      userId: user.id,
+      username: user.username,
+      roles,
+      permissions: new Set(permissions),
+      scopes: claims.scope.split(' ').filter((s) => s === ADMIN_SCOPE && roles.includes(ADMIN_ROLE)),
+      sessionId: claims.sid,
+    };
+  }
+
+  private async resolveApiKey(raw: string): Promise<Principal> {
+    const key = await this.knex('api_keys').where({ key_hash: sha256Hex(raw), active: true }).first();
+    if (!key) throw new UnauthenticatedError('The API key is invalid or revoked');
+    void this.knex('api_keys').where({ id: key.id }).update({ last_used_at: this.knex.fn.now() }).catch(() => undefined);
+    return {
+      kind: 'api_key',
+      userId: null,
+      username: `api-key:${key.name}`,
+      roles: [],
+      permissions: new Set(key.permissions as string[]),
+      scopes: [],
+      apiKeyId: key.id,
+    };
+  }
+}
+
+export function authenticate(auth: AuthService) {
+  return async (ctx: Context, next: () => Promise<unknown>): Promise<void> => {
+    ctx.state.principal = await auth.resolve(ctx);
+    await next();
+  };
+}

@@ -1,0 +1,52 @@
+import { randomUUID } from 'node:crypto';
+import { SignJWT, jwtVerify } from 'jose';
+import { UnauthenticatedError } from '../../lib/errors.ts';
+
+export const TOKEN_TTL_SECONDS = 30 * 60;
+const ISSUER = 'switchyard';
+const AUDIENCE = 'switchyard-api';
+
+export interface AccessClaims {
+  sub: string;
+  roles: string[];
+  scope: string;
+  sid: string;
+  jti: string;
+}
+
+/** HS256 access tokens (claims sub, roles, scope, sid, jti); logout revokes the sid. */
+export class TokenIssuer {
+  private readonly key: Uint8Array;
+  constructor(key: Uint8Array) {
+    this.key = key;
+  }
+
+  async issue(claims: { sub: string; roles: string[]; scope: string[]; sid: string }): Promise<{ token: string; expiresIn: number }> {
+    const token = await new SignJWT({ roles: claims.roles, scope: claims.scope.join(' '), sid: claims.sid })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(claims.sub)
+      .setJti(randomUUID())
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setIssuedAt()
+      .setExpirationTime(`${TOKEN_TTL_SECONDS}s`)
+      .sign(this.key);
+    return { token, expiresIn: TOKEN_TTL_SECONDS };
+  }
+
+  async verify(token: string): Promise<AccessClaims> {
+    try {
+      const { payload } = await jwtVerify(token, this.key, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] });
+      if (typeof payload.sub !== 'string' || typeof payload.sid !== 'string') throw new Error('missing claims');
+      return {
+        sub: payload.sub,
+        sid: payload.sid,
+        jti: String(payload.jti ?? ''),
+        roles: Array.isArray(payload.roles) ? payload.roles.map(String) : [],
+        scope: typeof payload.scope === 'string' ? payload.scope : '',
+      };
+    } catch {
+      throw new UnauthenticatedError('The access token is invalid or expired');
+    }
+  }
+}

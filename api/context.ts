@@ -1,0 +1,20 @@
+import type { Client } from '@temporalio/client';
+import type { Knex } from 'knex';
+import type { Config } from '../lib/config.ts';
+import type { Keyring } from '../lib/crypto.ts';
+import type { Logger } from '../lib/logger.ts';
+import type { AuthService } from './auth/service.ts';
+import type { TaskLogService } from './tasks/logs.ts';
+import type { TaskService } from './tasks/service.ts';
+
+/** Everything a route factory may use; built once in bootstrap.ts (no singletons elsewhere). */
+export interface AppContext {
+  config: Config;
+  knex: Knex;
+  temporal: Client;
+  logger: Logger;
+  keyring: Keyring;
+  auth: AuthService;
+  tasks: TaskService;
+  taskLogs: TaskLogService;
+}

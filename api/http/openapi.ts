@@ -1,0 +1,107 @@
+import { z, type ZodType } from 'zod';
+import { ERROR_RESPONSES, type AnyRoute } from './routes.ts';
+
+type JsonSchema = Record<string, unknown> & { properties?: Record<string, JsonSchema>; required?: string[] };
+
+function toSchema(schema: ZodType, io: 'input' | 'output'): JsonSchema {
+  const s = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
+  delete s.$schema;
+  return s;
+}
+
+function parameters(schema: ZodType | undefined, where: 'path' | 'query') {
+  if (!schema) return [];
+  const js = toSchema(schema, 'input');
+  return Object.entries(js.properties ?? {}).map(([name, prop]) => ({
+    name,
+    in: where,
+    required: where === 'path' || (js.required ?? []).includes(name),
+    ...(typeof prop.description === 'string' ? { description: prop.description } : {}),
+    schema: prop,
+  }));
+}
+
+/** OpenAPI 3.1, generated from the same route table that serves requests. */
+export function buildOpenApi(routes: AnyRoute[], info: { version: string }) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const r of routes) {
+    const path = r.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+    const responses: Record<string, unknown> = {};
+    for (const [status, spec] of Object.entries(r.responses)) {
+      responses[status] = {
+        description: spec.description,
+        ...(spec.schema || spec.contentType
+          ? { content: { [spec.contentType ?? 'application/json']: spec.schema ? { schema: toSchema(spec.schema, 'output') } : {} } }
+          : {}),
+      };
+    }
+    const implied = [400, ...(r.access === 'public' ? [] : [401, 403])];
+    for (const status of implied) {
+      if (!responses[status]) responses[status] = { description: ERROR_RESPONSES[status], content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
+    }
+    for (const [status, value] of Object.entries(responses)) {
+      const v = value as { content?: unknown; description: string };
+      if (Number(status) >= 400 && !v.content) v.content = { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } };
+    }
+    const access =
+      r.access === 'public' ? 'Public.' : r.access === 'authenticated' ? 'Any signed-in caller.' : r.access === 'admin' ? 'Role `Admin` or scope `admin`.' : `Permission \`${r.access.permission}\`.`;
+    paths[path] ??= {};
+    paths[path][r.method] = {
+      tags: [r.tag],
+      summary: r.summary,
+      description: [r.description, `Access: ${access}`].filter(Boolean).join('\n\n'),
+      operationId: `${r.method}_${path.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}`,
+      parameters: [...parameters(r.params, 'path'), ...parameters(r.query, 'query')],
+      ...(r.body
+        ? { requestBody: { required: true, content: { [r.bodyType ?? 'application/json']: { schema: toSchema(r.body, 'input') } } } }
+        : {}),
+      responses,
+      ...(r.access === 'public' ? { security: [] } : {}),
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Switchyard API',
+      version: info.version,
+      description: 'Manage Apache Superset environments: listings, migrations, backups, dashboard repositories, releases. Long operations are Temporal workflows answered with `202 { task_id }`.',
+    },
+    servers: [{ url: '/' }],
+    security: [{ bearer: [] }, { apiKey: [] }],
+    paths,
+    components: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+      },
+      schemas: {
+        Problem: {
+          type: 'object',
+          description: 'RFC 9457 problem details',
+          required: ['type', 'title', 'status', 'detail', 'code'],
+          properties: {
+            type: { type: 'string' },
+            title: { type: 'string' },
+            status: { type: 'integer' },
+            detail: { type: 'string' },
+            code: { type: 'string', description: 'Stable machine word: validation_failed, not_found, forbidden, unauthenticated, version_conflict, upstream_unavailable, ...' },
+            instance: { type: 'string' },
+            request_id: { type: 'string' },
+            errors: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } },
+          },
+        },
+      },
+    },
+  };
+}
+
+/** A human docs page: Swagger UI served from the swagger-ui-dist package (no CDN; this runs offline). */
+export function docsPage(): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Switchyard API</title>
+<link rel="stylesheet" href="/api/docs/assets/swagger-ui.css"></head>
+<body><div id="ui"></div>
+<script src="/api/docs/assets/swagger-ui-bundle.js"></script>
+<script>window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_id: '#ui', deepLinking: true });</script>
+</body></html>`;
+}

@@ -1,0 +1,24 @@
+import { randomUUID } from 'node:crypto';
+import type { Context, Next } from 'koa';
+import type { Logger } from '../../lib/logger.ts';
+
+const INCOMING_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Request id on every response (a caller's own X-Request-Id is kept when sane) and one access log line. */
+export function requestContext(logger: Logger) {
+  return async (ctx: Context, next: Next): Promise<void> => {
+    const incoming = ctx.get('x-request-id');
+    const requestId = INCOMING_ID.test(incoming) ? incoming : randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.set('X-Request-Id', requestId);
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      const ms = Math.round((performance.now() - started) * 10) / 10;
+      if (ctx.path !== '/api/health') {
+        logger.info({ requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms, principal: ctx.state.principal?.username }, 'request');
+      }
+    }
+  };
+}

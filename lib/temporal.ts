@@ -1,0 +1,37 @@
+import { Client, Connection } from '@temporalio/client';
+import proto from '@temporalio/proto';
+
+const { temporal } = proto;
+import { SEARCH_ATTRIBUTES } from '../workflows/shared.ts';
+import type { Config } from './config.ts';
+
+export const EMBEDDED_TEMPORAL_HOST = '127.0.0.1';
+
+export function temporalAddress(config: Config): string {
+  return config.TEMPORAL_ADDRESS ?? `${EMBEDDED_TEMPORAL_HOST}:${config.TEMPORAL_PORT}`;
+}
+
+export async function connectTemporalClient(config: Config): Promise<Client> {
+  const connection = await Connection.connect({ address: temporalAddress(config), connectTimeout: '10 seconds' });
+  return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+}
+
+const IndexedValueType = temporal.api.enums.v1.IndexedValueType;
+const TYPE_MAP: Record<string, temporal.api.enums.v1.IndexedValueType> = {
+  KEYWORD: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+  KEYWORD_LIST: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST,
+};
+
+/** Registers the project's search attributes when missing (idempotent; needed for external clusters). */
+export async function ensureSearchAttributes(client: Client, namespace: string): Promise<string[]> {
+  const op = client.connection.operatorService;
+  const existing = await op.listSearchAttributes({ namespace });
+  const have = new Set(Object.keys(existing.customAttributes ?? {}));
+  const missing = SEARCH_ATTRIBUTES.filter((k) => !have.has(k.name));
+  if (missing.length === 0) return [];
+  await op.addSearchAttributes({
+    namespace,
+    searchAttributes: Object.fromEntries(missing.map((k) => [k.name, TYPE_MAP[k.type]])),
+  });
+  return missing.map((k) => k.name);
+}

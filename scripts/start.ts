@@ -1,0 +1,76 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { loadConfig } from '../lib/config.ts';
+import { startInfra } from '../lib/embedded/stack.ts';
+import { createLogger } from '../lib/logger.ts';
+
+/**
+ * `npm start`: embedded PostgreSQL, the Temporal dev server with its web UI, one worker and the
+ * API, each in its own process; Ctrl-C stops them in reverse order.
+ * `npm run infra` (argument `--infra-only`) starts just PostgreSQL and Temporal.
+ */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.LOG_LEVEL, 'switchyard');
+  const infraOnly = process.argv.includes('--infra-only');
+  const infra = await startInfra(config, logger);
+  const env = {
+    ...process.env,
+    DATABASE_URL: infra.databaseUrl,
+    TEMPORAL_ADDRESS: infra.temporalAddress,
+    ...(infra.temporalUiUrl ? { TEMPORAL_UI_URL: infra.temporalUiUrl } : {}),
+  };
+  const children: ChildProcess[] = [];
+  let stopping = false;
+  const stop = async (code = 0) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info('stopping Switchyard');
+    await Promise.all(
+      children.map(
+        (c) =>
+          new Promise<void>((resolve) => {
+            if (c.exitCode !== null) return resolve();
+            c.once('exit', () => resolve());
+            c.kill('SIGTERM');
+            setTimeout(() => c.kill('SIGKILL'), 15_000).unref();
+          }),
+      ),
+    );
+    await infra.stop();
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
+
+  if (!infraOnly) {
+    for (const entry of ['worker/main.ts', 'api/main.ts']) {
+      const child = spawn(process.execPath, [entry], { env, stdio: 'inherit' });
+      child.once('exit', (code) => {
+        if (!stopping) {
+          logger.error({ entry, code }, 'a Switchyard process exited; stopping the rest');
+          void stop(1);
+        }
+      });
+      children.push(child);
+    }
+  }
+  const api = `http://${config.HOST}:${config.PORT}`;
+  process.stdout.write(
+    [
+      '',
+      '  Switchyard is starting:',
+      infraOnly ? '' : `    API            ${api}/api  (docs: ${api}/api/docs, OpenAPI: ${api}/api/openapi.json)`,
+      `    PostgreSQL     ${config.DATABASE_URL ? 'external (DATABASE_URL)' : `embedded on 127.0.0.1:${config.EMBEDDED_POSTGRES_PORT}`}`,
+      `    Temporal       ${infra.temporalAddress}${infra.temporalUiUrl ? `  (web UI: ${infra.temporalUiUrl})` : ''}`,
+      '  Press Ctrl-C to stop.',
+      '',
+    ]
+      .filter((l) => l !== '')
+      .join('\n') + '\n\n',
+  );
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

@@ -1,0 +1,37 @@
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import type { Knex } from 'knex';
+import { createActivities } from '../activities/index.ts';
+import type { Config } from '../lib/config.ts';
+import type { Logger } from '../lib/logger.ts';
+import { temporalAddress } from '../lib/temporal.ts';
+
+export const WORKFLOWS_PATH = new URL('../workflows/index.ts', import.meta.url).pathname;
+
+export interface WorkerHandle {
+  worker: Worker;
+  connection: NativeConnection;
+}
+
+/** One worker on the configured task queue; a pre-built bundle skips webpack at start. */
+export async function createWorker(deps: {
+  config: Config;
+  knex: Knex;
+  logger: Logger;
+  workflowBundlePath?: string;
+  taskQueue?: string;
+}): Promise<WorkerHandle> {
+  const { config, knex, logger } = deps;
+  const connection = await NativeConnection.connect({ address: temporalAddress(config) });
+  const source: Pick<WorkerOptions, 'workflowsPath' | 'workflowBundle'> = deps.workflowBundlePath
+    ? { workflowBundle: { codePath: deps.workflowBundlePath } }
+    : { workflowsPath: WORKFLOWS_PATH };
+  const worker = await Worker.create({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: deps.taskQueue ?? config.TEMPORAL_TASK_QUEUE,
+    ...source,
+    activities: createActivities({ knex, config, logger }),
+    shutdownGraceTime: '10 seconds',
+  });
+  return { worker, connection };
+}

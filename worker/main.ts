@@ -1,0 +1,38 @@
+import { Runtime } from '@temporalio/worker';
+import { createKnex } from '../db/knex.ts';
+import { loadConfig } from '../lib/config.ts';
+import { createLogger } from '../lib/logger.ts';
+import { resolveDatabaseUrl } from '../lib/stack-file.ts';
+import { createWorker } from './create-worker.ts';
+import { TaskLogSink } from './task-log-sink.ts';
+
+/** `npm run worker`: one worker process; scale by running more of them. */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.LOG_LEVEL, 'switchyard-worker');
+  // The Runtime must be installed before any connection or worker exists.
+  const sink = new TaskLogSink(logger);
+  Runtime.install({ logger: sink });
+  const knex = createKnex(resolveDatabaseUrl(config));
+  sink.attach(knex);
+  const { worker, connection } = await createWorker({
+    config,
+    knex,
+    logger,
+    workflowBundlePath: process.env.SWITCHYARD_WORKFLOW_BUNDLE || undefined,
+  });
+  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, pid: process.pid }, 'worker started');
+  try {
+    await worker.run(); // resolves after SIGINT/SIGTERM drain
+  } finally {
+    await sink.close();
+    await connection.close();
+    await knex.destroy();
+    logger.info('worker stopped');
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,103 @@
+import type { Knex } from 'knex';
+import type { LogLevel, LogMetadata, Logger as TemporalLogger } from '@temporalio/common';
+import type { Logger } from '../lib/logger.ts';
+import { redact, redactText } from '../lib/redact.ts';
+
+interface Row {
+  task_id: string;
+  ts: string;
+  level: string;
+  source: string;
+  activity_type: string | null;
+  attempt: number | null;
+  message: string;
+  attrs: Record<string, unknown> | null;
+}
+
+const RANK: Record<LogLevel, number> = { TRACE: 0, DEBUG: 1, INFO: 2, WARN: 3, ERROR: 4 };
+// Correlation keys the SDK adds to every line; the row's own columns already say them.
+const NOISE = new Set(['workflowId', 'workflowRunId', 'runId', 'namespace', 'taskQueue', 'workflowType', 'activityId', 'activityType', 'attempt', 'sdkComponent', 'taskToken', 'isLocal']);
+
+/**
+ * The Temporal Runtime logger: forwards every line to the process log and captures lines that
+ * belong to a workflow (task id = workflow id) into `task_logs`. The SDK calls it synchronously,
+ * so rows are buffered and written in batches; logs are best-effort by design, durable facts
+ * live in the task row and in Temporal's history.
+ */
+export class TaskLogSink implements TemporalLogger {
+  private buffer: Row[] = [];
+  private knex?: Knex;
+  private timer?: NodeJS.Timeout;
+  private flushing?: Promise<void>;
+  private readonly logger: Logger;
+
+  constructor(logger: Logger) {
+    this.logger = logger;
+  }
+
+  attach(knex: Knex, flushEveryMs = 200): void {
+    this.knex = knex;
+    this.timer = setInterval(() => void this.flush(), flushEveryMs);
+    this.timer.unref();
+  }
+
+  log(level: LogLevel, message: string, meta?: LogMetadata): void {
+    const pinoLevel = level === 'TRACE' ? 'trace' : (level.toLowerCase() as 'debug' | 'info' | 'warn' | 'error');
+    this.logger[pinoLevel](meta ?? {}, message);
+    const taskId = meta?.workflowId;
+    if (typeof taskId !== 'string' || RANK[level] < RANK.INFO) return;
+    const attrs: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(meta ?? {})) if (!NOISE.has(k)) attrs[k] = v;
+    this.buffer.push({
+      task_id: taskId,
+      ts: new Date().toISOString(),
+      level,
+      source: meta?.sdkComponent === 'activity' || meta?.activityType ? 'activity' : 'workflow',
+      activity_type: typeof meta?.activityType === 'string' ? meta.activityType : null,
+      attempt: typeof meta?.attempt === 'number' ? meta.attempt : null,
+      message: redactText(message),
+      attrs: Object.keys(attrs).length ? redact(jsonSafe(attrs)) : null,
+    });
+  }
+
+  trace(message: string, meta?: LogMetadata) { this.log('TRACE', message, meta); }
+  debug(message: string, meta?: LogMetadata) { this.log('DEBUG', message, meta); }
+  info(message: string, meta?: LogMetadata) { this.log('INFO', message, meta); }
+  warn(message: string, meta?: LogMetadata) { this.log('WARN', message, meta); }
+  error(message: string, meta?: LogMetadata) { this.log('ERROR', message, meta); }
+
+  async flush(): Promise<void> {
+    if (this.flushing) return this.flushing;
+    if (!this.knex || this.buffer.length === 0) return;
+    const rows = this.buffer.splice(0, 1000);
+    this.flushing = this.knex
+      .raw(
+        `insert into task_logs (task_id, ts, level, source, activity_type, attempt, message, attrs)
+         select r.task_id, r.ts, r.level, r.source, r.activity_type, r.attempt, r.message, r.attrs
+         from jsonb_to_recordset(?::jsonb) as r(task_id text, ts timestamptz, level text, source text,
+              activity_type text, attempt int, message text, attrs jsonb)
+         where exists (select 1 from tasks t where t.id = r.task_id)`,
+        [JSON.stringify(rows)],
+      )
+      .then(() => undefined)
+      .catch((err: unknown) => this.logger.warn({ err }, `could not store ${rows.length} task log lines`))
+      .finally(() => {
+        this.flushing = undefined;
+      });
+    await this.flushing;
+    if (this.buffer.length) await this.flush();
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.flush();
+  }
+}
+
+function jsonSafe(value: Record<string, unknown>): Record<string, unknown> {
+  try {
+    return JSON.parse(JSON.stringify(value, (_k, v) => (v instanceof Error ? { name: v.name, message: v.message } : typeof v === 'bigint' ? String(v) : v)));
+  } catch {
+    return {};
+  }
+}

@@ -1,0 +1,2 @@
+// The worker bundles this module: export every workflow type, and nothing that does I/O.
+export { selfcheckWorkflow } from './selfcheck.ts';

@@ -1,0 +1,52 @@
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  isCancellation,
+  log,
+  proxyActivities,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities/index.ts';
+import type { TaskType } from '../db/tasks/task.model.ts';
+
+const lifecycle = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '500 ms', maximumInterval: '10 seconds' },
+});
+
+export const { reportTaskProgress, setTaskStatus } = lifecycle;
+
+/**
+ * Wraps a task workflow's body: marks the row RUNNING, then records the outcome. The final
+ * write runs in a non-cancellable scope so a cancelled task still gets CANCELLED in its row.
+ */
+export async function runAsTask<T>(type: TaskType, body: () => Promise<T>): Promise<T> {
+  await lifecycle.markTaskRunning({ type });
+  try {
+    const result = await body();
+    await CancellationScope.nonCancellable(() => lifecycle.finishTask({ status: 'SUCCEEDED', result }));
+    log.info('task succeeded');
+    return result;
+  } catch (err) {
+    if (isCancellation(err)) {
+      await CancellationScope.nonCancellable(() => lifecycle.finishTask({ status: 'CANCELLED', error: { message: 'cancelled on request' } }));
+      log.warn('task cancelled');
+    } else {
+      const error = describeFailure(err);
+      await CancellationScope.nonCancellable(() => lifecycle.finishTask({ status: 'FAILED', error }));
+      log.error(`task failed: ${error.message}`);
+    }
+    throw err;
+  }
+}
+
+function describeFailure(err: unknown): { message: string; type?: string; details?: unknown } {
+  let cause: unknown = err;
+  // An activity failure wraps the real one; the user wants the inner message.
+  while (cause instanceof ActivityFailure && cause.cause) cause = cause.cause;
+  if (cause instanceof ApplicationFailure) {
+    return { message: cause.message, type: cause.type ?? undefined, details: cause.details?.length ? cause.details : undefined };
+  }
+  if (cause instanceof Error) return { message: cause.message, type: cause.name };
+  return { message: String(cause) };
+}
