@@ -65,13 +65,17 @@ async function ensureFirstAdmin(knex: AppContext['knex'], config: Config, logger
   await knex.transaction(async (trx) => {
     let user = await findUserByUsername(trx, username);
     if (!user) {
-      [user] = await trx('users').insert({ username, password_hash: await hashPassword(password), display_name: 'Administrator' }).returning('*');
+      [user] = await trx('users')
+        .insert({ username, password_hash: await hashPassword(password), display_name: 'Administrator' })
+        .returning('*');
     }
     await setUserRoles(trx, user!.id, [adminRole.id]);
   });
   if (generated) {
     // Printed once on the console, never through the structured log.
-    process.stdout.write(`\n  First admin account created: username "${username}", password "${password}"\n  (set SWITCHYARD_ADMIN_USERNAME / SWITCHYARD_ADMIN_PASSWORD to choose them)\n\n`);
+    process.stdout.write(
+      `\n  First admin account created: username "${username}", password "${password}"\n  (set SWITCHYARD_ADMIN_USERNAME / SWITCHYARD_ADMIN_PASSWORD to choose them)\n\n`,
+    );
   } else {
     logger.info({ username }, 'first admin account created from SWITCHYARD_ADMIN_USERNAME');
   }

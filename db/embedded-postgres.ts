@@ -84,7 +84,10 @@ async function ensureDatabase(pg: EmbeddedPostgres, name: string): Promise<void>
 
 function readOrCreatePassword(file: string): string {
   if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
-  const pw = createHash('sha256').update(os.hostname() + Math.random() + Date.now()).digest('hex').slice(0, 32);
+  const pw = createHash('sha256')
+    .update(os.hostname() + Math.random() + Date.now())
+    .digest('hex')
+    .slice(0, 32);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, pw, { mode: 0o600 });
   return pw;

@@ -1,24 +1,27 @@
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 import { isSecretKey, redactText } from './redact.ts';
 
 export type { Logger };
 
 /** Structured JSON logs on stdout; secret-named fields never leave the process. */
-export function createLogger(level: string, name = 'switchyard'): Logger {
-  return pino({
-    name,
-    level,
-    timestamp: pino.stdTimeFunctions.isoTime,
-    formatters: {
-      level: (label) => ({ level: label }),
-      log: (obj) => scrub(obj) as Record<string, unknown>,
-    },
-    hooks: {
-      logMethod(args, method) {
-        method.apply(this, args.map((a) => (typeof a === 'string' ? redactText(a) : a)) as Parameters<typeof method>);
+export function createLogger(level: string, name = 'switchyard', destination?: DestinationStream): Logger {
+  return pino(
+    {
+      name,
+      level,
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: {
+        level: (label) => ({ level: label }),
+        log: (obj) => scrub(obj) as Record<string, unknown>,
+      },
+      hooks: {
+        logMethod(args, method) {
+          method.apply(this, args.map((a) => (typeof a === 'string' ? redactText(a) : a)) as Parameters<typeof method>);
+        },
       },
     },
-  });
+    destination,
+  );
 }
 
 function scrub(value: unknown, depth = 0): unknown {

@@ -1,5 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
-import proto from '@temporalio/proto';
+import proto, { type temporal as TemporalProto } from '@temporalio/proto';
 
 const { temporal } = proto;
 import { SEARCH_ATTRIBUTES } from '../workflows/shared.ts';
@@ -17,7 +17,7 @@ export async function connectTemporalClient(config: Config): Promise<Client> {
 }
 
 const IndexedValueType = temporal.api.enums.v1.IndexedValueType;
-const TYPE_MAP: Record<string, temporal.api.enums.v1.IndexedValueType> = {
+const TYPE_MAP: Record<string, TemporalProto.api.enums.v1.IndexedValueType> = {
   KEYWORD: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
   KEYWORD_LIST: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST,
 };

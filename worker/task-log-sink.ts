@@ -16,7 +16,20 @@ interface Row {
 
 const RANK: Record<LogLevel, number> = { TRACE: 0, DEBUG: 1, INFO: 2, WARN: 3, ERROR: 4 };
 // Correlation keys the SDK adds to every line; the row's own columns already say them.
-const NOISE = new Set(['workflowId', 'workflowRunId', 'runId', 'namespace', 'taskQueue', 'workflowType', 'activityId', 'activityType', 'attempt', 'sdkComponent', 'taskToken', 'isLocal']);
+const NOISE = new Set([
+  'workflowId',
+  'workflowRunId',
+  'runId',
+  'namespace',
+  'taskQueue',
+  'workflowType',
+  'activityId',
+  'activityType',
+  'attempt',
+  'sdkComponent',
+  'taskToken',
+  'isLocal',
+]);
 
 /**
  * The Temporal Runtime logger: forwards every line to the process log and captures lines that
@@ -60,11 +73,21 @@ export class TaskLogSink implements TemporalLogger {
     });
   }
 
-  trace(message: string, meta?: LogMetadata) { this.log('TRACE', message, meta); }
-  debug(message: string, meta?: LogMetadata) { this.log('DEBUG', message, meta); }
-  info(message: string, meta?: LogMetadata) { this.log('INFO', message, meta); }
-  warn(message: string, meta?: LogMetadata) { this.log('WARN', message, meta); }
-  error(message: string, meta?: LogMetadata) { this.log('ERROR', message, meta); }
+  trace(message: string, meta?: LogMetadata) {
+    this.log('TRACE', message, meta);
+  }
+  debug(message: string, meta?: LogMetadata) {
+    this.log('DEBUG', message, meta);
+  }
+  info(message: string, meta?: LogMetadata) {
+    this.log('INFO', message, meta);
+  }
+  warn(message: string, meta?: LogMetadata) {
+    this.log('WARN', message, meta);
+  }
+  error(message: string, meta?: LogMetadata) {
+    this.log('ERROR', message, meta);
+  }
 
   async flush(): Promise<void> {
     if (this.flushing) return this.flushing;
@@ -96,7 +119,9 @@ export class TaskLogSink implements TemporalLogger {
 
 function jsonSafe(value: Record<string, unknown>): Record<string, unknown> {
   try {
-    return JSON.parse(JSON.stringify(value, (_k, v) => (v instanceof Error ? { name: v.name, message: v.message } : typeof v === 'bigint' ? String(v) : v)));
+    return JSON.parse(
+      JSON.stringify(value, (_k, v) => (v instanceof Error ? { name: v.name, message: v.message } : typeof v === 'bigint' ? String(v) : v)),
+    );
   } catch {
     return {};
   }

@@ -34,7 +34,8 @@ export async function selfcheckWorkflow(input: SelfcheckInput): Promise<Selfchec
       () => quick.selfcheckWorker(),
     ];
     if (input.sleepSeconds > 0) plan.push(() => sleeping.selfcheckSleep(input.sleepSeconds));
-    if (input.fail !== 'none') plan.push(() => failing.selfcheckFail({ mode: input.fail as 'retryable' | 'non_retryable', failAttempts: input.failAttempts }));
+    if (input.fail !== 'none')
+      plan.push(() => failing.selfcheckFail({ mode: input.fail as 'retryable' | 'non_retryable', failAttempts: input.failAttempts }));
 
     const steps: SelfcheckStepResult[] = [];
     for (const [i, run] of plan.entries()) {

@@ -1,11 +1,4 @@
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  CancellationScope,
-  isCancellation,
-  log,
-  proxyActivities,
-} from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, log, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { TaskType } from '../db/tasks/task.model.ts';
 
@@ -29,7 +22,9 @@ export async function runAsTask<T>(type: TaskType, body: () => Promise<T>): Prom
     return result;
   } catch (err) {
     if (isCancellation(err)) {
-      await CancellationScope.nonCancellable(() => lifecycle.finishTask({ status: 'CANCELLED', error: { message: 'cancelled on request' } }));
+      await CancellationScope.nonCancellable(() =>
+        lifecycle.finishTask({ status: 'CANCELLED', error: { message: 'cancelled on request' } }),
+      );
       log.warn('task cancelled');
     } else {
       const error = describeFailure(err);

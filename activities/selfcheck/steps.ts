@@ -12,10 +12,7 @@ export function createSelfcheckActivities({ knex }: ActivityDeps) {
   async function applyEffect(step: string): Promise<number> {
     const ctx = Context.current();
     const taskId = currentTaskId();
-    await knex('selfcheck_effects')
-      .insert({ task_id: taskId, step, attempt: ctx.info.attempt })
-      .onConflict(['task_id', 'step'])
-      .ignore();
+    await knex('selfcheck_effects').insert({ task_id: taskId, step, attempt: ctx.info.attempt }).onConflict(['task_id', 'step']).ignore();
     const row = await knex('selfcheck_effects').where({ task_id: taskId, step }).first('attempt');
     return row.attempt as number;
   }

@@ -6,7 +6,6 @@ import { currentRunId, currentTaskId as taskId } from '../task-context.ts';
 
 const OPEN: TaskStatus[] = ['PENDING', 'RUNNING', 'AWAITING_APPROVAL'];
 
-
 /**
  * Keeps the `tasks` row true to the workflow. Every transition is a conditional update on an
  * open status, so retries and late duplicates cannot move a finished task back.

@@ -29,7 +29,16 @@ export const PERMISSIONS = {
 export type Permission = keyof typeof PERMISSIONS;
 export const PERMISSION_NAMES = Object.keys(PERMISSIONS) as Permission[];
 
-const viewer: Permission[] = ['tasks:READ', 'environments:READ', 'dashboards:READ', 'datasets:READ', 'git:READ', 'clean_release:READ', 'dataset_review:READ', 'assistant:USE'];
+const viewer: Permission[] = [
+  'tasks:READ',
+  'environments:READ',
+  'dashboards:READ',
+  'datasets:READ',
+  'git:READ',
+  'clean_release:READ',
+  'dataset_review:READ',
+  'assistant:USE',
+];
 
 /** Built-in roles, seeded at start; Admin passes every check without listing permissions. */
 export const BUILTIN_ROLES: Record<string, { description: string; permissions: Permission[] }> = {

@@ -15,11 +15,16 @@ export function authRoutes(app: AppContext): AnyRoute[] {
       path: '/api/auth/login',
       tag: 'Auth',
       summary: 'Sign in with username and password (OAuth 2.0 password form)',
-      description: 'Failed attempts are throttled per account and per address (429 with Retry-After); the lock expires, it never bars a user for good.',
+      description:
+        'Failed attempts are throttled per account and per address (429 with Retry-After); the lock expires, it never bars a user for good.',
       access: 'public',
       body: loginForm,
       bodyType: 'application/x-www-form-urlencoded',
-      responses: { 200: { description: 'Access token', schema: tokenSchema }, 401: { description: 'Wrong credentials' }, 429: { description: 'Throttled' } },
+      responses: {
+        200: { description: 'Access token', schema: tokenSchema },
+        401: { description: 'Wrong credentials' },
+        429: { description: 'Throttled' },
+      },
       handler: (ctx, { body }) => app.auth.passwordLogin(ctx, body.username, body.password),
     }),
     defineRoute({
@@ -37,15 +42,29 @@ export function authRoutes(app: AppContext): AnyRoute[] {
       async handler(ctx, { principal }) {
         if (principal.kind === 'api_key') {
           return {
-            id: principal.apiKeyId!, username: principal.username, email: null, display_name: null, auth_source: 'local' as const, active: true,
-            roles: [], last_login_at: null, created_at: new Date(0).toISOString(), updated_at: new Date(0).toISOString(),
-            permissions: [...principal.permissions].sort(), auth_method: 'api_key' as const,
+            id: principal.apiKeyId!,
+            username: principal.username,
+            email: null,
+            display_name: null,
+            auth_source: 'local' as const,
+            active: true,
+            roles: [],
+            last_login_at: null,
+            created_at: new Date(0).toISOString(),
+            updated_at: new Date(0).toISOString(),
+            permissions: [...principal.permissions].sort(),
+            auth_method: 'api_key' as const,
           };
         }
         const user = await findUserById(app.knex, principal.userId!);
         if (!user) throw new NotFoundError('User', principal.userId!);
         const { roles } = await loadAccess(app.knex, user.id);
-        await recordSecurityEvent(app.knex, ctx, { type: 'CURRENT_USER_READ', outcome: 'success', actorId: user.id, actorUsername: user.username });
+        await recordSecurityEvent(app.knex, ctx, {
+          type: 'CURRENT_USER_READ',
+          outcome: 'success',
+          actorId: user.id,
+          actorUsername: user.username,
+        });
         return {
           ...toUserView(user, roles),
           permissions: isAdmin(principal) ? [...PERMISSION_NAMES] : [...principal.permissions].sort(),
@@ -62,7 +81,12 @@ export function authRoutes(app: AppContext): AnyRoute[] {
       responses: { 200: { description: 'Signed out', schema: z.object({ message: z.string() }) } },
       async handler(ctx, { principal }) {
         if (principal.sessionId) await app.auth.revokeSession(principal.sessionId);
-        await recordSecurityEvent(app.knex, ctx, { type: 'LOGOUT', outcome: 'success', actorId: principal.userId, actorUsername: principal.username });
+        await recordSecurityEvent(app.knex, ctx, {
+          type: 'LOGOUT',
+          outcome: 'success',
+          actorId: principal.userId,
+          actorUsername: principal.username,
+        });
         return { message: 'Signed out' };
       },
     }),

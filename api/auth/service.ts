@@ -61,7 +61,12 @@ export class AuthService {
     await this.knex('sessions').insert({ id: sid, user_id: user.id, via, expires_at: new Date(Date.now() + TOKEN_TTL_SECONDS * 1000) });
     await this.knex('users').where({ id: user.id }).update({ last_login_at: this.knex.fn.now() });
     const { roles } = await loadAccess(this.knex, user.id);
-    const { token, expiresIn } = await this.tokens.issue({ sub: user.id, roles, scope: roles.includes(ADMIN_ROLE) ? [ADMIN_SCOPE] : [], sid });
+    const { token, expiresIn } = await this.tokens.issue({
+      sub: user.id,
+      roles,
+      scope: roles.includes(ADMIN_ROLE) ? [ADMIN_SCOPE] : [],
+      sid,
+    });
     return { access_token: token, token_type: 'bearer', expires_in: expiresIn };
   }
 
@@ -83,7 +88,8 @@ export class AuthService {
   private async resolveToken(token: string): Promise<Principal> {
     const claims = await this.tokens.verify(token);
     const session = await this.knex('sessions').where({ id: claims.sid, user_id: claims.sub }).first();
-    if (!session || session.revoked_at || session.expires_at < new Date()) throw new UnauthenticatedError('The session has ended; sign in again');
+    if (!session || session.revoked_at || session.expires_at < new Date())
+      throw new UnauthenticatedError('The session has ended; sign in again');
     const user = await findUserById(this.knex, claims.sub);
     if (!user || !user.active) throw new UnauthenticatedError('The account is disabled');
     // Roles are read live: a role change applies to the next request, not the next login.
@@ -100,9 +106,14 @@ export class AuthService {
   }
 
   private async resolveApiKey(raw: string): Promise<Principal> {
-    const key = await this.knex('api_keys').where({ key_hash: sha256Hex(raw), active: true }).first();
+    const key = await this.knex('api_keys')
+      .where({ key_hash: sha256Hex(raw), active: true })
+      .first();
     if (!key) throw new UnauthenticatedError('The API key is invalid or revoked');
-    void this.knex('api_keys').where({ id: key.id }).update({ last_used_at: this.knex.fn.now() }).catch(() => undefined);
+    void this.knex('api_keys')
+      .where({ id: key.id })
+      .update({ last_used_at: this.knex.fn.now() })
+      .catch(() => undefined);
     return {
       kind: 'api_key',
       userId: null,

@@ -14,7 +14,10 @@ export type ThrottleKey = { kind: 'account' | 'address'; value: string };
 const keyOf = (k: ThrottleKey) => `${k.kind}:${k.value.toLowerCase()}`;
 
 export async function assertNotThrottled(knex: Knex, keys: ThrottleKey[]): Promise<void> {
-  const rows = await knex('login_throttle').whereIn('key', keys.map(keyOf)).whereRaw('locked_until > now()').select('key', knex.raw('ceil(extract(epoch from locked_until - now()))::int as wait'));
+  const rows = await knex('login_throttle')
+    .whereIn('key', keys.map(keyOf))
+    .whereRaw('locked_until > now()')
+    .select('key', knex.raw('ceil(extract(epoch from locked_until - now()))::int as wait'));
   if (rows.length) {
     const wait = Math.max(...rows.map((r) => Number(r.wait)), 1);
     throw new TooManyRequestsError(`Too many failed sign-ins; try again in ${wait} s`, wait);
@@ -40,5 +43,7 @@ export async function recordFailure(knex: Knex, keys: ThrottleKey[]): Promise<vo
 }
 
 export async function clearFailures(knex: Knex, key: ThrottleKey): Promise<void> {
-  await knex('login_throttle').where({ key: keyOf(key) }).delete();
+  await knex('login_throttle')
+    .where({ key: keyOf(key) })
+    .delete();
 }

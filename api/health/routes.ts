@@ -6,7 +6,10 @@ import type { AppContext } from '../context.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
 
 const check = z.object({ ok: z.boolean(), detail: z.string() });
-const readiness = z.object({ status: z.enum(['ready', 'not_ready']), checks: z.object({ database: check, temporal: check, worker: check }) });
+const readiness = z.object({
+  status: z.enum(['ready', 'not_ready']),
+  checks: z.object({ database: check, temporal: check, worker: check }),
+});
 
 async function timed<T>(p: Promise<T>, ms: number): Promise<T> {
   return Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms).unref())]);

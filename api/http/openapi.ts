@@ -37,14 +37,25 @@ export function buildOpenApi(routes: AnyRoute[], info: { version: string }) {
     }
     const implied = [400, ...(r.access === 'public' ? [] : [401, 403])];
     for (const status of implied) {
-      if (!responses[status]) responses[status] = { description: ERROR_RESPONSES[status], content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
+      if (!responses[status])
+        responses[status] = {
+          description: ERROR_RESPONSES[status],
+          content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+        };
     }
     for (const [status, value] of Object.entries(responses)) {
       const v = value as { content?: unknown; description: string };
-      if (Number(status) >= 400 && !v.content) v.content = { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } };
+      if (Number(status) >= 400 && !v.content)
+        v.content = { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } };
     }
     const access =
-      r.access === 'public' ? 'Public.' : r.access === 'authenticated' ? 'Any signed-in caller.' : r.access === 'admin' ? 'Role `Admin` or scope `admin`.' : `Permission \`${r.access.permission}\`.`;
+      r.access === 'public'
+        ? 'Public.'
+        : r.access === 'authenticated'
+          ? 'Any signed-in caller.'
+          : r.access === 'admin'
+            ? 'Role `Admin` or scope `admin`.'
+            : `Permission \`${r.access.permission}\`.`;
     paths[path] ??= {};
     paths[path][r.method] = {
       tags: [r.tag],
@@ -64,7 +75,8 @@ export function buildOpenApi(routes: AnyRoute[], info: { version: string }) {
     info: {
       title: 'Switchyard API',
       version: info.version,
-      description: 'Manage Apache Superset environments: listings, migrations, backups, dashboard repositories, releases. Long operations are Temporal workflows answered with `202 { task_id }`.',
+      description:
+        'Manage Apache Superset environments: listings, migrations, backups, dashboard repositories, releases. Long operations are Temporal workflows answered with `202 { task_id }`.',
     },
     servers: [{ url: '/' }],
     security: [{ bearer: [] }, { apiKey: [] }],
@@ -84,7 +96,11 @@ export function buildOpenApi(routes: AnyRoute[], info: { version: string }) {
             title: { type: 'string' },
             status: { type: 'integer' },
             detail: { type: 'string' },
-            code: { type: 'string', description: 'Stable machine word: validation_failed, not_found, forbidden, unauthenticated, version_conflict, upstream_unavailable, ...' },
+            code: {
+              type: 'string',
+              description:
+                'Stable machine word: validation_failed, not_found, forbidden, unauthenticated, version_conflict, upstream_unavailable, ...',
+            },
             instance: { type: 'string' },
             request_id: { type: 'string' },
             errors: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } },

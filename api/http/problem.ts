@@ -51,7 +51,14 @@ export function problemMiddleware(logger: Logger) {
       }
     } catch (err) {
       const known = err instanceof AppError ? err : fromHttpError(err);
-      const appErr = known ?? new AppError(500, 'internal_error', 'Internal server error', 'An unexpected error occurred; the request id identifies it in the server log');
+      const appErr =
+        known ??
+        new AppError(
+          500,
+          'internal_error',
+          'Internal server error',
+          'An unexpected error occurred; the request id identifies it in the server log',
+        );
       if (appErr.status >= 500) logger.error({ err, requestId: ctx.state.requestId, path: ctx.path }, 'request failed');
       ctx.status = appErr.status;
       ctx.type = 'application/problem+json';

@@ -17,7 +17,10 @@ export function requestContext(logger: Logger) {
     } finally {
       const ms = Math.round((performance.now() - started) * 10) / 10;
       if (ctx.path !== '/api/health') {
-        logger.info({ requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms, principal: ctx.state.principal?.username }, 'request');
+        logger.info(
+          { requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms, principal: ctx.state.principal?.username },
+          'request',
+        );
       }
     }
   };

@@ -57,9 +57,11 @@ export const ERROR_RESPONSES: Record<number, string> = {
   503: 'An upstream service is unavailable',
 };
 
-export function defineRoute<P extends ZodType = ZodType<undefined>, Q extends ZodType = ZodType<undefined>, B extends ZodType = ZodType<undefined>>(
-  def: RouteDef<P, Q, B>,
-): AnyRoute {
+export function defineRoute<
+  P extends ZodType = ZodType<undefined>,
+  Q extends ZodType = ZodType<undefined>,
+  B extends ZodType = ZodType<undefined>,
+>(def: RouteDef<P, Q, B>): AnyRoute {
   return def as unknown as AnyRoute;
 }
 

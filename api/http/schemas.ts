@@ -21,6 +21,15 @@ export const queryBoolean = z
 
 /** Comma-separated or repeated query values. */
 export const csv = <T extends z.ZodType>(item: T) =>
-  z.preprocess((v) => (v === undefined ? undefined : (Array.isArray(v) ? v : [v]).flatMap((s) => String(s).split(',')).map((s) => s.trim()).filter(Boolean)), z.array(item).min(1).optional());
+  z.preprocess(
+    (v) =>
+      v === undefined
+        ? undefined
+        : (Array.isArray(v) ? v : [v])
+            .flatMap((s) => String(s).split(','))
+            .map((s) => s.trim())
+            .filter(Boolean),
+    z.array(item).min(1).optional(),
+  );
 
 export const isoDate = z.string().describe('ISO-8601 UTC timestamp');

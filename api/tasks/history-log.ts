@@ -1,18 +1,18 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import proto from '@temporalio/proto';
+import proto, { type temporal as TemporalProto } from '@temporalio/proto';
 
 const { temporal } = proto;
 import { redactText } from '../../lib/redact.ts';
 import type { LogEntry } from './log-entry.ts';
 
 const T = temporal.api.enums.v1.EventType;
-type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+type HistoryEvent = TemporalProto.api.history.v1.IHistoryEvent;
 
 function tsToDate(t: { seconds?: unknown; nanos?: number | null }): Date {
   return new Date(Number(t.seconds ?? 0) * 1000 + Math.floor((t.nanos ?? 0) / 1e6));
 }
 
-function failureText(f: temporal.api.failure.v1.IFailure | null | undefined): string {
+function failureText(f: TemporalProto.api.failure.v1.IFailure | null | undefined): string {
   const parts: string[] = [];
   for (let c = f; c; c = c.cause) if (c.message) parts.push(c.message);
   return redactText(parts.join(': ') || 'unknown failure');
@@ -34,7 +34,10 @@ export function historyToEntries(events: HistoryEvent[]): LogEntry[] {
     switch (ev.eventType) {
       case T.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED: {
         const a = ev.workflowExecutionStartedEventAttributes!;
-        add('INFO', `workflow ${a.workflowType?.name} started on task queue ${a.taskQueue?.name}${a.attempt && a.attempt > 1 ? ` (attempt ${a.attempt})` : ''}`);
+        add(
+          'INFO',
+          `workflow ${a.workflowType?.name} started on task queue ${a.taskQueue?.name}${a.attempt && a.attempt > 1 ? ` (attempt ${a.attempt})` : ''}`,
+        );
         break;
       }
       case T.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED: {
@@ -47,7 +50,10 @@ export function historyToEntries(events: HistoryEvent[]): LogEntry[] {
         const a = ev.activityTaskStartedEventAttributes!;
         const act = actOf(a.scheduledEventId);
         const retry = a.lastFailure ? `; previous attempt failed: ${failureText(a.lastFailure)}` : '';
-        add(a.attempt && a.attempt > 1 ? 'WARN' : 'DEBUG', `activity ${act.type} started, attempt ${a.attempt} on ${a.identity}${retry}`, { activity_type: act.type, attempt: a.attempt ?? undefined });
+        add(a.attempt && a.attempt > 1 ? 'WARN' : 'DEBUG', `activity ${act.type} started, attempt ${a.attempt} on ${a.identity}${retry}`, {
+          activity_type: act.type,
+          attempt: a.attempt ?? undefined,
+        });
         break;
       }
       case T.EVENT_TYPE_ACTIVITY_TASK_COMPLETED: {

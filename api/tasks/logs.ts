@@ -35,7 +35,9 @@ export class TaskLogService {
   }
 
   private async all(taskId: string): Promise<{ entries: LogEntry[]; history: 'ok' | 'not_started' | 'unavailable' }> {
-    const rows: DbLogRow[] = await this.knex('task_logs').where({ task_id: taskId }).orderBy([{ column: 'ts' }, { column: 'id' }]);
+    const rows: DbLogRow[] = await this.knex('task_logs')
+      .where({ task_id: taskId })
+      .orderBy([{ column: 'ts' }, { column: 'id' }]);
     const own: LogEntry[] = rows.map((r) => ({
       key: { ts: r.ts.getTime(), rank: 1, seq: Number(r.id) },
       ts: r.ts.toISOString(),

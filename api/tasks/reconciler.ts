@@ -41,7 +41,11 @@ export class TaskReconciler {
       const { rows } = await trx.raw<{ rows: Array<{ ok: boolean }> }>('select pg_try_advisory_xact_lock(?) as ok', [LOCK_KEY]);
       if (!rows[0].ok) return { started: 0, synced: 0 };
       const stale = trx.raw(`now() - make_interval(secs => ?)`, [this.deps.afterSeconds]);
-      const unstarted = await TaskModel.query(trx).where('status', 'PENDING').whereNull('workflow_run_id').where('created_at', '<', stale).limit(100);
+      const unstarted = await TaskModel.query(trx)
+        .where('status', 'PENDING')
+        .whereNull('workflow_run_id')
+        .where('created_at', '<', stale)
+        .limit(100);
       let started = 0;
       for (const task of unstarted) {
         try {
@@ -93,7 +97,14 @@ export class TaskReconciler {
         finished_at: trx.fn.now(),
         updated_at: trx.fn.now(),
       });
-    if (n) await trx('task_logs').insert({ task_id: task.id, ts: new Date(), level: o[0] === 'SUCCEEDED' ? 'INFO' : 'WARN', source: 'api', message: `reconciled: ${o[1]}` });
+    if (n)
+      await trx('task_logs').insert({
+        task_id: task.id,
+        ts: new Date(),
+        level: o[0] === 'SUCCEEDED' ? 'INFO' : 'WARN',
+        source: 'api',
+        message: `reconciled: ${o[1]}`,
+      });
     return n > 0;
   }
 }

@@ -6,7 +6,18 @@ import { ValidationError } from '../../lib/errors.ts';
 import type { AppContext } from '../context.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
 import { decodeCursor, type LogLevel, type LogSource } from './log-entry.ts';
-import { logPage, logQuery, logStats, selfcheckBody, taskAccepted, taskIdParams, taskList, taskListQuery, taskView, toTaskView } from './schemas.ts';
+import {
+  logPage,
+  logQuery,
+  logStats,
+  selfcheckBody,
+  taskAccepted,
+  taskIdParams,
+  taskList,
+  taskListQuery,
+  taskView,
+  toTaskView,
+} from './schemas.ts';
 
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,200}$/;
 
@@ -14,7 +25,10 @@ const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,200}$/;
 export function idempotencyKey(ctx: Context): string | undefined {
   const key = ctx.get('idempotency-key');
   if (!key) return undefined;
-  if (!IDEMPOTENCY_KEY.test(key)) throw new ValidationError('Idempotency-Key must be 1-200 characters of A-Z a-z 0-9 . _ : -', [{ field: 'header.Idempotency-Key', message: 'invalid' }]);
+  if (!IDEMPOTENCY_KEY.test(key))
+    throw new ValidationError('Idempotency-Key must be 1-200 characters of A-Z a-z 0-9 . _ : -', [
+      { field: 'header.Idempotency-Key', message: 'invalid' },
+    ]);
   return key;
 }
 
@@ -33,7 +47,13 @@ export function taskRoutes(app: AppContext): AnyRoute[] {
       responses: { 200: { description: 'A page of tasks', schema: taskList } },
       async handler(_ctx, { query, principal }) {
         const page = await app.tasks.list(
-          { type: query.task_type ?? query.type, status: query.status, owner: query.owner, envId: query.env_id, dashboardId: query.dashboard_id },
+          {
+            type: query.task_type ?? query.type,
+            status: query.status,
+            owner: query.owner,
+            envId: query.env_id,
+            dashboardId: query.dashboard_id,
+          },
           query.page,
           query.page_size,
           principal,
@@ -83,10 +103,15 @@ export function taskRoutes(app: AppContext): AnyRoute[] {
       path: '/api/tasks/:task_id/cancel',
       tag: 'Tasks',
       summary: 'Cancel a task',
-      description: 'Requests cancellation; the task reaches CANCELLED once its workflow has stopped. The owner or a holder of `tasks:WRITE` may cancel. 409 when the task already finished.',
+      description:
+        'Requests cancellation; the task reaches CANCELLED once its workflow has stopped. The owner or a holder of `tasks:WRITE` may cancel. 409 when the task already finished.',
       access: 'authenticated',
       params: taskIdParams,
-      responses: { 202: { description: 'Cancellation requested', schema: taskView }, 404: { description: 'Unknown task' }, 409: { description: 'Already finished' } },
+      responses: {
+        202: { description: 'Cancellation requested', schema: taskView },
+        404: { description: 'Unknown task' },
+        409: { description: 'Already finished' },
+      },
       async handler(ctx, { params, principal }) {
         ctx.status = 202;
         ctx.body = view(await app.tasks.cancel(params.task_id, principal));
@@ -123,7 +148,10 @@ export function taskRoutes(app: AppContext): AnyRoute[] {
       summary: "Statistics of a task's logs",
       access: 'authenticated',
       params: taskIdParams,
-      responses: { 200: { description: 'Counts by level and source, first and last timestamps, duration', schema: logStats }, 404: { description: 'Unknown task' } },
+      responses: {
+        200: { description: 'Counts by level and source, first and last timestamps, duration', schema: logStats },
+        404: { description: 'Unknown task' },
+      },
       async handler(_ctx, { params, principal }) {
         const task = await app.tasks.getVisible(params.task_id, principal);
         return app.taskLogs.stats(task.id, task);
@@ -152,7 +180,8 @@ export function taskRoutes(app: AppContext): AnyRoute[] {
         ctx.body = stream;
         let closed = false;
         ctx.req.on('close', () => (closed = true));
-        const send = (event: string, data: unknown, id?: string) => stream.write(`${id ? `id: ${id}\n` : ''}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+        const send = (event: string, data: unknown, id?: string) =>
+          stream.write(`${id ? `id: ${id}\n` : ''}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
         void (async () => {
           let lastStatus: string | undefined;
           try {
@@ -160,7 +189,12 @@ export function taskRoutes(app: AppContext): AnyRoute[] {
               const task = await app.tasks.get(params.task_id);
               // Decided before reading, so the read below already holds the final lines.
               const finished = TERMINAL_STATUSES.includes(task.status) && (await workflowClosed(app, task.id));
-              const page = await app.taskLogs.read(task.id, { limit: 1000, after, levels: query.level as LogLevel[] | undefined, sources: query.source as LogSource[] | undefined });
+              const page = await app.taskLogs.read(task.id, {
+                limit: 1000,
+                after,
+                levels: query.level as LogLevel[] | undefined,
+                sources: query.source as LogSource[] | undefined,
+              });
               for (const item of page.items) send('log', item, item.id);
               if (page.next_cursor) after = decodeCursor(page.next_cursor);
               if (task.status !== lastStatus) send('status', { status: (lastStatus = task.status), progress: task.progress });

@@ -62,7 +62,12 @@ export const taskListQuery = z.object({
 export const taskList = pageEnvelope(taskView);
 
 export const logQuery = z.object({
-  limit: z.coerce.number().int('limit must be an integer').min(1, 'limit must be at least 1').max(1000, 'limit must be at most 1000').default(200),
+  limit: z.coerce
+    .number()
+    .int('limit must be an integer')
+    .min(1, 'limit must be at least 1')
+    .max(1000, 'limit must be at most 1000')
+    .default(200),
   level: csv(z.enum(LOG_LEVELS)).describe('comma-separated levels'),
   source: csv(z.enum(LOG_SOURCES)).describe('comma-separated sources'),
   text: z.string().max(500).optional().describe('case-insensitive substring'),

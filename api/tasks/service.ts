@@ -115,7 +115,10 @@ export class TaskService {
       if (err instanceof WorkflowExecutionAlreadyStartedError) return;
       throw err;
     }
-    await this.knex('tasks').where({ id: task.id }).whereNull('workflow_run_id').update({ workflow_run_id: runId, updated_at: this.knex.fn.now() });
+    await this.knex('tasks')
+      .where({ id: task.id })
+      .whereNull('workflow_run_id')
+      .update({ workflow_run_id: runId, updated_at: this.knex.fn.now() });
   }
 
   async get(id: string): Promise<TaskModel> {
@@ -147,22 +150,32 @@ export class TaskService {
     if (filter.envId) q.whereRaw('? = any(env_ids)', [filter.envId]);
     if (filter.dashboardId) q.whereRaw('? = any(dashboard_ids)', [filter.dashboardId]);
     // id breaks ties so pages never overlap when timestamps are equal.
-    const { results, total } = await q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).page(page - 1, pageSize);
+    const { results, total } = await q
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .page(page - 1, pageSize);
     return { items: results, total, page, page_size: pageSize, has_next: page * pageSize < total };
   }
 
   async cancel(id: string, principal: Principal): Promise<TaskModel> {
     const task = await this.getVisible(id, principal);
-    if (task.owner_id !== principal.userId && !can(principal, 'tasks:WRITE')) throw new ForbiddenError('Only the task owner or a holder of tasks:WRITE can cancel it');
-    if (TERMINAL_STATUSES.includes(task.status)) throw new ConflictError(`Task ${id} already finished with status ${task.status}`, 'task_finished');
+    if (task.owner_id !== principal.userId && !can(principal, 'tasks:WRITE'))
+      throw new ForbiddenError('Only the task owner or a holder of tasks:WRITE can cancel it');
+    if (TERMINAL_STATUSES.includes(task.status))
+      throw new ConflictError(`Task ${id} already finished with status ${task.status}`, 'task_finished');
     // Not started in Temporal yet: cancel the row; the conditional update beats a concurrent start.
     if (!task.workflow_run_id) {
-      const n = await this.knex('tasks').where({ id, status: 'PENDING' }).whereNull('workflow_run_id').update({
-        status: 'CANCELLED',
-        error: JSON.stringify({ message: 'cancelled before it started' }),
-        finished_at: this.knex.fn.now(),
-        updated_at: this.knex.fn.now(),
-      });
+      const n = await this.knex('tasks')
+        .where({ id, status: 'PENDING' })
+        .whereNull('workflow_run_id')
+        .update({
+          status: 'CANCELLED',
+          error: JSON.stringify({ message: 'cancelled before it started' }),
+          finished_at: this.knex.fn.now(),
+          updated_at: this.knex.fn.now(),
+        });
       if (n === 1) {
         await this.appendLog(id, 'WARN', `cancelled by ${principal.username} before it started`);
         return this.get(id);
@@ -189,8 +202,11 @@ export class TaskService {
   }
 
   temporalUiUrl(id: string): string | undefined {
-    const base = this.config.TEMPORAL_UI_URL ?? (this.config.TEMPORAL_ADDRESS ? undefined : `http://127.0.0.1:${this.config.TEMPORAL_UI_PORT}`);
-    return base ? `${base.replace(/\/$/, '')}/namespaces/${encodeURIComponent(this.config.TEMPORAL_NAMESPACE)}/workflows/${encodeURIComponent(id)}` : undefined;
+    const base =
+      this.config.TEMPORAL_UI_URL ?? (this.config.TEMPORAL_ADDRESS ? undefined : `http://127.0.0.1:${this.config.TEMPORAL_UI_PORT}`);
+    return base
+      ? `${base.replace(/\/$/, '')}/namespaces/${encodeURIComponent(this.config.TEMPORAL_NAMESPACE)}/workflows/${encodeURIComponent(id)}`
+      : undefined;
   }
 
   static readonly OPEN_STATUSES = OPEN_STATUSES;

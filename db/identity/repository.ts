@@ -49,8 +49,17 @@ export async function rolesWithPermissions(knex: Knex, ids?: string[]) {
   const q = knex<RoleRow>('roles').orderBy('name');
   if (ids) q.whereIn('id', ids);
   const roles = await q;
-  const perms = await knex('role_permissions').whereIn('role_id', roles.map((r) => r.id));
-  return roles.map((r) => ({ ...r, permissions: perms.filter((p) => p.role_id === r.id).map((p) => p.permission as string).sort() }));
+  const perms = await knex('role_permissions').whereIn(
+    'role_id',
+    roles.map((r) => r.id),
+  );
+  return roles.map((r) => ({
+    ...r,
+    permissions: perms
+      .filter((p) => p.role_id === r.id)
+      .map((p) => p.permission as string)
+      .sort(),
+  }));
 }
 
 export async function setUserRoles(trx: Knex, userId: string, roleIds: string[]): Promise<void> {

@@ -93,7 +93,17 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const table of ['login_throttle', 'security_events', 'api_keys', 'sessions', 'group_mappings', 'user_roles', 'role_permissions', 'roles', 'users']) {
+  for (const table of [
+    'login_throttle',
+    'security_events',
+    'api_keys',
+    'sessions',
+    'group_mappings',
+    'user_roles',
+    'role_permissions',
+    'roles',
+    'users',
+  ]) {
     await knex.schema.dropTableIfExists(table);
   }
 }

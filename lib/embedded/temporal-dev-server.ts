@@ -37,16 +37,25 @@ export async function startTemporalDevServer(opts: {
 }): Promise<TemporalDevServer> {
   const port = opts.port ?? (await freePort());
   const args = [
-    'server', 'start-dev',
-    '--ip', '127.0.0.1',
-    '--port', String(port),
-    '--namespace', opts.namespace ?? 'default',
-    '--log-format', 'json',
-    '--log-level', 'warn',
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--namespace',
+    opts.namespace ?? 'default',
+    '--log-format',
+    'json',
+    '--log-level',
+    'warn',
     // No phone-home offline; updates are used by approval gates.
-    '--dynamic-config-value', 'frontend.enableServerVersionCheck=false',
-    '--dynamic-config-value', 'frontend.enableUpdateWorkflowExecution=true',
-    '--dynamic-config-value', 'frontend.enableUpdateWorkflowExecutionAsyncAccepted=true',
+    '--dynamic-config-value',
+    'frontend.enableServerVersionCheck=false',
+    '--dynamic-config-value',
+    'frontend.enableUpdateWorkflowExecution=true',
+    '--dynamic-config-value',
+    'frontend.enableUpdateWorkflowExecutionAsyncAccepted=true',
     ...cliSearchAttributeFlags(),
   ];
   if (opts.dbFile) {

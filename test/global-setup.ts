@@ -1,0 +1,59 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import type { TestProject } from 'vitest/node';
+import { startEmbeddedPostgres } from '../db/embedded-postgres.ts';
+import { createLogger } from '../lib/logger.ts';
+import { ensureTemporalCli } from '../lib/embedded/temporal-cli.ts';
+import { freePort, startTemporalDevServer } from '../lib/embedded/temporal-dev-server.ts';
+import { WORKFLOWS_PATH } from '../worker/create-worker.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    pgAdminUrl: string;
+    temporalAddress: string;
+    workflowBundlePath: string;
+    runDir: string;
+  }
+}
+
+/**
+ * One real PostgreSQL and one real Temporal dev server for the whole run; each test file gets
+ * its own database and task queue. The workflow bundle is built once (this also proves the
+ * workflow code imports nothing the sandbox forbids).
+ */
+export default async function setup(project: TestProject) {
+  const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'warn', 'test-setup');
+  const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-test-'));
+  fs.chmodSync(runDir, 0o755);
+  const started = Date.now();
+
+  const [pg, temporal, bundle] = await Promise.all([
+    startEmbeddedPostgres({ dataDir: path.join(runDir, 'postgres'), port: await freePort(), logger }),
+    startTemporalDevServer({
+      cli: ensureTemporalCli({ explicit: process.env.TEMPORAL_CLI || undefined }),
+      logFile: path.join(runDir, 'temporal.log'),
+    }),
+    bundleWorkflowCode({
+      workflowsPath: WORKFLOWS_PATH,
+      logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: (m: string) => logger.error(m) },
+    }),
+  ]);
+  const bundlePath = path.join(runDir, 'workflow-bundle.js');
+  fs.writeFileSync(bundlePath, bundle.code);
+  logger.warn(
+    `test infrastructure ready in ${Date.now() - started} ms (postgres ${pg.url.replace(/:[^:@]*@/, ':***@')}, temporal ${temporal.address})`,
+  );
+
+  project.provide('pgAdminUrl', pg.url);
+  project.provide('temporalAddress', temporal.address);
+  project.provide('workflowBundlePath', bundlePath);
+  project.provide('runDir', runDir);
+
+  return async () => {
+    await temporal.stop();
+    await pg.stop();
+    fs.rmSync(runDir, { recursive: true, force: true });
+  };
+}

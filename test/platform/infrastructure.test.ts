@@ -1,0 +1,72 @@
+import fs from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import knexFactory from 'knex';
+import { inject, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { withDatabase } from '../../db/embedded-postgres.ts';
+import { createKnex } from '../../db/knex.ts';
+import { ConfigError, loadConfig } from '../../lib/config.ts';
+
+describe('migrations', () => {
+  it('apply, roll all the way down and apply again on a real PostgreSQL', async () => {
+    const name = `m_${randomBytes(5).toString('hex')}`;
+    const admin = knexFactory({ client: 'pg', connection: inject('pgAdminUrl'), pool: { min: 0, max: 1 } });
+    await admin.raw(`create database ${name}`);
+    const knex = createKnex(withDatabase(inject('pgAdminUrl'), name));
+    try {
+      const tables = async () =>
+        (await knex.raw(`select tablename from pg_tables where schemaname = 'public' and tablename not like 'knex%' order by 1`)).rows.map(
+          (r: any) => r.tablename,
+        );
+      await knex.migrate.latest();
+      expect(await tables()).toEqual(expect.arrayContaining(['tasks', 'task_logs', 'users', 'roles', 'api_keys', 'security_events']));
+      await knex.migrate.rollback(undefined, true);
+      expect(await tables()).toEqual([]);
+      await knex.migrate.latest();
+      expect((await tables()).length).toBeGreaterThan(5);
+    } finally {
+      await knex.destroy();
+      await admin.raw(`drop database ${name} with (force)`);
+      await admin.destroy();
+    }
+  });
+});
+
+describe('configuration', () => {
+  it('is validated at start with messages naming each bad variable', () => {
+    expect(() => loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', SWITCHYARD_SECRET_KEY: 'short' })).toThrow(ConfigError);
+    try {
+      loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', SWITCHYARD_SECRET_KEY: 'short' });
+    } catch (err) {
+      expect((err as Error).message).toMatch(/PORT/);
+      expect((err as Error).message).toMatch(/DATABASE_URL/);
+      expect((err as Error).message).toMatch(/SWITCHYARD_SECRET_KEY: must be at least 32 characters/);
+    }
+    expect(() => loadConfig({ OIDC_ISSUER: 'https://idp.example' })).toThrow(/must be set together/);
+    const c = loadConfig({});
+    expect(c.PORT).toBe(8080);
+    expect(c.TEMPORAL_UI_PORT).toBe(8233);
+    expect(c.DATABASE_URL).toBeUndefined();
+  });
+});
+
+describe('docker-compose.yml', () => {
+  it('is valid compose for a production-like deployment with a scalable worker', () => {
+    const doc = parse(fs.readFileSync('docker-compose.yml', 'utf8'), { merge: true });
+    expect(Object.keys(doc.services).sort()).toEqual(['api', 'postgres', 'temporal', 'temporal-db', 'temporal-ui', 'worker']);
+    for (const [name, svc] of Object.entries<any>(doc.services)) {
+      expect(svc.image || svc.build, name).toBeTruthy();
+      const deps = Array.isArray(svc.depends_on) ? svc.depends_on : Object.keys(svc.depends_on ?? {});
+      for (const dep of deps) expect(doc.services, `${name} depends on ${dep}`).toHaveProperty(dep);
+    }
+    expect(doc.services.temporal.environment.DB).toBe('postgres12');
+    const worker = doc.services.worker;
+    expect(worker.deploy.replicas).toBeGreaterThan(1);
+    expect(worker.ports).toBeUndefined(); // replicas cannot share a host port
+    expect(worker.container_name).toBeUndefined();
+    expect(worker.environment.DATABASE_URL).toContain('@postgres:5432/');
+    expect(worker.environment.TEMPORAL_ADDRESS).toBe('temporal:7233');
+    expect(doc.services.api.environment.PORT).toBe('8080');
+    for (const v of Object.keys(doc.volumes)) expect(JSON.stringify(doc.services)).toContain(`${v}:`);
+  });
+});

@@ -1,0 +1,162 @@
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { Writable } from 'node:stream';
+import { Runtime, type Worker } from '@temporalio/worker';
+import knexFactory from 'knex';
+import { inject } from 'vitest';
+import { createApp } from '../../api/app.ts';
+import { bootstrap, type Bootstrapped } from '../../api/bootstrap.ts';
+import { withDatabase } from '../../db/embedded-postgres.ts';
+import { loadConfig, type Config } from '../../lib/config.ts';
+import { createLogger, type Logger } from '../../lib/logger.ts';
+import { createWorker, type WorkerHandle } from '../../worker/create-worker.ts';
+import { TaskLogSink } from '../../worker/task-log-sink.ts';
+import { httpClient, type RequestOptions } from './http.ts';
+
+export const ADMIN = { username: 'admin', password: 'admin-password-for-tests-1' };
+export const TEST_SECRET = 'test-secret-key-that-is-long-enough-0123456789';
+
+/** Everything every log line of this test process said, for assertions (no secrets may appear). */
+export const capturedLogs: string[] = [];
+const logStream = new Writable({
+  write(chunk, _enc, cb) {
+    capturedLogs.push(String(chunk));
+    if (process.env.TEST_LOG_LEVEL) process.stderr.write(chunk);
+    cb();
+  },
+});
+
+let sink: TaskLogSink | undefined;
+/** The Temporal Runtime is per process and must exist before any worker connection. */
+function runtimeSink(logger: Logger): TaskLogSink {
+  if (!sink) {
+    sink = new TaskLogSink(logger);
+    Runtime.install({ logger: sink, shutdownSignals: [] });
+  }
+  return sink;
+}
+
+export interface Harness {
+  config: Config;
+  boot: Bootstrapped;
+  knex: Bootstrapped['context']['knex'];
+  baseUrl: string;
+  databaseUrl: string;
+  request: ReturnType<typeof httpClient>;
+  adminToken: string;
+  login(username: string, password: string): Promise<string>;
+  as(token: string): (method: string, path: string, opts?: RequestOptions) => ReturnType<ReturnType<typeof httpClient>>;
+  startWorker(): Promise<void>;
+  stopWorker(): Promise<void>;
+  waitForTask(id: string, until?: (t: any) => boolean, timeoutMs?: number): Promise<any>;
+  close(): Promise<void>;
+}
+
+/**
+ * A test file's slice of the real stack: its own database on the shared PostgreSQL, its own
+ * task queue on the shared Temporal server, the real Koa app on a loopback port and, on
+ * request, a real worker running the bundled workflows.
+ */
+export async function createHarness(opts: { worker?: boolean; env?: Record<string, string> } = {}): Promise<Harness> {
+  const dbName = `t_${randomBytes(6).toString('hex')}`;
+  const adminUrl = inject('pgAdminUrl');
+  const admin = knexFactory({ client: 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
+  await admin.raw(`create database ${dbName}`);
+  await admin.destroy();
+  const databaseUrl = withDatabase(adminUrl, dbName);
+
+  const config = loadConfig({
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: inject('temporalAddress'),
+    TEMPORAL_TASK_QUEUE: `tq-${dbName}`,
+    SWITCHYARD_SECRET_KEY: TEST_SECRET,
+    SWITCHYARD_ADMIN_USERNAME: ADMIN.username,
+    SWITCHYARD_ADMIN_PASSWORD: ADMIN.password,
+    SWITCHYARD_DATA_DIR: `${inject('runDir')}/${dbName}`,
+    TASK_RECONCILE_AFTER_SECONDS: '1',
+    LOG_LEVEL: 'info',
+    ...opts.env,
+  });
+  const logger = createLogger('info', 'test', logStream);
+  const taskSink = runtimeSink(logger);
+  const boot = await bootstrap(config, logger, databaseUrl);
+  taskSink.attach(boot.context.knex, 50);
+  const server: Server = await new Promise((resolve) => {
+    const s = createApp(boot.context).listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const request = httpClient(baseUrl);
+
+  const login = async (username: string, password: string) => {
+    const r = await request('POST', '/api/auth/login', { form: { username, password } });
+    if (r.status !== 200) throw new Error(`login of ${username} failed: ${r.status} ${r.text}`);
+    return r.body.access_token as string;
+  };
+
+  let workerHandle: WorkerHandle | undefined;
+  let running: Promise<void> | undefined;
+  const startWorker = async () => {
+    if (workerHandle) return;
+    workerHandle = await createWorker({ config, knex: boot.context.knex, logger, workflowBundlePath: inject('workflowBundlePath') });
+    running = workerHandle.worker.run();
+  };
+  const stopWorker = async () => {
+    if (!workerHandle) return;
+    const { worker, connection } = workerHandle;
+    workerHandle = undefined;
+    if (worker.getState() === 'RUNNING') worker.shutdown();
+    await running;
+    await connection.close();
+  };
+  if (opts.worker) await startWorker();
+
+  const harness: Harness = {
+    config,
+    boot,
+    knex: boot.context.knex,
+    baseUrl,
+    databaseUrl,
+    request,
+    adminToken: await login(ADMIN.username, ADMIN.password),
+    login,
+    as:
+      (token) =>
+      (method, path, o = {}) =>
+        request(method, path, { ...o, token }),
+    startWorker,
+    stopWorker,
+    async waitForTask(id, until = (t) => ['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(t.status), timeoutMs = 45_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const r = await request('GET', `/api/tasks/${id}`, { token: harness.adminToken });
+        if (r.status === 200 && until(r.body)) return r.body;
+        if (Date.now() > deadline) throw new Error(`task ${id} did not reach the expected state: ${JSON.stringify(r.body)}`);
+        await new Promise((res) => setTimeout(res, 200));
+      }
+    },
+    async close() {
+      await stopWorker();
+      await taskSink.flush();
+      server.closeAllConnections();
+      await new Promise((res) => server.close(() => res(undefined)));
+      await boot.close();
+      const a = knexFactory({ client: 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
+      await a.raw(`drop database if exists ${dbName} with (force)`);
+      await a.destroy();
+    },
+  };
+  return harness;
+}
+
+export function waitFor<T>(fn: () => Promise<T | undefined | false>, timeoutMs = 30_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  return (async () => {
+    for (;;) {
+      const v = await fn();
+      if (v) return v;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 150));
+    }
+  })();
+}

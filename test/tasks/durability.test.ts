@@ -1,0 +1,126 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { createHarness, waitFor, type Harness } from '../support/harness.ts';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await createHarness(); // workers are started per test, as real processes where it matters
+});
+afterAll(async () => h?.close());
+
+const admin = (m: string, p: string, o: Record<string, unknown> = {}) => h.request(m, p, { ...o, token: h.adminToken });
+
+/** A worker as its own OS process (`npm run worker`'s entry), so it can really be killed. */
+function spawnWorker(): ChildProcess {
+  return spawn(process.execPath, ['worker/main.ts'], {
+    env: {
+      ...process.env,
+      DATABASE_URL: h.databaseUrl,
+      TEMPORAL_ADDRESS: h.config.TEMPORAL_ADDRESS,
+      TEMPORAL_TASK_QUEUE: h.config.TEMPORAL_TASK_QUEUE,
+      SWITCHYARD_SECRET_KEY: h.config.SWITCHYARD_SECRET_KEY,
+      SWITCHYARD_WORKFLOW_BUNDLE: inject('workflowBundlePath'),
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+describe('durability', () => {
+  it('finishes a task whose worker is killed mid-step, applying no side effect twice', async () => {
+    const first = spawnWorker();
+    const r = await admin('POST', '/api/tasks/selfcheck', { json: { sleep_seconds: 4 } });
+    const id = r.body.task_id;
+    await waitFor(
+      async () => (await admin('GET', `/api/tasks/${id}/logs?text=sleeping 4 s`)).body.items.length > 0,
+      30_000,
+      'sleep step to start',
+    );
+    await new Promise((res) => setTimeout(res, 1200)); // let it heartbeat some progress
+    first.kill('SIGKILL');
+    await new Promise((res) => first.once('exit', res));
+    expect((await admin('GET', `/api/tasks/${id}`)).body.status).toBe('RUNNING');
+
+    const second = spawnWorker();
+    try {
+      const task = await h.waitForTask(id, undefined, 60_000);
+      expect(task.status).toBe('SUCCEEDED');
+      expect(task.result.steps.map((s: any) => s.step)).toEqual(['database', 'temporal', 'worker', 'sleep']);
+      expect(task.result.steps[3].attempt).toBeGreaterThanOrEqual(2);
+
+      const effects = await h.knex('selfcheck_effects').where({ task_id: id });
+      expect(effects.map((e) => e.step).sort()).toEqual(['database', 'sleep', 'temporal', 'worker']);
+      const logs = (await admin('GET', `/api/tasks/${id}/logs?limit=1000`)).body.items;
+      const messages = logs.map((i: any) => i.message);
+      // The new attempt resumed from the last heartbeat instead of starting over.
+      expect(messages.some((m: string) => /^resuming sleep at \d+ ms of 4000 ms \(attempt 2\)$/.test(m))).toBe(true);
+      expect(messages.some((m: string) => /activity selfcheckSleep started, attempt 2/.test(m))).toBe(true);
+      expect(messages.at(-1)).toBe('workflow completed');
+      expect(logs.filter((i: any) => i.message === 'task created by admin')).toHaveLength(1);
+    } finally {
+      second.kill('SIGTERM');
+      await new Promise((res) => second.once('exit', res));
+    }
+  });
+
+  it('starts the workflow of a row left PENDING (API died between commit and start)', async () => {
+    const id = 'selfcheck-orphan-1';
+    await h.knex('tasks').insert({
+      id,
+      type: 'selfcheck',
+      status: 'PENDING',
+      workflow_type: 'selfcheckWorkflow',
+      workflow_input: JSON.stringify({ sleepSeconds: 0, fail: 'none', failAttempts: 1 }),
+      created_at: new Date(Date.now() - 10_000),
+    });
+    await h.startWorker();
+    try {
+      const first = await h.boot.reconciler.runOnce();
+      expect(first.started).toBe(1);
+      const task = await h.waitForTask(id);
+      expect(task.status).toBe('SUCCEEDED');
+      // Running it again starts nothing new.
+      expect((await h.boot.reconciler.runOnce()).started).toBe(0);
+    } finally {
+      await h.stopWorker();
+    }
+  });
+
+  it('records the outcome of a workflow terminated from the Temporal console', async () => {
+    const r = await admin('POST', '/api/tasks/selfcheck', { json: { sleep_seconds: 60 } });
+    const id = r.body.task_id;
+    await h.startWorker();
+    try {
+      await waitFor(async () => (await admin('GET', `/api/tasks/${id}`)).body.status === 'RUNNING', 20_000, 'task running');
+      await h.boot.context.temporal.workflow.getHandle(id).terminate('operator pressed terminate');
+      await new Promise((res) => setTimeout(res, 1100)); // rows younger than TASK_RECONCILE_AFTER_SECONDS are left alone
+      await h.boot.reconciler.runOnce();
+      const task = (await admin('GET', `/api/tasks/${id}`)).body;
+      expect(task.status).toBe('FAILED');
+      expect(task.error.message).toBe('workflow was terminated in Temporal');
+      const logs = (await admin('GET', `/api/tasks/${id}/logs?level=ERROR`)).body.items.map((i: any) => i.message);
+      expect(logs.some((m: string) => m.startsWith('workflow terminated: operator pressed terminate'))).toBe(true);
+    } finally {
+      await h.stopWorker();
+    }
+  });
+
+  it('cancels a task that never reached Temporal without starting it later', async () => {
+    const id = 'selfcheck-orphan-2';
+    await h.knex('tasks').insert({
+      id,
+      type: 'selfcheck',
+      status: 'PENDING',
+      owner_id: (await h.knex('users').where({ username: 'admin' }).first()).id,
+      workflow_type: 'selfcheckWorkflow',
+      workflow_input: JSON.stringify({ sleepSeconds: 0, fail: 'none', failAttempts: 1 }),
+      created_at: new Date(Date.now() - 10_000),
+    });
+    const c = await admin('POST', `/api/tasks/${id}/cancel`);
+    expect(c.status).toBe(202);
+    expect(c.body.status).toBe('CANCELLED');
+    expect((await h.boot.reconciler.runOnce()).started).toBe(0);
+    await expect(h.boot.context.temporal.workflow.getHandle(id).describe()).rejects.toThrow();
+  });
+});
