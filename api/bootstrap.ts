@@ -45,6 +45,7 @@ export async function bootstrap(config: Config, logger: Logger, databaseUrl: str
     reconciler,
     async close() {
       await reconciler.stop();
+      await tasks.drainStarts();
       await temporal.connection.close();
       await knex.destroy();
     },

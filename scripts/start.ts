@@ -1,7 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
 import { loadConfig } from '../lib/config.ts';
 import { startInfra } from '../lib/embedded/stack.ts';
 import { createLogger } from '../lib/logger.ts';
+import { NODE_FLAGS } from '../lib/process-flags.ts';
 
 /**
  * `npm start`: embedded PostgreSQL, the Temporal dev server with its web UI, one worker and the
@@ -13,7 +15,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.LOG_LEVEL, 'switchyard');
   const infraOnly = process.argv.includes('--infra-only');
   const infra = await startInfra(config, logger);
-  const env = {
+  const env: NodeJS.ProcessEnv = {
     ...process.env,
     DATABASE_URL: infra.databaseUrl,
     TEMPORAL_ADDRESS: infra.temporalAddress,
@@ -43,8 +45,14 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void stop());
 
   if (!infraOnly) {
-    for (const entry of ['worker/main.ts', 'api/main.ts']) {
-      const child = spawn(process.execPath, [entry], { env, stdio: 'inherit' });
+    const bundle = path.join(config.SWITCHYARD_DATA_DIR, 'workflow-bundle.js');
+    await run(process.execPath, ['worker/build-bundle.ts', bundle]);
+    env.SWITCHYARD_WORKFLOW_BUNDLE = bundle;
+    for (const [entry, flags] of [
+      ['worker/main.ts', NODE_FLAGS.worker],
+      ['api/main.ts', NODE_FLAGS.api],
+    ] as const) {
+      const child = spawn(process.execPath, [...flags, entry], { env, stdio: 'inherit' });
       child.once('exit', (code) => {
         if (!stopping) {
           logger.error({ entry, code }, 'a Switchyard process exited; stopping the rest');
@@ -68,6 +76,13 @@ async function main(): Promise<void> {
       .filter((l) => l !== '')
       .join('\n') + '\n\n',
   );
+}
+
+function run(cmd: string, args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const c = spawn(cmd, args, { stdio: 'inherit' });
+    c.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${cmd} ${args.join(' ')} exited with ${code}`))));
+  });
 }
 
 main().catch((err) => {

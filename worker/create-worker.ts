@@ -32,6 +32,8 @@ export async function createWorker(deps: {
     ...source,
     activities: createActivities({ knex, config, logger }),
     shutdownGraceTime: '10 seconds',
+    // Bounded sticky cache: memory stays flat under a burst of tasks (replay covers evictions).
+    maxCachedWorkflows: 200,
   });
   return { worker, connection };
 }

@@ -1,4 +1,12 @@
-import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, log, proxyActivities } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  CancelledFailure,
+  isCancellation,
+  log,
+  proxyActivities,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { TaskType } from '../db/tasks/task.model.ts';
 
@@ -14,7 +22,10 @@ export const { reportTaskProgress, setTaskStatus } = lifecycle;
  * write runs in a non-cancellable scope so a cancelled task still gets CANCELLED in its row.
  */
 export async function runAsTask<T>(type: TaskType, body: () => Promise<T>): Promise<T> {
-  await lifecycle.markTaskRunning({ type });
+  if (!(await lifecycle.markTaskRunning({ type }))) {
+    log.warn('the task was cancelled before its workflow started; nothing was done');
+    throw new CancelledFailure('cancelled before it started');
+  }
   try {
     const result = await body();
     await CancellationScope.nonCancellable(() => lifecycle.finishTask({ status: 'SUCCEEDED', result }));

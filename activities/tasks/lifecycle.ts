@@ -12,7 +12,8 @@ const OPEN: TaskStatus[] = ['PENDING', 'RUNNING', 'AWAITING_APPROVAL'];
  */
 export function createTaskLifecycleActivities({ knex }: ActivityDeps) {
   return {
-    async markTaskRunning(input: { type: TaskType }): Promise<void> {
+    /** Returns false when the row was cancelled before the workflow got to run: the workflow then stops. */
+    async markTaskRunning(input: { type: TaskType }): Promise<boolean> {
       const id = taskId();
       const runId = currentRunId();
       // A workflow started from the Temporal console has no row yet: give it one.
@@ -28,7 +29,7 @@ export function createTaskLifecycleActivities({ knex }: ActivityDeps) {
         })
         .onConflict('id')
         .ignore();
-      await knex('tasks')
+      const updated = await knex('tasks')
         .where({ id })
         .whereIn('status', OPEN)
         .update({
@@ -37,6 +38,7 @@ export function createTaskLifecycleActivities({ knex }: ActivityDeps) {
           workflow_run_id: runId,
           updated_at: knex.fn.now(),
         });
+      return updated > 0;
     },
 
     async setTaskStatus(input: { status: 'RUNNING' | 'AWAITING_APPROVAL' }): Promise<void> {

@@ -33,6 +33,7 @@ export interface TaskListFilter {
 }
 
 const OPEN_STATUSES: TaskStatus[] = ['PENDING', 'RUNNING', 'AWAITING_APPROVAL'];
+const START_CONCURRENCY = 8;
 
 /**
  * Creates tasks so that one request yields exactly one row and one workflow: the row commits
@@ -44,6 +45,9 @@ export class TaskService {
   private readonly temporal: Client;
   private readonly config: Config;
   private readonly logger: Logger;
+  private readonly startQueue: TaskModel[] = [];
+  private readonly pending = new Set<Promise<unknown>>();
+  private startsInFlight = 0;
 
   constructor(deps: { knex: Knex; temporal: Client; config: Config; logger: Logger }) {
     this.knex = deps.knex;
@@ -59,39 +63,79 @@ export class TaskService {
       if (existing) return { task: existing, created: false };
     }
     const id = `${req.type}-${randomUUID()}`;
+    let task: TaskModel;
     try {
-      await this.knex('tasks').insert({
-        id,
-        type: req.type,
-        status: 'PENDING',
-        owner_id: ownerId,
-        owner_username: req.owner?.username ?? null,
-        env_ids: req.envIds ?? [],
-        dashboard_ids: (req.dashboardIds ?? []).map(String),
-        params: JSON.stringify(redact(req.params)),
-        idempotency_key: req.idempotencyKey ?? null,
-        workflow_type: req.workflowType,
-        workflow_input: JSON.stringify(req.workflowInput),
+      task = await this.knex.transaction(async (trx) => {
+        const row = await TaskModel.query(trx).insertAndFetch({
+          id,
+          type: req.type,
+          status: 'PENDING',
+          owner_id: ownerId,
+          owner_username: req.owner?.username ?? null,
+          env_ids: req.envIds ?? [],
+          dashboard_ids: (req.dashboardIds ?? []).map(String),
+          params: redact(req.params),
+          idempotency_key: req.idempotencyKey ?? null,
+          workflow_type: req.workflowType,
+          workflow_input: req.workflowInput,
+        } as Partial<TaskModel>);
+        await trx('task_logs').insert({
+          task_id: id,
+          ts: new Date(),
+          level: 'INFO',
+          source: 'api',
+          message: `task created by ${req.owner?.username ?? 'system'}`,
+        });
+        return row;
       });
     } catch (err) {
       // Two concurrent requests with one idempotency key: the loser returns the winner's task.
-      if ((err as { code?: string }).code === '23505' && req.idempotencyKey) {
-        const winner = await this.findByIdempotencyKey(ownerId, req.type, req.idempotencyKey);
+      if (
+        (err as { nativeError?: { code?: string }; code?: string }).code === '23505' ||
+        (err as { nativeError?: { code?: string } }).nativeError?.code === '23505'
+      ) {
+        const winner = req.idempotencyKey ? await this.findByIdempotencyKey(ownerId, req.type, req.idempotencyKey) : undefined;
         if (winner) return { task: winner, created: false };
       }
       throw err;
     }
-    await this.appendLog(id, 'INFO', `task created by ${req.owner?.username ?? 'system'}`);
-    const task = await this.get(id);
-    await this.startWorkflow(task).catch((err: unknown) => {
-      this.logger.warn({ err, taskId: id }, 'workflow start failed; the reconciler will retry');
-    });
-    return { task: await this.get(id), created: true };
+    this.enqueueStart(task);
+    return { task, created: true };
+  }
+
+  /**
+   * Starts run after the commit and off the request path (an outbox): the API answers at
+   * database speed even when Temporal is slow or down. A start lost to a crash is repeated by
+   * the reconciler, which is safe because the start is idempotent.
+   */
+  private enqueueStart(task: TaskModel): void {
+    this.startQueue.push(task);
+    this.pumpStarts();
+  }
+
+  private pumpStarts(): void {
+    while (this.startsInFlight < START_CONCURRENCY && this.startQueue.length) {
+      const task = this.startQueue.shift()!;
+      this.startsInFlight++;
+      const p = this.startWorkflow(task)
+        .catch((err: unknown) => this.logger.warn({ err, taskId: task.id }, 'workflow start failed; the reconciler will retry'))
+        .finally(() => {
+          this.startsInFlight--;
+          this.pending.delete(p);
+          this.pumpStarts();
+        });
+      this.pending.add(p);
+    }
+  }
+
+  /** Waits for starts in flight; queued ones stay PENDING rows for the reconciler. */
+  async drainStarts(): Promise<void> {
+    this.startQueue.length = 0;
+    await Promise.all(this.pending);
   }
 
   /** Idempotent: the same id with USE_EXISTING never yields a second execution. */
   async startWorkflow(task: TaskModel): Promise<void> {
-    await this.knex('tasks').where({ id: task.id }).increment('start_attempts', 1);
     let runId: string;
     try {
       const handle = await this.temporal.workflow.start(task.workflow_type, {
@@ -111,14 +155,17 @@ export class TaskService {
       });
       runId = handle.firstExecutionRunId;
     } catch (err) {
+      await this.knex('tasks').where({ id: task.id }).increment('start_attempts', 1);
       // REJECT_DUPLICATE: it ran and closed already; the row will be synced by the reconciler.
       if (err instanceof WorkflowExecutionAlreadyStartedError) return;
       throw err;
     }
     await this.knex('tasks')
       .where({ id: task.id })
-      .whereNull('workflow_run_id')
-      .update({ workflow_run_id: runId, updated_at: this.knex.fn.now() });
+      .update({
+        start_attempts: this.knex.raw('start_attempts + 1'),
+        workflow_run_id: this.knex.raw('coalesce(workflow_run_id, ?)', [runId]),
+      });
   }
 
   async get(id: string): Promise<TaskModel> {

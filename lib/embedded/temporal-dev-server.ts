@@ -60,7 +60,8 @@ export async function startTemporalDevServer(opts: {
   ];
   if (opts.dbFile) {
     fs.mkdirSync(path.dirname(opts.dbFile), { recursive: true });
-    args.push('--db-filename', opts.dbFile);
+    // WAL with normal sync: several times the write throughput of the default rollback journal.
+    args.push('--db-filename', opts.dbFile, '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal');
   }
   if (opts.uiPort) args.push('--ui-port', String(opts.uiPort), '--ui-ip', '127.0.0.1');
   else args.push('--headless');

@@ -1,0 +1,108 @@
+import path from 'node:path';
+import { loadConfig, PROJECT_ROOT } from '../lib/config.ts';
+import { startInfra } from '../lib/embedded/stack.ts';
+import { freePort } from '../lib/embedded/temporal-dev-server.ts';
+import { createLogger } from '../lib/logger.ts';
+import { NODE_FLAGS } from '../lib/process-flags.ts';
+import { buildWorkflowBundle } from '../worker/build-bundle.ts';
+import { percentile, RssSampler, rssMb, spawnEntry, stopChild, waitUntil } from './support.ts';
+
+/**
+ * Task creation through the API against the embedded stack (real PostgreSQL, Temporal, worker):
+ * creation latency p50/p99, tasks per second, API and worker resident memory under load.
+ * Targets on 2 cores: p99 <= 50 ms, >= 100 tasks/s, API + worker <= 400 MB.
+ * Usage: npm run bench:tasks [-- --tasks 1000 --concurrency 8]
+ */
+const arg = (name: string, dflt: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : dflt;
+};
+const TOTAL = arg('tasks', 1000);
+const CONCURRENCY = arg('concurrency', 8);
+
+async function main() {
+  const password = 'bench-admin-password-1';
+  const env = {
+    ...process.env,
+    SWITCHYARD_DATA_DIR: path.join(PROJECT_ROOT, '.data', 'bench'),
+    EMBEDDED_POSTGRES_PORT: String(await freePort()),
+    TEMPORAL_PORT: String(await freePort()),
+    TEMPORAL_UI_PORT: String(await freePort()),
+    PORT: String(await freePort()),
+    SWITCHYARD_ADMIN_PASSWORD: password,
+    SWITCHYARD_SECRET_KEY: 'bench-secret-key-0123456789-0123456789-abcdef',
+    LOG_LEVEL: 'warn',
+  };
+  const config = loadConfig(env);
+  const logger = createLogger('warn', 'bench');
+  const infra = await startInfra(config, logger);
+  const bundle = await buildWorkflowBundle(path.join(config.SWITCHYARD_DATA_DIR, 'workflow-bundle.js'));
+  const childEnv = { ...env, DATABASE_URL: infra.databaseUrl, TEMPORAL_ADDRESS: infra.temporalAddress, SWITCHYARD_WORKFLOW_BUNDLE: bundle };
+  const api = spawnEntry('api/main.ts', NODE_FLAGS.api, childEnv);
+  const worker = spawnEntry('worker/main.ts', NODE_FLAGS.worker, childEnv);
+  const base = `http://127.0.0.1:${config.PORT}`;
+  try {
+    await waitUntil(async () => (await fetch(`${base}/api/ready`)).ok, 120_000, 'API ready with a polling worker');
+    const login = await fetch(`${base}/api/auth/login`, { method: 'POST', body: new URLSearchParams({ username: 'admin', password }) });
+    const { access_token } = (await login.json()) as { access_token: string };
+    const headers = { authorization: `Bearer ${access_token}`, 'content-type': 'application/json' };
+    const create = async () => {
+      const t0 = performance.now();
+      const r = await fetch(`${base}/api/tasks/selfcheck`, { method: 'POST', headers, body: '{}' });
+      const body = (await r.json()) as { task_id: string };
+      if (r.status !== 202) throw new Error(`create failed: ${r.status} ${JSON.stringify(body)}`);
+      return { ms: performance.now() - t0, id: body.task_id };
+    };
+    for (let i = 0; i < 20; i++) await create(); // warm-up (JIT, pools)
+
+    const apiRss = new RssSampler(api.pid!);
+    const workerRss = new RssSampler(worker.pid!);
+    const latencies: number[] = [];
+    const ids: string[] = [];
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < TOTAL) {
+          next++;
+          const { ms, id } = await create();
+          latencies.push(ms);
+          ids.push(id);
+        }
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    // Let the worker finish the burst to see its memory with a full backlog.
+    const last = ids.at(-1)!;
+    await waitUntil(
+      async () => ((await (await fetch(`${base}/api/tasks/${last}`, { headers })).json()) as { status: string }).status === 'SUCCEEDED',
+      600_000,
+      'the burst to finish',
+    );
+    const drained = (performance.now() - started) / 1000;
+    const peakApi = apiRss.stop();
+    const peakWorker = workerRss.stop();
+    latencies.sort((a, b) => a - b);
+    const f = (n: number) => n.toFixed(1);
+    console.log(
+      `\nselfcheck task creation through the API (${TOTAL} tasks, concurrency ${CONCURRENCY}, embedded stack, ${process.platform})`,
+    );
+    console.log(
+      `  latency p50 ${f(percentile(latencies, 50))} ms  p99 ${f(percentile(latencies, 99))} ms  max ${f(latencies.at(-1)!)} ms   (target p99 <= 50 ms)`,
+    );
+    console.log(`  throughput  ${f(TOTAL / seconds)} tasks/s created   (target >= 100)`);
+    console.log(`  all ${TOTAL} tasks executed by one worker in ${f(drained)} s (${f(TOTAL / drained)} tasks/s end to end)`);
+    console.log(
+      `  peak RSS    API ${f(peakApi)} MB + worker ${f(peakWorker)} MB = ${f(peakApi + peakWorker)} MB   (target <= 400 MB; now ${f(rssMb(api.pid!) + rssMb(worker.pid!))} MB)`,
+    );
+  } finally {
+    await stopChild(api);
+    await stopChild(worker);
+    await infra.stop();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
