@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'koa';
 import type { Knex } from 'knex';
-import { findUserById, findUserByUsername, loadAccess, type UserRow } from '../../db/identity/repository.ts';
+import { findUserByUsername, loadAccess, type UserRow } from '../../db/identity/repository.ts';
 import { sha256Hex, verifyPassword } from '../../lib/crypto.ts';
 import { UnauthenticatedError } from '../../lib/errors.ts';
 import { ADMIN_ROLE, ADMIN_SCOPE, type Principal } from './principal.ts';
@@ -87,20 +87,33 @@ export class AuthService {
 
   private async resolveToken(token: string): Promise<Principal> {
     const claims = await this.tokens.verify(token);
-    const session = await this.knex('sessions').where({ id: claims.sid, user_id: claims.sub }).first();
-    if (!session || session.revoked_at || session.expires_at < new Date())
-      throw new UnauthenticatedError('The session has ended; sign in again');
-    const user = await findUserById(this.knex, claims.sub);
-    if (!user || !user.active) throw new UnauthenticatedError('The account is disabled');
-    // Roles are read live: a role change applies to the next request, not the next login.
-    const { roles, permissions } = await loadAccess(this.knex, user.id);
+    // One round trip: the session, its user and the user's live roles and permissions
+    // (a role change applies to the next request, not the next login).
+    const { rows } = await this.knex.raw(
+      `select u.id, u.username, u.active, s.revoked_at, s.expires_at,
+              coalesce(array_agg(distinct r.name) filter (where r.name is not null), '{}') as roles,
+              coalesce(array_agg(distinct rp.permission) filter (where rp.permission is not null), '{}') as permissions
+       from sessions s
+       join users u on u.id = s.user_id
+       left join user_roles ur on ur.user_id = u.id
+       left join roles r on r.id = ur.role_id
+       left join role_permissions rp on rp.role_id = r.id
+       where s.id = ? and s.user_id = ?
+       group by u.id, s.id`,
+      [claims.sid, claims.sub],
+    );
+    const row = rows[0] as
+      | { id: string; username: string; active: boolean; revoked_at: Date | null; expires_at: Date; roles: string[]; permissions: string[] }
+      | undefined;
+    if (!row || row.revoked_at || row.expires_at < new Date()) throw new UnauthenticatedError('The session has ended; sign in again');
+    if (!row.active) throw new UnauthenticatedError('The account is disabled');
     return {
       kind: 'user',
-      userId: user.id,
-      username: user.username,
-      roles,
-      permissions: new Set(permissions),
-      scopes: claims.scope.split(' ').filter((s) => s === ADMIN_SCOPE && roles.includes(ADMIN_ROLE)),
+      userId: row.id,
+      username: row.username,
+      roles: row.roles,
+      permissions: new Set(row.permissions),
+      scopes: claims.scope.split(' ').filter((s) => s === ADMIN_SCOPE && row.roles.includes(ADMIN_ROLE)),
       sessionId: claims.sid,
     };
   }

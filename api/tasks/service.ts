@@ -65,29 +65,28 @@ export class TaskService {
     const id = `${req.type}-${randomUUID()}`;
     let task: TaskModel;
     try {
-      task = await this.knex.transaction(async (trx) => {
-        const row = await TaskModel.query(trx).insertAndFetch({
+      // One atomic statement: the row and its first log line, or neither.
+      const { rows } = await this.knex.raw(
+        `with t as (
+           insert into tasks (id, type, status, owner_id, owner_username, env_ids, dashboard_ids, params, idempotency_key, workflow_type, workflow_input)
+           values (?, ?, 'PENDING', ?, ?, ?, ?, ?, ?, ?, ?) returning *),
+         l as (insert into task_logs (task_id, ts, level, source, message) select id, now(), 'INFO', 'api', ? from t)
+         select * from t`,
+        [
           id,
-          type: req.type,
-          status: 'PENDING',
-          owner_id: ownerId,
-          owner_username: req.owner?.username ?? null,
-          env_ids: req.envIds ?? [],
-          dashboard_ids: (req.dashboardIds ?? []).map(String),
-          params: redact(req.params),
-          idempotency_key: req.idempotencyKey ?? null,
-          workflow_type: req.workflowType,
-          workflow_input: req.workflowInput,
-        } as Partial<TaskModel>);
-        await trx('task_logs').insert({
-          task_id: id,
-          ts: new Date(),
-          level: 'INFO',
-          source: 'api',
-          message: `task created by ${req.owner?.username ?? 'system'}`,
-        });
-        return row;
-      });
+          req.type,
+          ownerId,
+          req.owner?.username ?? null,
+          req.envIds ?? [],
+          (req.dashboardIds ?? []).map(String),
+          JSON.stringify(redact(req.params)),
+          req.idempotencyKey ?? null,
+          req.workflowType,
+          JSON.stringify(req.workflowInput),
+          `task created by ${req.owner?.username ?? 'system'}`,
+        ],
+      );
+      task = TaskModel.fromDatabaseJson(rows[0]);
     } catch (err) {
       // Two concurrent requests with one idempotency key: the loser returns the winner's task.
       if (
