@@ -4,6 +4,11 @@ import fs from 'node:fs';
 import Router from '@koa/router';
 import Koa from 'koa';
 import { koaBody } from 'koa-body';
+import { apiKeyRoutes } from './admin/api-keys.routes.ts';
+import { groupMappingRoutes } from './admin/group-mappings.routes.ts';
+import { roleRoutes } from './admin/roles.routes.ts';
+import { securityEventRoutes } from './admin/security-events.routes.ts';
+import { userRoutes } from './admin/users.routes.ts';
 import { authRoutes } from './auth/routes.ts';
 import { authenticate } from './auth/service.ts';
 import type { AppContext } from './context.ts';
@@ -18,7 +23,16 @@ const require = createRequire(import.meta.url);
 const VERSION = (JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 export function allRoutes(app: AppContext): AnyRoute[] {
-  return [...healthRoutes(app), ...authRoutes(app), ...taskRoutes(app)];
+  return [
+    ...healthRoutes(app),
+    ...authRoutes(app),
+    ...userRoutes(app),
+    ...roleRoutes(app),
+    ...groupMappingRoutes(app),
+    ...apiKeyRoutes(app),
+    ...securityEventRoutes(app),
+    ...taskRoutes(app),
+  ];
 }
 
 export function createApp(ctx: AppContext): Koa {

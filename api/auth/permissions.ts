@@ -21,8 +21,6 @@ export const PERMISSIONS = {
   'clean_release:READ': 'Read release candidates, checks and reports',
   'clean_release:WRITE': 'Register candidates, artifacts, manifests and run checks',
   'clean_release:APPROVE': 'Approve, reject, publish and revoke release candidates',
-  'admin:users:READ': 'List users, roles, group mappings and security events',
-  'admin:users:WRITE': 'Manage users, roles and group mappings',
   'admin:settings:WRITE': 'Manage API keys and system settings',
 } as const;
 

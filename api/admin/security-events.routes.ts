@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { PERMISSIONS } from '../auth/permissions.ts';
+import { SECURITY_EVENT_TYPES } from '../auth/security-events.ts';
+import type { AppContext } from '../context.ts';
+import { pageEnvelope, pagination } from '../http/schemas.ts';
+import { defineRoute, type AnyRoute } from '../http/routes.ts';
+
+const eventView = z.object({
+  id: z.string(),
+  ts: z.string(),
+  event_type: z.enum(SECURITY_EVENT_TYPES),
+  outcome: z.enum(['success', 'failure']),
+  actor_id: z.string().nullable(),
+  actor_username: z.string().nullable(),
+  ip: z.string().nullable(),
+  user_agent: z.string().nullable(),
+  detail: z.record(z.string(), z.unknown()).nullable(),
+});
+
+export function securityEventRoutes(app: AppContext): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/api/admin/security-events',
+      tag: 'Admin',
+      summary: 'Security events, newest first',
+      access: 'admin',
+      query: z.object({
+        ...pagination,
+        event_type: z.enum(SECURITY_EVENT_TYPES).optional(),
+        outcome: z.enum(['success', 'failure']).optional(),
+        actor: z.string().max(200).optional().describe('actor username'),
+        since: z.iso.datetime({ offset: true }).optional(),
+        until: z.iso.datetime({ offset: true }).optional(),
+      }),
+      responses: { 200: { description: 'Events', schema: pageEnvelope(eventView) } },
+      async handler(_ctx, { query }) {
+        const q = app.knex('security_events');
+        if (query.event_type) q.where('event_type', query.event_type);
+        if (query.outcome) q.where('outcome', query.outcome);
+        if (query.actor) q.whereRaw('lower(actor_username) = lower(?)', [query.actor]);
+        if (query.since) q.where('ts', '>=', query.since);
+        if (query.until) q.where('ts', '<', query.until);
+        const [{ n }] = await q.clone().count({ n: '*' });
+        const rows = await q
+          .orderBy([
+            { column: 'ts', order: 'desc' },
+            { column: 'id', order: 'desc' },
+          ])
+          .limit(query.page_size)
+          .offset((query.page - 1) * query.page_size);
+        const total = Number(n);
+        return {
+          items: rows.map((r) => ({ ...r, id: String(r.id), ts: new Date(r.ts).toISOString() })),
+          total,
+          page: query.page,
+          page_size: query.page_size,
+          has_next: query.page * query.page_size < total,
+        };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/admin/permissions',
+      tag: 'Admin',
+      summary: 'The permission catalogue (resource:ACTION) that roles and API keys draw from',
+      access: 'admin',
+      responses: {
+        200: { description: 'Permissions', schema: z.object({ items: z.array(z.object({ name: z.string(), description: z.string() })) }) },
+      },
+      handler: () => ({ items: Object.entries(PERMISSIONS).map(([name, description]) => ({ name, description })) }),
+    }),
+  ];
+}
