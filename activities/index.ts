@@ -1,4 +1,5 @@
 import type { ActivityDeps } from './deps.ts';
+import { createMigrationActivities } from './migration/index.ts';
 import { createSelfcheckActivities } from './selfcheck/steps.ts';
 import { createTaskLifecycleActivities } from './tasks/lifecycle.ts';
 
@@ -9,6 +10,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createTaskLifecycleActivities(deps),
     ...createSelfcheckActivities(deps),
+    ...createMigrationActivities(deps),
   };
 }
 

@@ -31,3 +31,76 @@ export interface SelfcheckStepResult {
   detail: string;
   attempt: number;
 }
+
+export interface MigrationInput {
+  sourceEnvId: string;
+  targetEnvId: string;
+  dashboardIds: number[];
+  /** source database id → target database id; overrides the persisted mappings for this run. */
+  dbMappings: Array<{ source_database_id: number; target_database_id: number }>;
+  overwrite: boolean;
+  dryRun: boolean;
+}
+
+/** A key the target's Superset rejected, generalised over list positions (columns.*.datetime_format). */
+export interface RejectionRule {
+  kind: string;
+  field: string;
+}
+
+export interface ObjectPlan {
+  kind: 'dashboard' | 'chart' | 'dataset' | 'database';
+  file: string;
+  name: string;
+  uuid: string;
+  /** create: new in the target; update: exists and differs; unchanged: exists and equal; reuse: an existing target object is used as is. */
+  action: 'create' | 'update' | 'unchanged' | 'reuse';
+  target_id?: number | null;
+  differences?: Array<{ field: string; source: unknown; target: unknown }>;
+  note?: string;
+}
+
+export interface Verification {
+  ok: boolean;
+  dashboard_present: boolean;
+  charts_expected: number;
+  charts_linked: number;
+  charts: Array<{ id: number; name: string; ok: boolean; rows?: number; error?: string }>;
+}
+
+export interface NextAction {
+  action: string;
+  description: string;
+  request?: { method: string; path: string; body: unknown };
+}
+
+export interface DashboardOutcome {
+  source_dashboard_id: number;
+  title: string | null;
+  status: 'imported' | 'imported_with_errors' | 'planned' | 'skipped' | 'failed';
+  target_dashboard_id: number | null;
+  dashboard_uuid: string | null;
+  /** Everything this migration did or would do, object by object. */
+  objects: ObjectPlan[];
+  database_mappings: Array<{ source: string; target: string; target_id: number }>;
+  collisions: Array<{ kind: string; detail: string; resolution: string }>;
+  dropped_fields: Array<{ file: string; object: string; field: string }>;
+  learned_rejections: RejectionRule[];
+  chart_uuids: string[];
+  verification?: Verification;
+  error?: string;
+  upstream_error?: unknown;
+  next_actions: NextAction[];
+  import_attempts: number;
+  reused_previous_import?: boolean;
+}
+
+export interface MigrationResult {
+  dry_run: boolean;
+  source_env_id: string;
+  target_env_id: string;
+  totals: Record<'requested' | 'processed' | 'imported' | 'imported_with_errors' | 'planned' | 'skipped' | 'failed' | 'not_started', number>;
+  cancelled: boolean;
+  dashboards: DashboardOutcome[];
+  next_actions: NextAction[];
+}

@@ -1,0 +1,132 @@
+import { Context } from '@temporalio/activity';
+import type { Knex } from 'knex';
+import { Bundle } from '../../lib/bundles/bundle.ts';
+import { generalise, stripKnownRejections, stripRejectedFields, type DroppedField } from '../../lib/bundles/rewrite.ts';
+import { SupersetImportError } from '../../lib/superset/errors.ts';
+import type { DashboardOutcome, ObjectPlan, RejectionRule } from '../../workflows/shared.ts';
+import type { PreparedBundle } from './plan.ts';
+import type { MigrationUpstream } from './upstream.ts';
+
+const MAX_STRIP_ROUNDS = 4;
+
+export interface ImportResult {
+  targetDashboardId: number;
+  dropped: DroppedField[];
+  learned: RejectionRule[];
+  attempts: number;
+  reusedPreviousImport: boolean;
+  updatedObjects: ObjectPlan[];
+}
+
+/**
+ * Imports a prepared bundle. The target's Superset says which keys it rejects (a newer bundle
+ * into an older release): exactly those are stripped and the import is retried, so the list of
+ * dropped fields comes from the target itself. A refused import changes nothing in Superset.
+ *
+ * Idempotent across activity retries: an intent row is written before the import and confirmed
+ * after it; a retry that finds the intent and the dashboard in the target does not import again.
+ */
+export async function importPrepared(opts: {
+  knex: Knex;
+  taskId: string;
+  sourceDashboardId: number;
+  target: MigrationUpstream;
+  prepared: PreparedBundle;
+  learned: RejectionRule[];
+  overwrite: boolean;
+}): Promise<ImportResult> {
+  const { knex, target, prepared } = opts;
+  const ctx = Context.current();
+  const dropped: DroppedField[] = stripKnownRejections(prepared.bundle, opts.learned);
+  const hash = prepared.bundle.contentHash();
+  const key = { task_id: opts.taskId, source_dashboard_id: opts.sourceDashboardId };
+
+  const previous = await knex('migration_items').where(key).first();
+  if (previous && previous.bundle_hash === hash) {
+    const there = await target.findDashboard(prepared.dashboardUuid);
+    if (there) {
+      ctx.log.info(`dashboard '${prepared.title}' was already imported by an earlier attempt of this task; not importing it again`);
+      await knex('migration_items').where(key).update({ status: 'imported', target_dashboard_id: there.id, updated_at: knex.fn.now() });
+      return { targetDashboardId: there.id, dropped, learned: generalise(dropped, prepared.bundle), attempts: 0, reusedPreviousImport: true, updatedObjects: [] };
+    }
+  }
+  await knex('migration_items')
+    .insert({ ...key, dashboard_uuid: prepared.dashboardUuid, bundle_hash: hash, status: 'importing' })
+    .onConflict(['task_id', 'source_dashboard_id'])
+    .merge({ bundle_hash: hash, status: 'importing', updated_at: knex.fn.now() });
+
+  let attempts = 0;
+  for (;;) {
+    attempts++;
+    ctx.heartbeat({ attempts });
+    try {
+      await target.importBundle('dashboard', prepared.bundle.toZip(), true);
+      break;
+    } catch (err) {
+      if (!(err instanceof SupersetImportError) || attempts > MAX_STRIP_ROUNDS) throw err;
+      const stripped = stripRejectedFields(prepared.bundle, err.files);
+      if (stripped.length === 0) throw err; // refused for another reason: report it as it is
+      for (const d of stripped) ctx.log.warn(`the target rejects ${d.object} field '${d.field}': dropped (${d.file})`);
+      dropped.push(...stripped);
+    }
+  }
+
+  // Superset's dashboard import reuses existing charts and datasets as they are; push changed ones explicitly.
+  const updatedObjects: ObjectPlan[] = [];
+  if (opts.overwrite) {
+    for (const kind of ['dataset', 'chart'] as const) {
+      const changed = prepared.objects.filter((o) => o.kind === kind && o.action === 'update');
+      if (!changed.length) continue;
+      await target.importBundle(kind, subBundle(prepared.bundle, changed.map((o) => o.file)).toZip(), true);
+      updatedObjects.push(...changed);
+      ctx.log.info(`updated ${changed.length} existing ${kind}(s) in the target: ${changed.map((o) => o.name).join(', ')}`);
+    }
+  }
+
+  const imported = await target.findDashboard(prepared.dashboardUuid);
+  if (!imported) throw new Error(`Superset accepted the import but dashboard ${prepared.dashboardUuid} is not in the target`);
+  await knex('migration_items').where(key).update({ status: 'imported', target_dashboard_id: imported.id, updated_at: knex.fn.now() });
+  return { targetDashboardId: imported.id, dropped, learned: generalise(dropped, prepared.bundle), attempts, reusedPreviousImport: false, updatedObjects };
+}
+
+/**
+ * A bundle for Superset's chart or dataset import: the named files plus what they link to
+ * (a chart's dataset, a dataset's database). metadata.yaml loses its `type`, which must otherwise
+ * match the endpoint's model name.
+ */
+function subBundle(bundle: Bundle, files: string[]): Bundle {
+  const keep = new Set<string>(['metadata.yaml', ...files]);
+  const byUuid = new Map([...bundle.files.values()].map((f) => [String(f.content.uuid), f.path]));
+  for (const file of files) {
+    const f = bundle.files.get(file)!;
+    const datasetPath = f.content.dataset_uuid ? byUuid.get(String(f.content.dataset_uuid)) : undefined;
+    if (datasetPath) keep.add(datasetPath);
+  }
+  for (const path of [...keep]) {
+    const f = bundle.files.get(path);
+    const dbPath = f?.content.database_uuid ? byUuid.get(String(f.content.database_uuid)) : undefined;
+    if (dbPath) keep.add(dbPath);
+  }
+  const sub = bundle.clone();
+  for (const path of [...sub.files.keys()]) if (!keep.has(path)) sub.files.delete(path);
+  delete sub.files.get('metadata.yaml')!.content.type;
+  return sub;
+}
+
+export function outcomeBase(sourceDashboardId: number, p: PreparedBundle | undefined): DashboardOutcome {
+  return {
+    source_dashboard_id: sourceDashboardId,
+    title: p?.title ?? null,
+    status: 'failed',
+    target_dashboard_id: p?.targetDashboardId ?? null,
+    dashboard_uuid: p?.dashboardUuid ?? null,
+    objects: p?.objects ?? [],
+    database_mappings: p?.databaseMappings ?? [],
+    collisions: p?.collisions ?? [],
+    dropped_fields: [],
+    learned_rejections: [],
+    chart_uuids: p?.chartUuids ?? [],
+    next_actions: [],
+    import_attempts: 0,
+  };
+}

@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { NotFoundError, ValidationError } from '../../lib/errors.ts';
+import type { MigrationInput } from '../../workflows/shared.ts';
+import type { AppContext } from '../context.ts';
+import { defineRoute, type AnyRoute } from '../http/routes.ts';
+import { idempotencyKey } from '../tasks/routes.ts';
+import { taskAccepted } from '../tasks/schemas.ts';
+
+const id = z.number().int().positive();
+
+export const migrateBody = z
+  .object({
+    source_env_id: z.uuid('source_env_id must be an environment id'),
+    target_env_id: z.uuid('target_env_id must be an environment id'),
+    dashboard_ids: z
+      .array(id, { error: 'dashboard_ids must be a list of dashboard ids' })
+      .min(1, 'dashboard_ids must not be empty')
+      .max(200, 'at most 200 dashboards per migration')
+      .transform((ids) => [...new Set(ids)]),
+    db_mappings: z
+      .array(z.object({ source_database_id: id, target_database_id: id }).strict())
+      .max(500)
+      .default([])
+      .refine((m) => new Set(m.map((x) => x.source_database_id)).size === m.length, 'each source database may be mapped once')
+      .describe('source database id → target database id, overriding the persisted mappings for this run'),
+    overwrite: z.boolean().default(true).describe('update dashboards (and changed charts and datasets) that already exist in the target'),
+    dry_run: z.boolean().default(false).describe('import nothing; report per object what would be created, updated or left unchanged, with differences'),
+  })
+  .strict();
+
+export async function assertEnvironments(app: AppContext, ids: Array<[string, string]>): Promise<void> {
+  for (const [field, envId] of ids) {
+    const env = await app.knex('environments').where({ id: envId }).first('id');
+    if (!env) throw new NotFoundError(`Environment (${field})`, envId);
+  }
+}
+
+export function migrationRoutes(app: AppContext): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/api/dashboards/migrate',
+      tag: 'Dashboards',
+      summary: 'Migrate dashboards to another environment (a task)',
+      description: [
+        'Per dashboard: export from the source; point every database at its mapped target database (request `db_mappings` over the persisted mappings; an unmapped database fails that dashboard with a next action, never a silent skip);',
+        'pre-resolve collisions (a slug held by another target dashboard is dropped, a table that already has a dataset in the target is reused, a same-named database is never taken over);',
+        'import, dropping exactly the fields the target Superset rejects (learned from its own answer, reported per object); then verify that the dashboard is there, its charts are linked and each chart query runs.',
+        'Each dashboard succeeds or fails on its own. Re-running converges without duplicates. `dry_run: true` imports nothing and reports per object create / update / unchanged / reuse with field differences.',
+        'Cancelling finishes the dashboard in flight and leaves the rest untouched.',
+      ].join(' '),
+      access: { permission: 'dashboards:MIGRATE' },
+      body: migrateBody,
+      responses: {
+        202: { description: 'Migration task accepted', schema: taskAccepted },
+        404: { description: 'An environment does not exist' },
+      },
+      async handler(ctx, { body, principal }) {
+        if (body.source_env_id === body.target_env_id) {
+          throw new ValidationError('source and target environments must differ', [{ field: 'body.target_env_id', message: 'must differ from source_env_id' }]);
+        }
+        await assertEnvironments(app, [
+          ['source_env_id', body.source_env_id],
+          ['target_env_id', body.target_env_id],
+        ]);
+        const input: MigrationInput = {
+          sourceEnvId: body.source_env_id,
+          targetEnvId: body.target_env_id,
+          dashboardIds: body.dashboard_ids,
+          dbMappings: body.db_mappings,
+          overwrite: body.overwrite,
+          dryRun: body.dry_run,
+        };
+        const { task, created } = await app.tasks.create({
+          type: 'migration',
+          workflowType: 'migrationWorkflow',
+          workflowInput: input,
+          params: body,
+          owner: principal,
+          envIds: [body.source_env_id, body.target_env_id],
+          dashboardIds: body.dashboard_ids.map(String),
+          idempotencyKey: idempotencyKey(ctx),
+        });
+        ctx.status = created ? 202 : 200;
+        ctx.set('Location', `/api/tasks/${task.id}`);
+        ctx.body = { task_id: task.id, status: task.status };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,177 @@
+import type { Bundle, BundleFile } from './bundle.ts';
+
+/**
+ * Pure rewrites of an export bundle before it is imported into another environment. Superset's
+ * importer links objects by UUID and otherwise matches databases by name, datasets by table and
+ * dashboards by slug (taking over whatever it finds); these rewrites make every link explicit so
+ * the importer never has to guess.
+ */
+
+export interface TargetDatabase {
+  id: number;
+  uuid: string;
+  database_name: string;
+}
+
+export interface DatabaseRemap {
+  file: string;
+  source_uuid: string;
+  source_name: string;
+  target: TargetDatabase;
+}
+
+export interface UnmappedDatabase {
+  file: string;
+  uuid: string;
+  database_name: string;
+}
+
+const str = (v: unknown) => (typeof v === 'string' ? v : '');
+
+/**
+ * Points every bundled database at an existing target database (its UUID exists in the target,
+ * so the importer reuses it unchanged: no database is ever created or taken over), and every
+ * dataset at the remapped database.
+ */
+export function remapDatabases(bundle: Bundle, lookup: (sourceUuid: string, sourceName: string) => TargetDatabase | undefined) {
+  const remapped: DatabaseRemap[] = [];
+  const unmapped: UnmappedDatabase[] = [];
+  const byUuid = new Map<string, TargetDatabase>();
+  for (const f of bundle.of('databases')) {
+    const uuid = str(f.content.uuid);
+    const name = str(f.content.database_name);
+    const target = lookup(uuid, name);
+    if (!target) {
+      unmapped.push({ file: f.path, uuid, database_name: name });
+      continue;
+    }
+    byUuid.set(uuid, target);
+    remapped.push({ file: f.path, source_uuid: uuid, source_name: name, target });
+    f.content.uuid = target.uuid;
+    f.content.database_name = target.database_name;
+  }
+  for (const f of bundle.of('datasets')) {
+    const target = byUuid.get(str(f.content.database_uuid));
+    if (target) f.content.database_uuid = target.uuid;
+  }
+  return { remapped, unmapped };
+}
+
+/** Re-points a dataset UUID everywhere the bundle refers to it (dataset file, charts, native filters). */
+export function replaceDatasetUuid(bundle: Bundle, from: string, to: string): void {
+  for (const f of bundle.of('datasets')) if (f.content.uuid === from) f.content.uuid = to;
+  for (const f of bundle.of('charts')) if (f.content.dataset_uuid === from) f.content.dataset_uuid = to;
+  for (const f of bundle.of('dashboards')) {
+    const filters = (f.content.metadata as { native_filter_configuration?: Array<{ targets?: Array<{ datasetUuid?: string }> }> } | undefined)?.native_filter_configuration;
+    for (const nf of filters ?? []) for (const t of nf.targets ?? []) if (t.datasetUuid === from) t.datasetUuid = to;
+  }
+}
+
+/** The chart UUIDs a dashboard's layout links to: the importer's only dashboard→chart link. */
+export function chartUuidsOf(dashboard: BundleFile): string[] {
+  const position = (dashboard.content.position ?? {}) as Record<string, { type?: string; meta?: { uuid?: string } }>;
+  return Object.values(position)
+    .filter((n) => n && n.type === 'CHART' && n.meta?.uuid)
+    .map((n) => n.meta!.uuid!);
+}
+
+export interface DroppedField {
+  file: string;
+  object: string; // what the file describes, e.g. "dataset sales"
+  field: string; // dotted path, list positions as numbers: columns.0.datetime_format
+}
+
+const UNKNOWN_FIELD = /^Unknown field\.?$/i;
+
+/**
+ * Superset's 422 names each key its schema rejects, per file, nested positions included:
+ * `{"datasets/db/x.yaml": {"columns": {"0": {"datetime_format": ["Unknown field."]}}}}`.
+ * Deletes exactly those keys; returns what it dropped, or [] when the errors are of another kind.
+ */
+export function stripRejectedFields(bundle: Bundle, errorsByFile: Record<string, unknown>): DroppedField[] {
+  const dropped: DroppedField[] = [];
+  for (const [file, tree] of Object.entries(errorsByFile)) {
+    const f = bundle.files.get(file);
+    if (!f || !tree || typeof tree !== 'object') continue;
+    for (const path of unknownFieldPaths(tree as Record<string, unknown>)) {
+      if (deletePath(f.content, path)) dropped.push({ file, object: describe(f), field: path.join('.') });
+    }
+  }
+  return dropped;
+}
+
+/** Applies rejections learned on an earlier dashboard (list positions generalised) to this bundle up front. */
+export function stripKnownRejections(bundle: Bundle, known: Array<{ kind: string; field: string }>): DroppedField[] {
+  const dropped: DroppedField[] = [];
+  for (const rule of known) {
+    for (const f of bundle.files.values()) {
+      if (f.kind !== rule.kind) continue;
+      for (const path of expand(f.content, rule.field.split('.'))) {
+        if (deletePath(f.content, path)) dropped.push({ file: f.path, object: describe(f), field: path.join('.') });
+      }
+    }
+  }
+  return dropped;
+}
+
+/** `columns.3.datetime_format` in a datasets file becomes the rule {datasets, columns.*.datetime_format}. */
+export function generalise(dropped: DroppedField[], bundle: Bundle): Array<{ kind: string; field: string }> {
+  const seen = new Map<string, { kind: string; field: string }>();
+  for (const d of dropped) {
+    const kind = bundle.files.get(d.file)?.kind ?? d.file.split('/')[0];
+    const field = d.field.replace(/(^|\.)\d+(?=\.|$)/g, '$1*');
+    seen.set(`${kind}:${field}`, { kind, field });
+  }
+  return [...seen.values()];
+}
+
+export function describe(f: BundleFile): string {
+  const c = f.content;
+  switch (f.kind) {
+    case 'dashboards':
+      return `dashboard "${str(c.dashboard_title)}"`;
+    case 'charts':
+      return `chart "${str(c.slice_name)}"`;
+    case 'datasets':
+      return `dataset "${str(c.table_name)}"`;
+    case 'databases':
+      return `database "${str(c.database_name)}"`;
+    default:
+      return f.path;
+  }
+}
+
+function unknownFieldPaths(tree: Record<string, unknown>, prefix: string[] = []): string[][] {
+  const out: string[][] = [];
+  for (const [k, v] of Object.entries(tree)) {
+    if (Array.isArray(v) && v.length > 0 && v.every((m) => typeof m === 'string' && UNKNOWN_FIELD.test(m))) out.push([...prefix, k]);
+    else if (v && typeof v === 'object' && !Array.isArray(v)) out.push(...unknownFieldPaths(v as Record<string, unknown>, [...prefix, k]));
+  }
+  return out;
+}
+
+function deletePath(obj: Record<string, unknown>, path: string[]): boolean {
+  let cur: unknown = obj;
+  for (const key of path.slice(0, -1)) {
+    if (cur === null || typeof cur !== 'object') return false;
+    cur = (cur as Record<string, unknown>)[key];
+  }
+  const last = path.at(-1)!;
+  if (cur && typeof cur === 'object' && last in (cur as object)) {
+    delete (cur as Record<string, unknown>)[last];
+    return true;
+  }
+  return false;
+}
+
+function expand(obj: unknown, pattern: string[], prefix: string[] = []): string[][] {
+  if (pattern.length === 0) return [prefix];
+  if (obj === null || typeof obj !== 'object') return [];
+  const [head, ...rest] = pattern;
+  if (head === '*') {
+    if (!Array.isArray(obj)) return [];
+    return obj.flatMap((item, i) => expand(item, rest, [...prefix, String(i)]));
+  }
+  if (!(head in (obj as object))) return [];
+  return rest.length === 0 ? [[...prefix, head]] : expand((obj as Record<string, unknown>)[head], rest, [...prefix, head]);
+}

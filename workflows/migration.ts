@@ -1,0 +1,92 @@
+import { CancellationScope, CancelledFailure, log, proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../activities/index.ts';
+import type { DashboardOutcome, MigrationInput, MigrationResult, RejectionRule } from './shared.ts';
+import { finishTask, reportTaskProgress, runAsTask } from './task-run.ts';
+
+/** One dashboard = one activity: export, rewrite, import and confirm, safe to repeat. */
+const dashboards = proxyActivities<Activities>({
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '1 minute',
+  retry: { initialInterval: '2 seconds', maximumInterval: '30 seconds', maximumAttempts: 4, nonRetryableErrorTypes: ['MigrationInputError'] },
+});
+
+const verify = proxyActivities<Activities>({
+  startToCloseTimeout: '5 minutes',
+  retry: { initialInterval: '2 seconds', maximumInterval: '20 seconds', maximumAttempts: 3 },
+});
+
+/**
+ * Migrates (or, with dryRun, plans) dashboards one by one. Each dashboard succeeds or fails on
+ * its own. Cancellation is honoured between dashboards only: the dashboard in flight finishes,
+ * so every dashboard ends either fully imported or untouched.
+ */
+export async function migrationWorkflow(input: MigrationInput): Promise<MigrationResult> {
+  return runAsTask('migration', async () => {
+    const outcomes: DashboardOutcome[] = [];
+    let learned: RejectionRule[] = [];
+    let cancelled = false;
+    for (const [i, dashboardId] of input.dashboardIds.entries()) {
+      if (CancellationScope.current().consideredCancelled) {
+        cancelled = true;
+        break;
+      }
+      const outcome = await CancellationScope.nonCancellable(async () => {
+        const o = await dashboards.migrateDashboard({ ...input, dashboardId, learnedRejections: learned });
+        if (o.status === 'imported' && o.target_dashboard_id !== null) {
+          o.verification = await verify.verifyMigratedDashboard({ targetEnvId: input.targetEnvId, dashboardId: o.target_dashboard_id, expectedChartUuids: o.chart_uuids });
+          if (!o.verification.ok) o.status = 'imported_with_errors';
+        }
+        return o;
+      });
+      learned = mergeRules(learned, outcome.learned_rejections);
+      outcomes.push(outcome);
+      log.info(`dashboard ${dashboardId}: ${outcome.status}${outcome.error ? ` (${outcome.error})` : ''}`);
+      await reportTaskProgress({ done: i + 1, total: input.dashboardIds.length, message: `dashboard ${dashboardId}: ${outcome.status}` });
+    }
+    const result = summarise(input, outcomes, cancelled);
+    if (cancelled) {
+      const message = `cancelled after ${outcomes.length} of ${input.dashboardIds.length} dashboards; the rest were not touched`;
+      log.warn(message);
+      // Keep what was done in the row; runAsTask's own CANCELLED write is then a no-op.
+      await CancellationScope.nonCancellable(() => finishTask({ status: 'CANCELLED', result, error: { message } }));
+      throw new CancelledFailure(message);
+    }
+    return result;
+  });
+}
+
+function mergeRules(a: RejectionRule[], b: RejectionRule[]): RejectionRule[] {
+  const all = new Map([...a, ...b].map((r) => [`${r.kind}:${r.field}`, r]));
+  return [...all.values()];
+}
+
+function summarise(input: MigrationInput, outcomes: DashboardOutcome[], cancelled: boolean): MigrationResult {
+  const count = (...s: DashboardOutcome['status'][]) => outcomes.filter((o) => s.includes(o.status)).length;
+  const failed = outcomes.filter((o) => o.status === 'failed' || o.status === 'imported_with_errors').map((o) => o.source_dashboard_id);
+  return {
+    dry_run: input.dryRun,
+    source_env_id: input.sourceEnvId,
+    target_env_id: input.targetEnvId,
+    totals: {
+      requested: input.dashboardIds.length,
+      processed: outcomes.length,
+      imported: count('imported'),
+      imported_with_errors: count('imported_with_errors'),
+      planned: count('planned'),
+      skipped: count('skipped'),
+      failed: count('failed'),
+      not_started: input.dashboardIds.length - outcomes.length,
+    },
+    cancelled,
+    dashboards: outcomes,
+    next_actions: failed.length
+      ? [
+          {
+            action: 'retry_failed',
+            description: `Retry the ${failed.length} failed dashboard(s) with one call once their causes are fixed`,
+            request: { method: 'POST', path: '/api/dashboards/migrate', body: { source_env_id: input.sourceEnvId, target_env_id: input.targetEnvId, dashboard_ids: failed, overwrite: input.overwrite } },
+          },
+        ]
+      : [],
+  };
+}
