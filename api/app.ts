@@ -9,6 +9,7 @@ import { groupMappingRoutes } from './admin/group-mappings.routes.ts';
 import { roleRoutes } from './admin/roles.routes.ts';
 import { securityEventRoutes } from './admin/security-events.routes.ts';
 import { userRoutes } from './admin/users.routes.ts';
+import { oidcRoutes } from './auth/oidc-routes.ts';
 import { authRoutes } from './auth/routes.ts';
 import { authenticate } from './auth/service.ts';
 import type { AppContext } from './context.ts';
@@ -17,6 +18,7 @@ import { buildOpenApi, docsPage } from './http/openapi.ts';
 import { problemMiddleware } from './http/problem.ts';
 import { requestContext } from './http/request-context.ts';
 import { mountRoutes, type AnyRoute } from './http/routes.ts';
+import { migrationRoutes } from './migrations/routes.ts';
 import { taskRoutes } from './tasks/routes.ts';
 
 const require = createRequire(import.meta.url);
@@ -26,11 +28,13 @@ export function allRoutes(app: AppContext): AnyRoute[] {
   return [
     ...healthRoutes(app),
     ...authRoutes(app),
+    ...oidcRoutes(app),
     ...userRoutes(app),
     ...roleRoutes(app),
     ...groupMappingRoutes(app),
     ...apiKeyRoutes(app),
     ...securityEventRoutes(app),
+    ...migrationRoutes(app),
     ...taskRoutes(app),
   ];
 }

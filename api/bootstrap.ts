@@ -4,6 +4,7 @@ import type { Config } from '../lib/config.ts';
 import { hashPassword, Keyring, loadSecret, randomToken } from '../lib/crypto.ts';
 import type { Logger } from '../lib/logger.ts';
 import { connectTemporalClient, ensureSearchAttributes } from '../lib/temporal.ts';
+import { OidcService } from './auth/oidc.ts';
 import { AuthService } from './auth/service.ts';
 import { TokenIssuer } from './auth/tokens.ts';
 import type { AppContext } from './context.ts';
@@ -35,11 +36,12 @@ export async function bootstrap(config: Config, logger: Logger, databaseUrl: str
 
   const keyring = new Keyring(loadSecret(config.SWITCHYARD_SECRET_KEY, config.SWITCHYARD_DATA_DIR, (m) => logger.warn(m)));
   const auth = new AuthService({ knex, tokens: new TokenIssuer(keyring.jwtKey) });
+  const oidc = config.OIDC_ISSUER ? new OidcService({ config, knex, auth, logger }) : undefined;
   const tasks = new TaskService({ knex, temporal, config, logger });
   const taskLogs = new TaskLogService({ knex, history: new HistoryLogReader(temporal), logger });
   const reconciler = new TaskReconciler({ knex, temporal, tasks, logger, afterSeconds: config.TASK_RECONCILE_AFTER_SECONDS });
 
-  const context: AppContext = { config, knex, temporal, logger, keyring, auth, tasks, taskLogs };
+  const context: AppContext = { config, knex, temporal, logger, keyring, auth, oidc, tasks, taskLogs };
   return {
     context,
     reconciler,

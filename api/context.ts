@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { Config } from '../lib/config.ts';
 import type { Keyring } from '../lib/crypto.ts';
 import type { Logger } from '../lib/logger.ts';
+import type { OidcService } from './auth/oidc.ts';
 import type { AuthService } from './auth/service.ts';
 import type { TaskLogService } from './tasks/logs.ts';
 import type { TaskService } from './tasks/service.ts';
@@ -15,6 +16,8 @@ export interface AppContext {
   logger: Logger;
   keyring: Keyring;
   auth: AuthService;
+  /** Present only when OIDC_ISSUER is set. */
+  oidc?: OidcService;
   tasks: TaskService;
   taskLogs: TaskLogService;
 }

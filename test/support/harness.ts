@@ -58,7 +58,7 @@ export interface Harness {
  * task queue on the shared Temporal server, the real Koa app on a loopback port and, on
  * request, a real worker running the bundled workflows.
  */
-export async function createHarness(opts: { worker?: boolean; env?: Record<string, string> } = {}): Promise<Harness> {
+export async function createHarness(opts: { worker?: boolean; env?: Record<string, string>; port?: number } = {}): Promise<Harness> {
   const dbName = `t_${randomBytes(6).toString('hex')}`;
   const adminUrl = inject('pgAdminUrl');
   const admin = knexFactory({ client: 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
@@ -83,7 +83,7 @@ export async function createHarness(opts: { worker?: boolean; env?: Record<strin
   const boot = await bootstrap(config, logger, databaseUrl);
   taskSink.attach(boot.context.knex, 50);
   const server: Server = await new Promise((resolve) => {
-    const s = createApp(boot.context).listen(0, '127.0.0.1', () => resolve(s));
+    const s = createApp(boot.context).listen(opts.port ?? 0, '127.0.0.1', () => resolve(s));
   });
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const request = httpClient(baseUrl);
