@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
 import type { Config } from '../lib/config.ts';
+import type { Keyring } from '../lib/crypto.ts';
 import type { Logger } from '../lib/logger.ts';
+import type { SupersetClient } from '../lib/superset/client.ts';
 import type { MigrationUpstream } from './migration/upstream.ts';
 
 /** What every activity factory receives: built once per worker process. */
@@ -8,6 +10,10 @@ export interface ActivityDeps {
   knex: Knex;
   config: Config;
   logger: Logger;
-  /** A Superset client for an environment id, as the migration engine uses it. */
+  /** Encrypts and decrypts secrets at rest (environment passwords). */
+  keyring: Keyring;
+  /** The project's Superset client for an environment id (pooled per environment). */
+  supersetClient(envId: string): Promise<SupersetClient>;
+  /** The same, as the migration engine uses it. */
   superset(envId: string): Promise<MigrationUpstream>;
 }

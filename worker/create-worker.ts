@@ -1,6 +1,9 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import type { Knex } from 'knex';
 import { createActivities } from '../activities/index.ts';
+import { supersetUpstream } from '../activities/migration/superset-upstream.ts';
+import { environmentClients } from '../activities/superset-clients.ts';
+import { Keyring, loadSecret } from '../lib/crypto.ts';
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
 import { temporalAddress } from '../lib/temporal.ts';
@@ -21,6 +24,8 @@ export async function createWorker(deps: {
   taskQueue?: string;
 }): Promise<WorkerHandle> {
   const { config, knex, logger } = deps;
+  const keyring = new Keyring(loadSecret(config.SWITCHYARD_SECRET_KEY, config.SWITCHYARD_DATA_DIR, (m) => logger.warn(m)));
+  const clients = environmentClients(knex, keyring);
   const connection = await NativeConnection.connect({ address: temporalAddress(config) });
   const source: Pick<WorkerOptions, 'workflowsPath' | 'workflowBundle'> = deps.workflowBundlePath
     ? { workflowBundle: { codePath: deps.workflowBundlePath } }
@@ -30,7 +35,14 @@ export async function createWorker(deps: {
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: deps.taskQueue ?? config.TEMPORAL_TASK_QUEUE,
     ...source,
-    activities: createActivities({ knex, config, logger }),
+    activities: createActivities({
+      knex,
+      config,
+      logger,
+      keyring,
+      supersetClient: clients.forEnvironment,
+      superset: async (envId) => supersetUpstream(await clients.forEnvironment(envId)),
+    }),
     shutdownGraceTime: '10 seconds',
     // Bounded sticky cache: memory stays flat under a burst of tasks (replay covers evictions).
     maxCachedWorkflows: 200,

@@ -1,4 +1,4 @@
-import { CancellationScope, CancelledFailure, log, proxyActivities } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, CancelledFailure, log, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { DashboardOutcome, MigrationInput, MigrationResult, RejectionRule } from './shared.ts';
 import { finishTask, reportTaskProgress, runAsTask } from './task-run.ts';
@@ -50,6 +50,13 @@ export async function migrationWorkflow(input: MigrationInput): Promise<Migratio
       // Keep what was done in the row; runAsTask's own CANCELLED write is then a no-op.
       await CancellationScope.nonCancellable(() => finishTask({ status: 'CANCELLED', result, error: { message } }));
       throw new CancelledFailure(message);
+    }
+    const failed = result.totals.failed + result.totals.imported_with_errors;
+    if (failed > 0) {
+      // Never report success for a partial migration: the row says FAILED and keeps every outcome.
+      const message = `${failed} of ${input.dashboardIds.length} dashboard(s) did not migrate cleanly; see the report`;
+      await finishTask({ status: 'FAILED', result, error: { message, type: 'PartialMigration' } });
+      throw ApplicationFailure.nonRetryable(message, 'PartialMigration');
     }
     return result;
   });

@@ -1,0 +1,912 @@
+/**
+ * The one Superset REST client, used by the API and by Temporal activities.
+ *
+ * - Login with JWT (`provider` db by default), access token renewed from the refresh token or by a
+ *   fresh login before it expires and on any 401; one login at a time per client (single flight).
+ * - Mutating calls carry the CSRF token, the Flask `session` cookie it belongs to and a Referer
+ *   (reference §1.4: a bearer token does not bypass CSRF); a stale CSRF token is renewed once.
+ * - `Accept: application/json` everywhere (Superset answers HTML error pages otherwise, §9).
+ * - Rison `q=` (the `rison` package), paging through lists, a deadline per request from the
+ *   environment's `timeout_seconds`, retries with backoff on GETs only.
+ * - Errors become the typed errors of ./errors.ts.
+ * - Requests only go to the environment's own origin: URLs are the configured base URL plus fixed
+ *   paths whose variable parts are integers or `[A-Za-z0-9_-]` tokens; redirects are never
+ *   followed, except a thumbnail's digest redirect, and only to the same origin and path family.
+ * - Secrets (password, tokens, cookies) are never logged.
+ */
+import { encodeRison } from './rison.ts';
+import { encodeMultipart, type MultipartPart } from './multipart.ts';
+import { HttpTransport, TransportError, type TransportResponse } from './transport.ts';
+import {
+  normaliseErrorBody,
+  SupersetApiError,
+  SupersetAuthError,
+  SupersetForbiddenError,
+  SupersetImportError,
+  SupersetNotFoundError,
+  SupersetUnavailableError,
+  type UpstreamContext,
+} from './errors.ts';
+import type {
+  ChartDataQueryContext,
+  ChartDataResponse,
+  ChartDetail,
+  ChartListItem,
+  DashboardChart,
+  DashboardDataset,
+  DashboardDetail,
+  DashboardListItem,
+  DatabaseConnectionInfo,
+  DatabaseInfo,
+  DatasetListItem,
+  ImportOptions,
+  ListQuery,
+  ListResponse,
+  PermissionProbe,
+  SupersetConnection,
+  Thumbnail,
+  UpstreamAccount,
+} from './types.ts';
+
+export interface ClientLogger {
+  debug(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+}
+
+export interface RetryPolicy {
+  /** Attempts for a GET, the first included (default 3). Mutating calls are tried once. */
+  attempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** Retry a GET that hit its deadline (default false: a caller waiting on the API should not wait 3x). */
+  onTimeout: boolean;
+}
+
+export interface SupersetClientOptions {
+  logger?: ClientLogger;
+  retry?: Partial<RetryPolicy>;
+  /** Largest JSON answer accepted (default 64 MiB). */
+  maxJsonBytes?: number;
+  /** Largest export/thumbnail accepted (default 512 MiB). */
+  maxBinaryBytes?: number;
+  /** Concurrent connections to the instance (default 8). */
+  maxSockets?: number;
+  /** Pages fetched at once by listAll (default 4). */
+  listConcurrency?: number;
+}
+
+export type Resource = 'dashboard' | 'chart' | 'dataset' | 'database';
+
+const DEFAULT_RETRY: RetryPolicy = { attempts: 3, baseDelayMs: 150, maxDelayMs: 2_000, onTimeout: false };
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** Superset clamps page_size to 100 (FAB_API_MAX_PAGE_SIZE). */
+export const MAX_PAGE_SIZE = 100;
+
+/** Dashboard list columns this project reads; unknown names are dropped by Superset, so older releases are fine. */
+export const DASHBOARD_LIST_COLUMNS = [
+  'id',
+  'uuid',
+  'dashboard_title',
+  'slug',
+  'url',
+  'published',
+  'status',
+  'thumbnail_url',
+  'certified_by',
+  'certification_details',
+  'changed_on_utc',
+  'changed_on_delta_humanized',
+  'changed_by.id',
+  'changed_by.first_name',
+  'changed_by.last_name',
+  'changed_by_name',
+  'created_by.id',
+  'created_by.first_name',
+  'created_by.last_name',
+  'owners.id',
+  'owners.first_name',
+  'owners.last_name',
+  'owners.email',
+  'tags.id',
+  'tags.name',
+  'tags.type',
+  'is_managed_externally',
+];
+
+export const DATASET_LIST_COLUMNS = [
+  'id',
+  'uuid',
+  'table_name',
+  'schema',
+  'catalog',
+  'sql',
+  'kind',
+  'description',
+  'explore_url',
+  'datasource_type',
+  'database.id',
+  'database.database_name',
+  'database.uuid',
+  'owners.id',
+  'owners.first_name',
+  'owners.last_name',
+  'changed_by_name',
+  'changed_on_utc',
+];
+
+export const DATABASE_LIST_COLUMNS = [
+  'id',
+  'uuid',
+  'database_name',
+  'backend',
+  'expose_in_sqllab',
+  'allow_dml',
+  'allow_run_async',
+  'allow_multi_catalog',
+];
+
+/** Parses and checks a configured base URL: http(s), no credentials, query or fragment; trailing slashes dropped. */
+export function normaliseBaseUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new TypeError('base_url is not a URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError('base_url must be http or https');
+  if (url.username || url.password) throw new TypeError('base_url must not carry credentials');
+  if (url.search || url.hash) throw new TypeError('base_url must not carry a query or fragment');
+  if (!url.hostname) throw new TypeError('base_url needs a host');
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+/** One path segment from an id: a non-negative integer, or an `[A-Za-z0-9_-]` token (slug, uuid, digest). */
+export function seg(value: number | string): string {
+  if (typeof value === 'number') {
+    if (!Number.isSafeInteger(value) || value < 0) throw new TypeError(`not an id: ${value}`);
+    return String(value);
+  }
+  if (!/^[A-Za-z0-9_-]{1,255}$/.test(value)) throw new TypeError('identifier may only hold letters, digits, _ and -');
+  return value;
+}
+
+interface CallSpec {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  q?: unknown;
+  query?: Record<string, string | number | boolean>;
+  json?: unknown;
+  multipart?: MultipartPart[];
+  accept?: string;
+  /** Statuses returned to the caller instead of raised (thumbnails: 202, 302, 404). */
+  pass?: number[];
+  /** Skip authentication (version file, health). */
+  anonymous?: boolean;
+  maxBytes?: number;
+}
+
+interface AuthState {
+  accessToken: string;
+  refreshToken?: string;
+  /** Epoch ms; 0 when the token carries no `exp`. */
+  expiresAt: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export class SupersetClient {
+  readonly baseUrl: string;
+  private readonly base: URL;
+  private readonly conn: SupersetConnection;
+  private readonly transport: HttpTransport;
+  private readonly retry: RetryPolicy;
+  private readonly timeoutMs: number;
+  private readonly logger?: ClientLogger;
+  private readonly maxJsonBytes: number;
+  private readonly maxBinaryBytes: number;
+  private readonly listConcurrency: number;
+  private auth?: AuthState;
+  private authFlight?: Promise<AuthState>;
+  private csrf?: string;
+  private csrfFlight?: Promise<string>;
+  private readonly cookies = new Map<string, string>();
+  private closed = false;
+
+  constructor(conn: SupersetConnection, opts: SupersetClientOptions = {}) {
+    this.baseUrl = normaliseBaseUrl(conn.baseUrl);
+    this.base = new URL(this.baseUrl);
+    this.conn = conn;
+    this.transport = new HttpTransport({ verifyTls: conn.verifyTls !== false, maxSockets: opts.maxSockets });
+    this.retry = { ...DEFAULT_RETRY, ...opts.retry };
+    this.timeoutMs = Math.max(1, conn.timeoutSeconds ?? 30) * 1000;
+    this.logger = opts.logger;
+    this.maxJsonBytes = opts.maxJsonBytes ?? 64 * 1024 * 1024;
+    this.maxBinaryBytes = opts.maxBinaryBytes ?? 512 * 1024 * 1024;
+    this.listConcurrency = Math.max(1, opts.listConcurrency ?? 4);
+  }
+
+  /** Drops keep-alive sockets. The client must not be used afterwards. */
+  close(): void {
+    this.closed = true;
+    this.transport.close();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // authentication
+
+  /** Logs in now (otherwise the first call does). Throws SupersetAuthError on refused credentials. */
+  async login(): Promise<void> {
+    this.auth = undefined;
+    this.csrf = undefined;
+    await this.ensureAuth(true);
+  }
+
+  private async ensureAuth(force = false): Promise<AuthState> {
+    if (!force && this.auth && (this.auth.expiresAt === 0 || this.auth.expiresAt - Date.now() > 30_000)) return this.auth;
+    this.authFlight ??= this.authenticate(force).finally(() => (this.authFlight = undefined));
+    return this.authFlight;
+  }
+
+  private async authenticate(force: boolean): Promise<AuthState> {
+    const previous = this.auth;
+    if (!force && previous?.refreshToken) {
+      try {
+        const res = await this.exchange({ method: 'POST', path: '/api/v1/security/refresh', anonymous: true }, previous.refreshToken);
+        if (res.status === 200) {
+          const body = this.parseJson<{ access_token?: string }>(res, { method: 'POST', path: '/api/v1/security/refresh' });
+          if (body.access_token) {
+            this.auth = { ...previous, accessToken: body.access_token, expiresAt: jwtExpiry(body.access_token) };
+            return this.auth;
+          }
+        }
+      } catch (err) {
+        if (err instanceof SupersetUnavailableError) throw err;
+      }
+    }
+    this.auth = undefined;
+    this.csrf = undefined;
+    this.cookies.clear();
+    const ctx = { method: 'POST', path: '/api/v1/security/login' };
+    const res = await this.exchange({
+      method: 'POST',
+      path: '/api/v1/security/login',
+      anonymous: true,
+      json: { username: this.conn.username, password: this.conn.password, provider: this.conn.provider ?? 'db', refresh: true },
+    });
+    if (res.status >= 500) throw this.unavailableFromStatus(res, ctx);
+    if (res.status !== 200) {
+      const { message } = normaliseErrorBody(tryJson(res.body), `HTTP ${res.status}`);
+      throw new SupersetAuthError({ ...ctx, upstreamStatus: res.status }, message, undefined);
+    }
+    const body = this.parseJson<{ access_token?: string; refresh_token?: string }>(res, ctx);
+    if (!body.access_token) throw new SupersetUnavailableError('bad_response', 'Superset login answered without an access token', ctx);
+    this.auth = { accessToken: body.access_token, refreshToken: body.refresh_token, expiresAt: jwtExpiry(body.access_token) };
+    this.logger?.debug({ superset: this.base.host }, 'superset login');
+    return this.auth;
+  }
+
+  private async ensureCsrf(): Promise<string> {
+    if (this.csrf) return this.csrf;
+    this.csrfFlight ??= (async () => {
+      const body = await this.getJson<{ result?: string }>('/api/v1/security/csrf_token/');
+      if (!body.result) {
+        throw new SupersetUnavailableError('bad_response', 'Superset answered the CSRF token request without a token', {
+          method: 'GET',
+          path: '/api/v1/security/csrf_token/',
+        });
+      }
+      this.csrf = body.result;
+      return body.result;
+    })().finally(() => (this.csrfFlight = undefined));
+    return this.csrfFlight;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // the request pipeline
+
+  private url(path: string, q?: unknown, query?: Record<string, string | number | boolean>): URL {
+    if (!/^\/(api\/v1\/[A-Za-z0-9_\-./]*|static\/version_info\.json|health)$/.test(path) || /(^|\/)\.\.?(\/|$)|\/\//.test(path)) {
+      throw new TypeError(`not a Superset API path: ${path}`);
+    }
+    const url = new URL(this.base.pathname.replace(/\/+$/, '') + path, this.base.origin);
+    if (url.origin !== this.base.origin) throw new TypeError('request would leave the environment host');
+    if (q !== undefined) url.searchParams.set('q', encodeRison(q));
+    for (const [k, v] of Object.entries(query ?? {})) url.searchParams.set(k, String(v));
+    return url;
+  }
+
+  /** One HTTP exchange; transport failures become SupersetUnavailableError. */
+  private async exchange(spec: CallSpec, bearer?: string): Promise<TransportResponse> {
+    if (this.closed) throw new Error('SupersetClient is closed');
+    const url = this.url(spec.path, spec.q, spec.query);
+    const headers: Record<string, string> = { accept: spec.accept ?? 'application/json', 'user-agent': 'switchyard' };
+    if (bearer) headers.authorization = `Bearer ${bearer}`;
+    if (this.cookies.size) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    let body: Buffer | undefined;
+    if (spec.multipart) {
+      const mp = encodeMultipart(spec.multipart);
+      body = mp.body;
+      headers['content-type'] = mp.contentType;
+    } else if (spec.json !== undefined) {
+      body = Buffer.from(JSON.stringify(spec.json), 'utf8');
+      headers['content-type'] = 'application/json';
+    }
+    if (MUTATING.has(spec.method)) {
+      headers.referer = `${this.baseUrl}/`;
+      if (this.csrf && !spec.anonymous) headers['x-csrftoken'] = this.csrf;
+    }
+    const started = Date.now();
+    const ctx = { method: spec.method, path: spec.path };
+    try {
+      const res = await this.transport.send({
+        method: spec.method,
+        url,
+        headers,
+        body,
+        timeoutMs: this.timeoutMs,
+        maxBytes: spec.maxBytes ?? this.maxJsonBytes,
+      });
+      this.keepCookies(res);
+      this.logger?.debug({ superset: this.base.host, method: spec.method, path: spec.path, status: res.status, ms: Date.now() - started }, 'superset call');
+      return res;
+    } catch (err) {
+      if (err instanceof TransportError) {
+        const reason = err.kind === 'timeout' ? 'timeout' : err.kind === 'too_large' ? 'too_large' : 'network';
+        const what =
+          err.kind === 'timeout'
+            ? `Superset at ${this.base.host} did not answer ${spec.method} ${spec.path} within ${this.timeoutMs / 1000} s`
+            : `Superset at ${this.base.host} could not be reached for ${spec.method} ${spec.path}: ${err.message}`;
+        throw new SupersetUnavailableError(reason, what, ctx, err);
+      }
+      throw err;
+    }
+  }
+
+  private keepCookies(res: TransportResponse): void {
+    const set = res.headers['set-cookie'];
+    for (const c of set ?? []) {
+      const pair = c.split(';', 1)[0];
+      const eq = pair.indexOf('=');
+      if (eq <= 0) continue;
+      const name = pair.slice(0, eq).trim();
+      const value = pair.slice(eq + 1).trim();
+      if (/;\s*max-age=0/i.test(c) || /;\s*expires=Thu, 01 Jan 1970/i.test(c)) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+  }
+
+  /** Authenticated exchange with one transparent re-login on 401 and one CSRF renewal. */
+  private async authed(spec: CallSpec): Promise<TransportResponse> {
+    if (spec.anonymous) return this.exchange(spec);
+    const mutating = MUTATING.has(spec.method);
+    let reauthed = false;
+    let recsrfed = false;
+    for (;;) {
+      const auth = await this.ensureAuth();
+      if (mutating) await this.ensureCsrf();
+      const res = await this.exchange(spec, auth.accessToken);
+      if (res.status === 401 && !reauthed) {
+        reauthed = true;
+        if (this.auth === auth) {
+          // The token was refused before its expiry (revoked, server restarted with another key): log in anew.
+          this.auth = { ...auth, expiresAt: 1 };
+          await this.ensureAuth(true);
+        }
+        continue;
+      }
+      if (mutating && !recsrfed && isCsrfFailure(res)) {
+        recsrfed = true;
+        this.csrf = undefined;
+        this.cookies.clear();
+        await this.ensureAuth(true);
+        continue;
+      }
+      return res;
+    }
+  }
+
+  /** The retry loop (GETs only) around one call and the parsing of its answer. */
+  private async call<T>(spec: CallSpec, read: (res: TransportResponse) => T): Promise<T> {
+    const attempts = spec.method === 'GET' ? Math.max(1, this.retry.attempts) : 1;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const res = await this.authed(spec);
+        if (!(spec.pass ?? []).includes(res.status)) this.raiseForStatus(res, spec);
+        return read(res);
+      } catch (err) {
+        const retry =
+          attempt < attempts &&
+          err instanceof SupersetUnavailableError &&
+          (err.reason !== 'timeout' || this.retry.onTimeout) &&
+          err.reason !== 'too_large' &&
+          (err.upstreamStatus === undefined || [502, 503, 504].includes(err.upstreamStatus));
+        if (!retry) throw err;
+        const delay = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (attempt - 1)) * (0.75 + Math.random() / 2);
+        this.logger?.warn({ superset: this.base.host, path: spec.path, attempt, reason: err.reason, delay_ms: Math.round(delay) }, 'superset call failed, retrying');
+        await sleep(delay);
+      }
+    }
+  }
+
+  private raiseForStatus(res: TransportResponse, spec: CallSpec): void {
+    const ctx: UpstreamContext = { method: spec.method, path: spec.path, upstreamStatus: res.status };
+    if (res.status >= 200 && res.status < 300) return;
+    if (res.status >= 500 || res.status === 0) throw this.unavailableFromStatus(res, ctx);
+    if (res.status >= 300 && res.status < 400) {
+      const location = String(res.headers.location ?? '');
+      const message = /\/login/.test(location)
+        ? 'redirected to the login page: the session or CSRF token was refused'
+        : `unexpected redirect (${res.status})`;
+      if (/\/login/.test(location)) throw new SupersetAuthError({ ...ctx, upstreamStatus: res.status }, message, undefined);
+      throw new SupersetApiError({ ...ctx, upstreamStatus: res.status }, message, undefined);
+    }
+    const body = tryJson(res.body);
+    const { message, errorType } = normaliseErrorBody(body, `HTTP ${res.status}`);
+    const full = { ...ctx, upstreamStatus: res.status };
+    if (res.status === 401) throw new SupersetAuthError(full, message, body);
+    if (res.status === 403) throw new SupersetForbiddenError(full, message, body);
+    if (res.status === 404) throw new SupersetNotFoundError(full, message, body);
+    throw new SupersetApiError(full, message, body, { errorType });
+  }
+
+  private unavailableFromStatus(res: TransportResponse, ctx: UpstreamContext): SupersetUnavailableError {
+    const { message } = normaliseErrorBody(tryJson(res.body), 'no usable error message');
+    return new SupersetUnavailableError(
+      'server_error',
+      `Superset at ${this.base.host} failed on ${ctx.method} ${ctx.path} with ${res.status} (${message})`,
+      { ...ctx, upstreamStatus: res.status },
+    );
+  }
+
+  private parseJson<T>(res: TransportResponse, ctx: UpstreamContext): T {
+    const parsed = tryJson(res.body);
+    if (parsed === undefined || typeof parsed !== 'object' || parsed === null) {
+      const type = String(res.headers['content-type'] ?? 'no content type');
+      throw new SupersetUnavailableError(
+        'bad_response',
+        `Superset at ${this.base.host} answered ${ctx.method} ${ctx.path} with ${res.status} and a body that is not a JSON object (${type}, ${res.body.length} bytes)`,
+        { ...ctx, upstreamStatus: res.status },
+      );
+    }
+    return parsed as T;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // generic JSON calls (fixed paths only; see url())
+
+  getJson<T>(path: string, opts: { q?: unknown; query?: Record<string, string | number | boolean> } = {}): Promise<T> {
+    const spec: CallSpec = { method: 'GET', path, q: opts.q, query: opts.query };
+    return this.call(spec, (res) => this.parseJson<T>(res, spec));
+  }
+
+  postJson<T>(path: string, json: unknown): Promise<T> {
+    const spec: CallSpec = { method: 'POST', path, json };
+    return this.call(spec, (res) => this.parseJson<T>(res, spec));
+  }
+
+  putJson<T>(path: string, json: unknown): Promise<T> {
+    const spec: CallSpec = { method: 'PUT', path, json };
+    return this.call(spec, (res) => this.parseJson<T>(res, spec));
+  }
+
+  deleteJson<T>(path: string, q?: unknown): Promise<T> {
+    const spec: CallSpec = { method: 'DELETE', path, q };
+    return this.call(spec, (res) => this.parseJson<T>(res, spec));
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // instance
+
+  /**
+   * The Superset release, from `/static/version_info.json` (the API has no version endpoint);
+   * null when the instance does not serve that file.
+   */
+  async version(): Promise<string | null> {
+    const spec: CallSpec = { method: 'GET', path: '/static/version_info.json', anonymous: true, pass: [404, 403, 401] };
+    return this.call(spec, (res) => {
+      if (res.status !== 200) return null;
+      const body = tryJson(res.body) as { version?: unknown } | undefined;
+      return typeof body?.version === 'string' && body.version ? body.version : null;
+    });
+  }
+
+  /** Permissions the service account holds on one resource (`can_read`, `can_write`, `can_export`, ...). */
+  async resourcePermissions(resource: Resource): Promise<string[]> {
+    const body = await this.getJson<{ permissions?: string[] }>(`/api/v1/${resource}/_info`, { q: { keys: ['permissions'] } });
+    return body.permissions ?? [];
+  }
+
+  /** Checks the permissions Switchyard needs: reading everything, exporting and importing dashboards. */
+  async probePermissions(): Promise<PermissionProbe> {
+    const needed: Record<Resource, string[]> = {
+      dashboard: ['can_read', 'can_write', 'can_export'],
+      chart: ['can_read'],
+      dataset: ['can_read'],
+      database: ['can_read'],
+    };
+    const entries = Object.entries(needed) as Array<[Resource, string[]]>;
+    const held = await Promise.all(
+      entries.map(([r]) =>
+        this.resourcePermissions(r).catch((err: unknown) => {
+          if (err instanceof SupersetForbiddenError || err instanceof SupersetNotFoundError) return [] as string[];
+          throw err;
+        }),
+      ),
+    );
+    const label = (r: Resource) => r[0].toUpperCase() + r.slice(1);
+    const checked: string[] = [];
+    const missing: string[] = [];
+    entries.forEach(([r, perms], i) => {
+      for (const p of perms) {
+        const name = `${p} on ${label(r)}`;
+        checked.push(name);
+        if (!held[i].includes(p)) missing.push(name);
+      }
+    });
+    return { checked, missing };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // lists
+
+  /** One page of a list endpoint. `page` is 0-based; `pageSize` is clamped to 1..100. */
+  list<T>(resource: Resource, query: ListQuery = {}): Promise<ListResponse<T>> {
+    return this.getJson<ListResponse<T>>(`/api/v1/${resource}/`, { q: listQ(query) }).then((body) => {
+      if (!Array.isArray(body.result) || typeof body.count !== 'number') {
+        throw new SupersetUnavailableError('bad_response', `Superset's ${resource} list answered without count/result`, {
+          method: 'GET',
+          path: `/api/v1/${resource}/`,
+        });
+      }
+      return body;
+    });
+  }
+
+  /** Every row of a list endpoint: the first page, then the rest a few pages at a time; deduplicated by id. */
+  async listAll<T extends { id: number }>(resource: Resource, query: Omit<ListQuery, 'page' | 'pageSize'> = {}, maxItems = 1_000_000): Promise<T[]> {
+    const first = await this.list<T>(resource, { ...query, page: 0, pageSize: MAX_PAGE_SIZE });
+    const total = Math.min(first.count, maxItems);
+    const pages = Math.ceil(total / MAX_PAGE_SIZE);
+    const results: T[][] = [first.result];
+    let next = 1;
+    const worker = async () => {
+      while (next < pages) {
+        const p = next++;
+        results[p] = (await this.list<T>(resource, { ...query, page: p, pageSize: MAX_PAGE_SIZE })).result;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.listConcurrency, Math.max(0, pages - 1)) }, worker));
+    const seen = new Set<number>();
+    const out: T[] = [];
+    for (const page of results) {
+      for (const row of page ?? []) {
+        if (seen.has(row.id)) continue;
+        seen.add(row.id);
+        out.push(row);
+        if (out.length >= maxItems) return out;
+      }
+    }
+    return out;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // dashboards
+
+  listDashboards(query: ListQuery = {}): Promise<ListResponse<DashboardListItem>> {
+    return this.list<DashboardListItem>('dashboard', { columns: DASHBOARD_LIST_COLUMNS, ...query });
+  }
+
+  listAllDashboards(query: Omit<ListQuery, 'page' | 'pageSize'> = {}): Promise<DashboardListItem[]> {
+    return this.listAll<DashboardListItem>('dashboard', { columns: DASHBOARD_LIST_COLUMNS, ...query });
+  }
+
+  /** By id, slug or uuid. SupersetNotFoundError when it does not exist (or the account cannot see it). */
+  async getDashboard(idOrSlug: number | string): Promise<DashboardDetail> {
+    return (await this.getJson<{ result: DashboardDetail }>(`/api/v1/dashboard/${seg(idOrSlug)}`)).result;
+  }
+
+  async getDashboardCharts(idOrSlug: number | string): Promise<DashboardChart[]> {
+    return (await this.getJson<{ result: DashboardChart[] }>(`/api/v1/dashboard/${seg(idOrSlug)}/charts`)).result ?? [];
+  }
+
+  async getDashboardDatasets(idOrSlug: number | string): Promise<DashboardDataset[]> {
+    return (await this.getJson<{ result: DashboardDataset[] }>(`/api/v1/dashboard/${seg(idOrSlug)}/datasets`)).result ?? [];
+  }
+
+  /**
+   * The dashboard's thumbnail (§5). Asks with the given digest (or a placeholder) and follows
+   * Superset's redirect to the current digest once, on the same origin only.
+   */
+  async dashboardThumbnail(id: number, digest = 'current'): Promise<Thumbnail> {
+    let path = `/api/v1/dashboard/${seg(id)}/thumbnail/${seg(digest)}/`;
+    for (let hop = 0; hop < 2; hop++) {
+      const spec: CallSpec = { method: 'GET', path, accept: 'image/*, application/json', pass: [202, 301, 302, 303, 307, 308, 404], maxBytes: this.maxBinaryBytes };
+      const res = await this.call(spec, (r) => r);
+      if ([301, 302, 303, 307, 308].includes(res.status)) {
+        const next = this.sameOriginPath(String(res.headers.location ?? ''), new RegExp(`^/api/v1/dashboard/${id}/thumbnail/[A-Za-z0-9_-]+/$`));
+        if (!next || hop > 0) throw new SupersetApiError({ ...spec, upstreamStatus: res.status }, 'thumbnail redirect refused', undefined);
+        path = next;
+        continue;
+      }
+      if (res.status === 202) {
+        const retry = Number(res.headers['retry-after']);
+        return { status: 'computing', retryAfterSeconds: Number.isFinite(retry) && retry > 0 ? retry : 5 };
+      }
+      if (res.status === 404) {
+        const { message } = normaliseErrorBody(tryJson(res.body), 'Not found');
+        return { status: 'missing', detail: message };
+      }
+      const contentType = String(res.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+      if (!contentType.startsWith('image/') || res.body.length === 0) {
+        throw new SupersetUnavailableError('bad_response', `Superset answered the thumbnail of dashboard ${id} with ${contentType || 'no content type'}, not an image`, {
+          method: 'GET',
+          path,
+          upstreamStatus: res.status,
+        });
+      }
+      return { status: 'ready', contentType, bytes: res.body };
+    }
+    throw new Error('unreachable');
+  }
+
+  /** A Location header reduced to a path on our base, if it stays on the environment's origin and matches `allowed`. */
+  private sameOriginPath(location: string, allowed: RegExp): string | undefined {
+    let url: URL;
+    try {
+      url = new URL(location, this.base);
+    } catch {
+      return undefined;
+    }
+    if (url.origin !== this.base.origin || url.search || url.hash) return undefined;
+    const prefix = this.base.pathname.replace(/\/$/, '');
+    if (!url.pathname.startsWith(prefix + '/')) return undefined;
+    const path = url.pathname.slice(prefix.length);
+    return allowed.test(path) ? path : undefined;
+  }
+
+  /** `GET /api/v1/dashboard/export/?q=!(ids)`: the ZIP bundle (reference §4.1). */
+  exportDashboards(ids: number[]): Promise<Buffer> {
+    return this.exportBundle('dashboard', ids);
+  }
+
+  /**
+   * `POST /api/v1/dashboard/import/` (multipart). Resolves when Superset says OK; a refused bundle
+   * raises SupersetImportError whose `files` maps each bundle path to Superset's messages.
+   */
+  importDashboards(zip: Buffer | Uint8Array, opts: ImportOptions = {}): Promise<void> {
+    return this.importBundle('dashboard', zip, opts);
+  }
+
+  /** `GET /api/v1/<resource>/export/?q=!(ids)`: a ZIP bundle of those objects and what they use. */
+  async exportBundle(resource: Resource, ids: number[]): Promise<Buffer> {
+    if (!ids.length) throw new TypeError('export needs at least one id');
+    ids.forEach((id) => seg(id));
+    const spec: CallSpec = { method: 'GET', path: `/api/v1/${resource}/export/`, q: ids, accept: 'application/zip, application/json', maxBytes: this.maxBinaryBytes };
+    return this.call(spec, (res) => {
+      if (res.body.length < 4 || res.body.readUInt32LE(0) !== 0x04034b50) {
+        throw new SupersetUnavailableError('bad_response', `Superset's ${resource} export answered ${res.headers['content-type'] ?? 'no content type'}, not a ZIP`, {
+          method: 'GET',
+          path: spec.path,
+          upstreamStatus: res.status,
+        });
+      }
+      return res.body;
+    });
+  }
+
+  /**
+   * `POST /api/v1/<resource>/import/` (multipart, field `formData`; reference §4.3). Only dashboards
+   * honour `overwrite` for the objects they pull in; chart, dataset and database imports overwrite
+   * their own kind. A refused bundle (400/422) raises SupersetImportError with per-file messages.
+   */
+  async importBundle(resource: Resource, zip: Buffer | Uint8Array, opts: ImportOptions = {}): Promise<void> {
+    const data = Buffer.isBuffer(zip) ? zip : Buffer.from(zip.buffer, zip.byteOffset, zip.byteLength);
+    const parts: MultipartPart[] = [
+      { name: 'formData', filename: `${resource}s.zip`, contentType: 'application/zip', data },
+      { name: 'overwrite', value: opts.overwrite ? 'true' : 'false' },
+    ];
+    const json: Array<[string, Record<string, string> | undefined]> = [
+      ['passwords', opts.passwords],
+      ['ssh_tunnel_passwords', opts.sshTunnelPasswords],
+      ['ssh_tunnel_private_keys', opts.sshTunnelPrivateKeys],
+      ['ssh_tunnel_private_key_passwords', opts.sshTunnelPrivateKeyPasswords],
+    ];
+    for (const [name, value] of json) if (value) parts.push({ name, value: JSON.stringify(value) });
+    if (resource === 'dataset') {
+      if (opts.syncColumns !== undefined) parts.push({ name: 'sync_columns', value: String(opts.syncColumns) });
+      if (opts.syncMetrics !== undefined) parts.push({ name: 'sync_metrics', value: String(opts.syncMetrics) });
+    }
+    const spec: CallSpec = { method: 'POST', path: `/api/v1/${resource}/import/`, multipart: parts, pass: [400, 422] };
+    await this.call(spec, (res) => {
+      if (res.status === 400 || res.status === 422) {
+        const body = tryJson(res.body);
+        const { message, extra } = normaliseErrorBody(body, `HTTP ${res.status}`);
+        const files: Record<string, unknown> = {};
+        for (const [k, v] of Object.entries(extra ?? {})) if (k !== 'issue_codes') files[k] = v;
+        throw new SupersetImportError({ method: 'POST', path: spec.path, upstreamStatus: res.status }, message, body, files);
+      }
+      return undefined;
+    });
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // charts
+
+  listCharts(query: ListQuery = {}): Promise<ListResponse<ChartListItem>> {
+    return this.list<ChartListItem>('chart', query);
+  }
+
+  async getChart(id: number): Promise<ChartDetail> {
+    return (await this.getJson<{ result: ChartDetail }>(`/api/v1/chart/${seg(id)}`)).result;
+  }
+
+  /** `POST /api/v1/chart/data` with a query context (reference §7.1, §11.5). */
+  chartData(queryContext: ChartDataQueryContext): Promise<ChartDataResponse> {
+    return this.postJson<ChartDataResponse>('/api/v1/chart/data', { result_format: 'json', result_type: 'full', ...queryContext });
+  }
+
+  /** `GET /api/v1/chart/{id}/data/`: replays the chart's saved query context (400 when it has none, §11.5). */
+  savedChartData(chartId: number): Promise<ChartDataResponse> {
+    return this.getJson<ChartDataResponse>(`/api/v1/chart/${seg(chartId)}/data/`, { query: { format: 'json', type: 'full' } });
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // datasets and databases
+
+  listDatasets(query: ListQuery = {}): Promise<ListResponse<DatasetListItem>> {
+    return this.list<DatasetListItem>('dataset', { columns: DATASET_LIST_COLUMNS, orderColumn: 'table_name', orderDirection: 'asc', ...query });
+  }
+
+  async getDataset(id: number): Promise<Record<string, unknown> & { id: number }> {
+    return (await this.getJson<{ result: Record<string, unknown> & { id: number } }>(`/api/v1/dataset/${seg(id)}`)).result;
+  }
+
+  /** Every database connection (the list never exposes URIs). */
+  listDatabases(): Promise<DatabaseInfo[]> {
+    return this.listAll<DatabaseInfo>('database', { columns: DATABASE_LIST_COLUMNS, orderColumn: 'database_name', orderDirection: 'asc' });
+  }
+
+  async getDatabase(id: number): Promise<DatabaseInfo> {
+    return (await this.getJson<{ result: DatabaseInfo }>(`/api/v1/database/${seg(id)}`)).result;
+  }
+
+  /** Adds the masked URI and parameters; needs `can_write` on Database (§8, §11.2). */
+  async getDatabaseConnection(id: number): Promise<DatabaseConnectionInfo> {
+    return (await this.getJson<{ result: DatabaseConnectionInfo }>(`/api/v1/database/${seg(id)}/connection`)).result;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // accounts
+
+  /**
+   * `related/owners` (reference §11.3): accounts whose "first last" name or username contains
+   * `filter`, case-insensitively. Needs no security API.
+   */
+  async relatedOwners(filter = '', pageSize = 25): Promise<Array<{ id: number; text: string; email: string | null; active: boolean | null }>> {
+    const body = await this.getJson<{ result?: Array<{ value: number; text: string; extra?: { email?: string; active?: boolean } }> }>(
+      '/api/v1/dashboard/related/owners',
+      { q: { filter, page: 0, page_size: Math.min(MAX_PAGE_SIZE, Math.max(1, pageSize)) } },
+    );
+    return (body.result ?? []).map((r) => ({ id: r.value, text: r.text, email: r.extra?.email ?? null, active: r.extra?.active ?? null }));
+  }
+
+  /**
+   * Users from FAB's security API (`FAB_ADD_SECURITY_API`, on in 6.x); undefined when the
+   * instance does not expose it to the service account.
+   */
+  async securityUsers(filters: ListQuery['filters'], pageSize = MAX_PAGE_SIZE): Promise<UpstreamAccount[] | undefined> {
+    try {
+      const body = await this.getJson<ListResponse<{ id: number; username: string; first_name?: string; last_name?: string; email?: string; active?: boolean }>>(
+        '/api/v1/security/users/',
+        { q: { filters, columns: ['id', 'username', 'first_name', 'last_name', 'email', 'active'], page: 0, page_size: pageSize } },
+      );
+      return (body.result ?? []).map((u) => ({
+        id: u.id,
+        username: u.username ?? null,
+        display_name: displayName(u),
+        first_name: u.first_name ?? null,
+        last_name: u.last_name ?? null,
+        email: u.email ?? null,
+        active: u.active ?? null,
+      }));
+    } catch (err) {
+      if (err instanceof SupersetForbiddenError || err instanceof SupersetNotFoundError || err instanceof SupersetAuthError) return undefined;
+      if (err instanceof SupersetApiError && err.upstreamStatus === 405) return undefined;
+      throw err;
+    }
+  }
+
+  /**
+   * Upstream accounts matching `search` (name, username), normalised. Usernames come from the
+   * security API when readable; otherwise `username` is null.
+   */
+  async findAccounts(search: string, limit = 25): Promise<UpstreamAccount[]> {
+    const related = await this.relatedOwners(search.trim(), limit);
+    if (!related.length) return [];
+    const users = await this.securityUsers([{ col: 'id', opr: 'in', value: related.map((r) => r.id) }]);
+    const byId = new Map((users ?? []).map((u) => [u.id, u]));
+    return related.map((r) => {
+      const u = byId.get(r.id);
+      return (
+        u ?? {
+          id: r.id,
+          username: null,
+          display_name: r.text,
+          first_name: null,
+          last_name: null,
+          email: r.email,
+          active: r.active,
+        }
+      );
+    });
+  }
+
+  /**
+   * The account(s) whose username equals `username` (trimmed, case-insensitive), with their
+   * display names as aliases. One or two calls; used once per profile-filtered listing.
+   * Without a readable security API, falls back to `related/owners` and keeps candidates whose
+   * email local part, email or display name equals the username.
+   */
+  async resolveUsername(username: string): Promise<{ ids: number[]; aliases: string[]; exact: boolean }> {
+    const wanted = username.trim().toLowerCase();
+    if (!wanted) return { ids: [], aliases: [], exact: true };
+    const users = await this.securityUsers([{ col: 'username', opr: 'ct', value: username.trim() }]);
+    if (users) {
+      const hits = users.filter((u) => (u.username ?? '').trim().toLowerCase() === wanted);
+      return { ids: hits.map((u) => u.id), aliases: unique(hits.map((u) => u.display_name).filter(Boolean)), exact: true };
+    }
+    const related = await this.relatedOwners(username.trim(), MAX_PAGE_SIZE);
+    const hits = related.filter((r) => {
+      const email = (r.email ?? '').toLowerCase();
+      return email === wanted || email.split('@')[0] === wanted || r.text.trim().toLowerCase() === wanted;
+    });
+    return { ids: hits.map((r) => r.id), aliases: unique(hits.map((r) => r.text)), exact: false };
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+
+function listQ(query: ListQuery): Record<string, unknown> {
+  return {
+    filters: query.filters?.length ? query.filters : undefined,
+    columns: query.columns,
+    order_column: query.orderColumn,
+    order_direction: query.orderDirection,
+    page: query.page ?? 0,
+    page_size: Math.min(MAX_PAGE_SIZE, Math.max(1, query.pageSize ?? 25)),
+    keys: ['none'],
+  };
+}
+
+function tryJson(body: Buffer): unknown {
+  if (!body.length) return undefined;
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+function isCsrfFailure(res: TransportResponse): boolean {
+  if (res.status === 400) return /csrf/i.test(res.body.toString('utf8', 0, Math.min(res.body.length, 4000)));
+  if (res.status >= 300 && res.status < 400) return /\/login/.test(String(res.headers.location ?? ''));
+  return false;
+}
+
+function jwtExpiry(token: string): number {
+  try {
+    const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { exp?: unknown };
+    return typeof claims.exp === 'number' ? claims.exp * 1000 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+export function displayName(u: { first_name?: string | null; last_name?: string | null; username?: string | null }): string {
+  const name = [u.first_name, u.last_name].filter((s) => s && s.trim()).join(' ').trim();
+  return name || u.username || '';
+}
+
+function unique<T>(xs: T[]): T[] {
+  return [...new Set(xs)];
+}
