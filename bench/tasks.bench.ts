@@ -4,7 +4,7 @@ import { loadConfig, PROJECT_ROOT } from '../lib/config.ts';
 import { startInfra } from '../lib/embedded/stack.ts';
 import { freePort } from '../lib/embedded/temporal-dev-server.ts';
 import { createLogger } from '../lib/logger.ts';
-import { NODE_FLAGS } from '../lib/process-flags.ts';
+import { lowerPriority, NODE_FLAGS } from '../lib/process-flags.ts';
 import { buildWorkflowBundle } from '../worker/build-bundle.ts';
 import { percentile, RssSampler, rssMb, spawnEntry, stopChild, waitUntil } from './support.ts';
 
@@ -43,6 +43,7 @@ async function main() {
   const childEnv = { ...env, DATABASE_URL: infra.databaseUrl, TEMPORAL_ADDRESS: infra.temporalAddress, SWITCHYARD_WORKFLOW_BUNDLE: bundle };
   const api = spawnEntry('api/main.ts', NODE_FLAGS.api, childEnv);
   const worker = spawnEntry('worker/main.ts', NODE_FLAGS.worker, childEnv);
+  lowerPriority(worker.pid!);
   const base = `http://127.0.0.1:${config.PORT}`;
   try {
     await waitUntil(async () => (await fetch(`${base}/api/ready`)).ok, 120_000, 'API ready with a polling worker');

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { loadConfig } from '../lib/config.ts';
 import { startInfra } from '../lib/embedded/stack.ts';
 import { createLogger } from '../lib/logger.ts';
-import { NODE_FLAGS } from '../lib/process-flags.ts';
+import { lowerPriority, NODE_FLAGS } from '../lib/process-flags.ts';
 
 /**
  * `npm start`: embedded PostgreSQL, the Temporal dev server with its web UI, one worker and the
@@ -53,6 +53,7 @@ async function main(): Promise<void> {
       ['api/main.ts', NODE_FLAGS.api],
     ] as const) {
       const child = spawn(process.execPath, [...flags, entry], { env, stdio: 'inherit' });
+      if (entry.startsWith('worker/')) lowerPriority(child.pid!);
       child.once('exit', (code) => {
         if (!stopping) {
           logger.error({ entry, code }, 'a Switchyard process exited; stopping the rest');

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { startEmbeddedPostgres } from '../../db/embedded-postgres.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
+import { lowerPriority } from '../process-flags.ts';
 import { writeStackFile } from '../stack-file.ts';
 import { temporalAddress } from '../temporal.ts';
 import { ensureTemporalCli } from './temporal-cli.ts';
@@ -45,6 +46,8 @@ export async function startInfra(config: Config, logger: Logger): Promise<Infra>
         logFile: path.join(config.SWITCHYARD_DATA_DIR, 'temporal', 'server.log'),
       });
       stops.push(server.stop);
+      // Background machinery yields the CPU to the API and PostgreSQL on a small machine.
+      lowerPriority(server.pid);
       address = server.address;
       uiUrl = server.uiUrl;
       logger.info({ address, ui: uiUrl }, 'Temporal dev server ready');
