@@ -1,3 +1,4 @@
+import { createBackupActivities } from './backups/index.ts';
 import type { ActivityDeps } from './deps.ts';
 import { createMigrationActivities } from './migration/index.ts';
 import { createSelfcheckActivities } from './selfcheck/steps.ts';
@@ -11,6 +12,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createTaskLifecycleActivities(deps),
     ...createSelfcheckActivities(deps),
     ...createMigrationActivities(deps),
+    ...createBackupActivities(deps),
   };
 }
 

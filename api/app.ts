@@ -11,14 +11,21 @@ import { securityEventRoutes } from './admin/security-events.routes.ts';
 import { userRoutes } from './admin/users.routes.ts';
 import { oidcRoutes } from './auth/oidc-routes.ts';
 import { authRoutes } from './auth/routes.ts';
+import { backupRoutes } from './backups/routes.ts';
 import { authenticate } from './auth/service.ts';
+import { dashboardRoutes } from './dashboards/routes.ts';
+import { datasetRoutes } from './datasets/routes.ts';
+import { dbMappingRoutes } from './db-mappings/routes.ts';
+import { environmentRoutes } from './environments/routes.ts';
 import type { AppContext } from './context.ts';
 import { healthRoutes } from './health/routes.ts';
 import { buildOpenApi, docsPage } from './http/openapi.ts';
 import { problemMiddleware } from './http/problem.ts';
 import { requestContext } from './http/request-context.ts';
 import { mountRoutes, type AnyRoute } from './http/routes.ts';
+import { reportRoutes } from './reports/routes.ts';
 import { migrationRoutes } from './migrations/routes.ts';
+import { profileRoutes } from './profile/routes.ts';
 import { taskRoutes } from './tasks/routes.ts';
 
 const require = createRequire(import.meta.url);
@@ -34,6 +41,13 @@ export function allRoutes(app: AppContext): AnyRoute[] {
     ...groupMappingRoutes(app),
     ...apiKeyRoutes(app),
     ...securityEventRoutes(app),
+    ...backupRoutes(app), // before any /api/dashboards/:id route: Koa matches in registration order
+    ...reportRoutes(app),
+    ...environmentRoutes(app),
+    ...dbMappingRoutes(app), // before dashboardRoutes: /api/dashboards/db-mappings is not an :id
+    ...dashboardRoutes(app),
+    ...datasetRoutes(app),
+    ...profileRoutes(app),
     ...migrationRoutes(app),
     ...taskRoutes(app),
   ];

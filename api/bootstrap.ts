@@ -8,6 +8,7 @@ import { OidcService } from './auth/oidc.ts';
 import { AuthService } from './auth/service.ts';
 import { TokenIssuer } from './auth/tokens.ts';
 import type { AppContext } from './context.ts';
+import { EnvironmentService } from './environments/service.ts';
 import { HistoryLogReader } from './tasks/history-log.ts';
 import { TaskLogService } from './tasks/logs.ts';
 import { TaskReconciler } from './tasks/reconciler.ts';
@@ -41,7 +42,9 @@ export async function bootstrap(config: Config, logger: Logger, databaseUrl: str
   const taskLogs = new TaskLogService({ knex, history: new HistoryLogReader(temporal), logger });
   const reconciler = new TaskReconciler({ knex, temporal, tasks, logger, afterSeconds: config.TASK_RECONCILE_AFTER_SECONDS });
 
-  const context: AppContext = { config, knex, temporal, logger, keyring, auth, oidc, tasks, taskLogs };
+  const environments = new EnvironmentService({ knex, keyring, logger });
+
+  const context: AppContext = { config, knex, temporal, logger, keyring, auth, oidc, tasks, taskLogs, environments };
   return {
     context,
     reconciler,
@@ -49,6 +52,7 @@ export async function bootstrap(config: Config, logger: Logger, databaseUrl: str
       await reconciler.stop();
       await tasks.drainStarts();
       await temporal.connection.close();
+      environments.close();
       await knex.destroy();
     },
   };

@@ -5,6 +5,7 @@ import type { Keyring } from '../lib/crypto.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { OidcService } from './auth/oidc.ts';
 import type { AuthService } from './auth/service.ts';
+import type { EnvironmentService } from './environments/service.ts';
 import type { TaskLogService } from './tasks/logs.ts';
 import type { TaskService } from './tasks/service.ts';
 
@@ -20,4 +21,6 @@ export interface AppContext {
   oidc?: OidcService;
   tasks: TaskService;
   taskLogs: TaskLogService;
+  /** Superset environments and their pooled clients. */
+  environments: EnvironmentService;
 }

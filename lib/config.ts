@@ -38,6 +38,25 @@ const schema = z.object({
   /** Seconds a task row may stay PENDING before the reconciler (re)starts its workflow. */
   TEMPORAL_UI_URL: optionalString.pipe(z.url().optional()),
   TASK_RECONCILE_AFTER_SECONDS: z.coerce.number().int().min(1).default(15),
+  /** Backups: a directory (default `<SWITCHYARD_DATA_DIR>/backups`), or an S3-compatible bucket when BACKUP_S3_BUCKET is set. */
+  BACKUP_DIR: optionalString,
+  BACKUP_S3_ENDPOINT: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  BACKUP_S3_BUCKET: optionalString,
+  BACKUP_S3_REGION: z.string().trim().min(1).default('us-east-1'),
+  BACKUP_S3_ACCESS_KEY_ID: optionalString,
+  BACKUP_S3_SECRET_ACCESS_KEY: optionalString,
+  BACKUP_S3_FORCE_PATH_STYLE: z
+    .union([z.boolean(), z.string().trim().regex(/^(true|false|1|0|)$/i, 'must be true or false')])
+    .transform((v) => v === true || (typeof v === 'string' && /^(true|1)$/i.test(v)))
+    .default(false),
+  /** Backups kept per dashboard and environment (newest first); older ones are pruned after each backup task. */
+  BACKUP_RETENTION_COUNT: z.coerce.number().int().min(1).default(10),
+  /** Optional: also prune backups older than this many days (the newest backup of a dashboard is always kept). */
+  BACKUP_RETENTION_DAYS: z
+    .union([z.number(), z.string()])
+    .optional()
+    .transform((v) => (v === undefined || String(v).trim() === '' ? undefined : Number(v)))
+    .pipe(z.number({ error: 'must be a whole number of days' }).int('must be a whole number of days').min(1, 'must be at least 1').optional()),
 });
 
 export type Config = Readonly<z.infer<typeof schema>>;
@@ -58,5 +77,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (oidc.some(Boolean) && !oidc.every(Boolean)) {
     throw new ConfigError('Invalid configuration:\n  OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_REDIRECT_URI must be set together');
   }
-  return Object.freeze({ ...cfg, SWITCHYARD_DATA_DIR: path.resolve(cfg.SWITCHYARD_DATA_DIR) });
+  const s3 = [cfg.BACKUP_S3_ENDPOINT, cfg.BACKUP_S3_ACCESS_KEY_ID, cfg.BACKUP_S3_SECRET_ACCESS_KEY];
+  if (s3.some(Boolean) && !cfg.BACKUP_S3_BUCKET) {
+    throw new ConfigError('Invalid configuration:\n  BACKUP_S3_BUCKET is required when other BACKUP_S3_* variables are set');
+  }
+  if (Boolean(cfg.BACKUP_S3_ACCESS_KEY_ID) !== Boolean(cfg.BACKUP_S3_SECRET_ACCESS_KEY)) {
+    throw new ConfigError('Invalid configuration:\n  BACKUP_S3_ACCESS_KEY_ID and BACKUP_S3_SECRET_ACCESS_KEY must be set together');
+  }
+  const dataDir = path.resolve(cfg.SWITCHYARD_DATA_DIR);
+  return Object.freeze({
+    ...cfg,
+    SWITCHYARD_DATA_DIR: dataDir,
+    BACKUP_DIR: path.resolve(cfg.BACKUP_DIR ?? path.join(dataDir, 'backups')),
+  });
 }

@@ -8,6 +8,7 @@ import { createLogger } from '../lib/logger.ts';
 import { ensureTemporalCli } from '../lib/embedded/temporal-cli.ts';
 import { freePort, startTemporalDevServer } from '../lib/embedded/temporal-dev-server.ts';
 import { WORKFLOWS_PATH } from '../worker/create-worker.ts';
+import { startTestSupersets, type TestSupersets } from './support/superset/test-instances.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -15,6 +16,8 @@ declare module 'vitest' {
     temporalAddress: string;
     workflowBundlePath: string;
     runDir: string;
+    /** Real Superset instances (a: 6.1.0, b: 6.1.0, c: 6.0.0); null when SWITCHYARD_TEST_SUPERSET=off. */
+    supersets: TestSupersets | null;
   }
 }
 
@@ -29,7 +32,9 @@ export default async function setup(project: TestProject) {
   fs.chmodSync(runDir, 0o755);
   const started = Date.now();
 
-  const [pg, temporal, bundle] = await Promise.all([
+  const supersetsStarting = startTestSupersets(runDir, logger);
+  supersetsStarting.catch(() => undefined); // awaited below; no unhandled rejection meanwhile
+  const infra = Promise.all([
     startEmbeddedPostgres({ dataDir: path.join(runDir, 'postgres'), port: await freePort(), logger }),
     startTemporalDevServer({
       cli: ensureTemporalCli({ explicit: process.env.TEMPORAL_CLI || undefined }),
@@ -40,6 +45,15 @@ export default async function setup(project: TestProject) {
       logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: (m: string) => logger.error(m) },
     }),
   ]);
+  const [pg, temporal, bundle] = await infra.catch(async (err: unknown) => {
+    await supersetsStarting.then((s) => s?.stop(), () => undefined);
+    throw err;
+  });
+  const supersets = await supersetsStarting.catch(async (err: unknown) => {
+    await temporal.stop();
+    await pg.stop();
+    throw err;
+  });
   const bundlePath = path.join(runDir, 'workflow-bundle.js');
   fs.writeFileSync(bundlePath, bundle.code);
   logger.warn(
@@ -50,8 +64,10 @@ export default async function setup(project: TestProject) {
   project.provide('temporalAddress', temporal.address);
   project.provide('workflowBundlePath', bundlePath);
   project.provide('runDir', runDir);
+  project.provide('supersets', supersets?.info ?? null);
 
   return async () => {
+    await supersets?.stop();
     await temporal.stop();
     await pg.stop();
     fs.rmSync(runDir, { recursive: true, force: true });

@@ -1,3 +1,4 @@
 // The worker bundles this module: export every workflow type, and nothing that does I/O.
 export { selfcheckWorkflow } from './selfcheck.ts';
 export { migrationWorkflow } from './migration.ts';
+export { backupWorkflow, restoreWorkflow } from './backup.ts';

@@ -30,18 +30,20 @@ export async function migrationWorkflow(input: MigrationInput): Promise<Migratio
         cancelled = true;
         break;
       }
+      // The dashboard, its verification and its progress line run as one non-cancellable unit:
+      // a cancel lands between dashboards, never inside one.
       const outcome = await CancellationScope.nonCancellable(async () => {
         const o = await dashboards.migrateDashboard({ ...input, dashboardId, learnedRejections: learned });
         if (o.status === 'imported' && o.target_dashboard_id !== null) {
           o.verification = await verify.verifyMigratedDashboard({ targetEnvId: input.targetEnvId, dashboardId: o.target_dashboard_id, expectedChartUuids: o.chart_uuids });
           if (!o.verification.ok) o.status = 'imported_with_errors';
         }
+        await reportTaskProgress({ done: i + 1, total: input.dashboardIds.length, message: `dashboard ${dashboardId}: ${o.status}` });
         return o;
       });
       learned = mergeRules(learned, outcome.learned_rejections);
       outcomes.push(outcome);
       log.info(`dashboard ${dashboardId}: ${outcome.status}${outcome.error ? ` (${outcome.error})` : ''}`);
-      await reportTaskProgress({ done: i + 1, total: input.dashboardIds.length, message: `dashboard ${dashboardId}: ${outcome.status}` });
     }
     const result = summarise(input, outcomes, cancelled);
     if (cancelled) {

@@ -176,13 +176,18 @@ export class TaskService {
   /** Reading a task needs tasks:READ, or owning it. */
   async getVisible(id: string, principal: Principal): Promise<TaskModel> {
     const task = await this.get(id);
-    if (!can(principal, 'tasks:READ') && task.owner_id !== principal.userId) throw new NotFoundError('Task', id);
+    const owns = principal.userId !== null && task.owner_id === principal.userId;
+    if (!can(principal, 'tasks:READ') && !owns) throw new NotFoundError('Task', id);
     return task;
   }
 
   async list(filter: TaskListFilter, page: number, pageSize: number, principal: Principal) {
     const q = TaskModel.query(this.knex);
-    if (!can(principal, 'tasks:READ')) q.where('owner_id', principal.userId);
+    // Without tasks:READ only one's own tasks; an API key owns none (no user behind it).
+    if (!can(principal, 'tasks:READ')) {
+      if (principal.userId) q.where('owner_id', principal.userId);
+      else q.whereRaw('false');
+    }
     if (filter.types) q.whereIn('type', filter.types as string[]);
     if (filter.type) q.where('type', filter.type);
     if (filter.status) q.where('status', filter.status);
@@ -207,7 +212,7 @@ export class TaskService {
 
   async cancel(id: string, principal: Principal): Promise<TaskModel> {
     const task = await this.getVisible(id, principal);
-    if (task.owner_id !== principal.userId && !can(principal, 'tasks:WRITE'))
+    if ((principal.userId === null || task.owner_id !== principal.userId) && !can(principal, 'tasks:WRITE'))
       throw new ForbiddenError('Only the task owner or a holder of tasks:WRITE can cancel it');
     if (TERMINAL_STATUSES.includes(task.status))
       throw new ConflictError(`Task ${id} already finished with status ${task.status}`, 'task_finished');

@@ -1,6 +1,10 @@
 import type { Knex } from 'knex';
 import * as m001 from './20261122_001_tasks.ts';
 import * as m002 from './20261122_002_identity.ts';
+import * as m003 from './20261122_003_environments.ts';
+import * as m004 from './20261122_004_oidc.ts';
+import * as m005 from './20261122_005_backups.ts';
+import * as m006 from './20261122_006_migration_items.ts';
 
 interface MigrationModule {
   up(knex: Knex): Promise<void>;
@@ -11,6 +15,10 @@ interface MigrationModule {
 const migrations: Array<[string, MigrationModule]> = [
   ['20261122_001_tasks', m001],
   ['20261122_002_identity', m002],
+  ['20261122_003_environments', m003],
+  ['20261122_004_oidc', m004],
+  ['20261122_005_backups', m005],
+  ['20261122_006_migration_items', m006],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, MigrationModule]> = {

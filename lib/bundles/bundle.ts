@@ -44,7 +44,8 @@ export class Bundle {
 
   toZip(): Uint8Array {
     const entries: Record<string, Uint8Array> = {};
-    for (const f of this.files.values()) entries[`${this.root}/${f.path}`] = strToU8(stringify(f.content, { lineWidth: 0 }));
+    // Superset reads YAML 1.1 (PyYAML): strings such as timestamps or "yes" must be quoted or they change type.
+    for (const f of this.files.values()) entries[`${this.root}/${f.path}`] = strToU8(stringify(f.content, { version: '1.1', lineWidth: 0 }));
     return zipSync(entries, { level: 6, mtime: new Date('2000-01-01T00:00:00Z') });
   }
 

@@ -16,6 +16,7 @@ const IGNORED = new Set(['uuid', 'version', 'database_uuid', 'dataset_uuid', 'id
 export function diffObjects(source: Record<string, unknown>, target: Record<string, unknown>, depth = 2): FieldDifference[] {
   const out: FieldDifference[] = [];
   const walk = (a: unknown, b: unknown, path: string, level: number) => {
+    if (isEmpty(a) && isEmpty(b)) return; // Superset writes null, [], {} and "{}" for the same "nothing"
     if (canonicalJson(a) === canonicalJson(b)) return;
     const bothObjects = a && b && typeof a === 'object' && typeof b === 'object' && !Array.isArray(a) && !Array.isArray(b);
     if (bothObjects && level < depth) {
@@ -40,6 +41,12 @@ function parseJsonString(o: Record<string, unknown>): Record<string, unknown> {
   } catch {
     return o;
   }
+}
+
+function isEmpty(v: unknown): boolean {
+  if (v === null || v === undefined || v === '' || v === '{}' || v === '[]') return true;
+  if (Array.isArray(v)) return v.length === 0;
+  return typeof v === 'object' && Object.keys(v as object).length === 0;
 }
 
 function preview(v: unknown): unknown {

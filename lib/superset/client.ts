@@ -345,6 +345,7 @@ export class SupersetClient {
         body,
         timeoutMs: this.timeoutMs,
         maxBytes: spec.maxBytes ?? this.maxJsonBytes,
+        reuseConnection: !MUTATING.has(spec.method),
       });
       this.keepCookies(res);
       this.logger?.debug({ superset: this.base.host, method: spec.method, path: spec.path, status: res.status, ms: Date.now() - started }, 'superset call');
@@ -385,7 +386,7 @@ export class SupersetClient {
       const auth = await this.ensureAuth();
       if (mutating) await this.ensureCsrf();
       const res = await this.exchange(spec, auth.accessToken);
-      if (res.status === 401 && !reauthed) {
+      if ((res.status === 401 || (res.status === 422 && isJwtError(res))) && !reauthed) {
         reauthed = true;
         if (this.auth === auth) {
           // The token was refused before its expiry (revoked, server restarted with another key): log in anew.
@@ -443,7 +444,7 @@ export class SupersetClient {
     const body = tryJson(res.body);
     const { message, errorType } = normaliseErrorBody(body, `HTTP ${res.status}`);
     const full = { ...ctx, upstreamStatus: res.status };
-    if (res.status === 401) throw new SupersetAuthError(full, message, body);
+    if (res.status === 401 || (res.status === 422 && isJwtError(res))) throw new SupersetAuthError(full, message, body);
     if (res.status === 403) throw new SupersetForbiddenError(full, message, body);
     if (res.status === 404) throw new SupersetNotFoundError(full, message, body);
     throw new SupersetApiError(full, message, body, { errorType });
@@ -885,6 +886,12 @@ function tryJson(body: Buffer): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** flask-jwt-extended answers a token signed with another key, or malformed, with 422 `{"msg": ...}`. */
+function isJwtError(res: TransportResponse): boolean {
+  const body = tryJson(res.body) as Record<string, unknown> | undefined;
+  return !!body && typeof body.msg === 'string' && body.message === undefined && body.errors === undefined;
 }
 
 function isCsrfFailure(res: TransportResponse): boolean {

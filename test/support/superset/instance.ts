@@ -468,6 +468,9 @@ async function serve(
     '--threads', String(options.threads ?? 8),
     '--timeout', '300',
     '--graceful-timeout', '5',
+    // Longer than any client's idle keep-alive: gunicorn's default of 2 s closes sockets that
+    // fetch is about to reuse ("other side closed").
+    '--keep-alive', '75',
     '--access-logfile', '-',
     '--error-logfile', '-',
     // gunicorn >= 24 opens a control socket at ~/.gunicorn/gunicorn.ctl by default, shared by

@@ -1,0 +1,78 @@
+import type { Bundle } from '../../lib/bundles/bundle.ts';
+import type { NextActionHint } from '../../workflows/backup.ts';
+import type { MigrationUpstream } from '../migration/upstream.ts';
+
+export interface RestoreBlocker {
+  kind: 'dashboard_slug' | 'database' | 'dataset';
+  detail: string;
+  next_action: NextActionHint;
+}
+
+/**
+ * Superset's import matches objects it does not know by UUID on other unique keys and takes them
+ * over (superset-api.md §4.4, §11.4): a database by name, a dataset by table, a dashboard by slug.
+ * Restoring into the environment the backup came from is only safe while each object of the backup
+ * either still exists with its own UUID or has no look-alike. A look-alike blocks the restore:
+ * nothing is imported, and the blocker says what to rename or remove.
+ */
+export async function findRestoreBlockers(bundle: Bundle, upstream: MigrationUpstream): Promise<RestoreBlocker[]> {
+  const blockers: RestoreBlocker[] = [];
+  const str = (v: unknown) => (typeof v === 'string' && v ? v : null);
+
+  const dashboard = bundle.of('dashboards')[0];
+  const uuid = str(dashboard?.content.uuid);
+  const slug = str(dashboard?.content.slug);
+  if (slug) {
+    const owner = await upstream.findDashboard(slug);
+    if (owner && owner.uuid && owner.uuid !== uuid) {
+      blockers.push({
+        kind: 'dashboard_slug',
+        detail: `slug '${slug}' now belongs to another dashboard (${owner.id}, '${owner.dashboard_title ?? ''}'), which the import would overwrite`,
+        next_action: {
+          action: 'rename_slug',
+          description: `Change or clear the slug of dashboard ${owner.id} in Superset, then restore again`,
+        },
+      });
+    }
+  }
+
+  const databases = await upstream.listDatabases();
+  const dbByUuid = new Map(databases.map((d) => [d.uuid, d]));
+  for (const f of bundle.of('databases')) {
+    const dbUuid = str(f.content.uuid);
+    const name = str(f.content.database_name);
+    if (dbUuid && dbByUuid.has(dbUuid)) continue;
+    const sameName = databases.find((d) => d.database_name === name);
+    if (sameName) {
+      blockers.push({
+        kind: 'database',
+        detail: `database '${name}' of the backup no longer exists, and another database of that name (${sameName.id}) would be taken over`,
+        next_action: {
+          action: 'rename_database',
+          description: `Rename database ${sameName.id} ('${name}') in Superset, or recreate the original connection, then restore again`,
+        },
+      });
+    }
+  }
+
+  for (const f of bundle.of('datasets')) {
+    const dsUuid = str(f.content.uuid);
+    if (dsUuid && (await upstream.findDataset({ uuid: dsUuid }))) continue;
+    const db = dbByUuid.get(str(f.content.database_uuid) ?? '');
+    if (!db) continue; // its database is re-created too, so the table has no dataset yet
+    const table = String(f.content.table_name ?? '');
+    const schema = str(f.content.schema);
+    const onTable = await upstream.findDataset({ databaseId: db.id, schema, tableName: table });
+    if (onTable) {
+      blockers.push({
+        kind: 'dataset',
+        detail: `dataset '${table}' of the backup no longer exists, and dataset ${onTable.id} on the same table of database '${db.database_name}' would be taken over`,
+        next_action: {
+          action: 'resolve_dataset',
+          description: `Delete or rename dataset ${onTable.id} in Superset if it replaces the original, then restore again`,
+        },
+      });
+    }
+  }
+  return blockers;
+}

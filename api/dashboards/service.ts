@@ -1,0 +1,272 @@
+import type { Knex } from 'knex';
+import type { EnvironmentRow } from '../../db/environments/repository.ts';
+import { getPreferences } from '../../db/profile/repository.ts';
+import { NotFoundError } from '../../lib/errors.ts';
+import {
+  MAX_PAGE_SIZE,
+  SupersetApiError,
+  SupersetNotFoundError,
+  displayName,
+  type ListFilter,
+  type SupersetClient,
+} from '../../lib/superset/index.ts';
+import type { DashboardChart, DashboardDataset, DashboardDetail, DashboardListItem, Thumbnail, UserSummary } from '../../lib/superset/types.ts';
+import type { Principal } from '../auth/principal.ts';
+import type { EnvironmentService } from '../environments/service.ts';
+import { asUnavailable, fromUpstream } from '../environments/upstream.ts';
+import { decideProfileFilter, matchesProfile, mergeByChangedOn, normaliseName, type ProfileIdentity } from './profile-filter.ts';
+import type { DashboardItem, EffectiveProfileFilter, PageContext } from './schemas.ts';
+
+export interface DashboardListParams {
+  envId: string;
+  page: number;
+  pageSize: number;
+  search?: string;
+  overrideShowAll: boolean;
+  pageContext: PageContext;
+  principal: Principal;
+}
+
+/** Upstream order for every list call: Superset's default, made explicit so merged lists agree. */
+const ORDER = { orderColumn: 'changed_on', orderDirection: 'desc' as const };
+/** Columns for the owner scan (fallback path): what rule 2 needs, nothing more. */
+const SCAN_COLUMNS = [
+  'id',
+  'changed_on_utc',
+  'owners.id',
+  'owners.first_name',
+  'owners.last_name',
+  'changed_by.id',
+  'changed_by.first_name',
+  'changed_by.last_name',
+  'changed_by_name',
+];
+const KEY_COLUMNS = ['id', 'changed_on_utc'];
+
+function iso(value: string | null | undefined): string | null {
+  if (!value) return null;
+  // Superset: `2025-06-01T10:20:30.123456+0000` (list) or naive `2025-06-01T10:20:30.123456` (detail; UTC).
+  const normalised = value.replace(/(\.\d{3})\d+/, '$1').replace(/([+-]\d{2})(\d{2})$/, '$1:$2');
+  const d = new Date(/[zZ]|[+-]\d{2}:\d{2}$/.test(normalised) ? normalised : `${normalised}Z`);
+  return Number.isNaN(d.getTime()) ? null : d.toISOString();
+}
+
+function userRef(u: UserSummary | string | null | undefined) {
+  if (u === null || u === undefined) return null;
+  if (typeof u === 'string') return { id: null, first_name: null, last_name: null, display_name: u };
+  return {
+    id: typeof u.id === 'number' ? u.id : null,
+    first_name: u.first_name ?? null,
+    last_name: u.last_name ?? null,
+    display_name: displayName(u),
+    ...(u.email !== undefined ? { email: u.email ?? null } : {}),
+  };
+}
+
+function absolute(baseUrl: string, path: string | null | undefined): string | null {
+  if (!path) return null;
+  if (/^https?:\/\//i.test(path)) return path;
+  return `${baseUrl}${path.startsWith('/') ? '' : '/'}${path}`;
+}
+
+export function toDashboardItem(env: Pick<EnvironmentRow, 'id' | 'base_url'>, d: DashboardListItem): DashboardItem {
+  return {
+    id: d.id,
+    uuid: (d.uuid as string | null | undefined) ?? null,
+    title: d.dashboard_title ?? '',
+    slug: d.slug ?? null,
+    url: absolute(env.base_url, d.url),
+    published: d.published ?? null,
+    status: d.status ?? (d.published === undefined || d.published === null ? null : d.published ? 'published' : 'draft'),
+    certified_by: d.certified_by ?? null,
+    owners: (d.owners ?? []).map((o) => userRef(o)!).filter(Boolean),
+    changed_by: userRef(d.changed_by),
+    changed_by_name: d.changed_by_name ?? (d.changed_by ? displayName(d.changed_by) : null),
+    changed_on: iso(d.changed_on_utc ?? (d.changed_on as string | undefined)),
+    changed_on_humanized: d.changed_on_delta_humanized ?? null,
+    created_by: userRef(d.created_by),
+    tags: (d.tags ?? []).map((t) => t.name).filter(Boolean),
+    thumbnail_url: `/api/dashboards/${d.id}/thumbnail?env_id=${encodeURIComponent(env.id)}`,
+  };
+}
+
+function parseJsonObject(text: string | null | undefined): Record<string, unknown> | null {
+  if (!text) return null;
+  try {
+    const v = JSON.parse(text) as unknown;
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+function datasetIdOf(form: DashboardChart['form_data']): number | null {
+  const m = /^(\d+)__/.exec(String(form?.datasource ?? ''));
+  return m ? Number(m[1]) : null;
+}
+
+export class DashboardService {
+  private readonly knex: Knex;
+  private readonly environments: EnvironmentService;
+
+  constructor(deps: { knex: Knex; environments: EnvironmentService }) {
+    this.knex = deps.knex;
+    this.environments = deps.environments;
+  }
+
+  async list(p: DashboardListParams) {
+    const env = await this.environments.row(p.envId);
+    const client = this.environments.clients.clientFor(env);
+    const preference = p.principal.userId ? await getPreferences(this.knex, p.principal.userId) : undefined;
+    const filter = decideProfileFilter({ preference, pageContext: p.pageContext, overrideShowAll: p.overrideShowAll, hasUser: !!p.principal.userId });
+    const searchFilters: ListFilter[] = p.search ? [{ col: 'dashboard_title', opr: 'title_or_slug', value: p.search }] : [];
+
+    const page = await fromUpstream(
+      env,
+      filter.applied ? this.filteredPage(client, filter, searchFilters, p.page, p.pageSize) : this.plainPage(client, searchFilters, p.page, p.pageSize),
+    );
+    return {
+      items: page.rows.map((d) => toDashboardItem(env, d)),
+      total: page.total,
+      page: p.page,
+      page_size: p.pageSize,
+      has_next: p.page * p.pageSize < page.total,
+      env_id: env.id,
+      effective_profile_filter: filter,
+    };
+  }
+
+  /** No profile filter: one upstream call. */
+  private async plainPage(client: SupersetClient, filters: ListFilter[], page: number, pageSize: number) {
+    const res = await client.listDashboards({ filters, ...ORDER, page: page - 1, pageSize });
+    return { rows: res.result, total: res.count };
+  }
+
+  /**
+   * Profile filter applied. The bound username is resolved to upstream user ids once (rule 3);
+   * with one id, Superset filters: A = owners contain it, B = last modifier is it; the exact
+   * total is |A| + |B| - |A and B| (three counts), and the page is cut from A and B merged by
+   * `changed_on` (rule 2 is "owner OR modifier", which FAB's AND-only filters cannot express in
+   * one call). Ambiguous resolutions and servers refusing those filters fall back to scanning the
+   * list (only the owner columns) and matching locally.
+   */
+  private async filteredPage(client: SupersetClient, filter: EffectiveProfileFilter, search: ListFilter[], page: number, pageSize: number) {
+    const resolved = await client.resolveUsername(filter.username!);
+    const who: ProfileIdentity = {
+      username: normaliseName(filter.username),
+      ids: new Set(resolved.ids),
+      aliases: new Set(resolved.aliases.map(normaliseName)),
+    };
+    if (resolved.ids.length === 0) return { rows: [] as DashboardListItem[], total: 0 };
+    if (resolved.ids.length === 1) {
+      try {
+        return await this.unionPage(client, resolved.ids[0], search, page, pageSize);
+      } catch (err) {
+        // A release that does not allow filtering on owners/changed_by answers 400: scan instead.
+        if (!(err instanceof SupersetApiError && err.upstreamStatus === 400)) throw err;
+      }
+    }
+    return this.scanPage(client, who, search, page, pageSize);
+  }
+
+  private async unionPage(client: SupersetClient, userId: number, search: ListFilter[], page: number, pageSize: number) {
+    const owners: ListFilter = { col: 'owners', opr: 'rel_m_m', value: userId };
+    const modifier: ListFilter = { col: 'changed_by', opr: 'rel_o_m', value: userId };
+    const need = page * pageSize; // rows of the merged list up to the end of this page
+    const count = (filters: ListFilter[]) => client.list<{ id: number }>('dashboard', { filters, columns: ['id'], page: 0, pageSize: 1 });
+    if (need <= MAX_PAGE_SIZE) {
+      const [a, b, both] = await Promise.all([
+        client.listDashboards({ filters: [...search, owners], ...ORDER, page: 0, pageSize: need }),
+        client.listDashboards({ filters: [...search, modifier], ...ORDER, page: 0, pageSize: need }),
+        count([...search, owners, modifier]),
+      ]);
+      const merged = mergeByChangedOn(a.result, b.result);
+      return { rows: merged.slice((page - 1) * pageSize, need), total: a.count + b.count - both.count };
+    }
+    // Deep page: merge the keys, then fetch the page's rows by id.
+    const keys = (f: ListFilter) =>
+      client.listAll<{ id: number; changed_on_utc?: string | null }>('dashboard', { filters: [...search, f], columns: KEY_COLUMNS, ...ORDER }, need);
+    const [ka, kb, both, ca, cb] = await Promise.all([keys(owners), keys(modifier), count([...search, owners, modifier]), count([...search, owners]), count([...search, modifier])]);
+    const ids = mergeByChangedOn(ka, kb)
+      .slice((page - 1) * pageSize, need)
+      .map((r) => r.id);
+    return { rows: await this.rowsByIds(client, ids), total: ca.count + cb.count - both.count };
+  }
+
+  private async scanPage(client: SupersetClient, who: ProfileIdentity, search: ListFilter[], page: number, pageSize: number) {
+    const all = await client.listAll<DashboardListItem>('dashboard', { filters: search, columns: SCAN_COLUMNS, ...ORDER });
+    const matching = all.filter((d) => matchesProfile(d, who));
+    const ids = matching.slice((page - 1) * pageSize, page * pageSize).map((d) => d.id);
+    return { rows: await this.rowsByIds(client, ids), total: matching.length };
+  }
+
+  private async rowsByIds(client: SupersetClient, ids: number[]): Promise<DashboardListItem[]> {
+    if (!ids.length) return [];
+    const res = await client.listDashboards({ filters: [{ col: 'id', opr: 'in', value: ids }], page: 0, pageSize: ids.length });
+    const byId = new Map(res.result.map((d) => [d.id, d]));
+    return ids.map((id) => byId.get(id)).filter((d): d is DashboardListItem => !!d);
+  }
+
+  /** Detail with charts and datasets: three upstream calls in parallel. */
+  async detail(envId: string, id: number) {
+    const env = await this.environments.row(envId);
+    const client = this.environments.clients.clientFor(env);
+    let dashboard: DashboardDetail;
+    let charts: DashboardChart[];
+    let datasets: DashboardDataset[];
+    try {
+      [dashboard, charts, datasets] = await Promise.all([client.getDashboard(id), client.getDashboardCharts(id), client.getDashboardDatasets(id)]);
+    } catch (err) {
+      if (err instanceof SupersetNotFoundError) throw new NotFoundError(`Dashboard ${id} in environment '${env.name}'`);
+      throw asUnavailable(env, err);
+    }
+    return {
+      ...toDashboardItem(env, dashboard),
+      css: dashboard.css ?? null,
+      json_metadata: parseJsonObject(dashboard.json_metadata),
+      position: parseJsonObject(dashboard.position_json),
+      charts: charts.map((c) => ({
+        id: c.id,
+        name: c.slice_name ?? '',
+        viz_type: (c.form_data?.viz_type as string | undefined) ?? null,
+        dataset_id: datasetIdOf(c.form_data),
+        description: c.description ?? null,
+        changed_on: iso(c.changed_on),
+        url: absolute(env.base_url, c.slice_url),
+      })),
+      datasets: datasets.map((d) => ({
+        id: d.id,
+        uid: d.uid ?? null,
+        name: d.name ?? d.table_name ?? String(d.id),
+        table_name: d.table_name ?? null,
+        schema: d.schema ?? null,
+        kind: d.sql ? ('virtual' as const) : ('physical' as const),
+        sql: d.sql ?? null,
+        database: d.database
+          ? { id: d.database.id, name: d.database.name ?? d.database.database_name ?? null, backend: d.database.backend ?? null }
+          : null,
+        column_count: d.columns?.length ?? 0,
+        metric_count: d.metrics?.length ?? 0,
+      })),
+      env_id: env.id,
+    };
+  }
+
+  /**
+   * The thumbnail, or why there is none. On Superset's 404 one more call tells an unknown
+   * dashboard (404 not_found) from one that merely has no image (`missing`).
+   */
+  async thumbnail(envId: string, id: number): Promise<Thumbnail> {
+    const env = await this.environments.row(envId);
+    const client = this.environments.clients.clientFor(env);
+    const thumb = await fromUpstream(env, client.dashboardThumbnail(id));
+    if (thumb.status !== 'missing') return thumb;
+    try {
+      await fromUpstream(env, client.getDashboard(id));
+    } catch (err) {
+      if (err instanceof SupersetNotFoundError) throw new NotFoundError(`Dashboard ${id} in environment '${env.name}'`);
+      throw err;
+    }
+    return thumb;
+  }
+}

@@ -1,0 +1,106 @@
+import type { AppContext } from '../context.ts';
+import { defineRoute, type AnyRoute } from '../http/routes.ts';
+import {
+  envIdParams,
+  environmentCreate,
+  environmentList,
+  environmentListQuery,
+  environmentTestReport,
+  environmentUpdate,
+  environmentView,
+} from './schemas.ts';
+
+export function environmentRoutes(app: AppContext): AnyRoute[] {
+  const envs = app.environments;
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/api/environments',
+      tag: 'Environments',
+      summary: 'List environments',
+      description: 'Sorted by name. The service-account password is never returned (`has_password` only).',
+      access: { permission: 'environments:READ' },
+      query: environmentListQuery,
+      responses: { 200: { description: 'A page of environments', schema: environmentList } },
+      handler: (_ctx, { query }) => envs.list(query.page, query.page_size),
+    }),
+
+    defineRoute({
+      method: 'post',
+      path: '/api/environments',
+      tag: 'Environments',
+      summary: 'Create an environment',
+      description:
+        'An environment is one Superset instance: its base URL, a service account (the password is write-only and stored encrypted with AES-256-GCM under `SWITCHYARD_SECRET_KEY`), TLS verification and a per-request timeout. Names are unique, case-insensitively (409). Switchyard only ever calls fixed API paths under this base URL and never follows a redirect to another host.',
+      access: { permission: 'environments:WRITE' },
+      body: environmentCreate,
+      responses: {
+        201: { description: 'Created', schema: environmentView },
+        409: { description: 'An environment with this name exists (code `conflict`)' },
+      },
+      async handler(ctx, { body }) {
+        const view = await envs.create(body);
+        ctx.status = 201;
+        ctx.set('Location', `/api/environments/${view.id}`);
+        ctx.body = view;
+      },
+    }),
+
+    defineRoute({
+      method: 'get',
+      path: '/api/environments/:env_id',
+      tag: 'Environments',
+      summary: 'Get an environment',
+      access: { permission: 'environments:READ' },
+      params: envIdParams,
+      responses: { 200: { description: 'The environment', schema: environmentView }, 404: { description: 'Unknown environment' } },
+      handler: (_ctx, { params }) => envs.get(params.env_id),
+    }),
+
+    defineRoute({
+      method: 'put',
+      path: '/api/environments/:env_id',
+      tag: 'Environments',
+      summary: 'Change an environment',
+      description:
+        'Fields left out keep their value; in particular an omitted `password` keeps the stored one. The pooled Superset session of the environment is dropped, so the next call logs in with the new settings.',
+      access: { permission: 'environments:WRITE' },
+      params: envIdParams,
+      body: environmentUpdate,
+      responses: {
+        200: { description: 'The changed environment', schema: environmentView },
+        404: { description: 'Unknown environment' },
+        409: { description: 'Another environment has this name' },
+      },
+      handler: (_ctx, { params, body }) => envs.update(params.env_id, body),
+    }),
+
+    defineRoute({
+      method: 'delete',
+      path: '/api/environments/:env_id',
+      tag: 'Environments',
+      summary: 'Delete an environment',
+      description: 'Also deletes the database mappings saved from or to it.',
+      access: { permission: 'environments:WRITE' },
+      params: envIdParams,
+      responses: { 204: { description: 'Deleted' }, 404: { description: 'Unknown environment' } },
+      async handler(ctx, { params }) {
+        await envs.remove(params.env_id);
+        ctx.status = 204;
+      },
+    }),
+
+    defineRoute({
+      method: 'post',
+      path: '/api/environments/:env_id/test',
+      tag: 'Environments',
+      summary: 'Test an environment',
+      description:
+        'Checks, in order: that Superset answers (and which release it is, from `/static/version_info.json` when served), that the service account can log in, and which of the permissions Switchyard needs it lacks (`can_read`/`can_write`/`can_export` on Dashboard, `can_read` on Chart, Dataset and Database). Always 200 with a report; `error` says what stopped the check.',
+      access: { permission: 'environments:WRITE' },
+      params: envIdParams,
+      responses: { 200: { description: 'The report', schema: environmentTestReport }, 404: { description: 'Unknown environment' } },
+      handler: (_ctx, { params }) => envs.test(params.env_id),
+    }),
+  ];
+}

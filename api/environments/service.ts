@@ -1,0 +1,169 @@
+import type { Knex } from 'knex';
+import { connectionOf, EnvironmentClients, getEnvironment, type EnvironmentRow } from '../../db/environments/repository.ts';
+import type { Keyring } from '../../lib/crypto.ts';
+import { AppError, ConflictError } from '../../lib/errors.ts';
+import type { Logger } from '../../lib/logger.ts';
+import { SupersetClient, SupersetUnavailableError } from '../../lib/superset/index.ts';
+import { toEnvironmentView, type EnvironmentView } from './schemas.ts';
+
+export interface EnvironmentInput {
+  name?: string;
+  base_url?: string;
+  username?: string;
+  password?: string;
+  verify_tls?: boolean;
+  timeout_seconds?: number;
+  description?: string | null;
+}
+
+export interface EnvironmentTestReport {
+  env_id: string;
+  ok: boolean;
+  reachable: boolean;
+  login: boolean;
+  version: string | null;
+  missing_permissions: string[];
+  checked_permissions: string[];
+  latency_ms: number;
+  error: { code: string; detail: string } | null;
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  return (err as { code?: string })?.code === '23505';
+}
+
+/** Environments: CRUD (password encrypted at rest with the keyring) and their Superset clients. */
+export class EnvironmentService {
+  readonly clients: EnvironmentClients;
+  private readonly knex: Knex;
+  private readonly keyring: Keyring;
+  private readonly logger: Logger;
+
+  constructor(deps: { knex: Knex; keyring: Keyring; logger: Logger }) {
+    this.knex = deps.knex;
+    this.keyring = deps.keyring;
+    this.logger = deps.logger;
+    this.clients = new EnvironmentClients({ knex: deps.knex, keyring: deps.keyring, logger: deps.logger.child({ component: 'superset' }) });
+  }
+
+  /** The row; NotFoundError (404) for an unknown or malformed id. */
+  row(id: string): Promise<EnvironmentRow> {
+    return getEnvironment(this.knex, id);
+  }
+
+  /** The pooled Superset client of an environment; 404 when the environment does not exist. */
+  client(id: string): Promise<SupersetClient> {
+    return this.clients.client(id);
+  }
+
+  async list(page: number, pageSize: number) {
+    const [{ count }] = await this.knex('environments').count<{ count: string }[]>({ count: '*' });
+    const rows = await this.knex<EnvironmentRow>('environments')
+      .orderByRaw('lower(name)')
+      .offset((page - 1) * pageSize)
+      .limit(pageSize);
+    const total = Number(count);
+    return { items: rows.map(toEnvironmentView), total, page, page_size: pageSize, has_next: page * pageSize < total };
+  }
+
+  async get(id: string): Promise<EnvironmentView> {
+    return toEnvironmentView(await this.row(id));
+  }
+
+  async create(input: Required<Pick<EnvironmentInput, 'name' | 'base_url' | 'username' | 'password'>> & EnvironmentInput): Promise<EnvironmentView> {
+    try {
+      const [row] = await this.knex<EnvironmentRow>('environments')
+        .insert({
+          name: input.name,
+          base_url: input.base_url,
+          username: input.username,
+          password_encrypted: this.keyring.encrypt(input.password),
+          verify_tls: input.verify_tls ?? true,
+          timeout_seconds: input.timeout_seconds ?? 30,
+          description: input.description ?? null,
+        })
+        .returning('*');
+      this.logger.info({ env_id: row.id, name: row.name, base_url: row.base_url }, 'environment created');
+      return toEnvironmentView(row);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new ConflictError(`An environment named '${input.name}' already exists`);
+      throw err;
+    }
+  }
+
+  async update(id: string, input: EnvironmentInput): Promise<EnvironmentView> {
+    await this.row(id);
+    const patch: Partial<EnvironmentRow> = {};
+    if (input.name !== undefined) patch.name = input.name;
+    if (input.base_url !== undefined) patch.base_url = input.base_url;
+    if (input.username !== undefined) patch.username = input.username;
+    if (input.password !== undefined) patch.password_encrypted = this.keyring.encrypt(input.password);
+    if (input.verify_tls !== undefined) patch.verify_tls = input.verify_tls;
+    if (input.timeout_seconds !== undefined) patch.timeout_seconds = input.timeout_seconds;
+    if (input.description !== undefined) patch.description = input.description;
+    try {
+      const [row] = await this.knex<EnvironmentRow>('environments')
+        .where({ id })
+        .update({ ...patch, updated_at: this.knex.fn.now() as unknown as Date })
+        .returning('*');
+      this.clients.evict(id);
+      this.logger.info({ env_id: id, changed: Object.keys(patch).map((k) => (k === 'password_encrypted' ? 'password' : k)) }, 'environment updated');
+      return toEnvironmentView(row);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new ConflictError(`An environment named '${input.name}' already exists`);
+      throw err;
+    }
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.row(id);
+    await this.knex('environments').where({ id }).delete();
+    this.clients.evict(id);
+    this.logger.info({ env_id: id }, 'environment deleted');
+  }
+
+  /**
+   * Reachability (the version file, or any answer at all), login, Superset version and the
+   * permissions the service account lacks. Uses a fresh client, so the login is real.
+   */
+  async test(id: string): Promise<EnvironmentTestReport> {
+    const row = await this.row(id);
+    const started = Date.now();
+    const client = new SupersetClient(connectionOf(row, this.keyring), { retry: { attempts: 1 } });
+    const report: EnvironmentTestReport = {
+      env_id: id,
+      ok: false,
+      reachable: false,
+      login: false,
+      version: null,
+      missing_permissions: [],
+      checked_permissions: [],
+      latency_ms: 0,
+      error: null,
+    };
+    try {
+      report.version = await client.version();
+      report.reachable = true;
+      await client.login();
+      report.login = true;
+      const probe = await client.probePermissions();
+      report.checked_permissions = probe.checked;
+      report.missing_permissions = probe.missing;
+      report.ok = probe.missing.length === 0;
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      // Superset answered something (even an error) only if this is not a transport failure.
+      if (!(err instanceof SupersetUnavailableError) || err.upstreamStatus !== undefined) report.reachable = true;
+      report.error = { code: err.code, detail: err.message };
+    } finally {
+      client.close();
+      report.latency_ms = Date.now() - started;
+    }
+    this.logger.info({ env_id: id, ok: report.ok, reachable: report.reachable, login: report.login, version: report.version }, 'environment tested');
+    return report;
+  }
+
+  close(): void {
+    this.clients.close();
+  }
+}

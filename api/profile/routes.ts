@@ -1,0 +1,151 @@
+import { z } from 'zod';
+import { getPreferences, savePreferences, type ProfilePreferenceRow } from '../../db/profile/repository.ts';
+import { ForbiddenError, ValidationError } from '../../lib/errors.ts';
+import type { Principal } from '../auth/principal.ts';
+import type { AppContext } from '../context.ts';
+import { fromUpstream } from '../environments/upstream.ts';
+import { defineRoute, type AnyRoute } from '../http/routes.ts';
+
+/** "" and whitespace mean "unset" (null); otherwise trimmed text within bounds, no control characters. */
+const optionalText = (max: number, what: string) =>
+  z.preprocess(
+    (v) => (typeof v === 'string' && v.trim() === '' ? null : typeof v === 'string' ? v.trim() : v),
+    z
+      .string({ error: `${what} must be a string or null` })
+      .max(max, `${what} must be at most ${max} characters`)
+      .regex(/^[^\p{Cc}]*$/u, `${what} must not contain control characters`)
+      .nullable()
+      .optional(),
+  );
+
+const preferencePatch = z
+  .object({
+    user_id: z.string().max(200).optional().describe('Only your own id is accepted (403 otherwise)'),
+    profile_filter_enabled: z.boolean({ error: 'profile_filter_enabled must be true or false' }).optional().describe('The profile-default dashboard filter'),
+    superset_username: optionalText(64, 'superset_username').describe('Your Superset username (bound upstream account); null unbinds'),
+    git_username: optionalText(100, 'git_username').describe('Author name for commits made for you'),
+    git_email: z.preprocess(
+      (v) => (typeof v === 'string' && v.trim() === '' ? null : typeof v === 'string' ? v.trim() : v),
+      z.email({ error: 'git_email must be an e-mail address' }).max(254).nullable().optional(),
+    ),
+  })
+  .strict();
+
+const preferenceView = z.object({
+  user_id: z.string(),
+  profile_filter_enabled: z.boolean(),
+  superset_username: z.string().nullable(),
+  git_username: z.string().nullable(),
+  git_email: z.string().nullable(),
+  created_at: z.string().nullable().describe('null until first saved'),
+  updated_at: z.string().nullable(),
+});
+
+const ownQuery = z.object({ user_id: z.string().max(200).optional().describe('Only your own id is accepted (403 otherwise)') });
+
+const accountsQuery = z.object({
+  environment_id: z.string({ error: 'environment_id is required' }).min(1, 'environment_id is required').max(200),
+  search: z.string().trim().max(100).default('').describe('Part of a name or username'),
+  limit: z.coerce.number().int().min(1).max(100).default(25),
+});
+
+const accountView = z.object({
+  id: z.number().int().describe('Superset user id'),
+  username: z.string().nullable().describe('null when the instance does not expose its security API to the service account'),
+  display_name: z.string(),
+  first_name: z.string().nullable(),
+  last_name: z.string().nullable(),
+  email: z.string().nullable(),
+  active: z.boolean().nullable(),
+});
+
+function view(userId: string, row: ProfilePreferenceRow | undefined) {
+  return {
+    user_id: userId,
+    profile_filter_enabled: row?.profile_filter_enabled ?? false,
+    superset_username: row?.superset_username ?? null,
+    git_username: row?.git_username ?? null,
+    git_email: row?.git_email ?? null,
+    created_at: row ? new Date(row.created_at).toISOString() : null,
+    updated_at: row ? new Date(row.updated_at).toISOString() : null,
+  };
+}
+
+/** Preferences belong to a user; API keys act for the admin who created them. */
+function self(principal: Principal, requested: string | undefined): string {
+  if (!principal.userId) throw new ForbiddenError('Profile preferences belong to a user; this caller has none');
+  if (requested !== undefined && requested !== principal.userId) throw new ForbiddenError("You can only read and change your own profile preferences");
+  return principal.userId;
+}
+
+export function profileRoutes(app: AppContext): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/api/profile/preferences',
+      tag: 'Profile',
+      summary: 'Your profile preferences',
+      description: 'Defaults (filter off, nothing bound, null timestamps) until first saved. Asking for another `user_id` is 403.',
+      access: 'authenticated',
+      query: ownQuery,
+      responses: { 200: { description: 'The preference (ProfilePreferenceResponse)', schema: preferenceView }, 403: { description: "Another user's preference" } },
+      async handler(_ctx, { query, principal }) {
+        const userId = self(principal, query.user_id);
+        return view(userId, await getPreferences(app.knex, userId));
+      },
+    }),
+
+    defineRoute({
+      method: 'patch',
+      path: '/api/profile/preferences',
+      tag: 'Profile',
+      summary: 'Change your profile preferences',
+      description:
+        'Changes only the fields sent. `profile_filter_enabled: true` needs a bound `superset_username` (sent now or saved before). Empty strings unset a text field. Invalid values answer 422 with one message per field; a `user_id` (body or query) other than yours answers 403.',
+      access: 'authenticated',
+      validationStatus: 422,
+      query: ownQuery,
+      body: preferencePatch,
+      responses: {
+        200: { description: 'The saved preference', schema: preferenceView },
+        403: { description: "Another user's preference (code `forbidden`)" },
+        422: { description: 'Invalid values (code `validation_failed`, `errors` per field)' },
+      },
+      async handler(_ctx, { query, body, principal }) {
+        self(principal, query.user_id);
+        const userId = self(principal, body.user_id);
+        const { user_id: _ignored, ...patch } = body;
+        const current = await getPreferences(app.knex, userId);
+        const enabled = patch.profile_filter_enabled ?? current?.profile_filter_enabled ?? false;
+        const bound = patch.superset_username !== undefined ? patch.superset_username : (current?.superset_username ?? null);
+        if (enabled && !bound) {
+          const errors = [{ field: 'body.superset_username', message: 'a bound superset_username is required while profile_filter_enabled is true' }];
+          throw new ValidationError(errors[0].message, errors, 422);
+        }
+        const saved = await savePreferences(app.knex, userId, patch);
+        return view(userId, saved);
+      },
+    }),
+
+    defineRoute({
+      method: 'get',
+      path: '/api/profile/upstream-accounts',
+      tag: 'Profile',
+      summary: 'Find Superset accounts to bind',
+      description:
+        "Accounts of the environment's Superset whose name or username contains `search` (Superset's `related/owners`), normalised; usernames come from Superset's security API when the service account may read it.",
+      access: 'authenticated',
+      query: accountsQuery,
+      responses: {
+        200: { description: 'Candidate accounts', schema: z.object({ environment_id: z.string(), search: z.string(), items: z.array(accountView) }) },
+        404: { description: 'Unknown environment' },
+        503: { description: 'Superset unavailable (code `upstream_unavailable`)' },
+      },
+      async handler(_ctx, { query }) {
+        const env = await app.environments.row(query.environment_id);
+        const items = await fromUpstream(env, app.environments.clients.clientFor(env).findAccounts(query.search, query.limit));
+        return { environment_id: env.id, search: query.search, items };
+      },
+    }),
+  ];
+}

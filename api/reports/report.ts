@@ -1,0 +1,361 @@
+import type { TaskModel } from '../../db/tasks/task.model.ts';
+import { toUtcIso, toEpochMs } from './timestamps.ts';
+
+/**
+ * A report summarises one task for a person: what was asked, what came of it per dashboard, what
+ * failed where with the upstream's own words, and what to do next (with the exact request).
+ *
+ * It reads a generic result shape so every task kind gets a useful report: `result.dashboards[]`
+ * entries with a `status` and optionally `error`, `upstream_error`, `next_actions`, `warnings`
+ * (the backup, restore and migration tasks write that), plus `result.next_actions[]`; a task
+ * that failed as a whole is described from its `error`.
+ */
+
+export interface NextAction {
+  action: string;
+  description: string;
+  dashboard_id?: number | string | null;
+  request?: { method: string; path: string; body: unknown } | null;
+}
+
+export interface Diagnostic {
+  severity: 'error' | 'warning' | 'info';
+  /** Where it happened: the dashboard, and the step or object when known. */
+  where: { dashboard_id?: number | string | null; title?: string | null; step?: string; object?: string; task?: string };
+  message: string;
+  /** The upstream's (Superset's) own answer, as it gave it. */
+  upstream_error?: unknown;
+}
+
+export interface DashboardLine {
+  dashboard_id: number | string | null;
+  title: string | null;
+  status: string;
+  outcome: 'succeeded' | 'failed' | 'skipped' | 'planned';
+  error: string | null;
+  detail: Record<string, unknown>;
+}
+
+export interface ReportSummary {
+  headline: string;
+  total: number;
+  succeeded: number;
+  failed: number;
+  skipped: number;
+  planned: number;
+  not_started: number;
+}
+
+export interface LogLine {
+  ts: Date | string;
+  level: string;
+  source: string;
+  activity_type: string | null;
+  attempt: number | null;
+  message: string;
+}
+
+const FAILED = new Set(['failed', 'error', 'imported_with_errors', 'blocked', 'cancelled']);
+const SKIPPED = new Set(['skipped', 'not_started', 'unchanged']);
+const PLANNED = new Set(['planned', 'dry_run']);
+
+type Entry = Record<string, unknown>;
+const isObj = (v: unknown): v is Entry => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str = (v: unknown): string | null => (typeof v === 'string' && v ? v : null);
+
+function idOf(e: Entry): number | string | null {
+  for (const k of ['dashboard_id', 'source_dashboard_id', 'id']) {
+    const v = e[k];
+    if (typeof v === 'number' || (typeof v === 'string' && v)) return v;
+  }
+  return null;
+}
+
+function outcomeOf(e: Entry): DashboardLine['outcome'] {
+  const status = String(e.status ?? '').toLowerCase();
+  if (FAILED.has(status)) return 'failed';
+  if (SKIPPED.has(status)) return 'skipped';
+  if (PLANNED.has(status)) return 'planned';
+  if (e.error && !status) return 'failed';
+  return 'succeeded';
+}
+
+export function dashboardLines(task: Pick<TaskModel, 'result'>): DashboardLine[] {
+  const result = isObj(task.result) ? task.result : {};
+  const entries = Array.isArray(result.dashboards) ? result.dashboards.filter(isObj) : [];
+  return entries.map((e) => {
+    const { status, error, title, dashboard_title, ...rest } = e;
+    return {
+      dashboard_id: idOf(e),
+      title: str(title) ?? str(dashboard_title),
+      status: String(status ?? 'unknown'),
+      outcome: outcomeOf(e),
+      error: str(error) ?? (isObj(error) ? (str(error.message) ?? JSON.stringify(error)) : null),
+      detail: rest,
+    };
+  });
+}
+
+export function summarise(
+  task: Pick<TaskModel, 'status' | 'type' | 'result' | 'error' | 'params' | 'dashboard_ids' | 'progress'>,
+): ReportSummary {
+  const lines = dashboardLines(task);
+  const count = (o: DashboardLine['outcome']) => lines.filter((l) => l.outcome === o).length;
+  const requested = Math.max(lines.length, task.dashboard_ids.length, task.progress?.total ?? 0);
+  const s = {
+    total: requested,
+    succeeded: count('succeeded'),
+    failed: count('failed'),
+    skipped: count('skipped'),
+    planned: count('planned'),
+    not_started: lines.length ? Math.max(0, requested - lines.length) : 0,
+  };
+  return { headline: headline(task, s, lines.length > 0), ...s };
+}
+
+function headline(task: Pick<TaskModel, 'status' | 'type' | 'error'>, s: Omit<ReportSummary, 'headline'>, perDashboard: boolean): string {
+  const what = task.type.replace(/_/g, ' ');
+  if (task.status === 'PENDING') return `${what} task waiting to start`;
+  if (task.status === 'RUNNING' || task.status === 'AWAITING_APPROVAL')
+    return `${what} task ${task.status === 'RUNNING' ? 'running' : 'awaiting approval'}`;
+  if (!perDashboard) {
+    if (task.status === 'SUCCEEDED') return `${what} task succeeded`;
+    if (task.status === 'CANCELLED') return `${what} task cancelled`;
+    return `${what} task failed: ${task.error?.message ?? 'no reason recorded'}`;
+  }
+  const parts = [
+    `${s.succeeded} of ${s.total} dashboard(s) ${task.type === 'backup' ? 'backed up' : task.type === 'restore' ? 'restored' : 'succeeded'}`,
+  ];
+  if (s.failed) parts.push(`${s.failed} failed`);
+  if (s.skipped) parts.push(`${s.skipped} skipped`);
+  if (s.planned) parts.push(`${s.planned} planned (dry run)`);
+  if (s.not_started) parts.push(`${s.not_started} not started`);
+  if (task.status === 'CANCELLED') parts.push('cancelled');
+  return parts.join(', ');
+}
+
+function diagnostics(task: TaskModel, lines: DashboardLine[]): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  for (const l of lines) {
+    const d = l.detail;
+    const where = { dashboard_id: l.dashboard_id, title: l.title };
+    if (l.outcome === 'failed') {
+      out.push({
+        severity: 'error',
+        where: { ...where, ...(str(d.step) ? { step: str(d.step)! } : {}) },
+        message: l.error ?? `finished with status ${l.status}`,
+        ...(d.upstream_error !== undefined && d.upstream_error !== null ? { upstream_error: d.upstream_error } : {}),
+      });
+    } else if (l.outcome === 'skipped' && l.error) {
+      out.push({ severity: 'warning', where, message: l.error });
+    }
+    // Migration specifics, read when present: verification failures, collisions, dropped fields.
+    const verification = isObj(d.verification) ? d.verification : undefined;
+    for (const c of Array.isArray(verification?.charts) ? verification.charts.filter(isObj) : []) {
+      if (c.ok === false)
+        out.push({
+          severity: 'error',
+          where: { ...where, step: 'verification', object: `chart ${c.id} '${c.name ?? ''}'` },
+          message: String(c.error ?? 'chart query failed'),
+        });
+    }
+    for (const c of Array.isArray(d.collisions) ? d.collisions.filter(isObj) : []) {
+      out.push({
+        severity: 'warning',
+        where: { ...where, object: String(c.kind ?? 'object') },
+        message: `${c.detail}${c.resolution ? `: ${c.resolution}` : ''}`,
+      });
+    }
+    const dropped = Array.isArray(d.dropped_fields) ? d.dropped_fields.filter(isObj) : [];
+    if (dropped.length) {
+      out.push({
+        severity: 'info',
+        where: { ...where, step: 'import' },
+        message: `the target rejected ${dropped.length} field(s), dropped: ${dropped.map((f) => `${f.object ?? f.file}.${f.field}`).join(', ')}`,
+      });
+    }
+    for (const w of Array.isArray(d.warnings) ? d.warnings : []) out.push({ severity: 'warning', where, message: String(w) });
+  }
+  if (task.status === 'FAILED' && !lines.some((l) => l.outcome === 'failed') && task.error) {
+    const upstream = Array.isArray(task.error.details) ? task.error.details.find((x) => isObj(x) && 'upstream_error' in x) : undefined;
+    out.push({
+      severity: 'error',
+      where: { task: task.id },
+      message: task.error.message + (task.error.type ? ` (${task.error.type})` : ''),
+      ...(isObj(upstream) ? { upstream_error: upstream.upstream_error } : {}),
+    });
+  }
+  if (task.status === 'CANCELLED')
+    out.push({ severity: 'warning', where: { task: task.id }, message: task.error?.message ?? 'cancelled on request' });
+  const result = isObj(task.result) ? task.result : {};
+  if (isObj(result.retention) && result.retention.error)
+    out.push({ severity: 'warning', where: { task: task.id, step: 'retention' }, message: String(result.retention.error) });
+  return out;
+}
+
+/** The request that runs the same kind of task again for `dashboardIds` (or as a whole), when one exists. */
+function retryRequest(task: TaskModel, dashboardIds: Array<number | string> | null): NextAction['request'] {
+  const p = isObj(task.params) ? task.params : {};
+  const ids = dashboardIds?.map((id) => (typeof id === 'string' && /^\d+$/.test(id) ? Number(id) : id));
+  switch (task.type) {
+    case 'backup':
+      return { method: 'POST', path: '/api/dashboards/backup', body: { env_id: p.env_id, dashboard_ids: ids ?? p.dashboard_ids } };
+    case 'migration': {
+      const { dashboard_ids, ...rest } = p;
+      return { method: 'POST', path: '/api/dashboards/migrate', body: { ...rest, dashboard_ids: ids ?? dashboard_ids } };
+    }
+    case 'restore':
+      return {
+        method: 'POST',
+        path: `/api/dashboards/backups/${String(p.backup_id)}/restore`,
+        body: p.target_env_id ? { target_env_id: p.target_env_id } : {},
+      };
+    case 'llm_docs':
+      return { method: 'POST', path: '/api/datasets/generate-docs', body: p };
+    case 'map_columns':
+      return { method: 'POST', path: '/api/datasets/map-columns', body: p };
+    case 'selfcheck':
+      return { method: 'POST', path: '/api/tasks/selfcheck', body: p };
+    default:
+      return null;
+  }
+}
+
+function nextActions(task: TaskModel, lines: DashboardLine[]): NextAction[] {
+  const out: NextAction[] = [];
+  const seen = new Set<string>();
+  const add = (a: NextAction) => {
+    const key = `${a.action}|${a.dashboard_id ?? ''}|${JSON.stringify(a.request ?? null)}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      out.push(a);
+    }
+  };
+  const asAction = (v: unknown, dashboardId?: number | string | null): NextAction | undefined => {
+    if (typeof v === 'string')
+      return { action: 'advice', description: v, ...(dashboardId !== undefined ? { dashboard_id: dashboardId } : {}) };
+    if (!isObj(v)) return undefined;
+    const request = isObj(v.request)
+      ? { method: String(v.request.method ?? 'GET'), path: String(v.request.path ?? ''), body: v.request.body ?? null }
+      : null;
+    return {
+      action: String(v.action ?? 'advice'),
+      description: String(v.description ?? ''),
+      ...(dashboardId !== undefined ? { dashboard_id: dashboardId } : {}),
+      ...(request ? { request } : {}),
+    };
+  };
+
+  const result = isObj(task.result) ? task.result : {};
+  const failed = lines.filter((l) => l.outcome === 'failed' && l.dashboard_id !== null);
+  const taskLevel = Array.isArray(result.next_actions)
+    ? result.next_actions.map((a) => asAction(a)).filter((a): a is NextAction => !!a)
+    : [];
+  // One call for every failed dashboard, unless the task already proposed one.
+  if (failed.length && !taskLevel.some((a) => a.action === 'retry_failed')) {
+    const request = retryRequest(
+      task,
+      failed.map((l) => l.dashboard_id!),
+    );
+    if (request) {
+      add({
+        action: 'retry_failed',
+        description: `Retry the ${failed.length} failed dashboard(s) with one call, once their causes (below) are fixed`,
+        request,
+      });
+    }
+  }
+  for (const a of taskLevel) add(a);
+  for (const l of lines) {
+    const list = Array.isArray(l.detail.next_actions) ? l.detail.next_actions : [];
+    for (const v of list) {
+      const a = asAction(v, l.dashboard_id);
+      if (a) add(a);
+    }
+  }
+  if (task.status === 'FAILED' && !lines.length) {
+    const request = retryRequest(task, null);
+    if (request) add({ action: 'retry', description: 'Run the same task again once the cause is fixed', request });
+  }
+  if (task.status === 'PENDING' || task.status === 'RUNNING') {
+    add({
+      action: 'follow',
+      description: 'Follow the task live',
+      request: { method: 'GET', path: `/api/tasks/${task.id}/logs/stream`, body: null },
+    });
+    add({
+      action: 'cancel',
+      description: 'Cancel the task',
+      request: { method: 'POST', path: `/api/tasks/${task.id}/cancel`, body: null },
+    });
+  }
+  if (task.status === 'FAILED' || lines.some((l) => l.outcome === 'failed')) {
+    add({
+      action: 'read_logs',
+      description: 'Read the warnings and errors the task logged',
+      request: { method: 'GET', path: `/api/tasks/${task.id}/logs?level=WARN,ERROR`, body: null },
+    });
+  }
+  return out;
+}
+
+export function durationMs(task: Pick<TaskModel, 'started_at' | 'finished_at'>): number | null {
+  const a = toEpochMs(task.started_at);
+  const b = toEpochMs(task.finished_at);
+  return a !== null && b !== null ? b - a : null;
+}
+
+export function reportListItem(task: TaskModel) {
+  const summary = summarise(task);
+  return {
+    report_id: task.id,
+    task_id: task.id,
+    task_type: task.type,
+    status: task.status,
+    owner_username: task.owner_username,
+    env_ids: task.env_ids,
+    dashboard_ids: task.dashboard_ids,
+    created_at: toUtcIso(task.created_at)!,
+    started_at: toUtcIso(task.started_at),
+    finished_at: toUtcIso(task.finished_at),
+    duration_ms: durationMs(task),
+    summary,
+    has_failures: summary.failed > 0 || task.status === 'FAILED',
+  };
+}
+
+export function buildReport(task: TaskModel, logs: LogLine[], temporalUiUrl?: string) {
+  const lines = dashboardLines(task);
+  const result = isObj(task.result) ? task.result : {};
+  const { dashboards: _d, next_actions: _n, ...resultRest } = result;
+  return {
+    ...reportListItem(task),
+    params: task.params,
+    progress: task.progress,
+    dashboards: lines.map((l) => ({
+      dashboard_id: l.dashboard_id,
+      title: l.title,
+      status: l.status,
+      outcome: l.outcome,
+      error: l.error,
+      ...l.detail,
+    })),
+    result: Object.keys(resultRest).length ? resultRest : null,
+    error: task.error,
+    diagnostics: diagnostics(task, lines),
+    next_actions: nextActions(task, lines),
+    log_excerpt: logs.map((l) => ({
+      ts: toUtcIso(l.ts),
+      level: l.level,
+      source: l.source,
+      ...(l.activity_type ? { activity_type: l.activity_type } : {}),
+      ...(l.attempt ? { attempt: l.attempt } : {}),
+      message: l.message,
+    })),
+    links: {
+      task: `/api/tasks/${task.id}`,
+      logs: `/api/tasks/${task.id}/logs`,
+      ...(temporalUiUrl ? { temporal_ui: temporalUiUrl } : {}),
+    },
+  };
+}

@@ -1,0 +1,87 @@
+import { TaskModel } from '../../db/tasks/task.model.ts';
+import { NotFoundError } from '../../lib/errors.ts';
+import { can } from '../auth/principal.ts';
+import type { AppContext } from '../context.ts';
+import { defineRoute, type AnyRoute } from '../http/routes.ts';
+import { buildReport, reportListItem, type LogLine } from './report.ts';
+import { reportIdParams, reportList, reportListQuery, reportView } from './schemas.ts';
+
+const LOG_EXCERPT = 20;
+
+/** Reports summarise tasks (`report_id` = task id); access as for tasks: `tasks:READ`, or the owner. */
+export function reportRoutes(app: AppContext): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/api/reports',
+      tag: 'Reports',
+      summary: 'List reports',
+      description: [
+        'One report per task, newest first. The body has exactly the keys `items`, `total`, `page`, `page_size`, `has_next` and `applied_filters`.',
+        'Filters: `task_type` (400 for a type the service does not have) and `status`.',
+        'The order is `created_at` descending, then `id` descending: every timestamp is stored as `timestamptz` (naive input is read as UTC when written), so the order compares instants, never formatted strings, and the id makes it total, so pages are stable even when tasks share a timestamp.',
+        'Callers without `tasks:READ` see only reports of their own tasks.',
+      ].join(' '),
+      access: 'authenticated',
+      query: reportListQuery,
+      responses: {
+        200: { description: 'A page of reports', schema: reportList },
+        400: { description: 'Invalid pagination, task type or status' },
+      },
+      async handler(_ctx, { query, principal }) {
+        const q = TaskModel.query(app.knex);
+        if (!can(principal, 'tasks:READ')) {
+          // An API key has no user: it sees no one's tasks (knex would turn `= null` into IS NULL).
+          if (principal.userId) q.where('owner_id', principal.userId);
+          else q.whereRaw('false');
+        }
+        if (query.task_type) q.where('type', query.task_type);
+        if (query.status) q.where('status', query.status);
+        // The explicit sort key; `collate "C"` makes the tie-breaker byte order on every server.
+        const { results, total } = await q.orderByRaw('created_at desc, id collate "C" desc').page(query.page - 1, query.page_size);
+        return {
+          items: results.map(reportListItem),
+          total,
+          page: query.page,
+          page_size: query.page_size,
+          has_next: query.page * query.page_size < total,
+          applied_filters: { task_type: query.task_type ?? null, status: query.status ?? null },
+        };
+      },
+    }),
+
+    defineRoute({
+      method: 'get',
+      path: '/api/reports/:report_id',
+      tag: 'Reports',
+      summary: 'Get a report',
+      description: [
+        '`{ "report": ... }` for the task `report_id`: summary and headline, per-dashboard outcomes, diagnostics (what failed, where, and Superset\'s own error), next actions with the exact request to send (for example one call retrying every failed dashboard), and the last warnings and errors from the task log.',
+        '404 when there is no such task (or it is not visible to the caller).',
+      ].join(' '),
+      access: 'authenticated',
+      params: reportIdParams,
+      responses: { 200: { description: 'The report', schema: reportView }, 404: { description: 'Unknown report' } },
+      async handler(_ctx, { params, principal }) {
+        const task = await TaskModel.query(app.knex).findById(params.report_id);
+        // Hidden reports answer 404 like absent ones, so ids of others' tasks cannot be probed.
+        if (!task || (!can(principal, 'tasks:READ') && !(principal.userId && task.owner_id === principal.userId))) {
+          throw new NotFoundError('Report', params.report_id);
+        }
+        const logs: LogLine[] = (
+          await app
+            .knex('task_logs')
+            .where({ task_id: task.id })
+            .whereIn('level', ['WARN', 'ERROR'])
+            .orderBy([
+              { column: 'ts', order: 'desc' },
+              { column: 'id', order: 'desc' },
+            ])
+            .limit(LOG_EXCERPT)
+            .select('ts', 'level', 'source', 'activity_type', 'attempt', 'message')
+        ).reverse();
+        return { report: buildReport(task, logs, app.tasks.temporalUiUrl(task.id)) };
+      },
+    }),
+  ];
+}

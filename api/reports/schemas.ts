@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import { TASK_STATUSES, TASK_TYPES } from '../../db/tasks/task.model.ts';
+import { pagination } from '../http/schemas.ts';
+
+export const reportListQuery = z.object({
+  ...pagination,
+  task_type: z
+    .enum(TASK_TYPES, { error: `task_type must be one of ${TASK_TYPES.join(', ')}` })
+    .optional()
+    .describe('only reports of this task type (400 for an unsupported one)'),
+  status: z.enum(TASK_STATUSES, { error: `status must be one of ${TASK_STATUSES.join(', ')}` }).optional(),
+});
+
+const summary = z.object({
+  headline: z.string(),
+  total: z.number().int(),
+  succeeded: z.number().int(),
+  failed: z.number().int(),
+  skipped: z.number().int(),
+  planned: z.number().int(),
+  not_started: z.number().int(),
+});
+
+export const reportListItemView = z.object({
+  report_id: z.string().describe('= the task id'),
+  task_id: z.string(),
+  task_type: z.enum(TASK_TYPES),
+  status: z.enum(TASK_STATUSES),
+  owner_username: z.string().nullable(),
+  env_ids: z.array(z.string()),
+  dashboard_ids: z.array(z.string()),
+  created_at: z.string(),
+  started_at: z.string().nullable(),
+  finished_at: z.string().nullable(),
+  duration_ms: z.number().nullable(),
+  summary,
+  has_failures: z.boolean(),
+});
+
+export const reportList = z
+  .object({
+    items: z.array(reportListItemView),
+    total: z.number().int(),
+    page: z.number().int(),
+    page_size: z.number().int(),
+    has_next: z.boolean(),
+    applied_filters: z.object({ task_type: z.enum(TASK_TYPES).nullable(), status: z.enum(TASK_STATUSES).nullable() }),
+  })
+  .strict();
+
+const request = z.object({ method: z.string(), path: z.string(), body: z.unknown() });
+
+export const reportView = z.object({
+  report: reportListItemView.extend({
+    params: z.record(z.string(), z.unknown()),
+    progress: z.object({ done: z.number(), total: z.number(), message: z.string().optional() }).nullable(),
+    dashboards: z
+      .array(
+        z
+          .object({
+            dashboard_id: z.union([z.number(), z.string()]).nullable(),
+            title: z.string().nullable(),
+            status: z.string().describe("the task's own status word for this dashboard"),
+            outcome: z.enum(['succeeded', 'failed', 'skipped', 'planned']),
+            error: z.string().nullable(),
+          })
+          .catchall(z.unknown()),
+      )
+      .describe('one entry per dashboard, with everything the task recorded for it'),
+    result: z.record(z.string(), z.unknown()).nullable().describe("the rest of the task's result (totals, retention ...)"),
+    error: z.object({ message: z.string(), type: z.string().optional(), details: z.unknown().optional() }).nullable(),
+    diagnostics: z
+      .array(
+        z.object({
+          severity: z.enum(['error', 'warning', 'info']),
+          where: z.record(z.string(), z.unknown()).describe('dashboard, step or object'),
+          message: z.string(),
+          upstream_error: z.unknown().optional().describe("Superset's own answer"),
+        }),
+      )
+      .describe('what failed, where, and the upstream error'),
+    next_actions: z
+      .array(
+        z.object({
+          action: z.string(),
+          description: z.string(),
+          dashboard_id: z.union([z.number(), z.string()]).nullable().optional(),
+          request: request.nullable().optional().describe('the exact call to make'),
+        }),
+      )
+      .describe('what to do next, with the request to send where there is one'),
+    log_excerpt: z.array(z.record(z.string(), z.unknown())).describe('the last warnings and errors the task logged'),
+    links: z.record(z.string(), z.string()),
+  }),
+});
+
+export const reportIdParams = z.object({ report_id: z.string().min(1).max(200) });

@@ -1,0 +1,168 @@
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig, PROJECT_ROOT } from '../lib/config.ts';
+import { startInfra } from '../lib/embedded/stack.ts';
+import { freePort } from '../lib/embedded/temporal-dev-server.ts';
+import { createLogger } from '../lib/logger.ts';
+import { NODE_FLAGS } from '../lib/process-flags.ts';
+import { encodeRison } from '../lib/superset/rison.ts';
+import { DASHBOARD_LIST_COLUMNS } from '../lib/superset/client.ts';
+import { startSuperset } from '../test/support/superset/instance.ts';
+import { createUser, listDashboards, login, type SupersetClient } from '../test/support/superset/fixtures.ts';
+import { percentile, rssMb, spawnEntry, stopChild, waitUntil } from './support.ts';
+
+/**
+ * The dashboard list through Switchyard against Superset's own list endpoint, in the same run, on
+ * a real Superset 6.1.0 holding a few thousand dashboards (created once into
+ * .data/bench-dashboards/superset-6.1.0 and reused):
+ *   - unfiltered page 1 (page_context=other) vs Superset's page 1 with the same columns;
+ *   - profile filter applied (bound user owns every fifth dashboard) vs Superset's own owners
+ *     filter (the closest single call: Superset cannot express "owner OR last modifier");
+ *   - a deep filtered page (page 20 of 25) vs Superset's page 20 with the owners filter.
+ * Sequential requests after a warm-up; prints p50/p90 and the ratio Switchyard / Superset.
+ * Usage: npm run bench:dashboards [-- --dashboards 3000 --rounds 40]
+ */
+const arg = (name: string, dflt: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : dflt;
+};
+const DASHBOARDS = arg('dashboards', 3000);
+const ROUNDS = arg('rounds', 40);
+const PAGE_SIZE = 25;
+const BENCH_USER = 'benchbob';
+
+async function ensureDashboards(client: SupersetClient, adminId: number, bobId: number): Promise<void> {
+  const existing = () => listDashboards(client, { pageSize: 1, filters: [{ col: 'dashboard_title', opr: 'title_or_slug', value: 'Bench ' }] });
+  const have = (await existing()).count;
+  if (have >= DASHBOARDS) return;
+  const started = Date.now();
+  process.stderr.write(`creating ${DASHBOARDS - have} dashboards in Superset (once; reused by later runs) ...\n`);
+  const run = Date.now().toString(36);
+  let next = have;
+  const worker = async () => {
+    while (next < DASHBOARDS) {
+      const i = next++;
+      const body = { dashboard_title: `Bench ${run} ${i}`, slug: `bench-${run}-${i}`, published: true, owners: i % 5 === 0 ? [adminId, bobId] : [adminId] };
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await client.post('/api/v1/dashboard/', body);
+          break;
+        } catch (err) {
+          // A keep-alive connection Superset closed meanwhile: the slug tells whether it got there.
+          const landed = (await listDashboards(client, { pageSize: 1, filters: [{ col: 'slug', opr: 'eq', value: body.slug }] })).count > 0;
+          if (landed) break;
+          if (attempt >= 5) throw err;
+        }
+      }
+      if (i % 500 === 0) process.stderr.write(`  ${i} ...\n`);
+    }
+  };
+  await Promise.all(Array.from({ length: 4 }, worker));
+  process.stderr.write(`created in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+}
+
+async function measure(fn: () => Promise<void>): Promise<number[]> {
+  for (let i = 0; i < 5; i++) await fn();
+  const out: number[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const t0 = performance.now();
+    await fn();
+    out.push(performance.now() - t0);
+  }
+  return out.sort((a, b) => a - b);
+}
+
+async function main() {
+  const password = 'bench-admin-password-1';
+  const dataDir = path.join(PROJECT_ROOT, '.data', 'bench-dashboards');
+  const env = {
+    ...process.env,
+    SWITCHYARD_DATA_DIR: dataDir,
+    EMBEDDED_POSTGRES_PORT: String(await freePort()),
+    TEMPORAL_PORT: String(await freePort()),
+    TEMPORAL_UI_PORT: String(await freePort()),
+    PORT: String(await freePort()),
+    SWITCHYARD_ADMIN_PASSWORD: password,
+    SWITCHYARD_SECRET_KEY: 'bench-secret-key-0123456789-0123456789-abcdef',
+    LOG_LEVEL: 'warn',
+  };
+  const config = loadConfig(env);
+  const logger = createLogger('warn', 'bench');
+  const [infra, sup] = await Promise.all([
+    startInfra(config, logger),
+    startSuperset({ version: '6.1.0', dataDir: path.join(dataDir, 'superset-6.1.0'), log: () => {} }),
+  ]);
+  const api = spawnEntry('api/main.ts', NODE_FLAGS.api, { ...env, DATABASE_URL: infra.databaseUrl, TEMPORAL_ADDRESS: infra.temporalAddress });
+  const base = `http://127.0.0.1:${config.PORT}`;
+  try {
+    const sc = await login(sup.baseUrl, sup.username, sup.password);
+    const users = await sc.get<{ result: Array<{ id: number; username: string }> }>('/api/v1/security/users/', {
+      filters: [{ col: 'username', opr: 'eq', value: BENCH_USER }],
+    });
+    const bobId = users.result[0]?.id ?? (await createUser(sc, { username: BENCH_USER, password: 'bench-bob-pw', firstName: 'Bench', lastName: 'Bob' })).id;
+    await ensureDashboards(sc, sc.userId, bobId);
+    const total = (await listDashboards(sc, { pageSize: 1 })).count;
+    const bobTotal = (await listDashboards(sc, { pageSize: 1, filters: [{ col: 'owners', opr: 'rel_m_m', value: bobId }] })).count;
+
+    await waitUntil(async () => (await fetch(`${base}/api/health`)).ok, 120_000, 'API up');
+    const token = ((await (await fetch(`${base}/api/auth/login`, { method: 'POST', body: new URLSearchParams({ username: 'admin', password }) })).json()) as {
+      access_token: string;
+    }).access_token;
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const envRes = await fetch(`${base}/api/environments`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ name: `bench-${Date.now()}`, base_url: sup.baseUrl, username: sup.username, password: sup.password }),
+    });
+    const envId = ((await envRes.json()) as { id: string }).id;
+    await fetch(`${base}/api/profile/preferences`, {
+      method: 'PATCH',
+      headers,
+      body: JSON.stringify({ profile_filter_enabled: true, superset_username: BENCH_USER }),
+    });
+
+    // Superset directly: the same list call Switchyard makes, with a bearer token, over keep-alive fetch.
+    const supersetToken = sc.accessToken!;
+    const direct = async (page: number, filters: unknown[] = []) => {
+      const q = encodeRison({ filters, columns: DASHBOARD_LIST_COLUMNS, order_column: 'changed_on', order_direction: 'desc', page, page_size: PAGE_SIZE, keys: ['none'] });
+      const r = await fetch(`${sup.baseUrl}/api/v1/dashboard/?q=${encodeURIComponent(q)}`, {
+        headers: { authorization: `Bearer ${supersetToken}`, accept: 'application/json' },
+      });
+      if (!r.ok) throw new Error(`superset ${r.status}`);
+      await r.json();
+    };
+    const viaApi = async (query: string, expectTotal?: number) => {
+      const r = await fetch(`${base}/api/dashboards?env_id=${envId}&page_size=${PAGE_SIZE}&${query}`, { headers });
+      const body = (await r.json()) as { total: number };
+      if (r.status !== 200) throw new Error(`switchyard ${r.status} ${JSON.stringify(body)}`);
+      if (expectTotal !== undefined && body.total < expectTotal) throw new Error(`unexpected total ${body.total}`);
+    };
+    const owners = [{ col: 'owners', opr: 'rel_m_m', value: bobId }];
+
+    const rows: Array<[string, number[], number[]]> = [];
+    rows.push(['unfiltered, page 1', await measure(() => direct(0)), await measure(() => viaApi('page=1&page_context=other', total))]);
+    rows.push(['profile filter, page 1', await measure(() => direct(0, owners)), await measure(() => viaApi('page=1', bobTotal))]);
+    rows.push(['profile filter, page 20', await measure(() => direct(19, owners)), await measure(() => viaApi('page=20', bobTotal))]);
+
+    const f = (n: number) => n.toFixed(1);
+    console.log(
+      `\nGET /api/dashboards vs Superset's GET /api/v1/dashboard/ (Superset 6.1.0, gunicorn 1 worker x 8 threads, SQLite metadata; ${total} dashboards, the bound user owns ${bobTotal}; page_size ${PAGE_SIZE}; ${ROUNDS} sequential requests after 5 warm-up; ${process.platform}, ${os.cpus().length} cores)`,
+    );
+    console.log(`  ${'case'.padEnd(26)} ${'Superset p50'.padStart(13)} ${'p90'.padStart(8)}  ${'Switchyard p50'.padStart(15)} ${'p90'.padStart(8)}  ratio (p50)`);
+    for (const [name, s, w] of rows) {
+      console.log(
+        `  ${name.padEnd(26)} ${f(percentile(s, 50)).padStart(10)} ms ${f(percentile(s, 90)).padStart(5)} ms  ${f(percentile(w, 50)).padStart(12)} ms ${f(percentile(w, 90)).padStart(5)} ms  ${(percentile(w, 50) / percentile(s, 50)).toFixed(2)}x`,
+      );
+    }
+    console.log(`  API resident memory at the end: ${f(rssMb(api.pid!))} MB`);
+  } finally {
+    await stopChild(api);
+    await sup.stop();
+    await infra.stop();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

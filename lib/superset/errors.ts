@@ -1,0 +1,180 @@
+/**
+ * What can go wrong when talking to a Superset, as typed errors. They extend the domain errors of
+ * lib/errors.ts, so the API's problem mapper renders them without special cases, and they carry a
+ * `retryable` flag a Temporal activity can turn into a (non-)retryable failure.
+ *
+ *   SupersetUnavailableError  503 upstream_unavailable   network failure, timeout, 5xx, garbage body
+ *   SupersetNotFoundError     404 not_found              Superset answered 404
+ *   SupersetAuthError         502 upstream_auth_failed   login refused, 401 after a fresh login, CSRF
+ *   SupersetForbiddenError    502 upstream_forbidden     the service account lacks a permission
+ *   SupersetImportError       422 upstream_import_failed an import was refused; `files` maps each
+ *                                                        bundle file to Superset's messages
+ *   SupersetApiError          502 upstream_error         any other 4xx, with Superset's own message
+ */
+import { AppError, UpstreamUnavailableError, type FieldError } from '../errors.ts';
+
+export type UnavailableReason = 'network' | 'timeout' | 'server_error' | 'bad_response' | 'too_large';
+
+export interface UpstreamContext {
+  method: string;
+  /** Path (with query) on the Superset instance; never carries credentials. */
+  path: string;
+  /** HTTP status Superset answered, when it answered at all. */
+  upstreamStatus?: number;
+}
+
+export class SupersetUnavailableError extends UpstreamUnavailableError {
+  override name = 'SupersetUnavailableError';
+  readonly reason: UnavailableReason;
+  readonly upstreamStatus?: number;
+  readonly method: string;
+  readonly path: string;
+  readonly retryable = true;
+  constructor(reason: UnavailableReason, detail: string, ctx: UpstreamContext, cause?: unknown) {
+    super('Superset', detail, cause);
+    this.reason = reason;
+    this.upstreamStatus = ctx.upstreamStatus;
+    this.method = ctx.method;
+    this.path = ctx.path;
+    Object.assign(this.extra ?? {}, { reason, ...(ctx.upstreamStatus ? { upstream_status: ctx.upstreamStatus } : {}) });
+  }
+}
+
+/** Superset answered, and refused. `upstreamMessage` is Superset's own text (§9 formats normalised). */
+export class SupersetApiError extends AppError {
+  override name = 'SupersetApiError';
+  readonly upstreamStatus: number;
+  readonly upstreamMessage: string;
+  /** SIP-40 `error_type` when the body had one. */
+  readonly errorType?: string;
+  /** The parsed body (for `errors[].extra` and marshmallow trees). */
+  readonly body: unknown;
+  readonly method: string;
+  readonly path: string;
+  readonly retryable: boolean = false;
+  constructor(
+    ctx: UpstreamContext & { upstreamStatus: number },
+    upstreamMessage: string,
+    body: unknown,
+    opts: { status?: number; code?: string; title?: string; detail?: string; errorType?: string; errors?: FieldError[] } = {},
+  ) {
+    super(
+      opts.status ?? 502,
+      opts.code ?? 'upstream_error',
+      opts.title ?? 'Superset refused the request',
+      opts.detail ?? `Superset answered ${ctx.upstreamStatus} to ${ctx.method} ${stripQuery(ctx.path)}: ${upstreamMessage}`,
+      { errors: opts.errors, extra: { upstream_status: ctx.upstreamStatus, ...(opts.errorType ? { upstream_error_type: opts.errorType } : {}) } },
+    );
+    this.upstreamStatus = ctx.upstreamStatus;
+    this.upstreamMessage = upstreamMessage;
+    this.errorType = opts.errorType;
+    this.body = body;
+    this.method = ctx.method;
+    this.path = ctx.path;
+  }
+}
+
+export class SupersetNotFoundError extends SupersetApiError {
+  override name = 'SupersetNotFoundError';
+  constructor(ctx: UpstreamContext & { upstreamStatus: number }, upstreamMessage: string, body: unknown) {
+    super(ctx, upstreamMessage, body, {
+      status: 404,
+      code: 'not_found',
+      title: 'Not found',
+      detail: `Superset has no ${describeTarget(ctx.path)} (${upstreamMessage})`,
+    });
+  }
+}
+
+export class SupersetAuthError extends SupersetApiError {
+  override name = 'SupersetAuthError';
+  constructor(ctx: UpstreamContext & { upstreamStatus: number }, upstreamMessage: string, body: unknown) {
+    super(ctx, upstreamMessage, body, {
+      code: 'upstream_auth_failed',
+      title: 'Superset refused the credentials',
+      detail: `Superset refused the environment's service account (${upstreamMessage})`,
+    });
+  }
+}
+
+export class SupersetForbiddenError extends SupersetApiError {
+  override name = 'SupersetForbiddenError';
+  constructor(ctx: UpstreamContext & { upstreamStatus: number }, upstreamMessage: string, body: unknown) {
+    super(ctx, upstreamMessage, body, {
+      code: 'upstream_forbidden',
+      title: 'Superset forbids this',
+      detail: `The environment's service account may not ${ctx.method} ${stripQuery(ctx.path)} (${upstreamMessage})`,
+    });
+  }
+}
+
+/**
+ * An import Superset refused (422, or 400 for a bundle it could not read). `files` maps each
+ * bundle path (root folder stripped) to Superset's message or marshmallow error tree.
+ */
+export class SupersetImportError extends SupersetApiError {
+  override name = 'SupersetImportError';
+  readonly files: Record<string, unknown>;
+  constructor(ctx: UpstreamContext & { upstreamStatus: number }, upstreamMessage: string, body: unknown, files: Record<string, unknown>) {
+    const errors = Object.entries(files).map(([field, v]) => ({ field, message: typeof v === 'string' ? v : JSON.stringify(v) }));
+    super(ctx, upstreamMessage, body, {
+      status: 422,
+      code: 'upstream_import_failed',
+      title: 'Superset refused the import',
+      detail: `Superset refused the import: ${upstreamMessage}`,
+      errors: errors.length ? errors : undefined,
+    });
+    this.files = files;
+  }
+}
+
+export function isRetryableSupersetError(err: unknown): boolean {
+  return err instanceof SupersetUnavailableError;
+}
+
+function stripQuery(path: string): string {
+  const i = path.indexOf('?');
+  return i < 0 ? path : path.slice(0, i);
+}
+
+function describeTarget(path: string): string {
+  const m = /^\/api\/v1\/([a-z_]+)\/([^/?]+)/.exec(stripQuery(path));
+  return m ? `${m[1]} ${decodeURIComponent(m[2])}` : stripQuery(path);
+}
+
+// ------------------------------------------------------------------------------------------------
+// Superset's error bodies (reference §9), normalised
+
+export interface NormalisedBody {
+  message: string;
+  errorType?: string;
+  /** SIP-40 `errors[0].extra` without `issue_codes`. */
+  extra?: Record<string, unknown>;
+}
+
+/** Prefers `errors[].message` (SIP-40), then `message` (string or marshmallow object), then `error`, then `msg`. */
+export function normaliseErrorBody(body: unknown, fallback: string): NormalisedBody {
+  if (body && typeof body === 'object' && !Array.isArray(body)) {
+    const b = body as { errors?: unknown; message?: unknown; error?: unknown; msg?: unknown };
+    if (Array.isArray(b.errors) && b.errors.length) {
+      const first = b.errors[0] as { message?: unknown; error_type?: unknown; extra?: unknown };
+      const messages = (b.errors as { message?: unknown }[]).map((e) => (typeof e?.message === 'string' ? e.message : '')).filter(Boolean);
+      let extra: Record<string, unknown> | undefined;
+      if (first?.extra && typeof first.extra === 'object') {
+        const { issue_codes: _ignored, ...rest } = first.extra as Record<string, unknown>;
+        extra = rest;
+      }
+      return {
+        message: messages.join('; ') || (typeof b.message === 'string' ? b.message : fallback),
+        errorType: typeof first?.error_type === 'string' ? first.error_type : undefined,
+        extra,
+      };
+    }
+    for (const v of [b.message, b.error, b.msg]) {
+      if (typeof v === 'string' && v) return { message: v };
+      if (v && typeof v === 'object') return { message: JSON.stringify(v).slice(0, 2000), extra: v as Record<string, unknown> };
+    }
+  }
+  if (typeof body === 'string' && body.trim() && !/^\s*</.test(body)) return { message: body.trim().slice(0, 500) };
+  return { message: fallback };
+}

@@ -1,0 +1,223 @@
+/**
+ * Shapes of the Superset REST API as this project uses them (../shared/spec/upstream-shapes.md and
+ * the measured §11 of ../shared/reference/superset-api.md). Superset adds and drops keys between
+ * releases, so everything not needed to link objects is optional.
+ */
+
+/** How to reach one environment's Superset; built from an `environments` row. */
+export interface SupersetConnection {
+  /** e.g. `https://bi.example.com` or `https://host/superset` (SUPERSET_APP_ROOT); no query, no credentials. */
+  baseUrl: string;
+  username: string;
+  password: string;
+  /** Login provider; `db` unless the instance uses LDAP. */
+  provider?: 'db' | 'ldap';
+  verifyTls?: boolean;
+  /** Per-request timeout. Default 30. */
+  timeoutSeconds?: number;
+}
+
+export interface ListResponse<T> {
+  count: number;
+  ids?: number[];
+  result: T[];
+}
+
+export interface ListFilter {
+  col: string;
+  opr: string;
+  value: unknown;
+}
+
+/** FAB's rison `q` for list endpoints; `page` is 0-based, `pageSize` at most 100 (Superset clamps). */
+export interface ListQuery {
+  filters?: ListFilter[];
+  columns?: string[];
+  orderColumn?: string;
+  orderDirection?: 'asc' | 'desc';
+  page?: number;
+  pageSize?: number;
+}
+
+export interface UserSummary {
+  id?: number;
+  first_name?: string | null;
+  last_name?: string | null;
+  email?: string | null;
+  username?: string | null;
+}
+
+export interface DashboardListItem {
+  id: number;
+  uuid?: string | null;
+  dashboard_title?: string | null;
+  slug?: string | null;
+  url?: string | null;
+  published?: boolean | null;
+  status?: string | null;
+  thumbnail_url?: string | null;
+  certified_by?: string | null;
+  certification_details?: string | null;
+  changed_on_utc?: string | null;
+  changed_on_delta_humanized?: string | null;
+  changed_by?: UserSummary | null;
+  changed_by_name?: string | null;
+  created_by?: UserSummary | null;
+  /** Objects in 6.x; older or patched servers may send plain names. */
+  owners?: Array<UserSummary | string> | null;
+  roles?: Array<{ id: number; name: string }> | null;
+  tags?: Array<{ id: number; name: string; type?: number | string }> | null;
+  is_managed_externally?: boolean | null;
+  [key: string]: unknown;
+}
+
+export interface DashboardDetail extends DashboardListItem {
+  css?: string | null;
+  /** JSON strings in the API; parse with parseJsonField. */
+  json_metadata?: string | null;
+  position_json?: string | null;
+  /** Chart names (legacy). */
+  charts?: string[];
+  changed_on?: string | null;
+}
+
+export interface DashboardChart {
+  id: number;
+  slice_name?: string | null;
+  slice_url?: string | null;
+  description?: string | null;
+  cache_timeout?: number | null;
+  changed_on?: string | null;
+  certified_by?: string | null;
+  form_data?: Record<string, unknown> & { datasource?: string; viz_type?: string };
+  [key: string]: unknown;
+}
+
+export interface DashboardDataset {
+  id: number;
+  uid?: string;
+  name?: string;
+  table_name?: string;
+  datasource_name?: string;
+  schema?: string | null;
+  sql?: string | null;
+  type?: string;
+  database?: { id: number; name?: string; database_name?: string; backend?: string; [key: string]: unknown } | null;
+  columns?: Array<Record<string, unknown>>;
+  metrics?: Array<Record<string, unknown>>;
+  [key: string]: unknown;
+}
+
+export interface DatasetListItem {
+  id: number;
+  uuid?: string | null;
+  table_name: string;
+  schema?: string | null;
+  catalog?: string | null;
+  sql?: string | null;
+  kind?: string | null;
+  description?: string | null;
+  explore_url?: string | null;
+  datasource_type?: string | null;
+  database?: { id: number; database_name: string; uuid?: string | null } | null;
+  owners?: UserSummary[] | null;
+  changed_by_name?: string | null;
+  changed_on_utc?: string | null;
+  [key: string]: unknown;
+}
+
+export interface DatabaseInfo {
+  id: number;
+  uuid?: string | null;
+  database_name: string;
+  backend?: string | null;
+  driver?: string | null;
+  expose_in_sqllab?: boolean | null;
+  allow_dml?: boolean | null;
+  allow_run_async?: boolean | null;
+  allow_multi_catalog?: boolean | null;
+  [key: string]: unknown;
+}
+
+export interface DatabaseConnectionInfo extends DatabaseInfo {
+  /** Password masked by Superset. */
+  sqlalchemy_uri?: string;
+  parameters?: Record<string, unknown>;
+}
+
+export interface ChartListItem {
+  id: number;
+  uuid?: string | null;
+  slice_name?: string | null;
+  viz_type?: string | null;
+  datasource_id?: number | null;
+  datasource_type?: string | null;
+  params?: string | null;
+  query_context?: string | null;
+  dashboards?: Array<{ id: number; dashboard_title?: string }>;
+  [key: string]: unknown;
+}
+
+export interface ChartDetail extends ChartListItem {
+  description?: string | null;
+  owners?: UserSummary[];
+}
+
+/** A Superset account, normalised from `related/owners` and (when readable) the security API. */
+export interface UpstreamAccount {
+  id: number;
+  /** null when the instance does not expose its security API to the service account. */
+  username: string | null;
+  display_name: string;
+  first_name: string | null;
+  last_name: string | null;
+  email: string | null;
+  active: boolean | null;
+}
+
+export type Thumbnail =
+  | { status: 'ready'; contentType: string; bytes: Buffer }
+  /** Superset queued a render (202); ask again later. */
+  | { status: 'computing'; retryAfterSeconds: number }
+  /** Superset has no image: thumbnails are off on the instance, or the render failed. */
+  | { status: 'missing'; detail: string };
+
+export interface ChartDataQueryContext {
+  datasource: { id: number; type: string };
+  queries: Array<Record<string, unknown>>;
+  force?: boolean;
+  form_data?: Record<string, unknown>;
+  result_format?: 'json' | 'csv' | 'xlsx';
+  result_type?: string;
+}
+
+export interface ChartDataResponse {
+  result: Array<{
+    status?: string;
+    rowcount?: number;
+    colnames?: string[];
+    coltypes?: number[];
+    data?: Array<Record<string, unknown>>;
+    query?: string;
+    error?: string | null;
+    [key: string]: unknown;
+  }>;
+}
+
+export interface ImportOptions {
+  overwrite?: boolean;
+  /** `{"databases/<file>.yaml": "password"}` for databases whose URI is masked. */
+  passwords?: Record<string, string>;
+  sshTunnelPasswords?: Record<string, string>;
+  sshTunnelPrivateKeys?: Record<string, string>;
+  sshTunnelPrivateKeyPasswords?: Record<string, string>;
+  /** Dataset imports only: sync columns / metrics with the bundle. */
+  syncColumns?: boolean;
+  syncMetrics?: boolean;
+}
+
+export interface PermissionProbe {
+  /** e.g. `can_read on Dashboard`, for every permission checked. */
+  checked: string[];
+  missing: string[];
+}

@@ -1,0 +1,719 @@
+// An in-process fake of Superset's REST API, written from ../shared/spec/upstream-shapes.md and the
+// measured §11 of ../shared/reference/superset-api.md, for fast tests and for the failures a real
+// Superset will not produce on demand (timeouts, 5xx, garbage bodies, resets, thousands of rows).
+//
+//   const fake = await startFakeSuperset();
+//   fake.addUser({ username: 'alice', first_name: 'Alice', last_name: 'Liddell' });
+//   fake.addDashboard({ title: 'Sales', owners: [2] });
+//   fake.fail({ path: /\/dashboard\/$/ }, 'timeout');   // or '500', 'garbage', 'html', 'reset'
+//   ... fake.baseUrl, fake.username, fake.password, fake.requests ...
+//   await fake.close();
+//
+// Behaviour kept from the real one: JWT login with provider, 401 `{"msg": ...}` without or with an
+// expired token, CSRF token + session cookie required on mutating calls (400 SIP-40 body for JSON,
+// 302 to /login/ for multipart), HTML error pages unless `Accept` excludes text/html, rison `q`,
+// page_size clamped to 1..100, `count`/`ids`/`result` list bodies, title_or_slug / rel_m_m /
+// rel_o_m / in / eq / ct filters, owners without usernames, `related/owners`, the security API,
+// `_info` permissions, thumbnails (404 when off, 302 to the current digest, 202 or PNG when on).
+import { createHash, randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import rison from 'rison';
+
+export interface FakeUser {
+  id: number;
+  username: string;
+  first_name: string;
+  last_name: string;
+  email: string;
+  active: boolean;
+  password: string;
+}
+
+export interface FakeDashboard {
+  id: number;
+  uuid: string;
+  dashboard_title: string;
+  slug: string | null;
+  published: boolean;
+  owners: number[];
+  created_by: number | null;
+  changed_by: number | null;
+  changed_on: Date;
+  css: string;
+  json_metadata: string;
+  position_json: string | null;
+  chartIds: number[];
+  /** Thumbnail state when thumbnails are on: missing (202 and queue), ready (PNG). */
+  thumbnail: 'pending' | 'ready';
+}
+
+export interface FakeDatabase {
+  id: number;
+  uuid: string;
+  database_name: string;
+  backend: string;
+}
+
+export interface FakeDataset {
+  id: number;
+  uuid: string;
+  table_name: string;
+  schema: string | null;
+  sql: string | null;
+  database: number;
+  owners: number[];
+  columns: string[];
+}
+
+export interface FakeChart {
+  id: number;
+  uuid: string;
+  slice_name: string;
+  viz_type: string;
+  dataset: number;
+  params: Record<string, unknown>;
+}
+
+export type FailureMode = 'timeout' | '500' | '502' | '503' | 'garbage' | 'html' | 'reset' | 'empty' | '403' | 'truncated-json';
+
+interface Failure {
+  method?: string;
+  path?: RegExp | string;
+  mode: FailureMode;
+  remaining: number;
+}
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  q?: unknown;
+  accept?: string;
+  authorized: boolean;
+}
+
+export interface FakeSupersetOptions {
+  username?: string;
+  password?: string;
+  version?: string | null;
+  /** Access token lifetime in seconds (default 900, as flask-jwt-extended). */
+  tokenTtlSeconds?: number;
+  thumbnails?: boolean;
+  securityApi?: boolean;
+  /** Permissions `_info` reports for every resource. */
+  permissions?: string[];
+}
+
+export interface FakeSuperset {
+  baseUrl: string;
+  username: string;
+  password: string;
+  requests: RecordedRequest[];
+  users: FakeUser[];
+  dashboards: FakeDashboard[];
+  databases: FakeDatabase[];
+  datasets: FakeDataset[];
+  charts: FakeChart[];
+  options: Required<FakeSupersetOptions>;
+  addUser(u: Partial<FakeUser> & { username: string }): FakeUser;
+  addDashboard(d: { title: string; slug?: string | null; owners?: number[]; changedBy?: number | null; published?: boolean; changedOn?: Date; charts?: number[] }): FakeDashboard;
+  addDatabase(d: { name: string; backend?: string; uuid?: string }): FakeDatabase;
+  addDataset(d: { table: string; database: number; schema?: string | null; sql?: string | null; owners?: number[] }): FakeDataset;
+  addChart(c: { name: string; dataset: number; vizType?: string; dashboards?: number[] }): FakeChart;
+  /** Make matching requests fail `times` times (default: until cleared). */
+  fail(match: { method?: string; path?: RegExp | string }, mode: FailureMode, times?: number): void;
+  clearFailures(): void;
+  /** Invalidate every issued token (as a restarted Superset with another secret would). */
+  revokeTokens(): void;
+  /** Requests whose path matches, optionally only since a mark. */
+  count(path: RegExp | string, since?: number): number;
+  mark(): number;
+  close(): Promise<void>;
+}
+
+const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082',
+  'hex',
+);
+
+function uuidFrom(seed: string): string {
+  const h = createHash('sha1').update(seed).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+function isoUtc(d: Date): string {
+  return d.toISOString().replace('Z', '000+0000');
+}
+
+export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise<FakeSuperset> {
+  const options: Required<FakeSupersetOptions> = {
+    username: opts.username ?? 'admin',
+    password: opts.password ?? 'admin',
+    version: opts.version === undefined ? '6.1.0' : opts.version,
+    tokenTtlSeconds: opts.tokenTtlSeconds ?? 900,
+    thumbnails: opts.thumbnails ?? false,
+    securityApi: opts.securityApi ?? true,
+    permissions: opts.permissions ?? ['can_read', 'can_write', 'can_export'],
+  };
+  const secret = randomBytes(16).toString('hex');
+  let tokenGeneration = 0;
+  const users: FakeUser[] = [];
+  const dashboards: FakeDashboard[] = [];
+  const databases: FakeDatabase[] = [];
+  const datasets: FakeDataset[] = [];
+  const charts: FakeChart[] = [];
+  const requests: RecordedRequest[] = [];
+  let failures: Failure[] = [];
+  const sessions = new Map<string, string>(); // session cookie -> csrf token
+  let clock = Date.UTC(2026, 0, 1);
+
+  const addUser: FakeSuperset['addUser'] = (u) => {
+    const user: FakeUser = {
+      id: u.id ?? users.length + 1,
+      username: u.username,
+      first_name: u.first_name ?? u.username[0].toUpperCase() + u.username.slice(1),
+      last_name: u.last_name ?? 'Tester',
+      email: u.email ?? `${u.username}@example.com`,
+      active: u.active ?? true,
+      password: u.password ?? `${u.username}-pw`,
+    };
+    users.push(user);
+    return user;
+  };
+  addUser({ username: options.username, password: options.password, first_name: 'Ada', last_name: 'Admin' });
+
+  const addDashboard: FakeSuperset['addDashboard'] = (d) => {
+    const id = dashboards.length ? Math.max(...dashboards.map((x) => x.id)) + 1 : 1;
+    clock += 1000;
+    const dash: FakeDashboard = {
+      id,
+      uuid: uuidFrom(`dashboard:${id}:${d.title}`),
+      dashboard_title: d.title,
+      slug: d.slug === undefined ? null : d.slug,
+      published: d.published ?? true,
+      owners: d.owners ?? [1],
+      created_by: 1,
+      changed_by: d.changedBy === undefined ? 1 : d.changedBy,
+      changed_on: d.changedOn ?? new Date(clock),
+      css: '',
+      json_metadata: JSON.stringify({ color_scheme: 'supersetColors' }),
+      position_json: null,
+      chartIds: d.charts ?? [],
+      thumbnail: 'pending',
+    };
+    dashboards.push(dash);
+    return dash;
+  };
+  const addDatabase: FakeSuperset['addDatabase'] = (d) => {
+    const db: FakeDatabase = { id: databases.length + 1, uuid: d.uuid ?? uuidFrom(`db:${d.name}:${databases.length}`), database_name: d.name, backend: d.backend ?? 'postgresql' };
+    databases.push(db);
+    return db;
+  };
+  const addDataset: FakeSuperset['addDataset'] = (d) => {
+    const ds: FakeDataset = {
+      id: datasets.length + 1,
+      uuid: uuidFrom(`ds:${d.table}:${datasets.length}`),
+      table_name: d.table,
+      schema: d.schema ?? 'public',
+      sql: d.sql ?? null,
+      database: d.database,
+      owners: d.owners ?? [1],
+      columns: ['ds', 'region', 'units'],
+    };
+    datasets.push(ds);
+    return ds;
+  };
+  const addChart: FakeSuperset['addChart'] = (c) => {
+    const chart: FakeChart = {
+      id: charts.length + 1,
+      uuid: uuidFrom(`chart:${c.name}:${charts.length}`),
+      slice_name: c.name,
+      viz_type: c.vizType ?? 'table',
+      dataset: c.dataset,
+      params: { viz_type: c.vizType ?? 'table', datasource: `${c.dataset}__table`, all_columns: ['region'] },
+    };
+    charts.push(chart);
+    for (const d of c.dashboards ?? []) dashboards.find((x) => x.id === d)?.chartIds.push(chart.id);
+    return chart;
+  };
+
+  const userSummary = (id: number | null, withEmail = false) => {
+    const u = users.find((x) => x.id === id);
+    if (!u) return null;
+    return withEmail ? { id: u.id, first_name: u.first_name, last_name: u.last_name, email: u.email } : { id: u.id, first_name: u.first_name, last_name: u.last_name };
+  };
+  const nameOf = (id: number | null) => {
+    const u = users.find((x) => x.id === id);
+    return u ? `${u.first_name} ${u.last_name}` : '';
+  };
+  const digestOf = (d: FakeDashboard) => createHash('md5').update(`${d.id}:${d.json_metadata}:${d.css}`).digest('hex');
+
+  const dashboardRow = (d: FakeDashboard) => ({
+    certification_details: null,
+    certified_by: null,
+    changed_by: userSummary(d.changed_by),
+    changed_by_name: nameOf(d.changed_by),
+    changed_on_delta_humanized: 'a day ago',
+    changed_on_utc: isoUtc(d.changed_on),
+    created_by: userSummary(d.created_by),
+    created_on_delta_humanized: 'a day ago',
+    dashboard_title: d.dashboard_title,
+    id: d.id,
+    is_managed_externally: false,
+    owners: d.owners.map((o) => userSummary(o, true)).filter(Boolean),
+    published: d.published,
+    roles: [],
+    slug: d.slug,
+    status: d.published ? 'published' : 'draft',
+    tags: [],
+    thumbnail_url: `/api/v1/dashboard/${d.id}/thumbnail/${digestOf(d)}/`,
+    url: `/superset/dashboard/${d.slug ?? d.id}/`,
+    uuid: d.uuid,
+  });
+
+  const datasetRow = (ds: FakeDataset) => {
+    const db = databases.find((x) => x.id === ds.database);
+    return {
+      id: ds.id,
+      uuid: ds.uuid,
+      table_name: ds.table_name,
+      schema: ds.schema,
+      catalog: null,
+      sql: ds.sql,
+      kind: ds.sql ? 'virtual' : 'physical',
+      description: null,
+      explore_url: `/explore/?datasource_type=table&datasource_id=${ds.id}`,
+      datasource_type: 'table',
+      database: db ? { id: db.id, database_name: db.database_name, uuid: db.uuid } : null,
+      owners: ds.owners.map((o) => userSummary(o)).filter(Boolean),
+      changed_by_name: 'Ada Admin',
+      changed_on_utc: isoUtc(new Date(clock)),
+    };
+  };
+
+  // ---- responses -------------------------------------------------------------------------------
+
+  type Res = http.ServerResponse;
+  const json = (res: Res, status: number, body: unknown, headers: Record<string, string> = {}) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(JSON.stringify(body));
+  };
+  const htmlAllowed = (req: http.IncomingMessage) => {
+    const accept = String(req.headers.accept ?? '*/*');
+    return /text\/html|\*\/\*/.test(accept);
+  };
+  /** Like Superset's CommandException/HTTPException handlers: an HTML page when Accept admits it. */
+  const error = (req: http.IncomingMessage, res: Res, status: number, message: string) => {
+    if (htmlAllowed(req) && status >= 404) {
+      res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(`<!doctype html><html><body><h1>${status}</h1><p>${message}</p></body></html>`);
+      return;
+    }
+    json(res, status, { message });
+  };
+  const sip40 = (res: Res, status: number, message: string, extra: Record<string, unknown> = {}, errorType = 'GENERIC_COMMAND_ERROR') =>
+    json(res, status, {
+      errors: [
+        {
+          message,
+          error_type: errorType,
+          level: 'error',
+          extra: { ...extra, issue_codes: [{ code: 1010, message: 'Issue 1010 - Superset encountered an error while running a command.' }] },
+        },
+      ],
+    });
+
+  const signToken = (sub: number, kind: 'access' | 'refresh') => {
+    const header = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
+    const now = Math.floor(Date.now() / 1000);
+    const exp = kind === 'access' ? now + options.tokenTtlSeconds : now + 30 * 86400;
+    const payload = Buffer.from(JSON.stringify({ sub: String(sub), type: kind, exp, gen: tokenGeneration })).toString('base64url');
+    const sig = createHash('sha256').update(`${header}.${payload}.${secret}`).digest('base64url');
+    return `${header}.${payload}.${sig}`;
+  };
+  const verifyToken = (token: string, kind: 'access' | 'refresh'): { sub: number } | 'expired' | 'invalid' => {
+    const [h, p, s] = token.split('.');
+    if (!h || !p || !s) return 'invalid';
+    if (createHash('sha256').update(`${h}.${p}.${secret}`).digest('base64url') !== s) return 'invalid';
+    const claims = JSON.parse(Buffer.from(p, 'base64url').toString()) as { sub: string; type: string; exp: number; gen: number };
+    if (claims.type !== kind || claims.gen !== tokenGeneration) return 'invalid';
+    if (claims.exp * 1000 < Date.now()) return 'expired';
+    return { sub: Number(claims.sub) };
+  };
+
+  const readBody = (req: http.IncomingMessage) =>
+    new Promise<Buffer>((resolve) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => resolve(Buffer.concat(chunks)));
+    });
+
+  const cookieOf = (req: http.IncomingMessage, name: string) => {
+    for (const part of String(req.headers.cookie ?? '').split(';')) {
+      const [k, ...v] = part.trim().split('=');
+      if (k === name) return v.join('=');
+    }
+    return undefined;
+  };
+
+  // ---- list machinery ----------------------------------------------------------------------------
+
+  interface ListQ {
+    filters?: Array<{ col: string; opr: string; value: unknown }>;
+    order_column?: string;
+    order_direction?: 'asc' | 'desc';
+    page?: number;
+    page_size?: number;
+    filter?: string;
+  }
+
+  const pageOf = <T extends { id: number }>(rows: T[], q: ListQ) => {
+    let size = q.page_size ?? 20;
+    if (size > 100 || size < 1) size = 100;
+    const page = q.page ?? 0;
+    const slice = rows.slice(page * size, page * size + size);
+    return { count: rows.length, ids: slice.map((r) => r.id), result: slice };
+  };
+
+  const filterDashboards = (q: ListQ): FakeDashboard[] | string => {
+    let rows = [...dashboards];
+    for (const f of q.filters ?? []) {
+      const v = f.value;
+      if (f.col === 'dashboard_title' && f.opr === 'title_or_slug') {
+        const needle = String(v).toLowerCase();
+        rows = rows.filter((d) => d.dashboard_title.toLowerCase().includes(needle) || (d.slug ?? '').toLowerCase().includes(needle));
+      } else if (f.col === 'owners' && f.opr === 'rel_m_m') rows = rows.filter((d) => d.owners.includes(Number(v)));
+      else if (f.col === 'changed_by' && f.opr === 'rel_o_m') rows = rows.filter((d) => d.changed_by === Number(v));
+      else if (f.col === 'id' && f.opr === 'in') rows = rows.filter((d) => (v as number[]).includes(d.id));
+      else if (f.col === 'published' && f.opr === 'eq') rows = rows.filter((d) => d.published === v);
+      else if (f.col === 'slug' && f.opr === 'eq') rows = rows.filter((d) => d.slug === v);
+      else if (f.col === 'uuid' && f.opr === 'eq') rows = rows.filter((d) => d.uuid === v);
+      else return `Filter column: ${f.col} not allowed to filter`;
+    }
+    const col = q.order_column ?? 'changed_on';
+    const dir = (q.order_direction ?? 'desc') === 'asc' ? 1 : -1;
+    if (col === 'changed_on' || col === 'changed_on_delta_humanized') rows.sort((a, b) => dir * (a.changed_on.getTime() - b.changed_on.getTime()));
+    else if (col === 'dashboard_title') rows.sort((a, b) => dir * a.dashboard_title.localeCompare(b.dashboard_title));
+    else return `Invalid order by column: ${col}`;
+    return rows;
+  };
+
+  // ---- routing -----------------------------------------------------------------------------------
+
+  const route = async (req: http.IncomingMessage, res: Res): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://fake');
+    const method = req.method ?? 'GET';
+    const path = url.pathname;
+    let q: ListQ & Record<string, unknown> = {};
+    const rawQ = url.searchParams.get('q');
+    if (rawQ !== null) {
+      try {
+        q = rison.decode(rawQ);
+      } catch {
+        return json(res, 400, { message: 'Not a valid rison/json argument' });
+      }
+    }
+    const auth = String(req.headers.authorization ?? '');
+    const record: RecordedRequest = { method, path, q: rawQ === null ? undefined : q, accept: req.headers.accept, authorized: auth.startsWith('Bearer ') };
+    requests.push(record);
+
+    const failure = failures.find(
+      (f) =>
+        f.remaining > 0 &&
+        (!f.method || f.method === method) &&
+        (!f.path || (typeof f.path === 'string' ? path === f.path : f.path.test(path))),
+    );
+    if (failure) {
+      failure.remaining--;
+      switch (failure.mode) {
+        case 'timeout':
+          return; // never answer; the socket is destroyed on close()
+        case 'reset':
+          req.socket.destroy();
+          return;
+        case 'garbage':
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end('{"count": 3, "result": [ this is not json');
+          return;
+        case 'truncated-json':
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end('');
+          return;
+        case 'html':
+          res.writeHead(200, { 'content-type': 'text/html' });
+          res.end('<!doctype html><html><body>Maintenance</body></html>');
+          return;
+        case 'empty':
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end('null');
+          return;
+        case '403':
+          return json(res, 403, { message: 'Forbidden' });
+        default:
+          return failure.mode === '500' ? json(res, 500, { message: 'Fatal error' }) : json(res, Number(failure.mode), { message: 'Bad gateway' });
+      }
+    }
+
+    // anonymous endpoints
+    if (method === 'GET' && path === '/health') {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      return void res.end('OK');
+    }
+    if (method === 'GET' && path === '/static/version_info.json') {
+      if (!options.version) return error(req, res, 404, 'Not Found');
+      return json(res, 200, { GIT_SHA: '', version: options.version });
+    }
+    const body = method === 'GET' ? Buffer.alloc(0) : await readBody(req);
+    if (method === 'POST' && path === '/api/v1/security/login') {
+      let b: { username?: string; password?: string; provider?: string; refresh?: boolean };
+      try {
+        b = JSON.parse(body.toString());
+      } catch {
+        return json(res, 400, { message: 'Request payload is not JSON' });
+      }
+      if (!b.provider) return json(res, 500, { message: 'Fatal error' });
+      const user = users.find((u) => u.username === b.username && u.password === b.password && u.active);
+      if (!user) return json(res, 401, { message: 'Not authorized' });
+      return json(res, 200, { access_token: signToken(user.id, 'access'), ...(b.refresh ? { refresh_token: signToken(user.id, 'refresh') } : {}) });
+    }
+    if (method === 'POST' && path === '/api/v1/security/refresh') {
+      const v = verifyToken(auth.replace(/^Bearer /, ''), 'refresh');
+      if (typeof v === 'string') return json(res, 401, { msg: v === 'expired' ? 'Token has expired' : 'Signature verification failed' });
+      return json(res, 200, { access_token: signToken(v.sub, 'access') });
+    }
+
+    // everything else needs a valid access token
+    if (!auth.startsWith('Bearer ')) return json(res, 401, { msg: 'Missing Authorization Header' });
+    const who = verifyToken(auth.slice(7), 'access');
+    if (who === 'expired') return json(res, 401, { msg: 'Token has expired' });
+    if (who === 'invalid') return json(res, 422, { msg: 'Signature verification failed' });
+
+    if (method === 'GET' && path === '/api/v1/security/csrf_token/') {
+      const session = randomBytes(12).toString('hex');
+      const token = randomBytes(16).toString('hex');
+      sessions.set(session, token);
+      return json(res, 200, { result: token }, { 'set-cookie': `session=${session}; HttpOnly; Path=/; SameSite=Lax` });
+    }
+    if (method !== 'GET') {
+      const session = cookieOf(req, 'session');
+      const ok = session !== undefined && sessions.get(session) === req.headers['x-csrftoken'] && req.headers.referer !== undefined;
+      const exempt = path === '/api/v1/chart/data';
+      if (!ok && !exempt) {
+        if (String(req.headers['content-type'] ?? '').startsWith('multipart/')) {
+          res.writeHead(302, { location: '/login/?next=' + encodeURIComponent(path) });
+          return void res.end();
+        }
+        return sip40(res, 400, '400 Bad Request: The CSRF token is missing.', {}, 'GENERIC_BACKEND_ERROR');
+      }
+    }
+
+    let m: RegExpExecArray | null;
+    // dashboards
+    if (method === 'GET' && path === '/api/v1/dashboard/') {
+      const rows = filterDashboards(q);
+      if (typeof rows === 'string') return json(res, 400, { message: rows });
+      const page = pageOf(rows, q);
+      return json(res, 200, { ...page, result: page.result.map(dashboardRow) });
+    }
+    if (method === 'GET' && path === '/api/v1/dashboard/related/owners') {
+      const needle = String(q.filter ?? '').toLowerCase();
+      const hits = users.filter((u) => `${u.first_name} ${u.last_name}`.toLowerCase().includes(needle) || u.username.toLowerCase().includes(needle));
+      const page = pageOf(hits, q);
+      return json(res, 200, {
+        count: page.count,
+        result: page.result.map((u) => ({ value: u.id, text: `${u.first_name} ${u.last_name}`, extra: { active: u.active, email: u.email } })),
+      });
+    }
+    if (method === 'GET' && (m = /^\/api\/v1\/(dashboard|chart|dataset|database)\/_info$/.exec(path))) {
+      return json(res, 200, { permissions: options.permissions });
+    }
+    if (method === 'GET' && path === '/api/v1/dashboard/export/') {
+      const ids = (Array.isArray(q) ? q : []) as number[];
+      if (!ids.length || ids.some((id) => !dashboards.some((d) => d.id === id))) return error(req, res, 404, 'Not found');
+      res.writeHead(200, { 'content-type': 'application/zip' });
+      return void res.end(Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.from(JSON.stringify(ids))]));
+    }
+    if (method === 'POST' && path === '/api/v1/dashboard/import/') {
+      const text = body.toString('latin1');
+      if (!/name="formData"/.test(text)) return json(res, 400, { message: 'Arguments are not correct' });
+      if (!/PK\x03\x04/.test(text)) return json(res, 500, { message: 'Import dashboard failed for an unknown reason' });
+      if (!/name="overwrite"\r\n\r\ntrue/.test(text))
+        return sip40(res, 422, 'Error importing dashboard', { 'dashboards/x.yaml': 'Dashboard already exists and `overwrite=true` was not passed' });
+      return json(res, 200, { message: 'OK' });
+    }
+    if (method === 'GET' && (m = /^\/api\/v1\/dashboard\/([A-Za-z0-9_-]+)(\/charts|\/datasets)?$/.exec(path))) {
+      const key = m[1];
+      const d = dashboards.find((x) => String(x.id) === key || x.slug === key || x.uuid === key);
+      if (!d) return error(req, res, 404, 'Not found');
+      if (m[2] === '/charts') {
+        return json(res, 200, {
+          result: d.chartIds
+            .map((id) => charts.find((c) => c.id === id))
+            .filter((c): c is FakeChart => !!c)
+            .map((c) => ({
+              id: c.id,
+              slice_name: c.slice_name,
+              slice_url: `/explore/?slice_id=${c.id}`,
+              description: null,
+              cache_timeout: null,
+              changed_on: d.changed_on.toISOString().replace('Z', ''),
+              certified_by: null,
+              certification_details: null,
+              description_markeddown: '',
+              form_data: { ...c.params, slice_id: c.id },
+            })),
+        });
+      }
+      if (m[2] === '/datasets') {
+        const ids = [...new Set(d.chartIds.map((id) => charts.find((c) => c.id === id)?.dataset).filter((x): x is number => x !== undefined))];
+        return json(res, 200, {
+          result: ids
+            .map((id) => datasets.find((x) => x.id === id))
+            .filter((x): x is FakeDataset => !!x)
+            .map((ds) => {
+              const db = databases.find((x) => x.id === ds.database);
+              return {
+                id: ds.id,
+                uid: `${ds.id}__table`,
+                name: `${ds.schema ? ds.schema + '.' : ''}${ds.table_name}`,
+                table_name: ds.table_name,
+                datasource_name: ds.table_name,
+                schema: ds.schema,
+                sql: ds.sql,
+                type: 'table',
+                database: db ? { id: db.id, name: db.database_name, backend: db.backend } : null,
+                columns: ds.columns.map((c) => ({ column_name: c, type: 'TEXT', is_dttm: c === 'ds' })),
+                metrics: [{ metric_name: 'count', expression: 'COUNT(*)' }],
+              };
+            }),
+        });
+      }
+      return json(res, 200, {
+        id: d.id,
+        result: {
+          ...dashboardRow(d),
+          changed_on: d.changed_on.toISOString().replace('Z', ''),
+          css: d.css,
+          json_metadata: d.json_metadata,
+          position_json: d.position_json,
+          charts: d.chartIds.map((id) => charts.find((c) => c.id === id)?.slice_name).filter(Boolean),
+          owners: d.owners.map((o) => userSummary(o)).filter(Boolean),
+        },
+      });
+    }
+    if (method === 'GET' && (m = /^\/api\/v1\/dashboard\/(\d+)\/thumbnail\/([A-Za-z0-9_-]+)\/$/.exec(path))) {
+      const d = dashboards.find((x) => x.id === Number(m![1]));
+      if (!options.thumbnails || !d) return error(req, res, 404, 'Not found');
+      if (m[2] !== digestOf(d)) {
+        res.writeHead(302, { location: `/api/v1/dashboard/${d.id}/thumbnail/${digestOf(d)}/` });
+        return void res.end();
+      }
+      if (d.thumbnail === 'pending') {
+        return json(res, 202, {
+          cache_key: digestOf(d),
+          dashboard_url: `/superset/dashboard/${d.id}/`,
+          image_url: `/api/v1/dashboard/${d.id}/thumbnail/${digestOf(d)}/`,
+          task_status: 'Pending',
+          task_updated_at: new Date().toISOString(),
+        });
+      }
+      res.writeHead(200, { 'content-type': 'image/png' });
+      return void res.end(PNG);
+    }
+    // datasets, databases, charts
+    if (method === 'GET' && path === '/api/v1/dataset/') {
+      let rows = [...datasets];
+      for (const f of q.filters ?? []) {
+        if (f.col === 'table_name' && f.opr === 'ct') rows = rows.filter((d) => d.table_name.toLowerCase().includes(String(f.value).toLowerCase()));
+        else if (f.col === 'database' && f.opr === 'rel_o_m') rows = rows.filter((d) => d.database === Number(f.value));
+        else return json(res, 400, { message: `Filter column: ${f.col} not allowed to filter` });
+      }
+      rows.sort((a, b) => a.table_name.localeCompare(b.table_name) || a.id - b.id);
+      if (q.order_direction === 'desc') rows.reverse();
+      const page = pageOf(rows, q);
+      return json(res, 200, { ...page, result: page.result.map(datasetRow) });
+    }
+    if (method === 'GET' && path === '/api/v1/database/') {
+      const rows = [...databases].sort((a, b) => a.database_name.localeCompare(b.database_name));
+      const size = q.page_size === -1 ? rows.length || 1 : q.page_size;
+      const page = pageOf(rows, { ...q, page_size: size === rows.length ? Math.min(100, size) : size });
+      return json(res, 200, { ...page, result: page.result.map((d) => ({ ...d, expose_in_sqllab: true, allow_dml: false, allow_run_async: false })) });
+    }
+    if (method === 'GET' && (m = /^\/api\/v1\/database\/(\d+)$/.exec(path))) {
+      const db = databases.find((x) => x.id === Number(m![1]));
+      if (!db) return error(req, res, 404, 'Not found');
+      return json(res, 200, { id: db.id, result: { ...db, driver: 'psycopg2' } });
+    }
+    if (method === 'POST' && path === '/api/v1/chart/data') {
+      return json(res, 200, { result: [{ status: 'success', rowcount: 1, colnames: ['region'], data: [{ region: 'EMEA' }] }] });
+    }
+    if (method === 'GET' && path === '/api/v1/chart/') {
+      const page = pageOf(charts, q);
+      return json(res, 200, { ...page, result: page.result.map((c) => ({ id: c.id, uuid: c.uuid, slice_name: c.slice_name, viz_type: c.viz_type, datasource_id: c.dataset, datasource_type: 'table' })) });
+    }
+    // security API
+    if (method === 'GET' && path === '/api/v1/security/users/') {
+      if (!options.securityApi) return error(req, res, 404, 'Not Found');
+      let rows = [...users];
+      for (const f of q.filters ?? []) {
+        if (f.col === 'username' && f.opr === 'ct') rows = rows.filter((u) => u.username.toLowerCase().includes(String(f.value).toLowerCase()));
+        else if (f.col === 'username' && f.opr === 'eq') rows = rows.filter((u) => u.username === f.value);
+        else if (f.col === 'id' && f.opr === 'in') rows = rows.filter((u) => (f.value as number[]).includes(u.id));
+        else return json(res, 400, { message: `Filter column: ${f.col} not allowed to filter` });
+      }
+      const page = pageOf(rows, q);
+      return json(res, 200, { ...page, result: page.result.map(({ password: _pw, ...u }) => u) });
+    }
+    return error(req, res, 404, 'Not Found');
+  };
+
+  const sockets = new Set<Socket>();
+  const server = http.createServer((req, res) => {
+    route(req, res).catch((err: unknown) => {
+      if (!res.headersSent) json(res, 500, { message: `fake superset error: ${(err as Error).message}` });
+    });
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    username: options.username,
+    password: options.password,
+    requests,
+    users,
+    dashboards,
+    databases,
+    datasets,
+    charts,
+    options,
+    addUser,
+    addDashboard,
+    addDatabase,
+    addDataset,
+    addChart,
+    fail(match, mode, times = Number.POSITIVE_INFINITY) {
+      failures.push({ ...match, mode, remaining: times });
+    },
+    clearFailures() {
+      failures = [];
+    },
+    revokeTokens() {
+      tokenGeneration++;
+    },
+    count(path, since = 0) {
+      return requests.slice(since).filter((r) => (typeof path === 'string' ? r.path === path : path.test(r.path))).length;
+    },
+    mark() {
+      return requests.length;
+    },
+    async close() {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,247 @@
+import { ActivityFailure, ApplicationFailure, CancellationScope, CancelledFailure, log, proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../activities/index.ts';
+import { finishTask, reportTaskProgress, runAsTask } from './task-run.ts';
+
+// ------------------------------------------------------------------------------------------------
+// Inputs and results (plain data: shared with the activities and the API)
+
+export interface BackupInput {
+  envId: string;
+  dashboardIds: number[];
+}
+
+export interface NextActionHint {
+  action: string;
+  description: string;
+  request?: { method: string; path: string; body: unknown };
+}
+
+export interface BackupItem {
+  dashboard_id: number;
+  title: string | null;
+  status: 'succeeded' | 'failed';
+  backup_id: string | null;
+  content_hash: string | null;
+  /** True when an earlier backup already held this exact content: no new blob was stored. */
+  deduplicated: boolean;
+  size?: number;
+  charts?: number;
+  error?: string;
+  /** Superset's own answer when it refused: `{ status, message, type? }`. */
+  upstream_error?: unknown;
+  next_actions?: NextActionHint[];
+}
+
+export interface RetentionOutcome {
+  policy: { keep: number; max_age_days: number | null };
+  pruned: number;
+  blobs_deleted: number;
+  skipped_other_store: number;
+  error?: string;
+}
+
+export interface BackupResult {
+  env_id: string;
+  store: string;
+  totals: { requested: number; succeeded: number; failed: number; deduplicated: number; not_started: number };
+  dashboards: BackupItem[];
+  retention: RetentionOutcome | null;
+  cancelled: boolean;
+}
+
+export interface RestoreInput {
+  backupId: string;
+  envId: string;
+}
+
+export interface RestoreItem {
+  /** The dashboard id the backup was taken from (null when the backup itself could not be read). */
+  dashboard_id: number | null;
+  title: string | null;
+  status: 'restored' | 'failed';
+  backup_id: string;
+  dashboard_uuid: string | null;
+  /** The dashboard's id in the environment after the restore (a new id when it had been deleted). */
+  restored_dashboard_id: number | null;
+  /** True when the dashboard did not exist any more and was re-created. */
+  recreated?: boolean;
+  charts?: number;
+  error?: string;
+  upstream_error?: unknown;
+  next_actions?: NextActionHint[];
+}
+
+export interface RestoreResult {
+  backup_id: string;
+  env_id: string;
+  restored_dashboard_id: number | null;
+  dashboards: RestoreItem[];
+}
+
+// ------------------------------------------------------------------------------------------------
+
+/** One dashboard = one activity; Superset outages are retried, a refusal is that dashboard's outcome. */
+const perDashboard = proxyActivities<Activities>({
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '1 minute',
+  retry: { initialInterval: '2 seconds', maximumInterval: '30 seconds', maximumAttempts: 4 },
+});
+
+const housekeeping = proxyActivities<Activities>({
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '1 minute',
+  retry: { initialInterval: '2 seconds', maximumInterval: '30 seconds', maximumAttempts: 5 },
+});
+
+/**
+ * Backs up dashboards one by one into the backup store, then applies the retention policy to
+ * them. Each dashboard succeeds or fails on its own; the task ends FAILED (with the per-dashboard
+ * result kept) when any of them failed, so a partial backup never reads as a success.
+ * Cancellation takes effect between dashboards: the one in flight is finished and recorded.
+ */
+export async function backupWorkflow(input: BackupInput): Promise<BackupResult> {
+  return runAsTask('backup', async () => {
+    const total = input.dashboardIds.length;
+    const items: BackupItem[] = [];
+    let store = '';
+    let cancelled = false;
+    await CancellationScope.nonCancellable(() => reportTaskProgress({ done: 0, total, message: `backing up ${total} dashboard(s)` }));
+    for (const [i, dashboardId] of input.dashboardIds.entries()) {
+      if (CancellationScope.current().consideredCancelled) {
+        cancelled = true;
+        break;
+      }
+      // The dashboard and its progress line run to the end even when a cancel arrives meanwhile;
+      // the loop stops before the next one, so the result always holds what was done.
+      await CancellationScope.nonCancellable(async () => {
+        let item: BackupItem;
+        try {
+          const r = await perDashboard.backupDashboard({ envId: input.envId, dashboardId });
+          store = r.store;
+          item = r.item;
+        } catch (err) {
+          item = failedItem(dashboardId, err);
+        }
+        items.push(item);
+        if (item.status === 'succeeded') {
+          log.info(
+            `dashboard ${dashboardId} ('${item.title}'): backed up${item.deduplicated ? ', unchanged since an earlier backup (no new blob)' : ''}`,
+          );
+        } else {
+          log.error(`dashboard ${dashboardId}${item.title ? ` ('${item.title}')` : ''}: backup failed: ${item.error}`);
+        }
+        await reportTaskProgress({ done: i + 1, total, message: `dashboard ${dashboardId}: ${item.status}` });
+      });
+    }
+
+    let retention: RetentionOutcome | null = null;
+    const backedUp = items.filter((i) => i.status === 'succeeded').map((i) => i.dashboard_id);
+    if (backedUp.length) {
+      retention = await CancellationScope.nonCancellable(async () => {
+        try {
+          return await housekeeping.applyBackupRetention({ envId: input.envId, dashboardIds: backedUp });
+        } catch (err) {
+          // The backups themselves are safe; pruning runs again with the next backup.
+          const message = failureMessage(err);
+          log.warn(`retention could not be applied: ${message}`);
+          return null;
+        }
+      });
+    }
+
+    const failed = items.filter((i) => i.status === 'failed');
+    const result: BackupResult = {
+      env_id: input.envId,
+      store,
+      totals: {
+        requested: total,
+        succeeded: items.length - failed.length,
+        failed: failed.length,
+        deduplicated: items.filter((i) => i.deduplicated).length,
+        not_started: total - items.length,
+      },
+      dashboards: items,
+      retention,
+      cancelled,
+    };
+    if (cancelled) {
+      const message = `cancelled after ${items.length} of ${total} dashboards; the rest were not backed up`;
+      log.warn(message);
+      await CancellationScope.nonCancellable(() => finishTask({ status: 'CANCELLED', result, error: { message } }));
+      throw new CancelledFailure(message);
+    }
+    if (failed.length) {
+      await failWithResult(
+        result,
+        `${failed.length} of ${total} dashboard backup(s) failed: ${failed.map((f) => `${f.dashboard_id} (${f.error})`).join('; ')}`,
+        'BackupIncomplete',
+      );
+    }
+    return result;
+  });
+}
+
+/**
+ * Imports a stored backup into its environment with overwrite: the dashboard comes back with the
+ * backed-up layout and settings; charts, datasets and databases it needs are re-created when they
+ * were deleted. Objects that would collide with something else in the environment block the
+ * restore instead of being taken over.
+ */
+export async function restoreWorkflow(input: RestoreInput): Promise<RestoreResult> {
+  return runAsTask('restore', async () => {
+    await reportTaskProgress({ done: 0, total: 1, message: `restoring backup ${input.backupId}` });
+    // Once the import starts it is finished and recorded: a cancel then comes too late to undo it.
+    const item = await CancellationScope.nonCancellable(async () => {
+      let outcome: RestoreItem;
+      try {
+        outcome = await perDashboard.restoreBackup(input);
+      } catch (err) {
+        outcome = {
+          dashboard_id: null,
+          title: null,
+          status: 'failed',
+          backup_id: input.backupId,
+          dashboard_uuid: null,
+          restored_dashboard_id: null,
+          error: failureMessage(err),
+        };
+      }
+      await reportTaskProgress({ done: 1, total: 1, message: outcome.status });
+      return outcome;
+    });
+    const result: RestoreResult = {
+      backup_id: input.backupId,
+      env_id: input.envId,
+      restored_dashboard_id: item.restored_dashboard_id,
+      dashboards: [item],
+    };
+    if (item.status === 'failed')
+      await failWithResult(result, `restore of backup ${input.backupId} failed: ${item.error}`, 'RestoreFailed');
+    log.info(`restored '${item.title}' as dashboard ${item.restored_dashboard_id}`);
+    return result;
+  });
+}
+
+/** Keeps the result in the row (runAsTask's own FAILED write is then a no-op) and fails the workflow. */
+async function failWithResult(result: unknown, message: string, type: string): Promise<never> {
+  await CancellationScope.nonCancellable(() => finishTask({ status: 'FAILED', result, error: { message, type } }));
+  throw ApplicationFailure.nonRetryable(message, type);
+}
+
+function failedItem(dashboardId: number, err: unknown): BackupItem {
+  return {
+    dashboard_id: dashboardId,
+    title: null,
+    status: 'failed',
+    backup_id: null,
+    content_hash: null,
+    deduplicated: false,
+    error: failureMessage(err),
+  };
+}
+
+function failureMessage(err: unknown): string {
+  let cause: unknown = err;
+  while (cause instanceof ActivityFailure && cause.cause) cause = cause.cause;
+  return cause instanceof Error ? cause.message : String(cause);
+}
