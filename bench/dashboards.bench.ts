@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, PROJECT_ROOT } from '../lib/config.ts';
@@ -92,7 +94,11 @@ async function main() {
     startInfra(config, logger),
     startSuperset({ version: '6.1.0', dataDir: path.join(dataDir, 'superset-6.1.0'), log: () => {} }),
   ]);
-  const api = spawnEntry('api/main.ts', NODE_FLAGS.api, { ...env, DATABASE_URL: infra.databaseUrl, TEMPORAL_ADDRESS: infra.temporalAddress });
+  const apiLog = process.env.BENCH_API_LOG; // e.g. BENCH_API_LOG=/tmp/api.log: the API's debug log (every Superset call)
+  const apiEnv = { ...env, DATABASE_URL: infra.databaseUrl, TEMPORAL_ADDRESS: infra.temporalAddress, ...(apiLog ? { LOG_LEVEL: 'debug' } : {}) };
+  const api = apiLog
+    ? spawn(process.execPath, [...NODE_FLAGS.api, 'api/main.ts'], { env: apiEnv, stdio: ['ignore', fs.openSync(apiLog, 'w'), 'inherit'] })
+    : spawnEntry('api/main.ts', NODE_FLAGS.api, apiEnv);
   const base = `http://127.0.0.1:${config.PORT}`;
   try {
     const sc = await login(sup.baseUrl, sup.username, sup.password);
@@ -135,7 +141,7 @@ async function main() {
       const r = await fetch(`${base}/api/dashboards?env_id=${envId}&page_size=${PAGE_SIZE}&${query}`, { headers });
       const body = (await r.json()) as { total: number };
       if (r.status !== 200) throw new Error(`switchyard ${r.status} ${JSON.stringify(body)}`);
-      if (expectTotal !== undefined && body.total < expectTotal) throw new Error(`unexpected total ${body.total}`);
+      if (expectTotal !== undefined && body.total < expectTotal) throw new Error(`unexpected total ${body.total}: ${JSON.stringify(body).slice(0, 600)}`);
     };
     const owners = [{ col: 'owners', opr: 'rel_m_m', value: bobId }];
 

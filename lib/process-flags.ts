@@ -8,7 +8,7 @@ import os from 'node:os';
  */
 export const NODE_FLAGS = {
   api: ['--max-semi-space-size=8', '--max-old-space-size=192'],
-  worker: ['--max-semi-space-size=1', '--max-old-space-size=128'],
+  worker: ['--max-semi-space-size=2', '--max-old-space-size=160'],
 } as const;
 
 /**

@@ -45,7 +45,7 @@ export async function createWorker(deps: {
     }),
     shutdownGraceTime: '10 seconds',
     // Bounded sticky cache: memory stays flat under a burst of tasks (replay covers evictions).
-    maxCachedWorkflows: 50,
+    maxCachedWorkflows: 100,
   });
   return { worker, connection };
 }

@@ -6,12 +6,18 @@ import { finishTask, reportTaskProgress, runAsTask } from './task-run.ts';
 /** One dashboard = one activity: export, rewrite, import and confirm, safe to repeat. */
 const dashboards = proxyActivities<Activities>({
   startToCloseTimeout: '10 minutes',
-  heartbeatTimeout: '1 minute',
-  retry: { initialInterval: '2 seconds', maximumInterval: '30 seconds', maximumAttempts: 4, nonRetryableErrorTypes: ['MigrationInputError'] },
+  heartbeatTimeout: '15 seconds', // a dead worker's dashboard moves on within seconds
+  retry: {
+    initialInterval: '2 seconds',
+    maximumInterval: '30 seconds',
+    maximumAttempts: 4,
+    nonRetryableErrorTypes: ['MigrationInputError'],
+  },
 });
 
 const verify = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '15 seconds',
   retry: { initialInterval: '2 seconds', maximumInterval: '20 seconds', maximumAttempts: 3 },
 });
 
@@ -35,7 +41,11 @@ export async function migrationWorkflow(input: MigrationInput): Promise<Migratio
       const outcome = await CancellationScope.nonCancellable(async () => {
         const o = await dashboards.migrateDashboard({ ...input, dashboardId, learnedRejections: learned });
         if (o.status === 'imported' && o.target_dashboard_id !== null) {
-          o.verification = await verify.verifyMigratedDashboard({ targetEnvId: input.targetEnvId, dashboardId: o.target_dashboard_id, expectedChartUuids: o.chart_uuids });
+          o.verification = await verify.verifyMigratedDashboard({
+            targetEnvId: input.targetEnvId,
+            dashboardId: o.target_dashboard_id,
+            expectedChartUuids: o.chart_uuids,
+          });
           if (!o.verification.ok) o.status = 'imported_with_errors';
         }
         await reportTaskProgress({ done: i + 1, total: input.dashboardIds.length, message: `dashboard ${dashboardId}: ${o.status}` });
@@ -93,7 +103,16 @@ function summarise(input: MigrationInput, outcomes: DashboardOutcome[], cancelle
           {
             action: 'retry_failed',
             description: `Retry the ${failed.length} failed dashboard(s) with one call once their causes are fixed`,
-            request: { method: 'POST', path: '/api/dashboards/migrate', body: { source_env_id: input.sourceEnvId, target_env_id: input.targetEnvId, dashboard_ids: failed, overwrite: input.overwrite } },
+            request: {
+              method: 'POST',
+              path: '/api/dashboards/migrate',
+              body: {
+                source_env_id: input.sourceEnvId,
+                target_env_id: input.targetEnvId,
+                dashboard_ids: failed,
+                overwrite: input.overwrite,
+              },
+            },
           },
         ]
       : [],

@@ -99,7 +99,10 @@ export interface MigrationResult {
   dry_run: boolean;
   source_env_id: string;
   target_env_id: string;
-  totals: Record<'requested' | 'processed' | 'imported' | 'imported_with_errors' | 'planned' | 'skipped' | 'failed' | 'not_started', number>;
+  totals: Record<
+    'requested' | 'processed' | 'imported' | 'imported_with_errors' | 'planned' | 'skipped' | 'failed' | 'not_started',
+    number
+  >;
   cancelled: boolean;
   dashboards: DashboardOutcome[];
   next_actions: NextAction[];

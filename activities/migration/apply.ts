@@ -47,7 +47,14 @@ export async function importPrepared(opts: {
     if (there) {
       ctx.log.info(`dashboard '${prepared.title}' was already imported by an earlier attempt of this task; not importing it again`);
       await knex('migration_items').where(key).update({ status: 'imported', target_dashboard_id: there.id, updated_at: knex.fn.now() });
-      return { targetDashboardId: there.id, dropped, learned: generalise(dropped, prepared.bundle), attempts: 0, reusedPreviousImport: true, updatedObjects: [] };
+      return {
+        targetDashboardId: there.id,
+        dropped,
+        learned: generalise(dropped, prepared.bundle),
+        attempts: 0,
+        reusedPreviousImport: true,
+        updatedObjects: [],
+      };
     }
   }
   await knex('migration_items')
@@ -77,7 +84,14 @@ export async function importPrepared(opts: {
     for (const kind of ['dataset', 'chart'] as const) {
       const changed = prepared.objects.filter((o) => o.kind === kind && o.action === 'update');
       if (!changed.length) continue;
-      await target.importBundle(kind, subBundle(prepared.bundle, changed.map((o) => o.file)).toZip(), true);
+      await target.importBundle(
+        kind,
+        subBundle(
+          prepared.bundle,
+          changed.map((o) => o.file),
+        ).toZip(),
+        true,
+      );
       updatedObjects.push(...changed);
       ctx.log.info(`updated ${changed.length} existing ${kind}(s) in the target: ${changed.map((o) => o.name).join(', ')}`);
     }
@@ -86,7 +100,14 @@ export async function importPrepared(opts: {
   const imported = await target.findDashboard(prepared.dashboardUuid);
   if (!imported) throw new Error(`Superset accepted the import but dashboard ${prepared.dashboardUuid} is not in the target`);
   await knex('migration_items').where(key).update({ status: 'imported', target_dashboard_id: imported.id, updated_at: knex.fn.now() });
-  return { targetDashboardId: imported.id, dropped, learned: generalise(dropped, prepared.bundle), attempts, reusedPreviousImport: false, updatedObjects };
+  return {
+    targetDashboardId: imported.id,
+    dropped,
+    learned: generalise(dropped, prepared.bundle),
+    attempts,
+    reusedPreviousImport: false,
+    updatedObjects,
+  };
 }
 
 /**

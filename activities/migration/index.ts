@@ -15,93 +15,132 @@ async function mappingsFor(deps: ActivityDeps, input: MigrationInput): Promise<M
 }
 
 export function createMigrationActivities(deps: ActivityDeps) {
+  async function migrateOne(
+    input: MigrationInput & { dashboardId: number; learnedRejections: DashboardOutcome['learned_rejections'] },
+  ): Promise<DashboardOutcome> {
+    const { log } = Context.current();
+
+    const [source, target] = await Promise.all([deps.superset(input.sourceEnvId), deps.superset(input.targetEnvId)]);
+    let prepared: PreparedBundle | undefined;
+    try {
+      prepared = await prepareDashboard({
+        source,
+        target,
+        sourceEnvId: input.sourceEnvId,
+        targetEnvId: input.targetEnvId,
+        dashboardId: input.dashboardId,
+        overwrite: input.overwrite,
+        mappings: await mappingsFor(deps, input),
+      });
+      const outcome = outcomeBase(input.dashboardId, prepared);
+      if (prepared.blocked) {
+        log.warn(`dashboard ${input.dashboardId} ('${prepared.title}'): ${prepared.blocked.error}`);
+        return { ...outcome, status: prepared.blocked.status, error: prepared.blocked.error, next_actions: prepared.blocked.next_actions };
+      }
+      for (const c of prepared.collisions) log.warn(`collision: ${c.detail}; ${c.resolution}`);
+      if (input.dryRun) {
+        log.info(`dry run of '${prepared.title}': ${summary(outcome.objects)}`);
+        return { ...outcome, status: 'planned' };
+      }
+      const r = await importPrepared({
+        knex: deps.knex,
+        taskId: currentTaskId(),
+        sourceDashboardId: input.dashboardId,
+        target,
+        prepared,
+        learned: input.learnedRejections,
+        overwrite: input.overwrite,
+      });
+      log.info(
+        `imported '${prepared.title}' as target dashboard ${r.targetDashboardId}${r.dropped.length ? `, dropping ${r.dropped.length} field(s) the target rejects` : ''}`,
+      );
+      return {
+        ...outcome,
+        status: 'imported',
+        target_dashboard_id: r.targetDashboardId,
+        dropped_fields: r.dropped,
+        learned_rejections: r.learned,
+        import_attempts: r.attempts,
+        reused_previous_import: r.reusedPreviousImport,
+      };
+    } catch (err) {
+      if (err instanceof SupersetUnavailableError) throw err; // transient: Temporal retries the dashboard
+      if (err instanceof SupersetApiError) {
+        log.error(`dashboard ${input.dashboardId}: ${err.message}`);
+        return {
+          ...outcomeBase(input.dashboardId, prepared),
+          status: 'failed',
+          error: err.message,
+          upstream_error: { status: err.upstreamStatus, message: err.upstreamMessage, ...(err.errors ? { files: err.errors } : {}) },
+          next_actions: [
+            { action: 'inspect_upstream_error', description: 'Fix what Superset names in upstream_error, then retry this dashboard' },
+          ],
+        };
+      }
+      if (err instanceof Error && /holds no dashboard|not a Superset export/.test(err.message)) {
+        throw ApplicationFailure.nonRetryable(err.message, 'MigrationInputError');
+      }
+      throw err;
+    }
+  }
+
   return {
     /**
      * Plans (dry run) or migrates one dashboard. Upstream outages are retried by Temporal; a
      * refusal (unmapped database, rejected import) is this dashboard's outcome, not an error,
      * so its siblings carry on.
      */
-    async migrateDashboard(input: MigrationInput & { dashboardId: number; learnedRejections: DashboardOutcome['learned_rejections'] }): Promise<DashboardOutcome> {
+    async migrateDashboard(
+      input: MigrationInput & { dashboardId: number; learnedRejections: DashboardOutcome['learned_rejections'] },
+    ): Promise<DashboardOutcome> {
       const { log } = Context.current();
-      const [source, target] = await Promise.all([deps.superset(input.sourceEnvId), deps.superset(input.targetEnvId)]);
-      let prepared: PreparedBundle | undefined;
+      // Heartbeat while Superset works, so a killed worker is noticed within the heartbeat timeout.
+      const beat = setInterval(() => Context.current().heartbeat(), 3000);
       try {
-        prepared = await prepareDashboard({
-          source,
-          target,
-          sourceEnvId: input.sourceEnvId,
-          targetEnvId: input.targetEnvId,
-          dashboardId: input.dashboardId,
-          overwrite: input.overwrite,
-          mappings: await mappingsFor(deps, input),
-        });
-        const outcome = outcomeBase(input.dashboardId, prepared);
-        if (prepared.blocked) {
-          log.warn(`dashboard ${input.dashboardId} ('${prepared.title}'): ${prepared.blocked.error}`);
-          return { ...outcome, status: prepared.blocked.status, error: prepared.blocked.error, next_actions: prepared.blocked.next_actions };
-        }
-        for (const c of prepared.collisions) log.warn(`collision: ${c.detail}; ${c.resolution}`);
-        if (input.dryRun) {
-          log.info(`dry run of '${prepared.title}': ${summary(outcome.objects)}`);
-          return { ...outcome, status: 'planned' };
-        }
-        const r = await importPrepared({
-          knex: deps.knex,
-          taskId: currentTaskId(),
-          sourceDashboardId: input.dashboardId,
-          target,
-          prepared,
-          learned: input.learnedRejections,
-          overwrite: input.overwrite,
-        });
-        log.info(`imported '${prepared.title}' as target dashboard ${r.targetDashboardId}${r.dropped.length ? `, dropping ${r.dropped.length} field(s) the target rejects` : ''}`);
-        return {
-          ...outcome,
-          status: 'imported',
-          target_dashboard_id: r.targetDashboardId,
-          dropped_fields: r.dropped,
-          learned_rejections: r.learned,
-          import_attempts: r.attempts,
-          reused_previous_import: r.reusedPreviousImport,
-        };
-      } catch (err) {
-        if (err instanceof SupersetUnavailableError) throw err; // transient: Temporal retries the dashboard
-        if (err instanceof SupersetApiError) {
-          log.error(`dashboard ${input.dashboardId}: ${err.message}`);
-          return {
-            ...outcomeBase(input.dashboardId, prepared),
-            status: 'failed',
-            error: err.message,
-            upstream_error: { status: err.upstreamStatus, message: err.upstreamMessage, ...(err.errors ? { files: err.errors } : {}) },
-            next_actions: [{ action: 'inspect_upstream_error', description: 'Fix what Superset names in upstream_error, then retry this dashboard' }],
-          };
-        }
-        if (err instanceof Error && /holds no dashboard|not a Superset export/.test(err.message)) {
-          throw ApplicationFailure.nonRetryable(err.message, 'MigrationInputError');
-        }
-        throw err;
+        return await migrateOne(input);
+      } finally {
+        clearInterval(beat);
       }
     },
 
     /** The dashboard is there, its charts are linked, and each chart's query runs in the target. */
-    async verifyMigratedDashboard(input: { targetEnvId: string; dashboardId: number; expectedChartUuids: string[] }): Promise<Verification> {
+    async verifyMigratedDashboard(input: {
+      targetEnvId: string;
+      dashboardId: number;
+      expectedChartUuids: string[];
+    }): Promise<Verification> {
       const { log } = Context.current();
-      const target = await deps.superset(input.targetEnvId);
-      const present = await target.findDashboard(String(input.dashboardId));
-      if (!present) return { ok: false, dashboard_present: false, charts_expected: input.expectedChartUuids.length, charts_linked: 0, charts: [] };
-      const charts = await target.dashboardCharts(input.dashboardId);
-      const results: Verification['charts'] = [];
-      for (const c of charts) {
-        const r = await target.runChartQuery(c);
-        results.push({ id: c.id, name: c.slice_name ?? String(c.id), ok: r.ok, ...(r.ok ? { rows: r.rows } : { error: r.error }) });
-        if (!r.ok) log.warn(`chart '${c.slice_name}' (${c.id}) does not run in the target: ${r.error}`);
+      const beat = setInterval(() => Context.current().heartbeat(), 3000);
+      try {
+        return await verifyOne(input, log);
+      } finally {
+        clearInterval(beat);
       }
-      const linked = charts.length;
-      const ok = linked >= input.expectedChartUuids.length && results.every((r) => r.ok);
-      log.info(`verified target dashboard ${input.dashboardId}: ${linked}/${input.expectedChartUuids.length} charts linked, ${results.filter((r) => r.ok).length} run`);
-      return { ok, dashboard_present: true, charts_expected: input.expectedChartUuids.length, charts_linked: linked, charts: results };
     },
   };
+
+  async function verifyOne(
+    input: { targetEnvId: string; dashboardId: number; expectedChartUuids: string[] },
+    log: Context['log'],
+  ): Promise<Verification> {
+    const target = await deps.superset(input.targetEnvId);
+    const present = await target.findDashboard(String(input.dashboardId));
+    if (!present)
+      return { ok: false, dashboard_present: false, charts_expected: input.expectedChartUuids.length, charts_linked: 0, charts: [] };
+    const charts = await target.dashboardCharts(input.dashboardId);
+    const results: Verification['charts'] = [];
+    for (const c of charts) {
+      const r = await target.runChartQuery(c);
+      results.push({ id: c.id, name: c.slice_name ?? String(c.id), ok: r.ok, ...(r.ok ? { rows: r.rows } : { error: r.error }) });
+      if (!r.ok) log.warn(`chart '${c.slice_name}' (${c.id}) does not run in the target: ${r.error}`);
+    }
+    const linked = charts.length;
+    const ok = linked >= input.expectedChartUuids.length && results.every((r) => r.ok);
+    log.info(
+      `verified target dashboard ${input.dashboardId}: ${linked}/${input.expectedChartUuids.length} charts linked, ${results.filter((r) => r.ok).length} run`,
+    );
+    return { ok, dashboard_present: true, charts_expected: input.expectedChartUuids.length, charts_linked: linked, charts: results };
+  }
 }
 
 function summary(objects: DashboardOutcome['objects']): string {

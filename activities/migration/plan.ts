@@ -92,7 +92,9 @@ export async function prepareDashboard(opts: {
               source_env_id: opts.sourceEnvId,
               target_env_id: opts.targetEnvId,
               dashboard_ids: [opts.dashboardId],
-              db_mappings: srcIds.filter((id) => id !== null).map((id) => ({ source_database_id: id, target_database_id: '<target database id>' })),
+              db_mappings: srcIds
+                .filter((id) => id !== null)
+                .map((id) => ({ source_database_id: id, target_database_id: '<target database id>' })),
             },
           },
         },
@@ -101,7 +103,15 @@ export async function prepareDashboard(opts: {
     return prepared;
   }
   for (const r of remapped) {
-    prepared.objects.push({ kind: 'database', file: r.file, name: r.target.database_name, uuid: r.target.uuid, action: 'reuse', target_id: r.target.id, note: `source database '${r.source_name}' mapped to target database '${r.target.database_name}'` });
+    prepared.objects.push({
+      kind: 'database',
+      file: r.file,
+      name: r.target.database_name,
+      uuid: r.target.uuid,
+      action: 'reuse',
+      target_id: r.target.id,
+      note: `source database '${r.source_name}' mapped to target database '${r.target.database_name}'`,
+    });
   }
 
   // 2. The dashboard: same UUID in the target is ours from an earlier run; a slug held by another dashboard is never taken over.
@@ -111,7 +121,17 @@ export async function prepareDashboard(opts: {
     prepared.blocked = {
       status: 'skipped',
       error: `dashboard '${title}' already exists in the target (id ${existing.id}) and overwrite is false`,
-      next_actions: [{ action: 'overwrite', description: 'Send overwrite: true to update it in place', request: { method: 'POST', path: '/api/dashboards/migrate', body: { source_env_id: opts.sourceEnvId, target_env_id: opts.targetEnvId, dashboard_ids: [opts.dashboardId], overwrite: true } } }],
+      next_actions: [
+        {
+          action: 'overwrite',
+          description: 'Send overwrite: true to update it in place',
+          request: {
+            method: 'POST',
+            path: '/api/dashboards/migrate',
+            body: { source_env_id: opts.sourceEnvId, target_env_id: opts.targetEnvId, dashboard_ids: [opts.dashboardId], overwrite: true },
+          },
+        },
+      ],
     };
     return prepared;
   }
@@ -135,7 +155,13 @@ export async function prepareDashboard(opts: {
     const db = targetDbs.find((d) => d.uuid === f.content.database_uuid);
     const byUuid = await target.findDataset({ uuid });
     if (byUuid) continue;
-    const onTable = db ? await target.findDataset({ databaseId: db.id, schema: (f.content.schema as string | null) ?? null, tableName: String(f.content.table_name) }) : undefined;
+    const onTable = db
+      ? await target.findDataset({
+          databaseId: db.id,
+          schema: (f.content.schema as string | null) ?? null,
+          tableName: String(f.content.table_name),
+        })
+      : undefined;
     if (onTable && onTable.uuid) {
       replaceDatasetUuid(bundle, uuid, onTable.uuid);
       reusedDatasets.add(onTable.uuid);
@@ -174,8 +200,19 @@ export async function prepareDashboard(opts: {
       f.kind !== 'dashboards' && action === 'update'
         ? `exists in the target; ${opts.overwrite ? 'its definition is overwritten with the source one' : 'left as it is (overwrite is false)'}`
         : undefined;
-    prepared.objects.push({ kind, file: f.path, name: describe(f), uuid, action, target_id: targetId, differences, ...(note ? { note } : {}) });
+    prepared.objects.push({
+      kind,
+      file: f.path,
+      name: describe(f),
+      uuid,
+      action,
+      target_id: targetId,
+      differences,
+      ...(note ? { note } : {}),
+    });
   }
-  prepared.objects.sort((a, b) => ['dashboard', 'chart', 'dataset', 'database'].indexOf(a.kind) - ['dashboard', 'chart', 'dataset', 'database'].indexOf(b.kind));
+  prepared.objects.sort(
+    (a, b) => ['dashboard', 'chart', 'dataset', 'database'].indexOf(a.kind) - ['dashboard', 'chart', 'dataset', 'database'].indexOf(b.kind),
+  );
   return prepared;
 }

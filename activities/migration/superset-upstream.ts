@@ -34,7 +34,9 @@ export function supersetUpstream(client: SupersetClient): MigrationUpstream {
 
     async findDashboard(idOrSlug) {
       const d = await orNull(client.getDashboard(idOrSlug));
-      return d ? { id: d.id, uuid: (d.uuid as string | undefined) ?? null, slug: d.slug ?? null, dashboard_title: d.dashboard_title ?? null } : null;
+      return d
+        ? { id: d.id, uuid: (d.uuid as string | undefined) ?? null, slug: d.slug ?? null, dashboard_title: d.dashboard_title ?? null }
+        : null;
     },
 
     async findChart(uuid) {
@@ -65,7 +67,8 @@ export function supersetUpstream(client: SupersetClient): MigrationUpstream {
     async runChartQuery(chart) {
       const fd = chart.form_data;
       const datasetId = Number(String(fd.datasource ?? '').split('__')[0]);
-      if (!Number.isFinite(datasetId) || datasetId <= 0) return { ok: false, error: `chart has no dataset (datasource '${String(fd.datasource ?? '')}')` };
+      if (!Number.isFinite(datasetId) || datasetId <= 0)
+        return { ok: false, error: `chart has no dataset (datasource '${String(fd.datasource ?? '')}')` };
       const metrics = [...asArray(fd.metrics), ...asArray(fd.metric)];
       const columns = [...asArray(fd.groupby), ...asArray(fd.all_columns), ...asArray(fd.columns)];
       const query: Record<string, unknown> = { columns, row_limit: 5 };
@@ -73,7 +76,8 @@ export function supersetUpstream(client: SupersetClient): MigrationUpstream {
       try {
         const res = await client.chartData({ datasource: { id: datasetId, type: 'table' }, queries: [query] } as never);
         const first = res.result[0];
-        if (!first || (first.status && first.status !== 'success') || first.error) return { ok: false, error: String(first?.error ?? first?.status ?? 'no result') };
+        if (!first || (first.status && first.status !== 'success') || first.error)
+          return { ok: false, error: String(first?.error ?? first?.status ?? 'no result') };
         return { ok: true, rows: Number(first.rowcount ?? first.data?.length ?? 0) };
       } catch (err) {
         if (err instanceof SupersetApiError) return { ok: false, error: err.upstreamMessage };

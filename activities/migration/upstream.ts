@@ -20,8 +20,13 @@ export interface MigrationUpstream {
   /** By UUID or slug (Superset resolves both on the same path). */
   findDashboard(idOrSlug: string): Promise<{ id: number; uuid: string | null; slug: string | null; dashboard_title: string | null } | null>;
   findChart(uuid: string): Promise<{ id: number; uuid: string } | null>;
-  findDataset(q: { uuid: string } | { databaseId: number; schema: string | null; tableName: string }): Promise<{ id: number; uuid: string | null } | null>;
+  findDataset(
+    q: { uuid: string } | { databaseId: number; schema: string | null; tableName: string },
+  ): Promise<{ id: number; uuid: string | null } | null>;
   dashboardCharts(id: number): Promise<Array<{ id: number; slice_name: string | null; form_data: Record<string, unknown> }>>;
   /** Runs a chart's query with a minimal query context built from its params; rows, or the upstream's error. */
-  runChartQuery(chart: { id: number; form_data: Record<string, unknown> }): Promise<{ ok: true; rows: number } | { ok: false; error: string }>;
+  runChartQuery(chart: {
+    id: number;
+    form_data: Record<string, unknown>;
+  }): Promise<{ ok: true; rows: number } | { ok: false; error: string }>;
 }

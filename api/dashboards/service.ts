@@ -183,14 +183,23 @@ export class DashboardService {
       const merged = mergeByChangedOn(a.result, b.result);
       return { rows: merged.slice((page - 1) * pageSize, need), total: a.count + b.count - both.count };
     }
-    // Deep page: merge the keys, then fetch the page's rows by id.
+    // Deep page: the three counts first. When one set holds the other (usually: people own what
+    // they change), the union is that set and Superset pages it directly.
+    const [ca, cb, both] = await Promise.all([count([...search, owners]), count([...search, modifier]), count([...search, owners, modifier])]);
+    const total = ca.count + cb.count - both.count;
+    if (cb.count === both.count || ca.count === both.count) {
+      const only = cb.count === both.count ? owners : modifier;
+      const res = await client.listDashboards({ filters: [...search, only], ...ORDER, page: page - 1, pageSize });
+      return { rows: res.result, total };
+    }
+    // Otherwise merge the keys up to the end of the page, then fetch the page's rows by id.
     const keys = (f: ListFilter) =>
       client.listAll<{ id: number; changed_on_utc?: string | null }>('dashboard', { filters: [...search, f], columns: KEY_COLUMNS, ...ORDER }, need);
-    const [ka, kb, both, ca, cb] = await Promise.all([keys(owners), keys(modifier), count([...search, owners, modifier]), count([...search, owners]), count([...search, modifier])]);
+    const [ka, kb] = await Promise.all([keys(owners), keys(modifier)]);
     const ids = mergeByChangedOn(ka, kb)
       .slice((page - 1) * pageSize, need)
       .map((r) => r.id);
-    return { rows: await this.rowsByIds(client, ids), total: ca.count + cb.count - both.count };
+    return { rows: await this.rowsByIds(client, ids), total };
   }
 
   private async scanPage(client: SupersetClient, who: ProfileIdentity, search: ListFilter[], page: number, pageSize: number) {

@@ -45,7 +45,8 @@ export class Bundle {
   toZip(): Uint8Array {
     const entries: Record<string, Uint8Array> = {};
     // Superset reads YAML 1.1 (PyYAML): strings such as timestamps or "yes" must be quoted or they change type.
-    for (const f of this.files.values()) entries[`${this.root}/${f.path}`] = strToU8(stringify(f.content, { version: '1.1', lineWidth: 0 }));
+    for (const f of this.files.values())
+      entries[`${this.root}/${f.path}`] = strToU8(stringify(f.content, { version: '1.1', lineWidth: 0 }));
     return zipSync(entries, { level: 6, mtime: new Date('2000-01-01T00:00:00Z') });
   }
 
@@ -75,5 +76,7 @@ function kindOf(path: string): BundleKind {
 }
 
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_k, v) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v));
+  return JSON.stringify(value, (_k, v) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v,
+  );
 }

@@ -62,7 +62,9 @@ export function replaceDatasetUuid(bundle: Bundle, from: string, to: string): vo
   for (const f of bundle.of('datasets')) if (f.content.uuid === from) f.content.uuid = to;
   for (const f of bundle.of('charts')) if (f.content.dataset_uuid === from) f.content.dataset_uuid = to;
   for (const f of bundle.of('dashboards')) {
-    const filters = (f.content.metadata as { native_filter_configuration?: Array<{ targets?: Array<{ datasetUuid?: string }> }> } | undefined)?.native_filter_configuration;
+    const filters = (
+      f.content.metadata as { native_filter_configuration?: Array<{ targets?: Array<{ datasetUuid?: string }> }> } | undefined
+    )?.native_filter_configuration;
     for (const nf of filters ?? []) for (const t of nf.targets ?? []) if (t.datasetUuid === from) t.datasetUuid = to;
   }
 }

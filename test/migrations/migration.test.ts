@@ -49,12 +49,18 @@ beforeAll(async () => {
   slugOwner = { id: owner.id, title: owner.title };
   const oldDb = await createSqliteDatabase(c, { name: `${P}_old`, path: path.join(dir, `${P}-c.db`) });
 
-  [envA, envB, envC] = [await registerEnvironment(h, 'a', `${P}-a`), await registerEnvironment(h, 'b', `${P}-b`), await registerEnvironment(h, 'c', `${P}-c`)];
+  [envA, envB, envC] = [
+    await registerEnvironment(h, 'a', `${P}-a`),
+    await registerEnvironment(h, 'b', `${P}-b`),
+    await registerEnvironment(h, 'c', `${P}-c`),
+  ];
   for (const [target, db] of [
     [envB, targetDb],
     [envC, oldDb],
   ] as const) {
-    const r = await admin('PUT', `/api/environments/${envA}/db-mappings/${target}`, { json: { mappings: [{ source_database_id: src.database.id, target_database_id: db.id }] } });
+    const r = await admin('PUT', `/api/environments/${envA}/db-mappings/${target}`, {
+      json: { mappings: [{ source_database_id: src.database.id, target_database_id: db.id }] },
+    });
     expect(r.status, r.text).toBe(200);
   }
 }, 240_000);
@@ -68,7 +74,11 @@ describe('migration a (6.1.0) → b (6.1.0)', () => {
     expect(task.status).toBe('FAILED');
     expect(task.error.type).toBe('PartialMigration');
     const result = task.result;
-    expect(result.totals, JSON.stringify(result.dashboards.map((d: any) => [d.error, d.upstream_error]))).toMatchObject({ requested: 3, imported: 2, failed: 1 });
+    expect(result.totals, JSON.stringify(result.dashboards.map((d: any) => [d.error, d.upstream_error]))).toMatchObject({
+      requested: 3,
+      imported: 2,
+      failed: 1,
+    });
     const [first, second, third] = result.dashboards;
     expect(third).toMatchObject({ source_dashboard_id: unmapped.dashboards[0].id, status: 'failed' });
     expect(third.error).toMatch(/has no mapping/);
@@ -93,7 +103,9 @@ describe('migration a (6.1.0) → b (6.1.0)', () => {
     expect(dbs.find((x) => x.id === baitDb.id)!.uuid).toBe(baitDb.uuid);
     expect(dbs.filter((x) => String(x.database_name).startsWith(P))).toHaveLength(2);
     // The datasets live on the mapped database.
-    const datasets = await listAll<Record<string, any>>(b, 'dataset', { columns: ['id', 'table_name', 'database.id', 'database.database_name'] } as never);
+    const datasets = await listAll<Record<string, any>>(b, 'dataset', {
+      columns: ['id', 'table_name', 'database.id', 'database.database_name'],
+    } as never);
     const sales = datasets.filter((x) => x.table_name === 'sales' && x.database?.id === targetDb.id);
     expect(sales).toHaveLength(1);
     expect(datasets.filter((x) => x.database?.id === baitDb.id)).toHaveLength(0);
@@ -108,7 +120,10 @@ describe('migration a (6.1.0) → b (6.1.0)', () => {
     for (const o of task.result.dashboards) {
       expect(o.status).toBe('imported');
       const charts = o.objects.filter((x: any) => x.kind === 'chart');
-      expect(charts.map((x: any) => x.action), JSON.stringify(o.objects.map((x: any) => [x.kind, x.action, x.differences]))).toEqual(['unchanged', 'unchanged']);
+      expect(
+        charts.map((x: any) => x.action),
+        JSON.stringify(o.objects.map((x: any) => [x.kind, x.action, x.differences])),
+      ).toEqual(['unchanged', 'unchanged']);
     }
   });
 
@@ -192,17 +207,27 @@ describe('migration requests', () => {
 
   it('answers 404 when either environment does not exist, 400 for the same one twice', async () => {
     const missing = '00000000-0000-4000-8000-000000000000';
-    const r1 = await admin('POST', '/api/dashboards/migrate', { json: { source_env_id: missing, target_env_id: envB, dashboard_ids: [1] } });
+    const r1 = await admin('POST', '/api/dashboards/migrate', {
+      json: { source_env_id: missing, target_env_id: envB, dashboard_ids: [1] },
+    });
     expect(r1.status).toBe(404);
     expect(r1.body.code).toBe('not_found');
-    expect((await admin('POST', '/api/dashboards/migrate', { json: { source_env_id: envA, target_env_id: missing, dashboard_ids: [1] } })).status).toBe(404);
-    expect((await admin('POST', '/api/dashboards/migrate', { json: { source_env_id: envA, target_env_id: envA, dashboard_ids: [1] } })).status).toBe(400);
+    expect(
+      (await admin('POST', '/api/dashboards/migrate', { json: { source_env_id: envA, target_env_id: missing, dashboard_ids: [1] } }))
+        .status,
+    ).toBe(404);
+    expect(
+      (await admin('POST', '/api/dashboards/migrate', { json: { source_env_id: envA, target_env_id: envA, dashboard_ids: [1] } })).status,
+    ).toBe(400);
   });
 
   it('needs dashboards:MIGRATE', async () => {
     await admin('POST', '/api/admin/users', { json: { username: 'mig-viewer', password: 'viewer-password-1', roles: ['Viewer'] } });
     const token = await h.login('mig-viewer', 'viewer-password-1');
-    const r = await h.request('POST', '/api/dashboards/migrate', { token, json: { source_env_id: envA, target_env_id: envB, dashboard_ids: [1] } });
+    const r = await h.request('POST', '/api/dashboards/migrate', {
+      token,
+      json: { source_env_id: envA, target_env_id: envB, dashboard_ids: [1] },
+    });
     expect(r.status).toBe(403);
     expect((await h.request('POST', '/api/dashboards/migrate', { json: {} })).status).toBe(401);
   });

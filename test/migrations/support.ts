@@ -49,7 +49,12 @@ export interface SourceFixture {
 }
 
 /** A SQLite database with a dataset, charts that really query it, and dashboards. */
-export async function buildSource(c: SupersetClient, prefix: string, dir: string, opts: { dashboards: number; dbName?: string; table?: 'sales' | 'customers' }): Promise<SourceFixture> {
+export async function buildSource(
+  c: SupersetClient,
+  prefix: string,
+  dir: string,
+  opts: { dashboards: number; dbName?: string; table?: 'sales' | 'customers' },
+): Promise<SourceFixture> {
   const database = await createSqliteDatabase(c, { name: opts.dbName ?? `${prefix}_src`, path: path.join(dir, `${prefix}-src.db`) });
   // Superset refuses a second dataset on a same-named table even in another database: vary the table.
   const table = opts.table ?? 'sales';
@@ -58,7 +63,11 @@ export async function buildSource(c: SupersetClient, prefix: string, dir: string
   const dashboards: SourceFixture['dashboards'] = [];
   for (let i = 1; i <= opts.dashboards; i++) {
     const rows = await createTableChart(c, { name: `${prefix} rows ${i}`, datasetId: sales.id, columns });
-    const big = await createBigNumberChart(c, { name: `${prefix} total ${i}`, datasetId: sales.id, metric: sqlMetric(table === 'sales' ? 'SUM(units)' : 'COUNT(*)', 'total') });
+    const big = await createBigNumberChart(c, {
+      name: `${prefix} total ${i}`,
+      datasetId: sales.id,
+      metric: sqlMetric(table === 'sales' ? 'SUM(units)' : 'COUNT(*)', 'total'),
+    });
     const title = `${prefix} sales ${i}`;
     const slug = `${prefix}-sales-${i}`;
     const d = await createDashboard(c, { title, slug, charts: [rows, big] });

@@ -1,7 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
 import { createHarness, waitFor, type Harness } from '../support/harness.ts';
+import { spawnWorker as spawnOsWorker } from '../support/worker-process.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -11,21 +10,7 @@ afterAll(async () => h?.close());
 
 const admin = (m: string, p: string, o: Record<string, unknown> = {}) => h.request(m, p, { ...o, token: h.adminToken });
 
-/** A worker as its own OS process (`npm run worker`'s entry), so it can really be killed. */
-function spawnWorker(): ChildProcess {
-  return spawn(process.execPath, ['worker/main.ts'], {
-    env: {
-      ...process.env,
-      DATABASE_URL: h.databaseUrl,
-      TEMPORAL_ADDRESS: h.config.TEMPORAL_ADDRESS,
-      TEMPORAL_TASK_QUEUE: h.config.TEMPORAL_TASK_QUEUE,
-      SWITCHYARD_SECRET_KEY: h.config.SWITCHYARD_SECRET_KEY,
-      SWITCHYARD_WORKFLOW_BUNDLE: inject('workflowBundlePath'),
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-}
+const spawnWorker = () => spawnOsWorker(h);
 
 describe('durability', () => {
   it('finishes a task whose worker is killed mid-step, applying no side effect twice', async () => {

@@ -1,0 +1,128 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createHarness, waitFor, type Harness } from '../support/harness.ts';
+import { createSqliteDatabase, listAll, type SupersetClient } from '../support/superset/fixtures.ts';
+import { spawnWorker, stopProcess } from '../support/worker-process.ts';
+import { buildSource, client, registerEnvironment, type SourceFixture } from './support.ts';
+
+let h: Harness;
+let b: SupersetClient;
+let src: SourceFixture;
+let envA: string;
+let envB: string;
+let envC: string;
+let c: SupersetClient;
+const P = `k${Date.now().toString(36)}`;
+
+beforeAll(async () => {
+  h = await createHarness(); // workers are OS processes here
+  const a = await client('a');
+  b = await client('b');
+  const dir = path.join(inject('runDir'), P);
+  src = await buildSource(a, P, dir, { dashboards: 4, table: 'customers' });
+  const target = await createSqliteDatabase(b, { name: `${P}_dst`, path: path.join(dir, `${P}-b.db`) });
+  envA = await registerEnvironment(h, 'a', `${P}-a`);
+  envB = await registerEnvironment(h, 'b', `${P}-b`);
+  const r = await h.request('PUT', `/api/environments/${envA}/db-mappings/${envB}`, {
+    token: h.adminToken,
+    json: { mappings: [{ source_database_id: src.database.id, target_database_id: target.id }] },
+  });
+  expect(r.status, r.text).toBe(200);
+  c = await client('c');
+  const old = await createSqliteDatabase(c, { name: `${P}_old`, path: path.join(dir, `${P}-c.db`) });
+  envC = await registerEnvironment(h, 'c', `${P}-c`);
+  const m = await h.request('PUT', `/api/environments/${envA}/db-mappings/${envC}`, {
+    token: h.adminToken,
+    json: { mappings: [{ source_database_id: src.database.id, target_database_id: old.id }] },
+  });
+  expect(m.status, m.text).toBe(200);
+}, 240_000);
+afterAll(async () => h?.close());
+
+describe('a migration whose worker is killed mid-way', () => {
+  it('resumes on another worker and imports every dashboard exactly once', { timeout: 300_000 }, async () => {
+    const first = spawnWorker(h);
+    const r = await h.request('POST', '/api/dashboards/migrate', {
+      token: h.adminToken,
+      json: { source_env_id: envA, target_env_id: envB, dashboard_ids: src.dashboards.map((d) => d.id) },
+    });
+    expect(r.status).toBe(202);
+    const id = r.body.task_id;
+    // Kill it once the first dashboard is in the target and before the last one is.
+    await waitFor(
+      async () => (await h.knex('migration_items').where({ task_id: id, status: 'imported' })).length >= 1,
+      90_000,
+      'a first import',
+    );
+    await stopProcess(first, 'SIGKILL');
+    const importedAtKill = (await h.knex('migration_items').where({ task_id: id, status: 'imported' })).length;
+    expect(importedAtKill).toBeLessThan(4);
+
+    const second = spawnWorker(h);
+    try {
+      const task = await h.waitForTask(id, undefined, 180_000);
+      expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
+      expect(task.result.totals).toMatchObject({ requested: 4, imported: 4, failed: 0 });
+      const items = await h.knex('migration_items').where({ task_id: id });
+      expect(items.map((i) => i.status)).toEqual(['imported', 'imported', 'imported', 'imported']);
+      // Every dashboard and chart exists once in the target: nothing was imported twice.
+      const dashboards = await listAll<Record<string, unknown>>(b, 'dashboard', { columns: ['id', 'dashboard_title', 'uuid'] } as never);
+      const ours = dashboards.filter((d) => String(d.dashboard_title).startsWith(P));
+      expect(ours).toHaveLength(4);
+      expect(new Set(ours.map((d) => d.uuid)).size).toBe(4);
+      const charts = await listAll<Record<string, unknown>>(b, 'chart', { columns: ['id', 'slice_name'] } as never);
+      expect(charts.filter((c) => String(c.slice_name).startsWith(P))).toHaveLength(8);
+      const logs = (await h.request('GET', `/api/tasks/${id}/logs?limit=1000`, { token: h.adminToken })).body.items.map(
+        (i: any) => i.message,
+      );
+      // The step in flight when the worker died ran again on the new one.
+      expect(logs.some((m: string) => /activity \w+ started, attempt 2/.test(m))).toBe(true);
+    } finally {
+      await stopProcess(second);
+    }
+  });
+});
+
+describe('a cancelled migration', () => {
+  it('finishes the dashboard in flight and leaves the rest untouched', { timeout: 300_000 }, async () => {
+    await h.startWorker();
+    try {
+      const r = await h.request('POST', '/api/dashboards/migrate', {
+        token: h.adminToken,
+        json: { source_env_id: envA, target_env_id: envC, dashboard_ids: src.dashboards.map((d) => d.id) },
+      });
+      const id = r.body.task_id;
+      await waitFor(
+        async () => (await h.knex('migration_items').where({ task_id: id, status: 'imported' })).length >= 1,
+        90_000,
+        'a first import',
+      );
+      expect((await h.request('POST', `/api/tasks/${id}/cancel`, { token: h.adminToken })).status).toBe(202);
+      const task = await h.waitForTask(id, undefined, 120_000);
+      expect(task.status).toBe('CANCELLED');
+      expect(task.result.cancelled).toBe(true);
+      const done = task.result.dashboards as Array<{ source_dashboard_id: number; status: string; dashboard_uuid: string }>;
+      expect(done.length).toBeGreaterThanOrEqual(1);
+      expect(done.length).toBeLessThan(4);
+      expect(task.result.totals.not_started).toBe(4 - done.length);
+      // Every dashboard is either fully in the target or not there at all.
+      for (const d of src.dashboards) {
+        const outcome = done.find((o) => o.source_dashboard_id === d.id);
+        const there = await c.get(`/api/v1/dashboard/${d.uuid}`, { expect: [200, 404] } as never).then(
+          (x: any) => x?.result?.id ?? null,
+          () => null,
+        );
+        if (outcome) {
+          expect(outcome.status).toBe('imported');
+          expect(there).not.toBeNull();
+          const charts = await c.get<{ result: unknown[] }>(`/api/v1/dashboard/${there}/charts`);
+          expect(charts.result).toHaveLength(2);
+        } else {
+          expect(there).toBeNull();
+        }
+      }
+    } finally {
+      await h.stopWorker();
+    }
+  });
+});
