@@ -9,7 +9,8 @@ import { WORKFLOWS_PATH } from './create-worker.ts';
  * Usage: node worker/build-bundle.ts <output.js>
  */
 export async function buildWorkflowBundle(out: string): Promise<string> {
-  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH });
+  const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn: (m: string) => console.warn(m), error: (m: string) => console.error(m) };
+  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quiet });
   fs.mkdirSync(path.dirname(out), { recursive: true });
   fs.writeFileSync(out, code);
   return out;

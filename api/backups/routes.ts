@@ -4,7 +4,7 @@ import type { BackupInput, RestoreInput } from '../../workflows/backup.ts';
 import { can } from '../auth/principal.ts';
 import type { AppContext } from '../context.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
-import { idempotencyKey } from '../tasks/routes.ts';
+import { acceptTask } from '../tasks/routes.ts';
 import { taskAccepted, taskList, toTaskView } from '../tasks/schemas.ts';
 import { assertEnvironmentExists } from './environment.ts';
 import {
@@ -50,7 +50,7 @@ export function backupRoutes(app: AppContext): AnyRoute[] {
       async handler(ctx, { body, principal }) {
         await assertEnvironmentExists(app.knex, body.env_id);
         const input: BackupInput = { envId: body.env_id, dashboardIds: body.dashboard_ids };
-        const { task, created } = await app.tasks.create({
+        await acceptTask(ctx, app, {
           type: 'backup',
           workflowType: 'backupWorkflow',
           workflowInput: input,
@@ -58,11 +58,7 @@ export function backupRoutes(app: AppContext): AnyRoute[] {
           owner: principal,
           envIds: [body.env_id],
           dashboardIds: body.dashboard_ids.map(String),
-          idempotencyKey: idempotencyKey(ctx),
         });
-        ctx.status = created ? 202 : 200;
-        ctx.set('Location', `/api/tasks/${task.id}`);
-        ctx.body = { task_id: task.id, status: task.status };
       },
     }),
 
@@ -113,7 +109,7 @@ export function backupRoutes(app: AppContext): AnyRoute[] {
           );
         }
         const input: RestoreInput = { backupId: backup.id, envId };
-        const { task, created } = await app.tasks.create({
+        await acceptTask(ctx, app, {
           type: 'restore',
           workflowType: 'restoreWorkflow',
           workflowInput: input,
@@ -121,11 +117,7 @@ export function backupRoutes(app: AppContext): AnyRoute[] {
           owner: principal,
           envIds: [envId],
           dashboardIds: [String(backup.dashboard_id)],
-          idempotencyKey: idempotencyKey(ctx),
         });
-        ctx.status = created ? 202 : 200;
-        ctx.set('Location', `/api/tasks/${task.id}`);
-        ctx.body = { task_id: task.id, status: task.status };
       },
     }),
 

@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { NotFoundError, ValidationError } from '../../lib/errors.ts';
+import { ValidationError } from '../../lib/errors.ts';
+import { assertEnvironmentExists } from '../backups/environment.ts';
 import type { MigrationInput } from '../../workflows/shared.ts';
 import type { AppContext } from '../context.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
-import { idempotencyKey } from '../tasks/routes.ts';
+import { acceptTask } from '../tasks/routes.ts';
 import { taskAccepted } from '../tasks/schemas.ts';
 
 const id = z.number().int().positive();
@@ -27,13 +28,6 @@ export const migrateBody = z
     dry_run: z.boolean().default(false).describe('import nothing; report per object what would be created, updated or left unchanged, with differences'),
   })
   .strict();
-
-export async function assertEnvironments(app: AppContext, ids: Array<[string, string]>): Promise<void> {
-  for (const [field, envId] of ids) {
-    const env = await app.knex('environments').where({ id: envId }).first('id');
-    if (!env) throw new NotFoundError(`Environment (${field})`, envId);
-  }
-}
 
 export function migrationRoutes(app: AppContext): AnyRoute[] {
   return [
@@ -59,10 +53,8 @@ export function migrationRoutes(app: AppContext): AnyRoute[] {
         if (body.source_env_id === body.target_env_id) {
           throw new ValidationError('source and target environments must differ', [{ field: 'body.target_env_id', message: 'must differ from source_env_id' }]);
         }
-        await assertEnvironments(app, [
-          ['source_env_id', body.source_env_id],
-          ['target_env_id', body.target_env_id],
-        ]);
+        await assertEnvironmentExists(app.knex, body.source_env_id, 'Source environment');
+        await assertEnvironmentExists(app.knex, body.target_env_id, 'Target environment');
         const input: MigrationInput = {
           sourceEnvId: body.source_env_id,
           targetEnvId: body.target_env_id,
@@ -71,7 +63,7 @@ export function migrationRoutes(app: AppContext): AnyRoute[] {
           overwrite: body.overwrite,
           dryRun: body.dry_run,
         };
-        const { task, created } = await app.tasks.create({
+        await acceptTask(ctx, app, {
           type: 'migration',
           workflowType: 'migrationWorkflow',
           workflowInput: input,
@@ -79,11 +71,7 @@ export function migrationRoutes(app: AppContext): AnyRoute[] {
           owner: principal,
           envIds: [body.source_env_id, body.target_env_id],
           dashboardIds: body.dashboard_ids.map(String),
-          idempotencyKey: idempotencyKey(ctx),
         });
-        ctx.status = created ? 202 : 200;
-        ctx.set('Location', `/api/tasks/${task.id}`);
-        ctx.body = { task_id: task.id, status: task.status };
       },
     }),
   ];

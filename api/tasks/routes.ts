@@ -4,6 +4,7 @@ import type { Context } from 'koa';
 import { TERMINAL_STATUSES } from '../../db/tasks/task.model.ts';
 import { ValidationError } from '../../lib/errors.ts';
 import type { AppContext } from '../context.ts';
+import type { CreateTaskRequest } from './service.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
 import { decodeCursor, type LogLevel, type LogSource } from './log-entry.ts';
 import {
@@ -30,6 +31,17 @@ export function idempotencyKey(ctx: Context): string | undefined {
       { field: 'header.Idempotency-Key', message: 'invalid' },
     ]);
   return key;
+}
+
+/**
+ * Creates a task for a request and answers as every task-creating endpoint does: 202 with
+ * `{ task_id, status }` and a Location header, or 200 when the Idempotency-Key names an existing task.
+ */
+export async function acceptTask(ctx: Context, app: AppContext, request: Omit<CreateTaskRequest, 'idempotencyKey'>): Promise<void> {
+  const { task, created } = await app.tasks.create({ ...request, idempotencyKey: idempotencyKey(ctx) });
+  ctx.status = created ? 202 : 200;
+  ctx.set('Location', `/api/tasks/${task.id}`);
+  ctx.body = { task_id: task.id, status: task.status };
 }
 
 export function taskRoutes(app: AppContext): AnyRoute[] {
@@ -73,17 +85,13 @@ export function taskRoutes(app: AppContext): AnyRoute[] {
       body: selfcheckBody,
       responses: { 202: { description: 'Task accepted', schema: taskAccepted } },
       async handler(ctx, { body, principal }) {
-        const { task, created } = await app.tasks.create({
+        await acceptTask(ctx, app, {
           type: 'selfcheck',
           workflowType: 'selfcheckWorkflow',
           workflowInput: { sleepSeconds: body.sleep_seconds, fail: body.fail, failAttempts: body.fail_attempts },
           params: body,
           owner: principal,
-          idempotencyKey: idempotencyKey(ctx),
         });
-        ctx.status = created ? 202 : 200;
-        ctx.set('Location', `/api/tasks/${task.id}`);
-        ctx.body = { task_id: task.id, status: task.status };
       },
     }),
 

@@ -1,0 +1,125 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { loadConfig, PROJECT_ROOT } from '../lib/config.ts';
+import { startInfra } from '../lib/embedded/stack.ts';
+import { freePort } from '../lib/embedded/temporal-dev-server.ts';
+import { createLogger } from '../lib/logger.ts';
+import { lowerPriority, NODE_FLAGS } from '../lib/process-flags.ts';
+import { SupersetClient } from '../lib/superset/client.ts';
+import { createBigNumberChart, createDashboard, createDataset, createSqliteDatabase, createTableChart, login, sqlMetric } from '../test/support/superset/fixtures.ts';
+import { startSuperset } from '../test/support/superset/instance.ts';
+import { buildWorkflowBundle } from '../worker/build-bundle.ts';
+import { spawnEntry, stopChild, waitUntil } from './support.ts';
+
+/**
+ * A migration of N dashboards through Switchyard (export, remap, collision checks, import,
+ * verification of every chart query, as a Temporal task) against the bare Superset export and
+ * import calls for the same dashboards, in one run on two real Superset 6.1.0 instances.
+ * Usage: npm run bench:migration [-- --dashboards 10]
+ */
+const arg = (name: string, dflt: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : dflt;
+};
+const N = arg('dashboards', 10);
+
+async function main() {
+  const dir = path.join(PROJECT_ROOT, '.data', 'bench-migration');
+  fs.rmSync(dir, { recursive: true, force: true });
+  const quiet = () => {};
+  const [sa, sb] = await Promise.all(
+    ['a', 'b'].map((n) => startSuperset({ version: '6.1.0', dataDir: path.join(dir, `superset-${n}`), fresh: true, log: quiet })),
+  );
+  const password = 'bench-admin-password-1';
+  const env = {
+    ...process.env,
+    SWITCHYARD_DATA_DIR: path.join(dir, 'switchyard'),
+    EMBEDDED_POSTGRES_PORT: String(await freePort()),
+    TEMPORAL_PORT: String(await freePort()),
+    TEMPORAL_UI_PORT: String(await freePort()),
+    PORT: String(await freePort()),
+    SWITCHYARD_ADMIN_PASSWORD: password,
+    SWITCHYARD_SECRET_KEY: 'bench-secret-key-0123456789-0123456789-abcdef',
+    LOG_LEVEL: 'warn',
+  };
+  const config = loadConfig(env);
+  const infra = await startInfra(config, createLogger('warn', 'bench'));
+  const bundle = await buildWorkflowBundle(path.join(config.SWITCHYARD_DATA_DIR, 'workflow-bundle.js'));
+  const childEnv = { ...env, DATABASE_URL: infra.databaseUrl, TEMPORAL_ADDRESS: infra.temporalAddress, SWITCHYARD_WORKFLOW_BUNDLE: bundle };
+  const api = spawnEntry('api/main.ts', NODE_FLAGS.api, childEnv);
+  const worker = spawnEntry('worker/main.ts', NODE_FLAGS.worker, childEnv);
+  lowerPriority(worker.pid!);
+  const base = `http://127.0.0.1:${config.PORT}`;
+  try {
+    // Fixtures: N dashboards of two charts each on a SQLite database in a; a target database in b.
+    const a = await login(sa.baseUrl, sa.username, sa.password);
+    const b = await login(sb.baseUrl, sb.username, sb.password);
+    const srcDb = await createSqliteDatabase(a, { name: 'bench_src', path: path.join(dir, 'src.db') });
+    const dstDb = await createSqliteDatabase(b, { name: 'bench_dst', path: path.join(dir, 'dst.db') });
+    const ds = await createDataset(a, { database: srcDb.id, tableName: 'sales' });
+    const ids: number[] = [];
+    for (let i = 0; i < N; i++) {
+      const t = await createTableChart(a, { name: `bench rows ${i}`, datasetId: ds.id, columns: ['ds', 'region', 'units'] });
+      const g = await createBigNumberChart(a, { name: `bench total ${i}`, datasetId: ds.id, metric: sqlMetric('SUM(units)', 'units') });
+      ids.push((await createDashboard(a, { title: `bench ${i}`, slug: `bench-${i}`, charts: [t, g] })).id);
+    }
+
+    await waitUntil(async () => (await fetch(`${base}/api/ready`)).ok, 120_000, 'API ready');
+    const token = ((await (await fetch(`${base}/api/auth/login`, { method: 'POST', body: new URLSearchParams({ username: 'admin', password }) })).json()) as { access_token: string }).access_token;
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const post = async (p: string, body: unknown, method = 'POST') => {
+      const r = await fetch(base + p, { method, headers, body: JSON.stringify(body) });
+      const j = (await r.json()) as Record<string, any>;
+      if (r.status >= 300) throw new Error(`${p}: ${r.status} ${JSON.stringify(j)}`);
+      return j;
+    };
+    const envA = (await post('/api/environments', { name: 'bench-a', base_url: sa.baseUrl, username: sa.username, password: sa.password })).id;
+    const envB = (await post('/api/environments', { name: 'bench-b', base_url: sb.baseUrl, username: sb.username, password: sb.password })).id;
+    await post(`/api/environments/${envA}/db-mappings/${envB}`, { mappings: [{ source_database_id: srcDb.id, target_database_id: dstDb.id }] }, 'PUT');
+
+    const runMigration = async () => {
+      const t0 = performance.now();
+      const { task_id } = await post('/api/dashboards/migrate', { source_env_id: envA, target_env_id: envB, dashboard_ids: ids });
+      let task: Record<string, any> = {};
+      await waitUntil(
+        async () => {
+          task = (await (await fetch(`${base}/api/tasks/${task_id}`, { headers })).json()) as Record<string, any>;
+          return ['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(task.status);
+        },
+        900_000,
+        'the migration',
+      );
+      if (task.status !== 'SUCCEEDED') throw new Error(`migration ended ${task.status}: ${JSON.stringify(task.error)}`);
+      return (performance.now() - t0) / 1000;
+    };
+    const first = await runMigration();
+    const again = await runMigration();
+
+    // Bare Superset: export each dashboard from a and import it into b (overwrite), nothing else.
+    const ca = new SupersetClient({ baseUrl: sa.baseUrl, username: sa.username, password: sa.password });
+    const cb = new SupersetClient({ baseUrl: sb.baseUrl, username: sb.username, password: sb.password });
+    const t0 = performance.now();
+    for (const id of ids) await cb.importDashboards(await ca.exportDashboards([id]), { overwrite: true });
+    const bare = (performance.now() - t0) / 1000;
+    ca.close();
+    cb.close();
+
+    const f = (n: number) => n.toFixed(2);
+    console.log(`\nmigration of ${N} dashboards (2 charts each) between two real Superset 6.1.0 instances`);
+    console.log(`  bare Superset export + import      ${f(bare)} s  (${f(bare / N)} s per dashboard)`);
+    console.log(`  Switchyard migration task          ${f(first)} s  (${f(first / N)} s per dashboard; ratio ${f(first / bare)}x)`);
+    console.log(`  Switchyard re-run (converges)      ${f(again)} s  (ratio ${f(again / bare)}x)`);
+    console.log('  Switchyard adds: a plan per object (lookups and an export of the target for differences), collision checks,');
+    console.log('  the intent row, and a verification that runs every chart query in the target.');
+  } finally {
+    await stopChild(api);
+    await stopChild(worker);
+    await infra.stop();
+    await Promise.all([sa.stop(), sb.stop()]);
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
