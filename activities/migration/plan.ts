@@ -177,18 +177,22 @@ export async function prepareDashboard(opts: {
   const targetFiles = existing ? Bundle.fromZip(await target.exportDashboards([existing.id])) : undefined;
   const targetByUuid = new Map<string, Record<string, unknown>>();
   for (const f of targetFiles?.files.values() ?? []) if (typeof f.content.uuid === 'string') targetByUuid.set(f.content.uuid, f.content);
-  for (const f of bundle.files.values()) {
-    if (f.kind !== 'dashboards' && f.kind !== 'charts' && f.kind !== 'datasets') continue;
+  // Lookups run side by side: each is an independent Superset call.
+  const candidates = [...bundle.files.values()].filter((f) => f.kind === 'dashboards' || f.kind === 'charts' || f.kind === 'datasets');
+  const found = await Promise.all(
+    candidates.map(async (f) => {
+      const uuid = String(f.content.uuid);
+      if (f.kind === 'dashboards') return { targetId: existing?.id ?? null, targetObject: targetByUuid.get(uuid) };
+      const hit = f.kind === 'charts' ? await target.findChart(uuid) : await target.findDataset({ uuid });
+      let targetObject = targetByUuid.get(uuid);
+      if (hit && !targetObject) targetObject = (await target.exportObject(f.kind as 'charts' | 'datasets', hit.id)) ?? undefined;
+      return { targetId: hit?.id ?? null, targetObject };
+    }),
+  );
+  for (const [i, f] of candidates.entries()) {
     const uuid = String(f.content.uuid);
-    const kind = kindName[f.kind];
-    let targetObject = targetByUuid.get(uuid);
-    let targetId: number | null = null;
-    if (f.kind === 'dashboards') targetId = existing?.id ?? null;
-    else {
-      const found = f.kind === 'charts' ? await target.findChart(uuid) : await target.findDataset({ uuid });
-      targetId = found?.id ?? null;
-      if (found && !targetObject) targetObject = (await target.exportObject(f.kind, found.id)) ?? undefined;
-    }
+    const kind = kindName[f.kind as 'dashboards' | 'charts' | 'datasets'];
+    const { targetId, targetObject } = found[i];
     const reused = f.kind === 'datasets' && reusedDatasets.has(uuid);
     if (targetId === null) {
       prepared.objects.push({ kind, file: f.path, name: describe(f), uuid, action: 'create', target_id: null });
