@@ -34,7 +34,8 @@ const PAGE_SIZE = 25;
 const BENCH_USER = 'benchbob';
 
 async function ensureDashboards(client: SupersetClient, adminId: number, bobId: number): Promise<void> {
-  const existing = () => listDashboards(client, { pageSize: 1, filters: [{ col: 'dashboard_title', opr: 'title_or_slug', value: 'Bench ' }] });
+  const existing = () =>
+    listDashboards(client, { pageSize: 1, filters: [{ col: 'dashboard_title', opr: 'title_or_slug', value: 'Bench ' }] });
   const have = (await existing()).count;
   if (have >= DASHBOARDS) return;
   const started = Date.now();
@@ -44,7 +45,12 @@ async function ensureDashboards(client: SupersetClient, adminId: number, bobId: 
   const worker = async () => {
     while (next < DASHBOARDS) {
       const i = next++;
-      const body = { dashboard_title: `Bench ${run} ${i}`, slug: `bench-${run}-${i}`, published: true, owners: i % 5 === 0 ? [adminId, bobId] : [adminId] };
+      const body = {
+        dashboard_title: `Bench ${run} ${i}`,
+        slug: `bench-${run}-${i}`,
+        published: true,
+        owners: i % 5 === 0 ? [adminId, bobId] : [adminId],
+      };
       for (let attempt = 1; ; attempt++) {
         try {
           await client.post('/api/v1/dashboard/', body);
@@ -95,7 +101,12 @@ async function main() {
     startSuperset({ version: '6.1.0', dataDir: path.join(dataDir, 'superset-6.1.0'), log: () => {} }),
   ]);
   const apiLog = process.env.BENCH_API_LOG; // e.g. BENCH_API_LOG=/tmp/api.log: the API's debug log (every Superset call)
-  const apiEnv = { ...env, DATABASE_URL: infra.databaseUrl, TEMPORAL_ADDRESS: infra.temporalAddress, ...(apiLog ? { LOG_LEVEL: 'debug' } : {}) };
+  const apiEnv = {
+    ...env,
+    DATABASE_URL: infra.databaseUrl,
+    TEMPORAL_ADDRESS: infra.temporalAddress,
+    ...(apiLog ? { LOG_LEVEL: 'debug' } : {}),
+  };
   const api = apiLog
     ? spawn(process.execPath, [...NODE_FLAGS.api, 'api/main.ts'], { env: apiEnv, stdio: ['ignore', fs.openSync(apiLog, 'w'), 'inherit'] })
     : spawnEntry('api/main.ts', NODE_FLAGS.api, apiEnv);
@@ -105,15 +116,21 @@ async function main() {
     const users = await sc.get<{ result: Array<{ id: number; username: string }> }>('/api/v1/security/users/', {
       filters: [{ col: 'username', opr: 'eq', value: BENCH_USER }],
     });
-    const bobId = users.result[0]?.id ?? (await createUser(sc, { username: BENCH_USER, password: 'bench-bob-pw', firstName: 'Bench', lastName: 'Bob' })).id;
+    const bobId =
+      users.result[0]?.id ??
+      (await createUser(sc, { username: BENCH_USER, password: 'bench-bob-pw', firstName: 'Bench', lastName: 'Bob' })).id;
     await ensureDashboards(sc, sc.userId, bobId);
     const total = (await listDashboards(sc, { pageSize: 1 })).count;
     const bobTotal = (await listDashboards(sc, { pageSize: 1, filters: [{ col: 'owners', opr: 'rel_m_m', value: bobId }] })).count;
 
     await waitUntil(async () => (await fetch(`${base}/api/health`)).ok, 120_000, 'API up');
-    const token = ((await (await fetch(`${base}/api/auth/login`, { method: 'POST', body: new URLSearchParams({ username: 'admin', password }) })).json()) as {
-      access_token: string;
-    }).access_token;
+    const token = (
+      (await (
+        await fetch(`${base}/api/auth/login`, { method: 'POST', body: new URLSearchParams({ username: 'admin', password }) })
+      ).json()) as {
+        access_token: string;
+      }
+    ).access_token;
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const envRes = await fetch(`${base}/api/environments`, {
       method: 'POST',
@@ -130,7 +147,15 @@ async function main() {
     // Superset directly: the same list call Switchyard makes, with a bearer token, over keep-alive fetch.
     const supersetToken = sc.accessToken!;
     const direct = async (page: number, filters: unknown[] = []) => {
-      const q = encodeRison({ filters, columns: DASHBOARD_LIST_COLUMNS, order_column: 'changed_on', order_direction: 'desc', page, page_size: PAGE_SIZE, keys: ['none'] });
+      const q = encodeRison({
+        filters,
+        columns: DASHBOARD_LIST_COLUMNS,
+        order_column: 'changed_on',
+        order_direction: 'desc',
+        page,
+        page_size: PAGE_SIZE,
+        keys: ['none'],
+      });
       const r = await fetch(`${sup.baseUrl}/api/v1/dashboard/?q=${encodeURIComponent(q)}`, {
         headers: { authorization: `Bearer ${supersetToken}`, accept: 'application/json' },
       });
@@ -141,7 +166,8 @@ async function main() {
       const r = await fetch(`${base}/api/dashboards?env_id=${envId}&page_size=${PAGE_SIZE}&${query}`, { headers });
       const body = (await r.json()) as { total: number };
       if (r.status !== 200) throw new Error(`switchyard ${r.status} ${JSON.stringify(body)}`);
-      if (expectTotal !== undefined && body.total < expectTotal) throw new Error(`unexpected total ${body.total}: ${JSON.stringify(body).slice(0, 600)}`);
+      if (expectTotal !== undefined && body.total < expectTotal)
+        throw new Error(`unexpected total ${body.total}: ${JSON.stringify(body).slice(0, 600)}`);
     };
     const owners = [{ col: 'owners', opr: 'rel_m_m', value: bobId }];
 
@@ -154,7 +180,9 @@ async function main() {
     console.log(
       `\nGET /api/dashboards vs Superset's GET /api/v1/dashboard/ (Superset 6.1.0, gunicorn 1 worker x 8 threads, SQLite metadata; ${total} dashboards, the bound user owns ${bobTotal}; page_size ${PAGE_SIZE}; ${ROUNDS} sequential requests after 5 warm-up; ${process.platform}, ${os.cpus().length} cores)`,
     );
-    console.log(`  ${'case'.padEnd(26)} ${'Superset p50'.padStart(13)} ${'p90'.padStart(8)}  ${'Switchyard p50'.padStart(15)} ${'p90'.padStart(8)}  ratio (p50)`);
+    console.log(
+      `  ${'case'.padEnd(26)} ${'Superset p50'.padStart(13)} ${'p90'.padStart(8)}  ${'Switchyard p50'.padStart(15)} ${'p90'.padStart(8)}  ratio (p50)`,
+    );
     for (const [name, s, w] of rows) {
       console.log(
         `  ${name.padEnd(26)} ${f(percentile(s, 50)).padStart(10)} ms ${f(percentile(s, 90)).padStart(5)} ms  ${f(percentile(w, 50)).padStart(12)} ms ${f(percentile(w, 90)).padStart(5)} ms  ${(percentile(w, 50) / percentile(s, 50)).toFixed(2)}x`,

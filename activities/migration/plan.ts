@@ -198,7 +198,7 @@ export async function prepareDashboard(opts: {
       prepared.objects.push({ kind, file: f.path, name: describe(f), uuid, action: 'create', target_id: null });
       continue;
     }
-    const differences = targetObject ? diffObjects(f.content, targetObject) : [];
+    const differences = targetObject ? diffObjects(f.kind, f.content, targetObject) : [];
     const action = reused ? 'reuse' : differences.length ? 'update' : 'unchanged';
     const note =
       f.kind !== 'dashboards' && action === 'update'

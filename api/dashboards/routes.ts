@@ -4,7 +4,10 @@ import { AppError } from '../../lib/errors.ts';
 import { dashboardDetail, dashboardIdParams, dashboardListQuery, dashboardsResponse, envQuery, thumbnailComputing } from './schemas.ts';
 import { DashboardService } from './service.ts';
 
-const UNAVAILABLE = { description: 'Superset unreachable, timed out, failed or refused the service account (code `upstream_unavailable`, with `env_id`, `reason`, `upstream_status`)' };
+const UNAVAILABLE = {
+  description:
+    'Superset unreachable, timed out, failed or refused the service account (code `upstream_unavailable`, with `env_id`, `reason`, `upstream_status`)',
+};
 
 /**
  * Dashboards of an environment. NOTE: `/api/dashboards/db-mappings` (api/db-mappings) must be
@@ -48,7 +51,8 @@ export function dashboardRoutes(app: AppContext): AnyRoute[] {
       path: '/api/dashboards/:id',
       tag: 'Dashboards',
       summary: 'A dashboard with its charts and datasets',
-      description: '`id` is the Superset dashboard id in the environment `env_id`. Three Superset calls, made in parallel (dashboard, charts, datasets).',
+      description:
+        '`id` is the Superset dashboard id in the environment `env_id`. Three Superset calls, made in parallel (dashboard, charts, datasets).',
       access: { permission: 'dashboards:READ' },
       params: dashboardIdParams,
       query: envQuery,

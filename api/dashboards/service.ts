@@ -10,7 +10,14 @@ import {
   type ListFilter,
   type SupersetClient,
 } from '../../lib/superset/index.ts';
-import type { DashboardChart, DashboardDataset, DashboardDetail, DashboardListItem, Thumbnail, UserSummary } from '../../lib/superset/types.ts';
+import type {
+  DashboardChart,
+  DashboardDataset,
+  DashboardDetail,
+  DashboardListItem,
+  Thumbnail,
+  UserSummary,
+} from '../../lib/superset/types.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { EnvironmentService } from '../environments/service.ts';
 import { asUnavailable, fromUpstream } from '../environments/upstream.ts';
@@ -118,12 +125,19 @@ export class DashboardService {
     const env = await this.environments.row(p.envId);
     const client = this.environments.clients.clientFor(env);
     const preference = p.principal.userId ? await getPreferences(this.knex, p.principal.userId) : undefined;
-    const filter = decideProfileFilter({ preference, pageContext: p.pageContext, overrideShowAll: p.overrideShowAll, hasUser: !!p.principal.userId });
+    const filter = decideProfileFilter({
+      preference,
+      pageContext: p.pageContext,
+      overrideShowAll: p.overrideShowAll,
+      hasUser: !!p.principal.userId,
+    });
     const searchFilters: ListFilter[] = p.search ? [{ col: 'dashboard_title', opr: 'title_or_slug', value: p.search }] : [];
 
     const page = await fromUpstream(
       env,
-      filter.applied ? this.filteredPage(client, filter, searchFilters, p.page, p.pageSize) : this.plainPage(client, searchFilters, p.page, p.pageSize),
+      filter.applied
+        ? this.filteredPage(client, filter, searchFilters, p.page, p.pageSize)
+        : this.plainPage(client, searchFilters, p.page, p.pageSize),
     );
     return {
       items: page.rows.map((d) => toDashboardItem(env, d)),
@@ -185,7 +199,11 @@ export class DashboardService {
     }
     // Deep page: the three counts first. When one set holds the other (usually: people own what
     // they change), the union is that set and Superset pages it directly.
-    const [ca, cb, both] = await Promise.all([count([...search, owners]), count([...search, modifier]), count([...search, owners, modifier])]);
+    const [ca, cb, both] = await Promise.all([
+      count([...search, owners]),
+      count([...search, modifier]),
+      count([...search, owners, modifier]),
+    ]);
     const total = ca.count + cb.count - both.count;
     if (cb.count === both.count || ca.count === both.count) {
       const only = cb.count === both.count ? owners : modifier;
@@ -194,7 +212,11 @@ export class DashboardService {
     }
     // Otherwise merge the keys up to the end of the page, then fetch the page's rows by id.
     const keys = (f: ListFilter) =>
-      client.listAll<{ id: number; changed_on_utc?: string | null }>('dashboard', { filters: [...search, f], columns: KEY_COLUMNS, ...ORDER }, need);
+      client.listAll<{ id: number; changed_on_utc?: string | null }>(
+        'dashboard',
+        { filters: [...search, f], columns: KEY_COLUMNS, ...ORDER },
+        need,
+      );
     const [ka, kb] = await Promise.all([keys(owners), keys(modifier)]);
     const ids = mergeByChangedOn(ka, kb)
       .slice((page - 1) * pageSize, need)
@@ -224,7 +246,11 @@ export class DashboardService {
     let charts: DashboardChart[];
     let datasets: DashboardDataset[];
     try {
-      [dashboard, charts, datasets] = await Promise.all([client.getDashboard(id), client.getDashboardCharts(id), client.getDashboardDatasets(id)]);
+      [dashboard, charts, datasets] = await Promise.all([
+        client.getDashboard(id),
+        client.getDashboardCharts(id),
+        client.getDashboardDatasets(id),
+      ]);
     } catch (err) {
       if (err instanceof SupersetNotFoundError) throw new NotFoundError(`Dashboard ${id} in environment '${env.name}'`);
       throw asUnavailable(env, err);

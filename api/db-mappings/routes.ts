@@ -12,7 +12,10 @@ const envPairQuery = z.object({
   source_env_id: z.string({ error: 'source_env_id is required' }).min(1).max(200),
   target_env_id: z.string({ error: 'target_env_id is required' }).min(1).max(200),
 });
-const pairParams = z.object({ env_id: z.string().max(200).describe('Source environment'), target_env_id: z.string().max(200).describe('Target environment') });
+const pairParams = z.object({
+  env_id: z.string().max(200).describe('Source environment'),
+  target_env_id: z.string().max(200).describe('Target environment'),
+});
 
 const dbRef = z.object({ id: z.number().int(), name: z.string(), uuid: z.string().nullable(), backend: z.string().nullable() });
 const savedRef = z.object({ id: z.number().int(), name: z.string(), uuid: z.string().nullable() });
@@ -102,7 +105,11 @@ export function dbMappingRoutes(app: AppContext): AnyRoute[] {
       },
       async handler(_ctx, { query }) {
         const [source, target] = await pair(query.source_env_id, query.target_env_id);
-        const [sourceDbs, targetDbs, saved] = await Promise.all([databases(source), databases(target), listMappings(app.knex, source.id, target.id)]);
+        const [sourceDbs, targetDbs, saved] = await Promise.all([
+          databases(source),
+          databases(target),
+          listMappings(app.knex, source.id, target.id),
+        ]);
         const savedBySource = new Map(saved.map((m) => [m.source_database_id, m]));
         return {
           source_env_id: source.id,
@@ -116,7 +123,10 @@ export function dbMappingRoutes(app: AppContext): AnyRoute[] {
             const m = savedBySource.get(s.id);
             return {
               source_database: src,
-              suggested_target: best && best.confidence >= SUGGESTION_THRESHOLD ? { id: best.id, name: best.name, uuid: best.uuid, backend: best.backend } : null,
+              suggested_target:
+                best && best.confidence >= SUGGESTION_THRESHOLD
+                  ? { id: best.id, name: best.name, uuid: best.uuid, backend: best.backend }
+                  : null,
               confidence: best?.confidence ?? 0,
               candidates: ranked.slice(0, 3),
               saved_target: m ? { id: m.target_database_id, name: m.target_database_name, uuid: m.target_database_uuid } : null,
@@ -154,19 +164,25 @@ export function dbMappingRoutes(app: AppContext): AnyRoute[] {
       body: mappingPut,
       responses: {
         200: { description: 'The saved mappings', schema: mappingSet },
-        400: { description: 'Same environment twice, a source database listed twice, or a database id unknown to its Superset (`errors` names each)' },
+        400: {
+          description:
+            'Same environment twice, a source database listed twice, or a database id unknown to its Superset (`errors` names each)',
+        },
         404: { description: 'Either environment is unknown' },
         503: { description: 'Either Superset is unavailable (code `upstream_unavailable`)' },
       },
       async handler(_ctx, { params, body, principal }) {
         const [source, target] = await pair(params.env_id, params.target_env_id);
         if (source.id === target.id) {
-          throw new ValidationError('source and target environments must differ', [{ field: 'path.target_env_id', message: 'must differ from env_id' }]);
+          throw new ValidationError('source and target environments must differ', [
+            { field: 'path.target_env_id', message: 'must differ from env_id' },
+          ]);
         }
         const errors: Array<{ field: string; message: string }> = [];
         const seen = new Set<number>();
         body.mappings.forEach((m, i) => {
-          if (seen.has(m.source_database_id)) errors.push({ field: `body.mappings.${i}.source_database_id`, message: `database ${m.source_database_id} is mapped twice` });
+          if (seen.has(m.source_database_id))
+            errors.push({ field: `body.mappings.${i}.source_database_id`, message: `database ${m.source_database_id} is mapped twice` });
           seen.add(m.source_database_id);
         });
         if (errors.length) throw new ValidationError(errors.map((e) => `${e.field}: ${e.message}`).join('; '), errors);
@@ -175,9 +191,15 @@ export function dbMappingRoutes(app: AppContext): AnyRoute[] {
         const tgt = new Map(targetDbs.map((d) => [d.id, d]));
         body.mappings.forEach((m, i) => {
           if (!src.has(m.source_database_id))
-            errors.push({ field: `body.mappings.${i}.source_database_id`, message: `no database ${m.source_database_id} in environment '${source.name}'` });
+            errors.push({
+              field: `body.mappings.${i}.source_database_id`,
+              message: `no database ${m.source_database_id} in environment '${source.name}'`,
+            });
           if (!tgt.has(m.target_database_id))
-            errors.push({ field: `body.mappings.${i}.target_database_id`, message: `no database ${m.target_database_id} in environment '${target.name}'` });
+            errors.push({
+              field: `body.mappings.${i}.target_database_id`,
+              message: `no database ${m.target_database_id} in environment '${target.name}'`,
+            });
         });
         if (errors.length) throw new ValidationError(errors.map((e) => `${e.field}: ${e.message}`).join('; '), errors);
         const rows = await replaceMappings(

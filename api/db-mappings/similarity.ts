@@ -19,8 +19,29 @@ export interface MatchScore {
 }
 
 const ENV_WORDS = new Set([
-  'dev', 'develop', 'development', 'test', 'testing', 'tst', 'qa', 'uat', 'stage', 'staging', 'stg',
-  'prod', 'production', 'prd', 'preprod', 'pre', 'live', 'sandbox', 'sbx', 'local', 'copy', 'new', 'old',
+  'dev',
+  'develop',
+  'development',
+  'test',
+  'testing',
+  'tst',
+  'qa',
+  'uat',
+  'stage',
+  'staging',
+  'stg',
+  'prod',
+  'production',
+  'prd',
+  'preprod',
+  'pre',
+  'live',
+  'sandbox',
+  'sbx',
+  'local',
+  'copy',
+  'new',
+  'old',
 ]);
 
 export function nameTokens(name: string): string[] {

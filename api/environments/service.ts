@@ -70,7 +70,9 @@ export class EnvironmentService {
     return toEnvironmentView(await this.row(id));
   }
 
-  async create(input: Required<Pick<EnvironmentInput, 'name' | 'base_url' | 'username' | 'password'>> & EnvironmentInput): Promise<EnvironmentView> {
+  async create(
+    input: Required<Pick<EnvironmentInput, 'name' | 'base_url' | 'username' | 'password'>> & EnvironmentInput,
+  ): Promise<EnvironmentView> {
     try {
       const [row] = await this.knex<EnvironmentRow>('environments')
         .insert({
@@ -107,7 +109,10 @@ export class EnvironmentService {
         .update({ ...patch, updated_at: this.knex.fn.now() as unknown as Date })
         .returning('*');
       this.clients.evict(id);
-      this.logger.info({ env_id: id, changed: Object.keys(patch).map((k) => (k === 'password_encrypted' ? 'password' : k)) }, 'environment updated');
+      this.logger.info(
+        { env_id: id, changed: Object.keys(patch).map((k) => (k === 'password_encrypted' ? 'password' : k)) },
+        'environment updated',
+      );
       return toEnvironmentView(row);
     } catch (err) {
       if (isUniqueViolation(err)) throw new ConflictError(`An environment named '${input.name}' already exists`);
@@ -159,7 +164,10 @@ export class EnvironmentService {
       client.close();
       report.latency_ms = Date.now() - started;
     }
-    this.logger.info({ env_id: id, ok: report.ok, reachable: report.reachable, login: report.login, version: report.version }, 'environment tested');
+    this.logger.info(
+      { env_id: id, ok: report.ok, reachable: report.reachable, login: report.login, version: report.version },
+      'environment tested',
+    );
     return report;
   }
 

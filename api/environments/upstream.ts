@@ -42,7 +42,8 @@ export async function fromUpstream<T>(env: Pick<EnvironmentRow, 'id' | 'name'>, 
 
 export function asUnavailable(env: Pick<EnvironmentRow, 'id' | 'name'>, err: unknown): unknown {
   if (err instanceof SupersetNotFoundError || err instanceof EnvironmentUnavailableError) return err;
-  if (err instanceof SupersetUnavailableError) return new EnvironmentUnavailableError(env, err.reason, err.message, err.upstreamStatus, err);
+  if (err instanceof SupersetUnavailableError)
+    return new EnvironmentUnavailableError(env, err.reason, err.message, err.upstreamStatus, err);
   if (err instanceof SupersetApiError) {
     const reason = err instanceof SupersetAuthError ? 'auth_failed' : err instanceof SupersetForbiddenError ? 'forbidden' : 'refused';
     return new EnvironmentUnavailableError(env, reason, err.message, err.upstreamStatus, err);

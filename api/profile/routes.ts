@@ -21,7 +21,10 @@ const optionalText = (max: number, what: string) =>
 const preferencePatch = z
   .object({
     user_id: z.string().max(200).optional().describe('Only your own id is accepted (403 otherwise)'),
-    profile_filter_enabled: z.boolean({ error: 'profile_filter_enabled must be true or false' }).optional().describe('The profile-default dashboard filter'),
+    profile_filter_enabled: z
+      .boolean({ error: 'profile_filter_enabled must be true or false' })
+      .optional()
+      .describe('The profile-default dashboard filter'),
     superset_username: optionalText(64, 'superset_username').describe('Your Superset username (bound upstream account); null unbinds'),
     git_username: optionalText(100, 'git_username').describe('Author name for commits made for you'),
     git_email: z.preprocess(
@@ -74,7 +77,8 @@ function view(userId: string, row: ProfilePreferenceRow | undefined) {
 /** Preferences belong to a user; API keys act for the admin who created them. */
 function self(principal: Principal, requested: string | undefined): string {
   if (!principal.userId) throw new ForbiddenError('Profile preferences belong to a user; this caller has none');
-  if (requested !== undefined && requested !== principal.userId) throw new ForbiddenError("You can only read and change your own profile preferences");
+  if (requested !== undefined && requested !== principal.userId)
+    throw new ForbiddenError('You can only read and change your own profile preferences');
   return principal.userId;
 }
 
@@ -88,7 +92,10 @@ export function profileRoutes(app: AppContext): AnyRoute[] {
       description: 'Defaults (filter off, nothing bound, null timestamps) until first saved. Asking for another `user_id` is 403.',
       access: 'authenticated',
       query: ownQuery,
-      responses: { 200: { description: 'The preference (ProfilePreferenceResponse)', schema: preferenceView }, 403: { description: "Another user's preference" } },
+      responses: {
+        200: { description: 'The preference (ProfilePreferenceResponse)', schema: preferenceView },
+        403: { description: "Another user's preference" },
+      },
       async handler(_ctx, { query, principal }) {
         const userId = self(principal, query.user_id);
         return view(userId, await getPreferences(app.knex, userId));
@@ -119,7 +126,9 @@ export function profileRoutes(app: AppContext): AnyRoute[] {
         const enabled = patch.profile_filter_enabled ?? current?.profile_filter_enabled ?? false;
         const bound = patch.superset_username !== undefined ? patch.superset_username : (current?.superset_username ?? null);
         if (enabled && !bound) {
-          const errors = [{ field: 'body.superset_username', message: 'a bound superset_username is required while profile_filter_enabled is true' }];
+          const errors = [
+            { field: 'body.superset_username', message: 'a bound superset_username is required while profile_filter_enabled is true' },
+          ];
           throw new ValidationError(errors[0].message, errors, 422);
         }
         const saved = await savePreferences(app.knex, userId, patch);
@@ -137,7 +146,10 @@ export function profileRoutes(app: AppContext): AnyRoute[] {
       access: 'authenticated',
       query: accountsQuery,
       responses: {
-        200: { description: 'Candidate accounts', schema: z.object({ environment_id: z.string(), search: z.string(), items: z.array(accountView) }) },
+        200: {
+          description: 'Candidate accounts',
+          schema: z.object({ environment_id: z.string(), search: z.string(), items: z.array(accountView) }),
+        },
         404: { description: 'Unknown environment' },
         503: { description: 'Superset unavailable (code `upstream_unavailable`)' },
       },

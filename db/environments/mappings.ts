@@ -19,7 +19,12 @@ export interface DatabaseMappingRow {
 
 export type DatabaseMappingInput = Pick<
   DatabaseMappingRow,
-  'source_database_id' | 'source_database_name' | 'source_database_uuid' | 'target_database_id' | 'target_database_name' | 'target_database_uuid'
+  | 'source_database_id'
+  | 'source_database_name'
+  | 'source_database_uuid'
+  | 'target_database_id'
+  | 'target_database_name'
+  | 'target_database_uuid'
 >;
 
 export function listMappings(knex: Knex, sourceEnvId: string, targetEnvId: string): Promise<DatabaseMappingRow[]> {
@@ -48,9 +53,19 @@ export async function replaceMappings(
       .delete();
     if (mappings.length) {
       await trx('database_mappings')
-        .insert(mappings.map((m) => ({ ...m, source_env_id: sourceEnvId, target_env_id: targetEnvId, created_by: userId, updated_by: userId })))
+        .insert(
+          mappings.map((m) => ({ ...m, source_env_id: sourceEnvId, target_env_id: targetEnvId, created_by: userId, updated_by: userId })),
+        )
         .onConflict(['source_env_id', 'target_env_id', 'source_database_id'])
-        .merge(['source_database_name', 'source_database_uuid', 'target_database_id', 'target_database_name', 'target_database_uuid', 'updated_by', 'updated_at'] as never);
+        .merge([
+          'source_database_name',
+          'source_database_uuid',
+          'target_database_id',
+          'target_database_name',
+          'target_database_uuid',
+          'updated_by',
+          'updated_at',
+        ] as never);
     }
   });
   return listMappings(knex, sourceEnvId, targetEnvId);

@@ -11,7 +11,9 @@ export interface ProfilePreferenceRow {
   updated_at: Date;
 }
 
-export type ProfilePreferencePatch = Partial<Pick<ProfilePreferenceRow, 'profile_filter_enabled' | 'superset_username' | 'git_username' | 'git_email'>>;
+export type ProfilePreferencePatch = Partial<
+  Pick<ProfilePreferenceRow, 'profile_filter_enabled' | 'superset_username' | 'git_username' | 'git_email'>
+>;
 
 /** The saved row, or undefined when the user never saved preferences (defaults apply). */
 export async function getPreferences(knex: Knex, userId: string): Promise<ProfilePreferenceRow | undefined> {

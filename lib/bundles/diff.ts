@@ -13,7 +13,7 @@ const IGNORED = new Set(['uuid', 'version', 'database_uuid', 'dataset_uuid', 'id
  * Field-level differences between the bundle's object and the target's, two levels deep so a
  * reviewer sees `params.metrics` rather than "params changed". Values are kept short.
  */
-export function diffObjects(source: Record<string, unknown>, target: Record<string, unknown>, depth = 2): FieldDifference[] {
+export function diffObjects(kind: string, source: Record<string, unknown>, target: Record<string, unknown>, depth = 2): FieldDifference[] {
   const out: FieldDifference[] = [];
   const walk = (a: unknown, b: unknown, path: string, level: number) => {
     if (isEmpty(a) && isEmpty(b)) return; // Superset writes null, [], {} and "{}" for the same "nothing"
@@ -29,18 +29,55 @@ export function diffObjects(source: Record<string, unknown>, target: Record<stri
     }
     out.push({ field: path, source: preview(a), target: preview(b) });
   };
-  walk(parseJsonString(source), parseJsonString(target), '', 0);
+  walk(withoutLocalIds(kind, source), withoutLocalIds(kind, target), '', 0);
   return out;
 }
 
-/** Charts carry query_context as a JSON string; compare its content, not its spelling. */
-function parseJsonString(o: Record<string, unknown>): Record<string, unknown> {
-  if (typeof o.query_context !== 'string') return o;
+// Dashboard metadata keys whose content is keyed by environment-local chart ids (the importer remaps them).
+const ID_KEYED_METADATA = ['chart_configuration', 'global_chart_configuration', 'filter_scopes', 'expanded_slices', 'timed_refresh_immune_slices', 'default_filters', 'positions'];
+
+function parse(v: unknown): unknown {
+  if (typeof v !== 'string') return v;
   try {
-    return { ...o, query_context: JSON.parse(o.query_context) };
+    return JSON.parse(v);
   } catch {
-    return o;
+    return v;
   }
+}
+
+/**
+ * Ids are local to each Superset (a chart's dataset id, a dashboard's chart ids): the same object
+ * carries other numbers in each environment. They are left out of the comparison, and JSON held
+ * in strings (query_context, its form_data) is compared by content, not spelling.
+ */
+function withoutLocalIds(kind: string, o: Record<string, unknown>): Record<string, unknown> {
+  const c = structuredClone(o);
+  if (kind === 'charts') {
+    const params = c.params as Record<string, unknown> | undefined;
+    if (params) {
+      delete params.datasource;
+      delete params.slice_id;
+    }
+    const qc = parse(c.query_context) as Record<string, unknown> | null;
+    if (qc && typeof qc === 'object') {
+      delete qc.datasource;
+      const fd = parse(qc.form_data) as Record<string, unknown> | null;
+      if (fd && typeof fd === 'object') {
+        delete fd.datasource;
+        delete fd.slice_id;
+        qc.form_data = fd;
+      }
+      c.query_context = qc;
+    }
+  }
+  if (kind === 'dashboards') {
+    for (const node of Object.values((c.position ?? {}) as Record<string, { meta?: Record<string, unknown> }>)) {
+      if (node && typeof node === 'object' && node.meta) delete node.meta.chartId;
+    }
+    const metadata = c.metadata as Record<string, unknown> | undefined;
+    if (metadata) for (const k of ID_KEYED_METADATA) delete metadata[k];
+  }
+  return c;
 }
 
 function isEmpty(v: unknown): boolean {

@@ -349,7 +349,10 @@ export class SupersetClient {
         reuseConnection: !MUTATING.has(spec.method),
       });
       this.keepCookies(res);
-      this.logger?.debug({ superset: this.base.host, method: spec.method, path: spec.path, status: res.status, ms: Date.now() - started }, 'superset call');
+      this.logger?.debug(
+        { superset: this.base.host, method: spec.method, path: spec.path, status: res.status, ms: Date.now() - started },
+        'superset call',
+      );
       return res;
     } catch (err) {
       if (err instanceof TransportError) {
@@ -424,7 +427,10 @@ export class SupersetClient {
           (err.upstreamStatus === undefined || [502, 503, 504].includes(err.upstreamStatus));
         if (!retry) throw err;
         const delay = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (attempt - 1)) * (0.75 + Math.random() / 2);
-        this.logger?.warn({ superset: this.base.host, path: spec.path, attempt, reason: err.reason, delay_ms: Math.round(delay) }, 'superset call failed, retrying');
+        this.logger?.warn(
+          { superset: this.base.host, path: spec.path, attempt, reason: err.reason, delay_ms: Math.round(delay) },
+          'superset call failed, retrying',
+        );
         await sleep(delay);
       }
     }
@@ -587,7 +593,11 @@ export class SupersetClient {
   }
 
   /** Every row of a list endpoint: the first page, then the rest a few pages at a time; deduplicated by id. */
-  async listAll<T extends { id: number }>(resource: Resource, query: Omit<ListQuery, 'page' | 'pageSize'> = {}, maxItems = 1_000_000): Promise<T[]> {
+  async listAll<T extends { id: number }>(
+    resource: Resource,
+    query: Omit<ListQuery, 'page' | 'pageSize'> = {},
+    maxItems = 1_000_000,
+  ): Promise<T[]> {
     const first = await this.list<T>(resource, { ...query, page: 0, pageSize: MAX_PAGE_SIZE });
     const total = Math.min(first.count, maxItems);
     const pages = Math.ceil(total / MAX_PAGE_SIZE);
@@ -644,10 +654,19 @@ export class SupersetClient {
   async dashboardThumbnail(id: number, digest = 'current'): Promise<Thumbnail> {
     let path = `/api/v1/dashboard/${seg(id)}/thumbnail/${seg(digest)}/`;
     for (let hop = 0; hop < 2; hop++) {
-      const spec: CallSpec = { method: 'GET', path, accept: 'image/*, application/json', pass: [202, 301, 302, 303, 307, 308, 404], maxBytes: this.maxBinaryBytes };
+      const spec: CallSpec = {
+        method: 'GET',
+        path,
+        accept: 'image/*, application/json',
+        pass: [202, 301, 302, 303, 307, 308, 404],
+        maxBytes: this.maxBinaryBytes,
+      };
       const res = await this.call(spec, (r) => r);
       if ([301, 302, 303, 307, 308].includes(res.status)) {
-        const next = this.sameOriginPath(String(res.headers.location ?? ''), new RegExp(`^/api/v1/dashboard/${id}/thumbnail/[A-Za-z0-9_-]+/$`));
+        const next = this.sameOriginPath(
+          String(res.headers.location ?? ''),
+          new RegExp(`^/api/v1/dashboard/${id}/thumbnail/[A-Za-z0-9_-]+/$`),
+        );
         if (!next || hop > 0) throw new SupersetApiError({ ...spec, upstreamStatus: res.status }, 'thumbnail redirect refused', undefined);
         path = next;
         continue;
@@ -660,13 +679,20 @@ export class SupersetClient {
         const { message } = normaliseErrorBody(tryJson(res.body), 'Not found');
         return { status: 'missing', detail: message };
       }
-      const contentType = String(res.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+      const contentType = String(res.headers['content-type'] ?? '')
+        .split(';')[0]
+        .trim()
+        .toLowerCase();
       if (!contentType.startsWith('image/') || res.body.length === 0) {
-        throw new SupersetUnavailableError('bad_response', `Superset answered the thumbnail of dashboard ${id} with ${contentType || 'no content type'}, not an image`, {
-          method: 'GET',
-          path,
-          upstreamStatus: res.status,
-        });
+        throw new SupersetUnavailableError(
+          'bad_response',
+          `Superset answered the thumbnail of dashboard ${id} with ${contentType || 'no content type'}, not an image`,
+          {
+            method: 'GET',
+            path,
+            upstreamStatus: res.status,
+          },
+        );
       }
       return { status: 'ready', contentType, bytes: res.body };
     }
@@ -705,14 +731,24 @@ export class SupersetClient {
   async exportBundle(resource: Resource, ids: number[]): Promise<Buffer> {
     if (!ids.length) throw new TypeError('export needs at least one id');
     ids.forEach((id) => seg(id));
-    const spec: CallSpec = { method: 'GET', path: `/api/v1/${resource}/export/`, q: ids, accept: 'application/zip, application/json', maxBytes: this.maxBinaryBytes };
+    const spec: CallSpec = {
+      method: 'GET',
+      path: `/api/v1/${resource}/export/`,
+      q: ids,
+      accept: 'application/zip, application/json',
+      maxBytes: this.maxBinaryBytes,
+    };
     return this.call(spec, (res) => {
       if (res.body.length < 4 || res.body.readUInt32LE(0) !== 0x04034b50) {
-        throw new SupersetUnavailableError('bad_response', `Superset's ${resource} export answered ${res.headers['content-type'] ?? 'no content type'}, not a ZIP`, {
-          method: 'GET',
-          path: spec.path,
-          upstreamStatus: res.status,
-        });
+        throw new SupersetUnavailableError(
+          'bad_response',
+          `Superset's ${resource} export answered ${res.headers['content-type'] ?? 'no content type'}, not a ZIP`,
+          {
+            method: 'GET',
+            path: spec.path,
+            upstreamStatus: res.status,
+          },
+        );
       }
       return res.body;
     });
@@ -778,7 +814,12 @@ export class SupersetClient {
   // datasets and databases
 
   listDatasets(query: ListQuery = {}): Promise<ListResponse<DatasetListItem>> {
-    return this.list<DatasetListItem>('dataset', { columns: DATASET_LIST_COLUMNS, orderColumn: 'table_name', orderDirection: 'asc', ...query });
+    return this.list<DatasetListItem>('dataset', {
+      columns: DATASET_LIST_COLUMNS,
+      orderColumn: 'table_name',
+      orderDirection: 'asc',
+      ...query,
+    });
   }
 
   async getDataset(id: number): Promise<Record<string, unknown> & { id: number }> {
@@ -806,7 +847,10 @@ export class SupersetClient {
    * `related/owners` (reference §11.3): accounts whose "first last" name or username contains
    * `filter`, case-insensitively. Needs no security API.
    */
-  async relatedOwners(filter = '', pageSize = 25): Promise<Array<{ id: number; text: string; email: string | null; active: boolean | null }>> {
+  async relatedOwners(
+    filter = '',
+    pageSize = 25,
+  ): Promise<Array<{ id: number; text: string; email: string | null; active: boolean | null }>> {
     const body = await this.getJson<{ result?: Array<{ value: number; text: string; extra?: { email?: string; active?: boolean } }> }>(
       '/api/v1/dashboard/related/owners',
       { q: { filter, page: 0, page_size: Math.min(MAX_PAGE_SIZE, Math.max(1, pageSize)) } },
@@ -821,10 +865,11 @@ export class SupersetClient {
   async securityUsers(filters: ListQuery['filters'], pageSize = MAX_PAGE_SIZE): Promise<UpstreamAccount[] | undefined> {
     try {
       const body = await this.serialList('/api/v1/security/users/', () =>
-        this.getJson<ListResponse<{ id: number; username: string; first_name?: string; last_name?: string; email?: string; active?: boolean }>>(
-          '/api/v1/security/users/',
-          { q: { filters, columns: ['id', 'username', 'first_name', 'last_name', 'email', 'active'], page: 0, page_size: pageSize } },
-        ),
+        this.getJson<
+          ListResponse<{ id: number; username: string; first_name?: string; last_name?: string; email?: string; active?: boolean }>
+        >('/api/v1/security/users/', {
+          q: { filters, columns: ['id', 'username', 'first_name', 'last_name', 'email', 'active'], page: 0, page_size: pageSize },
+        }),
       );
       return (body.result ?? []).map((u) => ({
         id: u.id,
@@ -836,7 +881,8 @@ export class SupersetClient {
         active: u.active ?? null,
       }));
     } catch (err) {
-      if (err instanceof SupersetForbiddenError || err instanceof SupersetNotFoundError || err instanceof SupersetAuthError) return undefined;
+      if (err instanceof SupersetForbiddenError || err instanceof SupersetNotFoundError || err instanceof SupersetAuthError)
+        return undefined;
       if (err instanceof SupersetApiError && err.upstreamStatus === 405) return undefined;
       throw err;
     }
@@ -935,7 +981,10 @@ function jwtExpiry(token: string): number {
 }
 
 export function displayName(u: { first_name?: string | null; last_name?: string | null; username?: string | null }): string {
-  const name = [u.first_name, u.last_name].filter((s) => s && s.trim()).join(' ').trim();
+  const name = [u.first_name, u.last_name]
+    .filter((s) => s && s.trim())
+    .join(' ')
+    .trim();
   return name || u.username || '';
 }
 

@@ -63,7 +63,10 @@ export class SupersetApiError extends AppError {
       opts.code ?? 'upstream_error',
       opts.title ?? 'Superset refused the request',
       opts.detail ?? `Superset answered ${ctx.upstreamStatus} to ${ctx.method} ${stripQuery(ctx.path)}: ${upstreamMessage}`,
-      { errors: opts.errors, extra: { upstream_status: ctx.upstreamStatus, ...(opts.errorType ? { upstream_error_type: opts.errorType } : {}) } },
+      {
+        errors: opts.errors,
+        extra: { upstream_status: ctx.upstreamStatus, ...(opts.errorType ? { upstream_error_type: opts.errorType } : {}) },
+      },
     );
     this.upstreamStatus = ctx.upstreamStatus;
     this.upstreamMessage = upstreamMessage;

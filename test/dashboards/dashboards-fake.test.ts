@@ -71,7 +71,10 @@ describe('GET /api/dashboards without the profile filter', () => {
       reason: 'disabled',
     });
     const item = r.body.items[0];
-    expect(item).toMatchObject({ url: `${fake.baseUrl}/superset/dashboard/${item.slug}/`, thumbnail_url: `/api/dashboards/${item.id}/thumbnail?env_id=${env}` });
+    expect(item).toMatchObject({
+      url: `${fake.baseUrl}/superset/dashboard/${item.slug}/`,
+      thumbnail_url: `/api/dashboards/${item.id}/thumbnail?env_id=${env}`,
+    });
     expect(item.changed_on).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(item.owners[0]).toMatchObject({ id: 1, display_name: 'Ada Admin' });
     expect(fake.count('/api/v1/dashboard/', mark)).toBe(1);
@@ -87,7 +90,16 @@ describe('GET /api/dashboards without the profile filter', () => {
   });
 
   it('answers 400 for bad pagination and query, 404 for an unknown environment', async () => {
-    for (const q of ['page=0', 'page=-1', 'page=abc', 'page_size=0', 'page_size=101', 'page_size=1.5', 'page_context=home', 'override_show_all=maybe']) {
+    for (const q of [
+      'page=0',
+      'page=-1',
+      'page=abc',
+      'page_size=0',
+      'page_size=101',
+      'page_size=1.5',
+      'page_context=home',
+      'override_show_all=maybe',
+    ]) {
       const r = await get(`/api/dashboards?env_id=${env}&${q}`);
       expect(r.status, q).toBe(400);
       expect(r.body.code).toBe('validation_failed');
@@ -112,7 +124,12 @@ describe('profile-default filter (rules 1-6) over many upstream pages', () => {
       const r = await get(`/api/dashboards?env_id=${env}&page=${page}&page_size=40`);
       expect(r.status, r.text).toBe(200);
       expect(r.body.total).toBe(expected.length);
-      expect(r.body.effective_profile_filter).toMatchObject({ applied: true, reason: 'applied', username: 'ALICE', source_page: 'dashboards_main' });
+      expect(r.body.effective_profile_filter).toMatchObject({
+        applied: true,
+        reason: 'applied',
+        username: 'ALICE',
+        source_page: 'dashboards_main',
+      });
       expect(fake.count('/api/v1/security/users/', mark)).toBe(1);
       expect(fake.count(/^\/api\/v1\/dashboard\/\d+/, mark)).toBe(0);
       seen.push(...r.body.items.map((d: { id: number }) => d.id));
@@ -180,7 +197,18 @@ describe('profile-default filter (rules 1-6) over many upstream pages', () => {
     expect(matchesProfile({ id: 1, owners: [], changed_by: { id: 7 } }, who)).toBe(true);
     expect(matchesProfile({ id: 1, owners: [], changed_by: null, changed_by_name: 'Alice Liddell ' }, who)).toBe(true);
     expect(matchesProfile({ id: 1, owners: ['bob'], changed_by_name: 'Bob' }, who)).toBe(false);
-    expect(mergeByChangedOn([{ id: 1, changed_on_utc: '3' }, { id: 2, changed_on_utc: '1' }], [{ id: 3, changed_on_utc: '2' }, { id: 1, changed_on_utc: '3' }]).map((r) => r.id)).toEqual([1, 3, 2]);
+    expect(
+      mergeByChangedOn(
+        [
+          { id: 1, changed_on_utc: '3' },
+          { id: 2, changed_on_utc: '1' },
+        ],
+        [
+          { id: 3, changed_on_utc: '2' },
+          { id: 1, changed_on_utc: '3' },
+        ],
+      ).map((r) => r.id),
+    ).toEqual([1, 3, 2]);
   });
 });
 
@@ -249,7 +277,14 @@ describe('detail and thumbnails', () => {
     expect(r.status, r.text).toBe(200);
     expect(r.body).toMatchObject({ id: 1, title: fake.dashboards[0].dashboard_title, json_metadata: { color_scheme: 'supersetColors' } });
     expect(r.body.charts).toEqual([expect.objectContaining({ name: 'Sales table', viz_type: 'table', dataset_id: 1 })]);
-    expect(r.body.datasets).toEqual([expect.objectContaining({ id: 1, table_name: 'sales', kind: 'physical', database: { id: 1, name: 'analytics', backend: 'postgresql' } })]);
+    expect(r.body.datasets).toEqual([
+      expect.objectContaining({
+        id: 1,
+        table_name: 'sales',
+        kind: 'physical',
+        database: { id: 1, name: 'analytics', backend: 'postgresql' },
+      }),
+    ]);
     const missing = await get(`/api/dashboards/99999?env_id=${env}`);
     expect(missing.status).toBe(404);
     expect(missing.body.code).toBe('not_found');
@@ -263,10 +298,16 @@ describe('detail and thumbnails', () => {
     expect(computing.headers.get('retry-after')).toBe('5');
     expect(computing.body).toMatchObject({ status: 'computing', retry_after_seconds: 5 });
     fake.dashboards[1].thumbnail = 'ready';
-    const res = await fetch(`${h.baseUrl}/api/dashboards/2/thumbnail?env_id=${env}`, { headers: { authorization: `Bearer ${h.adminToken}` } });
+    const res = await fetch(`${h.baseUrl}/api/dashboards/2/thumbnail?env_id=${env}`, {
+      headers: { authorization: `Bearer ${h.adminToken}` },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('image/png');
-    expect(Buffer.from(await res.arrayBuffer()).subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
+    expect(
+      Buffer.from(await res.arrayBuffer())
+        .subarray(0, 8)
+        .toString('hex'),
+    ).toBe('89504e470d0a1a0a');
     const unknown = await get(`/api/dashboards/99999/thumbnail?env_id=${env}`);
     expect(unknown.status).toBe(404);
     expect(unknown.body.code).toBe('not_found');
@@ -287,7 +328,9 @@ describe('GET /api/datasets', () => {
     expect(r.status, r.text).toBe(200);
     expect(r.body).toMatchObject({ total: 2, page: 1, page_size: 1, has_next: true });
     expect(r.body.items[0]).toMatchObject({ table_name: 'orders', kind: 'virtual', database: { id: 1, name: 'analytics' } });
-    expect((await get(`/api/datasets?env_id=${env}&search=SAL`)).body.items.map((d: { table_name: string }) => d.table_name)).toEqual(['sales']);
+    expect((await get(`/api/datasets?env_id=${env}&search=SAL`)).body.items.map((d: { table_name: string }) => d.table_name)).toEqual([
+      'sales',
+    ]);
     for (const q of ['page=0', 'page_size=101', 'page_size=0']) expect((await get(`/api/datasets?env_id=${env}&${q}`)).status, q).toBe(400);
     expect((await get(`/api/datasets?env_id=${UNKNOWN_ENV}`)).status).toBe(404);
   });

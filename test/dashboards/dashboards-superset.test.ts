@@ -62,7 +62,8 @@ const setPreference = async (patch: Record<string, unknown>) => {
   expect(r.status, r.text).toBe(200);
 };
 const ids = (items: Array<{ id: number }>) => items.map((d) => d.id);
-const matching = (userId: number) => oracle.filter((d) => d.owners?.some((o) => o.id === userId) || d.changed_by?.id === userId).map((d) => d.id);
+const matching = (userId: number) =>
+  oracle.filter((d) => d.owners?.some((o) => o.id === userId) || d.changed_by?.id === userId).map((d) => d.id);
 
 async function collect(query: string, pageSize: number) {
   const all: number[] = [];
@@ -156,10 +157,17 @@ describe.skipIf(!run)('dashboards of a real Superset 6.1.0', () => {
     const r = await get(`/api/dashboards/${fx.dashboards[0].id}?env_id=${env}`);
     expect(r.status, r.text).toBe(200);
     expect(r.body).toMatchObject({ id: fx.dashboards[0].id, title: `${tag} Sales overview`, css: '/* touched by alice */' });
-    expect(r.body.charts.map((c: { name: string }) => c.name).sort()).toEqual([`${tag} Revenue by region`, `${tag} Sales rows`, `${tag} Total revenue`].sort());
+    expect(r.body.charts.map((c: { name: string }) => c.name).sort()).toEqual(
+      [`${tag} Revenue by region`, `${tag} Sales rows`, `${tag} Total revenue`].sort(),
+    );
     expect(r.body.charts.every((c: { dataset_id: number | null }) => c.dataset_id !== null)).toBe(true);
     const datasets = r.body.datasets.map((d: { table_name: string; kind: string }) => [d.table_name, d.kind]).sort();
-    expect(datasets).toEqual([[`${tag.toLowerCase()}_sales_by_region`, 'virtual'], ['sales', 'physical']].sort());
+    expect(datasets).toEqual(
+      [
+        [`${tag.toLowerCase()}_sales_by_region`, 'virtual'],
+        ['sales', 'physical'],
+      ].sort(),
+    );
     expect(r.body.datasets[0].database).toMatchObject({ id: fx.database.id, name: fx.database.name, backend: 'sqlite' });
     expect(r.body.position).toMatchObject({ DASHBOARD_VERSION_KEY: 'v2' });
     const missing = await get(`/api/dashboards/987654?env_id=${env}`);
@@ -202,7 +210,15 @@ describe.skipIf(!run)('dashboards of a real Superset 6.1.0', () => {
     const r = await get(`/api/profile/upstream-accounts?environment_id=${env}&search=${slugP}ali`);
     expect(r.status, r.text).toBe(200);
     expect(r.body.items).toEqual([
-      { id: aliceId, username: `${slugP}alice`, display_name: 'Alice Liddell', first_name: 'Alice', last_name: 'Liddell', email: `${slugP}alice@example.com`, active: true },
+      {
+        id: aliceId,
+        username: `${slugP}alice`,
+        display_name: 'Alice Liddell',
+        first_name: 'Alice',
+        last_name: 'Liddell',
+        email: `${slugP}alice@example.com`,
+        active: true,
+      },
     ]);
     const byName = await get(`/api/profile/upstream-accounts?environment_id=${env}&search=Builder`);
     expect(byName.body.items.map((i: { username: string }) => i.username)).toContain(`${slugP}bob`);

@@ -43,7 +43,8 @@ afterAll(async () => h?.close());
 
 const get = (url: string) => h.request('GET', url, { token: h.adminToken });
 const put = (url: string, json: unknown, token = h.adminToken) => h.request('PUT', url, { token, json });
-const itemFor = (body: { items: Array<{ source_database: { id: number } }> }, id: number) => body.items.find((i) => i.source_database.id === id) as any;
+const itemFor = (body: { items: Array<{ source_database: { id: number } }> }, id: number) =>
+  body.items.find((i) => i.source_database.id === id) as any;
 
 describe.skipIf(!run)('database mapping suggestions between real Superset instances', () => {
   it('suggests the target database by name and backend, with a confidence', async () => {
@@ -71,7 +72,11 @@ describe.skipIf(!run)('database mapping suggestions between real Superset instan
   });
 
   it('answers 404 when either environment is missing and 400 without both ids', async () => {
-    for (const q of [`source_env_id=${UNKNOWN_ENV}&target_env_id=${envB}`, `source_env_id=${envA}&target_env_id=${UNKNOWN_ENV}`, `source_env_id=x&target_env_id=${envB}`]) {
+    for (const q of [
+      `source_env_id=${UNKNOWN_ENV}&target_env_id=${envB}`,
+      `source_env_id=${envA}&target_env_id=${UNKNOWN_ENV}`,
+      `source_env_id=x&target_env_id=${envB}`,
+    ]) {
       const r = await get(`/api/dashboards/db-mappings?${q}`);
       expect(r.status, q).toBe(404);
       expect(r.body.code).toBe('not_found');
@@ -102,7 +107,11 @@ describe.skipIf(!run)('persisted database mappings', () => {
     expect((await get(url())).body.items).toEqual(saved.body.items);
 
     const suggestions = await get(`/api/dashboards/db-mappings?source_env_id=${envA}&target_env_id=${envB}`);
-    expect(itemFor(suggestions.body, dbs.a_warehouse.id).saved_target).toEqual({ id: dbs.b_warehouse.id, name: `${p} Warehouse`, uuid: dbs.b_warehouse.uuid });
+    expect(itemFor(suggestions.body, dbs.a_warehouse.id).saved_target).toEqual({
+      id: dbs.b_warehouse.id,
+      name: `${p} Warehouse`,
+      uuid: dbs.b_warehouse.uuid,
+    });
 
     // Replace: warehouse now goes elsewhere, analytics is no longer mapped.
     const replaced = await put(url(), { mappings: [{ source_database_id: dbs.a_warehouse.id, target_database_id: dbs.b_other.id }] });
@@ -117,7 +126,9 @@ describe.skipIf(!run)('persisted database mappings', () => {
   it('refuses unknown database ids, duplicates and a pair of the same environment with 400', async () => {
     const unknown = await put(url(), { mappings: [{ source_database_id: 987654, target_database_id: dbs.b_analytics.id }] });
     expect(unknown.status).toBe(400);
-    expect(unknown.body.errors).toEqual([{ field: 'body.mappings.0.source_database_id', message: expect.stringContaining('no database 987654') }]);
+    expect(unknown.body.errors).toEqual([
+      { field: 'body.mappings.0.source_database_id', message: expect.stringContaining('no database 987654') },
+    ]);
     const wrongSide = await put(url(), { mappings: [{ source_database_id: dbs.a_analytics.id, target_database_id: 987654 }] });
     expect(wrongSide.body.errors[0].field).toBe('body.mappings.0.target_database_id');
     const dup = await put(url(), {
@@ -143,7 +154,9 @@ describe.skipIf(!run)('persisted database mappings', () => {
   it('deleting an environment deletes its mappings', async () => {
     const s = superset('b');
     const temp = await createEnvironment(h, { baseUrl: s.baseUrl, username: s.username, password: s.password });
-    const saved = await put(`/api/environments/${envA}/db-mappings/${temp}`, { mappings: [{ source_database_id: dbs.a_analytics.id, target_database_id: dbs.b_analytics.id }] });
+    const saved = await put(`/api/environments/${envA}/db-mappings/${temp}`, {
+      mappings: [{ source_database_id: dbs.a_analytics.id, target_database_id: dbs.b_analytics.id }],
+    });
     expect(saved.status, saved.text).toBe(200);
     expect((await h.request('DELETE', `/api/environments/${temp}`, { token: h.adminToken })).status).toBe(204);
     expect(await h.knex('database_mappings').where({ target_env_id: temp })).toEqual([]);

@@ -17,7 +17,8 @@ afterAll(async () => {
   await fake?.close();
 });
 
-const admin = (method: string, path: string, json?: unknown) => h.request(method, path, { token: h.adminToken, ...(json === undefined ? {} : { json }) });
+const admin = (method: string, path: string, json?: unknown) =>
+  h.request(method, path, { token: h.adminToken, ...(json === undefined ? {} : { json }) });
 
 describe('environment CRUD', () => {
   it('creates, lists, reads, changes and deletes an environment; the password is write-only', async () => {
@@ -31,7 +32,15 @@ describe('environment CRUD', () => {
     });
     expect(created.status, created.text).toBe(201);
     expect(created.headers.get('location')).toBe(`/api/environments/${created.body.id}`);
-    expect(created.body).toMatchObject({ name, base_url: fake.baseUrl, username: 'admin', has_password: true, verify_tls: true, timeout_seconds: 30, description: 'the fake' });
+    expect(created.body).toMatchObject({
+      name,
+      base_url: fake.baseUrl,
+      username: 'admin',
+      has_password: true,
+      verify_tls: true,
+      timeout_seconds: 30,
+      description: 'the fake',
+    });
     expect(created.body).not.toHaveProperty('password');
     const id = created.body.id as string;
 
@@ -61,7 +70,12 @@ describe('environment CRUD', () => {
   it('answers 409 on a duplicate name, case-insensitively, on create and on rename', async () => {
     const name = uniquePrefix('Dup-');
     await createEnvironment(h, { name, baseUrl: fake.baseUrl, username: 'a', password: 'b' });
-    const again = await admin('POST', '/api/environments', { name: name.toUpperCase(), base_url: fake.baseUrl, username: 'a', password: 'b' });
+    const again = await admin('POST', '/api/environments', {
+      name: name.toUpperCase(),
+      base_url: fake.baseUrl,
+      username: 'a',
+      password: 'b',
+    });
     expect(again.status).toBe(409);
     expect(again.body).toMatchObject({ code: 'conflict', status: 409 });
     const other = await createEnvironment(h, { baseUrl: fake.baseUrl, username: 'a', password: 'b' });
@@ -106,7 +120,10 @@ describe('environment CRUD', () => {
     const id = await createEnvironment(h, { baseUrl: fake.baseUrl, username: 'a', password: 'b' });
     expect((await h.request('GET', '/api/environments', { token: viewer.token })).status).toBe(200);
     expect((await h.request('GET', `/api/environments/${id}`, { token: viewer.token })).status).toBe(200);
-    const denied = await h.request('POST', '/api/environments', { token: viewer.token, json: { name: 'v', base_url: 'https://h', username: 'a', password: 'b' } });
+    const denied = await h.request('POST', '/api/environments', {
+      token: viewer.token,
+      json: { name: 'v', base_url: 'https://h', username: 'a', password: 'b' },
+    });
     expect(denied.status).toBe(403);
     expect((await h.request('DELETE', `/api/environments/${id}`, { token: viewer.token })).status).toBe(403);
     expect((await h.request('POST', `/api/environments/${id}/test`, { token: viewer.token })).status).toBe(403);
@@ -116,10 +133,17 @@ describe('environment CRUD', () => {
   it('documents the routes in OpenAPI', async () => {
     const doc = (await h.request('GET', '/api/openapi.json')).body;
     expect(Object.keys(doc.paths)).toEqual(
-      expect.arrayContaining(['/api/environments', '/api/environments/{env_id}', '/api/environments/{env_id}/test', '/api/environments/{env_id}/db-mappings/{target_env_id}']),
+      expect.arrayContaining([
+        '/api/environments',
+        '/api/environments/{env_id}',
+        '/api/environments/{env_id}/test',
+        '/api/environments/{env_id}/db-mappings/{target_env_id}',
+      ]),
     );
     const create = doc.paths['/api/environments'].post;
-    expect(create.requestBody.content['application/json'].schema.required).toEqual(expect.arrayContaining(['name', 'base_url', 'username', 'password']));
+    expect(create.requestBody.content['application/json'].schema.required).toEqual(
+      expect.arrayContaining(['name', 'base_url', 'username', 'password']),
+    );
     expect(create.responses['409']).toBeDefined();
   });
 });
@@ -130,7 +154,15 @@ describe('environment test', () => {
     const id = await createEnvironment(h, { baseUrl: a.baseUrl, username: a.username, password: a.password });
     const r = await admin('POST', `/api/environments/${id}/test`);
     expect(r.status, r.text).toBe(200);
-    expect(r.body).toMatchObject({ env_id: id, ok: true, reachable: true, login: true, version: '6.1.0', missing_permissions: [], error: null });
+    expect(r.body).toMatchObject({
+      env_id: id,
+      ok: true,
+      reachable: true,
+      login: true,
+      version: '6.1.0',
+      missing_permissions: [],
+      error: null,
+    });
     expect(r.body.checked_permissions).toContain('can_export on Dashboard');
   });
 

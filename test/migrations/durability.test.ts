@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createHarness, waitFor, type Harness } from '../support/harness.ts';
 import { createSqliteDatabase, listAll, type SupersetClient } from '../support/superset/fixtures.ts';
 import { spawnWorker, stopProcess } from '../support/worker-process.ts';
-import { buildSource, client, registerEnvironment, type SourceFixture } from './support.ts';
+import { buildSource, prefixedTables, client, registerEnvironment, type SourceFixture } from './support.ts';
 
 let h: Harness;
 let b: SupersetClient;
@@ -20,7 +20,7 @@ beforeAll(async () => {
   b = await client('b');
   const dir = path.join(inject('runDir'), P);
   src = await buildSource(a, P, dir, { dashboards: 4, table: 'customers' });
-  const target = await createSqliteDatabase(b, { name: `${P}_dst`, path: path.join(dir, `${P}-b.db`) });
+  const target = await createSqliteDatabase(b, { name: `${P}_dst`, path: path.join(dir, `${P}-b.db`), tables: prefixedTables(P) });
   envA = await registerEnvironment(h, 'a', `${P}-a`);
   envB = await registerEnvironment(h, 'b', `${P}-b`);
   const r = await h.request('PUT', `/api/environments/${envA}/db-mappings/${envB}`, {
@@ -29,7 +29,7 @@ beforeAll(async () => {
   });
   expect(r.status, r.text).toBe(200);
   c = await client('c');
-  const old = await createSqliteDatabase(c, { name: `${P}_old`, path: path.join(dir, `${P}-c.db`) });
+  const old = await createSqliteDatabase(c, { name: `${P}_old`, path: path.join(dir, `${P}-c.db`), tables: prefixedTables(P) });
   envC = await registerEnvironment(h, 'c', `${P}-c`);
   const m = await h.request('PUT', `/api/environments/${envA}/db-mappings/${envC}`, {
     token: h.adminToken,

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { createDashboard, createSqliteDatabase, getDashboard, listAll, type SupersetClient } from '../support/superset/fixtures.ts';
-import { buildSource, client, registerEnvironment, superset, waitTask, type SourceFixture } from './support.ts';
+import { buildSource, prefixedTables, client, registerEnvironment, superset, waitTask, type SourceFixture } from './support.ts';
 
 /**
  * Migrations between real Superset instances: a (6.1.0) → b (6.1.0) and a → c (6.0.0), through
@@ -43,11 +43,11 @@ beforeAll(async () => {
   src = await buildSource(a, P, dir, { dashboards: 2 });
   unmapped = await buildSource(a, `${P}x`, dir, { dashboards: 1, table: 'customers' });
   // Target b: the database to map onto, a same-named "bait" database, and a dashboard owning the source's slug.
-  targetDb = await createSqliteDatabase(b, { name: `${P}_warehouse`, path: path.join(dir, `${P}-b.db`) });
-  baitDb = await createSqliteDatabase(b, { name: `${P}_src`, path: path.join(dir, `${P}-bait.db`) });
+  targetDb = await createSqliteDatabase(b, { name: `${P}_warehouse`, path: path.join(dir, `${P}-b.db`), tables: prefixedTables(P) });
+  baitDb = await createSqliteDatabase(b, { name: `${P}_src`, path: path.join(dir, `${P}-bait.db`), tables: prefixedTables(P) });
   const owner = await createDashboard(b, { title: `${P} owned by the target`, slug: src.dashboards[0].slug });
   slugOwner = { id: owner.id, title: owner.title };
-  const oldDb = await createSqliteDatabase(c, { name: `${P}_old`, path: path.join(dir, `${P}-c.db`) });
+  const oldDb = await createSqliteDatabase(c, { name: `${P}_old`, path: path.join(dir, `${P}-c.db`), tables: prefixedTables(P) });
 
   [envA, envB, envC] = [
     await registerEnvironment(h, 'a', `${P}-a`),
@@ -106,7 +106,7 @@ describe('migration a (6.1.0) → b (6.1.0)', () => {
     const datasets = await listAll<Record<string, any>>(b, 'dataset', {
       columns: ['id', 'table_name', 'database.id', 'database.database_name'],
     } as never);
-    const sales = datasets.filter((x) => x.table_name === 'sales' && x.database?.id === targetDb.id);
+    const sales = datasets.filter((x) => x.table_name === `${P}_sales` && x.database?.id === targetDb.id);
     expect(sales).toHaveLength(1);
     expect(datasets.filter((x) => x.database?.id === baitDb.id)).toHaveLength(0);
   });

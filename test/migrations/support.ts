@@ -4,6 +4,7 @@ import {
   createBigNumberChart,
   createDashboard,
   createDataset,
+  defaultTables,
   createSqliteDatabase,
   createTableChart,
   login,
@@ -42,6 +43,11 @@ export async function registerEnvironment(h: Harness, name: 'a' | 'b' | 'c', lab
   return r.body.id;
 }
 
+/** Target databases hold the same tables under the same prefixed names. */
+export function prefixedTables(prefix: string) {
+  return defaultTables().map((t) => ({ ...t, name: `${prefix}_${t.name}` }));
+}
+
 export interface SourceFixture {
   database: { id: number; uuid?: string };
   sales: { id: number };
@@ -55,10 +61,17 @@ export async function buildSource(
   dir: string,
   opts: { dashboards: number; dbName?: string; table?: 'sales' | 'customers' },
 ): Promise<SourceFixture> {
-  const database = await createSqliteDatabase(c, { name: opts.dbName ?? `${prefix}_src`, path: path.join(dir, `${prefix}-src.db`) });
-  // Superset refuses a second dataset on a same-named table even in another database: vary the table.
-  const table = opts.table ?? 'sales';
-  const columns = table === 'sales' ? ['ds', 'region', 'units'] : ['id', 'name', 'region'];
+  // Superset refuses a second dataset on a same-named table even in another database, and the
+  // instances are shared by test files: every fixture table gets the file's own prefix.
+  const kind = opts.table ?? 'sales';
+  const table = `${prefix}_${kind}`;
+  const tables = prefixedTables(prefix);
+  const database = await createSqliteDatabase(c, {
+    name: opts.dbName ?? `${prefix}_src`,
+    path: path.join(dir, `${prefix}-src.db`),
+    tables,
+  });
+  const columns = kind === 'sales' ? ['ds', 'region', 'units'] : ['id', 'name', 'region'];
   const sales = await createDataset(c, { database: database.id, tableName: table });
   const dashboards: SourceFixture['dashboards'] = [];
   for (let i = 1; i <= opts.dashboards; i++) {
@@ -66,7 +79,7 @@ export async function buildSource(
     const big = await createBigNumberChart(c, {
       name: `${prefix} total ${i}`,
       datasetId: sales.id,
-      metric: sqlMetric(table === 'sales' ? 'SUM(units)' : 'COUNT(*)', 'total'),
+      metric: sqlMetric(kind === 'sales' ? 'SUM(units)' : 'COUNT(*)', 'total'),
     });
     const title = `${prefix} sales ${i}`;
     const slug = `${prefix}-sales-${i}`;

@@ -39,10 +39,21 @@ describe('profile preferences', () => {
     });
     const a = await patch({ superset_username: '  dora ', git_email: 'dora@example.com' });
     expect(a.status, a.text).toBe(200);
-    expect(a.body).toMatchObject({ user_id: user.id, superset_username: 'dora', git_email: 'dora@example.com', git_username: null, profile_filter_enabled: false });
+    expect(a.body).toMatchObject({
+      user_id: user.id,
+      superset_username: 'dora',
+      git_email: 'dora@example.com',
+      git_username: null,
+      profile_filter_enabled: false,
+    });
     expect(a.body.created_at).toMatch(/Z$/);
     const b = await patch({ profile_filter_enabled: true, git_username: 'Dora E.' });
-    expect(b.body).toMatchObject({ superset_username: 'dora', git_email: 'dora@example.com', git_username: 'Dora E.', profile_filter_enabled: true });
+    expect(b.body).toMatchObject({
+      superset_username: 'dora',
+      git_email: 'dora@example.com',
+      git_username: 'Dora E.',
+      profile_filter_enabled: true,
+    });
     expect(b.body.created_at).toBe(a.body.created_at);
     expect(Date.parse(b.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(a.body.updated_at));
     const again = await h.request('GET', '/api/profile/preferences', { token: user.token });
@@ -103,7 +114,17 @@ describe('upstream account lookup', () => {
     expect(r.body).toEqual({
       environment_id: env,
       search: 'explor',
-      items: [{ id: 2, username: null, display_name: 'Dora Explorer', first_name: null, last_name: null, email: 'dora@example.com', active: true }],
+      items: [
+        {
+          id: 2,
+          username: null,
+          display_name: 'Dora Explorer',
+          first_name: null,
+          last_name: null,
+          email: 'dora@example.com',
+          active: true,
+        },
+      ],
     });
   });
 

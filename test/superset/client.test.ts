@@ -30,7 +30,12 @@ const logger = {
 const clients: SupersetClient[] = [];
 function client(opts: { password?: string; timeoutSeconds?: number; baseUrl?: string } = {}) {
   const c = new SupersetClient(
-    { baseUrl: opts.baseUrl ?? fake.baseUrl, username: fake.username, password: opts.password ?? fake.password, timeoutSeconds: opts.timeoutSeconds ?? 5 },
+    {
+      baseUrl: opts.baseUrl ?? fake.baseUrl,
+      username: fake.username,
+      password: opts.password ?? fake.password,
+      timeoutSeconds: opts.timeoutSeconds ?? 5,
+    },
     { logger, retry: { baseDelayMs: 10 } },
   );
   clients.push(c);
@@ -52,7 +57,12 @@ afterAll(async () => {
 
 describe('rison and error bodies', () => {
   it('encodes FAB queries with the rison package and escapes quotes and bangs', () => {
-    const q = { filters: [{ col: 'dashboard_title', opr: 'title_or_slug', value: "Q1 sales's!" }], page: 0, page_size: 25, skip: undefined };
+    const q = {
+      filters: [{ col: 'dashboard_title', opr: 'title_or_slug', value: "Q1 sales's!" }],
+      page: 0,
+      page_size: 25,
+      skip: undefined,
+    };
     const text = encodeRison(q);
     expect(text).toBe("(filters:!((col:dashboard_title,opr:title_or_slug,value:'Q1 sales!'s!!')),page:0,page_size:25)");
     expect(decodeRison(text)).toEqual({ filters: q.filters, page: 0, page_size: 25 });
@@ -61,9 +71,15 @@ describe('rison and error bodies', () => {
 
   it("normalises Superset's four error body formats (§9)", () => {
     expect(normaliseErrorBody({ message: 'Not found' }, 'x').message).toBe('Not found');
-    expect(normaliseErrorBody({ message: { slug: ['taken'] } }, 'x')).toMatchObject({ message: '{"slug":["taken"]}', extra: { slug: ['taken'] } });
+    expect(normaliseErrorBody({ message: { slug: ['taken'] } }, 'x')).toMatchObject({
+      message: '{"slug":["taken"]}',
+      extra: { slug: ['taken'] },
+    });
     expect(
-      normaliseErrorBody({ errors: [{ message: 'bad', error_type: 'GENERIC_COMMAND_ERROR', extra: { 'a.yaml': 'x', issue_codes: [] } }] }, 'x'),
+      normaliseErrorBody(
+        { errors: [{ message: 'bad', error_type: 'GENERIC_COMMAND_ERROR', extra: { 'a.yaml': 'x', issue_codes: [] } }] },
+        'x',
+      ),
     ).toEqual({ message: 'bad', errorType: 'GENERIC_COMMAND_ERROR', extra: { 'a.yaml': 'x' } });
     expect(normaliseErrorBody({ error: 'boom' }, 'x').message).toBe('boom');
     expect(normaliseErrorBody({ msg: 'Token has expired' }, 'x').message).toBe('Token has expired');
@@ -74,7 +90,8 @@ describe('rison and error bodies', () => {
 describe('requests stay on the environment host', () => {
   it('accepts only http(s) base URLs without credentials, query or fragment', () => {
     expect(normaliseBaseUrl('https://bi.example.com/superset/')).toBe('https://bi.example.com/superset');
-    for (const bad of ['ftp://x', 'https://u:p@x', 'https://x/?a=1', 'https://x/#f', 'not a url']) expect(() => normaliseBaseUrl(bad)).toThrow();
+    for (const bad of ['ftp://x', 'https://u:p@x', 'https://x/?a=1', 'https://x/#f', 'not a url'])
+      expect(() => normaliseBaseUrl(bad)).toThrow();
   });
 
   it('builds path segments only from integers and plain tokens', () => {
@@ -124,9 +141,27 @@ describe('TLS', () => {
 
   it.skipIf(!hasOpenssl)('verifies certificates unless verify_tls is false', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sy-tls-'));
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${dir}/key.pem`, '-out', `${dir}/cert.pem`, '-days', '1', '-subj', '/CN=127.0.0.1'], {
-      stdio: 'ignore',
-    });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        `${dir}/key.pem`,
+        '-out',
+        `${dir}/cert.pem`,
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+      ],
+      {
+        stdio: 'ignore',
+      },
+    );
     const server = https.createServer({ key: fs.readFileSync(`${dir}/key.pem`), cert: fs.readFileSync(`${dir}/cert.pem`) }, (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{"version": "9.9.9"}');
@@ -173,6 +208,20 @@ describe('authentication and CSRF', () => {
     expect(fake.count('/api/v1/security/login', mark)).toBe(1);
   });
 
+  it('renews an expiring access token from the refresh token instead of logging in again', async () => {
+    const shortLived = await startFakeSuperset({ tokenTtlSeconds: 10 }); // within the 30 s renewal margin
+    try {
+      const c = client({ baseUrl: shortLived.baseUrl });
+      await c.listDashboards();
+      await c.listDashboards();
+      expect(shortLived.count('/api/v1/security/login')).toBe(1);
+      expect(shortLived.count('/api/v1/security/refresh')).toBe(1);
+      expect(shortLived.requests.filter((r) => r.path === '/api/v1/dashboard/').every((r) => r.authorized)).toBe(true);
+    } finally {
+      await shortLived.close();
+    }
+  });
+
   it('refuses bad credentials with a typed auth error', async () => {
     await expect(client({ password: 'wrong' }).listDashboards()).rejects.toBeInstanceOf(SupersetAuthError);
   });
@@ -196,7 +245,9 @@ describe('typed errors, retries and deadlines', () => {
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SupersetImportError);
     expect((err as SupersetImportError).status).toBe(422);
-    expect((err as SupersetImportError).files).toEqual({ 'dashboards/x.yaml': 'Dashboard already exists and `overwrite=true` was not passed' });
+    expect((err as SupersetImportError).files).toEqual({
+      'dashboards/x.yaml': 'Dashboard already exists and `overwrite=true` was not passed',
+    });
   });
 
   it('maps 404 to SupersetNotFoundError', async () => {
@@ -213,7 +264,10 @@ describe('typed errors, retries and deadlines', () => {
 
     fake.fail({ path: '/api/v1/chart/data' }, '503', 1);
     mark = fake.mark();
-    await expect(c.chartData({ datasource: { id: 1, type: 'table' }, queries: [{}] })).rejects.toMatchObject({ reason: 'server_error', upstreamStatus: 503 });
+    await expect(c.chartData({ datasource: { id: 1, type: 'table' }, queries: [{}] })).rejects.toMatchObject({
+      reason: 'server_error',
+      upstreamStatus: 503,
+    });
     expect(fake.count('/api/v1/chart/data', mark)).toBe(1);
   });
 
@@ -265,5 +319,31 @@ describe('lists, thumbnails, accounts', () => {
     expect(await c.resolveUsername('  ALICE ')).toEqual({ ids: [2], aliases: ['Alice Liddell'], exact: true });
     expect((await c.resolveUsername('ali')).ids).toEqual([]);
     expect((await c.findAccounts('lidd'))[0]).toMatchObject({ id: 2, username: 'alice', display_name: 'Alice Liddell' });
+  });
+});
+
+describe("Flask-AppBuilder's shared list filters", () => {
+  it('never runs two list calls of one endpoint at once, so each gets its own filters', async () => {
+    const racy = await startFakeSuperset({ fabFilterRace: true });
+    try {
+      const u = racy.addUser({ username: 'u' }).id;
+      for (let i = 0; i < 30; i++) racy.addDashboard({ title: `R${i}`, owners: i < 10 ? [u] : [1] });
+      const filters = (userId: number) => [{ col: 'owners', opr: 'rel_m_m', value: userId }];
+      // The fake reproduces the race: plain concurrent requests see each other's filters.
+      const c = client({ baseUrl: racy.baseUrl });
+      await c.login();
+      const token = (c as unknown as { auth: { accessToken: string } }).auth.accessToken;
+      const raw = (userId: number) =>
+        fetch(`${racy.baseUrl}/api/v1/dashboard/?q=${encodeURIComponent(encodeRison({ filters: filters(userId), page_size: 100 }))}`, {
+          headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+        }).then(async (r) => ((await r.json()) as { count: number }).count);
+      const rawCounts = await Promise.all([raw(u), raw(1), raw(u), raw(1)]);
+      expect(rawCounts).not.toEqual([10, 20, 10, 20]);
+      // Through the client: correct every time.
+      const counts = await Promise.all([u, 1, u, 1, u, 1].map((id) => c.listDashboards({ filters: filters(id) }).then((r) => r.count)));
+      expect(counts).toEqual([10, 20, 10, 20, 10, 20]);
+    } finally {
+      await racy.close();
+    }
   });
 });

@@ -30,7 +30,10 @@ export async function createEnvironment(
 /** A Switchyard user with the given roles, and its token. */
 export async function createUserWithRoles(h: Harness, username: string, roles: string[]): Promise<{ id: string; token: string }> {
   const password = `${username}-password-123`;
-  const r = await h.request('POST', '/api/admin/users', { token: h.adminToken, json: { username, password, roles, email: `${username}@example.com` } });
+  const r = await h.request('POST', '/api/admin/users', {
+    token: h.adminToken,
+    json: { username, password, roles, email: `${username}@example.com` },
+  });
   expect(r.status, r.text).toBe(201);
   return { id: r.body.id as string, token: await h.login(username, password) };
 }

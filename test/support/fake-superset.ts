@@ -102,6 +102,11 @@ export interface FakeSupersetOptions {
   securityApi?: boolean;
   /** Permissions `_info` reports for every resource. */
   permissions?: string[];
+  /**
+   * Reproduce Flask-AppBuilder's thread-unsafe `get_list`: the filters of a list call are kept on
+   * an object shared by concurrent requests, so overlapping calls may run with each other's filters.
+   */
+  fabFilterRace?: boolean;
 }
 
 export interface FakeSuperset {
@@ -116,7 +121,15 @@ export interface FakeSuperset {
   charts: FakeChart[];
   options: Required<FakeSupersetOptions>;
   addUser(u: Partial<FakeUser> & { username: string }): FakeUser;
-  addDashboard(d: { title: string; slug?: string | null; owners?: number[]; changedBy?: number | null; published?: boolean; changedOn?: Date; charts?: number[] }): FakeDashboard;
+  addDashboard(d: {
+    title: string;
+    slug?: string | null;
+    owners?: number[];
+    changedBy?: number | null;
+    published?: boolean;
+    changedOn?: Date;
+    charts?: number[];
+  }): FakeDashboard;
   addDatabase(d: { name: string; backend?: string; uuid?: string }): FakeDatabase;
   addDataset(d: { table: string; database: number; schema?: string | null; sql?: string | null; owners?: number[] }): FakeDataset;
   addChart(c: { name: string; dataset: number; vizType?: string; dashboards?: number[] }): FakeChart;
@@ -132,7 +145,8 @@ export interface FakeSuperset {
 }
 
 const PNG = Buffer.from(
-  '89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082',
+  '89504e470d0a1a0a0000000d4948445200000001000000010806000000' +
+    '1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082',
   'hex',
 );
 
@@ -154,7 +168,9 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
     thumbnails: opts.thumbnails ?? false,
     securityApi: opts.securityApi ?? true,
     permissions: opts.permissions ?? ['can_read', 'can_write', 'can_export'],
+    fabFilterRace: opts.fabFilterRace ?? false,
   };
+  let sharedFilters: ListQ['filters'] = [];
   const secret = randomBytes(16).toString('hex');
   let tokenGeneration = 0;
   const users: FakeUser[] = [];
@@ -205,7 +221,12 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
     return dash;
   };
   const addDatabase: FakeSuperset['addDatabase'] = (d) => {
-    const db: FakeDatabase = { id: databases.length + 1, uuid: d.uuid ?? uuidFrom(`db:${d.name}:${databases.length}`), database_name: d.name, backend: d.backend ?? 'postgresql' };
+    const db: FakeDatabase = {
+      id: databases.length + 1,
+      uuid: d.uuid ?? uuidFrom(`db:${d.name}:${databases.length}`),
+      database_name: d.name,
+      backend: d.backend ?? 'postgresql',
+    };
     databases.push(db);
     return db;
   };
@@ -240,7 +261,9 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
   const userSummary = (id: number | null, withEmail = false) => {
     const u = users.find((x) => x.id === id);
     if (!u) return null;
-    return withEmail ? { id: u.id, first_name: u.first_name, last_name: u.last_name, email: u.email } : { id: u.id, first_name: u.first_name, last_name: u.last_name };
+    return withEmail
+      ? { id: u.id, first_name: u.first_name, last_name: u.last_name, email: u.email }
+      : { id: u.id, first_name: u.first_name, last_name: u.last_name };
   };
   const nameOf = (id: number | null) => {
     const u = users.find((x) => x.id === id);
@@ -318,7 +341,10 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
           message,
           error_type: errorType,
           level: 'error',
-          extra: { ...extra, issue_codes: [{ code: 1010, message: 'Issue 1010 - Superset encountered an error while running a command.' }] },
+          extra: {
+            ...extra,
+            issue_codes: [{ code: 1010, message: 'Issue 1010 - Superset encountered an error while running a command.' }],
+          },
         },
       ],
     });
@@ -392,7 +418,8 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
     }
     const col = q.order_column ?? 'changed_on';
     const dir = (q.order_direction ?? 'desc') === 'asc' ? 1 : -1;
-    if (col === 'changed_on' || col === 'changed_on_delta_humanized') rows.sort((a, b) => dir * (a.changed_on.getTime() - b.changed_on.getTime()));
+    if (col === 'changed_on' || col === 'changed_on_delta_humanized')
+      rows.sort((a, b) => dir * (a.changed_on.getTime() - b.changed_on.getTime()));
     else if (col === 'dashboard_title') rows.sort((a, b) => dir * a.dashboard_title.localeCompare(b.dashboard_title));
     else return `Invalid order by column: ${col}`;
     return rows;
@@ -414,7 +441,13 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
       }
     }
     const auth = String(req.headers.authorization ?? '');
-    const record: RecordedRequest = { method, path, q: rawQ === null ? undefined : q, accept: req.headers.accept, authorized: auth.startsWith('Bearer ') };
+    const record: RecordedRequest = {
+      method,
+      path,
+      q: rawQ === null ? undefined : q,
+      accept: req.headers.accept,
+      authorized: auth.startsWith('Bearer '),
+    };
     requests.push(record);
 
     const failure = failures.find(
@@ -450,7 +483,9 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
         case '403':
           return json(res, 403, { message: 'Forbidden' });
         default:
-          return failure.mode === '500' ? json(res, 500, { message: 'Fatal error' }) : json(res, Number(failure.mode), { message: 'Bad gateway' });
+          return failure.mode === '500'
+            ? json(res, 500, { message: 'Fatal error' })
+            : json(res, Number(failure.mode), { message: 'Bad gateway' });
       }
     }
 
@@ -474,7 +509,10 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
       if (!b.provider) return json(res, 500, { message: 'Fatal error' });
       const user = users.find((u) => u.username === b.username && u.password === b.password && u.active);
       if (!user) return json(res, 401, { message: 'Not authorized' });
-      return json(res, 200, { access_token: signToken(user.id, 'access'), ...(b.refresh ? { refresh_token: signToken(user.id, 'refresh') } : {}) });
+      return json(res, 200, {
+        access_token: signToken(user.id, 'access'),
+        ...(b.refresh ? { refresh_token: signToken(user.id, 'refresh') } : {}),
+      });
     }
     if (method === 'POST' && path === '/api/v1/security/refresh') {
       const v = verifyToken(auth.replace(/^Bearer /, ''), 'refresh');
@@ -510,6 +548,11 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
     let m: RegExpExecArray | null;
     // dashboards
     if (method === 'GET' && path === '/api/v1/dashboard/') {
+      if (options.fabFilterRace) {
+        sharedFilters = q.filters; // self._filters.clear_filters(); rest_add_filters(...)
+        await new Promise((r) => setTimeout(r, 15));
+        q = { ...q, filters: sharedFilters }; // get_joined_filters(): whatever the last request left there
+      }
       const rows = filterDashboards(q);
       if (typeof rows === 'string') return json(res, 400, { message: rows });
       const page = pageOf(rows, q);
@@ -517,11 +560,17 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
     }
     if (method === 'GET' && path === '/api/v1/dashboard/related/owners') {
       const needle = String(q.filter ?? '').toLowerCase();
-      const hits = users.filter((u) => `${u.first_name} ${u.last_name}`.toLowerCase().includes(needle) || u.username.toLowerCase().includes(needle));
+      const hits = users.filter(
+        (u) => `${u.first_name} ${u.last_name}`.toLowerCase().includes(needle) || u.username.toLowerCase().includes(needle),
+      );
       const page = pageOf(hits, q);
       return json(res, 200, {
         count: page.count,
-        result: page.result.map((u) => ({ value: u.id, text: `${u.first_name} ${u.last_name}`, extra: { active: u.active, email: u.email } })),
+        result: page.result.map((u) => ({
+          value: u.id,
+          text: `${u.first_name} ${u.last_name}`,
+          extra: { active: u.active, email: u.email },
+        })),
       });
     }
     if (method === 'GET' && (m = /^\/api\/v1\/(dashboard|chart|dataset|database)\/_info$/.exec(path))) {
@@ -538,7 +587,9 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
       if (!/name="formData"/.test(text)) return json(res, 400, { message: 'Arguments are not correct' });
       if (!/PK\x03\x04/.test(text)) return json(res, 500, { message: 'Import dashboard failed for an unknown reason' });
       if (!/name="overwrite"\r\n\r\ntrue/.test(text))
-        return sip40(res, 422, 'Error importing dashboard', { 'dashboards/x.yaml': 'Dashboard already exists and `overwrite=true` was not passed' });
+        return sip40(res, 422, 'Error importing dashboard', {
+          'dashboards/x.yaml': 'Dashboard already exists and `overwrite=true` was not passed',
+        });
       return json(res, 200, { message: 'OK' });
     }
     if (method === 'GET' && (m = /^\/api\/v1\/dashboard\/([A-Za-z0-9_-]+)(\/charts|\/datasets)?$/.exec(path))) {
@@ -565,7 +616,9 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
         });
       }
       if (m[2] === '/datasets') {
-        const ids = [...new Set(d.chartIds.map((id) => charts.find((c) => c.id === id)?.dataset).filter((x): x is number => x !== undefined))];
+        const ids = [
+          ...new Set(d.chartIds.map((id) => charts.find((c) => c.id === id)?.dataset).filter((x): x is number => x !== undefined)),
+        ];
         return json(res, 200, {
           result: ids
             .map((id) => datasets.find((x) => x.id === id))
@@ -624,7 +677,8 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
     if (method === 'GET' && path === '/api/v1/dataset/') {
       let rows = [...datasets];
       for (const f of q.filters ?? []) {
-        if (f.col === 'table_name' && f.opr === 'ct') rows = rows.filter((d) => d.table_name.toLowerCase().includes(String(f.value).toLowerCase()));
+        if (f.col === 'table_name' && f.opr === 'ct')
+          rows = rows.filter((d) => d.table_name.toLowerCase().includes(String(f.value).toLowerCase()));
         else if (f.col === 'database' && f.opr === 'rel_o_m') rows = rows.filter((d) => d.database === Number(f.value));
         else return json(res, 400, { message: `Filter column: ${f.col} not allowed to filter` });
       }
@@ -637,7 +691,10 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
       const rows = [...databases].sort((a, b) => a.database_name.localeCompare(b.database_name));
       const size = q.page_size === -1 ? rows.length || 1 : q.page_size;
       const page = pageOf(rows, { ...q, page_size: size === rows.length ? Math.min(100, size) : size });
-      return json(res, 200, { ...page, result: page.result.map((d) => ({ ...d, expose_in_sqllab: true, allow_dml: false, allow_run_async: false })) });
+      return json(res, 200, {
+        ...page,
+        result: page.result.map((d) => ({ ...d, expose_in_sqllab: true, allow_dml: false, allow_run_async: false })),
+      });
     }
     if (method === 'GET' && (m = /^\/api\/v1\/database\/(\d+)$/.exec(path))) {
       const db = databases.find((x) => x.id === Number(m![1]));
@@ -649,14 +706,25 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
     }
     if (method === 'GET' && path === '/api/v1/chart/') {
       const page = pageOf(charts, q);
-      return json(res, 200, { ...page, result: page.result.map((c) => ({ id: c.id, uuid: c.uuid, slice_name: c.slice_name, viz_type: c.viz_type, datasource_id: c.dataset, datasource_type: 'table' })) });
+      return json(res, 200, {
+        ...page,
+        result: page.result.map((c) => ({
+          id: c.id,
+          uuid: c.uuid,
+          slice_name: c.slice_name,
+          viz_type: c.viz_type,
+          datasource_id: c.dataset,
+          datasource_type: 'table',
+        })),
+      });
     }
     // security API
     if (method === 'GET' && path === '/api/v1/security/users/') {
       if (!options.securityApi) return error(req, res, 404, 'Not Found');
       let rows = [...users];
       for (const f of q.filters ?? []) {
-        if (f.col === 'username' && f.opr === 'ct') rows = rows.filter((u) => u.username.toLowerCase().includes(String(f.value).toLowerCase()));
+        if (f.col === 'username' && f.opr === 'ct')
+          rows = rows.filter((u) => u.username.toLowerCase().includes(String(f.value).toLowerCase()));
         else if (f.col === 'username' && f.opr === 'eq') rows = rows.filter((u) => u.username === f.value);
         else if (f.col === 'id' && f.opr === 'in') rows = rows.filter((u) => (f.value as number[]).includes(u.id));
         else return json(res, 400, { message: `Filter column: ${f.col} not allowed to filter` });

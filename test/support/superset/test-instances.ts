@@ -41,6 +41,11 @@ export async function startTestSupersets(runDir: string, log: Log): Promise<{ in
         dataDir: path.join(runDir, `superset-${name}`),
         fresh: true,
         useTemplate: true,
+        // Two single-threaded workers, not threads: Flask-AppBuilder's list endpoints keep their
+        // filters on an object shared by a worker's threads, so concurrent list calls from
+        // different test files could run with each other's filters (see lib/superset/client.ts).
+        workers: 2,
+        threads: 1,
         log: quiet,
       }),
     ),
