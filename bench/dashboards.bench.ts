@@ -4,14 +4,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, PROJECT_ROOT } from '../lib/config.ts';
 import { startInfra } from '../lib/embedded/stack.ts';
-import { freePort } from '../lib/embedded/temporal-dev-server.ts';
 import { createLogger } from '../lib/logger.ts';
 import { NODE_FLAGS } from '../lib/process-flags.ts';
 import { encodeRison } from '../lib/superset/rison.ts';
 import { DASHBOARD_LIST_COLUMNS } from '../lib/superset/client.ts';
 import { startSuperset } from '../test/support/superset/instance.ts';
 import { createUser, listDashboards, login, type SupersetClient } from '../test/support/superset/fixtures.ts';
-import { percentile, rssMb, spawnEntry, stopChild, waitUntil } from './support.ts';
+import { BENCH_ADMIN_PASSWORD, benchEnv, percentile, rssMb, spawnEntry, stopChild, waitUntil } from './support.ts';
 
 /**
  * The dashboard list through Switchyard against Superset's own list endpoint, in the same run, on
@@ -81,19 +80,9 @@ async function measure(fn: () => Promise<void>): Promise<number[]> {
 }
 
 async function main() {
-  const password = 'bench-admin-password-1';
+  const password = BENCH_ADMIN_PASSWORD;
   const dataDir = path.join(PROJECT_ROOT, '.data', 'bench-dashboards');
-  const env = {
-    ...process.env,
-    SWITCHYARD_DATA_DIR: dataDir,
-    EMBEDDED_POSTGRES_PORT: String(await freePort()),
-    TEMPORAL_PORT: String(await freePort()),
-    TEMPORAL_UI_PORT: String(await freePort()),
-    PORT: String(await freePort()),
-    SWITCHYARD_ADMIN_PASSWORD: password,
-    SWITCHYARD_SECRET_KEY: 'bench-secret-key-0123456789-0123456789-abcdef',
-    LOG_LEVEL: 'warn',
-  };
+  const env = await benchEnv(dataDir);
   const config = loadConfig(env);
   const logger = createLogger('warn', 'bench');
   const [infra, sup] = await Promise.all([

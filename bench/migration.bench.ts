@@ -1,15 +1,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadConfig, PROJECT_ROOT } from '../lib/config.ts';
-import { startInfra } from '../lib/embedded/stack.ts';
-import { freePort } from '../lib/embedded/temporal-dev-server.ts';
-import { createLogger } from '../lib/logger.ts';
-import { lowerPriority, NODE_FLAGS } from '../lib/process-flags.ts';
+import { PROJECT_ROOT } from '../lib/config.ts';
 import { SupersetClient } from '../lib/superset/client.ts';
-import { createBigNumberChart, createDashboard, createDataset, createSqliteDatabase, createTableChart, login, sqlMetric } from '../test/support/superset/fixtures.ts';
+import {
+  createBigNumberChart,
+  createDashboard,
+  createDataset,
+  createSqliteDatabase,
+  createTableChart,
+  login,
+  sqlMetric,
+} from '../test/support/superset/fixtures.ts';
 import { startSuperset } from '../test/support/superset/instance.ts';
-import { buildWorkflowBundle } from '../worker/build-bundle.ts';
-import { spawnEntry, stopChild, waitUntil } from './support.ts';
+import { BENCH_ADMIN_PASSWORD, startBenchStack, waitUntil } from './support.ts';
 
 /**
  * A migration of N dashboards through Switchyard (export, remap, collision checks, import,
@@ -30,26 +33,8 @@ async function main() {
   const [sa, sb] = await Promise.all(
     ['a', 'b'].map((n) => startSuperset({ version: '6.1.0', dataDir: path.join(dir, `superset-${n}`), fresh: true, log: quiet })),
   );
-  const password = 'bench-admin-password-1';
-  const env = {
-    ...process.env,
-    SWITCHYARD_DATA_DIR: path.join(dir, 'switchyard'),
-    EMBEDDED_POSTGRES_PORT: String(await freePort()),
-    TEMPORAL_PORT: String(await freePort()),
-    TEMPORAL_UI_PORT: String(await freePort()),
-    PORT: String(await freePort()),
-    SWITCHYARD_ADMIN_PASSWORD: password,
-    SWITCHYARD_SECRET_KEY: 'bench-secret-key-0123456789-0123456789-abcdef',
-    LOG_LEVEL: 'warn',
-  };
-  const config = loadConfig(env);
-  const infra = await startInfra(config, createLogger('warn', 'bench'));
-  const bundle = await buildWorkflowBundle(path.join(config.SWITCHYARD_DATA_DIR, 'workflow-bundle.js'));
-  const childEnv = { ...env, DATABASE_URL: infra.databaseUrl, TEMPORAL_ADDRESS: infra.temporalAddress, SWITCHYARD_WORKFLOW_BUNDLE: bundle };
-  const api = spawnEntry('api/main.ts', NODE_FLAGS.api, childEnv);
-  const worker = spawnEntry('worker/main.ts', NODE_FLAGS.worker, childEnv);
-  lowerPriority(worker.pid!);
-  const base = `http://127.0.0.1:${config.PORT}`;
+  const stack = await startBenchStack(path.join(dir, 'switchyard'));
+  const { base } = stack;
   try {
     // Fixtures: N dashboards of two charts each on a SQLite database in a; a target database in b.
     const a = await login(sa.baseUrl, sa.username, sa.password);
@@ -65,7 +50,14 @@ async function main() {
     }
 
     await waitUntil(async () => (await fetch(`${base}/api/ready`)).ok, 120_000, 'API ready');
-    const token = ((await (await fetch(`${base}/api/auth/login`, { method: 'POST', body: new URLSearchParams({ username: 'admin', password }) })).json()) as { access_token: string }).access_token;
+    const token = (
+      (await (
+        await fetch(`${base}/api/auth/login`, {
+          method: 'POST',
+          body: new URLSearchParams({ username: 'admin', password: BENCH_ADMIN_PASSWORD }),
+        })
+      ).json()) as { access_token: string }
+    ).access_token;
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const post = async (p: string, body: unknown, method = 'POST') => {
       const r = await fetch(base + p, { method, headers, body: JSON.stringify(body) });
@@ -73,9 +65,15 @@ async function main() {
       if (r.status >= 300) throw new Error(`${p}: ${r.status} ${JSON.stringify(j)}`);
       return j;
     };
-    const envA = (await post('/api/environments', { name: 'bench-a', base_url: sa.baseUrl, username: sa.username, password: sa.password })).id;
-    const envB = (await post('/api/environments', { name: 'bench-b', base_url: sb.baseUrl, username: sb.username, password: sb.password })).id;
-    await post(`/api/environments/${envA}/db-mappings/${envB}`, { mappings: [{ source_database_id: srcDb.id, target_database_id: dstDb.id }] }, 'PUT');
+    const envA = (await post('/api/environments', { name: 'bench-a', base_url: sa.baseUrl, username: sa.username, password: sa.password }))
+      .id;
+    const envB = (await post('/api/environments', { name: 'bench-b', base_url: sb.baseUrl, username: sb.username, password: sb.password }))
+      .id;
+    await post(
+      `/api/environments/${envA}/db-mappings/${envB}`,
+      { mappings: [{ source_database_id: srcDb.id, target_database_id: dstDb.id }] },
+      'PUT',
+    );
 
     const runMigration = async () => {
       const t0 = performance.now();
@@ -112,9 +110,7 @@ async function main() {
     console.log('  Switchyard adds: a plan per object (lookups and an export of the target for differences), collision checks,');
     console.log('  the intent row, and a verification that runs every chart query in the target.');
   } finally {
-    await stopChild(api);
-    await stopChild(worker);
-    await infra.stop();
+    await stack.stop();
     await Promise.all([sa.stop(), sb.stop()]);
   }
 }

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 
@@ -43,4 +44,52 @@ export async function stopChild(c: ChildProcess): Promise<void> {
     c.kill('SIGTERM');
     setTimeout(() => c.kill('SIGKILL'), 10_000).unref();
   });
+}
+
+export const BENCH_ADMIN_PASSWORD = 'bench-admin-password-1';
+
+/** Environment for a benchmark's own embedded stack: its data folder, free ports, fixed credentials. */
+export async function benchEnv(dataDir: string): Promise<NodeJS.ProcessEnv> {
+  const { freePort } = await import('../lib/embedded/temporal-dev-server.ts');
+  return {
+    ...process.env,
+    SWITCHYARD_DATA_DIR: dataDir,
+    EMBEDDED_POSTGRES_PORT: String(await freePort()),
+    TEMPORAL_PORT: String(await freePort()),
+    TEMPORAL_UI_PORT: String(await freePort()),
+    PORT: String(await freePort()),
+    SWITCHYARD_ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD,
+    SWITCHYARD_SECRET_KEY: 'bench-secret-key-0123456789-0123456789-abcdef',
+    LOG_LEVEL: 'warn',
+  };
+}
+
+/** PostgreSQL, Temporal, an API process and a worker process (at lower priority, as `npm start` runs it). */
+export async function startBenchStack(dataDir: string) {
+  const [{ loadConfig }, { startInfra }, { createLogger }, { lowerPriority, NODE_FLAGS }, { buildWorkflowBundle }] = await Promise.all([
+    import('../lib/config.ts'),
+    import('../lib/embedded/stack.ts'),
+    import('../lib/logger.ts'),
+    import('../lib/process-flags.ts'),
+    import('../worker/build-bundle.ts'),
+  ]);
+  const env = await benchEnv(dataDir);
+  const config = loadConfig(env);
+  const infra = await startInfra(config, createLogger('warn', 'bench'));
+  const bundle = await buildWorkflowBundle(path.join(dataDir, 'workflow-bundle.js'));
+  const childEnv = { ...env, DATABASE_URL: infra.databaseUrl, TEMPORAL_ADDRESS: infra.temporalAddress, SWITCHYARD_WORKFLOW_BUNDLE: bundle };
+  const api = spawnEntry('api/main.ts', NODE_FLAGS.api, childEnv);
+  const worker = spawnEntry('worker/main.ts', NODE_FLAGS.worker, childEnv);
+  lowerPriority(worker.pid!);
+  const base = `http://127.0.0.1:${config.PORT}`;
+  return {
+    base,
+    api,
+    worker,
+    async stop() {
+      await stopChild(api);
+      await stopChild(worker);
+      await infra.stop();
+    },
+  };
 }

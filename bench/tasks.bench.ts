@@ -1,12 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig, PROJECT_ROOT } from '../lib/config.ts';
-import { startInfra } from '../lib/embedded/stack.ts';
-import { freePort } from '../lib/embedded/temporal-dev-server.ts';
-import { createLogger } from '../lib/logger.ts';
-import { lowerPriority, NODE_FLAGS } from '../lib/process-flags.ts';
-import { buildWorkflowBundle } from '../worker/build-bundle.ts';
-import { percentile, RssSampler, rssMb, spawnEntry, stopChild, waitUntil } from './support.ts';
+import { PROJECT_ROOT } from '../lib/config.ts';
+import { BENCH_ADMIN_PASSWORD, percentile, RssSampler, rssMb, startBenchStack, waitUntil } from './support.ts';
 
 /**
  * Task creation through the API against the embedded stack (real PostgreSQL, Temporal, worker):
@@ -24,30 +19,14 @@ const RATE = arg('rate', 100);
 const SECONDS = arg('seconds', 10);
 
 async function main() {
-  const password = 'bench-admin-password-1';
-  const env = {
-    ...process.env,
-    SWITCHYARD_DATA_DIR: path.join(PROJECT_ROOT, '.data', 'bench'),
-    EMBEDDED_POSTGRES_PORT: String(await freePort()),
-    TEMPORAL_PORT: String(await freePort()),
-    TEMPORAL_UI_PORT: String(await freePort()),
-    PORT: String(await freePort()),
-    SWITCHYARD_ADMIN_PASSWORD: password,
-    SWITCHYARD_SECRET_KEY: 'bench-secret-key-0123456789-0123456789-abcdef',
-    LOG_LEVEL: 'warn',
-  };
-  const config = loadConfig(env);
-  const logger = createLogger('warn', 'bench');
-  const infra = await startInfra(config, logger);
-  const bundle = await buildWorkflowBundle(path.join(config.SWITCHYARD_DATA_DIR, 'workflow-bundle.js'));
-  const childEnv = { ...env, DATABASE_URL: infra.databaseUrl, TEMPORAL_ADDRESS: infra.temporalAddress, SWITCHYARD_WORKFLOW_BUNDLE: bundle };
-  const api = spawnEntry('api/main.ts', NODE_FLAGS.api, childEnv);
-  const worker = spawnEntry('worker/main.ts', NODE_FLAGS.worker, childEnv);
-  lowerPriority(worker.pid!);
-  const base = `http://127.0.0.1:${config.PORT}`;
+  const stack = await startBenchStack(path.join(PROJECT_ROOT, '.data', 'bench'));
+  const { api, worker, base } = stack;
   try {
     await waitUntil(async () => (await fetch(`${base}/api/ready`)).ok, 120_000, 'API ready with a polling worker');
-    const login = await fetch(`${base}/api/auth/login`, { method: 'POST', body: new URLSearchParams({ username: 'admin', password }) });
+    const login = await fetch(`${base}/api/auth/login`, {
+      method: 'POST',
+      body: new URLSearchParams({ username: 'admin', password: BENCH_ADMIN_PASSWORD }),
+    });
     const { access_token } = (await login.json()) as { access_token: string };
     const headers = { authorization: `Bearer ${access_token}`, 'content-type': 'application/json' };
     const create = async () => {
@@ -126,9 +105,7 @@ async function main() {
       `  peak RSS    API ${f(peakApi)} MB + worker ${f(peakWorker)} MB = ${f(peakApi + peakWorker)} MB   (target <= 400 MB; at the end ${f(rssMb(api.pid!) + rssMb(worker.pid!))} MB)`,
     );
   } finally {
-    await stopChild(api);
-    await stopChild(worker);
-    await infra.stop();
+    await stack.stop();
   }
 }
 
