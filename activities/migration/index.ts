@@ -93,7 +93,6 @@ export function createMigrationActivities(deps: ActivityDeps) {
     async migrateDashboard(
       input: MigrationInput & { dashboardId: number; learnedRejections: DashboardOutcome['learned_rejections'] },
     ): Promise<DashboardOutcome> {
-      const { log } = Context.current();
       // Heartbeat while Superset works, so a killed worker is noticed within the heartbeat timeout.
       const beat = setInterval(() => Context.current().heartbeat(), 3000);
       try {

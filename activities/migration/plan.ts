@@ -66,7 +66,7 @@ export async function prepareDashboard(opts: {
   if (unmapped.length) {
     const names = unmapped.map((u) => `'${u.database_name}'`).join(', ');
     const srcIds = unmapped.map((u) => sourceDbs.find((d) => d.uuid === u.uuid || d.database_name === u.database_name)?.id ?? null);
-    const stale = srcIds.some((id, i) => id !== null && opts.mappings.has(id) && !targetById.has(opts.mappings.get(id)!));
+    const stale = srcIds.some((id) => id !== null && opts.mappings.has(id) && !targetById.has(opts.mappings.get(id)!));
     prepared.blocked = {
       status: 'failed',
       error: stale

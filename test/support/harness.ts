@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { Writable } from 'node:stream';
-import { Runtime, type Worker } from '@temporalio/worker';
+import { Runtime } from '@temporalio/worker';
 import knexFactory from 'knex';
 import { inject } from 'vitest';
 import { createApp } from '../../api/app.ts';
