@@ -1,13 +1,5 @@
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  S3Client,
-  S3ServiceException,
-} from '@aws-sdk/client-s3';
 import { createHash } from 'node:crypto';
+import type { S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { BlobNotFoundError, blobKey, type BackupStore } from './store.ts';
 
 export interface S3BackupStoreOptions {
@@ -24,6 +16,11 @@ export interface S3BackupStoreOptions {
 
 const PREFIX = 'switchyard/backups/sha256/';
 
+type Sdk = typeof import('@aws-sdk/client-s3');
+// Loaded on first use: the SDK costs about 30 MB in every process that merely imports it.
+let sdkLoading: Promise<Sdk> | undefined;
+const loadSdk = () => (sdkLoading ??= import('@aws-sdk/client-s3'));
+
 /**
  * Blobs as objects `switchyard/backups/sha256/ab/<hash>.zip` in one bucket. A HEAD before the PUT
  * makes an unchanged dashboard cost one request and no upload. Uploads carry Content-MD5 so the
@@ -33,12 +30,22 @@ export class S3BackupStore implements BackupStore {
   readonly kind = 's3' as const;
   readonly location: string;
   private readonly bucket: string;
-  private readonly client: S3Client;
+  private readonly opts: S3BackupStoreOptions;
+  private connecting?: Promise<{ client: S3Client; sdk: Sdk }>;
 
   constructor(opts: S3BackupStoreOptions) {
     this.bucket = opts.bucket;
+    this.opts = opts;
     this.location = `s3://${opts.bucket}/${PREFIX}${opts.endpoint ? ` at ${opts.endpoint}` : ''}`;
-    this.client = new S3Client({
+  }
+
+  private connect(): Promise<{ client: S3Client; sdk: Sdk }> {
+    return (this.connecting ??= loadSdk().then((sdk) => ({ sdk, client: this.newClient(sdk) })));
+  }
+
+  private newClient(sdk: Sdk): S3Client {
+    const opts = this.opts;
+    return new sdk.S3Client({
       region: opts.region,
       endpoint: opts.endpoint,
       forcePathStyle: opts.forcePathStyle ?? false,
@@ -57,8 +64,9 @@ export class S3BackupStore implements BackupStore {
   }
 
   async has(hash: string): Promise<boolean> {
+    const { client, sdk } = await this.connect();
     try {
-      await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.key(hash) }));
+      await client.send(new sdk.HeadObjectCommand({ Bucket: this.bucket, Key: this.key(hash) }));
       return true;
     } catch (err) {
       if (isNotFound(err)) return false;
@@ -68,9 +76,10 @@ export class S3BackupStore implements BackupStore {
 
   async put(hash: string, bytes: Uint8Array): Promise<{ created: boolean }> {
     if (await this.has(hash)) return { created: false };
+    const { client, sdk } = await this.connect();
     try {
-      await this.client.send(
-        new PutObjectCommand({
+      await client.send(
+        new sdk.PutObjectCommand({
           Bucket: this.bucket,
           Key: this.key(hash),
           Body: bytes,
@@ -87,8 +96,9 @@ export class S3BackupStore implements BackupStore {
   }
 
   async get(hash: string): Promise<Uint8Array> {
+    const { client, sdk } = await this.connect();
     try {
-      const res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.key(hash) }));
+      const res = await client.send(new sdk.GetObjectCommand({ Bucket: this.bucket, Key: this.key(hash) }));
       return await res.Body!.transformToByteArray();
     } catch (err) {
       if (isNotFound(err)) throw new BlobNotFoundError(hash, this.location);
@@ -97,8 +107,9 @@ export class S3BackupStore implements BackupStore {
   }
 
   async delete(hash: string): Promise<void> {
+    const { client, sdk } = await this.connect();
     try {
-      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.key(hash) }));
+      await client.send(new sdk.DeleteObjectCommand({ Bucket: this.bucket, Key: this.key(hash) }));
     } catch (err) {
       if (isNotFound(err)) return;
       throw describe(err, 'DELETE', this.key(hash));
@@ -106,9 +117,10 @@ export class S3BackupStore implements BackupStore {
   }
 
   async *list(): AsyncIterable<string> {
+    const { client, sdk } = await this.connect();
     let token: string | undefined;
     do {
-      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: PREFIX, ContinuationToken: token }));
+      const page = await client.send(new sdk.ListObjectsV2Command({ Bucket: this.bucket, Prefix: PREFIX, ContinuationToken: token }));
       for (const o of page.Contents ?? []) {
         const m = /([0-9a-f]{64})\.zip$/.exec(o.Key ?? '');
         if (m) yield m[1]!;
@@ -118,7 +130,7 @@ export class S3BackupStore implements BackupStore {
   }
 
   destroy(): void {
-    this.client.destroy();
+    void this.connecting?.then(({ client }) => client.destroy());
   }
 }
 
