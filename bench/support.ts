@@ -73,6 +73,8 @@ export async function startBenchStack(dataDir: string) {
     import('../lib/process-flags.ts'),
     import('../worker/build-bundle.ts'),
   ]);
+  // A fresh stack every run: Temporal's SQLite file grows with every task and slows later runs.
+  fs.rmSync(dataDir, { recursive: true, force: true });
   const env = await benchEnv(dataDir);
   const config = loadConfig(env);
   const infra = await startInfra(config, createLogger('warn', 'bench'));

@@ -15,7 +15,7 @@ export const NODE_FLAGS = {
  * On a shared machine the worker yields the CPU to the API: task throughput barely changes, while
  * request latency stays low under a burst of work (measured in bench/tasks.bench.ts).
  */
-export const WORKER_NICENESS = 10;
+export const WORKER_NICENESS = 19;
 
 export function lowerPriority(pid: number): void {
   try {

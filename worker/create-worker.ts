@@ -46,7 +46,7 @@ export async function createWorker(deps: {
     }),
     shutdownGraceTime: '10 seconds',
     // Bounded sticky cache: memory stays flat under a burst of tasks (replay covers evictions).
-    maxCachedWorkflows: 100,
+    maxCachedWorkflows: 200,
   });
   return { worker, connection };
 }
