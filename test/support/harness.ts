@@ -130,7 +130,9 @@ export async function createHarness(opts: { worker?: boolean; env?: Record<strin
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const r = await request('GET', `/api/tasks/${id}`, { token: harness.adminToken });
-        if (r.status === 200 && until(r.body)) return r.body;
+        // A finished row is written just before the workflow closes: also wait for the close
+        // event, so a test reading the logs sees the whole history.
+        if (r.status === 200 && until(r.body) && (await workflowClosedOrAbsent(boot.context.temporal, id, r.body.status))) return r.body;
         if (Date.now() > deadline) throw new Error(`task ${id} did not reach the expected state: ${JSON.stringify(r.body)}`);
         await new Promise((res) => setTimeout(res, 200));
       }
@@ -147,6 +149,15 @@ export async function createHarness(opts: { worker?: boolean; env?: Record<strin
     },
   };
   return harness;
+}
+
+async function workflowClosedOrAbsent(temporal: Bootstrapped['context']['temporal'], id: string, status: string): Promise<boolean> {
+  if (!['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(status)) return true;
+  try {
+    return (await temporal.workflow.getHandle(id).describe()).status.name !== 'RUNNING';
+  } catch {
+    return true; // never started (cancelled before it reached Temporal)
+  }
 }
 
 export function waitFor<T>(fn: () => Promise<T | undefined | false>, timeoutMs = 30_000, what = 'condition'): Promise<T> {
