@@ -1,6 +1,6 @@
-import { ActivityFailure, ApplicationFailure, CancellationScope, CancelledFailure, log, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, CancellationScope, log, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import { finishTask, reportTaskProgress, runAsTask } from './task-run.ts';
+import { endTaskWithResult, reportTaskProgress, runAsTask } from './task-run.ts';
 
 // ------------------------------------------------------------------------------------------------
 // Inputs and results (plain data: shared with the activities and the API)
@@ -165,13 +165,11 @@ export async function backupWorkflow(input: BackupInput): Promise<BackupResult> 
       cancelled,
     };
     if (cancelled) {
-      const message = `cancelled after ${items.length} of ${total} dashboards; the rest were not backed up`;
-      log.warn(message);
-      await CancellationScope.nonCancellable(() => finishTask({ status: 'CANCELLED', result, error: { message } }));
-      throw new CancelledFailure(message);
+      await endTaskWithResult('CANCELLED', result, `cancelled after ${items.length} of ${total} dashboards; the rest were not backed up`);
     }
     if (failed.length) {
-      await failWithResult(
+      await endTaskWithResult(
+        'FAILED',
         result,
         `${failed.length} of ${total} dashboard backup(s) failed: ${failed.map((f) => `${f.dashboard_id} (${f.error})`).join('; ')}`,
         'BackupIncomplete',
@@ -216,17 +214,13 @@ export async function restoreWorkflow(input: RestoreInput): Promise<RestoreResul
       dashboards: [item],
     };
     if (item.status === 'failed')
-      await failWithResult(result, `restore of backup ${input.backupId} failed: ${item.error}`, 'RestoreFailed');
+      await endTaskWithResult('FAILED', result, `restore of backup ${input.backupId} failed: ${item.error}`, 'RestoreFailed');
     log.info(`restored '${item.title}' as dashboard ${item.restored_dashboard_id}`);
     return result;
   });
 }
 
 /** Keeps the result in the row (runAsTask's own FAILED write is then a no-op) and fails the workflow. */
-async function failWithResult(result: unknown, message: string, type: string): Promise<never> {
-  await CancellationScope.nonCancellable(() => finishTask({ status: 'FAILED', result, error: { message, type } }));
-  throw ApplicationFailure.nonRetryable(message, type);
-}
 
 function failedItem(dashboardId: number, err: unknown): BackupItem {
   return {

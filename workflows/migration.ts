@@ -1,7 +1,7 @@
-import { ApplicationFailure, CancellationScope, CancelledFailure, log, proxyActivities } from '@temporalio/workflow';
+import { CancellationScope, log, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { DashboardOutcome, MigrationInput, MigrationResult, RejectionRule } from './shared.ts';
-import { finishTask, reportTaskProgress, runAsTask } from './task-run.ts';
+import { endTaskWithResult, reportTaskProgress, runAsTask } from './task-run.ts';
 
 /** One dashboard = one activity: export, rewrite, import and confirm, safe to repeat. */
 const dashboards = proxyActivities<Activities>({
@@ -57,18 +57,21 @@ export async function migrationWorkflow(input: MigrationInput): Promise<Migratio
     }
     const result = summarise(input, outcomes, cancelled);
     if (cancelled) {
-      const message = `cancelled after ${outcomes.length} of ${input.dashboardIds.length} dashboards; the rest were not touched`;
-      log.warn(message);
-      // Keep what was done in the row; runAsTask's own CANCELLED write is then a no-op.
-      await CancellationScope.nonCancellable(() => finishTask({ status: 'CANCELLED', result, error: { message } }));
-      throw new CancelledFailure(message);
+      await endTaskWithResult(
+        'CANCELLED',
+        result,
+        `cancelled after ${outcomes.length} of ${input.dashboardIds.length} dashboards; the rest were not touched`,
+      );
     }
     const failed = result.totals.failed + result.totals.imported_with_errors;
     if (failed > 0) {
       // Never report success for a partial migration: the row says FAILED and keeps every outcome.
-      const message = `${failed} of ${input.dashboardIds.length} dashboard(s) did not migrate cleanly; see the report`;
-      await finishTask({ status: 'FAILED', result, error: { message, type: 'PartialMigration' } });
-      throw ApplicationFailure.nonRetryable(message, 'PartialMigration');
+      await endTaskWithResult(
+        'FAILED',
+        result,
+        `${failed} of ${input.dashboardIds.length} dashboard(s) did not migrate cleanly; see the report`,
+        'PartialMigration',
+      );
     }
     return result;
   });

@@ -56,3 +56,15 @@ function describeFailure(err: unknown): { message: string; type?: string; detail
   if (cause instanceof Error) return { message: cause.message, type: cause.name };
   return { message: String(cause) };
 }
+
+/**
+ * Ends a task that stopped part-way (cancelled, or some items failed) while keeping what it did:
+ * the row gets its status and the partial result, then the workflow closes the same way.
+ * runAsTask's own final write is a no-op afterwards (the row is no longer open).
+ */
+export async function endTaskWithResult(status: 'CANCELLED' | 'FAILED', result: unknown, message: string, type?: string): Promise<never> {
+  log.warn(message);
+  await CancellationScope.nonCancellable(() => lifecycle.finishTask({ status, result, error: { message, ...(type ? { type } : {}) } }));
+  if (status === 'CANCELLED') throw new CancelledFailure(message);
+  throw ApplicationFailure.nonRetryable(message, type);
+}
