@@ -15,7 +15,7 @@ const lifecycle = proxyActivities<Activities>({
   retry: { initialInterval: '500 ms', maximumInterval: '10 seconds' },
 });
 
-export const { reportTaskProgress, setTaskStatus, finishTask } = lifecycle;
+export const { reportTaskProgress, finishTask } = lifecycle;
 
 /**
  * Wraps a task workflow's body: marks the row RUNNING, then records the outcome. The final

@@ -1,10 +1,10 @@
 import { Context } from '@temporalio/activity';
 import { redact } from '../../lib/redact.ts';
-import type { TaskProgress, TaskStatus, TaskType } from '../../db/tasks/task.model.ts';
+import { OPEN_STATUSES, type TaskProgress, type TaskStatus, type TaskType } from '../../db/tasks/task.model.ts';
 import type { ActivityDeps } from '../deps.ts';
 import { currentRunId, currentTaskId as taskId } from '../task-context.ts';
 
-const OPEN: TaskStatus[] = ['PENDING', 'RUNNING', 'AWAITING_APPROVAL'];
+const OPEN = OPEN_STATUSES as TaskStatus[];
 
 /**
  * Keeps the `tasks` row true to the workflow. Every transition is a conditional update on an
@@ -39,10 +39,6 @@ export function createTaskLifecycleActivities({ knex }: ActivityDeps) {
           updated_at: knex.fn.now(),
         });
       return updated > 0;
-    },
-
-    async setTaskStatus(input: { status: 'RUNNING' | 'AWAITING_APPROVAL' }): Promise<void> {
-      await knex('tasks').where({ id: taskId() }).whereIn('status', OPEN).update({ status: input.status, updated_at: knex.fn.now() });
     },
 
     async reportTaskProgress(progress: TaskProgress): Promise<void> {

@@ -31,5 +31,3 @@ export const csv = <T extends z.ZodType>(item: T) =>
             .filter(Boolean),
     z.array(item).min(1).optional(),
   );
-
-export const isoDate = z.string().describe('ISO-8601 UTC timestamp');

@@ -1,6 +1,6 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Knex } from 'knex';
-import { TaskModel } from '../../db/tasks/task.model.ts';
+import { OPEN_STATUSES, TaskModel } from '../../db/tasks/task.model.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { TaskService } from './service.ts';
 
@@ -57,7 +57,7 @@ export class TaskReconciler {
         }
       }
       const open = await TaskModel.query(trx)
-        .whereIn('status', ['PENDING', 'RUNNING', 'AWAITING_APPROVAL'])
+        .whereIn('status', OPEN_STATUSES as string[])
         .whereNotNull('workflow_run_id')
         .where('updated_at', '<', stale)
         .limit(100);
@@ -90,7 +90,7 @@ export class TaskReconciler {
     }
     const n = await trx('tasks')
       .where({ id: task.id })
-      .whereIn('status', ['PENDING', 'RUNNING', 'AWAITING_APPROVAL'])
+      .whereIn('status', OPEN_STATUSES as string[])
       .update({
         status: o[0],
         error: o[0] === 'SUCCEEDED' ? null : JSON.stringify({ message: o[1] }),

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Knex } from 'knex';
-import { TaskModel, TERMINAL_STATUSES, type TaskStatus, type TaskType } from '../../db/tasks/task.model.ts';
+import { TaskModel, TERMINAL_STATUSES, type TaskType } from '../../db/tasks/task.model.ts';
 import type { Config } from '../../lib/config.ts';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
@@ -32,7 +32,6 @@ export interface TaskListFilter {
   types?: readonly string[];
 }
 
-const OPEN_STATUSES: TaskStatus[] = ['PENDING', 'RUNNING', 'AWAITING_APPROVAL'];
 const START_CONCURRENCY = 8;
 
 /**
@@ -259,8 +258,6 @@ export class TaskService {
       ? `${base.replace(/\/$/, '')}/namespaces/${encodeURIComponent(this.config.TEMPORAL_NAMESPACE)}/workflows/${encodeURIComponent(id)}`
       : undefined;
   }
-
-  static readonly OPEN_STATUSES = OPEN_STATUSES;
 }
 
 function isUuid(s: string): boolean {

@@ -16,6 +16,8 @@ export type TaskType = (typeof TASK_TYPES)[number];
 export const TASK_STATUSES = ['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED', 'AWAITING_APPROVAL'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 export const TERMINAL_STATUSES: readonly TaskStatus[] = ['SUCCEEDED', 'FAILED', 'CANCELLED'];
+/** Statuses a task can still leave; every transition is a conditional update on one of these. */
+export const OPEN_STATUSES: readonly TaskStatus[] = ['PENDING', 'RUNNING', 'AWAITING_APPROVAL'];
 
 export interface TaskProgress {
   done: number;
