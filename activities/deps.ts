@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { TaskStore } from '../db/tasks/store.ts';
 import type { Config } from '../lib/config.ts';
 import type { Keyring } from '../lib/crypto.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -8,6 +9,8 @@ import type { MigrationUpstream } from './migration/upstream.ts';
 /** What every activity factory receives: built once per worker process. */
 export interface ActivityDeps {
   knex: Knex;
+  /** The tasks and their logs (the only way activities touch them). */
+  tasks: TaskStore;
   config: Config;
   logger: Logger;
   /** Encrypts and decrypts secrets at rest (environment passwords). */

@@ -1,4 +1,6 @@
+import { EnvironmentStore } from '../db/environments/store.ts';
 import { createKnex, migrateLatest } from '../db/knex.ts';
+import { TaskStore } from '../db/tasks/store.ts';
 import { findUserByUsername, seedBuiltinRoles, setUserRoles } from '../db/identity/repository.ts';
 import type { Config } from '../lib/config.ts';
 import { hashPassword, Keyring, loadSecret, randomToken } from '../lib/crypto.ts';
@@ -13,6 +15,7 @@ import { HistoryLogReader } from './tasks/history-log.ts';
 import { TaskLogService } from './tasks/logs.ts';
 import { TaskReconciler } from './tasks/reconciler.ts';
 import { TaskService } from './tasks/service.ts';
+import { SEARCH_ATTRIBUTES } from '../contracts/search-attributes.ts';
 
 export interface Bootstrapped {
   context: AppContext;
@@ -29,7 +32,7 @@ export async function bootstrap(config: Config, logger: Logger, databaseUrl: str
   await ensureFirstAdmin(knex, config, logger);
 
   const temporal = await connectTemporalClient(config);
-  const added = await ensureSearchAttributes(temporal, config.TEMPORAL_NAMESPACE).catch((err: unknown) => {
+  const added = await ensureSearchAttributes(temporal, config.TEMPORAL_NAMESPACE, SEARCH_ATTRIBUTES).catch((err: unknown) => {
     logger.warn({ err }, 'could not register search attributes (is the namespace reachable?)');
     return [];
   });
@@ -38,9 +41,11 @@ export async function bootstrap(config: Config, logger: Logger, databaseUrl: str
   const keyring = new Keyring(loadSecret(config.SWITCHYARD_SECRET_KEY, config.SWITCHYARD_DATA_DIR, (m) => logger.warn(m)));
   const auth = new AuthService({ knex, tokens: new TokenIssuer(keyring.jwtKey) });
   const oidc = config.OIDC_ISSUER ? new OidcService({ config, knex, auth, logger }) : undefined;
-  const tasks = new TaskService({ knex, temporal, config, logger });
-  const taskLogs = new TaskLogService({ knex, history: new HistoryLogReader(temporal), logger });
-  const reconciler = new TaskReconciler({ knex, temporal, tasks, logger, afterSeconds: config.TASK_RECONCILE_AFTER_SECONDS });
+  const taskStore = new TaskStore(knex);
+  const environmentStore = new EnvironmentStore(knex);
+  const tasks = new TaskService({ store: taskStore, environments: environmentStore, temporal, config, logger });
+  const taskLogs = new TaskLogService({ store: taskStore, history: new HistoryLogReader(temporal), logger });
+  const reconciler = new TaskReconciler({ store: taskStore, temporal, tasks, logger, afterSeconds: config.TASK_RECONCILE_AFTER_SECONDS });
 
   const environments = new EnvironmentService({ knex, keyring, logger });
 

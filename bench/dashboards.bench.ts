@@ -11,6 +11,7 @@ import { DASHBOARD_LIST_COLUMNS } from '../lib/superset/client.ts';
 import { startSuperset } from '../test/support/superset/instance.ts';
 import { createUser, listDashboards, login, type SupersetClient } from '../test/support/superset/fixtures.ts';
 import { BENCH_ADMIN_PASSWORD, benchEnv, percentile, rssMb, spawnEntry, stopChild, waitUntil } from './support.ts';
+import { SEARCH_ATTRIBUTES } from '../contracts/search-attributes.ts';
 
 /**
  * The dashboard list through Switchyard against Superset's own list endpoint, in the same run, on
@@ -86,7 +87,7 @@ async function main() {
   const config = loadConfig(env);
   const logger = createLogger('warn', 'bench');
   const [infra, sup] = await Promise.all([
-    startInfra(config, logger),
+    startInfra(config, logger, { searchAttributes: SEARCH_ATTRIBUTES }),
     startSuperset({ version: '6.1.0', dataDir: path.join(dataDir, 'superset-6.1.0'), log: () => {} }),
   ]);
   const apiLog = process.env.BENCH_API_LOG; // e.g. BENCH_API_LOG=/tmp/api.log: the API's debug log (every Superset call)

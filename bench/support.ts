@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import { SEARCH_ATTRIBUTES } from '../contracts/search-attributes.ts';
 
 export function percentile(sorted: number[], p: number): number {
   if (!sorted.length) return NaN;
@@ -77,7 +78,7 @@ export async function startBenchStack(dataDir: string) {
   fs.rmSync(dataDir, { recursive: true, force: true });
   const env = await benchEnv(dataDir);
   const config = loadConfig(env);
-  const infra = await startInfra(config, createLogger('warn', 'bench'));
+  const infra = await startInfra(config, createLogger('warn', 'bench'), { searchAttributes: SEARCH_ATTRIBUTES });
   const bundle = await buildWorkflowBundle(path.join(dataDir, 'workflow-bundle.js'));
   const childEnv = { ...env, DATABASE_URL: infra.databaseUrl, TEMPORAL_ADDRESS: infra.temporalAddress, SWITCHYARD_WORKFLOW_BUNDLE: bundle };
   const api = spawnEntry('api/main.ts', NODE_FLAGS.api, childEnv);

@@ -2,8 +2,13 @@ import { Client, Connection } from '@temporalio/client';
 import proto, { type temporal as TemporalProto } from '@temporalio/proto';
 
 const { temporal } = proto;
-import { SEARCH_ATTRIBUTES } from '../workflows/shared.ts';
 import type { Config } from './config.ts';
+
+/** A search attribute by name and indexed type (KEYWORD, KEYWORD_LIST, ...). */
+export interface SearchAttributeSpec {
+  name: string;
+  type: string;
+}
 
 export const EMBEDDED_TEMPORAL_HOST = '127.0.0.1';
 
@@ -23,11 +28,15 @@ const TYPE_MAP: Record<string, TemporalProto.api.enums.v1.IndexedValueType> = {
 };
 
 /** Registers the project's search attributes when missing (idempotent; needed for external clusters). */
-export async function ensureSearchAttributes(client: Client, namespace: string): Promise<string[]> {
+export async function ensureSearchAttributes(
+  client: Client,
+  namespace: string,
+  attributes: readonly SearchAttributeSpec[],
+): Promise<string[]> {
   const op = client.connection.operatorService;
   const existing = await op.listSearchAttributes({ namespace });
   const have = new Set(Object.keys(existing.customAttributes ?? {}));
-  const missing = SEARCH_ATTRIBUTES.filter((k) => !have.has(k.name));
+  const missing = attributes.filter((k) => !have.has(k.name));
   if (missing.length === 0) return [];
   await op.addSearchAttributes({
     namespace,

@@ -4,6 +4,7 @@ import { loadConfig } from '../lib/config.ts';
 import { startInfra } from '../lib/embedded/stack.ts';
 import { createLogger } from '../lib/logger.ts';
 import { lowerPriority, NODE_FLAGS } from '../lib/process-flags.ts';
+import { SEARCH_ATTRIBUTES } from '../contracts/search-attributes.ts';
 
 /**
  * `npm start`: embedded PostgreSQL, the Temporal dev server with its web UI, one worker and the
@@ -14,7 +15,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL, 'switchyard');
   const infraOnly = process.argv.includes('--infra-only');
-  const infra = await startInfra(config, logger);
+  const infra = await startInfra(config, logger, { searchAttributes: SEARCH_ATTRIBUTES });
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     DATABASE_URL: infra.databaseUrl,

@@ -3,12 +3,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node';
-import { startEmbeddedPostgres } from '../db/embedded-postgres.ts';
+import { startEmbeddedPostgres } from '../lib/embedded/postgres.ts';
 import { createLogger } from '../lib/logger.ts';
 import { ensureTemporalCli } from '../lib/embedded/temporal-cli.ts';
 import { freePort, startTemporalDevServer } from '../lib/embedded/temporal-dev-server.ts';
 import { WORKFLOWS_PATH } from '../worker/create-worker.ts';
 import { startTestSupersets, type TestSupersets } from './support/superset/test-instances.ts';
+import { SEARCH_ATTRIBUTES } from '../contracts/search-attributes.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -39,6 +40,7 @@ export default async function setup(project: TestProject) {
     startTemporalDevServer({
       cli: ensureTemporalCli({ explicit: process.env.TEMPORAL_CLI || undefined }),
       logFile: path.join(runDir, 'temporal.log'),
+      searchAttributes: SEARCH_ATTRIBUTES,
     }),
     bundleWorkflowCode({
       workflowsPath: WORKFLOWS_PATH,

@@ -2,6 +2,7 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import type { Knex } from 'knex';
 import { createActivities } from '../activities/index.ts';
 import { supersetUpstream } from '../activities/migration/superset-upstream.ts';
+import { TaskStore } from '../db/tasks/store.ts';
 import { EnvironmentClients } from '../db/environments/repository.ts';
 import { Keyring, loadSecret } from '../lib/crypto.ts';
 import type { Config } from '../lib/config.ts';
@@ -38,6 +39,7 @@ export async function createWorker(deps: {
     ...source,
     activities: createActivities({
       knex,
+      tasks: new TaskStore(knex),
       config,
       logger,
       keyring,

@@ -1,5 +1,6 @@
 import { Runtime } from '@temporalio/worker';
 import { createKnex } from '../db/knex.ts';
+import { TaskStore } from '../db/tasks/store.ts';
 import { loadConfig } from '../lib/config.ts';
 import { createLogger } from '../lib/logger.ts';
 import { resolveDatabaseUrl } from '../lib/stack-file.ts';
@@ -14,7 +15,7 @@ async function main(): Promise<void> {
   const sink = new TaskLogSink(logger);
   Runtime.install({ logger: sink });
   const knex = createKnex(resolveDatabaseUrl(config));
-  sink.attach(knex);
+  sink.attach(new TaskStore(knex));
   const { worker, connection } = await createWorker({
     config,
     knex,

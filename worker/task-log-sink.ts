@@ -1,18 +1,9 @@
-import type { Knex } from 'knex';
 import type { LogLevel, LogMetadata, Logger as TemporalLogger } from '@temporalio/common';
+import type { NewLogLine, TaskStore } from '../db/tasks/store.ts';
 import type { Logger } from '../lib/logger.ts';
 import { redact, redactText } from '../lib/redact.ts';
 
-interface Row {
-  task_id: string;
-  ts: string;
-  level: string;
-  source: string;
-  activity_type: string | null;
-  attempt: number | null;
-  message: string;
-  attrs: Record<string, unknown> | null;
-}
+type Row = NewLogLine;
 
 const RANK: Record<LogLevel, number> = { TRACE: 0, DEBUG: 1, INFO: 2, WARN: 3, ERROR: 4 };
 // Correlation keys the SDK adds to every line; the row's own columns already say them.
@@ -33,13 +24,13 @@ const NOISE = new Set([
 
 /**
  * The Temporal Runtime logger: forwards every line to the process log and captures lines that
- * belong to a workflow (task id = workflow id) into `task_logs`. The SDK calls it synchronously,
+ * belong to a workflow (task id = workflow id) into the task store. The SDK calls it synchronously,
  * so rows are buffered and written in batches; logs are best-effort by design, durable facts
  * live in the task row and in Temporal's history.
  */
 export class TaskLogSink implements TemporalLogger {
   private buffer: Row[] = [];
-  private knex?: Knex;
+  private store?: TaskStore;
   private timer?: NodeJS.Timeout;
   private flushing?: Promise<void>;
   private readonly logger: Logger;
@@ -48,8 +39,8 @@ export class TaskLogSink implements TemporalLogger {
     this.logger = logger;
   }
 
-  attach(knex: Knex, flushEveryMs = 200): void {
-    this.knex = knex;
+  attach(store: TaskStore, flushEveryMs = 200): void {
+    this.store = store;
     this.timer = setInterval(() => void this.flush(), flushEveryMs);
     this.timer.unref();
   }
@@ -64,7 +55,7 @@ export class TaskLogSink implements TemporalLogger {
     this.buffer.push({
       task_id: taskId,
       ts: new Date().toISOString(),
-      level,
+      level: level as Row['level'],
       source: meta?.sdkComponent === 'activity' || meta?.activityType ? 'activity' : 'workflow',
       activity_type: typeof meta?.activityType === 'string' ? meta.activityType : null,
       attempt: typeof meta?.attempt === 'number' ? meta.attempt : null,
@@ -91,17 +82,10 @@ export class TaskLogSink implements TemporalLogger {
 
   async flush(): Promise<void> {
     if (this.flushing) return this.flushing;
-    if (!this.knex || this.buffer.length === 0) return;
+    if (!this.store || this.buffer.length === 0) return;
     const rows = this.buffer.splice(0, 1000);
-    this.flushing = this.knex
-      .raw(
-        `insert into task_logs (task_id, ts, level, source, activity_type, attempt, message, attrs)
-         select r.task_id, r.ts, r.level, r.source, r.activity_type, r.attempt, r.message, r.attrs
-         from jsonb_to_recordset(?::jsonb) as r(task_id text, ts timestamptz, level text, source text,
-              activity_type text, attempt int, message text, attrs jsonb)
-         where exists (select 1 from tasks t where t.id = r.task_id)`,
-        [JSON.stringify(rows)],
-      )
+    this.flushing = this.store
+      .appendLogs(rows)
       .then(() => undefined)
       .catch((err: unknown) => this.logger.warn({ err }, `could not store ${rows.length} task log lines`))
       .finally(() => {

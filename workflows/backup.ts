@@ -1,84 +1,7 @@
 import { ActivityFailure, CancellationScope, log, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
+import type { BackupInput, BackupItem, BackupResult, RestoreInput, RestoreItem, RestoreResult, RetentionOutcome } from '../contracts/backup.ts';
 import { endTaskWithResult, reportTaskProgress, runAsTask } from './task-run.ts';
-
-// ------------------------------------------------------------------------------------------------
-// Inputs and results (plain data: shared with the activities and the API)
-
-export interface BackupInput {
-  envId: string;
-  dashboardIds: number[];
-}
-
-export interface NextActionHint {
-  action: string;
-  description: string;
-  request?: { method: string; path: string; body: unknown };
-}
-
-export interface BackupItem {
-  dashboard_id: number;
-  title: string | null;
-  status: 'succeeded' | 'failed';
-  backup_id: string | null;
-  content_hash: string | null;
-  /** True when an earlier backup already held this exact content: no new blob was stored. */
-  deduplicated: boolean;
-  size?: number;
-  charts?: number;
-  error?: string;
-  /** Superset's own answer when it refused: `{ status, message, type? }`. */
-  upstream_error?: unknown;
-  next_actions?: NextActionHint[];
-}
-
-export interface RetentionOutcome {
-  policy: { keep: number; max_age_days: number | null };
-  pruned: number;
-  blobs_deleted: number;
-  skipped_other_store: number;
-  error?: string;
-}
-
-export interface BackupResult {
-  env_id: string;
-  store: string;
-  totals: { requested: number; succeeded: number; failed: number; deduplicated: number; not_started: number };
-  dashboards: BackupItem[];
-  retention: RetentionOutcome | null;
-  cancelled: boolean;
-}
-
-export interface RestoreInput {
-  backupId: string;
-  envId: string;
-}
-
-export interface RestoreItem {
-  /** The dashboard id the backup was taken from (null when the backup itself could not be read). */
-  dashboard_id: number | null;
-  title: string | null;
-  status: 'restored' | 'failed';
-  backup_id: string;
-  dashboard_uuid: string | null;
-  /** The dashboard's id in the environment after the restore (a new id when it had been deleted). */
-  restored_dashboard_id: number | null;
-  /** True when the dashboard did not exist any more and was re-created. */
-  recreated?: boolean;
-  charts?: number;
-  error?: string;
-  upstream_error?: unknown;
-  next_actions?: NextActionHint[];
-}
-
-export interface RestoreResult {
-  backup_id: string;
-  env_id: string;
-  restored_dashboard_id: number | null;
-  dashboards: RestoreItem[];
-}
-
-// ------------------------------------------------------------------------------------------------
 
 /** One dashboard = one activity; Superset outages are retried, a refusal is that dashboard's outcome. */
 const perDashboard = proxyActivities<Activities>({
@@ -100,7 +23,7 @@ const housekeeping = proxyActivities<Activities>({
  * Cancellation takes effect between dashboards: the one in flight is finished and recorded.
  */
 export async function backupWorkflow(input: BackupInput): Promise<BackupResult> {
-  return runAsTask('backup', async () => {
+  return runAsTask(async () => {
     const total = input.dashboardIds.length;
     const items: BackupItem[] = [];
     let store = '';
@@ -135,7 +58,7 @@ export async function backupWorkflow(input: BackupInput): Promise<BackupResult> 
     }
 
     let retention: RetentionOutcome | null = null;
-    const backedUp = items.filter((i) => i.status === 'succeeded').map((i) => i.dashboard_id);
+    const backedUp = items.filter((i) => i.status === 'succeeded').map((i) => i.id);
     if (backedUp.length) {
       retention = await CancellationScope.nonCancellable(async () => {
         try {
@@ -160,9 +83,11 @@ export async function backupWorkflow(input: BackupInput): Promise<BackupResult> 
         deduplicated: items.filter((i) => i.deduplicated).length,
         not_started: total - items.length,
       },
-      dashboards: items,
+      items,
+      not_started: total - items.length,
       retention,
       cancelled,
+      next_actions: [],
     };
     if (cancelled) {
       await endTaskWithResult('CANCELLED', result, `cancelled after ${items.length} of ${total} dashboards; the rest were not backed up`);
@@ -171,7 +96,7 @@ export async function backupWorkflow(input: BackupInput): Promise<BackupResult> 
       await endTaskWithResult(
         'FAILED',
         result,
-        `${failed.length} of ${total} dashboard backup(s) failed: ${failed.map((f) => `${f.dashboard_id} (${f.error})`).join('; ')}`,
+        `${failed.length} of ${total} dashboard backup(s) failed: ${failed.map((f) => `${f.id} (${f.error})`).join('; ')}`,
         'BackupIncomplete',
       );
     }
@@ -186,7 +111,7 @@ export async function backupWorkflow(input: BackupInput): Promise<BackupResult> 
  * restore instead of being taken over.
  */
 export async function restoreWorkflow(input: RestoreInput): Promise<RestoreResult> {
-  return runAsTask('restore', async () => {
+  return runAsTask(async () => {
     await reportTaskProgress({ done: 0, total: 1, message: `restoring backup ${input.backupId}` });
     // Once the import starts it is finished and recorded: a cancel then comes too late to undo it.
     const item = await CancellationScope.nonCancellable(async () => {
@@ -195,9 +120,13 @@ export async function restoreWorkflow(input: RestoreInput): Promise<RestoreResul
         outcome = await perDashboard.restoreBackup(input);
       } catch (err) {
         outcome = {
-          dashboard_id: null,
+          kind: 'dashboard',
+          id: null,
           title: null,
           status: 'failed',
+          outcome: 'failed',
+          step: 'restore',
+          next_actions: [],
           backup_id: input.backupId,
           dashboard_uuid: null,
           restored_dashboard_id: null,
@@ -211,7 +140,10 @@ export async function restoreWorkflow(input: RestoreInput): Promise<RestoreResul
       backup_id: input.backupId,
       env_id: input.envId,
       restored_dashboard_id: item.restored_dashboard_id,
-      dashboards: [item],
+      items: [item],
+      not_started: 0,
+      cancelled: false,
+      next_actions: [],
     };
     if (item.status === 'failed')
       await endTaskWithResult('FAILED', result, `restore of backup ${input.backupId} failed: ${item.error}`, 'RestoreFailed');
@@ -224,9 +156,13 @@ export async function restoreWorkflow(input: RestoreInput): Promise<RestoreResul
 
 function failedItem(dashboardId: number, err: unknown): BackupItem {
   return {
-    dashboard_id: dashboardId,
+    kind: 'dashboard',
+    id: dashboardId,
     title: null,
     status: 'failed',
+    outcome: 'failed',
+    step: 'backup',
+    next_actions: [],
     backup_id: null,
     content_hash: null,
     deduplicated: false,

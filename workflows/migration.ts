@@ -1,6 +1,6 @@
 import { CancellationScope, log, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import type { DashboardOutcome, MigrationInput, MigrationResult, RejectionRule } from './shared.ts';
+import { MIGRATION_OUTCOME, type DashboardOutcome, type MigrationInput, type MigrationResult, type RejectionRule } from '../contracts/migration.ts';
 import { endTaskWithResult, reportTaskProgress, runAsTask } from './task-run.ts';
 
 /** One dashboard = one activity: export, rewrite, import and confirm, safe to repeat. */
@@ -27,7 +27,7 @@ const verify = proxyActivities<Activities>({
  * so every dashboard ends either fully imported or untouched.
  */
 export async function migrationWorkflow(input: MigrationInput): Promise<MigrationResult> {
-  return runAsTask('migration', async () => {
+  return runAsTask(async () => {
     const outcomes: DashboardOutcome[] = [];
     let learned: RejectionRule[] = [];
     let cancelled = false;
@@ -48,6 +48,7 @@ export async function migrationWorkflow(input: MigrationInput): Promise<Migratio
           });
           if (!o.verification.ok) o.status = 'imported_with_errors';
         }
+        o.outcome = MIGRATION_OUTCOME[o.status];
         await reportTaskProgress({ done: i + 1, total: input.dashboardIds.length, message: `dashboard ${dashboardId}: ${o.status}` });
         return o;
       });
@@ -84,7 +85,7 @@ function mergeRules(a: RejectionRule[], b: RejectionRule[]): RejectionRule[] {
 
 function summarise(input: MigrationInput, outcomes: DashboardOutcome[], cancelled: boolean): MigrationResult {
   const count = (...s: DashboardOutcome['status'][]) => outcomes.filter((o) => s.includes(o.status)).length;
-  const failed = outcomes.filter((o) => o.status === 'failed' || o.status === 'imported_with_errors').map((o) => o.source_dashboard_id);
+  const failed = outcomes.filter((o) => o.status === 'failed' || o.status === 'imported_with_errors').map((o) => o.id);
   return {
     dry_run: input.dryRun,
     source_env_id: input.sourceEnvId,
@@ -100,7 +101,8 @@ function summarise(input: MigrationInput, outcomes: DashboardOutcome[], cancelle
       not_started: input.dashboardIds.length - outcomes.length,
     },
     cancelled,
-    dashboards: outcomes,
+    items: outcomes,
+    not_started: input.dashboardIds.length - outcomes.length,
     next_actions: failed.length
       ? [
           {

@@ -1,6 +1,6 @@
 import { log, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import type { SelfcheckInput, SelfcheckStepResult } from './shared.ts';
+import type { SelfcheckInput, SelfcheckStepResult } from '../contracts/selfcheck.ts';
 import { reportTaskProgress, runAsTask } from './task-run.ts';
 
 const quick = proxyActivities<Activities>({
@@ -27,7 +27,7 @@ export interface SelfcheckResult {
 
 /** Deployment smoke test: database, Temporal, worker, and optional sleep/failure for drills. */
 export async function selfcheckWorkflow(input: SelfcheckInput): Promise<SelfcheckResult> {
-  return runAsTask('selfcheck', async () => {
+  return runAsTask(async () => {
     const plan: Array<() => Promise<SelfcheckStepResult>> = [
       () => quick.selfcheckDatabase(),
       () => quick.selfcheckTemporal(),

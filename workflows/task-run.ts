@@ -8,7 +8,6 @@ import {
   proxyActivities,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import type { TaskType } from '../db/tasks/task.model.ts';
 
 const lifecycle = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
@@ -21,8 +20,16 @@ export const { reportTaskProgress, finishTask } = lifecycle;
  * Wraps a task workflow's body: marks the row RUNNING, then records the outcome. The final
  * write runs in a non-cancellable scope so a cancelled task still gets CANCELLED in its row.
  */
-export async function runAsTask<T>(type: TaskType, body: () => Promise<T>): Promise<T> {
-  if (!(await lifecycle.markTaskRunning({ type }))) {
+export async function runAsTask<T>(body: () => Promise<T>): Promise<T> {
+  const state = await lifecycle.markTaskRunning();
+  if (state === 'missing') {
+    // Only the API starts tasks (it writes the row, checks permissions and input first).
+    const message =
+      'no Switchyard task exists for this workflow id: tasks are started through the Switchyard API, which checks permissions and input; nothing was done';
+    log.error(message);
+    throw ApplicationFailure.nonRetryable(message, 'TaskNotRegistered');
+  }
+  if (state === 'closed') {
     log.warn('the task was cancelled before its workflow started; nothing was done');
     throw new CancelledFailure('cancelled before it started');
   }

@@ -5,7 +5,7 @@ import { Bundle } from '../../lib/bundles/bundle.ts';
 import { chartUuidsOf } from '../../lib/bundles/rewrite.ts';
 import { AppError } from '../../lib/errors.ts';
 import { SupersetApiError, SupersetNotFoundError, SupersetUnavailableError } from '../../lib/superset/errors.ts';
-import type { BackupItem, RestoreInput, RestoreItem, RetentionOutcome } from '../../workflows/backup.ts';
+import type { BackupItem, RestoreInput, RestoreItem, RetentionOutcome } from '../../contracts/backup.ts';
 import type { ActivityDeps } from '../deps.ts';
 import { currentTaskId } from '../task-context.ts';
 import { findRestoreBlockers } from './restore-checks.ts';
@@ -131,9 +131,12 @@ export function createBackupActivities(deps: ActivityDeps & { backupStore?: Back
       const backup = await getBackup(deps.knex, input.backupId);
       if (!backup) throw ApplicationFailure.nonRetryable(`backup ${input.backupId} does not exist (any more)`, 'BackupNotFound');
       const base: RestoreItem = {
-        dashboard_id: backup.dashboard_id,
+        kind: 'dashboard',
+        id: backup.dashboard_id,
         title: backup.dashboard_title,
         status: 'failed',
+        outcome: 'failed',
+        next_actions: [],
         backup_id: backup.id,
         dashboard_uuid: backup.dashboard_uuid,
         restored_dashboard_id: null,
@@ -180,7 +183,7 @@ export function createBackupActivities(deps: ActivityDeps & { backupStore?: Back
         if (!after) return { ...base, error: `Superset accepted the import but dashboard ${uuid} is not in the environment` };
         const charts = await upstream.dashboardCharts(after.id);
         log.info(`restored '${backup.dashboard_title}' as dashboard ${after.id} with ${charts.length} chart(s)`);
-        return { ...base, status: 'restored', restored_dashboard_id: after.id, recreated: !before, charts: charts.length };
+        return { ...base, status: 'restored', outcome: 'succeeded', restored_dashboard_id: after.id, recreated: !before, charts: charts.length };
       } catch (err) {
         if (err instanceof SupersetUnavailableError) {
           log.warn(`Superset unavailable while restoring: ${err.message} (will retry)`);
@@ -199,9 +202,12 @@ export function createBackupActivities(deps: ActivityDeps & { backupStore?: Back
 
 function itemOf(row: BackupRow): BackupItem {
   return {
-    dashboard_id: row.dashboard_id,
+    kind: 'dashboard',
+    id: row.dashboard_id,
     title: row.dashboard_title,
     status: 'succeeded',
+    outcome: 'succeeded',
+    next_actions: [],
     backup_id: row.id,
     content_hash: row.content_hash.trim(),
     deduplicated: row.deduplicated,
@@ -212,9 +218,12 @@ function itemOf(row: BackupRow): BackupItem {
 
 function failed(dashboardId: number, err?: AppError): BackupItem {
   const item: BackupItem = {
-    dashboard_id: dashboardId,
+    kind: 'dashboard',
+    id: dashboardId,
     title: null,
     status: 'failed',
+    outcome: 'failed',
+    next_actions: [],
     backup_id: null,
     content_hash: null,
     deduplicated: false,

@@ -1,11 +1,11 @@
 import type { Bundle } from '../../lib/bundles/bundle.ts';
-import type { NextActionHint } from '../../workflows/backup.ts';
+import type { NextAction } from '../../contracts/outcomes.ts';
 import type { MigrationUpstream } from '../migration/upstream.ts';
 
 export interface RestoreBlocker {
   kind: 'dashboard_slug' | 'database' | 'dataset';
   detail: string;
-  next_action: NextActionHint;
+  next_action: NextAction;
 }
 
 /**

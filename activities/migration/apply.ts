@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { Bundle } from '../../lib/bundles/bundle.ts';
 import { generalise, stripKnownRejections, stripRejectedFields, type DroppedField } from '../../lib/bundles/rewrite.ts';
 import { SupersetImportError } from '../../lib/superset/errors.ts';
-import type { DashboardOutcome, ObjectPlan, RejectionRule } from '../../workflows/shared.ts';
+import type { DashboardOutcome, ObjectPlan, RejectionRule } from '../../contracts/migration.ts';
 import type { PreparedBundle } from './plan.ts';
 import type { MigrationUpstream } from './upstream.ts';
 
@@ -136,9 +136,11 @@ function subBundle(bundle: Bundle, files: string[]): Bundle {
 
 export function outcomeBase(sourceDashboardId: number, p: PreparedBundle | undefined): DashboardOutcome {
   return {
-    source_dashboard_id: sourceDashboardId,
+    kind: 'dashboard',
+    id: sourceDashboardId,
     title: p?.title ?? null,
     status: 'failed',
+    outcome: 'failed',
     target_dashboard_id: p?.targetDashboardId ?? null,
     dashboard_uuid: p?.dashboardUuid ?? null,
     objects: p?.objects ?? [],

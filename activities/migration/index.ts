@@ -1,6 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { SupersetApiError, SupersetUnavailableError } from '../../lib/superset/errors.ts';
-import type { DashboardOutcome, MigrationInput, Verification } from '../../workflows/shared.ts';
+import type { DashboardOutcome, MigrationInput, Verification } from '../../contracts/migration.ts';
 import type { ActivityDeps } from '../deps.ts';
 import { currentTaskId } from '../task-context.ts';
 import { importPrepared, outcomeBase } from './apply.ts';

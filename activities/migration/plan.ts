@@ -1,7 +1,8 @@
 import { Bundle } from '../../lib/bundles/bundle.ts';
 import { diffObjects } from '../../lib/bundles/diff.ts';
 import { chartUuidsOf, describe, remapDatabases, replaceDatasetUuid, type TargetDatabase } from '../../lib/bundles/rewrite.ts';
-import type { NextAction, ObjectPlan } from '../../workflows/shared.ts';
+import type { ObjectPlan } from '../../contracts/migration.ts';
+import type { NextAction } from '../../contracts/outcomes.ts';
 import type { MigrationUpstream } from './upstream.ts';
 
 export interface PreparedBundle {

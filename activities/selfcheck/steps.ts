@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { ApplicationFailure, Context, sleep } from '@temporalio/activity';
-import type { SelfcheckStepResult } from '../../workflows/shared.ts';
+import type { SelfcheckStepResult } from '../../contracts/selfcheck.ts';
 import type { ActivityDeps } from '../deps.ts';
 import { currentTaskId } from '../task-context.ts';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PERMISSION_NAMES } from '../auth/permissions.ts';
+import { PERMISSION_NAMES } from '../../contracts/permissions.ts';
 
 export const uuidParam = (name: string) => z.object({ [name]: z.uuid(`${name} must be a UUID`) });
 

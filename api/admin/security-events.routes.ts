@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PERMISSIONS } from '../auth/permissions.ts';
+import { PERMISSIONS } from '../../contracts/permissions.ts';
 import { SECURITY_EVENT_TYPES } from '../auth/security-events.ts';
 import type { AppContext } from '../context.ts';
 import { pageEnvelope, pagination } from '../http/schemas.ts';

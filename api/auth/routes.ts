@@ -3,7 +3,7 @@ import { findUserById, loadAccess } from '../../db/identity/repository.ts';
 import { NotFoundError } from '../../lib/errors.ts';
 import type { AppContext } from '../context.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
-import { PERMISSION_NAMES } from './permissions.ts';
+import { PERMISSION_NAMES } from '../../contracts/permissions.ts';
 import { isAdmin } from './principal.ts';
 import { loginForm, toUserView, tokenSchema, userSchema } from './schemas.ts';
 import { recordSecurityEvent } from './security-events.ts';

@@ -1,10 +1,9 @@
 import { getBackup, listBackups } from '../../db/backups/repository.ts';
 import { NotFoundError, ValidationError } from '../../lib/errors.ts';
-import type { BackupInput, RestoreInput } from '../../workflows/backup.ts';
 import { can } from '../auth/principal.ts';
 import type { AppContext } from '../context.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
-import { acceptTask } from '../tasks/routes.ts';
+import { acceptTask, taskAccess } from '../tasks/routes.ts';
 import { taskAccepted, taskList, toTaskView } from '../tasks/schemas.ts';
 import { assertEnvironmentExists } from './environment.ts';
 import {
@@ -40,7 +39,7 @@ export function backupRoutes(app: AppContext): AnyRoute[] {
         'Afterwards the retention policy prunes the backed-up dashboards: `BACKUP_RETENTION_COUNT` newest backups kept per dashboard (default 10) and, when `BACKUP_RETENTION_DAYS` is set, none older (the newest one is always kept); a blob is deleted with the last backup that used it.',
         '404 for an unknown environment; 400 for an empty or invalid `dashboard_ids`. Send `Idempotency-Key` to make retries safe.',
       ].join(' '),
-      access: { permission: 'dashboards:BACKUP' },
+      access: taskAccess('backup'),
       body: backupBody,
       responses: {
         202: { description: 'Backup task accepted', schema: taskAccepted },
@@ -49,15 +48,11 @@ export function backupRoutes(app: AppContext): AnyRoute[] {
       },
       async handler(ctx, { body, principal }) {
         await assertEnvironmentExists(app.knex, body.env_id);
-        const input: BackupInput = { envId: body.env_id, dashboardIds: body.dashboard_ids };
         await acceptTask(ctx, app, {
-          type: 'backup',
-          workflowType: 'backupWorkflow',
-          workflowInput: input,
+          kind: 'backup',
+          input: { envId: body.env_id, dashboardIds: body.dashboard_ids },
           params: body,
           owner: principal,
-          envIds: [body.env_id],
-          dashboardIds: body.dashboard_ids.map(String),
         });
       },
     }),
@@ -89,7 +84,7 @@ export function backupRoutes(app: AppContext): AnyRoute[] {
         "`target_env_id` defaults to the backup's environment and may only name it: restoring into another environment needs database mapping and collision handling, which is what `POST /api/dashboards/migrate` does (400 otherwise).",
         '404 for an unknown backup or environment.',
       ].join(' '),
-      access: { permission: 'dashboards:BACKUP' },
+      access: taskAccess('restore'),
       params: backupIdParams,
       body: restoreBody,
       responses: {
@@ -108,15 +103,11 @@ export function backupRoutes(app: AppContext): AnyRoute[] {
             [{ field: 'body.target_env_id', message: `must be the backup's environment ${backup.env_id}` }],
           );
         }
-        const input: RestoreInput = { backupId: backup.id, envId };
         await acceptTask(ctx, app, {
-          type: 'restore',
-          workflowType: 'restoreWorkflow',
-          workflowInput: input,
+          kind: 'restore',
+          input: { backupId: backup.id, envId, dashboardId: backup.dashboard_id },
           params: { backup_id: backup.id, target_env_id: envId },
           owner: principal,
-          envIds: [envId],
-          dashboardIds: [String(backup.dashboard_id)],
         });
       },
     }),

@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import { ValidationError } from '../../lib/errors.ts';
 import { assertEnvironmentExists } from '../backups/environment.ts';
-import type { MigrationInput } from '../../workflows/shared.ts';
 import type { AppContext } from '../context.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
-import { acceptTask } from '../tasks/routes.ts';
+import { acceptTask, taskAccess } from '../tasks/routes.ts';
 import { taskAccepted } from '../tasks/schemas.ts';
 
 const id = z.number().int().positive();
@@ -43,7 +42,7 @@ export function migrationRoutes(app: AppContext): AnyRoute[] {
         'Each dashboard succeeds or fails on its own. Re-running converges without duplicates. `dry_run: true` imports nothing and reports per object create / update / unchanged / reuse with field differences.',
         'Cancelling finishes the dashboard in flight and leaves the rest untouched.',
       ].join(' '),
-      access: { permission: 'dashboards:MIGRATE' },
+      access: taskAccess('migration'),
       body: migrateBody,
       responses: {
         202: { description: 'Migration task accepted', schema: taskAccepted },
@@ -55,22 +54,18 @@ export function migrationRoutes(app: AppContext): AnyRoute[] {
         }
         await assertEnvironmentExists(app.knex, body.source_env_id, 'Source environment');
         await assertEnvironmentExists(app.knex, body.target_env_id, 'Target environment');
-        const input: MigrationInput = {
-          sourceEnvId: body.source_env_id,
-          targetEnvId: body.target_env_id,
-          dashboardIds: body.dashboard_ids,
-          dbMappings: body.db_mappings,
-          overwrite: body.overwrite,
-          dryRun: body.dry_run,
-        };
         await acceptTask(ctx, app, {
-          type: 'migration',
-          workflowType: 'migrationWorkflow',
-          workflowInput: input,
+          kind: 'migration',
+          input: {
+            sourceEnvId: body.source_env_id,
+            targetEnvId: body.target_env_id,
+            dashboardIds: body.dashboard_ids,
+            dbMappings: body.db_mappings,
+            overwrite: body.overwrite,
+            dryRun: body.dry_run,
+          },
           params: body,
           owner: principal,
-          envIds: [body.source_env_id, body.target_env_id],
-          dashboardIds: body.dashboard_ids.map(String),
         });
       },
     }),

@@ -1,37 +1,38 @@
-import type { TaskModel } from '../../db/tasks/task.model.ts';
+import { isItemsResult, type ItemOutcome, type OutcomeClass } from '../../contracts/outcomes.ts';
+import { retryRequestFor } from '../../contracts/task-kinds.ts';
+import type { TaskRecord } from '../../db/tasks/store.ts';
 import { toUtcIso, toEpochMs } from './timestamps.ts';
 
 /**
- * A report summarises one task for a person: what was asked, what came of it per dashboard, what
+ * A report summarises one task for a person: what was asked, what came of it item by item, what
  * failed where with the upstream's own words, and what to do next (with the exact request).
- *
- * It reads a generic result shape so every task kind gets a useful report: `result.dashboards[]`
- * entries with a `status` and optionally `error`, `upstream_error`, `next_actions`, `warnings`
- * (the backup, restore and migration tasks write that), plus `result.next_actions[]`; a task
- * that failed as a whole is described from its `error`.
+ * It reads only the shared outcome shape (contracts/outcomes.ts: `result.items[]` and
+ * `result.next_actions[]`), so every task kind gets the same report; a task that failed as a
+ * whole is described from its `error`.
  */
 
 export interface NextAction {
   action: string;
   description: string;
-  dashboard_id?: number | string | null;
+  item_id?: number | string | null;
   request?: { method: string; path: string; body: unknown } | null;
 }
 
 export interface Diagnostic {
   severity: 'error' | 'warning' | 'info';
   /** Where it happened: the dashboard, and the step or object when known. */
-  where: { dashboard_id?: number | string | null; title?: string | null; step?: string; object?: string; task?: string };
+  where: { item_id?: number | string | null; kind?: string; title?: string | null; step?: string; object?: string; task?: string };
   message: string;
   /** The upstream's (Superset's) own answer, as it gave it. */
   upstream_error?: unknown;
 }
 
-export interface DashboardLine {
-  dashboard_id: number | string | null;
+export interface ItemLine {
+  kind: string;
+  id: number | string | null;
   title: string | null;
   status: string;
-  outcome: 'succeeded' | 'failed' | 'skipped' | 'planned';
+  outcome: OutcomeClass;
   error: string | null;
   detail: Record<string, unknown>;
 }
@@ -55,52 +56,23 @@ export interface LogLine {
   message: string;
 }
 
-const FAILED = new Set(['failed', 'error', 'imported_with_errors', 'blocked', 'cancelled']);
-const SKIPPED = new Set(['skipped', 'not_started', 'unchanged']);
-const PLANNED = new Set(['planned', 'dry_run']);
-
 type Entry = Record<string, unknown>;
 const isObj = (v: unknown): v is Entry => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | null => (typeof v === 'string' && v ? v : null);
 
-function idOf(e: Entry): number | string | null {
-  for (const k of ['dashboard_id', 'source_dashboard_id', 'id']) {
-    const v = e[k];
-    if (typeof v === 'number' || (typeof v === 'string' && v)) return v;
-  }
-  return null;
-}
-
-function outcomeOf(e: Entry): DashboardLine['outcome'] {
-  const status = String(e.status ?? '').toLowerCase();
-  if (FAILED.has(status)) return 'failed';
-  if (SKIPPED.has(status)) return 'skipped';
-  if (PLANNED.has(status)) return 'planned';
-  if (e.error && !status) return 'failed';
-  return 'succeeded';
-}
-
-export function dashboardLines(task: Pick<TaskModel, 'result'>): DashboardLine[] {
-  const result = isObj(task.result) ? task.result : {};
-  const entries = Array.isArray(result.dashboards) ? result.dashboards.filter(isObj) : [];
-  return entries.map((e) => {
-    const { status, error, title, dashboard_title, ...rest } = e;
-    return {
-      dashboard_id: idOf(e),
-      title: str(title) ?? str(dashboard_title),
-      status: String(status ?? 'unknown'),
-      outcome: outcomeOf(e),
-      error: str(error) ?? (isObj(error) ? (str(error.message) ?? JSON.stringify(error)) : null),
-      detail: rest,
-    };
+export function itemLines(task: Pick<TaskRecord, 'result'>): ItemLine[] {
+  if (!isItemsResult(task.result)) return [];
+  return (task.result.items as ItemOutcome[]).filter(isObj).map((e) => {
+    const { kind, id, title, status, outcome, error, ...rest } = e;
+    return { kind, id, title: str(title), status: String(status), outcome, error: str(error), detail: rest as Entry };
   });
 }
 
 export function summarise(
-  task: Pick<TaskModel, 'status' | 'type' | 'result' | 'error' | 'params' | 'dashboard_ids' | 'progress'>,
+  task: Pick<TaskRecord, 'status' | 'type' | 'result' | 'error' | 'params' | 'dashboard_ids' | 'progress'>,
 ): ReportSummary {
-  const lines = dashboardLines(task);
-  const count = (o: DashboardLine['outcome']) => lines.filter((l) => l.outcome === o).length;
+  const lines = itemLines(task);
+  const count = (o: ItemLine['outcome']) => lines.filter((l) => l.outcome === o).length;
   const requested = Math.max(lines.length, task.dashboard_ids.length, task.progress?.total ?? 0);
   const s = {
     total: requested,
@@ -110,22 +82,20 @@ export function summarise(
     planned: count('planned'),
     not_started: lines.length ? Math.max(0, requested - lines.length) : 0,
   };
-  return { headline: headline(task, s, lines.length > 0), ...s };
+  return { headline: headline(task, s, lines.length > 0, lines[0]?.kind ?? 'item'), ...s };
 }
 
-function headline(task: Pick<TaskModel, 'status' | 'type' | 'error'>, s: Omit<ReportSummary, 'headline'>, perDashboard: boolean): string {
+function headline(task: Pick<TaskRecord, 'status' | 'type' | 'error'>, s: Omit<ReportSummary, 'headline'>, perItem: boolean, noun: string): string {
   const what = task.type.replace(/_/g, ' ');
   if (task.status === 'PENDING') return `${what} task waiting to start`;
   if (task.status === 'RUNNING' || task.status === 'AWAITING_APPROVAL')
     return `${what} task ${task.status === 'RUNNING' ? 'running' : 'awaiting approval'}`;
-  if (!perDashboard) {
+  if (!perItem) {
     if (task.status === 'SUCCEEDED') return `${what} task succeeded`;
     if (task.status === 'CANCELLED') return `${what} task cancelled`;
     return `${what} task failed: ${task.error?.message ?? 'no reason recorded'}`;
   }
-  const parts = [
-    `${s.succeeded} of ${s.total} dashboard(s) ${task.type === 'backup' ? 'backed up' : task.type === 'restore' ? 'restored' : 'succeeded'}`,
-  ];
+  const parts = [`${s.succeeded} of ${s.total} ${noun}(s) ${task.type === 'backup' ? 'backed up' : task.type === 'restore' ? 'restored' : 'succeeded'}`];
   if (s.failed) parts.push(`${s.failed} failed`);
   if (s.skipped) parts.push(`${s.skipped} skipped`);
   if (s.planned) parts.push(`${s.planned} planned (dry run)`);
@@ -134,11 +104,11 @@ function headline(task: Pick<TaskModel, 'status' | 'type' | 'error'>, s: Omit<Re
   return parts.join(', ');
 }
 
-function diagnostics(task: TaskModel, lines: DashboardLine[]): Diagnostic[] {
+function diagnostics(task: TaskRecord, lines: ItemLine[]): Diagnostic[] {
   const out: Diagnostic[] = [];
   for (const l of lines) {
     const d = l.detail;
-    const where = { dashboard_id: l.dashboard_id, title: l.title };
+    const where = { item_id: l.id, kind: l.kind, title: l.title };
     if (l.outcome === 'failed') {
       out.push({
         severity: 'error',
@@ -193,47 +163,19 @@ function diagnostics(task: TaskModel, lines: DashboardLine[]): Diagnostic[] {
   return out;
 }
 
-/** The request that runs the same kind of task again for `dashboardIds` (or as a whole), when one exists. */
-function retryRequest(task: TaskModel, dashboardIds: Array<number | string> | null): NextAction['request'] {
-  const p = isObj(task.params) ? task.params : {};
-  const ids = dashboardIds?.map((id) => (typeof id === 'string' && /^\d+$/.test(id) ? Number(id) : id));
-  switch (task.type) {
-    case 'backup':
-      return { method: 'POST', path: '/api/dashboards/backup', body: { env_id: p.env_id, dashboard_ids: ids ?? p.dashboard_ids } };
-    case 'migration': {
-      const { dashboard_ids, ...rest } = p;
-      return { method: 'POST', path: '/api/dashboards/migrate', body: { ...rest, dashboard_ids: ids ?? dashboard_ids } };
-    }
-    case 'restore':
-      return {
-        method: 'POST',
-        path: `/api/dashboards/backups/${String(p.backup_id)}/restore`,
-        body: p.target_env_id ? { target_env_id: p.target_env_id } : {},
-      };
-    case 'llm_docs':
-      return { method: 'POST', path: '/api/datasets/generate-docs', body: p };
-    case 'map_columns':
-      return { method: 'POST', path: '/api/datasets/map-columns', body: p };
-    case 'selfcheck':
-      return { method: 'POST', path: '/api/tasks/selfcheck', body: p };
-    default:
-      return null;
-  }
-}
-
-function nextActions(task: TaskModel, lines: DashboardLine[]): NextAction[] {
+function nextActions(task: TaskRecord, lines: ItemLine[]): NextAction[] {
   const out: NextAction[] = [];
   const seen = new Set<string>();
   const add = (a: NextAction) => {
-    const key = `${a.action}|${a.dashboard_id ?? ''}|${JSON.stringify(a.request ?? null)}`;
+    const key = `${a.action}|${a.item_id ?? ''}|${JSON.stringify(a.request ?? null)}`;
     if (!seen.has(key)) {
       seen.add(key);
       out.push(a);
     }
   };
-  const asAction = (v: unknown, dashboardId?: number | string | null): NextAction | undefined => {
+  const asAction = (v: unknown, itemId?: number | string | null): NextAction | undefined => {
     if (typeof v === 'string')
-      return { action: 'advice', description: v, ...(dashboardId !== undefined ? { dashboard_id: dashboardId } : {}) };
+      return { action: 'advice', description: v, ...(itemId !== undefined ? { item_id: itemId } : {}) };
     if (!isObj(v)) return undefined;
     const request = isObj(v.request)
       ? { method: String(v.request.method ?? 'GET'), path: String(v.request.path ?? ''), body: v.request.body ?? null }
@@ -241,26 +183,23 @@ function nextActions(task: TaskModel, lines: DashboardLine[]): NextAction[] {
     return {
       action: String(v.action ?? 'advice'),
       description: String(v.description ?? ''),
-      ...(dashboardId !== undefined ? { dashboard_id: dashboardId } : {}),
+      ...(itemId !== undefined ? { item_id: itemId } : {}),
       ...(request ? { request } : {}),
     };
   };
 
   const result = isObj(task.result) ? task.result : {};
-  const failed = lines.filter((l) => l.outcome === 'failed' && l.dashboard_id !== null);
+  const failed = lines.filter((l) => l.outcome === 'failed' && l.id !== null);
   const taskLevel = Array.isArray(result.next_actions)
     ? result.next_actions.map((a) => asAction(a)).filter((a): a is NextAction => !!a)
     : [];
   // One call for every failed dashboard, unless the task already proposed one.
   if (failed.length && !taskLevel.some((a) => a.action === 'retry_failed')) {
-    const request = retryRequest(
-      task,
-      failed.map((l) => l.dashboard_id!),
-    );
+    const request = retryRequestFor(task.type, task.params, failed.map((l) => l.id!));
     if (request) {
       add({
         action: 'retry_failed',
-        description: `Retry the ${failed.length} failed dashboard(s) with one call, once their causes (below) are fixed`,
+        description: `Retry the ${failed.length} failed ${failed[0]!.kind}(s) with one call, once their causes (below) are fixed`,
         request,
       });
     }
@@ -269,12 +208,12 @@ function nextActions(task: TaskModel, lines: DashboardLine[]): NextAction[] {
   for (const l of lines) {
     const list = Array.isArray(l.detail.next_actions) ? l.detail.next_actions : [];
     for (const v of list) {
-      const a = asAction(v, l.dashboard_id);
+      const a = asAction(v, l.id);
       if (a) add(a);
     }
   }
   if (task.status === 'FAILED' && !lines.length) {
-    const request = retryRequest(task, null);
+    const request = retryRequestFor(task.type, task.params, null);
     if (request) add({ action: 'retry', description: 'Run the same task again once the cause is fixed', request });
   }
   if (task.status === 'PENDING' || task.status === 'RUNNING') {
@@ -299,13 +238,13 @@ function nextActions(task: TaskModel, lines: DashboardLine[]): NextAction[] {
   return out;
 }
 
-export function durationMs(task: Pick<TaskModel, 'started_at' | 'finished_at'>): number | null {
+export function durationMs(task: Pick<TaskRecord, 'started_at' | 'finished_at'>): number | null {
   const a = toEpochMs(task.started_at);
   const b = toEpochMs(task.finished_at);
   return a !== null && b !== null ? b - a : null;
 }
 
-export function reportListItem(task: TaskModel) {
+export function reportListItem(task: TaskRecord) {
   const summary = summarise(task);
   return {
     report_id: task.id,
@@ -324,16 +263,17 @@ export function reportListItem(task: TaskModel) {
   };
 }
 
-export function buildReport(task: TaskModel, logs: LogLine[], temporalUiUrl?: string) {
-  const lines = dashboardLines(task);
+export function buildReport(task: TaskRecord, logs: LogLine[], temporalUiUrl?: string) {
+  const lines = itemLines(task);
   const result = isObj(task.result) ? task.result : {};
-  const { dashboards: _d, next_actions: _n, ...resultRest } = result;
+  const { items: _i, next_actions: _n, ...resultRest } = result;
   return {
     ...reportListItem(task),
     params: task.params,
     progress: task.progress,
-    dashboards: lines.map((l) => ({
-      dashboard_id: l.dashboard_id,
+    items: lines.map((l) => ({
+      kind: l.kind,
+      id: l.id,
       title: l.title,
       status: l.status,
       outcome: l.outcome,

@@ -1,6 +1,3 @@
-import { TaskModel } from '../../db/tasks/task.model.ts';
-import { NotFoundError } from '../../lib/errors.ts';
-import { can } from '../auth/principal.ts';
 import type { AppContext } from '../context.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
 import { buildReport, reportListItem, type LogLine } from './report.ts';
@@ -29,22 +26,10 @@ export function reportRoutes(app: AppContext): AnyRoute[] {
         400: { description: 'Invalid pagination, task type or status' },
       },
       async handler(_ctx, { query, principal }) {
-        const q = TaskModel.query(app.knex);
-        if (!can(principal, 'tasks:READ')) {
-          // An API key has no user: it sees no one's tasks (knex would turn `= null` into IS NULL).
-          if (principal.userId) q.where('owner_id', principal.userId);
-          else q.whereRaw('false');
-        }
-        if (query.task_type) q.where('type', query.task_type);
-        if (query.status) q.where('status', query.status);
-        // The explicit sort key; `collate "C"` makes the tie-breaker byte order on every server.
-        const { results, total } = await q.orderByRaw('created_at desc, id collate "C" desc').page(query.page - 1, query.page_size);
+        const page = await app.tasks.list({ type: query.task_type, status: query.status }, query.page, query.page_size, principal);
         return {
-          items: results.map(reportListItem),
-          total,
-          page: query.page,
-          page_size: query.page_size,
-          has_next: query.page * query.page_size < total,
+          ...page,
+          items: page.items.map(reportListItem),
           applied_filters: { task_type: query.task_type ?? null, status: query.status ?? null },
         };
       },
@@ -63,23 +48,9 @@ export function reportRoutes(app: AppContext): AnyRoute[] {
       params: reportIdParams,
       responses: { 200: { description: 'The report', schema: reportView }, 404: { description: 'Unknown report' } },
       async handler(_ctx, { params, principal }) {
-        const task = await TaskModel.query(app.knex).findById(params.report_id);
         // Hidden reports answer 404 like absent ones, so ids of others' tasks cannot be probed.
-        if (!task || (!can(principal, 'tasks:READ') && !(principal.userId && task.owner_id === principal.userId))) {
-          throw new NotFoundError('Report', params.report_id);
-        }
-        const logs: LogLine[] = (
-          await app
-            .knex('task_logs')
-            .where({ task_id: task.id })
-            .whereIn('level', ['WARN', 'ERROR'])
-            .orderBy([
-              { column: 'ts', order: 'desc' },
-              { column: 'id', order: 'desc' },
-            ])
-            .limit(LOG_EXCERPT)
-            .select('ts', 'level', 'source', 'activity_type', 'attempt', 'message')
-        ).reverse();
+        const task = await app.tasks.getVisible(params.report_id, principal, 'Report');
+        const logs: LogLine[] = await app.taskLogs.lastProblems(task.id, LOG_EXCERPT);
         return { report: buildReport(task, logs, app.tasks.temporalUiUrl(task.id)) };
       },
     }),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TASK_STATUSES, TASK_TYPES } from '../../db/tasks/task.model.ts';
+import { TASK_STATUSES, TASK_TYPES } from '../../contracts/tasks.ts';
 import { pagination } from '../http/schemas.ts';
 
 export const reportListQuery = z.object({
@@ -54,26 +54,27 @@ export const reportView = z.object({
   report: reportListItemView.extend({
     params: z.record(z.string(), z.unknown()),
     progress: z.object({ done: z.number(), total: z.number(), message: z.string().optional() }).nullable(),
-    dashboards: z
+    items: z
       .array(
         z
           .object({
-            dashboard_id: z.union([z.number(), z.string()]).nullable(),
+            kind: z.string().describe('dashboard, dataset, repository, ...'),
+            id: z.union([z.number(), z.string()]).nullable(),
             title: z.string().nullable(),
-            status: z.string().describe("the task's own status word for this dashboard"),
+            status: z.string().describe("the task's own status word for this item"),
             outcome: z.enum(['succeeded', 'failed', 'skipped', 'planned']),
             error: z.string().nullable(),
           })
           .catchall(z.unknown()),
       )
-      .describe('one entry per dashboard, with everything the task recorded for it'),
+      .describe('one entry per item (dashboard, dataset, ...), with everything the task recorded for it'),
     result: z.record(z.string(), z.unknown()).nullable().describe("the rest of the task's result (totals, retention ...)"),
     error: z.object({ message: z.string(), type: z.string().optional(), details: z.unknown().optional() }).nullable(),
     diagnostics: z
       .array(
         z.object({
           severity: z.enum(['error', 'warning', 'info']),
-          where: z.record(z.string(), z.unknown()).describe('dashboard, step or object'),
+          where: z.record(z.string(), z.unknown()).describe('item, step or object'),
           message: z.string(),
           upstream_error: z.unknown().optional().describe("Superset's own answer"),
         }),
@@ -84,7 +85,7 @@ export const reportView = z.object({
         z.object({
           action: z.string(),
           description: z.string(),
-          dashboard_id: z.union([z.number(), z.string()]).nullable().optional(),
+          item_id: z.union([z.number(), z.string()]).nullable().optional(),
           request: request.nullable().optional().describe('the exact call to make'),
         }),
       )

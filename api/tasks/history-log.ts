@@ -130,23 +130,47 @@ export function historyToEntries(events: HistoryEvent[]): LogEntry[] {
   return out;
 }
 
-/** History of closed workflows never changes: keep a bounded cache of their log lines. */
+const CLOSED_EVENTS = [
+  T.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED,
+  T.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED,
+  T.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED,
+  T.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED,
+  T.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT,
+];
+
+/**
+ * Bounded work per task, however many readers follow it: a closed workflow's history never
+ * changes (kept in a bounded cache); an open one is fetched at most once per `openTtlMs`, and
+ * concurrent readers share that fetch.
+ */
 export class HistoryLogReader {
   private readonly closed = new Map<string, LogEntry[]>();
+  private readonly open = new Map<string, { at: number; read: Promise<LogEntry[] | undefined> }>();
   private readonly client: Client;
+  private readonly openTtlMs: number;
 
-  constructor(client: Client) {
+  constructor(client: Client, opts: { openTtlMs?: number } = {}) {
     this.client = client;
+    this.openTtlMs = opts.openTtlMs ?? 1000;
   }
 
   /** undefined when the workflow does not exist (not started yet). */
   async read(workflowId: string): Promise<LogEntry[] | undefined> {
     const cached = this.closed.get(workflowId);
     if (cached) return cached;
-    const handle = this.client.workflow.getHandle(workflowId);
+    const recent = this.open.get(workflowId);
+    if (recent && Date.now() - recent.at < this.openTtlMs) return recent.read;
+    const read = this.fetch(workflowId);
+    if (this.open.size >= 1000) this.open.delete(this.open.keys().next().value!);
+    this.open.set(workflowId, { at: Date.now(), read });
+    read.catch(() => this.open.delete(workflowId));
+    return read;
+  }
+
+  private async fetch(workflowId: string): Promise<LogEntry[] | undefined> {
     let history;
     try {
-      history = await handle.fetchHistory();
+      history = await this.client.workflow.getHandle(workflowId).fetchHistory();
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) return undefined;
       throw err;
@@ -154,16 +178,10 @@ export class HistoryLogReader {
     const events = history.events ?? [];
     const entries = historyToEntries(events);
     const last = events.at(-1)?.eventType;
-    const closedTypes = [
-      T.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED,
-      T.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED,
-      T.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED,
-      T.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED,
-      T.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT,
-    ];
-    if (last !== undefined && last !== null && closedTypes.includes(last)) {
+    if (last !== undefined && last !== null && CLOSED_EVENTS.includes(last)) {
       if (this.closed.size >= 500) this.closed.delete(this.closed.keys().next().value!);
       this.closed.set(workflowId, entries);
+      this.open.delete(workflowId);
     }
     return entries;
   }

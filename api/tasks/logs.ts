@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { LogRow, TaskStore } from '../../db/tasks/store.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { HistoryLogReader } from './history-log.ts';
 import { compareKeys, encodeCursor, type LogEntry, type LogKey, type LogLevel, type LogSource } from './log-entry.ts';
@@ -11,97 +11,118 @@ export interface LogQuery {
   after?: LogKey;
 }
 
-interface DbLogRow {
-  id: string;
-  ts: Date;
-  level: LogLevel;
-  source: LogSource;
-  activity_type: string | null;
-  attempt: number | null;
-  message: string;
-  attrs: Record<string, unknown> | null;
-}
+type HistoryState = 'ok' | 'not_started' | 'unavailable';
 
-/** One time-ordered view of a task's own log lines and its Temporal history. */
+/**
+ * One time-ordered view of a task's own log lines (the task store) and its Temporal history.
+ * Reads are incremental: stored lines are read from the cursor on, at most one page; the
+ * history comes from a reader that caches closed workflows and coalesces reads of open ones.
+ */
 export class TaskLogService {
-  private readonly knex: Knex;
+  private readonly store: TaskStore;
   private readonly history: HistoryLogReader;
   private readonly logger: Logger;
 
-  constructor(deps: { knex: Knex; history: HistoryLogReader; logger: Logger }) {
-    this.knex = deps.knex;
+  constructor(deps: { store: TaskStore; history: HistoryLogReader; logger: Logger }) {
+    this.store = deps.store;
     this.history = deps.history;
     this.logger = deps.logger;
   }
 
-  private async all(taskId: string): Promise<{ entries: LogEntry[]; history: 'ok' | 'not_started' | 'unavailable' }> {
-    const rows: DbLogRow[] = await this.knex('task_logs')
-      .where({ task_id: taskId })
-      .orderBy([{ column: 'ts' }, { column: 'id' }]);
-    const own: LogEntry[] = rows.map((r) => ({
-      key: { ts: r.ts.getTime(), rank: 1, seq: Number(r.id) },
-      ts: r.ts.toISOString(),
-      level: r.level,
-      source: r.source,
-      message: r.message,
-      ...(r.activity_type ? { activity_type: r.activity_type } : {}),
-      ...(r.attempt ? { attempt: r.attempt } : {}),
-      ...(r.attrs ? { attrs: r.attrs } : {}),
-    }));
-    let hist: LogEntry[] = [];
-    let history: 'ok' | 'not_started' | 'unavailable' = 'ok';
+  private async historyOf(taskId: string): Promise<{ entries: LogEntry[]; history: HistoryState }> {
     try {
       const h = await this.history.read(taskId);
-      if (h) hist = h;
-      else history = 'not_started';
+      return h ? { entries: h, history: 'ok' } : { entries: [], history: 'not_started' };
     } catch (err) {
-      history = 'unavailable';
       this.logger.warn({ err, taskId }, 'task history unavailable; serving stored log lines only');
+      return { entries: [], history: 'unavailable' };
     }
-    return { entries: [...hist, ...own].sort((a, b) => compareKeys(a.key, b.key)), history };
   }
 
   async read(taskId: string, q: LogQuery) {
-    const { entries, history } = await this.all(taskId);
     const text = q.text?.toLowerCase();
-    const matching = entries.filter(
+    const [rows, hist] = await Promise.all([
+      this.store.readLogs(taskId, {
+        // A history event's key sorts before stored lines of the same millisecond (rank 0 < 1).
+        after: q.after ? { ts: q.after.ts, id: q.after.rank === 1 ? q.after.seq : 0 } : undefined,
+        limit: q.limit + 1,
+        filter: { levels: q.levels, sources: q.sources, text: q.text },
+      }),
+      this.historyOf(taskId),
+    ]);
+    const fromHistory = hist.entries.filter(
       (e) =>
         (!q.after || compareKeys(e.key, q.after) > 0) &&
         (!q.levels || q.levels.includes(e.level)) &&
         (!q.sources || q.sources.includes(e.source)) &&
         (!text || e.message.toLowerCase().includes(text)),
     );
-    const page = matching.slice(0, q.limit);
+    // Both lists are sorted by key: the first `limit` of their merge is the page.
+    const merged = [...fromHistory.slice(0, q.limit + 1), ...rows.map(entryOf)].sort((a, b) => compareKeys(a.key, b.key));
+    const page = merged.slice(0, q.limit);
     const last = page.at(-1);
     return {
       items: page.map(({ key, ...rest }) => ({ id: encodeCursor(key), ...rest })),
       next_cursor: last ? encodeCursor(last.key) : q.after ? encodeCursor(q.after) : null,
-      has_more: matching.length > page.length,
-      history,
+      has_more: merged.length > page.length,
+      history: hist.history,
     };
   }
 
+  /** The last warnings and errors the task logged, oldest first. */
+  lastProblems(taskId: string, limit: number): Promise<LogRow[]> {
+    return this.store.tailLogs(taskId, limit, { levels: ['WARN', 'ERROR'] });
+  }
+
   async stats(taskId: string, task: { started_at: Date | null; finished_at: Date | null; created_at: Date }) {
-    const { entries, history } = await this.all(taskId);
+    const [groups, hist] = await Promise.all([this.store.logStats(taskId), this.historyOf(taskId)]);
     const by_level: Record<string, number> = { DEBUG: 0, INFO: 0, WARN: 0, ERROR: 0 };
     const by_source: Record<string, number> = { api: 0, workflow: 0, activity: 0, temporal: 0 };
-    for (const e of entries) {
+    let first: number | null = null;
+    let lastTs: number | null = null;
+    const seen = (ts: number) => {
+      first = first === null ? ts : Math.min(first, ts);
+      lastTs = lastTs === null ? ts : Math.max(lastTs, ts);
+    };
+    let total = 0;
+    for (const g of groups) {
+      by_level[g.level] = (by_level[g.level] ?? 0) + g.n;
+      by_source[g.source] = (by_source[g.source] ?? 0) + g.n;
+      total += g.n;
+      seen(new Date(g.first).getTime());
+      seen(new Date(g.last).getTime());
+    }
+    for (const e of hist.entries) {
       by_level[e.level] = (by_level[e.level] ?? 0) + 1;
       by_source[e.source] = (by_source[e.source] ?? 0) + 1;
+      total++;
+      seen(e.key.ts);
     }
-    const first = entries[0]?.ts ?? null;
-    const lastTs = entries.at(-1)?.ts ?? null;
     const start = task.started_at ?? task.created_at;
     const end = task.finished_at;
+    const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
     return {
-      total: entries.length,
+      total,
       by_level,
       by_source,
-      first_at: first,
-      last_at: lastTs,
+      first_at: iso(first),
+      last_at: iso(lastTs),
       duration_ms: end ? end.getTime() - start.getTime() : null,
-      log_span_ms: first && lastTs ? Date.parse(lastTs) - Date.parse(first) : 0,
-      history,
+      log_span_ms: first !== null && lastTs !== null ? lastTs - first : 0,
+      history: hist.history,
     };
   }
+}
+
+function entryOf(r: LogRow): LogEntry {
+  return {
+    key: { ts: r.ts.getTime(), rank: 1, seq: r.id },
+    ts: r.ts.toISOString(),
+    level: r.level,
+    source: r.source,
+    message: r.message,
+    ...(r.activity_type ? { activity_type: r.activity_type } : {}),
+    ...(r.attempt ? { attempt: r.attempt } : {}),
+    ...(r.attrs ? { attrs: r.attrs } : {}),
+  };
 }

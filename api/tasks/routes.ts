@@ -1,11 +1,12 @@
 import { PassThrough } from 'node:stream';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Context } from 'koa';
-import { TERMINAL_STATUSES } from '../../db/tasks/task.model.ts';
+import { TERMINAL_STATUSES } from '../../contracts/tasks.ts';
 import { ValidationError } from '../../lib/errors.ts';
 import type { AppContext } from '../context.ts';
 import type { CreateTaskRequest } from './service.ts';
-import { defineRoute, type AnyRoute } from '../http/routes.ts';
+import { TASK_KINDS, type TaskKindName } from '../../contracts/task-kinds.ts';
+import { defineRoute, type Access, type AnyRoute } from '../http/routes.ts';
 import { decodeCursor, type LogLevel, type LogSource } from './log-entry.ts';
 import {
   logPage,
@@ -22,6 +23,12 @@ import {
 
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,200}$/;
 
+/** A task-creating route's access rule, from the task-kind registry (one place says who may start what). */
+export function taskAccess(kind: TaskKindName): Access {
+  const needed = TASK_KINDS[kind].permission;
+  return needed === 'admin' ? 'admin' : { permission: needed };
+}
+
 /** The optional Idempotency-Key header makes a create safe to retry: the same key returns the same task. */
 export function idempotencyKey(ctx: Context): string | undefined {
   const key = ctx.get('idempotency-key');
@@ -37,7 +44,11 @@ export function idempotencyKey(ctx: Context): string | undefined {
  * Creates a task for a request and answers as every task-creating endpoint does: 202 with
  * `{ task_id, status }` and a Location header, or 200 when the Idempotency-Key names an existing task.
  */
-export async function acceptTask(ctx: Context, app: AppContext, request: Omit<CreateTaskRequest, 'idempotencyKey'>): Promise<void> {
+export async function acceptTask<K extends TaskKindName>(
+  ctx: Context,
+  app: AppContext,
+  request: Omit<CreateTaskRequest<K>, 'idempotencyKey'>,
+): Promise<void> {
   const { task, created } = await app.tasks.create({ ...request, idempotencyKey: idempotencyKey(ctx) });
   ctx.status = created ? 202 : 200;
   ctx.set('Location', `/api/tasks/${task.id}`);
@@ -81,14 +92,13 @@ export function taskRoutes(app: AppContext): AnyRoute[] {
       summary: 'Start a selfcheck task (deployment smoke test)',
       description:
         'Checks the database, Temporal and a polling worker step by step. `sleep_seconds` and `fail` exist for drills: retries, non-retryable failure, cancellation, a killed worker. Send `Idempotency-Key` to make retries safe.',
-      access: 'admin',
+      access: taskAccess('selfcheck'),
       body: selfcheckBody,
       responses: { 202: { description: 'Task accepted', schema: taskAccepted } },
       async handler(ctx, { body, principal }) {
         await acceptTask(ctx, app, {
-          type: 'selfcheck',
-          workflowType: 'selfcheckWorkflow',
-          workflowInput: { sleepSeconds: body.sleep_seconds, fail: body.fail, failAttempts: body.fail_attempts },
+          kind: 'selfcheck',
+          input: { sleepSeconds: body.sleep_seconds, fail: body.fail, failAttempts: body.fail_attempts },
           params: body,
           owner: principal,
         });

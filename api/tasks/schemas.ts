@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { TASK_STATUSES, TASK_TYPES, type TaskModel } from '../../db/tasks/task.model.ts';
+import { TASK_STATUSES, TASK_TYPES } from '../../contracts/tasks.ts';
+import type { TaskRecord } from '../../db/tasks/store.ts';
 import { csv, pageEnvelope, pagination } from '../http/schemas.ts';
 import { LOG_LEVELS, LOG_SOURCES, decodeCursor } from './log-entry.ts';
 
@@ -26,7 +27,7 @@ export const taskView = z.object({
 });
 export type TaskView = z.infer<typeof taskView>;
 
-export function toTaskView(t: TaskModel, uiUrl?: string): TaskView {
+export function toTaskView(t: TaskRecord, uiUrl?: string): TaskView {
   const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
   return {
     id: t.id,

@@ -1,35 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { Knex } from 'knex';
-import { TaskModel, TERMINAL_STATUSES, type TaskType } from '../../db/tasks/task.model.ts';
+import { SA_DASHBOARD_IDS, SA_ENV_IDS, SA_TASK_OWNER, SA_TASK_TYPE } from '../../contracts/search-attributes.ts';
+import { TASK_KINDS, type TaskInputOf, type TaskKind, type TaskKindName } from '../../contracts/task-kinds.ts';
+import { TERMINAL_STATUSES } from '../../contracts/tasks.ts';
+import type { EnvironmentStore } from '../../db/environments/store.ts';
+import type { TaskFilter, TaskRecord, TaskStore } from '../../db/tasks/store.ts';
 import type { Config } from '../../lib/config.ts';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { redact } from '../../lib/redact.ts';
-import { SA_DASHBOARD_IDS, SA_ENV_IDS, SA_TASK_OWNER, SA_TASK_TYPE } from '../../workflows/shared.ts';
-import { can, type Principal } from '../auth/principal.ts';
+import { can, isAdmin, type Principal } from '../auth/principal.ts';
 
-export interface CreateTaskRequest {
-  type: TaskType;
-  /** Exported workflow function name. */
-  workflowType: string;
-  /** The workflow's single argument; must not carry secrets (activities resolve them by reference). */
-  workflowInput: unknown;
-  /** What the caller asked for, as shown in the task (secrets are redacted before storing). */
+export interface CreateTaskRequest<K extends TaskKindName> {
+  kind: K;
+  /** The workflow's single argument; never carries secrets (activities read them by id). */
+  input: TaskInputOf<K>;
+  /** What the caller asked for, as shown in the task (redacted again before storing). */
   params: Record<string, unknown>;
   owner: Principal | null;
-  envIds?: string[];
-  dashboardIds?: string[];
   idempotencyKey?: string;
-}
-
-export interface TaskListFilter {
-  type?: string;
-  status?: string;
-  owner?: string;
-  envId?: string;
-  dashboardId?: string;
-  types?: readonly string[];
 }
 
 const START_CONCURRENCY = 8;
@@ -40,65 +29,51 @@ const START_CONCURRENCY = 8;
  * fails leaves the row PENDING for the reconciler, which repeats the same idempotent start.
  */
 export class TaskService {
-  private readonly knex: Knex;
+  private readonly store: TaskStore;
+  private readonly environments: EnvironmentStore;
   private readonly temporal: Client;
   private readonly config: Config;
   private readonly logger: Logger;
-  private readonly startQueue: TaskModel[] = [];
+  private readonly startQueue: TaskRecord[] = [];
   private readonly pending = new Set<Promise<unknown>>();
   private startsInFlight = 0;
 
-  constructor(deps: { knex: Knex; temporal: Client; config: Config; logger: Logger }) {
-    this.knex = deps.knex;
+  constructor(deps: { store: TaskStore; environments: EnvironmentStore; temporal: Client; config: Config; logger: Logger }) {
+    this.store = deps.store;
+    this.environments = deps.environments;
     this.temporal = deps.temporal;
     this.config = deps.config;
     this.logger = deps.logger;
   }
 
-  async create(req: CreateTaskRequest): Promise<{ task: TaskModel; created: boolean }> {
-    const ownerId = req.owner?.userId ?? null;
-    if (req.idempotencyKey) {
-      const existing = await this.findByIdempotencyKey(ownerId, req.type, req.idempotencyKey);
-      if (existing) return { task: existing, created: false };
-    }
-    const id = `${req.type}-${randomUUID()}`;
-    let task: TaskModel;
-    try {
-      // One atomic statement: the row and its first log line, or neither.
-      const { rows } = await this.knex.raw(
-        `with t as (
-           insert into tasks (id, type, status, owner_id, owner_username, env_ids, dashboard_ids, params, idempotency_key, workflow_type, workflow_input)
-           values (?, ?, 'PENDING', ?, ?, ?, ?, ?, ?, ?, ?) returning *),
-         l as (insert into task_logs (task_id, ts, level, source, message) select id, now(), 'INFO', 'api', ? from t)
-         select * from t`,
-        [
-          id,
-          req.type,
-          ownerId,
-          req.owner?.username ?? null,
-          req.envIds ?? [],
-          (req.dashboardIds ?? []).map(String),
-          JSON.stringify(redact(req.params)),
-          req.idempotencyKey ?? null,
-          req.workflowType,
-          JSON.stringify(req.workflowInput),
-          `task created by ${req.owner?.username ?? 'system'}`,
-        ],
-      );
-      task = TaskModel.fromDatabaseJson(rows[0]);
-    } catch (err) {
-      // Two concurrent requests with one idempotency key: the loser returns the winner's task.
-      if (
-        (err as { nativeError?: { code?: string }; code?: string }).code === '23505' ||
-        (err as { nativeError?: { code?: string } }).nativeError?.code === '23505'
-      ) {
-        const winner = req.idempotencyKey ? await this.findByIdempotencyKey(ownerId, req.type, req.idempotencyKey) : undefined;
-        if (winner) return { task: winner, created: false };
-      }
-      throw err;
-    }
-    this.enqueueStart(task);
-    return { task, created: true };
+  async create<K extends TaskKindName>(req: CreateTaskRequest<K>): Promise<{ task: TaskRecord; created: boolean }> {
+    const kind = TASK_KINDS[req.kind] as TaskKind<TaskInputOf<K>>;
+    const envIds = kind.envIds(req.input);
+    const names = await this.environments.namesById(envIds);
+    const { summary, details } = kind.describe(req.input, (id) => names.get(id) ?? id);
+    const { task, created } = await this.store.create({
+      id: `${kind.type}-${randomUUID()}`,
+      type: kind.type,
+      ownerId: req.owner?.userId ?? null,
+      ownerUsername: req.owner?.username ?? null,
+      envIds,
+      dashboardIds: kind.dashboardIds(req.input),
+      params: redact(req.params) as Record<string, unknown>,
+      idempotencyKey: req.idempotencyKey ?? null,
+      summary,
+      details: details ?? null,
+      workflowType: kind.workflow,
+      workflowInput: req.input,
+      firstLogLine: `task created by ${req.owner?.username ?? 'system'}: ${summary}`,
+    });
+    if (created) this.enqueueStart(task);
+    return { task, created };
+  }
+
+  /** May the principal start this kind of task? */
+  mayStart(kind: TaskKindName, principal: Principal): boolean {
+    const needed = TASK_KINDS[kind].permission;
+    return needed === 'admin' ? isAdmin(principal) : can(principal, needed);
   }
 
   /**
@@ -106,7 +81,7 @@ export class TaskService {
    * database speed even when Temporal is slow or down. A start lost to a crash is repeated by
    * the reconciler, which is safe because the start is idempotent.
    */
-  private enqueueStart(task: TaskModel): void {
+  private enqueueStart(task: TaskRecord): void {
     this.startQueue.push(task);
     this.pumpStarts();
   }
@@ -133,7 +108,7 @@ export class TaskService {
   }
 
   /** Idempotent: the same id with USE_EXISTING never yields a second execution. */
-  async startWorkflow(task: TaskModel): Promise<void> {
+  async startWorkflow(task: TaskRecord): Promise<void> {
     let runId: string;
     try {
       const handle = await this.temporal.workflow.start(task.workflow_type, {
@@ -149,106 +124,55 @@ export class TaskService {
           ...(task.dashboard_ids.length ? [{ key: SA_DASHBOARD_IDS, value: task.dashboard_ids }] : []),
         ],
         memo: { title: `${task.type} by ${task.owner_username ?? 'system'}` },
-        staticSummary: `Switchyard ${task.type} task`,
+        // What operators read in the Temporal web console instead of bare ids.
+        staticSummary: task.summary ?? `Switchyard ${task.type} task`,
+        ...(task.details ? { staticDetails: `${task.details}\nRequested by ${task.owner_username ?? 'system'}.` } : {}),
       });
       runId = handle.firstExecutionRunId;
     } catch (err) {
-      await this.knex('tasks').where({ id: task.id }).increment('start_attempts', 1);
+      await this.store.recordStart(task.id, null);
       // REJECT_DUPLICATE: it ran and closed already; the row will be synced by the reconciler.
       if (err instanceof WorkflowExecutionAlreadyStartedError) return;
       throw err;
     }
-    await this.knex('tasks')
-      .where({ id: task.id })
-      .update({
-        start_attempts: this.knex.raw('start_attempts + 1'),
-        workflow_run_id: this.knex.raw('coalesce(workflow_run_id, ?)', [runId]),
-      });
+    await this.store.recordStart(task.id, runId);
   }
 
-  async get(id: string): Promise<TaskModel> {
-    const task = await TaskModel.query(this.knex).findById(id);
+  async get(id: string): Promise<TaskRecord> {
+    const task = await this.store.get(id);
     if (!task) throw new NotFoundError('Task', id);
     return task;
   }
 
-  /** Reading a task needs tasks:READ, or owning it. */
-  async getVisible(id: string, principal: Principal): Promise<TaskModel> {
-    const task = await this.get(id);
-    const owns = principal.userId !== null && task.owner_id === principal.userId;
-    if (!can(principal, 'tasks:READ') && !owns) throw new NotFoundError('Task', id);
+  /** Reading a task needs tasks:READ, or owning it; a hidden task answers like an absent one. */
+  async getVisible(id: string, principal: Principal, what = 'Task'): Promise<TaskRecord> {
+    const task = await this.store.get(id);
+    const owns = !!task && principal.userId !== null && task.owner_id === principal.userId;
+    if (!task || (!can(principal, 'tasks:READ') && !owns)) throw new NotFoundError(what, id);
     return task;
   }
 
-  async list(filter: TaskListFilter, page: number, pageSize: number, principal: Principal) {
-    const q = TaskModel.query(this.knex);
+  async list(filter: TaskFilter, page: number, pageSize: number, principal: Principal) {
     // Without tasks:READ only one's own tasks; an API key owns none (no user behind it).
-    if (!can(principal, 'tasks:READ')) {
-      if (principal.userId) q.where('owner_id', principal.userId);
-      else q.whereRaw('false');
-    }
-    if (filter.types) q.whereIn('type', filter.types as string[]);
-    if (filter.type) q.where('type', filter.type);
-    if (filter.status) q.where('status', filter.status);
-    if (filter.owner) {
-      const owner = filter.owner;
-      q.where((b) => {
-        b.where('owner_username', owner);
-        if (isUuid(owner)) b.orWhere('owner_id', owner);
-      });
-    }
-    if (filter.envId) q.whereRaw('? = any(env_ids)', [filter.envId]);
-    if (filter.dashboardId) q.whereRaw('? = any(dashboard_ids)', [filter.dashboardId]);
-    // id breaks ties so pages never overlap when timestamps are equal.
-    const { results, total } = await q
-      .orderBy([
-        { column: 'created_at', order: 'desc' },
-        { column: 'id', order: 'desc' },
-      ])
-      .page(page - 1, pageSize);
-    return { items: results, total, page, page_size: pageSize, has_next: page * pageSize < total };
+    const visibility = can(principal, 'tasks:READ') ? ({ all: true } as const) : { ownerId: principal.userId };
+    return this.store.list(filter, visibility, page, pageSize);
   }
 
-  async cancel(id: string, principal: Principal): Promise<TaskModel> {
+  async cancel(id: string, principal: Principal): Promise<TaskRecord> {
     const task = await this.getVisible(id, principal);
     if ((principal.userId === null || task.owner_id !== principal.userId) && !can(principal, 'tasks:WRITE'))
       throw new ForbiddenError('Only the task owner or a holder of tasks:WRITE can cancel it');
     if (TERMINAL_STATUSES.includes(task.status))
       throw new ConflictError(`Task ${id} already finished with status ${task.status}`, 'task_finished');
     // Not started in Temporal yet: cancel the row; the conditional update beats a concurrent start.
-    if (!task.workflow_run_id) {
-      const n = await this.knex('tasks')
-        .where({ id, status: 'PENDING' })
-        .whereNull('workflow_run_id')
-        .update({
-          status: 'CANCELLED',
-          error: JSON.stringify({ message: 'cancelled before it started' }),
-          finished_at: this.knex.fn.now(),
-          updated_at: this.knex.fn.now(),
-        });
-      if (n === 1) {
-        await this.appendLog(id, 'WARN', `cancelled by ${principal.username} before it started`);
-        return this.get(id);
-      }
-    }
+    if (!task.workflow_run_id && (await this.store.cancelUnstarted(id, principal.username))) return this.get(id);
     try {
       await this.temporal.workflow.getHandle(id).cancel();
     } catch (err) {
       if (!(err instanceof WorkflowNotFoundError)) throw err;
     }
-    await this.appendLog(id, 'WARN', `cancellation requested by ${principal.username}`);
+    await this.store.appendLog(id, 'WARN', `cancellation requested by ${principal.username}`);
     return this.get(id);
-  }
-
-  async appendLog(taskId: string, level: 'INFO' | 'WARN' | 'ERROR', message: string): Promise<void> {
-    await this.knex('task_logs').insert({ task_id: taskId, ts: new Date(), level, source: 'api', message });
-  }
-
-  private async findByIdempotencyKey(ownerId: string | null, type: string, key: string): Promise<TaskModel | undefined> {
-    const q = TaskModel.query(this.knex).where({ type, idempotency_key: key });
-    if (ownerId) q.where('owner_id', ownerId);
-    else q.whereNull('owner_id');
-    return q.first();
   }
 
   temporalUiUrl(id: string): string | undefined {
@@ -258,8 +182,4 @@ export class TaskService {
       ? `${base.replace(/\/$/, '')}/namespaces/${encodeURIComponent(this.config.TEMPORAL_NAMESPACE)}/workflows/${encodeURIComponent(id)}`
       : undefined;
   }
-}
-
-function isUuid(s: string): boolean {
-  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s);
 }

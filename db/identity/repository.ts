@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { BUILTIN_ROLES } from '../../api/auth/permissions.ts';
+import { BUILTIN_ROLES } from '../../contracts/permissions.ts';
 
 export interface UserRow {
   id: string;

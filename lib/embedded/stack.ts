@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { startEmbeddedPostgres } from '../../db/embedded-postgres.ts';
+import type { SearchAttributeSpec } from '../temporal.ts';
+import { startEmbeddedPostgres } from './postgres.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { lowerPriority } from '../process-flags.ts';
@@ -19,7 +20,11 @@ export interface Infra {
  * PostgreSQL and Temporal on embedded defaults, each replaced by its external counterpart when
  * DATABASE_URL or TEMPORAL_ADDRESS is set.
  */
-export async function startInfra(config: Config, logger: Logger): Promise<Infra> {
+export async function startInfra(
+  config: Config,
+  logger: Logger,
+  opts: { searchAttributes: readonly SearchAttributeSpec[] },
+): Promise<Infra> {
   const stops: Array<() => Promise<void>> = [];
   try {
     let databaseUrl = config.DATABASE_URL;
@@ -43,6 +48,7 @@ export async function startInfra(config: Config, logger: Logger): Promise<Infra>
         uiPort: config.TEMPORAL_UI_PORT,
         dbFile: path.join(config.SWITCHYARD_DATA_DIR, 'temporal', 'temporal.sqlite'),
         namespace: config.TEMPORAL_NAMESPACE,
+        searchAttributes: opts.searchAttributes,
         logFile: path.join(config.SWITCHYARD_DATA_DIR, 'temporal', 'server.log'),
       });
       stops.push(server.stop);

@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { SearchAttributeSpec } from '../temporal.ts';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
-import { cliSearchAttributeFlags } from '../../workflows/shared.ts';
 
 export interface TemporalDevServer {
   address: string;
@@ -34,6 +34,8 @@ export async function startTemporalDevServer(opts: {
   dbFile?: string;
   namespace?: string;
   logFile: string;
+  /** Registered at start, so workflows can carry them from the first task on. */
+  searchAttributes?: readonly SearchAttributeSpec[];
 }): Promise<TemporalDevServer> {
   const port = opts.port ?? (await freePort());
   const args = [
@@ -56,7 +58,7 @@ export async function startTemporalDevServer(opts: {
     'frontend.enableUpdateWorkflowExecution=true',
     '--dynamic-config-value',
     'frontend.enableUpdateWorkflowExecutionAsyncAccepted=true',
-    ...cliSearchAttributeFlags(),
+    ...cliSearchAttributeFlags(opts.searchAttributes ?? []),
   ];
   if (opts.dbFile) {
     fs.mkdirSync(path.dirname(opts.dbFile), { recursive: true });
@@ -108,4 +110,10 @@ export async function startTemporalDevServer(opts: {
         child.kill('SIGTERM');
       }),
   };
+}
+
+/** Temporal's CLI spells the types in PascalCase. */
+function cliSearchAttributeFlags(keys: readonly SearchAttributeSpec[]): string[] {
+  const names: Record<string, string> = { KEYWORD: 'Keyword', KEYWORD_LIST: 'KeywordList', TEXT: 'Text', INT: 'Int', BOOL: 'Bool', DATETIME: 'Datetime', DOUBLE: 'Double' };
+  return keys.flatMap((k) => ['--search-attribute', `${k.name}=${names[k.type]}`]);
 }

@@ -365,12 +365,14 @@ describe('reports', () => {
     source_env_id: 'S',
     target_env_id: 'T',
     totals: { requested: 3, failed: 2, imported: 1 },
-    dashboards: [
-      { source_dashboard_id: 1, title: 'Sales', status: 'imported', target_dashboard_id: 11, next_actions: [] },
+    items: [
+      { kind: 'dashboard', id: 1, title: 'Sales', status: 'imported', outcome: 'succeeded', target_dashboard_id: 11, next_actions: [] },
       {
-        source_dashboard_id: 2,
+        kind: 'dashboard',
+        id: 2,
         title: 'Ops',
         status: 'failed',
+        outcome: 'failed',
         error: "source database 'analytics' has no mapping to a database of the target environment",
         next_actions: [
           {
@@ -381,9 +383,12 @@ describe('reports', () => {
         ],
       },
       {
-        source_dashboard_id: 3,
+        kind: 'dashboard',
+        id: 3,
         title: 'Finance',
         status: 'failed',
+        outcome: 'failed',
+        step: 'import',
         error: 'Superset refused the import: Error importing dashboard',
         upstream_error: {
           status: 422,
@@ -422,12 +427,15 @@ describe('reports', () => {
         result: {
           env_id: envId,
           totals: { requested: 2, succeeded: 1, failed: 1 },
-          dashboards: [
-            { dashboard_id: 4, title: 'A', status: 'succeeded', backup_id: randomUUID(), content_hash: 'a'.repeat(64), deduplicated: true },
+          items: [
+            { kind: 'dashboard', id: 4, title: 'A', status: 'succeeded', outcome: 'succeeded', backup_id: randomUUID(), content_hash: 'a'.repeat(64), deduplicated: true, next_actions: [] },
             {
-              dashboard_id: 5,
+              kind: 'dashboard',
+              id: 5,
               title: null,
               status: 'failed',
+              outcome: 'failed',
+              next_actions: [],
               backup_id: null,
               content_hash: null,
               deduplicated: false,
@@ -528,7 +536,7 @@ describe('reports', () => {
     expect(Object.keys(r.body)).toEqual(['report']);
     const report = r.body.report;
     expect(report).toMatchObject({ report_id: ids.migration, task_type: 'migration', status: 'SUCCEEDED' });
-    expect(report.dashboards.map((d: any) => [d.dashboard_id, d.outcome])).toEqual([
+    expect(report.items.map((d: any) => [d.id, d.outcome])).toEqual([
       [1, 'succeeded'],
       [2, 'failed'],
       [3, 'failed'],
@@ -536,7 +544,7 @@ describe('reports', () => {
     const errors = report.diagnostics.filter((d: any) => d.severity === 'error');
     expect(errors).toHaveLength(2);
     expect(errors[1]).toMatchObject({
-      where: { dashboard_id: 3, title: 'Finance' },
+      where: { item_id: 3, kind: 'dashboard', title: 'Finance', step: 'import' },
       upstream_error: { status: 422, message: 'Error importing dashboard' },
     });
     expect(report.diagnostics.some((d: any) => d.severity === 'warning' && /slug 'finance'/.test(d.message))).toBe(true);
@@ -546,7 +554,7 @@ describe('reports', () => {
       path: '/api/dashboards/migrate',
       body: { source_env_id: 'S', target_env_id: 'T', overwrite: true, dry_run: false, dashboard_ids: [2, 3] },
     });
-    expect(report.next_actions.find((a: any) => a.action === 'map_database')).toMatchObject({ dashboard_id: 2 });
+    expect(report.next_actions.find((a: any) => a.action === 'map_database')).toMatchObject({ item_id: 2 });
   });
 
   it('reports a partial backup with the failed dashboard and one retry call', async () => {
@@ -554,7 +562,7 @@ describe('reports', () => {
     expect(report.summary).toMatchObject({ total: 2, succeeded: 1, failed: 1, headline: '1 of 2 dashboard(s) backed up, 1 failed' });
     expect(report.diagnostics[0]).toMatchObject({
       severity: 'error',
-      where: { dashboard_id: 5 },
+      where: { item_id: 5 },
       message: 'dashboard 5 does not exist',
       upstream_error: { status: 404 },
     });

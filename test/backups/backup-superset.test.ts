@@ -101,7 +101,7 @@ describe.skipIf(!enabled)('backup of real dashboards (directory store)', () => {
     expect(task.progress).toMatchObject({ done: 4, total: 4 });
     expect(task.env_ids).toEqual([envId]);
     expect(task.dashboard_ids).toEqual(ids.map(String));
-    const byId = Object.fromEntries(task.result.dashboards.map((d: any) => [d.dashboard_id, d]));
+    const byId = Object.fromEntries(task.result.items.map((d: any) => [d.id, d]));
     for (const d of fx.dashboards) {
       expect(byId[d.id]).toMatchObject({ title: d.title, status: 'succeeded', deduplicated: false });
       expect(byId[d.id].backup_id).toMatch(/^[0-9a-f-]{36}$/);
@@ -133,7 +133,7 @@ describe.skipIf(!enabled)('backup of real dashboards (directory store)', () => {
       path: '/api/dashboards/backup',
       body: { env_id: envId, dashboard_ids: [999_999] },
     });
-    expect(report.diagnostics[0]).toMatchObject({ where: { dashboard_id: 999_999 }, upstream_error: { status: 404 } });
+    expect(report.diagnostics[0]).toMatchObject({ where: { item_id: 999_999 }, upstream_error: { status: 404 } });
   });
 
   it('a second backup of unchanged dashboards stores no new blob (deduplicated), and the task succeeds', async () => {
@@ -143,7 +143,7 @@ describe.skipIf(!enabled)('backup of real dashboards (directory store)', () => {
       fx.dashboards.map((d) => d.id),
     );
     expect(task.status).toBe('SUCCEEDED');
-    for (const d of task.result.dashboards) {
+    for (const d of task.result.items) {
       expect(d).toMatchObject({ status: 'succeeded', deduplicated: true, content_hash: firstHashes[d.dashboard_id] });
     }
     expect(task.result.totals).toMatchObject({ succeeded: 3, deduplicated: 3 });
@@ -161,7 +161,7 @@ describe.skipIf(!enabled)('backup of real dashboards (directory store)', () => {
     await updateDashboard(sc, overview.id, { css: '/* changed after two backups */' });
     const changed = await runBackup(h, envId, [overview.id]);
     expect(changed.status).toBe('SUCCEEDED');
-    const item = changed.result.dashboards[0];
+    const item = changed.result.items[0];
     expect(item.deduplicated).toBe(false);
     expect(item.content_hash).not.toBe(firstHashes[overview.id]);
     // keep 2: the first backup is pruned, its content is still used by the second one.
@@ -169,7 +169,7 @@ describe.skipIf(!enabled)('backup of real dashboards (directory store)', () => {
     expect(await blobs(store)).toHaveLength(4);
 
     const again = await runBackup(h, envId, [overview.id]);
-    expect(again.result.dashboards[0]).toMatchObject({ deduplicated: true, content_hash: item.content_hash });
+    expect(again.result.items[0]).toMatchObject({ deduplicated: true, content_hash: item.content_hash });
     // The second backup goes now, and with it the last reference to the original content.
     expect(again.result.retention).toMatchObject({ pruned: 1, blobs_deleted: 1 });
     const left = await blobs(store);
@@ -189,7 +189,7 @@ describe.skipIf(!enabled)('cancellation', () => {
     expect((await admin('POST', `/api/tasks/${r.body.task_id}/cancel`)).status).toBe(202);
     const task = await h.waitForTask(r.body.task_id, undefined, 60_000);
     expect(task.status).toBe('CANCELLED');
-    const done = task.result.dashboards.length;
+    const done = task.result.items.length;
     expect(done).toBeGreaterThanOrEqual(2);
     expect(done).toBeLessThan(40);
     expect(task.result).toMatchObject({ cancelled: true, totals: { requested: 40, succeeded: done, not_started: 40 - done } });
@@ -215,7 +215,7 @@ describe.skipIf(!enabled)('restore', () => {
     expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
     expect(task.type).toBe('restore');
     expect(task.dashboard_ids).toEqual([String(customers.id)]);
-    const item = task.result.dashboards[0];
+    const item = task.result.items[0];
     expect(item).toMatchObject({ status: 'restored', recreated: true, dashboard_uuid: customers.uuid, charts: 1 });
     expect(task.result.restored_dashboard_id).toBe(item.restored_dashboard_id);
     expect(item.restored_dashboard_id).not.toBe(customers.id);
@@ -231,7 +231,7 @@ describe.skipIf(!enabled)('restore', () => {
     await updateDashboard(sc, overview.id, { dashboard_title: 'Renamed by mistake' });
     const task = await runRestore(h, backup.id, { target_env_id: envId });
     expect(task.status).toBe('SUCCEEDED');
-    expect(task.result.dashboards[0]).toMatchObject({ restored_dashboard_id: overview.id, recreated: false, charts: 3 });
+    expect(task.result.items[0]).toMatchObject({ restored_dashboard_id: overview.id, recreated: false, charts: 3 });
     expect((await getDashboard(sc, overview.id)).result.dashboard_title).toBe(overview.title);
   });
 
@@ -243,7 +243,7 @@ describe.skipIf(!enabled)('restore', () => {
     const squatter = await createDashboard(sc, { title: 'Someone else', slug: customers.slug });
     const task = await runRestore(h, backup.id);
     expect(task.status).toBe('FAILED');
-    expect(task.result.dashboards[0].error).toMatch(
+    expect(task.result.items[0].error).toMatch(
       new RegExp(`slug '${customers.slug}' now belongs to another dashboard \\(${squatter.id}`),
     );
     expect((await getDashboard(sc, squatter.id)).result.dashboard_title).toBe('Someone else');
@@ -283,16 +283,16 @@ describe.skipIf(!enabled)('S3 bucket store (real local S3 server)', () => {
     expect(first.status, JSON.stringify(first.error)).toBe('SUCCEEDED');
     expect(first.result.store).toContain(`s3://${s3.bucket}/`);
     const stored = await blobs(bucket);
-    expect(stored).toEqual(first.result.dashboards.map((d: any) => d.content_hash).sort());
+    expect(stored).toEqual(first.result.items.map((d: any) => d.content_hash).sort());
     expect((await hs.knex('backups').select('store_kind')).every((r) => r.store_kind === 's3')).toBe(true);
     expect(fs.existsSync(path.join(hs.config.BACKUP_DIR!, 'sha256'))).toBe(false); // nothing went to the directory
 
     const second = await runBackup(hs, s3EnvId, [dash.id]);
-    expect(second.result.dashboards[0]).toMatchObject({ deduplicated: true });
+    expect(second.result.items[0]).toMatchObject({ deduplicated: true });
     expect(await blobs(bucket)).toEqual(stored);
 
     await updateDashboard(sc, dash.id, { dashboard_title: 'Changed before an S3 restore' });
-    const restored = await runRestore(hs, second.result.dashboards[0].backup_id);
+    const restored = await runRestore(hs, second.result.items[0].backup_id);
     expect(restored.status, JSON.stringify(restored.result)).toBe('SUCCEEDED');
     expect((await getDashboard(sc, dash.id)).result.dashboard_title).toBe(dash.title);
   });

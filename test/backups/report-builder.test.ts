@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dashboardLines, summarise } from '../../api/reports/report.ts';
+import { itemLines, summarise } from '../../api/reports/report.ts';
 import { toEpochMs, toUtcIso } from '../../api/reports/timestamps.ts';
 
 describe('timestamps of mixed flavours', () => {
@@ -31,26 +31,29 @@ describe('timestamps of mixed flavours', () => {
 describe('report builder on generic task results', () => {
   const base = { type: 'llm_docs' as const, status: 'SUCCEEDED' as const, error: null, params: {}, dashboard_ids: [], progress: null };
 
-  it('reads dashboards[] whatever the id field and status words', () => {
+  it('reads the shared outcome shape of any task kind, and nothing else', () => {
     const task = {
       ...base,
       result: {
-        dashboards: [
-          { id: 'x', dashboard_title: 'T', status: 'ok' },
-          { dashboard_id: 2, status: 'skipped', error: 'already exists' },
-          { source_dashboard_id: 3, status: 'imported_with_errors' },
-          { dashboard_id: 4, error: { message: 'boom' } },
+        items: [
+          { kind: 'dataset', id: 7, title: 'orders', status: 'documented', outcome: 'succeeded', next_actions: [] },
+          { kind: 'dataset', id: 8, title: null, status: 'unchanged', outcome: 'skipped', error: 'no column matched', next_actions: [] },
+          { kind: 'dataset', id: 9, title: 'sales', status: 'failed', outcome: 'failed', error: 'Superset answered 422', step: 'write', next_actions: [] },
           'garbage',
         ],
+        next_actions: [],
+        not_started: 0,
+        cancelled: false,
       },
     };
-    expect(dashboardLines(task).map((l) => [l.dashboard_id, l.title, l.outcome, l.error])).toEqual([
-      ['x', 'T', 'succeeded', null],
-      [2, null, 'skipped', 'already exists'],
-      [3, null, 'failed', null],
-      [4, null, 'failed', 'boom'],
+    expect(itemLines(task).map((l) => [l.kind, l.id, l.title, l.outcome, l.error])).toEqual([
+      ['dataset', 7, 'orders', 'succeeded', null],
+      ['dataset', 8, null, 'skipped', 'no column matched'],
+      ['dataset', 9, 'sales', 'failed', 'Superset answered 422'],
     ]);
-    expect(summarise(task)).toMatchObject({ total: 4, succeeded: 1, failed: 2, skipped: 1 });
+    expect(summarise(task)).toMatchObject({ total: 3, succeeded: 1, failed: 1, skipped: 1 });
+    // A result that is not in the shared shape is not guessed at.
+    expect(itemLines({ result: { dashboards: [{ id: 1, status: 'ok' }] } })).toEqual([]);
   });
 
   it('copes with no result at all', () => {

@@ -103,13 +103,13 @@ describe('a cancelled migration', () => {
       const task = await h.waitForTask(id, undefined, 120_000);
       expect(task.status).toBe('CANCELLED');
       expect(task.result.cancelled).toBe(true);
-      const done = task.result.dashboards as Array<{ source_dashboard_id: number; status: string; dashboard_uuid: string }>;
+      const done = task.result.items as Array<{ id: number; status: string; dashboard_uuid: string }>;
       expect(done.length).toBeGreaterThanOrEqual(1);
       expect(done.length).toBeLessThan(4);
       expect(task.result.totals.not_started).toBe(4 - done.length);
       // Every dashboard is either fully in the target or not there at all.
       for (const d of src.dashboards) {
-        const outcome = done.find((o) => o.source_dashboard_id === d.id);
+        const outcome = done.find((o) => o.id === d.id);
         const there = await c.get(`/api/v1/dashboard/${d.uuid}`, { expect: [200, 404] } as never).then(
           (x: any) => x?.result?.id ?? null,
           () => null,

@@ -74,13 +74,13 @@ describe('migration a (6.1.0) → b (6.1.0)', () => {
     expect(task.status).toBe('FAILED');
     expect(task.error.type).toBe('PartialMigration');
     const result = task.result;
-    expect(result.totals, JSON.stringify(result.dashboards.map((d: any) => [d.error, d.upstream_error]))).toMatchObject({
+    expect(result.totals, JSON.stringify(result.items.map((d: any) => [d.error, d.upstream_error]))).toMatchObject({
       requested: 3,
       imported: 2,
       failed: 1,
     });
-    const [first, second, third] = result.dashboards;
-    expect(third).toMatchObject({ source_dashboard_id: unmapped.dashboards[0].id, status: 'failed' });
+    const [first, second, third] = result.items;
+    expect(third).toMatchObject({ id: unmapped.dashboards[0].id, status: 'failed' });
     expect(third.error).toMatch(/has no mapping/);
     expect(third.next_actions.map((n: any) => n.action)).toEqual(['map_database', 'retry_with_mapping']);
     expect(result.next_actions[0].request.body.dashboard_ids).toEqual([unmapped.dashboards[0].id]);
@@ -117,7 +117,7 @@ describe('migration a (6.1.0) → b (6.1.0)', () => {
     expect(task.status).toBe('SUCCEEDED');
     expect(await countIn(b, 'dashboard', P)).toBe(before.d);
     expect(await countIn(b, 'chart', P)).toBe(before.c);
-    for (const o of task.result.dashboards) {
+    for (const o of task.result.items) {
       expect(o.status).toBe('imported');
       const charts = o.objects.filter((x: any) => x.kind === 'chart');
       expect(
@@ -133,7 +133,7 @@ describe('migration a (6.1.0) → b (6.1.0)', () => {
     await a.put(`/api/v1/chart/${d.chartIds[0]}`, { slice_name: `${P} rows 2 (renamed)` });
     const dry = await migrate({ source_env_id: envA, target_env_id: envB, dashboard_ids: [d.id], dry_run: true });
     expect(dry.status).toBe('SUCCEEDED');
-    const plan = dry.result.dashboards[0];
+    const plan = dry.result.items[0];
     expect(plan.status).toBe('planned');
     const dash = plan.objects.find((o: any) => o.kind === 'dashboard');
     expect(dash.action).toBe('update');
@@ -154,8 +154,8 @@ describe('migration a (6.1.0) → b (6.1.0)', () => {
   it('skips a dashboard that exists when overwrite is false, and says how to update it', async () => {
     const task = await migrate({ source_env_id: envA, target_env_id: envB, dashboard_ids: [src.dashboards[0].id], overwrite: false });
     expect(task.status).toBe('SUCCEEDED');
-    expect(task.result.dashboards[0]).toMatchObject({ status: 'skipped' });
-    expect(task.result.dashboards[0].next_actions[0].action).toBe('overwrite');
+    expect(task.result.items[0]).toMatchObject({ status: 'skipped' });
+    expect(task.result.items[0].next_actions[0].action).toBe('overwrite');
   });
 });
 
@@ -180,7 +180,7 @@ describe('migration across versions: a (6.1.0) → c (6.0.0)', () => {
 
     const task = await migrate({ source_env_id: envA, target_env_id: envC, dashboard_ids: src.dashboards.map((d) => d.id) });
     expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
-    const [first, second] = task.result.dashboards;
+    const [first, second] = task.result.items;
     expect(first.status).toBe('imported');
     expect(first.import_attempts).toBeGreaterThan(1);
     const fields = first.dropped_fields.map((f: any) => `${f.file.split('/')[0]}:${f.field.replace(/\.\d+\./, '.*.')}`);

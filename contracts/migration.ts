@@ -1,0 +1,78 @@
+/** Dashboard migration between two environments: the workflow's input and result. */
+import type { ItemOutcome, ItemsResult } from './outcomes.ts';
+
+export interface MigrationInput {
+  sourceEnvId: string;
+  targetEnvId: string;
+  dashboardIds: number[];
+  /** source database id → target database id; overrides the persisted mappings for this run. */
+  dbMappings: Array<{ source_database_id: number; target_database_id: number }>;
+  overwrite: boolean;
+  dryRun: boolean;
+}
+
+/** A key the target's Superset rejected, generalised over list positions (columns.*.datetime_format). */
+export interface RejectionRule {
+  kind: string;
+  field: string;
+}
+
+export interface ObjectPlan {
+  kind: 'dashboard' | 'chart' | 'dataset' | 'database';
+  file: string;
+  name: string;
+  uuid: string;
+  /** create: new in the target; update: exists and differs; unchanged: exists and equal; reuse: an existing target object is used as is. */
+  action: 'create' | 'update' | 'unchanged' | 'reuse';
+  target_id?: number | null;
+  differences?: Array<{ field: string; source: unknown; target: unknown }>;
+  note?: string;
+}
+
+export interface Verification {
+  ok: boolean;
+  dashboard_present: boolean;
+  charts_expected: number;
+  charts_linked: number;
+  charts: Array<{ id: number; name: string; ok: boolean; rows?: number; error?: string }>;
+}
+
+export type MigrationStatus = 'imported' | 'imported_with_errors' | 'planned' | 'skipped' | 'failed';
+
+/** One dashboard of a migration; `id` is its id in the source environment. */
+export interface DashboardOutcome extends ItemOutcome {
+  kind: 'dashboard';
+  id: number;
+  status: MigrationStatus;
+  target_dashboard_id: number | null;
+  dashboard_uuid: string | null;
+  /** Everything this migration did or would do, object by object. */
+  objects: ObjectPlan[];
+  database_mappings: Array<{ source: string; target: string; target_id: number }>;
+  collisions: Array<{ kind: string; detail: string; resolution: string }>;
+  dropped_fields: Array<{ file: string; object: string; field: string }>;
+  learned_rejections: RejectionRule[];
+  chart_uuids: string[];
+  verification?: Verification;
+  import_attempts: number;
+  reused_previous_import?: boolean;
+}
+
+export interface MigrationResult extends ItemsResult<DashboardOutcome> {
+  dry_run: boolean;
+  source_env_id: string;
+  target_env_id: string;
+  totals: Record<
+    'requested' | 'processed' | 'imported' | 'imported_with_errors' | 'planned' | 'skipped' | 'failed' | 'not_started',
+    number
+  >;
+}
+
+/** How each migration status reads for a person. */
+export const MIGRATION_OUTCOME: Record<MigrationStatus, ItemOutcome['outcome']> = {
+  imported: 'succeeded',
+  imported_with_errors: 'failed',
+  planned: 'planned',
+  skipped: 'skipped',
+  failed: 'failed',
+};

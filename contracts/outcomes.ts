@@ -1,0 +1,62 @@
+/**
+ * The one outcome shape of every task that works item by item (dashboards, datasets,
+ * repositories): each item ends with an outcome of its own, a failure names the step, the
+ * upstream's own answer and what to do next. Reports render any task kind from this shape alone.
+ */
+
+/** A follow-up a person (or a script) can take, with the exact request when there is one. */
+export interface NextAction {
+  action: string;
+  description: string;
+  request?: { method: string; path: string; body: unknown };
+}
+
+/** What an upstream (Superset, a git server, an LLM) answered when it refused, in its own words. */
+export interface UpstreamAnswer {
+  status?: number;
+  message: string;
+  type?: string;
+  /** Per-file or per-field messages (an import's validation errors). */
+  files?: unknown;
+}
+
+export type ItemKind = 'dashboard' | 'dataset' | 'repository' | 'backup';
+
+/** How a person should read an item's status, whatever the task kind's own word for it. */
+export type OutcomeClass = 'succeeded' | 'failed' | 'skipped' | 'planned';
+
+export interface ItemOutcome {
+  kind: ItemKind;
+  /** The item's id where the task read it (a source dashboard id, a dataset id, a backup id). */
+  id: number | string | null;
+  title: string | null;
+  /** The task kind's own word: imported, backed_up, restored, unchanged, failed, ... */
+  status: string;
+  outcome: OutcomeClass;
+  /** When it failed or was skipped: the reason in words a person can act on. */
+  error?: string;
+  /** The step that failed: export, plan, import, verify, store, ... */
+  step?: string;
+  upstream_error?: UpstreamAnswer;
+  next_actions: NextAction[];
+}
+
+/** The part every item-by-item task result has in common. */
+export interface ItemsResult<I extends ItemOutcome = ItemOutcome> {
+  items: I[];
+  /** Items requested but never reached (cancellation). */
+  not_started: number;
+  cancelled: boolean;
+  /** Actions over the whole task, such as one request retrying every failed item. */
+  next_actions: NextAction[];
+}
+
+export function countOutcomes(items: readonly Pick<ItemOutcome, 'outcome'>[]): Record<OutcomeClass, number> {
+  const counts: Record<OutcomeClass, number> = { succeeded: 0, failed: 0, skipped: 0, planned: 0 };
+  for (const i of items) counts[i.outcome]++;
+  return counts;
+}
+
+export function isItemsResult(value: unknown): value is ItemsResult {
+  return typeof value === 'object' && value !== null && Array.isArray((value as { items?: unknown }).items);
+}

@@ -1,0 +1,98 @@
+/**
+ * The task-kind registry: one entry per kind of task says which workflow runs it, who may start
+ * it, which environments and dashboards it touches (for search and filters) and how it reads to
+ * an operator in the Temporal web console. Adding a task kind = a workflow, its activities, one
+ * route, and one entry here.
+ */
+import type { BackupInput, RestoreInput } from './backup.ts';
+import type { MigrationInput } from './migration.ts';
+import type { Permission } from './permissions.ts';
+import type { SelfcheckInput } from './selfcheck.ts';
+import type { TaskType } from './tasks.ts';
+
+/** Environment names by id, for summaries (an unknown id reads as itself). */
+export type EnvNames = (envId: string) => string;
+
+export interface TaskKind<I> {
+  type: TaskType;
+  /** The exported workflow function that runs it. */
+  workflow: string;
+  /** Needed to start it; 'admin' for deployment-level kinds. */
+  permission: Permission | 'admin';
+  envIds(input: I): string[];
+  dashboardIds(input: I): string[];
+  /** One line for the Temporal console (the workflow's static summary), and optional details. */
+  describe(input: I, names: EnvNames): { summary: string; details?: string };
+  /** The request that runs the same task again for some of its items (null: not retryable by request). */
+  retry?(params: Record<string, unknown>, itemIds: Array<number | string> | null): { method: string; path: string; body: unknown } | null;
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+const list = (ids: readonly (number | string)[], max = 10) =>
+  ids.length <= max ? ids.join(', ') : `${ids.slice(0, max).join(', ')} and ${ids.length - max} more`;
+const numeric = (ids: Array<number | string> | null) => ids?.map((id) => (typeof id === 'string' && /^\d+$/.test(id) ? Number(id) : id));
+
+const migration: TaskKind<MigrationInput> = {
+  type: 'migration',
+  workflow: 'migrationWorkflow',
+  permission: 'dashboards:MIGRATE',
+  envIds: (i) => [i.sourceEnvId, i.targetEnvId],
+  dashboardIds: (i) => i.dashboardIds.map(String),
+  describe: (i, names) => ({
+    summary: `${i.dryRun ? 'Dry run: migrate' : 'Migrate'} ${plural(i.dashboardIds.length, 'dashboard')} ${names(i.sourceEnvId)} → ${names(i.targetEnvId)}`,
+    details: `Dashboards (source ids): ${list(i.dashboardIds)}. Overwrite: ${i.overwrite ? 'yes' : 'no'}. Database mappings given: ${i.dbMappings.length}.`,
+  }),
+  retry: (p, ids) => {
+    const { dashboard_ids, ...rest } = p;
+    return { method: 'POST', path: '/api/dashboards/migrate', body: { ...rest, dashboard_ids: numeric(ids) ?? dashboard_ids } };
+  },
+};
+
+const backup: TaskKind<BackupInput> = {
+  type: 'backup',
+  workflow: 'backupWorkflow',
+  permission: 'dashboards:BACKUP',
+  envIds: (i) => [i.envId],
+  dashboardIds: (i) => i.dashboardIds.map(String),
+  describe: (i, names) => ({
+    summary: `Back up ${plural(i.dashboardIds.length, 'dashboard')} of ${names(i.envId)}`,
+    details: `Dashboards: ${list(i.dashboardIds)}.`,
+  }),
+  retry: (p, ids) => ({ method: 'POST', path: '/api/dashboards/backup', body: { env_id: p.env_id, dashboard_ids: numeric(ids) ?? p.dashboard_ids } }),
+};
+
+const restore: TaskKind<RestoreInput> = {
+  type: 'restore',
+  workflow: 'restoreWorkflow',
+  permission: 'dashboards:BACKUP',
+  envIds: (i) => [i.envId],
+  dashboardIds: (i) => [String(i.dashboardId)],
+  describe: (i, names) => ({ summary: `Restore dashboard ${i.dashboardId} of ${names(i.envId)} from backup ${i.backupId}` }),
+  retry: (p) => ({
+    method: 'POST',
+    path: `/api/dashboards/backups/${String(p.backup_id)}/restore`,
+    body: p.target_env_id ? { target_env_id: p.target_env_id } : {},
+  }),
+};
+
+const selfcheck: TaskKind<SelfcheckInput> = {
+  type: 'selfcheck',
+  workflow: 'selfcheckWorkflow',
+  permission: 'admin',
+  envIds: () => [],
+  dashboardIds: () => [],
+  describe: (i) => ({
+    summary: `Selfcheck: database, Temporal and worker${i.sleepSeconds ? `, ${i.sleepSeconds}s heartbeat drill` : ''}${i.fail !== 'none' ? `, ${i.fail} failure drill` : ''}`,
+  }),
+  retry: (p) => ({ method: 'POST', path: '/api/tasks/selfcheck', body: p }),
+};
+
+export const TASK_KINDS = { migration, backup, restore, selfcheck } as const;
+export type TaskKindName = keyof typeof TASK_KINDS;
+export type TaskInputOf<K extends TaskKindName> = (typeof TASK_KINDS)[K] extends TaskKind<infer I> ? I : never;
+
+export function retryRequestFor(type: string, params: unknown, itemIds: Array<number | string> | null) {
+  const kind = (TASK_KINDS as Record<string, TaskKind<never>>)[type];
+  const p = typeof params === 'object' && params !== null ? (params as Record<string, unknown>) : {};
+  return kind?.retry?.(p, itemIds) ?? null;
+}
