@@ -154,12 +154,12 @@ export class HistoryLogReader {
     this.openTtlMs = opts.openTtlMs ?? 1000;
   }
 
-  /** undefined when the workflow does not exist (not started yet). */
-  async read(workflowId: string): Promise<LogEntry[] | undefined> {
+  /** undefined when the workflow does not exist (not started yet). `fresh`: no older read of an open workflow. */
+  async read(workflowId: string, opts: { fresh?: boolean } = {}): Promise<LogEntry[] | undefined> {
     const cached = this.closed.get(workflowId);
     if (cached) return cached;
     const recent = this.open.get(workflowId);
-    if (recent && Date.now() - recent.at < this.openTtlMs) return recent.read;
+    if (recent && !opts.fresh && Date.now() - recent.at < this.openTtlMs) return recent.read;
     const read = this.fetch(workflowId);
     if (this.open.size >= 1000) this.open.delete(this.open.keys().next().value!);
     this.open.set(workflowId, { at: Date.now(), read });

@@ -9,6 +9,8 @@ export interface LogQuery {
   sources?: LogSource[];
   text?: string;
   after?: LogKey;
+  /** Read the Temporal history anew (a follower that saw the workflow close wants its last events). */
+  fresh?: boolean;
 }
 
 type HistoryState = 'ok' | 'not_started' | 'unavailable';
@@ -29,9 +31,9 @@ export class TaskLogService {
     this.logger = deps.logger;
   }
 
-  private async historyOf(taskId: string): Promise<{ entries: LogEntry[]; history: HistoryState }> {
+  private async historyOf(taskId: string, fresh = false): Promise<{ entries: LogEntry[]; history: HistoryState }> {
     try {
-      const h = await this.history.read(taskId);
+      const h = await this.history.read(taskId, { fresh });
       return h ? { entries: h, history: 'ok' } : { entries: [], history: 'not_started' };
     } catch (err) {
       this.logger.warn({ err, taskId }, 'task history unavailable; serving stored log lines only');
@@ -48,7 +50,7 @@ export class TaskLogService {
         limit: q.limit + 1,
         filter: { levels: q.levels, sources: q.sources, text: q.text },
       }),
-      this.historyOf(taskId),
+      this.historyOf(taskId, q.fresh),
     ]);
     const fromHistory = hist.entries.filter(
       (e) =>

@@ -210,6 +210,7 @@ export function taskRoutes(app: AppContext): AnyRoute[] {
               const page = await app.taskLogs.read(task.id, {
                 limit: 1000,
                 after,
+                fresh: finished,
                 levels: query.level as LogLevel[] | undefined,
                 sources: query.source as LogSource[] | undefined,
               });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, waitFor, type Harness } from '../support/harness.ts';
 import { spawnWorker as spawnOsWorker } from '../support/worker-process.ts';
@@ -42,7 +43,7 @@ describe('durability', () => {
       expect(messages.some((m: string) => /^resuming sleep at \d+ ms of 4000 ms \(attempt 2\)$/.test(m))).toBe(true);
       expect(messages.some((m: string) => /activity selfcheckSleep started, attempt 2/.test(m))).toBe(true);
       expect(messages.at(-1)).toBe('workflow completed');
-      expect(logs.filter((i: any) => i.message === 'task created by admin')).toHaveLength(1);
+      expect(logs.filter((i: any) => i.message.startsWith('task created by admin'))).toHaveLength(1);
     } finally {
       second.kill('SIGTERM');
       await new Promise((res) => second.once('exit', res));
@@ -86,6 +87,43 @@ describe('durability', () => {
       expect(task.error.message).toBe('workflow was terminated in Temporal');
       const logs = (await admin('GET', `/api/tasks/${id}/logs?level=ERROR`)).body.items.map((i: any) => i.message);
       expect(logs.some((m: string) => m.startsWith('workflow terminated: operator pressed terminate'))).toBe(true);
+    } finally {
+      await h.stopWorker();
+    }
+  });
+
+  it('refuses a workflow started around the API: it fails at once, does nothing and says why', async () => {
+    const id = `selfcheck-${randomUUID()}`;
+    await h.startWorker();
+    try {
+      // What anyone who reaches the Temporal frontend could do: start a task workflow directly.
+      const handle = await h.boot.context.temporal.workflow.start('selfcheckWorkflow', {
+        workflowId: id,
+        taskQueue: h.config.TEMPORAL_TASK_QUEUE,
+        args: [{ sleepSeconds: 0, fail: 'none', failAttempts: 1 }],
+      });
+      const err = await handle.result().then(
+        () => undefined,
+        (e: unknown) => e as { cause?: { type?: string; message?: string } },
+      );
+      expect(err?.cause?.type).toBe('TaskNotRegistered');
+      expect(err?.cause?.message).toMatch(/started through the Switchyard API/);
+      // No row was made up for it, and no step ran (the selfcheck's side-effect table is empty).
+      expect(await h.knex('tasks').where({ id })).toHaveLength(0);
+      expect(await h.knex('selfcheck_effects').where({ task_id: id })).toHaveLength(0);
+    } finally {
+      await h.stopWorker();
+    }
+  });
+
+  it("shows each task's summary in the Temporal console", async () => {
+    const r = await admin('POST', '/api/tasks/selfcheck', { json: { sleep_seconds: 0 } });
+    await h.startWorker();
+    try {
+      await h.waitForTask(r.body.task_id);
+      const described = await h.boot.context.temporal.workflow.getHandle(r.body.task_id).describe();
+      expect(await described.staticSummary()).toBe('Selfcheck: database, Temporal and worker');
+      expect((await admin('GET', `/api/tasks/${r.body.task_id}`)).body.summary).toBe('Selfcheck: database, Temporal and worker');
     } finally {
       await h.stopWorker();
     }

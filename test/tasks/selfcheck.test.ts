@@ -173,7 +173,7 @@ describe('task logs', () => {
     const times = items.map((i: any) => Date.parse(i.ts));
     expect([...times].sort((a, b) => a - b)).toEqual(times);
     expect(new Set(items.map((i: any) => i.source))).toEqual(new Set(['api', 'temporal', 'workflow', 'activity']));
-    expect(items[0].message).toBe('task created by admin');
+    expect(items[0].message).toMatch(/^task created by admin: Selfcheck/);
     expect(items.at(-1).message).toBe('workflow completed');
     expect(items.some((i: any) => i.source === 'activity' && i.activity_type === 'selfcheckDatabase' && i.attempt === 1)).toBe(true);
   });
