@@ -24,7 +24,7 @@ import { problemMiddleware } from './http/problem.ts';
 import { requestContext } from './http/request-context.ts';
 import { mountRoutes, type AnyRoute } from './http/routes.ts';
 import { reportRoutes } from './reports/routes.ts';
-import { migrationRoutes } from './migrations/routes.ts';
+import { migrationRoutes } from './dashboard-migration/routes.ts';
 import { profileRoutes } from './profile/routes.ts';
 import { taskRoutes } from './tasks/routes.ts';
 
