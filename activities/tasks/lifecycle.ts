@@ -1,4 +1,5 @@
-import { Context } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { isItemsResult, itemsResultSchema } from '../../contracts/outcomes.ts';
 import type { FinalStatus, TaskError, TaskProgress } from '../../contracts/tasks.ts';
 import { redact } from '../../lib/redact.ts';
 import type { ActivityDeps } from '../deps.ts';
@@ -22,6 +23,12 @@ export function createTaskLifecycleActivities({ tasks }: Pick<ActivityDeps, 'tas
     },
 
     async finishTask(input: { status: FinalStatus; result?: unknown; error?: TaskError }): Promise<void> {
+      // A result that lists items must follow the one outcome shape reports read; drift is a bug.
+      if (isItemsResult(input.result)) {
+        const checked = itemsResultSchema.safeParse(input.result);
+        if (!checked.success)
+          throw ApplicationFailure.nonRetryable(`task result breaks the outcome contract: ${checked.error.message}`, 'ContractViolation');
+      }
       await tasks.finish(taskId(), input.status, input.result === undefined ? undefined : redact(input.result), input.error ? redact(input.error) : null);
     },
   };
