@@ -74,6 +74,23 @@ export class AuthService {
     await this.knex('sessions').where({ id: sid }).whereNull('revoked_at').update({ revoked_at: this.knex.fn.now() });
   }
 
+  /**
+   * Whether a principal resolved earlier may still act: its session not revoked or expired and its
+   * user active, or its API key not revoked. Long-lived answers (log streams) ask this as they go.
+   */
+  async isStillValid(principal: Principal): Promise<boolean> {
+    if (principal.kind === 'api_key') {
+      return !!(await this.knex('api_keys').where({ id: principal.apiKeyId, active: true }).first('id'));
+    }
+    const row = await this.knex('sessions as s')
+      .join('users as u', 'u.id', 's.user_id')
+      .where({ 's.id': principal.sessionId, 'u.active': true })
+      .whereNull('s.revoked_at')
+      .where('s.expires_at', '>', this.knex.fn.now())
+      .first('s.id');
+    return !!row;
+  }
+
   /** Bearer JWT or X-API-Key into a Principal; undefined when the request carries neither. */
   async resolve(ctx: Context): Promise<Principal | undefined> {
     const apiKey = ctx.get('x-api-key');

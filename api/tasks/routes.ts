@@ -2,7 +2,8 @@ import { PassThrough } from 'node:stream';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Context } from 'koa';
 import { TERMINAL_STATUSES } from '../../contracts/tasks.ts';
-import { ValidationError } from '../../lib/errors.ts';
+import { TooManyRequestsError, ValidationError } from '../../lib/errors.ts';
+import type { Principal } from '../auth/principal.ts';
 import type { AppContext } from '../context.ts';
 import type { CreateTaskRequest } from './service.ts';
 import { TASK_KINDS, type TaskKindName } from '../../contracts/task-kinds.ts';
@@ -55,7 +56,32 @@ export async function acceptTask<K extends TaskKindName>(
   ctx.body = { task_id: task.id, status: task.status };
 }
 
+const MAX_STREAMS_PER_CALLER = 5;
+const SESSION_CHECK_MS = 2_000;
+
+/** Open log streams per caller (user, or API key), so one caller cannot hold unbounded streams open. */
+class StreamCounter {
+  private readonly counts = new Map<string, number>();
+
+  open(principal: Principal): () => void {
+    const key = principal.apiKeyId ? `key:${principal.apiKeyId}` : `user:${principal.userId}`;
+    const n = this.counts.get(key) ?? 0;
+    if (n >= MAX_STREAMS_PER_CALLER)
+      throw new TooManyRequestsError(`At most ${MAX_STREAMS_PER_CALLER} log streams may be open at once; close one first`, 5);
+    this.counts.set(key, n + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.counts.get(key) ?? 1) - 1;
+      if (left > 0) this.counts.set(key, left);
+      else this.counts.delete(key);
+    };
+  }
+}
+
 export function taskRoutes(app: AppContext): AnyRoute[] {
+  const streams = new StreamCounter();
   const view = (t: Parameters<typeof toTaskView>[0]) => toTaskView(t, app.tasks.temporalUiUrl(t.id));
 
   return [
@@ -182,13 +208,22 @@ export function taskRoutes(app: AppContext): AnyRoute[] {
       tag: 'Tasks',
       summary: "Follow a task's logs live (server-sent events)",
       description:
-        'Sends `log` events (id = cursor; resumes from `Last-Event-ID` or `after`), `status` events when the task status changes, and `end` once the task has finished and every line was sent.',
+        [
+          'Sends `log` events (id = cursor; resumes from `Last-Event-ID` or `after`), `status` events when the task status changes, and `end` once the task has finished and every line was sent.',
+          `At most ${MAX_STREAMS_PER_CALLER} open streams per caller (429 beyond); a stream ends with \`end\` (\`reason: "session_ended"\`) when the caller's session is revoked or expires, or its API key is revoked.`,
+          'Each tick reads only lines after the last one sent; the Temporal history of an open task is read at most once per second however many streams follow it.',
+        ].join(' '),
       access: 'authenticated',
       params: taskIdParams,
       query: logQuery.pick({ after: true, level: true, source: true }),
-      responses: { 200: { description: 'An event stream', contentType: 'text/event-stream' }, 404: { description: 'Unknown task' } },
+      responses: {
+        200: { description: 'An event stream', contentType: 'text/event-stream' },
+        404: { description: 'Unknown task' },
+        429: { description: 'Too many open streams for this caller' },
+      },
       async handler(ctx, { params, query, principal }) {
         await app.tasks.getVisible(params.task_id, principal);
+        const release = streams.open(principal);
         const resume = ctx.get('last-event-id');
         let after = decodeCursor(resume) ?? (query.after ? decodeCursor(query.after) : undefined);
         const stream = new PassThrough();
@@ -197,13 +232,24 @@ export function taskRoutes(app: AppContext): AnyRoute[] {
         ctx.status = 200;
         ctx.body = stream;
         let closed = false;
-        ctx.req.on('close', () => (closed = true));
+        ctx.req.on('close', () => {
+          closed = true;
+          release(); // the place is free as soon as the client goes
+        });
+        let checkedAt = Date.now();
         const send = (event: string, data: unknown, id?: string) =>
           stream.write(`${id ? `id: ${id}\n` : ''}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
         void (async () => {
           let lastStatus: string | undefined;
           try {
             while (!closed) {
+              if (Date.now() - checkedAt >= SESSION_CHECK_MS) {
+                checkedAt = Date.now();
+                if (!(await app.auth.isStillValid(principal))) {
+                  send('end', { reason: 'session_ended' });
+                  break;
+                }
+              }
               const task = await app.tasks.get(params.task_id);
               // Decided before reading, so the read below already holds the final lines.
               const finished = TERMINAL_STATUSES.includes(task.status) && (await workflowClosed(app, task.id));
@@ -227,6 +273,7 @@ export function taskRoutes(app: AppContext): AnyRoute[] {
             app.logger.warn({ err, taskId: params.task_id }, 'log stream ended with an error');
             send('error', { detail: 'log stream interrupted' });
           } finally {
+            release();
             stream.end();
           }
         })();
