@@ -23,6 +23,8 @@ export async function createWorker(deps: {
   logger: Logger;
   workflowBundlePath?: string;
   taskQueue?: string;
+  /** Capacity settings that differ by deployment (the all-in-one process runs fewer activities at once). */
+  tuning?: Pick<WorkerOptions, 'maxConcurrentActivityTaskExecutions' | 'maxCachedWorkflows'>;
 }): Promise<WorkerHandle> {
   const { config, knex, logger } = deps;
   const keyring = new Keyring(loadSecret(config.SWITCHYARD_SECRET_KEY, config.SWITCHYARD_DATA_DIR, (m) => logger.warn(m)));
@@ -49,6 +51,7 @@ export async function createWorker(deps: {
     shutdownGraceTime: '10 seconds',
     // Bounded sticky cache: memory stays flat under a burst of tasks (replay covers evictions).
     maxCachedWorkflows: 200,
+    ...deps.tuning,
   });
   return { worker, connection };
 }
