@@ -19,6 +19,7 @@ import { dbMappingRoutes } from './db-mappings/routes.ts';
 import { environmentRoutes } from './environments/routes.ts';
 import type { AppContext } from './context.ts';
 import { healthRoutes } from './health/routes.ts';
+import { clientAddress } from './http/client-address.ts';
 import { buildOpenApi, docsPage } from './http/openapi.ts';
 import { problemMiddleware } from './http/problem.ts';
 import { requestContext } from './http/request-context.ts';
@@ -76,6 +77,7 @@ export function createApp(ctx: AppContext): Koa {
   });
   mountRoutes(router, routes);
 
+  app.use(clientAddress(ctx.config.TRUSTED_PROXIES));
   app.use(requestContext(ctx.logger));
   app.use(problemMiddleware(ctx.logger));
   app.use(async (c, next) => {
