@@ -20,6 +20,8 @@ import { environmentRoutes } from './environments/routes.ts';
 import type { AppContext } from './context.ts';
 import { healthRoutes } from './health/routes.ts';
 import { clientAddress } from './http/client-address.ts';
+import { rejectUnstorableText } from './http/input-text.ts';
+import { methodGuard } from './http/methods.ts';
 import { buildOpenApi, docsPage } from './http/openapi.ts';
 import { problemMiddleware } from './http/problem.ts';
 import { requestContext } from './http/request-context.ts';
@@ -85,6 +87,7 @@ export function createApp(ctx: AppContext): Koa {
     c.set('Cache-Control', c.get('Cache-Control') || 'no-store');
     await next();
   });
+  app.use(methodGuard(router));
   app.use(
     koaBody({
       json: true,
@@ -97,8 +100,8 @@ export function createApp(ctx: AppContext): Koa {
       },
     }),
   );
+  app.use(rejectUnstorableText());
   app.use(authenticate(ctx.auth));
   app.use(router.routes());
-  app.use(router.allowedMethods({ throw: true }));
   return app;
 }
