@@ -116,10 +116,12 @@ export class AuthService {
   }
 
   private async resolveApiKey(raw: string): Promise<Principal> {
+    // An expired key is refused exactly like a revoked one.
     const key = await this.knex('api_keys')
       .where({ key_hash: sha256Hex(raw), active: true })
+      .where((q) => q.whereNull('expires_at').orWhereRaw('expires_at > now()'))
       .first();
-    if (!key) throw new UnauthenticatedError('The API key is invalid or revoked');
+    if (!key) throw new UnauthenticatedError('The API key is invalid, revoked or expired');
     void this.knex('api_keys')
       .where({ id: key.id })
       .update({ last_used_at: this.knex.fn.now() })
