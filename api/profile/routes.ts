@@ -6,14 +6,17 @@ import type { AppContext } from '../context.ts';
 import { fromUpstream } from '../environments/upstream.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
 
-/** "" and whitespace mean "unset" (null); otherwise trimmed text within bounds, no control characters. */
+/**
+ * "" and whitespace mean "unset" (null); otherwise trimmed text within bounds, no control
+ * characters (Unicode Cc, spelled as ranges so the OpenAPI pattern works in any regex dialect).
+ */
 const optionalText = (max: number, what: string) =>
   z.preprocess(
     (v) => (typeof v === 'string' && v.trim() === '' ? null : typeof v === 'string' ? v.trim() : v),
     z
       .string({ error: `${what} must be a string or null` })
       .max(max, `${what} must be at most ${max} characters`)
-      .regex(/^[^\p{Cc}]*$/u, `${what} must not contain control characters`)
+      .regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, `${what} must not contain control characters`)
       .nullable()
       .optional(),
   );
