@@ -11,6 +11,34 @@ export const pagination = {
     .default(25),
 };
 
+/**
+ * Lists that page in Superset reach at most this many rows deep (page × page_size): each deeper
+ * page makes Superset sort and skip more rows, so one request must not ask for an unbounded
+ * offset. Beyond it, narrow the list with `search`.
+ */
+export const UPSTREAM_MAX_ROWS = 10_000;
+
+export const upstreamPagination = {
+  page: z.coerce
+    .number({ error: 'page must be an integer' })
+    .int('page must be an integer')
+    .min(1, 'page must be at least 1')
+    .max(UPSTREAM_MAX_ROWS, `page must be at most ${UPSTREAM_MAX_ROWS}`)
+    .default(1)
+    .describe(`1-based; page × page_size may not exceed ${UPSTREAM_MAX_ROWS} (400): narrow deep lists with \`search\``),
+  page_size: pagination.page_size,
+};
+
+/** Refinement for an object holding upstreamPagination: the page may not end beyond UPSTREAM_MAX_ROWS. */
+export function withinUpstreamRows(q: { page: number; page_size: number }, ctx: z.RefinementCtx): void {
+  if (q.page * q.page_size > UPSTREAM_MAX_ROWS)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['page'],
+      message: `page × page_size must not exceed ${UPSTREAM_MAX_ROWS} (got ${q.page} × ${q.page_size}); narrow the list with search`,
+    });
+}
+
 export const pageEnvelope = <T extends z.ZodType>(item: T) =>
   z.object({ items: z.array(item), total: z.number().int(), page: z.number().int(), page_size: z.number().int(), has_next: z.boolean() });
 
@@ -31,3 +59,18 @@ export const csv = <T extends z.ZodType>(item: T) =>
             .filter(Boolean),
     z.array(item).min(1).optional(),
   );
+
+// A day inside year 1: node-pg writes a Date in the local zone, which must not land in year 0. (Not Date.UTC(1, ...): it reads year 1 as 1901.)
+const MIN_INSTANT = Date.parse('0001-01-02T00:00:00Z');
+const MAX_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
+
+/**
+ * An ISO 8601 date-time with a zone offset, as an instant (a Date). Handed to PostgreSQL as an
+ * instant rather than as the caller's text: PostgreSQL refuses offsets beyond ±15:59 and the
+ * year 0 that ISO 8601 allows, which would otherwise surface as a 500.
+ */
+export const isoInstant = (name: string) =>
+  z.iso
+    .datetime({ offset: true, error: `${name} must be an ISO 8601 date-time with a zone, e.g. 2027-01-31T00:00:00Z` })
+    .transform((v) => new Date(v))
+    .refine((d) => d.getTime() >= MIN_INSTANT && d.getTime() <= MAX_INSTANT, `${name} must lie between the years 0001 and 9999`);

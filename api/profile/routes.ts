@@ -6,14 +6,17 @@ import type { AppContext } from '../context.ts';
 import { fromUpstream } from '../environments/upstream.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
 
-/** "" and whitespace mean "unset" (null); otherwise trimmed text within bounds, no control characters. */
+/**
+ * "" and whitespace mean "unset" (null); otherwise trimmed text within bounds, no control
+ * characters (Unicode Cc, spelled as ranges so the OpenAPI pattern works in any regex dialect).
+ */
 const optionalText = (max: number, what: string) =>
   z.preprocess(
     (v) => (typeof v === 'string' && v.trim() === '' ? null : typeof v === 'string' ? v.trim() : v),
     z
       .string({ error: `${what} must be a string or null` })
       .max(max, `${what} must be at most ${max} characters`)
-      .regex(/^[^\p{Cc}]*$/u, `${what} must not contain control characters`)
+      .regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, `${what} must not contain control characters`)
       .nullable()
       .optional(),
   );
@@ -142,8 +145,8 @@ export function profileRoutes(app: AppContext): AnyRoute[] {
       tag: 'Profile',
       summary: 'Find Superset accounts to bind',
       description:
-        "Accounts of the environment's Superset whose name or username contains `search` (Superset's `related/owners`), normalised; usernames come from Superset's security API when the service account may read it.",
-      access: 'authenticated',
+        "Accounts of the environment's Superset whose name or username contains `search` (Superset's `related/owners`), normalised; usernames come from Superset's security API when the service account may read it. Names and e-mails of an environment's users are that environment's data: the caller needs `environments:READ`.",
+      access: { permission: 'environments:READ' },
       query: accountsQuery,
       responses: {
         200: {
