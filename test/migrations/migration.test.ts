@@ -59,8 +59,16 @@ beforeAll(async () => {
   envA = await registerEnvironment(h, 'a', `${P}-a`);
   for (const [name] of TRAP_TARGETS) {
     const cl = name === 'b' ? b : await client(name);
-    const targetDb = await createSqliteDatabase(cl, { name: `${P}_warehouse`, path: path.join(dir, `${P}-${name}.db`), tables: prefixedTables(P) });
-    const baitDb = await createSqliteDatabase(cl, { name: `${P}_src`, path: path.join(dir, `${P}-${name}-bait.db`), tables: prefixedTables(P) });
+    const targetDb = await createSqliteDatabase(cl, {
+      name: `${P}_warehouse`,
+      path: path.join(dir, `${P}-${name}.db`),
+      tables: prefixedTables(P),
+    });
+    const baitDb = await createSqliteDatabase(cl, {
+      name: `${P}_src`,
+      path: path.join(dir, `${P}-${name}-bait.db`),
+      tables: prefixedTables(P),
+    });
     const owner = await createDashboard(cl, { title: `${P} owned by the target`, slug: src.dashboards[0].slug });
     const env = await registerEnvironment(h, name, `${P}-${name}`);
     targets[name] = { client: cl, env, targetDb, baitDb, slugOwner: { id: owner.id, title: owner.title } };
@@ -69,10 +77,7 @@ beforeAll(async () => {
   const oldDb = await createSqliteDatabase(c, { name: `${P}_old`, path: path.join(dir, `${P}-c.db`), tables: prefixedTables(P) });
   envB = targets.b.env;
   envC = await registerEnvironment(h, 'c', `${P}-c`);
-  for (const [target, db] of [
-    ...Object.values(targets).map((t) => [t.env, t.targetDb] as const),
-    [envC, oldDb] as const,
-  ]) {
+  for (const [target, db] of [...Object.values(targets).map((t) => [t.env, t.targetDb] as const), [envC, oldDb] as const]) {
     const r = await admin('PUT', `/api/environments/${envA}/db-mappings/${target}`, {
       json: { mappings: [{ source_database_id: src.database.id, target_database_id: db.id }] },
     });
@@ -155,7 +160,6 @@ describe.each(TRAP_TARGETS)('migration a (6.1.0) → %s (6.1.0, %s metadata)', (
       ).toEqual(['unchanged', 'unchanged']);
     }
   });
-
 });
 
 describe('migration a (6.1.0) → b (6.1.0)', () => {

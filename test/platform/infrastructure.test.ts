@@ -72,7 +72,8 @@ describe('docker-compose.yml', () => {
 
   it('keeps Temporal off the host: no published frontend, the web UI on loopback only', () => {
     const doc = parse(fs.readFileSync('docker-compose.yml', 'utf8'), { merge: true });
-    const published = (svc: any): string[] => (svc.ports ?? []).map((p: unknown) => (typeof p === 'object' ? JSON.stringify(p) : String(p)));
+    const published = (svc: any): string[] =>
+      (svc.ports ?? []).map((p: unknown) => (typeof p === 'object' ? JSON.stringify(p) : String(p)));
     // Whoever reaches the frontend can start any workflow with any input.
     expect(doc.services.temporal.ports).toBeUndefined();
     expect(doc.services.temporal.networks).toEqual(['internal']);

@@ -61,7 +61,13 @@ describe('Temporal over mTLS with an API key', () => {
     // Every kind of caller went through the proxy: search attributes at start, task start,
     // the worker's polls, the readiness check; each with the client certificate and the key.
     const paths = new Set(proxy.calls.map((c) => c.path.split('/').at(-1)));
-    for (const method of ['ListSearchAttributes', 'StartWorkflowExecution', 'PollWorkflowTaskQueue', 'PollActivityTaskQueue', 'DescribeTaskQueue']) {
+    for (const method of [
+      'ListSearchAttributes',
+      'StartWorkflowExecution',
+      'PollWorkflowTaskQueue',
+      'PollActivityTaskQueue',
+      'DescribeTaskQueue',
+    ]) {
       expect(paths, method).toContain(method);
     }
     expect(proxy.calls.every((c) => c.client === 'switchyard-client' && c.authorization === `Bearer ${API_KEY}`)).toBe(true);
@@ -81,7 +87,10 @@ describe('Temporal over mTLS with an API key', () => {
     const base = { address: proxy.address, apiKey: API_KEY, connectTimeout: '3 seconds' } as const;
     const ca = fs.readFileSync(pki.ca.cert);
     const noCert = { serverRootCACertificate: ca, serverNameOverride: 'temporal.test' };
-    const stranger = { ...noCert, clientCertPair: { crt: fs.readFileSync(pki.strangerClient.cert), key: fs.readFileSync(pki.strangerClient.key) } };
+    const stranger = {
+      ...noCert,
+      clientCertPair: { crt: fs.readFileSync(pki.strangerClient.cert), key: fs.readFileSync(pki.strangerClient.key) },
+    };
     await expect(Connection.connect({ ...base, tls: noCert })).rejects.toThrow();
     await expect(Connection.connect({ ...base, tls: stranger })).rejects.toThrow();
     await expect(Connection.connect({ ...base, tls: false })).rejects.toThrow();
@@ -113,15 +122,21 @@ describe('Temporal TLS configuration', () => {
   const address = { TEMPORAL_ADDRESS: 'temporal.example:7233' };
 
   it('needs certificate and key together, as readable PEM files that belong together', () => {
-    expect(configError({ ...address, TEMPORAL_TLS_CERT: pki.client.cert })).toMatch(/TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY must be set together/);
+    expect(configError({ ...address, TEMPORAL_TLS_CERT: pki.client.cert })).toMatch(
+      /TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY must be set together/,
+    );
     expect(configError({ ...address, TEMPORAL_TLS_KEY: pki.client.key })).toMatch(/must be set together/);
     const missing = path.join(pki.dir, 'nope.pem');
     expect(configError({ ...address, TEMPORAL_TLS_CA: missing })).toMatch(/TEMPORAL_TLS_CA: cannot read .*nope\.pem \(ENOENT\)/);
-    expect(configError({ ...address, TEMPORAL_TLS_CERT: pki.client.cert, TEMPORAL_TLS_KEY: missing })).toMatch(/TEMPORAL_TLS_KEY: cannot read/);
+    expect(configError({ ...address, TEMPORAL_TLS_CERT: pki.client.cert, TEMPORAL_TLS_KEY: missing })).toMatch(
+      /TEMPORAL_TLS_KEY: cannot read/,
+    );
     expect(configError({ ...address, TEMPORAL_TLS_CA: pki.dir })).toMatch(/TEMPORAL_TLS_CA: .* is not a file/);
     const notPem = path.join(pki.dir, 'not.pem');
     fs.writeFileSync(notPem, 'hello');
-    expect(configError({ ...address, TEMPORAL_TLS_CERT: notPem, TEMPORAL_TLS_KEY: pki.client.key })).toMatch(/TEMPORAL_TLS_CERT: .* is not a PEM file/);
+    expect(configError({ ...address, TEMPORAL_TLS_CERT: notPem, TEMPORAL_TLS_KEY: pki.client.key })).toMatch(
+      /TEMPORAL_TLS_CERT: .* is not a PEM file/,
+    );
     // A key in the certificate's place: named, and no line of the key appears in the message.
     const keyAsCert = configError({ ...address, TEMPORAL_TLS_CERT: pki.client.key, TEMPORAL_TLS_KEY: pki.client.key });
     expect(keyAsCert).toMatch(/TEMPORAL_TLS_CERT: .* holds no readable certificate/);

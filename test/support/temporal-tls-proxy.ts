@@ -22,7 +22,18 @@ export interface TemporalTlsProxy {
   close(): Promise<void>;
 }
 
-const HOP_BY_HOP = new Set([':authority', ':scheme', ':path', ':method', ':status', 'host', 'connection', 'keep-alive', 'transfer-encoding', 'upgrade']);
+const HOP_BY_HOP = new Set([
+  ':authority',
+  ':scheme',
+  ':path',
+  ':method',
+  ':status',
+  'host',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'upgrade',
+]);
 
 function forwardable(headers: http2.IncomingHttpHeaders): http2.OutgoingHttpHeaders {
   const out: http2.OutgoingHttpHeaders = {};
@@ -44,7 +55,13 @@ export async function startTemporalTlsProxy(opts: {
   const calls: SeenCall[] = [];
   let refusedHandshakes = 0;
 
-  const server = http2.createSecureServer({ key: opts.key, cert: opts.cert, ca: opts.clientCa, requestCert: true, rejectUnauthorized: true });
+  const server = http2.createSecureServer({
+    key: opts.key,
+    cert: opts.cert,
+    ca: opts.clientCa,
+    requestCert: true,
+    rejectUnauthorized: true,
+  });
   server.on('tlsClientError', () => {
     refusedHandshakes++;
   });

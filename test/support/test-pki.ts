@@ -29,10 +29,25 @@ function makeCa(dir: string, name: string): CertFiles {
   const files = { cert: path.join(dir, `${name}.crt`), key: path.join(dir, `${name}.key`) };
   openssl(
     [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-      '-keyout', files.key, '-out', files.cert, '-days', '2', '-subj', `/CN=${name}`,
-      '-addext', 'basicConstraints=critical,CA:TRUE',
-      '-addext', 'keyUsage=critical,keyCertSign,cRLSign',
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      files.key,
+      '-out',
+      files.cert,
+      '-days',
+      '2',
+      '-subj',
+      `/CN=${name}`,
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
     ],
     dir,
   );
@@ -44,8 +59,27 @@ function makeLeaf(dir: string, name: string, ca: CertFiles, extensions: string):
   const csr = path.join(dir, `${name}.csr`);
   const ext = path.join(dir, `${name}.ext`);
   fs.writeFileSync(ext, extensions);
-  openssl(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', files.key, '-out', csr, '-subj', `/CN=${name}`], dir);
-  openssl(['x509', '-req', '-in', csr, '-CA', ca.cert, '-CAkey', ca.key, '-CAcreateserial', '-days', '2', '-out', files.cert, '-extfile', ext], dir);
+  openssl(
+    [
+      'req',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      files.key,
+      '-out',
+      csr,
+      '-subj',
+      `/CN=${name}`,
+    ],
+    dir,
+  );
+  openssl(
+    ['x509', '-req', '-in', csr, '-CA', ca.cert, '-CAkey', ca.key, '-CAcreateserial', '-days', '2', '-out', files.cert, '-extfile', ext],
+    dir,
+  );
   return files;
 }
 
@@ -53,7 +87,12 @@ export function createTestPki(): TestPki {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-pki-'));
   const ca = makeCa(dir, 'test-ca');
   const leaf = (usage: string, san?: string) =>
-    ['basicConstraints=critical,CA:FALSE', 'keyUsage=critical,digitalSignature', `extendedKeyUsage=${usage}`, ...(san ? [`subjectAltName=${san}`] : [])].join('\n') + '\n';
+    [
+      'basicConstraints=critical,CA:FALSE',
+      'keyUsage=critical,digitalSignature',
+      `extendedKeyUsage=${usage}`,
+      ...(san ? [`subjectAltName=${san}`] : []),
+    ].join('\n') + '\n';
   const server = makeLeaf(dir, 'temporal-server', ca, leaf('serverAuth', 'DNS:localhost,DNS:temporal.test,IP:127.0.0.1'));
   const client = makeLeaf(dir, 'switchyard-client', ca, leaf('clientAuth'));
   const stranger = makeCa(dir, 'stranger-ca');

@@ -4,7 +4,14 @@ import type { Harness } from './harness.ts';
 
 /** The harness's Temporal TLS / API key settings, so a worker process connects the way its API does. */
 function temporalSecurityEnv(h: Harness): Record<string, string> {
-  const keys = ['TEMPORAL_TLS', 'TEMPORAL_TLS_CERT', 'TEMPORAL_TLS_KEY', 'TEMPORAL_TLS_CA', 'TEMPORAL_TLS_SERVER_NAME', 'TEMPORAL_API_KEY'] as const;
+  const keys = [
+    'TEMPORAL_TLS',
+    'TEMPORAL_TLS_CERT',
+    'TEMPORAL_TLS_KEY',
+    'TEMPORAL_TLS_CA',
+    'TEMPORAL_TLS_SERVER_NAME',
+    'TEMPORAL_API_KEY',
+  ] as const;
   return Object.fromEntries(keys.flatMap((k) => (h.config[k] === undefined ? [] : [[k, String(h.config[k])]])));
 }
 

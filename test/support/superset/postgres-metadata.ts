@@ -59,7 +59,11 @@ function copyTree(from: string, to: string): void {
   execFileSync('cp', ['-a', from, to]);
 }
 
-export function postgresTemplateFits(templateDir: string, repoRoot: string, want: { version: string; username: string; password: string }): boolean {
+export function postgresTemplateFits(
+  templateDir: string,
+  repoRoot: string,
+  want: { version: string; username: string; password: string },
+): boolean {
   const paths = templatePaths(templateDir);
   try {
     const meta = JSON.parse(readFileSync(paths.meta, 'utf8')) as TemplateMeta;
