@@ -6,6 +6,7 @@ import type { Config } from '../lib/config.ts';
 import { hashPassword, Keyring, loadSecret, randomToken } from '../lib/crypto.ts';
 import type { Logger } from '../lib/logger.ts';
 import { connectTemporalClient, ensureSearchAttributes } from '../lib/temporal.ts';
+import { describeTemporalConnection } from '../lib/temporal-connection.ts';
 import { OidcService } from './auth/oidc.ts';
 import { AuthService } from './auth/service.ts';
 import { TokenIssuer } from './auth/tokens.ts';
@@ -32,6 +33,7 @@ export async function bootstrap(config: Config, logger: Logger, databaseUrl: str
   await ensureFirstAdmin(knex, config, logger);
 
   const temporal = await connectTemporalClient(config);
+  logger.info({ temporal: describeTemporalConnection(config) }, 'connected to Temporal');
   const added = await ensureSearchAttributes(temporal, config.TEMPORAL_NAMESPACE, SEARCH_ATTRIBUTES).catch((err: unknown) => {
     logger.warn({ err }, 'could not register search attributes (is the namespace reachable?)');
     return [];

@@ -7,7 +7,7 @@ import { EnvironmentClients } from '../db/environments/repository.ts';
 import { Keyring, loadSecret } from '../lib/crypto.ts';
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
-import { temporalAddress } from '../lib/temporal.ts';
+import { temporalConnectionOptions } from '../lib/temporal-connection.ts';
 
 export const WORKFLOWS_PATH = new URL('../workflows/index.ts', import.meta.url).pathname;
 
@@ -30,7 +30,7 @@ export async function createWorker(deps: {
   const keyring = new Keyring(loadSecret(config.SWITCHYARD_SECRET_KEY, config.SWITCHYARD_DATA_DIR, (m) => logger.warn(m)));
   const clients = new EnvironmentClients({ knex, keyring });
   const forEnvironment = (envId: string) => clients.client(envId);
-  const connection = await NativeConnection.connect({ address: temporalAddress(config) });
+  const connection = await NativeConnection.connect(temporalConnectionOptions(config));
   const source: Pick<WorkerOptions, 'workflowsPath' | 'workflowBundle'> = deps.workflowBundlePath
     ? { workflowBundle: { codePath: deps.workflowBundlePath } }
     : { workflowsPath: WORKFLOWS_PATH };

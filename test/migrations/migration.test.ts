@@ -1,4 +1,5 @@
 import path from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { createDashboard, createSqliteDatabase, getDashboard, listAll, type SupersetClient } from '../support/superset/fixtures.ts';
@@ -6,7 +7,9 @@ import { buildSource, prefixedTables, client, registerEnvironment, superset, wai
 
 /**
  * Migrations between real Superset instances: a (6.1.0) → b (6.1.0) and a → c (6.0.0), through
- * the API and a real worker on real PostgreSQL and Temporal.
+ * the API and a real worker on real PostgreSQL and Temporal. The traps (a same-named database and
+ * a same-slug dashboard in the target, datasets bound to the mapped database, re-run idempotency)
+ * also run against d (6.1.0 keeping its metadata in PostgreSQL, as production deployments do).
  */
 let h: Harness;
 let a: SupersetClient;
@@ -18,9 +21,20 @@ let envC: string;
 let src: SourceFixture;
 let unmapped: SourceFixture;
 const P = `m${Date.now().toString(36)}`;
-let targetDb: { id: number; uuid?: string };
-let baitDb: { id: number; uuid?: string };
-let slugOwner: { id: number; title: string };
+
+/** A target of the traps: the database to map onto, a same-named "bait" database, and a dashboard owning the source's slug. */
+interface TrapTarget {
+  client: SupersetClient;
+  env: string;
+  targetDb: { id: number; uuid?: string };
+  baitDb: { id: number; uuid?: string };
+  slugOwner: { id: number; title: string };
+}
+const TRAP_TARGETS = [
+  ['b', 'SQLite'],
+  ['d', 'PostgreSQL'],
+] as const;
+const targets = {} as Record<(typeof TRAP_TARGETS)[number][0], TrapTarget>;
 
 const admin = (m: string, p: string, o: Record<string, unknown> = {}) => h.request(m, p, { ...o, token: h.adminToken });
 
@@ -42,22 +56,28 @@ beforeAll(async () => {
   const dir = path.join(inject('runDir'), P);
   src = await buildSource(a, P, dir, { dashboards: 2 });
   unmapped = await buildSource(a, `${P}x`, dir, { dashboards: 1, table: 'customers' });
-  // Target b: the database to map onto, a same-named "bait" database, and a dashboard owning the source's slug.
-  targetDb = await createSqliteDatabase(b, { name: `${P}_warehouse`, path: path.join(dir, `${P}-b.db`), tables: prefixedTables(P) });
-  baitDb = await createSqliteDatabase(b, { name: `${P}_src`, path: path.join(dir, `${P}-bait.db`), tables: prefixedTables(P) });
-  const owner = await createDashboard(b, { title: `${P} owned by the target`, slug: src.dashboards[0].slug });
-  slugOwner = { id: owner.id, title: owner.title };
+  envA = await registerEnvironment(h, 'a', `${P}-a`);
+  for (const [name] of TRAP_TARGETS) {
+    const cl = name === 'b' ? b : await client(name);
+    const targetDb = await createSqliteDatabase(cl, {
+      name: `${P}_warehouse`,
+      path: path.join(dir, `${P}-${name}.db`),
+      tables: prefixedTables(P),
+    });
+    const baitDb = await createSqliteDatabase(cl, {
+      name: `${P}_src`,
+      path: path.join(dir, `${P}-${name}-bait.db`),
+      tables: prefixedTables(P),
+    });
+    const owner = await createDashboard(cl, { title: `${P} owned by the target`, slug: src.dashboards[0].slug });
+    const env = await registerEnvironment(h, name, `${P}-${name}`);
+    targets[name] = { client: cl, env, targetDb, baitDb, slugOwner: { id: owner.id, title: owner.title } };
+  }
+  expect(superset('d').metadata).toBe('postgresql');
   const oldDb = await createSqliteDatabase(c, { name: `${P}_old`, path: path.join(dir, `${P}-c.db`), tables: prefixedTables(P) });
-
-  [envA, envB, envC] = [
-    await registerEnvironment(h, 'a', `${P}-a`),
-    await registerEnvironment(h, 'b', `${P}-b`),
-    await registerEnvironment(h, 'c', `${P}-c`),
-  ];
-  for (const [target, db] of [
-    [envB, targetDb],
-    [envC, oldDb],
-  ] as const) {
+  envB = targets.b.env;
+  envC = await registerEnvironment(h, 'c', `${P}-c`);
+  for (const [target, db] of [...Object.values(targets).map((t) => [t.env, t.targetDb] as const), [envC, oldDb] as const]) {
     const r = await admin('PUT', `/api/environments/${envA}/db-mappings/${target}`, {
       json: { mappings: [{ source_database_id: src.database.id, target_database_id: db.id }] },
     });
@@ -66,8 +86,9 @@ beforeAll(async () => {
 }, 240_000);
 afterAll(async () => h?.close());
 
-describe('migration a (6.1.0) → b (6.1.0)', () => {
+describe.each(TRAP_TARGETS)('migration a (6.1.0) → %s (6.1.0, %s metadata)', (name) => {
   it('migrates dashboards with charts and datasets onto the mapped database, hijacking nothing; a failing dashboard does not fail its siblings', async () => {
+    const { client: b, env: envB, targetDb, baitDb, slugOwner } = targets[name];
     const ids = [...src.dashboards.map((d) => d.id), unmapped.dashboards[0].id];
     const task = await migrate({ source_env_id: envA, target_env_id: envB, dashboard_ids: ids });
     // One dashboard had an unmapped database: the task says so instead of reporting success.
@@ -109,9 +130,22 @@ describe('migration a (6.1.0) → b (6.1.0)', () => {
     const sales = datasets.filter((x) => x.table_name === `${P}_sales` && x.database?.id === targetDb.id);
     expect(sales).toHaveLength(1);
     expect(datasets.filter((x) => x.database?.id === baitDb.id)).toHaveLength(0);
+    const { metadata, metadataUrl } = superset(name);
+    if (metadata === 'postgresql') {
+      // The rows really live in PostgreSQL: the imported dashboard, without the slug it did not take.
+      const db = new pg.Client({ connectionString: metadataUrl });
+      await db.connect();
+      try {
+        const { rows } = await db.query('select id, slug from dashboards where uuid = $1', [first.dashboard_uuid]);
+        expect(rows).toEqual([{ id: first.target_dashboard_id, slug: null }]);
+      } finally {
+        await db.end();
+      }
+    }
   });
 
   it('converges on a re-run: nothing duplicated, everything unchanged', async () => {
+    const { client: b, env: envB } = targets[name];
     const before = { d: await countIn(b, 'dashboard', P), c: await countIn(b, 'chart', P) };
     const task = await migrate({ source_env_id: envA, target_env_id: envB, dashboard_ids: src.dashboards.map((d) => d.id) });
     expect(task.status).toBe('SUCCEEDED');
@@ -126,8 +160,11 @@ describe('migration a (6.1.0) → b (6.1.0)', () => {
       ).toEqual(['unchanged', 'unchanged']);
     }
   });
+});
 
+describe('migration a (6.1.0) → b (6.1.0)', () => {
   it('dry-runs a change with field-level differences and imports nothing, then applies it', async () => {
+    const { targetDb } = targets.b;
     const d = src.dashboards[1];
     await a.put(`/api/v1/dashboard/${d.id}`, { dashboard_title: `${d.title} (renamed)` });
     await a.put(`/api/v1/chart/${d.chartIds[0]}`, { slice_name: `${P} rows 2 (renamed)` });
