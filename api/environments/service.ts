@@ -1,10 +1,10 @@
-import type { Knex } from 'knex';
-import { connectionOf, EnvironmentClients, getEnvironment, type EnvironmentRow } from '../../db/environments/repository.ts';
+import { connectionOf, type EnvironmentFields, type EnvironmentStore } from '../../db/environments/store.ts';
 import type { Keyring } from '../../lib/crypto.ts';
-import { AppError, ConflictError } from '../../lib/errors.ts';
+import { AppError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { SupersetClient, SupersetUnavailableError } from '../../lib/superset/index.ts';
 import { toEnvironmentView, type EnvironmentView } from './schemas.ts';
+import type { Supersets } from './upstream.ts';
 
 export interface EnvironmentInput {
   name?: string;
@@ -28,74 +28,47 @@ export interface EnvironmentTestReport {
   error: { code: string; detail: string } | null;
 }
 
-function isUniqueViolation(err: unknown): boolean {
-  return (err as { code?: string })?.code === '23505';
-}
-
-/** Environments: CRUD (password encrypted at rest with the keyring) and their Superset clients. */
+/** Environments: CRUD (password encrypted at rest with the keyring; the SQL is EnvironmentStore's) and the connection test. */
 export class EnvironmentService {
-  readonly clients: EnvironmentClients;
-  private readonly knex: Knex;
+  private readonly store: EnvironmentStore;
+  private readonly supersets: Supersets;
   private readonly keyring: Keyring;
   private readonly logger: Logger;
 
-  constructor(deps: { knex: Knex; keyring: Keyring; logger: Logger }) {
-    this.knex = deps.knex;
+  constructor(deps: { store: EnvironmentStore; supersets: Supersets; keyring: Keyring; logger: Logger }) {
+    this.store = deps.store;
+    this.supersets = deps.supersets;
     this.keyring = deps.keyring;
     this.logger = deps.logger;
-    this.clients = new EnvironmentClients({ knex: deps.knex, keyring: deps.keyring, logger: deps.logger.child({ component: 'superset' }) });
-  }
-
-  /** The row; NotFoundError (404) for an unknown or malformed id. */
-  row(id: string): Promise<EnvironmentRow> {
-    return getEnvironment(this.knex, id);
-  }
-
-  /** The pooled Superset client of an environment; 404 when the environment does not exist. */
-  client(id: string): Promise<SupersetClient> {
-    return this.clients.client(id);
   }
 
   async list(page: number, pageSize: number) {
-    const [{ count }] = await this.knex('environments').count<{ count: string }[]>({ count: '*' });
-    const rows = await this.knex<EnvironmentRow>('environments')
-      .orderByRaw('lower(name)')
-      .offset((page - 1) * pageSize)
-      .limit(pageSize);
-    const total = Number(count);
+    const { rows, total } = await this.store.list(page, pageSize);
     return { items: rows.map(toEnvironmentView), total, page, page_size: pageSize, has_next: page * pageSize < total };
   }
 
   async get(id: string): Promise<EnvironmentView> {
-    return toEnvironmentView(await this.row(id));
+    return toEnvironmentView(await this.store.get(id));
   }
 
   async create(
     input: Required<Pick<EnvironmentInput, 'name' | 'base_url' | 'username' | 'password'>> & EnvironmentInput,
   ): Promise<EnvironmentView> {
-    try {
-      const [row] = await this.knex<EnvironmentRow>('environments')
-        .insert({
-          name: input.name,
-          base_url: input.base_url,
-          username: input.username,
-          password_encrypted: this.keyring.encrypt(input.password),
-          verify_tls: input.verify_tls ?? true,
-          timeout_seconds: input.timeout_seconds ?? 30,
-          description: input.description ?? null,
-        })
-        .returning('*');
-      this.logger.info({ env_id: row.id, name: row.name, base_url: row.base_url }, 'environment created');
-      return toEnvironmentView(row);
-    } catch (err) {
-      if (isUniqueViolation(err)) throw new ConflictError(`An environment named '${input.name}' already exists`);
-      throw err;
-    }
+    const row = await this.store.create({
+      name: input.name,
+      base_url: input.base_url,
+      username: input.username,
+      password_encrypted: this.keyring.encrypt(input.password),
+      verify_tls: input.verify_tls ?? true,
+      timeout_seconds: input.timeout_seconds ?? 30,
+      description: input.description ?? null,
+    });
+    this.logger.info({ env_id: row.id, name: row.name, base_url: row.base_url }, 'environment created');
+    return toEnvironmentView(row);
   }
 
   async update(id: string, input: EnvironmentInput): Promise<EnvironmentView> {
-    await this.row(id);
-    const patch: Partial<EnvironmentRow> = {};
+    const patch: Partial<EnvironmentFields> = {};
     if (input.name !== undefined) patch.name = input.name;
     if (input.base_url !== undefined) patch.base_url = input.base_url;
     if (input.username !== undefined) patch.username = input.username;
@@ -103,27 +76,18 @@ export class EnvironmentService {
     if (input.verify_tls !== undefined) patch.verify_tls = input.verify_tls;
     if (input.timeout_seconds !== undefined) patch.timeout_seconds = input.timeout_seconds;
     if (input.description !== undefined) patch.description = input.description;
-    try {
-      const [row] = await this.knex<EnvironmentRow>('environments')
-        .where({ id })
-        .update({ ...patch, updated_at: this.knex.fn.now() as unknown as Date })
-        .returning('*');
-      this.clients.evict(id);
-      this.logger.info(
-        { env_id: id, changed: Object.keys(patch).map((k) => (k === 'password_encrypted' ? 'password' : k)) },
-        'environment updated',
-      );
-      return toEnvironmentView(row);
-    } catch (err) {
-      if (isUniqueViolation(err)) throw new ConflictError(`An environment named '${input.name}' already exists`);
-      throw err;
-    }
+    const row = await this.store.update(id, patch);
+    this.supersets.evict(id);
+    this.logger.info(
+      { env_id: id, changed: Object.keys(patch).map((k) => (k === 'password_encrypted' ? 'password' : k)) },
+      'environment updated',
+    );
+    return toEnvironmentView(row);
   }
 
   async remove(id: string): Promise<void> {
-    await this.row(id);
-    await this.knex('environments').where({ id }).delete();
-    this.clients.evict(id);
+    await this.store.remove(id);
+    this.supersets.evict(id);
     this.logger.info({ env_id: id }, 'environment deleted');
   }
 
@@ -132,9 +96,9 @@ export class EnvironmentService {
    * permissions the service account lacks. Uses a fresh client, so the login is real.
    */
   async test(id: string): Promise<EnvironmentTestReport> {
-    const row = await this.row(id);
+    const row = await this.store.get(id);
     const started = Date.now();
-    const client = new SupersetClient(connectionOf(row, this.keyring), { retry: { attempts: 1 } });
+    const client = new SupersetClient(connectionOf(row, this.keyring).connection, { retry: { attempts: 1 } });
     const report: EnvironmentTestReport = {
       env_id: id,
       ok: false,
@@ -169,9 +133,5 @@ export class EnvironmentService {
       'environment tested',
     );
     return report;
-  }
-
-  close(): void {
-    this.clients.close();
   }
 }

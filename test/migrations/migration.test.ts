@@ -166,7 +166,7 @@ describe('migration across versions: a (6.1.0) → c (6.0.0)', () => {
       const { SupersetClient: Client } = await import('../../lib/superset/client.ts');
       const target = new Client({ baseUrl: superset('c').baseUrl, username: superset('c').username, password: superset('c').password });
       try {
-        await target.importDashboards(Buffer.from(zip), { overwrite: true });
+        await target.importBundle('dashboard', Buffer.from(zip), { overwrite: true });
         return null;
       } catch (err) {
         return err as { upstreamStatus: number; files: Record<string, unknown> };
