@@ -5,7 +5,7 @@ import { Bundle } from '../../lib/bundles/bundle.ts';
 import { chartUuidsOf } from '../../lib/bundles/rewrite.ts';
 import type { BackupItem, RestoreInput, RestoreItem, RetentionOutcome } from '../../contracts/backup.ts';
 import type { ItemFailure } from '../../contracts/failures.ts';
-import type { ActivityDeps } from '../deps.ts';
+import { maxBundleBytes, type ActivityDeps } from '../deps.ts';
 import { failItem, itemFailure } from '../item-failure.ts';
 import { currentTaskId } from '../task-context.ts';
 import { findRestoreBlockers } from './restore-checks.ts';
@@ -42,7 +42,7 @@ export function createBackupActivities(deps: ActivityDeps & { backupStore?: Back
         log.info(`exporting dashboard ${input.dashboardId}`);
         zip = await upstream.exportDashboards([input.dashboardId]);
         Context.current().heartbeat();
-        bundle = Bundle.fromZip(zip);
+        bundle = Bundle.fromZip(zip, maxBundleBytes(deps));
       } catch (err) {
         const failure = itemFailure(err, { step: 'export', item, envId: input.envId });
         log.error(`${item}: ${failure.error}`);
@@ -151,7 +151,7 @@ export function createBackupActivities(deps: ActivityDeps & { backupStore?: Back
       let bundle: Bundle;
       try {
         zip = await s.get(backup.content_hash);
-        bundle = Bundle.fromZip(zip);
+        bundle = Bundle.fromZip(zip, maxBundleBytes(deps));
       } catch (err) {
         if (err instanceof BlobNotFoundError) return fail({ step: 'read_backup', error: err.message, next_actions: [] });
         return fail(itemFailure(err, { step: 'read_backup', item: `backup ${backup.id}`, envId: input.envId }));

@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { DashboardOutcome, MigrationInput, Verification } from '../../contracts/migration.ts';
 import { classifySupersetFailure } from '../../lib/superset/errors.ts';
-import type { ActivityDeps } from '../deps.ts';
+import { maxBundleBytes, type ActivityDeps } from '../deps.ts';
 import { failItem, itemFailure } from '../item-failure.ts';
 import { currentTaskId } from '../task-context.ts';
 import { importPrepared, outcomeBase } from './apply.ts';
@@ -37,6 +37,7 @@ export function createMigrationActivities(deps: ActivityDeps) {
         overwrite: input.overwrite,
         mappings: await mappingsFor(deps, input),
         progress: at,
+        maxBundleBytes: maxBundleBytes(deps),
       });
       const outcome = outcomeBase(input.dashboardId, prepared);
       if (prepared.blocked) {

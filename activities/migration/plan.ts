@@ -39,10 +39,12 @@ export async function prepareDashboard(opts: {
   mappings: Map<number, number>;
   /** Where the work is, for the failure report: `export` until the bundle is read, then `plan`. */
   progress: { step: string };
+  /** Most the exported bundle may unpack to. */
+  maxBundleBytes: number;
 }): Promise<PreparedBundle> {
   const { source, target } = opts;
   opts.progress.step = 'export';
-  const bundle = Bundle.fromZip(await source.exportDashboards([opts.dashboardId]));
+  const bundle = Bundle.fromZip(await source.exportDashboards([opts.dashboardId]), opts.maxBundleBytes);
   const dashboardFile = bundle.of('dashboards')[0];
   if (!dashboardFile) throw new BundleError('no_dashboard', `the export of dashboard ${opts.dashboardId} holds no dashboard`);
   opts.progress.step = 'plan';
@@ -183,7 +185,7 @@ export async function prepareDashboard(opts: {
   }
 
   // 4. Per object: create, update, unchanged or reuse, with differences against the target's own export.
-  const targetFiles = existing ? Bundle.fromZip(await target.exportDashboards([existing.id])) : undefined;
+  const targetFiles = existing ? Bundle.fromZip(await target.exportDashboards([existing.id]), opts.maxBundleBytes) : undefined;
   const targetByUuid = new Map<string, Record<string, unknown>>();
   for (const f of targetFiles?.files.values() ?? []) if (typeof f.content.uuid === 'string') targetByUuid.set(f.content.uuid, f.content);
   // Lookups run side by side: each is an independent Superset call.

@@ -59,7 +59,7 @@ export class Bundle {
           declared += file.originalSize;
           if (++count > MAX_BUNDLE_FILES) throw new BundleError('too_large', `the bundle holds more than ${MAX_BUNDLE_FILES} files`);
           if (declared > maxBytes) {
-            throw new BundleError('too_large', `the bundle unpacks to more than ${formatMiB(maxBytes)} (the most a bundle may hold)`);
+            throw new BundleError('too_large', `the bundle unpacks to more than ${formatSize(maxBytes)} (the most a bundle may hold)`);
           }
           return true;
         },
@@ -120,8 +120,8 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function formatMiB(bytes: number): string {
-  return `${Math.round(bytes / 1024 / 1024)} MiB`;
+function formatSize(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB` : `${Math.round(bytes / 1024)} KiB`;
 }
 
 function kindOf(path: string): BundleKind {

@@ -32,7 +32,7 @@ async function migrate(body: Record<string, unknown>) {
 
 async function countIn(cl: SupersetClient, resource: 'dashboard' | 'chart' | 'dataset' | 'database', titlePrefix: string) {
   const col = { dashboard: 'dashboard_title', chart: 'slice_name', dataset: 'table_name', database: 'database_name' }[resource];
-  const all = await listAll<Record<string, unknown>>(cl, resource, { columns: ['id', col, 'uuid'] } as never);
+  const all = await listAll<{ id: number; [k: string]: unknown }>(cl, resource, { columns: ['id', col, 'uuid'] } as never);
   return all.filter((x) => String(x[col] ?? '').startsWith(titlePrefix)).length;
 }
 
@@ -99,11 +99,11 @@ describe('migration a (6.1.0) → b (6.1.0)', () => {
     expect(owner.dashboard_title).toBe(slugOwner.title);
     expect((await getDashboard(b, first.target_dashboard_id)).result.slug ?? null).toBeNull();
     // The same-named database in the target is untouched, and no database was created.
-    const dbs = await listAll<Record<string, unknown>>(b, 'database', { columns: ['id', 'uuid', 'database_name'] } as never);
+    const dbs = await listAll<{ id: number; [k: string]: unknown }>(b, 'database', { columns: ['id', 'uuid', 'database_name'] } as never);
     expect(dbs.find((x) => x.id === baitDb.id)!.uuid).toBe(baitDb.uuid);
     expect(dbs.filter((x) => String(x.database_name).startsWith(P))).toHaveLength(2);
     // The datasets live on the mapped database.
-    const datasets = await listAll<Record<string, any>>(b, 'dataset', {
+    const datasets = await listAll<{ id: number; [k: string]: any }>(b, 'dataset', {
       columns: ['id', 'table_name', 'database.id', 'database.database_name'],
     } as never);
     const sales = datasets.filter((x) => x.table_name === `${P}_sales` && x.database?.id === targetDb.id);
@@ -129,8 +129,8 @@ describe('migration a (6.1.0) → b (6.1.0)', () => {
 
   it('dry-runs a change with field-level differences and imports nothing, then applies it', async () => {
     const d = src.dashboards[1];
-    await a.put(`/api/v1/dashboard/${d.id}`, { dashboard_title: `${d.title} (renamed)` });
-    await a.put(`/api/v1/chart/${d.chartIds[0]}`, { slice_name: `${P} rows 2 (renamed)` });
+    await a.request('PUT', `/api/v1/dashboard/${d.id}`, { json: { dashboard_title: `${d.title} (renamed)` } });
+    await a.request('PUT', `/api/v1/chart/${d.chartIds[0]}`, { json: { slice_name: `${P} rows 2 (renamed)` } });
     const dry = await migrate({ source_env_id: envA, target_env_id: envB, dashboard_ids: [d.id], dry_run: true });
     expect(dry.status).toBe('SUCCEEDED');
     const plan = dry.result.items[0];
@@ -147,8 +147,8 @@ describe('migration a (6.1.0) → b (6.1.0)', () => {
     const applied = await migrate({ source_env_id: envA, target_env_id: envB, dashboard_ids: [d.id] });
     expect(applied.status).toBe('SUCCEEDED');
     expect((await getDashboard(b, plan.dashboard_uuid)).result.dashboard_title).toBe(`${d.title} (renamed)`);
-    const charts = await b.get<{ result: Array<{ slice_name: string }> }>(`/api/v1/dashboard/${plan.dashboard_uuid}/charts`);
-    expect(charts.result.map((x) => x.slice_name)).toContain(`${P} rows 2 (renamed)`);
+    const charts = await b.getDashboardCharts(plan.dashboard_uuid);
+    expect(charts.map((x) => x.slice_name)).toContain(`${P} rows 2 (renamed)`);
   });
 
   it('skips a dashboard that exists when overwrite is false, and says how to update it', async () => {
@@ -161,7 +161,7 @@ describe('migration a (6.1.0) → b (6.1.0)', () => {
 
 describe('migration across versions: a (6.1.0) → c (6.0.0)', () => {
   it('succeeds where Superset’s own import fails whole, and reports the fields it dropped per object', async () => {
-    const zip = await a.requestBytes('GET', `/api/v1/dashboard/export/?q=!(${src.dashboards[0].id})`);
+    const zip = await a.exportDashboards([src.dashboards[0].id]);
     const native = await h.boot.context.knex.transaction(async () => {
       const { SupersetClient: Client } = await import('../../lib/superset/client.ts');
       const target = new Client({ baseUrl: superset('c').baseUrl, username: superset('c').username, password: superset('c').password });
