@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createHarness, type Harness } from '../support/harness.ts';
-import { createDashboard, createSqliteDatabase, getDashboard, listAll, type SupersetClient } from '../support/superset/fixtures.ts';
+import { createDashboard, createDataset, createSqliteDatabase, getDashboard, listAll, type SupersetClient } from '../support/superset/fixtures.ts';
 import { buildSource, prefixedTables, client, registerEnvironment, superset, waitTask, type SourceFixture } from './support.ts';
 
 /**
@@ -189,6 +189,66 @@ describe('migration across versions: a (6.1.0) → c (6.0.0)', () => {
     // What the first dashboard taught is applied to the second up front: one import attempt.
     expect(second.import_attempts).toBe(1);
     expect(second.verification.ok).toBe(true);
+  });
+});
+
+describe('a dashboard Superset fails to import: c (6.0.0) keeps one dataset per table name', () => {
+  // c's metadata database is SQLite, whose `tables` keeps a legacy UNIQUE (table_name): importing
+  // a dataset on a table name another database's dataset already uses fails with a bare 500.
+  const Q = `${P}q`;
+  let collides: SourceFixture;
+  let siblings: SourceFixture;
+  let devDb: { id: number };
+  let taken: { id: number };
+  let mappings: Array<{ source_database_id: number; target_database_id: number }>;
+
+  beforeAll(async () => {
+    const dir = path.join(inject('runDir'), Q);
+    collides = await buildSource(a, Q, dir, { dashboards: 1 });
+    siblings = await buildSource(a, `${Q}y`, dir, { dashboards: 2, table: 'customers' });
+    devDb = await createSqliteDatabase(c, { name: `${Q}_analytics_dev`, path: path.join(dir, `${Q}-c-dev.db`), tables: prefixedTables(Q) });
+    taken = await createDataset(c, { database: devDb.id, tableName: `${Q}_sales` });
+    const warehouse = await createSqliteDatabase(c, { name: `${Q}_warehouse`, path: path.join(dir, `${Q}-c.db`), tables: prefixedTables(Q) });
+    const other = await createSqliteDatabase(c, {
+      name: `${Q}y_warehouse`,
+      path: path.join(dir, `${Q}y-c.db`),
+      tables: prefixedTables(`${Q}y`),
+    });
+    mappings = [
+      { source_database_id: collides.database.id, target_database_id: warehouse.id },
+      { source_database_id: siblings.database.id, target_database_id: other.id },
+    ];
+  }, 240_000);
+
+  it("records the 500 as that dashboard's failure with the cause in words, tries it once, and migrates the siblings", async () => {
+    const ids = [collides.dashboards[0].id, ...siblings.dashboards.map((d) => d.id)];
+    const task = await migrate({ source_env_id: envA, target_env_id: envC, dashboard_ids: ids, db_mappings: mappings });
+    expect(task.status).toBe('FAILED');
+    expect(task.error.type).toBe('PartialMigration');
+    expect(task.result, JSON.stringify(task.error)).not.toBeNull();
+    expect(task.result.totals).toMatchObject({ requested: 3, imported: 2, failed: 1, not_started: 0 });
+    const [failed, ...rest] = task.result.items;
+    expect(failed).toMatchObject({
+      id: collides.dashboards[0].id,
+      status: 'failed',
+      step: 'import',
+      upstream_error: { status: 500, message: expect.stringMatching(/Import dashboard failed/) },
+    });
+    expect(failed.error).toContain(
+      `this Superset keeps one dataset per table name; dataset \`${Q}_sales\` (id ${taken.id}) already exists on database \`${Q}_analytics_dev\` (id ${devDb.id})`,
+    );
+    const remap = failed.next_actions.find((n: any) => n.action === 'retry_with_mapping');
+    expect(remap.request.body.db_mappings).toEqual([{ source_database_id: collides.database.id, target_database_id: devDb.id }]);
+    expect(failed.next_actions.map((n: any) => n.action)).toContain('resolve_table_name_collision');
+    for (const o of rest) {
+      expect(o.status, JSON.stringify([o.error, o.upstream_error])).toBe('imported');
+      expect(o.verification.ok).toBe(true);
+    }
+    // The 500 is this dashboard's answer, not an outage: its activity ran once.
+    const logs = (await admin('GET', `/api/tasks/${task.id}/logs?limit=1000`)).body.items.map((i: any) => i.message);
+    expect(logs.filter((m: string) => /activity migrateDashboard started, attempt [2-9]/.test(m))).toEqual([]);
+    const report = (await admin('GET', `/api/reports/${task.id}`)).body.report;
+    expect(report.diagnostics[0]).toMatchObject({ where: { item_id: collides.dashboards[0].id, step: 'import' }, upstream_error: { status: 500 } });
   });
 });
 
