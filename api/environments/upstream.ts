@@ -59,13 +59,7 @@ export class Supersets {
       const failure = classifySupersetFailure(err);
       if (!failure) throw err;
       if (failure.reason === 'not_found') throw opts.notFound ? new NotFoundError(opts.notFound(env)) : err;
-      throw new EnvironmentUnavailableError(
-        env,
-        failure.reason,
-        (err as Error).message,
-        failure.upstream?.status,
-        err,
-      );
+      throw new EnvironmentUnavailableError(env, failure.reason, (err as Error).message, failure.upstream?.status, err);
     }
   }
 

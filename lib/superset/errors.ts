@@ -137,13 +137,7 @@ export class SupersetImportError extends SupersetApiError {
 /** Statuses that mean "a proxy or the server is overloaded or restarting": worth asking again. */
 const TRANSIENT_STATUSES = new Set([502, 503, 504]);
 
-export type SupersetFailureReason =
-  | UnavailableReason
-  | 'not_found'
-  | 'auth_failed'
-  | 'forbidden'
-  | 'import_refused'
-  | 'refused';
+export type SupersetFailureReason = UnavailableReason | 'not_found' | 'auth_failed' | 'forbidden' | 'import_refused' | 'refused';
 
 /** What a failure talking to Superset means for whoever called. */
 export interface SupersetFailure {

@@ -67,7 +67,9 @@ describe('a migration whose worker is killed mid-way', () => {
       const items = await h.knex('migration_items').where({ task_id: id });
       expect(items.map((i) => i.status)).toEqual(['imported', 'imported', 'imported', 'imported']);
       // Every dashboard and chart exists once in the target: nothing was imported twice.
-      const dashboards = await listAll<{ id: number; [k: string]: unknown }>(b, 'dashboard', { columns: ['id', 'dashboard_title', 'uuid'] } as never);
+      const dashboards = await listAll<{ id: number; [k: string]: unknown }>(b, 'dashboard', {
+        columns: ['id', 'dashboard_title', 'uuid'],
+      } as never);
       const ours = dashboards.filter((d) => String(d.dashboard_title).startsWith(P));
       expect(ours).toHaveLength(4);
       expect(new Set(ours.map((d) => d.uuid)).size).toBe(4);

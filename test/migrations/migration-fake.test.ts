@@ -98,7 +98,9 @@ describe('one dashboard failing never takes the migration down', () => {
     expect(task.status).toBe('FAILED');
     const [huge, fine] = task.result.items;
     expect(huge).toMatchObject({ id: big.id, status: 'failed', step: 'export' });
-    expect(huge.error).toBe(`the bundle of dashboard ${big.id} cannot be used: the bundle unpacks to more than 102 KiB (the most a bundle may hold)`);
+    expect(huge.error).toBe(
+      `the bundle of dashboard ${big.id} cannot be used: the bundle unpacks to more than 102 KiB (the most a bundle may hold)`,
+    );
     expect(huge.next_actions.map((a: { action: string }) => a.action)).toEqual(['inspect_export']);
     expect(fine).toMatchObject({ id: ids[0], status: 'imported' });
   });

@@ -1,6 +1,6 @@
-// An in-process fake of Superset's REST API, written from ../shared/spec/upstream-shapes.md and the
-// measured §11 of ../shared/reference/superset-api.md, for fast tests and for the failures a real
-// Superset will not produce on demand (timeouts, 5xx, garbage bodies, resets, thousands of rows).
+// An in-process fake of Superset's REST API, written from the answers of Superset 6.0.0 and 6.1.0,
+// for fast tests and for the failures a real Superset will not produce on demand (timeouts, 5xx,
+// garbage bodies, resets, thousands of rows, an import answering 500).
 //
 //   const fake = await startFakeSuperset();
 //   fake.addUser({ username: 'alice', first_name: 'Alice', last_name: 'Liddell' });

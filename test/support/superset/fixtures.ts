@@ -186,7 +186,9 @@ export async function createDataset(client: SupersetClient, input: CreateDataset
   if (input.owners) body.owners = input.owners;
   if (input.uuid) body.uuid = input.uuid;
   if (input.templateParams) body.template_params = JSON.stringify(input.templateParams);
-  const res = await client.request<{ id: number; data?: { uuid?: string; columns?: DatasetColumn[] } }>('POST', '/api/v1/dataset/', { json: body });
+  const res = await client.request<{ id: number; data?: { uuid?: string; columns?: DatasetColumn[] } }>('POST', '/api/v1/dataset/', {
+    json: body,
+  });
   let uuid = res.data?.uuid ?? input.uuid;
   let columns = res.data?.columns;
   if (!columns || !uuid) {
@@ -266,7 +268,10 @@ export interface CreatedChart extends Created {
 export async function createChart(client: SupersetClient, input: CreateChartInput): Promise<CreatedChart> {
   const params = { ...input.params, viz_type: input.vizType, datasource: `${input.datasetId}__table` };
   const queryContext = input.queryContext
-    ? { ...input.queryContext, form_data: input.queryContext.form_data ?? { ...params, force: false, result_format: 'json', result_type: 'full' } }
+    ? {
+        ...input.queryContext,
+        form_data: input.queryContext.form_data ?? { ...params, force: false, result_format: 'json', result_type: 'full' },
+      }
     : undefined;
   const body: Record<string, unknown> = {
     slice_name: input.name,
@@ -343,7 +348,15 @@ export function createTableChart(
 /** A big_number_total chart of one metric, with a saved query context. */
 export function createBigNumberChart(
   client: SupersetClient,
-  input: { name: string; datasetId: number; metric: AdhocMetric | string; subheader?: string; dashboards?: number[]; owners?: number[]; uuid?: string },
+  input: {
+    name: string;
+    datasetId: number;
+    metric: AdhocMetric | string;
+    subheader?: string;
+    dashboards?: number[];
+    owners?: number[];
+    uuid?: string;
+  },
 ): Promise<CreatedChart> {
   const params = {
     metric: input.metric,
@@ -497,7 +510,13 @@ export async function bulkCreateDashboards(
       if (input.owners) body.owners = input.owners;
       if (input.uuidSeed) body.uuid = stableUuid(input.uuidSeed, `dashboard:${String(body.slug)}`);
       const res = await client.request<{ id: number; result: { uuid?: string } }>('POST', '/api/v1/dashboard/', { json: body });
-      out[i] = { id: res.id, uuid: (body.uuid as string | undefined) ?? res.result?.uuid, title: String(body.dashboard_title), slug: String(body.slug), chartIds: [] };
+      out[i] = {
+        id: res.id,
+        uuid: (body.uuid as string | undefined) ?? res.result?.uuid,
+        title: String(body.dashboard_title),
+        slug: String(body.slug),
+        chartIds: [],
+      };
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, input.concurrency ?? 4) }, worker));
@@ -528,7 +547,9 @@ export interface CreatedUser {
 
 /** Needs FAB_ADD_SECURITY_API (on by default in 6.x and in our superset_config.py). */
 export async function createUser(client: SupersetClient, input: CreateUserInput): Promise<CreatedUser> {
-  const roles = await client.request<ListResponse<{ id: number; name: string }>>('GET', '/api/v1/security/roles/', { q: { page_size: 100 } });
+  const roles = await client.request<ListResponse<{ id: number; name: string }>>('GET', '/api/v1/security/roles/', {
+    q: { page_size: 100 },
+  });
   const wanted = input.roles ?? ['Admin'];
   const roleIds = wanted.map((name) => {
     const role = roles.result.find((r) => r.name === name);
@@ -539,7 +560,15 @@ export async function createUser(client: SupersetClient, input: CreateUserInput)
   const lastName = input.lastName ?? 'Tester';
   const email = input.email ?? `${input.username}@example.com`;
   const res = await client.request<{ id: number }>('POST', '/api/v1/security/users/', {
-    json: { username: input.username, password: input.password, first_name: firstName, last_name: lastName, email, active: true, roles: roleIds },
+    json: {
+      username: input.username,
+      password: input.password,
+      first_name: firstName,
+      last_name: lastName,
+      email,
+      active: true,
+      roles: roleIds,
+    },
   });
   return { id: res.id, username: input.username, password: input.password, firstName, lastName, email };
 }
@@ -670,8 +699,18 @@ export async function buildStandardFixtures(client: SupersetClient, options: Sta
   const file = join(resolve(options.dataDir), 'fixture-data', `${slugP || 'default-'}analytics.sqlite`);
   const database = await createSqliteDatabase(client, { name: dbName, path: file, uuid: uid('database:analytics') });
 
-  const sales = await createDataset(client, { database: database.id, tableName: 'sales', owners: [admin.id, alice.id], uuid: uid('dataset:sales') });
-  const customers = await createDataset(client, { database: database.id, tableName: 'customers', owners: [bob.id], uuid: uid('dataset:customers') });
+  const sales = await createDataset(client, {
+    database: database.id,
+    tableName: 'sales',
+    owners: [admin.id, alice.id],
+    uuid: uid('dataset:sales'),
+  });
+  const customers = await createDataset(client, {
+    database: database.id,
+    tableName: 'customers',
+    owners: [bob.id],
+    uuid: uid('dataset:customers'),
+  });
   const salesByRegion = await createDataset(client, {
     database: database.id,
     tableName: `${slugP.replace(/-/g, '_')}sales_by_region`,
@@ -699,7 +738,13 @@ export async function buildStandardFixtures(client: SupersetClient, options: Sta
     columns: ['region', 'units', 'revenue'],
     uuid: uid('chart:revenue-by-region'),
   });
-  const customerCount = await createBigNumberChart(client, { name: `${p}Customers`, datasetId: customers.id, metric: 'count', owners: [bob.id], uuid: uid('chart:customers') });
+  const customerCount = await createBigNumberChart(client, {
+    name: `${p}Customers`,
+    datasetId: customers.id,
+    metric: 'count',
+    owners: [bob.id],
+    uuid: uid('chart:customers'),
+  });
 
   const overview = await createDashboard(client, {
     title: `${p}Sales overview`,
