@@ -144,7 +144,7 @@ describe.skipIf(!enabled)('backup of real dashboards (directory store)', () => {
     );
     expect(task.status).toBe('SUCCEEDED');
     for (const d of task.result.items) {
-      expect(d).toMatchObject({ status: 'succeeded', deduplicated: true, content_hash: firstHashes[d.dashboard_id] });
+      expect(d).toMatchObject({ status: 'succeeded', deduplicated: true, content_hash: firstHashes[d.id] });
     }
     expect(task.result.totals).toMatchObject({ succeeded: 3, deduplicated: 3 });
     expect(await blobs(store)).toHaveLength(3);
@@ -209,7 +209,7 @@ describe.skipIf(!enabled)('restore', () => {
     const chartId = customers.chartIds[0]!;
     await sc.request('DELETE', `/api/v1/dashboard/${customers.id}`);
     await sc.request('DELETE', `/api/v1/chart/${chartId}`);
-    await expect(getDashboard(sc, customers.uuid!)).rejects.toThrow(/404/);
+    await expect(getDashboard(sc, customers.uuid!)).rejects.toMatchObject({ upstreamStatus: 404 });
 
     const task = await runRestore(h, backup.id);
     expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
