@@ -1,6 +1,4 @@
-import type { Knex } from 'knex';
 import type { EnvironmentRow } from '../../db/environments/repository.ts';
-import { getPreferences } from '../../db/profile/repository.ts';
 import { NotFoundError } from '../../lib/errors.ts';
 import {
   MAX_PAGE_SIZE,
@@ -20,6 +18,7 @@ import type {
 } from '../../lib/superset/types.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { EnvironmentService } from '../environments/service.ts';
+import type { ProfileService } from '../profile/service.ts';
 import { asUnavailable, fromUpstream } from '../environments/upstream.ts';
 import { decideProfileFilter, matchesProfile, mergeByChangedOn, normaliseName, type ProfileIdentity } from './profile-filter.ts';
 import type { DashboardItem, EffectiveProfileFilter, PageContext } from './schemas.ts';
@@ -113,18 +112,18 @@ function datasetIdOf(form: DashboardChart['form_data']): number | null {
 }
 
 export class DashboardService {
-  private readonly knex: Knex;
+  private readonly profiles: ProfileService;
   private readonly environments: EnvironmentService;
 
-  constructor(deps: { knex: Knex; environments: EnvironmentService }) {
-    this.knex = deps.knex;
+  constructor(deps: { profiles: ProfileService; environments: EnvironmentService }) {
+    this.profiles = deps.profiles;
     this.environments = deps.environments;
   }
 
   async list(p: DashboardListParams) {
     const env = await this.environments.row(p.envId);
     const client = this.environments.clients.clientFor(env);
-    const preference = p.principal.userId ? await getPreferences(this.knex, p.principal.userId) : undefined;
+    const preference = p.principal.userId ? await this.profiles.saved(p.principal.userId) : undefined;
     const filter = decideProfileFilter({
       preference,
       pageContext: p.pageContext,

@@ -7,7 +7,7 @@ import type { Logger } from '../../lib/logger.ts';
 import { assertSecretResent } from '../../lib/secret-destination.ts';
 import { SupersetClient, SupersetUnavailableError } from '../../lib/superset/index.ts';
 import type { Principal } from '../auth/principal.ts';
-import { recordSecurityEvent, type SecurityEventInput } from '../auth/security-events.ts';
+import type { SecurityEventInput, SecurityEventService } from '../auth/security-events.ts';
 import { toEnvironmentView, type EnvironmentView } from './schemas.ts';
 
 /** Who asked, for the security events every environment change writes. */
@@ -48,9 +48,11 @@ export class EnvironmentService {
   private readonly knex: Knex;
   private readonly keyring: Keyring;
   private readonly logger: Logger;
+  private readonly events: SecurityEventService;
 
-  constructor(deps: { knex: Knex; keyring: Keyring; logger: Logger }) {
+  constructor(deps: { knex: Knex; keyring: Keyring; logger: Logger; events: SecurityEventService }) {
     this.knex = deps.knex;
+    this.events = deps.events;
     this.keyring = deps.keyring;
     this.logger = deps.logger;
     this.clients = new EnvironmentClients({ knex: deps.knex, keyring: deps.keyring, logger: deps.logger.child({ component: 'superset' }) });
@@ -81,7 +83,7 @@ export class EnvironmentService {
   }
 
   private audit(actor: Actor, ev: Omit<SecurityEventInput, 'actorId' | 'actorUsername'>): Promise<void> {
-    return recordSecurityEvent(this.knex, actor.ctx, {
+    return this.events.record(actor.ctx, {
       ...ev,
       actorId: actor.principal?.userId ?? null,
       actorUsername: actor.principal?.username ?? null,
