@@ -68,12 +68,11 @@ export class ApiKeyService {
       created_by_username: principal.username,
       created_by_api_key_id: principal.apiKeyId ?? null,
     });
-    await this.events.record(ctx, {
-      type: 'API_KEY_CREATED',
-      outcome: 'success',
-      actorId: principal.userId,
-      actorUsername: principal.username,
-      detail: { api_key_id: row.id, name: row.name, permissions: row.permissions, expires_at: iso(row.expires_at) },
+    await this.events.recordChange(ctx, principal, 'API_KEY_CREATED', {
+      api_key_id: row.id,
+      name: row.name,
+      permissions: row.permissions,
+      expires_at: iso(row.expires_at),
     });
     return { ...toItem(row), key: raw };
   }
@@ -82,13 +81,7 @@ export class ApiKeyService {
   async revoke(ctx: Context, principal: Principal, id: string) {
     const row = await this.identity.apiKeys.revoke(id);
     if (!row) throw new NotFoundError('Active API key', id);
-    await this.events.record(ctx, {
-      type: 'API_KEY_REVOKED',
-      outcome: 'success',
-      actorId: principal.userId,
-      actorUsername: principal.username,
-      detail: { api_key_id: row.id, name: row.name },
-    });
+    await this.events.recordChange(ctx, principal, 'API_KEY_REVOKED', { api_key_id: row.id, name: row.name });
     return { id: row.id, active: false as const, revoked_at: row.revoked_at!.toISOString() };
   }
 }

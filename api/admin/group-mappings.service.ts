@@ -25,13 +25,7 @@ export class GroupMappingService {
     if (!role) throw new ValidationError(`Unknown role ${input.role_id}`, [{ field: 'body.role_id', message: 'unknown role' }]);
     const id = await this.identity.roles.addGroupMapping(input.group_name, role.id);
     if (!id) throw new ConflictError(`Group '${input.group_name}' is already mapped to ${role.name}`, 'duplicate_mapping');
-    await this.events.record(ctx, {
-      type: 'GROUP_MAPPING_CREATED',
-      outcome: 'success',
-      actorId: principal.userId,
-      actorUsername: principal.username,
-      detail: { group: input.group_name, role: role.name },
-    });
+    await this.events.recordChange(ctx, principal, 'GROUP_MAPPING_CREATED', { group: input.group_name, role: role.name });
     return (await this.identity.roles.groupMappings(id)).map(toView)[0];
   }
 
@@ -39,13 +33,7 @@ export class GroupMappingService {
     const [mapping] = await this.identity.roles.groupMappings(mappingId);
     if (!mapping) throw new NotFoundError('Group mapping', mappingId);
     await this.identity.roles.deleteGroupMapping(mapping.id);
-    await this.events.record(ctx, {
-      type: 'GROUP_MAPPING_DELETED',
-      outcome: 'success',
-      actorId: principal.userId,
-      actorUsername: principal.username,
-      detail: { group: mapping.group_name, role: mapping.role_name },
-    });
+    await this.events.recordChange(ctx, principal, 'GROUP_MAPPING_DELETED', { group: mapping.group_name, role: mapping.role_name });
     return { id: mapping.id, deleted: true as const };
   }
 }

@@ -29,13 +29,7 @@ export class RoleService {
       description: input.description ?? null,
       permissions: input.permissions,
     });
-    await this.events.record(ctx, {
-      type: 'ROLE_CREATED',
-      outcome: 'success',
-      actorId: principal.userId,
-      actorUsername: principal.username,
-      detail: { role: input.name, permissions: input.permissions },
-    });
+    await this.events.recordChange(ctx, principal, 'ROLE_CREATED', { role: input.name, permissions: input.permissions });
     return toRoleView(await this.load(id));
   }
 
@@ -51,16 +45,10 @@ export class RoleService {
     if (change.name) await this.assertNameFree(change.name, role.id);
     await this.identity.roles.update(role.id, change);
     const updated = await this.load(role.id);
-    await this.events.record(ctx, {
-      type: 'ROLE_UPDATED',
-      outcome: 'success',
-      actorId: principal.userId,
-      actorUsername: principal.username,
-      detail: {
-        role: updated.name,
-        before: { name: role.name, permissions: role.permissions },
-        after: { name: updated.name, permissions: updated.permissions },
-      },
+    await this.events.recordChange(ctx, principal, 'ROLE_UPDATED', {
+      role: updated.name,
+      before: { name: role.name, permissions: role.permissions },
+      after: { name: updated.name, permissions: updated.permissions },
     });
     return toRoleView(updated);
   }
@@ -69,13 +57,7 @@ export class RoleService {
     const role = await this.load(roleId);
     if (role.builtin) throw new ConflictError(`The built-in role ${role.name} cannot be deleted`, 'builtin_role');
     await this.identity.roles.delete(role.id);
-    await this.events.record(ctx, {
-      type: 'ROLE_DELETED',
-      outcome: 'success',
-      actorId: principal.userId,
-      actorUsername: principal.username,
-      detail: { role: role.name },
-    });
+    await this.events.recordChange(ctx, principal, 'ROLE_DELETED', { role: role.name });
     return { id: role.id, deleted: true as const };
   }
 

@@ -63,13 +63,7 @@ export class UserService {
       await tx.roles.setUserRoles(row.id, roleIds);
       return row;
     });
-    await this.events.record(ctx, {
-      type: 'USER_CREATED',
-      outcome: 'success',
-      actorId: principal.userId,
-      actorUsername: principal.username,
-      detail: { username: user.username, roles: input.roles },
-    });
+    await this.events.recordChange(ctx, principal, 'USER_CREATED', { username: user.username, roles: input.roles });
     return this.view(user);
   }
 
@@ -99,12 +93,10 @@ export class UserService {
       if (hash || change.active === false) await tx.sessions.revokeAllOf(user.id);
       return row;
     });
-    await this.events.record(ctx, {
-      type: 'USER_UPDATED',
-      outcome: 'success',
-      actorId: principal.userId,
-      actorUsername: principal.username,
-      detail: { username: user.username, changed: Object.keys(change), ...(change.roles ? { roles: change.roles } : {}) },
+    await this.events.recordChange(ctx, principal, 'USER_UPDATED', {
+      username: user.username,
+      changed: Object.keys(change),
+      ...(change.roles ? { roles: change.roles } : {}),
     });
     return this.view(updated!);
   }
@@ -118,13 +110,7 @@ export class UserService {
     if (roles.includes(ADMIN_ROLE) && user.active && (await this.identity.access.activeHoldersExcept(ADMIN_ROLE, user.id)) === 0)
       throw new ConflictError('This is the last active admin', 'last_admin');
     await this.identity.users.delete(user.id);
-    await this.events.record(ctx, {
-      type: 'USER_DELETED',
-      outcome: 'success',
-      actorId: principal.userId,
-      actorUsername: principal.username,
-      detail: { username: user.username },
-    });
+    await this.events.recordChange(ctx, principal, 'USER_DELETED', { username: user.username });
     return { id: user.id, deleted: true as const };
   }
 

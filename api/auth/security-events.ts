@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import { SECURITY_EVENT_TYPES, type SecurityEventOutcome, type SecurityEventType } from '../../contracts/security-events.ts';
 import type { SecurityEventFilter, SecurityEventStore } from '../../db/identity/index.ts';
+import type { Principal } from './principal.ts';
 
 export { SECURITY_EVENT_TYPES, type SecurityEventType };
 
@@ -30,6 +31,16 @@ export class SecurityEventService {
       ip: ctx?.ip ?? null,
       userAgent: ctx?.get('user-agent')?.slice(0, 500) || null,
     });
+  }
+
+  /** A change `principal` made successfully (an administrator's, usually). */
+  recordChange(
+    ctx: Context,
+    principal: Pick<Principal, 'userId' | 'username'>,
+    type: SecurityEventType,
+    detail: Record<string, unknown>,
+  ): Promise<void> {
+    return this.record(ctx, { type, outcome: 'success', actorId: principal.userId, actorUsername: principal.username, detail });
   }
 
   /** A page of events, newest first. */
