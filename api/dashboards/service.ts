@@ -1,6 +1,4 @@
-import type { Knex } from 'knex';
 import type { EnvironmentRow } from '../../db/environments/store.ts';
-import { getPreferences } from '../../db/profile/repository.ts';
 import { toUtcIso } from '../../lib/timestamps.ts';
 import { SupersetApiError, displayName, type ListFilter, type SupersetClient } from '../../lib/superset/index.ts';
 import type {
@@ -13,6 +11,7 @@ import type {
 } from '../../lib/superset/types.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Supersets } from '../environments/upstream.ts';
+import type { ProfileService } from '../profile/service.ts';
 import { decideProfileFilter, matchesProfile, mergeByChangedOn, normaliseName, type ProfileIdentity } from './profile-filter.ts';
 import type { DashboardItem, EffectiveProfileFilter, PageContext } from './schemas.ts';
 
@@ -97,11 +96,11 @@ function datasetIdOf(form: DashboardChart['form_data']): number | null {
 }
 
 export class DashboardService {
-  private readonly knex: Knex;
+  private readonly profiles: ProfileService;
   private readonly supersets: Supersets;
 
-  constructor(deps: { knex: Knex; supersets: Supersets }) {
-    this.knex = deps.knex;
+  constructor(deps: { profiles: ProfileService; supersets: Supersets }) {
+    this.profiles = deps.profiles;
     this.supersets = deps.supersets;
   }
 
@@ -110,7 +109,7 @@ export class DashboardService {
   }
 
   private async listIn(client: SupersetClient, env: EnvironmentRow, p: DashboardListParams) {
-    const preference = p.principal.userId ? await getPreferences(this.knex, p.principal.userId) : undefined;
+    const preference = p.principal.userId ? await this.profiles.saved(p.principal.userId) : undefined;
     const filter = decideProfileFilter({
       preference,
       pageContext: p.pageContext,
