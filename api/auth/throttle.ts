@@ -36,7 +36,10 @@ interface Row {
  * Counts one attempt on every key, or none when a key is locked: then the answer is how many
  * seconds to wait. Rows are locked in key order, so concurrent logins never deadlock.
  */
-export async function reserveAttempt(knex: Knex, keys: ThrottleKey[]): Promise<{ allowed: true } | { allowed: false; waitSeconds: number }> {
+export async function reserveAttempt(
+  knex: Knex,
+  keys: ThrottleKey[],
+): Promise<{ allowed: true } | { allowed: false; waitSeconds: number }> {
   const limits = new Map(keys.map((k) => [keyOf(k), LIMITS[k.kind]]));
   const names = [...limits.keys()].sort();
   return knex.transaction(async (trx) => {
@@ -48,7 +51,9 @@ export async function reserveAttempt(knex: Knex, keys: ThrottleKey[]): Promise<{
     )) as { rows: Row[] };
     const now = rows[0].now.getTime();
     const fresh = (r: Row) => r.window_started_at.getTime() >= now - WINDOW_SECONDS * 1000;
-    const waits = rows.filter((r) => fresh(r) && r.locked_until && r.locked_until.getTime() > now).map((r) => r.locked_until!.getTime() - now);
+    const waits = rows
+      .filter((r) => fresh(r) && r.locked_until && r.locked_until.getTime() > now)
+      .map((r) => r.locked_until!.getTime() - now);
     if (waits.length) return { allowed: false as const, waitSeconds: Math.max(1, Math.ceil(Math.max(...waits) / 1000)) };
     for (const r of rows) {
       const attempts = fresh(r) ? r.failures + 1 : 1;
