@@ -150,7 +150,11 @@ export class EnvironmentService {
     await this.store.remove(id);
     this.supersets.evict(id);
     this.logger.info({ env_id: id }, 'environment deleted');
-    await this.audit(actor, { type: 'ENVIRONMENT_DELETED', outcome: 'success', detail: { env_id: id, name: row.name, base_url: row.base_url } });
+    await this.audit(actor, {
+      type: 'ENVIRONMENT_DELETED',
+      outcome: 'success',
+      detail: { env_id: id, name: row.name, base_url: row.base_url },
+    });
   }
 
   /**
@@ -197,7 +201,14 @@ export class EnvironmentService {
     await this.audit(actor, {
       type: 'ENVIRONMENT_TESTED',
       outcome: report.ok ? 'success' : 'failure',
-      detail: { env_id: id, name: row.name, base_url: row.base_url, reachable: report.reachable, login: report.login, error: report.error?.code ?? null },
+      detail: {
+        env_id: id,
+        name: row.name,
+        base_url: row.base_url,
+        reachable: report.reachable,
+        login: report.login,
+        error: report.error?.code ?? null,
+      },
     });
     return report;
   }
