@@ -19,6 +19,9 @@ import { dbMappingRoutes } from './db-mappings/routes.ts';
 import { environmentRoutes } from './environments/routes.ts';
 import type { AppContext } from './context.ts';
 import { healthRoutes } from './health/routes.ts';
+import { clientAddress } from './http/client-address.ts';
+import { rejectUnstorableText } from './http/input-text.ts';
+import { methodGuard } from './http/methods.ts';
 import { buildOpenApi, docsPage } from './http/openapi.ts';
 import { problemMiddleware } from './http/problem.ts';
 import { requestContext } from './http/request-context.ts';
@@ -76,6 +79,7 @@ export function createApp(ctx: AppContext): Koa {
   });
   mountRoutes(router, routes);
 
+  app.use(clientAddress(ctx.config.TRUSTED_PROXIES));
   app.use(requestContext(ctx.logger));
   app.use(problemMiddleware(ctx.logger));
   app.use(async (c, next) => {
@@ -83,6 +87,7 @@ export function createApp(ctx: AppContext): Koa {
     c.set('Cache-Control', c.get('Cache-Control') || 'no-store');
     await next();
   });
+  app.use(methodGuard(router));
   app.use(
     koaBody({
       json: true,
@@ -95,8 +100,8 @@ export function createApp(ctx: AppContext): Koa {
       },
     }),
   );
+  app.use(rejectUnstorableText());
   app.use(authenticate(ctx.auth));
   app.use(router.routes());
-  app.use(router.allowedMethods({ throw: true }));
   return app;
 }

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import proxyaddr from 'proxy-addr';
 import { z } from 'zod';
 
 /** Where the project lives; default data and tool folders hang off it. */
@@ -11,9 +12,34 @@ const optionalString = z
   .transform((v) => (v === '' ? undefined : v))
   .optional();
 
+/**
+ * Comma-separated addresses, CIDR ranges or proxy-addr's names (loopback, linklocal,
+ * uniquelocal) of the reverse proxies whose X-Forwarded-For is believed.
+ */
+const trustedProxies = z
+  .string()
+  .optional()
+  .transform((v) =>
+    (v ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  )
+  .superRefine((list, ctx) => {
+    for (const entry of list) {
+      try {
+        proxyaddr.compile(entry);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: `'${entry}': ${(err as Error).message} (expected addresses or CIDRs, comma-separated)` });
+      }
+    }
+  });
+
 const schema = z.object({
   PORT: port.default(8080),
   HOST: z.string().default('127.0.0.1'),
+  /** Peers whose X-Forwarded-For names the client; nobody else's is believed (default: none). */
+  TRUSTED_PROXIES: trustedProxies,
   DATABASE_URL: optionalString.pipe(z.url({ protocol: /^postgres(ql)?$/ }).optional()),
   SWITCHYARD_DATA_DIR: z.string().default(path.join(PROJECT_ROOT, '.data')),
   EMBEDDED_POSTGRES_PORT: port.default(5488),

@@ -38,6 +38,20 @@ export class ValidationError extends AppError {
   }
 }
 
+/** A change would send a stored secret to a new destination without the caller sending the secret again. */
+export class SecretRequiredError extends AppError {
+  override name = 'SecretRequiredError';
+  constructor(secretField: string, urlField: string) {
+    super(
+      400,
+      'secret_required',
+      'Secret required',
+      `Changing where the stored secret is sent (${urlField.replace(/^body\./, '')}: scheme, host, port or path, or turning TLS verification off) needs the secret (${secretField.replace(/^body\./, '')}) sent again; nothing was saved`,
+      { errors: [{ field: secretField, message: `required when ${urlField.replace(/^body\./, '')} changes where it is sent` }] },
+    );
+  }
+}
+
 export class UnauthenticatedError extends AppError {
   override name = 'UnauthenticatedError';
   constructor(detail = 'Authentication is required') {

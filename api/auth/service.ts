@@ -3,10 +3,10 @@ import type { Context } from 'koa';
 import type { Knex } from 'knex';
 import { findUserByUsername, loadAccess, type UserRow } from '../../db/identity/repository.ts';
 import { sha256Hex, verifyPassword } from '../../lib/crypto.ts';
-import { UnauthenticatedError } from '../../lib/errors.ts';
+import { TooManyRequestsError, UnauthenticatedError } from '../../lib/errors.ts';
 import { ADMIN_ROLE, ADMIN_SCOPE, type Principal } from './principal.ts';
 import { recordSecurityEvent } from './security-events.ts';
-import { assertNotThrottled, clearFailures, recordFailure, type ThrottleKey } from './throttle.ts';
+import { releaseAttempt, reserveAttempt, type ThrottleKey } from './throttle.ts';
 import { TOKEN_TTL_SECONDS, type TokenIssuer } from './tokens.ts';
 
 export interface TokenResponse {
@@ -26,20 +26,17 @@ export class AuthService {
   }
 
   async passwordLogin(ctx: Context, username: string, password: string): Promise<TokenResponse> {
-    const keys: ThrottleKey[] = [
-      { kind: 'account', value: username },
-      { kind: 'address', value: ctx.ip || 'unknown' },
-    ];
-    try {
-      await assertNotThrottled(this.knex, keys);
-    } catch (err) {
+    const account: ThrottleKey = { kind: 'account', value: username };
+    const address: ThrottleKey = { kind: 'address', value: ctx.ip || 'unknown' };
+    // Counted before the password is checked (see throttle.ts): a burst cannot outrun the limit.
+    const reserved = await reserveAttempt(this.knex, [account, address]);
+    if (!reserved.allowed) {
       await recordSecurityEvent(this.knex, ctx, { type: 'LOGIN_THROTTLED', outcome: 'failure', actorUsername: username });
-      throw err;
+      throw new TooManyRequestsError(`Too many failed sign-ins; try again in ${reserved.waitSeconds} s`, reserved.waitSeconds);
     }
     const user = await findUserByUsername(this.knex, username);
     const ok = await verifyPassword(password, user?.password_hash ?? null);
     if (!user || !ok || !user.active) {
-      await recordFailure(this.knex, keys);
       await recordSecurityEvent(this.knex, ctx, {
         type: 'LOGIN_FAILED',
         outcome: 'failure',
@@ -49,7 +46,7 @@ export class AuthService {
       });
       throw new UnauthenticatedError('Invalid username or password');
     }
-    await clearFailures(this.knex, keys[0]);
+    await releaseAttempt(this.knex, account, address);
     const token = await this.openSession(user, 'password');
     await recordSecurityEvent(this.knex, ctx, { type: 'LOGIN', outcome: 'success', actorId: user.id, actorUsername: user.username });
     return token;
@@ -136,10 +133,12 @@ export class AuthService {
   }
 
   private async resolveApiKey(raw: string): Promise<Principal> {
+    // An expired key is refused exactly like a revoked one.
     const key = await this.knex('api_keys')
       .where({ key_hash: sha256Hex(raw), active: true })
+      .where((q) => q.whereNull('expires_at').orWhereRaw('expires_at > now()'))
       .first();
-    if (!key) throw new UnauthenticatedError('The API key is invalid or revoked');
+    if (!key) throw new UnauthenticatedError('The API key is invalid, revoked or expired');
     void this.knex('api_keys')
       .where({ id: key.id })
       .update({ last_used_at: this.knex.fn.now() })

@@ -10,8 +10,9 @@ const id = z.number().int().positive();
 
 export const migrateBody = z
   .object({
-    source_env_id: z.uuid('source_env_id must be an environment id'),
-    target_env_id: z.uuid('target_env_id must be an environment id'),
+    // Any string: an id that is not a UUID is an unknown environment (404), as on every other endpoint.
+    source_env_id: z.string({ error: 'source_env_id is required' }).trim().min(1, 'source_env_id is required').max(200),
+    target_env_id: z.string({ error: 'target_env_id is required' }).trim().min(1, 'target_env_id is required').max(200),
     dashboard_ids: z
       .array(id, { error: 'dashboard_ids must be a list of dashboard ids' })
       .min(1, 'dashboard_ids must not be empty')
@@ -46,7 +47,8 @@ export function migrationRoutes(app: AppContext): AnyRoute[] {
       body: migrateBody,
       responses: {
         202: { description: 'Migration task accepted', schema: taskAccepted },
-        404: { description: 'An environment does not exist' },
+        400: { description: 'Invalid body: empty `dashboard_ids`, the same environment twice, bad mappings (`validation_failed`)' },
+        404: { description: 'An environment does not exist (an id that is not a UUID cannot exist either)' },
       },
       async handler(ctx, { body, principal }) {
         if (body.source_env_id === body.target_env_id) {

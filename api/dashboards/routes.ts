@@ -1,6 +1,7 @@
 import type { AppContext } from '../context.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
 import { AppError } from '../../lib/errors.ts';
+import { RASTER_TYPES } from '../../lib/superset/raster.ts';
 import { dashboardDetail, dashboardIdParams, dashboardListQuery, dashboardsResponse, envQuery, thumbnailComputing } from './schemas.ts';
 import { DashboardService } from './service.ts';
 
@@ -30,7 +31,7 @@ export function dashboardRoutes(app: AppContext): AnyRoute[] {
       query: dashboardListQuery,
       responses: {
         200: { description: 'A page of dashboards (DashboardsResponse)', schema: dashboardsResponse },
-        400: { description: 'Bad pagination (`page` < 1, `page_size` outside 1..100), missing `env_id` or unknown `page_context`' },
+        400: { description: 'Bad pagination (`page` < 1, `page_size` outside 1..100, `page` × `page_size` > 10000), missing `env_id` or unknown `page_context`' },
         404: { description: 'Unknown environment' },
         503: UNAVAILABLE,
       },
@@ -70,12 +71,12 @@ export function dashboardRoutes(app: AppContext): AnyRoute[] {
       tag: 'Dashboards',
       summary: "A dashboard's thumbnail image",
       description:
-        "Proxies Superset's thumbnail (following its redirect to the current digest on the same host only) with Superset's content type. 202 with `Retry-After` when Superset is still rendering it; 404 `thumbnail_unavailable` when Superset has none (thumbnails are off on the instance, or the render failed); 404 `not_found` when the dashboard does not exist.",
+        "Proxies Superset's thumbnail (following its redirect to the current digest on the same host only). Only raster images (PNG, JPEG, GIF, WebP, recognised from their bytes) are passed on; anything else Superset answers (an SVG could carry script) is a 503 `upstream_unavailable` with reason `bad_response`. 202 with `Retry-After` when Superset is still rendering it; 404 `thumbnail_unavailable` when Superset has none (thumbnails are off on the instance, or the render failed); 404 `not_found` when the dashboard does not exist.",
       access: { permission: 'dashboards:READ' },
       params: dashboardIdParams,
       query: envQuery,
       responses: {
-        200: { description: 'The image', contentType: 'image/png' },
+        200: { description: 'The image: PNG, JPEG, GIF or WebP only', contentType: [...RASTER_TYPES] },
         202: { description: 'Being rendered; ask again after `retry_after_seconds`', schema: thumbnailComputing },
         404: { description: 'Unknown environment or dashboard (`not_found`), or no thumbnail (`thumbnail_unavailable`)' },
         503: UNAVAILABLE,

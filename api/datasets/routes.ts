@@ -46,7 +46,7 @@ export function datasetRoutes(app: AppContext): AnyRoute[] {
       query: datasetListQuery,
       responses: {
         200: { description: 'A page of datasets (DatasetsResponse)', schema: datasetsResponse },
-        400: { description: 'Bad pagination (`page` < 1, `page_size` outside 1..100) or missing `env_id`' },
+        400: { description: 'Bad pagination (`page` < 1, `page_size` outside 1..100, `page` × `page_size` > 10000) or missing `env_id`' },
         404: { description: 'Unknown environment' },
         503: { description: 'Superset unreachable, timed out, failed or refused the service account (code `upstream_unavailable`)' },
       },

@@ -38,8 +38,8 @@ export function environmentRoutes(app: AppContext): AnyRoute[] {
         201: { description: 'Created', schema: environmentView },
         409: { description: 'An environment with this name exists (code `conflict`)' },
       },
-      async handler(ctx, { body }) {
-        const view = await envs.create(body);
+      async handler(ctx, { body, principal }) {
+        const view = await envs.create(body, { ctx, principal });
         ctx.status = 201;
         ctx.set('Location', `/api/environments/${view.id}`);
         ctx.body = view;
@@ -63,16 +63,17 @@ export function environmentRoutes(app: AppContext): AnyRoute[] {
       tag: 'Environments',
       summary: 'Change an environment',
       description:
-        'Fields left out keep their value; in particular an omitted `password` keeps the stored one. The pooled Superset session of the environment is dropped, so the next call logs in with the new settings.',
+        'Fields left out keep their value; in particular an omitted `password` keeps the stored one. Changing where the password is sent (scheme, host, port or path of `base_url`, or `verify_tls` to false) without sending `password` again is a 400 `secret_required` and saves nothing, so the stored password can never be redirected to another server. The pooled Superset session of the environment is dropped, so the next call logs in with the new settings. Every change is a security event (fields changed, old and new `base_url`; never the password).',
       access: { permission: 'environments:WRITE' },
       params: envIdParams,
       body: environmentUpdate,
       responses: {
         200: { description: 'The changed environment', schema: environmentView },
+        400: { description: 'Invalid body (`validation_failed`), or the destination changed without the password (`secret_required`)' },
         404: { description: 'Unknown environment' },
         409: { description: 'Another environment has this name' },
       },
-      handler: (_ctx, { params, body }) => envs.update(params.env_id, body),
+      handler: (ctx, { params, body, principal }) => envs.update(params.env_id, body, { ctx, principal }),
     }),
 
     defineRoute({
@@ -84,8 +85,8 @@ export function environmentRoutes(app: AppContext): AnyRoute[] {
       access: { permission: 'environments:WRITE' },
       params: envIdParams,
       responses: { 204: { description: 'Deleted' }, 404: { description: 'Unknown environment' } },
-      async handler(ctx, { params }) {
-        await envs.remove(params.env_id);
+      async handler(ctx, { params, principal }) {
+        await envs.remove(params.env_id, { ctx, principal });
         ctx.status = 204;
       },
     }),
@@ -100,7 +101,7 @@ export function environmentRoutes(app: AppContext): AnyRoute[] {
       access: { permission: 'environments:WRITE' },
       params: envIdParams,
       responses: { 200: { description: 'The report', schema: environmentTestReport }, 404: { description: 'Unknown environment' } },
-      handler: (_ctx, { params }) => envs.test(params.env_id),
+      handler: (ctx, { params, principal }) => envs.test(params.env_id, { ctx, principal }),
     }),
   ];
 }

@@ -1,10 +1,20 @@
+import type { Context } from 'koa';
 import type { Knex } from 'knex';
-import { connectionOf, EnvironmentClients, getEnvironment, type EnvironmentRow } from '../../db/environments/repository.ts';
+import { connectionOf, EnvironmentClients, getEnvironment, isUuid, type EnvironmentRow } from '../../db/environments/repository.ts';
 import type { Keyring } from '../../lib/crypto.ts';
-import { AppError, ConflictError } from '../../lib/errors.ts';
+import { AppError, ConflictError, NotFoundError, SecretRequiredError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
+import { assertSecretResent } from '../../lib/secret-destination.ts';
 import { SupersetClient, SupersetUnavailableError } from '../../lib/superset/index.ts';
+import type { Principal } from '../auth/principal.ts';
+import { recordSecurityEvent, type SecurityEventInput } from '../auth/security-events.ts';
 import { toEnvironmentView, type EnvironmentView } from './schemas.ts';
+
+/** Who asked, for the security events every environment change writes. */
+export interface Actor {
+  ctx?: Context;
+  principal?: Pick<Principal, 'userId' | 'username'>;
+}
 
 export interface EnvironmentInput {
   name?: string;
@@ -70,8 +80,17 @@ export class EnvironmentService {
     return toEnvironmentView(await this.row(id));
   }
 
+  private audit(actor: Actor, ev: Omit<SecurityEventInput, 'actorId' | 'actorUsername'>): Promise<void> {
+    return recordSecurityEvent(this.knex, actor.ctx, {
+      ...ev,
+      actorId: actor.principal?.userId ?? null,
+      actorUsername: actor.principal?.username ?? null,
+    });
+  }
+
   async create(
     input: Required<Pick<EnvironmentInput, 'name' | 'base_url' | 'username' | 'password'>> & EnvironmentInput,
+    actor: Actor = {},
   ): Promise<EnvironmentView> {
     try {
       const [row] = await this.knex<EnvironmentRow>('environments')
@@ -86,6 +105,11 @@ export class EnvironmentService {
         })
         .returning('*');
       this.logger.info({ env_id: row.id, name: row.name, base_url: row.base_url }, 'environment created');
+      await this.audit(actor, {
+        type: 'ENVIRONMENT_CREATED',
+        outcome: 'success',
+        detail: { env_id: row.id, name: row.name, base_url: row.base_url, username: row.username, verify_tls: row.verify_tls },
+      });
       return toEnvironmentView(row);
     } catch (err) {
       if (isUniqueViolation(err)) throw new ConflictError(`An environment named '${input.name}' already exists`);
@@ -93,45 +117,77 @@ export class EnvironmentService {
     }
   }
 
-  async update(id: string, input: EnvironmentInput): Promise<EnvironmentView> {
-    await this.row(id);
-    const patch: Partial<EnvironmentRow> = {};
-    if (input.name !== undefined) patch.name = input.name;
-    if (input.base_url !== undefined) patch.base_url = input.base_url;
-    if (input.username !== undefined) patch.username = input.username;
-    if (input.password !== undefined) patch.password_encrypted = this.keyring.encrypt(input.password);
-    if (input.verify_tls !== undefined) patch.verify_tls = input.verify_tls;
-    if (input.timeout_seconds !== undefined) patch.timeout_seconds = input.timeout_seconds;
-    if (input.description !== undefined) patch.description = input.description;
+  /**
+   * Changes only the fields given. A change of where the password is sent (base URL origin or
+   * path, TLS verification off) without the password is refused before anything is saved; the
+   * row is locked while checking, so a concurrent change cannot slip in between.
+   */
+  async update(id: string, input: EnvironmentInput, actor: Actor = {}): Promise<EnvironmentView> {
     try {
-      const [row] = await this.knex<EnvironmentRow>('environments')
-        .where({ id })
-        .update({ ...patch, updated_at: this.knex.fn.now() as unknown as Date })
-        .returning('*');
+      const { row, before, changed } = await this.knex.transaction(async (trx) => {
+        const before = isUuid(id) ? await trx<EnvironmentRow>('environments').where({ id }).forUpdate().first() : undefined;
+        if (!before) throw new NotFoundError('Environment', id);
+        assertSecretResent({
+          before: { url: before.base_url, verifyTls: before.verify_tls },
+          after: { url: input.base_url, verifyTls: input.verify_tls },
+          secretSent: input.password !== undefined,
+          secretField: 'body.password',
+          urlField: 'body.base_url',
+        });
+        const patch: Partial<EnvironmentRow> = {};
+        if (input.name !== undefined) patch.name = input.name;
+        if (input.base_url !== undefined) patch.base_url = input.base_url;
+        if (input.username !== undefined) patch.username = input.username;
+        if (input.password !== undefined) patch.password_encrypted = this.keyring.encrypt(input.password);
+        if (input.verify_tls !== undefined) patch.verify_tls = input.verify_tls;
+        if (input.timeout_seconds !== undefined) patch.timeout_seconds = input.timeout_seconds;
+        if (input.description !== undefined) patch.description = input.description;
+        const [row] = await trx<EnvironmentRow>('environments')
+          .where({ id })
+          .update({ ...patch, updated_at: this.knex.fn.now() as unknown as Date })
+          .returning('*');
+        const changed = Object.keys(patch).map((k) => (k === 'password_encrypted' ? 'password' : k));
+        return { row, before, changed };
+      });
       this.clients.evict(id);
-      this.logger.info(
-        { env_id: id, changed: Object.keys(patch).map((k) => (k === 'password_encrypted' ? 'password' : k)) },
-        'environment updated',
-      );
+      this.logger.info({ env_id: id, changed }, 'environment updated');
+      await this.audit(actor, {
+        type: 'ENVIRONMENT_UPDATED',
+        outcome: 'success',
+        detail: {
+          env_id: id,
+          name: row.name,
+          changed,
+          ...(before.base_url !== row.base_url ? { base_url: { from: before.base_url, to: row.base_url } } : {}),
+        },
+      });
       return toEnvironmentView(row);
     } catch (err) {
+      if (err instanceof SecretRequiredError) {
+        await this.audit(actor, {
+          type: 'ENVIRONMENT_UPDATED',
+          outcome: 'failure',
+          detail: { env_id: id, reason: 'secret_required', requested: Object.keys(input), base_url_requested: input.base_url ?? null },
+        });
+      }
       if (isUniqueViolation(err)) throw new ConflictError(`An environment named '${input.name}' already exists`);
       throw err;
     }
   }
 
-  async remove(id: string): Promise<void> {
-    await this.row(id);
+  async remove(id: string, actor: Actor = {}): Promise<void> {
+    const row = await this.row(id);
     await this.knex('environments').where({ id }).delete();
     this.clients.evict(id);
     this.logger.info({ env_id: id }, 'environment deleted');
+    await this.audit(actor, { type: 'ENVIRONMENT_DELETED', outcome: 'success', detail: { env_id: id, name: row.name, base_url: row.base_url } });
   }
 
   /**
    * Reachability (the version file, or any answer at all), login, Superset version and the
    * permissions the service account lacks. Uses a fresh client, so the login is real.
    */
-  async test(id: string): Promise<EnvironmentTestReport> {
+  async test(id: string, actor: Actor = {}): Promise<EnvironmentTestReport> {
     const row = await this.row(id);
     const started = Date.now();
     const client = new SupersetClient(connectionOf(row, this.keyring), { retry: { attempts: 1 } });
@@ -168,6 +224,11 @@ export class EnvironmentService {
       { env_id: id, ok: report.ok, reachable: report.reachable, login: report.login, version: report.version },
       'environment tested',
     );
+    await this.audit(actor, {
+      type: 'ENVIRONMENT_TESTED',
+      outcome: report.ok ? 'success' : 'failure',
+      detail: { env_id: id, name: row.name, base_url: row.base_url, reachable: report.reachable, login: report.login, error: report.error?.code ?? null },
+    });
     return report;
   }
 

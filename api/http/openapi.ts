@@ -28,11 +28,11 @@ export function buildOpenApi(routes: AnyRoute[], info: { version: string }) {
     const path = r.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
     const responses: Record<string, unknown> = {};
     for (const [status, spec] of Object.entries(r.responses)) {
+      const types = [spec.contentType ?? 'application/json'].flat();
+      const media = spec.schema ? { schema: toSchema(spec.schema, 'output') } : {};
       responses[status] = {
         description: spec.description,
-        ...(spec.schema || spec.contentType
-          ? { content: { [spec.contentType ?? 'application/json']: spec.schema ? { schema: toSchema(spec.schema, 'output') } : {} } }
-          : {}),
+        ...(spec.schema || spec.contentType ? { content: Object.fromEntries(types.map((t) => [t, media])) } : {}),
       };
     }
     const implied = [400, ...(r.access === 'public' ? [] : [401, 403])];

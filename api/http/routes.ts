@@ -15,7 +15,8 @@ type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 export interface ResponseSpec {
   description: string;
   schema?: ZodType;
-  contentType?: string;
+  /** Media type(s) of the body (default JSON); several when the route answers any of them. */
+  contentType?: string | string[];
 }
 
 export interface RouteInput<P, Q, B> {

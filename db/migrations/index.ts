@@ -5,6 +5,7 @@ import * as m003 from './20261122_003_environments.ts';
 import * as m004 from './20261122_004_oidc.ts';
 import * as m005 from './20261122_005_backups.ts';
 import * as m006 from './20261122_006_migration_items.ts';
+import * as m007 from './20261122_007_api_key_expiry.ts';
 import * as m010 from './20261122_010_task_summary.ts';
 
 interface MigrationModule {
@@ -20,6 +21,7 @@ const migrations: Array<[string, MigrationModule]> = [
   ['20261122_004_oidc', m004],
   ['20261122_005_backups', m005],
   ['20261122_006_migration_items', m006],
+  ['20261122_007_api_key_expiry', m007],
   ['20261122_010_task_summary', m010],
 ];
 

@@ -14,6 +14,7 @@
  *   followed, except a thumbnail's digest redirect, and only to the same origin and path family.
  * - Secrets (password, tokens, cookies) are never logged.
  */
+import { RASTER_TYPES, rasterTypeOf } from './raster.ts';
 import { encodeRison } from './rison.ts';
 import { encodeMultipart, type MultipartPart } from './multipart.ts';
 import { HttpTransport, TransportError, type TransportResponse } from './transport.ts';
@@ -683,10 +684,12 @@ export class SupersetClient {
         .split(';')[0]
         .trim()
         .toLowerCase();
-      if (!contentType.startsWith('image/') || res.body.length === 0) {
+      // Only raster images, recognised from their bytes (an SVG or HTML "image" could carry script).
+      const raster = rasterTypeOf(res.body);
+      if (!raster || !(RASTER_TYPES as readonly string[]).includes(contentType.replace('image/jpg', 'image/jpeg'))) {
         throw new SupersetUnavailableError(
           'bad_response',
-          `Superset answered the thumbnail of dashboard ${id} with ${contentType || 'no content type'}, not an image`,
+          `Superset answered the thumbnail of dashboard ${id} with ${contentType || 'no content type'}${raster ? '' : ' whose bytes are not a PNG, JPEG, GIF or WebP image'}; only raster images are passed on`,
           {
             method: 'GET',
             path,
@@ -694,7 +697,7 @@ export class SupersetClient {
           },
         );
       }
-      return { status: 'ready', contentType, bytes: res.body };
+      return { status: 'ready', contentType: raster, bytes: res.body };
     }
     throw new Error('unreachable');
   }

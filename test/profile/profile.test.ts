@@ -128,6 +128,16 @@ describe('upstream account lookup', () => {
     });
   });
 
+  it("needs environments:READ: another environment's users and e-mails are not every signed-in caller's business", async () => {
+    const env = await createEnvironment(h, { baseUrl: fake.baseUrl, username: fake.username, password: fake.password });
+    const nobody = await createUserWithRoles(h, uniquePrefix('norole'), []);
+    const r = await h.request('GET', `/api/profile/upstream-accounts?environment_id=${env}&search=explor`, { token: nobody.token });
+    expect(r.status).toBe(403);
+    expect(r.body.code).toBe('forbidden');
+    expect(r.text).not.toContain('dora@example.com');
+    expect((await h.request('GET', '/api/profile/preferences', { token: nobody.token })).status).toBe(200);
+  });
+
   it('answers 404 for an unknown environment and 400 without one', async () => {
     for (const id of [UNKNOWN_ENV, 'nope']) {
       const r = await h.request('GET', `/api/profile/upstream-accounts?environment_id=${id}`, { token: user.token });

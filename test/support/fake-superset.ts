@@ -46,6 +46,8 @@ export interface FakeDashboard {
   chartIds: number[];
   /** Thumbnail state when thumbnails are on: missing (202 and queue), ready (PNG). */
   thumbnail: 'pending' | 'ready';
+  /** What a ready thumbnail answers instead of the PNG (content type and bytes). */
+  thumbnailImage?: { contentType: string; body: Buffer | string };
 }
 
 export interface FakeDatabase {
@@ -670,8 +672,8 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
           task_updated_at: new Date().toISOString(),
         });
       }
-      res.writeHead(200, { 'content-type': 'image/png' });
-      return void res.end(PNG);
+      res.writeHead(200, { 'content-type': d.thumbnailImage?.contentType ?? 'image/png' });
+      return void res.end(d.thumbnailImage?.body ?? PNG);
     }
     // datasets, databases, charts
     if (method === 'GET' && path === '/api/v1/dataset/') {
