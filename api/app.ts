@@ -18,6 +18,7 @@ import { datasetRoutes } from './datasets/routes.ts';
 import { dbMappingRoutes } from './db-mappings/routes.ts';
 import { environmentRoutes } from './environments/routes.ts';
 import type { AppContext } from './context.ts';
+import { gitRoutes } from './git/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { clientAddress } from './http/client-address.ts';
 import { rejectUnstorableText } from './http/input-text.ts';
@@ -53,6 +54,7 @@ export function allRoutes(app: AppContext): AnyRoute[] {
     ...profileRoutes(app),
     ...migrationRoutes(app),
     ...taskRoutes(app),
+    ...gitRoutes(app),
   ];
 }
 

@@ -11,6 +11,7 @@ import { AuthService } from './auth/service.ts';
 import { TokenIssuer } from './auth/tokens.ts';
 import type { AppContext } from './context.ts';
 import { EnvironmentService } from './environments/service.ts';
+import { GitService } from './git/service.ts';
 import { HistoryLogReader } from './tasks/history-log.ts';
 import { TaskLogService } from './tasks/logs.ts';
 import { TaskReconciler } from './tasks/reconciler.ts';
@@ -49,7 +50,8 @@ export async function bootstrap(config: Config, logger: Logger, databaseUrl: str
 
   const environments = new EnvironmentService({ knex, keyring, logger });
 
-  const context: AppContext = { config, knex, temporal, logger, keyring, auth, oidc, tasks, taskLogs, environments };
+  const git = new GitService({ knex, keyring, config, environments, logger });
+  const context: AppContext = { config, knex, temporal, logger, keyring, auth, oidc, tasks, taskLogs, environments, git };
   return {
     context,
     reconciler,

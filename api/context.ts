@@ -6,6 +6,7 @@ import type { Logger } from '../lib/logger.ts';
 import type { OidcService } from './auth/oidc.ts';
 import type { AuthService } from './auth/service.ts';
 import type { EnvironmentService } from './environments/service.ts';
+import type { GitService } from './git/service.ts';
 import type { TaskLogService } from './tasks/logs.ts';
 import type { TaskService } from './tasks/service.ts';
 
@@ -23,4 +24,6 @@ export interface AppContext {
   taskLogs: TaskLogService;
   /** Superset environments and their pooled clients. */
   environments: EnvironmentService;
+  /** Git configs and dashboard repositories. */
+  git: GitService;
 }
