@@ -30,6 +30,7 @@ import { mountRoutes, type AnyRoute } from './http/routes.ts';
 import { reportRoutes } from './reports/routes.ts';
 import { migrationRoutes } from './dashboard-migration/routes.ts';
 import { profileRoutes } from './profile/routes.ts';
+import { approvalRoutes } from './tasks/approval.routes.ts';
 import { taskRoutes } from './tasks/routes.ts';
 
 const require = createRequire(import.meta.url);
@@ -54,6 +55,7 @@ export function allRoutes(app: AppContext): AnyRoute[] {
     ...profileRoutes(app),
     ...migrationRoutes(app),
     ...taskRoutes(app),
+    ...approvalRoutes(app),
     ...gitRoutes(app),
   ];
 }

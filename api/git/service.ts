@@ -447,7 +447,7 @@ export class GitService {
     const { uuid, wc } = await this.repository(envId, dashboardId);
     const target = await this.environments.row(targetEnvId);
     const oid = await this.repos.withLock([uuid], 'shared', () => wc.resolveCommit(commit));
-    return { uuid, commit: oid, protected: (target as { protected?: boolean }).protected === true, targetName: target.name };
+    return { uuid, commit: oid, protected: target.protected === true, targetName: target.name };
   }
 }
 

@@ -13,6 +13,8 @@ export interface EnvironmentRow {
   verify_tls: boolean;
   timeout_seconds: number;
   description: string | null;
+  /** Deploys into it wait for another person's approval. */
+  protected: boolean;
   created_at: Date;
   updated_at: Date;
 }
