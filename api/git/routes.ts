@@ -388,7 +388,11 @@ export function gitRoutes(app: AppContext): AnyRoute[] {
             overwrite: body.overwrite,
             dbMappings: body.db_mappings,
             approval: d.protected
-              ? { required: true, requestedBy: principal.userId, timeoutSeconds: app.config.GIT_DEPLOY_APPROVAL_TIMEOUT_SECONDS }
+              ? {
+                  required: true,
+                  requestedBy: principal.userId,
+                  timeoutSeconds: Math.min(body.approval_timeout_seconds ?? Infinity, app.config.GIT_DEPLOY_APPROVAL_TIMEOUT_SECONDS),
+                }
               : { required: false, requestedBy: principal.userId, timeoutSeconds: 0 },
           },
           params: { ...body, target_env_id: targetEnvId, dashboard_id: params.dashboard_id, commit: d.commit },

@@ -215,6 +215,13 @@ export const deployBody = z
     target_env_id: envId.optional().describe('Where to deploy (default: env_id)'),
     commit: z.string({ error: 'commit is required' }).trim().min(4).max(220).describe('The commit to deploy (id, branch or `HEAD~N`)'),
     overwrite: z.boolean().default(true),
+    approval_timeout_seconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(30 * 24 * 3600)
+      .optional()
+      .describe('Into a protected environment: a shorter approval window than GIT_DEPLOY_APPROVAL_TIMEOUT_SECONDS (never a longer one)'),
     db_mappings: z
       .array(
         z

@@ -5,7 +5,8 @@ import http from 'isomorphic-git/http/node';
 import { inject } from 'vitest';
 import type { GiteaInfo } from '../support/gitea/instance.ts';
 import type { Harness } from '../support/harness.ts';
-import { updateDashboard, type SupersetClient } from '../support/superset/fixtures.ts';
+import { createSqliteDatabase, updateDashboard, type SupersetClient } from '../support/superset/fixtures.ts';
+import { prefixedTables } from '../migrations/support.ts';
 
 export { buildSource, client, registerEnvironment, waitTask } from '../migrations/support.ts';
 
@@ -65,5 +66,19 @@ export class OtherClone {
     const r = await git.push({ fs, http, dir: this.dir, ...this.auth });
     if (!r.ok) throw new Error(`push: ${JSON.stringify(r)}`);
     return oid;
+  }
+}
+
+/** A database in a target instance holding the same (prefixed) tables as the source fixture. */
+export function targetDatabase(c: SupersetClient, prefix: string, dir: string): Promise<{ id: number; uuid?: string }> {
+  return createSqliteDatabase(c, { name: `${prefix}_warehouse`, path: path.join(dir, `${prefix}-target.db`), tables: prefixedTables(prefix) });
+}
+
+export async function dashboardTitle(c: SupersetClient, idOrUuid: number | string): Promise<string | null> {
+  try {
+    const r = await c.get<{ result: { dashboard_title: string } }>(`/api/v1/dashboard/${idOrUuid}`);
+    return r.result.dashboard_title;
+  } catch {
+    return null;
   }
 }
