@@ -87,6 +87,7 @@ export async function startBenchStack(dataDir: string) {
   const base = `http://127.0.0.1:${config.PORT}`;
   return {
     base,
+    databaseUrl: infra.databaseUrl,
     api,
     worker,
     async stop() {
