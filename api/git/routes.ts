@@ -297,7 +297,7 @@ export function gitRoutes(app: AppContext): AnyRoute[] {
       body: envBody,
       responses: {
         200: { description: 'The outcome', schema: pullView },
-        400: identity,
+        400: { description: 'Invalid request; `git_identity_required`; `git_auth_failed` or `remote_not_found` from the git server' },
         404: noRepo,
         409: { description: '`dirty_working_copy` (commit first), `merge_in_progress`, `no_remote`' },
         503: upstream,

@@ -5,7 +5,7 @@ import { GitRepositoryStore, type GitDeploymentRow } from '../../db/git/reposito
 import { getPreferences } from '../../db/profile/repository.ts';
 import type { Config } from '../../lib/config.ts';
 import type { Keyring } from '../../lib/crypto.ts';
-import { AppError, ConflictError, NotFoundError, ValidationError } from '../../lib/errors.ts';
+import { AppError, ConflictError, NotFoundError, UpstreamUnavailableError, ValidationError } from '../../lib/errors.ts';
 import { filesFromExport } from '../../lib/git/dashboard-files.ts';
 import { apiBase, authUsername, gitProvider, GitProviderError, type RemoteRepository } from '../../lib/git/providers.ts';
 import { NoRepositoryError, WorkingCopy, type Author, type Credentials, type Resolution } from '../../lib/git/working-copy.ts';
@@ -163,7 +163,7 @@ export class GitService {
     try {
       const d = await fromUpstream(env, this.environments.client(envId).then((c) => c.getDashboard(dashboardId)));
       const uuid = (d as { uuid?: unknown }).uuid;
-      if (typeof uuid !== 'string' || !uuid) throw new AppError(502, 'upstream_bad_response', 'Bad upstream answer', `Superset gave dashboard ${dashboardId} no uuid`);
+      if (typeof uuid !== 'string' || !uuid) throw new UpstreamUnavailableError('Superset', `Superset gave dashboard ${dashboardId} no uuid`);
       if (await this.repos.get(uuid)) await this.repos.bind(envId, dashboardId, uuid);
       return uuid;
     } catch (err) {
@@ -221,7 +221,7 @@ export class GitService {
         remoteUrl = `${config.base_url}/${config.owner}/${name}.git`;
       }
     }
-    if (remoteUrl && /\/\/[^/]*@/.test(remoteUrl)) throw new AppError(502, 'upstream_bad_response', 'Bad upstream answer', 'the provider gave a clone URL with credentials');
+    if (remoteUrl && /\/\/[^/]*@/.test(remoteUrl)) throw new UpstreamUnavailableError('git provider', 'the provider gave a clone URL with credentials');
     let author = SYSTEM_AUTHOR;
     try {
       author = await this.identity(principal);
@@ -361,7 +361,7 @@ export class GitService {
     try {
       files = filesFromExport(new Uint8Array(zip));
     } catch (err) {
-      throw new AppError(502, 'upstream_bad_response', 'Bad upstream answer', `Superset's export of dashboard ${dashboardId} is not usable: ${(err as Error).message}`);
+      throw new UpstreamUnavailableError('Superset', `Superset's export of dashboard ${dashboardId} is not usable: ${(err as Error).message}`);
     }
     if (files.dashboardUuid !== uuid)
       throw new ConflictError(`Dashboard ${dashboardId} is now ${files.dashboardUuid}, not the repository's ${uuid}`, 'dashboard_mismatch');

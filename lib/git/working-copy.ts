@@ -233,7 +233,8 @@ export class WorkingCopy {
       if (type !== 'commit') throw new Errors.NotFoundError(ref);
       return oid;
     } catch (err) {
-      if (err instanceof Errors.NotFoundError || err instanceof Errors.AmbiguousError)
+      // Any of isomorphic-git's own refusals (not found, ambiguous, invalid name) means "no such commit".
+      if (err instanceof Errors.NotFoundError || err instanceof Errors.AmbiguousError || isGitError(err))
         throw new AppError(404, 'unknown_ref', 'Unknown reference', `'${ref}' names no commit of this repository`);
       throw err;
     }
@@ -583,6 +584,11 @@ function remoteError(what: string, err: unknown): unknown {
   if (e?.code === Errors.SmartHttpError.code || e?.code === Errors.UnknownTransportError.code || (e as { cause?: unknown })?.cause || /ECONNREFUSED|ENOTFOUND|ETIMEDOUT|socket/i.test(e?.message ?? ''))
     return new UpstreamUnavailableError('git server', `${what} failed: ${e.message}`, err);
   return err;
+}
+
+const GIT_ERROR_CODES = new Set(Object.values(Errors).map((E) => (E as { code?: string }).code).filter(Boolean));
+function isGitError(err: unknown): boolean {
+  return GIT_ERROR_CODES.has((err as { code?: string })?.code ?? '');
 }
 
 function listFiles(root: string, rel = ''): string[] {
