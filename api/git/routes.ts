@@ -219,7 +219,7 @@ export function gitRoutes(app: AppContext): AnyRoute[] {
       access: WRITE,
       params: dashboardParams,
       body: envBody,
-      responses: { 200: { description: 'What changed', schema: syncView }, 404: noRepo, 409: { description: 'The dashboard id now names another dashboard' }, 503: upstream },
+      responses: { 200: { description: 'What changed', schema: syncView }, 404: noRepo, 409: { description: '`dashboard_mismatch` (the id now names another dashboard) or `merge_in_progress`' }, 503: upstream },
       handler: (_ctx, { params, body }) => git.sync(body.env_id, params.dashboard_id),
     }),
     defineRoute({

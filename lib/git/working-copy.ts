@@ -170,6 +170,7 @@ export class WorkingCopy {
 
   /** Replaces the dashboard's bundle files in the working tree; other files (README) stay. Returns the paths that changed. */
   async writeBundle(files: Map<string, string>): Promise<string[]> {
+    if (this.readMergeState()) throw new ConflictError('A merge is in progress: finish or abort it before syncing', 'merge_in_progress');
     const changed: string[] = [];
     const existing = listFiles(this.dir).filter(isBundlePath);
     for (const p of existing) {

@@ -208,6 +208,24 @@ describe.skipIf(!on)('a repository per dashboard', () => {
     expect((await admin('POST', G(dash, 'push'), { json: { env_id: envA } })).status).toBe(200);
   });
 
+  it('an operation waits while another process holds the working copy (database lock)', async () => {
+    let released = 0;
+    const holder = h.knex.transaction(async (trx) => {
+      await trx.raw('select pg_advisory_xact_lock(?, hashtext(?))', [0x6769, uuid]);
+      await new Promise((r) => setTimeout(r, 1500));
+      released = Date.now();
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    const c = await admin('POST', G(dash, 'commit'), { json: { env_id: envA, message: 'nothing' } });
+    const answered = Date.now();
+    await holder;
+    expect(c.status, c.text).toBe(200);
+    expect(answered).toBeGreaterThanOrEqual(released);
+    // Reads share the lock with each other but wait for a writer too.
+    const reads = await Promise.all([1, 2, 3].map(() => admin('GET', `${G(dash, 'status')}?env_id=${envA}`)));
+    expect(reads.map((r) => r.status)).toEqual([200, 200, 200]);
+  });
+
   async function makeConflict(n: number) {
     const o = other();
     await o.clone(remoteUrl);
