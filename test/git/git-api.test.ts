@@ -253,6 +253,9 @@ describe.skipIf(!on)('a repository per dashboard', () => {
     expect(c.ours).toContain('dashboard_title: local title 1');
     expect(c.theirs).toContain('dashboard_title: remote title 1');
     expect(c.working).toMatch(/^<{7} /m);
+    const sync = await admin('POST', G(dash, 'sync'), { json: { env_id: envA } });
+    expect(sync.status).toBe(409);
+    expect(sync.body.code).toBe('merge_in_progress');
     const markers = await admin('POST', G(dash, 'merge/resolve'), { json: { env_id: envA, resolutions: [{ path: file, strategy: 'content', content: c.working }] } });
     expect(markers.status).toBe(400);
     expect(markers.text).toContain('conflict markers');
