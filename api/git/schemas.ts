@@ -42,11 +42,12 @@ const branch = z
   .regex(/^(?!-)(?!.*\.\.)(?!.*\.lock$)(?!.*\/$)[A-Za-z0-9._\/-]+$/, 'must be a valid branch name');
 
 const owner = text(100, 'owner').regex(/^[A-Za-z0-9._\/-]+$/, 'owner must be a user, organisation or group name');
-const pat = z
+const patText = z
   .string({ error: 'pat is required' })
   .min(1, 'pat is required')
   .max(1000)
-  .regex(/^[\x21-\x7e]+$/, 'pat must be printable ASCII without spaces')
+  .regex(/^[\x21-\x7e]+$/, 'pat must be printable ASCII without spaces');
+const pat = patText
   .refine((v) => v !== PAT_MASK, 'send the token itself, not the mask')
   .describe('Personal access token; write-only (answers show a fixed mask)');
 
@@ -70,7 +71,7 @@ export const gitConfigUpdate = z
     base_url: baseUrl.optional(),
     owner: owner.optional(),
     default_branch: branch.optional(),
-    pat: pat.optional().describe('Left out (or sent as the mask) keeps the stored token; required when base_url moves'),
+    pat: patText.optional().describe('Left out (or sent as the mask) keeps the stored token; required when base_url or provider changes'),
   })
   .strict();
 
