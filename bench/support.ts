@@ -65,8 +65,11 @@ export async function benchEnv(dataDir: string): Promise<NodeJS.ProcessEnv> {
   };
 }
 
-/** PostgreSQL, Temporal, an API process and a worker process (at lower priority, as `npm start` runs it). */
-export async function startBenchStack(dataDir: string) {
+/**
+ * PostgreSQL, Temporal and Switchyard as `npm start` runs it: by default the API and one worker in
+ * one process (`single`), or an API process and a worker process at lower priority (`split`).
+ */
+export async function startBenchStack(dataDir: string, opts: { mode?: 'single' | 'split' } = {}) {
   const [{ loadConfig }, { startInfra }, { createLogger }, { lowerPriority, NODE_FLAGS }, { buildWorkflowBundle }] = await Promise.all([
     import('../lib/config.ts'),
     import('../lib/embedded/stack.ts'),
@@ -81,18 +84,22 @@ export async function startBenchStack(dataDir: string) {
   const infra = await startInfra(config, createLogger('warn', 'bench'), { searchAttributes: SEARCH_ATTRIBUTES });
   const bundle = await buildWorkflowBundle(path.join(dataDir, 'workflow-bundle.js'));
   const childEnv = { ...env, DATABASE_URL: infra.databaseUrl, TEMPORAL_ADDRESS: infra.temporalAddress, SWITCHYARD_WORKFLOW_BUNDLE: bundle };
-  const api = spawnEntry('api/main.ts', NODE_FLAGS.api, childEnv);
-  const worker = spawnEntry('worker/main.ts', NODE_FLAGS.worker, childEnv);
-  lowerPriority(worker.pid!);
+  const processes: Array<{ name: string; child: ChildProcess }> = [];
+  if ((opts.mode ?? 'single') === 'single') {
+    processes.push({ name: 'api+worker', child: spawnEntry('scripts/all-in-one.ts', NODE_FLAGS.allInOne, childEnv) });
+  } else {
+    processes.push({ name: 'api', child: spawnEntry('api/main.ts', NODE_FLAGS.api, childEnv) });
+    const worker = spawnEntry('worker/main.ts', NODE_FLAGS.worker, childEnv);
+    lowerPriority(worker.pid!);
+    processes.push({ name: 'worker', child: worker });
+  }
   const base = `http://127.0.0.1:${config.PORT}`;
   return {
     base,
     databaseUrl: infra.databaseUrl,
-    api,
-    worker,
+    processes,
     async stop() {
-      await stopChild(api);
-      await stopChild(worker);
+      for (const p of processes) await stopChild(p.child);
       await infra.stop();
     },
   };

@@ -7,7 +7,8 @@ import { BENCH_ADMIN_PASSWORD, percentile, RssSampler, rssMb, startBenchStack, w
  * Task creation through the API against the embedded stack (real PostgreSQL, Temporal, worker):
  * creation latency p50/p99, tasks per second, API and worker resident memory under load.
  * Targets on 2 cores: p99 <= 50 ms, >= 100 tasks/s, API + worker <= 400 MB.
- * Usage: npm run bench:tasks [-- --rate 100 --seconds 10 --tasks 1000 --concurrency 8]
+ * Usage: npm run bench:tasks [-- --rate 100 --seconds 10 --tasks 1000 --concurrency 8 --split]
+ * (`--split`: API and worker as two processes, as a scaled deployment runs them; default: one, as `npm start`.)
  */
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -19,8 +20,9 @@ const RATE = arg('rate', 100);
 const SECONDS = arg('seconds', 10);
 
 async function main() {
-  const stack = await startBenchStack(path.join(PROJECT_ROOT, '.data', 'bench'));
-  const { api, worker, base } = stack;
+  const mode = process.argv.includes('--split') ? 'split' : 'single';
+  const stack = await startBenchStack(path.join(PROJECT_ROOT, '.data', 'bench'), { mode });
+  const { base } = stack;
   try {
     await waitUntil(async () => (await fetch(`${base}/api/ready`)).ok, 120_000, 'API ready with a polling worker');
     const login = await fetch(`${base}/api/auth/login`, {
@@ -38,8 +40,7 @@ async function main() {
     };
     for (let i = 0; i < 20; i++) await create(); // warm-up (JIT, pools)
 
-    const apiRss = new RssSampler(api.pid!);
-    const workerRss = new RssSampler(worker.pid!);
+    const samplers = stack.processes.map((p) => ({ name: p.name, pid: p.child.pid!, rss: new RssSampler(p.child.pid!) }));
     const ids: string[] = [];
 
     // Phase 1, open loop: requests arrive at the target rate whatever the answers do, so the
@@ -83,8 +84,8 @@ async function main() {
       'the burst to finish',
     );
     const drained = (performance.now() - pacedStart) / 1000;
-    const peakApi = apiRss.stop();
-    const peakWorker = workerRss.stop();
+    const peaks = samplers.map((p) => ({ name: p.name, peak: p.rss.stop(), end: rssMb(p.pid) }));
+    const peakTotal = peaks.reduce((a, p) => a + p.peak, 0);
     latencies.sort((a, b) => a - b);
     const f = (n: number) => n.toFixed(1);
     console.log(
@@ -102,7 +103,19 @@ async function main() {
     );
     console.log(`  all ${ids.length} tasks executed by the worker in ${f(drained)} s (${f(ids.length / drained)} tasks/s end to end)`);
     console.log(
-      `  peak RSS    API ${f(peakApi)} MB + worker ${f(peakWorker)} MB = ${f(peakApi + peakWorker)} MB   (target <= 400 MB; at the end ${f(rssMb(api.pid!) + rssMb(worker.pid!))} MB)`,
+      `  peak RSS    ${peaks.map((p) => `${p.name} ${f(p.peak)} MB`).join(' + ')} = ${f(peakTotal)} MB   (target <= 400 MB; at the end ${f(peaks.reduce((a, p) => a + p.end, 0))} MB)`,
+    );
+    console.log(
+      JSON.stringify({
+        mode,
+        rate: RATE,
+        p50_ms: +f(percentile(pacedLatencies, 50)),
+        p99_ms: +f(percentile(pacedLatencies, 99)),
+        throughput_per_s: +f(TOTAL / seconds),
+        end_to_end_per_s: +f(ids.length / drained),
+        peak_rss_mb: Object.fromEntries(peaks.map((p) => [p.name, +f(p.peak)])),
+        peak_rss_total_mb: +f(peakTotal),
+      }),
     );
   } finally {
     await stack.stop();

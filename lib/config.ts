@@ -1,3 +1,5 @@
+import { X509Certificate, createPrivateKey } from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 import proxyaddr from 'proxy-addr';
 import { z } from 'zod';
@@ -34,6 +36,11 @@ const trustedProxies = z
       }
     }
   });
+/** `true`/`false`/`1`/`0`; empty or absent leaves the choice to the code (undefined). */
+const optionalBoolean = z
+  .union([z.boolean(), z.string().trim().regex(/^(true|false|1|0|)$/i, 'must be true or false')])
+  .optional()
+  .transform((v) => (v === undefined || v === '' ? undefined : v === true || (typeof v === 'string' && /^(true|1)$/i.test(v))));
 
 const schema = z.object({
   PORT: port.default(8080),
@@ -49,6 +56,16 @@ const schema = z.object({
   TEMPORAL_CLI: optionalString,
   TEMPORAL_PORT: port.default(7233),
   TEMPORAL_UI_PORT: port.default(8233),
+  /** TLS to the Temporal frontend: on when any of the TLS variables or an API key is set, unless set to false. */
+  TEMPORAL_TLS: optionalBoolean,
+  /** PEM file paths: client certificate and key (mTLS), and the CA bundle that verifies the server. */
+  TEMPORAL_TLS_CERT: optionalString,
+  TEMPORAL_TLS_KEY: optionalString,
+  TEMPORAL_TLS_CA: optionalString,
+  /** Name checked against the server certificate (SNI), when it differs from TEMPORAL_ADDRESS's host. */
+  TEMPORAL_TLS_SERVER_NAME: optionalString,
+  /** Sent as `Authorization: Bearer …` on every Temporal call (Temporal Cloud, or an authorizing proxy). */
+  TEMPORAL_API_KEY: optionalString,
   SWITCHYARD_SECRET_KEY: optionalString.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
   SWITCHYARD_ADMIN_USERNAME: optionalString,
   SWITCHYARD_ADMIN_PASSWORD: optionalString,
@@ -87,6 +104,8 @@ const schema = z.object({
   GIT_REPOS_DIR: optionalString,
   /** How long a deploy into a protected environment waits for approval before it ends CANCELLED. */
   GIT_DEPLOY_APPROVAL_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(30 * 24 * 3600).default(24 * 3600),
+  /** Most a dashboard bundle may unpack to (MiB); a bigger one fails its dashboard instead of filling the worker's memory. */
+  BUNDLE_MAX_MB: z.coerce.number().positive().default(64),
 });
 
 export type Config = Readonly<z.infer<typeof schema>>;
@@ -114,6 +133,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (Boolean(cfg.BACKUP_S3_ACCESS_KEY_ID) !== Boolean(cfg.BACKUP_S3_SECRET_ACCESS_KEY)) {
     throw new ConfigError('Invalid configuration:\n  BACKUP_S3_ACCESS_KEY_ID and BACKUP_S3_SECRET_ACCESS_KEY must be set together');
   }
+  checkTemporalTls(cfg);
   const dataDir = path.resolve(cfg.SWITCHYARD_DATA_DIR);
   return Object.freeze({
     ...cfg,
@@ -121,4 +141,63 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     BACKUP_DIR: path.resolve(cfg.BACKUP_DIR ?? path.join(dataDir, 'backups')),
     GIT_REPOS_DIR: path.resolve(cfg.GIT_REPOS_DIR ?? path.join(dataDir, 'git')),
   });
+}
+
+function configError(message: string): ConfigError {
+  return new ConfigError(`Invalid configuration:\n  ${message}`);
+}
+
+/** Reads a PEM file named by a variable; the message names the variable, never the content. */
+function readPemFile(variable: string, file: string): string {
+  let text: string;
+  try {
+    if (!fs.statSync(file).isFile()) throw configError(`${variable}: ${file} is not a file`);
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    throw configError(`${variable}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  if (!text.includes('-----BEGIN ')) throw configError(`${variable}: ${file} is not a PEM file`);
+  return text;
+}
+
+/**
+ * The Temporal TLS files must exist, parse, and (certificate and key) belong together, so a bad
+ * deployment stops at start with the variable's name rather than at the first workflow call.
+ */
+function checkTemporalTls(cfg: z.infer<typeof schema>): void {
+  const { TEMPORAL_TLS_CERT: cert, TEMPORAL_TLS_KEY: key, TEMPORAL_TLS_CA: ca } = cfg;
+  if (Boolean(cert) !== Boolean(key)) throw configError('TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY must be set together');
+  const tlsFiles = [cert, key, ca, cfg.TEMPORAL_TLS_SERVER_NAME].some(Boolean);
+  if (cfg.TEMPORAL_TLS === false && tlsFiles) {
+    throw configError('TEMPORAL_TLS=false contradicts TEMPORAL_TLS_CERT/KEY/CA/SERVER_NAME');
+  }
+  if ((tlsFiles || cfg.TEMPORAL_API_KEY || cfg.TEMPORAL_TLS) && !cfg.TEMPORAL_ADDRESS) {
+    throw configError('TEMPORAL_TLS_* and TEMPORAL_API_KEY need TEMPORAL_ADDRESS (the embedded dev server speaks plain gRPC on loopback)');
+  }
+  if (ca) {
+    try {
+      new X509Certificate(readPemFile('TEMPORAL_TLS_CA', ca));
+    } catch (err) {
+      throw err instanceof ConfigError ? err : configError(`TEMPORAL_TLS_CA: ${ca} holds no readable certificate`);
+    }
+  }
+  if (cert && key) {
+    let certificate: X509Certificate;
+    try {
+      certificate = new X509Certificate(readPemFile('TEMPORAL_TLS_CERT', cert));
+    } catch (err) {
+      throw err instanceof ConfigError ? err : configError(`TEMPORAL_TLS_CERT: ${cert} holds no readable certificate`);
+    }
+    let privateKey: ReturnType<typeof createPrivateKey>;
+    try {
+      privateKey = createPrivateKey(readPemFile('TEMPORAL_TLS_KEY', key));
+    } catch (err) {
+      // The crypto error is dropped on purpose: nothing about the key's content reaches a message.
+      throw err instanceof ConfigError ? err : configError(`TEMPORAL_TLS_KEY: ${key} holds no readable private key (encrypted keys are not supported)`);
+    }
+    if (!certificate.checkPrivateKey(privateKey)) {
+      throw configError('TEMPORAL_TLS_KEY does not belong to the certificate in TEMPORAL_TLS_CERT');
+    }
+  }
 }

@@ -9,6 +9,7 @@ import os from 'node:os';
 export const NODE_FLAGS = {
   api: ['--max-semi-space-size=8', '--max-old-space-size=192'],
   worker: ['--max-semi-space-size=2', '--max-old-space-size=160'],
+  allInOne: ['--max-semi-space-size=8', '--max-old-space-size=256'],
 } as const;
 
 /**

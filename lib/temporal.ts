@@ -3,6 +3,7 @@ import proto, { type temporal as TemporalProto } from '@temporalio/proto';
 
 const { temporal } = proto;
 import type { Config } from './config.ts';
+import { temporalConnectionOptions } from './temporal-connection.ts';
 
 /** A search attribute by name and indexed type (KEYWORD, KEYWORD_LIST, ...). */
 export interface SearchAttributeSpec {
@@ -10,14 +11,11 @@ export interface SearchAttributeSpec {
   type: string;
 }
 
-export const EMBEDDED_TEMPORAL_HOST = '127.0.0.1';
+export { EMBEDDED_TEMPORAL_HOST, temporalAddress } from './temporal-connection.ts';
 
-export function temporalAddress(config: Config): string {
-  return config.TEMPORAL_ADDRESS ?? `${EMBEDDED_TEMPORAL_HOST}:${config.TEMPORAL_PORT}`;
-}
-
+/** The API's client; the readiness check and search-attribute registration use its connection. */
 export async function connectTemporalClient(config: Config): Promise<Client> {
-  const connection = await Connection.connect({ address: temporalAddress(config), connectTimeout: '10 seconds' });
+  const connection = await Connection.connect({ ...temporalConnectionOptions(config), connectTimeout: '10 seconds' });
   return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
 }
 

@@ -7,8 +7,9 @@ import { lowerPriority, NODE_FLAGS } from '../lib/process-flags.ts';
 import { SEARCH_ATTRIBUTES } from '../contracts/search-attributes.ts';
 
 /**
- * `npm start`: embedded PostgreSQL, the Temporal dev server with its web UI, one worker and the
- * API, each in its own process; Ctrl-C stops them in reverse order.
+ * `npm start`: embedded PostgreSQL, the Temporal dev server with its web UI, and Switchyard: the
+ * API and one worker in one process (scripts/all-in-one.ts, the lighter default), or with
+ * `--split` in two processes as a scaled deployment runs them. Ctrl-C stops all in reverse order.
  * `npm run infra` (argument `--infra-only`) starts just PostgreSQL and Temporal.
  */
 async function main(): Promise<void> {
@@ -49,10 +50,13 @@ async function main(): Promise<void> {
     const bundle = path.join(config.SWITCHYARD_DATA_DIR, 'workflow-bundle.js');
     await run(process.execPath, ['worker/build-bundle.ts', bundle]);
     env.SWITCHYARD_WORKFLOW_BUNDLE = bundle;
-    for (const [entry, flags] of [
-      ['worker/main.ts', NODE_FLAGS.worker],
-      ['api/main.ts', NODE_FLAGS.api],
-    ] as const) {
+    const entries: ReadonlyArray<readonly [string, readonly string[]]> = process.argv.includes('--split')
+      ? [
+          ['worker/main.ts', NODE_FLAGS.worker],
+          ['api/main.ts', NODE_FLAGS.api],
+        ]
+      : [['scripts/all-in-one.ts', NODE_FLAGS.allInOne]];
+    for (const [entry, flags] of entries) {
       const child = spawn(process.execPath, [...flags, entry], { env, stdio: 'inherit' });
       if (entry.startsWith('worker/')) lowerPriority(child.pid!);
       child.once('exit', (code) => {

@@ -18,7 +18,7 @@ declare module 'vitest' {
     temporalAddress: string;
     workflowBundlePath: string;
     runDir: string;
-    /** Real Superset instances (a: 6.1.0, b: 6.1.0, c: 6.0.0); null when SWITCHYARD_TEST_SUPERSET=off. */
+    /** Real Superset instances (a, b: 6.1.0; c: 6.0.0; d: 6.1.0 with PostgreSQL metadata); null when SWITCHYARD_TEST_SUPERSET=off. */
     supersets: TestSupersets | null;
     /** A real Gitea (git tests); null when SWITCHYARD_TEST_GITEA=off. */
     gitea: GiteaInfo | null;

@@ -3,11 +3,12 @@ import type { Knex } from 'knex';
 import { createActivities } from '../activities/index.ts';
 import { supersetUpstream } from '../activities/migration/superset-upstream.ts';
 import { TaskStore } from '../db/tasks/store.ts';
-import { EnvironmentClients } from '../db/environments/repository.ts';
+import { EnvironmentStore } from '../db/environments/store.ts';
 import { Keyring, loadSecret } from '../lib/crypto.ts';
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
-import { temporalAddress } from '../lib/temporal.ts';
+import { SupersetClientPool } from '../lib/superset/pool.ts';
+import { temporalConnectionOptions } from '../lib/temporal-connection.ts';
 
 export const WORKFLOWS_PATH = new URL('../workflows/index.ts', import.meta.url).pathname;
 
@@ -23,12 +24,15 @@ export async function createWorker(deps: {
   logger: Logger;
   workflowBundlePath?: string;
   taskQueue?: string;
+  /** Capacity settings that differ by deployment (the all-in-one process runs fewer activities at once). */
+  tuning?: Pick<WorkerOptions, 'maxConcurrentActivityTaskExecutions' | 'maxCachedWorkflows'>;
 }): Promise<WorkerHandle> {
   const { config, knex, logger } = deps;
   const keyring = new Keyring(loadSecret(config.SWITCHYARD_SECRET_KEY, config.SWITCHYARD_DATA_DIR, (m) => logger.warn(m)));
-  const clients = new EnvironmentClients({ knex, keyring });
-  const forEnvironment = (envId: string) => clients.client(envId);
-  const connection = await NativeConnection.connect({ address: temporalAddress(config) });
+  // One pooled Superset client per environment for every activity of this worker.
+  const supersets = new SupersetClientPool(new EnvironmentStore(knex).connections(keyring));
+  const forEnvironment = (envId: string) => supersets.client(envId);
+  const connection = await NativeConnection.connect(temporalConnectionOptions(config));
   const source: Pick<WorkerOptions, 'workflowsPath' | 'workflowBundle'> = deps.workflowBundlePath
     ? { workflowBundle: { codePath: deps.workflowBundlePath } }
     : { workflowsPath: WORKFLOWS_PATH };
@@ -49,6 +53,7 @@ export async function createWorker(deps: {
     shutdownGraceTime: '10 seconds',
     // Bounded sticky cache: memory stays flat under a burst of tasks (replay covers evictions).
     maxCachedWorkflows: 200,
+    ...deps.tuning,
   });
   return { worker, connection };
 }

@@ -4,6 +4,7 @@ import { TaskStore } from '../db/tasks/store.ts';
 import { loadConfig } from '../lib/config.ts';
 import { createLogger } from '../lib/logger.ts';
 import { resolveDatabaseUrl } from '../lib/stack-file.ts';
+import { describeTemporalConnection } from '../lib/temporal-connection.ts';
 import { createWorker } from './create-worker.ts';
 import { TaskLogSink } from './task-log-sink.ts';
 
@@ -22,7 +23,7 @@ async function main(): Promise<void> {
     logger,
     workflowBundlePath: process.env.SWITCHYARD_WORKFLOW_BUNDLE || undefined,
   });
-  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, pid: process.pid }, 'worker started');
+  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, temporal: describeTemporalConnection(config), pid: process.pid }, 'worker started');
   try {
     await worker.run(); // resolves after SIGINT/SIGTERM drain
   } finally {

@@ -1,25 +1,25 @@
 import path from 'node:path';
 import { Context } from '@temporalio/activity';
 import { GitRepositoryStore } from '../../db/git/repositories.ts';
+import { Bundle } from '../../lib/bundles/bundle.ts';
 import { exportFromFiles } from '../../lib/git/dashboard-files.ts';
 import { WorkingCopy } from '../../lib/git/working-copy.ts';
-import { SupersetApiError, SupersetUnavailableError } from '../../lib/superset/errors.ts';
 import type { GitDeployInput, GitDeployItem } from '../../contracts/git.ts';
 import type { NextAction } from '../../contracts/outcomes.ts';
-import type { ActivityDeps } from '../deps.ts';
+import { maxBundleBytes, type ActivityDeps } from '../deps.ts';
+import { itemFailure } from '../item-failure.ts';
 import { importPrepared } from '../migration/apply.ts';
 import { prepareDashboard } from '../migration/plan.ts';
 import type { MigrationUpstream, UpstreamDatabase } from '../migration/upstream.ts';
 import { currentTaskId } from '../task-context.ts';
-import { Bundle } from '../../lib/bundles/bundle.ts';
 
 /**
  * The repository at a commit, seen by the migration path as its source environment: its export
  * is the commit's files, its databases are the ones the files reference (numbered in file
  * order, so mappings can name them).
  */
-function commitSource(zip: Uint8Array): MigrationUpstream & { databases: UpstreamDatabase[] } {
-  const bundle = Bundle.fromZip(zip);
+function commitSource(zip: Uint8Array, maxBytes: number): MigrationUpstream & { databases: UpstreamDatabase[] } {
+  const bundle = Bundle.fromZip(zip, maxBytes);
   const databases = bundle.of('databases').map((f, i) => ({
     id: i + 1,
     uuid: String(f.content.uuid ?? ''),
@@ -39,6 +39,7 @@ function commitSource(zip: Uint8Array): MigrationUpstream & { databases: Upstrea
     findDashboard: unused,
     findChart: unused,
     findDataset: unused,
+    findDatasetsByTable: unused,
     dashboardCharts: unused,
     runChartQuery: unused,
   };
@@ -75,6 +76,7 @@ export function createGitActivities(deps: ActivityDeps) {
         target_dashboard_id: null,
         chart_uuids: [],
       };
+      const at = { step: 'read' };
       try {
         const row = await repos.get(input.dashboardUuid);
         const wc = new WorkingCopy(path.join(reposDir(), input.dashboardUuid));
@@ -83,7 +85,7 @@ export function createGitActivities(deps: ActivityDeps) {
         if (![...files.keys()].some((f) => f.startsWith('dashboards/')))
           return { ...item, step: 'read', error: `commit ${input.commit.slice(0, 10)} holds no dashboard (sync and commit it first)` };
         const zip = exportFromFiles(files);
-        const source = commitSource(zip);
+        const source = commitSource(zip, maxBundleBytes(deps));
         const target = await deps.superset(input.targetEnvId);
         const mappings = await mappingsFor(deps, input, source.databases, row.synced_env_id, target);
         log.info(`deploying ${input.dashboardUuid} at ${input.commit.slice(0, 10)} into ${input.targetEnvId}`);
@@ -95,6 +97,8 @@ export function createGitActivities(deps: ActivityDeps) {
           dashboardId: input.dashboardId,
           overwrite: input.overwrite,
           mappings,
+          progress: at,
+          maxBundleBytes: maxBundleBytes(deps),
         });
         const base = {
           ...item,
@@ -109,6 +113,7 @@ export function createGitActivities(deps: ActivityDeps) {
           return { ...base, status: prepared.blocked.status, outcome: prepared.blocked.status, step: 'plan', error: prepared.blocked.error, next_actions: deployActions(input, prepared.blocked.next_actions) };
         }
         for (const c of prepared.collisions) log.warn(`collision: ${c.detail}; ${c.resolution}`);
+        at.step = 'import';
         const r = await importPrepared({
           knex: deps.knex,
           taskId: currentTaskId(),
@@ -121,18 +126,10 @@ export function createGitActivities(deps: ActivityDeps) {
         log.info(`imported '${prepared.title}' at ${input.commit.slice(0, 10)} as dashboard ${r.targetDashboardId} of ${input.targetEnvId}`);
         return { ...base, status: 'deployed', outcome: 'succeeded', target_dashboard_id: r.targetDashboardId, dropped_fields: r.dropped };
       } catch (err) {
-        if (err instanceof SupersetUnavailableError) throw err;
-        if (err instanceof SupersetApiError) {
-          log.error(`deploy of ${input.dashboardUuid}: ${err.message}`);
-          return {
-            ...item,
-            step: 'import',
-            error: err.message,
-            upstream_error: { status: err.upstreamStatus, message: err.upstreamMessage, ...(err.errors ? { files: err.errors } : {}) },
-            next_actions: [{ action: 'inspect_upstream_error', description: 'Fix what Superset names in upstream_error, then deploy again' }],
-          };
-        }
-        throw err;
+        // The one failure classification: an outage is thrown back for a retry, a refusal is this item's outcome.
+        const failure = itemFailure(err, { step: at.step, item: `dashboard ${input.dashboardUuid} at ${input.commit.slice(0, 10)}`, envId: input.targetEnvId });
+        log.error(`deploy of ${input.dashboardUuid} failed at ${at.step}: ${failure.error}`);
+        return { ...item, ...failure };
       } finally {
         clearInterval(beat);
       }

@@ -6,6 +6,7 @@ import { can, isAdmin, type Principal } from '../auth/principal.ts';
 import { recordSecurityEvent } from '../auth/security-events.ts';
 import type { AppContext } from '../context.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
+import { isoInstant } from '../http/schemas.ts';
 import { permissionList, uuidParam } from './schemas.ts';
 
 const KEY_PREFIX = 'sy_';
@@ -70,9 +71,8 @@ const toItem = (r: Row) => ({
   last_used_at: iso(r.last_used_at),
 });
 
-const expiresAt = z.iso
-  .datetime({ offset: true, error: 'expires_at must be an ISO 8601 timestamp with a time zone, e.g. 2027-01-31T00:00:00Z' })
-  .refine((v) => new Date(v).getTime() > Date.now(), 'expires_at must be in the future')
+const expiresAt = isoInstant('expires_at')
+  .refine((d) => d.getTime() > Date.now(), 'expires_at must be in the future')
   .describe('Optional expiry (ISO 8601, in the future); the key is refused from then on');
 
 /** A key may carry only what its creator holds (role Admin: anything), so minting one never escalates. */

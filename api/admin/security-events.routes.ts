@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { PERMISSIONS } from '../../contracts/permissions.ts';
 import { SECURITY_EVENT_TYPES } from '../auth/security-events.ts';
 import type { AppContext } from '../context.ts';
-import { pageEnvelope, pagination } from '../http/schemas.ts';
+import { isoInstant, pageEnvelope, pagination } from '../http/schemas.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
 
 const eventView = z.object({
@@ -30,8 +30,8 @@ export function securityEventRoutes(app: AppContext): AnyRoute[] {
         event_type: z.enum(SECURITY_EVENT_TYPES).optional(),
         outcome: z.enum(['success', 'failure']).optional(),
         actor: z.string().max(200).optional().describe('actor username'),
-        since: z.iso.datetime({ offset: true }).optional(),
-        until: z.iso.datetime({ offset: true }).optional(),
+        since: isoInstant('since').optional(),
+        until: isoInstant('until').optional(),
       }),
       responses: { 200: { description: 'Events', schema: pageEnvelope(eventView) } },
       async handler(_ctx, { query }) {

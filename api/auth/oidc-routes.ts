@@ -6,14 +6,25 @@ import { tokenSchema } from './schemas.ts';
 
 const NOT_CONFIGURED = '`oidc_not_configured`: OIDC is not configured on this server (OIDC_ISSUER unset)';
 
+/**
+ * OAuth 2.0 spells every authorization-response value in printable ASCII (VSCHAR, %x20-7E). The
+ * bounds keep the whole redirect URL, percent-encoded, inside the HTTP server's 16 KiB header
+ * limit, so a well-formed callback can never be cut off with a 431 before it is read.
+ */
+const vschar = (name: string, max: number) =>
+  z
+    .string({ error: (i) => (i.input === undefined ? `${name} is required` : `${name} must be given once, as text`) })
+    .max(max, `${name} must be at most ${max} characters`)
+    .regex(/^[\x20-\x7e]*$/, `${name} must be printable ASCII`);
+
 const callbackQuery = z
   .object({
-    state: z.string({ error: 'state is required' }).min(1, 'state is required').max(512),
-    code: z.string().max(4096).optional(),
-    error: z.string().max(256).optional(),
-    error_description: z.string().max(2048).optional(),
-    iss: z.string().max(2048).optional(),
-    session_state: z.string().max(2048).optional(),
+    state: vschar('state', 512).min(1, 'state is required'),
+    code: vschar('code', 2048).optional(),
+    error: vschar('error', 256).optional(),
+    error_description: vschar('error_description', 512).optional(),
+    iss: vschar('iss', 512).optional(),
+    session_state: vschar('session_state', 512).optional(),
   })
   .describe('The authorization response the identity provider appends to the redirect URI');
 

@@ -11,10 +11,9 @@ import { apiBase, authUsername, gitProvider, GitProviderError, type RemoteReposi
 import { NoRepositoryError, WorkingCopy, type Author, type Credentials, type Resolution } from '../../lib/git/working-copy.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { assertSecretResent } from '../../lib/secret-destination.ts';
-import { SupersetNotFoundError } from '../../lib/superset/errors.ts';
 import type { Principal } from '../auth/principal.ts';
-import type { EnvironmentService } from '../environments/service.ts';
-import { fromUpstream } from '../environments/upstream.ts';
+import type { EnvironmentStore } from '../../db/environments/store.ts';
+import type { Supersets } from '../environments/upstream.ts';
 import { MAX_REPOSITORY_STATUS_BATCH, PAT_MASK, toConfigView } from './schemas.ts';
 
 type Status = (typeof import('./schemas.ts').REPOSITORY_STATUSES)[number];
@@ -76,13 +75,15 @@ export class GitService {
   readonly repos: GitRepositoryStore;
   private readonly knex: Knex;
   private readonly config: Config;
-  private readonly environments: EnvironmentService;
+  private readonly environments: EnvironmentStore;
+  private readonly supersets: Supersets;
   private readonly logger: Logger;
 
-  constructor(deps: { knex: Knex; keyring: Keyring; config: Config; environments: EnvironmentService; logger: Logger }) {
+  constructor(deps: { knex: Knex; keyring: Keyring; config: Config; environments: EnvironmentStore; supersets: Supersets; logger: Logger }) {
     this.knex = deps.knex;
     this.config = deps.config;
     this.environments = deps.environments;
+    this.supersets = deps.supersets;
     this.logger = deps.logger.child({ component: 'git' });
     this.configs = new GitConfigStore(deps.knex, deps.keyring);
     this.repos = new GitRepositoryStore(deps.knex);
@@ -159,17 +160,13 @@ export class GitService {
   async dashboardUuid(envId: string, dashboardId: number): Promise<string> {
     const bound = (await this.repos.boundUuids(envId, [dashboardId])).get(dashboardId);
     if (bound) return bound;
-    const env = await this.environments.row(envId);
-    try {
-      const d = await fromUpstream(env, this.environments.client(envId).then((c) => c.getDashboard(dashboardId)));
-      const uuid = (d as { uuid?: unknown }).uuid;
-      if (typeof uuid !== 'string' || !uuid) throw new UpstreamUnavailableError('Superset', `Superset gave dashboard ${dashboardId} no uuid`);
-      if (await this.repos.get(uuid)) await this.repos.bind(envId, dashboardId, uuid);
-      return uuid;
-    } catch (err) {
-      if (err instanceof SupersetNotFoundError) throw new NotFoundError(`Dashboard ${dashboardId} in environment`, envId);
-      throw err;
-    }
+    const d = await this.supersets.use(envId, (c) => c.getDashboard(dashboardId), {
+      notFound: (env) => `Dashboard ${dashboardId} in environment '${env.name}'`,
+    });
+    const uuid = (d as { uuid?: unknown }).uuid;
+    if (typeof uuid !== 'string' || !uuid) throw new UpstreamUnavailableError('Superset', `Superset gave dashboard ${dashboardId} no uuid`);
+    if (await this.repos.get(uuid)) await this.repos.bind(envId, dashboardId, uuid);
+    return uuid;
   }
 
   /** Repository row and working copy of a dashboard; 404 `no_repository` when it has none. */
@@ -262,12 +259,7 @@ export class GitService {
   }
 
   private async dashboardTitle(envId: string, dashboardId: number): Promise<string | null> {
-    try {
-      const d = await (await this.environments.client(envId)).getDashboard(dashboardId);
-      return d.dashboard_title ?? null;
-    } catch {
-      return null;
-    }
+    return this.supersets.use(envId, async (c) => (await c.getDashboard(dashboardId)).dashboard_title ?? null).catch(() => null);
   }
 
   async status(envId: string, dashboardId: number): Promise<RepositoryStatus> {
@@ -331,7 +323,7 @@ export class GitService {
   }
 
   async batchStatus(envId: string, ids: number[]) {
-    await this.environments.row(envId);
+    await this.environments.get(envId);
     const distinct = [...new Set(ids)];
     const wanted = distinct.slice(0, MAX_REPOSITORY_STATUS_BATCH);
     const bound = await this.repos.boundUuids(envId, wanted);
@@ -355,8 +347,9 @@ export class GitService {
 
   async sync(envId: string, dashboardId: number) {
     const { uuid, wc } = await this.repository(envId, dashboardId);
-    const env = await this.environments.row(envId);
-    const zip = await fromUpstream(env, this.environments.client(envId).then((c) => c.exportDashboards([dashboardId])));
+    const zip = await this.supersets.use(envId, (c) => c.exportDashboards([dashboardId]), {
+      notFound: (env) => `Dashboard ${dashboardId} in environment '${env.name}'`,
+    });
     let files;
     try {
       files = filesFromExport(new Uint8Array(zip));
@@ -445,7 +438,7 @@ export class GitService {
   /** What a deploy needs at request time: the repository, the commit id pinned now, the target's protection. */
   async prepareDeploy(envId: string, dashboardId: number, targetEnvId: string, commit: string) {
     const { uuid, wc } = await this.repository(envId, dashboardId);
-    const target = await this.environments.row(targetEnvId);
+    const target = await this.environments.get(targetEnvId);
     const oid = await this.repos.withLock([uuid], 'shared', () => wc.resolveCommit(commit));
     return { uuid, commit: oid, protected: target.protected === true, targetName: target.name };
   }

@@ -59,3 +59,18 @@ export const csv = <T extends z.ZodType>(item: T) =>
             .filter(Boolean),
     z.array(item).min(1).optional(),
   );
+
+// A day inside year 1: node-pg writes a Date in the local zone, which must not land in year 0. (Not Date.UTC(1, ...): it reads year 1 as 1901.)
+const MIN_INSTANT = Date.parse('0001-01-02T00:00:00Z');
+const MAX_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
+
+/**
+ * An ISO 8601 date-time with a zone offset, as an instant (a Date). Handed to PostgreSQL as an
+ * instant rather than as the caller's text: PostgreSQL refuses offsets beyond ±15:59 and the
+ * year 0 that ISO 8601 allows, which would otherwise surface as a 500.
+ */
+export const isoInstant = (name: string) =>
+  z.iso
+    .datetime({ offset: true, error: `${name} must be an ISO 8601 date-time with a zone, e.g. 2027-01-31T00:00:00Z` })
+    .transform((v) => new Date(v))
+    .refine((d) => d.getTime() >= MIN_INSTANT && d.getTime() <= MAX_INSTANT, `${name} must lie between the years 0001 and 9999`);

@@ -3,17 +3,19 @@ import { getPreferences, savePreferences, type ProfilePreferenceRow } from '../.
 import { ForbiddenError, ValidationError } from '../../lib/errors.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { AppContext } from '../context.ts';
-import { fromUpstream } from '../environments/upstream.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
 
-/** "" and whitespace mean "unset" (null); otherwise trimmed text within bounds, no control characters. */
+/**
+ * "" and whitespace mean "unset" (null); otherwise trimmed text within bounds, no control
+ * characters (Unicode Cc, spelled as ranges so the OpenAPI pattern works in any regex dialect).
+ */
 const optionalText = (max: number, what: string) =>
   z.preprocess(
     (v) => (typeof v === 'string' && v.trim() === '' ? null : typeof v === 'string' ? v.trim() : v),
     z
       .string({ error: `${what} must be a string or null` })
       .max(max, `${what} must be at most ${max} characters`)
-      .regex(/^[^\p{Cc}]*$/u, `${what} must not contain control characters`)
+      .regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, `${what} must not contain control characters`)
       .nullable()
       .optional(),
   );
@@ -154,9 +156,11 @@ export function profileRoutes(app: AppContext): AnyRoute[] {
         503: { description: 'Superset unavailable (code `upstream_unavailable`)' },
       },
       async handler(_ctx, { query }) {
-        const env = await app.environments.row(query.environment_id);
-        const items = await fromUpstream(env, app.environments.clients.clientFor(env).findAccounts(query.search, query.limit));
-        return { environment_id: env.id, search: query.search, items };
+        return app.supersets.use(query.environment_id, async (client, env) => ({
+          environment_id: env.id,
+          search: query.search,
+          items: await client.findAccounts(query.search, query.limit),
+        }));
       },
     }),
   ];

@@ -128,8 +128,11 @@ function prepareOwnedDir(dir: string): void {
   if (ids) fs.chownSync(dir, ids.uid, ids.gid);
 }
 
-/** As root, every folder above the cluster must be searchable by "others" (the postgres user). */
-function resolveClusterDir(requested: string, logger: Logger): string {
+/**
+ * As root, every folder above the cluster must be searchable by "others" (the postgres user).
+ * Exported for callers that seed a cluster folder before starting it.
+ */
+export function resolveClusterDir(requested: string, logger: Logger): string {
   const dir = path.resolve(requested);
   if (process.getuid?.() !== 0 || reachableByOthers(path.dirname(dir))) return dir;
   const key = createHash('sha256').update(dir).digest('hex').slice(0, 12);

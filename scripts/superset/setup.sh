@@ -15,9 +15,10 @@
 #   SUPERSET_SETUP_NO_CONSTRAINTS=1   ignore scripts/superset/constraints/<VERSION>.txt
 #   SUPERSET_SETUP_FORCE=1      reinstall even when the marker is present
 #
-# The recipe (why the extra packages) is in shared/reference/superset-api.md §11.1: the
-# wheels' metadata misses modules Superset imports (rich, cachetools), 6.x needs
-# marshmallow<4, and 6.1.0 breaks with Flask-Caching 2.5.
+# The recipe (why the extra packages): the wheels' metadata misses modules Superset imports
+# (rich, cachetools), 6.x needs marshmallow<4, and 6.1.0 breaks with Flask-Caching 2.5.
+# Superset's own `postgres` extra adds psycopg2-binary at the version that release pins, so a
+# test instance can keep its metadata in PostgreSQL as production deployments do.
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -49,13 +50,17 @@ recipe_for() {
   esac
 }
 
+superset_requirement() {
+  echo "apache-superset[postgres]==$1"
+}
+
 # Fingerprint written into the marker: a change in recipe or constraints forces a reinstall.
 fingerprint_for() {
   local version="$1" constraints="$CONSTRAINTS_DIR/$1.txt" csum="none"
   if [ "${SUPERSET_SETUP_NO_CONSTRAINTS:-}" != "1" ] && [ -f "$constraints" ]; then
     csum="$(cksum <"$constraints" | tr -s ' ' '-')"
   fi
-  echo "apache-superset==$version; extras=$(recipe_for "$version"); constraints=$csum; recipe=2"
+  echo "$(superset_requirement "$version"); extras=$(recipe_for "$version"); constraints=$csum; recipe=3"
 }
 
 marker_ok() {
@@ -103,12 +108,12 @@ install_version() {
     die "creating the virtualenv failed (see $logf)"
   }
   if ! "$venv/bin/python" -m pip install --disable-pip-version-check --no-input --prefer-binary \
-    "${constraint_args[@]}" "apache-superset==$version" "${extras[@]}" >>"$logf" 2>&1; then
+    "${constraint_args[@]}" "$(superset_requirement "$version")" "${extras[@]}" >>"$logf" 2>&1; then
     tail -n 30 "$logf" >&2
     die "pip install apache-superset==$version failed (full log: $logf)"
   fi
   # Import check: the CLI, the app factory and the modules the wheels forget.
-  if ! "$venv/bin/python" -c 'import importlib.metadata as md, rich, superset.cli.main, superset.app; assert int(md.version("marshmallow").split(".")[0]) < 4, "marshmallow>=4"' >>"$logf" 2>&1; then
+  if ! "$venv/bin/python" -c 'import importlib.metadata as md, rich, psycopg2, superset.cli.main, superset.app; assert int(md.version("marshmallow").split(".")[0]) < 4, "marshmallow>=4"' >>"$logf" 2>&1; then
     tail -n 30 "$logf" >&2
     die "apache-superset==$version installed but does not import (full log: $logf)"
   fi

@@ -5,7 +5,7 @@ import http from 'isomorphic-git/http/node';
 import { inject } from 'vitest';
 import type { GiteaInfo } from '../support/gitea/instance.ts';
 import type { Harness } from '../support/harness.ts';
-import { createSqliteDatabase, updateDashboard, type SupersetClient } from '../support/superset/fixtures.ts';
+import { createSqliteDatabase, getDashboard, updateDashboard, type SupersetClient } from '../support/superset/fixtures.ts';
 import { prefixedTables } from '../migrations/support.ts';
 
 export { buildSource, client, registerEnvironment, waitTask } from '../migrations/support.ts';
@@ -76,8 +76,8 @@ export function targetDatabase(c: SupersetClient, prefix: string, dir: string): 
 
 export async function dashboardTitle(c: SupersetClient, idOrUuid: number | string): Promise<string | null> {
   try {
-    const r = await c.get<{ result: { dashboard_title: string } }>(`/api/v1/dashboard/${idOrUuid}`);
-    return r.result.dashboard_title;
+    const r = await getDashboard(c, idOrUuid);
+    return String(r.result.dashboard_title);
   } catch {
     return null;
   }

@@ -12,28 +12,31 @@ import {
   type SupersetClient,
 } from '../support/superset/fixtures.ts';
 import type { Harness } from '../support/harness.ts';
+import type { TestSupersetName } from '../support/superset/test-instances.ts';
 
 export interface SupersetInstanceInfo {
   baseUrl: string;
   username: string;
   password: string;
   version: string;
+  metadata: 'sqlite' | 'postgresql';
+  metadataUrl?: string;
 }
 
-/** The real Superset instances global setup started: a (6.1.0), b (6.1.0), c (6.0.0). */
-export function superset(name: 'a' | 'b' | 'c'): SupersetInstanceInfo {
+/** The real Superset instances global setup started: a (6.1.0), b (6.1.0), c (6.0.0), d (6.1.0, PostgreSQL metadata). */
+export function superset(name: TestSupersetName): SupersetInstanceInfo {
   const all = inject('supersets') as Record<string, SupersetInstanceInfo>;
   if (!all?.[name]) throw new Error(`global setup provides no Superset instance '${name}'`);
   return all[name];
 }
 
-export async function client(name: 'a' | 'b' | 'c'): Promise<SupersetClient> {
+export async function client(name: TestSupersetName): Promise<SupersetClient> {
   const s = superset(name);
   return login(s.baseUrl, s.username, s.password);
 }
 
 /** Registers a Superset instance as a Switchyard environment; returns its env_id. */
-export async function registerEnvironment(h: Harness, name: 'a' | 'b' | 'c', label: string): Promise<string> {
+export async function registerEnvironment(h: Harness, name: TestSupersetName, label: string): Promise<string> {
   const s = superset(name);
   const r = await h.request('POST', '/api/environments', {
     token: h.adminToken,

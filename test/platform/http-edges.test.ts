@@ -94,3 +94,23 @@ describe('an environment id that is not a UUID', () => {
     expect((await admin('POST', '/api/dashboards/migrate', { json: { source_env_id: 'a', target_env_id: 'a', dashboard_ids: [1] } })).status).toBe(400);
   });
 });
+
+describe('what the fuzzer found', () => {
+  it('reads security-event bounds as instants: any ISO offset is fine, a year PostgreSQL cannot hold is a 400, never a 500', async () => {
+    const ok = await admin('GET', `/api/admin/security-events?since=${encodeURIComponent('0301-11-04T04:15:19.53194Z')}&until=${encodeURIComponent('0912-03-28T18:42:44.3570-21:57')}`);
+    expect(ok.status, ok.text).toBe(200);
+    const year0 = await admin('GET', `/api/admin/security-events?since=${encodeURIComponent('0000-01-01T00:00:00Z')}`);
+    expect(year0.status, year0.text).toBe(400);
+    expect(year0.body.errors[0].field).toBe('query.since');
+    const key = await admin('POST', '/api/admin/api-keys', { json: { name: 'far', permissions: ['tasks:READ'], expires_at: '9999-12-30T23:59:59-21:57' } });
+    expect(key.status, key.text).toBe(201);
+  });
+
+  it('bounds the OIDC callback to what fits in a request: printable ASCII within limits, else 400', async () => {
+    for (const q of [`code=${'a'.repeat(2049)}&state=s`, `code=${encodeURIComponent('Ü'.repeat(10))}&state=s`, 'state=' + encodeURIComponent('\u0001')]) {
+      const r = await h.request('GET', `/api/auth/oidc/callback?${q}`);
+      expect(r.status, q.slice(0, 40)).toBe(400);
+      expect(r.body.code).toBe('validation_failed');
+    }
+  });
+});

@@ -69,4 +69,27 @@ describe('docker-compose.yml', () => {
     expect(doc.services.api.environment.PORT).toBe('8080');
     for (const v of Object.keys(doc.volumes)) expect(JSON.stringify(doc.services)).toContain(`${v}:`);
   });
+
+  it('keeps Temporal off the host: no published frontend, the web UI on loopback only', () => {
+    const doc = parse(fs.readFileSync('docker-compose.yml', 'utf8'), { merge: true });
+    const published = (svc: any): string[] =>
+      (svc.ports ?? []).map((p: unknown) => (typeof p === 'object' ? JSON.stringify(p) : String(p)));
+    // Whoever reaches the frontend can start any workflow with any input.
+    expect(doc.services.temporal.ports).toBeUndefined();
+    expect(doc.services.temporal.networks).toEqual(['internal']);
+    expect(doc.networks.internal.internal).toBe(true);
+    for (const db of ['postgres', 'temporal-db']) expect(doc.services[db].networks, db).toEqual(['internal']);
+    expect(published(doc.services['temporal-ui'])).toEqual(['127.0.0.1:8233:8080']);
+    // Everything that talks to Temporal is on its network; nothing else publishes 7233.
+    for (const name of ['api', 'worker', 'temporal-ui']) expect(doc.services[name].networks, name).toContain('internal');
+    for (const [name, svc] of Object.entries<any>(doc.services)) {
+      for (const p of published(svc)) expect(p, name).not.toMatch(/7233/);
+    }
+    // The TLS / API key settings reach both the API and the workers.
+    for (const name of ['api', 'worker']) {
+      for (const v of ['TEMPORAL_TLS_CERT', 'TEMPORAL_TLS_KEY', 'TEMPORAL_TLS_CA', 'TEMPORAL_TLS_SERVER_NAME', 'TEMPORAL_API_KEY']) {
+        expect(doc.services[name].environment, `${name} ${v}`).toHaveProperty(v);
+      }
+    }
+  });
 });

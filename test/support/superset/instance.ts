@@ -6,13 +6,15 @@
 //
 // Layout of dataDir (all created here):
 //   superset_config.py   regenerated on every start (SECRET_KEY kept in .secret_key)
-//   superset.db          SQLite metadata DB
+//   superset.db          SQLite metadata DB, or
+//   postgres/            with metadata: 'postgresql', the instance's own PostgreSQL cluster
 //   instance.json        written only after db upgrade + init + create-admin succeeded
 //   init.log             output of the superset CLI steps
 //   server.log           gunicorn stdout/stderr (access log included)
 //   server.pid           pid of the running server (process group leader)
 //
-// Only node built-ins are used. Runs with Node 24 native type stripping.
+// Only node built-ins are used, and the project's embedded PostgreSQL for PostgreSQL metadata.
+// Runs with Node 24 native type stripping.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -32,6 +34,7 @@ import {
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { savePostgresTemplate, startMetadataPostgres, type MetadataPostgres } from './postgres-metadata.ts';
 
 export const REPO_ROOT: string = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 export const SETUP_SCRIPT: string = join(REPO_ROOT, 'scripts/superset/setup.sh');
@@ -40,6 +43,9 @@ export const DEFAULT_VERSIONS: readonly string[] = ['6.1.0', '6.0.0'];
 const DEFAULT_USERNAME = 'admin';
 const DEFAULT_PASSWORD = 'admin';
 const STATE_FILE = 'instance.json';
+
+/** Where an instance keeps its metadata (users, dashboards, charts, datasets, databases). */
+export type MetadataBackend = 'sqlite' | 'postgresql';
 
 export interface StartSupersetOptions {
   /** apache-superset version, e.g. "6.1.0". Installed by setup.sh if missing. */
@@ -69,6 +75,13 @@ export interface StartSupersetOptions {
   extraConfig?: string;
   /** Extra environment variables for every superset process. */
   env?: Record<string, string>;
+  /**
+   * 'postgresql' keeps the metadata in PostgreSQL, as production deployments do: an embedded
+   * cluster of the instance's own, seeded from .tools/superset/<version>/template/postgres like the
+   * SQLite template (see postgres-metadata.ts). Needs psycopg2 in the venv (setup.sh installs it).
+   * Default 'sqlite'.
+   */
+  metadata?: MetadataBackend;
   /** Progress messages. Default: write to stderr. Pass () => {} to silence. */
   log?: (message: string) => void;
 }
@@ -94,6 +107,9 @@ export interface SupersetInstance {
   pid: number;
   /** true when this start ran db upgrade/init/create-admin (or seeded from the template). */
   initialized: boolean;
+  metadataBackend: MetadataBackend;
+  /** postgres://… of the metadata database when metadataBackend is 'postgresql'. */
+  metadataUrl?: string;
   timings: SupersetTimings;
   /** Resident memory of the server's whole process group in MiB (Linux /proc; 0 elsewhere). */
   memoryMb(): number;
@@ -105,6 +121,8 @@ export interface SupersetInstance {
 
 interface InstanceState {
   version: string;
+  /** Absent in states written before PostgreSQL metadata existed: SQLite. */
+  metadata?: MetadataBackend;
   username: string;
   password: string;
   createdAt: string;
@@ -141,6 +159,7 @@ export async function startSuperset(options: StartSupersetOptions): Promise<Supe
   const username = options.adminUsername ?? DEFAULT_USERNAME;
   const password = options.adminPassword ?? DEFAULT_PASSWORD;
   const host = '127.0.0.1';
+  const metadata: MetadataBackend = options.metadata ?? 'sqlite';
 
   await ensureSuperset([version], log);
   const tSetup = Date.now();
@@ -149,73 +168,109 @@ export async function startSuperset(options: StartSupersetOptions): Promise<Supe
   mkdirSync(dataDir, { recursive: true });
   assertNotRunning(dataDir);
 
-  const configFile = join(dataDir, 'superset_config.py');
-  writeFileSync(configFile, renderConfig(dataDir, readOrCreateSecret(dataDir), options));
-  const env = buildEnv(version, dataDir, configFile, options.env);
-  const initLog = join(dataDir, 'init.log');
-  const cli = (args: string[]): Promise<string> => runCli(version, args, env, dataDir, initLog);
-
-  // ---- one-time initialisation (cached by instance.json) ----
   const statePath = join(dataDir, STATE_FILE);
   let state = readState(statePath);
-  let initialized = false;
   if (state && state.version !== version) {
     throw new Error(
       `${dataDir} was initialised by Superset ${state.version}, not ${version}. Use another dataDir or fresh: true.`,
     );
   }
-  if (!state) {
-    initialized = true;
-    rmSync(join(dataDir, 'superset.db'), { force: true }); // a half-initialised DB from a crashed run
-    const template = join(toolsDir(version), 'template');
-    const templateDb = join(template, 'superset.db');
-    const templateMeta = readState(join(template, STATE_FILE));
-    // The template is a copy of a freshly initialised metadata DB (roles, permissions, one admin),
-    // taken before the first serve; used only for the same admin credentials.
-    const templateFits = templateMeta?.username === username && templateMeta.password === password;
-    if (options.useTemplate !== false && templateFits && existsSync(templateDb)) {
-      log(`superset ${version}: seeding ${dataDir} from template`);
-      copyFileSync(templateDb, join(dataDir, 'superset.db'));
-    } else {
-      log(`superset ${version}: initialising metadata DB in ${dataDir} (db upgrade, init, create-admin)`);
-      await cli(['db', 'upgrade']);
-      await cli(['init']);
-      await setAdmin(cli, username, password);
-      if (options.useTemplate !== false && !templateMeta) saveTemplate(dataDir, template, version, username, password);
-    }
-    state = { version, username, password, createdAt: new Date().toISOString() };
-    writeFileSync(statePath, JSON.stringify(state, null, 2) + '\n');
-  } else if (state.username !== username || state.password !== password) {
-    await setAdmin(cli, username, password);
-    state = { ...state, username, password };
-    writeFileSync(statePath, JSON.stringify(state, null, 2) + '\n');
+  if (state && (state.metadata ?? 'sqlite') !== metadata) {
+    throw new Error(`${dataDir} keeps its metadata in ${state.metadata ?? 'sqlite'}, not ${metadata}. Use another dataDir or fresh: true.`);
   }
-  const tInit = Date.now();
 
-  // ---- serve ----
-  let port = options.port ?? (await freePort(host));
-  if (options.port !== undefined && !(await portIsFree(host, port))) {
-    throw new Error(`port ${port} on ${host} is already in use`);
+  const template = join(toolsDir(version), 'template');
+  let pg: Awaited<ReturnType<typeof startMetadataPostgres>> | undefined;
+  if (metadata === 'postgresql') {
+    pg = await startMetadataPostgres({
+      dataDir,
+      templateDir: options.useTemplate === false ? undefined : template,
+      repoRoot: REPO_ROOT,
+      version,
+      username,
+      password,
+      existing: state !== undefined,
+    });
   }
-  const logFile = join(dataDir, 'server.log');
+  let metadataDb: MetadataPostgres | undefined = pg?.metadata;
+  // Everything below may throw: the metadata cluster must not outlive a failed start.
+  let cli: (args: string[]) => Promise<string>;
+  let configFile: string;
+  let initialized = false;
   let server: RunningServer | undefined;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      server = await serve(version, env, dataDir, host, port, logFile, options);
-      break;
-    } catch (err) {
-      // Lost a race for an auto-picked port: pick another.
-      if (options.port === undefined && attempt < 3 && err instanceof PortInUseError) {
-        port = await freePort(host);
-        continue;
+  let port: number;
+  let tInit: number;
+  const logFile = join(dataDir, 'server.log');
+  try {
+    configFile = join(dataDir, 'superset_config.py');
+    writeFileSync(configFile, renderConfig(dataDir, readOrCreateSecret(dataDir), options, metadataDb?.sqlalchemyUrl));
+    const env = buildEnv(version, dataDir, configFile, options.env);
+    const initLog = join(dataDir, 'init.log');
+    cli = (args: string[]): Promise<string> => runCli(version, args, env, dataDir, initLog);
+
+    // ---- one-time initialisation (cached by instance.json) ----
+    if (!state) {
+      initialized = true;
+      rmSync(join(dataDir, 'superset.db'), { force: true }); // a half-initialised DB from a crashed run
+      const templateDb = join(template, 'superset.db');
+      const templateMeta = readState(join(template, STATE_FILE));
+      // The template is a copy of a freshly initialised metadata DB (roles, permissions, one admin),
+      // taken before the first serve; used only for the same admin credentials.
+      const templateFits = templateMeta?.username === username && templateMeta.password === password;
+      if (pg?.seeded) {
+        log(`superset ${version}: PostgreSQL metadata in ${pg.clusterDir}, seeded from template`);
+      } else if (pg) {
+        log(`superset ${version}: initialising PostgreSQL metadata in ${pg.clusterDir} (db upgrade, init, create-admin)`);
+        await cli(['db', 'upgrade']);
+        await cli(['init']);
+        await setAdmin(cli, username, password);
+        if (options.useTemplate !== false) {
+          metadataDb = await savePostgresTemplate({ ...pg, metadata: pg.metadata, templateDir: template, repoRoot: REPO_ROOT, version, username, password });
+        }
+      } else if (options.useTemplate !== false && templateFits && existsSync(templateDb)) {
+        log(`superset ${version}: seeding ${dataDir} from template`);
+        copyFileSync(templateDb, join(dataDir, 'superset.db'));
+      } else {
+        log(`superset ${version}: initialising metadata DB in ${dataDir} (db upgrade, init, create-admin)`);
+        await cli(['db', 'upgrade']);
+        await cli(['init']);
+        await setAdmin(cli, username, password);
+        if (options.useTemplate !== false && !templateMeta) saveTemplate(dataDir, template, version, username, password);
       }
-      throw err;
+      state = { version, metadata, username, password, createdAt: new Date().toISOString() };
+      writeFileSync(statePath, JSON.stringify(state, null, 2) + '\n');
+    } else if (state.username !== username || state.password !== password) {
+      await setAdmin(cli, username, password);
+      state = { ...state, username, password };
+      writeFileSync(statePath, JSON.stringify(state, null, 2) + '\n');
     }
+    tInit = Date.now();
+
+    // ---- serve ----
+    port = options.port ?? (await freePort(host));
+    if (options.port !== undefined && !(await portIsFree(host, port))) {
+      throw new Error(`port ${port} on ${host} is already in use`);
+    }
+    for (let attempt = 1; ; attempt++) {
+      try {
+        server = await serve(version, env, dataDir, host, port, logFile, options);
+        break;
+      } catch (err) {
+        // Lost a race for an auto-picked port: pick another.
+        if (options.port === undefined && attempt < 3 && err instanceof PortInUseError) {
+          port = await freePort(host);
+          continue;
+        }
+        throw err;
+      }
+    }
+  } catch (err) {
+    await metadataDb?.stop();
+    throw err;
   }
   const baseUrl = `http://${host}:${port}`;
   log(`superset ${version}: serving on ${baseUrl} (log: ${logFile})`);
   const tServe = Date.now();
-
   const srv = server;
   return {
     baseUrl,
@@ -229,10 +284,15 @@ export async function startSuperset(options: StartSupersetOptions): Promise<Supe
     configFile,
     pid: srv.child.pid ?? -1,
     initialized,
+    metadataBackend: metadata,
+    metadataUrl: metadataDb?.url,
     timings: { setupMs: tSetup - t0, initMs: tInit - tSetup, serveMs: tServe - tInit, totalMs: tServe - t0 },
     cli,
     memoryMb: () => processGroupRssMb(srv.child.pid ?? -1),
-    stop: () => srv.stop(),
+    stop: async () => {
+      await srv.stop();
+      await metadataDb?.stop();
+    },
   };
 }
 
@@ -242,7 +302,7 @@ function defaultLog(message: string): void {
   process.stderr.write(`${message}\n`);
 }
 
-function renderConfig(dataDir: string, secret: string, options: StartSupersetOptions): string {
+function renderConfig(dataDir: string, secret: string, options: StartSupersetOptions, postgresUrl?: string): string {
   const py = (s: string): string => JSON.stringify(s); // a JSON string is a valid Python str literal
   const flags: Record<string, boolean> = {
     ENABLE_TEMPLATE_PROCESSING: true,
@@ -255,13 +315,17 @@ function renderConfig(dataDir: string, secret: string, options: StartSupersetOpt
     .map(([k, v]) => `    ${py(k)}: ${v ? 'True' : 'False'},`)
     .join('\n');
   const dbPath = join(dataDir, 'superset.db');
+  const metadataDb = postgresUrl
+    ? `SQLALCHEMY_DATABASE_URI = ${py(postgresUrl)}
+SQLALCHEMY_ENGINE_OPTIONS = {"pool_pre_ping": True, "connect_args": {"connect_timeout": 10}}`
+    : `SQLALCHEMY_DATABASE_URI = ${py(`sqlite:///${dbPath}?check_same_thread=false`)}
+# Wait for SQLite locks instead of failing with "database is locked" under gunicorn threads.
+SQLALCHEMY_ENGINE_OPTIONS = {"connect_args": {"timeout": 30}}`;
   return `# Generated by test/support/superset/instance.ts on every start. Do not edit.
 DATA_DIR = ${py(dataDir)}
 SECRET_KEY = ${py(secret)}
-SQLALCHEMY_DATABASE_URI = ${py(`sqlite:///${dbPath}?check_same_thread=false`)}
+${metadataDb}
 SQLALCHEMY_EXAMPLES_URI = ${py(`sqlite:///${join(dataDir, 'examples.db')}?check_same_thread=false`)}
-# Wait for SQLite locks instead of failing with "database is locked" under gunicorn threads.
-SQLALCHEMY_ENGINE_OPTIONS = {"connect_args": {"timeout": 30}}
 
 # CSRF on, as in production: mutating API calls need X-CSRFToken + session cookie + Referer.
 WTF_CSRF_ENABLED = True

@@ -1,10 +1,13 @@
 // The real Superset instances of a test run, started by test/global-setup.ts in parallel with
 // PostgreSQL and Temporal, each with its own metadata database and port:
-//   a: 6.1.0 (a source), b: 6.1.0 (a target), c: 6.0.0 (an older target for cross-version tests)
-// Seeded from the cached template metadata DB (.tools/superset/<v>/template), so a start costs
-// seconds after the first run. SWITCHYARD_TEST_SUPERSET=off skips them (tests needing them skip).
+//   a: 6.1.0 (a source), b: 6.1.0 (a target), c: 6.0.0 (an older target for cross-version tests),
+//   d: 6.1.0 (a target keeping its metadata in PostgreSQL, as production deployments do)
+// a, b and c keep their metadata in SQLite, seeded from the cached template metadata DB
+// (.tools/superset/<v>/template), so they start in seconds after the first run; d gets a PostgreSQL
+// cluster of its own, seeded from .tools/superset/<v>/template/postgres in the same way.
+// SWITCHYARD_TEST_SUPERSET=off skips them (tests needing them skip).
 import path from 'node:path';
-import { ensureSuperset, startSuperset, type SupersetInstance } from './instance.ts';
+import { ensureSuperset, startSuperset, type MetadataBackend, type SupersetInstance } from './instance.ts';
 
 export interface TestSupersetInfo {
   name: string;
@@ -14,11 +17,21 @@ export interface TestSupersetInfo {
   password: string;
   /** The instance's data dir; fixture SQLite files may go under it. */
   dataDir: string;
+  metadata: MetadataBackend;
+  /** postgres://… of the metadata database, for instances that keep it in PostgreSQL. */
+  metadataUrl?: string;
 }
 
-export type TestSupersets = Record<'a' | 'b' | 'c', TestSupersetInfo>;
+export type TestSupersetName = 'a' | 'b' | 'c' | 'd';
+export type TestSupersets = Record<TestSupersetName, TestSupersetInfo>;
 
-export const TEST_SUPERSET_VERSIONS = { a: '6.1.0', b: '6.1.0', c: '6.0.0' } as const;
+export const TEST_SUPERSETS: Record<TestSupersetName, { version: string; metadata: MetadataBackend }> = {
+  a: { version: '6.1.0', metadata: 'sqlite' },
+  b: { version: '6.1.0', metadata: 'sqlite' },
+  c: { version: '6.0.0', metadata: 'sqlite' },
+  // Same release as b, so a difference between b and d is the metadata backend's alone.
+  d: { version: '6.1.0', metadata: 'postgresql' },
+};
 
 interface Log {
   info(msg: string): void;
@@ -32,23 +45,25 @@ export async function startTestSupersets(runDir: string, log: Log): Promise<{ in
   }
   const started = Date.now();
   const quiet = (m: string) => log.info(m);
-  await ensureSuperset([...new Set(Object.values(TEST_SUPERSET_VERSIONS))], quiet);
-  const names = Object.keys(TEST_SUPERSET_VERSIONS) as Array<keyof TestSupersets>;
+  await ensureSuperset([...new Set(Object.values(TEST_SUPERSETS).map((s) => s.version))], quiet);
+  const names = Object.keys(TEST_SUPERSETS) as TestSupersetName[];
   const results = await Promise.allSettled(
-    names.map((name) =>
-      startSuperset({
-        version: TEST_SUPERSET_VERSIONS[name],
+    names.map((name) => {
+      const { version, metadata } = TEST_SUPERSETS[name];
+      return startSuperset({
+        version,
         dataDir: path.join(runDir, `superset-${name}`),
         fresh: true,
         useTemplate: true,
+        metadata,
         // Two single-threaded workers, not threads: Flask-AppBuilder's list endpoints keep their
         // filters on an object shared by a worker's threads, so concurrent list calls from
         // different test files could run with each other's filters (see lib/superset/client.ts).
         workers: 2,
         threads: 1,
         log: quiet,
-      }),
-    ),
+      });
+    }),
   );
   const running = results.filter((r): r is PromiseFulfilledResult<SupersetInstance> => r.status === 'fulfilled').map((r) => r.value);
   const stop = async () => {
@@ -62,8 +77,18 @@ export async function startTestSupersets(runDir: string, log: Log): Promise<{ in
   const info = {} as TestSupersets;
   names.forEach((name, i) => {
     const s = running[i];
-    info[name] = { name, version: s.version, baseUrl: s.baseUrl, username: s.username, password: s.password, dataDir: s.dataDir };
+    info[name] = {
+      name,
+      version: s.version,
+      baseUrl: s.baseUrl,
+      username: s.username,
+      password: s.password,
+      dataDir: s.dataDir,
+      metadata: s.metadataBackend,
+      metadataUrl: s.metadataUrl,
+    };
   });
-  log.warn(`superset ${names.map((n) => `${n}=${info[n].version}@${info[n].baseUrl}`).join(', ')} ready in ${Date.now() - started} ms`);
+  const timings = names.map((n, i) => `${n}=${info[n].version}/${info[n].metadata}@${info[n].baseUrl} in ${running[i].timings.totalMs} ms`);
+  log.warn(`superset ${timings.join(', ')}; all ready in ${Date.now() - started} ms`);
   return { info, stop };
 }
