@@ -11,7 +11,7 @@ const text = (max: number, what: string) =>
     .trim()
     .min(1, `${what} is required`)
     .max(max, `${what} must be at most ${max} characters`)
-    .regex(/^[^\p{Cc}]*$/u, `${what} must not contain control characters`);
+    .regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, `${what} must not contain control characters`);
 
 const baseUrl = z
   .string({ error: 'base_url is required' })
