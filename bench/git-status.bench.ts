@@ -65,9 +65,20 @@ function makeRepo(root: string, uuid: string, i: number) {
   const database = randomUUID();
   const files: Record<string, unknown> = {
     'metadata.yaml': { type: 'Dashboard', version: '1.0.0' },
-    [`databases/${database}.yaml`]: { database_name: 'warehouse', sqlalchemy_uri: 'sqlite:////data/warehouse.db', uuid: database, version: '1.0.0' },
+    [`databases/${database}.yaml`]: {
+      database_name: 'warehouse',
+      sqlalchemy_uri: 'sqlite:////data/warehouse.db',
+      uuid: database,
+      version: '1.0.0',
+    },
     [`datasets/${dataset}.yaml`]: {
-      columns: Array.from({ length: 12 }, (_, c) => ({ column_name: `col_${c}`, type: 'TEXT', is_dttm: false, groupby: true, filterable: true })),
+      columns: Array.from({ length: 12 }, (_, c) => ({
+        column_name: `col_${c}`,
+        type: 'TEXT',
+        is_dttm: false,
+        groupby: true,
+        filterable: true,
+      })),
       database_uuid: database,
       metrics: [{ metric_name: 'count', expression: 'COUNT(*)' }],
       schema: null,
@@ -81,7 +92,9 @@ function makeRepo(root: string, uuid: string, i: number) {
   files[`dashboards/${uuid}.yaml`] = {
     dashboard_title: `Dashboard ${i}`,
     metadata: { color_scheme: 'supersetColors', native_filter_configuration: [] },
-    position: Object.fromEntries(charts.map((c, n) => [`CHART-${n}`, { type: 'CHART', meta: { chartId: n + 1, uuid: c.uuid, width: 4, height: 50 } }])),
+    position: Object.fromEntries(
+      charts.map((c, n) => [`CHART-${n}`, { type: 'CHART', meta: { chartId: n + 1, uuid: c.uuid, width: 4, height: 50 } }]),
+    ),
     slug: null,
     uuid,
     version: '1.0.0',
@@ -108,7 +121,11 @@ function makeRepo(root: string, uuid: string, i: number) {
   return dir;
 }
 
-const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50);
+const median = (xs: number[]) =>
+  percentile(
+    [...xs].sort((a, b) => a - b),
+    50,
+  );
 
 async function main() {
   const dataDir = path.resolve('.data/bench-git-status');
@@ -137,7 +154,9 @@ async function main() {
       repos.push({ id: 1000 + i, uuid, dir: makeRepo(root, uuid, i) });
     }
     const knex = knexFactory({ client: 'pg', connection: stack.databaseUrl, pool: { min: 0, max: 1 } });
-    await knex('git_repositories').insert(repos.map((r) => ({ dashboard_uuid: r.uuid, branch: 'main', remote_url: `http://127.0.0.1:9/bench/${r.uuid}.git` })));
+    await knex('git_repositories').insert(
+      repos.map((r) => ({ dashboard_uuid: r.uuid, branch: 'main', remote_url: `http://127.0.0.1:9/bench/${r.uuid}.git` })),
+    );
     await knex('git_dashboard_bindings').insert(repos.map((r) => ({ env_id: envId, dashboard_id: r.id, dashboard_uuid: r.uuid })));
     await knex.destroy();
     console.error(`${REPOS} working copies made in ${Date.now() - started} ms`);

@@ -1,4 +1,13 @@
-import { ActivityFailure, ApplicationFailure, CancellationScope, condition, defineUpdate, log, proxyActivities, setHandler } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  defineUpdate,
+  log,
+  proxyActivities,
+  setHandler,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { APPROVAL_UPDATE, type ApprovalDecision, type GitDeployInput, type GitDeployItem, type GitDeployResult } from '../contracts/git.ts';
 import { endTaskWithResult, reportTaskProgress, runAsTask } from './task-run.ts';
@@ -32,10 +41,17 @@ export async function gitDeployWorkflow(input: GitDeployInput): Promise<GitDeplo
     },
     {
       validator: (d) => {
-        if (decision) throw ApplicationFailure.nonRetryable(`this deploy was already ${decision.decision === 'approve' ? 'approved' : 'rejected'} by ${decision.username}`, 'AlreadyDecided');
+        if (decision)
+          throw ApplicationFailure.nonRetryable(
+            `this deploy was already ${decision.decision === 'approve' ? 'approved' : 'rejected'} by ${decision.username}`,
+            'AlreadyDecided',
+          );
         if (!waiting) throw ApplicationFailure.nonRetryable('this deploy is not waiting for approval', 'NotAwaitingApproval');
         if (input.approval.requestedBy !== null && d.userId === input.approval.requestedBy)
-          throw ApplicationFailure.nonRetryable('the requester of a deploy cannot approve or reject it: another person must', 'SelfApproval');
+          throw ApplicationFailure.nonRetryable(
+            'the requester of a deploy cannot approve or reject it: another person must',
+            'SelfApproval',
+          );
       },
     },
   );
@@ -54,18 +70,30 @@ export async function gitDeployWorkflow(input: GitDeployInput): Promise<GitDeplo
     if (input.approval.required) {
       waiting = true;
       await bookkeeping.setTaskAwaitingApproval({ waiting: true });
-      log.info(`waiting up to ${input.approval.timeoutSeconds}s for another person to approve deploying ${input.commit.slice(0, 10)} into a protected environment`);
+      log.info(
+        `waiting up to ${input.approval.timeoutSeconds}s for another person to approve deploying ${input.commit.slice(0, 10)} into a protected environment`,
+      );
       const decided = await condition(() => decision !== undefined, `${input.approval.timeoutSeconds}s`);
       waiting = false;
       if (!decided || !decision) {
         result.approval.decision = 'timeout';
         result.cancelled = true;
-        return endTaskWithResult('CANCELLED', result, `no approval within ${input.approval.timeoutSeconds}s: the approval window ran out; nothing was deployed`, 'ApprovalTimeout');
+        return endTaskWithResult(
+          'CANCELLED',
+          result,
+          `no approval within ${input.approval.timeoutSeconds}s: the approval window ran out; nothing was deployed`,
+          'ApprovalTimeout',
+        );
       }
       result.approval = { required: true, decision: decision.decision, by: decision.username, comment: decision.comment ?? null };
       if (decision.decision === 'reject') {
         result.cancelled = true;
-        return endTaskWithResult('CANCELLED', result, `rejected by ${decision.username}${decision.comment ? `: ${decision.comment}` : ''}; nothing was deployed`, 'ApprovalRejected');
+        return endTaskWithResult(
+          'CANCELLED',
+          result,
+          `rejected by ${decision.username}${decision.comment ? `: ${decision.comment}` : ''}; nothing was deployed`,
+          'ApprovalRejected',
+        );
       }
       log.info(`approved by ${decision.username}`);
       await bookkeeping.setTaskAwaitingApproval({ waiting: false });

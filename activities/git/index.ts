@@ -80,7 +80,8 @@ export function createGitActivities(deps: ActivityDeps) {
       try {
         const row = await repos.get(input.dashboardUuid);
         const wc = new WorkingCopy(path.join(reposDir(), input.dashboardUuid));
-        if (!row || !wc.exists()) return { ...item, step: 'read', error: `the repository of dashboard ${input.dashboardUuid} no longer exists` };
+        if (!row || !wc.exists())
+          return { ...item, step: 'read', error: `the repository of dashboard ${input.dashboardUuid} no longer exists` };
         const files = await repos.withLock([input.dashboardUuid], 'shared', () => wc.filesAt(input.commit));
         if (![...files.keys()].some((f) => f.startsWith('dashboards/')))
           return { ...item, step: 'read', error: `commit ${input.commit.slice(0, 10)} holds no dashboard (sync and commit it first)` };
@@ -110,7 +111,14 @@ export function createGitActivities(deps: ActivityDeps) {
         };
         if (prepared.blocked) {
           log.warn(`deploy blocked: ${prepared.blocked.error}`);
-          return { ...base, status: prepared.blocked.status, outcome: prepared.blocked.status, step: 'plan', error: prepared.blocked.error, next_actions: deployActions(input, prepared.blocked.next_actions) };
+          return {
+            ...base,
+            status: prepared.blocked.status,
+            outcome: prepared.blocked.status,
+            step: 'plan',
+            error: prepared.blocked.error,
+            next_actions: deployActions(input, prepared.blocked.next_actions),
+          };
         }
         for (const c of prepared.collisions) log.warn(`collision: ${c.detail}; ${c.resolution}`);
         at.step = 'import';
@@ -123,11 +131,17 @@ export function createGitActivities(deps: ActivityDeps) {
           learned: [],
           overwrite: input.overwrite,
         });
-        log.info(`imported '${prepared.title}' at ${input.commit.slice(0, 10)} as dashboard ${r.targetDashboardId} of ${input.targetEnvId}`);
+        log.info(
+          `imported '${prepared.title}' at ${input.commit.slice(0, 10)} as dashboard ${r.targetDashboardId} of ${input.targetEnvId}`,
+        );
         return { ...base, status: 'deployed', outcome: 'succeeded', target_dashboard_id: r.targetDashboardId, dropped_fields: r.dropped };
       } catch (err) {
         // The one failure classification: an outage is thrown back for a retry, a refusal is this item's outcome.
-        const failure = itemFailure(err, { step: at.step, item: `dashboard ${input.dashboardUuid} at ${input.commit.slice(0, 10)}`, envId: input.targetEnvId });
+        const failure = itemFailure(err, {
+          step: at.step,
+          item: `dashboard ${input.dashboardUuid} at ${input.commit.slice(0, 10)}`,
+          envId: input.targetEnvId,
+        });
         log.error(`deploy of ${input.dashboardUuid} failed at ${at.step}: ${failure.error}`);
         return { ...item, ...failure };
       } finally {
@@ -177,12 +191,19 @@ async function mappingsFor(
     if (rows.length) {
       const sourceDbs = await (await deps.superset(syncedEnvId)).listDatabases().catch(() => [] as UpstreamDatabase[]);
       const uuidById = new Map(sourceDbs.map((d) => [d.id, d.uuid]));
-      saved = new Map(rows.map((r: { source_database_id: number; target_database_id: number }) => [uuidById.get(Number(r.source_database_id)) ?? '', Number(r.target_database_id)]));
+      saved = new Map(
+        rows.map((r: { source_database_id: number; target_database_id: number }) => [
+          uuidById.get(Number(r.source_database_id)) ?? '',
+          Number(r.target_database_id),
+        ]),
+      );
     }
   }
   const m = new Map<number, number>();
   for (const d of databases) {
-    const sent = input.dbMappings.find((x) => (x.database_uuid && x.database_uuid === d.uuid) || (x.database_name && x.database_name === d.database_name));
+    const sent = input.dbMappings.find(
+      (x) => (x.database_uuid && x.database_uuid === d.uuid) || (x.database_name && x.database_name === d.database_name),
+    );
     const id = sent?.target_database_id ?? targetDbs.find((t) => t.uuid === d.uuid)?.id ?? saved.get(d.uuid);
     if (id !== undefined) m.set(d.id, id);
   }

@@ -111,7 +111,10 @@ export function gitRoutes(app: AppContext): AnyRoute[] {
       description: 'Repositories that used it keep their local history; push and pull need a config again.',
       access: WRITE,
       params: configIdParams,
-      responses: { 200: { description: 'Deleted', schema: z.object({ config_id: z.string(), deleted: z.literal(true) }) }, 404: { description: 'Unknown config' } },
+      responses: {
+        200: { description: 'Deleted', schema: z.object({ config_id: z.string(), deleted: z.literal(true) }) },
+        404: { description: 'Unknown config' },
+      },
       async handler(_ctx, { params }) {
         await git.deleteConfig(params.config_id);
         return { config_id: params.config_id, deleted: true };
@@ -137,12 +140,13 @@ export function gitRoutes(app: AppContext): AnyRoute[] {
       path: '/api/git/configs/:config_id/repositories',
       tag: TAG,
       summary: "List the owner's repositories (gitea)",
-      description: 'Only for `gitea` configs (400 `unsupported_provider` for others). Normalised: `name`, `full_name`, `clone_url`, `private`, `default_branch`.',
+      description:
+        'Only for `gitea` configs (400 `unsupported_provider` for others). Normalised: `name`, `full_name`, `clone_url`, `private`, `default_branch`.',
       access: READ,
       params: configIdParams,
       responses: {
         200: { description: 'The repositories', schema: remoteRepositoryList },
-        400: { description: '`unsupported_provider`, or `git_provider_error` with the provider\'s reason' },
+        400: { description: "`unsupported_provider`, or `git_provider_error` with the provider's reason" },
         404: { description: 'Unknown config' },
       },
       handler: (_ctx, { params }) => git.listRemoteRepositories(params.config_id),
@@ -219,7 +223,12 @@ export function gitRoutes(app: AppContext): AnyRoute[] {
       access: WRITE,
       params: dashboardParams,
       body: envBody,
-      responses: { 200: { description: 'What changed', schema: syncView }, 404: noRepo, 409: { description: '`dashboard_mismatch` (the id now names another dashboard) or `merge_in_progress`' }, 503: upstream },
+      responses: {
+        200: { description: 'What changed', schema: syncView },
+        404: noRepo,
+        409: { description: '`dashboard_mismatch` (the id now names another dashboard) or `merge_in_progress`' },
+        503: upstream,
+      },
       handler: (_ctx, { params, body }) => git.sync(body.env_id, params.dashboard_id),
     }),
     defineRoute({
@@ -231,7 +240,12 @@ export function gitRoutes(app: AppContext): AnyRoute[] {
       access: READ,
       params: dashboardParams,
       query: diffQuery,
-      responses: { 200: { description: 'Per-file patches', schema: diffView }, 400: { description: 'Invalid request or reference' }, 404: { description: 'Unknown environment, dashboard, repository (`no_repository`) or reference (`unknown_ref`)' }, 503: upstream },
+      responses: {
+        200: { description: 'Per-file patches', schema: diffView },
+        400: { description: 'Invalid request or reference' },
+        404: { description: 'Unknown environment, dashboard, repository (`no_repository`) or reference (`unknown_ref`)' },
+        503: upstream,
+      },
       handler: (_ctx, { params, query }) => git.diff(query.env_id, params.dashboard_id, query),
     }),
     defineRoute({
@@ -243,7 +257,12 @@ export function gitRoutes(app: AppContext): AnyRoute[] {
       access: READ,
       params: dashboardParams,
       query: historyQuery,
-      responses: { 200: { description: 'Commits', schema: historyView }, 404: noRepo, 500: { description: 'Unexpected failure reading the history (the problem names the route)' }, 503: upstream },
+      responses: {
+        200: { description: 'Commits', schema: historyView },
+        404: noRepo,
+        500: { description: 'Unexpected failure reading the history (the problem names the route)' },
+        503: upstream,
+      },
       handler: (ctx, { params, query }) => withRouteContext(ctx.path, () => git.history(query.env_id, params.dashboard_id, query.limit)),
     }),
     defineRoute({
@@ -272,7 +291,7 @@ export function gitRoutes(app: AppContext): AnyRoute[] {
       path: dash('push'),
       tag: TAG,
       summary: 'Push to the remote',
-      description: "The token is handed to git per request (never in a URL, `.git/config` or a log).",
+      description: 'The token is handed to git per request (never in a URL, `.git/config` or a log).',
       access: WRITE,
       params: dashboardParams,
       body: envBody,
@@ -326,7 +345,12 @@ export function gitRoutes(app: AppContext): AnyRoute[] {
       access: WRITE,
       params: dashboardParams,
       body: resolveBody,
-      responses: { 200: { description: 'Resolved files', schema: resolveView }, 404: noRepo, 409: { description: '`no_merge_in_progress`' }, 503: upstream },
+      responses: {
+        200: { description: 'Resolved files', schema: resolveView },
+        404: noRepo,
+        409: { description: '`no_merge_in_progress`' },
+        503: upstream,
+      },
       handler: (_ctx, { params, body }) => git.mergeResolve(body.env_id, params.dashboard_id, body.resolutions),
     }),
     defineRoute({
@@ -338,7 +362,12 @@ export function gitRoutes(app: AppContext): AnyRoute[] {
       access: WRITE,
       params: dashboardParams,
       body: envBody,
-      responses: { 200: { description: 'Aborted', schema: abortView }, 404: noRepo, 409: { description: '`no_merge_in_progress`' }, 503: upstream },
+      responses: {
+        200: { description: 'Aborted', schema: abortView },
+        404: noRepo,
+        409: { description: '`no_merge_in_progress`' },
+        503: upstream,
+      },
       handler: (_ctx, { params, body }) => git.mergeAbort(body.env_id, params.dashboard_id),
     }),
     defineRoute({
@@ -364,7 +393,7 @@ export function gitRoutes(app: AppContext): AnyRoute[] {
       tag: TAG,
       summary: 'Deploy a pinned commit into an environment',
       description:
-        "Starts a `git_deploy` task: imports the dashboard as it is at `commit` into `target_env_id` through the migration path (database mapping by UUID, name, `db_mappings` or the saved mappings; collision safety; version skew; verification). Into a protected environment the task waits in `AWAITING_APPROVAL` until another user approves it (`POST /api/tasks/{task_id}/approve`) or rejects it. The task records which commit went live where; `status` shows it. Send `Idempotency-Key` to make retries safe.",
+        'Starts a `git_deploy` task: imports the dashboard as it is at `commit` into `target_env_id` through the migration path (database mapping by UUID, name, `db_mappings` or the saved mappings; collision safety; version skew; verification). Into a protected environment the task waits in `AWAITING_APPROVAL` until another user approves it (`POST /api/tasks/{task_id}/approve`) or rejects it. The task records which commit went live where; `status` shows it. Send `Idempotency-Key` to make retries safe.',
       access: taskAccess('git_deploy'),
       params: dashboardParams,
       body: deployBody,
@@ -409,9 +438,15 @@ async function withRouteContext<T>(route: string, fn: () => Promise<T>): Promise
     return await fn();
   } catch (err) {
     if (err instanceof AppError) throw err;
-    throw new AppError(500, 'git_operation_failed', 'Git operation failed', `${route}: ${err instanceof Error ? err.message : String(err)}`, {
-      cause: err,
-      extra: { route },
-    });
+    throw new AppError(
+      500,
+      'git_operation_failed',
+      'Git operation failed',
+      `${route}: ${err instanceof Error ? err.message : String(err)}`,
+      {
+        cause: err,
+        extra: { route },
+      },
+    );
   }
 }

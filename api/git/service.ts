@@ -79,7 +79,14 @@ export class GitService {
   private readonly supersets: Supersets;
   private readonly logger: Logger;
 
-  constructor(deps: { knex: Knex; keyring: Keyring; config: Config; environments: EnvironmentStore; supersets: Supersets; logger: Logger }) {
+  constructor(deps: {
+    knex: Knex;
+    keyring: Keyring;
+    config: Config;
+    environments: EnvironmentStore;
+    supersets: Supersets;
+    logger: Logger;
+  }) {
     this.knex = deps.knex;
     this.config = deps.config;
     this.environments = deps.environments;
@@ -138,7 +145,12 @@ export class GitService {
   async listRemoteRepositories(id: string) {
     const row = await this.configs.get(id);
     if (row.provider !== 'gitea')
-      throw new AppError(400, 'unsupported_provider', 'Unsupported provider', `Listing repositories is available for gitea configs only; this config is ${row.provider}`);
+      throw new AppError(
+        400,
+        'unsupported_provider',
+        'Unsupported provider',
+        `Listing repositories is available for gitea configs only; this config is ${row.provider}`,
+      );
     const items = await this.provider(row).listRepositories();
     return { items, total: items.length };
   }
@@ -181,16 +193,23 @@ export class GitService {
   private async identity(principal: Principal): Promise<Author> {
     const prefs = principal.userId ? await getPreferences(this.knex, principal.userId) : undefined;
     if (!prefs?.git_username || !prefs.git_email)
-      throw new AppError(400, 'git_identity_required', 'Git identity required', 'Set git_username and git_email in your profile preferences first (PATCH /api/profile/preferences)', {
-        extra: { missing: [!prefs?.git_username && 'git_username', !prefs?.git_email && 'git_email'].filter(Boolean) },
-      });
+      throw new AppError(
+        400,
+        'git_identity_required',
+        'Git identity required',
+        'Set git_username and git_email in your profile preferences first (PATCH /api/profile/preferences)',
+        {
+          extra: { missing: [!prefs?.git_username && 'git_username', !prefs?.git_email && 'git_email'].filter(Boolean) },
+        },
+      );
     return { name: prefs.git_username, email: prefs.git_email };
   }
 
   private async credentials(configId: string | null): Promise<Credentials | null> {
     if (!configId) return null;
     const row = await this.configs.find(configId);
-    if (!row) throw new ConflictError('The git config of this repository was deleted; init the repository again with a config', 'config_missing');
+    if (!row)
+      throw new ConflictError('The git config of this repository was deleted; init the repository again with a config', 'config_missing');
     return { username: authUsername(row.provider), token: this.configs.token(row) };
   }
 
@@ -203,22 +222,34 @@ export class GitService {
     const uuid = await this.dashboardUuid(envId, dashboardId);
     const config = body.config_id ? await this.configs.get(body.config_id) : null;
     if (!config && (body.create_remote || body.remote_name))
-      throw new ValidationError('config_id is required for a remote', [{ field: 'body.config_id', message: 'required with create_remote or remote_name' }]);
+      throw new ValidationError('config_id is required for a remote', [
+        { field: 'body.config_id', message: 'required with create_remote or remote_name' },
+      ]);
     const branch = body.branch ?? config?.default_branch ?? 'main';
     const existing = await this.repos.get(uuid);
     const name = body.remote_name ?? existing?.remote_name ?? `dashboard-${uuid}`;
-    let remoteUrl: string | null = config ? (existing?.config_id === config.id ? existing.remote_url : null) : (existing?.remote_url ?? null);
+    let remoteUrl: string | null = config
+      ? existing?.config_id === config.id
+        ? existing.remote_url
+        : null
+      : (existing?.remote_url ?? null);
     let remoteCreated = false;
     if (config && !remoteUrl) {
       if (body.create_remote) {
-        const created = await this.provider(config).createRepository({ name, private: body.private, defaultBranch: branch, description: `Superset dashboard ${uuid}` });
+        const created = await this.provider(config).createRepository({
+          name,
+          private: body.private,
+          defaultBranch: branch,
+          description: `Superset dashboard ${uuid}`,
+        });
         remoteUrl = created.clone_url;
         remoteCreated = true;
       } else {
         remoteUrl = `${config.base_url}/${config.owner}/${name}.git`;
       }
     }
-    if (remoteUrl && /\/\/[^/]*@/.test(remoteUrl)) throw new UpstreamUnavailableError('git provider', 'the provider gave a clone URL with credentials');
+    if (remoteUrl && /\/\/[^/]*@/.test(remoteUrl))
+      throw new UpstreamUnavailableError('git provider', 'the provider gave a clone URL with credentials');
     let author = SYSTEM_AUTHOR;
     try {
       author = await this.identity(principal);
@@ -244,7 +275,10 @@ export class GitService {
       branch: existing?.branch ?? branch,
     });
     await this.repos.bind(envId, dashboardId, uuid);
-    this.logger.info({ dashboard_uuid: uuid, env_id: envId, dashboard_id: dashboardId, remote_url: remoteUrl, created: r.created }, 'dashboard repository initialised');
+    this.logger.info(
+      { dashboard_uuid: uuid, env_id: envId, dashboard_id: dashboardId, remote_url: remoteUrl, created: r.created },
+      'dashboard repository initialised',
+    );
     return {
       dashboard_id: dashboardId,
       env_id: envId,
@@ -275,7 +309,9 @@ export class GitService {
       this.knex('git_repositories').whereIn('dashboard_uuid', uuids).select('dashboard_uuid', 'remote_url'),
       this.repos.lastDeployments(uuids),
     ]);
-    const remoteOf = new Map<string, string | null>(rows.map((r: { dashboard_uuid: string; remote_url: string | null }) => [r.dashboard_uuid, r.remote_url]));
+    const remoteOf = new Map<string, string | null>(
+      rows.map((r: { dashboard_uuid: string; remote_url: string | null }) => [r.dashboard_uuid, r.remote_url]),
+    );
     return this.repos.withLock(
       uuids.filter((u) => remoteOf.has(u)),
       'shared',
@@ -354,7 +390,10 @@ export class GitService {
     try {
       files = filesFromExport(new Uint8Array(zip));
     } catch (err) {
-      throw new UpstreamUnavailableError('Superset', `Superset's export of dashboard ${dashboardId} is not usable: ${(err as Error).message}`);
+      throw new UpstreamUnavailableError(
+        'Superset',
+        `Superset's export of dashboard ${dashboardId} is not usable: ${(err as Error).message}`,
+      );
     }
     if (files.dashboardUuid !== uuid)
       throw new ConflictError(`Dashboard ${dashboardId} is now ${files.dashboardUuid}, not the repository's ${uuid}`, 'dashboard_mismatch');
@@ -383,7 +422,10 @@ export class GitService {
     return this.repos.withLock([uuid], 'exclusive', async () => {
       await wc.setIdentity(author);
       const r = await wc.commit(message, author, paths);
-      this.logger.info({ dashboard_uuid: uuid, commit: r.commit, committed: r.committed, by: principal.username }, 'dashboard repository commit');
+      this.logger.info(
+        { dashboard_uuid: uuid, commit: r.commit, committed: r.committed, by: principal.username },
+        'dashboard repository commit',
+      );
       return r;
     });
   }

@@ -38,8 +38,10 @@ export function approvalRoutes(app: AppContext): AnyRoute[] {
     const needed = ['tasks:APPROVE', ...(kind && kind.permission !== 'admin' ? [kind.permission] : [])];
     const missing = needed.filter((p) => !can(principal, p));
     if (missing.length) throw new ForbiddenError(`Deciding on this task needs the permission ${missing.join(' and ')}`);
-    if (!GATED.includes(task.type as TaskKindName)) throw new ConflictError(`A ${task.type} task never waits for approval`, 'not_approvable');
-    if (task.status !== 'AWAITING_APPROVAL') throw new ConflictError(`The task is ${task.status}, not waiting for approval`, 'not_awaiting_approval');
+    if (!GATED.includes(task.type as TaskKindName))
+      throw new ConflictError(`A ${task.type} task never waits for approval`, 'not_approvable');
+    if (task.status !== 'AWAITING_APPROVAL')
+      throw new ConflictError(`The task is ${task.status}, not waiting for approval`, 'not_awaiting_approval');
     if (task.owner_id && task.owner_id === principal.userId)
       throw new AppError(403, 'self_approval', 'Forbidden', 'the requester of a deploy cannot approve or reject it: another person must');
     try {

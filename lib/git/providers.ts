@@ -96,7 +96,13 @@ class RestClient {
       });
     } catch (err) {
       const e = err as Error & { cause?: { code?: string; message?: string } };
-      throw new GitProviderError(this.t.provider, what, `cannot reach ${this.base}: ${e.cause?.code ?? e.cause?.message ?? e.message}`, undefined, err);
+      throw new GitProviderError(
+        this.t.provider,
+        what,
+        `cannot reach ${this.base}: ${e.cause?.code ?? e.cause?.message ?? e.message}`,
+        undefined,
+        err,
+      );
     }
     const text = await res.text();
     let parsed: unknown = text;
@@ -124,7 +130,7 @@ function giteaLike(kind: 'github' | 'gitea', t: ProviderTarget): GitProvider {
     default_branch: str(r.default_branch, 'main'),
   });
   const whoami = async (): Promise<ProviderAccount> => {
-    const u = await rest.call<Record<string, unknown>>('reading the token\'s account', 'GET', '/user');
+    const u = await rest.call<Record<string, unknown>>("reading the token's account", 'GET', '/user');
     return { login: str(u.login), name: str(u.full_name ?? u.name) || null, email: str(u.email) || null };
   };
   const isSelf = async () => (await whoami()).login.toLowerCase() === t.owner.toLowerCase();
@@ -164,7 +170,7 @@ function gitlab(t: ProviderTarget): GitProvider {
     default_branch: str(p.default_branch, 'main'),
   });
   const whoami = async (): Promise<ProviderAccount> => {
-    const u = await rest.call<Record<string, unknown>>('reading the token\'s account', 'GET', '/user');
+    const u = await rest.call<Record<string, unknown>>("reading the token's account", 'GET', '/user');
     return { login: str(u.username), name: str(u.name) || null, email: str(u.email ?? u.public_email) || null };
   };
   return {

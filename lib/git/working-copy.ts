@@ -117,7 +117,12 @@ export class WorkingCopy {
   }
 
   /** Creates the repository (idempotent) with its branch, an optional credential-free remote and a first commit. */
-  async init(opts: { branch: string; remoteUrl?: string | null; author: Author; readme: string }): Promise<{ created: boolean; head: string }> {
+  async init(opts: {
+    branch: string;
+    remoteUrl?: string | null;
+    author: Author;
+    readme: string;
+  }): Promise<{ created: boolean; head: string }> {
     const created = !this.exists();
     fs.mkdirSync(this.dir, { recursive: true });
     if (created) await git.init({ ...this.base, defaultBranch: opts.branch });
@@ -251,8 +256,7 @@ export class WorkingCopy {
         continue;
       }
       if (!(head === 1 && stage === 1)) out.staged.push(file);
-      if (stage === 3 || (stage === 1 && workdir !== 1) || (stage === 2 && workdir !== 2) )
-        out.modified.push(file);
+      if (stage === 3 || (stage === 1 && workdir !== 1) || (stage === 2 && workdir !== 2)) out.modified.push(file);
     }
     return out;
   }
@@ -297,7 +301,10 @@ export class WorkingCopy {
   async diff(opts: { from?: string; to?: string; paths?: string[] } = {}): Promise<FileDiff[]> {
     const fromOid = opts.from ? await this.resolveCommit(opts.from) : await this.headOid();
     const toOid = opts.to ? await this.resolveCommit(opts.to) : null;
-    const trees = [fromOid ? TREE({ ref: fromOid }) : TREE({ ref: '4b825dc642cb6eb9a060e54bf8d69288fbee4904' }), toOid ? TREE({ ref: toOid }) : WORKDIR()];
+    const trees = [
+      fromOid ? TREE({ ref: fromOid }) : TREE({ ref: '4b825dc642cb6eb9a060e54bf8d69288fbee4904' }),
+      toOid ? TREE({ ref: toOid }) : WORKDIR(),
+    ];
     const out: FileDiff[] = [];
     const label = (oid: string | null) => (oid ? oid.slice(0, 7) : 'empty');
     await git.walk({
@@ -348,12 +355,17 @@ export class WorkingCopy {
    * answers the current HEAD with `committed: false` instead of an empty commit.
    */
   async commit(message: string, author: Author, paths?: string[]): Promise<{ committed: boolean; commit: string; files: string[] }> {
-    if (this.readMergeState()) throw new ConflictError('A merge is in progress: resolve it and use merge/continue, or abort it', 'merge_in_progress');
+    if (this.readMergeState())
+      throw new ConflictError('A merge is in progress: resolve it and use merge/continue, or abort it', 'merge_in_progress');
     const st = await this.fileStatus();
     let files = [...new Set([...st.staged, ...st.modified, ...st.untracked])].sort();
     if (paths) {
       const unknown = paths.filter((p) => !files.includes(p));
-      if (unknown.length) throw new ValidationError(`nothing to commit in ${unknown.join(', ')}`, unknown.map((p) => ({ field: 'body.paths', message: `${p} has no change` })));
+      if (unknown.length)
+        throw new ValidationError(
+          `nothing to commit in ${unknown.join(', ')}`,
+          unknown.map((p) => ({ field: 'body.paths', message: `${p} has no change` })),
+        );
       files = paths;
     }
     const head = await this.headOid();
@@ -420,7 +432,9 @@ export class WorkingCopy {
     const st = await this.fileStatus();
     const dirty = [...st.staged, ...st.modified];
     if (dirty.length)
-      throw new ConflictError(`Commit or discard local changes before pulling (changed: ${dirty.join(', ')})`, 'dirty_working_copy', { files: dirty });
+      throw new ConflictError(`Commit or discard local changes before pulling (changed: ${dirty.join(', ')})`, 'dirty_working_copy', {
+        files: dirty,
+      });
     const theirs = await this.fetch(creds);
     const branch = await this.branch();
     const ours = await this.headOid();
@@ -497,7 +511,9 @@ export class WorkingCopy {
    * checked before anything is written: a resolution that keeps conflict markers, or a bundle
    * file that is not valid YAML, refuses the whole request.
    */
-  async resolve(resolutions: Resolution[]): Promise<{ resolved: Array<{ path: string; strategy: string; content: string | null }>; remaining: string[] }> {
+  async resolve(
+    resolutions: Resolution[],
+  ): Promise<{ resolved: Array<{ path: string; strategy: string; content: string | null }>; remaining: string[] }> {
     const s = this.readMergeState();
     if (!s) throw new ConflictError('No merge is in progress', 'no_merge_in_progress');
     const planned: Array<{ path: string; strategy: string; content: string | null }> = [];
@@ -507,8 +523,7 @@ export class WorkingCopy {
         errors.push({ field: `body.resolutions.${i}.path`, message: `${r.path} is not a conflicted file of this merge` });
         continue;
       }
-      const content =
-        r.strategy === 'content' ? r.content : await this.blobAt(r.strategy === 'ours' ? s.ours : s.theirs, r.path);
+      const content = r.strategy === 'content' ? r.content : await this.blobAt(r.strategy === 'ours' ? s.ours : s.theirs, r.path);
       if (content !== null && CONFLICT_MARKER.test(content)) {
         errors.push({ field: `body.resolutions.${i}.content`, message: `${r.path} still holds conflict markers` });
         continue;
@@ -517,7 +532,10 @@ export class WorkingCopy {
         try {
           fromYaml(content);
         } catch (err) {
-          errors.push({ field: `body.resolutions.${i}.content`, message: `${r.path} is not valid YAML: ${(err as Error).message.split('\n')[0]}` });
+          errors.push({
+            field: `body.resolutions.${i}.content`,
+            message: `${r.path} is not valid YAML: ${(err as Error).message.split('\n')[0]}`,
+          });
           continue;
         }
       }
@@ -557,7 +575,9 @@ export class WorkingCopy {
     if (!s) throw new ConflictError('No merge is in progress', 'no_merge_in_progress');
     const remaining = s.files.filter((f) => !s.resolved.includes(f));
     if (remaining.length)
-      throw new ConflictError(`Resolve every conflicted file first (left: ${remaining.join(', ')})`, 'unresolved_conflicts', { files: remaining });
+      throw new ConflictError(`Resolve every conflicted file first (left: ${remaining.join(', ')})`, 'unresolved_conflicts', {
+        files: remaining,
+      });
     // Files merged cleanly were written by the merge; stage the whole tree as it now stands.
     const st = await this.fileStatus();
     for (const f of [...st.modified, ...st.untracked]) {
@@ -576,18 +596,34 @@ function remoteError(what: string, err: unknown): unknown {
   if (e?.code === Errors.HttpError.code) {
     const status = e.data?.statusCode;
     if (status === 401 || status === 403)
-      return new GitRemoteError('git_auth_failed', `the git server refused the token for ${what} (HTTP ${status})`, 400, { upstream_status: status });
-    if (status === 404) return new GitRemoteError('remote_not_found', `the remote repository does not exist (HTTP 404 on ${what})`, 400, { upstream_status: 404 });
+      return new GitRemoteError('git_auth_failed', `the git server refused the token for ${what} (HTTP ${status})`, 400, {
+        upstream_status: status,
+      });
+    if (status === 404)
+      return new GitRemoteError('remote_not_found', `the remote repository does not exist (HTTP 404 on ${what})`, 400, {
+        upstream_status: 404,
+      });
     return new UpstreamUnavailableError('git server', `${what} failed: HTTP ${status} ${e.data?.statusMessage ?? ''}`.trim(), err);
   }
-  if (e?.code === Errors.UserCanceledError.code) return new GitRemoteError('git_auth_failed', `the git server refused the token for ${what}`, 400);
-  if (e?.code === Errors.PushRejectedError.code) return new GitRemoteError('push_rejected', `the remote refused the push (${e.message}); pull first`, 409);
-  if (e?.code === Errors.SmartHttpError.code || e?.code === Errors.UnknownTransportError.code || (e as { cause?: unknown })?.cause || /ECONNREFUSED|ENOTFOUND|ETIMEDOUT|socket/i.test(e?.message ?? ''))
+  if (e?.code === Errors.UserCanceledError.code)
+    return new GitRemoteError('git_auth_failed', `the git server refused the token for ${what}`, 400);
+  if (e?.code === Errors.PushRejectedError.code)
+    return new GitRemoteError('push_rejected', `the remote refused the push (${e.message}); pull first`, 409);
+  if (
+    e?.code === Errors.SmartHttpError.code ||
+    e?.code === Errors.UnknownTransportError.code ||
+    (e as { cause?: unknown })?.cause ||
+    /ECONNREFUSED|ENOTFOUND|ETIMEDOUT|socket/i.test(e?.message ?? '')
+  )
     return new UpstreamUnavailableError('git server', `${what} failed: ${e.message}`, err);
   return err;
 }
 
-const GIT_ERROR_CODES = new Set(Object.values(Errors).map((E) => (E as { code?: string }).code).filter(Boolean));
+const GIT_ERROR_CODES = new Set(
+  Object.values(Errors)
+    .map((E) => (E as { code?: string }).code)
+    .filter(Boolean),
+);
 function isGitError(err: unknown): boolean {
   return GIT_ERROR_CODES.has((err as { code?: string })?.code ?? '');
 }

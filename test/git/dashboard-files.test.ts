@@ -9,20 +9,36 @@ const C = '22222222-2222-4222-8222-222222222222';
 function exportZip(root: string, timestamp: string, chart: string) {
   return zipSync({
     [`${root}/metadata.yaml`]: strToU8(`version: 1.0.0\ntype: Dashboard\ntimestamp: '${timestamp}'\n`),
-    [`${root}/dashboards/Sales_12.yaml`]: strToU8(`uuid: ${D}\ndashboard_title: Sales\nposition:\n  CHART-1:\n    meta: {uuid: ${C}, chartId: 7}\n`),
+    [`${root}/dashboards/Sales_12.yaml`]: strToU8(
+      `uuid: ${D}\ndashboard_title: Sales\nposition:\n  CHART-1:\n    meta: {uuid: ${C}, chartId: 7}\n`,
+    ),
     [`${root}/charts/Revenue_7.yaml`]: strToU8(chart),
   });
 }
 
 describe('dashboard files', () => {
   it('an unchanged dashboard gives the same files whatever the export time, root folder or key order', () => {
-    const a = filesFromExport(exportZip('dashboard_export_20261122T101010', '2026-11-22T10:10:10+00:00', `slice_name: Revenue\nuuid: ${C}\nparams: {b: 1, a: 2}\nquery_context: '{"z": 1, "a": {"y": 2, "b": 3}}'\n`));
-    const b = filesFromExport(exportZip('dashboard_export_20261123T090000', '2026-11-23T09:00:00+00:00', `uuid: ${C}\nparams: {a: 2, b: 1}\nquery_context: '{"a": {"b": 3, "y": 2}, "z": 1}'\nslice_name: Revenue\n`));
+    const a = filesFromExport(
+      exportZip(
+        'dashboard_export_20261122T101010',
+        '2026-11-22T10:10:10+00:00',
+        `slice_name: Revenue\nuuid: ${C}\nparams: {b: 1, a: 2}\nquery_context: '{"z": 1, "a": {"y": 2, "b": 3}}'\n`,
+      ),
+    );
+    const b = filesFromExport(
+      exportZip(
+        'dashboard_export_20261123T090000',
+        '2026-11-23T09:00:00+00:00',
+        `uuid: ${C}\nparams: {a: 2, b: 1}\nquery_context: '{"a": {"b": 3, "y": 2}, "z": 1}'\nslice_name: Revenue\n`,
+      ),
+    );
     expect([...a.files.keys()].sort()).toEqual(['charts/' + C + '.yaml', 'dashboards/' + D + '.yaml', 'metadata.yaml']);
     expect(a.files).toEqual(b.files);
     expect(a.dashboardUuid).toBe(D);
     expect(a.files.get('metadata.yaml')).not.toContain('timestamp');
-    expect(a.files.get(`charts/${C}.yaml`)).toBe(`params:\n  a: 2\n  b: 1\nquery_context: '{"a":{"b":3,"y":2},"z":1}'\nslice_name: Revenue\nuuid: ${C}\n`);
+    expect(a.files.get(`charts/${C}.yaml`)).toBe(
+      `params:\n  a: 2\n  b: 1\nquery_context: '{"a":{"b":3,"y":2},"z":1}'\nslice_name: Revenue\nuuid: ${C}\n`,
+    );
   });
 
   it('a changed chart changes one line of one file', () => {

@@ -3,7 +3,17 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createHarness, type Harness } from '../support/harness.ts';
 import type { SupersetClient } from '../support/superset/fixtures.ts';
 import type { SourceFixture } from '../migrations/support.ts';
-import { buildSource, client, dashboardTitle, registerEnvironment, renameDashboard, setIdentity, targetDatabase, userWith, waitTask } from './support.ts';
+import {
+  buildSource,
+  client,
+  dashboardTitle,
+  registerEnvironment,
+  renameDashboard,
+  setIdentity,
+  targetDatabase,
+  userWith,
+  waitTask,
+} from './support.ts';
 
 // Deploy of a pinned commit from a dashboard's repository into a second real Superset (a → b),
 // through the API and a real worker on PostgreSQL and Temporal; approval into a protected
@@ -24,7 +34,10 @@ let operator: string;
 let approver: string;
 let viewer: string;
 
-const as = (token: string) => (m: string, p: string, o: Record<string, unknown> = {}) => h.request(m, p, { ...o, token });
+const as =
+  (token: string) =>
+  (m: string, p: string, o: Record<string, unknown> = {}) =>
+    h.request(m, p, { ...o, token });
 const G = (op: string) => `/api/git/dashboards/${dash}/${op}`;
 
 async function waitStatus(taskId: string, status: string) {
@@ -76,8 +89,15 @@ describe.skipIf(!on)('deploy of a pinned commit', () => {
     expect(item.verification.ok).toBe(true);
     expect(await dashboardTitle(b, uuid)).toBe(`${P} sales 1`); // the commit's title, not Superset a's current one
     const s = await as(h.adminToken)('GET', `${G('status')}?env_id=${envA}`);
-    expect(s.body.last_deployed).toMatchObject({ env_id: envB, commit: commit1, task_id: r.body.task_id, target_dashboard_id: item.target_dashboard_id });
-    expect((await as(h.adminToken)('POST', G('deploy'), { json: { env_id: envA, target_env_id: envB, commit: 'f'.repeat(40) } })).status).toBe(404);
+    expect(s.body.last_deployed).toMatchObject({
+      env_id: envB,
+      commit: commit1,
+      task_id: r.body.task_id,
+      target_dashboard_id: item.target_dashboard_id,
+    });
+    expect(
+      (await as(h.adminToken)('POST', G('deploy'), { json: { env_id: envA, target_env_id: envB, commit: 'f'.repeat(40) } })).status,
+    ).toBe(404);
   });
 
   it('into a protected environment it waits; the requester cannot approve; another person approves and it goes live', async () => {
@@ -123,7 +143,9 @@ describe.skipIf(!on)('deploy of a pinned commit', () => {
   });
 
   it('an approval window that runs out ends the task CANCELLED with the reason', async () => {
-    const r = await as(operator)('POST', G('deploy'), { json: { env_id: envA, target_env_id: envB, commit: commit1, approval_timeout_seconds: 2 } });
+    const r = await as(operator)('POST', G('deploy'), {
+      json: { env_id: envA, target_env_id: envB, commit: commit1, approval_timeout_seconds: 2 },
+    });
     const task = await waitTask(h, r.body.task_id);
     expect(task.status).toBe('CANCELLED');
     expect(task.error.message).toContain('approval window ran out');

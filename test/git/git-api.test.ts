@@ -53,7 +53,10 @@ describe.skipIf(!on)('git configs', () => {
     expect(row.pat_encrypted).not.toContain(g.token);
     expect((await admin('PUT', '/api/git/configs/00000000-0000-0000-0000-000000000000', { json: { name: 'x' } })).status).toBe(404);
     expect((await admin('POST', '/api/git/configs/nope/test')).status).toBe(404);
-    expect((await admin('POST', '/api/git/configs', { json: { name: 'x', provider: 'gitea', base_url: 'ftp://x', owner: 'o', pat: 't' } })).status).toBe(400);
+    expect(
+      (await admin('POST', '/api/git/configs', { json: { name: 'x', provider: 'gitea', base_url: 'ftp://x', owner: 'o', pat: 't' } }))
+        .status,
+    ).toBe(400);
   });
 
   it('tests the connection: the account of a good token; 400 with the provider reason for a bad one', async () => {
@@ -200,7 +203,11 @@ describe.skipIf(!on)('a repository per dashboard', () => {
     const hist = await admin('GET', `${G(dash, 'history')}?env_id=${envA}&limit=10`);
     expect(hist.status, hist.text).toBe(200);
     expect(hist.body.items.map((i: any) => i.message)).toEqual(['Rename the dashboard', 'first export', 'Start the dashboard repository']);
-    expect(hist.body.items[0]).toMatchObject({ commit: c.body.commit, author: { name: 'Ada Admin', email: 'ada@example.com' }, files: [`dashboards/${uuid}.yaml`] });
+    expect(hist.body.items[0]).toMatchObject({
+      commit: c.body.commit,
+      author: { name: 'Ada Admin', email: 'ada@example.com' },
+      files: [`dashboards/${uuid}.yaml`],
+    });
     const between = await admin('GET', `${G(dash, 'diff')}?env_id=${envA}&from=HEAD~1&to=HEAD`);
     expect(between.body.files.map((f: any) => [f.path, f.change])).toEqual([[`dashboards/${uuid}.yaml`, 'modified']]);
     expect((await admin('GET', `${G(dash, 'diff')}?env_id=${envA}&from=deadbeef`)).body.code).toBe('unknown_ref');
@@ -256,10 +263,14 @@ describe.skipIf(!on)('a repository per dashboard', () => {
     const sync = await admin('POST', G(dash, 'sync'), { json: { env_id: envA } });
     expect(sync.status).toBe(409);
     expect(sync.body.code).toBe('merge_in_progress');
-    const markers = await admin('POST', G(dash, 'merge/resolve'), { json: { env_id: envA, resolutions: [{ path: file, strategy: 'content', content: c.working }] } });
+    const markers = await admin('POST', G(dash, 'merge/resolve'), {
+      json: { env_id: envA, resolutions: [{ path: file, strategy: 'content', content: c.working }] },
+    });
     expect(markers.status).toBe(400);
     expect(markers.text).toContain('conflict markers');
-    const yaml = await admin('POST', G(dash, 'merge/resolve'), { json: { env_id: envA, resolutions: [{ path: file, strategy: 'content', content: 'a: [1,\n' }] } });
+    const yaml = await admin('POST', G(dash, 'merge/resolve'), {
+      json: { env_id: envA, resolutions: [{ path: file, strategy: 'content', content: 'a: [1,\n' }] },
+    });
     expect(yaml.status).toBe(400);
     expect(yaml.text).toContain('not valid YAML');
     const early = await admin('POST', G(dash, 'merge/continue'), { json: { env_id: envA } });
@@ -290,7 +301,9 @@ describe.skipIf(!on)('a repository per dashboard', () => {
     await makeConflict(3);
     const ms = await admin('GET', `${G(dash, 'merge/status')}?env_id=${envA}`);
     const content = ms.body.conflicts[0].ours.replace(/^dashboard_title: .*$/m, 'dashboard_title: agreed title');
-    const r = await admin('POST', G(dash, 'merge/resolve'), { json: { env_id: envA, resolutions: [{ path: file, strategy: 'content', content }] } });
+    const r = await admin('POST', G(dash, 'merge/resolve'), {
+      json: { env_id: envA, resolutions: [{ path: file, strategy: 'content', content }] },
+    });
     expect(r.status, r.text).toBe(200);
     await admin('POST', G(dash, 'merge/continue'), { json: { env_id: envA } });
     expect(fs.readFileSync(path.join(h.config.GIT_REPOS_DIR!, uuid, file), 'utf8')).toContain('dashboard_title: agreed title');
@@ -316,7 +329,9 @@ describe.skipIf(!on)('batch status', () => {
   it('deduplicates, cuts at 100, and marks one broken repository ERROR without failing the others', async () => {
     const init2 = await admin('POST', G(dash2, 'init'), { json: { env_id: envA } });
     expect(init2.status, init2.text).toBe(200);
-    const r = await admin('POST', '/api/git/status/batch', { json: { env_id: envA, dashboard_ids: [dash, dash2, dash, src.dashboards[2].id] } });
+    const r = await admin('POST', '/api/git/status/batch', {
+      json: { env_id: envA, dashboard_ids: [dash, dash2, dash, src.dashboards[2].id] },
+    });
     expect(r.status, r.text).toBe(200);
     expect(Object.keys(r.body.items)).toEqual([String(dash), String(dash2), String(src.dashboards[2].id)]);
     expect(r.body.truncated).toBe(false);

@@ -48,16 +48,24 @@ beforeAll(async () => {
     };
     const gh = url.startsWith('/api/v3/');
     const ok = gh ? req.headers.authorization === `Bearer ${TOKEN}` : req.headers['private-token'] === TOKEN;
-    if (!ok) return json(401, gh ? { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest' } : { message: '401 Unauthorized' });
+    if (!ok)
+      return json(
+        401,
+        gh ? { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest' } : { message: '401 Unauthorized' },
+      );
     if (req.method === 'GET' && url === '/api/v3/user') return json(200, { login: 'octo', name: 'Octo Cat', email: null, id: 1 });
     if (req.method === 'GET' && url.startsWith('/api/v3/user/repos'))
       return json(200, url.includes('page=1') ? [ghRepo('dash-a', 'octo'), ghRepo('shared', 'someone-else')] : []);
     if (req.method === 'POST' && (url === '/api/v3/user/repos' || url === '/api/v3/orgs/acme/repos')) {
       if (body.name === 'taken')
-        return json(422, { message: 'Repository creation failed.', errors: [{ resource: 'Repository', code: 'custom', field: 'name', message: 'name already exists on this account' }] });
+        return json(422, {
+          message: 'Repository creation failed.',
+          errors: [{ resource: 'Repository', code: 'custom', field: 'name', message: 'name already exists on this account' }],
+        });
       return json(201, ghRepo(body.name, url.includes('acme') ? 'acme' : 'octo', body.private));
     }
-    if (req.method === 'GET' && url === '/api/v4/user') return json(200, { id: 3, username: 'tanuki', name: 'Tanuki', public_email: 't@example.com' });
+    if (req.method === 'GET' && url === '/api/v4/user')
+      return json(200, { id: 3, username: 'tanuki', name: 'Tanuki', public_email: 't@example.com' });
     if (req.method === 'GET' && url.startsWith('/api/v4/projects?membership=true'))
       return json(200, url.includes('page=1') ? [glProject('dash-b', 'tanuki'), glProject('other', 'grp')] : []);
     if (req.method === 'GET' && url === '/api/v4/namespaces/grp') return json(200, { id: 42, path: 'grp', kind: 'group' });
@@ -83,7 +91,13 @@ describe('GitHub adapter (documented shapes)', () => {
     const p = gitProvider({ provider: 'github', baseUrl: base, owner: 'octo', token: TOKEN });
     expect(await p.whoami()).toEqual({ login: 'octo', name: 'Octo Cat', email: null });
     expect(await p.listRepositories()).toEqual([
-      { name: 'dash-a', full_name: 'octo/dash-a', clone_url: 'https://github.example/octo/dash-a.git', private: true, default_branch: 'main' },
+      {
+        name: 'dash-a',
+        full_name: 'octo/dash-a',
+        clone_url: 'https://github.example/octo/dash-a.git',
+        private: true,
+        default_branch: 'main',
+      },
     ]);
     expect(await p.createRepository({ name: 'dash-new', private: false })).toEqual({
       name: 'dash-new',
@@ -109,7 +123,9 @@ describe('GitHub adapter (documented shapes)', () => {
       .catch((x) => x);
     expect(taken.upstreamStatus).toBe(422);
     expect(taken.message).toContain('Repository creation failed.');
-    const down = await gitProvider({ provider: 'github', baseUrl: 'http://127.0.0.1:9', owner: 'o', token: TOKEN }).whoami().catch((x) => x);
+    const down = await gitProvider({ provider: 'github', baseUrl: 'http://127.0.0.1:9', owner: 'o', token: TOKEN })
+      .whoami()
+      .catch((x) => x);
     expect(down).toBeInstanceOf(GitProviderError);
     expect(down.message).toMatch(/cannot reach/);
   });
@@ -120,7 +136,13 @@ describe('GitLab adapter (documented shapes)', () => {
     const p = gitProvider({ provider: 'gitlab', baseUrl: base, owner: 'tanuki', token: TOKEN });
     expect(await p.whoami()).toEqual({ login: 'tanuki', name: 'Tanuki', email: 't@example.com' });
     expect(await p.listRepositories()).toEqual([
-      { name: 'dash-b', full_name: 'tanuki/dash-b', clone_url: 'https://gitlab.example/tanuki/dash-b.git', private: true, default_branch: 'main' },
+      {
+        name: 'dash-b',
+        full_name: 'tanuki/dash-b',
+        clone_url: 'https://gitlab.example/tanuki/dash-b.git',
+        private: true,
+        default_branch: 'main',
+      },
     ]);
     expect((await p.createRepository({ name: 'mine', private: true })).full_name).toBe('tanuki/mine');
     const group = gitProvider({ provider: 'gitlab', baseUrl: base, owner: 'grp', token: TOKEN });

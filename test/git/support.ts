@@ -71,7 +71,11 @@ export class OtherClone {
 
 /** A database in a target instance holding the same (prefixed) tables as the source fixture. */
 export function targetDatabase(c: SupersetClient, prefix: string, dir: string): Promise<{ id: number; uuid?: string }> {
-  return createSqliteDatabase(c, { name: `${prefix}_warehouse`, path: path.join(dir, `${prefix}-target.db`), tables: prefixedTables(prefix) });
+  return createSqliteDatabase(c, {
+    name: `${prefix}_warehouse`,
+    path: path.join(dir, `${prefix}-target.db`),
+    tables: prefixedTables(prefix),
+  });
 }
 
 export async function dashboardTitle(c: SupersetClient, idOrUuid: number | string): Promise<string | null> {

@@ -126,7 +126,24 @@ export async function startGitea(log: Log): Promise<{ info: GiteaInfo; stop(): P
   const username = 'switchyard';
   const password = `pw-${randomBytes(9).toString('base64url')}`;
   const user = run(
-    [bin, '--config', config, '--work-path', workDir, 'admin', 'user', 'create', '--username', username, '--password', password, '--email', 'switchyard@example.com', '--admin', '--must-change-password=false'],
+    [
+      bin,
+      '--config',
+      config,
+      '--work-path',
+      workDir,
+      'admin',
+      'user',
+      'create',
+      '--username',
+      username,
+      '--password',
+      password,
+      '--email',
+      'switchyard@example.com',
+      '--admin',
+      '--must-change-password=false',
+    ],
     env,
     asRoot,
   );
@@ -188,7 +205,13 @@ export async function startGitea(log: Log): Promise<{ info: GiteaInfo; stop(): P
   return { info: { version: GITEA_VERSION, baseUrl, username, password, token, workDir }, stop };
 }
 
-export async function createToken(baseUrl: string, username: string, password: string, name: string, scopes = ['write:repository', 'write:user', 'read:organization']): Promise<string> {
+export async function createToken(
+  baseUrl: string,
+  username: string,
+  password: string,
+  name: string,
+  scopes = ['write:repository', 'write:user', 'read:organization'],
+): Promise<string> {
   const r = await fetch(`${baseUrl}/api/v1/users/${username}/tokens`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}` },
