@@ -8,7 +8,9 @@
  *
  * The working copies look like real dashboard repositories: a dashboard, six charts, a dataset
  * and a database as YAML, a remote-tracking branch; a fifth have a modified chart, a tenth an
- * untracked file, a tenth are a commit ahead of the remote. Ends with one JSON line.
+ * untracked file, a tenth are a commit ahead of the remote. Warm rounds read unchanged working
+ * copies (both sides may trust their stat caches); cold rounds first change every working
+ * file's mtime (neither may). Ends with one JSON line.
  */
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -25,6 +27,14 @@ const arg = (name: string, d: number) => {
 const REPOS = arg('repos', 100);
 const ROUNDS = arg('rounds', 20);
 const WARMUP = 3;
+const COLD_ROUNDS = Math.max(3, Math.round(ROUNDS / 4));
+
+function listWorkingFiles(dir: string): string[] {
+  return fs
+    .readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((d) => d.isFile() && !path.join(d.parentPath, d.name).includes(`${path.sep}.git${path.sep}`) && !d.parentPath.endsWith('.git'))
+    .map((d) => path.join(d.parentPath, d.name));
+}
 
 function git(dir: string, ...args: string[]): string {
   const r = spawnSync('git', ['-C', dir, ...args], {
@@ -205,13 +215,32 @@ async function main() {
       sy.push((await batch()).ms);
       ng.push(native().ms);
     }
+    // Cold: every working file gets a new (old) mtime first, so neither side can trust a stat
+    // cache: Switchyard rescans with isomorphic-git, git re-hashes and rewrites its index.
+    const allFiles = repos.flatMap((r) => listWorkingFiles(r.dir));
+    const age = (k: number) => {
+      const t = new Date(Date.UTC(2020, 0, 1, 0, 0, k));
+      for (const f of allFiles) fs.utimesSync(f, t, t);
+    };
+    const syCold: number[] = [];
+    const ngCold: number[] = [];
+    for (let i = 0; i < COLD_ROUNDS; i++) {
+      age(2 * i);
+      syCold.push((await batch()).ms);
+      age(2 * i + 1);
+      ngCold.push(native().ms);
+    }
     const s50 = median(sy);
     const n50 = median(ng);
     const ratio = s50 / n50;
+    const sc50 = median(syCold);
+    const nc50 = median(ngCold);
     console.log(`batch status of ${REPOS} repositories, ${ROUNDS} rounds each (interleaved):`);
     console.log(`  Switchyard POST /api/git/status/batch   p50 ${s50.toFixed(1)} ms   min ${Math.min(...sy).toFixed(1)} ms`);
     console.log(`  native git status loop (${REPOS} processes) p50 ${n50.toFixed(1)} ms   min ${Math.min(...ng).toFixed(1)} ms`);
     console.log(`  ratio Switchyard / native: ${ratio.toFixed(2)}x (target at most 1.0x)`);
+    console.log(`cold (every working file's mtime changed first), ${COLD_ROUNDS} rounds each:`);
+    console.log(`  Switchyard p50 ${sc50.toFixed(1)} ms, native loop p50 ${nc50.toFixed(1)} ms, ratio ${(sc50 / nc50).toFixed(2)}x`);
     console.log(
       JSON.stringify({
         bench: 'git-status',
@@ -220,6 +249,9 @@ async function main() {
         switchyard_p50_ms: Number(s50.toFixed(1)),
         native_p50_ms: Number(n50.toFixed(1)),
         ratio: Number(ratio.toFixed(3)),
+        cold_switchyard_p50_ms: Number(sc50.toFixed(1)),
+        cold_native_p50_ms: Number(nc50.toFixed(1)),
+        cold_ratio: Number((sc50 / nc50).toFixed(3)),
         states: counts,
       }),
     );

@@ -77,6 +77,9 @@ interface MergeState {
 }
 
 const MERGE_STATE = 'switchyard-merge.json';
+const STATUS_CACHE = new Map<string, { key: string; status: WorkingCopyStatus }>();
+const STATUS_CACHE_MAX = 10_000;
+const RACY_MS = 3_000;
 const CONFLICT_MARKER = /^(<{7}|={7}|>{7})( |$)/m;
 
 export class NoRepositoryError extends AppError {
@@ -261,7 +264,52 @@ export class WorkingCopy {
     return out;
   }
 
+  /**
+   * The status, answered from memory when nothing that decides it changed since the last scan:
+   * HEAD, the index, the config, the branch and remote-tracking refs, the merge state and the
+   * size, mtime and inode of every working file (the stat check git itself makes before hashing).
+   * Files changed in the last few seconds are never trusted to their stat (racy timestamps).
+   */
   async status(): Promise<WorkingCopyStatus> {
+    const key = this.fingerprint();
+    const hit = key ? STATUS_CACHE.get(this.dir) : undefined;
+    if (hit && hit.key === key) return structuredClone(hit.status);
+    const status = await this.scanStatus();
+    if (key && this.fingerprint() === key) {
+      if (STATUS_CACHE.size >= STATUS_CACHE_MAX) STATUS_CACHE.delete(STATUS_CACHE.keys().next().value!);
+      STATUS_CACHE.set(this.dir, { key, status: structuredClone(status) });
+    }
+    return status;
+  }
+
+  private fingerprint(): string | null {
+    const now = Date.now();
+    const parts: string[] = [];
+    let racy = false;
+    const add = (file: string, label: string) => {
+      try {
+        const st = fs.statSync(file);
+        if (now - st.mtimeMs < RACY_MS || now - st.ctimeMs < RACY_MS) racy = true;
+        parts.push(`${label}:${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`);
+      } catch {
+        parts.push(`${label}:-`);
+      }
+    };
+    let head: string;
+    try {
+      head = fs.readFileSync(path.join(this.gitdir, 'HEAD'), 'utf8').trim();
+    } catch {
+      return null;
+    }
+    parts.push(head);
+    const branch = head.startsWith('ref: refs/heads/') ? head.slice('ref: refs/heads/'.length) : '';
+    for (const f of ['index', 'config', 'packed-refs', MERGE_STATE, `refs/heads/${branch}`, `refs/remotes/origin/${branch}`])
+      add(path.join(this.gitdir, f), f);
+    for (const f of listFiles(this.dir)) add(path.join(this.dir, f), f);
+    return racy ? null : parts.join('|');
+  }
+
+  private async scanStatus(): Promise<WorkingCopyStatus> {
     const [files, branch, head] = await Promise.all([this.fileStatus(), this.branch(), this.headOid()]);
     const hasRemote = (await this.remoteUrl()) !== null;
     const remoteHead = hasRemote ? await this.refOid(`refs/remotes/origin/${branch}`) : null;
