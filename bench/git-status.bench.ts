@@ -17,6 +17,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import knexFactory from 'knex';
+import { GitRepositoryStore } from '../db/git/repositories.ts';
 import { toYaml } from '../lib/git/dashboard-files.ts';
 import { BENCH_ADMIN_PASSWORD, percentile, startBenchStack, waitUntil } from './support.ts';
 
@@ -164,10 +165,18 @@ async function main() {
       repos.push({ id: 1000 + i, uuid, dir: makeRepo(root, uuid, i) });
     }
     const knex = knexFactory({ client: 'pg', connection: stack.databaseUrl, pool: { min: 0, max: 1 } });
-    await knex('git_repositories').insert(
-      repos.map((r) => ({ dashboard_uuid: r.uuid, branch: 'main', remote_url: `http://127.0.0.1:9/bench/${r.uuid}.git` })),
-    );
-    await knex('git_dashboard_bindings').insert(repos.map((r) => ({ env_id: envId, dashboard_id: r.id, dashboard_uuid: r.uuid })));
+    const store = new GitRepositoryStore(knex);
+    for (const r of repos) {
+      await store.upsert({
+        dashboard_uuid: r.uuid,
+        title: null,
+        config_id: null,
+        remote_name: null,
+        remote_url: `http://127.0.0.1:9/bench/${r.uuid}.git`,
+        branch: 'main',
+      });
+      await store.bind(envId, r.id, r.uuid);
+    }
     await knex.destroy();
     console.error(`${REPOS} working copies made in ${Date.now() - started} ms`);
 

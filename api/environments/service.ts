@@ -1,5 +1,4 @@
 import type { Context } from 'koa';
-import type { Knex } from 'knex';
 import { connectionOf, type EnvironmentFields, type EnvironmentStore } from '../../db/environments/store.ts';
 import type { Keyring } from '../../lib/crypto.ts';
 import { AppError, SecretRequiredError } from '../../lib/errors.ts';
@@ -7,7 +6,7 @@ import type { Logger } from '../../lib/logger.ts';
 import { assertSecretResent } from '../../lib/secret-destination.ts';
 import { SupersetClient, SupersetUnavailableError } from '../../lib/superset/index.ts';
 import type { Principal } from '../auth/principal.ts';
-import { recordSecurityEvent, type SecurityEventInput } from '../auth/security-events.ts';
+import type { SecurityEventInput, SecurityEventService } from '../auth/security-events.ts';
 import { toEnvironmentView, type EnvironmentView } from './schemas.ts';
 import type { Supersets } from './upstream.ts';
 
@@ -42,16 +41,16 @@ export interface EnvironmentTestReport {
 
 /** Environments: CRUD (password encrypted at rest with the keyring; the SQL is EnvironmentStore's) and the connection test. */
 export class EnvironmentService {
-  private readonly knex: Knex;
   private readonly store: EnvironmentStore;
   private readonly supersets: Supersets;
   private readonly keyring: Keyring;
   private readonly logger: Logger;
+  private readonly events: SecurityEventService;
 
-  constructor(deps: { knex: Knex; store: EnvironmentStore; supersets: Supersets; keyring: Keyring; logger: Logger }) {
-    this.knex = deps.knex;
+  constructor(deps: { store: EnvironmentStore; supersets: Supersets; keyring: Keyring; logger: Logger; events: SecurityEventService }) {
     this.store = deps.store;
     this.supersets = deps.supersets;
+    this.events = deps.events;
     this.keyring = deps.keyring;
     this.logger = deps.logger;
   }
@@ -66,7 +65,7 @@ export class EnvironmentService {
   }
 
   private audit(actor: Actor, ev: Omit<SecurityEventInput, 'actorId' | 'actorUsername'>): Promise<void> {
-    return recordSecurityEvent(this.knex, actor.ctx, {
+    return this.events.record(actor.ctx, {
       ...ev,
       actorId: actor.principal?.userId ?? null,
       actorUsername: actor.principal?.username ?? null,
@@ -154,7 +153,11 @@ export class EnvironmentService {
     await this.store.remove(id);
     this.supersets.evict(id);
     this.logger.info({ env_id: id }, 'environment deleted');
-    await this.audit(actor, { type: 'ENVIRONMENT_DELETED', outcome: 'success', detail: { env_id: id, name: row.name, base_url: row.base_url } });
+    await this.audit(actor, {
+      type: 'ENVIRONMENT_DELETED',
+      outcome: 'success',
+      detail: { env_id: id, name: row.name, base_url: row.base_url },
+    });
   }
 
   /**
@@ -201,7 +204,14 @@ export class EnvironmentService {
     await this.audit(actor, {
       type: 'ENVIRONMENT_TESTED',
       outcome: report.ok ? 'success' : 'failure',
-      detail: { env_id: id, name: row.name, base_url: row.base_url, reachable: report.reachable, login: report.login, error: report.error?.code ?? null },
+      detail: {
+        env_id: id,
+        name: row.name,
+        base_url: row.base_url,
+        reachable: report.reachable,
+        login: report.login,
+        error: report.error?.code ?? null,
+      },
     });
     return report;
   }

@@ -1,10 +1,8 @@
 import path from 'node:path';
-import type { Knex } from 'knex';
-import { GitConfigStore, type GitConfigInput, type GitConfigRow } from '../../db/git/configs.ts';
-import { GitRepositoryStore, type GitDeploymentRow } from '../../db/git/repositories.ts';
-import { getPreferences } from '../../db/profile/repository.ts';
+import type { GitConfigStore, GitConfigInput, GitConfigRow } from '../../db/git/configs.ts';
+import type { GitDeploymentRow, GitRepositoryStore } from '../../db/git/repositories.ts';
+import type { ProfileStore } from '../../db/profile/store.ts';
 import type { Config } from '../../lib/config.ts';
-import type { Keyring } from '../../lib/crypto.ts';
 import { AppError, ConflictError, NotFoundError, UpstreamUnavailableError, ValidationError } from '../../lib/errors.ts';
 import { filesFromExport } from '../../lib/git/dashboard-files.ts';
 import { apiBase, authUsername, gitProvider, GitProviderError, type RemoteRepository } from '../../lib/git/providers.ts';
@@ -73,27 +71,28 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) 
 export class GitService {
   readonly configs: GitConfigStore;
   readonly repos: GitRepositoryStore;
-  private readonly knex: Knex;
+  private readonly profiles: ProfileStore;
   private readonly config: Config;
   private readonly environments: EnvironmentStore;
   private readonly supersets: Supersets;
   private readonly logger: Logger;
 
   constructor(deps: {
-    knex: Knex;
-    keyring: Keyring;
+    configs: GitConfigStore;
+    repos: GitRepositoryStore;
+    profiles: ProfileStore;
     config: Config;
     environments: EnvironmentStore;
     supersets: Supersets;
     logger: Logger;
   }) {
-    this.knex = deps.knex;
+    this.configs = deps.configs;
+    this.repos = deps.repos;
+    this.profiles = deps.profiles;
     this.config = deps.config;
     this.environments = deps.environments;
     this.supersets = deps.supersets;
     this.logger = deps.logger.child({ component: 'git' });
-    this.configs = new GitConfigStore(deps.knex, deps.keyring);
-    this.repos = new GitRepositoryStore(deps.knex);
   }
 
   // --- configs ---------------------------------------------------------------------------------
@@ -191,7 +190,7 @@ export class GitService {
   }
 
   private async identity(principal: Principal): Promise<Author> {
-    const prefs = principal.userId ? await getPreferences(this.knex, principal.userId) : undefined;
+    const prefs = principal.userId ? await this.profiles.get(principal.userId) : undefined;
     if (!prefs?.git_username || !prefs.git_email)
       throw new AppError(
         400,
@@ -305,13 +304,7 @@ export class GitService {
   /** Statuses of dashboards whose UUIDs are known: one shared lock statement, a few scans at once. */
   private async statusOf(envId: string, items: Array<{ dashboardId: number; uuid: string }>): Promise<RepositoryStatus[]> {
     const uuids = items.map((i) => i.uuid);
-    const [rows, deployments] = await Promise.all([
-      this.knex('git_repositories').whereIn('dashboard_uuid', uuids).select('dashboard_uuid', 'remote_url'),
-      this.repos.lastDeployments(uuids),
-    ]);
-    const remoteOf = new Map<string, string | null>(
-      rows.map((r: { dashboard_uuid: string; remote_url: string | null }) => [r.dashboard_uuid, r.remote_url]),
-    );
+    const [remoteOf, deployments] = await Promise.all([this.repos.remoteUrls(uuids), this.repos.lastDeployments(uuids)]);
     return this.repos.withLock(
       uuids.filter((u) => remoteOf.has(u)),
       'shared',

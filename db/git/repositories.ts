@@ -44,6 +44,15 @@ export class GitRepositoryStore {
     return this.knex<GitRepositoryRow>('git_repositories').where({ dashboard_uuid: dashboardUuid }).first();
   }
 
+  /** UUID → remote URL (null: a local repository) for the ones that have a repository. */
+  async remoteUrls(dashboardUuids: readonly string[]): Promise<Map<string, string | null>> {
+    if (!dashboardUuids.length) return new Map();
+    const rows = await this.knex<GitRepositoryRow>('git_repositories')
+      .whereIn('dashboard_uuid', dashboardUuids as string[])
+      .select('dashboard_uuid', 'remote_url');
+    return new Map(rows.map((r) => [r.dashboard_uuid, r.remote_url]));
+  }
+
   async upsert(row: Pick<GitRepositoryRow, 'dashboard_uuid' | 'title' | 'config_id' | 'remote_name' | 'remote_url' | 'branch'>) {
     const [saved] = await this.knex<GitRepositoryRow>('git_repositories')
       .insert(row)

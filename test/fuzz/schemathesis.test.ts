@@ -71,8 +71,18 @@ describe.runIf(installed || ci)('Schemathesis against the OpenAPI document', () 
     'finds no 5xx, no undocumented status and no response off its schema',
     async () => {
       expect(installed, `${ST} is missing: run scripts/fuzz/setup.sh`).toBe(true);
-      const source = await createEnvironment(h, { name: 'fuzz-source', baseUrl: fake.baseUrl, username: fake.username, password: fake.password });
-      const target = await createEnvironment(h, { name: 'fuzz-target', baseUrl: fake.baseUrl, username: fake.username, password: fake.password });
+      const source = await createEnvironment(h, {
+        name: 'fuzz-source',
+        baseUrl: fake.baseUrl,
+        username: fake.username,
+        password: fake.password,
+      });
+      const target = await createEnvironment(h, {
+        name: 'fuzz-target',
+        baseUrl: fake.baseUrl,
+        username: fake.username,
+        password: fake.password,
+      });
       const me = await h.request('GET', '/api/auth/me', { token: h.adminToken });
 
       // Half of the generated environment ids are real ones (the other half exercise the 404s).
@@ -129,7 +139,10 @@ describe.runIf(installed || ci)('Schemathesis against the OpenAPI document', () 
       expect((await h.request('GET', '/api/auth/me', { token: h.adminToken })).status, 'the fuzz run ended its own session').toBe(200);
       // Environment-bound endpoints reached the (fake) Superset through the pinned environment ids.
       expect(fake.requests.length, 'no request reached the fake Superset').toBeGreaterThan(0);
-      expect(code, `schemathesis failed (report in ${dir}):\n${output.slice(-20000).replaceAll(h.adminToken, '<token>').replaceAll(ADMIN.password, '<password>')}`).toBe(0);
+      expect(
+        code,
+        `schemathesis failed (report in ${dir}):\n${output.slice(-20000).replaceAll(h.adminToken, '<token>').replaceAll(ADMIN.password, '<password>')}`,
+      ).toBe(0);
       passed = true;
     },
     (MAX_TIME + 120) * 1000,
