@@ -300,6 +300,7 @@ export const initView = z.object({
   env_id: z.string(),
   dashboard_uuid: z.string(),
   created: z.boolean(),
+  adopted_remote_history: z.boolean().describe('The working copy was made from the history already on the remote'),
   branch: z.string(),
   head: z.string(),
   config_id: z.string().nullable(),

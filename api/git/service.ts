@@ -257,8 +257,11 @@ export class GitService {
     }
     const title = await this.dashboardTitle(envId, dashboardId);
     const wc = this.workingCopy(uuid);
+    // A remote that was not created just now may hold this dashboard's history already: adopt it.
+    const adopt = remoteUrl && !remoteCreated ? { creds: await this.credentials(config?.id ?? existing?.config_id ?? null) } : undefined;
     const r = await this.repos.withLock([uuid], 'exclusive', () =>
       wc.init({
+        adopt,
         branch: existing?.branch ?? branch,
         remoteUrl,
         author,
@@ -283,6 +286,7 @@ export class GitService {
       env_id: envId,
       dashboard_uuid: uuid,
       created: r.created,
+      adopted_remote_history: r.adopted,
       branch: existing?.branch ?? branch,
       head: r.head,
       config_id: config?.id ?? existing?.config_id ?? null,

@@ -125,18 +125,35 @@ export class WorkingCopy {
     remoteUrl?: string | null;
     author: Author;
     readme: string;
-  }): Promise<{ created: boolean; head: string }> {
+    /** With a remote that may already hold the history (a working copy lost or made elsewhere): take its branch. */
+    adopt?: { creds: Credentials | null };
+  }): Promise<{ created: boolean; head: string; adopted: boolean }> {
     const created = !this.exists();
     fs.mkdirSync(this.dir, { recursive: true });
     if (created) await git.init({ ...this.base, defaultBranch: opts.branch });
     if (opts.remoteUrl) await this.setRemote(opts.remoteUrl);
     let head = await this.headOid();
+    let adopted = false;
+    if (!head && opts.remoteUrl && opts.adopt) {
+      const theirs = await this.fetch(opts.adopt.creds).catch((err: unknown) => {
+        // An empty or missing remote repository has nothing to adopt; the first push fills it.
+        if (err instanceof GitRemoteError && err.code === 'remote_not_found') return null;
+        if (err instanceof Errors.NotFoundError) return null;
+        throw err;
+      });
+      if (theirs) {
+        await git.writeRef({ ...this.base, ref: `refs/heads/${opts.branch}`, value: theirs, force: true });
+        await git.checkout({ ...this.base, ref: opts.branch, force: true });
+        head = theirs;
+        adopted = true;
+      }
+    }
     if (!head) {
       fs.writeFileSync(path.join(this.dir, 'README.md'), opts.readme);
       await git.add({ ...this.base, filepath: 'README.md' });
       head = await git.commit({ ...this.base, message: 'Start the dashboard repository', author: opts.author });
     }
-    return { created, head };
+    return { created, head, adopted };
   }
 
   async setRemote(url: string): Promise<void> {

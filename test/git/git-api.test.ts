@@ -325,6 +325,27 @@ describe.skipIf(!on)('a repository per dashboard', () => {
   });
 });
 
+describe.skipIf(!on)('a lost working copy', () => {
+  it('init again adopts the history on the remote instead of starting a second one', async () => {
+    const uuid = src.dashboards[0].uuid!;
+    const remote = new OtherClone(path.join(inject('runDir'), `${P}-other2`), gitea()!);
+    const remoteUrl = `${gitea()!.baseUrl}/${gitea()!.username}/dashboard-${uuid}.git`;
+    await remote.clone(remoteUrl);
+    fs.rmSync(path.join(h.config.GIT_REPOS_DIR!, uuid), { recursive: true, force: true });
+    const lost = await admin('GET', `${G(dash, 'status')}?env_id=${envA}`);
+    expect(lost.body.status).toBe('NO_REPO');
+    const r = await admin('POST', G(dash, 'init'), { json: { env_id: envA, config_id: configId } });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body).toMatchObject({ created: true, adopted_remote_history: true, remote_url: remoteUrl });
+    expect(r.body.head).toBe(await remote.head());
+    const s = await admin('GET', `${G(dash, 'status')}?env_id=${envA}`);
+    expect(s.body).toMatchObject({ status: 'CLEAN', ahead: 0, behind: 0, head: r.body.head });
+    const hist = await admin('GET', `${G(dash, 'history')}?env_id=${envA}&limit=100`);
+    expect(hist.body.items.at(-1).message).toBe('Start the dashboard repository');
+    expect(hist.body.items.some((i: any) => i.message === 'Remote rename 4')).toBe(true);
+  });
+});
+
 describe.skipIf(!on)('batch status', () => {
   it('deduplicates, cuts at 100, and marks one broken repository ERROR without failing the others', async () => {
     const init2 = await admin('POST', G(dash2, 'init'), { json: { env_id: envA } });

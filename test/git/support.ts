@@ -56,6 +56,9 @@ export class OtherClone {
   async pull(): Promise<void> {
     await git.pull({ fs, http, dir: this.dir, singleBranch: true, author: { name: 'Other', email: 'other@example.com' }, ...this.auth });
   }
+  async head(): Promise<string> {
+    return git.resolveRef({ fs, dir: this.dir, ref: 'HEAD' });
+  }
   read(file: string): string {
     return fs.readFileSync(path.join(this.dir, file), 'utf8');
   }
