@@ -4,7 +4,7 @@ import type { GitDeploymentRow, GitRepositoryStore } from '../../db/git/reposito
 import type { ProfileStore } from '../../db/profile/store.ts';
 import type { Config } from '../../lib/config.ts';
 import { AppError, ConflictError, NotFoundError, UpstreamUnavailableError, ValidationError } from '../../lib/errors.ts';
-import { filesFromExport } from '../../lib/git/dashboard-files.ts';
+import { filesFromExport, UUID } from '../../lib/git/dashboard-files.ts';
 import { apiBase, authUsername, gitProvider, GitProviderError, type RemoteRepository } from '../../lib/git/providers.ts';
 import { NoRepositoryError, WorkingCopy, type Author, type Credentials, type Resolution } from '../../lib/git/working-copy.ts';
 import type { Logger } from '../../lib/logger.ts';
@@ -175,9 +175,11 @@ export class GitService {
       notFound: (env) => `Dashboard ${dashboardId} in environment '${env.name}'`,
     });
     const uuid = (d as { uuid?: unknown }).uuid;
-    if (typeof uuid !== 'string' || !uuid) throw new UpstreamUnavailableError('Superset', `Superset gave dashboard ${dashboardId} no uuid`);
-    if (await this.repos.get(uuid)) await this.repos.bind(envId, dashboardId, uuid);
-    return uuid;
+    // The UUID names the working copy's folder: anything else is refused.
+    if (typeof uuid !== 'string' || !UUID.test(uuid.toLowerCase()))
+      throw new UpstreamUnavailableError('Superset', `Superset gave dashboard ${dashboardId} no valid uuid`);
+    if (await this.repos.get(uuid.toLowerCase())) await this.repos.bind(envId, dashboardId, uuid.toLowerCase());
+    return uuid.toLowerCase();
   }
 
   /** Repository row and working copy of a dashboard; 404 `no_repository` when it has none. */

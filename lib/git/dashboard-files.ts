@@ -22,6 +22,8 @@ export interface DashboardFiles {
   files: Map<string, string>;
 }
 
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 const JSON_STRING_FIELDS = new Set(['query_context']);
 
 function sortDeep(value: unknown, key?: string): unknown {
@@ -77,8 +79,9 @@ export function filesFromExport(zip: Uint8Array): DashboardFiles {
       files.set('metadata.yaml', toYaml(content));
       continue;
     }
-    const uuid = typeof content.uuid === 'string' ? content.uuid : '';
-    if (!uuid) throw new Error(`${inner} in the export has no uuid`);
+    const uuid = typeof content.uuid === 'string' ? content.uuid.toLowerCase() : '';
+    // The UUID names the file: anything but a UUID could name a path outside the repository.
+    if (!UUID.test(uuid)) throw new Error(`${inner} in the export has no valid uuid`);
     if (kind === 'dashboards') {
       if (dashboardUuid) throw new Error('the export holds more than one dashboard');
       dashboardUuid = uuid;

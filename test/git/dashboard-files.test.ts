@@ -58,6 +58,10 @@ describe('dashboard files', () => {
     expect([...bundle.files.keys()]).not.toContain('README.md');
   });
 
+  it('refuses an object whose uuid could name a path outside the repository', () => {
+    expect(() => filesFromExport(exportZip('r', 't', 'slice_name: x\nuuid: ../../../etc/evil\n'))).toThrow(/no valid uuid/);
+  });
+
   it('refuses an export with no dashboard or two', () => {
     expect(() => filesFromExport(zipSync({ 'r/metadata.yaml': strToU8('version: 1.0.0\n') }))).toThrow(/no dashboard/);
   });
