@@ -1,5 +1,6 @@
 import { createBackupActivities } from './backups/index.ts';
 import type { ActivityDeps } from './deps.ts';
+import { createGitActivities } from './git/index.ts';
 import { createMigrationActivities } from './migration/index.ts';
 import { createSelfcheckActivities } from './selfcheck/steps.ts';
 import { createTaskLifecycleActivities } from './tasks/lifecycle.ts';
@@ -13,6 +14,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createSelfcheckActivities(deps),
     ...createMigrationActivities(deps),
     ...createBackupActivities(deps),
+    ...createGitActivities(deps),
   };
 }
 

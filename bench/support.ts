@@ -98,6 +98,7 @@ export async function startBenchStack(dataDir: string, opts: { mode?: 'single' |
   const base = `http://127.0.0.1:${config.PORT}`;
   return {
     base,
+    databaseUrl: infra.databaseUrl,
     processes,
     async stop() {
       for (const p of processes) await stopChild(p.child);

@@ -2,3 +2,4 @@
 export { selfcheckWorkflow } from './selfcheck.ts';
 export { migrationWorkflow } from './migration.ts';
 export { backupWorkflow, restoreWorkflow } from './backup.ts';
+export { gitDeployWorkflow } from './git-deploy.ts';

@@ -23,6 +23,10 @@ const OWNERS: Record<string, string[]> = {
   tasks: ['db/tasks/store.ts'],
   task_logs: ['db/tasks/store.ts'],
   environments: ['db/environments/store.ts'],
+  git_configs: ['db/git/configs.ts'],
+  git_repositories: ['db/git/repositories.ts'],
+  git_dashboard_bindings: ['db/git/repositories.ts'],
+  git_deployments: ['db/git/repositories.ts'],
 };
 
 const names = Object.keys(OWNERS).join('|');
