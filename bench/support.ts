@@ -10,7 +10,13 @@ export function percentile(sorted: number[], p: number): number {
 
 /** Resident memory of a process in MB, from /proc (Linux). */
 export function rssMb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  let status: string;
+  try {
+    status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return NaN; // the process has ended: the bench's own error says why
+  }
+  const m = /VmRSS:\s+(\d+) kB/.exec(status);
   return m ? Number(m[1]) / 1024 : NaN;
 }
 
@@ -18,7 +24,11 @@ export class RssSampler {
   peak = 0;
   private timer: NodeJS.Timeout;
   constructor(pid: number) {
-    this.timer = setInterval(() => (this.peak = Math.max(this.peak, rssMb(pid))), 100);
+    this.timer = setInterval(() => {
+      const now = rssMb(pid);
+      if (!Number.isNaN(now)) this.peak = Math.max(this.peak, now);
+    }, 100);
+    this.timer.unref();
   }
   stop(): number {
     clearInterval(this.timer);
