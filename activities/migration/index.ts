@@ -85,13 +85,14 @@ export function createMigrationActivities(deps: ActivityDeps) {
       });
       index.forgetContent(prepared.bundle);
       log.info(
-        `imported '${prepared.title}' as target dashboard ${r.targetDashboardId}${r.dropped.length ? `, dropping ${r.dropped.length} field(s) the target rejects` : ''}`,
+        `imported '${prepared.title}' as target dashboard ${r.targetDashboardId}${r.dropped.length ? `, dropping ${r.dropped.length} field(s) the target rejects` : ''}${r.defaulted.length ? `, filling ${r.defaulted.length} required field(s) with the target's defaults` : ''}`,
       );
       return {
         ...outcome,
         status: 'imported',
         target_dashboard_id: r.targetDashboardId,
         dropped_fields: r.dropped,
+        defaulted_fields: r.defaulted,
         learned_rejections: r.learned,
         import_attempts: r.attempts,
         reused_previous_import: r.reusedPreviousImport,

@@ -160,6 +160,8 @@ export interface FakeSuperset {
   fail(match: { method?: string; path?: RegExp | string }, mode: FailureMode, times?: number): void;
   /** Make dashboard imports of the bundles `when` picks answer `status` with `body` (until cleared). */
   failImport(failure: FakeImportFailure): void;
+  /** Leave these top-level fields out of every exported object (as an older release's export would). */
+  omitFromExports(fields: string[]): void;
   clearFailures(): void;
   /** Invalidate every issued token (as a restarted Superset with another secret would). */
   revokeTokens(): void;
@@ -198,6 +200,7 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
     filterColumns: opts.filterColumns ?? {},
   };
   let sharedFilters: ListQ['filters'] = [];
+  let omittedFields: string[] = [];
   const secret = randomBytes(16).toString('hex');
   let tokenGeneration = 0;
   const users: FakeUser[] = [];
@@ -355,7 +358,10 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
   const exportBundle = (ids: number[], kind: 'dashboard' | 'chart' | 'dataset' = 'dashboard'): Uint8Array => {
     const root = `${kind}_export_${new Date(clock).toISOString().replace(/\D/g, '').slice(0, 14)}`;
     const files: Record<string, Uint8Array> = {};
-    const put = (path: string, content: unknown) => (files[`${root}/${path}`] = strToU8(toYaml(content)));
+    const put = (path: string, content: Record<string, unknown>) => {
+      const kept = path === 'metadata.yaml' ? content : Object.fromEntries(Object.entries(content).filter(([k]) => !omittedFields.includes(k)));
+      files[`${root}/${path}`] = strToU8(toYaml(kept));
+    };
     const type = { dashboard: 'Dashboard', chart: 'Slice', dataset: 'SqlaTable' }[kind];
     put('metadata.yaml', { version: '1.0.0', type, timestamp: new Date(clock).toISOString() });
     const putDatabase = (db: FakeDatabase) =>
@@ -1006,6 +1012,9 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
     },
     failImport(failure) {
       importFailures.push(failure);
+    },
+    omitFromExports(fields) {
+      omittedFields = fields;
     },
     clearFailures() {
       failures = [];
