@@ -36,6 +36,17 @@ export const TEST_SUPERSETS: SupersetSpecs<TestSupersetName> = {
   d: { version: '6.1.0', metadata: 'postgresql' },
 };
 
+/**
+ * The version matrix (`npm run test:matrix`): one instance per release people run, both metadata
+ * backends represented (the default set already covers 6.1.0 on both and 6.0.0 on SQLite).
+ */
+export const MATRIX_SUPERSETS: SupersetSpecs = {
+  '4.1.4': { version: '4.1.4', metadata: 'postgresql' },
+  '5.0.0': { version: '5.0.0', metadata: 'sqlite' },
+  '6.0.0': { version: '6.0.0', metadata: 'postgresql' },
+  '6.1.0': { version: '6.1.0', metadata: 'sqlite' },
+};
+
 interface Log {
   info(msg: string): void;
   warn(msg: string): void;
