@@ -82,6 +82,8 @@ export interface SupersetClientOptions {
   maxSockets?: number;
   /** Pages fetched at once by listAll (default 4). */
   listConcurrency?: number;
+  /** How long probed capabilities are trusted before the release is read again (default CAPABILITIES_RECHECK_MS). */
+  capabilitiesRecheckMs?: number;
 }
 
 export type Resource = 'dashboard' | 'chart' | 'dataset' | 'database';
@@ -234,6 +236,7 @@ export class SupersetClient {
   private readonly maxJsonBytes: number;
   private readonly maxBinaryBytes: number;
   private readonly listConcurrency: number;
+  private readonly capabilitiesRecheckMs: number;
   private auth?: AuthState;
   private authFlight?: Promise<AuthState>;
   private csrf?: string;
@@ -254,6 +257,7 @@ export class SupersetClient {
     this.maxJsonBytes = opts.maxJsonBytes ?? 64 * 1024 * 1024;
     this.maxBinaryBytes = opts.maxBinaryBytes ?? 512 * 1024 * 1024;
     this.listConcurrency = Math.max(1, opts.listConcurrency ?? 4);
+    this.capabilitiesRecheckMs = opts.capabilitiesRecheckMs ?? CAPABILITIES_RECHECK_MS;
     const connect = { rejectUnauthorized: conn.verifyTls !== false, timeout: this.timeoutMs };
     const connections = Math.max(1, opts.maxSockets ?? 8);
     this.pool = new Pool(this.base.origin, { connections, connect, keepAliveTimeout: 10_000 });
@@ -591,11 +595,11 @@ export class SupersetClient {
 
   /**
    * What this instance can do (list filters and columns, security API, thumbnails), probed once
-   * and kept with the release it was probed on. After CAPABILITIES_RECHECK_MS the release is read
+   * and kept with the release it was probed on. After `capabilitiesRecheckMs` the release is read
    * again (one anonymous call) and everything is probed anew only when it changed.
    */
   async capabilities(): Promise<SupersetCapabilities> {
-    if (this.caps && Date.now() - this.caps.checkedAt < CAPABILITIES_RECHECK_MS) return this.caps.value;
+    if (this.caps && Date.now() - this.caps.checkedAt < this.capabilitiesRecheckMs) return this.caps.value;
     this.capsFlight ??= (async () => {
       const known = this.caps;
       if (known && (await this.version()) === known.value.version) {

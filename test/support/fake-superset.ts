@@ -160,6 +160,8 @@ export interface FakeSuperset {
   fail(match: { method?: string; path?: RegExp | string }, mode: FailureMode, times?: number): void;
   /** Make dashboard imports of the bundles `when` picks answer `status` with `body` (until cleared). */
   failImport(failure: FakeImportFailure): void;
+  /** Answer another release from now on (as an upgraded instance would). */
+  setVersion(version: string | null): void;
   /** Leave these top-level fields out of every exported object (as an older release's export would). */
   omitFromExports(fields: string[]): void;
   clearFailures(): void;
@@ -1012,6 +1014,9 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
     },
     failImport(failure) {
       importFailures.push(failure);
+    },
+    setVersion(version) {
+      options.version = version;
     },
     omitFromExports(fields) {
       omittedFields = fields;
