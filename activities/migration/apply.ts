@@ -88,7 +88,9 @@ export async function importPrepared(opts: {
       if (stripped.length === 0 && filled.length === 0) throw err; // refused for another reason: report it as it is
       for (const d of stripped) ctx.log.warn(`the target rejects ${d.object} field '${d.field}': dropped (${d.file})`);
       for (const d of filled)
-        ctx.log.warn(`the target requires ${d.object} field '${d.field}', which the source does not export: set to ${JSON.stringify(d.value)} (${d.file})`);
+        ctx.log.warn(
+          `the target requires ${d.object} field '${d.field}', which the source does not export: set to ${JSON.stringify(d.value)} (${d.file})`,
+        );
       dropped.push(...stripped);
       defaulted.push(...filled);
     }

@@ -244,7 +244,8 @@ export class TargetIndex {
         const db = dbByUuid.get(str(f.content.database_uuid) ?? '');
         if (!uuid || !db) continue;
         const row = rows.find(
-          (r) => r.database?.id === db.id && r.table_name === f.content.table_name && (r.schema ?? null) === (str(f.content.schema) ?? null),
+          (r) =>
+            r.database?.id === db.id && r.table_name === f.content.table_name && (r.schema ?? null) === (str(f.content.schema) ?? null),
         );
         if (!row) continue;
         this.addDataset({ ...row, uuid });

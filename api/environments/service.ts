@@ -185,8 +185,8 @@ export class EnvironmentService {
       const probe = await client.probePermissions();
       report.checked_permissions = probe.checked;
       report.missing_permissions = probe.missing;
-      report.ok = probe.missing.length === 0;
       report.capabilities = await client.probeCapabilities();
+      report.ok = probe.missing.length === 0;
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       // Superset answered something (even an error) only if this is not a transport failure.

@@ -230,7 +230,8 @@ function fieldPaths(tree: Record<string, unknown>, message: RegExp, prefix: stri
   for (const [k, v] of Object.entries(tree)) {
     if (UNSAFE_KEYS.has(k)) continue;
     if (Array.isArray(v) && v.length > 0 && v.every((m) => typeof m === 'string' && message.test(m))) out.push([...prefix, k]);
-    else if (v && typeof v === 'object' && !Array.isArray(v)) out.push(...fieldPaths(v as Record<string, unknown>, message, [...prefix, k]));
+    else if (v && typeof v === 'object' && !Array.isArray(v))
+      out.push(...fieldPaths(v as Record<string, unknown>, message, [...prefix, k]));
   }
   return out;
 }

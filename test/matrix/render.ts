@@ -56,7 +56,9 @@ export function renderMatrix(opts: {
   lines.push(`|---|${releases.map(() => '---').join('|')}|`);
   for (const s of releases) lines.push(`| **${s.release}** | ${releases.map((t) => cell(s.release, t.release)).join(' | ')} |`);
   lines.push('');
-  lines.push('Read side against each release (through the API: connection test with capabilities, dashboard list, detail, datasets, database-mapping suggestions, backup and restore):');
+  lines.push(
+    'Read side against each release (through the API: connection test with capabilities, dashboard list, detail, datasets, database-mapping suggestions, backup and restore):',
+  );
   lines.push('');
   const names = reads[0]?.checks.map((c) => c.name) ?? [];
   lines.push(`| release | metadata | ${names.join(' | ')} |`);
@@ -69,7 +71,7 @@ export function renderMatrix(opts: {
   const adapted = pairs.filter((p) => p.dropped.length || p.defaulted.length);
   if (adapted.length) {
     lines.push('');
-    lines.push('Fields adapted per pair (the target named them; reported per object in each dashboard\'s outcome):');
+    lines.push("Fields adapted per pair (the target named them; reported per object in each dashboard's outcome):");
     lines.push('');
     lines.push('| pair | dropped (the target rejects them) | defaulted (the target requires them) |');
     lines.push('|---|---|---|');

@@ -26,7 +26,10 @@ const envs: Record<string, string> = {};
 const prefixes: Record<string, string> = {};
 const sources: Record<string, SourceFixture> = {};
 /** Per pair, what the target holds before the migration: the mapped database, the bait and the slug owner. */
-const traps = new Map<string, { targetDb: { id: number; uuid?: string }; bait: { id: number; uuid?: string }; slugOwner: { id: number; title: string } }>();
+const traps = new Map<
+  string,
+  { targetDb: { id: number; uuid?: string }; bait: { id: number; uuid?: string }; slugOwner: { id: number; title: string } }
+>();
 const pairResults = new Map<string, PairResult>();
 const readResults = new Map<string, ReadResult>();
 
@@ -73,7 +76,11 @@ beforeAll(async () => {
   for (const [s, t] of pairs) {
     const p = prefixes[s];
     const cl = clients[t];
-    const targetDb = await createSqliteDatabase(cl, { name: `${p}_warehouse`, path: path.join(dir, `${p}-${t}.db`), tables: prefixedTables(p) });
+    const targetDb = await createSqliteDatabase(cl, {
+      name: `${p}_warehouse`,
+      path: path.join(dir, `${p}-${t}.db`),
+      tables: prefixedTables(p),
+    });
     // Same name as the source's database: Superset's own import would take it over.
     const bait = await createSqliteDatabase(cl, { name: `${p}_src`, path: path.join(dir, `${p}-${t}-bait.db`), tables: prefixedTables(p) });
     const title = `${p} owned by ${t}`;
@@ -131,22 +138,31 @@ describe.skipIf(!releases.length)('migrations across releases', () => {
       const migrated = (await getDashboard(cl, o.dashboard_uuid)).result;
       expect(migrated.id).toBe(o.target_dashboard_id);
       expect(migrated.slug ?? null).toBeNull();
-      const dbs = await listAll<{ id: number; [k: string]: unknown }>(cl, 'database', { columns: ['id', 'uuid', 'database_name'] } as never);
+      const dbs = await listAll<{ id: number; [k: string]: unknown }>(cl, 'database', {
+        columns: ['id', 'uuid', 'database_name'],
+      } as never);
       expect(dbs.find((d) => d.id === bait.id)?.uuid).toBe(bait.uuid);
       expect(dbs.filter((d) => String(d.database_name).startsWith(p))).toHaveLength(2);
-      const datasets = await listAll<{ id: number; [k: string]: any }>(cl, 'dataset', { columns: ['id', 'table_name', 'database.id'] } as never);
+      const datasets = await listAll<{ id: number; [k: string]: any }>(cl, 'dataset', {
+        columns: ['id', 'table_name', 'database.id'],
+      } as never);
       expect(datasets.filter((d) => d.table_name === `${p}_sales` && d.database?.id === targetDb.id)).toHaveLength(1);
       expect(datasets.filter((d) => d.database?.id === bait.id)).toHaveLength(0);
 
-      const charts = async () => (await listAll<{ id: number; [k: string]: unknown }>(cl, 'chart', { columns: ['id', 'slice_name'] } as never))
-        .filter((c) => String(c.slice_name).startsWith(p)).length;
+      const charts = async () =>
+        (await listAll<{ id: number; [k: string]: unknown }>(cl, 'chart', { columns: ['id', 'slice_name'] } as never)).filter((c) =>
+          String(c.slice_name).startsWith(p),
+        ).length;
       const before = await charts();
       task = await migrate(s, t);
       expect(task.status, whyFailed(task)).toBe('SUCCEEDED');
       const again = task.result.items[0];
       expect(again.verification?.ok, whyFailed(task)).toBe(true);
       expect(again.target_dashboard_id).toBe(o.target_dashboard_id);
-      expect(again.objects.filter((x: any) => x.action === 'create'), 'a re-run creates nothing').toEqual([]);
+      expect(
+        again.objects.filter((x: any) => x.action === 'create'),
+        'a re-run creates nothing',
+      ).toEqual([]);
       expect(await charts()).toBe(before);
       result.ok = true;
     } catch (err) {

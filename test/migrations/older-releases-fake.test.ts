@@ -85,13 +85,16 @@ describe('a target whose lists carry no uuid', () => {
     // The first dashboard reused the dataset already on the table; the second found it by uuid.
     expect(task.result.items[0].collisions).toEqual([expect.objectContaining({ kind: 'dataset' })]);
     expect(target.datasets.filter((d) => d.table_name === 'sales')).toHaveLength(1);
-    const uuidFilters = target.requests
-      .slice(mark)
-      .filter((r) => JSON.stringify(r.q ?? '').includes('"col":"uuid"'));
+    const uuidFilters = target.requests.slice(mark).filter((r) => JSON.stringify(r.q ?? '').includes('"col":"uuid"'));
     expect(uuidFilters).toEqual([]);
     // Uuids of existing datasets came from dataset exports; the target's index was built once for the task.
     expect(target.count('/api/v1/dataset/export/', mark)).toBeGreaterThan(0);
     expect(target.count('/api/v1/database/', mark)).toBe(1);
+    // Charts were listed once for the task, then refreshed with only what is new (ids above the highest known).
+    const chartLists = target.requests.slice(mark).filter((r) => r.path === '/api/v1/chart/' && JSON.stringify(r.q).includes('"columns"'));
+    expect(chartLists).toHaveLength(2);
+    expect(JSON.stringify(chartLists[0].q)).not.toContain('"opr":"gt"');
+    expect(JSON.stringify(chartLists[1].q)).toContain('"opr":"gt"');
 
     const again = await migrate(ids);
     expect(again.status).toBe('SUCCEEDED');

@@ -324,7 +324,11 @@ describe('lists, thumbnails, accounts', () => {
 
 describe('capabilities', () => {
   it('probes what the instance can do once, keeps it with the release, and probes again only when the release changed', async () => {
-    const f = await startFakeSuperset({ version: '5.0.0', thumbnails: true, filterColumns: { dataset: ['id', 'table_name'], chart: ['id'] } });
+    const f = await startFakeSuperset({
+      version: '5.0.0',
+      thumbnails: true,
+      filterColumns: { dataset: ['id', 'table_name'], chart: ['id'] },
+    });
     const off = await startFakeSuperset({ thumbnails: false, securityApi: false });
     try {
       f.addDashboard({ title: 'One' });
