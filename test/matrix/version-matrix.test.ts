@@ -54,9 +54,8 @@ function whyFailed(task: any): string {
   return `${item.step ? `${item.step}: ` : ''}${what}${next ? `. Next: ${next}` : ''}`;
 }
 
-const fieldsOf = (list: Array<{ file: string; field: string }>) => [
-  ...new Set(list.map((f) => `${f.file.split('/')[0]}:${f.field.replace(/(^|\.)\d+(?=\.|$)/g, '$1*')}`)),
-];
+const fieldsOf = (list: Array<{ file: string; field: string }>) =>
+  [...new Set(list.map((f) => `${f.file.split('/')[0]}:${f.field.replace(/(^|\.)\d+(?=\.|$)/g, '$1*')}`))].sort();
 
 beforeAll(async () => {
   if (!releases.length) return;
