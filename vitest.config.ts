@@ -1,8 +1,10 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The version matrix has its own instances and config (vitest.matrix.config.ts).
+    exclude: [...configDefaults.exclude, 'test/matrix/**'],
     globalSetup: ['test/global-setup.ts'],
     // Forks, not threads: Temporal's native bridge misbehaves in worker_threads.
     pool: 'forks',

@@ -54,6 +54,8 @@ export interface DashboardOutcome extends ItemOutcome {
   database_mappings: Array<{ source: string; target: string; target_id: number }>;
   collisions: Array<{ kind: string; detail: string; resolution: string }>;
   dropped_fields: Array<{ file: string; object: string; field: string }>;
+  /** Fields the target's importer required and the (older) source did not export, filled with the target release's defaults. */
+  defaulted_fields: Array<{ file: string; object: string; field: string; value: unknown }>;
   learned_rejections: RejectionRule[];
   chart_uuids: string[];
   verification?: Verification;
@@ -94,6 +96,7 @@ export function failedDashboardOutcome(id: number, failure: ItemFailure): Dashbo
     database_mappings: [],
     collisions: [],
     dropped_fields: [],
+    defaulted_fields: [],
     learned_rejections: [],
     chart_uuids: [],
     import_attempts: 0,

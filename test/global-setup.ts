@@ -8,7 +8,7 @@ import { createLogger } from '../lib/logger.ts';
 import { ensureTemporalCli } from '../lib/embedded/temporal-cli.ts';
 import { freePort, startTemporalDevServer } from '../lib/embedded/temporal-dev-server.ts';
 import { WORKFLOWS_PATH } from '../worker/create-worker.ts';
-import { startTestSupersets, type TestSupersets } from './support/superset/test-instances.ts';
+import { startSupersets, TEST_SUPERSETS, type SupersetSpecs, type TestSupersets } from './support/superset/test-instances.ts';
 import { SEARCH_ATTRIBUTES } from '../contracts/search-attributes.ts';
 import { startGitea, type GiteaInfo } from './support/gitea/instance.ts';
 
@@ -30,13 +30,18 @@ declare module 'vitest' {
  * its own database and task queue. The workflow bundle is built once (this also proves the
  * workflow code imports nothing the sandbox forbids).
  */
-export default async function setup(project: TestProject) {
+export default function setup(project: TestProject) {
+  return setupWith(project, TEST_SUPERSETS);
+}
+
+/** The same infrastructure with another set of Superset instances (the version matrix starts one per release). */
+export async function setupWith(project: TestProject, specs: SupersetSpecs) {
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'warn', 'test-setup');
   const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-test-'));
   fs.chmodSync(runDir, 0o755);
   const started = Date.now();
 
-  const supersetsStarting = startTestSupersets(runDir, logger);
+  const supersetsStarting = startSupersets(specs, runDir, logger);
   supersetsStarting.catch(() => undefined); // awaited below; no unhandled rejection meanwhile
   const giteaStarting = startGitea(logger);
   giteaStarting.catch(() => undefined);
@@ -79,7 +84,7 @@ export default async function setup(project: TestProject) {
   project.provide('temporalAddress', temporal.address);
   project.provide('workflowBundlePath', bundlePath);
   project.provide('runDir', runDir);
-  project.provide('supersets', supersets?.info ?? null);
+  project.provide('supersets', (supersets?.info as TestSupersets | undefined) ?? null);
   project.provide('gitea', gitea?.info ?? null);
 
   return async () => {

@@ -48,7 +48,8 @@ export async function createWorker(deps: {
       logger,
       keyring,
       supersetClient: forEnvironment,
-      superset: async (envId) => supersetUpstream(await forEnvironment(envId)),
+      superset: async (envId) =>
+        supersetUpstream(await forEnvironment(envId), { maxBundleBytes: Math.floor(config.BUNDLE_MAX_MB * 1024 * 1024) }),
     }),
     shutdownGraceTime: '10 seconds',
     // Bounded sticky cache: memory stays flat under a burst of tasks (replay covers evictions).

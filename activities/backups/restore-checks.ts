@@ -1,5 +1,6 @@
 import type { Bundle } from '../../lib/bundles/bundle.ts';
 import type { NextAction } from '../../contracts/outcomes.ts';
+import { TargetIndex } from '../migration/target-index.ts';
 import type { MigrationUpstream } from '../migration/upstream.ts';
 
 export interface RestoreBlocker {
@@ -22,9 +23,11 @@ export async function findRestoreBlockers(bundle: Bundle, upstream: MigrationUps
   const dashboard = bundle.of('dashboards')[0];
   const uuid = str(dashboard?.content.uuid);
   const slug = str(dashboard?.content.slug);
+  const index = await TargetIndex.build(upstream);
   if (slug) {
-    const owner = await upstream.findDashboard(slug);
-    if (owner && owner.uuid && owner.uuid !== uuid) {
+    // Releases before 6.0 answer the detail without a uuid: the owner is told apart by id.
+    const [owner, own] = await Promise.all([upstream.findDashboard(slug), uuid ? index.dashboard(uuid) : null]);
+    if (owner && owner.id !== own?.id && owner.uuid !== uuid) {
       blockers.push({
         kind: 'dashboard_slug',
         detail: `slug '${slug}' now belongs to another dashboard (${owner.id}, '${owner.dashboard_title ?? ''}'), which the import would overwrite`,
@@ -36,7 +39,7 @@ export async function findRestoreBlockers(bundle: Bundle, upstream: MigrationUps
     }
   }
 
-  const databases = await upstream.listDatabases();
+  const databases = index.databases;
   const dbByUuid = new Map(databases.map((d) => [d.uuid, d]));
   for (const f of bundle.of('databases')) {
     const dbUuid = str(f.content.uuid);
@@ -57,12 +60,12 @@ export async function findRestoreBlockers(bundle: Bundle, upstream: MigrationUps
 
   for (const f of bundle.of('datasets')) {
     const dsUuid = str(f.content.uuid);
-    if (dsUuid && (await upstream.findDataset({ uuid: dsUuid }))) continue;
+    if (dsUuid && index.dataset(dsUuid)) continue;
     const db = dbByUuid.get(str(f.content.database_uuid) ?? '');
     if (!db) continue; // its database is re-created too, so the table has no dataset yet
     const table = String(f.content.table_name ?? '');
     const schema = str(f.content.schema);
-    const onTable = await upstream.findDataset({ databaseId: db.id, schema, tableName: table });
+    const onTable = index.datasetOnTable(db.id, schema, table);
     if (onTable) {
       blockers.push({
         kind: 'dataset',

@@ -10,6 +10,7 @@ import { maxBundleBytes, type ActivityDeps } from '../deps.ts';
 import { itemFailure } from '../item-failure.ts';
 import { importPrepared } from '../migration/apply.ts';
 import { prepareDashboard } from '../migration/plan.ts';
+import { TargetIndex } from '../migration/target-index.ts';
 import type { MigrationUpstream, UpstreamDatabase } from '../migration/upstream.ts';
 import { currentTaskId } from '../task-context.ts';
 
@@ -34,12 +35,11 @@ function commitSource(zip: Uint8Array, maxBytes: number): MigrationUpstream & { 
     version: async () => null,
     exportDashboards: async () => zip,
     listDatabases: async () => databases,
-    exportObject: unused,
+    capabilities: unused,
+    exportObjects: unused,
     importBundle: unused,
+    listRows: unused,
     findDashboard: unused,
-    findChart: unused,
-    findDataset: unused,
-    findDatasetsByTable: unused,
     dashboardCharts: unused,
     runChartQuery: unused,
   };
@@ -88,11 +88,14 @@ export function createGitActivities(deps: ActivityDeps) {
         const zip = exportFromFiles(files);
         const source = commitSource(zip, maxBundleBytes(deps));
         const target = await deps.superset(input.targetEnvId);
+        // Built fresh for each deploy: a deploy is one dashboard, and the target changes between deploys.
+        const index = await TargetIndex.build(target);
         const mappings = await mappingsFor(deps, input, source.databases, row.synced_env_id, target);
         log.info(`deploying ${input.dashboardUuid} at ${input.commit.slice(0, 10)} into ${input.targetEnvId}`);
         const prepared = await prepareDashboard({
           source,
           target,
+          index,
           sourceEnvId: row.synced_env_id ?? input.envId,
           targetEnvId: input.targetEnvId,
           dashboardId: input.dashboardId,

@@ -1,7 +1,14 @@
 import { Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import { Bundle } from '../../lib/bundles/bundle.ts';
-import { generalise, stripKnownRejections, stripRejectedFields, type DroppedField } from '../../lib/bundles/rewrite.ts';
+import {
+  fillRequiredFields,
+  generalise,
+  stripKnownRejections,
+  stripRejectedFields,
+  type DefaultedField,
+  type DroppedField,
+} from '../../lib/bundles/rewrite.ts';
 import { SupersetImportError } from '../../lib/superset/errors.ts';
 import type { DashboardOutcome, ObjectPlan, RejectionRule } from '../../contracts/migration.ts';
 import type { PreparedBundle } from './plan.ts';
@@ -12,6 +19,8 @@ const MAX_STRIP_ROUNDS = 4;
 export interface ImportResult {
   targetDashboardId: number;
   dropped: DroppedField[];
+  /** Fields the target's importer required and the bundle lacked, filled with the target release's defaults. */
+  defaulted: DefaultedField[];
   learned: RejectionRule[];
   attempts: number;
   reusedPreviousImport: boolean;
@@ -50,6 +59,7 @@ export async function importPrepared(opts: {
       return {
         targetDashboardId: there.id,
         dropped,
+        defaulted: [],
         learned: generalise(dropped, prepared.bundle),
         attempts: 0,
         reusedPreviousImport: true,
@@ -62,6 +72,7 @@ export async function importPrepared(opts: {
     .onConflict(['task_id', 'source_dashboard_id'])
     .merge({ bundle_hash: hash, status: 'importing', updated_at: knex.fn.now() });
 
+  const defaulted: DefaultedField[] = [];
   let attempts = 0;
   for (;;) {
     attempts++;
@@ -71,10 +82,17 @@ export async function importPrepared(opts: {
       break;
     } catch (err) {
       if (!(err instanceof SupersetImportError) || attempts > MAX_STRIP_ROUNDS) throw err;
+      // An older bundle into a newer release: keys the importer requires are filled with its defaults.
+      const filled = fillRequiredFields(prepared.bundle, err.files);
       const stripped = stripRejectedFields(prepared.bundle, err.files);
-      if (stripped.length === 0) throw err; // refused for another reason: report it as it is
+      if (stripped.length === 0 && filled.length === 0) throw err; // refused for another reason: report it as it is
       for (const d of stripped) ctx.log.warn(`the target rejects ${d.object} field '${d.field}': dropped (${d.file})`);
+      for (const d of filled)
+        ctx.log.warn(
+          `the target requires ${d.object} field '${d.field}', which the source does not export: set to ${JSON.stringify(d.value)} (${d.file})`,
+        );
       dropped.push(...stripped);
+      defaulted.push(...filled);
     }
   }
 
@@ -103,6 +121,7 @@ export async function importPrepared(opts: {
   return {
     targetDashboardId: imported.id,
     dropped,
+    defaulted,
     learned: generalise(dropped, prepared.bundle),
     attempts,
     reusedPreviousImport: false,
@@ -147,6 +166,7 @@ export function outcomeBase(sourceDashboardId: number, p: PreparedBundle | undef
     database_mappings: p?.databaseMappings ?? [],
     collisions: p?.collisions ?? [],
     dropped_fields: [],
+    defaulted_fields: [],
     learned_rejections: [],
     chart_uuids: p?.chartUuids ?? [],
     next_actions: [],

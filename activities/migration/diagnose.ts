@@ -1,6 +1,6 @@
 import type { NextAction } from '../../contracts/outcomes.ts';
 import type { PreparedBundle } from './plan.ts';
-import type { MigrationUpstream } from './upstream.ts';
+import type { TargetIndex } from './target-index.ts';
 
 /**
  * Superset answers an import it cannot do at run time with a bare 500 ("Import dashboard failed
@@ -12,17 +12,18 @@ import type { MigrationUpstream } from './upstream.ts';
  * already uses (the IntegrityError behind the 500). PostgreSQL metadata has no such constraint.
  */
 export async function diagnoseImportFailure(
-  target: MigrationUpstream,
+  index: TargetIndex,
   prepared: PreparedBundle,
   ctx: { sourceEnvId: string; targetEnvId: string; dashboardId: number },
 ): Promise<{ error: string; next_actions: NextAction[] } | undefined> {
   const collisions: Array<{ table: string; dataset: number; database: { id: number; name: string }; sourceDatabaseId?: number }> = [];
+  await index.refresh();
   for (const f of prepared.bundle.of('datasets')) {
     const table = typeof f.content.table_name === 'string' ? f.content.table_name : '';
     const uuid = typeof f.content.uuid === 'string' ? f.content.uuid : '';
-    if (!table || (await target.findDataset({ uuid }))) continue;
+    if (!table || index.dataset(uuid)) continue;
     const targetDbId = findTargetDatabaseId(prepared, f.content.database_uuid);
-    for (const other of await target.findDatasetsByTable(table)) {
+    for (const other of index.datasetsNamed(table)) {
       if (!other.database || other.uuid === uuid || other.database.id === targetDbId) continue;
       collisions.push({
         table,

@@ -7,6 +7,7 @@ import { currentTaskId } from '../task-context.ts';
 import { importPrepared, outcomeBase } from './apply.ts';
 import { diagnoseImportFailure } from './diagnose.ts';
 import { prepareDashboard, type PreparedBundle } from './plan.ts';
+import { TargetIndexCache, type TargetIndex } from './target-index.ts';
 import type { MigrationUpstream } from './upstream.ts';
 
 /** Persisted mappings for the pair, overridden by the ones sent with the request. */
@@ -18,19 +19,28 @@ async function mappingsFor(deps: ActivityDeps, input: MigrationInput): Promise<M
 }
 
 export function createMigrationActivities(deps: ActivityDeps) {
+  // The target's objects, looked up once per task and target in this worker (see ./target-index.ts).
+  const indexes = new TargetIndexCache();
+
   async function migrateOne(
     input: MigrationInput & { dashboardId: number; learnedRejections: DashboardOutcome['learned_rejections'] },
   ): Promise<DashboardOutcome> {
     const { log } = Context.current();
     const at = { step: 'export' };
     let target: MigrationUpstream | undefined;
+    let index: TargetIndex | undefined;
     let prepared: PreparedBundle | undefined;
+    const indexKey = `${currentTaskId()}:${input.targetEnvId}`;
     try {
       const source = await deps.superset(input.sourceEnvId);
       target = await deps.superset(input.targetEnvId);
+      at.step = 'plan';
+      index = await indexes.get(indexKey, target);
+      at.step = 'export';
       prepared = await prepareDashboard({
         source,
         target,
+        index,
         sourceEnvId: input.sourceEnvId,
         targetEnvId: input.targetEnvId,
         dashboardId: input.dashboardId,
@@ -65,14 +75,24 @@ export function createMigrationActivities(deps: ActivityDeps) {
         learned: input.learnedRejections,
         overwrite: input.overwrite,
       });
+      // Keep the task's index current: this dashboard now exists; charts and datasets it created are read at the next refresh.
+      const imported = prepared.bundle.of('dashboards')[0]?.content;
+      index.noteDashboard({
+        id: r.targetDashboardId,
+        uuid: prepared.dashboardUuid,
+        slug: typeof imported?.slug === 'string' && imported.slug ? imported.slug : null,
+        title: prepared.title,
+      });
+      index.forgetContent(prepared.bundle);
       log.info(
-        `imported '${prepared.title}' as target dashboard ${r.targetDashboardId}${r.dropped.length ? `, dropping ${r.dropped.length} field(s) the target rejects` : ''}`,
+        `imported '${prepared.title}' as target dashboard ${r.targetDashboardId}${r.dropped.length ? `, dropping ${r.dropped.length} field(s) the target rejects` : ''}${r.defaulted.length ? `, filling ${r.defaulted.length} required field(s) with the target's defaults` : ''}`,
       );
       return {
         ...outcome,
         status: 'imported',
         target_dashboard_id: r.targetDashboardId,
         dropped_fields: r.dropped,
+        defaulted_fields: r.defaulted,
         learned_rejections: r.learned,
         import_attempts: r.attempts,
         reused_previous_import: r.reusedPreviousImport,
@@ -80,8 +100,8 @@ export function createMigrationActivities(deps: ActivityDeps) {
     } catch (err) {
       const envId = at.step === 'export' ? input.sourceEnvId : input.targetEnvId;
       const failure = itemFailure(err, { step: at.step, item: `dashboard ${input.dashboardId}`, envId });
-      if (at.step === 'import' && target && prepared && classifySupersetFailure(err)?.reason === 'server_error') {
-        const known = await diagnoseImportFailure(target, prepared, input).catch(() => undefined);
+      if (at.step === 'import' && index && prepared && classifySupersetFailure(err)?.reason === 'server_error') {
+        const known = await diagnoseImportFailure(index, prepared, input).catch(() => undefined);
         if (known) {
           failure.error = `Superset failed to import dashboard '${prepared.title}': ${known.error}`;
           failure.next_actions = [...known.next_actions, ...failure.next_actions];

@@ -3,6 +3,7 @@ import { diffObjects } from '../../lib/bundles/diff.ts';
 import { chartUuidsOf, describe, remapDatabases, replaceDatasetUuid, type TargetDatabase } from '../../lib/bundles/rewrite.ts';
 import type { ObjectPlan } from '../../contracts/migration.ts';
 import type { NextAction } from '../../contracts/outcomes.ts';
+import type { TargetIndex } from './target-index.ts';
 import type { MigrationUpstream } from './upstream.ts';
 
 export interface PreparedBundle {
@@ -31,6 +32,8 @@ const kindName = { dashboards: 'dashboard', charts: 'chart', datasets: 'dataset'
 export async function prepareDashboard(opts: {
   source: MigrationUpstream;
   target: MigrationUpstream;
+  /** The target's objects by uuid, slug and table, current as of this dashboard (see ./target-index.ts). */
+  index: TargetIndex;
   sourceEnvId: string;
   targetEnvId: string;
   dashboardId: number;
@@ -42,7 +45,7 @@ export async function prepareDashboard(opts: {
   /** Most the exported bundle may unpack to. */
   maxBundleBytes: number;
 }): Promise<PreparedBundle> {
-  const { source, target } = opts;
+  const { source, target, index } = opts;
   opts.progress.step = 'export';
   const bundle = Bundle.fromZip(await source.exportDashboards([opts.dashboardId]), opts.maxBundleBytes);
   const dashboardFile = bundle.of('dashboards')[0];
@@ -64,7 +67,10 @@ export async function prepareDashboard(opts: {
   };
 
   // 1. Databases: every bundled database must map to an existing target database.
-  const [sourceDbs, targetDbs] = await Promise.all([source.listDatabases(), target.listDatabases()]);
+  const sourceDbs = await source.listDatabases();
+  // A mapped database created in the target since the index was built is read once more.
+  for (const id of new Set(opts.mappings.values())) await index.database(id);
+  const targetDbs = index.databases;
   const targetById = new Map(targetDbs.map((d) => [d.id, d]));
   const { remapped, unmapped } = remapDatabases(bundle, (uuid, name) => {
     const src = sourceDbs.find((d) => d.uuid === uuid) ?? sourceDbs.find((d) => d.database_name === name);
@@ -126,7 +132,7 @@ export async function prepareDashboard(opts: {
   }
 
   // 2. The dashboard: same UUID in the target is ours from an earlier run; a slug held by another dashboard is never taken over.
-  const existing = await target.findDashboard(dashboardUuid);
+  const existing = await index.dashboard(dashboardUuid);
   prepared.targetDashboardId = existing?.id ?? null;
   if (existing && !opts.overwrite) {
     prepared.blocked = {
@@ -148,8 +154,10 @@ export async function prepareDashboard(opts: {
   }
   const slug = typeof dashboardFile.content.slug === 'string' && dashboardFile.content.slug ? dashboardFile.content.slug : null;
   if (slug) {
+    // Asked of the target itself, not the index: a slug can change hands in place at any time.
+    // Releases before 6.0 answer without a uuid, so the owner is told apart by id.
     const owner = await target.findDashboard(slug);
-    if (owner && owner.uuid !== dashboardUuid) {
+    if (owner && owner.id !== existing?.id && owner.uuid !== dashboardUuid) {
       dashboardFile.content.slug = null;
       prepared.collisions.push({
         kind: 'slug',
@@ -164,15 +172,8 @@ export async function prepareDashboard(opts: {
   for (const f of bundle.of('datasets')) {
     const uuid = String(f.content.uuid);
     const db = targetDbs.find((d) => d.uuid === f.content.database_uuid);
-    const byUuid = await target.findDataset({ uuid });
-    if (byUuid) continue;
-    const onTable = db
-      ? await target.findDataset({
-          databaseId: db.id,
-          schema: (f.content.schema as string | null) ?? null,
-          tableName: String(f.content.table_name),
-        })
-      : undefined;
+    if (index.dataset(uuid)) continue;
+    const onTable = db ? index.datasetOnTable(db.id, (f.content.schema as string | null) ?? null, String(f.content.table_name)) : null;
     if (onTable && onTable.uuid) {
       replaceDatasetUuid(bundle, uuid, onTable.uuid);
       reusedDatasets.add(onTable.uuid);
@@ -188,18 +189,21 @@ export async function prepareDashboard(opts: {
   const targetFiles = existing ? Bundle.fromZip(await target.exportDashboards([existing.id]), opts.maxBundleBytes) : undefined;
   const targetByUuid = new Map<string, Record<string, unknown>>();
   for (const f of targetFiles?.files.values() ?? []) if (typeof f.content.uuid === 'string') targetByUuid.set(f.content.uuid, f.content);
-  // Lookups run side by side: each is an independent Superset call.
   const candidates = [...bundle.files.values()].filter((f) => f.kind === 'dashboards' || f.kind === 'charts' || f.kind === 'datasets');
-  const found = await Promise.all(
-    candidates.map(async (f) => {
-      const uuid = String(f.content.uuid);
-      if (f.kind === 'dashboards') return { targetId: existing?.id ?? null, targetObject: targetByUuid.get(uuid) };
-      const hit = f.kind === 'charts' ? await target.findChart(uuid) : await target.findDataset({ uuid });
-      let targetObject = targetByUuid.get(uuid);
-      if (hit && !targetObject) targetObject = (await target.exportObject(f.kind as 'charts' | 'datasets', hit.id)) ?? undefined;
-      return { targetId: hit?.id ?? null, targetObject };
-    }),
-  );
+  // Existing charts and datasets the target dashboard's export does not hold: one export per kind.
+  for (const kind of ['chart', 'dataset'] as const) {
+    const uuids = candidates
+      .filter((f) => f.kind === `${kind}s`)
+      .map((f) => String(f.content.uuid))
+      .filter((uuid) => !targetByUuid.has(uuid) && (kind === 'chart' ? index.chart(uuid) : index.dataset(uuid)));
+    if (uuids.length) for (const [uuid, content] of await index.exportedContent(kind, uuids)) targetByUuid.set(uuid, content);
+  }
+  const found = candidates.map((f) => {
+    const uuid = String(f.content.uuid);
+    if (f.kind === 'dashboards') return { targetId: existing?.id ?? null, targetObject: targetByUuid.get(uuid) };
+    const hit = f.kind === 'charts' ? index.chart(uuid) : index.dataset(uuid);
+    return { targetId: hit?.id ?? null, targetObject: targetByUuid.get(uuid) };
+  });
   for (const [i, f] of candidates.entries()) {
     const uuid = String(f.content.uuid);
     const kind = kindName[f.kind as 'dashboards' | 'charts' | 'datasets'];

@@ -3,6 +3,25 @@ import type { SupersetClient } from '../../lib/superset/client.ts';
 import { SupersetApiError, SupersetNotFoundError } from '../../lib/superset/errors.ts';
 import type { MigrationUpstream, UpstreamDatabase } from './upstream.ts';
 
+/** Ids per export call: the ids travel in the URL, and gunicorn refuses request lines over 4 KiB. */
+const EXPORT_CHUNK = 200;
+
+/** Two orders per list (FAB cannot order by id): the second completes what ties in the first hid. */
+const LIST_ORDERS = {
+  dashboard: [
+    { orderColumn: 'changed_on', orderDirection: 'asc' },
+    { orderColumn: 'dashboard_title', orderDirection: 'desc' },
+  ],
+  chart: [
+    { orderColumn: 'changed_on_delta_humanized', orderDirection: 'asc' },
+    { orderColumn: 'slice_name', orderDirection: 'desc' },
+  ],
+  dataset: [
+    { orderColumn: 'table_name', orderDirection: 'asc' },
+    { orderColumn: 'changed_on_delta_humanized', orderDirection: 'desc' },
+  ],
+} as const;
+
 async function orNull<T>(p: Promise<T>): Promise<T | null> {
   try {
     return await p;
@@ -13,16 +32,19 @@ async function orNull<T>(p: Promise<T>): Promise<T | null> {
 }
 
 /** The migration's view of one environment, over the project's Superset client. */
-export function supersetUpstream(client: SupersetClient): MigrationUpstream {
+export function supersetUpstream(client: SupersetClient, opts: { maxBundleBytes?: number } = {}): MigrationUpstream {
   return {
     version: () => client.version(),
+    capabilities: () => client.capabilities(),
     exportDashboards: async (ids) => new Uint8Array(await client.exportDashboards(ids)),
 
-    async exportObject(kind, id) {
-      const zip = await orNull(client.exportBundle(kind === 'charts' ? 'chart' : 'dataset', [id]));
-      if (!zip) return null;
-      const bundle = Bundle.fromZip(new Uint8Array(zip));
-      return bundle.of(kind).find((f) => f.content && typeof f.content.uuid === 'string')?.content ?? null;
+    async exportObjects(kind, ids) {
+      const bundles: Bundle[] = [];
+      for (let i = 0; i < ids.length; i += EXPORT_CHUNK) {
+        const zip = await client.exportBundle(kind, ids.slice(i, i + EXPORT_CHUNK));
+        bundles.push(Bundle.fromZip(new Uint8Array(zip), opts.maxBundleBytes));
+      }
+      return bundles;
     },
 
     importBundle: (kind, zip, overwrite) => client.importBundle(kind, zip, { overwrite }),
@@ -32,40 +54,24 @@ export function supersetUpstream(client: SupersetClient): MigrationUpstream {
       return dbs.map((d) => ({ id: d.id, uuid: String(d.uuid ?? ''), database_name: d.database_name, backend: d.backend ?? null }));
     },
 
+    async listRows(resource, columns, afterId) {
+      const filters = afterId !== undefined ? [{ col: 'id', opr: 'gt', value: afterId }] : undefined;
+      const [firstOrder, secondOrder] = LIST_ORDERS[resource];
+      type Row = Record<string, unknown> & { id: number };
+      const first = await client.listAllCounted<Row>(resource, { columns, filters, ...firstOrder });
+      if (first.rows.length >= first.count) return first.rows;
+      // Rows moved between pages (ties in the order, or changes meanwhile): complete in another order.
+      const again = await client.listAllCounted<Row>(resource, { columns, filters, ...secondOrder });
+      const byId = new Map(first.rows.map((r) => [r.id, r]));
+      for (const r of again.rows) if (!byId.has(r.id)) byId.set(r.id, r);
+      return [...byId.values()];
+    },
+
     async findDashboard(idOrSlug) {
       const d = await orNull(client.getDashboard(idOrSlug));
       return d
         ? { id: d.id, uuid: (d.uuid as string | undefined) ?? null, slug: d.slug ?? null, dashboard_title: d.dashboard_title ?? null }
         : null;
-    },
-
-    async findChart(uuid) {
-      const r = await client.listCharts({ filters: [{ col: 'uuid', opr: 'eq', value: uuid }], columns: ['id', 'uuid'], pageSize: 1 });
-      const c = r.result[0];
-      return c ? { id: c.id, uuid: String(c.uuid) } : null;
-    },
-
-    async findDataset(q) {
-      const filters =
-        'uuid' in q
-          ? [{ col: 'uuid', opr: 'eq', value: q.uuid }]
-          : [
-              { col: 'table_name', opr: 'eq', value: q.tableName },
-              { col: 'database', opr: 'rel_o_m', value: q.databaseId },
-            ];
-      const r = await client.listDatasets({ filters, pageSize: 25 });
-      const match = 'uuid' in q ? r.result[0] : r.result.find((d) => (d.schema ?? null) === (q.schema ?? null) || (!d.schema && !q.schema));
-      return match ? { id: match.id, uuid: (match.uuid as string | undefined) ?? null } : null;
-    },
-
-    async findDatasetsByTable(tableName) {
-      const r = await client.listDatasets({ filters: [{ col: 'table_name', opr: 'eq', value: tableName }], pageSize: 100 });
-      return r.result.map((d) => ({
-        id: d.id,
-        uuid: (d.uuid as string | undefined) ?? null,
-        schema: d.schema ?? null,
-        database: d.database ? { id: d.database.id, name: d.database.database_name } : null,
-      }));
     },
 
     async dashboardCharts(id) {

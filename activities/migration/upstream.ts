@@ -1,7 +1,13 @@
 /**
  * What the migration needs from a Superset environment. Kept narrow so the migration logic reads
  * as the recipe it is; implemented over the project's one Superset client (see ./superset-upstream.ts).
+ * Lookups by uuid, slug and table go through a TargetIndex (./target-index.ts) built on `listRows`
+ * and `exportObjects`, which every release answers; no list filter on `uuid` is ever sent (releases
+ * before 6.0 refuse it).
  */
+import type { Bundle } from '../../lib/bundles/bundle.ts';
+import type { SupersetCapabilities } from '../../lib/superset/types.ts';
+
 export interface UpstreamDatabase {
   id: number;
   uuid: string;
@@ -9,24 +15,25 @@ export interface UpstreamDatabase {
   backend?: string | null;
 }
 
+export type IndexedResource = 'dashboard' | 'chart' | 'dataset';
+
 export interface MigrationUpstream {
   version(): Promise<string | null>;
+  /** What the instance can do, probed once per client and cached with its version. */
+  capabilities(): Promise<SupersetCapabilities>;
   exportDashboards(ids: number[]): Promise<Uint8Array>;
-  /** Export of one chart or dataset, as its YAML content (for differences). */
-  exportObject(kind: 'charts' | 'datasets', id: number): Promise<Record<string, unknown> | null>;
+  /** Exports of these charts or datasets (several calls for many ids), each bundle read. */
+  exportObjects(kind: 'chart' | 'dataset', ids: number[]): Promise<Bundle[]>;
   /** kind selects Superset's import endpoint; throws SupersetImportError (422 with per-file errors) on rejection. */
   importBundle(kind: 'dashboard' | 'chart' | 'dataset', zip: Uint8Array, overwrite: boolean): Promise<void>;
   listDatabases(): Promise<UpstreamDatabase[]>;
-  /** By UUID or slug (Superset resolves both on the same path). */
+  /**
+   * Every row of a list with only these columns (Superset silently drops the ones it does not
+   * have); with `afterId`, only rows whose id is greater (objects created since).
+   */
+  listRows(resource: IndexedResource, columns: string[], afterId?: number): Promise<Array<Record<string, unknown> & { id: number }>>;
+  /** By UUID, slug or id (Superset resolves all three on the same path, in every release). */
   findDashboard(idOrSlug: string): Promise<{ id: number; uuid: string | null; slug: string | null; dashboard_title: string | null } | null>;
-  findChart(uuid: string): Promise<{ id: number; uuid: string } | null>;
-  findDataset(
-    q: { uuid: string } | { databaseId: number; schema: string | null; tableName: string },
-  ): Promise<{ id: number; uuid: string | null } | null>;
-  /** Every dataset on a table of this name, whatever its database (for diagnosing a failed import). */
-  findDatasetsByTable(
-    tableName: string,
-  ): Promise<Array<{ id: number; uuid: string | null; schema: string | null; database: { id: number; name: string } | null }>>;
   dashboardCharts(id: number): Promise<Array<{ id: number; slice_name: string | null; form_data: Record<string, unknown> }>>;
   /** Runs a chart's query with a minimal query context built from its params; rows, or the upstream's error. */
   runChartQuery(chart: {

@@ -97,7 +97,7 @@ export function environmentRoutes(app: AppContext): AnyRoute[] {
       tag: 'Environments',
       summary: 'Test an environment',
       description:
-        'Checks, in order: that Superset answers (and which release it is, from `/static/version_info.json` when served), that the service account can log in, and which of the permissions Switchyard needs it lacks (`can_read`/`can_write`/`can_export` on Dashboard, `can_read` on Chart, Dataset and Database). Always 200 with a report; `error` says what stopped the check.',
+        'Checks, in order: that Superset answers (and which release it is, from `/static/version_info.json` when served), that the service account can log in, and which of the permissions Switchyard needs it lacks (`can_read`/`can_write`/`can_export` on Dashboard, `can_read` on Chart, Dataset and Database), then what the instance can do (`capabilities`): which columns each list accepts filters on (`_info?keys=filters`), whether list rows carry uuids, whether the security API and thumbnails are on. Switchyard plans migrations from these probes, not from the version number (an instance that lists no uuid is looked up through exports). Always 200 with a report; `error` says what stopped the check.',
       access: { permission: 'environments:WRITE' },
       params: envIdParams,
       responses: { 200: { description: 'The report', schema: environmentTestReport }, 404: { description: 'Unknown environment' } },

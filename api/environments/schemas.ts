@@ -73,6 +73,26 @@ export type EnvironmentView = z.infer<typeof environmentView>;
 export const environmentList = pageEnvelope(environmentView);
 export const environmentListQuery = z.object({ ...pagination });
 
+const listCapabilities = z.object({
+  filters: z
+    .array(z.string())
+    .nullable()
+    .describe('Columns the list accepts filters on (`_info?keys=filters`); null when the instance refused the probe'),
+  uuid_column: z.boolean().nullable().describe('List rows carry the object uuid; lookups by uuid otherwise fall back to exports'),
+});
+
+export const supersetCapabilities = z.object({
+  version: z.string().nullable(),
+  lists: z.object({ dashboard: listCapabilities, chart: listCapabilities, dataset: listCapabilities }),
+  dataset_database_uuid: z.boolean().nullable().describe('Dataset list rows carry `database.uuid`'),
+  security_api: z
+    .boolean()
+    .nullable()
+    .describe("Flask-AppBuilder's security API answers the service account (usernames for the profile filter)"),
+  thumbnails: z.boolean().nullable().describe('The THUMBNAILS feature flag is on; null when the instance has no dashboard to ask about'),
+  probed_at: z.string(),
+});
+
 export const environmentTestReport = z.object({
   env_id: z.string(),
   ok: z.boolean().describe('Reachable, logged in, and no permission missing'),
@@ -81,6 +101,9 @@ export const environmentTestReport = z.object({
   version: z.string().nullable().describe('Superset release, when the instance reveals it'),
   missing_permissions: z.array(z.string()).describe('e.g. `can_export on Dashboard`'),
   checked_permissions: z.array(z.string()),
+  capabilities: supersetCapabilities
+    .nullable()
+    .describe('What this Superset can do, asked of it rather than inferred from its version; null when the check stopped before'),
   latency_ms: z.number().int(),
   error: z.object({ code: z.string(), detail: z.string() }).nullable(),
 });

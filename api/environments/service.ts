@@ -4,7 +4,7 @@ import type { Keyring } from '../../lib/crypto.ts';
 import { AppError, SecretRequiredError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { assertSecretResent } from '../../lib/secret-destination.ts';
-import { SupersetClient, SupersetUnavailableError } from '../../lib/superset/index.ts';
+import { SupersetClient, SupersetUnavailableError, type SupersetCapabilities } from '../../lib/superset/index.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { SecurityEventInput, SecurityEventService } from '../auth/security-events.ts';
 import { toEnvironmentView, type EnvironmentView } from './schemas.ts';
@@ -35,6 +35,8 @@ export interface EnvironmentTestReport {
   version: string | null;
   missing_permissions: string[];
   checked_permissions: string[];
+  /** What the instance can do, probed (list filters and columns, security API, thumbnails); null when the check stopped earlier. */
+  capabilities: SupersetCapabilities | null;
   latency_ms: number;
   error: { code: string; detail: string } | null;
 }
@@ -161,8 +163,9 @@ export class EnvironmentService {
   }
 
   /**
-   * Reachability (the version file, or any answer at all), login, Superset version and the
-   * permissions the service account lacks. Uses a fresh client, so the login is real.
+   * Reachability (the version file, or any answer at all), login, Superset version, the
+   * permissions the service account lacks and what the instance can do (its capabilities, the
+   * same probe the migration relies on). Uses a fresh client, so the login is real.
    */
   async test(id: string, actor: Actor = {}): Promise<EnvironmentTestReport> {
     const row = await this.store.get(id);
@@ -176,6 +179,7 @@ export class EnvironmentService {
       version: null,
       missing_permissions: [],
       checked_permissions: [],
+      capabilities: null,
       latency_ms: 0,
       error: null,
     };
@@ -187,6 +191,7 @@ export class EnvironmentService {
       const probe = await client.probePermissions();
       report.checked_permissions = probe.checked;
       report.missing_permissions = probe.missing;
+      report.capabilities = await client.probeCapabilities();
       report.ok = probe.missing.length === 0;
     } catch (err) {
       if (!(err instanceof AppError)) throw err;

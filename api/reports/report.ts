@@ -144,6 +144,14 @@ function diagnostics(task: TaskRecord, lines: ItemLine[]): Diagnostic[] {
         message: `the target rejected ${dropped.length} field(s), dropped: ${dropped.map((f) => `${f.object ?? f.file}.${f.field}`).join(', ')}`,
       });
     }
+    const defaulted = Array.isArray(d.defaulted_fields) ? d.defaulted_fields.filter(isObj) : [];
+    if (defaulted.length) {
+      out.push({
+        severity: 'info',
+        where: { ...where, step: 'import' },
+        message: `the target required ${defaulted.length} field(s) the source does not export, set to its defaults: ${defaulted.map((f) => `${f.object ?? f.file}.${f.field}=${JSON.stringify(f.value)}`).join(', ')}`,
+      });
+    }
     for (const w of Array.isArray(d.warnings) ? d.warnings : []) out.push({ severity: 'warning', where, message: String(w) });
   }
   if (task.status === 'FAILED' && !lines.some((l) => l.outcome === 'failed') && task.error) {

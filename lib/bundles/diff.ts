@@ -29,8 +29,31 @@ export function diffObjects(kind: string, source: Record<string, unknown>, targe
     }
     out.push({ field: path, source: preview(a), target: preview(b) });
   };
-  walk(withoutLocalIds(kind, source), withoutLocalIds(kind, target), '', 0);
+  const [a, b] = sharedKeys(withoutLocalIds(kind, source), withoutLocalIds(kind, target));
+  walk(a, b, '', 0);
   return out;
+}
+
+/**
+ * Both sides restricted to the keys both have, at every depth (list items position by position).
+ * Superset exports every field its release knows, so a key only one side has is a field of another
+ * release (a 6.1 column's `datetime_format` against 4.1), not a change.
+ */
+function sharedKeys(a: unknown, b: unknown): [unknown, unknown] {
+  if (Array.isArray(a) && Array.isArray(b)) {
+    const pairs = a.map((x, i) => (i < b.length ? sharedKeys(x, b[i]) : [x, undefined]));
+    return [pairs.map((p) => p[0]), [...pairs.filter((_, i) => i < b.length).map((p) => p[1]), ...b.slice(a.length)]];
+  }
+  if (a && b && typeof a === 'object' && typeof b === 'object' && !Array.isArray(a) && !Array.isArray(b)) {
+    const x: Record<string, unknown> = {};
+    const y: Record<string, unknown> = {};
+    for (const k of Object.keys(a)) {
+      if (!Object.hasOwn(b, k)) continue;
+      [x[k], y[k]] = sharedKeys((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]);
+    }
+    return [x, y];
+  }
+  return [a, b];
 }
 
 // Dashboard metadata keys whose content is keyed by environment-local chart ids (the importer remaps them).

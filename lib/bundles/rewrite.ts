@@ -84,6 +84,49 @@ export interface DroppedField {
 }
 
 const UNKNOWN_FIELD = /^Unknown field\.?$/i;
+const MISSING_FIELD = /^Missing data for required field\.?$/i;
+
+export interface DefaultedField extends DroppedField {
+  value: unknown;
+}
+
+/**
+ * What a newer importer may demand that an older export does not carry, with the value the newer
+ * release gives an object created without it (its schema's or model's default). Keyed by bundle
+ * kind and field path (`*` for list positions). Superset 4.1.4 and 5.0.0 exports were measured to
+ * import into 6.0.0 and 6.1.0 without any missing required field; this is the answer for a release
+ * that does demand one, used only on the importer's own "Missing data for required field".
+ */
+export const REQUIRED_FIELD_DEFAULTS: Record<string, Record<string, unknown>> = {
+  dashboards: { version: '1.0.0', position: {}, metadata: {}, published: false, theme_uuid: null },
+  charts: { version: '1.0.0', params: {}, query_context: null, cache_timeout: null },
+  datasets: {
+    version: '1.0.0',
+    normalize_columns: false,
+    always_filter_main_dttm: false,
+    filter_select_enabled: true,
+    folders: null,
+    'columns.*.is_dttm': false,
+    'columns.*.is_active': true,
+    'columns.*.groupby': true,
+    'columns.*.filterable': true,
+    'columns.*.datetime_format': null,
+    'metrics.*.metric_type': null,
+    currency_code_column: null,
+  },
+  databases: {
+    version: '1.0.0',
+    allow_file_upload: false,
+    impersonate_user: false,
+    configuration_method: 'sqlalchemy_form',
+    allow_ctas: false,
+    allow_cvas: false,
+    allow_dml: false,
+    allow_run_async: false,
+    expose_in_sqllab: true,
+    extra: {},
+  },
+};
 
 /**
  * Keys that lead out of the data into JavaScript's object machinery. The field paths below come
@@ -108,6 +151,32 @@ export function stripRejectedFields(bundle: Bundle, errorsByFile: Record<string,
     }
   }
   return dropped;
+}
+
+/**
+ * Superset's 422 names each required key a file lacks (`{"datasets/db/x.yaml": {"normalize_columns":
+ * ["Missing data for required field."]}}`). Fills exactly those for which the newer release's
+ * default is known (REQUIRED_FIELD_DEFAULTS); returns what it filled, or [] when none was known.
+ */
+export function fillRequiredFields(
+  bundle: Bundle,
+  errorsByFile: Record<string, unknown>,
+  defaults: Record<string, Record<string, unknown>> = REQUIRED_FIELD_DEFAULTS,
+): DefaultedField[] {
+  const filled: DefaultedField[] = [];
+  for (const [file, tree] of Object.entries(errorsByFile)) {
+    if (UNSAFE_KEYS.has(file)) continue;
+    const f = bundle.files.get(file);
+    if (!f || !tree || typeof tree !== 'object') continue;
+    const known = defaults[f.kind] ?? {};
+    for (const path of fieldPaths(tree as Record<string, unknown>, MISSING_FIELD)) {
+      const rule = path.map((k) => (/^\d+$/.test(k) ? '*' : k)).join('.');
+      if (!Object.hasOwn(known, rule)) continue;
+      const value = structuredClone(known[rule]);
+      if (setPath(f.content, path, value)) filled.push({ file, object: describe(f), field: path.join('.'), value });
+    }
+  }
+  return filled;
 }
 
 /** Applies rejections learned on an earlier dashboard (list positions generalised) to this bundle up front. */
@@ -151,14 +220,34 @@ export function describe(f: BundleFile): string {
   }
 }
 
-function unknownFieldPaths(tree: Record<string, unknown>, prefix: string[] = []): string[][] {
+function unknownFieldPaths(tree: Record<string, unknown>): string[][] {
+  return fieldPaths(tree, UNKNOWN_FIELD);
+}
+
+/** Paths in a marshmallow error tree whose messages all match `message`. */
+function fieldPaths(tree: Record<string, unknown>, message: RegExp, prefix: string[] = []): string[][] {
   const out: string[][] = [];
   for (const [k, v] of Object.entries(tree)) {
     if (UNSAFE_KEYS.has(k)) continue;
-    if (Array.isArray(v) && v.length > 0 && v.every((m) => typeof m === 'string' && UNKNOWN_FIELD.test(m))) out.push([...prefix, k]);
-    else if (v && typeof v === 'object' && !Array.isArray(v)) out.push(...unknownFieldPaths(v as Record<string, unknown>, [...prefix, k]));
+    if (Array.isArray(v) && v.length > 0 && v.every((m) => typeof m === 'string' && message.test(m))) out.push([...prefix, k]);
+    else if (v && typeof v === 'object' && !Array.isArray(v))
+      out.push(...fieldPaths(v as Record<string, unknown>, message, [...prefix, k]));
   }
   return out;
+}
+
+/** Sets the key at `path` where it is missing, walking own data members only; false when its parent is not there or it exists. */
+function setPath(obj: Record<string, unknown>, path: string[], value: unknown): boolean {
+  if (path.length === 0 || path.some((k) => UNSAFE_KEYS.has(k))) return false;
+  let cur: unknown = obj;
+  for (const key of path.slice(0, -1)) {
+    if (!isOwnedBy(cur, key)) return false;
+    cur = (cur as Record<string, unknown>)[key];
+  }
+  const last = path.at(-1)!;
+  if (cur === null || typeof cur !== 'object' || Object.hasOwn(cur, last)) return false;
+  (cur as Record<string, unknown>)[last] = value;
+  return true;
 }
 
 /** Deletes the key at `path`, walking own data members only; false when the path is not there. */

@@ -49,7 +49,9 @@ import type {
   ImportOptions,
   ListQuery,
   ListResponse,
+  ListCapabilities,
   PermissionProbe,
+  SupersetCapabilities,
   SupersetConnection,
   Thumbnail,
   UpstreamAccount,
@@ -80,12 +82,16 @@ export interface SupersetClientOptions {
   maxSockets?: number;
   /** Pages fetched at once by listAll (default 4). */
   listConcurrency?: number;
+  /** How long probed capabilities are trusted before the release is read again (default CAPABILITIES_RECHECK_MS). */
+  capabilitiesRecheckMs?: number;
 }
 
 export type Resource = 'dashboard' | 'chart' | 'dataset' | 'database';
 
 const DEFAULT_RETRY: RetryPolicy = { attempts: 3, baseDelayMs: 150, maxDelayMs: 2_000, onTimeout: false };
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** How long probed capabilities are trusted before the release is read again (a changed release re-probes). */
+export const CAPABILITIES_RECHECK_MS = 5 * 60_000;
 /** Superset clamps page_size to 100 (FAB_API_MAX_PAGE_SIZE). */
 export const MAX_PAGE_SIZE = 100;
 const USERNAME_TTL_MS = 60_000;
@@ -231,6 +237,7 @@ export class SupersetClient {
   private readonly maxJsonBytes: number;
   private readonly maxBinaryBytes: number;
   private readonly listConcurrency: number;
+  private readonly capabilitiesRecheckMs: number;
   private auth?: AuthState;
   private authFlight?: Promise<AuthState>;
   private csrf?: string;
@@ -238,6 +245,8 @@ export class SupersetClient {
   private readonly cookies = new Map<string, string>();
   private readonly listQueues = new Map<string, Promise<unknown>>();
   private readonly usernames = new Map<string, { at: number; value: Promise<{ ids: number[]; aliases: string[]; exact: boolean }> }>();
+  private caps?: { value: SupersetCapabilities; checkedAt: number };
+  private capsFlight?: Promise<SupersetCapabilities>;
   private closed = false;
 
   constructor(conn: SupersetConnection, opts: SupersetClientOptions = {}) {
@@ -250,6 +259,7 @@ export class SupersetClient {
     this.maxJsonBytes = opts.maxJsonBytes ?? 64 * 1024 * 1024;
     this.maxBinaryBytes = opts.maxBinaryBytes ?? 512 * 1024 * 1024;
     this.listConcurrency = Math.max(1, opts.listConcurrency ?? 4);
+    this.capabilitiesRecheckMs = opts.capabilitiesRecheckMs ?? CAPABILITIES_RECHECK_MS;
     const connect = { rejectUnauthorized: conn.verifyTls !== false, timeout: this.timeoutMs };
     const connections = Math.max(1, opts.maxSockets ?? 8);
     this.pool = new Pool(this.base.origin, { connections, connect, keepAliveTimeout: 10_000 });
@@ -585,6 +595,84 @@ export class SupersetClient {
     return { checked, missing };
   }
 
+  /**
+   * What this instance can do (list filters and columns, security API, thumbnails), probed once
+   * and kept with the release it was probed on. After `capabilitiesRecheckMs` the release is read
+   * again (one anonymous call) and everything is probed anew only when it changed.
+   */
+  async capabilities(): Promise<SupersetCapabilities> {
+    if (this.caps && Date.now() - this.caps.checkedAt < this.capabilitiesRecheckMs) return this.caps.value;
+    this.capsFlight ??= (async () => {
+      const known = this.caps;
+      if (known && (await this.version()) === known.value.version) {
+        known.checkedAt = Date.now();
+        return known.value;
+      }
+      const value = await this.probeCapabilities();
+      this.caps = { value, checkedAt: Date.now() };
+      return value;
+    })().finally(() => (this.capsFlight = undefined));
+    return this.capsFlight;
+  }
+
+  /** Drops the cached capabilities (an answer showed they are out of date). */
+  forgetCapabilities(): void {
+    this.caps = undefined;
+  }
+
+  /** Asks the instance now, without the cache. */
+  async probeCapabilities(): Promise<SupersetCapabilities> {
+    const resources = ['dashboard', 'chart', 'dataset'] as const;
+    const [version, lists, securityApi, thumbnails] = await Promise.all([
+      this.version(),
+      Promise.all(resources.map((r) => this.probeList(r))),
+      this.securityUsers(undefined, 1).then((u) => u !== undefined),
+      this.probeThumbnails(),
+    ]);
+    const datasetColumns = lists[2].columns;
+    return {
+      version,
+      lists: { dashboard: lists[0].caps, chart: lists[1].caps, dataset: lists[2].caps },
+      dataset_database_uuid: datasetColumns ? datasetColumns.includes('database.uuid') : null,
+      security_api: securityApi,
+      thumbnails,
+      probed_at: new Date().toISOString(),
+    };
+  }
+
+  /** `_info?keys=filters` for the filterable columns, and one list row's `list_columns` for what a list can return. */
+  private async probeList(resource: 'dashboard' | 'chart' | 'dataset'): Promise<{ caps: ListCapabilities; columns: string[] | null }> {
+    const path = `/api/v1/${resource}/`;
+    const [info, listed] = await Promise.all([
+      this.getJson<{ filters?: Record<string, unknown> }>(`/api/v1/${resource}/_info`, { q: { keys: ['filters'] } }).catch(refusalAsNull),
+      this.serialList(path, () =>
+        this.getJson<{ list_columns?: unknown }>(path, { q: { page: 0, page_size: 1, keys: ['list_columns'] } }),
+      ).catch(refusalAsNull),
+    ]);
+    const filters = info?.filters && typeof info.filters === 'object' ? Object.keys(info.filters).sort() : null;
+    const columns = Array.isArray(listed?.list_columns) ? listed.list_columns.filter((c): c is string => typeof c === 'string') : null;
+    return { caps: { filters, uuid_column: columns ? columns.includes('uuid') : null }, columns };
+  }
+
+  /**
+   * Whether the THUMBNAILS flag is on: with it off Superset answers any thumbnail 404 before
+   * looking at the dashboard; with it on, a wrong digest is redirected (5.0+) or the image queued
+   * (4.1). Needs one dashboard to ask about; null when there is none.
+   */
+  private async probeThumbnails(): Promise<boolean | null> {
+    const first = (await this.list<{ id: number }>('dashboard', { columns: ['id'], pageSize: 1 }).catch(refusalAsNull))?.result[0];
+    if (!first) return null;
+    const spec: CallSpec = {
+      method: 'GET',
+      path: `/api/v1/dashboard/${seg(first.id)}/thumbnail/probe/`,
+      accept: 'image/*, application/json',
+      pass: [200, 202, 301, 302, 303, 307, 308, 404, 500],
+      maxBytes: this.maxBinaryBytes,
+    };
+    const res = await this.call(spec, (r) => r);
+    return res.status !== 404;
+  }
+
   // ---------------------------------------------------------------------------------------------
   // lists
 
@@ -629,6 +717,19 @@ export class SupersetClient {
     query: Omit<ListQuery, 'page' | 'pageSize'> = {},
     maxItems = 1_000_000,
   ): Promise<T[]> {
+    return (await this.listAllCounted<T>(resource, query, maxItems)).rows;
+  }
+
+  /**
+   * listAll with the count Superset reported. Fewer distinct rows than the count means rows moved
+   * between pages while they were read (a change, or ties in the order column): read again in
+   * another order to complete the set.
+   */
+  async listAllCounted<T extends { id: number }>(
+    resource: Resource,
+    query: Omit<ListQuery, 'page' | 'pageSize'> = {},
+    maxItems = 1_000_000,
+  ): Promise<{ rows: T[]; count: number }> {
     const first = await this.list<T>(resource, { ...query, page: 0, pageSize: MAX_PAGE_SIZE });
     const total = Math.min(first.count, maxItems);
     const pages = Math.ceil(total / MAX_PAGE_SIZE);
@@ -648,10 +749,10 @@ export class SupersetClient {
         if (seen.has(row.id)) continue;
         seen.add(row.id);
         out.push(row);
-        if (out.length >= maxItems) return out;
+        if (out.length >= maxItems) return { rows: out, count: first.count };
       }
     }
-    return out;
+    return { rows: out, count: first.count };
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -969,6 +1070,14 @@ function ownRecord(value: Record<string, unknown> | undefined): Record<string, u
 }
 
 const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** A probe the instance refuses (403, 404, 400) tells "not offered"; outages still throw. */
+function refusalAsNull(err: unknown): null {
+  if (err instanceof SupersetAuthError) throw err;
+  if (err instanceof SupersetForbiddenError || err instanceof SupersetNotFoundError) return null;
+  if (err instanceof SupersetApiError && err.upstreamStatus !== undefined && err.upstreamStatus < 500) return null;
+  throw err;
+}
 
 function tryJson(body: Buffer): unknown {
   if (!body.length) return undefined;

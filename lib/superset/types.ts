@@ -202,3 +202,28 @@ export interface PermissionProbe {
   checked: string[];
   missing: string[];
 }
+
+/** What one list endpoint offers, as the instance itself reports it. */
+export interface ListCapabilities {
+  /** Columns the list accepts filters on (`_info?keys=filters`); null when the probe was refused. */
+  filters: string[] | null;
+  /** Whether list rows carry the object's `uuid` (4.1.4 and later list it; no release before 6.0 filters on it). */
+  uuid_column: boolean | null;
+}
+
+/**
+ * What a Superset instance can do, probed rather than inferred from its version: list filters and
+ * columns per resource, the security API and thumbnails. Cached per client (see
+ * SupersetClient.capabilities), with the version it was probed on.
+ */
+export interface SupersetCapabilities {
+  version: string | null;
+  lists: Record<'dashboard' | 'chart' | 'dataset', ListCapabilities>;
+  /** Dataset list rows carry `database.uuid` (6.0 and later). */
+  dataset_database_uuid: boolean | null;
+  /** FAB's `/api/v1/security/users/` answers the service account (FAB_ADD_SECURITY_API). */
+  security_api: boolean | null;
+  /** The THUMBNAILS feature flag is on; null when there was no dashboard to ask about. */
+  thumbnails: boolean | null;
+  probed_at: string;
+}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install pinned Apache Superset versions from PyPI into project-local virtualenvs.
 #
-#   scripts/superset/setup.sh [VERSION...]        (default: 6.1.0 6.0.0)
+#   scripts/superset/setup.sh [VERSION...]        (default: 6.1.0 6.0.0, the default test suite's;
+#                                                  the version matrix uses 4.1.4 5.0.0 6.0.0 6.1.0)
 #
 # Result: .tools/superset/<VERSION>/venv/bin/superset
 #
@@ -17,6 +18,7 @@
 #
 # The recipe (why the extra packages): the wheels' metadata misses modules Superset imports
 # (rich, cachetools), 6.x needs marshmallow<4, and 6.1.0 breaks with Flask-Caching 2.5.
+# 4.1.x and 5.0.x do not pin marshmallow either (marshmallow 4 breaks `superset init`).
 # Superset's own `postgres` extra adds psycopg2-binary at the version that release pins, so a
 # test instance can keep its metadata in PostgreSQL as production deployments do.
 set -euo pipefail
@@ -43,9 +45,15 @@ log() {
 # Extra requirements per version line (beyond apache-superset==VERSION).
 recipe_for() {
   case "$1" in
+    # 6.1.0: without rich `db upgrade` fails (No module named 'rich'); without cachetools a
+    # connection test answers 422 "Could not load database driver"; Flask-Caching 2.5 fails app
+    # creation (SupersetMetastoreCache ... 'ignore_delete_many_errors').
     6.1.*) echo 'marshmallow>=3,<4 rich cachetools flask-caching<2.5' ;;
+    # 6.0.0: without rich `db upgrade` fails.
     6.0.*) echo 'marshmallow>=3,<4 rich' ;;
-    5.0.* | 4.1.*) echo 'marshmallow>=3,<4 rich' ;; # not measured here; §10.1 says marshmallow<4
+    # 5.0.0 and 4.1.4, measured with Python 3.11 (install, db upgrade, init, serving, imports and
+    # exports, chart queries, the whole version matrix): nothing else is missing.
+    5.0.* | 4.1.*) echo 'marshmallow>=3,<4' ;;
     *) echo 'marshmallow>=3,<4 rich cachetools flask-caching<2.5' ;;
   esac
 }
@@ -113,7 +121,7 @@ install_version() {
     die "pip install apache-superset==$version failed (full log: $logf)"
   fi
   # Import check: the CLI, the app factory and the modules the wheels forget.
-  if ! "$venv/bin/python" -c 'import importlib.metadata as md, rich, psycopg2, superset.cli.main, superset.app; assert int(md.version("marshmallow").split(".")[0]) < 4, "marshmallow>=4"' >>"$logf" 2>&1; then
+  if ! "$venv/bin/python" -c 'import importlib.metadata as md, psycopg2, superset.cli.main, superset.app; assert int(md.version("marshmallow").split(".")[0]) < 4, "marshmallow>=4"' >>"$logf" 2>&1; then
     tail -n 30 "$logf" >&2
     die "apache-superset==$version installed but does not import (full log: $logf)"
   fi

@@ -164,6 +164,14 @@ describe('environment test', () => {
       error: null,
     });
     expect(r.body.checked_permissions).toContain('can_export on Dashboard');
+    // What 6.1.0 can do, as it answers the probes: uuid lookups by list filter, database uuids in dataset rows.
+    expect(r.body.capabilities).toMatchObject({
+      version: '6.1.0',
+      lists: { dashboard: { uuid_column: true }, chart: { uuid_column: true }, dataset: { uuid_column: true } },
+      dataset_database_uuid: true,
+      security_api: true,
+    });
+    expect(r.body.capabilities.lists.dataset.filters).toEqual(expect.arrayContaining(['id', 'uuid', 'table_name', 'database']));
   });
 
   it.skipIf(!supersets())('reports a refused login on a real Superset', async () => {

@@ -20,4 +20,23 @@ describe('bundle differences', () => {
     const changed = { ...chart(5, 'Sales'), params: { ...chart(5, 'Sales').params, metrics: ['sum'] } };
     expect(diffObjects('charts', changed, chart(2, 'Sales'))).toEqual([{ field: 'params.metrics', source: ['sum'], target: ['count'] }]);
   });
+
+  it('ignores fields only one release exports, at any depth, and still sees changes beside them', () => {
+    const older = { table_name: 't', columns: [{ column_name: 'ds', is_dttm: true }], metrics: [{ metric_name: 'count' }] };
+    const newer = {
+      table_name: 't',
+      folders: null,
+      currency_code_column: null,
+      columns: [{ column_name: 'ds', is_dttm: true, datetime_format: null }],
+      metrics: [{ metric_name: 'count' }],
+    };
+    expect(diffObjects('datasets', older, newer)).toEqual([]);
+    expect(diffObjects('datasets', newer, older)).toEqual([]);
+    const changed = { ...older, columns: [{ column_name: 'ds', is_dttm: false }] };
+    expect(diffObjects('datasets', changed, newer)).toEqual([
+      { field: 'columns', source: [{ column_name: 'ds', is_dttm: false }], target: [{ column_name: 'ds', is_dttm: true }] },
+    ]);
+    // A column added on one side is a change, not a field of another release.
+    expect(diffObjects('datasets', { ...older, columns: [...older.columns, { column_name: 'x', is_dttm: false }] }, older)).toHaveLength(1);
+  });
 });

@@ -322,6 +322,45 @@ describe('lists, thumbnails, accounts', () => {
   });
 });
 
+describe('capabilities', () => {
+  it('probes what the instance can do once, keeps it with the release, and probes again only when the release changed', async () => {
+    const f = await startFakeSuperset({
+      version: '5.0.0',
+      thumbnails: true,
+      filterColumns: { dataset: ['id', 'table_name'], chart: ['id'] },
+    });
+    const off = await startFakeSuperset({ thumbnails: false, securityApi: false });
+    try {
+      f.addDashboard({ title: 'One' });
+      off.addDashboard({ title: 'One' });
+      const c = new SupersetClient({ baseUrl: f.baseUrl, username: f.username, password: f.password }, { capabilitiesRecheckMs: 0 });
+      clients.push(c);
+      const first = await c.capabilities();
+      expect(first).toMatchObject({
+        version: '5.0.0',
+        lists: { dataset: { filters: ['id', 'table_name'] }, chart: { filters: ['id'] }, dashboard: { filters: null } },
+        security_api: true,
+        thumbnails: true,
+      });
+      const probes = () => f.count(/\/_info$/);
+      const n = probes();
+      // Same release: kept (only the version file is read again).
+      expect(await c.capabilities()).toBe(first);
+      expect(probes()).toBe(n);
+      f.setVersion('6.0.0');
+      const upgraded = await c.capabilities();
+      expect(upgraded.version).toBe('6.0.0');
+      expect(probes()).toBe(n + 3);
+
+      const plain = new SupersetClient({ baseUrl: off.baseUrl, username: off.username, password: off.password });
+      clients.push(plain);
+      expect(await plain.capabilities()).toMatchObject({ security_api: false, thumbnails: false });
+    } finally {
+      await Promise.all([f.close(), off.close()]);
+    }
+  });
+});
+
 describe("Flask-AppBuilder's shared list filters", () => {
   it('never runs two list calls of one endpoint at once, so each gets its own filters', async () => {
     const racy = await startFakeSuperset({ fabFilterRace: true });

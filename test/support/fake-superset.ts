@@ -123,6 +123,13 @@ export interface FakeSupersetOptions {
    * an object shared by concurrent requests, so overlapping calls may run with each other's filters.
    */
   fabFilterRace?: boolean;
+  /**
+   * Behave like a release whose lists carry no `uuid` and whose dataset exports name no id
+   * (Superset before 4.1.4): lookups by uuid must go through exports.
+   */
+  listsWithoutUuid?: boolean;
+  /** Columns `_info?keys=filters` reports per resource (default: none, as if the probe were refused). */
+  filterColumns?: Partial<Record<'dashboard' | 'chart' | 'dataset' | 'database', string[]>>;
 }
 
 export interface FakeSuperset {
@@ -153,6 +160,10 @@ export interface FakeSuperset {
   fail(match: { method?: string; path?: RegExp | string }, mode: FailureMode, times?: number): void;
   /** Make dashboard imports of the bundles `when` picks answer `status` with `body` (until cleared). */
   failImport(failure: FakeImportFailure): void;
+  /** Answer another release from now on (as an upgraded instance would). */
+  setVersion(version: string | null): void;
+  /** Leave these top-level fields out of every exported object (as an older release's export would). */
+  omitFromExports(fields: string[]): void;
   clearFailures(): void;
   /** Invalidate every issued token (as a restarted Superset with another secret would). */
   revokeTokens(): void;
@@ -187,8 +198,11 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
     securityApi: opts.securityApi ?? true,
     permissions: opts.permissions ?? ['can_read', 'can_write', 'can_export'],
     fabFilterRace: opts.fabFilterRace ?? false,
+    listsWithoutUuid: opts.listsWithoutUuid ?? false,
+    filterColumns: opts.filterColumns ?? {},
   };
   let sharedFilters: ListQ['filters'] = [];
+  let omittedFields: string[] = [];
   const secret = randomBytes(16).toString('hex');
   let tokenGeneration = 0;
   const users: FakeUser[] = [];
@@ -310,14 +324,14 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
     tags: [],
     thumbnail_url: `/api/v1/dashboard/${d.id}/thumbnail/${digestOf(d)}/`,
     url: `/superset/dashboard/${d.slug ?? d.id}/`,
-    uuid: d.uuid,
+    ...(options.listsWithoutUuid ? {} : { uuid: d.uuid }),
   });
 
   const datasetRow = (ds: FakeDataset) => {
     const db = databases.find((x) => x.id === ds.database);
     return {
       id: ds.id,
-      uuid: ds.uuid,
+      ...(options.listsWithoutUuid ? {} : { uuid: ds.uuid }),
       table_name: ds.table_name,
       schema: ds.schema,
       catalog: null,
@@ -338,12 +352,71 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
   const fileName = (s: string) => s.replace(/[^A-Za-z0-9_-]+/g, '_');
   const nextId = (rows: Array<{ id: number }>) => (rows.length ? Math.max(...rows.map((r) => r.id)) + 1 : 1);
 
-  /** Superset's export layout: one root folder; dashboards, charts, datasets/<db>/, databases, metadata.yaml. */
-  const exportBundle = (ids: number[]): Uint8Array => {
-    const root = `dashboard_export_${new Date(clock).toISOString().replace(/\D/g, '').slice(0, 14)}`;
+  /**
+   * Superset's export layout: one root folder; dashboards, charts, datasets/<db>/, databases,
+   * metadata.yaml. A chart export holds the charts with their datasets and databases, a dataset
+   * export the datasets with their databases.
+   */
+  const exportBundle = (ids: number[], kind: 'dashboard' | 'chart' | 'dataset' = 'dashboard'): Uint8Array => {
+    const root = `${kind}_export_${new Date(clock).toISOString().replace(/\D/g, '').slice(0, 14)}`;
     const files: Record<string, Uint8Array> = {};
-    const put = (path: string, content: unknown) => (files[`${root}/${path}`] = strToU8(toYaml(content)));
-    put('metadata.yaml', { version: '1.0.0', type: 'Dashboard', timestamp: new Date(clock).toISOString() });
+    const put = (path: string, content: Record<string, unknown>) => {
+      const kept = path === 'metadata.yaml' ? content : Object.fromEntries(Object.entries(content).filter(([k]) => !omittedFields.includes(k)));
+      files[`${root}/${path}`] = strToU8(toYaml(kept));
+    };
+    const type = { dashboard: 'Dashboard', chart: 'Slice', dataset: 'SqlaTable' }[kind];
+    put('metadata.yaml', { version: '1.0.0', type, timestamp: new Date(clock).toISOString() });
+    const putDatabase = (db: FakeDatabase) =>
+      put(`databases/${fileName(db.database_name)}.yaml`, {
+        database_name: db.database_name,
+        sqlalchemy_uri: `${db.backend}://user:XXXXXXXXXX@db.example.com/${fileName(db.database_name)}`,
+        cache_timeout: null,
+        expose_in_sqllab: true,
+        allow_dml: false,
+        extra: {},
+        uuid: db.uuid,
+        version: '1.0.0',
+      });
+    const putDataset = (ds: FakeDataset) => {
+      const db = databases.find((x) => x.id === ds.database)!;
+      // Releases before 6.0 leave the id out of a dataset's file name.
+      const name = options.listsWithoutUuid ? fileName(ds.table_name) : `${fileName(ds.table_name)}_${ds.id}`;
+      put(`datasets/${fileName(db.database_name)}/${name}.yaml`, {
+        table_name: ds.table_name,
+        main_dttm_col: null,
+        description: null,
+        schema: ds.schema,
+        sql: ds.sql,
+        params: null,
+        template_params: null,
+        filter_select_enabled: true,
+        uuid: ds.uuid,
+        metrics: [{ metric_name: 'count', expression: 'COUNT(*)' }],
+        columns: ds.columns.map((col) => ({ column_name: col, type: 'TEXT', is_dttm: col === 'ds' })),
+        version: '1.0.0',
+        database_uuid: db.uuid,
+      });
+      putDatabase(db);
+    };
+    const putChart = (c: FakeChart) => {
+      const ds = datasets.find((x) => x.id === c.dataset)!;
+      put(`charts/${fileName(c.slice_name)}_${c.id}.yaml`, {
+        slice_name: c.slice_name,
+        description: null,
+        certified_by: null,
+        viz_type: c.viz_type,
+        params: c.params,
+        query_context: null,
+        cache_timeout: null,
+        uuid: c.uuid,
+        version: '1.0.0',
+        dataset_uuid: ds.uuid,
+      });
+      putDataset(ds);
+    };
+    if (kind === 'chart') for (const id of ids) putChart(charts.find((c) => c.id === id)!);
+    if (kind === 'dataset') for (const id of ids) putDataset(datasets.find((d) => d.id === id)!);
+    if (kind !== 'dashboard') return zipSync(files);
     for (const id of ids) {
       const d = dashboards.find((x) => x.id === id)!;
       const dashCharts = d.chartIds.map((cid) => charts.find((c) => c.id === cid)).filter((c): c is FakeChart => !!c);
@@ -372,47 +445,7 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
         version: '1.0.0',
         uuid: d.uuid,
       });
-      for (const c of dashCharts) {
-        const ds = datasets.find((x) => x.id === c.dataset)!;
-        const db = databases.find((x) => x.id === ds.database)!;
-        put(`charts/${fileName(c.slice_name)}_${c.id}.yaml`, {
-          slice_name: c.slice_name,
-          description: null,
-          certified_by: null,
-          viz_type: c.viz_type,
-          params: c.params,
-          query_context: null,
-          cache_timeout: null,
-          uuid: c.uuid,
-          version: '1.0.0',
-          dataset_uuid: ds.uuid,
-        });
-        put(`datasets/${fileName(db.database_name)}/${fileName(ds.table_name)}_${ds.id}.yaml`, {
-          table_name: ds.table_name,
-          main_dttm_col: null,
-          description: null,
-          schema: ds.schema,
-          sql: ds.sql,
-          params: null,
-          template_params: null,
-          filter_select_enabled: true,
-          uuid: ds.uuid,
-          metrics: [{ metric_name: 'count', expression: 'COUNT(*)' }],
-          columns: ds.columns.map((col) => ({ column_name: col, type: 'TEXT', is_dttm: col === 'ds' })),
-          version: '1.0.0',
-          database_uuid: db.uuid,
-        });
-        put(`databases/${fileName(db.database_name)}.yaml`, {
-          database_name: db.database_name,
-          sqlalchemy_uri: `${db.backend}://user:XXXXXXXXXX@db.example.com/${fileName(db.database_name)}`,
-          cache_timeout: null,
-          expose_in_sqllab: true,
-          allow_dml: false,
-          extra: {},
-          uuid: db.uuid,
-          version: '1.0.0',
-        });
-      }
+      for (const c of dashCharts) putChart(c);
     }
     return zipSync(files);
   };
@@ -599,7 +632,8 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
       else if (f.col === 'id' && f.opr === 'in') rows = rows.filter((d) => (v as number[]).includes(d.id));
       else if (f.col === 'published' && f.opr === 'eq') rows = rows.filter((d) => d.published === v);
       else if (f.col === 'slug' && f.opr === 'eq') rows = rows.filter((d) => d.slug === v);
-      else if (f.col === 'uuid' && f.opr === 'eq') rows = rows.filter((d) => d.uuid === v);
+      else if (f.col === 'uuid' && f.opr === 'eq' && !options.listsWithoutUuid) rows = rows.filter((d) => d.uuid === v);
+      else if (f.col === 'id' && f.opr === 'gt') rows = rows.filter((d) => d.id > Number(v));
       else return `Filter column: ${f.col} not allowed to filter`;
     }
     const col = q.order_column ?? 'changed_on';
@@ -760,7 +794,18 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
       });
     }
     if (method === 'GET' && (m = /^\/api\/v1\/(dashboard|chart|dataset|database)\/_info$/.exec(path))) {
-      return json(res, 200, { permissions: options.permissions });
+      const cols = options.filterColumns?.[m[1] as 'dashboard'];
+      return json(res, 200, {
+        permissions: options.permissions,
+        ...(cols ? { filters: Object.fromEntries(cols.map((c) => [c, [{ name: 'Equal to', operator: 'eq' }]])) } : {}),
+      });
+    }
+    if (method === 'GET' && (m = /^\/api\/v1\/(chart|dataset)\/export\/$/.exec(path))) {
+      const ids = (Array.isArray(q) ? q : []) as number[];
+      const rows: Array<{ id: number }> = m[1] === 'chart' ? charts : datasets;
+      if (!ids.length || ids.some((id) => !rows.some((r) => r.id === id))) return error(req, res, 404, 'Not found');
+      res.writeHead(200, { 'content-type': 'application/zip' });
+      return void res.end(exportBundle(ids, m[1] as 'chart'));
     }
     if (method === 'GET' && path === '/api/v1/dashboard/export/') {
       const ids = (Array.isArray(q) ? q : []) as number[];
@@ -871,7 +916,8 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
         if (f.col === 'table_name' && f.opr === 'ct')
           rows = rows.filter((d) => d.table_name.toLowerCase().includes(String(f.value).toLowerCase()));
         else if (f.col === 'table_name' && f.opr === 'eq') rows = rows.filter((d) => d.table_name === f.value);
-        else if (f.col === 'uuid' && f.opr === 'eq') rows = rows.filter((d) => d.uuid === f.value);
+        else if (f.col === 'uuid' && f.opr === 'eq' && !options.listsWithoutUuid) rows = rows.filter((d) => d.uuid === f.value);
+        else if (f.col === 'id' && f.opr === 'gt') rows = rows.filter((d) => d.id > Number(f.value));
         else if (f.col === 'database' && f.opr === 'rel_o_m') rows = rows.filter((d) => d.database === Number(f.value));
         else return json(res, 400, { message: `Filter column: ${f.col} not allowed to filter` });
       }
@@ -900,7 +946,8 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
     if (method === 'GET' && path === '/api/v1/chart/') {
       let rows = [...charts];
       for (const f of q.filters ?? []) {
-        if (f.col === 'uuid' && f.opr === 'eq') rows = rows.filter((c) => c.uuid === f.value);
+        if (f.col === 'uuid' && f.opr === 'eq' && !options.listsWithoutUuid) rows = rows.filter((c) => c.uuid === f.value);
+        else if (f.col === 'id' && f.opr === 'gt') rows = rows.filter((c) => c.id > Number(f.value));
         else return json(res, 400, { message: `Filter column: ${f.col} not allowed to filter` });
       }
       const page = pageOf(rows, q);
@@ -908,7 +955,7 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
         ...page,
         result: page.result.map((c) => ({
           id: c.id,
-          uuid: c.uuid,
+          ...(options.listsWithoutUuid ? {} : { uuid: c.uuid }),
           slice_name: c.slice_name,
           viz_type: c.viz_type,
           datasource_id: c.dataset,
@@ -967,6 +1014,12 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
     },
     failImport(failure) {
       importFailures.push(failure);
+    },
+    setVersion(version) {
+      options.version = version;
+    },
+    omitFromExports(fields) {
+      omittedFields = fields;
     },
     clearFailures() {
       failures = [];

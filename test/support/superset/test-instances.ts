@@ -25,12 +25,26 @@ export interface TestSupersetInfo {
 export type TestSupersetName = 'a' | 'b' | 'c' | 'd';
 export type TestSupersets = Record<TestSupersetName, TestSupersetInfo>;
 
-export const TEST_SUPERSETS: Record<TestSupersetName, { version: string; metadata: MetadataBackend }> = {
+/** Which release and metadata backend each named instance runs. */
+export type SupersetSpecs<N extends string = string> = Record<N, { version: string; metadata: MetadataBackend }>;
+
+export const TEST_SUPERSETS: SupersetSpecs<TestSupersetName> = {
   a: { version: '6.1.0', metadata: 'sqlite' },
   b: { version: '6.1.0', metadata: 'sqlite' },
   c: { version: '6.0.0', metadata: 'sqlite' },
   // Same release as b, so a difference between b and d is the metadata backend's alone.
   d: { version: '6.1.0', metadata: 'postgresql' },
+};
+
+/**
+ * The version matrix (`npm run test:matrix`): one instance per release people run, both metadata
+ * backends represented (the default set already covers 6.1.0 on both and 6.0.0 on SQLite).
+ */
+export const MATRIX_SUPERSETS: SupersetSpecs = {
+  '4.1.4': { version: '4.1.4', metadata: 'postgresql' },
+  '5.0.0': { version: '5.0.0', metadata: 'sqlite' },
+  '6.0.0': { version: '6.0.0', metadata: 'postgresql' },
+  '6.1.0': { version: '6.1.0', metadata: 'sqlite' },
 };
 
 interface Log {
@@ -39,17 +53,26 @@ interface Log {
 }
 
 export async function startTestSupersets(runDir: string, log: Log): Promise<{ info: TestSupersets; stop(): Promise<void> } | null> {
+  return startSupersets(TEST_SUPERSETS, runDir, log);
+}
+
+/** Starts the named instances side by side (installing their releases first); null when SWITCHYARD_TEST_SUPERSET=off. */
+export async function startSupersets<N extends string>(
+  specs: SupersetSpecs<N>,
+  runDir: string,
+  log: Log,
+): Promise<{ info: Record<N, TestSupersetInfo>; stop(): Promise<void> } | null> {
   if (/^(off|0|false|no)$/i.test(process.env.SWITCHYARD_TEST_SUPERSET ?? '')) {
     log.warn('SWITCHYARD_TEST_SUPERSET=off: no real Superset; the end-to-end tests against it are skipped');
     return null;
   }
   const started = Date.now();
   const quiet = (m: string) => log.info(m);
-  await ensureSuperset([...new Set(Object.values(TEST_SUPERSETS).map((s) => s.version))], quiet);
-  const names = Object.keys(TEST_SUPERSETS) as TestSupersetName[];
+  await ensureSuperset([...new Set(Object.values<{ version: string }>(specs).map((s) => s.version))], quiet);
+  const names = Object.keys(specs) as N[];
   const results = await Promise.allSettled(
     names.map((name) => {
-      const { version, metadata } = TEST_SUPERSETS[name];
+      const { version, metadata } = specs[name];
       return startSuperset({
         version,
         dataDir: path.join(runDir, `superset-${name}`),
@@ -74,7 +97,7 @@ export async function startTestSupersets(runDir: string, log: Log): Promise<{ in
     await stop();
     throw failed.reason;
   }
-  const info = {} as TestSupersets;
+  const info = {} as Record<N, TestSupersetInfo>;
   names.forEach((name, i) => {
     const s = running[i];
     info[name] = {

@@ -1,0 +1,325 @@
+import type { Bundle } from '../../lib/bundles/bundle.ts';
+import type { IndexedResource, MigrationUpstream, UpstreamDatabase } from './upstream.ts';
+
+/**
+ * The target's dashboards, charts, datasets and databases, looked up once and matched in memory
+ * by uuid, slug and table, so planning a dashboard costs no call per object.
+ *
+ * Built from what every release answers: list rows with only the needed columns (no list filter
+ * on `uuid`, which releases before 6.0 refuse). Where a release's lists carry no uuid (the
+ * instance's capabilities say so, or the rows show it), uuids come from the objects' exports
+ * (charts: the file name ends in the chart id; datasets: matched on database, schema and table,
+ * which Superset keeps unique) and dashboards are looked up by uuid on their detail path.
+ *
+ * `refresh()` reads only what was created since (ids above the highest known, one list call per
+ * kind where the instance filters on `id`), so the index stays current as imports land and as
+ * other people create objects while a task runs. Rows that change in place (a renamed slug) are
+ * seen at the next full build.
+ *
+ *   const index = await TargetIndex.build(upstream);
+ *   index.chart(uuid)?.id; index.datasetOnTable(dbId, schema, table); await index.refresh();
+ */
+
+export interface IndexedDashboard {
+  id: number;
+  uuid: string | null;
+  slug: string | null;
+  title: string | null;
+}
+
+export interface IndexedChart {
+  id: number;
+  uuid: string;
+}
+
+export interface IndexedDataset {
+  id: number;
+  uuid: string | null;
+  table_name: string;
+  schema: string | null;
+  database: { id: number; name: string } | null;
+}
+
+/** How the index learned uuids, per kind: from list rows, or through exports / detail lookups. */
+export type UuidSource = 'list' | 'export' | 'detail';
+
+const COLUMNS: Record<IndexedResource, string[]> = {
+  dashboard: ['id', 'uuid', 'slug', 'dashboard_title'],
+  chart: ['id', 'uuid'],
+  dataset: ['id', 'uuid', 'table_name', 'schema', 'database.id', 'database.database_name'],
+};
+
+const str = (v: unknown): string | null => (typeof v === 'string' && v ? v : null);
+
+export class TargetIndex {
+  private readonly upstream: MigrationUpstream;
+  private databaseList: UpstreamDatabase[] = [];
+  private readonly dashboards = new Map<number, IndexedDashboard>();
+  private readonly charts = new Map<number, IndexedChart>();
+  private readonly datasets = new Map<number, IndexedDataset>();
+  private readonly dashboardByUuid = new Map<string, IndexedDashboard | null>();
+  private readonly chartByUuid = new Map<string, IndexedChart>();
+  private readonly datasetByUuid = new Map<string, IndexedDataset>();
+  /** Exported YAML of charts and datasets read while indexing, by uuid (reused for differences). */
+  private readonly exported = new Map<string, Record<string, unknown>>();
+  private readonly maxId: Record<IndexedResource, number> = { dashboard: 0, chart: 0, dataset: 0 };
+  private incremental = false;
+  readonly uuidSource: Record<IndexedResource, UuidSource> = { dashboard: 'list', chart: 'list', dataset: 'list' };
+  /** Superset calls made by build() and refresh(), for logs and benchmarks. */
+  calls = 0;
+
+  private constructor(upstream: MigrationUpstream) {
+    this.upstream = upstream;
+  }
+
+  /** Reads the target once: databases, then every dashboard, chart and dataset (needed columns only). */
+  static async build(upstream: MigrationUpstream): Promise<TargetIndex> {
+    const index = new TargetIndex(upstream);
+    const caps = await upstream.capabilities();
+    index.incremental = (['dashboard', 'chart', 'dataset'] as const).every((r) => caps.lists[r].filters?.includes('id') === true);
+    for (const r of ['dashboard', 'chart', 'dataset'] as const) if (caps.lists[r].uuid_column === false) index.uuidSource[r] = 'export';
+    if (index.uuidSource.dashboard === 'export') index.uuidSource.dashboard = 'detail';
+    await index.reloadDatabases();
+    for (const r of ['dashboard', 'chart', 'dataset'] as const) await index.load(r);
+    return index;
+  }
+
+  /** Picks up objects created since the last read (by an import of this task or by anyone else). */
+  async refresh(): Promise<void> {
+    // Dashboards not found by uuid may exist now.
+    for (const [uuid, d] of this.dashboardByUuid) if (d === null) this.dashboardByUuid.delete(uuid);
+    if (!this.incremental) {
+      for (const r of ['dashboard', 'chart', 'dataset'] as const) await this.load(r);
+      return;
+    }
+    for (const r of ['dashboard', 'chart', 'dataset'] as const) await this.load(r, this.maxId[r]);
+  }
+
+  get databases(): readonly UpstreamDatabase[] {
+    return this.databaseList;
+  }
+
+  /** A target database by id; the list is read again once when the id is unknown (created since). */
+  async database(id: number): Promise<UpstreamDatabase | undefined> {
+    const hit = this.databaseList.find((d) => d.id === id);
+    if (hit) return hit;
+    await this.reloadDatabases();
+    return this.databaseList.find((d) => d.id === id);
+  }
+
+  /** The dashboard with this uuid (from the list, or its detail path where lists carry no uuid). */
+  async dashboard(uuid: string): Promise<IndexedDashboard | null> {
+    const known = this.dashboardByUuid.get(uuid);
+    if (known !== undefined || this.uuidSource.dashboard === 'list') return known ?? null;
+    this.calls++;
+    const found = await this.upstream.findDashboard(uuid);
+    const hit = found ? { ...(this.dashboards.get(found.id) ?? toDashboard(found)), uuid } : null;
+    if (hit) this.dashboards.set(hit.id, hit);
+    this.dashboardByUuid.set(uuid, hit);
+    return hit;
+  }
+
+  dashboardBySlug(slug: string): IndexedDashboard | null {
+    for (const d of this.dashboards.values()) if (d.slug === slug) return d;
+    return null;
+  }
+
+  chart(uuid: string): IndexedChart | null {
+    return this.chartByUuid.get(uuid) ?? null;
+  }
+
+  dataset(uuid: string): IndexedDataset | null {
+    return this.datasetByUuid.get(uuid) ?? null;
+  }
+
+  /** The dataset on this table of this database (Superset allows one per database, schema and table). */
+  datasetOnTable(databaseId: number, schema: string | null, tableName: string): IndexedDataset | null {
+    for (const d of this.datasets.values()) {
+      if (d.database?.id === databaseId && d.table_name === tableName && (d.schema ?? null) === (schema ?? null)) return d;
+    }
+    return null;
+  }
+
+  /** Every dataset on a table of this name, whatever its database. */
+  datasetsNamed(tableName: string): IndexedDataset[] {
+    return [...this.datasets.values()].filter((d) => d.table_name === tableName);
+  }
+
+  /**
+   * The target's own YAML of these charts or datasets (for differences), by uuid: from what the
+   * index already exported, the rest in one export call per kind.
+   */
+  async exportedContent(kind: 'chart' | 'dataset', uuids: string[]): Promise<Map<string, Record<string, unknown>>> {
+    const out = new Map<string, Record<string, unknown>>();
+    const missing: number[] = [];
+    for (const uuid of uuids) {
+      const content = this.exported.get(uuid);
+      if (content) out.set(uuid, content);
+      else {
+        const id = kind === 'chart' ? this.chart(uuid)?.id : this.dataset(uuid)?.id;
+        if (id !== undefined) missing.push(id);
+      }
+    }
+    if (!missing.length) return out;
+    this.calls++;
+    for (const bundle of await this.upstream.exportObjects(kind, missing)) {
+      for (const f of bundle.of(kind === 'chart' ? 'charts' : 'datasets')) {
+        const uuid = str(f.content.uuid);
+        if (uuid && uuids.includes(uuid)) out.set(uuid, f.content);
+      }
+    }
+    return out;
+  }
+
+  private async reloadDatabases(): Promise<void> {
+    this.calls++;
+    this.databaseList = await this.upstream.listDatabases();
+  }
+
+  private async load(resource: IndexedResource, afterId?: number): Promise<void> {
+    this.calls++;
+    const rows = await this.upstream.listRows(resource, COLUMNS[resource], afterId);
+    // A release whose lists carry no uuid shows it in its rows even where the probe could not tell.
+    if (this.uuidSource[resource] === 'list' && rows.length && rows.some((r) => !str(r.uuid))) {
+      this.uuidSource[resource] = resource === 'dashboard' ? 'detail' : 'export';
+    }
+    for (const r of rows) this.maxId[resource] = Math.max(this.maxId[resource], r.id);
+    if (resource === 'dashboard') {
+      for (const r of rows) {
+        const d = toDashboard(r);
+        this.dashboards.set(d.id, d);
+        if (d.uuid) this.dashboardByUuid.set(d.uuid, d);
+      }
+      return;
+    }
+    if (resource === 'chart') {
+      if (this.uuidSource.chart === 'list') {
+        for (const r of rows) this.addChart({ id: r.id, uuid: String(r.uuid) });
+      } else if (rows.length) {
+        await this.chartsFromExports(rows.map((r) => r.id));
+      }
+      return;
+    }
+    const datasets = rows.map((r) => toDataset(r));
+    for (const d of datasets) this.addDataset(d);
+    if (this.uuidSource.dataset === 'export' && datasets.length) await this.datasetUuidsFromExports(datasets);
+  }
+
+  private addChart(c: IndexedChart): void {
+    this.charts.set(c.id, c);
+    this.chartByUuid.set(c.uuid, c);
+  }
+
+  private addDataset(d: IndexedDataset): void {
+    const before = this.datasets.get(d.id);
+    const merged = { ...d, uuid: d.uuid ?? before?.uuid ?? null };
+    this.datasets.set(d.id, merged);
+    if (merged.uuid) this.datasetByUuid.set(merged.uuid, merged);
+  }
+
+  /** Chart exports name each file `<name>_<id>.yaml` (or `<id>.yaml`): the id there, the uuid inside. */
+  private async chartsFromExports(ids: number[]): Promise<void> {
+    this.calls++;
+    for (const bundle of await this.upstream.exportObjects('chart', ids)) {
+      for (const f of bundle.of('charts')) {
+        const id = Number(/(?:^|_)(\d+)\.ya?ml$/.exec(f.path.split('/').pop() ?? '')?.[1]);
+        const uuid = str(f.content.uuid);
+        if (!uuid || !ids.includes(id)) continue;
+        this.addChart({ id, uuid });
+        this.exported.set(uuid, f.content);
+      }
+    }
+  }
+
+  /** Dataset exports carry no id before 6.0: each file is matched to its row on database, schema and table. */
+  private async datasetUuidsFromExports(rows: IndexedDataset[]): Promise<void> {
+    this.calls++;
+    const dbByUuid = new Map(this.databaseList.map((d) => [d.uuid, d]));
+    for (const bundle of await this.upstream.exportObjects(
+      'dataset',
+      rows.map((r) => r.id),
+    )) {
+      for (const f of bundle.of('datasets')) {
+        const uuid = str(f.content.uuid);
+        const db = dbByUuid.get(str(f.content.database_uuid) ?? '');
+        if (!uuid || !db) continue;
+        const row = rows.find(
+          (r) =>
+            r.database?.id === db.id && r.table_name === f.content.table_name && (r.schema ?? null) === (str(f.content.schema) ?? null),
+        );
+        if (!row) continue;
+        this.addDataset({ ...row, uuid });
+        this.exported.set(uuid, f.content);
+      }
+    }
+  }
+
+  /** Records what an import just did, so the next dashboard sees it before the next refresh. */
+  noteDashboard(d: IndexedDashboard): void {
+    this.dashboards.set(d.id, d);
+    if (d.uuid) this.dashboardByUuid.set(d.uuid, d);
+  }
+
+  /** Forgets exported content of objects an import may have changed. */
+  forgetContent(bundle: Bundle): void {
+    for (const f of bundle.files.values()) {
+      const uuid = str(f.content.uuid);
+      if (uuid) this.exported.delete(uuid);
+    }
+  }
+}
+
+function toDashboard(r: Record<string, unknown> & { id: number }): IndexedDashboard {
+  return { id: r.id, uuid: str(r.uuid), slug: str(r.slug), title: str(r.dashboard_title) };
+}
+
+function toDataset(r: Record<string, unknown> & { id: number }): IndexedDataset {
+  const db = r.database as { id?: unknown; database_name?: unknown } | null | undefined;
+  return {
+    id: r.id,
+    uuid: str(r.uuid),
+    table_name: String(r.table_name ?? ''),
+    schema: str(r.schema),
+    database: db && typeof db.id === 'number' ? { id: db.id, name: String(db.database_name ?? '') } : null,
+  };
+}
+
+/**
+ * One index per task and target environment in this worker, so the dashboards of a task share
+ * it; bounded in number and age. Another worker (or a retry elsewhere) builds its own.
+ */
+export class TargetIndexCache {
+  private readonly entries = new Map<string, { index: Promise<TargetIndex>; at: number }>();
+  private readonly maxEntries: number;
+  private readonly maxAgeMs: number;
+
+  constructor(opts: { maxEntries?: number; maxAgeMs?: number } = {}) {
+    this.maxEntries = opts.maxEntries ?? 16;
+    this.maxAgeMs = opts.maxAgeMs ?? 30 * 60_000;
+  }
+
+  /**
+   * The index for this key, built on first use and refreshed on every later one (so it is
+   * current when a dashboard is planned).
+   */
+  async get(key: string, upstream: MigrationUpstream): Promise<TargetIndex> {
+    const now = Date.now();
+    for (const [k, e] of this.entries) if (now - e.at > this.maxAgeMs) this.entries.delete(k);
+    const hit = this.entries.get(key);
+    if (hit) {
+      hit.at = now;
+      const index = await hit.index;
+      await index.refresh();
+      return index;
+    }
+    const index = TargetIndex.build(upstream);
+    this.entries.set(key, { index, at: now });
+    index.catch(() => this.entries.delete(key));
+    while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    return index;
+  }
+
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+}
