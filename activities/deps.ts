@@ -20,3 +20,8 @@ export interface ActivityDeps {
   /** The same, as the migration engine uses it. */
   superset(envId: string): Promise<MigrationUpstream>;
 }
+
+/** Most a dashboard bundle may unpack to, from BUNDLE_MAX_MB. */
+export function maxBundleBytes(deps: Pick<ActivityDeps, 'config'>): number {
+  return Math.floor(deps.config.BUNDLE_MAX_MB * 1024 * 1024);
+}

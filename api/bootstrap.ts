@@ -5,6 +5,7 @@ import { findUserByUsername, seedBuiltinRoles, setUserRoles } from '../db/identi
 import type { Config } from '../lib/config.ts';
 import { hashPassword, Keyring, loadSecret, randomToken } from '../lib/crypto.ts';
 import type { Logger } from '../lib/logger.ts';
+import { SupersetClientPool } from '../lib/superset/pool.ts';
 import { connectTemporalClient, ensureSearchAttributes } from '../lib/temporal.ts';
 import { describeTemporalConnection } from '../lib/temporal-connection.ts';
 import { OidcService } from './auth/oidc.ts';
@@ -12,6 +13,7 @@ import { AuthService } from './auth/service.ts';
 import { TokenIssuer } from './auth/tokens.ts';
 import type { AppContext } from './context.ts';
 import { EnvironmentService } from './environments/service.ts';
+import { Supersets } from './environments/upstream.ts';
 import { HistoryLogReader } from './tasks/history-log.ts';
 import { TaskLogService } from './tasks/logs.ts';
 import { TaskReconciler } from './tasks/reconciler.ts';
@@ -49,9 +51,27 @@ export async function bootstrap(config: Config, logger: Logger, databaseUrl: str
   const taskLogs = new TaskLogService({ store: taskStore, history: new HistoryLogReader(temporal), logger });
   const reconciler = new TaskReconciler({ store: taskStore, temporal, tasks, logger, afterSeconds: config.TASK_RECONCILE_AFTER_SECONDS });
 
-  const environments = new EnvironmentService({ knex, keyring, logger });
+  const supersets = new Supersets({
+    store: environmentStore,
+    keyring,
+    pool: new SupersetClientPool(environmentStore.connections(keyring), { logger: logger.child({ component: 'superset' }) }),
+  });
+  const environments = new EnvironmentService({ store: environmentStore, supersets, knex, keyring, logger });
 
-  const context: AppContext = { config, knex, temporal, logger, keyring, auth, oidc, tasks, taskLogs, environments };
+  const context: AppContext = {
+    config,
+    knex,
+    temporal,
+    logger,
+    keyring,
+    auth,
+    oidc,
+    tasks,
+    taskLogs,
+    environmentStore,
+    environments,
+    supersets,
+  };
   return {
     context,
     reconciler,
@@ -59,7 +79,7 @@ export async function bootstrap(config: Config, logger: Logger, databaseUrl: str
       await reconciler.stop();
       await tasks.drainStarts();
       await temporal.connection.close();
-      environments.close();
+      supersets.close();
       await knex.destroy();
     },
   };

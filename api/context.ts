@@ -5,7 +5,9 @@ import type { Keyring } from '../lib/crypto.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { OidcService } from './auth/oidc.ts';
 import type { AuthService } from './auth/service.ts';
+import type { EnvironmentStore } from '../db/environments/store.ts';
 import type { EnvironmentService } from './environments/service.ts';
+import type { Supersets } from './environments/upstream.ts';
 import type { TaskLogService } from './tasks/logs.ts';
 import type { TaskService } from './tasks/service.ts';
 
@@ -21,6 +23,10 @@ export interface AppContext {
   oidc?: OidcService;
   tasks: TaskService;
   taskLogs: TaskLogService;
-  /** Superset environments and their pooled clients. */
+  /** The environments table: look-ups (404 when unknown). */
+  environmentStore: EnvironmentStore;
+  /** Environment CRUD and the connection test. */
   environments: EnvironmentService;
+  /** The way to an environment's Superset: look-up, pooled client, failures mapped to 404/503. */
+  supersets: Supersets;
 }

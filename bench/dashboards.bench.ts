@@ -9,7 +9,7 @@ import { NODE_FLAGS } from '../lib/process-flags.ts';
 import { encodeRison } from '../lib/superset/rison.ts';
 import { DASHBOARD_LIST_COLUMNS } from '../lib/superset/client.ts';
 import { startSuperset } from '../test/support/superset/instance.ts';
-import { createUser, listDashboards, login, type SupersetClient } from '../test/support/superset/fixtures.ts';
+import { bareAccessToken, createUser, listDashboards, login, userIdOf, type SupersetClient } from '../test/support/superset/fixtures.ts';
 import { BENCH_ADMIN_PASSWORD, benchEnv, percentile, rssMb, spawnEntry, stopChild, waitUntil } from './support.ts';
 import { SEARCH_ATTRIBUTES } from '../contracts/search-attributes.ts';
 
@@ -53,7 +53,7 @@ async function ensureDashboards(client: SupersetClient, adminId: number, bobId: 
       };
       for (let attempt = 1; ; attempt++) {
         try {
-          await client.post('/api/v1/dashboard/', body);
+          await client.request('POST', '/api/v1/dashboard/', { json: body });
           break;
         } catch (err) {
           // A keep-alive connection Superset closed meanwhile: the slug tells whether it got there.
@@ -103,13 +103,13 @@ async function main() {
   const base = `http://127.0.0.1:${config.PORT}`;
   try {
     const sc = await login(sup.baseUrl, sup.username, sup.password);
-    const users = await sc.get<{ result: Array<{ id: number; username: string }> }>('/api/v1/security/users/', {
-      filters: [{ col: 'username', opr: 'eq', value: BENCH_USER }],
+    const users = await sc.request<{ result: Array<{ id: number; username: string }> }>('GET', '/api/v1/security/users/', {
+      q: { filters: [{ col: 'username', opr: 'eq', value: BENCH_USER }] },
     });
     const bobId =
       users.result[0]?.id ??
       (await createUser(sc, { username: BENCH_USER, password: 'bench-bob-pw', firstName: 'Bench', lastName: 'Bob' })).id;
-    await ensureDashboards(sc, sc.userId, bobId);
+    await ensureDashboards(sc, await userIdOf(sc, sup.username), bobId);
     const total = (await listDashboards(sc, { pageSize: 1 })).count;
     const bobTotal = (await listDashboards(sc, { pageSize: 1, filters: [{ col: 'owners', opr: 'rel_m_m', value: bobId }] })).count;
 
@@ -135,7 +135,7 @@ async function main() {
     });
 
     // Superset directly: the same list call Switchyard makes, with a bearer token, over keep-alive fetch.
-    const supersetToken = sc.accessToken!;
+    const supersetToken = await bareAccessToken(sup.baseUrl, sup.username, sup.password);
     const direct = async (page: number, filters: unknown[] = []) => {
       const q = encodeRison({
         filters,

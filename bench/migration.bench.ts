@@ -97,7 +97,7 @@ async function main() {
     const ca = new SupersetClient({ baseUrl: sa.baseUrl, username: sa.username, password: sa.password });
     const cb = new SupersetClient({ baseUrl: sb.baseUrl, username: sb.username, password: sb.password });
     const t0 = performance.now();
-    for (const id of ids) await cb.importDashboards(await ca.exportDashboards([id]), { overwrite: true });
+    for (const id of ids) await cb.importBundle('dashboard', await ca.exportDashboards([id]), { overwrite: true });
     const bare = (performance.now() - t0) / 1000;
     ca.close();
     cb.close();

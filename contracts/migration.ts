@@ -1,4 +1,5 @@
 /** Dashboard migration between two environments: the workflow's input and result. */
+import type { ItemFailure } from './failures.ts';
 import type { ItemOutcome, ItemsResult } from './outcomes.ts';
 
 export interface MigrationInput {
@@ -76,3 +77,24 @@ export const MIGRATION_OUTCOME: Record<MigrationStatus, ItemOutcome['outcome']> 
   skipped: 'skipped',
   failed: 'failed',
 };
+
+/** A dashboard that failed before its activity could say more than the failure itself. */
+export function failedDashboardOutcome(id: number, failure: ItemFailure): DashboardOutcome {
+  return {
+    kind: 'dashboard',
+    id,
+    title: null,
+    status: 'failed',
+    outcome: 'failed',
+    target_dashboard_id: null,
+    dashboard_uuid: null,
+    objects: [],
+    database_mappings: [],
+    collisions: [],
+    dropped_fields: [],
+    learned_rejections: [],
+    chart_uuids: [],
+    import_attempts: 0,
+    ...failure,
+  };
+}

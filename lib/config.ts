@@ -100,6 +100,8 @@ const schema = z.object({
     .optional()
     .transform((v) => (v === undefined || String(v).trim() === '' ? undefined : Number(v)))
     .pipe(z.number({ error: 'must be a whole number of days' }).int('must be a whole number of days').min(1, 'must be at least 1').optional()),
+  /** Most a dashboard bundle may unpack to (MiB); a bigger one fails its dashboard instead of filling the worker's memory. */
+  BUNDLE_MAX_MB: z.coerce.number().positive().default(64),
 });
 
 export type Config = Readonly<z.infer<typeof schema>>;

@@ -3,10 +3,11 @@ import type { Knex } from 'knex';
 import { createActivities } from '../activities/index.ts';
 import { supersetUpstream } from '../activities/migration/superset-upstream.ts';
 import { TaskStore } from '../db/tasks/store.ts';
-import { EnvironmentClients } from '../db/environments/repository.ts';
+import { EnvironmentStore } from '../db/environments/store.ts';
 import { Keyring, loadSecret } from '../lib/crypto.ts';
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
+import { SupersetClientPool } from '../lib/superset/pool.ts';
 import { temporalConnectionOptions } from '../lib/temporal-connection.ts';
 
 export const WORKFLOWS_PATH = new URL('../workflows/index.ts', import.meta.url).pathname;
@@ -28,8 +29,9 @@ export async function createWorker(deps: {
 }): Promise<WorkerHandle> {
   const { config, knex, logger } = deps;
   const keyring = new Keyring(loadSecret(config.SWITCHYARD_SECRET_KEY, config.SWITCHYARD_DATA_DIR, (m) => logger.warn(m)));
-  const clients = new EnvironmentClients({ knex, keyring });
-  const forEnvironment = (envId: string) => clients.client(envId);
+  // One pooled Superset client per environment for every activity of this worker.
+  const supersets = new SupersetClientPool(new EnvironmentStore(knex).connections(keyring));
+  const forEnvironment = (envId: string) => supersets.client(envId);
   const connection = await NativeConnection.connect(temporalConnectionOptions(config));
   const source: Pick<WorkerOptions, 'workflowsPath' | 'workflowBundle'> = deps.workflowBundlePath
     ? { workflowBundle: { codePath: deps.workflowBundlePath } }

@@ -1,13 +1,15 @@
-import { ActivityFailure, CancellationScope, log, proxyActivities } from '@temporalio/workflow';
+import { CancellationScope, log, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { BackupInput, BackupItem, BackupResult, RestoreInput, RestoreItem, RestoreResult, RetentionOutcome } from '../contracts/backup.ts';
+import { NON_RETRYABLE_FAILURE_TYPES, type ItemFailure } from '../contracts/failures.ts';
+import { failureOf } from './item-failure.ts';
 import { endTaskWithResult, reportTaskProgress, runAsTask } from './task-run.ts';
 
 /** One dashboard = one activity; Superset outages are retried, a refusal is that dashboard's outcome. */
 const perDashboard = proxyActivities<Activities>({
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '1 minute',
-  retry: { initialInterval: '2 seconds', maximumInterval: '30 seconds', maximumAttempts: 4 },
+  retry: { initialInterval: '2 seconds', maximumInterval: '30 seconds', maximumAttempts: 4, nonRetryableErrorTypes: NON_RETRYABLE_FAILURE_TYPES },
 });
 
 const housekeeping = proxyActivities<Activities>({
@@ -43,7 +45,7 @@ export async function backupWorkflow(input: BackupInput): Promise<BackupResult> 
           store = r.store;
           item = r.item;
         } catch (err) {
-          item = failedItem(dashboardId, err);
+          item = failedItem(dashboardId, failureOf(err, 'backup'));
         }
         items.push(item);
         if (item.status === 'succeeded') {
@@ -65,7 +67,7 @@ export async function backupWorkflow(input: BackupInput): Promise<BackupResult> 
           return await housekeeping.applyBackupRetention({ envId: input.envId, dashboardIds: backedUp });
         } catch (err) {
           // The backups themselves are safe; pruning runs again with the next backup.
-          const message = failureMessage(err);
+          const message = failureOf(err, 'retention').error;
           log.warn(`retention could not be applied: ${message}`);
           return null;
         }
@@ -121,16 +123,14 @@ export async function restoreWorkflow(input: RestoreInput): Promise<RestoreResul
       } catch (err) {
         outcome = {
           kind: 'dashboard',
-          id: null,
+          id: input.dashboardId,
           title: null,
           status: 'failed',
           outcome: 'failed',
-          step: 'restore',
-          next_actions: [],
           backup_id: input.backupId,
           dashboard_uuid: null,
           restored_dashboard_id: null,
-          error: failureMessage(err),
+          ...failureOf(err, 'restore'),
         };
       }
       await reportTaskProgress({ done: 1, total: 1, message: outcome.status });
@@ -152,26 +152,16 @@ export async function restoreWorkflow(input: RestoreInput): Promise<RestoreResul
   });
 }
 
-/** Keeps the result in the row (runAsTask's own FAILED write is then a no-op) and fails the workflow. */
-
-function failedItem(dashboardId: number, err: unknown): BackupItem {
+function failedItem(dashboardId: number, failure: ItemFailure): BackupItem {
   return {
     kind: 'dashboard',
     id: dashboardId,
     title: null,
     status: 'failed',
     outcome: 'failed',
-    step: 'backup',
-    next_actions: [],
     backup_id: null,
     content_hash: null,
     deduplicated: false,
-    error: failureMessage(err),
+    ...failure,
   };
-}
-
-function failureMessage(err: unknown): string {
-  let cause: unknown = err;
-  while (cause instanceof ActivityFailure && cause.cause) cause = cause.cause;
-  return cause instanceof Error ? cause.message : String(cause);
 }

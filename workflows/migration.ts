@@ -1,9 +1,21 @@
 import { CancellationScope, log, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import { MIGRATION_OUTCOME, type DashboardOutcome, type MigrationInput, type MigrationResult, type RejectionRule } from '../contracts/migration.ts';
+import { NON_RETRYABLE_FAILURE_TYPES } from '../contracts/failures.ts';
+import {
+  failedDashboardOutcome,
+  MIGRATION_OUTCOME,
+  type DashboardOutcome,
+  type MigrationInput,
+  type MigrationResult,
+  type RejectionRule,
+} from '../contracts/migration.ts';
+import { failureOf } from './item-failure.ts';
 import { endTaskWithResult, reportTaskProgress, runAsTask } from './task-run.ts';
 
-/** One dashboard = one activity: export, rewrite, import and confirm, safe to repeat. */
+/**
+ * One dashboard = one activity: export, rewrite, import and confirm, safe to repeat. Only what
+ * passes by itself (a Superset outage) is retried; a refusal comes back as the dashboard's outcome.
+ */
 const dashboards = proxyActivities<Activities>({
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '15 seconds', // a dead worker's dashboard moves on within seconds
@@ -11,14 +23,14 @@ const dashboards = proxyActivities<Activities>({
     initialInterval: '2 seconds',
     maximumInterval: '30 seconds',
     maximumAttempts: 4,
-    nonRetryableErrorTypes: ['MigrationInputError'],
+    nonRetryableErrorTypes: NON_RETRYABLE_FAILURE_TYPES,
   },
 });
 
 const verify = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',
   heartbeatTimeout: '15 seconds',
-  retry: { initialInterval: '2 seconds', maximumInterval: '20 seconds', maximumAttempts: 3 },
+  retry: { initialInterval: '2 seconds', maximumInterval: '20 seconds', maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE_FAILURE_TYPES },
 });
 
 /**
@@ -38,15 +50,25 @@ export async function migrationWorkflow(input: MigrationInput): Promise<Migratio
       }
       // The dashboard, its verification and its progress line run as one non-cancellable unit:
       // a cancel lands between dashboards, never inside one.
+      // An activity that fails for good fails its dashboard, never the task: every dashboard ends with an outcome.
       const outcome = await CancellationScope.nonCancellable(async () => {
-        const o = await dashboards.migrateDashboard({ ...input, dashboardId, learnedRejections: learned });
+        let o: DashboardOutcome;
+        try {
+          o = await dashboards.migrateDashboard({ ...input, dashboardId, learnedRejections: learned });
+        } catch (err) {
+          o = failedDashboardOutcome(dashboardId, failureOf(err, 'migrate'));
+        }
         if (o.status === 'imported' && o.target_dashboard_id !== null) {
-          o.verification = await verify.verifyMigratedDashboard({
-            targetEnvId: input.targetEnvId,
-            dashboardId: o.target_dashboard_id,
-            expectedChartUuids: o.chart_uuids,
-          });
-          if (!o.verification.ok) o.status = 'imported_with_errors';
+          try {
+            o.verification = await verify.verifyMigratedDashboard({
+              targetEnvId: input.targetEnvId,
+              dashboardId: o.target_dashboard_id,
+              expectedChartUuids: o.chart_uuids,
+            });
+            if (!o.verification.ok) o.status = 'imported_with_errors';
+          } catch (err) {
+            Object.assign(o, { status: 'imported_with_errors' }, failureOf(err, 'verify'));
+          }
         }
         o.outcome = MIGRATION_OUTCOME[o.status];
         await reportTaskProgress({ done: i + 1, total: input.dashboardIds.length, message: `dashboard ${dashboardId}: ${o.status}` });

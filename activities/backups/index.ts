@@ -1,12 +1,12 @@
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { Context } from '@temporalio/activity';
 import { getBackup, pruneBackups, recordBackup, type BackupRow } from '../../db/backups/repository.ts';
 import { createBackupStore, BlobNotFoundError, type BackupStore } from '../../lib/backup-store/index.ts';
 import { Bundle } from '../../lib/bundles/bundle.ts';
 import { chartUuidsOf } from '../../lib/bundles/rewrite.ts';
-import { AppError } from '../../lib/errors.ts';
-import { SupersetApiError, SupersetNotFoundError, SupersetUnavailableError } from '../../lib/superset/errors.ts';
 import type { BackupItem, RestoreInput, RestoreItem, RetentionOutcome } from '../../contracts/backup.ts';
-import type { ActivityDeps } from '../deps.ts';
+import type { ItemFailure } from '../../contracts/failures.ts';
+import { maxBundleBytes, type ActivityDeps } from '../deps.ts';
+import { failItem, itemFailure } from '../item-failure.ts';
 import { currentTaskId } from '../task-context.ts';
 import { findRestoreBlockers } from './restore-checks.ts';
 
@@ -21,7 +21,8 @@ export function createBackupActivities(deps: ActivityDeps & { backupStore?: Back
   return {
     /**
      * Exports one dashboard and stores it. A Superset outage is thrown (Temporal retries it); a
-     * refusal (no such dashboard, no permission) is returned as this dashboard's failure.
+     * refusal (no such dashboard, no permission) or an unusable bundle is returned as this
+     * dashboard's failure.
      */
     async backupDashboard(input: { envId: string; dashboardId: number }): Promise<{ item: BackupItem; store: string }> {
       const { log } = Context.current();
@@ -33,48 +34,29 @@ export function createBackupActivities(deps: ActivityDeps & { backupStore?: Back
         return { item: itemOf(previous), store: s.location };
       }
 
+      const item = `dashboard ${input.dashboardId}`;
       let zip: Uint8Array;
+      let bundle: Bundle;
       try {
         const upstream = await deps.superset(input.envId);
         log.info(`exporting dashboard ${input.dashboardId}`);
         zip = await upstream.exportDashboards([input.dashboardId]);
+        Context.current().heartbeat();
+        bundle = Bundle.fromZip(zip, maxBundleBytes(deps));
       } catch (err) {
-        if (err instanceof SupersetUnavailableError) {
-          log.warn(`Superset unavailable while exporting dashboard ${input.dashboardId}: ${err.message} (will retry)`);
-          throw err;
-        }
-        if (err instanceof AppError) {
-          const item = failed(input.dashboardId, err);
-          if (err instanceof SupersetNotFoundError) {
-            item.error = `dashboard ${input.dashboardId} does not exist in environment ${input.envId} (or its service account cannot see it)`;
-            item.next_actions = [
-              {
-                action: 'check_dashboard_id',
-                description: 'List the dashboards of the environment to find the right id',
-                request: { method: 'GET', path: `/api/dashboards?env_id=${input.envId}`, body: null },
-              },
-            ];
-          }
-          log.error(err instanceof SupersetNotFoundError ? item.error! : `dashboard ${input.dashboardId}: ${item.error}`);
-          return { item, store: s.location };
-        }
-        throw err;
-      }
-      Context.current().heartbeat();
-
-      let bundle: Bundle;
-      try {
-        bundle = Bundle.fromZip(zip);
-      } catch (err) {
-        const message = `Superset's export of dashboard ${input.dashboardId} is not a readable bundle: ${(err as Error).message}`;
-        log.error(message);
-        return { item: { ...failed(input.dashboardId), error: message }, store: s.location };
+        const failure = itemFailure(err, { step: 'export', item, envId: input.envId });
+        log.error(`${item}: ${failure.error}`);
+        return { item: failed(input.dashboardId, failure), store: s.location };
       }
       const dashboardFile = bundle.of('dashboards')[0];
       if (!dashboardFile) {
-        const message = `Superset's export of dashboard ${input.dashboardId} holds no dashboard`;
-        log.error(message);
-        return { item: { ...failed(input.dashboardId), error: message }, store: s.location };
+        const failure: ItemFailure = {
+          step: 'export',
+          error: `Superset's export of dashboard ${input.dashboardId} holds no dashboard`,
+          next_actions: [],
+        };
+        log.error(failure.error);
+        return { item: failed(input.dashboardId, failure), store: s.location };
       }
       const c = dashboardFile.content;
       const title = typeof c.dashboard_title === 'string' ? c.dashboard_title : `dashboard ${input.dashboardId}`;
@@ -129,7 +111,19 @@ export function createBackupActivities(deps: ActivityDeps & { backupStore?: Back
     async restoreBackup(input: RestoreInput): Promise<RestoreItem> {
       const { log } = Context.current();
       const backup = await getBackup(deps.knex, input.backupId);
-      if (!backup) throw ApplicationFailure.nonRetryable(`backup ${input.backupId} does not exist (any more)`, 'BackupNotFound');
+      if (!backup) {
+        failItem({
+          step: 'read_backup',
+          error: `backup ${input.backupId} does not exist (any more)`,
+          next_actions: [
+            {
+              action: 'list_backups',
+              description: "List the dashboard's backups and restore one that exists",
+              request: { method: 'GET', path: `/api/dashboards/${input.dashboardId}/backups?env_id=${input.envId}`, body: null },
+            },
+          ],
+        });
+      }
       const base: RestoreItem = {
         kind: 'dashboard',
         id: backup.dashboard_id,
@@ -141,26 +135,37 @@ export function createBackupActivities(deps: ActivityDeps & { backupStore?: Back
         dashboard_uuid: backup.dashboard_uuid,
         restored_dashboard_id: null,
       };
+      const fail = (failure: ItemFailure): RestoreItem => {
+        log.error(`restore of backup ${backup.id}: ${failure.error}`);
+        return { ...base, ...failure };
+      };
       const s = backupStore();
       if (backup.store_kind !== s.kind) {
-        return { ...base, error: `backup ${backup.id} lives in the ${backup.store_kind} store, but the ${s.kind} store is configured now` };
+        return fail({
+          step: 'read_backup',
+          error: `backup ${backup.id} lives in the ${backup.store_kind} store, but the ${s.kind} store is configured now`,
+          next_actions: [],
+        });
       }
       let zip: Uint8Array;
+      let bundle: Bundle;
       try {
         zip = await s.get(backup.content_hash);
+        bundle = Bundle.fromZip(zip, maxBundleBytes(deps));
       } catch (err) {
-        if (err instanceof BlobNotFoundError) return { ...base, error: err.message };
-        throw err;
+        if (err instanceof BlobNotFoundError) return fail({ step: 'read_backup', error: err.message, next_actions: [] });
+        return fail(itemFailure(err, { step: 'read_backup', item: `backup ${backup.id}`, envId: input.envId }));
       }
-      const bundle = Bundle.fromZip(zip);
       if (bundle.contentHash() !== backup.content_hash) {
-        return {
-          ...base,
+        return fail({
+          step: 'read_backup',
           error: `the stored bundle of backup ${backup.id} does not match its content hash ${backup.content_hash}: it was altered or corrupted`,
-        };
+          next_actions: [],
+        });
       }
       const uuid = String(bundle.of('dashboards')[0]?.content.uuid ?? backup.dashboard_uuid);
 
+      const at = { step: 'check' };
       try {
         const upstream = await deps.superset(input.envId);
         const before = await upstream.findDashboard(uuid);
@@ -169,6 +174,7 @@ export function createBackupActivities(deps: ActivityDeps & { backupStore?: Back
           for (const b of blockers) log.error(`restore blocked: ${b.detail}`);
           return {
             ...base,
+            step: 'check',
             restored_dashboard_id: before?.id ?? null,
             error: `restoring would take over objects that now belong to something else: ${blockers.map((b) => b.detail).join('; ')}`,
             next_actions: blockers.map((b) => b.next_action),
@@ -178,23 +184,18 @@ export function createBackupActivities(deps: ActivityDeps & { backupStore?: Back
           `importing backup ${backup.id} of '${backup.dashboard_title}' (${formatBytes(backup.size)}) with overwrite${before ? ` over dashboard ${before.id}` : ' (the dashboard no longer exists: re-creating it)'}`,
         );
         Context.current().heartbeat();
+        at.step = 'import';
         await upstream.importBundle('dashboard', zip, true);
+        at.step = 'verify';
         const after = await upstream.findDashboard(uuid);
-        if (!after) return { ...base, error: `Superset accepted the import but dashboard ${uuid} is not in the environment` };
+        if (!after) {
+          return fail({ step: 'verify', error: `Superset accepted the import but dashboard ${uuid} is not in the environment`, next_actions: [] });
+        }
         const charts = await upstream.dashboardCharts(after.id);
         log.info(`restored '${backup.dashboard_title}' as dashboard ${after.id} with ${charts.length} chart(s)`);
         return { ...base, status: 'restored', outcome: 'succeeded', restored_dashboard_id: after.id, recreated: !before, charts: charts.length };
       } catch (err) {
-        if (err instanceof SupersetUnavailableError) {
-          log.warn(`Superset unavailable while restoring: ${err.message} (will retry)`);
-          throw err;
-        }
-        if (err instanceof AppError) {
-          log.error(`restore of backup ${backup.id}: ${err.message}`);
-          const f = failed(backup.dashboard_id, err);
-          return { ...base, error: f.error, upstream_error: f.upstream_error };
-        }
-        throw err;
+        return fail(itemFailure(err, { step: at.step, item: `dashboard '${backup.dashboard_title}'`, envId: input.envId }));
       }
     },
   };
@@ -216,29 +217,18 @@ function itemOf(row: BackupRow): BackupItem {
   };
 }
 
-function failed(dashboardId: number, err?: AppError): BackupItem {
-  const item: BackupItem = {
+function failed(dashboardId: number, failure: ItemFailure): BackupItem {
+  return {
     kind: 'dashboard',
     id: dashboardId,
     title: null,
     status: 'failed',
     outcome: 'failed',
-    next_actions: [],
     backup_id: null,
     content_hash: null,
     deduplicated: false,
+    ...failure,
   };
-  if (!err) return item;
-  item.error = err.message;
-  if (err instanceof SupersetApiError) {
-    item.upstream_error = {
-      status: err.upstreamStatus,
-      message: err.upstreamMessage,
-      ...(err.errorType ? { type: err.errorType } : {}),
-      ...(err.errors?.length ? { files: err.errors } : {}),
-    };
-  }
-  return item;
 }
 
 function formatBytes(n: number): string {

@@ -10,7 +10,7 @@ export interface RestoreBlocker {
 
 /**
  * Superset's import matches objects it does not know by UUID on other unique keys and takes them
- * over (superset-api.md §4.4, §11.4): a database by name, a dataset by table, a dashboard by slug.
+ * over: a database by name, a dataset by table, a dashboard by slug.
  * Restoring into the environment the backup came from is only safe while each object of the backup
  * either still exists with its own UUID or has no look-alike. A look-alike blocks the restore:
  * nothing is imported, and the blocker says what to rename or remove.

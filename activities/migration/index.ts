@@ -1,10 +1,13 @@
-import { ApplicationFailure, Context } from '@temporalio/activity';
-import { SupersetApiError, SupersetUnavailableError } from '../../lib/superset/errors.ts';
+import { Context } from '@temporalio/activity';
 import type { DashboardOutcome, MigrationInput, Verification } from '../../contracts/migration.ts';
-import type { ActivityDeps } from '../deps.ts';
+import { classifySupersetFailure } from '../../lib/superset/errors.ts';
+import { maxBundleBytes, type ActivityDeps } from '../deps.ts';
+import { failItem, itemFailure } from '../item-failure.ts';
 import { currentTaskId } from '../task-context.ts';
 import { importPrepared, outcomeBase } from './apply.ts';
+import { diagnoseImportFailure } from './diagnose.ts';
 import { prepareDashboard, type PreparedBundle } from './plan.ts';
+import type { MigrationUpstream } from './upstream.ts';
 
 /** Persisted mappings for the pair, overridden by the ones sent with the request. */
 async function mappingsFor(deps: ActivityDeps, input: MigrationInput): Promise<Map<number, number>> {
@@ -19,10 +22,12 @@ export function createMigrationActivities(deps: ActivityDeps) {
     input: MigrationInput & { dashboardId: number; learnedRejections: DashboardOutcome['learned_rejections'] },
   ): Promise<DashboardOutcome> {
     const { log } = Context.current();
-
-    const [source, target] = await Promise.all([deps.superset(input.sourceEnvId), deps.superset(input.targetEnvId)]);
+    const at = { step: 'export' };
+    let target: MigrationUpstream | undefined;
     let prepared: PreparedBundle | undefined;
     try {
+      const source = await deps.superset(input.sourceEnvId);
+      target = await deps.superset(input.targetEnvId);
       prepared = await prepareDashboard({
         source,
         target,
@@ -31,17 +36,26 @@ export function createMigrationActivities(deps: ActivityDeps) {
         dashboardId: input.dashboardId,
         overwrite: input.overwrite,
         mappings: await mappingsFor(deps, input),
+        progress: at,
+        maxBundleBytes: maxBundleBytes(deps),
       });
       const outcome = outcomeBase(input.dashboardId, prepared);
       if (prepared.blocked) {
         log.warn(`dashboard ${input.dashboardId} ('${prepared.title}'): ${prepared.blocked.error}`);
-        return { ...outcome, status: prepared.blocked.status, error: prepared.blocked.error, next_actions: prepared.blocked.next_actions };
+        return {
+          ...outcome,
+          status: prepared.blocked.status,
+          step: 'plan',
+          error: prepared.blocked.error,
+          next_actions: prepared.blocked.next_actions,
+        };
       }
       for (const c of prepared.collisions) log.warn(`collision: ${c.detail}; ${c.resolution}`);
       if (input.dryRun) {
         log.info(`dry run of '${prepared.title}': ${summary(outcome.objects)}`);
         return { ...outcome, status: 'planned' };
       }
+      at.step = 'import';
       const r = await importPrepared({
         knex: deps.knex,
         taskId: currentTaskId(),
@@ -64,31 +78,25 @@ export function createMigrationActivities(deps: ActivityDeps) {
         reused_previous_import: r.reusedPreviousImport,
       };
     } catch (err) {
-      if (err instanceof SupersetUnavailableError) throw err; // transient: Temporal retries the dashboard
-      if (err instanceof SupersetApiError) {
-        log.error(`dashboard ${input.dashboardId}: ${err.message}`);
-        return {
-          ...outcomeBase(input.dashboardId, prepared),
-          status: 'failed',
-          error: err.message,
-          upstream_error: { status: err.upstreamStatus, message: err.upstreamMessage, ...(err.errors ? { files: err.errors } : {}) },
-          next_actions: [
-            { action: 'inspect_upstream_error', description: 'Fix what Superset names in upstream_error, then retry this dashboard' },
-          ],
-        };
+      const envId = at.step === 'export' ? input.sourceEnvId : input.targetEnvId;
+      const failure = itemFailure(err, { step: at.step, item: `dashboard ${input.dashboardId}`, envId });
+      if (at.step === 'import' && target && prepared && classifySupersetFailure(err)?.reason === 'server_error') {
+        const known = await diagnoseImportFailure(target, prepared, input).catch(() => undefined);
+        if (known) {
+          failure.error = `Superset failed to import dashboard '${prepared.title}': ${known.error}`;
+          failure.next_actions = [...known.next_actions, ...failure.next_actions];
+        }
       }
-      if (err instanceof Error && /holds no dashboard|not a Superset export/.test(err.message)) {
-        throw ApplicationFailure.nonRetryable(err.message, 'MigrationInputError');
-      }
-      throw err;
+      log.error(`dashboard ${input.dashboardId}${prepared ? ` ('${prepared.title}')` : ''} failed at ${at.step}: ${failure.error}`);
+      return { ...outcomeBase(input.dashboardId, prepared), status: 'failed', ...failure };
     }
   }
 
   return {
     /**
      * Plans (dry run) or migrates one dashboard. Upstream outages are retried by Temporal; a
-     * refusal (unmapped database, rejected import) is this dashboard's outcome, not an error,
-     * so its siblings carry on.
+     * refusal (unmapped database, rejected or failed import) is this dashboard's outcome, not an
+     * error, so its siblings carry on.
      */
     async migrateDashboard(
       input: MigrationInput & { dashboardId: number; learnedRejections: DashboardOutcome['learned_rejections'] },
@@ -122,7 +130,19 @@ export function createMigrationActivities(deps: ActivityDeps) {
     input: { targetEnvId: string; dashboardId: number; expectedChartUuids: string[] },
     log: Context['log'],
   ): Promise<Verification> {
-    const target = await deps.superset(input.targetEnvId);
+    try {
+      return await verifyIn(await deps.superset(input.targetEnvId), input, log);
+    } catch (err) {
+      // A refusal is final for this dashboard (the workflow records it); an outage is retried.
+      failItem(itemFailure(err, { step: 'verify', item: `target dashboard ${input.dashboardId}`, envId: input.targetEnvId }));
+    }
+  }
+
+  async function verifyIn(
+    target: MigrationUpstream,
+    input: { targetEnvId: string; dashboardId: number; expectedChartUuids: string[] },
+    log: Context['log'],
+  ): Promise<Verification> {
     const present = await target.findDashboard(String(input.dashboardId));
     if (!present)
       return { ok: false, dashboard_present: false, charts_expected: input.expectedChartUuids.length, charts_linked: 0, charts: [] };

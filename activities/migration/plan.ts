@@ -1,4 +1,4 @@
-import { Bundle } from '../../lib/bundles/bundle.ts';
+import { Bundle, BundleError } from '../../lib/bundles/bundle.ts';
 import { diffObjects } from '../../lib/bundles/diff.ts';
 import { chartUuidsOf, describe, remapDatabases, replaceDatasetUuid, type TargetDatabase } from '../../lib/bundles/rewrite.ts';
 import type { ObjectPlan } from '../../contracts/migration.ts';
@@ -12,6 +12,8 @@ export interface PreparedBundle {
   chartUuids: string[];
   objects: ObjectPlan[];
   databaseMappings: Array<{ source: string; target: string; target_id: number }>;
+  /** Target database id → the source database id mapped onto it. */
+  sourceDatabaseIds: Map<number, number>;
   collisions: Array<{ kind: string; detail: string; resolution: string }>;
   targetDashboardId: number | null;
   /** Set when the dashboard cannot be migrated as asked; nothing was changed. */
@@ -35,11 +37,17 @@ export async function prepareDashboard(opts: {
   overwrite: boolean;
   /** source database id → target database id (request mappings over persisted ones). */
   mappings: Map<number, number>;
+  /** Where the work is, for the failure report: `export` until the bundle is read, then `plan`. */
+  progress: { step: string };
+  /** Most the exported bundle may unpack to. */
+  maxBundleBytes: number;
 }): Promise<PreparedBundle> {
   const { source, target } = opts;
-  const bundle = Bundle.fromZip(await source.exportDashboards([opts.dashboardId]));
+  opts.progress.step = 'export';
+  const bundle = Bundle.fromZip(await source.exportDashboards([opts.dashboardId]), opts.maxBundleBytes);
   const dashboardFile = bundle.of('dashboards')[0];
-  if (!dashboardFile) throw new Error(`the export of dashboard ${opts.dashboardId} holds no dashboard`);
+  if (!dashboardFile) throw new BundleError('no_dashboard', `the export of dashboard ${opts.dashboardId} holds no dashboard`);
+  opts.progress.step = 'plan';
   const dashboardUuid = String(dashboardFile.content.uuid);
   const title = String(dashboardFile.content.dashboard_title ?? '');
   const chartUuids = chartUuidsOf(dashboardFile);
@@ -50,6 +58,7 @@ export async function prepareDashboard(opts: {
     chartUuids,
     objects: [],
     databaseMappings: [],
+    sourceDatabaseIds: new Map(),
     collisions: [],
     targetDashboardId: null,
   };
@@ -61,6 +70,7 @@ export async function prepareDashboard(opts: {
     const src = sourceDbs.find((d) => d.uuid === uuid) ?? sourceDbs.find((d) => d.database_name === name);
     const targetId = src ? opts.mappings.get(src.id) : undefined;
     const t = targetId !== undefined ? targetById.get(targetId) : undefined;
+    if (t && src) prepared.sourceDatabaseIds.set(t.id, src.id);
     return t ? ({ id: t.id, uuid: t.uuid, database_name: t.database_name } satisfies TargetDatabase) : undefined;
   });
   prepared.databaseMappings = remapped.map((r) => ({ source: r.source_name, target: r.target.database_name, target_id: r.target.id }));
@@ -175,7 +185,7 @@ export async function prepareDashboard(opts: {
   }
 
   // 4. Per object: create, update, unchanged or reuse, with differences against the target's own export.
-  const targetFiles = existing ? Bundle.fromZip(await target.exportDashboards([existing.id])) : undefined;
+  const targetFiles = existing ? Bundle.fromZip(await target.exportDashboards([existing.id]), opts.maxBundleBytes) : undefined;
   const targetByUuid = new Map<string, Record<string, unknown>>();
   for (const f of targetFiles?.files.values() ?? []) if (typeof f.content.uuid === 'string') targetByUuid.set(f.content.uuid, f.content);
   // Lookups run side by side: each is an independent Superset call.

@@ -58,12 +58,22 @@ export function supersetUpstream(client: SupersetClient): MigrationUpstream {
       return match ? { id: match.id, uuid: (match.uuid as string | undefined) ?? null } : null;
     },
 
+    async findDatasetsByTable(tableName) {
+      const r = await client.listDatasets({ filters: [{ col: 'table_name', opr: 'eq', value: tableName }], pageSize: 100 });
+      return r.result.map((d) => ({
+        id: d.id,
+        uuid: (d.uuid as string | undefined) ?? null,
+        schema: d.schema ?? null,
+        database: d.database ? { id: d.database.id, name: d.database.database_name } : null,
+      }));
+    },
+
     async dashboardCharts(id) {
       const charts = await client.getDashboardCharts(id);
       return charts.map((c) => ({ id: c.id, slice_name: c.slice_name ?? null, form_data: (c.form_data ?? {}) as Record<string, unknown> }));
     },
 
-    /** A minimal query context from the chart's own params (reference §11.5: saved contexts are often missing). */
+    /** A minimal query context from the chart's own params: charts saved through the API often have no saved one. */
     async runChartQuery(chart) {
       const fd = chart.form_data;
       const datasetId = Number(String(fd.datasource ?? '').split('__')[0]);

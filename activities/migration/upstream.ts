@@ -23,6 +23,10 @@ export interface MigrationUpstream {
   findDataset(
     q: { uuid: string } | { databaseId: number; schema: string | null; tableName: string },
   ): Promise<{ id: number; uuid: string | null } | null>;
+  /** Every dataset on a table of this name, whatever its database (for diagnosing a failed import). */
+  findDatasetsByTable(
+    tableName: string,
+  ): Promise<Array<{ id: number; uuid: string | null; schema: string | null; database: { id: number; name: string } | null }>>;
   dashboardCharts(id: number): Promise<Array<{ id: number; slice_name: string | null; form_data: Record<string, unknown> }>>;
   /** Runs a chart's query with a minimal query context built from its params; rows, or the upstream's error. */
   runChartQuery(chart: {

@@ -5,7 +5,6 @@ import type { AppContext } from '../context.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
 import { acceptTask, taskAccess } from '../tasks/routes.ts';
 import { taskAccepted, taskList, toTaskView } from '../tasks/schemas.ts';
-import { assertEnvironmentExists } from './environment.ts';
 import {
   backupBody,
   backupIdParams,
@@ -47,7 +46,7 @@ export function backupRoutes(app: AppContext): AnyRoute[] {
         404: { description: 'Unknown environment' },
       },
       async handler(ctx, { body, principal }) {
-        await assertEnvironmentExists(app.knex, body.env_id);
+        await app.environmentStore.get(body.env_id);
         await acceptTask(ctx, app, {
           kind: 'backup',
           input: { envId: body.env_id, dashboardIds: body.dashboard_ids },
@@ -96,7 +95,7 @@ export function backupRoutes(app: AppContext): AnyRoute[] {
         const backup = await getBackup(app.knex, params.backup_id);
         if (!backup) throw new NotFoundError('Backup', params.backup_id);
         const envId = body.target_env_id ?? backup.env_id;
-        await assertEnvironmentExists(app.knex, envId, body.target_env_id ? 'Environment (target_env_id)' : "Backup's environment");
+        await app.environmentStore.get(envId, body.target_env_id ? 'Environment (target_env_id)' : "Backup's environment");
         if (envId !== backup.env_id) {
           throw new ValidationError(
             `backup ${backup.id} was taken from environment ${backup.env_id}; restoring into another environment is not supported (it needs database mapping and collision handling: migrate the dashboard from its source environment with POST /api/dashboards/migrate instead)`,
@@ -124,7 +123,7 @@ export function backupRoutes(app: AppContext): AnyRoute[] {
       query: backupListQuery,
       responses: { 200: { description: 'A page of backups', schema: backupList }, 404: { description: 'Unknown environment' } },
       async handler(_ctx, { params, query }) {
-        await assertEnvironmentExists(app.knex, query.env_id);
+        await app.environmentStore.get(query.env_id);
         const page = await listBackups(app.knex, { envId: query.env_id, dashboardId: params.id }, query.page, query.page_size);
         return { ...page, items: page.items.map(toBackupView) };
       },
@@ -142,7 +141,7 @@ export function backupRoutes(app: AppContext): AnyRoute[] {
       query: dashboardTasksQuery,
       responses: { 200: { description: 'A page of tasks', schema: taskList }, 404: { description: 'Unknown environment' } },
       async handler(_ctx, { params, query, principal }) {
-        if (query.env_id) await assertEnvironmentExists(app.knex, query.env_id);
+        if (query.env_id) await app.environmentStore.get(query.env_id);
         // An API key without tasks:READ belongs to no user, so it owns no tasks.
         if (!can(principal, 'tasks:READ') && !principal.userId) {
           return { items: [], total: 0, page: query.page, page_size: query.page_size, has_next: false };

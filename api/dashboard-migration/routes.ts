@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { ValidationError } from '../../lib/errors.ts';
-import { assertEnvironmentExists } from '../backups/environment.ts';
 import type { AppContext } from '../context.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
 import { acceptTask, taskAccess } from '../tasks/routes.ts';
@@ -54,8 +53,8 @@ export function migrationRoutes(app: AppContext): AnyRoute[] {
         if (body.source_env_id === body.target_env_id) {
           throw new ValidationError('source and target environments must differ', [{ field: 'body.target_env_id', message: 'must differ from source_env_id' }]);
         }
-        await assertEnvironmentExists(app.knex, body.source_env_id, 'Source environment');
-        await assertEnvironmentExists(app.knex, body.target_env_id, 'Target environment');
+        await app.environmentStore.get(body.source_env_id, 'Source environment');
+        await app.environmentStore.get(body.target_env_id, 'Target environment');
         await acceptTask(ctx, app, {
           kind: 'migration',
           input: {

@@ -15,7 +15,7 @@ const UNAVAILABLE = {
  * registered before `/api/dashboards/:id`; app.ts lists it first.
  */
 export function dashboardRoutes(app: AppContext): AnyRoute[] {
-  const dashboards = new DashboardService({ knex: app.knex, environments: app.environments });
+  const dashboards = new DashboardService({ knex: app.knex, supersets: app.supersets });
   return [
     defineRoute({
       method: 'get',

@@ -1,15 +1,8 @@
 import type { Knex } from 'knex';
-import type { EnvironmentRow } from '../../db/environments/repository.ts';
+import type { EnvironmentRow } from '../../db/environments/store.ts';
 import { getPreferences } from '../../db/profile/repository.ts';
-import { NotFoundError } from '../../lib/errors.ts';
-import {
-  MAX_PAGE_SIZE,
-  SupersetApiError,
-  SupersetNotFoundError,
-  displayName,
-  type ListFilter,
-  type SupersetClient,
-} from '../../lib/superset/index.ts';
+import { toUtcIso } from '../../lib/timestamps.ts';
+import { MAX_PAGE_SIZE, SupersetApiError, displayName, type ListFilter, type SupersetClient } from '../../lib/superset/index.ts';
 import type {
   DashboardChart,
   DashboardDataset,
@@ -19,8 +12,7 @@ import type {
   UserSummary,
 } from '../../lib/superset/types.ts';
 import type { Principal } from '../auth/principal.ts';
-import type { EnvironmentService } from '../environments/service.ts';
-import { asUnavailable, fromUpstream } from '../environments/upstream.ts';
+import type { Supersets } from '../environments/upstream.ts';
 import { decideProfileFilter, matchesProfile, mergeByChangedOn, normaliseName, type ProfileIdentity } from './profile-filter.ts';
 import type { DashboardItem, EffectiveProfileFilter, PageContext } from './schemas.ts';
 
@@ -49,14 +41,6 @@ const SCAN_COLUMNS = [
   'changed_by_name',
 ];
 const KEY_COLUMNS = ['id', 'changed_on_utc'];
-
-function iso(value: string | null | undefined): string | null {
-  if (!value) return null;
-  // Superset: `2025-06-01T10:20:30.123456+0000` (list) or naive `2025-06-01T10:20:30.123456` (detail; UTC).
-  const normalised = value.replace(/(\.\d{3})\d+/, '$1').replace(/([+-]\d{2})(\d{2})$/, '$1:$2');
-  const d = new Date(/[zZ]|[+-]\d{2}:\d{2}$/.test(normalised) ? normalised : `${normalised}Z`);
-  return Number.isNaN(d.getTime()) ? null : d.toISOString();
-}
 
 function userRef(u: UserSummary | string | null | undefined) {
   if (u === null || u === undefined) return null;
@@ -89,7 +73,7 @@ export function toDashboardItem(env: Pick<EnvironmentRow, 'id' | 'base_url'>, d:
     owners: (d.owners ?? []).map((o) => userRef(o)!).filter(Boolean),
     changed_by: userRef(d.changed_by),
     changed_by_name: d.changed_by_name ?? (d.changed_by ? displayName(d.changed_by) : null),
-    changed_on: iso(d.changed_on_utc ?? (d.changed_on as string | undefined)),
+    changed_on: toUtcIso(d.changed_on_utc ?? (d.changed_on as string | undefined)),
     changed_on_humanized: d.changed_on_delta_humanized ?? null,
     created_by: userRef(d.created_by),
     tags: (d.tags ?? []).map((t) => t.name).filter(Boolean),
@@ -114,16 +98,18 @@ function datasetIdOf(form: DashboardChart['form_data']): number | null {
 
 export class DashboardService {
   private readonly knex: Knex;
-  private readonly environments: EnvironmentService;
+  private readonly supersets: Supersets;
 
-  constructor(deps: { knex: Knex; environments: EnvironmentService }) {
+  constructor(deps: { knex: Knex; supersets: Supersets }) {
     this.knex = deps.knex;
-    this.environments = deps.environments;
+    this.supersets = deps.supersets;
   }
 
-  async list(p: DashboardListParams) {
-    const env = await this.environments.row(p.envId);
-    const client = this.environments.clients.clientFor(env);
+  list(p: DashboardListParams) {
+    return this.supersets.use(p.envId, (client, env) => this.listIn(client, env, p));
+  }
+
+  private async listIn(client: SupersetClient, env: EnvironmentRow, p: DashboardListParams) {
     const preference = p.principal.userId ? await getPreferences(this.knex, p.principal.userId) : undefined;
     const filter = decideProfileFilter({
       preference,
@@ -133,12 +119,9 @@ export class DashboardService {
     });
     const searchFilters: ListFilter[] = p.search ? [{ col: 'dashboard_title', opr: 'title_or_slug', value: p.search }] : [];
 
-    const page = await fromUpstream(
-      env,
-      filter.applied
-        ? this.filteredPage(client, filter, searchFilters, p.page, p.pageSize)
-        : this.plainPage(client, searchFilters, p.page, p.pageSize),
-    );
+    const page = filter.applied
+      ? await this.filteredPage(client, filter, searchFilters, p.page, p.pageSize)
+      : await this.plainPage(client, searchFilters, p.page, p.pageSize);
     return {
       items: page.rows.map((d) => toDashboardItem(env, d)),
       total: page.total,
@@ -239,69 +222,67 @@ export class DashboardService {
   }
 
   /** Detail with charts and datasets: three upstream calls in parallel. */
-  async detail(envId: string, id: number) {
-    const env = await this.environments.row(envId);
-    const client = this.environments.clients.clientFor(env);
-    let dashboard: DashboardDetail;
-    let charts: DashboardChart[];
-    let datasets: DashboardDataset[];
-    try {
-      [dashboard, charts, datasets] = await Promise.all([
-        client.getDashboard(id),
-        client.getDashboardCharts(id),
-        client.getDashboardDatasets(id),
-      ]);
-    } catch (err) {
-      if (err instanceof SupersetNotFoundError) throw new NotFoundError(`Dashboard ${id} in environment '${env.name}'`);
-      throw asUnavailable(env, err);
-    }
-    return {
-      ...toDashboardItem(env, dashboard),
-      css: dashboard.css ?? null,
-      json_metadata: parseJsonObject(dashboard.json_metadata),
-      position: parseJsonObject(dashboard.position_json),
-      charts: charts.map((c) => ({
-        id: c.id,
-        name: c.slice_name ?? '',
-        viz_type: (c.form_data?.viz_type as string | undefined) ?? null,
-        dataset_id: datasetIdOf(c.form_data),
-        description: c.description ?? null,
-        changed_on: iso(c.changed_on),
-        url: absolute(env.base_url, c.slice_url),
-      })),
-      datasets: datasets.map((d) => ({
-        id: d.id,
-        uid: d.uid ?? null,
-        name: d.name ?? d.table_name ?? String(d.id),
-        table_name: d.table_name ?? null,
-        schema: d.schema ?? null,
-        kind: d.sql ? ('virtual' as const) : ('physical' as const),
-        sql: d.sql ?? null,
-        database: d.database
-          ? { id: d.database.id, name: d.database.name ?? d.database.database_name ?? null, backend: d.database.backend ?? null }
-          : null,
-        column_count: d.columns?.length ?? 0,
-        metric_count: d.metrics?.length ?? 0,
-      })),
-      env_id: env.id,
-    };
+  detail(envId: string, id: number) {
+    return this.supersets.use(
+      envId,
+      async (client, env) => {
+        const [dashboard, charts, datasets] = await Promise.all([
+          client.getDashboard(id),
+          client.getDashboardCharts(id),
+          client.getDashboardDatasets(id),
+        ]);
+        return toDashboardDetail(env, dashboard, charts, datasets);
+      },
+      { notFound: (env) => `Dashboard ${id} in environment '${env.name}'` },
+    );
   }
 
   /**
    * The thumbnail, or why there is none. On Superset's 404 one more call tells an unknown
    * dashboard (404 not_found) from one that merely has no image (`missing`).
    */
-  async thumbnail(envId: string, id: number): Promise<Thumbnail> {
-    const env = await this.environments.row(envId);
-    const client = this.environments.clients.clientFor(env);
-    const thumb = await fromUpstream(env, client.dashboardThumbnail(id));
-    if (thumb.status !== 'missing') return thumb;
-    try {
-      await fromUpstream(env, client.getDashboard(id));
-    } catch (err) {
-      if (err instanceof SupersetNotFoundError) throw new NotFoundError(`Dashboard ${id} in environment '${env.name}'`);
-      throw err;
-    }
-    return thumb;
+  thumbnail(envId: string, id: number): Promise<Thumbnail> {
+    return this.supersets.use(
+      envId,
+      async (client) => {
+        const thumb = await client.dashboardThumbnail(id);
+        if (thumb.status === 'missing') await client.getDashboard(id);
+        return thumb;
+      },
+      { notFound: (env) => `Dashboard ${id} in environment '${env.name}'` },
+    );
   }
+}
+
+function toDashboardDetail(env: EnvironmentRow, dashboard: DashboardDetail, charts: DashboardChart[], datasets: DashboardDataset[]) {
+  return {
+    ...toDashboardItem(env, dashboard),
+    css: dashboard.css ?? null,
+    json_metadata: parseJsonObject(dashboard.json_metadata),
+    position: parseJsonObject(dashboard.position_json),
+    charts: charts.map((c) => ({
+      id: c.id,
+      name: c.slice_name ?? '',
+      viz_type: (c.form_data?.viz_type as string | undefined) ?? null,
+      dataset_id: datasetIdOf(c.form_data),
+      description: c.description ?? null,
+      changed_on: toUtcIso(c.changed_on),
+      url: absolute(env.base_url, c.slice_url),
+    })),
+    datasets: datasets.map((d) => ({
+      id: d.id,
+      uid: d.uid ?? null,
+      name: d.name ?? d.table_name ?? String(d.id),
+      table_name: d.table_name ?? null,
+      schema: d.schema ?? null,
+      kind: d.sql ? ('virtual' as const) : ('physical' as const),
+      sql: d.sql ?? null,
+      database: d.database
+        ? { id: d.database.id, name: d.database.name ?? d.database.database_name ?? null, backend: d.database.backend ?? null }
+        : null,
+      column_count: d.columns?.length ?? 0,
+      metric_count: d.metrics?.length ?? 0,
+    })),
+    env_id: env.id,
+  };
 }

@@ -2,7 +2,6 @@ import { displayName } from '../../lib/superset/client.ts';
 import type { DatasetListItem } from '../../lib/superset/types.ts';
 import type { AppContext } from '../context.ts';
 import { datasetListQuery, datasetsResponse } from '../dashboards/schemas.ts';
-import { fromUpstream } from '../environments/upstream.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
 
 function iso(value: string | null | undefined): string | null {
@@ -51,24 +50,21 @@ export function datasetRoutes(app: AppContext): AnyRoute[] {
         503: { description: 'Superset unreachable, timed out, failed or refused the service account (code `upstream_unavailable`)' },
       },
       async handler(_ctx, { query }) {
-        const env = await app.environments.row(query.env_id);
-        const client = app.environments.clients.clientFor(env);
-        const res = await fromUpstream(
-          env,
-          client.listDatasets({
+        return app.supersets.use(query.env_id, async (client, env) => {
+          const res = await client.listDatasets({
             filters: query.search ? [{ col: 'table_name', opr: 'ct', value: query.search }] : [],
             page: query.page - 1,
             pageSize: query.page_size,
-          }),
-        );
-        return {
-          items: res.result.map((d) => toDatasetItem(env.base_url, d)),
-          total: res.count,
-          page: query.page,
-          page_size: query.page_size,
-          has_next: query.page * query.page_size < res.count,
-          env_id: env.id,
-        };
+          });
+          return {
+            items: res.result.map((d) => toDatasetItem(env.base_url, d)),
+            total: res.count,
+            page: query.page,
+            page_size: query.page_size,
+            has_next: query.page * query.page_size < res.count,
+            env_id: env.id,
+          };
+        });
       },
     }),
   ];

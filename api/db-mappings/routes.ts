@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import { listMappings, replaceMappings, type DatabaseMappingRow } from '../../db/environments/mappings.ts';
-import type { EnvironmentRow } from '../../db/environments/repository.ts';
+import type { EnvironmentRow } from '../../db/environments/store.ts';
 import { ValidationError } from '../../lib/errors.ts';
 import type { DatabaseInfo } from '../../lib/superset/types.ts';
 import type { AppContext } from '../context.ts';
-import { fromUpstream } from '../environments/upstream.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
 import { scoreMatch, SUGGESTION_THRESHOLD, type DatabaseSide } from './similarity.ts';
 
@@ -86,8 +85,8 @@ function toMappingView(r: DatabaseMappingRow) {
  */
 export function dbMappingRoutes(app: AppContext): AnyRoute[] {
   const pair = async (sourceId: string, targetId: string): Promise<[EnvironmentRow, EnvironmentRow]> =>
-    Promise.all([app.environments.row(sourceId), app.environments.row(targetId)]);
-  const databases = (env: EnvironmentRow) => fromUpstream(env, app.environments.clients.clientFor(env).listDatabases());
+    Promise.all([app.environmentStore.get(sourceId), app.environmentStore.get(targetId)]);
+  const databases = (env: EnvironmentRow) => app.supersets.use(env.id, (client) => client.listDatabases());
 
   return [
     defineRoute({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { EnvironmentRow } from '../../db/environments/repository.ts';
+import type { EnvironmentRow } from '../../db/environments/store.ts';
 import { normaliseBaseUrl } from '../../lib/superset/client.ts';
 import { pageEnvelope, pagination } from '../http/schemas.ts';
 

@@ -1,14 +1,15 @@
 import type { Context } from 'koa';
 import type { Knex } from 'knex';
-import { connectionOf, EnvironmentClients, getEnvironment, isUuid, type EnvironmentRow } from '../../db/environments/repository.ts';
+import { connectionOf, type EnvironmentFields, type EnvironmentStore } from '../../db/environments/store.ts';
 import type { Keyring } from '../../lib/crypto.ts';
-import { AppError, ConflictError, NotFoundError, SecretRequiredError } from '../../lib/errors.ts';
+import { AppError, SecretRequiredError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { assertSecretResent } from '../../lib/secret-destination.ts';
 import { SupersetClient, SupersetUnavailableError } from '../../lib/superset/index.ts';
 import type { Principal } from '../auth/principal.ts';
 import { recordSecurityEvent, type SecurityEventInput } from '../auth/security-events.ts';
 import { toEnvironmentView, type EnvironmentView } from './schemas.ts';
+import type { Supersets } from './upstream.ts';
 
 /** Who asked, for the security events every environment change writes. */
 export interface Actor {
@@ -38,46 +39,29 @@ export interface EnvironmentTestReport {
   error: { code: string; detail: string } | null;
 }
 
-function isUniqueViolation(err: unknown): boolean {
-  return (err as { code?: string })?.code === '23505';
-}
-
-/** Environments: CRUD (password encrypted at rest with the keyring) and their Superset clients. */
+/** Environments: CRUD (password encrypted at rest with the keyring; the SQL is EnvironmentStore's) and the connection test. */
 export class EnvironmentService {
-  readonly clients: EnvironmentClients;
+  private readonly store: EnvironmentStore;
+  private readonly supersets: Supersets;
   private readonly knex: Knex;
   private readonly keyring: Keyring;
   private readonly logger: Logger;
 
-  constructor(deps: { knex: Knex; keyring: Keyring; logger: Logger }) {
+  constructor(deps: { store: EnvironmentStore; supersets: Supersets; knex: Knex; keyring: Keyring; logger: Logger }) {
+    this.store = deps.store;
+    this.supersets = deps.supersets;
     this.knex = deps.knex;
     this.keyring = deps.keyring;
     this.logger = deps.logger;
-    this.clients = new EnvironmentClients({ knex: deps.knex, keyring: deps.keyring, logger: deps.logger.child({ component: 'superset' }) });
-  }
-
-  /** The row; NotFoundError (404) for an unknown or malformed id. */
-  row(id: string): Promise<EnvironmentRow> {
-    return getEnvironment(this.knex, id);
-  }
-
-  /** The pooled Superset client of an environment; 404 when the environment does not exist. */
-  client(id: string): Promise<SupersetClient> {
-    return this.clients.client(id);
   }
 
   async list(page: number, pageSize: number) {
-    const [{ count }] = await this.knex('environments').count<{ count: string }[]>({ count: '*' });
-    const rows = await this.knex<EnvironmentRow>('environments')
-      .orderByRaw('lower(name)')
-      .offset((page - 1) * pageSize)
-      .limit(pageSize);
-    const total = Number(count);
+    const { rows, total } = await this.store.list(page, pageSize);
     return { items: rows.map(toEnvironmentView), total, page, page_size: pageSize, has_next: page * pageSize < total };
   }
 
   async get(id: string): Promise<EnvironmentView> {
-    return toEnvironmentView(await this.row(id));
+    return toEnvironmentView(await this.store.get(id));
   }
 
   private audit(actor: Actor, ev: Omit<SecurityEventInput, 'actorId' | 'actorUsername'>): Promise<void> {
@@ -92,29 +76,22 @@ export class EnvironmentService {
     input: Required<Pick<EnvironmentInput, 'name' | 'base_url' | 'username' | 'password'>> & EnvironmentInput,
     actor: Actor = {},
   ): Promise<EnvironmentView> {
-    try {
-      const [row] = await this.knex<EnvironmentRow>('environments')
-        .insert({
-          name: input.name,
-          base_url: input.base_url,
-          username: input.username,
-          password_encrypted: this.keyring.encrypt(input.password),
-          verify_tls: input.verify_tls ?? true,
-          timeout_seconds: input.timeout_seconds ?? 30,
-          description: input.description ?? null,
-        })
-        .returning('*');
-      this.logger.info({ env_id: row.id, name: row.name, base_url: row.base_url }, 'environment created');
-      await this.audit(actor, {
-        type: 'ENVIRONMENT_CREATED',
-        outcome: 'success',
-        detail: { env_id: row.id, name: row.name, base_url: row.base_url, username: row.username, verify_tls: row.verify_tls },
-      });
-      return toEnvironmentView(row);
-    } catch (err) {
-      if (isUniqueViolation(err)) throw new ConflictError(`An environment named '${input.name}' already exists`);
-      throw err;
-    }
+    const row = await this.store.create({
+      name: input.name,
+      base_url: input.base_url,
+      username: input.username,
+      password_encrypted: this.keyring.encrypt(input.password),
+      verify_tls: input.verify_tls ?? true,
+      timeout_seconds: input.timeout_seconds ?? 30,
+      description: input.description ?? null,
+    });
+    this.logger.info({ env_id: row.id, name: row.name, base_url: row.base_url }, 'environment created');
+    await this.audit(actor, {
+      type: 'ENVIRONMENT_CREATED',
+      outcome: 'success',
+      detail: { env_id: row.id, name: row.name, base_url: row.base_url, username: row.username, verify_tls: row.verify_tls },
+    });
+    return toEnvironmentView(row);
   }
 
   /**
@@ -123,33 +100,26 @@ export class EnvironmentService {
    * row is locked while checking, so a concurrent change cannot slip in between.
    */
   async update(id: string, input: EnvironmentInput, actor: Actor = {}): Promise<EnvironmentView> {
+    const patch: Partial<EnvironmentFields> = {};
+    if (input.name !== undefined) patch.name = input.name;
+    if (input.base_url !== undefined) patch.base_url = input.base_url;
+    if (input.username !== undefined) patch.username = input.username;
+    if (input.password !== undefined) patch.password_encrypted = this.keyring.encrypt(input.password);
+    if (input.verify_tls !== undefined) patch.verify_tls = input.verify_tls;
+    if (input.timeout_seconds !== undefined) patch.timeout_seconds = input.timeout_seconds;
+    if (input.description !== undefined) patch.description = input.description;
     try {
-      const { row, before, changed } = await this.knex.transaction(async (trx) => {
-        const before = isUuid(id) ? await trx<EnvironmentRow>('environments').where({ id }).forUpdate().first() : undefined;
-        if (!before) throw new NotFoundError('Environment', id);
+      const { row, before } = await this.store.updateChecked(id, patch, (before) =>
         assertSecretResent({
           before: { url: before.base_url, verifyTls: before.verify_tls },
           after: { url: input.base_url, verifyTls: input.verify_tls },
           secretSent: input.password !== undefined,
           secretField: 'body.password',
           urlField: 'body.base_url',
-        });
-        const patch: Partial<EnvironmentRow> = {};
-        if (input.name !== undefined) patch.name = input.name;
-        if (input.base_url !== undefined) patch.base_url = input.base_url;
-        if (input.username !== undefined) patch.username = input.username;
-        if (input.password !== undefined) patch.password_encrypted = this.keyring.encrypt(input.password);
-        if (input.verify_tls !== undefined) patch.verify_tls = input.verify_tls;
-        if (input.timeout_seconds !== undefined) patch.timeout_seconds = input.timeout_seconds;
-        if (input.description !== undefined) patch.description = input.description;
-        const [row] = await trx<EnvironmentRow>('environments')
-          .where({ id })
-          .update({ ...patch, updated_at: this.knex.fn.now() as unknown as Date })
-          .returning('*');
-        const changed = Object.keys(patch).map((k) => (k === 'password_encrypted' ? 'password' : k));
-        return { row, before, changed };
-      });
-      this.clients.evict(id);
+        }),
+      );
+      this.supersets.evict(id);
+      const changed = Object.keys(patch).map((k) => (k === 'password_encrypted' ? 'password' : k));
       this.logger.info({ env_id: id, changed }, 'environment updated');
       await this.audit(actor, {
         type: 'ENVIRONMENT_UPDATED',
@@ -170,15 +140,14 @@ export class EnvironmentService {
           detail: { env_id: id, reason: 'secret_required', requested: Object.keys(input), base_url_requested: input.base_url ?? null },
         });
       }
-      if (isUniqueViolation(err)) throw new ConflictError(`An environment named '${input.name}' already exists`);
       throw err;
     }
   }
 
   async remove(id: string, actor: Actor = {}): Promise<void> {
-    const row = await this.row(id);
-    await this.knex('environments').where({ id }).delete();
-    this.clients.evict(id);
+    const row = await this.store.get(id);
+    await this.store.remove(id);
+    this.supersets.evict(id);
     this.logger.info({ env_id: id }, 'environment deleted');
     await this.audit(actor, { type: 'ENVIRONMENT_DELETED', outcome: 'success', detail: { env_id: id, name: row.name, base_url: row.base_url } });
   }
@@ -188,9 +157,9 @@ export class EnvironmentService {
    * permissions the service account lacks. Uses a fresh client, so the login is real.
    */
   async test(id: string, actor: Actor = {}): Promise<EnvironmentTestReport> {
-    const row = await this.row(id);
+    const row = await this.store.get(id);
     const started = Date.now();
-    const client = new SupersetClient(connectionOf(row, this.keyring), { retry: { attempts: 1 } });
+    const client = new SupersetClient(connectionOf(row, this.keyring).connection, { retry: { attempts: 1 } });
     const report: EnvironmentTestReport = {
       env_id: id,
       ok: false,
@@ -230,9 +199,5 @@ export class EnvironmentService {
       detail: { env_id: id, name: row.name, base_url: row.base_url, reachable: report.reachable, login: report.login, error: report.error?.code ?? null },
     });
     return report;
-  }
-
-  close(): void {
-    this.clients.close();
   }
 }

@@ -1,17 +1,13 @@
-import type { EnvironmentRow } from '../../db/environments/repository.ts';
-import { UpstreamUnavailableError } from '../../lib/errors.ts';
-import {
-  SupersetApiError,
-  SupersetAuthError,
-  SupersetForbiddenError,
-  SupersetNotFoundError,
-  SupersetUnavailableError,
-} from '../../lib/superset/errors.ts';
+import { connectionOf, type EnvironmentRow, type EnvironmentStore } from '../../db/environments/store.ts';
+import type { Keyring } from '../../lib/crypto.ts';
+import { NotFoundError, UpstreamUnavailableError } from '../../lib/errors.ts';
+import { classifySupersetFailure, type SupersetClient, type SupersetClientPool } from '../../lib/superset/index.ts';
 
 /**
- * The stable 503 the read endpoints answer when an environment's Superset cannot serve them:
+ * The stable 503 the endpoints answer when an environment's Superset cannot serve them:
  * `code: upstream_unavailable`, plus `env_id`, `reason` (network, timeout, server_error,
- * bad_response, too_large, auth_failed, forbidden, refused) and `upstream_status` when Superset answered.
+ * bad_response, too_large, auth_failed, forbidden, import_refused, refused) and `upstream_status`
+ * when Superset answered.
  */
 export class EnvironmentUnavailableError extends UpstreamUnavailableError {
   override name = 'EnvironmentUnavailableError';
@@ -28,25 +24,51 @@ export class EnvironmentUnavailableError extends UpstreamUnavailableError {
   }
 }
 
-/**
- * Runs an upstream read for an environment. Superset's 404 passes through (the caller turns it
- * into its own 404); every other failure becomes EnvironmentUnavailableError (503).
- */
-export async function fromUpstream<T>(env: Pick<EnvironmentRow, 'id' | 'name'>, work: Promise<T>): Promise<T> {
-  try {
-    return await work;
-  } catch (err) {
-    throw asUnavailable(env, err);
-  }
+export interface UseOptions {
+  /**
+   * What Superset's 404 means here, named for the caller's 404 (e.g. "Dashboard 7 in environment
+   * 'prod'"). Without it Superset's own 404 passes through as a 404.
+   */
+  notFound?: (env: EnvironmentRow) => string;
 }
 
-export function asUnavailable(env: Pick<EnvironmentRow, 'id' | 'name'>, err: unknown): unknown {
-  if (err instanceof SupersetNotFoundError || err instanceof EnvironmentUnavailableError) return err;
-  if (err instanceof SupersetUnavailableError)
-    return new EnvironmentUnavailableError(env, err.reason, err.message, err.upstreamStatus, err);
-  if (err instanceof SupersetApiError) {
-    const reason = err instanceof SupersetAuthError ? 'auth_failed' : err instanceof SupersetForbiddenError ? 'forbidden' : 'refused';
-    return new EnvironmentUnavailableError(env, reason, err.message, err.upstreamStatus, err);
+/**
+ * The API's one way to Superset: look the environment up (404 when unknown), take its pooled
+ * client, run the work, and map what Superset did wrong (classifySupersetFailure) to the
+ * endpoint's answer: a 404 stays a 404, everything else is EnvironmentUnavailableError (503).
+ *
+ *   const items = await app.supersets.use(envId, (client, env) => client.listDatabases());
+ */
+export class Supersets {
+  private readonly store: EnvironmentStore;
+  private readonly keyring: Keyring;
+  private readonly pool: SupersetClientPool;
+
+  constructor(deps: { store: EnvironmentStore; keyring: Keyring; pool: SupersetClientPool }) {
+    this.store = deps.store;
+    this.keyring = deps.keyring;
+    this.pool = deps.pool;
   }
-  return err;
+
+  async use<T>(envId: string, work: (client: SupersetClient, env: EnvironmentRow) => Promise<T>, opts: UseOptions = {}): Promise<T> {
+    const env = await this.store.get(envId);
+    const client = this.pool.clientFor(env.id, connectionOf(env, this.keyring));
+    try {
+      return await work(client, env);
+    } catch (err) {
+      const failure = classifySupersetFailure(err);
+      if (!failure) throw err;
+      if (failure.reason === 'not_found') throw opts.notFound ? new NotFoundError(opts.notFound(env)) : err;
+      throw new EnvironmentUnavailableError(env, failure.reason, (err as Error).message, failure.upstream?.status, err);
+    }
+  }
+
+  /** Drops the environment's pooled client (its settings changed, or it was deleted). */
+  evict(envId: string): void {
+    this.pool.evict(envId);
+  }
+
+  close(): void {
+    this.pool.close();
+  }
 }

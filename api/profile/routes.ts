@@ -3,7 +3,6 @@ import { getPreferences, savePreferences, type ProfilePreferenceRow } from '../.
 import { ForbiddenError, ValidationError } from '../../lib/errors.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { AppContext } from '../context.ts';
-import { fromUpstream } from '../environments/upstream.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
 
 /**
@@ -157,9 +156,11 @@ export function profileRoutes(app: AppContext): AnyRoute[] {
         503: { description: 'Superset unavailable (code `upstream_unavailable`)' },
       },
       async handler(_ctx, { query }) {
-        const env = await app.environments.row(query.environment_id);
-        const items = await fromUpstream(env, app.environments.clients.clientFor(env).findAccounts(query.search, query.limit));
-        return { environment_id: env.id, search: query.search, items };
+        return app.supersets.use(query.environment_id, async (client, env) => ({
+          environment_id: env.id,
+          search: query.search,
+          items: await client.findAccounts(query.search, query.limit),
+        }));
       },
     }),
   ];

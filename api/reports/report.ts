@@ -1,7 +1,7 @@
 import { isItemsResult, type ItemOutcome, type OutcomeClass } from '../../contracts/outcomes.ts';
 import { retryRequestFor } from '../../contracts/task-kinds.ts';
 import type { TaskRecord } from '../../db/tasks/store.ts';
-import { toUtcIso, toEpochMs } from './timestamps.ts';
+import { toUtcIso, toEpochMs } from '../../lib/timestamps.ts';
 
 /**
  * A report summarises one task for a person: what was asked, what came of it item by item, what

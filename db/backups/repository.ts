@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { BackupStore, BackupStoreKind } from '../../lib/backup-store/store.ts';
+import { isUuid } from '../../lib/ids.ts';
 
 /** One row of the backup index (`backups` table). */
 export interface BackupRow {
@@ -170,8 +171,4 @@ export async function pruneBackups(
     });
   }
   return { pruned, skippedOtherStore };
-}
-
-export function isUuid(s: string): boolean {
-  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s);
 }

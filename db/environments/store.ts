@@ -1,7 +1,30 @@
 import type { Knex } from 'knex';
-import { findEnvironment, getEnvironment, isUuid, type EnvironmentRow } from './repository.ts';
+import type { Keyring } from '../../lib/crypto.ts';
+import { ConflictError, NotFoundError } from '../../lib/errors.ts';
+import { isUuid } from '../../lib/ids.ts';
+import type { ConnectionResolver, ResolvedConnection } from '../../lib/superset/pool.ts';
+import { isUniqueViolation } from '../errors.ts';
 
-/** The environments table: the one way to look an environment up. */
+export interface EnvironmentRow {
+  id: string;
+  name: string;
+  base_url: string;
+  username: string;
+  password_encrypted: string;
+  verify_tls: boolean;
+  timeout_seconds: number;
+  description: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The columns a caller may set; the password arrives already encrypted. */
+export type EnvironmentFields = Pick<
+  EnvironmentRow,
+  'name' | 'base_url' | 'username' | 'password_encrypted' | 'verify_tls' | 'timeout_seconds' | 'description'
+>;
+
+/** The `environments` table: the one owner of its SQL, and the one way to look an environment up. */
 export class EnvironmentStore {
   private readonly knex: Knex;
 
@@ -10,13 +33,16 @@ export class EnvironmentStore {
   }
 
   /** undefined for an unknown or malformed id (both are "no such environment"). */
-  find(id: string): Promise<EnvironmentRow | undefined> {
-    return findEnvironment(this.knex, id);
+  async find(id: string): Promise<EnvironmentRow | undefined> {
+    if (!isUuid(id)) return undefined;
+    return this.knex<EnvironmentRow>('environments').where({ id }).first();
   }
 
-  /** NotFoundError (404) when unknown. */
-  get(id: string): Promise<EnvironmentRow> {
-    return getEnvironment(this.knex, id);
+  /** NotFoundError (404, "<what> '<id>' not found") when unknown. */
+  async get(id: string, what = 'Environment'): Promise<EnvironmentRow> {
+    const row = await this.find(id);
+    if (!row) throw new NotFoundError(what, id);
+    return row;
   }
 
   /** Names of the given environments (unknown ids are left out). */
@@ -26,4 +52,96 @@ export class EnvironmentStore {
     const rows = await this.knex<EnvironmentRow>('environments').whereIn('id', valid).select('id', 'name');
     return new Map(rows.map((r) => [r.id, r.name]));
   }
+
+  /** A page, ordered by name (case-insensitive), with the exact total. */
+  async list(page: number, pageSize: number): Promise<{ rows: EnvironmentRow[]; total: number }> {
+    const [{ count }] = await this.knex('environments').count<{ count: string }[]>({ count: '*' });
+    const rows = await this.knex<EnvironmentRow>('environments')
+      .orderByRaw('lower(name)')
+      .orderBy('id')
+      .offset((page - 1) * pageSize)
+      .limit(pageSize);
+    return { rows, total: Number(count) };
+  }
+
+  /** ConflictError (409) when the name is taken (names are unique case-insensitively). */
+  async create(fields: EnvironmentFields): Promise<EnvironmentRow> {
+    try {
+      const [row] = await this.knex<EnvironmentRow>('environments').insert(fields).returning('*');
+      return row;
+    } catch (err) {
+      throw nameConflict(err, fields.name);
+    }
+  }
+
+  /** The changed row; NotFoundError when unknown, ConflictError when the new name is taken. */
+  async update(id: string, patch: Partial<EnvironmentFields>): Promise<EnvironmentRow> {
+    await this.get(id);
+    try {
+      const [row] = await this.knex<EnvironmentRow>('environments')
+        .where({ id })
+        .update({ ...patch, updated_at: this.knex.fn.now() as unknown as Date })
+        .returning('*');
+      if (!row) throw new NotFoundError('Environment', id);
+      return row;
+    } catch (err) {
+      throw nameConflict(err, patch.name);
+    }
+  }
+
+  /**
+   * Like update, with the row locked while `check` looks at its previous values, so a concurrent
+   * change cannot slip in between the check and the write. Returns both versions.
+   */
+  async updateChecked(
+    id: string,
+    patch: Partial<EnvironmentFields>,
+    check: (before: EnvironmentRow) => void,
+  ): Promise<{ row: EnvironmentRow; before: EnvironmentRow }> {
+    try {
+      return await this.knex.transaction(async (trx) => {
+        const before = isUuid(id) ? await trx<EnvironmentRow>('environments').where({ id }).forUpdate().first() : undefined;
+        if (!before) throw new NotFoundError('Environment', id);
+        check(before);
+        const [row] = await trx<EnvironmentRow>('environments')
+          .where({ id })
+          .update({ ...patch, updated_at: this.knex.fn.now() as unknown as Date })
+          .returning('*');
+        return { row, before };
+      });
+    } catch (err) {
+      throw nameConflict(err, patch.name);
+    }
+  }
+
+  /** Deletes the row (its database mappings go with it); NotFoundError when unknown. */
+  async remove(id: string): Promise<void> {
+    const deleted = isUuid(id) ? await this.knex('environments').where({ id }).delete() : 0;
+    if (!deleted) throw new NotFoundError('Environment', id);
+  }
+
+  /**
+   * Resolves an environment id to how its Superset is reached, for the Superset client pool:
+   * the password decrypted, and a version that changes whenever the row does.
+   */
+  connections(keyring: Keyring): ConnectionResolver {
+    return async (id) => connectionOf(await this.get(id), keyring);
+  }
+}
+
+export function connectionOf(row: EnvironmentRow, keyring: Keyring): ResolvedConnection {
+  return {
+    version: `${new Date(row.updated_at).getTime()}:${row.password_encrypted}`,
+    connection: {
+      baseUrl: row.base_url,
+      username: row.username,
+      password: keyring.decrypt(row.password_encrypted),
+      verifyTls: row.verify_tls,
+      timeoutSeconds: row.timeout_seconds,
+    },
+  };
+}
+
+function nameConflict(err: unknown, name: string | undefined): unknown {
+  return isUniqueViolation(err) ? new ConflictError(`An environment named '${name}' already exists`) : err;
 }

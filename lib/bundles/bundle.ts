@@ -15,6 +15,26 @@ export interface BundleFile {
   content: Record<string, unknown>;
 }
 
+/**
+ * Most a bundle may unpack to. An export of even a large dashboard is a few MiB of YAML; a ZIP
+ * that claims more is refused before anything is inflated (a zip bomb, or not a dashboard).
+ */
+export const MAX_BUNDLE_BYTES = 64 * 1024 * 1024;
+/** Most files a bundle may hold. */
+export const MAX_BUNDLE_FILES = 10_000;
+
+export type BundleProblem = 'unreadable' | 'not_an_export' | 'too_large' | 'no_dashboard';
+
+/** A ZIP that is not a Superset export this project can work with, and why. */
+export class BundleError extends Error {
+  override name = 'BundleError';
+  readonly problem: BundleProblem;
+  constructor(problem: BundleProblem, message: string, cause?: unknown) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.problem = problem;
+  }
+}
+
 export class Bundle {
   readonly root: string;
   readonly files: Map<string, BundleFile>;
@@ -24,8 +44,30 @@ export class Bundle {
     this.files = files;
   }
 
-  static fromZip(zip: Uint8Array): Bundle {
-    const entries = unzipSync(zip);
+  /**
+   * Reads an export. The ZIP's central directory states each file's unpacked size; their sum is
+   * checked against `maxBytes` before anything is inflated, and fflate inflates each file into a
+   * buffer of exactly its stated size, so a ZIP that lies about its sizes cannot grow past it.
+   */
+  static fromZip(zip: Uint8Array, maxBytes = MAX_BUNDLE_BYTES): Bundle {
+    let declared = 0;
+    let count = 0;
+    let entries: Record<string, Uint8Array>;
+    try {
+      entries = unzipSync(zip, {
+        filter(file) {
+          declared += file.originalSize;
+          if (++count > MAX_BUNDLE_FILES) throw new BundleError('too_large', `the bundle holds more than ${MAX_BUNDLE_FILES} files`);
+          if (declared > maxBytes) {
+            throw new BundleError('too_large', `the bundle unpacks to more than ${formatSize(maxBytes)} (the most a bundle may hold)`);
+          }
+          return true;
+        },
+      });
+    } catch (err) {
+      if (err instanceof BundleError) throw err;
+      throw new BundleError('unreadable', `the bundle is not a readable ZIP: ${(err as Error).message}`, err);
+    }
     let root = '';
     const files = new Map<string, BundleFile>();
     for (const [name, data] of Object.entries(entries)) {
@@ -35,10 +77,15 @@ export class Bundle {
       root ||= name.slice(0, slash);
       const path = name.slice(slash + 1);
       if (!/\.ya?ml$/.test(path) || path.split('/').some((p) => p.startsWith('.') || p.startsWith('_'))) continue;
-      const content = parse(strFromU8(data)) as Record<string, unknown>;
-      files.set(path, { path, kind: kindOf(path), content: content ?? {} });
+      let content: unknown;
+      try {
+        content = parse(strFromU8(data));
+      } catch (err) {
+        throw new BundleError('unreadable', `${path} in the bundle is not YAML: ${(err as Error).message}`, err);
+      }
+      files.set(path, { path, kind: kindOf(path), content: isRecord(content) ? content : {} });
     }
-    if (!files.has('metadata.yaml')) throw new Error('not a Superset export: metadata.yaml is missing');
+    if (!files.has('metadata.yaml')) throw new BundleError('not_an_export', 'not a Superset export: metadata.yaml is missing');
     return new Bundle(root || 'bundle', files);
   }
 
@@ -67,6 +114,14 @@ export class Bundle {
     }
     return h.digest('hex');
   }
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function formatSize(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB` : `${Math.round(bytes / 1024)} KiB`;
 }
 
 function kindOf(path: string): BundleKind {

@@ -86,6 +86,13 @@ export interface DroppedField {
 const UNKNOWN_FIELD = /^Unknown field\.?$/i;
 
 /**
+ * Keys that lead out of the data into JavaScript's object machinery. The field paths below come
+ * from Superset's error bodies, which a broken or hostile server controls: a path through
+ * `__proto__` or `constructor.prototype` would delete from Object.prototype itself.
+ */
+const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
  * Superset's 422 names each key its schema rejects, per file, nested positions included:
  * `{"datasets/db/x.yaml": {"columns": {"0": {"datetime_format": ["Unknown field."]}}}}`.
  * Deletes exactly those keys; returns what it dropped, or [] when the errors are of another kind.
@@ -93,6 +100,7 @@ const UNKNOWN_FIELD = /^Unknown field\.?$/i;
 export function stripRejectedFields(bundle: Bundle, errorsByFile: Record<string, unknown>): DroppedField[] {
   const dropped: DroppedField[] = [];
   for (const [file, tree] of Object.entries(errorsByFile)) {
+    if (UNSAFE_KEYS.has(file)) continue;
     const f = bundle.files.get(file);
     if (!f || !tree || typeof tree !== 'object') continue;
     for (const path of unknownFieldPaths(tree as Record<string, unknown>)) {
@@ -146,24 +154,29 @@ export function describe(f: BundleFile): string {
 function unknownFieldPaths(tree: Record<string, unknown>, prefix: string[] = []): string[][] {
   const out: string[][] = [];
   for (const [k, v] of Object.entries(tree)) {
+    if (UNSAFE_KEYS.has(k)) continue;
     if (Array.isArray(v) && v.length > 0 && v.every((m) => typeof m === 'string' && UNKNOWN_FIELD.test(m))) out.push([...prefix, k]);
     else if (v && typeof v === 'object' && !Array.isArray(v)) out.push(...unknownFieldPaths(v as Record<string, unknown>, [...prefix, k]));
   }
   return out;
 }
 
+/** Deletes the key at `path`, walking own data members only; false when the path is not there. */
 function deletePath(obj: Record<string, unknown>, path: string[]): boolean {
+  if (path.length === 0 || path.some((k) => UNSAFE_KEYS.has(k))) return false;
   let cur: unknown = obj;
   for (const key of path.slice(0, -1)) {
-    if (cur === null || typeof cur !== 'object') return false;
+    if (!isOwnedBy(cur, key)) return false;
     cur = (cur as Record<string, unknown>)[key];
   }
   const last = path.at(-1)!;
-  if (cur && typeof cur === 'object' && last in (cur as object)) {
-    delete (cur as Record<string, unknown>)[last];
-    return true;
-  }
-  return false;
+  if (!isOwnedBy(cur, last)) return false;
+  delete (cur as Record<string, unknown>)[last];
+  return true;
+}
+
+function isOwnedBy(container: unknown, key: string): boolean {
+  return container !== null && typeof container === 'object' && Object.hasOwn(container, key);
 }
 
 function expand(obj: unknown, pattern: string[], prefix: string[] = []): string[][] {
@@ -174,6 +187,6 @@ function expand(obj: unknown, pattern: string[], prefix: string[] = []): string[
     if (!Array.isArray(obj)) return [];
     return obj.flatMap((item, i) => expand(item, rest, [...prefix, String(i)]));
   }
-  if (!(head in (obj as object))) return [];
+  if (UNSAFE_KEYS.has(head) || !Object.hasOwn(obj, head)) return [];
   return rest.length === 0 ? [[...prefix, head]] : expand((obj as Record<string, unknown>)[head], rest, [...prefix, head]);
 }

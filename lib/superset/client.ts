@@ -3,22 +3,29 @@
  *
  * - Login with JWT (`provider` db by default), access token renewed from the refresh token or by a
  *   fresh login before it expires and on any 401; one login at a time per client (single flight).
- * - Mutating calls carry the CSRF token, the Flask `session` cookie it belongs to and a Referer
- *   (reference §1.4: a bearer token does not bypass CSRF); a stale CSRF token is renewed once.
- * - `Accept: application/json` everywhere (Superset answers HTML error pages otherwise, §9).
+ * - Mutating calls carry the CSRF token, the Flask `session` cookie it belongs to and a Referer: a
+ *   bearer token does not exempt a call from Superset's CSRF check. A stale CSRF token is renewed once.
+ * - `Accept: application/json` everywhere: Superset answers errors with HTML pages when the
+ *   caller accepts HTML.
  * - Rison `q=` (the `rison` package), paging through lists, a deadline per request from the
- *   environment's `timeout_seconds`, retries with backoff on GETs only.
+ *   environment's `timeout_seconds`, retries with backoff on GETs only, and only for what
+ *   `classifySupersetFailure` calls retryable.
+ * - The wire is undici: a connection pool per instance, header and body deadlines plus an overall
+ *   one, a size cap enforced while the answer is read, `FormData` for imports, and no redirect
+ *   handling at all (a 3xx comes back as an answer).
  * - Errors become the typed errors of ./errors.ts.
  * - Requests only go to the environment's own origin: URLs are the configured base URL plus fixed
  *   paths whose variable parts are integers or `[A-Za-z0-9_-]` tokens; redirects are never
  *   followed, except a thumbnail's digest redirect, and only to the same origin and path family.
+ * - TLS certificates are verified unless the environment says `verify_tls: false`.
  * - Secrets (password, tokens, cookies) are never logged.
  */
+import type { IncomingHttpHeaders } from 'node:http';
+import { FormData, Pool, type Dispatcher } from 'undici';
 import { RASTER_TYPES, rasterTypeOf } from './raster.ts';
 import { encodeRison } from './rison.ts';
-import { encodeMultipart, type MultipartPart } from './multipart.ts';
-import { HttpTransport, TransportError, type TransportResponse } from './transport.ts';
 import {
+  classifySupersetFailure,
   normaliseErrorBody,
   SupersetApiError,
   SupersetAuthError,
@@ -26,18 +33,17 @@ import {
   SupersetImportError,
   SupersetNotFoundError,
   SupersetUnavailableError,
+  type UnavailableReason,
   type UpstreamContext,
 } from './errors.ts';
 import type {
   ChartDataQueryContext,
   ChartDataResponse,
-  ChartDetail,
   ChartListItem,
   DashboardChart,
   DashboardDataset,
   DashboardDetail,
   DashboardListItem,
-  DatabaseConnectionInfo,
   DatabaseInfo,
   DatasetListItem,
   ImportOptions,
@@ -171,19 +177,28 @@ export function seg(value: number | string): string {
   return value;
 }
 
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
 interface CallSpec {
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  method: Method;
   path: string;
   q?: unknown;
   query?: Record<string, string | number | boolean>;
   json?: unknown;
-  multipart?: MultipartPart[];
+  form?: FormData;
   accept?: string;
   /** Statuses returned to the caller instead of raised (thumbnails: 202, 302, 404). */
   pass?: number[];
   /** Skip authentication (version file, health). */
   anonymous?: boolean;
   maxBytes?: number;
+}
+
+/** An answer as read off the wire: status, headers (lower-case names) and the whole body. */
+interface WireResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
 }
 
 interface AuthState {
@@ -195,11 +210,20 @@ interface AuthState {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Reading the answer went over the size cap. */
+class TooLarge extends Error {}
+
 export class SupersetClient {
   readonly baseUrl: string;
   private readonly base: URL;
   private readonly conn: SupersetConnection;
-  private readonly transport: HttpTransport;
+  /** Keep-alive connections for reads. */
+  private readonly pool: Pool;
+  /**
+   * Mutating calls get a connection of their own, closed after the answer: they are never
+   * retried, so a kept-alive socket the server closed meanwhile must not fail them.
+   */
+  private readonly freshPool: Pool;
   private readonly retry: RetryPolicy;
   private readonly timeoutMs: number;
   private readonly logger?: ClientLogger;
@@ -218,19 +242,22 @@ export class SupersetClient {
     this.baseUrl = normaliseBaseUrl(conn.baseUrl);
     this.base = new URL(this.baseUrl);
     this.conn = conn;
-    this.transport = new HttpTransport({ verifyTls: conn.verifyTls !== false, maxSockets: opts.maxSockets });
     this.retry = { ...DEFAULT_RETRY, ...opts.retry };
     this.timeoutMs = Math.max(1, conn.timeoutSeconds ?? 30) * 1000;
     this.logger = opts.logger;
     this.maxJsonBytes = opts.maxJsonBytes ?? 64 * 1024 * 1024;
     this.maxBinaryBytes = opts.maxBinaryBytes ?? 512 * 1024 * 1024;
     this.listConcurrency = Math.max(1, opts.listConcurrency ?? 4);
+    const connect = { rejectUnauthorized: conn.verifyTls !== false, timeout: this.timeoutMs };
+    const connections = Math.max(1, opts.maxSockets ?? 8);
+    this.pool = new Pool(this.base.origin, { connections, connect, keepAliveTimeout: 10_000 });
+    this.freshPool = new Pool(this.base.origin, { connections, connect });
   }
 
-  /** Drops keep-alive sockets. The client must not be used afterwards. */
+  /** Drops pooled connections. The client must not be used afterwards. */
   close(): void {
     this.closed = true;
-    this.transport.close();
+    for (const p of [this.pool, this.freshPool]) void p.destroy().catch(() => undefined);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -317,38 +344,46 @@ export class SupersetClient {
     return url;
   }
 
-  /** One HTTP exchange; transport failures become SupersetUnavailableError. */
-  private async exchange(spec: CallSpec, bearer?: string): Promise<TransportResponse> {
+  /** One HTTP exchange; wire failures become SupersetUnavailableError. */
+  private async exchange(spec: CallSpec, bearer?: string): Promise<WireResponse> {
     if (this.closed) throw new Error('SupersetClient is closed');
     const url = this.url(spec.path, spec.q, spec.query);
-    const headers: Record<string, string> = { accept: spec.accept ?? 'application/json', 'user-agent': 'switchyard' };
+    const mutating = MUTATING.has(spec.method);
+    const headers: Record<string, string> = {
+      accept: spec.accept ?? 'application/json',
+      // No compression asked for: the size cap then bounds what is held in memory, byte for byte.
+      'accept-encoding': 'identity',
+      'user-agent': 'switchyard',
+    };
     if (bearer) headers.authorization = `Bearer ${bearer}`;
     if (this.cookies.size) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-    let body: Buffer | undefined;
-    if (spec.multipart) {
-      const mp = encodeMultipart(spec.multipart);
-      body = mp.body;
-      headers['content-type'] = mp.contentType;
+    let body: string | FormData | undefined;
+    if (spec.form) {
+      body = spec.form; // undici writes the multipart body and its content-type with the boundary
     } else if (spec.json !== undefined) {
-      body = Buffer.from(JSON.stringify(spec.json), 'utf8');
+      body = JSON.stringify(spec.json);
       headers['content-type'] = 'application/json';
     }
-    if (MUTATING.has(spec.method)) {
+    if (mutating) {
       headers.referer = `${this.baseUrl}/`;
       if (this.csrf && !spec.anonymous) headers['x-csrftoken'] = this.csrf;
     }
+    const maxBytes = spec.maxBytes ?? this.maxJsonBytes;
     const started = Date.now();
     const ctx = { method: spec.method, path: spec.path };
     try {
-      const res = await this.transport.send({
+      const answer = await (mutating ? this.freshPool : this.pool).request({
         method: spec.method,
-        url,
+        path: url.pathname + url.search,
         headers,
         body,
-        timeoutMs: this.timeoutMs,
-        maxBytes: spec.maxBytes ?? this.maxJsonBytes,
-        reuseConnection: !MUTATING.has(spec.method),
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+        // The whole exchange, not only each wait between bytes, has a deadline.
+        signal: AbortSignal.timeout(this.timeoutMs),
+        reset: mutating,
       });
+      const res: WireResponse = { status: answer.statusCode, headers: answer.headers, body: await readCapped(answer, maxBytes) };
       this.keepCookies(res);
       this.logger?.debug(
         { superset: this.base.host, method: spec.method, path: spec.path, status: res.status, ms: Date.now() - started },
@@ -356,21 +391,21 @@ export class SupersetClient {
       );
       return res;
     } catch (err) {
-      if (err instanceof TransportError) {
-        const reason = err.kind === 'timeout' ? 'timeout' : err.kind === 'too_large' ? 'too_large' : 'network';
-        const what =
-          err.kind === 'timeout'
-            ? `Superset at ${this.base.host} did not answer ${spec.method} ${spec.path} within ${this.timeoutMs / 1000} s`
-            : `Superset at ${this.base.host} could not be reached for ${spec.method} ${spec.path}: ${err.message}`;
-        throw new SupersetUnavailableError(reason, what, ctx, err);
-      }
-      throw err;
+      const reason = wireFailure(err);
+      if (!reason) throw err;
+      const what =
+        reason === 'timeout'
+          ? `Superset at ${this.base.host} did not answer ${spec.method} ${spec.path} within ${this.timeoutMs / 1000} s`
+          : reason === 'too_large'
+            ? `Superset at ${this.base.host} answered ${spec.method} ${spec.path} with more than ${maxBytes} bytes`
+            : `Superset at ${this.base.host} could not be reached for ${spec.method} ${spec.path}: ${describeNetworkError(err)}`;
+      throw new SupersetUnavailableError(reason, what, ctx, err);
     }
   }
 
-  private keepCookies(res: TransportResponse): void {
-    const set = res.headers['set-cookie'];
-    for (const c of set ?? []) {
+  private keepCookies(res: WireResponse): void {
+    const raw = res.headers['set-cookie'];
+    for (const c of Array.isArray(raw) ? raw : raw ? [raw] : []) {
       const pair = c.split(';', 1)[0];
       const eq = pair.indexOf('=');
       if (eq <= 0) continue;
@@ -382,7 +417,7 @@ export class SupersetClient {
   }
 
   /** Authenticated exchange with one transparent re-login on 401 and one CSRF renewal. */
-  private async authed(spec: CallSpec): Promise<TransportResponse> {
+  private async authed(spec: CallSpec): Promise<WireResponse> {
     if (spec.anonymous) return this.exchange(spec);
     const mutating = MUTATING.has(spec.method);
     let reauthed = false;
@@ -412,7 +447,7 @@ export class SupersetClient {
   }
 
   /** The retry loop (GETs only) around one call and the parsing of its answer. */
-  private async call<T>(spec: CallSpec, read: (res: TransportResponse) => T): Promise<T> {
+  private async call<T>(spec: CallSpec, read: (res: WireResponse) => T): Promise<T> {
     const attempts = spec.method === 'GET' ? Math.max(1, this.retry.attempts) : 1;
     for (let attempt = 1; ; attempt++) {
       try {
@@ -420,16 +455,12 @@ export class SupersetClient {
         if (!(spec.pass ?? []).includes(res.status)) this.raiseForStatus(res, spec);
         return read(res);
       } catch (err) {
-        const retry =
-          attempt < attempts &&
-          err instanceof SupersetUnavailableError &&
-          (err.reason !== 'timeout' || this.retry.onTimeout) &&
-          err.reason !== 'too_large' &&
-          (err.upstreamStatus === undefined || [502, 503, 504].includes(err.upstreamStatus));
+        const failure = classifySupersetFailure(err);
+        const retry = attempt < attempts && failure?.retryable === true && (failure.reason !== 'timeout' || this.retry.onTimeout);
         if (!retry) throw err;
         const delay = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (attempt - 1)) * (0.75 + Math.random() / 2);
         this.logger?.warn(
-          { superset: this.base.host, path: spec.path, attempt, reason: err.reason, delay_ms: Math.round(delay) },
+          { superset: this.base.host, path: spec.path, attempt, reason: failure.reason, delay_ms: Math.round(delay) },
           'superset call failed, retrying',
         );
         await sleep(delay);
@@ -437,7 +468,7 @@ export class SupersetClient {
     }
   }
 
-  private raiseForStatus(res: TransportResponse, spec: CallSpec): void {
+  private raiseForStatus(res: WireResponse, spec: CallSpec): void {
     const ctx: UpstreamContext = { method: spec.method, path: spec.path, upstreamStatus: res.status };
     if (res.status >= 200 && res.status < 300) return;
     if (res.status >= 500 || res.status === 0) throw this.unavailableFromStatus(res, ctx);
@@ -458,16 +489,16 @@ export class SupersetClient {
     throw new SupersetApiError(full, message, body, { errorType });
   }
 
-  private unavailableFromStatus(res: TransportResponse, ctx: UpstreamContext): SupersetUnavailableError {
+  private unavailableFromStatus(res: WireResponse, ctx: UpstreamContext): SupersetUnavailableError {
     const { message } = normaliseErrorBody(tryJson(res.body), 'no usable error message');
     return new SupersetUnavailableError(
       'server_error',
       `Superset at ${this.base.host} failed on ${ctx.method} ${ctx.path} with ${res.status} (${message})`,
-      { ...ctx, upstreamStatus: res.status },
+      { ...ctx, upstreamStatus: res.status, upstreamMessage: message },
     );
   }
 
-  private parseJson<T>(res: TransportResponse, ctx: UpstreamContext): T {
+  private parseJson<T>(res: WireResponse, ctx: UpstreamContext): T {
     const parsed = tryJson(res.body);
     if (parsed === undefined || typeof parsed !== 'object' || parsed === null) {
       const type = String(res.headers['content-type'] ?? 'no content type');
@@ -483,24 +514,21 @@ export class SupersetClient {
   // ---------------------------------------------------------------------------------------------
   // generic JSON calls (fixed paths only; see url())
 
-  getJson<T>(path: string, opts: { q?: unknown; query?: Record<string, string | number | boolean> } = {}): Promise<T> {
-    const spec: CallSpec = { method: 'GET', path, q: opts.q, query: opts.query };
+  /**
+   * One JSON call to a fixed API path (see url()): rison `q`, query parameters and a JSON body;
+   * GETs are retried as any other read. The typed calls below are built on it.
+   */
+  request<T>(
+    method: Method,
+    path: string,
+    opts: { q?: unknown; query?: Record<string, string | number | boolean>; json?: unknown } = {},
+  ): Promise<T> {
+    const spec: CallSpec = { method, path, q: opts.q, query: opts.query, json: opts.json };
     return this.call(spec, (res) => this.parseJson<T>(res, spec));
   }
 
-  postJson<T>(path: string, json: unknown): Promise<T> {
-    const spec: CallSpec = { method: 'POST', path, json };
-    return this.call(spec, (res) => this.parseJson<T>(res, spec));
-  }
-
-  putJson<T>(path: string, json: unknown): Promise<T> {
-    const spec: CallSpec = { method: 'PUT', path, json };
-    return this.call(spec, (res) => this.parseJson<T>(res, spec));
-  }
-
-  deleteJson<T>(path: string, q?: unknown): Promise<T> {
-    const spec: CallSpec = { method: 'DELETE', path, q };
-    return this.call(spec, (res) => this.parseJson<T>(res, spec));
+  private getJson<T>(path: string, opts: { q?: unknown; query?: Record<string, string | number | boolean> } = {}): Promise<T> {
+    return this.request<T>('GET', path, opts);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -520,7 +548,7 @@ export class SupersetClient {
   }
 
   /** Permissions the service account holds on one resource (`can_read`, `can_write`, `can_export`, ...). */
-  async resourcePermissions(resource: Resource): Promise<string[]> {
+  private async resourcePermissions(resource: Resource): Promise<string[]> {
     const body = await this.getJson<{ permissions?: string[] }>(`/api/v1/${resource}/_info`, { q: { keys: ['permissions'] } });
     return body.permissions ?? [];
   }
@@ -631,10 +659,6 @@ export class SupersetClient {
     return this.list<DashboardListItem>('dashboard', { columns: DASHBOARD_LIST_COLUMNS, ...query });
   }
 
-  listAllDashboards(query: Omit<ListQuery, 'page' | 'pageSize'> = {}): Promise<DashboardListItem[]> {
-    return this.listAll<DashboardListItem>('dashboard', { columns: DASHBOARD_LIST_COLUMNS, ...query });
-  }
-
   /** By id, slug or uuid. SupersetNotFoundError when it does not exist (or the account cannot see it). */
   async getDashboard(idOrSlug: number | string): Promise<DashboardDetail> {
     return (await this.getJson<{ result: DashboardDetail }>(`/api/v1/dashboard/${seg(idOrSlug)}`)).result;
@@ -649,7 +673,7 @@ export class SupersetClient {
   }
 
   /**
-   * The dashboard's thumbnail (§5). Asks with the given digest (or a placeholder) and follows
+   * The dashboard's thumbnail. Asks with the given digest (or a placeholder) and follows
    * Superset's redirect to the current digest once, on the same origin only.
    */
   async dashboardThumbnail(id: number, digest = 'current'): Promise<Thumbnail> {
@@ -717,17 +741,9 @@ export class SupersetClient {
     return allowed.test(path) ? path : undefined;
   }
 
-  /** `GET /api/v1/dashboard/export/?q=!(ids)`: the ZIP bundle (reference §4.1). */
+  /** `GET /api/v1/dashboard/export/?q=!(ids)`: the ZIP bundle of those dashboards and everything they use. */
   exportDashboards(ids: number[]): Promise<Buffer> {
     return this.exportBundle('dashboard', ids);
-  }
-
-  /**
-   * `POST /api/v1/dashboard/import/` (multipart). Resolves when Superset says OK; a refused bundle
-   * raises SupersetImportError whose `files` maps each bundle path to Superset's messages.
-   */
-  importDashboards(zip: Buffer | Uint8Array, opts: ImportOptions = {}): Promise<void> {
-    return this.importBundle('dashboard', zip, opts);
   }
 
   /** `GET /api/v1/<resource>/export/?q=!(ids)`: a ZIP bundle of those objects and what they use. */
@@ -758,35 +774,23 @@ export class SupersetClient {
   }
 
   /**
-   * `POST /api/v1/<resource>/import/` (multipart, field `formData`; reference §4.3). Only dashboards
-   * honour `overwrite` for the objects they pull in; chart, dataset and database imports overwrite
-   * their own kind. A refused bundle (400/422) raises SupersetImportError with per-file messages.
+   * `POST /api/v1/<resource>/import/`, multipart with the bundle in the field `formData` and
+   * `overwrite` as the string "true" or "false". Only dashboards honour `overwrite` for the
+   * objects they pull in; chart, dataset and database imports overwrite their own kind. A refused
+   * bundle (400/422) raises SupersetImportError whose `files` maps each bundle path to Superset's
+   * messages; a 500 ("Import dashboard failed for an unknown reason") is a SupersetUnavailableError
+   * with reason `server_error`, which classifySupersetFailure does not call retryable.
    */
   async importBundle(resource: Resource, zip: Buffer | Uint8Array, opts: ImportOptions = {}): Promise<void> {
-    const data = Buffer.isBuffer(zip) ? zip : Buffer.from(zip.buffer, zip.byteOffset, zip.byteLength);
-    const parts: MultipartPart[] = [
-      { name: 'formData', filename: `${resource}s.zip`, contentType: 'application/zip', data },
-      { name: 'overwrite', value: opts.overwrite ? 'true' : 'false' },
-    ];
-    const json: Array<[string, Record<string, string> | undefined]> = [
-      ['passwords', opts.passwords],
-      ['ssh_tunnel_passwords', opts.sshTunnelPasswords],
-      ['ssh_tunnel_private_keys', opts.sshTunnelPrivateKeys],
-      ['ssh_tunnel_private_key_passwords', opts.sshTunnelPrivateKeyPasswords],
-    ];
-    for (const [name, value] of json) if (value) parts.push({ name, value: JSON.stringify(value) });
-    if (resource === 'dataset') {
-      if (opts.syncColumns !== undefined) parts.push({ name: 'sync_columns', value: String(opts.syncColumns) });
-      if (opts.syncMetrics !== undefined) parts.push({ name: 'sync_metrics', value: String(opts.syncMetrics) });
-    }
-    const spec: CallSpec = { method: 'POST', path: `/api/v1/${resource}/import/`, multipart: parts, pass: [400, 422] };
+    const form = new FormData();
+    form.set('formData', new Blob([new Uint8Array(zip)], { type: 'application/zip' }), `${resource}s.zip`);
+    form.set('overwrite', opts.overwrite ? 'true' : 'false');
+    const spec: CallSpec = { method: 'POST', path: `/api/v1/${resource}/import/`, form, pass: [400, 422] };
     await this.call(spec, (res) => {
       if (res.status === 400 || res.status === 422) {
         const body = tryJson(res.body);
         const { message, extra } = normaliseErrorBody(body, `HTTP ${res.status}`);
-        const files: Record<string, unknown> = {};
-        for (const [k, v] of Object.entries(extra ?? {})) if (k !== 'issue_codes') files[k] = v;
-        throw new SupersetImportError({ method: 'POST', path: spec.path, upstreamStatus: res.status }, message, body, files);
+        throw new SupersetImportError({ method: 'POST', path: spec.path, upstreamStatus: res.status }, message, body, ownRecord(extra));
       }
       return undefined;
     });
@@ -799,18 +803,14 @@ export class SupersetClient {
     return this.list<ChartListItem>('chart', query);
   }
 
-  async getChart(id: number): Promise<ChartDetail> {
-    return (await this.getJson<{ result: ChartDetail }>(`/api/v1/chart/${seg(id)}`)).result;
-  }
-
-  /** `POST /api/v1/chart/data` with a query context (reference §7.1, §11.5). */
+  /**
+   * `POST /api/v1/chart/data` with a query context (CSRF-exempt in Superset). Charts saved through
+   * the API often have no saved query context, so callers build one from the chart's params.
+   */
   chartData(queryContext: ChartDataQueryContext): Promise<ChartDataResponse> {
-    return this.postJson<ChartDataResponse>('/api/v1/chart/data', { result_format: 'json', result_type: 'full', ...queryContext });
-  }
-
-  /** `GET /api/v1/chart/{id}/data/`: replays the chart's saved query context (400 when it has none, §11.5). */
-  savedChartData(chartId: number): Promise<ChartDataResponse> {
-    return this.getJson<ChartDataResponse>(`/api/v1/chart/${seg(chartId)}/data/`, { query: { format: 'json', type: 'full' } });
+    return this.request<ChartDataResponse>('POST', '/api/v1/chart/data', {
+      json: { result_format: 'json', result_type: 'full', ...queryContext },
+    });
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -825,32 +825,19 @@ export class SupersetClient {
     });
   }
 
-  async getDataset(id: number): Promise<Record<string, unknown> & { id: number }> {
-    return (await this.getJson<{ result: Record<string, unknown> & { id: number } }>(`/api/v1/dataset/${seg(id)}`)).result;
-  }
-
   /** Every database connection (the list never exposes URIs). */
   listDatabases(): Promise<DatabaseInfo[]> {
     return this.listAll<DatabaseInfo>('database', { columns: DATABASE_LIST_COLUMNS, orderColumn: 'database_name', orderDirection: 'asc' });
-  }
-
-  async getDatabase(id: number): Promise<DatabaseInfo> {
-    return (await this.getJson<{ result: DatabaseInfo }>(`/api/v1/database/${seg(id)}`)).result;
-  }
-
-  /** Adds the masked URI and parameters; needs `can_write` on Database (§8, §11.2). */
-  async getDatabaseConnection(id: number): Promise<DatabaseConnectionInfo> {
-    return (await this.getJson<{ result: DatabaseConnectionInfo }>(`/api/v1/database/${seg(id)}/connection`)).result;
   }
 
   // ---------------------------------------------------------------------------------------------
   // accounts
 
   /**
-   * `related/owners` (reference §11.3): accounts whose "first last" name or username contains
+   * `GET /api/v1/dashboard/related/owners`: accounts whose "first last" name or username contains
    * `filter`, case-insensitively. Needs no security API.
    */
-  async relatedOwners(
+  private async relatedOwners(
     filter = '',
     pageSize = 25,
   ): Promise<Array<{ id: number; text: string; email: string | null; active: boolean | null }>> {
@@ -865,7 +852,7 @@ export class SupersetClient {
    * Users from FAB's security API (`FAB_ADD_SECURITY_API`, on in 6.x); undefined when the
    * instance does not expose it to the service account.
    */
-  async securityUsers(filters: ListQuery['filters'], pageSize = MAX_PAGE_SIZE): Promise<UpstreamAccount[] | undefined> {
+  private async securityUsers(filters: ListQuery['filters'], pageSize = MAX_PAGE_SIZE): Promise<UpstreamAccount[] | undefined> {
     try {
       const body = await this.serialList('/api/v1/security/users/', () =>
         this.getJson<
@@ -953,6 +940,19 @@ function listQ(query: ListQuery): Record<string, unknown> {
   };
 }
 
+/**
+ * The own members of an object from an error body, on an object without a prototype and without
+ * the keys that would reach one (`__proto__`, `constructor`, `prototype`): Superset's error bodies
+ * name bundle files and fields, and those names are used as keys downstream.
+ */
+function ownRecord(value: Record<string, unknown> | undefined): Record<string, unknown> {
+  const out = Object.create(null) as Record<string, unknown>;
+  for (const [k, v] of Object.entries(value ?? {})) if (k !== 'issue_codes' && !UNSAFE_KEYS.has(k)) out[k] = v;
+  return out;
+}
+
+const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
 function tryJson(body: Buffer): unknown {
   if (!body.length) return undefined;
   try {
@@ -963,12 +963,12 @@ function tryJson(body: Buffer): unknown {
 }
 
 /** flask-jwt-extended answers a token signed with another key, or malformed, with 422 `{"msg": ...}`. */
-function isJwtError(res: TransportResponse): boolean {
+function isJwtError(res: WireResponse): boolean {
   const body = tryJson(res.body) as Record<string, unknown> | undefined;
   return !!body && typeof body.msg === 'string' && body.message === undefined && body.errors === undefined;
 }
 
-function isCsrfFailure(res: TransportResponse): boolean {
+function isCsrfFailure(res: WireResponse): boolean {
   if (res.status === 400) return /csrf/i.test(res.body.toString('utf8', 0, Math.min(res.body.length, 4000)));
   if (res.status >= 300 && res.status < 400) return /\/login/.test(String(res.headers.location ?? ''));
   return false;
@@ -993,4 +993,72 @@ export function displayName(u: { first_name?: string | null; last_name?: string 
 
 function unique<T>(xs: T[]): T[] {
   return [...new Set(xs)];
+}
+
+/** The whole body, refused as soon as it grows past `max` bytes (the declared length is checked first). */
+async function readCapped(answer: Dispatcher.ResponseData, max: number): Promise<Buffer> {
+  const declared = Number(answer.headers['content-length']);
+  if (Number.isFinite(declared) && declared > max) {
+    answer.body.destroy();
+    throw new TooLarge();
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of answer.body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > max) {
+      answer.body.destroy();
+      throw new TooLarge();
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+function codeOf(err: unknown): string | undefined {
+  const e = err as { code?: unknown; cause?: unknown; errors?: unknown[] } | null;
+  if (!e || typeof e !== 'object') return undefined;
+  if (typeof e.code === 'string') return e.code;
+  if (Array.isArray(e.errors) && e.errors.length) return codeOf(e.errors[0]); // AggregateError: one per address tried
+  return e.cause ? codeOf(e.cause) : undefined;
+}
+
+/** Which wire failure an error from undici is, or undefined when it is not one (a bug, say). */
+function wireFailure(err: unknown): UnavailableReason | undefined {
+  if (err instanceof TooLarge) return 'too_large';
+  const name = (err as { name?: unknown } | null)?.name;
+  if (name === 'TimeoutError') return 'timeout'; // AbortSignal.timeout
+  const code = codeOf(err);
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return 'timeout';
+  if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') return 'too_large';
+  if (code === 'UND_ERR_INVALID_ARG' || code === 'UND_ERR_DESTROYED' || code === 'UND_ERR_CLOSED') return undefined;
+  if (code || err instanceof Error) return 'network';
+  return undefined;
+}
+
+function describeNetworkError(err: unknown): string {
+  const code = codeOf(err);
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'host name does not resolve';
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET':
+      return 'connection reset';
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return 'host unreachable';
+    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
+    case 'SELF_SIGNED_CERT_IN_CHAIN':
+    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
+    case 'CERT_HAS_EXPIRED':
+    case 'ERR_TLS_CERT_ALTNAME_INVALID':
+      return `TLS certificate not trusted (${code}); fix the certificate or set verify_tls=false`;
+    default: {
+      const message = err instanceof Error ? err.message : String(err);
+      return code ? `${code}: ${message}` : message;
+    }
+  }
 }

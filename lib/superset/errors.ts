@@ -1,7 +1,9 @@
 /**
- * What can go wrong when talking to a Superset, as typed errors. They extend the domain errors of
- * lib/errors.ts, so the API's problem mapper renders them without special cases, and they carry a
- * `retryable` flag a Temporal activity can turn into a (non-)retryable failure.
+ * What can go wrong when talking to a Superset, as typed errors, and the one classification of
+ * them (`classifySupersetFailure`) that every caller follows: the client's own GET retries, the
+ * API's 503 `reason`, and whether an activity lets Temporal retry or records the item as failed.
+ * The errors extend the domain errors of lib/errors.ts, so the API's problem mapper renders them
+ * without special cases.
  *
  *   SupersetUnavailableError  503 upstream_unavailable   network failure, timeout, 5xx, garbage body
  *   SupersetNotFoundError     404 not_found              Superset answered 404
@@ -27,20 +29,22 @@ export class SupersetUnavailableError extends UpstreamUnavailableError {
   override name = 'SupersetUnavailableError';
   readonly reason: UnavailableReason;
   readonly upstreamStatus?: number;
+  /** Superset's own message, when it answered with one (a 5xx body). */
+  readonly upstreamMessage?: string;
   readonly method: string;
   readonly path: string;
-  readonly retryable = true;
-  constructor(reason: UnavailableReason, detail: string, ctx: UpstreamContext, cause?: unknown) {
+  constructor(reason: UnavailableReason, detail: string, ctx: UpstreamContext & { upstreamMessage?: string }, cause?: unknown) {
     super('Superset', detail, cause);
     this.reason = reason;
     this.upstreamStatus = ctx.upstreamStatus;
+    this.upstreamMessage = ctx.upstreamMessage;
     this.method = ctx.method;
     this.path = ctx.path;
     Object.assign(this.extra ?? {}, { reason, ...(ctx.upstreamStatus ? { upstream_status: ctx.upstreamStatus } : {}) });
   }
 }
 
-/** Superset answered, and refused. `upstreamMessage` is Superset's own text (§9 formats normalised). */
+/** Superset answered, and refused. `upstreamMessage` is Superset's own text (whichever of its error body formats it used). */
 export class SupersetApiError extends AppError {
   override name = 'SupersetApiError';
   readonly upstreamStatus: number;
@@ -51,7 +55,6 @@ export class SupersetApiError extends AppError {
   readonly body: unknown;
   readonly method: string;
   readonly path: string;
-  readonly retryable: boolean = false;
   constructor(
     ctx: UpstreamContext & { upstreamStatus: number },
     upstreamMessage: string,
@@ -131,8 +134,61 @@ export class SupersetImportError extends SupersetApiError {
   }
 }
 
-export function isRetryableSupersetError(err: unknown): boolean {
-  return err instanceof SupersetUnavailableError;
+/** Statuses that mean "a proxy or the server is overloaded or restarting": worth asking again. */
+const TRANSIENT_STATUSES = new Set([502, 503, 504]);
+
+export type SupersetFailureReason = UnavailableReason | 'not_found' | 'auth_failed' | 'forbidden' | 'import_refused' | 'refused';
+
+/** What a failure talking to Superset means for whoever called. */
+export interface SupersetFailure {
+  reason: SupersetFailureReason;
+  /**
+   * True only for what goes away by itself: a network error, a timeout, 502/503/504. A 500 is
+   * Superset failing on this request (an import it cannot do, say); asking again gives the same.
+   */
+  retryable: boolean;
+  /** Superset's own answer, when it gave one. */
+  upstream?: { status?: number; message: string; type?: string; files?: Record<string, unknown> };
+}
+
+/** The one classification of Superset failures; undefined for anything that is not one. */
+export function classifySupersetFailure(err: unknown): SupersetFailure | undefined {
+  if (err instanceof SupersetUnavailableError) {
+    const retryable =
+      err.reason === 'network' ||
+      err.reason === 'timeout' ||
+      (err.reason === 'server_error' && err.upstreamStatus !== undefined && TRANSIENT_STATUSES.has(err.upstreamStatus));
+    const answered = err.upstreamStatus !== undefined;
+    return {
+      reason: err.reason,
+      retryable,
+      ...(answered ? { upstream: { status: err.upstreamStatus, message: err.upstreamMessage ?? err.message } } : {}),
+    };
+  }
+  if (err instanceof SupersetApiError) {
+    const reason: SupersetFailureReason =
+      err instanceof SupersetNotFoundError
+        ? 'not_found'
+        : err instanceof SupersetAuthError
+          ? 'auth_failed'
+          : err instanceof SupersetForbiddenError
+            ? 'forbidden'
+            : err instanceof SupersetImportError
+              ? 'import_refused'
+              : 'refused';
+    const files = err instanceof SupersetImportError && Object.keys(err.files).length ? err.files : undefined;
+    return {
+      reason,
+      retryable: false,
+      upstream: {
+        status: err.upstreamStatus,
+        message: err.upstreamMessage,
+        ...(err.errorType ? { type: err.errorType } : {}),
+        ...(files ? { files } : {}),
+      },
+    };
+  }
+  return undefined;
 }
 
 function stripQuery(path: string): string {
@@ -146,7 +202,9 @@ function describeTarget(path: string): string {
 }
 
 // ------------------------------------------------------------------------------------------------
-// Superset's error bodies (reference §9), normalised
+// Superset's error bodies, normalised. It answers in four shapes: SIP-40 `{"errors": [{message,
+// error_type, extra}]}`, `{"message": "..."}` (or a marshmallow tree under `message`),
+// `{"error": "..."}` and flask-jwt-extended's `{"msg": "..."}`.
 
 export interface NormalisedBody {
   message: string;

@@ -1,25 +1,45 @@
 import { SupersetClient, type SupersetClientOptions } from './client.ts';
 import type { SupersetConnection } from './types.ts';
 
+/** How to reach one instance now, and a version of those settings (e.g. the row's `updated_at`). */
+export interface ResolvedConnection {
+  version: string;
+  connection: SupersetConnection;
+}
+
+/** Looks an instance up by its key (an environment id); throws when there is no such instance. */
+export type ConnectionResolver = (key: string) => Promise<ResolvedConnection>;
+
 /**
- * One long-lived client per environment, so tokens, CSRF token and keep-alive sockets are reused
- * across requests. A client is keyed by the environment id and a version of its settings (e.g.
- * `updated_at`): changing an environment retires its old client.
+ * One long-lived client per instance, so tokens, CSRF token and keep-alive connections are
+ * reused across requests. Clients are keyed by instance and by the version of its settings:
+ * changed settings retire the old client.
+ *
+ *   const pool = new SupersetClientPool(resolve, { logger });
+ *   const superset = await pool.client(envId);
  */
 export class SupersetClientPool {
   private readonly clients = new Map<string, { version: string; client: SupersetClient }>();
+  private readonly resolve: ConnectionResolver;
   private readonly options: SupersetClientOptions;
 
-  constructor(options: SupersetClientOptions = {}) {
+  constructor(resolve: ConnectionResolver, options: SupersetClientOptions = {}) {
+    this.resolve = resolve;
     this.options = options;
   }
 
-  get(key: string, version: string, connection: SupersetConnection): SupersetClient {
+  /** The instance's client; whatever the resolver throws for an unknown key is thrown as is. */
+  async client(key: string): Promise<SupersetClient> {
+    return this.clientFor(key, await this.resolve(key));
+  }
+
+  /** The client for settings the caller already resolved. */
+  clientFor(key: string, resolved: ResolvedConnection): SupersetClient {
     const existing = this.clients.get(key);
-    if (existing && existing.version === version) return existing.client;
+    if (existing && existing.version === resolved.version) return existing.client;
     existing?.client.close();
-    const client = new SupersetClient(connection, this.options);
-    this.clients.set(key, { version, client });
+    const client = new SupersetClient(resolved.connection, this.options);
+    this.clients.set(key, { version: resolved.version, client });
     return client;
   }
 

@@ -1,7 +1,6 @@
 /**
- * Shapes of the Superset REST API as this project uses them (../shared/spec/upstream-shapes.md and
- * the measured §11 of ../shared/reference/superset-api.md). Superset adds and drops keys between
- * releases, so everything not needed to link objects is optional.
+ * Shapes of the Superset REST API as this project uses them, as 6.0.0 and 6.1.0 answer. Superset
+ * adds and drops keys between releases, so everything not needed to link objects is optional.
  */
 
 /** How to reach one environment's Superset; built from an `environments` row. */
@@ -139,12 +138,6 @@ export interface DatabaseInfo {
   [key: string]: unknown;
 }
 
-export interface DatabaseConnectionInfo extends DatabaseInfo {
-  /** Password masked by Superset. */
-  sqlalchemy_uri?: string;
-  parameters?: Record<string, unknown>;
-}
-
 export interface ChartListItem {
   id: number;
   uuid?: string | null;
@@ -156,11 +149,6 @@ export interface ChartListItem {
   query_context?: string | null;
   dashboards?: Array<{ id: number; dashboard_title?: string }>;
   [key: string]: unknown;
-}
-
-export interface ChartDetail extends ChartListItem {
-  description?: string | null;
-  owners?: UserSummary[];
 }
 
 /** A Superset account, normalised from `related/owners` and (when readable) the security API. */
@@ -205,15 +193,8 @@ export interface ChartDataResponse {
 }
 
 export interface ImportOptions {
+  /** Update what already exists (matched by UUID) instead of refusing the bundle. */
   overwrite?: boolean;
-  /** `{"databases/<file>.yaml": "password"}` for databases whose URI is masked. */
-  passwords?: Record<string, string>;
-  sshTunnelPasswords?: Record<string, string>;
-  sshTunnelPrivateKeys?: Record<string, string>;
-  sshTunnelPrivateKeyPasswords?: Record<string, string>;
-  /** Dataset imports only: sync columns / metrics with the bundle. */
-  syncColumns?: boolean;
-  syncMetrics?: boolean;
 }
 
 export interface PermissionProbe {

@@ -59,7 +59,7 @@ try {
     const client = await login(instance.baseUrl, instance.username, instance.password);
     const existing = await listDashboards(client, { pageSize: 1 });
     if (existing.count === 0) {
-      const fx = await buildStandardFixtures(client, { dataDir: instance.dataDir });
+      const fx = await buildStandardFixtures(client, { dataDir: instance.dataDir, adminUsername: instance.username });
       console.log(`fixtures: ${fx.dashboards.length} dashboards, ${fx.charts.length} charts, users ${fx.users.map((u) => u.username).join(', ')}`);
     } else {
       console.log(`fixtures: data dir already has ${existing.count} dashboards, not adding more`);

@@ -290,7 +290,7 @@ describe('listing and restoring backups', () => {
     expect(r.body.task_id).toMatch(/^restore-/);
     const task = await h.knex('tasks').where({ id: r.body.task_id }).first();
     expect(task).toMatchObject({ type: 'restore', workflow_type: 'restoreWorkflow', env_ids: [envId], dashboard_ids: ['42'] });
-    expect(task.workflow_input).toEqual({ backupId: backupIds[0], envId });
+    expect(task.workflow_input).toEqual({ backupId: backupIds[0], envId, dashboardId: 42 });
     const explicit = await admin('POST', `/api/dashboards/backups/${backupIds[0]}/restore`, { json: { target_env_id: envId } });
     expect(explicit.status).toBe(202);
   });

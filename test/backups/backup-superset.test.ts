@@ -51,7 +51,7 @@ beforeAll(async () => {
   const dataDir = path.join(inject('runDir'), `superset-backups-${process.pid}`);
   [superset, s3] = await Promise.all([startSuperset({ version: '6.1.0', dataDir, fresh: true, log: () => {} }), startLocalS3()]);
   sc = await login(superset.baseUrl, superset.username, superset.password);
-  fx = await buildStandardFixtures(sc, { dataDir: superset.dataDir, prefix: 'Bk ' });
+  fx = await buildStandardFixtures(sc, { dataDir: superset.dataDir, prefix: 'Bk ', adminUsername: superset.username });
   h = await createHarness({ worker: true, env: { BACKUP_RETENTION_COUNT: '2' } });
   admin = (m, p, o = {}) => h.request(m, p, { ...o, token: h.adminToken });
   envId = await addEnvironment(h, 'superset-6.1');
@@ -144,7 +144,7 @@ describe.skipIf(!enabled)('backup of real dashboards (directory store)', () => {
     );
     expect(task.status).toBe('SUCCEEDED');
     for (const d of task.result.items) {
-      expect(d).toMatchObject({ status: 'succeeded', deduplicated: true, content_hash: firstHashes[d.dashboard_id] });
+      expect(d).toMatchObject({ status: 'succeeded', deduplicated: true, content_hash: firstHashes[d.id] });
     }
     expect(task.result.totals).toMatchObject({ succeeded: 3, deduplicated: 3 });
     expect(await blobs(store)).toHaveLength(3);
@@ -207,9 +207,9 @@ describe.skipIf(!enabled)('restore', () => {
     const customers = fx.dashboards[1]!;
     const backup = await latestBackup(customers.id);
     const chartId = customers.chartIds[0]!;
-    await sc.delete(`/api/v1/dashboard/${customers.id}`);
-    await sc.delete(`/api/v1/chart/${chartId}`);
-    await expect(getDashboard(sc, customers.uuid!)).rejects.toThrow(/404/);
+    await sc.request('DELETE', `/api/v1/dashboard/${customers.id}`);
+    await sc.request('DELETE', `/api/v1/chart/${chartId}`);
+    await expect(getDashboard(sc, customers.uuid!)).rejects.toMatchObject({ upstreamStatus: 404 });
 
     const task = await runRestore(h, backup.id);
     expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
@@ -221,8 +221,8 @@ describe.skipIf(!enabled)('restore', () => {
     expect(item.restored_dashboard_id).not.toBe(customers.id);
     const back = (await getDashboard(sc, item.restored_dashboard_id)).result;
     expect(back).toMatchObject({ dashboard_title: customers.title, slug: customers.slug });
-    const charts = await sc.get<{ result: Array<{ slice_name: string }> }>(`/api/v1/dashboard/${item.restored_dashboard_id}/charts`);
-    expect(charts.result.map((c) => c.slice_name)).toEqual(['Bk Customers']);
+    const charts = await sc.getDashboardCharts(item.restored_dashboard_id);
+    expect(charts.map((c) => c.slice_name)).toEqual(['Bk Customers']);
   });
 
   it('overwrites a changed dashboard in place with the backed-up version', async () => {
@@ -239,7 +239,7 @@ describe.skipIf(!enabled)('restore', () => {
     const customers = fx.dashboards[1]!;
     const backup = await latestBackup(customers.id);
     const restoredId = (await getDashboard(sc, customers.uuid!)).result.id as number;
-    await sc.delete(`/api/v1/dashboard/${restoredId}`);
+    await sc.request('DELETE', `/api/v1/dashboard/${restoredId}`);
     const squatter = await createDashboard(sc, { title: 'Someone else', slug: customers.slug });
     const task = await runRestore(h, backup.id);
     expect(task.status).toBe('FAILED');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { itemLines, summarise } from '../../api/reports/report.ts';
-import { toEpochMs, toUtcIso } from '../../api/reports/timestamps.ts';
+import { toEpochMs, toUtcIso } from '../../lib/timestamps.ts';
 
 describe('timestamps of mixed flavours', () => {
   it('reads naive values as UTC and aware ones by their offset', () => {
@@ -17,6 +17,11 @@ describe('timestamps of mixed flavours', () => {
       expect(toEpochMs(v), String(v)).toBe(instant);
     }
     expect(toUtcIso('2026-11-22 10:00:00.250')).toBe('2026-11-22T10:00:00.250Z');
+    // Superset's own forms: lists carry microseconds and `+0000`, details are naive (UTC).
+    expect(toUtcIso('2025-06-01T10:20:30.123456+0000')).toBe('2025-06-01T10:20:30.123Z');
+    expect(toUtcIso('2025-06-01T10:20:30.123456')).toBe('2025-06-01T10:20:30.123Z');
+    expect(toUtcIso('2025-06-01T12:20:30+02')).toBe('2025-06-01T10:20:30.000Z');
+    expect(toUtcIso('2025-06-01')).toBe('2025-06-01T00:00:00.000Z');
     expect(toEpochMs(null)).toBeNull();
     expect(toEpochMs('not a date')).toBeNull();
   });

@@ -35,7 +35,7 @@ beforeAll(async () => {
   const p = `${tag} `;
   slugP = `${tag.toLowerCase()}-`;
   [h, sc] = await Promise.all([createHarness(), login(a.baseUrl, a.username, a.password)]);
-  fx = await buildStandardFixtures(sc, { dataDir: a.dataDir, prefix: p });
+  fx = await buildStandardFixtures(sc, { dataDir: a.dataDir, prefix: p, adminUsername: a.username });
   [aliceId, bobId] = fx.users.map((u) => u.id);
   // 230 more: every third owned by bob, created concurrently so bob's interleave with the others.
   await Promise.all([

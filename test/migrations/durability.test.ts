@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createHarness, waitFor, type Harness } from '../support/harness.ts';
+import { SupersetNotFoundError } from '../../lib/superset/errors.ts';
 import { createSqliteDatabase, listAll, type SupersetClient } from '../support/superset/fixtures.ts';
 import { spawnWorker, stopProcess } from '../support/worker-process.ts';
 import { buildSource, prefixedTables, client, registerEnvironment, type SourceFixture } from './support.ts';
@@ -66,11 +67,13 @@ describe('a migration whose worker is killed mid-way', () => {
       const items = await h.knex('migration_items').where({ task_id: id });
       expect(items.map((i) => i.status)).toEqual(['imported', 'imported', 'imported', 'imported']);
       // Every dashboard and chart exists once in the target: nothing was imported twice.
-      const dashboards = await listAll<Record<string, unknown>>(b, 'dashboard', { columns: ['id', 'dashboard_title', 'uuid'] } as never);
+      const dashboards = await listAll<{ id: number; [k: string]: unknown }>(b, 'dashboard', {
+        columns: ['id', 'dashboard_title', 'uuid'],
+      } as never);
       const ours = dashboards.filter((d) => String(d.dashboard_title).startsWith(P));
       expect(ours).toHaveLength(4);
       expect(new Set(ours.map((d) => d.uuid)).size).toBe(4);
-      const charts = await listAll<Record<string, unknown>>(b, 'chart', { columns: ['id', 'slice_name'] } as never);
+      const charts = await listAll<{ id: number; [k: string]: unknown }>(b, 'chart', { columns: ['id', 'slice_name'] } as never);
       expect(charts.filter((c) => String(c.slice_name).startsWith(P))).toHaveLength(8);
       const logs = (await h.request('GET', `/api/tasks/${id}/logs?limit=1000`, { token: h.adminToken })).body.items.map(
         (i: any) => i.message,
@@ -110,15 +113,17 @@ describe('a cancelled migration', () => {
       // Every dashboard is either fully in the target or not there at all.
       for (const d of src.dashboards) {
         const outcome = done.find((o) => o.id === d.id);
-        const there = await c.get(`/api/v1/dashboard/${d.uuid}`, { expect: [200, 404] } as never).then(
-          (x: any) => x?.result?.id ?? null,
-          () => null,
+        const there = await c.getDashboard(d.uuid!).then(
+          (x) => x.id,
+          (err: unknown) => {
+            if (err instanceof SupersetNotFoundError) return null;
+            throw err;
+          },
         );
         if (outcome) {
           expect(outcome.status).toBe('imported');
           expect(there).not.toBeNull();
-          const charts = await c.get<{ result: unknown[] }>(`/api/v1/dashboard/${there}/charts`);
-          expect(charts.result).toHaveLength(2);
+          expect(await c.getDashboardCharts(there!)).toHaveLength(2);
         } else {
           expect(there).toBeNull();
         }

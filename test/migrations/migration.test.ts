@@ -2,7 +2,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createHarness, type Harness } from '../support/harness.ts';
-import { createDashboard, createSqliteDatabase, getDashboard, listAll, type SupersetClient } from '../support/superset/fixtures.ts';
+import { createDashboard, createDataset, createSqliteDatabase, getDashboard, listAll, type SupersetClient } from '../support/superset/fixtures.ts';
 import { buildSource, prefixedTables, client, registerEnvironment, superset, waitTask, type SourceFixture } from './support.ts';
 
 /**
@@ -46,7 +46,7 @@ async function migrate(body: Record<string, unknown>) {
 
 async function countIn(cl: SupersetClient, resource: 'dashboard' | 'chart' | 'dataset' | 'database', titlePrefix: string) {
   const col = { dashboard: 'dashboard_title', chart: 'slice_name', dataset: 'table_name', database: 'database_name' }[resource];
-  const all = await listAll<Record<string, unknown>>(cl, resource, { columns: ['id', col, 'uuid'] } as never);
+  const all = await listAll<{ id: number; [k: string]: unknown }>(cl, resource, { columns: ['id', col, 'uuid'] } as never);
   return all.filter((x) => String(x[col] ?? '').startsWith(titlePrefix)).length;
 }
 
@@ -120,11 +120,11 @@ describe.each(TRAP_TARGETS)('migration a (6.1.0) → %s (6.1.0, %s metadata)', (
     expect(owner.dashboard_title).toBe(slugOwner.title);
     expect((await getDashboard(b, first.target_dashboard_id)).result.slug ?? null).toBeNull();
     // The same-named database in the target is untouched, and no database was created.
-    const dbs = await listAll<Record<string, unknown>>(b, 'database', { columns: ['id', 'uuid', 'database_name'] } as never);
+    const dbs = await listAll<{ id: number; [k: string]: unknown }>(b, 'database', { columns: ['id', 'uuid', 'database_name'] } as never);
     expect(dbs.find((x) => x.id === baitDb.id)!.uuid).toBe(baitDb.uuid);
     expect(dbs.filter((x) => String(x.database_name).startsWith(P))).toHaveLength(2);
     // The datasets live on the mapped database.
-    const datasets = await listAll<Record<string, any>>(b, 'dataset', {
+    const datasets = await listAll<{ id: number; [k: string]: any }>(b, 'dataset', {
       columns: ['id', 'table_name', 'database.id', 'database.database_name'],
     } as never);
     const sales = datasets.filter((x) => x.table_name === `${P}_sales` && x.database?.id === targetDb.id);
@@ -166,8 +166,8 @@ describe('migration a (6.1.0) → b (6.1.0)', () => {
   it('dry-runs a change with field-level differences and imports nothing, then applies it', async () => {
     const { targetDb } = targets.b;
     const d = src.dashboards[1];
-    await a.put(`/api/v1/dashboard/${d.id}`, { dashboard_title: `${d.title} (renamed)` });
-    await a.put(`/api/v1/chart/${d.chartIds[0]}`, { slice_name: `${P} rows 2 (renamed)` });
+    await a.request('PUT', `/api/v1/dashboard/${d.id}`, { json: { dashboard_title: `${d.title} (renamed)` } });
+    await a.request('PUT', `/api/v1/chart/${d.chartIds[0]}`, { json: { slice_name: `${P} rows 2 (renamed)` } });
     const dry = await migrate({ source_env_id: envA, target_env_id: envB, dashboard_ids: [d.id], dry_run: true });
     expect(dry.status).toBe('SUCCEEDED');
     const plan = dry.result.items[0];
@@ -184,8 +184,8 @@ describe('migration a (6.1.0) → b (6.1.0)', () => {
     const applied = await migrate({ source_env_id: envA, target_env_id: envB, dashboard_ids: [d.id] });
     expect(applied.status).toBe('SUCCEEDED');
     expect((await getDashboard(b, plan.dashboard_uuid)).result.dashboard_title).toBe(`${d.title} (renamed)`);
-    const charts = await b.get<{ result: Array<{ slice_name: string }> }>(`/api/v1/dashboard/${plan.dashboard_uuid}/charts`);
-    expect(charts.result.map((x) => x.slice_name)).toContain(`${P} rows 2 (renamed)`);
+    const charts = await b.getDashboardCharts(plan.dashboard_uuid);
+    expect(charts.map((x) => x.slice_name)).toContain(`${P} rows 2 (renamed)`);
   });
 
   it('skips a dashboard that exists when overwrite is false, and says how to update it', async () => {
@@ -198,12 +198,12 @@ describe('migration a (6.1.0) → b (6.1.0)', () => {
 
 describe('migration across versions: a (6.1.0) → c (6.0.0)', () => {
   it('succeeds where Superset’s own import fails whole, and reports the fields it dropped per object', async () => {
-    const zip = await a.requestBytes('GET', `/api/v1/dashboard/export/?q=!(${src.dashboards[0].id})`);
+    const zip = await a.exportDashboards([src.dashboards[0].id]);
     const native = await h.boot.context.knex.transaction(async () => {
       const { SupersetClient: Client } = await import('../../lib/superset/client.ts');
       const target = new Client({ baseUrl: superset('c').baseUrl, username: superset('c').username, password: superset('c').password });
       try {
-        await target.importDashboards(Buffer.from(zip), { overwrite: true });
+        await target.importBundle('dashboard', Buffer.from(zip), { overwrite: true });
         return null;
       } catch (err) {
         return err as { upstreamStatus: number; files: Record<string, unknown> };
@@ -226,6 +226,66 @@ describe('migration across versions: a (6.1.0) → c (6.0.0)', () => {
     // What the first dashboard taught is applied to the second up front: one import attempt.
     expect(second.import_attempts).toBe(1);
     expect(second.verification.ok).toBe(true);
+  });
+});
+
+describe('a dashboard Superset fails to import: c (6.0.0) keeps one dataset per table name', () => {
+  // c's metadata database is SQLite, whose `tables` keeps a legacy UNIQUE (table_name): importing
+  // a dataset on a table name another database's dataset already uses fails with a bare 500.
+  const Q = `${P}q`;
+  let collides: SourceFixture;
+  let siblings: SourceFixture;
+  let devDb: { id: number };
+  let taken: { id: number };
+  let mappings: Array<{ source_database_id: number; target_database_id: number }>;
+
+  beforeAll(async () => {
+    const dir = path.join(inject('runDir'), Q);
+    collides = await buildSource(a, Q, dir, { dashboards: 1 });
+    siblings = await buildSource(a, `${Q}y`, dir, { dashboards: 2, table: 'customers' });
+    devDb = await createSqliteDatabase(c, { name: `${Q}_analytics_dev`, path: path.join(dir, `${Q}-c-dev.db`), tables: prefixedTables(Q) });
+    taken = await createDataset(c, { database: devDb.id, tableName: `${Q}_sales` });
+    const warehouse = await createSqliteDatabase(c, { name: `${Q}_warehouse`, path: path.join(dir, `${Q}-c.db`), tables: prefixedTables(Q) });
+    const other = await createSqliteDatabase(c, {
+      name: `${Q}y_warehouse`,
+      path: path.join(dir, `${Q}y-c.db`),
+      tables: prefixedTables(`${Q}y`),
+    });
+    mappings = [
+      { source_database_id: collides.database.id, target_database_id: warehouse.id },
+      { source_database_id: siblings.database.id, target_database_id: other.id },
+    ];
+  }, 240_000);
+
+  it("records the 500 as that dashboard's failure with the cause in words, tries it once, and migrates the siblings", async () => {
+    const ids = [collides.dashboards[0].id, ...siblings.dashboards.map((d) => d.id)];
+    const task = await migrate({ source_env_id: envA, target_env_id: envC, dashboard_ids: ids, db_mappings: mappings });
+    expect(task.status).toBe('FAILED');
+    expect(task.error.type).toBe('PartialMigration');
+    expect(task.result, JSON.stringify(task.error)).not.toBeNull();
+    expect(task.result.totals).toMatchObject({ requested: 3, imported: 2, failed: 1, not_started: 0 });
+    const [failed, ...rest] = task.result.items;
+    expect(failed).toMatchObject({
+      id: collides.dashboards[0].id,
+      status: 'failed',
+      step: 'import',
+      upstream_error: { status: 500, message: expect.stringMatching(/Import dashboard failed/) },
+    });
+    expect(failed.error).toContain(
+      `this Superset keeps one dataset per table name; dataset \`${Q}_sales\` (id ${taken.id}) already exists on database \`${Q}_analytics_dev\` (id ${devDb.id})`,
+    );
+    const remap = failed.next_actions.find((n: any) => n.action === 'retry_with_mapping');
+    expect(remap.request.body.db_mappings).toEqual([{ source_database_id: collides.database.id, target_database_id: devDb.id }]);
+    expect(failed.next_actions.map((n: any) => n.action)).toContain('resolve_table_name_collision');
+    for (const o of rest) {
+      expect(o.status, JSON.stringify([o.error, o.upstream_error])).toBe('imported');
+      expect(o.verification.ok).toBe(true);
+    }
+    // The 500 is this dashboard's answer, not an outage: its activity ran once.
+    const logs = (await admin('GET', `/api/tasks/${task.id}/logs?limit=1000`)).body.items.map((i: any) => i.message);
+    expect(logs.filter((m: string) => /activity migrateDashboard started, attempt [2-9]/.test(m))).toEqual([]);
+    const report = (await admin('GET', `/api/reports/${task.id}`)).body.report;
+    expect(report.diagnostics[0]).toMatchObject({ where: { item_id: collides.dashboards[0].id, step: 'import' }, upstream_error: { status: 500 } });
   });
 });
 

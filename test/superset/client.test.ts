@@ -69,7 +69,7 @@ describe('rison and error bodies', () => {
     expect(encodeRison([1, 2, 3])).toBe('!(1,2,3)');
   });
 
-  it("normalises Superset's four error body formats (§9)", () => {
+  it("normalises Superset's four error body formats", () => {
     expect(normaliseErrorBody({ message: 'Not found' }, 'x').message).toBe('Not found');
     expect(normaliseErrorBody({ message: { slug: ['taken'] } }, 'x')).toMatchObject({
       message: '{"slug":["taken"]}',
@@ -228,11 +228,11 @@ describe('authentication and CSRF', () => {
 
   it('sends the CSRF token, session cookie and Referer on mutating calls, and renews a stale token once', async () => {
     const c = client();
-    await c.importDashboards(Buffer.from('PK\x03\x04rest'), { overwrite: true });
+    await c.importBundle('dashboard', Buffer.from('PK\x03\x04rest'), { overwrite: true });
     expect(fake.count('/api/v1/security/csrf_token/')).toBeGreaterThan(0);
     const mark = fake.mark();
     (c as unknown as { csrf: string }).csrf = 'stale';
-    await c.importDashboards(Buffer.from('PK\x03\x04rest'), { overwrite: true });
+    await c.importBundle('dashboard', Buffer.from('PK\x03\x04rest'), { overwrite: true });
     expect(fake.count('/api/v1/security/csrf_token/', mark)).toBe(1);
     expect(fake.count('/api/v1/dashboard/import/', mark)).toBe(2); // 302 to /login/, renewed, then OK
   });
@@ -241,7 +241,7 @@ describe('authentication and CSRF', () => {
 describe('typed errors, retries and deadlines', () => {
   it('raises SupersetImportError with per-file messages on a refused import', async () => {
     const err = await client()
-      .importDashboards(Buffer.from('PK\x03\x04rest'), { overwrite: false })
+      .importBundle('dashboard', Buffer.from('PK\x03\x04rest'), { overwrite: false })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SupersetImportError);
     expect((err as SupersetImportError).status).toBe(422);
@@ -297,7 +297,7 @@ describe('typed errors, retries and deadlines', () => {
 
 describe('lists, thumbnails, accounts', () => {
   it('pages through a whole list a few pages at a time', async () => {
-    const all = await client().listAllDashboards();
+    const all = await client().listAll<{ id: number }>('dashboard', { columns: ['id'] });
     expect(all).toHaveLength(230);
     expect(new Set(all.map((d) => d.id)).size).toBe(230);
   });

@@ -1,6 +1,6 @@
-// An in-process fake of Superset's REST API, written from ../shared/spec/upstream-shapes.md and the
-// measured §11 of ../shared/reference/superset-api.md, for fast tests and for the failures a real
-// Superset will not produce on demand (timeouts, 5xx, garbage bodies, resets, thousands of rows).
+// An in-process fake of Superset's REST API, written from the answers of Superset 6.0.0 and 6.1.0,
+// for fast tests and for the failures a real Superset will not produce on demand (timeouts, 5xx,
+// garbage bodies, resets, thousands of rows, an import answering 500).
 //
 //   const fake = await startFakeSuperset();
 //   fake.addUser({ username: 'alice', first_name: 'Alice', last_name: 'Liddell' });
@@ -14,11 +14,15 @@
 // 302 to /login/ for multipart), HTML error pages unless `Accept` excludes text/html, rison `q`,
 // page_size clamped to 1..100, `count`/`ids`/`result` list bodies, title_or_slug / rel_m_m /
 // rel_o_m / in / eq / ct filters, owners without usernames, `related/owners`, the security API,
-// `_info` permissions, thumbnails (404 when off, 302 to the current digest, 202 or PNG when on).
+// `_info` permissions, thumbnails (404 when off, 302 to the current digest, 202 or PNG when on),
+// dashboard exports as real bundles (a ZIP of YAML files under one root folder) and imports that
+// read them back, matching every object by uuid.
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 import rison from 'rison';
+import { parse as parseYaml, stringify as toYaml } from 'yaml';
 
 export interface FakeUser {
   id: number;
@@ -75,6 +79,16 @@ export interface FakeChart {
   viz_type: string;
   dataset: number;
   params: Record<string, unknown>;
+}
+
+/** An imported bundle as the fake read it: file path (root folder stripped) → YAML content. */
+export type FakeBundleFiles = Record<string, Record<string, unknown>>;
+
+/** What an import answers instead of OK, for the bundles `when` picks. */
+export interface FakeImportFailure {
+  when: (files: FakeBundleFiles) => boolean;
+  status: number;
+  body: unknown;
 }
 
 export type FailureMode = 'timeout' | '500' | '502' | '503' | 'garbage' | 'html' | 'reset' | 'empty' | '403' | 'truncated-json';
@@ -137,6 +151,8 @@ export interface FakeSuperset {
   addChart(c: { name: string; dataset: number; vizType?: string; dashboards?: number[] }): FakeChart;
   /** Make matching requests fail `times` times (default: until cleared). */
   fail(match: { method?: string; path?: RegExp | string }, mode: FailureMode, times?: number): void;
+  /** Make dashboard imports of the bundles `when` picks answer `status` with `body` (until cleared). */
+  failImport(failure: FakeImportFailure): void;
   clearFailures(): void;
   /** Invalidate every issued token (as a restarted Superset with another secret would). */
   revokeTokens(): void;
@@ -182,6 +198,7 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
   const charts: FakeChart[] = [];
   const requests: RecordedRequest[] = [];
   let failures: Failure[] = [];
+  let importFailures: FakeImportFailure[] = [];
   const sessions = new Map<string, string>(); // session cookie -> csrf token
   let clock = Date.UTC(2026, 0, 1);
 
@@ -314,6 +331,173 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
       changed_by_name: 'Ada Admin',
       changed_on_utc: isoUtc(new Date(clock)),
     };
+  };
+
+  // ---- bundles ---------------------------------------------------------------------------------
+
+  const fileName = (s: string) => s.replace(/[^A-Za-z0-9_-]+/g, '_');
+  const nextId = (rows: Array<{ id: number }>) => (rows.length ? Math.max(...rows.map((r) => r.id)) + 1 : 1);
+
+  /** Superset's export layout: one root folder; dashboards, charts, datasets/<db>/, databases, metadata.yaml. */
+  const exportBundle = (ids: number[]): Uint8Array => {
+    const root = `dashboard_export_${new Date(clock).toISOString().replace(/\D/g, '').slice(0, 14)}`;
+    const files: Record<string, Uint8Array> = {};
+    const put = (path: string, content: unknown) => (files[`${root}/${path}`] = strToU8(toYaml(content)));
+    put('metadata.yaml', { version: '1.0.0', type: 'Dashboard', timestamp: new Date(clock).toISOString() });
+    for (const id of ids) {
+      const d = dashboards.find((x) => x.id === id)!;
+      const dashCharts = d.chartIds.map((cid) => charts.find((c) => c.id === cid)).filter((c): c is FakeChart => !!c);
+      const position: Record<string, unknown> = {
+        DASHBOARD_VERSION_KEY: 'v2',
+        ROOT_ID: { type: 'ROOT', id: 'ROOT_ID', children: ['GRID_ID'] },
+        GRID_ID: { type: 'GRID', id: 'GRID_ID', children: dashCharts.map((c) => `CHART-${c.id}`), parents: ['ROOT_ID'] },
+      };
+      for (const c of dashCharts) {
+        position[`CHART-${c.id}`] = {
+          type: 'CHART',
+          id: `CHART-${c.id}`,
+          children: [],
+          parents: ['ROOT_ID', 'GRID_ID'],
+          meta: { chartId: c.id, uuid: c.uuid, sliceName: c.slice_name, width: 4, height: 50 },
+        };
+      }
+      put(`dashboards/${fileName(d.dashboard_title)}_${d.id}.yaml`, {
+        dashboard_title: d.dashboard_title,
+        description: null,
+        css: d.css,
+        slug: d.slug,
+        certified_by: null,
+        position,
+        metadata: JSON.parse(d.json_metadata) as unknown,
+        version: '1.0.0',
+        uuid: d.uuid,
+      });
+      for (const c of dashCharts) {
+        const ds = datasets.find((x) => x.id === c.dataset)!;
+        const db = databases.find((x) => x.id === ds.database)!;
+        put(`charts/${fileName(c.slice_name)}_${c.id}.yaml`, {
+          slice_name: c.slice_name,
+          description: null,
+          certified_by: null,
+          viz_type: c.viz_type,
+          params: c.params,
+          query_context: null,
+          cache_timeout: null,
+          uuid: c.uuid,
+          version: '1.0.0',
+          dataset_uuid: ds.uuid,
+        });
+        put(`datasets/${fileName(db.database_name)}/${fileName(ds.table_name)}_${ds.id}.yaml`, {
+          table_name: ds.table_name,
+          main_dttm_col: null,
+          description: null,
+          schema: ds.schema,
+          sql: ds.sql,
+          params: null,
+          template_params: null,
+          filter_select_enabled: true,
+          uuid: ds.uuid,
+          metrics: [{ metric_name: 'count', expression: 'COUNT(*)' }],
+          columns: ds.columns.map((col) => ({ column_name: col, type: 'TEXT', is_dttm: col === 'ds' })),
+          version: '1.0.0',
+          database_uuid: db.uuid,
+        });
+        put(`databases/${fileName(db.database_name)}.yaml`, {
+          database_name: db.database_name,
+          sqlalchemy_uri: `${db.backend}://user:XXXXXXXXXX@db.example.com/${fileName(db.database_name)}`,
+          cache_timeout: null,
+          expose_in_sqllab: true,
+          allow_dml: false,
+          extra: {},
+          uuid: db.uuid,
+          version: '1.0.0',
+        });
+      }
+    }
+    return zipSync(files);
+  };
+
+  /** The bundle's files, root folder stripped, or undefined when it is not a readable export. */
+  const readBundle = (zip: Uint8Array): FakeBundleFiles | undefined => {
+    try {
+      const out: FakeBundleFiles = {};
+      for (const [name, data] of Object.entries(unzipSync(zip))) {
+        const slash = name.indexOf('/');
+        if (slash < 0 || !/\.ya?ml$/.test(name)) continue;
+        out[name.slice(slash + 1)] = (parseYaml(strFromU8(data)) ?? {}) as Record<string, unknown>;
+      }
+      return out['metadata.yaml'] ? out : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+
+  /** Creates what the bundle holds and the instance lacks (by uuid); an existing dashboard is overwritten. */
+  const importBundle = (files: FakeBundleFiles) => {
+    const of = (kind: string) =>
+      Object.entries(files)
+        .filter(([p]) => p.startsWith(`${kind}/`))
+        .map(([, c]) => c as Record<string, any>);
+    for (const c of of('databases')) {
+      if (!databases.some((d) => d.uuid === c.uuid)) {
+        databases.push({ id: nextId(databases), uuid: String(c.uuid), database_name: String(c.database_name), backend: 'sqlite' });
+      }
+    }
+    for (const c of of('datasets')) {
+      if (datasets.some((d) => d.uuid === c.uuid)) continue;
+      datasets.push({
+        id: nextId(datasets),
+        uuid: String(c.uuid),
+        table_name: String(c.table_name),
+        schema: (c.schema as string | null) ?? null,
+        sql: (c.sql as string | null) ?? null,
+        database: databases.find((d) => d.uuid === c.database_uuid)!.id,
+        owners: [1],
+        columns: ((c.columns as Array<{ column_name: string }> | undefined) ?? []).map((x) => x.column_name),
+      });
+    }
+    for (const c of of('charts')) {
+      if (charts.some((x) => x.uuid === c.uuid)) continue;
+      charts.push({
+        id: nextId(charts),
+        uuid: String(c.uuid),
+        slice_name: String(c.slice_name),
+        viz_type: String(c.viz_type),
+        dataset: datasets.find((d) => d.uuid === c.dataset_uuid)!.id,
+        params: (c.params as Record<string, unknown>) ?? {},
+      });
+    }
+    for (const c of of('dashboards')) {
+      const position = (c.position ?? {}) as Record<string, { type?: string; meta?: { uuid?: string } }>;
+      const chartIds = Object.values(position)
+        .filter((n) => n?.type === 'CHART' && n.meta?.uuid)
+        .map((n) => charts.find((x) => x.uuid === n.meta!.uuid)?.id)
+        .filter((id): id is number => id !== undefined);
+      clock += 1000;
+      const existing = dashboards.find((d) => d.uuid === c.uuid);
+      if (existing) {
+        Object.assign(existing, { dashboard_title: String(c.dashboard_title), slug: c.slug ?? null, chartIds, changed_on: new Date(clock) });
+        continue;
+      }
+      const d = addDashboard({ title: String(c.dashboard_title), slug: (c.slug as string | null) ?? null, charts: chartIds });
+      d.uuid = String(c.uuid);
+    }
+  };
+
+  /** One field of a multipart body. */
+  const formPart = (req: http.IncomingMessage, body: Buffer, name: string): Buffer | undefined => {
+    const m = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(String(req.headers['content-type'] ?? ''));
+    if (!m) return undefined;
+    const boundary = Buffer.from(`--${m[1] ?? m[2]}`);
+    for (let start = body.indexOf(boundary); start >= 0; ) {
+      const next = body.indexOf(boundary, start + boundary.length);
+      if (next < 0) break;
+      const part = body.subarray(start + boundary.length + 2, next - 2);
+      const headerEnd = part.indexOf('\r\n\r\n');
+      if (headerEnd >= 0 && part.subarray(0, headerEnd).toString('latin1').includes(`name="${name}"`)) return part.subarray(headerEnd + 4);
+      start = next;
+    }
+    return undefined;
   };
 
   // ---- responses -------------------------------------------------------------------------------
@@ -582,16 +766,21 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
       const ids = (Array.isArray(q) ? q : []) as number[];
       if (!ids.length || ids.some((id) => !dashboards.some((d) => d.id === id))) return error(req, res, 404, 'Not found');
       res.writeHead(200, { 'content-type': 'application/zip' });
-      return void res.end(Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.from(JSON.stringify(ids))]));
+      return void res.end(exportBundle(ids));
     }
     if (method === 'POST' && path === '/api/v1/dashboard/import/') {
       const text = body.toString('latin1');
       if (!/name="formData"/.test(text)) return json(res, 400, { message: 'Arguments are not correct' });
       if (!/PK\x03\x04/.test(text)) return json(res, 500, { message: 'Import dashboard failed for an unknown reason' });
-      if (!/name="overwrite"\r\n\r\ntrue/.test(text))
+      const zip = formPart(req, body, 'formData');
+      const files = zip ? readBundle(zip) : undefined;
+      const failure = files && importFailures.find((f) => f.when(files));
+      if (failure) return json(res, failure.status, failure.body);
+      if (formPart(req, body, 'overwrite')?.toString('latin1') !== 'true')
         return sip40(res, 422, 'Error importing dashboard', {
           'dashboards/x.yaml': 'Dashboard already exists and `overwrite=true` was not passed',
         });
+      if (files) importBundle(files);
       return json(res, 200, { message: 'OK' });
     }
     if (method === 'GET' && (m = /^\/api\/v1\/dashboard\/([A-Za-z0-9_-]+)(\/charts|\/datasets)?$/.exec(path))) {
@@ -681,6 +870,8 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
       for (const f of q.filters ?? []) {
         if (f.col === 'table_name' && f.opr === 'ct')
           rows = rows.filter((d) => d.table_name.toLowerCase().includes(String(f.value).toLowerCase()));
+        else if (f.col === 'table_name' && f.opr === 'eq') rows = rows.filter((d) => d.table_name === f.value);
+        else if (f.col === 'uuid' && f.opr === 'eq') rows = rows.filter((d) => d.uuid === f.value);
         else if (f.col === 'database' && f.opr === 'rel_o_m') rows = rows.filter((d) => d.database === Number(f.value));
         else return json(res, 400, { message: `Filter column: ${f.col} not allowed to filter` });
       }
@@ -707,7 +898,12 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
       return json(res, 200, { result: [{ status: 'success', rowcount: 1, colnames: ['region'], data: [{ region: 'EMEA' }] }] });
     }
     if (method === 'GET' && path === '/api/v1/chart/') {
-      const page = pageOf(charts, q);
+      let rows = [...charts];
+      for (const f of q.filters ?? []) {
+        if (f.col === 'uuid' && f.opr === 'eq') rows = rows.filter((c) => c.uuid === f.value);
+        else return json(res, 400, { message: `Filter column: ${f.col} not allowed to filter` });
+      }
+      const page = pageOf(rows, q);
       return json(res, 200, {
         ...page,
         result: page.result.map((c) => ({
@@ -769,8 +965,12 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
     fail(match, mode, times = Number.POSITIVE_INFINITY) {
       failures.push({ ...match, mode, remaining: times });
     },
+    failImport(failure) {
+      importFailures.push(failure);
+    },
     clearFailures() {
       failures = [];
+      importFailures = [];
     },
     revokeTokens() {
       tokenGeneration++;

@@ -1,251 +1,52 @@
-// A small typed REST client and fixture builder over Superset's own REST API (run against 6.0.0
-// and 6.1.0; written to the reference's 4.1/5.0 notes too, but not run there).
+// Fixtures in a real Superset, built through the project's own Superset client
+// (lib/superset/client.ts): its login, CSRF handling, rison encoding and typed errors. The
+// creating calls go through the client's generic `request`, since no production code creates
+// databases, datasets, charts, dashboards or users. Run against 6.0.0 and 6.1.0.
 //
 //   const client = await login(instance.baseUrl, 'admin', 'admin');
 //   const fx = await buildStandardFixtures(client, { dataDir: instance.dataDir });
-//
-// Auth follows shared/reference/superset-api.md §1: JWT from /api/v1/security/login, then
-// GET /api/v1/security/csrf_token/ with the bearer token; the CSRF token is valid only together with
-// the Flask `session` cookie of that response, so mutating calls send Authorization + X-CSRFToken +
-// Cookie + Referer. An expired access token is renewed once transparently by logging in again.
-//
-// Only node built-ins (fetch, node:sqlite, node:fs).
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { SupersetClient, seg } from '../../../lib/superset/client.ts';
+import type { ListQuery, ListResponse } from '../../../lib/superset/types.ts';
 
-// ------------------------------------------------------------------------------------------------
-// rison (https://github.com/Nanonid/rison), as FAB's `q=` parameter expects it
-
-const NOT_IDCHAR = " '!:(),*@$";
-const NOT_IDSTART = '-0123456789';
-
-function isRisonId(s: string): boolean {
-  if (s.length === 0 || NOT_IDSTART.includes(s[0]!)) return false;
-  for (const ch of s) if (NOT_IDCHAR.includes(ch)) return false;
-  return true;
-}
-
-/** Encode a JSON-like value as rison (objects, arrays, strings, finite numbers, booleans, null). */
-export function rison(value: unknown): string {
-  if (value === null || value === undefined) return '!n';
-  if (value === true) return '!t';
-  if (value === false) return '!f';
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) throw new Error(`rison: cannot encode ${value}`);
-    return String(value).replace('+', '');
-  }
-  if (typeof value === 'string') {
-    if (isRisonId(value)) return value;
-    return `'${value.replace(/[!']/g, (c) => `!${c}`)}'`;
-  }
-  if (Array.isArray(value)) return `!(${value.map(rison).join(',')})`;
-  if (typeof value === 'object') {
-    const parts = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .map(([k, v]) => `${rison(k)}:${rison(v)}`);
-    return `(${parts.join(',')})`;
-  }
-  throw new Error(`rison: cannot encode ${typeof value}`);
-}
+export type { ListQuery, ListResponse, SupersetClient };
 
 // ------------------------------------------------------------------------------------------------
 // client
 
-export class SupersetApiError extends Error {
-  readonly status: number;
-  readonly method: string;
-  readonly path: string;
-  readonly body: unknown;
-  constructor(method: string, path: string, status: number, body: unknown) {
-    super(`${method} ${path} -> ${status}: ${describeBody(body)}`);
-    this.name = 'SupersetApiError';
-    this.method = method;
-    this.path = path;
-    this.status = status;
-    this.body = body;
-  }
-}
-
-function describeBody(body: unknown): string {
-  if (body === undefined || body === null) return '(empty)';
-  if (typeof body === 'string') return body.slice(0, 500);
-  const b = body as { errors?: { message?: string }[]; message?: unknown; error?: unknown; msg?: unknown };
-  if (Array.isArray(b.errors) && b.errors[0]?.message) return JSON.stringify(b.errors).slice(0, 1500);
-  const m = b.message ?? b.error ?? b.msg;
-  if (m !== undefined) return typeof m === 'string' ? m : JSON.stringify(m).slice(0, 1500);
-  return JSON.stringify(body).slice(0, 1500);
-}
-
-export interface RequestOptions {
-  /** Rison-encoded into `?q=`. */
-  q?: unknown;
-  /** Extra query-string parameters. */
-  query?: Record<string, string | number | boolean>;
-  /** JSON body. */
-  json?: unknown;
-  /** multipart body (imports). */
-  form?: FormData;
-  /** Status codes treated as success (default: any 2xx). */
-  expect?: number[];
-}
-
-export interface SupersetClientOptions {
-  baseUrl: string;
-  username: string;
-  password: string;
-  provider?: 'db' | 'ldap';
-}
-
-export interface ListResponse<T> {
-  count: number;
-  ids: number[];
-  result: T[];
-}
-
-const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-
-export class SupersetClient {
-  readonly baseUrl: string;
-  readonly username: string;
-  readonly password: string;
-  readonly provider: 'db' | 'ldap';
-  accessToken: string | undefined;
-  csrfToken: string | undefined;
-  readonly cookies: Map<string, string> = new Map();
-
-  constructor(options: SupersetClientOptions) {
-    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
-    this.username = options.username;
-    this.password = options.password;
-    this.provider = options.provider ?? 'db';
-  }
-
-  /**
-   * The logged-in user's id, from the JWT `sub` claim (an int in FAB 4, a string in FAB 5).
-   * Note: GET /api/v1/me/ answers 401 to a bearer token on 6.0.0 (no @protect there), so do not
-   * rely on it to identify the caller.
-   */
-  get userId(): number {
-    const payload = this.accessToken?.split('.')[1];
-    if (!payload) throw new Error('not logged in');
-    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { sub?: unknown };
-    const id = Number(claims.sub);
-    if (!Number.isInteger(id)) throw new Error(`unexpected JWT sub claim: ${String(claims.sub)}`);
-    return id;
-  }
-
-  /** Log in (JWT) and fetch a CSRF token + session cookie. */
-  async login(): Promise<this> {
-    this.cookies.clear();
-    this.csrfToken = undefined;
-    const res = await this.raw('POST', '/api/v1/security/login', {
-      json: { username: this.username, password: this.password, provider: this.provider, refresh: false },
-    });
-    const body = (await parseBody(res)) as { access_token?: string };
-    if (!res.ok || !body?.access_token) {
-      throw new SupersetApiError('POST', '/api/v1/security/login', res.status, body);
-    }
-    this.accessToken = body.access_token;
-    const csrf = await this.request<{ result: string }>('GET', '/api/v1/security/csrf_token/');
-    this.csrfToken = csrf.result;
-    return this;
-  }
-
-  async request<T = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
-    const res = await this.send(method, path, options);
-    return (await parseBody(res)) as T;
-  }
-
-  /** Like request() but returns the raw bytes (exports). */
-  async requestBytes(method: string, path: string, options: RequestOptions = {}): Promise<Uint8Array> {
-    const res = await this.send(method, path, options);
-    return new Uint8Array(await res.arrayBuffer());
-  }
-
-  get<T = unknown>(path: string, q?: unknown): Promise<T> {
-    return this.request<T>('GET', path, q === undefined ? {} : { q });
-  }
-  post<T = unknown>(path: string, json?: unknown): Promise<T> {
-    return this.request<T>('POST', path, { json });
-  }
-  put<T = unknown>(path: string, json?: unknown): Promise<T> {
-    return this.request<T>('PUT', path, { json });
-  }
-  delete<T = unknown>(path: string, q?: unknown): Promise<T> {
-    return this.request<T>('DELETE', path, q === undefined ? {} : { q });
-  }
-
-  private async send(method: string, path: string, options: RequestOptions): Promise<Response> {
-    if (!this.accessToken) await this.login();
-    let res = await this.raw(method, path, options);
-    if (res.status === 401 || (res.status === 400 && MUTATING.has(method) && (await peekCsrfError(res)))) {
-      // Expired JWT ("Token has expired") or a CSRF token/session that went stale: log in again once.
-      await this.login();
-      res = await this.raw(method, path, options);
-    }
-    const ok = options.expect ? options.expect.includes(res.status) : res.ok;
-    if (!ok) throw new SupersetApiError(method, path, res.status, await parseBody(res));
-    return res;
-  }
-
-  private async raw(method: string, path: string, options: RequestOptions): Promise<Response> {
-    const url = new URL(this.baseUrl + path);
-    if (options.q !== undefined) url.searchParams.set('q', rison(options.q));
-    for (const [k, v] of Object.entries(options.query ?? {})) url.searchParams.set(k, String(v));
-    const headers: Record<string, string> = { Accept: 'application/json' };
-    if (this.accessToken && path !== '/api/v1/security/login') headers.Authorization = `Bearer ${this.accessToken}`;
-    if (this.cookies.size) headers.Cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-    if (MUTATING.has(method)) {
-      headers.Referer = `${this.baseUrl}/`;
-      if (this.csrfToken) headers['X-CSRFToken'] = this.csrfToken;
-    }
-    let body: string | FormData | undefined;
-    if (options.form) body = options.form;
-    else if (options.json !== undefined) {
-      body = JSON.stringify(options.json);
-      headers['Content-Type'] = 'application/json';
-    }
-    const res = await fetch(url, { method, headers, body, redirect: 'manual' });
-    for (const c of res.headers.getSetCookie()) {
-      const [pair] = c.split(';');
-      const eq = pair!.indexOf('=');
-      if (eq > 0) this.cookies.set(pair!.slice(0, eq).trim(), pair!.slice(eq + 1).trim());
-    }
-    if (res.status >= 300 && res.status < 400) {
-      const location = res.headers.get('location') ?? '';
-      throw new SupersetApiError(method, path, res.status, {
-        message: /\/login/.test(location)
-          ? `redirected to ${location}: authentication or CSRF failure`
-          : `redirected to ${location} (check the trailing slash)`,
-      });
-    }
-    return res;
-  }
-}
-
-async function parseBody(res: Response): Promise<unknown> {
-  const text = await res.text();
-  if (!text) return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
-async function peekCsrfError(res: Response): Promise<boolean> {
-  try {
-    const text = await res.clone().text();
-    return /CSRF/i.test(text);
-  } catch {
-    return false;
-  }
-}
-
+/** A logged-in client of the project's kind, with a deadline long enough for fixture imports. */
 export async function login(baseUrl: string, username: string, password: string): Promise<SupersetClient> {
-  return new SupersetClient({ baseUrl, username, password }).login();
+  const client = new SupersetClient({ baseUrl, username, password, timeoutSeconds: 120 });
+  await client.login();
+  return client;
+}
+
+/**
+ * A bare access token, for comparing with Superset called directly (curl, fetch) in smoke
+ * checks and benchmarks; Switchyard's own calls always go through the client.
+ */
+export async function bareAccessToken(baseUrl: string, username: string, password: string): Promise<string> {
+  const res = await fetch(`${baseUrl.replace(/\/+$/, '')}/api/v1/security/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ username, password, provider: 'db', refresh: false }),
+  });
+  const body = (await res.json()) as { access_token?: string };
+  if (!res.ok || !body.access_token) throw new Error(`login of ${username} at ${baseUrl} failed: ${res.status}`);
+  return body.access_token;
+}
+
+/** The id of a Superset account, from the security API. */
+export async function userIdOf(client: SupersetClient, username: string): Promise<number> {
+  const res = await client.request<ListResponse<{ id: number; username: string }>>('GET', '/api/v1/security/users/', {
+    q: { filters: [{ col: 'username', opr: 'eq', value: username }], columns: ['id', 'username'] },
+  });
+  const user = res.result.find((u) => u.username === username);
+  if (!user) throw new Error(`no Superset account '${username}'`);
+  return user.id;
 }
 
 /**
@@ -339,7 +140,7 @@ export async function createDatabase(client: SupersetClient, input: CreateDataba
   };
   if (input.uuid) body.uuid = input.uuid;
   if (input.extra) body.extra = JSON.stringify(input.extra);
-  const res = await client.post<{ id: number; result: { uuid?: string } }>('/api/v1/database/', body);
+  const res = await client.request<{ id: number; result: { uuid?: string } }>('POST', '/api/v1/database/', { json: body });
   return { id: res.id, uuid: res.result?.uuid ?? input.uuid };
 }
 
@@ -385,11 +186,13 @@ export async function createDataset(client: SupersetClient, input: CreateDataset
   if (input.owners) body.owners = input.owners;
   if (input.uuid) body.uuid = input.uuid;
   if (input.templateParams) body.template_params = JSON.stringify(input.templateParams);
-  const res = await client.post<{ id: number; data?: { uuid?: string; columns?: DatasetColumn[] } }>('/api/v1/dataset/', body);
+  const res = await client.request<{ id: number; data?: { uuid?: string; columns?: DatasetColumn[] } }>('POST', '/api/v1/dataset/', {
+    json: body,
+  });
   let uuid = res.data?.uuid ?? input.uuid;
   let columns = res.data?.columns;
   if (!columns || !uuid) {
-    const detail = await client.get<{ result: { uuid?: string; columns: DatasetColumn[] } }>(`/api/v1/dataset/${res.id}`);
+    const detail = await client.request<{ result: { uuid?: string; columns: DatasetColumn[] } }>('GET', `/api/v1/dataset/${seg(res.id)}`);
     uuid ??= detail.result.uuid;
     columns ??= detail.result.columns;
   }
@@ -397,7 +200,7 @@ export async function createDataset(client: SupersetClient, input: CreateDataset
     id: res.id,
     uuid,
     tableName: input.tableName,
-    columns: columns.map((c) => ({ column_name: c.column_name, type: c.type, is_dttm: c.is_dttm })),
+    columns: (columns ?? []).map((c) => ({ column_name: c.column_name, type: c.type, is_dttm: c.is_dttm })),
   };
 }
 
@@ -465,7 +268,10 @@ export interface CreatedChart extends Created {
 export async function createChart(client: SupersetClient, input: CreateChartInput): Promise<CreatedChart> {
   const params = { ...input.params, viz_type: input.vizType, datasource: `${input.datasetId}__table` };
   const queryContext = input.queryContext
-    ? { ...input.queryContext, form_data: input.queryContext.form_data ?? { ...params, force: false, result_format: 'json', result_type: 'full' } }
+    ? {
+        ...input.queryContext,
+        form_data: input.queryContext.form_data ?? { ...params, force: false, result_format: 'json', result_type: 'full' },
+      }
     : undefined;
   const body: Record<string, unknown> = {
     slice_name: input.name,
@@ -480,8 +286,8 @@ export async function createChart(client: SupersetClient, input: CreateChartInpu
   if (input.description !== undefined) body.description = input.description;
   if (input.uuid) body.uuid = input.uuid;
   if (input.cacheTimeout !== undefined) body.cache_timeout = input.cacheTimeout;
-  const res = await client.post<{ id: number }>('/api/v1/chart/', body);
-  const uuid = input.uuid ?? (await client.get<{ result: { uuid?: string } }>(`/api/v1/chart/${res.id}`)).result.uuid;
+  const res = await client.request<{ id: number }>('POST', '/api/v1/chart/', { json: body });
+  const uuid = input.uuid ?? (await client.request<{ result: { uuid?: string } }>('GET', `/api/v1/chart/${res.id}`)).result.uuid;
   return { id: res.id, uuid, name: input.name, vizType: input.vizType, datasetId: input.datasetId, params, queryContext };
 }
 
@@ -542,7 +348,15 @@ export function createTableChart(
 /** A big_number_total chart of one metric, with a saved query context. */
 export function createBigNumberChart(
   client: SupersetClient,
-  input: { name: string; datasetId: number; metric: AdhocMetric | string; subheader?: string; dashboards?: number[]; owners?: number[]; uuid?: string },
+  input: {
+    name: string;
+    datasetId: number;
+    metric: AdhocMetric | string;
+    subheader?: string;
+    dashboards?: number[];
+    owners?: number[];
+    uuid?: string;
+  },
 ): Promise<CreatedChart> {
   const params = {
     metric: input.metric,
@@ -638,7 +452,8 @@ export interface CreatedDashboard extends Created {
 
 /**
  * POST /api/v1/dashboard/, then (if charts are given) PUT json_metadata.positions, which makes
- * Superset link the charts (dashboard_slices), write position_json and inject chart uuids (§10.4).
+ * Superset link the charts (dashboard_slices), write position_json and put each chart's uuid
+ * into its position node.
  */
 export async function createDashboard(client: SupersetClient, input: CreateDashboardInput): Promise<CreatedDashboard> {
   const body: Record<string, unknown> = { dashboard_title: input.title, published: input.published ?? true };
@@ -648,19 +463,19 @@ export async function createDashboard(client: SupersetClient, input: CreateDashb
   if (input.certifiedBy !== undefined) body.certified_by = input.certifiedBy;
   if (input.uuid) body.uuid = input.uuid;
   if (input.jsonMetadata && !input.charts?.length) body.json_metadata = JSON.stringify(input.jsonMetadata);
-  const res = await client.post<{ id: number; result: { uuid?: string } }>('/api/v1/dashboard/', body);
+  const res = await client.request<{ id: number; result: { uuid?: string } }>('POST', '/api/v1/dashboard/', { json: body });
   const charts = input.charts ?? [];
   if (charts.length) {
     const metadata = { ...(input.jsonMetadata ?? {}), positions: buildPositions(input.title, charts) };
-    await client.put(`/api/v1/dashboard/${res.id}`, { json_metadata: JSON.stringify(metadata) });
+    await client.request('PUT', `/api/v1/dashboard/${res.id}`, { json: { json_metadata: JSON.stringify(metadata) } });
   }
   let uuid = input.uuid ?? res.result?.uuid;
-  if (!uuid) uuid = (await client.get<{ result: { uuid?: string } }>(`/api/v1/dashboard/${res.id}`)).result.uuid;
+  if (!uuid) uuid = (await client.request<{ result: { uuid?: string } }>('GET', `/api/v1/dashboard/${res.id}`)).result.uuid;
   return { id: res.id, uuid, title: input.title, slug: input.slug, chartIds: charts.map((c) => c.id) };
 }
 
 export async function updateDashboard(client: SupersetClient, id: number, patch: Record<string, unknown>): Promise<void> {
-  await client.put(`/api/v1/dashboard/${id}`, patch);
+  await client.request('PUT', `/api/v1/dashboard/${seg(id)}`, { json: patch });
 }
 
 /** Create `count` empty dashboards "<prefix> 001".. with slugs "<slugPrefix>-001".., `concurrency` at a time. */
@@ -694,8 +509,14 @@ export async function bulkCreateDashboards(
       };
       if (input.owners) body.owners = input.owners;
       if (input.uuidSeed) body.uuid = stableUuid(input.uuidSeed, `dashboard:${String(body.slug)}`);
-      const res = await client.post<{ id: number; result: { uuid?: string } }>('/api/v1/dashboard/', body);
-      out[i] = { id: res.id, uuid: (body.uuid as string | undefined) ?? res.result?.uuid, title: String(body.dashboard_title), slug: String(body.slug), chartIds: [] };
+      const res = await client.request<{ id: number; result: { uuid?: string } }>('POST', '/api/v1/dashboard/', { json: body });
+      out[i] = {
+        id: res.id,
+        uuid: (body.uuid as string | undefined) ?? res.result?.uuid,
+        title: String(body.dashboard_title),
+        slug: String(body.slug),
+        chartIds: [],
+      };
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, input.concurrency ?? 4) }, worker));
@@ -726,7 +547,9 @@ export interface CreatedUser {
 
 /** Needs FAB_ADD_SECURITY_API (on by default in 6.x and in our superset_config.py). */
 export async function createUser(client: SupersetClient, input: CreateUserInput): Promise<CreatedUser> {
-  const roles = await client.get<ListResponse<{ id: number; name: string }>>('/api/v1/security/roles/', { page_size: 100 });
+  const roles = await client.request<ListResponse<{ id: number; name: string }>>('GET', '/api/v1/security/roles/', {
+    q: { page_size: 100 },
+  });
   const wanted = input.roles ?? ['Admin'];
   const roleIds = wanted.map((name) => {
     const role = roles.result.find((r) => r.name === name);
@@ -736,40 +559,22 @@ export async function createUser(client: SupersetClient, input: CreateUserInput)
   const firstName = input.firstName ?? input.username[0]!.toUpperCase() + input.username.slice(1);
   const lastName = input.lastName ?? 'Tester';
   const email = input.email ?? `${input.username}@example.com`;
-  const res = await client.post<{ id: number }>('/api/v1/security/users/', {
-    username: input.username,
-    password: input.password,
-    first_name: firstName,
-    last_name: lastName,
-    email,
-    active: true,
-    roles: roleIds,
+  const res = await client.request<{ id: number }>('POST', '/api/v1/security/users/', {
+    json: {
+      username: input.username,
+      password: input.password,
+      first_name: firstName,
+      last_name: lastName,
+      email,
+      active: true,
+      roles: roleIds,
+    },
   });
   return { id: res.id, username: input.username, password: input.password, firstName, lastName, email };
 }
 
 // ------------------------------------------------------------------------------------------------
-// reading
-
-export interface ListQuery {
-  page?: number;
-  pageSize?: number;
-  filters?: { col: string; opr: string; value: unknown }[];
-  columns?: string[];
-  orderColumn?: string;
-  orderDirection?: 'asc' | 'desc';
-}
-
-function listQ(query: ListQuery): Record<string, unknown> {
-  return {
-    filters: query.filters,
-    columns: query.columns,
-    order_column: query.orderColumn,
-    order_direction: query.orderDirection,
-    page: query.page ?? 0,
-    page_size: query.pageSize ?? 20,
-  };
-}
+// reading (the client's own calls, in the shapes these tests read)
 
 export interface DashboardListItem {
   id: number;
@@ -787,37 +592,20 @@ export interface DashboardListItem {
 }
 
 export function listDashboards(client: SupersetClient, query: ListQuery = {}): Promise<ListResponse<DashboardListItem>> {
-  return client.get('/api/v1/dashboard/', listQ(query));
+  return client.list<DashboardListItem>('dashboard', query);
 }
 
-export function listCharts(client: SupersetClient, query: ListQuery = {}): Promise<ListResponse<Record<string, unknown>>> {
-  return client.get('/api/v1/chart/', listQ(query));
-}
-
-export function listDatasets(client: SupersetClient, query: ListQuery = {}): Promise<ListResponse<Record<string, unknown>>> {
-  return client.get('/api/v1/dataset/', listQ({ orderColumn: 'table_name', orderDirection: 'asc', ...query }));
-}
-
-export function listDatabases(client: SupersetClient, query: ListQuery = {}): Promise<ListResponse<Record<string, unknown>>> {
-  return client.get('/api/v1/database/', listQ(query));
-}
-
-/** Every page of a list endpoint (page_size 100, the server maximum). */
-export async function listAll<T>(
+/** Every row of a list endpoint (page_size 100, the server maximum). */
+export function listAll<T extends { id: number }>(
   client: SupersetClient,
   resource: 'dashboard' | 'chart' | 'dataset' | 'database',
   query: Omit<ListQuery, 'page' | 'pageSize'> = {},
 ): Promise<T[]> {
-  const out: T[] = [];
-  for (let page = 0; ; page++) {
-    const res = await client.get<ListResponse<T>>(`/api/v1/${resource}/`, listQ({ ...query, page, pageSize: 100 }));
-    out.push(...res.result);
-    if (res.result.length === 0 || out.length >= res.count) return out;
-  }
+  return client.listAll<T>(resource, query);
 }
 
-export function getDashboard(client: SupersetClient, idOrSlug: number | string): Promise<{ result: Record<string, unknown> }> {
-  return client.get(`/api/v1/dashboard/${idOrSlug}`);
+export async function getDashboard(client: SupersetClient, idOrSlug: number | string): Promise<{ result: Record<string, unknown> }> {
+  return { result: await client.getDashboard(idOrSlug) };
 }
 
 export interface ChartDataResult {
@@ -833,11 +621,11 @@ export interface ChartDataResult {
 }
 
 /** POST /api/v1/chart/data (CSRF-exempt). */
-export function chartData(client: SupersetClient, queryContext: QueryContext): Promise<ChartDataResult> {
-  return client.post('/api/v1/chart/data', { result_format: 'json', result_type: 'full', ...queryContext });
+export async function chartData(client: SupersetClient, queryContext: QueryContext): Promise<ChartDataResult> {
+  return (await client.chartData(queryContext)) as ChartDataResult;
 }
 
-/** The query context §11.5 builds from a chart's params, for charts without a saved one. */
+/** A query context built from a chart's params, for charts without a saved one. */
 export function queryContextFromParams(datasetId: number, params: Record<string, unknown>, rowLimit = 5): QueryContext {
   const columns = (params.all_columns as unknown[] | undefined)?.length
     ? (params.all_columns as unknown[])
@@ -854,23 +642,7 @@ export function queryContextFromParams(datasetId: number, params: Record<string,
 
 /** GET /api/v1/chart/{id}/data/: replays the saved query_context (400 if the chart has none). */
 export function savedChartData(client: SupersetClient, chartId: number): Promise<ChartDataResult> {
-  return client.get(`/api/v1/chart/${chartId}/data/`);
-}
-
-export function exportDashboards(client: SupersetClient, ids: number[]): Promise<Uint8Array> {
-  return client.requestBytes('GET', '/api/v1/dashboard/export/', { q: ids });
-}
-
-export function importDashboards(
-  client: SupersetClient,
-  zip: Uint8Array,
-  options: { overwrite?: boolean; passwords?: Record<string, string> } = {},
-): Promise<{ message: string }> {
-  const form = new FormData();
-  form.set('formData', new Blob([zip], { type: 'application/zip' }), 'dashboards.zip');
-  form.set('overwrite', options.overwrite ? 'true' : 'false');
-  if (options.passwords) form.set('passwords', JSON.stringify(options.passwords));
-  return client.request('POST', '/api/v1/dashboard/import/', { form });
+  return client.request<ChartDataResult>('GET', `/api/v1/chart/${seg(chartId)}/data/`, { query: { format: 'json', type: 'full' } });
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -891,6 +663,8 @@ export interface StandardFixturesOptions {
   dataDir: string;
   /** Prefix for names, slugs and usernames, so several fixture sets can share an instance. */
   prefix?: string;
+  /** The account `client` is logged in as (default `admin`). */
+  adminUsername?: string;
   /** Extra empty dashboards for paging tests (default 0). */
   bulkDashboards?: number;
   /**
@@ -915,8 +689,8 @@ export async function buildStandardFixtures(client: SupersetClient, options: Sta
   const slugP = p.toLowerCase().replace(/[^a-z0-9]+/g, '-');
   const seed = options.uuidSeed;
   const uid = (key: string): string | undefined => (seed ? stableUuid(seed, `${p}${key}`) : undefined);
-  if (!client.accessToken) await client.login();
-  const admin = { id: client.userId, username: client.username };
+  const adminName = options.adminUsername ?? 'admin';
+  const admin = { id: await userIdOf(client, adminName), username: adminName };
 
   const alice = await createUser(client, { username: `${slugP}alice`, password: 'alice-pw', firstName: 'Alice', lastName: 'Liddell' });
   const bob = await createUser(client, { username: `${slugP}bob`, password: 'bob-pw', firstName: 'Bob', lastName: 'Builder' });
@@ -925,8 +699,18 @@ export async function buildStandardFixtures(client: SupersetClient, options: Sta
   const file = join(resolve(options.dataDir), 'fixture-data', `${slugP || 'default-'}analytics.sqlite`);
   const database = await createSqliteDatabase(client, { name: dbName, path: file, uuid: uid('database:analytics') });
 
-  const sales = await createDataset(client, { database: database.id, tableName: 'sales', owners: [admin.id, alice.id], uuid: uid('dataset:sales') });
-  const customers = await createDataset(client, { database: database.id, tableName: 'customers', owners: [bob.id], uuid: uid('dataset:customers') });
+  const sales = await createDataset(client, {
+    database: database.id,
+    tableName: 'sales',
+    owners: [admin.id, alice.id],
+    uuid: uid('dataset:sales'),
+  });
+  const customers = await createDataset(client, {
+    database: database.id,
+    tableName: 'customers',
+    owners: [bob.id],
+    uuid: uid('dataset:customers'),
+  });
   const salesByRegion = await createDataset(client, {
     database: database.id,
     tableName: `${slugP.replace(/-/g, '_')}sales_by_region`,
@@ -954,7 +738,13 @@ export async function buildStandardFixtures(client: SupersetClient, options: Sta
     columns: ['region', 'units', 'revenue'],
     uuid: uid('chart:revenue-by-region'),
   });
-  const customerCount = await createBigNumberChart(client, { name: `${p}Customers`, datasetId: customers.id, metric: 'count', owners: [bob.id], uuid: uid('chart:customers') });
+  const customerCount = await createBigNumberChart(client, {
+    name: `${p}Customers`,
+    datasetId: customers.id,
+    metric: 'count',
+    owners: [bob.id],
+    uuid: uid('chart:customers'),
+  });
 
   const overview = await createDashboard(client, {
     title: `${p}Sales overview`,

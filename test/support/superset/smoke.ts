@@ -10,6 +10,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { encodeRison } from '../../../lib/superset/rison.ts';
 import { REPO_ROOT, ensureSuperset, startSuperset } from './instance.ts';
 import type { SupersetInstance } from './instance.ts';
 import {
@@ -18,8 +19,8 @@ import {
   listAll,
   listDashboards,
   login,
+  bareAccessToken,
   queryContextFromParams,
-  rison,
   savedChartData,
   stableUuid,
 } from './fixtures.ts';
@@ -73,8 +74,9 @@ async function verify(instance: SupersetInstance, client: SupersetClient, fx: St
   }
 
   // Listing with curl + bearer token (GET needs no CSRF).
-  const q = encodeURIComponent(rison({ page_size: 100, columns: ['id', 'dashboard_title', 'slug'] }));
-  const curlList = curlJson(`${instance.baseUrl}/api/v1/dashboard/?q=${q}`, ['-H', `Authorization: Bearer ${client.accessToken}`]) as {
+  const token = await bareAccessToken(instance.baseUrl, instance.username, instance.password);
+  const q = encodeURIComponent(encodeRison({ page_size: 100, columns: ['id', 'dashboard_title', 'slug'] }));
+  const curlList = curlJson(`${instance.baseUrl}/api/v1/dashboard/?q=${q}`, ['-H', `Authorization: Bearer ${token}`]) as {
     count: number;
     result: { slug: string | null }[];
   };
@@ -85,16 +87,16 @@ async function verify(instance: SupersetInstance, client: SupersetClient, fx: St
   );
 
   // Dashboard detail: position_json links the charts.
-  const detail = await client.get<{ result: { position_json: string } }>(`/api/v1/dashboard/${fx.dashboards[0]!.id}`);
-  const positions = JSON.parse(detail.result.position_json) as Record<string, { type?: string; meta?: { chartId?: number; uuid?: string } }>;
+  const detail = await client.getDashboard(fx.dashboards[0]!.id);
+  const positions = JSON.parse(detail.position_json ?? '{}') as Record<string, { type?: string; meta?: { chartId?: number; uuid?: string } }>;
   const placed = Object.values(positions).filter((n) => n?.type === 'CHART');
   check(
     `${v}: position_json has the charts with uuids`,
     placed.length === fx.dashboards[0]!.chartIds.length && placed.every((n) => typeof n.meta?.uuid === 'string'),
     `${placed.length} CHART nodes`,
   );
-  const charts = await client.get<{ result: { id: number }[] }>(`/api/v1/dashboard/${fx.dashboards[0]!.id}/charts`);
-  check(`${v}: /dashboard/{id}/charts`, charts.result.length === fx.dashboards[0]!.chartIds.length);
+  const charts = await client.getDashboardCharts(fx.dashboards[0]!.id);
+  check(`${v}: /dashboard/{id}/charts`, charts.length === fx.dashboards[0]!.chartIds.length);
 
   // Chart data: POST /api/v1/chart/data for every chart (client), saved query context (GET), curl.
   for (const chart of fx.charts) {
@@ -107,14 +109,14 @@ async function verify(instance: SupersetInstance, client: SupersetClient, fx: St
   const table = fx.charts[0]!;
   const curlData = curlJson(`${instance.baseUrl}/api/v1/chart/data`, [
     '-X', 'POST',
-    '-H', `Authorization: Bearer ${client.accessToken}`,
+    '-H', `Authorization: Bearer ${token}`,
     '-H', 'Content-Type: application/json',
     '--data', JSON.stringify(queryContextFromParams(table.datasetId, table.params, 5)),
   ]) as { result: { rowcount: number; data: unknown[] }[] };
   check(`${v}: curl POST /api/v1/chart/data`, curlData.result[0]!.data.length === 5, `${curlData.result[0]!.rowcount} rows`);
 
   // Export works (zip magic).
-  const zip = await client.requestBytes('GET', '/api/v1/dashboard/export/', { q: [fx.dashboards[0]!.id] });
+  const zip = await client.exportDashboards([fx.dashboards[0]!.id]);
   check(`${v}: dashboard export`, zip[0] === 0x50 && zip[1] === 0x4b, `${zip.length} bytes`);
 }
 
@@ -147,6 +149,7 @@ try {
       const t = Date.now();
       const fx = await buildStandardFixtures(client, {
         dataDir: s.dataDir,
+        adminUsername: s.username,
         bulkDashboards: bulk,
         uuidSeed: values['uuid-seed'] || undefined,
       });
