@@ -1,4 +1,6 @@
 import { createBackupActivities } from './backups/index.ts';
+import { createLlmDocsActivities } from './datasets/llm-docs.ts';
+import { createMapColumnsActivities } from './datasets/map-columns.ts';
 import type { ActivityDeps } from './deps.ts';
 import { createMigrationActivities } from './migration/index.ts';
 import { createSelfcheckActivities } from './selfcheck/steps.ts';
@@ -13,6 +15,8 @@ export function createActivities(deps: ActivityDeps) {
     ...createSelfcheckActivities(deps),
     ...createMigrationActivities(deps),
     ...createBackupActivities(deps),
+    ...createMapColumnsActivities(deps),
+    ...createLlmDocsActivities(deps),
   };
 }
 
