@@ -26,6 +26,8 @@ export interface LlmEndpoint {
 
 export interface LlmPolicy {
   maxRetries: number;
+  /** Times a request that timed out is sent again (default 1). */
+  timeoutRetries?: number;
   maxRetryAfterSeconds: number;
   baseDelayMs: number;
   maxDelayMs: number;
@@ -172,9 +174,9 @@ export async function completeStructured<T>(
       if (err instanceof OpenAI.APIConnectionTimeoutError) {
         timeouts++;
         const detail = `no answer within ${endpoint.timeoutSeconds} s`;
-        if (timeouts > 1) {
-          hooks.onAttempt?.({ attempt: attempts, outcome: 'timeout', detail: `${detail}; given up after a second timeout` });
-          throw fail('timeout', `the provider did not answer within ${endpoint.timeoutSeconds} s, twice`);
+        if (timeouts > (policy.timeoutRetries ?? 1)) {
+          hooks.onAttempt?.({ attempt: attempts, outcome: 'timeout', detail: `${detail}; given up` });
+          throw fail('timeout', `the provider did not answer within ${endpoint.timeoutSeconds} s${timeouts > 1 ? `, ${timeouts} times` : ''}`);
         }
         hooks.onAttempt?.({ attempt: attempts, outcome: 'timeout', detail: `${detail}; asking once more` });
         continue;
