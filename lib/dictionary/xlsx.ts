@@ -91,16 +91,21 @@ function cellText(cell: ExcelJS.Cell): string {
 function checkArchive(bytes: Buffer): void {
   let total = 0;
   let files = 0;
+  let workbookPart = false;
   try {
     unzipSync(bytes, {
       filter(f) {
         files++;
         total += f.originalSize;
+        if (f.name === 'xl/workbook.xml') workbookPart = true;
         return false; // read the directory only; inflate nothing
       },
     });
   } catch {
     throw new ValidationError('the file is not an .xlsx workbook (not a ZIP archive)', [{ field: FIELD, message: 'not an .xlsx workbook' }]);
+  }
+  if (!workbookPart && files <= MAX_ARCHIVE_FILES && total <= MAX_UNPACKED_BYTES) {
+    throw new ValidationError('the file is a ZIP archive but not an .xlsx workbook (it has no xl/workbook.xml)', [{ field: FIELD, message: 'not an .xlsx workbook' }]);
   }
   if (files > MAX_ARCHIVE_FILES || total > MAX_UNPACKED_BYTES) {
     throw new ValidationError(
