@@ -84,7 +84,10 @@ function datasetOf(body: any): { name: string; columns: string[] } | null {
 export function answerFor(dataset: { name: string; columns: string[] }, russian: boolean) {
   return {
     dataset_description: russian ? `Набор данных ${dataset.name}: продажи по дням.` : `Dataset ${dataset.name}: daily sales.`,
-    columns: dataset.columns.map((c) => ({ column_name: c, description: russian ? `Столбец ${c} набора ${dataset.name}.` : `Column ${c} of ${dataset.name}.` })),
+    columns: dataset.columns.map((c) => ({
+      column_name: c,
+      description: russian ? `Столбец ${c} набора ${dataset.name}.` : `Column ${c} of ${dataset.name}.`,
+    })),
   };
 }
 
@@ -109,7 +112,8 @@ export async function startFakeLlm(opts: { apiKey?: string; slowMs?: number } = 
 
   const server = createServer(async (req, res) => {
     const text = await readBody(req);
-    if (req.method !== 'POST' || !/\/chat\/completions$/.test(req.url ?? '')) return json(res, 404, { error: { message: 'not found', type: 'invalid_request_error' } });
+    if (req.method !== 'POST' || !/\/chat\/completions$/.test(req.url ?? ''))
+      return json(res, 404, { error: { message: 'not found', type: 'invalid_request_error' } });
     let body: any;
     try {
       body = JSON.parse(text);
@@ -117,7 +121,13 @@ export async function startFakeLlm(opts: { apiKey?: string; slowMs?: number } = 
       return json(res, 400, { error: { message: 'request body is not JSON', type: 'invalid_request_error' } });
     }
     const dataset = datasetOf(body);
-    const record: RecordedLlmRequest = { authorization: req.headers.authorization, model: body.model, dataset: dataset?.name ?? null, body, status: 200 };
+    const record: RecordedLlmRequest = {
+      authorization: req.headers.authorization,
+      model: body.model,
+      dataset: dataset?.name ?? null,
+      body,
+      status: 200,
+    };
     fake.requests.push(record);
     const reply = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
       record.status = status;
@@ -135,7 +145,11 @@ export async function startFakeLlm(opts: { apiKey?: string; slowMs?: number } = 
         created: Math.floor(Date.now() / 1000),
         model: `${body.model}-2026`,
         choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
-        usage: { prompt_tokens: Math.ceil(text.length / 4), completion_tokens: Math.ceil(content.length / 4), total_tokens: Math.ceil(text.length / 4) + Math.ceil(content.length / 4) },
+        usage: {
+          prompt_tokens: Math.ceil(text.length / 4),
+          completion_tokens: Math.ceil(content.length / 4),
+          total_tokens: Math.ceil(text.length / 4) + Math.ceil(content.length / 4),
+        },
       });
 
     if (!dataset) return complete(JSON.stringify({ ok: true })); // the provider test
@@ -157,7 +171,9 @@ export async function startFakeLlm(opts: { apiKey?: string; slowMs?: number } = 
       case 'malformed_always':
         return complete('I cannot answer in JSON, sorry.');
       case 'unknown_column':
-        return n === 1 ? complete(JSON.stringify({ dataset_description: 'x', columns: [{ column_name: 'no_such_column', description: 'y' }] })) : ok();
+        return n === 1
+          ? complete(JSON.stringify({ dataset_description: 'x', columns: [{ column_name: 'no_such_column', description: 'y' }] }))
+          : ok();
       case 'slow_once':
         if (n === 1) await sleep(fake.slowMs);
         return ok();
