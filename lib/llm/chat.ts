@@ -225,7 +225,8 @@ export async function completeStructured<T>(
     }
     if (corrections >= 1) {
       hooks.onAttempt?.({ attempt: attempts, outcome: 'invalid_answer', detail: `${checked.error}; given up` });
-      throw fail('invalid_answer', `the answer was not valid for the schema, twice: ${checked.error}`);
+      // The model's own words, shortened, so a person sees what it answered.
+      throw fail('invalid_answer', `the answer was not valid for the schema, twice: ${checked.error}`, { providerMessage: content.slice(0, 500) });
     }
     corrections++;
     hooks.onAttempt?.({ attempt: attempts, outcome: 'invalid_answer', detail: `${checked.error}; asking again with the error` });
