@@ -6,7 +6,8 @@
 //
 // Nothing leaves this machine: the environments point at the loopback fake, and every operation
 // that could point an environment elsewhere (create, change, delete) or send its password
-// (test) is excluded from generation. POST /api/auth/logout is excluded too (it would end the
+// (test) is excluded from generation, and so are LLM providers' create, change and test (a
+// provider's base URL receives its key and dataset context). POST /api/auth/logout is excluded too (it would end the
 // run's own session), and so is the server-sent-event stream (open until its task ends).
 //
 //   npm exec -- vitest run test/fuzz/schemathesis.test.ts      (FUZZ_MAX_TIME=seconds to change the budget)
@@ -33,6 +34,10 @@ const EXCLUDED = [
   'POST /api/environments/{env_id}/test',
   'POST /api/auth/logout',
   'GET /api/tasks/{task_id}/logs/stream',
+  // An LLM provider's base URL is where its key (and dataset context) goes: never a generated one.
+  'POST /api/admin/llm-providers',
+  'PUT /api/admin/llm-providers/{provider_id}',
+  'POST /api/admin/llm-providers/{provider_id}/test',
 ];
 
 if (!installed && !ci) {
@@ -67,8 +72,18 @@ describe.runIf(installed || ci)('Schemathesis against the OpenAPI document', () 
     'finds no 5xx, no undocumented status and no response off its schema',
     async () => {
       expect(installed, `${ST} is missing: run scripts/fuzz/setup.sh`).toBe(true);
-      const source = await createEnvironment(h, { name: 'fuzz-source', baseUrl: fake.baseUrl, username: fake.username, password: fake.password });
-      const target = await createEnvironment(h, { name: 'fuzz-target', baseUrl: fake.baseUrl, username: fake.username, password: fake.password });
+      const source = await createEnvironment(h, {
+        name: 'fuzz-source',
+        baseUrl: fake.baseUrl,
+        username: fake.username,
+        password: fake.password,
+      });
+      const target = await createEnvironment(h, {
+        name: 'fuzz-target',
+        baseUrl: fake.baseUrl,
+        username: fake.username,
+        password: fake.password,
+      });
       const me = await h.request('GET', '/api/auth/me', { token: h.adminToken });
 
       // Half of the generated environment ids are real ones (the other half exercise the 404s).
@@ -125,7 +140,10 @@ describe.runIf(installed || ci)('Schemathesis against the OpenAPI document', () 
       expect((await h.request('GET', '/api/auth/me', { token: h.adminToken })).status, 'the fuzz run ended its own session').toBe(200);
       // Environment-bound endpoints reached the (fake) Superset through the pinned environment ids.
       expect(fake.requests.length, 'no request reached the fake Superset').toBeGreaterThan(0);
-      expect(code, `schemathesis failed (report in ${dir}):\n${output.slice(-20000).replaceAll(h.adminToken, '<token>').replaceAll(ADMIN.password, '<password>')}`).toBe(0);
+      expect(
+        code,
+        `schemathesis failed (report in ${dir}):\n${output.slice(-20000).replaceAll(h.adminToken, '<token>').replaceAll(ADMIN.password, '<password>')}`,
+      ).toBe(0);
       passed = true;
     },
     (MAX_TIME + 120) * 1000,
