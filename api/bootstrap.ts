@@ -1,19 +1,29 @@
+import { BUILTIN_ROLES } from '../contracts/permissions.ts';
 import { EnvironmentStore } from '../db/environments/store.ts';
+import { DatabaseHealthStore } from '../db/health.ts';
+import { IdentityStores } from '../db/identity/index.ts';
 import { createKnex, migrateLatest } from '../db/knex.ts';
+import { ProfileStore } from '../db/profile/store.ts';
 import { TaskStore } from '../db/tasks/store.ts';
-import { findUserByUsername, seedBuiltinRoles, setUserRoles } from '../db/identity/repository.ts';
 import type { Config } from '../lib/config.ts';
 import { hashPassword, Keyring, loadSecret, randomToken } from '../lib/crypto.ts';
 import type { Logger } from '../lib/logger.ts';
 import { SupersetClientPool } from '../lib/superset/pool.ts';
 import { connectTemporalClient, ensureSearchAttributes } from '../lib/temporal.ts';
 import { describeTemporalConnection } from '../lib/temporal-connection.ts';
+import { ApiKeyService } from './admin/api-keys.service.ts';
+import { GroupMappingService } from './admin/group-mappings.service.ts';
+import { RoleService } from './admin/roles.service.ts';
+import { UserService } from './admin/users.service.ts';
 import { OidcService } from './auth/oidc.ts';
+import { ADMIN_ROLE } from './auth/principal.ts';
+import { SecurityEventService } from './auth/security-events.ts';
 import { AuthService } from './auth/service.ts';
 import { TokenIssuer } from './auth/tokens.ts';
 import type { AppContext } from './context.ts';
 import { EnvironmentService } from './environments/service.ts';
 import { Supersets } from './environments/upstream.ts';
+import { ProfileService } from './profile/service.ts';
 import { HistoryLogReader } from './tasks/history-log.ts';
 import { TaskLogService } from './tasks/logs.ts';
 import { TaskReconciler } from './tasks/reconciler.ts';
@@ -31,8 +41,9 @@ export async function bootstrap(config: Config, logger: Logger, databaseUrl: str
   const knex = createKnex(databaseUrl);
   const applied = await migrateLatest(knex);
   if (applied.length) logger.info({ applied }, 'database migrated');
-  await seedBuiltinRoles(knex);
-  await ensureFirstAdmin(knex, config, logger);
+  const identity = new IdentityStores(knex);
+  await identity.roles.seedBuiltin(BUILTIN_ROLES);
+  await ensureFirstAdmin(identity, config, logger);
 
   const temporal = await connectTemporalClient(config);
   logger.info({ temporal: describeTemporalConnection(config) }, 'connected to Temporal');
@@ -43,8 +54,15 @@ export async function bootstrap(config: Config, logger: Logger, databaseUrl: str
   if (added.length) logger.info({ added }, 'registered Temporal search attributes');
 
   const keyring = new Keyring(loadSecret(config.SWITCHYARD_SECRET_KEY, config.SWITCHYARD_DATA_DIR, (m) => logger.warn(m)));
-  const auth = new AuthService({ knex, tokens: new TokenIssuer(keyring.jwtKey) });
-  const oidc = config.OIDC_ISSUER ? new OidcService({ config, knex, auth, logger }) : undefined;
+  const securityEvents = new SecurityEventService(identity.securityEvents);
+  const auth = new AuthService({ identity, events: securityEvents, tokens: new TokenIssuer(keyring.jwtKey) });
+  const oidc = config.OIDC_ISSUER ? new OidcService({ config, auth, logger }) : undefined;
+  const admin = { identity, events: securityEvents };
+  const users = new UserService(admin);
+  const roles = new RoleService(admin);
+  const groupMappings = new GroupMappingService(admin);
+  const apiKeys = new ApiKeyService(admin);
+  const profiles = new ProfileService({ store: new ProfileStore(knex) });
   const taskStore = new TaskStore(knex);
   const environmentStore = new EnvironmentStore(knex);
   const tasks = new TaskService({ store: taskStore, environments: environmentStore, temporal, config, logger });
@@ -56,7 +74,7 @@ export async function bootstrap(config: Config, logger: Logger, databaseUrl: str
     keyring,
     pool: new SupersetClientPool(environmentStore.connections(keyring), { logger: logger.child({ component: 'superset' }) }),
   });
-  const environments = new EnvironmentService({ store: environmentStore, supersets, knex, keyring, logger });
+  const environments = new EnvironmentService({ store: environmentStore, supersets, keyring, logger, events: securityEvents });
 
   const context: AppContext = {
     config,
@@ -64,8 +82,15 @@ export async function bootstrap(config: Config, logger: Logger, databaseUrl: str
     temporal,
     logger,
     keyring,
+    database: new DatabaseHealthStore(knex),
     auth,
     oidc,
+    securityEvents,
+    users,
+    roles,
+    groupMappings,
+    apiKeys,
+    profiles,
     tasks,
     taskLogs,
     environmentStore,
@@ -89,21 +114,18 @@ export async function bootstrap(config: Config, logger: Logger, databaseUrl: str
  * The first admin: from SWITCHYARD_ADMIN_USERNAME/PASSWORD, else `admin` with a generated
  * password printed once. Only when no user holds the Admin role yet.
  */
-async function ensureFirstAdmin(knex: AppContext['knex'], config: Config, logger: Logger): Promise<void> {
-  const adminRole = await knex('roles').where({ name: 'Admin' }).first();
-  const hasAdmin = await knex('user_roles').where({ role_id: adminRole.id }).first();
-  if (hasAdmin) return;
+async function ensureFirstAdmin(identity: IdentityStores, config: Config, logger: Logger): Promise<void> {
+  const adminRole = await identity.roles.byName(ADMIN_ROLE);
+  if (!adminRole) throw new Error(`the built-in role ${ADMIN_ROLE} is missing after seeding`);
+  if (await identity.roles.hasHolder(adminRole.id)) return;
   const username = config.SWITCHYARD_ADMIN_USERNAME ?? 'admin';
   const generated = !config.SWITCHYARD_ADMIN_PASSWORD;
   const password = config.SWITCHYARD_ADMIN_PASSWORD ?? randomToken(15);
-  await knex.transaction(async (trx) => {
-    let user = await findUserByUsername(trx, username);
-    if (!user) {
-      [user] = await trx('users')
-        .insert({ username, password_hash: await hashPassword(password), display_name: 'Administrator' })
-        .returning('*');
-    }
-    await setUserRoles(trx, user!.id, [adminRole.id]);
+  await identity.transaction(async (tx) => {
+    const user =
+      (await tx.users.byUsername(username)) ??
+      (await tx.users.create({ username, password_hash: await hashPassword(password), display_name: 'Administrator' }));
+    await tx.roles.setUserRoles(user.id, [adminRole.id]);
   });
   if (generated) {
     // Printed once on the console, never through the structured log.

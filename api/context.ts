@@ -1,13 +1,20 @@
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
+import type { DatabaseHealthStore } from '../db/health.ts';
 import type { Config } from '../lib/config.ts';
 import type { Keyring } from '../lib/crypto.ts';
 import type { Logger } from '../lib/logger.ts';
+import type { ApiKeyService } from './admin/api-keys.service.ts';
+import type { GroupMappingService } from './admin/group-mappings.service.ts';
+import type { RoleService } from './admin/roles.service.ts';
+import type { UserService } from './admin/users.service.ts';
 import type { OidcService } from './auth/oidc.ts';
+import type { SecurityEventService } from './auth/security-events.ts';
 import type { AuthService } from './auth/service.ts';
 import type { EnvironmentStore } from '../db/environments/store.ts';
 import type { EnvironmentService } from './environments/service.ts';
 import type { Supersets } from './environments/upstream.ts';
+import type { ProfileService } from './profile/service.ts';
 import type { TaskLogService } from './tasks/logs.ts';
 import type { TaskService } from './tasks/service.ts';
 
@@ -18,9 +25,17 @@ export interface AppContext {
   temporal: Client;
   logger: Logger;
   keyring: Keyring;
+  /** The readiness probe's database check. */
+  database: DatabaseHealthStore;
   auth: AuthService;
   /** Present only when OIDC_ISSUER is set. */
   oidc?: OidcService;
+  securityEvents: SecurityEventService;
+  users: UserService;
+  roles: RoleService;
+  groupMappings: GroupMappingService;
+  apiKeys: ApiKeyService;
+  profiles: ProfileService;
   tasks: TaskService;
   taskLogs: TaskLogService;
   /** The environments table: look-ups (404 when unknown). */

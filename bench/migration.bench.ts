@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../lib/config.ts';
@@ -75,6 +76,7 @@ async function main() {
       'PUT',
     );
 
+    let verificationSeconds = 0;
     const runMigration = async () => {
       const t0 = performance.now();
       const { task_id } = await post('/api/dashboards/migrate', { source_env_id: envA, target_env_id: envB, dashboard_ids: ids });
@@ -88,9 +90,12 @@ async function main() {
         'the migration',
       );
       if (task.status !== 'SUCCEEDED') throw new Error(`migration ended ${task.status}: ${JSON.stringify(task.error)}`);
+      verificationSeconds =
+        (task.result.items as Array<{ verification?: { duration_ms?: number } }>).reduce((a, i) => a + (i.verification?.duration_ms ?? 0), 0) / 1000;
       return (performance.now() - t0) / 1000;
     };
     const first = await runMigration();
+    const firstVerification = verificationSeconds;
     const again = await runMigration();
 
     // Bare Superset: export each dashboard from a and import it into b (overwrite), nothing else.
@@ -102,17 +107,56 @@ async function main() {
     ca.close();
     cb.close();
 
+    // The peer: preset-cli, as its users run it (export the dashboards' assets, then sync them in).
+    const cli = path.join(PROJECT_ROOT, '.tools', 'preset-cli', 'venv', 'bin', 'superset-cli');
+    let presetCli: number | null = null;
+    if (fs.existsSync(cli)) {
+      const out = path.join(dir, 'preset-cli-export');
+      fs.mkdirSync(out, { recursive: true });
+      const t1 = performance.now();
+      await runTool(cli, ['-u', sa.username, '-p', sa.password, '--loglevel', 'ERROR', sa.baseUrl, 'export-assets', out, '--asset-type', 'dashboard', '--dashboard-ids', ids.join(',')]);
+      await runTool(cli, ['-u', sb.username, '-p', sb.password, '--loglevel', 'ERROR', sb.baseUrl, 'sync', 'native', out, '--overwrite']);
+      presetCli = (performance.now() - t1) / 1000;
+    } else {
+      process.stderr.write('preset-cli is not installed (npm run setup:preset-cli): its column stays empty\n');
+    }
+
     const f = (n: number) => n.toFixed(2);
     console.log(`\nmigration of ${N} dashboards (2 charts each) between two real Superset 6.1.0 instances`);
     console.log(`  bare Superset export + import      ${f(bare)} s  (${f(bare / N)} s per dashboard)`);
     console.log(`  Switchyard migration task          ${f(first)} s  (${f(first / N)} s per dashboard; ratio ${f(first / bare)}x)`);
+    console.log(`    of which chart-query verification ${f(firstVerification)} s  (without it: ratio ${f((first - firstVerification) / bare)}x)`);
     console.log(`  Switchyard re-run (converges)      ${f(again)} s  (ratio ${f(again / bare)}x)`);
+    console.log(`  preset-cli export-assets + sync    ${presetCli === null ? 'not run' : `${f(presetCli)} s  (ratio ${f(presetCli / bare)}x)`}`);
     console.log('  Switchyard adds: a plan per object (lookups and an export of the target for differences), collision checks,');
     console.log('  the intent row, and a verification that runs every chart query in the target.');
+    const r = (n: number) => Math.round(n * 1000) / 1000;
+    console.log(
+      JSON.stringify({
+        dashboards: N,
+        bare_s: r(bare),
+        switchyard_s: r(first - firstVerification),
+        verification_s: r(firstVerification),
+        rerun_s: r(again),
+        preset_cli_s: presetCli === null ? null : r(presetCli),
+        ratio: r((first - firstVerification) / bare),
+        ratio_with_verification: r(first / bare),
+        rerun_ratio: r(again / bare),
+      }),
+    );
   } finally {
     await stack.stop();
     await Promise.all([sa.stop(), sb.stop()]);
   }
+}
+
+function runTool(cmd: string, args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const c = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    c.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    c.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${path.basename(cmd)} ${args.slice(4, 6).join(' ')} exited ${code}: ${err.slice(-2000)}`))));
+  });
 }
 
 main().catch((err) => {

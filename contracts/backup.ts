@@ -1,4 +1,5 @@
 /** Backups of dashboards and their restore: the workflows' inputs and results. */
+import type { ItemFailure } from './failures.ts';
 import type { ItemOutcome, ItemsResult } from './outcomes.ts';
 
 export interface BackupInput {
@@ -59,4 +60,19 @@ export interface RestoreResult extends ItemsResult<RestoreItem> {
   backup_id: string;
   env_id: string;
   restored_dashboard_id: number | null;
+}
+
+/** A dashboard that could not be backed up, with why (the activity and the workflow both end items this way). */
+export function failedBackupItem(dashboardId: number, failure: ItemFailure): BackupItem {
+  return {
+    kind: 'dashboard',
+    id: dashboardId,
+    title: null,
+    status: 'failed',
+    outcome: 'failed',
+    backup_id: null,
+    content_hash: null,
+    deduplicated: false,
+    ...failure,
+  };
 }

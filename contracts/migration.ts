@@ -36,6 +36,8 @@ export interface Verification {
   charts_expected: number;
   charts_linked: number;
   charts: Array<{ id: number; name: string; ok: boolean; rows?: number; error?: string }>;
+  /** How long the verification took (chart queries included). */
+  duration_ms?: number;
 }
 
 export type MigrationStatus = 'imported' | 'imported_with_errors' | 'planned' | 'skipped' | 'failed';

@@ -1,7 +1,16 @@
 import { CancellationScope, log, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import type { BackupInput, BackupItem, BackupResult, RestoreInput, RestoreItem, RestoreResult, RetentionOutcome } from '../contracts/backup.ts';
-import { NON_RETRYABLE_FAILURE_TYPES, type ItemFailure } from '../contracts/failures.ts';
+import {
+  failedBackupItem,
+  type BackupInput,
+  type BackupItem,
+  type BackupResult,
+  type RestoreInput,
+  type RestoreItem,
+  type RestoreResult,
+  type RetentionOutcome,
+} from '../contracts/backup.ts';
+import { NON_RETRYABLE_FAILURE_TYPES } from '../contracts/failures.ts';
 import { failureOf } from './item-failure.ts';
 import { endTaskWithResult, reportTaskProgress, runAsTask } from './task-run.ts';
 
@@ -45,7 +54,7 @@ export async function backupWorkflow(input: BackupInput): Promise<BackupResult> 
           store = r.store;
           item = r.item;
         } catch (err) {
-          item = failedItem(dashboardId, failureOf(err, 'backup'));
+          item = failedBackupItem(dashboardId, failureOf(err, 'backup'));
         }
         items.push(item);
         if (item.status === 'succeeded') {
@@ -152,16 +161,3 @@ export async function restoreWorkflow(input: RestoreInput): Promise<RestoreResul
   });
 }
 
-function failedItem(dashboardId: number, failure: ItemFailure): BackupItem {
-  return {
-    kind: 'dashboard',
-    id: dashboardId,
-    title: null,
-    status: 'failed',
-    outcome: 'failed',
-    backup_id: null,
-    content_hash: null,
-    deduplicated: false,
-    ...failure,
-  };
-}

@@ -3,7 +3,7 @@ import { getBackup, pruneBackups, recordBackup, type BackupRow } from '../../db/
 import { createBackupStore, BlobNotFoundError, type BackupStore } from '../../lib/backup-store/index.ts';
 import { Bundle } from '../../lib/bundles/bundle.ts';
 import { chartUuidsOf } from '../../lib/bundles/rewrite.ts';
-import type { BackupItem, RestoreInput, RestoreItem, RetentionOutcome } from '../../contracts/backup.ts';
+import { failedBackupItem, type BackupItem, type RestoreInput, type RestoreItem, type RetentionOutcome } from '../../contracts/backup.ts';
 import type { ItemFailure } from '../../contracts/failures.ts';
 import { maxBundleBytes, type ActivityDeps } from '../deps.ts';
 import { failItem, itemFailure } from '../item-failure.ts';
@@ -46,7 +46,7 @@ export function createBackupActivities(deps: ActivityDeps & { backupStore?: Back
       } catch (err) {
         const failure = itemFailure(err, { step: 'export', item, envId: input.envId });
         log.error(`${item}: ${failure.error}`);
-        return { item: failed(input.dashboardId, failure), store: s.location };
+        return { item: failedBackupItem(input.dashboardId, failure), store: s.location };
       }
       const dashboardFile = bundle.of('dashboards')[0];
       if (!dashboardFile) {
@@ -56,7 +56,7 @@ export function createBackupActivities(deps: ActivityDeps & { backupStore?: Back
           next_actions: [],
         };
         log.error(failure.error);
-        return { item: failed(input.dashboardId, failure), store: s.location };
+        return { item: failedBackupItem(input.dashboardId, failure), store: s.location };
       }
       const c = dashboardFile.content;
       const title = typeof c.dashboard_title === 'string' ? c.dashboard_title : `dashboard ${input.dashboardId}`;
@@ -217,19 +217,6 @@ function itemOf(row: BackupRow): BackupItem {
   };
 }
 
-function failed(dashboardId: number, failure: ItemFailure): BackupItem {
-  return {
-    kind: 'dashboard',
-    id: dashboardId,
-    title: null,
-    status: 'failed',
-    outcome: 'failed',
-    backup_id: null,
-    content_hash: null,
-    deduplicated: false,
-    ...failure,
-  };
-}
 
 function formatBytes(n: number): string {
   return n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`;

@@ -1,15 +1,9 @@
-import type { Knex } from 'knex';
 import { z } from 'zod';
-import { randomToken, sha256Hex } from '../../lib/crypto.ts';
-import { AppError, NotFoundError } from '../../lib/errors.ts';
-import { can, isAdmin, type Principal } from '../auth/principal.ts';
-import { recordSecurityEvent } from '../auth/security-events.ts';
 import type { AppContext } from '../context.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
 import { isoInstant } from '../http/schemas.ts';
 import { permissionList, uuidParam } from './schemas.ts';
 
-const KEY_PREFIX = 'sy_';
 const access = { permission: 'admin:settings:WRITE' };
 
 const creator = z
@@ -37,67 +31,12 @@ const apiKeyListItem = z.object({
 const apiKeyCreateResponse = apiKeyListItem.extend({ key: z.string().describe('the raw key: shown once, never retrievable again') });
 const apiKeyRevokeResponse = z.object({ id: z.string(), active: z.literal(false), revoked_at: z.string() });
 
-type Row = {
-  id: string;
-  name: string;
-  key_prefix: string;
-  permissions: string[];
-  active: boolean;
-  expires_at: Date | null;
-  created_by: string | null;
-  created_by_username: string | null;
-  created_by_api_key_id: string | null;
-  created_at: Date;
-  revoked_at: Date | null;
-  last_used_at: Date | null;
-};
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
-// Never key_hash: list items are built field by field.
-const toItem = (r: Row) => ({
-  id: r.id,
-  name: r.name,
-  key_prefix: r.key_prefix,
-  permissions: r.permissions,
-  active: r.active,
-  expires_at: iso(r.expires_at),
-  expired: r.expires_at !== null && r.expires_at.getTime() <= Date.now(),
-  created_by: !r.created_by_username
-    ? null
-    : r.created_by_api_key_id
-      ? { kind: 'api_key' as const, id: r.created_by_api_key_id, username: r.created_by_username }
-      : { kind: 'user' as const, id: r.created_by, username: r.created_by_username },
-  created_at: r.created_at.toISOString(),
-  revoked_at: iso(r.revoked_at),
-  last_used_at: iso(r.last_used_at),
-});
-
 const expiresAt = isoInstant('expires_at')
   .refine((d) => d.getTime() > Date.now(), 'expires_at must be in the future')
   .describe('Optional expiry (ISO 8601, in the future); the key is refused from then on');
 
-/** A key may carry only what its creator holds (role Admin: anything), so minting one never escalates. */
-function assertCreatorHolds(principal: Principal, permissions: string[]): void {
-  if (isAdmin(principal)) return;
-  const missing = permissions.filter((p) => !can(principal, p));
-  if (!missing.length) return;
-  throw new AppError(
-    403,
-    'forbidden',
-    'Forbidden',
-    `An API key may only carry permissions its creator holds; you lack ${missing.join(', ')}`,
-    { extra: { missing_permissions: missing } },
-  );
-}
-
-function listKeys(knex: Knex): Promise<Row[]> {
-  return knex('api_keys').orderBy([
-    { column: 'created_at', order: 'desc' },
-    { column: 'id', order: 'desc' },
-  ]);
-}
-
 export function apiKeyRoutes(app: AppContext): AnyRoute[] {
-  const { knex } = app;
+  const { apiKeys } = app;
   return [
     defineRoute({
       method: 'get',
@@ -106,7 +45,7 @@ export function apiKeyRoutes(app: AppContext): AnyRoute[] {
       summary: 'List API keys (never the hash or the raw key)',
       access,
       responses: { 200: { description: 'API keys', schema: z.object({ items: z.array(apiKeyListItem) }) } },
-      handler: async () => ({ items: (await listKeys(knex)).map(toItem) }),
+      handler: () => apiKeys.list(),
     }),
     defineRoute({
       method: 'post',
@@ -128,29 +67,9 @@ export function apiKeyRoutes(app: AppContext): AnyRoute[] {
         403: { description: 'Not permitted, or a permission the caller does not hold (`missing_permissions`)' },
       },
       async handler(ctx, { body, principal }) {
-        assertCreatorHolds(principal, body.permissions);
-        const raw = KEY_PREFIX + randomToken(32);
-        const [row] = (await knex('api_keys')
-          .insert({
-            name: body.name,
-            key_hash: sha256Hex(raw),
-            key_prefix: raw.slice(0, 10),
-            permissions: body.permissions,
-            expires_at: body.expires_at ?? null,
-            created_by: principal.userId,
-            created_by_username: principal.username,
-            created_by_api_key_id: principal.apiKeyId ?? null,
-          })
-          .returning('*')) as Row[];
-        await recordSecurityEvent(knex, ctx, {
-          type: 'API_KEY_CREATED',
-          outcome: 'success',
-          actorId: principal.userId,
-          actorUsername: principal.username,
-          detail: { api_key_id: row.id, name: row.name, permissions: row.permissions, expires_at: iso(row.expires_at) },
-        });
+        const key = await apiKeys.create(ctx, principal, body);
         ctx.status = 201;
-        return { ...toItem(row), key: raw };
+        return key;
       },
     }),
     defineRoute({
@@ -163,21 +82,7 @@ export function apiKeyRoutes(app: AppContext): AnyRoute[] {
       access,
       params: uuidParam('id'),
       responses: { 200: { description: 'Revoked', schema: apiKeyRevokeResponse }, 404: { description: 'Unknown or already revoked' } },
-      async handler(ctx, { params, principal }) {
-        const [row] = (await knex('api_keys')
-          .where({ id: params.id, active: true })
-          .update({ active: false, revoked_at: knex.fn.now() })
-          .returning('*')) as Row[];
-        if (!row) throw new NotFoundError('Active API key', params.id);
-        await recordSecurityEvent(knex, ctx, {
-          type: 'API_KEY_REVOKED',
-          outcome: 'success',
-          actorId: principal.userId,
-          actorUsername: principal.username,
-          detail: { api_key_id: row.id, name: row.name },
-        });
-        return { id: row.id, active: false as const, revoked_at: row.revoked_at!.toISOString() };
-      },
+      handler: (ctx, { params, principal }) => apiKeys.revoke(ctx, principal, params.id),
     }),
   ];
 }

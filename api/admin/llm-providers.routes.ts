@@ -10,7 +10,6 @@ import { ValidationError } from '../../lib/errors.ts';
 import { completeStructured, LlmError } from '../../lib/llm/chat.ts';
 import { assertSecretResent } from '../../lib/secret-destination.ts';
 import { normaliseBaseUrl } from '../../lib/superset/client.ts';
-import { recordSecurityEvent } from '../auth/security-events.ts';
 import type { AppContext } from '../context.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
 import { pageEnvelope, pagination } from '../http/schemas.ts';
@@ -161,12 +160,11 @@ export function llmProviderRoutes(app: AppContext): AnyRoute[] {
           sample_data_env_ids: body.sample_data_env_ids,
           description: body.description ?? null,
         });
-        await recordSecurityEvent(app.knex, ctx, {
-          type: 'LLM_PROVIDER_CREATED',
-          outcome: 'success',
-          actorId: principal.userId,
-          actorUsername: principal.username,
-          detail: { provider_id: row.id, name: row.name, base_url: row.base_url, model: row.model },
+        await app.securityEvents.recordChange(ctx, principal, 'LLM_PROVIDER_CREATED', {
+          provider_id: row.id,
+          name: row.name,
+          base_url: row.base_url,
+          model: row.model,
         });
         app.logger.info({ provider_id: row.id, name: row.name, base_url: row.base_url }, 'LLM provider created');
         ctx.status = 201;
@@ -213,17 +211,17 @@ export function llmProviderRoutes(app: AppContext): AnyRoute[] {
             }),
           );
           const changed = Object.keys(patch).map((k) => (k === 'api_key_encrypted' ? 'api_key' : k));
-          await recordSecurityEvent(app.knex, ctx, {
-            type: 'LLM_PROVIDER_UPDATED',
-            outcome: 'success',
-            ...actor,
-            detail: { provider_id: row.id, name: row.name, changed, ...(before.base_url !== row.base_url ? { base_url: { from: before.base_url, to: row.base_url } } : {}) },
+          await app.securityEvents.recordChange(ctx, principal, 'LLM_PROVIDER_UPDATED', {
+            provider_id: row.id,
+            name: row.name,
+            changed,
+            ...(before.base_url !== row.base_url ? { base_url: { from: before.base_url, to: row.base_url } } : {}),
           });
           app.logger.info({ provider_id: row.id, changed }, 'LLM provider updated');
           return toView(row);
         } catch (err) {
           if ((err as { code?: string }).code === 'secret_required') {
-            await recordSecurityEvent(app.knex, ctx, {
+            await app.securityEvents.record(ctx, {
               type: 'LLM_PROVIDER_UPDATED',
               outcome: 'failure',
               ...actor,
@@ -246,13 +244,7 @@ export function llmProviderRoutes(app: AppContext): AnyRoute[] {
       responses: { 204: { description: 'Removed' }, 404: { description: 'Unknown provider' } },
       async handler(ctx, { params, principal }) {
         const row = await store.remove(params.provider_id);
-        await recordSecurityEvent(app.knex, ctx, {
-          type: 'LLM_PROVIDER_DELETED',
-          outcome: 'success',
-          actorId: principal.userId,
-          actorUsername: principal.username,
-          detail: { provider_id: row.id, name: row.name, base_url: row.base_url },
-        });
+        await app.securityEvents.recordChange(ctx, principal, 'LLM_PROVIDER_DELETED', { provider_id: row.id, name: row.name, base_url: row.base_url });
         ctx.status = 204;
       },
     }),
@@ -289,7 +281,7 @@ export function llmProviderRoutes(app: AppContext): AnyRoute[] {
           error = { kind: err.kind, status: err.status ?? null, message: err.providerMessage ?? err.message };
         }
         const report = { provider_id: conn.id, ok: error === null, model, latency_ms: Date.now() - started, error };
-        await recordSecurityEvent(app.knex, ctx, {
+        await app.securityEvents.record(ctx, {
           type: 'LLM_PROVIDER_TESTED',
           outcome: report.ok ? 'success' : 'failure',
           actorId: principal.userId,

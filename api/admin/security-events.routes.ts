@@ -34,30 +34,12 @@ export function securityEventRoutes(app: AppContext): AnyRoute[] {
         until: isoInstant('until').optional(),
       }),
       responses: { 200: { description: 'Events', schema: pageEnvelope(eventView) } },
-      async handler(_ctx, { query }) {
-        const q = app.knex('security_events');
-        if (query.event_type) q.where('event_type', query.event_type);
-        if (query.outcome) q.where('outcome', query.outcome);
-        if (query.actor) q.whereRaw('lower(actor_username) = lower(?)', [query.actor]);
-        if (query.since) q.where('ts', '>=', query.since);
-        if (query.until) q.where('ts', '<', query.until);
-        const [{ n }] = await q.clone().count({ n: '*' });
-        const rows = await q
-          .orderBy([
-            { column: 'ts', order: 'desc' },
-            { column: 'id', order: 'desc' },
-          ])
-          .limit(query.page_size)
-          .offset((query.page - 1) * query.page_size);
-        const total = Number(n);
-        return {
-          items: rows.map((r) => ({ ...r, id: String(r.id), ts: new Date(r.ts).toISOString() })),
-          total,
-          page: query.page,
-          page_size: query.page_size,
-          has_next: query.page * query.page_size < total,
-        };
-      },
+      handler: (_ctx, { query }) =>
+        app.securityEvents.list(
+          { eventType: query.event_type, outcome: query.outcome, actor: query.actor, since: query.since, until: query.until },
+          query.page,
+          query.page_size,
+        ),
     }),
     defineRoute({
       method: 'get',

@@ -1,12 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
-import type { Knex } from 'knex';
 import * as client from 'openid-client';
-import { findUserByUsername, setUserRoles, type UserRow } from '../../db/identity/repository.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
+import type { IdentityStores, OidcLoginStateRecord, UserRecord } from '../../db/identity/index.ts';
 import { ConfigError, type Config } from '../../lib/config.ts';
 import { AppError, UpstreamUnavailableError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
-import { recordSecurityEvent } from './security-events.ts';
+import type { SecurityEventService } from './security-events.ts';
 import type { AuthService, TokenResponse } from './service.ts';
 
 /** A started login may be finished within this many seconds, once. */
@@ -55,21 +55,14 @@ export interface OidcIdentity {
   groups: string[];
 }
 
-interface StateRow {
-  state: string;
-  nonce: string;
-  code_verifier: string;
-  created_at: Date;
-  consumed_at: Date | null;
-}
-
 /**
  * OpenID Connect sign-in (authorization code flow with PKCE S256, state and nonce). Provider
  * metadata is discovered on first use and cached; a failed discovery is retried on the next
  * request. Login state lives server-side in `oidc_login_states` and is single-use.
  */
 export class OidcService {
-  private readonly knex: Knex;
+  private readonly identity: IdentityStores;
+  private readonly events: SecurityEventService;
   private readonly auth: AuthService;
   private readonly logger: Logger;
   private readonly issuer: URL;
@@ -80,12 +73,14 @@ export class OidcService {
   private readonly insecure: boolean;
   private discovered: Promise<client.Configuration> | undefined;
 
-  constructor(deps: { config: Config; knex: Knex; auth: AuthService; logger: Logger }) {
+  /** Users, roles, login states and security events are the AuthService's stores: OIDC is one way to open its sessions. */
+  constructor(deps: { config: Config; auth: AuthService; logger: Logger }) {
     const { config } = deps;
     if (!config.OIDC_ISSUER || !config.OIDC_CLIENT_ID || !config.OIDC_REDIRECT_URI) {
       throw new ConfigError('Invalid configuration:\n  OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_REDIRECT_URI must be set together');
     }
-    this.knex = deps.knex;
+    this.identity = deps.auth.identity;
+    this.events = deps.auth.events;
     this.auth = deps.auth;
     this.logger = deps.logger;
     this.issuer = new URL(config.OIDC_ISSUER);
@@ -133,10 +128,8 @@ export class OidcService {
     const nonce = client.randomNonce();
     const codeVerifier = client.randomPKCECodeVerifier();
     const codeChallenge = await client.calculatePKCECodeChallenge(codeVerifier);
-    await this.knex('oidc_login_states')
-      .where('created_at', '<', new Date(Date.now() - STATE_RETENTION_SECONDS * 1000))
-      .delete();
-    await this.knex('oidc_login_states').insert({ state, nonce, code_verifier: codeVerifier });
+    await this.identity.oidcStates.purgeCreatedBefore(new Date(Date.now() - STATE_RETENTION_SECONDS * 1000));
+    await this.identity.oidcStates.create({ state, nonce, code_verifier: codeVerifier });
     const url = client.buildAuthorizationUrl(config, {
       redirect_uri: this.redirectUri.href,
       scope: SCOPES,
@@ -178,7 +171,7 @@ export class OidcService {
       const { user, provisioned, roles } = await this.provision(identity);
       username = user.username;
       const token = await this.auth.openSession(user, 'oidc');
-      await recordSecurityEvent(this.knex, ctx, {
+      await this.events.record(ctx, {
         type: 'OIDC_LOGIN',
         outcome: 'success',
         actorId: user.id,
@@ -189,12 +182,14 @@ export class OidcService {
     } catch (err) {
       const reason =
         err instanceof OidcError ? err.reason : err instanceof UpstreamUnavailableError ? 'provider_unavailable' : 'internal_error';
-      await recordSecurityEvent(this.knex, ctx, {
-        type: 'OIDC_LOGIN_FAILED',
-        outcome: 'failure',
-        actorUsername: username ?? null,
-        detail: { reason, ...(err instanceof OidcError && err.cause ? { error: describe(err.cause) } : {}) },
-      }).catch(() => undefined);
+      await this.events
+        .record(ctx, {
+          type: 'OIDC_LOGIN_FAILED',
+          outcome: 'failure',
+          actorUsername: username ?? null,
+          detail: { reason, ...(err instanceof OidcError && err.cause ? { error: describe(err.cause) } : {}) },
+        })
+        .catch(() => undefined);
       if (!(err instanceof AppError) || err.status >= 500) throw err;
       this.logger.info({ reason, err: err.cause ? describe(err.cause) : undefined }, 'OIDC sign-in rejected');
       throw err;
@@ -202,27 +197,22 @@ export class OidcService {
   }
 
   /** Marks the state used, atomically: of two callbacks with the same state at most one gets past here. */
-  private async consumeState(ctx: Context, state: string): Promise<StateRow> {
+  private async consumeState(ctx: Context, state: string): Promise<OidcLoginStateRecord> {
     const bound = ctx.cookies.get(OIDC_STATE_COOKIE);
     if (!bound || !sameString(bound, state)) {
       throw stateInvalid('state_not_bound', 'The sign-in state does not belong to this browser; start the sign-in again');
     }
     const cutoff = new Date(Date.now() - OIDC_STATE_TTL_SECONDS * 1000);
-    const [row] = (await this.knex('oidc_login_states')
-      .where({ state })
-      .whereNull('consumed_at')
-      .where('created_at', '>=', cutoff)
-      .update({ consumed_at: this.knex.fn.now() })
-      .returning('*')) as StateRow[];
+    const row = await this.identity.oidcStates.consume(state, cutoff);
     if (row) return row;
-    const existing = (await this.knex('oidc_login_states').where({ state }).first()) as StateRow | undefined;
+    const existing = await this.identity.oidcStates.find(state);
     if (!existing) throw stateInvalid('state_unknown', 'The sign-in state is unknown; start the sign-in again');
     if (existing.consumed_at) throw stateInvalid('state_consumed', 'The sign-in state was already used; start the sign-in again');
     throw stateInvalid('state_expired', 'The sign-in state has expired; start the sign-in again');
   }
 
   /** Code for tokens (PKCE, nonce and ID token checks by openid-client), then the user's claims. */
-  private async redeem(params: Record<string, string>, row: StateRow): Promise<OidcIdentity> {
+  private async redeem(params: Record<string, string>, row: OidcLoginStateRecord): Promise<OidcIdentity> {
     const config = await this.configuration();
     const currentUrl = new URL(this.redirectUri.href);
     currentUrl.search = '';
@@ -271,69 +261,39 @@ export class OidcService {
    * numeric suffix (alice → alice-2), so an OIDC login never takes over a local account.
    * Roles are replaced with the mapped set of the provider's groups on every login.
    */
-  private async provision(identity: OidcIdentity): Promise<{ user: UserRow; provisioned: boolean; roles: string[] }> {
+  private async provision(identity: OidcIdentity): Promise<{ user: UserRecord; provisioned: boolean; roles: string[] }> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.knex.transaction(async (trx) => {
-          let user = await trx<UserRow>('users')
-            .where({ oidc_issuer: identity.issuer, oidc_subject: identity.subject })
-            .forUpdate()
-            .first();
+        return await this.identity.transaction(async (tx) => {
+          let user = await tx.users.byOidcSubject(identity.issuer, identity.subject, { forUpdate: true });
           const provisioned = !user;
           if (user) {
             if (!user.active) throw loginFailed('account_disabled', 'The account is disabled');
-            [user] = await trx<UserRow>('users')
-              .where({ id: user.id })
-              .update({ email: identity.email, display_name: identity.displayName, updated_at: trx.fn.now() })
-              .returning('*');
+            user = await tx.users.update(user.id, { email: identity.email, display_name: identity.displayName });
           } else {
-            [user] = await trx<UserRow>('users')
-              .insert({
-                username: await freeUsername(trx, identity.username),
-                email: identity.email,
-                display_name: identity.displayName,
-                password_hash: null,
-                auth_source: 'oidc',
-                oidc_issuer: identity.issuer,
-                oidc_subject: identity.subject,
-              })
-              .returning('*');
+            user = await tx.users.create({
+              username: await tx.users.freeUsername(identity.username),
+              email: identity.email,
+              display_name: identity.displayName,
+              password_hash: null,
+              auth_source: 'oidc',
+              oidc_issuer: identity.issuer,
+              oidc_subject: identity.subject,
+            });
           }
-          const mapped = identity.groups.length
-            ? await trx('group_mappings as gm')
-                .join('roles as r', 'r.id', 'gm.role_id')
-                .whereRaw('lower(gm.group_name) = any(?::text[])', [identity.groups.map((g) => g.toLowerCase())])
-                .distinct('r.id', 'r.name')
-            : [];
-          await setUserRoles(
-            trx,
+          const mapped = await tx.roles.rolesForGroups(identity.groups);
+          await tx.roles.setUserRoles(
             user!.id,
-            mapped.map((r: { id: string }) => r.id),
+            mapped.map((r) => r.id),
           );
-          return { user: user!, provisioned, roles: mapped.map((r: { name: string }) => r.name).sort() };
+          return { user: user!, provisioned, roles: mapped.map((r) => r.name).sort() };
         });
       } catch (err) {
         // Two first logins racing for one subject or one username: the loser retries and finds the row.
-        if ((err as { code?: string }).code === '23505' && attempt < 4) continue;
+        if (isUniqueViolation(err) && attempt < 4) continue;
         throw err;
       }
     }
-  }
-}
-
-/** `base`, else `base-2`, `base-3`, ... : the first name no account holds (case-insensitive). */
-async function freeUsername(trx: Knex, base: string): Promise<string> {
-  if (!(await findUserByUsername(trx, base))) return base;
-  const taken = new Set(
-    (
-      await trx('users')
-        .whereRaw('lower(username) like ? escape ?', [`${base.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}-%`, '\\'])
-        .pluck('username')
-    ).map((u: string) => u.toLowerCase()),
-  );
-  for (let n = 2; ; n++) {
-    const candidate = `${base}-${n}`;
-    if (!taken.has(candidate.toLowerCase())) return candidate;
   }
 }
 

@@ -1,12 +1,9 @@
 import { z } from 'zod';
-import { findUserById, loadAccess } from '../../db/identity/repository.ts';
-import { NotFoundError } from '../../lib/errors.ts';
 import type { AppContext } from '../context.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
 import { PERMISSION_NAMES } from '../../contracts/permissions.ts';
 import { isAdmin } from './principal.ts';
 import { loginForm, toUserView, tokenSchema, userSchema } from './schemas.ts';
-import { recordSecurityEvent } from './security-events.ts';
 
 export function authRoutes(app: AppContext): AnyRoute[] {
   return [
@@ -56,15 +53,7 @@ export function authRoutes(app: AppContext): AnyRoute[] {
             auth_method: 'api_key' as const,
           };
         }
-        const user = await findUserById(app.knex, principal.userId!);
-        if (!user) throw new NotFoundError('User', principal.userId!);
-        const { roles } = await loadAccess(app.knex, user.id);
-        await recordSecurityEvent(app.knex, ctx, {
-          type: 'CURRENT_USER_READ',
-          outcome: 'success',
-          actorId: user.id,
-          actorUsername: user.username,
-        });
+        const { user, roles } = await app.auth.currentUser(ctx, principal.userId!);
         return {
           ...toUserView(user, roles),
           permissions: isAdmin(principal) ? [...PERMISSION_NAMES] : [...principal.permissions].sort(),
@@ -80,13 +69,7 @@ export function authRoutes(app: AppContext): AnyRoute[] {
       access: 'authenticated',
       responses: { 200: { description: 'Signed out', schema: z.object({ message: z.string() }) } },
       async handler(ctx, { principal }) {
-        if (principal.sessionId) await app.auth.revokeSession(principal.sessionId);
-        await recordSecurityEvent(app.knex, ctx, {
-          type: 'LOGOUT',
-          outcome: 'success',
-          actorId: principal.userId,
-          actorUsername: principal.username,
-        });
+        await app.auth.logout(ctx, principal);
         return { message: 'Signed out' };
       },
     }),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { UserRow } from '../../db/identity/repository.ts';
+import type { UserRecord } from '../../db/identity/index.ts';
 
 export const userSchema = z.object({
   id: z.string(),
@@ -15,7 +15,7 @@ export const userSchema = z.object({
 });
 export type UserView = z.infer<typeof userSchema>;
 
-export function toUserView(u: UserRow, roles: string[]): UserView {
+export function toUserView(u: UserRecord, roles: string[]): UserView {
   return {
     id: u.id,
     username: u.username,

@@ -1,53 +1,57 @@
 import type { Context } from 'koa';
-import type { Knex } from 'knex';
-import { redact } from '../../lib/redact.ts';
+import { SECURITY_EVENT_TYPES, type SecurityEventOutcome, type SecurityEventType } from '../../contracts/security-events.ts';
+import type { SecurityEventFilter, SecurityEventStore } from '../../db/identity/index.ts';
+import type { Principal } from './principal.ts';
 
-export const SECURITY_EVENT_TYPES = [
-  'LOGIN',
-  'LOGIN_FAILED',
-  'LOGIN_THROTTLED',
-  'OIDC_LOGIN',
-  'OIDC_LOGIN_FAILED',
-  'CURRENT_USER_READ',
-  'LOGOUT',
-  'API_KEY_CREATED',
-  'API_KEY_REVOKED',
-  'ROLE_CREATED',
-  'ROLE_UPDATED',
-  'ROLE_DELETED',
-  'USER_CREATED',
-  'USER_UPDATED',
-  'USER_DELETED',
-  'GROUP_MAPPING_CREATED',
-  'GROUP_MAPPING_DELETED',
-  'ENVIRONMENT_CREATED',
-  'ENVIRONMENT_UPDATED',
-  'ENVIRONMENT_DELETED',
-  'ENVIRONMENT_TESTED',
-  'LLM_PROVIDER_CREATED',
-  'LLM_PROVIDER_UPDATED',
-  'LLM_PROVIDER_DELETED',
-  'LLM_PROVIDER_TESTED',
-] as const;
-export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];
+export { SECURITY_EVENT_TYPES, type SecurityEventType };
 
 export interface SecurityEventInput {
   type: SecurityEventType;
-  outcome: 'success' | 'failure';
+  outcome: SecurityEventOutcome;
   actorId?: string | null;
   actorUsername?: string | null;
   detail?: Record<string, unknown>;
 }
 
-/** Security events never hold a password, token or key: details pass through the redactor. */
-export async function recordSecurityEvent(knex: Knex, ctx: Context | undefined, ev: SecurityEventInput): Promise<void> {
-  await knex('security_events').insert({
-    event_type: ev.type,
-    outcome: ev.outcome,
-    actor_id: ev.actorId ?? null,
-    actor_username: ev.actorUsername ?? null,
-    ip: ctx?.ip ?? null,
-    user_agent: ctx?.get('user-agent')?.slice(0, 500) || null,
-    detail: ev.detail ? JSON.stringify(redact(ev.detail)) : null,
-  });
+/**
+ * The security event log: who did what, from which address and user agent, with what outcome.
+ * Details are redacted by the store, so events never hold a password, token or key.
+ */
+export class SecurityEventService {
+  private readonly store: SecurityEventStore;
+
+  constructor(store: SecurityEventStore) {
+    this.store = store;
+  }
+
+  /** `ctx` is the request the event happened in (address, user agent); undefined outside one. */
+  record(ctx: Context | undefined, ev: SecurityEventInput): Promise<void> {
+    return this.store.append({
+      ...ev,
+      ip: ctx?.ip ?? null,
+      userAgent: ctx?.get('user-agent')?.slice(0, 500) || null,
+    });
+  }
+
+  /** A change `principal` made successfully (an administrator's, usually). */
+  recordChange(
+    ctx: Context,
+    principal: Pick<Principal, 'userId' | 'username'>,
+    type: SecurityEventType,
+    detail: Record<string, unknown>,
+  ): Promise<void> {
+    return this.record(ctx, { type, outcome: 'success', actorId: principal.userId, actorUsername: principal.username, detail });
+  }
+
+  /** A page of events, newest first. */
+  async list(filter: SecurityEventFilter, page: number, pageSize: number) {
+    const { items, total } = await this.store.list(filter, page, pageSize);
+    return {
+      items: items.map((r) => ({ ...r, id: String(r.id), ts: new Date(r.ts).toISOString() })),
+      total,
+      page,
+      page_size: pageSize,
+      has_next: page * pageSize < total,
+    };
+  }
 }

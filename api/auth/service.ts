@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'koa';
-import type { Knex } from 'knex';
-import { findUserByUsername, loadAccess, type UserRow } from '../../db/identity/repository.ts';
+import type { IdentityStores, UserRecord } from '../../db/identity/index.ts';
 import { sha256Hex, verifyPassword } from '../../lib/crypto.ts';
-import { TooManyRequestsError, UnauthenticatedError } from '../../lib/errors.ts';
+import { NotFoundError, TooManyRequestsError, UnauthenticatedError } from '../../lib/errors.ts';
 import { ADMIN_ROLE, ADMIN_SCOPE, type Principal } from './principal.ts';
-import { recordSecurityEvent } from './security-events.ts';
-import { releaseAttempt, reserveAttempt, type ThrottleKey } from './throttle.ts';
+import type { SecurityEventService } from './security-events.ts';
+import { LoginThrottle, type ThrottleKey } from './throttle.ts';
 import { TOKEN_TTL_SECONDS, type TokenIssuer } from './tokens.ts';
 
 export interface TokenResponse {
@@ -17,27 +16,32 @@ export interface TokenResponse {
 
 /** Sessions, tokens and the resolution of a request's credentials into a Principal. */
 export class AuthService {
-  private readonly knex: Knex;
+  /** The identity stores, shared with the OIDC sign-in (which opens its sessions here). */
+  readonly identity: IdentityStores;
+  readonly events: SecurityEventService;
   private readonly tokens: TokenIssuer;
+  private readonly throttle: LoginThrottle;
 
-  constructor(deps: { knex: Knex; tokens: TokenIssuer }) {
-    this.knex = deps.knex;
+  constructor(deps: { identity: IdentityStores; events: SecurityEventService; tokens: TokenIssuer }) {
+    this.identity = deps.identity;
+    this.events = deps.events;
     this.tokens = deps.tokens;
+    this.throttle = new LoginThrottle(deps.identity.throttle);
   }
 
   async passwordLogin(ctx: Context, username: string, password: string): Promise<TokenResponse> {
     const account: ThrottleKey = { kind: 'account', value: username };
     const address: ThrottleKey = { kind: 'address', value: ctx.ip || 'unknown' };
     // Counted before the password is checked (see throttle.ts): a burst cannot outrun the limit.
-    const reserved = await reserveAttempt(this.knex, [account, address]);
+    const reserved = await this.throttle.reserve([account, address]);
     if (!reserved.allowed) {
-      await recordSecurityEvent(this.knex, ctx, { type: 'LOGIN_THROTTLED', outcome: 'failure', actorUsername: username });
+      await this.events.record(ctx, { type: 'LOGIN_THROTTLED', outcome: 'failure', actorUsername: username });
       throw new TooManyRequestsError(`Too many failed sign-ins; try again in ${reserved.waitSeconds} s`, reserved.waitSeconds);
     }
-    const user = await findUserByUsername(this.knex, username);
+    const user = await this.identity.users.byUsername(username);
     const ok = await verifyPassword(password, user?.password_hash ?? null);
     if (!user || !ok || !user.active) {
-      await recordSecurityEvent(this.knex, ctx, {
+      await this.events.record(ctx, {
         type: 'LOGIN_FAILED',
         outcome: 'failure',
         actorId: user?.id,
@@ -46,18 +50,18 @@ export class AuthService {
       });
       throw new UnauthenticatedError('Invalid username or password');
     }
-    await releaseAttempt(this.knex, account, address);
+    await this.throttle.release(account, address);
     const token = await this.openSession(user, 'password');
-    await recordSecurityEvent(this.knex, ctx, { type: 'LOGIN', outcome: 'success', actorId: user.id, actorUsername: user.username });
+    await this.events.record(ctx, { type: 'LOGIN', outcome: 'success', actorId: user.id, actorUsername: user.username });
     return token;
   }
 
   /** A new session (its id is the token's sid) and an access token bound to it. */
-  async openSession(user: UserRow, via: 'password' | 'oidc'): Promise<TokenResponse> {
+  async openSession(user: UserRecord, via: 'password' | 'oidc'): Promise<TokenResponse> {
     const sid = randomUUID();
-    await this.knex('sessions').insert({ id: sid, user_id: user.id, via, expires_at: new Date(Date.now() + TOKEN_TTL_SECONDS * 1000) });
-    await this.knex('users').where({ id: user.id }).update({ last_login_at: this.knex.fn.now() });
-    const { roles } = await loadAccess(this.knex, user.id);
+    await this.identity.sessions.open({ id: sid, user_id: user.id, via, expires_at: new Date(Date.now() + TOKEN_TTL_SECONDS * 1000) });
+    await this.identity.users.recordLogin(user.id);
+    const { roles } = await this.identity.roles.accessOf(user.id);
     const { token, expiresIn } = await this.tokens.issue({
       sub: user.id,
       roles,
@@ -68,24 +72,31 @@ export class AuthService {
   }
 
   async revokeSession(sid: string): Promise<void> {
-    await this.knex('sessions').where({ id: sid }).whereNull('revoked_at').update({ revoked_at: this.knex.fn.now() });
+    await this.identity.sessions.revoke(sid);
+  }
+
+  /** Signs out: the principal's session (if any) is refused from now on. */
+  async logout(ctx: Context, principal: Principal): Promise<void> {
+    if (principal.sessionId) await this.revokeSession(principal.sessionId);
+    await this.events.record(ctx, { type: 'LOGOUT', outcome: 'success', actorId: principal.userId, actorUsername: principal.username });
+  }
+
+  /** The signed-in user with their role names, recorded as CURRENT_USER_READ. */
+  async currentUser(ctx: Context, userId: string): Promise<{ user: UserRecord; roles: string[] }> {
+    const user = await this.identity.users.byId(userId);
+    if (!user) throw new NotFoundError('User', userId);
+    const { roles } = await this.identity.roles.accessOf(user.id);
+    await this.events.record(ctx, { type: 'CURRENT_USER_READ', outcome: 'success', actorId: user.id, actorUsername: user.username });
+    return { user, roles };
   }
 
   /**
    * Whether a principal resolved earlier may still act: its session not revoked or expired and its
-   * user active, or its API key not revoked. Long-lived answers (log streams) ask this as they go.
+   * user active, or its API key neither revoked nor expired. Long-lived answers (log streams) ask this as they go.
    */
   async isStillValid(principal: Principal): Promise<boolean> {
-    if (principal.kind === 'api_key') {
-      return !!(await this.knex('api_keys').where({ id: principal.apiKeyId, active: true }).first('id'));
-    }
-    const row = await this.knex('sessions as s')
-      .join('users as u', 'u.id', 's.user_id')
-      .where({ 's.id': principal.sessionId, 'u.active': true })
-      .whereNull('s.revoked_at')
-      .where('s.expires_at', '>', this.knex.fn.now())
-      .first('s.id');
-    return !!row;
+    if (principal.kind === 'api_key') return this.identity.apiKeys.isActive(principal.apiKeyId!);
+    return this.identity.access.sessionIsLive(principal.sessionId!);
   }
 
   /** Bearer JWT or X-API-Key into a Principal; undefined when the request carries neither. */
@@ -103,22 +114,7 @@ export class AuthService {
     const claims = await this.tokens.verify(token);
     // One round trip: the session, its user and the user's live roles and permissions
     // (a role change applies to the next request, not the next login).
-    const { rows } = await this.knex.raw(
-      `select u.id, u.username, u.active, s.revoked_at, s.expires_at,
-              coalesce(array_agg(distinct r.name) filter (where r.name is not null), '{}') as roles,
-              coalesce(array_agg(distinct rp.permission) filter (where rp.permission is not null), '{}') as permissions
-       from sessions s
-       join users u on u.id = s.user_id
-       left join user_roles ur on ur.user_id = u.id
-       left join roles r on r.id = ur.role_id
-       left join role_permissions rp on rp.role_id = r.id
-       where s.id = ? and s.user_id = ?
-       group by u.id, s.id`,
-      [claims.sid, claims.sub],
-    );
-    const row = rows[0] as
-      | { id: string; username: string; active: boolean; revoked_at: Date | null; expires_at: Date; roles: string[]; permissions: string[] }
-      | undefined;
+    const row = await this.identity.access.ofSession(claims.sid, claims.sub);
     if (!row || row.revoked_at || row.expires_at < new Date()) throw new UnauthenticatedError('The session has ended; sign in again');
     if (!row.active) throw new UnauthenticatedError('The account is disabled');
     return {
@@ -134,21 +130,15 @@ export class AuthService {
 
   private async resolveApiKey(raw: string): Promise<Principal> {
     // An expired key is refused exactly like a revoked one.
-    const key = await this.knex('api_keys')
-      .where({ key_hash: sha256Hex(raw), active: true })
-      .where((q) => q.whereNull('expires_at').orWhereRaw('expires_at > now()'))
-      .first();
+    const key = await this.identity.apiKeys.findUsable(sha256Hex(raw));
     if (!key) throw new UnauthenticatedError('The API key is invalid, revoked or expired');
-    void this.knex('api_keys')
-      .where({ id: key.id })
-      .update({ last_used_at: this.knex.fn.now() })
-      .catch(() => undefined);
+    void this.identity.apiKeys.recordUse(key.id).catch(() => undefined);
     return {
       kind: 'api_key',
       userId: null,
       username: `api-key:${key.name}`,
       roles: [],
-      permissions: new Set(key.permissions as string[]),
+      permissions: new Set(key.permissions),
       scopes: [],
       apiKeyId: key.id,
     };

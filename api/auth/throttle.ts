@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { LoginThrottleStore, ThrottleCounter } from '../../db/identity/index.ts';
 
 /**
  * Failed-login throttling. Each key (account, address) counts sign-in attempts in a 15-minute
@@ -24,59 +24,42 @@ export function lockSeconds(attempts: number, limit: number): number {
   return Math.min(MAX_LOCK_SECONDS, 2 ** Math.min(attempts - limit, MAX_EXPONENT));
 }
 
-interface Row {
-  key: string;
-  failures: number;
-  window_started_at: Date;
-  locked_until: Date | null;
-  now: Date;
-}
+export type Reservation = { allowed: true } | { allowed: false; waitSeconds: number };
 
-/**
- * Counts one attempt on every key, or none when a key is locked: then the answer is how many
- * seconds to wait. Rows are locked in key order, so concurrent logins never deadlock.
- */
-export async function reserveAttempt(knex: Knex, keys: ThrottleKey[]): Promise<{ allowed: true } | { allowed: false; waitSeconds: number }> {
-  const limits = new Map(keys.map((k) => [keyOf(k), LIMITS[k.kind]]));
-  const names = [...limits.keys()].sort();
-  return knex.transaction(async (trx) => {
-    await trx.raw('insert into login_throttle (key) select unnest(?::text[]) order by 1 on conflict (key) do nothing', [names]);
-    const { rows } = (await trx.raw(
-      `select key, failures, window_started_at, locked_until, now() as now
-       from login_throttle where key = any(?::text[]) order by key for update`,
-      [names],
-    )) as { rows: Row[] };
-    const now = rows[0].now.getTime();
-    const fresh = (r: Row) => r.window_started_at.getTime() >= now - WINDOW_SECONDS * 1000;
-    const waits = rows.filter((r) => fresh(r) && r.locked_until && r.locked_until.getTime() > now).map((r) => r.locked_until!.getTime() - now);
-    if (waits.length) return { allowed: false as const, waitSeconds: Math.max(1, Math.ceil(Math.max(...waits) / 1000)) };
-    for (const r of rows) {
-      const attempts = fresh(r) ? r.failures + 1 : 1;
-      const lock = lockSeconds(attempts, limits.get(r.key)!);
-      await trx('login_throttle')
-        .where({ key: r.key })
-        .update({
-          failures: attempts,
-          window_started_at: fresh(r) ? r.window_started_at : trx.fn.now(),
-          locked_until: lock ? trx.raw('now() + make_interval(secs => ?)', [lock]) : null,
-        });
-    }
-    return { allowed: true as const };
-  });
-}
+export class LoginThrottle {
+  private readonly store: LoginThrottleStore;
 
-/**
- * A successful sign-in: the account starts afresh; the address gets its attempt back (other
- * people's failures behind the same address still count), and loses a lock only that attempt set.
- */
-export async function releaseAttempt(knex: Knex, account: ThrottleKey, address: ThrottleKey): Promise<void> {
-  await knex('login_throttle')
-    .where({ key: keyOf(account) })
-    .delete();
-  await knex.raw(
-    `update login_throttle set failures = greatest(failures - 1, 0),
-       locked_until = case when failures - 1 >= ? then locked_until end
-     where key = ?`,
-    [LIMITS[address.kind], keyOf(address)],
-  );
+  constructor(store: LoginThrottleStore) {
+    this.store = store;
+  }
+
+  /**
+   * Counts one attempt on every key, or none when a key is locked: then the answer is how many
+   * seconds to wait. The decision and its write happen under the counters' row locks.
+   */
+  reserve(keys: ThrottleKey[]): Promise<Reservation> {
+    const limits = new Map(keys.map((k) => [keyOf(k), LIMITS[k.kind]]));
+    return this.store.decide<Reservation>([...limits.keys()], (counters: ThrottleCounter[], at: Date) => {
+      const now = at.getTime();
+      const fresh = (c: ThrottleCounter) => c.window_started_at.getTime() >= now - WINDOW_SECONDS * 1000;
+      const waits = counters
+        .filter((c) => fresh(c) && c.locked_until && c.locked_until.getTime() > now)
+        .map((c) => c.locked_until!.getTime() - now);
+      if (waits.length) return { result: { allowed: false, waitSeconds: Math.max(1, Math.ceil(Math.max(...waits) / 1000)) }, updates: [] };
+      const updates = counters.map((c) => {
+        const attempts = fresh(c) ? c.failures + 1 : 1;
+        return { key: c.key, failures: attempts, restartWindow: !fresh(c), lockSeconds: lockSeconds(attempts, limits.get(c.key)!) };
+      });
+      return { result: { allowed: true }, updates };
+    });
+  }
+
+  /**
+   * A successful sign-in: the account starts afresh; the address gets its attempt back (other
+   * people's failures behind the same address still count), and loses a lock only that attempt set.
+   */
+  async release(account: ThrottleKey, address: ThrottleKey): Promise<void> {
+    await this.store.clear(keyOf(account));
+    await this.store.giveBack(keyOf(address), LIMITS[address.kind]);
+  }
 }

@@ -9,12 +9,12 @@
  *  5. override_show_all=true disables it for that page (applied false);
  *  6. page_context=other disables it and source_page says `other`.
  */
-import type { ProfilePreferenceRow } from '../../db/profile/repository.ts';
+import type { ProfilePreferenceRecord } from '../../db/profile/store.ts';
 import type { DashboardListItem, UserSummary } from '../../lib/superset/types.ts';
 import type { EffectiveProfileFilter, PageContext } from './schemas.ts';
 
 export function decideProfileFilter(input: {
-  preference: Pick<ProfilePreferenceRow, 'profile_filter_enabled' | 'superset_username'> | undefined;
+  preference: Pick<ProfilePreferenceRecord, 'profile_filter_enabled' | 'superset_username'> | undefined;
   pageContext: PageContext;
   overrideShowAll: boolean;
   hasUser: boolean;

@@ -15,7 +15,7 @@ const UNAVAILABLE = {
  * registered before `/api/dashboards/:id`; app.ts lists it first.
  */
 export function dashboardRoutes(app: AppContext): AnyRoute[] {
-  const dashboards = new DashboardService({ knex: app.knex, supersets: app.supersets });
+  const dashboards = new DashboardService({ profiles: app.profiles, supersets: app.supersets });
   return [
     defineRoute({
       method: 'get',
@@ -31,7 +31,10 @@ export function dashboardRoutes(app: AppContext): AnyRoute[] {
       query: dashboardListQuery,
       responses: {
         200: { description: 'A page of dashboards (DashboardsResponse)', schema: dashboardsResponse },
-        400: { description: 'Bad pagination (`page` < 1, `page_size` outside 1..100, `page` × `page_size` > 10000), missing `env_id` or unknown `page_context`' },
+        400: {
+          description:
+            'Bad pagination (`page` < 1, `page_size` outside 1..100, `page` × `page_size` > 10000), missing `env_id` or unknown `page_context`',
+        },
         404: { description: 'Unknown environment' },
         503: UNAVAILABLE,
       },

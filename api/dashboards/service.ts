@@ -1,8 +1,6 @@
-import type { Knex } from 'knex';
 import type { EnvironmentRow } from '../../db/environments/store.ts';
-import { getPreferences } from '../../db/profile/repository.ts';
 import { toUtcIso } from '../../lib/timestamps.ts';
-import { MAX_PAGE_SIZE, SupersetApiError, displayName, type ListFilter, type SupersetClient } from '../../lib/superset/index.ts';
+import { SupersetApiError, displayName, type ListFilter, type SupersetClient } from '../../lib/superset/index.ts';
 import type {
   DashboardChart,
   DashboardDataset,
@@ -13,6 +11,7 @@ import type {
 } from '../../lib/superset/types.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Supersets } from '../environments/upstream.ts';
+import type { ProfileService } from '../profile/service.ts';
 import { decideProfileFilter, matchesProfile, mergeByChangedOn, normaliseName, type ProfileIdentity } from './profile-filter.ts';
 import type { DashboardItem, EffectiveProfileFilter, PageContext } from './schemas.ts';
 
@@ -97,11 +96,11 @@ function datasetIdOf(form: DashboardChart['form_data']): number | null {
 }
 
 export class DashboardService {
-  private readonly knex: Knex;
+  private readonly profiles: ProfileService;
   private readonly supersets: Supersets;
 
-  constructor(deps: { knex: Knex; supersets: Supersets }) {
-    this.knex = deps.knex;
+  constructor(deps: { profiles: ProfileService; supersets: Supersets }) {
+    this.profiles = deps.profiles;
     this.supersets = deps.supersets;
   }
 
@@ -110,7 +109,7 @@ export class DashboardService {
   }
 
   private async listIn(client: SupersetClient, env: EnvironmentRow, p: DashboardListParams) {
-    const preference = p.principal.userId ? await getPreferences(this.knex, p.principal.userId) : undefined;
+    const preference = p.principal.userId ? await this.profiles.saved(p.principal.userId) : undefined;
     const filter = decideProfileFilter({
       preference,
       pageContext: p.pageContext,
@@ -148,7 +147,7 @@ export class DashboardService {
    * list (only the owner columns) and matching locally.
    */
   private async filteredPage(client: SupersetClient, filter: EffectiveProfileFilter, search: ListFilter[], page: number, pageSize: number) {
-    const resolved = await client.resolveUsername(filter.username!);
+    const resolved = await client.resolveUsernameCached(filter.username!);
     const who: ProfileIdentity = {
       username: normaliseName(filter.username),
       ids: new Set(resolved.ids),
@@ -166,34 +165,36 @@ export class DashboardService {
     return this.scanPage(client, who, search, page, pageSize);
   }
 
+  /**
+   * "Owner OR last modifier" with one user id, at close to the cost of one list call. Calls to one
+   * list endpoint run one after another (Flask-AppBuilder's list filters are not thread-safe, see
+   * the client), so the plan keeps them few and cheap:
+   *   1. count B (dashboards the user last modified): a count-only call;
+   *   2. B empty, or B inside A (a count of A and B): the union is A, and Superset pages it
+   *      directly: the page is one ordinary owners-filtered call, `total` its count;
+   *   3. otherwise A's count and the keys of both lists up to the page's end, merged by
+   *      `changed_on`, then the page's rows by id.
+   */
   private async unionPage(client: SupersetClient, userId: number, search: ListFilter[], page: number, pageSize: number) {
     const owners: ListFilter = { col: 'owners', opr: 'rel_m_m', value: userId };
     const modifier: ListFilter = { col: 'changed_by', opr: 'rel_o_m', value: userId };
-    const need = page * pageSize; // rows of the merged list up to the end of this page
-    const count = (filters: ListFilter[]) => client.list<{ id: number }>('dashboard', { filters, columns: ['id'], page: 0, pageSize: 1 });
-    if (need <= MAX_PAGE_SIZE) {
-      const [a, b, both] = await Promise.all([
-        client.listDashboards({ filters: [...search, owners], ...ORDER, page: 0, pageSize: need }),
-        client.listDashboards({ filters: [...search, modifier], ...ORDER, page: 0, pageSize: need }),
-        count([...search, owners, modifier]),
-      ]);
-      const merged = mergeByChangedOn(a.result, b.result);
-      return { rows: merged.slice((page - 1) * pageSize, need), total: a.count + b.count - both.count };
-    }
-    // Deep page: the three counts first. When one set holds the other (usually: people own what
-    // they change), the union is that set and Superset pages it directly.
-    const [ca, cb, both] = await Promise.all([
-      count([...search, owners]),
-      count([...search, modifier]),
-      count([...search, owners, modifier]),
-    ]);
-    const total = ca.count + cb.count - both.count;
-    if (cb.count === both.count || ca.count === both.count) {
-      const only = cb.count === both.count ? owners : modifier;
-      const res = await client.listDashboards({ filters: [...search, only], ...ORDER, page: page - 1, pageSize });
+    const count = async (filters: ListFilter[]) =>
+      (await client.list<{ id: number }>('dashboard', { filters, columns: ['id'], page: 0, pageSize: 1 })).count;
+    const ownedPage = async () => {
+      const res = await client.listDashboards({ filters: [...search, owners], ...ORDER, page: page - 1, pageSize });
+      return { rows: res.result, total: res.count };
+    };
+    const cb = await count([...search, modifier]);
+    if (cb === 0) return ownedPage();
+    const both = await count([...search, owners, modifier]);
+    if (both === cb) return ownedPage();
+    const ca = await count([...search, owners]);
+    const total = ca + cb - both;
+    if (ca === both) {
+      const res = await client.listDashboards({ filters: [...search, modifier], ...ORDER, page: page - 1, pageSize });
       return { rows: res.result, total };
     }
-    // Otherwise merge the keys up to the end of the page, then fetch the page's rows by id.
+    const need = page * pageSize; // rows of the merged list up to the end of this page
     const keys = (f: ListFilter) =>
       client.listAll<{ id: number; changed_on_utc?: string | null }>(
         'dashboard',

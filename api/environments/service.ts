@@ -1,5 +1,4 @@
 import type { Context } from 'koa';
-import type { Knex } from 'knex';
 import { connectionOf, type EnvironmentFields, type EnvironmentStore } from '../../db/environments/store.ts';
 import type { Keyring } from '../../lib/crypto.ts';
 import { AppError, SecretRequiredError } from '../../lib/errors.ts';
@@ -7,7 +6,7 @@ import type { Logger } from '../../lib/logger.ts';
 import { assertSecretResent } from '../../lib/secret-destination.ts';
 import { SupersetClient, SupersetUnavailableError } from '../../lib/superset/index.ts';
 import type { Principal } from '../auth/principal.ts';
-import { recordSecurityEvent, type SecurityEventInput } from '../auth/security-events.ts';
+import type { SecurityEventInput, SecurityEventService } from '../auth/security-events.ts';
 import { toEnvironmentView, type EnvironmentView } from './schemas.ts';
 import type { Supersets } from './upstream.ts';
 
@@ -43,14 +42,14 @@ export interface EnvironmentTestReport {
 export class EnvironmentService {
   private readonly store: EnvironmentStore;
   private readonly supersets: Supersets;
-  private readonly knex: Knex;
   private readonly keyring: Keyring;
   private readonly logger: Logger;
+  private readonly events: SecurityEventService;
 
-  constructor(deps: { store: EnvironmentStore; supersets: Supersets; knex: Knex; keyring: Keyring; logger: Logger }) {
+  constructor(deps: { store: EnvironmentStore; supersets: Supersets; keyring: Keyring; logger: Logger; events: SecurityEventService }) {
     this.store = deps.store;
     this.supersets = deps.supersets;
-    this.knex = deps.knex;
+    this.events = deps.events;
     this.keyring = deps.keyring;
     this.logger = deps.logger;
   }
@@ -65,7 +64,7 @@ export class EnvironmentService {
   }
 
   private audit(actor: Actor, ev: Omit<SecurityEventInput, 'actorId' | 'actorUsername'>): Promise<void> {
-    return recordSecurityEvent(this.knex, actor.ctx, {
+    return this.events.record(actor.ctx, {
       ...ev,
       actorId: actor.principal?.userId ?? null,
       actorUsername: actor.principal?.username ?? null,
@@ -97,7 +96,7 @@ export class EnvironmentService {
   /**
    * Changes only the fields given. A change of where the password is sent (base URL origin or
    * path, TLS verification off) without the password is refused before anything is saved; the
-   * row is locked while checking, so a concurrent change cannot slip in between.
+   * store checks under a row lock, so a concurrent change cannot slip in between.
    */
   async update(id: string, input: EnvironmentInput, actor: Actor = {}): Promise<EnvironmentView> {
     const patch: Partial<EnvironmentFields> = {};
@@ -108,8 +107,9 @@ export class EnvironmentService {
     if (input.verify_tls !== undefined) patch.verify_tls = input.verify_tls;
     if (input.timeout_seconds !== undefined) patch.timeout_seconds = input.timeout_seconds;
     if (input.description !== undefined) patch.description = input.description;
+    let changed;
     try {
-      const { row, before } = await this.store.updateChecked(id, patch, (before) =>
+      changed = await this.store.update(id, patch, (before) =>
         assertSecretResent({
           before: { url: before.base_url, verifyTls: before.verify_tls },
           after: { url: input.base_url, verifyTls: input.verify_tls },
@@ -118,20 +118,6 @@ export class EnvironmentService {
           urlField: 'body.base_url',
         }),
       );
-      this.supersets.evict(id);
-      const changed = Object.keys(patch).map((k) => (k === 'password_encrypted' ? 'password' : k));
-      this.logger.info({ env_id: id, changed }, 'environment updated');
-      await this.audit(actor, {
-        type: 'ENVIRONMENT_UPDATED',
-        outcome: 'success',
-        detail: {
-          env_id: id,
-          name: row.name,
-          changed,
-          ...(before.base_url !== row.base_url ? { base_url: { from: before.base_url, to: row.base_url } } : {}),
-        },
-      });
-      return toEnvironmentView(row);
     } catch (err) {
       if (err instanceof SecretRequiredError) {
         await this.audit(actor, {
@@ -142,6 +128,21 @@ export class EnvironmentService {
       }
       throw err;
     }
+    const { before, row } = changed;
+    this.supersets.evict(id);
+    const fields = Object.keys(patch).map((k) => (k === 'password_encrypted' ? 'password' : k));
+    this.logger.info({ env_id: id, changed: fields }, 'environment updated');
+    await this.audit(actor, {
+      type: 'ENVIRONMENT_UPDATED',
+      outcome: 'success',
+      detail: {
+        env_id: id,
+        name: row.name,
+        changed: fields,
+        ...(before.base_url !== row.base_url ? { base_url: { from: before.base_url, to: row.base_url } } : {}),
+      },
+    });
+    return toEnvironmentView(row);
   }
 
   async remove(id: string, actor: Actor = {}): Promise<void> {
@@ -149,7 +150,11 @@ export class EnvironmentService {
     await this.store.remove(id);
     this.supersets.evict(id);
     this.logger.info({ env_id: id }, 'environment deleted');
-    await this.audit(actor, { type: 'ENVIRONMENT_DELETED', outcome: 'success', detail: { env_id: id, name: row.name, base_url: row.base_url } });
+    await this.audit(actor, {
+      type: 'ENVIRONMENT_DELETED',
+      outcome: 'success',
+      detail: { env_id: id, name: row.name, base_url: row.base_url },
+    });
   }
 
   /**
@@ -196,7 +201,14 @@ export class EnvironmentService {
     await this.audit(actor, {
       type: 'ENVIRONMENT_TESTED',
       outcome: report.ok ? 'success' : 'failure',
-      detail: { env_id: id, name: row.name, base_url: row.base_url, reachable: report.reachable, login: report.login, error: report.error?.code ?? null },
+      detail: {
+        env_id: id,
+        name: row.name,
+        base_url: row.base_url,
+        reachable: report.reachable,
+        login: report.login,
+        error: report.error?.code ?? null,
+      },
     });
     return report;
   }

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { getPreferences, savePreferences, type ProfilePreferenceRow } from '../../db/profile/repository.ts';
-import { ForbiddenError, ValidationError } from '../../lib/errors.ts';
+import { ForbiddenError } from '../../lib/errors.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { AppContext } from '../context.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
@@ -64,18 +63,6 @@ const accountView = z.object({
   active: z.boolean().nullable(),
 });
 
-function view(userId: string, row: ProfilePreferenceRow | undefined) {
-  return {
-    user_id: userId,
-    profile_filter_enabled: row?.profile_filter_enabled ?? false,
-    superset_username: row?.superset_username ?? null,
-    git_username: row?.git_username ?? null,
-    git_email: row?.git_email ?? null,
-    created_at: row ? new Date(row.created_at).toISOString() : null,
-    updated_at: row ? new Date(row.updated_at).toISOString() : null,
-  };
-}
-
 /** Preferences belong to a user; API keys act for the admin who created them. */
 function self(principal: Principal, requested: string | undefined): string {
   if (!principal.userId) throw new ForbiddenError('Profile preferences belong to a user; this caller has none');
@@ -100,7 +87,7 @@ export function profileRoutes(app: AppContext): AnyRoute[] {
       },
       async handler(_ctx, { query, principal }) {
         const userId = self(principal, query.user_id);
-        return view(userId, await getPreferences(app.knex, userId));
+        return app.profiles.get(userId);
       },
     }),
 
@@ -124,17 +111,7 @@ export function profileRoutes(app: AppContext): AnyRoute[] {
         self(principal, query.user_id);
         const userId = self(principal, body.user_id);
         const { user_id: _ignored, ...patch } = body;
-        const current = await getPreferences(app.knex, userId);
-        const enabled = patch.profile_filter_enabled ?? current?.profile_filter_enabled ?? false;
-        const bound = patch.superset_username !== undefined ? patch.superset_username : (current?.superset_username ?? null);
-        if (enabled && !bound) {
-          const errors = [
-            { field: 'body.superset_username', message: 'a bound superset_username is required while profile_filter_enabled is true' },
-          ];
-          throw new ValidationError(errors[0].message, errors, 422);
-        }
-        const saved = await savePreferences(app.knex, userId, patch);
-        return view(userId, saved);
+        return app.profiles.update(userId, patch);
       },
     }),
 

@@ -1,3 +1,4 @@
+import { TERMINAL_STATUSES } from '../../contracts/tasks.ts';
 import type { LogRow, TaskStore } from '../../db/tasks/store.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { HistoryLogReader } from './history-log.ts';
@@ -76,8 +77,9 @@ export class TaskLogService {
     return this.store.tailLogs(taskId, limit, { levels: ['WARN', 'ERROR'] });
   }
 
-  async stats(taskId: string, task: { started_at: Date | null; finished_at: Date | null; created_at: Date }) {
-    const [groups, hist] = await Promise.all([this.store.logStats(taskId), this.historyOf(taskId)]);
+  async stats(taskId: string, task: { status: string; started_at: Date | null; finished_at: Date | null; created_at: Date }) {
+    const finished = (TERMINAL_STATUSES as readonly string[]).includes(task.status);
+    const [groups, hist] = await Promise.all([this.store.logStats(taskId), this.historyOf(taskId, finished)]);
     const by_level: Record<string, number> = { DEBUG: 0, INFO: 0, WARN: 0, ERROR: 0 };
     const by_source: Record<string, number> = { api: 0, workflow: 0, activity: 0, temporal: 0 };
     let first: number | null = null;

@@ -174,8 +174,10 @@ export function taskRoutes(app: AppContext): AnyRoute[] {
       query: logQuery,
       responses: { 200: { description: 'Log entries', schema: logPage }, 404: { description: 'Unknown task' } },
       async handler(_ctx, { params, query, principal }) {
-        await app.tasks.getVisible(params.task_id, principal);
+        const task = await app.tasks.getVisible(params.task_id, principal);
         return app.taskLogs.read(params.task_id, {
+          // A finished task's history is read anew once (then kept): no stale open-workflow read.
+          fresh: TERMINAL_STATUSES.includes(task.status),
           limit: query.limit,
           levels: query.level as LogLevel[] | undefined,
           sources: query.source as LogSource[] | undefined,

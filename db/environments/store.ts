@@ -74,40 +74,26 @@ export class EnvironmentStore {
     }
   }
 
-  /** The changed row; NotFoundError when unknown, ConflictError when the new name is taken. */
-  async update(id: string, patch: Partial<EnvironmentFields>): Promise<EnvironmentRow> {
-    await this.get(id);
-    try {
-      const [row] = await this.knex<EnvironmentRow>('environments')
-        .where({ id })
-        .update({ ...patch, updated_at: this.knex.fn.now() as unknown as Date })
-        .returning('*');
-      if (!row) throw new NotFoundError('Environment', id);
-      return row;
-    } catch (err) {
-      throw nameConflict(err, patch.name);
-    }
-  }
-
   /**
-   * Like update, with the row locked while `check` looks at its previous values, so a concurrent
-   * change cannot slip in between the check and the write. Returns both versions.
+   * The row before and after the change; NotFoundError when unknown, ConflictError when the new
+   * name is taken. `check` sees the current row under a row lock before anything is written, so a
+   * refusal (such as a secret sent elsewhere) saves nothing and no concurrent change slips in.
    */
-  async updateChecked(
+  async update(
     id: string,
     patch: Partial<EnvironmentFields>,
-    check: (before: EnvironmentRow) => void,
-  ): Promise<{ row: EnvironmentRow; before: EnvironmentRow }> {
+    check?: (before: EnvironmentRow) => void,
+  ): Promise<{ before: EnvironmentRow; row: EnvironmentRow }> {
     try {
       return await this.knex.transaction(async (trx) => {
         const before = isUuid(id) ? await trx<EnvironmentRow>('environments').where({ id }).forUpdate().first() : undefined;
         if (!before) throw new NotFoundError('Environment', id);
-        check(before);
+        check?.(before);
         const [row] = await trx<EnvironmentRow>('environments')
           .where({ id })
-          .update({ ...patch, updated_at: this.knex.fn.now() as unknown as Date })
+          .update({ ...patch, updated_at: trx.fn.now() as unknown as Date })
           .returning('*');
-        return { row, before };
+        return { before, row: row! };
       });
     } catch (err) {
       throw nameConflict(err, patch.name);

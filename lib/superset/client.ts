@@ -94,6 +94,7 @@ const DEFAULT_RETRY: RetryPolicy = { attempts: 3, baseDelayMs: 150, maxDelayMs: 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** Superset clamps page_size to 100 (FAB_API_MAX_PAGE_SIZE). */
 export const MAX_PAGE_SIZE = 100;
+const USERNAME_TTL_MS = 60_000;
 
 /** Dashboard list columns this project reads; unknown names are dropped by Superset, so older releases are fine. */
 export const DASHBOARD_LIST_COLUMNS = [
@@ -242,6 +243,7 @@ export class SupersetClient {
   private csrfFlight?: Promise<string>;
   private readonly cookies = new Map<string, string>();
   private readonly listQueues = new Map<string, Promise<unknown>>();
+  private readonly usernames = new Map<string, { at: number; value: Promise<{ ids: number[]; aliases: string[]; exact: boolean }> }>();
   private closed = false;
 
   constructor(conn: SupersetConnection, opts: SupersetClientOptions = {}) {
@@ -1005,6 +1007,21 @@ export class SupersetClient {
    * Without a readable security API, falls back to `related/owners` and keeps candidates whose
    * email local part, email or display name equals the username.
    */
+  /**
+   * The same resolution, remembered for a minute per client (so per environment): a list page with
+   * the profile filter then costs no user lookup. A renamed upstream user is seen within that minute.
+   */
+  resolveUsernameCached(username: string): Promise<{ ids: number[]; aliases: string[]; exact: boolean }> {
+    const key = username.trim().toLowerCase();
+    const hit = this.usernames.get(key);
+    if (hit && Date.now() - hit.at < USERNAME_TTL_MS) return hit.value;
+    const value = this.resolveUsername(username);
+    if (this.usernames.size >= 1000) this.usernames.clear();
+    this.usernames.set(key, { at: Date.now(), value });
+    value.catch(() => this.usernames.delete(key));
+    return value;
+  }
+
   async resolveUsername(username: string): Promise<{ ids: number[]; aliases: string[]; exact: boolean }> {
     const wanted = username.trim().toLowerCase();
     if (!wanted) return { ids: [], aliases: [], exact: true };

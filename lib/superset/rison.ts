@@ -25,7 +25,11 @@ function encodeValue(value: unknown): string {
     return String(value).replace('e+', 'e');
   }
   if (typeof value === 'string') return encodeString(value);
-  if (Array.isArray(value)) return `!(${value.filter((v) => v !== undefined).map(encodeValue).join(',')})`;
+  if (Array.isArray(value))
+    return `!(${value
+      .filter((v) => v !== undefined)
+      .map(encodeValue)
+      .join(',')})`;
   if (typeof value === 'object') {
     const members = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
     return `(${members.map(([k, v]) => `${encodeString(k)}:${encodeValue(v)}`).join(',')})`;

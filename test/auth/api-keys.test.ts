@@ -16,7 +16,9 @@ const admin = (method: string, path: string, opts: RequestOptions = {}) => call(
 
 describe('creating a key never grants more than the creator holds', () => {
   it('refuses a key holding admin:settings:WRITE minting a key with permissions it lacks (403 naming them)', async () => {
-    const ops = await admin('POST', '/api/admin/api-keys', { json: { name: 'ops-bot', permissions: ['admin:settings:WRITE', 'tasks:READ'] } });
+    const ops = await admin('POST', '/api/admin/api-keys', {
+      json: { name: 'ops-bot', permissions: ['admin:settings:WRITE', 'tasks:READ'] },
+    });
     expect(ops.status, ops.text).toBe(201);
     const escalate = await call('POST', '/api/admin/api-keys', {
       apiKey: ops.body.key,
@@ -35,10 +37,15 @@ describe('creating a key never grants more than the creator holds', () => {
   });
 
   it('lets a user holding admin:settings:WRITE through a role mint only what the role grants; Admin may mint anything', async () => {
-    const role = await admin('POST', '/api/admin/roles', { json: { name: 'KeyKeeper', permissions: ['admin:settings:WRITE', 'datasets:READ'] } });
+    const role = await admin('POST', '/api/admin/roles', {
+      json: { name: 'KeyKeeper', permissions: ['admin:settings:WRITE', 'datasets:READ'] },
+    });
     expect(role.status, role.text).toBe(201);
     const keeper = await createUserWithRoles(h, 'keeper', ['KeyKeeper']);
-    const denied = await call('POST', '/api/admin/api-keys', { token: keeper.token, json: { name: 'k1', permissions: ['datasets:WRITE'] } });
+    const denied = await call('POST', '/api/admin/api-keys', {
+      token: keeper.token,
+      json: { name: 'k1', permissions: ['datasets:WRITE'] },
+    });
     expect(denied.status).toBe(403);
     expect(denied.body.missing_permissions).toEqual(['datasets:WRITE']);
     const ok = await call('POST', '/api/admin/api-keys', { token: keeper.token, json: { name: 'k2', permissions: ['datasets:READ'] } });
@@ -54,10 +61,14 @@ describe('creating a key never grants more than the creator holds', () => {
 
 describe('expiry', () => {
   it('accepts a future expires_at, refuses a past one (400), and refuses an expired key like a revoked one', async () => {
-    const past = await admin('POST', '/api/admin/api-keys', { json: { name: 'old', permissions: ['tasks:READ'], expires_at: '2020-01-01T00:00:00Z' } });
+    const past = await admin('POST', '/api/admin/api-keys', {
+      json: { name: 'old', permissions: ['tasks:READ'], expires_at: '2020-01-01T00:00:00Z' },
+    });
     expect(past.status).toBe(400);
     expect(past.body.errors).toEqual([{ field: 'body.expires_at', message: 'expires_at must be in the future' }]);
-    expect((await admin('POST', '/api/admin/api-keys', { json: { name: 'bad', permissions: ['tasks:READ'], expires_at: 'tomorrow' } })).status).toBe(400);
+    expect(
+      (await admin('POST', '/api/admin/api-keys', { json: { name: 'bad', permissions: ['tasks:READ'], expires_at: 'tomorrow' } })).status,
+    ).toBe(400);
 
     const expiresAt = new Date(Date.now() + 60_000).toISOString();
     const c = await admin('POST', '/api/admin/api-keys', { json: { name: 'short', permissions: ['tasks:READ'], expires_at: expiresAt } });
@@ -66,7 +77,10 @@ describe('expiry', () => {
     expect((await call('GET', '/api/tasks', { apiKey: c.body.key })).status).toBe(200);
 
     // Time passes (the row is moved to the past instead of waiting a minute).
-    await h.knex('api_keys').where({ id: c.body.id }).update({ expires_at: new Date(Date.now() - 1000) });
+    await h
+      .knex('api_keys')
+      .where({ id: c.body.id })
+      .update({ expires_at: new Date(Date.now() - 1000) });
     const refused = await call('GET', '/api/tasks', { apiKey: c.body.key });
     expect(refused.status).toBe(401);
     expect(refused.body.code).toBe('unauthenticated');

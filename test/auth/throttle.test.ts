@@ -37,11 +37,15 @@ describe('a parallel burst of wrong passwords for one account', () => {
     const username = 'burst-target';
     const password = `${username}-password-123`;
     await createUserWithRoles(h, username, ['Viewer']);
+    const started = Date.now();
     const results = await Promise.all(Array.from({ length: 40 }, (_, i) => login(username, `wrong-${i}`)));
+    const seconds = (Date.now() - started) / 1000;
     const statuses = results.map((r) => r.status);
     const count = (s: number) => statuses.filter((x) => x === s).length;
     expect(count(500), JSON.stringify(results.find((r) => r.status === 500)?.body)).toBe(0);
-    expect(count(401)).toBeLessThanOrEqual(5);
+    // The limit, plus one more check each time a lock (1 s, then 2 s, 4 s ...) ran out while the
+    // burst was still arriving: none on a quiet machine, one or two when the suite loads it.
+    expect(count(401), `${seconds} s`).toBeLessThanOrEqual(5 + Math.floor(Math.log2(seconds + 1)));
     expect(count(401)).toBeGreaterThanOrEqual(1);
     expect(count(401) + count(429)).toBe(40);
     for (const r of results.filter((x) => x.status === 429)) {

@@ -119,6 +119,7 @@ describe('profile-default filter (rules 1-6) over many upstream pages', () => {
     const expected = expectedFor(alice);
     expect(expected.length).toBeGreaterThan(200); // spans many upstream pages of 100
     const seen: number[] = [];
+    const start = fake.mark();
     for (let page = 1; ; page++) {
       const mark = fake.mark();
       const r = await get(`/api/dashboards?env_id=${env}&page=${page}&page_size=40`);
@@ -130,12 +131,28 @@ describe('profile-default filter (rules 1-6) over many upstream pages', () => {
         username: 'ALICE',
         source_page: 'dashboards_main',
       });
-      expect(fake.count('/api/v1/security/users/', mark)).toBe(1);
       expect(fake.count(/^\/api\/v1\/dashboard\/\d+/, mark)).toBe(0);
       seen.push(...r.body.items.map((d: { id: number }) => d.id));
       if (!r.body.has_next) break;
     }
     expect(seen).toEqual(expected);
+    // The username is resolved at most once for all these pages (remembered per environment for a minute).
+    expect(fake.count('/api/v1/security/users/', start)).toBeLessThanOrEqual(1);
+  });
+
+  it('costs one count-only call and one ordinary page when the user last changed nothing (the common case)', async () => {
+    await setPreference({ profile_filter_enabled: true, superset_username: 'bob' });
+    const expected = expectedFor(bob);
+    await get(`/api/dashboards?env_id=${env}&page=1&page_size=25`); // the username is remembered from here on
+    for (const page of [1, 20]) {
+      const mark = fake.mark();
+      const r = await get(`/api/dashboards?env_id=${env}&page=${page}&page_size=25`);
+      expect(r.status, r.text).toBe(200);
+      expect(r.body.total).toBe(expected.length);
+      expect(r.body.items.map((d: { id: number }) => d.id)).toEqual(expected.slice((page - 1) * 25, page * 25));
+      expect(fake.count(/^\/api\/v1\/dashboard\/(\?|$)/, mark)).toBe(2);
+      expect(fake.count('/api/v1/security/users/', mark)).toBe(0);
+    }
   });
 
   it('rule 2 with search: still exact, on deep pages too', async () => {

@@ -74,7 +74,10 @@ describe.runIf(real)('search text against the real Superset', () => {
     for (const [i, s] of NASTY.entries()) {
       const r = await get(`/api/dashboards?env_id=${realEnv}&page_size=100&search=${encodeURIComponent(`${tag} ${i} ${s}`)}`);
       expect(r.status, `${JSON.stringify(s)}: ${r.text}`).toBe(200);
-      expect(r.body.items.map((d: { id: number }) => d.id), JSON.stringify(s)).toContain(created.get(s));
+      expect(
+        r.body.items.map((d: { id: number }) => d.id),
+        JSON.stringify(s),
+      ).toContain(created.get(s));
       const ds = await get(`/api/datasets?env_id=${realEnv}&search=${encodeURIComponent(s)}`);
       expect(ds.status, `datasets ${JSON.stringify(s)}: ${ds.text}`).toBe(200);
     }
@@ -99,7 +102,8 @@ describe('paging bounds', () => {
 });
 
 describe('thumbnails', () => {
-  const thumb = () => fetch(`${h.baseUrl}/api/dashboards/1/thumbnail?env_id=${fakeEnv}`, { headers: { authorization: `Bearer ${h.adminToken}` } });
+  const thumb = () =>
+    fetch(`${h.baseUrl}/api/dashboards/1/thumbnail?env_id=${fakeEnv}`, { headers: { authorization: `Bearer ${h.adminToken}` } });
   const svg = '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(document.cookie)</script></svg>';
 
   it('passes on raster images with the type their bytes show', async () => {

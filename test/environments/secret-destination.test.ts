@@ -37,7 +37,10 @@ afterAll(async () => {
   await new Promise((r) => listener?.close(r));
 });
 
-const asUser = (token: string) => (method: string, path: string, opts: RequestOptions = {}) => h.request(method, path, { ...opts, token });
+const asUser =
+  (token: string) =>
+  (method: string, path: string, opts: RequestOptions = {}) =>
+    h.request(method, path, { ...opts, token });
 
 describe('the destination rule', () => {
   it('compares scheme, host, port and path prefix, not spelling', () => {
@@ -83,7 +86,9 @@ describe('PUT /api/environments/{id} with a new destination', () => {
     expect(received).toEqual([]);
 
     // Same destination, spelled differently, and fields that do not move the password: allowed.
-    const same = await as('PUT', `/api/environments/${id}`, { json: { base_url: `${fake.baseUrl}/`, description: 'ok', timeout_seconds: 7 } });
+    const same = await as('PUT', `/api/environments/${id}`, {
+      json: { base_url: `${fake.baseUrl}/`, description: 'ok', timeout_seconds: 7 },
+    });
     expect(same.status, same.text).toBe(200);
     // With the password sent again the move is the caller's own choice.
     const moved = await as('PUT', `/api/environments/${id}`, { json: { base_url: listenerUrl, password: 'the-listener-own-password' } });
@@ -102,11 +107,17 @@ describe('PUT /api/environments/{id} with a new destination', () => {
     });
     const id = created.body.id as string;
     expect((await as('PUT', `/api/environments/${id}`, { json: { base_url: listenerUrl } })).status).toBe(400);
-    expect((await as('PUT', `/api/environments/${id}`, { json: { base_url: `${fake.baseUrl}/sub`, password: PASSWORD } })).status).toBe(200);
+    expect((await as('PUT', `/api/environments/${id}`, { json: { base_url: `${fake.baseUrl}/sub`, password: PASSWORD } })).status).toBe(
+      200,
+    );
     expect((await as('POST', `/api/environments/${id}/test`)).status).toBe(200);
     expect((await as('DELETE', `/api/environments/${id}`)).status).toBe(204);
 
-    const events = await h.knex('security_events').where({ actor_username: username }).whereLike('event_type', 'ENVIRONMENT_%').orderBy('id');
+    const events = await h
+      .knex('security_events')
+      .where({ actor_username: username })
+      .whereLike('event_type', 'ENVIRONMENT_%')
+      .orderBy('id');
     expect(events.map((e) => [e.event_type, e.outcome])).toEqual([
       ['ENVIRONMENT_CREATED', 'success'],
       ['ENVIRONMENT_UPDATED', 'failure'],

@@ -14,7 +14,11 @@ afterAll(async () => h?.close());
 const admin = (method: string, path: string, opts: RequestOptions = {}) => h.request(method, path, { ...opts, token: h.adminToken });
 
 /** node:http, since fetch refuses TRACE. */
-function raw(method: string, path: string, token?: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string; body: any }> {
+function raw(
+  method: string,
+  path: string,
+  token?: string,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string; body: any }> {
   return new Promise((resolve, reject) => {
     const req = http.request(`${h.baseUrl}${path}`, { method, headers: token ? { authorization: `Bearer ${token}` } : {} }, (res) => {
       let text = '';
@@ -60,10 +64,30 @@ describe('NUL characters and unpaired surrogates', () => {
     const cases: Array<[string, string, RequestOptions, string]> = [
       ['POST', '/api/auth/login', { form: { username: 'ad\u0000min', password: 'x' } }, 'body.username'],
       ['POST', '/api/auth/login', { form: { username: 'admin', password: 'pass\u0000word' } }, 'body.password'],
-      ['POST', '/api/admin/users', { token: h.adminToken, json: { username: 'nul-user', password: 'long-enough-password\u0000' } }, 'body.password'],
-      ['PUT', '/api/admin/users/00000000-0000-4000-8000-000000000000', { token: h.adminToken, json: { display_name: 'a\u0000b' } }, 'body.display_name'],
-      ['POST', '/api/admin/users', { token: h.adminToken, json: { username: 'x', password: 'long-enough-password', 'ro\u0000les': [] } }, 'body.ro\u0000les'],
-      ['POST', '/api/admin/users', { token: h.adminToken, json: { username: 'nul-user2', password: 'long-enough-password', roles: ['\ud800'] } }, 'body.roles.0'],
+      [
+        'POST',
+        '/api/admin/users',
+        { token: h.adminToken, json: { username: 'nul-user', password: 'long-enough-password\u0000' } },
+        'body.password',
+      ],
+      [
+        'PUT',
+        '/api/admin/users/00000000-0000-4000-8000-000000000000',
+        { token: h.adminToken, json: { display_name: 'a\u0000b' } },
+        'body.display_name',
+      ],
+      [
+        'POST',
+        '/api/admin/users',
+        { token: h.adminToken, json: { username: 'x', password: 'long-enough-password', 'ro\u0000les': [] } },
+        'body.ro\u0000les',
+      ],
+      [
+        'POST',
+        '/api/admin/users',
+        { token: h.adminToken, json: { username: 'nul-user2', password: 'long-enough-password', roles: ['\ud800'] } },
+        'body.roles.0',
+      ],
       ['GET', '/api/tasks?owner=%00', { token: h.adminToken }, 'query.owner'],
       ['GET', '/api/admin/security-events?actor=a%00b', { token: h.adminToken }, 'query.actor'],
       ['GET', '/api/auth/oidc/callback?code=%00&state=%00', {}, 'query.code'],
@@ -90,24 +114,37 @@ describe('an environment id that is not a UUID', () => {
     const backup = await admin('POST', '/api/dashboards/backup', { json: { env_id: 'not-a-uuid', dashboard_ids: [1] } });
     expect(backup.status, backup.text).toBe(404);
     // Still 400 for what is wrong whatever the environments are.
-    expect((await admin('POST', '/api/dashboards/migrate', { json: { source_env_id: 'a', target_env_id: 'b', dashboard_ids: [] } })).status).toBe(400);
-    expect((await admin('POST', '/api/dashboards/migrate', { json: { source_env_id: 'a', target_env_id: 'a', dashboard_ids: [1] } })).status).toBe(400);
+    expect(
+      (await admin('POST', '/api/dashboards/migrate', { json: { source_env_id: 'a', target_env_id: 'b', dashboard_ids: [] } })).status,
+    ).toBe(400);
+    expect(
+      (await admin('POST', '/api/dashboards/migrate', { json: { source_env_id: 'a', target_env_id: 'a', dashboard_ids: [1] } })).status,
+    ).toBe(400);
   });
 });
 
 describe('what the fuzzer found', () => {
   it('reads security-event bounds as instants: any ISO offset is fine, a year PostgreSQL cannot hold is a 400, never a 500', async () => {
-    const ok = await admin('GET', `/api/admin/security-events?since=${encodeURIComponent('0301-11-04T04:15:19.53194Z')}&until=${encodeURIComponent('0912-03-28T18:42:44.3570-21:57')}`);
+    const ok = await admin(
+      'GET',
+      `/api/admin/security-events?since=${encodeURIComponent('0301-11-04T04:15:19.53194Z')}&until=${encodeURIComponent('0912-03-28T18:42:44.3570-21:57')}`,
+    );
     expect(ok.status, ok.text).toBe(200);
     const year0 = await admin('GET', `/api/admin/security-events?since=${encodeURIComponent('0000-01-01T00:00:00Z')}`);
     expect(year0.status, year0.text).toBe(400);
     expect(year0.body.errors[0].field).toBe('query.since');
-    const key = await admin('POST', '/api/admin/api-keys', { json: { name: 'far', permissions: ['tasks:READ'], expires_at: '9999-12-30T23:59:59-21:57' } });
+    const key = await admin('POST', '/api/admin/api-keys', {
+      json: { name: 'far', permissions: ['tasks:READ'], expires_at: '9999-12-30T23:59:59-21:57' },
+    });
     expect(key.status, key.text).toBe(201);
   });
 
   it('bounds the OIDC callback to what fits in a request: printable ASCII within limits, else 400', async () => {
-    for (const q of [`code=${'a'.repeat(2049)}&state=s`, `code=${encodeURIComponent('Ü'.repeat(10))}&state=s`, 'state=' + encodeURIComponent('\u0001')]) {
+    for (const q of [
+      `code=${'a'.repeat(2049)}&state=s`,
+      `code=${encodeURIComponent('Ü'.repeat(10))}&state=s`,
+      'state=' + encodeURIComponent('\u0001'),
+    ]) {
       const r = await h.request('GET', `/api/auth/oidc/callback?${q}`);
       expect(r.status, q.slice(0, 40)).toBe(400);
       expect(r.body.code).toBe('validation_failed');

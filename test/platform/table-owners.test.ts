@@ -1,0 +1,80 @@
+// One owner per table: a table is named in the code of its store and nowhere else (migrations
+// aside). A route or service that queries a table directly fails here, with the file and line.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const SOURCES = ['api', 'activities', 'worker', 'workflows', 'lib', 'contracts', 'db', 'scripts', 'bench'];
+
+/** Table → the files that may name it. `db/identity/access.ts` only reads (checked below). */
+const OWNERS: Record<string, string[]> = {
+  users: ['db/identity/users.ts', 'db/identity/access.ts'],
+  roles: ['db/identity/roles.ts', 'db/identity/access.ts'],
+  role_permissions: ['db/identity/roles.ts', 'db/identity/access.ts'],
+  user_roles: ['db/identity/roles.ts', 'db/identity/access.ts'],
+  group_mappings: ['db/identity/roles.ts'],
+  sessions: ['db/identity/sessions.ts', 'db/identity/access.ts'],
+  api_keys: ['db/identity/api-keys.ts'],
+  oidc_login_states: ['db/identity/oidc-login-states.ts'],
+  login_throttle: ['db/identity/login-throttle.ts'],
+  security_events: ['db/identity/security-events.ts'],
+  profile_preferences: ['db/profile/store.ts'],
+  tasks: ['db/tasks/store.ts'],
+  task_logs: ['db/tasks/store.ts'],
+  environments: ['db/environments/store.ts'],
+  llm_providers: ['db/llm-providers/store.ts'],
+  dataset_dictionaries: ['db/datasets/dictionaries.ts'],
+  dataset_changes: ['db/datasets/changes.ts'],
+  dataset_suggestions: ['db/datasets/suggestions.ts'],
+};
+
+const names = Object.keys(OWNERS).join('|');
+// A table as a query builder names it (knex('users'), .join('users as u')) or as SQL text does (from users, join users u).
+const REFERENCE = new RegExp(
+  `\\b(?:knex|trx|from|join|leftJoin|innerJoin|into|table)(?:<[^>]*>)?\\(\\s*['"](${names})( as \\w+)?['"]|\\b(?:from|join|into|update)\\s+(${names})\\b`,
+  'g',
+);
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) return e.name === 'node_modules' ? [] : sourceFiles(path);
+    return e.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+function references(): Array<{ file: string; line: number; table: string }> {
+  const found: Array<{ file: string; line: number; table: string }> = [];
+  for (const top of SOURCES) {
+    for (const path of sourceFiles(join(ROOT, top))) {
+      const file = relative(ROOT, path);
+      if (file.startsWith('db/migrations/')) continue;
+      readFileSync(path, 'utf8')
+        .split('\n')
+        .forEach((text, i) => {
+          for (const m of text.matchAll(REFERENCE)) found.push({ file, line: i + 1, table: m[1] ?? m[3] });
+        });
+    }
+  }
+  return found;
+}
+
+describe('table owners', () => {
+  it('names each identity and profile table only in its store', () => {
+    const refs = references();
+    expect(refs.length).toBeGreaterThan(0); // the scan does see the stores
+    const strays = refs.filter((r) => !OWNERS[r.table].includes(r.file)).map((r) => `${r.file}:${r.line} names ${r.table}`);
+    expect(strays).toEqual([]);
+    for (const table of Object.keys(OWNERS))
+      expect(
+        refs.some((r) => r.table === table),
+        table,
+      ).toBe(true);
+  });
+
+  it('keeps the cross-aggregate access reads read-only', () => {
+    const text = readFileSync(join(ROOT, 'db/identity/access.ts'), 'utf8');
+    expect(text).not.toMatch(/\.(insert|update|delete|del|truncate)\(|\b(insert\s+into|delete\s+from)\b|^\s*update\s/im);
+  });
+});
