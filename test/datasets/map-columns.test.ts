@@ -6,6 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import knexFactory from 'knex';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { DatasetChangeStore } from '../../db/datasets/changes.ts';
+import { writeDataset } from '../../db/datasets/safe-write.ts';
 import { withDatabase } from '../../lib/embedded/postgres.ts';
 import {
   comparable,
@@ -235,6 +237,54 @@ describe.runIf(S)('map-columns against real Superset', () => {
     });
   });
 
+  it('the writer refuses a dataset changed since it was read, and finishes a write an earlier attempt recorded but did not confirm', async () => {
+    const inst = superset('d');
+    const client = await login(inst.baseUrl, inst.username, inst.password);
+    const store = new DatasetChangeStore(h.knex);
+    const actor = { id: null, username: 'test' };
+    try {
+      const ds = await createCuratedDataset(client, { prefix: uniquePrefix('sw'), dataDir: inst.dataDir });
+      const base = await client.getDataset(ds.id);
+      await editDataset(client, ds.id, ({ metrics }) => {
+        metrics.find((m) => m.metric_name === 'total_revenue')!.d3format = ',.0f';
+      });
+      const edited = await readDataset(client, ds.id);
+      const edits = [{ target: 'column' as const, column_name: 'units', field: 'verbose_name' as const, value: 'Units' }];
+      const stale = await writeDataset(client, store, { envId: 'sw', datasetId: ds.id, base, edits, source: 'map_columns', actor });
+      expect(stale.status).toBe('conflict');
+      expect(stale.status === 'conflict' && stale.differences).toEqual([`metric 'total_revenue' d3format: ",.2f" → ",.0f"`]);
+      expect(comparable(await readDataset(client, ds.id))).toEqual(comparable(edited));
+
+      // An attempt that wrote and died before confirming: the retry confirms instead of writing again.
+      const fresh = await client.getDataset(ds.id);
+      const first = await writeDataset(client, store, {
+        envId: 'sw',
+        datasetId: ds.id,
+        base: fresh,
+        edits,
+        source: 'map_columns',
+        idempotencyKey: 'sw:1',
+        actor,
+      });
+      expect(first.status).toBe('applied');
+      await h.knex('dataset_changes').where({ idempotency_key: 'sw:1' }).update({ status: 'pending', applied_at: null });
+      const retried = await writeDataset(client, store, {
+        envId: 'sw',
+        datasetId: ds.id,
+        base: fresh,
+        edits,
+        source: 'map_columns',
+        idempotencyKey: 'sw:1',
+        actor,
+      });
+      expect(retried.status).toBe('applied');
+      expect(retried.status === 'applied' && retried.change.id).toBe(first.status === 'applied' && first.change.id);
+      expect(await h.knex('dataset_changes').where({ env_id: 'sw' }).count<{ count: string }[]>({ count: '*' })).toEqual([{ count: '1' }]);
+    } finally {
+      client.close();
+    }
+  });
+
   it('reads column comments from the catalog of a PostgreSQL database by default; a dataset that does not exist fails alone', async () => {
     const inst = superset('a');
     const client = await login(inst.baseUrl, inst.username, inst.password);
@@ -317,7 +367,11 @@ describe.runIf(S)('map-columns against real Superset', () => {
       });
       expect(bad.status).toBe('FAILED');
       expect(bad.result.items[0]).toMatchObject({ status: 'failed', step: 'dictionary' });
-      expect(bad.result.items[0].upstream_error.message).toMatch(/no such table/);
+      expect(bad.result.items[0].upstream_error).toMatchObject({
+        status: 500,
+        type: 'GENERIC_DB_ENGINE_ERROR',
+        message: expect.stringMatching(/no such table/),
+      });
       // The database refused the query: asked once, not retried as an outage.
       const logs = await h.request('GET', `/api/tasks/${bad.id}/logs?limit=1000`, { token: h.adminToken });
       const started = logs.body.items.filter((l: any) => l.source === 'temporal' && /activity prepareDictionary started/.test(l.message));
