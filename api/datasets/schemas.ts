@@ -108,8 +108,8 @@ const formBool = z
 export const mapColumnsForm = z
   .object({
     env_id: envId,
-    dataset_ids: formIds.describe('comma-separated dataset ids, e.g. `12,15` (or the field repeated)'),
-    source_type: sourceType,
+    dataset_ids: formIds.describe('dataset ids: the field repeated, or comma-separated (`12,15`)'),
+    source_type: z.enum(['xlsx'], { error: 'a workbook upload needs source_type xlsx (send sqllab requests as JSON)' }),
     database_id: formInt(databaseId).optional(),
     sheet: z.string().trim().min(1).max(31).optional().describe('worksheet to read (default: the first with rows)'),
     dry_run: formBool,
@@ -117,10 +117,7 @@ export const mapColumnsForm = z
     reviewed_task_id: mapColumnsFields.reviewed_task_id,
   })
   .strict()
-  .superRefine((b, ctx) => {
-    if (b.source_type !== 'xlsx') ctx.addIssue({ code: 'custom', path: ['source_type'], message: 'a workbook upload needs source_type xlsx; send sqllab requests as JSON' });
-    mapColumnsRules(b, ctx, true);
-  });
+  .superRefine((b, ctx) => mapColumnsRules(b, ctx, true));
 
 export const generateDocsBody = z
   .object({
