@@ -2,6 +2,7 @@ import { createBackupActivities } from './backups/index.ts';
 import { createLlmDocsActivities } from './datasets/llm-docs.ts';
 import { createMapColumnsActivities } from './datasets/map-columns.ts';
 import type { ActivityDeps } from './deps.ts';
+import { createGitActivities } from './git/index.ts';
 import { createMigrationActivities } from './migration/index.ts';
 import { createSelfcheckActivities } from './selfcheck/steps.ts';
 import { createTaskLifecycleActivities } from './tasks/lifecycle.ts';
@@ -15,6 +16,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createSelfcheckActivities(deps),
     ...createMigrationActivities(deps),
     ...createBackupActivities(deps),
+    ...createGitActivities(deps),
     ...createMapColumnsActivities(deps),
     ...createLlmDocsActivities(deps),
   };

@@ -21,6 +21,7 @@ import { datasetRoutes } from './datasets/routes.ts';
 import { dbMappingRoutes } from './db-mappings/routes.ts';
 import { environmentRoutes } from './environments/routes.ts';
 import type { AppContext } from './context.ts';
+import { gitRoutes } from './git/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { clientAddress } from './http/client-address.ts';
 import { rejectUnstorableText } from './http/input-text.ts';
@@ -32,6 +33,7 @@ import { mountRoutes, type AnyRoute } from './http/routes.ts';
 import { reportRoutes } from './reports/routes.ts';
 import { migrationRoutes } from './dashboard-migration/routes.ts';
 import { profileRoutes } from './profile/routes.ts';
+import { approvalRoutes } from './tasks/approval.routes.ts';
 import { taskRoutes } from './tasks/routes.ts';
 
 const require = createRequire(import.meta.url);
@@ -57,6 +59,8 @@ export function allRoutes(app: AppContext): AnyRoute[] {
     ...profileRoutes(app),
     ...migrationRoutes(app),
     ...taskRoutes(app),
+    ...approvalRoutes(app),
+    ...gitRoutes(app),
   ];
 }
 

@@ -3,6 +3,8 @@ import { EnvironmentStore } from '../db/environments/store.ts';
 import { DatabaseHealthStore } from '../db/health.ts';
 import { IdentityStores } from '../db/identity/index.ts';
 import { createKnex, migrateLatest } from '../db/knex.ts';
+import { GitConfigStore } from '../db/git/configs.ts';
+import { GitRepositoryStore } from '../db/git/repositories.ts';
 import { ProfileStore } from '../db/profile/store.ts';
 import { TaskStore } from '../db/tasks/store.ts';
 import type { Config } from '../lib/config.ts';
@@ -23,6 +25,7 @@ import { TokenIssuer } from './auth/tokens.ts';
 import type { AppContext } from './context.ts';
 import { EnvironmentService } from './environments/service.ts';
 import { Supersets } from './environments/upstream.ts';
+import { GitService } from './git/service.ts';
 import { ProfileService } from './profile/service.ts';
 import { HistoryLogReader } from './tasks/history-log.ts';
 import { TaskLogService } from './tasks/logs.ts';
@@ -62,7 +65,8 @@ export async function bootstrap(config: Config, logger: Logger, databaseUrl: str
   const roles = new RoleService(admin);
   const groupMappings = new GroupMappingService(admin);
   const apiKeys = new ApiKeyService(admin);
-  const profiles = new ProfileService({ store: new ProfileStore(knex) });
+  const profileStore = new ProfileStore(knex);
+  const profiles = new ProfileService({ store: profileStore });
   const taskStore = new TaskStore(knex);
   const environmentStore = new EnvironmentStore(knex);
   const tasks = new TaskService({ store: taskStore, environments: environmentStore, temporal, config, logger });
@@ -76,6 +80,15 @@ export async function bootstrap(config: Config, logger: Logger, databaseUrl: str
   });
   const environments = new EnvironmentService({ store: environmentStore, supersets, keyring, logger, events: securityEvents });
 
+  const git = new GitService({
+    configs: new GitConfigStore(knex, keyring),
+    repos: new GitRepositoryStore(knex),
+    profiles: profileStore,
+    config,
+    environments: environmentStore,
+    supersets,
+    logger,
+  });
   const context: AppContext = {
     config,
     knex,
@@ -96,6 +109,7 @@ export async function bootstrap(config: Config, logger: Logger, databaseUrl: str
     environmentStore,
     environments,
     supersets,
+    git,
   };
   return {
     context,

@@ -13,6 +13,7 @@ import type { SecurityEventService } from './auth/security-events.ts';
 import type { AuthService } from './auth/service.ts';
 import type { EnvironmentStore } from '../db/environments/store.ts';
 import type { EnvironmentService } from './environments/service.ts';
+import type { GitService } from './git/service.ts';
 import type { Supersets } from './environments/upstream.ts';
 import type { ProfileService } from './profile/service.ts';
 import type { TaskLogService } from './tasks/logs.ts';
@@ -42,6 +43,8 @@ export interface AppContext {
   environmentStore: EnvironmentStore;
   /** Environment CRUD and the connection test. */
   environments: EnvironmentService;
+  /** Git configs and dashboard repositories. */
+  git: GitService;
   /** The way to an environment's Superset: look-up, pooled client, failures mapped to 404/503. */
   supersets: Supersets;
 }

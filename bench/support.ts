@@ -26,8 +26,10 @@ export class RssSampler {
   }
 }
 
-export function spawnEntry(entry: string, flags: readonly string[], env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, [...flags, entry], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+/** A Switchyard process; its JSON log goes to `logFile` when given (read it when a bench run dies). */
+export function spawnEntry(entry: string, flags: readonly string[], env: NodeJS.ProcessEnv, logFile?: string): ChildProcess {
+  const out = logFile ? fs.openSync(logFile, 'w') : 'ignore';
+  return spawn(process.execPath, [...flags, entry], { env, stdio: ['ignore', out, 'inherit'] });
 }
 
 export async function waitUntil(fn: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
@@ -86,16 +88,17 @@ export async function startBenchStack(dataDir: string, opts: { mode?: 'single' |
   const childEnv = { ...env, DATABASE_URL: infra.databaseUrl, TEMPORAL_ADDRESS: infra.temporalAddress, SWITCHYARD_WORKFLOW_BUNDLE: bundle };
   const processes: Array<{ name: string; child: ChildProcess }> = [];
   if ((opts.mode ?? 'single') === 'single') {
-    processes.push({ name: 'api+worker', child: spawnEntry('scripts/all-in-one.ts', NODE_FLAGS.allInOne, childEnv) });
+    processes.push({ name: 'api+worker', child: spawnEntry('scripts/all-in-one.ts', NODE_FLAGS.allInOne, childEnv, path.join(dataDir, 'switchyard.log')) });
   } else {
-    processes.push({ name: 'api', child: spawnEntry('api/main.ts', NODE_FLAGS.api, childEnv) });
-    const worker = spawnEntry('worker/main.ts', NODE_FLAGS.worker, childEnv);
+    processes.push({ name: 'api', child: spawnEntry('api/main.ts', NODE_FLAGS.api, childEnv, path.join(dataDir, 'api.log')) });
+    const worker = spawnEntry('worker/main.ts', NODE_FLAGS.worker, childEnv, path.join(dataDir, 'worker.log'));
     lowerPriority(worker.pid!);
     processes.push({ name: 'worker', child: worker });
   }
   const base = `http://127.0.0.1:${config.PORT}`;
   return {
     base,
+    databaseUrl: infra.databaseUrl,
     processes,
     async stop() {
       for (const p of processes) await stopChild(p.child);

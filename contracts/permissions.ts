@@ -5,6 +5,7 @@
 export const PERMISSIONS = {
   'tasks:READ': 'Read every task, its logs and reports',
   'tasks:WRITE': "Cancel other users' tasks",
+  'tasks:APPROVE': "Approve or reject another user's gated task (a deploy into a protected environment), with the permission that starts it",
   'environments:READ': 'List environments and what they hold (dashboards, datasets)',
   'environments:WRITE': 'Create, change and delete environments',
   'dashboards:READ': 'Read dashboards, thumbnails and database mappings',
@@ -58,6 +59,14 @@ export const BUILTIN_ROLES: Record<string, { description: string; permissions: P
   Viewer: { description: 'Reads everything a team shares; changes nothing', permissions: viewer },
   ReleaseManager: {
     description: 'Decides on releases and dataset launches',
-    permissions: [...viewer, 'clean_release:WRITE', 'clean_release:APPROVE', 'dataset_review:WRITE', 'dataset_review:LAUNCH'],
+    permissions: [
+      ...viewer,
+      'clean_release:WRITE',
+      'clean_release:APPROVE',
+      'dataset_review:WRITE',
+      'dataset_review:LAUNCH',
+      'tasks:APPROVE',
+      'git:WRITE',
+    ],
   },
 };

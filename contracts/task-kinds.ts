@@ -6,6 +6,7 @@
  */
 import type { BackupInput, RestoreInput } from './backup.ts';
 import type { LlmDocsInput, MapColumnsInput } from './datasets.ts';
+import type { GitDeployInput } from './git.ts';
 import type { MigrationInput } from './migration.ts';
 import type { Permission } from './permissions.ts';
 import type { SelfcheckInput } from './selfcheck.ts';
@@ -122,7 +123,24 @@ const llmDocs: TaskKind<LlmDocsInput> = {
   },
 };
 
-export const TASK_KINDS = { migration, backup, restore, selfcheck, map_columns: mapColumns, llm_docs: llmDocs } as const;
+const gitDeploy: TaskKind<GitDeployInput> = {
+  type: 'git_deploy',
+  workflow: 'gitDeployWorkflow',
+  permission: 'git:WRITE',
+  envIds: (i) => [...new Set([i.envId, i.targetEnvId])],
+  dashboardIds: (i) => [String(i.dashboardId)],
+  describe: (i, names) => ({
+    summary: `Deploy dashboard ${i.dashboardId} at ${i.commit.slice(0, 10)} into ${names(i.targetEnvId)}${i.approval.required ? ' (needs approval)' : ''}`,
+    details: `Repository ${i.dashboardUuid}, commit ${i.commit}. Overwrite: ${i.overwrite ? 'yes' : 'no'}.`,
+  }),
+  retry: (p) => ({
+    method: 'POST',
+    path: `/api/git/dashboards/${String(p.dashboard_id)}/deploy`,
+    body: { env_id: p.env_id, target_env_id: p.target_env_id, commit: p.commit, overwrite: p.overwrite, db_mappings: p.db_mappings },
+  }),
+};
+
+export const TASK_KINDS = { migration, backup, restore, selfcheck, git_deploy: gitDeploy, map_columns: mapColumns, llm_docs: llmDocs } as const;
 export type TaskKindName = keyof typeof TASK_KINDS;
 export type TaskInputOf<K extends TaskKindName> = (typeof TASK_KINDS)[K] extends TaskKind<infer I> ? I : never;
 

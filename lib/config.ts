@@ -100,6 +100,10 @@ const schema = z.object({
     .optional()
     .transform((v) => (v === undefined || String(v).trim() === '' ? undefined : Number(v)))
     .pipe(z.number({ error: 'must be a whole number of days' }).int('must be a whole number of days').min(1, 'must be at least 1').optional()),
+  /** Dashboard working copies (one git repository per dashboard UUID); default `<SWITCHYARD_DATA_DIR>/git`. */
+  GIT_REPOS_DIR: optionalString,
+  /** How long a deploy into a protected environment waits for approval before it ends CANCELLED. */
+  GIT_DEPLOY_APPROVAL_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(30 * 24 * 3600).default(24 * 3600),
   /** Most a dashboard bundle may unpack to (MiB); a bigger one fails its dashboard instead of filling the worker's memory. */
   BUNDLE_MAX_MB: z.coerce.number().positive().default(64),
 });
@@ -135,6 +139,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...cfg,
     SWITCHYARD_DATA_DIR: dataDir,
     BACKUP_DIR: path.resolve(cfg.BACKUP_DIR ?? path.join(dataDir, 'backups')),
+    GIT_REPOS_DIR: path.resolve(cfg.GIT_REPOS_DIR ?? path.join(dataDir, 'git')),
   });
 }
 

@@ -10,6 +10,7 @@ import { freePort, startTemporalDevServer } from '../lib/embedded/temporal-dev-s
 import { WORKFLOWS_PATH } from '../worker/create-worker.ts';
 import { startTestSupersets, type TestSupersets } from './support/superset/test-instances.ts';
 import { SEARCH_ATTRIBUTES } from '../contracts/search-attributes.ts';
+import { startGitea, type GiteaInfo } from './support/gitea/instance.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -19,6 +20,8 @@ declare module 'vitest' {
     runDir: string;
     /** Real Superset instances (a, b: 6.1.0; c: 6.0.0; d: 6.1.0 with PostgreSQL metadata); null when SWITCHYARD_TEST_SUPERSET=off. */
     supersets: TestSupersets | null;
+    /** A real Gitea (git tests); null when SWITCHYARD_TEST_GITEA=off. */
+    gitea: GiteaInfo | null;
   }
 }
 
@@ -35,6 +38,8 @@ export default async function setup(project: TestProject) {
 
   const supersetsStarting = startTestSupersets(runDir, logger);
   supersetsStarting.catch(() => undefined); // awaited below; no unhandled rejection meanwhile
+  const giteaStarting = startGitea(logger);
+  giteaStarting.catch(() => undefined);
   const infra = Promise.all([
     startEmbeddedPostgres({ dataDir: path.join(runDir, 'postgres'), port: await freePort(), logger }),
     startTemporalDevServer({
@@ -49,9 +54,17 @@ export default async function setup(project: TestProject) {
   ]);
   const [pg, temporal, bundle] = await infra.catch(async (err: unknown) => {
     await supersetsStarting.then((s) => s?.stop(), () => undefined);
+    await giteaStarting.then((g) => g?.stop(), () => undefined);
     throw err;
   });
   const supersets = await supersetsStarting.catch(async (err: unknown) => {
+    await giteaStarting.then((g) => g?.stop(), () => undefined);
+    await temporal.stop();
+    await pg.stop();
+    throw err;
+  });
+  const gitea = await giteaStarting.catch(async (err: unknown) => {
+    await supersets?.stop();
     await temporal.stop();
     await pg.stop();
     throw err;
@@ -67,9 +80,11 @@ export default async function setup(project: TestProject) {
   project.provide('workflowBundlePath', bundlePath);
   project.provide('runDir', runDir);
   project.provide('supersets', supersets?.info ?? null);
+  project.provide('gitea', gitea?.info ?? null);
 
   return async () => {
     await supersets?.stop();
+    await gitea?.stop();
     await temporal.stop();
     await pg.stop();
     fs.rmSync(runDir, { recursive: true, force: true });

@@ -1,14 +1,12 @@
 import { z } from 'zod';
 import type { BackupRow } from '../../db/backups/repository.ts';
-import { pageEnvelope, pagination } from '../http/schemas.ts';
+import { pageEnvelope, pagination, SUPERSET_ID_MAX } from '../http/schemas.ts';
 
-// Superset's ids (and the index's dashboard_id column) are 32-bit integers; a larger number names no dashboard.
-const MAX_ID = 2 ** 31 - 1;
 const dashboardId = z.coerce
   .number({ error: 'must be a dashboard id (a positive integer)' })
   .int('must be a dashboard id (a positive integer)')
   .positive('must be a dashboard id (a positive integer)')
-  .max(MAX_ID, 'must be a dashboard id (a positive 32-bit integer)');
+  .max(SUPERSET_ID_MAX, `must be a dashboard id (at most ${SUPERSET_ID_MAX})`);
 
 export const backupBody = z
   .object({

@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { supersetId } from '../http/schemas.ts';
 import { ValidationError } from '../../lib/errors.ts';
 import type { AppContext } from '../context.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
 import { acceptTask, taskAccess } from '../tasks/routes.ts';
 import { taskAccepted } from '../tasks/schemas.ts';
 
-const id = z.number().int().positive();
+const id = supersetId('Superset');
 
 export const migrateBody = z
   .object({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { queryBoolean, upstreamPagination, withinUpstreamRows } from '../http/schemas.ts';
+import { queryBoolean, supersetIdParam, upstreamPagination, withinUpstreamRows } from '../http/schemas.ts';
 
 export const PAGE_CONTEXTS = ['dashboards_main', 'other'] as const;
 export type PageContext = (typeof PAGE_CONTEXTS)[number];
@@ -20,11 +20,7 @@ export const dashboardListQuery = z
   .superRefine(withinUpstreamRows);
 
 export const dashboardIdParams = z.object({
-  id: z
-    .string()
-    .regex(/^[1-9][0-9]{0,15}$/, 'id must be a positive integer (the Superset dashboard id)')
-    .transform(Number)
-    .describe('Superset dashboard id in the environment'),
+  id: supersetIdParam('dashboard').describe('Superset dashboard id in the environment'),
 });
 export const envQuery = z.object({ env_id: envIdQuery });
 

@@ -3,23 +3,17 @@ import type { DatasetChangeRow } from '../../db/datasets/changes.ts';
 import type { SuggestionRow } from '../../db/datasets/suggestions.ts';
 import { checkDictionaryQuery } from '../../lib/dictionary/catalog-query.ts';
 import { envIdQuery } from '../dashboards/schemas.ts';
-import { pageEnvelope, pagination } from '../http/schemas.ts';
+import { pageEnvelope, pagination, supersetId, supersetIdParam } from '../http/schemas.ts';
 
 const MAX_DATASETS = 100;
-const ID_MESSAGE = 'must be a dataset id (a positive integer)';
-
-const datasetId = z.number({ error: ID_MESSAGE }).int(ID_MESSAGE).positive(ID_MESSAGE).max(2 ** 31 - 1, ID_MESSAGE);
+const datasetId = supersetId('dataset');
 const datasetIds = z
   .array(datasetId, { error: 'dataset_ids must be a list of dataset ids' })
   .min(1, 'dataset_ids must not be empty')
   .max(MAX_DATASETS, `at most ${MAX_DATASETS} datasets per task`)
   .transform((ids) => [...new Set(ids)]);
 const envId = z.string({ error: 'env_id is required' }).trim().min(1, 'env_id is required').max(200);
-const databaseId = z
-  .number({ error: 'database_id must be a database id (a positive integer)' })
-  .int('database_id must be a database id (a positive integer)')
-  .positive('database_id must be a database id (a positive integer)')
-  .max(2 ** 31 - 1);
+const databaseId = supersetId('database');
 const sourceType = z.enum(['sqllab', 'xlsx'], { error: 'source_type must be sqllab or xlsx' });
 const uuid = z.uuid({ error: 'must be a UUID' });
 
@@ -133,14 +127,7 @@ export const generateDocsBody = z
   })
   .strict();
 
-export const datasetParams = z.object({
-  dataset_id: z
-    .string()
-    .regex(/^[1-9][0-9]{0,9}$/, 'dataset_id must be a positive integer (the Superset dataset id)')
-    .transform(Number)
-    .refine((n) => n <= 2 ** 31 - 1, 'dataset_id is too large')
-    .describe('Superset dataset id in the environment'),
-});
+export const datasetParams = z.object({ dataset_id: supersetIdParam('dataset').describe('Superset dataset id in the environment') });
 
 export const changeParams = z.object({ change_id: z.string().min(1).max(200).describe('id of a dataset change') });
 

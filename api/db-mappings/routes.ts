@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { supersetId } from '../http/schemas.ts';
 import { listMappings, replaceMappings, type DatabaseMappingRow } from '../../db/environments/mappings.ts';
 import type { EnvironmentRow } from '../../db/environments/store.ts';
 import { ValidationError } from '../../lib/errors.ts';
@@ -54,8 +55,8 @@ const mappingPut = z
       .array(
         z
           .object({
-            source_database_id: z.number().int().positive().describe('Database id in the source environment'),
-            target_database_id: z.number().int().positive().describe('Database id in the target environment'),
+            source_database_id: supersetId('database').describe('Database id in the source environment'),
+            target_database_id: supersetId('database').describe('Database id in the target environment'),
           })
           .strict(),
       )

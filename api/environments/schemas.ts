@@ -29,6 +29,7 @@ const fields = {
   verify_tls: z.boolean().describe('Verify the TLS certificate of an https base URL (default true)'),
   timeout_seconds: z.number().int().min(1).max(600).describe('Per-request timeout towards Superset (default 30)'),
   description: z.string().trim().max(2000).nullable(),
+  protected: z.boolean().describe('Deploys of a pinned git commit into it wait for approval by another person (default false)'),
 };
 
 export const environmentCreate = z
@@ -37,6 +38,7 @@ export const environmentCreate = z
     verify_tls: fields.verify_tls.default(true),
     timeout_seconds: fields.timeout_seconds.default(30),
     description: fields.description.optional(),
+    protected: fields.protected.default(false),
   })
   .strict();
 
@@ -49,6 +51,7 @@ export const environmentUpdate = z
     verify_tls: fields.verify_tls.optional(),
     timeout_seconds: fields.timeout_seconds.optional(),
     description: fields.description.optional(),
+    protected: fields.protected.optional(),
   })
   .strict();
 
@@ -61,6 +64,7 @@ export const environmentView = z.object({
   verify_tls: z.boolean(),
   timeout_seconds: z.number().int(),
   description: z.string().nullable(),
+  protected: z.boolean(),
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -91,6 +95,7 @@ export function toEnvironmentView(row: EnvironmentRow): EnvironmentView {
     verify_tls: row.verify_tls,
     timeout_seconds: row.timeout_seconds,
     description: row.description,
+    protected: row.protected === true,
     created_at: new Date(row.created_at).toISOString(),
     updated_at: new Date(row.updated_at).toISOString(),
   };

@@ -24,6 +24,7 @@ export interface EnvironmentInput {
   verify_tls?: boolean;
   timeout_seconds?: number;
   description?: string | null;
+  protected?: boolean;
 }
 
 export interface EnvironmentTestReport {
@@ -83,6 +84,7 @@ export class EnvironmentService {
       verify_tls: input.verify_tls ?? true,
       timeout_seconds: input.timeout_seconds ?? 30,
       description: input.description ?? null,
+      protected: input.protected ?? false,
     });
     this.logger.info({ env_id: row.id, name: row.name, base_url: row.base_url }, 'environment created');
     await this.audit(actor, {
@@ -107,6 +109,7 @@ export class EnvironmentService {
     if (input.verify_tls !== undefined) patch.verify_tls = input.verify_tls;
     if (input.timeout_seconds !== undefined) patch.timeout_seconds = input.timeout_seconds;
     if (input.description !== undefined) patch.description = input.description;
+    if (input.protected !== undefined) patch.protected = input.protected;
     let changed;
     try {
       changed = await this.store.update(id, patch, (before) =>

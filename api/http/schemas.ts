@@ -16,6 +16,25 @@ export const pagination = {
  * page makes Superset sort and skip more rows, so one request must not ask for an unbounded
  * offset. Beyond it, narrow the list with `search`.
  */
+/** Superset keeps object ids (dashboards, charts, datasets, databases) as 32-bit integers. */
+export const SUPERSET_ID_MAX = 2_147_483_647;
+
+/** A Superset object id in a JSON body: a positive 32-bit integer. */
+export const supersetId = (what: string) =>
+  z
+    .number({ error: `must be a ${what} id (a positive integer)` })
+    .int(`must be a ${what} id (a positive integer)`)
+    .positive(`must be a ${what} id (a positive integer)`)
+    .max(SUPERSET_ID_MAX, `must be a ${what} id (at most ${SUPERSET_ID_MAX})`);
+
+/** The same id in a path or query string. */
+export const supersetIdParam = (what: string) =>
+  z
+    .string()
+    .regex(/^[1-9][0-9]{0,9}$/, `must be a ${what} id (a positive integer)`)
+    .transform(Number)
+    .pipe(z.number().max(SUPERSET_ID_MAX, `must be a ${what} id (at most ${SUPERSET_ID_MAX})`));
+
 export const UPSTREAM_MAX_ROWS = 10_000;
 
 export const upstreamPagination = {

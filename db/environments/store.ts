@@ -14,6 +14,8 @@ export interface EnvironmentRow {
   verify_tls: boolean;
   timeout_seconds: number;
   description: string | null;
+  /** Deploys of a pinned git commit into it wait for another person's approval. */
+  protected: boolean;
   created_at: Date;
   updated_at: Date;
 }
@@ -21,7 +23,7 @@ export interface EnvironmentRow {
 /** The columns a caller may set; the password arrives already encrypted. */
 export type EnvironmentFields = Pick<
   EnvironmentRow,
-  'name' | 'base_url' | 'username' | 'password_encrypted' | 'verify_tls' | 'timeout_seconds' | 'description'
+  'name' | 'base_url' | 'username' | 'password_encrypted' | 'verify_tls' | 'timeout_seconds' | 'description' | 'protected'
 >;
 
 /** The `environments` table: the one owner of its SQL, and the one way to look an environment up. */

@@ -235,6 +235,14 @@ export class TaskStore {
       .update({ progress: JSON.stringify(progress), updated_at: this.knex.fn.now() });
   }
 
+  /** A gated task starts or stops waiting for a person's decision (RUNNING <-> AWAITING_APPROVAL). */
+  async setAwaitingApproval(id: string, waiting: boolean): Promise<boolean> {
+    const n = await this.knex('tasks')
+      .where({ id, status: waiting ? 'RUNNING' : 'AWAITING_APPROVAL' })
+      .update({ status: waiting ? 'AWAITING_APPROVAL' : 'RUNNING', updated_at: this.knex.fn.now() });
+    return n > 0;
+  }
+
   /** The final write; a no-op on a task that is already closed. `result` and `error` must be free of secrets. */
   async finish(id: string, status: FinalStatus, result: unknown, error: TaskError | null): Promise<boolean> {
     const n = await this.knex('tasks')

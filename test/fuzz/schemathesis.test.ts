@@ -32,6 +32,10 @@ const EXCLUDED = [
   'PUT /api/environments/{env_id}',
   'DELETE /api/environments/{env_id}',
   'POST /api/environments/{env_id}/test',
+  // Like environments: a generated base_url would make later calls (test, repositories, init,
+  // push) send traffic off this machine. Their other endpoints are fuzzed against unknown ids.
+  'POST /api/git/configs',
+  'PUT /api/git/configs/{config_id}',
   'POST /api/auth/logout',
   'GET /api/tasks/{task_id}/logs/stream',
   // An LLM provider's base URL is where its key (and dataset context) goes: never a generated one.

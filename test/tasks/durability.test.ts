@@ -20,7 +20,7 @@ describe('durability', () => {
     const id = r.body.task_id;
     await waitFor(
       async () => (await admin('GET', `/api/tasks/${id}/logs?text=sleeping 4 s`)).body.items.length > 0,
-      30_000,
+      90_000, // a worker process starting on a loaded machine
       'sleep step to start',
     );
     await new Promise((res) => setTimeout(res, 1200)); // let it heartbeat some progress
@@ -48,7 +48,7 @@ describe('durability', () => {
       second.kill('SIGTERM');
       await new Promise((res) => second.once('exit', res));
     }
-  });
+  }, 150_000); // two worker processes start and stop here: slow on a loaded 2-core machine
 
   it('starts the workflow of a row left PENDING (API died between commit and start)', async () => {
     const id = 'selfcheck-orphan-1';

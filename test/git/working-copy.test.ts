@@ -1,0 +1,64 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { WorkingCopy } from '../../lib/git/working-copy.ts';
+
+// The working copy on its own (no server): status stays true when it is answered from the
+// stat fingerprint, whatever changed since the last scan.
+const author = { name: 'T', email: 't@example.com' };
+const OLD = (s: number) => new Date(Date.UTC(2020, 0, 1, 0, 0, s));
+
+async function repo() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wc-'));
+  const wc = new WorkingCopy(dir);
+  await wc.init({ branch: 'main', author, readme: '# r\n', remoteUrl: 'http://127.0.0.1:9/x/y.git' });
+  await wc.writeBundle(
+    new Map([
+      ['metadata.yaml', 'version: 1\n'],
+      ['charts/c.yaml', 'name: aaaa\n'],
+    ]),
+  );
+  await wc.commit('first', author);
+  const age = (s: number) => {
+    for (const f of ['README.md', 'metadata.yaml', 'charts/c.yaml', '.git/index', '.git/HEAD', '.git/config', '.git/refs/heads/main'])
+      fs.utimesSync(path.join(dir, f), OLD(s), OLD(s));
+  };
+  return { dir, wc, age };
+}
+
+describe('working copy status', () => {
+  it('a same-size edit with the old mtime restored is still seen (ctime and inode are part of the fingerprint)', async () => {
+    const { dir, wc, age } = await repo();
+    age(1);
+    await new Promise((r) => setTimeout(r, 3100)); // past the racy window, so the scan is cached
+    const clean = await wc.status();
+    expect(clean).toMatchObject({ modified: [], untracked: [], staged: [], ahead: 2 });
+    expect(await wc.status()).toEqual(clean);
+    fs.writeFileSync(path.join(dir, 'charts/c.yaml'), 'name: bbbb\n');
+    fs.utimesSync(path.join(dir, 'charts/c.yaml'), OLD(1), OLD(1));
+    expect((await wc.status()).modified).toEqual(['charts/c.yaml']);
+  }, 20_000);
+
+  it('a new file and a commit by another process each change the answer', async () => {
+    const { dir, wc, age } = await repo();
+    age(2);
+    await new Promise((r) => setTimeout(r, 3100));
+    const before = await wc.status();
+    fs.writeFileSync(path.join(dir, 'notes.txt'), 'x\n');
+    expect((await wc.status()).untracked).toEqual(['notes.txt']);
+    fs.rmSync(path.join(dir, 'notes.txt'));
+    const other = new WorkingCopy(dir); // another instance: as another process would see it
+    await other.writeBundle(
+      new Map([
+        ['metadata.yaml', 'version: 2\n'],
+        ['charts/c.yaml', 'name: aaaa\n'],
+      ]),
+    );
+    const c = await other.commit('second', author);
+    const after = await wc.status();
+    expect(after.head).toBe(c.commit);
+    expect(after.head).not.toBe(before.head);
+    expect(after.ahead).toBe(3);
+  }, 20_000);
+});
