@@ -1,4 +1,6 @@
 import { createBackupActivities } from './backups/index.ts';
+import { createLlmDocsActivities } from './datasets/llm-docs.ts';
+import { createMapColumnsActivities } from './datasets/map-columns.ts';
 import type { ActivityDeps } from './deps.ts';
 import { createGitActivities } from './git/index.ts';
 import { createMigrationActivities } from './migration/index.ts';
@@ -15,6 +17,8 @@ export function createActivities(deps: ActivityDeps) {
     ...createMigrationActivities(deps),
     ...createBackupActivities(deps),
     ...createGitActivities(deps),
+    ...createMapColumnsActivities(deps),
+    ...createLlmDocsActivities(deps),
   };
 }
 

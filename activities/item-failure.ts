@@ -18,6 +18,8 @@ export interface FailureContext {
   item: string;
   /** The environment whose Superset the step talked to. */
   envId: string;
+  /** Where to list what the environment holds, for a missing item (default: its dashboards). */
+  listPath?: string;
 }
 
 /**
@@ -97,7 +99,7 @@ function supersetActions(f: SupersetFailure, ctx: FailureContext): NextAction[] 
         {
           action: 'check_id',
           description: `Superset has no such object (or the service account cannot see it); list what the environment holds to find the right id`,
-          request: { method: 'GET', path: `/api/dashboards?env_id=${ctx.envId}`, body: null },
+          request: { method: 'GET', path: ctx.listPath ?? `/api/dashboards?env_id=${ctx.envId}`, body: null },
         },
       ];
     case 'auth_failed':

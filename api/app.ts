@@ -3,9 +3,12 @@ import path from 'node:path';
 import fs from 'node:fs';
 import Router from '@koa/router';
 import Koa from 'koa';
+import { Writable } from 'node:stream';
+import type { Middleware } from 'koa';
 import { koaBody } from 'koa-body';
 import { apiKeyRoutes } from './admin/api-keys.routes.ts';
 import { groupMappingRoutes } from './admin/group-mappings.routes.ts';
+import { llmProviderRoutes } from './admin/llm-providers.routes.ts';
 import { roleRoutes } from './admin/roles.routes.ts';
 import { securityEventRoutes } from './admin/security-events.routes.ts';
 import { userRoutes } from './admin/users.routes.ts';
@@ -46,6 +49,7 @@ export function allRoutes(app: AppContext): AnyRoute[] {
     ...groupMappingRoutes(app),
     ...apiKeyRoutes(app),
     ...securityEventRoutes(app),
+    ...llmProviderRoutes(app),
     ...backupRoutes(app), // before any /api/dashboards/:id route: Koa matches in registration order
     ...reportRoutes(app),
     ...environmentRoutes(app),
@@ -92,20 +96,59 @@ export function createApp(ctx: AppContext): Koa {
     await next();
   });
   app.use(methodGuard(router));
-  app.use(
-    koaBody({
-      json: true,
-      urlencoded: true,
-      multipart: false,
-      jsonLimit: '2mb',
-      formLimit: '64kb',
-      onError: (err) => {
-        throw Object.assign(err, { status: (err as { status?: number }).status ?? 400, expose: true });
-      },
-    }),
-  );
+  app.use(bodyParsers(routes));
   app.use(rejectUnstorableText());
   app.use(authenticate(ctx.auth));
   app.use(router.routes());
   return app;
+}
+
+/**
+ * JSON and forms everywhere; multipart/form-data only on the routes that declare it, with small
+ * limits: one file, held in memory (never written to disk), a few short text fields.
+ */
+function bodyParsers(routes: AnyRoute[]): Middleware {
+  const onError = (err: Error) => {
+    // formidable reports its limits as `httpCode` (413 for a file too large).
+    const e = err as Error & { status?: number; httpCode?: number };
+    throw Object.assign(err, { status: e.status ?? (e.httpCode && e.httpCode >= 400 && e.httpCode < 500 ? e.httpCode : 400), expose: true });
+  };
+  const common = { json: true, urlencoded: true, jsonLimit: '2mb', formLimit: '64kb', onError };
+  const plain = koaBody({ ...common, multipart: false });
+  const withFiles = routes
+    .filter((r) => r.multipart)
+    .map((r) => ({
+      method: r.method.toUpperCase(),
+      path: new RegExp(`^${r.path.replace(/:[A-Za-z0-9_]+/g, '[^/]+')}$`),
+      parser: koaBody({
+        ...common,
+        multipart: true,
+        formidable: {
+          maxFiles: 1,
+          maxFileSize: r.multipart!.maxFileBytes,
+          maxTotalFileSize: r.multipart!.maxFileBytes,
+          maxFields: 20,
+          maxFieldsSize: 64 * 1024,
+          allowEmptyFiles: false,
+          minFileSize: 1,
+          fileWriteStreamHandler: (file?: unknown) => {
+            const chunks: Buffer[] = [];
+            return new Writable({
+              write(chunk: Buffer, _enc, cb) {
+                chunks.push(chunk);
+                cb();
+              },
+              final(cb) {
+                Object.assign(file as object, { buffer: Buffer.concat(chunks) });
+                cb();
+              },
+            });
+          },
+        },
+      }),
+    }));
+  return (ctx, next) => {
+    const route = withFiles.find((r) => r.method === ctx.method && r.path.test(ctx.path));
+    return (route?.parser ?? plain)(ctx, next);
+  };
 }

@@ -21,6 +21,10 @@ export const SECURITY_EVENT_TYPES = [
   'ENVIRONMENT_UPDATED',
   'ENVIRONMENT_DELETED',
   'ENVIRONMENT_TESTED',
+  'LLM_PROVIDER_CREATED',
+  'LLM_PROVIDER_UPDATED',
+  'LLM_PROVIDER_DELETED',
+  'LLM_PROVIDER_TESTED',
 ] as const;
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];
 export type SecurityEventOutcome = 'success' | 'failure';

@@ -5,6 +5,7 @@
  * route, and one entry here.
  */
 import type { BackupInput, RestoreInput } from './backup.ts';
+import type { LlmDocsInput, MapColumnsInput } from './datasets.ts';
 import type { GitDeployInput } from './git.ts';
 import type { MigrationInput } from './migration.ts';
 import type { Permission } from './permissions.ts';
@@ -88,6 +89,40 @@ const selfcheck: TaskKind<SelfcheckInput> = {
   retry: (p) => ({ method: 'POST', path: '/api/tasks/selfcheck', body: p }),
 };
 
+const mapColumns: TaskKind<MapColumnsInput> = {
+  type: 'map_columns',
+  workflow: 'mapColumnsWorkflow',
+  permission: 'datasets:WRITE',
+  envIds: (i) => [i.envId],
+  dashboardIds: (i) => i.dashboardIds.map(String),
+  describe: (i, names) => ({
+    summary: `${i.dryRun ? 'Dry run: map' : 'Map'} column labels and descriptions of ${plural(i.datasetIds.length, 'dataset')} of ${names(i.envId)} from ${
+      i.source.type === 'xlsx' ? 'a workbook' : i.source.sql ? 'a SQL Lab query' : 'the database catalog'
+    }`,
+    details: `Datasets: ${list(i.datasetIds)}. Overwrite existing values: ${i.overwrite ? 'yes' : 'no'}.${i.reviewedTaskId ? ` Reviewed dry run: ${i.reviewedTaskId}.` : ''}`,
+  }),
+  retry: (p, ids) => {
+    const { dataset_ids, ...rest } = p;
+    return { method: 'POST', path: '/api/datasets/map-columns', body: { ...rest, dataset_ids: numeric(ids) ?? dataset_ids } };
+  },
+};
+
+const llmDocs: TaskKind<LlmDocsInput> = {
+  type: 'llm_docs',
+  workflow: 'llmDocsWorkflow',
+  permission: 'datasets:WRITE',
+  envIds: (i) => [i.envId],
+  dashboardIds: (i) => i.dashboardIds.map(String),
+  describe: (i, names) => ({
+    summary: `Suggest documentation for ${plural(i.datasetIds.length, 'dataset')} of ${names(i.envId)} (${i.language === 'ru' ? 'Russian' : 'English'})`,
+    details: `Datasets: ${list(i.datasetIds)}. LLM provider: ${i.providerId}. Suggestions wait for review; nothing is written to Superset.`,
+  }),
+  retry: (p, ids) => {
+    const { dataset_ids, ...rest } = p;
+    return { method: 'POST', path: '/api/datasets/generate-docs', body: { ...rest, dataset_ids: numeric(ids) ?? dataset_ids } };
+  },
+};
+
 const gitDeploy: TaskKind<GitDeployInput> = {
   type: 'git_deploy',
   workflow: 'gitDeployWorkflow',
@@ -105,7 +140,7 @@ const gitDeploy: TaskKind<GitDeployInput> = {
   }),
 };
 
-export const TASK_KINDS = { migration, backup, restore, selfcheck, git_deploy: gitDeploy } as const;
+export const TASK_KINDS = { migration, backup, restore, selfcheck, git_deploy: gitDeploy, map_columns: mapColumns, llm_docs: llmDocs } as const;
 export type TaskKindName = keyof typeof TASK_KINDS;
 export type TaskInputOf<K extends TaskKindName> = (typeof TASK_KINDS)[K] extends TaskKind<infer I> ? I : never;
 

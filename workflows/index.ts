@@ -3,3 +3,5 @@ export { selfcheckWorkflow } from './selfcheck.ts';
 export { migrationWorkflow } from './migration.ts';
 export { backupWorkflow, restoreWorkflow } from './backup.ts';
 export { gitDeployWorkflow } from './git-deploy.ts';
+export { mapColumnsWorkflow } from './map-columns.ts';
+export { llmDocsWorkflow } from './llm-docs.ts';

@@ -1,8 +1,39 @@
+import { createHash } from 'node:crypto';
+import type { DictionarySource, MapColumnsResult } from '../../contracts/datasets.ts';
+import { DictionaryStore } from '../../db/datasets/dictionaries.ts';
+import { LlmProviderStore } from '../../db/llm-providers/store.ts';
+import { parseDictionaryWorkbook } from '../../lib/dictionary/xlsx.ts';
+import { NotFoundError, ValidationError } from '../../lib/errors.ts';
 import { displayName } from '../../lib/superset/client.ts';
 import type { DatasetListItem } from '../../lib/superset/types.ts';
 import type { AppContext } from '../context.ts';
 import { datasetListQuery, datasetsResponse } from '../dashboards/schemas.ts';
-import { defineRoute, type AnyRoute } from '../http/routes.ts';
+import { defineRoute, type AnyRoute, type UploadedFile } from '../http/routes.ts';
+import { acceptTask, taskAccess } from '../tasks/routes.ts';
+import { taskAccepted } from '../tasks/schemas.ts';
+import {
+  acceptAnswer,
+  acceptBody,
+  changeList,
+  changeParams,
+  changesQuery,
+  datasetParams,
+  generateDocsBody,
+  mapColumnsBody,
+  mapColumnsForm,
+  rejectAnswer,
+  rejectBody,
+  suggestionList,
+  suggestionsQuery,
+  undoAnswer,
+  undoBody,
+} from './schemas.ts';
+import { DatasetReviewService } from './service.ts';
+
+/** Largest workbook accepted (the upload is held in memory and parsed once). */
+export const MAX_WORKBOOK_BYTES = 5 * 1024 * 1024;
+/** Longest the task-creating routes wait for Superset to name the dashboards using the datasets. */
+const DASHBOARD_LOOKUP_MS = 5_000;
 
 function iso(value: string | null | undefined): string | null {
   if (!value) return null;
@@ -34,6 +65,75 @@ function toDatasetItem(baseUrl: string, d: DatasetListItem) {
 }
 
 export function datasetRoutes(app: AppContext): AnyRoute[] {
+  const review = new DatasetReviewService({ knex: app.knex, supersets: app.supersets, environments: app.environmentStore });
+  const dictionaries = new DictionaryStore(app.knex);
+  const providers = new LlmProviderStore(app.knex);
+  const UNAVAILABLE = { description: 'Superset unreachable, timed out, failed or refused the service account (code `upstream_unavailable`)' };
+
+  /**
+   * The dashboards using the datasets, so the task shows in their history
+   * (`GET /api/dashboards/{id}/tasks`). Best effort and bounded in time: a dataset Superset cannot
+   * name now still gets its task, and the task reports the dataset's own failure.
+   */
+  async function dashboardsOf(envId: string, datasetIds: number[]): Promise<number[]> {
+    const lookup = Promise.all(
+      datasetIds.map((id) =>
+        app.supersets.use(envId, (client) => client.datasetRelatedObjects(id)).then(
+          (r) => r.dashboards.map((d) => d.id),
+          (err: unknown) => {
+            app.logger.debug({ err, env_id: envId, dataset_id: id }, 'dashboards of a dataset could not be read');
+            return [] as number[];
+          },
+        ),
+      ),
+    ).then((lists) => [...new Set(lists.flat())].sort((a, b) => a - b));
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<number[]>((resolve) => (timer = setTimeout(() => resolve([]), DASHBOARD_LOOKUP_MS)));
+    try {
+      return await Promise.race([lookup, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Stores an uploaded workbook (parsed and checked now: a bad one is a 400) and returns its id. */
+  async function storeWorkbook(file: UploadedFile, sheet: string | undefined, createdBy: string | null) {
+    const parsed = await parseDictionaryWorkbook(file.bytes, { sheet });
+    return dictionaries.create({
+      source: 'xlsx',
+      filename: file.filename ? file.filename.slice(0, 255) : null,
+      sheet: parsed.sheet,
+      sha256: createHash('sha256').update(file.bytes).digest('hex'),
+      size: file.size,
+      rows: parsed.entries,
+      createdBy,
+    });
+  }
+
+  /** A reviewed dry run: a finished map_columns dry run of the same environment covering every requested dataset. */
+  async function checkReviewed(taskId: string, envId: string, datasetIds: number[], principal: Parameters<typeof app.tasks.getVisible>[1]) {
+    const task = await app.tasks.getVisible(taskId, principal);
+    const result = task.result as MapColumnsResult | null;
+    const problem =
+      task.type !== 'map_columns'
+        ? 'is not a column-mapping task'
+        : !task.env_ids.includes(envId)
+          ? 'ran in another environment'
+          : !['SUCCEEDED', 'FAILED'].includes(task.status) || !result?.items
+            ? `has no finished plan (it is ${task.status})`
+            : !result.dry_run
+              ? 'was not a dry run'
+              : undefined;
+    if (problem) throw new ValidationError(`reviewed_task_id: task ${taskId} ${problem}`, [{ field: 'body.reviewed_task_id', message: problem }]);
+    const planned = new Set(result!.items.filter((i) => i.status === 'planned' || i.status === 'unchanged').map((i) => i.id));
+    const missing = datasetIds.filter((id) => !planned.has(id));
+    if (missing.length) {
+      throw new ValidationError(`reviewed_task_id: the dry run ${taskId} has no plan for dataset(s) ${missing.join(', ')}`, [
+        { field: 'body.dataset_ids', message: `not planned by the reviewed dry run: ${missing.join(', ')}` },
+      ]);
+    }
+  }
+
   return [
     defineRoute({
       method: 'get',
@@ -66,6 +166,189 @@ export function datasetRoutes(app: AppContext): AnyRoute[] {
           };
         });
       },
+    }),
+
+    defineRoute({
+      method: 'post',
+      path: '/api/datasets/map-columns',
+      tag: 'Datasets',
+      summary: 'Fill column labels and descriptions from a dictionary (a task)',
+      description: [
+        "Matches a dictionary to each dataset's columns by name (trimmed, case-insensitive) and fills their labels (`verbose_name`) and descriptions; names matched on neither side are reported both ways.",
+        '`source_type: sqllab` runs a query through the environment\'s SQL Lab against `database_id`: your own `sql` (one SELECT returning `column_name`, `verbose_name`, `description`, optionally `table_name`), or by default the column comments the database keeps in its catalog for each dataset\'s table (PostgreSQL, MySQL).',
+        '`source_type: xlsx` reads a workbook sent as multipart/form-data (file in `file`, header row naming `column_name` and `verbose_name` and/or `description`, optionally `table_name`; at most 5 MB); send `upload_id` (kept in the task\'s params) as JSON to use it again.',
+        'Values a person wrote are kept unless `overwrite` is true. Every write sends the full column and metric lists, changes only those fields, re-reads the dataset to prove nothing else moved, and keeps the previous values (undo: `POST /api/datasets/changes/{change_id}/undo`).',
+        '`dry_run` writes nothing and reports the plan per dataset; `reviewed_task_id` then applies exactly that plan, and a dataset that changed in Superset since is reported as a conflict, not written.',
+        '400: another `source_type`, empty `dataset_ids`, `sqllab` without `database_id`, a query that is not one SELECT, an unreadable workbook. 404: unknown environment, upload or reviewed task.',
+      ].join(' '),
+      access: taskAccess('map_columns'),
+      body: mapColumnsBody,
+      multipart: {
+        fields: mapColumnsForm,
+        files: { file: { description: 'the .xlsx workbook (at most 5 MB)' } },
+        maxFileBytes: MAX_WORKBOOK_BYTES,
+      },
+      responses: {
+        202: { description: 'Task accepted', schema: taskAccepted },
+        400: { description: 'Invalid body (see description)' },
+        404: { description: 'Unknown environment, `upload_id` or `reviewed_task_id`' },
+        413: { description: 'The workbook is larger than 5 MB' },
+      },
+      async handler(ctx, { body, files, principal }) {
+        const env = await app.environmentStore.get(body.env_id);
+        let source: DictionarySource;
+        let uploadId: string | undefined;
+        if (body.source_type === 'sqllab') {
+          const b = body as typeof body & { sql?: string; schema?: string; catalog?: string };
+          source = { type: 'sqllab', databaseId: b.database_id!, sql: b.sql ?? null, schema: b.schema ?? null, catalog: b.catalog ?? null };
+        } else {
+          const b = body as typeof body & { upload_id?: string; sheet?: string };
+          if (files.file) {
+            uploadId = (await storeWorkbook(files.file, b.sheet, principal.userId)).id;
+          } else if (b.upload_id) {
+            if (!(await dictionaries.info(b.upload_id))) throw new NotFoundError('Upload', b.upload_id);
+            uploadId = b.upload_id;
+          } else if (!b.reviewed_task_id) {
+            throw new ValidationError('source_type xlsx needs the workbook in the file field `file`', [{ field: 'body.file', message: 'required' }]);
+          }
+          source = { type: 'xlsx', dictionaryId: uploadId ?? '' };
+        }
+        if (body.reviewed_task_id) await checkReviewed(body.reviewed_task_id, env.id, body.dataset_ids, principal);
+        const params: Record<string, unknown> = { ...body, ...(uploadId ? { upload_id: uploadId } : {}) };
+        delete params.sheet;
+        await acceptTask(ctx, app, {
+          kind: 'map_columns',
+          input: {
+            envId: env.id,
+            datasetIds: body.dataset_ids,
+            source,
+            dryRun: body.dry_run,
+            overwrite: body.overwrite,
+            reviewedTaskId: body.reviewed_task_id ?? null,
+            dashboardIds: await dashboardsOf(env.id, body.dataset_ids),
+          },
+          params,
+          owner: principal,
+        });
+      },
+    }),
+
+    defineRoute({
+      method: 'post',
+      path: '/api/datasets/generate-docs',
+      tag: 'Datasets',
+      summary: 'Suggest dataset and column descriptions with an LLM (a task)',
+      description: [
+        "For each dataset, sends its context (name, SQL, columns and types, metrics, existing labels and descriptions, and a few sample values only when the provider's `sample_data_env_ids` lists this environment) to the provider and asks for a dataset description and column descriptions as structured JSON in `language` (en or ru).",
+        'The answers are stored as suggestions with provenance (provider, model, prompt version, time, tokens); nothing reaches Superset until a person accepts them (`GET /api/datasets/{dataset_id}/suggestions`).',
+        "The provider's 429 and 5xx are retried with backoff honouring Retry-After; a timeout, or an answer that is not valid JSON for the schema, is asked once more, then fails that dataset with the reason. One dataset failing never fails its siblings.",
+        '`llm_provider`: a provider id (`/api/admin/llm-providers`) or `default` (the `LLM_*` variables). 400 for an empty `dataset_ids`; 404 for an unknown environment or provider.',
+      ].join(' '),
+      access: taskAccess('llm_docs'),
+      body: generateDocsBody,
+      responses: {
+        202: { description: 'Task accepted', schema: taskAccepted },
+        400: { description: 'Invalid body (empty `dataset_ids`, unknown `language`)' },
+        404: { description: 'Unknown environment or LLM provider' },
+      },
+      async handler(ctx, { body, principal }) {
+        const env = await app.environmentStore.get(body.env_id);
+        if (!(await providers.exists(body.llm_provider, app.config))) throw new NotFoundError('LLM provider', body.llm_provider);
+        await acceptTask(ctx, app, {
+          kind: 'llm_docs',
+          input: {
+            envId: env.id,
+            datasetIds: body.dataset_ids,
+            providerId: body.llm_provider,
+            language: body.language,
+            dashboardIds: await dashboardsOf(env.id, body.dataset_ids),
+          },
+          params: body,
+          owner: principal,
+        });
+      },
+    }),
+
+    defineRoute({
+      method: 'get',
+      path: '/api/datasets/:dataset_id/suggestions',
+      tag: 'Datasets',
+      summary: "A dataset's LLM suggestions beside its current values",
+      description:
+        'Pending suggestions by default (`status` for others, or `all`), each with the value Superset holds now, the value it held when the suggestion was made, whether a person wrote the current value (then accepting needs `overwrite`), and provenance (provider, model, prompt version, language, time, tokens).',
+      access: { permission: 'datasets:READ' },
+      params: datasetParams,
+      query: suggestionsQuery,
+      responses: {
+        200: { description: 'A page of suggestions', schema: suggestionList },
+        404: { description: 'Unknown environment, or no such dataset in it' },
+        503: UNAVAILABLE,
+      },
+      handler: (_ctx, { params, query }) => review.listSuggestions(query.env_id, params.dataset_id, query.status, query.page, query.page_size),
+    }),
+
+    defineRoute({
+      method: 'post',
+      path: '/api/datasets/:dataset_id/suggestions/accept',
+      tag: 'Datasets',
+      summary: 'Accept suggestions (as suggested or edited) and write them into Superset',
+      description:
+        'Accepts every pending suggestion of the dataset, or the listed `items` (each optionally with an edited `value`). A field holding a value a person wrote, or one that changed since the suggestion was made, is skipped unless its item says `overwrite: true`. The accepted values are written in one safe dataset update (full column and metric lists, only these fields changed, re-read to verify, previous values kept for undo) and recorded with who accepted what. 409 `dataset_changed` when the dataset changed in Superset during the write.',
+      access: { permission: 'datasets:WRITE' },
+      params: datasetParams,
+      body: acceptBody,
+      responses: {
+        200: { description: 'What was accepted and written, and what was skipped and why', schema: acceptAnswer },
+        404: { description: 'Unknown environment, or no such dataset in it' },
+        409: { description: 'The dataset changed in Superset during the write (code `dataset_changed`); nothing was written' },
+        503: UNAVAILABLE,
+      },
+      handler: (_ctx, { params, body, principal }) => review.accept(body.env_id, params.dataset_id, body.items, principal),
+    }),
+
+    defineRoute({
+      method: 'post',
+      path: '/api/datasets/:dataset_id/suggestions/reject',
+      tag: 'Datasets',
+      summary: 'Reject suggestions',
+      description: 'Rejects every pending suggestion of the dataset, or the listed ones; nothing is written to Superset.',
+      access: { permission: 'datasets:WRITE' },
+      params: datasetParams,
+      body: rejectBody,
+      responses: { 200: { description: 'How many were rejected', schema: rejectAnswer }, 404: { description: 'Unknown environment' } },
+      handler: (_ctx, { params, body, principal }) => review.reject(body.env_id, params.dataset_id, body.suggestion_ids, principal),
+    }),
+
+    defineRoute({
+      method: 'get',
+      path: '/api/datasets/:dataset_id/changes',
+      tag: 'Datasets',
+      summary: 'Changes Switchyard wrote into a dataset',
+      description: 'Newest first: each write with the fields it changed (values before and after), who made it (task owner or the person who accepted), its source and whether it was undone.',
+      access: { permission: 'datasets:READ' },
+      params: datasetParams,
+      query: changesQuery,
+      responses: { 200: { description: 'A page of changes', schema: changeList }, 404: { description: 'Unknown environment' } },
+      handler: (_ctx, { params, query }) => review.listChanges(query.env_id, params.dataset_id, query.page, query.page_size),
+    }),
+
+    defineRoute({
+      method: 'post',
+      path: '/api/datasets/changes/:change_id/undo',
+      tag: 'Datasets',
+      summary: 'Undo a change: restore the values it replaced',
+      description:
+        'Writes the previous values back through the same safe update, and records the undo as a change of its own. 409 `dataset_changed` when a field no longer holds what the change wrote (someone changed it since), unless `force`; 409 `not_undoable` when the change was already undone or never applied.',
+      access: { permission: 'datasets:WRITE' },
+      params: changeParams,
+      body: undoBody,
+      responses: {
+        200: { description: 'The undo and the change it undid', schema: undoAnswer },
+        404: { description: 'Unknown change, or its dataset no longer exists' },
+        409: { description: 'Changed since (`dataset_changed`) or nothing to undo (`not_undoable`)' },
+        503: UNAVAILABLE,
+      },
+      handler: (_ctx, { params, body, principal }) => review.undo(params.change_id, body.force, principal),
     }),
   ];
 }

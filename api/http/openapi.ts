@@ -21,6 +21,20 @@ function parameters(schema: ZodType | undefined, where: 'path' | 'query') {
   }));
 }
 
+/** The multipart/form-data variant of a route's body: its text fields, plus its files as binary strings. */
+function multipartContent(r: AnyRoute): Record<string, unknown> {
+  if (!r.multipart) return {};
+  const schema = toSchema(r.multipart.fields, 'input');
+  const files = Object.entries(r.multipart.files);
+  schema.properties = {
+    ...(schema.properties ?? {}),
+    ...Object.fromEntries(files.map(([name, f]) => [name, { type: 'string', format: 'binary', description: f.description }])),
+  };
+  const required = files.filter(([, f]) => f.required).map(([name]) => name);
+  if (required.length) schema.required = [...(schema.required ?? []), ...required];
+  return { 'multipart/form-data': { schema } };
+}
+
 /** OpenAPI 3.1, generated from the same route table that serves requests. */
 export function buildOpenApi(routes: AnyRoute[], info: { version: string }) {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -63,9 +77,7 @@ export function buildOpenApi(routes: AnyRoute[], info: { version: string }) {
       description: [r.description, `Access: ${access}`].filter(Boolean).join('\n\n'),
       operationId: `${r.method}_${path.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}`,
       parameters: [...parameters(r.params, 'path'), ...parameters(r.query, 'query')],
-      ...(r.body
-        ? { requestBody: { required: true, content: { [r.bodyType ?? 'application/json']: { schema: toSchema(r.body, 'input') } } } }
-        : {}),
+      ...(r.body ? { requestBody: { required: true, content: { [r.bodyType ?? 'application/json']: { schema: toSchema(r.body, 'input') }, ...multipartContent(r) } } } : {}),
       responses,
       ...(r.access === 'public' ? { security: [] } : {}),
     };

@@ -19,11 +19,33 @@ export interface ResponseSpec {
   contentType?: string | string[];
 }
 
+/** A file of a multipart request, held in memory (uploads are small and capped; see app.ts). */
+export interface UploadedFile {
+  filename: string | null;
+  mimetype: string | null;
+  size: number;
+  bytes: Buffer;
+}
+
 export interface RouteInput<P, Q, B> {
   params: P;
   query: Q;
   body: B;
   principal: Principal;
+  /** Files of a multipart request, by field name (routes declaring `multipart` only). */
+  files: Record<string, UploadedFile>;
+}
+
+/**
+ * A route that also takes `multipart/form-data`: its text fields are validated with `fields`
+ * (they arrive as strings), its files are handed over in memory. The same route keeps taking
+ * JSON, validated with `body`.
+ */
+export interface MultipartSpec {
+  fields: ZodType;
+  files: Record<string, { description: string; required?: boolean }>;
+  /** Largest file accepted, in bytes. */
+  maxFileBytes: number;
 }
 
 export interface RouteDef<P extends ZodType, Q extends ZodType, B extends ZodType> {
@@ -39,6 +61,8 @@ export interface RouteDef<P extends ZodType, Q extends ZodType, B extends ZodTyp
   body?: B;
   /** Content type of the body (default JSON). */
   bodyType?: 'application/json' | 'application/x-www-form-urlencoded';
+  /** Also accept multipart/form-data with files (see MultipartSpec). */
+  multipart?: MultipartSpec;
   /** 422 where the spec says so (profile preferences); 400 elsewhere. */
   validationStatus?: 400 | 422;
   responses: Record<number, ResponseSpec>;
@@ -94,11 +118,13 @@ export function mountRoutes(router: Router, routes: AnyRoute[]): void {
       const principal = ctx.state.principal as Principal | undefined;
       authorize(route.access, principal);
       const status = route.validationStatus ?? 400;
+      const multipart = route.multipart && ctx.is('multipart/form-data') ? route.multipart : undefined;
       const input = {
         params: parse(route.params, ctx.params, 'path', status),
         query: parse(route.query, ctx.query, 'query', status),
-        body: parse(route.body, (ctx.request as { body?: unknown }).body ?? {}, 'body', status),
+        body: parse(multipart ? multipart.fields : route.body, (ctx.request as { body?: unknown }).body ?? {}, 'body', status),
         principal: principal as Principal,
+        files: multipart ? uploadedFiles(ctx, multipart) : {},
       };
       const result = await route.handler(ctx, input);
       if (result !== undefined && ctx.body === undefined) {
@@ -107,4 +133,21 @@ export function mountRoutes(router: Router, routes: AnyRoute[]): void {
       }
     });
   }
+}
+
+/** The request's files as koa-body and formidable left them (held in memory by app.ts), checked against the spec. */
+function uploadedFiles(ctx: Context, spec: MultipartSpec): Record<string, UploadedFile> {
+  const raw = ((ctx.request as { files?: Record<string, unknown> }).files ?? {}) as Record<string, unknown>;
+  const out: Record<string, UploadedFile> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (!(name in spec.files)) throw new ValidationError(`unexpected file field '${name}'`, [{ field: `body.${name}`, message: 'not a file field of this endpoint' }]);
+    if (Array.isArray(value)) throw new ValidationError(`send one file in '${name}'`, [{ field: `body.${name}`, message: 'one file only' }]);
+    const f = value as { originalFilename?: string | null; mimetype?: string | null; size?: number; buffer?: Buffer };
+    const bytes = f.buffer ?? Buffer.alloc(0);
+    out[name] = { filename: f.originalFilename ?? null, mimetype: f.mimetype ?? null, size: bytes.length, bytes };
+  }
+  for (const [name, f] of Object.entries(spec.files)) {
+    if (f.required && !out[name]) throw new ValidationError(`the file '${name}' is required`, [{ field: `body.${name}`, message: 'required' }]);
+  }
+  return out;
 }

@@ -20,6 +20,7 @@
  * - TLS certificates are verified unless the environment says `verify_tls: false`.
  * - Secrets (password, tokens, cookies) are never logged.
  */
+import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { FormData, Pool, type Dispatcher } from 'undici';
 import { RASTER_TYPES, rasterTypeOf } from './raster.ts';
@@ -45,13 +46,18 @@ import type {
   DashboardDetail,
   DashboardListItem,
   DatabaseInfo,
+  DatasetDetail,
   DatasetListItem,
+  DatasetRelatedObjects,
+  DatasetUpdate,
   ImportOptions,
   ListQuery,
   ListResponse,
   ListCapabilities,
   PermissionProbe,
   SupersetCapabilities,
+  SqlLabQuery,
+  SqlLabResult,
   SupersetConnection,
   Thumbnail,
   UpstreamAccount,
@@ -933,6 +939,96 @@ export class SupersetClient {
     return this.listAll<DatabaseInfo>('database', { columns: DATABASE_LIST_COLUMNS, orderColumn: 'database_name', orderDirection: 'asc' });
   }
 
+  /** `GET /api/v1/dataset/{id}`: the dataset with every column and metric, as Superset keeps them. */
+  async getDataset(id: number): Promise<DatasetDetail> {
+    const path = `/api/v1/dataset/${seg(id)}`;
+    const body = await this.getJson<{ result?: DatasetDetail }>(path);
+    const d = body.result;
+    if (!d || typeof d !== 'object' || !Array.isArray(d.columns) || !Array.isArray(d.metrics)) {
+      throw new SupersetUnavailableError('bad_response', `Superset answered ${path} without the dataset's columns and metrics`, {
+        method: 'GET',
+        path,
+        upstreamStatus: 200,
+      });
+    }
+    return d;
+  }
+
+  /** The charts and dashboards that use a dataset. */
+  async datasetRelatedObjects(id: number): Promise<DatasetRelatedObjects> {
+    const body = await this.getJson<{ charts?: { result?: DatasetRelatedObjects['charts'] }; dashboards?: { result?: DatasetRelatedObjects['dashboards'] } }>(
+      `/api/v1/dataset/${seg(id)}/related_objects`,
+    );
+    return { charts: body.charts?.result ?? [], dashboards: body.dashboards?.result ?? [] };
+  }
+
+  /**
+   * `PUT /api/v1/dataset/{id}`. Superset replaces the dataset's column and metric lists with the
+   * ones it is sent (a column left out is deleted), so callers send the full lists with their ids
+   * (see dataset-edit.ts). Superset's answers carry read-only keys its update refuses as "Unknown
+   * field." (timestamps, `type_generic`, and whatever a release adds): those keys are dropped and
+   * the update sent once more; the answer names them. Any other refusal is thrown.
+   */
+  async updateDataset(id: number, body: DatasetUpdate): Promise<{ dropped: string[] }> {
+    const path = `/api/v1/dataset/${seg(id)}`;
+    try {
+      await this.request('PUT', path, { json: body });
+      return { dropped: [] };
+    } catch (err) {
+      const unknown = err instanceof SupersetApiError && err.upstreamStatus === 422 ? unknownFieldsOf(err.body) : undefined;
+      if (!unknown) throw err;
+      const retry = withoutKeys(body, unknown);
+      await this.request('PUT', path, { json: retry });
+      return { dropped: [...unknown.top, ...unknown.columns.map((k) => `columns[].${k}`), ...unknown.metrics.map((k) => `metrics[].${k}`)] };
+    }
+  }
+
+  /**
+   * Runs one query through SQL Lab (`POST /api/v1/sqllab/execute/`, synchronously) as the
+   * service account, with its permissions and the database's own rules (DML only where the
+   * database allows it). A query the database refuses (syntax, no such table) is a
+   * SupersetApiError with the database's message: Superset answers those with 500 and an
+   * `errors[]` body, which is no outage.
+   */
+  async executeSql(query: SqlLabQuery): Promise<SqlLabResult> {
+    const spec: CallSpec = {
+      method: 'POST',
+      path: '/api/v1/sqllab/execute/',
+      json: {
+        database_id: query.databaseId,
+        sql: query.sql,
+        ...(query.schema ? { schema: query.schema } : {}),
+        ...(query.catalog ? { catalog: query.catalog } : {}),
+        runAsync: false,
+        queryLimit: query.limit ?? 10_000,
+        // At most 11 characters, unique per query.
+        client_id: randomBytes(8).toString('base64url').slice(0, 11),
+      },
+      pass: [202, 500],
+    };
+    return this.call(spec, (res) => {
+      const body = tryJson(res.body);
+      const ctx = { method: spec.method, path: spec.path, upstreamStatus: res.status };
+      if (res.status === 500) {
+        const { message, errorType } = normaliseErrorBody(body, 'no usable error message');
+        if (errorType) throw new SupersetApiError(ctx, message, body, { errorType, detail: `the query failed in the database: ${message}` });
+        throw this.unavailableFromStatus(res, ctx);
+      }
+      if (res.status === 202) {
+        throw new SupersetApiError(ctx, 'the database runs SQL Lab queries asynchronously', body, {
+          detail: 'Superset ran the query asynchronously (the database has "Asynchronous query execution" on); Switchyard needs its answer synchronously',
+        });
+      }
+      const r = this.parseJson<{ data?: unknown; columns?: Array<{ name?: string; column_name?: string }>; query?: { limitingFactor?: string } }>(res, ctx);
+      if (!Array.isArray(r.data)) throw new SupersetUnavailableError('bad_response', 'SQL Lab answered without rows', ctx);
+      return {
+        columns: (r.columns ?? []).map((c) => String(c.name ?? c.column_name ?? '')),
+        rows: r.data.filter((x): x is Record<string, unknown> => !!x && typeof x === 'object' && !Array.isArray(x)),
+        limited: !!r.query?.limitingFactor && r.query.limitingFactor !== 'NOT_LIMITED',
+      };
+    });
+  }
+
   // ---------------------------------------------------------------------------------------------
   // accounts
 
@@ -1045,6 +1141,40 @@ export class SupersetClient {
 }
 
 // ------------------------------------------------------------------------------------------------
+
+/** The keys a 422 MARSHMALLOW_ERROR refused as "Unknown field.", per list; undefined when it refused anything else. */
+function unknownFieldsOf(body: unknown): { top: string[]; columns: string[]; metrics: string[] } | undefined {
+  const { extra } = normaliseErrorBody(body, '');
+  const messages = extra?.messages;
+  if (!messages || typeof messages !== 'object') return undefined;
+  const out = { top: new Set<string>(), columns: new Set<string>(), metrics: new Set<string>() };
+  let other = false;
+  const isUnknown = (v: unknown) => Array.isArray(v) && v.length > 0 && v.every((m) => m === 'Unknown field.');
+  for (const [key, value] of Object.entries(messages as Record<string, unknown>)) {
+    if (isUnknown(value)) {
+      out.top.add(key);
+    } else if ((key === 'columns' || key === 'metrics') && value && typeof value === 'object') {
+      for (const item of Object.values(value as Record<string, unknown>)) {
+        for (const [k, v] of Object.entries((item ?? {}) as Record<string, unknown>)) {
+          if (isUnknown(v)) out[key].add(k);
+          else other = true;
+        }
+      }
+    } else {
+      other = true;
+    }
+  }
+  if (other || out.top.size + out.columns.size + out.metrics.size === 0) return undefined;
+  return { top: [...out.top], columns: [...out.columns], metrics: [...out.metrics] };
+}
+
+function withoutKeys(body: DatasetUpdate, keys: { top: string[]; columns: string[]; metrics: string[] }): DatasetUpdate {
+  const drop = (o: Record<string, unknown>, ks: string[]) => Object.fromEntries(Object.entries(o).filter(([k]) => !ks.includes(k)));
+  const out = drop(body, keys.top) as DatasetUpdate;
+  if (body.columns) out.columns = body.columns.map((c) => drop(c, keys.columns) as DatasetUpdate['columns'][number]);
+  if (body.metrics) out.metrics = body.metrics.map((m) => drop(m, keys.metrics) as DatasetUpdate['metrics'][number]);
+  return out;
+}
 
 function listQ(query: ListQuery): Record<string, unknown> {
   return {

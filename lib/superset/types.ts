@@ -227,3 +227,71 @@ export interface SupersetCapabilities {
   thumbnails: boolean | null;
   probed_at: string;
 }
+
+/** A dataset column as `GET /api/v1/dataset/{id}` answers it (other keys are kept and sent back). */
+export interface DatasetColumn {
+  id: number;
+  column_name: string;
+  verbose_name?: string | null;
+  description?: string | null;
+  type?: string | null;
+  expression?: string | null;
+  is_dttm?: boolean | null;
+  [key: string]: unknown;
+}
+
+export interface DatasetMetric {
+  id: number;
+  metric_name: string;
+  expression: string;
+  verbose_name?: string | null;
+  description?: string | null;
+  [key: string]: unknown;
+}
+
+/** `GET /api/v1/dataset/{id}` → `result`. */
+export interface DatasetDetail {
+  id: number;
+  uuid?: string | null;
+  table_name: string;
+  schema?: string | null;
+  catalog?: string | null;
+  sql?: string | null;
+  kind?: string | null;
+  description?: string | null;
+  /** Naive UTC timestamp of the last change (`2026-11-22T23:06:30.392099`). */
+  changed_on?: string | null;
+  database: { id: number; database_name?: string; backend?: string | null; [key: string]: unknown };
+  columns: DatasetColumn[];
+  metrics: DatasetMetric[];
+  [key: string]: unknown;
+}
+
+/** Charts and dashboards that use a dataset (`GET /api/v1/dataset/{id}/related_objects`). */
+export interface DatasetRelatedObjects {
+  charts: Array<{ id: number; slice_name?: string | null }>;
+  dashboards: Array<{ id: number; title?: string | null; slug?: string | null }>;
+}
+
+export interface SqlLabQuery {
+  databaseId: number;
+  sql: string;
+  schema?: string | null;
+  catalog?: string | null;
+  /** Rows at most (Superset also caps at its DISPLAY_MAX_ROW). */
+  limit?: number;
+}
+
+export interface SqlLabResult {
+  columns: string[];
+  rows: Array<Record<string, unknown>>;
+  /** True when Superset cut the result at the limit. */
+  limited: boolean;
+}
+
+/** `PUT /api/v1/dataset/{id}` body: changed top-level fields plus the full column and metric lists. */
+export interface DatasetUpdate {
+  columns: Array<Record<string, unknown> & { id: number; column_name: string }>;
+  metrics: Array<Record<string, unknown> & { id: number; metric_name: string }>;
+  [key: string]: unknown;
+}

@@ -6,7 +6,8 @@
 //
 // Nothing leaves this machine: the environments point at the loopback fake, and every operation
 // that could point an environment elsewhere (create, change, delete) or send its password
-// (test) is excluded from generation. POST /api/auth/logout is excluded too (it would end the
+// (test) is excluded from generation, and so are LLM providers' create, change and test (a
+// provider's base URL receives its key and dataset context). POST /api/auth/logout is excluded too (it would end the
 // run's own session), and so is the server-sent-event stream (open until its task ends).
 //
 //   npm exec -- vitest run test/fuzz/schemathesis.test.ts      (FUZZ_MAX_TIME=seconds to change the budget)
@@ -37,6 +38,10 @@ const EXCLUDED = [
   'PUT /api/git/configs/{config_id}',
   'POST /api/auth/logout',
   'GET /api/tasks/{task_id}/logs/stream',
+  // An LLM provider's base URL is where its key (and dataset context) goes: never a generated one.
+  'POST /api/admin/llm-providers',
+  'PUT /api/admin/llm-providers/{provider_id}',
+  'POST /api/admin/llm-providers/{provider_id}/test',
 ];
 
 if (!installed && !ci) {

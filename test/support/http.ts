@@ -12,6 +12,8 @@ export interface RequestOptions {
   form?: Record<string, string>;
   headers?: Record<string, string>;
   raw?: string;
+  /** multipart/form-data (fetch writes the boundary). */
+  multipart?: FormData;
 }
 
 /** A tiny client for the API under test: real HTTP over loopback, no mocks. */
@@ -20,13 +22,15 @@ export function httpClient(baseUrl: string) {
     const headers: Record<string, string> = { ...(opts.headers ?? {}) };
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
     if (opts.apiKey) headers['x-api-key'] = opts.apiKey;
-    let body: string | undefined;
+    let body: string | FormData | undefined;
     if (opts.json !== undefined) {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(opts.json);
     } else if (opts.form) {
       headers['content-type'] = 'application/x-www-form-urlencoded';
       body = new URLSearchParams(opts.form).toString();
+    } else if (opts.multipart) {
+      body = opts.multipart;
     } else if (opts.raw !== undefined) {
       body = opts.raw;
     }
