@@ -9,28 +9,14 @@ import { LlmProviderStore, type LlmProviderFields, type LlmProviderRow } from '.
 import { ValidationError } from '../../lib/errors.ts';
 import { completeStructured, LlmError } from '../../lib/llm/chat.ts';
 import { assertSecretResent } from '../../lib/secret-destination.ts';
-import { normaliseBaseUrl } from '../../lib/superset/client.ts';
 import type { AppContext } from '../context.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
-import { pageEnvelope, pagination } from '../http/schemas.ts';
+import { pageEnvelope, pagination, secretDestinationUrl } from '../http/schemas.ts';
 
 /** The API key in answers: a fixed mask, no character of the key. */
 export const KEY_MASK = '********';
 
-const baseUrl = z
-  .string()
-  .trim()
-  .min(1, 'base_url is required')
-  .max(2000)
-  .transform((v, ctx) => {
-    try {
-      return normaliseBaseUrl(v);
-    } catch (err) {
-      ctx.addIssue({ code: 'custom', message: (err as Error).message });
-      return z.NEVER;
-    }
-  })
-  .describe('OpenAI-compatible API base, e.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1` (no credentials, query or fragment)');
+const baseUrl = secretDestinationUrl('OpenAI-compatible API base, e.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1` (no credentials, query or fragment)');
 
 const fields = {
   name: z.string().trim().min(1, 'name is required').max(100),

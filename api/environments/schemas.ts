@@ -1,25 +1,11 @@
 import { z } from 'zod';
 import type { EnvironmentRow } from '../../db/environments/store.ts';
-import { normaliseBaseUrl } from '../../lib/superset/client.ts';
-import { pageEnvelope, pagination } from '../http/schemas.ts';
+import { pageEnvelope, pagination, secretDestinationUrl } from '../http/schemas.ts';
 
 /** Any string: an id that is not a UUID is simply an unknown environment (404), not a bad request. */
 export const envIdParams = z.object({ env_id: z.string().max(200).describe('Environment id (`env_id`)') });
 
-const baseUrl = z
-  .string()
-  .trim()
-  .min(1, 'base_url is required')
-  .max(2000)
-  .transform((v, ctx) => {
-    try {
-      return normaliseBaseUrl(v);
-    } catch (err) {
-      ctx.addIssue({ code: 'custom', message: (err as Error).message });
-      return z.NEVER;
-    }
-  })
-  .describe('Superset base URL, e.g. `https://bi.example.com` (a path prefix is allowed; no credentials, query or fragment)');
+const baseUrl = secretDestinationUrl('Superset base URL, e.g. `https://bi.example.com` (a path prefix is allowed; no credentials, query or fragment)');
 
 const fields = {
   name: z.string().trim().min(1, 'name is required').max(100),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { normaliseBaseUrl } from '../../lib/superset/client.ts';
 
 /** `page` >= 1 (default 1) and `page_size` 1..100 (default 25), as ../shared/API.md fixes them. */
 export const pagination = {
@@ -34,6 +35,26 @@ export const supersetIdParam = (what: string) =>
     .regex(/^[1-9][0-9]{0,9}$/, `must be a ${what} id (a positive integer)`)
     .transform(Number)
     .pipe(z.number().max(SUPERSET_ID_MAX, `must be a ${what} id (at most ${SUPERSET_ID_MAX})`));
+
+/**
+ * A base URL where a stored secret is sent (a Superset, an LLM provider): http(s), normalised, no
+ * credentials, query or fragment.
+ */
+export const secretDestinationUrl = (description: string) =>
+  z
+    .string()
+    .trim()
+    .min(1, 'base_url is required')
+    .max(2000)
+    .transform((v, ctx) => {
+      try {
+        return normaliseBaseUrl(v);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    })
+    .describe(description);
 
 export const UPSTREAM_MAX_ROWS = 10_000;
 
