@@ -23,9 +23,7 @@ export const CANDIDATE_STATES = [
 ] as const;
 export type CandidateState = (typeof CANDIDATE_STATES)[number];
 
-export type ReleaseSource =
-  | { kind: 'git'; dashboard_uuid: string; commit: string }
-  | { kind: 'backup'; backup_id: string };
+export type ReleaseSource = { kind: 'git'; dashboard_uuid: string; commit: string } | { kind: 'backup'; backup_id: string };
 
 /** Where a host appears: the artifact's file and the key path inside it. */
 export interface HostOccurrence {
@@ -46,7 +44,13 @@ export interface Violation {
   message: string;
 }
 
-export const POLICY_RULES = ['trusted_sources', 'trusted_database_hosts', 'verified_in_staging', 'accepted_llm_text', 'dry_run_migration'] as const;
+export const POLICY_RULES = [
+  'trusted_sources',
+  'trusted_database_hosts',
+  'verified_in_staging',
+  'accepted_llm_text',
+  'dry_run_migration',
+] as const;
 export type PolicyRuleName = (typeof POLICY_RULES)[number];
 export interface PolicyRule {
   rule: PolicyRuleName;
@@ -113,6 +117,8 @@ export interface ReleaseItem extends ItemOutcome {
   backup_id: string | null;
   /** Publish: the target's re-export has the manifest's content digest. */
   verified?: boolean;
+  /** When not verified: the files whose content differs in the target, and the keys that differ. */
+  differences?: Array<{ path: string; keys: string[] }>;
 }
 
 export interface ReleasePublishResult extends ItemsResult<ReleaseItem> {

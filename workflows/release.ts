@@ -95,13 +95,27 @@ export async function releasePublishWorkflow(input: ReleasePublishInput): Promis
       }
     } catch (err) {
       // The candidate must not stay "publishing" behind a task that ended.
-      await CancellationScope.nonCancellable(() => bookkeeping.settleRelease({ candidateId: input.candidateId, mode: input.mode, failed: 1 }));
+      await CancellationScope.nonCancellable(() =>
+        bookkeeping.settleRelease({ candidateId: input.candidateId, mode: input.mode, failed: 1 }),
+      );
       throw err;
     }
     const failed = countOutcomes(items).failed;
     await bookkeeping.settleRelease({ candidateId: input.candidateId, mode: input.mode, failed });
-    const result: ReleasePublishResult = { candidate_id: input.candidateId, mode: input.mode, items, not_started: 0, cancelled: false, next_actions: [] };
-    if (failed) await endTaskWithResult('FAILED', result, `${failed} of ${items.length} dashboard(s) could not be ${input.mode === 'publish' ? 'published' : 'revoked'}`);
+    const result: ReleasePublishResult = {
+      candidate_id: input.candidateId,
+      mode: input.mode,
+      items,
+      not_started: 0,
+      cancelled: false,
+      next_actions: [],
+    };
+    if (failed)
+      await endTaskWithResult(
+        'FAILED',
+        result,
+        `${failed} of ${items.length} dashboard(s) could not be ${input.mode === 'publish' ? 'published' : 'revoked'}`,
+      );
     return result;
   });
 }

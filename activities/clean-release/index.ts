@@ -14,8 +14,9 @@ import { releaseWorkflowId } from '../../contracts/clean-release.ts';
 import { TASK_KINDS } from '../../contracts/task-kinds.ts';
 import { CleanReleaseStore, type ArtifactRow, type CandidateRow } from '../../db/clean-release/store.ts';
 import { SuggestionStore } from '../../db/datasets/suggestions.ts';
+import { listMappings } from '../../db/environments/mappings.ts';
 import { AppError } from '../../lib/errors.ts';
-import { artifactDigest, portableDigest } from '../../lib/clean-release/digest.ts';
+import { artifactDigest, portableDifferences, portableDigest } from '../../lib/clean-release/digest.ts';
 import { exportFromFiles, filesFromExport, fromYaml } from '../../lib/git/dashboard-files.ts';
 import { createBackupActivities } from '../backups/index.ts';
 import { maxBundleBytes, type ActivityDeps } from '../deps.ts';
@@ -46,16 +47,31 @@ export function createCleanReleaseActivities(deps: ActivityDeps) {
   const suggestions = new SuggestionStore(deps.knex);
   const backups = createBackupActivities(deps);
 
-  /** Source database → target database id: the candidate's mapping, else the same UUID in the target. */
-  async function mappingsFor(candidate: CandidateRow, databases: UpstreamDatabase[], target: MigrationUpstream): Promise<Map<number, number>> {
+  /**
+   * Source database → target database id: the candidate's mapping, else the same UUID in the
+   * target, else the mapping saved from the environment the artifact came from (by UUID, then by
+   * name as that mapping recorded it). Never by name alone in the target.
+   */
+  async function mappingsFor(
+    candidate: CandidateRow,
+    a: ArtifactRow,
+    databases: UpstreamDatabase[],
+    target: MigrationUpstream,
+  ): Promise<Map<number, number>> {
     const targetDbs = await target.listDatabases();
+    const fromEnv = a.source.env_id && a.source.env_id !== candidate.target_env_id ? a.source.env_id : null;
+    const saved = fromEnv ? await listMappings(deps.knex, fromEnv, candidate.target_env_id) : [];
     const m = new Map<number, number>();
     for (const d of databases) {
       const sent = candidate.db_mappings.find(
         (x) => (x.database_uuid && x.database_uuid === d.uuid) || (x.database_name && x.database_name === d.database_name),
       );
-      const id = sent?.target_database_id ?? targetDbs.find((t) => t.uuid === d.uuid)?.id;
-      if (id !== undefined) m.set(d.id, id);
+      const id =
+        sent?.target_database_id ??
+        targetDbs.find((t) => t.uuid === d.uuid)?.id ??
+        (saved.find((r) => r.source_database_uuid === d.uuid) ?? saved.find((r) => r.source_database_name === d.database_name))
+          ?.target_database_id;
+      if (id !== undefined) m.set(d.id, Number(id));
     }
     return m;
   }
@@ -63,7 +79,7 @@ export function createCleanReleaseActivities(deps: ActivityDeps) {
   async function plan(candidate: CandidateRow, a: ArtifactRow, position: number, target: MigrationUpstream, index: TargetIndex) {
     const zip = exportFromFiles(new Map(Object.entries(a.files)));
     const source = bundleSource(zip, maxBundleBytes(deps));
-    const mappings = await mappingsFor(candidate, source.databases, target);
+    const mappings = await mappingsFor(candidate, a, source.databases, target);
     return prepareDashboard({
       source,
       target,
@@ -94,12 +110,19 @@ export function createCleanReleaseActivities(deps: ActivityDeps) {
       log.info(`digests: ${checks[0]!.detail}`);
 
       const hosts = hostViolations(artifacts, registry, policy.rules);
-      checks.push(outcomeOf('trusted_hosts', hosts, `every host of ${artifacts.length} artifact(s) is in the trusted registry (${registry.hosts.length} entries)`));
+      checks.push(
+        outcomeOf(
+          'trusted_hosts',
+          hosts,
+          `every host of ${artifacts.length} artifact(s) is in the trusted registry (${registry.hosts.length} entries)`,
+        ),
+      );
 
       for (const rule of policy.rules) {
         if (rule.rule === 'trusted_sources' || rule.rule === 'trusted_database_hosts') continue;
         const violations: Violation[] = [];
-        const v = (artifact: string, message: string) => violations.push({ rule: rule.rule, mode: rule.mode, blocking: rule.mode === 'enforce', artifact, message });
+        const v = (artifact: string, message: string) =>
+          violations.push({ rule: rule.rule, mode: rule.mode, blocking: rule.mode === 'enforce', artifact, message });
         let passed = '';
         try {
           if (rule.rule === 'verified_in_staging') {
@@ -110,7 +133,8 @@ export function createCleanReleaseActivities(deps: ActivityDeps) {
               for (const path of Object.keys(a.files).filter((p) => p.startsWith('charts/'))) {
                 charts++;
                 const uuid = path.slice('charts/'.length, -'.yaml'.length);
-                if (!index.chart(uuid)) v(artifactName(a), `chart ${uuid} of ${artifactName(a)} is not in the staging environment ${rule.env_id}`);
+                if (!index.chart(uuid))
+                  v(artifactName(a), `chart ${uuid} of ${artifactName(a)} is not in the staging environment ${rule.env_id}`);
               }
             passed = `all ${charts} chart(s) are in the staging environment ${rule.env_id}`;
           } else if (rule.rule === 'accepted_llm_text') {
@@ -119,7 +143,10 @@ export function createCleanReleaseActivities(deps: ActivityDeps) {
               for (const [path, text] of Object.entries(a.files))
                 if (path.startsWith('datasets/')) for (const d of descriptionsOf(fromYaml(text))) texts.set(d, a);
             for (const s of await suggestions.unacceptedAmong([...texts.keys()]))
-              v(artifactName(texts.get(s.value)!), `a description is LLM text no person accepted (suggestion ${s.status}): "${s.value.slice(0, 80)}"`);
+              v(
+                artifactName(texts.get(s.value)!),
+                `a description is LLM text no person accepted (suggestion ${s.status}): "${s.value.slice(0, 80)}"`,
+              );
             passed = `none of ${texts.size} description(s) is unaccepted LLM text`;
           } else if (rule.rule === 'dry_run_migration') {
             const target = await deps.superset(candidate.target_env_id);
@@ -159,10 +186,20 @@ export function createCleanReleaseActivities(deps: ActivityDeps) {
         try {
           if (input.action === 'approve') {
             if (candidate.created_by && candidate.created_by === input.userId)
-              throw new AppError(403, 'self_approval', 'Forbidden', 'the person who registered a candidate cannot approve it: another person must');
+              throw new AppError(
+                403,
+                'self_approval',
+                'Forbidden',
+                'the person who registered a candidate cannot approve it: another person must',
+              );
             const report = candidate.report_id ? await store.findReport(candidate.report_id) : undefined;
             if (candidate.state === 'checked' && (!report || report.status !== 'passed' || report.manifest_id !== candidate.manifest_id))
-              throw new AppError(409, 'no_passed_report', 'Conflict', 'approval needs a passed check report of the current manifest; run the checks');
+              throw new AppError(
+                409,
+                'no_passed_report',
+                'Conflict',
+                'approval needs a passed check report of the current manifest; run the checks',
+              );
           }
           const [from, to, operation] = TRANSITIONS[input.action];
           decided = await store.decide(candidate.id, from, to, operation, {
@@ -184,7 +221,9 @@ export function createCleanReleaseActivities(deps: ActivityDeps) {
         const mode = input.action === 'publish' ? 'publish' : 'revoke';
         const manifest = candidate.manifest_id ? await store.findManifest(candidate.manifest_id) : undefined;
         const uuids =
-          mode === 'publish' ? (manifest?.body.artifacts.map((a) => a.dashboard_uuid) ?? []) : (await store.publications(candidate.id)).map((p) => p.dashboard_uuid);
+          mode === 'publish'
+            ? (manifest?.body.artifacts.map((a) => a.dashboard_uuid) ?? [])
+            : (await store.publications(candidate.id)).map((p) => p.dashboard_uuid);
         publish = { candidateId: candidate.id, mode, targetEnvId: candidate.target_env_id, dashboardUuids: uuids };
         const kind = TASK_KINDS.release_publish;
         const { summary, details } = kind.describe(publish, (id) => id);
@@ -240,7 +279,11 @@ export function createCleanReleaseActivities(deps: ActivityDeps) {
       };
       if (!artifact || !entry) return { ...item, step: 'read', error: 'the artifact or its manifest entry is gone' };
       if (artifactDigest(artifact.files) !== entry.sha256)
-        return { ...item, step: 'verify_digest', error: `the artifact no longer has the manifest's digest ${entry.sha256}: nothing was imported` };
+        return {
+          ...item,
+          step: 'verify_digest',
+          error: `the artifact no longer has the manifest's digest ${entry.sha256}: nothing was imported`,
+        };
       const at = { step: 'backup' };
       try {
         const target = await deps.superset(candidate.target_env_id);
@@ -249,7 +292,12 @@ export function createCleanReleaseActivities(deps: ActivityDeps) {
         if (existing) {
           const b = await backups.backupDashboard({ envId: candidate.target_env_id, dashboardId: existing.id });
           if (b.item.outcome !== 'succeeded' || !b.item.backup_id)
-            return { ...item, step: 'backup', error: `backing up what the publish would replace failed: ${b.item.error ?? 'no backup'}; nothing was imported`, next_actions: b.item.next_actions };
+            return {
+              ...item,
+              step: 'backup',
+              error: `backing up what the publish would replace failed: ${b.item.error ?? 'no backup'}; nothing was imported`,
+              next_actions: b.item.next_actions,
+            };
           backupId = b.item.backup_id;
           log.info(`backed up dashboard ${existing.id} of ${candidate.target_env_id} as ${backupId} before publishing over it`);
         }
@@ -258,7 +306,15 @@ export function createCleanReleaseActivities(deps: ActivityDeps) {
         const prepared = await plan(candidate, artifact, input.position, target, index);
         if (prepared.blocked) return { ...item, step: 'plan', error: prepared.blocked.error, next_actions: prepared.blocked.next_actions };
         at.step = 'import';
-        const r = await importPrepared({ knex: deps.knex, taskId: currentTaskId(), sourceDashboardId: input.position, target, prepared, learned: [], overwrite: true });
+        const r = await importPrepared({
+          knex: deps.knex,
+          taskId: currentTaskId(),
+          sourceDashboardId: input.position,
+          target,
+          prepared,
+          learned: [],
+          overwrite: true,
+        });
         await store.recordPublication({
           candidate_id: candidate.id,
           dashboard_uuid: input.dashboardUuid,
@@ -270,8 +326,23 @@ export function createCleanReleaseActivities(deps: ActivityDeps) {
         at.step = 'verify';
         const back = filesFromExport(await target.exportDashboards([r.targetDashboardId]));
         const verified = portableDigest(back.files) === artifact.portable_sha256;
-        log.info(`published '${item.title}' as dashboard ${r.targetDashboardId} of ${candidate.target_env_id}; the target ${verified ? 'holds' : 'does NOT hold'} the manifest's content`);
-        return { ...item, status: 'published', outcome: 'succeeded', target_dashboard_id: r.targetDashboardId, backup_id: backupId, verified };
+        const differences = verified ? [] : portableDifferences(artifact.files, back.files);
+        log.info(
+          `published '${item.title}' as dashboard ${r.targetDashboardId} of ${candidate.target_env_id}; ${
+            verified
+              ? "the target's re-export has the manifest's content digest"
+              : `the target's re-export differs: ${differences.map((d) => `${d.path} (${d.keys.join(', ')})`).join('; ')}`
+          }`,
+        );
+        return {
+          ...item,
+          status: 'published',
+          outcome: 'succeeded',
+          target_dashboard_id: r.targetDashboardId,
+          backup_id: backupId,
+          verified,
+          ...(differences.length ? { differences } : {}),
+        };
       } catch (err) {
         const f = itemFailure(err, { step: at.step, item: `dashboard ${input.dashboardUuid}`, envId: candidate.target_env_id });
         log.error(`publishing ${input.dashboardUuid} failed at ${at.step}: ${f.error}`);
@@ -297,7 +368,15 @@ export function createCleanReleaseActivities(deps: ActivityDeps) {
       if (!p) return { ...item, step: 'read', error: 'this dashboard was not published by the candidate' };
       if (p.backup_id) {
         const r = await backups.restoreBackup({ backupId: p.backup_id, envId: p.env_id, dashboardId: p.target_dashboard_id ?? 0 });
-        if (r.outcome !== 'succeeded') return { ...item, title: r.title, step: r.step ?? 'restore', error: r.error, upstream_error: r.upstream_error, next_actions: r.next_actions };
+        if (r.outcome !== 'succeeded')
+          return {
+            ...item,
+            title: r.title,
+            step: r.step ?? 'restore',
+            error: r.error,
+            upstream_error: r.upstream_error,
+            next_actions: r.next_actions,
+          };
         log.info(`restored dashboard ${input.dashboardUuid} in ${p.env_id} from backup ${p.backup_id}`);
         return { ...item, title: r.title, status: 'revoked', outcome: 'succeeded', target_dashboard_id: r.restored_dashboard_id };
       }

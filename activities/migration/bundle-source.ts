@@ -31,4 +31,3 @@ export function bundleSource(zip: Uint8Array, maxBytes: number): MigrationUpstre
     runChartQuery: unused,
   };
 }
-

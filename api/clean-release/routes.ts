@@ -47,16 +47,17 @@ const DECISIONS: Record<ReleaseAction, { summary: string; description: string }>
   approve: {
     summary: 'Approve a checked candidate',
     description:
-      'Needs `clean_release:APPROVE`, a candidate in state `checked` whose latest report passed, and a person other than the one who registered it (403 `self_approval`). Sent to the candidate\'s release workflow as a Temporal update: the answer is the decision, and the workflow history records who decided.',
+      "Needs `clean_release:APPROVE`, a candidate in state `checked` whose latest report passed, and a person other than the one who registered it (403 `self_approval`). Sent to the candidate's release workflow as a Temporal update: the answer is the decision, and the workflow history records who decided.",
   },
   reject: {
     summary: 'Reject a candidate',
-    description: 'Ends the candidate (`rejected`) from any state before publishing; answers the decision payload (who, when, comment). Needs `clean_release:APPROVE`.',
+    description:
+      'Ends the candidate (`rejected`) from any state before publishing; answers the decision payload (who, when, comment). Needs `clean_release:APPROVE`.',
   },
   publish: {
     summary: 'Publish an approved candidate (starts a task)',
     description:
-      'Moves the candidate to `publishing` and starts a `release_publish` task (its `task_id` is in the answer): per dashboard, the artifact\'s digest is held to the manifest, what it replaces in the target is backed up, the exact files are imported, and the target\'s re-export is digested again (`verified`). The candidate ends `published`, or `publish_failed` when any dashboard failed (publish may then be repeated).',
+      "Moves the candidate to `publishing` and starts a `release_publish` task (its `task_id` is in the answer): per dashboard, the artifact's digest is held to the manifest, what it replaces in the target is backed up, the exact files are imported, and the target's re-export is digested again (`verified`). The candidate ends `published`, or `publish_failed` when any dashboard failed (publish may then be repeated).",
   },
   revoke: {
     summary: 'Revoke a published candidate (starts a task)',
@@ -71,7 +72,12 @@ export function cleanReleaseRoutes(app: AppContext): AnyRoute[] {
 
   const prepare = async (candidateId: string) => {
     const { candidate, violations } = await svc.prepare(candidateId);
-    return { candidate_id: candidate.id, status: candidate.state as 'prepared' | 'blocked', manifest_id: candidate.manifest_id!, violations };
+    return {
+      candidate_id: candidate.id,
+      status: candidate.state as 'prepared' | 'blocked',
+      manifest_id: candidate.manifest_id!,
+      violations,
+    };
   };
   const checkStatus = async (checkId: string) => svc.check(checkId);
 
@@ -85,7 +91,11 @@ export function cleanReleaseRoutes(app: AppContext): AnyRoute[] {
         '`prepared` with the manifest id when every source host (the git remote or Superset environment each artifact came from, every database connection host and every host a URL in the content names) is in the trusted registry; otherwise `blocked`, with one blocking violation per untrusted host naming the artifacts and where in them it appears. A rule the policy sets to `warn` reports its hosts without blocking. 409 `no_manifest` before a manifest is built, 409 `invalid_state` from a state after checking.',
       access: { permission: 'clean_release:WRITE' },
       params: candidateParams,
-      responses: { 200: { description: 'Prepared or blocked', schema: prepareView }, 404: { description: 'Unknown candidate' }, 409: { description: '`no_manifest` or `invalid_state`' } },
+      responses: {
+        200: { description: 'Prepared or blocked', schema: prepareView },
+        404: { description: 'Unknown candidate' },
+        409: { description: '`no_manifest` or `invalid_state`' },
+      },
       async handler(ctx, { params }) {
         if (base === LEGACY) deprecated(ctx, `${V2}/candidates/${params.candidate_id}/prepare`);
         return prepare(params.candidate_id);
@@ -97,9 +107,9 @@ export function cleanReleaseRoutes(app: AppContext): AnyRoute[] {
       method: 'post',
       path: legacy ? `${LEGACY}/checks` : `${V2}/candidates/:candidate_id/checks`,
       tag: TAG,
-      summary: legacy ? 'Start a candidate\'s checks (deprecated: use v2)' : 'Start a candidate\'s checks (a `release_check` task)',
+      summary: legacy ? "Start a candidate's checks (deprecated: use v2)" : "Start a candidate's checks (a `release_check` task)",
       description:
-        'Runs, as a Temporal workflow: every artifact\'s digest recomputed against the manifest, every host against the registry as it is at check time, and each policy rule (`verified_in_staging`, `accepted_llm_text`, `dry_run_migration`: a dry-run migration into the target). The report is persisted; `GET .../checks/{check_id}` follows the same run and `GET .../reports/{report_id}` returns the report (the two ids are one). A passed report moves the candidate to `checked`, a failed one to `check_failed`.',
+        "Runs, as a Temporal workflow: every artifact's digest recomputed against the manifest, every host against the registry as it is at check time, and each policy rule (`verified_in_staging`, `accepted_llm_text`, `dry_run_migration`: a dry-run migration into the target). The report is persisted; `GET .../checks/{check_id}` follows the same run and `GET .../reports/{report_id}` returns the report (the two ids are one). A passed report moves the candidate to `checked`, a failed one to `check_failed`.",
       access: { permission: 'clean_release:WRITE' },
       ...(legacy ? { body: legacyCheckBody } : { params: candidateParams }),
       responses: {
@@ -108,7 +118,9 @@ export function cleanReleaseRoutes(app: AppContext): AnyRoute[] {
         409: { description: '`no_manifest` or `invalid_state` (prepare first)' },
       },
       async handler(ctx, input) {
-        const candidateId = legacy ? (input.body as { candidate_id: string }).candidate_id : (input.params as { candidate_id: string }).candidate_id;
+        const candidateId = legacy
+          ? (input.body as { candidate_id: string }).candidate_id
+          : (input.params as { candidate_id: string }).candidate_id;
         if (legacy) deprecated(ctx, `${V2}/candidates/${candidateId}/checks`);
         const started = await svc.startCheck(candidateId, input.principal);
         ctx.status = 202;
@@ -122,8 +134,8 @@ export function cleanReleaseRoutes(app: AppContext): AnyRoute[] {
       method: 'get',
       path: `${base}/checks/:check_id`,
       tag: TAG,
-      summary: base === V2 ? 'A check\'s status' : 'A check\'s status (deprecated: use v2)',
-      description: 'The same run the start answered: `running` until its task ends, then `passed` or `failed` with every check\'s outcome.',
+      summary: base === V2 ? "A check's status" : "A check's status (deprecated: use v2)",
+      description: "The same run the start answered: `running` until its task ends, then `passed` or `failed` with every check's outcome.",
       access: { permission: 'clean_release:READ' },
       params: checkParams,
       responses: { 200: { description: 'The check', schema: checkView }, 404: { description: 'Unknown check' } },
@@ -163,7 +175,13 @@ export function cleanReleaseRoutes(app: AppContext): AnyRoute[] {
       responses: { 200: { description: 'A page of candidates, newest first', schema: candidateList } },
       async handler(_ctx, { query }) {
         const { rows, total } = await store.listCandidates(query.page, query.page_size);
-        return { items: rows.map(toCandidateView), total, page: query.page, page_size: query.page_size, has_next: query.page * query.page_size < total };
+        return {
+          items: rows.map(toCandidateView),
+          total,
+          page: query.page,
+          page_size: query.page_size,
+          has_next: query.page * query.page_size < total,
+        };
       },
     }),
     defineRoute({
@@ -175,7 +193,11 @@ export function cleanReleaseRoutes(app: AppContext): AnyRoute[] {
         'A named set of dashboards at pinned sources, bound for a target environment: `{ "kind": "git", "dashboard_uuid", "commit" }` (a commit of the dashboard\'s repository, see Git) or `{ "kind": "backup", "backup_id" }`. Starts `draft`; its release workflow (`release-<id>`) starts at once and is where approvals go. `db_mappings` name the target database of each source database (by uuid or name); otherwise the target database with the same uuid is used.',
       access: { permission: 'clean_release:WRITE' },
       body: candidateBody,
-      responses: { 201: { description: 'Registered (draft)', schema: candidateView }, 400: { description: 'Invalid body' }, 404: { description: 'Unknown target environment' } },
+      responses: {
+        201: { description: 'Registered (draft)', schema: candidateView },
+        400: { description: 'Invalid body' },
+        404: { description: 'Unknown target environment' },
+      },
       async handler(ctx, { body, principal }) {
         const c = await svc.register(body, principal);
         ctx.status = 201;
@@ -193,7 +215,11 @@ export function cleanReleaseRoutes(app: AppContext): AnyRoute[] {
       responses: { 200: { description: 'The candidate', schema: candidateDetail }, 404: { description: 'Unknown candidate' } },
       async handler(_ctx, { params }) {
         const c = await store.getCandidate(params.candidate_id);
-        const [artifacts, decisions, publications] = await Promise.all([store.artifacts(c.id), store.decisions(c.id), store.publications(c.id)]);
+        const [artifacts, decisions, publications] = await Promise.all([
+          store.artifacts(c.id),
+          store.decisions(c.id),
+          store.publications(c.id),
+        ]);
         return toCandidateDetail(c, artifacts, decisions, publications);
       },
     }),
@@ -201,9 +227,9 @@ export function cleanReleaseRoutes(app: AppContext): AnyRoute[] {
       method: 'post',
       path: `${V2}/candidates/:candidate_id/artifacts`,
       tag: TAG,
-      summary: 'Import the candidate\'s artifacts from its pinned sources',
+      summary: "Import the candidate's artifacts from its pinned sources",
       description:
-        'Reads each source (a commit of the dashboard\'s repository, or a stored backup) into its normalised files, with their sha256, a portable digest (without what an environment assigns: ids, connections) and every host they reference: the source\'s own (git remote, Superset environment), database connection hosts, and hosts of URLs in markdown, iframes, images and links. Importing again replaces them and sends the candidate back to `draft` (its manifest no longer describes it). 400 `source_unreadable` for a commit that cannot be read.',
+        "Reads each source (a commit of the dashboard's repository, or a stored backup) into its normalised files, with their sha256, a portable digest (without what an environment assigns: ids, connections) and every host they reference: the source's own (git remote, Superset environment), database connection hosts, and hosts of URLs in markdown, iframes, images and links. Importing again replaces them and sends the candidate back to `draft` (its manifest no longer describes it). 400 `source_unreadable` for a commit that cannot be read.",
       access: { permission: 'clean_release:WRITE' },
       params: candidateParams,
       body: artifactsBody,
@@ -223,11 +249,16 @@ export function cleanReleaseRoutes(app: AppContext): AnyRoute[] {
       method: 'post',
       path: `${V2}/candidates/:candidate_id/manifest`,
       tag: TAG,
-      summary: 'Build the candidate\'s manifest',
-      description: 'Lists every artifact\'s digests and hosts; the manifest itself is digested (sha256 of its canonical JSON). Checks and publish hold the artifacts to it. 409 `no_artifacts` before artifacts are imported.',
+      summary: "Build the candidate's manifest",
+      description:
+        "Lists every artifact's digests and hosts; the manifest itself is digested (sha256 of its canonical JSON). Checks and publish hold the artifacts to it. 409 `no_artifacts` before artifacts are imported.",
       access: { permission: 'clean_release:WRITE' },
       params: candidateParams,
-      responses: { 201: { description: 'The manifest', schema: manifestView }, 404: { description: 'Unknown candidate' }, 409: { description: '`no_artifacts` or `invalid_state`' } },
+      responses: {
+        201: { description: 'The manifest', schema: manifestView },
+        404: { description: 'Unknown candidate' },
+        409: { description: '`no_artifacts` or `invalid_state`' },
+      },
       async handler(ctx, { params }) {
         ctx.status = 201;
         ctx.body = toManifestView(await svc.buildManifest(params.candidate_id));
@@ -268,7 +299,8 @@ export function cleanReleaseRoutes(app: AppContext): AnyRoute[] {
       path: `${V2}/registry`,
       tag: TAG,
       summary: 'Replace the trusted registry (admin)',
-      description: 'Host names, `*.example.com` for any host below a domain, or IP addresses. Prepare and every later check read it as it is then.',
+      description:
+        'Host names, `*.example.com` for any host below a domain, or IP addresses. Prepare and every later check read it as it is then.',
       access: 'admin',
       body: registryBody,
       responses: { 200: { description: 'The registry', schema: registryView }, 400: { description: 'Invalid host' } },

@@ -3,10 +3,22 @@ import { CANDIDATE_STATES, POLICY_RULES } from '../../contracts/clean-release.ts
 import type { ArtifactRow, CandidateRow, DecisionRow, ManifestRow, PublicationRow, ReportRow } from '../../db/clean-release/store.ts';
 import { pageEnvelope, pagination, SUPERSET_ID_MAX } from '../http/schemas.ts';
 
-const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'must be a UUID').transform((s) => s.toLowerCase());
+const uuid = z
+  .string()
+  .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'must be a UUID')
+  .transform((s) => s.toLowerCase());
 
 export const releaseSource = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('git'), dashboard_uuid: uuid, commit: z.string().regex(/^[0-9a-f]{40}$/i, 'must be a full 40-character commit id').transform((s) => s.toLowerCase()) }).strict(),
+  z
+    .object({
+      kind: z.literal('git'),
+      dashboard_uuid: uuid,
+      commit: z
+        .string()
+        .regex(/^[0-9a-f]{40}$/i, 'must be a full 40-character commit id')
+        .transform((s) => s.toLowerCase()),
+    })
+    .strict(),
   z.object({ kind: z.literal('backup'), backup_id: uuid }).strict(),
 ]);
 
@@ -29,7 +41,14 @@ export const candidateBody = z
   .strict();
 
 export const artifactsBody = z
-  .object({ sources: z.array(releaseSource).min(1).max(200).optional().describe('re-pin the candidate: these sources instead of the ones it was registered with') })
+  .object({
+    sources: z
+      .array(releaseSource)
+      .min(1)
+      .max(200)
+      .optional()
+      .describe('re-pin the candidate: these sources instead of the ones it was registered with'),
+  })
   .strict();
 
 export const decisionBody = z.object({ comment: z.string().trim().max(2000).optional() }).strict();
@@ -46,7 +65,14 @@ const host = z
   .min(1)
   .max(253)
   .regex(/^(\*\.)?[a-z0-9_-]+(\.[a-z0-9_-]+)*\.?$|^[0-9a-f:.]+$/, 'must be a host name (optionally `*.` and a domain) or an IP address');
-export const registryBody = z.object({ hosts: z.array(host).max(1000).transform((h) => [...new Set(h)].sort()) }).strict();
+export const registryBody = z
+  .object({
+    hosts: z
+      .array(host)
+      .max(1000)
+      .transform((h) => [...new Set(h)].sort()),
+  })
+  .strict();
 const policyRule = z
   .object({ rule: z.enum(POLICY_RULES), mode: z.enum(['enforce', 'warn']), env_id: z.string().trim().min(1).max(200).optional() })
   .strict()
@@ -65,7 +91,12 @@ const violation = z.object({
   where: z.string().optional(),
   message: z.string(),
 });
-const checkOutcome = z.object({ check: z.string(), status: z.enum(['passed', 'failed', 'warned']), detail: z.string(), violations: z.array(violation) });
+const checkOutcome = z.object({
+  check: z.string(),
+  status: z.enum(['passed', 'failed', 'warned']),
+  detail: z.string(),
+  violations: z.array(violation),
+});
 const hostOccurrence = z.object({ host: z.string(), role: z.enum(['source', 'database', 'url']), where: z.string() });
 
 export const artifactView = z.object({
@@ -87,11 +118,36 @@ export const toArtifactView = (a: ArtifactRow) => ({
   hosts: a.hosts,
 });
 
-export const manifestView = z.object({ id: z.string(), candidate_id: z.string(), digest: z.string(), body: z.record(z.string(), z.unknown()), created_at: z.string() });
-export const toManifestView = (m: ManifestRow) => ({ id: m.id, candidate_id: m.candidate_id, digest: m.digest, body: m.body as unknown as Record<string, unknown>, created_at: m.created_at.toISOString() });
+export const manifestView = z.object({
+  id: z.string(),
+  candidate_id: z.string(),
+  digest: z.string(),
+  body: z.record(z.string(), z.unknown()),
+  created_at: z.string(),
+});
+export const toManifestView = (m: ManifestRow) => ({
+  id: m.id,
+  candidate_id: m.candidate_id,
+  digest: m.digest,
+  body: m.body as unknown as Record<string, unknown>,
+  created_at: m.created_at.toISOString(),
+});
 
-const decisionView = z.object({ action: z.string(), by: z.string().nullable(), comment: z.string().nullable(), state_after: z.string(), task_id: z.string().nullable(), at: z.string() });
-const publicationView = z.object({ dashboard_uuid: z.string(), env_id: z.string(), target_dashboard_id: z.number().nullable(), backup_id: z.string().nullable(), existed: z.boolean() });
+const decisionView = z.object({
+  action: z.string(),
+  by: z.string().nullable(),
+  comment: z.string().nullable(),
+  state_after: z.string(),
+  task_id: z.string().nullable(),
+  at: z.string(),
+});
+const publicationView = z.object({
+  dashboard_uuid: z.string(),
+  env_id: z.string(),
+  target_dashboard_id: z.number().nullable(),
+  backup_id: z.string().nullable(),
+  existed: z.boolean(),
+});
 
 export const candidateView = z.object({
   id: z.string(),
@@ -131,13 +187,42 @@ export const toCandidateView = (c: CandidateRow) => ({
 export const toCandidateDetail = (c: CandidateRow, artifacts: ArtifactRow[], decisions: DecisionRow[], publications: PublicationRow[]) => ({
   ...toCandidateView(c),
   artifacts: artifacts.map(toArtifactView),
-  decisions: decisions.map((d) => ({ action: d.action, by: d.by_username, comment: d.comment, state_after: d.state_after, task_id: d.task_id, at: d.at.toISOString() })),
-  publications: publications.map((p) => ({ dashboard_uuid: p.dashboard_uuid, env_id: p.env_id, target_dashboard_id: p.target_dashboard_id, backup_id: p.backup_id, existed: p.existed })),
+  decisions: decisions.map((d) => ({
+    action: d.action,
+    by: d.by_username,
+    comment: d.comment,
+    state_after: d.state_after,
+    task_id: d.task_id,
+    at: d.at.toISOString(),
+  })),
+  publications: publications.map((p) => ({
+    dashboard_uuid: p.dashboard_uuid,
+    env_id: p.env_id,
+    target_dashboard_id: p.target_dashboard_id,
+    backup_id: p.backup_id,
+    existed: p.existed,
+  })),
 });
 
-export const artifactsImported = z.object({ status: z.literal('imported'), candidate_id: z.string(), state: z.string(), artifacts: z.array(artifactView) });
-export const prepareView = z.object({ candidate_id: z.string(), status: z.enum(['prepared', 'blocked']), manifest_id: z.string(), violations: z.array(violation) });
-export const checkStarted = z.object({ check_id: z.string(), report_id: z.string(), candidate_id: z.string(), task_id: z.string(), status: z.literal('running') });
+export const artifactsImported = z.object({
+  status: z.literal('imported'),
+  candidate_id: z.string(),
+  state: z.string(),
+  artifacts: z.array(artifactView),
+});
+export const prepareView = z.object({
+  candidate_id: z.string(),
+  status: z.enum(['prepared', 'blocked']),
+  manifest_id: z.string(),
+  violations: z.array(violation),
+});
+export const checkStarted = z.object({
+  check_id: z.string(),
+  report_id: z.string(),
+  candidate_id: z.string(),
+  task_id: z.string(),
+  status: z.literal('running'),
+});
 export const checkView = z.object({
   check_id: z.string(),
   report_id: z.string(),
@@ -173,4 +258,6 @@ export const decisionOutcome = z.object({
   task_id: z.string().optional(),
 });
 export const registryView = z.object({ hosts: z.array(z.string()) });
-export const policyView = z.object({ rules: z.array(z.object({ rule: z.string(), mode: z.enum(['enforce', 'warn']), env_id: z.string().optional() })) });
+export const policyView = z.object({
+  rules: z.array(z.object({ rule: z.string(), mode: z.enum(['enforce', 'warn']), env_id: z.string().optional() })),
+});

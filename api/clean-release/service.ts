@@ -13,7 +13,14 @@ import {
   type Violation,
 } from '../../contracts/clean-release.ts';
 import { getBackup } from '../../db/backups/repository.ts';
-import { CleanReleaseStore, InvalidStateError, type ArtifactRow, type CandidateRow, type DbMapping, type ManifestBody } from '../../db/clean-release/store.ts';
+import {
+  CleanReleaseStore,
+  InvalidStateError,
+  type ArtifactRow,
+  type CandidateRow,
+  type DbMapping,
+  type ManifestBody,
+} from '../../db/clean-release/store.ts';
 import { GitConfigStore } from '../../db/git/configs.ts';
 import { GitRepositoryStore } from '../../db/git/repositories.ts';
 import { createBackupStore } from '../../lib/backup-store/index.ts';
@@ -54,7 +61,10 @@ export class CleanReleaseService {
     this.configs = new GitConfigStore(app.knex, app.keyring);
   }
 
-  async register(input: { name: string; target_env_id: string; sources: ReleaseSource[]; db_mappings: DbMapping[] }, principal: Principal): Promise<CandidateRow> {
+  async register(
+    input: { name: string; target_env_id: string; sources: ReleaseSource[]; db_mappings: DbMapping[] },
+    principal: Principal,
+  ): Promise<CandidateRow> {
     await this.app.environmentStore.get(input.target_env_id);
     const candidate = await this.store.createCandidate({ ...input, created_by: principal.userId, created_by_username: principal.username });
     // The release workflow starts now so operators see the candidate in the Temporal console; a
@@ -81,7 +91,7 @@ export class CleanReleaseService {
     const list = sources ?? candidate.sources;
     const artifacts: Array<Omit<ArtifactRow, 'candidate_id' | 'created_at'>> = [];
     for (const source of list) {
-      const { files, host, title, uuid } = await this.read(source);
+      const { files, host, title, uuid, envId } = await this.read(source);
       const found = hostsInFiles(files);
       const hosts: HostOccurrence[] = [
         ...(host ? [{ host: host.host, role: 'source' as const, where: host.where }] : []),
@@ -90,7 +100,7 @@ export class CleanReleaseService {
       artifacts.push({
         dashboard_uuid: uuid,
         title,
-        source: { ...source, host: host?.host ?? null } as ArtifactRow['source'],
+        source: { ...source, host: host?.host ?? null, env_id: envId } as ArtifactRow['source'],
         files: Object.fromEntries(files),
         sha256: artifactDigest(files),
         portable_sha256: portableDigest(files),
@@ -103,16 +113,31 @@ export class CleanReleaseService {
     return this.store.artifacts(candidate.id);
   }
 
-  private async read(source: ReleaseSource): Promise<{ files: Map<string, string>; host: { host: string; where: string } | null; title: string | null; uuid: string }> {
+  private async read(
+    source: ReleaseSource,
+  ): Promise<{
+    files: Map<string, string>;
+    host: { host: string; where: string } | null;
+    title: string | null;
+    uuid: string;
+    envId: string | null;
+  }> {
     if (source.kind === 'git') {
       const row = await this.repos.get(source.dashboard_uuid);
       if (!row) throw new NotFoundError('Dashboard repository', source.dashboard_uuid);
-      const wc = new WorkingCopy(path.join(this.app.config.GIT_REPOS_DIR ?? path.join(this.app.config.SWITCHYARD_DATA_DIR, 'git'), source.dashboard_uuid));
+      const wc = new WorkingCopy(
+        path.join(this.app.config.GIT_REPOS_DIR ?? path.join(this.app.config.SWITCHYARD_DATA_DIR, 'git'), source.dashboard_uuid),
+      );
       let files: Map<string, string>;
       try {
         files = await this.repos.withLock([source.dashboard_uuid], 'shared', () => wc.filesAt(source.commit));
       } catch (err) {
-        throw new AppError(400, 'source_unreadable', 'Bad Request', `commit ${source.commit} of repository ${source.dashboard_uuid} cannot be read: ${(err as Error).message}`);
+        throw new AppError(
+          400,
+          'source_unreadable',
+          'Bad Request',
+          `commit ${source.commit} of repository ${source.dashboard_uuid} cannot be read: ${(err as Error).message}`,
+        );
       }
       const dash = [...files.keys()].find((p) => p.startsWith('dashboards/'));
       if (!dash) throw new AppError(400, 'source_unreadable', 'Bad Request', `commit ${source.commit} holds no dashboard`);
@@ -122,6 +147,7 @@ export class CleanReleaseService {
       return {
         files,
         uuid: source.dashboard_uuid,
+        envId: row.synced_env_id,
         title,
         host: remoteHost ? { host: remoteHost, where: `git remote of repository ${source.dashboard_uuid}` } : null,
       };
@@ -135,6 +161,7 @@ export class CleanReleaseService {
     return {
       files: parsed.files,
       uuid: parsed.dashboardUuid,
+      envId: backup.env_id,
       title: parsed.title,
       host: envHost ? { host: envHost, where: `Superset environment ${backup.env_id} (backup ${backup.id})` } : null,
     };
@@ -144,7 +171,8 @@ export class CleanReleaseService {
     const candidate = await this.store.getCandidate(candidateId);
     const artifacts = await this.store.artifacts(candidate.id);
     if (!artifacts.length) throw new ConflictError('the candidate has no artifacts yet: import them first', 'no_artifacts');
-    if (!['draft', 'blocked'].includes(candidate.state)) throw new InvalidStateError(candidate.id, candidate.state, 'building a manifest', ['draft', 'blocked']);
+    if (!['draft', 'blocked'].includes(candidate.state))
+      throw new InvalidStateError(candidate.id, candidate.state, 'building a manifest', ['draft', 'blocked']);
     const body: ManifestBody = {
       candidate_id: candidate.id,
       target_env_id: candidate.target_env_id,
@@ -159,7 +187,10 @@ export class CleanReleaseService {
       hosts: [...new Set(artifacts.flatMap((a) => a.hosts.map((h) => h.host)))].sort(),
     };
     const manifest = await this.store.createManifest(candidate.id, sha256Json(body), body);
-    await this.store.transition(candidate.id, ['draft', 'blocked'], 'draft', 'building a manifest', { manifest_id: manifest.id, report_id: null });
+    await this.store.transition(candidate.id, ['draft', 'blocked'], 'draft', 'building a manifest', {
+      manifest_id: manifest.id,
+      report_id: null,
+    });
     return manifest;
   }
 
@@ -167,7 +198,11 @@ export class CleanReleaseService {
   async prepare(candidateId: string): Promise<{ candidate: CandidateRow; violations: Violation[] }> {
     const candidate = await this.store.getCandidate(candidateId);
     if (!candidate.manifest_id) throw new ConflictError('the candidate has no manifest: build it first', 'no_manifest');
-    const [artifacts, registry, policy] = await Promise.all([this.store.artifacts(candidate.id), this.store.registry(), this.store.policy()]);
+    const [artifacts, registry, policy] = await Promise.all([
+      this.store.artifacts(candidate.id),
+      this.store.registry(),
+      this.store.policy(),
+    ]);
     const violations = hostViolations(artifacts, registry, policy.rules);
     const blocked = violations.some((v) => v.blocking);
     const from = ['draft', 'blocked', 'prepared', 'checked', 'check_failed'] as const;
@@ -204,10 +239,13 @@ export class CleanReleaseService {
       throw new AppError(403, 'self_approval', 'Forbidden', 'the person who registered a candidate cannot approve it: another person must');
     const decision: ReleaseDecision = { action, userId: principal.userId, username: principal.username, ...(comment ? { comment } : {}) };
     try {
-      return await this.app.temporal.workflow.executeUpdateWithStart<Workflow, ReleaseDecisionOutcome, [ReleaseDecision]>(RELEASE_DECISION_UPDATE, {
-        args: [decision],
-        startWorkflowOperation: new WithStartWorkflowOperation<Workflow>('releaseWorkflow', this.startOptions(candidate.id)),
-      });
+      return await this.app.temporal.workflow.executeUpdateWithStart<Workflow, ReleaseDecisionOutcome, [ReleaseDecision]>(
+        RELEASE_DECISION_UPDATE,
+        {
+          args: [decision],
+          startWorkflowOperation: new WithStartWorkflowOperation<Workflow>('releaseWorkflow', this.startOptions(candidate.id)),
+        },
+      );
     } catch (err) {
       if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
         const details = (err.cause.details?.[0] ?? {}) as { status?: number } & Record<string, unknown>;

@@ -18,7 +18,13 @@ export function digestCheck(manifest: ManifestRow, artifacts: ArtifactRow[]): Ch
     const a = byUuid.get(m.dashboard_uuid);
     const name = `${m.title ?? 'dashboard'} (${m.dashboard_uuid})`;
     if (!a) {
-      violations.push({ rule: 'digests', mode: 'enforce', blocking: true, artifact: name, message: `${name} is in the manifest but its artifact is gone` });
+      violations.push({
+        rule: 'digests',
+        mode: 'enforce',
+        blocking: true,
+        artifact: name,
+        message: `${name} is in the manifest but its artifact is gone`,
+      });
       continue;
     }
     const actual = artifactDigest(a.files);
@@ -33,7 +39,13 @@ export function digestCheck(manifest: ManifestRow, artifacts: ArtifactRow[]): Ch
   }
   for (const a of artifacts)
     if (!manifest.body.artifacts.some((m) => m.dashboard_uuid === a.dashboard_uuid))
-      violations.push({ rule: 'digests', mode: 'enforce', blocking: true, artifact: artifactName(a), message: `${artifactName(a)} is not in the manifest` });
+      violations.push({
+        rule: 'digests',
+        mode: 'enforce',
+        blocking: true,
+        artifact: artifactName(a),
+        message: `${artifactName(a)} is not in the manifest`,
+      });
   return {
     check: 'digests',
     status: violations.length ? 'failed' : 'passed',

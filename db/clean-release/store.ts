@@ -33,7 +33,8 @@ export interface ArtifactRow {
   candidate_id: string;
   dashboard_uuid: string;
   title: string | null;
-  source: ReleaseSource & { host: string | null };
+  /** The pinned source, the host it came from and the environment it was exported from (for saved database mappings). */
+  source: ReleaseSource & { host: string | null; env_id: string | null };
   files: Record<string, string>;
   sha256: string;
   portable_sha256: string;
@@ -44,7 +45,14 @@ export interface ArtifactRow {
 export interface ManifestBody {
   candidate_id: string;
   target_env_id: string;
-  artifacts: Array<{ dashboard_uuid: string; title: string | null; sha256: string; portable_sha256: string; source: ArtifactRow['source']; hosts: string[] }>;
+  artifacts: Array<{
+    dashboard_uuid: string;
+    title: string | null;
+    sha256: string;
+    portable_sha256: string;
+    source: ArtifactRow['source'];
+    hosts: string[];
+  }>;
   hosts: string[];
 }
 
@@ -122,7 +130,9 @@ export class CleanReleaseStore {
     this.knex = knex;
   }
 
-  async createCandidate(c: Pick<CandidateRow, 'name' | 'target_env_id' | 'sources' | 'db_mappings' | 'created_by' | 'created_by_username'>): Promise<CandidateRow> {
+  async createCandidate(
+    c: Pick<CandidateRow, 'name' | 'target_env_id' | 'sources' | 'db_mappings' | 'created_by' | 'created_by_username'>,
+  ): Promise<CandidateRow> {
     const [row] = await this.knex<CandidateRow>('release_candidates')
       .insert({ ...c, sources: JSON.stringify(c.sources) as never, db_mappings: JSON.stringify(c.db_mappings) as never })
       .returning('*');
@@ -142,7 +152,11 @@ export class CleanReleaseStore {
 
   async listCandidates(page: number, pageSize: number): Promise<{ rows: CandidateRow[]; total: number }> {
     const [rows, [{ count }]] = await Promise.all([
-      this.knex<CandidateRow>('release_candidates').orderBy('created_at', 'desc').orderBy('id').offset((page - 1) * pageSize).limit(pageSize),
+      this.knex<CandidateRow>('release_candidates')
+        .orderBy('created_at', 'desc')
+        .orderBy('id')
+        .offset((page - 1) * pageSize)
+        .limit(pageSize),
       this.knex('release_candidates').count<{ count: string }[]>('* as count'),
     ]);
     return { rows, total: Number(count) };
@@ -176,7 +190,8 @@ export class CleanReleaseStore {
       // Artifacts change only while the candidate is a draft (or blocked, to re-pin a source).
       const [c] = await trx('release_candidates').where({ id: candidateId }).forUpdate().select('state');
       if (!c) throw new NotFoundError('Release candidate', candidateId);
-      if (!['draft', 'blocked', 'prepared'].includes(c.state)) throw new InvalidStateError(candidateId, c.state, 'importing artifacts', ['draft', 'blocked', 'prepared']);
+      if (!['draft', 'blocked', 'prepared'].includes(c.state))
+        throw new InvalidStateError(candidateId, c.state, 'importing artifacts', ['draft', 'blocked', 'prepared']);
       for (const a of artifacts) {
         await trx('release_artifacts')
           .insert({
@@ -190,7 +205,9 @@ export class CleanReleaseStore {
           .merge();
       }
       // New content: any manifest or report built before no longer describes the candidate.
-      await trx('release_candidates').where({ id: candidateId }).update({ state: 'draft', manifest_id: null, report_id: null, updated_at: trx.fn.now() });
+      await trx('release_candidates')
+        .where({ id: candidateId })
+        .update({ state: 'draft', manifest_id: null, report_id: null, updated_at: trx.fn.now() });
     });
   }
 
@@ -232,7 +249,9 @@ export class CleanReleaseStore {
   }
 
   async createReport(candidateId: string, manifestId: string): Promise<ReportRow> {
-    const [row] = await this.knex<ReportRow>('release_reports').insert({ candidate_id: candidateId, manifest_id: manifestId }).returning('*');
+    const [row] = await this.knex<ReportRow>('release_reports')
+      .insert({ candidate_id: candidateId, manifest_id: manifestId })
+      .returning('*');
     return row!;
   }
 
@@ -269,7 +288,9 @@ export class CleanReleaseStore {
   ): Promise<DecisionRow> {
     return this.knex.transaction(async (trx) => {
       await this.transition(candidateId, from, to, operation, {}, trx);
-      const [row] = await trx<DecisionRow>('release_decisions').insert({ ...d, candidate_id: candidateId, state_after: to }).returning('*');
+      const [row] = await trx<DecisionRow>('release_decisions')
+        .insert({ ...d, candidate_id: candidateId, state_after: to })
+        .returning('*');
       return row!;
     });
   }
@@ -288,6 +309,9 @@ export class CleanReleaseStore {
 
   /** Sets a state unconditionally from one of `from`; a no-op elsewhere (a finishing task after a retry). */
   async settle(id: string, from: readonly CandidateState[], to: CandidateState): Promise<void> {
-    await this.knex('release_candidates').where({ id }).whereIn('state', from as CandidateState[]).update({ state: to, updated_at: this.knex.fn.now() });
+    await this.knex('release_candidates')
+      .where({ id })
+      .whereIn('state', from as CandidateState[])
+      .update({ state: to, updated_at: this.knex.fn.now() });
   }
 }

@@ -41,6 +41,15 @@ const ENVIRONMENT_KEYS = new Set([
   'version',
 ]);
 
+function isEmpty(v: unknown): boolean {
+  return (
+    v === null ||
+    v === undefined ||
+    v === '' ||
+    (Array.isArray(v) ? v.length === 0 : typeof v === 'object' && Object.keys(v as object).length === 0)
+  );
+}
+
 function portable(value: unknown): unknown {
   if (typeof value === 'string') {
     const t = value.trim();
@@ -55,23 +64,68 @@ function portable(value: unknown): unknown {
   }
   if (Array.isArray(value)) return value.map(portable);
   if (value && typeof value === 'object') {
+    // An empty value and an absent key mean the same to Superset, and its import fills in some
+    // (annotation_layers: [], native_filter_configuration: []) and drops others (default_filters: {}).
     return Object.fromEntries(
       Object.entries(value)
         .filter(([k]) => !ENVIRONMENT_KEYS.has(k))
-        .map(([k, v]) => [k, portable(v)]),
+        .map(([k, v]) => [k, portable(v)] as const)
+        .filter(([, v]) => !isEmpty(v)),
     );
   }
   return value;
 }
 
-/** sha256 of the dashboard, chart and dataset files without environment-assigned values; databases are left out (each environment has its own connection). */
-export function portableDigest(files: Files): string {
-  const h = createHash('sha256');
+/** The dashboard, chart and dataset files without environment-assigned values, as canonical JSON by path; databases are left out (each environment has its own connection). */
+export function portableForm(files: Files): Map<string, string> {
+  const out = new Map<string, string>();
   for (const [path, text] of entriesOf(files)) {
     if (!/^(dashboards|charts|datasets)\//.test(path)) continue;
-    h.update(path).update('\0').update(canonicalJson(portable(fromYaml(text)))).update('\0');
+    out.set(path, canonicalJson(portable(fromYaml(text))));
   }
+  return out;
+}
+
+export function portableDigest(files: Files): string {
+  const h = createHash('sha256');
+  for (const [path, json] of portableForm(files)) h.update(path).update('\0').update(json).update('\0');
   return h.digest('hex');
+}
+
+/** The files whose portable forms differ (missing on either side included), with the first differing keys. */
+export function portableDifferences(expected: Files, actual: Files): Array<{ path: string; keys: string[] }> {
+  const a = portableForm(expected);
+  const b = portableForm(actual);
+  const out: Array<{ path: string; keys: string[] }> = [];
+  for (const path of [...new Set([...a.keys(), ...b.keys()])].sort()) {
+    const x = a.get(path);
+    const y = b.get(path);
+    if (x === y) continue;
+    if (!x || !y) {
+      out.push({ path, keys: [x ? 'missing in the target' : 'not in the artifact'] });
+      continue;
+    }
+    const keys: string[] = [];
+    leafDifferences(JSON.parse(x), JSON.parse(y), '', keys);
+    out.push({ path, keys });
+  }
+  return out;
+}
+
+/** Key paths (a.b[2].c) where two JSON values differ, at most 10. */
+function leafDifferences(x: unknown, y: unknown, at: string, out: string[]): void {
+  if (out.length >= 10 || JSON.stringify(x) === JSON.stringify(y)) return;
+  if (x && y && typeof x === 'object' && typeof y === 'object' && Array.isArray(x) === Array.isArray(y)) {
+    const ks = Array.isArray(x)
+      ? [...Array(Math.max(x.length, (y as unknown[]).length)).keys()].map(String)
+      : [...new Set([...Object.keys(x), ...Object.keys(y)])];
+    for (const k of ks) {
+      const next = Array.isArray(x) ? `${at}[${k}]` : at ? `${at}.${k}` : k;
+      leafDifferences((x as Record<string, unknown>)[k], (y as Record<string, unknown>)[k], next, out);
+    }
+    return;
+  }
+  out.push(`${at || '(root)'}: ${JSON.stringify(x)?.slice(0, 60)} → ${JSON.stringify(y)?.slice(0, 60)}`);
 }
 
 export function sha256Json(value: unknown): string {

@@ -6,7 +6,19 @@ import { portableDigest } from '../../lib/clean-release/digest.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { createDatabase, createDataset, createDashboard, createTableChart, type SupersetClient } from '../support/superset/fixtures.ts';
 import type { SourceFixture } from '../migrations/support.ts';
-import { buildSource, client, dashboardTitle, enabled, gitea, registerEnvironment, renameDashboard, setIdentity, targetDatabase, userWith, waitTask } from '../git/support.ts';
+import {
+  buildSource,
+  client,
+  dashboardTitle,
+  enabled,
+  gitea,
+  registerEnvironment,
+  renameDashboard,
+  setIdentity,
+  targetDatabase,
+  userWith,
+  waitTask,
+} from '../git/support.ts';
 
 // A clean release end to end against two real Supersets (a → b) and the real Gitea: a candidate
 // from a pinned commit (its remote on Gitea) and a backup (a dashboard on a PostgreSQL database),
@@ -31,6 +43,7 @@ let manager: string; // another release manager
 let viewer: string;
 let candidateId: string;
 let pgDbName: string;
+let pgTargetDbId: number;
 
 const as =
   (token: string) =>
@@ -65,7 +78,9 @@ beforeAll(async () => {
 
   // The git source: the dashboard's repository with its remote on Gitea, pinned at a commit.
   const g = gitea()!;
-  const cfg = await admin('POST', '/api/git/configs', { json: { name: `${P}-gitea`, provider: 'gitea', base_url: g.baseUrl, owner: g.username, pat: g.token } });
+  const cfg = await admin('POST', '/api/git/configs', {
+    json: { name: `${P}-gitea`, provider: 'gitea', base_url: g.baseUrl, owner: g.username, pat: g.token },
+  });
   expect(cfg.status, cfg.text).toBe(201);
   await setIdentity(h, h.adminToken, 'Ada Admin', 'ada@example.com');
   const G = (op: string) => `/api/git/dashboards/${gitDash}/${op}`;
@@ -77,7 +92,9 @@ beforeAll(async () => {
     json: { mappings: [{ source_database_id: src.database.id, target_database_id: warehouse.id }] },
   });
   expect(m.status, m.text).toBe(200);
-  const mig = await admin('POST', '/api/dashboards/migrate', { json: { source_env_id: envA, target_env_id: envB, dashboard_ids: [gitDash] } });
+  const mig = await admin('POST', '/api/dashboards/migrate', {
+    json: { source_env_id: envA, target_env_id: envB, dashboard_ids: [gitDash] },
+  });
   expect((await waitTask(h, mig.body.task_id)).status).toBe('SUCCEEDED');
   await renameDashboard(a, gitDash, `${P} release version`);
   await admin('POST', G('sync'), { json: { env_id: envA } });
@@ -96,7 +113,7 @@ beforeAll(async () => {
   await data.destroy();
   const uri = dataUrl.replace(/^postgres(ql)?:/, 'postgresql:').replace('127.0.0.1', 'localhost');
   const pgDb = await createDatabase(a, { name: pgDbName, sqlalchemyUri: uri });
-  await createDatabase(b, { name: `${pgDbName}_b`, sqlalchemyUri: uri });
+  pgTargetDbId = (await createDatabase(b, { name: `${pgDbName}_b`, sqlalchemyUri: uri })).id;
   const ds = await createDataset(a, { database: pgDb.id, tableName: 'orders', schema: 'public' });
   const chart = await createTableChart(a, { name: `${P} orders`, datasetId: ds.id, columns: ['id', 'region', 'amount'] });
   const pgDash = await createDashboard(a, { title: `${P} orders`, slug: `${P}-orders`, charts: [chart] });
@@ -122,13 +139,19 @@ describe.skipIf(!on)('a clean release', () => {
           { kind: 'git', dashboard_uuid: gitUuid, commit },
           { kind: 'backup', backup_id: backupId },
         ],
-        db_mappings: [{ database_name: pgDbName, target_database_id: (await b.request<any>('GET', `/api/v1/database/?q=(filters:!((col:database_name,opr:eq,value:'${pgDbName}_b')))`)).result[0].id }],
+        db_mappings: [{ database_name: pgDbName, target_database_id: pgTargetDbId }],
       },
     });
     expect(r.status, r.text).toBe(201);
     expect(r.body).toMatchObject({ state: 'draft', workflow_id: `release-${r.body.id}` });
     candidateId = r.body.id;
-    expect((await as(viewer)('POST', `${V2}/candidates`, { json: { name: 'x', target_env_id: envB, sources: [{ kind: 'backup', backup_id: backupId }] } })).status).toBe(403);
+    expect(
+      (
+        await as(viewer)('POST', `${V2}/candidates`, {
+          json: { name: 'x', target_env_id: envB, sources: [{ kind: 'backup', backup_id: backupId }] },
+        })
+      ).status,
+    ).toBe(403);
 
     const imp = await as(author)('POST', `${V2}/candidates/${candidateId}/artifacts`, { json: {} });
     expect(imp.status, imp.text).toBe(200);
@@ -190,7 +213,13 @@ describe.skipIf(!on)('a clean release', () => {
 
     const ok = await as(manager)('POST', `${V2}/candidates/${candidateId}/approve`, { json: { comment: 'ship it' } });
     expect(ok.status, ok.text).toBe(200);
-    expect(ok.body).toMatchObject({ candidate_id: candidateId, decision: 'approve', state: 'approved', by: `${P}-rm2`, comment: 'ship it' });
+    expect(ok.body).toMatchObject({
+      candidate_id: candidateId,
+      decision: 'approve',
+      state: 'approved',
+      by: `${P}-rm2`,
+      comment: 'ship it',
+    });
     const twice = await as(manager)('POST', `${V2}/candidates/${candidateId}/approve`, { json: {} });
     expect(twice.status).toBe(409);
     expect(twice.body.detail).toContain('approved');
@@ -205,7 +234,8 @@ describe.skipIf(!on)('a clean release', () => {
     const task = await waitTask(h, pub.body.task_id);
     expect(task.status, JSON.stringify(task.result ?? task.error)).toBe('SUCCEEDED');
     expect(task.result.items).toHaveLength(2);
-    for (const item of task.result.items) expect(item).toMatchObject({ status: 'published', outcome: 'succeeded', verified: true });
+    for (const item of task.result.items)
+      expect(item, JSON.stringify(item.differences)).toMatchObject({ status: 'published', outcome: 'succeeded', verified: true });
     expect(task.result.items.find((i: any) => i.id === gitUuid).backup_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(task.result.items.find((i: any) => i.id === pgDashUuid).backup_id).toBeNull();
     expect(await dashboardTitle(b, gitUuid)).toBe(`${P} release version`);
@@ -249,25 +279,28 @@ describe.skipIf(!on)('a clean release', () => {
     await as(author)('POST', `${V2}/candidates/${id}/manifest`);
     const legacy = await as(author)('POST', `/api/clean-release/candidates/${id}/prepare`);
     expect(legacy.status, legacy.text).toBe(200);
-    expect(legacy.headers['deprecation']).toBe('true');
-    expect(legacy.headers['link']).toContain(`${V2}/candidates/${id}/prepare`);
+    expect(legacy.headers.get('deprecation')).toBe('true');
+    expect(legacy.headers.get('link')).toContain(`${V2}/candidates/${id}/prepare`);
     expect(legacy.body.status).toBe('prepared');
     const v2 = await as(author)('POST', `${V2}/candidates/${id}/prepare`);
     expect(v2.body).toEqual(legacy.body);
-    expect(v2.headers['deprecation']).toBeUndefined();
+    expect(v2.headers.get('deprecation')).toBeNull();
 
     // Someone changes a stored artifact after the manifest was built.
     const row = await h.knex('release_artifacts').where({ candidate_id: id }).first();
     const dashPath = Object.keys(row.files).find((p) => p.startsWith('dashboards/'))!;
     row.files[dashPath] = row.files[dashPath].replace(/dashboard_title: .*/, 'dashboard_title: Tampered');
-    await h.knex('release_artifacts').where({ candidate_id: id }).update({ files: JSON.stringify(row.files) });
+    await h
+      .knex('release_artifacts')
+      .where({ candidate_id: id })
+      .update({ files: JSON.stringify(row.files) });
 
     const s = await as(author)('POST', '/api/clean-release/checks', { json: { candidate_id: id } });
     expect(s.status, s.text).toBe(202);
-    expect(s.headers['deprecation']).toBe('true');
+    expect(s.headers.get('deprecation')).toBe('true');
     await waitTask(h, s.body.task_id);
     const c = await as(author)('GET', `/api/clean-release/checks/${s.body.check_id}`);
-    expect(c.headers['deprecation']).toBe('true');
+    expect(c.headers.get('deprecation')).toBe('true');
     expect(c.body.status).toBe('failed');
     const digests = c.body.checks.find((x: any) => x.check === 'digests');
     expect(digests.status).toBe('failed');
