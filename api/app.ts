@@ -1,3 +1,4 @@
+import { cleanReleaseRoutes } from './clean-release/routes.ts';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import fs from 'node:fs';
@@ -61,6 +62,7 @@ export function allRoutes(app: AppContext): AnyRoute[] {
     ...taskRoutes(app),
     ...approvalRoutes(app),
     ...gitRoutes(app),
+    ...cleanReleaseRoutes(app),
   ];
 }
 

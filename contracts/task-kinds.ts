@@ -5,6 +5,7 @@
  * route, and one entry here.
  */
 import type { BackupInput, RestoreInput } from './backup.ts';
+import type { ReleaseCheckInput, ReleasePublishInput } from './clean-release.ts';
 import type { LlmDocsInput, MapColumnsInput } from './datasets.ts';
 import type { GitDeployInput } from './git.ts';
 import type { MigrationInput } from './migration.ts';
@@ -140,7 +141,40 @@ const gitDeploy: TaskKind<GitDeployInput> = {
   }),
 };
 
-export const TASK_KINDS = { migration, backup, restore, selfcheck, git_deploy: gitDeploy, map_columns: mapColumns, llm_docs: llmDocs } as const;
+const releaseCheck: TaskKind<ReleaseCheckInput> = {
+  type: 'release_check',
+  workflow: 'releaseCheckWorkflow',
+  permission: 'clean_release:WRITE',
+  envIds: () => [],
+  dashboardIds: () => [],
+  describe: (i) => ({ summary: `Check release candidate ${i.candidateId}`, details: `Report ${i.reportId}: digests, trusted hosts and the release policy.` }),
+  retry: (p) => ({ method: 'POST', path: `/api/v2/clean-release/candidates/${String(p.candidate_id)}/checks`, body: {} }),
+};
+
+/** Started only by a candidate's release workflow, when a release manager publishes or revokes. */
+const releasePublish: TaskKind<ReleasePublishInput> = {
+  type: 'release_publish',
+  workflow: 'releasePublishWorkflow',
+  permission: 'clean_release:APPROVE',
+  envIds: (i) => [i.targetEnvId],
+  dashboardIds: () => [],
+  describe: (i, names) => ({
+    summary: `${i.mode === 'publish' ? 'Publish' : 'Revoke'} release candidate ${i.candidateId} ${i.mode === 'publish' ? 'into' : 'from'} ${names(i.targetEnvId)} (${plural(i.dashboardUuids.length, 'dashboard')})`,
+    details: `Dashboards (uuids): ${list(i.dashboardUuids)}.`,
+  }),
+};
+
+export const TASK_KINDS = {
+  migration,
+  backup,
+  restore,
+  selfcheck,
+  git_deploy: gitDeploy,
+  map_columns: mapColumns,
+  llm_docs: llmDocs,
+  release_check: releaseCheck,
+  release_publish: releasePublish,
+} as const;
 export type TaskKindName = keyof typeof TASK_KINDS;
 export type TaskInputOf<K extends TaskKindName> = (typeof TASK_KINDS)[K] extends TaskKind<infer I> ? I : never;
 

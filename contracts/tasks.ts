@@ -11,6 +11,7 @@ export const TASK_TYPES = [
   'git_deploy',
   'dataset_launch',
   'release_check',
+  'release_publish',
   'drift_report',
   'selfcheck',
 ] as const;

@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { Context } from '@temporalio/activity';
 import { GitRepositoryStore } from '../../db/git/repositories.ts';
-import { Bundle } from '../../lib/bundles/bundle.ts';
 import { exportFromFiles } from '../../lib/git/dashboard-files.ts';
 import { WorkingCopy } from '../../lib/git/working-copy.ts';
 import type { GitDeployInput, GitDeployItem } from '../../contracts/git.ts';
@@ -9,41 +8,11 @@ import type { NextAction } from '../../contracts/outcomes.ts';
 import { maxBundleBytes, type ActivityDeps } from '../deps.ts';
 import { itemFailure } from '../item-failure.ts';
 import { importPrepared } from '../migration/apply.ts';
+import { bundleSource } from '../migration/bundle-source.ts';
 import { prepareDashboard } from '../migration/plan.ts';
 import { TargetIndex } from '../migration/target-index.ts';
 import type { MigrationUpstream, UpstreamDatabase } from '../migration/upstream.ts';
 import { currentTaskId } from '../task-context.ts';
-
-/**
- * The repository at a commit, seen by the migration path as its source environment: its export
- * is the commit's files, its databases are the ones the files reference (numbered in file
- * order, so mappings can name them).
- */
-function commitSource(zip: Uint8Array, maxBytes: number): MigrationUpstream & { databases: UpstreamDatabase[] } {
-  const bundle = Bundle.fromZip(zip, maxBytes);
-  const databases = bundle.of('databases').map((f, i) => ({
-    id: i + 1,
-    uuid: String(f.content.uuid ?? ''),
-    database_name: String(f.content.database_name ?? ''),
-    backend: null,
-  }));
-  const unused = () => {
-    throw new Error('a commit is read only as an export');
-  };
-  return {
-    databases,
-    version: async () => null,
-    exportDashboards: async () => zip,
-    listDatabases: async () => databases,
-    capabilities: unused,
-    exportObjects: unused,
-    importBundle: unused,
-    listRows: unused,
-    findDashboard: unused,
-    dashboardCharts: unused,
-    runChartQuery: unused,
-  };
-}
 
 export function createGitActivities(deps: ActivityDeps) {
   const repos = new GitRepositoryStore(deps.knex);
@@ -86,7 +55,7 @@ export function createGitActivities(deps: ActivityDeps) {
         if (![...files.keys()].some((f) => f.startsWith('dashboards/')))
           return { ...item, step: 'read', error: `commit ${input.commit.slice(0, 10)} holds no dashboard (sync and commit it first)` };
         const zip = exportFromFiles(files);
-        const source = commitSource(zip, maxBundleBytes(deps));
+        const source = bundleSource(zip, maxBundleBytes(deps));
         const target = await deps.superset(input.targetEnvId);
         // Built fresh for each deploy: a deploy is one dashboard, and the target changes between deploys.
         const index = await TargetIndex.build(target);

@@ -92,6 +92,19 @@ export class SuggestionStore {
     });
   }
 
+  /**
+   * Of these texts, the ones an LLM suggested that no person accepted (pending, rejected or
+   * superseded, and never accepted with the same text): a release may not carry them unreviewed.
+   */
+  async unacceptedAmong(values: readonly string[]): Promise<Array<{ value: string; status: string }>> {
+    if (!values.length) return [];
+    return this.knex('dataset_suggestions as s')
+      .distinct('s.value', 's.status')
+      .whereRaw('s.value = any(?::text[])', [values as string[]] as never)
+      .whereNot('s.status', 'accepted')
+      .whereNotExists((q) => q.select(1).from('dataset_suggestions as a').whereRaw('a.value = s.value').andWhere('a.status', 'accepted'));
+  }
+
   async countForTask(taskId: string, datasetId: number): Promise<number> {
     const [{ count }] = await this.knex('dataset_suggestions').where({ task_id: taskId, dataset_id: datasetId }).count<{ count: string }[]>({ count: '*' });
     return Number(count);

@@ -781,6 +781,11 @@ export class SupersetClient {
     return (await this.getJson<{ result: DashboardDataset[] }>(`/api/v1/dashboard/${seg(idOrSlug)}/datasets`)).result ?? [];
   }
 
+  /** Deletes a dashboard (its charts and datasets stay, as in Superset's own UI). */
+  async deleteDashboard(id: number): Promise<void> {
+    await this.request('DELETE', `/api/v1/dashboard/${seg(id)}`);
+  }
+
   /**
    * The dashboard's thumbnail. Asks with the given digest (or a placeholder) and follows
    * Superset's redirect to the current digest once, on the same origin only.

@@ -21,6 +21,8 @@ VERSION="${PIN##*==}"
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(cd "$SCRIPT_DIR/../.." && pwd)"
 DIR="${3:-$REPO_ROOT/.tools/$NAME}"
+# The physical path: venv scripts name their interpreter by absolute path (see scripts/superset/setup.sh).
+mkdir -p "$DIR" && DIR="$(cd "$DIR" && pwd -P)"
 PYTHON="${PYTHON:-python3}"
 VENV="$DIR/venv"
 MARKER="$DIR/.installed"
@@ -32,7 +34,7 @@ die() {
 log() { echo "$NAME setup: $*" >&2; }
 
 marker_ok() {
-  [ "${PYTHON_TOOL_SETUP_FORCE:-}" != "1" ] && [ -f "$MARKER" ] && [ -x "$VENV/bin/$BIN" ] && [ "$(head -n1 "$MARKER")" = "$PIN" ]
+  [ "${PYTHON_TOOL_SETUP_FORCE:-}" != "1" ] && [ -f "$MARKER" ] && [ -x "$VENV/bin/$BIN" ] && [ -x "$(head -n1 "$VENV/bin/$BIN" | sed 's/^#!//')" ] && [ "$(head -n1 "$MARKER")" = "$PIN" ]
 }
 
 marker_ok && exit 0

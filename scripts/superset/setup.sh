@@ -26,6 +26,9 @@ set -euo pipefail
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(cd "$SCRIPT_DIR/../.." && pwd)"
 TOOLS_DIR="${SUPERSET_TOOLS_DIR:-$REPO_ROOT/.tools/superset}"
+# The physical path: a venv's scripts name their interpreter by absolute path, so a venv made
+# through a symlinked .tools (a git worktree's) must not name the link, which may go away.
+mkdir -p "$TOOLS_DIR" && TOOLS_DIR="$(cd "$TOOLS_DIR" && pwd -P)"
 PYTHON="${PYTHON:-python3}"
 CONSTRAINTS_DIR="$SCRIPT_DIR/constraints"
 
@@ -71,11 +74,20 @@ fingerprint_for() {
   echo "$(superset_requirement "$version"); extras=$(recipe_for "$version"); constraints=$csum; recipe=3"
 }
 
+# A venv's scripts start their interpreter by absolute path; a venv whose path went away (made
+# through a worktree's symlink that was removed since) is installed again.
+shebang_ok() {
+  local line
+  line="$(head -n1 "$1")"
+  [ -x "${line#\#!}" ]
+}
+
 marker_ok() {
   local marker="$TOOLS_DIR/$1/.installed"
   [ "${SUPERSET_SETUP_FORCE:-}" != "1" ] &&
     [ -f "$marker" ] &&
     [ -x "$TOOLS_DIR/$1/venv/bin/superset" ] &&
+    shebang_ok "$TOOLS_DIR/$1/venv/bin/superset" &&
     [ "$(head -n1 "$marker")" = "$(fingerprint_for "$1")" ]
 }
 

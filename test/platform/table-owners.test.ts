@@ -31,6 +31,13 @@ const OWNERS: Record<string, string[]> = {
   dataset_dictionaries: ['db/datasets/dictionaries.ts'],
   dataset_changes: ['db/datasets/changes.ts'],
   dataset_suggestions: ['db/datasets/suggestions.ts'],
+  release_candidates: ['db/clean-release/store.ts'],
+  release_artifacts: ['db/clean-release/store.ts'],
+  release_manifests: ['db/clean-release/store.ts'],
+  release_settings: ['db/clean-release/store.ts'],
+  release_reports: ['db/clean-release/store.ts'],
+  release_decisions: ['db/clean-release/store.ts'],
+  release_publications: ['db/clean-release/store.ts'],
 };
 
 const names = Object.keys(OWNERS).join('|');

@@ -551,8 +551,8 @@ async function serve(
   closeSync(fd);
   const pgid = child.pid;
   if (pgid === undefined) {
-    await exitCode(child).catch(() => undefined);
-    throw new Error(`could not spawn gunicorn for superset ${version}`);
+    const why = await exitCode(child).then((c) => `exit ${String(c)}`, (e: unknown) => String(e));
+    throw new Error(`could not spawn gunicorn for superset ${version} (${why})`);
   }
   installExitHook();
   liveGroups.add(pgid);

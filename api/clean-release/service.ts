@@ -1,0 +1,258 @@
+import path from 'node:path';
+import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
+import type { Workflow } from '@temporalio/common';
+import { ApplicationFailure } from '@temporalio/common';
+import {
+  RELEASE_DECISION_UPDATE,
+  releaseWorkflowId,
+  type HostOccurrence,
+  type ReleaseAction,
+  type ReleaseDecision,
+  type ReleaseDecisionOutcome,
+  type ReleaseSource,
+  type Violation,
+} from '../../contracts/clean-release.ts';
+import { getBackup } from '../../db/backups/repository.ts';
+import {
+  CleanReleaseStore,
+  InvalidStateError,
+  type ArtifactRow,
+  type CandidateRow,
+  type DbMapping,
+  type ManifestBody,
+} from '../../db/clean-release/store.ts';
+import { GitConfigStore } from '../../db/git/configs.ts';
+import { GitRepositoryStore } from '../../db/git/repositories.ts';
+import { createBackupStore } from '../../lib/backup-store/index.ts';
+import { artifactDigest, portableDigest, sha256Json } from '../../lib/clean-release/digest.ts';
+import { hostsInFiles } from '../../lib/clean-release/hosts.ts';
+import { AppError, ConflictError, NotFoundError, ValidationError } from '../../lib/errors.ts';
+import { filesFromExport } from '../../lib/git/dashboard-files.ts';
+import { WorkingCopy } from '../../lib/git/working-copy.ts';
+import type { Principal } from '../auth/principal.ts';
+import type { AppContext } from '../context.ts';
+import { toReportView } from './schemas.ts';
+import { hostViolations } from '../../db/clean-release/checks.ts';
+
+const hostOf = (url: string | null | undefined): string | null => {
+  if (!url) return null;
+  try {
+    return new URL(url).hostname.toLowerCase() || null;
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * Candidates, artifacts, manifests, prepare and checks; decisions go to the candidate's release
+ * workflow as updates. Artifacts are read from their pinned sources here (a commit of the
+ * dashboard's repository, a stored backup): reading changes nothing and is quick.
+ */
+export class CleanReleaseService {
+  readonly store: CleanReleaseStore;
+  private readonly app: AppContext;
+  private readonly repos: GitRepositoryStore;
+  private readonly configs: GitConfigStore;
+
+  constructor(app: AppContext) {
+    this.app = app;
+    this.store = new CleanReleaseStore(app.knex);
+    this.repos = new GitRepositoryStore(app.knex);
+    this.configs = new GitConfigStore(app.knex, app.keyring);
+  }
+
+  async register(
+    input: { name: string; target_env_id: string; sources: ReleaseSource[]; db_mappings: DbMapping[] },
+    principal: Principal,
+  ): Promise<CandidateRow> {
+    await this.app.environmentStore.get(input.target_env_id);
+    const candidate = await this.store.createCandidate({ ...input, created_by: principal.userId, created_by_username: principal.username });
+    // The release workflow starts now so operators see the candidate in the Temporal console; a
+    // start lost here is made good by the first decision (update-with-start).
+    await this.app.temporal.workflow
+      .start('releaseWorkflow', this.startOptions(candidate.id))
+      .catch((err: unknown) => this.app.logger.warn({ err, candidate_id: candidate.id }, 'release workflow not started yet'));
+    return candidate;
+  }
+
+  private startOptions(candidateId: string) {
+    return {
+      workflowId: releaseWorkflowId(candidateId),
+      taskQueue: this.app.config.TEMPORAL_TASK_QUEUE,
+      args: [{ candidateId }] as [{ candidateId: string }],
+      workflowIdConflictPolicy: 'USE_EXISTING' as const,
+      staticSummary: `Release candidate ${candidateId}`,
+    };
+  }
+
+  /** Reads every pinned source into a normalised artifact with its digests and hosts. */
+  async importArtifacts(candidateId: string, sources?: ReleaseSource[]): Promise<ArtifactRow[]> {
+    const candidate = await this.store.getCandidate(candidateId);
+    const list = sources ?? candidate.sources;
+    const artifacts: Array<Omit<ArtifactRow, 'candidate_id' | 'created_at'>> = [];
+    for (const source of list) {
+      const { files, host, title, uuid, envId } = await this.read(source);
+      const found = hostsInFiles(files);
+      const hosts: HostOccurrence[] = [
+        ...(host ? [{ host: host.host, role: 'source' as const, where: host.where }] : []),
+        ...found.map((f) => ({ host: f.host, role: f.role, where: f.where })),
+      ];
+      artifacts.push({
+        dashboard_uuid: uuid,
+        title,
+        source: { ...source, host: host?.host ?? null, env_id: envId } as ArtifactRow['source'],
+        files: Object.fromEntries(files),
+        sha256: artifactDigest(files),
+        portable_sha256: portableDigest(files),
+        hosts,
+      });
+    }
+    if (new Set(artifacts.map((a) => a.dashboard_uuid)).size !== artifacts.length)
+      throw new ValidationError('two sources pin the same dashboard: a candidate holds each dashboard once');
+    await this.store.putArtifacts(candidate.id, artifacts);
+    return this.store.artifacts(candidate.id);
+  }
+
+  private async read(
+    source: ReleaseSource,
+  ): Promise<{
+    files: Map<string, string>;
+    host: { host: string; where: string } | null;
+    title: string | null;
+    uuid: string;
+    envId: string | null;
+  }> {
+    if (source.kind === 'git') {
+      const row = await this.repos.get(source.dashboard_uuid);
+      if (!row) throw new NotFoundError('Dashboard repository', source.dashboard_uuid);
+      const wc = new WorkingCopy(
+        path.join(this.app.config.GIT_REPOS_DIR ?? path.join(this.app.config.SWITCHYARD_DATA_DIR, 'git'), source.dashboard_uuid),
+      );
+      let files: Map<string, string>;
+      try {
+        files = await this.repos.withLock([source.dashboard_uuid], 'shared', () => wc.filesAt(source.commit));
+      } catch (err) {
+        throw new AppError(
+          400,
+          'source_unreadable',
+          'Bad Request',
+          `commit ${source.commit} of repository ${source.dashboard_uuid} cannot be read: ${(err as Error).message}`,
+        );
+      }
+      const dash = [...files.keys()].find((p) => p.startsWith('dashboards/'));
+      if (!dash) throw new AppError(400, 'source_unreadable', 'Bad Request', `commit ${source.commit} holds no dashboard`);
+      const config = row.config_id ? await this.configs.find(row.config_id) : undefined;
+      const remoteHost = hostOf(row.remote_url) ?? hostOf(config?.base_url);
+      const title = /dashboard_title: (.*)/.exec(files.get(dash) ?? '')?.[1]?.replace(/^['"]|['"]$/g, '') ?? row.title;
+      return {
+        files,
+        uuid: source.dashboard_uuid,
+        envId: row.synced_env_id,
+        title,
+        host: remoteHost ? { host: remoteHost, where: `git remote of repository ${source.dashboard_uuid}` } : null,
+      };
+    }
+    const backup = await getBackup(this.app.knex, source.backup_id);
+    if (!backup) throw new NotFoundError('Backup', source.backup_id);
+    const bytes = await createBackupStore(this.app.config).get(backup.content_hash);
+    const parsed = filesFromExport(bytes);
+    const env = await this.app.environmentStore.find(backup.env_id);
+    const envHost = hostOf(env?.base_url);
+    return {
+      files: parsed.files,
+      uuid: parsed.dashboardUuid,
+      envId: backup.env_id,
+      title: parsed.title,
+      host: envHost ? { host: envHost, where: `Superset environment ${backup.env_id} (backup ${backup.id})` } : null,
+    };
+  }
+
+  async buildManifest(candidateId: string) {
+    const candidate = await this.store.getCandidate(candidateId);
+    const artifacts = await this.store.artifacts(candidate.id);
+    if (!artifacts.length) throw new ConflictError('the candidate has no artifacts yet: import them first', 'no_artifacts');
+    if (!['draft', 'blocked'].includes(candidate.state))
+      throw new InvalidStateError(candidate.id, candidate.state, 'building a manifest', ['draft', 'blocked']);
+    const body: ManifestBody = {
+      candidate_id: candidate.id,
+      target_env_id: candidate.target_env_id,
+      artifacts: artifacts.map((a) => ({
+        dashboard_uuid: a.dashboard_uuid,
+        title: a.title,
+        sha256: a.sha256,
+        portable_sha256: a.portable_sha256,
+        source: a.source,
+        hosts: [...new Set(a.hosts.map((h) => h.host))].sort(),
+      })),
+      hosts: [...new Set(artifacts.flatMap((a) => a.hosts.map((h) => h.host)))].sort(),
+    };
+    const manifest = await this.store.createManifest(candidate.id, sha256Json(body), body);
+    await this.store.transition(candidate.id, ['draft', 'blocked'], 'draft', 'building a manifest', {
+      manifest_id: manifest.id,
+      report_id: null,
+    });
+    return manifest;
+  }
+
+  /** `prepared` when every source host is trusted; otherwise `blocked`, one violation per untrusted host. */
+  async prepare(candidateId: string): Promise<{ candidate: CandidateRow; violations: Violation[] }> {
+    const candidate = await this.store.getCandidate(candidateId);
+    if (!candidate.manifest_id) throw new ConflictError('the candidate has no manifest: build it first', 'no_manifest');
+    const [artifacts, registry, policy] = await Promise.all([
+      this.store.artifacts(candidate.id),
+      this.store.registry(),
+      this.store.policy(),
+    ]);
+    const violations = hostViolations(artifacts, registry, policy.rules);
+    const blocked = violations.some((v) => v.blocking);
+    const from = ['draft', 'blocked', 'prepared', 'checked', 'check_failed'] as const;
+    const next = await this.store.transition(candidate.id, from, blocked ? 'blocked' : 'prepared', 'preparing', { report_id: null });
+    return { candidate: next, violations };
+  }
+
+  async startCheck(candidateId: string, principal: Principal) {
+    const candidate = await this.store.getCandidate(candidateId);
+    if (!candidate.manifest_id) throw new ConflictError('the candidate has no manifest: build and prepare it first', 'no_manifest');
+    const report = await this.store.createReport(candidate.id, candidate.manifest_id);
+    await this.store.transition(candidate.id, ['prepared', 'checked', 'check_failed'], 'checking', 'checking', { report_id: report.id });
+    const { task } = await this.app.tasks.create({
+      kind: 'release_check',
+      input: { candidateId: candidate.id, reportId: report.id },
+      params: { candidate_id: candidate.id, report_id: report.id },
+      owner: principal,
+    });
+    await this.store.attachReportTask(report.id, task.id);
+    return { check_id: report.id, report_id: report.id, candidate_id: candidate.id, task_id: task.id, status: 'running' as const };
+  }
+
+  async check(checkId: string) {
+    const report = await this.store.findReport(checkId);
+    if (!report) throw new NotFoundError('Check', checkId);
+    const task = report.task_id ? await this.app.tasks.get(report.task_id).catch(() => undefined) : undefined;
+    return toReportView(report, task?.status ?? null);
+  }
+
+  /** A decision, sent to the candidate's release workflow; its refusals come back as problem bodies. */
+  async decide(candidateId: string, action: ReleaseAction, principal: Principal, comment?: string): Promise<ReleaseDecisionOutcome> {
+    const candidate = await this.store.getCandidate(candidateId);
+    if (action === 'approve' && candidate.created_by && candidate.created_by === principal.userId)
+      throw new AppError(403, 'self_approval', 'Forbidden', 'the person who registered a candidate cannot approve it: another person must');
+    const decision: ReleaseDecision = { action, userId: principal.userId, username: principal.username, ...(comment ? { comment } : {}) };
+    try {
+      return await this.app.temporal.workflow.executeUpdateWithStart<Workflow, ReleaseDecisionOutcome, [ReleaseDecision]>(
+        RELEASE_DECISION_UPDATE,
+        {
+          args: [decision],
+          startWorkflowOperation: new WithStartWorkflowOperation<Workflow>('releaseWorkflow', this.startOptions(candidate.id)),
+        },
+      );
+    } catch (err) {
+      if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
+        const details = (err.cause.details?.[0] ?? {}) as { status?: number } & Record<string, unknown>;
+        const { status = 409, ...extra } = details;
+        throw new AppError(status, err.cause.type ?? 'conflict', status === 403 ? 'Forbidden' : 'Conflict', err.cause.message, { extra });
+      }
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,127 @@
+/**
+ * Clean release: a named set of dashboards at pinned sources (a git commit, or a backup), bound for
+ * a target environment, whose every source host is trusted, checked by a workflow, approved by a
+ * second person, published by migration and revocable. Plain data only (the workflow sandbox
+ * imports this module).
+ */
+import type { ItemOutcome, ItemsResult } from './outcomes.ts';
+
+export const CANDIDATE_STATES = [
+  'draft',
+  'prepared',
+  'blocked',
+  'checking',
+  'checked',
+  'check_failed',
+  'approved',
+  'rejected',
+  'publishing',
+  'published',
+  'publish_failed',
+  'revoking',
+  'revoked',
+] as const;
+export type CandidateState = (typeof CANDIDATE_STATES)[number];
+
+export type ReleaseSource = { kind: 'git'; dashboard_uuid: string; commit: string } | { kind: 'backup'; backup_id: string };
+
+/** Where a host appears: the artifact's file and the key path inside it. */
+export interface HostOccurrence {
+  host: string;
+  /** `source` (the git remote or Superset environment it came from), `database` (a connection host) or `url` (a link, image or iframe in the content). */
+  role: 'source' | 'database' | 'url';
+  where: string;
+}
+
+export interface Violation {
+  rule: string;
+  mode: 'enforce' | 'warn';
+  /** True for an enforced rule: it blocks the candidate. */
+  blocking: boolean;
+  artifact: string | null;
+  host?: string;
+  where?: string;
+  message: string;
+}
+
+export const POLICY_RULES = [
+  'trusted_sources',
+  'trusted_database_hosts',
+  'verified_in_staging',
+  'accepted_llm_text',
+  'dry_run_migration',
+] as const;
+export type PolicyRuleName = (typeof POLICY_RULES)[number];
+export interface PolicyRule {
+  rule: PolicyRuleName;
+  mode: 'enforce' | 'warn';
+  /** `verified_in_staging`: the environment every chart must already be in. */
+  env_id?: string;
+}
+
+export interface CheckOutcome {
+  check: string;
+  status: 'passed' | 'failed' | 'warned';
+  detail: string;
+  violations: Violation[];
+}
+
+export interface ReleaseCheckInput {
+  candidateId: string;
+  reportId: string;
+}
+
+export interface ReleaseCheckResult {
+  candidate_id: string;
+  report_id: string;
+  passed: boolean;
+  checks: CheckOutcome[];
+}
+
+/** The decisions sent to a candidate's release workflow as one Temporal update. */
+export const RELEASE_DECISION_UPDATE = 'releaseDecision';
+export type ReleaseAction = 'approve' | 'reject' | 'publish' | 'revoke';
+export interface ReleaseDecision {
+  action: ReleaseAction;
+  userId: string | null;
+  username: string | null;
+  comment?: string;
+}
+export interface ReleaseDecisionOutcome {
+  candidate_id: string;
+  decision: ReleaseAction;
+  state: CandidateState;
+  by: string | null;
+  at: string;
+  comment: string | null;
+  /** The task that publishes or revokes (publish, revoke). */
+  task_id?: string;
+}
+
+export const releaseWorkflowId = (candidateId: string) => `release-${candidateId}`;
+
+export interface ReleasePublishInput {
+  candidateId: string;
+  mode: 'publish' | 'revoke';
+  targetEnvId: string;
+  dashboardUuids: string[];
+}
+
+export interface ReleaseItem extends ItemOutcome {
+  kind: 'dashboard';
+  id: string;
+  status: 'published' | 'revoked' | 'removed' | 'failed';
+  sha256: string | null;
+  target_dashboard_id: number | null;
+  /** The backup of what the publish replaced (null: the dashboard was new in the target). */
+  backup_id: string | null;
+  /** Publish: the target's re-export has the manifest's content digest. */
+  verified?: boolean;
+  /** When not verified: the files whose content differs in the target, and the keys that differ. */
+  differences?: Array<{ path: string; keys: string[] }>;
+}
+
+export interface ReleasePublishResult extends ItemsResult<ReleaseItem> {
+  candidate_id: string;
+  mode: 'publish' | 'revoke';
+}
