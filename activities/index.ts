@@ -1,4 +1,5 @@
 import { createBackupActivities } from './backups/index.ts';
+import { createDatasetLaunchActivities } from './dataset-launch/index.ts';
 import { createLlmDocsActivities } from './datasets/llm-docs.ts';
 import { createMapColumnsActivities } from './datasets/map-columns.ts';
 import type { ActivityDeps } from './deps.ts';
@@ -19,6 +20,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createGitActivities(deps),
     ...createMapColumnsActivities(deps),
     ...createLlmDocsActivities(deps),
+    ...createDatasetLaunchActivities(deps),
   };
 }
 

@@ -5,6 +5,7 @@
  * route, and one entry here.
  */
 import type { BackupInput, RestoreInput } from './backup.ts';
+import type { DatasetLaunchInput } from './dataset-review.ts';
 import type { LlmDocsInput, MapColumnsInput } from './datasets.ts';
 import type { GitDeployInput } from './git.ts';
 import type { MigrationInput } from './migration.ts';
@@ -140,7 +141,28 @@ const gitDeploy: TaskKind<GitDeployInput> = {
   }),
 };
 
-export const TASK_KINDS = { migration, backup, restore, selfcheck, git_deploy: gitDeploy, map_columns: mapColumns, llm_docs: llmDocs } as const;
+const datasetLaunch: TaskKind<DatasetLaunchInput> = {
+  type: 'dataset_launch',
+  workflow: 'datasetLaunchWorkflow',
+  permission: 'dataset_review:LAUNCH',
+  envIds: (i) => [i.envId],
+  dashboardIds: (i) => i.dashboardIds.map(String),
+  describe: (i, names) => ({
+    summary: `Launch reviewed dataset ${i.datasetName} (${i.datasetId}) of ${names(i.envId)}`,
+    details: `Review session ${i.sessionId} at version ${i.sessionVersion}, launched by ${i.launchedBy.username}: ${plural(i.columns.length, 'column')} labelled and described; the previewed query saved in SQL Lab.`,
+  }),
+};
+
+export const TASK_KINDS = {
+  migration,
+  backup,
+  restore,
+  selfcheck,
+  git_deploy: gitDeploy,
+  map_columns: mapColumns,
+  llm_docs: llmDocs,
+  dataset_launch: datasetLaunch,
+} as const;
 export type TaskKindName = keyof typeof TASK_KINDS;
 export type TaskInputOf<K extends TaskKindName> = (typeof TASK_KINDS)[K] extends TaskKind<infer I> ? I : never;
 
