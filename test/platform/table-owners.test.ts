@@ -31,6 +31,13 @@ const OWNERS: Record<string, string[]> = {
   dataset_dictionaries: ['db/datasets/dictionaries.ts'],
   dataset_changes: ['db/datasets/changes.ts'],
   dataset_suggestions: ['db/datasets/suggestions.ts'],
+  review_sessions: ['db/dataset-review/sessions.ts'],
+  review_fields: ['db/dataset-review/fields.ts'],
+  review_field_feedback: ['db/dataset-review/fields.ts'],
+  review_mappings: ['db/dataset-review/mappings.ts'],
+  review_clarifications: ['db/dataset-review/clarifications.ts'],
+  review_dictionaries: ['db/dataset-review/dictionaries.ts'],
+  review_dictionary_versions: ['db/dataset-review/dictionaries.ts'],
 };
 
 const names = Object.keys(OWNERS).join('|');
