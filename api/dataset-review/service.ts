@@ -462,7 +462,10 @@ export class ReviewService {
   }
 
   async view(s: SessionRow, trx: Knex = this.knex) {
-    const [fields, mappings, answered] = await Promise.all([this.fields.list(s.id, trx), this.mappings.list(s.id, trx), this.clarifications.list(s.id, trx)]);
+    // One after another: inside a transaction they share one connection.
+    const fields = await this.fields.list(s.id, trx);
+    const mappings = await this.mappings.list(s.id, trx);
+    const answered = await this.clarifications.list(s.id, trx);
     const open = questions(s, fields, mappings, answered);
     return {
       id: s.id,

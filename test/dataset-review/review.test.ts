@@ -197,6 +197,48 @@ describe.runIf(S)('dataset review against real Superset', () => {
       expect(r.body.preview.error).not.toMatch(/dashboard/i);
     });
 
+    it('asks which dataset when the dashboard shows two, records the answer, then recovers it; a failing query gives a failed preview with the database\'s reason', async () => {
+      const inst = superset('a');
+      const two = await createReviewFixture(client, { prefix: uniquePrefix('rv2'), dataDir: inst.dataDir, baseUrl, secondDataset: true });
+      const s = await start(analyst.token, envId, `${baseUrl}/superset/dashboard/${two.dashboardId}/`);
+      expect(s.dataset).toBeNull();
+      expect(s.candidate_datasets.map((d: any) => d.id).sort()).toEqual([two.datasetId, two.secondDatasetId].sort());
+      expect(s.fields).toEqual([]);
+      const as = call(analyst.token);
+      const c = (await as('GET', `${BASE}/${s.id}/clarification`)).body;
+      expect(c).toMatchObject({ blocking: true, question: { key: 'dataset_choice', kind: 'dataset_choice' } });
+      expect(c.question.options.map((o: any) => Number(o.value)).sort()).toEqual([two.datasetId, two.secondDatasetId].sort());
+      const noPreview = await as('POST', `${BASE}/${s.id}/preview`, { version: s.version });
+      expect(noPreview.status).toBe(409);
+      expect(noPreview.body.code).toBe('no_dataset');
+      const bad = await as('POST', `${BASE}/${s.id}/clarification/answers`, { version: s.version, question_key: 'dataset_choice', answer: { option: '999999' } });
+      expect(bad.status).toBe(400);
+      const r = await as('POST', `${BASE}/${s.id}/clarification/answers`, { version: s.version, question_key: 'dataset_choice', answer: { option: String(two.datasetId) }, feedback: 'useful' });
+      expect(r.status, r.text).toBe(200);
+      expect(r.body.version).toBe(s.version + 1);
+      expect(r.body.question?.key).not.toBe('dataset_choice');
+      const chosen = (await as('GET', `${BASE}/${s.id}`)).body;
+      expect(chosen.dataset).toMatchObject({ id: two.datasetId, kind: 'virtual' });
+      expect(chosen.fields.map((f: any) => f.name)).toEqual(expect.arrayContaining(['region', 'product', 'units']));
+      expect(chosen.mappings.find((m: any) => m.filter_id === FILTER_REGION)).toMatchObject({ variable: 'region', variable_kind: 'filter_values' });
+      expect(chosen.imported_filters.every((f: any) => f.column_in_dataset === true)).toBe(true);
+      const records = await h.knex('review_clarifications').where({ session_id: s.id });
+      expect(records).toEqual([expect.objectContaining({ question_key: 'dataset_choice', answer: { option: String(two.datasetId) }, feedback: 'useful', session_version: s.version })]);
+
+      // The table disappears from the database: Superset still compiles, the database refuses to run it.
+      const { DatabaseSync } = await import('node:sqlite');
+      const db = new DatabaseSync(two.dbPath);
+      db.exec(`DROP TABLE "${two.tableName}"`);
+      db.close();
+      const p = await as('POST', `${BASE}/${s.id}/preview`, { version: chosen.version });
+      expect(p.status, p.text).toBe(200);
+      expect(p.body.preview).toMatchObject({ status: 'failed', step: 'run', missing: null, row_count: null });
+      expect(p.body.preview.error).toMatch(/no such table/i);
+      expect(p.body.version).toBe(chosen.version + 1);
+      const v = (await as('GET', `${BASE}/${s.id}/exports/validation`)).body;
+      expect(v.checks.find((x: any) => x.id === 'preview')).toMatchObject({ passed: false, detail: expect.stringMatching(/no such table/i) });
+    });
+
     it('refuses stale versions with 409 version_conflict and current_version; of concurrent writers exactly one wins', async () => {
       const s = await start(analyst.token, envId, fx.permalinkUrl);
       const as = call(analyst.token);

@@ -7,6 +7,10 @@ import { createDashboard, createDataset, createSqliteDatabase, createTableChart,
 export interface ReviewFixture {
   tableName: string;
   slug: string;
+  /** The SQLite file holding the table. */
+  dbPath: string;
+  /** With `secondDataset`: a physical dataset on the table, with a chart on the dashboard. */
+  secondDatasetId: number | null;
   databaseId: number;
   datasetId: number;
   chartId: number;
@@ -45,7 +49,10 @@ function mask(id: string, column: string, values: string[]) {
   return { id, extraFormData: { filters: [{ col: column, op: 'IN', val: values }] }, filterState: { value: values, label: values.join(', ') }, ownState: {} };
 }
 
-export async function createReviewFixture(client: SupersetClient, opts: { prefix: string; dataDir: string; baseUrl: string }): Promise<ReviewFixture> {
+export async function createReviewFixture(
+  client: SupersetClient,
+  opts: { prefix: string; dataDir: string; baseUrl: string; secondDataset?: boolean },
+): Promise<ReviewFixture> {
   const tableName = `${opts.prefix}_orders`;
   const rows: Array<Array<string | number>> = [];
   for (let i = 0; i < 12; i++) rows.push([['EMEA', 'NA', 'APAC'][i % 3]!, ['widget', 'gadget'][i % 2]!, i + 1]);
@@ -57,12 +64,15 @@ export async function createReviewFixture(client: SupersetClient, opts: { prefix
   const ds = await createDataset(client, { database: db.id, tableName: `${opts.prefix}_orders_view`, sql: DATASET_SQL(tableName) });
   const chart = await createTableChart(client, { name: `${opts.prefix} orders`, datasetId: ds.id, columns: ['region', 'units'] });
   const spare = await createTableChart(client, { name: `${opts.prefix} products`, datasetId: ds.id, columns: ['product', 'units'] });
+  const second = opts.secondDataset ? await createDataset(client, { database: db.id, tableName }) : null;
+  const secondChart = second ? await createTableChart(client, { name: `${opts.prefix} raw`, datasetId: second.id, columns: ['region', 'product'] }) : null;
   const dash = await createDashboard(client, {
     title: `${opts.prefix} orders`,
     slug: `${opts.prefix}-orders`,
     charts: [
       { id: chart.id, name: chart.name, uuid: chart.uuid },
       { id: spare.id, name: spare.name, uuid: spare.uuid },
+      ...(secondChart ? [{ id: secondChart.id, name: secondChart.name, uuid: secondChart.uuid }] : []),
     ],
     jsonMetadata: {
       native_filter_configuration: [nativeFilter(FILTER_REGION, 'Region', 'region', ds.id), nativeFilter(FILTER_PRODUCT, 'Product', 'product', ds.id)],
@@ -78,6 +88,8 @@ export async function createReviewFixture(client: SupersetClient, opts: { prefix
   return {
     tableName,
     slug: `${opts.prefix}-orders`,
+    dbPath: db.path,
+    secondDatasetId: second?.id ?? null,
     databaseId: db.id,
     datasetId: ds.id,
     chartId: chart.id,
