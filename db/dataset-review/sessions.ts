@@ -134,7 +134,7 @@ export class ReviewSessionStore {
     if (!isUuid(id) || !ownerId) throw new NotFoundError('Dataset review session', id);
     const [row] = await trx('review_sessions')
       .where({ id, owner_id: ownerId, version })
-      .update({ ...encode(patch), version: version + 1, updated_at: trx.fn.now() })
+      .update({ ...encode(patch), version: trx.raw('version + 1'), updated_at: trx.fn.now() })
       .returning('*');
     if (row) return row as SessionRow;
     const current = await trx<SessionRow>('review_sessions').where({ id, owner_id: ownerId }).first('version');

@@ -271,6 +271,7 @@ describe.runIf(S)('dataset review against real Superset', () => {
       const before = JSON.stringify({ f: fresh.fields, m: fresh.mappings, t: fresh.title });
       for (const [m, p, b] of [
         ['PATCH', `${BASE}/${s.id}`, { version: stale, note: 'n' }],
+        ['PATCH', `${BASE}/${s.id}`, { version: 2_147_483_647, note: 'the largest version there is' }],
         ['PUT', `${BASE}/${s.id}/fields/${field.id}`, { version: stale, description: 'd' }],
         ['POST', `${BASE}/${s.id}/fields/${field.id}/lock`, { version: stale }],
         ['POST', `${BASE}/${s.id}/fields/${field.id}/unlock`, { version: stale }],
