@@ -4,6 +4,7 @@
 // (6.1.0 on SQLite and on PostgreSQL metadata) and undone; the 403/404/409 the spec names;
 // concurrent writers of one version; a dictionary version marking unlocked fields for review.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadOwnedSessionForAssistant, ReviewSessionStore } from '../../db/dataset-review/sessions.ts';
 import { readDataset } from '../support/datasets.ts';
 import { createEnvironment, createUserWithRoles, superset, supersets, uniquePrefix } from '../support/environments.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
@@ -121,6 +122,39 @@ describe.runIf(S)('dataset review against real Superset', () => {
       const denied = await call(viewer.token)('POST', BASE, { env_id: envId, link: fx.permalinkUrl });
       expect(denied.status).toBe(403);
       expect((await call(analyst.token)('GET', `${BASE}/${s.id}`)).body.version).toBe(s.version);
+
+      // What the assistant gets: the owner's session only, with the filters' values masked.
+      const store = new ReviewSessionStore(h.knex);
+      expect(await loadOwnedSessionForAssistant(store, s.id, other.id)).toBeUndefined();
+      const bound = await loadOwnedSessionForAssistant(store, s.id, analyst.id);
+      expect(bound?.id).toBe(s.id);
+      expect(bound?.imported_filters.map((f) => f.raw_value)).toEqual(['***', '***']);
+      expect(JSON.stringify(bound?.imported_filters)).not.toMatch(/EMEA|widget/);
+    });
+
+    it('asks which variable an unmapped filter fills, and maps it from the answer (a manual mapping, approved anew)', async () => {
+      const s = await start(analyst.token, envId, fx.permalinkUrl);
+      const as = call(analyst.token);
+      const region = s.mappings.find((m: any) => m.filter_id === FILTER_REGION);
+      let r = await as('PATCH', `${BASE}/${s.id}/mappings/${region.id}`, { version: s.version, variable: null });
+      expect(r.status, r.text).toBe(200);
+      expect(r.body.mapping).toMatchObject({ variable: null, origin: 'manual', approved: false });
+      const unknown = await as('PATCH', `${BASE}/${s.id}/mappings/${region.id}`, { version: r.body.version, variable: 'nope' });
+      expect(unknown.status).toBe(400);
+      const c = (await as('GET', `${BASE}/${s.id}/clarification`)).body;
+      expect(c.question).toMatchObject({ key: `filter_mapping:${FILTER_REGION}`, kind: 'filter_mapping' });
+      expect(c.question.options.map((o: any) => o.value)).toEqual(['filter_values:region', 'none']);
+      r = await as('POST', `${BASE}/${s.id}/clarification/answers`, { version: c.version, question_key: c.question.key, answer: { option: 'filter_values:region' } });
+      expect(r.status, r.text).toBe(200);
+      const after = (await as('GET', `${BASE}/${s.id}`)).body;
+      expect(after.mappings.find((m: any) => m.filter_id === FILTER_REGION)).toMatchObject({ variable: 'region', variable_kind: 'filter_values', origin: 'manual', approved: false });
+      // A manual value replaces the imported one in the snapshot.
+      r = await as('PATCH', `${BASE}/${s.id}/mappings/${region.id}`, { version: after.version, value: ['APAC'] });
+      expect(r.status, r.text).toBe(200);
+      const p = await as('POST', `${BASE}/${s.id}/preview`, { version: r.body.version });
+      expect(p.body.preview.snapshot.filters).toEqual(expect.arrayContaining([{ col: 'region', op: 'IN', val: ['APAC'] }]));
+      expect(p.body.preview.rows.every((row: any) => row.region === 'APAC' && row.product === 'widget')).toBe(true);
+      expect(p.body.preview.row_count).toBe(2);
     });
 
     it("previews the exact query: the row count equals the compiled SQL run in SQL Lab, and the version moves so launch can follow", async () => {
