@@ -1,5 +1,6 @@
 import { createBackupActivities } from './backups/index.ts';
 import { createCleanReleaseActivities } from './clean-release/index.ts';
+import { createDatasetLaunchActivities } from './dataset-launch/index.ts';
 import { createLlmDocsActivities } from './datasets/llm-docs.ts';
 import { createMapColumnsActivities } from './datasets/map-columns.ts';
 import type { ActivityDeps } from './deps.ts';
@@ -21,6 +22,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createMapColumnsActivities(deps),
     ...createLlmDocsActivities(deps),
     ...createCleanReleaseActivities(deps),
+    ...createDatasetLaunchActivities(deps),
   };
 }
 

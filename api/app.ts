@@ -19,6 +19,7 @@ import { backupRoutes } from './backups/routes.ts';
 import { authenticate } from './auth/service.ts';
 import { dashboardRoutes } from './dashboards/routes.ts';
 import { datasetRoutes } from './datasets/routes.ts';
+import { datasetReviewRoutes } from './dataset-review/routes.ts';
 import { dbMappingRoutes } from './db-mappings/routes.ts';
 import { environmentRoutes } from './environments/routes.ts';
 import type { AppContext } from './context.ts';
@@ -57,6 +58,7 @@ export function allRoutes(app: AppContext): AnyRoute[] {
     ...dbMappingRoutes(app), // before dashboardRoutes: /api/dashboards/db-mappings is not an :id
     ...dashboardRoutes(app),
     ...datasetRoutes(app),
+    ...datasetReviewRoutes(app),
     ...profileRoutes(app),
     ...migrationRoutes(app),
     ...taskRoutes(app),

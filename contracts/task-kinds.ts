@@ -6,6 +6,7 @@
  */
 import type { BackupInput, RestoreInput } from './backup.ts';
 import type { ReleaseCheckInput, ReleasePublishInput } from './clean-release.ts';
+import type { DatasetLaunchInput } from './dataset-review.ts';
 import type { LlmDocsInput, MapColumnsInput } from './datasets.ts';
 import type { GitDeployInput } from './git.ts';
 import type { MigrationInput } from './migration.ts';
@@ -164,6 +165,18 @@ const releasePublish: TaskKind<ReleasePublishInput> = {
   }),
 };
 
+const datasetLaunch: TaskKind<DatasetLaunchInput> = {
+  type: 'dataset_launch',
+  workflow: 'datasetLaunchWorkflow',
+  permission: 'dataset_review:LAUNCH',
+  envIds: (i) => [i.envId],
+  dashboardIds: (i) => i.dashboardIds.map(String),
+  describe: (i, names) => ({
+    summary: `Launch reviewed dataset ${i.datasetName} (${i.datasetId}) of ${names(i.envId)}`,
+    details: `Review session ${i.sessionId} at version ${i.sessionVersion}, launched by ${i.launchedBy.username}: ${plural(i.columns.length, 'column')} labelled and described; the previewed query saved in SQL Lab.`,
+  }),
+};
+
 export const TASK_KINDS = {
   migration,
   backup,
@@ -174,6 +187,7 @@ export const TASK_KINDS = {
   llm_docs: llmDocs,
   release_check: releaseCheck,
   release_publish: releasePublish,
+  dataset_launch: datasetLaunch,
 } as const;
 export type TaskKindName = keyof typeof TASK_KINDS;
 export type TaskInputOf<K extends TaskKindName> = (typeof TASK_KINDS)[K] extends TaskKind<infer I> ? I : never;

@@ -94,3 +94,13 @@ export class UpstreamUnavailableError extends AppError {
     super(503, 'upstream_unavailable', `${service} unavailable`, detail, { cause, extra: { service } });
   }
 }
+
+/** A write carried a stale `version` of an optimistically locked record (a dataset review session). */
+export class VersionConflictError extends AppError {
+  override name = 'VersionConflictError';
+  constructor(what: string, sent: number, current: number) {
+    super(409, 'version_conflict', 'Conflict', `${what} is at version ${current}, not ${sent}: reload it and apply your change again`, {
+      extra: { current_version: current },
+    });
+  }
+}

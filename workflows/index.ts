@@ -6,3 +6,4 @@ export { gitDeployWorkflow } from './git-deploy.ts';
 export { mapColumnsWorkflow } from './map-columns.ts';
 export { llmDocsWorkflow } from './llm-docs.ts';
 export { releaseWorkflow, releasePublishWorkflow, releaseCheckWorkflow } from './release.ts';
+export { datasetLaunchWorkflow } from './dataset-launch.ts';

@@ -188,7 +188,7 @@ export const changeView = z.object({
   env_id: z.string(),
   dataset_id: z.number().int(),
   dataset_name: z.string().nullable(),
-  source: z.enum(['map_columns', 'suggestions', 'undo']),
+  source: z.enum(['map_columns', 'suggestions', 'undo', 'dataset_launch']),
   task_id: z.string().nullable(),
   actor: z.object({ id: z.string().nullable(), username: z.string().nullable() }),
   status: z.enum(['pending', 'applied', 'failed', 'undone']),

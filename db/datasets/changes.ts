@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { isUuid } from '../../lib/ids.ts';
 import type { FieldChange, FieldRef } from '../../lib/superset/dataset-edit.ts';
 
-export type ChangeSource = 'map_columns' | 'suggestions' | 'undo';
+export type ChangeSource = 'map_columns' | 'suggestions' | 'undo' | 'dataset_launch';
 export type ChangeStatus = 'pending' | 'applied' | 'failed' | 'undone';
 
 export interface DatasetChangeRow {

@@ -154,6 +154,13 @@ export class SuggestionStore {
     });
   }
 
+  /** Accepted column suggestions of a dataset, newest first (what a person approved an LLM to say). */
+  async acceptedFor(envId: string, datasetId: number): Promise<SuggestionRow[]> {
+    return this.knex<SuggestionRow>('dataset_suggestions')
+      .where({ env_id: envId, dataset_id: datasetId, status: 'accepted', target: 'column' })
+      .orderBy('decided_at', 'desc');
+  }
+
   async markRejected(ids: string[], by: { id: string | null; username: string | null }): Promise<number> {
     if (!ids.length) return 0;
     return this.knex('dataset_suggestions')

@@ -10,6 +10,7 @@ import * as m010 from './20261122_010_task_summary.ts';
 import * as m020 from './20261122_020_git.ts';
 import * as m030 from './20261122_030_datasets.ts';
 import * as m060 from './20261123_060_clean_release.ts';
+import * as m140 from './20261123_140_dataset_review.ts';
 
 interface MigrationModule {
   up(knex: Knex): Promise<void>;
@@ -29,6 +30,7 @@ const migrations: Array<[string, MigrationModule]> = [
   ['20261122_020_git', m020],
   ['20261122_030_datasets', m030],
   ['20261123_060_clean_release', m060],
+  ['20261123_140_dataset_review', m140],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, MigrationModule]> = {

@@ -39,7 +39,11 @@ export async function parseDictionaryWorkbook(bytes: Buffer, opts: { sheet?: str
       { field: opts.sheet ? 'body.sheet' : FIELD, message: opts.sheet ? 'no such sheet' : 'empty workbook' },
     ]);
   }
+  return { sheet: ws.name, entries: readWorksheet(ws) };
+}
 
+/** The entries of one sheet (a workbook's, or the one exceljs reads a CSV file into); a 400 naming the row otherwise. */
+export function readWorksheet(ws: ExcelJS.Worksheet): DictionaryEntry[] {
   let headers: Array<string | undefined> | undefined;
   let headerRow = 0;
   const records: Array<Record<string, unknown>> = [];
@@ -72,7 +76,7 @@ export async function parseDictionaryWorkbook(bytes: Buffer, opts: { sheet?: str
   const { entries, problems } = normaliseEntries(records, (i) => `row ${rowNumbers[i]}`);
   assertNoProblems(problems, `sheet '${ws.name}'`);
   if (!entries.length) throw new ValidationError(`sheet '${ws.name}' has a header row but no entries`, [{ field: FIELD, message: 'no entries' }]);
-  return { sheet: ws.name, entries };
+  return entries;
 }
 
 function cellText(cell: ExcelJS.Cell): string {

@@ -777,6 +777,17 @@ export class SupersetClient {
     return (await this.getJson<{ result: DashboardChart[] }>(`/api/v1/dashboard/${seg(idOrSlug)}/charts`)).result ?? [];
   }
 
+  /**
+   * `GET /api/v1/dashboard/permalink/{key}`: the dashboard a permalink names and its stored state
+   * (`dataMask`, `activeTabs`, `anchor`, `urlParams`). An unknown key is a 404; a key Superset
+   * cannot decode is its 500 "Fatal error".
+   */
+  async getDashboardPermalink(key: string): Promise<{ dashboardId: string; state: Record<string, unknown> }> {
+    const body = await this.getJson<{ dashboardId?: unknown; state?: unknown }>(`/api/v1/dashboard/permalink/${seg(key)}`);
+    const state = body.state && typeof body.state === 'object' && !Array.isArray(body.state) ? (body.state as Record<string, unknown>) : {};
+    return { dashboardId: String(body.dashboardId ?? ''), state };
+  }
+
   async getDashboardDatasets(idOrSlug: number | string): Promise<DashboardDataset[]> {
     return (await this.getJson<{ result: DashboardDataset[] }>(`/api/v1/dashboard/${seg(idOrSlug)}/datasets`)).result ?? [];
   }
@@ -925,6 +936,28 @@ export class SupersetClient {
     return this.request<ChartDataResponse>('POST', '/api/v1/chart/data', {
       json: { result_format: 'json', result_type: 'full', ...queryContext },
     });
+  }
+
+  /** `GET /api/v1/chart/{id}`: the chart with its datasource (`datasource_id`, `datasource_type`). */
+  async getChart(id: number): Promise<{ id: number; slice_name?: string | null; datasource_id?: number | null; datasource_type?: string | null; [key: string]: unknown }> {
+    return (await this.getJson<{ result: { id: number } }>(`/api/v1/chart/${seg(id)}`)).result;
+  }
+
+  /** `POST /api/v1/saved_query/`: saves a query in SQL Lab's saved queries; answers its id. */
+  async createSavedQuery(q: { databaseId: number; label: string; sql: string; schema?: string | null; catalog?: string | null; description?: string | null; templateParameters?: string | null }): Promise<{ id: number }> {
+    const body = await this.request<{ id?: number }>('POST', '/api/v1/saved_query/', {
+      json: {
+        db_id: q.databaseId,
+        label: q.label,
+        sql: q.sql,
+        ...(q.schema ? { schema: q.schema } : {}),
+        ...(q.catalog ? { catalog: q.catalog } : {}),
+        ...(q.description ? { description: q.description } : {}),
+        ...(q.templateParameters ? { template_parameters: q.templateParameters } : {}),
+      },
+    });
+    if (typeof body.id !== 'number') throw new SupersetUnavailableError('bad_response', 'Superset saved the query without answering its id', { method: 'POST', path: '/api/v1/saved_query/' });
+    return { id: body.id };
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -38,6 +38,13 @@ const OWNERS: Record<string, string[]> = {
   release_reports: ['db/clean-release/store.ts'],
   release_decisions: ['db/clean-release/store.ts'],
   release_publications: ['db/clean-release/store.ts'],
+  review_sessions: ['db/dataset-review/sessions.ts'],
+  review_fields: ['db/dataset-review/fields.ts'],
+  review_field_feedback: ['db/dataset-review/fields.ts'],
+  review_mappings: ['db/dataset-review/mappings.ts'],
+  review_clarifications: ['db/dataset-review/clarifications.ts'],
+  review_dictionaries: ['db/dataset-review/dictionaries.ts'],
+  review_dictionary_versions: ['db/dataset-review/dictionaries.ts'],
 };
 
 const names = Object.keys(OWNERS).join('|');

@@ -1,0 +1,410 @@
+import type { DatasetLaunchInput } from '../../contracts/dataset-review.ts';
+import { ConflictError, ValidationError } from '../../lib/errors.ts';
+import type { AppContext } from '../context.ts';
+import { defineRoute, type AnyRoute } from '../http/routes.ts';
+import { acceptTask, taskAccess } from '../tasks/routes.ts';
+import { taskAccepted } from '../tasks/schemas.ts';
+import {
+  answerBody,
+  approveBody,
+  clarificationAnswer,
+  dictionaryAnswer,
+  dictionaryBody,
+  dictionaryList,
+  dictionaryParams,
+  dictionaryVersionAnswer,
+  feedbackAnswer,
+  feedbackBody,
+  fieldAnswer,
+  fieldParams,
+  listQuery,
+  mappingAnswer,
+  mappingParams,
+  mappingPatchBody,
+  mappingsAnswer,
+  overrideBody,
+  patchBody,
+  previewAnswer,
+  sessionAnswer,
+  sessionList,
+  sessionParams,
+  startBody,
+  validationAnswer,
+  versionBody,
+  versionForm,
+  versionQuery,
+} from './schemas.ts';
+import { ReviewService, versionOut } from './service.ts';
+
+const TAG = 'Dataset review';
+const BASE = '/api/dataset-review/sessions';
+const READ = { permission: 'dataset_review:READ' };
+const WRITE = { permission: 'dataset_review:WRITE' };
+/** Largest dictionary file accepted (held in memory and parsed once). */
+const MAX_DICTIONARY_BYTES = 5 * 1024 * 1024;
+
+const NOT_OWN = 'Unknown session, or another user\'s (sessions are visible to their owner only)';
+const STALE = { description: 'Stale `version`: `code: version_conflict` with `current_version`; nothing changed' };
+
+export function datasetReviewRoutes(app: AppContext): AnyRoute[] {
+  const review = new ReviewService({ knex: app.knex, supersets: app.supersets, environments: app.environmentStore });
+
+  return [
+    defineRoute({
+      method: 'post',
+      path: BASE,
+      tag: TAG,
+      summary: 'Start a review from a Superset dashboard link',
+      description: [
+        'Accepts a dashboard link by id or slug, or a permalink (`/superset/dashboard/p/<key>/`) whose stored state carries native-filter values.',
+        'Recovers the dashboard, the dataset behind its charts (several: a clarification question asks which), the native filters with raw and normalised values, the dataset SQL\'s template variables (`url_param`, `filter_values`, `get_filters`, plain `{{ var }}`), proposed filter → variable mappings, and one semantic field per column and metric ranked by provenance.',
+        'What cannot be recovered (an unreadable permalink, a deleted chart or dataset, a filter on a column the dataset lacks) gives a usable session in state `recovery-required` with one marker per missing piece.',
+        'The session belongs to the caller: other users get 404 for it.',
+      ].join(' '),
+      access: WRITE,
+      body: startBody,
+      responses: {
+        201: { description: 'The session (state `ready` or `recovery-required`)', schema: sessionAnswer },
+        400: { description: 'Invalid body, or a link that is not a Superset dashboard link' },
+        404: { description: 'Unknown environment' },
+        503: { description: 'Superset unreachable or failing (code `upstream_unavailable`); nothing was stored' },
+      },
+      handler: (_ctx, { body, principal }) => review.start(principal, body.env_id, body.link),
+    }),
+
+    defineRoute({
+      method: 'get',
+      path: BASE,
+      tag: TAG,
+      summary: 'Your review sessions',
+      description: 'The caller\'s own sessions, most recently changed first.',
+      access: READ,
+      query: listQuery,
+      responses: { 200: { description: 'A page of sessions', schema: sessionList }, 400: { description: 'Bad pagination' } },
+      handler: (_ctx, { query, principal }) => review.list(principal, query.page, query.page_size),
+    }),
+
+    defineRoute({
+      method: 'get',
+      path: `${BASE}/:session_id`,
+      tag: TAG,
+      summary: 'A review session',
+      description: 'Everything recovered and reviewed so far, with the session `version` every change must carry.',
+      access: READ,
+      params: sessionParams,
+      responses: { 200: { description: 'The session', schema: sessionAnswer }, 400: { description: 'Not a session id' }, 404: { description: NOT_OWN } },
+      handler: (_ctx, { params, principal }) => review.get(principal, params.session_id),
+    }),
+
+    defineRoute({
+      method: 'patch',
+      path: `${BASE}/:session_id`,
+      tag: TAG,
+      summary: 'Change a session: title, note, or the reviewed dataset',
+      description: '`dataset_id` picks one of `candidate_datasets`; its fields, filter checks and mappings are recovered anew.',
+      access: WRITE,
+      params: sessionParams,
+      body: patchBody,
+      responses: {
+        200: { description: 'The session', schema: sessionAnswer },
+        400: { description: 'Invalid body, or a dataset not behind the dashboard' },
+        404: { description: NOT_OWN },
+        409: STALE,
+        503: { description: 'Superset unavailable' },
+      },
+      handler: (_ctx, { params, body, principal }) => review.patch(principal, params.session_id, body),
+    }),
+
+    defineRoute({
+      method: 'delete',
+      path: `${BASE}/:session_id`,
+      tag: TAG,
+      summary: 'Delete a session',
+      description: 'Carries the version as the query parameter `version`.',
+      access: WRITE,
+      params: sessionParams,
+      query: versionQuery,
+      responses: { 204: { description: 'Deleted' }, 400: { description: 'Missing or invalid `version`' }, 404: { description: NOT_OWN }, 409: STALE },
+      async handler(ctx, { params, query, principal }) {
+        await review.delete(principal, params.session_id, query.version);
+        ctx.status = 204;
+      },
+    }),
+
+    defineRoute({
+      method: 'get',
+      path: `${BASE}/:session_id/clarification`,
+      tag: TAG,
+      summary: 'The current clarification question',
+      description:
+        'One question at a time about what blocks the review: which dataset, which variable an unmapped filter fills, whether to take a changed dictionary\'s candidate, what an unresolved field means. `question: null` and `blocking: false` when nothing blocks.',
+      access: READ,
+      params: sessionParams,
+      responses: { 200: { description: 'The clarification state', schema: clarificationAnswer }, 400: { description: 'Not a session id' }, 404: { description: NOT_OWN } },
+      handler: (_ctx, { params, principal }) => review.clarification(principal, params.session_id),
+    }),
+
+    defineRoute({
+      method: 'post',
+      path: `${BASE}/:session_id/clarification/answers`,
+      tag: TAG,
+      summary: 'Answer the current question',
+      description:
+        'The answer (with optional `feedback` on the question) is stored as an audit record before the session advances; the answer names the next question. 409 `not_current_question` when `question_key` is not the current one.',
+      access: WRITE,
+      params: sessionParams,
+      body: answerBody,
+      responses: {
+        200: { description: 'The next clarification state', schema: clarificationAnswer },
+        400: { description: 'Invalid body or option' },
+        404: { description: NOT_OWN },
+        409: { description: 'Stale `version` (`version_conflict`), or not the current question (`not_current_question`)' },
+        503: { description: 'Superset unavailable (choosing a dataset reads it)' },
+      },
+      handler: (_ctx, { params, body, principal }) => review.answer(principal, params.session_id, body),
+    }),
+
+    defineRoute({
+      method: 'put',
+      path: `${BASE}/:session_id/fields/:field_id`,
+      tag: TAG,
+      summary: 'Set a field\'s meaning by hand',
+      description: 'Sets the label and/or description, locks the field (a dictionary change keeps it) and records who and when (`provenance: manual`).',
+      access: WRITE,
+      params: fieldParams,
+      body: overrideBody,
+      responses: { 200: { description: 'The field and the new version', schema: fieldAnswer }, 400: { description: 'Invalid body' }, 404: { description: `${NOT_OWN}, or unknown field` }, 409: STALE },
+      handler: (_ctx, { params, body, principal }) => review.overrideField(principal, params.session_id, params.field_id, body),
+    }),
+
+    ...(['lock', 'unlock'] as const).map((op) =>
+      defineRoute({
+        method: 'post',
+        path: `${BASE}/:session_id/fields/:field_id/${op}`,
+        tag: TAG,
+        summary: op === 'lock' ? 'Lock a field: a dictionary change keeps its value' : 'Unlock a field: a dictionary change may mark it for review',
+        access: WRITE,
+        params: fieldParams,
+        body: versionBody,
+        responses: { 200: { description: 'The field and the new version', schema: fieldAnswer }, 400: { description: 'Invalid body' }, 404: { description: `${NOT_OWN}, or unknown field` }, 409: STALE },
+        handler: (_ctx, { params, body, principal }) => review.lockField(principal, params.session_id, params.field_id, body.version, op === 'lock'),
+      }),
+    ),
+
+    defineRoute({
+      method: 'post',
+      path: `${BASE}/:session_id/fields/:field_id/feedback`,
+      tag: TAG,
+      summary: 'Say whether a field\'s meaning is useful or wrong',
+      description: 'Stored apart from the value, with the value it judged.',
+      access: WRITE,
+      params: fieldParams,
+      body: feedbackBody,
+      responses: { 200: { description: 'The feedback and the new version', schema: feedbackAnswer }, 400: { description: 'Invalid body' }, 404: { description: `${NOT_OWN}, or unknown field` }, 409: STALE },
+      handler: (_ctx, { params, body, principal }) => review.fieldFeedback(principal, params.session_id, params.field_id, body),
+    }),
+
+    defineRoute({
+      method: 'patch',
+      path: `${BASE}/:session_id/mappings/:mapping_id`,
+      tag: TAG,
+      summary: 'Change a mapping by hand',
+      description: 'Sets the template variable the filter fills and/or a value used instead of the imported one; kept as a manual override, and approved no longer.',
+      access: WRITE,
+      params: mappingParams,
+      body: mappingPatchBody,
+      responses: { 200: { description: 'The mapping and the new version', schema: mappingAnswer }, 400: { description: 'Invalid body or unknown variable' }, 404: { description: `${NOT_OWN}, or unknown mapping` }, 409: STALE },
+      handler: (_ctx, { params, body, principal }) => review.patchMapping(principal, params.session_id, params.mapping_id, body),
+    }),
+
+    defineRoute({
+      method: 'post',
+      path: `${BASE}/:session_id/mappings/approve`,
+      tag: TAG,
+      summary: 'Approve mappings',
+      description: 'Approves the listed mappings, or all of the session\'s. Launch needs every mapping approved.',
+      access: WRITE,
+      params: sessionParams,
+      body: approveBody,
+      responses: { 200: { description: 'Every mapping and the new version', schema: mappingsAnswer }, 400: { description: 'Invalid body' }, 404: { description: NOT_OWN }, 409: STALE },
+      handler: (_ctx, { params, body, principal }) => review.approveMappings(principal, params.session_id, body),
+    }),
+
+    defineRoute({
+      method: 'post',
+      path: `${BASE}/:session_id/preview`,
+      tag: TAG,
+      summary: 'Preview the reviewed query',
+      description: [
+        'Builds the execution snapshot (imported filters with values enter the filter context even unmapped; mapped variables fill template params and add their filter context; a filter with no value adds nothing),',
+        'has Superset compile the dataset query with it (Jinja rendered, filters as WHERE clauses), runs that SQL through SQL Lab with a row limit and counts its rows.',
+        'Answers the compiled SQL, columns, the first rows, the row count and the new session `version` (launch with it, no reload needed).',
+        'A Superset refusal gives `status: failed` with Superset\'s reason; a missing dataset is named as such (`missing: dataset`).',
+      ].join(' '),
+      access: WRITE,
+      params: sessionParams,
+      body: versionBody,
+      responses: {
+        200: { description: 'The preview and the new version', schema: previewAnswer },
+        400: { description: 'Invalid body' },
+        404: { description: NOT_OWN },
+        409: { description: 'Stale `version` (`version_conflict`), or no dataset chosen (`no_dataset`)' },
+        503: { description: 'Superset unreachable' },
+      },
+      handler: (_ctx, { params, body, principal }) => review.preview(principal, params.session_id, body.version),
+    }),
+
+    defineRoute({
+      method: 'post',
+      path: `${BASE}/:session_id/launch`,
+      tag: TAG,
+      summary: 'Launch the reviewed dataset (a task)',
+      description: [
+        'Needs `dataset_review:LAUNCH` (the manage permission is not enough), every mapping approved and a succeeded preview of the current version.',
+        'Starts a `dataset_launch` task that writes the reviewed column labels and descriptions into the Superset dataset through the safe dataset writer (undo: `POST /api/datasets/changes/{change_id}/undo`), saves the previewed SQL as a Superset saved query, and records the handoff (what was written where, links into Superset, who launched it) in the task result and on the session (`launch`).',
+      ].join(' '),
+      access: taskAccess('dataset_launch'),
+      params: sessionParams,
+      body: versionBody,
+      responses: {
+        202: { description: 'Task accepted', schema: taskAccepted },
+        400: { description: 'Invalid body' },
+        403: { description: 'Missing `dataset_review:LAUNCH`' },
+        404: { description: NOT_OWN },
+        409: { description: 'Stale `version` (`version_conflict`); no dataset (`no_dataset`); unapproved mappings (`mappings_unapproved`); no succeeded preview of this version (`preview_required`)' },
+      },
+      async handler(ctx, { params, body, principal }) {
+        const s = await review.sessions.getOwned(params.session_id, principal.userId);
+        if (s.version !== body.version) await review.sessions.advance(s.id, principal.userId, body.version); // the 409
+        if (!s.dataset) throw new ConflictError('The session has no dataset to launch', 'no_dataset');
+        const [fields, mappings] = await Promise.all([review.fields.list(s.id), review.mappings.list(s.id)]);
+        const unapproved = mappings.filter((m) => !m.approved);
+        if (unapproved.length) throw new ConflictError(`${unapproved.length} mapping(s) are not approved: approve them first`, 'mappings_unapproved', { mapping_ids: unapproved.map((m) => m.id) });
+        const preview = s.preview as { status?: string; at_version?: number; compiled_sql?: string } | null;
+        if (preview?.status !== 'succeeded' || preview.at_version !== s.version || !preview.compiled_sql) {
+          throw new ConflictError('Launch needs a succeeded preview of the current version: preview first', 'preview_required');
+        }
+        if (s.dataset.database_id === null) throw new ConflictError('The dataset names no database', 'no_dataset');
+        const claimed = await review.sessions.advance(s.id, principal.userId, body.version);
+        const input: DatasetLaunchInput = {
+          sessionId: s.id,
+          envId: s.env_id,
+          datasetId: s.dataset.id,
+          datasetName: s.dataset.table_name,
+          columns: fields.filter((f) => f.kind === 'column' && (f.label !== null || f.description !== null)).map((f) => ({ column_name: f.name, verbose_name: f.label, description: f.description })),
+          savedQuery: {
+            databaseId: s.dataset.database_id,
+            label: `Reviewed: ${s.dataset.table_name}`.slice(0, 200),
+            sql: preview.compiled_sql,
+            schema: s.dataset.schema,
+            catalog: s.dataset.catalog,
+            description: `Previewed in dataset review ${s.id} (version ${s.version}) by ${principal.username}`,
+          },
+          launchedBy: { id: principal.userId, username: principal.username },
+          sessionVersion: claimed.version,
+          dashboardIds: s.dashboard ? [s.dashboard.id] : [],
+        };
+        await acceptTask(ctx, app, { kind: 'dataset_launch', input, params: { session_id: s.id, version: body.version }, owner: principal });
+      },
+    }),
+
+    defineRoute({
+      method: 'get',
+      path: `${BASE}/:session_id/exports/documentation`,
+      tag: TAG,
+      summary: 'The review as Markdown documentation',
+      description: 'The dataset, its fields with meanings and provenance, the filters and mappings, and what was not recovered.',
+      access: READ,
+      params: sessionParams,
+      responses: { 200: { description: 'Markdown', contentType: 'text/markdown' }, 400: { description: 'Not a session id' }, 404: { description: NOT_OWN } },
+      async handler(ctx, { params, principal }) {
+        ctx.body = await review.documentation(principal, params.session_id);
+        ctx.type = 'text/markdown; charset=utf-8';
+        ctx.status = 200;
+      },
+    }),
+
+    defineRoute({
+      method: 'get',
+      path: `${BASE}/:session_id/exports/validation`,
+      tag: TAG,
+      summary: 'The review\'s validation checks',
+      description: 'Every check with pass/fail: recovery, dataset chosen, unresolved fields, fields waiting for review, unapproved mappings, the preview of the current version, a stale dictionary.',
+      access: READ,
+      params: sessionParams,
+      responses: { 200: { description: 'The checks', schema: validationAnswer }, 400: { description: 'Not a session id' }, 404: { description: NOT_OWN } },
+      handler: (_ctx, { params, principal }) => review.validation(principal, params.session_id),
+    }),
+
+    // --- semantic dictionaries (admin) ---------------------------------------------------------
+
+    defineRoute({
+      method: 'get',
+      path: '/api/dataset-review/dictionaries',
+      tag: TAG,
+      summary: 'Trusted semantic dictionaries',
+      access: 'admin',
+      query: listQuery,
+      responses: { 200: { description: 'A page of dictionaries', schema: dictionaryList }, 400: { description: 'Bad pagination' } },
+      async handler(_ctx, { query }) {
+        const { rows, total } = await review.dictionaries.list(query.page, query.page_size);
+        return { items: rows.map(dictOut), total, page: query.page, page_size: query.page_size, has_next: query.page * query.page_size < total };
+      },
+    }),
+
+    defineRoute({
+      method: 'post',
+      path: '/api/dataset-review/dictionaries',
+      tag: TAG,
+      summary: 'Create a semantic dictionary',
+      description: 'Its entries come with versions (`POST .../versions`). New sessions rank fields against the most recently updated dictionary.',
+      access: 'admin',
+      body: dictionaryBody,
+      responses: { 201: { description: 'The dictionary', schema: dictionaryAnswer }, 400: { description: 'Invalid body' }, 409: { description: 'The name is taken (`name_taken`)' } },
+      handler: async (_ctx, { body, principal }) => dictOut(await review.dictionaries.create({ name: body.name, description: body.description ?? null, createdBy: principal.userId })),
+    }),
+
+    defineRoute({
+      method: 'get',
+      path: '/api/dataset-review/dictionaries/:dictionary_id',
+      tag: TAG,
+      summary: 'A semantic dictionary with its versions',
+      access: 'admin',
+      params: dictionaryParams,
+      responses: { 200: { description: 'The dictionary', schema: dictionaryAnswer }, 400: { description: 'Not a dictionary id' }, 404: { description: 'Unknown dictionary' } },
+      async handler(_ctx, { params }) {
+        const d = await review.dictionaries.get(params.dictionary_id);
+        return { ...dictOut(d), versions: (await review.dictionaries.versions(d.id)).map((v) => versionOut(v)) };
+      },
+    }),
+
+    defineRoute({
+      method: 'post',
+      path: '/api/dataset-review/dictionaries/:dictionary_id/versions',
+      tag: TAG,
+      summary: 'Upload a new version of a dictionary (CSV or xlsx)',
+      description: [
+        'multipart/form-data with the file in `file` (at most 5 MB): a CSV (UTF-8, comma-separated) or an .xlsx workbook whose header row names `column_name` and `verbose_name` and/or `description` (optionally `table_name`).',
+        'The version becomes current; in every session ranked against this dictionary, unlocked fields become `needs_review` with the new candidate beside their value, and locked (manual) values are kept.',
+      ].join(' '),
+      access: 'admin',
+      params: dictionaryParams,
+      body: versionForm,
+      multipart: { fields: versionForm, files: { file: { description: 'the .csv or .xlsx dictionary (at most 5 MB)', required: true } }, maxFileBytes: MAX_DICTIONARY_BYTES },
+      responses: {
+        201: { description: 'The new version, and how many sessions and fields it touched', schema: dictionaryVersionAnswer },
+        400: { description: 'No file, or a file that is not a readable dictionary (the row is named)' },
+        404: { description: 'Unknown dictionary' },
+        413: { description: 'The file is larger than 5 MB' },
+      },
+      async handler(_ctx, { params, files, principal }) {
+        if (!files.file) throw new ValidationError('send the dictionary as multipart/form-data in the file field `file`', [{ field: 'body.file', message: 'required' }]);
+        return review.addDictionaryVersion(principal, params.dictionary_id, files.file);
+      },
+    }),
+  ];
+}
+
+function dictOut(d: { id: string; name: string; description: string | null; current_version: number; created_at: Date; updated_at: Date }) {
+  return { id: d.id, name: d.name, description: d.description, current_version: d.current_version, created_at: new Date(d.created_at).toISOString(), updated_at: new Date(d.updated_at).toISOString() };
+}

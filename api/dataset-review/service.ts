@@ -1,0 +1,547 @@
+import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
+import { ReviewClarificationStore } from '../../db/dataset-review/clarifications.ts';
+import { SemanticDictionaryStore } from '../../db/dataset-review/dictionaries.ts';
+import { ReviewFieldStore, type FieldRow } from '../../db/dataset-review/fields.ts';
+import { ReviewMappingStore, type MappingRow } from '../../db/dataset-review/mappings.ts';
+import { ReviewSessionStore, type SessionRow } from '../../db/dataset-review/sessions.ts';
+import type { EnvironmentStore } from '../../db/environments/store.ts';
+import { SuggestionStore } from '../../db/datasets/suggestions.ts';
+import { LinkError, parseDashboardLink } from '../../lib/dataset-review/link.ts';
+import { documentationMarkdown, validationChecks, type ReviewView } from '../../lib/dataset-review/render.ts';
+import { buildSnapshot, proposeMappings } from '../../lib/dataset-review/snapshot.ts';
+import type { VariableKind } from '../../lib/dataset-review/jinja.ts';
+import { parseDictionaryCsv } from '../../lib/dictionary/csv.ts';
+import { parseDictionaryWorkbook } from '../../lib/dictionary/xlsx.ts';
+import { ConflictError, ValidationError } from '../../lib/errors.ts';
+import type { DatasetDetail } from '../../lib/superset/types.ts';
+import type { Principal } from '../auth/principal.ts';
+import type { Supersets } from '../environments/upstream.ts';
+import type { UploadedFile } from '../http/routes.ts';
+import { questions, type Question } from './clarification.ts';
+import { acceptedByColumn, proposeFields, rerank } from './fields.ts';
+import { recover, recoverDataset } from './intake.ts';
+import { runPreview, type Preview } from './preview.ts';
+
+type Actor = { id: string | null; username: string };
+const actor = (p: Principal): Actor => ({ id: p.userId, username: p.username });
+
+/**
+ * Dataset review sessions: intake, semantic fields, mappings, clarification, preview, exports.
+ * Every mutation runs in one transaction whose first statement is the session's conditional
+ * version update (ReviewSessionStore.advance), so a stale version changes nothing.
+ */
+export class ReviewService {
+  readonly sessions: ReviewSessionStore;
+  readonly fields: ReviewFieldStore;
+  readonly mappings: ReviewMappingStore;
+  readonly clarifications: ReviewClarificationStore;
+  readonly dictionaries: SemanticDictionaryStore;
+  private readonly suggestions: SuggestionStore;
+  private readonly knex: Knex;
+  private readonly supersets: Supersets;
+  private readonly environments: EnvironmentStore;
+
+  constructor(deps: { knex: Knex; supersets: Supersets; environments: EnvironmentStore }) {
+    this.knex = deps.knex;
+    this.supersets = deps.supersets;
+    this.environments = deps.environments;
+    this.sessions = new ReviewSessionStore(deps.knex);
+    this.fields = new ReviewFieldStore(deps.knex);
+    this.mappings = new ReviewMappingStore(deps.knex);
+    this.clarifications = new ReviewClarificationStore(deps.knex);
+    this.dictionaries = new SemanticDictionaryStore(deps.knex);
+    this.suggestions = new SuggestionStore(deps.knex);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // sessions
+
+  async start(p: Principal, envId: string, link: string) {
+    if (!p.userId) throw new ValidationError('A dataset review session belongs to a user: sign in as one (an API key has no user)');
+    const env = await this.environments.get(envId);
+    const base = env.base_url.replace(/\/+$/, '');
+    let parsed;
+    try {
+      parsed = parseDashboardLink(link, base);
+    } catch (err) {
+      if (err instanceof LinkError) throw new ValidationError(`link: ${err.message}`, [{ field: 'body.link', message: err.message }]);
+      throw err;
+    }
+    const dictionary = await this.currentDictionary();
+    const { recovered, accepted } = await this.supersets.use(env.id, async (client) => {
+      const r = await recover(client, parsed, base);
+      const acc = r.dataset ? await this.suggestions.acceptedFor(env.id, r.dataset.id) : [];
+      return { recovered: r, accepted: acc };
+    });
+    return this.knex.transaction(async (trx) => {
+      const session = await this.sessions.create(
+        {
+          owner_id: p.userId!,
+          owner_username: p.username,
+          env_id: env.id,
+          link,
+          link_kind: parsed.kind,
+          state: recovered.markers.length ? 'recovery-required' : 'ready',
+          title: recovered.title,
+          dashboard: recovered.dashboard,
+          dataset: recovered.dataset,
+          candidate_datasets: recovered.candidate_datasets,
+          charts: recovered.charts,
+          imported_filters: recovered.imported_filters,
+          template_variables: recovered.template_variables,
+          recovery_markers: recovered.markers,
+          dictionary_id: dictionary?.id ?? null,
+          dictionary_version: dictionary?.version ?? null,
+        },
+        trx,
+      );
+      if (recovered.detail) await this.fields.replace(trx, session.id, proposeFields(recovered.detail, { table: recovered.detail.table_name, dictionary, accepted: acceptedByColumn(accepted) }));
+      await this.mappings.replace(trx, session.id, proposeMappings(recovered.imported_filters, recovered.template_variables));
+      return this.view(session, trx);
+    });
+  }
+
+  private async currentDictionary() {
+    const d = await this.dictionaries.latestUsable();
+    if (!d) return null;
+    const v = await this.dictionaries.version(d.id, d.current_version);
+    return v ? { id: d.id, version: v.version, entries: v.entries } : null;
+  }
+
+  async get(p: Principal, id: string) {
+    return this.view(await this.sessions.getOwned(id, p.userId));
+  }
+
+  async list(p: Principal, page: number, pageSize: number) {
+    const { rows, total } = await this.sessions.list(p.userId, page, pageSize);
+    return {
+      items: rows.map((s) => this.summary(s)),
+      total,
+      page,
+      page_size: pageSize,
+      has_next: page * pageSize < total,
+    };
+  }
+
+  async patch(p: Principal, id: string, body: { version: number; title?: string | null; note?: string | null; dataset_id?: number }) {
+    if (body.dataset_id !== undefined) return this.chooseDataset(p, id, body.version, body.dataset_id, { title: body.title, note: body.note });
+    return this.knex.transaction(async (trx) => {
+      const s = await this.sessions.advance(id, p.userId, body.version, { ...(body.title !== undefined ? { title: body.title } : {}), ...(body.note !== undefined ? { note: body.note } : {}) }, trx);
+      return this.view(s, trx);
+    });
+  }
+
+  async delete(p: Principal, id: string, version: number) {
+    await this.sessions.delete(id, p.userId, version);
+  }
+
+  /** Chooses the reviewed dataset among the dashboard's (an answer or a patch): its fields, filter checks and mappings are recovered anew. */
+  private async chooseDataset(
+    p: Principal,
+    id: string,
+    version: number,
+    datasetId: number,
+    extra: { title?: string | null; note?: string | null } = {},
+    before?: (trx: Knex) => Promise<void>,
+  ) {
+    const s = await this.sessions.getOwned(id, p.userId);
+    if (s.version !== version) await this.sessions.advance(id, p.userId, version); // throws the 409
+    const allowed = s.candidate_datasets.map((d) => d.id).concat(s.dataset ? [s.dataset.id] : []);
+    if (!allowed.includes(datasetId)) {
+      throw new ValidationError(`dataset ${datasetId} is not behind this dashboard (choose one of ${allowed.join(', ') || 'none'})`, [{ field: 'body.dataset_id', message: 'not a dataset of the dashboard' }]);
+    }
+    const env = await this.environments.get(s.env_id);
+    const base = env.base_url.replace(/\/+$/, '');
+    const markers = s.recovery_markers.filter((m) => m.kind !== 'filter_column' && !(m.kind === 'dataset' && m.ref !== null));
+    const filters = s.imported_filters.map((f) => ({ ...f, column_in_dataset: null }));
+    const { r, accepted } = await this.supersets.use(env.id, async (client) => {
+      const rec = await recoverDataset(client, datasetId, base, filters, markers);
+      return { r: rec, accepted: rec.dataset ? await this.suggestions.acceptedFor(env.id, datasetId) : [] };
+    });
+    const dictionary = s.dictionary_id ? await this.dictionaryAt(s.dictionary_id, s.dictionary_version) : null;
+    return this.knex.transaction(async (trx) => {
+      const next = await this.sessions.advance(
+        id,
+        p.userId,
+        version,
+        {
+          dataset: r.dataset,
+          imported_filters: r.filters,
+          template_variables: r.variables,
+          recovery_markers: markers,
+          state: markers.length ? 'recovery-required' : 'ready',
+          preview: null,
+          ...(extra.title !== undefined ? { title: extra.title } : r.dataset && s.dashboard ? { title: `${s.dashboard.title ?? s.dashboard.id} · ${r.dataset.table_name}` } : {}),
+          ...(extra.note !== undefined ? { note: extra.note } : {}),
+        },
+        trx,
+      );
+      if (before) await before(trx);
+      await this.fields.replace(trx, id, r.detail ? proposeFields(r.detail as DatasetDetail, { table: r.detail.table_name, dictionary, accepted: acceptedByColumn(accepted) }) : []);
+      await this.mappings.replace(trx, id, proposeMappings(r.filters, r.variables));
+      return this.view(next, trx);
+    });
+  }
+
+  private async dictionaryAt(id: string, version: number | null) {
+    if (!version) return null;
+    const v = await this.dictionaries.version(id, version);
+    return v ? { id, version, entries: v.entries } : null;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // fields
+
+  async overrideField(p: Principal, id: string, fieldId: string, body: { version: number; label?: string | null; description?: string | null }) {
+    return this.knex.transaction(async (trx) => {
+      const s = await this.sessions.advance(id, p.userId, body.version, {}, trx);
+      const f = await this.fields.get(id, fieldId, trx);
+      const field = await this.fields.update(
+        trx,
+        id,
+        fieldId,
+        {
+          label: body.label !== undefined ? body.label : f.label,
+          description: body.description !== undefined ? body.description : f.description,
+          provenance: 'manual',
+          status: 'manual',
+          locked: true,
+          pending_candidate: null,
+          source: { set_by: p.username, set_by_id: p.userId, set_at: new Date().toISOString(), previous: { label: f.label, description: f.description, provenance: f.provenance } },
+        },
+        actor(p),
+      );
+      return { version: s.version, field: fieldOut(field) };
+    });
+  }
+
+  async lockField(p: Principal, id: string, fieldId: string, version: number, locked: boolean) {
+    return this.knex.transaction(async (trx) => {
+      const s = await this.sessions.advance(id, p.userId, version, {}, trx);
+      const f = await this.fields.get(id, fieldId, trx);
+      const field = await this.fields.update(trx, id, fieldId, { locked, ...(locked && f.status === 'needs_review' ? { status: 'proposed', pending_candidate: null } : {}) }, actor(p));
+      return { version: s.version, field: fieldOut(field) };
+    });
+  }
+
+  async fieldFeedback(p: Principal, id: string, fieldId: string, body: { version: number; verdict: 'useful' | 'wrong'; comment?: string | null }) {
+    return this.knex.transaction(async (trx) => {
+      const s = await this.sessions.advance(id, p.userId, body.version, {}, trx);
+      const f = await this.fields.get(id, fieldId, trx);
+      const fb = await this.fields.addFeedback(trx, {
+        session_id: id,
+        field_id: fieldId,
+        verdict: body.verdict,
+        comment: body.comment ?? null,
+        value_at_feedback: { label: f.label, description: f.description, provenance: f.provenance },
+        user_id: p.userId,
+        username: p.username,
+      });
+      return { version: s.version, feedback: { id: fb.id, field_id: fieldId, verdict: fb.verdict, comment: fb.comment, value_at_feedback: fb.value_at_feedback, username: fb.username, created_at: fb.created_at.toISOString() }, field: fieldOut(f) };
+    });
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // mappings
+
+  async patchMapping(p: Principal, id: string, mappingId: string, body: { version: number; variable?: string | null; value?: unknown }) {
+    return this.knex.transaction(async (trx) => {
+      const s = await this.sessions.advance(id, p.userId, body.version, {}, trx);
+      await this.mappings.get(id, mappingId, trx);
+      const patch: { variable?: string | null; variable_kind?: VariableKind | null; value?: unknown } = {};
+      if (body.variable !== undefined) {
+        const v = body.variable === null ? undefined : s.template_variables.find((t) => t.name === body.variable);
+        if (body.variable !== null && !v) {
+          throw new ValidationError(`variable '${body.variable}' is not a template variable of the dataset's SQL (${s.template_variables.map((t) => t.name).join(', ') || 'it has none'})`, [
+            { field: 'body.variable', message: 'not a template variable of the dataset' },
+          ]);
+        }
+        patch.variable = v?.name ?? null;
+        patch.variable_kind = v?.kind ?? null;
+      }
+      if (body.value !== undefined) patch.value = body.value;
+      const m = await this.mappings.patch(trx, id, mappingId, patch, p.userId);
+      return { version: s.version, mapping: mappingOut(m) };
+    });
+  }
+
+  async approveMappings(p: Principal, id: string, body: { version: number; mapping_ids?: string[] }) {
+    return this.knex.transaction(async (trx) => {
+      const s = await this.sessions.advance(id, p.userId, body.version, {}, trx);
+      await this.mappings.approve(trx, id, body.mapping_ids ?? null, p.userId);
+      return { version: s.version, mappings: (await this.mappings.list(id, trx)).map(mappingOut) };
+    });
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // clarification
+
+  async clarification(p: Principal, id: string) {
+    const s = await this.sessions.getOwned(id, p.userId);
+    const qs = await this.openQuestions(s);
+    return clarificationOut(s, qs, (await this.clarifications.list(id)).length);
+  }
+
+  private async openQuestions(s: SessionRow, trx: Knex = this.knex): Promise<Question[]> {
+    return questions(s, await this.fields.list(s.id, trx), await this.mappings.list(s.id, trx), await this.clarifications.list(s.id, trx));
+  }
+
+  async answer(
+    p: Principal,
+    id: string,
+    body: { version: number; question_key: string; answer: { option: string; label?: string | null; description?: string | null }; feedback?: 'useful' | 'wrong'; feedback_comment?: string | null },
+  ) {
+    const s = await this.sessions.getOwned(id, p.userId);
+    if (s.version !== body.version) await this.sessions.advance(id, p.userId, body.version); // the 409
+    const current = (await this.openQuestions(s))[0];
+    if (!current || current.key !== body.question_key) {
+      throw new ConflictError(
+        current ? `The current question is '${current.key}', not '${body.question_key}'` : 'There is no open question',
+        'not_current_question',
+        { current_question: current?.key ?? null },
+      );
+    }
+    const option = body.answer.option;
+    const allowed = current.options.map((o) => o.value);
+    if (!allowed.includes(option)) {
+      throw new ValidationError(`answer.option must be one of ${allowed.join(', ')}`, [{ field: 'body.answer.option', message: `one of ${allowed.join(', ')}` }]);
+    }
+    const record = (trx: Knex, version: number) =>
+      this.clarifications.record(trx, {
+        session_id: id,
+        question_key: current.key,
+        kind: current.kind,
+        question: current.text,
+        options: current.options,
+        answer: body.answer,
+        session_version: version,
+        feedback: body.feedback ?? null,
+        feedback_comment: body.feedback_comment ?? null,
+        answered_by: p.userId,
+        answered_by_username: p.username,
+      });
+    if (current.kind === 'dataset_choice') {
+      // The answer is recorded in the same transaction, before the session takes the dataset.
+      await this.chooseDataset(p, id, body.version, Number(option), {}, async (trx) => void (await record(trx, body.version)));
+    } else {
+      await this.knex.transaction(async (trx) => {
+        const next = await this.sessions.advance(id, p.userId, body.version, {}, trx);
+        await record(trx, body.version);
+        if (current.kind === 'filter_mapping' && option !== 'none') {
+          const [kind, ...rest] = option.split(':');
+          const f = s.imported_filters.find((x) => `filter_mapping:${x.id}` === current.key)!;
+          await this.mappings.setVariable(trx, id, f.id, rest.join(':'), kind as VariableKind, p.userId);
+        } else if (current.kind === 'field_review') {
+          const f = await this.fields.get(id, current.ref!, trx);
+          const c = f.pending_candidate;
+          if (option === 'accept_candidate' && c) {
+            await this.fields.update(trx, id, f.id, { label: c.label, description: c.description, provenance: c.provenance, status: 'proposed', pending_candidate: null, source: { ...c.source, score: c.score } }, actor(p));
+          } else {
+            await this.fields.update(trx, id, f.id, { status: f.provenance === 'unresolved' ? 'unresolved' : 'proposed', pending_candidate: null }, actor(p));
+          }
+        } else if (current.kind === 'field_meaning' && option === 'set') {
+          if (!body.answer.label && !body.answer.description) {
+            throw new ValidationError('answer.label or answer.description is needed to set a meaning', [{ field: 'body.answer', message: 'label or description required' }]);
+          }
+          await this.fields.update(
+            trx,
+            id,
+            current.ref!,
+            { label: body.answer.label ?? null, description: body.answer.description ?? null, provenance: 'manual', status: 'manual', locked: true, source: { set_by: p.username, set_at: new Date().toISOString(), via: 'clarification' } },
+            actor(p),
+          );
+        }
+        return next;
+      });
+    }
+    const after = await this.sessions.getOwned(id, p.userId);
+    return clarificationOut(after, await this.openQuestions(after), (await this.clarifications.list(id)).length);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // preview
+
+  async preview(p: Principal, id: string, version: number) {
+    const s = await this.sessions.getOwned(id, p.userId);
+    if (s.version !== version) await this.sessions.advance(id, p.userId, version); // the 409
+    if (!s.dataset) throw new ConflictError('The session has no dataset to preview: answer the clarification or choose one', 'no_dataset');
+    const [fields, mappings] = await Promise.all([this.fields.list(id), this.mappings.list(id)]);
+    const snapshot = buildSnapshot(s.imported_filters, mappings);
+    const columns = fields.filter((f) => f.kind === 'column').map((f) => f.name);
+    const result: Preview = await this.supersets.use(s.env_id, (client) => runPreview(client, s.dataset!, columns, snapshot));
+    // The preview is true of the version it creates; any later change makes it stale (launch refuses a stale one).
+    const next = await this.sessions.advance(id, p.userId, version, { preview: { ...result, at_version: version + 1 } as unknown as Record<string, unknown> });
+    return { version: next.version, preview: { ...result, at_version: next.version } };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // exports
+
+  async reviewView(p: Principal, id: string): Promise<ReviewView> {
+    const s = await this.sessions.getOwned(id, p.userId);
+    const [fields, mappings, env] = await Promise.all([this.fields.list(id), this.mappings.list(id), this.environments.get(s.env_id).catch(() => null)]);
+    const dict = s.dictionary_id ? await this.dictionaries.get(s.dictionary_id).catch(() => null) : null;
+    const preview = s.preview as ReviewView['preview'];
+    return {
+      id: s.id,
+      title: s.title,
+      state: s.state,
+      version: s.version,
+      env_name: env?.name ?? s.env_id,
+      dashboard: s.dashboard,
+      dataset: s.dataset,
+      imported_filters: s.imported_filters,
+      template_variables: s.template_variables,
+      recovery_markers: s.recovery_markers,
+      fields,
+      mappings,
+      preview,
+      dictionary: dict ? { id: dict.id, name: dict.name, version: s.dictionary_version ?? 0, current_version: dict.current_version } : null,
+    };
+  }
+
+  async documentation(p: Principal, id: string): Promise<string> {
+    return documentationMarkdown(await this.reviewView(p, id));
+  }
+
+  async validation(p: Principal, id: string) {
+    const v = await this.reviewView(p, id);
+    const checks = validationChecks(v);
+    return { session_id: v.id, version: v.version, passed: checks.every((c) => c.passed), checks };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // dictionaries
+
+  async addDictionaryVersion(p: Principal, dictionaryId: string, file: UploadedFile) {
+    await this.dictionaries.get(dictionaryId);
+    const isXlsx = file.bytes.subarray(0, 2).toString('latin1') === 'PK';
+    const entries = isXlsx ? (await parseDictionaryWorkbook(file.bytes)).entries : await parseDictionaryCsv(file.bytes);
+    return this.knex.transaction(async (trx) => {
+      const v = await this.dictionaries.addVersion(trx, dictionaryId, {
+        filename: file.filename ? file.filename.slice(0, 255) : null,
+        format: isXlsx ? 'xlsx' : 'csv',
+        sha256: createHash('sha256').update(file.bytes).digest('hex'),
+        entries,
+        by: actor(p),
+      });
+      // Sessions ranked against this dictionary: unlocked fields need review, locked ones keep their values.
+      let sessions = 0;
+      let reviewable = 0;
+      for (const s of await this.sessions.usingDictionary(dictionaryId, trx)) {
+        for (const f of await this.fields.list(s.id, trx)) {
+          const r = rerank(f, { id: dictionaryId, version: v.version, entries }, s.dataset?.table_name ?? null);
+          await this.fields.update(trx, s.id, f.id, r, { id: null, username: `dictionary v${v.version}` });
+          if (r.status) reviewable++;
+        }
+        await this.sessions.markDictionaryVersion(s.id, v.version, trx);
+        sessions++;
+      }
+      return { ...versionOut(v), sessions_updated: sessions, fields_needing_review: reviewable };
+    });
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // answers
+
+  summary(s: SessionRow) {
+    return {
+      id: s.id,
+      version: s.version,
+      state: s.state,
+      title: s.title,
+      env_id: s.env_id,
+      link: s.link,
+      dashboard: s.dashboard,
+      dataset: s.dataset ? { id: s.dataset.id, table_name: s.dataset.table_name } : null,
+      recovery_markers: s.recovery_markers.length,
+      created_at: s.created_at.toISOString(),
+      updated_at: s.updated_at.toISOString(),
+    };
+  }
+
+  async view(s: SessionRow, trx: Knex = this.knex) {
+    // One after another: inside a transaction they share one connection.
+    const fields = await this.fields.list(s.id, trx);
+    const mappings = await this.mappings.list(s.id, trx);
+    const answered = await this.clarifications.list(s.id, trx);
+    const open = questions(s, fields, mappings, answered);
+    return {
+      id: s.id,
+      version: s.version,
+      state: s.state,
+      title: s.title,
+      note: s.note,
+      owner: { id: s.owner_id, username: s.owner_username },
+      env_id: s.env_id,
+      link: s.link,
+      link_kind: s.link_kind,
+      dashboard: s.dashboard,
+      dataset: s.dataset,
+      candidate_datasets: s.candidate_datasets,
+      charts: s.charts,
+      imported_filters: s.imported_filters,
+      template_variables: s.template_variables,
+      recovery_markers: s.recovery_markers,
+      fields: fields.map(fieldOut),
+      mappings: mappings.map(mappingOut),
+      clarification: { blocking: open.length > 0, current_question: open[0]?.key ?? null, remaining: open.length },
+      dictionary: s.dictionary_id ? { id: s.dictionary_id, version: s.dictionary_version } : null,
+      preview: s.preview,
+      launch: s.launch,
+      created_at: s.created_at.toISOString(),
+      updated_at: s.updated_at.toISOString(),
+    };
+  }
+}
+
+export function fieldOut(f: FieldRow) {
+  return {
+    id: f.id,
+    kind: f.kind,
+    name: f.name,
+    label: f.label,
+    description: f.description,
+    provenance: f.provenance,
+    status: f.status,
+    locked: f.locked,
+    source: f.source,
+    candidates: f.candidates,
+    pending_candidate: f.pending_candidate,
+    superset: f.superset,
+    updated_by: f.updated_by_username,
+    updated_at: f.updated_at ? new Date(f.updated_at).toISOString() : null,
+  };
+}
+
+export function mappingOut(m: MappingRow) {
+  return {
+    id: m.id,
+    filter_id: m.filter_id,
+    variable: m.variable,
+    variable_kind: m.variable_kind,
+    value: m.value ?? null,
+    origin: m.origin,
+    approved: m.approved,
+    approved_at: m.approved_at ? new Date(m.approved_at).toISOString() : null,
+  };
+}
+
+function clarificationOut(s: SessionRow, open: Question[], answered: number) {
+  return { session_id: s.id, version: s.version, blocking: open.length > 0, question: open[0] ?? null, remaining: open.length, answered };
+}
+
+export function versionOut(v: { id: string; dictionary_id: string; version: number; filename: string | null; format: string; sha256: string; entry_count: number; created_by_username: string | null; created_at: Date }) {
+  return {
+    id: v.id,
+    dictionary_id: v.dictionary_id,
+    version: v.version,
+    filename: v.filename,
+    format: v.format,
+    sha256: v.sha256,
+    entry_count: v.entry_count,
+    created_by: v.created_by_username,
+    created_at: new Date(v.created_at).toISOString(),
+  };
+}
