@@ -9,6 +9,8 @@
  *   workflows/   deterministic workflow code; imports contracts/ and activities only as types
  *   worker/      composition root of the worker; imports activities/, db/, lib/, contracts/
  *   api/         HTTP routes and services; imports db/, lib/, contracts/
+ *   client/      the typed HTTP client (generated types + openapi-fetch); imports nothing of the project
+ *   cli/         the `switchyard` command; imports client/ and contracts/ only (it talks to the public API)
  *   scripts/, bench/, test/ may import anything
  */
 const layer = (name, allowed) => ({
@@ -17,7 +19,7 @@ const layer = (name, allowed) => ({
   comment: `${name}/ may import only ${allowed.length ? allowed.join(', ') : 'itself'} of the project`,
   from: { path: `^${name}/` },
   to: {
-    path: '^(contracts|lib|db|activities|workflows|worker|api|scripts|bench|test)/',
+    path: '^(contracts|lib|db|activities|workflows|worker|api|client|cli|web|scripts|bench|test)/',
     pathNot: [`^${name}/`, ...allowed.map((a) => `^${a}/`)],
   },
 });
@@ -37,6 +39,8 @@ module.exports = {
     layer('activities', ['db', 'lib', 'contracts']),
     layer('worker', ['activities', 'db', 'lib', 'contracts']),
     layer('api', ['db', 'lib', 'contracts']),
+    layer('client', []),
+    layer('cli', ['client', 'contracts']),
     {
       name: 'workflows-imports',
       severity: 'error',

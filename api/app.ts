@@ -1,4 +1,3 @@
-import { cleanReleaseRoutes } from './clean-release/routes.ts';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import fs from 'node:fs';
@@ -16,6 +15,7 @@ import { userRoutes } from './admin/users.routes.ts';
 import { oidcRoutes } from './auth/oidc-routes.ts';
 import { authRoutes } from './auth/routes.ts';
 import { backupRoutes } from './backups/routes.ts';
+import { cleanReleaseRoutes } from './clean-release/routes.ts';
 import { authenticate } from './auth/service.ts';
 import { dashboardRoutes } from './dashboards/routes.ts';
 import { datasetRoutes } from './datasets/routes.ts';
@@ -39,7 +39,7 @@ import { approvalRoutes } from './tasks/approval.routes.ts';
 import { taskRoutes } from './tasks/routes.ts';
 
 const require = createRequire(import.meta.url);
-const VERSION = (JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+export const API_VERSION = (JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 export function allRoutes(app: AppContext): AnyRoute[] {
   return [
@@ -71,7 +71,7 @@ export function allRoutes(app: AppContext): AnyRoute[] {
 export function createApp(ctx: AppContext): Koa {
   const app = new Koa({ proxy: false });
   const routes = allRoutes(ctx);
-  const openapi = buildOpenApi(routes, { version: VERSION });
+  const openapi = buildOpenApi(routes, { version: API_VERSION });
   const router = new Router();
 
   router.get('/api/openapi.json', (c) => {
