@@ -1,3 +1,4 @@
+import { createAssistantActivities } from './assistant/index.ts';
 import { createBackupActivities } from './backups/index.ts';
 import { createLlmDocsActivities } from './datasets/llm-docs.ts';
 import { createMapColumnsActivities } from './datasets/map-columns.ts';
@@ -19,6 +20,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createGitActivities(deps),
     ...createMapColumnsActivities(deps),
     ...createLlmDocsActivities(deps),
+    ...createAssistantActivities(deps),
   };
 }
 

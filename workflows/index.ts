@@ -5,3 +5,4 @@ export { backupWorkflow, restoreWorkflow } from './backup.ts';
 export { gitDeployWorkflow } from './git-deploy.ts';
 export { mapColumnsWorkflow } from './map-columns.ts';
 export { llmDocsWorkflow } from './llm-docs.ts';
+export { assistantConfirmationWorkflow } from './assistant-confirmation.ts';

@@ -31,6 +31,10 @@ const OWNERS: Record<string, string[]> = {
   dataset_dictionaries: ['db/datasets/dictionaries.ts'],
   dataset_changes: ['db/datasets/changes.ts'],
   dataset_suggestions: ['db/datasets/suggestions.ts'],
+  assistant_conversations: ['db/assistant/conversations.ts'],
+  assistant_messages: ['db/assistant/conversations.ts'],
+  assistant_confirmations: ['db/assistant/confirmations.ts'],
+  assistant_audit: ['db/assistant/audit.ts'],
 };
 
 const names = Object.keys(OWNERS).join('|');
