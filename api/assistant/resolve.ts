@@ -42,12 +42,15 @@ export function resolveEnvironment(lang: Language, mention: string, envs: readon
   const m = normaliseText(mention);
   const exact = envs.filter((e) => e.id.toLowerCase() === m || normaliseText(e.name) === m);
   if (exact.length === 1) return exact[0]!;
-  const canonical = lexicon().envAliases.get(m) ?? m;
+  // "прод", "production" and an environment named "acc-prod" all mean prod.
+  const aliases = lexicon().envAliases;
+  const canonical = (w: string) => aliases.get(w) ?? w;
+  const wanted = canonical(m);
   const partial = exact.length
     ? exact
     : envs.filter((e) => {
         const name = normaliseText(e.name);
-        return name === canonical || name.split(/[-_ ./]+/).includes(canonical);
+        return canonical(name) === wanted || name.split(/[-_ ./]+/).some((part) => canonical(part) === wanted);
       });
   if (partial.length === 1) return partial[0]!;
   if (partial.length > 1) {

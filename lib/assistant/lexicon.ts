@@ -84,7 +84,12 @@ export function compileLexicon(raw: RawLexicon): Lexicon {
   const envAliases = new Map<string, string>();
   for (const [canonical, aliases] of Object.entries(raw.environment_aliases)) {
     envAliases.set(canonical, canonical);
-    for (const a of aliases) envAliases.set(makeToken(a, 0, a.length).norm, canonical);
+    for (const a of aliases) {
+      // By word and by stem, so "на проде" reads like "прод".
+      const t = makeToken(a, 0, a.length);
+      envAliases.set(t.norm, canonical);
+      if (t.stem.length >= 3) envAliases.set(`stem:${t.stem}`, canonical);
+    }
   }
   return {
     phrases,

@@ -178,22 +178,28 @@ export function parseCommand(text: string, context: ParseContext = {}): ParseRes
     else if (lex.languageMarkers.has(t.norm)) marks[i] = { kind: 'lang', value: lex.languageMarkers.get(t.norm)! };
     else if (/^\d{1,10}$/.test(t.norm) && Number(t.norm) > 0 && Number(t.norm) <= MAX_ID) marks[i] = { kind: 'number', value: Number(t.norm) };
     else if (COMMIT.test(t.norm)) marks[i] = { kind: 'commit' };
-    else if (lex.envAliases.has(t.norm)) marks[i] = { kind: 'env', value: lex.envAliases.get(t.norm)! };
+    else if (lex.envAliases.has(t.norm) || lex.envAliases.has(`stem:${t.stem}`))
+      marks[i] = { kind: 'env', value: (lex.envAliases.get(t.norm) ?? lex.envAliases.get(`stem:${t.stem}`))! };
   }
 
-  // 4. Keywords with one wrong, missing or extra letter. Capitalised words other than the first
-  // are names ("Stats"), not keywords.
+  // 4. Keywords with one wrong, missing or extra letter, or two neighbours swapped. Capitalised
+  // words other than the first are names ("Stats"), not keywords.
   const corrections: Array<[string, string]> = [];
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
-    if (!free(i) || t.norm.length < 5 || !/^\p{L}+$/u.test(t.norm)) continue;
+    const shortest = t.script === 'cyrillic' ? 4 : 5;
+    if (!free(i) || t.norm.length < shortest || !/^\p{L}+$/u.test(t.norm)) continue;
     if (i > 0 && /^\p{Lu}/u.test(t.raw)) continue;
     let best: { phrase: (typeof lex.phrases)[number]; d: number } | undefined;
     for (const p of lex.phrases) {
       if (p.words.length !== 1) continue;
       const w = p.words[0]!;
-      if (w.norm.length < 4) continue;
-      const d = Math.min(distance(t.norm, w.norm), w.stem.length >= 4 && t.stem.length >= 4 ? distance(t.stem, w.stem) : 9);
+      if (w.norm.length < 4 || Math.abs(w.norm.length - t.norm.length) > 2) continue;
+      const d = Math.min(
+        distance(t.norm, w.norm),
+        swapped(t.norm, w.norm) ? 1 : 9,
+        w.stem.length >= 4 && t.stem.length >= 4 && Math.abs(w.stem.length - t.stem.length) <= 1 ? distance(t.stem, w.stem) : 9,
+      );
       if (d <= 1 && (!best || d < best.d)) best = { phrase: p, d };
     }
     if (best) {
@@ -399,6 +405,14 @@ export function parseCommand(text: string, context: ParseContext = {}): ParseRes
     missing,
     corrections,
   };
+}
+
+/** Two neighbouring letters swapped ("lsit" for "list"). */
+function swapped(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  const diff: number[] = [];
+  for (let i = 0; i < a.length && diff.length <= 2; i++) if (a[i] !== b[i]) diff.push(i);
+  return diff.length === 2 && diff[1] === diff[0]! + 1 && a[diff[0]!] === b[diff[1]!] && a[diff[1]!] === b[diff[0]!];
 }
 
 function objectDomain(concepts: Set<Concept>): Domain {
