@@ -93,6 +93,9 @@ const plural = (lang: Language, n: number, ru: [string, string, string], en: str
   return `${n} ${form}`;
 };
 const DASHBOARDS: [string, string, string] = ['дашборд', 'дашборда', 'дашбордов'];
+/** Genitive ("копию 1 дашборда", "копию 3 дашбордов"). */
+const DASHBOARDS_OF: [string, string, string] = ['дашборда', 'дашбордов', 'дашбордов'];
+const DATASETS_OF: [string, string, string] = ['датасета', 'датасетов', 'датасетов'];
 const DATASETS: [string, string, string] = ['датасет', 'датасета', 'датасетов'];
 const q = (lang: Language, s: string) => (lang === 'ru' ? `«${s}»` : `"${s}"`);
 const dashList = (lang: Language, ds: DashboardRef[]) => ds.map((d) => `#${d.id} ${q(lang, d.title)}`).join(', ');
@@ -329,7 +332,7 @@ export class AssistantService {
         const input: TaskInputOf<'backup'> = { envId: where.id, dashboardIds: ds.map((d) => d.id) };
         const summary =
           lang === 'ru'
-            ? `Сделать резервную копию ${plural(lang, ds.length, DASHBOARDS, 'dashboard')} (${dashList(lang, ds)}) окружения ${where.name} в хранилище бэкапов.`
+            ? `Сделать резервную копию ${plural(lang, ds.length, DASHBOARDS_OF, 'dashboard')} (${dashList(lang, ds)}) окружения ${where.name} в хранилище бэкапов.`
             : `Back up ${plural(lang, ds.length, DASHBOARDS, 'dashboard')} (${dashList(lang, ds)}) of ${where.name} into the backup store.`;
         return this.askToConfirm(
           principal,
@@ -355,7 +358,7 @@ export class AssistantService {
         const names = sets.map((s) => `#${s.id} ${s.table_name}`).join(', ');
         const summary =
           lang === 'ru'
-            ? `Сгенерировать описания (${language === 'ru' ? 'на русском' : 'на английском'}) для ${plural(lang, sets.length, DATASETS, 'dataset')} (${names}) окружения ${where.name} через LLM-провайдер ${provider.name}. Предложения ждут проверки; в Superset ничего не пишется.`
+            ? `Сгенерировать описания (${language === 'ru' ? 'на русском' : 'на английском'}) для ${plural(lang, sets.length, DATASETS_OF, 'dataset')} (${names}) окружения ${where.name} через LLM-провайдер ${provider.name}. Предложения ждут проверки; в Superset ничего не пишется.`
             : `Generate descriptions (${language === 'ru' ? 'in Russian' : 'in English'}) for ${plural(lang, sets.length, DATASETS, 'dataset')} (${names}) of ${where.name} with the LLM provider ${provider.name}. The suggestions wait for review; nothing is written to Superset.`;
         return this.askToConfirm(
           principal,
