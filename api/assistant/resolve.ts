@@ -35,6 +35,19 @@ export interface DatasetRef {
 }
 
 const MAX_CANDIDATES = 10;
+/** Most objects one command may name, and the longest name looked up (Superset pages hold 100). */
+export const MAX_OBJECTS = 100;
+export const MAX_NAME = 250;
+
+/** Refuses, as a question, more objects or longer names than one lookup can take. */
+export function checkRefs(lang: Language, refs: readonly ObjectRef[]): void {
+  if (refs.length > MAX_OBJECTS)
+    throw new Clarification(lang === 'ru' ? `Назовите не больше ${MAX_OBJECTS} объектов за раз.` : `Name at most ${MAX_OBJECTS} objects at a time.`, {
+      too_many: refs.length,
+    });
+  if (refs.some((r) => typeof r === 'string' && r.length > MAX_NAME))
+    throw new Clarification(lang === 'ru' ? `Название длиннее ${MAX_NAME} символов.` : `A name is longer than ${MAX_NAME} characters.`, { too_long: true });
+}
 const MAX_KNOWN = 20;
 
 /** An environment by id, exact name, or an alias / name part (`прод` → `acc-prod`) when only one fits. */
@@ -79,6 +92,7 @@ const candidatesOf = (rows: DashboardRef[]) => rows.slice(0, MAX_CANDIDATES).map
 
 /** Dashboards of an environment by id, title or slug; each name must pick exactly one. */
 export async function resolveDashboards(lang: Language, supersets: Supersets, envId: string, refs: ObjectRef[]): Promise<DashboardRef[]> {
+  checkRefs(lang, refs);
   return supersets.use(envId, async (client) => {
     const out: DashboardRef[] = [];
     const ids = refs.filter((r): r is number => typeof r === 'number');
@@ -117,6 +131,7 @@ export async function resolveDashboards(lang: Language, supersets: Supersets, en
 
 /** Datasets of an environment by id or table name. */
 export async function resolveDatasets(lang: Language, supersets: Supersets, envId: string, refs: ObjectRef[]): Promise<DatasetRef[]> {
+  checkRefs(lang, refs);
   return supersets.use(envId, async (client) => {
     const out: DatasetRef[] = [];
     const ids = refs.filter((r): r is number => typeof r === 'number');

@@ -30,7 +30,7 @@ import { DashboardService } from '../dashboards/service.ts';
 import { toTaskView } from '../tasks/schemas.ts';
 import type { BoundReviewSession, ReviewSessionBinder } from './binder.ts';
 import { ConversationMemory } from './cache.ts';
-import { Clarification, resolveDashboards, resolveDatasets, resolveEnvironment, type DashboardRef, type EnvRef } from './resolve.ts';
+import { checkRefs, Clarification, resolveDashboards, resolveDatasets, resolveEnvironment, type DashboardRef, type EnvRef } from './resolve.ts';
 import type { AnswerState } from './schemas.ts';
 
 const UPDATE_TIMEOUT_MS = 5_000;
@@ -227,6 +227,7 @@ export class AssistantService {
     if (missing.length) return { state: 'needs_clarification', text: missingText(lang, missing), data: { missing }, incomplete: true };
 
     const env = (m: string | undefined) => resolveEnvironment(lang, m!, envs);
+    if (e.query) checkRefs(lang, [e.query]);
     const executed = async (text: string, data: unknown, outcome: Record<string, unknown>): Promise<Reply> => {
       await this.record(principal, 'executed', intent, outcome, { conversationId });
       return { state: 'executed', text, data };
