@@ -4,10 +4,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, waitFor, type Harness } from '../support/harness.ts';
 import { createEnvironment, createUserWithRoles } from '../support/environments.ts';
+import { startFakeLlm, type FakeLlm } from '../support/fake-llm.ts';
 import { startFakeSuperset, type FakeSuperset } from '../support/fake-superset.ts';
 
 let h: Harness;
 let fake: FakeSuperset;
+let llm: FakeLlm;
 let dev: string;
 let prod: string;
 let operator: { id: string; token: string };
@@ -18,7 +20,11 @@ let talker: { id: string; token: string };
 let ops: number;
 
 beforeAll(async () => {
-  [h, fake] = await Promise.all([createHarness({ worker: true }), startFakeSuperset()]);
+  llm = await startFakeLlm();
+  [h, fake] = await Promise.all([
+    createHarness({ worker: true, env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'sk-assistant-test-key', LLM_MODEL: 'default-model' } }),
+    startFakeSuperset(),
+  ]);
   fake.addDashboard({ title: 'Sales Overview', slug: 'sales-overview' });
   ops = fake.addDashboard({ title: 'Ops board', slug: 'ops-board' }).id;
   fake.addDashboard({ title: 'Sales by region', slug: 'sales-region' });
@@ -39,6 +45,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await h?.close();
   await fake?.close();
+  await llm?.close();
 });
 
 const say = (token: string, text: string, extra: Record<string, unknown> = {}) =>
@@ -255,6 +262,38 @@ describe('confirmations', () => {
     expect(hidden.body.state).toBe('executed'); // a Viewer holds tasks:READ
     const audit = await auditOf(operator.token, '?decision=executed');
     expect(audit.items.some((a: any) => a.task_id === r.body.task_id)).toBe(true);
+  });
+});
+
+describe('datasets and git through the assistant', () => {
+  it('generate docs asks first, then starts an llm_docs task in the language of the question', async () => {
+    const r = await say(operator.token, 'сгенерируй документацию для датасета orders в dev');
+    expect(r.body).toMatchObject({ state: 'awaiting_confirmation', intent: { domain: 'datasets', operation: 'generate_docs', entities: { language: 'ru' } } });
+    expect(r.body.confirmation.summary).toMatch(/на русском.*1 датасета \(#\d+ orders\).*dev/);
+    const c = await confirm(operator.token, r.body.confirmation.id);
+    expect(c.status, c.text).toBe(200);
+    const task = (await tasksOf(h.adminToken)).find((t) => t.id === c.body.task_id);
+    expect(task).toMatchObject({ type: 'llm_docs', params: { env_id: dev, llm_provider: 'default', language: 'ru' } });
+  });
+
+  it('git status runs at once; a commit waits for confirmation and answers its result', async () => {
+    const pref = await h.request('PATCH', '/api/profile/preferences', { token: operator.token, json: { git_username: 'Op', git_email: 'op@example.com' } });
+    expect(pref.status, pref.text).toBe(200);
+    const none = await say(operator.token, 'git статус дашборда "Ops board" в dev');
+    expect(none.body).toMatchObject({ state: 'executed', intent: { domain: 'git', operation: 'status' } });
+    expect(none.body.data.items[0]).toMatchObject({ dashboard_id: ops, status: 'NO_REPO' });
+    const init = await h.request('POST', `/api/git/dashboards/${ops}/init`, { token: operator.token, json: { env_id: dev } });
+    expect(init.status, init.text).toBe(200);
+    const r = await say(operator.token, `закоммить дашборд ${ops} в dev с сообщением «assistant commit»`);
+    expect(r.body).toMatchObject({ state: 'awaiting_confirmation', intent: { operation: 'commit', entities: { message: 'assistant commit' } } });
+    expect(r.body.confirmation.summary).toMatch(/Ops board.*assistant commit/);
+    const c = await confirm(operator.token, r.body.confirmation.id);
+    expect(c.status, c.text).toBe(200);
+    expect(c.body.task_id).toBeNull();
+    expect(c.body.data).toEqual(expect.objectContaining({ committed: expect.any(Boolean) }));
+    const again = await confirm(operator.token, r.body.confirmation.id);
+    expect(again.body.data).toEqual(c.body.data);
+    expect((await auditOf(operator.token, '?decision=confirmed')).items.filter((a: any) => a.confirmation_id === r.body.confirmation.id)).toHaveLength(1);
   });
 });
 
