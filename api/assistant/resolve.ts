@@ -42,11 +42,16 @@ export const MAX_NAME = 250;
 /** Refuses, as a question, more objects or longer names than one lookup can take. */
 export function checkRefs(lang: Language, refs: readonly ObjectRef[]): void {
   if (refs.length > MAX_OBJECTS)
-    throw new Clarification(lang === 'ru' ? `Назовите не больше ${MAX_OBJECTS} объектов за раз.` : `Name at most ${MAX_OBJECTS} objects at a time.`, {
-      too_many: refs.length,
-    });
+    throw new Clarification(
+      lang === 'ru' ? `Назовите не больше ${MAX_OBJECTS} объектов за раз.` : `Name at most ${MAX_OBJECTS} objects at a time.`,
+      {
+        too_many: refs.length,
+      },
+    );
   if (refs.some((r) => typeof r === 'string' && r.length > MAX_NAME))
-    throw new Clarification(lang === 'ru' ? `Название длиннее ${MAX_NAME} символов.` : `A name is longer than ${MAX_NAME} characters.`, { too_long: true });
+    throw new Clarification(lang === 'ru' ? `Название длиннее ${MAX_NAME} символов.` : `A name is longer than ${MAX_NAME} characters.`, {
+      too_long: true,
+    });
 }
 const MAX_KNOWN = 20;
 
@@ -88,7 +93,8 @@ export function resolveEnvironment(lang: Language, mention: string, envs: readon
   );
 }
 
-const candidatesOf = (rows: DashboardRef[]) => rows.slice(0, MAX_CANDIDATES).map((d) => `#${d.id} ${d.title}${d.slug ? ` (${d.slug})` : ''}`);
+const candidatesOf = (rows: DashboardRef[]) =>
+  rows.slice(0, MAX_CANDIDATES).map((d) => `#${d.id} ${d.title}${d.slug ? ` (${d.slug})` : ''}`);
 
 /** Dashboards of an environment by id, title or slug; each name must pick exactly one. */
 export async function resolveDashboards(lang: Language, supersets: Supersets, envId: string, refs: ObjectRef[]): Promise<DashboardRef[]> {
@@ -113,7 +119,9 @@ export async function resolveDashboards(lang: Language, supersets: Supersets, en
       });
       const rows: DashboardRef[] = res.result.map((d) => ({ id: d.id, title: d.dashboard_title ?? '', slug: d.slug ?? null }));
       const wanted = normaliseText(name);
-      const exact = rows.filter((d) => normaliseText(d.title) === wanted || (d.slug !== null && d.slug.toLowerCase() === name.toLowerCase()));
+      const exact = rows.filter(
+        (d) => normaliseText(d.title) === wanted || (d.slug !== null && d.slug.toLowerCase() === name.toLowerCase()),
+      );
       const pick = exact.length ? exact : rows;
       if (pick.length === 1) out.push(pick[0]!);
       else if (pick.length > 1)

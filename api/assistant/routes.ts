@@ -30,8 +30,8 @@ export function assistantRoutes(app: AppContext): AnyRoute[] {
       summary: 'Send a command to the assistant (Russian or English)',
       description: [
         'Parses the text deterministically (rules and a lexicon: Snowball stems for every case and number form, one-letter typos in keywords, Latin/Cyrillic look-alike letters, ё/е, quoted names, environment names and ids) into an intent with `domain`, `operation`, `entities`, `confidence`, `risk_level` and `requires_confirmation`.',
-        'Operations: help; list and search dashboards and datasets in an environment; a task\'s status and logs; migrate dashboards between environments (with dry run); back up dashboards; generate dataset docs; git status, commit and deploy.',
-        'States: `answered` (help), `executed` (a read-only operation ran, or a dry run started: `data`, `task_id`), `awaiting_confirmation` (a risky operation: `confirmation {id, expires_at, summary}`, nothing ran), `needs_clarification` (intent `unknown`, a missing parameter named in the question\'s language, or a name matching nothing or several things, with the candidates), `denied` (the caller lacks the permission the operation needs; nothing ran).',
+        "Operations: help; list and search dashboards and datasets in an environment; a task's status and logs; migrate dashboards between environments (with dry run); back up dashboards; generate dataset docs; git status, commit and deploy.",
+        "States: `answered` (help), `executed` (a read-only operation ran, or a dry run started: `data`, `task_id`), `awaiting_confirmation` (a risky operation: `confirmation {id, expires_at, summary}`, nothing ran), `needs_clarification` (intent `unknown`, a missing parameter named in the question's language, or a name matching nothing or several things, with the candidates), `denied` (the caller lacks the permission the operation needs; nothing ran).",
         'Names are resolved against the environments and the Superset content the caller can see. A reply in the same conversation can complete a command that asked for a parameter. 400 `unsupported_operation` for an operation the assistant does not do (delete, restore, cancel, push...), before anything is stored.',
         '`dataset_review_session_id` binds the message to one of your active dataset review sessions (404 when it is not one).',
       ].join(' '),
@@ -68,7 +68,8 @@ export function assistantRoutes(app: AppContext): AnyRoute[] {
       path: '/api/assistant/confirmations/:id/cancel',
       tag: TAG,
       summary: 'Cancel a risky command',
-      description: 'Only the user who asked may cancel (403 otherwise). Cancelling twice is harmless; 409 `confirmation_decided` when it was already confirmed, 400 `confirmation_expired` when it expired.',
+      description:
+        'Only the user who asked may cancel (403 otherwise). Cancelling twice is harmless; 409 `confirmation_decided` when it was already confirmed, 400 `confirmation_expired` when it expired.',
       access: USE,
       params: confirmationParams,
       responses: {
@@ -85,7 +86,8 @@ export function assistantRoutes(app: AppContext): AnyRoute[] {
       path: '/api/assistant/conversations',
       tag: TAG,
       summary: 'Your conversations, latest activity first',
-      description: 'One item per conversation, with its archived flag, last-message preview and message count. `archived` filters by the flag.',
+      description:
+        'One item per conversation, with its archived flag, last-message preview and message count. `archived` filters by the flag.',
       access: USE,
       query: conversationListQuery,
       responses: { 200: { description: 'A page of conversations', schema: conversationList }, 400: { description: 'Bad pagination' } },
@@ -111,7 +113,8 @@ export function assistantRoutes(app: AppContext): AnyRoute[] {
       path: '/api/assistant/conversations/:conversation_id',
       tag: TAG,
       summary: 'Archive (default) or delete one of your conversations',
-      description: '`hard=true` deletes the conversation and its messages; otherwise it is archived (a new message makes it active again). Either way the assistant forgets anything it held in memory for it.',
+      description:
+        '`hard=true` deletes the conversation and its messages; otherwise it is archived (a new message makes it active again). Either way the assistant forgets anything it held in memory for it.',
       access: USE,
       params: conversationParams,
       query: deleteQuery,
@@ -126,8 +129,9 @@ export function assistantRoutes(app: AppContext): AnyRoute[] {
       method: 'get',
       path: '/api/assistant/audit',
       tag: TAG,
-      summary: "Your assistant decisions, newest first",
-      description: 'Every decision (`executed`, `confirmed`, `cancelled`, `expired`, `denied`) with the intent and its outcome (task id, result, missing permission). Requires `tasks:READ`; answers only the caller\'s own decisions.',
+      summary: 'Your assistant decisions, newest first',
+      description:
+        "Every decision (`executed`, `confirmed`, `cancelled`, `expired`, `denied`) with the intent and its outcome (task id, result, missing permission). Requires `tasks:READ`; answers only the caller's own decisions.",
       access: { permission: 'tasks:READ' },
       query: auditQuery,
       responses: { 200: { description: 'A page of decisions', schema: auditList }, 400: { description: 'Bad pagination or decision' } },

@@ -10,7 +10,9 @@ const uuid = (what: string) => z.uuid({ error: `${what} must be a UUID` });
 export const messageBody = z
   .object({
     text: z.string({ error: 'text is required' }).trim().min(1, 'text is required').max(2000, 'at most 2000 characters'),
-    conversation_id: uuid('conversation_id').optional().describe('continue this conversation (yours); a new UUID starts one with that id; omitted: a new one'),
+    conversation_id: uuid('conversation_id')
+      .optional()
+      .describe('continue this conversation (yours); a new UUID starts one with that id; omitted: a new one'),
     dataset_review_session_id: z
       .string()
       .trim()
@@ -24,7 +26,11 @@ export const messageBody = z
 export const intentView = z.object({
   domain: z.enum(['help', 'dashboards', 'datasets', 'tasks', 'git', 'unknown']),
   operation: z.string(),
-  entities: z.record(z.string(), z.unknown()).describe('as read from the text, then resolved (environment ids, dashboard ids and titles)'),
+  entities: z
+    .record(z.string(), z.unknown())
+    .describe(
+      'as read from the text (environment names, ids, titles, slugs, a search text, a message); `data.entities` holds them resolved (environment ids, dashboard ids and titles) once the operation ran or waits for confirmation',
+    ),
   confidence: z.number().min(0).max(1),
   risk_level: z.enum(['safe', 'low', 'medium', 'high']),
   requires_confirmation: z.boolean(),
@@ -106,7 +112,9 @@ export const messageList = z.object({
   has_next: z.boolean(),
 });
 
-export const deleteQuery = z.object({ hard: queryBoolean.optional().describe('true: delete the conversation and its messages; default: archive it') });
+export const deleteQuery = z.object({
+  hard: queryBoolean.optional().describe('true: delete the conversation and its messages; default: archive it'),
+});
 
 export const deleteAnswer = z.object({ conversation_id: z.string(), deleted: z.enum(['archived', 'hard']) });
 

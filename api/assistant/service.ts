@@ -30,7 +30,15 @@ import { DashboardService } from '../dashboards/service.ts';
 import { toTaskView } from '../tasks/schemas.ts';
 import type { BoundReviewSession, ReviewSessionBinder } from './binder.ts';
 import { ConversationMemory } from './cache.ts';
-import { checkRefs, Clarification, resolveDashboards, resolveDatasets, resolveEnvironment, type DashboardRef, type EnvRef } from './resolve.ts';
+import {
+  checkRefs,
+  Clarification,
+  resolveDashboards,
+  resolveDatasets,
+  resolveEnvironment,
+  type DashboardRef,
+  type EnvRef,
+} from './resolve.ts';
 import type { AnswerState } from './schemas.ts';
 
 const UPDATE_TIMEOUT_MS = 5_000;
@@ -132,7 +140,10 @@ export class AssistantService {
 
   // ---- messages ---------------------------------------------------------------------------
 
-  async message(principal: Principal, body: { text: string; conversation_id?: string; dataset_review_session_id?: string }): Promise<Answer> {
+  async message(
+    principal: Principal,
+    body: { text: string; conversation_id?: string; dataset_review_session_id?: string },
+  ): Promise<Answer> {
     const userId = this.userOf(principal);
     let session: BoundReviewSession | undefined;
     if (body.dataset_review_session_id) {
@@ -157,9 +168,15 @@ export class AssistantService {
     }
     if (parsed.intent.operation === 'unsupported') {
       // Refused before anything is stored: bad input changes nothing.
-      throw new AppError(400, 'unsupported_operation', 'Unsupported operation', unsupportedText(parsed.language, parsed.intent.entities.verb ?? ''), {
-        extra: { intent: parsed.intent },
-      });
+      throw new AppError(
+        400,
+        'unsupported_operation',
+        'Unsupported operation',
+        unsupportedText(parsed.language, parsed.intent.entities.verb ?? ''),
+        {
+          extra: { intent: parsed.intent },
+        },
+      );
     }
     const conv = await this.conversations.open(body.conversation_id, userId, body.text);
     if (!conv) throw new NotFoundError('Conversation', body.conversation_id);
@@ -172,7 +189,11 @@ export class AssistantService {
       if (!(err instanceof Clarification)) throw err;
       reply = { state: 'needs_clarification', text: err.message, data: err.data, incomplete: true };
     }
-    if (session) reply.data = { ...((reply.data as object | undefined) ?? {}), dataset_review_session: { id: session.id, version: session.version, ...session.metadata } };
+    if (session)
+      reply.data = {
+        ...((reply.data as object | undefined) ?? {}),
+        dataset_review_session: { id: session.id, version: session.version, ...session.metadata },
+      };
     if (reply.incomplete) this.memory.remember(conv.id, text);
     else this.memory.forget(conv.id);
 
@@ -199,7 +220,13 @@ export class AssistantService {
     };
   }
 
-  private async record(principal: Principal, decision: AuditDecision, intent: Intent, outcome: Record<string, unknown>, extra: { conversationId?: string | null; confirmationId?: string; taskId?: string } = {}) {
+  private async record(
+    principal: Principal,
+    decision: AuditDecision,
+    intent: Intent,
+    outcome: Record<string, unknown>,
+    extra: { conversationId?: string | null; confirmationId?: string; taskId?: string } = {},
+  ) {
     await this.audit.record({
       userId: principal.userId,
       username: principal.username,
@@ -251,8 +278,15 @@ export class AssistantService {
           lang === 'ru'
             ? `${where.name}: ${plural(lang, page.total, DASHBOARDS, 'dashboard')}${e.query ? ` по запросу ${q(lang, e.query)}` : ''}`
             : `${where.name}: ${plural(lang, page.total, DASHBOARDS, 'dashboard')}${e.query ? ` matching ${q(lang, e.query)}` : ''}`;
-        const text = [head + (items.length ? ':' : '.'), ...items.slice(0, 10).map((d) => `#${d.id} ${d.title}${d.slug ? ` (${d.slug})` : ''}`)].join('\n');
-        return executed(text, { env_id: where.id, total: page.total, items }, { env_id: where.id, total: page.total });
+        const text = [
+          head + (items.length ? ':' : '.'),
+          ...items.slice(0, 10).map((d) => `#${d.id} ${d.title}${d.slug ? ` (${d.slug})` : ''}`),
+        ].join('\n');
+        return executed(
+          text,
+          { env_id: where.id, total: page.total, items, entities: { ...e, environment: where } },
+          { env_id: where.id, total: page.total },
+        );
       }
       case 'datasets.list':
       case 'datasets.search': {
@@ -260,13 +294,22 @@ export class AssistantService {
         const res = await this.app.supersets.use(where.id, (client) =>
           client.listDatasets({ filters: e.query ? [{ col: 'table_name', opr: 'ct', value: e.query }] : [], page: 0, pageSize: LIST_SIZE }),
         );
-        const items = res.result.map((d) => ({ id: d.id, table_name: d.table_name, schema: d.schema ?? null, database: d.database?.database_name ?? null }));
+        const items = res.result.map((d) => ({
+          id: d.id,
+          table_name: d.table_name,
+          schema: d.schema ?? null,
+          database: d.database?.database_name ?? null,
+        }));
         const head =
           lang === 'ru'
             ? `${where.name}: ${plural(lang, res.count, DATASETS, 'dataset')}${e.query ? ` по запросу ${q(lang, e.query)}` : ''}`
             : `${where.name}: ${plural(lang, res.count, DATASETS, 'dataset')}${e.query ? ` matching ${q(lang, e.query)}` : ''}`;
         const text = [head + (items.length ? ':' : '.'), ...items.slice(0, 10).map((d) => `#${d.id} ${d.table_name}`)].join('\n');
-        return executed(text, { env_id: where.id, total: res.count, items }, { env_id: where.id, total: res.count });
+        return executed(
+          text,
+          { env_id: where.id, total: res.count, items, entities: { ...e, environment: where } },
+          { env_id: where.id, total: res.count },
+        );
       }
       case 'tasks.status':
       case 'tasks.logs': {
@@ -274,14 +317,24 @@ export class AssistantService {
         if (intent.operation === 'status') {
           const view = toTaskView(task, this.app.tasks.temporalUiUrl(task.id));
           const text = `${lang === 'ru' ? 'Задача' : 'Task'} ${task.id}${task.summary ? ` (${task.summary})` : ''}: ${task.status}${
-            task.progress && typeof task.progress === 'object' && 'message' in task.progress ? ` — ${String((task.progress as { message?: unknown }).message)}` : ''
+            task.progress && typeof task.progress === 'object' && 'message' in task.progress
+              ? ` — ${String((task.progress as { message?: unknown }).message)}`
+              : ''
           }`;
           return executed(text, { task: view }, { task_id: task.id, status: task.status });
         }
         const logs = await this.app.taskLogs.read(task.id, { limit: LOG_LINES });
-        const lines = logs.items.slice(-10).map((l) => `${String((l as { ts?: unknown }).ts ?? '')} ${(l as { level?: string }).level ?? ''} ${(l as { message?: string }).message ?? ''}`.trim());
+        const lines = logs.items
+          .slice(-10)
+          .map((l) =>
+            `${String((l as { ts?: unknown }).ts ?? '')} ${(l as { level?: string }).level ?? ''} ${(l as { message?: string }).message ?? ''}`.trim(),
+          );
         const text = [`${lang === 'ru' ? 'Логи задачи' : 'Logs of task'} ${task.id} (${task.status}):`, ...lines].join('\n');
-        return executed(text, { task_id: task.id, items: logs.items, has_more: logs.has_more }, { task_id: task.id, lines: logs.items.length });
+        return executed(
+          text,
+          { task_id: task.id, items: logs.items, has_more: logs.has_more },
+          { task_id: task.id, lines: logs.items.length },
+        );
       }
       case 'git.status': {
         const where = env(e.environment);
@@ -289,14 +342,20 @@ export class AssistantService {
         const statuses = [];
         for (const d of ds) statuses.push({ ...(await this.app.git.status(where.id, d.id)), dashboard_id: d.id, title: d.title });
         const text = statuses.map((s) => `#${s.dashboard_id} ${s.title}: ${(s as { status?: string }).status ?? ''}`).join('\n');
-        return executed(text, { env_id: where.id, items: statuses }, { env_id: where.id, dashboards: ds.map((d) => d.id) });
+        return executed(
+          text,
+          { env_id: where.id, items: statuses, entities: { ...e, environment: where, dashboards: ds } },
+          { env_id: where.id, dashboards: ds.map((d) => d.id) },
+        );
       }
       case 'dashboards.migrate': {
         const source = env(e.source_environment);
         const target = env(e.target_environment);
         if (source.id === target.id) {
           throw new Clarification(
-            lang === 'ru' ? 'Исходное и целевое окружения совпадают: укажите разные («из dev в prod»).' : 'The source and target environments are the same: name two ("from dev to prod").',
+            lang === 'ru'
+              ? 'Исходное и целевое окружения совпадают: укажите разные («из dev в prod»).'
+              : 'The source and target environments are the same: name two ("from dev to prod").',
             { invalid: 'target_environment' },
           );
         }
@@ -309,7 +368,14 @@ export class AssistantService {
           overwrite: true,
           dryRun: e.dry_run === true,
         };
-        const params = { source_env_id: source.id, target_env_id: target.id, dashboard_ids: input.dashboardIds, db_mappings: [], overwrite: true, dry_run: input.dryRun };
+        const params = {
+          source_env_id: source.id,
+          target_env_id: target.id,
+          dashboard_ids: input.dashboardIds,
+          db_mappings: [],
+          overwrite: true,
+          dry_run: input.dryRun,
+        };
         const resolved = { ...e, source_environment: source, target_environment: target, dashboards: ds };
         if (input.dryRun) {
           // Changes nothing: runs at once, as the direct route would.
@@ -351,11 +417,20 @@ export class AssistantService {
         if (!provider) {
           return {
             state: 'answered',
-            text: lang === 'ru' ? 'Не настроен ни один LLM-провайдер: попросите администратора добавить его.' : 'No LLM provider is configured: ask an administrator to add one.',
+            text:
+              lang === 'ru'
+                ? 'Не настроен ни один LLM-провайдер: попросите администратора добавить его.'
+                : 'No LLM provider is configured: ask an administrator to add one.',
           };
         }
         const language = e.language ?? lang;
-        const input: TaskInputOf<'llm_docs'> = { envId: where.id, datasetIds: sets.map((s) => s.id), providerId: provider.id, language, dashboardIds: [] };
+        const input: TaskInputOf<'llm_docs'> = {
+          envId: where.id,
+          datasetIds: sets.map((s) => s.id),
+          providerId: provider.id,
+          language,
+          dashboardIds: [],
+        };
         const names = sets.map((s) => `#${s.id} ${s.table_name}`).join(', ');
         const summary =
           lang === 'ru'
@@ -366,7 +441,12 @@ export class AssistantService {
           parsed,
           conversationId,
           summary,
-          { type: 'task', kind: 'llm_docs', input, params: { env_id: where.id, dataset_ids: input.datasetIds, llm_provider: provider.id, language } },
+          {
+            type: 'task',
+            kind: 'llm_docs',
+            input,
+            params: { env_id: where.id, dataset_ids: input.datasetIds, llm_provider: provider.id, language },
+          },
           { ...e, environment: where, datasets: sets },
         );
       }
@@ -377,11 +457,18 @@ export class AssistantService {
           lang === 'ru'
             ? `Закоммитить рабочую копию дашборда #${d.id} ${q(lang, d.title)} (${where.name}) с сообщением ${q(lang, e.message!)}.`
             : `Commit the working copy of dashboard #${d.id} ${q(lang, d.title)} (${where.name}) with the message ${q(lang, e.message!)}.`;
-        return this.askToConfirm(principal, parsed, conversationId, summary, { type: 'git_commit', envId: where.id, dashboardId: d.id, message: e.message! }, {
-          ...e,
-          environment: where,
-          dashboards: [d],
-        });
+        return this.askToConfirm(
+          principal,
+          parsed,
+          conversationId,
+          summary,
+          { type: 'git_commit', envId: where.id, dashboardId: d.id, message: e.message! },
+          {
+            ...e,
+            environment: where,
+            dashboards: [d],
+          },
+        );
       }
       case 'git.deploy': {
         const where = env(e.environment);
@@ -392,7 +479,8 @@ export class AssistantService {
         try {
           prepared = await this.app.git.prepareDeploy(where.id, d.id, target.id, commit);
         } catch (err) {
-          if (err instanceof AppError && (err.status === 404 || err.status === 400)) throw new Clarification(err.message, { error: err.code });
+          if (err instanceof AppError && (err.status === 404 || err.status === 400))
+            throw new Clarification(err.message, { error: err.code });
           throw err;
         }
         const input: TaskInputOf<'git_deploy'> = {
@@ -420,7 +508,14 @@ export class AssistantService {
             type: 'task',
             kind: 'git_deploy',
             input,
-            params: { env_id: where.id, target_env_id: target.id, dashboard_id: d.id, commit: prepared.commit, overwrite: true, db_mappings: [] },
+            params: {
+              env_id: where.id,
+              target_env_id: target.id,
+              dashboard_id: d.id,
+              commit: prepared.commit,
+              overwrite: true,
+              db_mappings: [],
+            },
           },
           { ...e, environment: where, target_environment: target, dashboards: [d], commit: prepared.commit },
         );
@@ -434,7 +529,9 @@ export class AssistantService {
     const ds = await resolveDashboards(lang, this.app.supersets, where.id, refs);
     if (ds.length !== 1) {
       throw new Clarification(
-        lang === 'ru' ? `Эта операция работает с одним дашбордом; выберите один: ${dashList(lang, ds)}.` : `This works on one dashboard; pick one: ${dashList(lang, ds)}.`,
+        lang === 'ru'
+          ? `Эта операция работает с одним дашбордом; выберите один: ${dashList(lang, ds)}.`
+          : `This works on one dashboard; pick one: ${dashList(lang, ds)}.`,
         { ambiguous: 'dashboard', candidates: ds },
       );
     }
@@ -526,11 +623,21 @@ export class AssistantService {
   }
 
   private expiredError(row: ConfirmationRow) {
-    return new AppError(400, 'confirmation_expired', 'Confirmation expired', `Confirmation ${row.id} expired at ${new Date(row.expires_at).toISOString()}; nothing was started. Send the command again.`);
+    return new AppError(
+      400,
+      'confirmation_expired',
+      'Confirmation expired',
+      `Confirmation ${row.id} expired at ${new Date(row.expires_at).toISOString()}; nothing was started. Send the command again.`,
+    );
   }
 
   private cancelledError(row: ConfirmationRow) {
-    return new AppError(400, 'confirmation_cancelled', 'Confirmation cancelled', `Confirmation ${row.id} was cancelled; nothing was started.`);
+    return new AppError(
+      400,
+      'confirmation_cancelled',
+      'Confirmation cancelled',
+      `Confirmation ${row.id} was cancelled; nothing was started.`,
+    );
   }
 
   private async owned(principal: Principal, id: string, verb: 'confirm' | 'cancel'): Promise<ConfirmationRow> {
@@ -556,7 +663,13 @@ export class AssistantService {
     const need = requirement(row.intent as unknown as Intent);
     const allowed = need.kind ? this.app.tasks.mayStart(need.kind, principal) : need.permission === null || can(principal, need.permission);
     if (!allowed) {
-      await this.record(principal, 'denied', row.intent as unknown as Intent, { reason: 'missing_permission', permission: need.permission }, { confirmationId: id });
+      await this.record(
+        principal,
+        'denied',
+        row.intent as unknown as Intent,
+        { reason: 'missing_permission', permission: need.permission },
+        { confirmationId: id },
+      );
       throw new ForbiddenError(`Confirming needs the permission ${need.permission}`);
     }
     const state = await this.updateWorkflow(id, CONFIRM_UPDATE);
@@ -609,11 +722,17 @@ export class AssistantService {
           ? `Подтверждено: ${row.summary}`
           : `Confirmed: ${row.summary}`;
     if (first) {
-      await this.record(principal, 'confirmed', intent, { summary: row.summary, ...(taskId ? { task_id: taskId } : { result }) }, {
-        conversationId: row.conversation_id,
-        confirmationId: row.id,
-        taskId: taskId ?? undefined,
-      });
+      await this.record(
+        principal,
+        'confirmed',
+        intent,
+        { summary: row.summary, ...(taskId ? { task_id: taskId } : { result }) },
+        {
+          conversationId: row.conversation_id,
+          confirmationId: row.id,
+          taskId: taskId ?? undefined,
+        },
+      );
       if (row.conversation_id) {
         const conv = await this.conversations.get(row.conversation_id);
         if (conv) {
@@ -631,16 +750,29 @@ export class AssistantService {
         }
       }
     }
-    return { confirmation_id: row.id, status: 'confirmed' as const, task_id: taskId, text, ...(result !== undefined ? { data: result } : {}) };
+    return {
+      confirmation_id: row.id,
+      status: 'confirmed' as const,
+      task_id: taskId,
+      text,
+      ...(result !== undefined ? { data: result } : {}),
+    };
   }
 
   async cancel(principal: Principal, id: string): Promise<{ confirmation_id: string; status: 'cancelled'; task_id: null; text: string }> {
     this.userOf(principal);
     const row = await this.owned(principal, id, 'cancel');
     const intent = row.intent as unknown as Intent & { language?: Language };
-    const text = intent.language === 'en' ? `Cancelled: ${row.summary} Nothing was started.` : `Отменено: ${row.summary} Ничего не запущено.`;
+    const text =
+      intent.language === 'en' ? `Cancelled: ${row.summary} Nothing was started.` : `Отменено: ${row.summary} Ничего не запущено.`;
     if (row.status === 'cancelled') return { confirmation_id: id, status: 'cancelled' as const, task_id: null, text };
-    if (row.status === 'confirmed') throw new AppError(409, 'confirmation_decided', 'Conflict', `Confirmation ${id} was already confirmed${row.task_id ? ` (task ${row.task_id})` : ''}`);
+    if (row.status === 'confirmed')
+      throw new AppError(
+        409,
+        'confirmation_decided',
+        'Conflict',
+        `Confirmation ${id} was already confirmed${row.task_id ? ` (task ${row.task_id})` : ''}`,
+      );
     if (row.status === 'expired' || new Date(row.expires_at).getTime() <= Date.now()) {
       await this.confirmations.expire(id);
       throw this.expiredError(row);
@@ -656,7 +788,15 @@ export class AssistantService {
     });
     if (!decided) return this.cancel(principal, id);
     if (row.conversation_id && (await this.conversations.get(row.conversation_id))) {
-      await this.conversations.addMessage({ conversationId: row.conversation_id, userId: row.user_id, role: 'assistant', text, state: 'answered', intent, confirmationId: id });
+      await this.conversations.addMessage({
+        conversationId: row.conversation_id,
+        userId: row.user_id,
+        role: 'assistant',
+        text,
+        state: 'answered',
+        intent,
+        confirmationId: id,
+      });
     }
     return { confirmation_id: id, status: 'cancelled' as const, task_id: null, text };
   }

@@ -64,7 +64,10 @@ export class AuditStore {
       return q;
     };
     const [rows, count] = await Promise.all([
-      base().orderBy('seq', 'desc').offset((page - 1) * pageSize).limit(pageSize),
+      base()
+        .orderBy('seq', 'desc')
+        .offset((page - 1) * pageSize)
+        .limit(pageSize),
       base().count<{ count: string }[]>('* as count'),
     ]);
     return { rows: rows as AuditRow[], total: Number(count[0]?.count ?? 0) };

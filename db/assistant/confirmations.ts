@@ -37,7 +37,9 @@ export class ConfirmationStore {
     this.knex = knex;
   }
 
-  async create(row: Pick<ConfirmationRow, 'id' | 'user_id' | 'username' | 'conversation_id' | 'intent' | 'summary' | 'action' | 'expires_at'>) {
+  async create(
+    row: Pick<ConfirmationRow, 'id' | 'user_id' | 'username' | 'conversation_id' | 'intent' | 'summary' | 'action' | 'expires_at'>,
+  ) {
     await this.knex('assistant_confirmations').insert({
       ...row,
       intent: JSON.stringify(row.intent),

@@ -101,7 +101,9 @@ export class ConversationStore {
       base()
         .select('assistant_conversations.*')
         .select(
-          this.knex.raw('(select count(*)::int from assistant_messages m where m.conversation_id = assistant_conversations.id) as message_count'),
+          this.knex.raw(
+            '(select count(*)::int from assistant_messages m where m.conversation_id = assistant_conversations.id) as message_count',
+          ),
         )
         .orderBy([
           { column: 'last_activity_at', order: 'desc' },
@@ -118,7 +120,10 @@ export class ConversationStore {
   async messages(conversationId: string, page: number, pageSize: number) {
     const base = () => this.knex<MessageRow>('assistant_messages').where({ conversation_id: conversationId });
     const [rows, count] = await Promise.all([
-      base().orderBy('seq', 'asc').offset((page - 1) * pageSize).limit(pageSize),
+      base()
+        .orderBy('seq', 'asc')
+        .offset((page - 1) * pageSize)
+        .limit(pageSize),
       base().count<{ count: string }[]>('* as count'),
     ]);
     return { rows: rows as MessageRow[], total: Number(count[0]?.count ?? 0) };

@@ -62,14 +62,7 @@ export interface Intent {
 }
 
 export type MissingParameter =
-  | 'environment'
-  | 'source_environment'
-  | 'target_environment'
-  | 'dashboards'
-  | 'datasets'
-  | 'query'
-  | 'task_id'
-  | 'message';
+  'environment' | 'source_environment' | 'target_environment' | 'dashboards' | 'datasets' | 'query' | 'task_id' | 'message';
 
 export interface ParseResult {
   intent: Intent;
@@ -156,7 +149,8 @@ export function parseCommand(text: string, context: ParseContext = {}): ParseRes
         ok = free(i + k) && (t.stem === p.words[k]!.stem || t.norm === p.words[k]!.norm);
       }
       if (!ok) continue;
-      for (let k = 0; k < n; k++) marks[i + k] = { kind: 'concept', concept: p.concept, typo: false, phrase: p.words.map((w) => w.norm).join(' ') };
+      for (let k = 0; k < n; k++)
+        marks[i + k] = { kind: 'concept', concept: p.concept, typo: false, phrase: p.words.map((w) => w.norm).join(' ') };
       i += n - 1;
       break;
     }
@@ -176,7 +170,8 @@ export function parseCommand(text: string, context: ParseContext = {}): ParseRes
     if (preps) marks[i] = { kind: 'prep', preps };
     else if (lex.messageMarkers.has(t.norm)) marks[i] = { kind: 'marker' };
     else if (lex.languageMarkers.has(t.norm)) marks[i] = { kind: 'lang', value: lex.languageMarkers.get(t.norm)! };
-    else if (/^\d{1,10}$/.test(t.norm) && Number(t.norm) > 0 && Number(t.norm) <= MAX_ID) marks[i] = { kind: 'number', value: Number(t.norm) };
+    else if (/^\d{1,10}$/.test(t.norm) && Number(t.norm) > 0 && Number(t.norm) <= MAX_ID)
+      marks[i] = { kind: 'number', value: Number(t.norm) };
     else if (COMMIT.test(t.norm)) marks[i] = { kind: 'commit' };
     else if (lex.envAliases.has(t.norm) || lex.envAliases.has(`stem:${t.stem}`))
       marks[i] = { kind: 'env', value: (lex.envAliases.get(t.norm) ?? lex.envAliases.get(`stem:${t.stem}`))! };
@@ -232,8 +227,7 @@ export function parseCommand(text: string, context: ParseContext = {}): ParseRes
   });
   const has = (c: Concept) => concepts.has(c);
   const taskIdIndex = marks.findIndex((m) => m?.kind === 'task_id');
-  const hasEntities =
-    taskIdIndex >= 0 || marks.some((m) => m?.kind === 'env' || m?.kind === 'number') || tokens.some((t) => t.quoted);
+  const hasEntities = taskIdIndex >= 0 || marks.some((m) => m?.kind === 'env' || m?.kind === 'number') || tokens.some((t) => t.quoted);
 
   let domain = 'unknown' as Domain;
   let operation = 'unknown' as Operation;
@@ -391,7 +385,9 @@ export function parseCommand(text: string, context: ParseContext = {}): ParseRes
   const missing = missingFor(domain, operation, entities);
   const risk = RISK[operation];
   const confidence =
-    operation === 'unknown' ? 0 : Math.max(0.5, Math.round((1 - 0.1 * typos - (inferred ? 0.15 : 0) - (missing.length ? 0.1 : 0)) * 100) / 100);
+    operation === 'unknown'
+      ? 0
+      : Math.max(0.5, Math.round((1 - 0.1 * typos - (inferred ? 0.15 : 0) - (missing.length ? 0.1 : 0)) * 100) / 100);
   return {
     intent: {
       domain,

@@ -74,9 +74,24 @@ export function unsupportedText(lang: Language, verb: string): string {
     : `The assistant does not do "${verb}". Ask "what can you do?".`;
 }
 
-export function notFoundText(lang: Language, what: 'environment' | 'dashboard' | 'dataset' | 'task', name: string, known?: string[]): string {
-  const ru = { environment: 'Окружение «%» не найдено', dashboard: 'Дашборд «%» не найден', dataset: 'Датасет «%» не найден', task: 'Задача «%» не найдена' }[what];
-  const en = { environment: 'Environment "%" not found', dashboard: 'Dashboard "%" not found', dataset: 'Dataset "%" not found', task: 'Task "%" not found' }[what];
+export function notFoundText(
+  lang: Language,
+  what: 'environment' | 'dashboard' | 'dataset' | 'task',
+  name: string,
+  known?: string[],
+): string {
+  const ru = {
+    environment: 'Окружение «%» не найдено',
+    dashboard: 'Дашборд «%» не найден',
+    dataset: 'Датасет «%» не найден',
+    task: 'Задача «%» не найдена',
+  }[what];
+  const en = {
+    environment: 'Environment "%" not found',
+    dashboard: 'Dashboard "%" not found',
+    dataset: 'Dataset "%" not found',
+    task: 'Task "%" not found',
+  }[what];
   const list = known?.length ? (lang === 'ru' ? ` Доступны: ${known.join(', ')}.` : ` Available: ${known.join(', ')}.`) : '';
   return `${(lang === 'ru' ? ru : en).replace('%', name)}.${list}`;
 }

@@ -38,7 +38,10 @@ beforeAll(async () => {
   operator2 = await createUserWithRoles(h, 'asst-operator2', ['Operator']);
   viewer = await createUserWithRoles(h, 'asst-viewer', ['Viewer']);
   releaser = await createUserWithRoles(h, 'asst-releaser', ['ReleaseManager']);
-  const role = await h.request('POST', '/api/admin/roles', { token: h.adminToken, json: { name: 'TalkOnly', permissions: ['assistant:USE'] } });
+  const role = await h.request('POST', '/api/admin/roles', {
+    token: h.adminToken,
+    json: { name: 'TalkOnly', permissions: ['assistant:USE'] },
+  });
   expect(role.status, role.text).toBe(201);
   talker = await createUserWithRoles(h, 'asst-talker', ['TalkOnly']);
 }, 120_000);
@@ -59,7 +62,10 @@ describe('answers by state', () => {
   it('answers a capabilities question in the language it was asked', async () => {
     const ru = await say(operator.token, 'что ты умеешь?');
     expect(ru.status, ru.text).toBe(200);
-    expect(ru.body).toMatchObject({ state: 'answered', intent: { domain: 'help', operation: 'capabilities', requires_confirmation: false } });
+    expect(ru.body).toMatchObject({
+      state: 'answered',
+      intent: { domain: 'help', operation: 'capabilities', requires_confirmation: false },
+    });
     expect(ru.body.text).toMatch(/Я понимаю команды/);
     const en = await say(operator.token, 'what can you do?');
     expect(en.body.text).toMatch(/I understand commands/);
@@ -75,7 +81,11 @@ describe('answers by state', () => {
 
   it('names a missing parameter in the language of the question, and a reply completes the command', async () => {
     const r = await say(operator.token, 'покажи дашборды');
-    expect(r.body).toMatchObject({ state: 'needs_clarification', intent: { domain: 'dashboards', operation: 'list' }, data: { missing: ['environment'] } });
+    expect(r.body).toMatchObject({
+      state: 'needs_clarification',
+      intent: { domain: 'dashboards', operation: 'list' },
+      data: { missing: ['environment'] },
+    });
     expect(r.body.text).toMatch(/окружение/);
     const en = await say(operator.token, 'migrate dashboard 5');
     expect(en.body.text).toMatch(/source environment.*target environment/);
@@ -156,7 +166,10 @@ describe('denied per role', () => {
   });
 
   it('is closed to a caller without assistant:USE, and the audit needs tasks:READ', async () => {
-    const role = await h.request('POST', '/api/admin/roles', { token: h.adminToken, json: { name: 'ReadsTasks', permissions: ['tasks:READ'] } });
+    const role = await h.request('POST', '/api/admin/roles', {
+      token: h.adminToken,
+      json: { name: 'ReadsTasks', permissions: ['tasks:READ'] },
+    });
     expect(role.status).toBe(201);
     const reader = await createUserWithRoles(h, 'asst-reader', ['ReadsTasks']);
     expect((await say(reader.token, 'help')).status).toBe(403);
@@ -185,7 +198,11 @@ describe('confirmations', () => {
 
     const other = await confirm(operator2.token, c.id);
     expect(other.status).toBe(403);
-    expect((await auditOf(operator2.token)).items[0]).toMatchObject({ decision: 'denied', confirmation_id: c.id, outcome: { reason: 'not_owner' } });
+    expect((await auditOf(operator2.token)).items[0]).toMatchObject({
+      decision: 'denied',
+      confirmation_id: c.id,
+      outcome: { reason: 'not_owner' },
+    });
 
     const [first, second] = await Promise.all([confirm(operator.token, c.id), confirm(operator.token, c.id)]);
     expect(first.status, first.text).toBe(200);
@@ -198,7 +215,10 @@ describe('confirmations', () => {
     expect(created.map((t) => t.id)).toEqual([first.body.task_id]);
     expect(created[0]).toMatchObject({ owner_username: 'asst-operator', params: { env_id: dev, dashboard_ids: [ops] } });
     await h.waitForTask(first.body.task_id);
-    await waitFor(async () => (await h.boot.context.temporal.workflow.getHandle(`assistant-confirmation-${c.id}`).describe()).status.name === 'COMPLETED');
+    await waitFor(
+      async () =>
+        (await h.boot.context.temporal.workflow.getHandle(`assistant-confirmation-${c.id}`).describe()).status.name === 'COMPLETED',
+    );
 
     const audit = await auditOf(operator.token, '?decision=confirmed');
     expect(audit.items.filter((a: any) => a.confirmation_id === c.id)).toEqual([
@@ -227,9 +247,13 @@ describe('confirmations', () => {
     const after = await confirm(operator.token, id);
     expect(after.status).toBe(400);
     expect(after.body.code).toBe('confirmation_cancelled');
-    expect((await tasksOf(h.adminToken)).some((t) => t.type === 'migration' && t.params.dashboard_ids?.includes(ops) && !t.params.dry_run)).toBe(false);
+    expect(
+      (await tasksOf(h.adminToken)).some((t) => t.type === 'migration' && t.params.dashboard_ids?.includes(ops) && !t.params.dry_run),
+    ).toBe(false);
     expect((await auditOf(operator.token, '?decision=cancelled')).items[0]).toMatchObject({ confirmation_id: id });
-    await waitFor(async () => (await h.boot.context.temporal.workflow.getHandle(`assistant-confirmation-${id}`).result()).state === 'cancelled');
+    await waitFor(
+      async () => (await h.boot.context.temporal.workflow.getHandle(`assistant-confirmation-${id}`).result()).state === 'cancelled',
+    );
   });
 
   it('re-checks permissions at confirm time', async () => {
@@ -254,7 +278,11 @@ describe('confirmations', () => {
     const task = await h.waitForTask(r.body.task_id);
     expect(task.params).toMatchObject({ dry_run: true, source_env_id: dev, target_env_id: prod });
     const status = await say(operator.token, `статус задачи ${r.body.task_id}`);
-    expect(status.body).toMatchObject({ state: 'executed', intent: { domain: 'tasks', operation: 'status' }, data: { task: { id: r.body.task_id } } });
+    expect(status.body).toMatchObject({
+      state: 'executed',
+      intent: { domain: 'tasks', operation: 'status' },
+      data: { task: { id: r.body.task_id } },
+    });
     const logs = await say(operator.token, `logs of task ${r.body.task_id}`);
     expect(logs.body.state).toBe('executed');
     expect(logs.body.data.items.length).toBeGreaterThan(0);
@@ -268,7 +296,10 @@ describe('confirmations', () => {
 describe('datasets and git through the assistant', () => {
   it('generate docs asks first, then starts an llm_docs task in the language of the question', async () => {
     const r = await say(operator.token, 'сгенерируй документацию для датасета orders в dev');
-    expect(r.body).toMatchObject({ state: 'awaiting_confirmation', intent: { domain: 'datasets', operation: 'generate_docs', entities: { language: 'ru' } } });
+    expect(r.body).toMatchObject({
+      state: 'awaiting_confirmation',
+      intent: { domain: 'datasets', operation: 'generate_docs', entities: { language: 'ru' } },
+    });
     expect(r.body.confirmation.summary).toMatch(/на русском.*1 датасета \(#\d+ orders\).*dev/);
     const c = await confirm(operator.token, r.body.confirmation.id);
     expect(c.status, c.text).toBe(200);
@@ -277,7 +308,10 @@ describe('datasets and git through the assistant', () => {
   });
 
   it('git status runs at once; a commit waits for confirmation and answers its result', async () => {
-    const pref = await h.request('PATCH', '/api/profile/preferences', { token: operator.token, json: { git_username: 'Op', git_email: 'op@example.com' } });
+    const pref = await h.request('PATCH', '/api/profile/preferences', {
+      token: operator.token,
+      json: { git_username: 'Op', git_email: 'op@example.com' },
+    });
     expect(pref.status, pref.text).toBe(200);
     const none = await say(operator.token, 'git статус дашборда "Ops board" в dev');
     expect(none.body).toMatchObject({ state: 'executed', intent: { domain: 'git', operation: 'status' } });
@@ -285,7 +319,10 @@ describe('datasets and git through the assistant', () => {
     const init = await h.request('POST', `/api/git/dashboards/${ops}/init`, { token: operator.token, json: { env_id: dev } });
     expect(init.status, init.text).toBe(200);
     const r = await say(operator.token, `закоммить дашборд ${ops} в dev с сообщением «assistant commit»`);
-    expect(r.body).toMatchObject({ state: 'awaiting_confirmation', intent: { operation: 'commit', entities: { message: 'assistant commit' } } });
+    expect(r.body).toMatchObject({
+      state: 'awaiting_confirmation',
+      intent: { operation: 'commit', entities: { message: 'assistant commit' } },
+    });
     expect(r.body.confirmation.summary).toMatch(/Ops board.*assistant commit/);
     const c = await confirm(operator.token, r.body.confirmation.id);
     expect(c.status, c.text).toBe(200);
@@ -293,7 +330,9 @@ describe('datasets and git through the assistant', () => {
     expect(c.body.data).toEqual(expect.objectContaining({ committed: expect.any(Boolean) }));
     const again = await confirm(operator.token, r.body.confirmation.id);
     expect(again.body.data).toEqual(c.body.data);
-    expect((await auditOf(operator.token, '?decision=confirmed')).items.filter((a: any) => a.confirmation_id === r.body.confirmation.id)).toHaveLength(1);
+    expect(
+      (await auditOf(operator.token, '?decision=confirmed')).items.filter((a: any) => a.confirmation_id === r.body.confirmation.id),
+    ).toHaveLength(1);
   });
 });
 
@@ -306,7 +345,10 @@ describe('expiry', () => {
   afterAll(async () => short?.close());
 
   it('after its lifetime a confirmation answers 400 and starts no task; the timer records the expiry once', async () => {
-    const r = await short.request('POST', '/api/assistant/messages', { token: short.adminToken, json: { text: 'сделай бэкап дашборда 1 в dev' } });
+    const r = await short.request('POST', '/api/assistant/messages', {
+      token: short.adminToken,
+      json: { text: 'сделай бэкап дашборда 1 в dev' },
+    });
     expect(r.body.state, r.text).toBe('awaiting_confirmation');
     const id = r.body.confirmation.id;
     const handle = short.boot.context.temporal.workflow.getHandle(`assistant-confirmation-${id}`);
@@ -335,11 +377,17 @@ describe('conversations', () => {
     // Nobody else sees them.
     const theirs = await h.request('GET', '/api/assistant/conversations', { token: operator.token });
     expect(theirs.body.items.some((c: any) => c.conversation_id === a.body.conversation_id)).toBe(false);
-    expect((await h.request('GET', `/api/assistant/conversations/${a.body.conversation_id}/messages`, { token: operator.token })).status).toBe(404);
+    expect(
+      (await h.request('GET', `/api/assistant/conversations/${a.body.conversation_id}/messages`, { token: operator.token })).status,
+    ).toBe(404);
     expect((await say(operator.token, 'help', { conversation_id: a.body.conversation_id })).status).toBe(404);
-    expect((await h.request('DELETE', `/api/assistant/conversations/${a.body.conversation_id}`, { token: operator.token })).status).toBe(404);
+    expect((await h.request('DELETE', `/api/assistant/conversations/${a.body.conversation_id}`, { token: operator.token })).status).toBe(
+      404,
+    );
 
-    const page = await h.request('GET', `/api/assistant/conversations/${a.body.conversation_id}/messages?page=2&page_size=3`, { token: viewer.token });
+    const page = await h.request('GET', `/api/assistant/conversations/${a.body.conversation_id}/messages?page=2&page_size=3`, {
+      token: viewer.token,
+    });
     expect(page.body).toMatchObject({ total: 4, page: 2, page_size: 3, has_next: false });
     expect(page.body.items.map((m: any) => m.role)).toEqual(['assistant']);
 
@@ -353,7 +401,9 @@ describe('conversations', () => {
 
     const hard = await h.request('DELETE', `/api/assistant/conversations/${b.body.conversation_id}?hard=true`, { token: viewer.token });
     expect(hard.body.deleted).toBe('hard');
-    expect((await h.request('GET', `/api/assistant/conversations/${b.body.conversation_id}/messages`, { token: viewer.token })).status).toBe(404);
+    expect(
+      (await h.request('GET', `/api/assistant/conversations/${b.body.conversation_id}/messages`, { token: viewer.token })).status,
+    ).toBe(404);
   });
 
   it('keeps each user to their own audit, newest first and paginated', async () => {

@@ -20,7 +20,11 @@ run('assistant: migration a → b from a Russian command', () => {
     b = await client('b');
     const dir = path.join(inject('runDir'), P);
     src = await buildSource(a, P, dir, { dashboards: 1 });
-    const targetDb = await createSqliteDatabase(b, { name: `${P}_warehouse`, path: path.join(dir, `${P}-b.db`), tables: prefixedTables(P) });
+    const targetDb = await createSqliteDatabase(b, {
+      name: `${P}_warehouse`,
+      path: path.join(dir, `${P}-b.db`),
+      tables: prefixedTables(P),
+    });
     envA = await registerEnvironment(h, 'a', `${P}-dev`);
     const envB = await registerEnvironment(h, 'b', `${P}-prod`);
     const r = await h.request('PUT', `/api/environments/${envA}/db-mappings/${envB}`, {
@@ -63,7 +67,10 @@ run('assistant: migration a → b from a Russian command', () => {
     expect(there.dashboard_title).toBe(d.title);
 
     // Asking about it in Russian reads the same task.
-    const status = await h.request('POST', '/api/assistant/messages', { token: h.adminToken, json: { text: `статус задачи ${c.body.task_id}` } });
+    const status = await h.request('POST', '/api/assistant/messages', {
+      token: h.adminToken,
+      json: { text: `статус задачи ${c.body.task_id}` },
+    });
     expect(status.body).toMatchObject({ state: 'executed', data: { task: { id: c.body.task_id, status: 'SUCCEEDED' } } });
   }, 240_000);
 });

@@ -16,7 +16,10 @@ interface Case {
 
 const DIR = join(import.meta.dirname, 'corpus');
 const files = readdirSync(DIR).filter((f) => f.endsWith('.json'));
-const corpora = files.map((f) => ({ file: f, ...(JSON.parse(readFileSync(join(DIR, f), 'utf8')) as { environments: KnownEnvironment[]; cases: Case[] }) }));
+const corpora = files.map((f) => ({
+  file: f,
+  ...(JSON.parse(readFileSync(join(DIR, f), 'utf8')) as { environments: KnownEnvironment[]; cases: Case[] }),
+}));
 
 describe('assistant parser corpus', () => {
   it('holds at least 300 phrasings in Russian and English', () => {
@@ -39,7 +42,11 @@ describe('assistant parser corpus', () => {
         if (c.language) expect(r.language).toBe(c.language);
         // Every result carries the whole intent shape.
         expect(r.intent).toEqual(
-          expect.objectContaining({ confidence: expect.any(Number), risk_level: expect.any(String), requires_confirmation: expect.any(Boolean) }),
+          expect.objectContaining({
+            confidence: expect.any(Number),
+            risk_level: expect.any(String),
+            requires_confirmation: expect.any(Boolean),
+          }),
         );
       });
     });
@@ -47,7 +54,8 @@ describe('assistant parser corpus', () => {
 
   it('gives the same intent for the same text every time', () => {
     const envs = corpora[0]!.environments;
-    for (const c of corpora[0]!.cases.slice(0, 50)) expect(parseCommand(c.text, { environments: envs })).toEqual(parseCommand(c.text, { environments: envs }));
+    for (const c of corpora[0]!.cases.slice(0, 50))
+      expect(parseCommand(c.text, { environments: envs })).toEqual(parseCommand(c.text, { environments: envs }));
   });
 
   it('asks for confirmation exactly for the risky operations', () => {
