@@ -44,6 +44,7 @@ import type { AnswerState } from './schemas.ts';
 const UPDATE_TIMEOUT_MS = 5_000;
 const LIST_SIZE = 25;
 const LOG_LINES = 50;
+const DASHBOARD_LOOKUP_MS = 5_000;
 
 export interface Answer {
   conversation_id: string;
@@ -429,7 +430,10 @@ export class AssistantService {
           datasetIds: sets.map((s) => s.id),
           providerId: provider.id,
           language,
-          dashboardIds: [],
+          dashboardIds: await this.dashboardsUsing(
+            where.id,
+            sets.map((s) => s.id),
+          ),
         };
         const names = sets.map((s) => `#${s.id} ${s.table_name}`).join(', ');
         const summary =
@@ -536,6 +540,30 @@ export class AssistantService {
       );
     }
     return ds[0]!;
+  }
+
+  /**
+   * The dashboards using the datasets, so the task shows in their history, as the direct route
+   * does: best effort and bounded in time.
+   */
+  private async dashboardsUsing(envId: string, datasetIds: number[]): Promise<number[]> {
+    const lookup = Promise.all(
+      datasetIds.map((id) =>
+        this.app.supersets
+          .use(envId, (client) => client.datasetRelatedObjects(id))
+          .then(
+            (r) => r.dashboards.map((d) => d.id),
+            () => [] as number[],
+          ),
+      ),
+    ).then((lists) => [...new Set(lists.flat())].sort((a, b) => a - b));
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<number[]>((resolve) => (timer = setTimeout(() => resolve([]), DASHBOARD_LOOKUP_MS)));
+    try {
+      return await Promise.race([lookup, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private async llmProvider(): Promise<{ id: string; name: string } | undefined> {
