@@ -32,7 +32,8 @@ export async function assistantConfirmationWorkflow(input: AssistantConfirmation
     if (state === 'pending') state = 'cancelled';
     return state;
   });
-  const waitMs = Math.max(0, Date.parse(input.expiresAt) - Date.now());
+  // At least 1 ms: a timeout of 0 would mean no timeout at all.
+  const waitMs = Math.max(1, Date.parse(input.expiresAt) - Date.now());
   const decided = await condition(() => state !== 'pending', waitMs);
   if (!decided) {
     state = 'expired';

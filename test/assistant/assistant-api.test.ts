@@ -211,6 +211,9 @@ describe('confirmations', () => {
     expect(second.body.task_id).toBe(first.body.task_id);
     const third = await confirm(operator.token, c.id);
     expect(third.body.task_id).toBe(first.body.task_id);
+    const late = await cancel(operator.token, c.id);
+    expect(late.status).toBe(409);
+    expect(late.body.code).toBe('confirmation_decided');
     const created = (await tasksOf(h.adminToken)).filter((t) => t.type === 'backup');
     expect(created.map((t) => t.id)).toEqual([first.body.task_id]);
     expect(created[0]).toMatchObject({ owner_username: 'asst-operator', params: { env_id: dev, dashboard_ids: [ops] } });
@@ -358,6 +361,9 @@ describe('expiry', () => {
     const c = await short.request('POST', `/api/assistant/confirmations/${id}/confirm`, { token: short.adminToken });
     expect(c.status).toBe(400);
     expect(c.body.code).toBe('confirmation_expired');
+    const k = await short.request('POST', `/api/assistant/confirmations/${id}/cancel`, { token: short.adminToken });
+    expect(k.status).toBe(400);
+    expect(k.body.code).toBe('confirmation_expired');
     expect((await short.request('GET', '/api/tasks', { token: short.adminToken })).body.total).toBe(0);
     expect((await short.request('GET', '/api/assistant/audit?decision=expired', { token: short.adminToken })).body.total).toBe(1);
   });
