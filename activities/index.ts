@@ -1,3 +1,4 @@
+import { createAssistantActivities } from './assistant/index.ts';
 import { createBackupActivities } from './backups/index.ts';
 import { createCleanReleaseActivities } from './clean-release/index.ts';
 import { createDatasetLaunchActivities } from './dataset-launch/index.ts';
@@ -23,6 +24,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createLlmDocsActivities(deps),
     ...createCleanReleaseActivities(deps),
     ...createDatasetLaunchActivities(deps),
+    ...createAssistantActivities(deps),
   };
 }
 

@@ -7,6 +7,7 @@ import { Writable } from 'node:stream';
 import type { Middleware } from 'koa';
 import { koaBody } from 'koa-body';
 import { apiKeyRoutes } from './admin/api-keys.routes.ts';
+import { assistantRoutes } from './assistant/routes.ts';
 import { groupMappingRoutes } from './admin/group-mappings.routes.ts';
 import { llmProviderRoutes } from './admin/llm-providers.routes.ts';
 import { roleRoutes } from './admin/roles.routes.ts';
@@ -65,6 +66,7 @@ export function allRoutes(app: AppContext): AnyRoute[] {
     ...approvalRoutes(app),
     ...gitRoutes(app),
     ...cleanReleaseRoutes(app),
+    ...assistantRoutes(app),
   ];
 }
 

@@ -5,6 +5,7 @@ import type { Config } from '../lib/config.ts';
 import type { Keyring } from '../lib/crypto.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { ApiKeyService } from './admin/api-keys.service.ts';
+import type { ReviewSessionBinder } from './assistant/binder.ts';
 import type { GroupMappingService } from './admin/group-mappings.service.ts';
 import type { RoleService } from './admin/roles.service.ts';
 import type { UserService } from './admin/users.service.ts';
@@ -47,4 +48,6 @@ export interface AppContext {
   git: GitService;
   /** The way to an environment's Superset: look-up, pooled client, failures mapped to 404/503. */
   supersets: Supersets;
+  /** Binds assistant messages to dataset review sessions; absent until dataset review provides it. */
+  assistantReviewSessions?: ReviewSessionBinder;
 }

@@ -102,6 +102,8 @@ const schema = z.object({
     .pipe(z.number({ error: 'must be a whole number of days' }).int('must be a whole number of days').min(1, 'must be at least 1').optional()),
   /** Dashboard working copies (one git repository per dashboard UUID); default `<SWITCHYARD_DATA_DIR>/git`. */
   GIT_REPOS_DIR: optionalString,
+  /** How long an assistant confirmation waits for its owner (10 minutes). */
+  ASSISTANT_CONFIRMATION_TTL_SECONDS: z.coerce.number().int().min(1).max(24 * 3600).default(600),
   /** How long a deploy into a protected environment waits for approval before it ends CANCELLED. */
   GIT_DEPLOY_APPROVAL_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(30 * 24 * 3600).default(24 * 3600),
   /** Most a dashboard bundle may unpack to (MiB); a bigger one fails its dashboard instead of filling the worker's memory. */

@@ -7,3 +7,4 @@ export { mapColumnsWorkflow } from './map-columns.ts';
 export { llmDocsWorkflow } from './llm-docs.ts';
 export { releaseWorkflow, releasePublishWorkflow, releaseCheckWorkflow } from './release.ts';
 export { datasetLaunchWorkflow } from './dataset-launch.ts';
+export { assistantConfirmationWorkflow } from './assistant-confirmation.ts';

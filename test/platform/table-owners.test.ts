@@ -45,6 +45,10 @@ const OWNERS: Record<string, string[]> = {
   review_clarifications: ['db/dataset-review/clarifications.ts'],
   review_dictionaries: ['db/dataset-review/dictionaries.ts'],
   review_dictionary_versions: ['db/dataset-review/dictionaries.ts'],
+  assistant_conversations: ['db/assistant/conversations.ts'],
+  assistant_messages: ['db/assistant/conversations.ts'],
+  assistant_confirmations: ['db/assistant/confirmations.ts'],
+  assistant_audit: ['db/assistant/audit.ts'],
 };
 
 const names = Object.keys(OWNERS).join('|');

@@ -1,0 +1,913 @@
+/**
+ * The assistant: a second way in to what the other routes do. A message is parsed
+ * (lib/assistant/parser.ts), checked against the caller's own permissions, its names resolved
+ * against what the caller can see, and then answered: read-only operations run at once through
+ * the same services as their routes; risky ones become a confirmation (a row and a workflow that
+ * waits for the owner's `confirm` or `cancel` update, or expires). Confirming starts the task
+ * through the same task service and registry as the direct route, under an idempotency key, so
+ * confirming twice never starts two tasks.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  ASSISTANT_CONFIRMATION_WORKFLOW,
+  CANCEL_UPDATE,
+  CONFIRM_UPDATE,
+  confirmationWorkflowId,
+  type AssistantConfirmationInput,
+  type ConfirmationState,
+} from '../../contracts/assistant.ts';
+import { TASK_KINDS, type TaskInputOf, type TaskKindName } from '../../contracts/task-kinds.ts';
+import { AuditStore, type AuditDecision } from '../../db/assistant/audit.ts';
+import { ConfirmationStore, type ConfirmationRow, type PlannedAction } from '../../db/assistant/confirmations.ts';
+import { ConversationStore } from '../../db/assistant/conversations.ts';
+import { DEFAULT_PROVIDER_ID, LlmProviderStore } from '../../db/llm-providers/store.ts';
+import { parseCommand, type Intent, type Language, type ParseResult } from '../../lib/assistant/parser.ts';
+import { confirmPrompt, deniedText, helpText, missingText, notFoundText, unknownText, unsupportedText } from '../../lib/assistant/texts.ts';
+import { AppError, ForbiddenError, NotFoundError } from '../../lib/errors.ts';
+import { can, type Principal } from '../auth/principal.ts';
+import type { AppContext } from '../context.ts';
+import { DashboardService } from '../dashboards/service.ts';
+import { toTaskView } from '../tasks/schemas.ts';
+import type { BoundReviewSession, ReviewSessionBinder } from './binder.ts';
+import { ConversationMemory } from './cache.ts';
+import {
+  checkRefs,
+  Clarification,
+  resolveDashboards,
+  resolveDatasets,
+  resolveEnvironment,
+  type DashboardRef,
+  type EnvRef,
+} from './resolve.ts';
+import type { AnswerState } from './schemas.ts';
+
+const UPDATE_TIMEOUT_MS = 5_000;
+const LIST_SIZE = 25;
+const LOG_LINES = 50;
+const DASHBOARD_LOOKUP_MS = 5_000;
+
+export interface Answer {
+  conversation_id: string;
+  message_id: string;
+  state: AnswerState;
+  intent: Intent;
+  text: string;
+  confirmation?: { id: string; expires_at: string; summary: string };
+  task_id?: string;
+  data?: unknown;
+}
+
+interface Reply {
+  state: AnswerState;
+  text: string;
+  data?: unknown;
+  confirmation?: Answer['confirmation'];
+  taskId?: string;
+  /** Keep the command for a follow-up message that completes it. */
+  incomplete?: boolean;
+}
+
+/** The permission an operation needs (null: none beyond using the assistant), and the task kind it starts. */
+function requirement(intent: Intent): { permission: string | null; kind?: TaskKindName } {
+  const key = `${intent.domain}.${intent.operation}`;
+  switch (key) {
+    case 'dashboards.list':
+    case 'dashboards.search':
+      return { permission: 'dashboards:READ' };
+    case 'datasets.list':
+    case 'datasets.search':
+      return { permission: 'datasets:READ' };
+    case 'dashboards.migrate':
+      return { permission: TASK_KINDS.migration.permission, kind: 'migration' };
+    case 'dashboards.backup':
+      return { permission: TASK_KINDS.backup.permission, kind: 'backup' };
+    case 'datasets.generate_docs':
+      return { permission: TASK_KINDS.llm_docs.permission, kind: 'llm_docs' };
+    case 'git.deploy':
+      return { permission: TASK_KINDS.git_deploy.permission, kind: 'git_deploy' };
+    case 'git.status':
+      return { permission: 'git:READ' };
+    case 'git.commit':
+      return { permission: 'git:WRITE' };
+    default:
+      return { permission: null };
+  }
+}
+
+const plural = (lang: Language, n: number, ru: [string, string, string], en: string) => {
+  if (lang === 'en') return `${n} ${en}${n === 1 ? '' : 's'}`;
+  const mod10 = n % 10;
+  const mod100 = n % 100;
+  const form = mod10 === 1 && mod100 !== 11 ? ru[0] : mod10 >= 2 && mod10 <= 4 && (mod100 < 12 || mod100 > 14) ? ru[1] : ru[2];
+  return `${n} ${form}`;
+};
+const DASHBOARDS: [string, string, string] = ['дашборд', 'дашборда', 'дашбордов'];
+/** Genitive ("копию 1 дашборда", "копию 3 дашбордов"). */
+const DASHBOARDS_OF: [string, string, string] = ['дашборда', 'дашбордов', 'дашбордов'];
+const DATASETS_OF: [string, string, string] = ['датасета', 'датасетов', 'датасетов'];
+const DATASETS: [string, string, string] = ['датасет', 'датасета', 'датасетов'];
+const q = (lang: Language, s: string) => (lang === 'ru' ? `«${s}»` : `"${s}"`);
+const dashList = (lang: Language, ds: DashboardRef[]) => ds.map((d) => `#${d.id} ${q(lang, d.title)}`).join(', ');
+
+export class AssistantService {
+  private readonly app: AppContext;
+  private readonly conversations: ConversationStore;
+  private readonly confirmations: ConfirmationStore;
+  private readonly audit: AuditStore;
+  private readonly providers: LlmProviderStore;
+  private readonly dashboards: DashboardService;
+  private readonly binder?: ReviewSessionBinder;
+  readonly memory = new ConversationMemory();
+
+  constructor(app: AppContext, binder?: ReviewSessionBinder) {
+    this.app = app;
+    this.conversations = new ConversationStore(app.knex);
+    this.confirmations = new ConfirmationStore(app.knex);
+    this.audit = new AuditStore(app.knex);
+    this.providers = new LlmProviderStore(app.knex);
+    this.dashboards = new DashboardService({ profiles: app.profiles, supersets: app.supersets });
+    this.binder = binder;
+  }
+
+  private userOf(principal: Principal): string {
+    if (!principal.userId) throw new ForbiddenError('The assistant answers users; this API key has no user behind it');
+    return principal.userId;
+  }
+
+  private async environments(): Promise<EnvRef[]> {
+    const { rows } = await this.app.environmentStore.list(1, 1000);
+    return rows.map((r) => ({ id: r.id, name: r.name }));
+  }
+
+  // ---- messages ---------------------------------------------------------------------------
+
+  async message(
+    principal: Principal,
+    body: { text: string; conversation_id?: string; dataset_review_session_id?: string },
+  ): Promise<Answer> {
+    const userId = this.userOf(principal);
+    let session: BoundReviewSession | undefined;
+    if (body.dataset_review_session_id) {
+      session = this.binder ? await this.binder.load(body.dataset_review_session_id, principal) : undefined;
+      if (!session) throw new NotFoundError('Dataset review session', body.dataset_review_session_id);
+    }
+    if (body.conversation_id) {
+      const existing = await this.conversations.get(body.conversation_id);
+      if (existing && existing.user_id !== userId) throw new NotFoundError('Conversation', body.conversation_id);
+    }
+    const envs = await this.environments();
+    let text = body.text;
+    let parsed = parseCommand(text, { environments: envs });
+    // A reply to a question ("из dev в prod") completes the command that asked it.
+    const pending = body.conversation_id ? this.memory.recall(body.conversation_id) : undefined;
+    if (pending && (parsed.intent.operation === 'unknown' || parsed.intent.domain === 'help')) {
+      const combined = parseCommand(`${pending} ${text}`, { environments: envs });
+      if (combined.intent.operation !== 'unknown') {
+        parsed = combined;
+        text = `${pending} ${text}`;
+      }
+    }
+    if (parsed.intent.operation === 'unsupported') {
+      // Refused before anything is stored: bad input changes nothing.
+      throw new AppError(
+        400,
+        'unsupported_operation',
+        'Unsupported operation',
+        unsupportedText(parsed.language, parsed.intent.entities.verb ?? ''),
+        {
+          extra: { intent: parsed.intent },
+        },
+      );
+    }
+    const conv = await this.conversations.open(body.conversation_id, userId, body.text);
+    if (!conv) throw new NotFoundError('Conversation', body.conversation_id);
+    await this.conversations.addMessage({ conversationId: conv.id, userId, role: 'user', text: body.text, intent: parsed.intent });
+
+    let reply: Reply;
+    try {
+      reply = await this.decide(principal, parsed, conv.id, envs);
+    } catch (err) {
+      if (!(err instanceof Clarification)) throw err;
+      reply = { state: 'needs_clarification', text: err.message, data: err.data, incomplete: true };
+    }
+    if (session)
+      reply.data = {
+        ...((reply.data as object | undefined) ?? {}),
+        dataset_review_session: { id: session.id, version: session.version, ...session.metadata },
+      };
+    if (reply.incomplete) this.memory.remember(conv.id, text);
+    else this.memory.forget(conv.id);
+
+    const msg = await this.conversations.addMessage({
+      conversationId: conv.id,
+      userId,
+      role: 'assistant',
+      text: reply.text,
+      state: reply.state,
+      intent: parsed.intent,
+      data: reply.data,
+      confirmationId: reply.confirmation?.id ?? null,
+      taskId: reply.taskId ?? null,
+    });
+    return {
+      conversation_id: conv.id,
+      message_id: msg.id,
+      state: reply.state,
+      intent: parsed.intent,
+      text: reply.text,
+      ...(reply.confirmation ? { confirmation: reply.confirmation } : {}),
+      ...(reply.taskId ? { task_id: reply.taskId } : {}),
+      ...(reply.data !== undefined ? { data: reply.data } : {}),
+    };
+  }
+
+  private async record(
+    principal: Principal,
+    decision: AuditDecision,
+    intent: Intent,
+    outcome: Record<string, unknown>,
+    extra: { conversationId?: string | null; confirmationId?: string; taskId?: string } = {},
+  ) {
+    await this.audit.record({
+      userId: principal.userId,
+      username: principal.username,
+      decision,
+      intent: intent as unknown as Intent & Record<string, unknown>,
+      outcome,
+      conversationId: extra.conversationId ?? null,
+      confirmationId: extra.confirmationId ?? null,
+      taskId: extra.taskId ?? null,
+    });
+  }
+
+  private async decide(principal: Principal, parsed: ParseResult, conversationId: string, envs: EnvRef[]): Promise<Reply> {
+    const { intent, language: lang, missing } = parsed;
+    const e = intent.entities;
+    if (intent.operation === 'unknown') return { state: 'needs_clarification', text: unknownText(lang), data: { intent: 'unknown' } };
+    if (intent.domain === 'help') return { state: 'answered', text: helpText(lang) };
+
+    const need = requirement(intent);
+    const allowed = need.kind ? this.app.tasks.mayStart(need.kind, principal) : need.permission === null || can(principal, need.permission);
+    if (!allowed) {
+      await this.record(principal, 'denied', intent, { permission: need.permission, reason: 'missing_permission' }, { conversationId });
+      return { state: 'denied', text: deniedText(lang, need.permission!), data: { permission: need.permission } };
+    }
+    if (missing.length) return { state: 'needs_clarification', text: missingText(lang, missing), data: { missing }, incomplete: true };
+
+    const env = (m: string | undefined) => resolveEnvironment(lang, m!, envs);
+    if (e.query) checkRefs(lang, [e.query]);
+    const executed = async (text: string, data: unknown, outcome: Record<string, unknown>): Promise<Reply> => {
+      await this.record(principal, 'executed', intent, outcome, { conversationId });
+      return { state: 'executed', text, data };
+    };
+
+    switch (`${intent.domain}.${intent.operation}`) {
+      case 'dashboards.list':
+      case 'dashboards.search': {
+        const where = env(e.environment);
+        const page = await this.dashboards.list({
+          envId: where.id,
+          page: 1,
+          pageSize: LIST_SIZE,
+          search: e.query,
+          overrideShowAll: false,
+          pageContext: e.query ? 'other' : 'dashboards_main',
+          principal,
+        });
+        const items = page.items.map((d) => ({ id: d.id, title: d.title, slug: d.slug, url: d.url }));
+        const head =
+          lang === 'ru'
+            ? `${where.name}: ${plural(lang, page.total, DASHBOARDS, 'dashboard')}${e.query ? ` по запросу ${q(lang, e.query)}` : ''}`
+            : `${where.name}: ${plural(lang, page.total, DASHBOARDS, 'dashboard')}${e.query ? ` matching ${q(lang, e.query)}` : ''}`;
+        const text = [
+          head + (items.length ? ':' : '.'),
+          ...items.slice(0, 10).map((d) => `#${d.id} ${d.title}${d.slug ? ` (${d.slug})` : ''}`),
+        ].join('\n');
+        return executed(
+          text,
+          { env_id: where.id, total: page.total, items, entities: { ...e, environment: where } },
+          { env_id: where.id, total: page.total },
+        );
+      }
+      case 'datasets.list':
+      case 'datasets.search': {
+        const where = env(e.environment);
+        const res = await this.app.supersets.use(where.id, (client) =>
+          client.listDatasets({ filters: e.query ? [{ col: 'table_name', opr: 'ct', value: e.query }] : [], page: 0, pageSize: LIST_SIZE }),
+        );
+        const items = res.result.map((d) => ({
+          id: d.id,
+          table_name: d.table_name,
+          schema: d.schema ?? null,
+          database: d.database?.database_name ?? null,
+        }));
+        const head =
+          lang === 'ru'
+            ? `${where.name}: ${plural(lang, res.count, DATASETS, 'dataset')}${e.query ? ` по запросу ${q(lang, e.query)}` : ''}`
+            : `${where.name}: ${plural(lang, res.count, DATASETS, 'dataset')}${e.query ? ` matching ${q(lang, e.query)}` : ''}`;
+        const text = [head + (items.length ? ':' : '.'), ...items.slice(0, 10).map((d) => `#${d.id} ${d.table_name}`)].join('\n');
+        return executed(
+          text,
+          { env_id: where.id, total: res.count, items, entities: { ...e, environment: where } },
+          { env_id: where.id, total: res.count },
+        );
+      }
+      case 'tasks.status':
+      case 'tasks.logs': {
+        const task = await this.findTask(principal, lang, e.task_id, e.latest === true);
+        if (intent.operation === 'status') {
+          const view = toTaskView(task, this.app.tasks.temporalUiUrl(task.id));
+          const text = `${lang === 'ru' ? 'Задача' : 'Task'} ${task.id}${task.summary ? ` (${task.summary})` : ''}: ${task.status}${
+            task.progress && typeof task.progress === 'object' && 'message' in task.progress
+              ? ` — ${String((task.progress as { message?: unknown }).message)}`
+              : ''
+          }`;
+          return executed(text, { task: view }, { task_id: task.id, status: task.status });
+        }
+        const logs = await this.app.taskLogs.read(task.id, { limit: LOG_LINES });
+        const lines = logs.items
+          .slice(-10)
+          .map((l) =>
+            `${String((l as { ts?: unknown }).ts ?? '')} ${(l as { level?: string }).level ?? ''} ${(l as { message?: string }).message ?? ''}`.trim(),
+          );
+        const text = [`${lang === 'ru' ? 'Логи задачи' : 'Logs of task'} ${task.id} (${task.status}):`, ...lines].join('\n');
+        return executed(
+          text,
+          { task_id: task.id, items: logs.items, has_more: logs.has_more },
+          { task_id: task.id, lines: logs.items.length },
+        );
+      }
+      case 'git.status': {
+        const where = env(e.environment);
+        const ds = await resolveDashboards(lang, this.app.supersets, where.id, e.dashboards!);
+        const statuses = [];
+        for (const d of ds) statuses.push({ ...(await this.app.git.status(where.id, d.id)), dashboard_id: d.id, title: d.title });
+        const text = statuses.map((s) => `#${s.dashboard_id} ${s.title}: ${(s as { status?: string }).status ?? ''}`).join('\n');
+        return executed(
+          text,
+          { env_id: where.id, items: statuses, entities: { ...e, environment: where, dashboards: ds } },
+          { env_id: where.id, dashboards: ds.map((d) => d.id) },
+        );
+      }
+      case 'dashboards.migrate': {
+        const source = env(e.source_environment);
+        const target = env(e.target_environment);
+        if (source.id === target.id) {
+          throw new Clarification(
+            lang === 'ru'
+              ? 'Исходное и целевое окружения совпадают: укажите разные («из dev в prod»).'
+              : 'The source and target environments are the same: name two ("from dev to prod").',
+            { invalid: 'target_environment' },
+          );
+        }
+        const ds = await resolveDashboards(lang, this.app.supersets, source.id, e.dashboards!);
+        const input: TaskInputOf<'migration'> = {
+          sourceEnvId: source.id,
+          targetEnvId: target.id,
+          dashboardIds: ds.map((d) => d.id),
+          dbMappings: [],
+          overwrite: true,
+          dryRun: e.dry_run === true,
+        };
+        const params = {
+          source_env_id: source.id,
+          target_env_id: target.id,
+          dashboard_ids: input.dashboardIds,
+          db_mappings: [],
+          overwrite: true,
+          dry_run: input.dryRun,
+        };
+        const resolved = { ...e, source_environment: source, target_environment: target, dashboards: ds };
+        if (input.dryRun) {
+          // Changes nothing: runs at once, as the direct route would.
+          const { task } = await this.app.tasks.create({ kind: 'migration', input, params, owner: principal });
+          await this.record(principal, 'executed', intent, { task_id: task.id }, { conversationId, taskId: task.id });
+          const text =
+            lang === 'ru'
+              ? `Запущен пробный перенос ${plural(lang, ds.length, DASHBOARDS, 'dashboard')} (${dashList(lang, ds)}) из ${source.name} в ${target.name}: ничего не меняется. Задача ${task.id}.`
+              : `Started a dry run migrating ${plural(lang, ds.length, DASHBOARDS, 'dashboard')} (${dashList(lang, ds)}) from ${source.name} to ${target.name}: nothing changes. Task ${task.id}.`;
+          return { state: 'executed', text, taskId: task.id, data: { entities: resolved } };
+        }
+        const summary =
+          lang === 'ru'
+            ? `Перенести ${plural(lang, ds.length, DASHBOARDS, 'dashboard')} (${dashList(lang, ds)}) из ${source.name} в ${target.name}, перезаписав существующие в ${target.name}.`
+            : `Migrate ${plural(lang, ds.length, DASHBOARDS, 'dashboard')} (${dashList(lang, ds)}) from ${source.name} to ${target.name}, overwriting those already in ${target.name}.`;
+        return this.askToConfirm(principal, parsed, conversationId, summary, { type: 'task', kind: 'migration', input, params }, resolved);
+      }
+      case 'dashboards.backup': {
+        const where = env(e.environment);
+        const ds = await resolveDashboards(lang, this.app.supersets, where.id, e.dashboards!);
+        const input: TaskInputOf<'backup'> = { envId: where.id, dashboardIds: ds.map((d) => d.id) };
+        const summary =
+          lang === 'ru'
+            ? `Сделать резервную копию ${plural(lang, ds.length, DASHBOARDS_OF, 'dashboard')} (${dashList(lang, ds)}) окружения ${where.name} в хранилище бэкапов.`
+            : `Back up ${plural(lang, ds.length, DASHBOARDS, 'dashboard')} (${dashList(lang, ds)}) of ${where.name} into the backup store.`;
+        return this.askToConfirm(
+          principal,
+          parsed,
+          conversationId,
+          summary,
+          { type: 'task', kind: 'backup', input, params: { env_id: where.id, dashboard_ids: input.dashboardIds } },
+          { ...e, environment: where, dashboards: ds },
+        );
+      }
+      case 'datasets.generate_docs': {
+        const where = env(e.environment);
+        const sets = await resolveDatasets(lang, this.app.supersets, where.id, e.datasets!);
+        const provider = await this.llmProvider();
+        if (!provider) {
+          return {
+            state: 'answered',
+            text:
+              lang === 'ru'
+                ? 'Не настроен ни один LLM-провайдер: попросите администратора добавить его.'
+                : 'No LLM provider is configured: ask an administrator to add one.',
+          };
+        }
+        const language = e.language ?? lang;
+        const input: TaskInputOf<'llm_docs'> = {
+          envId: where.id,
+          datasetIds: sets.map((s) => s.id),
+          providerId: provider.id,
+          language,
+          dashboardIds: await this.dashboardsUsing(
+            where.id,
+            sets.map((s) => s.id),
+          ),
+        };
+        const names = sets.map((s) => `#${s.id} ${s.table_name}`).join(', ');
+        const summary =
+          lang === 'ru'
+            ? `Сгенерировать описания (${language === 'ru' ? 'на русском' : 'на английском'}) для ${plural(lang, sets.length, DATASETS_OF, 'dataset')} (${names}) окружения ${where.name} через LLM-провайдер ${provider.name}. Предложения ждут проверки; в Superset ничего не пишется.`
+            : `Generate descriptions (${language === 'ru' ? 'in Russian' : 'in English'}) for ${plural(lang, sets.length, DATASETS, 'dataset')} (${names}) of ${where.name} with the LLM provider ${provider.name}. The suggestions wait for review; nothing is written to Superset.`;
+        return this.askToConfirm(
+          principal,
+          parsed,
+          conversationId,
+          summary,
+          {
+            type: 'task',
+            kind: 'llm_docs',
+            input,
+            params: { env_id: where.id, dataset_ids: input.datasetIds, llm_provider: provider.id, language },
+          },
+          { ...e, environment: where, datasets: sets },
+        );
+      }
+      case 'git.commit': {
+        const where = env(e.environment);
+        const d = await this.oneDashboard(lang, where, e.dashboards!);
+        const summary =
+          lang === 'ru'
+            ? `Закоммитить рабочую копию дашборда #${d.id} ${q(lang, d.title)} (${where.name}) с сообщением ${q(lang, e.message!)}.`
+            : `Commit the working copy of dashboard #${d.id} ${q(lang, d.title)} (${where.name}) with the message ${q(lang, e.message!)}.`;
+        return this.askToConfirm(
+          principal,
+          parsed,
+          conversationId,
+          summary,
+          { type: 'git_commit', envId: where.id, dashboardId: d.id, message: e.message! },
+          {
+            ...e,
+            environment: where,
+            dashboards: [d],
+          },
+        );
+      }
+      case 'git.deploy': {
+        const where = env(e.environment);
+        const target = env(e.target_environment);
+        const d = await this.oneDashboard(lang, where, e.dashboards!);
+        const commit = e.commit ?? 'HEAD';
+        let prepared;
+        try {
+          prepared = await this.app.git.prepareDeploy(where.id, d.id, target.id, commit);
+        } catch (err) {
+          if (err instanceof AppError && (err.status === 404 || err.status === 400))
+            throw new Clarification(err.message, { error: err.code });
+          throw err;
+        }
+        const input: TaskInputOf<'git_deploy'> = {
+          dashboardUuid: prepared.uuid,
+          dashboardId: d.id,
+          envId: where.id,
+          targetEnvId: target.id,
+          commit: prepared.commit,
+          overwrite: true,
+          dbMappings: [],
+          approval: prepared.protected
+            ? { required: true, requestedBy: principal.userId, timeoutSeconds: this.app.config.GIT_DEPLOY_APPROVAL_TIMEOUT_SECONDS }
+            : { required: false, requestedBy: principal.userId, timeoutSeconds: 0 },
+        };
+        const summary =
+          lang === 'ru'
+            ? `Развернуть дашборд #${d.id} ${q(lang, d.title)} из репозитория (коммит ${prepared.commit.slice(0, 10)}) в ${target.name}${prepared.protected ? '; окружение защищено, понадобится одобрение второго человека' : ''}.`
+            : `Deploy dashboard #${d.id} ${q(lang, d.title)} from its repository (commit ${prepared.commit.slice(0, 10)}) into ${target.name}${prepared.protected ? '; the environment is protected, a second person must approve' : ''}.`;
+        return this.askToConfirm(
+          principal,
+          parsed,
+          conversationId,
+          summary,
+          {
+            type: 'task',
+            kind: 'git_deploy',
+            input,
+            params: {
+              env_id: where.id,
+              target_env_id: target.id,
+              dashboard_id: d.id,
+              commit: prepared.commit,
+              overwrite: true,
+              db_mappings: [],
+            },
+          },
+          { ...e, environment: where, target_environment: target, dashboards: [d], commit: prepared.commit },
+        );
+      }
+      default:
+        return { state: 'needs_clarification', text: unknownText(lang), data: { intent: 'unknown' } };
+    }
+  }
+
+  private async oneDashboard(lang: Language, where: EnvRef, refs: Array<number | string>): Promise<DashboardRef> {
+    const ds = await resolveDashboards(lang, this.app.supersets, where.id, refs);
+    if (ds.length !== 1) {
+      throw new Clarification(
+        lang === 'ru'
+          ? `Эта операция работает с одним дашбордом; выберите один: ${dashList(lang, ds)}.`
+          : `This works on one dashboard; pick one: ${dashList(lang, ds)}.`,
+        { ambiguous: 'dashboard', candidates: ds },
+      );
+    }
+    return ds[0]!;
+  }
+
+  /**
+   * The dashboards using the datasets, so the task shows in their history, as the direct route
+   * does: best effort and bounded in time.
+   */
+  private async dashboardsUsing(envId: string, datasetIds: number[]): Promise<number[]> {
+    const lookup = Promise.all(
+      datasetIds.map((id) =>
+        this.app.supersets
+          .use(envId, (client) => client.datasetRelatedObjects(id))
+          .then(
+            (r) => r.dashboards.map((d) => d.id),
+            () => [] as number[],
+          ),
+      ),
+    ).then((lists) => [...new Set(lists.flat())].sort((a, b) => a - b));
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<number[]>((resolve) => (timer = setTimeout(() => resolve([]), DASHBOARD_LOOKUP_MS)));
+    try {
+      return await Promise.race([lookup, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async llmProvider(): Promise<{ id: string; name: string } | undefined> {
+    const d = await this.providers.exists(DEFAULT_PROVIDER_ID, this.app.config);
+    if (d) return { id: DEFAULT_PROVIDER_ID, name: d.name };
+    const { rows } = await this.providers.list(1, 1);
+    return rows[0] ? { id: rows[0].id, name: rows[0].name } : undefined;
+  }
+
+  private async findTask(principal: Principal, lang: Language, id: string | undefined, latest: boolean) {
+    if (latest && !id) {
+      const page = await this.app.tasks.list({ owner: principal.userId ?? principal.username }, 1, 1, principal);
+      const task = page.items[0];
+      if (!task) throw new Clarification(lang === 'ru' ? 'У вас пока нет задач.' : 'You have no tasks yet.', { not_found: 'task' });
+      return task;
+    }
+    try {
+      return await this.app.tasks.getVisible(id!, principal);
+    } catch (err) {
+      if (err instanceof NotFoundError) throw new Clarification(notFoundText(lang, 'task', id!), { not_found: 'task', mention: id });
+      throw err;
+    }
+  }
+
+  // ---- confirmations ----------------------------------------------------------------------
+
+  private async askToConfirm(
+    principal: Principal,
+    parsed: ParseResult,
+    conversationId: string,
+    summary: string,
+    action: PlannedAction,
+    resolved: Record<string, unknown>,
+  ): Promise<Reply> {
+    const id = randomUUID();
+    const ttl = this.app.config.ASSISTANT_CONFIRMATION_TTL_SECONDS;
+    const expiresAt = new Date(Date.now() + ttl * 1000);
+    await this.confirmations.create({
+      id,
+      user_id: principal.userId!,
+      username: principal.username,
+      conversation_id: conversationId,
+      intent: { ...parsed.intent, language: parsed.language },
+      summary,
+      action,
+      expires_at: expiresAt,
+    });
+    const input: AssistantConfirmationInput = { confirmationId: id, expiresAt: expiresAt.toISOString() };
+    try {
+      await this.app.temporal.workflow.start(ASSISTANT_CONFIRMATION_WORKFLOW, {
+        workflowId: confirmationWorkflowId(id),
+        taskQueue: this.app.config.TEMPORAL_TASK_QUEUE,
+        args: [input],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        staticSummary: `Assistant confirmation for ${principal.username}: ${summary}`.slice(0, 400),
+      });
+    } catch (err) {
+      // The row still decides (its expiry is checked on every confirm); only the timer is missing.
+      this.app.logger.warn({ err, confirmation_id: id }, 'assistant confirmation workflow did not start');
+    }
+    const minutes = Math.max(1, Math.round(ttl / 60));
+    return {
+      state: 'awaiting_confirmation',
+      text: confirmPrompt(parsed.language, summary, minutes).replace('{id}', id),
+      confirmation: { id, expires_at: expiresAt.toISOString(), summary },
+      data: { entities: resolved },
+    };
+  }
+
+  /** The confirmation workflow's answer to an update, or undefined when it has ended or cannot be reached. */
+  private async updateWorkflow(id: string, update: string): Promise<ConfirmationState | undefined> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const handle = this.app.temporal.workflow.getHandle(confirmationWorkflowId(id));
+      return await Promise.race([
+        handle.executeUpdate<ConfirmationState, []>(update),
+        new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), UPDATE_TIMEOUT_MS))),
+      ]);
+    } catch (err) {
+      this.app.logger.debug({ err, confirmation_id: id }, 'confirmation workflow did not take the update; the row decides');
+      return undefined;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private expiredError(row: ConfirmationRow) {
+    return new AppError(
+      400,
+      'confirmation_expired',
+      'Confirmation expired',
+      `Confirmation ${row.id} expired at ${new Date(row.expires_at).toISOString()}; nothing was started. Send the command again.`,
+    );
+  }
+
+  private cancelledError(row: ConfirmationRow) {
+    return new AppError(
+      400,
+      'confirmation_cancelled',
+      'Confirmation cancelled',
+      `Confirmation ${row.id} was cancelled; nothing was started.`,
+    );
+  }
+
+  private async owned(principal: Principal, id: string, verb: 'confirm' | 'cancel'): Promise<ConfirmationRow> {
+    const row = await this.confirmations.get(id);
+    if (!row) throw new NotFoundError('Confirmation', id);
+    if (row.user_id !== principal.userId) {
+      await this.record(principal, 'denied', row.intent as unknown as Intent, { reason: 'not_owner', verb }, { confirmationId: id });
+      throw new ForbiddenError(`Only the user who asked may ${verb} this confirmation`);
+    }
+    return row;
+  }
+
+  async confirm(principal: Principal, id: string) {
+    this.userOf(principal);
+    let row = await this.owned(principal, id, 'confirm');
+    if (row.status === 'confirmed') return this.carryOut(principal, row);
+    if (row.status === 'cancelled') throw this.cancelledError(row);
+    if (row.status === 'expired' || new Date(row.expires_at).getTime() <= Date.now()) {
+      await this.confirmations.expire(id);
+      throw this.expiredError(row);
+    }
+    // The caller's permissions now, not when they asked.
+    const need = requirement(row.intent as unknown as Intent);
+    const allowed = need.kind ? this.app.tasks.mayStart(need.kind, principal) : need.permission === null || can(principal, need.permission);
+    if (!allowed) {
+      await this.record(
+        principal,
+        'denied',
+        row.intent as unknown as Intent,
+        { reason: 'missing_permission', permission: need.permission },
+        { confirmationId: id },
+      );
+      throw new ForbiddenError(`Confirming needs the permission ${need.permission}`);
+    }
+    const state = await this.updateWorkflow(id, CONFIRM_UPDATE);
+    if (state === 'expired') {
+      await this.confirmations.expire(id);
+      throw this.expiredError(row);
+    }
+    if (state === 'cancelled') throw this.cancelledError(row);
+    const decided = await this.confirmations.decide(id, 'confirmed');
+    if (!decided) {
+      row = (await this.confirmations.get(id))!;
+      if (row.status === 'confirmed') return this.carryOut(principal, row);
+      if (row.status === 'cancelled') throw this.cancelledError(row);
+      await this.confirmations.expire(id);
+      throw this.expiredError(row);
+    }
+    return this.carryOut(principal, decided);
+  }
+
+  /** Starts what was confirmed, once: the task under the confirmation's idempotency key, or the git commit. */
+  private async carryOut(principal: Principal, row: ConfirmationRow) {
+    const intent = row.intent as unknown as Intent & { language?: Language };
+    const lang: Language = intent.language === 'en' ? 'en' : 'ru';
+    const action = row.action;
+    let taskId: string | null = row.task_id;
+    let result: unknown = row.result ?? undefined;
+    let first = false;
+    if (action.type === 'task') {
+      if (!taskId) {
+        const { task } = await this.app.tasks.create({
+          kind: action.kind as TaskKindName,
+          input: action.input as never,
+          params: action.params,
+          owner: principal,
+          idempotencyKey: `assistant-confirmation:${row.id}`,
+        });
+        taskId = task.id;
+        first = await this.confirmations.recordOutcome(row.id, { taskId });
+      }
+    } else if (result === undefined) {
+      result = await this.app.git.commit(principal, action.envId, action.dashboardId, action.message);
+      first = await this.confirmations.recordOutcome(row.id, { result });
+    }
+    const text =
+      action.type === 'task'
+        ? lang === 'ru'
+          ? `Подтверждено: ${row.summary} Задача ${taskId}.`
+          : `Confirmed: ${row.summary} Task ${taskId}.`
+        : lang === 'ru'
+          ? `Подтверждено: ${row.summary}`
+          : `Confirmed: ${row.summary}`;
+    if (first) {
+      await this.record(
+        principal,
+        'confirmed',
+        intent,
+        { summary: row.summary, ...(taskId ? { task_id: taskId } : { result }) },
+        {
+          conversationId: row.conversation_id,
+          confirmationId: row.id,
+          taskId: taskId ?? undefined,
+        },
+      );
+      if (row.conversation_id) {
+        const conv = await this.conversations.get(row.conversation_id);
+        if (conv) {
+          await this.conversations.addMessage({
+            conversationId: conv.id,
+            userId: conv.user_id,
+            role: 'assistant',
+            text,
+            state: 'executed',
+            intent,
+            data: result === undefined ? null : { result },
+            confirmationId: row.id,
+            taskId,
+          });
+        }
+      }
+    }
+    return {
+      confirmation_id: row.id,
+      status: 'confirmed' as const,
+      task_id: taskId,
+      text,
+      ...(result !== undefined ? { data: result } : {}),
+    };
+  }
+
+  async cancel(principal: Principal, id: string): Promise<{ confirmation_id: string; status: 'cancelled'; task_id: null; text: string }> {
+    this.userOf(principal);
+    const row = await this.owned(principal, id, 'cancel');
+    const intent = row.intent as unknown as Intent & { language?: Language };
+    const text =
+      intent.language === 'en' ? `Cancelled: ${row.summary} Nothing was started.` : `Отменено: ${row.summary} Ничего не запущено.`;
+    if (row.status === 'cancelled') return { confirmation_id: id, status: 'cancelled' as const, task_id: null, text };
+    if (row.status === 'confirmed')
+      throw new AppError(
+        409,
+        'confirmation_decided',
+        'Conflict',
+        `Confirmation ${id} was already confirmed${row.task_id ? ` (task ${row.task_id})` : ''}`,
+      );
+    if (row.status === 'expired' || new Date(row.expires_at).getTime() <= Date.now()) {
+      await this.confirmations.expire(id);
+      throw this.expiredError(row);
+    }
+    await this.updateWorkflow(id, CANCEL_UPDATE);
+    const decided = await this.confirmations.decide(id, 'cancelled', {
+      userId: principal.userId,
+      username: principal.username,
+      intent: intent as never,
+      outcome: { summary: row.summary },
+      conversationId: row.conversation_id,
+      confirmationId: id,
+    });
+    if (!decided) return this.cancel(principal, id);
+    if (row.conversation_id && (await this.conversations.get(row.conversation_id))) {
+      await this.conversations.addMessage({
+        conversationId: row.conversation_id,
+        userId: row.user_id,
+        role: 'assistant',
+        text,
+        state: 'answered',
+        intent,
+        confirmationId: id,
+      });
+    }
+    return { confirmation_id: id, status: 'cancelled' as const, task_id: null, text };
+  }
+
+  // ---- conversations and audit ------------------------------------------------------------
+
+  async listConversations(principal: Principal, page: number, pageSize: number, archived?: boolean) {
+    const { rows, total } = await this.conversations.list(this.userOf(principal), page, pageSize, archived);
+    return {
+      items: rows.map((r) => ({
+        conversation_id: r.id,
+        title: r.title,
+        archived: r.archived,
+        last_message_preview: r.last_message_preview,
+        message_count: Number(r.message_count),
+        created_at: new Date(r.created_at).toISOString(),
+        last_activity_at: new Date(r.last_activity_at).toISOString(),
+      })),
+      total,
+      page,
+      page_size: pageSize,
+      has_next: page * pageSize < total,
+    };
+  }
+
+  private async ownConversation(principal: Principal, id: string) {
+    const conv = await this.conversations.get(id);
+    // Someone else's conversation answers like an absent one.
+    if (!conv || conv.user_id !== this.userOf(principal)) throw new NotFoundError('Conversation', id);
+    return conv;
+  }
+
+  async history(principal: Principal, id: string, page: number, pageSize: number) {
+    const conv = await this.ownConversation(principal, id);
+    const { rows, total } = await this.conversations.messages(id, page, pageSize);
+    return {
+      conversation_id: id,
+      archived: conv.archived,
+      items: rows.map((m) => ({
+        message_id: m.id,
+        role: m.role,
+        text: m.text,
+        state: m.state,
+        intent: m.intent,
+        data: m.data ?? null,
+        confirmation_id: m.confirmation_id,
+        task_id: m.task_id,
+        created_at: new Date(m.created_at).toISOString(),
+      })),
+      total,
+      page,
+      page_size: pageSize,
+      has_next: page * pageSize < total,
+    };
+  }
+
+  async deleteConversation(principal: Principal, id: string, hard: boolean) {
+    await this.ownConversation(principal, id);
+    if (hard) await this.conversations.remove(id);
+    else await this.conversations.archive(id);
+    this.memory.forget(id);
+    return { conversation_id: id, deleted: hard ? ('hard' as const) : ('archived' as const) };
+  }
+
+  async auditLog(principal: Principal, page: number, pageSize: number, decision?: AuditDecision) {
+    const { rows, total } = await this.audit.list(this.userOf(principal), page, pageSize, decision);
+    return {
+      items: rows.map((r) => ({
+        id: r.id,
+        decision: r.decision,
+        domain: r.domain,
+        operation: r.operation,
+        intent: r.intent,
+        outcome: r.outcome,
+        conversation_id: r.conversation_id,
+        confirmation_id: r.confirmation_id,
+        task_id: r.task_id,
+        created_at: new Date(r.created_at).toISOString(),
+      })),
+      total,
+      page,
+      page_size: pageSize,
+      has_next: page * pageSize < total,
+    };
+  }
+}

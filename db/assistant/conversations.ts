@@ -1,0 +1,140 @@
+/**
+ * Assistant conversations and their messages: the only code that reads or writes
+ * `assistant_conversations` and `assistant_messages`. Every read is scoped to the owner.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+
+export interface ConversationRow {
+  id: string;
+  user_id: string;
+  title: string | null;
+  archived: boolean;
+  last_message_preview: string | null;
+  created_at: Date;
+  last_activity_at: Date;
+}
+
+export interface MessageRow {
+  id: string;
+  seq: string;
+  conversation_id: string;
+  user_id: string;
+  role: 'user' | 'assistant';
+  text: string;
+  state: string | null;
+  intent: Record<string, unknown> | null;
+  data: unknown;
+  confirmation_id: string | null;
+  task_id: string | null;
+  created_at: Date;
+}
+
+export interface NewMessage {
+  conversationId: string;
+  userId: string;
+  role: 'user' | 'assistant';
+  text: string;
+  state?: string | null;
+  intent?: unknown;
+  data?: unknown;
+  confirmationId?: string | null;
+  taskId?: string | null;
+}
+
+const PREVIEW_CHARS = 200;
+
+export class ConversationStore {
+  private readonly knex: Knex;
+
+  constructor(knex: Knex) {
+    this.knex = knex;
+  }
+
+  async get(id: string): Promise<ConversationRow | undefined> {
+    return this.knex<ConversationRow>('assistant_conversations').where({ id }).first();
+  }
+
+  /** The conversation, created for the user when new; undefined when it belongs to someone else. */
+  async open(id: string | undefined, userId: string, title: string): Promise<ConversationRow | undefined> {
+    const convId = id ?? randomUUID();
+    await this.knex('assistant_conversations')
+      .insert({ id: convId, user_id: userId, title: title.slice(0, PREVIEW_CHARS) })
+      .onConflict('id')
+      .ignore();
+    const row = await this.get(convId);
+    return row && row.user_id === userId ? row : undefined;
+  }
+
+  /** Appends a message; the conversation's activity time and preview follow, and it is active again. */
+  async addMessage(m: NewMessage): Promise<MessageRow> {
+    return this.knex.transaction(async (trx) => {
+      const [row] = await trx<MessageRow>('assistant_messages')
+        .insert({
+          id: randomUUID(),
+          conversation_id: m.conversationId,
+          user_id: m.userId,
+          role: m.role,
+          text: m.text,
+          state: m.state ?? null,
+          intent: m.intent === undefined ? null : (JSON.stringify(m.intent) as never),
+          data: m.data === undefined ? null : (JSON.stringify(m.data) as never),
+          confirmation_id: m.confirmationId ?? null,
+          task_id: m.taskId ?? null,
+        })
+        .returning('*');
+      await trx('assistant_conversations')
+        .where({ id: m.conversationId })
+        .update({ last_activity_at: trx.fn.now(), last_message_preview: m.text.slice(0, PREVIEW_CHARS), archived: false });
+      return row as MessageRow;
+    });
+  }
+
+  /** The user's conversations, latest activity first. */
+  async list(userId: string, page: number, pageSize: number, archived?: boolean) {
+    const base = () => {
+      const q = this.knex<ConversationRow>('assistant_conversations').where({ user_id: userId });
+      if (archived !== undefined) void q.andWhere({ archived });
+      return q;
+    };
+    const [rows, count] = await Promise.all([
+      base()
+        .select('assistant_conversations.*')
+        .select(
+          this.knex.raw(
+            '(select count(*)::int from assistant_messages m where m.conversation_id = assistant_conversations.id) as message_count',
+          ),
+        )
+        .orderBy([
+          { column: 'last_activity_at', order: 'desc' },
+          { column: 'id', order: 'asc' },
+        ])
+        .offset((page - 1) * pageSize)
+        .limit(pageSize),
+      base().count<{ count: string }[]>('* as count'),
+    ]);
+    return { rows: rows as Array<ConversationRow & { message_count: number }>, total: Number(count[0]?.count ?? 0) };
+  }
+
+  /** A conversation's messages in the order they were written. */
+  async messages(conversationId: string, page: number, pageSize: number) {
+    const base = () => this.knex<MessageRow>('assistant_messages').where({ conversation_id: conversationId });
+    const [rows, count] = await Promise.all([
+      base()
+        .orderBy('seq', 'asc')
+        .offset((page - 1) * pageSize)
+        .limit(pageSize),
+      base().count<{ count: string }[]>('* as count'),
+    ]);
+    return { rows: rows as MessageRow[], total: Number(count[0]?.count ?? 0) };
+  }
+
+  async archive(id: string): Promise<void> {
+    await this.knex('assistant_conversations').where({ id }).update({ archived: true });
+  }
+
+  /** Deletes the conversation and its messages (confirmations keep their row, without the link). */
+  async remove(id: string): Promise<void> {
+    await this.knex('assistant_conversations').where({ id }).delete();
+  }
+}
