@@ -16,5 +16,4 @@ describe('the OpenAPI document of the typed client', () => {
     expect(served.status).toBe(200);
     expect(openApiDocument()).toEqual(served.body);
   });
-
 });
