@@ -37,7 +37,7 @@ const V2 = '/api/v2/clean-release';
 const LEGACY = '/api/clean-release';
 const TAG = 'Clean release';
 
-/** The legacy paths answer like v2, marked deprecated with a link to their successor (RFC 9745, RFC 8288). */
+/** The legacy paths answer like v2 (the path's ids percent-encoded: a header carries no raw non-ASCII), marked deprecated with a link to their successor (RFC 9745, RFC 8288). */
 function deprecated(ctx: Context, successor: string) {
   ctx.set('Deprecation', 'true');
   ctx.set('Link', `<${successor}>; rel="successor-version"`);
@@ -97,7 +97,7 @@ export function cleanReleaseRoutes(app: AppContext): AnyRoute[] {
         409: { description: '`no_manifest` or `invalid_state`' },
       },
       async handler(ctx, { params }) {
-        if (base === LEGACY) deprecated(ctx, `${V2}/candidates/${params.candidate_id}/prepare`);
+        if (base === LEGACY) deprecated(ctx, `${V2}/candidates/${encodeURIComponent(params.candidate_id)}/prepare`);
         return prepare(params.candidate_id);
       },
     });
@@ -121,7 +121,7 @@ export function cleanReleaseRoutes(app: AppContext): AnyRoute[] {
         const candidateId = legacy
           ? (input.body as { candidate_id: string }).candidate_id
           : (input.params as { candidate_id: string }).candidate_id;
-        if (legacy) deprecated(ctx, `${V2}/candidates/${candidateId}/checks`);
+        if (legacy) deprecated(ctx, `${V2}/candidates/${encodeURIComponent(candidateId)}/checks`);
         const started = await svc.startCheck(candidateId, input.principal);
         ctx.status = 202;
         ctx.set('Location', `${V2}/checks/${started.check_id}`);
@@ -140,7 +140,7 @@ export function cleanReleaseRoutes(app: AppContext): AnyRoute[] {
       params: checkParams,
       responses: { 200: { description: 'The check', schema: checkView }, 404: { description: 'Unknown check' } },
       async handler(ctx, { params }) {
-        if (base === LEGACY) deprecated(ctx, `${V2}/checks/${params.check_id}`);
+        if (base === LEGACY) deprecated(ctx, `${V2}/checks/${encodeURIComponent(params.check_id)}`);
         return checkStatus(params.check_id);
       },
     });
