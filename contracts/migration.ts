@@ -1,6 +1,7 @@
 /** Dashboard migration between two environments: the workflow's input and result. */
 import type { ItemFailure } from './failures.ts';
 import type { ItemOutcome, ItemsResult } from './outcomes.ts';
+import type { RlsMode, RlsReport } from './rls.ts';
 
 export interface MigrationInput {
   sourceEnvId: string;
@@ -10,6 +11,8 @@ export interface MigrationInput {
   dbMappings: Array<{ source_database_id: number; target_database_id: number }>;
   overwrite: boolean;
   dryRun: boolean;
+  /** Row-level security: strict (a difference fails the dashboard, the default), copy or ignore. Absent in inputs from before it existed: strict. */
+  rls?: RlsMode;
 }
 
 /** A key the target's Superset rejected, generalised over list positions (columns.*.datetime_format). */
@@ -61,6 +64,8 @@ export interface DashboardOutcome extends ItemOutcome {
   verification?: Verification;
   import_attempts: number;
   reused_previous_import?: boolean;
+  /** The row-level-security rules on its datasets in both environments, and what was done about a difference. */
+  rls?: RlsReport;
 }
 
 export interface MigrationResult extends ItemsResult<DashboardOutcome> {

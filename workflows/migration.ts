@@ -138,6 +138,7 @@ function summarise(input: MigrationInput, outcomes: DashboardOutcome[], cancelle
                 target_env_id: input.targetEnvId,
                 dashboard_ids: failed,
                 overwrite: input.overwrite,
+                ...(input.rls && input.rls !== 'strict' ? { rls: input.rls } : {}),
               },
             },
           },

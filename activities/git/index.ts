@@ -42,6 +42,11 @@ function commitSource(zip: Uint8Array, maxBytes: number): MigrationUpstream & { 
     findDashboard: unused,
     dashboardCharts: unused,
     runChartQuery: unused,
+    rlsRules: unused,
+    rlsRule: unused,
+    rlsRoles: unused,
+    createRlsRule: unused,
+    updateRlsRule: unused,
   };
 }
 

@@ -7,6 +7,7 @@ import { currentTaskId } from '../task-context.ts';
 import { importPrepared, outcomeBase } from './apply.ts';
 import { diagnoseImportFailure } from './diagnose.ts';
 import { prepareDashboard, type PreparedBundle } from './plan.ts';
+import { checkDashboardRls, copyRules, type RlsCheck } from './rls-step.ts';
 import { TargetIndexCache, type TargetIndex } from './target-index.ts';
 import type { MigrationUpstream } from './upstream.ts';
 
@@ -26,7 +27,8 @@ export function createMigrationActivities(deps: ActivityDeps) {
     input: MigrationInput & { dashboardId: number; learnedRejections: DashboardOutcome['learned_rejections'] },
   ): Promise<DashboardOutcome> {
     const { log } = Context.current();
-    const at = { step: 'export' };
+    // `env`: which environment the step talks to, when not the usual one (export: source; later steps: target).
+    const at: { step: string; env?: string } = { step: 'export' };
     let target: MigrationUpstream | undefined;
     let index: TargetIndex | undefined;
     let prepared: PreparedBundle | undefined;
@@ -61,6 +63,28 @@ export function createMigrationActivities(deps: ActivityDeps) {
         };
       }
       for (const c of prepared.collisions) log.warn(`collision: ${c.detail}; ${c.resolution}`);
+
+      // Row-level security: no export carries it, so the rules are compared here (read once per task and environment).
+      at.step = 'rls';
+      at.env = input.sourceEnvId;
+      const sourceIndex = await indexes.get(`${currentTaskId()}:source:${input.sourceEnvId}`, source, { kinds: ['dataset'] });
+      await sourceIndex.rlsRules();
+      at.env = undefined;
+      const rls: RlsCheck = await checkDashboardRls({
+        mode: input.rls ?? 'strict',
+        dryRun: input.dryRun,
+        sourceIndex,
+        targetIndex: index,
+        prepared,
+        request: { ...input, dashboardId: input.dashboardId },
+      });
+      outcome.rls = rls.report;
+      if (rls.blocked) {
+        log.warn(`dashboard ${input.dashboardId} ('${prepared.title}'): ${rls.blocked.error}`);
+        return { ...outcome, status: 'failed', step: 'rls', ...rls.blocked };
+      }
+      if (rls.report.ignored_by_request)
+        log.warn(`'${prepared.title}': row-level security differs and the request says to ignore it (${rls.report.differences.length} difference(s))`);
       if (input.dryRun) {
         log.info(`dry run of '${prepared.title}': ${summary(outcome.objects)}`);
         return { ...outcome, status: 'planned' };
@@ -84,12 +108,8 @@ export function createMigrationActivities(deps: ActivityDeps) {
         title: prepared.title,
       });
       index.forgetContent(prepared.bundle);
-      log.info(
-        `imported '${prepared.title}' as target dashboard ${r.targetDashboardId}${r.dropped.length ? `, dropping ${r.dropped.length} field(s) the target rejects` : ''}${r.defaulted.length ? `, filling ${r.defaulted.length} required field(s) with the target's defaults` : ''}`,
-      );
-      return {
+      const done = {
         ...outcome,
-        status: 'imported',
         target_dashboard_id: r.targetDashboardId,
         dropped_fields: r.dropped,
         defaulted_fields: r.defaulted,
@@ -97,8 +117,24 @@ export function createMigrationActivities(deps: ActivityDeps) {
         import_attempts: r.attempts,
         reused_previous_import: r.reusedPreviousImport,
       };
+      if (rls.toCopy.length) {
+        at.step = 'rls';
+        try {
+          rls.report.writes = await copyRules({ source, target, targetIndex: index, prepared, rules: rls.toCopy });
+          log.info(`row-level security of '${prepared.title}': ${rls.report.writes!.map((w) => `${w.action} '${w.rule}'`).join(', ')}`);
+        } catch (err) {
+          // Imported, but its rows are not filtered as in the source: never reported as a clean import.
+          const failure = itemFailure(err, { step: 'rls', item: `the row-level-security rules of dashboard ${input.dashboardId}`, envId: input.targetEnvId });
+          log.error(`dashboard ${input.dashboardId} ('${prepared.title}') was imported, but its row-level-security rules were not written: ${failure.error}`);
+          return { ...done, status: 'imported_with_errors', ...failure, error: `imported, but its row-level-security rules were not written: ${failure.error}` };
+        }
+      }
+      log.info(
+        `imported '${prepared.title}' as target dashboard ${r.targetDashboardId}${r.dropped.length ? `, dropping ${r.dropped.length} field(s) the target rejects` : ''}${r.defaulted.length ? `, filling ${r.defaulted.length} required field(s) with the target's defaults` : ''}`,
+      );
+      return { ...done, status: 'imported' };
     } catch (err) {
-      const envId = at.step === 'export' ? input.sourceEnvId : input.targetEnvId;
+      const envId = at.env ?? (at.step === 'export' ? input.sourceEnvId : input.targetEnvId);
       const failure = itemFailure(err, { step: at.step, item: `dashboard ${input.dashboardId}`, envId });
       if (at.step === 'import' && index && prepared && classifySupersetFailure(err)?.reason === 'server_error') {
         const known = await diagnoseImportFailure(index, prepared, input).catch(() => undefined);
