@@ -10,6 +10,7 @@
  * rule or a table from a rule the source does not know: that would widen access in the target.
  */
 import type { RlsDifference, RlsRuleView, RlsWrite } from '../../contracts/rls.ts';
+import type { Bundle } from '../../lib/bundles/bundle.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { RlsRule, RlsRuleWrite } from '../../lib/superset/types.ts';
 import type { TargetIndex } from './target-index.ts';
@@ -99,27 +100,46 @@ export async function compareDashboardRules(opts: {
   targetIndex: TargetIndex;
   datasets: readonly RlsDataset[];
 }): Promise<{ source: Array<RlsRuleView & { id: number }>; target: RlsRuleView[]; differences: RlsDifference[] }> {
-  const { sourceIndex, targetIndex } = opts;
-  const sourceIds = new Map<number, { dataset_uuid: string; table_name: string }>();
+  const { targetIndex } = opts;
+  const source = await rulesOnDatasets(opts.sourceIndex, opts.datasets);
   const targetIds = new Map<number, { dataset_uuid: string; table_name: string }>();
-  const dbByUuid = new Map(sourceIndex.databases.map((d) => [d.uuid, d]));
   for (const d of opts.datasets) {
-    const identity = { dataset_uuid: d.targetUuid, table_name: d.table_name };
+    const there = targetIndex.dataset(d.targetUuid);
+    if (there) targetIds.set(there.id, { dataset_uuid: d.targetUuid, table_name: d.table_name });
+  }
+  const target = viewsOf(await targetIndex.rlsRules(), (id) => targetIds.get(id)).map(strip);
+  return { source, target, differences: compareRules(source.map(strip), target) };
+}
+
+/**
+ * The rules of the index's instance that touch these datasets (found by uuid, else by database,
+ * schema and table), each table named by the dataset's `targetUuid`.
+ */
+export async function rulesOnDatasets(index: TargetIndex, datasets: readonly RlsDataset[]): Promise<Array<RlsRuleView & { id: number }>> {
+  const ids = new Map<number, { dataset_uuid: string; table_name: string }>();
+  const dbByUuid = new Map(index.databases.map((d) => [d.uuid, d]));
+  for (const d of datasets) {
     const db = d.sourceDatabaseUuid ? dbByUuid.get(d.sourceDatabaseUuid) : undefined;
-    const own = sourceIndex.dataset(d.sourceUuid) ?? (db ? sourceIndex.datasetOnTable(db.id, d.schema, d.table_name) : null);
+    const own = index.dataset(d.sourceUuid) ?? (db ? index.datasetOnTable(db.id, d.schema, d.table_name) : null);
     if (!own) {
       throw new RlsUnresolved(
-        `dataset '${d.table_name}' of the export (uuid ${d.sourceUuid}) is not among the source's datasets, so its row-level-security rules cannot be read`,
+        `dataset '${d.table_name}' of the export (uuid ${d.sourceUuid}) is not among the environment's datasets, so its row-level-security rules cannot be read`,
       );
     }
-    sourceIds.set(own.id, identity);
-    const there = targetIndex.dataset(d.targetUuid);
-    if (there) targetIds.set(there.id, identity);
+    ids.set(own.id, { dataset_uuid: d.targetUuid, table_name: d.table_name });
   }
-  const [sourceRules, targetRules] = [await sourceIndex.rlsRules(), await targetIndex.rlsRules()];
-  const source = viewsOf(sourceRules, (id) => sourceIds.get(id));
-  const target = viewsOf(targetRules, (id) => targetIds.get(id)).map(strip);
-  return { source, target, differences: compareRules(source.map(strip), target) };
+  return viewsOf(await index.rlsRules(), (id) => ids.get(id));
+}
+
+/** A bundle's datasets as they are in the environment it was exported from. */
+export function datasetsOf(bundle: Bundle): RlsDataset[] {
+  return bundle.of('datasets').map((f) => ({
+    sourceUuid: String(f.content.uuid),
+    sourceDatabaseUuid: typeof f.content.database_uuid === 'string' ? f.content.database_uuid : null,
+    schema: typeof f.content.schema === 'string' && f.content.schema ? f.content.schema : null,
+    table_name: String(f.content.table_name ?? ''),
+    targetUuid: String(f.content.uuid),
+  }));
 }
 
 /** Role names the rules name that the target does not have. */

@@ -136,6 +136,15 @@ export function venvBin(version: string): string {
   return join(toolsDir(version), 'venv/bin');
 }
 
+/**
+ * The venv's interpreter. Console scripts are run through it rather than by their shebang, which
+ * names the path the venv was created at: a venv made in another checkout and shared since would
+ * otherwise fail to start (ENOENT).
+ */
+function venvPython(version: string): string {
+  return join(venvBin(version), 'python');
+}
+
 /** Run scripts/superset/setup.sh for the given versions (cached; ~10 ms when already installed). */
 export async function ensureSuperset(versions: string[], log: (m: string) => void = defaultLog): Promise<void> {
   const out: Buffer[] = [];
@@ -462,10 +471,9 @@ function saveTemplate(dataDir: string, template: string, version: string, userna
 }
 
 async function runCli(version: string, args: string[], env: NodeJS.ProcessEnv, cwd: string, logFile: string): Promise<string> {
-  const bin = join(venvBin(version), 'superset');
   const started = Date.now();
   const chunks: Buffer[] = [];
-  const child = spawn(bin, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(venvPython(version), [join(venvBin(version), 'superset'), ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout.on('data', (b: Buffer) => chunks.push(b));
   child.stderr.on('data', (b: Buffer) => chunks.push(b));
   const code = await exitCode(child);
@@ -542,7 +550,7 @@ async function serve(
     ...(gunicornHasControlSocket(version) ? ['--no-control-socket'] : []),
     'superset.app:create_app()',
   ];
-  const child = spawn(join(venvBin(version), 'gunicorn'), args, {
+  const child = spawn(venvPython(version), [join(venvBin(version), 'gunicorn'), ...args], {
     cwd: dataDir,
     env,
     detached: true, // own process group: stop() kills gunicorn and its workers together
