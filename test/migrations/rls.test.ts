@@ -245,4 +245,22 @@ describe.runIf(enabled)('row-level security in backups of a', () => {
     expect(back.tables.map((t) => t.id)).toEqual([datasetA.sales]);
     expect(back.roles.map((x) => x.name)).toEqual([analyst]);
   });
+
+  it('fails a restore whose rules name a role the environment no longer has, before importing anything', async () => {
+    const r = await admin('POST', '/api/dashboards/backup', { json: { env_id: envA, dashboard_ids: [dash.filtered] } });
+    const backup = await waitTask(h, r.body.task_id);
+    const item = backup.result.items[0];
+    expect(item.rls_rules).toBe(1);
+    const rule = (await rulesIn(a)).find((x) => x.name === westRule)!;
+    await a.request('DELETE', `/api/v1/rowlevelsecurity/${rule.id}`);
+    await a.request('DELETE', `/api/v1/security/roles/${await roleId(a, analyst)}`);
+
+    const rr = await admin('POST', `/api/dashboards/backups/${item.backup_id}/restore`, { json: {} });
+    const restore = await waitTask(h, rr.body.task_id);
+    expect(restore.status).toBe('FAILED');
+    expect(restore.result.items[0]).toMatchObject({ status: 'failed', step: 'check', code: 'rls_role_missing' });
+    expect(restore.result.items[0].error).toContain(`'${analyst}'`);
+    expect(restore.result.items[0].next_actions.map((n: any) => n.action)).toEqual(['create_role']);
+    expect((await rulesIn(a)).map((x) => x.name)).toEqual([ordersRule]);
+  });
 });
