@@ -43,7 +43,8 @@ export interface Verification {
   duration_ms?: number;
 }
 
-export type MigrationStatus = 'imported' | 'imported_with_errors' | 'planned' | 'skipped' | 'failed';
+/** unchanged: the target already holds exactly what the import would write, and nobody changed it there since: not imported. */
+export type MigrationStatus = 'imported' | 'unchanged' | 'imported_with_errors' | 'planned' | 'skipped' | 'failed';
 
 /** One dashboard of a migration; `id` is its id in the source environment. */
 export interface DashboardOutcome extends ItemOutcome {
@@ -73,7 +74,7 @@ export interface MigrationResult extends ItemsResult<DashboardOutcome> {
   source_env_id: string;
   target_env_id: string;
   totals: Record<
-    'requested' | 'processed' | 'imported' | 'imported_with_errors' | 'planned' | 'skipped' | 'failed' | 'not_started',
+    'requested' | 'processed' | 'imported' | 'unchanged' | 'imported_with_errors' | 'planned' | 'skipped' | 'failed' | 'not_started',
     number
   >;
 }
@@ -81,6 +82,7 @@ export interface MigrationResult extends ItemsResult<DashboardOutcome> {
 /** How each migration status reads for a person. */
 export const MIGRATION_OUTCOME: Record<MigrationStatus, ItemOutcome['outcome']> = {
   imported: 'succeeded',
+  unchanged: 'succeeded',
   imported_with_errors: 'failed',
   planned: 'planned',
   skipped: 'skipped',

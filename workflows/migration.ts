@@ -116,6 +116,7 @@ function summarise(input: MigrationInput, outcomes: DashboardOutcome[], cancelle
       requested: input.dashboardIds.length,
       processed: outcomes.length,
       imported: count('imported'),
+      unchanged: count('unchanged'),
       imported_with_errors: count('imported_with_errors'),
       planned: count('planned'),
       skipped: count('skipped'),

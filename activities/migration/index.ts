@@ -1,5 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { DashboardOutcome, MigrationInput, Verification } from '../../contracts/migration.ts';
+import { MigrationStateStore } from '../../db/migrations-state/store.ts';
+import { Bundle } from '../../lib/bundles/bundle.ts';
 import { classifySupersetFailure } from '../../lib/superset/errors.ts';
 import { maxBundleBytes, type ActivityDeps } from '../deps.ts';
 import { failItem, itemFailure } from '../item-failure.ts';
@@ -22,6 +24,7 @@ async function mappingsFor(deps: ActivityDeps, input: MigrationInput): Promise<M
 export function createMigrationActivities(deps: ActivityDeps) {
   // The target's objects, looked up once per task and target in this worker (see ./target-index.ts).
   const indexes = new TargetIndexCache();
+  const states = new MigrationStateStore(deps.knex);
 
   async function migrateOne(
     input: MigrationInput & { dashboardId: number; learnedRejections: DashboardOutcome['learned_rejections'] },
@@ -89,6 +92,22 @@ export function createMigrationActivities(deps: ActivityDeps) {
         log.info(`dry run of '${prepared.title}': ${summary(outcome.objects)}`);
         return { ...outcome, status: 'planned' };
       }
+
+      // Nothing changed since the last migration into this target, on either side: nothing to import.
+      const plannedHash = prepared.bundle.contentHash();
+      if (input.overwrite && prepared.targetDashboardId !== null && prepared.targetHash !== null) {
+        const last = await states.get(input.targetEnvId, prepared.dashboardUuid);
+        // Recorded by this very task: an earlier attempt imported it (a retry after a crash), which importPrepared reports as such.
+        if (last && last.task_id !== currentTaskId() && last.bundle_hash === plannedHash && last.target_hash === prepared.targetHash) {
+          if (rls.toCopy.length) {
+            at.step = 'rls';
+            rls.report.writes = await copyRules({ source, target, targetIndex: index, prepared, rules: rls.toCopy });
+          }
+          log.info(`'${prepared.title}' is unchanged since task ${last.task_id ?? '?'} migrated it and the target holds it as then: not imported`);
+          return { ...outcome, status: 'unchanged', target_dashboard_id: prepared.targetDashboardId };
+        }
+      }
+      await states.forget(input.targetEnvId, prepared.dashboardUuid);
       at.step = 'import';
       const r = await importPrepared({
         knex: deps.knex,
@@ -129,6 +148,7 @@ export function createMigrationActivities(deps: ActivityDeps) {
           return { ...done, status: 'imported_with_errors', ...failure, error: `imported, but its row-level-security rules were not written: ${failure.error}` };
         }
       }
+      await recordState(input, prepared, plannedHash, r.targetDashboardId, target, log);
       log.info(
         `imported '${prepared.title}' as target dashboard ${r.targetDashboardId}${r.dropped.length ? `, dropping ${r.dropped.length} field(s) the target rejects` : ''}${r.defaulted.length ? `, filling ${r.defaulted.length} required field(s) with the target's defaults` : ''}`,
       );
@@ -145,6 +165,34 @@ export function createMigrationActivities(deps: ActivityDeps) {
       }
       log.error(`dashboard ${input.dashboardId}${prepared ? ` ('${prepared.title}')` : ''} failed at ${at.step}: ${failure.error}`);
       return { ...outcomeBase(input.dashboardId, prepared), status: 'failed', ...failure };
+    }
+  }
+
+  /**
+   * Records what this import wrote and the target's own export right after it, for the next
+   * run's unchanged check. Best effort: without a record the next run simply imports again.
+   */
+  async function recordState(
+    input: MigrationInput,
+    prepared: PreparedBundle,
+    plannedHash: string,
+    targetDashboardId: number,
+    target: MigrationUpstream,
+    log: Context['log'],
+  ): Promise<void> {
+    try {
+      const after = Bundle.fromZip(await target.exportDashboards([targetDashboardId]), maxBundleBytes(deps));
+      await states.record({
+        target_env_id: input.targetEnvId,
+        dashboard_uuid: prepared.dashboardUuid,
+        source_env_id: input.sourceEnvId,
+        bundle_hash: plannedHash,
+        target_hash: after.contentHash(),
+        target_dashboard_id: targetDashboardId,
+        task_id: currentTaskId(),
+      });
+    } catch (err) {
+      log.warn(`could not record what was imported for '${prepared.title}' (the next run imports it again): ${(err as Error).message}`);
     }
   }
 

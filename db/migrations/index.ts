@@ -9,6 +9,7 @@ import * as m007 from './20261122_007_api_key_expiry.ts';
 import * as m010 from './20261122_010_task_summary.ts';
 import * as m020 from './20261122_020_git.ts';
 import * as m030 from './20261122_030_datasets.ts';
+import * as m040 from './20261123_040_migration_target_state.ts';
 
 interface MigrationModule {
   up(knex: Knex): Promise<void>;
@@ -27,6 +28,7 @@ const migrations: Array<[string, MigrationModule]> = [
   ['20261122_010_task_summary', m010],
   ['20261122_020_git', m020],
   ['20261122_030_datasets', m030],
+  ['20261123_040_migration_target_state', m040],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, MigrationModule]> = {

@@ -31,6 +31,7 @@ const OWNERS: Record<string, string[]> = {
   dataset_dictionaries: ['db/datasets/dictionaries.ts'],
   dataset_changes: ['db/datasets/changes.ts'],
   dataset_suggestions: ['db/datasets/suggestions.ts'],
+  migration_target_state: ['db/migrations-state/store.ts'],
 };
 
 const names = Object.keys(OWNERS).join('|');
