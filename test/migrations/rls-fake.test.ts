@@ -123,4 +123,31 @@ describe('row-level security against a failing rule API', () => {
     expect(again.status).toBe('SUCCEEDED');
     expect(again.result.items[0].rls.differences).toEqual([]);
   });
+
+  it('names the fields of a rule that differs, updates it by name with copy, and never removes a rule only the target has', async () => {
+    source.rlsRules[0].clause = "region = 'East'";
+    const ds = target.datasets.find((d) => d.table_name === 'sales')!;
+    target.rlsRules.push({ id: 99, name: 'target only', filter_type: 'Base', clause: '1 = 0', group_key: null, description: null, tables: [ds.id], roles: [1] });
+
+    const strict = await migrate([filtered]);
+    expect(strict.result.items[0]).toMatchObject({ status: 'failed', code: 'rls_mismatch' });
+    expect(strict.result.items[0].rls.differences).toEqual([
+      expect.objectContaining({ rule: 'west only', difference: 'differs', fields: ['clause'] }),
+      expect.objectContaining({ rule: 'target only', difference: 'only_in_target' }),
+    ]);
+    expect(strict.result.items[0].error).toBe(
+      "row-level security on the datasets of 'Filtered sales' differs between source and target: rule 'west only' differs in clause; rule 'target only' exists only in the target",
+    );
+
+    const copy = await migrate([filtered], { rls: 'copy' });
+    expect(copy.status).toBe('SUCCEEDED');
+    expect(copy.result.items[0].rls).toMatchObject({
+      writes: [{ rule: 'west only', action: 'update', target_rule_id: target.rlsRules[0].id, done: true }],
+      left_in_target: ['target only'],
+    });
+    expect(target.rlsRules.map((r) => [r.name, r.clause])).toEqual([
+      ['west only', "region = 'East'"],
+      ['target only', '1 = 0'],
+    ]);
+  });
 });
