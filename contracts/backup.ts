@@ -1,6 +1,7 @@
 /** Backups of dashboards and their restore: the workflows' inputs and results. */
 import type { ItemFailure } from './failures.ts';
 import type { ItemOutcome, ItemsResult } from './outcomes.ts';
+import type { RlsWrite } from './rls.ts';
 
 export interface BackupInput {
   envId: string;
@@ -18,6 +19,8 @@ export interface BackupItem extends ItemOutcome {
   deduplicated: boolean;
   size?: number;
   charts?: number;
+  /** Row-level-security rules on its datasets kept with the backup (`row_level_security.yaml` in the stored bundle). */
+  rls_rules?: number;
 }
 
 export interface RetentionOutcome {
@@ -54,6 +57,8 @@ export interface RestoreItem extends ItemOutcome {
   /** True when the dashboard did not exist any more and was re-created. */
   recreated?: boolean;
   charts?: number;
+  /** The row-level-security rules the backup kept, put back by name (roles by name, tables on the restored datasets). */
+  rls?: { rules: number; writes: RlsWrite[] };
 }
 
 export interface RestoreResult extends ItemsResult<RestoreItem> {

@@ -1,6 +1,7 @@
 /** Dashboard migration between two environments: the workflow's input and result. */
 import type { ItemFailure } from './failures.ts';
 import type { ItemOutcome, ItemsResult } from './outcomes.ts';
+import type { RlsMode, RlsReport } from './rls.ts';
 
 export interface MigrationInput {
   sourceEnvId: string;
@@ -10,6 +11,8 @@ export interface MigrationInput {
   dbMappings: Array<{ source_database_id: number; target_database_id: number }>;
   overwrite: boolean;
   dryRun: boolean;
+  /** Row-level security: strict (a difference fails the dashboard, the default), copy or ignore. Absent in inputs from before it existed: strict. */
+  rls?: RlsMode;
 }
 
 /** A key the target's Superset rejected, generalised over list positions (columns.*.datetime_format). */
@@ -40,7 +43,8 @@ export interface Verification {
   duration_ms?: number;
 }
 
-export type MigrationStatus = 'imported' | 'imported_with_errors' | 'planned' | 'skipped' | 'failed';
+/** unchanged: the target already holds exactly what the import would write, and nobody changed it there since: not imported. */
+export type MigrationStatus = 'imported' | 'unchanged' | 'imported_with_errors' | 'planned' | 'skipped' | 'failed';
 
 /** One dashboard of a migration; `id` is its id in the source environment. */
 export interface DashboardOutcome extends ItemOutcome {
@@ -61,6 +65,8 @@ export interface DashboardOutcome extends ItemOutcome {
   verification?: Verification;
   import_attempts: number;
   reused_previous_import?: boolean;
+  /** The row-level-security rules on its datasets in both environments, and what was done about a difference. */
+  rls?: RlsReport;
 }
 
 export interface MigrationResult extends ItemsResult<DashboardOutcome> {
@@ -68,7 +74,7 @@ export interface MigrationResult extends ItemsResult<DashboardOutcome> {
   source_env_id: string;
   target_env_id: string;
   totals: Record<
-    'requested' | 'processed' | 'imported' | 'imported_with_errors' | 'planned' | 'skipped' | 'failed' | 'not_started',
+    'requested' | 'processed' | 'imported' | 'unchanged' | 'imported_with_errors' | 'planned' | 'skipped' | 'failed' | 'not_started',
     number
   >;
 }
@@ -76,6 +82,7 @@ export interface MigrationResult extends ItemsResult<DashboardOutcome> {
 /** How each migration status reads for a person. */
 export const MIGRATION_OUTCOME: Record<MigrationStatus, ItemOutcome['outcome']> = {
   imported: 'succeeded',
+  unchanged: 'succeeded',
   imported_with_errors: 'failed',
   planned: 'planned',
   skipped: 'skipped',

@@ -38,6 +38,8 @@ export interface ItemOutcome {
   error?: string;
   /** The step that failed: export, plan, import, verify, store, ... */
   step?: string;
+  /** A stable word for a known cause, when there is one (rls_mismatch, rls_role_missing, ...). */
+  code?: string;
   upstream_error?: UpstreamAnswer;
   next_actions: NextAction[];
 }
@@ -79,6 +81,7 @@ export const itemOutcomeSchema = z
     outcome: z.enum(['succeeded', 'failed', 'skipped', 'planned']),
     error: z.string().optional(),
     step: z.string().optional(),
+    code: z.string().optional(),
     upstream_error: z
       .object({ status: z.number().optional(), message: z.string(), type: z.string().optional(), files: z.unknown().optional() })
       .optional(),

@@ -9,6 +9,9 @@ import { maxBundleBytes, type ActivityDeps } from '../deps.ts';
 import { failItem, itemFailure } from '../item-failure.ts';
 import { currentTaskId } from '../task-context.ts';
 import { findRestoreBlockers } from './restore-checks.ts';
+import { attachRules, takeRules } from './rls.ts';
+import { missingRoles, writeRules } from '../migration/rls.ts';
+import { TargetIndex, TargetIndexCache } from '../migration/target-index.ts';
 
 /**
  * Backup, retention and restore. The store is built once per worker from the configuration
@@ -17,6 +20,8 @@ import { findRestoreBlockers } from './restore-checks.ts';
 export function createBackupActivities(deps: ActivityDeps & { backupStore?: BackupStore }) {
   let store: BackupStore | undefined = deps.backupStore;
   const backupStore = () => (store ??= createBackupStore(deps.config));
+  // The environment's datasets and row-level-security rules, read once per backup task in this worker.
+  const indexes = new TargetIndexCache();
 
   return {
     /**
@@ -60,6 +65,20 @@ export function createBackupActivities(deps: ActivityDeps & { backupStore?: Back
       }
       const c = dashboardFile.content;
       const title = typeof c.dashboard_title === 'string' ? c.dashboard_title : `dashboard ${input.dashboardId}`;
+      // Row-level security is kept beside the export (no export carries it); the stored zip then holds it too.
+      let rlsRules = 0;
+      try {
+        const upstream = await deps.superset(input.envId);
+        rlsRules = await attachRules(upstream, bundle, await indexes.get(`${taskId}:${input.envId}`, upstream, { kinds: ['dataset'] }));
+      } catch (err) {
+        const failure = itemFailure(err, { step: 'rls', item: `the row-level-security rules of ${item}`, envId: input.envId });
+        log.error(`${item}: ${failure.error}`);
+        return { item: { ...failedBackupItem(input.dashboardId, failure), title }, store: s.location };
+      }
+      if (rlsRules) {
+        zip = bundle.toZip();
+        log.info(`dashboard ${input.dashboardId}: kept ${rlsRules} row-level-security rule(s) on its datasets`);
+      }
       const hash = bundle.contentHash();
       const { row } = await recordBackup(deps.knex, s, {
         taskId,
@@ -77,7 +96,7 @@ export function createBackupActivities(deps: ActivityDeps & { backupStore?: Back
           ? `dashboard ${input.dashboardId} ('${title}') is unchanged since an earlier backup: recorded backup ${row.id}, stored nothing new (sha256 ${hash.slice(0, 12)}…)`
           : `dashboard ${input.dashboardId} ('${title}'): stored ${formatBytes(row.size)} with ${row.chart_count} chart(s) as backup ${row.id} (sha256 ${hash.slice(0, 12)}…) in ${s.location}`,
       );
-      return { item: itemOf(row), store: s.location };
+      return { item: { ...itemOf(row), rls_rules: rlsRules }, store: s.location };
     },
 
     /** Prunes the backed-up dashboards' backups past the retention policy, with blobs nothing references any more. */
@@ -164,6 +183,10 @@ export function createBackupActivities(deps: ActivityDeps & { backupStore?: Back
         });
       }
       const uuid = String(bundle.of('dashboards')[0]?.content.uuid ?? backup.dashboard_uuid);
+      // The rules the backup kept, out of what Superset imports.
+      const rules = takeRules(bundle);
+      if (rules.length) zip = bundle.toZip();
+      const scope = bundle.of('datasets').map((f) => String(f.content.uuid));
 
       const at = { step: 'check' };
       try {
@@ -180,6 +203,26 @@ export function createBackupActivities(deps: ActivityDeps & { backupStore?: Back
             next_actions: blockers.map((b) => b.next_action),
           };
         }
+        const rlsIndex = rules.length ? await TargetIndex.build(upstream, { kinds: ['dataset'] }) : undefined;
+        const missing = rlsIndex ? await missingRoles(rlsIndex, rules) : [];
+        if (missing.length) {
+          const names = missing.map((n) => `'${n}'`).join(', ');
+          log.error(`restore blocked: the environment has no role ${names}, which the backed-up row-level-security rules name`);
+          return {
+            ...base,
+            step: 'check',
+            code: 'rls_role_missing',
+            restored_dashboard_id: before?.id ?? null,
+            error: `the environment has no role ${names}, which the backup's row-level-security rules name; nothing was imported`,
+            next_actions: [
+              {
+                action: 'create_role',
+                description: `Create role ${names} in Superset (Settings → List Roles), then restore again`,
+                request: { method: 'POST', path: `/api/dashboards/backups/${backup.id}/restore`, body: {} },
+              },
+            ],
+          };
+        }
         log.info(
           `importing backup ${backup.id} of '${backup.dashboard_title}' (${formatBytes(backup.size)}) with overwrite${before ? ` over dashboard ${before.id}` : ' (the dashboard no longer exists: re-creating it)'}`,
         );
@@ -193,7 +236,22 @@ export function createBackupActivities(deps: ActivityDeps & { backupStore?: Back
         }
         const charts = await upstream.dashboardCharts(after.id);
         log.info(`restored '${backup.dashboard_title}' as dashboard ${after.id} with ${charts.length} chart(s)`);
-        return { ...base, status: 'restored', outcome: 'succeeded', restored_dashboard_id: after.id, recreated: !before, charts: charts.length };
+        const restored = { ...base, restored_dashboard_id: after.id, recreated: !before, charts: charts.length };
+        if (rlsIndex) {
+          at.step = 'rls';
+          try {
+            await rlsIndex.refresh(); // datasets the import re-created
+            const writes = await writeRules({ upstream, index: rlsIndex, rules, scope });
+            log.info(`row-level security put back: ${writes.map((w) => `${w.action} '${w.rule}'`).join(', ')}`);
+            return { ...restored, status: 'restored', outcome: 'succeeded', rls: { rules: rules.length, writes } };
+          } catch (err) {
+            const failure = itemFailure(err, { step: 'rls', item: `the row-level-security rules of '${backup.dashboard_title}'`, envId: input.envId });
+            const error = `restored as dashboard ${after.id}, but its row-level-security rules were not put back: ${failure.error}`;
+            log.error(`restore of backup ${backup.id}: ${error}`);
+            return { ...restored, ...failure, error };
+          }
+        }
+        return { ...restored, status: 'restored', outcome: 'succeeded' };
       } catch (err) {
         return fail(itemFailure(err, { step: at.step, item: `dashboard '${backup.dashboard_title}'`, envId: input.envId }));
       }

@@ -29,5 +29,10 @@ export function bundleSource(zip: Uint8Array, maxBytes: number): MigrationUpstre
     findDashboard: unused,
     dashboardCharts: unused,
     runChartQuery: unused,
+    rlsRules: unused,
+    rlsRule: unused,
+    rlsRoles: unused,
+    createRlsRule: unused,
+    updateRlsRule: unused,
   };
 }

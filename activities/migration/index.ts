@@ -1,5 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { DashboardOutcome, MigrationInput, Verification } from '../../contracts/migration.ts';
+import { MigrationStateStore } from '../../db/migrations-state/store.ts';
+import { Bundle } from '../../lib/bundles/bundle.ts';
 import { classifySupersetFailure } from '../../lib/superset/errors.ts';
 import { maxBundleBytes, type ActivityDeps } from '../deps.ts';
 import { failItem, itemFailure } from '../item-failure.ts';
@@ -7,6 +9,7 @@ import { currentTaskId } from '../task-context.ts';
 import { importPrepared, outcomeBase } from './apply.ts';
 import { diagnoseImportFailure } from './diagnose.ts';
 import { prepareDashboard, type PreparedBundle } from './plan.ts';
+import { checkDashboardRls, copyRules, type RlsCheck } from './rls-step.ts';
 import { TargetIndexCache, type TargetIndex } from './target-index.ts';
 import type { MigrationUpstream } from './upstream.ts';
 
@@ -21,12 +24,14 @@ async function mappingsFor(deps: ActivityDeps, input: MigrationInput): Promise<M
 export function createMigrationActivities(deps: ActivityDeps) {
   // The target's objects, looked up once per task and target in this worker (see ./target-index.ts).
   const indexes = new TargetIndexCache();
+  const states = new MigrationStateStore(deps.knex);
 
   async function migrateOne(
     input: MigrationInput & { dashboardId: number; learnedRejections: DashboardOutcome['learned_rejections'] },
   ): Promise<DashboardOutcome> {
     const { log } = Context.current();
-    const at = { step: 'export' };
+    // `env`: which environment the step talks to, when not the usual one (export: source; later steps: target).
+    const at: { step: string; env?: string } = { step: 'export' };
     let target: MigrationUpstream | undefined;
     let index: TargetIndex | undefined;
     let prepared: PreparedBundle | undefined;
@@ -61,10 +66,48 @@ export function createMigrationActivities(deps: ActivityDeps) {
         };
       }
       for (const c of prepared.collisions) log.warn(`collision: ${c.detail}; ${c.resolution}`);
+
+      // Row-level security: no export carries it, so the rules are compared here (read once per task and environment).
+      at.step = 'rls';
+      at.env = input.sourceEnvId;
+      const sourceIndex = await indexes.get(`${currentTaskId()}:source:${input.sourceEnvId}`, source, { kinds: ['dataset'] });
+      await sourceIndex.rlsRules();
+      at.env = undefined;
+      const rls: RlsCheck = await checkDashboardRls({
+        mode: input.rls ?? 'strict',
+        dryRun: input.dryRun,
+        sourceIndex,
+        targetIndex: index,
+        prepared,
+        request: { ...input, dashboardId: input.dashboardId },
+      });
+      outcome.rls = rls.report;
+      if (rls.blocked) {
+        log.warn(`dashboard ${input.dashboardId} ('${prepared.title}'): ${rls.blocked.error}`);
+        return { ...outcome, status: 'failed', step: 'rls', ...rls.blocked };
+      }
+      if (rls.report.ignored_by_request)
+        log.warn(`'${prepared.title}': row-level security differs and the request says to ignore it (${rls.report.differences.length} difference(s))`);
       if (input.dryRun) {
         log.info(`dry run of '${prepared.title}': ${summary(outcome.objects)}`);
         return { ...outcome, status: 'planned' };
       }
+
+      // Nothing changed since the last migration into this target, on either side: nothing to import.
+      const plannedHash = prepared.bundle.contentHash();
+      if (input.overwrite && prepared.targetDashboardId !== null && prepared.targetHash !== null) {
+        const last = await states.get(input.targetEnvId, prepared.dashboardUuid);
+        // Recorded by this very task: an earlier attempt imported it (a retry after a crash), which importPrepared reports as such.
+        if (last && last.task_id !== currentTaskId() && last.bundle_hash === plannedHash && last.target_hash === prepared.targetHash) {
+          if (rls.toCopy.length) {
+            at.step = 'rls';
+            rls.report.writes = await copyRules({ source, target, targetIndex: index, prepared, rules: rls.toCopy });
+          }
+          log.info(`'${prepared.title}' is unchanged since task ${last.task_id ?? '?'} migrated it and the target holds it as then: not imported`);
+          return { ...outcome, status: 'unchanged', target_dashboard_id: prepared.targetDashboardId };
+        }
+      }
+      await states.forget(input.targetEnvId, prepared.dashboardUuid);
       at.step = 'import';
       const r = await importPrepared({
         knex: deps.knex,
@@ -84,12 +127,8 @@ export function createMigrationActivities(deps: ActivityDeps) {
         title: prepared.title,
       });
       index.forgetContent(prepared.bundle);
-      log.info(
-        `imported '${prepared.title}' as target dashboard ${r.targetDashboardId}${r.dropped.length ? `, dropping ${r.dropped.length} field(s) the target rejects` : ''}${r.defaulted.length ? `, filling ${r.defaulted.length} required field(s) with the target's defaults` : ''}`,
-      );
-      return {
+      const done = {
         ...outcome,
-        status: 'imported',
         target_dashboard_id: r.targetDashboardId,
         dropped_fields: r.dropped,
         defaulted_fields: r.defaulted,
@@ -97,8 +136,25 @@ export function createMigrationActivities(deps: ActivityDeps) {
         import_attempts: r.attempts,
         reused_previous_import: r.reusedPreviousImport,
       };
+      if (rls.toCopy.length) {
+        at.step = 'rls';
+        try {
+          rls.report.writes = await copyRules({ source, target, targetIndex: index, prepared, rules: rls.toCopy });
+          log.info(`row-level security of '${prepared.title}': ${rls.report.writes!.map((w) => `${w.action} '${w.rule}'`).join(', ')}`);
+        } catch (err) {
+          // Imported, but its rows are not filtered as in the source: never reported as a clean import.
+          const failure = itemFailure(err, { step: 'rls', item: `the row-level-security rules of dashboard ${input.dashboardId}`, envId: input.targetEnvId });
+          log.error(`dashboard ${input.dashboardId} ('${prepared.title}') was imported, but its row-level-security rules were not written: ${failure.error}`);
+          return { ...done, status: 'imported_with_errors', ...failure, error: `imported, but its row-level-security rules were not written: ${failure.error}` };
+        }
+      }
+      await recordState(input, prepared, plannedHash, r.targetDashboardId, target, log);
+      log.info(
+        `imported '${prepared.title}' as target dashboard ${r.targetDashboardId}${r.dropped.length ? `, dropping ${r.dropped.length} field(s) the target rejects` : ''}${r.defaulted.length ? `, filling ${r.defaulted.length} required field(s) with the target's defaults` : ''}`,
+      );
+      return { ...done, status: 'imported' };
     } catch (err) {
-      const envId = at.step === 'export' ? input.sourceEnvId : input.targetEnvId;
+      const envId = at.env ?? (at.step === 'export' ? input.sourceEnvId : input.targetEnvId);
       const failure = itemFailure(err, { step: at.step, item: `dashboard ${input.dashboardId}`, envId });
       if (at.step === 'import' && index && prepared && classifySupersetFailure(err)?.reason === 'server_error') {
         const known = await diagnoseImportFailure(index, prepared, input).catch(() => undefined);
@@ -109,6 +165,34 @@ export function createMigrationActivities(deps: ActivityDeps) {
       }
       log.error(`dashboard ${input.dashboardId}${prepared ? ` ('${prepared.title}')` : ''} failed at ${at.step}: ${failure.error}`);
       return { ...outcomeBase(input.dashboardId, prepared), status: 'failed', ...failure };
+    }
+  }
+
+  /**
+   * Records what this import wrote and the target's own export right after it, for the next
+   * run's unchanged check. Best effort: without a record the next run simply imports again.
+   */
+  async function recordState(
+    input: MigrationInput,
+    prepared: PreparedBundle,
+    plannedHash: string,
+    targetDashboardId: number,
+    target: MigrationUpstream,
+    log: Context['log'],
+  ): Promise<void> {
+    try {
+      const after = Bundle.fromZip(await target.exportDashboards([targetDashboardId]), maxBundleBytes(deps));
+      await states.record({
+        target_env_id: input.targetEnvId,
+        dashboard_uuid: prepared.dashboardUuid,
+        source_env_id: input.sourceEnvId,
+        bundle_hash: plannedHash,
+        target_hash: after.contentHash(),
+        target_dashboard_id: targetDashboardId,
+        task_id: currentTaskId(),
+      });
+    } catch (err) {
+      log.warn(`could not record what was imported for '${prepared.title}' (the next run imports it again): ${(err as Error).message}`);
     }
   }
 

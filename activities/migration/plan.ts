@@ -17,6 +17,13 @@ export interface PreparedBundle {
   sourceDatabaseIds: Map<number, number>;
   collisions: Array<{ kind: string; detail: string; resolution: string }>;
   targetDashboardId: number | null;
+  /**
+   * The bundle's datasets as the source knows them (uuid, database, table) and the uuid each has
+   * in the target after remapping (another one when an existing target dataset is reused).
+   */
+  /** The sha256 of the target's own export of the dashboard as it is now (null when it is not in the target). */
+  targetHash: string | null;
+  datasets: Array<{ sourceUuid: string; sourceDatabaseUuid: string | null; schema: string | null; table_name: string; targetUuid: string }>;
   /** Set when the dashboard cannot be migrated as asked; nothing was changed. */
   blocked?: { error: string; next_actions: NextAction[]; status: 'failed' | 'skipped' };
 }
@@ -64,7 +71,17 @@ export async function prepareDashboard(opts: {
     sourceDatabaseIds: new Map(),
     collisions: [],
     targetDashboardId: null,
+    targetHash: null,
+    datasets: [],
   };
+  // Before any rewrite: the source's own identity of each dataset (row-level security is read by it).
+  const datasetFiles = bundle.of('datasets').map((f) => ({
+    file: f,
+    sourceUuid: String(f.content.uuid),
+    sourceDatabaseUuid: typeof f.content.database_uuid === 'string' ? f.content.database_uuid : null,
+    schema: typeof f.content.schema === 'string' && f.content.schema ? f.content.schema : null,
+    table_name: String(f.content.table_name ?? ''),
+  }));
 
   // 1. Databases: every bundled database must map to an existing target database.
   const sourceDbs = await source.listDatabases();
@@ -185,8 +202,11 @@ export async function prepareDashboard(opts: {
     }
   }
 
+  prepared.datasets = datasetFiles.map(({ file, ...d }) => ({ ...d, targetUuid: String(file.content.uuid) }));
+
   // 4. Per object: create, update, unchanged or reuse, with differences against the target's own export.
   const targetFiles = existing ? Bundle.fromZip(await target.exportDashboards([existing.id]), opts.maxBundleBytes) : undefined;
+  prepared.targetHash = targetFiles?.contentHash() ?? null;
   const targetByUuid = new Map<string, Record<string, unknown>>();
   for (const f of targetFiles?.files.values() ?? []) if (typeof f.content.uuid === 'string') targetByUuid.set(f.content.uuid, f.content);
   const candidates = [...bundle.files.values()].filter((f) => f.kind === 'dashboards' || f.kind === 'charts' || f.kind === 'datasets');

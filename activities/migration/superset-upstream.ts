@@ -48,6 +48,11 @@ export function supersetUpstream(client: SupersetClient, opts: { maxBundleBytes?
     },
 
     importBundle: (kind, zip, overwrite) => client.importBundle(kind, zip, { overwrite }),
+    rlsRules: () => client.listRlsRules(),
+    rlsRule: (id) => client.getRlsRule(id),
+    rlsRoles: () => client.listRlsRoles(),
+    createRlsRule: (rule) => client.createRlsRule(rule),
+    updateRlsRule: (id, rule) => client.updateRlsRule(id, rule),
 
     async listDatabases(): Promise<UpstreamDatabase[]> {
       const dbs = await client.listDatabases();

@@ -1,4 +1,5 @@
 import type { Bundle } from '../../lib/bundles/bundle.ts';
+import type { RlsRule, UpstreamRole } from '../../lib/superset/types.ts';
 import type { IndexedResource, MigrationUpstream, UpstreamDatabase } from './upstream.ts';
 
 /**
@@ -64,6 +65,10 @@ export class TargetIndex {
   private readonly exported = new Map<string, Record<string, unknown>>();
   private readonly maxId: Record<IndexedResource, number> = { dashboard: 0, chart: 0, dataset: 0 };
   private incremental = false;
+  /** The kinds this index holds (a source's index for row-level security needs only datasets). */
+  private kinds: readonly IndexedResource[] = ['dashboard', 'chart', 'dataset'];
+  private rls?: Promise<RlsRule[]>;
+  private roles?: Promise<UpstreamRole[]>;
   readonly uuidSource: Record<IndexedResource, UuidSource> = { dashboard: 'list', chart: 'list', dataset: 'list' };
   /** Superset calls made by build() and refresh(), for logs and benchmarks. */
   calls = 0;
@@ -73,14 +78,15 @@ export class TargetIndex {
   }
 
   /** Reads the target once: databases, then every dashboard, chart and dataset (needed columns only). */
-  static async build(upstream: MigrationUpstream): Promise<TargetIndex> {
+  static async build(upstream: MigrationUpstream, opts: { kinds?: readonly IndexedResource[] } = {}): Promise<TargetIndex> {
     const index = new TargetIndex(upstream);
+    if (opts.kinds) index.kinds = opts.kinds;
     const caps = await upstream.capabilities();
     index.incremental = (['dashboard', 'chart', 'dataset'] as const).every((r) => caps.lists[r].filters?.includes('id') === true);
     for (const r of ['dashboard', 'chart', 'dataset'] as const) if (caps.lists[r].uuid_column === false) index.uuidSource[r] = 'export';
     if (index.uuidSource.dashboard === 'export') index.uuidSource.dashboard = 'detail';
     await index.reloadDatabases();
-    for (const r of ['dashboard', 'chart', 'dataset'] as const) await index.load(r);
+    for (const r of index.kinds) await index.load(r);
     return index;
   }
 
@@ -89,10 +95,43 @@ export class TargetIndex {
     // Dashboards not found by uuid may exist now.
     for (const [uuid, d] of this.dashboardByUuid) if (d === null) this.dashboardByUuid.delete(uuid);
     if (!this.incremental) {
-      for (const r of ['dashboard', 'chart', 'dataset'] as const) await this.load(r);
+      for (const r of this.kinds) await this.load(r);
       return;
     }
-    for (const r of ['dashboard', 'chart', 'dataset'] as const) await this.load(r, this.maxId[r]);
+    for (const r of this.kinds) await this.load(r, this.maxId[r]);
+  }
+
+  /**
+   * The instance's row-level-security rules, read once (a failed read is tried again next time).
+   * Rules this task writes are recorded with noteRlsRule, so the index stays current without a re-read.
+   */
+  async rlsRules(): Promise<readonly RlsRule[]> {
+    if (!this.rls) {
+      this.calls++;
+      this.rls = this.upstream.rlsRules();
+      this.rls.catch(() => (this.rls = undefined));
+    }
+    return this.rls;
+  }
+
+  /** The roles a rule may name, read once. */
+  async rlsRoles(): Promise<readonly UpstreamRole[]> {
+    if (!this.roles) {
+      this.calls++;
+      this.roles = this.upstream.rlsRoles();
+      this.roles.catch(() => (this.roles = undefined));
+    }
+    return this.roles;
+  }
+
+  /** Records a rule this task created or updated. */
+  async noteRlsRule(rule: RlsRule): Promise<void> {
+    const rules = [...(await this.rlsRules())].filter((r) => r.id !== rule.id);
+    this.rls = Promise.resolve([...rules, rule]);
+  }
+
+  datasetById(id: number): IndexedDataset | null {
+    return this.datasets.get(id) ?? null;
   }
 
   get databases(): readonly UpstreamDatabase[] {
@@ -302,7 +341,7 @@ export class TargetIndexCache {
    * The index for this key, built on first use and refreshed on every later one (so it is
    * current when a dashboard is planned).
    */
-  async get(key: string, upstream: MigrationUpstream): Promise<TargetIndex> {
+  async get(key: string, upstream: MigrationUpstream, opts: { kinds?: readonly IndexedResource[] } = {}): Promise<TargetIndex> {
     const now = Date.now();
     for (const [k, e] of this.entries) if (now - e.at > this.maxAgeMs) this.entries.delete(k);
     const hit = this.entries.get(key);
@@ -312,7 +351,7 @@ export class TargetIndexCache {
       await index.refresh();
       return index;
     }
-    const index = TargetIndex.build(upstream);
+    const index = TargetIndex.build(upstream, opts);
     this.entries.set(key, { index, at: now });
     index.catch(() => this.entries.delete(key));
     while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);

@@ -6,7 +6,7 @@
  * before 6.0 refuse it).
  */
 import type { Bundle } from '../../lib/bundles/bundle.ts';
-import type { SupersetCapabilities } from '../../lib/superset/types.ts';
+import type { RlsRule, RlsRuleWrite, SupersetCapabilities, UpstreamRole } from '../../lib/superset/types.ts';
 
 export interface UpstreamDatabase {
   id: number;
@@ -40,4 +40,12 @@ export interface MigrationUpstream {
     id: number;
     form_data: Record<string, unknown>;
   }): Promise<{ ok: true; rows: number } | { ok: false; error: string }>;
+  /** Row-level-security rules (no descriptions); read once per task through the TargetIndex. */
+  rlsRules(): Promise<RlsRule[]>;
+  /** One rule with its description. */
+  rlsRule(id: number): Promise<RlsRule>;
+  /** The roles a rule may name. */
+  rlsRoles(): Promise<UpstreamRole[]>;
+  createRlsRule(rule: RlsRuleWrite): Promise<number>;
+  updateRlsRule(id: number, rule: RlsRuleWrite): Promise<void>;
 }

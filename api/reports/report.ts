@@ -152,6 +152,28 @@ function diagnostics(task: TaskRecord, lines: ItemLine[]): Diagnostic[] {
         message: `the target required ${defaulted.length} field(s) the source does not export, set to its defaults: ${defaulted.map((f) => `${f.object ?? f.file}.${f.field}=${JSON.stringify(f.value)}`).join(', ')}`,
       });
     }
+    // Row-level security: differences ignored on request, rules written, target-only rules left in place.
+    const rls = isObj(d.rls) ? d.rls : undefined;
+    if (rls) {
+      const differences = Array.isArray(rls.differences) ? rls.differences.filter(isObj) : [];
+      if (rls.ignored_by_request === true && differences.length) {
+        out.push({
+          severity: 'warning',
+          where: { ...where, step: 'rls' },
+          message: `row-level security differs between source and target and the requester chose to ignore it (rls: ignore): ${differences.map((x) => `rule '${x.rule}' ${String(x.difference).replace(/_/g, ' ')}`).join('; ')}`,
+        });
+      }
+      const writes = Array.isArray(rls.writes) ? rls.writes.filter((w) => isObj(w) && w.done === true && w.action !== 'unchanged') : [];
+      if (writes.length)
+        out.push({ severity: 'info', where: { ...where, step: 'rls' }, message: `row-level-security rules written to the target: ${writes.map((w) => `${w.action} '${w.rule}'`).join(', ')}` });
+      const left = Array.isArray(rls.left_in_target) ? rls.left_in_target : [];
+      if (left.length)
+        out.push({
+          severity: 'warning',
+          where: { ...where, step: 'rls' },
+          message: `rules only the target has were left in place (copying never removes them): ${left.map((n) => `'${n}'`).join(', ')}`,
+        });
+    }
     for (const w of Array.isArray(d.warnings) ? d.warnings : []) out.push({ severity: 'warning', where, message: String(w) });
   }
   if (task.status === 'FAILED' && !lines.some((l) => l.outcome === 'failed') && task.error) {

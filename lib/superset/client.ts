@@ -55,12 +55,15 @@ import type {
   ListResponse,
   ListCapabilities,
   PermissionProbe,
+  RlsRule,
+  RlsRuleWrite,
   SupersetCapabilities,
   SqlLabQuery,
   SqlLabResult,
   SupersetConnection,
   Thumbnail,
   UpstreamAccount,
+  UpstreamRole,
 } from './types.ts';
 
 export interface ClientLogger {
@@ -1068,6 +1071,72 @@ export class SupersetClient {
   }
 
   // ---------------------------------------------------------------------------------------------
+  // row-level security (the same API on 4.1, 5.0, 6.0 and 6.1; exports never carry these rules)
+
+  /**
+   * Every page of a list-shaped answer (`{ count, result }`), 100 rows a page, deduplicated by
+   * `key`. Stops at an empty page, so a count that shrinks meanwhile cannot loop.
+   */
+  private async pagedAll<T>(path: string, q: Record<string, unknown>, key: (row: T) => number): Promise<T[]> {
+    const out = new Map<number, T>();
+    for (let page = 0; ; page++) {
+      const body = await this.serialList(path, () => this.getJson<ListResponse<T>>(path, { q: { ...q, page, page_size: MAX_PAGE_SIZE } }));
+      if (!Array.isArray(body.result) || typeof body.count !== 'number') {
+        throw new SupersetUnavailableError('bad_response', `Superset answered ${path} without count/result`, { method: 'GET', path });
+      }
+      for (const row of body.result) out.set(key(row), row);
+      if (!body.result.length || (page + 1) * MAX_PAGE_SIZE >= body.count) return [...out.values()];
+    }
+  }
+
+  /** Every row-level-security rule, with its tables (dataset id, table name) and roles (id, name); no descriptions. */
+  async listRlsRules(): Promise<RlsRule[]> {
+    // Rule names are unique in Superset, so ordering by name pages stably.
+    const rows = await this.pagedAll<Partial<RlsRule> & { id: number }>(
+      '/api/v1/rowlevelsecurity/',
+      { order_column: 'name', order_direction: 'asc' },
+      (r) => r.id,
+    );
+    return rows.map(rlsRuleOf);
+  }
+
+  /** One rule with its description and its tables' schemas. */
+  async getRlsRule(id: number): Promise<RlsRule> {
+    const body = await this.getJson<{ id?: number; result?: Partial<RlsRule> }>(`/api/v1/rowlevelsecurity/${seg(id)}`);
+    return rlsRuleOf({ ...body.result, id });
+  }
+
+  /** Creates a rule; its id. Superset 4.1 answers 201, later releases 200. */
+  async createRlsRule(rule: RlsRuleWrite): Promise<number> {
+    const body = await this.request<{ id?: unknown }>('POST', '/api/v1/rowlevelsecurity/', { json: rule });
+    if (typeof body.id !== 'number') {
+      throw new SupersetUnavailableError('bad_response', 'Superset created a row-level-security rule without saying its id', {
+        method: 'POST',
+        path: '/api/v1/rowlevelsecurity/',
+      });
+    }
+    return body.id;
+  }
+
+  /** Replaces a rule's fields (tables and roles are set to exactly these ids). */
+  async updateRlsRule(id: number, rule: RlsRuleWrite): Promise<void> {
+    await this.request('PUT', `/api/v1/rowlevelsecurity/${seg(id)}`, { json: rule });
+  }
+
+  async deleteRlsRule(id: number): Promise<void> {
+    await this.request('DELETE', `/api/v1/rowlevelsecurity/${seg(id)}`);
+  }
+
+  /**
+   * The roles a rule may name, from the rule API's own related-field list: it answers on every
+   * release whether or not the security API (`FAB_ADD_SECURITY_API`) is on.
+   */
+  async listRlsRoles(): Promise<UpstreamRole[]> {
+    const rows = await this.pagedAll<{ value: number; text: string }>('/api/v1/rowlevelsecurity/related/roles', {}, (r) => r.value);
+    return rows.map((r) => ({ id: r.value, name: String(r.text) }));
+  }
+
+  // ---------------------------------------------------------------------------------------------
   // accounts
 
   /**
@@ -1212,6 +1281,19 @@ function withoutKeys(body: DatasetUpdate, keys: { top: string[]; columns: string
   if (body.columns) out.columns = body.columns.map((c) => drop(c, keys.columns) as DatasetUpdate['columns'][number]);
   if (body.metrics) out.metrics = body.metrics.map((m) => drop(m, keys.metrics) as DatasetUpdate['metrics'][number]);
   return out;
+}
+
+function rlsRuleOf(r: Partial<RlsRule> & { id: number }): RlsRule {
+  return {
+    id: r.id,
+    name: String(r.name ?? ''),
+    filter_type: String(r.filter_type ?? ''),
+    clause: String(r.clause ?? ''),
+    group_key: typeof r.group_key === 'string' && r.group_key ? r.group_key : null,
+    ...(r.description !== undefined ? { description: r.description ?? null } : {}),
+    tables: (r.tables ?? []).map((t) => ({ id: Number(t.id), table_name: String(t.table_name ?? ''), schema: t.schema ?? null })),
+    roles: (r.roles ?? []).map((x) => ({ id: Number(x.id), name: String(x.name ?? '') })),
+  };
 }
 
 function listQ(query: ListQuery): Record<string, unknown> {

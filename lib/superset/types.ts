@@ -295,3 +295,32 @@ export interface DatasetUpdate {
   metrics: Array<Record<string, unknown> & { id: number; metric_name: string }>;
   [key: string]: unknown;
 }
+
+/** A row-level-security rule as Superset lists it (`/api/v1/rowlevelsecurity/`): tables and roles with ids and names. */
+export interface RlsRule {
+  id: number;
+  name: string;
+  filter_type: 'Regular' | 'Base' | string;
+  clause: string;
+  group_key: string | null;
+  /** Only in the detail (the list does not carry it). */
+  description?: string | null;
+  tables: Array<{ id: number; table_name: string; schema?: string | null }>;
+  roles: Array<{ id: number; name: string }>;
+}
+
+/** What a rule's create and update take: tables (dataset ids) and roles (role ids) by id. */
+export interface RlsRuleWrite {
+  name: string;
+  filter_type: string;
+  clause: string;
+  group_key: string | null;
+  description: string | null;
+  tables: number[];
+  roles: number[];
+}
+
+export interface UpstreamRole {
+  id: number;
+  name: string;
+}

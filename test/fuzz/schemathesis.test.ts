@@ -136,7 +136,8 @@ describe.runIf(installed || ci)('Schemathesis against the OpenAPI document', () 
         dir,
         ...EXCLUDED.flatMap((name) => ['--exclude-name', name]),
       ];
-      const { code, output } = await run(ST, args, {
+      // Through the venv's python: the script's shebang names the checkout the venv was made in.
+      const { code, output } = await run(path.join(path.dirname(ST), 'python'), [ST, ...args], {
         cwd: dir,
         env: { ...process.env, SCHEMATHESIS_HOOKS: path.join(import.meta.dirname, 'hooks.py'), FUZZ_PROTECTED_USER_ID: me.body.id },
       });

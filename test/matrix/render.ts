@@ -57,7 +57,7 @@ export function renderMatrix(opts: {
   for (const s of releases) lines.push(`| **${s.release}** | ${releases.map((t) => cell(s.release, t.release)).join(' | ')} |`);
   lines.push('');
   lines.push(
-    'Read side against each release (through the API: connection test with capabilities, dashboard list, detail, datasets, database-mapping suggestions, backup and restore):',
+    'Read side against each release (through the API: connection test with capabilities, dashboard list, detail, datasets, database-mapping suggestions, row-level-security rules through the client (create, update, list, detail), backup and restore with a rule kept and put back):',
   );
   lines.push('');
   const names = reads[0]?.checks.map((c) => c.name) ?? [];

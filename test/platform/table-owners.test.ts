@@ -49,6 +49,7 @@ const OWNERS: Record<string, string[]> = {
   assistant_messages: ['db/assistant/conversations.ts'],
   assistant_confirmations: ['db/assistant/confirmations.ts'],
   assistant_audit: ['db/assistant/audit.ts'],
+  migration_target_state: ['db/migrations-state/store.ts'],
 };
 
 const names = Object.keys(OWNERS).join('|');

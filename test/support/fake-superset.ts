@@ -132,8 +132,23 @@ export interface FakeSupersetOptions {
   filterColumns?: Partial<Record<'dashboard' | 'chart' | 'dataset' | 'database', string[]>>;
 }
 
+/** A row-level-security rule as the fake keeps it: tables (dataset ids) and roles (role ids). */
+export interface FakeRlsRule {
+  id: number;
+  name: string;
+  filter_type: string;
+  clause: string;
+  group_key: string | null;
+  description: string | null;
+  tables: number[];
+  roles: number[];
+}
+
 export interface FakeSuperset {
   baseUrl: string;
+  /** Row-level-security rules and the roles they may name (Admin, Alpha, Gamma, Public to start with). */
+  rlsRules: FakeRlsRule[];
+  roles: Array<{ id: number; name: string }>;
   username: string;
   password: string;
   requests: RecordedRequest[];
@@ -210,6 +225,8 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
   const databases: FakeDatabase[] = [];
   const datasets: FakeDataset[] = [];
   const charts: FakeChart[] = [];
+  const rlsRules: FakeRlsRule[] = [];
+  const roles = ['Admin', 'Alpha', 'Gamma', 'Public'].map((name, i) => ({ id: i + 1, name }));
   const requests: RecordedRequest[] = [];
   let failures: Failure[] = [];
   let importFailures: FakeImportFailure[] = [];
@@ -963,6 +980,39 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
         })),
       });
     }
+    // row-level security
+    const rlsRead = (r: FakeRlsRule) => ({
+      id: r.id,
+      name: r.name,
+      filter_type: r.filter_type,
+      clause: r.clause,
+      group_key: r.group_key,
+      tables: r.tables.map((id) => ({ id, table_name: datasets.find((d) => d.id === id)?.table_name ?? '' })),
+      roles: r.roles.map((id) => ({ id, name: roles.find((x) => x.id === id)?.name ?? '' })),
+    });
+    if (method === 'GET' && path === '/api/v1/rowlevelsecurity/') {
+      const rows = [...rlsRules].sort((a, b) => a.name.localeCompare(b.name));
+      const page = pageOf(rows, q);
+      return json(res, 200, { ...page, result: page.result.map(rlsRead) });
+    }
+    if (method === 'GET' && path === '/api/v1/rowlevelsecurity/related/roles') {
+      const page = pageOf(roles, q);
+      return json(res, 200, { count: page.count, result: page.result.map((r) => ({ value: r.id, text: r.name, extra: {} })) });
+    }
+    if ((m = /^\/api\/v1\/rowlevelsecurity\/(\d+)$/.exec(path)) && (method === 'GET' || method === 'PUT')) {
+      const rule = rlsRules.find((r) => r.id === Number(m![1]));
+      if (!rule) return error(req, res, 404, 'Not found');
+      if (method === 'GET') return json(res, 200, { id: rule.id, result: { ...rlsRead(rule), description: rule.description } });
+      Object.assign(rule, JSON.parse(body.toString('utf8')));
+      return json(res, 201, { id: rule.id, result: {} });
+    }
+    if (method === 'POST' && path === '/api/v1/rowlevelsecurity/') {
+      const input = JSON.parse(body.toString('utf8')) as Omit<FakeRlsRule, 'id'>;
+      if (rlsRules.some((r) => r.name === input.name)) return json(res, 422, { message: 'Name must be unique' });
+      const rule: FakeRlsRule = { ...input, id: rlsRules.length ? Math.max(...rlsRules.map((r) => r.id)) + 1 : 1 };
+      rlsRules.push(rule);
+      return json(res, 201, { id: rule.id, result: input });
+    }
     // security API
     if (method === 'GET' && path === '/api/v1/security/users/') {
       if (!options.securityApi) return error(req, res, 404, 'Not Found');
@@ -995,6 +1045,8 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
 
   return {
     baseUrl: `http://127.0.0.1:${port}`,
+    rlsRules,
+    roles,
     username: options.username,
     password: options.password,
     requests,

@@ -1,0 +1,128 @@
+import type { NextAction } from '../../contracts/outcomes.ts';
+import type { RlsDifference, RlsMode, RlsReport, RlsRuleView } from '../../contracts/rls.ts';
+import type { PreparedBundle } from './plan.ts';
+import { compareDashboardRules, missingRoles, plannedWrites, withDescriptions, writeRules } from './rls.ts';
+import type { TargetIndex } from './target-index.ts';
+import type { MigrationUpstream } from './upstream.ts';
+
+export interface RlsCheck {
+  report: RlsReport;
+  /** Set when the dashboard must not be imported: nothing was changed. */
+  blocked?: { code: 'rls_mismatch' | 'rls_role_missing'; error: string; next_actions: NextAction[] };
+  /** mode copy: the source's rules to write to the target after the import (ids in the source). */
+  toCopy: Array<RlsRuleView & { id: number }>;
+}
+
+/**
+ * The row-level-security step of planning a dashboard: compare, then decide by mode. strict fails
+ * the dashboard on any difference; copy fails it when a role is missing in the target (before
+ * anything is imported) and otherwise lists what to write; ignore records the differences.
+ */
+export async function checkDashboardRls(opts: {
+  mode: RlsMode;
+  dryRun: boolean;
+  sourceIndex: TargetIndex;
+  targetIndex: TargetIndex;
+  prepared: PreparedBundle;
+  request: { sourceEnvId: string; targetEnvId: string; dashboardId: number; overwrite: boolean };
+}): Promise<RlsCheck> {
+  const { mode, prepared, targetIndex } = opts;
+  const cmp = await compareDashboardRules({ sourceIndex: opts.sourceIndex, targetIndex, datasets: prepared.datasets });
+  const report: RlsReport = {
+    mode,
+    source_rules: cmp.source.map(({ id: _id, ...v }) => v),
+    target_rules: cmp.target,
+    differences: cmp.differences,
+  };
+  const check: RlsCheck = { report, toCopy: [] };
+  if (!cmp.differences.length) return check;
+
+  const retry = (rls: RlsMode, description: string, action: string): NextAction => ({
+    action,
+    description,
+    request: {
+      method: 'POST',
+      path: '/api/dashboards/migrate',
+      body: {
+        source_env_id: opts.request.sourceEnvId,
+        target_env_id: opts.request.targetEnvId,
+        dashboard_ids: [opts.request.dashboardId],
+        overwrite: opts.request.overwrite,
+        rls,
+      },
+    },
+  });
+  if (mode === 'ignore') {
+    report.ignored_by_request = true;
+    return check;
+  }
+  if (mode === 'strict') {
+    check.blocked = {
+      code: 'rls_mismatch',
+      error: `row-level security on the datasets of '${prepared.title}' differs between source and target: ${describeDifferences(cmp.differences)}`,
+      next_actions: [
+        retry('copy', "Copy the source's rules to the target (created or updated by name, roles matched by name)", 'retry_with_rls_copy'),
+        retry('ignore', 'Migrate anyway, recording that the difference was ignored on request', 'retry_with_rls_ignore'),
+        {
+          action: 'fix_rls_in_superset',
+          description: 'Or make the rules the same in both Superset instances (Settings → Row Level Security), then retry this dashboard',
+        },
+      ],
+    };
+    return check;
+  }
+
+  // copy: only the target's own rules are left as they are.
+  const toWrite = new Set(cmp.differences.filter((d) => d.difference !== 'only_in_target').map((d) => d.rule));
+  check.toCopy = cmp.source.filter((r) => toWrite.has(r.name));
+  const onlyTarget = cmp.differences.filter((d) => d.difference === 'only_in_target').map((d) => d.rule);
+  if (onlyTarget.length) report.left_in_target = onlyTarget;
+  const missing = await missingRoles(targetIndex, check.toCopy);
+  if (missing.length) {
+    report.missing_roles = missing;
+    check.toCopy = [];
+    check.blocked = {
+      code: 'rls_role_missing',
+      error: `the target has no role ${missing.map((n) => `'${n}'`).join(', ')}, which the row-level-security rules of '${prepared.title}' name; nothing was imported`,
+      next_actions: [
+        {
+          action: 'create_role',
+          description: `Create role ${missing.map((n) => `'${n}'`).join(', ')} in the target Superset (Settings → List Roles), then retry this dashboard`,
+        },
+        retry('ignore', 'Or migrate without the rules, recording that the difference was ignored on request', 'retry_with_rls_ignore'),
+      ],
+    };
+    return check;
+  }
+  if (opts.dryRun) report.writes = await plannedWrites(targetIndex, cmp.differences);
+  return check;
+}
+
+/** After the import: the copied rules written to the target, by name. */
+export async function copyRules(opts: {
+  source: MigrationUpstream;
+  target: MigrationUpstream;
+  targetIndex: TargetIndex;
+  prepared: PreparedBundle;
+  rules: Array<RlsRuleView & { id: number }>;
+}): Promise<RlsReport['writes']> {
+  await opts.targetIndex.refresh(); // the datasets this import created
+  return writeRules({
+    upstream: opts.target,
+    index: opts.targetIndex,
+    rules: await withDescriptions(opts.source, opts.rules),
+    scope: opts.prepared.datasets.map((d) => d.targetUuid),
+  });
+}
+
+export function describeDifferences(differences: readonly RlsDifference[]): string {
+  return differences
+    .map((d) =>
+      d.difference === 'missing_in_target'
+        ? `rule '${d.rule}' is missing in the target`
+        : d.difference === 'only_in_target'
+          ? `rule '${d.rule}' exists only in the target`
+          : `rule '${d.rule}' differs in ${d.fields!.join(', ')}`,
+    )
+    .join('; ');
+}

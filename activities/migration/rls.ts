@@ -1,0 +1,251 @@
+/**
+ * Row-level security across environments. Superset keeps its rules beside datasets and no export
+ * carries them, so a dataset new in the target arrives unfiltered. Here the rules touching a
+ * dashboard's datasets are compared between source and target, and written to the target when
+ * the requester asks (migration `rls: "copy"`, and every restore).
+ *
+ * A rule is compared by name, filter type, clause, group key, role names and the set of its
+ * tables that are in the migration (identified by the dataset each becomes in the target). Rule
+ * names are unique in Superset, so a rule is created or updated by name. Writing never removes a
+ * rule or a table from a rule the source does not know: that would widen access in the target.
+ */
+import type { RlsDifference, RlsRuleView, RlsWrite } from '../../contracts/rls.ts';
+import type { Bundle } from '../../lib/bundles/bundle.ts';
+import { AppError } from '../../lib/errors.ts';
+import type { RlsRule, RlsRuleWrite } from '../../lib/superset/types.ts';
+import type { TargetIndex } from './target-index.ts';
+import type { MigrationUpstream } from './upstream.ts';
+
+/** A migrated dataset: the source's identity and the uuid it has (or will have) in the target. */
+export interface RlsDataset {
+  sourceUuid: string;
+  sourceDatabaseUuid: string | null;
+  schema: string | null;
+  table_name: string;
+  targetUuid: string;
+}
+
+/** A dataset or role a rule needs is not where it should be: the rules cannot be read or written safely. */
+export class RlsUnresolved extends AppError {
+  override name = 'RlsUnresolved';
+  constructor(detail: string) {
+    super(409, 'rls_unresolved', 'Row-level security cannot be resolved', detail);
+  }
+}
+
+/** The rules touching the datasets whose ids `tableOf` knows, as views; `tableOf` gives each table's target identity. */
+function viewsOf(
+  rules: readonly RlsRule[],
+  tableOf: (datasetId: number) => { dataset_uuid: string; table_name: string } | undefined,
+): Array<RlsRuleView & { id: number }> {
+  const out: Array<RlsRuleView & { id: number }> = [];
+  for (const r of rules) {
+    const tables = new Map<string, { dataset_uuid: string; table_name: string }>();
+    for (const t of r.tables) {
+      const hit = tableOf(t.id);
+      if (hit) tables.set(hit.dataset_uuid, hit);
+    }
+    if (!tables.size) continue;
+    out.push({
+      id: r.id,
+      name: r.name,
+      filter_type: r.filter_type,
+      clause: r.clause,
+      group_key: r.group_key || null,
+      roles: [...new Set(r.roles.map((x) => x.name))].sort(),
+      tables: [...tables.values()].sort((a, b) => a.dataset_uuid.localeCompare(b.dataset_uuid)),
+    });
+  }
+  return out.sort((a, b) => a.name.localeCompare(b.name));
+}
+
+const tableKeys = (v: RlsRuleView) => v.tables.map((t) => t.dataset_uuid).join(',');
+
+/** Which compared fields of two same-named rules differ. */
+function differingFields(s: RlsRuleView, t: RlsRuleView): string[] {
+  const fields: string[] = [];
+  if (s.filter_type !== t.filter_type) fields.push('filter_type');
+  if (s.clause.trim() !== t.clause.trim()) fields.push('clause');
+  if ((s.group_key ?? '') !== (t.group_key ?? '')) fields.push('group_key');
+  if (s.roles.join('\n') !== t.roles.join('\n')) fields.push('roles');
+  if (tableKeys(s) !== tableKeys(t)) fields.push('tables');
+  return fields;
+}
+
+export function compareRules(source: readonly RlsRuleView[], target: readonly RlsRuleView[]): RlsDifference[] {
+  const differences: RlsDifference[] = [];
+  const targetByName = new Map(target.map((t) => [t.name, t]));
+  for (const s of source) {
+    const t = targetByName.get(s.name);
+    if (!t) {
+      differences.push({ rule: s.name, difference: 'missing_in_target', source: s });
+      continue;
+    }
+    const fields = differingFields(s, t);
+    if (fields.length) differences.push({ rule: s.name, difference: 'differs', fields, source: s, target: t });
+  }
+  const sourceNames = new Set(source.map((s) => s.name));
+  for (const t of target) if (!sourceNames.has(t.name)) differences.push({ rule: t.name, difference: 'only_in_target', target: t });
+  return differences;
+}
+
+const strip = ({ id: _id, ...view }: RlsRuleView & { id: number }): RlsRuleView => view;
+
+/**
+ * The source's and the target's rules on a dashboard's datasets, and how they differ. The source
+ * index needs only datasets; both indexes read their rules once per task.
+ */
+export async function compareDashboardRules(opts: {
+  sourceIndex: TargetIndex;
+  targetIndex: TargetIndex;
+  datasets: readonly RlsDataset[];
+}): Promise<{ source: Array<RlsRuleView & { id: number }>; target: RlsRuleView[]; differences: RlsDifference[] }> {
+  const { targetIndex } = opts;
+  const source = await rulesOnDatasets(opts.sourceIndex, opts.datasets);
+  const targetIds = new Map<number, { dataset_uuid: string; table_name: string }>();
+  for (const d of opts.datasets) {
+    const there = targetIndex.dataset(d.targetUuid);
+    if (there) targetIds.set(there.id, { dataset_uuid: d.targetUuid, table_name: d.table_name });
+  }
+  const target = viewsOf(await targetIndex.rlsRules(), (id) => targetIds.get(id)).map(strip);
+  return { source, target, differences: compareRules(source.map(strip), target) };
+}
+
+/**
+ * The rules of the index's instance that touch these datasets (found by uuid, else by database,
+ * schema and table), each table named by the dataset's `targetUuid`.
+ */
+export async function rulesOnDatasets(index: TargetIndex, datasets: readonly RlsDataset[]): Promise<Array<RlsRuleView & { id: number }>> {
+  const ids = new Map<number, { dataset_uuid: string; table_name: string }>();
+  const dbByUuid = new Map(index.databases.map((d) => [d.uuid, d]));
+  for (const d of datasets) {
+    const db = d.sourceDatabaseUuid ? dbByUuid.get(d.sourceDatabaseUuid) : undefined;
+    const own = index.dataset(d.sourceUuid) ?? (db ? index.datasetOnTable(db.id, d.schema, d.table_name) : null);
+    if (!own) {
+      throw new RlsUnresolved(
+        `dataset '${d.table_name}' of the export (uuid ${d.sourceUuid}) is not among the environment's datasets, so its row-level-security rules cannot be read`,
+      );
+    }
+    ids.set(own.id, { dataset_uuid: d.targetUuid, table_name: d.table_name });
+  }
+  return viewsOf(await index.rlsRules(), (id) => ids.get(id));
+}
+
+/** A bundle's datasets as they are in the environment it was exported from. */
+export function datasetsOf(bundle: Bundle): RlsDataset[] {
+  return bundle.of('datasets').map((f) => ({
+    sourceUuid: String(f.content.uuid),
+    sourceDatabaseUuid: typeof f.content.database_uuid === 'string' ? f.content.database_uuid : null,
+    schema: typeof f.content.schema === 'string' && f.content.schema ? f.content.schema : null,
+    table_name: String(f.content.table_name ?? ''),
+    targetUuid: String(f.content.uuid),
+  }));
+}
+
+/** Role names the rules name that the target does not have. */
+export async function missingRoles(index: TargetIndex, rules: readonly RlsRuleView[]): Promise<string[]> {
+  const have = new Set((await index.rlsRoles()).map((r) => r.name));
+  return [...new Set(rules.flatMap((r) => r.roles))].filter((n) => !have.has(n)).sort();
+}
+
+/** What writing these rules would do, without writing (a dry run). */
+export async function plannedWrites(index: TargetIndex, differences: readonly RlsDifference[]): Promise<RlsWrite[]> {
+  const byName = new Map((await index.rlsRules()).map((r) => [r.name, r]));
+  return differences
+    .filter((d) => d.difference !== 'only_in_target')
+    .map((d) => {
+      const existing = byName.get(d.rule);
+      return { rule: d.rule, action: existing ? 'update' : 'create', target_rule_id: existing?.id ?? null, done: false } satisfies RlsWrite;
+    });
+}
+
+/**
+ * Creates or updates each rule in the target (by name), its tables resolved to the target's
+ * datasets by uuid and its roles by name. An existing rule keeps its tables outside `scope` (the
+ * target uuids of the datasets concerned); within the scope it gets exactly the rule's tables.
+ * The index must be current (refreshed after an import) and the roles checked with missingRoles.
+ */
+export async function writeRules(opts: {
+  upstream: MigrationUpstream;
+  index: TargetIndex;
+  rules: readonly RlsRuleView[];
+  scope: readonly string[];
+}): Promise<RlsWrite[]> {
+  const { upstream, index } = opts;
+  const roleIds = new Map((await index.rlsRoles()).map((r) => [r.name, r.id]));
+  const scopeIds = new Set(opts.scope.map((uuid) => index.dataset(uuid)?.id).filter((id): id is number => id !== undefined));
+  const writes: RlsWrite[] = [];
+  for (const rule of opts.rules) {
+    const tableIds = rule.tables.map((t) => {
+      const d = index.dataset(t.dataset_uuid);
+      if (!d) throw new RlsUnresolved(`dataset '${t.table_name}' (uuid ${t.dataset_uuid}) is not in the target, so rule '${rule.name}' cannot name it`);
+      return d.id;
+    });
+    const roles = rule.roles.map((name) => {
+      const id = roleIds.get(name);
+      if (id === undefined) throw new RlsUnresolved(`role '${name}' of rule '${rule.name}' is not in the target`);
+      return id;
+    });
+    const existing = (await index.rlsRules()).find((r) => r.name === rule.name);
+    const tables = [...new Set([...(existing?.tables.map((t) => t.id).filter((id) => !scopeIds.has(id)) ?? []), ...tableIds])].sort(
+      (a, b) => a - b,
+    );
+    const body: RlsRuleWrite = {
+      name: rule.name,
+      filter_type: rule.filter_type,
+      clause: rule.clause,
+      group_key: rule.group_key,
+      description: rule.description ?? null,
+      tables,
+      roles: [...new Set(roles)].sort((a, b) => a - b),
+    };
+    if (existing && sameRule(existing, body)) {
+      writes.push({ rule: rule.name, action: 'unchanged', target_rule_id: existing.id, done: true });
+      continue;
+    }
+    let id: number;
+    if (existing) {
+      await upstream.updateRlsRule(existing.id, body);
+      id = existing.id;
+    } else {
+      id = await upstream.createRlsRule(body);
+    }
+    await index.noteRlsRule({
+      id,
+      name: body.name,
+      filter_type: body.filter_type,
+      clause: body.clause,
+      group_key: body.group_key,
+      tables: body.tables.map((t) => ({ id: t, table_name: index.datasetById(t)?.table_name ?? '' })),
+      roles: body.roles.map((r) => ({ id: r, name: [...roleIds].find(([, v]) => v === r)?.[0] ?? '' })),
+    });
+    writes.push({ rule: rule.name, action: existing ? 'update' : 'create', target_rule_id: id, done: true });
+  }
+  return writes;
+}
+
+/** Whether a rule already is what would be written (description aside: the list does not carry it). */
+function sameRule(existing: RlsRule, body: RlsRuleWrite): boolean {
+  const ids = (xs: Array<{ id: number }>) =>
+    xs
+      .map((x) => x.id)
+      .sort((a, b) => a - b)
+      .join(',');
+  return (
+    existing.filter_type === body.filter_type &&
+    existing.clause.trim() === body.clause.trim() &&
+    (existing.group_key ?? '') === (body.group_key ?? '') &&
+    ids(existing.tables) === body.tables.join(',') &&
+    ids(existing.roles) === body.roles.join(',')
+  );
+}
+
+/** The source rules as views with their descriptions (one detail read per rule: the list omits them). */
+export async function withDescriptions(upstream: MigrationUpstream, rules: ReadonlyArray<RlsRuleView & { id: number }>): Promise<RlsRuleView[]> {
+  const out: RlsRuleView[] = [];
+  for (const r of rules) {
+    const detail = await upstream.rlsRule(r.id);
+    out.push({ ...strip(r), description: detail.description ?? null });
+  }
+  return out;
+}

@@ -1,0 +1,45 @@
+import type { Knex } from 'knex';
+
+/**
+ * What the last migration of each dashboard wrote into each target environment (table
+ * `migration_target_state`), so a rerun can tell a dashboard with nothing to import.
+ *
+ * Kept here rather than as a marker in the target: Superset has no field of its own to hold it
+ * that its import and export would leave alone, and any marker written into the dashboard would
+ * itself show in the export and in the UI. The target's side is still read from the target: the
+ * hash of its own export, taken right after the import and compared with its export at planning,
+ * so an edit made in Superset since (dashboard, chart or dataset) is never mistaken for unchanged.
+ */
+export interface TargetState {
+  target_env_id: string;
+  dashboard_uuid: string;
+  source_env_id: string;
+  bundle_hash: string;
+  target_hash: string;
+  target_dashboard_id: number;
+  task_id: string | null;
+  updated_at: Date;
+}
+
+export class MigrationStateStore {
+  private readonly knex: Knex;
+  constructor(knex: Knex) {
+    this.knex = knex;
+  }
+
+  async get(targetEnvId: string, dashboardUuid: string): Promise<TargetState | undefined> {
+    return this.knex<TargetState>('migration_target_state').where({ target_env_id: targetEnvId, dashboard_uuid: dashboardUuid }).first();
+  }
+
+  async record(state: Omit<TargetState, 'updated_at'>): Promise<void> {
+    await this.knex('migration_target_state')
+      .insert(state)
+      .onConflict(['target_env_id', 'dashboard_uuid'])
+      .merge({ ...state, updated_at: this.knex.fn.now() });
+  }
+
+  /** Forgets a dashboard's state (its import was refused or it is being imported again). */
+  async forget(targetEnvId: string, dashboardUuid: string): Promise<void> {
+    await this.knex('migration_target_state').where({ target_env_id: targetEnvId, dashboard_uuid: dashboardUuid }).delete();
+  }
+}

@@ -1,0 +1,86 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createHarness, type Harness } from '../support/harness.ts';
+import { createSqliteDatabase, getDashboard, type SupersetClient } from '../support/superset/fixtures.ts';
+import { buildSource, client, prefixedTables, registerEnvironment, waitTask, type SourceFixture } from './support.ts';
+
+/**
+ * A rerun with nothing changed imports nothing, through the API against real Superset 6.1.0
+ * instances a → b: the dashboard is reported `unchanged`. An edit on either side since the last
+ * run (in the source, or someone's in the target's Superset) is imported again.
+ */
+const enabled = inject('supersets') !== null;
+const P = `u${Date.now().toString(36)}`;
+
+let h: Harness;
+let a: SupersetClient;
+let b: SupersetClient;
+let envA: string;
+let envB: string;
+let src: SourceFixture;
+
+const admin = (m: string, p: string, o: Record<string, unknown> = {}) => h.request(m, p, { ...o, token: h.adminToken });
+
+async function migrate(extra: Record<string, unknown> = {}) {
+  const r = await admin('POST', '/api/dashboards/migrate', {
+    json: { source_env_id: envA, target_env_id: envB, dashboard_ids: [src.dashboards[0].id], ...extra },
+  });
+  expect(r.status, r.text).toBe(202);
+  const task = await waitTask(h, r.body.task_id, 180_000);
+  expect(task.status, JSON.stringify(task.result?.items?.map((i: any) => i.error))).toBe('SUCCEEDED');
+  return task.result.items[0];
+}
+
+async function changedOn(uuid: string): Promise<string> {
+  const d = (await getDashboard(b, uuid)).result;
+  expect(d.changed_on).toBeTruthy();
+  return String(d.changed_on);
+}
+
+beforeAll(async () => {
+  if (!enabled) return;
+  h = await createHarness({ worker: true });
+  [a, b] = await Promise.all([client('a'), client('b')]);
+  const dir = path.join(inject('runDir'), P);
+  src = await buildSource(a, P, dir, { dashboards: 1 });
+  const db = await createSqliteDatabase(b, { name: `${P}_warehouse`, path: path.join(dir, `${P}-b.db`), tables: prefixedTables(P) });
+  envA = await registerEnvironment(h, 'a', `${P}-a`);
+  envB = await registerEnvironment(h, 'b', `${P}-b`);
+  const r = await admin('PUT', `/api/environments/${envA}/db-mappings/${envB}`, {
+    json: { mappings: [{ source_database_id: src.database.id, target_database_id: db.id }] },
+  });
+  expect(r.status, r.text).toBe(200);
+}, 300_000);
+afterAll(async () => h?.close());
+
+describe.runIf(enabled)('a rerun with nothing changed: a (6.1.0) → b (6.1.0)', () => {
+  it('is reported unchanged and not imported; an edit in the target or in the source since is imported again', async () => {
+    const first = await migrate();
+    expect(first.status).toBe('imported');
+    const uuid = first.dashboard_uuid;
+    const stamp = await changedOn(uuid);
+
+    const rerun = await migrate();
+    expect(rerun).toMatchObject({ status: 'unchanged', outcome: 'succeeded', target_dashboard_id: first.target_dashboard_id });
+    expect(rerun.verification).toBeUndefined();
+    expect(await changedOn(uuid)).toBe(stamp); // not imported: Superset did not touch the dashboard
+
+    // Someone renames a chart in the target's Superset: not mistaken for unchanged, the source's version comes back.
+    const charts = await b.getDashboardCharts(uuid);
+    const chart = charts.find((c) => c.slice_name === `${P} rows 1`)!;
+    await b.request('PUT', `/api/v1/chart/${chart.id}`, { json: { slice_name: `${P} edited in the target` } });
+    const afterTargetEdit = await migrate();
+    expect(afterTargetEdit.status).toBe('imported');
+    expect((await b.getDashboardCharts(uuid)).map((c) => c.slice_name).sort()).toEqual([`${P} rows 1`, `${P} total 1`]);
+    expect((await migrate()).status).toBe('unchanged');
+
+    // A change in the source is imported.
+    await a.request('PUT', `/api/v1/dashboard/${src.dashboards[0].id}`, { json: { dashboard_title: `${P} renamed in the source` } });
+    const afterSourceEdit = await migrate();
+    expect(afterSourceEdit.status).toBe('imported');
+    expect((await getDashboard(b, uuid)).result.dashboard_title).toBe(`${P} renamed in the source`);
+
+    // overwrite: false keeps its meaning: an existing dashboard is skipped, whatever its state.
+    expect((await migrate({ overwrite: false })).status).toBe('skipped');
+  });
+});
