@@ -442,10 +442,12 @@ function reviewEntities(text: string, tokens: Token[], marks: Array<Mark | undef
     const m = marks[i];
     return m?.kind === 'concept' && m.concept === c;
   };
+  // A meaning may begin with a filler word ("название товара"); an answer's "is" is skipped.
   const skippable = (i: number) => {
     const m = marks[i];
     if (tokens[i]!.quoted) return false;
-    return m?.kind === 'filler' || m?.kind === 'prep' || (m?.kind === 'concept' && (m.concept === 'means' || m.concept === 'set'));
+    if (m?.kind === 'filler') return operation === 'answer';
+    return m?.kind === 'prep' || (m?.kind === 'concept' && (m.concept === 'means' || m.concept === 'set'));
   };
   const rest = (from: number): string | undefined => {
     let j = from;
