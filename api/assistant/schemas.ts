@@ -24,7 +24,7 @@ export const messageBody = z
   .strict();
 
 export const intentView = z.object({
-  domain: z.enum(['help', 'dashboards', 'datasets', 'tasks', 'git', 'unknown']),
+  domain: z.enum(['help', 'dashboards', 'datasets', 'tasks', 'git', 'dataset_review', 'unknown']),
   operation: z.string(),
   entities: z
     .record(z.string(), z.unknown())

@@ -23,13 +23,14 @@ import { ConversationStore } from '../../db/assistant/conversations.ts';
 import { DEFAULT_PROVIDER_ID, LlmProviderStore } from '../../db/llm-providers/store.ts';
 import { parseCommand, type Intent, type Language, type ParseResult } from '../../lib/assistant/parser.ts';
 import { confirmPrompt, deniedText, helpText, missingText, notFoundText, unknownText, unsupportedText } from '../../lib/assistant/texts.ts';
-import { AppError, ForbiddenError, NotFoundError } from '../../lib/errors.ts';
+import { AppError, ForbiddenError, NotFoundError, VersionConflictError } from '../../lib/errors.ts';
 import { can, type Principal } from '../auth/principal.ts';
 import type { AppContext } from '../context.ts';
 import { DashboardService } from '../dashboards/service.ts';
 import { toTaskView } from '../tasks/schemas.ts';
 import type { BoundReviewSession, ReviewSessionBinder } from './binder.ts';
 import { ConversationMemory } from './cache.ts';
+import { planAnswer, planApproveMappings, planSetField, showSession } from './review.ts';
 import {
   checkRefs,
   Clarification,
@@ -89,6 +90,12 @@ function requirement(intent: Intent): { permission: string | null; kind?: TaskKi
       return { permission: 'git:READ' };
     case 'git.commit':
       return { permission: 'git:WRITE' };
+    case 'dataset_review.show':
+      return { permission: 'dataset_review:READ' };
+    case 'dataset_review.set_field':
+    case 'dataset_review.approve_mappings':
+    case 'dataset_review.answer':
+      return { permission: 'dataset_review:WRITE' };
     default:
       return { permission: null };
   }
@@ -185,7 +192,7 @@ export class AssistantService {
 
     let reply: Reply;
     try {
-      reply = await this.decide(principal, parsed, conv.id, envs);
+      reply = await this.decide(principal, parsed, conv.id, envs, session);
     } catch (err) {
       if (!(err instanceof Clarification)) throw err;
       reply = { state: 'needs_clarification', text: err.message, data: err.data, incomplete: true };
@@ -240,11 +247,11 @@ export class AssistantService {
     });
   }
 
-  private async decide(principal: Principal, parsed: ParseResult, conversationId: string, envs: EnvRef[]): Promise<Reply> {
+  private async decide(principal: Principal, parsed: ParseResult, conversationId: string, envs: EnvRef[], session?: BoundReviewSession): Promise<Reply> {
     const { intent, language: lang, missing } = parsed;
     const e = intent.entities;
     if (intent.operation === 'unknown') return { state: 'needs_clarification', text: unknownText(lang), data: { intent: 'unknown' } };
-    if (intent.domain === 'help') return { state: 'answered', text: helpText(lang) };
+    if (intent.domain === 'help') return { state: 'answered', text: helpText(lang, this.app.config.ASSISTANT_CONFIRMATION_TTL_SECONDS) };
 
     const need = requirement(intent);
     const allowed = need.kind ? this.app.tasks.mayStart(need.kind, principal) : need.permission === null || can(principal, need.permission);
@@ -260,6 +267,29 @@ export class AssistantService {
       await this.record(principal, 'executed', intent, outcome, { conversationId });
       return { state: 'executed', text, data };
     };
+
+    if (intent.domain === 'dataset_review') {
+      if (!session) {
+        return {
+          state: 'needs_clarification',
+          text:
+            lang === 'ru'
+              ? 'Эта команда работает с сессией проверки датасета: отправьте сообщение с dataset_review_session_id.'
+              : 'This works on a dataset review session: send the message with dataset_review_session_id.',
+          data: { missing: ['dataset_review_session_id'] },
+        };
+      }
+      const plan =
+        intent.operation === 'set_field'
+          ? planSetField(lang, session, e)
+          : intent.operation === 'approve_mappings'
+            ? planApproveMappings(lang, session)
+            : intent.operation === 'answer'
+              ? planAnswer(lang, session, e)
+              : showSession(lang, session);
+      if (plan.kind === 'show') return executed(plan.text, plan.data, { session_id: session.id, session_version: session.version });
+      return this.askToConfirm(principal, parsed, conversationId, plan.summary, plan.action, { ...e, ...plan.resolved });
+    }
 
     switch (`${intent.domain}.${intent.operation}`) {
       case 'dashboards.list':
@@ -700,6 +730,8 @@ export class AssistantService {
       );
       throw new ForbiddenError(`Confirming needs the permission ${need.permission}`);
     }
+    // A review write planned at a version the session has left changes nothing, and says so now.
+    if (row.action.type === 'dataset_review') await this.currentReviewVersion(principal, row.action);
     const state = await this.updateWorkflow(id, CONFIRM_UPDATE);
     if (state === 'expired') {
       await this.confirmations.expire(id);
@@ -737,16 +769,35 @@ export class AssistantService {
         taskId = task.id;
         first = await this.confirmations.recordOutcome(row.id, { taskId });
       }
+    } else if (action.type === 'dataset_review') {
+      const stale = result as { error?: string; current_version?: number } | undefined;
+      if (stale?.error === 'version_conflict') throw new VersionConflictError(`Dataset review session ${action.sessionId}`, action.version, stale.current_version ?? action.version);
+      if (result === undefined) {
+        try {
+          result = { session_id: action.sessionId, op: action.op, ...(await this.reviewWrite(principal, action)) };
+        } catch (err) {
+          if (err instanceof VersionConflictError) {
+            await this.confirmations.recordOutcome(row.id, { result: { error: 'version_conflict', current_version: err.extra?.current_version } });
+          }
+          throw err;
+        }
+        first = await this.confirmations.recordOutcome(row.id, { result });
+      }
     } else if (result === undefined) {
       result = await this.app.git.commit(principal, action.envId, action.dashboardId, action.message);
       first = await this.confirmations.recordOutcome(row.id, { result });
     }
+    const reviewVersion = action.type === 'dataset_review' ? (result as { version?: number } | undefined)?.version : undefined;
     const text =
       action.type === 'task'
         ? lang === 'ru'
           ? `Подтверждено: ${row.summary} Задача ${taskId}.`
           : `Confirmed: ${row.summary} Task ${taskId}.`
-        : lang === 'ru'
+        : reviewVersion !== undefined
+          ? lang === 'ru'
+            ? `Подтверждено: ${row.summary} Версия сессии теперь ${reviewVersion}.`
+            : `Confirmed: ${row.summary} The session is now at version ${reviewVersion}.`
+          : lang === 'ru'
           ? `Подтверждено: ${row.summary}`
           : `Confirmed: ${row.summary}`;
     if (first) {
@@ -785,6 +836,33 @@ export class AssistantService {
       text,
       ...(result !== undefined ? { data: result } : {}),
     };
+  }
+
+  private reviewBinder(): ReviewSessionBinder {
+    if (!this.binder) throw new NotFoundError('Dataset review session', '');
+    return this.binder;
+  }
+
+  /** The bound session still at the version the confirmation carries (404 when it is gone or not the caller's, 409 when it moved). */
+  private async currentReviewVersion(principal: Principal, action: Extract<PlannedAction, { type: 'dataset_review' }>) {
+    const s = await this.reviewBinder().load(action.sessionId, principal);
+    if (!s) throw new NotFoundError('Dataset review session', action.sessionId);
+    if (s.version !== action.version) throw new VersionConflictError(`Dataset review session ${action.sessionId}`, action.version, s.version);
+  }
+
+  private async reviewWrite(principal: Principal, action: Extract<PlannedAction, { type: 'dataset_review' }>): Promise<{ version: number }> {
+    const binder = this.reviewBinder();
+    switch (action.op) {
+      case 'set_field':
+        return binder.setField(principal, action.sessionId, action.version, action.fieldId!, { label: action.label! });
+      case 'approve_mappings':
+        return binder.approveMappings(principal, action.sessionId, action.version);
+      case 'answer':
+        return binder.answer(principal, action.sessionId, action.version, action.questionKey!, {
+          option: action.option!,
+          ...(action.label !== undefined ? { label: action.label } : {}),
+        });
+    }
   }
 
   async cancel(principal: Principal, id: string): Promise<{ confirmation_id: string; status: 'cancelled'; task_id: null; text: string }> {
