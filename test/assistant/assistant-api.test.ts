@@ -134,7 +134,7 @@ describe('answers by state', () => {
     expect((await confirm(operator.token, '00000000-0000-4000-8000-000000000000')).status).toBe(404);
   });
 
-  it('answers 404 for a dataset review session while none can be bound', async () => {
+  it('answers 404 for an unknown dataset review session', async () => {
     const r = await say(operator.token, 'help', { dataset_review_session_id: 'drs-1' });
     expect(r.status).toBe(404);
     expect(r.body.code).toBe('not_found');
