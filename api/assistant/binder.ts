@@ -12,7 +12,13 @@ export interface ReviewSessionBinder {
    */
   load(sessionId: string, principal: Principal): Promise<BoundReviewSession | undefined>;
   /** A field's meaning by hand (manual, locked), at `version`: 409 `version_conflict` when stale. */
-  setField(principal: Principal, sessionId: string, version: number, fieldId: string, change: { label?: string | null; description?: string | null }): Promise<{ version: number }>;
+  setField(
+    principal: Principal,
+    sessionId: string,
+    version: number,
+    fieldId: string,
+    change: { label?: string | null; description?: string | null },
+  ): Promise<{ version: number }>;
   /** Approves every mapping of the session, at `version`. */
   approveMappings(principal: Principal, sessionId: string, version: number): Promise<{ version: number }>;
   /** Answers the current question, at `version`. */

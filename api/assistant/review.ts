@@ -24,7 +24,9 @@ function sessionName(lang: Language, s: BoundReviewSession): string {
 
 function questionLine(lang: Language, question: BoundQuestion): string {
   const options = question.options.map((o, i) => `${i + 1}. ${o.label} [${o.value}]`).join('; ');
-  return lang === 'ru' ? `Текущий вопрос: ${question.text} Варианты: ${options}.` : `Current question: ${question.text} Options: ${options}.`;
+  return lang === 'ru'
+    ? `Текущий вопрос: ${question.text} Варианты: ${options}.`
+    : `Current question: ${question.text} Options: ${options}.`;
 }
 
 export function showSession(lang: Language, s: BoundReviewSession): ReviewPlan {
@@ -35,13 +37,17 @@ export function showSession(lang: Language, s: BoundReviewSession): ReviewPlan {
       ? [
           `Сессия ${q(lang, s.title ?? s.id)}: состояние ${s.state}, версия ${s.version}${s.dataset ? `, датасет #${s.dataset.id} ${s.dataset.table_name}` : ''}.`,
           s.question ? questionLine(lang, s.question) : 'Открытых вопросов нет.',
-          unresolved.length ? `Нерешённые поля (${unresolved.length}): ${unresolved.slice(0, MAX_LISTED).join(', ')}.` : 'Все поля описаны.',
+          unresolved.length
+            ? `Нерешённые поля (${unresolved.length}): ${unresolved.slice(0, MAX_LISTED).join(', ')}.`
+            : 'Все поля описаны.',
           `Сопоставления: ${s.mappings.length}, не утверждено: ${unapproved}.`,
         ]
       : [
           `Session ${q(lang, s.title ?? s.id)}: state ${s.state}, version ${s.version}${s.dataset ? `, dataset #${s.dataset.id} ${s.dataset.table_name}` : ''}.`,
           s.question ? questionLine(lang, s.question) : 'No open question.',
-          unresolved.length ? `Unresolved fields (${unresolved.length}): ${unresolved.slice(0, MAX_LISTED).join(', ')}.` : 'Every field has a meaning.',
+          unresolved.length
+            ? `Unresolved fields (${unresolved.length}): ${unresolved.slice(0, MAX_LISTED).join(', ')}.`
+            : 'Every field has a meaning.',
           `Mappings: ${s.mappings.length}, not approved: ${unapproved}.`,
         ];
   return { kind: 'show', text: lines.join('\n'), data: { unresolved_fields: unresolved, open_question: s.question } };
@@ -75,9 +81,13 @@ export function planSetField(lang: Language, s: BoundReviewSession, e: Entities)
 
 export function planApproveMappings(lang: Language, s: BoundReviewSession): ReviewPlan {
   if (!s.mappings.length) {
-    throw new Clarification(lang === 'ru' ? 'В сессии нет сопоставлений фильтров.' : 'The session has no filter mappings.', { not_found: 'mapping' });
+    throw new Clarification(lang === 'ru' ? 'В сессии нет сопоставлений фильтров.' : 'The session has no filter mappings.', {
+      not_found: 'mapping',
+    });
   }
-  const list = s.mappings.map((m) => `${m.filter_name ?? m.filter_id} → ${m.variable ?? (lang === 'ru' ? 'только фильтр' : 'filter only')}`).join(', ');
+  const list = s.mappings
+    .map((m) => `${m.filter_name ?? m.filter_id} → ${m.variable ?? (lang === 'ru' ? 'только фильтр' : 'filter only')}`)
+    .join(', ');
   const summary =
     lang === 'ru'
       ? `Утвердить ${s.mappings.length} сопоставл. фильтров ${sessionName(lang, s)}: ${list}.`
@@ -115,12 +125,16 @@ function chooseOption(question: BoundQuestion, text: string): { option: string; 
 export function planAnswer(lang: Language, s: BoundReviewSession, e: Entities): ReviewPlan {
   const question = s.question;
   if (!question) {
-    throw new Clarification(lang === 'ru' ? 'В сессии нет открытого вопроса.' : 'The session has no open question.', { not_found: 'question' });
+    throw new Clarification(lang === 'ru' ? 'В сессии нет открытого вопроса.' : 'The session has no open question.', {
+      not_found: 'question',
+    });
   }
   const chosen = chooseOption(question, e.answer!);
   if (!chosen) {
     throw new Clarification(
-      lang === 'ru' ? `Не понял ответ ${q(lang, e.answer!)}. ${questionLine(lang, question)}` : `I could not match the answer ${q(lang, e.answer!)}. ${questionLine(lang, question)}`,
+      lang === 'ru'
+        ? `Не понял ответ ${q(lang, e.answer!)}. ${questionLine(lang, question)}`
+        : `I could not match the answer ${q(lang, e.answer!)}. ${questionLine(lang, question)}`,
       { invalid: 'answer', question },
     );
   }

@@ -8,6 +8,7 @@
  * confirming twice never starts two tasks.
  */
 import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
 import {
   ASSISTANT_CONFIRMATION_WORKFLOW,
   CANCEL_UPDATE,
@@ -16,7 +17,7 @@ import {
   type AssistantConfirmationInput,
   type ConfirmationState,
 } from '../../contracts/assistant.ts';
-import { TASK_KINDS, type TaskInputOf, type TaskKindName } from '../../contracts/task-kinds.ts';
+import { TASK_KINDS, type TaskKindName } from '../../contracts/task-kinds.ts';
 import { AuditStore, type AuditDecision } from '../../db/assistant/audit.ts';
 import { ConfirmationStore, type ConfirmationRow, type PlannedAction } from '../../db/assistant/confirmations.ts';
 import { ConversationStore } from '../../db/assistant/conversations.ts';
@@ -27,6 +28,13 @@ import { AppError, ForbiddenError, NotFoundError, VersionConflictError } from '.
 import { can, type Principal } from '../auth/principal.ts';
 import type { AppContext } from '../context.ts';
 import { DashboardService } from '../dashboards/service.ts';
+import { backupInput } from '../backups/input.ts';
+import { backupBody } from '../backups/schemas.ts';
+import { migrateBody, migrationInput } from '../dashboard-migration/input.ts';
+import { dashboardsOfDatasets, llmDocsInput } from '../datasets/input.ts';
+import { generateDocsBody } from '../datasets/schemas.ts';
+import { gitDeployInput } from '../git/input.ts';
+import { deployBody } from '../git/schemas.ts';
 import { toTaskView } from '../tasks/schemas.ts';
 import type { BoundReviewSession, ReviewSessionBinder } from './binder.ts';
 import { ConversationMemory } from './cache.ts';
@@ -43,9 +51,22 @@ import {
 import type { AnswerState } from './schemas.ts';
 
 const UPDATE_TIMEOUT_MS = 5_000;
+
+/**
+ * A task request as the direct route would receive it, parsed by the route's own schema (same
+ * defaults, same limits); what the schema refuses becomes a question, not a 500.
+ */
+function requestBody<S extends z.ZodType>(lang: Language, schema: S, body: z.input<S>): z.output<S> {
+  const r = schema.safeParse(body);
+  if (r.success) return r.data;
+  const why = r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+  throw new Clarification(lang === 'ru' ? `Такой запрос не принимается: ${why}.` : `That request is not accepted: ${why}.`, {
+    invalid: 'request',
+    errors: r.error.issues.map((i) => ({ field: i.path.join('.'), message: i.message })),
+  });
+}
 const LIST_SIZE = 25;
 const LOG_LINES = 50;
-const DASHBOARD_LOOKUP_MS = 5_000;
 
 export interface Answer {
   conversation_id: string;
@@ -247,7 +268,13 @@ export class AssistantService {
     });
   }
 
-  private async decide(principal: Principal, parsed: ParseResult, conversationId: string, envs: EnvRef[], session?: BoundReviewSession): Promise<Reply> {
+  private async decide(
+    principal: Principal,
+    parsed: ParseResult,
+    conversationId: string,
+    envs: EnvRef[],
+    session?: BoundReviewSession,
+  ): Promise<Reply> {
     const { intent, language: lang, missing } = parsed;
     const e = intent.entities;
     if (intent.operation === 'unknown') return { state: 'needs_clarification', text: unknownText(lang), data: { intent: 'unknown' } };
@@ -391,43 +418,41 @@ export class AssistantService {
           );
         }
         const ds = await resolveDashboards(lang, this.app.supersets, source.id, e.dashboards!);
-        const input: TaskInputOf<'migration'> = {
-          sourceEnvId: source.id,
-          targetEnvId: target.id,
-          dashboardIds: ds.map((d) => d.id),
-          dbMappings: [],
-          overwrite: true,
-          dryRun: e.dry_run === true,
-        };
-        const params = {
-          source_env_id: source.id,
-          target_env_id: target.id,
-          dashboard_ids: input.dashboardIds,
-          db_mappings: [],
-          overwrite: true,
-          dry_run: input.dryRun,
-        };
+        const { input, params } = migrationInput(
+          requestBody(lang, migrateBody, {
+            source_env_id: source.id,
+            target_env_id: target.id,
+            dashboard_ids: ds.map((d) => d.id),
+            db_mappings: e.db_mappings ?? [],
+            dry_run: e.dry_run === true,
+          }),
+        );
         const resolved = { ...e, source_environment: source, target_environment: target, dashboards: ds };
+        const dbs = input.dbMappings.length
+          ? lang === 'ru'
+            ? ` Базы данных: ${input.dbMappings.map((m) => `#${m.source_database_id} → #${m.target_database_id}`).join(', ')} (вместо сохранённых сопоставлений).`
+            : ` Databases: ${input.dbMappings.map((m) => `#${m.source_database_id} → #${m.target_database_id}`).join(', ')} (over the saved mappings).`
+          : '';
         if (input.dryRun) {
           // Changes nothing: runs at once, as the direct route would.
           const { task } = await this.app.tasks.create({ kind: 'migration', input, params, owner: principal });
           await this.record(principal, 'executed', intent, { task_id: task.id }, { conversationId, taskId: task.id });
           const text =
             lang === 'ru'
-              ? `Запущен пробный перенос ${plural(lang, ds.length, DASHBOARDS, 'dashboard')} (${dashList(lang, ds)}) из ${source.name} в ${target.name}: ничего не меняется. Задача ${task.id}.`
-              : `Started a dry run migrating ${plural(lang, ds.length, DASHBOARDS, 'dashboard')} (${dashList(lang, ds)}) from ${source.name} to ${target.name}: nothing changes. Task ${task.id}.`;
+              ? `Запущен пробный перенос ${plural(lang, ds.length, DASHBOARDS, 'dashboard')} (${dashList(lang, ds)}) из ${source.name} в ${target.name}: ничего не меняется.${dbs} Задача ${task.id}.`
+              : `Started a dry run migrating ${plural(lang, ds.length, DASHBOARDS, 'dashboard')} (${dashList(lang, ds)}) from ${source.name} to ${target.name}: nothing changes.${dbs} Task ${task.id}.`;
           return { state: 'executed', text, taskId: task.id, data: { entities: resolved } };
         }
         const summary =
           lang === 'ru'
-            ? `Перенести ${plural(lang, ds.length, DASHBOARDS, 'dashboard')} (${dashList(lang, ds)}) из ${source.name} в ${target.name}, перезаписав существующие в ${target.name}.`
-            : `Migrate ${plural(lang, ds.length, DASHBOARDS, 'dashboard')} (${dashList(lang, ds)}) from ${source.name} to ${target.name}, overwriting those already in ${target.name}.`;
+            ? `Перенести ${plural(lang, ds.length, DASHBOARDS, 'dashboard')} (${dashList(lang, ds)}) из ${source.name} в ${target.name}, перезаписав существующие в ${target.name}.${dbs}`
+            : `Migrate ${plural(lang, ds.length, DASHBOARDS, 'dashboard')} (${dashList(lang, ds)}) from ${source.name} to ${target.name}, overwriting those already in ${target.name}.${dbs}`;
         return this.askToConfirm(principal, parsed, conversationId, summary, { type: 'task', kind: 'migration', input, params }, resolved);
       }
       case 'dashboards.backup': {
         const where = env(e.environment);
         const ds = await resolveDashboards(lang, this.app.supersets, where.id, e.dashboards!);
-        const input: TaskInputOf<'backup'> = { envId: where.id, dashboardIds: ds.map((d) => d.id) };
+        const { input, params } = backupInput(requestBody(lang, backupBody, { env_id: where.id, dashboard_ids: ds.map((d) => d.id) }));
         const summary =
           lang === 'ru'
             ? `Сделать резервную копию ${plural(lang, ds.length, DASHBOARDS_OF, 'dashboard')} (${dashList(lang, ds)}) окружения ${where.name} в хранилище бэкапов.`
@@ -437,7 +462,7 @@ export class AssistantService {
           parsed,
           conversationId,
           summary,
-          { type: 'task', kind: 'backup', input, params: { env_id: where.id, dashboard_ids: input.dashboardIds } },
+          { type: 'task', kind: 'backup', input, params },
           { ...e, environment: where, dashboards: ds },
         );
       }
@@ -455,16 +480,16 @@ export class AssistantService {
           };
         }
         const language = e.language ?? lang;
-        const input: TaskInputOf<'llm_docs'> = {
-          envId: where.id,
-          datasetIds: sets.map((s) => s.id),
-          providerId: provider.id,
+        const body = requestBody(lang, generateDocsBody, {
+          env_id: where.id,
+          dataset_ids: sets.map((s) => s.id),
+          llm_provider: provider.id,
           language,
-          dashboardIds: await this.dashboardsUsing(
-            where.id,
-            sets.map((s) => s.id),
-          ),
-        };
+        });
+        const { input, params } = llmDocsInput(
+          body,
+          await dashboardsOfDatasets(this.app.supersets, this.app.logger, where.id, body.dataset_ids),
+        );
         const names = sets.map((s) => `#${s.id} ${s.table_name}`).join(', ');
         const summary =
           lang === 'ru'
@@ -479,7 +504,7 @@ export class AssistantService {
             type: 'task',
             kind: 'llm_docs',
             input,
-            params: { env_id: where.id, dataset_ids: input.datasetIds, llm_provider: provider.id, language },
+            params,
           },
           { ...e, environment: where, datasets: sets },
         );
@@ -517,18 +542,13 @@ export class AssistantService {
             throw new Clarification(err.message, { error: err.code });
           throw err;
         }
-        const input: TaskInputOf<'git_deploy'> = {
-          dashboardUuid: prepared.uuid,
-          dashboardId: d.id,
-          envId: where.id,
-          targetEnvId: target.id,
-          commit: prepared.commit,
-          overwrite: true,
-          dbMappings: [],
-          approval: prepared.protected
-            ? { required: true, requestedBy: principal.userId, timeoutSeconds: this.app.config.GIT_DEPLOY_APPROVAL_TIMEOUT_SECONDS }
-            : { required: false, requestedBy: principal.userId, timeoutSeconds: 0 },
-        };
+        const { input, params } = gitDeployInput(
+          requestBody(lang, deployBody, { env_id: where.id, target_env_id: target.id, commit }),
+          d.id,
+          prepared,
+          principal.userId,
+          this.app.config.GIT_DEPLOY_APPROVAL_TIMEOUT_SECONDS,
+        );
         const summary =
           lang === 'ru'
             ? `Развернуть дашборд #${d.id} ${q(lang, d.title)} из репозитория (коммит ${prepared.commit.slice(0, 10)}) в ${target.name}${prepared.protected ? '; окружение защищено, понадобится одобрение второго человека' : ''}.`
@@ -542,14 +562,7 @@ export class AssistantService {
             type: 'task',
             kind: 'git_deploy',
             input,
-            params: {
-              env_id: where.id,
-              target_env_id: target.id,
-              dashboard_id: d.id,
-              commit: prepared.commit,
-              overwrite: true,
-              db_mappings: [],
-            },
+            params,
           },
           { ...e, environment: where, target_environment: target, dashboards: [d], commit: prepared.commit },
         );
@@ -570,30 +583,6 @@ export class AssistantService {
       );
     }
     return ds[0]!;
-  }
-
-  /**
-   * The dashboards using the datasets, so the task shows in their history, as the direct route
-   * does: best effort and bounded in time.
-   */
-  private async dashboardsUsing(envId: string, datasetIds: number[]): Promise<number[]> {
-    const lookup = Promise.all(
-      datasetIds.map((id) =>
-        this.app.supersets
-          .use(envId, (client) => client.datasetRelatedObjects(id))
-          .then(
-            (r) => r.dashboards.map((d) => d.id),
-            () => [] as number[],
-          ),
-      ),
-    ).then((lists) => [...new Set(lists.flat())].sort((a, b) => a - b));
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<number[]>((resolve) => (timer = setTimeout(() => resolve([]), DASHBOARD_LOOKUP_MS)));
-    try {
-      return await Promise.race([lookup, timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
   private async llmProvider(): Promise<{ id: string; name: string } | undefined> {
@@ -771,13 +760,20 @@ export class AssistantService {
       }
     } else if (action.type === 'dataset_review') {
       const stale = result as { error?: string; current_version?: number } | undefined;
-      if (stale?.error === 'version_conflict') throw new VersionConflictError(`Dataset review session ${action.sessionId}`, action.version, stale.current_version ?? action.version);
+      if (stale?.error === 'version_conflict')
+        throw new VersionConflictError(
+          `Dataset review session ${action.sessionId}`,
+          action.version,
+          stale.current_version ?? action.version,
+        );
       if (result === undefined) {
         try {
           result = { session_id: action.sessionId, op: action.op, ...(await this.reviewWrite(principal, action)) };
         } catch (err) {
           if (err instanceof VersionConflictError) {
-            await this.confirmations.recordOutcome(row.id, { result: { error: 'version_conflict', current_version: err.extra?.current_version } });
+            await this.confirmations.recordOutcome(row.id, {
+              result: { error: 'version_conflict', current_version: err.extra?.current_version },
+            });
           }
           throw err;
         }
@@ -798,8 +794,8 @@ export class AssistantService {
             ? `Подтверждено: ${row.summary} Версия сессии теперь ${reviewVersion}.`
             : `Confirmed: ${row.summary} The session is now at version ${reviewVersion}.`
           : lang === 'ru'
-          ? `Подтверждено: ${row.summary}`
-          : `Confirmed: ${row.summary}`;
+            ? `Подтверждено: ${row.summary}`
+            : `Confirmed: ${row.summary}`;
     if (first) {
       await this.record(
         principal,
@@ -847,10 +843,14 @@ export class AssistantService {
   private async currentReviewVersion(principal: Principal, action: Extract<PlannedAction, { type: 'dataset_review' }>) {
     const s = await this.reviewBinder().load(action.sessionId, principal);
     if (!s) throw new NotFoundError('Dataset review session', action.sessionId);
-    if (s.version !== action.version) throw new VersionConflictError(`Dataset review session ${action.sessionId}`, action.version, s.version);
+    if (s.version !== action.version)
+      throw new VersionConflictError(`Dataset review session ${action.sessionId}`, action.version, s.version);
   }
 
-  private async reviewWrite(principal: Principal, action: Extract<PlannedAction, { type: 'dataset_review' }>): Promise<{ version: number }> {
+  private async reviewWrite(
+    principal: Principal,
+    action: Extract<PlannedAction, { type: 'dataset_review' }>,
+  ): Promise<{ version: number }> {
     const binder = this.reviewBinder();
     switch (action.op) {
       case 'set_field':

@@ -26,7 +26,10 @@ export const migrateBody = z
       .refine((m) => new Set(m.map((x) => x.source_database_id)).size === m.length, 'each source database may be mapped once')
       .describe('source database id → target database id, overriding the persisted mappings for this run'),
     overwrite: z.boolean().default(true).describe('update dashboards (and changed charts and datasets) that already exist in the target'),
-    dry_run: z.boolean().default(false).describe('import nothing; report per object what would be created, updated or left unchanged, with differences'),
+    dry_run: z
+      .boolean()
+      .default(false)
+      .describe('import nothing; report per object what would be created, updated or left unchanged, with differences'),
   })
   .strict();
 

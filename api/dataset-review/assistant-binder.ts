@@ -15,7 +15,11 @@ export function createReviewSessionBinder(review: ReviewService): ReviewSessionB
     async load(sessionId: string, principal: Principal): Promise<BoundReviewSession | undefined> {
       const s = await loadOwnedSessionForAssistant(review.sessions, sessionId, principal.userId);
       if (!s) return undefined;
-      const [fields, mappings, answered] = [await review.fields.list(s.id), await review.mappings.list(s.id), await review.clarifications.list(s.id)];
+      const [fields, mappings, answered] = [
+        await review.fields.list(s.id),
+        await review.mappings.list(s.id),
+        await review.clarifications.list(s.id),
+      ];
       const open = questions(s, fields, mappings, answered);
       const q = open[0];
       const filterName = new Map(s.imported_filters.map((f) => [f.id, f.name]));
@@ -26,7 +30,15 @@ export function createReviewSessionBinder(review: ReviewService): ReviewSessionB
         state: s.state,
         title: s.title,
         dataset: s.dataset ? { id: s.dataset.id, table_name: s.dataset.table_name } : null,
-        fields: fields.map((f) => ({ id: f.id, kind: f.kind, name: f.name, label: f.label, description: f.description, status: f.status, locked: f.locked })),
+        fields: fields.map((f) => ({
+          id: f.id,
+          kind: f.kind,
+          name: f.name,
+          label: f.label,
+          description: f.description,
+          status: f.status,
+          locked: f.locked,
+        })),
         mappings: mappings.map((m) => ({
           id: m.id,
           filter_id: m.filter_id,
@@ -46,7 +58,14 @@ export function createReviewSessionBinder(review: ReviewService): ReviewSessionB
         dataset: bound.dataset,
         imported_filters: s.imported_filters.map((f) => {
           const masked = maskFilterValues(f);
-          return { id: f.id, name: f.name, column: f.column, raw_value: masked.raw_value, normalized: masked.normalized, value_source: f.value_source };
+          return {
+            id: f.id,
+            name: f.name,
+            column: f.column,
+            raw_value: masked.raw_value,
+            normalized: masked.normalized,
+            value_source: f.value_source,
+          };
         }),
         recovery_markers: s.recovery_markers.map((m) => ({ kind: m.kind, ref: m.ref })),
         open_question: bound.question,
@@ -54,7 +73,9 @@ export function createReviewSessionBinder(review: ReviewService): ReviewSessionB
         unresolved_fields: bound.fields.filter((f) => f.status === 'unresolved' || f.status === 'needs_review').map((f) => f.name),
         fields: bound.fields,
         mappings: bound.mappings,
-        preview: preview ? { status: preview.status ?? null, row_count: preview.row_count ?? null, at_version: preview.at_version ?? null } : null,
+        preview: preview
+          ? { status: preview.status ?? null, row_count: preview.row_count ?? null, at_version: preview.at_version ?? null }
+          : null,
       };
       return bound;
     },

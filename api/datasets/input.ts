@@ -9,7 +9,10 @@ export type GenerateDocsBody = z.output<typeof generateDocsBody>;
 
 const DASHBOARD_LOOKUP_MS = 5_000;
 
-export function llmDocsInput(body: GenerateDocsBody, dashboardIds: number[]): { input: TaskInputOf<'llm_docs'>; params: Record<string, unknown> } {
+export function llmDocsInput(
+  body: GenerateDocsBody,
+  dashboardIds: number[],
+): { input: TaskInputOf<'llm_docs'>; params: Record<string, unknown> } {
   return {
     input: { envId: body.env_id, datasetIds: body.dataset_ids, providerId: body.llm_provider, language: body.language, dashboardIds },
     params: { ...body },
@@ -24,13 +27,15 @@ export function llmDocsInput(body: GenerateDocsBody, dashboardIds: number[]): { 
 export async function dashboardsOfDatasets(supersets: Supersets, logger: Logger, envId: string, datasetIds: number[]): Promise<number[]> {
   const lookup = Promise.all(
     datasetIds.map((id) =>
-      supersets.use(envId, (client) => client.datasetRelatedObjects(id)).then(
-        (r) => r.dashboards.map((d) => d.id),
-        (err: unknown) => {
-          logger.debug({ err, env_id: envId, dataset_id: id }, 'dashboards of a dataset could not be read');
-          return [] as number[];
-        },
-      ),
+      supersets
+        .use(envId, (client) => client.datasetRelatedObjects(id))
+        .then(
+          (r) => r.dashboards.map((d) => d.id),
+          (err: unknown) => {
+            logger.debug({ err, env_id: envId, dataset_id: id }, 'dashboards of a dataset could not be read');
+            return [] as number[];
+          },
+        ),
     ),
   ).then((lists) => [...new Set(lists.flat())].sort((a, b) => a - b));
   let timer: NodeJS.Timeout | undefined;

@@ -33,6 +33,7 @@ export const CONCEPTS = [
   'approve',
   'mapping',
   'answer',
+  'database',
 ] as const;
 export type Concept = (typeof CONCEPTS)[number];
 export type Prep = 'from' | 'to' | 'in';

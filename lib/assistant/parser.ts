@@ -52,6 +52,8 @@ export interface Entities {
   message?: string;
   commit?: string;
   language?: Language;
+  /** Migration: databases named in the text ("база 3 → 7", "database 3 to 7"), source id → target id. */
+  db_mappings?: Array<{ source_database_id: number; target_database_id: number }>;
   /** Dataset review: the field named ("поле region"), its new meaning, an answer to the current question. */
   field?: string;
   label?: string;
@@ -264,8 +266,6 @@ export function parseCommand(text: string, context: ParseContext = {}): ParseRes
   else if (has('answer')) set('dataset_review', 'answer');
   else if (has('approve') && (has('mapping') || has('review'))) set('dataset_review', 'approve_mappings');
   else if (has('field') && (has('means') || has('set'))) set('dataset_review', 'set_field');
-  else if (has('review') || has('question') || has('mapping') || (has('field') && !has('dataset') && !has('dashboard')))
-    set('dataset_review', 'show');
   else if (taskIdIndex >= 0 || has('task')) set('tasks', has('logs') ? 'logs' : 'status');
   else if (has('logs')) set('tasks', 'logs');
   else if (has('deploy')) set('git', 'deploy');
@@ -274,6 +274,8 @@ export function parseCommand(text: string, context: ParseContext = {}): ParseRes
   else if (has('migrate')) set('dashboards', 'migrate');
   else if (has('backup')) set('dashboards', 'backup');
   else if (has('docs') && !has('dashboard')) set('datasets', 'generate_docs');
+  else if (has('review') || has('question') || has('mapping') || (has('field') && !has('dataset') && !has('dashboard')))
+    set('dataset_review', 'show');
   else if (has('dataset') || has('dashboard')) {
     set(has('dataset') ? 'datasets' : 'dashboards', has('search') ? 'search' : 'list');
     inferred = !has('search') && !has('list');
@@ -339,9 +341,38 @@ export function parseCommand(text: string, context: ParseContext = {}): ParseRes
   if (taskIdIndex >= 0) entities.task_id = tokens[taskIdIndex]!.norm;
   if (domain === 'tasks' && has('latest') && !entities.task_id) entities.latest = true;
 
+  // "база 3 → 7", "database 3 to 7", "db 3:7": a database mapping of a migration, not dashboards.
+  if (operation === 'migrate') {
+    const pairs: NonNullable<Entities['db_mappings']> = [];
+    const skip = (j: number) => {
+      while (j < tokens.length && (marks[j]?.kind === 'filler' || marks[j]?.kind === 'prep')) j++;
+      return j;
+    };
+    marks.forEach((m, i) => {
+      if (m?.kind !== 'concept' || m.concept !== 'database') return;
+      const a = skip(i + 1);
+      const joined = /^(\d{1,10}):(\d{1,10})$/.exec(tokens[a]?.norm ?? '');
+      if (joined && marks[a] === undefined) {
+        pairs.push({ source_database_id: Number(joined[1]), target_database_id: Number(joined[2]) });
+        consumed.add(a);
+        return;
+      }
+      const b = skip(a + 1);
+      if (marks[a]?.kind === 'number' && marks[b]?.kind === 'number') {
+        pairs.push({
+          source_database_id: (marks[a] as { value: number }).value,
+          target_database_id: (marks[b] as { value: number }).value,
+        });
+        consumed.add(a);
+        consumed.add(b);
+      }
+    });
+    if (pairs.length) entities.db_mappings = pairs;
+  }
+
   const numbers: number[] = [];
   marks.forEach((m, i) => {
-    if (m?.kind === 'number') {
+    if (m?.kind === 'number' && !consumed.has(i)) {
       numbers.push(m.value);
       consumed.add(i);
     }

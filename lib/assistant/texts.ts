@@ -46,7 +46,10 @@ const PARAMETER: Record<MissingParameter, Texts> = {
   task_id: { ru: 'идентификатор задачи', en: 'the task id' },
   message: { ru: 'сообщение коммита (в кавычках)', en: 'the commit message (in quotes)' },
   field: { ru: 'поле (его имя: «поле region …»)', en: 'the field (its name: "field region …")' },
-  label: { ru: 'что поле означает («поле region означает регион продаж»)', en: 'what the field means ("set field region to Sales region")' },
+  label: {
+    ru: 'что поле означает («поле region означает регион продаж»)',
+    en: 'what the field means ("set field region to Sales region")',
+  },
   answer: { ru: 'ответ на текущий вопрос («ответ: …»)', en: 'the answer to the current question ("answer: …")' },
 };
 

@@ -53,12 +53,42 @@ async function seedSession(ownerId: string, ownerName: string): Promise<string> 
     state: 'ready',
     title: 'Orders review',
     dashboard: { id: 7, title: 'Orders', slug: 'orders', url: null },
-    dataset: { id: 12, table_name: 'orders_view', database_id: 1, schema: null, catalog: null, sql: 'select 1', template_params: {}, kind: 'virtual', url: null },
+    dataset: {
+      id: 12,
+      table_name: 'orders_view',
+      database_id: 1,
+      schema: null,
+      catalog: null,
+      sql: 'select 1',
+      template_params: {},
+      kind: 'virtual',
+      url: null,
+    },
     candidate_datasets: [],
     charts: [],
     imported_filters: [
-      { id: 'F-region', name: 'Region', filter_type: 'filter_select', column: 'region', dataset_id: 12, raw_value: ['EMEA', 'Atlantis'], normalized: [{ col: 'region', op: 'IN', val: ['EMEA', 'Atlantis'] }], value_source: 'permalink', column_in_dataset: true },
-      { id: 'F-product', name: 'Product', filter_type: 'filter_select', column: 'product', dataset_id: 12, raw_value: ['widget'], normalized: [{ col: 'product', op: 'IN', val: ['widget'] }], value_source: 'permalink', column_in_dataset: true },
+      {
+        id: 'F-region',
+        name: 'Region',
+        filter_type: 'filter_select',
+        column: 'region',
+        dataset_id: 12,
+        raw_value: ['EMEA', 'Atlantis'],
+        normalized: [{ col: 'region', op: 'IN', val: ['EMEA', 'Atlantis'] }],
+        value_source: 'permalink',
+        column_in_dataset: true,
+      },
+      {
+        id: 'F-product',
+        name: 'Product',
+        filter_type: 'filter_select',
+        column: 'product',
+        dataset_id: 12,
+        raw_value: ['widget'],
+        normalized: [{ col: 'product', op: 'IN', val: ['widget'] }],
+        value_source: 'permalink',
+        column_in_dataset: true,
+      },
     ],
     template_variables: [{ name: 'region', kind: 'filter_values', default: null }],
     recovery_markers: [],
@@ -68,9 +98,42 @@ async function seedSession(ownerId: string, ownerName: string): Promise<string> 
   await knex.transaction(async (trx) => {
     const superset = { verbose_name: null, description: null, type: null };
     await new ReviewFieldStore(knex).replace(trx, s.id, [
-      { kind: 'column', name: 'region', position: 0, label: null, description: null, provenance: 'unresolved', status: 'unresolved', source: null, candidates: [], superset },
-      { kind: 'column', name: 'units', position: 1, label: null, description: null, provenance: 'unresolved', status: 'unresolved', source: null, candidates: [], superset },
-      { kind: 'column', name: 'product', position: 2, label: 'Product', description: null, provenance: 'superset', status: 'proposed', source: null, candidates: [], superset },
+      {
+        kind: 'column',
+        name: 'region',
+        position: 0,
+        label: null,
+        description: null,
+        provenance: 'unresolved',
+        status: 'unresolved',
+        source: null,
+        candidates: [],
+        superset,
+      },
+      {
+        kind: 'column',
+        name: 'units',
+        position: 1,
+        label: null,
+        description: null,
+        provenance: 'unresolved',
+        status: 'unresolved',
+        source: null,
+        candidates: [],
+        superset,
+      },
+      {
+        kind: 'column',
+        name: 'product',
+        position: 2,
+        label: 'Product',
+        description: null,
+        provenance: 'superset',
+        status: 'proposed',
+        source: null,
+        candidates: [],
+        superset,
+      },
     ]);
     const mappings = new ReviewMappingStore(knex);
     await mappings.replace(trx, s.id, [
@@ -104,7 +167,10 @@ describe('a bound message', () => {
   it('shows the session with the open question and unresolved fields, values masked in the answer, the history and the audit', async () => {
     const id = await seedSession(analyst.id, 'analyst');
     const r = await say(analyst.token, 'покажи сессию', id);
-    expect(r.body).toMatchObject({ state: 'executed', intent: { domain: 'dataset_review', operation: 'show', requires_confirmation: false } });
+    expect(r.body).toMatchObject({
+      state: 'executed',
+      intent: { domain: 'dataset_review', operation: 'show', requires_confirmation: false },
+    });
     expect(r.body.text).toMatch(/Orders review/);
     expect(r.body.text).toMatch(/Текущий вопрос: What does column 'region' mean\?/);
     expect(r.body.text).toMatch(/Нерешённые поля \(2\): region, units/);
@@ -144,7 +210,12 @@ describe('writes through confirmations at the session version', () => {
     expect(r.status, r.text).toBe(200);
     expect(r.body).toMatchObject({
       state: 'awaiting_confirmation',
-      intent: { domain: 'dataset_review', operation: 'set_field', entities: { field: 'region', label: 'регион продаж' }, requires_confirmation: true },
+      intent: {
+        domain: 'dataset_review',
+        operation: 'set_field',
+        entities: { field: 'region', label: 'регион продаж' },
+        requires_confirmation: true,
+      },
     });
     expect(r.body.confirmation.summary).toMatch(/полю «region».*«регион продаж»/);
     expect(r.body.data.entities).toMatchObject({ session_version: 1, field: { name: 'region' } });
@@ -157,7 +228,12 @@ describe('writes through confirmations at the session version', () => {
     expect(c.body.text).toMatch(/Версия сессии теперь 2/);
     const after = await session(analyst.token, id);
     expect(after.version).toBe(2);
-    expect(after.fields.find((f: any) => f.name === 'region')).toMatchObject({ label: 'регион продаж', provenance: 'manual', status: 'manual', locked: true });
+    expect(after.fields.find((f: any) => f.name === 'region')).toMatchObject({
+      label: 'регион продаж',
+      provenance: 'manual',
+      status: 'manual',
+      locked: true,
+    });
     const again = await confirm(analyst.token, r.body.confirmation.id);
     expect(again.body).toMatchObject({ status: 'confirmed', data: { version: 2 } });
     expect((await session(analyst.token, id)).version).toBe(2);
@@ -170,7 +246,10 @@ describe('writes through confirmations at the session version', () => {
     const r = await say(analyst.token, 'set field units to Units sold', id);
     expect(r.body.state).toBe('awaiting_confirmation');
     // The session moves on meanwhile (a title edit through the review API).
-    const patched = await h.request('PATCH', `/api/dataset-review/sessions/${id}`, { token: analyst.token, json: { version: 1, title: 'Renamed' } });
+    const patched = await h.request('PATCH', `/api/dataset-review/sessions/${id}`, {
+      token: analyst.token,
+      json: { version: 1, title: 'Renamed' },
+    });
     expect(patched.status, patched.text).toBe(200);
     const before = await session(analyst.token, id);
     const c = await confirm(analyst.token, r.body.confirmation.id);
@@ -204,7 +283,10 @@ describe('writes through confirmations at the session version', () => {
   it('answers the current question: a meaning for field_meaning, "skip" for the next', async () => {
     const id = await seedSession(analyst.id, 'analyst');
     const r = await say(analyst.token, 'ответ: регион продаж', id);
-    expect(r.body).toMatchObject({ state: 'awaiting_confirmation', intent: { operation: 'answer', entities: { answer: 'регион продаж' } } });
+    expect(r.body).toMatchObject({
+      state: 'awaiting_confirmation',
+      intent: { operation: 'answer', entities: { answer: 'регион продаж' } },
+    });
     expect((await confirm(analyst.token, r.body.confirmation.id)).status).toBe(200);
     let s = await session(analyst.token, id);
     expect(s.fields.find((f: any) => f.name === 'region')).toMatchObject({ label: 'регион продаж', provenance: 'manual', locked: true });
@@ -225,9 +307,17 @@ describe.runIf(S)('bound to a session started from a real permalink (Superset a)
     const inst = superset('a');
     const client = await login(inst.baseUrl, inst.username, inst.password);
     try {
-      const envId = await createEnvironment(h, { baseUrl: inst.baseUrl, username: inst.username, password: inst.password, timeoutSeconds: 60 });
+      const envId = await createEnvironment(h, {
+        baseUrl: inst.baseUrl,
+        username: inst.username,
+        password: inst.password,
+        timeoutSeconds: 60,
+      });
       const fx = await createReviewFixture(client, { prefix: uniquePrefix('asra'), dataDir: inst.dataDir, baseUrl: inst.baseUrl });
-      const started = await h.request('POST', '/api/dataset-review/sessions', { token: analyst.token, json: { env_id: envId, link: fx.permalinkUrl } });
+      const started = await h.request('POST', '/api/dataset-review/sessions', {
+        token: analyst.token,
+        json: { env_id: envId, link: fx.permalinkUrl },
+      });
       expect(started.status, started.text).toBe(201);
       const id = started.body.id;
       expect(JSON.stringify(started.body.imported_filters)).toMatch(/EMEA/);
@@ -236,7 +326,10 @@ describe.runIf(S)('bound to a session started from a real permalink (Superset a)
       const shown = await say(analyst.token, 'show the session', id);
       expect(shown.body.state).toBe('executed');
       const filters = shown.body.data.dataset_review_session.imported_filters;
-      expect(filters.find((f: any) => f.id === FILTER_REGION)).toMatchObject({ raw_value: '***', normalized: [{ col: 'region', op: 'IN', val: '***' }] });
+      expect(filters.find((f: any) => f.id === FILTER_REGION)).toMatchObject({
+        raw_value: '***',
+        normalized: [{ col: 'region', op: 'IN', val: '***' }],
+      });
       expect(shown.text).not.toMatch(/EMEA|widget/);
 
       const set = await say(analyst.token, 'поле units означает «Продано, шт.»', id);
