@@ -51,6 +51,8 @@ import {
 import type { AnswerState } from './schemas.ts';
 
 const UPDATE_TIMEOUT_MS = 5_000;
+const LIST_SIZE = 25;
+const LOG_LINES = 50;
 
 /**
  * A task request as the direct route would receive it, parsed by the route's own schema (same
@@ -65,8 +67,6 @@ function requestBody<S extends z.ZodType>(lang: Language, schema: S, body: z.inp
     errors: r.error.issues.map((i) => ({ field: i.path.join('.'), message: i.message })),
   });
 }
-const LIST_SIZE = 25;
-const LOG_LINES = 50;
 
 export interface Answer {
   conversation_id: string;
