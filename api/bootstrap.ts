@@ -25,6 +25,8 @@ import { TokenIssuer } from './auth/tokens.ts';
 import type { AppContext } from './context.ts';
 import { EnvironmentService } from './environments/service.ts';
 import { Supersets } from './environments/upstream.ts';
+import { createReviewSessionBinder } from './dataset-review/assistant-binder.ts';
+import { ReviewService } from './dataset-review/service.ts';
 import { GitService } from './git/service.ts';
 import { ProfileService } from './profile/service.ts';
 import { HistoryLogReader } from './tasks/history-log.ts';
@@ -110,6 +112,7 @@ export async function bootstrap(config: Config, logger: Logger, databaseUrl: str
     environments,
     supersets,
     git,
+    assistantReviewSessions: createReviewSessionBinder(new ReviewService({ knex, supersets, environments: environmentStore })),
   };
   return {
     context,

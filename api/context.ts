@@ -48,6 +48,6 @@ export interface AppContext {
   git: GitService;
   /** The way to an environment's Superset: look-up, pooled client, failures mapped to 404/503. */
   supersets: Supersets;
-  /** Binds assistant messages to dataset review sessions; absent until dataset review provides it. */
+  /** Binds assistant messages to dataset review sessions (dataset review provides it; absent: a bound message is 404). */
   assistantReviewSessions?: ReviewSessionBinder;
 }

@@ -19,12 +19,14 @@ export const messageBody = z
       .min(1)
       .max(200)
       .optional()
-      .describe('bind the message to one of your active dataset review sessions'),
+      .describe(
+        "bind the message to one of your own dataset review sessions (someone else's or an unknown one: 404); review commands (show the session, a field's meaning, approve mappings, answer the question) work on it",
+      ),
   })
   .strict();
 
 export const intentView = z.object({
-  domain: z.enum(['help', 'dashboards', 'datasets', 'tasks', 'git', 'unknown']),
+  domain: z.enum(['help', 'dashboards', 'datasets', 'tasks', 'git', 'dataset_review', 'unknown']),
   operation: z.string(),
   entities: z
     .record(z.string(), z.unknown())

@@ -8,6 +8,7 @@
  * confirming twice never starts two tasks.
  */
 import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
 import {
   ASSISTANT_CONFIRMATION_WORKFLOW,
   CANCEL_UPDATE,
@@ -16,20 +17,28 @@ import {
   type AssistantConfirmationInput,
   type ConfirmationState,
 } from '../../contracts/assistant.ts';
-import { TASK_KINDS, type TaskInputOf, type TaskKindName } from '../../contracts/task-kinds.ts';
+import { TASK_KINDS, type TaskKindName } from '../../contracts/task-kinds.ts';
 import { AuditStore, type AuditDecision } from '../../db/assistant/audit.ts';
 import { ConfirmationStore, type ConfirmationRow, type PlannedAction } from '../../db/assistant/confirmations.ts';
 import { ConversationStore } from '../../db/assistant/conversations.ts';
 import { DEFAULT_PROVIDER_ID, LlmProviderStore } from '../../db/llm-providers/store.ts';
 import { parseCommand, type Intent, type Language, type ParseResult } from '../../lib/assistant/parser.ts';
 import { confirmPrompt, deniedText, helpText, missingText, notFoundText, unknownText, unsupportedText } from '../../lib/assistant/texts.ts';
-import { AppError, ForbiddenError, NotFoundError } from '../../lib/errors.ts';
+import { AppError, ForbiddenError, NotFoundError, VersionConflictError } from '../../lib/errors.ts';
 import { can, type Principal } from '../auth/principal.ts';
 import type { AppContext } from '../context.ts';
 import { DashboardService } from '../dashboards/service.ts';
+import { backupInput } from '../backups/input.ts';
+import { backupBody } from '../backups/schemas.ts';
+import { migrateBody, migrationInput } from '../dashboard-migration/input.ts';
+import { dashboardsOfDatasets, llmDocsInput } from '../datasets/input.ts';
+import { generateDocsBody } from '../datasets/schemas.ts';
+import { gitDeployInput } from '../git/input.ts';
+import { deployBody } from '../git/schemas.ts';
 import { toTaskView } from '../tasks/schemas.ts';
 import type { BoundReviewSession, ReviewSessionBinder } from './binder.ts';
 import { ConversationMemory } from './cache.ts';
+import { planAnswer, planApproveMappings, planSetField, showSession } from './review.ts';
 import {
   checkRefs,
   Clarification,
@@ -44,7 +53,20 @@ import type { AnswerState } from './schemas.ts';
 const UPDATE_TIMEOUT_MS = 5_000;
 const LIST_SIZE = 25;
 const LOG_LINES = 50;
-const DASHBOARD_LOOKUP_MS = 5_000;
+
+/**
+ * A task request as the direct route would receive it, parsed by the route's own schema (same
+ * defaults, same limits); what the schema refuses becomes a question, not a 500.
+ */
+function requestBody<S extends z.ZodType>(lang: Language, schema: S, body: z.input<S>): z.output<S> {
+  const r = schema.safeParse(body);
+  if (r.success) return r.data;
+  const why = r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+  throw new Clarification(lang === 'ru' ? `Такой запрос не принимается: ${why}.` : `That request is not accepted: ${why}.`, {
+    invalid: 'request',
+    errors: r.error.issues.map((i) => ({ field: i.path.join('.'), message: i.message })),
+  });
+}
 
 export interface Answer {
   conversation_id: string;
@@ -89,6 +111,12 @@ function requirement(intent: Intent): { permission: string | null; kind?: TaskKi
       return { permission: 'git:READ' };
     case 'git.commit':
       return { permission: 'git:WRITE' };
+    case 'dataset_review.show':
+      return { permission: 'dataset_review:READ' };
+    case 'dataset_review.set_field':
+    case 'dataset_review.approve_mappings':
+    case 'dataset_review.answer':
+      return { permission: 'dataset_review:WRITE' };
     default:
       return { permission: null };
   }
@@ -185,7 +213,7 @@ export class AssistantService {
 
     let reply: Reply;
     try {
-      reply = await this.decide(principal, parsed, conv.id, envs);
+      reply = await this.decide(principal, parsed, conv.id, envs, session);
     } catch (err) {
       if (!(err instanceof Clarification)) throw err;
       reply = { state: 'needs_clarification', text: err.message, data: err.data, incomplete: true };
@@ -240,11 +268,17 @@ export class AssistantService {
     });
   }
 
-  private async decide(principal: Principal, parsed: ParseResult, conversationId: string, envs: EnvRef[]): Promise<Reply> {
+  private async decide(
+    principal: Principal,
+    parsed: ParseResult,
+    conversationId: string,
+    envs: EnvRef[],
+    session?: BoundReviewSession,
+  ): Promise<Reply> {
     const { intent, language: lang, missing } = parsed;
     const e = intent.entities;
     if (intent.operation === 'unknown') return { state: 'needs_clarification', text: unknownText(lang), data: { intent: 'unknown' } };
-    if (intent.domain === 'help') return { state: 'answered', text: helpText(lang) };
+    if (intent.domain === 'help') return { state: 'answered', text: helpText(lang, this.app.config.ASSISTANT_CONFIRMATION_TTL_SECONDS) };
 
     const need = requirement(intent);
     const allowed = need.kind ? this.app.tasks.mayStart(need.kind, principal) : need.permission === null || can(principal, need.permission);
@@ -260,6 +294,29 @@ export class AssistantService {
       await this.record(principal, 'executed', intent, outcome, { conversationId });
       return { state: 'executed', text, data };
     };
+
+    if (intent.domain === 'dataset_review') {
+      if (!session) {
+        return {
+          state: 'needs_clarification',
+          text:
+            lang === 'ru'
+              ? 'Эта команда работает с сессией проверки датасета: отправьте сообщение с dataset_review_session_id.'
+              : 'This works on a dataset review session: send the message with dataset_review_session_id.',
+          data: { missing: ['dataset_review_session_id'] },
+        };
+      }
+      const plan =
+        intent.operation === 'set_field'
+          ? planSetField(lang, session, e)
+          : intent.operation === 'approve_mappings'
+            ? planApproveMappings(lang, session)
+            : intent.operation === 'answer'
+              ? planAnswer(lang, session, e)
+              : showSession(lang, session);
+      if (plan.kind === 'show') return executed(plan.text, plan.data, { session_id: session.id, session_version: session.version });
+      return this.askToConfirm(principal, parsed, conversationId, plan.summary, plan.action, { ...e, ...plan.resolved });
+    }
 
     switch (`${intent.domain}.${intent.operation}`) {
       case 'dashboards.list':
@@ -361,43 +418,41 @@ export class AssistantService {
           );
         }
         const ds = await resolveDashboards(lang, this.app.supersets, source.id, e.dashboards!);
-        const input: TaskInputOf<'migration'> = {
-          sourceEnvId: source.id,
-          targetEnvId: target.id,
-          dashboardIds: ds.map((d) => d.id),
-          dbMappings: [],
-          overwrite: true,
-          dryRun: e.dry_run === true,
-        };
-        const params = {
-          source_env_id: source.id,
-          target_env_id: target.id,
-          dashboard_ids: input.dashboardIds,
-          db_mappings: [],
-          overwrite: true,
-          dry_run: input.dryRun,
-        };
+        const { input, params } = migrationInput(
+          requestBody(lang, migrateBody, {
+            source_env_id: source.id,
+            target_env_id: target.id,
+            dashboard_ids: ds.map((d) => d.id),
+            db_mappings: e.db_mappings ?? [],
+            dry_run: e.dry_run === true,
+          }),
+        );
         const resolved = { ...e, source_environment: source, target_environment: target, dashboards: ds };
+        const dbs = input.dbMappings.length
+          ? lang === 'ru'
+            ? ` Базы данных: ${input.dbMappings.map((m) => `#${m.source_database_id} → #${m.target_database_id}`).join(', ')} (вместо сохранённых сопоставлений).`
+            : ` Databases: ${input.dbMappings.map((m) => `#${m.source_database_id} → #${m.target_database_id}`).join(', ')} (over the saved mappings).`
+          : '';
         if (input.dryRun) {
           // Changes nothing: runs at once, as the direct route would.
           const { task } = await this.app.tasks.create({ kind: 'migration', input, params, owner: principal });
           await this.record(principal, 'executed', intent, { task_id: task.id }, { conversationId, taskId: task.id });
           const text =
             lang === 'ru'
-              ? `Запущен пробный перенос ${plural(lang, ds.length, DASHBOARDS, 'dashboard')} (${dashList(lang, ds)}) из ${source.name} в ${target.name}: ничего не меняется. Задача ${task.id}.`
-              : `Started a dry run migrating ${plural(lang, ds.length, DASHBOARDS, 'dashboard')} (${dashList(lang, ds)}) from ${source.name} to ${target.name}: nothing changes. Task ${task.id}.`;
+              ? `Запущен пробный перенос ${plural(lang, ds.length, DASHBOARDS, 'dashboard')} (${dashList(lang, ds)}) из ${source.name} в ${target.name}: ничего не меняется.${dbs} Задача ${task.id}.`
+              : `Started a dry run migrating ${plural(lang, ds.length, DASHBOARDS, 'dashboard')} (${dashList(lang, ds)}) from ${source.name} to ${target.name}: nothing changes.${dbs} Task ${task.id}.`;
           return { state: 'executed', text, taskId: task.id, data: { entities: resolved } };
         }
         const summary =
           lang === 'ru'
-            ? `Перенести ${plural(lang, ds.length, DASHBOARDS, 'dashboard')} (${dashList(lang, ds)}) из ${source.name} в ${target.name}, перезаписав существующие в ${target.name}.`
-            : `Migrate ${plural(lang, ds.length, DASHBOARDS, 'dashboard')} (${dashList(lang, ds)}) from ${source.name} to ${target.name}, overwriting those already in ${target.name}.`;
+            ? `Перенести ${plural(lang, ds.length, DASHBOARDS, 'dashboard')} (${dashList(lang, ds)}) из ${source.name} в ${target.name}, перезаписав существующие в ${target.name}.${dbs}`
+            : `Migrate ${plural(lang, ds.length, DASHBOARDS, 'dashboard')} (${dashList(lang, ds)}) from ${source.name} to ${target.name}, overwriting those already in ${target.name}.${dbs}`;
         return this.askToConfirm(principal, parsed, conversationId, summary, { type: 'task', kind: 'migration', input, params }, resolved);
       }
       case 'dashboards.backup': {
         const where = env(e.environment);
         const ds = await resolveDashboards(lang, this.app.supersets, where.id, e.dashboards!);
-        const input: TaskInputOf<'backup'> = { envId: where.id, dashboardIds: ds.map((d) => d.id) };
+        const { input, params } = backupInput(requestBody(lang, backupBody, { env_id: where.id, dashboard_ids: ds.map((d) => d.id) }));
         const summary =
           lang === 'ru'
             ? `Сделать резервную копию ${plural(lang, ds.length, DASHBOARDS_OF, 'dashboard')} (${dashList(lang, ds)}) окружения ${where.name} в хранилище бэкапов.`
@@ -407,7 +462,7 @@ export class AssistantService {
           parsed,
           conversationId,
           summary,
-          { type: 'task', kind: 'backup', input, params: { env_id: where.id, dashboard_ids: input.dashboardIds } },
+          { type: 'task', kind: 'backup', input, params },
           { ...e, environment: where, dashboards: ds },
         );
       }
@@ -425,16 +480,16 @@ export class AssistantService {
           };
         }
         const language = e.language ?? lang;
-        const input: TaskInputOf<'llm_docs'> = {
-          envId: where.id,
-          datasetIds: sets.map((s) => s.id),
-          providerId: provider.id,
+        const body = requestBody(lang, generateDocsBody, {
+          env_id: where.id,
+          dataset_ids: sets.map((s) => s.id),
+          llm_provider: provider.id,
           language,
-          dashboardIds: await this.dashboardsUsing(
-            where.id,
-            sets.map((s) => s.id),
-          ),
-        };
+        });
+        const { input, params } = llmDocsInput(
+          body,
+          await dashboardsOfDatasets(this.app.supersets, this.app.logger, where.id, body.dataset_ids),
+        );
         const names = sets.map((s) => `#${s.id} ${s.table_name}`).join(', ');
         const summary =
           lang === 'ru'
@@ -449,7 +504,7 @@ export class AssistantService {
             type: 'task',
             kind: 'llm_docs',
             input,
-            params: { env_id: where.id, dataset_ids: input.datasetIds, llm_provider: provider.id, language },
+            params,
           },
           { ...e, environment: where, datasets: sets },
         );
@@ -487,18 +542,13 @@ export class AssistantService {
             throw new Clarification(err.message, { error: err.code });
           throw err;
         }
-        const input: TaskInputOf<'git_deploy'> = {
-          dashboardUuid: prepared.uuid,
-          dashboardId: d.id,
-          envId: where.id,
-          targetEnvId: target.id,
-          commit: prepared.commit,
-          overwrite: true,
-          dbMappings: [],
-          approval: prepared.protected
-            ? { required: true, requestedBy: principal.userId, timeoutSeconds: this.app.config.GIT_DEPLOY_APPROVAL_TIMEOUT_SECONDS }
-            : { required: false, requestedBy: principal.userId, timeoutSeconds: 0 },
-        };
+        const { input, params } = gitDeployInput(
+          requestBody(lang, deployBody, { env_id: where.id, target_env_id: target.id, commit }),
+          d.id,
+          prepared,
+          principal.userId,
+          this.app.config.GIT_DEPLOY_APPROVAL_TIMEOUT_SECONDS,
+        );
         const summary =
           lang === 'ru'
             ? `Развернуть дашборд #${d.id} ${q(lang, d.title)} из репозитория (коммит ${prepared.commit.slice(0, 10)}) в ${target.name}${prepared.protected ? '; окружение защищено, понадобится одобрение второго человека' : ''}.`
@@ -512,14 +562,7 @@ export class AssistantService {
             type: 'task',
             kind: 'git_deploy',
             input,
-            params: {
-              env_id: where.id,
-              target_env_id: target.id,
-              dashboard_id: d.id,
-              commit: prepared.commit,
-              overwrite: true,
-              db_mappings: [],
-            },
+            params,
           },
           { ...e, environment: where, target_environment: target, dashboards: [d], commit: prepared.commit },
         );
@@ -540,30 +583,6 @@ export class AssistantService {
       );
     }
     return ds[0]!;
-  }
-
-  /**
-   * The dashboards using the datasets, so the task shows in their history, as the direct route
-   * does: best effort and bounded in time.
-   */
-  private async dashboardsUsing(envId: string, datasetIds: number[]): Promise<number[]> {
-    const lookup = Promise.all(
-      datasetIds.map((id) =>
-        this.app.supersets
-          .use(envId, (client) => client.datasetRelatedObjects(id))
-          .then(
-            (r) => r.dashboards.map((d) => d.id),
-            () => [] as number[],
-          ),
-      ),
-    ).then((lists) => [...new Set(lists.flat())].sort((a, b) => a - b));
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<number[]>((resolve) => (timer = setTimeout(() => resolve([]), DASHBOARD_LOOKUP_MS)));
-    try {
-      return await Promise.race([lookup, timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
   private async llmProvider(): Promise<{ id: string; name: string } | undefined> {
@@ -700,6 +719,8 @@ export class AssistantService {
       );
       throw new ForbiddenError(`Confirming needs the permission ${need.permission}`);
     }
+    // A review write planned at a version the session has left changes nothing, and says so now.
+    if (row.action.type === 'dataset_review') await this.currentReviewVersion(principal, row.action);
     const state = await this.updateWorkflow(id, CONFIRM_UPDATE);
     if (state === 'expired') {
       await this.confirmations.expire(id);
@@ -737,18 +758,44 @@ export class AssistantService {
         taskId = task.id;
         first = await this.confirmations.recordOutcome(row.id, { taskId });
       }
+    } else if (action.type === 'dataset_review') {
+      const stale = result as { error?: string; current_version?: number } | undefined;
+      if (stale?.error === 'version_conflict')
+        throw new VersionConflictError(
+          `Dataset review session ${action.sessionId}`,
+          action.version,
+          stale.current_version ?? action.version,
+        );
+      if (result === undefined) {
+        try {
+          result = { session_id: action.sessionId, op: action.op, ...(await this.reviewWrite(principal, action)) };
+        } catch (err) {
+          if (err instanceof VersionConflictError) {
+            await this.confirmations.recordOutcome(row.id, {
+              result: { error: 'version_conflict', current_version: err.extra?.current_version },
+            });
+          }
+          throw err;
+        }
+        first = await this.confirmations.recordOutcome(row.id, { result });
+      }
     } else if (result === undefined) {
       result = await this.app.git.commit(principal, action.envId, action.dashboardId, action.message);
       first = await this.confirmations.recordOutcome(row.id, { result });
     }
+    const reviewVersion = action.type === 'dataset_review' ? (result as { version?: number } | undefined)?.version : undefined;
     const text =
       action.type === 'task'
         ? lang === 'ru'
           ? `Подтверждено: ${row.summary} Задача ${taskId}.`
           : `Confirmed: ${row.summary} Task ${taskId}.`
-        : lang === 'ru'
-          ? `Подтверждено: ${row.summary}`
-          : `Confirmed: ${row.summary}`;
+        : reviewVersion !== undefined
+          ? lang === 'ru'
+            ? `Подтверждено: ${row.summary} Версия сессии теперь ${reviewVersion}.`
+            : `Confirmed: ${row.summary} The session is now at version ${reviewVersion}.`
+          : lang === 'ru'
+            ? `Подтверждено: ${row.summary}`
+            : `Confirmed: ${row.summary}`;
     if (first) {
       await this.record(
         principal,
@@ -785,6 +832,37 @@ export class AssistantService {
       text,
       ...(result !== undefined ? { data: result } : {}),
     };
+  }
+
+  private reviewBinder(): ReviewSessionBinder {
+    if (!this.binder) throw new NotFoundError('Dataset review session', '');
+    return this.binder;
+  }
+
+  /** The bound session still at the version the confirmation carries (404 when it is gone or not the caller's, 409 when it moved). */
+  private async currentReviewVersion(principal: Principal, action: Extract<PlannedAction, { type: 'dataset_review' }>) {
+    const s = await this.reviewBinder().load(action.sessionId, principal);
+    if (!s) throw new NotFoundError('Dataset review session', action.sessionId);
+    if (s.version !== action.version)
+      throw new VersionConflictError(`Dataset review session ${action.sessionId}`, action.version, s.version);
+  }
+
+  private async reviewWrite(
+    principal: Principal,
+    action: Extract<PlannedAction, { type: 'dataset_review' }>,
+  ): Promise<{ version: number }> {
+    const binder = this.reviewBinder();
+    switch (action.op) {
+      case 'set_field':
+        return binder.setField(principal, action.sessionId, action.version, action.fieldId!, { label: action.label! });
+      case 'approve_mappings':
+        return binder.approveMappings(principal, action.sessionId, action.version);
+      case 'answer':
+        return binder.answer(principal, action.sessionId, action.version, action.questionKey!, {
+          option: action.option!,
+          ...(action.label !== undefined ? { label: action.label } : {}),
+        });
+    }
   }
 
   async cancel(principal: Principal, id: string): Promise<{ confirmation_id: string; status: 'cancelled'; task_id: null; text: string }> {

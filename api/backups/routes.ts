@@ -5,6 +5,7 @@ import type { AppContext } from '../context.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
 import { acceptTask, taskAccess } from '../tasks/routes.ts';
 import { taskAccepted, taskList, toTaskView } from '../tasks/schemas.ts';
+import { backupInput } from './input.ts';
 import {
   backupBody,
   backupIdParams,
@@ -50,8 +51,7 @@ export function backupRoutes(app: AppContext): AnyRoute[] {
         await app.environmentStore.get(body.env_id);
         await acceptTask(ctx, app, {
           kind: 'backup',
-          input: { envId: body.env_id, dashboardIds: body.dashboard_ids },
-          params: body,
+          ...backupInput(body),
           owner: principal,
         });
       },

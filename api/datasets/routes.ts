@@ -28,12 +28,12 @@ import {
   undoAnswer,
   undoBody,
 } from './schemas.ts';
+import { dashboardsOfDatasets, llmDocsInput } from './input.ts';
 import { DatasetReviewService } from './service.ts';
 
 /** Largest workbook accepted (the upload is held in memory and parsed once). */
 export const MAX_WORKBOOK_BYTES = 5 * 1024 * 1024;
 /** Longest the task-creating routes wait for Superset to name the dashboards using the datasets. */
-const DASHBOARD_LOOKUP_MS = 5_000;
 
 function iso(value: string | null | undefined): string | null {
   if (!value) return null;
@@ -75,25 +75,8 @@ export function datasetRoutes(app: AppContext): AnyRoute[] {
    * (`GET /api/dashboards/{id}/tasks`). Best effort and bounded in time: a dataset Superset cannot
    * name now still gets its task, and the task reports the dataset's own failure.
    */
-  async function dashboardsOf(envId: string, datasetIds: number[]): Promise<number[]> {
-    const lookup = Promise.all(
-      datasetIds.map((id) =>
-        app.supersets.use(envId, (client) => client.datasetRelatedObjects(id)).then(
-          (r) => r.dashboards.map((d) => d.id),
-          (err: unknown) => {
-            app.logger.debug({ err, env_id: envId, dataset_id: id }, 'dashboards of a dataset could not be read');
-            return [] as number[];
-          },
-        ),
-      ),
-    ).then((lists) => [...new Set(lists.flat())].sort((a, b) => a - b));
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<number[]>((resolve) => (timer = setTimeout(() => resolve([]), DASHBOARD_LOOKUP_MS)));
-    try {
-      return await Promise.race([lookup, timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
+  function dashboardsOf(envId: string, datasetIds: number[]): Promise<number[]> {
+    return dashboardsOfDatasets(app.supersets, app.logger, envId, datasetIds);
   }
 
   /** Stores an uploaded workbook (parsed and checked now: a bad one is a 400) and returns its id. */
@@ -256,14 +239,7 @@ export function datasetRoutes(app: AppContext): AnyRoute[] {
         if (!(await providers.exists(body.llm_provider, app.config))) throw new NotFoundError('LLM provider', body.llm_provider);
         await acceptTask(ctx, app, {
           kind: 'llm_docs',
-          input: {
-            envId: env.id,
-            datasetIds: body.dataset_ids,
-            providerId: body.llm_provider,
-            language: body.language,
-            dashboardIds: await dashboardsOf(env.id, body.dataset_ids),
-          },
-          params: body,
+          ...llmDocsInput({ ...body, env_id: env.id }, await dashboardsOf(env.id, body.dataset_ids)),
           owner: principal,
         });
       },

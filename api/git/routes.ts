@@ -4,6 +4,7 @@ import type { AppContext } from '../context.ts';
 import { defineRoute, type AnyRoute, type ResponseSpec } from '../http/routes.ts';
 import { acceptTask, taskAccess } from '../tasks/routes.ts';
 import { taskAccepted } from '../tasks/schemas.ts';
+import { gitDeployInput } from './input.ts';
 import {
   abortView,
   batchBody,
@@ -404,27 +405,10 @@ export function gitRoutes(app: AppContext): AnyRoute[] {
         503: upstream,
       },
       async handler(ctx, { params, body, principal }) {
-        const targetEnvId = body.target_env_id ?? body.env_id;
-        const d = await git.prepareDeploy(body.env_id, params.dashboard_id, targetEnvId, body.commit);
+        const d = await git.prepareDeploy(body.env_id, params.dashboard_id, body.target_env_id ?? body.env_id, body.commit);
         await acceptTask(ctx, app, {
           kind: 'git_deploy',
-          input: {
-            dashboardUuid: d.uuid,
-            dashboardId: params.dashboard_id,
-            envId: body.env_id,
-            targetEnvId,
-            commit: d.commit,
-            overwrite: body.overwrite,
-            dbMappings: body.db_mappings,
-            approval: d.protected
-              ? {
-                  required: true,
-                  requestedBy: principal.userId,
-                  timeoutSeconds: Math.min(body.approval_timeout_seconds ?? Infinity, app.config.GIT_DEPLOY_APPROVAL_TIMEOUT_SECONDS),
-                }
-              : { required: false, requestedBy: principal.userId, timeoutSeconds: 0 },
-          },
-          params: { ...body, target_env_id: targetEnvId, dashboard_id: params.dashboard_id, commit: d.commit },
+          ...gitDeployInput(body, params.dashboard_id, d, principal.userId, app.config.GIT_DEPLOY_APPROVAL_TIMEOUT_SECONDS),
           owner: principal,
         });
       },

@@ -9,10 +9,23 @@ import { AuditStore, type AuditEntry } from './audit.ts';
 
 export type ConfirmationStatus = 'pending' | 'confirmed' | 'cancelled' | 'expired';
 
-/** What confirming does: a task of a registered kind, or a git commit. Ids only, never a secret. */
+/**
+ * What confirming does: a task of a registered kind, a git commit, or a dataset review write at
+ * the session version the assistant showed (stale at confirm: 409). Ids only, never a secret.
+ */
 export type PlannedAction =
   | { type: 'task'; kind: string; input: unknown; params: Record<string, unknown> }
-  | { type: 'git_commit'; envId: string; dashboardId: number; message: string };
+  | { type: 'git_commit'; envId: string; dashboardId: number; message: string }
+  | {
+      type: 'dataset_review';
+      op: 'set_field' | 'approve_mappings' | 'answer';
+      sessionId: string;
+      version: number;
+      fieldId?: string;
+      label?: string;
+      questionKey?: string;
+      option?: string;
+    };
 
 export interface ConfirmationRow {
   id: string;

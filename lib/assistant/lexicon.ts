@@ -25,6 +25,15 @@ export const CONCEPTS = [
   'deploy',
   'latest',
   'unsupported',
+  'review',
+  'question',
+  'field',
+  'means',
+  'set',
+  'approve',
+  'mapping',
+  'answer',
+  'database',
 ] as const;
 export type Concept = (typeof CONCEPTS)[number];
 export type Prep = 'from' | 'to' | 'in';

@@ -15,7 +15,7 @@ import { normaliseText } from './normalise.ts';
 import { tokenise, type Token } from './tokenise.ts';
 
 export type Language = 'ru' | 'en';
-export type Domain = 'help' | 'dashboards' | 'datasets' | 'tasks' | 'git' | 'unknown';
+export type Domain = 'help' | 'dashboards' | 'datasets' | 'tasks' | 'git' | 'dataset_review' | 'unknown';
 export type Operation =
   | 'capabilities'
   | 'list'
@@ -27,6 +27,10 @@ export type Operation =
   | 'generate_docs'
   | 'commit'
   | 'deploy'
+  | 'show'
+  | 'set_field'
+  | 'approve_mappings'
+  | 'answer'
   | 'unsupported'
   | 'unknown';
 /** `safe`: reads only; `low`: a task that changes nothing (dry run); `medium`: writes outside Superset; `high`: changes Superset. */
@@ -48,6 +52,12 @@ export interface Entities {
   message?: string;
   commit?: string;
   language?: Language;
+  /** Migration: databases named in the text ("база 3 → 7", "database 3 to 7"), source id → target id. */
+  db_mappings?: Array<{ source_database_id: number; target_database_id: number }>;
+  /** Dataset review: the field named ("поле region"), its new meaning, an answer to the current question. */
+  field?: string;
+  label?: string;
+  answer?: string;
   /** The word that names an unsupported operation. */
   verb?: string;
 }
@@ -62,7 +72,17 @@ export interface Intent {
 }
 
 export type MissingParameter =
-  'environment' | 'source_environment' | 'target_environment' | 'dashboards' | 'datasets' | 'query' | 'task_id' | 'message';
+  | 'environment'
+  | 'source_environment'
+  | 'target_environment'
+  | 'dashboards'
+  | 'datasets'
+  | 'query'
+  | 'task_id'
+  | 'message'
+  | 'field'
+  | 'label'
+  | 'answer';
 
 export interface ParseResult {
   intent: Intent;
@@ -109,6 +129,11 @@ const RISK: Record<Operation, RiskLevel> = {
   generate_docs: 'medium',
   commit: 'medium',
   deploy: 'high',
+  show: 'safe',
+  // Dataset review writes change Switchyard's session, not Superset.
+  set_field: 'medium',
+  approve_mappings: 'medium',
+  answer: 'medium',
   unsupported: 'safe',
   unknown: 'safe',
 };
@@ -238,6 +263,9 @@ export function parseCommand(text: string, context: ParseContext = {}): ParseRes
   };
   if (has('unsupported')) set(objectDomain(concepts), 'unsupported');
   else if (has('help') && !hasEntities) set('help', 'capabilities');
+  else if (has('answer')) set('dataset_review', 'answer');
+  else if (has('approve') && (has('mapping') || has('review'))) set('dataset_review', 'approve_mappings');
+  else if (has('field') && (has('means') || has('set'))) set('dataset_review', 'set_field');
   else if (taskIdIndex >= 0 || has('task')) set('tasks', has('logs') ? 'logs' : 'status');
   else if (has('logs')) set('tasks', 'logs');
   else if (has('deploy')) set('git', 'deploy');
@@ -246,6 +274,8 @@ export function parseCommand(text: string, context: ParseContext = {}): ParseRes
   else if (has('migrate')) set('dashboards', 'migrate');
   else if (has('backup')) set('dashboards', 'backup');
   else if (has('docs') && !has('dashboard')) set('datasets', 'generate_docs');
+  else if (has('review') || has('question') || has('mapping') || (has('field') && !has('dataset') && !has('dashboard')))
+    set('dataset_review', 'show');
   else if (has('dataset') || has('dashboard')) {
     set(has('dataset') ? 'datasets' : 'dashboards', has('search') ? 'search' : 'list');
     inferred = !has('search') && !has('list');
@@ -304,16 +334,45 @@ export function parseCommand(text: string, context: ParseContext = {}): ParseRes
       if (source ?? target) entities.environment = (source ?? target)!;
       if (target ?? source) entities.target_environment = (target ?? source)!;
     }
-  } else if (mentions.length && domain !== 'help' && domain !== 'tasks') {
+  } else if (mentions.length && domain !== 'help' && domain !== 'tasks' && domain !== 'dataset_review') {
     entities.environment = mentions[0]!.value;
   }
 
   if (taskIdIndex >= 0) entities.task_id = tokens[taskIdIndex]!.norm;
   if (domain === 'tasks' && has('latest') && !entities.task_id) entities.latest = true;
 
+  // "база 3 → 7", "database 3 to 7", "db 3:7": a database mapping of a migration, not dashboards.
+  if (operation === 'migrate') {
+    const pairs: NonNullable<Entities['db_mappings']> = [];
+    const skip = (j: number) => {
+      while (j < tokens.length && (marks[j]?.kind === 'filler' || marks[j]?.kind === 'prep')) j++;
+      return j;
+    };
+    marks.forEach((m, i) => {
+      if (m?.kind !== 'concept' || m.concept !== 'database') return;
+      const a = skip(i + 1);
+      const joined = /^(\d{1,10}):(\d{1,10})$/.exec(tokens[a]?.norm ?? '');
+      if (joined && marks[a] === undefined) {
+        pairs.push({ source_database_id: Number(joined[1]), target_database_id: Number(joined[2]) });
+        consumed.add(a);
+        return;
+      }
+      const b = skip(a + 1);
+      if (marks[a]?.kind === 'number' && marks[b]?.kind === 'number') {
+        pairs.push({
+          source_database_id: (marks[a] as { value: number }).value,
+          target_database_id: (marks[b] as { value: number }).value,
+        });
+        consumed.add(a);
+        consumed.add(b);
+      }
+    });
+    if (pairs.length) entities.db_mappings = pairs;
+  }
+
   const numbers: number[] = [];
   marks.forEach((m, i) => {
-    if (m?.kind === 'number') {
+    if (m?.kind === 'number' && !consumed.has(i)) {
       numbers.push(m.value);
       consumed.add(i);
     }
@@ -374,6 +433,7 @@ export function parseCommand(text: string, context: ParseContext = {}): ParseRes
       if (objects.length) entities[key] = [...new Set(objects)];
     }
   }
+  if (operation === 'set_field' || operation === 'answer') Object.assign(entities, reviewEntities(text, tokens, marks, operation));
   if (operation === 'migrate' && has('dry_run')) entities.dry_run = true;
   if (operation === 'migrate' && !has('dry_run')) entities.dry_run = false;
   if (operation === 'generate_docs') entities.language = marks.find((m) => m?.kind === 'lang')?.value ?? language;
@@ -401,6 +461,49 @@ export function parseCommand(text: string, context: ParseContext = {}): ParseRes
     missing,
     corrections,
   };
+}
+
+/**
+ * A field and its meaning ("поле region означает регион продаж", "set field region to Sales
+ * region"): the word after "field" is the field, whatever it reads as; the text after it, past
+ * "means" / "to" / fillers, is the meaning, verbatim. An answer is the text after "answer".
+ */
+function reviewEntities(text: string, tokens: Token[], marks: Array<Mark | undefined>, operation: Operation): Entities {
+  const isConcept = (i: number, c: Concept) => {
+    const m = marks[i];
+    return m?.kind === 'concept' && m.concept === c;
+  };
+  // A meaning may begin with a filler word ("название товара"); an answer's "is" is skipped.
+  const skippable = (i: number) => {
+    const m = marks[i];
+    if (tokens[i]!.quoted) return false;
+    if (m?.kind === 'filler') return operation === 'answer';
+    return m?.kind === 'prep' || (m?.kind === 'concept' && (m.concept === 'means' || m.concept === 'set'));
+  };
+  const rest = (from: number): string | undefined => {
+    let j = from;
+    while (j < tokens.length && skippable(j)) j++;
+    if (j >= tokens.length) return undefined;
+    if (j === tokens.length - 1 && tokens[j]!.quoted) return tokens[j]!.raw;
+    const value = text
+      .slice(tokens[j]!.start, tokens[tokens.length - 1]!.end)
+      .trim()
+      .replace(/[.!?;,]+$/u, '');
+    return value || undefined;
+  };
+  if (operation === 'answer') {
+    const a = tokens.findIndex((_, i) => isConcept(i, 'answer'));
+    const answer = rest(a + 1);
+    return answer ? { answer } : {};
+  }
+  const f = tokens.findIndex((_, i) => isConcept(i, 'field'));
+  let k = f + 1;
+  while (k < tokens.length && (marks[k]?.kind === 'filler' || marks[k]?.kind === 'prep') && !tokens[k]!.quoted) k++;
+  if (f < 0 || k >= tokens.length) return {};
+  const out: Entities = { field: tokens[k]!.raw };
+  const label = rest(k + 1);
+  if (label) out.label = label;
+  return out;
 }
 
 /** Two neighbouring letters swapped ("lsit" for "list"). */
@@ -461,6 +564,13 @@ function missingFor(domain: Domain, operation: Operation, e: Entities): MissingP
     case 'deploy':
       needs('environment', e.environment);
       needs('dashboards', e.dashboards);
+      break;
+    case 'set_field':
+      needs('field', e.field);
+      needs('label', e.label);
+      break;
+    case 'answer':
+      needs('answer', e.answer);
       break;
     default:
       break;

@@ -15,7 +15,8 @@ const HELP: Texts = {
     '• «сделай бэкап дашборда Sales в prod»;',
     '• «сгенерируй документацию для датасета 7 в dev»;',
     '• «git статус дашборда 12 в dev», «закоммить дашборд 12 в dev с сообщением «…»», «задеплой дашборд 12 из dev в prod».',
-    'Перенос, бэкап, документация, коммит и деплой выполняются только после вашего подтверждения (10 минут).',
+    'В сообщении, привязанном к сессии проверки датасета (dataset_review_session_id): «покажи сессию», «поле region означает регион продаж», «утверди маппинги», «ответ: …».',
+    'Перенос, бэкап, документация, коммит, деплой и изменения сессии выполняются только после вашего подтверждения (в течение {lifetime}).',
   ].join('\n'),
   en: [
     'I understand commands in English and Russian:',
@@ -25,7 +26,8 @@ const HELP: Texts = {
     '• "back up dashboard Sales in prod";',
     '• "generate docs for dataset 7 in dev";',
     '• "git status of dashboard 12 in dev", "commit dashboard 12 in dev with message "…"", "deploy dashboard 12 from dev to prod".',
-    'Migration, backup, documentation, commit and deploy run only after you confirm them (within 10 minutes).',
+    'In a message bound to a dataset review session (dataset_review_session_id): "show the session", "set field region to Sales region", "approve mappings", "answer: …".',
+    'Migration, backup, documentation, commit, deploy and session changes run only after you confirm them (within {lifetime}).',
   ].join('\n'),
 };
 
@@ -43,10 +45,27 @@ const PARAMETER: Record<MissingParameter, Texts> = {
   query: { ru: 'что искать', en: 'what to search for' },
   task_id: { ru: 'идентификатор задачи', en: 'the task id' },
   message: { ru: 'сообщение коммита (в кавычках)', en: 'the commit message (in quotes)' },
+  field: { ru: 'поле (его имя: «поле region …»)', en: 'the field (its name: "field region …")' },
+  label: {
+    ru: 'что поле означает («поле region означает регион продаж»)',
+    en: 'what the field means ("set field region to Sales region")',
+  },
+  answer: { ru: 'ответ на текущий вопрос («ответ: …»)', en: 'the answer to the current question ("answer: …")' },
 };
 
-export function helpText(lang: Language): string {
-  return HELP[lang];
+/** How long a confirmation waits, in words: "10 минут", "90 seconds". */
+export function lifetimeText(lang: Language, seconds: number): string {
+  const [n, unit] = seconds % 60 === 0 ? [seconds / 60, 'min'] : [seconds, 'sec'];
+  if (lang === 'en') return `${n} ${unit === 'min' ? 'minute' : 'second'}${n === 1 ? '' : 's'}`;
+  const mod10 = n % 10;
+  const mod100 = n % 100;
+  const i = mod10 === 1 && mod100 !== 11 ? 0 : mod10 >= 2 && mod10 <= 4 && (mod100 < 12 || mod100 > 14) ? 1 : 2;
+  return `${n} ${(unit === 'min' ? ['минуты', 'минут', 'минут'] : ['секунды', 'секунд', 'секунд'])[i]}`;
+}
+
+/** The help text; `ttlSeconds` is the configured confirmation lifetime. */
+export function helpText(lang: Language, ttlSeconds = 600): string {
+  return HELP[lang].replace('{lifetime}', lifetimeText(lang, ttlSeconds));
 }
 
 export function unknownText(lang: Language): string {

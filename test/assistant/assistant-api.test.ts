@@ -134,7 +134,7 @@ describe('answers by state', () => {
     expect((await confirm(operator.token, '00000000-0000-4000-8000-000000000000')).status).toBe(404);
   });
 
-  it('answers 404 for a dataset review session while none can be bound', async () => {
+  it('answers 404 for an unknown dataset review session', async () => {
     const r = await say(operator.token, 'help', { dataset_review_session_id: 'drs-1' });
     expect(r.status).toBe(404);
     expect(r.body.code).toBe('not_found');
@@ -294,6 +294,26 @@ describe('confirmations', () => {
     const audit = await auditOf(operator.token, '?decision=executed');
     expect(audit.items.some((a: any) => a.task_id === r.body.task_id)).toBe(true);
   });
+
+  it('takes database mappings named in the text, as the route takes db_mappings', async () => {
+    const r = await say(operator.token, 'пробный перенос дашборда «Sales Overview» из dev в prod, база 3 → 7');
+    expect(r.body).toMatchObject({
+      state: 'executed',
+      intent: { entities: { db_mappings: [{ source_database_id: 3, target_database_id: 7 }] } },
+    });
+    expect(r.body.text).toMatch(/#3 → #7/);
+    const task = await h.waitForTask(r.body.task_id);
+    expect(task.params).toMatchObject({ db_mappings: [{ source_database_id: 3, target_database_id: 7 }], overwrite: true, dry_run: true });
+    const planned = await say(operator.token, 'migrate dashboard "Sales Overview" from dev to prod with database 3 to 7');
+    expect(planned.body.confirmation.summary).toMatch(/Databases: #3 → #7/);
+    const c = await confirm(operator.token, planned.body.confirmation.id);
+    expect(c.status, c.text).toBe(200);
+    const started = (await h.request('GET', `/api/tasks/${c.body.task_id}`, { token: operator.token })).body;
+    expect(started.params).toMatchObject({ db_mappings: [{ source_database_id: 3, target_database_id: 7 }], dry_run: false });
+    // The same database twice is what the route refuses too: a question, nothing planned.
+    const twice = await say(operator.token, 'migrate dashboard "Sales Overview" from dev to prod, db 3:7 and db 3:8');
+    expect(twice.body).toMatchObject({ state: 'needs_clarification', data: { invalid: 'request' } });
+  });
 });
 
 describe('datasets and git through the assistant', () => {
@@ -346,6 +366,14 @@ describe('expiry', () => {
     await createEnvironment(short, { name: 'dev', baseUrl: fake.baseUrl, username: fake.username, password: fake.password });
   }, 60_000);
   afterAll(async () => short?.close());
+
+  it('says the configured lifetime in its help', async () => {
+    const ru = await short.request('POST', '/api/assistant/messages', { token: short.adminToken, json: { text: 'помощь' } });
+    expect(ru.body.text).toMatch(/в течение 2 секунд\)/);
+    const en = await short.request('POST', '/api/assistant/messages', { token: short.adminToken, json: { text: 'help' } });
+    expect(en.body.text).toMatch(/within 2 seconds\)/);
+    expect((await say(operator.token, 'help')).body.text).toMatch(/within 10 minutes\)/);
+  });
 
   it('after its lifetime a confirmation answers 400 and starts no task; the timer records the expiry once', async () => {
     const r = await short.request('POST', '/api/assistant/messages', {
