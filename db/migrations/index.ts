@@ -12,6 +12,7 @@ import * as m030 from './20261122_030_datasets.ts';
 import * as m060 from './20261123_060_clean_release.ts';
 import * as m140 from './20261123_140_dataset_review.ts';
 import * as m150 from './20261123_150_assistant.ts';
+import * as m170 from './20261123_170_schedules.ts';
 
 interface MigrationModule {
   up(knex: Knex): Promise<void>;
@@ -33,6 +34,7 @@ const migrations: Array<[string, MigrationModule]> = [
   ['20261123_060_clean_release', m060],
   ['20261123_140_dataset_review', m140],
   ['20261123_150_assistant', m150],
+  ['20261123_170_schedules', m170],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, MigrationModule]> = {
