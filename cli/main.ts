@@ -10,6 +10,7 @@ import { envCommands } from './commands/environments.ts';
 import { gitCommands } from './commands/git.ts';
 import { loginCommand } from './commands/login.ts';
 import { releaseCommands } from './commands/release.ts';
+import { scheduleCommands } from './commands/schedules.ts';
 import { taskCommands } from './commands/tasks.ts';
 import { CliError, EXIT } from './exit-codes.ts';
 import { OUTPUT_FORMATS, say, type OutputFormat } from './output.ts';
@@ -29,6 +30,7 @@ export async function main(argv: string[]): Promise<number> {
   gitCommands(program, ctx);
   releaseCommands(program, ctx);
   taskCommands(program, ctx);
+  scheduleCommands(program, ctx);
   const overrideAll = (c: Command) => {
     c.exitOverride();
     c.commands.forEach(overrideAll);

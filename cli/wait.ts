@@ -44,6 +44,8 @@ export async function waitForTask(api: Api, taskId: string, opts: { quiet?: bool
     });
     if (response.ok && data) await readEvents(data as ReadableStream<Uint8Array>, (event, payload) => {
       if (event === 'log') show(payload as LogLine);
+      if (event === 'status' && (payload as { status?: string }).status === 'AWAITING_APPROVAL' && !opts.quiet)
+        process.stderr.write(`${tty ? '\r\x1b[2K' : ''}task ${taskId} waits for approval (POST /api/tasks/${taskId}/approve by a release manager)\n`);
       return event === 'end';
     });
   } catch {

@@ -3,6 +3,7 @@ import type { BackupScheduleParams, DriftScheduleParams, ScheduledRunInput } fro
 import { TASK_KINDS, type TaskKind } from '../../contracts/task-kinds.ts';
 import { TERMINAL_STATUSES, type TaskStatus } from '../../contracts/tasks.ts';
 import { EnvironmentStore } from '../../db/environments/store.ts';
+import { AccessStore } from '../../db/identity/access.ts';
 import { ScheduleStore } from '../../db/schedules/store.ts';
 import type { ActivityDeps } from '../deps.ts';
 
@@ -16,6 +17,7 @@ export interface ScheduledTask {
 export function createScheduleActivities(deps: ActivityDeps) {
   const schedules = new ScheduleStore(deps.knex);
   const environments = new EnvironmentStore(deps.knex);
+  const access = new AccessStore(deps.knex);
 
   /** Every dashboard of the environment now (a schedule of "all" follows what the environment holds). */
   async function allDashboards(envId: string): Promise<number[]> {
@@ -47,6 +49,18 @@ export function createScheduleActivities(deps: ActivityDeps) {
         kind = TASK_KINDS.drift_report as TaskKind<never>;
         workflowInput = { sourceEnvId: p.source_env_id, targetEnvId: p.target_env_id };
         params = { source_env_id: p.source_env_id, target_env_id: p.target_env_id };
+      }
+      // A schedule runs with its creator's rights as they are now: a deactivated creator, or one
+      // who lost the permission, stops its runs (before anything is registered).
+      if (schedule.created_by) {
+        const who = await access.ofUser(schedule.created_by);
+        const needed = kind.permission;
+        const allowed = !!who?.active && (who.roles.includes('Admin') || (needed !== 'admin' && who.permissions.includes(needed)));
+        if (!allowed)
+          throw ApplicationFailure.nonRetryable(
+            `${schedule.created_by_username ?? 'the creator'} of schedule '${schedule.name}' may no longer start ${kind.type} tasks (${needed}); nothing was run`,
+            'NothingToDo',
+          );
       }
       const envIds = kind.envIds(workflowInput as never);
       const names = await environments.namesById(envIds);

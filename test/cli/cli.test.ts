@@ -49,7 +49,7 @@ beforeAll(async () => {
     token: h.adminToken,
     json: {
       name: `${P}-ci`,
-      permissions: ['tasks:READ', 'environments:READ', 'dashboards:READ', 'dashboards:MIGRATE', 'dashboards:BACKUP'],
+      permissions: ['tasks:READ', 'environments:READ', 'dashboards:READ', 'dashboards:MIGRATE', 'dashboards:BACKUP', 'schedules:READ'],
     },
   });
   expect(key.status, key.text).toBe(201);
@@ -95,6 +95,9 @@ describe('switchyard CLI: usage, configuration, output', () => {
     const bad = await run(['tasks', 'list'], { SWITCHYARD_API_KEY: 'sy_not_a_key' });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('401');
+    const sched = await run(['-o', 'json', 'schedules', 'list']);
+    expect(sched.code, sched.stderr).toBe(0);
+    expect(JSON.parse(sched.stdout)).toEqual({ items: [], total: 0 });
     const y = await run(['-o', 'yaml', 'env', 'list']);
     expect(y.code, y.stderr).toBe(0);
     expect(y.stdout.trim() === '[]' || y.stdout.includes('name:')).toBe(true);

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createHarness, waitFor, type Harness } from '../support/harness.ts';
+import { createUserWithRoles } from '../support/environments.ts';
 import { createSqliteDatabase, getDashboard, updateDashboard, type SupersetClient } from '../support/superset/fixtures.ts';
 import { buildSource, client, prefixedTables, registerEnvironment, waitTask, type SourceFixture } from '../migrations/support.ts';
 
@@ -172,4 +173,36 @@ describe.runIf(enabled)('schedules against real Temporal and Superset', () => {
     // Nothing was written: the target keeps its own title.
     expect((await getDashboard(b, inB.id)).result.dashboard_title).toBe(`${changed!.title} edited in b`);
   }, 300_000);
+
+  it("runs with its creator's rights as they are now: an Operator's schedule stops running once they are a Viewer", async () => {
+    const op = await createUserWithRoles(h, `${P}op`, ['Operator']);
+    const created = await h.request('POST', '/api/schedules', {
+      token: op.token,
+      json: { name: `${P} operator's`, kind: 'backup', params: { env_id: envA, dashboard_ids: [src.dashboards[0]!.id] }, cron: '0 4 * * *' },
+    });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.created_by.username).toBe(`${P}op`);
+    const handle = h.boot.context.temporal.schedule.getHandle(created.body.temporal_schedule_id);
+    const runResult = async (n: number) => {
+      const d = await waitFor(async () => {
+        const x = await handle.describe();
+        return x.info.recentActions.length >= n ? x : undefined;
+      }, 60_000, `run ${n}`);
+      const wf = d.info.recentActions[n - 1]!.action.workflow.workflowId;
+      return h.boot.context.temporal.workflow.getHandle(wf).result();
+    };
+
+    expect((await admin('POST', `/api/schedules/${created.body.id}/trigger`)).status).toBe(202);
+    const first = await runResult(1);
+    expect(first).toMatchObject({ status: 'SUCCEEDED', task_id: expect.stringMatching(/^backup-scheduled-/) });
+    expect((await waitTask(h, first.task_id)).owner_username).toBe(`${P}op`);
+
+    const demote = await admin('PUT', `/api/admin/users/${op.id}`, { json: { roles: ['Viewer'] } });
+    expect(demote.status, demote.text).toBe(200);
+    expect((await admin('POST', `/api/schedules/${created.body.id}/trigger`)).status).toBe(202);
+    const second = await runResult(2);
+    expect(second).toMatchObject({ status: 'NOT_RUN', task_id: null });
+    expect(second.note).toContain('may no longer start backup tasks');
+    expect(await tasksOf(created.body.id, 'backup')).toHaveLength(1);
+  }, 180_000);
 });
