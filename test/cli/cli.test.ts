@@ -172,4 +172,21 @@ describe.runIf(enabled)('switchyard CLI against real Superset a → b', () => {
     expect(shown.code, shown.stderr).toBe(0);
     expect(JSON.parse(shown.stdout).result).toMatchObject({ dry_run: true, items: [{ status: 'planned' }] });
   }, 300_000);
+
+  it.runIf(fs.existsSync('/usr/bin/script'))('on a terminal --wait draws a progress bar fed by the live log stream', async () => {
+    // util-linux `script` gives the binary a pseudo-terminal; -e passes its exit code on.
+    const cmd = [BIN, 'backup', '--env', `${P}-a`, '--dashboards', String(src.dashboards[0]!.id), '--wait'].map((a) => `'${a}'`).join(' ');
+    const r = await new Promise<Run>((resolve) => {
+      execFile(
+        '/usr/bin/script',
+        ['-qec', cmd, '/dev/null'],
+        { env: { PATH: process.env.PATH, HOME: home, TERM: 'xterm', SWITCHYARD_URL: h.baseUrl, SWITCHYARD_API_KEY: apiKey }, timeout: 240_000 },
+        (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      );
+    });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/\[#{24}\] 1\/1 dashboard \d+: succeeded/);
+    expect(r.stdout).toContain('\r\x1b[2K');
+    expect(r.stdout).toMatch(/backup-\S+\s+SUCCEEDED/);
+  }, 300_000);
 });
