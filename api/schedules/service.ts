@@ -22,9 +22,12 @@ function temporalSpec(spec: ScheduleSpec): TemporalSpec {
 
 /** Temporal refused the spec (a cron it cannot read): the caller's mistake, not ours. */
 function refusal(err: unknown): never {
-  const e = err as { code?: number; details?: string; message?: string };
-  if (e?.code === 3 /* INVALID_ARGUMENT */) throw new ValidationError(`Temporal refused the schedule: ${e.details ?? e.message}`, [{ field: 'body.cron', message: 'invalid' }]);
-  if (e?.code === 14 /* UNAVAILABLE */) throw new UpstreamUnavailableError('Temporal', 'Temporal is not reachable; try again', err);
+  // The client turns "Invalid schedule spec" into a TypeError and wraps other gRPC failures in a ServiceError.
+  if (err instanceof TypeError) throw new ValidationError(`Temporal refused the schedule: ${err.message}`, [{ field: 'body.cron', message: err.message }]);
+  const grpc = (err as { cause?: { code?: number; details?: string } })?.cause ?? (err as { code?: number; details?: string });
+  if (grpc?.code === 3 /* INVALID_ARGUMENT */)
+    throw new ValidationError(`Temporal refused the schedule: ${grpc.details ?? 'invalid'}`, [{ field: 'body', message: 'invalid' }]);
+  if (grpc?.code === 14 /* UNAVAILABLE */) throw new UpstreamUnavailableError('Temporal', 'Temporal is not reachable; try again', err);
   throw err;
 }
 

@@ -185,7 +185,8 @@ describe.runIf(enabled)('switchyard CLI against real Superset a → b', () => {
       );
     });
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/\[#{24}\] 1\/1 dashboard \d+: succeeded/);
+    expect(r.stdout).toMatch(/\[-{24}\] 0\/1 /);
+    expect(r.stdout).toMatch(/\[#{24}\] 1\/1 dashboard \d+/);
     expect(r.stdout).toContain('\r\x1b[2K');
     expect(r.stdout).toMatch(/backup-\S+\s+SUCCEEDED/);
   }, 300_000);

@@ -62,6 +62,12 @@ describe('schedules: validation and permissions', () => {
       json: { name: 'x', kind: 'backup', params: { env_id: '00000000-0000-4000-8000-000000000000' }, interval_seconds: 60 },
     });
     expect(unknownEnv.status).toBe(404);
+    if (enabled) {
+      // Five fields, but no minute 61: Temporal's refusal is a 400, and no row is left behind.
+      const r = await admin('POST', '/api/schedules', { json: { name: 'x', kind: 'backup', params: { env_id: env }, cron: '61 * * * *' } });
+      expect(r.status, r.text).toBe(400);
+      expect(r.body.detail).toContain('Temporal refused the schedule');
+    }
     expect((await admin('GET', '/api/schedules')).body.total).toBe(0);
     expect((await admin('POST', '/api/schedules/00000000-0000-4000-8000-000000000000/trigger')).status).toBe(404);
   });
