@@ -7,6 +7,7 @@ import { createMapColumnsActivities } from './datasets/map-columns.ts';
 import type { ActivityDeps } from './deps.ts';
 import { createGitActivities } from './git/index.ts';
 import { createMigrationActivities } from './migration/index.ts';
+import { createScheduleActivities } from './schedules/index.ts';
 import { createSelfcheckActivities } from './selfcheck/steps.ts';
 import { createTaskLifecycleActivities } from './tasks/lifecycle.ts';
 
@@ -25,6 +26,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createCleanReleaseActivities(deps),
     ...createDatasetLaunchActivities(deps),
     ...createAssistantActivities(deps),
+    ...createScheduleActivities(deps),
   };
 }
 

@@ -34,6 +34,7 @@ import { problemMiddleware } from './http/problem.ts';
 import { requestContext } from './http/request-context.ts';
 import { mountRoutes, type AnyRoute } from './http/routes.ts';
 import { reportRoutes } from './reports/routes.ts';
+import { scheduleRoutes } from './schedules/routes.ts';
 import { migrationRoutes } from './dashboard-migration/routes.ts';
 import { profileRoutes } from './profile/routes.ts';
 import { approvalRoutes } from './tasks/approval.routes.ts';
@@ -67,6 +68,7 @@ export function allRoutes(app: AppContext): AnyRoute[] {
     ...gitRoutes(app),
     ...cleanReleaseRoutes(app),
     ...assistantRoutes(app),
+    ...scheduleRoutes(app),
   ];
 }
 

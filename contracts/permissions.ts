@@ -22,6 +22,8 @@ export const PERMISSIONS = {
   'clean_release:READ': 'Read release candidates, checks and reports',
   'clean_release:WRITE': 'Register candidates, artifacts, manifests and run checks',
   'clean_release:APPROVE': 'Approve, reject, publish and revoke release candidates',
+  'schedules:READ': 'List schedules of recurring backups and drift reports',
+  'schedules:WRITE': 'Create, change, pause, resume, trigger and delete schedules',
   'admin:settings:WRITE': 'Manage API keys and system settings',
 } as const;
 
@@ -37,6 +39,7 @@ const viewer: Permission[] = [
   'clean_release:READ',
   'dataset_review:READ',
   'assistant:USE',
+  'schedules:READ',
 ];
 
 /** Built-in roles, seeded at start; Admin passes every check without listing permissions. */
@@ -54,6 +57,7 @@ export const BUILTIN_ROLES: Record<string, { description: string; permissions: P
       'git:WRITE',
       'dataset_review:WRITE',
       'clean_release:WRITE',
+      'schedules:WRITE',
     ],
   },
   Viewer: { description: 'Reads everything a team shares; changes nothing', permissions: viewer },

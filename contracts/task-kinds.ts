@@ -11,6 +11,7 @@ import type { LlmDocsInput, MapColumnsInput } from './datasets.ts';
 import type { GitDeployInput } from './git.ts';
 import type { MigrationInput } from './migration.ts';
 import type { Permission } from './permissions.ts';
+import type { DriftReportInput } from './schedules.ts';
 import type { SelfcheckInput } from './selfcheck.ts';
 import type { TaskType } from './tasks.ts';
 
@@ -177,6 +178,19 @@ const datasetLaunch: TaskKind<DatasetLaunchInput> = {
   }),
 };
 
+/** A dry-run migration of what two environments share: what differs, dashboard by dashboard (started by a schedule). */
+const driftReport: TaskKind<DriftReportInput> = {
+  type: 'drift_report',
+  workflow: 'driftReportWorkflow',
+  permission: 'dashboards:READ',
+  envIds: (i) => [i.sourceEnvId, i.targetEnvId],
+  dashboardIds: () => [],
+  describe: (i, names) => ({
+    summary: `Drift report ${names(i.sourceEnvId)} → ${names(i.targetEnvId)}`,
+    details: 'A dry-run migration of every source dashboard the target holds (by UUID); nothing is written.',
+  }),
+};
+
 export const TASK_KINDS = {
   migration,
   backup,
@@ -188,6 +202,7 @@ export const TASK_KINDS = {
   release_check: releaseCheck,
   release_publish: releasePublish,
   dataset_launch: datasetLaunch,
+  drift_report: driftReport,
 } as const;
 export type TaskKindName = keyof typeof TASK_KINDS;
 export type TaskInputOf<K extends TaskKindName> = (typeof TASK_KINDS)[K] extends TaskKind<infer I> ? I : never;

@@ -8,3 +8,4 @@ export { llmDocsWorkflow } from './llm-docs.ts';
 export { releaseWorkflow, releasePublishWorkflow, releaseCheckWorkflow } from './release.ts';
 export { datasetLaunchWorkflow } from './dataset-launch.ts';
 export { assistantConfirmationWorkflow } from './assistant-confirmation.ts';
+export { scheduledRunWorkflow, driftReportWorkflow } from './schedules.ts';

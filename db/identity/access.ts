@@ -45,6 +45,23 @@ export class AccessStore {
     return rows[0];
   }
 
+  /** A user's live roles and permissions, without a session (work started on their behalf, such as a schedule's run). */
+  async ofUser(userId: string): Promise<{ active: boolean; roles: string[]; permissions: string[] } | undefined> {
+    const { rows } = await this.knex.raw<{ rows: Array<{ active: boolean; roles: string[]; permissions: string[] }> }>(
+      `select u.active,
+              coalesce(array_agg(distinct r.name) filter (where r.name is not null), '{}') as roles,
+              coalesce(array_agg(distinct rp.permission) filter (where rp.permission is not null), '{}') as permissions
+       from users u
+       left join user_roles ur on ur.user_id = u.id
+       left join roles r on r.id = ur.role_id
+       left join role_permissions rp on rp.role_id = r.id
+       where u.id = ?
+       group by u.id`,
+      [userId],
+    );
+    return rows[0];
+  }
+
   /** The session is neither revoked nor expired, and its user is active. */
   async sessionIsLive(sessionId: string): Promise<boolean> {
     const row = await this.knex('sessions as s')

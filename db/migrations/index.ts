@@ -13,6 +13,7 @@ import * as m060 from './20261123_060_clean_release.ts';
 import * as m140 from './20261123_140_dataset_review.ts';
 import * as m150 from './20261123_150_assistant.ts';
 import * as m160 from './20261123_160_migration_target_state.ts';
+import * as m170 from './20261123_170_schedules.ts';
 
 interface MigrationModule {
   up(knex: Knex): Promise<void>;
@@ -35,6 +36,7 @@ const migrations: Array<[string, MigrationModule]> = [
   ['20261123_140_dataset_review', m140],
   ['20261123_150_assistant', m150],
   ['20261123_160_migration_target_state', m160],
+  ['20261123_170_schedules', m170],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, MigrationModule]> = {

@@ -28,6 +28,7 @@ const OWNERS: Record<string, string[]> = {
   git_dashboard_bindings: ['db/git/repositories.ts'],
   git_deployments: ['db/git/repositories.ts'],
   llm_providers: ['db/llm-providers/store.ts'],
+  schedules: ['db/schedules/store.ts'],
   dataset_dictionaries: ['db/datasets/dictionaries.ts'],
   dataset_changes: ['db/datasets/changes.ts'],
   dataset_suggestions: ['db/datasets/suggestions.ts'],

@@ -1,0 +1,88 @@
+import type { Command } from 'commander';
+import { unwrap } from '../api.ts';
+import { act, printTask, type Ctx } from '../context.ts';
+import { EXIT } from '../exit-codes.ts';
+import { print } from '../output.ts';
+import { exitCodeOf, printNextActions, waitForTask } from '../wait.ts';
+import { positiveInt } from './args.ts';
+
+export function taskCommands(program: Command, ctx: () => Ctx): void {
+  const tasks = program.command('tasks').description('Tasks: every long or risky operation');
+  tasks
+    .command('list')
+    .description('Newest first')
+    .option('--type <type>', 'task type (migration, backup, drift_report, ...)')
+    .option('--status <status>', 'PENDING, RUNNING, SUCCEEDED, FAILED, CANCELLED, AWAITING_APPROVAL')
+    .option('--page-size <n>', 'rows', positiveInt, 20)
+    .action(
+      act(async (opts: { type?: string; status?: string; pageSize: number }) => {
+        const c = ctx();
+        const query = { page_size: opts.pageSize, ...(opts.type ? { task_type: opts.type } : {}), ...(opts.status ? { status: opts.status } : {}) };
+        const page = await unwrap(c.api().client.GET('/api/tasks', { params: { query: query as never } }));
+        print(c.format, page, { rows: page.items, columns: ['id', 'status', 'summary', 'owner_username', 'created_at'] });
+        return EXIT.OK;
+      }),
+    );
+  tasks
+    .command('show <task>')
+    .description('A task with its result; --wait follows it to its end and exits by its outcome')
+    .option('--wait', 'follow the task to its end')
+    .action(
+      act(async (id: string, opts: { wait?: boolean }) => {
+        const c = ctx();
+        const task = opts.wait
+          ? await waitForTask(c.api(), id, { quiet: c.quiet })
+          : await unwrap(c.api().client.GET('/api/tasks/{task_id}', { params: { path: { task_id: id } } }));
+        printTask(c, task as never);
+        if (!['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(task.status)) return EXIT.OK;
+        const code = exitCodeOf(task);
+        if (code !== EXIT.OK) printNextActions(task as never);
+        return code;
+      }),
+    );
+  tasks
+    .command('logs <task>')
+    .description("A task's log (--follow: live until it ends)")
+    .option('--follow', 'stream new lines until the task ends')
+    .option('--limit <n>', 'lines', positiveInt, 200)
+    .action(
+      act(async (id: string, opts: { follow?: boolean; limit: number }) => {
+        const c = ctx();
+        if (opts.follow) {
+          const task = await waitForTask(c.api(), id);
+          return exitCodeOf(task);
+        }
+        const page = await unwrap(c.api().client.GET('/api/tasks/{task_id}/logs', { params: { path: { task_id: id }, query: { limit: opts.limit } as never } }));
+        print(c.format, page, () => page.items.map((l) => `${l.ts} ${l.level.padEnd(5)} ${l.source.padEnd(8)} ${l.message}`).join('\n'));
+        return EXIT.OK;
+      }),
+    );
+  tasks
+    .command('cancel <task>')
+    .description('Cancel a task (between items: the one in flight finishes)')
+    .action(
+      act(async (id: string) => {
+        const c = ctx();
+        const task = await unwrap(c.api().client.POST('/api/tasks/{task_id}/cancel', { params: { path: { task_id: id } } }));
+        print(c.format, task, () => `${task.id}  ${task.status}`);
+        return EXIT.OK;
+      }),
+    );
+
+  program
+    .command('report <task>')
+    .description("A task's report: item by item, with next actions; exits by its outcome")
+    .action(
+      act(async (id: string) => {
+        const c = ctx();
+        const r = await unwrap(c.api().client.GET('/api/reports/{report_id}', { params: { path: { report_id: id } } }));
+        const report = (r as { report: { status: string; task_id: string; items?: unknown[]; next_actions?: unknown[] } }).report;
+        print(c.format, r);
+        if (!['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(report.status)) return EXIT.OK;
+        const task = { id: report.task_id, status: report.status, result: report };
+        const code = exitCodeOf(task);
+        if (code !== EXIT.OK) printNextActions(task);
+        return code;
+      }),
+    );
+}

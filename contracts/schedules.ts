@@ -1,0 +1,78 @@
+/**
+ * Schedules: recurring backups and drift reports, kept as Temporal Schedules. Each run of a
+ * schedule is an ordinary task (a row in the task store, its workflow a child of the run).
+ * Plain data only: the workflow sandbox imports this module.
+ */
+import type { ItemOutcome, ItemsResult } from './outcomes.ts';
+
+export const SCHEDULE_KINDS = ['backup', 'drift_report'] as const;
+export type ScheduleKind = (typeof SCHEDULE_KINDS)[number];
+
+export const OVERLAP_POLICIES = ['skip', 'buffer_one', 'allow_all'] as const;
+export type OverlapPolicy = (typeof OVERLAP_POLICIES)[number];
+
+/** When a schedule runs: a fixed interval, or cron expressions (UTC). */
+export interface ScheduleSpec {
+  interval_seconds?: number;
+  cron?: string;
+  overlap: OverlapPolicy;
+  /** Runs missed while Temporal (or the worker) was away are run once if still within this window. */
+  catchup_window_seconds: number;
+}
+
+/** Backups of chosen dashboards; none chosen = every dashboard of the environment at run time. */
+export interface BackupScheduleParams {
+  env_id: string;
+  dashboard_ids?: number[];
+}
+
+export interface DriftScheduleParams {
+  source_env_id: string;
+  target_env_id: string;
+}
+
+export type ScheduleParams = BackupScheduleParams | DriftScheduleParams;
+
+/** The scheduled workflow's only argument: the row is read at run time, so nothing secret or stale travels. */
+export interface ScheduledRunInput {
+  scheduleId: string;
+}
+
+/** What one scheduled run registered and how its task ended. */
+export interface ScheduledRunResult {
+  schedule_id: string;
+  task_id: string | null;
+  status: string;
+  note?: string;
+}
+
+export interface DriftReportInput {
+  sourceEnvId: string;
+  targetEnvId: string;
+}
+
+export interface DriftObject {
+  kind: 'dashboard' | 'chart' | 'dataset' | 'database';
+  name: string;
+  uuid: string;
+  /** update: differs in the target; create: missing there. */
+  action: 'create' | 'update';
+  differences: Array<{ field: string; source: unknown; target: unknown }>;
+}
+
+/** One dashboard compared: `id` is its id in the source environment. */
+export interface DriftItem extends ItemOutcome {
+  kind: 'dashboard';
+  id: number;
+  /** in_sync, drifted, or failed (could not be compared). */
+  status: 'in_sync' | 'drifted' | 'failed';
+  dashboard_uuid: string | null;
+  target_dashboard_id: number | null;
+  differences: DriftObject[];
+}
+
+export interface DriftReportResult extends ItemsResult<DriftItem> {
+  source_env_id: string;
+  target_env_id: string;
+  totals: { compared: number; in_sync: number; drifted: number; failed: number };
+}
