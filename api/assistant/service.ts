@@ -294,6 +294,18 @@ export class AssistantService {
       await this.record(principal, 'executed', intent, outcome, { conversationId });
       return { state: 'executed', text, data };
     };
+    /** A list in an environment: the count (with the query, if any), then the first ten lines. */
+    const listAnswer = (
+      where: { id: string; name: string },
+      total: number,
+      counted: string,
+      items: unknown[],
+      lines: string[],
+    ): Promise<Reply> => {
+      const matching = e.query ? (lang === 'ru' ? ` по запросу ${q(lang, e.query)}` : ` matching ${q(lang, e.query)}`) : '';
+      const text = [`${where.name}: ${counted}${matching}${lines.length ? ':' : '.'}`, ...lines.slice(0, 10)].join('\n');
+      return executed(text, { env_id: where.id, total, items, entities: { ...e, environment: where } }, { env_id: where.id, total });
+    };
 
     if (intent.domain === 'dataset_review') {
       if (!session) {
@@ -332,19 +344,8 @@ export class AssistantService {
           principal,
         });
         const items = page.items.map((d) => ({ id: d.id, title: d.title, slug: d.slug, url: d.url }));
-        const head =
-          lang === 'ru'
-            ? `${where.name}: ${plural(lang, page.total, DASHBOARDS, 'dashboard')}${e.query ? ` по запросу ${q(lang, e.query)}` : ''}`
-            : `${where.name}: ${plural(lang, page.total, DASHBOARDS, 'dashboard')}${e.query ? ` matching ${q(lang, e.query)}` : ''}`;
-        const text = [
-          head + (items.length ? ':' : '.'),
-          ...items.slice(0, 10).map((d) => `#${d.id} ${d.title}${d.slug ? ` (${d.slug})` : ''}`),
-        ].join('\n');
-        return executed(
-          text,
-          { env_id: where.id, total: page.total, items, entities: { ...e, environment: where } },
-          { env_id: where.id, total: page.total },
-        );
+        const lines = items.map((d) => `#${d.id} ${d.title}${d.slug ? ` (${d.slug})` : ''}`);
+        return listAnswer(where, page.total, plural(lang, page.total, DASHBOARDS, 'dashboard'), items, lines);
       }
       case 'datasets.list':
       case 'datasets.search': {
@@ -358,16 +359,8 @@ export class AssistantService {
           schema: d.schema ?? null,
           database: d.database?.database_name ?? null,
         }));
-        const head =
-          lang === 'ru'
-            ? `${where.name}: ${plural(lang, res.count, DATASETS, 'dataset')}${e.query ? ` по запросу ${q(lang, e.query)}` : ''}`
-            : `${where.name}: ${plural(lang, res.count, DATASETS, 'dataset')}${e.query ? ` matching ${q(lang, e.query)}` : ''}`;
-        const text = [head + (items.length ? ':' : '.'), ...items.slice(0, 10).map((d) => `#${d.id} ${d.table_name}`)].join('\n');
-        return executed(
-          text,
-          { env_id: where.id, total: res.count, items, entities: { ...e, environment: where } },
-          { env_id: where.id, total: res.count },
-        );
+        const lines = items.map((d) => `#${d.id} ${d.table_name}`);
+        return listAnswer(where, res.count, plural(lang, res.count, DATASETS, 'dataset'), items, lines);
       }
       case 'tasks.status':
       case 'tasks.logs': {

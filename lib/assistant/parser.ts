@@ -522,58 +522,42 @@ function objectDomain(concepts: Set<Concept>): Domain {
   return 'unknown';
 }
 
+/** What each operation needs before it can run (git status and logs differ from the task ones). */
+const REQUIRED: Partial<Record<Operation, Array<MissingParameter>>> = {
+  list: ['environment'],
+  search: ['environment', 'query'],
+  status: ['environment', 'dashboards'],
+  logs: ['environment', 'dashboards'],
+  migrate: ['source_environment', 'target_environment', 'dashboards'],
+  backup: ['environment', 'dashboards'],
+  generate_docs: ['environment', 'datasets'],
+  commit: ['environment', 'dashboards', 'message'],
+  deploy: ['environment', 'dashboards'],
+  set_field: ['field', 'label'],
+  answer: ['answer'],
+};
+
+const ENTITY_OF: Record<MissingParameter, (e: Entities) => unknown> = {
+  environment: (e) => e.environment,
+  query: (e) => e.query,
+  task_id: (e) => e.task_id || e.latest,
+  source_environment: (e) => e.source_environment,
+  target_environment: (e) => e.target_environment,
+  dashboards: (e) => e.dashboards,
+  datasets: (e) => e.datasets,
+  message: (e) => e.message,
+  field: (e) => e.field,
+  label: (e) => e.label,
+  answer: (e) => e.answer,
+};
+
 function missingFor(domain: Domain, operation: Operation, e: Entities): MissingParameter[] {
-  const need: MissingParameter[] = [];
-  const needs = (p: MissingParameter, ok: unknown) => {
-    if (!ok || (Array.isArray(ok) && ok.length === 0)) need.push(p);
-  };
-  switch (operation) {
-    case 'list':
-      needs('environment', e.environment);
-      break;
-    case 'search':
-      needs('environment', e.environment);
-      needs('query', e.query);
-      break;
-    case 'status':
-    case 'logs':
-      if (domain === 'tasks') needs('task_id', e.task_id || e.latest);
-      else {
-        needs('environment', e.environment);
-        needs('dashboards', e.dashboards);
-      }
-      break;
-    case 'migrate':
-      needs('source_environment', e.source_environment);
-      needs('target_environment', e.target_environment);
-      needs('dashboards', e.dashboards);
-      break;
-    case 'backup':
-      needs('environment', e.environment);
-      needs('dashboards', e.dashboards);
-      break;
-    case 'generate_docs':
-      needs('environment', e.environment);
-      needs('datasets', e.datasets);
-      break;
-    case 'commit':
-      needs('environment', e.environment);
-      needs('dashboards', e.dashboards);
-      needs('message', e.message);
-      break;
-    case 'deploy':
-      needs('environment', e.environment);
-      needs('dashboards', e.dashboards);
-      break;
-    case 'set_field':
-      needs('field', e.field);
-      needs('label', e.label);
-      break;
-    case 'answer':
-      needs('answer', e.answer);
-      break;
-    default:
-      break;
-  }
-  return need;
+  const required =
+    domain === 'tasks' && (operation === 'status' || operation === 'logs')
+      ? (['task_id'] as MissingParameter[])
+      : (REQUIRED[operation] ?? []);
+  return required.filter((p) => {
+    const v = ENTITY_OF[p](e);
+    return !v || (Array.isArray(v) && v.length === 0);
+  });
 }
