@@ -1,0 +1,1 @@
+export function GitPage() { return null; }

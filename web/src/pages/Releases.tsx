@@ -1,0 +1,2 @@
+export function ReleasesPage() { return null; }
+export function ReleasePage() { return null; }
