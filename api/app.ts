@@ -102,7 +102,7 @@ export function createApp(ctx: AppContext): Koa {
     c.set('Cache-Control', c.get('Cache-Control') || 'no-store');
     await next();
   });
-  app.use(webConsole());
+  app.use(webConsole({ oidc: !!ctx.config.OIDC_ISSUER }));
   app.use(methodGuard(router));
   app.use(bodyParsers(routes));
   app.use(rejectUnstorableText());

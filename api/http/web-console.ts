@@ -32,8 +32,15 @@ or build it alone with <code>npm run build:web</code>, then reload this page.</p
  * never served from here, so an unknown API path stays a problem body. Without a build, `/`
  * answers a page that says how to make one.
  */
-export function webConsole(dist: string = WEB_DIST) {
-  const root = path.resolve(dist);
+export function webConsole(opts: { oidc: boolean; dist?: string }) {
+  const root = path.resolve(opts.dist ?? WEB_DIST);
+  // What the sign-in page must know before anyone is signed in, without a request that could fail.
+  const meta = `<meta name="switchyard-oidc" content="${opts.oidc ? 'on' : 'off'}">`;
+  let indexHtml: { mtimeMs: number; body: string } | undefined;
+  const readIndex = (file: string, mtimeMs: number) => {
+    if (indexHtml?.mtimeMs !== mtimeMs) indexHtml = { mtimeMs, body: fs.readFileSync(file, 'utf8').replace('<head>', `<head>${meta}`) };
+    return indexHtml.body;
+  };
   return async (ctx: Context, next: Next): Promise<void> => {
     if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || ctx.path === '/api' || ctx.path.startsWith('/api/')) return next();
     const index = path.join(root, 'index.html');
@@ -51,12 +58,11 @@ export function webConsole(dist: string = WEB_DIST) {
     const file = path.resolve(root, `.${path.posix.normalize(rel)}`);
     const inside = file.startsWith(root + path.sep);
     const stat = inside ? fs.statSync(file, { throwIfNoEntry: false }) : undefined;
-    if (stat?.isFile()) {
+    if (stat?.isFile() && file !== index) {
       ctx.type = TYPES[path.extname(file)] ?? 'application/octet-stream';
       ctx.length = stat.size;
       // Vite names built assets by content hash: they never change under the same name.
       ctx.set('Cache-Control', rel.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
-      if (ctx.type.startsWith('text/html')) ctx.set('Content-Security-Policy', CSP);
       ctx.body = ctx.method === 'HEAD' ? null : fs.createReadStream(file);
       return;
     }
@@ -65,6 +71,6 @@ export function webConsole(dist: string = WEB_DIST) {
     ctx.type = 'html';
     ctx.set('Cache-Control', 'no-cache');
     ctx.set('Content-Security-Policy', CSP);
-    ctx.body = ctx.method === 'HEAD' ? null : fs.createReadStream(index);
+    ctx.body = readIndex(index, fs.statSync(index).mtimeMs);
   };
 }

@@ -12,7 +12,7 @@ import { DatasetReviewPage } from './pages/DatasetReview.tsx';
 import { DatasetsPage } from './pages/Datasets.tsx';
 import { EnvironmentsPage } from './pages/Environments.tsx';
 import { GitPage } from './pages/Git.tsx';
-import { LoginPage } from './pages/Login.tsx';
+import { LoginPage, OidcCallback } from './pages/Login.tsx';
 import { MigratePage } from './pages/Migrate.tsx';
 import { OverviewPage } from './pages/Overview.tsx';
 import { ReleasePage, ReleasesPage } from './pages/Releases.tsx';
@@ -22,6 +22,7 @@ import { TasksPage } from './pages/Tasks.tsx';
 export function App() {
   const token = useToken();
   const location = useLocation();
+  if (location.pathname === '/oidc/callback') return <OidcCallback />;
   if (!token) return <LoginPage next={location.pathname + location.search} />;
   return <Shell />;
 }
@@ -55,9 +56,11 @@ function Shell() {
         <Group h="100%" px="md" justify="space-between">
           <Group>
             <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="menu" />
-            <Title order={3}>Switchyard</Title>
+            <Title order={3} fz={{ base: 18, sm: 24 }}>
+              Switchyard
+            </Title>
           </Group>
-          <Group>
+          <Group gap="xs" wrap="nowrap">
             <SegmentedControl
               aria-label={t.language}
               size="xs"
@@ -68,7 +71,7 @@ function Shell() {
                 { value: 'ru', label: 'RU' },
               ]}
             />
-            <Text size="sm" data-testid="whoami">
+            <Text size="sm" data-testid="whoami" visibleFrom="sm">
               {me?.username}
             </Text>
             <Button variant="subtle" size="xs" onClick={signOut}>

@@ -1,6 +1,6 @@
 import { Alert, Button, Center, Divider, Paper, PasswordInput, Stack, TextInput, Title } from '@mantine/core';
-import { useQuery } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
+import { useNavigate } from 'react-router';
 import { sessionExpired, session } from '../api.ts';
 import { useI18n } from '../i18n.tsx';
 
@@ -10,11 +10,8 @@ export function LoginPage({ next }: { next: string }) {
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
-  // The OIDC button only when single sign-on is configured: its login route then redirects (302).
-  const oidc = useQuery({
-    queryKey: ['oidc-configured'],
-    queryFn: async () => (await fetch('/api/auth/oidc/login', { redirect: 'manual' })).type === 'opaqueredirect',
-  });
+  // The server says in index.html whether single sign-on is configured.
+  const oidc = document.querySelector('meta[name="switchyard-oidc"]')?.getAttribute('content') === 'on';
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setBusy(true);
@@ -53,7 +50,7 @@ export function LoginPage({ next }: { next: string }) {
             <Button type="submit" loading={busy}>
               {t.signIn}
             </Button>
-            {oidc.data && (
+            {oidc && (
               <>
                 <Divider />
                 <Button component="a" href="/api/auth/oidc/login" variant="outline">
@@ -64,6 +61,37 @@ export function LoginPage({ next }: { next: string }) {
           </Stack>
         </form>
       </Paper>
+    </Center>
+  );
+}
+
+/**
+ * Where the identity provider sends the browser back when OIDC_REDIRECT_URI points at the console
+ * (`https://<host>/oidc/callback`): the code and state go to the API's callback (the state cookie
+ * travels with this same-origin request) and the answer is the session.
+ */
+export function OidcCallback() {
+  const { t } = useI18n();
+  const [error, setError] = useState<string>();
+  const navigate = useNavigate();
+  useEffect(() => {
+    void (async () => {
+      const res = await fetch(`/api/auth/oidc/callback${window.location.search}`);
+      const body = await res.json();
+      if (!res.ok) return setError(body.detail ?? body.title);
+      session.set(body.access_token);
+      navigate('/', { replace: true });
+    })();
+  }, [navigate]);
+  return (
+    <Center mih="100vh">
+      {error ? (
+        <Alert color="red" role="alert" title={t.sso}>
+          {error} <a href="/">{t.signIn}</a>
+        </Alert>
+      ) : (
+        t.loading
+      )}
     </Center>
   );
 }
