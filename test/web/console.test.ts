@@ -18,6 +18,8 @@ let errors: string[];
 let fake: FakeSuperset;
 const P = `w${Date.now().toString(36)}`;
 const real = supersets() !== null;
+/** UI waits: a shared 2-core machine can be slow to render. */
+const WAIT = { timeout: 15_000 };
 
 beforeAll(async () => {
   [h, fake, browser] = await Promise.all([createHarness({ worker: true }), startFakeSuperset({ thumbnails: true }), launchBrowser()]);
@@ -58,9 +60,9 @@ describe('journeys', () => {
     await page.getByLabel(/^Username/).fill(ADMIN.username);
     await page.getByLabel(/^Password/).fill('wrong-password');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => page.getByRole('alert').count()).toBeGreaterThan(0);
+    await expect.poll(() => page.getByRole('alert').count(), WAIT).toBeGreaterThan(0);
     await signIn(page, ADMIN.username, ADMIN.password);
-    await expect.poll(() => page.getByRole('heading', { name: 'Overview' }).count()).toBe(1);
+    await expect.poll(() => page.getByRole('heading', { name: 'Overview' }).count(), WAIT).toBe(1);
     await screenshot(page, 'overview');
   });
 
@@ -72,7 +74,7 @@ describe('journeys', () => {
     await dialog.getByLabel(/^Superset URL/).fill(fake.baseUrl);
     await dialog.getByLabel(/^Username/).fill(fake.username);
     await dialog.getByLabel(/^Password/).fill(fake.password);
-    await expect.poll(() => dialog.getByText('The password is write-only').count()).toBe(1);
+    await expect.poll(() => dialog.getByText('The password is write-only').count(), WAIT).toBe(1);
     await dialog.getByRole('button', { name: 'Save' }).click();
     const row = page.getByRole('row').filter({ hasText: `${P}-fake` });
     await row.waitFor();
@@ -91,11 +93,11 @@ describe('journeys', () => {
     await expect.poll(() => page.getByTestId('dashboard-card').count(), { timeout: 20_000 }).toBe(24);
     await expect.poll(() => page.getByTestId('thumbnail').count(), { timeout: 20_000 }).toBe(16);
     expect(await page.getByTestId('thumbnail-placeholder').count()).toBe(8);
-    await expect.poll(() => page.getByText('Thumbnail being rendered').count()).toBe(8);
+    await expect.poll(() => page.getByText('Thumbnail being rendered').count(), WAIT).toBe(8);
     expect(await page.getByText('Showing everything').count()).toBe(1);
     // the next page, then a search
     await page.getByRole('button', { name: '2', exact: true }).click();
-    await expect.poll(() => page.getByTestId('dashboard-card').count()).toBe(6);
+    await expect.poll(() => page.getByTestId('dashboard-card').count(), WAIT).toBe(6);
     expect(page.url()).toContain('page=2');
     await screenshot(page, 'dashboards');
     // a rendered thumbnail appears on retry
@@ -154,9 +156,9 @@ describe('journeys', () => {
     await signIn(narrow.page, ADMIN.username, ADMIN.password);
     await narrow.page.getByText('RU', { exact: true }).click();
     await narrow.page.getByRole('button', { name: 'menu' }).click();
-    await expect.poll(() => narrow.page.getByRole('link', { name: 'Окружения' }).isVisible()).toBe(true);
+    await expect.poll(() => narrow.page.getByRole('link', { name: 'Окружения' }).isVisible(), WAIT).toBe(true);
     await narrow.page.getByRole('link', { name: 'Задачи' }).click();
-    await expect.poll(() => narrow.page.getByRole('heading', { name: 'Задачи' }).count()).toBe(1);
+    await expect.poll(() => narrow.page.getByRole('heading', { name: 'Задачи' }).count(), WAIT).toBe(1);
     expect(distinctColours(await narrow.page.screenshot())).toBeGreaterThan(16);
     await screenshot(narrow.page, 'tasks-narrow-ru');
     await narrow.page.context().close();
