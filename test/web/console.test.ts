@@ -5,8 +5,9 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it, onTestFailed } from 'vitest';
 import { ADMIN, createHarness, type Harness } from '../support/harness.ts';
-import { supersets } from '../support/environments.ts';
+import { createUserWithRoles, supersets } from '../support/environments.ts';
 import { startFakeSuperset, type FakeSuperset } from '../support/fake-superset.ts';
+import { startFakeLlm, type FakeLlm } from '../support/fake-llm.ts';
 import { createSqliteDatabase } from '../support/superset/fixtures.ts';
 import { buildSource, client, prefixedTables, registerEnvironment, superset, type SourceFixture } from '../migrations/support.ts';
 import { distinctColours, launchBrowser, openPage, screenshot, signIn } from './browser.ts';
@@ -21,13 +22,21 @@ const real = supersets() !== null;
 /** UI waits: a shared 2-core machine can be slow to render. */
 const WAIT = { timeout: 15_000 };
 
+let llm: FakeLlm;
+
 beforeAll(async () => {
-  [h, fake, browser] = await Promise.all([createHarness({ worker: true }), startFakeSuperset({ thumbnails: true }), launchBrowser()]);
+  llm = await startFakeLlm({ apiKey: 'sk-console-test', slowMs: 500 });
+  [h, fake, browser] = await Promise.all([
+    createHarness({ worker: true, env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'sk-console-test', LLM_MODEL: 'console-model' } }),
+    startFakeSuperset({ thumbnails: true }),
+    launchBrowser(),
+  ]);
   ({ page, errors } = await openPage(browser, h.baseUrl));
 }, 240_000);
 afterAll(async () => {
   await browser?.close();
   await fake?.close();
+  await llm?.close();
   await h?.close();
 });
 
@@ -149,6 +158,68 @@ describe('journeys', () => {
       const tasks = await h.request('GET', '/api/tasks?task_type=migration', { token: h.adminToken });
       expect(tasks.body.items.map((t: any) => t.status).sort()).toEqual(['SUCCEEDED', 'SUCCEEDED']);
     }, 240_000);
+
+    it('asks the (fake) LLM for descriptions and accepts them beside the current values, one edited', async () => {
+      await page.goto(`/datasets?env=${envA}&dataset=${src.sales.id}`);
+      await page.getByRole('button', { name: 'Suggestions' }).click();
+      await expect.poll(() => page.getByTestId('generate-status').textContent(), { timeout: 90_000 }).toBe('SUCCEEDED');
+      await expect.poll(() => page.getByTestId('suggestion').count(), WAIT).toBeGreaterThan(1);
+      const total = await page.getByTestId('suggestion').count();
+      const first = page.getByTestId('suggestion').first();
+      await first.getByRole('textbox').fill('Edited by a person in the console');
+      await first.getByRole('button', { name: 'Accept' }).click();
+      await expect.poll(() => page.getByTestId('suggestion-status').count(), WAIT).toBe(1);
+      await page.getByRole('button', { name: /^Accept \(/ }).click();
+      await expect.poll(() => page.getByTestId('suggestion-status').allTextContents(), WAIT).toEqual(Array(total).fill('accepted'));
+      await screenshot(page, 'dataset-suggestions');
+      const r = await h.request('GET', `/api/datasets/${src.sales.id}/suggestions?env_id=${envA}&page_size=200`, { token: h.adminToken });
+      expect(r.body.items.map((s: any) => s.accepted_value)).toContain('Edited by a person in the console');
+      const changes = await h.request('GET', `/api/datasets/${src.sales.id}/changes?env_id=${envA}`, { token: h.adminToken });
+      expect(changes.body.items.filter((c: any) => c.source === 'suggestions' && c.status === 'applied')).toHaveLength(2);
+      expect(llm.requests.length).toBeGreaterThan(0);
+    }, 180_000);
+
+    it('a second release manager approves a checked release candidate; its author is not offered the button', async () => {
+      const V2 = '/api/v2/clean-release';
+      const author = await createUserWithRoles(h, `${P}-rm1`, ['ReleaseManager']);
+      await createUserWithRoles(h, `${P}-rm2`, ['ReleaseManager']);
+      const as = (token: string) => (m: string, p: string, o: Record<string, unknown> = {}) => h.request(m, p, { ...o, token });
+      const bk = await as(h.adminToken)('POST', '/api/dashboards/backup', { json: { env_id: envA, dashboard_ids: [src.dashboards[0].id] } });
+      const backupId = (await h.waitForTask(bk.body.task_id, undefined, 120_000)).result.items[0].backup_id;
+      const hosts = [new URL(superset('a').baseUrl).hostname];
+      expect((await as(h.adminToken)('PUT', `${V2}/registry`, { json: { hosts } })).status).toBe(200);
+      const c = await as(author.token)('POST', `${V2}/candidates`, { json: { name: `${P} release`, target_env_id: envB, sources: [{ kind: 'backup', backup_id: backupId }] } });
+      expect(c.status, c.text).toBe(201);
+      const id = c.body.id;
+      expect((await as(author.token)('POST', `${V2}/candidates/${id}/artifacts`, { json: {} })).status).toBe(200);
+      expect((await as(author.token)('POST', `${V2}/candidates/${id}/manifest`)).status).toBe(201);
+      const prep = await as(author.token)('POST', `${V2}/candidates/${id}/prepare`);
+      expect(prep.body.status, prep.text).toBe('prepared');
+      const check = await as(author.token)('POST', `${V2}/candidates/${id}/checks`);
+      expect((await h.waitForTask(check.body.task_id, undefined, 120_000)).status).toBe('SUCCEEDED');
+
+      // The author sees the candidate checked, and no Approve button.
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await signIn(page, `${P}-rm1`, `${P}-rm1-password-123`);
+      await page.goto(`/releases/${id}`);
+      await expect.poll(() => page.getByTestId('candidate-state').textContent(), WAIT).toBe('checked');
+      expect(await page.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+      expect(await page.getByText('another person approves it').count()).toBe(1);
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      // The second release manager approves it.
+      await signIn(page, `${P}-rm2`, `${P}-rm2-password-123`);
+      await page.goto(`/releases/${id}`);
+      await page.getByLabel('comment').fill('ship it');
+      await page.getByRole('button', { name: 'Approve' }).click();
+      await expect.poll(() => page.getByTestId('candidate-state').textContent(), WAIT).toBe('approved');
+      await expect.poll(() => page.getByRole('button', { name: 'Publish' }).count(), WAIT).toBe(1);
+      await screenshot(page, 'release-approved');
+      const after = await as(h.adminToken)('GET', `${V2}/candidates/${id}`);
+      expect(after.body.state).toBe('approved');
+      expect(after.body.decisions).toContainEqual(expect.objectContaining({ action: 'approve', comment: 'ship it' }));
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await signIn(page, ADMIN.username, ADMIN.password);
+    }, 300_000);
   });
 
   it('works on a narrow screen and in Russian, and said nothing in the console', async () => {

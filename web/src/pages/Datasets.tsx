@@ -1,11 +1,12 @@
 import { Badge, Button, Code, FileInput, Group, Paper, Select, SimpleGrid, Stack, Switch, Table, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { api, authFetch, must } from '../api.ts';
 import { useCan } from '../auth.tsx';
 import { EnvSelect } from '../components/EnvSelect.tsx';
 import { ProblemAlert } from '../components/ProblemAlert.tsx';
+import { FINISHED, STATUS_COLOR, useTask } from '../components/tasks.ts';
 import { useI18n } from '../i18n.tsx';
 
 /** Datasets of an environment; one selected: LLM suggestions beside current values, a mapping spreadsheet, the change history with undo. */
@@ -74,6 +75,12 @@ function Dataset({ env, id }: { env: string; id: number }) {
   const generate = useMutation({
     mutationFn: () => must(api.POST('/api/datasets/generate-docs', { body: { env_id: env, dataset_ids: [id], llm_provider: provider ?? 'default', language: lang } })),
   });
+  // The suggestions arrive when the generating task finishes: follow it, then reload them.
+  const generating = useTask(generate.data?.task_id);
+  const finished = !!generating.data && FINISHED.includes(generating.data.status);
+  useEffect(() => {
+    if (finished) void suggestions.refetch();
+  }, [finished]);
   const accept = useMutation({
     mutationFn: (ids: string[]) =>
       must(
@@ -120,7 +127,13 @@ function Dataset({ env, id }: { env: string; id: number }) {
             <Button onClick={() => generate.mutate()} loading={generate.isPending}>
               {t.suggestions}
             </Button>
-            {generate.data && <Link to={`/tasks/${generate.data.task_id}`}>{t.tasks}</Link>}
+            {generate.data && (
+              <Link to={`/tasks/${generate.data.task_id}`}>
+                <Badge color={STATUS_COLOR[generating.data?.status ?? 'PENDING']} data-testid="generate-status">
+                  {generating.data?.status ?? 'PENDING'}
+                </Badge>
+              </Link>
+            )}
             <Button variant="subtle" onClick={() => suggestions.refetch()}>
               ↻
             </Button>

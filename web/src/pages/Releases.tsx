@@ -97,7 +97,7 @@ export function ReleasePage() {
   if (!data) return <ProblemAlert error={c.error} />;
   const violations = (step.data as { violations?: Array<{ host: string; rule?: string; where?: unknown }> } | undefined)?.violations;
   const published = decide.data as { task_id?: string } | undefined;
-  const author = data.created_by === me?.id;
+  const author = data.created_by === me?.username; // the candidate names its author by username
   return (
     <Stack>
       <Group justify="space-between">
