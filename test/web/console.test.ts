@@ -172,7 +172,7 @@ describe('journeys', () => {
       await page.getByRole('button', { name: /^Accept \(/ }).click();
       await expect.poll(() => page.getByTestId('suggestion-status').allTextContents(), WAIT).toEqual(Array(total).fill('accepted'));
       await screenshot(page, 'dataset-suggestions');
-      const r = await h.request('GET', `/api/datasets/${src.sales.id}/suggestions?env_id=${envA}&page_size=200`, { token: h.adminToken });
+      const r = await h.request('GET', `/api/datasets/${src.sales.id}/suggestions?env_id=${envA}&page_size=100&status=all`, { token: h.adminToken });
       expect(r.body.items.map((s: any) => s.accepted_value)).toContain('Edited by a person in the console');
       const changes = await h.request('GET', `/api/datasets/${src.sales.id}/changes?env_id=${envA}`, { token: h.adminToken });
       expect(changes.body.items.filter((c: any) => c.source === 'suggestions' && c.status === 'applied')).toHaveLength(2);

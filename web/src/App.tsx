@@ -71,6 +71,7 @@ function Shell() {
                 { value: 'ru', label: 'RU' },
               ]}
             />
+            {can('assistant:USE') && <AssistantPanel />}
             <Text size="sm" data-testid="whoami" visibleFrom="sm">
               {me?.username}
             </Text>
@@ -104,7 +105,6 @@ function Shell() {
           <Route path="/login" element={<Navigate to="/" replace />} />
           <Route path="*" element={<Text>{t.notFound}</Text>} />
         </Routes>
-        {can('assistant:USE') && <AssistantPanel />}
       </AppShell.Main>
     </AppShell>
   );

@@ -67,7 +67,7 @@ function Dataset({ env, id }: { env: string; id: number }) {
   const [file, setFile] = useState<File | null>(null);
   const suggestions = useQuery({
     queryKey: ['suggestions', env, id],
-    queryFn: () => must(api.GET('/api/datasets/{dataset_id}/suggestions', { params: { path, query: { env_id: env, page_size: 200 } } })),
+    queryFn: () => must(api.GET('/api/datasets/{dataset_id}/suggestions', { params: { path, query: { env_id: env, page_size: 100, status: 'all' } } })),
   });
   const changes = useQuery({ queryKey: ['changes', env, id], queryFn: () => must(api.GET('/api/datasets/{dataset_id}/changes', { params: { path, query: { env_id: env } } })) });
   const providers = useQuery({ queryKey: ['llm-providers'], enabled: can('admin:settings:WRITE'), queryFn: () => must(api.GET('/api/admin/llm-providers')) });
