@@ -10,6 +10,7 @@ import { startFakeSuperset, type FakeSuperset } from '../support/fake-superset.t
 import { startFakeLlm, type FakeLlm } from '../support/fake-llm.ts';
 import { createSqliteDatabase } from '../support/superset/fixtures.ts';
 import { buildSource, client, prefixedTables, registerEnvironment, superset, type SourceFixture } from '../migrations/support.ts';
+import { gitea, OtherClone, renameDashboard, setIdentity } from '../git/support.ts';
 import { distinctColours, launchBrowser, openPage, screenshot, signIn } from './browser.ts';
 
 let h: Harness;
@@ -220,6 +221,50 @@ describe('journeys', () => {
       await page.getByRole('button', { name: 'Sign out' }).click();
       await signIn(page, ADMIN.username, ADMIN.password);
     }, 300_000);
+
+    it.runIf(inject('gitea') !== null)('resolves a real git conflict in the three-way merge view (theirs), then continues the merge', async () => {
+      const g = gitea()!;
+      const a = await client('a');
+      const dash = src.dashboards[0].id;
+      const admin = (m: string, p: string, o: Record<string, unknown> = {}) => h.request(m, p, { ...o, token: h.adminToken });
+      const G = (op: string) => `/api/git/dashboards/${dash}/${op}`;
+      const cfg = await admin('POST', '/api/git/configs', { json: { name: `${P}-gitea`, provider: 'gitea', base_url: g.baseUrl, owner: g.username, pat: g.token } });
+      expect(cfg.status, cfg.text).toBe(201);
+      await setIdentity(h, h.adminToken, 'Ada Admin', 'ada@example.com');
+      const init = await admin('POST', G('init'), { json: { env_id: envA, config_id: cfg.body.id, create_remote: true } });
+      expect(init.status, init.text).toBe(200);
+      const uuid = init.body.dashboard_uuid;
+      expect((await admin('POST', G('push'), { json: { env_id: envA } })).status).toBe(200);
+      // The remote and the local side rename the dashboard differently: pulling conflicts.
+      const other = new OtherClone(path.join(inject('runDir'), `${P}-other`), g);
+      await other.clone(init.body.remote_url);
+      const file = `dashboards/${uuid}.yaml`;
+      await other.commitAndPush(file, other.read(file).replace(/^dashboard_title: .*$/m, 'dashboard_title: remote title'), 'Remote rename');
+      await renameDashboard(a, dash, 'local title');
+      await admin('POST', G('sync'), { json: { env_id: envA } });
+      await admin('POST', G('commit'), { json: { env_id: envA, message: 'Local rename' } });
+
+      await page.goto(`/git?env=${envA}&dashboard=${dash}`);
+      await page.getByRole('button', { name: 'Pull' }).click();
+      await expect.poll(() => page.getByTestId('pull-result').textContent(), WAIT).toBe('pull: conflict');
+      await expect.poll(() => page.getByTestId('repo-status').textContent(), WAIT).toBe('MERGING');
+      const conflict = page.getByTestId('conflict');
+      await expect.poll(() => conflict.textContent(), WAIT).toContain('dashboard_title: remote title');
+      expect(await conflict.textContent()).toContain('dashboard_title: local title');
+      expect(await page.getByRole('button', { name: 'Continue' }).isDisabled()).toBe(true);
+      await screenshot(page, 'git-merge');
+      await conflict.getByRole('button', { name: 'Theirs' }).click();
+      await expect.poll(() => conflict.textContent(), WAIT).toContain('resolved');
+      await page.getByRole('button', { name: 'Continue' }).click();
+      await expect.poll(() => page.getByTestId('repo-status').textContent(), WAIT).toBe('AHEAD');
+      expect(await page.getByTestId('merge-view').count()).toBe(0);
+      const status = await admin('GET', `${G('status')}?env_id=${envA}`);
+      expect(status.body).toMatchObject({ status: 'AHEAD', has_unfinished_merge: false });
+      const work = await admin('GET', `${G('merge/status')}?env_id=${envA}`);
+      expect(work.body.has_unfinished_merge).toBe(false);
+      const hist = await admin('GET', `${G('history')}?env_id=${envA}&limit=1`);
+      expect(hist.body.items[0].files).toContain(file);
+    }, 240_000);
   });
 
   it('works on a narrow screen and in Russian, and said nothing in the console', async () => {
