@@ -234,6 +234,8 @@ describe('journeys', () => {
       const init = await admin('POST', G('init'), { json: { env_id: envA, config_id: cfg.body.id, create_remote: true } });
       expect(init.status, init.text).toBe(200);
       const uuid = init.body.dashboard_uuid;
+      expect((await admin('POST', G('sync'), { json: { env_id: envA } })).status).toBe(200);
+      expect((await admin('POST', G('commit'), { json: { env_id: envA, message: 'first export' } })).status).toBe(200);
       expect((await admin('POST', G('push'), { json: { env_id: envA } })).status).toBe(200);
       // The remote and the local side rename the dashboard differently: pulling conflicts.
       const other = new OtherClone(path.join(inject('runDir'), `${P}-other`), g);
