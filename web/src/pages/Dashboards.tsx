@@ -83,12 +83,16 @@ export function DashboardsPage() {
                 checked={selected.includes(d.id)}
                 onChange={(e) => setSelected(e.currentTarget.checked ? [...selected, d.id] : selected.filter((x) => x !== d.id))}
               />
-              <Anchor component="button" onClick={() => setDetail(d.id)} fw={500} lineClamp={1} style={{ flex: 1, textAlign: 'left' }}>
+              <Anchor component="button" onClick={() => setDetail(d.id)} fw={500} lineClamp={2} title={d.title} style={{ flex: 1, textAlign: 'left' }}>
                 {d.title}
               </Anchor>
-              {d.published && <Badge size="xs">published</Badge>}
             </Group>
-            <Text size="xs" c="dimmed">
+            <Text size="xs" c="dimmed" component="div">
+              {d.published && (
+                <Badge size="xs" mr={4}>
+                  published
+                </Badge>
+              )}
               {d.owners.map((o) => o.display_name).join(', ')} · {d.changed_on_humanized}
             </Text>
           </Card>

@@ -126,7 +126,7 @@ function Repository({ env, id }: { env: string; id: number }) {
             {diff.data?.files.length === 0 && <Text c="dimmed">—</Text>}
             {diff.data?.files.map((f) => (
               <Box key={f.path} mb="sm">
-                <Text size="sm" fw={600}>
+                <Text size="sm" fw={600} component="div">
                   {f.path} <Badge size="xs">{f.change}</Badge>
                 </Text>
                 <Patch patch={f.patch} />
@@ -223,7 +223,7 @@ function MergeView({ env, id, onDone }: { env: string; id: number; onDone(): voi
       <ProblemAlert error={merge.error ?? resolve.error ?? finish.error} />
       {conflicts.map((c) => (
         <Stack key={c.path} gap="xs" mt="sm" data-testid="conflict">
-          <Text fw={600}>
+          <Text fw={600} component="div">
             {c.path} {c.resolved ? <Badge color="green">resolved</Badge> : <Badge color="red">conflict</Badge>}
           </Text>
           <SimpleGrid cols={{ base: 1, md: 3 }} spacing="xs">

@@ -1,4 +1,5 @@
-import { Card, Group, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { Anchor, Badge, Card, Group, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { Link } from 'react-router';
 import { useQuery } from '@tanstack/react-query';
 import { api, must } from '../api.ts';
 import { useEnvironments } from '../components/EnvSelect.tsx';
@@ -47,6 +48,11 @@ export function OverviewPage() {
           </Text>
         </Card>
       </SimpleGrid>
+      <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }}>
+        {envs.data?.items.map((e) => (
+          <EnvironmentCard key={e.id} id={e.id} name={e.name} />
+        ))}
+      </SimpleGrid>
       <Card withBorder>
         <Title order={4}>{t.outcomesPerKind}</Title>
         <svg role="img" aria-label={t.outcomesPerKind} width="100%" height={Math.max(40, perKind.size * 28)} viewBox={`0 0 600 ${Math.max(40, perKind.size * 28)}`}>
@@ -93,5 +99,35 @@ export function OverviewPage() {
         </Text>
       </Card>
     </Stack>
+  );
+}
+
+/** One environment: how many dashboards, its last backup, its last drift report. */
+function EnvironmentCard({ id, name }: { id: string; name: string }) {
+  const { t } = useI18n();
+  const dashboards = useQuery({
+    queryKey: ['env-dashboards-total', id],
+    retry: false,
+    queryFn: () => must(api.GET('/api/dashboards', { params: { query: { env_id: id, page_size: 1, page_context: 'other' } } })),
+  });
+  const last = (type: 'backup' | 'drift_report') =>
+    useQuery({ queryKey: ['env-last', id, type], queryFn: () => must(api.GET('/api/tasks', { params: { query: { env_id: id, task_type: type, page_size: 1 } } })) });
+  const backup = last('backup').data?.items[0];
+  const drift = last('drift_report').data?.items[0];
+  return (
+    <Card withBorder data-testid="env-card">
+      <Anchor component={Link} to={`/dashboards?env=${id}`} fw={600}>
+        {name}
+      </Anchor>
+      <Text size="sm">
+        {t.dashboards}: {dashboards.data?.total ?? (dashboards.isError ? '—' : '…')}
+      </Text>
+      <Text size="sm" component="div">
+        backup: {backup ? <Badge size="xs" color={backup.status === 'SUCCEEDED' ? 'green' : 'red'}>{new Date(backup.created_at).toLocaleString()}</Badge> : '—'}
+      </Text>
+      <Text size="sm">
+        drift: {drift ? <Anchor component={Link} to={`/tasks/${drift.id}`} size="sm">{drift.status}</Anchor> : '—'}
+      </Text>
+    </Card>
   );
 }
