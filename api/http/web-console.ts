@@ -55,6 +55,7 @@ export function webConsole(opts: { oidc: boolean; dist?: string }) {
     } catch {
       rel = '/';
     }
+    if (rel.includes('\0')) rel = '/';
     const file = path.resolve(root, `.${path.posix.normalize(rel)}`);
     const inside = file.startsWith(root + path.sep);
     const stat = inside ? fs.statSync(file, { throwIfNoEntry: false }) : undefined;
@@ -63,11 +64,11 @@ export function webConsole(opts: { oidc: boolean; dist?: string }) {
       ctx.length = stat.size;
       // Vite names built assets by content hash: they never change under the same name.
       ctx.set('Cache-Control', rel.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
-      ctx.body = ctx.method === 'HEAD' ? null : fs.createReadStream(file);
+      ctx.body = fs.createReadStream(file); // Koa sends no body for HEAD and closes the stream
       return;
     }
     // A missing asset is a 404, not the app: a stale page asking for an old chunk must fail loudly.
-    if (rel.startsWith('/assets/') || path.extname(rel)) return next();
+    if (file !== index && (rel.startsWith('/assets/') || path.extname(rel))) return next();
     ctx.type = 'html';
     ctx.set('Cache-Control', 'no-cache');
     ctx.set('Content-Security-Policy', CSP);

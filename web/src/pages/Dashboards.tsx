@@ -1,6 +1,6 @@
 import { Anchor, Badge, Button, Card, Checkbox, Group, Modal, Pagination, SimpleGrid, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { api, must } from '../api.ts';
@@ -138,8 +138,63 @@ function DashboardDetail({ envId, id }: { envId: string; id: number }) {
               ))}
             </Table.Tbody>
           </Table>
+          <Backups envId={envId} id={id} />
         </>
       )}
+    </Stack>
+  );
+}
+
+/** The dashboard's backups: back up now, or restore one (each a task, followed on its page). */
+function Backups({ envId, id }: { envId: string; id: number }) {
+  const can = useCan();
+  const qc = useQueryClient();
+  const backups = useQuery({
+    queryKey: ['backups', envId, id],
+    queryFn: () => must(api.GET('/api/dashboards/{id}/backups', { params: { path: { id }, query: { env_id: envId } } })),
+  });
+  const backup = useMutation({
+    mutationFn: () => must(api.POST('/api/dashboards/backup', { body: { env_id: envId, dashboard_ids: [id] } })),
+    onSuccess: () => qc.invalidateQueries({ queryKey: ['backups', envId, id] }),
+  });
+  const restore = useMutation({
+    mutationFn: (backupId: string) => must(api.POST('/api/dashboards/backups/{backup_id}/restore', { params: { path: { backup_id: backupId } }, body: {} })),
+  });
+  const started = restore.data ?? backup.data;
+  return (
+    <Stack gap="xs">
+      <Group justify="space-between">
+        <Title order={5}>Backups</Title>
+        {can('dashboards:BACKUP') && (
+          <Button size="compact-sm" variant="light" onClick={() => backup.mutate()} loading={backup.isPending}>
+            Back up now
+          </Button>
+        )}
+      </Group>
+      <ProblemAlert error={backups.error ?? backup.error ?? restore.error} />
+      {started && (
+        <Anchor component={Link} to={`/tasks/${started.task_id}`}>
+          {started.task_id}
+        </Anchor>
+      )}
+      <Table>
+        <Table.Tbody>
+          {backups.data?.items.map((b) => (
+            <Table.Tr key={b.backup_id}>
+              <Table.Td>{new Date(b.created_at).toLocaleString()}</Table.Td>
+              <Table.Td>{b.dashboard_title}</Table.Td>
+              <Table.Td>{Math.round(b.size / 1024)} KiB</Table.Td>
+              <Table.Td>
+                {can('dashboards:BACKUP') && (
+                  <Button size="compact-xs" color="orange" variant="light" onClick={() => restore.mutate(b.backup_id)}>
+                    Restore
+                  </Button>
+                )}
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
     </Stack>
   );
 }
