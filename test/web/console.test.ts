@@ -180,6 +180,27 @@ describe('journeys', () => {
       expect(llm.requests.length).toBeGreaterThan(0);
     }, 180_000);
 
+    it('the assistant, asked in Russian, shows a confirmation card; confirming starts the migration', async () => {
+      const d = src.dashboards[0];
+      await page.goto('/tasks');
+      await page.getByText('RU', { exact: true }).click();
+      await page.getByRole('button', { name: 'Ассистент' }).click();
+      const drawer = page.getByRole('dialog');
+      await drawer.getByRole('textbox', { name: 'Ассистент' }).fill(`Перенеси дашборд «${d.title}» из ${P}-a в ${P}-b`);
+      await drawer.getByRole('button', { name: 'Отправить' }).click();
+      const card = drawer.getByTestId('confirmation-card');
+      await expect.poll(() => card.textContent(), { timeout: 30_000 }).toContain(`#${d.id} «${d.title}»`);
+      expect(await card.textContent()).toContain(`из ${P}-a в ${P}-b`);
+      await screenshot(page, 'assistant-confirmation');
+      await card.getByRole('button', { name: 'Подтвердить' }).click();
+      await expect.poll(() => card.textContent(), WAIT).toMatch(/✓ migration-/);
+      const taskId = /✓ (migration-[\w-]+)/.exec((await card.textContent()) ?? '')![1];
+      expect((await h.waitForTask(taskId, undefined, 120_000)).status).toBe('SUCCEEDED');
+      await page.keyboard.press('Escape');
+      await page.getByText('EN', { exact: true }).click();
+      await expect.poll(() => page.getByRole('heading', { name: 'Tasks' }).count(), WAIT).toBe(1);
+    }, 240_000);
+
     it('a second release manager approves a checked release candidate; its author is not offered the button', async () => {
       const V2 = '/api/v2/clean-release';
       const author = await createUserWithRoles(h, `${P}-rm1`, ['ReleaseManager']);
@@ -279,9 +300,16 @@ describe('journeys', () => {
     await expect.poll(() => narrow.page.getByRole('heading', { name: 'Задачи' }).count(), WAIT).toBe(1);
     expect(distinctColours(await narrow.page.screenshot())).toBeGreaterThan(16);
     await screenshot(narrow.page, 'tasks-narrow-ru');
+    // The session is revoked elsewhere: the next request's 401 brings the sign-in page, which says why.
+    const token = await narrow.page.evaluate(() => sessionStorage.getItem('switchyard.token'));
+    expect((await h.request('POST', '/api/auth/logout', { token: token! })).status).toBeLessThan(300);
+    await narrow.page.getByRole('button', { name: 'menu' }).click();
+    await narrow.page.getByRole('link', { name: 'Окружения' }).click();
+    await expect.poll(() => narrow.page.getByText('Сессия завершилась. Войдите снова.').count(), WAIT).toBe(1);
+    expect(await narrow.page.evaluate(() => sessionStorage.getItem('switchyard.token'))).toBeNull();
     await narrow.page.context().close();
     // The wrong password's 401 is the one expected resource error.
     expect(errors.filter((e) => !/status of 401/.test(e))).toEqual([]);
-    expect(narrow.errors).toEqual([]);
+    expect(narrow.errors.filter((e) => !/status of 401/.test(e))).toEqual([]);
   });
 });

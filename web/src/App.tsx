@@ -2,7 +2,7 @@ import { AppShell, Burger, Button, Group, NavLink, SegmentedControl, Text, Title
 import { useDisclosure } from '@mantine/hooks';
 import { useQueryClient } from '@tanstack/react-query';
 import { NavLink as RouterLink, Navigate, Route, Routes, useLocation } from 'react-router';
-import { api, session } from './api.ts';
+import { session } from './api.ts';
 import { useCan, useMe, useToken } from './auth.tsx';
 import { AssistantPanel } from './components/AssistantPanel.tsx';
 import { useI18n, type Lang } from './i18n.tsx';
@@ -46,9 +46,11 @@ function Shell() {
     ['/admin', t.admin, !!me?.roles.includes('Admin') || can('admin:settings:WRITE')],
   ];
   const signOut = async () => {
-    await api.POST('/api/auth/logout').catch(() => undefined);
-    qc.clear();
+    // Forget the token first, so no request in flight reads the revoked session as "expired".
+    const token = session.token;
     session.set(undefined);
+    qc.clear();
+    await fetch('/api/auth/logout', { method: 'POST', headers: { Authorization: `Bearer ${token}` } }).catch(() => undefined);
   };
   return (
     <AppShell header={{ height: 56 }} navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">

@@ -16,8 +16,10 @@ export const session = {
     return sessionStorage.getItem(TOKEN_KEY) ?? undefined;
   },
   set(token: string | undefined) {
-    if (token) sessionStorage.setItem(TOKEN_KEY, token);
-    else sessionStorage.removeItem(TOKEN_KEY);
+    if (token) {
+      sessionStorage.setItem(TOKEN_KEY, token);
+      sessionExpired = false;
+    } else sessionStorage.removeItem(TOKEN_KEY);
     listeners.forEach((l) => l());
   },
   subscribe(l: () => void) {
