@@ -80,6 +80,12 @@ const en = {
   copy: 'Copy',
   outcomesPerKind: 'Task outcomes per kind',
   durations: 'Migration and backup durations',
+  summary: 'Summary',
+  owner: 'Owner',
+  created: 'Created',
+  until: 'until',
+  items: 'Items',
+  waitingForOther: 'Waiting for another person to approve.',
 };
 type Dict = typeof en;
 const ru: Dict = {
@@ -161,6 +167,12 @@ const ru: Dict = {
   copy: 'Копировать',
   outcomesPerKind: 'Итоги задач по видам',
   durations: 'Длительность миграций и бэкапов',
+  summary: 'Описание',
+  owner: 'Владелец',
+  created: 'Создана',
+  until: 'до',
+  items: 'Объекты',
+  waitingForOther: 'Ждёт одобрения другого человека.',
 };
 export type Lang = 'en' | 'ru';
 const dicts: Record<Lang, Dict> = { en, ru };

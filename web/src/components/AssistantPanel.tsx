@@ -64,7 +64,7 @@ export function AssistantPanel() {
                         {e.reply.confirmation.summary}
                       </Text>
                       <Text size="xs" c="dimmed">
-                        {e.reply.intent.operation} · {e.reply.intent.risk_level} · until {new Date(e.reply.confirmation.expires_at).toLocaleTimeString()}
+                        {e.reply.intent.operation} · {e.reply.intent.risk_level} · {t.until} {new Date(e.reply.confirmation.expires_at).toLocaleTimeString()}
                       </Text>
                       {e.decided ? (
                         <Text size="sm">{e.decided}</Text>

@@ -71,11 +71,11 @@ export function TaskPage() {
           </Button>
         </Group>
       )}
-      {data.status === 'AWAITING_APPROVAL' && mine && <Text c="dimmed">Waiting for another person to approve.</Text>}
+      {data.status === 'AWAITING_APPROVAL' && mine && <Text c="dimmed">{t.waitingForOther}</Text>}
       {id && <LiveLogs taskId={id} />}
       {result?.items && (
         <>
-          <Title order={3}>Items</Title>
+          <Title order={3}>{t.items}</Title>
           {data.type === 'migration' ? (
             (result as MigrationResult).items.map((o) => <ObjectDiff key={String(o.id)} outcome={o} />)
           ) : (

@@ -42,9 +42,9 @@ export function TasksPage() {
             <Table.Tr>
               <Table.Th>{t.type}</Table.Th>
               <Table.Th>{t.status}</Table.Th>
-              <Table.Th>summary</Table.Th>
-              <Table.Th>owner</Table.Th>
-              <Table.Th>created</Table.Th>
+              <Table.Th>{t.summary}</Table.Th>
+              <Table.Th>{t.owner}</Table.Th>
+              <Table.Th>{t.created}</Table.Th>
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
