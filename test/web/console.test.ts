@@ -69,7 +69,12 @@ describe('journeys', () => {
     await page.goto('/');
     await page.getByLabel(/^Username/).fill(ADMIN.username);
     await page.getByLabel(/^Password/).fill('wrong-password');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    // keyboard only: type, Tab to the password, Enter submits
+    await page.getByLabel(/^Password/).fill('');
+    await page.getByLabel(/^Username/).focus();
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('wrong-password');
+    await page.keyboard.press('Enter');
     await expect.poll(() => page.getByRole('alert').count(), WAIT).toBeGreaterThan(0);
     await signIn(page, ADMIN.username, ADMIN.password);
     await expect.poll(() => page.getByRole('heading', { name: 'Overview' }).count(), WAIT).toBe(1);
@@ -105,7 +110,7 @@ describe('journeys', () => {
     expect(await page.getByTestId('thumbnail-placeholder').count()).toBe(8);
     await expect.poll(() => page.getByText('Thumbnail being rendered').count(), WAIT).toBe(8);
     expect(await page.getByText('Showing everything').count()).toBe(1);
-    // the next page, then a search
+    // the next page
     await page.getByRole('button', { name: '2', exact: true }).click();
     await expect.poll(() => page.getByTestId('dashboard-card').count(), WAIT).toBe(6);
     expect(page.url()).toContain('page=2');
@@ -114,6 +119,16 @@ describe('journeys', () => {
     fake.dashboards.forEach((d) => (d.thumbnail = 'ready'));
     await page.getByRole('button', { name: 'Retry' }).first().click();
     await expect.poll(() => page.getByTestId('thumbnail').count(), { timeout: 20_000 }).toBeGreaterThanOrEqual(5);
+    // 3,000 more: a deep page comes as quickly, only its 24 cards are rendered
+    for (let i = 0; i < 3000; i++) fake.addDashboard({ title: `${P} many ${String(i).padStart(4, '0')}`, slug: `${P}-many-${i}` });
+    const started = Date.now();
+    await page.goto(`/dashboards?env=${env}&page=100`);
+    await expect.poll(() => page.getByText(/^3030 dashboards$/).count(), { timeout: 20_000 }).toBe(1);
+    await expect.poll(() => page.getByTestId('dashboard-card').count(), WAIT).toBe(24);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    await page.getByLabel('Search').fill('many 0042');
+    await expect.poll(() => page.getByTestId('dashboard-card').count(), WAIT).toBe(1);
+    expect(await page.getByTestId('dashboard-card').textContent()).toContain(`${P} many 0042`);
   });
 
   describe.runIf(real)('with real Superset a → b', () => {
@@ -137,7 +152,10 @@ describe('journeys', () => {
 
     it('dry-runs a migration and shows the per-object diff, then migrates and follows the live logs to the end', async () => {
       const d = src.dashboards[0];
-      await page.goto(`/migrate?source=${envA}&target=${envB}&ids=${d.id}`);
+      await page.goto(`/migrate?source=${envA}&target=${envB}`);
+      // the picker searches Superset a (shared by every test file, so it holds many dashboards)
+      await page.getByRole('textbox', { name: 'Dashboards' }).fill(d.title);
+      await page.getByRole('option', { name: d.title }).click();
       await page.getByRole('button', { name: 'Next' }).click();
       await expect.poll(() => page.getByRole('table', { name: 'Database mappings' }).textContent(), { timeout: 20_000 }).toContain(`${P}_warehouse`);
       await page.getByRole('button', { name: 'Dry run' }).click();

@@ -46,7 +46,15 @@ export function DashboardsPage() {
       <Title order={2}>{t.dashboards}</Title>
       <Group align="end">
         <EnvSelect label={t.environment} value={env} onChange={(v) => set({ env: v, page: null })} />
-        <TextInput label={t.search} value={search} onChange={(e) => setSearch(e.currentTarget.value)} w={260} />
+        <TextInput
+          label={t.search}
+          value={search}
+          onChange={(e) => {
+            setSearch(e.currentTarget.value);
+            if (params.get('page')) set({ page: null }); // a new search starts at its first page
+          }}
+          w={260}
+        />
         <Switch
           label={filter?.applied ? t.showingMine : t.showingAll}
           checked={!filter?.applied}

@@ -144,8 +144,8 @@ function Repository({ env, id }: { env: string; id: number }) {
           <Tabs.Panel value="history" pt="xs">
             <Table>
               <Table.Tbody>
-                {history.data?.items.map((c) => (
-                  <Table.Tr key={c.commit}>
+                {history.data?.items.map((c, n) => (
+                  <Table.Tr key={`${n}-${c.commit}`}>
                     <Table.Td>
                       <Code>{c.commit.slice(0, 8)}</Code>
                     </Table.Td>

@@ -1,5 +1,6 @@
 import { Alert, Button, Group, Loader, MultiSelect, Stack, Stepper, Switch, Table, Text, Title } from '@mantine/core';
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useDebouncedValue } from '@mantine/hooks';
+import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import type { MigrationResult } from '../../../contracts/migration.ts';
@@ -21,11 +22,19 @@ export function MigratePage() {
   const [overwrite, setOverwrite] = useState(true);
   const [dryTask, setDryTask] = useState<string>();
   const [realTask, setRealTask] = useState<string>();
+  // The picker searches on the server (a large instance is never loaded whole) and remembers the
+  // titles of what was picked, so a pick stays labelled when the search moves on.
+  const [pickSearch, setPickSearch] = useState('');
+  const [q] = useDebouncedValue(pickSearch, 300);
+  const [titles, setTitles] = useState<Record<string, string>>(() => Object.fromEntries(ids.map((id) => [id, `#${id}`])));
   const dashboards = useQuery({
-    queryKey: ['dashboards-pick', source],
+    queryKey: ['dashboards-pick', source, q],
     enabled: !!source,
-    queryFn: () => must(api.GET('/api/dashboards', { params: { query: { env_id: source!, page_size: 100, page_context: 'other' } } })),
+    placeholderData: keepPreviousData,
+    queryFn: () => must(api.GET('/api/dashboards', { params: { query: { env_id: source!, page_size: 50, page_context: 'other', ...(q ? { search: q } : {}) } } })),
   });
+  const options = new Map(Object.entries(titles));
+  for (const d of dashboards.data?.items ?? []) options.set(String(d.id), d.title);
   const mappings = useQuery({
     queryKey: ['db-mappings', source, target],
     enabled: !!source && !!target && step >= 1,
@@ -59,10 +68,16 @@ export function MigratePage() {
             </Group>
             <MultiSelect
               label={t.dashboards}
-              data={(dashboards.data?.items ?? []).map((d) => ({ value: String(d.id), label: d.title }))}
+              data={[...options].map(([value, label]) => ({ value, label }))}
               value={ids}
-              onChange={setIds}
+              onChange={(v) => {
+                setIds(v);
+                setTitles(Object.fromEntries(v.map((id) => [id, options.get(id) ?? `#${id}`])));
+              }}
               searchable
+              searchValue={pickSearch}
+              onSearchChange={setPickSearch}
+              filter={({ options: o }) => o}
               maw={700}
             />
             <Switch label="Overwrite existing (update changed charts and datasets)" checked={overwrite} onChange={(e) => setOverwrite(e.currentTarget.checked)} />
