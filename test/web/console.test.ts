@@ -154,7 +154,7 @@ describe('journeys', () => {
       const d = src.dashboards[0];
       await page.goto(`/migrate?source=${envA}&target=${envB}`);
       // the picker searches Superset a (shared by every test file, so it holds many dashboards)
-      await page.getByRole('textbox', { name: 'Dashboards' }).fill(d.title);
+      await page.getByRole('combobox', { name: 'Dashboards' }).fill(d.title);
       await page.getByRole('option', { name: d.title }).click();
       await page.getByRole('button', { name: 'Next' }).click();
       await expect.poll(() => page.getByRole('table', { name: 'Database mappings' }).textContent(), { timeout: 20_000 }).toContain(`${P}_warehouse`);
