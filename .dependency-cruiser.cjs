@@ -11,6 +11,8 @@
  *   api/         HTTP routes and services; imports db/, lib/, contracts/
  *   client/      the typed HTTP client (generated types + openapi-fetch); imports nothing of the project
  *   cli/         the `switchyard` command; imports client/ and contracts/ only (it talks to the public API)
+ *   web/         the web console (a browser app); imports client/ and contracts/ only, like cli/ (its .tsx, which
+ *                this swc parser does not read, is checked by test/web/layers.test.ts)
  *   scripts/, bench/, test/ may import anything
  */
 const layer = (name, allowed) => ({
@@ -41,6 +43,7 @@ module.exports = {
     layer('api', ['db', 'lib', 'contracts']),
     layer('client', []),
     layer('cli', ['client', 'contracts']),
+    layer('web', ['client', 'contracts']),
     {
       name: 'workflows-imports',
       severity: 'error',

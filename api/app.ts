@@ -33,6 +33,7 @@ import { buildOpenApi, docsPage } from './http/openapi.ts';
 import { problemMiddleware } from './http/problem.ts';
 import { requestContext } from './http/request-context.ts';
 import { mountRoutes, type AnyRoute } from './http/routes.ts';
+import { webConsole } from './http/web-console.ts';
 import { reportRoutes } from './reports/routes.ts';
 import { scheduleRoutes } from './schedules/routes.ts';
 import { migrationRoutes } from './dashboard-migration/routes.ts';
@@ -103,6 +104,7 @@ export function createApp(ctx: AppContext): Koa {
     c.set('Cache-Control', c.get('Cache-Control') || 'no-store');
     await next();
   });
+  app.use(webConsole({ oidc: !!ctx.config.OIDC_ISSUER }));
   app.use(methodGuard(router));
   app.use(bodyParsers(routes));
   app.use(rejectUnstorableText());

@@ -5,6 +5,7 @@ import { startInfra } from '../lib/embedded/stack.ts';
 import { createLogger } from '../lib/logger.ts';
 import { lowerPriority, NODE_FLAGS } from '../lib/process-flags.ts';
 import { SEARCH_ATTRIBUTES } from '../contracts/search-attributes.ts';
+import { buildWeb } from './build-web.ts';
 
 /**
  * `npm start`: embedded PostgreSQL, the Temporal dev server with its web UI, and Switchyard: the
@@ -47,6 +48,8 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void stop());
 
   if (!infraOnly) {
+    // The web console is served by the API from web/dist: (re)built here when missing or stale.
+    if (await buildWeb({ ifStale: true })) logger.info('web console built into web/dist');
     const bundle = path.join(config.SWITCHYARD_DATA_DIR, 'workflow-bundle.js');
     await run(process.execPath, ['worker/build-bundle.ts', bundle]);
     env.SWITCHYARD_WORKFLOW_BUNDLE = bundle;
@@ -73,6 +76,7 @@ async function main(): Promise<void> {
     [
       '',
       '  Switchyard is starting:',
+      infraOnly ? '' : `    Web console    ${api}/`,
       infraOnly ? '' : `    API            ${api}/api  (docs: ${api}/api/docs, OpenAPI: ${api}/api/openapi.json)`,
       `    PostgreSQL     ${config.DATABASE_URL ? 'external (DATABASE_URL)' : `embedded on 127.0.0.1:${config.EMBEDDED_POSTGRES_PORT}`}`,
       `    Temporal       ${infra.temporalAddress}${infra.temporalUiUrl ? `  (web UI: ${infra.temporalUiUrl})` : ''}`,

@@ -1,0 +1,68 @@
+import { Badge, Code, Group, Paper, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import type { DashboardOutcome, ObjectPlan } from '../../../contracts/migration.ts';
+
+const ACTION_COLOR: Record<ObjectPlan['action'], string> = { create: 'green', update: 'orange', reuse: 'blue', unchanged: 'gray' };
+
+const show = (v: unknown) => (v === undefined ? '—' : typeof v === 'string' ? v : JSON.stringify(v, null, 2));
+
+/** What a migration did or would do, per object, with source and target side by side for each changed field. */
+export function ObjectDiff({ outcome }: { outcome: DashboardOutcome }) {
+  return (
+    <Paper withBorder p="sm" data-testid="object-diff">
+      <Group justify="space-between">
+        <Title order={4}>
+          {outcome.title ?? `#${outcome.id}`} <Badge>{outcome.status}</Badge>
+        </Title>
+        {outcome.error && <Text c="red">{outcome.error}</Text>}
+      </Group>
+      <Table mt="xs">
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>kind</Table.Th>
+            <Table.Th>name</Table.Th>
+            <Table.Th>action</Table.Th>
+            <Table.Th>changes</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {outcome.objects.map((o) => (
+            <Table.Tr key={o.uuid + o.file}>
+              <Table.Td>{o.kind}</Table.Td>
+              <Table.Td>{o.name}</Table.Td>
+              <Table.Td>
+                <Badge color={ACTION_COLOR[o.action]} data-testid="object-action">
+                  {o.action}
+                </Badge>
+              </Table.Td>
+              <Table.Td>
+                {o.note && <Text size="xs">{o.note}</Text>}
+                <Stack gap={4}>
+                  {(o.differences ?? []).map((d) => (
+                    <div key={d.field}>
+                      <Text size="xs" fw={600}>
+                        {d.field}
+                      </Text>
+                      <SimpleGrid cols={2} spacing={4}>
+                        <Code block c="red.8" aria-label="target (before)">
+                          {show(d.target)}
+                        </Code>
+                        <Code block c="green.8" aria-label="source (after)">
+                          {show(d.source)}
+                        </Code>
+                      </SimpleGrid>
+                    </div>
+                  ))}
+                </Stack>
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+      {outcome.collisions.length > 0 && (
+        <Text size="sm" mt="xs">
+          {outcome.collisions.map((c) => `${c.kind}: ${c.detail} → ${c.resolution}`).join('; ')}
+        </Text>
+      )}
+    </Paper>
+  );
+}

@@ -1,0 +1,169 @@
+import { Alert, Anchor, Badge, Button, Code, Group, Paper, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import { api, ApiError, must } from '../api.ts';
+import { useCan } from '../auth.tsx';
+import { EnvSelect } from '../components/EnvSelect.tsx';
+import { ProblemAlert } from '../components/ProblemAlert.tsx';
+import { useI18n } from '../i18n.tsx';
+
+/** A dataset review from a Superset link to launch: one question at a time, fields with provenance and locks, preview, launch. */
+export function DatasetReviewPage() {
+  const { t } = useI18n();
+  const can = useCan();
+  const qc = useQueryClient();
+  const [params, setParams] = useSearchParams();
+  const selected = params.get('session');
+  const [env, setEnv] = useState<string | null>(null);
+  const [link, setLink] = useState('');
+  const sessions = useQuery({ queryKey: ['review-sessions'], queryFn: () => must(api.GET('/api/dataset-review/sessions')) });
+  const start = useMutation({
+    mutationFn: () => must(api.POST('/api/dataset-review/sessions', { body: { env_id: env!, link } })),
+    onSuccess: async (s) => {
+      await qc.invalidateQueries({ queryKey: ['review-sessions'] });
+      setParams({ session: s.id });
+    },
+  });
+  const items = (sessions.data as unknown as { items?: Array<{ id: string; state: string; link: string; dataset?: { table_name?: string } | null }> } | undefined)?.items ?? [];
+  return (
+    <Stack>
+      <Title order={2}>{t.datasetReview}</Title>
+      {can('dataset_review:WRITE') && (
+        <Group align="end">
+          <EnvSelect label={t.environment} value={env} onChange={setEnv} />
+          <TextInput label="Superset link" value={link} onChange={(e) => setLink(e.currentTarget.value)} w={420} placeholder="/superset/dashboard/sales/" />
+          <Button disabled={!env || !link} onClick={() => start.mutate()} loading={start.isPending}>
+            {t.add}
+          </Button>
+        </Group>
+      )}
+      <ProblemAlert error={sessions.error ?? start.error} />
+      <Table striped>
+        <Table.Tbody>
+          {items.map((s) => (
+            <Table.Tr key={s.id} bg={s.id === selected ? 'blue.0' : undefined}>
+              <Table.Td>
+                <Anchor component={Link} to={`/dataset-review?session=${s.id}`}>
+                  {s.dataset?.table_name ?? s.id}
+                </Anchor>
+              </Table.Td>
+              <Table.Td>
+                <Badge>{s.state}</Badge>
+              </Table.Td>
+              <Table.Td>{s.link}</Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+      {selected && <Session id={selected} />}
+    </Stack>
+  );
+}
+
+function Session({ id }: { id: string }) {
+  const can = useCan();
+  const qc = useQueryClient();
+  const path = { session_id: id };
+  const session = useQuery({ queryKey: ['review-session', id], queryFn: () => must(api.GET('/api/dataset-review/sessions/{session_id}', { params: { path } })) });
+  const question = useQuery({ queryKey: ['review-question', id], queryFn: () => must(api.GET('/api/dataset-review/sessions/{session_id}/clarification', { params: { path } })) });
+  const reload = () => qc.invalidateQueries({ predicate: (q) => String(q.queryKey[0]).startsWith('review-') });
+  const version = session.data?.version ?? 1;
+  const answer = useMutation({
+    mutationFn: (option: string) =>
+      must(api.POST('/api/dataset-review/sessions/{session_id}/clarification/answers', { params: { path }, body: { version, question_key: question.data!.question!.key, answer: { option } } })),
+    onSuccess: reload,
+  });
+  const lock = useMutation({
+    mutationFn: ({ field, locked }: { field: string; locked: boolean }) =>
+      locked
+        ? must(api.POST('/api/dataset-review/sessions/{session_id}/fields/{field_id}/unlock', { params: { path: { session_id: id, field_id: field } }, body: { version } }))
+        : must(api.POST('/api/dataset-review/sessions/{session_id}/fields/{field_id}/lock', { params: { path: { session_id: id, field_id: field } }, body: { version } })),
+    onSuccess: reload,
+  });
+  const preview = useMutation({ mutationFn: () => must(api.POST('/api/dataset-review/sessions/{session_id}/preview', { params: { path }, body: { version } })) });
+  const launch = useMutation({ mutationFn: () => must(api.POST('/api/dataset-review/sessions/{session_id}/launch', { params: { path }, body: { version } })), onSuccess: reload });
+  const error = answer.error ?? lock.error ?? preview.error ?? launch.error;
+  const conflict = error instanceof ApiError && error.problem.status === 409;
+  const s = session.data;
+  if (!s) return <ProblemAlert error={session.error} />;
+  const q = question.data?.question;
+  const launched = launch.data as { task_id?: string } | undefined;
+  return (
+    <Paper withBorder p="sm">
+      <Stack>
+        <Group>
+          <Badge size="lg">{s.state}</Badge>
+          <Text size="sm">version {s.version}</Text>
+        </Group>
+        {conflict ? (
+          <Alert color="orange" title="Changed meanwhile">
+            Someone changed this session since you loaded it (409). <Button size="compact-xs" onClick={reload}>Reload</Button>
+          </Alert>
+        ) : (
+          <ProblemAlert error={error} />
+        )}
+        {q && (
+          <Paper withBorder p="xs" bg="blue.0">
+            <Text fw={600}>{q.text}</Text>
+            <Text size="xs" c="dimmed">
+              {question.data?.remaining} remaining
+            </Text>
+            <Group gap="xs" mt="xs">
+              {q.options.map((o) => (
+                <Button key={o.value} size="compact-sm" variant="light" onClick={() => answer.mutate(o.value)} disabled={!can('dataset_review:WRITE')}>
+                  {String((o as { label?: string }).label ?? o.value)}
+                </Button>
+              ))}
+            </Group>
+          </Paper>
+        )}
+        <Table>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>field</Table.Th>
+              <Table.Th>label</Table.Th>
+              <Table.Th>provenance</Table.Th>
+              <Table.Th />
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {s.fields.map((f) => (
+              <Table.Tr key={f.id}>
+                <Table.Td>
+                  {f.name} <Text span size="xs" c="dimmed">{f.kind}</Text>
+                </Table.Td>
+                <Table.Td>
+                  {f.label}
+                  <Text size="xs" c="dimmed">
+                    {f.description}
+                  </Text>
+                </Table.Td>
+                <Table.Td>
+                  <Badge variant="outline">{f.provenance}</Badge> <Badge color={f.status === 'needs_review' ? 'orange' : 'gray'}>{f.status}</Badge>
+                </Table.Td>
+                <Table.Td>
+                  <Button size="compact-xs" variant="subtle" onClick={() => lock.mutate({ field: f.id, locked: f.locked })} disabled={!can('dataset_review:WRITE')}>
+                    {f.locked ? '🔒' : '🔓'}
+                  </Button>
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+        <Group>
+          <Button variant="light" onClick={() => preview.mutate()}>
+            preview
+          </Button>
+          {can('dataset_review:LAUNCH') && (
+            <Button color="green" onClick={() => launch.mutate()}>
+              launch
+            </Button>
+          )}
+          {launched?.task_id && <Link to={`/tasks/${launched.task_id}`}>{launched.task_id}</Link>}
+        </Group>
+        {preview.data && <Code block>{JSON.stringify(preview.data, null, 2).slice(0, 6000)}</Code>}
+      </Stack>
+    </Paper>
+  );
+}

@@ -1,0 +1,229 @@
+import { Badge, Button, Code, FileInput, Group, Paper, Select, SimpleGrid, Stack, Switch, Table, Text, TextInput, Textarea, Title } from '@mantine/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import { api, authFetch, must } from '../api.ts';
+import { useCan } from '../auth.tsx';
+import { EnvSelect } from '../components/EnvSelect.tsx';
+import { ProblemAlert } from '../components/ProblemAlert.tsx';
+import { FINISHED, STATUS_COLOR, useTask } from '../components/tasks.ts';
+import { useI18n } from '../i18n.tsx';
+
+/** Datasets of an environment; one selected: LLM suggestions beside current values, a mapping spreadsheet, the change history with undo. */
+export function DatasetsPage() {
+  const { t } = useI18n();
+  const [params, setParams] = useSearchParams();
+  const env = params.get('env');
+  const selected = params.get('dataset') ? Number(params.get('dataset')) : null;
+  const [search, setSearch] = useState('');
+  const set = (k: string, v: string | null) => {
+    const next = new URLSearchParams(params);
+    v ? next.set(k, v) : next.delete(k);
+    setParams(next);
+  };
+  const list = useQuery({
+    queryKey: ['datasets', env, search],
+    enabled: !!env,
+    queryFn: () => must(api.GET('/api/datasets', { params: { query: { env_id: env!, page_size: 100, ...(search ? { search } : {}) } } })),
+  });
+  return (
+    <Stack>
+      <Title order={2}>{t.datasets}</Title>
+      <Group align="end">
+        <EnvSelect label={t.environment} value={env} onChange={(v) => set('env', v)} />
+        <TextInput label={t.search} value={search} onChange={(e) => setSearch(e.currentTarget.value)} />
+      </Group>
+      <ProblemAlert error={list.error} />
+      <SimpleGrid cols={{ base: 1, lg: selected ? 2 : 1 }}>
+        <Table striped highlightOnHover aria-label={t.datasets}>
+          <Table.Tbody>
+            {list.data?.items.map((d) => (
+              <Table.Tr key={d.id} bg={selected === d.id ? 'blue.0' : undefined}>
+                <Table.Td>
+                  <Button variant="subtle" size="compact-sm" onClick={() => set('dataset', String(d.id))}>
+                    {d.table_name}
+                  </Button>
+                </Table.Td>
+                <Table.Td>{d.database?.name}</Table.Td>
+                <Table.Td>{d.kind}</Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+        {env && selected !== null && <Dataset env={env} id={selected} />}
+      </SimpleGrid>
+    </Stack>
+  );
+}
+
+function Dataset({ env, id }: { env: string; id: number }) {
+  const { t, lang } = useI18n();
+  const can = useCan();
+  const qc = useQueryClient();
+  const path = { dataset_id: String(id) };
+  const [provider, setProvider] = useState<string | null>('default');
+  const [edits, setEdits] = useState<Record<string, string>>({});
+  const [overwrite, setOverwrite] = useState(false);
+  const [file, setFile] = useState<File | null>(null);
+  const suggestions = useQuery({
+    queryKey: ['suggestions', env, id],
+    queryFn: () => must(api.GET('/api/datasets/{dataset_id}/suggestions', { params: { path, query: { env_id: env, page_size: 100, status: 'all' } } })),
+  });
+  const changes = useQuery({ queryKey: ['changes', env, id], queryFn: () => must(api.GET('/api/datasets/{dataset_id}/changes', { params: { path, query: { env_id: env } } })) });
+  const providers = useQuery({ queryKey: ['llm-providers'], enabled: can('admin:settings:WRITE'), queryFn: () => must(api.GET('/api/admin/llm-providers')) });
+  const refresh = () => qc.invalidateQueries({ predicate: (q) => ['suggestions', 'changes'].includes(String(q.queryKey[0])) });
+  const generate = useMutation({
+    mutationFn: () => must(api.POST('/api/datasets/generate-docs', { body: { env_id: env, dataset_ids: [id], llm_provider: provider ?? 'default', language: lang } })),
+  });
+  // The suggestions arrive when the generating task finishes: follow it, then reload them.
+  const generating = useTask(generate.data?.task_id);
+  const finished = !!generating.data && FINISHED.includes(generating.data.status);
+  useEffect(() => {
+    if (finished) void suggestions.refetch();
+  }, [finished]);
+  const accept = useMutation({
+    mutationFn: (ids: string[]) =>
+      must(
+        api.POST('/api/datasets/{dataset_id}/suggestions/accept', {
+          params: { path },
+          body: { env_id: env, items: ids.map((s) => ({ suggestion_id: s, overwrite, ...(edits[s] ? { value: edits[s] } : {}) })) },
+        }),
+      ),
+    onSuccess: refresh,
+  });
+  const reject = useMutation({
+    mutationFn: (ids: string[]) => must(api.POST('/api/datasets/{dataset_id}/suggestions/reject', { params: { path }, body: { env_id: env, suggestion_ids: ids } })),
+    onSuccess: refresh,
+  });
+  const undo = useMutation({ mutationFn: (change: string) => must(api.POST('/api/datasets/changes/{change_id}/undo', { params: { path: { change_id: change } }, body: {} })), onSuccess: refresh });
+  // The spreadsheet goes as multipart form data, which the typed JSON client does not model.
+  const upload = useMutation({
+    mutationFn: async () => {
+      const form = new FormData();
+      form.set('env_id', env);
+      form.set('dataset_ids', String(id));
+      form.set('source_type', 'xlsx');
+      form.set('file', file!);
+      const res = await authFetch('/api/datasets/map-columns', { method: 'POST', body: form });
+      const body = await res.json();
+      if (!res.ok) throw new Error(body.detail ?? body.title);
+      return body as { task_id: string };
+    },
+  });
+  const pending = suggestions.data?.items.filter((s) => s.status === 'pending') ?? [];
+  return (
+    <Paper withBorder p="sm">
+      <Stack>
+        <ProblemAlert error={suggestions.error ?? generate.error ?? accept.error ?? reject.error ?? undo.error ?? upload.error} />
+        {can('datasets:WRITE') && (
+          <Group align="end">
+            <Select
+              label="LLM"
+              data={[{ value: 'default', label: 'default' }, ...(providers.data?.items ?? []).map((p) => ({ value: p.id, label: p.name }))]}
+              value={provider}
+              onChange={setProvider}
+              w={200}
+            />
+            <Button onClick={() => generate.mutate()} loading={generate.isPending}>
+              {t.suggestions}
+            </Button>
+            {generate.data && (
+              <Link to={`/tasks/${generate.data.task_id}`}>
+                <Badge color={STATUS_COLOR[generating.data?.status ?? 'PENDING']} data-testid="generate-status">
+                  {generating.data?.status ?? 'PENDING'}
+                </Badge>
+              </Link>
+            )}
+            <Button variant="subtle" onClick={() => suggestions.refetch()}>
+              ↻
+            </Button>
+          </Group>
+        )}
+        <Title order={4}>{t.suggestions}</Title>
+        <Table aria-label={t.suggestions}>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>field</Table.Th>
+              <Table.Th>current</Table.Th>
+              <Table.Th>suggested</Table.Th>
+              <Table.Th />
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {suggestions.data?.items.map((s) => (
+              <Table.Tr key={s.id} data-testid="suggestion">
+                <Table.Td>
+                  {s.column_name ?? 'dataset'}.{s.field}
+                  {s.person_written && <Badge size="xs" color="orange" ml={4}>person</Badge>}
+                </Table.Td>
+                <Table.Td>{s.current_value ?? '—'}</Table.Td>
+                <Table.Td>
+                  {s.status === 'pending' && can('datasets:WRITE') ? (
+                    <Textarea aria-label={`suggestion ${s.column_name ?? 'dataset'} ${s.field}`} autosize value={edits[s.id] ?? s.value} onChange={(e) => setEdits({ ...edits, [s.id]: e.currentTarget.value })} />
+                  ) : (
+                    <Text size="sm">{s.accepted_value ?? s.value}</Text>
+                  )}
+                </Table.Td>
+                <Table.Td>
+                  {s.status === 'pending' && can('datasets:WRITE') ? (
+                    <Group gap={4} wrap="nowrap">
+                      <Button size="compact-xs" color="green" onClick={() => accept.mutate([s.id])}>
+                        {t.accept}
+                      </Button>
+                      <Button size="compact-xs" color="red" variant="light" onClick={() => reject.mutate([s.id])}>
+                        {t.reject}
+                      </Button>
+                    </Group>
+                  ) : (
+                    <Badge data-testid="suggestion-status">{s.status}</Badge>
+                  )}
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+        {pending.length > 0 && can('datasets:WRITE') && (
+          <Group>
+            <Button color="green" onClick={() => accept.mutate(pending.map((s) => s.id))}>
+              {t.accept} ({pending.length})
+            </Button>
+            <Switch label="overwrite values a person wrote" checked={overwrite} onChange={(e) => setOverwrite(e.currentTarget.checked)} />
+          </Group>
+        )}
+        {can('datasets:WRITE') && (
+          <Group align="end">
+            <FileInput label="Column mapping spreadsheet (.xlsx)" value={file} onChange={setFile} accept=".xlsx" w={300} />
+            <Button disabled={!file} onClick={() => upload.mutate()} loading={upload.isPending}>
+              {t.save}
+            </Button>
+            {upload.data && <Link to={`/tasks/${upload.data.task_id}`}>{upload.data.task_id}</Link>}
+          </Group>
+        )}
+        <Title order={4}>{t.history}</Title>
+        <Table>
+          <Table.Tbody>
+            {changes.data?.items.map((c) => (
+              <Table.Tr key={c.id}>
+                <Table.Td>{c.source}</Table.Td>
+                <Table.Td>{c.actor.username}</Table.Td>
+                <Table.Td>
+                  <Badge>{c.status}</Badge>
+                </Table.Td>
+                <Table.Td>
+                  <Code>{c.fields.map((f) => `${f.column_name ?? 'dataset'}.${f.field}`).join(', ')}</Code>
+                </Table.Td>
+                <Table.Td>
+                  {c.status === 'applied' && can('datasets:WRITE') && (
+                    <Button size="compact-xs" variant="light" onClick={() => undo.mutate(c.id)}>
+                      {t.undo}
+                    </Button>
+                  )}
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Stack>
+    </Paper>
+  );
+}

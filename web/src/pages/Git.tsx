@@ -1,0 +1,261 @@
+import { Badge, Box, Button, Code, Group, Paper, ScrollArea, SimpleGrid, Stack, Table, Tabs, Text, TextInput, Textarea, Title } from '@mantine/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import { api, must } from '../api.ts';
+import { useCan } from '../auth.tsx';
+import { EnvSelect } from '../components/EnvSelect.tsx';
+import { ProblemAlert } from '../components/ProblemAlert.tsx';
+import { useI18n } from '../i18n.tsx';
+
+const STATUS_COLOR: Record<string, string> = { CLEAN: 'green', DIRTY: 'orange', AHEAD: 'blue', BEHIND: 'yellow', DIVERGED: 'red', MERGING: 'grape', ERROR: 'red', NO_REPO: 'gray' };
+
+/** Many dashboards' repositories at a glance; one selected: diff, history, commit/pull/push, merge, deploy. */
+export function GitPage() {
+  const { t } = useI18n();
+  const [params, setParams] = useSearchParams();
+  const env = params.get('env');
+  const selected = params.get('dashboard') ? Number(params.get('dashboard')) : null;
+  const set = (k: string, v: string | null) => {
+    const next = new URLSearchParams(params);
+    v ? next.set(k, v) : next.delete(k);
+    setParams(next);
+  };
+  const dashboards = useQuery({
+    queryKey: ['dashboards-git', env],
+    enabled: !!env,
+    queryFn: () => must(api.GET('/api/dashboards', { params: { query: { env_id: env!, page_size: 100, page_context: 'other' } } })),
+  });
+  const ids = dashboards.data?.items.map((d) => d.id) ?? [];
+  const status = useQuery({
+    queryKey: ['git-batch', env, ids.join(',')],
+    enabled: !!env && ids.length > 0,
+    queryFn: () => must(api.POST('/api/git/status/batch', { body: { env_id: env!, dashboard_ids: ids } })),
+  });
+  return (
+    <Stack>
+      <Title order={2}>{t.git}</Title>
+      <EnvSelect label={t.environment} value={env} onChange={(v) => set('env', v)} />
+      <ProblemAlert error={dashboards.error ?? status.error} />
+      <SimpleGrid cols={{ base: 1, lg: selected ? 2 : 1 }}>
+        <Table.ScrollContainer minWidth={400}>
+          <Table striped highlightOnHover aria-label="repositories">
+            <Table.Tbody>
+              {dashboards.data?.items.map((d) => {
+                const s = status.data?.items[String(d.id)];
+                return (
+                  <Table.Tr key={d.id} onClick={() => set('dashboard', String(d.id))} style={{ cursor: 'pointer' }} bg={selected === d.id ? 'blue.0' : undefined}>
+                    <Table.Td>
+                      <Button variant="subtle" size="compact-sm" onClick={() => set('dashboard', String(d.id))}>
+                        {d.title}
+                      </Button>
+                    </Table.Td>
+                    <Table.Td>
+                      <Badge color={STATUS_COLOR[s?.status ?? 'NO_REPO']} data-testid={`git-status-${d.id}`}>
+                        {s?.status ?? '…'}
+                      </Badge>
+                    </Table.Td>
+                    <Table.Td>{s?.head?.slice(0, 8)}</Table.Td>
+                  </Table.Tr>
+                );
+              })}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+        {env && selected !== null && <Repository env={env} id={selected} />}
+      </SimpleGrid>
+    </Stack>
+  );
+}
+
+function Repository({ env, id }: { env: string; id: number }) {
+  const { t } = useI18n();
+  const can = useCan();
+  const qc = useQueryClient();
+  const [message, setMessage] = useState('');
+  const [deployCommit, setDeployCommit] = useState('');
+  const [deployTarget, setDeployTarget] = useState<string | null>(null);
+  const path = { dashboard_id: id };
+  const status = useQuery({ queryKey: ['git-status', env, id], queryFn: () => must(api.GET('/api/git/dashboards/{dashboard_id}/status', { params: { path, query: { env_id: env } } })) });
+  const diff = useQuery({ queryKey: ['git-diff', env, id], queryFn: () => must(api.GET('/api/git/dashboards/{dashboard_id}/diff', { params: { path, query: { env_id: env } } })) });
+  const history = useQuery({ queryKey: ['git-history', env, id], queryFn: () => must(api.GET('/api/git/dashboards/{dashboard_id}/history', { params: { path, query: { env_id: env, limit: 20 } } })) });
+  const refresh = () => qc.invalidateQueries({ predicate: (q) => String(q.queryKey[0]).startsWith('git-') });
+  const op = useMutation({
+    mutationFn: async (o: 'init' | 'sync' | 'commit' | 'pull' | 'push' | 'deploy') => {
+      const body = { env_id: env };
+      if (o === 'init') return must(api.POST('/api/git/dashboards/{dashboard_id}/init', { params: { path }, body }));
+      if (o === 'sync') return must(api.POST('/api/git/dashboards/{dashboard_id}/sync', { params: { path }, body }));
+      if (o === 'commit') return must(api.POST('/api/git/dashboards/{dashboard_id}/commit', { params: { path }, body: { ...body, message } }));
+      if (o === 'pull') return must(api.POST('/api/git/dashboards/{dashboard_id}/pull', { params: { path }, body }));
+      if (o === 'push') return must(api.POST('/api/git/dashboards/{dashboard_id}/push', { params: { path }, body }));
+      return must(
+        api.POST('/api/git/dashboards/{dashboard_id}/deploy', { params: { path }, body: { ...body, commit: deployCommit, ...(deployTarget ? { target_env_id: deployTarget } : {}) } }),
+      );
+    },
+    onSuccess: refresh,
+  });
+  const s = status.data;
+  const deployed = op.variables === 'deploy' ? (op.data as { task_id?: string } | undefined) : undefined;
+  return (
+    <Paper withBorder p="sm">
+      <Stack>
+        <Group>
+          <Badge color={STATUS_COLOR[s?.status ?? 'NO_REPO']} size="lg" data-testid="repo-status">
+            {s?.status ?? '…'}
+          </Badge>
+          {s && <Text size="sm">{s.branch} · ahead {s.ahead} · behind {s.behind}</Text>}
+        </Group>
+        <ProblemAlert error={status.error ?? op.error} />
+        {can('git:WRITE') && (
+          <Group gap="xs">
+            {s?.status === 'NO_REPO' && <Button size="xs" onClick={() => op.mutate('init')}>init</Button>}
+            <Button size="xs" variant="light" onClick={() => op.mutate('sync')}>sync</Button>
+            <Button size="xs" variant="light" onClick={() => op.mutate('pull')}>{t.pull}</Button>
+            <Button size="xs" variant="light" onClick={() => op.mutate('push')}>{t.push}</Button>
+          </Group>
+        )}
+        {op.variables === 'pull' && op.data && <Text size="sm" data-testid="pull-result">pull: {(op.data as { status: string }).status}</Text>}
+        {s?.has_unfinished_merge && <MergeView env={env} id={id} onDone={refresh} />}
+        <Tabs defaultValue="diff">
+          <Tabs.List>
+            <Tabs.Tab value="diff">{t.diff}</Tabs.Tab>
+            <Tabs.Tab value="history">{t.history}</Tabs.Tab>
+            <Tabs.Tab value="deploy">deploy</Tabs.Tab>
+          </Tabs.List>
+          <Tabs.Panel value="diff" pt="xs">
+            {diff.data?.files.length === 0 && <Text c="dimmed">—</Text>}
+            {diff.data?.files.map((f) => (
+              <Box key={f.path} mb="sm">
+                <Text size="sm" fw={600} component="div">
+                  {f.path} <Badge size="xs">{f.change}</Badge>
+                </Text>
+                <Patch patch={f.patch} />
+              </Box>
+            ))}
+            {can('git:WRITE') && (
+              <Group align="end">
+                <TextInput label="message" value={message} onChange={(e) => setMessage(e.currentTarget.value)} w={300} />
+                <Button disabled={!message} onClick={() => op.mutate('commit')}>
+                  {t.commit}
+                </Button>
+              </Group>
+            )}
+          </Tabs.Panel>
+          <Tabs.Panel value="history" pt="xs">
+            <Table>
+              <Table.Tbody>
+                {history.data?.items.map((c, n) => (
+                  <Table.Tr key={`${n}-${c.commit}`}>
+                    <Table.Td>
+                      <Code>{c.commit.slice(0, 8)}</Code>
+                    </Table.Td>
+                    <Table.Td>{c.message}</Table.Td>
+                    <Table.Td>{c.author.name}</Table.Td>
+                    <Table.Td>{new Date(c.committed_at).toLocaleString()}</Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Tabs.Panel>
+          <Tabs.Panel value="deploy" pt="xs">
+            <Group align="end">
+              <TextInput label="commit" value={deployCommit} onChange={(e) => setDeployCommit(e.currentTarget.value)} />
+              <EnvSelect label={t.target} value={deployTarget} onChange={setDeployTarget} />
+              <Button disabled={!can('git:WRITE') || deployCommit.length < 4} onClick={() => op.mutate('deploy')}>
+                deploy
+              </Button>
+            </Group>
+            {deployed?.task_id && <Link to={`/tasks/${deployed.task_id}`}>{deployed.task_id}</Link>}
+          </Tabs.Panel>
+        </Tabs>
+      </Stack>
+    </Paper>
+  );
+}
+
+/** A unified diff with added and removed lines coloured. */
+function Patch({ patch }: { patch: string }) {
+  return (
+    <ScrollArea.Autosize mah={300}>
+      <Code block>
+        {patch.split('\n').map((l, n) => (
+          <Text key={n} size="xs" ff="monospace" c={l.startsWith('+') ? 'green.8' : l.startsWith('-') ? 'red.8' : l.startsWith('@@') ? 'blue.7' : undefined} style={{ whiteSpace: 'pre' }}>
+            {l || ' '}
+          </Text>
+        ))}
+      </Code>
+    </ScrollArea.Autosize>
+  );
+}
+
+/** The three-way merge: per conflicted file, base / ours / theirs side by side, and ours, theirs or an edited version. */
+function MergeView({ env, id, onDone }: { env: string; id: number; onDone(): void }) {
+  const { t } = useI18n();
+  const path = { dashboard_id: id };
+  const merge = useQuery({ queryKey: ['git-merge', env, id], queryFn: () => must(api.GET('/api/git/dashboards/{dashboard_id}/merge/status', { params: { path, query: { env_id: env } } })) });
+  const [edits, setEdits] = useState<Record<string, string>>({});
+  useEffect(() => {
+    const initial: Record<string, string> = {};
+    for (const c of merge.data?.conflicts ?? []) initial[c.path] = c.working ?? c.ours ?? '';
+    setEdits(initial);
+  }, [merge.data]);
+  const resolve = useMutation({
+    mutationFn: (r: { path: string; strategy: 'ours' | 'theirs' | 'content' }) =>
+      must(
+        api.POST('/api/git/dashboards/{dashboard_id}/merge/resolve', {
+          params: { path },
+          body: { env_id: env, resolutions: [r.strategy === 'content' ? { path: r.path, strategy: 'content', content: edits[r.path] ?? '' } : { path: r.path, strategy: r.strategy }] },
+        }),
+      ),
+    onSuccess: () => merge.refetch(),
+  });
+  const finish = useMutation({
+    mutationFn: async (o: 'continue' | 'abort'): Promise<{ status: string }> =>
+      o === 'continue'
+        ? must(api.POST('/api/git/dashboards/{dashboard_id}/merge/continue', { params: { path }, body: { env_id: env } }))
+        : must(api.POST('/api/git/dashboards/{dashboard_id}/merge/abort', { params: { path }, body: { env_id: env } })),
+    onSuccess: onDone,
+  });
+  const conflicts = merge.data?.conflicts ?? [];
+  return (
+    <Paper withBorder p="sm" bg="grape.0" data-testid="merge-view">
+      <Title order={4}>Merge</Title>
+      <ProblemAlert error={merge.error ?? resolve.error ?? finish.error} />
+      {conflicts.map((c) => (
+        <Stack key={c.path} gap="xs" mt="sm" data-testid="conflict">
+          <Text fw={600} component="div">
+            {c.path} {c.resolved ? <Badge color="green">resolved</Badge> : <Badge color="red">conflict</Badge>}
+          </Text>
+          <SimpleGrid cols={{ base: 1, md: 3 }} spacing="xs">
+            {(['base', 'ours', 'theirs'] as const).map((side) => (
+              <div key={side}>
+                <Text size="xs" c="dimmed">
+                  {side === 'ours' ? t.ours : side === 'theirs' ? t.theirs : 'base'}
+                </Text>
+                <ScrollArea.Autosize mah={220}>
+                  <Code block>{c[side] ?? '—'}</Code>
+                </ScrollArea.Autosize>
+              </div>
+            ))}
+          </SimpleGrid>
+          <Textarea label={t.edit} aria-label={`edit ${c.path}`} value={edits[c.path] ?? ''} onChange={(e) => setEdits({ ...edits, [c.path]: e.currentTarget.value })} autosize minRows={3} maxRows={12} ff="monospace" />
+          <Group gap="xs">
+            <Button size="xs" onClick={() => resolve.mutate({ path: c.path, strategy: 'ours' })}>{t.ours}</Button>
+            <Button size="xs" onClick={() => resolve.mutate({ path: c.path, strategy: 'theirs' })}>{t.theirs}</Button>
+            <Button size="xs" variant="light" onClick={() => resolve.mutate({ path: c.path, strategy: 'content' })}>
+              {t.save}
+            </Button>
+          </Group>
+        </Stack>
+      ))}
+      <Group mt="sm">
+        <Button color="green" disabled={conflicts.some((c) => !c.resolved)} onClick={() => finish.mutate('continue')}>
+          {t.continueMerge}
+        </Button>
+        <Button color="red" variant="light" onClick={() => finish.mutate('abort')}>
+          {t.abort}
+        </Button>
+      </Group>
+    </Paper>
+  );
+}

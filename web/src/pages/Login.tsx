@@ -1,0 +1,97 @@
+import { Alert, Button, Center, Divider, Paper, PasswordInput, Stack, TextInput, Title } from '@mantine/core';
+import { useEffect, useState, type FormEvent } from 'react';
+import { useNavigate } from 'react-router';
+import { sessionExpired, session } from '../api.ts';
+import { useI18n } from '../i18n.tsx';
+
+export function LoginPage({ next }: { next: string }) {
+  const { t } = useI18n();
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  // The server says in index.html whether single sign-on is configured.
+  const oidc = document.querySelector('meta[name="switchyard-oidc"]')?.getAttribute('content') === 'on';
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      // The password grant is a form post (OAuth 2.0 style), sent as such.
+      const res = await fetch('/api/auth/login', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ username, password }),
+      });
+      const body = await res.json();
+      if (!res.ok) throw new Error(body.detail ?? body.title);
+      session.set(body.access_token);
+      window.history.replaceState(null, '', next === '/login' ? '/' : next);
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Center mih="100vh" p="md">
+      <Paper withBorder p="xl" w={380} maw="100%">
+        <form onSubmit={submit}>
+          <Stack>
+            <Title order={2}>Switchyard</Title>
+            {sessionExpired && <Alert color="yellow">{t.signInAgain}</Alert>}
+            {error && (
+              <Alert color="red" role="alert">
+                {error}
+              </Alert>
+            )}
+            <TextInput label={t.username} value={username} onChange={(e) => setUsername(e.currentTarget.value)} autoComplete="username" required />
+            <PasswordInput label={t.password} value={password} onChange={(e) => setPassword(e.currentTarget.value)} autoComplete="current-password" required />
+            <Button type="submit" loading={busy}>
+              {t.signIn}
+            </Button>
+            {oidc && (
+              <>
+                <Divider />
+                <Button component="a" href="/api/auth/oidc/login" variant="outline">
+                  {t.sso}
+                </Button>
+              </>
+            )}
+          </Stack>
+        </form>
+      </Paper>
+    </Center>
+  );
+}
+
+/**
+ * Where the identity provider sends the browser back when OIDC_REDIRECT_URI points at the console
+ * (`https://<host>/oidc/callback`): the code and state go to the API's callback (the state cookie
+ * travels with this same-origin request) and the answer is the session.
+ */
+export function OidcCallback() {
+  const { t } = useI18n();
+  const [error, setError] = useState<string>();
+  const navigate = useNavigate();
+  useEffect(() => {
+    void (async () => {
+      const res = await fetch(`/api/auth/oidc/callback${window.location.search}`);
+      const body = await res.json();
+      if (!res.ok) return setError(body.detail ?? body.title);
+      session.set(body.access_token);
+      navigate('/', { replace: true });
+    })();
+  }, [navigate]);
+  return (
+    <Center mih="100vh">
+      {error ? (
+        <Alert color="red" role="alert" title={t.sso}>
+          {error} <a href="/">{t.signIn}</a>
+        </Alert>
+      ) : (
+        t.loading
+      )}
+    </Center>
+  );
+}

@@ -1,0 +1,168 @@
+import { Alert, Button, Group, Loader, MultiSelect, Stack, Stepper, Switch, Table, Text, Title } from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
+import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import type { MigrationResult } from '../../../contracts/migration.ts';
+import { api, must } from '../api.ts';
+import { EnvSelect } from '../components/EnvSelect.tsx';
+import { ObjectDiff } from '../components/ObjectDiff.tsx';
+import { ProblemAlert } from '../components/ProblemAlert.tsx';
+import { FINISHED, useTask } from '../components/tasks.ts';
+import { useI18n } from '../i18n.tsx';
+
+/** Pick → review the mapping → dry run with the per-object diff → migrate (and follow the task). */
+export function MigratePage() {
+  const { t } = useI18n();
+  const [params] = useSearchParams();
+  const [step, setStep] = useState(0);
+  const [source, setSource] = useState<string | null>(params.get('source'));
+  const [target, setTarget] = useState<string | null>(params.get('target'));
+  const [ids, setIds] = useState<string[]>(params.get('ids')?.split(',').filter(Boolean) ?? []);
+  const [overwrite, setOverwrite] = useState(true);
+  const [dryTask, setDryTask] = useState<string>();
+  const [realTask, setRealTask] = useState<string>();
+  // The picker searches on the server (a large instance is never loaded whole) and remembers the
+  // titles of what was picked, so a pick stays labelled when the search moves on.
+  const [pickSearch, setPickSearch] = useState('');
+  const [q] = useDebouncedValue(pickSearch, 300);
+  const [titles, setTitles] = useState<Record<string, string>>(() => Object.fromEntries(ids.map((id) => [id, `#${id}`])));
+  const dashboards = useQuery({
+    queryKey: ['dashboards-pick', source, q],
+    enabled: !!source,
+    placeholderData: keepPreviousData,
+    queryFn: () => must(api.GET('/api/dashboards', { params: { query: { env_id: source!, page_size: 50, page_context: 'other', ...(q ? { search: q } : {}) } } })),
+  });
+  const options = new Map(Object.entries(titles));
+  for (const d of dashboards.data?.items ?? []) options.set(String(d.id), d.title);
+  const mappings = useQuery({
+    queryKey: ['db-mappings', source, target],
+    enabled: !!source && !!target && step >= 1,
+    queryFn: () => must(api.GET('/api/dashboards/db-mappings', { params: { query: { source_env_id: source!, target_env_id: target! } } })),
+  });
+  const start = useMutation({
+    mutationFn: (dryRun: boolean) =>
+      must(api.POST('/api/dashboards/migrate', { body: { source_env_id: source!, target_env_id: target!, dashboard_ids: ids.map(Number), overwrite, dry_run: dryRun } })),
+    onSuccess: (r, dryRun) => {
+      if (dryRun) {
+        setDryTask(r.task_id);
+        setStep(2);
+      } else {
+        setRealTask(r.task_id);
+        setStep(3);
+      }
+    },
+  });
+  const dry = useTask(dryTask);
+  const real = useTask(realTask);
+  const dryResult = dry.data?.result as MigrationResult | undefined;
+  return (
+    <Stack>
+      <Title order={2}>{t.migrate}</Title>
+      <Stepper active={step} onStepClick={(s) => s < step && setStep(s)}>
+        <Stepper.Step label={t.pickDashboards}>
+          <Stack>
+            <Group>
+              <EnvSelect label={t.source} value={source} onChange={setSource} />
+              <EnvSelect label={t.target} value={target} onChange={setTarget} exclude={source} />
+            </Group>
+            <MultiSelect
+              label={t.dashboards}
+              data={[...options].map(([value, label]) => ({ value, label }))}
+              value={ids}
+              onChange={(v) => {
+                setIds(v);
+                setTitles(Object.fromEntries(v.map((id) => [id, options.get(id) ?? `#${id}`])));
+              }}
+              searchable
+              searchValue={pickSearch}
+              onSearchChange={setPickSearch}
+              filter={({ options: o }) => o}
+              maw={700}
+            />
+            <Switch label="Overwrite existing (update changed charts and datasets)" checked={overwrite} onChange={(e) => setOverwrite(e.currentTarget.checked)} />
+            <Group>
+              <Button disabled={!source || !target || ids.length === 0} onClick={() => setStep(1)}>
+                {t.next}
+              </Button>
+            </Group>
+          </Stack>
+        </Stepper.Step>
+        <Stepper.Step label={t.mappings}>
+          <Stack>
+            <ProblemAlert error={mappings.error} />
+            {mappings.isLoading && <Loader size="sm" />}
+            <Table aria-label={t.mappings}>
+              <Table.Tbody>
+                {mappings.data?.items.map((m) => (
+                  <Table.Tr key={m.source_database.id}>
+                    <Table.Td>{m.source_database.name}</Table.Td>
+                    <Table.Td>→</Table.Td>
+                    <Table.Td>
+                      {m.saved_target ? (
+                        m.saved_target.name
+                      ) : (
+                        <Text c="orange">
+                          not mapped{m.suggested_target ? ` (suggested: ${m.suggested_target.name}, ${Math.round(m.confidence * 100)}%)` : ''} —{' '}
+                          <Link to="/environments">{t.mappings}</Link>
+                        </Text>
+                      )}
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+            <ProblemAlert error={start.error} />
+            <Group>
+              <Button variant="default" onClick={() => setStep(0)}>
+                {t.previous}
+              </Button>
+              <Button onClick={() => start.mutate(true)} loading={start.isPending}>
+                {t.dryRun}
+              </Button>
+            </Group>
+          </Stack>
+        </Stepper.Step>
+        <Stepper.Step label={t.review}>
+          <Stack>
+            {dry.data && !FINISHED.includes(dry.data.status) && (
+              <Group>
+                <Loader size="sm" /> <Text>{dry.data.progress?.message ?? dry.data.status}</Text>
+              </Group>
+            )}
+            {dryTask && (
+              <Text size="sm">
+                <Link to={`/tasks/${dryTask}`}>{dryTask}</Link>
+              </Text>
+            )}
+            {dryResult?.items.map((o) => (
+              <ObjectDiff key={String(o.id)} outcome={o} />
+            ))}
+            {dry.data && FINISHED.includes(dry.data.status) && (
+              <Group>
+                <Button variant="default" onClick={() => setStep(1)}>
+                  {t.previous}
+                </Button>
+                <Button color="green" onClick={() => start.mutate(false)} loading={start.isPending} disabled={dry.data.status !== 'SUCCEEDED'}>
+                  {t.runMigration}
+                </Button>
+              </Group>
+            )}
+          </Stack>
+        </Stepper.Step>
+        <Stepper.Completed>
+          {realTask && (
+            <Stack>
+              <Alert color={real.data?.status === 'SUCCEEDED' ? 'green' : real.data?.status === 'FAILED' ? 'red' : 'blue'} data-testid="migration-status">
+                {real.data?.status ?? 'PENDING'} · {real.data?.summary}
+              </Alert>
+              <Button component={Link} to={`/tasks/${realTask}`} variant="light">
+                {t.liveLogs}
+              </Button>
+            </Stack>
+          )}
+        </Stepper.Completed>
+      </Stepper>
+    </Stack>
+  );
+}

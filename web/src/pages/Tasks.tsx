@@ -1,0 +1,73 @@
+import { Anchor, Badge, Group, Pagination, Progress, Select, Stack, Table, Title } from '@mantine/core';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { Link, useSearchParams } from 'react-router';
+import { api, must } from '../api.ts';
+import { ProblemAlert } from '../components/ProblemAlert.tsx';
+import { STATUS_COLOR } from '../components/tasks.ts';
+import { useI18n } from '../i18n.tsx';
+
+const TYPES = ['migration', 'backup', 'restore', 'map_columns', 'llm_docs', 'git_deploy', 'dataset_launch', 'release_check', 'release_publish', 'drift_report', 'selfcheck'] as const;
+const STATUSES = ['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED', 'AWAITING_APPROVAL'] as const;
+
+export function TasksPage() {
+  const { t } = useI18n();
+  const [params, setParams] = useSearchParams();
+  const type = params.get('type') as (typeof TYPES)[number] | null;
+  const status = params.get('status') as (typeof STATUSES)[number] | null;
+  const page = Number(params.get('page') ?? 1);
+  const set = (k: string, v: string | null) => {
+    const next = new URLSearchParams(params);
+    v ? next.set(k, v) : next.delete(k);
+    if (k !== 'page') next.delete('page');
+    setParams(next);
+  };
+  const list = useQuery({
+    queryKey: ['tasks', type, status, page],
+    placeholderData: keepPreviousData,
+    refetchInterval: 3000,
+    queryFn: () =>
+      must(api.GET('/api/tasks', { params: { query: { page, page_size: 25, ...(type ? { task_type: type } : {}), ...(status ? { status } : {}) } } })),
+  });
+  return (
+    <Stack>
+      <Title order={2}>{t.tasks}</Title>
+      <Group>
+        <Select label={t.type} data={[...TYPES]} value={type} onChange={(v) => set('type', v)} clearable />
+        <Select label={t.status} data={[...STATUSES]} value={status} onChange={(v) => set('status', v)} clearable />
+      </Group>
+      <ProblemAlert error={list.error} />
+      <Table.ScrollContainer minWidth={700}>
+        <Table striped aria-label={t.tasks}>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>{t.type}</Table.Th>
+              <Table.Th>{t.status}</Table.Th>
+              <Table.Th>{t.summary}</Table.Th>
+              <Table.Th>{t.owner}</Table.Th>
+              <Table.Th>{t.created}</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {list.data?.items.map((task) => (
+              <Table.Tr key={task.id}>
+                <Table.Td>
+                  <Anchor component={Link} to={`/tasks/${task.id}`}>
+                    {task.type}
+                  </Anchor>
+                </Table.Td>
+                <Table.Td>
+                  <Badge color={STATUS_COLOR[task.status]}>{task.status}</Badge>
+                  {task.progress && task.status === 'RUNNING' && <Progress value={(100 * task.progress.done) / Math.max(task.progress.total, 1)} size="xs" mt={4} />}
+                </Table.Td>
+                <Table.Td>{task.summary}</Table.Td>
+                <Table.Td>{task.owner_username}</Table.Td>
+                <Table.Td>{new Date(task.created_at).toLocaleString()}</Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+      {list.data && list.data.total > 25 && <Pagination total={Math.ceil(list.data.total / 25)} value={page} onChange={(p) => set('page', String(p))} />}
+    </Stack>
+  );
+}
