@@ -405,7 +405,10 @@ export class WorkingCopy {
 
   async history(depth: number): Promise<HistoryEntry[]> {
     if (!(await this.headOid())) return [];
-    const commits: ReadCommitResult[] = await git.log({ ...this.base, ref: 'HEAD', depth, includeChanges: true });
+    const logged: ReadCommitResult[] = await git.log({ ...this.base, ref: 'HEAD', depth, includeChanges: true });
+    // isomorphic-git walks every parent of a merge and lists a commit again each time a path reaches it.
+    const seen = new Set<string>();
+    const commits = logged.filter((c) => !seen.has(c.oid) && seen.add(c.oid)).slice(0, depth);
     return commits.map((c) => ({
       commit: c.oid,
       message: c.commit.message.trimEnd(),

@@ -62,3 +62,30 @@ describe('working copy status', () => {
     expect(after.ahead).toBe(3);
   }, 20_000);
 });
+
+describe('working copy history', () => {
+  it('lists each commit once after a merge, newest first, however many parents lead to it', async () => {
+    const { dir, wc } = await repo();
+    const git = (await import('isomorphic-git')).default;
+    const base = { fs, dir };
+    const sign = { name: author.name, email: author.email };
+    await git.branch({ ...base, ref: 'side' });
+    fs.writeFileSync(path.join(dir, 'charts/c.yaml'), 'name: main\n');
+    await git.add({ ...base, filepath: 'charts/c.yaml' });
+    await git.commit({ ...base, message: 'on main', author: sign });
+    await git.checkout({ ...base, ref: 'side' });
+    fs.writeFileSync(path.join(dir, 'metadata.yaml'), 'version: 2\n');
+    await git.add({ ...base, filepath: 'metadata.yaml' });
+    await git.commit({ ...base, message: 'on side', author: sign });
+    await git.checkout({ ...base, ref: 'main' });
+    await git.merge({ ...base, ours: 'main', theirs: 'side', author: sign, message: 'merge side' });
+    await git.checkout({ ...base, ref: 'main' });
+
+    const history = await wc.history(50);
+    const ids = history.map((h) => h.commit);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(history.map((h) => h.message)).toEqual(expect.arrayContaining(['merge side', 'on main', 'on side', 'first']));
+    expect(history[0]!.message).toBe('merge side');
+    expect(await wc.history(2)).toHaveLength(2);
+  });
+});
