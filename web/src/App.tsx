@@ -57,6 +57,7 @@ function Shell() {
       <AppShell.Header>
         <Group h="100%" px="md" justify="space-between">
           <Group>
+            {/* "menu" in both languages: the browser test opens it by this name in Russian too */}
             <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="menu" />
             <Title order={3} fz={{ base: 18, sm: 24 }}>
               Switchyard
@@ -83,7 +84,7 @@ function Shell() {
           </Group>
         </Group>
       </AppShell.Header>
-      <AppShell.Navbar p="xs" component="nav" aria-label="main">
+      <AppShell.Navbar p="xs" component="nav" aria-label={t.mainNavigation}>
         {links
           .filter(([, , shown]) => shown)
           .map(([to, label]) => (

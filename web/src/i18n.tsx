@@ -1,6 +1,27 @@
-/** A small dictionary: English and Russian, chosen by the user and remembered in this browser. */
-import { createContext, useContext, useState, type ReactNode } from 'react';
+/**
+ * A small dictionary: English and Russian, chosen by the user and remembered in this browser.
+ * Every text the console shows comes from here; a text with a number or a name in it is a
+ * function, so each language can put them where its grammar wants them (and Russian can pick
+ * the right plural form). Technical identifiers (task types, states and actions from the API,
+ * field names, permission names) are shown as the API names them, in both languages.
+ */
+import { createContext, useContext, useEffect, useState, type ReactNode } from 'react';
 
+/** English: one, or everything else. */
+const enPlural = (n: number, one: string, other: string) => (n === 1 ? one : other);
+/** Russian: 1, 21, 101 … дашборд; 2–4, 22–24 … дашборда; 0, 5–20, 25 … дашбордов. */
+const ruPlural = (n: number, one: string, few: string, many: string) => {
+  const tens = Math.abs(n) % 100;
+  const units = tens % 10;
+  if (tens >= 11 && tens <= 14) return many;
+  if (units === 1) return one;
+  if (units >= 2 && units <= 4) return few;
+  return many;
+};
+
+// The browser tests (test/web/console.test.ts) find some of these English texts by their words:
+// sign-in and navigation labels, comment, acceptAll, pullResult, resolved/conflict, logState.ended,
+// dashboardCount, authorCannotApprove among them; change them together with the tests.
 const en = {
   signIn: 'Sign in',
   signInAgain: 'Your session ended. Please sign in again.',
@@ -86,6 +107,114 @@ const en = {
   until: 'until',
   items: 'Items',
   waitingForOther: 'Waiting for another person to approve.',
+  mainNavigation: 'main',
+  // dates and units
+  dateTime: (d: string | number | Date) => new Date(d).toLocaleString(),
+  time: (d: string | number | Date) => new Date(d).toLocaleTimeString(),
+  seconds: (s: string) => `${s} s`,
+  kib: (n: number) => `${n} KiB`,
+  // common
+  comment: 'comment',
+  field: 'field',
+  refresh: 'Refresh',
+  delete: 'Delete',
+  error: 'error',
+  // overview
+  failedTasks: 'FAILED',
+  durationsLegend: '● migration (blue) ● backup (green)',
+  lastBackup: 'backup',
+  lastDrift: 'drift',
+  // environments
+  protectedBadge: 'protected',
+  envTestResult: (r: { ok: boolean; version?: string | null; reachable: boolean; login: boolean }) =>
+    `${r.ok ? 'OK' : 'Not OK'} · Superset ${r.version ?? '?'} · reachable ${r.reachable} · login ${r.login}`,
+  missingPermissions: 'Missing',
+  timeoutSeconds: 'Timeout (s)',
+  protectedSwitch: 'Protected (deploys need a second person)',
+  savedMapping: (name: string) => `saved: ${name}`,
+  // dashboards
+  dashboardCount: (n: number) => `${n} ${enPlural(n, 'dashboard', 'dashboards')}`,
+  profileFilter: (reason: string) => `profile filter: ${reason}`,
+  selectDashboard: (title: string) => `select ${title}`,
+  published: 'published',
+  chart: 'chart',
+  dataset: 'dataset',
+  backups: 'Backups',
+  backUpNow: 'Back up now',
+  restore: 'Restore',
+  // migrate
+  overwriteExisting: 'Overwrite existing (update changed charts and datasets)',
+  notMapped: 'not mapped',
+  suggestedTarget: (name: string, percent: number) => ` (suggested: ${name}, ${percent}%)`,
+  // tasks
+  progress: 'progress',
+  // live logs: the state of the stream
+  logState: { following: 'following', ended: 'ended', interrupted: 'interrupted' },
+  // the per-object diff of a migration
+  objectKind: 'kind',
+  objectName: 'name',
+  objectAction: 'action',
+  objectChanges: 'changes',
+  targetBefore: 'target (before)',
+  sourceAfter: 'source (after)',
+  // releases
+  createdColumn: 'created',
+  workflow: (id: string) => `workflow ${id}`,
+  releaseSteps: { artifacts: 'artifacts', manifest: 'manifest', prepare: 'prepare', checks: 'checks' },
+  violations: 'violations',
+  artifacts: 'Artifacts',
+  fileCount: (n: number) => `${n} ${enPlural(n, 'file', 'files')}`,
+  manifest: (id: string) => `manifest ${id}`,
+  checks: 'Checks',
+  decisions: 'Decisions',
+  authorCannotApprove: 'You registered this candidate: another person approves it.',
+  // git
+  repositories: 'repositories',
+  aheadBehind: (branch: string | undefined, ahead: number | undefined, behind: number | undefined) => `${branch ?? ''} · ahead ${ahead ?? ''} · behind ${behind ?? ''}`,
+  gitInit: 'init',
+  gitSync: 'sync',
+  pullResult: (status: string) => `pull: ${status}`,
+  deployTab: 'deploy',
+  deploy: 'deploy',
+  commitMessage: 'message',
+  commitToDeploy: 'commit',
+  merge: 'Merge',
+  resolved: 'resolved',
+  conflict: 'conflict',
+  base: 'base',
+  editFile: (path: string) => `edit ${path}`,
+  // datasets
+  llm: 'LLM',
+  defaultProvider: 'default',
+  currentValue: 'current',
+  suggestedValue: 'suggested',
+  personWritten: 'person',
+  suggestionFor: (column: string, field: string) => `suggestion ${column} ${field}`,
+  acceptAll: (n: number) => `Accept (${n})`,
+  overwritePersonValues: 'overwrite values a person wrote',
+  mappingSpreadsheet: 'Column mapping spreadsheet (.xlsx)',
+  // dataset review
+  supersetLink: 'Superset link',
+  version: (v: number) => `version ${v}`,
+  changedMeanwhile: 'Changed meanwhile',
+  sessionChanged: 'Someone changed this session since you loaded it (409).',
+  reload: 'Reload',
+  questionsRemaining: (n: number) => `${n} remaining`,
+  label: 'label',
+  provenance: 'provenance',
+  lock: 'Lock',
+  unlock: 'Unlock',
+  preview: 'preview',
+  launch: 'launch',
+  // admin
+  group: 'group',
+  role: 'role',
+  addGroupMapping: 'Add group mapping',
+  revoked: 'revoked',
+  permissions: 'permissions',
+  testProvider: 'test',
+  // assistant
+  assistantPlaceholder: 'migrate dashboard 12 from dev to prod',
 };
 type Dict = typeof en;
 const ru: Dict = {
@@ -173,6 +302,102 @@ const ru: Dict = {
   until: 'до',
   items: 'Объекты',
   waitingForOther: 'Ждёт одобрения другого человека.',
+  mainNavigation: 'Основное меню',
+  dateTime: (d) => new Date(d).toLocaleString('ru-RU'),
+  time: (d) => new Date(d).toLocaleTimeString('ru-RU'),
+  seconds: (s) => `${s} с`,
+  kib: (n) => `${n} КиБ`,
+  comment: 'Комментарий',
+  field: 'Поле',
+  refresh: 'Обновить',
+  delete: 'Удалить',
+  error: 'Ошибка',
+  failedTasks: 'С ошибкой (FAILED)',
+  durationsLegend: '● migration (синие) ● backup (зелёные)',
+  lastBackup: 'последний бэкап',
+  lastDrift: 'отчёт о расхождениях',
+  protectedBadge: 'защищённое',
+  envTestResult: (r) =>
+    `${r.ok ? 'Подключение работает' : 'Есть проблемы'} · Superset ${r.version ?? '?'} · доступен: ${r.reachable ? 'да' : 'нет'} · вход: ${r.login ? 'выполнен' : 'не выполнен'}`,
+  missingPermissions: 'Не хватает прав',
+  timeoutSeconds: 'Тайм-аут (с)',
+  protectedSwitch: 'Защищённое (развёртывание подтверждает второй человек)',
+  savedMapping: (name) => `сохранено: ${name}`,
+  dashboardCount: (n) => `${n} ${ruPlural(n, 'дашборд', 'дашборда', 'дашбордов')}`,
+  profileFilter: (reason) => `фильтр профиля: ${reason}`,
+  selectDashboard: (title) => `выбрать ${title}`,
+  published: 'опубликован',
+  chart: 'диаграмма',
+  dataset: 'датасет',
+  backups: 'Бэкапы',
+  backUpNow: 'Сделать бэкап',
+  restore: 'Восстановить',
+  overwriteExisting: 'Перезаписать существующие (обновить изменённые диаграммы и датасеты)',
+  notMapped: 'не сопоставлена',
+  suggestedTarget: (name, percent) => ` (предлагается: ${name}, ${percent}%)`,
+  progress: 'Ход выполнения',
+  logState: { following: 'идёт', ended: 'завершён', interrupted: 'прерван' },
+  objectKind: 'Вид',
+  objectName: 'Имя',
+  objectAction: 'Действие',
+  objectChanges: 'Изменения',
+  targetBefore: 'цель (до)',
+  sourceAfter: 'источник (после)',
+  createdColumn: 'Создан',
+  workflow: (id) => `процесс ${id}`,
+  releaseSteps: { artifacts: 'Собрать артефакты', manifest: 'Составить манифест', prepare: 'Подготовить', checks: 'Запустить проверки' },
+  violations: 'Нарушения',
+  artifacts: 'Артефакты',
+  fileCount: (n) => `${n} ${ruPlural(n, 'файл', 'файла', 'файлов')}`,
+  manifest: (id) => `манифест ${id}`,
+  checks: 'Проверки',
+  decisions: 'Решения',
+  authorCannotApprove: 'Вы зарегистрировали этого кандидата: одобрить его должен другой человек.',
+  repositories: 'Репозитории',
+  aheadBehind: (branch, ahead, behind) => {
+    const commits = (n: number | undefined) => (n === undefined ? '—' : `${n} ${ruPlural(n, 'коммит', 'коммита', 'коммитов')}`);
+    return `${branch ?? ''} · впереди на ${commits(ahead)} · позади на ${commits(behind)}`;
+  },
+  gitInit: 'Создать репозиторий',
+  gitSync: 'Синхронизировать',
+  pullResult: (status) => `Результат pull: ${status}`,
+  deployTab: 'Развёртывание',
+  deploy: 'Развернуть',
+  commitMessage: 'Сообщение коммита',
+  commitToDeploy: 'Коммит',
+  merge: 'Слияние',
+  resolved: 'разрешён',
+  conflict: 'конфликт',
+  base: 'Общий предок',
+  editFile: (path) => `правка ${path}`,
+  llm: 'LLM-провайдер',
+  defaultProvider: 'по умолчанию',
+  currentValue: 'Сейчас',
+  suggestedValue: 'Предложено',
+  personWritten: 'вписано человеком',
+  suggestionFor: (column, field) => `предложение ${column} ${field}`,
+  acceptAll: (n) => `Принять все (${n})`,
+  overwritePersonValues: 'перезаписывать значения, вписанные человеком',
+  mappingSpreadsheet: 'Таблица сопоставления колонок (.xlsx)',
+  supersetLink: 'Ссылка на Superset',
+  version: (v) => `версия ${v}`,
+  changedMeanwhile: 'Сессия изменилась',
+  sessionChanged: 'Кто-то изменил эту сессию после того, как вы её открыли (409).',
+  reload: 'Обновить',
+  questionsRemaining: (n) => `${ruPlural(n, 'Остался', 'Осталось', 'Осталось')} ${n} ${ruPlural(n, 'вопрос', 'вопроса', 'вопросов')}`,
+  label: 'Подпись',
+  provenance: 'Происхождение',
+  lock: 'Закрепить',
+  unlock: 'Открепить',
+  preview: 'Предпросмотр',
+  launch: 'Запустить',
+  group: 'Группа',
+  role: 'Роль',
+  addGroupMapping: 'Добавить сопоставление группы',
+  revoked: 'отозван',
+  permissions: 'Права',
+  testProvider: 'Проверить',
+  assistantPlaceholder: 'перенеси дашборд 12 из dev в prod',
 };
 export type Lang = 'en' | 'ru';
 const dicts: Record<Lang, Dict> = { en, ru };
@@ -182,9 +407,12 @@ const Ctx = createContext<{ t: Dict; lang: Lang; setLang(l: Lang): void }>({ t: 
 export function I18nProvider({ children }: { children: ReactNode }) {
   const initial = (localStorage.getItem('switchyard.lang') as Lang | null) ?? (navigator.language.startsWith('ru') ? 'ru' : 'en');
   const [lang, setLangState] = useState<Lang>(initial);
+  // The page says which language it is in (screen readers, hyphenation), from the first render on.
+  useEffect(() => {
+    document.documentElement.lang = lang;
+  }, [lang]);
   const setLang = (l: Lang) => {
     localStorage.setItem('switchyard.lang', l);
-    document.documentElement.lang = l;
     setLangState(l);
   };
   return <Ctx.Provider value={{ t: dicts[lang], lang, setLang }}>{children}</Ctx.Provider>;

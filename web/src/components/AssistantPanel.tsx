@@ -64,7 +64,7 @@ export function AssistantPanel() {
                         {e.reply.confirmation.summary}
                       </Text>
                       <Text size="xs" c="dimmed">
-                        {e.reply.intent.operation} · {e.reply.intent.risk_level} · {t.until} {new Date(e.reply.confirmation.expires_at).toLocaleTimeString()}
+                        {e.reply.intent.operation} · {e.reply.intent.risk_level} · {t.until} {t.time(e.reply.confirmation.expires_at)}
                       </Text>
                       {e.decided ? (
                         <Text size="sm">{e.decided}</Text>
@@ -96,7 +96,7 @@ export function AssistantPanel() {
           </ScrollArea>
           <form onSubmit={submit}>
             <Group gap="xs" wrap="nowrap">
-              <TextInput aria-label={t.assistant} value={text} onChange={(e) => setText(e.currentTarget.value)} style={{ flex: 1 }} placeholder="migrate dashboard 12 from dev to prod" />
+              <TextInput aria-label={t.assistant} value={text} onChange={(e) => setText(e.currentTarget.value)} style={{ flex: 1 }} placeholder={t.assistantPlaceholder} />
               <Button type="submit" loading={ask.isPending}>
                 {t.send}
               </Button>

@@ -47,7 +47,7 @@ export function LiveLogs({ taskId }: { taskId: string }) {
       <Group>
         <Text fw={600}>{t.liveLogs}</Text>
         <Badge color={state === 'following' ? 'blue' : state === 'ended' ? 'green' : 'red'} data-testid="log-state">
-          {state}
+          {t.logState[state]}
         </Badge>
       </Group>
       <ScrollArea h={360} viewportRef={viewport} type="auto" tabIndex={0} aria-label={t.liveLogs}>

@@ -1,5 +1,6 @@
 import { Badge, Code, Group, Paper, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import type { DashboardOutcome, ObjectPlan } from '../../../contracts/migration.ts';
+import { useI18n } from '../i18n.tsx';
 
 const ACTION_COLOR: Record<ObjectPlan['action'], string> = { create: 'green', update: 'orange', reuse: 'blue', unchanged: 'gray' };
 
@@ -7,6 +8,7 @@ const show = (v: unknown) => (v === undefined ? '—' : typeof v === 'string' ? 
 
 /** What a migration did or would do, per object, with source and target side by side for each changed field. */
 export function ObjectDiff({ outcome }: { outcome: DashboardOutcome }) {
+  const { t } = useI18n();
   return (
     <Paper withBorder p="sm" data-testid="object-diff">
       <Group justify="space-between">
@@ -18,10 +20,10 @@ export function ObjectDiff({ outcome }: { outcome: DashboardOutcome }) {
       <Table mt="xs">
         <Table.Thead>
           <Table.Tr>
-            <Table.Th>kind</Table.Th>
-            <Table.Th>name</Table.Th>
-            <Table.Th>action</Table.Th>
-            <Table.Th>changes</Table.Th>
+            <Table.Th>{t.objectKind}</Table.Th>
+            <Table.Th>{t.objectName}</Table.Th>
+            <Table.Th>{t.objectAction}</Table.Th>
+            <Table.Th>{t.objectChanges}</Table.Th>
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
@@ -43,10 +45,10 @@ export function ObjectDiff({ outcome }: { outcome: DashboardOutcome }) {
                         {d.field}
                       </Text>
                       <SimpleGrid cols={2} spacing={4}>
-                        <Code block c="red.8" aria-label="target (before)">
+                        <Code block c="red.8" aria-label={t.targetBefore}>
                           {show(d.target)}
                         </Code>
-                        <Code block c="green.8" aria-label="source (after)">
+                        <Code block c="green.8" aria-label={t.sourceAfter}>
                           {show(d.source)}
                         </Code>
                       </SimpleGrid>

@@ -76,7 +76,7 @@ function Users() {
               <Table.Td>{u.roles.map((r) => <Badge key={r} mr={4}>{r}</Badge>)}</Table.Td>
               <Table.Td>{u.auth_source}</Table.Td>
               <Table.Td>
-                <Button size="compact-xs" color="red" variant="subtle" onClick={() => remove.mutate(u.id)}>
+                <Button size="compact-xs" color="red" variant="subtle" onClick={() => remove.mutate(u.id)} aria-label={t.delete}>
                   ✕
                 </Button>
               </Table.Td>
@@ -119,6 +119,7 @@ function Roles() {
 }
 
 function Groups() {
+  const { t } = useI18n();
   const qc = useQueryClient();
   const roles = useRoles();
   const groups = useQuery({ queryKey: ['group-mappings'], queryFn: () => must(api.GET('/api/admin/group-mappings')) });
@@ -134,9 +135,9 @@ function Groups() {
       <ProblemAlert error={groups.error ?? create.error} />
       <Code block>{JSON.stringify(rows, null, 2)}</Code>
       <Group align="end">
-        <TextInput label="group" value={group} onChange={(e) => setGroup(e.currentTarget.value)} />
-        <Select label="role" data={(roles.data?.items ?? []).map((r) => ({ value: r.id, label: r.name }))} value={role} onChange={setRole} w={220} />
-        <Button disabled={!group || !role} onClick={() => create.mutate()}>
+        <TextInput label={t.group} value={group} onChange={(e) => setGroup(e.currentTarget.value)} />
+        <Select label={t.role} data={(roles.data?.items ?? []).map((r) => ({ value: r.id, label: r.name }))} value={role} onChange={setRole} w={220} />
+        <Button disabled={!group || !role} onClick={() => create.mutate()} aria-label={t.addGroupMapping}>
           +
         </Button>
       </Group>
@@ -180,14 +181,14 @@ function ApiKeys() {
               <Table.Td>
                 <Text size="xs">{k.permissions.join(', ')}</Text>
               </Table.Td>
-              <Table.Td>{k.active ? <Button size="compact-xs" color="red" variant="subtle" onClick={() => revoke.mutate(k.id)}>revoke</Button> : <Badge color="gray">revoked</Badge>}</Table.Td>
+              <Table.Td>{k.active ? <Button size="compact-xs" color="red" variant="subtle" onClick={() => revoke.mutate(k.id)}>{t.revoke}</Button> : <Badge color="gray">{t.revoked}</Badge>}</Table.Td>
             </Table.Tr>
           ))}
         </Table.Tbody>
       </Table>
       <Group align="end">
         <TextInput label={t.name} value={name} onChange={(e) => setName(e.currentTarget.value)} />
-        <MultiSelect label="permissions" data={permNames} value={perms} onChange={setPerms} w={360} searchable />
+        <MultiSelect label={t.permissions} data={permNames} value={perms} onChange={setPerms} w={360} searchable />
         <Button onClick={() => create.mutate()} disabled={!name}>
           {t.add}
         </Button>
@@ -197,6 +198,7 @@ function ApiKeys() {
 }
 
 function Events() {
+  const { t } = useI18n();
   const events = useQuery({ queryKey: ['security-events'], queryFn: () => must(api.GET('/api/admin/security-events', { params: { query: { page_size: 100 } } })) });
   return (
     <Stack>
@@ -205,7 +207,7 @@ function Events() {
         <Table.Tbody>
           {events.data?.items.map((e) => (
             <Table.Tr key={e.id}>
-              <Table.Td>{new Date(e.ts).toLocaleString()}</Table.Td>
+              <Table.Td>{t.dateTime(e.ts)}</Table.Td>
               <Table.Td>{e.event_type}</Table.Td>
               <Table.Td>{JSON.stringify((e as unknown as { actor?: unknown }).actor ?? '')}</Table.Td>
               <Table.Td>{(e as unknown as { outcome?: string }).outcome}</Table.Td>
@@ -218,6 +220,7 @@ function Events() {
 }
 
 function LlmProviders() {
+  const { t } = useI18n();
   const providers = useQuery({ queryKey: ['llm-providers'], queryFn: () => must(api.GET('/api/admin/llm-providers')) });
   const test = useMutation({ mutationFn: (id: string) => must(api.POST('/api/admin/llm-providers/{provider_id}/test', { params: { path: { provider_id: id } } })) });
   return (
@@ -232,7 +235,7 @@ function LlmProviders() {
               <Table.Td>{(p as unknown as { model?: string }).model}</Table.Td>
               <Table.Td>
                 <Button size="compact-xs" variant="light" onClick={() => test.mutate(p.id)}>
-                  test
+                  {t.testProvider}
                 </Button>
               </Table.Td>
             </Table.Tr>

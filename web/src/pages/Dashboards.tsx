@@ -70,13 +70,13 @@ export function DashboardsPage() {
       </Group>
       {filter && !filter.applied && filter.reason !== 'override_show_all' && (
         <Text size="xs" c="dimmed">
-          profile filter: {filter.reason}
+          {t.profileFilter(filter.reason)}
         </Text>
       )}
       <ProblemAlert error={list.error} />
       {list.data && (
         <Text size="sm" c="dimmed">
-          {list.data.total} {t.dashboards.toLowerCase()}
+          {t.dashboardCount(list.data.total)}
         </Text>
       )}
       <SimpleGrid cols={{ base: 1, xs: 2, md: 3, lg: 4 }}>
@@ -87,7 +87,7 @@ export function DashboardsPage() {
             </Card.Section>
             <Group justify="space-between" mt="xs" wrap="nowrap">
               <Checkbox
-                aria-label={`select ${d.title}`}
+                aria-label={t.selectDashboard(d.title)}
                 checked={selected.includes(d.id)}
                 onChange={(e) => setSelected(e.currentTarget.checked ? [...selected, d.id] : selected.filter((x) => x !== d.id))}
               />
@@ -98,7 +98,7 @@ export function DashboardsPage() {
             <Text size="xs" c="dimmed" component="div">
               {d.published && (
                 <Badge size="xs" mr={4}>
-                  published
+                  {t.published}
                 </Badge>
               )}
               {d.owners.map((o) => o.display_name).join(', ')} · {d.changed_on_humanized}
@@ -117,6 +117,7 @@ export function DashboardsPage() {
 }
 
 function DashboardDetail({ envId, id }: { envId: string; id: number }) {
+  const { t } = useI18n();
   const d = useQuery({
     queryKey: ['dashboard', envId, id],
     queryFn: () => must(api.GET('/api/dashboards/{id}', { params: { path: { id: String(id) }, query: { env_id: envId } } })),
@@ -132,14 +133,14 @@ function DashboardDetail({ envId, id }: { envId: string; id: number }) {
             <Table.Tbody>
               {(data.charts ?? []).map((c) => (
                 <Table.Tr key={`c${c.id}`}>
-                  <Table.Td>chart</Table.Td>
+                  <Table.Td>{t.chart}</Table.Td>
                   <Table.Td>{c.name ?? c.slice_name}</Table.Td>
                   <Table.Td>{c.viz_type}</Table.Td>
                 </Table.Tr>
               ))}
               {(data.datasets ?? []).map((s) => (
                 <Table.Tr key={`d${s.id}`}>
-                  <Table.Td>dataset</Table.Td>
+                  <Table.Td>{t.dataset}</Table.Td>
                   <Table.Td>{s.name ?? s.table_name}</Table.Td>
                   <Table.Td />
                 </Table.Tr>
@@ -155,6 +156,7 @@ function DashboardDetail({ envId, id }: { envId: string; id: number }) {
 
 /** The dashboard's backups: back up now, or restore one (each a task, followed on its page). */
 function Backups({ envId, id }: { envId: string; id: number }) {
+  const { t } = useI18n();
   const can = useCan();
   const qc = useQueryClient();
   const backups = useQuery({
@@ -172,10 +174,10 @@ function Backups({ envId, id }: { envId: string; id: number }) {
   return (
     <Stack gap="xs">
       <Group justify="space-between">
-        <Title order={5}>Backups</Title>
+        <Title order={5}>{t.backups}</Title>
         {can('dashboards:BACKUP') && (
           <Button size="compact-sm" variant="light" onClick={() => backup.mutate()} loading={backup.isPending}>
-            Back up now
+            {t.backUpNow}
           </Button>
         )}
       </Group>
@@ -189,13 +191,13 @@ function Backups({ envId, id }: { envId: string; id: number }) {
         <Table.Tbody>
           {backups.data?.items.map((b) => (
             <Table.Tr key={b.backup_id}>
-              <Table.Td>{new Date(b.created_at).toLocaleString()}</Table.Td>
+              <Table.Td>{t.dateTime(b.created_at)}</Table.Td>
               <Table.Td>{b.dashboard_title}</Table.Td>
-              <Table.Td>{Math.round(b.size / 1024)} KiB</Table.Td>
+              <Table.Td>{t.kib(Math.round(b.size / 1024))}</Table.Td>
               <Table.Td>
                 {can('dashboards:BACKUP') && (
                   <Button size="compact-xs" color="orange" variant="light" onClick={() => restore.mutate(b.backup_id)}>
-                    Restore
+                    {t.restore}
                   </Button>
                 )}
               </Table.Td>

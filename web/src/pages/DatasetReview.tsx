@@ -32,7 +32,7 @@ export function DatasetReviewPage() {
       {can('dataset_review:WRITE') && (
         <Group align="end">
           <EnvSelect label={t.environment} value={env} onChange={setEnv} />
-          <TextInput label="Superset link" value={link} onChange={(e) => setLink(e.currentTarget.value)} w={420} placeholder="/superset/dashboard/sales/" />
+          <TextInput label={t.supersetLink} value={link} onChange={(e) => setLink(e.currentTarget.value)} w={420} placeholder="/superset/dashboard/sales/" />
           <Button disabled={!env || !link} onClick={() => start.mutate()} loading={start.isPending}>
             {t.add}
           </Button>
@@ -62,6 +62,7 @@ export function DatasetReviewPage() {
 }
 
 function Session({ id }: { id: string }) {
+  const { t } = useI18n();
   const can = useCan();
   const qc = useQueryClient();
   const path = { session_id: id };
@@ -94,11 +95,14 @@ function Session({ id }: { id: string }) {
       <Stack>
         <Group>
           <Badge size="lg">{s.state}</Badge>
-          <Text size="sm">version {s.version}</Text>
+          <Text size="sm">{t.version(s.version)}</Text>
         </Group>
         {conflict ? (
-          <Alert color="orange" title="Changed meanwhile">
-            Someone changed this session since you loaded it (409). <Button size="compact-xs" onClick={reload}>Reload</Button>
+          <Alert color="orange" title={t.changedMeanwhile}>
+            {t.sessionChanged}{' '}
+            <Button size="compact-xs" onClick={reload}>
+              {t.reload}
+            </Button>
           </Alert>
         ) : (
           <ProblemAlert error={error} />
@@ -107,7 +111,7 @@ function Session({ id }: { id: string }) {
           <Paper withBorder p="xs" bg="blue.0">
             <Text fw={600}>{q.text}</Text>
             <Text size="xs" c="dimmed">
-              {question.data?.remaining} remaining
+              {t.questionsRemaining(question.data?.remaining ?? 0)}
             </Text>
             <Group gap="xs" mt="xs">
               {q.options.map((o) => (
@@ -121,9 +125,9 @@ function Session({ id }: { id: string }) {
         <Table>
           <Table.Thead>
             <Table.Tr>
-              <Table.Th>field</Table.Th>
-              <Table.Th>label</Table.Th>
-              <Table.Th>provenance</Table.Th>
+              <Table.Th>{t.field}</Table.Th>
+              <Table.Th>{t.label}</Table.Th>
+              <Table.Th>{t.provenance}</Table.Th>
               <Table.Th />
             </Table.Tr>
           </Table.Thead>
@@ -143,7 +147,7 @@ function Session({ id }: { id: string }) {
                   <Badge variant="outline">{f.provenance}</Badge> <Badge color={f.status === 'needs_review' ? 'orange' : 'gray'}>{f.status}</Badge>
                 </Table.Td>
                 <Table.Td>
-                  <Button size="compact-xs" variant="subtle" onClick={() => lock.mutate({ field: f.id, locked: f.locked })} disabled={!can('dataset_review:WRITE')}>
+                  <Button size="compact-xs" variant="subtle" onClick={() => lock.mutate({ field: f.id, locked: f.locked })} disabled={!can('dataset_review:WRITE')} aria-label={f.locked ? t.unlock : t.lock}>
                     {f.locked ? '🔒' : '🔓'}
                   </Button>
                 </Table.Td>
@@ -153,11 +157,11 @@ function Session({ id }: { id: string }) {
         </Table>
         <Group>
           <Button variant="light" onClick={() => preview.mutate()}>
-            preview
+            {t.preview}
           </Button>
           {can('dataset_review:LAUNCH') && (
             <Button color="green" onClick={() => launch.mutate()}>
-              launch
+              {t.launch}
             </Button>
           )}
           {launched?.task_id && <Link to={`/tasks/${launched.task_id}`}>{launched.task_id}</Link>}

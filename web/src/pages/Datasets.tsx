@@ -118,8 +118,8 @@ function Dataset({ env, id }: { env: string; id: number }) {
         {can('datasets:WRITE') && (
           <Group align="end">
             <Select
-              label="LLM"
-              data={[{ value: 'default', label: 'default' }, ...(providers.data?.items ?? []).map((p) => ({ value: p.id, label: p.name }))]}
+              label={t.llm}
+              data={[{ value: 'default', label: t.defaultProvider }, ...(providers.data?.items ?? []).map((p) => ({ value: p.id, label: p.name }))]}
               value={provider}
               onChange={setProvider}
               w={200}
@@ -134,7 +134,7 @@ function Dataset({ env, id }: { env: string; id: number }) {
                 </Badge>
               </Link>
             )}
-            <Button variant="subtle" onClick={() => suggestions.refetch()}>
+            <Button variant="subtle" onClick={() => suggestions.refetch()} aria-label={t.refresh}>
               ↻
             </Button>
           </Group>
@@ -143,9 +143,9 @@ function Dataset({ env, id }: { env: string; id: number }) {
         <Table aria-label={t.suggestions}>
           <Table.Thead>
             <Table.Tr>
-              <Table.Th>field</Table.Th>
-              <Table.Th>current</Table.Th>
-              <Table.Th>suggested</Table.Th>
+              <Table.Th>{t.field}</Table.Th>
+              <Table.Th>{t.currentValue}</Table.Th>
+              <Table.Th>{t.suggestedValue}</Table.Th>
               <Table.Th />
             </Table.Tr>
           </Table.Thead>
@@ -154,12 +154,12 @@ function Dataset({ env, id }: { env: string; id: number }) {
               <Table.Tr key={s.id} data-testid="suggestion">
                 <Table.Td>
                   {s.column_name ?? 'dataset'}.{s.field}
-                  {s.person_written && <Badge size="xs" color="orange" ml={4}>person</Badge>}
+                  {s.person_written && <Badge size="xs" color="orange" ml={4}>{t.personWritten}</Badge>}
                 </Table.Td>
                 <Table.Td>{s.current_value ?? '—'}</Table.Td>
                 <Table.Td>
                   {s.status === 'pending' && can('datasets:WRITE') ? (
-                    <Textarea aria-label={`suggestion ${s.column_name ?? 'dataset'} ${s.field}`} autosize value={edits[s.id] ?? s.value} onChange={(e) => setEdits({ ...edits, [s.id]: e.currentTarget.value })} />
+                    <Textarea aria-label={t.suggestionFor(s.column_name ?? 'dataset', s.field)} autosize value={edits[s.id] ?? s.value} onChange={(e) => setEdits({ ...edits, [s.id]: e.currentTarget.value })} />
                   ) : (
                     <Text size="sm">{s.accepted_value ?? s.value}</Text>
                   )}
@@ -185,14 +185,14 @@ function Dataset({ env, id }: { env: string; id: number }) {
         {pending.length > 0 && can('datasets:WRITE') && (
           <Group>
             <Button color="green" onClick={() => accept.mutate(pending.map((s) => s.id))}>
-              {t.accept} ({pending.length})
+              {t.acceptAll(pending.length)}
             </Button>
-            <Switch label="overwrite values a person wrote" checked={overwrite} onChange={(e) => setOverwrite(e.currentTarget.checked)} />
+            <Switch label={t.overwritePersonValues} checked={overwrite} onChange={(e) => setOverwrite(e.currentTarget.checked)} />
           </Group>
         )}
         {can('datasets:WRITE') && (
           <Group align="end">
-            <FileInput label="Column mapping spreadsheet (.xlsx)" value={file} onChange={setFile} accept=".xlsx" w={300} />
+            <FileInput label={t.mappingSpreadsheet} value={file} onChange={setFile} accept=".xlsx" w={300} />
             <Button disabled={!file} onClick={() => upload.mutate()} loading={upload.isPending}>
               {t.save}
             </Button>

@@ -54,7 +54,7 @@ function EnvRow({ env, onEdit }: { env: Env; onEdit(): void }) {
     <>
       <Table.Tr>
         <Table.Td>
-          {env.name} {env.protected && <Badge color="grape">protected</Badge>}
+          {env.name} {env.protected && <Badge color="grape">{t.protectedBadge}</Badge>}
         </Table.Td>
         <Table.Td>{env.base_url}</Table.Td>
         <Table.Td>{env.username}</Table.Td>
@@ -77,8 +77,12 @@ function EnvRow({ env, onEdit }: { env: Env; onEdit(): void }) {
             <ProblemAlert error={test.error} />
             {test.data && (
               <Alert color={test.data.ok ? 'green' : 'orange'} data-testid="env-test-result">
-                {test.data.ok ? 'OK' : 'Not OK'} · Superset {test.data.version ?? '?'} · reachable {String(test.data.reachable)} · login {String(test.data.login)}
-                {test.data.missing_permissions.length > 0 && <Text size="sm">Missing: {test.data.missing_permissions.join(', ')}</Text>}
+                {t.envTestResult(test.data)}
+                {test.data.missing_permissions.length > 0 && (
+                  <Text size="sm">
+                    {t.missingPermissions}: {test.data.missing_permissions.join(', ')}
+                  </Text>
+                )}
               </Alert>
             )}
           </Table.Td>
@@ -124,8 +128,8 @@ function EnvForm({ env, onDone }: { env?: Env; onDone(): void }) {
         <Text size="xs" c="dimmed">
           {t.secretRule}
         </Text>
-        <NumberInput label="Timeout (s)" value={timeout} min={1} max={600} onChange={(v) => setTimeoutSeconds(Number(v) || 30)} />
-        <Switch label="Protected (deploys need a second person)" checked={isProtected} onChange={(e) => setProtected(e.currentTarget.checked)} />
+        <NumberInput label={t.timeoutSeconds} value={timeout} min={1} max={600} onChange={(v) => setTimeoutSeconds(Number(v) || 30)} />
+        <Switch label={t.protectedSwitch} checked={isProtected} onChange={(e) => setProtected(e.currentTarget.checked)} />
         <ProblemAlert error={save.error} />
         <Button type="submit" loading={save.isPending}>
           {t.save}
@@ -188,7 +192,7 @@ function DbMappings() {
                 </Table.Td>
                 <Table.Td>
                   {i.suggested_target ? `${i.suggested_target.name} (${Math.round(i.confidence * 100)}%)` : '—'}
-                  {i.saved_target && <Badge ml="xs">saved: {i.saved_target.name}</Badge>}
+                  {i.saved_target && <Badge ml="xs">{t.savedMapping(i.saved_target.name)}</Badge>}
                 </Table.Td>
                 <Table.Td>
                   <Select

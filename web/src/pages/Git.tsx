@@ -39,7 +39,7 @@ export function GitPage() {
       <ProblemAlert error={dashboards.error ?? status.error} />
       <SimpleGrid cols={{ base: 1, lg: selected ? 2 : 1 }}>
         <Table.ScrollContainer minWidth={400}>
-          <Table striped highlightOnHover aria-label="repositories">
+          <Table striped highlightOnHover aria-label={t.repositories}>
             <Table.Tbody>
               {dashboards.data?.items.map((d) => {
                 const s = status.data?.items[String(d.id)];
@@ -103,24 +103,24 @@ function Repository({ env, id }: { env: string; id: number }) {
           <Badge color={STATUS_COLOR[s?.status ?? 'NO_REPO']} size="lg" data-testid="repo-status">
             {s?.status ?? '…'}
           </Badge>
-          {s && <Text size="sm">{s.branch} · ahead {s.ahead} · behind {s.behind}</Text>}
+          {s && <Text size="sm">{t.aheadBehind(s.branch, s.ahead, s.behind)}</Text>}
         </Group>
         <ProblemAlert error={status.error ?? op.error} />
         {can('git:WRITE') && (
           <Group gap="xs">
-            {s?.status === 'NO_REPO' && <Button size="xs" onClick={() => op.mutate('init')}>init</Button>}
-            <Button size="xs" variant="light" onClick={() => op.mutate('sync')}>sync</Button>
+            {s?.status === 'NO_REPO' && <Button size="xs" onClick={() => op.mutate('init')}>{t.gitInit}</Button>}
+            <Button size="xs" variant="light" onClick={() => op.mutate('sync')}>{t.gitSync}</Button>
             <Button size="xs" variant="light" onClick={() => op.mutate('pull')}>{t.pull}</Button>
             <Button size="xs" variant="light" onClick={() => op.mutate('push')}>{t.push}</Button>
           </Group>
         )}
-        {op.variables === 'pull' && op.data && <Text size="sm" data-testid="pull-result">pull: {(op.data as { status: string }).status}</Text>}
+        {op.variables === 'pull' && op.data && <Text size="sm" data-testid="pull-result">{t.pullResult((op.data as { status: string }).status)}</Text>}
         {s?.has_unfinished_merge && <MergeView env={env} id={id} onDone={refresh} />}
         <Tabs defaultValue="diff">
           <Tabs.List>
             <Tabs.Tab value="diff">{t.diff}</Tabs.Tab>
             <Tabs.Tab value="history">{t.history}</Tabs.Tab>
-            <Tabs.Tab value="deploy">deploy</Tabs.Tab>
+            <Tabs.Tab value="deploy">{t.deployTab}</Tabs.Tab>
           </Tabs.List>
           <Tabs.Panel value="diff" pt="xs">
             {diff.data?.files.length === 0 && <Text c="dimmed">—</Text>}
@@ -134,7 +134,7 @@ function Repository({ env, id }: { env: string; id: number }) {
             ))}
             {can('git:WRITE') && (
               <Group align="end">
-                <TextInput label="message" value={message} onChange={(e) => setMessage(e.currentTarget.value)} w={300} />
+                <TextInput label={t.commitMessage} value={message} onChange={(e) => setMessage(e.currentTarget.value)} w={300} />
                 <Button disabled={!message} onClick={() => op.mutate('commit')}>
                   {t.commit}
                 </Button>
@@ -151,7 +151,7 @@ function Repository({ env, id }: { env: string; id: number }) {
                     </Table.Td>
                     <Table.Td>{c.message}</Table.Td>
                     <Table.Td>{c.author.name}</Table.Td>
-                    <Table.Td>{new Date(c.committed_at).toLocaleString()}</Table.Td>
+                    <Table.Td>{t.dateTime(c.committed_at)}</Table.Td>
                   </Table.Tr>
                 ))}
               </Table.Tbody>
@@ -159,10 +159,10 @@ function Repository({ env, id }: { env: string; id: number }) {
           </Tabs.Panel>
           <Tabs.Panel value="deploy" pt="xs">
             <Group align="end">
-              <TextInput label="commit" value={deployCommit} onChange={(e) => setDeployCommit(e.currentTarget.value)} />
+              <TextInput label={t.commitToDeploy} value={deployCommit} onChange={(e) => setDeployCommit(e.currentTarget.value)} />
               <EnvSelect label={t.target} value={deployTarget} onChange={setDeployTarget} />
               <Button disabled={!can('git:WRITE') || deployCommit.length < 4} onClick={() => op.mutate('deploy')}>
-                deploy
+                {t.deploy}
               </Button>
             </Group>
             {deployed?.task_id && <Link to={`/tasks/${deployed.task_id}`}>{deployed.task_id}</Link>}
@@ -219,18 +219,18 @@ function MergeView({ env, id, onDone }: { env: string; id: number; onDone(): voi
   const conflicts = merge.data?.conflicts ?? [];
   return (
     <Paper withBorder p="sm" bg="grape.0" data-testid="merge-view">
-      <Title order={4}>Merge</Title>
+      <Title order={4}>{t.merge}</Title>
       <ProblemAlert error={merge.error ?? resolve.error ?? finish.error} />
       {conflicts.map((c) => (
         <Stack key={c.path} gap="xs" mt="sm" data-testid="conflict">
           <Text fw={600} component="div">
-            {c.path} {c.resolved ? <Badge color="green">resolved</Badge> : <Badge color="red">conflict</Badge>}
+            {c.path} {c.resolved ? <Badge color="green">{t.resolved}</Badge> : <Badge color="red">{t.conflict}</Badge>}
           </Text>
           <SimpleGrid cols={{ base: 1, md: 3 }} spacing="xs">
             {(['base', 'ours', 'theirs'] as const).map((side) => (
               <div key={side}>
                 <Text size="xs" c="dimmed">
-                  {side === 'ours' ? t.ours : side === 'theirs' ? t.theirs : 'base'}
+                  {side === 'ours' ? t.ours : side === 'theirs' ? t.theirs : t.base}
                 </Text>
                 <ScrollArea.Autosize mah={220}>
                   <Code block>{c[side] ?? '—'}</Code>
@@ -238,7 +238,7 @@ function MergeView({ env, id, onDone }: { env: string; id: number; onDone(): voi
               </div>
             ))}
           </SimpleGrid>
-          <Textarea label={t.edit} aria-label={`edit ${c.path}`} value={edits[c.path] ?? ''} onChange={(e) => setEdits({ ...edits, [c.path]: e.currentTarget.value })} autosize minRows={3} maxRows={12} ff="monospace" />
+          <Textarea label={t.edit} aria-label={t.editFile(c.path)} value={edits[c.path] ?? ''} onChange={(e) => setEdits({ ...edits, [c.path]: e.currentTarget.value })} autosize minRows={3} maxRows={12} ff="monospace" />
           <Group gap="xs">
             <Button size="xs" onClick={() => resolve.mutate({ path: c.path, strategy: 'ours' })}>{t.ours}</Button>
             <Button size="xs" onClick={() => resolve.mutate({ path: c.path, strategy: 'theirs' })}>{t.theirs}</Button>

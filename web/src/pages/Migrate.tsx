@@ -80,7 +80,7 @@ export function MigratePage() {
               filter={({ options: o }) => o}
               maw={700}
             />
-            <Switch label="Overwrite existing (update changed charts and datasets)" checked={overwrite} onChange={(e) => setOverwrite(e.currentTarget.checked)} />
+            <Switch label={t.overwriteExisting} checked={overwrite} onChange={(e) => setOverwrite(e.currentTarget.checked)} />
             <Group>
               <Button disabled={!source || !target || ids.length === 0} onClick={() => setStep(1)}>
                 {t.next}
@@ -103,7 +103,8 @@ export function MigratePage() {
                         m.saved_target.name
                       ) : (
                         <Text c="orange">
-                          not mapped{m.suggested_target ? ` (suggested: ${m.suggested_target.name}, ${Math.round(m.confidence * 100)}%)` : ''} —{' '}
+                          {t.notMapped}
+                          {m.suggested_target ? t.suggestedTarget(m.suggested_target.name, Math.round(m.confidence * 100)) : ''} —{' '}
                           <Link to="/environments">{t.mappings}</Link>
                         </Text>
                       )}

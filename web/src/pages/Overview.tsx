@@ -42,7 +42,7 @@ export function OverviewPage() {
           </Text>
         </Card>
         <Card withBorder>
-          <Text c="dimmed">FAILED</Text>
+          <Text c="dimmed">{t.failedTasks}</Text>
           <Text size="xl" fw={700} c="red">
             {items.filter((x) => x.status === 'FAILED').length}
           </Text>
@@ -87,15 +87,15 @@ export function OverviewPage() {
           <line x1={30} y1={140} x2={600} y2={140} stroke="#ccc" />
           {durations.map((d, i) => (
             <circle key={i} cx={30 + (i + 0.5) * (570 / Math.max(durations.length, 1))} cy={140 - (d.seconds / maxSeconds) * 130} r={5} fill={d.type === 'migration' ? '#1971c2' : '#2f9e44'}>
-              <title>{`${d.type} ${d.seconds.toFixed(1)} s`}</title>
+              <title>{`${d.type} ${t.seconds(d.seconds.toFixed(1))}`}</title>
             </circle>
           ))}
           <text x={0} y={14} fontSize={11}>
-            {maxSeconds.toFixed(0)} s
+            {t.seconds(maxSeconds.toFixed(0))}
           </text>
         </svg>
         <Text size="xs" c="dimmed">
-          ● migration (blue) ● backup (green)
+          {t.durationsLegend}
         </Text>
       </Card>
     </Stack>
@@ -123,10 +123,10 @@ function EnvironmentCard({ id, name }: { id: string; name: string }) {
         {t.dashboards}: {dashboards.data?.total ?? (dashboards.isError ? '—' : '…')}
       </Text>
       <Text size="sm" component="div">
-        backup: {backup ? <Badge size="xs" color={backup.status === 'SUCCEEDED' ? 'green' : 'red'}>{new Date(backup.created_at).toLocaleString()}</Badge> : '—'}
+        {t.lastBackup}: {backup ? <Badge size="xs" color={backup.status === 'SUCCEEDED' ? 'green' : 'red'}>{t.dateTime(backup.created_at)}</Badge> : '—'}
       </Text>
       <Text size="sm">
-        drift: {drift ? <Anchor component={Link} to={`/tasks/${drift.id}`} size="sm">{drift.status}</Anchor> : '—'}
+        {t.lastDrift}: {drift ? <Anchor component={Link} to={`/tasks/${drift.id}`} size="sm">{drift.status}</Anchor> : '—'}
       </Text>
     </Card>
   );

@@ -22,7 +22,7 @@ export function ReleasesPage() {
             <Table.Th>{t.name}</Table.Th>
             <Table.Th>{t.status}</Table.Th>
             <Table.Th>{t.target}</Table.Th>
-            <Table.Th>created</Table.Th>
+            <Table.Th>{t.createdColumn}</Table.Th>
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
@@ -37,7 +37,7 @@ export function ReleasesPage() {
                 <Badge color={STATE_COLOR[c.state] ?? 'blue'}>{c.state}</Badge>
               </Table.Td>
               <Table.Td>{c.target_env_id}</Table.Td>
-              <Table.Td>{new Date(c.created_at).toLocaleString()}</Table.Td>
+              <Table.Td>{t.dateTime(c.created_at)}</Table.Td>
             </Table.Tr>
           ))}
         </Table.Tbody>
@@ -105,25 +105,25 @@ export function ReleasePage() {
           {data.name} <Badge color={STATE_COLOR[data.state] ?? 'blue'} data-testid="candidate-state">{data.state}</Badge>
         </Title>
         <Text size="sm" c="dimmed">
-          workflow {data.workflow_id}
+          {t.workflow(data.workflow_id)}
         </Text>
       </Group>
       {can('clean_release:WRITE') && (
         <Group>
           {(['artifacts', 'manifest', 'prepare', 'checks'] as const).map((s) => (
             <Button key={s} variant="light" onClick={() => step.mutate(s)} loading={step.isPending && step.variables === s}>
-              {s}
+              {t.releaseSteps[s]}
             </Button>
           ))}
         </Group>
       )}
       <ProblemAlert error={step.error ?? decide.error} />
       {violations && violations.length > 0 && (
-        <Alert color="red" title="violations">
+        <Alert color="red" title={t.violations}>
           <Code block>{JSON.stringify(violations, null, 2)}</Code>
         </Alert>
       )}
-      <Title order={4}>Artifacts</Title>
+      <Title order={4}>{t.artifacts}</Title>
       <Table>
         <Table.Tbody>
           {(data.artifacts ?? []).map((a) => (
@@ -132,20 +132,20 @@ export function ReleasePage() {
               <Table.Td>
                 <Code>{a.sha256.slice(0, 16)}</Code>
               </Table.Td>
-              <Table.Td>{a.files} files</Table.Td>
+              <Table.Td>{t.fileCount(a.files)}</Table.Td>
               <Table.Td>{a.hosts.map((h) => `${h.host} (${h.role})`).join(', ')}</Table.Td>
             </Table.Tr>
           ))}
         </Table.Tbody>
       </Table>
-      {data.manifest_id && <Text size="sm">manifest {data.manifest_id}</Text>}
+      {data.manifest_id && <Text size="sm">{t.manifest(data.manifest_id)}</Text>}
       {report.data && (
         <>
-          <Title order={4}>Checks</Title>
+          <Title order={4}>{t.checks}</Title>
           <Code block>{JSON.stringify(report.data, null, 2).slice(0, 4000)}</Code>
         </>
       )}
-      <Title order={4}>Decisions</Title>
+      <Title order={4}>{t.decisions}</Title>
       <Table>
         <Table.Tbody>
           {(data.decisions ?? []).map((d, n) => (
@@ -159,7 +159,7 @@ export function ReleasePage() {
       </Table>
       {can('clean_release:APPROVE') && (
         <Group align="end">
-          <Textarea label="comment" value={comment} onChange={(e) => setComment(e.currentTarget.value)} w={320} />
+          <Textarea label={t.comment} value={comment} onChange={(e) => setComment(e.currentTarget.value)} w={320} />
           {(['approve', 'reject', 'publish', 'revoke'] as const)
             .filter((d) => DECISION_STATES[d].includes(data.state) && !(d === 'approve' && author))
             .map((d) => (
@@ -169,7 +169,7 @@ export function ReleasePage() {
             ))}
         </Group>
       )}
-      {author && data.state === 'checked' && <Text c="dimmed">You registered this candidate: another person approves it.</Text>}
+      {author && data.state === 'checked' && <Text c="dimmed">{t.authorCannotApprove}</Text>}
       {published?.task_id && (
         <Anchor component={Link} to={`/tasks/${published.task_id}`}>
           {t.tasks}: {published.task_id}

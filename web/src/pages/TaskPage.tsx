@@ -52,17 +52,17 @@ export function TaskPage() {
       </Group>
       <Text>{data.summary}</Text>
       {data.details && <Text size="sm" c="dimmed">{data.details}</Text>}
-      {data.progress && <Progress value={(100 * data.progress.done) / Math.max(data.progress.total, 1)} aria-label="progress" />}
+      {data.progress && <Progress value={(100 * data.progress.done) / Math.max(data.progress.total, 1)} aria-label={t.progress} />}
       {data.progress?.message && <Text size="sm">{data.progress.message}</Text>}
       {data.error && (
-        <Alert color="red" title={data.error.type ?? 'error'}>
+        <Alert color="red" title={data.error.type ?? t.error}>
           {data.error.message}
         </Alert>
       )}
       <ProblemAlert error={cancel.error ?? decide.error} />
       {data.status === 'AWAITING_APPROVAL' && !mine && can('tasks:APPROVE') && (
         <Group align="end">
-          <Textarea label="comment" value={comment} onChange={(e) => setComment(e.currentTarget.value)} w={360} />
+          <Textarea label={t.comment} value={comment} onChange={(e) => setComment(e.currentTarget.value)} w={360} />
           <Button color="green" onClick={() => decide.mutate('approve')}>
             {t.approve}
           </Button>

@@ -61,7 +61,7 @@ export function TasksPage() {
                 </Table.Td>
                 <Table.Td>{task.summary}</Table.Td>
                 <Table.Td>{task.owner_username}</Table.Td>
-                <Table.Td>{new Date(task.created_at).toLocaleString()}</Table.Td>
+                <Table.Td>{t.dateTime(task.created_at)}</Table.Td>
               </Table.Tr>
             ))}
           </Table.Tbody>
