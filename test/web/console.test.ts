@@ -156,6 +156,9 @@ describe('journeys', () => {
       // the picker searches Superset a (shared by every test file, so it holds many dashboards)
       await page.getByRole('combobox', { name: 'Dashboards' }).fill(d.title);
       await page.getByRole('option', { name: d.title }).click();
+      // A multi-select keeps its list open for the next pick (over the Next button): close it as a person would.
+      await page.keyboard.press('Escape');
+      await expect.poll(() => page.getByRole('listbox').count(), { timeout: 5_000 }).toBe(0);
       await page.getByRole('button', { name: 'Next' }).click();
       await expect.poll(() => page.getByRole('table', { name: 'Database mappings' }).textContent(), { timeout: 20_000 }).toContain(`${P}_warehouse`);
       await page.getByRole('button', { name: 'Dry run' }).click();
