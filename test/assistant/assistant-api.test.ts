@@ -357,6 +357,24 @@ describe('datasets and git through the assistant', () => {
       (await auditOf(operator.token, '?decision=confirmed')).items.filter((a: any) => a.confirmation_id === r.body.confirmation.id),
     ).toHaveLength(1);
   });
+
+  it("a deploy of the repository's head into another environment waits for confirmation, then starts the git_deploy task the route would", async () => {
+    const history = await h.request('GET', `/api/git/dashboards/${ops}/history?env_id=${dev}`, { token: operator.token });
+    expect(history.status, history.text).toBe(200);
+    const head = history.body.items?.[0]?.commit ?? history.body[0]?.commit;
+    expect(head).toMatch(/^[0-9a-f]{40}$/);
+    const r = await say(operator.token, `задеплой дашборд ${ops} из dev в prod`);
+    expect(r.body, JSON.stringify(r.body)).toMatchObject({
+      state: 'awaiting_confirmation',
+      intent: { domain: 'git', operation: 'deploy', risk_level: expect.any(String), requires_confirmation: true },
+    });
+    expect(r.body.confirmation.summary).toMatch(/prod/);
+    expect((await say(viewer.token, `задеплой дашборд ${ops} из dev в prod`)).body.state).toBe('denied');
+    const c = await confirm(operator.token, r.body.confirmation.id);
+    expect(c.status, c.text).toBe(200);
+    const task = (await tasksOf(h.adminToken)).find((t) => t.id === c.body.task_id);
+    expect(task).toMatchObject({ type: 'git_deploy', params: { env_id: dev, target_env_id: prod, commit: head } });
+  });
 });
 
 describe('expiry', () => {
