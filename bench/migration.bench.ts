@@ -19,13 +19,16 @@ import { BENCH_ADMIN_PASSWORD, startBenchStack, waitUntil } from './support.ts';
  * A migration of N dashboards through Switchyard (export, remap, collision checks, import,
  * verification of every chart query, as a Temporal task) against the bare Superset export and
  * import calls for the same dashboards, in one run on two real Superset 6.1.0 instances.
- * Usage: npm run bench:migration [-- --dashboards 10]
+ * Usage: npm run bench:migration [-- --dashboards 10] [-- --growth 100]
+ * With --growth G, G more dashboards are migrated fresh afterwards (Switchyard and bare), and the
+ * bench prints how time grows from N to G: a growth factor of 1 is linear, below 1 better.
  */
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? Number(process.argv[i + 1]) : dflt;
 };
 const N = arg('dashboards', 10);
+const G = arg('growth', 0);
 
 async function main() {
   const dir = path.join(PROJECT_ROOT, '.data', 'bench-migration');
@@ -43,12 +46,14 @@ async function main() {
     const srcDb = await createSqliteDatabase(a, { name: 'bench_src', path: path.join(dir, 'src.db') });
     const dstDb = await createSqliteDatabase(b, { name: 'bench_dst', path: path.join(dir, 'dst.db') });
     const ds = await createDataset(a, { database: srcDb.id, tableName: 'sales' });
-    const ids: number[] = [];
-    for (let i = 0; i < N; i++) {
+    const all: number[] = [];
+    for (let i = 0; i < N + G; i++) {
       const t = await createTableChart(a, { name: `bench rows ${i}`, datasetId: ds.id, columns: ['ds', 'region', 'units'] });
       const g = await createBigNumberChart(a, { name: `bench total ${i}`, datasetId: ds.id, metric: sqlMetric('SUM(units)', 'units') });
-      ids.push((await createDashboard(a, { title: `bench ${i}`, slug: `bench-${i}`, charts: [t, g] })).id);
+      all.push((await createDashboard(a, { title: `bench ${i}`, slug: `bench-${i}`, charts: [t, g] })).id);
     }
+    const ids = all.slice(0, N);
+    const grown = all.slice(N);
 
     await waitUntil(async () => (await fetch(`${base}/api/ready`)).ok, 120_000, 'API ready');
     const token = (
@@ -78,9 +83,9 @@ async function main() {
 
     let verificationSeconds = 0;
     let unchanged = 0;
-    const runMigration = async () => {
+    const runMigration = async (dashboardIds = ids) => {
       const t0 = performance.now();
-      const { task_id } = await post('/api/dashboards/migrate', { source_env_id: envA, target_env_id: envB, dashboard_ids: ids });
+      const { task_id } = await post('/api/dashboards/migrate', { source_env_id: envA, target_env_id: envB, dashboard_ids: dashboardIds });
       let task: Record<string, any> = {};
       await waitUntil(
         async () => {
@@ -93,12 +98,16 @@ async function main() {
       if (task.status !== 'SUCCEEDED') throw new Error(`migration ended ${task.status}: ${JSON.stringify(task.error)}`);
       unchanged = Number(task.result.totals?.unchanged ?? 0);
       verificationSeconds =
-        (task.result.items as Array<{ verification?: { duration_ms?: number } }>).reduce((a, i) => a + (i.verification?.duration_ms ?? 0), 0) / 1000;
+        (task.result.items as Array<{ verification?: { duration_ms?: number } }>).reduce(
+          (a, i) => a + (i.verification?.duration_ms ?? 0),
+          0,
+        ) / 1000;
       return (performance.now() - t0) / 1000;
     };
     const first = await runMigration();
     const firstVerification = verificationSeconds;
     const again = await runMigration();
+    const rerunUnchanged = unchanged;
 
     // Bare Superset: export each dashboard from a and import it into b (overwrite), nothing else.
     const ca = new SupersetClient({ baseUrl: sa.baseUrl, username: sa.username, password: sa.password });
@@ -106,6 +115,22 @@ async function main() {
     const t0 = performance.now();
     for (const id of ids) await cb.importBundle('dashboard', await ca.exportDashboards([id]), { overwrite: true });
     const bare = (performance.now() - t0) / 1000;
+
+    // Growth: G dashboards never migrated before, through Switchyard, then bare (both from scratch).
+    let growth: { switchyard_s: number; bare_s: number; factor: number; bare_factor: number } | null = null;
+    if (G > 0) {
+      const grownSwitchyard = await runMigration(grown);
+      const t2 = performance.now();
+      for (const id of grown) await cb.importBundle('dashboard', await ca.exportDashboards([id]), { overwrite: true });
+      const grownBare = (performance.now() - t2) / 1000;
+      // Time per dashboard at G over time per dashboard at N: 1 is linear, above 1 worse than linear.
+      growth = {
+        switchyard_s: grownSwitchyard,
+        bare_s: grownBare,
+        factor: grownSwitchyard / G / (first / N),
+        bare_factor: grownBare / G / (bare / N),
+      };
+    }
     ca.close();
     cb.close();
 
@@ -117,7 +142,21 @@ async function main() {
       fs.mkdirSync(out, { recursive: true });
       const t1 = performance.now();
       try {
-        await runTool(cli, ['-u', sa.username, '-p', sa.password, '--loglevel', 'ERROR', sa.baseUrl, 'export-assets', out, '--asset-type', 'dashboard', '--dashboard-ids', ids.join(',')]);
+        await runTool(cli, [
+          '-u',
+          sa.username,
+          '-p',
+          sa.password,
+          '--loglevel',
+          'ERROR',
+          sa.baseUrl,
+          'export-assets',
+          out,
+          '--asset-type',
+          'dashboard',
+          '--dashboard-ids',
+          ids.join(','),
+        ]);
         await runTool(cli, ['-u', sb.username, '-p', sb.password, '--loglevel', 'ERROR', sb.baseUrl, 'sync', 'native', out, '--overwrite']);
         presetCli = (performance.now() - t1) / 1000;
       } catch (err) {
@@ -132,9 +171,19 @@ async function main() {
     console.log(`\nmigration of ${N} dashboards (2 charts each) between two real Superset 6.1.0 instances`);
     console.log(`  bare Superset export + import      ${f(bare)} s  (${f(bare / N)} s per dashboard)`);
     console.log(`  Switchyard migration task          ${f(first)} s  (${f(first / N)} s per dashboard; ratio ${f(first / bare)}x)`);
-    console.log(`    of which chart-query verification ${f(firstVerification)} s  (without it: ratio ${f((first - firstVerification) / bare)}x)`);
-    console.log(`  Switchyard re-run (converges)      ${f(again)} s  (ratio ${f(again / bare)}x; ${unchanged} of ${N} unchanged, not imported)`);
-    console.log(`  preset-cli export-assets + sync    ${presetCli === null ? 'not run' : `${f(presetCli)} s  (ratio ${f(presetCli / bare)}x)`}`);
+    console.log(
+      `    of which chart-query verification ${f(firstVerification)} s  (without it: ratio ${f((first - firstVerification) / bare)}x)`,
+    );
+    console.log(
+      `  Switchyard re-run (converges)      ${f(again)} s  (ratio ${f(again / bare)}x; ${rerunUnchanged} of ${N} unchanged, not imported)`,
+    );
+    console.log(
+      `  preset-cli export-assets + sync    ${presetCli === null ? 'not run' : `${f(presetCli)} s  (ratio ${f(presetCli / bare)}x)`}`,
+    );
+    if (growth)
+      console.log(
+        `  growth ${N} → ${G} dashboards        Switchyard ${f(growth.switchyard_s)} s (per-dashboard time x${f(growth.factor)}), bare ${f(growth.bare_s)} s (x${f(growth.bare_factor)}); x1.00 is linear`,
+      );
     console.log('  Switchyard adds: a plan per object (lookups and an export of the target for differences), collision checks,');
     console.log('  the intent row, and a verification that runs every chart query in the target.');
     const r = (n: number) => Math.round(n * 1000) / 1000;
@@ -149,6 +198,15 @@ async function main() {
         ratio: r((first - firstVerification) / bare),
         ratio_with_verification: r(first / bare),
         rerun_ratio: r(again / bare),
+        ...(growth
+          ? {
+              growth_to: G,
+              growth_switchyard_s: r(growth.switchyard_s),
+              growth_bare_s: r(growth.bare_s),
+              growth_factor: r(growth.factor),
+              growth_bare_factor: r(growth.bare_factor),
+            }
+          : {}),
       }),
     );
   } finally {
@@ -162,7 +220,9 @@ function runTool(cmd: string, args: string[]): Promise<void> {
     const c = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
     c.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    c.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${path.basename(cmd)} ${args.slice(4, 6).join(' ')} exited ${code}: ${err.slice(-2000)}`))));
+    c.once('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${path.basename(cmd)} ${args.slice(4, 6).join(' ')} exited ${code}: ${err.slice(-2000)}`)),
+    );
   });
 }
 
