@@ -1,7 +1,8 @@
-import { CancellationScope, log, proxyActivities } from '@temporalio/workflow';
+import { log, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { LlmDocsInput, LlmDocsItem, LlmDocsResult, Tokens } from '../contracts/datasets.ts';
 import { NON_RETRYABLE_FAILURE_TYPES, type ItemFailure } from '../contracts/failures.ts';
+import { forEachItem } from './for-each-item.ts';
 import { failureOf } from './item-failure.ts';
 import { endTaskWithResult, reportTaskProgress, runAsTask } from './task-run.ts';
 
@@ -9,7 +10,12 @@ import { endTaskWithResult, reportTaskProgress, runAsTask } from './task-run.ts'
 const perDataset = proxyActivities<Activities>({
   startToCloseTimeout: '20 minutes',
   heartbeatTimeout: '30 seconds',
-  retry: { initialInterval: '2 seconds', maximumInterval: '30 seconds', maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE_FAILURE_TYPES },
+  retry: {
+    initialInterval: '2 seconds',
+    maximumInterval: '30 seconds',
+    maximumAttempts: 3,
+    nonRetryableErrorTypes: NON_RETRYABLE_FAILURE_TYPES,
+  },
 });
 
 /**
@@ -20,8 +26,6 @@ const perDataset = proxyActivities<Activities>({
 export async function llmDocsWorkflow(input: LlmDocsInput): Promise<LlmDocsResult> {
   return runAsTask(async () => {
     const total = input.datasetIds.length;
-    const items: LlmDocsItem[] = [];
-    let cancelled = false;
     await reportTaskProgress({ done: 0, total, message: `documenting ${total} dataset(s)` });
 
     let provider = { id: input.providerId, name: input.providerId, model: '' };
@@ -34,26 +38,23 @@ export async function llmDocsWorkflow(input: LlmDocsInput): Promise<LlmDocsResul
       log.error(`the LLM provider cannot be used: ${providerFailure.error}`);
     }
 
-    for (const [i, datasetId] of input.datasetIds.entries()) {
-      if (CancellationScope.current().consideredCancelled) {
-        cancelled = true;
-        break;
-      }
-      await CancellationScope.nonCancellable(async () => {
-        let item: LlmDocsItem;
-        if (providerFailure) {
-          item = failedItem(datasetId, providerFailure);
-        } else {
-          try {
-            item = await perDataset.documentDataset({ envId: input.envId, datasetId, providerId: input.providerId, language: input.language });
-          } catch (err) {
-            item = failedItem(datasetId, failureOf(err, 'generate'));
-          }
+    const { items, cancelled } = await forEachItem(
+      input.datasetIds,
+      (id) => `dataset ${id}`,
+      async (datasetId) => {
+        if (providerFailure) return failedItem(datasetId, providerFailure);
+        try {
+          return await perDataset.documentDataset({
+            envId: input.envId,
+            datasetId,
+            providerId: input.providerId,
+            language: input.language,
+          });
+        } catch (err) {
+          return failedItem(datasetId, failureOf(err, 'generate'));
         }
-        items.push(item);
-        await reportTaskProgress({ done: i + 1, total, message: `dataset ${datasetId}: ${item.status}` });
-      });
-    }
+      },
+    );
 
     const tokens: Tokens = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
     for (const it of items) {

@@ -1,7 +1,8 @@
-import { CancellationScope, log, proxyActivities } from '@temporalio/workflow';
+import { log, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { MapColumnsInput, MapColumnsItem, MapColumnsResult } from '../contracts/datasets.ts';
 import { NON_RETRYABLE_FAILURE_TYPES, type ItemFailure } from '../contracts/failures.ts';
+import { forEachItem } from './for-each-item.ts';
 import { failureOf } from './item-failure.ts';
 import { endTaskWithResult, reportTaskProgress, runAsTask } from './task-run.ts';
 
@@ -9,7 +10,12 @@ import { endTaskWithResult, reportTaskProgress, runAsTask } from './task-run.ts'
 const datasets = proxyActivities<Activities>({
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '15 seconds',
-  retry: { initialInterval: '2 seconds', maximumInterval: '30 seconds', maximumAttempts: 4, nonRetryableErrorTypes: NON_RETRYABLE_FAILURE_TYPES },
+  retry: {
+    initialInterval: '2 seconds',
+    maximumInterval: '30 seconds',
+    maximumAttempts: 4,
+    nonRetryableErrorTypes: NON_RETRYABLE_FAILURE_TYPES,
+  },
 });
 
 /**
@@ -21,8 +27,6 @@ const datasets = proxyActivities<Activities>({
 export async function mapColumnsWorkflow(input: MapColumnsInput): Promise<MapColumnsResult> {
   return runAsTask(async () => {
     const total = input.datasetIds.length;
-    const items: MapColumnsItem[] = [];
-    let cancelled = false;
     await reportTaskProgress({ done: 0, total, message: `${input.dryRun ? 'planning' : 'mapping'} ${total} dataset(s)` });
 
     let dictionaryId: string | null = null;
@@ -38,34 +42,26 @@ export async function mapColumnsWorkflow(input: MapColumnsInput): Promise<MapCol
       }
     }
 
-    for (const [i, datasetId] of input.datasetIds.entries()) {
-      if (CancellationScope.current().consideredCancelled) {
-        cancelled = true;
-        break;
-      }
-      await CancellationScope.nonCancellable(async () => {
-        let item: MapColumnsItem;
-        if (dictionaryFailure) {
-          item = failedItem(datasetId, dictionaryFailure);
-        } else {
-          try {
-            item = await datasets.mapDatasetColumns({
-              envId: input.envId,
-              datasetId,
-              source: input.source,
-              dictionaryId,
-              dryRun: input.dryRun,
-              overwrite: input.overwrite,
-              reviewedTaskId: input.reviewedTaskId,
-            });
-          } catch (err) {
-            item = failedItem(datasetId, failureOf(err, 'map'));
-          }
+    const { items, cancelled } = await forEachItem(
+      input.datasetIds,
+      (id) => `dataset ${id}`,
+      async (datasetId) => {
+        if (dictionaryFailure) return failedItem(datasetId, dictionaryFailure);
+        try {
+          return await datasets.mapDatasetColumns({
+            envId: input.envId,
+            datasetId,
+            source: input.source,
+            dictionaryId,
+            dryRun: input.dryRun,
+            overwrite: input.overwrite,
+            reviewedTaskId: input.reviewedTaskId,
+          });
+        } catch (err) {
+          return failedItem(datasetId, failureOf(err, 'map'));
         }
-        items.push(item);
-        await reportTaskProgress({ done: i + 1, total, message: `dataset ${datasetId}: ${item.status}` });
-      });
-    }
+      },
+    );
 
     const count = (s: MapColumnsItem['status']) => items.filter((i) => i.status === s).length;
     const result: MapColumnsResult = {
@@ -91,7 +87,8 @@ export async function mapColumnsWorkflow(input: MapColumnsInput): Promise<MapCol
     };
     // The report offers the request that runs the failed datasets again (from the task kind's registry entry).
     const unfinished = items.filter((i) => i.status === 'failed' || i.status === 'conflict');
-    if (cancelled) await endTaskWithResult('CANCELLED', result, `cancelled after ${items.length} of ${total} datasets; the rest were not touched`);
+    if (cancelled)
+      await endTaskWithResult('CANCELLED', result, `cancelled after ${items.length} of ${total} datasets; the rest were not touched`);
     if (unfinished.length) {
       await endTaskWithResult(
         'FAILED',

@@ -1,16 +1,17 @@
-import {
-  CancellationScope,
-  log,
-  ParentClosePolicy,
-  proxyActivities,
-  startChild,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { CancellationScope, log, ParentClosePolicy, proxyActivities, startChild, workflowInfo } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Activities } from '../activities/index.ts';
+import { forEachItem } from './for-each-item.ts';
 import { NON_RETRYABLE_FAILURE_TYPES } from '../contracts/failures.ts';
 import type { DashboardOutcome } from '../contracts/migration.ts';
-import type { DriftItem, DriftObject, DriftReportInput, DriftReportResult, ScheduledRunInput, ScheduledRunResult } from '../contracts/schedules.ts';
+import type {
+  DriftItem,
+  DriftObject,
+  DriftReportInput,
+  DriftReportResult,
+  ScheduledRunInput,
+  ScheduledRunResult,
+} from '../contracts/schedules.ts';
 import { failureOf } from './item-failure.ts';
 import { endTaskWithResult, reportTaskProgress, runAsTask } from './task-run.ts';
 
@@ -28,7 +29,12 @@ const following = proxyActivities<Activities>({
 const planning = proxyActivities<Activities>({
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '15 seconds',
-  retry: { initialInterval: '2 seconds', maximumInterval: '30 seconds', maximumAttempts: 4, nonRetryableErrorTypes: NON_RETRYABLE_FAILURE_TYPES },
+  retry: {
+    initialInterval: '2 seconds',
+    maximumInterval: '30 seconds',
+    maximumAttempts: 4,
+    nonRetryableErrorTypes: NON_RETRYABLE_FAILURE_TYPES,
+  },
 });
 
 /**
@@ -82,14 +88,10 @@ export async function driftReportWorkflow(input: DriftReportInput): Promise<Drif
   return runAsTask(async () => {
     const ids = await planning.driftCandidates(input);
     await reportTaskProgress({ done: 0, total: ids.length, message: `comparing ${ids.length} dashboard(s)` });
-    const items: DriftItem[] = [];
-    let cancelled = false;
-    for (const [i, dashboardId] of ids.entries()) {
-      if (CancellationScope.current().consideredCancelled) {
-        cancelled = true;
-        break;
-      }
-      const item = await CancellationScope.nonCancellable(async () => {
+    const { items, cancelled } = await forEachItem(
+      ids,
+      (id) => `dashboard ${id}`,
+      async (dashboardId) => {
         let item: DriftItem;
         try {
           const o = await planning.migrateDashboard({
@@ -106,14 +108,12 @@ export async function driftReportWorkflow(input: DriftReportInput): Promise<Drif
         } catch (err) {
           item = { ...failedDrift(dashboardId), ...failureOf(err, 'plan') };
         }
-        await reportTaskProgress({ done: i + 1, total: ids.length, message: `dashboard ${dashboardId}: ${item.status}` });
+        log.info(
+          `dashboard ${dashboardId}${item.title ? ` ('${item.title}')` : ''}: ${item.status}${item.differences.length ? ` (${item.differences.map((d) => `${d.kind} ${d.name}: ${d.action}`).join('; ')})` : ''}${item.error ? ` (${item.error})` : ''}`,
+        );
         return item;
-      });
-      log.info(
-        `dashboard ${dashboardId}${item.title ? ` ('${item.title}')` : ''}: ${item.status}${item.differences.length ? ` (${item.differences.map((d) => `${d.kind} ${d.name}: ${d.action}`).join('; ')})` : ''}${item.error ? ` (${item.error})` : ''}`,
-      );
-      items.push(item);
-    }
+      },
+    );
     const count = (s: DriftItem['status']) => items.filter((i) => i.status === s).length;
     const result: DriftReportResult = {
       source_env_id: input.sourceEnvId,
@@ -143,13 +143,28 @@ export async function driftReportWorkflow(input: DriftReportInput): Promise<Drif
     };
     if (cancelled) await endTaskWithResult('CANCELLED', result, `cancelled after ${items.length} of ${ids.length} dashboards`);
     if (result.totals.failed)
-      await endTaskWithResult('FAILED', result, `${result.totals.failed} of ${ids.length} dashboard(s) could not be compared; see the report`, 'PartialDriftReport');
+      await endTaskWithResult(
+        'FAILED',
+        result,
+        `${result.totals.failed} of ${ids.length} dashboard(s) could not be compared; see the report`,
+        'PartialDriftReport',
+      );
     return result;
   });
 }
 
 function failedDrift(id: number): DriftItem {
-  return { kind: 'dashboard', id, title: null, status: 'failed', outcome: 'failed', dashboard_uuid: null, target_dashboard_id: null, differences: [], next_actions: [] };
+  return {
+    kind: 'dashboard',
+    id,
+    title: null,
+    status: 'failed',
+    outcome: 'failed',
+    dashboard_uuid: null,
+    target_dashboard_id: null,
+    differences: [],
+    next_actions: [],
+  };
 }
 
 /** A dry run's plan read as drift: every object the migration would create or update differs. */
@@ -180,4 +195,3 @@ function driftOf(o: DashboardOutcome): DriftItem {
     next_actions: [],
   };
 }
-
