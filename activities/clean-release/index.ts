@@ -263,7 +263,7 @@ export function createCleanReleaseActivities(deps: ActivityDeps) {
     async publishReleaseArtifact(input: { candidateId: string; dashboardUuid: string; position: number }): Promise<ReleaseItem> {
       const { log } = Context.current();
       const candidate = await store.getCandidate(input.candidateId);
-      const artifact = (await store.artifacts(candidate.id)).find((a) => a.dashboard_uuid === input.dashboardUuid);
+      const artifact = await store.artifact(candidate.id, input.dashboardUuid);
       const manifest = candidate.manifest_id ? await store.findManifest(candidate.manifest_id) : undefined;
       const entry = manifest?.body.artifacts.find((a) => a.dashboard_uuid === input.dashboardUuid);
       const item: ReleaseItem = {

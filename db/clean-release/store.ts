@@ -211,6 +211,11 @@ export class CleanReleaseStore {
     });
   }
 
+  /** One artifact (a publish reads its own, not every artifact's files). */
+  async artifact(candidateId: string, dashboardUuid: string): Promise<ArtifactRow | undefined> {
+    return this.knex<ArtifactRow>('release_artifacts').where({ candidate_id: candidateId, dashboard_uuid: dashboardUuid }).first();
+  }
+
   async artifacts(candidateId: string): Promise<ArtifactRow[]> {
     return this.knex<ArtifactRow>('release_artifacts').where({ candidate_id: candidateId }).orderBy('dashboard_uuid');
   }
