@@ -110,3 +110,99 @@ export function failedDashboardOutcome(id: number, failure: ItemFailure): Dashbo
     ...failure,
   };
 }
+
+/**
+ * A batch of a migration task, as the workflow hands it to its activity: the request without its
+ * dashboard list (which can be long, and would be copied into every activity's history entry),
+ * the batch with each dashboard's place in the request, and where the task's progress stands.
+ */
+export interface MigrationBatchInput extends Omit<MigrationInput, 'dashboardIds'> {
+  batch: Array<{ id: number; position: number }>;
+  learnedRejections: RejectionRule[];
+  /** Dashboards with an outcome before this batch, and in the whole request (for progress). */
+  doneBefore: number;
+  total: number;
+}
+
+/** What the workflow needs of a batch to go on; the outcomes themselves are recorded in PostgreSQL. */
+export interface MigrationBatchResult {
+  items: Array<{
+    id: number;
+    position: number;
+    status: MigrationStatus;
+    target_dashboard_id: number | null;
+    dashboard_uuid: string | null;
+    /** Imported by this batch: the hash of what was imported, recorded with the target's state after verification. */
+    planned_hash?: string;
+  }>;
+  learned: RejectionRule[];
+}
+
+export interface VerifyBatchInput {
+  sourceEnvId: string;
+  targetEnvId: string;
+  dashboards: Array<{ sourceDashboardId: number; position: number; targetDashboardId: number; dashboardUuid: string; plannedHash: string }>;
+}
+
+export interface FinishMigrationInput extends Omit<MigrationInput, 'dashboardIds'> {
+  requested: number;
+  cancelled: boolean;
+}
+
+/** The workflow's own result: the totals (the items are in the task's result, assembled from PostgreSQL). */
+export interface MigrationSummary {
+  status: 'SUCCEEDED' | 'FAILED' | 'CANCELLED';
+  message: string | null;
+  totals: MigrationResult['totals'];
+  cancelled: boolean;
+}
+
+/** Rejections learned from the target, merged (one per kind and field). */
+export function mergeRules(a: RejectionRule[], b: RejectionRule[]): RejectionRule[] {
+  const all = new Map([...a, ...b].map((r) => [`${r.kind}:${r.field}`, r]));
+  return [...all.values()];
+}
+
+/** The task's result from its recorded outcomes (in request order). */
+export function summariseMigration(input: FinishMigrationInput, outcomes: DashboardOutcome[]): MigrationResult {
+  const count = (...s: DashboardOutcome['status'][]) => outcomes.filter((o) => s.includes(o.status)).length;
+  const failed = outcomes.filter((o) => o.status === 'failed' || o.status === 'imported_with_errors').map((o) => o.id);
+  return {
+    dry_run: input.dryRun,
+    source_env_id: input.sourceEnvId,
+    target_env_id: input.targetEnvId,
+    totals: {
+      requested: input.requested,
+      processed: outcomes.length,
+      imported: count('imported'),
+      unchanged: count('unchanged'),
+      imported_with_errors: count('imported_with_errors'),
+      planned: count('planned'),
+      skipped: count('skipped'),
+      failed: count('failed'),
+      not_started: input.requested - outcomes.length,
+    },
+    cancelled: input.cancelled,
+    items: outcomes,
+    not_started: input.requested - outcomes.length,
+    next_actions: failed.length
+      ? [
+          {
+            action: 'retry_failed',
+            description: `Retry the ${failed.length} failed dashboard(s) with one call once their causes are fixed`,
+            request: {
+              method: 'POST',
+              path: '/api/dashboards/migrate',
+              body: {
+                source_env_id: input.sourceEnvId,
+                target_env_id: input.targetEnvId,
+                dashboard_ids: failed,
+                overwrite: input.overwrite,
+                ...(input.rls && input.rls !== 'strict' ? { rls: input.rls } : {}),
+              },
+            },
+          },
+        ]
+      : [],
+  };
+}

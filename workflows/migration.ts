@@ -1,24 +1,18 @@
-import { CancellationScope, log, proxyActivities } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, CancelledFailure, continueAsNew, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { NON_RETRYABLE_FAILURE_TYPES } from '../contracts/failures.ts';
-import {
-  failedDashboardOutcome,
-  MIGRATION_OUTCOME,
-  type DashboardOutcome,
-  type MigrationInput,
-  type MigrationResult,
-  type RejectionRule,
-} from '../contracts/migration.ts';
+import { mergeRules, type MigrationBatchResult, type MigrationInput, type MigrationSummary, type RejectionRule } from '../contracts/migration.ts';
 import { failureOf } from './item-failure.ts';
-import { endTaskWithResult, reportTaskProgress, runAsTask } from './task-run.ts';
+import { runAsTask } from './task-run.ts';
 
 /**
- * One dashboard = one activity: export, rewrite, import and confirm, safe to repeat. Only what
- * passes by itself (a Superset outage) is retried; a refusal comes back as the dashboard's outcome.
+ * A batch of dashboards = one activity: exported together, planned one by one, imported together
+ * (one by one when Superset refuses the lot), safe to repeat. Only what passes by itself (a
+ * Superset outage) is retried; a refusal comes back as its dashboard's outcome.
  */
-const dashboards = proxyActivities<Activities>({
-  startToCloseTimeout: '10 minutes',
-  heartbeatTimeout: '15 seconds', // a dead worker's dashboard moves on within seconds
+const batches = proxyActivities<Activities>({
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '15 seconds', // a dead worker's batch moves on within seconds
   retry: {
     initialInterval: '2 seconds',
     maximumInterval: '30 seconds',
@@ -28,122 +22,99 @@ const dashboards = proxyActivities<Activities>({
 });
 
 const verify = proxyActivities<Activities>({
-  startToCloseTimeout: '5 minutes',
+  startToCloseTimeout: '15 minutes',
   heartbeatTimeout: '15 seconds',
   retry: { initialInterval: '2 seconds', maximumInterval: '20 seconds', maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE_FAILURE_TYPES },
 });
 
+const bookkeeping = proxyActivities<Activities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '1 second', maximumInterval: '20 seconds' },
+});
+
 /**
- * Migrates (or, with dryRun, plans) dashboards one by one. Each dashboard succeeds or fails on
- * its own. Cancellation is honoured between dashboards only: the dashboard in flight finishes,
- * so every dashboard ends either fully imported or untouched.
+ * Batches start with one dashboard, so a systematic problem (an unmapped database, a release that
+ * refuses a field) shows on the first dashboard alone and a cancel lands early, then double up
+ * to this many, where one export and one import call carry the fixed cost of many dashboards.
  */
-export async function migrationWorkflow(input: MigrationInput): Promise<MigrationResult> {
+export const MAX_BATCH = 16;
+/** Dashboards per workflow run before it continues as new: the history stays small for any number of dashboards. */
+export const DASHBOARDS_PER_RUN = 400;
+
+/** Where a migration stands when it continues as new (small: the outcomes are in PostgreSQL). */
+export interface MigrationResume {
+  next: number;
+  batchSize: number;
+  learned: RejectionRule[];
+}
+
+/**
+ * Migrates (or, with dryRun, plans) dashboards in batches. Each dashboard succeeds or fails on
+ * its own, and its outcome is recorded in PostgreSQL by the activity that produced it; the
+ * task's result is assembled from there at the end. Cancellation is honoured between batches:
+ * the batch in flight finishes, so every dashboard ends either fully imported or untouched.
+ * Verification of a batch runs beside the next batch's import.
+ */
+export async function migrationWorkflow(input: MigrationInput & { resume?: MigrationResume }): Promise<MigrationSummary> {
   return runAsTask(async () => {
-    const outcomes: DashboardOutcome[] = [];
-    let learned: RejectionRule[] = [];
+    const { dashboardIds, resume, ...request } = input;
+    const total = dashboardIds.length;
+    let next = resume?.next ?? 0;
+    let size = resume?.batchSize ?? (input.dryRun ? MAX_BATCH : 1);
+    let learned = resume?.learned ?? [];
     let cancelled = false;
-    for (const [i, dashboardId] of input.dashboardIds.entries()) {
+    const verifications: Array<Promise<void>> = [];
+    const startedAt = next;
+    while (next < total) {
       if (CancellationScope.current().consideredCancelled) {
         cancelled = true;
         break;
       }
-      // The dashboard, its verification and its progress line run as one non-cancellable unit:
-      // a cancel lands between dashboards, never inside one.
-      // An activity that fails for good fails its dashboard, never the task: every dashboard ends with an outcome.
-      const outcome = await CancellationScope.nonCancellable(async () => {
-        let o: DashboardOutcome;
+      if (next - startedAt >= DASHBOARDS_PER_RUN || workflowInfo().continueAsNewSuggested) {
+        await Promise.all(verifications);
+        log.info(`continuing as a new run at dashboard ${next + 1} of ${total}`);
+        await continueAsNew<typeof migrationWorkflow>({ ...input, resume: { next, batchSize: size, learned } });
+      }
+      const batch = dashboardIds.slice(next, next + size).map((id, i) => ({ id, position: next + i }));
+      // The batch runs to the end even when a cancel arrives meanwhile; the loop stops before the next one.
+      const r = await CancellationScope.nonCancellable(async (): Promise<MigrationBatchResult> => {
         try {
-          o = await dashboards.migrateDashboard({ ...input, dashboardId, learnedRejections: learned });
+          return await batches.migrateBatch({ ...request, batch, learnedRejections: learned, doneBefore: next, total });
         } catch (err) {
-          o = failedDashboardOutcome(dashboardId, failureOf(err, 'migrate'));
+          // Failed for good: each of its dashboards without an outcome fails with this cause; the task goes on.
+          await bookkeeping.recordDashboardFailures({ dashboards: batch.map((d) => ({ sourceDashboardId: d.id, position: d.position })), failure: failureOf(err, 'migrate') });
+          return { items: batch.map((d) => ({ ...d, status: 'failed' as const, target_dashboard_id: null, dashboard_uuid: null })), learned: [] };
         }
-        if (o.status === 'imported' && o.target_dashboard_id !== null) {
-          try {
-            o.verification = await verify.verifyMigratedDashboard({
-              targetEnvId: input.targetEnvId,
-              dashboardId: o.target_dashboard_id,
-              expectedChartUuids: o.chart_uuids,
-            });
-            if (!o.verification.ok) o.status = 'imported_with_errors';
-          } catch (err) {
-            Object.assign(o, { status: 'imported_with_errors' }, failureOf(err, 'verify'));
-          }
-        }
-        o.outcome = MIGRATION_OUTCOME[o.status];
-        await reportTaskProgress({ done: i + 1, total: input.dashboardIds.length, message: `dashboard ${dashboardId}: ${o.status}` });
-        return o;
       });
-      learned = mergeRules(learned, outcome.learned_rejections);
-      outcomes.push(outcome);
-      log.info(`dashboard ${dashboardId}: ${outcome.status}${outcome.error ? ` (${outcome.error})` : ''}`);
+      learned = mergeRules(learned, r.learned);
+      for (const i of r.items) log.info(`dashboard ${i.id}: ${i.status}`);
+      const imported = r.items.filter((i) => i.status === 'imported' && i.target_dashboard_id !== null && i.dashboard_uuid && i.planned_hash);
+      if (imported.length) {
+        const dashboards = imported.map((i) => ({
+          sourceDashboardId: i.id,
+          position: i.position,
+          targetDashboardId: i.target_dashboard_id!,
+          dashboardUuid: i.dashboard_uuid!,
+          plannedHash: i.planned_hash!,
+        }));
+        verifications.push(
+          CancellationScope.nonCancellable(async () => {
+            try {
+              await verify.verifyMigratedBatch({ sourceEnvId: input.sourceEnvId, targetEnvId: input.targetEnvId, dashboards });
+            } catch (err) {
+              await bookkeeping.recordDashboardFailures({ dashboards, failure: failureOf(err, 'verify') });
+            }
+          }),
+        );
+      }
+      next += batch.length;
+      size = Math.min(size * 2, MAX_BATCH);
     }
-    const result = summarise(input, outcomes, cancelled);
-    if (cancelled) {
-      await endTaskWithResult(
-        'CANCELLED',
-        result,
-        `cancelled after ${outcomes.length} of ${input.dashboardIds.length} dashboards; the rest were not touched`,
-      );
-    }
-    const failed = result.totals.failed + result.totals.imported_with_errors;
-    if (failed > 0) {
-      // Never report success for a partial migration: the row says FAILED and keeps every outcome.
-      await endTaskWithResult(
-        'FAILED',
-        result,
-        `${failed} of ${input.dashboardIds.length} dashboard(s) did not migrate cleanly; see the report`,
-        'PartialMigration',
-      );
-    }
-    return result;
+    await CancellationScope.nonCancellable(() => Promise.all(verifications));
+    const summary = await CancellationScope.nonCancellable(() => bookkeeping.finishMigration({ ...request, requested: total, cancelled }));
+    // The task's row already holds the result and its status; the workflow closes the same way.
+    if (summary.status === 'CANCELLED') throw new CancelledFailure(summary.message ?? 'cancelled');
+    if (summary.status === 'FAILED') throw ApplicationFailure.nonRetryable(summary.message ?? 'failed', 'PartialMigration');
+    return summary;
   });
-}
-
-function mergeRules(a: RejectionRule[], b: RejectionRule[]): RejectionRule[] {
-  const all = new Map([...a, ...b].map((r) => [`${r.kind}:${r.field}`, r]));
-  return [...all.values()];
-}
-
-function summarise(input: MigrationInput, outcomes: DashboardOutcome[], cancelled: boolean): MigrationResult {
-  const count = (...s: DashboardOutcome['status'][]) => outcomes.filter((o) => s.includes(o.status)).length;
-  const failed = outcomes.filter((o) => o.status === 'failed' || o.status === 'imported_with_errors').map((o) => o.id);
-  return {
-    dry_run: input.dryRun,
-    source_env_id: input.sourceEnvId,
-    target_env_id: input.targetEnvId,
-    totals: {
-      requested: input.dashboardIds.length,
-      processed: outcomes.length,
-      imported: count('imported'),
-      unchanged: count('unchanged'),
-      imported_with_errors: count('imported_with_errors'),
-      planned: count('planned'),
-      skipped: count('skipped'),
-      failed: count('failed'),
-      not_started: input.dashboardIds.length - outcomes.length,
-    },
-    cancelled,
-    items: outcomes,
-    not_started: input.dashboardIds.length - outcomes.length,
-    next_actions: failed.length
-      ? [
-          {
-            action: 'retry_failed',
-            description: `Retry the ${failed.length} failed dashboard(s) with one call once their causes are fixed`,
-            request: {
-              method: 'POST',
-              path: '/api/dashboards/migrate',
-              body: {
-                source_env_id: input.sourceEnvId,
-                target_env_id: input.targetEnvId,
-                dashboard_ids: failed,
-                overwrite: input.overwrite,
-                ...(input.rls && input.rls !== 'strict' ? { rls: input.rls } : {}),
-              },
-            },
-          },
-        ]
-      : [],
-  };
 }

@@ -97,7 +97,6 @@ export async function driftReportWorkflow(input: DriftReportInput): Promise<Drif
           const o = await planning.migrateDashboard({
             sourceEnvId: input.sourceEnvId,
             targetEnvId: input.targetEnvId,
-            dashboardIds: ids,
             dbMappings: [],
             overwrite: true,
             dryRun: true,

@@ -3,6 +3,7 @@ import {
   ApplicationFailure,
   CancellationScope,
   CancelledFailure,
+  ContinueAsNew,
   isCancellation,
   log,
   proxyActivities,
@@ -39,6 +40,8 @@ export async function runAsTask<T>(body: () => Promise<T>): Promise<T> {
     log.info('task succeeded');
     return result;
   } catch (err) {
+    // A long task going on in a new run (same workflow id, same task) is neither done nor failed.
+    if (err instanceof ContinueAsNew) throw err;
     if (isCancellation(err)) {
       await CancellationScope.nonCancellable(() =>
         lifecycle.finishTask({ status: 'CANCELLED', error: { message: 'cancelled on request' } }),

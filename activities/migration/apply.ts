@@ -10,6 +10,8 @@ import {
   type DroppedField,
 } from '../../lib/bundles/rewrite.ts';
 import { SupersetImportError } from '../../lib/superset/errors.ts';
+import { MigrationItemsStore } from '../../db/migrations-state/items.ts';
+import { mergeBundles } from '../../lib/bundles/split.ts';
 import type { DashboardOutcome, ObjectPlan, RejectionRule } from '../../contracts/migration.ts';
 import type { PreparedBundle } from './plan.ts';
 import type { MigrationUpstream } from './upstream.ts';
@@ -50,12 +52,13 @@ export async function importPrepared(opts: {
   const hash = prepared.bundle.contentHash();
   const key = { task_id: opts.taskId, source_dashboard_id: opts.sourceDashboardId };
 
-  const previous = await knex('migration_items').where(key).first();
+  const items = new MigrationItemsStore(knex);
+  const previous = await items.intent(opts.taskId, opts.sourceDashboardId);
   if (previous && previous.bundle_hash === hash) {
     const there = await target.findDashboard(prepared.dashboardUuid);
     if (there) {
       ctx.log.info(`dashboard '${prepared.title}' was already imported by an earlier attempt of this task; not importing it again`);
-      await knex('migration_items').where(key).update({ status: 'imported', target_dashboard_id: there.id, updated_at: knex.fn.now() });
+      await items.markImported(opts.taskId, opts.sourceDashboardId, there.id);
       return {
         targetDashboardId: there.id,
         dropped,
@@ -67,10 +70,7 @@ export async function importPrepared(opts: {
       };
     }
   }
-  await knex('migration_items')
-    .insert({ ...key, dashboard_uuid: prepared.dashboardUuid, bundle_hash: hash, status: 'importing' })
-    .onConflict(['task_id', 'source_dashboard_id'])
-    .merge({ bundle_hash: hash, status: 'importing', updated_at: knex.fn.now() });
+  await items.markImporting([{ ...key, dashboard_uuid: prepared.dashboardUuid, bundle_hash: hash }]);
 
   const defaulted: DefaultedField[] = [];
   let attempts = 0;
@@ -96,28 +96,11 @@ export async function importPrepared(opts: {
     }
   }
 
-  // Superset's dashboard import reuses existing charts and datasets as they are; push changed ones explicitly.
-  const updatedObjects: ObjectPlan[] = [];
-  if (opts.overwrite) {
-    for (const kind of ['dataset', 'chart'] as const) {
-      const changed = prepared.objects.filter((o) => o.kind === kind && o.action === 'update');
-      if (!changed.length) continue;
-      await target.importBundle(
-        kind,
-        subBundle(
-          prepared.bundle,
-          changed.map((o) => o.file),
-        ).toZip(),
-        true,
-      );
-      updatedObjects.push(...changed);
-      ctx.log.info(`updated ${changed.length} existing ${kind}(s) in the target: ${changed.map((o) => o.name).join(', ')}`);
-    }
-  }
+  const updatedObjects = opts.overwrite ? await pushUpdatedObjects(target, [prepared], ctx.log) : [];
 
   const imported = await target.findDashboard(prepared.dashboardUuid);
   if (!imported) throw new Error(`Superset accepted the import but dashboard ${prepared.dashboardUuid} is not in the target`);
-  await knex('migration_items').where(key).update({ status: 'imported', target_dashboard_id: imported.id, updated_at: knex.fn.now() });
+  await items.markImported(opts.taskId, opts.sourceDashboardId, imported.id);
   return {
     targetDashboardId: imported.id,
     dropped,
@@ -127,6 +110,24 @@ export async function importPrepared(opts: {
     reusedPreviousImport: false,
     updatedObjects,
   };
+}
+
+/**
+ * Superset's dashboard import reuses existing charts and datasets as they are: the ones the plans
+ * found changed are pushed explicitly, one chart import and one dataset import for all of them.
+ */
+export async function pushUpdatedObjects(target: MigrationUpstream, plans: PreparedBundle[], log: { info(m: string): void }): Promise<ObjectPlan[]> {
+  const updated: ObjectPlan[] = [];
+  for (const kind of ['dataset', 'chart'] as const) {
+    const changed = plans.flatMap((p) => p.objects.filter((o) => o.kind === kind && o.action === 'update').map((o) => ({ p, o })));
+    if (!changed.length) continue;
+    const bundle = mergeBundles(changed.map(({ p, o }) => subBundle(p.bundle, [o.file])));
+    delete bundle.files.get('metadata.yaml')?.content.type;
+    await target.importBundle(kind, bundle.toZip(), true);
+    updated.push(...changed.map(({ o }) => o));
+    log.info(`updated ${changed.length} existing ${kind}(s) in the target: ${changed.map(({ o }) => o.name).join(', ')}`);
+  }
+  return updated;
 }
 
 /**

@@ -27,6 +27,7 @@ export function bundleSource(zip: Uint8Array, maxBytes: number): MigrationUpstre
     importBundle: unused,
     listRows: unused,
     findDashboard: unused,
+    recentDashboards: unused,
     dashboardCharts: unused,
     runChartQuery: unused,
     rlsRules: unused,

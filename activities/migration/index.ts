@@ -1,20 +1,45 @@
-import { Context } from '@temporalio/activity';
-import type { DashboardOutcome, MigrationInput, Verification } from '../../contracts/migration.ts';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { ItemFailure } from '../../contracts/failures.ts';
+import {
+  failedDashboardOutcome,
+  mergeRules,
+  MIGRATION_OUTCOME,
+  summariseMigration,
+  type DashboardOutcome,
+  type FinishMigrationInput,
+  type MigrationBatchInput,
+  type MigrationBatchResult,
+  type MigrationInput,
+  type MigrationSummary,
+  type RejectionRule,
+  type Verification,
+  type VerifyBatchInput,
+} from '../../contracts/migration.ts';
+import { itemsResultSchema } from '../../contracts/outcomes.ts';
+import { MigrationItemsStore } from '../../db/migrations-state/items.ts';
 import { MigrationStateStore } from '../../db/migrations-state/store.ts';
 import { Bundle } from '../../lib/bundles/bundle.ts';
+import { splitByDashboard } from '../../lib/bundles/split.ts';
+import { redact } from '../../lib/redact.ts';
 import { classifySupersetFailure } from '../../lib/superset/errors.ts';
 import { maxBundleBytes, type ActivityDeps } from '../deps.ts';
 import { failItem, itemFailure } from '../item-failure.ts';
 import { currentTaskId } from '../task-context.ts';
-import { importPrepared, outcomeBase } from './apply.ts';
+import { importPrepared, outcomeBase, type ImportResult } from './apply.ts';
 import { diagnoseImportFailure } from './diagnose.ts';
 import { prepareDashboard, type PreparedBundle } from './plan.ts';
 import { checkDashboardRls, copyRules, type RlsCheck } from './rls-step.ts';
 import { TargetIndexCache, type TargetIndex } from './target-index.ts';
-import type { MigrationUpstream } from './upstream.ts';
+import type { MigrationUpstream, UpstreamDatabase } from './upstream.ts';
+
+/** Dashboards verified at once: Superset answers chart queries on a few threads, beside the next batch's import. */
+const VERIFY_PARALLELISM = 3;
+
+/** A migration request as its activities get it (without the dashboard list). */
+type Request = Omit<MigrationInput, 'dashboardIds'>;
 
 /** Persisted mappings for the pair, overridden by the ones sent with the request. */
-async function mappingsFor(deps: ActivityDeps, input: MigrationInput): Promise<Map<number, number>> {
+async function mappingsFor(deps: ActivityDeps, input: Request): Promise<Map<number, number>> {
   const rows = await deps.knex('database_mappings').where({ source_env_id: input.sourceEnvId, target_env_id: input.targetEnvId });
   const m = new Map<number, number>(rows.map((r) => [Number(r.source_database_id), Number(r.target_database_id)]));
   for (const o of input.dbMappings) m.set(o.source_database_id, o.target_database_id);
@@ -25,223 +50,516 @@ export function createMigrationActivities(deps: ActivityDeps) {
   // The target's objects, looked up once per task and target in this worker (see ./target-index.ts).
   const indexes = new TargetIndexCache();
   const states = new MigrationStateStore(deps.knex);
+  const items = new MigrationItemsStore(deps.knex);
 
-  async function migrateOne(
-    input: MigrationInput & { dashboardId: number; learnedRejections: DashboardOutcome['learned_rejections'] },
-  ): Promise<DashboardOutcome> {
-    const { log } = Context.current();
-    // `env`: which environment the step talks to, when not the usual one (export: source; later steps: target).
-    const at: { step: string; env?: string } = { step: 'export' };
-    let target: MigrationUpstream | undefined;
-    let index: TargetIndex | undefined;
-    let prepared: PreparedBundle | undefined;
-    const indexKey = `${currentTaskId()}:${input.targetEnvId}`;
-    try {
-      const source = await deps.superset(input.sourceEnvId);
-      target = await deps.superset(input.targetEnvId);
-      at.step = 'plan';
-      index = await indexes.get(indexKey, target);
-      at.step = 'export';
-      prepared = await prepareDashboard({
-        source,
-        target,
-        index,
-        sourceEnvId: input.sourceEnvId,
-        targetEnvId: input.targetEnvId,
-        dashboardId: input.dashboardId,
-        overwrite: input.overwrite,
-        mappings: await mappingsFor(deps, input),
-        progress: at,
-        maxBundleBytes: maxBundleBytes(deps),
-      });
-      const outcome = outcomeBase(input.dashboardId, prepared);
-      if (prepared.blocked) {
-        log.warn(`dashboard ${input.dashboardId} ('${prepared.title}'): ${prepared.blocked.error}`);
-        return {
-          ...outcome,
-          status: prepared.blocked.status,
-          step: 'plan',
-          error: prepared.blocked.error,
-          next_actions: prepared.blocked.next_actions,
-        };
-      }
-      for (const c of prepared.collisions) log.warn(`collision: ${c.detail}; ${c.resolution}`);
+  /** One dashboard between planning and its import: what the import and its report need. */
+  interface Planned {
+    position: number;
+    dashboardId: number;
+    prepared: PreparedBundle;
+    outcome: DashboardOutcome;
+    rls: RlsCheck;
+    plannedHash: string;
+    at: Step;
+  }
+  type Step = { step: string; env?: string };
+  type Upstreams = { source: MigrationUpstream; target: MigrationUpstream; index: TargetIndex; sourceIndex: TargetIndex };
 
-      // Row-level security: no export carries it, so the rules are compared here (read once per task and environment).
-      at.step = 'rls';
-      at.env = input.sourceEnvId;
-      const sourceIndex = await indexes.get(`${currentTaskId()}:source:${input.sourceEnvId}`, source, { kinds: ['dataset'] });
-      await sourceIndex.rlsRules();
-      at.env = undefined;
-      const rls: RlsCheck = await checkDashboardRls({
-        mode: input.rls ?? 'strict',
-        dryRun: input.dryRun,
-        sourceIndex,
-        targetIndex: index,
-        prepared,
-        request: { ...input, dashboardId: input.dashboardId },
-      });
-      outcome.rls = rls.report;
-      if (rls.blocked) {
-        log.warn(`dashboard ${input.dashboardId} ('${prepared.title}'): ${rls.blocked.error}`);
-        return { ...outcome, status: 'failed', step: 'rls', ...rls.blocked };
-      }
-      if (rls.report.ignored_by_request)
-        log.warn(`'${prepared.title}': row-level security differs and the request says to ignore it (${rls.report.differences.length} difference(s))`);
-      if (input.dryRun) {
-        log.info(`dry run of '${prepared.title}': ${summary(outcome.objects)}`);
-        return { ...outcome, status: 'planned' };
-      }
-
-      // Nothing changed since the last migration into this target, on either side: nothing to import.
-      const plannedHash = prepared.bundle.contentHash();
-      if (input.overwrite && prepared.targetDashboardId !== null && prepared.targetHash !== null) {
-        const last = await states.get(input.targetEnvId, prepared.dashboardUuid);
-        // Recorded by this very task: an earlier attempt imported it (a retry after a crash), which importPrepared reports as such.
-        if (last && last.task_id !== currentTaskId() && last.bundle_hash === plannedHash && last.target_hash === prepared.targetHash) {
-          if (rls.toCopy.length) {
-            at.step = 'rls';
-            rls.report.writes = await copyRules({ source, target, targetIndex: index, prepared, rules: rls.toCopy });
-          }
-          log.info(`'${prepared.title}' is unchanged since task ${last.task_id ?? '?'} migrated it and the target holds it as then: not imported`);
-          return { ...outcome, status: 'unchanged', target_dashboard_id: prepared.targetDashboardId };
-        }
-      }
-      await states.forget(input.targetEnvId, prepared.dashboardUuid);
-      at.step = 'import';
-      const r = await importPrepared({
-        knex: deps.knex,
-        taskId: currentTaskId(),
-        sourceDashboardId: input.dashboardId,
-        target,
-        prepared,
-        learned: input.learnedRejections,
-        overwrite: input.overwrite,
-      });
-      // Keep the task's index current: this dashboard now exists; charts and datasets it created are read at the next refresh.
-      const imported = prepared.bundle.of('dashboards')[0]?.content;
-      index.noteDashboard({
-        id: r.targetDashboardId,
-        uuid: prepared.dashboardUuid,
-        slug: typeof imported?.slug === 'string' && imported.slug ? imported.slug : null,
-        title: prepared.title,
-      });
-      index.forgetContent(prepared.bundle);
-      const done = {
-        ...outcome,
-        target_dashboard_id: r.targetDashboardId,
-        dropped_fields: r.dropped,
-        defaulted_fields: r.defaulted,
-        learned_rejections: r.learned,
-        import_attempts: r.attempts,
-        reused_previous_import: r.reusedPreviousImport,
+  /**
+   * Plans one dashboard: exported (or read ahead), remapped, collisions resolved, row-level
+   * security compared, and the unchanged check. Either its outcome is final here (dry run,
+   * blocked, unchanged) or it is ready to import.
+   */
+  async function planOne(
+    input: Request,
+    dashboardId: number,
+    up: Upstreams,
+    mappings: Map<number, number>,
+    at: Step,
+    ahead: Parameters<typeof prepareDashboard>[0]['ahead'],
+    log: Context['log'],
+  ): Promise<{ done: DashboardOutcome } | { ready: Omit<Planned, 'position'> }> {
+    const { source, target, index, sourceIndex } = up;
+    at.step = 'export';
+    const prepared = await prepareDashboard({
+      source,
+      target,
+      index,
+      sourceEnvId: input.sourceEnvId,
+      targetEnvId: input.targetEnvId,
+      dashboardId,
+      overwrite: input.overwrite,
+      mappings,
+      progress: at,
+      maxBundleBytes: maxBundleBytes(deps),
+      ahead,
+    });
+    const outcome = outcomeBase(dashboardId, prepared);
+    if (prepared.blocked) {
+      log.warn(`dashboard ${dashboardId} ('${prepared.title}'): ${prepared.blocked.error}`);
+      return {
+        done: { ...outcome, status: prepared.blocked.status, step: 'plan', error: prepared.blocked.error, next_actions: prepared.blocked.next_actions },
       };
-      if (rls.toCopy.length) {
-        at.step = 'rls';
-        try {
+    }
+    for (const c of prepared.collisions) log.warn(`collision: ${c.detail}; ${c.resolution}`);
+
+    // Row-level security: no export carries it, so the rules are compared here (read once per task and environment).
+    at.step = 'rls';
+    at.env = input.sourceEnvId;
+    await sourceIndex.rlsRules();
+    at.env = undefined;
+    const rls: RlsCheck = await checkDashboardRls({
+      mode: input.rls ?? 'strict',
+      dryRun: input.dryRun,
+      sourceIndex,
+      targetIndex: index,
+      prepared,
+      request: { ...input, dashboardId },
+    });
+    outcome.rls = rls.report;
+    if (rls.blocked) {
+      log.warn(`dashboard ${dashboardId} ('${prepared.title}'): ${rls.blocked.error}`);
+      return { done: { ...outcome, status: 'failed', step: 'rls', ...rls.blocked } };
+    }
+    if (rls.report.ignored_by_request)
+      log.warn(`'${prepared.title}': row-level security differs and the request says to ignore it (${rls.report.differences.length} difference(s))`);
+    if (input.dryRun) {
+      log.info(`dry run of '${prepared.title}': ${summary(outcome.objects)}`);
+      return { done: { ...outcome, status: 'planned' } };
+    }
+
+    // Nothing changed since the last migration into this target, on either side: nothing to import.
+    const plannedHash = prepared.bundle.contentHash();
+    if (input.overwrite && prepared.targetDashboardId !== null && prepared.targetHash !== null) {
+      const last = await states.get(input.targetEnvId, prepared.dashboardUuid);
+      // Recorded by this very task: an earlier attempt imported it (a retry after a crash), which importPrepared reports as such.
+      if (last && last.task_id !== currentTaskId() && last.bundle_hash === plannedHash && last.target_hash === prepared.targetHash) {
+        if (rls.toCopy.length) {
+          at.step = 'rls';
           rls.report.writes = await copyRules({ source, target, targetIndex: index, prepared, rules: rls.toCopy });
-          log.info(`row-level security of '${prepared.title}': ${rls.report.writes!.map((w) => `${w.action} '${w.rule}'`).join(', ')}`);
-        } catch (err) {
-          // Imported, but its rows are not filtered as in the source: never reported as a clean import.
-          const failure = itemFailure(err, { step: 'rls', item: `the row-level-security rules of dashboard ${input.dashboardId}`, envId: input.targetEnvId });
-          log.error(`dashboard ${input.dashboardId} ('${prepared.title}') was imported, but its row-level-security rules were not written: ${failure.error}`);
-          return { ...done, status: 'imported_with_errors', ...failure, error: `imported, but its row-level-security rules were not written: ${failure.error}` };
         }
+        log.info(`'${prepared.title}' is unchanged since task ${last.task_id ?? '?'} migrated it and the target holds it as then: not imported`);
+        return { done: { ...outcome, status: 'unchanged', target_dashboard_id: prepared.targetDashboardId } };
       }
-      await recordState(input, prepared, plannedHash, r.targetDashboardId, target, log);
-      log.info(
-        `imported '${prepared.title}' as target dashboard ${r.targetDashboardId}${r.dropped.length ? `, dropping ${r.dropped.length} field(s) the target rejects` : ''}${r.defaulted.length ? `, filling ${r.defaulted.length} required field(s) with the target's defaults` : ''}`,
-      );
-      return { ...done, status: 'imported' };
+    }
+    await states.forget(input.targetEnvId, prepared.dashboardUuid);
+    return { ready: { dashboardId, prepared, outcome, rls, plannedHash, at } };
+  }
+
+  /** Imports one planned dashboard on its own (Superset's answer is this dashboard's alone), then its row-level security. */
+  async function importOne(input: Request, p: Omit<Planned, 'position'>, up: Upstreams, learned: RejectionRule[], log: Context['log']) {
+    const { prepared, at } = p;
+    at.step = 'import';
+    const r = await importPrepared({
+      knex: deps.knex,
+      taskId: currentTaskId(),
+      sourceDashboardId: p.dashboardId,
+      target: up.target,
+      prepared,
+      learned,
+      overwrite: input.overwrite,
+    });
+    noteImported(up.index, prepared, r.targetDashboardId);
+    return afterImport(input, p, up, r, log);
+  }
+
+  /** The index learns of an import at once: this dashboard exists now; content it may have changed is read again. */
+  function noteImported(index: TargetIndex, prepared: PreparedBundle, targetDashboardId: number): void {
+    const imported = prepared.bundle.of('dashboards')[0]?.content;
+    index.noteDashboard({
+      id: targetDashboardId,
+      uuid: prepared.dashboardUuid,
+      slug: typeof imported?.slug === 'string' && imported.slug ? imported.slug : null,
+      title: prepared.title,
+    });
+    index.forgetContent(prepared.bundle);
+  }
+
+  /** Row-level security written after the import, and the dashboard's outcome. */
+  async function afterImport(
+    input: Request,
+    p: Omit<Planned, 'position'>,
+    up: Upstreams,
+    r: Pick<ImportResult, 'targetDashboardId' | 'dropped' | 'defaulted' | 'learned' | 'attempts' | 'reusedPreviousImport'>,
+    log: Context['log'],
+  ): Promise<DashboardOutcome> {
+    const { prepared, rls, at } = p;
+    const done: DashboardOutcome = {
+      ...p.outcome,
+      target_dashboard_id: r.targetDashboardId,
+      dropped_fields: r.dropped,
+      defaulted_fields: r.defaulted,
+      learned_rejections: r.learned,
+      import_attempts: r.attempts,
+      reused_previous_import: r.reusedPreviousImport,
+    };
+    if (rls.toCopy.length) {
+      at.step = 'rls';
+      try {
+        rls.report.writes = await copyRules({ source: up.source, target: up.target, targetIndex: up.index, prepared, rules: rls.toCopy });
+        log.info(`row-level security of '${prepared.title}': ${rls.report.writes!.map((w) => `${w.action} '${w.rule}'`).join(', ')}`);
+      } catch (err) {
+        // Imported, but its rows are not filtered as in the source: never reported as a clean import.
+        const failure = itemFailure(err, { step: 'rls', item: `the row-level-security rules of dashboard ${p.dashboardId}`, envId: input.targetEnvId });
+        log.error(`dashboard ${p.dashboardId} ('${prepared.title}') was imported, but its row-level-security rules were not written: ${failure.error}`);
+        return { ...done, status: 'imported_with_errors', ...failure, error: `imported, but its row-level-security rules were not written: ${failure.error}` };
+      }
+    }
+    log.info(
+      `imported '${prepared.title}' as target dashboard ${r.targetDashboardId}${r.dropped.length ? `, dropping ${r.dropped.length} field(s) the target rejects` : ''}${r.defaulted.length ? `, filling ${r.defaulted.length} required field(s) with the target's defaults` : ''}`,
+    );
+    return { ...done, status: 'imported' };
+  }
+
+  /** A dashboard's failure at the step it reached, with what Superset said; an outage is thrown for a retry. */
+  async function failedOutcome(
+    input: Request,
+    dashboardId: number,
+    err: unknown,
+    at: Step,
+    index: TargetIndex | undefined,
+    prepared: PreparedBundle | undefined,
+    log: Context['log'],
+  ): Promise<DashboardOutcome> {
+    const envId = at.env ?? (at.step === 'export' ? input.sourceEnvId : input.targetEnvId);
+    const failure = itemFailure(err, { step: at.step, item: `dashboard ${dashboardId}`, envId });
+    if (at.step === 'import' && index && prepared && classifySupersetFailure(err)?.reason === 'server_error') {
+      const known = await diagnoseImportFailure(index, prepared, { ...input, dashboardId }).catch(() => undefined);
+      if (known) {
+        failure.error = `Superset failed to import dashboard '${prepared.title}': ${known.error}`;
+        failure.next_actions = [...known.next_actions, ...failure.next_actions];
+      }
+    }
+    log.error(`dashboard ${dashboardId}${prepared ? ` ('${prepared.title}')` : ''} failed at ${at.step}: ${failure.error}`);
+    return { ...outcomeBase(dashboardId, prepared), status: 'failed', ...failure };
+  }
+
+  /** One dashboard from start to end, asking Superset for everything itself: the path of a dashboard on its own. */
+  async function migrateOne(
+    input: Request,
+    dashboardId: number,
+    up: Upstreams,
+    mappings: Map<number, number>,
+    learned: RejectionRule[],
+    log: Context['log'],
+  ): Promise<DashboardOutcome> {
+    const at: Step = { step: 'export' };
+    let prepared: PreparedBundle | undefined;
+    try {
+      const planned = await planOne(input, dashboardId, up, mappings, at, undefined, log);
+      if ('done' in planned) return planned.done;
+      prepared = planned.ready.prepared;
+      return await importOne(input, planned.ready, up, learned, log);
     } catch (err) {
-      const envId = at.env ?? (at.step === 'export' ? input.sourceEnvId : input.targetEnvId);
-      const failure = itemFailure(err, { step: at.step, item: `dashboard ${input.dashboardId}`, envId });
-      if (at.step === 'import' && index && prepared && classifySupersetFailure(err)?.reason === 'server_error') {
-        const known = await diagnoseImportFailure(index, prepared, input).catch(() => undefined);
-        if (known) {
-          failure.error = `Superset failed to import dashboard '${prepared.title}': ${known.error}`;
-          failure.next_actions = [...known.next_actions, ...failure.next_actions];
-        }
-      }
-      log.error(`dashboard ${input.dashboardId}${prepared ? ` ('${prepared.title}')` : ''} failed at ${at.step}: ${failure.error}`);
-      return { ...outcomeBase(input.dashboardId, prepared), status: 'failed', ...failure };
+      return failedOutcome(input, dashboardId, err, at, up.index, prepared, log);
     }
   }
 
   /**
-   * Records what this import wrote and the target's own export right after it, for the next
-   * run's unchanged check. Best effort: without a record the next run simply imports again.
+   * Records, for the next run's unchanged check, what these imports wrote and the target's own
+   * export of each dashboard now (one export call for all of them). Best effort: without a
+   * record the next run simply imports again.
    */
-  async function recordState(
-    input: MigrationInput,
-    prepared: PreparedBundle,
-    plannedHash: string,
-    targetDashboardId: number,
+  async function recordStates(
+    input: { sourceEnvId: string; targetEnvId: string },
+    imported: Array<{ targetDashboardId: number; dashboardUuid: string; plannedHash: string }>,
     target: MigrationUpstream,
     log: Context['log'],
   ): Promise<void> {
+    if (!imported.length) return;
     try {
-      const after = Bundle.fromZip(await target.exportDashboards([targetDashboardId]), maxBundleBytes(deps));
-      await states.record({
-        target_env_id: input.targetEnvId,
-        dashboard_uuid: prepared.dashboardUuid,
-        source_env_id: input.sourceEnvId,
-        bundle_hash: plannedHash,
-        target_hash: after.contentHash(),
-        target_dashboard_id: targetDashboardId,
-        task_id: currentTaskId(),
-      });
+      const byId = splitByDashboard(Bundle.fromZip(await target.exportDashboards(imported.map((i) => i.targetDashboardId)), maxBundleBytes(deps)));
+      for (const i of imported) {
+        const after = byId.get(i.targetDashboardId);
+        if (!after) continue;
+        await states.record({
+          target_env_id: input.targetEnvId,
+          dashboard_uuid: i.dashboardUuid,
+          source_env_id: input.sourceEnvId,
+          bundle_hash: i.plannedHash,
+          target_hash: after.contentHash(),
+          target_dashboard_id: i.targetDashboardId,
+          task_id: currentTaskId(),
+        });
+      }
     } catch (err) {
-      log.warn(`could not record what was imported for '${prepared.title}' (the next run imports it again): ${(err as Error).message}`);
+      log.warn(`could not record what was imported (the next run imports those dashboards again): ${(err as Error).message}`);
     }
+  }
+
+  /** The task's outcome of a dashboard, written where the task's result is assembled from. */
+  async function record(position: number, o: DashboardOutcome): Promise<void> {
+    o.outcome = MIGRATION_OUTCOME[o.status];
+    await items.recordOutcome(currentTaskId(), position, o);
+  }
+
+  async function progress(done: number, total: number, message: string): Promise<void> {
+    await deps.tasks.setProgress(currentTaskId(), { done, total, message });
+  }
+
+  /** The task's view of both environments: Superset clients and the indexes shared by its dashboards. */
+  async function upstreams(input: Request): Promise<Upstreams> {
+    const taskId = currentTaskId();
+    const source = await deps.superset(input.sourceEnvId);
+    const target = await deps.superset(input.targetEnvId);
+    const index = await indexes.get(`${taskId}:${input.targetEnvId}`, target);
+    const sourceIndex = await indexes.get(`${taskId}:source:${input.sourceEnvId}`, source, { kinds: ['dataset'] });
+    return { source, target, index, sourceIndex };
   }
 
   return {
     /**
-     * Plans (dry run) or migrates one dashboard. Upstream outages are retried by Temporal; a
-     * refusal (unmapped database, rejected or failed import) is this dashboard's outcome, not an
-     * error, so its siblings carry on.
+     * Plans (dry run) or migrates one dashboard on its own and returns its outcome (the drift
+     * report's comparison). Upstream outages are retried by Temporal; a refusal is the outcome.
      */
-    async migrateDashboard(
-      input: MigrationInput & { dashboardId: number; learnedRejections: DashboardOutcome['learned_rejections'] },
-    ): Promise<DashboardOutcome> {
-      // Heartbeat while Superset works, so a killed worker is noticed within the heartbeat timeout.
+    async migrateDashboard(input: Request & { dashboardId: number; learnedRejections: RejectionRule[] }): Promise<DashboardOutcome> {
+      const { log } = Context.current();
       const beat = setInterval(() => Context.current().heartbeat(), 3000);
+      const at: Step = { step: 'plan' };
       try {
-        return await migrateOne(input);
+        let up: Upstreams;
+        try {
+          up = await upstreams(input);
+        } catch (err) {
+          return await failedOutcome(input, input.dashboardId, err, at, undefined, undefined, log);
+        }
+        const o = await migrateOne(input, input.dashboardId, up, await mappingsFor(deps, input), input.learnedRejections, log);
+        return { ...o, outcome: MIGRATION_OUTCOME[o.status] };
       } finally {
         clearInterval(beat);
       }
     },
 
-    /** The dashboard is there, its charts are linked, and each chart's query runs in the target. */
-    async verifyMigratedDashboard(input: {
-      targetEnvId: string;
-      dashboardId: number;
-      expectedChartUuids: string[];
-    }): Promise<Verification> {
+    /** The dashboard is there, its charts are linked, and each chart's query runs in the target (a git deploy's check). */
+    async verifyMigratedDashboard(input: { targetEnvId: string; dashboardId: number; expectedChartUuids: string[] }): Promise<Verification> {
       const { log } = Context.current();
       const beat = setInterval(() => Context.current().heartbeat(), 3000);
       const started = Date.now();
       try {
-        // Its time is reported apart from the import's, so a report (and bench:migration) can tell them apart.
-        return { ...(await verifyOne(input, log)), duration_ms: Date.now() - started };
+        return { ...(await verifyIn(await deps.superset(input.targetEnvId), input, log)), duration_ms: Date.now() - started };
+      } catch (err) {
+        // A refusal is final for this dashboard (the workflow records it); an outage is retried.
+        failItem(itemFailure(err, { step: 'verify', item: `target dashboard ${input.dashboardId}`, envId: input.targetEnvId }));
       } finally {
         clearInterval(beat);
       }
     },
+
+    /**
+     * Plans (dry run) or migrates a batch of dashboards: their sources exported in one call, the
+     * target's existing copies in one more, each planned on its own, the ready ones imported
+     * together (one by one when Superset refuses the lot). Upstream outages are retried by
+     * Temporal (the batch again: recorded outcomes are kept, intent rows stop a second import);
+     * a refusal is its dashboard's outcome, so its siblings carry on. Outcomes are recorded in
+     * PostgreSQL; the workflow gets only what it needs to go on.
+     */
+    async migrateBatch(input: MigrationBatchInput): Promise<MigrationBatchResult> {
+      const { log } = Context.current();
+      // Heartbeat while Superset works, so a killed worker is noticed within the heartbeat timeout.
+      const beat = setInterval(() => Context.current().heartbeat(), 3000);
+      try {
+        return await migrateBatch(input, log);
+      } finally {
+        clearInterval(beat);
+      }
+    },
+
+    /**
+     * Verifies imported dashboards a few at a time (each: present, charts linked, every chart's
+     * query runs), updates their recorded outcomes, and records the target's state for the next
+     * run. Runs beside the next batch's import, off its path.
+     */
+    async verifyMigratedBatch(input: VerifyBatchInput): Promise<{ failed: number }> {
+      const { log } = Context.current();
+      const beat = setInterval(() => Context.current().heartbeat(), 3000);
+      try {
+        const target = await deps.superset(input.targetEnvId);
+        await recordStates(input, input.dashboards, target, log);
+        let failed = 0;
+        await inParallel(input.dashboards, VERIFY_PARALLELISM, async (d) => {
+          const stored = await items.outcome(currentTaskId(), d.sourceDashboardId);
+          if (!stored || stored.verification) return; // verified by an earlier attempt
+          const started = Date.now();
+          let v: Verification;
+          try {
+            v = { ...(await verifyIn(target, { targetEnvId: input.targetEnvId, dashboardId: d.targetDashboardId, expectedChartUuids: stored.chart_uuids }, log)), duration_ms: Date.now() - started };
+          } catch (err) {
+            // An outage is thrown for a retry; a refusal is this dashboard's verification failure.
+            const failure = itemFailure(err, { step: 'verify', item: `target dashboard ${d.targetDashboardId}`, envId: input.targetEnvId });
+            await record(d.position, { ...stored, status: 'imported_with_errors', ...failure });
+            failed++;
+            return;
+          }
+          if (!v.ok) failed++;
+          await record(d.position, { ...stored, verification: v, ...(v.ok ? {} : { status: 'imported_with_errors' }) });
+        });
+        return { failed };
+      } finally {
+        clearInterval(beat);
+      }
+    },
+
+    /** Dashboards whose activity failed for good: each recorded as failed at its step (or, if imported, as imported with errors). */
+    async recordDashboardFailures(input: { dashboards: Array<{ sourceDashboardId: number; position: number }>; failure: ItemFailure }): Promise<void> {
+      for (const d of input.dashboards) {
+        const stored = await items.outcome(currentTaskId(), d.sourceDashboardId);
+        if (stored && stored.status !== 'imported') continue; // its outcome already says what happened
+        await record(d.position, stored ? { ...stored, status: 'imported_with_errors', ...input.failure } : failedDashboardOutcome(d.sourceDashboardId, input.failure));
+      }
+    },
+
+    /**
+     * Ends the task: its result assembled from the recorded outcomes and written to its row with
+     * the final status (CANCELLED, FAILED when any dashboard did not migrate cleanly, else
+     * SUCCEEDED). The workflow gets the totals and the status to close with.
+     */
+    async finishMigration(input: FinishMigrationInput): Promise<MigrationSummary> {
+      const outcomes = await items.outcomes(currentTaskId());
+      const result = summariseMigration(input, outcomes);
+      const failed = result.totals.failed + result.totals.imported_with_errors;
+      const status = input.cancelled ? 'CANCELLED' : failed > 0 ? 'FAILED' : 'SUCCEEDED';
+      const message =
+        status === 'CANCELLED'
+          ? `cancelled after ${outcomes.length} of ${input.requested} dashboards; the rest were not touched`
+          : status === 'FAILED'
+            ? `${failed} of ${input.requested} dashboard(s) did not migrate cleanly; see the report`
+            : null;
+      const checked = itemsResultSchema.safeParse(result);
+      if (!checked.success) throw ApplicationFailure.nonRetryable(`task result breaks the outcome contract: ${checked.error.message}`, 'ContractViolation');
+      await deps.tasks.finish(
+        currentTaskId(),
+        status,
+        redact(result),
+        message ? { message, ...(status === 'FAILED' ? { type: 'PartialMigration' } : {}) } : null,
+      );
+      return { status, message, totals: result.totals, cancelled: result.cancelled };
+    },
   };
 
-  async function verifyOne(
-    input: { targetEnvId: string; dashboardId: number; expectedChartUuids: string[] },
-    log: Context['log'],
-  ): Promise<Verification> {
-    try {
-      return await verifyIn(await deps.superset(input.targetEnvId), input, log);
-    } catch (err) {
-      // A refusal is final for this dashboard (the workflow records it); an outage is retried.
-      failItem(itemFailure(err, { step: 'verify', item: `target dashboard ${input.dashboardId}`, envId: input.targetEnvId }));
+  async function migrateBatch(input: MigrationBatchInput, log: Context['log']): Promise<MigrationBatchResult> {
+    const taskId = currentTaskId();
+    const results: MigrationBatchResult['items'] = [];
+    let learned = input.learnedRejections;
+    const done = (position: number, o: DashboardOutcome) => {
+      results.push({ id: o.id, position, status: o.status, target_dashboard_id: o.target_dashboard_id, dashboard_uuid: o.dashboard_uuid });
+      learned = mergeRules(learned, o.learned_rejections);
+    };
+    // Recorded by an earlier attempt of this batch: kept as they are.
+    const todo: Array<{ id: number; position: number }> = [];
+    for (const d of input.batch) {
+      const stored = await items.outcome(taskId, d.id);
+      if (stored) done(d.position, stored);
+      else todo.push(d);
     }
+    if (!todo.length) return { items: results, learned };
+
+    const at: Step = { step: 'plan' };
+    let up: Upstreams;
+    try {
+      up = await upstreams(input);
+    } catch (err) {
+      // Neither environment can be read: every dashboard of the batch fails here alike.
+      for (const d of todo) {
+        const o = await failedOutcome(input, d.id, err, at, undefined, undefined, log);
+        await record(d.position, o);
+        done(d.position, o);
+      }
+      return { items: results, learned };
+    }
+    const mappings = await mappingsFor(deps, input);
+    const ahead = await readAhead(todo.map((d) => d.id), up, log);
+
+    // Plan each; the ones to import wait for one import call.
+    const ready: Planned[] = [];
+    let count = input.doneBefore + (input.batch.length - todo.length);
+    const finish = async (position: number, o: DashboardOutcome) => {
+      await record(position, o);
+      done(position, o);
+      count++;
+      await progress(count, input.total, `dashboard ${o.id}: ${o.status}`);
+    };
+    for (const d of todo) {
+      const at: Step = { step: 'export' };
+      let prepared: PreparedBundle | undefined;
+      try {
+        const planned = await planOne(input, d.id, up, mappings, at, ahead.for(d.id), log);
+        if ('done' in planned) await finish(d.position, planned.done);
+        else {
+          prepared = planned.ready.prepared;
+          ready.push({ ...planned.ready, position: d.position });
+        }
+      } catch (err) {
+        await finish(d.position, await failedOutcome(input, d.id, err, at, up.index, prepared, log));
+      }
+    }
+    // Each imported on its own: Superset's answer, and a refusal, belong to that dashboard alone.
+    for (const p of ready) {
+      let o: DashboardOutcome;
+      try {
+        o = await importOne(input, p, up, learned, log);
+      } catch (err) {
+        o = await failedOutcome(input, p.dashboardId, err, p.at, up.index, p.prepared, log);
+      }
+      await finish(p.position, o);
+    }
+    results.sort((a, b) => a.position - b.position);
+    // The planned hash goes with each imported dashboard to the verification, which records the target's state after it.
+    const hashes = new Map(ready.map((p) => [p.dashboardId, p.plannedHash]));
+    for (const r of results) if (hashes.has(r.id)) r.planned_hash = hashes.get(r.id);
+    return { items: results, learned };
+  }
+
+  /**
+   * Reads a batch ahead: the source's export of all its dashboards in one call, the source's
+   * databases, and the target's export of those already there in one more, split per dashboard.
+   * Whatever cannot be read ahead is read per dashboard, which then fails alone with its cause.
+   */
+  async function readAhead(ids: number[], up: Upstreams, log: Context['log']) {
+    const empty = { for: (_id: number) => undefined };
+    if (ids.length < 2) return empty;
+    let sources: Map<number, Bundle>;
+    let sourceDatabases: UpstreamDatabase[];
+    try {
+      sources = splitByDashboard(Bundle.fromZip(await up.source.exportDashboards(ids), maxBundleBytes(deps)));
+      sourceDatabases = await up.source.listDatabases();
+    } catch (err) {
+      log.warn(`the ${ids.length} dashboards could not be exported together (${(err as Error).message.slice(0, 200)}): each is exported alone`);
+      return empty;
+    }
+    // Slugs that changed hands since the index was read, in one call; where the release cannot say, each slug is asked of the target.
+    const slugsCurrent = await up.index.refreshDashboardsChanged();
+    const existing = new Map<number, number>();
+    for (const [id, b] of sources) {
+      const uuid = b.of('dashboards')[0]?.content.uuid;
+      const there = typeof uuid === 'string' ? await up.index.dashboard(uuid) : null;
+      if (there) existing.set(id, there.id);
+    }
+    let targets = new Map<number, Bundle>();
+    if (existing.size > 1) {
+      try {
+        targets = splitByDashboard(Bundle.fromZip(await up.target.exportDashboards([...existing.values()]), maxBundleBytes(deps)));
+      } catch (err) {
+        log.warn(`the target's copies could not be exported together (${(err as Error).message.slice(0, 200)}): each is exported alone`);
+      }
+    }
+    return {
+      for: (id: number) => {
+        const bundle = sources.get(id);
+        if (!bundle) return undefined;
+        return {
+          bundle,
+          sourceDatabases,
+          targetExport: (targetId: number) => targets.get(targetId),
+          // The target dashboard holding the slug, as the index knows it (current as of this batch).
+          slugOwner: slugsCurrent
+            ? async (slug: string) => {
+                const owner = up.index.dashboardBySlug(slug);
+                return owner ? { id: owner.id, uuid: owner.uuid, dashboard_title: owner.title } : null;
+              }
+            : undefined,
+        };
+      },
+    };
   }
 
   async function verifyIn(
@@ -274,4 +592,13 @@ function summary(objects: DashboardOutcome['objects']): string {
   return Object.entries(counts)
     .map(([a, n]) => `${n} ${a}`)
     .join(', ');
+}
+
+/** Runs `fn` over `list` with at most `limit` at a time. */
+async function inParallel<T>(list: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < list.length) await fn(list[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, list.length) }, lane));
 }

@@ -4,7 +4,14 @@ import { chartUuidsOf, describe, remapDatabases, replaceDatasetUuid, type Target
 import type { ObjectPlan } from '../../contracts/migration.ts';
 import type { NextAction } from '../../contracts/outcomes.ts';
 import type { TargetIndex } from './target-index.ts';
-import type { MigrationUpstream } from './upstream.ts';
+import type { MigrationUpstream, UpstreamDatabase } from './upstream.ts';
+
+/** The target dashboard holding a slug, as the collision check needs it. */
+export interface SlugOwner {
+  id: number;
+  uuid: string | null;
+  dashboard_title: string | null;
+}
 
 export interface PreparedBundle {
   bundle: Bundle;
@@ -51,10 +58,22 @@ export async function prepareDashboard(opts: {
   progress: { step: string };
   /** Most the exported bundle may unpack to. */
   maxBundleBytes: number;
+  /**
+   * Read ahead for a batch (see ./batch.ts): the source's export of this dashboard, the source's
+   * databases, the target's export of its dashboard by target id, and who holds a slug. Each one
+   * absent is asked of Superset here.
+   */
+  ahead?: {
+    bundle?: Bundle;
+    sourceDatabases?: UpstreamDatabase[];
+    targetExport?: (targetDashboardId: number) => Bundle | undefined;
+    slugOwner?: (slug: string) => Promise<SlugOwner | null>;
+  };
 }): Promise<PreparedBundle> {
   const { source, target, index } = opts;
+  const ahead = opts.ahead ?? {};
   opts.progress.step = 'export';
-  const bundle = Bundle.fromZip(await source.exportDashboards([opts.dashboardId]), opts.maxBundleBytes);
+  const bundle = ahead.bundle ?? Bundle.fromZip(await source.exportDashboards([opts.dashboardId]), opts.maxBundleBytes);
   const dashboardFile = bundle.of('dashboards')[0];
   if (!dashboardFile) throw new BundleError('no_dashboard', `the export of dashboard ${opts.dashboardId} holds no dashboard`);
   opts.progress.step = 'plan';
@@ -84,7 +103,7 @@ export async function prepareDashboard(opts: {
   }));
 
   // 1. Databases: every bundled database must map to an existing target database.
-  const sourceDbs = await source.listDatabases();
+  const sourceDbs = ahead.sourceDatabases ?? (await source.listDatabases());
   // A mapped database created in the target since the index was built is read once more.
   for (const id of new Set(opts.mappings.values())) await index.database(id);
   const targetDbs = index.databases;
@@ -173,7 +192,7 @@ export async function prepareDashboard(opts: {
   if (slug) {
     // Asked of the target itself, not the index: a slug can change hands in place at any time.
     // Releases before 6.0 answer without a uuid, so the owner is told apart by id.
-    const owner = await target.findDashboard(slug);
+    const owner = ahead.slugOwner ? await ahead.slugOwner(slug) : await target.findDashboard(slug);
     if (owner && owner.id !== existing?.id && owner.uuid !== dashboardUuid) {
       dashboardFile.content.slug = null;
       prepared.collisions.push({
@@ -205,7 +224,9 @@ export async function prepareDashboard(opts: {
   prepared.datasets = datasetFiles.map(({ file, ...d }) => ({ ...d, targetUuid: String(file.content.uuid) }));
 
   // 4. Per object: create, update, unchanged or reuse, with differences against the target's own export.
-  const targetFiles = existing ? Bundle.fromZip(await target.exportDashboards([existing.id]), opts.maxBundleBytes) : undefined;
+  const targetFiles = existing
+    ? (ahead.targetExport?.(existing.id) ?? Bundle.fromZip(await target.exportDashboards([existing.id]), opts.maxBundleBytes))
+    : undefined;
   prepared.targetHash = targetFiles?.contentHash() ?? null;
   const targetByUuid = new Map<string, Record<string, unknown>>();
   for (const f of targetFiles?.files.values() ?? []) if (typeof f.content.uuid === 'string') targetByUuid.set(f.content.uuid, f.content);

@@ -72,6 +72,17 @@ export function supersetUpstream(client: SupersetClient, opts: { maxBundleBytes?
       return [...byId.values()];
     },
 
+    async recentDashboards(page, pageSize) {
+      const body = await client.list<Record<string, unknown> & { id: number }>('dashboard', {
+        columns: ['id', 'uuid', 'slug', 'dashboard_title', 'changed_on_utc'],
+        orderColumn: 'changed_on_delta_humanized',
+        orderDirection: 'desc',
+        page,
+        pageSize,
+      });
+      return body.result;
+    },
+
     async findDashboard(idOrSlug) {
       const d = await orNull(client.getDashboard(idOrSlug));
       return d

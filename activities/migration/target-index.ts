@@ -45,7 +45,7 @@ export interface IndexedDataset {
 export type UuidSource = 'list' | 'export' | 'detail';
 
 const COLUMNS: Record<IndexedResource, string[]> = {
-  dashboard: ['id', 'uuid', 'slug', 'dashboard_title'],
+  dashboard: ['id', 'uuid', 'slug', 'dashboard_title', 'changed_on_utc'],
   chart: ['id', 'uuid'],
   dataset: ['id', 'uuid', 'table_name', 'schema', 'database.id', 'database.database_name'],
 };
@@ -65,6 +65,8 @@ export class TargetIndex {
   private readonly exported = new Map<string, Record<string, unknown>>();
   private readonly maxId: Record<IndexedResource, number> = { dashboard: 0, chart: 0, dataset: 0 };
   private incremental = false;
+  /** The latest `changed_on_utc` of a dashboard read (null: the release's rows do not say). */
+  private dashboardsChangedUpTo: string | null = null;
   /** The kinds this index holds (a source's index for row-level security needs only datasets). */
   private kinds: readonly IndexedResource[] = ['dashboard', 'chart', 'dataset'];
   private rls?: Promise<RlsRule[]>;
@@ -224,11 +226,7 @@ export class TargetIndex {
     }
     for (const r of rows) this.maxId[resource] = Math.max(this.maxId[resource], r.id);
     if (resource === 'dashboard') {
-      for (const r of rows) {
-        const d = toDashboard(r);
-        this.dashboards.set(d.id, d);
-        if (d.uuid) this.dashboardByUuid.set(d.uuid, d);
-      }
+      for (const r of rows) this.addDashboardRow(r);
       return;
     }
     if (resource === 'chart') {
@@ -242,6 +240,34 @@ export class TargetIndex {
     const datasets = rows.map((r) => toDataset(r));
     for (const d of datasets) this.addDataset(d);
     if (this.uuidSource.dataset === 'export' && datasets.length) await this.datasetUuidsFromExports(datasets);
+  }
+
+  private addDashboardRow(r: Record<string, unknown> & { id: number }): void {
+    const before = this.dashboards.get(r.id);
+    const d = toDashboard(r);
+    if (before?.uuid && !d.uuid) d.uuid = before.uuid;
+    this.dashboards.set(d.id, d);
+    if (d.uuid) this.dashboardByUuid.set(d.uuid, d);
+    const changed = str(r.changed_on_utc);
+    if (changed && (!this.dashboardsChangedUpTo || changed > this.dashboardsChangedUpTo)) this.dashboardsChangedUpTo = changed;
+  }
+
+  /**
+   * Reads the dashboards changed since the last read (most recently changed first, until one
+   * older than what the index has seen), so slugs that changed hands in place are current.
+   * One list call when little changed. False when the release's rows carry no change time:
+   * then slugs must be asked of the target itself.
+   */
+  async refreshDashboardsChanged(pageSize = 100): Promise<boolean> {
+    const since = this.dashboardsChangedUpTo;
+    if (!since || this.uuidSource.dashboard !== 'list') return false;
+    for (let page = 0; ; page++) {
+      this.calls++;
+      const rows = await this.upstream.recentDashboards(page, pageSize);
+      if (rows.some((r) => !str(r.changed_on_utc))) return false;
+      for (const r of rows) this.addDashboardRow(r);
+      if (rows.length < pageSize || rows.some((r) => String(r.changed_on_utc) < since)) return true;
+    }
   }
 
   private addChart(c: IndexedChart): void {

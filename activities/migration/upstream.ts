@@ -32,6 +32,8 @@ export interface MigrationUpstream {
    * have); with `afterId`, only rows whose id is greater (objects created since).
    */
   listRows(resource: IndexedResource, columns: string[], afterId?: number): Promise<Array<Record<string, unknown> & { id: number }>>;
+  /** One page of dashboards, the most recently changed first (id, uuid, slug, title, changed_on_utc). */
+  recentDashboards(page: number, pageSize: number): Promise<Array<Record<string, unknown> & { id: number }>>;
   /** By UUID, slug or id (Superset resolves all three on the same path, in every release). */
   findDashboard(idOrSlug: string): Promise<{ id: number; uuid: string | null; slug: string | null; dashboard_title: string | null } | null>;
   dashboardCharts(id: number): Promise<Array<{ id: number; slice_name: string | null; form_data: Record<string, unknown> }>>;

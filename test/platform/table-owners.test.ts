@@ -51,6 +51,8 @@ const OWNERS: Record<string, string[]> = {
   assistant_confirmations: ['db/assistant/confirmations.ts'],
   assistant_audit: ['db/assistant/audit.ts'],
   migration_target_state: ['db/migrations-state/store.ts'],
+  migration_items: ['db/migrations-state/items.ts'],
+  migration_outcomes: ['db/migrations-state/items.ts'],
 };
 
 const names = Object.keys(OWNERS).join('|');
