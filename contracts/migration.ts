@@ -70,6 +70,8 @@ export interface DashboardOutcome extends ItemOutcome {
 }
 
 export interface MigrationResult extends ItemsResult<DashboardOutcome> {
+  /** How long the migration itself and the verification of what it imported took (absent in results from before). */
+  timings?: MigrationTimings;
   dry_run: boolean;
   source_env_id: string;
   target_env_id: string;
@@ -147,6 +149,13 @@ export interface VerifyBatchInput {
 export interface FinishMigrationInput extends Omit<MigrationInput, 'dashboardIds'> {
   requested: number;
   cancelled: boolean;
+  timings?: MigrationTimings;
+}
+
+/** Wall time of a migration's phases: exporting, planning and importing; then verifying what was imported. */
+export interface MigrationTimings {
+  migration_ms: number;
+  verification_ms: number;
 }
 
 /** The workflow's own result: the totals (the items are in the task's result, assembled from PostgreSQL). */
@@ -183,6 +192,7 @@ export function summariseMigration(input: FinishMigrationInput, outcomes: Dashbo
       not_started: input.requested - outcomes.length,
     },
     cancelled: input.cancelled,
+    ...(input.timings ? { timings: input.timings } : {}),
     items: outcomes,
     not_started: input.requested - outcomes.length,
     next_actions: failed.length

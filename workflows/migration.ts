@@ -1,7 +1,15 @@
 import { ApplicationFailure, CancellationScope, CancelledFailure, continueAsNew, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { NON_RETRYABLE_FAILURE_TYPES } from '../contracts/failures.ts';
-import { mergeRules, type MigrationBatchResult, type MigrationInput, type MigrationSummary, type RejectionRule } from '../contracts/migration.ts';
+import {
+  mergeRules,
+  type MigrationBatchResult,
+  type MigrationInput,
+  type MigrationSummary,
+  type MigrationTimings,
+  type RejectionRule,
+  type VerifyBatchInput,
+} from '../contracts/migration.ts';
 import { failureOf } from './item-failure.ts';
 import { runAsTask } from './task-run.ts';
 
@@ -46,6 +54,32 @@ export interface MigrationResume {
   next: number;
   batchSize: number;
   learned: RejectionRule[];
+  timings: MigrationTimings;
+}
+
+/**
+ * Verifies what this run imported, after its imports: Superset answers chart queries in the same
+ * process that imports, so verifying beside an import only slows the import down. Parts of
+ * MAX_BATCH dashboards go one after another, each verifying a few at a time; a part that fails
+ * for good marks its dashboards.
+ * Returns how long it took.
+ */
+async function verifyAll(request: Omit<MigrationInput, 'dashboardIds'>, dashboards: VerifyBatchInput['dashboards']): Promise<number> {
+  const started = Date.now();
+  const parts: Array<VerifyBatchInput['dashboards']> = [];
+  for (let i = 0; i < dashboards.length; i += MAX_BATCH) parts.push(dashboards.slice(i, i + MAX_BATCH));
+  // One part after another: each verifies a few dashboards at a time already.
+  await CancellationScope.nonCancellable(async () => {
+    for (const part of parts) {
+      try {
+        await verify.verifyMigratedBatch({ sourceEnvId: request.sourceEnvId, targetEnvId: request.targetEnvId, dashboards: part });
+      } catch (err) {
+        await bookkeeping.recordDashboardFailures({ step: 'verify', dashboards: part, failure: failureOf(err, 'verify') });
+      }
+    }
+  });
+  dashboards.length = 0;
+  return Date.now() - started;
 }
 
 /**
@@ -53,7 +87,7 @@ export interface MigrationResume {
  * its own, and its outcome is recorded in PostgreSQL by the activity that produced it; the
  * task's result is assembled from there at the end. Cancellation is honoured between batches:
  * the batch in flight finishes, so every dashboard ends either fully imported or untouched.
- * Verification of a batch runs beside the next batch's import.
+ * The run's imported dashboards are verified after its imports, and each phase's time reported apart.
  */
 export async function migrationWorkflow(input: MigrationInput & { resume?: MigrationResume }): Promise<MigrationSummary> {
   return runAsTask(async () => {
@@ -63,17 +97,20 @@ export async function migrationWorkflow(input: MigrationInput & { resume?: Migra
     let size = resume?.batchSize ?? (input.dryRun ? MAX_BATCH : 1);
     let learned = resume?.learned ?? [];
     let cancelled = false;
-    const verifications: Array<Promise<void>> = [];
+    const timings = { migration_ms: resume?.timings.migration_ms ?? 0, verification_ms: resume?.timings.verification_ms ?? 0 };
+    let toVerify: VerifyBatchInput['dashboards'] = [];
     const startedAt = next;
+    const clock = Date.now(); // workflow time: when each phase's workflow task ran, which is what a person waits for
     while (next < total) {
       if (CancellationScope.current().consideredCancelled) {
         cancelled = true;
         break;
       }
       if (next - startedAt >= DASHBOARDS_PER_RUN || workflowInfo().continueAsNewSuggested) {
-        await Promise.all(verifications);
+        timings.migration_ms += Date.now() - clock;
+        timings.verification_ms += await verifyAll(request, toVerify);
         log.info(`continuing as a new run at dashboard ${next + 1} of ${total}`);
-        await continueAsNew<typeof migrationWorkflow>({ ...input, resume: { next, batchSize: size, learned } });
+        await continueAsNew<typeof migrationWorkflow>({ ...input, resume: { next, batchSize: size, learned, timings } });
       }
       const batch = dashboardIds.slice(next, next + size).map((id, i) => ({ id, position: next + i }));
       // The batch runs to the end even when a cancel arrives meanwhile; the loop stops before the next one.
@@ -82,36 +119,28 @@ export async function migrationWorkflow(input: MigrationInput & { resume?: Migra
           return await batches.migrateBatch({ ...request, batch, learnedRejections: learned, doneBefore: next, total });
         } catch (err) {
           // Failed for good: each of its dashboards without an outcome fails with this cause; the task goes on.
-          await bookkeeping.recordDashboardFailures({ dashboards: batch.map((d) => ({ sourceDashboardId: d.id, position: d.position })), failure: failureOf(err, 'migrate') });
+          await bookkeeping.recordDashboardFailures({ step: 'migrate', dashboards: batch.map((d) => ({ sourceDashboardId: d.id, position: d.position })), failure: failureOf(err, 'migrate') });
           return { items: batch.map((d) => ({ ...d, status: 'failed' as const, target_dashboard_id: null, dashboard_uuid: null })), learned: [] };
         }
       });
       learned = mergeRules(learned, r.learned);
       for (const i of r.items) log.info(`dashboard ${i.id}: ${i.status}`);
-      const imported = r.items.filter((i) => i.status === 'imported' && i.target_dashboard_id !== null && i.dashboard_uuid && i.planned_hash);
-      if (imported.length) {
-        const dashboards = imported.map((i) => ({
-          sourceDashboardId: i.id,
-          position: i.position,
-          targetDashboardId: i.target_dashboard_id!,
-          dashboardUuid: i.dashboard_uuid!,
-          plannedHash: i.planned_hash!,
-        }));
-        verifications.push(
-          CancellationScope.nonCancellable(async () => {
-            try {
-              await verify.verifyMigratedBatch({ sourceEnvId: input.sourceEnvId, targetEnvId: input.targetEnvId, dashboards });
-            } catch (err) {
-              await bookkeeping.recordDashboardFailures({ dashboards, failure: failureOf(err, 'verify') });
-            }
-          }),
-        );
+      for (const i of r.items) {
+        if (i.status === 'imported' && i.target_dashboard_id !== null && i.dashboard_uuid && i.planned_hash)
+          toVerify.push({
+            sourceDashboardId: i.id,
+            position: i.position,
+            targetDashboardId: i.target_dashboard_id,
+            dashboardUuid: i.dashboard_uuid,
+            plannedHash: i.planned_hash,
+          });
       }
       next += batch.length;
       size = Math.min(size * 2, MAX_BATCH);
     }
-    await CancellationScope.nonCancellable(() => Promise.all(verifications));
-    const summary = await CancellationScope.nonCancellable(() => bookkeeping.finishMigration({ ...request, requested: total, cancelled }));
+    timings.migration_ms += Date.now() - clock;
+    timings.verification_ms += await CancellationScope.nonCancellable(() => verifyAll(request, toVerify));
+    const summary = await CancellationScope.nonCancellable(() => bookkeeping.finishMigration({ ...request, requested: total, cancelled, timings }));
     // The task's row already holds the result and its status; the workflow closes the same way.
     if (summary.status === 'CANCELLED') throw new CancelledFailure(summary.message ?? 'cancelled');
     if (summary.status === 'FAILED') throw ApplicationFailure.nonRetryable(summary.message ?? 'failed', 'PartialMigration');

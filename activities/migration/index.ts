@@ -21,7 +21,7 @@ import { MigrationStateStore } from '../../db/migrations-state/store.ts';
 import { Bundle } from '../../lib/bundles/bundle.ts';
 import { splitByDashboard } from '../../lib/bundles/split.ts';
 import { redact } from '../../lib/redact.ts';
-import { classifySupersetFailure } from '../../lib/superset/errors.ts';
+import { classifySupersetFailure, SupersetNotFoundError } from '../../lib/superset/errors.ts';
 import { maxBundleBytes, type ActivityDeps } from '../deps.ts';
 import { failItem, itemFailure } from '../item-failure.ts';
 import { currentTaskId } from '../task-context.ts';
@@ -399,12 +399,21 @@ export function createMigrationActivities(deps: ActivityDeps) {
       }
     },
 
-    /** Dashboards whose activity failed for good: each recorded as failed at its step (or, if imported, as imported with errors). */
-    async recordDashboardFailures(input: { dashboards: Array<{ sourceDashboardId: number; position: number }>; failure: ItemFailure }): Promise<void> {
+    /**
+     * Dashboards whose activity failed for good. A batch (step `migrate`): each one without an
+     * outcome is recorded as failed with the cause. A verification (step `verify`): each imported
+     * one is recorded as imported with errors.
+     */
+    async recordDashboardFailures(input: {
+      step: 'migrate' | 'verify';
+      dashboards: Array<{ sourceDashboardId: number; position: number }>;
+      failure: ItemFailure;
+    }): Promise<void> {
       for (const d of input.dashboards) {
         const stored = await items.outcome(currentTaskId(), d.sourceDashboardId);
-        if (stored && stored.status !== 'imported') continue; // its outcome already says what happened
-        await record(d.position, stored ? { ...stored, status: 'imported_with_errors', ...input.failure } : failedDashboardOutcome(d.sourceDashboardId, input.failure));
+        if (input.step === 'migrate' && !stored) await record(d.position, failedDashboardOutcome(d.sourceDashboardId, input.failure));
+        if (input.step === 'verify' && stored?.status === 'imported' && !stored.verification)
+          await record(d.position, { ...stored, status: 'imported_with_errors', ...input.failure });
       }
     },
 
@@ -567,10 +576,14 @@ export function createMigrationActivities(deps: ActivityDeps) {
     input: { targetEnvId: string; dashboardId: number; expectedChartUuids: string[] },
     log: Context['log'],
   ): Promise<Verification> {
-    const present = await target.findDashboard(String(input.dashboardId));
-    if (!present)
+    // The charts' path answers 404 for a dashboard that is not there: one call tells both.
+    let charts: Awaited<ReturnType<MigrationUpstream['dashboardCharts']>>;
+    try {
+      charts = await target.dashboardCharts(input.dashboardId);
+    } catch (err) {
+      if (!(err instanceof SupersetNotFoundError)) throw err;
       return { ok: false, dashboard_present: false, charts_expected: input.expectedChartUuids.length, charts_linked: 0, charts: [] };
-    const charts = await target.dashboardCharts(input.dashboardId);
+    }
     const results: Verification['charts'] = [];
     for (const c of charts) {
       const r = await target.runChartQuery(c);

@@ -92,8 +92,14 @@ export class TargetIndex {
     return index;
   }
 
+  /** Set when an import of this task may have created objects the index has not read yet. */
+  private stale = false;
+  private readAt = Date.now();
+
   /** Picks up objects created since the last read (by an import of this task or by anyone else). */
   async refresh(): Promise<void> {
+    this.stale = false;
+    this.readAt = Date.now();
     // Dashboards not found by uuid may exist now.
     for (const [uuid, d] of this.dashboardByUuid) if (d === null) this.dashboardByUuid.delete(uuid);
     if (!this.incremental) {
@@ -319,8 +325,17 @@ export class TargetIndex {
     }
   }
 
+  /**
+   * Whether a refresh is due: after an import of this task (it may have created charts and
+   * datasets), or once the last read is older than `maxAgeMs` (others create objects too).
+   */
+  due(maxAgeMs: number): boolean {
+    return this.stale || Date.now() - this.readAt > maxAgeMs;
+  }
+
   /** Records what an import just did, so the next dashboard sees it before the next refresh. */
   noteDashboard(d: IndexedDashboard): void {
+    this.stale = true;
     this.dashboards.set(d.id, d);
     if (d.uuid) this.dashboardByUuid.set(d.uuid, d);
   }
@@ -358,14 +373,18 @@ export class TargetIndexCache {
   private readonly maxEntries: number;
   private readonly maxAgeMs: number;
 
-  constructor(opts: { maxEntries?: number; maxAgeMs?: number } = {}) {
+  private readonly refreshAfterMs: number;
+
+  constructor(opts: { maxEntries?: number; maxAgeMs?: number; refreshAfterMs?: number } = {}) {
     this.maxEntries = opts.maxEntries ?? 16;
     this.maxAgeMs = opts.maxAgeMs ?? 30 * 60_000;
+    this.refreshAfterMs = opts.refreshAfterMs ?? 5_000;
   }
 
   /**
-   * The index for this key, built on first use and refreshed on every later one (so it is
-   * current when a dashboard is planned).
+   * The index for this key, built on first use and refreshed on a later one when due: after
+   * this task imported something, or every few seconds (so it is current when a dashboard is
+   * planned, without a read per dashboard when nothing was imported).
    */
   async get(key: string, upstream: MigrationUpstream, opts: { kinds?: readonly IndexedResource[] } = {}): Promise<TargetIndex> {
     const now = Date.now();
@@ -374,7 +393,7 @@ export class TargetIndexCache {
     if (hit) {
       hit.at = now;
       const index = await hit.index;
-      await index.refresh();
+      if (index.due(this.refreshAfterMs)) await index.refresh();
       return index;
     }
     const index = TargetIndex.build(upstream, opts);
