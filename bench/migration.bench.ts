@@ -161,7 +161,8 @@ async function main() {
         presetCli = (performance.now() - t1) / 1000;
       } catch (err) {
         // The peer failing is its own result: the other figures are still printed.
-        process.stderr.write(`preset-cli failed, its column stays empty: ${(err as Error).message.slice(-600)}\n`);
+        fs.writeFileSync(path.join(dir, 'preset-cli.err'), (err as Error).message);
+        process.stderr.write(`preset-cli failed, its column stays empty (whole output: ${path.join(dir, 'preset-cli.err')}): ${(err as Error).message.slice(-600)}\n`);
       }
     } else {
       process.stderr.write('preset-cli is not installed (npm run setup:preset-cli): its column stays empty\n');
@@ -217,11 +218,13 @@ async function main() {
 
 function runTool(cmd: string, args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
-    const c = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    // preset-cli prints Superset's own messages on stdout: both are kept for the failure.
+    const c = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let err = '';
+    c.stdout.on('data', (d: Buffer) => (err += d.toString()));
     c.stderr.on('data', (d: Buffer) => (err += d.toString()));
     c.once('exit', (code) =>
-      code === 0 ? resolve() : reject(new Error(`${path.basename(cmd)} ${args.slice(4, 6).join(' ')} exited ${code}: ${err.slice(-2000)}`)),
+      code === 0 ? resolve() : reject(new Error(`${path.basename(cmd)} ${args.slice(4, 6).join(' ')} exited ${code}: ${err.slice(-20000)}`)),
     );
   });
 }

@@ -120,13 +120,18 @@ export function failedDashboardOutcome(id: number, failure: ItemFailure): Dashbo
  */
 export interface MigrationBatchInput extends Omit<MigrationInput, 'dashboardIds'> {
   batch: Array<{ id: number; position: number }>;
+  /** Most dashboards this batch imports; ready ones past it wait for the next batch (planning-only outcomes are never held back). */
+  importLimit: number;
   learnedRejections: RejectionRule[];
   /** Dashboards with an outcome before this batch, and in the whole request (for progress). */
   doneBefore: number;
   total: number;
 }
 
-/** What the workflow needs of a batch to go on; the outcomes themselves are recorded in PostgreSQL. */
+/**
+ * What the workflow needs of a batch to go on (the outcomes themselves are recorded in
+ * PostgreSQL): the dashboards that got their outcome; the others of the batch wait for the next.
+ */
 export interface MigrationBatchResult {
   items: Array<{
     id: number;

@@ -41,9 +41,11 @@ const bookkeeping = proxyActivities<Activities>({
 });
 
 /**
- * Batches start with one dashboard, so a systematic problem (an unmapped database, a release that
- * refuses a field) shows on the first dashboard alone and a cancel lands early, then double up
- * to this many, where one export and one import call carry the fixed cost of many dashboards.
+ * A batch plans up to this many dashboards (one export call for all, one for the target's
+ * copies), and records at once every outcome that needs no import (unchanged, planned, blocked).
+ * Its imports are limited: one in the first batch, so a systematic problem (a release that
+ * refuses a field) shows on one dashboard and a cancel lands early, then twice as many each
+ * batch up to this many. A dashboard left past the limit is planned again by the next batch.
  */
 export const MAX_BATCH = 16;
 /** Dashboards per workflow run before it continues as new: the history stays small for any number of dashboards. */
@@ -52,6 +54,7 @@ export const DASHBOARDS_PER_RUN = 400;
 /** Where a migration stands when it continues as new (small: the outcomes are in PostgreSQL). */
 export interface MigrationResume {
   next: number;
+  waiting: Array<{ id: number; position: number }>;
   batchSize: number;
   learned: RejectionRule[];
   timings: MigrationTimings;
@@ -93,15 +96,17 @@ export async function migrationWorkflow(input: MigrationInput & { resume?: Migra
   return runAsTask(async () => {
     const { dashboardIds, resume, ...request } = input;
     const total = dashboardIds.length;
+    // Dashboards a batch planned but left for later (past its import limit), then the ones never read.
+    let waiting = resume?.waiting ?? [];
     let next = resume?.next ?? 0;
-    let size = resume?.batchSize ?? (input.dryRun ? MAX_BATCH : 1);
+    let size = resume?.batchSize ?? 1;
     let learned = resume?.learned ?? [];
     let cancelled = false;
     const timings = { migration_ms: resume?.timings.migration_ms ?? 0, verification_ms: resume?.timings.verification_ms ?? 0 };
-    let toVerify: VerifyBatchInput['dashboards'] = [];
+    const toVerify: VerifyBatchInput['dashboards'] = [];
     const startedAt = next;
     const clock = Date.now(); // workflow time: when each phase's workflow task ran, which is what a person waits for
-    while (next < total) {
+    while (waiting.length || next < total) {
       if (CancellationScope.current().consideredCancelled) {
         cancelled = true;
         break;
@@ -110,13 +115,15 @@ export async function migrationWorkflow(input: MigrationInput & { resume?: Migra
         timings.migration_ms += Date.now() - clock;
         timings.verification_ms += await verifyAll(request, toVerify);
         log.info(`continuing as a new run at dashboard ${next + 1} of ${total}`);
-        await continueAsNew<typeof migrationWorkflow>({ ...input, resume: { next, batchSize: size, learned, timings } });
+        await continueAsNew<typeof migrationWorkflow>({ ...input, resume: { next, waiting, batchSize: size, learned, timings } });
       }
-      const batch = dashboardIds.slice(next, next + size).map((id, i) => ({ id, position: next + i }));
+      const fresh = Math.max(0, Math.min(MAX_BATCH - waiting.length, total - next));
+      const batch = [...waiting, ...dashboardIds.slice(next, next + fresh).map((id, i) => ({ id, position: next + i }))];
+      next += fresh;
       // The batch runs to the end even when a cancel arrives meanwhile; the loop stops before the next one.
       const r = await CancellationScope.nonCancellable(async (): Promise<MigrationBatchResult> => {
         try {
-          return await batches.migrateBatch({ ...request, batch, learnedRejections: learned, doneBefore: next, total });
+          return await batches.migrateBatch({ ...request, batch, importLimit: size, learnedRejections: learned, doneBefore: next - fresh - waiting.length, total });
         } catch (err) {
           // Failed for good: each of its dashboards without an outcome fails with this cause; the task goes on.
           await bookkeeping.recordDashboardFailures({ step: 'migrate', dashboards: batch.map((d) => ({ sourceDashboardId: d.id, position: d.position })), failure: failureOf(err, 'migrate') });
@@ -124,8 +131,11 @@ export async function migrationWorkflow(input: MigrationInput & { resume?: Migra
         }
       });
       learned = mergeRules(learned, r.learned);
-      for (const i of r.items) log.info(`dashboard ${i.id}: ${i.status}`);
+      const ended = new Set(r.items.map((i) => i.position));
+      waiting = batch.filter((d) => !ended.has(d.position));
+      if (!ended.size) throw ApplicationFailure.nonRetryable(`a batch of ${batch.length} dashboard(s) ended none of them`, 'MigrationStalled');
       for (const i of r.items) {
+        log.info(`dashboard ${i.id}: ${i.status}`);
         if (i.status === 'imported' && i.target_dashboard_id !== null && i.dashboard_uuid && i.planned_hash)
           toVerify.push({
             sourceDashboardId: i.id,
@@ -135,7 +145,6 @@ export async function migrationWorkflow(input: MigrationInput & { resume?: Migra
             plannedHash: i.planned_hash,
           });
       }
-      next += batch.length;
       size = Math.min(size * 2, MAX_BATCH);
     }
     timings.migration_ms += Date.now() - clock;

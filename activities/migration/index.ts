@@ -51,6 +51,7 @@ export function createMigrationActivities(deps: ActivityDeps) {
   const indexes = new TargetIndexCache();
   const states = new MigrationStateStore(deps.knex);
   const items = new MigrationItemsStore(deps.knex);
+  const exported = new ExportedSources();
 
   /** One dashboard between planning and its import: what the import and its report need. */
   interface Planned {
@@ -476,7 +477,7 @@ export function createMigrationActivities(deps: ActivityDeps) {
       return { items: results, learned };
     }
     const mappings = await mappingsFor(deps, input);
-    const ahead = await readAhead(todo.map((d) => d.id), up, log);
+    const ahead = await readAhead(taskId, todo.map((d) => d.id), up, log);
 
     // Plan each; the ones to import wait for one import call.
     const ready: Planned[] = [];
@@ -502,7 +503,8 @@ export function createMigrationActivities(deps: ActivityDeps) {
       }
     }
     // Each imported on its own: Superset's answer, and a refusal, belong to that dashboard alone.
-    for (const p of ready) {
+    // Past the import limit they wait for the next batch, which plans them again against the target as it is then.
+    for (const p of ready.slice(0, input.importLimit)) {
       let o: DashboardOutcome;
       try {
         o = await importOne(input, p, up, learned, log);
@@ -511,6 +513,7 @@ export function createMigrationActivities(deps: ActivityDeps) {
       }
       await finish(p.position, o);
     }
+    for (const r of results) exported.forget(taskId, r.id);
     results.sort((a, b) => a.position - b.position);
     // The planned hash goes with each imported dashboard to the verification, which records the target's state after it.
     const hashes = new Map(ready.map((p) => [p.dashboardId, p.plannedHash]));
@@ -523,13 +526,22 @@ export function createMigrationActivities(deps: ActivityDeps) {
    * databases, and the target's export of those already there in one more, split per dashboard.
    * Whatever cannot be read ahead is read per dashboard, which then fails alone with its cause.
    */
-  async function readAhead(ids: number[], up: Upstreams, log: Context['log']) {
+  async function readAhead(taskId: string, ids: number[], up: Upstreams, log: Context['log']) {
     const empty = { for: (_id: number) => undefined };
     if (ids.length < 2) return empty;
-    let sources: Map<number, Bundle>;
+    const sources = new Map<number, Bundle>();
     let sourceDatabases: UpstreamDatabase[];
     try {
-      sources = splitByDashboard(Bundle.fromZip(await up.source.exportDashboards(ids), maxBundleBytes(deps)));
+      // Dashboards an earlier batch of this task read and left for later are not exported again.
+      const missing = ids.filter((id) => !exported.get(taskId, id));
+      if (missing.length) {
+        for (const [id, b] of splitByDashboard(Bundle.fromZip(await up.source.exportDashboards(missing), maxBundleBytes(deps))))
+          exported.put(taskId, id, b);
+      }
+      for (const id of ids) {
+        const b = exported.get(taskId, id);
+        if (b) sources.set(id, b.clone());
+      }
       sourceDatabases = await up.source.listDatabases();
     } catch (err) {
       log.warn(`the ${ids.length} dashboards could not be exported together (${(err as Error).message.slice(0, 200)}): each is exported alone`);
@@ -614,4 +626,30 @@ async function inParallel<T>(list: T[], limit: number, fn: (item: T) => Promise<
     while (next < list.length) await fn(list[next++]!);
   };
   await Promise.all(Array.from({ length: Math.min(limit, list.length) }, lane));
+}
+
+/**
+ * Source dashboards a batch exported and left for a later batch of the same task (past its import
+ * limit), so they are not exported again: a task takes each source dashboard as it first read it.
+ * Bounded: a few tasks, and a dashboard is dropped once it has its outcome.
+ */
+class ExportedSources {
+  private readonly tasks = new Map<string, Map<number, Bundle>>();
+  get(taskId: string, id: number): Bundle | undefined {
+    return this.tasks.get(taskId)?.get(id);
+  }
+  put(taskId: string, id: number, bundle: Bundle): void {
+    let m = this.tasks.get(taskId);
+    if (!m) {
+      m = new Map();
+      this.tasks.set(taskId, m);
+      while (this.tasks.size > 4) this.tasks.delete(this.tasks.keys().next().value!);
+    }
+    m.set(id, bundle);
+  }
+  forget(taskId: string, id: number): void {
+    const m = this.tasks.get(taskId);
+    m?.delete(id);
+    if (m && !m.size) this.tasks.delete(taskId);
+  }
 }
