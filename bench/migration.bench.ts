@@ -18,7 +18,7 @@ import { BENCH_ADMIN_PASSWORD, startBenchStack, waitUntil } from './support.ts';
 /**
  * A migration of N dashboards through Switchyard (export, remap, collision checks, import,
  * verification of every chart query, as a Temporal task) against the bare Superset export and
- * import calls for the same dashboards, in one run on two real Superset 6.1.0 instances.
+ * import calls for the same dashboards, in one run on real Superset 6.1.0 instances: one source and an empty target per contender.
  * Usage: npm run bench:migration [-- --dashboards 10] [-- --growth 100]
  * With --growth G, G more dashboards are migrated fresh afterwards (Switchyard and bare), and the
  * bench prints how time grows from N to G: a growth factor of 1 is linear, below 1 better.
@@ -34,8 +34,11 @@ async function main() {
   const dir = path.join(PROJECT_ROOT, '.data', 'bench-migration');
   fs.rmSync(dir, { recursive: true, force: true });
   const quiet = () => {};
-  const [sa, sb] = await Promise.all(
-    ['a', 'b'].map((n) => startSuperset({ version: '6.1.0', dataDir: path.join(dir, `superset-${n}`), fresh: true, log: quiet })),
+  // a: the source; b: Switchyard's target; c: the bare calls' target; d: preset-cli's target. Each
+  // target starts empty, so every contender creates the same objects (an import over existing
+  // ones costs Superset less than a first one).
+  const [sa, sb, sc, sd] = await Promise.all(
+    ['a', 'b', 'c', 'd'].map((n) => startSuperset({ version: '6.1.0', dataDir: path.join(dir, `superset-${n}`), fresh: true, log: quiet })),
   );
   const stack = await startBenchStack(path.join(dir, 'switchyard'));
   const { base } = stack;
@@ -109,9 +112,9 @@ async function main() {
     const again = await runMigration();
     const rerunUnchanged = unchanged;
 
-    // Bare Superset: export each dashboard from a and import it into b (overwrite), nothing else.
+    // Bare Superset: export each dashboard from a and import it into c (overwrite), nothing else.
     const ca = new SupersetClient({ baseUrl: sa.baseUrl, username: sa.username, password: sa.password });
-    const cb = new SupersetClient({ baseUrl: sb.baseUrl, username: sb.username, password: sb.password });
+    const cb = new SupersetClient({ baseUrl: sc.baseUrl, username: sc.username, password: sc.password });
     const t0 = performance.now();
     for (const id of ids) await cb.importBundle('dashboard', await ca.exportDashboards([id]), { overwrite: true });
     const bare = (performance.now() - t0) / 1000;
@@ -157,7 +160,7 @@ async function main() {
           '--dashboard-ids',
           ids.join(','),
         ]);
-        await runTool(cli, ['-u', sb.username, '-p', sb.password, '--loglevel', 'ERROR', sb.baseUrl, 'sync', 'native', out, '--overwrite']);
+        await runTool(cli, ['-u', sd.username, '-p', sd.password, '--loglevel', 'ERROR', sd.baseUrl, 'sync', 'native', out, '--overwrite']);
         presetCli = (performance.now() - t1) / 1000;
       } catch (err) {
         // The peer failing is its own result: the other figures are still printed.
@@ -169,7 +172,7 @@ async function main() {
     }
 
     const f = (n: number) => n.toFixed(2);
-    console.log(`\nmigration of ${N} dashboards (2 charts each) between two real Superset 6.1.0 instances`);
+    console.log(`\nmigration of ${N} dashboards (2 charts each) from one real Superset 6.1.0 into empty ones (one per contender)`);
     console.log(`  bare Superset export + import      ${f(bare)} s  (${f(bare / N)} s per dashboard)`);
     console.log(`  Switchyard migration task          ${f(first)} s  (${f(first / N)} s per dashboard; ratio ${f(first / bare)}x)`);
     console.log(
@@ -212,7 +215,7 @@ async function main() {
     );
   } finally {
     await stack.stop();
-    await Promise.all([sa.stop(), sb.stop()]);
+    await Promise.all([sa.stop(), sb.stop(), sc.stop(), sd.stop()]);
   }
 }
 

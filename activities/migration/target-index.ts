@@ -212,7 +212,10 @@ export class TargetIndex {
     for (const bundle of await this.upstream.exportObjects(kind, missing)) {
       for (const f of bundle.of(kind === 'chart' ? 'charts' : 'datasets')) {
         const uuid = str(f.content.uuid);
-        if (uuid && uuids.includes(uuid)) out.set(uuid, f.content);
+        if (!uuid) continue;
+        // Kept until an import of this task may change it (forgetContent): dashboards sharing a dataset read it once.
+        this.exported.set(uuid, f.content);
+        if (uuids.includes(uuid)) out.set(uuid, f.content);
       }
     }
     return out;
