@@ -464,6 +464,7 @@ export function createMigrationActivities(deps: ActivityDeps) {
     if (!todo.length) return { items: results, learned };
 
     const at: Step = { step: 'plan' };
+    const t0 = Date.now();
     let up: Upstreams;
     try {
       up = await upstreams(input);
@@ -476,8 +477,10 @@ export function createMigrationActivities(deps: ActivityDeps) {
       }
       return { items: results, learned };
     }
+    const t1 = Date.now();
     const mappings = await mappingsFor(deps, input);
     const ahead = await readAhead(taskId, todo.map((d) => d.id), up, log);
+    const t2 = Date.now();
 
     // Plan each; the ones to import wait for one import call.
     const ready: Planned[] = [];
@@ -502,6 +505,7 @@ export function createMigrationActivities(deps: ActivityDeps) {
         await finish(d.position, await failedOutcome(input, d.id, err, at, up.index, prepared, log));
       }
     }
+    const t3 = Date.now();
     // Each imported on its own: Superset's answer, and a refusal, belong to that dashboard alone.
     // Past the import limit they wait for the next batch, which plans them again against the target as it is then.
     for (const p of ready.slice(0, input.importLimit)) {
@@ -514,6 +518,10 @@ export function createMigrationActivities(deps: ActivityDeps) {
       await finish(p.position, o);
     }
     for (const r of results) exported.forget(taskId, r.id);
+    const imported = Math.min(ready.length, input.importLimit);
+    log.info(
+      `batch of ${todo.length}: environments read in ${t1 - t0} ms, exports in ${t2 - t1} ms, planned in ${t3 - t2} ms, ${imported} imported in ${Date.now() - t3} ms${ready.length > imported ? `; ${ready.length - imported} left for the next batch` : ''}`,
+    );
     results.sort((a, b) => a.position - b.position);
     // The planned hash goes with each imported dashboard to the verification, which records the target's state after it.
     const hashes = new Map(ready.map((p) => [p.dashboardId, p.plannedHash]));
