@@ -301,10 +301,11 @@ export function createMigrationActivities(deps: ActivityDeps) {
   /** The task's view of both environments: Superset clients and the indexes shared by its dashboards. */
   async function upstreams(input: Request): Promise<Upstreams> {
     const taskId = currentTaskId();
-    const source = await deps.superset(input.sourceEnvId);
-    const target = await deps.superset(input.targetEnvId);
-    const index = await indexes.get(`${taskId}:${input.targetEnvId}`, target);
-    const sourceIndex = await indexes.get(`${taskId}:source:${input.sourceEnvId}`, source, { kinds: ['dataset'] });
+    // Two instances: read side by side.
+    const [[source, sourceIndex], [target, index]] = await Promise.all([
+      deps.superset(input.sourceEnvId).then(async (u) => [u, await indexes.get(`${taskId}:source:${input.sourceEnvId}`, u, { kinds: ['dataset'] })] as const),
+      deps.superset(input.targetEnvId).then(async (u) => [u, await indexes.get(`${taskId}:${input.targetEnvId}`, u)] as const),
+    ]);
     return { source, target, index, sourceIndex };
   }
 
@@ -539,24 +540,25 @@ export function createMigrationActivities(deps: ActivityDeps) {
     if (ids.length < 2) return empty;
     const sources = new Map<number, Bundle>();
     let sourceDatabases: UpstreamDatabase[];
+    // The source's export and the target's slug refresh side by side (two instances).
+    // Slugs that changed hands since the index was read, in one call; where the release cannot say, each slug is asked of the target.
+    const slugsRead = up.index.refreshDashboardsChanged();
     try {
       // Dashboards an earlier batch of this task read and left for later are not exported again.
       const missing = ids.filter((id) => !exported.get(taskId, id));
-      if (missing.length) {
-        for (const [id, b] of splitByDashboard(Bundle.fromZip(await up.source.exportDashboards(missing), maxBundleBytes(deps))))
-          exported.put(taskId, id, b);
-      }
+      const [zip, dbs] = await Promise.all([missing.length ? up.source.exportDashboards(missing) : null, up.source.listDatabases()]);
+      if (zip) for (const [id, b] of splitByDashboard(Bundle.fromZip(zip, maxBundleBytes(deps)))) exported.put(taskId, id, b);
       for (const id of ids) {
         const b = exported.get(taskId, id);
         if (b) sources.set(id, b.clone());
       }
-      sourceDatabases = await up.source.listDatabases();
+      sourceDatabases = dbs;
     } catch (err) {
+      await slugsRead.catch(() => undefined);
       log.warn(`the ${ids.length} dashboards could not be exported together (${(err as Error).message.slice(0, 200)}): each is exported alone`);
       return empty;
     }
-    // Slugs that changed hands since the index was read, in one call; where the release cannot say, each slug is asked of the target.
-    const slugsCurrent = await up.index.refreshDashboardsChanged();
+    const slugsCurrent = await slugsRead;
     const existing = new Map<number, number>();
     for (const [id, b] of sources) {
       const uuid = b.of('dashboards')[0]?.content.uuid;

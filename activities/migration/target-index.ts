@@ -333,7 +333,9 @@ export class TargetIndex {
    * datasets), or once the last read is older than `maxAgeMs` (others create objects too).
    */
   due(maxAgeMs: number): boolean {
-    return this.stale || Date.now() - this.readAt > maxAgeMs;
+    // An index of a source (datasets, for row-level security) is changed by nobody in this task: read again less often.
+    const age = this.kinds.includes('dashboard') ? maxAgeMs : maxAgeMs * 12;
+    return this.stale || Date.now() - this.readAt > age;
   }
 
   /** Records what an import just did, so the next dashboard sees it before the next refresh. */
