@@ -479,6 +479,8 @@ export function createMigrationActivities(deps: ActivityDeps) {
       return { items: results, learned };
     }
     const t1 = Date.now();
+    // Row-level-security rules are read once per task and side: asked for now, beside the exports (a failure is met again by the dashboard that needs them).
+    for (const i of [up.sourceIndex, up.index]) i.rlsRules().catch(() => undefined);
     const mappings = await mappingsFor(deps, input);
     const ahead = await readAhead(taskId, todo.map((d) => d.id), up, log);
     const t2 = Date.now();

@@ -102,6 +102,9 @@ export async function prepareDashboard(opts: {
     table_name: String(f.content.table_name ?? ''),
   }));
 
+  // Charts and datasets an earlier import of this task wrote are read into the index before they are looked up.
+  await index.learnWritten(bundle);
+
   // 1. Databases: every bundled database must map to an existing target database.
   const sourceDbs = ahead.sourceDatabases ?? (await source.listDatabases());
   // A mapped database created in the target since the index was built is read once more.

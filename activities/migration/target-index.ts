@@ -92,14 +92,15 @@ export class TargetIndex {
     return index;
   }
 
-  /** Set when an import of this task may have created objects the index has not read yet. */
-  private stale = false;
   private readAt = Date.now();
+  /** Charts and datasets an import of this task wrote, by uuid, that the index may not have read yet. */
+  private readonly written: Record<'chart' | 'dataset', Set<string>> = { chart: new Set(), dataset: new Set() };
 
   /** Picks up objects created since the last read (by an import of this task or by anyone else). */
   async refresh(): Promise<void> {
-    this.stale = false;
     this.readAt = Date.now();
+    this.written.chart.clear();
+    this.written.dataset.clear();
     // Dashboards not found by uuid may exist now.
     for (const [uuid, d] of this.dashboardByUuid) if (d === null) this.dashboardByUuid.delete(uuid);
     if (!this.incremental) {
@@ -328,28 +329,46 @@ export class TargetIndex {
     }
   }
 
-  /**
-   * Whether a refresh is due: after an import of this task (it may have created charts and
-   * datasets), or once the last read is older than `maxAgeMs` (others create objects too).
-   */
+  /** Whether a full refresh is due: once the last read is older than `maxAgeMs` (others create objects too). */
   due(maxAgeMs: number): boolean {
     // An index of a source (datasets, for row-level security) is changed by nobody in this task: read again less often.
     const age = this.kinds.includes('dashboard') ? maxAgeMs : maxAgeMs * 12;
-    return this.stale || Date.now() - this.readAt > age;
+    return Date.now() - this.readAt > age;
+  }
+
+  /**
+   * Before a bundle is planned: the charts and datasets of it that an import of this task wrote
+   * and the index has not read yet are read now (one list call per kind, objects created since),
+   * so a dataset the previous dashboard created is seen as the existing one it is.
+   */
+  async learnWritten(bundle: Bundle): Promise<void> {
+    for (const [kind, folder] of [['dataset', 'datasets'], ['chart', 'charts']] as const) {
+      if (!this.written[kind].size || !this.kinds.includes(kind)) continue;
+      const lookup = kind === 'chart' ? this.chartByUuid : this.datasetByUuid;
+      const unread = bundle.of(folder).some((f) => {
+        const uuid = str(f.content.uuid);
+        return uuid !== null && this.written[kind].has(uuid) && !lookup.has(uuid);
+      });
+      if (!unread) continue;
+      this.written[kind].clear();
+      await this.load(kind, this.incremental ? this.maxId[kind] : undefined);
+    }
   }
 
   /** Records what an import just did, so the next dashboard sees it before the next refresh. */
   noteDashboard(d: IndexedDashboard): void {
-    this.stale = true;
     this.dashboards.set(d.id, d);
     if (d.uuid) this.dashboardByUuid.set(d.uuid, d);
   }
 
-  /** Forgets exported content of objects an import may have changed. */
+  /** Forgets exported content of objects an import may have changed, and notes the charts and datasets it wrote. */
   forgetContent(bundle: Bundle): void {
     for (const f of bundle.files.values()) {
       const uuid = str(f.content.uuid);
-      if (uuid) this.exported.delete(uuid);
+      if (!uuid) continue;
+      this.exported.delete(uuid);
+      if (f.kind === 'charts') this.written.chart.add(uuid);
+      if (f.kind === 'datasets') this.written.dataset.add(uuid);
     }
   }
 }
