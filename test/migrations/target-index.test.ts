@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { TargetIndex } from '../../activities/migration/target-index.ts';
+import type { IndexedResource, MigrationUpstream } from '../../activities/migration/upstream.ts';
+import { Bundle } from '../../lib/bundles/bundle.ts';
+
+/**
+ * The target index's reading rules, on an in-memory upstream that records each list call:
+ * what a later bundle needs is read again, and only then; slugs that changed hands in place are
+ * seen through one "most recently changed first" page.
+ */
+type Row = Record<string, unknown> & { id: number };
+
+function upstream() {
+  const rows: Record<IndexedResource, Row[]> = { dashboard: [], chart: [], dataset: [] };
+  const calls: string[] = [];
+  const u = {
+    rows,
+    calls,
+    version: async () => '6.1.0',
+    capabilities: async () => ({
+      version: '6.1.0',
+      lists: { dashboard: { filters: ['id'], uuid_column: true }, chart: { filters: ['id'], uuid_column: true }, dataset: { filters: ['id'], uuid_column: true } },
+      dataset_database_uuid: true,
+      security_api: true,
+      thumbnails: null,
+      probed_at: new Date(0).toISOString(),
+    }),
+    listDatabases: async () => [{ id: 1, uuid: 'db-1', database_name: 'warehouse' }],
+    async listRows(resource: IndexedResource, _columns: string[], afterId?: number) {
+      calls.push(`${resource}${afterId === undefined ? '' : `>${afterId}`}`);
+      return rows[resource].filter((r) => afterId === undefined || r.id > afterId);
+    },
+    async recentDashboards(page: number, pageSize: number) {
+      calls.push(`recent:${page}`);
+      const sorted = [...rows.dashboard].sort((a, b) => String(b.changed_on_utc).localeCompare(String(a.changed_on_utc)));
+      return sorted.slice(page * pageSize, (page + 1) * pageSize);
+    },
+  };
+  return u as typeof u & MigrationUpstream;
+}
+
+const bundleWith = (files: Record<string, Record<string, unknown>>) =>
+  new Bundle('b', new Map(Object.entries({ 'metadata.yaml': {}, ...files }).map(([path, content]) => [path, { path, kind: path.split('/')[0] as never, content }])));
+
+describe('the target index', () => {
+  it('reads again what an import wrote only when a later bundle needs it, and only what is new', async () => {
+    const u = upstream();
+    u.rows.dataset.push({ id: 1, uuid: 'ds-old', table_name: 'orders', schema: null, database: { id: 1, database_name: 'warehouse' } });
+    const index = await TargetIndex.build(u);
+    expect(u.calls).toEqual(['dashboard', 'chart', 'dataset']);
+
+    // An import wrote dataset ds-new and chart c-new; Superset gave them ids.
+    const imported = bundleWith({ 'datasets/warehouse/sales.yaml': { uuid: 'ds-new' }, 'charts/Sales_7.yaml': { uuid: 'c-new' } });
+    index.forgetContent(imported);
+    u.rows.dataset.push({ id: 2, uuid: 'ds-new', table_name: 'sales', schema: null, database: { id: 1, database_name: 'warehouse' } });
+    u.rows.chart.push({ id: 7, uuid: 'c-new' });
+
+    // A bundle that holds neither: nothing is read.
+    await index.learnWritten(bundleWith({ 'datasets/warehouse/orders.yaml': { uuid: 'ds-old' } }));
+    expect(u.calls).toHaveLength(3);
+    // A bundle holding the written dataset: datasets above the highest known id, once; the chart is not needed.
+    await index.learnWritten(bundleWith({ 'datasets/warehouse/sales.yaml': { uuid: 'ds-new' } }));
+    expect(u.calls.slice(3)).toEqual(['dataset>1']);
+    expect(index.dataset('ds-new')?.id).toBe(2);
+    expect(index.datasetOnTable(1, null, 'sales')?.uuid).toBe('ds-new');
+    await index.learnWritten(bundleWith({ 'datasets/warehouse/sales.yaml': { uuid: 'ds-new' } }));
+    expect(u.calls).toHaveLength(4);
+    // The chart, once a bundle holds it.
+    await index.learnWritten(bundleWith({ 'charts/Sales_7.yaml': { uuid: 'c-new' } }));
+    expect(u.calls.slice(4)).toEqual(['chart>0']);
+    expect(index.chart('c-new')?.id).toBe(7);
+  });
+
+  it('sees a slug that changed hands in place through the most recently changed dashboards', async () => {
+    const u = upstream();
+    u.rows.dashboard.push(
+      { id: 1, uuid: 'd-1', slug: 'sales', dashboard_title: 'Sales', changed_on_utc: '2026-11-20T10:00:00.000000+0000' },
+      { id: 2, uuid: 'd-2', slug: 'other', dashboard_title: 'Other', changed_on_utc: '2026-11-21T10:00:00.000000+0000' },
+    );
+    const index = await TargetIndex.build(u);
+    expect(index.dashboardBySlug('sales')?.id).toBe(1);
+    // Someone gives dashboard 1 another slug and dashboard 2 takes 'sales', in Superset.
+    u.rows.dashboard[0] = { ...u.rows.dashboard[0], slug: 'sales-old', changed_on_utc: '2026-11-23T10:00:00.000000+0000' };
+    u.rows.dashboard[1] = { ...u.rows.dashboard[1], slug: 'sales', changed_on_utc: '2026-11-23T10:00:01.000000+0000' };
+    expect(await index.refreshDashboardsChanged(1)).toBe(true);
+    expect(index.dashboardBySlug('sales')?.id).toBe(2);
+    expect(index.dashboardBySlug('sales-old')?.id).toBe(1);
+    // Pages were read until one ended (page size 1 here): both changed rows seen.
+    expect(u.calls.filter((c) => c.startsWith('recent'))).toEqual(['recent:0', 'recent:1', 'recent:2']);
+  });
+
+  it('says so when the release cannot tell when dashboards changed', async () => {
+    const u = upstream();
+    u.rows.dashboard.push({ id: 1, uuid: 'd-1', slug: 'sales', dashboard_title: 'Sales' });
+    const index = await TargetIndex.build(u);
+    expect(await index.refreshDashboardsChanged()).toBe(false);
+  });
+});
