@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEnvironment } from '../support/environments.ts';
+import { startFakeSuperset, type FakeSuperset } from '../support/fake-superset.ts';
+import { createHarness, type Harness } from '../support/harness.ts';
+import { workflowRuns } from '../support/workflow-runs.ts';
+
+/**
+ * A backup of more dashboards than one workflow run handles (TASK_ITEMS_PER_RUN=3 here) runs as a
+ * chain of runs under one task id: every dashboard is in the result exactly once, the workflow
+ * runs carry no items, and a cancel in a later run keeps what was done and leaves the rest alone.
+ */
+let h: Harness;
+let fake: FakeSuperset;
+let env: string;
+
+const admin = (m: string, p: string, o: Record<string, unknown> = {}) => h.request(m, p, { ...o, token: h.adminToken });
+
+async function startBackup(ids: number[]): Promise<string> {
+  const r = await admin('POST', '/api/dashboards/backup', { json: { env_id: env, dashboard_ids: ids } });
+  expect(r.status, r.text).toBe(202);
+  return r.body.task_id as string;
+}
+
+/** Ids the fake was asked to export (one export request per dashboard). */
+function exported(since: number): number[] {
+  return fake.requests
+    .slice(since)
+    .filter((r) => r.path === '/api/v1/dashboard/export/')
+    .flatMap((r) => r.q as number[]);
+}
+
+beforeAll(async () => {
+  [h, fake] = await Promise.all([
+    createHarness({ worker: true, env: { TASK_ITEMS_PER_RUN: '3', BACKUP_RETENTION_COUNT: '2' } }),
+    startFakeSuperset(),
+  ]);
+  env = await createEnvironment(h, { baseUrl: fake.baseUrl, username: fake.username, password: fake.password });
+}, 120_000);
+afterAll(async () => {
+  await h?.close();
+  await fake?.close();
+});
+
+describe('a backup larger than one workflow run', () => {
+  it('continues as new under the same task and ends SUCCEEDED with every dashboard once, in request order', async () => {
+    const ids = fake
+      .seedDashboards(8, { prefix: 'Chain', charts: 2 })
+      .map((d) => d.id)
+      .reverse();
+    const mark = fake.requests.length;
+    const id = await startBackup(ids);
+    const task = await h.waitForTask(id, undefined, 120_000);
+    expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
+    expect(task.progress).toMatchObject({ done: 8, total: 8 });
+    expect(task.result.items.map((i: any) => i.id)).toEqual(ids);
+    for (const item of task.result.items) {
+      expect(item).toMatchObject({ kind: 'dashboard', status: 'succeeded', outcome: 'succeeded', deduplicated: false, charts: 2 });
+      expect(item.backup_id).toMatch(/^[0-9a-f-]{36}$/);
+    }
+    expect(task.result).toMatchObject({
+      env_id: env,
+      cancelled: false,
+      not_started: 0,
+      totals: { requested: 8, succeeded: 8, failed: 0, deduplicated: 0, not_started: 0 },
+      retention: { policy: { keep: 2 }, pruned: 0, blobs_deleted: 0 },
+    });
+    expect(task.result.store).toContain('backups');
+    // Each dashboard exported and recorded once, however many runs the task took.
+    expect(exported(mark).sort((a, b) => a - b)).toEqual([...ids].sort((a, b) => a - b));
+    expect(await h.knex('backups').where({ task_id: id }).count({ n: '*' })).toEqual([{ n: '8' }]);
+
+    // 3 + 3 + 2 dashboards: three runs, the first two continued as new; the workflow's own result
+    // (what Temporal keeps) carries the totals but no items.
+    const runs = await workflowRuns(h.boot.context.temporal, id);
+    expect(runs.map((r) => r.closedBy)).toEqual([
+      'WORKFLOW_EXECUTION_CONTINUED_AS_NEW',
+      'WORKFLOW_EXECUTION_CONTINUED_AS_NEW',
+      'WORKFLOW_EXECUTION_COMPLETED',
+    ]);
+    const own = await h.boot.context.temporal.workflow.getHandle(id).result();
+    expect(own).toMatchObject({ totals: { requested: 8, succeeded: 8 } });
+    expect(own).not.toHaveProperty('items');
+    // The task row follows the latest run.
+    expect((await h.knex('tasks').where({ id }).first('workflow_run_id')).workflow_run_id).toBe(runs.at(-1)!.runId);
+  });
+
+  it('a dashboard failing in a later run fails the task with every item listed', async () => {
+    const ids = fake.seedDashboards(4, { prefix: 'Chainfail' }).map((d) => d.id);
+    ids.splice(3, 0, 999_999); // the fourth: in the second run
+    const task = await h.waitForTask(await startBackup(ids), undefined, 120_000);
+    expect(task.status).toBe('FAILED');
+    expect(task.error).toMatchObject({ type: 'BackupIncomplete' });
+    expect(task.error.message).toMatch(/^1 of 5 dashboard backup\(s\) failed: 999999 \(/);
+    expect(task.result.items.map((i: any) => [i.id, i.status])).toEqual(ids.map((i) => [i, i === 999_999 ? 'failed' : 'succeeded']));
+    expect(task.result.items[3]).toMatchObject({ step: 'export', upstream_error: { status: 404 } });
+    expect(task.result.totals).toMatchObject({ requested: 5, succeeded: 4, failed: 1, not_started: 0 });
+  });
+
+  it('a cancel in a later run ends CANCELLED with the done dashboards listed and the rest untouched', async () => {
+    const ids = fake.seedDashboards(12, { prefix: 'Chaincancel' }).map((d) => d.id);
+    fake.slow({ path: '/api/v1/dashboard/export/' }, 300);
+    try {
+      const mark = fake.requests.length;
+      const id = await startBackup(ids);
+      // Past the first run's three dashboards: the cancel lands in the second run or later.
+      await h.waitForTask(id, (t) => (t.progress?.done ?? 0) >= 4, 60_000);
+      expect((await admin('POST', `/api/tasks/${id}/cancel`)).status).toBe(202);
+      const task = await h.waitForTask(id, undefined, 60_000);
+      expect(task.status).toBe('CANCELLED');
+      const done = task.result.items.length;
+      expect(done).toBeGreaterThanOrEqual(4);
+      expect(done).toBeLessThan(12);
+      expect(task.result.items.map((i: any) => i.id)).toEqual(ids.slice(0, done));
+      expect(task.result).toMatchObject({
+        cancelled: true,
+        not_started: 12 - done,
+        totals: { requested: 12, succeeded: done, failed: 0, not_started: 12 - done },
+      });
+      expect(task.progress.done).toBe(done);
+      // The rest untouched: never exported, no backup, no item.
+      expect(exported(mark)).toEqual(ids.slice(0, done));
+      expect(await h.knex('backups').where({ task_id: id }).count({ n: '*' })).toEqual([{ n: String(done) }]);
+      const runs = await workflowRuns(h.boot.context.temporal, id);
+      expect(runs.length).toBeGreaterThanOrEqual(2);
+      expect(runs.at(-1)!.closedBy).toBe('WORKFLOW_EXECUTION_CANCELED');
+      const report = (await admin('GET', `/api/reports/${id}`)).body.report;
+      expect(report.summary.headline).toBe(`${done} of 12 dashboard(s) backed up, ${12 - done} not started, cancelled`);
+    } finally {
+      fake.clearFailures();
+    }
+  });
+});
