@@ -26,7 +26,9 @@ export const { reportTaskProgress, finishTask } = lifecycle;
  * without them; the row gets them read back (finishTaskWithStoredItems).
  */
 export async function runAsTask<T>(body: () => Promise<T>, opts: { items?: 'stored' } = {}): Promise<T> {
-  const state = await lifecycle.markTaskRunning();
+  // Not cancellable: a cancel arriving meanwhile (say, just as a long task continued as new) must
+  // reach the body, which ends the row with what was done, rather than leave the row open.
+  const state = await CancellationScope.nonCancellable(() => lifecycle.markTaskRunning());
   if (state === 'missing') {
     // Only the API starts tasks (it writes the row, checks permissions and input first).
     const message =

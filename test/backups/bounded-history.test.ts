@@ -96,6 +96,17 @@ describe('a backup larger than one workflow run', () => {
     expect(task.result.totals).toMatchObject({ requested: 5, succeeded: 4, failed: 1, not_started: 0 });
   });
 
+  it('starts a backup of 1,000 dashboards, whose id list is too long for a Temporal search attribute', async () => {
+    const ids = Array.from({ length: 1000 }, (_, i) => 500_000 + i);
+    const id = await startBackup(ids);
+    await h.waitForTask(id, (t) => (t.progress?.done ?? 0) >= 1, 30_000);
+    expect((await admin('POST', `/api/tasks/${id}/cancel`)).status).toBe(202);
+    const task = await h.waitForTask(id, undefined, 60_000);
+    expect(task.status).toBe('CANCELLED');
+    expect(task.dashboard_ids).toHaveLength(1000);
+    expect(task.result.totals.requested).toBe(1000);
+  });
+
   it('a cancel in a later run ends CANCELLED with the done dashboards listed and the rest untouched', async () => {
     const ids = fake.seedDashboards(12, { prefix: 'Chaincancel' }).map((d) => d.id);
     fake.slow({ path: '/api/v1/dashboard/export/' }, 300);
