@@ -54,6 +54,7 @@ export async function backupWorkflow(input: BackupInput): Promise<BackupSummary>
           cancelled = true;
           break;
         }
+        // The run is full: the next run goes on from here (a cancel was looked for just above).
         if (i >= state.itemsPerRun || (i > 0 && workflowInfo().continueAsNewSuggested)) break;
         const position = state.offset + i;
         // The dashboard (its item and progress line written by the activity) runs to the end even
@@ -76,7 +77,8 @@ export async function backupWorkflow(input: BackupInput): Promise<BackupSummary>
             backedUp.push(dashboardId);
           } else {
             state.failed++;
-            if (state.firstFailures.length < MAX_FAILURES_NAMED) state.firstFailures.push(`${dashboardId} (${brief.error ?? 'failed'})`);
+            if (state.firstFailures.length < MAX_FAILURES_NAMED)
+              state.firstFailures.push(`${dashboardId} (${(brief.error ?? 'failed').slice(0, 300)})`);
           }
         });
         reached = i + 1;
