@@ -118,7 +118,10 @@ export function createBackupActivities(deps: ActivityDeps & { backupStore?: Back
       if (earlier) return brief(earlier, backupStore().location);
       const r = await activities.backupDashboard(input);
       const item = await items.record(taskId, input.position, input.dashboardId, r.item);
-      await deps.tasks.setProgress(taskId, { done: input.position + 1, total: input.total, message: `dashboard ${input.dashboardId}: ${item.status}` });
+      const progress = { done: input.position + 1, total: input.total, message: `dashboard ${input.dashboardId}: ${item.status}` };
+      await deps.tasks.setProgress(taskId, progress);
+      // The same line reportTaskProgress logs: the CLI draws its progress bar from it.
+      Context.current().log.info(`progress ${progress.done}/${progress.total}: ${progress.message}`);
       return brief(item, r.store);
     },
 

@@ -80,6 +80,12 @@ describe('a backup larger than one workflow run', () => {
     const own = await h.boot.context.temporal.workflow.getHandle(id).result();
     expect(own).toMatchObject({ totals: { requested: 8, succeeded: 8 } });
     expect(own).not.toHaveProperty('items');
+    // A progress line per dashboard, across the runs (the CLI draws its progress bar from them).
+    const logs = (await admin('GET', `/api/tasks/${id}/logs?limit=1000&source=activity`)).body.items.map((i: any) => i.message);
+    expect(logs.filter((m: string) => /^progress \d+\/8/.test(m))).toEqual([
+      'progress 0/8: backing up 8 dashboard(s)',
+      ...ids.map((d, i) => `progress ${i + 1}/8: dashboard ${d}: succeeded`),
+    ]);
     // The task row follows the latest run.
     expect((await h.knex('tasks').where({ id }).first('workflow_run_id')).workflow_run_id).toBe(runs.at(-1)!.runId);
   });
