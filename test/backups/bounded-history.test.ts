@@ -86,6 +86,11 @@ describe('a backup larger than one workflow run', () => {
       'progress 0/8: backing up 8 dashboard(s)',
       ...ids.map((d, i) => `progress ${i + 1}/8: dashboard ${d}: succeeded`),
     ]);
+    // The Temporal part of the log is the latest run's history, saying which run it continues.
+    const temporalLines = (await admin('GET', `/api/tasks/${id}/logs?limit=1000&source=temporal`)).body.items.map((i: any) => i.message);
+    expect(temporalLines[0]).toBe(
+      `workflow backupWorkflow started on task queue ${h.config.TEMPORAL_TASK_QUEUE} as a new run continuing run ${runs[1]!.runId}`,
+    );
     // The task row follows the latest run.
     expect((await h.knex('tasks').where({ id }).first('workflow_run_id')).workflow_run_id).toBe(runs.at(-1)!.runId);
   });
