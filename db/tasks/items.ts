@@ -43,14 +43,4 @@ export class TaskItemStore {
     const rows = await this.knex('task_items').where({ task_id: taskId }).orderBy('position').select('item');
     return rows.map((r: { item: I }) => r.item);
   }
-
-  /** How many items of the task are recorded, by outcome. */
-  async countByOutcome(taskId: string): Promise<Record<string, number>> {
-    const rows = await this.knex('task_items')
-      .where({ task_id: taskId })
-      .groupBy('outcome')
-      .select('outcome')
-      .count<{ outcome: string; n: string }[]>({ n: '*' });
-    return Object.fromEntries(rows.map((r) => [r.outcome, Number(r.n)]));
-  }
 }

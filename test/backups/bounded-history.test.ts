@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TaskItemStore } from '../../db/tasks/items.ts';
 import { createEnvironment } from '../support/environments.ts';
 import { startFakeSuperset, type FakeSuperset } from '../support/fake-superset.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
@@ -105,6 +106,41 @@ describe('a backup larger than one workflow run', () => {
     expect(task.result.items.map((i: any) => [i.id, i.status])).toEqual(ids.map((i) => [i, i === 999_999 ? 'failed' : 'succeeded']));
     expect(task.result.items[3]).toMatchObject({ step: 'export', upstream_error: { status: 404 } });
     expect(task.result.totals).toMatchObject({ requested: 5, succeeded: 4, failed: 1, not_started: 0 });
+  });
+
+  it('answers a dashboard an earlier attempt recorded from its item, without backing it up again', async () => {
+    const ids = fake.seedDashboards(6, { prefix: 'Chainretry' }).map((d) => d.id);
+    fake.slow({ path: '/api/v1/dashboard/export/' }, 300);
+    try {
+      const mark = fake.requests.length;
+      const id = await startBackup(ids);
+      await h.waitForTask(id, (t) => (t.progress?.done ?? 0) >= 1, 30_000);
+      // As if an attempt of the fifth dashboard (second run) had recorded it and then lost its worker.
+      const earlier = {
+        kind: 'dashboard' as const,
+        id: ids[4]!,
+        title: 'recorded by an earlier attempt',
+        status: 'succeeded',
+        outcome: 'succeeded' as const,
+        next_actions: [],
+        backup_id: null,
+        content_hash: null,
+        deduplicated: true,
+      };
+      const items = new TaskItemStore(h.knex);
+      expect(await items.record(id, 4, ids[4]!, earlier)).toEqual(earlier);
+      // The first record at a position wins: a second one answers it unchanged.
+      expect(await items.record(id, 4, ids[4]!, { ...earlier, title: 'a second record' })).toEqual(earlier);
+      const task = await h.waitForTask(id, undefined, 60_000);
+      expect(task.status).toBe('SUCCEEDED');
+      expect(task.result.items.map((i: any) => i.id)).toEqual(ids);
+      expect(task.result.items[4]).toEqual(earlier);
+      expect(task.result.totals).toMatchObject({ requested: 6, succeeded: 6, deduplicated: 1 });
+      expect(exported(mark)).toEqual(ids.filter((_, i) => i !== 4));
+      expect(await h.knex('backups').where({ task_id: id }).count({ n: '*' })).toEqual([{ n: '5' }]);
+    } finally {
+      fake.clearFailures();
+    }
   });
 
   it('starts a backup of 1,000 dashboards, whose id list is too long for a Temporal search attribute', async () => {
