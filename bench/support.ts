@@ -81,7 +81,7 @@ export async function benchEnv(dataDir: string): Promise<NodeJS.ProcessEnv> {
  * PostgreSQL, Temporal and Switchyard as `npm start` runs it: by default the API and one worker in
  * one process (`single`), or an API process and a worker process at lower priority (`split`).
  */
-export async function startBenchStack(dataDir: string, opts: { mode?: 'single' | 'split' } = {}) {
+export async function startBenchStack(dataDir: string, opts: { mode?: 'single' | 'split'; env?: Record<string, string> } = {}) {
   const [{ loadConfig }, { startInfra }, { createLogger }, { lowerPriority, NODE_FLAGS }, { buildWorkflowBundle }] = await Promise.all([
     import('../lib/config.ts'),
     import('../lib/embedded/stack.ts'),
@@ -91,7 +91,7 @@ export async function startBenchStack(dataDir: string, opts: { mode?: 'single' |
   ]);
   // A fresh stack every run: Temporal's SQLite file grows with every task and slows later runs.
   fs.rmSync(dataDir, { recursive: true, force: true });
-  const env = await benchEnv(dataDir);
+  const env = { ...(await benchEnv(dataDir)), ...opts.env };
   const config = loadConfig(env);
   const infra = await startInfra(config, createLogger('warn', 'bench'), { searchAttributes: SEARCH_ATTRIBUTES });
   const bundle = await buildWorkflowBundle(path.join(dataDir, 'workflow-bundle.js'));
@@ -109,6 +109,7 @@ export async function startBenchStack(dataDir: string, opts: { mode?: 'single' |
   return {
     base,
     databaseUrl: infra.databaseUrl,
+    temporalAddress: infra.temporalAddress,
     processes,
     async stop() {
       for (const p of processes) await stopChild(p.child);

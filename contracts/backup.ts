@@ -6,6 +6,49 @@ import type { RlsWrite } from './rls.ts';
 export interface BackupInput {
   envId: string;
   dashboardIds: number[];
+  /**
+   * Set only by the workflow when it continues as new: where the task stands. `dashboardIds`
+   * then holds the dashboards not yet reached; the items done live in `task_items`, never here.
+   */
+  continued?: BackupRunState;
+}
+
+/** The little a backup carries from one workflow run to the next (counters, never items). */
+export interface BackupRunState {
+  /** Dashboards of the task handled by earlier runs: the position of this run's first one. */
+  offset: number;
+  requested: number;
+  itemsPerRun: number;
+  /** Workflow runs so far, this one included. */
+  run: number;
+  store: string;
+  succeeded: number;
+  failed: number;
+  deduplicated: number;
+  /** The first few failures, for the task's error message (all of them are in the result). */
+  firstFailures: string[];
+  retention: RetentionTotals | null;
+}
+
+/** Retention summed over the runs of a backup (each run prunes the dashboards it backed up). */
+export interface RetentionTotals {
+  /** From the first run that pruned; null while none did. */
+  policy: RetentionOutcome['policy'] | null;
+  pruned: number;
+  blobs_deleted: number;
+  skipped_other_store: number;
+  /** Runs whose pruning failed, and the first failure's message. */
+  failed_runs: number;
+  error: string | null;
+}
+
+/** What the per-dashboard activity of a backup task answers: the item itself is in `task_items`. */
+export interface BackupItemBrief {
+  status: BackupItem['status'];
+  deduplicated: boolean;
+  store: string;
+  /** For the task's error message when it failed. */
+  error?: string;
 }
 
 /** One dashboard of a backup; `id` is its id in the environment. */
@@ -37,6 +80,9 @@ export interface BackupResult extends ItemsResult<BackupItem> {
   totals: { requested: number; succeeded: number; failed: number; deduplicated: number; not_started: number };
   retention: RetentionOutcome | null;
 }
+
+/** What the backup workflow itself returns: its result without the items (those the task row gets from `task_items`). */
+export type BackupSummary = Omit<BackupResult, 'items'>;
 
 export interface RestoreInput {
   backupId: string;

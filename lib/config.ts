@@ -81,6 +81,11 @@ const schema = z.object({
   /** Seconds a task row may stay PENDING before the reconciler (re)starts its workflow. */
   TEMPORAL_UI_URL: optionalString.pipe(z.url().optional()),
   TASK_RECONCILE_AFTER_SECONDS: z.coerce.number().int().min(1).default(15),
+  /**
+   * Items (dashboards) a long item-by-item task handles in one workflow run before it continues as
+   * new under the same task id: bounds each run's history however many items the task has.
+   */
+  TASK_ITEMS_PER_RUN: z.coerce.number().int().min(1).max(1000).default(100),
   /** Backups: a directory (default `<SWITCHYARD_DATA_DIR>/backups`), or an S3-compatible bucket when BACKUP_S3_BUCKET is set. */
   BACKUP_DIR: optionalString,
   BACKUP_S3_ENDPOINT: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),

@@ -1,10 +1,12 @@
-import { CancellationScope, log, proxyActivities } from '@temporalio/workflow';
+import { CancellationScope, continueAsNew, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import {
   failedBackupItem,
   type BackupInput,
-  type BackupItem,
-  type BackupResult,
+  type BackupItemBrief,
+  type BackupRunState,
+  type BackupSummary,
+  type RetentionTotals,
   type RestoreInput,
   type RestoreItem,
   type RestoreResult,
@@ -12,7 +14,7 @@ import {
 } from '../contracts/backup.ts';
 import { NON_RETRYABLE_FAILURE_TYPES } from '../contracts/failures.ts';
 import { failureOf } from './item-failure.ts';
-import { endTaskWithResult, reportTaskProgress, runAsTask } from './task-run.ts';
+import { endTaskWithResult, endTaskWithStoredItems, reportTaskProgress, runAsTask } from './task-run.ts';
 
 /** One dashboard = one activity; Superset outages are retried, a refusal is that dashboard's outcome. */
 const perDashboard = proxyActivities<Activities>({
@@ -32,87 +34,156 @@ const housekeeping = proxyActivities<Activities>({
  * them. Each dashboard succeeds or fails on its own; the task ends FAILED (with the per-dashboard
  * result kept) when any of them failed, so a partial backup never reads as a success.
  * Cancellation takes effect between dashboards: the one in flight is finished and recorded.
+ *
+ * Any number of dashboards runs in this one task with a bounded history: each dashboard's item is
+ * recorded in `task_items` by its activity (the workflow sees a brief answer), and after
+ * TASK_ITEMS_PER_RUN dashboards, or sooner when Temporal suggests it, the workflow continues as
+ * new under the same workflow id carrying counters only (BackupRunState). Each run prunes the
+ * dashboards it backed up; the task row's result is assembled from `task_items` at the end.
  */
-export async function backupWorkflow(input: BackupInput): Promise<BackupResult> {
-  return runAsTask(async () => {
-    const total = input.dashboardIds.length;
-    const items: BackupItem[] = [];
-    let store = '';
-    let cancelled = false;
-    await CancellationScope.nonCancellable(() => reportTaskProgress({ done: 0, total, message: `backing up ${total} dashboard(s)` }));
-    for (const [i, dashboardId] of input.dashboardIds.entries()) {
-      if (CancellationScope.current().consideredCancelled) {
-        cancelled = true;
-        break;
+export async function backupWorkflow(input: BackupInput): Promise<BackupSummary> {
+  return runAsTask(
+    async () => {
+      const state: BackupRunState = input.continued ?? (await firstRun(input));
+      const total = state.requested;
+      const backedUp: number[] = [];
+      let cancelled = false;
+      let reached = 0;
+      for (const [i, dashboardId] of input.dashboardIds.entries()) {
+        if (CancellationScope.current().consideredCancelled) {
+          cancelled = true;
+          break;
+        }
+        // The run is full: the next run goes on from here (a cancel was looked for just above).
+        if (i >= state.itemsPerRun || (i > 0 && workflowInfo().continueAsNewSuggested)) break;
+        const position = state.offset + i;
+        // The dashboard (its item and progress line written by the activity) runs to the end even
+        // when a cancel arrives meanwhile; the loop stops before the next one.
+        await CancellationScope.nonCancellable(async () => {
+          let brief: BackupItemBrief;
+          try {
+            brief = await perDashboard.backupDashboardOfTask({ envId: input.envId, dashboardId, position, total });
+          } catch (err) {
+            const item = failedBackupItem(dashboardId, failureOf(err, 'backup'));
+            log.error(`dashboard ${dashboardId}: backup failed: ${item.error}`);
+            await housekeeping.recordTaskItem({ position, key: dashboardId, item });
+            await reportTaskProgress({ done: position + 1, total, message: `dashboard ${dashboardId}: failed` });
+            brief = { status: 'failed', deduplicated: false, store: state.store, error: item.error };
+          }
+          if (brief.store) state.store = brief.store;
+          if (brief.status === 'succeeded') {
+            state.succeeded++;
+            if (brief.deduplicated) state.deduplicated++;
+            backedUp.push(dashboardId);
+          } else {
+            state.failed++;
+            if (state.firstFailures.length < MAX_FAILURES_NAMED)
+              state.firstFailures.push(`${dashboardId} (${(brief.error ?? 'failed').slice(0, 300)})`);
+          }
+        });
+        reached = i + 1;
       }
-      // The dashboard and its progress line run to the end even when a cancel arrives meanwhile;
-      // the loop stops before the next one, so the result always holds what was done.
-      await CancellationScope.nonCancellable(async () => {
-        let item: BackupItem;
-        try {
-          const r = await perDashboard.backupDashboard({ envId: input.envId, dashboardId });
-          store = r.store;
-          item = r.item;
-        } catch (err) {
-          item = failedBackupItem(dashboardId, failureOf(err, 'backup'));
-        }
-        items.push(item);
-        if (item.status === 'succeeded') {
-          log.info(
-            `dashboard ${dashboardId} ('${item.title}'): backed up${item.deduplicated ? ', unchanged since an earlier backup (no new blob)' : ''}`,
-          );
-        } else {
-          log.error(`dashboard ${dashboardId}${item.title ? ` ('${item.title}')` : ''}: backup failed: ${item.error}`);
-        }
-        await reportTaskProgress({ done: i + 1, total, message: `dashboard ${dashboardId}: ${item.status}` });
-      });
-    }
 
-    let retention: RetentionOutcome | null = null;
-    const backedUp = items.filter((i) => i.status === 'succeeded').map((i) => i.id);
-    if (backedUp.length) {
-      retention = await CancellationScope.nonCancellable(async () => {
-        try {
-          return await housekeeping.applyBackupRetention({ envId: input.envId, dashboardIds: backedUp });
-        } catch (err) {
-          // The backups themselves are safe; pruning runs again with the next backup.
-          const message = failureOf(err, 'retention').error;
-          log.warn(`retention could not be applied: ${message}`);
-          return null;
-        }
-      });
-    }
+      if (backedUp.length) {
+        state.retention = await CancellationScope.nonCancellable(() => pruneRun(input.envId, backedUp, state.retention));
+      }
+      if (!cancelled && reached < input.dashboardIds.length) {
+        const next: BackupInput = {
+          envId: input.envId,
+          dashboardIds: input.dashboardIds.slice(reached),
+          continued: { ...state, offset: state.offset + reached, run: state.run + 1 },
+        };
+        log.info(`continuing as a new workflow run (${state.run + 1}) after ${state.offset + reached} of ${total} dashboards`);
+        return await continueAsNew<typeof backupWorkflow>(next);
+      }
 
-    const failed = items.filter((i) => i.status === 'failed');
-    const result: BackupResult = {
-      env_id: input.envId,
-      store,
-      totals: {
-        requested: total,
-        succeeded: items.length - failed.length,
-        failed: failed.length,
-        deduplicated: items.filter((i) => i.deduplicated).length,
-        not_started: total - items.length,
-      },
-      items,
-      not_started: total - items.length,
-      retention,
-      cancelled,
-      next_actions: [],
+      const done = state.succeeded + state.failed;
+      const notStarted = total - done;
+      const summary: BackupSummary = {
+        env_id: input.envId,
+        store: state.store,
+        totals: {
+          requested: total,
+          succeeded: state.succeeded,
+          failed: state.failed,
+          deduplicated: state.deduplicated,
+          not_started: notStarted,
+        },
+        not_started: notStarted,
+        retention: retentionOutcome(state.retention),
+        cancelled,
+        next_actions: [],
+      };
+      if (cancelled) {
+        await endTaskWithStoredItems('CANCELLED', summary, `cancelled after ${done} of ${total} dashboards; the rest were not backed up`);
+      }
+      if (state.failed) {
+        const more = state.failed - state.firstFailures.length;
+        await endTaskWithStoredItems(
+          'FAILED',
+          summary,
+          `${state.failed} of ${total} dashboard backup(s) failed: ${state.firstFailures.join('; ')}${more > 0 ? `; and ${more} more (every one is in the result)` : ''}`,
+          'BackupIncomplete',
+        );
+      }
+      return summary;
+    },
+    { items: 'stored' },
+  );
+}
+
+/** Failures named in a failed backup's error message; the result lists every one. */
+const MAX_FAILURES_NAMED = 20;
+
+async function firstRun(input: BackupInput): Promise<BackupRunState> {
+  const total = input.dashboardIds.length;
+  const [itemsPerRun] = await CancellationScope.nonCancellable(() =>
+    Promise.all([housekeeping.taskItemsPerRun(), reportTaskProgress({ done: 0, total, message: `backing up ${total} dashboard(s)` })]),
+  );
+  return {
+    offset: 0,
+    requested: total,
+    itemsPerRun,
+    run: 1,
+    store: '',
+    succeeded: 0,
+    failed: 0,
+    deduplicated: 0,
+    firstFailures: [],
+    retention: null,
+  };
+}
+
+/** Prunes the dashboards one run backed up, and adds the outcome to the task's totals. */
+async function pruneRun(envId: string, dashboardIds: number[], sum: RetentionTotals | null): Promise<RetentionTotals> {
+  const totals = sum ?? { policy: null, pruned: 0, blobs_deleted: 0, skipped_other_store: 0, failed_runs: 0, error: null };
+  try {
+    const r = await housekeeping.applyBackupRetention({ envId, dashboardIds });
+    return {
+      ...totals,
+      policy: r.policy,
+      pruned: totals.pruned + r.pruned,
+      blobs_deleted: totals.blobs_deleted + r.blobs_deleted,
+      skipped_other_store: totals.skipped_other_store + r.skipped_other_store,
     };
-    if (cancelled) {
-      await endTaskWithResult('CANCELLED', result, `cancelled after ${items.length} of ${total} dashboards; the rest were not backed up`);
-    }
-    if (failed.length) {
-      await endTaskWithResult(
-        'FAILED',
-        result,
-        `${failed.length} of ${total} dashboard backup(s) failed: ${failed.map((f) => `${f.id} (${f.error})`).join('; ')}`,
-        'BackupIncomplete',
-      );
-    }
-    return result;
-  });
+  } catch (err) {
+    // The backups themselves are safe; pruning runs again with the next backup.
+    const message = failureOf(err, 'retention').error;
+    log.warn(`retention could not be applied: ${message}`);
+    return { ...totals, failed_runs: totals.failed_runs + 1, error: totals.error ?? message };
+  }
+}
+
+/** The task's retention outcome; null when pruning failed in every run (nothing is known of it). */
+function retentionOutcome(t: RetentionTotals | null): RetentionOutcome | null {
+  if (!t?.policy) return null;
+  return {
+    policy: t.policy,
+    pruned: t.pruned,
+    blobs_deleted: t.blobs_deleted,
+    skipped_other_store: t.skipped_other_store,
+    ...(t.error ? { error: `pruning failed in ${t.failed_runs} run(s): ${t.error}` } : {}),
+  };
 }
 
 /**
@@ -160,4 +231,3 @@ export async function restoreWorkflow(input: RestoreInput): Promise<RestoreResul
     return result;
   });
 }
-

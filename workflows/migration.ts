@@ -48,11 +48,11 @@ const bookkeeping = proxyActivities<Activities>({
  * batch up to this many. A dashboard left past the limit is planned again by the next batch.
  */
 export const MAX_BATCH = 16;
-/** Dashboards per workflow run before it continues as new: the history stays small for any number of dashboards. */
-export const DASHBOARDS_PER_RUN = 400;
 
 /** Where a migration stands when it continues as new (small: the outcomes are in PostgreSQL). */
 export interface MigrationResume {
+  /** Dashboards per workflow run before it continues as new (TASK_ITEMS_PER_RUN, read once for the task). */
+  perRun: number;
   next: number;
   waiting: Array<{ id: number; position: number }>;
   batchSize: number;
@@ -105,17 +105,19 @@ export async function migrationWorkflow(input: MigrationInput & { resume?: Migra
     const timings = { migration_ms: resume?.timings.migration_ms ?? 0, verification_ms: resume?.timings.verification_ms ?? 0 };
     const toVerify: VerifyBatchInput['dashboards'] = [];
     const startedAt = next;
+    // Dashboards per run: the history stays small however many dashboards the task has.
+    const perRun = resume?.perRun ?? (await bookkeeping.taskItemsPerRun());
     const clock = Date.now(); // workflow time: when each phase's workflow task ran, which is what a person waits for
     while (waiting.length || next < total) {
       if (CancellationScope.current().consideredCancelled) {
         cancelled = true;
         break;
       }
-      if (next - startedAt >= DASHBOARDS_PER_RUN || workflowInfo().continueAsNewSuggested) {
+      if (next - startedAt >= perRun || workflowInfo().continueAsNewSuggested) {
         timings.migration_ms += Date.now() - clock;
         timings.verification_ms += await verifyAll(request, toVerify);
         log.info(`continuing as a new run at dashboard ${next + 1} of ${total}`);
-        await continueAsNew<typeof migrationWorkflow>({ ...input, resume: { next, waiting, batchSize: size, learned, timings } });
+        await continueAsNew<typeof migrationWorkflow>({ ...input, resume: { perRun, next, waiting, batchSize: size, learned, timings } });
       }
       const fresh = Math.max(0, Math.min(MAX_BATCH - waiting.length, total - next));
       const batch = [...waiting, ...dashboardIds.slice(next, next + fresh).map((id, i) => ({ id, position: next + i }))];

@@ -20,9 +20,15 @@ export const { reportTaskProgress, finishTask } = lifecycle;
 /**
  * Wraps a task workflow's body: marks the row RUNNING, then records the outcome. The final
  * write runs in a non-cancellable scope so a cancelled task still gets CANCELLED in its row.
+ * A body that continues as new (a long task's next run) leaves the row open: its next run
+ * passes here again and the row stays RUNNING with the new run id.
+ * With `items: 'stored'`, the body recorded its items in `task_items` and returns the result
+ * without them; the row gets them read back (finishTaskWithStoredItems).
  */
-export async function runAsTask<T>(body: () => Promise<T>): Promise<T> {
-  const state = await lifecycle.markTaskRunning();
+export async function runAsTask<T>(body: () => Promise<T>, opts: { items?: 'stored' } = {}): Promise<T> {
+  // Not cancellable: a cancel arriving meanwhile (say, just as a long task continued as new) must
+  // reach the body, which ends the row with what was done, rather than leave the row open.
+  const state = await CancellationScope.nonCancellable(() => lifecycle.markTaskRunning());
   if (state === 'missing') {
     // Only the API starts tasks (it writes the row, checks permissions and input first).
     const message =
@@ -36,7 +42,11 @@ export async function runAsTask<T>(body: () => Promise<T>): Promise<T> {
   }
   try {
     const result = await body();
-    await CancellationScope.nonCancellable(() => lifecycle.finishTask({ status: 'SUCCEEDED', result }));
+    await CancellationScope.nonCancellable(() =>
+      opts.items === 'stored'
+        ? lifecycle.finishTaskWithStoredItems({ status: 'SUCCEEDED', summary: result as Record<string, unknown> })
+        : lifecycle.finishTask({ status: 'SUCCEEDED', result }),
+    );
     log.info('task succeeded');
     return result;
   } catch (err) {
@@ -75,6 +85,21 @@ function describeFailure(err: unknown): { message: string; type?: string; detail
 export async function endTaskWithResult(status: 'CANCELLED' | 'FAILED', result: unknown, message: string, type?: string): Promise<never> {
   log.warn(message);
   await CancellationScope.nonCancellable(() => lifecycle.finishTask({ status, result, error: { message, ...(type ? { type } : {}) } }));
+  if (status === 'CANCELLED') throw new CancelledFailure(message);
+  throw ApplicationFailure.nonRetryable(message, type);
+}
+
+/** endTaskWithResult for a task whose items are in `task_items`: `summary` is its result without them. */
+export async function endTaskWithStoredItems(
+  status: 'CANCELLED' | 'FAILED',
+  summary: Record<string, unknown>,
+  message: string,
+  type?: string,
+): Promise<never> {
+  log.warn(message);
+  await CancellationScope.nonCancellable(() =>
+    lifecycle.finishTaskWithStoredItems({ status, summary, error: { message, ...(type ? { type } : {}) } }),
+  );
   if (status === 'CANCELLED') throw new CancelledFailure(message);
   throw ApplicationFailure.nonRetryable(message, type);
 }

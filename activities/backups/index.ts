@@ -3,7 +3,8 @@ import { getBackup, pruneBackups, recordBackup, type BackupRow } from '../../db/
 import { createBackupStore, BlobNotFoundError, type BackupStore } from '../../lib/backup-store/index.ts';
 import { Bundle } from '../../lib/bundles/bundle.ts';
 import { chartUuidsOf } from '../../lib/bundles/rewrite.ts';
-import { failedBackupItem, type BackupItem, type RestoreInput, type RestoreItem, type RetentionOutcome } from '../../contracts/backup.ts';
+import { TaskItemStore } from '../../db/tasks/items.ts';
+import { failedBackupItem, type BackupItem, type BackupItemBrief, type RestoreInput, type RestoreItem, type RetentionOutcome } from '../../contracts/backup.ts';
 import type { ItemFailure } from '../../contracts/failures.ts';
 import { maxBundleBytes, type ActivityDeps } from '../deps.ts';
 import { failItem, itemFailure } from '../item-failure.ts';
@@ -22,8 +23,9 @@ export function createBackupActivities(deps: ActivityDeps & { backupStore?: Back
   const backupStore = () => (store ??= createBackupStore(deps.config));
   // The environment's datasets and row-level-security rules, read once per backup task in this worker.
   const indexes = new TargetIndexCache();
+  const items = new TaskItemStore(deps.knex);
 
-  return {
+  const activities = {
     /**
      * Exports one dashboard and stores it. A Superset outage is thrown (Temporal retries it); a
      * refusal (no such dashboard, no permission) or an unusable bundle is returned as this
@@ -97,6 +99,30 @@ export function createBackupActivities(deps: ActivityDeps & { backupStore?: Back
           : `dashboard ${input.dashboardId} ('${title}'): stored ${formatBytes(row.size)} with ${row.chart_count} chart(s) as backup ${row.id} (sha256 ${hash.slice(0, 12)}…) in ${s.location}`,
       );
       return { item: { ...itemOf(row), rls_rules: rlsRules }, store: s.location };
+    },
+
+    /**
+     * One dashboard of a backup task: backs it up, records its item in `task_items` at its
+     * position and writes the task's progress, all here, so the workflow gets a brief answer and
+     * spends one activity per dashboard. A retry finds the item of an earlier attempt and answers it.
+     */
+    async backupDashboardOfTask(input: { envId: string; dashboardId: number; position: number; total: number }): Promise<BackupItemBrief> {
+      const taskId = currentTaskId();
+      const brief = (item: BackupItem, store: string): BackupItemBrief => ({
+        status: item.status,
+        deduplicated: item.deduplicated,
+        store,
+        ...(item.error ? { error: item.error } : {}),
+      });
+      const earlier = await items.get<BackupItem>(taskId, input.position);
+      if (earlier) return brief(earlier, backupStore().location);
+      const r = await activities.backupDashboard(input);
+      const item = await items.record(taskId, input.position, input.dashboardId, r.item);
+      const progress = { done: input.position + 1, total: input.total, message: `dashboard ${input.dashboardId}: ${item.status}` };
+      await deps.tasks.setProgress(taskId, progress);
+      // The same line reportTaskProgress logs: the CLI draws its progress bar from it.
+      Context.current().log.info(`progress ${progress.done}/${progress.total}: ${progress.message}`);
+      return brief(item, r.store);
     },
 
     /** Prunes the backed-up dashboards' backups past the retention policy, with blobs nothing references any more. */
@@ -257,6 +283,7 @@ export function createBackupActivities(deps: ActivityDeps & { backupStore?: Back
       }
     },
   };
+  return activities;
 }
 
 function itemOf(row: BackupRow): BackupItem {

@@ -16,7 +16,7 @@ import {
   type VerifyBatchInput,
 } from '../../contracts/migration.ts';
 import { itemsResultSchema } from '../../contracts/outcomes.ts';
-import { MigrationItemsStore } from '../../db/migrations-state/items.ts';
+import { TaskItemStore } from '../../db/tasks/items.ts';
 import { MigrationStateStore } from '../../db/migrations-state/store.ts';
 import { Bundle } from '../../lib/bundles/bundle.ts';
 import { splitByDashboard } from '../../lib/bundles/split.ts';
@@ -50,7 +50,7 @@ export function createMigrationActivities(deps: ActivityDeps) {
   // The target's objects, looked up once per task and target in this worker (see ./target-index.ts).
   const indexes = new TargetIndexCache();
   const states = new MigrationStateStore(deps.knex);
-  const items = new MigrationItemsStore(deps.knex);
+  const outcomes = new TaskItemStore(deps.knex);
   const exported = new ExportedSources();
 
   /** One dashboard between planning and its import: what the import and its report need. */
@@ -288,10 +288,16 @@ export function createMigrationActivities(deps: ActivityDeps) {
     }
   }
 
-  /** The task's outcome of a dashboard, written where the task's result is assembled from. */
+  /** A dashboard's outcome, recorded as the task's item at its place in the request (the task's result is assembled from these). */
   async function record(position: number, o: DashboardOutcome): Promise<void> {
     o.outcome = MIGRATION_OUTCOME[o.status];
-    await items.recordOutcome(currentTaskId(), position, o);
+    await outcomes.record(currentTaskId(), position, o.id, o);
+  }
+
+  /** An outcome amended after it was recorded (verified, or its verification failed). */
+  async function amend(position: number, o: DashboardOutcome): Promise<void> {
+    o.outcome = MIGRATION_OUTCOME[o.status];
+    await outcomes.put(currentTaskId(), position, o.id, o);
   }
 
   async function progress(done: number, total: number, message: string): Promise<void> {
@@ -379,7 +385,7 @@ export function createMigrationActivities(deps: ActivityDeps) {
         await recordStates(input, input.dashboards, target, log);
         let failed = 0;
         await inParallel(input.dashboards, VERIFY_PARALLELISM, async (d) => {
-          const stored = await items.outcome(currentTaskId(), d.sourceDashboardId);
+          const stored = await outcomes.get<DashboardOutcome>(currentTaskId(), d.position);
           if (!stored || stored.verification) return; // verified by an earlier attempt
           const started = Date.now();
           let v: Verification;
@@ -388,12 +394,12 @@ export function createMigrationActivities(deps: ActivityDeps) {
           } catch (err) {
             // An outage is thrown for a retry; a refusal is this dashboard's verification failure.
             const failure = itemFailure(err, { step: 'verify', item: `target dashboard ${d.targetDashboardId}`, envId: input.targetEnvId });
-            await record(d.position, { ...stored, status: 'imported_with_errors', ...failure });
+            await amend(d.position, { ...stored, status: 'imported_with_errors', ...failure });
             failed++;
             return;
           }
           if (!v.ok) failed++;
-          await record(d.position, { ...stored, verification: v, ...(v.ok ? {} : { status: 'imported_with_errors' }) });
+          await amend(d.position, { ...stored, verification: v, ...(v.ok ? {} : { status: 'imported_with_errors' }) });
         });
         return { failed };
       } finally {
@@ -412,10 +418,10 @@ export function createMigrationActivities(deps: ActivityDeps) {
       failure: ItemFailure;
     }): Promise<void> {
       for (const d of input.dashboards) {
-        const stored = await items.outcome(currentTaskId(), d.sourceDashboardId);
+        const stored = await outcomes.get<DashboardOutcome>(currentTaskId(), d.position);
         if (input.step === 'migrate' && !stored) await record(d.position, failedDashboardOutcome(d.sourceDashboardId, input.failure));
         if (input.step === 'verify' && stored?.status === 'imported' && !stored.verification)
-          await record(d.position, { ...stored, status: 'imported_with_errors', ...input.failure });
+          await amend(d.position, { ...stored, status: 'imported_with_errors', ...input.failure });
       }
     },
 
@@ -425,13 +431,13 @@ export function createMigrationActivities(deps: ActivityDeps) {
      * SUCCEEDED). The workflow gets the totals and the status to close with.
      */
     async finishMigration(input: FinishMigrationInput): Promise<MigrationSummary> {
-      const outcomes = await items.outcomes(currentTaskId());
-      const result = summariseMigration(input, outcomes);
+      const recorded = await outcomes.list<DashboardOutcome>(currentTaskId());
+      const result = summariseMigration(input, recorded);
       const failed = result.totals.failed + result.totals.imported_with_errors;
       const status = input.cancelled ? 'CANCELLED' : failed > 0 ? 'FAILED' : 'SUCCEEDED';
       const message =
         status === 'CANCELLED'
-          ? `cancelled after ${outcomes.length} of ${input.requested} dashboards; the rest were not touched`
+          ? `cancelled after ${recorded.length} of ${input.requested} dashboards; the rest were not touched`
           : status === 'FAILED'
             ? `${failed} of ${input.requested} dashboard(s) did not migrate cleanly; see the report`
             : null;
@@ -458,7 +464,7 @@ export function createMigrationActivities(deps: ActivityDeps) {
     // Recorded by an earlier attempt of this batch: kept as they are.
     const todo: Array<{ id: number; position: number }> = [];
     for (const d of input.batch) {
-      const stored = await items.outcome(taskId, d.id);
+      const stored = await outcomes.get<DashboardOutcome>(taskId, d.position);
       if (stored) done(d.position, stored);
       else todo.push(d);
     }

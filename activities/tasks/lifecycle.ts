@@ -1,12 +1,25 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { isItemsResult, itemsResultSchema } from '../../contracts/outcomes.ts';
+import { isItemsResult, itemsResultSchema, type ItemOutcome } from '../../contracts/outcomes.ts';
+import { TaskItemStore } from '../../db/tasks/items.ts';
 import type { FinalStatus, TaskError, TaskProgress } from '../../contracts/tasks.ts';
 import { redact } from '../../lib/redact.ts';
 import type { ActivityDeps } from '../deps.ts';
 import { currentRunId, currentTaskId as taskId } from '../task-context.ts';
 
 /** Keeps the task's row true to its workflow, through the task store. */
-export function createTaskLifecycleActivities({ tasks }: Pick<ActivityDeps, 'tasks'>) {
+export function createTaskLifecycleActivities({ tasks, knex, config }: Pick<ActivityDeps, 'tasks' | 'knex' | 'config'>) {
+  const items = new TaskItemStore(knex);
+
+  /** A result that lists items must follow the one outcome shape reports read; drift is a bug. */
+  const checkedResult = (result: unknown): unknown => {
+    if (isItemsResult(result)) {
+      const checked = itemsResultSchema.safeParse(result);
+      if (!checked.success)
+        throw ApplicationFailure.nonRetryable(`task result breaks the outcome contract: ${checked.error.message}`, 'ContractViolation');
+    }
+    return result === undefined ? undefined : redact(result);
+  };
+
   return {
     /**
      * 'running' when the task may go on; 'closed' when it was cancelled before the workflow got
@@ -23,13 +36,28 @@ export function createTaskLifecycleActivities({ tasks }: Pick<ActivityDeps, 'tas
     },
 
     async finishTask(input: { status: FinalStatus; result?: unknown; error?: TaskError }): Promise<void> {
-      // A result that lists items must follow the one outcome shape reports read; drift is a bug.
-      if (isItemsResult(input.result)) {
-        const checked = itemsResultSchema.safeParse(input.result);
-        if (!checked.success)
-          throw ApplicationFailure.nonRetryable(`task result breaks the outcome contract: ${checked.error.message}`, 'ContractViolation');
-      }
-      await tasks.finish(taskId(), input.status, input.result === undefined ? undefined : redact(input.result), input.error ? redact(input.error) : null);
+      await tasks.finish(taskId(), input.status, checkedResult(input.result), input.error ? redact(input.error) : null);
+    },
+
+    /**
+     * The final write of a task whose items are in `task_items` rather than in its workflow: the
+     * row's result is `summary` with `items` read back in request order, so the workflow's history
+     * and its own result carry totals only.
+     */
+    async finishTaskWithStoredItems(input: { status: FinalStatus; summary: Record<string, unknown>; error?: TaskError }): Promise<void> {
+      const id = taskId();
+      const result = { ...input.summary, items: await items.list(id) };
+      await tasks.finish(id, input.status, checkedResult(result), input.error ? redact(input.error) : null);
+    },
+
+    /** Records an item the workflow had to end itself (its activity gave up); a recorded one stays. */
+    async recordTaskItem(input: { position: number; key: string | number; item: ItemOutcome }): Promise<void> {
+      await items.record(taskId(), input.position, input.key, input.item);
+    },
+
+    /** How many items a task handles per workflow run before it continues as new (TASK_ITEMS_PER_RUN). */
+    async taskItemsPerRun(): Promise<number> {
+      return config.TASK_ITEMS_PER_RUN;
     },
   };
 }

@@ -38,6 +38,7 @@ export function backupRoutes(app: AppContext): AnyRoute[] {
         'Each dashboard succeeds or fails on its own with its reason; the task result lists `{dashboard_id, title, status, backup_id, content_hash, deduplicated, error?}` per dashboard, and the task ends FAILED when any dashboard failed.',
         "Superset's row-level-security rules on the dashboard's datasets, which no export carries, are kept in the stored bundle as `row_level_security.yaml` (roles by name, tables by dataset uuid; `rls_rules` per dashboard says how many); failing to read them fails that dashboard (`step: rls`).",
         'Afterwards the retention policy prunes the backed-up dashboards: `BACKUP_RETENTION_COUNT` newest backups kept per dashboard (default 10) and, when `BACKUP_RETENTION_DAYS` is set, none older (the newest one is always kept); a blob is deleted with the last backup that used it.',
+        'Up to 10,000 dashboards in one task: it runs as a chain of Temporal workflow runs under the task id (continue-as-new after `TASK_ITEMS_PER_RUN` dashboards, default 100), each dashboard recorded as it is done, so progress, cancel and the result work as for a small one; each run prunes the dashboards it backed up.',
         '404 for an unknown environment; 400 for an empty or invalid `dashboard_ids`. Send `Idempotency-Key` to make retries safe.',
       ].join(' '),
       access: taskAccess('backup'),

@@ -8,6 +8,8 @@ const dashboardId = z.coerce
   .positive('must be a dashboard id (a positive integer)')
   .max(SUPERSET_ID_MAX, `must be a dashboard id (at most ${SUPERSET_ID_MAX})`);
 
+export const MAX_DASHBOARDS_PER_BACKUP = 10_000;
+
 export const backupBody = z
   .object({
     env_id: z.string({ error: 'env_id is required' }).trim().min(1, 'env_id is required').max(200),
@@ -22,7 +24,8 @@ export const backupBody = z
         },
       )
       .min(1, 'dashboard_ids must not be empty')
-      .max(500, 'at most 500 dashboards per backup task')
+      // One task runs any number as a chain of bounded workflow runs; the cap keeps one request sane.
+      .max(MAX_DASHBOARDS_PER_BACKUP, `at most ${MAX_DASHBOARDS_PER_BACKUP} dashboards per backup task`)
       .transform((ids) => [...new Set(ids)]),
   })
   .strict();

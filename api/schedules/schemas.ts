@@ -32,7 +32,7 @@ export const backupParams = z
     env_id: envId('env_id'),
     dashboard_ids: z
       .array(supersetId('dashboard'))
-      .max(500, 'at most 500 dashboards per backup')
+      .max(10_000, 'at most 10000 dashboards per backup')
       .optional()
       .describe('Dashboards to back up; absent or empty: every dashboard the environment holds at each run')
       .transform((ids) => (ids ? [...new Set(ids)] : undefined)),

@@ -36,7 +36,10 @@ export function historyToEntries(events: HistoryEvent[]): LogEntry[] {
         const a = ev.workflowExecutionStartedEventAttributes!;
         add(
           'INFO',
-          `workflow ${a.workflowType?.name} started on task queue ${a.taskQueue?.name}${a.attempt && a.attempt > 1 ? ` (attempt ${a.attempt})` : ''}`,
+          `workflow ${a.workflowType?.name} started on task queue ${a.taskQueue?.name}${a.attempt && a.attempt > 1 ? ` (attempt ${a.attempt})` : ''}${
+            // A long task continues as new: this history is its latest run; earlier runs' own log lines are kept.
+            a.continuedExecutionRunId ? ` as a new run continuing run ${a.continuedExecutionRunId}` : ''
+          }`,
         );
         break;
       }

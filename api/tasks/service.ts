@@ -121,7 +121,7 @@ export class TaskService {
           { key: SA_TASK_TYPE, value: task.type },
           ...(task.owner_username ? [{ key: SA_TASK_OWNER, value: task.owner_username }] : []),
           ...(task.env_ids.length ? [{ key: SA_ENV_IDS, value: task.env_ids }] : []),
-          ...(task.dashboard_ids.length ? [{ key: SA_DASHBOARD_IDS, value: task.dashboard_ids }] : []),
+          ...(task.dashboard_ids.length && fitsSearchAttribute(task.dashboard_ids) ? [{ key: SA_DASHBOARD_IDS, value: task.dashboard_ids }] : []),
         ],
         memo: { title: `${task.type} by ${task.owner_username ?? 'system'}` },
         // What operators read in the Temporal web console instead of bare ids.
@@ -182,4 +182,13 @@ export class TaskService {
       ? `${base.replace(/\/$/, '')}/namespaces/${encodeURIComponent(this.config.TEMPORAL_NAMESPACE)}/workflows/${encodeURIComponent(id)}`
       : undefined;
   }
+}
+
+/**
+ * Temporal refuses a start whose search attribute value passes 2 KB (its default
+ * `limit.searchAttributesSizeOfValue`; a backup of a thousand dashboards does): such a list is left
+ * out of the Temporal console's search, while the task row keeps every id for the API's filters.
+ */
+function fitsSearchAttribute(values: readonly string[]): boolean {
+  return Buffer.byteLength(JSON.stringify(values)) <= 2000;
 }

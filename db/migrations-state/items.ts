@@ -1,5 +1,4 @@
 import type { Knex } from 'knex';
-import type { DashboardOutcome } from '../../contracts/migration.ts';
 
 /** The import intent of one dashboard of a migration task (table `migration_items`). */
 export interface ImportIntent {
@@ -12,9 +11,9 @@ export interface ImportIntent {
 }
 
 /**
- * What a migration task did, dashboard by dashboard: the import intent written before an import
- * and confirmed after it (so a retried activity never imports twice), and each dashboard's
- * outcome (so the task's result is assembled here, never carried through workflow history).
+ * The import intent of each dashboard of a migration task, written before its import and
+ * confirmed after it, so a retried activity never imports a dashboard twice. (Each dashboard's
+ * outcome is a task item: db/tasks/items.ts.)
  */
 export class MigrationItemsStore {
   private readonly knex: Knex;
@@ -39,23 +38,5 @@ export class MigrationItemsStore {
     await this.knex('migration_items')
       .where({ task_id: taskId, source_dashboard_id: sourceDashboardId })
       .update({ status: 'imported', target_dashboard_id: targetDashboardId, updated_at: this.knex.fn.now() });
-  }
-
-  async recordOutcome(taskId: string, position: number, outcome: DashboardOutcome): Promise<void> {
-    await this.knex('migration_outcomes')
-      .insert({ task_id: taskId, source_dashboard_id: outcome.id, position, status: outcome.status, outcome: JSON.stringify(outcome) })
-      .onConflict(['task_id', 'source_dashboard_id'])
-      .merge({ position, status: outcome.status, outcome: JSON.stringify(outcome), updated_at: this.knex.fn.now() });
-  }
-
-  async outcome(taskId: string, sourceDashboardId: number): Promise<DashboardOutcome | undefined> {
-    const row = await this.knex('migration_outcomes').where({ task_id: taskId, source_dashboard_id: sourceDashboardId }).first('outcome');
-    return row?.outcome as DashboardOutcome | undefined;
-  }
-
-  /** Every recorded outcome of the task, in the order the dashboards were asked for. */
-  async outcomes(taskId: string): Promise<DashboardOutcome[]> {
-    const rows = await this.knex('migration_outcomes').where({ task_id: taskId }).orderBy('position').select('outcome');
-    return rows.map((r) => r.outcome as DashboardOutcome);
   }
 }

@@ -14,7 +14,7 @@ import * as m140 from './20261123_140_dataset_review.ts';
 import * as m150 from './20261123_150_assistant.ts';
 import * as m160 from './20261123_160_migration_target_state.ts';
 import * as m170 from './20261123_170_schedules.ts';
-import * as m190 from './20261123_190_migration_outcomes.ts';
+import * as m180 from './20261123_180_task_items.ts';
 
 interface MigrationModule {
   up(knex: Knex): Promise<void>;
@@ -38,7 +38,7 @@ const migrations: Array<[string, MigrationModule]> = [
   ['20261123_150_assistant', m150],
   ['20261123_160_migration_target_state', m160],
   ['20261123_170_schedules', m170],
-  ['20261123_190_migration_outcomes', m190],
+  ['20261123_180_task_items', m180],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, MigrationModule]> = {

@@ -22,6 +22,7 @@ const OWNERS: Record<string, string[]> = {
   profile_preferences: ['db/profile/store.ts'],
   tasks: ['db/tasks/store.ts'],
   task_logs: ['db/tasks/store.ts'],
+  task_items: ['db/tasks/items.ts'],
   environments: ['db/environments/store.ts'],
   git_configs: ['db/git/configs.ts'],
   git_repositories: ['db/git/repositories.ts'],
@@ -52,7 +53,6 @@ const OWNERS: Record<string, string[]> = {
   assistant_audit: ['db/assistant/audit.ts'],
   migration_target_state: ['db/migrations-state/store.ts'],
   migration_items: ['db/migrations-state/items.ts'],
-  migration_outcomes: ['db/migrations-state/items.ts'],
 };
 
 const names = Object.keys(OWNERS).join('|');

@@ -171,6 +171,11 @@ export interface FakeSuperset {
   addDatabase(d: { name: string; backend?: string; uuid?: string }): FakeDatabase;
   addDataset(d: { table: string; database: number; schema?: string | null; sql?: string | null; owners?: number[] }): FakeDataset;
   addChart(c: { name: string; dataset: number; vizType?: string; dashboards?: number[] }): FakeChart;
+  /**
+   * Many dashboards at once, for benchmarks: one database and dataset, then `count` dashboards of
+   * `charts` charts each (default 1), exported and imported as real bundles like any other.
+   */
+  seedDashboards(count: number, opts?: { prefix?: string; charts?: number }): FakeDashboard[];
   /** Make matching requests fail `times` times (default: until cleared). */
   fail(match: { method?: string; path?: RegExp | string }, mode: FailureMode, times?: number): void;
   /** Make dashboard imports of the bundles `when` picks answer `status` with `body` (until cleared). */
@@ -179,6 +184,8 @@ export interface FakeSuperset {
   setVersion(version: string | null): void;
   /** Leave these top-level fields out of every exported object (as an older release's export would). */
   omitFromExports(fields: string[]): void;
+  /** Answer matching requests `ms` later (until cleared with clearFailures). */
+  slow(match: { method?: string; path?: RegExp | string }, ms: number): void;
   clearFailures(): void;
   /** Invalidate every issued token (as a restarted Superset with another secret would). */
   revokeTokens(): void;
@@ -229,6 +236,7 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
   const roles = ['Admin', 'Alpha', 'Gamma', 'Public'].map((name, i) => ({ id: i + 1, name }));
   const requests: RecordedRequest[] = [];
   let failures: Failure[] = [];
+  let delays: Array<{ method?: string; path?: RegExp | string; ms: number }> = [];
   let importFailures: FakeImportFailure[] = [];
   const sessions = new Map<string, string>(); // session cookie -> csrf token
   let clock = Date.UTC(2026, 0, 1);
@@ -293,6 +301,37 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
     };
     datasets.push(ds);
     return ds;
+  };
+  const seedDashboards: FakeSuperset['seedDashboards'] = (count, o = {}) => {
+    const prefix = o.prefix ?? 'Seeded';
+    const db = addDatabase({ name: `${prefix} database` });
+    const ds = addDataset({ table: `${fileName(prefix).toLowerCase()}_sales`, database: db.id });
+    // Ids are assigned here rather than by addDashboard, whose max() over every dashboard would make this quadratic.
+    let id = nextId(dashboards);
+    const made: FakeDashboard[] = [];
+    for (let i = 0; i < count; i++, id++) {
+      clock += 1000;
+      const d: FakeDashboard = {
+        id,
+        uuid: uuidFrom(`dashboard:${id}:${prefix} ${i}`),
+        dashboard_title: `${prefix} ${i}`,
+        slug: `${fileName(prefix).toLowerCase()}-${i}`,
+        published: true,
+        owners: [1],
+        created_by: 1,
+        changed_by: 1,
+        changed_on: new Date(clock),
+        css: '',
+        json_metadata: JSON.stringify({ color_scheme: 'supersetColors' }),
+        position_json: null,
+        chartIds: [],
+        thumbnail: 'pending',
+      };
+      dashboards.push(d);
+      made.push(d);
+      for (let c = 0; c < (o.charts ?? 1); c++) addChart({ name: `${prefix} ${i} chart ${c}`, dataset: ds.id, dashboards: [d.id] });
+    }
+    return made;
   };
   const addChart: FakeSuperset['addChart'] = (c) => {
     const chart: FakeChart = {
@@ -687,6 +726,10 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
     };
     requests.push(record);
 
+    const delay = delays.find(
+      (d) => (!d.method || d.method === method) && (!d.path || (typeof d.path === 'string' ? path === d.path : d.path.test(path))),
+    );
+    if (delay) await new Promise((r) => setTimeout(r, delay.ms));
     const failure = failures.find(
       (f) =>
         f.remaining > 0 &&
@@ -1061,6 +1104,7 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
     addDatabase,
     addDataset,
     addChart,
+    seedDashboards,
     fail(match, mode, times = Number.POSITIVE_INFINITY) {
       failures.push({ ...match, mode, remaining: times });
     },
@@ -1073,7 +1117,11 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
     omitFromExports(fields) {
       omittedFields = fields;
     },
+    slow(match, ms) {
+      delays.push({ ...match, ms });
+    },
     clearFailures() {
+      delays = [];
       failures = [];
       importFailures = [];
     },

@@ -1,0 +1,36 @@
+import type { Client } from '@temporalio/client';
+import proto, { type temporal as TemporalProto } from '@temporalio/proto';
+
+const { temporal } = proto;
+
+export interface WorkflowRun {
+  runId: string;
+  events: number;
+  /** The run's history as Temporal stores and sends it: the encoded size of its History proto. */
+  bytes: number;
+  /** How the run ended: WORKFLOW_EXECUTION_CONTINUED_AS_NEW, ..._COMPLETED, ... */
+  closedBy: string;
+}
+
+/**
+ * Every run of one workflow id (a task that continued as new), oldest first, with the size of each
+ * run's history. Walks back from the latest run: each run's start event names the run it continues.
+ */
+export async function workflowRuns(client: Client, workflowId: string): Promise<WorkflowRun[]> {
+  const runs: WorkflowRun[] = [];
+  let runId: string | undefined = (await client.workflow.getHandle(workflowId).describe()).runId;
+  while (runId) {
+    const history: TemporalProto.api.history.v1.IHistory = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+    const events: TemporalProto.api.history.v1.IHistoryEvent[] = history.events ?? [];
+    const last = events.at(-1)?.eventType;
+    runs.unshift({
+      runId,
+      events: events.length,
+      bytes: temporal.api.history.v1.History.encode(history).finish().length,
+      closedBy:
+        last === undefined || last === null ? 'none' : (temporal.api.enums.v1.EventType[last] ?? String(last)).replace(/^EVENT_TYPE_/, ''),
+    });
+    runId = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
+  }
+  return runs;
+}
