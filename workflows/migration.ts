@@ -104,7 +104,7 @@ export async function migrationWorkflow(input: MigrationInput & { resume?: Migra
     let cancelled = false;
     const timings = { migration_ms: resume?.timings.migration_ms ?? 0, verification_ms: resume?.timings.verification_ms ?? 0 };
     const toVerify: VerifyBatchInput['dashboards'] = [];
-    const startedAt = next;
+    let endedInRun = 0;
     // Dashboards per run: the history stays small however many dashboards the task has.
     const perRun = resume?.perRun ?? (await bookkeeping.taskItemsPerRun());
     const clock = Date.now(); // workflow time: when each phase's workflow task ran, which is what a person waits for
@@ -113,7 +113,7 @@ export async function migrationWorkflow(input: MigrationInput & { resume?: Migra
         cancelled = true;
         break;
       }
-      if (next - startedAt >= perRun || workflowInfo().continueAsNewSuggested) {
+      if (endedInRun >= perRun || workflowInfo().continueAsNewSuggested) {
         timings.migration_ms += Date.now() - clock;
         timings.verification_ms += await verifyAll(request, toVerify);
         log.info(`continuing as a new run at dashboard ${next + 1} of ${total}`);
@@ -134,6 +134,7 @@ export async function migrationWorkflow(input: MigrationInput & { resume?: Migra
       });
       learned = mergeRules(learned, r.learned);
       const ended = new Set(r.items.map((i) => i.position));
+      endedInRun += ended.size;
       waiting = batch.filter((d) => !ended.has(d.position));
       if (!ended.size) throw ApplicationFailure.nonRetryable(`a batch of ${batch.length} dashboard(s) ended none of them`, 'MigrationStalled');
       for (const i of r.items) {
