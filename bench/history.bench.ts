@@ -7,7 +7,7 @@ import { workflowRuns, type WorkflowRun } from '../test/support/workflow-runs.ts
 import { BENCH_ADMIN_PASSWORD, startBenchStack, waitUntil } from './support.ts';
 
 /**
- * Many dashboards in one task: a backup of N dashboards (default 1,000) through the API of the
+ * Many dashboards in one task: a backup, then a migration, of N dashboards (default 1,000) through the API of the
  * embedded stack (`npm start` as it runs: PostgreSQL, Temporal dev server, API and worker in one
  * process) against the in-process fake Superset holding them (one chart each, exported as real
  * bundles). Prints the task's time, how many workflow runs it took (continue-as-new), the history
@@ -17,7 +17,8 @@ import { BENCH_ADMIN_PASSWORD, startBenchStack, waitUntil } from './support.ts';
  * (`--per-run`: TASK_ITEMS_PER_RUN for the stack; the default is the configuration's.)
  *
  * One function per task kind (`KINDS`), each starting its task over the same dashboards and
- * answering the task id: a migration of the same dashboards into a second fake is one more entry.
+ * answering the task id; the migration goes into a second fake holding nothing. Figures are per
+ * kind (`backup_runs`, `migration_max_history_bytes`, ...).
  */
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -33,11 +34,29 @@ interface BenchContext {
   source: FakeSuperset;
   sourceEnv: string;
   dashboardIds: number[];
+  /** Closed when the bench ends (fakes a kind started). */
+  cleanup: Array<() => Promise<void>>;
 }
 
 /** Task kinds measured over the same dashboards: each starts its task and answers the task id. */
 const KINDS: Record<string, (ctx: BenchContext) => Promise<string>> = {
   backup: async (ctx) => (await ctx.post('/api/dashboards/backup', { env_id: ctx.sourceEnv, dashboard_ids: ctx.dashboardIds })).task_id,
+  // The same dashboards into a second, empty fake, their database mapped onto one of its own.
+  migration: async (ctx) => {
+    const target = await startFakeSuperset();
+    ctx.cleanup.push(() => target.close());
+    const targetDb = target.addDatabase({ name: 'History bench warehouse' });
+    const sourceDb = ctx.source.databases.find((d) => d.database_name === 'History bench database')!;
+    const targetEnv = await ctx.environment('history-target', target);
+    return (
+      await ctx.post('/api/dashboards/migrate', {
+        source_env_id: ctx.sourceEnv,
+        target_env_id: targetEnv,
+        dashboard_ids: ctx.dashboardIds,
+        db_mappings: [{ source_database_id: sourceDb.id, target_database_id: targetDb.id }],
+      })
+    ).task_id;
+  },
 };
 
 async function main() {
@@ -47,6 +66,7 @@ async function main() {
   const stack = await startBenchStack(path.join(dir, 'switchyard'), { env: PER_RUN ? { TASK_ITEMS_PER_RUN: String(PER_RUN) } : {} });
   const { base } = stack;
   const connection = await Connection.connect({ address: stack.temporalAddress });
+  const cleanup: Array<() => Promise<void>> = [];
   const temporal = new Client({ connection });
   try {
     await waitUntil(async () => (await fetch(`${base}/api/ready`)).ok, 120_000, 'API ready');
@@ -66,7 +86,7 @@ async function main() {
     };
     const environment = async (name: string, fake: FakeSuperset) =>
       (await post('/api/environments', { name, base_url: fake.baseUrl, username: fake.username, password: fake.password })).id as string;
-    const ctx: BenchContext = { post, environment, source, sourceEnv: await environment('history-source', source), dashboardIds };
+    const ctx: BenchContext = { post, environment, source, sourceEnv: await environment('history-source', source), dashboardIds, cleanup };
 
     const figures: Record<string, unknown> = { dashboards: N };
     for (const [kind, start] of Object.entries(KINDS)) {
@@ -101,19 +121,20 @@ async function main() {
       const largest = runs.reduce((a, r) => (r.bytes > a.bytes ? r : a));
       Object.assign(figures, {
         [`${kind}_s`]: round(seconds),
-        runs: runs.length,
-        max_history_events: Math.max(...runs.map((r) => r.events)),
-        max_history_bytes: largest.bytes,
-        total_history_events: runs.reduce((a, r) => a + r.events, 0),
-        total_history_bytes: runs.reduce((a, r) => a + r.bytes, 0),
-        items,
-        workflow_result_bytes: ownBytes,
+        [`${kind}_runs`]: runs.length,
+        [`${kind}_max_history_events`]: Math.max(...runs.map((r) => r.events)),
+        [`${kind}_max_history_bytes`]: largest.bytes,
+        [`${kind}_total_history_events`]: runs.reduce((a, r) => a + r.events, 0),
+        [`${kind}_total_history_bytes`]: runs.reduce((a, r) => a + r.bytes, 0),
+        [`${kind}_items`]: items,
+        [`${kind}_workflow_result_bytes`]: ownBytes,
       });
     }
     console.log(JSON.stringify(figures));
   } finally {
     await connection.close();
     await stack.stop();
+    for (const c of cleanup) await c();
     await source.close();
   }
 }

@@ -24,6 +24,12 @@ export const TERMINAL_STATUSES: readonly TaskStatus[] = ['SUCCEEDED', 'FAILED', 
 export const OPEN_STATUSES: readonly TaskStatus[] = ['PENDING', 'RUNNING', 'AWAITING_APPROVAL'];
 export type FinalStatus = 'SUCCEEDED' | 'FAILED' | 'CANCELLED';
 
+/**
+ * Most dashboards one backup or migration task takes: its items live outside the workflow's
+ * history (task_items) and its runs continue as new, so this bounds the request, not the history.
+ */
+export const MAX_DASHBOARDS_PER_TASK = 10_000;
+
 export interface TaskProgress {
   done: number;
   total: number;

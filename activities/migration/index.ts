@@ -16,21 +16,32 @@ import {
   type VerifyBatchInput,
 } from '../../contracts/migration.ts';
 import { itemsResultSchema } from '../../contracts/outcomes.ts';
+import { MigrationItemsStore } from '../../db/migrations-state/items.ts';
 import { TaskItemStore } from '../../db/tasks/items.ts';
 import { MigrationStateStore } from '../../db/migrations-state/store.ts';
 import { Bundle } from '../../lib/bundles/bundle.ts';
-import { splitByDashboard } from '../../lib/bundles/split.ts';
+import { generalise, stripKnownRejections } from '../../lib/bundles/rewrite.ts';
+import { mergeBundles, splitByDashboard } from '../../lib/bundles/split.ts';
 import { redact } from '../../lib/redact.ts';
 import { classifySupersetFailure, SupersetNotFoundError } from '../../lib/superset/errors.ts';
 import { maxBundleBytes, type ActivityDeps } from '../deps.ts';
 import { failItem, itemFailure } from '../item-failure.ts';
 import { currentTaskId } from '../task-context.ts';
-import { importPrepared, outcomeBase, type ImportResult } from './apply.ts';
+import { importPrepared, outcomeBase, pushUpdatedObjects, type ImportResult } from './apply.ts';
 import { diagnoseImportFailure } from './diagnose.ts';
 import { prepareDashboard, type PreparedBundle } from './plan.ts';
 import { checkDashboardRls, copyRules, type RlsCheck } from './rls-step.ts';
 import { TargetIndexCache, type TargetIndex } from './target-index.ts';
 import type { MigrationUpstream, UpstreamDatabase } from './upstream.ts';
+
+/**
+ * From this import limit on (a batch's third doubling), the dashboards a batch imports go to
+ * Superset in one import call: the batches before imported one by one, so a systematic refusal
+ * has shown on its own dashboard by then. A refused joint import changes nothing (Superset imports
+ * a bundle in one transaction) and its dashboards are then planned again and imported one by one,
+ * each with Superset's own answer.
+ */
+const JOINT_IMPORT_FROM = 4;
 
 /** Dashboards verified at once: Superset answers chart queries on a few threads, beside the next batch's import. */
 const VERIFY_PARALLELISM = 3;
@@ -51,6 +62,7 @@ export function createMigrationActivities(deps: ActivityDeps) {
   const indexes = new TargetIndexCache();
   const states = new MigrationStateStore(deps.knex);
   const outcomes = new TaskItemStore(deps.knex);
+  const intents = new MigrationItemsStore(deps.knex);
   const exported = new ExportedSources();
 
   /** One dashboard between planning and its import: what the import and its report need. */
@@ -210,6 +222,46 @@ export function createMigrationActivities(deps: ActivityDeps) {
       `imported '${prepared.title}' as target dashboard ${r.targetDashboardId}${r.dropped.length ? `, dropping ${r.dropped.length} field(s) the target rejects` : ''}${r.defaulted.length ? `, filling ${r.defaulted.length} required field(s) with the target's defaults` : ''}`,
     );
     return { ...done, status: 'imported' };
+  }
+
+  /**
+   * Imports several planned dashboards in one call of Superset's import. Null when Superset
+   * refuses the lot (nothing was imported: the caller goes one by one) or when an earlier attempt
+   * of this batch may have imported some (each then checks its own intent).
+   */
+  async function importTogether(input: Request, ready: Planned[], up: Upstreams, learned: RejectionRule[], log: Context['log']) {
+    const taskId = currentTaskId();
+    for (const p of ready) if (await intents.intent(taskId, p.dashboardId)) return null;
+    const dropped = new Map(ready.map((p) => [p.dashboardId, stripKnownRejections(p.prepared.bundle, learned)]));
+    await intents.markImporting(
+      ready.map((p) => ({
+        task_id: taskId,
+        source_dashboard_id: p.dashboardId,
+        dashboard_uuid: p.prepared.dashboardUuid,
+        bundle_hash: p.prepared.bundle.contentHash(),
+      })),
+    );
+    for (const p of ready) p.at.step = 'import';
+    try {
+      await up.target.importBundle('dashboard', mergeBundles(ready.map((p) => p.prepared.bundle)).toZip(), true);
+    } catch (err) {
+      if (classifySupersetFailure(err)?.retryable) throw err; // an outage: the batch is tried again
+      log.warn(`Superset refused the ${ready.length} dashboards imported together (${(err as Error).message.slice(0, 300)}): each is imported alone`);
+      return null;
+    }
+    if (input.overwrite) await pushUpdatedObjects(up.target, ready.map((p) => p.prepared), log);
+    await up.index.refreshDashboards();
+    const out: DashboardOutcome[] = [];
+    for (const p of ready) {
+      const there = (await up.index.dashboard(p.prepared.dashboardUuid)) ?? (await up.target.findDashboard(p.prepared.dashboardUuid));
+      if (!there) throw new Error(`Superset accepted the import but dashboard ${p.prepared.dashboardUuid} is not in the target`);
+      await intents.markImported(taskId, p.dashboardId, there.id);
+      noteImported(up.index, p.prepared, there.id);
+      const d = dropped.get(p.dashboardId) ?? [];
+      const r = { targetDashboardId: there.id, dropped: d, defaulted: [], learned: generalise(d, p.prepared.bundle), attempts: 1, reusedPreviousImport: false };
+      out.push(await afterImport(input, p, up, r, log));
+    }
+    return out;
   }
 
   /** A dashboard's failure at the step it reached, with what Superset said; an outage is thrown for a retry. */
@@ -515,16 +567,27 @@ export function createMigrationActivities(deps: ActivityDeps) {
       }
     }
     const t3 = Date.now();
-    // Each imported on its own: Superset's answer, and a refusal, belong to that dashboard alone.
     // Past the import limit they wait for the next batch, which plans them again against the target as it is then.
-    for (const p of ready.slice(0, input.importLimit)) {
-      let o: DashboardOutcome;
-      try {
-        o = await importOne(input, p, up, learned, log);
-      } catch (err) {
-        o = await failedOutcome(input, p.dashboardId, err, p.at, up.index, p.prepared, log);
+    const toImport = ready.slice(0, input.importLimit);
+    const jointly = toImport.length > 1 && input.importLimit >= JOINT_IMPORT_FROM ? await importTogether(input, toImport, up, learned, log) : null;
+    if (jointly) {
+      for (const [i, o] of jointly.entries()) await finish(toImport[i].position, o);
+    } else {
+      for (const p of toImport) {
+        let o: DashboardOutcome;
+        if (input.importLimit >= JOINT_IMPORT_FROM && toImport.length > 1) {
+          // After a refused joint import: planned again, asking the target itself, and imported alone.
+          o = await migrateOne(input, p.dashboardId, up, mappings, learned, log);
+        } else {
+          try {
+            o = await importOne(input, p, up, learned, log);
+          } catch (err) {
+            o = await failedOutcome(input, p.dashboardId, err, p.at, up.index, p.prepared, log);
+          }
+        }
+        learned = mergeRules(learned, o.learned_rejections);
+        await finish(p.position, o);
       }
-      await finish(p.position, o);
     }
     for (const r of results) exported.forget(taskId, r.id);
     const imported = Math.min(ready.length, input.importLimit);

@@ -336,6 +336,12 @@ export class TargetIndex {
     return Date.now() - this.readAt > age;
   }
 
+  /** Reads the dashboards created since the last read (one list call where the release filters on id). */
+  async refreshDashboards(): Promise<void> {
+    for (const [uuid, d] of this.dashboardByUuid) if (d === null) this.dashboardByUuid.delete(uuid);
+    await this.load('dashboard', this.incremental ? this.maxId.dashboard : undefined);
+  }
+
   /**
    * Before a bundle is planned: the charts and datasets of it that an import of this task wrote
    * and the index has not read yet are read now (one list call per kind, objects created since),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { BackupRow } from '../../db/backups/repository.ts';
 import { pageEnvelope, pagination, SUPERSET_ID_MAX } from '../http/schemas.ts';
+import { MAX_DASHBOARDS_PER_TASK } from '../../contracts/tasks.ts';
 
 const dashboardId = z.coerce
   .number({ error: 'must be a dashboard id (a positive integer)' })
@@ -8,7 +9,6 @@ const dashboardId = z.coerce
   .positive('must be a dashboard id (a positive integer)')
   .max(SUPERSET_ID_MAX, `must be a dashboard id (at most ${SUPERSET_ID_MAX})`);
 
-export const MAX_DASHBOARDS_PER_BACKUP = 10_000;
 
 export const backupBody = z
   .object({
@@ -25,7 +25,7 @@ export const backupBody = z
       )
       .min(1, 'dashboard_ids must not be empty')
       // One task runs any number as a chain of bounded workflow runs; the cap keeps one request sane.
-      .max(MAX_DASHBOARDS_PER_BACKUP, `at most ${MAX_DASHBOARDS_PER_BACKUP} dashboards per backup task`)
+      .max(MAX_DASHBOARDS_PER_TASK, `at most ${MAX_DASHBOARDS_PER_TASK} dashboards per backup task`)
       .transform((ids) => [...new Set(ids)]),
   })
   .strict();

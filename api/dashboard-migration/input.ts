@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import type { TaskInputOf } from '../../contracts/task-kinds.ts';
 import { RLS_MODES } from '../../contracts/rls.ts';
+import { MAX_DASHBOARDS_PER_TASK } from '../../contracts/tasks.ts';
 import { supersetId } from '../http/schemas.ts';
 
 const id = supersetId('Superset');
@@ -18,7 +19,7 @@ export const migrateBody = z
     dashboard_ids: z
       .array(id, { error: 'dashboard_ids must be a list of dashboard ids' })
       .min(1, 'dashboard_ids must not be empty')
-      .max(200, 'at most 200 dashboards per migration')
+      .max(MAX_DASHBOARDS_PER_TASK, `at most ${MAX_DASHBOARDS_PER_TASK} dashboards per migration`)
       .transform((ids) => [...new Set(ids)]),
     db_mappings: z
       .array(z.object({ source_database_id: id, target_database_id: id }).strict())
