@@ -42,11 +42,11 @@ export function spawnEntry(entry: string, flags: readonly string[], env: NodeJS.
   return spawn(process.execPath, [...flags, entry], { env, stdio: ['ignore', out, 'inherit'] });
 }
 
-export async function waitUntil(fn: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+export async function waitUntil(fn: () => Promise<boolean>, timeoutMs: number, what: string, pollMs = 200): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await fn().catch(() => false))) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, pollMs));
   }
 }
 

@@ -315,7 +315,7 @@ export function createMigrationActivities(deps: ActivityDeps) {
    */
   async function recordStates(
     input: { sourceEnvId: string; targetEnvId: string },
-    imported: Array<{ targetDashboardId: number; dashboardUuid: string; plannedHash: string }>,
+    imported: Array<{ sourceDashboardId: number; targetDashboardId: number; dashboardUuid: string; plannedHash: string }>,
     target: MigrationUpstream,
     log: Context['log'],
   ): Promise<void> {
@@ -332,6 +332,7 @@ export function createMigrationActivities(deps: ActivityDeps) {
           bundle_hash: i.plannedHash,
           target_hash: after.contentHash(),
           target_dashboard_id: i.targetDashboardId,
+          source_dashboard_id: i.sourceDashboardId,
           task_id: currentTaskId(),
         });
       }
@@ -540,7 +541,7 @@ export function createMigrationActivities(deps: ActivityDeps) {
     // Row-level-security rules are read once per task and side: asked for now, beside the exports (a failure is met again by the dashboard that needs them).
     for (const i of [up.sourceIndex, up.index]) i.rlsRules().catch(() => undefined);
     const mappings = await mappingsFor(deps, input);
-    const ahead = await readAhead(taskId, todo.map((d) => d.id), up, log);
+    const ahead = await readAhead(input, taskId, todo.map((d) => d.id), up, log);
     const t2 = Date.now();
 
     // Plan each; the ones to import wait for one import call.
@@ -606,14 +607,27 @@ export function createMigrationActivities(deps: ActivityDeps) {
    * databases, and the target's export of those already there in one more, split per dashboard.
    * Whatever cannot be read ahead is read per dashboard, which then fails alone with its cause.
    */
-  async function readAhead(taskId: string, ids: number[], up: Upstreams, log: Context['log']) {
+  async function readAhead(input: Request, taskId: string, ids: number[], up: Upstreams, log: Context['log']) {
     const empty = { for: (_id: number) => undefined };
     if (ids.length < 2) return empty;
     const sources = new Map<number, Bundle>();
     let sourceDatabases: UpstreamDatabase[];
-    // The source's export and the target's slug refresh side by side (two instances).
-    // Slugs that changed hands since the index was read, in one call; where the release cannot say, each slug is asked of the target.
+    // Both sides at once (two instances): the source's export; the target's copies of the dashboards
+    // an earlier migration brought there (known from its records); the slugs that changed hands in
+    // the target since the index was read (one call; where the release cannot say, each slug is
+    // asked of the target).
     const slugsRead = up.index.refreshDashboardsChanged();
+    const recorded = await states.targetsOf(input.targetEnvId, input.sourceEnvId, ids);
+    const targetCopies = new Map<number, Bundle>();
+    const exportTargets = async (targetIds: number[]) => {
+      if (targetIds.length < 2) return; // one is read by its own plan
+      try {
+        for (const [id, b] of splitByDashboard(Bundle.fromZip(await up.target.exportDashboards(targetIds), maxBundleBytes(deps)))) targetCopies.set(id, b);
+      } catch (err) {
+        log.warn(`the target's copies could not be exported together (${(err as Error).message.slice(0, 200)}): each is exported alone`);
+      }
+    };
+    const targetsRead = exportTargets([...new Set(recorded.values())].filter((id) => up.index.hasDashboard(id)));
     try {
       // Dashboards an earlier batch of this task read and left for later are not exported again.
       const missing = ids.filter((id) => !exported.get(taskId, id));
@@ -625,25 +639,20 @@ export function createMigrationActivities(deps: ActivityDeps) {
       }
       sourceDatabases = dbs;
     } catch (err) {
-      await slugsRead.catch(() => undefined);
+      await Promise.all([slugsRead.catch(() => undefined), targetsRead]);
       log.warn(`the ${ids.length} dashboards could not be exported together (${(err as Error).message.slice(0, 200)}): each is exported alone`);
       return empty;
     }
-    const slugsCurrent = await slugsRead;
+    const [slugsCurrent] = await Promise.all([slugsRead, targetsRead]);
+    // Copies the records did not predict (migrated by hand, or records from before they kept the source id): read now.
     const existing = new Map<number, number>();
     for (const [id, b] of sources) {
       const uuid = b.of('dashboards')[0]?.content.uuid;
       const there = typeof uuid === 'string' ? await up.index.dashboard(uuid) : null;
       if (there) existing.set(id, there.id);
     }
-    let targets = new Map<number, Bundle>();
-    if (existing.size > 1) {
-      try {
-        targets = splitByDashboard(Bundle.fromZip(await up.target.exportDashboards([...existing.values()]), maxBundleBytes(deps)));
-      } catch (err) {
-        log.warn(`the target's copies could not be exported together (${(err as Error).message.slice(0, 200)}): each is exported alone`);
-      }
-    }
+    await exportTargets([...existing.values()].filter((targetId) => !targetCopies.has(targetId)));
+    const targets = targetCopies;
     return {
       for: (id: number) => {
         const bundle = sources.get(id);

@@ -167,6 +167,11 @@ export class TargetIndex {
     return hit;
   }
 
+  /** Whether the index knows a dashboard with this id. */
+  hasDashboard(id: number): boolean {
+    return this.dashboards.has(id);
+  }
+
   dashboardBySlug(slug: string): IndexedDashboard | null {
     for (const d of this.dashboards.values()) if (d.slug === slug) return d;
     return null;

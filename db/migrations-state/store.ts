@@ -17,6 +17,8 @@ export interface TargetState {
   bundle_hash: string;
   target_hash: string;
   target_dashboard_id: number;
+  /** The source dashboard it came from (null in records from before it was kept). */
+  source_dashboard_id: number | null;
   task_id: string | null;
   updated_at: Date;
 }
@@ -36,6 +38,15 @@ export class MigrationStateStore {
       .insert(state)
       .onConflict(['target_env_id', 'dashboard_uuid'])
       .merge({ ...state, updated_at: this.knex.fn.now() });
+  }
+
+  /** The target dashboard ids last migrated from these source dashboards (those known), by source id. */
+  async targetsOf(targetEnvId: string, sourceEnvId: string, sourceDashboardIds: number[]): Promise<Map<number, number>> {
+    const rows = await this.knex<TargetState>('migration_target_state')
+      .where({ target_env_id: targetEnvId, source_env_id: sourceEnvId })
+      .whereIn('source_dashboard_id', sourceDashboardIds)
+      .select('source_dashboard_id', 'target_dashboard_id');
+    return new Map(rows.map((r) => [r.source_dashboard_id!, r.target_dashboard_id]));
   }
 
   /** Forgets a dashboard's state (its import was refused or it is being imported again). */
