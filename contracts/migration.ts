@@ -1,6 +1,6 @@
 /** Dashboard migration between two environments: the workflow's input and result. */
 import type { ItemFailure } from './failures.ts';
-import type { ItemOutcome, ItemsResult } from './outcomes.ts';
+import type { ItemOutcome, ItemsResult, NextAction } from './outcomes.ts';
 import type { RlsMode, RlsReport } from './rls.ts';
 
 export interface MigrationInput {
@@ -202,22 +202,39 @@ export function summariseMigration(input: FinishMigrationInput, outcomes: Dashbo
     not_started: input.requested - outcomes.length,
     next_actions: failed.length
       ? [
-          {
-            action: 'retry_failed',
-            description: `Retry the ${failed.length} failed dashboard(s) with one call once their causes are fixed`,
-            request: {
-              method: 'POST',
-              path: '/api/dashboards/migrate',
-              body: {
-                source_env_id: input.sourceEnvId,
-                target_env_id: input.targetEnvId,
-                dashboard_ids: failed,
-                overwrite: input.overwrite,
-                ...(input.rls && input.rls !== 'strict' ? { rls: input.rls } : {}),
-              },
-            },
-          },
+          migrateAgainAction(
+            'retry_failed',
+            `Retry the ${failed.length} failed dashboard(s) with one call once their causes are fixed`,
+            input,
+            failed,
+            input.overwrite,
+          ),
         ]
       : [],
+  };
+}
+
+/** A next action that migrates these dashboards again, with the request ready to send. */
+export function migrateAgainAction(
+  action: string,
+  description: string,
+  pair: Pick<MigrationInput, 'sourceEnvId' | 'targetEnvId' | 'rls'>,
+  dashboardIds: number[],
+  overwrite: boolean,
+): NextAction {
+  return {
+    action,
+    description,
+    request: {
+      method: 'POST',
+      path: '/api/dashboards/migrate',
+      body: {
+        source_env_id: pair.sourceEnvId,
+        target_env_id: pair.targetEnvId,
+        dashboard_ids: dashboardIds,
+        overwrite,
+        ...(pair.rls && pair.rls !== 'strict' ? { rls: pair.rls } : {}),
+      },
+    },
   };
 }

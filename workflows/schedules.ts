@@ -3,7 +3,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Activities } from '../activities/index.ts';
 import { forEachItem } from './for-each-item.ts';
 import { NON_RETRYABLE_FAILURE_TYPES } from '../contracts/failures.ts';
-import type { DashboardOutcome } from '../contracts/migration.ts';
+import { migrateAgainAction, type DashboardOutcome } from '../contracts/migration.ts';
 import type {
   DriftItem,
   DriftObject,
@@ -123,20 +123,13 @@ export async function driftReportWorkflow(input: DriftReportInput): Promise<Drif
       cancelled,
       next_actions: count('drifted')
         ? [
-            {
-              action: 'migrate_drifted',
-              description: `Bring the ${count('drifted')} drifted dashboard(s) in line by migrating them again (source wins)`,
-              request: {
-                method: 'POST',
-                path: '/api/dashboards/migrate',
-                body: {
-                  source_env_id: input.sourceEnvId,
-                  target_env_id: input.targetEnvId,
-                  dashboard_ids: items.filter((i) => i.status === 'drifted').map((i) => i.id),
-                  overwrite: true,
-                },
-              },
-            },
+            migrateAgainAction(
+              'migrate_drifted',
+              `Bring the ${count('drifted')} drifted dashboard(s) in line by migrating them again (source wins)`,
+              input,
+              items.filter((i) => i.status === 'drifted').map((i) => i.id),
+              true,
+            ),
           ]
         : [],
     };

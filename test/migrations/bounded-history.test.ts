@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEnvironment } from '../support/environments.ts';
-import { startFakeSuperset, type FakeSuperset } from '../support/fake-superset.ts';
-import { createHarness, waitFor, type Harness } from '../support/harness.ts';
+import { waitFor } from '../support/harness.ts';
 import { workflowRuns } from '../support/workflow-runs.ts';
+import { recordImports, seedForMigration, startFakePair, type FakePair } from './fake-pair.ts';
 
 /**
  * A migration of more dashboards than one workflow run handles (TASK_ITEMS_PER_RUN=3 here) runs as
@@ -10,63 +9,27 @@ import { workflowRuns } from '../support/workflow-runs.ts';
  * exactly once and imported once, the runs carry no outcomes, and a cancel in a later run keeps
  * what was done and leaves the rest untouched.
  */
-let h: Harness;
-let source: FakeSuperset;
-let target: FakeSuperset;
-let sourceEnv: string;
-let targetEnv: string;
+let pair: FakePair;
 
-const admin = (m: string, p: string, o: Record<string, unknown> = {}) => h.request(m, p, { ...o, token: h.adminToken });
+beforeAll(async () => {
+  pair = await startFakePair({ TASK_ITEMS_PER_RUN: '3' });
+}, 120_000);
+afterAll(async () => pair?.close());
 
 async function startMigration(ids: number[], mapping: Array<{ source_database_id: number; target_database_id: number }>) {
-  const r = await admin('POST', '/api/dashboards/migrate', {
-    json: { source_env_id: sourceEnv, target_env_id: targetEnv, dashboard_ids: ids, db_mappings: mapping },
+  const r = await pair.admin('POST', '/api/dashboards/migrate', {
+    json: { source_env_id: pair.sourceEnv, target_env_id: pair.targetEnv, dashboard_ids: ids, db_mappings: mapping },
   });
   expect(r.status, r.text).toBe(202);
   return r.body.task_id as string;
 }
 
-/** Records the dashboard titles of every bundle the target is asked to import (a rule that never fails one). */
-function recordImports(): string[] {
-  const seen: string[] = [];
-  target.failImport({
-    when: (files) => {
-      for (const f of Object.values(files)) if (typeof f.dashboard_title === 'string') seen.push(f.dashboard_title);
-      return false;
-    },
-    status: 500,
-    body: {},
-  });
-  return seen;
-}
-
-beforeAll(async () => {
-  [h, source, target] = await Promise.all([
-    createHarness({ worker: true, env: { TASK_ITEMS_PER_RUN: '3' } }),
-    startFakeSuperset(),
-    startFakeSuperset(),
-  ]);
-  sourceEnv = await createEnvironment(h, { baseUrl: source.baseUrl, username: source.username, password: source.password });
-  targetEnv = await createEnvironment(h, { baseUrl: target.baseUrl, username: target.username, password: target.password });
-}, 120_000);
-afterAll(async () => {
-  await h?.close();
-  await Promise.all([source?.close(), target?.close()]);
-});
-
-function seed(prefix: string, n: number) {
-  const dashboards = source.seedDashboards(n, { prefix, charts: 2 });
-  const sourceDb = source.databases.find((d) => d.database_name === `${prefix} database`)!;
-  const targetDb = target.addDatabase({ name: `${prefix} warehouse` });
-  return { ids: dashboards.map((d) => d.id), titles: dashboards.map((d) => d.dashboard_title), mapping: [{ source_database_id: sourceDb.id, target_database_id: targetDb.id }] };
-}
-
 describe('a migration larger than one workflow run', () => {
   it('continues as new under the same task and ends SUCCEEDED with every dashboard once, in request order', async () => {
-    const { ids, titles, mapping } = seed('Chain', 8);
-    const imported = recordImports();
+    const { ids, titles, mapping } = seedForMigration(pair, 'Chain', 8);
+    const sent = recordImports(pair.target);
     const id = await startMigration([...ids].reverse(), mapping);
-    const task = await h.waitForTask(id, undefined, 120_000);
+    const task = await pair.h.waitForTask(id, undefined, 120_000);
     expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
     expect(task.progress).toMatchObject({ done: 8, total: 8 });
     expect(task.result.items.map((i: any) => i.id)).toEqual([...ids].reverse());
@@ -77,43 +40,43 @@ describe('a migration larger than one workflow run', () => {
     expect(task.result.totals).toMatchObject({ requested: 8, processed: 8, imported: 8, failed: 0, not_started: 0 });
     expect(task.result.timings.migration_ms).toBeGreaterThan(0);
     // Each dashboard imported once, however many runs the task took.
-    target.clearFailures();
-    expect(imported.sort()).toEqual([...titles].sort());
-    expect(target.dashboards.map((d) => d.dashboard_title).sort()).toEqual([...titles].sort());
+    pair.target.clearFailures();
+    expect(sent.flat().sort()).toEqual([...titles].sort());
+    expect(pair.target.dashboards.map((d) => d.dashboard_title).sort()).toEqual([...titles].sort());
 
     // Imports of 1, 2, 4, 1 per batch with three per run: three runs, two continued as new; the
     // workflow's own result (what Temporal keeps) has the totals and no outcomes.
-    const runs = await workflowRuns(h.boot.context.temporal, id);
+    const runs = await workflowRuns(pair.h.boot.context.temporal, id);
     expect(runs.length).toBeGreaterThanOrEqual(2);
     expect(runs.slice(0, -1).every((r) => r.closedBy === 'WORKFLOW_EXECUTION_CONTINUED_AS_NEW')).toBe(true);
     expect(runs.at(-1)!.closedBy).toBe('WORKFLOW_EXECUTION_COMPLETED');
-    const own = await h.boot.context.temporal.workflow.getHandle(id).result();
+    const own = await pair.h.boot.context.temporal.workflow.getHandle(id).result();
     expect(own).toMatchObject({ status: 'SUCCEEDED', totals: { imported: 8 } });
     expect(JSON.stringify(own)).not.toContain('"items"');
   });
 
   it('a cancel in a later run ends CANCELLED with the done dashboards listed and the rest untouched', async () => {
-    const { ids, mapping } = seed('Chaincancel', 12);
-    target.slow({ path: '/api/v1/dashboard/import/' }, 300);
+    const { ids, mapping } = seedForMigration(pair, 'Chaincancel', 12);
+    pair.target.slow({ path: '/api/v1/dashboard/import/' }, 300);
     try {
       const id = await startMigration(ids, mapping);
       // Past the first run's three dashboards: the cancel lands in the second run or later.
-      await waitFor(async () => (await workflowRuns(h.boot.context.temporal, id)).length >= 2, 60_000, 'a second run');
-      expect((await admin('POST', `/api/tasks/${id}/cancel`)).status).toBe(202);
-      const task = await h.waitForTask(id, undefined, 120_000);
+      await waitFor(async () => (await workflowRuns(pair.h.boot.context.temporal, id)).length >= 2, 60_000, 'a second run');
+      expect((await pair.admin('POST', `/api/tasks/${id}/cancel`)).status).toBe(202);
+      const task = await pair.h.waitForTask(id, undefined, 120_000);
       expect(task.status).toBe('CANCELLED');
       const done = task.result.items.length;
       expect(done).toBeGreaterThanOrEqual(3);
       expect(done).toBeLessThan(12);
       expect(task.result).toMatchObject({ cancelled: true, not_started: 12 - done, totals: { requested: 12, processed: done } });
       // Every dashboard is fully in the target or not there at all.
-      const there = new Set(target.dashboards.map((d) => d.dashboard_title));
+      const there = new Set(pair.target.dashboards.map((d) => d.dashboard_title));
       const doneIds = new Set(task.result.items.map((i: any) => i.id));
       for (const [i, d] of ids.entries()) expect(there.has(`Chaincancel ${i}`), `dashboard ${d}`).toBe(doneIds.has(d));
-      const runs = await workflowRuns(h.boot.context.temporal, id);
+      const runs = await workflowRuns(pair.h.boot.context.temporal, id);
       expect(runs.at(-1)!.closedBy).toBe('WORKFLOW_EXECUTION_CANCELED');
     } finally {
-      target.clearFailures();
+      pair.target.clearFailures();
     }
   });
 });

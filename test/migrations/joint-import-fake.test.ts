@@ -1,69 +1,41 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEnvironment } from '../support/environments.ts';
-import { startFakeSuperset, type FakeSuperset } from '../support/fake-superset.ts';
-import { createHarness, type Harness } from '../support/harness.ts';
+import { recordImports, seedForMigration, startFakePair, type FakePair } from './fake-pair.ts';
 
 /**
  * Later batches import their dashboards in one call; a refused joint import changes nothing and
  * its dashboards go one by one, each ending with Superset's own answer. Between two fake
  * Supersets, so an import can be refused on demand.
  */
-let h: Harness;
-let source: FakeSuperset;
-let target: FakeSuperset;
-let sourceEnv: string;
-let targetEnv: string;
-
-const admin = (m: string, p: string, o: Record<string, unknown> = {}) => h.request(m, p, { ...o, token: h.adminToken });
+let pair: FakePair;
 
 beforeAll(async () => {
-  [h, source, target] = await Promise.all([createHarness({ worker: true }), startFakeSuperset(), startFakeSuperset()]);
-  sourceEnv = await createEnvironment(h, { baseUrl: source.baseUrl, username: source.username, password: source.password });
-  targetEnv = await createEnvironment(h, { baseUrl: target.baseUrl, username: target.username, password: target.password });
+  pair = await startFakePair();
 }, 120_000);
-afterAll(async () => {
-  await h?.close();
-  await Promise.all([source?.close(), target?.close()]);
-});
+afterAll(async () => pair?.close());
 
 /** Eight dashboards (titles `<prefix> 0` .. `<prefix> 7`), migrated; answers the task and the titles of every bundle the target was sent. */
 async function migrateEight(prefix: string, refuse?: string) {
-  const ids = source.seedDashboards(8, { prefix, charts: 2 }).map((d) => d.id);
-  const sourceDb = source.databases.find((d) => d.database_name === `${prefix} database`)!;
-  const targetDb = target.addDatabase({ name: `${prefix} warehouse` });
-  const sent: string[][] = [];
-  target.failImport({
-    when: (files) => {
-      sent.push(Object.values(files).flatMap((f) => (typeof f.dashboard_title === 'string' ? [f.dashboard_title] : [])));
-      return false;
-    },
-    status: 500,
-    body: {},
-  });
+  const { ids, mapping } = seedForMigration(pair, prefix, 8);
+  const sent = recordImports(pair.target);
   // After the recorder, which sees every bundle first.
   if (refuse)
-    target.failImport({
+    pair.target.failImport({
       when: (files) => Object.values(files).some((f) => f.dashboard_title === refuse),
       status: 500,
       body: { message: 'Import dashboard failed for an unknown reason' },
     });
-  const r = await admin('POST', '/api/dashboards/migrate', {
-    json: {
-      source_env_id: sourceEnv,
-      target_env_id: targetEnv,
-      dashboard_ids: ids,
-      db_mappings: [{ source_database_id: sourceDb.id, target_database_id: targetDb.id }],
-    },
+  const r = await pair.admin('POST', '/api/dashboards/migrate', {
+    json: { source_env_id: pair.sourceEnv, target_env_id: pair.targetEnv, dashboard_ids: ids, db_mappings: mapping },
   });
   expect(r.status, r.text).toBe(202);
-  const task = await h.waitForTask(r.body.task_id, undefined, 120_000);
+  const task = await pair.h.waitForTask(r.body.task_id, undefined, 120_000);
+  pair.target.clearFailures();
   return { task, sent, ids };
 }
 
 describe('joint imports', () => {
   it('import the third batch in one call once the first two went one by one', async () => {
     const { task, sent } = await migrateEight('Joint');
-    target.clearFailures();
     expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
     expect(task.result.totals).toMatchObject({ imported: 8, failed: 0 });
     // Imports of 1, 2, 4 and 1 per batch: one by one for the first three, then four in one call.
@@ -73,17 +45,23 @@ describe('joint imports', () => {
 
   it('a refused joint import changes nothing; each of its dashboards is imported alone and one fails with its own answer', async () => {
     const { task, sent, ids } = await migrateEight('Refused', 'Refused 5');
-    target.clearFailures();
     expect(task.status).toBe('FAILED');
     expect(task.result.totals).toMatchObject({ requested: 8, imported: 7, failed: 1, not_started: 0 });
     const failed = task.result.items.filter((i: any) => i.status === 'failed');
     expect(failed).toEqual([
-      expect.objectContaining({ id: ids[5], step: 'import', upstream_error: expect.objectContaining({ status: 500, message: 'Import dashboard failed for an unknown reason' }) }),
+      expect.objectContaining({
+        id: ids[5],
+        step: 'import',
+        upstream_error: expect.objectContaining({ status: 500, message: 'Import dashboard failed for an unknown reason' }),
+      }),
     ]);
     // The joint call of four, refused, then each of the four alone.
     expect(sent.map((titles) => titles.length)).toEqual([1, 1, 1, 4, 1, 1, 1, 1, 1]);
-    expect(target.dashboards.map((d) => d.dashboard_title).filter((t) => t.startsWith('Refused')).sort()).toEqual(
-      ['Refused 0', 'Refused 1', 'Refused 2', 'Refused 3', 'Refused 4', 'Refused 6', 'Refused 7'],
-    );
+    expect(
+      pair.target.dashboards
+        .map((d) => d.dashboard_title)
+        .filter((t) => t.startsWith('Refused'))
+        .sort(),
+    ).toEqual(['Refused 0', 'Refused 1', 'Refused 2', 'Refused 3', 'Refused 4', 'Refused 6', 'Refused 7']);
   });
 });
