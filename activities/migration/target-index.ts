@@ -1,4 +1,5 @@
 import type { Bundle } from '../../lib/bundles/bundle.ts';
+import { SupersetApiError } from '../../lib/superset/errors.ts';
 import type { RlsRule, UpstreamRole } from '../../lib/superset/types.ts';
 import type { IndexedResource, MigrationUpstream, UpstreamDatabase } from './upstream.ts';
 
@@ -7,15 +8,16 @@ import type { IndexedResource, MigrationUpstream, UpstreamDatabase } from './ups
  * by uuid, slug and table, so planning a dashboard costs no call per object.
  *
  * Built from what every release answers: list rows with only the needed columns (no list filter
- * on `uuid`, which releases before 6.0 refuse). Where a release's lists carry no uuid (the
- * instance's capabilities say so, or the rows show it), uuids come from the objects' exports
+ * on `uuid`, which releases before 6.0 refuse). Where a release's lists carry no uuid (its rows
+ * show it), uuids come from the objects' exports
  * (charts: the file name ends in the chart id; datasets: matched on database, schema and table,
  * which Superset keeps unique) and dashboards are looked up by uuid on their detail path.
  *
  * `refresh()` reads only what was created since (ids above the highest known, one list call per
- * kind where the instance filters on `id`), so the index stays current as imports land and as
- * other people create objects while a task runs. Rows that change in place (a renamed slug) are
- * seen at the next full build.
+ * kind; a release that refuses the `id` filter answers 400 once, and its lists are read whole from
+ * then on), so the index stays current as imports land and as other people create objects while
+ * a task runs. Dashboards changed in place (a slug that changed hands) are read through
+ * `refreshDashboardsChanged()`; what an import of the task wrote, through `learnWritten()`.
  *
  *   const index = await TargetIndex.build(upstream);
  *   index.chart(uuid)?.id; index.datasetOnTable(dbId, schema, table); await index.refresh();
@@ -83,10 +85,9 @@ export class TargetIndex {
   static async build(upstream: MigrationUpstream, opts: { kinds?: readonly IndexedResource[] } = {}): Promise<TargetIndex> {
     const index = new TargetIndex(upstream);
     if (opts.kinds) index.kinds = opts.kinds;
-    const caps = await upstream.capabilities();
-    index.incremental = (['dashboard', 'chart', 'dataset'] as const).every((r) => caps.lists[r].filters?.includes('id') === true);
-    for (const r of ['dashboard', 'chart', 'dataset'] as const) if (caps.lists[r].uuid_column === false) index.uuidSource[r] = 'export';
-    if (index.uuidSource.dashboard === 'export') index.uuidSource.dashboard = 'detail';
+    // What the release can do is learned from its answers, not probed first: rows without a uuid
+    // (load), a refused `id` filter (load). The capability probe costs several calls per instance.
+    index.incremental = true;
     await index.reloadDatabases();
     for (const r of index.kinds) await index.load(r);
     return index;
@@ -234,7 +235,16 @@ export class TargetIndex {
 
   private async load(resource: IndexedResource, afterId?: number): Promise<void> {
     this.calls++;
-    const rows = await this.upstream.listRows(resource, COLUMNS[resource], afterId);
+    let rows: Array<Record<string, unknown> & { id: number }>;
+    try {
+      rows = await this.upstream.listRows(resource, COLUMNS[resource], afterId);
+    } catch (err) {
+      // A release that does not filter this list on `id` says so with a 400: from now on, lists are read whole.
+      if (afterId === undefined || !(err instanceof SupersetApiError) || err.upstreamStatus !== 400) throw err;
+      this.incremental = false;
+      this.calls++;
+      rows = await this.upstream.listRows(resource, COLUMNS[resource]);
+    }
     // A release whose lists carry no uuid shows it in its rows even where the probe could not tell.
     if (this.uuidSource[resource] === 'list' && rows.length && rows.some((r) => !str(r.uuid))) {
       this.uuidSource[resource] = resource === 'dashboard' ? 'detail' : 'export';

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { TargetIndex } from '../../activities/migration/target-index.ts';
 import type { IndexedResource, MigrationUpstream } from '../../activities/migration/upstream.ts';
 import { Bundle } from '../../lib/bundles/bundle.ts';
+import { SupersetApiError } from '../../lib/superset/errors.ts';
 
 /**
  * The target index's reading rules, on an in-memory upstream that records each list call:
@@ -87,6 +88,26 @@ describe('the target index', () => {
     expect(index.dashboardBySlug('sales-old')?.id).toBe(1);
     // Pages were read until one ended (page size 1 here): both changed rows seen.
     expect(u.calls.filter((c) => c.startsWith('recent'))).toEqual(['recent:0', 'recent:1', 'recent:2']);
+  });
+
+  it('learns from a 400 that a release does not filter on id, and reads its lists whole from then on', async () => {
+    const u = upstream();
+    const listRows = u.listRows.bind(u);
+    u.listRows = async (resource, columns, afterId) => {
+      if (afterId !== undefined) {
+        u.calls.push(`${resource}>${afterId} refused`);
+        throw new SupersetApiError({ method: 'GET', path: `/api/v1/${resource}/`, upstreamStatus: 400 }, 'Filter column: id not allowed to filter', {});
+      }
+      return listRows(resource, columns);
+    };
+    u.rows.dataset.push({ id: 1, uuid: 'ds-1', table_name: 'orders', schema: null, database: { id: 1, database_name: 'warehouse' } });
+    const index = await TargetIndex.build(u);
+    index.forgetContent(bundleWith({ 'datasets/warehouse/sales.yaml': { uuid: 'ds-2' } }));
+    u.rows.dataset.push({ id: 2, uuid: 'ds-2', table_name: 'sales', schema: null, database: { id: 1, database_name: 'warehouse' } });
+    await index.learnWritten(bundleWith({ 'datasets/warehouse/sales.yaml': { uuid: 'ds-2' } }));
+    expect(index.dataset('ds-2')?.id).toBe(2);
+    await index.refresh();
+    expect(u.calls).toEqual(['dashboard', 'chart', 'dataset', 'dataset>1 refused', 'dataset', 'dashboard', 'chart', 'dataset']);
   });
 
   it('says so when the release cannot tell when dashboards changed', async () => {
