@@ -185,7 +185,7 @@ export function createMigrationActivities(deps: ActivityDeps) {
       slug: typeof imported?.slug === 'string' && imported.slug ? imported.slug : null,
       title: prepared.title,
     });
-    index.forgetContent(prepared.bundle);
+    index.noteImportedContent(prepared.bundle);
   }
 
   /** Row-level security written after the import, and the dashboard's outcome. */

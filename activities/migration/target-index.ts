@@ -220,7 +220,7 @@ export class TargetIndex {
       for (const f of bundle.of(kind === 'chart' ? 'charts' : 'datasets')) {
         const uuid = str(f.content.uuid);
         if (!uuid) continue;
-        // Kept until an import of this task may change it (forgetContent): dashboards sharing a dataset read it once.
+        // Kept (and replaced by what an import of this task writes): dashboards sharing a dataset read it once.
         this.exported.set(uuid, f.content);
         if (uuids.includes(uuid)) out.set(uuid, f.content);
       }
@@ -382,14 +382,17 @@ export class TargetIndex {
     if (d.uuid) this.dashboardByUuid.set(d.uuid, d);
   }
 
-  /** Forgets exported content of objects an import may have changed, and notes the charts and datasets it wrote. */
-  forgetContent(bundle: Bundle): void {
+  /**
+   * Records what an import of this task wrote: its charts and datasets hold, in the target, the
+   * content just imported (kept as the target's content for the differences of later dashboards
+   * sharing them), and their ids are read when a later bundle needs them (learnWritten).
+   */
+  noteImportedContent(bundle: Bundle): void {
     for (const f of bundle.files.values()) {
       const uuid = str(f.content.uuid);
-      if (!uuid) continue;
-      this.exported.delete(uuid);
-      if (f.kind === 'charts') this.written.chart.add(uuid);
-      if (f.kind === 'datasets') this.written.dataset.add(uuid);
+      if (!uuid || (f.kind !== 'charts' && f.kind !== 'datasets')) continue;
+      this.exported.set(uuid, structuredClone(f.content));
+      this.written[f.kind === 'charts' ? 'chart' : 'dataset'].add(uuid);
     }
   }
 }

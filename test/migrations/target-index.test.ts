@@ -52,7 +52,7 @@ describe('the target index', () => {
 
     // An import wrote dataset ds-new and chart c-new; Superset gave them ids.
     const imported = bundleWith({ 'datasets/warehouse/sales.yaml': { uuid: 'ds-new' }, 'charts/Sales_7.yaml': { uuid: 'c-new' } });
-    index.forgetContent(imported);
+    index.noteImportedContent(imported);
     u.rows.dataset.push({ id: 2, uuid: 'ds-new', table_name: 'sales', schema: null, database: { id: 1, database_name: 'warehouse' } });
     u.rows.chart.push({ id: 7, uuid: 'c-new' });
 
@@ -102,7 +102,7 @@ describe('the target index', () => {
     };
     u.rows.dataset.push({ id: 1, uuid: 'ds-1', table_name: 'orders', schema: null, database: { id: 1, database_name: 'warehouse' } });
     const index = await TargetIndex.build(u);
-    index.forgetContent(bundleWith({ 'datasets/warehouse/sales.yaml': { uuid: 'ds-2' } }));
+    index.noteImportedContent(bundleWith({ 'datasets/warehouse/sales.yaml': { uuid: 'ds-2' } }));
     u.rows.dataset.push({ id: 2, uuid: 'ds-2', table_name: 'sales', schema: null, database: { id: 1, database_name: 'warehouse' } });
     await index.learnWritten(bundleWith({ 'datasets/warehouse/sales.yaml': { uuid: 'ds-2' } }));
     expect(index.dataset('ds-2')?.id).toBe(2);
