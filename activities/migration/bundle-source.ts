@@ -30,6 +30,7 @@ export function bundleSource(zip: Uint8Array, maxBytes: number): MigrationUpstre
     recentDashboards: unused,
     dashboardCharts: unused,
     runChartQuery: unused,
+    runChartQueries: unused,
     rlsRules: unused,
     rlsRule: unused,
     rlsRoles: unused,

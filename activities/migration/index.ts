@@ -437,23 +437,32 @@ export function createMigrationActivities(deps: ActivityDeps) {
         const target = await deps.superset(input.targetEnvId);
         await recordStates(input, input.dashboards, target, log);
         let failed = 0;
-        await inParallel(input.dashboards, VERIFY_PARALLELISM, async (d) => {
+        const todo: Array<{ d: VerifyBatchInput['dashboards'][number]; stored: DashboardOutcome }> = [];
+        for (const d of input.dashboards) {
           const stored = await outcomes.get<DashboardOutcome>(currentTaskId(), d.position);
-          if (!stored || stored.verification) return; // verified by an earlier attempt
-          const started = Date.now();
-          let v: Verification;
-          try {
-            v = { ...(await verifyIn(target, { targetEnvId: input.targetEnvId, dashboardId: d.targetDashboardId, expectedChartUuids: stored.chart_uuids }, log)), duration_ms: Date.now() - started };
-          } catch (err) {
+          if (stored && !stored.verification) todo.push({ d, stored }); // else verified by an earlier attempt
+        }
+        const started = Date.now();
+        const verified = await verifyMany(
+          target,
+          todo.map(({ d, stored }) => ({ dashboardId: d.targetDashboardId, expectedChartUuids: stored.chart_uuids })),
+          log,
+        );
+        const took = Date.now() - started;
+        for (const [i, { d, stored }] of todo.entries()) {
+          const v = verified[i]!;
+          if ('error' in v) {
             // An outage is thrown for a retry; a refusal is this dashboard's verification failure.
-            const failure = itemFailure(err, { step: 'verify', item: `target dashboard ${d.targetDashboardId}`, envId: input.targetEnvId });
+            const failure = itemFailure(v.error, { step: 'verify', item: `target dashboard ${d.targetDashboardId}`, envId: input.targetEnvId });
             await amend(d.position, { ...stored, status: 'imported_with_errors', ...failure });
             failed++;
-            return;
+            continue;
           }
           if (!v.ok) failed++;
-          await amend(d.position, { ...stored, verification: v, ...(v.ok ? {} : { status: 'imported_with_errors' }) });
-        });
+          // The batch's verification time, shared by its dashboards (their charts' queries went out together).
+          const verification = { ...v, duration_ms: Math.round(took / todo.length) };
+          await amend(d.position, { ...stored, verification, ...(v.ok ? {} : { status: 'imported_with_errors' }) });
+        }
         return { failed };
       } finally {
         clearInterval(beat);
@@ -673,31 +682,53 @@ export function createMigrationActivities(deps: ActivityDeps) {
     };
   }
 
+  /** The dashboard is there, its charts are linked, and each chart's query runs in the target. */
   async function verifyIn(
     target: MigrationUpstream,
     input: { targetEnvId: string; dashboardId: number; expectedChartUuids: string[] },
     log: Context['log'],
   ): Promise<Verification> {
-    // The charts' path answers 404 for a dashboard that is not there: one call tells both.
-    let charts: Awaited<ReturnType<MigrationUpstream['dashboardCharts']>>;
-    try {
-      charts = await target.dashboardCharts(input.dashboardId);
-    } catch (err) {
-      if (!(err instanceof SupersetNotFoundError)) throw err;
-      return { ok: false, dashboard_present: false, charts_expected: input.expectedChartUuids.length, charts_linked: 0, charts: [] };
-    }
-    const results: Verification['charts'] = [];
-    for (const c of charts) {
-      const r = await target.runChartQuery(c);
-      results.push({ id: c.id, name: c.slice_name ?? String(c.id), ok: r.ok, ...(r.ok ? { rows: r.rows } : { error: r.error }) });
-      if (!r.ok) log.warn(`chart '${c.slice_name}' (${c.id}) does not run in the target: ${r.error}`);
-    }
-    const linked = charts.length;
-    const ok = linked >= input.expectedChartUuids.length && results.every((r) => r.ok);
-    log.info(
-      `verified target dashboard ${input.dashboardId}: ${linked}/${input.expectedChartUuids.length} charts linked, ${results.filter((r) => r.ok).length} run`,
-    );
-    return { ok, dashboard_present: true, charts_expected: input.expectedChartUuids.length, charts_linked: linked, charts: results };
+    const [v] = await verifyMany(target, [input], log);
+    if ('error' in v!) throw v.error;
+    return v!;
+  }
+
+  /**
+   * Verifies several dashboards: each one's charts read (a few dashboards at a time; the charts'
+   * path answers 404 for a dashboard that is not there), then every chart's query, those on one
+   * dataset in one call. A dashboard whose charts cannot be read carries the error instead.
+   */
+  async function verifyMany(
+    target: MigrationUpstream,
+    dashboards: Array<{ dashboardId: number; expectedChartUuids: string[] }>,
+    log: Context['log'],
+  ): Promise<Array<Verification | { error: unknown }>> {
+    type Charts = Awaited<ReturnType<MigrationUpstream['dashboardCharts']>>;
+    const charts: Array<Charts | null | { error: unknown }> = new Array(dashboards.length);
+    await inParallel([...dashboards.keys()], VERIFY_PARALLELISM, async (i) => {
+      try {
+        charts[i] = await target.dashboardCharts(dashboards[i]!.dashboardId);
+      } catch (err) {
+        charts[i] = err instanceof SupersetNotFoundError ? null : { error: err };
+      }
+    });
+    const all = charts.flatMap((c) => (Array.isArray(c) ? c : []));
+    const answers = all.length ? await target.runChartQueries(all) : [];
+    let next = 0;
+    return dashboards.map((d, i) => {
+      const mine = charts[i];
+      const expected = d.expectedChartUuids.length;
+      if (mine && !Array.isArray(mine)) return mine;
+      if (!mine) return { ok: false, dashboard_present: false, charts_expected: expected, charts_linked: 0, charts: [] };
+      const results: Verification['charts'] = mine.map((c) => {
+        const r = answers[next++]!;
+        if (!r.ok) log.warn(`chart '${c.slice_name}' (${c.id}) does not run in the target: ${r.error}`);
+        return { id: c.id, name: c.slice_name ?? String(c.id), ok: r.ok, ...(r.ok ? { rows: r.rows } : { error: r.error }) };
+      });
+      const ok = mine.length >= expected && results.every((r) => r.ok);
+      log.info(`verified target dashboard ${d.dashboardId}: ${mine.length}/${expected} charts linked, ${results.filter((r) => r.ok).length} run`);
+      return { ok, dashboard_present: true, charts_expected: expected, charts_linked: mine.length, charts: results };
+    });
   }
 }
 

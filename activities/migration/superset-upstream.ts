@@ -97,26 +97,64 @@ export function supersetUpstream(client: SupersetClient, opts: { maxBundleBytes?
 
     /** A minimal query context from the chart's own params: charts saved through the API often have no saved one. */
     async runChartQuery(chart) {
-      const fd = chart.form_data;
-      const datasetId = Number(String(fd.datasource ?? '').split('__')[0]);
-      if (!Number.isFinite(datasetId) || datasetId <= 0)
-        return { ok: false, error: `chart has no dataset (datasource '${String(fd.datasource ?? '')}')` };
-      const metrics = [...asArray(fd.metrics), ...asArray(fd.metric)];
-      const columns = [...asArray(fd.groupby), ...asArray(fd.all_columns), ...asArray(fd.columns)];
-      const query: Record<string, unknown> = { columns, row_limit: 5 };
-      if (metrics.length) query.metrics = metrics;
-      try {
-        const res = await client.chartData({ datasource: { id: datasetId, type: 'table' }, queries: [query] } as never);
-        const first = res.result[0];
-        if (!first || (first.status && first.status !== 'success') || first.error)
-          return { ok: false, error: String(first?.error ?? first?.status ?? 'no result') };
-        return { ok: true, rows: Number(first.rowcount ?? first.data?.length ?? 0) };
-      } catch (err) {
-        if (err instanceof SupersetApiError) return { ok: false, error: err.upstreamMessage };
-        throw err;
+      const q = queryOf(chart.form_data);
+      if ('error' in q) return { ok: false, error: q.error };
+      return (await runQueries(q.datasetId, [q.query]))[0]!;
+    },
+
+    /**
+     * The charts' queries, those on one dataset in one call (a query context holds several
+     * queries; Superset answers each). A refused call is asked again chart by chart, so each
+     * chart gets its own answer.
+     */
+    async runChartQueries(charts) {
+      const out: Array<{ ok: true; rows: number } | { ok: false; error: string }> = new Array(charts.length);
+      const byDataset = new Map<number, Array<{ at: number; query: Record<string, unknown> }>>();
+      charts.forEach((c, at) => {
+        const q = queryOf(c.form_data);
+        if ('error' in q) out[at] = { ok: false, error: q.error };
+        else byDataset.set(q.datasetId, [...(byDataset.get(q.datasetId) ?? []), { at, query: q.query }]);
+      });
+      for (const [datasetId, group] of byDataset) {
+        for (let i = 0; i < group.length; i += QUERIES_PER_CALL) {
+          const part = group.slice(i, i + QUERIES_PER_CALL);
+          let answers = await runQueries(datasetId, part.map((p) => p.query));
+          if (part.length > 1 && answers.some((a) => !a.ok)) answers = await Promise.all(part.map((p) => runQueries(datasetId, [p.query]).then((r) => r[0]!)));
+          part.forEach((p, k) => (out[p.at] = answers[k]!));
+        }
       }
+      return out;
     },
   };
+
+  /** One chart-data call; each query's rows, or the upstream's error (for all of them when the call is refused). */
+  async function runQueries(datasetId: number, queries: Array<Record<string, unknown>>): Promise<Array<{ ok: true; rows: number } | { ok: false; error: string }>> {
+    try {
+      const res = await client.chartData({ datasource: { id: datasetId, type: 'table' }, queries } as never);
+      return queries.map((_, i) => {
+        const r = res.result[i];
+        if (!r || (r.status && r.status !== 'success') || r.error) return { ok: false, error: String(r?.error ?? r?.status ?? 'no result') };
+        return { ok: true, rows: Number(r.rowcount ?? r.data?.length ?? 0) };
+      });
+    } catch (err) {
+      if (err instanceof SupersetApiError) return queries.map(() => ({ ok: false, error: err.upstreamMessage }));
+      throw err;
+    }
+  }
+}
+
+/** Most chart queries sent in one chart-data call. */
+const QUERIES_PER_CALL = 20;
+
+/** A minimal query from a chart's params (charts saved through the API often have no saved query context). */
+function queryOf(fd: Record<string, unknown>): { datasetId: number; query: Record<string, unknown> } | { error: string } {
+  const datasetId = Number(String(fd.datasource ?? '').split('__')[0]);
+  if (!Number.isFinite(datasetId) || datasetId <= 0) return { error: `chart has no dataset (datasource '${String(fd.datasource ?? '')}')` };
+  const metrics = [...asArray(fd.metrics), ...asArray(fd.metric)];
+  const columns = [...asArray(fd.groupby), ...asArray(fd.all_columns), ...asArray(fd.columns)];
+  const query: Record<string, unknown> = { columns, row_limit: 5 };
+  if (metrics.length) query.metrics = metrics;
+  return { datasetId, query };
 }
 
 function asArray(v: unknown): unknown[] {

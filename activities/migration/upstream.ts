@@ -42,6 +42,8 @@ export interface MigrationUpstream {
     id: number;
     form_data: Record<string, unknown>;
   }): Promise<{ ok: true; rows: number } | { ok: false; error: string }>;
+  /** Several charts' queries, in order: those on one dataset in one call, each with its own answer. */
+  runChartQueries(charts: Array<{ id: number; form_data: Record<string, unknown> }>): Promise<Array<{ ok: true; rows: number } | { ok: false; error: string }>>;
   /** Row-level-security rules (no descriptions); read once per task through the TargetIndex. */
   rlsRules(): Promise<RlsRule[]>;
   /** One rule with its description. */

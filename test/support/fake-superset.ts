@@ -1001,7 +1001,17 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
       return json(res, 200, { id: db.id, result: { ...db, driver: 'psycopg2' } });
     }
     if (method === 'POST' && path === '/api/v1/chart/data') {
-      return json(res, 200, { result: [{ status: 'success', rowcount: 1, colnames: ['region'], data: [{ region: 'EMEA' }] }] });
+      // One result per query of the query context, as Superset answers.
+      let queries = 1;
+      try {
+        const parsed = JSON.parse(body.toString('utf8')) as { queries?: unknown[] };
+        if (Array.isArray(parsed.queries) && parsed.queries.length) queries = parsed.queries.length;
+      } catch {
+        // not JSON: one result, as before
+      }
+      return json(res, 200, {
+        result: Array.from({ length: queries }, () => ({ status: 'success', rowcount: 1, colnames: ['region'], data: [{ region: 'EMEA' }] })),
+      });
     }
     if (method === 'GET' && path === '/api/v1/chart/') {
       let rows = [...charts];
