@@ -1,0 +1,80 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createHarness, type Harness } from '../support/harness.ts';
+import {
+  createBigNumberChart,
+  createDashboard,
+  createDataset,
+  createSqliteDatabase,
+  createTableChart,
+  sqlMetric,
+  type SupersetClient,
+} from '../support/superset/fixtures.ts';
+import { client, prefixedTables, registerEnvironment, waitTask } from './support.ts';
+
+/**
+ * Verification against real Superset 6.1.0 (a → b): the queries of a dashboard's charts on one
+ * dataset go out in one chart-data call, yet each chart gets its own answer. The target's table
+ * lacks a column one chart needs: that chart fails with Superset's message, its sibling on the same
+ * dataset runs, and the dashboard is imported with errors.
+ */
+const enabled = inject('supersets') !== null;
+const P = `v${Date.now().toString(36)}`;
+
+let h: Harness;
+let a: SupersetClient;
+let b: SupersetClient;
+
+beforeAll(async () => {
+  if (!enabled) return;
+  h = await createHarness({ worker: true });
+  [a, b] = await Promise.all([client('a'), client('b')]);
+}, 120_000);
+afterAll(async () => {
+  a?.close();
+  b?.close();
+  await h?.close();
+});
+
+describe.skipIf(!enabled)('verification of a migrated dashboard', () => {
+  it('gives each chart its own answer: one fails with Superset\'s message, its sibling on the same dataset runs', { timeout: 240_000 }, async () => {
+    const dir = path.join(inject('runDir'), P);
+    const src = await createSqliteDatabase(a, { name: `${P}_src`, path: path.join(dir, 'src.db'), tables: prefixedTables(P) });
+    // The target's table has every column but `units`.
+    const tables = prefixedTables(P).map((t) => {
+      if (!t.name.endsWith('_sales')) return t;
+      const names = Object.keys(t.columns);
+      const at = names.indexOf('units');
+      return { ...t, columns: Object.fromEntries(Object.entries(t.columns).filter(([c]) => c !== 'units')), rows: t.rows.map((r) => r.filter((_, i) => i !== at)) };
+    });
+    const dst = await createSqliteDatabase(b, { name: `${P}_dst`, path: path.join(dir, 'dst.db'), tables });
+    const ds = await createDataset(a, { database: src.id, tableName: `${P}_sales` });
+    const regions = await createTableChart(a, { name: `${P} regions`, datasetId: ds.id, columns: ['region'] });
+    const units = await createBigNumberChart(a, { name: `${P} units`, datasetId: ds.id, metric: sqlMetric('SUM(units)', 'units') });
+    const dashboard = await createDashboard(a, { title: `${P} verified`, slug: `${P}-verified`, charts: [regions, units] });
+
+    const envA = await registerEnvironment(h, 'a', `${P}-a`);
+    const envB = await registerEnvironment(h, 'b', `${P}-b`);
+    const r = await h.request('POST', '/api/dashboards/migrate', {
+      token: h.adminToken,
+      json: {
+        source_env_id: envA,
+        target_env_id: envB,
+        dashboard_ids: [dashboard.id],
+        db_mappings: [{ source_database_id: src.id, target_database_id: dst.id }],
+      },
+    });
+    expect(r.status, r.text).toBe(202);
+    const task = await waitTask(h, r.body.task_id, 180_000);
+    expect(task.status).toBe('FAILED');
+    const [item] = task.result.items;
+    expect(item).toMatchObject({ status: 'imported_with_errors', outcome: 'failed' });
+    expect(item.verification).toMatchObject({ ok: false, dashboard_present: true, charts_expected: 2, charts_linked: 2 });
+    const byName = Object.fromEntries(item.verification.charts.map((c: any) => [c.name, c]));
+    expect(byName[`${P} regions`]).toMatchObject({ ok: true });
+    expect(byName[`${P} regions`].rows).toBeGreaterThan(0);
+    expect(byName[`${P} units`]).toMatchObject({ ok: false });
+    expect(byName[`${P} units`].error).toMatch(/units/);
+    expect(task.result.timings.verification_ms).toBeGreaterThan(0);
+  });
+});
