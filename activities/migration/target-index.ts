@@ -88,8 +88,12 @@ export class TargetIndex {
     // What the release can do is learned from its answers, not probed first: rows without a uuid
     // (load), a refused `id` filter (load). The capability probe costs several calls per instance.
     index.incremental = true;
-    await index.reloadDatabases();
-    for (const r of index.kinds) await index.load(r);
+    // Different list endpoints side by side (calls to one endpoint stay one after another in the
+    // client); datasets after the databases, which matching their exports needs.
+    await Promise.all([
+      index.reloadDatabases().then(() => (index.kinds.includes('dataset') ? index.load('dataset') : undefined)),
+      ...index.kinds.filter((k) => k !== 'dataset').map((k) => index.load(k)),
+    ]);
     return index;
   }
 
