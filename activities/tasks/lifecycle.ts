@@ -1,5 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { isItemsResult, itemsResultSchema } from '../../contracts/outcomes.ts';
+import { itemsResultSchema } from '../../contracts/outcome-schemas.ts';
+import { isItemsResult } from '../../contracts/outcomes.ts';
 import type { FinalStatus, TaskError, TaskProgress } from '../../contracts/tasks.ts';
 import { redact } from '../../lib/redact.ts';
 import type { ActivityDeps } from '../deps.ts';
