@@ -3,7 +3,8 @@
  * repositories): each item ends with an outcome of its own, a failure names the step, the
  * upstream's own answer and what to do next. Reports render any task kind from this shape alone.
  */
-import { z } from 'zod';
+// No zod here: workflows import this module, and every module of the workflow bundle is evaluated
+// again for each workflow the worker creates (the schemas live in outcome-schemas.ts).
 
 /** A follow-up a person (or a script) can take, with the exact request when there is one. */
 export interface NextAction {
@@ -63,37 +64,3 @@ export function countOutcomes(items: readonly Pick<ItemOutcome, 'outcome'>[]): R
 export function isItemsResult(value: unknown): value is ItemsResult {
   return typeof value === 'object' && value !== null && Array.isArray((value as { items?: unknown }).items);
 }
-
-// --- schemas: what the task store accepts as an item-by-item result -------------------------------
-
-export const nextActionSchema = z.object({
-  action: z.string().min(1),
-  description: z.string(),
-  request: z.object({ method: z.string(), path: z.string(), body: z.unknown() }).optional(),
-});
-
-export const itemOutcomeSchema = z
-  .object({
-    kind: z.enum(['dashboard', 'dataset', 'repository', 'backup']),
-    id: z.union([z.number(), z.string()]).nullable(),
-    title: z.string().nullable(),
-    status: z.string().min(1),
-    outcome: z.enum(['succeeded', 'failed', 'skipped', 'planned']),
-    error: z.string().optional(),
-    step: z.string().optional(),
-    code: z.string().optional(),
-    upstream_error: z
-      .object({ status: z.number().optional(), message: z.string(), type: z.string().optional(), files: z.unknown().optional() })
-      .optional(),
-    next_actions: z.array(nextActionSchema),
-  })
-  .catchall(z.unknown());
-
-export const itemsResultSchema = z
-  .object({
-    items: z.array(itemOutcomeSchema),
-    not_started: z.number().int().min(0),
-    cancelled: z.boolean(),
-    next_actions: z.array(nextActionSchema),
-  })
-  .catchall(z.unknown());

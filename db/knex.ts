@@ -1,5 +1,4 @@
 import knexFactory, { type Knex } from 'knex';
-import { Model } from 'objection';
 import { migrationSource } from './migrations/index.ts';
 
 export type { Knex };
@@ -12,7 +11,6 @@ export function createKnex(url: string, opts: { poolMax?: number } = {}): Knex {
     pool: { min: 0, max: opts.poolMax ?? 10 },
     migrations: { migrationSource, tableName: 'knex_migrations' },
   });
-  Model.knex(knex);
   return knex;
 }
 

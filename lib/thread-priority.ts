@@ -2,12 +2,22 @@ import fs from 'node:fs';
 import os from 'node:os';
 
 /**
- * Lowers the CPU priority of this process's threads except the main one (Linux: each thread has
- * its own nice value). In the all-in-one process the main thread answers HTTP requests while
- * Temporal's core runtime and the workflow thread do the worker's work: those yield to it, so a
- * saturated worker cannot starve the API. Returns how many threads were lowered (0 elsewhere).
+ * The threads of the Temporal worker in this process, by the names Linux shows for them: the core
+ * runtime (`tokio-runtime-w`, `temporal-*`, `workflow-proces…`) and the Node worker threads that run
+ * the workflow sandbox (`WorkerThread`; the API starts no worker threads of its own). Left out on
+ * purpose: V8's platform threads (`V8Worker`: garbage collection of the API's heap, whose pauses
+ * wait for them) and libuv's pool (`libuv-worker`: the API's crypto and file reads). Lowered, those
+ * would make requests wait for the lowest priority on a busy machine.
  */
-export function lowerBackgroundThreads(niceness: number): number {
+export const WORKER_THREAD_NAMES = /^(tokio-runtime|temporal|workflow|WorkerThread)/;
+
+/**
+ * Lowers the CPU priority of this process's worker threads (Linux: each thread has its own nice
+ * value). In the all-in-one process the main thread answers HTTP requests while Temporal's core
+ * runtime and the workflow threads do the worker's work: those yield to it, so a saturated worker
+ * cannot starve the API. Returns how many threads were lowered (0 elsewhere).
+ */
+export function lowerBackgroundThreads(niceness: number, names: RegExp = WORKER_THREAD_NAMES): number {
   let tids: string[];
   try {
     tids = fs.readdirSync('/proc/self/task');
@@ -18,6 +28,7 @@ export function lowerBackgroundThreads(niceness: number): number {
   for (const tid of tids) {
     if (Number(tid) === process.pid) continue; // the main thread's id is the process id
     try {
+      if (!names.test(fs.readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim())) continue;
       if (os.getPriority(Number(tid)) < niceness) {
         os.setPriority(Number(tid), niceness);
         lowered++;

@@ -1,6 +1,7 @@
 import { Runtime } from '@temporalio/worker';
 import { createApp } from '../api/app.ts';
 import { bootstrap } from '../api/bootstrap.ts';
+import { createKnex } from '../db/knex.ts';
 import { TaskStore } from '../db/tasks/store.ts';
 import { loadConfig } from '../lib/config.ts';
 import { createLogger } from '../lib/logger.ts';
@@ -23,11 +24,14 @@ async function main(): Promise<void> {
   const logger = createLogger(config.LOG_LEVEL, 'switchyard');
   const sink = new TaskLogSink(logger);
   Runtime.install({ logger: sink });
-  const boot = await bootstrap(config, logger, resolveDatabaseUrl(config));
-  sink.attach(new TaskStore(boot.context.knex));
+  const databaseUrl = resolveDatabaseUrl(config);
+  const boot = await bootstrap(config, logger, databaseUrl);
+  // The worker's own connection pool: a request never queues behind the backlog's queries.
+  const workerKnex = createKnex(databaseUrl, { poolMax: 6 });
+  sink.attach(new TaskStore(workerKnex));
   const { worker, connection } = await createWorker({
     config,
-    knex: boot.context.knex,
+    knex: workerKnex,
     logger,
     workflowBundlePath: process.env.SWITCHYARD_WORKFLOW_BUNDLE || undefined,
     // Activities share the main thread with the API: a bounded number at once keeps requests quick.
@@ -55,6 +59,7 @@ async function main(): Promise<void> {
     await running.catch((err: unknown) => logger.warn({ err }, 'worker stopped with an error'));
     await sink.close();
     await connection.close();
+    await workerKnex.destroy();
     await boot.close();
     process.exit(0);
   };

@@ -1,7 +1,7 @@
 import { log, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { SelfcheckInput, SelfcheckStepResult } from '../contracts/selfcheck.ts';
-import { reportTaskProgress, runAsTask } from './task-run.ts';
+import { runAsTask } from './task-run.ts';
 
 const quick = proxyActivities<Activities>({
   startToCloseTimeout: '20 seconds',
@@ -28,21 +28,22 @@ export interface SelfcheckResult {
 /** Deployment smoke test: database, Temporal, worker, and optional sleep/failure for drills. */
 export async function selfcheckWorkflow(input: SelfcheckInput): Promise<SelfcheckResult> {
   return runAsTask(async () => {
-    const plan: Array<() => Promise<SelfcheckStepResult>> = [
-      () => quick.selfcheckDatabase(),
-      () => quick.selfcheckTemporal(),
-      () => quick.selfcheckWorker(),
+    // Each step records the progress it reaches itself (no separate progress activity per step).
+    const total = 3 + (input.sleepSeconds > 0 ? 1 : 0) + (input.fail !== 'none' ? 1 : 0);
+    const plan: Array<(at: { done: number; total: number }) => Promise<SelfcheckStepResult>> = [
+      (at) => quick.selfcheckDatabase(at),
+      (at) => quick.selfcheckTemporal(at),
+      (at) => quick.selfcheckWorker(at),
     ];
-    if (input.sleepSeconds > 0) plan.push(() => sleeping.selfcheckSleep(input.sleepSeconds));
+    if (input.sleepSeconds > 0) plan.push((at) => sleeping.selfcheckSleep(input.sleepSeconds, at));
     if (input.fail !== 'none')
-      plan.push(() => failing.selfcheckFail({ mode: input.fail as 'retryable' | 'non_retryable', failAttempts: input.failAttempts }));
+      plan.push((at) => failing.selfcheckFail({ mode: input.fail as 'retryable' | 'non_retryable', failAttempts: input.failAttempts }, at));
 
     const steps: SelfcheckStepResult[] = [];
     for (const [i, run] of plan.entries()) {
-      const step = await run();
+      const step = await run({ done: i + 1, total });
       steps.push(step);
       log.info(`step ${step.step} passed: ${step.detail}`);
-      await reportTaskProgress({ done: i + 1, total: plan.length, message: step.step });
     }
     return { steps };
   });

@@ -15,7 +15,7 @@ import {
   type Verification,
   type VerifyBatchInput,
 } from '../../contracts/migration.ts';
-import { itemsResultSchema } from '../../contracts/outcomes.ts';
+import { itemsResultSchema } from '../../contracts/outcome-schemas.ts';
 import { MigrationItemsStore } from '../../db/migrations-state/items.ts';
 import { TaskItemStore } from '../../db/tasks/items.ts';
 import { MigrationStateStore } from '../../db/migrations-state/store.ts';

@@ -1,5 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { isItemsResult, itemsResultSchema, type ItemOutcome } from '../../contracts/outcomes.ts';
+import { itemsResultSchema } from '../../contracts/outcome-schemas.ts';
+import { isItemsResult, type ItemOutcome } from '../../contracts/outcomes.ts';
 import { TaskItemStore } from '../../db/tasks/items.ts';
 import type { FinalStatus, TaskError, TaskProgress } from '../../contracts/tasks.ts';
 import { redact } from '../../lib/redact.ts';

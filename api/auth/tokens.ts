@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomUUID, webcrypto } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
 import { UnauthenticatedError } from '../../lib/errors.ts';
 
@@ -16,9 +16,11 @@ export interface AccessClaims {
 
 /** HS256 access tokens (claims sub, roles, scope, sid, jti); logout revokes the sid. */
 export class TokenIssuer {
-  private readonly key: Uint8Array;
+  // Imported once: given raw bytes, jose imports the key again on every sign and verify, one more
+  // crypto job per request.
+  private readonly key: Promise<webcrypto.CryptoKey>;
   constructor(key: Uint8Array) {
-    this.key = key;
+    this.key = webcrypto.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
   }
 
   async issue(claims: { sub: string; roles: string[]; scope: string[]; sid: string }): Promise<{ token: string; expiresIn: number }> {
@@ -30,13 +32,13 @@ export class TokenIssuer {
       .setAudience(AUDIENCE)
       .setIssuedAt()
       .setExpirationTime(`${TOKEN_TTL_SECONDS}s`)
-      .sign(this.key);
+      .sign(await this.key);
     return { token, expiresIn: TOKEN_TTL_SECONDS };
   }
 
   async verify(token: string): Promise<AccessClaims> {
     try {
-      const { payload } = await jwtVerify(token, this.key, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] });
+      const { payload } = await jwtVerify(token, await this.key, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] });
       if (typeof payload.sub !== 'string' || typeof payload.sid !== 'string') throw new Error('missing claims');
       return {
         sub: payload.sub,

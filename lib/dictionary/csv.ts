@@ -3,15 +3,15 @@
  * workbook) with exceljs's CSV reader, then the same sheet rules as a workbook.
  */
 import { Readable } from 'node:stream';
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import { ValidationError } from '../errors.ts';
 import type { DictionaryEntry } from './entries.ts';
-import { readWorksheet } from './xlsx.ts';
+import { loadExcel, readWorksheet } from './xlsx.ts';
 
 export async function parseDictionaryCsv(bytes: Buffer): Promise<DictionaryEntry[]> {
   const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
   if (text.includes('\u0000')) throw new ValidationError('the file is not a CSV text file', [{ field: 'body.file', message: 'not a CSV file' }]);
-  const wb = new ExcelJS.Workbook();
+  const wb = new (await loadExcel()).Workbook();
   let ws: ExcelJS.Worksheet;
   try {
     // Every cell as text: a column named "1" or "2026-01-01" stays what it says.

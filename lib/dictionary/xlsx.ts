@@ -7,13 +7,17 @@
  * directory is read first (fflate, without inflating anything) and a workbook that would unpack
  * beyond MAX_UNPACKED_BYTES is refused before exceljs opens it.
  */
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import { unzipSync } from 'fflate';
+import { lazyModule } from '../lazy.ts';
 import { ValidationError } from '../errors.ts';
 import { assertNoProblems, headerKey, normaliseEntries, type DictionaryEntry } from './entries.ts';
 
 export const MAX_UNPACKED_BYTES = 50 * 1024 * 1024;
 const MAX_ARCHIVE_FILES = 500;
+
+/** exceljs (with its zip and stream dependencies) loads when a dictionary file arrives, not at start. */
+export const loadExcel = lazyModule(async () => (await import('exceljs')).default);
 
 export interface ParsedWorkbook {
   sheet: string;
@@ -25,7 +29,7 @@ const FIELD = 'body.file';
 /** Parses the workbook or throws a 400 (ValidationError on `body.file`) saying what is wrong with it. */
 export async function parseDictionaryWorkbook(bytes: Buffer, opts: { sheet?: string } = {}): Promise<ParsedWorkbook> {
   checkArchive(bytes);
-  const wb = new ExcelJS.Workbook();
+  const wb = new (await loadExcel()).Workbook();
   try {
     await wb.xlsx.load(bytes as unknown as ArrayBuffer);
   } catch (err) {

@@ -14,8 +14,12 @@
  * - anything else the provider refuses (401 key, 404 model, 400 request): no retry.
  * The API key is only ever handed to the client; it is never part of an error message.
  */
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import { lazyModule } from '../lazy.ts';
+
+/** The official client loads with the first LLM call, not at start (most processes never make one). */
+const loadOpenAI = lazyModule(async () => (await import('openai')).default);
 
 export interface LlmEndpoint {
   baseUrl: string;
@@ -110,8 +114,9 @@ function sleepFor(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-export function createLlmClient(endpoint: Omit<LlmEndpoint, 'model'>): OpenAI {
-  return new OpenAI({
+export async function createLlmClient(endpoint: Omit<LlmEndpoint, 'model'>): Promise<OpenAI> {
+  const OpenAIClient = await loadOpenAI();
+  return new OpenAIClient({
     baseURL: endpoint.baseUrl,
     // Keyless local servers still get a bearer header; the client refuses an empty key.
     apiKey: endpoint.apiKey || 'none',
@@ -144,7 +149,8 @@ export async function completeStructured<T>(
   policy: LlmPolicy = DEFAULT_LLM_POLICY,
   hooks: CallHooks = {},
 ): Promise<StructuredAnswer<T>> {
-  const client = createLlmClient(endpoint);
+  const OpenAI = await loadOpenAI();
+  const client = await createLlmClient(endpoint);
   const sleep = hooks.sleep ?? sleepFor;
   const usage: TokenUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
   const conversation = [...messages];
@@ -183,7 +189,7 @@ export async function completeStructured<T>(
       }
       const status = err instanceof OpenAI.APIError ? err.status : undefined;
       const transient = err instanceof OpenAI.APIConnectionError || (status !== undefined && RETRYABLE_STATUS(status)) || !(err instanceof OpenAI.APIError);
-      const providerMessage = providerMessageOf(err);
+      const providerMessage = providerMessageOf(OpenAI, err);
       if (!transient) {
         throw fail('refused', `the provider refused the request (HTTP ${status}): ${providerMessage}`, { status, providerMessage });
       }
@@ -252,7 +258,7 @@ function checkContent<T>(content: string, schema: AnswerSchema<T>): { ok: true; 
   return schema.check(parsed);
 }
 
-function providerMessageOf(err: unknown): string {
+function providerMessageOf(OpenAI: typeof import('openai').default, err: unknown): string {
   if (err instanceof OpenAI.APIError) {
     const body = err.error as { message?: unknown; error?: { message?: unknown } } | undefined;
     const m = typeof body?.message === 'string' ? body.message : typeof body?.error?.message === 'string' ? body.error.message : err.message;
