@@ -122,15 +122,17 @@ async function main() {
     const bare = (performance.now() - t0) / 1000;
 
     // Growth: G dashboards never migrated before, through Switchyard, then bare (both from scratch).
-    let growth: { switchyard_s: number; bare_s: number; factor: number; bare_factor: number } | null = null;
+    let growth: { switchyard_s: number; verification_s: number; bare_s: number; factor: number; bare_factor: number } | null = null;
     if (G > 0) {
       const grownSwitchyard = await runMigration(grown);
+      const grownVerification = verificationSeconds;
       const t2 = performance.now();
       for (const id of grown) await cb.importBundle('dashboard', await ca.exportDashboards([id]), { overwrite: true });
       const grownBare = (performance.now() - t2) / 1000;
       // Time per dashboard at G over time per dashboard at N: 1 is linear, above 1 worse than linear.
       growth = {
         switchyard_s: grownSwitchyard,
+        verification_s: grownVerification,
         bare_s: grownBare,
         factor: grownSwitchyard / G / (first / N),
         bare_factor: grownBare / G / (bare / N),
@@ -190,6 +192,10 @@ async function main() {
       console.log(
         `  growth ${N} → ${G} dashboards        Switchyard ${f(growth.switchyard_s)} s (per-dashboard time x${f(growth.factor)}), bare ${f(growth.bare_s)} s (x${f(growth.bare_factor)}); x1.00 is linear`,
       );
+    if (growth)
+      console.log(
+        `    ${G} dashboards: Switchyard without verification ${f(growth.switchyard_s - growth.verification_s)} s (ratio ${f((growth.switchyard_s - growth.verification_s) / growth.bare_s)}x), verification ${f(growth.verification_s)} s, with it ratio ${f(growth.switchyard_s / growth.bare_s)}x`,
+      );
     console.log('  Switchyard adds: a plan per object (lookups and an export of the target for differences), collision checks,');
     console.log('  the intent row, and a verification that runs every chart query in the target.');
     const r = (n: number) => Math.round(n * 1000) / 1000;
@@ -207,8 +213,11 @@ async function main() {
         ...(growth
           ? {
               growth_to: G,
-              growth_switchyard_s: r(growth.switchyard_s),
+              growth_switchyard_s: r(growth.switchyard_s - growth.verification_s),
+              growth_verification_s: r(growth.verification_s),
               growth_bare_s: r(growth.bare_s),
+              growth_ratio: r((growth.switchyard_s - growth.verification_s) / growth.bare_s),
+              growth_ratio_with_verification: r(growth.switchyard_s / growth.bare_s),
               growth_factor: r(growth.factor),
               growth_bare_factor: r(growth.bare_factor),
             }

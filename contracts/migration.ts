@@ -120,7 +120,7 @@ export function failedDashboardOutcome(id: number, failure: ItemFailure): Dashbo
  */
 export interface MigrationBatchInput extends Omit<MigrationInput, 'dashboardIds'> {
   batch: Array<{ id: number; position: number }>;
-  /** Most dashboards this batch imports; ready ones past it wait for the next batch (planning-only outcomes are never held back). */
+  /** Most dashboards this batch imports: planning stops once it holds this many to import; the rest wait for the next batch. */
   importLimit: number;
   learnedRejections: RejectionRule[];
   /** Dashboards with an outcome before this batch, and in the whole request (for progress). */

@@ -41,11 +41,12 @@ const bookkeeping = proxyActivities<Activities>({
 });
 
 /**
- * A batch plans up to this many dashboards (one export call for all, one for the target's
- * copies), and records at once every outcome that needs no import (unchanged, planned, blocked).
- * Its imports are limited: one in the first batch, so a systematic problem (a release that
- * refuses a field) shows on one dashboard and a cancel lands early, then twice as many each
- * batch up to this many. A dashboard left past the limit is planned again by the next batch.
+ * A batch reads up to this many dashboards (one export call for all, one for the target's
+ * copies) and plans them in order, recording at once every outcome that needs no import
+ * (unchanged, planned, blocked), until it holds as many to import as its limit: one in the first
+ * batch, so a systematic problem (a release that refuses a field) shows on one dashboard and a
+ * cancel lands early, then twice as many each batch up to this many. The rest wait for the next
+ * batch, which plans them against the target as it is then.
  */
 export const MAX_BATCH = 16;
 
@@ -106,14 +107,16 @@ export async function migrationWorkflow(input: MigrationInput & { resume?: Migra
     const toVerify: VerifyBatchInput['dashboards'] = [];
     let endedInRun = 0;
     // Dashboards per run: the history stays small however many dashboards the task has.
-    const perRun = resume?.perRun ?? (await bookkeeping.taskItemsPerRun());
+    // (read beside the first batch: it is needed only once dashboards have ended)
+    const perRunRead = resume ? Promise.resolve(resume.perRun) : bookkeeping.taskItemsPerRun();
     const clock = Date.now(); // workflow time: when each phase's workflow task ran, which is what a person waits for
     while (waiting.length || next < total) {
       if (CancellationScope.current().consideredCancelled) {
         cancelled = true;
         break;
       }
-      if (endedInRun >= perRun || workflowInfo().continueAsNewSuggested) {
+      if (endedInRun > 0 && (endedInRun >= (await perRunRead) || workflowInfo().continueAsNewSuggested)) {
+        const perRun = await perRunRead;
         timings.migration_ms += Date.now() - clock;
         timings.verification_ms += await verifyAll(request, toVerify);
         log.info(`continuing as a new run at dashboard ${next + 1} of ${total}`);
@@ -157,5 +160,5 @@ export async function migrationWorkflow(input: MigrationInput & { resume?: Migra
     if (summary.status === 'CANCELLED') throw new CancelledFailure(summary.message ?? 'cancelled');
     if (summary.status === 'FAILED') throw ApplicationFailure.nonRetryable(summary.message ?? 'failed', 'PartialMigration');
     return summary;
-  });
+  }, { closesRow: true });
 }

@@ -23,9 +23,11 @@ export const { reportTaskProgress, finishTask } = lifecycle;
  * A body that continues as new (a long task's next run) leaves the row open: its next run
  * passes here again and the row stays RUNNING with the new run id.
  * With `items: 'stored'`, the body recorded its items in `task_items` and returns the result
- * without them; the row gets them read back (finishTaskWithStoredItems).
+ * without them; the row gets them read back (finishTaskWithStoredItems). With `closesRow`, the
+ * body's own activity wrote the row's final status and result (assembled from its items): nothing
+ * more is written on success.
  */
-export async function runAsTask<T>(body: () => Promise<T>, opts: { items?: 'stored' } = {}): Promise<T> {
+export async function runAsTask<T>(body: () => Promise<T>, opts: { items?: 'stored'; closesRow?: boolean } = {}): Promise<T> {
   // Not cancellable: a cancel arriving meanwhile (say, just as a long task continued as new) must
   // reach the body, which ends the row with what was done, rather than leave the row open.
   const state = await CancellationScope.nonCancellable(() => lifecycle.markTaskRunning());
@@ -42,11 +44,12 @@ export async function runAsTask<T>(body: () => Promise<T>, opts: { items?: 'stor
   }
   try {
     const result = await body();
-    await CancellationScope.nonCancellable(() =>
-      opts.items === 'stored'
-        ? lifecycle.finishTaskWithStoredItems({ status: 'SUCCEEDED', summary: result as Record<string, unknown> })
-        : lifecycle.finishTask({ status: 'SUCCEEDED', result }),
-    );
+    if (!opts.closesRow)
+      await CancellationScope.nonCancellable(() =>
+        opts.items === 'stored'
+          ? lifecycle.finishTaskWithStoredItems({ status: 'SUCCEEDED', summary: result as Record<string, unknown> })
+          : lifecycle.finishTask({ status: 'SUCCEEDED', result }),
+      );
     log.info('task succeeded');
     return result;
   } catch (err) {

@@ -563,6 +563,9 @@ export function createMigrationActivities(deps: ActivityDeps) {
       await progress(count, input.total, `dashboard ${o.id}: ${o.status}`);
     };
     for (const d of todo) {
+      // Enough to import: the rest wait, unplanned, for a batch that can import them (each dashboard is
+      // planned once in a fresh migration; dashboards needing no import are all decided in one batch).
+      if (ready.length >= input.importLimit) break;
       const at: Step = { step: 'export' };
       let prepared: PreparedBundle | undefined;
       try {
@@ -577,8 +580,7 @@ export function createMigrationActivities(deps: ActivityDeps) {
       }
     }
     const t3 = Date.now();
-    // Past the import limit they wait for the next batch, which plans them again against the target as it is then.
-    const toImport = ready.slice(0, input.importLimit);
+    const toImport = ready;
     const jointly = toImport.length > 1 && input.importLimit >= JOINT_IMPORT_FROM ? await importTogether(input, toImport, up, learned, log) : null;
     if (jointly) {
       for (const [i, o] of jointly.entries()) await finish(toImport[i].position, o);
@@ -600,9 +602,9 @@ export function createMigrationActivities(deps: ActivityDeps) {
       }
     }
     for (const r of results) exported.forget(taskId, r.id);
-    const imported = Math.min(ready.length, input.importLimit);
+    const left = input.batch.length - results.length;
     log.info(
-      `batch of ${todo.length}: environments read in ${t1 - t0} ms, exports in ${t2 - t1} ms, planned in ${t3 - t2} ms, ${imported} imported in ${Date.now() - t3} ms${ready.length > imported ? `; ${ready.length - imported} left for the next batch` : ''}`,
+      `batch of ${todo.length}: environments read in ${t1 - t0} ms, exports in ${t2 - t1} ms, planned in ${t3 - t2} ms, ${ready.length} imported in ${Date.now() - t3} ms${left > 0 ? `; ${left} left for the next batch` : ''}`,
     );
     results.sort((a, b) => a.position - b.position);
     // The planned hash goes with each imported dashboard to the verification, which records the target's state after it.

@@ -61,7 +61,12 @@ describe('a migration larger than one workflow run', () => {
     try {
       const id = await startMigration(ids, mapping);
       // Past the first run's three dashboards: the cancel lands in the second run or later.
-      await waitFor(async () => (await workflowRuns(pair.h.boot.context.temporal, id)).length >= 2, 60_000, 'a second run');
+      // (the workflow may not be started yet when the API answers: not found counts as not yet)
+      await waitFor(
+        () => workflowRuns(pair.h.boot.context.temporal, id).then((runs) => runs.length >= 2, () => false),
+        60_000,
+        'a second run',
+      );
       expect((await pair.admin('POST', `/api/tasks/${id}/cancel`)).status).toBe(202);
       const task = await pair.h.waitForTask(id, undefined, 120_000);
       expect(task.status).toBe('CANCELLED');
