@@ -353,8 +353,10 @@ export function createMigrationActivities(deps: ActivityDeps) {
     await outcomes.put(currentTaskId(), position, o.id, o);
   }
 
+  /** The task's progress, and its log line as reportTaskProgress writes it (the CLI's progress bar reads those). */
   async function progress(done: number, total: number, message: string): Promise<void> {
     await deps.tasks.setProgress(currentTaskId(), { done, total, message });
+    Context.current().log.info(`progress ${done}/${total}: ${message}`);
   }
 
   /** The task's view of both environments: Superset clients and the indexes shared by its dashboards. */

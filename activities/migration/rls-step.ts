@@ -1,5 +1,6 @@
 import type { NextAction } from '../../contracts/outcomes.ts';
 import type { RlsDifference, RlsMode, RlsReport, RlsRuleView } from '../../contracts/rls.ts';
+import { migrateAgainAction } from '../../contracts/migration.ts';
 import type { PreparedBundle } from './plan.ts';
 import { compareDashboardRules, missingRoles, plannedWrites, withDescriptions, writeRules } from './rls.ts';
 import type { TargetIndex } from './target-index.ts';
@@ -37,21 +38,8 @@ export async function checkDashboardRls(opts: {
   const check: RlsCheck = { report, toCopy: [] };
   if (!cmp.differences.length) return check;
 
-  const retry = (rls: RlsMode, description: string, action: string): NextAction => ({
-    action,
-    description,
-    request: {
-      method: 'POST',
-      path: '/api/dashboards/migrate',
-      body: {
-        source_env_id: opts.request.sourceEnvId,
-        target_env_id: opts.request.targetEnvId,
-        dashboard_ids: [opts.request.dashboardId],
-        overwrite: opts.request.overwrite,
-        rls,
-      },
-    },
-  });
+  const retry = (rls: RlsMode, description: string, action: string): NextAction =>
+    migrateAgainAction(action, description, { ...opts.request, rls }, [opts.request.dashboardId], opts.request.overwrite);
   if (mode === 'ignore') {
     report.ignored_by_request = true;
     return check;
