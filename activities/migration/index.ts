@@ -536,6 +536,11 @@ export function createMigrationActivities(deps: ActivityDeps) {
 
     const at: Step = { step: 'plan' };
     const t0 = Date.now();
+    // The source's export of the batch starts at once, beside the indexes' reads (it needs none of
+    // them); dashboards an earlier batch of this task read and left for later are not exported again.
+    const unread = todo.length >= 2 ? todo.map((d) => d.id).filter((id) => !exported.get(taskId, id)) : [];
+    const sourceExport = unread.length ? deps.superset(input.sourceEnvId).then((s) => s.exportDashboards(unread)) : Promise.resolve(null);
+    sourceExport.catch(() => undefined); // met where it is awaited (readAhead), or not needed when the environments cannot be read
     let up: Upstreams;
     try {
       up = await upstreams(input);
@@ -552,7 +557,7 @@ export function createMigrationActivities(deps: ActivityDeps) {
     // Row-level-security rules are read once per task and side: asked for now, beside the exports (a failure is met again by the dashboard that needs them).
     for (const i of [up.sourceIndex, up.index]) i.rlsRules().catch(() => undefined);
     const mappings = await mappingsFor(deps, input);
-    const ahead = await readAhead(input, taskId, todo.map((d) => d.id), up, log);
+    const ahead = await readAhead(input, taskId, todo.map((d) => d.id), up, sourceExport, log);
     const t2 = Date.now();
 
     // Plan each; the ones to import wait for one import call.
@@ -620,7 +625,14 @@ export function createMigrationActivities(deps: ActivityDeps) {
    * databases, and the target's export of those already there in one more, split per dashboard.
    * Whatever cannot be read ahead is read per dashboard, which then fails alone with its cause.
    */
-  async function readAhead(input: Request, taskId: string, ids: number[], up: Upstreams, log: Context['log']) {
+  async function readAhead(
+    input: Request,
+    taskId: string,
+    ids: number[],
+    up: Upstreams,
+    sourceExport: Promise<Uint8Array | null>,
+    log: Context['log'],
+  ) {
     const empty = { for: (_id: number) => undefined };
     if (ids.length < 2) return empty;
     const sources = new Map<number, Bundle>();
@@ -642,9 +654,7 @@ export function createMigrationActivities(deps: ActivityDeps) {
     };
     const targetsRead = exportTargets([...new Set(recorded.values())].filter((id) => up.index.hasDashboard(id)));
     try {
-      // Dashboards an earlier batch of this task read and left for later are not exported again.
-      const missing = ids.filter((id) => !exported.get(taskId, id));
-      const [zip, dbs] = await Promise.all([missing.length ? up.source.exportDashboards(missing) : null, up.source.listDatabases()]);
+      const [zip, dbs] = await Promise.all([sourceExport, up.source.listDatabases()]);
       if (zip) for (const [id, b] of splitByDashboard(Bundle.fromZip(zip, maxBundleBytes(deps)))) exported.put(taskId, id, b);
       for (const id of ids) {
         const b = exported.get(taskId, id);
