@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { listMappings } from '../../db/environments/mappings.ts';
 import { Context } from '@temporalio/activity';
 import { GitRepositoryStore } from '../../db/git/repositories.ts';
 import { exportFromFiles } from '../../lib/git/dashboard-files.ts';
@@ -159,12 +160,12 @@ async function mappingsFor(
   const targetDbs = await target.listDatabases();
   let saved = new Map<string, number>(); // source database uuid → target id
   if (syncedEnvId && syncedEnvId !== input.targetEnvId) {
-    const rows = await deps.knex('database_mappings').where({ source_env_id: syncedEnvId, target_env_id: input.targetEnvId });
+    const rows = await listMappings(deps.knex, syncedEnvId, input.targetEnvId);
     if (rows.length) {
       const sourceDbs = await (await deps.superset(syncedEnvId)).listDatabases().catch(() => [] as UpstreamDatabase[]);
       const uuidById = new Map(sourceDbs.map((d) => [d.id, d.uuid]));
       saved = new Map(
-        rows.map((r: { source_database_id: number; target_database_id: number }) => [
+        rows.map((r) => [
           uuidById.get(Number(r.source_database_id)) ?? '',
           Number(r.target_database_id),
         ]),

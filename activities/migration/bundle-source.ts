@@ -22,7 +22,6 @@ export function bundleSource(zip: Uint8Array, maxBytes: number): MigrationUpstre
     version: async () => null,
     exportDashboards: async () => zip,
     listDatabases: async () => databases,
-    capabilities: unused,
     exportObjects: unused,
     importBundle: unused,
     listRows: unused,

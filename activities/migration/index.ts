@@ -16,6 +16,7 @@ import {
   type VerifyBatchInput,
 } from '../../contracts/migration.ts';
 import { itemsResultSchema } from '../../contracts/outcome-schemas.ts';
+import { listMappings } from '../../db/environments/mappings.ts';
 import { MigrationItemsStore } from '../../db/migrations-state/items.ts';
 import { TaskItemStore } from '../../db/tasks/items.ts';
 import { MigrationStateStore } from '../../db/migrations-state/store.ts';
@@ -51,7 +52,7 @@ type Request = Omit<MigrationInput, 'dashboardIds'>;
 
 /** Persisted mappings for the pair, overridden by the ones sent with the request. */
 async function mappingsFor(deps: ActivityDeps, input: Request): Promise<Map<number, number>> {
-  const rows = await deps.knex('database_mappings').where({ source_env_id: input.sourceEnvId, target_env_id: input.targetEnvId });
+  const rows = await listMappings(deps.knex, input.sourceEnvId, input.targetEnvId);
   const m = new Map<number, number>(rows.map((r) => [Number(r.source_database_id), Number(r.target_database_id)]));
   for (const o of input.dbMappings) m.set(o.source_database_id, o.target_database_id);
   return m;
@@ -641,7 +642,8 @@ export function createMigrationActivities(deps: ActivityDeps) {
     // an earlier migration brought there (known from its records); the slugs that changed hands in
     // the target since the index was read (one call; where the release cannot say, each slug is
     // asked of the target).
-    const slugsRead = up.index.refreshDashboardsChanged();
+    // A refresh that fails is "cannot tell": each slug is then asked of the target by its own dashboard.
+    const slugsRead = up.index.refreshDashboardsChanged().catch(() => false);
     const recorded = await states.targetsOf(input.targetEnvId, input.sourceEnvId, ids);
     const targetCopies = new Map<number, Bundle>();
     const exportTargets = async (targetIds: number[]) => {
@@ -662,7 +664,7 @@ export function createMigrationActivities(deps: ActivityDeps) {
       }
       sourceDatabases = dbs;
     } catch (err) {
-      await Promise.all([slugsRead.catch(() => undefined), targetsRead]);
+      await Promise.all([slugsRead, targetsRead]);
       log.warn(`the ${ids.length} dashboards could not be exported together (${(err as Error).message.slice(0, 200)}): each is exported alone`);
       return empty;
     }

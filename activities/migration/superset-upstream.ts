@@ -35,7 +35,6 @@ async function orNull<T>(p: Promise<T>): Promise<T | null> {
 export function supersetUpstream(client: SupersetClient, opts: { maxBundleBytes?: number } = {}): MigrationUpstream {
   return {
     version: () => client.version(),
-    capabilities: () => client.capabilities(),
     exportDashboards: async (ids) => new Uint8Array(await client.exportDashboards(ids)),
 
     async exportObjects(kind, ids) {

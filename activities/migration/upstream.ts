@@ -6,7 +6,7 @@
  * before 6.0 refuse it).
  */
 import type { Bundle } from '../../lib/bundles/bundle.ts';
-import type { RlsRule, RlsRuleWrite, SupersetCapabilities, UpstreamRole } from '../../lib/superset/types.ts';
+import type { RlsRule, RlsRuleWrite, UpstreamRole } from '../../lib/superset/types.ts';
 
 export interface UpstreamDatabase {
   id: number;
@@ -19,8 +19,6 @@ export type IndexedResource = 'dashboard' | 'chart' | 'dataset';
 
 export interface MigrationUpstream {
   version(): Promise<string | null>;
-  /** What the instance can do, probed once per client and cached with its version. */
-  capabilities(): Promise<SupersetCapabilities>;
   exportDashboards(ids: number[]): Promise<Uint8Array>;
   /** Exports of these charts or datasets (several calls for many ids), each bundle read. */
   exportObjects(kind: 'chart' | 'dataset', ids: number[]): Promise<Bundle[]>;

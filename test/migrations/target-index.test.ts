@@ -18,14 +18,6 @@ function upstream() {
     rows,
     calls,
     version: async () => '6.1.0',
-    capabilities: async () => ({
-      version: '6.1.0',
-      lists: { dashboard: { filters: ['id'], uuid_column: true }, chart: { filters: ['id'], uuid_column: true }, dataset: { filters: ['id'], uuid_column: true } },
-      dataset_database_uuid: true,
-      security_api: true,
-      thumbnails: null,
-      probed_at: new Date(0).toISOString(),
-    }),
     listDatabases: async () => [{ id: 1, uuid: 'db-1', database_name: 'warehouse' }],
     async listRows(resource: IndexedResource, _columns: string[], afterId?: number) {
       calls.push(`${resource}${afterId === undefined ? '' : `>${afterId}`}`);

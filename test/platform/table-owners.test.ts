@@ -53,6 +53,7 @@ const OWNERS: Record<string, string[]> = {
   assistant_audit: ['db/assistant/audit.ts'],
   migration_target_state: ['db/migrations-state/store.ts'],
   migration_items: ['db/migrations-state/items.ts'],
+  database_mappings: ['db/environments/mappings.ts'],
 };
 
 const names = Object.keys(OWNERS).join('|');
