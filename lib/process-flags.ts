@@ -1,4 +1,5 @@
 import os from 'node:os';
+import { lowerThreadsOf } from './thread-priority.ts';
 
 /**
  * Node flags for the two long-running processes, sized for a small machine: a smaller young
@@ -18,10 +19,35 @@ export const NODE_FLAGS = {
  */
 export const WORKER_NICENESS = 19;
 
+const RELOWER_MS = 5_000;
+
+/**
+ * Runs a background process (the Temporal dev server, a split worker) at the lowest CPU priority.
+ * Linux gives each thread its own nice value and `setpriority(pid)` reaches only the thread whose
+ * id is the pid: a Go server or a Node runtime that already started its threads would keep them at
+ * full priority (measured: the dev server took a whole core at nice 0 under bench:tasks). So every
+ * thread is lowered, and again every few seconds for threads started meanwhile; the timer ends
+ * with the process.
+ */
 export function lowerPriority(pid: number): void {
-  try {
-    os.setPriority(pid, WORKER_NICENESS);
-  } catch {
-    // not permitted here: run at normal priority
-  }
+  const lower = () => {
+    if (lowerThreadsOf(pid, WORKER_NICENESS) === 0) {
+      try {
+        os.setPriority(pid, WORKER_NICENESS); // no /proc (not Linux): the process as a whole
+      } catch {
+        // ended, or not permitted here: it runs at normal priority
+      }
+    }
+  };
+  lower();
+  const timer = setInterval(() => {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      clearInterval(timer);
+      return;
+    }
+    lower();
+  }, RELOWER_MS);
+  timer.unref();
 }

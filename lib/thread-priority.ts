@@ -39,3 +39,26 @@ export function lowerBackgroundThreads(niceness: number, names: RegExp = WORKER_
   }
   return lowered;
 }
+
+/**
+ * Lowers every thread of another process (Linux: /proc/<pid>/task) to `niceness`. Returns how many
+ * threads run at that priority now (0 where there is no /proc, or the process has ended).
+ */
+export function lowerThreadsOf(pid: number, niceness: number): number {
+  let tids: string[];
+  try {
+    tids = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return 0;
+  }
+  let low = 0;
+  for (const tid of tids) {
+    try {
+      if (os.getPriority(Number(tid)) < niceness) os.setPriority(Number(tid), niceness);
+      low++;
+    } catch {
+      // the thread ended meanwhile, or lowering is not permitted
+    }
+  }
+  return low;
+}

@@ -1,9 +1,19 @@
 // What keeps the embedded platform small and its API quick under a busy worker (bench:tasks):
 // the workflow bundle's module graph, evaluated again for every workflow the worker creates, and
 // which threads of the all-in-one process give way to the API's.
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, inject, it } from 'vitest';
+import { lowerPriority, WORKER_NICENESS } from '../../lib/process-flags.ts';
 import { WORKER_THREAD_NAMES } from '../../lib/thread-priority.ts';
+
+/** Nice value of every thread of a process (Linux: field 19 of /proc/<pid>/task/<tid>/stat). */
+function threadNiceness(pid: number): number[] {
+  return readdirSync(`/proc/${pid}/task`).map((tid) => {
+    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+  });
+}
 
 describe('lean runtime', () => {
   it('bundles workflows without zod or any library only activities and the API need', () => {
@@ -18,5 +28,25 @@ describe('lean runtime', () => {
   it('lowers only the Temporal worker threads, never V8 platform threads or the libuv pool', () => {
     for (const name of ['tokio-runtime-w', 'temporal-real-s', 'workflow-proces', 'WorkerThread']) expect(name).toMatch(WORKER_THREAD_NAMES);
     for (const name of ['MainThread', 'V8Worker', 'libuv-worker', 'DelayedTaskSche', 'SignalInspector']) expect(name).not.toMatch(WORKER_THREAD_NAMES);
+  });
+
+  it.skipIf(!existsSync('/proc/self/task'))('lowers every thread of a background process that already runs several, not only its first', async () => {
+    // A Node process starts its platform and libuv threads at once, as the Temporal dev server (Go) does.
+    const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const deadline = Date.now() + 10_000;
+        const wait = () =>
+          readdirSync(`/proc/${child.pid}/task`).length > 3 ? resolve() : Date.now() > deadline ? reject(new Error('no threads')) : setTimeout(wait, 20);
+        setTimeout(wait, 20);
+      });
+      expect(threadNiceness(child.pid!).some((n) => n < WORKER_NICENESS)).toBe(true);
+      lowerPriority(child.pid!);
+      const after = threadNiceness(child.pid!);
+      expect(after.length).toBeGreaterThan(3);
+      expect(after.every((n) => n === WORKER_NICENESS)).toBe(true);
+    } finally {
+      child.kill();
+    }
   });
 });
