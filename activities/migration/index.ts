@@ -36,8 +36,8 @@ import { TargetIndexCache, type TargetIndex } from './target-index.ts';
 import type { MigrationUpstream, UpstreamDatabase } from './upstream.ts';
 
 /**
- * From this import limit on (a batch's third doubling), the dashboards a batch imports go to
- * Superset in one import call: the batches before imported one by one, so a systematic refusal
+ * From this import limit on (the third batch's: workflows/migration.ts nextImportLimit), the
+ * dashboards a batch imports go to Superset in one import call: the batches before imported one by one, so a systematic refusal
  * has shown on its own dashboard by then. A refused joint import changes nothing (Superset imports
  * a bundle in one transaction) and its dashboards are then planned again and imported one by one,
  * each with Superset's own answer.
@@ -542,6 +542,10 @@ export function createMigrationActivities(deps: ActivityDeps) {
     const unread = todo.length >= 2 ? todo.map((d) => d.id).filter((id) => !exported.get(taskId, id)) : [];
     const sourceExport = unread.length ? deps.superset(input.sourceEnvId).then((s) => s.exportDashboards(unread)) : Promise.resolve(null);
     sourceExport.catch(() => undefined); // met where it is awaited (readAhead), or not needed when the environments cannot be read
+    // So does the target's export of the copies an earlier migration brought there (their ids are in
+    // its records): a re-run reads both sides at once instead of the target's after its index.
+    const targetExport = todo.length >= 2 ? earlyTargetExport(input, todo.map((d) => d.id)) : Promise.resolve(null);
+    targetExport.catch(() => undefined);
     let up: Upstreams;
     try {
       up = await upstreams(input);
@@ -558,7 +562,7 @@ export function createMigrationActivities(deps: ActivityDeps) {
     // Row-level-security rules are read once per task and side: asked for now, beside the exports (a failure is met again by the dashboard that needs them).
     for (const i of [up.sourceIndex, up.index]) i.rlsRules().catch(() => undefined);
     const mappings = await mappingsFor(deps, input);
-    const ahead = await readAhead(input, taskId, todo.map((d) => d.id), up, sourceExport, log);
+    const ahead = await readAhead(input, taskId, todo.map((d) => d.id), up, sourceExport, targetExport, log);
     const t2 = Date.now();
 
     // Plan each; the ones to import wait for one import call.
@@ -626,12 +630,26 @@ export function createMigrationActivities(deps: ActivityDeps) {
    * databases, and the target's export of those already there in one more, split per dashboard.
    * Whatever cannot be read ahead is read per dashboard, which then fails alone with its cause.
    */
+  /**
+   * The target's copies of these source dashboards, as the last migrations recorded them, exported
+   * in one call before the target's index is read: the ids exported, and the zip. Null when fewer
+   * than two are recorded (one is read by its own plan). A recorded id that is gone fails the call;
+   * readAhead then exports the ones the index knows.
+   */
+  async function earlyTargetExport(input: Request, sourceIds: number[]): Promise<{ ids: number[]; zip: Uint8Array } | null> {
+    const recorded = await states.targetsOf(input.targetEnvId, input.sourceEnvId, sourceIds);
+    const ids = [...new Set(recorded.values())];
+    if (ids.length < 2) return null;
+    return { ids, zip: await (await deps.superset(input.targetEnvId)).exportDashboards(ids) };
+  }
+
   async function readAhead(
     input: Request,
     taskId: string,
     ids: number[],
     up: Upstreams,
     sourceExport: Promise<Uint8Array | null>,
+    targetExport: Promise<{ ids: number[]; zip: Uint8Array } | null>,
     log: Context['log'],
   ) {
     const empty = { for: (_id: number) => undefined };
@@ -646,15 +664,20 @@ export function createMigrationActivities(deps: ActivityDeps) {
     const slugsRead = up.index.refreshDashboardsChanged().catch(() => false);
     const recorded = await states.targetsOf(input.targetEnvId, input.sourceEnvId, ids);
     const targetCopies = new Map<number, Bundle>();
-    const exportTargets = async (targetIds: number[]) => {
+    const exportTargets = async (targetIds: number[], early?: { ids: number[]; zip: Uint8Array } | null) => {
       if (targetIds.length < 2) return; // one is read by its own plan
       try {
-        for (const [id, b] of splitByDashboard(Bundle.fromZip(await up.target.exportDashboards(targetIds), maxBundleBytes(deps)))) targetCopies.set(id, b);
+        // The early export serves when it holds every copy the index knows of (a copy gone since
+        // failed it, or the records changed): otherwise those copies are exported now.
+        const zip = early && targetIds.every((id) => early.ids.includes(id)) ? early.zip : await up.target.exportDashboards(targetIds);
+        for (const [id, b] of splitByDashboard(Bundle.fromZip(zip, maxBundleBytes(deps)))) if (targetIds.includes(id)) targetCopies.set(id, b);
       } catch (err) {
         log.warn(`the target's copies could not be exported together (${(err as Error).message.slice(0, 200)}): each is exported alone`);
       }
     };
-    const targetsRead = exportTargets([...new Set(recorded.values())].filter((id) => up.index.hasDashboard(id)));
+    const targetsRead = targetExport
+      .catch(() => null)
+      .then((early) => exportTargets([...new Set(recorded.values())].filter((id) => up.index.hasDashboard(id)), early));
     try {
       const [zip, dbs] = await Promise.all([sourceExport, up.source.listDatabases()]);
       if (zip) for (const [id, b] of splitByDashboard(Bundle.fromZip(zip, maxBundleBytes(deps)))) exported.put(taskId, id, b);

@@ -38,8 +38,8 @@ describe('joint imports', () => {
     const { task, sent } = await migrateEight('Joint');
     expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
     expect(task.result.totals).toMatchObject({ imported: 8, failed: 0 });
-    // Imports of 1, 2, 4 and 1 per batch: one by one for the first three, then four in one call.
-    expect(sent.map((titles) => titles.length)).toEqual([1, 1, 1, 4, 1]);
+    // Batches importing 1, 2 and 5: one by one for the first three dashboards, then five in one call.
+    expect(sent.map((titles) => titles.length)).toEqual([1, 1, 1, 5]);
     expect(sent.flat().sort()).toEqual(['Joint 0', 'Joint 1', 'Joint 2', 'Joint 3', 'Joint 4', 'Joint 5', 'Joint 6', 'Joint 7']);
   });
 
@@ -55,8 +55,8 @@ describe('joint imports', () => {
         upstream_error: expect.objectContaining({ status: 500, message: 'Import dashboard failed for an unknown reason' }),
       }),
     ]);
-    // The joint call of four, refused, then each of the four alone.
-    expect(sent.map((titles) => titles.length)).toEqual([1, 1, 1, 4, 1, 1, 1, 1, 1]);
+    // The joint call of five, refused, then each of the five alone.
+    expect(sent.map((titles) => titles.length)).toEqual([1, 1, 1, 5, 1, 1, 1, 1, 1]);
     expect(
       pair.target.dashboards
         .map((d) => d.dashboard_title)
