@@ -354,9 +354,8 @@ export function createMigrationActivities(deps: ActivityDeps) {
     await outcomes.put(currentTaskId(), position, o.id, o);
   }
 
-  /** The task's progress, and its log line as reportTaskProgress writes it (the CLI's progress bar reads those). */
-  async function progress(done: number, total: number, message: string): Promise<void> {
-    await deps.tasks.setProgress(currentTaskId(), { done, total, message });
+  /** A progress line in the task's log, as reportTaskProgress writes it (the CLI's progress bar reads those). */
+  function progressLine(done: number, total: number, message: string): void {
     Context.current().log.info(`progress ${done}/${total}: ${message}`);
   }
 
@@ -441,8 +440,9 @@ export function createMigrationActivities(deps: ActivityDeps) {
         await recordStates(input, input.dashboards, target, log);
         let failed = 0;
         const todo: Array<{ d: VerifyBatchInput['dashboards'][number]; stored: DashboardOutcome }> = [];
+        const recorded = await outcomes.getMany<DashboardOutcome>(currentTaskId(), input.dashboards.map((d) => d.position));
         for (const d of input.dashboards) {
-          const stored = await outcomes.get<DashboardOutcome>(currentTaskId(), d.position);
+          const stored = recorded.get(d.position);
           if (stored && !stored.verification) todo.push({ d, stored }); // else verified by an earlier attempt
         }
         const started = Date.now();
@@ -482,8 +482,9 @@ export function createMigrationActivities(deps: ActivityDeps) {
       dashboards: Array<{ sourceDashboardId: number; position: number }>;
       failure: ItemFailure;
     }): Promise<void> {
+      const recorded = await outcomes.getMany<DashboardOutcome>(currentTaskId(), input.dashboards.map((d) => d.position));
       for (const d of input.dashboards) {
-        const stored = await outcomes.get<DashboardOutcome>(currentTaskId(), d.position);
+        const stored = recorded.get(d.position);
         if (input.step === 'migrate' && !stored) await record(d.position, failedDashboardOutcome(d.sourceDashboardId, input.failure));
         if (input.step === 'verify' && stored?.status === 'imported' && !stored.verification)
           await amend(d.position, { ...stored, status: 'imported_with_errors', ...input.failure });
@@ -528,8 +529,9 @@ export function createMigrationActivities(deps: ActivityDeps) {
     };
     // Recorded by an earlier attempt of this batch: kept as they are.
     const todo: Array<{ id: number; position: number }> = [];
+    const recorded = await outcomes.getMany<DashboardOutcome>(taskId, input.batch.map((d) => d.position));
     for (const d of input.batch) {
-      const stored = await outcomes.get<DashboardOutcome>(taskId, d.position);
+      const stored = recorded.get(d.position);
       if (stored) done(d.position, stored);
       else todo.push(d);
     }
@@ -568,11 +570,21 @@ export function createMigrationActivities(deps: ActivityDeps) {
     // Plan each; the ones to import wait for one import call.
     const ready: Planned[] = [];
     let count = input.doneBefore + (input.batch.length - todo.length);
+    // Each outcome is recorded and logged at once; the row's progress is written once per burst
+    // (the dashboards planned, a joint import's), not once per dashboard.
+    let unwritten: string | null = null;
     const finish = async (position: number, o: DashboardOutcome) => {
       await record(position, o);
       done(position, o);
       count++;
-      await progress(count, input.total, `dashboard ${o.id}: ${o.status}`);
+      unwritten = `dashboard ${o.id}: ${o.status}`;
+      progressLine(count, input.total, unwritten);
+    };
+    const writeProgress = async () => {
+      if (unwritten === null) return;
+      const message = unwritten;
+      unwritten = null;
+      await deps.tasks.setProgress(taskId, { done: count, total: input.total, message });
     };
     for (const d of todo) {
       // Enough to import: the rest wait, unplanned, for a batch that can import them (each dashboard is
@@ -591,11 +603,13 @@ export function createMigrationActivities(deps: ActivityDeps) {
         await finish(d.position, await failedOutcome(input, d.id, err, at, up.index, prepared, log));
       }
     }
+    await writeProgress();
     const t3 = Date.now();
     const toImport = ready;
     const jointly = toImport.length > 1 && input.importLimit >= JOINT_IMPORT_FROM ? await importTogether(input, toImport, up, learned, log) : null;
     if (jointly) {
       for (const [i, o] of jointly.entries()) await finish(toImport[i].position, o);
+      await writeProgress();
     } else {
       for (const p of toImport) {
         let o: DashboardOutcome;
@@ -611,6 +625,7 @@ export function createMigrationActivities(deps: ActivityDeps) {
         }
         learned = mergeRules(learned, o.learned_rejections);
         await finish(p.position, o);
+        await writeProgress();
       }
     }
     for (const r of results) exported.forget(taskId, r.id);

@@ -24,6 +24,13 @@ export class TaskItemStore {
     return row?.item as I | undefined;
   }
 
+  /** The items recorded at these positions, by position, in one query (a batch's earlier attempt). */
+  async getMany<I extends ItemOutcome>(taskId: string, positions: number[]): Promise<Map<number, I>> {
+    if (!positions.length) return new Map();
+    const rows = await this.knex('task_items').where({ task_id: taskId }).whereIn('position', positions).select('position', 'item');
+    return new Map(rows.map((r: { position: number; item: I }) => [Number(r.position), r.item]));
+  }
+
   /**
    * Records the item unless one is recorded at this position already; answers the item that is
    * recorded now (the earlier one wins, so a retry never rewrites what was reported).

@@ -131,6 +131,9 @@ describe('a backup larger than one workflow run', () => {
       expect(await items.record(id, 4, ids[4]!, earlier)).toEqual(earlier);
       // The first record at a position wins: a second one answers it unchanged.
       expect(await items.record(id, 4, ids[4]!, { ...earlier, title: 'a second record' })).toEqual(earlier);
+      // A batch's earlier records read in one query: by position, none for another task.
+      expect(await items.getMany(id, [4])).toEqual(new Map([[4, earlier]]));
+      expect(await items.getMany(`${id}-other`, [4])).toEqual(new Map());
       const task = await h.waitForTask(id, undefined, 60_000);
       expect(task.status).toBe('SUCCEEDED');
       expect(task.result.items.map((i: any) => i.id)).toEqual(ids);
