@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import os from 'node:os';
 import { lowerThreadsOf } from './thread-priority.ts';
 
@@ -30,6 +31,7 @@ const RELOWER_MS = 5_000;
  * with the process.
  */
 export function lowerPriority(pid: number): void {
+  const started = startTimeOf(pid);
   const lower = () => {
     if (lowerThreadsOf(pid, WORKER_NICENESS) === 0) {
       try {
@@ -41,13 +43,22 @@ export function lowerPriority(pid: number): void {
   };
   lower();
   const timer = setInterval(() => {
-    try {
-      process.kill(pid, 0);
-    } catch {
+    // Ended, or its pid now names another process: nothing more to lower.
+    if (startTimeOf(pid) !== started || started === null) {
       clearInterval(timer);
       return;
     }
     lower();
   }, RELOWER_MS);
   timer.unref();
+}
+
+/** When a process started (Linux: field 22 of /proc/<pid>/stat), to tell it from a later one with its pid; null elsewhere or once ended. */
+function startTimeOf(pid: number): string | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    return null;
+  }
 }

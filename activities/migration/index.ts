@@ -37,8 +37,8 @@ import type { MigrationUpstream, UpstreamDatabase } from './upstream.ts';
 
 /**
  * From this import limit on (the third batch's: workflows/migration.ts nextImportLimit), the
- * dashboards a batch imports go to Superset in one import call: the batches before imported one by one, so a systematic refusal
- * has shown on its own dashboard by then. A refused joint import changes nothing (Superset imports
+ * dashboards a batch imports go to Superset in one import call: the batches before imported one
+ * by one, so a systematic refusal has shown on its own dashboard by then. A refused joint import changes nothing (Superset imports
  * a bundle in one transaction) and its dashboards are then planned again and imported one by one,
  * each with Superset's own answer.
  */
@@ -641,11 +641,6 @@ export function createMigrationActivities(deps: ActivityDeps) {
   }
 
   /**
-   * Reads a batch ahead: the source's export of all its dashboards in one call, the source's
-   * databases, and the target's export of those already there in one more, split per dashboard.
-   * Whatever cannot be read ahead is read per dashboard, which then fails alone with its cause.
-   */
-  /**
    * The target's copies of these source dashboards, as the last migrations recorded them, exported
    * in one call before the target's index is read: the ids exported, and the zip. Null when fewer
    * than two are recorded (one is read by its own plan). A recorded id that is gone fails the call;
@@ -658,6 +653,11 @@ export function createMigrationActivities(deps: ActivityDeps) {
     return { ids, zip: await (await deps.superset(input.targetEnvId)).exportDashboards(ids) };
   }
 
+  /**
+   * Reads a batch ahead: the source's export of all its dashboards in one call, the source's
+   * databases, and the target's export of those already there in one more, split per dashboard.
+   * Whatever cannot be read ahead is read per dashboard, which then fails alone with its cause.
+   */
   async function readAhead(
     input: Request,
     taskId: string,
