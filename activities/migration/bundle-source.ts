@@ -28,7 +28,6 @@ export function bundleSource(zip: Uint8Array, maxBytes: number): MigrationUpstre
     findDashboard: unused,
     recentDashboards: unused,
     dashboardCharts: unused,
-    runChartQuery: unused,
     runChartQueries: unused,
     rlsRules: unused,
     rlsRule: unused,

@@ -546,7 +546,8 @@ export function createMigrationActivities(deps: ActivityDeps) {
     sourceExport.catch(() => undefined); // met where it is awaited (readAhead), or not needed when the environments cannot be read
     // So does the target's export of the copies an earlier migration brought there (their ids are in
     // its records): a re-run reads both sides at once instead of the target's after its index.
-    const targetExport = todo.length >= 2 ? earlyTargetExport(input, todo.map((d) => d.id)) : Promise.resolve(null);
+    const recordedTargets = todo.length >= 2 ? states.targetsOf(input.targetEnvId, input.sourceEnvId, todo.map((d) => d.id)) : Promise.resolve(new Map<number, number>());
+    const targetExport = earlyTargetExport(input, recordedTargets);
     targetExport.catch(() => undefined);
     let up: Upstreams;
     try {
@@ -564,7 +565,7 @@ export function createMigrationActivities(deps: ActivityDeps) {
     // Row-level-security rules are read once per task and side: asked for now, beside the exports (a failure is met again by the dashboard that needs them).
     for (const i of [up.sourceIndex, up.index]) i.rlsRules().catch(() => undefined);
     const mappings = await mappingsFor(deps, input);
-    const ahead = await readAhead(input, taskId, todo.map((d) => d.id), up, sourceExport, targetExport, log);
+    const ahead = await readAhead(taskId, todo.map((d) => d.id), up, { sourceExport, recordedTargets, targetExport }, log);
     const t2 = Date.now();
 
     // Plan each; the ones to import wait for one import call.
@@ -641,32 +642,36 @@ export function createMigrationActivities(deps: ActivityDeps) {
   }
 
   /**
-   * The target's copies of these source dashboards, as the last migrations recorded them, exported
-   * in one call before the target's index is read: the ids exported, and the zip. Null when fewer
-   * than two are recorded (one is read by its own plan). A recorded id that is gone fails the call;
-   * readAhead then exports the ones the index knows.
+   * The target's copies of a batch's source dashboards, as the last migrations recorded them,
+   * exported in one call before the target's index is read: the ids exported, and the zip. Null
+   * when fewer than two are recorded (one is read by its own plan). A recorded id that is gone
+   * fails the call; readAhead then exports the ones the index knows.
    */
-  async function earlyTargetExport(input: Request, sourceIds: number[]): Promise<{ ids: number[]; zip: Uint8Array } | null> {
-    const recorded = await states.targetsOf(input.targetEnvId, input.sourceEnvId, sourceIds);
-    const ids = [...new Set(recorded.values())];
+  async function earlyTargetExport(input: Request, recordedTargets: Promise<Map<number, number>>): Promise<{ ids: number[]; zip: Uint8Array } | null> {
+    const ids = [...new Set((await recordedTargets).values())];
     if (ids.length < 2) return null;
     return { ids, zip: await (await deps.superset(input.targetEnvId)).exportDashboards(ids) };
   }
 
   /**
    * Reads a batch ahead: the source's export of all its dashboards in one call, the source's
-   * databases, and the target's export of those already there in one more, split per dashboard.
+   * databases, and the target's export of those already there in one more (both started by the
+   * batch, `started`), split per dashboard.
    * Whatever cannot be read ahead is read per dashboard, which then fails alone with its cause.
    */
   async function readAhead(
-    input: Request,
     taskId: string,
     ids: number[],
     up: Upstreams,
-    sourceExport: Promise<Uint8Array | null>,
-    targetExport: Promise<{ ids: number[]; zip: Uint8Array } | null>,
+    started: {
+      sourceExport: Promise<Uint8Array | null>;
+      /** Source dashboard id → its copy in the target, from the last migrations' records. */
+      recordedTargets: Promise<Map<number, number>>;
+      targetExport: Promise<{ ids: number[]; zip: Uint8Array } | null>;
+    },
     log: Context['log'],
   ) {
+    const { sourceExport, targetExport } = started;
     const empty = { for: (_id: number) => undefined };
     if (ids.length < 2) return empty;
     const sources = new Map<number, Bundle>();
@@ -677,7 +682,7 @@ export function createMigrationActivities(deps: ActivityDeps) {
     // asked of the target).
     // A refresh that fails is "cannot tell": each slug is then asked of the target by its own dashboard.
     const slugsRead = up.index.refreshDashboardsChanged().catch(() => false);
-    const recorded = await states.targetsOf(input.targetEnvId, input.sourceEnvId, ids);
+    const recorded = await started.recordedTargets;
     const targetCopies = new Map<number, Bundle>();
     const exportTargets = async (targetIds: number[], early?: { ids: number[]; zip: Uint8Array } | null) => {
       if (targetIds.length < 2) return; // one is read by its own plan

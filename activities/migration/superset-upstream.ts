@@ -94,17 +94,11 @@ export function supersetUpstream(client: SupersetClient, opts: { maxBundleBytes?
       return charts.map((c) => ({ id: c.id, slice_name: c.slice_name ?? null, form_data: (c.form_data ?? {}) as Record<string, unknown> }));
     },
 
-    /** A minimal query context from the chart's own params: charts saved through the API often have no saved one. */
-    async runChartQuery(chart) {
-      const q = queryOf(chart.form_data);
-      if ('error' in q) return { ok: false, error: q.error };
-      return (await runQueries(q.datasetId, [q.query]))[0]!;
-    },
-
     /**
      * The charts' queries, those on one dataset in one call (a query context holds several
-     * queries; Superset answers each). A refused call is asked again chart by chart, so each
-     * chart gets its own answer.
+     * queries; Superset answers each, from the charts' own params: charts saved through the API
+     * often have no saved query context). A refused query is asked again alone, so each chart
+     * gets its own answer.
      */
     async runChartQueries(charts) {
       const out: Array<{ ok: true; rows: number } | { ok: false; error: string }> = new Array(charts.length);
@@ -117,8 +111,10 @@ export function supersetUpstream(client: SupersetClient, opts: { maxBundleBytes?
       for (const [datasetId, group] of byDataset) {
         for (let i = 0; i < group.length; i += QUERIES_PER_CALL) {
           const part = group.slice(i, i + QUERIES_PER_CALL);
-          let answers = await runQueries(datasetId, part.map((p) => p.query));
-          if (part.length > 1 && answers.some((a) => !a.ok)) answers = await Promise.all(part.map((p) => runQueries(datasetId, [p.query]).then((r) => r[0]!)));
+          const answers = await runQueries(datasetId, part.map((p) => p.query));
+          // A query refused in company (or with the whole call) is asked again alone: its answer is then its own.
+          if (part.length > 1)
+            await Promise.all(answers.map(async (a, k) => (a.ok ? undefined : (answers[k] = (await runQueries(datasetId, [part[k]!.query]))[0]!))));
           part.forEach((p, k) => (out[p.at] = answers[k]!));
         }
       }

@@ -35,12 +35,7 @@ export interface MigrationUpstream {
   /** By UUID, slug or id (Superset resolves all three on the same path, in every release). */
   findDashboard(idOrSlug: string): Promise<{ id: number; uuid: string | null; slug: string | null; dashboard_title: string | null } | null>;
   dashboardCharts(id: number): Promise<Array<{ id: number; slice_name: string | null; form_data: Record<string, unknown> }>>;
-  /** Runs a chart's query with a minimal query context built from its params; rows, or the upstream's error. */
-  runChartQuery(chart: {
-    id: number;
-    form_data: Record<string, unknown>;
-  }): Promise<{ ok: true; rows: number } | { ok: false; error: string }>;
-  /** Several charts' queries, in order: those on one dataset in one call, each with its own answer. */
+  /** Several charts' queries (minimal query contexts from their params), in order: those on one dataset in one call, each with its own rows or the upstream's error. */
   runChartQueries(charts: Array<{ id: number; form_data: Record<string, unknown> }>): Promise<Array<{ ok: true; rows: number } | { ok: false; error: string }>>;
   /** Row-level-security rules (no descriptions); read once per task through the TargetIndex. */
   rlsRules(): Promise<RlsRule[]>;

@@ -64,4 +64,30 @@ describe('joint imports', () => {
         .sort(),
     ).toEqual(['Refused 0', 'Refused 1', 'Refused 2', 'Refused 3', 'Refused 4', 'Refused 6', 'Refused 7']);
   });
+
+  it('a re-run whose recorded target copy is gone since imports that one again and finds the others unchanged', async () => {
+    const { ids, mapping } = seedForMigration(pair, 'Regone', 3);
+    const migrate = async () => {
+      const r = await pair.admin('POST', '/api/dashboards/migrate', {
+        json: { source_env_id: pair.sourceEnv, target_env_id: pair.targetEnv, dashboard_ids: ids, db_mappings: mapping },
+      });
+      expect(r.status, r.text).toBe(202);
+      return pair.h.waitForTask(r.body.task_id, undefined, 120_000);
+    };
+    expect((await migrate()).status).toBe('SUCCEEDED');
+    // Someone deletes the copy of 'Regone 1' in the target: the batch's early export of the three
+    // recorded copies is refused (404), and the two the target still holds are exported again.
+    const at = pair.target.dashboards.findIndex((d) => d.dashboard_title === 'Regone 1');
+    pair.target.dashboards.splice(at, 1);
+    const mark = pair.target.mark();
+    const sent = recordImports(pair.target);
+    const again = await migrate();
+    pair.target.clearFailures();
+    expect(again.status, JSON.stringify(again.error)).toBe('SUCCEEDED');
+    expect(again.result.items.map((i: any) => i.status)).toEqual(['unchanged', 'imported', 'unchanged']);
+    expect(sent).toEqual([['Regone 1']]);
+    const exports = pair.target.requests.slice(mark).filter((r) => r.path === '/api/v1/dashboard/export/');
+    // The three recorded copies asked together first (refused: one is gone), then the two still there.
+    expect(exports.map((r) => (r.q as number[]).length)).toEqual(expect.arrayContaining([3, 2]));
+  });
 });
