@@ -1,3 +1,4 @@
+import { parseProgressLogLine } from '../contracts/tasks.ts';
 import type { Api } from './api.ts';
 import { unwrap } from './api.ts';
 import { EXIT, type ExitCode } from './exit-codes.ts';
@@ -29,9 +30,9 @@ export async function waitForTask(api: Api, taskId: string, opts: { quiet?: bool
   const tty = !!process.stderr.isTTY && !opts.quiet;
   const show = (line: LogLine) => {
     if (opts.quiet || !line.message) return;
-    const m = /^progress (\d+)\/(\d+)(?:: (.*))?$/.exec(line.message);
+    const p = parseProgressLogLine(line.message);
     if (tty) {
-      if (m) process.stderr.write(`\r\x1b[2K${progressLine(Number(m[1]), Number(m[2]), m[3] ?? '')}`);
+      if (p) process.stderr.write(`\r\x1b[2K${progressLine(p.done, p.total, p.message ?? '')}`);
       else if (line.level === 'ERROR' || line.level === 'WARN') process.stderr.write(`\r\x1b[2K${line.level} ${line.message}\n`);
     } else {
       say(`${line.ts ?? ''} ${line.level ?? ''} ${line.message}`.trim());

@@ -36,6 +36,17 @@ export interface TaskProgress {
   message?: string;
 }
 
+/** The task-log line that announces a task's progress: the CLI draws its progress bar from it. */
+export function progressLogLine(p: TaskProgress): string {
+  return `progress ${p.done}/${p.total}${p.message ? `: ${p.message}` : ''}`;
+}
+
+/** A task-log line read back as progress, or null when it is another line. */
+export function parseProgressLogLine(line: string): TaskProgress | null {
+  const m = /^progress (\d+)\/(\d+)(?:: (.*))?$/.exec(line);
+  return m ? { done: Number(m[1]), total: Number(m[2]), ...(m[3] !== undefined ? { message: m[3] } : {}) } : null;
+}
+
 /** Why a task as a whole failed or stopped (per-item failures live in the result's items). */
 export interface TaskError {
   message: string;

@@ -6,6 +6,7 @@ import { chartUuidsOf } from '../../lib/bundles/rewrite.ts';
 import { TaskItemStore } from '../../db/tasks/items.ts';
 import { failedBackupItem, type BackupItem, type BackupItemBrief, type RestoreInput, type RestoreItem, type RetentionOutcome } from '../../contracts/backup.ts';
 import type { ItemFailure } from '../../contracts/failures.ts';
+import { progressLogLine } from '../../contracts/tasks.ts';
 import { maxBundleBytes, type ActivityDeps } from '../deps.ts';
 import { failItem, itemFailure } from '../item-failure.ts';
 import { currentTaskId } from '../task-context.ts';
@@ -120,8 +121,7 @@ export function createBackupActivities(deps: ActivityDeps & { backupStore?: Back
       const item = await items.record(taskId, input.position, input.dashboardId, r.item);
       const progress = { done: input.position + 1, total: input.total, message: `dashboard ${input.dashboardId}: ${item.status}` };
       await deps.tasks.setProgress(taskId, progress);
-      // The same line reportTaskProgress logs: the CLI draws its progress bar from it.
-      Context.current().log.info(`progress ${progress.done}/${progress.total}: ${progress.message}`);
+      Context.current().log.info(progressLogLine(progress));
       return brief(item, r.store);
     },
 

@@ -16,6 +16,7 @@ import {
   type VerifyBatchInput,
 } from '../../contracts/migration.ts';
 import { itemsResultSchema } from '../../contracts/outcome-schemas.ts';
+import { progressLogLine } from '../../contracts/tasks.ts';
 import { listMappings } from '../../db/environments/mappings.ts';
 import { MigrationItemsStore } from '../../db/migrations-state/items.ts';
 import { TaskItemStore } from '../../db/tasks/items.ts';
@@ -354,11 +355,6 @@ export function createMigrationActivities(deps: ActivityDeps) {
     await outcomes.put(currentTaskId(), position, o.id, o);
   }
 
-  /** A progress line in the task's log, as reportTaskProgress writes it (the CLI's progress bar reads those). */
-  function progressLine(done: number, total: number, message: string): void {
-    Context.current().log.info(`progress ${done}/${total}: ${message}`);
-  }
-
   /** The task's view of both environments: Superset clients and the indexes shared by its dashboards. */
   async function upstreams(input: Request): Promise<Upstreams> {
     const taskId = currentTaskId();
@@ -579,7 +575,7 @@ export function createMigrationActivities(deps: ActivityDeps) {
       done(position, o);
       count++;
       unwritten = `dashboard ${o.id}: ${o.status}`;
-      progressLine(count, input.total, unwritten);
+      log.info(progressLogLine({ done: count, total: input.total, message: unwritten }));
     };
     const writeProgress = async () => {
       if (unwritten === null) return;

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { ApplicationFailure, Context, sleep } from '@temporalio/activity';
 import type { SelfcheckStepResult } from '../../contracts/selfcheck.ts';
-import type { TaskProgress } from '../../contracts/tasks.ts';
+import { progressLogLine, type TaskProgress } from '../../contracts/tasks.ts';
 import type { ActivityDeps } from '../deps.ts';
 import { currentTaskId } from '../task-context.ts';
 
@@ -26,7 +26,7 @@ export function createSelfcheckActivities({ knex, tasks }: Pick<ActivityDeps, 'k
     if (!at) return step;
     const progress: TaskProgress = { done: at.done, total: at.total, message: step.step };
     await tasks.setProgress(currentTaskId(), progress);
-    Context.current().log.info(`progress ${at.done}/${at.total}: ${step.step}`);
+    Context.current().log.info(progressLogLine(progress));
     return step;
   }
 

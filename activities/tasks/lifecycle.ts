@@ -2,7 +2,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { itemsResultSchema } from '../../contracts/outcome-schemas.ts';
 import { isItemsResult, type ItemOutcome } from '../../contracts/outcomes.ts';
 import { TaskItemStore } from '../../db/tasks/items.ts';
-import type { FinalStatus, TaskError, TaskProgress } from '../../contracts/tasks.ts';
+import { progressLogLine, type FinalStatus, type TaskError, type TaskProgress } from '../../contracts/tasks.ts';
 import { redact } from '../../lib/redact.ts';
 import type { ActivityDeps } from '../deps.ts';
 import { currentRunId, currentTaskId as taskId } from '../task-context.ts';
@@ -33,7 +33,7 @@ export function createTaskLifecycleActivities({ tasks, knex, config }: Pick<Acti
 
     async reportTaskProgress(progress: TaskProgress): Promise<void> {
       await tasks.setProgress(taskId(), progress);
-      Context.current().log.info(`progress ${progress.done}/${progress.total}${progress.message ? `: ${progress.message}` : ''}`);
+      Context.current().log.info(progressLogLine(progress));
     },
 
     async finishTask(input: { status: FinalStatus; result?: unknown; error?: TaskError }): Promise<void> {
