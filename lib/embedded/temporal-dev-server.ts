@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { SearchAttributeSpec } from '../temporal.ts';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
+import { freePort } from './free-port.ts';
 
 export interface TemporalDevServer {
   address: string;
@@ -12,23 +12,13 @@ export interface TemporalDevServer {
   stop(): Promise<void>;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 /**
  * Starts `temporal server start-dev` with the project's search attributes. With `dbFile` the
  * state survives restarts (SQLite); without `uiPort` it runs headless (tests).
  */
-export async function startTemporalDevServer(opts: {
+export interface TemporalDevServerOptions {
   cli: string;
+  /** Without one, a free port is chosen (and another one when something took it meanwhile). */
   port?: number;
   uiPort?: number;
   dbFile?: string;
@@ -36,8 +26,22 @@ export async function startTemporalDevServer(opts: {
   logFile: string;
   /** Registered at start, so workflows can carry them from the first task on. */
   searchAttributes?: readonly SearchAttributeSpec[];
-}): Promise<TemporalDevServer> {
-  const port = opts.port ?? (await freePort());
+}
+
+class PortTakenError extends Error {}
+
+export async function startTemporalDevServer(opts: TemporalDevServerOptions): Promise<TemporalDevServer> {
+  if (opts.port !== undefined) return startOn(opts, opts.port);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOn(opts, await freePort());
+    } catch (err) {
+      if (!(err instanceof PortTakenError) || attempt >= 4) throw err;
+    }
+  }
+}
+
+async function startOn(opts: TemporalDevServerOptions, port: number): Promise<TemporalDevServer> {
   const args = [
     'server',
     'start-dev',
@@ -70,6 +74,7 @@ export async function startTemporalDevServer(opts: {
 
   fs.mkdirSync(path.dirname(opts.logFile), { recursive: true });
   const out = fs.openSync(opts.logFile, 'a');
+  const logStart = fs.fstatSync(out).size;
   const child: ChildProcess = spawn(opts.cli, args, { stdio: ['ignore', out, out], detached: true });
   fs.closeSync(out);
   let exited: number | null = null;
@@ -80,7 +85,10 @@ export async function startTemporalDevServer(opts: {
   const address = `127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (exited !== null) throw new Error(`temporal dev server exited with code ${exited} before it was ready; see ${opts.logFile}`);
+    if (exited !== null) {
+      const message = `temporal dev server exited with code ${exited} before it was ready; see ${opts.logFile}`;
+      throw /address already in use/i.test(logSince(opts.logFile, logStart)) ? new PortTakenError(message) : new Error(message);
+    }
     try {
       const conn = await Connection.connect({ address, connectTimeout: '1 second' });
       await conn.workflowService.getSystemInfo({});
@@ -110,6 +118,14 @@ export async function startTemporalDevServer(opts: {
         child.kill('SIGTERM');
       }),
   };
+}
+
+function logSince(file: string, offset: number): string {
+  try {
+    return fs.readFileSync(file).subarray(offset).toString('utf8');
+  } catch {
+    return '';
+  }
 }
 
 /** Temporal's CLI spells the types in PascalCase. */

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OidcService } from '../../api/auth/oidc.ts';
-import { freePort } from '../../lib/embedded/temporal-dev-server.ts';
+import { freePort } from '../../lib/embedded/free-port.ts';
 import { capturedLogs, createHarness, type Harness } from '../support/harness.ts';
 
 /**

@@ -6,7 +6,8 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { freePort, REPO_ROOT } from '../superset/instance.ts';
+import { REPO_ROOT } from '../superset/instance.ts';
+import { freePort } from '../../../lib/embedded/free-port.ts';
 
 export const GITEA_VERSION = process.env.GITEA_VERSION ?? '1.24.6';
 
@@ -74,15 +75,14 @@ export async function startGitea(log: Log): Promise<{ info: GiteaInfo; stop(): P
     : fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'switchyard-gitea-'));
   fs.mkdirSync(path.join(workDir, 'custom/conf'), { recursive: true });
   for (const d of ['options', 'templates']) fs.symlinkSync(path.join(tools, d), path.join(workDir, d));
-  const port = await freePort();
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const ini = [
+  // The HTTP port is chosen right before the server starts (and again when something took it).
+  const ini = (port: number) => [
     'APP_NAME = switchyard-test',
     'RUN_MODE = prod',
     '[server]',
     'HTTP_ADDR = 127.0.0.1',
     `HTTP_PORT = ${port}`,
-    `ROOT_URL = ${baseUrl}/`,
+    `ROOT_URL = http://127.0.0.1:${port}/`,
     'DISABLE_SSH = true',
     'OFFLINE_MODE = true',
     'LFS_START_SERVER = false',
@@ -112,7 +112,7 @@ export async function startGitea(log: Log): Promise<{ info: GiteaInfo; stop(): P
     '',
   ].join('\n');
   const config = path.join(workDir, 'custom/conf/app.ini');
-  fs.writeFileSync(config, ini);
+  fs.writeFileSync(config, ini(await freePort()));
   if (asRoot) spawnSync('chown', ['-R', `${NOBODY}:${NOBODY}`, workDir]);
   const env = { PATH: process.env.PATH, HOME: workDir, GITEA_WORK_DIR: workDir, USER: asRoot ? 'nobody' : process.env.USER };
   const bin = path.join(tools, 'gitea');
@@ -152,7 +152,60 @@ export async function startGitea(log: Log): Promise<{ info: GiteaInfo; stop(): P
     throw new Error(`gitea admin user create failed: ${user.out.slice(-2000)}`);
   }
 
+  let server: { baseUrl: string; stop(): Promise<void> } | undefined;
+  for (let attempt = 1; !server; attempt++) {
+    const port = await freePort();
+    fs.writeFileSync(config, ini(port));
+    try {
+      server = await serve(bin, config, workDir, env, asRoot, `http://127.0.0.1:${port}`);
+    } catch (err) {
+      if (!(err instanceof PortTakenError) || attempt >= 4) {
+        cleanup();
+        throw err;
+      }
+    }
+  }
+  const { baseUrl } = server;
+  const stop = async () => {
+    await server.stop();
+    cleanup();
+  };
+  const token = await createToken(baseUrl, username, password, 'switchyard-tests');
+  log.warn(`gitea ${GITEA_VERSION} ready at ${baseUrl} in ${Date.now() - started} ms`);
+  return { info: { version: GITEA_VERSION, baseUrl, username, password, token, workDir }, stop };
+}
+
+class PortTakenError extends Error {}
+
+/** What the file gained past offset (bytes), at most its last 2000 characters. */
+function logSince(file: string, offset: number): string {
+  try {
+    return fs.readFileSync(file).subarray(offset).toString('utf8').slice(-2000);
+  } catch {
+    return '';
+  }
+}
+
+function sizeOf(file: string): number {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** Starts `gitea web` and waits until it answers; the caller cleans the work folder on failure. */
+async function serve(
+  bin: string,
+  config: string,
+  workDir: string,
+  env: NodeJS.ProcessEnv,
+  asRoot: boolean,
+  baseUrl: string,
+): Promise<{ baseUrl: string; stop(): Promise<void> }> {
   const argv = [bin, '--config', config, '--work-path', workDir, 'web'];
+  const logFile = path.join(workDir, 'log/gitea.log');
+  const logStart = sizeOf(logFile);
   const full = asRoot ? ['setpriv', `--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', ...argv] : argv;
   const child: ChildProcess = spawn(full[0], full.slice(1), { env, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
   let stderr = '';
@@ -179,18 +232,25 @@ export async function startGitea(log: Log): Promise<{ info: GiteaInfo; stop(): P
         });
       });
     }
-    cleanup();
   };
 
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) {
-      cleanup();
-      throw new Error(`gitea exited at start (${child.exitCode}): ${stderr}`);
+      // With MODE = file its own log, not stderr, may hold the reason.
+      const said = `${stderr}\n${logSince(logFile, logStart)}`.trim();
+      const message = `gitea exited at start (${child.exitCode}): ${said}`;
+      throw /address already in use/i.test(said) ? new PortTakenError(message) : new Error(message);
+    }
+    // Gitea logs a port it cannot bind and keeps running without serving: stop it and say so.
+    const logged = logSince(logFile, logStart);
+    if (/Failed to start server:[^\n]*address already in use/i.test(logged)) {
+      await stop();
+      throw new PortTakenError(`gitea could not listen on ${baseUrl}: ${logged.slice(-500)}`);
     }
     try {
       const r = await fetch(`${baseUrl}/api/v1/version`, { signal: AbortSignal.timeout(2000) });
-      if (r.ok) break;
+      if (r.ok) return { baseUrl, stop };
     } catch {
       // not up yet
     }
@@ -200,9 +260,6 @@ export async function startGitea(log: Log): Promise<{ info: GiteaInfo; stop(): P
     }
     await new Promise((r) => setTimeout(r, 200));
   }
-  const token = await createToken(baseUrl, username, password, 'switchyard-tests');
-  log.warn(`gitea ${GITEA_VERSION} ready at ${baseUrl} in ${Date.now() - started} ms`);
-  return { info: { version: GITEA_VERSION, baseUrl, username, password, token, workDir }, stop };
 }
 
 export async function createToken(

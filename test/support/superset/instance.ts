@@ -35,6 +35,7 @@ import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { savePostgresTemplate, startMetadataPostgres, type MetadataPostgres } from './postgres-metadata.ts';
+import { freePort } from '../../../lib/embedded/free-port.ts';
 
 export const REPO_ROOT: string = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 export const SETUP_SCRIPT: string = join(REPO_ROOT, 'scripts/superset/setup.sh');
@@ -686,20 +687,6 @@ export function processGroupRssMb(pgid: number): number {
     }
   }
   return Math.round(kb / 1024);
-}
-
-/** Ask the OS for a free TCP port on host. */
-export function freePort(host = '127.0.0.1'): Promise<number> {
-  return new Promise((res, rej) => {
-    const srv = createServer();
-    srv.unref();
-    srv.once('error', rej);
-    srv.listen(0, host, () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => res(port));
-    });
-  });
 }
 
 function portIsFree(host: string, port: number): Promise<boolean> {

@@ -12,7 +12,6 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { basename, dirname, join } from 'node:path';
 import { resolveClusterDir, startEmbeddedPostgres, withDatabase, type EmbeddedPostgresHandle } from '../../../lib/embedded/postgres.ts';
 import { createLogger } from '../../../lib/logger.ts';
-import { freePort } from '../../../lib/embedded/temporal-dev-server.ts';
 
 export const METADATA_DATABASE = 'superset';
 
@@ -80,7 +79,7 @@ export function postgresTemplateFits(
   }
 }
 
-async function start(clusterDir: string, port: number): Promise<{ handle: EmbeddedPostgresHandle; url: string }> {
+async function start(clusterDir: string, port?: number): Promise<{ handle: EmbeddedPostgresHandle; url: string }> {
   const handle = await startEmbeddedPostgres({ dataDir: clusterDir, port, logger, database: METADATA_DATABASE });
   return { handle, url: handle.url };
 }
@@ -127,9 +126,8 @@ export async function startMetadataPostgres(opts: {
       seeded = true;
     }
   }
-  const port = await freePort();
-  const { handle, url } = await start(clusterDir, port);
-  return { metadata: wrap(handle, url), seeded, clusterDir, port };
+  const { handle, url } = await start(clusterDir);
+  return { metadata: wrap(handle, url), seeded, clusterDir, port: handle.port };
 }
 
 /**
