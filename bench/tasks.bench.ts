@@ -46,6 +46,7 @@ async function main() {
     // Phase 1, open loop: requests arrive at the target rate whatever the answers do, so the
     // latency is the one a client sees at that load (no coordinated omission).
     const paced: Array<Promise<number>> = [];
+    const bySecond: number[][] = Array.from({ length: SECONDS }, () => []);
     const pacedStart = performance.now();
     for (let i = 0; i < RATE * SECONDS; i++) {
       const due = pacedStart + (i * 1000) / RATE;
@@ -54,6 +55,7 @@ async function main() {
       paced.push(
         create().then(({ ms, id }) => {
           ids.push(id);
+          bySecond[Math.floor(i / RATE)]?.push(ms);
           return ms;
         }),
       );
@@ -97,6 +99,8 @@ async function main() {
     console.log(
       `    latency p50 ${f(percentile(pacedLatencies, 50))} ms  p99 ${f(percentile(pacedLatencies, 99))} ms  max ${f(pacedLatencies.at(-1)!)} ms   (target p99 <= 50 ms)`,
     );
+    // Whether slow answers come in one stall or spread over the run tells a pause from a steady queue.
+    console.log(`    slowest answer in each second: ${bySecond.map((l) => f(Math.max(0, ...l))).join(' ')} ms`);
     console.log(`  flat out, ${CONCURRENCY} concurrent clients, ${TOTAL} tasks (closed loop):`);
     console.log(
       `    throughput ${f(TOTAL / seconds)} tasks/s created   (target >= 100); latency p50 ${f(percentile(latencies, 50))} ms  p99 ${f(percentile(latencies, 99))} ms`,

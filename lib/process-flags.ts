@@ -11,8 +11,12 @@ import { lowerThreadsOf } from './thread-priority.ts';
 export const NODE_FLAGS = {
   api: ['--max-semi-space-size=8', '--max-old-space-size=192'],
   worker: ['--max-semi-space-size=2', '--max-old-space-size=160'],
-  allInOne: ['--max-semi-space-size=8', '--max-old-space-size=256'],
+  // The all-in-one's main thread runs the worker; its API thread's heap is capped by API_THREAD_HEAP.
+  allInOne: ['--max-semi-space-size=2', '--max-old-space-size=160'],
 } as const;
+
+/** The heap of the API's thread in the all-in-one process (the API process's flags, as resource limits). */
+export const API_THREAD_HEAP = { maxOldGenerationSizeMb: 192, maxYoungGenerationSizeMb: 24 } as const;
 
 /**
  * On a shared machine the worker yields the CPU to the API: task throughput barely changes, while

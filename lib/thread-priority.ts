@@ -17,7 +17,11 @@ export const WORKER_THREAD_NAMES = /^(tokio-runtime|temporal|workflow|WorkerThre
  * runtime and the workflow threads do the worker's work: those yield to it, so a saturated worker
  * cannot starve the API. Returns how many threads were lowered (0 elsewhere).
  */
-export function lowerBackgroundThreads(niceness: number, names: RegExp = WORKER_THREAD_NAMES): number {
+export function lowerBackgroundThreads(
+  niceness: number,
+  opts: { names?: RegExp; mainThread?: boolean } = {},
+): number {
+  const names = opts.names ?? WORKER_THREAD_NAMES;
   let tids: string[];
   try {
     tids = fs.readdirSync('/proc/self/task');
@@ -26,9 +30,9 @@ export function lowerBackgroundThreads(niceness: number, names: RegExp = WORKER_
   }
   let lowered = 0;
   for (const tid of tids) {
-    if (Number(tid) === process.pid) continue; // the main thread's id is the process id
+    const main = Number(tid) === process.pid; // the main thread's id is the process id
     try {
-      if (!names.test(fs.readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim())) continue;
+      if (main ? !opts.mainThread : !names.test(fs.readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim())) continue;
       if (os.getPriority(Number(tid)) < niceness) {
         os.setPriority(Number(tid), niceness);
         lowered++;

@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, inject, it } from 'vitest';
 import { lowerPriority, WORKER_NICENESS } from '../../lib/process-flags.ts';
 import { WORKER_THREAD_NAMES } from '../../lib/thread-priority.ts';
+import { API_THREAD_NAME } from '../../api/in-thread.ts';
 
 /** Nice value of every thread of a process (Linux: field 19 of /proc/<pid>/task/<tid>/stat). */
 function threadNiceness(pid: number): number[] {
@@ -25,9 +26,11 @@ describe('lean runtime', () => {
     expect(bundle.length).toBeLessThan(2.5 * 1024 * 1024);
   });
 
-  it('lowers only the Temporal worker threads, never V8 platform threads or the libuv pool', () => {
+  it('lowers only the Temporal worker threads, never the API thread, V8 platform threads or the libuv pool', () => {
     for (const name of ['tokio-runtime-w', 'temporal-real-s', 'workflow-proces', 'WorkerThread']) expect(name).toMatch(WORKER_THREAD_NAMES);
-    for (const name of ['MainThread', 'V8Worker', 'libuv-worker', 'DelayedTaskSche', 'SignalInspector']) expect(name).not.toMatch(WORKER_THREAD_NAMES);
+    for (const name of [API_THREAD_NAME, 'MainThread', 'V8Worker', 'libuv-worker', 'DelayedTaskSche', 'SignalInspector']) {
+      expect(name).not.toMatch(WORKER_THREAD_NAMES);
+    }
   });
 
   it.skipIf(!existsSync('/proc/self/task'))('lowers every thread of a background process that already runs several, not only its first', async () => {
