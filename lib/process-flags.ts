@@ -16,7 +16,7 @@ export const NODE_FLAGS = {
 } as const;
 
 /** The heap of the API's thread in the all-in-one process (the API process's flags, as resource limits). */
-export const API_THREAD_HEAP = { maxOldGenerationSizeMb: 192, maxYoungGenerationSizeMb: 24 } as const;
+export const API_THREAD_HEAP = { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 16 } as const;
 
 /**
  * On a shared machine the worker yields the CPU to the API: task throughput barely changes, while
