@@ -1,11 +1,9 @@
-import type { Server } from 'node:http';
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
 import { createApp } from './app.ts';
 import { bootstrap } from './bootstrap.ts';
 
 export interface ServingApi {
-  server: Server;
   /** Stops listening, drops open connections, then closes the pools and the Temporal client. */
   close(): Promise<void>;
 }
@@ -24,7 +22,6 @@ export async function serveApi(config: Config, logger: Logger, databaseUrl: stri
   });
   let closing: Promise<void> | undefined;
   return {
-    server,
     close: () =>
       (closing ??= (async () => {
         server.close();

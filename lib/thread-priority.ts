@@ -4,8 +4,8 @@ import os from 'node:os';
 /**
  * The threads of the Temporal worker in this process, by the names Linux shows for them: the core
  * runtime (`tokio-runtime-w`, `temporal-*`, `workflow-proces…`) and the Node worker threads that run
- * the workflow sandbox (`WorkerThread`; the API starts no worker threads of its own). Left out on
- * purpose: V8's platform threads (`V8Worker`: garbage collection of the API's heap, whose pauses
+ * the workflow sandbox (`WorkerThread`; the API's own thread is named `switchyard-api`). Left out
+ * on purpose: V8's platform threads (`V8Worker`: garbage collection of the API's heap, whose pauses
  * wait for them) and libuv's pool (`libuv-worker`: the API's crypto and file reads). Lowered, those
  * would make requests wait for the lowest priority on a busy machine.
  */
@@ -13,15 +13,13 @@ export const WORKER_THREAD_NAMES = /^(tokio-runtime|temporal|workflow|WorkerThre
 
 /**
  * Lowers the CPU priority of this process's worker threads (Linux: each thread has its own nice
- * value). In the all-in-one process the main thread answers HTTP requests while Temporal's core
- * runtime and the workflow threads do the worker's work: those yield to it, so a saturated worker
- * cannot starve the API. Returns how many threads were lowered (0 elsewhere).
+ * value), and with `mainThread` the main thread too: in the all-in-one process that one runs the
+ * activities while the API answers on its own thread, so a saturated worker cannot starve it.
+ * A thread starts with its creator's nice value, so libuv's pool must exist before the main
+ * thread is lowered (scripts/all-in-one.ts starts it first). Returns how many threads were lowered
+ * (0 elsewhere).
  */
-export function lowerBackgroundThreads(
-  niceness: number,
-  opts: { names?: RegExp; mainThread?: boolean } = {},
-): number {
-  const names = opts.names ?? WORKER_THREAD_NAMES;
+export function lowerBackgroundThreads(niceness: number, opts: { mainThread?: boolean } = {}): number {
   let tids: string[];
   try {
     tids = fs.readdirSync('/proc/self/task');
@@ -32,7 +30,7 @@ export function lowerBackgroundThreads(
   for (const tid of tids) {
     const main = Number(tid) === process.pid; // the main thread's id is the process id
     try {
-      if (main ? !opts.mainThread : !names.test(fs.readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim())) continue;
+      if (main ? !opts.mainThread : !WORKER_THREAD_NAMES.test(fs.readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim())) continue;
       if (os.getPriority(Number(tid)) < niceness) {
         os.setPriority(Number(tid), niceness);
         lowered++;

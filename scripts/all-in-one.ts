@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { Runtime } from '@temporalio/worker';
 import { startApiThread } from '../api/in-thread.ts';
 import { createKnex } from '../db/knex.ts';
@@ -36,6 +37,9 @@ async function main(): Promise<void> {
     tuning: { maxConcurrentActivityTaskExecutions: 20, maxCachedWorkflows: 100 },
   });
   const running = worker.run();
+  // A thread takes its creator's nice value: libuv's pool (the API's crypto and file reads),
+  // started on first use, must start before the main thread is lowered.
+  await fs.promises.stat(import.meta.dirname);
   // Threads exist once the worker runs; later ones (a new workflow thread) are caught by the repeat.
   const lower = () => lowerBackgroundThreads(WORKER_NICENESS, { mainThread: true });
   lower();

@@ -99,7 +99,7 @@ describe('the all-in-one process (npm start)', () => {
     expect(status).toBe('SUCCEEDED');
   });
 
-  it.skipIf(!existsSync('/proc/self/task'))('keeps the API thread at normal priority and lowers the worker, its main thread included', async () => {
+  it.skipIf(!existsSync('/proc/self/task'))("keeps the API thread and libuv's pool at normal priority and lowers the worker, its main thread included", async () => {
     const pid = child.pid!;
     // The worker's threads are lowered once it runs, and again every few seconds.
     const seen = await until(
@@ -115,6 +115,10 @@ describe('the all-in-one process (npm start)', () => {
     expect(api).toHaveLength(1);
     expect(api[0].nice).toBe(0);
     expect(seen.filter((t) => t.name === 'WorkerThread').every((t) => t.nice === WORKER_NICENESS)).toBe(true);
+    // The API's crypto and file reads run on libuv's pool: it must not inherit the lowered main thread's priority.
+    const pool = seen.filter((t) => t.name === 'libuv-worker');
+    expect(pool.length).toBeGreaterThan(0);
+    expect(pool.every((t) => t.nice === 0)).toBe(true);
   });
 
   it('stops on SIGTERM with exit code 0, the API closed first', async () => {
