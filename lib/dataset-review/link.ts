@@ -23,7 +23,12 @@ export function parseDashboardLink(link: string, baseUrl: string): DashboardLink
     throw new LinkError('not a URL');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new LinkError('only http and https links are understood');
-  let path = decodeURIComponent(url.pathname);
+  let path: string;
+  try {
+    path = decodeURIComponent(url.pathname);
+  } catch {
+    throw new LinkError('the link holds a broken percent-escape (a % not followed by two hex digits of UTF-8)');
+  }
   const prefix = new URL(baseUrl).pathname.replace(/\/+$/, '');
   if (prefix && (path === prefix || path.startsWith(`${prefix}/`))) path = path.slice(prefix.length);
   const parts = path.split('/').filter(Boolean);

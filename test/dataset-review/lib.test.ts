@@ -17,7 +17,7 @@ describe('dashboard links', () => {
     expect(parseDashboardLink('/superset/dashboard/7/?permalink_key=KeY123', base)).toEqual({ kind: 'permalink', key: 'KeY123', dashboardRef: '7' });
   });
   it('refuses what is not a dashboard link', () => {
-    for (const bad of ['/explore/?slice_id=1', 'ftp://x/superset/dashboard/1/', '/superset/dashboard/p/', '/superset/dashboard/1/extra/', '/superset/dashboard/99999999999/']) {
+    for (const bad of ['/explore/?slice_id=1', 'ftp://x/superset/dashboard/1/', '/superset/dashboard/p/', '/superset/dashboard/1/extra/', '/superset/dashboard/99999999999/', '\u0005îmä%', '/superset/dashboard/%E4/']) {
       expect(() => parseDashboardLink(bad, base), bad).toThrow(LinkError);
     }
   });
