@@ -36,6 +36,7 @@ const RELOWER_MS = 5_000;
  */
 export function lowerPriority(pid: number): void {
   const started = startTimeOf(pid);
+  lowerAutogroupOf(pid, WORKER_NICENESS);
   const lower = () => {
     if (lowerThreadsOf(pid, WORKER_NICENESS) === 0) {
       try {
@@ -55,6 +56,32 @@ export function lowerPriority(pid: number): void {
     lower();
   }, RELOWER_MS);
   timer.unref();
+}
+
+/**
+ * With autogroup scheduling (Linux's default on desktops and many servers,
+ * /proc/sys/kernel/sched_autogroup_enabled) the CPU is first shared fairly between sessions and
+ * only then by nice value within one: a detached process (its own session, as the Temporal dev
+ * server) would get a whole session's share whatever its threads' nice values. Lowering its
+ * autogroup's nice makes the session yield too. Only a session other than ours is lowered: the
+ * value belongs to the whole group.
+ */
+export function lowerAutogroupOf(pid: number, niceness: number): boolean {
+  const group = (p: number | 'self') => {
+    try {
+      return /^(\/autogroup-\d+)/.exec(fs.readFileSync(`/proc/${p}/autogroup`, 'utf8'))?.[1];
+    } catch {
+      return undefined; // no autogroups here (kernel without them, or not Linux), or the process ended
+    }
+  };
+  const theirs = group(pid);
+  if (!theirs || theirs === group('self')) return false;
+  try {
+    fs.writeFileSync(`/proc/${pid}/autogroup`, String(niceness));
+    return true;
+  } catch {
+    return false; // not permitted here: threads' nice values still apply within its group
+  }
 }
 
 /** When a process started (Linux: field 22 of /proc/<pid>/stat), to tell it from a later one with its pid; null elsewhere or once ended. */

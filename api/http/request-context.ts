@@ -4,7 +4,11 @@ import type { Logger } from '../../lib/logger.ts';
 
 const INCOMING_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** Request id on every response (a caller's own X-Request-Id is kept when sane) and one access log line. */
+/**
+ * Request id on every response (a caller's own X-Request-Id is kept when sane), the time the app
+ * spent on it as `Server-Timing: app;dur=<ms>` (tells a slow handler from a queue in front of it),
+ * and one access log line.
+ */
 export function requestContext(logger: Logger) {
   return async (ctx: Context, next: Next): Promise<void> => {
     const incoming = ctx.get('x-request-id');
@@ -14,6 +18,7 @@ export function requestContext(logger: Logger) {
     const started = performance.now();
     try {
       await next();
+      if (!ctx.headerSent) ctx.set('Server-Timing', `app;dur=${(performance.now() - started).toFixed(1)}`);
     } finally {
       const ms = Math.round((performance.now() - started) * 10) / 10;
       if (ctx.path !== '/api/health') {

@@ -24,6 +24,12 @@ describe('API skeleton', () => {
     ).not.toBe('bad id with spaces');
   });
 
+  it('says how long the app spent on a request (Server-Timing), errors included', async () => {
+    for (const r of [await h.request('GET', '/api/health'), await h.request('GET', '/api/tasks/no-such-task')]) {
+      expect(r.headers.get('server-timing')).toMatch(/^app;dur=\d+\.\d$/);
+    }
+  });
+
   it('reports ready when the database, Temporal and a polling worker are there', async () => {
     const r = await h.request('GET', '/api/ready');
     expect(r.status).toBe(200);

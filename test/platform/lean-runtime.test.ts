@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, inject, it } from 'vitest';
-import { lowerPriority, WORKER_NICENESS } from '../../lib/process-flags.ts';
+import { lowerAutogroupOf, lowerPriority, WORKER_NICENESS } from '../../lib/process-flags.ts';
 import { WORKER_THREAD_NAMES } from '../../lib/thread-priority.ts';
 import { API_THREAD_NAME } from '../../api/in-thread.ts';
 
@@ -52,4 +52,26 @@ describe('lean runtime', () => {
       child.kill();
     }
   });
+
+  it.skipIf(!existsSync('/proc/self/autogroup'))(
+    "lowers a detached background process's session too, since the kernel shares the CPU between sessions before nice values count, and never our own",
+    async () => {
+      const ours = readFileSync('/proc/self/autogroup', 'utf8');
+      const detached = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore', detached: true });
+      const attached = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+      try {
+        await new Promise((r) => setTimeout(r, 200));
+        // A new session is a new autogroup at nice 0: its threads' own nice values would not make it yield to ours.
+        expect(readFileSync(`/proc/${detached.pid}/autogroup`, 'utf8')).toMatch(/nice 0/);
+        lowerPriority(detached.pid!);
+        expect(readFileSync(`/proc/${detached.pid}/autogroup`, 'utf8')).toMatch(new RegExp(`nice ${WORKER_NICENESS}\\b`));
+        // Same session as ours: its group is ours, and lowering it would lower the API with it.
+        expect(lowerAutogroupOf(attached.pid!, WORKER_NICENESS)).toBe(false);
+        expect(readFileSync('/proc/self/autogroup', 'utf8')).toBe(ours);
+      } finally {
+        detached.kill();
+        attached.kill();
+      }
+    },
+  );
 });
