@@ -36,8 +36,8 @@ const RELOWER_MS = 5_000;
  */
 export function lowerPriority(pid: number): void {
   const started = startTimeOf(pid);
-  lowerAutogroupOf(pid, WORKER_NICENESS);
   const lower = () => {
+    lowerAutogroupOf(pid, WORKER_NICENESS);
     if (lowerThreadsOf(pid, WORKER_NICENESS) === 0) {
       try {
         os.setPriority(pid, WORKER_NICENESS); // no /proc (not Linux): the process as a whole
@@ -64,7 +64,8 @@ export function lowerPriority(pid: number): void {
  * only then by nice value within one: a detached process (its own session, as the Temporal dev
  * server) would get a whole session's share whatever its threads' nice values. Lowering its
  * autogroup's nice makes the session yield too. Only a session other than ours is lowered: the
- * value belongs to the whole group.
+ * value belongs to the whole group. Without CAP_SYS_ADMIN the kernel takes one such write per
+ * 100 ms machine-wide (EAGAIN otherwise): lowerPriority's timer tries again.
  */
 export function lowerAutogroupOf(pid: number, niceness: number): boolean {
   const group = (p: number | 'self') => {
@@ -77,6 +78,8 @@ export function lowerAutogroupOf(pid: number, niceness: number): boolean {
   const theirs = group(pid);
   if (!theirs || theirs === group('self')) return false;
   try {
+    const now = Number(/nice (-?\d+)/.exec(fs.readFileSync(`/proc/${pid}/autogroup`, 'utf8'))?.[1]);
+    if (now >= niceness) return true;
     fs.writeFileSync(`/proc/${pid}/autogroup`, String(niceness));
     return true;
   } catch {
