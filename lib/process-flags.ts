@@ -68,22 +68,23 @@ export function lowerPriority(pid: number): void {
  * 100 ms machine-wide (EAGAIN otherwise): lowerPriority's timer tries again.
  */
 export function lowerAutogroupOf(pid: number, niceness: number): boolean {
-  const group = (p: number | 'self') => {
+  // "/autogroup-<id> nice <n>"; undefined without autogroups (kernel without them, not Linux) or once ended.
+  const read = (p: number | 'self') => {
     try {
-      return /^(\/autogroup-\d+)/.exec(fs.readFileSync(`/proc/${p}/autogroup`, 'utf8'))?.[1];
+      const m = /^(\/autogroup-\d+) nice (-?\d+)/.exec(fs.readFileSync(`/proc/${p}/autogroup`, 'utf8'));
+      return m ? { group: m[1], nice: Number(m[2]) } : undefined;
     } catch {
-      return undefined; // no autogroups here (kernel without them, or not Linux), or the process ended
+      return undefined;
     }
   };
-  const theirs = group(pid);
-  if (!theirs || theirs === group('self')) return false;
+  const theirs = read(pid);
+  if (!theirs || theirs.group === read('self')?.group) return false;
+  if (theirs.nice >= niceness) return true;
   try {
-    const now = Number(/nice (-?\d+)/.exec(fs.readFileSync(`/proc/${pid}/autogroup`, 'utf8'))?.[1]);
-    if (now >= niceness) return true;
     fs.writeFileSync(`/proc/${pid}/autogroup`, String(niceness));
     return true;
   } catch {
-    return false; // not permitted here: threads' nice values still apply within its group
+    return false; // not permitted here, or EAGAIN: threads' nice values still apply within its group
   }
 }
 
