@@ -10,6 +10,8 @@ export interface LogQuery {
   sources?: LogSource[];
   text?: string;
   after?: LogKey;
+  /** Only entries stamped at or before this time (ms): a live follower's settled past. */
+  upTo?: number;
   /** Read the Temporal history anew (a follower that saw the workflow close wants its last events). */
   fresh?: boolean;
 }
@@ -48,6 +50,7 @@ export class TaskLogService {
       this.store.readLogs(taskId, {
         // A history event's key sorts before stored lines of the same millisecond (rank 0 < 1).
         after: q.after ? { ts: q.after.ts, id: q.after.rank === 1 ? q.after.seq : 0 } : undefined,
+        upTo: q.upTo,
         limit: q.limit + 1,
         filter: { levels: q.levels, sources: q.sources, text: q.text },
       }),
@@ -56,6 +59,7 @@ export class TaskLogService {
     const fromHistory = hist.entries.filter(
       (e) =>
         (!q.after || compareKeys(e.key, q.after) > 0) &&
+        (q.upTo === undefined || e.key.ts <= q.upTo) &&
         (!q.levels || q.levels.includes(e.level)) &&
         (!q.sources || q.sources.includes(e.source)) &&
         (!text || e.message.toLowerCase().includes(text)),

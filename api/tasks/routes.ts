@@ -58,6 +58,13 @@ export async function acceptTask<K extends TaskKindName>(
 
 const MAX_STREAMS_PER_CALLER = 5;
 const SESSION_CHECK_MS = 2_000;
+/**
+ * How far behind now a live stream reads. A worker stamps a log line when it is written but stores
+ * it in a later batch (every 200 ms), while Temporal's history events are there at once: a follower
+ * that moved its cursor past a fresh history event would never see a line stamped before it and
+ * stored after. Lines younger than this are sent on a later tick, in their order.
+ */
+export const LOG_SETTLE_MS = 1_000;
 
 /** Open log streams per caller (user, or API key), so one caller cannot hold unbounded streams open. */
 class StreamCounter {
@@ -214,6 +221,7 @@ export function taskRoutes(app: AppContext): AnyRoute[] {
           'Sends `log` events (id = cursor; resumes from `Last-Event-ID` or `after`), `status` events when the task status changes, and `end` once the task has finished and every line was sent.',
           `At most ${MAX_STREAMS_PER_CALLER} open streams per caller (429 beyond); a stream ends with \`end\` (\`reason: "session_ended"\`) when the caller's session is revoked or expires, or its API key is revoked.`,
           'Each tick reads only lines after the last one sent; the Temporal history of an open task is read at most once per second however many streams follow it.',
+          `Lines are sent in time order about ${LOG_SETTLE_MS / 1000} s after they were stamped: a worker stores its lines in batches, and a line stamped before one already sent would otherwise be missed.`,
         ].join(' '),
       access: 'authenticated',
       params: taskIdParams,
@@ -255,9 +263,13 @@ export function taskRoutes(app: AppContext): AnyRoute[] {
               const task = await app.tasks.get(params.task_id);
               // Decided before reading, so the read below already holds the final lines.
               const finished = TERMINAL_STATUSES.includes(task.status) && (await workflowClosed(app, task.id));
+              // Once the task has been finished for a settle window, every line it will have is stored.
+              const now = Date.now();
+              const settled = finished && (!task.finished_at || now - task.finished_at.getTime() >= LOG_SETTLE_MS);
               const page = await app.taskLogs.read(task.id, {
                 limit: 1000,
                 after,
+                upTo: settled ? undefined : now - LOG_SETTLE_MS,
                 fresh: finished,
                 levels: query.level as LogLevel[] | undefined,
                 sources: query.source as LogSource[] | undefined,
@@ -265,7 +277,7 @@ export function taskRoutes(app: AppContext): AnyRoute[] {
               for (const item of page.items) send('log', item, item.id);
               if (page.next_cursor) after = decodeCursor(page.next_cursor);
               if (task.status !== lastStatus) send('status', { status: (lastStatus = task.status), progress: task.progress });
-              if (finished && !page.has_more) {
+              if (settled && !page.has_more) {
                 send('end', { status: task.status });
                 break;
               }

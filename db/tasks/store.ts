@@ -320,10 +320,15 @@ export class TaskStore {
 
   /**
    * Lines in (ts, id) order strictly after the position `after` (a timestamp in ms and an id),
-   * at most `limit`. Reads only what is asked for: a follower re-reads nothing it has seen.
+   * at most `limit`, and stamped no later than `upTo` (ms) when given. Reads only what is asked
+   * for: a follower re-reads nothing it has seen.
    */
-  async readLogs(taskId: string, opts: { after?: { ts: number; id: number }; limit: number; filter?: LogFilter }): Promise<LogRow[]> {
+  async readLogs(
+    taskId: string,
+    opts: { after?: { ts: number; id: number }; upTo?: number; limit: number; filter?: LogFilter },
+  ): Promise<LogRow[]> {
     const q = this.knex<LogRow>('task_logs').where({ task_id: taskId });
+    if (opts.upTo !== undefined) q.where('ts', '<', new Date(opts.upTo + 1));
     if (opts.after) {
       // The cursor has millisecond precision; stored timestamps may have microseconds.
       const from = new Date(opts.after.ts);

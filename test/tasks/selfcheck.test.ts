@@ -241,4 +241,24 @@ describe('task logs', () => {
     expect(resumed).not.toContain('event: log');
     expect(resumed).toContain('event: end');
   });
+
+  it('streams a line stored after a later one was sent (a worker writes its lines in batches)', async () => {
+    const live = await selfcheck({ sleep_seconds: 30 });
+    const res = await fetch(`${h.baseUrl}/api/tasks/${live}/logs/stream?source=activity`, { headers: { authorization: `Bearer ${h.adminToken}` } });
+    const text = res.text();
+    const line = (ts: number, message: string) => ({ task_id: live, ts: new Date(ts), level: 'INFO', source: 'activity', message });
+    // A line stamped now is stored; one stamped 50 ms before it reaches the store 700 ms later, after
+    // more than one of the stream's 500 ms ticks, as a batch of another activity's lines would.
+    const at = Date.now();
+    await h.knex('task_logs').insert(line(at, 'stamped second, stored first'));
+    await new Promise((r) => setTimeout(r, 700));
+    await h.knex('task_logs').insert(line(at - 50, 'stamped first, stored second'));
+    await admin('POST', `/api/tasks/${live}/cancel`);
+    const logged = (await text)
+      .split('\n\n')
+      .filter((b) => b.includes('event: log'))
+      .map((b) => JSON.parse(b.slice(b.indexOf('data: ') + 6)).message as string)
+      .filter((m) => m.startsWith('stamped'));
+    expect(logged).toEqual(['stamped first, stored second', 'stamped second, stored first']);
+  });
 });
