@@ -30,7 +30,8 @@ export async function createWorker(deps: {
   const { config, knex, logger } = deps;
   const keyring = new Keyring(loadSecret(config.SWITCHYARD_SECRET_KEY, config.SWITCHYARD_DATA_DIR, (m) => logger.warn(m)));
   // One pooled Superset client per environment for every activity of this worker.
-  const supersets = new SupersetClientPool(new EnvironmentStore(knex).connections(keyring));
+  // Each Superset call is logged at debug with its time (LOG_LEVEL=debug).
+  const supersets = new SupersetClientPool(new EnvironmentStore(knex).connections(keyring), { logger });
   const forEnvironment = (envId: string) => supersets.client(envId);
   const connection = await NativeConnection.connect(temporalConnectionOptions(config));
   const source: Pick<WorkerOptions, 'workflowsPath' | 'workflowBundle'> = deps.workflowBundlePath

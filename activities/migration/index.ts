@@ -360,8 +360,8 @@ export function createMigrationActivities(deps: ActivityDeps) {
     const taskId = currentTaskId();
     // Two instances: read side by side.
     const [[source, sourceIndex], [target, index]] = await Promise.all([
-      deps.superset(input.sourceEnvId).then(async (u) => [u, await indexes.get(`${taskId}:source:${input.sourceEnvId}`, u, { kinds: ['dataset'] })] as const),
-      deps.superset(input.targetEnvId).then(async (u) => [u, await indexes.get(`${taskId}:${input.targetEnvId}`, u)] as const),
+      deps.superset(input.sourceEnvId).then(async (u) => [u, await indexes.get(`${taskId}:source:${input.sourceEnvId}`, u, { kinds: [], rls: true })] as const),
+      deps.superset(input.targetEnvId).then(async (u) => [u, await indexes.get(`${taskId}:${input.targetEnvId}`, u, { rls: true })] as const),
     ]);
     return { source, target, index, sourceIndex };
   }
@@ -558,10 +558,8 @@ export function createMigrationActivities(deps: ActivityDeps) {
       return { items: results, learned };
     }
     const t1 = Date.now();
-    // Row-level-security rules are read once per task and side: asked for now, beside the exports (a failure is met again by the dashboard that needs them).
-    for (const i of [up.sourceIndex, up.index]) i.rlsRules().catch(() => undefined);
     const mappings = await mappingsFor(deps, input);
-    const ahead = await readAhead(taskId, todo.map((d) => d.id), up, { sourceExport, recordedTargets, targetExport }, log);
+    const ahead = await readAhead(taskId, todo.map((d) => d.id), up, { at: t0, sourceExport, recordedTargets, targetExport }, log);
     const t2 = Date.now();
 
     // Plan each; the ones to import wait for one import call.
@@ -660,6 +658,8 @@ export function createMigrationActivities(deps: ActivityDeps) {
     ids: number[],
     up: Upstreams,
     started: {
+      /** When the batch started (ms): an index read since needs no refresh. */
+      at: number;
       sourceExport: Promise<Uint8Array | null>;
       /** Source dashboard id → its copy in the target, from the last migrations' records. */
       recordedTargets: Promise<Map<number, number>>;
@@ -677,7 +677,8 @@ export function createMigrationActivities(deps: ActivityDeps) {
     // the target since the index was read (one call; where the release cannot say, each slug is
     // asked of the target).
     // A refresh that fails is "cannot tell": each slug is then asked of the target by its own dashboard.
-    const slugsRead = up.index.refreshDashboardsChanged().catch(() => false);
+    // (none when this batch built the index: it is as current as a refresh would make it)
+    const slugsRead = up.index.refreshDashboardsChanged(100, started.at).catch(() => false);
     const recorded = await started.recordedTargets;
     const targetCopies = new Map<number, Bundle>();
     const exportTargets = async (targetIds: number[], early?: { ids: number[]; zip: Uint8Array } | null) => {
@@ -695,13 +696,15 @@ export function createMigrationActivities(deps: ActivityDeps) {
       .catch(() => null)
       .then((early) => exportTargets([...new Set(recorded.values())].filter((id) => up.index.hasDashboard(id)), early));
     try {
-      const [zip, dbs] = await Promise.all([sourceExport, up.source.listDatabases()]);
+      const zip = await sourceExport;
       if (zip) for (const [id, b] of splitByDashboard(Bundle.fromZip(zip, maxBundleBytes(deps)))) exported.put(taskId, id, b);
       for (const id of ids) {
         const b = exported.get(taskId, id);
         if (b) sources.set(id, b.clone());
       }
-      sourceDatabases = dbs;
+      // The source index read them at the task's start; read again only for one created since.
+      const bundled = [...sources.values()].flatMap((b) => b.of('databases').map((f) => f.content.uuid)).filter((u): u is string => typeof u === 'string');
+      sourceDatabases = [...(await up.sourceIndex.databasesCovering(bundled))];
     } catch (err) {
       await Promise.all([slugsRead, targetsRead]);
       log.warn(`the ${ids.length} dashboards could not be exported together (${(err as Error).message.slice(0, 200)}): each is exported alone`);

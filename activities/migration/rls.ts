@@ -116,6 +116,10 @@ export async function compareDashboardRules(opts: {
  * schema and table), each table named by the dataset's `targetUuid`.
  */
 export async function rulesOnDatasets(index: TargetIndex, datasets: readonly RlsDataset[]): Promise<Array<RlsRuleView & { id: number }>> {
+  const rules = await index.rlsRules();
+  // An instance without rules (the common case) needs no dataset list to say so.
+  if (!rules.length) return [];
+  await index.include('dataset');
   const ids = new Map<number, { dataset_uuid: string; table_name: string }>();
   const dbByUuid = new Map(index.databases.map((d) => [d.uuid, d]));
   for (const d of datasets) {
@@ -128,7 +132,7 @@ export async function rulesOnDatasets(index: TargetIndex, datasets: readonly Rls
     }
     ids.set(own.id, { dataset_uuid: d.targetUuid, table_name: d.table_name });
   }
-  return viewsOf(await index.rlsRules(), (id) => ids.get(id));
+  return viewsOf(rules, (id) => ids.get(id));
 }
 
 /** A bundle's datasets as they are in the environment it was exported from. */

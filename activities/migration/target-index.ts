@@ -54,6 +54,13 @@ const COLUMNS: Record<IndexedResource, string[]> = {
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v ? v : null);
 
+export interface IndexOptions {
+  /** The kinds to list (a migration's source index lists none: its datasets only once it has rules, see include). */
+  kinds?: readonly IndexedResource[];
+  /** Read the instance's row-level-security rules beside the lists (a migration needs them). */
+  rls?: boolean;
+}
+
 export class TargetIndex {
   private readonly upstream: MigrationUpstream;
   private databaseList: UpstreamDatabase[] = [];
@@ -69,6 +76,10 @@ export class TargetIndex {
   private incremental = false;
   /** The latest `changed_on_utc` of a dashboard read (null: the release's rows do not say). */
   private dashboardsChangedUpTo: string | null = null;
+  /** When the dashboard list was last read whole (ms; 0: never). */
+  private dashboardsListedAt = 0;
+  /** The dashboard list was empty when first read. */
+  private listedEmpty = false;
   /** The kinds this index holds (a source's index for row-level security needs only datasets). */
   private kinds: readonly IndexedResource[] = ['dashboard', 'chart', 'dataset'];
   private rls?: Promise<RlsRule[]>;
@@ -82,9 +93,11 @@ export class TargetIndex {
   }
 
   /** Reads the target once: databases, then every dashboard, chart and dataset (needed columns only). */
-  static async build(upstream: MigrationUpstream, opts: { kinds?: readonly IndexedResource[] } = {}): Promise<TargetIndex> {
+  static async build(upstream: MigrationUpstream, opts: IndexOptions = {}): Promise<TargetIndex> {
     const index = new TargetIndex(upstream);
     if (opts.kinds) index.kinds = opts.kinds;
+    // Asked for beside the lists (a failure is met again by whoever reads the rules).
+    if (opts.rls) index.rlsRules().catch(() => undefined);
     // What the release can do is learned from its answers, not probed first: rows without a uuid
     // (load), a refused `id` filter (load). The capability probe costs several calls per instance.
     index.incremental = true;
@@ -138,6 +151,21 @@ export class TargetIndex {
     return this.roles;
   }
 
+  /** Lists a kind this index was built without, once (a source's datasets, when it has rules). */
+  async include(kind: IndexedResource): Promise<void> {
+    if (this.kinds.includes(kind)) return this.including.get(kind);
+    this.kinds = [...this.kinds, kind];
+    const loaded = this.load(kind);
+    this.including.set(kind, loaded);
+    loaded.catch(() => {
+      // Not listed after all: the next caller tries again.
+      this.kinds = this.kinds.filter((k) => k !== kind);
+      this.including.delete(kind);
+    });
+    return loaded;
+  }
+  private readonly including = new Map<IndexedResource, Promise<void>>();
+
   /** Records a rule this task created or updated. */
   async noteRlsRule(rule: RlsRule): Promise<void> {
     const rules = [...(await this.rlsRules())].filter((r) => r.id !== rule.id);
@@ -149,6 +177,17 @@ export class TargetIndex {
   }
 
   get databases(): readonly UpstreamDatabase[] {
+    return this.databaseList;
+  }
+
+  /** The instance's databases, read again once when one of these uuids is unknown (created since). */
+  async databasesCovering(uuids: Iterable<string>): Promise<readonly UpstreamDatabase[]> {
+    const known = new Set(this.databaseList.map((d) => d.uuid));
+    for (const uuid of uuids) {
+      if (known.has(uuid)) continue;
+      await this.reloadDatabases();
+      break;
+    }
     return this.databaseList;
   }
 
@@ -239,6 +278,7 @@ export class TargetIndex {
 
   private async load(resource: IndexedResource, afterId?: number): Promise<void> {
     this.calls++;
+    const readAt = Date.now();
     let rows: Array<Record<string, unknown> & { id: number }>;
     try {
       rows = await this.upstream.listRows(resource, COLUMNS[resource], afterId);
@@ -256,6 +296,11 @@ export class TargetIndex {
     for (const r of rows) this.maxId[resource] = Math.max(this.maxId[resource], r.id);
     if (resource === 'dashboard') {
       for (const r of rows) this.addDashboardRow(r);
+      // Only a whole list is current for slugs (one read past the highest id sees new rows only).
+      if (afterId === undefined) {
+        if (!this.dashboardsListedAt) this.listedEmpty = rows.length === 0;
+        this.dashboardsListedAt = readAt;
+      }
       return;
     }
     if (resource === 'chart') {
@@ -284,18 +329,23 @@ export class TargetIndex {
   /**
    * Reads the dashboards changed since the last read (most recently changed first, until one
    * older than what the index has seen), so slugs that changed hands in place are current.
-   * One list call when little changed. False when the release's rows carry no change time:
-   * then slugs must be asked of the target itself.
+   * One list call when little changed; none when the list was read at or after `readSince` (ms).
+   * False when the release's rows carry no change time: then slugs must be asked of the target.
    */
-  async refreshDashboardsChanged(pageSize = 100): Promise<boolean> {
+  async refreshDashboardsChanged(pageSize = 100, readSince?: number): Promise<boolean> {
     const since = this.dashboardsChangedUpTo;
-    if (!since || this.uuidSource.dashboard !== 'list') return false;
+    if (this.uuidSource.dashboard !== 'list' || !this.kinds.includes('dashboard')) return false;
+    if (readSince !== undefined && this.dashboardsListedAt >= readSince) return true;
+    // A target that had no dashboard when it was first read (a first migration into it): until a
+    // change time is seen, every dashboard there is new, so the pages are read to their end.
+    const readAll = !since && this.listedEmpty;
+    if (!since && !readAll) return false;
     for (let page = 0; ; page++) {
       this.calls++;
       const rows = await this.upstream.recentDashboards(page, pageSize);
-      if (rows.some((r) => !str(r.changed_on_utc))) return false;
+      if (!readAll && rows.some((r) => !str(r.changed_on_utc))) return false;
       for (const r of rows) this.addDashboardRow(r);
-      if (rows.length < pageSize || rows.some((r) => String(r.changed_on_utc) < since)) return true;
+      if (rows.length < pageSize || (since && rows.some((r) => String(r.changed_on_utc) < since))) return true;
     }
   }
 
@@ -438,7 +488,7 @@ export class TargetIndexCache {
    * this task imported something, or every few seconds (so it is current when a dashboard is
    * planned, without a read per dashboard when nothing was imported).
    */
-  async get(key: string, upstream: MigrationUpstream, opts: { kinds?: readonly IndexedResource[] } = {}): Promise<TargetIndex> {
+  async get(key: string, upstream: MigrationUpstream, opts: IndexOptions = {}): Promise<TargetIndex> {
     const now = Date.now();
     for (const [k, e] of this.entries) if (now - e.at > this.maxAgeMs) this.entries.delete(k);
     const hit = this.entries.get(key);

@@ -26,42 +26,42 @@ async function startMigration(ids: number[], mapping: Array<{ source_database_id
 
 describe('a migration larger than one workflow run', () => {
   it('continues as new under the same task and ends SUCCEEDED with every dashboard once, in request order', async () => {
-    const { ids, titles, mapping } = seedForMigration(pair, 'Chain', 8);
+    const { ids, titles, mapping } = seedForMigration(pair, 'Chain', 20);
     const sent = recordImports(pair.target);
     const id = await startMigration([...ids].reverse(), mapping);
     const task = await pair.h.waitForTask(id, undefined, 120_000);
     expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
-    expect(task.progress).toMatchObject({ done: 8, total: 8 });
+    expect(task.progress).toMatchObject({ done: 20, total: 20 });
     expect(task.result.items.map((i: any) => i.id)).toEqual([...ids].reverse());
     for (const item of task.result.items) {
       expect(item).toMatchObject({ kind: 'dashboard', status: 'imported', outcome: 'succeeded' });
       expect(item.verification).toMatchObject({ ok: true, charts_linked: 2 });
     }
-    expect(task.result.totals).toMatchObject({ requested: 8, processed: 8, imported: 8, failed: 0, not_started: 0 });
+    expect(task.result.totals).toMatchObject({ requested: 20, processed: 20, imported: 20, failed: 0, not_started: 0 });
     expect(task.result.timings.migration_ms).toBeGreaterThan(0);
     // Each dashboard imported once, however many runs the task took.
     pair.target.clearFailures();
     expect(sent.flat().sort()).toEqual([...titles].sort());
     expect(pair.target.dashboards.map((d) => d.dashboard_title).sort()).toEqual([...titles].sort());
 
-    // Imports of 1, 2, 5 per batch with three per run: two runs, the first continued as new; the
-    // workflow's own result (what Temporal keeps) has the totals and no outcomes.
+    // Imports of 1 then 16 per batch with three per run: the first run ends 17 and continues as new,
+    // the second the last 3; the workflow's own result (what Temporal keeps) has the totals and no outcomes.
     const runs = await workflowRuns(pair.h.boot.context.temporal, id);
     expect(runs.length).toBeGreaterThanOrEqual(2);
     expect(runs.slice(0, -1).every((r) => r.closedBy === 'WORKFLOW_EXECUTION_CONTINUED_AS_NEW')).toBe(true);
     expect(runs.at(-1)!.closedBy).toBe('WORKFLOW_EXECUTION_COMPLETED');
     const own = await pair.h.boot.context.temporal.workflow.getHandle(id).result();
-    expect(own).toMatchObject({ status: 'SUCCEEDED', totals: { imported: 8 } });
+    expect(own).toMatchObject({ status: 'SUCCEEDED', totals: { imported: 20 } });
     expect(JSON.stringify(own)).not.toContain('"items"');
   });
 
   it('a cancel in a later run ends CANCELLED with the done dashboards listed and the rest untouched', async () => {
-    // 1 and 2 in the first run, 16 in each later one: the cancel lands before the last of 40.
+    // 1 and 16 in the first run, 16 in the second: the cancel lands before the last of 40.
     const { ids, mapping } = seedForMigration(pair, 'Chaincancel', 40);
     pair.target.slow({ path: '/api/v1/dashboard/import/' }, 300);
     try {
       const id = await startMigration(ids, mapping);
-      // Past the first run's three dashboards: the cancel lands in the second run or later.
+      // Past the first run's 17 dashboards: the cancel lands in the second run or later.
       // (the workflow may not be started yet when the API answers: not found counts as not yet)
       await waitFor(
         () => workflowRuns(pair.h.boot.context.temporal, id).then((runs) => runs.length >= 2, () => false),

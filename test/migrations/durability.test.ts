@@ -97,10 +97,14 @@ describe('a cancelled migration', () => {
         json: { source_env_id: envA, target_env_id: envC, dashboard_ids: src.dashboards.map((d) => d.id) },
       });
       const id = r.body.task_id;
+      // While the first batch (one dashboard to import) is in flight: it finishes, no later one starts.
       await waitFor(
-        async () => (await h.knex('migration_items').where({ task_id: id, status: 'imported' })).length >= 1,
+        async () => {
+          const d = await h.boot.context.temporal.workflow.getHandle(id).describe().catch(() => null);
+          return !!d?.raw.pendingActivities?.some((a) => a.activityType?.name === 'migrateBatch');
+        },
         90_000,
-        'a first import',
+        'the first batch',
       );
       expect((await h.request('POST', `/api/tasks/${id}/cancel`, { token: h.adminToken })).status).toBe(202);
       const task = await h.waitForTask(id, undefined, 120_000);

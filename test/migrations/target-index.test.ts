@@ -102,6 +102,36 @@ describe('the target index', () => {
     expect(u.calls).toEqual(['dashboard', 'chart', 'dataset', 'dataset>1 refused', 'dataset', 'dashboard', 'chart', 'dataset']);
   });
 
+  it('sees every dashboard of a target that had none when it was read, change times or not', async () => {
+    const u = upstream();
+    const started = Date.now();
+    const index = await TargetIndex.build(u);
+    // Read whole since `started`: nothing to refresh, no call.
+    expect(await index.refreshDashboardsChanged(1, started)).toBe(true);
+    expect(u.calls.filter((c) => c.startsWith('recent'))).toEqual([]);
+    // A first migration imported one; someone created another (their rows say no change time).
+    u.rows.dashboard.push({ id: 1, uuid: 'd-1', slug: 'sales', dashboard_title: 'Sales' }, { id: 2, uuid: 'd-2', slug: 'other', dashboard_title: 'Other' });
+    expect(await index.refreshDashboardsChanged(1)).toBe(true);
+    expect(index.dashboardBySlug('sales')?.id).toBe(1);
+    expect(index.dashboardBySlug('other')?.id).toBe(2);
+    // Pages to the end (page size 1): the third is short.
+    expect(u.calls.filter((c) => c.startsWith('recent'))).toEqual(['recent:0', 'recent:1', 'recent:2']);
+  });
+
+  it('reads the source databases again only for a uuid it does not know', async () => {
+    const u = upstream();
+    let reads = 0;
+    const dbs = [{ id: 1, uuid: 'db-1', database_name: 'warehouse' }];
+    u.listDatabases = async () => (reads++, [...dbs]);
+    const index = await TargetIndex.build(u, { kinds: ['dataset'] });
+    expect(reads).toBe(1);
+    expect((await index.databasesCovering(['db-1'])).map((d) => d.id)).toEqual([1]);
+    expect(reads).toBe(1);
+    dbs.push({ id: 2, uuid: 'db-2', database_name: 'lake' });
+    expect((await index.databasesCovering(['db-1', 'db-2'])).map((d) => d.id)).toEqual([1, 2]);
+    expect(reads).toBe(2);
+  });
+
   it('says so when the release cannot tell when dashboards changed', async () => {
     const u = upstream();
     u.rows.dashboard.push({ id: 1, uuid: 'd-1', slug: 'sales', dashboard_title: 'Sales' });
