@@ -102,15 +102,15 @@ export class TargetIndex {
     // (load), a refused `id` filter (load). The capability probe costs several calls per instance.
     index.incremental = true;
     // Different list endpoints side by side (calls to one endpoint stay one after another in the
-    // client); datasets after the databases, which matching their exports needs.
-    await Promise.all([
-      index.reloadDatabases().then(() => (index.kinds.includes('dataset') ? index.load('dataset') : undefined)),
-      ...index.kinds.filter((k) => k !== 'dataset').map((k) => index.load(k)),
-    ]);
+    // client); matching dataset exports to rows (releases whose lists carry no uuid) waits for the databases.
+    index.databasesRead = index.reloadDatabases();
+    await Promise.all([index.databasesRead, ...index.kinds.map((k) => index.load(k))]);
     return index;
   }
 
   private readAt = Date.now();
+  /** The build's read of the databases (the dataset exports of older releases are matched by them). */
+  private databasesRead?: Promise<void>;
   /** Charts and datasets an import of this task wrote, by uuid, that the index may not have read yet. */
   private readonly written: Record<'chart' | 'dataset', Set<string>> = { chart: new Set(), dataset: new Set() };
 
@@ -378,6 +378,7 @@ export class TargetIndex {
   /** Dataset exports carry no id before 6.0: each file is matched to its row on database, schema and table. */
   private async datasetUuidsFromExports(rows: IndexedDataset[]): Promise<void> {
     this.calls++;
+    await this.databasesRead;
     const dbByUuid = new Map(this.databaseList.map((d) => [d.uuid, d]));
     for (const bundle of await this.upstream.exportObjects(
       'dataset',
