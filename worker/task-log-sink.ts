@@ -39,6 +39,7 @@ export class TaskLogSink implements TemporalLogger {
     this.logger = logger;
   }
 
+  /** The live log stream reads 1 s behind now (api/tasks/routes.ts, LOG_SETTLE_MS): keep the interval well under it. */
   attach(store: TaskStore, flushEveryMs = 200): void {
     this.store = store;
     this.timer = setInterval(() => void this.flush(), flushEveryMs);

@@ -80,7 +80,7 @@ export class TargetIndex {
   private dashboardsListedAt = 0;
   /** The dashboard list was empty when first read. */
   private listedEmpty = false;
-  /** The kinds this index holds (a source's index for row-level security needs only datasets). */
+  /** The kinds this index lists (see IndexOptions.kinds and include). */
   private kinds: readonly IndexedResource[] = ['dashboard', 'chart', 'dataset'];
   private rls?: Promise<RlsRule[]>;
   private roles?: Promise<UpstreamRole[]>;
@@ -92,7 +92,7 @@ export class TargetIndex {
     this.upstream = upstream;
   }
 
-  /** Reads the target once: databases, then every dashboard, chart and dataset (needed columns only). */
+  /** Reads the instance once: its databases and, side by side, every dashboard, chart and dataset of the kinds asked for (needed columns only). */
   static async build(upstream: MigrationUpstream, opts: IndexOptions = {}): Promise<TargetIndex> {
     const index = new TargetIndex(upstream);
     if (opts.kinds) index.kinds = opts.kinds;

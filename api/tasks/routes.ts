@@ -64,7 +64,7 @@ const SESSION_CHECK_MS = 2_000;
  * that moved its cursor past a fresh history event would never see a line stamped before it and
  * stored after. Lines younger than this are sent on a later tick, in their order.
  */
-export const LOG_SETTLE_MS = 1_000;
+const LOG_SETTLE_MS = 1_000;
 
 /** Open log streams per caller (user, or API key), so one caller cannot hold unbounded streams open. */
 class StreamCounter {
