@@ -247,9 +247,11 @@ describe('task logs', () => {
     const res = await fetch(`${h.baseUrl}/api/tasks/${live}/logs/stream?source=activity`, { headers: { authorization: `Bearer ${h.adminToken}` } });
     const text = res.text();
     const line = (ts: number, message: string) => ({ task_id: live, ts: new Date(ts), level: 'INFO', source: 'activity', message });
-    // A line stamped now is stored; one stamped 50 ms before it reaches the store 700 ms later, after
-    // more than one of the stream's 500 ms ticks, as a batch of another activity's lines would.
-    const at = Date.now();
+    // A line is stored; one stamped 50 ms before it reaches the store 700 ms later, after more than
+    // one of the stream's 500 ms ticks, as a batch of another activity's lines would. The first is
+    // stamped 2 s ahead so that a busy machine's late timer cannot make the second arrive after
+    // the stream may send the first (a stream without the fix sends it at once).
+    const at = Date.now() + 2_000;
     await h.knex('task_logs').insert(line(at, 'stamped second, stored first'));
     await new Promise((r) => setTimeout(r, 700));
     await h.knex('task_logs').insert(line(at - 50, 'stamped first, stored second'));
