@@ -35,6 +35,7 @@ async function main(): Promise<void> {
     logger,
     workflowBundlePath: process.env.SWITCHYARD_WORKFLOW_BUNDLE || undefined,
     tuning: { maxConcurrentActivityTaskExecutions: 20, maxCachedWorkflows: 100 },
+    flushTaskLogs: () => sink.flush(),
   });
   const running = worker.run();
   // A thread takes its creator's nice value: libuv's pool (the API's crypto and file reads),

@@ -1,4 +1,4 @@
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { NativeConnection, Worker, type ActivityInterceptorsFactory, type WorkerOptions } from '@temporalio/worker';
 import type { Knex } from 'knex';
 import { createActivities } from '../activities/index.ts';
 import { supersetUpstream } from '../activities/migration/superset-upstream.ts';
@@ -26,6 +26,8 @@ export async function createWorker(deps: {
   taskQueue?: string;
   /** Capacity settings that differ by deployment (the all-in-one process runs fewer activities at once). */
   tuning?: Pick<WorkerOptions, 'maxConcurrentActivityTaskExecutions' | 'maxCachedWorkflows'>;
+  /** Stores the task log lines logged so far (the Runtime's TaskLogSink); awaited as each activity ends. */
+  flushTaskLogs?: () => Promise<void>;
 }): Promise<WorkerHandle> {
   const { config, knex, logger } = deps;
   const keyring = new Keyring(loadSecret(config.SWITCHYARD_SECRET_KEY, config.SWITCHYARD_DATA_DIR, (m) => logger.warn(m)));
@@ -52,10 +54,30 @@ export async function createWorker(deps: {
       superset: async (envId) =>
         supersetUpstream(await forEnvironment(envId), { maxBundleBytes: Math.floor(config.BUNDLE_MAX_MB * 1024 * 1024) }),
     }),
+    interceptors: deps.flushTaskLogs ? { activity: [flushLogsAtEnd(deps.flushTaskLogs)] } : undefined,
     shutdownGraceTime: '10 seconds',
     // Bounded sticky cache: memory stays flat under a burst of tasks (replay covers evictions).
     maxCachedWorkflows: 200,
     ...deps.tuning,
   });
   return { worker, connection };
+}
+
+/**
+ * An activity's log lines are stored before its end is reported: the task's own lines then come
+ * before the history events that follow them (its completion, the task's end) for anyone reading
+ * the log, instead of arriving in the sink's next batch.
+ */
+function flushLogsAtEnd(flush: () => Promise<void>): ActivityInterceptorsFactory {
+  return () => ({
+    inbound: {
+      async execute(input, next) {
+        try {
+          return await next(input);
+        } finally {
+          await flush().catch(() => undefined);
+        }
+      },
+    },
+  });
 }

@@ -22,6 +22,7 @@ async function main(): Promise<void> {
     knex,
     logger,
     workflowBundlePath: process.env.SWITCHYARD_WORKFLOW_BUNDLE || undefined,
+    flushTaskLogs: () => sink.flush(),
   });
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, temporal: describeTemporalConnection(config), pid: process.pid }, 'worker started');
   try {

@@ -33,6 +33,9 @@ export class TaskLogSink implements TemporalLogger {
   private store?: TaskStore;
   private timer?: NodeJS.Timeout;
   private flushing?: Promise<void>;
+  /** Lines taken into the buffer, and lines written (or dropped) since: flush() waits for the difference. */
+  private logged = 0;
+  private handled = 0;
   private readonly logger: Logger;
 
   constructor(logger: Logger) {
@@ -42,6 +45,7 @@ export class TaskLogSink implements TemporalLogger {
   /** The live log stream reads 1 s behind now (api/tasks/routes.ts, LOG_SETTLE_MS): keep the interval well under it. */
   attach(store: TaskStore, flushEveryMs = 200): void {
     this.store = store;
+    if (this.timer) clearInterval(this.timer);
     this.timer = setInterval(() => void this.flush(), flushEveryMs);
     this.timer.unref();
   }
@@ -53,6 +57,7 @@ export class TaskLogSink implements TemporalLogger {
     if (typeof taskId !== 'string' || RANK[level] < RANK.INFO) return;
     const attrs: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(meta ?? {})) if (!NOISE.has(k)) attrs[k] = v;
+    this.logged++;
     this.buffer.push({
       task_id: taskId,
       ts: new Date().toISOString(),
@@ -81,19 +86,29 @@ export class TaskLogSink implements TemporalLogger {
     this.log('ERROR', message, meta);
   }
 
+  /**
+   * Resolves once every line logged before the call is stored (or given up on: logs are
+   * best-effort). One batch is written at a time; callers meanwhile wait for the batches that
+   * hold their lines.
+   */
   async flush(): Promise<void> {
-    if (this.flushing) return this.flushing;
-    if (!this.store || this.buffer.length === 0) return;
+    const upTo = this.logged;
+    while (this.store && this.handled < upTo) {
+      this.flushing ??= this.writeBatch();
+      await this.flushing;
+    }
+  }
+
+  private async writeBatch(): Promise<void> {
     const rows = this.buffer.splice(0, 1000);
-    this.flushing = this.store
-      .appendLogs(rows)
-      .then(() => undefined)
-      .catch((err: unknown) => this.logger.warn({ err }, `could not store ${rows.length} task log lines`))
-      .finally(() => {
-        this.flushing = undefined;
-      });
-    await this.flushing;
-    if (this.buffer.length) await this.flush();
+    try {
+      await this.store!.appendLogs(rows);
+    } catch (err) {
+      this.logger.warn({ err }, `could not store ${rows.length} task log lines`);
+    } finally {
+      this.handled += rows.length;
+      this.flushing = undefined;
+    }
   }
 
   async close(): Promise<void> {

@@ -59,7 +59,15 @@ export interface Harness {
  * task queue on the shared Temporal server, the real Koa app on a loopback port and, on
  * request, a real worker running the bundled workflows.
  */
-export async function createHarness(opts: { worker?: boolean; env?: Record<string, string>; port?: number } = {}): Promise<Harness> {
+export async function createHarness(
+  opts: {
+    worker?: boolean;
+    env?: Record<string, string>;
+    port?: number;
+    /** How often the task log sink stores its lines on its own (ms; default 50). */
+    logFlushMs?: number;
+  } = {},
+): Promise<Harness> {
   const dbName = `t_${randomBytes(6).toString('hex')}`;
   const adminUrl = inject('pgAdminUrl');
   const admin = knexFactory({ client: 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
@@ -82,7 +90,7 @@ export async function createHarness(opts: { worker?: boolean; env?: Record<strin
   const logger = createLogger('info', 'test', logStream);
   const taskSink = runtimeSink(logger);
   const boot = await bootstrap(config, logger, databaseUrl);
-  taskSink.attach(new TaskStore(boot.context.knex), 50);
+  taskSink.attach(new TaskStore(boot.context.knex), opts.logFlushMs ?? 50);
   const server: Server = await new Promise((resolve) => {
     const s = createApp(boot.context).listen(opts.port ?? 0, '127.0.0.1', () => resolve(s));
   });
@@ -99,7 +107,7 @@ export async function createHarness(opts: { worker?: boolean; env?: Record<strin
   let running: Promise<void> | undefined;
   const startWorker = async () => {
     if (workerHandle) return;
-    workerHandle = await createWorker({ config, knex: boot.context.knex, logger, workflowBundlePath: inject('workflowBundlePath') });
+    workerHandle = await createWorker({ config, knex: boot.context.knex, logger, workflowBundlePath: inject('workflowBundlePath'), flushTaskLogs: () => taskSink.flush() });
     running = workerHandle.worker.run();
   };
   const stopWorker = async () => {
