@@ -75,9 +75,15 @@ function flushLogsAtEnd(flush: () => Promise<void>): ActivityInterceptorsFactory
         try {
           return await next(input);
         } finally {
-          await flush().catch(() => undefined);
+          // Logs are best-effort: a database that does not answer must not hold the activity's end.
+          let timer: NodeJS.Timeout | undefined;
+          await Promise.race([flush().catch(() => undefined), new Promise((r) => (timer = setTimeout(r, LOG_FLUSH_WAIT_MS)))]);
+          clearTimeout(timer);
         }
       },
     },
   });
 }
+
+/** The longest an activity's end waits for its log lines to be stored. */
+const LOG_FLUSH_WAIT_MS = 2_000;
