@@ -37,6 +37,8 @@ export class TaskService {
   private readonly startQueue: TaskRecord[] = [];
   private readonly pending = new Set<Promise<unknown>>();
   private startsInFlight = 0;
+  private readonly startsToRecord: Array<{ id: string; runId: string | null; resolve: () => void; reject: (err: unknown) => void }> = [];
+  private recordingStarts = false;
 
   constructor(deps: { store: TaskStore; environments: EnvironmentStore; temporal: Client; config: Config; logger: Logger }) {
     this.store = deps.store;
@@ -130,12 +132,52 @@ export class TaskService {
       });
       runId = handle.firstExecutionRunId;
     } catch (err) {
-      await this.store.recordStart(task.id, null);
+      await this.recordStart(task.id, null);
       // REJECT_DUPLICATE: it ran and closed already; the row will be synced by the reconciler.
       if (err instanceof WorkflowExecutionAlreadyStartedError) return;
       throw err;
     }
-    await this.store.recordStart(task.id, runId);
+    await this.recordStart(task.id, runId);
+  }
+
+  /**
+   * Starts are recorded in groups: while one update is in flight the next starts queue, and one
+   * statement records them all (under a burst, one commit for many tasks instead of one each).
+   */
+  private recordStart(id: string, runId: string | null): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.startsToRecord.push({ id, runId, resolve, reject });
+      void this.recordQueuedStarts();
+    });
+  }
+
+  private async recordQueuedStarts(): Promise<void> {
+    if (this.recordingStarts) return;
+    this.recordingStarts = true;
+    try {
+      while (this.startsToRecord.length) {
+        // One entry per task per statement (a row updated twice in one statement counts once).
+        const batch: typeof this.startsToRecord = [];
+        const later: typeof this.startsToRecord = [];
+        const ids = new Set<string>();
+        for (const s of this.startsToRecord.splice(0)) {
+          if (ids.has(s.id) || batch.length >= 500) later.push(s);
+          else {
+            ids.add(s.id);
+            batch.push(s);
+          }
+        }
+        this.startsToRecord.unshift(...later);
+        try {
+          await this.store.recordStarts(batch);
+          for (const s of batch) s.resolve();
+        } catch (err) {
+          for (const s of batch) s.reject(err);
+        }
+      }
+    } finally {
+      this.recordingStarts = false;
+    }
   }
 
   async get(id: string): Promise<TaskRecord> {

@@ -183,14 +183,17 @@ export class TaskStore {
     return { items, total, page, page_size: pageSize, has_next: page * pageSize < total };
   }
 
-  /** Records a start attempt; `runId` once Temporal accepted the start. */
-  async recordStart(id: string, runId: string | null): Promise<void> {
-    await this.knex('tasks')
-      .where({ id })
-      .update({
-        start_attempts: this.knex.raw('start_attempts + 1'),
-        ...(runId ? { workflow_run_id: this.knex.raw('coalesce(workflow_run_id, ?)', [runId]) } : {}),
-      });
+  /** Records start attempts in one statement; `runId` once Temporal accepted the start (a task appears once). */
+  async recordStarts(starts: ReadonlyArray<{ id: string; runId: string | null }>): Promise<void> {
+    if (!starts.length) return;
+    await this.knex.raw(
+      `update tasks t
+          set start_attempts = t.start_attempts + 1,
+              workflow_run_id = coalesce(t.workflow_run_id, s.run_id)
+         from jsonb_to_recordset(?::jsonb) as s(id text, run_id text)
+        where t.id = s.id`,
+      [JSON.stringify(starts.map((x) => ({ id: x.id, run_id: x.runId })))],
+    );
   }
 
   /** Cancels a task whose workflow has not started; false when it started meanwhile (or finished). */
