@@ -82,6 +82,8 @@ export class TargetIndex {
   private listedEmpty = false;
   /** The kinds this index lists (see IndexOptions.kinds and include). */
   private kinds: readonly IndexedResource[] = ['dashboard', 'chart', 'dataset'];
+  /** Kinds listed after the build (include), while their list is read. */
+  private readonly including = new Map<IndexedResource, Promise<void>>();
   private rls?: Promise<RlsRule[]>;
   private roles?: Promise<UpstreamRole[]>;
   readonly uuidSource: Record<IndexedResource, UuidSource> = { dashboard: 'list', chart: 'list', dataset: 'list' };
@@ -164,7 +166,6 @@ export class TargetIndex {
     });
     return loaded;
   }
-  private readonly including = new Map<IndexedResource, Promise<void>>();
 
   /** Records a rule this task created or updated. */
   async noteRlsRule(rule: RlsRule): Promise<void> {

@@ -156,18 +156,7 @@ export class TaskService {
     this.recordingStarts = true;
     try {
       while (this.startsToRecord.length) {
-        // One entry per task per statement (a row updated twice in one statement counts once).
-        const batch: typeof this.startsToRecord = [];
-        const later: typeof this.startsToRecord = [];
-        const ids = new Set<string>();
-        for (const s of this.startsToRecord.splice(0)) {
-          if (ids.has(s.id) || batch.length >= 500) later.push(s);
-          else {
-            ids.add(s.id);
-            batch.push(s);
-          }
-        }
-        this.startsToRecord.unshift(...later);
+        const batch = this.startsToRecord.splice(0, 500);
         try {
           await this.store.recordStarts(batch);
           for (const s of batch) s.resolve();

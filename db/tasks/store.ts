@@ -183,14 +183,16 @@ export class TaskStore {
     return { items, total, page, page_size: pageSize, has_next: page * pageSize < total };
   }
 
-  /** Records start attempts in one statement; `runId` once Temporal accepted the start (a task appears once). */
+  /** Records start attempts in one statement (a task may appear more than once); `runId` once Temporal accepted the start. */
   async recordStarts(starts: ReadonlyArray<{ id: string; runId: string | null }>): Promise<void> {
     if (!starts.length) return;
+    // Grouped by task first: an update joins each row once, so repeats are counted here.
     await this.knex.raw(
       `update tasks t
-          set start_attempts = t.start_attempts + 1,
+          set start_attempts = t.start_attempts + s.attempts,
               workflow_run_id = coalesce(t.workflow_run_id, s.run_id)
-         from jsonb_to_recordset(?::jsonb) as s(id text, run_id text)
+         from (select id, count(*)::int as attempts, max(run_id) as run_id
+                 from jsonb_to_recordset(?::jsonb) as r(id text, run_id text) group by id) s
         where t.id = s.id`,
       [JSON.stringify(starts.map((x) => ({ id: x.id, run_id: x.runId })))],
     );

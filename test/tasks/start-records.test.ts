@@ -1,6 +1,7 @@
 // Workflow starts are recorded on the task rows in groups: while one update waits, the starts that
 // finish meanwhile queue and one statement records them all; each row still counts its own attempt.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TaskStore } from '../../db/tasks/store.ts';
 import { createHarness, waitFor, type Harness } from '../support/harness.ts';
 
 let h: Harness;
@@ -22,7 +23,7 @@ describe('recording workflow starts', () => {
     await waitFor(async () => !!(await row(first))?.workflow_run_id, 10_000, 'the first start recorded');
     const statements: string[] = [];
     const seen = (q: { sql?: string }) => {
-      if (q.sql?.includes('start_attempts + 1')) statements.push(q.sql);
+      if (q.sql?.includes('set start_attempts =')) statements.push(q.sql);
     };
     h.knex.on('query', seen);
     const trx = await h.knex.transaction();
@@ -52,5 +53,17 @@ describe('recording workflow starts', () => {
       h.knex.removeListener('query', seen);
       if (!trx.isCompleted()) await trx.rollback();
     }
+  });
+
+  it('counts each attempt when one statement records a task twice', async () => {
+    const id = await create();
+    await waitFor(async () => !!(await row(id))?.workflow_run_id, 10_000, 'the start recorded');
+    const { workflow_run_id } = await row(id);
+    await new TaskStore(h.knex).recordStarts([
+      { id, runId: null },
+      { id, runId: 'another-run' },
+    ]);
+    // Two more attempts; the run id first recorded stays.
+    expect(await row(id)).toMatchObject({ start_attempts: 3, workflow_run_id });
   });
 });
