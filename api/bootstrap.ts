@@ -2,7 +2,7 @@ import { BUILTIN_ROLES } from '../contracts/permissions.ts';
 import { EnvironmentStore } from '../db/environments/store.ts';
 import { DatabaseHealthStore } from '../db/health.ts';
 import { IdentityStores } from '../db/identity/index.ts';
-import { createKnex, migrateLatest } from '../db/knex.ts';
+import { createKnex, fillPool, migrateLatest } from '../db/knex.ts';
 import { GitConfigStore } from '../db/git/configs.ts';
 import { GitRepositoryStore } from '../db/git/repositories.ts';
 import { ProfileStore } from '../db/profile/store.ts';
@@ -43,9 +43,10 @@ export interface Bootstrapped {
 
 /** Builds the API's context: migrations, seeds, Temporal client; nothing listens yet. */
 export async function bootstrap(config: Config, logger: Logger, databaseUrl: string): Promise<Bootstrapped> {
-  const knex = createKnex(databaseUrl);
+  const knex = createKnex(databaseUrl, { keepWarm: true });
   const applied = await migrateLatest(knex);
   if (applied.length) logger.info({ applied }, 'database migrated');
+  await fillPool(knex);
   const identity = new IdentityStores(knex);
   await identity.roles.seedBuiltin(BUILTIN_ROLES);
   await ensureFirstAdmin(identity, config, logger);

@@ -4,6 +4,7 @@
  * by its own store (users.ts, sessions.ts, roles.ts) and by nothing here.
  */
 import type { Knex } from 'knex';
+import { preparedQuery } from '../prepared.ts';
 
 /** A session with its user and the user's live roles and permissions. */
 export interface SessionAccess {
@@ -29,7 +30,9 @@ export class AccessStore {
    * to the next request, not the next sign-in.
    */
   async ofSession(sessionId: string, userId: string): Promise<SessionAccess | undefined> {
-    const { rows } = await this.knex.raw<{ rows: SessionAccess[] }>(
+    const rows = await preparedQuery<SessionAccess>(
+      this.knex,
+      'identity.session_access',
       `select u.id, u.username, u.active, s.revoked_at, s.expires_at,
               coalesce(array_agg(distinct r.name) filter (where r.name is not null), '{}') as roles,
               coalesce(array_agg(distinct rp.permission) filter (where rp.permission is not null), '{}') as permissions
@@ -38,7 +41,7 @@ export class AccessStore {
        left join user_roles ur on ur.user_id = u.id
        left join roles r on r.id = ur.role_id
        left join role_permissions rp on rp.role_id = r.id
-       where s.id = ? and s.user_id = ?
+       where s.id = $1 and s.user_id = $2
        group by u.id, s.id`,
       [sessionId, userId],
     );

@@ -14,6 +14,7 @@ import {
   type TaskType,
 } from '../../contracts/tasks.ts';
 import { isUniqueViolation } from '../errors.ts';
+import { preparedQuery } from '../prepared.ts';
 
 export interface TaskRecord {
   id: string;
@@ -110,12 +111,14 @@ export class TaskStore {
       if (existing) return { task: existing, created: false };
     }
     try {
-      const { rows } = await this.knex.raw<{ rows: TaskRecord[] }>(
+      const rows = await preparedQuery<TaskRecord>(
+        this.knex,
+        'tasks.create',
         `with t as (
            insert into tasks (id, type, status, owner_id, owner_username, env_ids, dashboard_ids, params, idempotency_key,
                               summary, details, workflow_type, workflow_input)
-           values (?, ?, 'PENDING', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning *),
-         l as (insert into task_logs (task_id, ts, level, source, message) select id, now(), 'INFO', 'api', ? from t)
+           values ($1, $2, 'PENDING', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) returning *),
+         l as (insert into task_logs (task_id, ts, level, source, message) select id, now(), 'INFO', 'api', $13 from t)
          select * from t`,
         [
           t.id,
