@@ -107,14 +107,24 @@ export async function startBenchStack(dataDir: string, opts: { mode?: 'single' |
     processes.push({ name: 'worker', child: worker });
   }
   const base = `http://127.0.0.1:${config.PORT}`;
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      process.off('SIGINT', interrupted);
+      process.off('SIGTERM', interrupted);
+      for (const p of processes) await stopChild(p.child);
+      await infra.stop();
+    })());
+  // Ctrl-C or a kill stops the stack too: the Temporal dev server runs in a session of its own and
+  // would outlive the bench otherwise.
+  const interrupted = () => void stop().finally(() => process.exit(130));
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
   return {
     base,
     databaseUrl: infra.databaseUrl,
     temporalAddress: infra.temporalAddress,
     processes,
-    async stop() {
-      for (const p of processes) await stopChild(p.child);
-      await infra.stop();
-    },
+    stop,
   };
 }
