@@ -119,6 +119,11 @@ describe('the all-in-one process (npm start)', () => {
     const pool = seen.filter((t) => t.name === 'libuv-worker');
     expect(pool.length).toBeGreaterThan(0);
     expect(pool.every((t) => t.nice === 0)).toBe(true);
+    // V8's helpers serve the API's heap too, so they stay at normal priority, one core fewer than
+    // the machine has (at least one, at most Node's four).
+    const helpers = seen.filter((t) => t.name === 'V8Worker');
+    expect(helpers).toHaveLength(Math.min(4, Math.max(1, os.availableParallelism() - 1)));
+    expect(helpers.every((t) => t.nice === 0)).toBe(true);
   });
 
   it('stops on SIGTERM with exit code 0, the API closed first', async () => {
