@@ -10,7 +10,7 @@ import { encodeRison } from '../lib/superset/rison.ts';
 import { DASHBOARD_LIST_COLUMNS } from '../lib/superset/client.ts';
 import { startSuperset } from '../test/support/superset/instance.ts';
 import { bareAccessToken, createUser, listDashboards, login, userIdOf, type SupersetClient } from '../test/support/superset/fixtures.ts';
-import { BENCH_ADMIN_PASSWORD, benchEnv, percentile, rssMb, spawnEntry, stopChild, waitUntil } from './support.ts';
+import { BENCH_ADMIN_PASSWORD, benchEnv, percentile, rssMb, spawnEntry, stopChild, stopOnInterrupt, waitUntil } from './support.ts';
 import { SEARCH_ATTRIBUTES } from '../contracts/search-attributes.ts';
 
 /**
@@ -101,6 +101,11 @@ async function main() {
     ? spawn(process.execPath, [...NODE_FLAGS.api, 'api/main.ts'], { env: apiEnv, stdio: ['ignore', fs.openSync(apiLog, 'w'), 'inherit'] })
     : spawnEntry('api/main.ts', NODE_FLAGS.api, apiEnv);
   const base = `http://127.0.0.1:${config.PORT}`;
+  const stop = stopOnInterrupt(async () => {
+    await stopChild(api);
+    await sup.stop();
+    await infra.stop();
+  });
   try {
     const sc = await login(sup.baseUrl, sup.username, sup.password);
     const users = await sc.request<{ result: Array<{ id: number; username: string }> }>('GET', '/api/v1/security/users/', {
@@ -180,9 +185,7 @@ async function main() {
     }
     console.log(`  API resident memory at the end: ${f(rssMb(api.pid!))} MB`);
   } finally {
-    await stopChild(api);
-    await sup.stop();
-    await infra.stop();
+    await stop();
   }
 }
 

@@ -13,7 +13,7 @@ import {
   sqlMetric,
 } from '../test/support/superset/fixtures.ts';
 import { startSuperset } from '../test/support/superset/instance.ts';
-import { BENCH_ADMIN_PASSWORD, startBenchStack, waitUntil } from './support.ts';
+import { BENCH_ADMIN_PASSWORD, startBenchStack, stopOnInterrupt, waitUntil } from './support.ts';
 
 /**
  * A migration of N dashboards through Switchyard (export, remap, collision checks, import,
@@ -40,6 +40,7 @@ async function main() {
   const [sa, sb, sc, sd] = await Promise.all(
     ['a', 'b', 'c', 'd'].map((n) => startSuperset({ version: '6.1.0', dataDir: path.join(dir, `superset-${n}`), fresh: true, log: quiet })),
   );
+  const stopSupersets = stopOnInterrupt(() => Promise.all([sa, sb, sc, sd].map((x) => x.stop())));
   const stack = await startBenchStack(path.join(dir, 'switchyard'));
   const { base } = stack;
   try {
@@ -229,7 +230,7 @@ async function main() {
     );
   } finally {
     await stack.stop();
-    await Promise.all([sa.stop(), sb.stop(), sc.stop(), sd.stop()]);
+    await stopSupersets();
   }
 }
 

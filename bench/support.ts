@@ -36,6 +36,33 @@ export class RssSampler {
   }
 }
 
+const onInterrupt = new Set<() => Promise<void>>();
+
+/**
+ * Makes `stop` run too when the bench is interrupted (Ctrl-C, SIGTERM) before it stops what it
+ * started itself: the Temporal dev server and the Superset servers run in sessions or process
+ * groups of their own and would outlive it. Returns `stop` to call as usual (it runs once); on an
+ * interruption every registered stop runs, the latest first, and the bench exits with 130.
+ */
+export function stopOnInterrupt(stop: () => Promise<unknown>): () => Promise<void> {
+  let stopping: Promise<void> | undefined;
+  const once = () => {
+    onInterrupt.delete(once);
+    return (stopping ??= stop().then(() => undefined));
+  };
+  if (onInterrupt.size === 0) {
+    process.once('SIGINT', interrupted);
+    process.once('SIGTERM', interrupted);
+  }
+  onInterrupt.add(once);
+  return once;
+}
+
+async function interrupted(): Promise<void> {
+  for (const stop of [...onInterrupt].reverse()) await stop().catch((err: unknown) => console.error(err));
+  process.exit(130);
+}
+
 /** A Switchyard process; its JSON log goes to `logFile` when given (read it when a bench run dies). */
 export function spawnEntry(entry: string, flags: readonly string[], env: NodeJS.ProcessEnv, logFile?: string): ChildProcess {
   const out = logFile ? fs.openSync(logFile, 'w') : 'ignore';
@@ -107,19 +134,10 @@ export async function startBenchStack(dataDir: string, opts: { mode?: 'single' |
     processes.push({ name: 'worker', child: worker });
   }
   const base = `http://127.0.0.1:${config.PORT}`;
-  let stopping: Promise<void> | undefined;
-  const stop = () =>
-    (stopping ??= (async () => {
-      process.off('SIGINT', interrupted);
-      process.off('SIGTERM', interrupted);
-      for (const p of processes) await stopChild(p.child);
-      await infra.stop();
-    })());
-  // Ctrl-C or a kill stops the stack too: the Temporal dev server runs in a session of its own and
-  // would outlive the bench otherwise.
-  const interrupted = () => void stop().finally(() => process.exit(130));
-  process.once('SIGINT', interrupted);
-  process.once('SIGTERM', interrupted);
+  const stop = stopOnInterrupt(async () => {
+    for (const p of processes) await stopChild(p.child);
+    await infra.stop();
+  });
   return {
     base,
     databaseUrl: infra.databaseUrl,

@@ -4,7 +4,7 @@ import knexFactory from 'knex';
 import { inject, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { withDatabase } from '../../lib/embedded/postgres.ts';
-import { createKnex } from '../../db/knex.ts';
+import { createKnex, fillPool } from '../../db/knex.ts';
 import { ConfigError, loadConfig } from '../../lib/config.ts';
 
 describe('migrations', () => {
@@ -24,6 +24,29 @@ describe('migrations', () => {
       expect(await tables()).toEqual([]);
       await knex.migrate.latest();
       expect((await tables()).length).toBeGreaterThan(5);
+    } finally {
+      await knex.destroy();
+      await admin.raw(`drop database ${name} with (force)`);
+      await admin.destroy();
+    }
+  });
+});
+
+describe('the API pool', () => {
+  it('opens all its connections at start and keeps them (keepWarm, fillPool)', async () => {
+    const name = `k_${randomBytes(5).toString('hex')}`;
+    const admin = knexFactory({ client: 'pg', connection: inject('pgAdminUrl'), pool: { min: 0, max: 1 } });
+    await admin.raw(`create database ${name}`);
+    const knex = createKnex(withDatabase(inject('pgAdminUrl'), name), { poolMax: 4, keepWarm: true });
+    try {
+      await fillPool(knex);
+      const sessions = async () =>
+        Number((await admin.raw(`select count(*) as n from pg_stat_activity where datname = ?`, [name])).rows[0].n);
+      expect(await sessions()).toBe(4);
+      // The pool never closes them as idle: its floor is its size.
+      const pool = (knex.client as { pool: { min: number; numFree(): number } }).pool;
+      expect(pool.min).toBe(4);
+      expect(pool.numFree()).toBe(4);
     } finally {
       await knex.destroy();
       await admin.raw(`drop database ${name} with (force)`);
