@@ -62,6 +62,13 @@ async function startOn(opts: TemporalDevServerOptions, port: number): Promise<Te
     'frontend.enableUpdateWorkflowExecution=true',
     '--dynamic-config-value',
     'frontend.enableUpdateWorkflowExecutionAsyncAccepted=true',
+    // One partition per task queue (the server's default is four, for a cluster's many pollers):
+    // with one worker, a task on a partition no poll waits on is forwarded to another first,
+    // tens of milliseconds before each workflow and activity task starts (measured: 47 → 8 ms).
+    '--dynamic-config-value',
+    'matching.numTaskqueueReadPartitions=1',
+    '--dynamic-config-value',
+    'matching.numTaskqueueWritePartitions=1',
     ...cliSearchAttributeFlags(opts.searchAttributes ?? []),
   ];
   if (opts.dbFile) {
