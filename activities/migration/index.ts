@@ -16,22 +16,25 @@ import {
   type VerifyBatchInput,
 } from '../../contracts/migration.ts';
 import { itemsResultSchema } from '../../contracts/outcome-schemas.ts';
+import type { RlsReport } from '../../contracts/rls.ts';
 import { progressLogLine } from '../../contracts/tasks.ts';
 import { listMappings } from '../../db/environments/mappings.ts';
 import { MigrationItemsStore } from '../../db/migrations-state/items.ts';
 import { TaskItemStore } from '../../db/tasks/items.ts';
-import { MigrationStateStore } from '../../db/migrations-state/store.ts';
+import { MigrationStateStore, type TargetState } from '../../db/migrations-state/store.ts';
 import { Bundle } from '../../lib/bundles/bundle.ts';
 import { generalise, stripKnownRejections } from '../../lib/bundles/rewrite.ts';
 import { mergeBundles, splitByDashboard } from '../../lib/bundles/split.ts';
 import { redact } from '../../lib/redact.ts';
 import { classifySupersetFailure, SupersetNotFoundError } from '../../lib/superset/errors.ts';
+import type { RlsRule } from '../../lib/superset/types.ts';
 import { maxBundleBytes, type ActivityDeps } from '../deps.ts';
 import { failItem, itemFailure } from '../item-failure.ts';
 import { currentTaskId } from '../task-context.ts';
 import { importPrepared, outcomeBase, pushUpdatedObjects, type ImportResult } from './apply.ts';
 import { diagnoseImportFailure } from './diagnose.ts';
 import { prepareDashboard, type PreparedBundle } from './plan.ts';
+import { planOnRecordedCopy, rulesMayTouch } from './recorded-copy.ts';
 import { checkDashboardRls, copyRules, type RlsCheck } from './rls-step.ts';
 import { TargetIndexCache, type TargetIndex } from './target-index.ts';
 import type { MigrationUpstream, UpstreamDatabase } from './upstream.ts';
@@ -355,13 +358,22 @@ export function createMigrationActivities(deps: ActivityDeps) {
     await outcomes.put(currentTaskId(), position, o.id, o);
   }
 
-  /** The task's view of both environments: Superset clients and the indexes shared by its dashboards. */
-  async function upstreams(input: Request): Promise<Upstreams> {
+  /**
+   * The task's view of both environments: Superset clients and the indexes shared by its
+   * dashboards. `targetLists: false` (a rerun's first look) reads the target's databases and rules
+   * only; a later call without it lists the rest into the same index.
+   */
+  async function upstreams(input: Request, opts: { targetLists?: boolean } = {}): Promise<Upstreams> {
     const taskId = currentTaskId();
+    const lists = opts.targetLists !== false;
     // Two instances: read side by side.
     const [[source, sourceIndex], [target, index]] = await Promise.all([
       deps.superset(input.sourceEnvId).then(async (u) => [u, await indexes.get(`${taskId}:source:${input.sourceEnvId}`, u, { kinds: [], rls: true })] as const),
-      deps.superset(input.targetEnvId).then(async (u) => [u, await indexes.get(`${taskId}:${input.targetEnvId}`, u, { rls: true })] as const),
+      deps.superset(input.targetEnvId).then(async (u) => {
+        const index = await indexes.get(`${taskId}:${input.targetEnvId}`, u, { rls: true, ...(lists ? {} : { kinds: [] }) });
+        if (lists) await index.includeAll();
+        return [u, index] as const;
+      }),
     ]);
     return { source, target, index, sourceIndex };
   }
@@ -535,35 +547,23 @@ export function createMigrationActivities(deps: ActivityDeps) {
 
     const at: Step = { step: 'plan' };
     const t0 = Date.now();
+    // What earlier migrations of these dashboards into this target recorded. A batch of dashboards
+    // that all came there this way is a rerun: first told unchanged from two exports (settleUnchanged).
+    const records = await states.recordsOf(input.targetEnvId, input.sourceEnvId, todo.map((d) => d.id));
+    const rerun = input.overwrite && !input.dryRun && records.size === todo.length;
+    // Several dashboards (or a rerun's) are read ahead in one export call per side.
+    const ahead1 = todo.length >= 2 || rerun;
     // The source's export of the batch starts at once, beside the indexes' reads (it needs none of
     // them); dashboards an earlier batch of this task read and left for later are not exported again.
-    const unread = todo.length >= 2 ? todo.map((d) => d.id).filter((id) => !exported.get(taskId, id)) : [];
+    const unread = ahead1 ? todo.map((d) => d.id).filter((id) => !exported.get(taskId, id)) : [];
     const sourceExport = unread.length ? deps.superset(input.sourceEnvId).then((s) => s.exportDashboards(unread)) : Promise.resolve(null);
     sourceExport.catch(() => undefined); // met where it is awaited (readAhead), or not needed when the environments cannot be read
     // So does the target's export of the copies an earlier migration brought there (their ids are in
     // its records): a re-run reads both sides at once instead of the target's after its index.
-    const recordedTargets = todo.length >= 2 ? states.targetsOf(input.targetEnvId, input.sourceEnvId, todo.map((d) => d.id)) : Promise.resolve(new Map<number, number>());
-    const targetExport = earlyTargetExport(input, recordedTargets);
+    const recordedTargets = new Map([...records].map(([id, r]) => [id, r.target_dashboard_id]));
+    const targetExport = ahead1 ? earlyTargetExport(input, recordedTargets, rerun ? 1 : 2) : Promise.resolve(null);
     targetExport.catch(() => undefined);
-    let up: Upstreams;
-    try {
-      up = await upstreams(input);
-    } catch (err) {
-      // Neither environment can be read: every dashboard of the batch fails here alike.
-      for (const d of todo) {
-        const o = await failedOutcome(input, d.id, err, at, undefined, undefined, log);
-        await record(d.position, o);
-        done(d.position, o);
-      }
-      return { items: results, learned };
-    }
-    const t1 = Date.now();
-    const mappings = await mappingsFor(deps, input);
-    const ahead = await readAhead(taskId, todo.map((d) => d.id), up, { at: t0, sourceExport, recordedTargets, targetExport }, log);
-    const t2 = Date.now();
 
-    // Plan each; the ones to import wait for one import call.
-    const ready: Planned[] = [];
     let count = input.doneBefore + (input.batch.length - todo.length);
     // Each outcome is recorded and logged at once; the row's progress is written once per burst
     // (the dashboards planned, a joint import's), not once per dashboard.
@@ -581,7 +581,44 @@ export function createMigrationActivities(deps: ActivityDeps) {
       unwritten = null;
       await deps.tasks.setProgress(taskId, { done: count, total: input.total, message });
     };
-    for (const d of todo) {
+    const ready: Planned[] = [];
+    const wrapUp = (timing: string): MigrationBatchResult => {
+      for (const r of results) exported.forget(taskId, r.id);
+      const left = input.batch.length - results.length;
+      log.info(`batch of ${todo.length}: ${timing}${left > 0 ? `; ${left} left for the next batch` : ''}`);
+      results.sort((a, b) => a.position - b.position);
+      // The planned hash goes with each imported dashboard to the verification, which records the target's state after it.
+      const hashes = new Map(ready.map((p) => [p.dashboardId, p.plannedHash]));
+      for (const r of results) if (hashes.has(r.id)) r.planned_hash = hashes.get(r.id);
+      return { items: results, learned };
+    };
+
+    let rest = todo;
+    if (rerun) {
+      rest = await settleUnchanged(input, todo, records, { sourceExport, targetExport }, finish, log);
+      await writeProgress();
+      if (!rest.length) return wrapUp(`a rerun: all ${todo.length} unchanged, told from both exports in ${Date.now() - t0} ms`);
+    }
+    const settled = todo.length - rest.length;
+    let up: Upstreams;
+    try {
+      up = await upstreams(input);
+    } catch (err) {
+      // Neither environment can be read: every dashboard of the batch fails here alike.
+      for (const d of rest) {
+        const o = await failedOutcome(input, d.id, err, at, undefined, undefined, log);
+        await record(d.position, o);
+        done(d.position, o);
+      }
+      return { items: results, learned };
+    }
+    const t1 = Date.now();
+    const mappings = await mappingsFor(deps, input);
+    const ahead = await readAhead(taskId, rest.map((d) => d.id), up, { at: t0, sourceExport, recordedTargets, targetExport }, log);
+    const t2 = Date.now();
+
+    // Plan each; the ones to import wait for one import call.
+    for (const d of rest) {
       // Enough to import: the rest wait, unplanned, for a batch that can import them (each dashboard is
       // planned once in a fresh migration; dashboards needing no import are all decided in one batch).
       if (ready.length >= input.importLimit) break;
@@ -623,28 +660,94 @@ export function createMigrationActivities(deps: ActivityDeps) {
         await writeProgress();
       }
     }
-    for (const r of results) exported.forget(taskId, r.id);
-    const left = input.batch.length - results.length;
-    log.info(
-      `batch of ${todo.length}: environments read in ${t1 - t0} ms, exports in ${t2 - t1} ms, planned in ${t3 - t2} ms, ${ready.length} imported in ${Date.now() - t3} ms${left > 0 ? `; ${left} left for the next batch` : ''}`,
+    return wrapUp(
+      `${settled ? `${settled} unchanged, told from both exports; ` : ''}environments read in ${t1 - t0} ms, exports in ${t2 - t1} ms, planned in ${t3 - t2} ms, ${ready.length} imported in ${Date.now() - t3} ms`,
     );
-    results.sort((a, b) => a.position - b.position);
-    // The planned hash goes with each imported dashboard to the verification, which records the target's state after it.
-    const hashes = new Map(ready.map((p) => [p.dashboardId, p.plannedHash]));
-    for (const r of results) if (hashes.has(r.id)) r.planned_hash = hashes.get(r.id);
-    return { items: results, learned };
   }
 
   /**
    * The target's copies of a batch's source dashboards, as the last migrations recorded them,
    * exported in one call before the target's index is read: the ids exported, and the zip. Null
-   * when fewer than two are recorded (one is read by its own plan). A recorded id that is gone
-   * fails the call; readAhead then exports the ones the index knows.
+   * when fewer than `least` are recorded (a lone one is read by its own plan, except in a rerun).
+   * A recorded id that is gone fails the call; readAhead then exports the ones the index knows.
    */
-  async function earlyTargetExport(input: Request, recordedTargets: Promise<Map<number, number>>): Promise<{ ids: number[]; zip: Uint8Array } | null> {
-    const ids = [...new Set((await recordedTargets).values())];
-    if (ids.length < 2) return null;
+  async function earlyTargetExport(input: Request, recordedTargets: Map<number, number>, least: number): Promise<{ ids: number[]; zip: Uint8Array } | null> {
+    const ids = [...new Set(recordedTargets.values())];
+    if (!ids.length || ids.length < least) return null;
     return { ids, zip: await (await deps.superset(input.targetEnvId)).exportDashboards(ids) };
+  }
+
+  /**
+   * A rerun's first look (see ./recorded-copy.ts): each dashboard whose source and target copy
+   * are as the last migration left them is recorded `unchanged` from the batch's two exports and
+   * both environments' databases and rules, without the target's lists. Returns the rest, for the
+   * full plan: all of them when a read fails (the full plan meets the failure per dashboard).
+   */
+  async function settleUnchanged(
+    input: MigrationBatchInput,
+    todo: Array<{ id: number; position: number }>,
+    records: Map<number, TargetState>,
+    reads: { sourceExport: Promise<Uint8Array | null>; targetExport: Promise<{ ids: number[]; zip: Uint8Array } | null> },
+    finish: (position: number, o: DashboardOutcome) => Promise<void>,
+    log: Context['log'],
+  ): Promise<Array<{ id: number; position: number }>> {
+    const taskId = currentTaskId();
+    let up: Upstreams;
+    let copies: Map<number, Bundle>;
+    let mappings: Map<number, number>;
+    let sourceDbs: readonly UpstreamDatabase[];
+    let rules: RlsRule[];
+    try {
+      up = await upstreams(input, { targetLists: false });
+      const [zip, early] = await Promise.all([reads.sourceExport, reads.targetExport]);
+      if (zip) for (const [id, b] of splitByDashboard(Bundle.fromZip(zip, maxBundleBytes(deps)))) exported.put(taskId, id, b);
+      copies = early ? splitByDashboard(Bundle.fromZip(early.zip, maxBundleBytes(deps))) : new Map();
+      mappings = await mappingsFor(deps, input);
+      // A database created since either index was read is read once more (no call when all are known).
+      const bundled = todo.flatMap((d) => exported.get(taskId, d.id)?.of('databases').map((f) => String(f.content.uuid)) ?? []);
+      sourceDbs = await up.sourceIndex.databasesCovering(bundled);
+      for (const id of new Set(mappings.values())) await up.index.database(id);
+      rules = [...(await up.sourceIndex.rlsRules()), ...(await up.index.rlsRules())];
+    } catch (err) {
+      log.info(`a rerun, but its exports could not be compared (${(err as Error).message.slice(0, 200)}): each dashboard is planned in full`);
+      return todo;
+    }
+    const rest: typeof todo = [];
+    for (const d of todo) {
+      const last = records.get(d.id)!;
+      const source = exported.get(taskId, d.id);
+      const copy = copies.get(last.target_dashboard_id);
+      let prepared: PreparedBundle | null = null;
+      try {
+        if (source && copy && last.task_id !== taskId) {
+          prepared = planOnRecordedCopy({
+            bundle: source.clone(),
+            copy,
+            copyId: last.target_dashboard_id,
+            sourceDbs,
+            targetDbs: up.index.databases,
+            mappings,
+            request: { ...input, dashboardId: d.id },
+          });
+        }
+      } catch {
+        prepared = null; // an export the full plan reads and reports on
+      }
+      const same =
+        prepared &&
+        prepared.dashboardUuid === last.dashboard_uuid &&
+        prepared.bundle.contentHash() === last.bundle_hash &&
+        prepared.targetHash === last.target_hash &&
+        !rulesMayTouch(rules, prepared.datasets.map((x) => x.table_name));
+      if (!prepared || !same) {
+        rest.push(d);
+        continue;
+      }
+      log.info(`'${prepared.title}' is unchanged since task ${last.task_id ?? '?'} migrated it and the target holds it as then: not imported`);
+      const rls = { mode: input.rls ?? 'strict', source_rules: [], target_rules: [], differences: [] } satisfies RlsReport;
+      await finish(d.position, { ...outcomeBase(d.id, prepared), status: 'unchanged', rls });
+    }
+    return rest;
   }
 
   /**
@@ -662,7 +765,7 @@ export function createMigrationActivities(deps: ActivityDeps) {
       at: number;
       sourceExport: Promise<Uint8Array | null>;
       /** Source dashboard id → its copy in the target, from the last migrations' records. */
-      recordedTargets: Promise<Map<number, number>>;
+      recordedTargets: Map<number, number>;
       targetExport: Promise<{ ids: number[]; zip: Uint8Array } | null>;
     },
     log: Context['log'],
@@ -679,7 +782,7 @@ export function createMigrationActivities(deps: ActivityDeps) {
     // A refresh that fails is "cannot tell": each slug is then asked of the target by its own dashboard.
     // (none when this batch built the index: it is as current as a refresh would make it)
     const slugsRead = up.index.refreshDashboardsChanged(100, started.at).catch(() => false);
-    const recorded = await started.recordedTargets;
+    const recorded = started.recordedTargets;
     const targetCopies = new Map<number, Bundle>();
     const exportTargets = async (targetIds: number[], early?: { ids: number[]; zip: Uint8Array } | null) => {
       if (targetIds.length < 2) return; // one is read by its own plan

@@ -1,4 +1,4 @@
-import { Bundle, BundleError } from '../../lib/bundles/bundle.ts';
+import { Bundle, BundleError, type BundleFile } from '../../lib/bundles/bundle.ts';
 import { diffObjects } from '../../lib/bundles/diff.ts';
 import { chartUuidsOf, describe, remapDatabases, replaceDatasetUuid, type TargetDatabase } from '../../lib/bundles/rewrite.ts';
 import type { ObjectPlan } from '../../contracts/migration.ts';
@@ -74,33 +74,8 @@ export async function prepareDashboard(opts: {
   const ahead = opts.ahead ?? {};
   opts.progress.step = 'export';
   const bundle = ahead.bundle ?? Bundle.fromZip(await source.exportDashboards([opts.dashboardId]), opts.maxBundleBytes);
-  const dashboardFile = bundle.of('dashboards')[0];
-  if (!dashboardFile) throw new BundleError('no_dashboard', `the export of dashboard ${opts.dashboardId} holds no dashboard`);
+  const { prepared, dashboardFile, datasetFiles } = preparedOf(bundle, opts.dashboardId);
   opts.progress.step = 'plan';
-  const dashboardUuid = String(dashboardFile.content.uuid);
-  const title = String(dashboardFile.content.dashboard_title ?? '');
-  const chartUuids = chartUuidsOf(dashboardFile);
-  const prepared: PreparedBundle = {
-    bundle,
-    dashboardUuid,
-    title,
-    chartUuids,
-    objects: [],
-    databaseMappings: [],
-    sourceDatabaseIds: new Map(),
-    collisions: [],
-    targetDashboardId: null,
-    targetHash: null,
-    datasets: [],
-  };
-  // Before any rewrite: the source's own identity of each dataset (row-level security is read by it).
-  const datasetFiles = bundle.of('datasets').map((f) => ({
-    file: f,
-    sourceUuid: String(f.content.uuid),
-    sourceDatabaseUuid: typeof f.content.database_uuid === 'string' ? f.content.database_uuid : null,
-    schema: typeof f.content.schema === 'string' && f.content.schema ? f.content.schema : null,
-    table_name: String(f.content.table_name ?? ''),
-  }));
 
   // Charts and datasets an earlier import of this task wrote are read into the index before they are looked up.
   await index.learnWritten(bundle);
@@ -110,67 +85,11 @@ export async function prepareDashboard(opts: {
   // A mapped database created in the target since the index was built is read once more.
   for (const id of new Set(opts.mappings.values())) await index.database(id);
   const targetDbs = index.databases;
-  const targetById = new Map(targetDbs.map((d) => [d.id, d]));
-  const { remapped, unmapped } = remapDatabases(bundle, (uuid, name) => {
-    const src = sourceDbs.find((d) => d.uuid === uuid) ?? sourceDbs.find((d) => d.database_name === name);
-    const targetId = src ? opts.mappings.get(src.id) : undefined;
-    const t = targetId !== undefined ? targetById.get(targetId) : undefined;
-    if (t && src) prepared.sourceDatabaseIds.set(t.id, src.id);
-    return t ? ({ id: t.id, uuid: t.uuid, database_name: t.database_name } satisfies TargetDatabase) : undefined;
-  });
-  prepared.databaseMappings = remapped.map((r) => ({ source: r.source_name, target: r.target.database_name, target_id: r.target.id }));
-  if (unmapped.length) {
-    const names = unmapped.map((u) => `'${u.database_name}'`).join(', ');
-    const srcIds = unmapped.map((u) => sourceDbs.find((d) => d.uuid === u.uuid || d.database_name === u.database_name)?.id ?? null);
-    const stale = srcIds.some((id) => id !== null && opts.mappings.has(id) && !targetById.has(opts.mappings.get(id)!));
-    prepared.blocked = {
-      status: 'failed',
-      error: stale
-        ? `the target database mapped for source database ${names} no longer exists in the target environment`
-        : `source database ${names} has no mapping to a database of the target environment`,
-      next_actions: [
-        {
-          action: 'map_database',
-          description: `Map source database ${names} to a target database (see the suggestions), then retry this dashboard`,
-          request: {
-            method: 'GET',
-            path: `/api/dashboards/db-mappings?source_env_id=${opts.sourceEnvId}&target_env_id=${opts.targetEnvId}`,
-            body: null,
-          },
-        },
-        {
-          action: 'retry_with_mapping',
-          description: 'Or pass the mapping for this run only',
-          request: {
-            method: 'POST',
-            path: '/api/dashboards/migrate',
-            body: {
-              source_env_id: opts.sourceEnvId,
-              target_env_id: opts.targetEnvId,
-              dashboard_ids: [opts.dashboardId],
-              db_mappings: srcIds
-                .filter((id) => id !== null)
-                .map((id) => ({ source_database_id: id, target_database_id: '<target database id>' })),
-            },
-          },
-        },
-      ],
-    };
-    return prepared;
-  }
-  for (const r of remapped) {
-    prepared.objects.push({
-      kind: 'database',
-      file: r.file,
-      name: r.target.database_name,
-      uuid: r.target.uuid,
-      action: 'reuse',
-      target_id: r.target.id,
-      note: `source database '${r.source_name}' mapped to target database '${r.target.database_name}'`,
-    });
-  }
+  remapOnto(prepared, { sourceDbs, targetDbs, mappings: opts.mappings, request: opts });
+  if (prepared.blocked) return prepared;
 
   // 2. The dashboard: same UUID in the target is ours from an earlier run; a slug held by another dashboard is never taken over.
+  const { dashboardUuid, title } = prepared;
   const existing = await index.dashboard(dashboardUuid);
   prepared.targetDashboardId = existing?.id ?? null;
   if (existing && !opts.overwrite) {
@@ -248,10 +167,131 @@ export async function prepareDashboard(opts: {
     const hit = f.kind === 'charts' ? index.chart(uuid) : index.dataset(uuid);
     return { targetId: hit?.id ?? null, targetObject: targetByUuid.get(uuid) };
   });
+  planObjects(prepared, candidates, found, reusedDatasets, opts.overwrite);
+  return prepared;
+}
+
+/** A bundle's plan before any lookup: its dashboard, charts and the source's identity of each dataset. */
+export function preparedOf(bundle: Bundle, dashboardId: number) {
+  const dashboardFile = bundle.of('dashboards')[0];
+  if (!dashboardFile) throw new BundleError('no_dashboard', `the export of dashboard ${dashboardId} holds no dashboard`);
+  const prepared: PreparedBundle = {
+    bundle,
+    dashboardUuid: String(dashboardFile.content.uuid),
+    title: String(dashboardFile.content.dashboard_title ?? ''),
+    chartUuids: chartUuidsOf(dashboardFile),
+    objects: [],
+    databaseMappings: [],
+    sourceDatabaseIds: new Map(),
+    collisions: [],
+    targetDashboardId: null,
+    targetHash: null,
+    datasets: [],
+  };
+  // Before any rewrite: the source's own identity of each dataset (row-level security is read by it).
+  const datasetFiles = bundle.of('datasets').map((f) => ({
+    file: f,
+    sourceUuid: String(f.content.uuid),
+    sourceDatabaseUuid: typeof f.content.database_uuid === 'string' ? f.content.database_uuid : null,
+    schema: typeof f.content.schema === 'string' && f.content.schema ? f.content.schema : null,
+    table_name: String(f.content.table_name ?? ''),
+  }));
+  return { prepared, dashboardFile, datasetFiles };
+}
+
+/**
+ * Step 1 of a plan: every bundled database rewritten onto the target database its source database
+ * is mapped to, or the plan blocked (nothing changed) when one has no mapping or its mapped
+ * database is gone.
+ */
+export function remapOnto(
+  prepared: PreparedBundle,
+  opts: {
+    sourceDbs: readonly UpstreamDatabase[];
+    targetDbs: readonly UpstreamDatabase[];
+    mappings: Map<number, number>;
+    request: { sourceEnvId: string; targetEnvId: string; dashboardId: number };
+  },
+): void {
+  const { sourceDbs, mappings } = opts;
+  const { sourceEnvId, targetEnvId, dashboardId } = opts.request;
+  const targetById = new Map(opts.targetDbs.map((d) => [d.id, d]));
+  const { remapped, unmapped } = remapDatabases(prepared.bundle, (uuid, name) => {
+    const src = sourceDbs.find((d) => d.uuid === uuid) ?? sourceDbs.find((d) => d.database_name === name);
+    const targetId = src ? mappings.get(src.id) : undefined;
+    const t = targetId !== undefined ? targetById.get(targetId) : undefined;
+    if (t && src) prepared.sourceDatabaseIds.set(t.id, src.id);
+    return t ? ({ id: t.id, uuid: t.uuid, database_name: t.database_name } satisfies TargetDatabase) : undefined;
+  });
+  prepared.databaseMappings = remapped.map((r) => ({ source: r.source_name, target: r.target.database_name, target_id: r.target.id }));
+  if (unmapped.length) {
+    const names = unmapped.map((u) => `'${u.database_name}'`).join(', ');
+    const srcIds = unmapped.map((u) => sourceDbs.find((d) => d.uuid === u.uuid || d.database_name === u.database_name)?.id ?? null);
+    const stale = srcIds.some((id) => id !== null && mappings.has(id) && !targetById.has(mappings.get(id)!));
+    prepared.blocked = {
+      status: 'failed',
+      error: stale
+        ? `the target database mapped for source database ${names} no longer exists in the target environment`
+        : `source database ${names} has no mapping to a database of the target environment`,
+      next_actions: [
+        {
+          action: 'map_database',
+          description: `Map source database ${names} to a target database (see the suggestions), then retry this dashboard`,
+          request: {
+            method: 'GET',
+            path: `/api/dashboards/db-mappings?source_env_id=${sourceEnvId}&target_env_id=${targetEnvId}`,
+            body: null,
+          },
+        },
+        {
+          action: 'retry_with_mapping',
+          description: 'Or pass the mapping for this run only',
+          request: {
+            method: 'POST',
+            path: '/api/dashboards/migrate',
+            body: {
+              source_env_id: sourceEnvId,
+              target_env_id: targetEnvId,
+              dashboard_ids: [dashboardId],
+              db_mappings: srcIds
+                .filter((id) => id !== null)
+                .map((id) => ({ source_database_id: id, target_database_id: '<target database id>' })),
+            },
+          },
+        },
+      ],
+    };
+    return;
+  }
+  for (const r of remapped) {
+    prepared.objects.push({
+      kind: 'database',
+      file: r.file,
+      name: r.target.database_name,
+      uuid: r.target.uuid,
+      action: 'reuse',
+      target_id: r.target.id,
+      note: `source database '${r.source_name}' mapped to target database '${r.target.database_name}'`,
+    });
+  }
+}
+
+/**
+ * The last step of a plan: per dashboard, chart and dataset file, whether the import creates,
+ * updates, reuses or leaves it unchanged, with field differences against the target's own YAML
+ * (`found`, in the order of `candidates`). Objects end sorted dashboard, charts, datasets, databases.
+ */
+export function planObjects(
+  prepared: PreparedBundle,
+  candidates: BundleFile[],
+  found: Array<{ targetId: number | null; targetObject: Record<string, unknown> | undefined }>,
+  reusedDatasets: ReadonlySet<string>,
+  overwrite: boolean,
+): void {
   for (const [i, f] of candidates.entries()) {
     const uuid = String(f.content.uuid);
     const kind = kindName[f.kind as 'dashboards' | 'charts' | 'datasets'];
-    const { targetId, targetObject } = found[i];
+    const { targetId, targetObject } = found[i]!;
     const reused = f.kind === 'datasets' && reusedDatasets.has(uuid);
     if (targetId === null) {
       prepared.objects.push({ kind, file: f.path, name: describe(f), uuid, action: 'create', target_id: null });
@@ -261,7 +301,7 @@ export async function prepareDashboard(opts: {
     const action = reused ? 'reuse' : differences.length ? 'update' : 'unchanged';
     const note =
       f.kind !== 'dashboards' && action === 'update'
-        ? `exists in the target; ${opts.overwrite ? 'its definition is overwritten with the source one' : 'left as it is (overwrite is false)'}`
+        ? `exists in the target; ${overwrite ? 'its definition is overwritten with the source one' : 'left as it is (overwrite is false)'}`
         : undefined;
     prepared.objects.push({
       kind,
@@ -277,5 +317,4 @@ export async function prepareDashboard(opts: {
   prepared.objects.sort(
     (a, b) => ['dashboard', 'chart', 'dataset', 'database'].indexOf(a.kind) - ['dashboard', 'chart', 'dataset', 'database'].indexOf(b.kind),
   );
-  return prepared;
 }

@@ -167,6 +167,11 @@ export class TargetIndex {
     return loaded;
   }
 
+  /** Lists every kind this index was built without (a target first read for its databases and rules only). */
+  async includeAll(): Promise<void> {
+    await Promise.all((['dashboard', 'chart', 'dataset'] as const).map((k) => this.include(k)));
+  }
+
   /** Records a rule this task created or updated. */
   async noteRlsRule(rule: RlsRule): Promise<void> {
     const rules = [...(await this.rlsRules())].filter((r) => r.id !== rule.id);

@@ -40,13 +40,13 @@ export class MigrationStateStore {
       .merge({ ...state, updated_at: this.knex.fn.now() });
   }
 
-  /** The target dashboard ids last migrated from these source dashboards (those known), by source id. */
-  async targetsOf(targetEnvId: string, sourceEnvId: string, sourceDashboardIds: number[]): Promise<Map<number, number>> {
+  /** What the last migrations of these source dashboards into the target recorded (those known), by source id. */
+  async recordsOf(targetEnvId: string, sourceEnvId: string, sourceDashboardIds: number[]): Promise<Map<number, TargetState>> {
+    if (!sourceDashboardIds.length) return new Map();
     const rows = await this.knex<TargetState>('migration_target_state')
       .where({ target_env_id: targetEnvId, source_env_id: sourceEnvId })
-      .whereIn('source_dashboard_id', sourceDashboardIds)
-      .select('source_dashboard_id', 'target_dashboard_id');
-    return new Map(rows.map((r) => [r.source_dashboard_id!, r.target_dashboard_id]));
+      .whereIn('source_dashboard_id', sourceDashboardIds);
+    return new Map(rows.map((r) => [r.source_dashboard_id!, r]));
   }
 
   /** Forgets a dashboard's state (its import was refused or it is being imported again). */

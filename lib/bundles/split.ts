@@ -46,6 +46,27 @@ export function idFromFileName(path: string): number | null {
   return m ? Number(m[1]) : null;
 }
 
+/**
+ * The id in an exported file's name, where the name is exactly the one Superset gives the object
+ * (`<secure_filename(name)>_<id>.yaml`, or `<id>.yaml` for a name with no safe character); null
+ * otherwise (a release naming files another way, or a name ending in digits that is no id).
+ */
+export function idOfNamedFile(path: string, name: string): number | null {
+  const stem = (path.split('/').pop() ?? '').replace(/\.ya?ml$/, '');
+  const m = /(?:^|_)(\d+)$/.exec(stem);
+  if (!m) return null;
+  const id = Number(m[1]);
+  const safe = secureFilename(name);
+  return stem === (safe ? `${safe}_${id}` : String(id)) ? id : null;
+}
+
+/** Werkzeug's secure_filename, which Superset names exported files with (POSIX: no alternative separator). */
+export function secureFilename(name: string): string {
+  const ascii = name.normalize('NFKD').replace(/[^\x00-\x7f]/g, '');
+  const joined = ascii.replaceAll('/', ' ').split(/[\s\x1c-\x1f]+/).filter(Boolean).join('_');
+  return joined.replace(/[^A-Za-z0-9_.-]/g, '').replace(/^[._]+|[._]+$/g, '');
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function uuidsIn(value: unknown, out = new Set<string>()): Set<string> {

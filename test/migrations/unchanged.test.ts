@@ -21,14 +21,22 @@ let src: SourceFixture;
 
 const admin = (m: string, p: string, o: Record<string, unknown> = {}) => h.request(m, p, { ...o, token: h.adminToken });
 
-async function migrate(extra: Record<string, unknown> = {}) {
+async function migrate(extra: Record<string, unknown> = {}, status = 'SUCCEEDED') {
   const r = await admin('POST', '/api/dashboards/migrate', {
     json: { source_env_id: envA, target_env_id: envB, dashboard_ids: [src.dashboards[0].id], ...extra },
   });
   expect(r.status, r.text).toBe(202);
   const task = await waitTask(h, r.body.task_id, 180_000);
-  expect(task.status, JSON.stringify(task.result?.items?.map((i: any) => i.error))).toBe('SUCCEEDED');
+  expect(task.status, JSON.stringify(task.result?.items?.map((i: any) => i.error))).toBe(status);
+  lastTask = task.id;
   return task.result.items[0];
+}
+
+let lastTask = '';
+/** Whether the last migration told its dashboards unchanged from both exports alone (a rerun's shortcut, without the target's lists). */
+async function toldFromExports(): Promise<boolean> {
+  const logs = (await admin('GET', `/api/tasks/${lastTask}/logs?limit=1000`)).body.items.map((i: any) => String(i.message));
+  return logs.some((m: string) => m.includes('unchanged, told from both exports'));
 }
 
 async function changedOn(uuid: string): Promise<string> {
@@ -64,6 +72,23 @@ describe.runIf(enabled)('a rerun with nothing changed: a (6.1.0) → b (6.1.0)',
     expect(rerun).toMatchObject({ status: 'unchanged', outcome: 'succeeded', target_dashboard_id: first.target_dashboard_id });
     expect(rerun.verification).toBeUndefined();
     expect(await changedOn(uuid)).toBe(stamp); // not imported: Superset did not touch the dashboard
+    // Told without the target's lists, and reported as the full plan reports it: every object there, with its id.
+    expect(await toldFromExports()).toBe(true);
+    expect(rerun.rls).toEqual({ mode: 'strict', source_rules: [], target_rules: [], differences: [] });
+    expect(rerun.objects.map((o: any) => [o.kind, o.action])).toEqual(first.objects.map((o: any) => [o.kind, o.kind === 'database' ? 'reuse' : 'unchanged']));
+    expect(rerun.objects.every((o: any) => Number.isInteger(o.target_id))).toBe(true);
+    expect(rerun.objects.find((o: any) => o.kind === 'dashboard').target_id).toBe(first.target_dashboard_id);
+
+    // A row-level-security rule on its dataset in the source since: nothing in either export changed,
+    // but the rules now differ, and the default (strict) refuses to migrate it as unchanged.
+    const rule = await a.request<{ id: number }>('POST', '/api/v1/rowlevelsecurity/', {
+      json: { name: `${P} west`, filter_type: 'Regular', clause: "region = 'west'", tables: [src.sales.id], roles: [] },
+    });
+    const blocked = await migrate({}, 'FAILED');
+    expect(blocked).toMatchObject({ status: 'failed', step: 'rls', code: 'rls_mismatch' });
+    await a.request('DELETE', `/api/v1/rowlevelsecurity/${rule.id}`);
+    expect((await migrate()).status).toBe('unchanged');
+    expect(await toldFromExports()).toBe(true);
 
     // Someone renames a chart in the target's Superset: not mistaken for unchanged, the source's version comes back.
     const charts = await b.getDashboardCharts(uuid);
