@@ -552,16 +552,16 @@ export function createMigrationActivities(deps: ActivityDeps) {
     const records = await states.recordsOf(input.targetEnvId, input.sourceEnvId, todo.map((d) => d.id));
     const rerun = input.overwrite && !input.dryRun && records.size === todo.length;
     // Several dashboards (or a rerun's) are read ahead in one export call per side.
-    const ahead1 = todo.length >= 2 || rerun;
+    const readTogether = todo.length >= 2 || rerun;
     // The source's export of the batch starts at once, beside the indexes' reads (it needs none of
     // them); dashboards an earlier batch of this task read and left for later are not exported again.
-    const unread = ahead1 ? todo.map((d) => d.id).filter((id) => !exported.get(taskId, id)) : [];
+    const unread = readTogether ? todo.map((d) => d.id).filter((id) => !exported.get(taskId, id)) : [];
     const sourceExport = unread.length ? deps.superset(input.sourceEnvId).then((s) => s.exportDashboards(unread)) : Promise.resolve(null);
     sourceExport.catch(() => undefined); // met where it is awaited (readAhead), or not needed when the environments cannot be read
     // So does the target's export of the copies an earlier migration brought there (their ids are in
     // its records): a re-run reads both sides at once instead of the target's after its index.
     const recordedTargets = new Map([...records].map(([id, r]) => [id, r.target_dashboard_id]));
-    const targetExport = ahead1 ? earlyTargetExport(input, recordedTargets, rerun ? 1 : 2) : Promise.resolve(null);
+    const targetExport = readTogether ? earlyTargetExport(input, recordedTargets, rerun ? 1 : 2) : Promise.resolve(null);
     targetExport.catch(() => undefined);
 
     let count = input.doneBefore + (input.batch.length - todo.length);
