@@ -27,10 +27,22 @@ export function createKnex(url: string, opts: KnexOptions = {}): Knex {
   return knex;
 }
 
-/** Opens all of a pool's connections now (concurrent round trips), so no request waits for one later. */
+/**
+ * Opens all of a pool's connections now, so no request waits for one later. They are held all at
+ * once: queries run side by side could finish on fewer connections while the last ones are still
+ * being opened.
+ */
 export async function fillPool(knex: Knex): Promise<void> {
-  const max = (knex.client as { pool?: { max?: number } }).pool?.max ?? 1;
-  await Promise.all(Array.from({ length: max }, () => knex.raw('select 1')));
+  const client = knex.client as {
+    pool?: { max?: number };
+    acquireConnection(): Promise<unknown>;
+    releaseConnection(connection: unknown): Promise<unknown>;
+  };
+  const max = client.pool?.max ?? 1;
+  const held = await Promise.allSettled(Array.from({ length: max }, () => client.acquireConnection()));
+  await Promise.all(held.flatMap((h) => (h.status === 'fulfilled' ? [client.releaseConnection(h.value)] : [])));
+  const failed = held.find((h) => h.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 export async function migrateLatest(knex: Knex): Promise<string[]> {
