@@ -27,17 +27,24 @@ export function createKnex(url: string, opts: KnexOptions = {}): Knex {
   return knex;
 }
 
+/** Knex's pool as seen from outside a query: connections taken and given back by hand. */
+export interface PooledClient<C = unknown> {
+  pool?: { max?: number };
+  acquireConnection(): Promise<C>;
+  releaseConnection(connection: C): Promise<unknown>;
+}
+
+export function pooledClient<C = unknown>(knex: Knex): PooledClient<C> {
+  return knex.client as unknown as PooledClient<C>;
+}
+
 /**
  * Opens all of a pool's connections now, so no request waits for one later. They are held all at
  * once: queries run side by side could finish on fewer connections while the last ones are still
  * being opened.
  */
 export async function fillPool(knex: Knex): Promise<void> {
-  const client = knex.client as {
-    pool?: { max?: number };
-    acquireConnection(): Promise<unknown>;
-    releaseConnection(connection: unknown): Promise<unknown>;
-  };
+  const client = pooledClient(knex);
   const max = client.pool?.max ?? 1;
   const held = await Promise.allSettled(Array.from({ length: max }, () => client.acquireConnection()));
   await Promise.all(held.flatMap((h) => (h.status === 'fulfilled' ? [client.releaseConnection(h.value)] : [])));

@@ -1,15 +1,11 @@
 import type { Knex } from 'knex';
+import { pooledClient } from './knex.ts';
 
 interface PgConnection {
   query<R>(config: { name: string; text: string; values: readonly unknown[] }): Promise<{ rows: R[] }>;
   query(text: string): Promise<unknown>;
   /** node-postgres's record of the statements its connection has prepared, by name. */
   connection?: { parsedStatements?: Record<string, string> };
-}
-
-interface PoolClient {
-  acquireConnection(): Promise<PgConnection>;
-  releaseConnection(connection: PgConnection): Promise<void>;
 }
 
 /** PostgreSQL's "cached plan must not change result type" (feature_not_supported), after a migration changed a table. */
@@ -33,7 +29,7 @@ export async function preparedQuery<R>(knex: Knex, name: string, sql: string, va
     });
     return (await knex.raw<{ rows: R[] }>(text, bindings as Knex.RawBinding[])).rows;
   }
-  const pool = knex.client as unknown as PoolClient;
+  const pool = pooledClient<PgConnection>(knex);
   const connection = await pool.acquireConnection();
   try {
     try {

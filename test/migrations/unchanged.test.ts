@@ -22,21 +22,25 @@ let src: SourceFixture;
 const admin = (m: string, p: string, o: Record<string, unknown> = {}) => h.request(m, p, { ...o, token: h.adminToken });
 
 async function migrate(extra: Record<string, unknown> = {}, status = 'SUCCEEDED') {
+  return (await migrateAll([src.dashboards[0].id], extra, status))[0];
+}
+
+async function migrateAll(ids: number[], extra: Record<string, unknown> = {}, status = 'SUCCEEDED') {
   const r = await admin('POST', '/api/dashboards/migrate', {
-    json: { source_env_id: envA, target_env_id: envB, dashboard_ids: [src.dashboards[0].id], ...extra },
+    json: { source_env_id: envA, target_env_id: envB, dashboard_ids: ids, ...extra },
   });
   expect(r.status, r.text).toBe(202);
   const task = await waitTask(h, r.body.task_id, 180_000);
   expect(task.status, JSON.stringify(task.result?.items?.map((i: any) => i.error))).toBe(status);
   lastTask = task.id;
-  return task.result.items[0];
+  return task.result.items;
 }
 
 let lastTask = '';
 /** Whether the last migration told its dashboards unchanged from both exports alone (a rerun's shortcut, without the target's lists). */
-async function toldFromExports(): Promise<boolean> {
+async function toldFromExports(count = ''): Promise<boolean> {
   const logs = (await admin('GET', `/api/tasks/${lastTask}/logs?limit=1000`)).body.items.map((i: any) => String(i.message));
-  return logs.some((m: string) => m.includes('unchanged, told from both exports'));
+  return logs.some((m: string) => m.includes(`${count ? `${count} ` : ''}unchanged, told from both exports`));
 }
 
 async function changedOn(uuid: string): Promise<string> {
@@ -50,7 +54,7 @@ beforeAll(async () => {
   h = await createHarness({ worker: true });
   [a, b] = await Promise.all([client('a'), client('b')]);
   const dir = path.join(inject('runDir'), P);
-  src = await buildSource(a, P, dir, { dashboards: 1 });
+  src = await buildSource(a, P, dir, { dashboards: 2 });
   const db = await createSqliteDatabase(b, { name: `${P}_warehouse`, path: path.join(dir, `${P}-b.db`), tables: prefixedTables(P) });
   envA = await registerEnvironment(h, 'a', `${P}-a`);
   envB = await registerEnvironment(h, 'b', `${P}-b`);
@@ -107,5 +111,24 @@ describe.runIf(enabled)('a rerun with nothing changed: a (6.1.0) → b (6.1.0)',
 
     // overwrite: false keeps its meaning: an existing dashboard is skipped, whatever its state.
     expect((await migrate({ overwrite: false })).status).toBe('skipped');
+  });
+
+  it('tells the unchanged dashboards of a rerun from both exports and plans the changed one against the whole target', async () => {
+    const ids = src.dashboards.map((d) => d.id);
+    const [, first] = await migrateAll(ids); // the second one's first migration
+    expect(first.status).toBe('imported');
+    expect((await migrateAll(ids)).map((i: any) => i.status)).toEqual(['unchanged', 'unchanged']);
+    expect(await toldFromExports('all 2')).toBe(true);
+
+    // The second one changes in the source: the first is still told from the exports, the second
+    // planned in full against the target's lists (read after the shortcut's look), as an update.
+    await a.request('PUT', `/api/v1/dashboard/${ids[1]}`, { json: { dashboard_title: `${P} second, renamed` } });
+    const [same, changed] = await migrateAll(ids);
+    expect(same.status).toBe('unchanged');
+    expect(changed).toMatchObject({ status: 'imported', target_dashboard_id: first.target_dashboard_id });
+    expect(changed.objects.find((o: any) => o.kind === 'dashboard')).toMatchObject({ action: 'update', target_id: first.target_dashboard_id });
+    expect(changed.objects.filter((o: any) => o.kind === 'chart').every((o: any) => o.action === 'unchanged' && Number.isInteger(o.target_id))).toBe(true);
+    expect(await toldFromExports('1')).toBe(true);
+    expect((await getDashboard(b, changed.dashboard_uuid)).result.dashboard_title).toBe(`${P} second, renamed`);
   });
 });
