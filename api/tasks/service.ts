@@ -62,6 +62,7 @@ export class TaskService {
       dashboardIds: kind.dashboardIds(req.input),
       params: redact(req.params) as Record<string, unknown>,
       idempotencyKey: req.idempotencyKey ?? null,
+      apiKeyId: req.owner?.apiKeyId ?? null,
       summary,
       details: details ?? null,
       workflowType: kind.workflow,

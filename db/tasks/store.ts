@@ -29,6 +29,8 @@ export interface TaskRecord {
   result: unknown;
   error: TaskError | null;
   idempotency_key: string | null;
+  /** Whose key `idempotency_key` is (idempotencyScope); null without a key. */
+  idempotency_scope: string | null;
   summary: string | null;
   details: string | null;
   workflow_type: string;
@@ -51,6 +53,8 @@ export interface NewTask {
   /** What the caller asked for, already free of secrets. */
   params: Record<string, unknown>;
   idempotencyKey: string | null;
+  /** The API key that asked, when no user did: its Idempotency-Keys are its own (see idempotencyScope). */
+  apiKeyId?: string | null;
   summary: string;
   details: string | null;
   workflowType: string;
@@ -94,6 +98,16 @@ export interface LogFilter {
   text?: string;
 }
 
+/**
+ * Whose Idempotency-Keys a new task's key is one of: the owner user's (an API key acting for its
+ * creator is that user), else the API key's, else the system's (schedules, workflows). A key
+ * reused by someone else names a task of their own, never the first sender's.
+ */
+export function idempotencyScope(t: Pick<NewTask, 'ownerId' | 'apiKeyId'>): string {
+  if (t.ownerId) return `user:${t.ownerId}`;
+  return t.apiKeyId ? `api-key:${t.apiKeyId}` : 'system';
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const OPEN = OPEN_STATUSES as TaskStatus[];
 
@@ -106,8 +120,9 @@ export class TaskStore {
 
   /** The row and its first log line in one statement; a duplicate idempotency key returns the existing task. */
   async create(t: NewTask): Promise<{ task: TaskRecord; created: boolean }> {
+    const scope = idempotencyScope(t);
     if (t.idempotencyKey) {
-      const existing = await this.findByIdempotencyKey(t.ownerId, t.type, t.idempotencyKey);
+      const existing = await this.findByIdempotencyKey(scope, t.type, t.idempotencyKey);
       if (existing) return { task: existing, created: false };
     }
     try {
@@ -116,8 +131,8 @@ export class TaskStore {
         'tasks.create',
         `with t as (
            insert into tasks (id, type, status, owner_id, owner_username, env_ids, dashboard_ids, params, idempotency_key,
-                              summary, details, workflow_type, workflow_input)
-           values ($1, $2, 'PENDING', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) returning *),
+                              summary, details, workflow_type, workflow_input, idempotency_scope)
+           values ($1, $2, 'PENDING', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $14) returning *),
          l as (insert into task_logs (task_id, ts, level, source, message) select id, now(), 'INFO', 'api', $13 from t)
          select * from t`,
         [
@@ -134,24 +149,22 @@ export class TaskStore {
           t.workflowType,
           JSON.stringify(t.workflowInput),
           t.firstLogLine,
+          t.idempotencyKey ? scope : null,
         ],
       );
       return { task: rows[0]!, created: true };
     } catch (err) {
       // Two concurrent requests with one idempotency key: the loser returns the winner's task.
       if (isUniqueViolation(err) && t.idempotencyKey) {
-        const winner = await this.findByIdempotencyKey(t.ownerId, t.type, t.idempotencyKey);
+        const winner = await this.findByIdempotencyKey(scope, t.type, t.idempotencyKey);
         if (winner) return { task: winner, created: false };
       }
       throw err;
     }
   }
 
-  private async findByIdempotencyKey(ownerId: string | null, type: string, key: string): Promise<TaskRecord | undefined> {
-    const q = this.knex<TaskRecord>('tasks').where('type', type).where('idempotency_key', key);
-    if (ownerId) q.where('owner_id', ownerId);
-    else q.whereNull('owner_id');
-    return q.first();
+  private async findByIdempotencyKey(scope: string, type: string, key: string): Promise<TaskRecord | undefined> {
+    return this.knex<TaskRecord>('tasks').where('idempotency_scope', scope).where('type', type).where('idempotency_key', key).first();
   }
 
   async get(id: string): Promise<TaskRecord | undefined> {
