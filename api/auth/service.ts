@@ -145,9 +145,19 @@ export class AuthService {
   }
 }
 
+/**
+ * Makes the request's credentials resolvable, once, by the route that needs them (mountRoutes):
+ * a public endpoint (health, readiness, the sign-in starts) never reads them, so an ended token or
+ * a bad X-API-Key sent along to one is ignored instead of answered 401.
+ */
 export function authenticate(auth: AuthService) {
   return async (ctx: Context, next: () => Promise<unknown>): Promise<void> => {
-    ctx.state.principal = await auth.resolve(ctx);
+    let resolved: Promise<Principal | undefined> | undefined;
+    ctx.state.resolvePrincipal = () =>
+      (resolved ??= auth.resolve(ctx).then((principal) => {
+        ctx.state.principal = principal;
+        return principal;
+      }));
     await next();
   };
 }

@@ -115,7 +115,9 @@ export function authorize(access: Access, principal: Principal | undefined): ass
 export function mountRoutes(router: Router, routes: AnyRoute[]): void {
   for (const route of routes) {
     router[route.method](route.path, async (ctx: Context) => {
-      const principal = ctx.state.principal as Principal | undefined;
+      // A public route reads no credentials at all (see authenticate).
+      const resolve = ctx.state.resolvePrincipal as (() => Promise<Principal | undefined>) | undefined;
+      const principal = route.access === 'public' ? undefined : await resolve?.();
       authorize(route.access, principal);
       const status = route.validationStatus ?? 400;
       const multipart = route.multipart && ctx.is('multipart/form-data') ? route.multipart : undefined;
