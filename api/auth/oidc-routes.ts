@@ -40,17 +40,20 @@ export function oidcRoutes(app: AppContext): AnyRoute[] {
         `with \`state\`, \`nonce\` and PKCE S256). The state is kept server-side for ${OIDC_STATE_TTL_SECONDS / 60} minutes and is single-use;`,
         'an HttpOnly cookie `switchyard_oidc_state` (path `/api/auth/oidc`) binds it to the browser, so the callback',
         'must be reached by the same browser (cookie jar). 503 `upstream_unavailable` when the provider’s discovery',
-        'document cannot be fetched.',
+        'document cannot be fetched. Starts are counted per client address (30 in 15 minutes, then a lock that doubles',
+        'from 1 s up to 15 minutes): beyond that 429 `too_many_requests` with Retry-After, and no state is stored.',
+        'Credentials sent along are ignored.',
       ].join(' '),
       access: 'public',
       responses: {
         302: { description: 'Redirect to the identity provider (Location header)' },
         404: { description: NOT_CONFIGURED },
+        429: { description: '`too_many_requests`: too many sign-in starts from this address (Retry-After says when to try again)' },
         503: { description: 'The identity provider is unreachable' },
       },
       async handler(ctx) {
         if (!app.oidc) throw oidcNotConfigured();
-        const { url, cookie } = await app.oidc.startLogin();
+        const { url, cookie } = await app.oidc.startLogin(ctx);
         ctx.append('Set-Cookie', cookie);
         ctx.redirect(url);
       },

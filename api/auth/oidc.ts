@@ -4,10 +4,11 @@ import * as client from 'openid-client';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { IdentityStores, OidcLoginStateRecord, UserRecord } from '../../db/identity/index.ts';
 import { ConfigError, type Config } from '../../lib/config.ts';
-import { AppError, UpstreamUnavailableError } from '../../lib/errors.ts';
+import { AppError, TooManyRequestsError, UpstreamUnavailableError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { SecurityEventService } from './security-events.ts';
 import type { AuthService, TokenResponse } from './service.ts';
+import { LoginThrottle } from './throttle.ts';
 
 /** A started login may be finished within this many seconds, once. */
 export const OIDC_STATE_TTL_SECONDS = 600;
@@ -72,9 +73,10 @@ export class OidcService {
   private readonly groupsClaim: string;
   private readonly insecure: boolean;
   private discovered: Promise<client.Configuration> | undefined;
+  private readonly throttle: LoginThrottle;
 
   /** Users, roles, login states and security events are the AuthService's stores: OIDC is one way to open its sessions. */
-  constructor(deps: { config: Config; auth: AuthService; logger: Logger }) {
+  constructor(deps: { config: Config; auth: AuthService; logger: Logger; clock?: () => Date }) {
     const { config } = deps;
     if (!config.OIDC_ISSUER || !config.OIDC_CLIENT_ID || !config.OIDC_REDIRECT_URI) {
       throw new ConfigError('Invalid configuration:\n  OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_REDIRECT_URI must be set together');
@@ -88,6 +90,7 @@ export class OidcService {
     this.clientSecret = config.OIDC_CLIENT_SECRET;
     this.redirectUri = new URL(config.OIDC_REDIRECT_URI);
     this.groupsClaim = config.OIDC_GROUPS_CLAIM || 'groups';
+    this.throttle = new LoginThrottle(this.identity.throttle, deps.clock);
     if (this.issuer.protocol !== 'https:' && this.issuer.protocol !== 'http:') {
       throw new ConfigError('Invalid configuration:\n  OIDC_ISSUER must be an https URL');
     }
@@ -121,8 +124,17 @@ export class OidcService {
     return this.discovered;
   }
 
-  /** A new login: the provider URL to redirect to and the Set-Cookie value binding it to the browser. */
-  async startLogin(): Promise<{ url: string; cookie: string }> {
+  /**
+   * A new login: the provider URL to redirect to and the Set-Cookie value binding it to the
+   * browser. Anyone may ask, without credentials, and each start stores a login state: starts are
+   * counted per address (throttle.ts) before the provider is asked or anything is stored.
+   */
+  async startLogin(ctx: Context): Promise<{ url: string; cookie: string }> {
+    const reserved = await this.throttle.reserve([{ kind: 'oidc_start', value: ctx.ip || 'unknown' }]);
+    if (!reserved.allowed) {
+      await this.events.record(ctx, { type: 'LOGIN_THROTTLED', outcome: 'failure', detail: { via: 'oidc' } });
+      throw new TooManyRequestsError(`Too many sign-in starts from this address; try again in ${reserved.waitSeconds} s`, reserved.waitSeconds);
+    }
     const config = await this.configuration();
     const state = client.randomState();
     const nonce = client.randomNonce();

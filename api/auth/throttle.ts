@@ -14,9 +14,13 @@ const WINDOW_SECONDS = 15 * 60;
 const MAX_LOCK_SECONDS = 15 * 60;
 /** 2^10 s already exceeds the 15-minute cap: the exponent stops there, so the delay never overflows. */
 const MAX_EXPONENT = 10;
-export const LIMITS = { account: 5, address: 30 };
+/**
+ * Attempts per window: failed sign-ins per account and per address, and single sign-on starts per
+ * address (each start stores a login state, asked for without any credentials).
+ */
+export const LIMITS = { account: 5, address: 30, oidc_start: 30 };
 
-export type ThrottleKey = { kind: 'account' | 'address'; value: string };
+export type ThrottleKey = { kind: keyof typeof LIMITS; value: string };
 const keyOf = (k: ThrottleKey) => `${k.kind}:${k.value.toLowerCase()}`;
 
 export function lockSeconds(attempts: number, limit: number): number {
@@ -28,9 +32,12 @@ export type Reservation = { allowed: true } | { allowed: false; waitSeconds: num
 
 export class LoginThrottle {
   private readonly store: LoginThrottleStore;
+  private readonly clock?: () => Date;
 
-  constructor(store: LoginThrottleStore) {
+  /** `clock` replaces the database's clock (tests); without it windows and locks follow PostgreSQL's now(). */
+  constructor(store: LoginThrottleStore, clock?: () => Date) {
     this.store = store;
+    this.clock = clock;
   }
 
   /**
@@ -51,7 +58,7 @@ export class LoginThrottle {
         return { key: c.key, failures: attempts, restartWindow: !fresh(c), lockSeconds: lockSeconds(attempts, limits.get(c.key)!) };
       });
       return { result: { allowed: true }, updates };
-    });
+    }, this.clock?.());
   }
 
   /**

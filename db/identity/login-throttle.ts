@@ -32,10 +32,15 @@ export class LoginThrottleStore {
 
   /**
    * In one transaction: creates missing counters for `keys`, locks them in key order (concurrent
-   * callers never deadlock), lets `decide` see them and the database's clock, and writes the
-   * updates it returns before the locks are released.
+   * callers never deadlock), lets `decide` see them and the clock, and writes the updates it
+   * returns before the locks are released. The clock is the database's unless `at` is given (a
+   * caller with an injected clock); windows and locks are then written from `at` too.
    */
-  async decide<T>(keys: readonly string[], decide: (counters: ThrottleCounter[], now: Date) => ThrottleDecision<T>): Promise<T> {
+  async decide<T>(
+    keys: readonly string[],
+    decide: (counters: ThrottleCounter[], now: Date) => ThrottleDecision<T>,
+    at?: Date,
+  ): Promise<T> {
     const names = [...keys].sort();
     return this.knex.transaction(async (trx) => {
       await trx.raw('insert into login_throttle (key) select unnest(?::text[]) order by 1 on conflict (key) do nothing', [names]);
@@ -44,7 +49,8 @@ export class LoginThrottleStore {
          from login_throttle where key = any(?::text[]) order by key for update`,
         [names],
       )) as { rows: Array<ThrottleCounter & { now: Date }> };
-      const now = rows[0].now;
+      const now = at ?? rows[0].now;
+      const clock = at ? trx.raw('?::timestamptz', [at.toISOString()]) : trx.fn.now();
       const { result, updates } = decide(
         rows.map(({ now: _now, ...counter }) => counter),
         now,
@@ -54,8 +60,8 @@ export class LoginThrottleStore {
           .where({ key: u.key })
           .update({
             failures: u.failures,
-            ...(u.restartWindow ? { window_started_at: trx.fn.now() } : {}),
-            locked_until: u.lockSeconds ? trx.raw('now() + make_interval(secs => ?)', [u.lockSeconds]) : null,
+            ...(u.restartWindow ? { window_started_at: clock } : {}),
+            locked_until: u.lockSeconds ? trx.raw('? + make_interval(secs => ?)', [clock, u.lockSeconds]) : null,
           });
       }
       return result;

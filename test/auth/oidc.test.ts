@@ -2,9 +2,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 // @ts-ignore oidc-provider ships no type declarations (and no @types package is installed)
 import Provider from 'oidc-provider';
+import type { Context } from 'koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../api/app.ts';
 import { OidcService } from '../../api/auth/oidc.ts';
+import { loadConfig } from '../../lib/config.ts';
 import { freePort } from '../../lib/embedded/free-port.ts';
+import { httpClient } from '../support/http.ts';
 import { capturedLogs, createHarness, type Harness } from '../support/harness.ts';
 
 /**
@@ -416,6 +420,49 @@ describe('rejected callbacks change nothing', () => {
   });
 });
 
+describe('login starts per address', () => {
+  it('refuses starts beyond the limit with 429 and Retry-After, storing no state, until the lock ends on the injected clock', async () => {
+    let now = new Date('2031-03-01T08:00:00Z');
+    const ctx = h.boot.context;
+    const oidc = new OidcService({ config: h.config, auth: ctx.auth, logger: ctx.logger, clock: () => now });
+    // Behind a trusted proxy (this loopback peer), so X-Forwarded-For names each test address.
+    const config = { ...h.config, TRUSTED_PROXIES: loadConfig({ TRUSTED_PROXIES: '127.0.0.1/32' }).TRUSTED_PROXIES };
+    const server = await new Promise<http.Server>((resolve) => {
+      const s = createApp({ ...ctx, config, oidc }).listen(0, '127.0.0.1', () => resolve(s));
+    });
+    const request = httpClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    const start = (address: string) => request('GET', '/api/auth/oidc/login', { headers: { 'x-forwarded-for': address } });
+    const states = async () => Number((await h.knex('oidc_login_states').count({ n: '*' }))[0].n);
+    try {
+      for (let i = 0; i < 30; i++) expect((await start('198.51.100.7')).status).toBe(302);
+      const before = await states();
+      const refused = await start('198.51.100.7');
+      expect(refused.status).toBe(429);
+      expect(refused.body.code).toBe('too_many_requests');
+      expect(refused.headers.get('retry-after')).toBe('1');
+      expect(await states()).toBe(before);
+      expect((await h.knex('security_events').where({ event_type: 'LOGIN_THROTTLED' }).orderBy('id', 'desc').first()).detail).toEqual({
+        via: 'oidc',
+      });
+      // Another address is not held up by this one.
+      expect((await start('198.51.100.8')).status).toBe(302);
+      // The lock doubles per further start and ends with the clock, not with the wall clock.
+      now = new Date(now.getTime() + 1_500);
+      expect((await start('198.51.100.7')).status).toBe(302);
+      const again = await start('198.51.100.7');
+      expect(again.status).toBe(429);
+      expect(again.headers.get('retry-after')).toBe('2');
+      // A new window (15 minutes on) starts the count afresh.
+      now = new Date(now.getTime() + 16 * 60_000);
+      expect((await start('198.51.100.7')).status).toBe(302);
+      expect((await start('198.51.100.7')).status).toBe(302);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+});
+
 describe('OIDC configuration', () => {
   it('accepts plain http only for loopback issuers and reports an unreachable provider as 503', async () => {
     const deps = { knex: h.knex, auth: h.boot.context.auth, logger: h.boot.context.logger };
@@ -423,7 +470,7 @@ describe('OIDC configuration', () => {
       /plain http is accepted only for 127\.0\.0\.1 and localhost/,
     );
     const dead = new OidcService({ ...deps, config: { ...h.config, OIDC_ISSUER: `http://127.0.0.1:${await freePort()}` } });
-    await expect(dead.startLogin()).rejects.toMatchObject({ status: 503, code: 'upstream_unavailable' });
+    await expect(dead.startLogin({ ip: '192.0.2.1' } as Context)).rejects.toMatchObject({ status: 503, code: 'upstream_unavailable' });
   });
 
   it('documents both endpoints in the OpenAPI document', async () => {
