@@ -2,6 +2,7 @@ import { createAssistantActivities } from './assistant/index.ts';
 import { createBackupActivities } from './backups/index.ts';
 import { createCleanReleaseActivities } from './clean-release/index.ts';
 import { createDatasetLaunchActivities } from './dataset-launch/index.ts';
+import { createDatasetChangeActivities } from './datasets/dataset-change.ts';
 import { createLlmDocsActivities } from './datasets/llm-docs.ts';
 import { createMapColumnsActivities } from './datasets/map-columns.ts';
 import type { ActivityDeps } from './deps.ts';
@@ -23,6 +24,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createGitActivities(deps),
     ...createMapColumnsActivities(deps),
     ...createLlmDocsActivities(deps),
+    ...createDatasetChangeActivities(deps),
     ...createCleanReleaseActivities(deps),
     ...createDatasetLaunchActivities(deps),
     ...createAssistantActivities(deps),

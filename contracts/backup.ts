@@ -2,6 +2,7 @@
 import type { ItemFailure } from './failures.ts';
 import type { ItemOutcome, ItemsResult } from './outcomes.ts';
 import type { RlsWrite } from './rls.ts';
+import type { TaskApproval } from './tasks.ts';
 
 export interface BackupInput {
   envId: string;
@@ -85,6 +86,8 @@ export interface BackupResult extends ItemsResult<BackupItem> {
 export type BackupSummary = Omit<BackupResult, 'items'>;
 
 export interface RestoreInput {
+  /** Set by the task service when the task writes into a protected environment. */
+  approval?: TaskApproval;
   backupId: string;
   envId: string;
   /** The dashboard the backup holds (its id where the backup was taken). */

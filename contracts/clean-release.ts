@@ -5,6 +5,7 @@
  * imports this module).
  */
 import type { ItemOutcome, ItemsResult } from './outcomes.ts';
+import type { TaskApproval } from './tasks.ts';
 
 export const CANDIDATE_STATES = [
   'draft',
@@ -105,6 +106,8 @@ export interface ReleasePublishInput {
   mode: 'publish' | 'revoke';
   targetEnvId: string;
   dashboardUuids: string[];
+  /** Set by the task service when the task writes into a protected environment. */
+  approval?: TaskApproval;
 }
 
 export interface ReleaseItem extends ItemOutcome {

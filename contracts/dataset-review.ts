@@ -1,7 +1,10 @@
 /** The dataset_launch task: a reviewed dataset's labels and descriptions written into Superset, and its previewed query saved. */
 import type { ItemOutcome, ItemsResult } from './outcomes.ts';
+import type { TaskApproval } from './tasks.ts';
 
 export interface DatasetLaunchInput {
+  /** Set by the task service when the task writes into a protected environment. */
+  approval?: TaskApproval;
   sessionId: string;
   envId: string;
   datasetId: number;

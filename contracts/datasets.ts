@@ -1,5 +1,6 @@
 /** Dataset tasks (column mapping, LLM documentation): the workflows' inputs and results. */
 import type { ItemOutcome, ItemsResult } from './outcomes.ts';
+import type { TaskApproval } from './tasks.ts';
 
 /** Where a column dictionary comes from. */
 export type DictionarySource =
@@ -9,6 +10,8 @@ export type DictionarySource =
   | { type: 'xlsx'; dictionaryId: string };
 
 export interface MapColumnsInput {
+  /** Set by the task service when the task writes into a protected environment. */
+  approval?: TaskApproval;
   envId: string;
   datasetIds: number[];
   source: DictionarySource;
@@ -93,4 +96,37 @@ export interface LlmDocsResult extends ItemsResult<LlmDocsItem> {
   language: DocsLanguage;
   prompt_version: string;
   totals: { requested: number; suggested: number; failed: number; suggestions: number; tokens: Tokens; duration_ms: number };
+}
+
+/**
+ * The `dataset_change` task: accepting suggestions or undoing a change in a protected environment,
+ * where a write waits for another person's approval (in other environments the API writes at once).
+ */
+export interface DatasetChangeInput {
+  envId: string;
+  datasetId: number;
+  operation:
+    | { type: 'accept'; items: Array<{ suggestion_id: string; value?: string; overwrite: boolean }> | null }
+    | { type: 'undo'; changeId: string; force: boolean };
+  /** The person the write is recorded for. */
+  actor: { id: string | null; username: string | null };
+  approval?: TaskApproval;
+}
+
+export interface DatasetChangeItem extends ItemOutcome {
+  kind: 'dataset';
+  id: number;
+  status: 'applied' | 'unchanged' | 'conflict' | 'not_undoable' | 'failed';
+  /** The write into Superset (undo it with `POST /api/datasets/changes/{change_id}/undo`). */
+  change_id: string | null;
+  /** accept: what was accepted and what was skipped and why. */
+  accepted?: unknown[];
+  skipped?: unknown[];
+  /** undo: the change it undid. */
+  undone_change_id?: string | null;
+}
+
+export interface DatasetChangeResult extends ItemsResult<DatasetChangeItem> {
+  env_id: string;
+  operation: 'accept' | 'undo';
 }

@@ -1,5 +1,6 @@
 /** The git_deploy task: a dashboard's repository at a pinned commit, imported into an environment. */
 import type { ItemOutcome, ItemsResult } from './outcomes.ts';
+import type { ApprovalOutcome, TaskApproval } from './tasks.ts';
 
 export interface GitDeployInput {
   dashboardUuid: string;
@@ -11,15 +12,10 @@ export interface GitDeployInput {
   commit: string;
   overwrite: boolean;
   dbMappings: Array<{ database_name?: string; database_uuid?: string; target_database_id: number }>;
-  approval: { required: boolean; requestedBy: string | null; timeoutSeconds: number };
-}
-
-/** What an approver sends (a Temporal update to the waiting workflow). */
-export interface ApprovalDecision {
-  decision: 'approve' | 'reject';
-  userId: string | null;
-  username: string;
-  comment?: string;
+  /** The requesting person's user id (older runs carry it in `approval` only). */
+  requestedBy?: string | null;
+  /** Set by the task service when the target is protected (older runs carry `required: false`). */
+  approval?: TaskApproval;
 }
 
 export interface GitDeployItem extends ItemOutcome {
@@ -41,7 +37,5 @@ export interface GitDeployResult extends ItemsResult<GitDeployItem> {
   dashboard_uuid: string;
   commit: string;
   target_env_id: string;
-  approval: { required: boolean; decision: 'approve' | 'reject' | 'timeout' | null; by: string | null; comment: string | null };
+  approval: ApprovalOutcome;
 }
-
-export const APPROVAL_UPDATE = 'decideApproval';

@@ -2,8 +2,11 @@
 import type { ItemFailure } from './failures.ts';
 import type { ItemOutcome, ItemsResult, NextAction } from './outcomes.ts';
 import type { RlsMode, RlsReport } from './rls.ts';
+import type { TaskApproval } from './tasks.ts';
 
 export interface MigrationInput {
+  /** Set by the task service when the task writes into a protected environment. */
+  approval?: TaskApproval;
   sourceEnvId: string;
   targetEnvId: string;
   dashboardIds: number[];

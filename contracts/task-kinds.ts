@@ -7,13 +7,13 @@
 import type { BackupInput, RestoreInput } from './backup.ts';
 import type { ReleaseCheckInput, ReleasePublishInput } from './clean-release.ts';
 import type { DatasetLaunchInput } from './dataset-review.ts';
-import type { LlmDocsInput, MapColumnsInput } from './datasets.ts';
+import type { DatasetChangeInput, LlmDocsInput, MapColumnsInput } from './datasets.ts';
 import type { GitDeployInput } from './git.ts';
 import type { MigrationInput } from './migration.ts';
 import type { Permission } from './permissions.ts';
 import type { DriftReportInput } from './schedules.ts';
 import type { SelfcheckInput } from './selfcheck.ts';
-import type { TaskType } from './tasks.ts';
+import type { TaskApproval, TaskType } from './tasks.ts';
 
 /** Environment names by id, for summaries (an unknown id reads as itself). */
 export type EnvNames = (envId: string) => string;
@@ -25,6 +25,12 @@ export interface TaskKind<I> {
   /** Needed to start it; 'admin' for deployment-level kinds. */
   permission: Permission | 'admin';
   envIds(input: I): string[];
+  /**
+   * The environment whose Superset this task changes, or null when it changes none (a dry run, a
+   * backup, suggestions waiting for review). A task writing into a protected environment waits
+   * for another person's approval first (see approvalFor).
+   */
+  writesInto(input: I): string | null;
   dashboardIds(input: I): string[];
   /** One line for the Temporal console (the workflow's static summary), and optional details. */
   describe(input: I, names: EnvNames): { summary: string; details?: string };
@@ -42,6 +48,7 @@ const migration: TaskKind<MigrationInput> = {
   workflow: 'migrationWorkflow',
   permission: 'dashboards:MIGRATE',
   envIds: (i) => [i.sourceEnvId, i.targetEnvId],
+  writesInto: (i) => (i.dryRun ? null : i.targetEnvId),
   dashboardIds: (i) => i.dashboardIds.map(String),
   describe: (i, names) => ({
     summary: `${i.dryRun ? 'Dry run: migrate' : 'Migrate'} ${plural(i.dashboardIds.length, 'dashboard')} ${names(i.sourceEnvId)} → ${names(i.targetEnvId)}`,
@@ -58,6 +65,7 @@ const backup: TaskKind<BackupInput> = {
   workflow: 'backupWorkflow',
   permission: 'dashboards:BACKUP',
   envIds: (i) => [i.envId],
+  writesInto: () => null,
   dashboardIds: (i) => i.dashboardIds.map(String),
   describe: (i, names) => ({
     summary: `Back up ${plural(i.dashboardIds.length, 'dashboard')} of ${names(i.envId)}`,
@@ -71,6 +79,7 @@ const restore: TaskKind<RestoreInput> = {
   workflow: 'restoreWorkflow',
   permission: 'dashboards:BACKUP',
   envIds: (i) => [i.envId],
+  writesInto: (i) => i.envId,
   dashboardIds: (i) => [String(i.dashboardId)],
   describe: (i, names) => ({ summary: `Restore dashboard ${i.dashboardId} of ${names(i.envId)} from backup ${i.backupId}` }),
   retry: (p) => ({
@@ -85,6 +94,7 @@ const selfcheck: TaskKind<SelfcheckInput> = {
   workflow: 'selfcheckWorkflow',
   permission: 'admin',
   envIds: () => [],
+  writesInto: () => null,
   dashboardIds: () => [],
   describe: (i) => ({
     summary: `Selfcheck: database, Temporal and worker${i.sleepSeconds ? `, ${i.sleepSeconds}s heartbeat drill` : ''}${i.fail !== 'none' ? `, ${i.fail} failure drill` : ''}`,
@@ -97,6 +107,7 @@ const mapColumns: TaskKind<MapColumnsInput> = {
   workflow: 'mapColumnsWorkflow',
   permission: 'datasets:WRITE',
   envIds: (i) => [i.envId],
+  writesInto: (i) => (i.dryRun ? null : i.envId),
   dashboardIds: (i) => i.dashboardIds.map(String),
   describe: (i, names) => ({
     summary: `${i.dryRun ? 'Dry run: map' : 'Map'} column labels and descriptions of ${plural(i.datasetIds.length, 'dataset')} of ${names(i.envId)} from ${
@@ -115,6 +126,7 @@ const llmDocs: TaskKind<LlmDocsInput> = {
   workflow: 'llmDocsWorkflow',
   permission: 'datasets:WRITE',
   envIds: (i) => [i.envId],
+  writesInto: () => null,
   dashboardIds: (i) => i.dashboardIds.map(String),
   describe: (i, names) => ({
     summary: `Suggest documentation for ${plural(i.datasetIds.length, 'dataset')} of ${names(i.envId)} (${i.language === 'ru' ? 'Russian' : 'English'})`,
@@ -131,9 +143,10 @@ const gitDeploy: TaskKind<GitDeployInput> = {
   workflow: 'gitDeployWorkflow',
   permission: 'git:WRITE',
   envIds: (i) => [...new Set([i.envId, i.targetEnvId])],
+  writesInto: (i) => i.targetEnvId,
   dashboardIds: (i) => [String(i.dashboardId)],
   describe: (i, names) => ({
-    summary: `Deploy dashboard ${i.dashboardId} at ${i.commit.slice(0, 10)} into ${names(i.targetEnvId)}${i.approval.required ? ' (needs approval)' : ''}`,
+    summary: `Deploy dashboard ${i.dashboardId} at ${i.commit.slice(0, 10)} into ${names(i.targetEnvId)}${i.approval?.required ? ' (needs approval)' : ''}`,
     details: `Repository ${i.dashboardUuid}, commit ${i.commit}. Overwrite: ${i.overwrite ? 'yes' : 'no'}.`,
   }),
   retry: (p) => ({
@@ -148,6 +161,7 @@ const releaseCheck: TaskKind<ReleaseCheckInput> = {
   workflow: 'releaseCheckWorkflow',
   permission: 'clean_release:WRITE',
   envIds: () => [],
+  writesInto: () => null,
   dashboardIds: () => [],
   describe: (i) => ({ summary: `Check release candidate ${i.candidateId}`, details: `Report ${i.reportId}: digests, trusted hosts and the release policy.` }),
   retry: (p) => ({ method: 'POST', path: `/api/v2/clean-release/candidates/${String(p.candidate_id)}/checks`, body: {} }),
@@ -159,6 +173,7 @@ const releasePublish: TaskKind<ReleasePublishInput> = {
   workflow: 'releasePublishWorkflow',
   permission: 'clean_release:APPROVE',
   envIds: (i) => [i.targetEnvId],
+  writesInto: (i) => i.targetEnvId,
   dashboardIds: () => [],
   describe: (i, names) => ({
     summary: `${i.mode === 'publish' ? 'Publish' : 'Revoke'} release candidate ${i.candidateId} ${i.mode === 'publish' ? 'into' : 'from'} ${names(i.targetEnvId)} (${plural(i.dashboardUuids.length, 'dashboard')})`,
@@ -171,6 +186,7 @@ const datasetLaunch: TaskKind<DatasetLaunchInput> = {
   workflow: 'datasetLaunchWorkflow',
   permission: 'dataset_review:LAUNCH',
   envIds: (i) => [i.envId],
+  writesInto: (i) => i.envId,
   dashboardIds: (i) => i.dashboardIds.map(String),
   describe: (i, names) => ({
     summary: `Launch reviewed dataset ${i.datasetName} (${i.datasetId}) of ${names(i.envId)}`,
@@ -184,10 +200,28 @@ const driftReport: TaskKind<DriftReportInput> = {
   workflow: 'driftReportWorkflow',
   permission: 'dashboards:READ',
   envIds: (i) => [i.sourceEnvId, i.targetEnvId],
+  writesInto: () => null,
   dashboardIds: () => [],
   describe: (i, names) => ({
     summary: `Drift report ${names(i.sourceEnvId)} → ${names(i.targetEnvId)}`,
     details: 'A dry-run migration of every source dashboard the target holds (by UUID); nothing is written.',
+  }),
+};
+
+/** Accepting suggestions or undoing a change in a protected environment: the write waits for approval. */
+const datasetChange: TaskKind<DatasetChangeInput> = {
+  type: 'dataset_change',
+  workflow: 'datasetChangeWorkflow',
+  permission: 'datasets:WRITE',
+  envIds: (i) => [i.envId],
+  writesInto: (i) => i.envId,
+  dashboardIds: () => [],
+  describe: (i, names) => ({
+    summary:
+      i.operation.type === 'accept'
+        ? `Accept ${i.operation.items ? plural(i.operation.items.length, 'suggestion') : 'every pending suggestion'} for dataset ${i.datasetId} of ${names(i.envId)}`
+        : `Undo change ${i.operation.changeId} of dataset ${i.datasetId} of ${names(i.envId)}${i.operation.force ? ' (forced)' : ''}`,
+    details: `Requested by ${i.actor.username ?? 'unknown'}; written into Superset once another person approves.`,
   }),
 };
 
@@ -203,9 +237,28 @@ export const TASK_KINDS = {
   release_publish: releasePublish,
   dataset_launch: datasetLaunch,
   drift_report: driftReport,
+  dataset_change: datasetChange,
 } as const;
 export type TaskKindName = keyof typeof TASK_KINDS;
 export type TaskInputOf<K extends TaskKindName> = (typeof TASK_KINDS)[K] extends TaskKind<infer I> ? I : never;
+
+/**
+ * The one decider of whether a task waits for approval: it does when it writes into a protected
+ * environment. `windowSeconds` is the deployment's approval window (APPROVAL_TIMEOUT_SECONDS); a
+ * request may shorten it (`requestedSeconds`), never extend it.
+ */
+export function approvalFor<I>(
+  kind: TaskKind<I>,
+  input: I,
+  isProtected: (envId: string) => boolean,
+  requestedBy: string | null,
+  windowSeconds: number,
+  requestedSeconds?: number,
+): TaskApproval | undefined {
+  const envId = kind.writesInto(input);
+  if (envId === null || !isProtected(envId)) return undefined;
+  return { required: true, requestedBy, envId, timeoutSeconds: Math.min(requestedSeconds ?? windowSeconds, windowSeconds) };
+}
 
 export function retryRequestFor(type: string, params: unknown, itemIds: Array<number | string> | null) {
   const kind = (TASK_KINDS as Record<string, TaskKind<never>>)[type];

@@ -13,6 +13,7 @@ export const TASK_TYPES = [
   'release_check',
   'release_publish',
   'drift_report',
+  'dataset_change',
   'selfcheck',
 ] as const;
 export type TaskType = (typeof TASK_TYPES)[number];
@@ -52,4 +53,36 @@ export interface TaskError {
   message: string;
   type?: string;
   details?: unknown;
+}
+
+/**
+ * A task that writes into a protected environment waits for another person's decision before it
+ * does anything. Decided once, when the task is created (see `approvalFor` in task-kinds.ts), and
+ * carried in the workflow's input; `requestedBy` is the requesting person's user id.
+ */
+export interface TaskApproval {
+  required: boolean;
+  requestedBy: string | null;
+  timeoutSeconds: number;
+  /** The protected environment the task writes into. */
+  envId?: string;
+}
+
+/** What an approver sends: a Temporal update to the waiting workflow. */
+export interface ApprovalDecision {
+  decision: 'approve' | 'reject';
+  userId: string | null;
+  username: string;
+  comment?: string;
+}
+
+/** The update's name (every gated task kind answers it). */
+export const APPROVAL_UPDATE = 'decideApproval';
+
+/** How a gated task's wait ended, as its row, answer and report show it. */
+export interface ApprovalOutcome {
+  required: boolean;
+  decision: 'approve' | 'reject' | 'timeout' | null;
+  by: string | null;
+  comment: string | null;
 }

@@ -109,8 +109,11 @@ const schema = z.object({
   GIT_REPOS_DIR: optionalString,
   /** How long an assistant confirmation waits for its owner (10 minutes). */
   ASSISTANT_CONFIRMATION_TTL_SECONDS: z.coerce.number().int().min(1).max(24 * 3600).default(600),
-  /** How long a deploy into a protected environment waits for approval before it ends CANCELLED. */
-  GIT_DEPLOY_APPROVAL_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(30 * 24 * 3600).default(24 * 3600),
+  /**
+   * How long a task that writes into a protected environment waits for approval before it ends
+   * CANCELLED (GIT_DEPLOY_APPROVAL_TIMEOUT_SECONDS, its name when only deploys waited, still counts).
+   */
+  APPROVAL_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(30 * 24 * 3600).default(24 * 3600),
   /** Most a dashboard bundle may unpack to (MiB); a bigger one fails its dashboard instead of filling the worker's memory. */
   BUNDLE_MAX_MB: z.coerce.number().positive().default(64),
 });
@@ -123,7 +126,7 @@ export class ConfigError extends Error {
 
 /** Reads and validates the environment once; every module receives the result instead of reading process.env. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = schema.safeParse(env);
+  const parsed = schema.safeParse({ APPROVAL_TIMEOUT_SECONDS: env.GIT_DEPLOY_APPROVAL_TIMEOUT_SECONDS, ...env });
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);

@@ -229,5 +229,5 @@ export async function restoreWorkflow(input: RestoreInput): Promise<RestoreResul
       await endTaskWithResult('FAILED', result, `restore of backup ${input.backupId} failed: ${item.error}`, 'RestoreFailed');
     log.info(`restored '${item.title}' as dashboard ${item.restored_dashboard_id}`);
     return result;
-  });
+  }, { gate: { approval: input.approval, what: `restoring backup ${input.backupId}` } });
 }

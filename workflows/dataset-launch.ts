@@ -71,5 +71,5 @@ export async function datasetLaunchWorkflow(input: DatasetLaunchInput): Promise<
     const result: DatasetLaunchResult = { env_id: input.envId, handoff, items: [item], not_started: 0, cancelled: false, next_actions: [] };
     if (!ok) await endTaskWithResult('FAILED', result, item.error ?? 'the launch did not complete', 'DatasetLaunchIncomplete');
     return result;
-  });
+  }, { gate: { approval: input.approval, what: `launching dataset ${input.datasetName}` } });
 }

@@ -7,5 +7,6 @@ export { mapColumnsWorkflow } from './map-columns.ts';
 export { llmDocsWorkflow } from './llm-docs.ts';
 export { releaseWorkflow, releasePublishWorkflow, releaseCheckWorkflow } from './release.ts';
 export { datasetLaunchWorkflow } from './dataset-launch.ts';
+export { datasetChangeWorkflow } from './dataset-change.ts';
 export { assistantConfirmationWorkflow } from './assistant-confirmation.ts';
 export { scheduledRunWorkflow, driftReportWorkflow } from './schedules.ts';

@@ -98,7 +98,7 @@ export async function mapColumnsWorkflow(input: MapColumnsInput): Promise<MapCol
       );
     }
     return result;
-  });
+  }, { gate: { approval: input.approval, what: `writing column labels into ${input.datasetIds.length} dataset(s)` } });
 }
 
 function failedItem(datasetId: number, failure: ItemFailure): MapColumnsItem {

@@ -172,5 +172,5 @@ export async function migrationWorkflow(input: MigrationInput & { resume?: Migra
     if (summary.status === 'CANCELLED') throw new CancelledFailure(summary.message ?? 'cancelled');
     if (summary.status === 'FAILED') throw ApplicationFailure.nonRetryable(summary.message ?? 'failed', 'PartialMigration');
     return summary;
-  }, { closesRow: true });
+  }, { closesRow: true, gate: { approval: input.approval, what: `migrating ${input.dashboardIds.length} dashboard(s)` } });
 }

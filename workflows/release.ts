@@ -117,6 +117,13 @@ export async function releasePublishWorkflow(input: ReleasePublishInput): Promis
         `${failed} of ${items.length} dashboard(s) could not be ${input.mode === 'publish' ? 'published' : 'revoked'}`,
       );
     return result;
+  }, {
+    gate: {
+      approval: input.approval,
+      what: `${input.mode === 'publish' ? 'publishing' : 'revoking'} release candidate ${input.candidateId}`,
+      // The candidate must not stay "publishing" behind a task that never ran.
+      onDenied: () => bookkeeping.settleRelease({ candidateId: input.candidateId, mode: input.mode, failed: 1 }),
+    },
   });
 }
 

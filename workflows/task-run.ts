@@ -9,6 +9,8 @@ import {
   proxyActivities,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
+import type { ApprovalOutcome, TaskApproval } from '../contracts/tasks.ts';
+import { awaitApproval, denialOf } from './approval-gate.ts';
 
 const lifecycle = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
@@ -26,8 +28,14 @@ export const { reportTaskProgress, finishTask } = lifecycle;
  * without them; the row gets them read back (finishTaskWithStoredItems). With `closesRow`, the
  * body's own activity wrote the row's final status and result (assembled from its items): nothing
  * more is written on success.
+ * With `gate` (the input's approval), a task writing into a protected environment first waits for
+ * another person's decision; rejected or timed out, it ends CANCELLED without running its body
+ * (`onDenied` settles what the task's own records need), and the body gets the decision.
  */
-export async function runAsTask<T>(body: () => Promise<T>, opts: { items?: 'stored'; closesRow?: boolean } = {}): Promise<T> {
+export async function runAsTask<T>(
+  body: (approval: ApprovalOutcome) => Promise<T>,
+  opts: { items?: 'stored'; closesRow?: boolean; gate?: { approval?: TaskApproval; what: string; onDenied?: () => Promise<void> } } = {},
+): Promise<T> {
   // Not cancellable: a cancel arriving meanwhile (say, just as a long task continued as new) must
   // reach the body, which ends the row with what was done, rather than leave the row open.
   const state = await CancellationScope.nonCancellable(() => lifecycle.markTaskRunning());
@@ -43,7 +51,13 @@ export async function runAsTask<T>(body: () => Promise<T>, opts: { items?: 'stor
     throw new CancelledFailure('cancelled before it started');
   }
   try {
-    const result = await body();
+    const approval = await awaitApproval(opts.gate?.approval, opts.gate?.what ?? 'this task');
+    const denied = denialOf(approval, opts.gate?.approval, 'nothing was done');
+    if (denied) {
+      await CancellationScope.nonCancellable(async () => opts.gate?.onDenied?.());
+      await endTaskWithResult('CANCELLED', { approval }, denied.message, denied.type);
+    }
+    const result = await body(approval);
     if (!opts.closesRow)
       await CancellationScope.nonCancellable(() =>
         opts.items === 'stored'

@@ -11,10 +11,11 @@ import type {
   Violation,
 } from '../../contracts/clean-release.ts';
 import { releaseWorkflowId } from '../../contracts/clean-release.ts';
-import { TASK_KINDS } from '../../contracts/task-kinds.ts';
+import { approvalFor, TASK_KINDS } from '../../contracts/task-kinds.ts';
 import { CleanReleaseStore, type ArtifactRow, type CandidateRow } from '../../db/clean-release/store.ts';
 import { SuggestionStore } from '../../db/datasets/suggestions.ts';
 import { listMappings } from '../../db/environments/mappings.ts';
+import { EnvironmentStore } from '../../db/environments/store.ts';
 import { AppError } from '../../lib/errors.ts';
 import { artifactDigest, portableDifferences, portableDigest } from '../../lib/clean-release/digest.ts';
 import { exportFromFiles, filesFromExport, fromYaml } from '../../lib/git/dashboard-files.ts';
@@ -44,6 +45,7 @@ function refuse(err: AppError): never {
 
 export function createCleanReleaseActivities(deps: ActivityDeps) {
   const store = new CleanReleaseStore(deps.knex);
+  const environments = new EnvironmentStore(deps.knex);
   const suggestions = new SuggestionStore(deps.knex);
   const backups = createBackupActivities(deps);
 
@@ -226,7 +228,11 @@ export function createCleanReleaseActivities(deps: ActivityDeps) {
             : (await store.publications(candidate.id)).map((p) => p.dashboard_uuid);
         publish = { candidateId: candidate.id, mode, targetEnvId: candidate.target_env_id, dashboardUuids: uuids };
         const kind = TASK_KINDS.release_publish;
-        const { summary, details } = kind.describe(publish, (id) => id);
+        // Into a protected environment the publish (or revoke) waits for another person, as every writing task does.
+        const envs = await environments.labelsById([publish.targetEnvId]);
+        const approval = approvalFor(kind, publish, (id) => envs.get(id)?.protected === true, input.userId, deps.config.APPROVAL_TIMEOUT_SECONDS);
+        if (approval) publish = { ...publish, approval };
+        const { summary, details } = kind.describe(publish, (id) => envs.get(id)?.name ?? id);
         await deps.tasks.create({
           id: taskId!,
           type: kind.type,

@@ -20,10 +20,6 @@ export function createGitActivities(deps: ActivityDeps) {
   const reposDir = () => deps.config.GIT_REPOS_DIR ?? path.join(deps.config.SWITCHYARD_DATA_DIR, 'git');
 
   return {
-    async setTaskAwaitingApproval(input: { waiting: boolean }): Promise<void> {
-      await deps.tasks.setAwaitingApproval(currentTaskId(), input.waiting);
-    },
-
     /**
      * Imports the dashboard as it is at the pinned commit through the migration path (database
      * remapping, collision pre-resolution, version-skew stripping, intent rows). Reading a commit

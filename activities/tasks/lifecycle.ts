@@ -2,7 +2,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { itemsResultSchema } from '../../contracts/outcome-schemas.ts';
 import { isItemsResult, type ItemOutcome } from '../../contracts/outcomes.ts';
 import { TaskItemStore } from '../../db/tasks/items.ts';
-import { progressLogLine, type FinalStatus, type TaskError, type TaskProgress } from '../../contracts/tasks.ts';
+import { progressLogLine, type ApprovalOutcome, type FinalStatus, type TaskError, type TaskProgress } from '../../contracts/tasks.ts';
 import { redact } from '../../lib/redact.ts';
 import type { ActivityDeps } from '../deps.ts';
 import { currentRunId, currentTaskId as taskId } from '../task-context.ts';
@@ -29,6 +29,14 @@ export function createTaskLifecycleActivities({ tasks, knex, config }: Pick<Acti
      */
     async markTaskRunning(): Promise<'running' | 'closed' | 'missing'> {
       return tasks.markRunning(taskId(), currentRunId());
+    },
+
+    /**
+     * A gated task starts waiting for a person's decision (the row shows AWAITING_APPROVAL), or
+     * stops with the decision, which the row keeps for the task's answer and report.
+     */
+    async recordTaskApproval(input: { waiting: true } | { waiting: false; outcome: ApprovalOutcome }): Promise<void> {
+      await tasks.recordApproval(taskId(), input.waiting ? { waiting: true } : { waiting: false, outcome: input.outcome });
     },
 
     async reportTaskProgress(progress: TaskProgress): Promise<void> {

@@ -540,7 +540,6 @@ export class AssistantService {
           d.id,
           prepared,
           principal.userId,
-          this.app.config.GIT_DEPLOY_APPROVAL_TIMEOUT_SECONDS,
         );
         const summary =
           lang === 'ru'

@@ -269,17 +269,27 @@ export function datasetRoutes(app: AppContext): AnyRoute[] {
       tag: 'Datasets',
       summary: 'Accept suggestions (as suggested or edited) and write them into Superset',
       description:
-        'Accepts every pending suggestion of the dataset, or the listed `items` (each optionally with an edited `value`). A field holding a value a person wrote, or one that changed since the suggestion was made, is skipped unless its item says `overwrite: true`. The accepted values are written in one safe dataset update (full column and metric lists, only these fields changed, re-read to verify, previous values kept for undo) and recorded with who accepted what. 409 `dataset_changed` when the dataset changed in Superset during the write.',
+        'Accepts every pending suggestion of the dataset, or the listed `items` (each optionally with an edited `value`). A field holding a value a person wrote, or one that changed since the suggestion was made, is skipped unless its item says `overwrite: true`. The accepted values are written in one safe dataset update (full column and metric lists, only these fields changed, re-read to verify, previous values kept for undo) and recorded with who accepted what. 409 `dataset_changed` when the dataset changed in Superset during the write. In a protected environment nothing is written at once: the answer is 202 with a `dataset_change` task that waits for another person\'s approval (`POST /api/tasks/{task_id}/approve`) and then writes exactly this; its result has the same `accepted` and `skipped` lists.',
       access: { permission: 'datasets:WRITE' },
       params: datasetParams,
       body: acceptBody,
       responses: {
         200: { description: 'What was accepted and written, and what was skipped and why', schema: acceptAnswer },
+        202: { description: 'A protected environment: a `dataset_change` task waiting for approval', schema: taskAccepted },
         404: { description: 'Unknown environment, or no such dataset in it' },
         409: { description: 'The dataset changed in Superset during the write (code `dataset_changed`); nothing was written' },
         503: UNAVAILABLE,
       },
-      handler: (_ctx, { params, body, principal }) => review.accept(body.env_id, params.dataset_id, body.items, principal),
+      async handler(ctx, { params, body, principal }) {
+        const env = await app.environmentStore.get(body.env_id);
+        if (!env.protected) return review.accept(env.id, params.dataset_id, body.items, principal);
+        await acceptTask(ctx, app, {
+          kind: 'dataset_change',
+          input: { envId: env.id, datasetId: params.dataset_id, operation: { type: 'accept', items: body.items ?? null }, actor: { id: principal.userId, username: principal.username } },
+          params: { env_id: env.id, dataset_id: params.dataset_id, items: body.items ?? null },
+          owner: principal,
+        });
+      },
     }),
 
     defineRoute({
@@ -314,17 +324,28 @@ export function datasetRoutes(app: AppContext): AnyRoute[] {
       tag: 'Datasets',
       summary: 'Undo a change: restore the values it replaced',
       description:
-        'Writes the previous values back through the same safe update, and records the undo as a change of its own. 409 `dataset_changed` when a field no longer holds what the change wrote (someone changed it since), unless `force`; 409 `not_undoable` when the change was already undone or never applied.',
+        'Writes the previous values back through the same safe update, and records the undo as a change of its own. 409 `dataset_changed` when a field no longer holds what the change wrote (someone changed it since), unless `force`; 409 `not_undoable` when the change was already undone or never applied. In a protected environment the answer is 202 with a `dataset_change` task that waits for another person\'s approval, then undoes (its item says `conflict` or `not_undoable` where this would answer 409).',
       access: { permission: 'datasets:WRITE' },
       params: changeParams,
       body: undoBody,
       responses: {
         200: { description: 'The undo and the change it undid', schema: undoAnswer },
+        202: { description: 'A protected environment: a `dataset_change` task waiting for approval', schema: taskAccepted },
         404: { description: 'Unknown change, or its dataset no longer exists' },
         409: { description: 'Changed since (`dataset_changed`) or nothing to undo (`not_undoable`)' },
         503: UNAVAILABLE,
       },
-      handler: (_ctx, { params, body, principal }) => review.undo(params.change_id, body.force, principal),
+      async handler(ctx, { params, body, principal }) {
+        const change = await review.changeToUndo(params.change_id);
+        const env = await app.environmentStore.get(change.env_id);
+        if (!env.protected) return review.undo(params.change_id, body.force, principal);
+        await acceptTask(ctx, app, {
+          kind: 'dataset_change',
+          input: { envId: env.id, datasetId: change.dataset_id, operation: { type: 'undo', changeId: change.id, force: body.force }, actor: { id: principal.userId, username: principal.username } },
+          params: { change_id: change.id, force: body.force },
+          owner: principal,
+        });
+      },
     }),
   ];
 }

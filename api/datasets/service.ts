@@ -5,22 +5,22 @@
  */
 import type { Knex } from 'knex';
 import { DatasetChangeStore, isPersonWritten } from '../../db/datasets/changes.ts';
-import { undoChange, writeDataset } from '../../db/datasets/safe-write.ts';
+import { undoChange } from '../../db/datasets/safe-write.ts';
+import { acceptSuggestions } from '../../db/datasets/suggestion-decisions.ts';
 import { SuggestionStore, type SuggestionStatus } from '../../db/datasets/suggestions.ts';
 import type { EnvironmentStore } from '../../db/environments/store.ts';
 import { AppError, ConflictError, NotFoundError } from '../../lib/errors.ts';
-import { sameValue, valueOf, type FieldEdit } from '../../lib/superset/dataset-edit.ts';
+import { valueOf } from '../../lib/superset/dataset-edit.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Supersets } from '../environments/upstream.ts';
 import { toChangeView, toSuggestionView, type acceptAnswer } from './schemas.ts';
 import type { z } from 'zod';
 
 type AcceptAnswer = z.infer<typeof acceptAnswer>;
-type Skip = AcceptAnswer['skipped'][number];
 
 export class DatasetReviewService {
-  private readonly changes: DatasetChangeStore;
-  private readonly suggestions: SuggestionStore;
+  readonly changes: DatasetChangeStore;
+  readonly suggestions: SuggestionStore;
   private readonly supersets: Supersets;
   private readonly environments: EnvironmentStore;
 
@@ -63,8 +63,7 @@ export class DatasetReviewService {
 
   /**
    * Accepts suggestions (all pending ones, or the listed ones, each as suggested or as edited)
-   * and writes them in one dataset update. A field that holds a value a person wrote, or that
-   * changed since the suggestion was made, is skipped unless its item says `overwrite`.
+   * and writes them in one dataset update (db/datasets/suggestion-decisions.ts decides which).
    */
   async accept(
     envId: string,
@@ -76,78 +75,13 @@ export class DatasetReviewService {
     return this.supersets.use(
       envId,
       async (client, env) => {
-        const detail = await client.getDataset(datasetId);
-        const requested = items ?? null;
-        const rows = await this.suggestions.forDecision(env.id, datasetId, requested ? requested.map((i) => i.suggestion_id) : null);
-        const byId = new Map(rows.map((r) => [r.id, r]));
-        const wanted = requested ?? rows.map((r) => ({ suggestion_id: r.id, value: undefined, overwrite: false }));
-        const lastWritten = await this.changes.lastWritten(env.id, datasetId);
-        const skipped: Skip[] = [];
-        const accepted: AcceptAnswer['accepted'] = [];
-        const edits: FieldEdit[] = [];
-        const taken = new Set<string>();
-        for (const w of wanted) {
-          const s = byId.get(w.suggestion_id);
-          if (!s) {
-            skipped.push({ suggestion_id: w.suggestion_id, reason: 'unknown', detail: `no suggestion ${w.suggestion_id} for dataset ${datasetId} in this environment` });
-            continue;
-          }
-          if (s.status !== 'pending') {
-            skipped.push({ suggestion_id: s.id, reason: 'not_pending', detail: `the suggestion is ${s.status}` });
-            continue;
-          }
-          const ref = `${s.target}:${s.column_name ?? ''}:${s.field}`;
-          if (taken.has(ref)) {
-            skipped.push({ suggestion_id: s.id, reason: 'not_pending', detail: 'another accepted suggestion in this request sets the same field' });
-            continue;
-          }
-          const current = valueOf(detail, s);
-          if (current === undefined) {
-            skipped.push({ suggestion_id: s.id, reason: 'no_such_column', detail: `the dataset has no column '${s.column_name}' any more` });
-            continue;
-          }
-          const value = w.value ?? s.value;
-          if (!w.overwrite && !sameValue(current, s.base_value)) {
-            skipped.push({
-              suggestion_id: s.id,
-              reason: 'changed_since',
-              detail: `the field changed in Superset after the suggestion was made (it holds ${JSON.stringify(current)}); accept with overwrite to replace it`,
-            });
-            continue;
-          }
-          if (!w.overwrite && isPersonWritten(current, s, lastWritten) && !sameValue(current, value)) {
-            skipped.push({
-              suggestion_id: s.id,
-              reason: 'person_written',
-              detail: `a person wrote the current value (${JSON.stringify(current)}); accept with overwrite to replace it`,
-            });
-            continue;
-          }
-          taken.add(ref);
-          edits.push({ target: s.target, column_name: s.column_name, field: s.field, value });
-          accepted.push({ suggestion_id: s.id, target: s.target, column_name: s.column_name, field: s.field, value, edited: w.value !== undefined && w.value !== s.value });
-        }
-        if (!edits.length) return { env_id: env.id, dataset_id: datasetId, change: null, accepted: [], skipped };
-
-        const written = await writeDataset(client, this.changes, { envId: env.id, datasetId, base: detail, edits, source: 'suggestions', actor });
-        if (written.status === 'conflict') {
+        const outcome = await acceptSuggestions(client, this, { envId: env.id, datasetId, items: items ?? null, actor });
+        if (outcome.status === 'conflict')
           throw new ConflictError(`dataset ${datasetId} changed in Superset while the suggestions were being written; nothing was written`, 'dataset_changed', {
-            differences: written.differences,
+            differences: outcome.differences,
           });
-        }
-        const changeId = written.status === 'applied' ? written.change.id : null;
-        await this.suggestions.markAccepted(
-          accepted.map((a) => ({ id: a.suggestion_id, value: a.value })),
-          actor,
-          changeId,
-        );
-        return {
-          env_id: env.id,
-          dataset_id: datasetId,
-          change: written.status === 'applied' ? toChangeView(written.change) : null,
-          accepted,
-          skipped,
-        };
+        const { change, accepted, skipped } = outcome;
+        return { env_id: env.id, dataset_id: datasetId, change: change ? toChangeView(change) : null, accepted, skipped };
       },
       this.notFound(datasetId),
     );
@@ -169,9 +103,15 @@ export class DatasetReviewService {
     return { env_id: env.id, dataset_id: datasetId, items: rows.map(toChangeView), total, page, page_size: pageSize, has_next: page * pageSize < total };
   }
 
-  async undo(changeId: string, force: boolean, principal: Principal) {
+  /** The change an undo names; NotFoundError when unknown. */
+  async changeToUndo(changeId: string) {
     const change = await this.changes.get(changeId);
     if (!change) throw new NotFoundError('Dataset change', changeId);
+    return change;
+  }
+
+  async undo(changeId: string, force: boolean, principal: Principal) {
+    const change = await this.changeToUndo(changeId);
     const actor = { id: principal.userId ?? null, username: principal.username ?? null };
     const outcome = await this.supersets.use(change.env_id, (client) => undoChange(client, this.changes, change.id, actor, force), this.notFound(change.dataset_id));
     if (outcome.status === 'conflict') {

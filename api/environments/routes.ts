@@ -36,6 +36,7 @@ export function environmentRoutes(app: AppContext): AnyRoute[] {
       body: environmentCreate,
       responses: {
         201: { description: 'Created', schema: environmentView },
+        403: { description: '`protected: true` without `admin:settings:WRITE` (code `protection_admin_only`)' },
         409: { description: 'An environment with this name exists (code `conflict`)' },
       },
       async handler(ctx, { body, principal }) {
@@ -70,6 +71,7 @@ export function environmentRoutes(app: AppContext): AnyRoute[] {
       responses: {
         200: { description: 'The changed environment', schema: environmentView },
         400: { description: 'Invalid body (`validation_failed`), or the destination changed without the password (`secret_required`)' },
+        403: { description: 'Setting or clearing `protected` without `admin:settings:WRITE` (code `protection_admin_only`)' },
         404: { description: 'Unknown environment' },
         409: { description: 'Another environment has this name' },
       },
@@ -84,7 +86,11 @@ export function environmentRoutes(app: AppContext): AnyRoute[] {
       description: 'Also deletes the database mappings saved from or to it.',
       access: { permission: 'environments:WRITE' },
       params: envIdParams,
-      responses: { 204: { description: 'Deleted' }, 404: { description: 'Unknown environment' } },
+      responses: {
+        204: { description: 'Deleted' },
+        403: { description: 'A protected environment, without `admin:settings:WRITE` (code `protection_admin_only`)' },
+        404: { description: 'Unknown environment' },
+      },
       async handler(ctx, { params, principal }) {
         await envs.remove(params.env_id, { ctx, principal });
         ctx.status = 204;

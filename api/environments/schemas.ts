@@ -15,7 +15,7 @@ const fields = {
   verify_tls: z.boolean().describe('Verify the TLS certificate of an https base URL (default true)'),
   timeout_seconds: z.number().int().min(1).max(600).describe('Per-request timeout towards Superset (default 30)'),
   description: z.string().trim().max(2000).nullable(),
-  protected: z.boolean().describe('Deploys of a pinned git commit into it wait for approval by another person (default false)'),
+  protected: z.boolean().describe('Every task that writes into it (migration, restore, column mapping, dataset launch, release publish or revoke, git deploy; accepting suggestions and undoing a change become tasks) waits for approval by another person (default false). Only an administrator (`admin:settings:WRITE`) may set or clear it, or delete a protected environment (403 `protection_admin_only`)'),
 };
 
 export const environmentCreate = z

@@ -5,15 +5,30 @@ import { AppError, SecretRequiredError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { assertSecretResent } from '../../lib/secret-destination.ts';
 import { SupersetClient, SupersetUnavailableError, type SupersetCapabilities } from '../../lib/superset/index.ts';
-import type { Principal } from '../auth/principal.ts';
+import { can, type Principal } from '../auth/principal.ts';
 import type { SecurityEventInput, SecurityEventService } from '../auth/security-events.ts';
 import { toEnvironmentView, type EnvironmentView } from './schemas.ts';
 import type { Supersets } from './upstream.ts';
 
-/** Who asked, for the security events every environment change writes. */
+/** Who asked, for the security events every environment change writes and the protection rule. */
 export interface Actor {
   ctx?: Context;
-  principal?: Pick<Principal, 'userId' | 'username'>;
+  principal?: Principal;
+}
+
+/** Setting or clearing `protected` (and deleting a protected environment) is an administrator's call. */
+const PROTECT_PERMISSION = 'admin:settings:WRITE';
+
+function assertMayChangeProtection(actor: Actor, what: string): void {
+  // No principal: the deployment itself (bootstrap, tests' setup), which has every right.
+  if (actor.principal && !can(actor.principal, PROTECT_PERMISSION))
+    throw new ProtectionChangeForbidden(`${what} needs the permission ${PROTECT_PERMISSION} (an administrator's): a protected environment's tasks wait for a second person, and only an administrator decides which environments do`);
+}
+
+class ProtectionChangeForbidden extends AppError {
+  constructor(detail: string) {
+    super(403, 'protection_admin_only', 'Forbidden', detail);
+  }
 }
 
 export interface EnvironmentInput {
@@ -78,6 +93,7 @@ export class EnvironmentService {
     input: Required<Pick<EnvironmentInput, 'name' | 'base_url' | 'username' | 'password'>> & EnvironmentInput,
     actor: Actor = {},
   ): Promise<EnvironmentView> {
+    if (input.protected) assertMayChangeProtection(actor, 'Creating a protected environment');
     const row = await this.store.create({
       name: input.name,
       base_url: input.base_url,
@@ -114,15 +130,18 @@ export class EnvironmentService {
     if (input.protected !== undefined) patch.protected = input.protected;
     let changed;
     try {
-      changed = await this.store.update(id, patch, (before) =>
+      changed = await this.store.update(id, patch, (before) => {
+        // Checked under the row lock with the secret rule: the flag read is the one being changed.
+        if (input.protected !== undefined && input.protected !== before.protected)
+          assertMayChangeProtection(actor, input.protected ? 'Protecting an environment' : "Clearing an environment's protection");
         assertSecretResent({
           before: { url: before.base_url, verifyTls: before.verify_tls },
           after: { url: input.base_url, verifyTls: input.verify_tls },
           secretSent: input.password !== undefined,
           secretField: 'body.password',
           urlField: 'body.base_url',
-        }),
-      );
+        });
+      });
     } catch (err) {
       if (err instanceof SecretRequiredError) {
         await this.audit(actor, {
@@ -152,6 +171,7 @@ export class EnvironmentService {
 
   async remove(id: string, actor: Actor = {}): Promise<void> {
     const row = await this.store.get(id);
+    if (row.protected) assertMayChangeProtection(actor, 'Deleting a protected environment');
     await this.store.remove(id);
     this.supersets.evict(id);
     this.logger.info({ env_id: id }, 'environment deleted');

@@ -6,17 +6,16 @@ import type { z } from 'zod';
 export type DeployBody = z.output<typeof deployBody>;
 
 /**
- * `prepared`: what GitService.prepareDeploy resolved (the dashboard's uuid, the commit id, whether
- * the target is protected); `maxApprovalSeconds`: GIT_DEPLOY_APPROVAL_TIMEOUT_SECONDS, which a
- * request may shorten, never extend.
+ * `prepared`: what GitService.prepareDeploy resolved (the dashboard's uuid, the commit id).
+ * Whether the deploy waits for approval is the task service's decision (the target protected);
+ * `approvalSeconds` is the request's shorter window for that case.
  */
 export function gitDeployInput(
   body: DeployBody,
   dashboardId: number,
-  prepared: { uuid: string; commit: string; protected: boolean },
+  prepared: { uuid: string; commit: string },
   requestedBy: string | null,
-  maxApprovalSeconds: number,
-): { input: TaskInputOf<'git_deploy'>; params: Record<string, unknown> } {
+): { input: TaskInputOf<'git_deploy'>; params: Record<string, unknown>; approvalSeconds?: number } {
   const targetEnvId = body.target_env_id ?? body.env_id;
   return {
     input: {
@@ -27,10 +26,9 @@ export function gitDeployInput(
       commit: prepared.commit,
       overwrite: body.overwrite,
       dbMappings: body.db_mappings,
-      approval: prepared.protected
-        ? { required: true, requestedBy, timeoutSeconds: Math.min(body.approval_timeout_seconds ?? Infinity, maxApprovalSeconds) }
-        : { required: false, requestedBy, timeoutSeconds: 0 },
+      requestedBy,
     },
     params: { ...body, target_env_id: targetEnvId, dashboard_id: dashboardId, commit: prepared.commit },
+    ...(body.approval_timeout_seconds ? { approvalSeconds: body.approval_timeout_seconds } : {}),
   };
 }

@@ -408,7 +408,7 @@ export function gitRoutes(app: AppContext): AnyRoute[] {
         const d = await git.prepareDeploy(body.env_id, params.dashboard_id, body.target_env_id ?? body.env_id, body.commit);
         await acceptTask(ctx, app, {
           kind: 'git_deploy',
-          ...gitDeployInput(body, params.dashboard_id, d, principal.userId, app.config.GIT_DEPLOY_APPROVAL_TIMEOUT_SECONDS),
+          ...gitDeployInput(body, params.dashboard_id, d, principal.userId),
           owner: principal,
         });
       },

@@ -222,7 +222,7 @@ export const deployBody = z
       .min(1)
       .max(30 * 24 * 3600)
       .optional()
-      .describe('Into a protected environment: a shorter approval window than GIT_DEPLOY_APPROVAL_TIMEOUT_SECONDS (never a longer one)'),
+      .describe('Into a protected environment: a shorter approval window than APPROVAL_TIMEOUT_SECONDS (never a longer one)'),
     db_mappings: z
       .array(
         z

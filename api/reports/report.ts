@@ -185,6 +185,15 @@ function diagnostics(task: TaskRecord, lines: ItemLine[]): Diagnostic[] {
       ...(isObj(upstream) ? { upstream_error: upstream.upstream_error } : {}),
     });
   }
+  // A protected environment's gate: who let the task through (a refusal is the cancellation's message).
+  if (task.approval?.decision === 'approve')
+    out.push({
+      severity: 'info',
+      where: { task: task.id, step: 'approval' },
+      message: `approved by ${task.approval.by}${task.approval.comment ? `: ${task.approval.comment}` : ''} (the environment is protected)`,
+    });
+  if (task.status === 'AWAITING_APPROVAL')
+    out.push({ severity: 'info', where: { task: task.id, step: 'approval' }, message: 'waiting for another person to approve: the task writes into a protected environment' });
   if (task.status === 'CANCELLED')
     out.push({ severity: 'warning', where: { task: task.id }, message: task.error?.message ?? 'cancelled on request' });
   const result = isObj(task.result) ? task.result : {};
@@ -219,6 +228,12 @@ function nextActions(task: TaskRecord, lines: ItemLine[]): NextAction[] {
   };
 
   const result = isObj(task.result) ? task.result : {};
+  if (task.status === 'AWAITING_APPROVAL')
+    add({
+      action: 'approve',
+      description: 'Another person with tasks:APPROVE approves (or rejects with POST /api/tasks/{task_id}/reject); the requester cannot',
+      request: { method: 'POST', path: `/api/tasks/${task.id}/approve`, body: {} },
+    });
   const failed = lines.filter((l) => l.outcome === 'failed' && l.id !== null);
   const taskLevel = Array.isArray(result.next_actions)
     ? result.next_actions.map((a) => asAction(a)).filter((a): a is NextAction => !!a)

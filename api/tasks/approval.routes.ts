@@ -1,7 +1,7 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
-import { APPROVAL_UPDATE, type ApprovalDecision } from '../../contracts/git.ts';
+import { APPROVAL_UPDATE, type ApprovalDecision, type TaskApproval } from '../../contracts/tasks.ts';
 import { TASK_KINDS, type TaskKindName } from '../../contracts/task-kinds.ts';
 import { AppError, ConflictError, ForbiddenError } from '../../lib/errors.ts';
 import { can, type Principal } from '../auth/principal.ts';
@@ -9,8 +9,10 @@ import type { AppContext } from '../context.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
 import { taskIdParams } from './schemas.ts';
 
-/** Task kinds that can wait for a person's decision; the decision is a Temporal update to the waiting workflow. */
-const GATED: readonly TaskKindName[] = ['git_deploy'];
+/** Whether a task waits for a person's decision: the task service decided it when the task was created. */
+function isGated(workflowInput: unknown): boolean {
+  return (workflowInput as { approval?: TaskApproval } | null)?.approval?.required === true;
+}
 
 const decisionBody = z.object({ comment: z.string().trim().max(2000).optional() }).strict();
 const decisionView = z.object({
@@ -38,12 +40,12 @@ export function approvalRoutes(app: AppContext): AnyRoute[] {
     const needed = ['tasks:APPROVE', ...(kind && kind.permission !== 'admin' ? [kind.permission] : [])];
     const missing = needed.filter((p) => !can(principal, p));
     if (missing.length) throw new ForbiddenError(`Deciding on this task needs the permission ${missing.join(' and ')}`);
-    if (!GATED.includes(task.type as TaskKindName))
-      throw new ConflictError(`A ${task.type} task never waits for approval`, 'not_approvable');
+    if (!isGated(task.workflow_input))
+      throw new ConflictError(`This ${task.type} task does not write into a protected environment, so it never waits for approval`, 'not_approvable');
     if (task.status !== 'AWAITING_APPROVAL')
       throw new ConflictError(`The task is ${task.status}, not waiting for approval`, 'not_awaiting_approval');
     if (task.owner_id && task.owner_id === principal.userId)
-      throw new AppError(403, 'self_approval', 'Forbidden', 'the requester of a deploy cannot approve or reject it: another person must');
+      throw new AppError(403, 'self_approval', 'Forbidden', 'the requester of a task cannot approve or reject it: another person must');
     try {
       const r = await app.temporal.workflow
         .getHandle(task.id)
@@ -69,8 +71,8 @@ export function approvalRoutes(app: AppContext): AnyRoute[] {
       summary: decision === 'approve' ? 'Approve a task waiting for approval' : 'Reject a task waiting for approval',
       description:
         decision === 'approve'
-          ? 'The task (a `git_deploy` into a protected environment) goes on at once. Needs `tasks:APPROVE` and the permission that starts the task kind; the requester cannot approve their own task (403 `self_approval`).'
-          : 'The task ends CANCELLED with the reason (and the comment); nothing is deployed. Same permissions as approve.',
+          ? 'A task that writes into a protected environment (a migration, restore, column mapping, dataset launch, release publish or revoke, git deploy, or a dataset change in protected mode) waits in `AWAITING_APPROVAL`; approving lets it go on at once, and the decision is kept in the task (`approval`) and its log. Needs `tasks:APPROVE` and the permission that starts the task kind; the requester cannot decide on their own task, whether they signed in with a password or use an API key they made (403 `self_approval`).'
+          : 'The task ends CANCELLED with the reason (and the comment); nothing is written. Same permissions as approve.',
       access: 'authenticated',
       params: taskIdParams,
       body: decisionBody,

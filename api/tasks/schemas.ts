@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TASK_STATUSES, TASK_TYPES } from '../../contracts/tasks.ts';
+import { TASK_STATUSES, TASK_TYPES, type TaskApproval } from '../../contracts/tasks.ts';
 import type { TaskRecord } from '../../db/tasks/store.ts';
 import { csv, pageEnvelope, pagination } from '../http/schemas.ts';
 import { LOG_LEVELS, LOG_SOURCES, decodeCursor } from './log-entry.ts';
@@ -26,6 +26,17 @@ export const taskView = z.object({
   finished_at: z.string().nullable(),
   updated_at: z.string(),
   temporal: z.object({ workflow_id: z.string(), run_id: z.string().nullable(), ui_url: z.string().optional() }),
+  approval: z
+    .object({
+      env_id: z.string().nullable().describe('the protected environment the task writes into'),
+      timeout_seconds: z.number(),
+      decision: z.enum(['approve', 'reject', 'timeout']).nullable().describe('null while it waits (status AWAITING_APPROVAL) or before it started'),
+      by: z.string().nullable(),
+      comment: z.string().nullable(),
+      decided_at: z.string().nullable(),
+    })
+    .nullable()
+    .describe('Present when the task writes into a protected environment: it waits for another person (POST /api/tasks/{task_id}/approve or /reject)'),
 });
 export type TaskView = z.infer<typeof taskView>;
 
@@ -51,6 +62,21 @@ export function toTaskView(t: TaskRecord, uiUrl?: string): TaskView {
     finished_at: iso(t.finished_at),
     updated_at: iso(t.updated_at)!,
     temporal: { workflow_id: t.id, run_id: t.workflow_run_id, ...(uiUrl ? { ui_url: uiUrl } : {}) },
+    approval: approvalView(t),
+  };
+}
+
+/** The gate as the task service set it (in the workflow's input) with the decision the row keeps. */
+function approvalView(t: TaskRecord): TaskView['approval'] {
+  const gate = (t.workflow_input as { approval?: TaskApproval } | null)?.approval;
+  if (!gate?.required) return null;
+  return {
+    env_id: gate.envId ?? null,
+    timeout_seconds: gate.timeoutSeconds,
+    decision: t.approval?.decision ?? null,
+    by: t.approval?.by ?? null,
+    comment: t.approval?.comment ?? null,
+    decided_at: t.approval?.decided_at ?? null,
   };
 }
 

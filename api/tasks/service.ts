@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { SA_DASHBOARD_IDS, SA_ENV_IDS, SA_TASK_OWNER, SA_TASK_TYPE } from '../../contracts/search-attributes.ts';
-import { TASK_KINDS, type TaskInputOf, type TaskKind, type TaskKindName } from '../../contracts/task-kinds.ts';
+import { approvalFor, TASK_KINDS, type TaskInputOf, type TaskKind, type TaskKindName } from '../../contracts/task-kinds.ts';
 import { TERMINAL_STATUSES } from '../../contracts/tasks.ts';
 import type { EnvironmentStore } from '../../db/environments/store.ts';
 import type { TaskFilter, TaskRecord, TaskStore } from '../../db/tasks/store.ts';
@@ -19,6 +19,8 @@ export interface CreateTaskRequest<K extends TaskKindName> {
   params: Record<string, unknown>;
   owner: Principal | null;
   idempotencyKey?: string;
+  /** A shorter approval window than APPROVAL_TIMEOUT_SECONDS, should the task need approval. */
+  approvalSeconds?: number;
 }
 
 const START_CONCURRENCY = 8;
@@ -51,8 +53,11 @@ export class TaskService {
   async create<K extends TaskKindName>(req: CreateTaskRequest<K>): Promise<{ task: TaskRecord; created: boolean }> {
     const kind = TASK_KINDS[req.kind] as TaskKind<TaskInputOf<K>>;
     const envIds = kind.envIds(req.input);
-    const names = await this.environments.namesById(envIds);
-    const { summary, details } = kind.describe(req.input, (id) => names.get(id) ?? id);
+    const envs = await this.environments.labelsById(envIds);
+    const requestedBy = req.owner?.userId ?? null;
+    const approval = approvalFor(kind, req.input, (id) => envs.get(id)?.protected === true, requestedBy, this.config.APPROVAL_TIMEOUT_SECONDS, req.approvalSeconds);
+    const input = approval ? ({ ...(req.input as object), approval } as TaskInputOf<K>) : req.input;
+    const { summary, details } = kind.describe(input, (id) => envs.get(id)?.name ?? id);
     const { task, created } = await this.store.create({
       id: `${kind.type}-${randomUUID()}`,
       type: kind.type,
@@ -66,7 +71,7 @@ export class TaskService {
       summary,
       details: details ?? null,
       workflowType: kind.workflow,
-      workflowInput: req.input,
+      workflowInput: input,
       firstLogLine: `task created by ${req.owner?.username ?? 'system'}: ${summary}`,
     });
     if (created) this.enqueueStart(task);

@@ -55,6 +55,14 @@ export class EnvironmentStore {
     return new Map(rows.map((r) => [r.id, r.name]));
   }
 
+  /** Names and whether each is protected, by id: what creating a task needs to know of its environments. */
+  async labelsById(ids: readonly string[]): Promise<Map<string, { name: string; protected: boolean }>> {
+    const valid = ids.filter(isUuid);
+    if (!valid.length) return new Map();
+    const rows = await this.knex<EnvironmentRow>('environments').whereIn('id', valid).select('id', 'name', 'protected');
+    return new Map(rows.map((r) => [r.id, { name: r.name, protected: r.protected === true }]));
+  }
+
   /** A page, ordered by name (case-insensitive), with the exact total. */
   async list(page: number, pageSize: number): Promise<{ rows: EnvironmentRow[]; total: number }> {
     const [{ count }] = await this.knex('environments').count<{ count: string }[]>({ count: '*' });

@@ -16,6 +16,7 @@ import * as m160 from './20261123_160_migration_target_state.ts';
 import * as m170 from './20261123_170_schedules.ts';
 import * as m180 from './20261123_180_task_items.ts';
 import * as m190 from './20261123_190_migration_target_state_source.ts';
+import * as m200 from './20261125_200_task_approval.ts';
 import * as m210 from './20261125_210_idempotency_scope.ts';
 
 interface MigrationModule {
@@ -42,6 +43,7 @@ const migrations: Array<[string, MigrationModule]> = [
   ['20261123_170_schedules', m170],
   ['20261123_180_task_items', m180],
   ['20261123_190_migration_target_state_source', m190],
+  ['20261125_200_task_approval', m200],
   ['20261125_210_idempotency_scope', m210],
 ];
 

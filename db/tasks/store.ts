@@ -7,6 +7,7 @@
 import type { Knex } from 'knex';
 import {
   OPEN_STATUSES,
+  type ApprovalOutcome,
   type FinalStatus,
   type TaskError,
   type TaskProgress,
@@ -36,6 +37,8 @@ export interface TaskRecord {
   workflow_type: string;
   workflow_input: unknown;
   workflow_run_id: string | null;
+  /** A gated task's decision once made (who, the comment, or that the window ran out). */
+  approval: (ApprovalOutcome & { decided_at: string }) | null;
   start_attempts: number;
   created_at: Date;
   started_at: Date | null;
@@ -256,11 +259,18 @@ export class TaskStore {
       .update({ progress: JSON.stringify(progress), updated_at: this.knex.fn.now() });
   }
 
-  /** A gated task starts or stops waiting for a person's decision (RUNNING <-> AWAITING_APPROVAL). */
-  async setAwaitingApproval(id: string, waiting: boolean): Promise<boolean> {
+  /**
+   * A gated task starts or stops waiting for a person's decision (RUNNING <-> AWAITING_APPROVAL);
+   * when it stops, the decision is kept in `approval`. A repeated call changes nothing more.
+   */
+  async recordApproval(id: string, change: { waiting: true } | { waiting: false; outcome: ApprovalOutcome }): Promise<boolean> {
     const n = await this.knex('tasks')
-      .where({ id, status: waiting ? 'RUNNING' : 'AWAITING_APPROVAL' })
-      .update({ status: waiting ? 'AWAITING_APPROVAL' : 'RUNNING', updated_at: this.knex.fn.now() });
+      .where({ id, status: change.waiting ? 'RUNNING' : 'AWAITING_APPROVAL' })
+      .update({
+        status: change.waiting ? 'AWAITING_APPROVAL' : 'RUNNING',
+        ...(change.waiting ? {} : { approval: JSON.stringify({ ...change.outcome, decided_at: new Date().toISOString() }) }),
+        updated_at: this.knex.fn.now(),
+      });
     return n > 0;
   }
 
