@@ -72,6 +72,12 @@ export function TaskPage() {
         </Group>
       )}
       {data.status === 'AWAITING_APPROVAL' && mine && <Text c="dimmed">{t.waitingForOther}</Text>}
+      {data.approval?.decision && (
+        <Text size="sm" data-testid="approval-decision">
+          {data.approval.decision === 'approve' ? t.approvedBy : data.approval.decision === 'reject' ? t.rejectedBy : t.approvalTimedOut} {data.approval.by ?? ''}
+          {data.approval.comment ? `: ${data.approval.comment}` : ''}
+        </Text>
+      )}
       {id && <LiveLogs taskId={id} />}
       {result?.items && (
         <>
