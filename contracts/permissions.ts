@@ -74,3 +74,26 @@ export const BUILTIN_ROLES: Record<string, { description: string; permissions: P
     ],
   },
 };
+
+/** The built-in role that passes every permission check. */
+export const ADMIN_ROLE_NAME = 'Admin';
+
+/** A person's live access: their roles and what those roles permit, read at the moment it matters. */
+export interface LiveAccess {
+  roles: readonly string[];
+  permissions: readonly string[];
+}
+
+/** Whether someone with this live access holds `permission` (role Admin holds every one). */
+export function holds(access: LiveAccess, permission: string): boolean {
+  return access.roles.includes(ADMIN_ROLE_NAME) || access.permissions.includes(permission);
+}
+
+/**
+ * What an API key may do now: those of its own permissions its creator still holds (an Admin
+ * creator: all of them). Checked at every use, so a creator who loses a permission takes it from
+ * their keys at once, and a key never does more than the person it acts for.
+ */
+export function keyPermissions(own: readonly string[], creator: LiveAccess): string[] {
+  return own.filter((p) => holds(creator, p));
+}

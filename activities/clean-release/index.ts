@@ -12,7 +12,7 @@ import type {
 } from '../../contracts/clean-release.ts';
 import { releaseWorkflowId } from '../../contracts/clean-release.ts';
 import { approvalFor, TASK_KINDS } from '../../contracts/task-kinds.ts';
-import { CleanReleaseStore, type ArtifactRow, type CandidateRow } from '../../db/clean-release/store.ts';
+import { CleanReleaseStore, selfApprovalRefusal, type ArtifactRow, type CandidateRow } from '../../db/clean-release/store.ts';
 import { SuggestionStore } from '../../db/datasets/suggestions.ts';
 import { listMappings } from '../../db/environments/mappings.ts';
 import { EnvironmentStore } from '../../db/environments/store.ts';
@@ -187,13 +187,8 @@ export function createCleanReleaseActivities(deps: ActivityDeps) {
       if (!decided) {
         try {
           if (input.action === 'approve') {
-            if (candidate.created_by && candidate.created_by === input.userId)
-              throw new AppError(
-                403,
-                'self_approval',
-                'Forbidden',
-                'the person who registered a candidate cannot approve it: another person must',
-              );
+            const refusal = selfApprovalRefusal(candidate, input.userId);
+            if (refusal) throw new AppError(403, 'self_approval', 'Forbidden', refusal);
             const report = candidate.report_id ? await store.findReport(candidate.report_id) : undefined;
             if (candidate.state === 'checked' && (!report || report.status !== 'passed' || report.manifest_id !== candidate.manifest_id))
               throw new AppError(

@@ -64,8 +64,9 @@ export class ApiKeyService {
       key_prefix: raw.slice(0, 10),
       permissions: input.permissions,
       expires_at: input.expires_at ?? null,
+      // A key made by a key acts for the same person: created_by is that person, the key is named beside.
       created_by: principal.userId,
-      created_by_username: principal.username,
+      created_by_username: principal.kind === 'api_key' ? `api-key:${principal.apiKeyName}` : principal.username,
       created_by_api_key_id: principal.apiKeyId ?? null,
     });
     await this.events.recordChange(ctx, principal, 'API_KEY_CREATED', {

@@ -40,7 +40,7 @@ export function assistantRoutes(app: AppContext): AnyRoute[] {
       responses: {
         200: { description: 'The answer', schema: messageAnswer },
         400: { description: 'Invalid body, or `unsupported_operation`' },
-        403: { description: 'No `assistant:USE`, or an API key with no user behind it' },
+        403: { description: 'No `assistant:USE`, or an API key (the assistant answers people signed in)' },
         404: { description: "`conversation_id` is someone else's conversation, or the dataset review session is not yours or unknown" },
         503: { description: 'Superset or Temporal unavailable while answering (`upstream_unavailable`)' },
       },

@@ -25,7 +25,7 @@ import { DEFAULT_PROVIDER_ID, LlmProviderStore } from '../../db/llm-providers/st
 import { parseCommand, type Intent, type Language, type ParseResult } from '../../lib/assistant/parser.ts';
 import { confirmPrompt, deniedText, helpText, missingText, notFoundText, unknownText, unsupportedText } from '../../lib/assistant/texts.ts';
 import { AppError, ForbiddenError, NotFoundError, VersionConflictError } from '../../lib/errors.ts';
-import { can, type Principal } from '../auth/principal.ts';
+import { can, personalUserId, type Principal } from '../auth/principal.ts';
 import type { AppContext } from '../context.ts';
 import { DashboardService } from '../dashboards/service.ts';
 import { backupInput } from '../backups/input.ts';
@@ -158,8 +158,9 @@ export class AssistantService {
   }
 
   private userOf(principal: Principal): string {
-    if (!principal.userId) throw new ForbiddenError('The assistant answers users; this API key has no user behind it');
-    return principal.userId;
+    const own = personalUserId(principal);
+    if (!own) throw new ForbiddenError("The assistant answers people signed in; an API key does not reach its creator's conversations");
+    return own;
   }
 
   private async environments(): Promise<EnvRef[]> {

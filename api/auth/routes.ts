@@ -29,6 +29,8 @@ export function authRoutes(app: AppContext): AnyRoute[] {
       path: '/api/auth/me',
       tag: 'Auth',
       summary: 'The caller, with roles and effective permissions',
+      description:
+        "For an API key: `id` is the key's, `username` is the person it acts for (its creator), `display_name` names the key, and `permissions` are those of the key's own that its creator holds now.",
       access: 'authenticated',
       responses: {
         200: {
@@ -40,9 +42,10 @@ export function authRoutes(app: AppContext): AnyRoute[] {
         if (principal.kind === 'api_key') {
           return {
             id: principal.apiKeyId!,
+            // The key acts for its creator: their name, the key's own in display_name.
             username: principal.username,
             email: null,
-            display_name: null,
+            display_name: `API key '${principal.apiKeyName}'`,
             auth_source: 'local' as const,
             active: true,
             roles: [],
@@ -53,7 +56,7 @@ export function authRoutes(app: AppContext): AnyRoute[] {
             auth_method: 'api_key' as const,
           };
         }
-        const { user, roles } = await app.auth.currentUser(ctx, principal.userId!);
+        const { user, roles } = await app.auth.currentUser(ctx, principal.userId);
         return {
           ...toUserView(user, roles),
           permissions: isAdmin(principal) ? [...PERMISSION_NAMES] : [...principal.permissions].sort(),

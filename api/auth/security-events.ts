@@ -33,14 +33,15 @@ export class SecurityEventService {
     });
   }
 
-  /** A change `principal` made successfully (an administrator's, usually). */
+  /** A change `principal` made successfully (an administrator's, usually); made with an API key, the key is named in `detail.via_key`. */
   recordChange(
     ctx: Context,
-    principal: Pick<Principal, 'userId' | 'username'>,
+    principal: Pick<Principal, 'userId' | 'username'> & Partial<Pick<Principal, 'apiKeyId' | 'apiKeyName'>>,
     type: SecurityEventType,
     detail: Record<string, unknown>,
   ): Promise<void> {
-    return this.record(ctx, { type, outcome: 'success', actorId: principal.userId, actorUsername: principal.username, detail });
+    const via = principal.apiKeyId ? { via_key: { id: principal.apiKeyId, name: principal.apiKeyName ?? null } } : {};
+    return this.record(ctx, { type, outcome: 'success', actorId: principal.userId, actorUsername: principal.username, detail: { ...detail, ...via } });
   }
 
   /** A page of events, newest first. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'koa';
-import type { IdentityStores, UserRecord } from '../../db/identity/index.ts';
+import { keyPermissions } from '../../contracts/permissions.ts';
+import type { ApiKeyAccess, IdentityStores, UserRecord } from '../../db/identity/index.ts';
 import { sha256Hex, verifyPassword } from '../../lib/crypto.ts';
 import { NotFoundError, TooManyRequestsError, UnauthenticatedError } from '../../lib/errors.ts';
 import { ADMIN_ROLE, ADMIN_SCOPE, type Principal } from './principal.ts';
@@ -92,10 +93,11 @@ export class AuthService {
 
   /**
    * Whether a principal resolved earlier may still act: its session not revoked or expired and its
-   * user active, or its API key neither revoked nor expired. Long-lived answers (log streams) ask this as they go.
+   * user active, or its API key (and every key above it) neither revoked nor expired and its creator
+   * active. Long-lived answers (log streams) ask this as they go.
    */
   async isStillValid(principal: Principal): Promise<boolean> {
-    if (principal.kind === 'api_key') return this.identity.apiKeys.isActive(principal.apiKeyId!);
+    if (principal.kind === 'api_key') return apiKeyRefusal(await this.identity.access.ofApiKey(principal.apiKeyId!)) === null;
     return this.identity.access.sessionIsLive(principal.sessionId!);
   }
 
@@ -128,28 +130,38 @@ export class AuthService {
     };
   }
 
+  /**
+   * A key acts for the person at the root of its creators, with those of its permissions that
+   * person holds now; it is refused when it, or a key above it, is revoked or expired, and when
+   * that person is deactivated or deleted.
+   */
   private async resolveApiKey(raw: string): Promise<Principal> {
-    // An expired key is refused exactly like a revoked one.
-    const key = await this.identity.apiKeys.findUsable(sha256Hex(raw));
-    if (!key) throw new UnauthenticatedError('The API key is invalid, revoked or expired');
-    void this.identity.apiKeys.recordUse(key.id).catch(() => undefined);
+    const key = await this.identity.access.ofApiKeyHash(sha256Hex(raw));
+    const refusal = apiKeyRefusal(key);
+    if (refusal !== null) throw new UnauthenticatedError(refusal);
+    const k = key as ApiKeyAccess & { user_id: string; username: string };
+    void this.identity.apiKeys.recordUse(k.id).catch(() => undefined);
     return {
       kind: 'api_key',
-      userId: null,
-      username: `api-key:${key.name}`,
+      userId: k.user_id,
+      username: k.username,
       roles: [],
-      permissions: new Set(key.permissions),
+      permissions: new Set(keyPermissions(k.permissions, { roles: k.roles, permissions: k.user_permissions })),
       scopes: [],
-      apiKeyId: key.id,
+      apiKeyId: k.id,
+      apiKeyName: k.name,
     };
   }
 }
 
-/**
- * Makes the request's credentials resolvable, once, by the route that needs them (mountRoutes):
- * a public endpoint (health, readiness, the sign-in starts) never reads them, so an ended token or
- * a bad X-API-Key sent along to one is ignored instead of answered 401.
- */
+/** Why a key may not act now; null when it may. */
+function apiKeyRefusal(key: ApiKeyAccess | undefined): string | null {
+  // An expired key is refused exactly like a revoked one, and so is a key made by a revoked key.
+  if (!key || !key.usable) return 'The API key is invalid, revoked or expired';
+  if (!key.user_id || !key.user_active) return "The API key's creator was deactivated or deleted: their keys act no more";
+  return null;
+}
+
 export function authenticate(auth: AuthService) {
   return async (ctx: Context, next: () => Promise<unknown>): Promise<void> => {
     let resolved: Promise<Principal | undefined> | undefined;

@@ -1,6 +1,6 @@
 import { getBackup, listBackups } from '../../db/backups/repository.ts';
 import { NotFoundError, ValidationError } from '../../lib/errors.ts';
-import { can } from '../auth/principal.ts';
+import { can, personalUserId } from '../auth/principal.ts';
 import type { AppContext } from '../context.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
 import { acceptTask, taskAccess } from '../tasks/routes.ts';
@@ -145,8 +145,8 @@ export function backupRoutes(app: AppContext): AnyRoute[] {
       responses: { 200: { description: 'A page of tasks', schema: taskList }, 404: { description: 'Unknown environment' } },
       async handler(_ctx, { params, query, principal }) {
         if (query.env_id) await app.environmentStore.get(query.env_id);
-        // An API key without tasks:READ belongs to no user, so it owns no tasks.
-        if (!can(principal, 'tasks:READ') && !principal.userId) {
+        // An API key without tasks:READ sees no task (it acts for its creator, but reads only what it holds).
+        if (!can(principal, 'tasks:READ') && personalUserId(principal) === null) {
           return { items: [], total: 0, page: query.page, page_size: query.page_size, has_next: false };
         }
         const page = await app.tasks.list(

@@ -239,8 +239,8 @@ export function cleanReleaseRoutes(app: AppContext): AnyRoute[] {
         404: { description: 'Unknown candidate, repository or backup' },
         409: { description: '`invalid_state`' },
       },
-      async handler(_ctx, { params, body }) {
-        const artifacts = await svc.importArtifacts(params.candidate_id, body.sources);
+      async handler(_ctx, { params, body, principal }) {
+        const artifacts = await svc.importArtifacts(params.candidate_id, principal, body.sources);
         const c = await store.getCandidate(params.candidate_id);
         return { status: 'imported' as const, candidate_id: c.id, state: c.state, artifacts: artifacts.map(toArtifactView) };
       },

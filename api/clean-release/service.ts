@@ -20,6 +20,7 @@ import {
   type CandidateRow,
   type DbMapping,
   type ManifestBody,
+  selfApprovalRefusal,
 } from '../../db/clean-release/store.ts';
 import { GitConfigStore } from '../../db/git/configs.ts';
 import { GitRepositoryStore } from '../../db/git/repositories.ts';
@@ -86,7 +87,8 @@ export class CleanReleaseService {
   }
 
   /** Reads every pinned source into a normalised artifact with its digests and hosts. */
-  async importArtifacts(candidateId: string, sources?: ReleaseSource[]): Promise<ArtifactRow[]> {
+  /** `by` is recorded among the candidate's requesters: whoever imports or changes its artifacts may not approve it. */
+  async importArtifacts(candidateId: string, by: Principal, sources?: ReleaseSource[]): Promise<ArtifactRow[]> {
     const candidate = await this.store.getCandidate(candidateId);
     const list = sources ?? candidate.sources;
     const artifacts: Array<Omit<ArtifactRow, 'candidate_id' | 'created_at'>> = [];
@@ -109,7 +111,7 @@ export class CleanReleaseService {
     }
     if (new Set(artifacts.map((a) => a.dashboard_uuid)).size !== artifacts.length)
       throw new ValidationError('two sources pin the same dashboard: a candidate holds each dashboard once');
-    await this.store.putArtifacts(candidate.id, artifacts);
+    await this.store.putArtifacts(candidate.id, artifacts, by.userId);
     return this.store.artifacts(candidate.id);
   }
 
@@ -235,8 +237,8 @@ export class CleanReleaseService {
   /** A decision, sent to the candidate's release workflow; its refusals come back as problem bodies. */
   async decide(candidateId: string, action: ReleaseAction, principal: Principal, comment?: string): Promise<ReleaseDecisionOutcome> {
     const candidate = await this.store.getCandidate(candidateId);
-    if (action === 'approve' && candidate.created_by && candidate.created_by === principal.userId)
-      throw new AppError(403, 'self_approval', 'Forbidden', 'the person who registered a candidate cannot approve it: another person must');
+    const refusal = action === 'approve' ? selfApprovalRefusal(candidate, principal.userId) : null;
+    if (refusal) throw new AppError(403, 'self_approval', 'Forbidden', refusal);
     const decision: ReleaseDecision = { action, userId: principal.userId, username: principal.username, ...(comment ? { comment } : {}) };
     try {
       return await this.app.temporal.workflow.executeUpdateWithStart<Workflow, ReleaseDecisionOutcome, [ReleaseDecision]>(

@@ -5,7 +5,7 @@
  * assistant showed, so a session changed since answers 409 `version_conflict`.
  */
 import { loadOwnedSessionForAssistant, maskFilterValues } from '../../db/dataset-review/sessions.ts';
-import type { Principal } from '../auth/principal.ts';
+import { personalUserId, type Principal } from '../auth/principal.ts';
 import type { BoundReviewSession, ReviewSessionBinder } from '../assistant/binder.ts';
 import { questions } from './clarification.ts';
 import type { ReviewService } from './service.ts';
@@ -13,7 +13,7 @@ import type { ReviewService } from './service.ts';
 export function createReviewSessionBinder(review: ReviewService): ReviewSessionBinder {
   return {
     async load(sessionId: string, principal: Principal): Promise<BoundReviewSession | undefined> {
-      const s = await loadOwnedSessionForAssistant(review.sessions, sessionId, principal.userId);
+      const s = await loadOwnedSessionForAssistant(review.sessions, sessionId, personalUserId(principal));
       if (!s) return undefined;
       const [fields, mappings, answered] = [
         await review.fields.list(s.id),

@@ -1,5 +1,6 @@
 import type { DatasetLaunchInput } from '../../contracts/dataset-review.ts';
 import { ConflictError, ValidationError } from '../../lib/errors.ts';
+import { personalUserId } from '../auth/principal.ts';
 import type { AppContext } from '../context.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
 import { acceptTask, taskAccess } from '../tasks/routes.ts';
@@ -274,8 +275,8 @@ export function datasetReviewRoutes(app: AppContext): AnyRoute[] {
         409: { description: 'Stale `version` (`version_conflict`); no dataset (`no_dataset`); unapproved mappings (`mappings_unapproved`); no succeeded preview of this version (`preview_required`)' },
       },
       async handler(ctx, { params, body, principal }) {
-        const s = await review.sessions.getOwned(params.session_id, principal.userId);
-        if (s.version !== body.version) await review.sessions.advance(s.id, principal.userId, body.version); // the 409
+        const s = await review.sessions.getOwned(params.session_id, personalUserId(principal));
+        if (s.version !== body.version) await review.sessions.advance(s.id, personalUserId(principal), body.version); // the 409
         if (!s.dataset) throw new ConflictError('The session has no dataset to launch', 'no_dataset');
         const [fields, mappings] = await Promise.all([review.fields.list(s.id), review.mappings.list(s.id)]);
         const unapproved = mappings.filter((m) => !m.approved);
@@ -285,7 +286,7 @@ export function datasetReviewRoutes(app: AppContext): AnyRoute[] {
           throw new ConflictError('Launch needs a succeeded preview of the current version: preview first', 'preview_required');
         }
         if (s.dataset.database_id === null) throw new ConflictError('The dataset names no database', 'no_dataset');
-        const claimed = await review.sessions.advance(s.id, principal.userId, body.version);
+        const claimed = await review.sessions.advance(s.id, personalUserId(principal), body.version);
         const input: DatasetLaunchInput = {
           sessionId: s.id,
           envId: s.env_id,

@@ -15,7 +15,7 @@ import { parseDictionaryCsv } from '../../lib/dictionary/csv.ts';
 import { parseDictionaryWorkbook } from '../../lib/dictionary/xlsx.ts';
 import { ConflictError, ValidationError } from '../../lib/errors.ts';
 import type { DatasetDetail } from '../../lib/superset/types.ts';
-import type { Principal } from '../auth/principal.ts';
+import { personalUserId, type Principal } from '../auth/principal.ts';
 import type { Supersets } from '../environments/upstream.ts';
 import type { UploadedFile } from '../http/routes.ts';
 import { questions, type Question } from './clarification.ts';
@@ -58,7 +58,7 @@ export class ReviewService {
   // sessions
 
   async start(p: Principal, envId: string, link: string) {
-    if (!p.userId) throw new ValidationError('A dataset review session belongs to a user: sign in as one (an API key has no user)');
+    if (!personalUserId(p)) throw new ValidationError("A dataset review session belongs to a person: sign in as one (an API key does not reach its creator's sessions)");
     const env = await this.environments.get(envId);
     const base = env.base_url.replace(/\/+$/, '');
     let parsed;
@@ -110,11 +110,11 @@ export class ReviewService {
   }
 
   async get(p: Principal, id: string) {
-    return this.view(await this.sessions.getOwned(id, p.userId));
+    return this.view(await this.sessions.getOwned(id, personalUserId(p)));
   }
 
   async list(p: Principal, page: number, pageSize: number) {
-    const { rows, total } = await this.sessions.list(p.userId, page, pageSize);
+    const { rows, total } = await this.sessions.list(personalUserId(p), page, pageSize);
     return {
       items: rows.map((s) => this.summary(s)),
       total,
@@ -127,13 +127,13 @@ export class ReviewService {
   async patch(p: Principal, id: string, body: { version: number; title?: string | null; note?: string | null; dataset_id?: number }) {
     if (body.dataset_id !== undefined) return this.chooseDataset(p, id, body.version, body.dataset_id, { title: body.title, note: body.note });
     return this.knex.transaction(async (trx) => {
-      const s = await this.sessions.advance(id, p.userId, body.version, { ...(body.title !== undefined ? { title: body.title } : {}), ...(body.note !== undefined ? { note: body.note } : {}) }, trx);
+      const s = await this.sessions.advance(id, personalUserId(p), body.version, { ...(body.title !== undefined ? { title: body.title } : {}), ...(body.note !== undefined ? { note: body.note } : {}) }, trx);
       return this.view(s, trx);
     });
   }
 
   async delete(p: Principal, id: string, version: number) {
-    await this.sessions.delete(id, p.userId, version);
+    await this.sessions.delete(id, personalUserId(p), version);
   }
 
   /** Chooses the reviewed dataset among the dashboard's (an answer or a patch): its fields, filter checks and mappings are recovered anew. */
@@ -145,8 +145,8 @@ export class ReviewService {
     extra: { title?: string | null; note?: string | null } = {},
     before?: (trx: Knex) => Promise<void>,
   ) {
-    const s = await this.sessions.getOwned(id, p.userId);
-    if (s.version !== version) await this.sessions.advance(id, p.userId, version); // throws the 409
+    const s = await this.sessions.getOwned(id, personalUserId(p));
+    if (s.version !== version) await this.sessions.advance(id, personalUserId(p), version); // throws the 409
     const allowed = s.candidate_datasets.map((d) => d.id).concat(s.dataset ? [s.dataset.id] : []);
     if (!allowed.includes(datasetId)) {
       throw new ValidationError(`dataset ${datasetId} is not behind this dashboard (choose one of ${allowed.join(', ') || 'none'})`, [{ field: 'body.dataset_id', message: 'not a dataset of the dashboard' }]);
@@ -163,7 +163,7 @@ export class ReviewService {
     return this.knex.transaction(async (trx) => {
       const next = await this.sessions.advance(
         id,
-        p.userId,
+        personalUserId(p),
         version,
         {
           dataset: r.dataset,
@@ -195,7 +195,7 @@ export class ReviewService {
 
   async overrideField(p: Principal, id: string, fieldId: string, body: { version: number; label?: string | null; description?: string | null }) {
     return this.knex.transaction(async (trx) => {
-      const s = await this.sessions.advance(id, p.userId, body.version, {}, trx);
+      const s = await this.sessions.advance(id, personalUserId(p), body.version, {}, trx);
       const f = await this.fields.get(id, fieldId, trx);
       const field = await this.fields.update(
         trx,
@@ -218,7 +218,7 @@ export class ReviewService {
 
   async lockField(p: Principal, id: string, fieldId: string, version: number, locked: boolean) {
     return this.knex.transaction(async (trx) => {
-      const s = await this.sessions.advance(id, p.userId, version, {}, trx);
+      const s = await this.sessions.advance(id, personalUserId(p), version, {}, trx);
       const f = await this.fields.get(id, fieldId, trx);
       const field = await this.fields.update(trx, id, fieldId, { locked, ...(locked && f.status === 'needs_review' ? { status: 'proposed', pending_candidate: null } : {}) }, actor(p));
       return { version: s.version, field: fieldOut(field) };
@@ -227,7 +227,7 @@ export class ReviewService {
 
   async fieldFeedback(p: Principal, id: string, fieldId: string, body: { version: number; verdict: 'useful' | 'wrong'; comment?: string | null }) {
     return this.knex.transaction(async (trx) => {
-      const s = await this.sessions.advance(id, p.userId, body.version, {}, trx);
+      const s = await this.sessions.advance(id, personalUserId(p), body.version, {}, trx);
       const f = await this.fields.get(id, fieldId, trx);
       const fb = await this.fields.addFeedback(trx, {
         session_id: id,
@@ -247,7 +247,7 @@ export class ReviewService {
 
   async patchMapping(p: Principal, id: string, mappingId: string, body: { version: number; variable?: string | null; value?: unknown }) {
     return this.knex.transaction(async (trx) => {
-      const s = await this.sessions.advance(id, p.userId, body.version, {}, trx);
+      const s = await this.sessions.advance(id, personalUserId(p), body.version, {}, trx);
       await this.mappings.get(id, mappingId, trx);
       const patch: { variable?: string | null; variable_kind?: VariableKind | null; value?: unknown } = {};
       if (body.variable !== undefined) {
@@ -268,7 +268,7 @@ export class ReviewService {
 
   async approveMappings(p: Principal, id: string, body: { version: number; mapping_ids?: string[] }) {
     return this.knex.transaction(async (trx) => {
-      const s = await this.sessions.advance(id, p.userId, body.version, {}, trx);
+      const s = await this.sessions.advance(id, personalUserId(p), body.version, {}, trx);
       await this.mappings.approve(trx, id, body.mapping_ids ?? null, p.userId);
       return { version: s.version, mappings: (await this.mappings.list(id, trx)).map(mappingOut) };
     });
@@ -278,7 +278,7 @@ export class ReviewService {
   // clarification
 
   async clarification(p: Principal, id: string) {
-    const s = await this.sessions.getOwned(id, p.userId);
+    const s = await this.sessions.getOwned(id, personalUserId(p));
     const qs = await this.openQuestions(s);
     return clarificationOut(s, qs, (await this.clarifications.list(id)).length);
   }
@@ -292,8 +292,8 @@ export class ReviewService {
     id: string,
     body: { version: number; question_key: string; answer: { option: string; label?: string | null; description?: string | null }; feedback?: 'useful' | 'wrong'; feedback_comment?: string | null },
   ) {
-    const s = await this.sessions.getOwned(id, p.userId);
-    if (s.version !== body.version) await this.sessions.advance(id, p.userId, body.version); // the 409
+    const s = await this.sessions.getOwned(id, personalUserId(p));
+    if (s.version !== body.version) await this.sessions.advance(id, personalUserId(p), body.version); // the 409
     const current = (await this.openQuestions(s))[0];
     if (!current || current.key !== body.question_key) {
       throw new ConflictError(
@@ -326,7 +326,7 @@ export class ReviewService {
       await this.chooseDataset(p, id, body.version, Number(option), {}, async (trx) => void (await record(trx, body.version)));
     } else {
       await this.knex.transaction(async (trx) => {
-        const next = await this.sessions.advance(id, p.userId, body.version, {}, trx);
+        const next = await this.sessions.advance(id, personalUserId(p), body.version, {}, trx);
         await record(trx, body.version);
         if (current.kind === 'filter_mapping' && option !== 'none') {
           const [kind, ...rest] = option.split(':');
@@ -355,7 +355,7 @@ export class ReviewService {
         return next;
       });
     }
-    const after = await this.sessions.getOwned(id, p.userId);
+    const after = await this.sessions.getOwned(id, personalUserId(p));
     return clarificationOut(after, await this.openQuestions(after), (await this.clarifications.list(id)).length);
   }
 
@@ -363,15 +363,15 @@ export class ReviewService {
   // preview
 
   async preview(p: Principal, id: string, version: number) {
-    const s = await this.sessions.getOwned(id, p.userId);
-    if (s.version !== version) await this.sessions.advance(id, p.userId, version); // the 409
+    const s = await this.sessions.getOwned(id, personalUserId(p));
+    if (s.version !== version) await this.sessions.advance(id, personalUserId(p), version); // the 409
     if (!s.dataset) throw new ConflictError('The session has no dataset to preview: answer the clarification or choose one', 'no_dataset');
     const [fields, mappings] = await Promise.all([this.fields.list(id), this.mappings.list(id)]);
     const snapshot = buildSnapshot(s.imported_filters, mappings);
     const columns = fields.filter((f) => f.kind === 'column').map((f) => f.name);
     const result: Preview = await this.supersets.use(s.env_id, (client) => runPreview(client, s.dataset!, columns, snapshot));
     // The preview is true of the version it creates; any later change makes it stale (launch refuses a stale one).
-    const next = await this.sessions.advance(id, p.userId, version, { preview: { ...result, at_version: version + 1 } as unknown as Record<string, unknown> });
+    const next = await this.sessions.advance(id, personalUserId(p), version, { preview: { ...result, at_version: version + 1 } as unknown as Record<string, unknown> });
     return { version: next.version, preview: { ...result, at_version: next.version } };
   }
 
@@ -379,7 +379,7 @@ export class ReviewService {
   // exports
 
   async reviewView(p: Principal, id: string): Promise<ReviewView> {
-    const s = await this.sessions.getOwned(id, p.userId);
+    const s = await this.sessions.getOwned(id, personalUserId(p));
     const [fields, mappings, env] = await Promise.all([this.fields.list(id), this.mappings.list(id), this.environments.get(s.env_id).catch(() => null)]);
     const dict = s.dictionary_id ? await this.dictionaries.get(s.dictionary_id).catch(() => null) : null;
     const preview = s.preview as ReviewView['preview'];

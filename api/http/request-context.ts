@@ -23,7 +23,16 @@ export function requestContext(logger: Logger) {
       const ms = Math.round((performance.now() - started) * 10) / 10;
       if (ctx.path !== '/api/health') {
         logger.info(
-          { requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms, principal: ctx.state.principal?.username },
+          {
+            requestId,
+            method: ctx.method,
+            path: ctx.path,
+            status: ctx.status,
+            ms,
+            principal: ctx.state.principal?.username,
+            // An API key acts for its creator (the principal); the key used is named beside.
+            ...(ctx.state.principal?.apiKeyName ? { via_key: ctx.state.principal.apiKeyName } : {}),
+          },
           'request',
         );
       }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ForbiddenError } from '../../lib/errors.ts';
-import type { Principal } from '../auth/principal.ts';
+import { personalUserId, type Principal } from '../auth/principal.ts';
 import type { AppContext } from '../context.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
 
@@ -63,12 +63,12 @@ const accountView = z.object({
   active: z.boolean().nullable(),
 });
 
-/** Preferences belong to a user; API keys act for the admin who created them. */
+/** Preferences belong to the person signed in; an API key acts for its creator but does not reach their preferences. */
 function self(principal: Principal, requested: string | undefined): string {
-  if (!principal.userId) throw new ForbiddenError('Profile preferences belong to a user; this caller has none');
-  if (requested !== undefined && requested !== principal.userId)
-    throw new ForbiddenError('You can only read and change your own profile preferences');
-  return principal.userId;
+  const own = personalUserId(principal);
+  if (!own) throw new ForbiddenError('Profile preferences belong to a person signed in; an API key has none');
+  if (requested !== undefined && requested !== own) throw new ForbiddenError('You can only read and change your own profile preferences');
+  return own;
 }
 
 export function profileRoutes(app: AppContext): AnyRoute[] {

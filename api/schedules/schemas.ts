@@ -88,7 +88,13 @@ export const scheduleView = z.object({
   params: z.record(z.string(), z.unknown()),
   paused: z.boolean(),
   note: z.string().nullable(),
-  created_by: z.object({ id: z.string().nullable(), username: z.string().nullable() }),
+  created_by: z
+    .object({
+      id: z.string().nullable(),
+      username: z.string().nullable(),
+      api_key_id: z.string().nullable().describe('the API key it was made with (its runs stop once the key is revoked); null when made by a person signed in'),
+    })
+    .describe('Whose rights every run has, checked at run time'),
   temporal_schedule_id: z.string(),
   created_at: z.string(),
   updated_at: z.string(),
@@ -118,7 +124,7 @@ export function toScheduleView(row: ScheduleRow): ScheduleView {
     params: row.params as unknown as Record<string, unknown>,
     paused: row.paused,
     note: row.note,
-    created_by: { id: row.created_by, username: row.created_by_username },
+    created_by: { id: row.created_by, username: row.created_by_username, api_key_id: row.created_by_api_key_id },
     temporal_schedule_id: row.temporal_schedule_id,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),

@@ -4,7 +4,7 @@ import type { EnvironmentStore } from '../../db/environments/store.ts';
 import type { ScheduleRow, ScheduleStore } from '../../db/schedules/store.ts';
 import type { Config } from '../../lib/config.ts';
 import { ConflictError, ForbiddenError, UpstreamUnavailableError, ValidationError } from '../../lib/errors.ts';
-import { can, type Principal } from '../auth/principal.ts';
+import { actorLabel, can, type Principal } from '../auth/principal.ts';
 import { backupParams, driftParams, toScheduleView, type ScheduleView } from './schemas.ts';
 
 const OVERLAP: Record<OverlapPolicy, ScheduleOverlapPolicy> = {
@@ -88,8 +88,10 @@ export class ScheduleService {
       params: body.params,
       paused: body.paused ?? false,
       note: body.note ?? null,
+      // Made with a key: the person it acts for, and the key (revoking it stops the runs).
       created_by: principal.userId,
       created_by_username: principal.username,
+      created_by_api_key_id: principal.apiKeyId ?? null,
     });
     try {
       await this.temporal.schedule.create({
@@ -105,7 +107,7 @@ export class ScheduleService {
         },
         policies: { overlap: OVERLAP[spec.overlap], catchupWindow: `${spec.catchup_window_seconds}s` },
         state: { paused: row.paused, ...(row.note ? { note: row.note } : {}) },
-        memo: { switchyard_schedule_id: row.id, created_by: principal.username },
+        memo: { switchyard_schedule_id: row.id, created_by: actorLabel(principal) },
       });
     } catch (err) {
       await this.store.delete(row.id);
@@ -153,14 +155,14 @@ export class ScheduleService {
 
   async pause(id: string, note: string | undefined, principal: Principal): Promise<ScheduleView> {
     const row = await this.store.get(id);
-    const text = note ?? `paused by ${principal.username}`;
+    const text = note ?? `paused by ${actorLabel(principal)}`;
     await this.handle(row, (h) => h.pause(text));
     return toScheduleView(await this.store.update(id, { paused: true, note: text }));
   }
 
   async resume(id: string, principal: Principal): Promise<ScheduleView> {
     const row = await this.store.get(id);
-    await this.handle(row, (h) => h.unpause(`resumed by ${principal.username}`));
+    await this.handle(row, (h) => h.unpause(`resumed by ${actorLabel(principal)}`));
     return toScheduleView(await this.store.update(id, { paused: false, note: null }));
   }
 

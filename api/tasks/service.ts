@@ -9,7 +9,7 @@ import type { Config } from '../../lib/config.ts';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { redact } from '../../lib/redact.ts';
-import { can, isAdmin, type Principal } from '../auth/principal.ts';
+import { actorLabel, can, isAdmin, personalUserId, type Principal } from '../auth/principal.ts';
 
 export interface CreateTaskRequest<K extends TaskKindName> {
   kind: K;
@@ -72,7 +72,7 @@ export class TaskService {
       details: details ?? null,
       workflowType: kind.workflow,
       workflowInput: input,
-      firstLogLine: `task created by ${req.owner?.username ?? 'system'}: ${summary}`,
+      firstLogLine: `task created by ${req.owner ? actorLabel(req.owner) : 'system'}: ${summary}`,
     });
     if (created) this.enqueueStart(task);
     return { task, created };
@@ -184,20 +184,21 @@ export class TaskService {
   /** Reading a task needs tasks:READ, or owning it; a hidden task answers like an absent one. */
   async getVisible(id: string, principal: Principal, what = 'Task'): Promise<TaskRecord> {
     const task = await this.store.get(id);
-    const owns = !!task && principal.userId !== null && task.owner_id === principal.userId;
+    const owner = personalUserId(principal);
+    const owns = !!task && owner !== null && task.owner_id === owner;
     if (!task || (!can(principal, 'tasks:READ') && !owns)) throw new NotFoundError(what, id);
     return task;
   }
 
   async list(filter: TaskFilter, page: number, pageSize: number, principal: Principal) {
-    // Without tasks:READ only one's own tasks; an API key owns none (no user behind it).
-    const visibility = can(principal, 'tasks:READ') ? ({ all: true } as const) : { ownerId: principal.userId };
+    // Without tasks:READ only one's own tasks; an API key sees none (it reads only what its permissions allow).
+    const visibility = can(principal, 'tasks:READ') ? ({ all: true } as const) : { ownerId: personalUserId(principal) };
     return this.store.list(filter, visibility, page, pageSize);
   }
 
   async cancel(id: string, principal: Principal): Promise<TaskRecord> {
     const task = await this.getVisible(id, principal);
-    if ((principal.userId === null || task.owner_id !== principal.userId) && !can(principal, 'tasks:WRITE'))
+    if ((personalUserId(principal) === null || task.owner_id !== principal.userId) && !can(principal, 'tasks:WRITE'))
       throw new ForbiddenError('Only the task owner or a holder of tasks:WRITE can cancel it');
     if (TERMINAL_STATUSES.includes(task.status))
       throw new ConflictError(`Task ${id} already finished with status ${task.status}`, 'task_finished');

@@ -23,6 +23,8 @@ export interface CandidateRow {
   state: CandidateState;
   created_by: string | null;
   created_by_username: string | null;
+  /** Everyone who imported or changed its artifacts (user ids): requesters, like its author. */
+  artifacts_changed_by: string[];
   manifest_id: string | null;
   report_id: string | null;
   created_at: Date;
@@ -123,6 +125,19 @@ export class InvalidStateError extends ConflictError {
   }
 }
 
+/**
+ * Why `userId` may not approve the candidate, or null: its requesters (who registered it, and
+ * everyone who imported or changed its artifacts) never approve it; another person must. A person
+ * is the same person with a password or with an API key (which acts for its creator).
+ */
+export function selfApprovalRefusal(candidate: Pick<CandidateRow, 'created_by' | 'artifacts_changed_by'>, userId: string | null): string | null {
+  if (!userId) return null;
+  if (candidate.created_by === userId) return 'the person who registered a candidate cannot approve it: another person must';
+  if (candidate.artifacts_changed_by.includes(userId))
+    return "a person who imported or changed a candidate's artifacts cannot approve it: another person must";
+  return null;
+}
+
 export class CleanReleaseStore {
   private readonly knex: Knex;
 
@@ -185,7 +200,8 @@ export class CleanReleaseStore {
     throw new InvalidStateError(id, current.state, operation, from);
   }
 
-  async putArtifacts(candidateId: string, artifacts: Array<Omit<ArtifactRow, 'candidate_id' | 'created_at'>>): Promise<void> {
+  /** Replaces artifacts; `by` (a user id) is recorded among those who changed them. */
+  async putArtifacts(candidateId: string, artifacts: Array<Omit<ArtifactRow, 'candidate_id' | 'created_at'>>, by: string): Promise<void> {
     await this.knex.transaction(async (trx) => {
       // Artifacts change only while the candidate is a draft (or blocked, to re-pin a source).
       const [c] = await trx('release_candidates').where({ id: candidateId }).forUpdate().select('state');
@@ -207,7 +223,13 @@ export class CleanReleaseStore {
       // New content: any manifest or report built before no longer describes the candidate.
       await trx('release_candidates')
         .where({ id: candidateId })
-        .update({ state: 'draft', manifest_id: null, report_id: null, updated_at: trx.fn.now() });
+        .update({
+          state: 'draft',
+          manifest_id: null,
+          report_id: null,
+          artifacts_changed_by: trx.raw('array(select distinct unnest(array_append(artifacts_changed_by, ?::text)))', [by]),
+          updated_at: trx.fn.now(),
+        });
     });
   }
 

@@ -1,7 +1,7 @@
 /**
- * The API key store: the only code that reads or writes `api_keys`. Only a key's SHA-256 is
- * stored; revoking is a soft delete (the row stays for audit). An expired key is refused exactly
- * like a revoked one.
+ * The API key store: the only code that writes `api_keys`. Only a key's SHA-256 is stored;
+ * revoking is a soft delete (the row stays for audit). Whether a key may act, and for whom, is
+ * read with its creators' rows in one query (AccessStore.ofApiKeyHash).
  */
 import type { Knex } from 'knex';
 
@@ -53,22 +53,6 @@ export class ApiKeyStore {
       .update({ active: false, revoked_at: this.knex.fn.now() as unknown as Date })
       .returning('*');
     return row as ApiKeyRecord | undefined;
-  }
-
-  /** Not revoked and not expired (a log stream asks this as it goes). */
-  async isActive(id: string): Promise<boolean> {
-    return !!(await this.knex('api_keys')
-      .where({ id, active: true })
-      .where((q) => q.whereNull('expires_at').orWhereRaw('expires_at > now()'))
-      .first('id'));
-  }
-
-  /** The key with this hash when it is active and not expired (the database's clock decides). */
-  async findUsable(keyHash: string): Promise<ApiKeyRecord | undefined> {
-    return this.knex<ApiKeyRecord>('api_keys')
-      .where({ key_hash: keyHash, active: true })
-      .where((q) => q.whereNull('expires_at').orWhereRaw('expires_at > now()'))
-      .first();
   }
 
   async recordUse(id: string): Promise<void> {

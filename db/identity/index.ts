@@ -10,7 +10,7 @@
  * | OidcLoginStateStore (oidc-login-states.ts) | oidc_login_states |
  * | LoginThrottleStore (login-throttle.ts) | login_throttle |
  * | SecurityEventStore (security-events.ts) | security_events |
- * | AccessStore (access.ts) | none: reads across users, sessions and roles to authorize a request |
+ * | AccessStore (access.ts) | none: reads across users, sessions, API keys and roles to authorize a request |
  *
  * `transaction` binds all of them to one transaction, for a change that spans aggregates (a user
  * created with roles, a password change that ends sessions, an OIDC sign-in that provisions).
@@ -58,7 +58,7 @@ export type { Access, GroupMappingRecord, RoleRecord, RoleWithPermissions } from
 export type { ApiKeyRecord, NewApiKey } from './api-keys.ts';
 export type { NewSecurityEvent, SecurityEventFilter, SecurityEventRecord } from './security-events.ts';
 export type { NewUser, UserPatch, UserRecord } from './users.ts';
-export type { SessionAccess } from './access.ts';
+export type { ApiKeyAccess, SessionAccess } from './access.ts';
 export type { OidcLoginStateRecord } from './oidc-login-states.ts';
 export type { ThrottleCounter, ThrottleCounterUpdate, ThrottleDecision } from './login-throttle.ts';
 export { AccessStore, ApiKeyStore, LoginThrottleStore, OidcLoginStateStore, RoleStore, SecurityEventStore, SessionStore, UserStore };

@@ -18,6 +18,7 @@ import * as m180 from './20261123_180_task_items.ts';
 import * as m190 from './20261123_190_migration_target_state_source.ts';
 import * as m200 from './20261125_200_task_approval.ts';
 import * as m210 from './20261125_210_idempotency_scope.ts';
+import * as m220 from './20261125_220_people_behind_keys.ts';
 
 interface MigrationModule {
   up(knex: Knex): Promise<void>;
@@ -45,6 +46,7 @@ const migrations: Array<[string, MigrationModule]> = [
   ['20261123_190_migration_target_state_source', m190],
   ['20261125_200_task_approval', m200],
   ['20261125_210_idempotency_scope', m210],
+  ['20261125_220_people_behind_keys', m220],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, MigrationModule]> = {

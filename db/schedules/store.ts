@@ -13,14 +13,20 @@ export interface ScheduleRow {
   params: ScheduleParams;
   paused: boolean;
   note: string | null;
+  /** The person whose rights each run has (for a schedule made with an API key: the person the key acts for). */
   created_by: string | null;
   created_by_username: string | null;
+  /** The API key it was made with, if any: revoking that key stops its runs. */
+  created_by_api_key_id: string | null;
   temporal_schedule_id: string;
   created_at: Date;
   updated_at: Date;
 }
 
-export type NewSchedule = Pick<ScheduleRow, 'name' | 'kind' | 'spec' | 'params' | 'paused' | 'note' | 'created_by' | 'created_by_username'>;
+export type NewSchedule = Pick<
+  ScheduleRow,
+  'name' | 'kind' | 'spec' | 'params' | 'paused' | 'note' | 'created_by' | 'created_by_username' | 'created_by_api_key_id'
+>;
 
 /** The `schedules` table: the one owner of its SQL. */
 export class ScheduleStore {

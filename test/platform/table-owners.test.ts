@@ -15,7 +15,7 @@ const OWNERS: Record<string, string[]> = {
   user_roles: ['db/identity/roles.ts', 'db/identity/access.ts'],
   group_mappings: ['db/identity/roles.ts'],
   sessions: ['db/identity/sessions.ts', 'db/identity/access.ts'],
-  api_keys: ['db/identity/api-keys.ts'],
+  api_keys: ['db/identity/api-keys.ts', 'db/identity/access.ts'],
   oidc_login_states: ['db/identity/oidc-login-states.ts'],
   login_throttle: ['db/identity/login-throttle.ts'],
   security_events: ['db/identity/security-events.ts'],
