@@ -11,7 +11,7 @@ import { renderMatrix, writeMatrix, type PairResult, type ReadResult } from './r
  * The version matrix: the fixture dashboards of each release migrated to every other release
  * (dry run, migration with verification, hijack traps, re-run), and the read side against each.
  * Every pair and every release records its result, red ones with the reason; a complete run
- * writes docs/version-matrix.md and the README's matrix section.
+ * writes docs/version-matrix.md and the matrix section of docs/superset-releases.md.
  */
 const instances = (inject('supersets') ?? {}) as unknown as Record<string, TestSupersetInfo>;
 const byVersion = (a: string, b: string) => a.localeCompare(b, 'en', { numeric: true });
