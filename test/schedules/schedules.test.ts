@@ -209,6 +209,11 @@ describe.runIf(enabled)('schedules against real Temporal and Superset', () => {
     const second = await runResult(2);
     expect(second).toMatchObject({ status: 'NOT_RUN', task_id: null });
     expect(second.note).toContain('may no longer start backup tasks');
-    expect(await tasksOf(created.body.id, 'backup')).toHaveLength(1);
+    // The refused run is a FAILED task with the reason, whose workflow never started.
+    const runs = await tasksOf(created.body.id, 'backup');
+    expect(runs).toHaveLength(2);
+    const refused = runs.find((t) => t.id !== first.task_id);
+    expect(refused).toMatchObject({ status: 'FAILED', started_at: null, owner_username: `${P}op` });
+    expect(refused.error.message).toContain('may no longer start backup tasks (dashboards:BACKUP)');
   }, 180_000);
 });
