@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import { getBackup, pruneBackups, recordBackup, type BackupRow } from '../../db/backups/repository.ts';
+import { backupOfTask, getBackup, pruneBackups, recordBackup, type BackupRow } from '../../db/backups/repository.ts';
 import { createBackupStore, BlobNotFoundError, type BackupStore } from '../../lib/backup-store/index.ts';
 import { Bundle } from '../../lib/bundles/bundle.ts';
 import { chartUuidsOf } from '../../lib/bundles/rewrite.ts';
@@ -36,7 +36,7 @@ export function createBackupActivities(deps: ActivityDeps & { backupStore?: Back
       const { log } = Context.current();
       const taskId = currentTaskId();
       const s = backupStore();
-      const previous = await deps.knex<BackupRow>('backups').where({ task_id: taskId, dashboard_id: input.dashboardId }).first();
+      const previous = await backupOfTask(deps.knex, taskId, input.dashboardId);
       if (previous) {
         log.info(`dashboard ${input.dashboardId} was already backed up by an earlier attempt of this task (backup ${previous.id})`);
         return { item: itemOf(previous), store: s.location };

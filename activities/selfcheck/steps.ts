@@ -2,6 +2,7 @@ import os from 'node:os';
 import { ApplicationFailure, Context, sleep } from '@temporalio/activity';
 import type { SelfcheckStepResult } from '../../contracts/selfcheck.ts';
 import { progressLogLine, type TaskProgress } from '../../contracts/tasks.ts';
+import { SelfcheckEffectStore } from '../../db/selfcheck/store.ts';
 import type { ActivityDeps } from '../deps.ts';
 import { currentTaskId } from '../task-context.ts';
 
@@ -10,13 +11,8 @@ import { currentTaskId } from '../task-context.ts';
  * ON CONFLICT DO NOTHING: a retried or resumed step can never apply its effect twice.
  */
 export function createSelfcheckActivities({ knex, tasks }: Pick<ActivityDeps, 'knex' | 'tasks'>) {
-  async function applyEffect(step: string): Promise<number> {
-    const ctx = Context.current();
-    const taskId = currentTaskId();
-    await knex('selfcheck_effects').insert({ task_id: taskId, step, attempt: ctx.info.attempt }).onConflict(['task_id', 'step']).ignore();
-    const row = await knex('selfcheck_effects').where({ task_id: taskId, step }).first('attempt');
-    return row.attempt as number;
-  }
+  const effects = new SelfcheckEffectStore(knex);
+  const applyEffect = (step: string): Promise<number> => effects.apply(currentTaskId(), step, Context.current().info.attempt);
 
   /**
    * A step records its own place in the plan once it passed: one activity per step instead of a

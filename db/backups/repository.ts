@@ -66,6 +66,11 @@ export async function withContentLock<T>(knex: Knex, hash: string, fn: (trx: Kne
   });
 }
 
+/** The backup a task already recorded for a dashboard (a retried activity finds its own). */
+export async function backupOfTask(knex: Knex, taskId: string, dashboardId: number): Promise<BackupRow | undefined> {
+  return knex<BackupRow>('backups').where({ task_id: taskId, dashboard_id: dashboardId }).first();
+}
+
 /**
  * Stores the bundle (unless the blob exists) and records one index row for (task, dashboard).
  * Idempotent: a retried activity finds its own row and returns it unchanged, so a crash between
@@ -73,7 +78,7 @@ export async function withContentLock<T>(knex: Knex, hash: string, fn: (trx: Kne
  * already referenced this content, so nothing new was stored.
  */
 export async function recordBackup(knex: Knex, store: BackupStore, b: NewBackup): Promise<{ row: BackupRow; created: boolean }> {
-  const mine = await knex<BackupRow>('backups').where({ task_id: b.taskId, dashboard_id: b.dashboardId }).first();
+  const mine = await backupOfTask(knex, b.taskId, b.dashboardId);
   if (mine) return { row: mine, created: false };
   // Upload outside the lock (it may take a while); the check under the lock repairs a blob that
   // a concurrent prune removed in between.
