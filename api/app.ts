@@ -55,10 +55,10 @@ export function allRoutes(app: AppContext): AnyRoute[] {
     ...apiKeyRoutes(app),
     ...securityEventRoutes(app),
     ...llmProviderRoutes(app),
-    ...backupRoutes(app), // before any /api/dashboards/:id route: Koa matches in registration order
+    ...backupRoutes(app),
     ...reportRoutes(app),
     ...environmentRoutes(app),
-    ...dbMappingRoutes(app), // before dashboardRoutes: /api/dashboards/db-mappings is not an :id
+    ...dbMappingRoutes(app),
     ...dashboardRoutes(app),
     ...datasetRoutes(app),
     ...datasetReviewRoutes(app),

@@ -13,7 +13,7 @@ import { buildOpenApi } from '../api/http/openapi.ts';
 import { PROJECT_ROOT } from '../lib/config.ts';
 
 /** Any property, any call, any construction: returns another inert stand-in. */
-function inert(): unknown {
+export function inert(): unknown {
   const target = function () {} as unknown as object;
   return new Proxy(target, {
     get: (_t, key) => (key === Symbol.toPrimitive ? () => '' : key === 'then' ? undefined : inert()),

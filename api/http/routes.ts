@@ -112,8 +112,38 @@ export function authorize(access: Access, principal: Principal | undefined): ass
   if (!can(principal, access.permission)) throw new ForbiddenError(`This operation needs the permission ${access.permission}`);
 }
 
+/**
+ * Routes most specific first, so that registration order never decides which route answers:
+ * segment by segment, a literal (`/api/dashboards/backups`) comes before a parameter
+ * (`/api/dashboards/:id`) at the same place. Koa's router tries routes in the order they were
+ * mounted; the sort is stable, so routes that cannot shadow each other keep their order.
+ */
+export function bySpecificity<R extends Pick<AnyRoute, 'path'>>(routes: readonly R[]): R[] {
+  const segments = (p: string) => p.split('/').filter(Boolean);
+  const rank = (a: R, b: R): number => {
+    const x = segments(a.path);
+    const y = segments(b.path);
+    for (let i = 0; i < Math.min(x.length, y.length); i++) {
+      const px = x[i]!.startsWith(':');
+      const py = y[i]!.startsWith(':');
+      if (px !== py) return px ? 1 : -1;
+      if (!px && x[i] !== y[i]) return 0; // different literals: the two never match the same path
+    }
+    return 0;
+  };
+  // Not Array.sort: `rank` is a partial order (0 for unrelated paths). A topological order that
+  // takes, each time, the earliest registered route nothing left must precede.
+  const left = [...routes];
+  const out: R[] = [];
+  while (left.length) {
+    const next = left.findIndex((r) => !left.some((o) => o !== r && rank(o, r) < 0));
+    out.push(...left.splice(next < 0 ? 0 : next, 1));
+  }
+  return out;
+}
+
 export function mountRoutes(router: Router, routes: AnyRoute[]): void {
-  for (const route of routes) {
+  for (const route of bySpecificity(routes)) {
     router[route.method](route.path, async (ctx: Context) => {
       // A public route reads no credentials at all (see authenticate).
       const resolve = ctx.state.resolvePrincipal as (() => Promise<Principal | undefined>) | undefined;
