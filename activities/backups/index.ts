@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import { backupOfTask, getBackup, pruneBackups, recordBackup, type BackupRow } from '../../db/backups/repository.ts';
+import { backupOfTask, getBackup, pruneBackups, recordBackup, type BackupRow } from '../../db/backups/store.ts';
 import { createBackupStore, BlobNotFoundError, type BackupStore } from '../../lib/backup-store/index.ts';
 import { Bundle } from '../../lib/bundles/bundle.ts';
 import { chartUuidsOf } from '../../lib/bundles/rewrite.ts';

@@ -1,4 +1,4 @@
-import { getBackup, listBackups } from '../../db/backups/repository.ts';
+import { getBackup, listBackups } from '../../db/backups/store.ts';
 import { NotFoundError, ValidationError } from '../../lib/errors.ts';
 import { can, personalUserId } from '../auth/principal.ts';
 import type { AppContext } from '../context.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { BackupRow } from '../../db/backups/repository.ts';
+import type { BackupRow } from '../../db/backups/store.ts';
 import { pageEnvelope, pagination, SUPERSET_ID_MAX } from '../http/schemas.ts';
 import { MAX_DASHBOARDS_PER_TASK } from '../../contracts/tasks.ts';
 

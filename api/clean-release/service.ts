@@ -12,7 +12,7 @@ import {
   type ReleaseSource,
   type Violation,
 } from '../../contracts/clean-release.ts';
-import { getBackup } from '../../db/backups/repository.ts';
+import { getBackup } from '../../db/backups/store.ts';
 import {
   CleanReleaseStore,
   InvalidStateError,

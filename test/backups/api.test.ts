@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pruneBackups, recordBackup } from '../../db/backups/repository.ts';
+import { pruneBackups, recordBackup } from '../../db/backups/store.ts';
 import { DirectoryBackupStore } from '../../lib/backup-store/index.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 

@@ -59,7 +59,7 @@ const OWNERS: Record<string, string[]> = {
   migration_target_state: ['db/migrations-state/store.ts'],
   migration_items: ['db/migrations-state/items.ts'],
   database_mappings: ['db/environments/mappings.ts'],
-  backups: ['db/backups/repository.ts'],
+  backups: ['db/backups/store.ts'],
   selfcheck_effects: ['db/selfcheck/store.ts'],
 };
 
