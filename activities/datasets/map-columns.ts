@@ -6,6 +6,7 @@ import { DictionaryStore } from '../../db/datasets/dictionaries.ts';
 import { writeDataset } from '../../db/datasets/safe-write.ts';
 import { catalogCommentsQuery } from '../../lib/dictionary/catalog-query.ts';
 import { matchDictionary, normaliseEntries, type DictionaryEntry } from '../../lib/dictionary/entries.ts';
+import { checkReadOnlyQuery } from '../../lib/sql/read-only.ts';
 import type { SupersetClient } from '../../lib/superset/client.ts';
 import { datasetFingerprint, DatasetEditError, plannedChanges, valueOf, type FieldEdit } from '../../lib/superset/dataset-edit.ts';
 import type { DatasetDetail } from '../../lib/superset/types.ts';
@@ -31,9 +32,15 @@ export function createMapColumnsActivities(deps: ActivityDeps) {
   const dictionaries = new DictionaryStore(deps.knex);
   const changes = new DatasetChangeStore(deps.knex);
 
-  /** Rows of a dictionary query, checked like a workbook's. A refusal is thrown as the failure of every dataset. */
-  async function runDictionaryQuery(client: SupersetClient, q: { databaseId: number; sql: string; schema: string | null; catalog: string | null }) {
-    const result = await client.executeSql({ databaseId: q.databaseId, sql: q.sql, schema: q.schema, catalog: q.catalog, limit: MAX_QUERY_ROWS });
+  /**
+   * Rows of a dictionary query, checked like a workbook's. The query passes lib/sql's decider for
+   * the database's dialect again here, right before it runs (the API checked it when the task was
+   * created), and what runs is the parser's rendering. A refusal is thrown as the failure of every dataset.
+   */
+  async function runDictionaryQuery(client: SupersetClient, q: { databaseId: number; backend: string | null; sql: string; schema: string | null; catalog: string | null }) {
+    const verdict = await checkReadOnlyQuery(q.sql, q.backend);
+    if (!verdict.ok) throw new DictionaryQueryError(`the dictionary query ${verdict.reason}; nothing was run`);
+    const result = await client.executeSql({ databaseId: q.databaseId, sql: verdict.sql, schema: q.schema, catalog: q.catalog, limit: MAX_QUERY_ROWS });
     if (!result.columns.some((c) => c.trim().toLowerCase() === 'column_name')) {
       throw new DictionaryQueryError(`the query returned the columns ${result.columns.join(', ') || '(none)'}; it must return column_name, and verbose_name and/or description`);
     }
@@ -74,8 +81,9 @@ export function createMapColumnsActivities(deps: ActivityDeps) {
       let entries: DictionaryEntry[];
       try {
         const client = await deps.supersetClient(input.envId);
+        const { backend } = await client.getDatabase(input.source.databaseId);
         log.info(`running the dictionary query in SQL Lab against database ${input.source.databaseId}`);
-        entries = await runDictionaryQuery(client, { ...input.source, sql: input.source.sql });
+        entries = await runDictionaryQuery(client, { ...input.source, backend: backend ?? null, sql: input.source.sql });
       } catch (err) {
         failItem(dictionaryFailure(err, input.envId, input.source.databaseId));
       }
@@ -126,6 +134,14 @@ export function createMapColumnsActivities(deps: ActivityDeps) {
       const detail = await client.getDataset(input.datasetId);
       base.title = detail.table_name;
       base.fingerprint = datasetFingerprint(detail);
+      if (input.source.type === 'sqllab' && detail.database?.id !== input.source.databaseId) {
+        // A dictionary from SQL Lab runs only against the database of the datasets it maps (the API refuses the rest).
+        return fail({
+          step: 'dictionary',
+          error: `dataset '${detail.table_name}' belongs to database ${detail.database?.id}, not to database ${input.source.databaseId} the dictionary query ran against`,
+          next_actions: [],
+        });
+      }
 
       // Applying a reviewed dry run: exactly its plan, and only onto the dataset it was made for.
       let edits: FieldEdit[];
@@ -270,7 +286,7 @@ export function createMapColumnsActivities(deps: ActivityDeps) {
         },
       };
     }
-    const backend = detail.database.id === source.databaseId ? (detail.database.backend ?? null) : await backendOf(client, source.databaseId);
+    const backend = detail.database.backend ?? (await client.getDatabase(source.databaseId)).backend ?? null;
     const sql = catalogCommentsQuery(backend, { schema: detail.schema ?? null, table_name: detail.table_name });
     if (!sql) {
       return {
@@ -281,12 +297,7 @@ export function createMapColumnsActivities(deps: ActivityDeps) {
         },
       };
     }
-    return { entries: await runDictionaryQuery(client, { databaseId: source.databaseId, sql, schema: detail.schema ?? null, catalog: detail.catalog ?? null }) };
-  }
-
-  async function backendOf(client: SupersetClient, databaseId: number): Promise<string | null> {
-    const dbs = await client.listDatabases();
-    return dbs.find((d) => d.id === databaseId)?.backend ?? null;
+    return { entries: await runDictionaryQuery(client, { databaseId: source.databaseId, backend, sql, schema: detail.schema ?? null, catalog: detail.catalog ?? null }) };
   }
 
   async function reviewedItem(taskId: string, datasetId: number): Promise<MapColumnsItem | undefined> {

@@ -35,6 +35,7 @@ import { dashboardsOfDatasets, llmDocsInput } from '../datasets/input.ts';
 import { generateDocsBody } from '../datasets/schemas.ts';
 import { gitDeployInput } from '../git/input.ts';
 import { deployBody } from '../git/schemas.ts';
+import { hidesQueryRows } from '../tasks/query-rows.ts';
 import { toTaskView } from '../tasks/schemas.ts';
 import type { BoundReviewSession, ReviewSessionBinder } from './binder.ts';
 import { ConversationMemory } from './cache.ts';
@@ -375,7 +376,7 @@ export class AssistantService {
           }`;
           return executed(text, { task: view }, { task_id: task.id, status: task.status });
         }
-        const logs = await this.app.taskLogs.read(task.id, { limit: LOG_LINES });
+        const logs = await this.app.taskLogs.read(task.id, { limit: LOG_LINES, conceal: hidesQueryRows(task, principal) });
         const lines = logs.items
           .slice(-10)
           .map((l) =>

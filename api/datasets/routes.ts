@@ -3,12 +3,13 @@ import type { DictionarySource, MapColumnsResult } from '../../contracts/dataset
 import { DictionaryStore } from '../../db/datasets/dictionaries.ts';
 import { LlmProviderStore } from '../../db/llm-providers/store.ts';
 import { parseDictionaryWorkbook } from '../../lib/dictionary/xlsx.ts';
-import { NotFoundError, ValidationError } from '../../lib/errors.ts';
+import { ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors.ts';
 import { displayName } from '../../lib/superset/client.ts';
 import type { DatasetListItem } from '../../lib/superset/types.ts';
 import type { AppContext } from '../context.ts';
 import { datasetListQuery, datasetsResponse } from '../dashboards/schemas.ts';
 import { defineRoute, type AnyRoute, type UploadedFile } from '../http/routes.ts';
+import { hidesQueryRows } from '../tasks/query-rows.ts';
 import { acceptTask, taskAccess } from '../tasks/routes.ts';
 import { taskAccepted } from '../tasks/schemas.ts';
 import {
@@ -29,6 +30,7 @@ import {
   undoBody,
 } from './schemas.ts';
 import { dashboardsOfDatasets, llmDocsInput } from './input.ts';
+import { checkSqlLabSource } from './sqllab-source.ts';
 import { DatasetReviewService } from './service.ts';
 
 /** Largest workbook accepted (the upload is held in memory and parsed once). */
@@ -96,6 +98,10 @@ export function datasetRoutes(app: AppContext): AnyRoute[] {
   /** A reviewed dry run: a finished map_columns dry run of the same environment covering every requested dataset. */
   async function checkReviewed(taskId: string, envId: string, datasetIds: number[], principal: Parameters<typeof app.tasks.getVisible>[1]) {
     const task = await app.tasks.getVisible(taskId, principal);
+    // Applying a plan would write the rows of another person's query where the caller can read them.
+    if (hidesQueryRows(task, principal)) {
+      throw new ForbiddenError(`reviewed_task_id: task ${taskId} planned from its owner's own SQL query; only its owner or an admin may apply that plan`);
+    }
     const result = task.result as MapColumnsResult | null;
     const problem =
       task.type !== 'map_columns'
@@ -158,11 +164,12 @@ export function datasetRoutes(app: AppContext): AnyRoute[] {
       summary: 'Fill column labels and descriptions from a dictionary (a task)',
       description: [
         "Matches a dictionary to each dataset's columns by name (trimmed, case-insensitive) and fills their labels (`verbose_name`) and descriptions; names matched on neither side are reported both ways.",
-        '`source_type: sqllab` runs a query through the environment\'s SQL Lab against `database_id`: your own `sql` (one SELECT returning `column_name`, `verbose_name`, `description`, optionally `table_name`), or by default the column comments the database keeps in its catalog for each dataset\'s table (PostgreSQL, MySQL).',
+        '`source_type: sqllab` runs a query through the environment\'s SQL Lab, as its service account, against `database_id`, which must be the database of every dataset in `dataset_ids`: your own `sql` (one SELECT returning `column_name`, `verbose_name`, `description`, optionally `table_name`), or by default the column comments the database keeps in its catalog for each dataset\'s table (PostgreSQL, MySQL).',
+        'Your `sql` is read by the real parser of the database\'s dialect (PostgreSQL; MySQL, MariaDB and SQLite through node-sql-parser; any other engine is refused) before anything runs: one SELECT (WITH … SELECT when no CTE writes), no SELECT INTO, no FOR UPDATE/SHARE, only built-in functions that cannot write, no Jinja markers; the task runs the parser\'s rendering of it. The rows it returns are shown to the task\'s owner and admins only (see docs/security.md, SQL through SQL Lab).',
         '`source_type: xlsx` reads a workbook sent as multipart/form-data (file in `file`, header row naming `column_name` and `verbose_name` and/or `description`, optionally `table_name`; at most 5 MB); send `upload_id` (kept in the task\'s params) as JSON to use it again.',
         'Values a person wrote are kept unless `overwrite` is true. Every write sends the full column and metric lists, changes only those fields, re-reads the dataset to prove nothing else moved, and keeps the previous values (undo: `POST /api/datasets/changes/{change_id}/undo`).',
         '`dry_run` writes nothing and reports the plan per dataset; `reviewed_task_id` then applies exactly that plan, and a dataset that changed in Superset since is reported as a conflict, not written.',
-        '400: another `source_type`, empty `dataset_ids`, `sqllab` without `database_id`, a query that is not one SELECT, an unreadable workbook. 404: unknown environment, upload or reviewed task.',
+        '400: another `source_type`, empty `dataset_ids`, `sqllab` without `database_id`, a dataset of another database than `database_id`, a query refused by its dialect\'s parser (the reason says why), an unreadable workbook. 404: unknown environment, database, dataset, upload or reviewed task.',
       ].join(' '),
       access: taskAccess('map_columns'),
       body: mapColumnsBody,
@@ -173,9 +180,11 @@ export function datasetRoutes(app: AppContext): AnyRoute[] {
       },
       responses: {
         202: { description: 'Task accepted', schema: taskAccepted },
-        400: { description: 'Invalid body (see description)' },
-        404: { description: 'Unknown environment, `upload_id` or `reviewed_task_id`' },
+        400: { description: 'Invalid body (see description), a dataset of another database than `database_id`, or `sql` that is not one read-only SELECT for the database\'s dialect' },
+        403: { description: '`reviewed_task_id` names a dry run planned from another person\'s own SQL query (only its owner or an admin may apply it)' },
+        404: { description: 'Unknown environment, `database_id`, dataset, `upload_id` or `reviewed_task_id`' },
         413: { description: 'The workbook is larger than 5 MB' },
+        503: UNAVAILABLE,
       },
       async handler(ctx, { body, files, principal }) {
         const env = await app.environmentStore.get(body.env_id);
@@ -183,7 +192,9 @@ export function datasetRoutes(app: AppContext): AnyRoute[] {
         let uploadId: string | undefined;
         if (body.source_type === 'sqllab') {
           const b = body as typeof body & { sql?: string; schema?: string; catalog?: string };
-          source = { type: 'sqllab', databaseId: b.database_id!, sql: b.sql ?? null, schema: b.schema ?? null, catalog: b.catalog ?? null };
+          // Checked against Superset before anything runs; the task runs the parser's rendering.
+          const checked = await checkSqlLabSource(app.supersets, { envId: env.id, databaseId: b.database_id!, datasetIds: body.dataset_ids, sql: b.sql ?? null });
+          source = { type: 'sqllab', databaseId: b.database_id!, sql: checked.sql, schema: b.schema ?? null, catalog: b.catalog ?? null };
         } else {
           const b = body as typeof body & { upload_id?: string; sheet?: string };
           if (files.file) {

@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.ts';
+import { concealLogLine, hidesQueryRows } from '../tasks/query-rows.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
 import { buildReport, reportListItem, type LogLine } from './report.ts';
 import { reportIdParams, reportList, reportListQuery, reportView } from './schemas.ts';
@@ -50,7 +51,8 @@ export function reportRoutes(app: AppContext): AnyRoute[] {
       async handler(_ctx, { params, principal }) {
         // Hidden reports answer 404 like absent ones, so ids of others' tasks cannot be probed.
         const task = await app.tasks.getVisible(params.report_id, principal, 'Report');
-        const logs: LogLine[] = await app.taskLogs.lastProblems(task.id, LOG_EXCERPT);
+        const problems: LogLine[] = await app.taskLogs.lastProblems(task.id, LOG_EXCERPT);
+        const logs = hidesQueryRows(task, principal) ? problems.map(concealLogLine) : problems;
         return { report: buildReport(task, logs, app.tasks.temporalUiUrl(task.id)) };
       },
     }),

@@ -2,7 +2,8 @@ import { TERMINAL_STATUSES } from '../../contracts/tasks.ts';
 import type { LogRow, TaskStore } from '../../db/tasks/store.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { HistoryLogReader } from './history-log.ts';
-import { compareKeys, encodeCursor, type LogEntry, type LogKey, type LogLevel, type LogSource } from './log-entry.ts';
+import { compareKeys, encodeCursor, LOG_LEVELS, type LogEntry, type LogKey, type LogLevel, type LogSource } from './log-entry.ts';
+import { concealLogLine } from './query-rows.ts';
 
 export interface LogQuery {
   limit: number;
@@ -14,6 +15,8 @@ export interface LogQuery {
   upTo?: number;
   /** Read the Temporal history anew (a follower that saw the workflow close wants its last events). */
   fresh?: boolean;
+  /** Hide the text of lines that may quote a caller's query rows (query-rows.ts); a text search skips them. */
+  conceal?: boolean;
 }
 
 type HistoryState = 'ok' | 'not_started' | 'unavailable';
@@ -46,13 +49,18 @@ export class TaskLogService {
 
   async read(taskId: string, q: LogQuery) {
     const text = q.text?.toLowerCase();
+    // A concealed line must not be found by its hidden text: a text search reads only the lines shown whole.
+    const levels = q.conceal && text ? (q.levels ?? LOG_LEVELS).filter((l) => l !== 'WARN' && l !== 'ERROR') : q.levels;
+    if (levels && levels.length === 0) {
+      return { items: [], next_cursor: q.after ? encodeCursor(q.after) : null, has_more: false, history: (await this.historyOf(taskId, q.fresh)).history };
+    }
     const [rows, hist] = await Promise.all([
       this.store.readLogs(taskId, {
         // A history event's key sorts before stored lines of the same millisecond (rank 0 < 1).
         after: q.after ? { ts: q.after.ts, id: q.after.rank === 1 ? q.after.seq : 0 } : undefined,
         upTo: q.upTo,
         limit: q.limit + 1,
-        filter: { levels: q.levels, sources: q.sources, text: q.text },
+        filter: { levels, sources: q.sources, text: q.text },
       }),
       this.historyOf(taskId, q.fresh),
     ]);
@@ -60,12 +68,14 @@ export class TaskLogService {
       (e) =>
         (!q.after || compareKeys(e.key, q.after) > 0) &&
         (q.upTo === undefined || e.key.ts <= q.upTo) &&
-        (!q.levels || q.levels.includes(e.level)) &&
+        (!levels || levels.includes(e.level)) &&
         (!q.sources || q.sources.includes(e.source)) &&
         (!text || e.message.toLowerCase().includes(text)),
     );
     // Both lists are sorted by key: the first `limit` of their merge is the page.
-    const merged = [...fromHistory.slice(0, q.limit + 1), ...rows.map(entryOf)].sort((a, b) => compareKeys(a.key, b.key));
+    const merged = [...fromHistory.slice(0, q.limit + 1), ...rows.map(entryOf)]
+      .sort((a, b) => compareKeys(a.key, b.key))
+      .map((e) => (q.conceal ? concealLogLine(e) : e));
     const page = merged.slice(0, q.limit);
     const last = page.at(-1);
     return {

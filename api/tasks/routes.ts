@@ -9,6 +9,7 @@ import type { CreateTaskRequest } from './service.ts';
 import { TASK_KINDS, type TaskKindName } from '../../contracts/task-kinds.ts';
 import { defineRoute, type Access, type AnyRoute } from '../http/routes.ts';
 import { decodeCursor, type LogLevel, type LogSource } from './log-entry.ts';
+import { hidesQueryRows } from './query-rows.ts';
 import {
   logPage,
   logQuery,
@@ -185,6 +186,7 @@ export function taskRoutes(app: AppContext): AnyRoute[] {
         return app.taskLogs.read(params.task_id, {
           // A finished task's history is read anew once (then kept): no stale open-workflow read.
           fresh: TERMINAL_STATUSES.includes(task.status),
+          conceal: hidesQueryRows(task, principal),
           limit: query.limit,
           levels: query.level as LogLevel[] | undefined,
           sources: query.source as LogSource[] | undefined,
@@ -232,7 +234,7 @@ export function taskRoutes(app: AppContext): AnyRoute[] {
         429: { description: 'Too many open streams for this caller' },
       },
       async handler(ctx, { params, query, principal }) {
-        await app.tasks.getVisible(params.task_id, principal);
+        const conceal = hidesQueryRows(await app.tasks.getVisible(params.task_id, principal), principal);
         const release = streams.open(principal);
         const resume = ctx.get('last-event-id');
         let after = decodeCursor(resume) ?? (query.after ? decodeCursor(query.after) : undefined);
@@ -271,6 +273,7 @@ export function taskRoutes(app: AppContext): AnyRoute[] {
                 after,
                 upTo: settled ? undefined : now - LOG_SETTLE_MS,
                 fresh: finished,
+                conceal,
                 levels: query.level as LogLevel[] | undefined,
                 sources: query.source as LogSource[] | undefined,
               });

@@ -10,6 +10,7 @@ import { ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors.t
 import type { Logger } from '../../lib/logger.ts';
 import { redact } from '../../lib/redact.ts';
 import { actorLabel, can, isAdmin, personalUserId, type Principal } from '../auth/principal.ts';
+import { taskForReader } from './query-rows.ts';
 
 export interface CreateTaskRequest<K extends TaskKindName> {
   kind: K;
@@ -187,13 +188,15 @@ export class TaskService {
     const owner = personalUserId(principal);
     const owns = !!task && owner !== null && task.owner_id === owner;
     if (!task || (!can(principal, 'tasks:READ') && !owns)) throw new NotFoundError(what, id);
-    return task;
+    // As this reader may see it: a caller's query rows only for its owner and admins (query-rows.ts).
+    return taskForReader(task, principal);
   }
 
   async list(filter: TaskFilter, page: number, pageSize: number, principal: Principal) {
     // Without tasks:READ only one's own tasks; an API key sees none (it reads only what its permissions allow).
     const visibility = can(principal, 'tasks:READ') ? ({ all: true } as const) : { ownerId: personalUserId(principal) };
-    return this.store.list(filter, visibility, page, pageSize);
+    const found = await this.store.list(filter, visibility, page, pageSize);
+    return { ...found, items: found.items.map((t) => taskForReader(t, principal)) };
   }
 
   async cancel(id: string, principal: Principal): Promise<TaskRecord> {

@@ -50,21 +50,3 @@ export function catalogCommentsQuery(backend: string | null | undefined, table: 
   }
   return undefined;
 }
-
-/**
- * A caller's dictionary query must be one read: a single SELECT (or WITH … SELECT) statement.
- * It runs as the environment's service account, so this keeps the endpoint from becoming a way
- * to run anything else; the database's own "Allow DML" setting in Superset is the second guard.
- */
-export function checkDictionaryQuery(sql: string): string | undefined {
-  const stripped = sql
-    .replace(/--[^\n]*/g, ' ')
-    .replace(/\/\*[\s\S]*?\*\//g, ' ')
-    .trim()
-    .replace(/;\s*$/, '');
-  if (!/^(select|with)\b/i.test(stripped)) return 'must be a SELECT (or WITH … SELECT) query';
-  if (stripped.includes(';')) return 'must be a single statement';
-  if (/\b(insert|update|delete|merge|drop|alter|create|truncate|grant|revoke|copy|call|execute|attach|pragma)\b/i.test(stripped.replace(/'(?:[^']|'')*'/g, "''")))
-    return 'may only read: no INSERT, UPDATE, DELETE, MERGE, DDL, COPY, CALL, ATTACH or PRAGMA';
-  return undefined;
-}

@@ -36,7 +36,8 @@ try {
   console.log(`${names.length} function names from PostgreSQL ${version} written to ${path.relative(process.cwd(), OUT)}`);
 } finally {
   await server.stop();
-  // As root the cluster may live in a fallback folder of its own (resolveClusterDir): remove both.
-  rmSync(server.dataDir, { recursive: true, force: true });
+  // As root the cluster may live in a fallback folder of its own (resolveClusterDir), with its password file beside it.
+  const own = path.join(dir, 'data');
+  if (server.dataDir !== own) rmSync(path.dirname(server.dataDir), { recursive: true, force: true });
   rmSync(dir, { recursive: true, force: true });
 }

@@ -4,7 +4,8 @@
 import ExcelJS from 'exceljs';
 import { zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalogCommentsQuery, checkDictionaryQuery } from '../../lib/dictionary/catalog-query.ts';
+import { catalogCommentsQuery } from '../../lib/dictionary/catalog-query.ts';
+import { checkReadOnlyQuery } from '../../lib/sql/read-only.ts';
 import { matchDictionary, type DictionaryEntry } from '../../lib/dictionary/entries.ts';
 import { parseDictionaryWorkbook } from '../../lib/dictionary/xlsx.ts';
 import { ValidationError } from '../../lib/errors.ts';
@@ -141,14 +142,23 @@ describe('dictionary queries', () => {
     expect(catalogCommentsQuery('sqlite', { table_name: 'orders' })).toBeUndefined();
   });
 
-  it('accepts one SELECT and refuses anything else', () => {
-    expect(checkDictionaryQuery('SELECT column_name, description FROM dict -- comment;')).toBeUndefined();
-    expect(checkDictionaryQuery("with d as (select 'delete' as x) select * from d;")).toBeUndefined();
-    expect(checkDictionaryQuery('select created_at, updated_by from t')).toBeUndefined();
-    expect(checkDictionaryQuery('DELETE FROM t')).toMatch(/SELECT/);
-    expect(checkDictionaryQuery('SELECT 1; DROP TABLE t')).toMatch(/single statement/);
-    expect(checkDictionaryQuery('WITH x AS (DELETE FROM t RETURNING *) SELECT * FROM x')).toMatch(/may only read/);
-    expect(checkDictionaryQuery('/* hi */ update t set a = 1')).toMatch(/SELECT/);
+  it('accepts one SELECT and refuses anything else (lib/sql/read-only.ts)', async () => {
+    const refusal = async (sql: string, backend = 'postgresql') => {
+      const v = await checkReadOnlyQuery(sql, backend);
+      return v.ok ? undefined : v.reason;
+    };
+    expect(await refusal('SELECT column_name, description FROM dict -- comment;')).toBeUndefined();
+    expect(await refusal("with d as (select 'delete' as x) select * from d;")).toBeUndefined();
+    expect(await refusal('select created_at, updated_by from t')).toBeUndefined();
+    expect(await refusal('DELETE FROM t')).toMatch(/SELECT/);
+    expect(await refusal('SELECT 1; DROP TABLE t')).toMatch(/single statement/);
+    expect(await refusal('WITH x AS (DELETE FROM t RETURNING *) SELECT * FROM x')).toMatch(/may only read/);
+    expect(await refusal('/* hi */ update t set a = 1')).toMatch(/SELECT/);
+    // The old hand-written check stripped `--` before it knew literals and let this through.
+    expect(await refusal("SELECT 'a--' AS column_name; DELETE FROM sales", 'sqlite')).toMatch(/single statement/);
+    // Switchyard's own catalog queries pass the same decider.
+    expect(await refusal(catalogCommentsQuery('postgresql', { schema: 'public', table_name: "o'rders" })!)).toBeUndefined();
+    expect(await refusal(catalogCommentsQuery('mysql', { schema: 'shop', table_name: 'orders' })!, 'mysql')).toBeUndefined();
   });
 });
 
