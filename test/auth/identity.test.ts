@@ -306,6 +306,134 @@ describe('permission matrix', () => {
   });
 });
 
+describe('permission matrix: people and their API keys', () => {
+  // A person of each role and a key they made (holding every permission they held then, and
+  // admin:settings:WRITE, which minting needed and they have since lost). The key acts for them:
+  // it answers as them, never does more than they may now, and their requests and its are one
+  // person's for approvals.
+  const ROLES = ['Viewer', 'Operator', 'ReleaseManager', 'Admin'] as const;
+  type Role = (typeof ROLES)[number];
+  const people = {} as Record<Role, { id: string; username: string; token: string; key: string; keyId: string }>;
+  let envId: string;
+  const UNKNOWN = '00000000-0000-4000-8000-000000000000';
+
+  beforeAll(async () => {
+    const minter = await admin('POST', '/api/admin/roles', { json: { name: 'KeyMinter', permissions: ['admin:settings:WRITE'] } });
+    expect(minter.status, minter.text).toBe(201);
+    const catalogue = (await admin('GET', '/api/admin/permissions')).body.items.map((p: any) => p.name) as string[];
+    for (const role of ROLES) {
+      const username = `pk-${role.toLowerCase()}`;
+      const u = await createUser(username, role === 'Admin' ? ['Admin'] : [role, 'KeyMinter']);
+      const held = (await call('GET', '/api/auth/me', { token: u.token })).body.permissions as string[];
+      const k = await call('POST', '/api/admin/api-keys', {
+        token: u.token,
+        json: { name: `${username}-ci`, permissions: role === 'Admin' ? catalogue : held },
+      });
+      expect(k.status, k.text).toBe(201);
+      secrets.add(k.body.key);
+      if (role !== 'Admin') expect((await admin('PUT', `/api/admin/users/${u.id}`, { json: { roles: [role] } })).status).toBe(200);
+      people[role] = { id: u.id, username, token: u.token, key: k.body.key, keyId: k.body.id };
+    }
+    const [row] = await h
+      .knex('environments')
+      .insert({ name: 'pk-prod', base_url: 'http://prod.invalid', username: 'svc', password_encrypted: 'v1:x:y:z' })
+      .returning('id');
+    envId = row.id as string;
+  });
+
+  const both = (role: Role) => [
+    { via: 'password', opts: { token: people[role].token } },
+    { via: 'key', opts: { apiKey: people[role].key } },
+  ];
+
+  it('answers as the person: /api/auth/me names them, with exactly their permissions now', async () => {
+    for (const role of ROLES) {
+      const person = await call('GET', '/api/auth/me', { token: people[role].token });
+      const key = await call('GET', '/api/auth/me', { apiKey: people[role].key });
+      expect(key.body, role).toMatchObject({ id: people[role].keyId, username: people[role].username, auth_method: 'api_key', roles: [] });
+      expect(key.body.permissions, role).toEqual([...person.body.permissions].sort());
+      expect(key.body.permissions.includes('admin:settings:WRITE'), role).toBe(role === 'Admin');
+    }
+  });
+
+  it('lets a key through exactly where its creator may go now (keys never carry the Admin role itself)', async () => {
+    const probes: Array<{ what: string; method: string; path: string; json?: unknown; expect: Record<Role, number>; keyOnly?: Partial<Record<Role, number>> }> = [
+      { what: 'list API keys (admin:settings:WRITE)', method: 'GET', path: '/api/admin/api-keys', expect: { Viewer: 403, Operator: 403, ReleaseManager: 403, Admin: 200 } },
+      { what: 'list tasks (tasks:READ)', method: 'GET', path: '/api/tasks', expect: { Viewer: 200, Operator: 200, ReleaseManager: 200, Admin: 200 } },
+      {
+        what: 'create a schedule (schedules:WRITE, dashboards:BACKUP)',
+        method: 'POST',
+        path: '/api/schedules',
+        json: { name: 'pk', kind: 'backup', params: { env_id: UNKNOWN }, interval_seconds: 60 },
+        expect: { Viewer: 403, Operator: 404, ReleaseManager: 403, Admin: 404 },
+      },
+      {
+        what: 'register a release candidate (clean_release:WRITE)',
+        method: 'POST',
+        path: '/api/v2/clean-release/candidates',
+        json: { name: 'pk', target_env_id: UNKNOWN, sources: [{ kind: 'backup', backup_id: UNKNOWN }] },
+        expect: { Viewer: 403, Operator: 404, ReleaseManager: 404, Admin: 404 },
+      },
+      { what: 'list users (role Admin)', method: 'GET', path: '/api/admin/users', expect: { Viewer: 403, Operator: 403, ReleaseManager: 403, Admin: 200 }, keyOnly: { Admin: 403 } },
+      // Personal spaces stay with the person signed in.
+      { what: 'own profile preferences', method: 'GET', path: '/api/profile/preferences', expect: { Viewer: 200, Operator: 200, ReleaseManager: 200, Admin: 200 }, keyOnly: { Viewer: 403, Operator: 403, ReleaseManager: 403, Admin: 403 } },
+    ];
+    for (const p of probes)
+      for (const role of ROLES)
+        for (const { via, opts } of both(role)) {
+          const r = await call(p.method, p.path, { ...opts, json: p.json });
+          const expected = via === 'key' ? (p.keyOnly?.[role] ?? p.expect[role]) : p.expect[role];
+          expect(r.status, `${role} by ${via}: ${p.what}: ${r.text}`).toBe(expected);
+        }
+  });
+
+  it("records what a key starts as its creator's, naming the key in the task's log", async () => {
+    for (const role of ROLES) {
+      const r = await call('POST', '/api/dashboards/backup', { apiKey: people[role].key, json: { env_id: envId, dashboard_ids: [7] } });
+      const mayBackUp = role === 'Operator' || role === 'Admin';
+      expect(r.status, `${role}: ${r.text}`).toBe(mayBackUp ? 202 : 403);
+      if (!mayBackUp) continue;
+      const task = await admin('GET', `/api/tasks/${r.body.task_id}`);
+      expect(task.body, role).toMatchObject({ user_id: people[role].id, owner_username: people[role].username });
+      const logs = await admin('GET', `/api/tasks/${r.body.task_id}/logs`);
+      expect(JSON.stringify(logs.body), role).toContain(`task created by ${people[role].username} (API key '${people[role].username}-ci')`);
+    }
+  });
+
+  it('refuses a person deciding on their own request with either credential (403 self_approval); without tasks:APPROVE, 403 forbidden', async () => {
+    for (const role of ROLES) {
+      // A deploy into a protected environment the person requested, waiting for someone else.
+      const id = `git_deploy-pk-${role.toLowerCase()}`;
+      await h.knex('tasks').insert({
+        id,
+        type: 'git_deploy',
+        status: 'AWAITING_APPROVAL',
+        owner_id: people[role].id,
+        owner_username: people[role].username,
+        env_ids: [envId],
+        workflow_type: 'gitDeployWorkflow',
+        workflow_input: JSON.stringify({ approval: { required: true, requestedBy: people[role].id, envId, timeoutSeconds: 600 } }),
+      });
+      for (const { via, opts } of both(role)) {
+        const r = await call('POST', `/api/tasks/${id}/approve`, { ...opts, json: {} });
+        expect(r.status, `${role} by ${via}: ${r.text}`).toBe(403);
+        const canApprove = role === 'ReleaseManager' || role === 'Admin';
+        expect(r.body.code, `${role} by ${via}`).toBe(canApprove ? 'self_approval' : 'forbidden');
+      }
+    }
+  });
+
+  it("ends every key once its creator is deactivated, whatever their role", async () => {
+    for (const role of ROLES) {
+      expect((await call('GET', '/api/tasks', { apiKey: people[role].key })).status).toBe(200);
+      const off = await admin('PUT', `/api/admin/users/${people[role].id}`, { json: { active: false } });
+      expect(off.status, off.text).toBe(200);
+      const r = await call('GET', '/api/tasks', { apiKey: people[role].key });
+      expect(r.status, role).toBe(401);
+    }
+  });
+});
+
 describe('security events', () => {
   it('records logins with address and user agent, readable and filterable by admins', async () => {
     await login(ADMIN.username, ADMIN.password, { 'user-agent': 'matrix-test/1.0' });
