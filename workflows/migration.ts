@@ -10,13 +10,15 @@ import {
   type RejectionRule,
   type VerifyBatchInput,
 } from '../contracts/migration.ts';
+import { FIRST_IMPORT_LIMIT, MAX_BATCH, nextImportLimit } from '../contracts/migration-batching.ts';
 import { failureOf } from './item-failure.ts';
 import { runAsTask } from './task-run.ts';
 
 /**
  * A batch of dashboards = one activity: exported together, planned one by one, imported together
- * (one by one when Superset refuses the lot), safe to repeat. Only what passes by itself (a
- * Superset outage) is retried; a refusal comes back as its dashboard's outcome.
+ * (one by one when Superset refuses the lot), safe to repeat. Its size and import limit come from
+ * the one batching policy (contracts/migration-batching.ts, docs/migration-batching.md). Only what
+ * passes by itself (a Superset outage) is retried; a refusal comes back as its dashboard's outcome.
  */
 const batches = proxyActivities<Activities>({
   startToCloseTimeout: '30 minutes',
@@ -40,28 +42,6 @@ const bookkeeping = proxyActivities<Activities>({
   retry: { initialInterval: '1 second', maximumInterval: '20 seconds' },
 });
 
-/**
- * A batch reads up to this many dashboards (one export call for all, one for the target's
- * copies) and plans them in order, recording at once every outcome that needs no import
- * (unchanged, planned, blocked), until it holds as many to import as its limit: one in the first
- * batch, so a systematic problem (a release that refuses a field) shows on one dashboard and a
- * cancel lands early, then this many, imported together (a refused joint import changes nothing,
- * and its dashboards are then imported one by one, each with its own answer). The rest wait for
- * the next batch, which plans them against the target as it is then.
- */
-export const MAX_BATCH = 16;
-
-/**
- * 1, then MAX_BATCH: Superset's import costs about 0.2 s a call plus 15 ms a dashboard
- * (bench:migration's batch log), so every call after the first probe is the fixed cost again.
- * A second cautious batch of two imported alone cost two calls, one more batch and a second plan
- * of the dashboards left waiting (~0.65 s of 3.6 s on 10 dashboards) and protected nothing the
- * joint import's fallback does not.
- */
-export function nextImportLimit(_limit: number): number {
-  return MAX_BATCH;
-}
-
 /** Where a migration stands when it continues as new (small: the outcomes are in PostgreSQL). */
 export interface MigrationResume {
   /** Dashboards per workflow run before it continues as new (TASK_ITEMS_PER_RUN, read once for the task). */
@@ -74,8 +54,9 @@ export interface MigrationResume {
 }
 
 /**
- * Verifies what this run imported, after its imports: Superset answers chart queries in the same
- * process that imports, so verifying beside an import only slows the import down. Parts of
+ * Verifies what this run imported, after all of its batches (before it continues as new, and at
+ * the end), never beside a batch: Superset answers chart queries in the same process that
+ * imports, so verifying beside an import only slows the import down. Parts of
  * MAX_BATCH dashboards go one after another, each verifying a few at a time; a part that fails
  * for good marks its dashboards.
  * Returns how long it took.
@@ -112,7 +93,7 @@ export async function migrationWorkflow(input: MigrationInput & { resume?: Migra
     // Dashboards a batch planned but left for later (past its import limit), then the ones never read.
     let waiting = resume?.waiting ?? [];
     let next = resume?.next ?? 0;
-    let size = resume?.batchSize ?? 1;
+    let size = resume?.batchSize ?? FIRST_IMPORT_LIMIT;
     let learned = resume?.learned ?? [];
     let cancelled = false;
     const timings = { migration_ms: resume?.timings.migration_ms ?? 0, verification_ms: resume?.timings.verification_ms ?? 0 };

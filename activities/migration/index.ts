@@ -15,6 +15,7 @@ import {
   type Verification,
   type VerifyBatchInput,
 } from '../../contracts/migration.ts';
+import { importsTogether } from '../../contracts/migration-batching.ts';
 import { itemsResultSchema } from '../../contracts/outcome-schemas.ts';
 import type { RlsReport } from '../../contracts/rls.ts';
 import { progressLogLine } from '../../contracts/tasks.ts';
@@ -39,16 +40,7 @@ import { checkDashboardRls, copyRules, type RlsCheck } from './rls-step.ts';
 import { TargetIndexCache, type TargetIndex } from './target-index.ts';
 import type { MigrationUpstream, UpstreamDatabase } from './upstream.ts';
 
-/**
- * From this import limit on (the third batch's: workflows/migration.ts nextImportLimit), the
- * dashboards a batch imports go to Superset in one import call: the batches before imported one
- * by one, so a systematic refusal has shown on its own dashboard by then. A refused joint import changes nothing (Superset imports
- * a bundle in one transaction) and its dashboards are then planned again and imported one by one,
- * each with Superset's own answer.
- */
-const JOINT_IMPORT_FROM = 4;
-
-/** Dashboards verified at once: Superset answers chart queries on a few threads, beside the next batch's import. */
+/** Dashboards verified at once: Superset answers chart queries on a few threads (verification runs after the run's imports, not beside them). */
 const VERIFY_PARALLELISM = 3;
 
 /** A migration request as its activities get it (without the dashboard list). */
@@ -438,7 +430,7 @@ export function createMigrationActivities(deps: ActivityDeps) {
     /**
      * Verifies imported dashboards a few at a time (each: present, charts linked, every chart's
      * query runs), updates their recorded outcomes, and records the target's state for the next
-     * run. Runs beside the next batch's import, off its path.
+     * run. The workflow runs it after the run's imports (never beside a batch's import).
      */
     async verifyMigratedBatch(input: VerifyBatchInput): Promise<{ failed: number }> {
       const { log } = Context.current();
@@ -638,14 +630,14 @@ export function createMigrationActivities(deps: ActivityDeps) {
     await writeProgress();
     const t3 = Date.now();
     const toImport = ready;
-    const jointly = toImport.length > 1 && input.importLimit >= JOINT_IMPORT_FROM ? await importTogether(input, toImport, up, learned, log) : null;
+    const jointly = importsTogether(input.importLimit, toImport.length) ? await importTogether(input, toImport, up, learned, log) : null;
     if (jointly) {
       for (const [i, o] of jointly.entries()) await finish(toImport[i].position, o);
       await writeProgress();
     } else {
       for (const p of toImport) {
         let o: DashboardOutcome;
-        if (input.importLimit >= JOINT_IMPORT_FROM && toImport.length > 1) {
+        if (importsTogether(input.importLimit, toImport.length)) {
           // After a refused joint import: planned again, asking the target itself, and imported alone.
           o = await migrateOne(input, p.dashboardId, up, mappings, learned, log);
         } else {
