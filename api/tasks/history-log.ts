@@ -18,117 +18,135 @@ function failureText(f: TemporalProto.api.failure.v1.IFailure | null | undefined
   return redactText(parts.join(': ') || 'unknown failure');
 }
 
+type Add = (level: LogEntry['level'], message: string, extra?: Partial<LogEntry>) => void;
+/** Activity types by their scheduled event's id, with when each was scheduled. */
+type ScheduledActivities = Map<string, { type: string; scheduledAt?: Date }>;
+
+/** An activity's scheduling, attempts and end; false for any other event. */
+function describeActivityEvent(ev: HistoryEvent, ts: Date, activities: ScheduledActivities, add: Add): boolean {
+  const actOf = (scheduledId: unknown) => activities.get(String(scheduledId)) ?? { type: 'activity' };
+  switch (ev.eventType) {
+    case T.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED: {
+      const a = ev.activityTaskScheduledEventAttributes!;
+      activities.set(String(ev.eventId), { type: a.activityType?.name ?? 'activity', scheduledAt: ts });
+      add('DEBUG', `activity ${a.activityType?.name} scheduled`, { activity_type: a.activityType?.name ?? undefined });
+      break;
+    }
+    case T.EVENT_TYPE_ACTIVITY_TASK_STARTED: {
+      const a = ev.activityTaskStartedEventAttributes!;
+      const act = actOf(a.scheduledEventId);
+      const retry = a.lastFailure ? `; previous attempt failed: ${failureText(a.lastFailure)}` : '';
+      add(a.attempt && a.attempt > 1 ? 'WARN' : 'DEBUG', `activity ${act.type} started, attempt ${a.attempt} on ${a.identity}${retry}`, {
+        activity_type: act.type,
+        attempt: a.attempt ?? undefined,
+      });
+      break;
+    }
+    case T.EVENT_TYPE_ACTIVITY_TASK_COMPLETED: {
+      const act = actOf(ev.activityTaskCompletedEventAttributes!.scheduledEventId);
+      const ms = act.scheduledAt ? ts.getTime() - act.scheduledAt.getTime() : undefined;
+      add('INFO', `activity ${act.type} completed${ms !== undefined ? ` in ${ms} ms` : ''}`, { activity_type: act.type });
+      break;
+    }
+    case T.EVENT_TYPE_ACTIVITY_TASK_FAILED: {
+      const a = ev.activityTaskFailedEventAttributes!;
+      const act = actOf(a.scheduledEventId);
+      add('ERROR', `activity ${act.type} failed: ${failureText(a.failure)}`, { activity_type: act.type });
+      break;
+    }
+    case T.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT: {
+      const a = ev.activityTaskTimedOutEventAttributes!;
+      const act = actOf(a.scheduledEventId);
+      add('ERROR', `activity ${act.type} timed out: ${failureText(a.failure)}`, { activity_type: act.type });
+      break;
+    }
+    case T.EVENT_TYPE_ACTIVITY_TASK_CANCEL_REQUESTED:
+      add('WARN', `activity ${actOf(ev.activityTaskCancelRequestedEventAttributes!.scheduledEventId).type} cancellation requested`);
+      break;
+    case T.EVENT_TYPE_ACTIVITY_TASK_CANCELED:
+      add('WARN', `activity ${actOf(ev.activityTaskCanceledEventAttributes!.scheduledEventId).type} cancelled`);
+      break;
+    default:
+      return false;
+  }
+  return true;
+}
+
+/** The workflow's own events: start, signals, updates, cancellation, failures and its end. */
+function describeWorkflowEvent(ev: HistoryEvent, add: Add): void {
+  switch (ev.eventType) {
+    case T.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED: {
+      const a = ev.workflowExecutionStartedEventAttributes!;
+      add(
+        'INFO',
+        `workflow ${a.workflowType?.name} started on task queue ${a.taskQueue?.name}${a.attempt && a.attempt > 1 ? ` (attempt ${a.attempt})` : ''}${
+          // A long task continues as new: this history is its latest run; earlier runs' own log lines are kept.
+          a.continuedExecutionRunId ? ` as a new run continuing run ${a.continuedExecutionRunId}` : ''
+        }`,
+      );
+      break;
+    }
+    case T.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED: {
+      const a = ev.workflowExecutionSignaledEventAttributes!;
+      add('INFO', `signal ${a.signalName} received${a.identity ? ` from ${a.identity}` : ''}`);
+      break;
+    }
+    case T.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED: {
+      const a = ev.workflowExecutionUpdateAcceptedEventAttributes!;
+      add('INFO', `update ${a.acceptedRequest?.input?.name} accepted`);
+      break;
+    }
+    case T.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_COMPLETED:
+      add('INFO', `update completed`);
+      break;
+    case T.EVENT_TYPE_WORKFLOW_EXECUTION_CANCEL_REQUESTED: {
+      const a = ev.workflowExecutionCancelRequestedEventAttributes!;
+      add('WARN', `workflow cancellation requested${a.identity ? ` by ${a.identity}` : ''}`);
+      break;
+    }
+    case T.EVENT_TYPE_WORKFLOW_TASK_FAILED: {
+      const a = ev.workflowTaskFailedEventAttributes!;
+      add('WARN', `workflow task failed (${temporal.api.enums.v1.WorkflowTaskFailedCause[a.cause ?? 0]}): ${failureText(a.failure)}`);
+      break;
+    }
+    case T.EVENT_TYPE_TIMER_STARTED:
+      add('DEBUG', `timer started`);
+      break;
+    case T.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED:
+      add('INFO', 'workflow completed');
+      break;
+    case T.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED:
+      add('ERROR', `workflow failed: ${failureText(ev.workflowExecutionFailedEventAttributes!.failure)}`);
+      break;
+    case T.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED:
+      add('WARN', 'workflow cancelled');
+      break;
+    case T.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED: {
+      const a = ev.workflowExecutionTerminatedEventAttributes!;
+      add('ERROR', `workflow terminated${a.reason ? `: ${redactText(a.reason)}` : ''}${a.identity ? ` by ${a.identity}` : ''}`);
+      break;
+    }
+    case T.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT:
+      add('ERROR', 'workflow timed out');
+      break;
+    default:
+      break; // workflow-task bookkeeping and markers are noise to a reader
+  }
+}
+
 /**
  * Turns a workflow's Temporal history into readable log lines: activity attempts and failures,
  * signals, updates, cancellation and the close event. Payloads are never decoded into the log.
  */
 export function historyToEntries(events: HistoryEvent[]): LogEntry[] {
-  const activities = new Map<string, { type: string; scheduledAt?: Date }>(); // by scheduled event id
+  const activities: ScheduledActivities = new Map(); // by scheduled event id
   const out: LogEntry[] = [];
   for (const ev of events) {
     const ts = ev.eventTime ? tsToDate(ev.eventTime) : new Date(0);
     const seq = Number(ev.eventId ?? 0);
-    const add = (level: LogEntry['level'], message: string, extra: Partial<LogEntry> = {}) =>
+    const add: Add = (level, message, extra = {}) =>
       out.push({ key: { ts: ts.getTime(), rank: 0, seq }, ts: ts.toISOString(), level, source: 'temporal', message, ...extra });
-    const actOf = (scheduledId: unknown) => activities.get(String(scheduledId)) ?? { type: 'activity' };
-    switch (ev.eventType) {
-      case T.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED: {
-        const a = ev.workflowExecutionStartedEventAttributes!;
-        add(
-          'INFO',
-          `workflow ${a.workflowType?.name} started on task queue ${a.taskQueue?.name}${a.attempt && a.attempt > 1 ? ` (attempt ${a.attempt})` : ''}${
-            // A long task continues as new: this history is its latest run; earlier runs' own log lines are kept.
-            a.continuedExecutionRunId ? ` as a new run continuing run ${a.continuedExecutionRunId}` : ''
-          }`,
-        );
-        break;
-      }
-      case T.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED: {
-        const a = ev.activityTaskScheduledEventAttributes!;
-        activities.set(String(ev.eventId), { type: a.activityType?.name ?? 'activity', scheduledAt: ts });
-        add('DEBUG', `activity ${a.activityType?.name} scheduled`, { activity_type: a.activityType?.name ?? undefined });
-        break;
-      }
-      case T.EVENT_TYPE_ACTIVITY_TASK_STARTED: {
-        const a = ev.activityTaskStartedEventAttributes!;
-        const act = actOf(a.scheduledEventId);
-        const retry = a.lastFailure ? `; previous attempt failed: ${failureText(a.lastFailure)}` : '';
-        add(a.attempt && a.attempt > 1 ? 'WARN' : 'DEBUG', `activity ${act.type} started, attempt ${a.attempt} on ${a.identity}${retry}`, {
-          activity_type: act.type,
-          attempt: a.attempt ?? undefined,
-        });
-        break;
-      }
-      case T.EVENT_TYPE_ACTIVITY_TASK_COMPLETED: {
-        const act = actOf(ev.activityTaskCompletedEventAttributes!.scheduledEventId);
-        const ms = act.scheduledAt ? ts.getTime() - act.scheduledAt.getTime() : undefined;
-        add('INFO', `activity ${act.type} completed${ms !== undefined ? ` in ${ms} ms` : ''}`, { activity_type: act.type });
-        break;
-      }
-      case T.EVENT_TYPE_ACTIVITY_TASK_FAILED: {
-        const a = ev.activityTaskFailedEventAttributes!;
-        const act = actOf(a.scheduledEventId);
-        add('ERROR', `activity ${act.type} failed: ${failureText(a.failure)}`, { activity_type: act.type });
-        break;
-      }
-      case T.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT: {
-        const a = ev.activityTaskTimedOutEventAttributes!;
-        const act = actOf(a.scheduledEventId);
-        add('ERROR', `activity ${act.type} timed out: ${failureText(a.failure)}`, { activity_type: act.type });
-        break;
-      }
-      case T.EVENT_TYPE_ACTIVITY_TASK_CANCEL_REQUESTED:
-        add('WARN', `activity ${actOf(ev.activityTaskCancelRequestedEventAttributes!.scheduledEventId).type} cancellation requested`);
-        break;
-      case T.EVENT_TYPE_ACTIVITY_TASK_CANCELED:
-        add('WARN', `activity ${actOf(ev.activityTaskCanceledEventAttributes!.scheduledEventId).type} cancelled`);
-        break;
-      case T.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED: {
-        const a = ev.workflowExecutionSignaledEventAttributes!;
-        add('INFO', `signal ${a.signalName} received${a.identity ? ` from ${a.identity}` : ''}`);
-        break;
-      }
-      case T.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED: {
-        const a = ev.workflowExecutionUpdateAcceptedEventAttributes!;
-        add('INFO', `update ${a.acceptedRequest?.input?.name} accepted`);
-        break;
-      }
-      case T.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_COMPLETED:
-        add('INFO', `update completed`);
-        break;
-      case T.EVENT_TYPE_WORKFLOW_EXECUTION_CANCEL_REQUESTED: {
-        const a = ev.workflowExecutionCancelRequestedEventAttributes!;
-        add('WARN', `workflow cancellation requested${a.identity ? ` by ${a.identity}` : ''}`);
-        break;
-      }
-      case T.EVENT_TYPE_WORKFLOW_TASK_FAILED: {
-        const a = ev.workflowTaskFailedEventAttributes!;
-        add('WARN', `workflow task failed (${temporal.api.enums.v1.WorkflowTaskFailedCause[a.cause ?? 0]}): ${failureText(a.failure)}`);
-        break;
-      }
-      case T.EVENT_TYPE_TIMER_STARTED:
-        add('DEBUG', `timer started`);
-        break;
-      case T.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED:
-        add('INFO', 'workflow completed');
-        break;
-      case T.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED:
-        add('ERROR', `workflow failed: ${failureText(ev.workflowExecutionFailedEventAttributes!.failure)}`);
-        break;
-      case T.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED:
-        add('WARN', 'workflow cancelled');
-        break;
-      case T.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED: {
-        const a = ev.workflowExecutionTerminatedEventAttributes!;
-        add('ERROR', `workflow terminated${a.reason ? `: ${redactText(a.reason)}` : ''}${a.identity ? ` by ${a.identity}` : ''}`);
-        break;
-      }
-      case T.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT:
-        add('ERROR', 'workflow timed out');
-        break;
-      default:
-        break; // workflow-task bookkeeping and markers are noise to a reader
-    }
+    if (!describeActivityEvent(ev, ts, activities, add)) describeWorkflowEvent(ev, add);
   }
   return out;
 }
