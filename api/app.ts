@@ -29,11 +29,11 @@ import { healthRoutes } from './health/routes.ts';
 import { clientAddress } from './http/client-address.ts';
 import { rejectUnstorableText } from './http/input-text.ts';
 import { methodGuard } from './http/methods.ts';
-import { buildOpenApi, docsPage } from './http/openapi.ts';
+import { buildOpenApi, DOCS_START_SCRIPT, docsPage } from './http/openapi.ts';
 import { problemMiddleware } from './http/problem.ts';
 import { requestContext } from './http/request-context.ts';
 import { mountRoutes, type AnyRoute } from './http/routes.ts';
-import { webConsole } from './http/web-console.ts';
+import { CONTENT_SECURITY_POLICY, webConsole } from './http/web-console.ts';
 import { reportRoutes } from './reports/routes.ts';
 import { scheduleRoutes } from './schedules/routes.ts';
 import { migrationRoutes } from './dashboard-migration/routes.ts';
@@ -84,11 +84,17 @@ export function createApp(ctx: AppContext): Koa {
   });
   router.get('/api/docs', (c) => {
     c.type = 'html';
+    c.set('Content-Security-Policy', CONTENT_SECURITY_POLICY);
     c.body = docsPage();
   });
   const swaggerDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
   router.get('/api/docs/assets/:file', (c) => {
     const file = c.params.file;
+    if (file === 'docs-start.js') {
+      c.type = 'js';
+      c.body = DOCS_START_SCRIPT;
+      return;
+    }
     if (!/^swagger-ui(-bundle)?\.(js|css)$/.test(file)) return;
     c.type = path.extname(file);
     c.set('Cache-Control', 'public, max-age=86400');

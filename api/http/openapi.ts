@@ -123,13 +123,25 @@ export function buildOpenApi(routes: AnyRoute[], info: { version: string }) {
   };
 }
 
-/** A human docs page: Swagger UI served from the swagger-ui-dist package (no CDN; this runs offline). */
+/**
+ * A human docs page: Swagger UI served from the swagger-ui-dist package (no CDN; this runs
+ * offline). It runs under the console's Content-Security-Policy, so Swagger UI is started by a
+ * script file (DOCS_START_SCRIPT), not an inline script; the page names the document to load.
+ */
 export function docsPage(): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Switchyard API</title>
 <link rel="stylesheet" href="/api/docs/assets/swagger-ui.css"></head>
-<body><div id="ui"></div>
+<body><div id="ui" data-openapi-url="/api/openapi.json"></div>
 <script src="/api/docs/assets/swagger-ui-bundle.js"></script>
-<script>window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_id: '#ui', deepLinking: true });</script>
+<script src="/api/docs/assets/docs-start.js"></script>
 </body></html>`;
 }
+
+/** Served as /api/docs/assets/docs-start.js: starts Swagger UI on the document the page names. */
+export const DOCS_START_SCRIPT = `window.ui = SwaggerUIBundle({
+  url: document.getElementById('ui').dataset.openapiUrl,
+  dom_id: '#ui',
+  deepLinking: true,
+});
+`;

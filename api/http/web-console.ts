@@ -18,8 +18,12 @@ const TYPES: Record<string, string> = {
   '.map': 'application/json',
 };
 
-// Mantine sets styles inline; images are blob: URLs made from authorised thumbnail fetches.
-const CSP = "default-src 'self'; img-src 'self' blob: data:; style-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'";
+/**
+ * The Content-Security-Policy of every page the server sends (the console, /api/docs): scripts
+ * only from this origin as files, never inline. Mantine sets styles inline; images are blob: URLs
+ * made from authorised thumbnail fetches.
+ */
+export const CONTENT_SECURITY_POLICY = "default-src 'self'; img-src 'self' blob: data:; style-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'";
 
 const NOT_BUILT = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Switchyard</title></head><body>
 <h1>Switchyard</h1><p>The web console is not built. Run <code>npm install</code> (or <code>npm start</code>, which builds it when missing),
@@ -71,7 +75,7 @@ export function webConsole(opts: { oidc: boolean; dist?: string }) {
     if (file !== index && (rel.startsWith('/assets/') || path.extname(rel))) return next();
     ctx.type = 'html';
     ctx.set('Cache-Control', 'no-cache');
-    ctx.set('Content-Security-Policy', CSP);
+    ctx.set('Content-Security-Policy', CONTENT_SECURITY_POLICY);
     ctx.body = readIndex(index, fs.statSync(index).mtimeMs);
   };
 }
