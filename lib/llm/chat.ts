@@ -141,6 +141,64 @@ export function retryAfterMs(headers: Headers | undefined): number | undefined {
   return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
 }
 
+/** Counts across one structured call's attempts. */
+interface CallState {
+  attempts: number;
+  transientRetries: number;
+  timeouts: number;
+}
+type Fail = (kind: LlmFailureKind, message: string, extra?: { status?: number; providerMessage?: string }) => LlmError;
+
+/**
+ * After a request that got no answer: returns once it is time to ask again (a timeout asked once
+ * more, a transient failure after its backoff or Retry-After), or throws the typed failure.
+ */
+async function retryOrGiveUp(
+  OpenAI: Awaited<ReturnType<typeof loadOpenAI>>,
+  err: unknown,
+  ctx: { endpoint: LlmEndpoint; policy: LlmPolicy; hooks: CallHooks; sleep: NonNullable<CallHooks['sleep']>; state: CallState; fail: Fail },
+): Promise<void> {
+  const { endpoint, policy, hooks, sleep, state, fail } = ctx;
+  const attempts = state.attempts;
+  if (err instanceof OpenAI.APIConnectionTimeoutError) {
+    state.timeouts++;
+    const detail = `no answer within ${endpoint.timeoutSeconds} s`;
+    if (state.timeouts > (policy.timeoutRetries ?? 1)) {
+      hooks.onAttempt?.({ attempt: attempts, outcome: 'timeout', detail: `${detail}; given up` });
+      throw fail('timeout', `the provider did not answer within ${endpoint.timeoutSeconds} s${state.timeouts > 1 ? `, ${state.timeouts} times` : ''}`);
+    }
+    hooks.onAttempt?.({ attempt: attempts, outcome: 'timeout', detail: `${detail}; asking once more` });
+    return;
+  }
+  const status = err instanceof OpenAI.APIError ? err.status : undefined;
+  const transient = err instanceof OpenAI.APIConnectionError || (status !== undefined && RETRYABLE_STATUS(status)) || !(err instanceof OpenAI.APIError);
+  const providerMessage = providerMessageOf(OpenAI, err);
+  if (!transient) throw fail('refused', `the provider refused the request (HTTP ${status}): ${providerMessage}`, { status, providerMessage });
+  const kind = status === 429 ? 'rate_limited' : 'unavailable';
+  const what = status ? `HTTP ${status}` : err instanceof OpenAI.APIConnectionError ? 'connection failed' : `unreadable answer (${providerMessage})`;
+  if (state.transientRetries >= policy.maxRetries) {
+    hooks.onAttempt?.({ attempt: attempts, outcome: kind, detail: `${what}; no retries left` });
+    throw fail(kind, `the provider kept failing (${what}) after ${attempts} attempts: ${providerMessage}`, { status, providerMessage });
+  }
+  const asked = err instanceof OpenAI.APIError ? retryAfterMs(err.headers) : undefined;
+  if (asked !== undefined && asked > policy.maxRetryAfterSeconds * 1000) {
+    hooks.onAttempt?.({ attempt: attempts, outcome: kind, detail: `${what}; asked to wait ${Math.ceil(asked / 1000)} s` });
+    throw fail(kind, `the provider asked to wait ${Math.ceil(asked / 1000)} s (more than ${policy.maxRetryAfterSeconds} s) before asking again`, {
+      status,
+      providerMessage,
+    });
+  }
+  const wait = asked ?? Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** state.transientRetries);
+  state.transientRetries++;
+  hooks.onAttempt?.({
+    attempt: attempts,
+    outcome: kind,
+    detail: `${what}; waiting ${(wait / 1000).toFixed(1)} s${asked !== undefined ? ' as Retry-After asks' : ''}`,
+    waitMs: wait,
+  });
+  await waitWithHeartbeat(wait, sleep, hooks);
+}
+
 /** Asks for one JSON object following `schema`, under the policy above. */
 export async function completeStructured<T>(
   endpoint: LlmEndpoint,
@@ -154,16 +212,13 @@ export async function completeStructured<T>(
   const sleep = hooks.sleep ?? sleepFor;
   const usage: TokenUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
   const conversation = [...messages];
-  let attempts = 0;
-  let transientRetries = 0;
-  let timeouts = 0;
+  const state: CallState = { attempts: 0, transientRetries: 0, timeouts: 0 };
   let corrections = 0;
-  const fail = (kind: LlmFailureKind, message: string, extra: { status?: number; providerMessage?: string } = {}) =>
-    new LlmError(kind, message, { ...extra, attempts, usage });
+  const fail: Fail = (kind, message, extra = {}) => new LlmError(kind, message, { ...extra, attempts: state.attempts, usage });
 
   for (;;) {
     hooks.heartbeat?.();
-    attempts++;
+    const attempts = ++state.attempts;
     let completion: OpenAI.Chat.Completions.ChatCompletion;
     try {
       completion = await client.chat.completions.create(
@@ -177,46 +232,7 @@ export async function completeStructured<T>(
       );
     } catch (err) {
       if (hooks.signal?.aborted) throw err;
-      if (err instanceof OpenAI.APIConnectionTimeoutError) {
-        timeouts++;
-        const detail = `no answer within ${endpoint.timeoutSeconds} s`;
-        if (timeouts > (policy.timeoutRetries ?? 1)) {
-          hooks.onAttempt?.({ attempt: attempts, outcome: 'timeout', detail: `${detail}; given up` });
-          throw fail('timeout', `the provider did not answer within ${endpoint.timeoutSeconds} s${timeouts > 1 ? `, ${timeouts} times` : ''}`);
-        }
-        hooks.onAttempt?.({ attempt: attempts, outcome: 'timeout', detail: `${detail}; asking once more` });
-        continue;
-      }
-      const status = err instanceof OpenAI.APIError ? err.status : undefined;
-      const transient = err instanceof OpenAI.APIConnectionError || (status !== undefined && RETRYABLE_STATUS(status)) || !(err instanceof OpenAI.APIError);
-      const providerMessage = providerMessageOf(OpenAI, err);
-      if (!transient) {
-        throw fail('refused', `the provider refused the request (HTTP ${status}): ${providerMessage}`, { status, providerMessage });
-      }
-      const kind = status === 429 ? 'rate_limited' : 'unavailable';
-      const what = status ? `HTTP ${status}` : err instanceof OpenAI.APIConnectionError ? 'connection failed' : `unreadable answer (${providerMessage})`;
-      if (transientRetries >= policy.maxRetries) {
-        hooks.onAttempt?.({ attempt: attempts, outcome: kind, detail: `${what}; no retries left` });
-        throw fail(kind, `the provider kept failing (${what}) after ${attempts} attempts: ${providerMessage}`, { status, providerMessage });
-      }
-      const asked = err instanceof OpenAI.APIError ? retryAfterMs(err.headers) : undefined;
-      if (asked !== undefined && asked > policy.maxRetryAfterSeconds * 1000) {
-        hooks.onAttempt?.({ attempt: attempts, outcome: kind, detail: `${what}; asked to wait ${Math.ceil(asked / 1000)} s` });
-        throw fail(kind, `the provider asked to wait ${Math.ceil(asked / 1000)} s (more than ${policy.maxRetryAfterSeconds} s) before asking again`, {
-          status,
-          providerMessage,
-        });
-      }
-      const backoff = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** transientRetries);
-      const wait = asked ?? backoff;
-      transientRetries++;
-      hooks.onAttempt?.({
-        attempt: attempts,
-        outcome: kind,
-        detail: `${what}; waiting ${(wait / 1000).toFixed(1)} s${asked !== undefined ? ' as Retry-After asks' : ''}`,
-        waitMs: wait,
-      });
-      await waitWithHeartbeat(wait, sleep, hooks);
+      await retryOrGiveUp(OpenAI, err, { endpoint, policy, hooks, sleep, state, fail });
       continue;
     }
 
