@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
+import { strFromU8, strToU8, zipSync } from 'fflate';
 import { parse, stringify } from 'yaml';
+import { ArchiveError, formatBytes, unzipWithin } from '../archive/unzip.ts';
 
 /**
  * A Superset export bundle (ZIP with one root folder of YAML files) as data. Superset only
@@ -17,7 +18,8 @@ export interface BundleFile {
 
 /**
  * Most a bundle may unpack to. An export of even a large dashboard is a few MiB of YAML; a ZIP
- * that claims more is refused before anything is inflated (a zip bomb, or not a dashboard).
+ * that claims more is refused before anything is inflated, and one that inflates past what it
+ * claims is stopped as it does (a zip bomb, or not a dashboard).
  */
 export const MAX_BUNDLE_BYTES = 64 * 1024 * 1024;
 /** Most files a bundle may hold. */
@@ -45,33 +47,15 @@ export class Bundle {
   }
 
   /**
-   * Reads an export. The ZIP's central directory states each file's unpacked size; their sum is
-   * checked against `maxBytes` before anything is inflated, and fflate inflates each file into a
-   * buffer of exactly its stated size, so a ZIP that lies about its sizes cannot grow past it.
+   * Reads an export, unpacked within `maxBytes` by the one archive decider (lib/archive/unzip.ts):
+   * declared sizes past the cap refuse it before anything inflates, and an entry that inflates
+   * past the size it declares is stopped there and refuses it too.
    */
   static fromZip(zip: Uint8Array, maxBytes = MAX_BUNDLE_BYTES): Bundle {
-    let declared = 0;
-    let count = 0;
-    let entries: Record<string, Uint8Array>;
-    try {
-      entries = unzipSync(zip, {
-        filter(file) {
-          declared += file.originalSize;
-          if (++count > MAX_BUNDLE_FILES) throw new BundleError('too_large', `the bundle holds more than ${MAX_BUNDLE_FILES} files`);
-          if (declared > maxBytes) {
-            throw new BundleError('too_large', `the bundle unpacks to more than ${formatSize(maxBytes)} (the most a bundle may hold)`);
-          }
-          return true;
-        },
-      });
-    } catch (err) {
-      if (err instanceof BundleError) throw err;
-      throw new BundleError('unreadable', `the bundle is not a readable ZIP: ${(err as Error).message}`, err);
-    }
+    const entries = unzipBundle(zip, maxBytes);
     let root = '';
     const files = new Map<string, BundleFile>();
-    for (const [name, data] of Object.entries(entries)) {
-      if (name.endsWith('/')) continue;
+    for (const [name, data] of entries) {
       const slash = name.indexOf('/');
       if (slash < 0) continue; // files at the zip root are ignored by Superset too
       root ||= name.slice(0, slash);
@@ -116,12 +100,28 @@ export class Bundle {
   }
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
+/**
+ * An export's entries (path → bytes), unpacked within `maxBytes` by the one archive decider
+ * (lib/archive/unzip.ts); its refusals become BundleErrors.
+ */
+export function unzipBundle(zip: Uint8Array, maxBytes = MAX_BUNDLE_BYTES): Map<string, Uint8Array> {
+  try {
+    return unzipWithin(zip, { maxBytes, maxEntries: MAX_BUNDLE_FILES });
+  } catch (err) {
+    if (!(err instanceof ArchiveError)) throw err;
+    if (err.problem !== 'too_large') throw new BundleError('unreadable', `the bundle is not a readable ZIP: ${err.message}`, err);
+    throw new BundleError(
+      'too_large',
+      (err.declared?.entries ?? 0) > MAX_BUNDLE_FILES
+        ? `the bundle holds more than ${MAX_BUNDLE_FILES} files`
+        : `the bundle unpacks to more than ${formatBytes(maxBytes)} (the most a bundle may hold)`,
+      err,
+    );
+  }
 }
 
-function formatSize(bytes: number): string {
-  return bytes >= 1024 * 1024 ? `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB` : `${Math.round(bytes / 1024)} KiB`;
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function kindOf(path: string): BundleKind {

@@ -3,12 +3,15 @@
  * names the columns (`column_name`, and `verbose_name` and/or `description`, optionally
  * `table_name`), every row below it is an entry.
  *
- * An .xlsx is a ZIP archive, and a small upload can unpack to gigabytes: the archive's own
- * directory is read first (fflate, without inflating anything) and a workbook that would unpack
- * beyond MAX_UNPACKED_BYTES is refused before exceljs opens it.
+ * An .xlsx is a ZIP archive, and a small upload can unpack to gigabytes, whatever its directory
+ * declares. exceljs (through JSZip) inflates whatever the archive holds before it checks a size,
+ * so it never sees the upload: the one archive decider (lib/archive/unzip.ts) unpacks it first
+ * within MAX_UNPACKED_BYTES, counting as it inflates, and exceljs reads the parts it produced,
+ * packed again without compression (what exceljs reads is exactly what was counted).
  */
 import type ExcelJS from 'exceljs';
-import { unzipSync } from 'fflate';
+import { zipSync } from 'fflate';
+import { ArchiveError, unzipWithin } from '../archive/unzip.ts';
 import { lazyModule } from '../lazy.ts';
 import { ValidationError } from '../errors.ts';
 import { assertNoProblems, headerKey, normaliseEntries, type DictionaryEntry } from './entries.ts';
@@ -28,10 +31,10 @@ const FIELD = 'body.file';
 
 /** Parses the workbook or throws a 400 (ValidationError on `body.file`) saying what is wrong with it. */
 export async function parseDictionaryWorkbook(bytes: Buffer, opts: { sheet?: string } = {}): Promise<ParsedWorkbook> {
-  checkArchive(bytes);
+  const checked = unpackWorkbook(bytes);
   const wb = new (await loadExcel()).Workbook();
   try {
-    await wb.xlsx.load(bytes as unknown as ArrayBuffer);
+    await wb.xlsx.load(checked as unknown as ArrayBuffer);
   } catch (err) {
     throw new ValidationError(`the file is not a readable .xlsx workbook: ${err instanceof Error ? err.message : String(err)}`, [
       { field: FIELD, message: 'not a readable .xlsx workbook' },
@@ -95,30 +98,28 @@ function cellText(cell: ExcelJS.Cell): string {
   return cell.text ?? String(v);
 }
 
-/** Refuses what is not a ZIP, or one that would unpack to more than MAX_UNPACKED_BYTES. */
-function checkArchive(bytes: Buffer): void {
-  let total = 0;
-  let files = 0;
-  let workbookPart = false;
+/**
+ * The workbook's parts unpacked within the budget and packed again stored (level 0), or a 400:
+ * not a ZIP, a ZIP without xl/workbook.xml, too many parts, declared sizes past the budget, or a
+ * part that inflates past the size it declares (stopped as it does).
+ */
+function unpackWorkbook(bytes: Buffer): Buffer {
+  let parts: Map<string, Uint8Array>;
   try {
-    unzipSync(bytes, {
-      filter(f) {
-        files++;
-        total += f.originalSize;
-        if (f.name === 'xl/workbook.xml') workbookPart = true;
-        return false; // read the directory only; inflate nothing
-      },
-    });
-  } catch {
-    throw new ValidationError('the file is not an .xlsx workbook (not a ZIP archive)', [{ field: FIELD, message: 'not an .xlsx workbook' }]);
+    parts = unzipWithin(bytes, { maxBytes: MAX_UNPACKED_BYTES, maxEntries: MAX_ARCHIVE_FILES });
+  } catch (err) {
+    if (!(err instanceof ArchiveError)) throw err;
+    throw new ValidationError(archiveRefusal(err), [{ field: FIELD, message: err.problem === 'too_large' ? 'workbook too large once unpacked' : 'not a readable .xlsx workbook' }]);
   }
-  if (!workbookPart && files <= MAX_ARCHIVE_FILES && total <= MAX_UNPACKED_BYTES) {
+  if (!parts.has('xl/workbook.xml')) {
     throw new ValidationError('the file is a ZIP archive but not an .xlsx workbook (it has no xl/workbook.xml)', [{ field: FIELD, message: 'not an .xlsx workbook' }]);
   }
-  if (files > MAX_ARCHIVE_FILES || total > MAX_UNPACKED_BYTES) {
-    throw new ValidationError(
-      `the workbook would unpack to ${Math.round(total / 1024 / 1024)} MB in ${files} parts; at most ${MAX_UNPACKED_BYTES / 1024 / 1024} MB is accepted`,
-      [{ field: FIELD, message: 'workbook too large once unpacked' }],
-    );
-  }
+  return Buffer.from(zipSync(Object.fromEntries(parts), { level: 0 }));
+}
+
+function archiveRefusal(err: ArchiveError): string {
+  if (err.problem === 'too_large' && err.declared)
+    return `the workbook would unpack to ${Math.round(err.declared.bytes / 1024 / 1024)} MB in ${err.declared.entries} parts; at most ${MAX_UNPACKED_BYTES / 1024 / 1024} MB in ${MAX_ARCHIVE_FILES} parts is accepted`;
+  if (err.problem === 'unreadable' && !err.entry) return 'the file is not an .xlsx workbook (not a ZIP archive)';
+  return `the workbook cannot be unpacked: ${err.message}`;
 }

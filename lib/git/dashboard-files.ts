@@ -9,8 +9,9 @@
  *     re-serialised with sorted keys;
  *   - databases are referenced by name and UUID, as Superset exports them (passwords masked).
  */
-import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
+import { strFromU8, strToU8, zipSync } from 'fflate';
 import { parse, stringify } from 'yaml';
+import { BundleError, MAX_BUNDLE_BYTES, unzipBundle } from '../bundles/bundle.ts';
 
 export const KINDS = ['dashboards', 'charts', 'datasets', 'databases'] as const;
 export type DashboardFileKind = (typeof KINDS)[number];
@@ -61,19 +62,26 @@ function kindOf(path: string): DashboardFileKind | 'metadata' | undefined {
   return KINDS.find((k) => path.startsWith(`${k}/`));
 }
 
-/** Superset's export ZIP of one dashboard → the repository's files. */
-export function filesFromExport(zip: Uint8Array): DashboardFiles {
-  const entries = unzipSync(zip);
+/**
+ * Superset's export ZIP of one dashboard → the repository's files. The archive is unpacked within
+ * `maxBytes` by the one archive decider (through unzipBundle); every refusal is a BundleError.
+ */
+export function filesFromExport(zip: Uint8Array, maxBytes = MAX_BUNDLE_BYTES): DashboardFiles {
+  const entries = unzipBundle(zip, maxBytes);
   const files = new Map<string, string>();
   let dashboardUuid = '';
   let title = '';
-  for (const [name, data] of Object.entries(entries)) {
-    if (name.endsWith('/')) continue;
+  for (const [name, data] of entries) {
     const inner = name.slice(name.indexOf('/') + 1);
     if (!/\.ya?ml$/.test(inner)) continue;
     const kind = kindOf(inner);
     if (!kind) continue;
-    const content = fromYaml(strFromU8(data));
+    let content: Record<string, unknown>;
+    try {
+      content = fromYaml(strFromU8(data));
+    } catch (err) {
+      throw new BundleError('unreadable', `${inner} in the export is not a YAML mapping: ${(err as Error).message}`, err);
+    }
     if (kind === 'metadata') {
       delete content.timestamp;
       files.set('metadata.yaml', toYaml(content));
@@ -81,16 +89,16 @@ export function filesFromExport(zip: Uint8Array): DashboardFiles {
     }
     const uuid = typeof content.uuid === 'string' ? content.uuid.toLowerCase() : '';
     // The UUID names the file: anything but a UUID could name a path outside the repository.
-    if (!UUID.test(uuid)) throw new Error(`${inner} in the export has no valid uuid`);
+    if (!UUID.test(uuid)) throw new BundleError('unreadable', `${inner} in the export has no valid uuid`);
     if (kind === 'dashboards') {
-      if (dashboardUuid) throw new Error('the export holds more than one dashboard');
+      if (dashboardUuid) throw new BundleError('unreadable', 'the export holds more than one dashboard');
       dashboardUuid = uuid;
       title = typeof content.dashboard_title === 'string' ? content.dashboard_title : '';
     }
     files.set(`${kind}/${uuid}.yaml`, toYaml(content));
   }
-  if (!files.has('metadata.yaml')) throw new Error('not a Superset export: metadata.yaml is missing');
-  if (!dashboardUuid) throw new Error('the export holds no dashboard');
+  if (!files.has('metadata.yaml')) throw new BundleError('not_an_export', 'not a Superset export: metadata.yaml is missing');
+  if (!dashboardUuid) throw new BundleError('no_dashboard', 'the export holds no dashboard');
   return { dashboardUuid, title, files };
 }
 
