@@ -45,17 +45,22 @@ describe('/api/docs', () => {
     page.on('pageerror', (e) => errors.push(String(e)));
     const violations: string[] = [];
     await page.exposeFunction('reportViolation', (v: string) => violations.push(v));
-    await page.addInitScript(() =>
-      document.addEventListener('securitypolicyviolation', (e) =>
-        (window as unknown as { reportViolation(v: string): void }).reportViolation(`${e.violatedDirective} ${e.blockedURI}`),
-      ),
-    );
+    // Runs in the page (no DOM types in this project's tsconfig, hence the loose typing).
+    await page.addInitScript(() => {
+      const w = globalThis as unknown as {
+        document: { addEventListener(type: string, fn: (e: { violatedDirective: string; blockedURI: string }) => void): void };
+        reportViolation(v: string): void;
+      };
+      w.document.addEventListener('securitypolicyviolation', (e) => w.reportViolation(`${e.violatedDirective} ${e.blockedURI}`));
+    });
     const res = await page.goto('/api/docs');
     expect(res?.headers()['content-security-policy']).toBe(CONTENT_SECURITY_POLICY);
     await expect.poll(() => page.locator('.swagger-ui .info .title').textContent(), { timeout: 30_000 }).toContain('Switchyard API');
     await expect.poll(() => page.locator('.opblock-summary-path[data-path="/api/health"]').count(), { timeout: 30_000 }).toBe(1);
     // Swagger UI loaded the whole document through its own fetch (connect-src 'self').
-    const operations = await page.evaluate(() => (window as unknown as { ui: { specSelectors: { operations(): { size: number } } } }).ui.specSelectors.operations().size);
+    const operations = await page.evaluate(
+      () => (globalThis as unknown as { ui: { specSelectors: { operations(): { size: number } } } }).ui.specSelectors.operations().size,
+    );
     expect(operations).toBeGreaterThan(100);
     expect(violations).toEqual([]);
     expect(errors).toEqual([]);
