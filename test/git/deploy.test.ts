@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { APPROVAL_UPDATE } from '../../contracts/tasks.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import type { SupersetClient } from '../support/superset/fixtures.ts';
 import type { SourceFixture } from '../migrations/support.ts';
@@ -128,6 +129,49 @@ describe.skipIf(!on)('deploy of a pinned commit', () => {
     expect(await dashboardTitle(b, uuid)).toBe(`${P} renamed`);
     const s = await as(h.adminToken)('GET', `${G('status')}?env_id=${envA}`);
     expect(s.body.last_deployed).toMatchObject({ env_id: envB, commit: commit2, approved_by: `${P}-rm` });
+  });
+
+  it('approvals compare people: nobody approves with their API key what they asked for with a password, nor the other way round', async () => {
+    const minter = await as(h.adminToken)('POST', '/api/admin/roles', { json: { name: `${P}-minter`, permissions: ['admin:settings:WRITE'] } });
+    expect(minter.status, minter.text).toBe(201);
+    const person = await userWith(h, `${P}-rm-ci`, ['ReleaseManager', `${P}-minter`]);
+    const personId = (await as(person)('GET', '/api/auth/me')).body.id as string;
+    const key = await as(person)('POST', '/api/admin/api-keys', {
+      json: { name: `${P}-deploy-bot`, permissions: ['git:WRITE', 'tasks:APPROVE', 'tasks:READ'] },
+    });
+    expect(key.status, key.text).toBe(201);
+    const withKey = (m: string, p: string, o: Record<string, unknown> = {}) => h.request(m, p, { ...o, apiKey: key.body.key });
+
+    // Asked for with a password; the same person's key may not approve it.
+    const byPassword = await as(person)('POST', G('deploy'), { json: { env_id: envA, target_env_id: envB, commit: commit1 } });
+    expect(byPassword.status, byPassword.text).toBe(202);
+    await waitStatus(byPassword.body.task_id, 'AWAITING_APPROVAL');
+    const keyApproves = await withKey('POST', `/api/tasks/${byPassword.body.task_id}/approve`, { json: {} });
+    expect(keyApproves.status, keyApproves.text).toBe(403);
+    expect(keyApproves.body.code).toBe('self_approval');
+
+    // Asked for with the key: the task is the person's, whose password may not approve it, and
+    // the workflow's own check refuses that person's decision sent to it directly.
+    const byKey = await withKey('POST', G('deploy'), { json: { env_id: envA, target_env_id: envB, commit: commit1 } });
+    expect(byKey.status, byKey.text).toBe(202);
+    const waiting = await waitStatus(byKey.body.task_id, 'AWAITING_APPROVAL');
+    expect(waiting).toMatchObject({ user_id: personId, owner_username: `${P}-rm-ci` });
+    const personApproves = await as(person)('POST', `/api/tasks/${byKey.body.task_id}/approve`, { json: {} });
+    expect(personApproves.status, personApproves.text).toBe(403);
+    expect(personApproves.body.code).toBe('self_approval');
+    await expect(
+      h.boot.context.temporal.workflow
+        .getHandle(byKey.body.task_id)
+        .executeUpdate(APPROVAL_UPDATE, { args: [{ decision: 'approve', userId: personId, username: `${P}-rm-ci` }] }),
+    ).rejects.toMatchObject({ cause: { type: 'SelfApproval' } });
+
+    // Another person decides on both; nothing of this reaches b.
+    for (const t of [byPassword.body.task_id, byKey.body.task_id]) {
+      const no = await as(approver)('POST', `/api/tasks/${t}/reject`, { json: { comment: 'not now' } });
+      expect(no.status, no.text).toBe(200);
+      expect((await waitTask(h, t)).status).toBe('CANCELLED');
+    }
+    expect(await dashboardTitle(b, uuid)).toBe(`${P} renamed`);
   });
 
   it('a rejection ends the task CANCELLED with the reason; nothing is deployed', async () => {
