@@ -60,7 +60,11 @@ export function itemFailure(err: unknown, ctx: FailureContext): ItemFailure {
       ],
     };
   }
-  if (err instanceof AppError) return { error: err.message, step: ctx.step, next_actions: [] };
+  if (err instanceof AppError) {
+    // An error that knows what to do about it (a refused path of a repository) says so in `next_actions`.
+    const actions = err.extra?.next_actions;
+    return { error: err.message, step: ctx.step, next_actions: Array.isArray(actions) ? (actions as NextAction[]) : [] };
+  }
   throw err;
 }
 

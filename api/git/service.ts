@@ -4,6 +4,8 @@ import type { GitDeploymentRow, GitRepositoryStore } from '../../db/git/reposito
 import type { ProfileStore } from '../../db/profile/store.ts';
 import type { Config } from '../../lib/config.ts';
 import { AppError, ConflictError, NotFoundError, UpstreamUnavailableError, ValidationError } from '../../lib/errors.ts';
+import { ArchiveError } from '../../lib/archive/unzip.ts';
+import { BundleError } from '../../lib/bundles/bundle.ts';
 import { filesFromExport, UUID } from '../../lib/git/dashboard-files.ts';
 import { apiBase, authUsername, gitProvider, GitProviderError, type RemoteRepository } from '../../lib/git/providers.ts';
 import { NoRepositoryError, WorkingCopy, type Author, type Credentials, type Resolution } from '../../lib/git/working-copy.ts';
@@ -389,6 +391,15 @@ export class GitService {
     try {
       files = filesFromExport(new Uint8Array(zip));
     } catch (err) {
+      // An archive the size rules refuse (too large, or inflating past what it declares) is refused
+      // for good; a well-formed archive that is not a usable export is Superset answering garbage.
+      if (err instanceof BundleError && err.cause instanceof ArchiveError && err.cause.problem !== 'unreadable')
+        throw new AppError(
+          422,
+          'export_refused',
+          'Export refused',
+          `Superset's export of dashboard ${dashboardId} is refused: ${err.message}`,
+        );
       throw new UpstreamUnavailableError(
         'Superset',
         `Superset's export of dashboard ${dashboardId} is not usable: ${(err as Error).message}`,

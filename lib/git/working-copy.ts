@@ -5,6 +5,11 @@
  *
  * Credentials never touch the disk: the remote URL in `.git/config` carries none, and the token
  * is handed to isomorphic-git per call through `onAuth`.
+ *
+ * Nothing is read or written outside the working copy: every file access, isomorphic-git's
+ * included, goes through ConfinedDir (confined-path.ts), and a fetched commit is checked for
+ * links, submodules and names that leave the folder before it is checked out or merged
+ * (safe-tree.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,7 +17,9 @@ import git, { Errors, TREE, WORKDIR, type AuthCallback, type ReadCommitResult } 
 import http from 'isomorphic-git/http/node';
 import { createTwoFilesPatch } from 'diff';
 import { AppError, ConflictError, UpstreamUnavailableError, ValidationError } from '../errors.ts';
+import { ConfinedDir, UnsafePathError } from './confined-path.ts';
 import { fromYaml, isBundlePath } from './dashboard-files.ts';
+import { assertSafeTree, unsafeFromGit } from './safe-tree.ts';
 
 export interface Credentials {
   username: string;
@@ -100,19 +107,23 @@ export class GitRemoteError extends AppError {
 export class WorkingCopy {
   readonly dir: string;
   private readonly gitdir: string;
+  private readonly files: ConfinedDir;
+  private readonly confinedFs: ReturnType<ConfinedDir['fs']>;
   private cache: object = {};
 
   constructor(dir: string) {
     this.dir = dir;
     this.gitdir = path.join(dir, '.git');
+    this.files = new ConfinedDir(dir);
+    this.confinedFs = this.files.fs();
   }
 
   private get base() {
-    return { fs, dir: this.dir, gitdir: this.gitdir, cache: this.cache };
+    return { fs: this.confinedFs, dir: this.dir, gitdir: this.gitdir, cache: this.cache };
   }
 
   exists(): boolean {
-    return fs.existsSync(path.join(this.gitdir, 'HEAD'));
+    return this.files.exists('.git/HEAD');
   }
 
   assertExists(): void {
@@ -139,6 +150,8 @@ export class WorkingCopy {
         // An empty or missing remote repository has nothing to adopt; the first push fills it.
         if (err instanceof GitRemoteError && err.code === 'remote_not_found') return null;
         if (err instanceof Errors.NotFoundError) return null;
+        // A refused remote tree leaves no working copy behind when this call made it.
+        if (created && err instanceof UnsafePathError) fs.rmSync(this.dir, { recursive: true, force: true });
         throw err;
       });
       if (theirs) {
@@ -149,7 +162,7 @@ export class WorkingCopy {
       }
     }
     if (!head) {
-      fs.writeFileSync(path.join(this.dir, 'README.md'), opts.readme);
+      this.files.write('README.md', opts.readme);
       await git.add({ ...this.base, filepath: 'README.md' });
       head = await git.commit({ ...this.base, message: 'Start the dashboard repository', author: opts.author });
     }
@@ -197,28 +210,27 @@ export class WorkingCopy {
   async writeBundle(files: Map<string, string>): Promise<string[]> {
     if (this.readMergeState()) throw new ConflictError('A merge is in progress: finish or abort it before syncing', 'merge_in_progress');
     const changed: string[] = [];
-    const existing = listFiles(this.dir).filter(isBundlePath);
+    const existing = this.files.listFiles().filter(isBundlePath);
     for (const p of existing) {
       if (!files.has(p)) {
-        fs.rmSync(path.join(this.dir, p));
+        this.files.remove(p);
         changed.push(p);
       }
     }
     for (const [p, text] of files) {
-      const full = path.join(this.dir, p);
-      const before = fs.existsSync(full) ? fs.readFileSync(full, 'utf8') : null;
-      if (before === text) continue;
-      fs.mkdirSync(path.dirname(full), { recursive: true });
-      fs.writeFileSync(full, text);
+      if (this.files.read(p) === text) continue;
+      this.files.write(p, text);
       changed.push(p);
     }
-    for (const kind of ['dashboards', 'charts', 'datasets', 'databases']) removeEmptyDir(path.join(this.dir, kind));
+    for (const kind of ['dashboards', 'charts', 'datasets', 'databases']) this.files.removeEmptyDir(kind);
     return changed.sort();
   }
 
   /** The bundle files at a commit: path → text. */
   async filesAt(ref: string): Promise<Map<string, string>> {
     const oid = await this.resolveCommit(ref);
+    // A commit holding a link reads as the link's text, never as a file: refused as at checkout.
+    await assertSafeTree(this.base, oid);
     const out = new Map<string, string>();
     await git.walk({
       ...this.base,
@@ -304,25 +316,18 @@ export class WorkingCopy {
     const parts: string[] = [];
     let racy = false;
     const add = (file: string, label: string) => {
-      try {
-        const st = fs.statSync(file);
-        if (now - st.mtimeMs < RACY_MS || now - st.ctimeMs < RACY_MS) racy = true;
-        parts.push(`${label}:${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`);
-      } catch {
-        parts.push(`${label}:-`);
-      }
+      const st = this.files.lstat(file);
+      if (!st) return void parts.push(`${label}:-`);
+      if (now - st.mtimeMs < RACY_MS || now - st.ctimeMs < RACY_MS) racy = true;
+      parts.push(`${label}:${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`);
     };
-    let head: string;
-    try {
-      head = fs.readFileSync(path.join(this.gitdir, 'HEAD'), 'utf8').trim();
-    } catch {
-      return null;
-    }
+    const head = this.files.read('.git/HEAD')?.trim();
+    if (head === undefined) return null;
     parts.push(head);
     const branch = head.startsWith('ref: refs/heads/') ? head.slice('ref: refs/heads/'.length) : '';
     for (const f of ['index', 'config', 'packed-refs', MERGE_STATE, `refs/heads/${branch}`, `refs/remotes/origin/${branch}`])
-      add(path.join(this.gitdir, f), f);
-    for (const f of listFiles(this.dir)) add(path.join(this.dir, f), f);
+      add(`.git/${f}`, f);
+    for (const f of this.files.listFiles()) add(f, f);
     return racy ? null : parts.join('|');
   }
 
@@ -372,40 +377,42 @@ export class WorkingCopy {
     ];
     const out: FileDiff[] = [];
     const label = (oid: string | null) => (oid ? oid.slice(0, 7) : 'empty');
-    await git.walk({
-      ...this.base,
-      trees,
-      map: async (filepath, [a, b]) => {
-        if (filepath === '.') return true;
-        if (filepath === '.git' || filepath.startsWith('.git/')) return null;
-        const [ta, tb] = await Promise.all([a?.type(), b?.type()]);
-        if (ta === 'tree' || tb === 'tree') return true;
-        if (opts.paths && !opts.paths.includes(filepath)) return null;
-        const [oa, ob] = await Promise.all([a?.oid(), b?.oid()]);
-        if (oa === ob) return null;
-        const before = a ? Buffer.from((await a.content()) ?? new Uint8Array()).toString('utf8') : '';
-        const after = b ? Buffer.from((await b.content()) ?? new Uint8Array()).toString('utf8') : '';
-        if (a && b && before === after) return null;
-        const change = !a ? 'added' : !b ? 'deleted' : 'modified';
-        const patch = createTwoFilesPatch(
-          a ? `a/${filepath}` : '/dev/null',
-          b ? `b/${filepath}` : '/dev/null',
-          before,
-          after,
-          label(fromOid),
-          toOid ? label(toOid) : 'working tree',
-          { context: 3 },
-        );
-        out.push({ path: filepath, change, patch: patch.replace(/^=+\n/, '') });
-        return null;
-      },
-    });
+    await this.unsafeNamed(() =>
+      git.walk({
+        ...this.base,
+        trees,
+        map: async (filepath, [a, b]) => {
+          if (filepath === '.') return true;
+          if (filepath === '.git' || filepath.startsWith('.git/')) return null;
+          const [ta, tb] = await Promise.all([a?.type(), b?.type()]);
+          if (ta === 'tree' || tb === 'tree') return true;
+          if (opts.paths && !opts.paths.includes(filepath)) return null;
+          const [oa, ob] = await Promise.all([a?.oid(), b?.oid()]);
+          if (oa === ob) return null;
+          const before = a ? Buffer.from((await a.content()) ?? new Uint8Array()).toString('utf8') : '';
+          const after = b ? Buffer.from((await b.content()) ?? new Uint8Array()).toString('utf8') : '';
+          if (a && b && before === after) return null;
+          const change = !a ? 'added' : !b ? 'deleted' : 'modified';
+          const patch = createTwoFilesPatch(
+            a ? `a/${filepath}` : '/dev/null',
+            b ? `b/${filepath}` : '/dev/null',
+            before,
+            after,
+            label(fromOid),
+            toOid ? label(toOid) : 'working tree',
+            { context: 3 },
+          );
+          out.push({ path: filepath, change, patch: patch.replace(/^=+\n/, '') });
+          return null;
+        },
+      }),
+    );
     return out.sort((x, y) => x.path.localeCompare(y.path));
   }
 
   async history(depth: number): Promise<HistoryEntry[]> {
     if (!(await this.headOid())) return [];
-    const logged: ReadCommitResult[] = await git.log({ ...this.base, ref: 'HEAD', depth, includeChanges: true });
+    const logged: ReadCommitResult[] = await this.unsafeNamed(() => git.log({ ...this.base, ref: 'HEAD', depth, includeChanges: true }));
     // isomorphic-git walks every parent of a merge and lists a commit again each time a path reaches it.
     const seen = new Set<string>();
     const commits = logged.filter((c) => !seen.has(c.oid) && seen.add(c.oid)).slice(0, depth);
@@ -439,11 +446,20 @@ export class WorkingCopy {
     const head = await this.headOid();
     if (!files.length) return { committed: false, commit: head ?? '', files: [] };
     for (const f of files) {
-      if (fs.existsSync(path.join(this.dir, f))) await git.add({ ...this.base, filepath: f });
+      if (this.files.exists(f)) await git.add({ ...this.base, filepath: f });
       else await git.remove({ ...this.base, filepath: f });
     }
     const oid = await git.commit({ ...this.base, message, author });
     return { committed: true, commit: oid, files };
+  }
+
+  /** Runs isomorphic-git, reporting its refusal of an unsafe name the way safe-tree.ts does (a 409 naming the path). */
+  private async unsafeNamed<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      throw unsafeFromGit(err);
+    }
   }
 
   private onAuth(creds: Credentials | null): { onAuth?: AuthCallback; onAuthFailure?: AuthCallback } {
@@ -463,6 +479,11 @@ export class WorkingCopy {
     }
   }
 
+  /**
+   * Fetches the branch and answers the remote's commit, once its tree is known to hold only
+   * folders and plain files with safe names (safe-tree.ts): whatever uses the answer (adopting it
+   * at init, a fast-forward or merge at pull) checks out nothing that could leave the folder.
+   */
   async fetch(creds: Credentials | null): Promise<string | null> {
     const url = await this.remoteUrl();
     if (!url) throw new ConflictError('This repository has no remote: init it with a git config first', 'no_remote');
@@ -470,7 +491,9 @@ export class WorkingCopy {
     await this.remoteCall('fetch', () =>
       git.fetch({ ...this.base, http, remote: 'origin', ref: branch, singleBranch: true, tags: false, ...this.onAuth(creds) }),
     );
-    return this.refOid(`refs/remotes/origin/${branch}`);
+    const theirs = await this.refOid(`refs/remotes/origin/${branch}`);
+    if (theirs) await assertSafeTree(this.base, theirs);
+    return theirs;
   }
 
   async push(creds: Credentials | null): Promise<{ pushed: boolean; commit: string | null }> {
@@ -521,7 +544,7 @@ export class WorkingCopy {
       await git.checkout({ ...this.base, ref: branch, force: true });
       return { status: 'merged', commit: r.oid ?? (await this.headOid()), conflicts: [] };
     } catch (err) {
-      if (!(err instanceof Errors.MergeConflictError)) throw err;
+      if (!(err instanceof Errors.MergeConflictError)) throw unsafeFromGit(err);
       const files = [...new Set(err.data.filepaths)].sort();
       this.writeMergeState({ ours, theirs, base: (base as string | undefined) ?? null, files, resolved: [], message });
       return { status: 'conflict', commit: ours, conflicts: files };
@@ -529,20 +552,19 @@ export class WorkingCopy {
   }
 
   private readMergeState(): MergeState | null {
-    const file = path.join(this.gitdir, MERGE_STATE);
-    if (!fs.existsSync(file)) return null;
-    return JSON.parse(fs.readFileSync(file, 'utf8')) as MergeState;
+    const text = this.files.read(`.git/${MERGE_STATE}`);
+    return text === null ? null : (JSON.parse(text) as MergeState);
   }
 
   private writeMergeState(s: MergeState): void {
     // MERGE_HEAD/MERGE_MSG as git writes them, so native git sees the merge too.
-    fs.writeFileSync(path.join(this.gitdir, 'MERGE_HEAD'), `${s.theirs}\n`);
-    fs.writeFileSync(path.join(this.gitdir, 'MERGE_MSG'), `${s.message}\n`);
-    fs.writeFileSync(path.join(this.gitdir, MERGE_STATE), JSON.stringify(s));
+    this.files.write('.git/MERGE_HEAD', `${s.theirs}\n`);
+    this.files.write('.git/MERGE_MSG', `${s.message}\n`);
+    this.files.write(`.git/${MERGE_STATE}`, JSON.stringify(s));
   }
 
   private clearMergeState(): void {
-    for (const f of [MERGE_STATE, 'MERGE_HEAD', 'MERGE_MSG']) fs.rmSync(path.join(this.gitdir, f), { force: true });
+    for (const f of [MERGE_STATE, 'MERGE_HEAD', 'MERGE_MSG']) this.files.remove(`.git/${f}`);
   }
 
   private async blobAt(oid: string | null, filepath: string): Promise<string | null> {
@@ -561,13 +583,12 @@ export class WorkingCopy {
     if (!s) return { has_unfinished_merge: false, ours: null, theirs: null, conflicts: [] };
     const conflicts: ConflictFile[] = [];
     for (const f of s.files) {
-      const full = path.join(this.dir, f);
       conflicts.push({
         path: f,
         ours: await this.blobAt(s.ours, f),
         theirs: await this.blobAt(s.theirs, f),
         base: await this.blobAt(s.base, f),
-        working: fs.existsSync(full) ? fs.readFileSync(full, 'utf8') : null,
+        working: this.files.read(f),
         resolved: s.resolved.includes(f),
       });
     }
@@ -611,13 +632,11 @@ export class WorkingCopy {
     }
     if (errors.length) throw new ValidationError(errors.map((e) => e.message).join('; '), errors);
     for (const p of planned) {
-      const full = path.join(this.dir, p.path);
       if (p.content === null) {
-        fs.rmSync(full, { force: true });
+        this.files.remove(p.path);
         await git.remove({ ...this.base, filepath: p.path });
       } else {
-        fs.mkdirSync(path.dirname(full), { recursive: true });
-        fs.writeFileSync(full, p.content);
+        this.files.write(p.path, p.content);
         await git.add({ ...this.base, filepath: p.path });
       }
       if (!s.resolved.includes(p.path)) s.resolved.push(p.path);
@@ -632,7 +651,7 @@ export class WorkingCopy {
     await git.abortMerge({ ...this.base, commit: 'HEAD' });
     // Files the merge brought in that HEAD does not have are not part of the pre-merge state.
     for (const f of s.files) {
-      if ((await this.blobAt(s.ours, f)) === null) fs.rmSync(path.join(this.dir, f), { force: true });
+      if ((await this.blobAt(s.ours, f)) === null) this.files.remove(f);
     }
     await git.checkout({ ...this.base, ref: await this.branch(), force: true });
     this.clearMergeState();
@@ -649,7 +668,7 @@ export class WorkingCopy {
     // Files merged cleanly were written by the merge; stage the whole tree as it now stands.
     const st = await this.fileStatus();
     for (const f of [...st.modified, ...st.untracked]) {
-      if (fs.existsSync(path.join(this.dir, f))) await git.add({ ...this.base, filepath: f });
+      if (this.files.exists(f)) await git.add({ ...this.base, filepath: f });
       else await git.remove({ ...this.base, filepath: f });
     }
     const oid = await git.commit({ ...this.base, message: message ?? s.message, author, parent: [s.ours, s.theirs] });
@@ -694,21 +713,4 @@ const GIT_ERROR_CODES = new Set(
 );
 function isGitError(err: unknown): boolean {
   return GIT_ERROR_CODES.has((err as { code?: string })?.code ?? '');
-}
-
-function listFiles(root: string, rel = ''): string[] {
-  const out: string[] = [];
-  const dir = path.join(root, rel);
-  if (!fs.existsSync(dir)) return out;
-  for (const d of fs.readdirSync(dir, { withFileTypes: true })) {
-    if (d.name === '.git') continue;
-    const p = rel ? `${rel}/${d.name}` : d.name;
-    if (d.isDirectory()) out.push(...listFiles(root, p));
-    else out.push(p);
-  }
-  return out;
-}
-
-function removeEmptyDir(dir: string): void {
-  if (fs.existsSync(dir) && fs.readdirSync(dir).length === 0) fs.rmdirSync(dir);
 }
