@@ -4,8 +4,6 @@ import type { GitDeploymentRow, GitRepositoryStore } from '../../db/git/reposito
 import type { ProfileStore } from '../../db/profile/store.ts';
 import type { Config } from '../../lib/config.ts';
 import { AppError, ConflictError, NotFoundError, UpstreamUnavailableError, ValidationError } from '../../lib/errors.ts';
-import { ArchiveError } from '../../lib/archive/unzip.ts';
-import { BundleError } from '../../lib/bundles/bundle.ts';
 import { filesFromExport, UUID } from '../../lib/git/dashboard-files.ts';
 import { apiBase, authUsername, gitProvider, GitProviderError, type RemoteRepository } from '../../lib/git/providers.ts';
 import { NoRepositoryError, WorkingCopy, type Author, type Credentials, type Resolution } from '../../lib/git/working-copy.ts';
@@ -14,6 +12,7 @@ import { assertSecretResent } from '../../lib/secret-destination.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { EnvironmentStore } from '../../db/environments/store.ts';
 import type { Supersets } from '../environments/upstream.ts';
+import { exportProblem } from './export-problem.ts';
 import { MAX_REPOSITORY_STATUS_BATCH, PAT_MASK, toConfigView } from './schemas.ts';
 
 type Status = (typeof import('./schemas.ts').REPOSITORY_STATUSES)[number];
@@ -391,19 +390,7 @@ export class GitService {
     try {
       files = filesFromExport(new Uint8Array(zip));
     } catch (err) {
-      // An archive the size rules refuse (too large, or inflating past what it declares) is refused
-      // for good; a well-formed archive that is not a usable export is Superset answering garbage.
-      if (err instanceof BundleError && err.cause instanceof ArchiveError && err.cause.problem !== 'unreadable')
-        throw new AppError(
-          422,
-          'export_refused',
-          'Export refused',
-          `Superset's export of dashboard ${dashboardId} is refused: ${err.message}`,
-        );
-      throw new UpstreamUnavailableError(
-        'Superset',
-        `Superset's export of dashboard ${dashboardId} is not usable: ${(err as Error).message}`,
-      );
+      throw exportProblem(dashboardId, err);
     }
     if (files.dashboardUuid !== uuid)
       throw new ConflictError(`Dashboard ${dashboardId} is now ${files.dashboardUuid}, not the repository's ${uuid}`, 'dashboard_mismatch');

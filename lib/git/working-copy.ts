@@ -16,9 +16,10 @@ import path from 'node:path';
 import git, { Errors, TREE, WORKDIR, type AuthCallback, type ReadCommitResult } from 'isomorphic-git';
 import http from 'isomorphic-git/http/node';
 import { createTwoFilesPatch } from 'diff';
-import { AppError, ConflictError, UpstreamUnavailableError, ValidationError } from '../errors.ts';
+import { AppError, ConflictError, ValidationError } from '../errors.ts';
 import { ConfinedDir, UnsafePathError } from './confined-path.ts';
 import { fromYaml, isBundlePath } from './dashboard-files.ts';
+import { GitRemoteError, isGitError, NoRepositoryError, remoteError } from './git-errors.ts';
 import { assertSafeTree, unsafeFromGit } from './safe-tree.ts';
 
 export interface Credentials {
@@ -89,20 +90,7 @@ const STATUS_CACHE_MAX = 10_000;
 const RACY_MS = 3_000;
 const CONFLICT_MARKER = /^(<{7}|={7}|>{7})( |$)/m;
 
-export class NoRepositoryError extends AppError {
-  override name = 'NoRepositoryError';
-  constructor(detail = 'This dashboard has no git repository yet; init one first') {
-    super(404, 'no_repository', 'No repository', detail);
-  }
-}
-
-/** The remote refused (authentication, a rejected push) with its own words. */
-export class GitRemoteError extends AppError {
-  override name = 'GitRemoteError';
-  constructor(code: string, detail: string, status = 409, extra?: Record<string, unknown>) {
-    super(status, code, 'Git remote refused', detail, { extra });
-  }
-}
+export { GitRemoteError, NoRepositoryError };
 
 export class WorkingCopy {
   readonly dir: string;
@@ -675,42 +663,4 @@ export class WorkingCopy {
     this.clearMergeState();
     return oid;
   }
-}
-
-function remoteError(what: string, err: unknown): unknown {
-  if (err instanceof AppError) return err;
-  const e = err as Error & { code?: string; data?: { statusCode?: number; statusMessage?: string; response?: string } };
-  if (e?.code === Errors.HttpError.code) {
-    const status = e.data?.statusCode;
-    if (status === 401 || status === 403)
-      return new GitRemoteError('git_auth_failed', `the git server refused the token for ${what} (HTTP ${status})`, 400, {
-        upstream_status: status,
-      });
-    if (status === 404)
-      return new GitRemoteError('remote_not_found', `the remote repository does not exist (HTTP 404 on ${what})`, 400, {
-        upstream_status: 404,
-      });
-    return new UpstreamUnavailableError('git server', `${what} failed: HTTP ${status} ${e.data?.statusMessage ?? ''}`.trim(), err);
-  }
-  if (e?.code === Errors.UserCanceledError.code)
-    return new GitRemoteError('git_auth_failed', `the git server refused the token for ${what}`, 400);
-  if (e?.code === Errors.PushRejectedError.code)
-    return new GitRemoteError('push_rejected', `the remote refused the push (${e.message}); pull first`, 409);
-  if (
-    e?.code === Errors.SmartHttpError.code ||
-    e?.code === Errors.UnknownTransportError.code ||
-    (e as { cause?: unknown })?.cause ||
-    /ECONNREFUSED|ENOTFOUND|ETIMEDOUT|socket/i.test(e?.message ?? '')
-  )
-    return new UpstreamUnavailableError('git server', `${what} failed: ${e.message}`, err);
-  return err;
-}
-
-const GIT_ERROR_CODES = new Set(
-  Object.values(Errors)
-    .map((E) => (E as { code?: string }).code)
-    .filter(Boolean),
-);
-function isGitError(err: unknown): boolean {
-  return GIT_ERROR_CODES.has((err as { code?: string })?.code ?? '');
 }
