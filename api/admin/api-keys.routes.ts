@@ -53,7 +53,7 @@ export function apiKeyRoutes(app: AppContext): AnyRoute[] {
       tag: 'Admin',
       summary: 'Create an API key',
       description:
-        'Generates a random key, stores only its SHA-256 and returns the raw key once. Present it as `X-API-Key`; it carries exactly the listed permissions, which must all be held by the caller (role Admin: any; 403 naming the missing ones otherwise), so a key never grants more than its creator has. With `expires_at` the key is refused from that instant on, like a revoked one.',
+        'Generates a random key, stores only its SHA-256 and returns the raw key once. Present it as `X-API-Key`; it acts for the person who created it (for a key made by a key, the person behind that key), whose name tasks, approvals and events record. It carries the listed permissions, which must all be held by the caller (role Admin: any; 403 naming the missing ones otherwise), and at every request only those its creator still holds, so a key never grants more than its creator has now. It stops authenticating once its creator is deactivated or deleted, or a key above it is revoked. With `expires_at` the key is refused from that instant on, like a revoked one.',
       access,
       body: z
         .object({
@@ -78,7 +78,7 @@ export function apiKeyRoutes(app: AppContext): AnyRoute[] {
       tag: 'Admin',
       summary: 'Revoke an API key',
       description:
-        'Soft delete: `active` becomes false, the row stays for audit, the key is refused at once. 404 when the key is unknown or already revoked.',
+        'Soft delete: `active` becomes false, the row stays for audit, the key is refused at once, and so are keys it made and the runs of schedules made with it. 404 when the key is unknown or already revoked.',
       access,
       params: uuidParam('id'),
       responses: { 200: { description: 'Revoked', schema: apiKeyRevokeResponse }, 404: { description: 'Unknown or already revoked' } },

@@ -47,7 +47,7 @@ const DECISIONS: Record<ReleaseAction, { summary: string; description: string }>
   approve: {
     summary: 'Approve a checked candidate',
     description:
-      "Needs `clean_release:APPROVE`, a candidate in state `checked` whose latest report passed, and a person other than the one who registered it (403 `self_approval`). Sent to the candidate's release workflow as a Temporal update: the answer is the decision, and the workflow history records who decided.",
+      "Needs `clean_release:APPROVE`, a candidate in state `checked` whose latest report passed, and a person who is not one of its requesters: neither whoever registered it nor anyone who imported or changed its artifacts, whether with a password or an API key they made (403 `self_approval`). Sent to the candidate's release workflow as a Temporal update: the answer is the decision, and the workflow history records who decided.",
   },
   reject: {
     summary: 'Reject a candidate',
@@ -229,7 +229,7 @@ export function cleanReleaseRoutes(app: AppContext): AnyRoute[] {
       tag: TAG,
       summary: "Import the candidate's artifacts from its pinned sources",
       description:
-        "Reads each source (a commit of the dashboard's repository, or a stored backup) into its normalised files, with their sha256, a portable digest (without what an environment assigns: ids, connections) and every host they reference: the source's own (git remote, Superset environment), database connection hosts, and hosts of URLs in markdown, iframes, images and links. Importing again replaces them and sends the candidate back to `draft` (its manifest no longer describes it). 400 `source_unreadable` for a commit that cannot be read.",
+        "Reads each source (a commit of the dashboard's repository, or a stored backup) into its normalised files, with their sha256, a portable digest (without what an environment assigns: ids, connections) and every host they reference: the source's own (git remote, Superset environment), database connection hosts, and hosts of URLs in markdown, iframes, images and links. Importing again replaces them and sends the candidate back to `draft` (its manifest no longer describes it). Whoever imports (the person an API key acts for) counts as a requester of the candidate and may not approve it. 400 `source_unreadable` for a commit that cannot be read.",
       access: { permission: 'clean_release:WRITE' },
       params: candidateParams,
       body: artifactsBody,
