@@ -159,9 +159,8 @@ export class AssistantService {
   }
 
   private userOf(principal: Principal): string {
-    const own = personalUserId(principal);
-    if (!own) throw new ForbiddenError("The assistant answers people signed in; an API key does not reach its creator's conversations");
-    return own;
+    if (!personalUserId(principal)) throw new ForbiddenError("The assistant answers people signed in; an API key does not reach its creator's conversations");
+    return principal.userId;
   }
 
   private async environments(): Promise<EnvRef[]> {
