@@ -159,7 +159,7 @@ export class AssistantService {
   }
 
   private userOf(principal: Principal): string {
-    if (!personalUserId(principal)) throw new ForbiddenError("The assistant answers people signed in; an API key does not reach its creator's conversations");
+    if (!personalUserId(principal)) throw new ForbiddenError('The assistant answers people signed in, not API keys');
     return principal.userId;
   }
 

@@ -41,7 +41,13 @@ export class SecurityEventService {
     detail: Record<string, unknown>,
   ): Promise<void> {
     const via = principal.apiKeyId ? { via_key: { id: principal.apiKeyId, name: principal.apiKeyName ?? null } } : {};
-    return this.record(ctx, { type, outcome: 'success', actorId: principal.userId, actorUsername: principal.username, detail: { ...detail, ...via } });
+    return this.record(ctx, {
+      type,
+      outcome: 'success',
+      actorId: principal.userId,
+      actorUsername: principal.username,
+      detail: { ...detail, ...via },
+    });
   }
 
   /** A page of events, newest first. */

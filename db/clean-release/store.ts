@@ -130,7 +130,10 @@ export class InvalidStateError extends ConflictError {
  * everyone who imported or changed its artifacts) never approve it; another person must. A person
  * is the same person with a password or with an API key (which acts for its creator).
  */
-export function selfApprovalRefusal(candidate: Pick<CandidateRow, 'created_by' | 'artifacts_changed_by'>, userId: string | null): string | null {
+export function selfApprovalRefusal(
+  candidate: Pick<CandidateRow, 'created_by' | 'artifacts_changed_by'>,
+  userId: string | null,
+): string | null {
   if (!userId) return null;
   if (candidate.created_by === userId) return 'the person who registered a candidate cannot approve it: another person must';
   if (candidate.artifacts_changed_by.includes(userId))

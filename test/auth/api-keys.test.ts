@@ -118,7 +118,9 @@ describe('a key acts for its creator', () => {
     await setRoles(p.id, ['Viewer', 'KeyMinter']);
     expect((await call('GET', '/api/admin/api-keys', { apiKey: p.key })).status).toBe(200);
 
-    const adminKey = await admin('POST', '/api/admin/api-keys', { json: { name: 'admin-bot', permissions: ['environments:WRITE', 'tasks:READ'] } });
+    const adminKey = await admin('POST', '/api/admin/api-keys', {
+      json: { name: 'admin-bot', permissions: ['environments:WRITE', 'tasks:READ'] },
+    });
     expect((await call('GET', '/api/environments', { apiKey: adminKey.body.key })).status).toBe(403); // only what it holds
     expect((await call('GET', '/api/admin/users', { apiKey: adminKey.body.key })).status).toBe(403);
     expect((await call('GET', '/api/tasks', { apiKey: adminKey.body.key })).status).toBe(200);
@@ -131,7 +133,9 @@ describe('a key acts for its creator', () => {
     expect(me.body.permissions).toEqual(['admin:settings:WRITE', 'tasks:READ']);
     await setRoles(p.id, ['Viewer']);
     expect((await call('GET', '/api/auth/me', { apiKey: p.key })).body.permissions).toEqual(['tasks:READ']);
-    const adminKey = await admin('POST', '/api/admin/api-keys', { json: { name: 'admin-bot-2', permissions: ['environments:WRITE', 'tasks:READ'] } });
+    const adminKey = await admin('POST', '/api/admin/api-keys', {
+      json: { name: 'admin-bot-2', permissions: ['environments:WRITE', 'tasks:READ'] },
+    });
     const adminMe = await call('GET', '/api/auth/me', { apiKey: adminKey.body.key });
     expect(adminMe.body).toMatchObject({ username: 'admin', permissions: ['environments:WRITE', 'tasks:READ'] });
   });
@@ -161,8 +165,13 @@ describe('a key acts for its creator', () => {
   });
 
   it('stops a key made by a key once the key that made it is revoked', async () => {
-    const parent = await admin('POST', '/api/admin/api-keys', { json: { name: 'parent', permissions: ['admin:settings:WRITE', 'tasks:READ'] } });
-    const child = await call('POST', '/api/admin/api-keys', { apiKey: parent.body.key, json: { name: 'child-of-parent', permissions: ['tasks:READ'] } });
+    const parent = await admin('POST', '/api/admin/api-keys', {
+      json: { name: 'parent', permissions: ['admin:settings:WRITE', 'tasks:READ'] },
+    });
+    const child = await call('POST', '/api/admin/api-keys', {
+      apiKey: parent.body.key,
+      json: { name: 'child-of-parent', permissions: ['tasks:READ'] },
+    });
     expect(child.status, child.text).toBe(201);
     expect((await call('GET', '/api/tasks', { apiKey: child.body.key })).status).toBe(200);
     expect((await admin('DELETE', `/api/admin/api-keys/${parent.body.id}`)).status).toBe(200);

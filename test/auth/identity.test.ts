@@ -357,9 +357,26 @@ describe('permission matrix: people and their API keys', () => {
   });
 
   it('lets a key through exactly where its creator may go now (keys never carry the Admin role itself)', async () => {
-    const probes: Array<{ what: string; method: string; path: string; json?: unknown; expect: Record<Role, number>; keyOnly?: Partial<Record<Role, number>> }> = [
-      { what: 'list API keys (admin:settings:WRITE)', method: 'GET', path: '/api/admin/api-keys', expect: { Viewer: 403, Operator: 403, ReleaseManager: 403, Admin: 200 } },
-      { what: 'list tasks (tasks:READ)', method: 'GET', path: '/api/tasks', expect: { Viewer: 200, Operator: 200, ReleaseManager: 200, Admin: 200 } },
+    const probes: Array<{
+      what: string;
+      method: string;
+      path: string;
+      json?: unknown;
+      expect: Record<Role, number>;
+      keyOnly?: Partial<Record<Role, number>>;
+    }> = [
+      {
+        what: 'list API keys (admin:settings:WRITE)',
+        method: 'GET',
+        path: '/api/admin/api-keys',
+        expect: { Viewer: 403, Operator: 403, ReleaseManager: 403, Admin: 200 },
+      },
+      {
+        what: 'list tasks (tasks:READ)',
+        method: 'GET',
+        path: '/api/tasks',
+        expect: { Viewer: 200, Operator: 200, ReleaseManager: 200, Admin: 200 },
+      },
       {
         what: 'create a schedule (schedules:WRITE, dashboards:BACKUP)',
         method: 'POST',
@@ -374,9 +391,21 @@ describe('permission matrix: people and their API keys', () => {
         json: { name: 'pk', target_env_id: UNKNOWN, sources: [{ kind: 'backup', backup_id: UNKNOWN }] },
         expect: { Viewer: 403, Operator: 404, ReleaseManager: 404, Admin: 404 },
       },
-      { what: 'list users (role Admin)', method: 'GET', path: '/api/admin/users', expect: { Viewer: 403, Operator: 403, ReleaseManager: 403, Admin: 200 }, keyOnly: { Admin: 403 } },
+      {
+        what: 'list users (role Admin)',
+        method: 'GET',
+        path: '/api/admin/users',
+        expect: { Viewer: 403, Operator: 403, ReleaseManager: 403, Admin: 200 },
+        keyOnly: { Admin: 403 },
+      },
       // Personal spaces stay with the person signed in.
-      { what: 'own profile preferences', method: 'GET', path: '/api/profile/preferences', expect: { Viewer: 200, Operator: 200, ReleaseManager: 200, Admin: 200 }, keyOnly: { Viewer: 403, Operator: 403, ReleaseManager: 403, Admin: 403 } },
+      {
+        what: 'own profile preferences',
+        method: 'GET',
+        path: '/api/profile/preferences',
+        expect: { Viewer: 200, Operator: 200, ReleaseManager: 200, Admin: 200 },
+        keyOnly: { Viewer: 403, Operator: 403, ReleaseManager: 403, Admin: 403 },
+      },
     ];
     for (const p of probes)
       for (const role of ROLES)
@@ -423,7 +452,7 @@ describe('permission matrix: people and their API keys', () => {
     }
   });
 
-  it("ends every key once its creator is deactivated, whatever their role", async () => {
+  it('ends every key once its creator is deactivated, whatever their role', async () => {
     for (const role of ROLES) {
       expect((await call('GET', '/api/tasks', { apiKey: people[role].key })).status).toBe(200);
       const off = await admin('PUT', `/api/admin/users/${people[role].id}`, { json: { active: false } });

@@ -86,7 +86,7 @@ describe('requesters of a release candidate cannot approve it', () => {
     expect((await admin('GET', `${V2}/candidates/${id}`)).body.decisions).toEqual([]);
   });
 
-  it('records a candidate registered or imported with a key as its creator\'s: that person cannot approve it with a password', async () => {
+  it("records a candidate registered or imported with a key as its creator's: that person cannot approve it with a password", async () => {
     const { rm2, rm3 } = people;
     const id = await register({ apiKey: rm3!.key });
     expect((await admin('GET', `${V2}/candidates/${id}`)).body.created_by).toBe('rm3');

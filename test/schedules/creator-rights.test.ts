@@ -54,10 +54,14 @@ async function runOnce(schedule: { id: string; temporal_schedule_id: string }) {
   if (last !== undefined) await waitFor(async () => Math.floor(Date.now() / 1000) > Math.floor(last / 1000), 5_000, 'the next second');
   const trig = await admin('POST', `/api/schedules/${schedule.id}/trigger`);
   expect(trig.status, trig.text).toBe(202);
-  const d = await waitFor(async () => {
-    const x = await handle.describe();
-    return x.info.recentActions.length > before ? x : undefined;
-  }, 60_000, 'the triggered run');
+  const d = await waitFor(
+    async () => {
+      const x = await handle.describe();
+      return x.info.recentActions.length > before ? x : undefined;
+    },
+    60_000,
+    'the triggered run',
+  );
   const wf = d.info.recentActions[before]!.action.workflow.workflowId;
   const result = await h.boot.context.temporal.workflow.getHandle(wf).result();
   const taskId = `backup-${wf}`;
@@ -125,7 +129,9 @@ describe("a schedule runs with its creator's rights at run time", () => {
     await expectRefused(s, 'was deleted');
     // Every refused run is a task of the schedule, so its list of runs shows why.
     const shown = await admin('GET', `/api/schedules/${s.id}`);
-    const runs = (await Promise.all(shown.body.recent_runs.map((r: any) => admin('GET', `/api/tasks/${r.task_id}`)))).map((r) => r.body.status);
+    const runs = (await Promise.all(shown.body.recent_runs.map((r: any) => admin('GET', `/api/tasks/${r.task_id}`)))).map(
+      (r) => r.body.status,
+    );
     expect(runs).toEqual(['SUCCEEDED', 'FAILED', 'FAILED', 'FAILED']);
   }, 240_000);
 });
