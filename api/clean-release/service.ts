@@ -25,6 +25,7 @@ import {
 import { GitConfigStore } from '../../db/git/configs.ts';
 import { GitRepositoryStore } from '../../db/git/repositories.ts';
 import { createBackupStore } from '../../lib/backup-store/index.ts';
+import { BundleError } from '../../lib/bundles/bundle.ts';
 import { artifactDigest, portableDigest, sha256Json } from '../../lib/clean-release/digest.ts';
 import { hostsInFiles } from '../../lib/clean-release/hosts.ts';
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../../lib/errors.ts';
@@ -157,7 +158,14 @@ export class CleanReleaseService {
     const backup = await getBackup(this.app.knex, source.backup_id);
     if (!backup) throw new NotFoundError('Backup', source.backup_id);
     const bytes = await createBackupStore(this.app.config).get(backup.content_hash);
-    const parsed = filesFromExport(bytes);
+    let parsed: ReturnType<typeof filesFromExport>;
+    try {
+      parsed = filesFromExport(bytes, Math.floor(this.app.config.BUNDLE_MAX_MB * 1024 * 1024));
+    } catch (err) {
+      // The stored zip unpacks within the bundle budget, counted as it inflates (lib/archive/unzip.ts), or not at all.
+      if (!(err instanceof BundleError)) throw err;
+      throw new AppError(400, 'source_unreadable', 'Bad Request', `backup ${backup.id} cannot be read: ${err.message}`);
+    }
     const env = await this.app.environmentStore.find(backup.env_id);
     const envHost = hostOf(env?.base_url);
     return {
