@@ -34,6 +34,7 @@ import { TaskLogService } from './tasks/logs.ts';
 import { TaskReconciler } from './tasks/reconciler.ts';
 import { TaskService } from './tasks/service.ts';
 import { SEARCH_ATTRIBUTES } from '../contracts/search-attributes.ts';
+import { egressPolicy } from '../lib/egress/policy.ts';
 
 export interface Bootstrapped {
   context: AppContext;
@@ -79,9 +80,19 @@ export async function bootstrap(config: Config, logger: Logger, databaseUrl: str
   const supersets = new Supersets({
     store: environmentStore,
     keyring,
-    pool: new SupersetClientPool(environmentStore.connections(keyring), { logger: logger.child({ component: 'superset' }) }),
+    pool: new SupersetClientPool(environmentStore.connections(keyring), {
+      logger: logger.child({ component: 'superset' }),
+      egress: egressPolicy(config),
+    }),
   });
-  const environments = new EnvironmentService({ store: environmentStore, supersets, keyring, logger, events: securityEvents });
+  const environments = new EnvironmentService({
+    store: environmentStore,
+    supersets,
+    keyring,
+    logger,
+    events: securityEvents,
+    egress: egressPolicy(config),
+  });
 
   const git = new GitService({
     configs: new GitConfigStore(knex, keyring),

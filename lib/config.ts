@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import proxyaddr from 'proxy-addr';
 import { z } from 'zod';
+import { configuredDestinationError, EgressPolicy, EgressPolicyError } from './egress/policy.ts';
 
 /** Where the project lives; default data and tool folders hang off it. */
 export const PROJECT_ROOT = path.resolve(import.meta.dirname, '..');
@@ -34,6 +35,24 @@ const trustedProxies = z
       } catch (err) {
         ctx.addIssue({ code: 'custom', message: `'${entry}': ${(err as Error).message} (expected addresses or CIDRs, comma-separated)` });
       }
+    }
+  });
+/** The egress allow-list, each entry checked by the policy's own parser (a bad one stops the start). */
+const allowedUpstreamHosts = z
+  .string()
+  .optional()
+  .transform((v) =>
+    (v ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  )
+  .superRefine((list, ctx) => {
+    try {
+      EgressPolicy.parse(list);
+    } catch (err) {
+      if (!(err instanceof EgressPolicyError)) throw err;
+      ctx.addIssue({ code: 'custom', message: err.message });
     }
   });
 /** `true`/`false`/`1`/`0`; empty or absent leaves the choice to the code (undefined). */
@@ -116,6 +135,11 @@ const schema = z.object({
   APPROVAL_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(30 * 24 * 3600).default(24 * 3600),
   /** Most a dashboard bundle may unpack to (MiB); a bigger one fails its dashboard instead of filling the worker's memory. */
   BUNDLE_MAX_MB: z.coerce.number().positive().default(64),
+  /**
+   * Where the server may connect (lib/egress/policy.ts): host names, `*.`-wildcard names, addresses
+   * and CIDR ranges, comma-separated. Unset or empty: anywhere.
+   */
+  ALLOWED_UPSTREAM_HOSTS: allowedUpstreamHosts,
 });
 
 export type Config = Readonly<z.infer<typeof schema>>;
@@ -144,6 +168,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('Invalid configuration:\n  BACKUP_S3_ACCESS_KEY_ID and BACKUP_S3_SECRET_ACCESS_KEY must be set together');
   }
   checkTemporalTls(cfg);
+  checkConfiguredDestinations(cfg);
   const dataDir = path.resolve(cfg.SWITCHYARD_DATA_DIR);
   return Object.freeze({
     ...cfg,
@@ -155,6 +180,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 function configError(message: string): ConfigError {
   return new ConfigError(`Invalid configuration:\n  ${message}`);
+}
+
+/**
+ * The destinations set by variables (the LLM, the OIDC provider, the S3 endpoint) must be ones
+ * ALLOWED_UPSTREAM_HOSTS can allow; a name allowed only by address ranges is checked when it is
+ * connected to, as every destination is.
+ */
+function checkConfiguredDestinations(cfg: z.infer<typeof schema>): void {
+  const policy = EgressPolicy.parse(cfg.ALLOWED_UPSTREAM_HOSTS);
+  const refused = [
+    configuredDestinationError(policy, 'LLM_BASE_URL', cfg.LLM_BASE_URL),
+    configuredDestinationError(policy, 'OIDC_ISSUER', cfg.OIDC_ISSUER),
+    configuredDestinationError(policy, 'BACKUP_S3_ENDPOINT', cfg.BACKUP_S3_ENDPOINT),
+  ].filter(Boolean);
+  if (refused.length) throw new ConfigError(`Invalid configuration:\n  ${refused.join('\n  ')}`);
 }
 
 /** Reads a PEM file named by a variable; the message names the variable, never the content. */

@@ -104,3 +104,24 @@ export class VersionConflictError extends AppError {
     });
   }
 }
+
+/**
+ * A destination (a base URL, a git remote, an endpoint) that ALLOWED_UPSTREAM_HOSTS does not allow
+ * (lib/egress/policy.ts): 400 when a request would store it (nothing is stored); 503 when a stored
+ * one is no longer allowed or its name now resolves elsewhere (nothing is sent): to the caller the
+ * destination is unavailable, as any upstream that cannot be reached, and the code says why.
+ */
+export class HostNotAllowedError extends AppError {
+  override name = 'HostNotAllowedError';
+  readonly host: string;
+  constructor(host: string, detail: string, when: 'input' | 'connect', field?: string) {
+    super(
+      when === 'input' ? 400 : 503,
+      'host_not_allowed',
+      'Host not allowed',
+      when === 'input' ? `${detail}; nothing was saved` : `${detail}; nothing was sent to it`,
+      { errors: field ? [{ field, message: 'host not allowed by ALLOWED_UPSTREAM_HOSTS' }] : undefined, extra: { host } },
+    );
+    this.host = host;
+  }
+}

@@ -7,6 +7,7 @@ import { EnvironmentStore } from '../db/environments/store.ts';
 import { Keyring, loadSecret } from '../lib/crypto.ts';
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
+import { egressPolicy } from '../lib/egress/policy.ts';
 import { SupersetClientPool } from '../lib/superset/pool.ts';
 import { temporalConnectionOptions } from '../lib/temporal-connection.ts';
 
@@ -33,7 +34,7 @@ export async function createWorker(deps: {
   const keyring = new Keyring(loadSecret(config.SWITCHYARD_SECRET_KEY, config.SWITCHYARD_DATA_DIR, (m) => logger.warn(m)));
   // One pooled Superset client per environment for every activity of this worker.
   // Each Superset call is logged at debug with its time (LOG_LEVEL=debug).
-  const supersets = new SupersetClientPool(new EnvironmentStore(knex).connections(keyring), { logger });
+  const supersets = new SupersetClientPool(new EnvironmentStore(knex).connections(keyring), { logger, egress: egressPolicy(config) });
   const forEnvironment = (envId: string) => supersets.client(envId);
   const connection = await NativeConnection.connect(temporalConnectionOptions(config));
   const source: Pick<WorkerOptions, 'workflowsPath' | 'workflowBundle'> = deps.workflowBundlePath

@@ -31,11 +31,12 @@ export function environmentRoutes(app: AppContext): AnyRoute[] {
       tag: 'Environments',
       summary: 'Create an environment',
       description:
-        'An environment is one Superset instance: its base URL, a service account (the password is write-only and stored encrypted with AES-256-GCM under `SWITCHYARD_SECRET_KEY`), TLS verification and a per-request timeout. Names are unique, case-insensitively (409). Switchyard only ever calls fixed API paths under this base URL and never follows a redirect to another host.',
+        'An environment is one Superset instance: its base URL, a service account (the password is write-only and stored encrypted with AES-256-GCM under `SWITCHYARD_SECRET_KEY`), TLS verification and a per-request timeout. Names are unique, case-insensitively (409). Switchyard only ever calls fixed API paths under this base URL and never follows a redirect to another host. With `ALLOWED_UPSTREAM_HOSTS` set, a `base_url` whose host the policy does not allow (a name it does not list resolving outside its ranges included) is a 400 `host_not_allowed` and nothing is stored; a stored one the policy no longer allows is refused when connected to (503 `host_not_allowed` on the endpoints that use it).',
       access: { permission: 'environments:WRITE' },
       body: environmentCreate,
       responses: {
         201: { description: 'Created', schema: environmentView },
+        400: { description: 'Invalid body (`validation_failed`), or a `base_url` outside `ALLOWED_UPSTREAM_HOSTS` (`host_not_allowed`)' },
         403: { description: '`protected: true` without `admin:settings:WRITE` (code `protection_admin_only`)' },
         409: { description: 'An environment with this name exists (code `conflict`)' },
       },
@@ -70,7 +71,10 @@ export function environmentRoutes(app: AppContext): AnyRoute[] {
       body: environmentUpdate,
       responses: {
         200: { description: 'The changed environment', schema: environmentView },
-        400: { description: 'Invalid body (`validation_failed`), or the destination changed without the password (`secret_required`)' },
+        400: {
+          description:
+            'Invalid body (`validation_failed`), the destination changed without the password (`secret_required`), or a `base_url` outside `ALLOWED_UPSTREAM_HOSTS` (`host_not_allowed`)',
+        },
         403: { description: 'Setting or clearing `protected` without `admin:settings:WRITE` (code `protection_admin_only`)' },
         404: { description: 'Unknown environment' },
         409: { description: 'Another environment has this name' },
@@ -103,7 +107,7 @@ export function environmentRoutes(app: AppContext): AnyRoute[] {
       tag: 'Environments',
       summary: 'Test an environment',
       description:
-        'Checks, in order: that Superset answers (and which release it is, from `/static/version_info.json` when served), that the service account can log in, and which of the permissions Switchyard needs it lacks (`can_read`/`can_write`/`can_export` on Dashboard, `can_read` on Chart, Dataset and Database), then what the instance can do (`capabilities`): which columns each list accepts filters on (`_info?keys=filters`), whether list rows carry uuids, whether the security API and thumbnails are on. Switchyard plans migrations from these probes, not from the version number (an instance that lists no uuid is looked up through exports). Always 200 with a report; `error` says what stopped the check.',
+        'Checks, in order: that Superset answers (and which release it is, from `/static/version_info.json` when served), that the service account can log in, and which of the permissions Switchyard needs it lacks (`can_read`/`can_write`/`can_export` on Dashboard, `can_read` on Chart, Dataset and Database), then what the instance can do (`capabilities`): which columns each list accepts filters on (`_info?keys=filters`), whether list rows carry uuids, whether the security API and thumbnails are on. Switchyard plans migrations from these probes, not from the version number (an instance that lists no uuid is looked up through exports). Always 200 with a report; `error` says what stopped the check, in Switchyard\'s words: of Superset\'s answer only its HTTP status and a short reason (one line of at most 200 characters, no markup, anything like a token masked), never its body; `host_not_allowed` when `ALLOWED_UPSTREAM_HOSTS` does not allow the environment\'s host (nothing is sent to it).',
       access: { permission: 'environments:WRITE' },
       params: envIdParams,
       responses: { 200: { description: 'The report', schema: environmentTestReport }, 404: { description: 'Unknown environment' } },

@@ -1,10 +1,12 @@
 import type { Context } from 'koa';
 import { connectionOf, type EnvironmentFields, type EnvironmentStore } from '../../db/environments/store.ts';
 import type { Keyring } from '../../lib/crypto.ts';
-import { AppError, SecretRequiredError } from '../../lib/errors.ts';
+import { assertDestinationAllowed, EgressPolicy } from '../../lib/egress/policy.ts';
+import { AppError, HostNotAllowedError, SecretRequiredError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { assertSecretResent } from '../../lib/secret-destination.ts';
-import { SupersetClient, SupersetUnavailableError, type SupersetCapabilities } from '../../lib/superset/index.ts';
+import { SupersetApiError, SupersetClient, SupersetUnavailableError, type SupersetCapabilities } from '../../lib/superset/index.ts';
+import { describeUpstreamAnswer, upstreamReason } from '../../lib/upstream-reason.ts';
 import { can, type Principal } from '../auth/principal.ts';
 import type { SecurityEventInput, SecurityEventService } from '../auth/security-events.ts';
 import { toEnvironmentView, type EnvironmentView } from './schemas.ts';
@@ -14,6 +16,19 @@ import type { Supersets } from './upstream.ts';
 export interface Actor {
   ctx?: Context;
   principal?: Principal;
+}
+
+/**
+ * What stopped an environment test, in Switchyard's words: of what Superset answered only the
+ * status and a short, sanitised reason (upstream-reason.ts), never its body; the password the
+ * test sent is masked should Superset repeat it.
+ */
+function testFailure(err: AppError, secrets: string[]): { code: string; detail: string } {
+  if (err instanceof SupersetApiError)
+    return { code: err.code, detail: `${err.title}: Superset answered ${describeUpstreamAnswer(err.upstreamStatus, err.upstreamMessage, secrets)}` };
+  if (err instanceof SupersetUnavailableError && err.upstreamStatus !== undefined)
+    return { code: err.code, detail: `Superset failed (${err.reason.replace(/_/g, ' ')}): ${describeUpstreamAnswer(err.upstreamStatus, err.upstreamMessage, secrets)}` };
+  return { code: err.code, detail: upstreamReason(err.message, secrets) ?? err.title };
 }
 
 /** Setting or clearing `protected` (and deleting a protected environment) is an administrator's call. */
@@ -63,8 +78,18 @@ export class EnvironmentService {
   private readonly keyring: Keyring;
   private readonly logger: Logger;
   private readonly events: SecurityEventService;
+  private readonly egress: EgressPolicy;
 
-  constructor(deps: { store: EnvironmentStore; supersets: Supersets; keyring: Keyring; logger: Logger; events: SecurityEventService }) {
+  constructor(deps: {
+    store: EnvironmentStore;
+    supersets: Supersets;
+    keyring: Keyring;
+    logger: Logger;
+    events: SecurityEventService;
+    /** Where Superset may be (ALLOWED_UPSTREAM_HOSTS): checked on every base_url stored and by the test's client. */
+    egress?: EgressPolicy;
+  }) {
+    this.egress = deps.egress ?? EgressPolicy.OPEN;
     this.store = deps.store;
     this.supersets = deps.supersets;
     this.events = deps.events;
@@ -94,6 +119,7 @@ export class EnvironmentService {
     actor: Actor = {},
   ): Promise<EnvironmentView> {
     if (input.protected) assertMayChangeProtection(actor, 'Creating a protected environment');
+    await assertDestinationAllowed(this.egress, input.base_url, 'body.base_url');
     const row = await this.store.create({
       name: input.name,
       base_url: input.base_url,
@@ -128,6 +154,7 @@ export class EnvironmentService {
     if (input.timeout_seconds !== undefined) patch.timeout_seconds = input.timeout_seconds;
     if (input.description !== undefined) patch.description = input.description;
     if (input.protected !== undefined) patch.protected = input.protected;
+    if (input.base_url !== undefined) await assertDestinationAllowed(this.egress, input.base_url, 'body.base_url');
     let changed;
     try {
       changed = await this.store.update(id, patch, (before) => {
@@ -190,7 +217,8 @@ export class EnvironmentService {
   async test(id: string, actor: Actor = {}): Promise<EnvironmentTestReport> {
     const row = await this.store.get(id);
     const started = Date.now();
-    const client = new SupersetClient(connectionOf(row, this.keyring).connection, { retry: { attempts: 1 } });
+    const { connection } = connectionOf(row, this.keyring);
+    const client = new SupersetClient(connection, { retry: { attempts: 1 }, egress: this.egress });
     const report: EnvironmentTestReport = {
       env_id: id,
       ok: false,
@@ -216,8 +244,9 @@ export class EnvironmentService {
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       // Superset answered something (even an error) only if this is not a transport failure.
-      if (!(err instanceof SupersetUnavailableError) || err.upstreamStatus !== undefined) report.reachable = true;
-      report.error = { code: err.code, detail: err.message };
+      const answered = err instanceof SupersetApiError || (err instanceof SupersetUnavailableError && err.upstreamStatus !== undefined);
+      if (answered || !(err instanceof SupersetUnavailableError || err instanceof HostNotAllowedError)) report.reachable = true;
+      report.error = testFailure(err, [connection.password]);
     } finally {
       client.close();
       report.latency_ms = Date.now() - started;

@@ -2,12 +2,14 @@ import { connectionOf, type EnvironmentRow, type EnvironmentStore } from '../../
 import type { Keyring } from '../../lib/crypto.ts';
 import { NotFoundError, UpstreamUnavailableError } from '../../lib/errors.ts';
 import { classifySupersetFailure, type SupersetClient, type SupersetClientPool } from '../../lib/superset/index.ts';
+import { upstreamReason } from '../../lib/upstream-reason.ts';
 
 /**
  * The stable 503 the endpoints answer when an environment's Superset cannot serve them:
  * `code: upstream_unavailable`, plus `env_id`, `reason` (network, timeout, server_error,
  * bad_response, too_large, auth_failed, forbidden, import_refused, refused) and `upstream_status`
- * when Superset answered.
+ * when Superset answered. `upstream_detail` is one bounded line without markup or tokens
+ * (upstream-reason.ts), never Superset's body.
  */
 export class EnvironmentUnavailableError extends UpstreamUnavailableError {
   override name = 'EnvironmentUnavailableError';
@@ -18,7 +20,7 @@ export class EnvironmentUnavailableError extends UpstreamUnavailableError {
     Object.assign(this.extra ?? {}, {
       env_id: env.id,
       reason,
-      upstream_detail: upstreamDetail,
+      upstream_detail: upstreamReason(upstreamDetail) ?? reason.replace(/_/g, ' '),
       ...(upstreamStatus !== undefined ? { upstream_status: upstreamStatus } : {}),
     });
   }

@@ -18,11 +18,15 @@
  *   paths whose variable parts are integers or `[A-Za-z0-9_-]` tokens; redirects are never
  *   followed, except a thumbnail's digest redirect, and only to the same origin and path family.
  * - TLS certificates are verified unless the environment says `verify_tls: false`.
+ * - With an egress policy (ALLOWED_UPSTREAM_HOSTS) every connection goes through it: a refused
+ *   host or address fails the call with HostNotAllowedError before anything is sent.
  * - Secrets (password, tokens, cookies) are never logged.
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { FormData, Pool, type Dispatcher } from 'undici';
+import { egressConnector } from '../egress/connect.ts';
+import { egressRefusal, type EgressPolicy } from '../egress/policy.ts';
 import { RASTER_TYPES, rasterTypeOf } from './raster.ts';
 import { encodeRison } from './rison.ts';
 import {
@@ -93,6 +97,8 @@ export interface SupersetClientOptions {
   listConcurrency?: number;
   /** How long probed capabilities are trusted before the release is read again (default CAPABILITIES_RECHECK_MS). */
   capabilitiesRecheckMs?: number;
+  /** Where connections may go (lib/egress/policy.ts); none: anywhere. */
+  egress?: EgressPolicy;
 }
 
 export type Resource = 'dashboard' | 'chart' | 'dataset' | 'database';
@@ -269,7 +275,8 @@ export class SupersetClient {
     this.maxBinaryBytes = opts.maxBinaryBytes ?? 512 * 1024 * 1024;
     this.listConcurrency = Math.max(1, opts.listConcurrency ?? 4);
     this.capabilitiesRecheckMs = opts.capabilitiesRecheckMs ?? CAPABILITIES_RECHECK_MS;
-    const connect = { rejectUnauthorized: conn.verifyTls !== false, timeout: this.timeoutMs };
+    const tls = { rejectUnauthorized: conn.verifyTls !== false, timeout: this.timeoutMs };
+    const connect = opts.egress?.restricted ? egressConnector(opts.egress, tls) : tls;
     const connections = Math.max(1, opts.maxSockets ?? 8);
     this.pool = new Pool(this.base.origin, { connections, connect, keepAliveTimeout: 10_000 });
     this.freshPool = new Pool(this.base.origin, { connections, connect });
@@ -412,6 +419,9 @@ export class SupersetClient {
       );
       return res;
     } catch (err) {
+      // The egress policy refused the host: not a failure of Superset's, and nothing to retry.
+      const refused = egressRefusal(err);
+      if (refused) throw refused;
       const reason = wireFailure(err);
       if (!reason) throw err;
       const what =
