@@ -241,6 +241,8 @@ export function datasetReviewRoutes(app: AppContext): AnyRoute[] {
         'has Superset compile the dataset query with it (Jinja rendered, filters as WHERE clauses), runs that SQL through SQL Lab with a row limit and counts its rows.',
         'Answers the compiled SQL, columns, the first rows, the row count and the new session `version` (launch with it, no reload needed).',
         'A Superset refusal gives `status: failed` with Superset\'s reason; a missing dataset is named as such (`missing: dataset`).',
+        'The SQL runs as the environment\'s service account, so the preview also needs `datasets:READ` (403 otherwise; a stored preview read back without it has no rows).',
+        'Typed values only reach the SQL bound or quoted: the query is compiled a second time with neutral stand-ins for them, and unless both compilations have the same shape (constants aside) nothing runs (`status: failed`, `step: check`); what runs is only what the database dialect\'s parser accepts as one read-only SELECT (no Jinja markers), rendered by that parser, and the row count wraps only that (see docs/security.md, SQL through SQL Lab).',
       ].join(' '),
       access: WRITE,
       params: sessionParams,
@@ -248,6 +250,7 @@ export function datasetReviewRoutes(app: AppContext): AnyRoute[] {
       responses: {
         200: { description: 'The preview and the new version', schema: previewAnswer },
         400: { description: 'Invalid body' },
+        403: { description: 'Without `datasets:READ`: a preview shows the dataset\'s rows' },
         404: { description: NOT_OWN },
         409: { description: 'Stale `version` (`version_conflict`), or no dataset chosen (`no_dataset`)' },
         503: { description: 'Superset unreachable' },

@@ -13,7 +13,7 @@ import { buildSnapshot, proposeMappings } from '../../lib/dataset-review/snapsho
 import type { VariableKind } from '../../lib/dataset-review/jinja.ts';
 import { parseDictionaryCsv } from '../../lib/dictionary/csv.ts';
 import { parseDictionaryWorkbook } from '../../lib/dictionary/xlsx.ts';
-import { ConflictError, ValidationError } from '../../lib/errors.ts';
+import { ConflictError, ForbiddenError, ValidationError } from '../../lib/errors.ts';
 import type { DatasetDetail } from '../../lib/superset/types.ts';
 import { personalUserId, type Principal } from '../auth/principal.ts';
 import type { Supersets } from '../environments/upstream.ts';
@@ -21,7 +21,8 @@ import type { UploadedFile } from '../http/routes.ts';
 import { questions, type Question } from './clarification.ts';
 import { acceptedByColumn, proposeFields, rerank } from './fields.ts';
 import { recover, recoverDataset } from './intake.ts';
-import { runPreview, type Preview } from './preview.ts';
+import { maySeeDatasetRows } from '../datasets/data-access.ts';
+import { previewWithoutRows, runPreview, type Preview } from './preview.ts';
 
 type Actor = { id: string | null; username: string };
 const actor = (p: Principal): Actor => ({ id: p.userId, username: p.username });
@@ -98,7 +99,7 @@ export class ReviewService {
       );
       if (recovered.detail) await this.fields.replace(trx, session.id, proposeFields(recovered.detail, { table: recovered.detail.table_name, dictionary, accepted: acceptedByColumn(accepted) }));
       await this.mappings.replace(trx, session.id, proposeMappings(recovered.imported_filters, recovered.template_variables));
-      return this.view(session, trx);
+      return this.view(session, p, trx);
     });
   }
 
@@ -110,7 +111,7 @@ export class ReviewService {
   }
 
   async get(p: Principal, id: string) {
-    return this.view(await this.sessions.getOwned(id, personalUserId(p)));
+    return this.view(await this.sessions.getOwned(id, personalUserId(p)), p);
   }
 
   async list(p: Principal, page: number, pageSize: number) {
@@ -128,7 +129,7 @@ export class ReviewService {
     if (body.dataset_id !== undefined) return this.chooseDataset(p, id, body.version, body.dataset_id, { title: body.title, note: body.note });
     return this.knex.transaction(async (trx) => {
       const s = await this.sessions.advance(id, personalUserId(p), body.version, { ...(body.title !== undefined ? { title: body.title } : {}), ...(body.note !== undefined ? { note: body.note } : {}) }, trx);
-      return this.view(s, trx);
+      return this.view(s, p, trx);
     });
   }
 
@@ -180,7 +181,7 @@ export class ReviewService {
       if (before) await before(trx);
       await this.fields.replace(trx, id, r.detail ? proposeFields(r.detail as DatasetDetail, { table: r.detail.table_name, dictionary, accepted: acceptedByColumn(accepted) }) : []);
       await this.mappings.replace(trx, id, proposeMappings(r.filters, r.variables));
-      return this.view(next, trx);
+      return this.view(next, p, trx);
     });
   }
 
@@ -364,6 +365,8 @@ export class ReviewService {
 
   async preview(p: Principal, id: string, version: number) {
     const s = await this.sessions.getOwned(id, personalUserId(p));
+    // The preview's rows are the dataset's data, read as the service account: datasets:READ at least.
+    if (!maySeeDatasetRows(p, s.env_id)) throw new ForbiddenError("A preview shows the dataset's rows: it needs the permission datasets:READ");
     if (s.version !== version) await this.sessions.advance(id, personalUserId(p), version); // the 409
     if (!s.dataset) throw new ConflictError('The session has no dataset to preview: answer the clarification or choose one', 'no_dataset');
     const [fields, mappings] = await Promise.all([this.fields.list(id), this.mappings.list(id)]);
@@ -461,7 +464,8 @@ export class ReviewService {
     };
   }
 
-  async view(s: SessionRow, trx: Knex = this.knex) {
+  /** The session as `p` sees it: a stored preview's rows only for a reader who may see the dataset's data. */
+  async view(s: SessionRow, p: Principal, trx: Knex = this.knex) {
     // One after another: inside a transaction they share one connection.
     const fields = await this.fields.list(s.id, trx);
     const mappings = await this.mappings.list(s.id, trx);
@@ -488,7 +492,7 @@ export class ReviewService {
       mappings: mappings.map(mappingOut),
       clarification: { blocking: open.length > 0, current_question: open[0]?.key ?? null, remaining: open.length },
       dictionary: s.dictionary_id ? { id: s.dictionary_id, version: s.dictionary_version } : null,
-      preview: s.preview,
+      preview: maySeeDatasetRows(p, s.env_id) ? s.preview : previewWithoutRows(s.preview),
       launch: s.launch,
       created_at: s.created_at.toISOString(),
       updated_at: s.updated_at.toISOString(),
