@@ -16,6 +16,7 @@ import { CleanReleaseStore, selfApprovalRefusal, type ArtifactRow, type Candidat
 import { SuggestionStore } from '../../db/datasets/suggestions.ts';
 import { listMappings } from '../../db/environments/mappings.ts';
 import { EnvironmentStore } from '../../db/environments/store.ts';
+import { MigrationItemsStore } from '../../db/migrations-state/items.ts';
 import { AppError } from '../../lib/errors.ts';
 import { artifactDigest, portableDifferences, portableDigest } from '../../lib/clean-release/digest.ts';
 import { exportFromFiles, filesFromExport, fromYaml } from '../../lib/git/dashboard-files.ts';
@@ -308,7 +309,7 @@ export function createCleanReleaseActivities(deps: ActivityDeps) {
         if (prepared.blocked) return { ...item, step: 'plan', error: prepared.blocked.error, next_actions: prepared.blocked.next_actions };
         at.step = 'import';
         const r = await importPrepared({
-          knex: deps.knex,
+          intents: new MigrationItemsStore(deps.knex),
           taskId: currentTaskId(),
           sourceDashboardId: input.position,
           target,

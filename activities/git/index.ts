@@ -2,6 +2,7 @@ import path from 'node:path';
 import { listMappings } from '../../db/environments/mappings.ts';
 import { Context } from '@temporalio/activity';
 import { GitRepositoryStore } from '../../db/git/repositories.ts';
+import { MigrationItemsStore } from '../../db/migrations-state/items.ts';
 import { exportFromFiles } from '../../lib/git/dashboard-files.ts';
 import { WorkingCopy } from '../../lib/git/working-copy.ts';
 import type { GitDeployInput, GitDeployItem } from '../../contracts/git.ts';
@@ -92,7 +93,7 @@ export function createGitActivities(deps: ActivityDeps) {
         for (const c of prepared.collisions) log.warn(`collision: ${c.detail}; ${c.resolution}`);
         at.step = 'import';
         const r = await importPrepared({
-          knex: deps.knex,
+          intents: new MigrationItemsStore(deps.knex),
           taskId: currentTaskId(),
           sourceDashboardId: input.dashboardId,
           target,

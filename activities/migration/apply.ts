@@ -1,5 +1,4 @@
 import { Context } from '@temporalio/activity';
-import type { Knex } from 'knex';
 import { Bundle } from '../../lib/bundles/bundle.ts';
 import {
   fillRequiredFields,
@@ -10,7 +9,7 @@ import {
   type DroppedField,
 } from '../../lib/bundles/rewrite.ts';
 import { SupersetImportError } from '../../lib/superset/errors.ts';
-import { MigrationItemsStore } from '../../db/migrations-state/items.ts';
+import type { MigrationItemsStore } from '../../db/migrations-state/items.ts';
 import { mergeBundles } from '../../lib/bundles/split.ts';
 import type { DashboardOutcome, ObjectPlan, RejectionRule } from '../../contracts/migration.ts';
 import type { PreparedBundle } from './plan.ts';
@@ -36,9 +35,11 @@ export interface ImportResult {
  *
  * Idempotent across activity retries: an intent row is written before the import and confirmed
  * after it; a retry that finds the intent and the dashboard in the target does not import again.
+ * The intents go through the caller's store: a migration's imports, alone or together, share
+ * its one store (MigrationServices.intents).
  */
 export async function importPrepared(opts: {
-  knex: Knex;
+  intents: MigrationItemsStore;
   taskId: string;
   sourceDashboardId: number;
   target: MigrationUpstream;
@@ -46,13 +47,12 @@ export async function importPrepared(opts: {
   learned: RejectionRule[];
   overwrite: boolean;
 }): Promise<ImportResult> {
-  const { knex, target, prepared } = opts;
+  const { intents: items, target, prepared } = opts;
   const ctx = Context.current();
   const dropped: DroppedField[] = stripKnownRejections(prepared.bundle, opts.learned);
   const hash = prepared.bundle.contentHash();
   const key = { task_id: opts.taskId, source_dashboard_id: opts.sourceDashboardId };
 
-  const items = new MigrationItemsStore(knex);
   const previous = await items.intent(opts.taskId, opts.sourceDashboardId);
   if (previous && previous.bundle_hash === hash) {
     const there = await target.findDashboard(prepared.dashboardUuid);

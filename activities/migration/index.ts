@@ -161,7 +161,7 @@ export function createMigrationActivities(deps: ActivityDeps) {
     const { prepared, at } = p;
     at.step = 'import';
     const r = await importPrepared({
-      knex: deps.knex,
+      intents,
       taskId: currentTaskId(),
       sourceDashboardId: p.dashboardId,
       target: up.target,

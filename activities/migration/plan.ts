@@ -37,13 +37,8 @@ export interface PreparedBundle {
 
 const kindName = { dashboards: 'dashboard', charts: 'chart', datasets: 'dataset', databases: 'database' } as const;
 
-/**
- * Everything a migration decides before touching the target: database remapping, collision
- * pre-resolution (slug owned by another dashboard, a table that already has a dataset) and, per
- * object, whether the import would create, update, reuse or leave it unchanged, with field-level
- * differences. A dry run returns this; a real run imports the rewritten bundle.
- */
-export async function prepareDashboard(opts: {
+/** What planning a dashboard is asked: both environments, the request, and what was read ahead. */
+export interface PlanOptions {
   source: MigrationUpstream;
   target: MigrationUpstream;
   /** The target's objects by uuid, slug and table, current as of this dashboard (see ./target-index.ts). */
@@ -54,28 +49,55 @@ export async function prepareDashboard(opts: {
   overwrite: boolean;
   /** source database id → target database id (request mappings over persisted ones). */
   mappings: Map<number, number>;
-  /** Where the work is, for the failure report: `export` until the bundle is read, then `plan`. */
-  progress: { step: string };
   /** Most the exported bundle may unpack to. */
   maxBundleBytes: number;
   /**
-   * Read ahead for a batch (see ./batch.ts): the source's export of this dashboard, the source's
-   * databases, the target's export of its dashboard by target id, and who holds a slug. Each one
-   * absent is asked of Superset here.
+   * Read ahead for a batch (see ./read-ahead.ts): the source's export of this dashboard, the
+   * source's databases, the target's export of its dashboard by target id, and who holds a slug.
+   * Each one absent is asked of Superset here.
    */
-  ahead?: {
-    bundle?: Bundle;
-    sourceDatabases?: UpstreamDatabase[];
-    targetExport?: (targetDashboardId: number) => Bundle | undefined;
-    slugOwner?: (slug: string) => Promise<SlugOwner | null>;
-  };
-}): Promise<PreparedBundle> {
-  const { source, target, index } = opts;
-  const ahead = opts.ahead ?? {};
+  ahead?: PlanAhead;
+}
+
+export interface PlanAhead {
+  bundle?: Bundle;
+  sourceDatabases?: UpstreamDatabase[];
+  targetExport?: (targetDashboardId: number) => Bundle | undefined;
+  slugOwner?: (slug: string) => Promise<SlugOwner | null>;
+}
+
+/** A dashboard's export, read: the bundle and its plan before any lookup (see preparedOf). */
+export type ExportedDashboard = ReturnType<typeof preparedOf>;
+
+/**
+ * Everything a migration decides before touching the target: database remapping, collision
+ * pre-resolution (slug owned by another dashboard, a table that already has a dataset) and, per
+ * object, whether the import would create, update, reuse or leave it unchanged, with field-level
+ * differences. A dry run returns this; a real run imports the rewritten bundle.
+ *
+ * The two steps at once, for a caller that tracks its step in `progress` (a git deploy, a release
+ * publish): `export` until the bundle is read, then `plan`. The migration runs them as its own
+ * steps (./plan-one.ts).
+ */
+export async function prepareDashboard(opts: PlanOptions & { progress: { step: string } }): Promise<PreparedBundle> {
   opts.progress.step = 'export';
-  const bundle = ahead.bundle ?? Bundle.fromZip(await source.exportDashboards([opts.dashboardId]), opts.maxBundleBytes);
-  const { prepared, dashboardFile, datasetFiles } = preparedOf(bundle, opts.dashboardId);
+  const exported = await exportDashboard(opts);
   opts.progress.step = 'plan';
+  return planDashboard(exported, opts);
+}
+
+/** The export step: the dashboard's bundle (read ahead, or exported now) and what it holds. */
+export async function exportDashboard(opts: Pick<PlanOptions, 'source' | 'dashboardId' | 'maxBundleBytes' | 'ahead'>): Promise<ExportedDashboard> {
+  const bundle = opts.ahead?.bundle ?? Bundle.fromZip(await opts.source.exportDashboards([opts.dashboardId]), opts.maxBundleBytes);
+  return preparedOf(bundle, opts.dashboardId);
+}
+
+/** The plan step: the exported dashboard planned against the target (see prepareDashboard). */
+export async function planDashboard(exported: ExportedDashboard, opts: PlanOptions): Promise<PreparedBundle> {
+  const { source, index } = opts;
+  const ahead = opts.ahead ?? {};
+  const { prepared, dashboardFile, datasetFiles } = exported;
+  const bundle = prepared.bundle;
 
   // Charts and datasets an earlier import of this task wrote are read into the index before they are looked up.
   await index.learnWritten(bundle);
@@ -89,43 +111,63 @@ export async function prepareDashboard(opts: {
   if (prepared.blocked) return prepared;
 
   // 2. The dashboard: same UUID in the target is ours from an earlier run; a slug held by another dashboard is never taken over.
-  const { dashboardUuid, title } = prepared;
-  const existing = await index.dashboard(dashboardUuid);
+  const existing = await index.dashboard(prepared.dashboardUuid);
   prepared.targetDashboardId = existing?.id ?? null;
   if (existing && !opts.overwrite) {
-    prepared.blocked = {
-      status: 'skipped',
-      error: `dashboard '${title}' already exists in the target (id ${existing.id}) and overwrite is false`,
-      next_actions: [
-        {
-          action: 'overwrite',
-          description: 'Send overwrite: true to update it in place',
-          request: {
-            method: 'POST',
-            path: '/api/dashboards/migrate',
-            body: { source_env_id: opts.sourceEnvId, target_env_id: opts.targetEnvId, dashboard_ids: [opts.dashboardId], overwrite: true },
-          },
-        },
-      ],
-    };
+    prepared.blocked = existsBlock(prepared, existing.id, opts);
     return prepared;
   }
-  const slug = typeof dashboardFile.content.slug === 'string' && dashboardFile.content.slug ? dashboardFile.content.slug : null;
-  if (slug) {
-    // Asked of the target itself, not the index: a slug can change hands in place at any time.
-    // Releases before 6.0 answer without a uuid, so the owner is told apart by id.
-    const owner = ahead.slugOwner ? await ahead.slugOwner(slug) : await target.findDashboard(slug);
-    if (owner && owner.id !== existing?.id && owner.uuid !== dashboardUuid) {
-      dashboardFile.content.slug = null;
-      prepared.collisions.push({
-        kind: 'slug',
-        detail: `slug '${slug}' belongs to target dashboard ${owner.id} ('${owner.dashboard_title ?? ''}')`,
-        resolution: 'imported without a slug; the target dashboard was left untouched',
-      });
-    }
-  }
+  await keepSlugOfOwn(prepared, dashboardFile, existing?.id, opts);
 
   // 3. Datasets: a table that already has a dataset in the target is reused, never merged into.
+  const reusedDatasets = reuseDatasetsOnTables(prepared, index, targetDbs);
+  prepared.datasets = datasetFiles.map(({ file, ...d }) => ({ ...d, targetUuid: String(file.content.uuid) }));
+
+  // 4. Per object: create, update, unchanged or reuse, with differences against the target's own export.
+  const { candidates, found } = await targetObjects(prepared, existing?.id ?? null, opts);
+  planObjects(prepared, candidates, found, reusedDatasets, opts.overwrite);
+  return prepared;
+}
+
+/** Step 2, overwrite false: the dashboard is in the target already, and stays as it is. */
+function existsBlock(prepared: PreparedBundle, existingId: number, opts: PlanOptions): NonNullable<PreparedBundle['blocked']> {
+  return {
+    status: 'skipped',
+    error: `dashboard '${prepared.title}' already exists in the target (id ${existingId}) and overwrite is false`,
+    next_actions: [
+      {
+        action: 'overwrite',
+        description: 'Send overwrite: true to update it in place',
+        request: {
+          method: 'POST',
+          path: '/api/dashboards/migrate',
+          body: { source_env_id: opts.sourceEnvId, target_env_id: opts.targetEnvId, dashboard_ids: [opts.dashboardId], overwrite: true },
+        },
+      },
+    ],
+  };
+}
+
+/** Step 2: a slug another target dashboard holds is dropped from the bundle (a collision), never taken over. */
+async function keepSlugOfOwn(prepared: PreparedBundle, dashboardFile: BundleFile, existingId: number | undefined, opts: PlanOptions): Promise<void> {
+  const slug = typeof dashboardFile.content.slug === 'string' && dashboardFile.content.slug ? dashboardFile.content.slug : null;
+  if (!slug) return;
+  // Asked of the target itself, not the index: a slug can change hands in place at any time.
+  // Releases before 6.0 answer without a uuid, so the owner is told apart by id.
+  const owner = opts.ahead?.slugOwner ? await opts.ahead.slugOwner(slug) : await opts.target.findDashboard(slug);
+  if (owner && owner.id !== existingId && owner.uuid !== prepared.dashboardUuid) {
+    dashboardFile.content.slug = null;
+    prepared.collisions.push({
+      kind: 'slug',
+      detail: `slug '${slug}' belongs to target dashboard ${owner.id} ('${owner.dashboard_title ?? ''}')`,
+      resolution: 'imported without a slug; the target dashboard was left untouched',
+    });
+  }
+}
+
+/** Step 3: each bundled dataset whose table already has another dataset in the target points at that one. Returns the reused uuids. */
+function reuseDatasetsOnTables(prepared: PreparedBundle, index: TargetIndex, targetDbs: readonly UpstreamDatabase[]): Set<string> {
+  const { bundle } = prepared;
   const reusedDatasets = new Set<string>();
   for (const f of bundle.of('datasets')) {
     const uuid = String(f.content.uuid);
@@ -142,17 +184,24 @@ export async function prepareDashboard(opts: {
       });
     }
   }
+  return reusedDatasets;
+}
 
-  prepared.datasets = datasetFiles.map(({ file, ...d }) => ({ ...d, targetUuid: String(file.content.uuid) }));
-
-  // 4. Per object: create, update, unchanged or reuse, with differences against the target's own export.
-  const targetFiles = existing
-    ? (ahead.targetExport?.(existing.id) ?? Bundle.fromZip(await target.exportDashboards([existing.id]), opts.maxBundleBytes))
-    : undefined;
+/**
+ * Step 4's lookups: the bundle's dashboard, chart and dataset files, each with its target id and
+ * the target's own YAML of it (the target dashboard's export, then one export per kind for
+ * existing objects that export does not hold).
+ */
+async function targetObjects(prepared: PreparedBundle, existingId: number | null, opts: PlanOptions) {
+  const { index, target } = opts;
+  const targetFiles =
+    existingId !== null
+      ? (opts.ahead?.targetExport?.(existingId) ?? Bundle.fromZip(await target.exportDashboards([existingId]), opts.maxBundleBytes))
+      : undefined;
   prepared.targetHash = targetFiles?.contentHash() ?? null;
   const targetByUuid = new Map<string, Record<string, unknown>>();
   for (const f of targetFiles?.files.values() ?? []) if (typeof f.content.uuid === 'string') targetByUuid.set(f.content.uuid, f.content);
-  const candidates = [...bundle.files.values()].filter((f) => f.kind === 'dashboards' || f.kind === 'charts' || f.kind === 'datasets');
+  const candidates = [...prepared.bundle.files.values()].filter((f) => f.kind === 'dashboards' || f.kind === 'charts' || f.kind === 'datasets');
   // Existing charts and datasets the target dashboard's export does not hold: one export per kind.
   for (const kind of ['chart', 'dataset'] as const) {
     const uuids = candidates
@@ -163,12 +212,11 @@ export async function prepareDashboard(opts: {
   }
   const found = candidates.map((f) => {
     const uuid = String(f.content.uuid);
-    if (f.kind === 'dashboards') return { targetId: existing?.id ?? null, targetObject: targetByUuid.get(uuid) };
+    if (f.kind === 'dashboards') return { targetId: existingId, targetObject: targetByUuid.get(uuid) };
     const hit = f.kind === 'charts' ? index.chart(uuid) : index.dataset(uuid);
     return { targetId: hit?.id ?? null, targetObject: targetByUuid.get(uuid) };
   });
-  planObjects(prepared, candidates, found, reusedDatasets, opts.overwrite);
-  return prepared;
+  return { candidates, found };
 }
 
 /** A bundle's plan before any lookup: its dashboard, charts and the source's identity of each dataset. */

@@ -29,7 +29,6 @@ const DEBT: Record<string, number> = {
   'activities/migration/index.ts': 938,
   'activities/migration/index.ts#createMigrationActivities': 830,
   'activities/migration/index.ts#migrateBatch': 137,
-  'activities/migration/plan.ts#prepareDashboard': 127,
   'activities/migration/superset-upstream.ts#supersetUpstream': 105,
   'activities/migration/target-index.ts': 519,
   'activities/schedules/index.ts#createScheduleActivities': 135,
