@@ -189,7 +189,7 @@ export function gitRoutes(app: AppContext): AnyRoute[] {
       tag: TAG,
       summary: "Create the dashboard's repository",
       description:
-        "The repository belongs to the dashboard's UUID, so one history serves it in every environment. With `config_id` it gets a remote (`create_remote: true` creates it on the server); the remote URL never carries the token. Repeating it is harmless (`created: false`).",
+        "The repository belongs to the dashboard's UUID, so one history serves it in every environment. With `config_id` it gets a remote (`create_remote: true` creates it on the server); the remote URL never carries the token. Repeating it is harmless (`created: false`). A remote branch that already holds history is adopted only when its tree holds nothing but folders and plain files with names that stay in the working copy: a symbolic link, a submodule, `..`, `.git` in any case, a backslash or NUL in a name answers 409 `unsafe_path` naming the path, before anything is checked out (see docs/security.md).",
       access: WRITE,
       params: dashboardParams,
       body: initBody,
@@ -197,6 +197,10 @@ export function gitRoutes(app: AppContext): AnyRoute[] {
         200: { description: 'The repository', schema: initView },
         400: { description: "Invalid request, or `git_provider_error` with the provider's reason" },
         404: { description: 'Unknown environment, dashboard or git config' },
+        409: {
+          description:
+            "`unsafe_path`: the remote's tree holds a link, a submodule or a name leaving the working copy (`path`, `reason`, `next_actions`)",
+        },
         503: upstream,
       },
       handler: (_ctx, { params, body, principal }) => git.init(principal, body.env_id, params.dashboard_id, body),
@@ -220,14 +224,15 @@ export function gitRoutes(app: AppContext): AnyRoute[] {
       tag: TAG,
       summary: 'Write the dashboard from Superset into its working copy',
       description:
-        'Exports the dashboard from `env_id` and writes it as normalised YAML (sorted keys, no export timestamp, files named by UUID): an unchanged dashboard changes nothing; a changed chart shows as one hunk in `diff`. Nothing is committed.',
+        'Exports the dashboard from `env_id` and writes it as normalised YAML (sorted keys, no export timestamp, files named by UUID): an unchanged dashboard changes nothing; a changed chart shows as one hunk in `diff`. Nothing is committed. The export is unpacked within BUNDLE_MAX_MB counted as it inflates: one declaring more, or inflating past what it declares, answers 422 `export_refused`. A file of the working copy that is a symbolic link, or under a folder leading outside it, is never written through: 409 `unsafe_path`.',
       access: WRITE,
       params: dashboardParams,
       body: envBody,
       responses: {
         200: { description: 'What changed', schema: syncView },
         404: noRepo,
-        409: { description: '`dashboard_mismatch` (the id now names another dashboard) or `merge_in_progress`' },
+        409: { description: '`dashboard_mismatch` (the id now names another dashboard), `merge_in_progress` or `unsafe_path`' },
+        422: { description: "`export_refused`: Superset's export unpacks past the bundle budget or past the sizes it declares" },
         503: upstream,
       },
       handler: (_ctx, { params, body }) => git.sync(body.env_id, params.dashboard_id),
@@ -245,6 +250,7 @@ export function gitRoutes(app: AppContext): AnyRoute[] {
         200: { description: 'Per-file patches', schema: diffView },
         400: { description: 'Invalid request or reference' },
         404: { description: 'Unknown environment, dashboard, repository (`no_repository`) or reference (`unknown_ref`)' },
+        409: { description: '`unsafe_path`: a commit compared holds a name leaving the working copy' },
         503: upstream,
       },
       handler: (_ctx, { params, query }) => git.diff(query.env_id, params.dashboard_id, query),
@@ -311,7 +317,7 @@ export function gitRoutes(app: AppContext): AnyRoute[] {
       tag: TAG,
       summary: 'Pull from the remote',
       description:
-        'Sets the identity from your preferences, fetches and merges. A conflict is not an error: the merge stays in progress with conflict markers (`status: conflict`), to finish with merge/resolve and merge/continue or undo with merge/abort.',
+        'Sets the identity from your preferences, fetches and merges. A conflict is not an error: the merge stays in progress with conflict markers (`status: conflict`), to finish with merge/resolve and merge/continue or undo with merge/abort. The fetched commit is checked before anything is checked out or merged: a symbolic link, a submodule, or a name leaving the working copy (`..`, `.git` in any case, a backslash or NUL) anywhere in its tree answers 409 `unsafe_path` naming the path, and the working tree stays as it was (see docs/security.md).',
       access: WRITE,
       params: dashboardParams,
       body: envBody,
@@ -319,7 +325,10 @@ export function gitRoutes(app: AppContext): AnyRoute[] {
         200: { description: 'The outcome', schema: pullView },
         400: { description: 'Invalid request; `git_identity_required`; `git_auth_failed` or `remote_not_found` from the git server' },
         404: noRepo,
-        409: { description: '`dirty_working_copy` (commit first), `merge_in_progress`, `no_remote`' },
+        409: {
+          description:
+            '`dirty_working_copy` (commit first), `merge_in_progress`, `no_remote`, `unsafe_path` (`path`, `reason`, `next_actions`)',
+        },
         503: upstream,
       },
       handler: (_ctx, { params, body, principal }) => git.pull(principal, body.env_id, params.dashboard_id),
@@ -333,7 +342,12 @@ export function gitRoutes(app: AppContext): AnyRoute[] {
       access: READ,
       params: dashboardParams,
       query: envQuery,
-      responses: { 200: { description: 'Merge state', schema: mergeStatusView }, 404: noRepo, 503: upstream },
+      responses: {
+        200: { description: 'Merge state', schema: mergeStatusView },
+        404: noRepo,
+        409: { description: '`unsafe_path`: a conflicted file of the working copy is a symbolic link (never read through)' },
+        503: upstream,
+      },
       handler: (_ctx, { params, query }) => git.mergeStatus(query.env_id, params.dashboard_id),
     }),
     defineRoute({
@@ -349,7 +363,7 @@ export function gitRoutes(app: AppContext): AnyRoute[] {
       responses: {
         200: { description: 'Resolved files', schema: resolveView },
         404: noRepo,
-        409: { description: '`no_merge_in_progress`' },
+        409: { description: '`no_merge_in_progress`, or `unsafe_path` (a file to write is a symbolic link or under one)' },
         503: upstream,
       },
       handler: (_ctx, { params, body }) => git.mergeResolve(body.env_id, params.dashboard_id, body.resolutions),
@@ -394,7 +408,7 @@ export function gitRoutes(app: AppContext): AnyRoute[] {
       tag: TAG,
       summary: 'Deploy a pinned commit into an environment',
       description:
-        'Starts a `git_deploy` task: imports the dashboard as it is at `commit` into `target_env_id` through the migration path (database mapping by UUID, name, `db_mappings` or the saved mappings; collision safety; version skew; verification). Into a protected environment the task waits in `AWAITING_APPROVAL` until another user approves it (`POST /api/tasks/{task_id}/approve`) or rejects it. The task records which commit went live where; `status` shows it. Send `Idempotency-Key` to make retries safe.',
+        'Starts a `git_deploy` task: imports the dashboard as it is at `commit` into `target_env_id` through the migration path (database mapping by UUID, name, `db_mappings` or the saved mappings; collision safety; version skew; verification). Into a protected environment the task waits in `AWAITING_APPROVAL` until another user approves it (`POST /api/tasks/{task_id}/approve`) or rejects it. The task records which commit went live where; `status` shows it. Send `Idempotency-Key` to make retries safe. A commit holding a symbolic link, a submodule or a name leaving the working copy fails as an item at step `read`, naming the path, with next action `fix_remote`.',
       access: taskAccess('git_deploy'),
       params: dashboardParams,
       body: deployBody,
