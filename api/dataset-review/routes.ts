@@ -388,7 +388,7 @@ export function datasetReviewRoutes(app: AppContext): AnyRoute[] {
       tag: TAG,
       summary: 'Upload a new version of a dictionary (CSV or xlsx)',
       description: [
-        'multipart/form-data with the file in `file` (at most 5 MB): a CSV (UTF-8, comma-separated) or an .xlsx workbook whose header row names `column_name` and `verbose_name` and/or `description` (optionally `table_name`).',
+        'multipart/form-data with the file in `file` (at most 5 MB): a CSV (UTF-8, comma-separated) or an .xlsx workbook whose header row names `column_name` and `verbose_name` and/or `description` (optionally `table_name`), unpacking to at most 50 MB counted as it inflates (a part inflating past the size it declares is refused with a 400 naming it).',
         'The version becomes current; in every session ranked against this dictionary, unlocked fields become `needs_review` with the new candidate beside their value, and locked (manual) values are kept.',
       ].join(' '),
       access: 'admin',
