@@ -13,7 +13,8 @@ import { currentTaskId } from '../task-context.ts';
 import { findRestoreBlockers } from './restore-checks.ts';
 import { attachRules, takeRules } from './rls.ts';
 import { missingRoles, writeRules } from '../migration/rls.ts';
-import { TargetIndex, TargetIndexCache } from '../migration/target-index.ts';
+import { TargetIndex } from '../migration/target-index.ts';
+import { TargetIndexCache } from '../migration/target-index-cache.ts';
 
 /**
  * Backup, retention and restore. The store is built once per worker from the configuration

@@ -37,7 +37,8 @@ import { diagnoseImportFailure } from './diagnose.ts';
 import { prepareDashboard, type PreparedBundle } from './plan.ts';
 import { planOnRecordedCopy, rulesMayTouch } from './recorded-copy.ts';
 import { checkDashboardRls, copyRules, type RlsCheck } from './rls-step.ts';
-import { TargetIndexCache, type TargetIndex } from './target-index.ts';
+import { createMigrationCaches, type MigrationCaches } from './caches.ts';
+import type { TargetIndex } from './target-index.ts';
 import type { MigrationUpstream, UpstreamDatabase } from './upstream.ts';
 
 /** Dashboards verified at once: Superset answers chart queries on a few threads (verification runs after the run's imports, not beside them). */
@@ -54,13 +55,13 @@ async function mappingsFor(deps: ActivityDeps, input: Request): Promise<Map<numb
   return m;
 }
 
-export function createMigrationActivities(deps: ActivityDeps) {
-  // The target's objects, looked up once per task and target in this worker (see ./target-index.ts).
-  const indexes = new TargetIndexCache();
+export function createMigrationActivities(deps: ActivityDeps, caches: MigrationCaches = createMigrationCaches()) {
+  // What the worker keeps between batches of a task (see ./caches.ts).
+  const indexes = caches.targetIndexes;
   const states = new MigrationStateStore(deps.knex);
   const outcomes = new TaskItemStore(deps.knex);
   const intents = new MigrationItemsStore(deps.knex);
-  const exported = new ExportedSources();
+  const exported = caches.exportedSources;
 
   /** One dashboard between planning and its import: what the import and its report need. */
   interface Planned {
@@ -900,30 +901,4 @@ async function inParallel<T>(list: T[], limit: number, fn: (item: T) => Promise<
     while (next < list.length) await fn(list[next++]!);
   };
   await Promise.all(Array.from({ length: Math.min(limit, list.length) }, lane));
-}
-
-/**
- * Source dashboards a batch exported and left for a later batch of the same task (past its import
- * limit), so they are not exported again: a task takes each source dashboard as it first read it.
- * Bounded: a few tasks, and a dashboard is dropped once it has its outcome.
- */
-class ExportedSources {
-  private readonly tasks = new Map<string, Map<number, Bundle>>();
-  get(taskId: string, id: number): Bundle | undefined {
-    return this.tasks.get(taskId)?.get(id);
-  }
-  put(taskId: string, id: number, bundle: Bundle): void {
-    let m = this.tasks.get(taskId);
-    if (!m) {
-      m = new Map();
-      this.tasks.set(taskId, m);
-      while (this.tasks.size > 4) this.tasks.delete(this.tasks.keys().next().value!);
-    }
-    m.set(id, bundle);
-  }
-  forget(taskId: string, id: number): void {
-    const m = this.tasks.get(taskId);
-    m?.delete(id);
-    if (m && !m.size) this.tasks.delete(taskId);
-  }
 }

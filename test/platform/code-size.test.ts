@@ -30,7 +30,6 @@ const DEBT: Record<string, number> = {
   'activities/migration/index.ts#createMigrationActivities': 830,
   'activities/migration/index.ts#migrateBatch': 137,
   'activities/migration/superset-upstream.ts#supersetUpstream': 105,
-  'activities/migration/target-index.ts': 519,
   'activities/schedules/index.ts#createScheduleActivities': 135,
   'api/assistant/service.ts': 985,
   'api/assistant/service.ts#decide': 300,

@@ -1,0 +1,77 @@
+import type { Bundle } from '../../lib/bundles/bundle.ts';
+import { TargetIndexCache } from './target-index-cache.ts';
+
+/**
+ * What the migration activities keep in a worker's memory between the batches of a task, built
+ * once per worker and handed to createMigrationActivities (a test hands its own).
+ *
+ * Both are caches and nothing more. The batches of a task may run on different workers (a batch
+ * retried after its worker died runs on another one; any batch may), so no batch relies on what
+ * an earlier batch left here: a miss reads the environment again, exactly as the first batch of a
+ * task does, and what is decided (outcomes, intents, the learned rejections, the records of what
+ * was imported) is in PostgreSQL or in the workflow's input, never only here.
+ */
+export interface MigrationCaches {
+  /**
+   * Each environment's objects as the task last read them (./target-index.ts): dashboards,
+   * charts, datasets and databases by uuid, slug and table, and row-level-security rules.
+   *
+   * Key: `<task id>:<target env id>` for a target, `<task id>:source:<source env id>` for a
+   * source (which lists only its datasets, and only once it has rules). Bound: 16 indexes, each
+   * dropped 30 minutes after its last use; refreshed (objects created since) when a batch finds it
+   * older than 5 seconds, a source's after a minute.
+   *
+   * On another worker: a miss builds the index from the environment's lists, current as of that
+   * batch. Back on this worker, an index built before another worker imported for the same task
+   * learns of those imports at its next refresh, as it learns of what anyone else created in the
+   * target meanwhile (the index is never more than such a snapshot; planning asks the target
+   * itself where that is not enough: a slug's owner, the target's export of an existing dashboard).
+   */
+  targetIndexes: TargetIndexCache;
+  /**
+   * Source dashboards a batch exported (read ahead) and left for a later batch of the same task
+   * (past its import limit), so they are not exported again: a task takes each source dashboard
+   * as it first read it.
+   *
+   * Key: task id, then source dashboard id. Bound: the 4 tasks last added; a dashboard is dropped
+   * once it has its outcome.
+   *
+   * On another worker: a miss puts the dashboard in that batch's one export call, so it is
+   * planned from the source as it is then, as a dashboard is in the first batch that reads it.
+   */
+  exportedSources: ExportedSources;
+}
+
+export function createMigrationCaches(): MigrationCaches {
+  return { targetIndexes: new TargetIndexCache(), exportedSources: new ExportedSources() };
+}
+
+/** Source bundles by task and source dashboard id (see MigrationCaches.exportedSources). */
+export class ExportedSources {
+  private readonly tasks = new Map<string, Map<number, Bundle>>();
+  private readonly maxTasks: number;
+
+  constructor(opts: { maxTasks?: number } = {}) {
+    this.maxTasks = opts.maxTasks ?? 4;
+  }
+
+  get(taskId: string, id: number): Bundle | undefined {
+    return this.tasks.get(taskId)?.get(id);
+  }
+
+  put(taskId: string, id: number, bundle: Bundle): void {
+    let m = this.tasks.get(taskId);
+    if (!m) {
+      m = new Map();
+      this.tasks.set(taskId, m);
+      while (this.tasks.size > this.maxTasks) this.tasks.delete(this.tasks.keys().next().value!);
+    }
+    m.set(id, bundle);
+  }
+
+  forget(taskId: string, id: number): void {
+    const m = this.tasks.get(taskId);
+    m?.delete(id);
+    if (m && !m.size) this.tasks.delete(taskId);
+  }
+}
