@@ -1,0 +1,142 @@
+/**
+ * One batch of a migration task (the migrateBatch activity) as a straight sequence over its
+ * BatchContext, each step a module of its own:
+ *
+ *   1. records     outcomes an earlier attempt of this batch recorded are kept (./record.ts); what
+ *                  earlier migrations into this target recorded of the rest is read, and the
+ *                  batch's exports start at once (./read-ahead.ts, startReads)
+ *   2. settle      a rerun's dashboards told unchanged from both exports alone (./settle-unchanged.ts)
+ *   3. read ahead  both environments opened, the rest read ahead together (./read-ahead.ts)
+ *   4. plan        each dashboard in order, until the batch holds its import limit (./plan-one.ts)
+ *   5. import      together or one by one (./import.ts); the limit and when imports go together
+ *                  are the one batching policy's (contracts/migration-batching.ts)
+ *   6. verify      not in this activity: the workflow verifies what its run imported after the
+ *                  run's imports (./verify.ts, docs/migration-batching.md)
+ *   7. record      each outcome is recorded as it is decided, and the batch ends with what the
+ *                  workflow needs, each import's planned hash for the verification (./record.ts)
+ *
+ * Safe to run again: outcomes already recorded are kept, intents stop a second import. A
+ * refusal is its dashboard's outcome, so its siblings carry on; an outage is thrown for
+ * Temporal's retry of the whole batch.
+ */
+import { importsTogether } from '../../contracts/migration-batching.ts';
+import type { MigrationBatchInput, MigrationBatchResult } from '../../contracts/migration.ts';
+import type { BatchContext } from './batch-context.ts';
+import { mappingsFor, openUpstreams, type BatchDashboard, type Log, type MigrationServices, type PlanScope, type Upstreams } from './context.ts';
+import { importAlone, migrateOne } from './dashboard.ts';
+import { failedOutcome } from './failure.ts';
+import { importTogether } from './import.ts';
+import { planOne, type Planned } from './plan-one.ts';
+import { readAhead, startReads, type ReadAhead } from './read-ahead.ts';
+import { BatchOutcomes } from './record.ts';
+import { settleUnchanged } from './settle-unchanged.ts';
+
+export async function runBatch(svc: MigrationServices, input: MigrationBatchInput, taskId: string, log: Log): Promise<MigrationBatchResult> {
+  // 1. records
+  const outcomes = new BatchOutcomes(svc, input, taskId, log);
+  const todo = await outcomes.keepRecorded();
+  if (!todo.length) return outcomes.result();
+  const ctx = await openBatch(svc, input, taskId, log, todo, outcomes);
+  const t0 = ctx.reads.at;
+
+  // 2. settle unchanged
+  let rest = todo;
+  if (ctx.rerun) {
+    rest = await settleUnchanged(ctx);
+    await outcomes.writeProgress();
+    if (!rest.length) return outcomes.wrapUp(todo.length, [], `a rerun: all ${todo.length} unchanged, told from both exports in ${Date.now() - t0} ms`);
+  }
+  const settled = todo.length - rest.length;
+
+  // 3. read ahead
+  let up: Upstreams;
+  try {
+    up = await openUpstreams(svc, input, taskId);
+  } catch (err) {
+    // Neither environment can be read: every dashboard of the batch fails here alike.
+    for (const d of rest) await outcomes.failAlike(d.position, await failedOutcome(ctx, d.id, err, { fallback: 'plan' }));
+    return outcomes.result();
+  }
+  const t1 = Date.now();
+  const scope: PlanScope = { svc, input, taskId, log, up, mappings: await mappingsFor(svc.deps, input) };
+  const ahead = await readAhead(ctx, up, rest.map((d) => d.id));
+  const t2 = Date.now();
+
+  // 4. plan
+  const ready = await planUpToLimit(ctx, scope, rest, ahead);
+  const t3 = Date.now();
+
+  // 5. import (6. verify: after the run's imports, by the workflow)
+  await importReady(ctx, scope, ready);
+
+  // 7. record
+  return outcomes.wrapUp(
+    todo.length,
+    ready,
+    `${settled ? `${settled} unchanged, told from both exports; ` : ''}environments read in ${t1 - t0} ms, exports in ${t2 - t1} ms, planned in ${t3 - t2} ms, ${ready.length} imported in ${Date.now() - t3} ms`,
+  );
+}
+
+/**
+ * The batch's context: what earlier migrations of its dashboards into this target recorded (a
+ * batch of dashboards that all came there this way is a rerun, first told unchanged from two
+ * exports), and its reads started.
+ */
+async function openBatch(
+  svc: MigrationServices,
+  input: MigrationBatchInput,
+  taskId: string,
+  log: Log,
+  todo: BatchDashboard[],
+  outcomes: BatchOutcomes,
+): Promise<BatchContext> {
+  const started = Date.now();
+  const records = await svc.states.recordsOf(input.targetEnvId, input.sourceEnvId, todo.map((d) => d.id));
+  const rerun = input.overwrite && !input.dryRun && records.size === todo.length;
+  const reads = startReads(svc, input, taskId, todo, records, { started, rerun });
+  return { svc, input, taskId, log, todo, records, rerun, reads, outcomes };
+}
+
+/**
+ * Plans each dashboard in order, recording at once each outcome that needs no import, until the
+ * batch holds as many to import as its limit: the rest wait, unplanned, for a batch that can
+ * import them (each dashboard is planned once in a fresh migration; dashboards needing no import
+ * are all decided in one batch). Returns the ones to import.
+ */
+async function planUpToLimit(ctx: BatchContext, scope: PlanScope, rest: BatchDashboard[], ahead: ReadAhead): Promise<Planned[]> {
+  const ready: Planned[] = [];
+  for (const d of rest) {
+    if (ready.length >= ctx.input.importLimit) break;
+    try {
+      const planned = await planOne(scope, d.id, ahead.for(d.id));
+      if ('done' in planned) await ctx.outcomes.finish(d.position, planned.done);
+      else ready.push({ ...planned.ready, position: d.position });
+    } catch (err) {
+      await ctx.outcomes.finish(d.position, await failedOutcome(scope, d.id, err, { fallback: 'export', index: scope.up.index }));
+    }
+  }
+  await ctx.outcomes.writeProgress();
+  return ready;
+}
+
+/**
+ * Imports what the batch planned: in one import call when the batching policy says so, else (or
+ * when Superset refuses the lot) one by one. After a refused joint import each dashboard is
+ * planned again, asking the target itself, and imported alone, so the one Superset refuses ends
+ * with its own answer and its siblings are imported.
+ */
+async function importReady(ctx: BatchContext, scope: PlanScope, ready: Planned[]): Promise<void> {
+  const { outcomes } = ctx;
+  const together = importsTogether(ctx.input.importLimit, ready.length);
+  const jointly = together ? await importTogether(scope, ready, outcomes.learned) : null;
+  if (jointly) {
+    for (const [i, o] of jointly.entries()) await outcomes.finish(ready[i]!.position, o);
+    await outcomes.writeProgress();
+    return;
+  }
+  for (const p of ready) {
+    const o = together ? await migrateOne(scope, p.dashboardId, outcomes.learned) : await importAlone(scope, p, outcomes.learned);
+    await outcomes.finish(p.position, o);
+    await outcomes.writeProgress();
+  }
+}

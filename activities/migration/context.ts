@@ -1,0 +1,99 @@
+/**
+ * What the migration's steps share, as explicit objects instead of a closure's variables:
+ * `MigrationServices` (built once per worker) and `PlanScope` (a task's view of both environments
+ * while it plans and imports); a batch's own is `BatchContext` (./batch-context.ts).
+ */
+import type { Context } from '@temporalio/activity';
+import type { MigrationInput } from '../../contracts/migration.ts';
+import { listMappings } from '../../db/environments/mappings.ts';
+import { MigrationItemsStore } from '../../db/migrations-state/items.ts';
+import { MigrationStateStore } from '../../db/migrations-state/store.ts';
+import { TaskItemStore } from '../../db/tasks/items.ts';
+import type { ActivityDeps } from '../deps.ts';
+import type { MigrationCaches } from './caches.ts';
+import type { TargetIndex } from './target-index.ts';
+import type { MigrationUpstream } from './upstream.ts';
+import type { Verifier } from './verifier.ts';
+
+/** A migration request as its activities get it (without the dashboard list). */
+export type Request = Omit<MigrationInput, 'dashboardIds'>;
+
+export type Log = Context['log'];
+
+/** A dashboard of a batch, with its place in the request. */
+export interface BatchDashboard {
+  id: number;
+  position: number;
+}
+
+/** What the migration activities share in a worker: the stores they write, the worker's caches, the verifier. */
+export interface MigrationServices {
+  deps: ActivityDeps;
+  caches: MigrationCaches;
+  /** What each migration left in a target, for the next one's unchanged check. */
+  states: MigrationStateStore;
+  /** Each dashboard's outcome, as the task's item. */
+  outcomes: TaskItemStore;
+  /** The one store of import intents (written before an import, confirmed after it), for every import path. */
+  intents: MigrationItemsStore;
+  verifier: Verifier;
+}
+
+export function createMigrationServices(deps: ActivityDeps, caches: MigrationCaches, verifier: Verifier): MigrationServices {
+  return {
+    deps,
+    caches,
+    states: new MigrationStateStore(deps.knex),
+    outcomes: new TaskItemStore(deps.knex),
+    intents: new MigrationItemsStore(deps.knex),
+    verifier,
+  };
+}
+
+/** Both environments as a task sees them: Superset clients and the indexes its dashboards share. */
+export interface Upstreams {
+  source: MigrationUpstream;
+  target: MigrationUpstream;
+  index: TargetIndex;
+  sourceIndex: TargetIndex;
+}
+
+/** A task planning and importing dashboards: the request, both environments opened, its database mappings. */
+export interface PlanScope {
+  svc: MigrationServices;
+  input: Request;
+  taskId: string;
+  log: Log;
+  up: Upstreams;
+  mappings: Map<number, number>;
+}
+
+/** Persisted mappings for the pair, overridden by the ones sent with the request. */
+export async function mappingsFor(deps: ActivityDeps, input: Request): Promise<Map<number, number>> {
+  const rows = await listMappings(deps.knex, input.sourceEnvId, input.targetEnvId);
+  const m = new Map<number, number>(rows.map((r) => [Number(r.source_database_id), Number(r.target_database_id)]));
+  for (const o of input.dbMappings) m.set(o.source_database_id, o.target_database_id);
+  return m;
+}
+
+/**
+ * The task's view of both environments: Superset clients and the indexes shared by its
+ * dashboards (MigrationCaches.targetIndexes). `targetLists: false` (a rerun's first look) reads
+ * the target's databases and rules only; a later call without it lists the rest into the same index.
+ */
+export async function openUpstreams(svc: MigrationServices, input: Request, taskId: string, opts: { targetLists?: boolean } = {}): Promise<Upstreams> {
+  const { deps, caches } = svc;
+  const lists = opts.targetLists !== false;
+  // Two instances: read side by side.
+  const [[source, sourceIndex], [target, index]] = await Promise.all([
+    deps
+      .superset(input.sourceEnvId)
+      .then(async (u) => [u, await caches.targetIndexes.get(`${taskId}:source:${input.sourceEnvId}`, u, { kinds: [], rls: true })] as const),
+    deps.superset(input.targetEnvId).then(async (u) => {
+      const index = await caches.targetIndexes.get(`${taskId}:${input.targetEnvId}`, u, { rls: true, ...(lists ? {} : { kinds: [] }) });
+      if (lists) await index.includeAll();
+      return [u, index] as const;
+    }),
+  ]);
+  return { source, target, index, sourceIndex };
+}

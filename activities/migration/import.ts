@@ -1,0 +1,121 @@
+/**
+ * Importing planned dashboards into the target: one alone (Superset's answer is its own), or
+ * several in one import call. Every path writes its intents (before the import, confirmed after
+ * it) through the migration's one store, MigrationServices.intents, so an attempt run again never
+ * imports a dashboard twice. Row-level security is written after the import.
+ */
+import type { DashboardOutcome, RejectionRule } from '../../contracts/migration.ts';
+import { generalise, stripKnownRejections } from '../../lib/bundles/rewrite.ts';
+import { mergeBundles } from '../../lib/bundles/split.ts';
+import { classifySupersetFailure } from '../../lib/superset/errors.ts';
+import { itemFailure } from '../item-failure.ts';
+import { importPrepared, pushUpdatedObjects, type ImportResult } from './apply.ts';
+import type { PlanScope } from './context.ts';
+import type { Planned } from './plan-one.ts';
+import type { PreparedBundle } from './plan.ts';
+import { copyRules } from './rls-step.ts';
+import { withStep } from './step.ts';
+import type { TargetIndex } from './target-index.ts';
+
+type ImportedAs = Pick<ImportResult, 'targetDashboardId' | 'dropped' | 'defaulted' | 'learned' | 'attempts' | 'reusedPreviousImport'>;
+
+/** Imports one planned dashboard on its own (Superset's answer is this dashboard's alone), then its row-level security. */
+export async function importOne(scope: PlanScope, p: Omit<Planned, 'position'>, learned: RejectionRule[]): Promise<DashboardOutcome> {
+  const { svc, input, up, taskId } = scope;
+  const r = await withStep('import', async () => {
+    const imported = await importPrepared({
+      intents: svc.intents,
+      taskId,
+      sourceDashboardId: p.dashboardId,
+      target: up.target,
+      prepared: p.prepared,
+      learned,
+      overwrite: input.overwrite,
+    });
+    noteImported(up.index, p.prepared, imported.targetDashboardId);
+    return imported;
+  });
+  return afterImport(scope, p, r);
+}
+
+/**
+ * Imports several planned dashboards in one call of Superset's import. Null when Superset
+ * refuses the lot (nothing was imported: the caller goes one by one) or when an earlier attempt
+ * of this batch may have imported some (each then checks its own intent). An outage is thrown,
+ * for the batch to be tried again.
+ */
+export async function importTogether(scope: PlanScope, ready: Planned[], learned: RejectionRule[]): Promise<DashboardOutcome[] | null> {
+  const { svc, input, up, taskId, log } = scope;
+  for (const p of ready) if (await svc.intents.intent(taskId, p.dashboardId)) return null;
+  const dropped = new Map(ready.map((p) => [p.dashboardId, stripKnownRejections(p.prepared.bundle, learned)]));
+  await svc.intents.markImporting(
+    ready.map((p) => ({
+      task_id: taskId,
+      source_dashboard_id: p.dashboardId,
+      dashboard_uuid: p.prepared.dashboardUuid,
+      bundle_hash: p.prepared.bundle.contentHash(),
+    })),
+  );
+  try {
+    await up.target.importBundle('dashboard', mergeBundles(ready.map((p) => p.prepared.bundle)).toZip(), true);
+  } catch (err) {
+    if (classifySupersetFailure(err)?.retryable) throw err; // an outage: the batch is tried again
+    log.warn(`Superset refused the ${ready.length} dashboards imported together (${(err as Error).message.slice(0, 300)}): each is imported alone`);
+    return null;
+  }
+  if (input.overwrite) await pushUpdatedObjects(up.target, ready.map((p) => p.prepared), log);
+  await up.index.refreshDashboards();
+  const out: DashboardOutcome[] = [];
+  for (const p of ready) {
+    const there = (await up.index.dashboard(p.prepared.dashboardUuid)) ?? (await up.target.findDashboard(p.prepared.dashboardUuid));
+    if (!there) throw new Error(`Superset accepted the import but dashboard ${p.prepared.dashboardUuid} is not in the target`);
+    await svc.intents.markImported(taskId, p.dashboardId, there.id);
+    noteImported(up.index, p.prepared, there.id);
+    const d = dropped.get(p.dashboardId) ?? [];
+    const r = { targetDashboardId: there.id, dropped: d, defaulted: [], learned: generalise(d, p.prepared.bundle), attempts: 1, reusedPreviousImport: false };
+    out.push(await afterImport(scope, p, r));
+  }
+  return out;
+}
+
+/** The index learns of an import at once: this dashboard exists now; content it may have changed is read again. */
+function noteImported(index: TargetIndex, prepared: PreparedBundle, targetDashboardId: number): void {
+  const imported = prepared.bundle.of('dashboards')[0]?.content;
+  index.noteDashboard({
+    id: targetDashboardId,
+    uuid: prepared.dashboardUuid,
+    slug: typeof imported?.slug === 'string' && imported.slug ? imported.slug : null,
+    title: prepared.title,
+  });
+  index.noteImportedContent(prepared.bundle);
+}
+
+/** Row-level security written after the import, and the dashboard's outcome. */
+async function afterImport(scope: PlanScope, p: Omit<Planned, 'position'>, r: ImportedAs): Promise<DashboardOutcome> {
+  const { input, up, log } = scope;
+  const { prepared, rls } = p;
+  const done: DashboardOutcome = {
+    ...p.outcome,
+    target_dashboard_id: r.targetDashboardId,
+    dropped_fields: r.dropped,
+    defaulted_fields: r.defaulted,
+    learned_rejections: r.learned,
+    import_attempts: r.attempts,
+    reused_previous_import: r.reusedPreviousImport,
+  };
+  if (rls.toCopy.length) {
+    try {
+      rls.report.writes = await copyRules({ source: up.source, target: up.target, targetIndex: up.index, prepared, rules: rls.toCopy });
+      log.info(`row-level security of '${prepared.title}': ${rls.report.writes!.map((w) => `${w.action} '${w.rule}'`).join(', ')}`);
+    } catch (err) {
+      // Imported, but its rows are not filtered as in the source: never reported as a clean import.
+      const failure = itemFailure(err, { step: 'rls', item: `the row-level-security rules of dashboard ${p.dashboardId}`, envId: input.targetEnvId });
+      log.error(`dashboard ${p.dashboardId} ('${prepared.title}') was imported, but its row-level-security rules were not written: ${failure.error}`);
+      return { ...done, status: 'imported_with_errors', ...failure, error: `imported, but its row-level-security rules were not written: ${failure.error}` };
+    }
+  }
+  log.info(
+    `imported '${prepared.title}' as target dashboard ${r.targetDashboardId}${r.dropped.length ? `, dropping ${r.dropped.length} field(s) the target rejects` : ''}${r.defaulted.length ? `, filling ${r.defaulted.length} required field(s) with the target's defaults` : ''}`,
+  );
+  return { ...done, status: 'imported' };
+}

@@ -1,0 +1,102 @@
+import type { DashboardOutcome } from '../../contracts/migration.ts';
+import { maxBundleBytes } from '../deps.ts';
+import { outcomeBase } from './apply.ts';
+import type { PlanScope } from './context.ts';
+import { exportDashboard, planDashboard, type PlanAhead, type PreparedBundle } from './plan.ts';
+import { checkDashboardRls, copyRules, type RlsCheck } from './rls-step.ts';
+import { withStep } from './step.ts';
+
+/** One dashboard between planning and its import: what the import and its report need. */
+export interface Planned {
+  position: number;
+  dashboardId: number;
+  prepared: PreparedBundle;
+  outcome: DashboardOutcome;
+  rls: RlsCheck;
+  plannedHash: string;
+}
+
+/** A plan's end: the dashboard's outcome is final (dry run, blocked, unchanged), or it is ready to import. */
+export type PlanResult = { done: DashboardOutcome } | { ready: Omit<Planned, 'position'> };
+
+/**
+ * Plans one dashboard, step by step: exported (or read ahead), remapped, collisions resolved,
+ * row-level security compared, and the unchanged check. What a step throws carries the step
+ * (./step.ts), for the dashboard's failure.
+ */
+export async function planOne(scope: PlanScope, dashboardId: number, ahead: PlanAhead | undefined): Promise<PlanResult> {
+  const { svc, input, up, log } = scope;
+  const opts = {
+    source: up.source,
+    target: up.target,
+    index: up.index,
+    sourceEnvId: input.sourceEnvId,
+    targetEnvId: input.targetEnvId,
+    dashboardId,
+    overwrite: input.overwrite,
+    mappings: scope.mappings,
+    maxBundleBytes: maxBundleBytes(svc.deps),
+    ahead,
+  };
+  const exported = await withStep('export', () => exportDashboard(opts));
+  const prepared = await withStep('plan', () => planDashboard(exported, opts));
+  const outcome = outcomeBase(dashboardId, prepared);
+  if (prepared.blocked) {
+    log.warn(`dashboard ${dashboardId} ('${prepared.title}'): ${prepared.blocked.error}`);
+    return {
+      done: { ...outcome, status: prepared.blocked.status, step: 'plan', error: prepared.blocked.error, next_actions: prepared.blocked.next_actions },
+    };
+  }
+  for (const c of prepared.collisions) log.warn(`collision: ${c.detail}; ${c.resolution}`);
+
+  // Row-level security: no export carries it, so the rules are compared here (read once per task and environment).
+  await withStep('rls', () => up.sourceIndex.rlsRules(), input.sourceEnvId);
+  // The unchanged check and the rules it copies report as `rls` too, the last step reached.
+  return withStep('rls', () => compareAndSettle(scope, dashboardId, prepared, outcome));
+}
+
+/** Row-level security compared and decided by mode; then a dry run's end, or the unchanged check. */
+async function compareAndSettle(scope: PlanScope, dashboardId: number, prepared: PreparedBundle, outcome: DashboardOutcome): Promise<PlanResult> {
+  const { svc, input, up, log } = scope;
+  const rls: RlsCheck = await checkDashboardRls({
+    mode: input.rls ?? 'strict',
+    dryRun: input.dryRun,
+    sourceIndex: up.sourceIndex,
+    targetIndex: up.index,
+    prepared,
+    request: { ...input, dashboardId },
+  });
+  outcome.rls = rls.report;
+  if (rls.blocked) {
+    log.warn(`dashboard ${dashboardId} ('${prepared.title}'): ${rls.blocked.error}`);
+    return { done: { ...outcome, status: 'failed', step: 'rls', ...rls.blocked } };
+  }
+  if (rls.report.ignored_by_request)
+    log.warn(`'${prepared.title}': row-level security differs and the request says to ignore it (${rls.report.differences.length} difference(s))`);
+  if (input.dryRun) {
+    log.info(`dry run of '${prepared.title}': ${summary(outcome.objects)}`);
+    return { done: { ...outcome, status: 'planned' } };
+  }
+
+  // Nothing changed since the last migration into this target, on either side: nothing to import.
+  const plannedHash = prepared.bundle.contentHash();
+  if (input.overwrite && prepared.targetDashboardId !== null && prepared.targetHash !== null) {
+    const last = await svc.states.get(input.targetEnvId, prepared.dashboardUuid);
+    // Recorded by this very task: an earlier attempt imported it (a retry after a crash), which importPrepared reports as such.
+    if (last && last.task_id !== scope.taskId && last.bundle_hash === plannedHash && last.target_hash === prepared.targetHash) {
+      if (rls.toCopy.length) rls.report.writes = await copyRules({ source: up.source, target: up.target, targetIndex: up.index, prepared, rules: rls.toCopy });
+      log.info(`'${prepared.title}' is unchanged since task ${last.task_id ?? '?'} migrated it and the target holds it as then: not imported`);
+      return { done: { ...outcome, status: 'unchanged', target_dashboard_id: prepared.targetDashboardId } };
+    }
+  }
+  await svc.states.forget(input.targetEnvId, prepared.dashboardUuid);
+  return { ready: { dashboardId, prepared, outcome, rls, plannedHash } };
+}
+
+function summary(objects: DashboardOutcome['objects']): string {
+  const counts: Record<string, number> = {};
+  for (const o of objects) counts[o.action] = (counts[o.action] ?? 0) + 1;
+  return Object.entries(counts)
+    .map(([a, n]) => `${n} ${a}`)
+    .join(', ');
+}

@@ -1,0 +1,208 @@
+/**
+ * What a migration records in PostgreSQL: each dashboard's outcome as the task's item (the
+ * task's result is assembled from these), the batch's progress, what each import left in the
+ * target (for the next run's unchanged check) and, at the end, the task's result.
+ */
+import { ApplicationFailure } from '@temporalio/activity';
+import type { ItemFailure } from '../../contracts/failures.ts';
+import {
+  failedDashboardOutcome,
+  mergeRules,
+  MIGRATION_OUTCOME,
+  summariseMigration,
+  type DashboardOutcome,
+  type FinishMigrationInput,
+  type MigrationBatchInput,
+  type MigrationBatchResult,
+  type MigrationSummary,
+  type RejectionRule,
+} from '../../contracts/migration.ts';
+import { itemsResultSchema } from '../../contracts/outcome-schemas.ts';
+import { progressLogLine } from '../../contracts/tasks.ts';
+import { Bundle } from '../../lib/bundles/bundle.ts';
+import { splitByDashboard } from '../../lib/bundles/split.ts';
+import { redact } from '../../lib/redact.ts';
+import { maxBundleBytes } from '../deps.ts';
+import type { BatchDashboard, Log, MigrationServices } from './context.ts';
+import type { MigrationUpstream } from './upstream.ts';
+
+/** A dashboard's outcome, recorded as the task's item at its place in the request. */
+export async function recordOutcome(svc: MigrationServices, taskId: string, position: number, o: DashboardOutcome): Promise<void> {
+  o.outcome = MIGRATION_OUTCOME[o.status];
+  await svc.outcomes.record(taskId, position, o.id, o);
+}
+
+/** An outcome amended after it was recorded (verified, or its verification failed). */
+export async function amendOutcome(svc: MigrationServices, taskId: string, position: number, o: DashboardOutcome): Promise<void> {
+  o.outcome = MIGRATION_OUTCOME[o.status];
+  await svc.outcomes.put(taskId, position, o.id, o);
+}
+
+/**
+ * A batch's outcomes: each recorded and logged at once, the task row's progress written once per
+ * burst (the dashboards planned, a joint import's), not once per dashboard; the rejections
+ * learned so far (the batch's input, and each outcome's); what the workflow gets back.
+ */
+export class BatchOutcomes {
+  private readonly svc: MigrationServices;
+  private readonly input: MigrationBatchInput;
+  private readonly taskId: string;
+  private readonly log: Log;
+  private readonly results: MigrationBatchResult['items'] = [];
+  private rules: RejectionRule[];
+  /** Dashboards of the task with an outcome, for the progress. */
+  private count = 0;
+  /** The last outcome's line, until the task row's progress is written with it. */
+  private unwritten: string | null = null;
+
+  constructor(svc: MigrationServices, input: MigrationBatchInput, taskId: string, log: Log) {
+    this.svc = svc;
+    this.input = input;
+    this.taskId = taskId;
+    this.log = log;
+    this.rules = input.learnedRejections;
+  }
+
+  /** The rejections learned so far, applied up front to the next import. */
+  get learned(): RejectionRule[] {
+    return this.rules;
+  }
+
+  /** Keeps the outcomes an earlier attempt of this batch recorded, as they are; returns the dashboards still to do. */
+  async keepRecorded(): Promise<BatchDashboard[]> {
+    const todo: BatchDashboard[] = [];
+    const recorded = await this.svc.outcomes.getMany<DashboardOutcome>(this.taskId, this.input.batch.map((d) => d.position));
+    for (const d of this.input.batch) {
+      const stored = recorded.get(d.position);
+      if (stored) this.done(d.position, stored);
+      else todo.push(d);
+    }
+    this.count = this.input.doneBefore + (this.input.batch.length - todo.length);
+    return todo;
+  }
+
+  /** A dashboard's outcome: recorded, counted and logged. */
+  async finish(position: number, o: DashboardOutcome): Promise<void> {
+    await recordOutcome(this.svc, this.taskId, position, o);
+    this.done(position, o);
+    this.count++;
+    this.unwritten = `dashboard ${o.id}: ${o.status}`;
+    this.log.info(progressLogLine({ done: this.count, total: this.input.total, message: this.unwritten }));
+  }
+
+  /** A dashboard's outcome when its environments could not be read: recorded, not counted in the progress. */
+  async failAlike(position: number, o: DashboardOutcome): Promise<void> {
+    await recordOutcome(this.svc, this.taskId, position, o);
+    this.done(position, o);
+  }
+
+  /** The task row's progress, when an outcome was recorded since it was last written. */
+  async writeProgress(): Promise<void> {
+    if (this.unwritten === null) return;
+    const message = this.unwritten;
+    this.unwritten = null;
+    await this.svc.deps.tasks.setProgress(this.taskId, { done: this.count, total: this.input.total, message });
+  }
+
+  /** What the workflow gets, as recorded so far. */
+  result(): MigrationBatchResult {
+    return { items: this.results, learned: this.rules };
+  }
+
+  /**
+   * The batch's end: the dashboards with an outcome leave the worker's cache of source exports,
+   * the batch's timing is logged, and each imported dashboard carries its planned hash to the
+   * verification, which records the target's state after it.
+   */
+  wrapUp(todo: number, imported: ReadonlyArray<{ dashboardId: number; plannedHash: string }>, timing: string): MigrationBatchResult {
+    for (const r of this.results) this.svc.caches.exportedSources.forget(this.taskId, r.id);
+    const left = this.input.batch.length - this.results.length;
+    this.log.info(`batch of ${todo}: ${timing}${left > 0 ? `; ${left} left for the next batch` : ''}`);
+    this.results.sort((a, b) => a.position - b.position);
+    const hashes = new Map(imported.map((p) => [p.dashboardId, p.plannedHash]));
+    for (const r of this.results) if (hashes.has(r.id)) r.planned_hash = hashes.get(r.id);
+    return this.result();
+  }
+
+  private done(position: number, o: DashboardOutcome): void {
+    this.results.push({ id: o.id, position, status: o.status, target_dashboard_id: o.target_dashboard_id, dashboard_uuid: o.dashboard_uuid });
+    this.rules = mergeRules(this.rules, o.learned_rejections);
+  }
+}
+
+/**
+ * Records, for the next run's unchanged check, what these imports wrote and the target's own
+ * export of each dashboard now (one export call for all of them). Best effort: without a
+ * record the next run simply imports again.
+ */
+export async function recordStates(
+  svc: MigrationServices,
+  taskId: string,
+  input: { sourceEnvId: string; targetEnvId: string },
+  imported: Array<{ sourceDashboardId: number; targetDashboardId: number; dashboardUuid: string; plannedHash: string }>,
+  target: MigrationUpstream,
+  log: Log,
+): Promise<void> {
+  if (!imported.length) return;
+  try {
+    const zip = await target.exportDashboards(imported.map((i) => i.targetDashboardId));
+    const byId = splitByDashboard(Bundle.fromZip(zip, maxBundleBytes(svc.deps)));
+    for (const i of imported) {
+      const after = byId.get(i.targetDashboardId);
+      if (!after) continue;
+      await svc.states.record({
+        target_env_id: input.targetEnvId,
+        dashboard_uuid: i.dashboardUuid,
+        source_env_id: input.sourceEnvId,
+        bundle_hash: i.plannedHash,
+        target_hash: after.contentHash(),
+        target_dashboard_id: i.targetDashboardId,
+        source_dashboard_id: i.sourceDashboardId,
+        task_id: taskId,
+      });
+    }
+  } catch (err) {
+    log.warn(`could not record what was imported (the next run imports those dashboards again): ${(err as Error).message}`);
+  }
+}
+
+/**
+ * Dashboards whose activity failed for good. A batch (step `migrate`): each one without an
+ * outcome is recorded as failed with the cause. A verification (step `verify`): each imported
+ * one is recorded as imported with errors.
+ */
+export async function recordFailures(
+  svc: MigrationServices,
+  taskId: string,
+  input: { step: 'migrate' | 'verify'; dashboards: Array<{ sourceDashboardId: number; position: number }>; failure: ItemFailure },
+): Promise<void> {
+  const recorded = await svc.outcomes.getMany<DashboardOutcome>(taskId, input.dashboards.map((d) => d.position));
+  for (const d of input.dashboards) {
+    const stored = recorded.get(d.position);
+    if (input.step === 'migrate' && !stored) await recordOutcome(svc, taskId, d.position, failedDashboardOutcome(d.sourceDashboardId, input.failure));
+    if (input.step === 'verify' && stored?.status === 'imported' && !stored.verification)
+      await amendOutcome(svc, taskId, d.position, { ...stored, status: 'imported_with_errors', ...input.failure });
+  }
+}
+
+/**
+ * Ends the task: its result assembled from the recorded outcomes and written to its row with
+ * the final status (CANCELLED, FAILED when any dashboard did not migrate cleanly, else
+ * SUCCEEDED). The workflow gets the totals and the status to close with.
+ */
+export async function finishTask(svc: MigrationServices, taskId: string, input: FinishMigrationInput): Promise<MigrationSummary> {
+  const recorded = await svc.outcomes.list<DashboardOutcome>(taskId);
+  const result = summariseMigration(input, recorded);
+  const failed = result.totals.failed + result.totals.imported_with_errors;
+  const status = input.cancelled ? 'CANCELLED' : failed > 0 ? 'FAILED' : 'SUCCEEDED';
+  const message =
+    status === 'CANCELLED'
+      ? `cancelled after ${recorded.length} of ${input.requested} dashboards; the rest were not touched`
+      : status === 'FAILED'
+        ? `${failed} of ${input.requested} dashboard(s) did not migrate cleanly; see the report`
+        : null;
+  const checked = itemsResultSchema.safeParse(result);
+  if (!checked.success) throw ApplicationFailure.nonRetryable(`task result breaks the outcome contract: ${checked.error.message}`, 'ContractViolation');
+  await svc.deps.tasks.finish(taskId, status, redact(result), message ? { message, ...(status === 'FAILED' ? { type: 'PartialMigration' } : {}) } : null);
+  return { status, message, totals: result.totals, cancelled: result.cancelled };
+}

@@ -1,0 +1,82 @@
+import type { RlsReport } from '../../contracts/rls.ts';
+import { Bundle } from '../../lib/bundles/bundle.ts';
+import { splitByDashboard } from '../../lib/bundles/split.ts';
+import { maxBundleBytes } from '../deps.ts';
+import { outcomeBase } from './apply.ts';
+import type { BatchContext } from './batch-context.ts';
+import { mappingsFor, openUpstreams, type BatchDashboard } from './context.ts';
+import type { PreparedBundle } from './plan.ts';
+import { keepSourceExport } from './read-ahead.ts';
+import { planOnRecordedCopy, rulesMayTouch } from './recorded-copy.ts';
+
+/**
+ * A rerun's first look (see ./recorded-copy.ts): each dashboard whose source and target copy
+ * are as the last migration left them is recorded `unchanged` from the batch's two exports and
+ * both environments' databases and rules, without the target's lists. Returns the rest, for the
+ * full plan: all of them when a read fails (the full plan meets the failure per dashboard).
+ */
+export async function settleUnchanged(ctx: BatchContext): Promise<BatchDashboard[]> {
+  const { input, todo, records, taskId, log } = ctx;
+  let both: Awaited<ReturnType<typeof readBoth>>;
+  try {
+    both = await readBoth(ctx);
+  } catch (err) {
+    log.info(`a rerun, but its exports could not be compared (${(err as Error).message.slice(0, 200)}): each dashboard is planned in full`);
+    return todo;
+  }
+  const rest: BatchDashboard[] = [];
+  for (const d of todo) {
+    const last = records.get(d.id)!;
+    const source = ctx.svc.caches.exportedSources.get(taskId, d.id);
+    const copy = both.copies.get(last.target_dashboard_id);
+    let prepared: PreparedBundle | null = null;
+    try {
+      if (source && copy && last.task_id !== taskId) {
+        prepared = planOnRecordedCopy({
+          bundle: source.clone(),
+          copy,
+          copyId: last.target_dashboard_id,
+          sourceDbs: both.sourceDbs,
+          targetDbs: both.targetDbs,
+          mappings: both.mappings,
+          request: { ...input, dashboardId: d.id },
+        });
+      }
+    } catch {
+      prepared = null; // an export the full plan reads and reports on
+    }
+    const same =
+      prepared &&
+      prepared.dashboardUuid === last.dashboard_uuid &&
+      prepared.bundle.contentHash() === last.bundle_hash &&
+      prepared.targetHash === last.target_hash &&
+      !rulesMayTouch(both.rules, prepared.datasets.map((x) => x.table_name));
+    if (!prepared || !same) {
+      rest.push(d);
+      continue;
+    }
+    log.info(`'${prepared.title}' is unchanged since task ${last.task_id ?? '?'} migrated it and the target holds it as then: not imported`);
+    const rls = { mode: input.rls ?? 'strict', source_rules: [], target_rules: [], differences: [] } satisfies RlsReport;
+    await ctx.outcomes.finish(d.position, { ...outcomeBase(d.id, prepared), status: 'unchanged', rls });
+  }
+  return rest;
+}
+
+/**
+ * What the comparison needs, read without the target's lists: both exports (the source's into
+ * the worker's cache), the mappings, both environments' databases and rules.
+ */
+async function readBoth(ctx: BatchContext) {
+  const { svc, input, todo, taskId } = ctx;
+  const up = await openUpstreams(svc, input, taskId, { targetLists: false });
+  const [zip, early] = await Promise.all([ctx.reads.sourceExport, ctx.reads.targetExport]);
+  keepSourceExport(ctx, zip);
+  const copies = early ? splitByDashboard(Bundle.fromZip(early.zip, maxBundleBytes(svc.deps))) : new Map<number, Bundle>();
+  const mappings = await mappingsFor(svc.deps, input);
+  // A database created since either index was read is read once more (no call when all are known).
+  const bundled = todo.flatMap((d) => svc.caches.exportedSources.get(taskId, d.id)?.of('databases').map((f) => String(f.content.uuid)) ?? []);
+  const sourceDbs = await up.sourceIndex.databasesCovering(bundled);
+  for (const id of new Set(mappings.values())) await up.index.database(id);
+  const rules = [...(await up.sourceIndex.rlsRules()), ...(await up.index.rlsRules())];
+  return { copies, mappings, sourceDbs, targetDbs: up.index.databases, rules };
+}

@@ -1,0 +1,64 @@
+/**
+ * The verification step: what a run imported, verified after the run's imports (never beside
+ * them: docs/migration-batching.md), and a git deploy's one dashboard. How a dashboard is
+ * verified is the Verifier's (./verifier.ts).
+ */
+import type { DashboardOutcome, Verification, VerifyBatchInput } from '../../contracts/migration.ts';
+import { failItem, itemFailure } from '../item-failure.ts';
+import type { Log, MigrationServices } from './context.ts';
+import { amendOutcome, recordStates } from './record.ts';
+
+/** One dashboard (a git deploy's check), with how long it took; a refusal fails the item at once, an outage is retried. */
+export async function verifyDeployed(
+  svc: MigrationServices,
+  input: { targetEnvId: string; dashboardId: number; expectedChartUuids: string[] },
+  log: Log,
+): Promise<Verification> {
+  const started = Date.now();
+  try {
+    const [v] = await svc.verifier.verify(await svc.deps.superset(input.targetEnvId), [input], log);
+    if ('error' in v!) throw v.error;
+    return { ...v!, duration_ms: Date.now() - started };
+  } catch (err) {
+    // A refusal is final for this dashboard (the workflow records it); an outage is retried.
+    failItem(itemFailure(err, { step: 'verify', item: `target dashboard ${input.dashboardId}`, envId: input.targetEnvId }));
+  }
+}
+
+/**
+ * Verifies what a run imported (a part of it, one activity): records the target's state for the
+ * next run, verifies the dashboards an earlier attempt did not, and amends their outcomes.
+ */
+export async function verifyImported(svc: MigrationServices, taskId: string, input: VerifyBatchInput, log: Log): Promise<{ failed: number }> {
+  const target = await svc.deps.superset(input.targetEnvId);
+  await recordStates(svc, taskId, input, input.dashboards, target, log);
+  let failed = 0;
+  const todo: Array<{ d: VerifyBatchInput['dashboards'][number]; stored: DashboardOutcome }> = [];
+  const recorded = await svc.outcomes.getMany<DashboardOutcome>(taskId, input.dashboards.map((d) => d.position));
+  for (const d of input.dashboards) {
+    const stored = recorded.get(d.position);
+    if (stored && !stored.verification) todo.push({ d, stored }); // else verified by an earlier attempt
+  }
+  const started = Date.now();
+  const verified = await svc.verifier.verify(
+    target,
+    todo.map(({ d, stored }) => ({ dashboardId: d.targetDashboardId, expectedChartUuids: stored.chart_uuids })),
+    log,
+  );
+  const took = Date.now() - started;
+  for (const [i, { d, stored }] of todo.entries()) {
+    const v = verified[i]!;
+    if ('error' in v) {
+      // An outage is thrown for a retry; a refusal is this dashboard's verification failure.
+      const failure = itemFailure(v.error, { step: 'verify', item: `target dashboard ${d.targetDashboardId}`, envId: input.targetEnvId });
+      await amendOutcome(svc, taskId, d.position, { ...stored, status: 'imported_with_errors', ...failure });
+      failed++;
+      continue;
+    }
+    if (!v.ok) failed++;
+    // The batch's verification time, shared by its dashboards (their charts' queries went out together).
+    const verification = { ...v, duration_ms: Math.round(took / todo.length) };
+    await amendOutcome(svc, taskId, d.position, { ...stored, verification, ...(v.ok ? {} : { status: 'imported_with_errors' }) });
+  }
+  return { failed };
+}
