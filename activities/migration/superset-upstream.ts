@@ -111,30 +111,34 @@ export function supersetUpstream(client: SupersetClient, opts: { maxBundleBytes?
       for (const [datasetId, group] of byDataset) {
         for (let i = 0; i < group.length; i += QUERIES_PER_CALL) {
           const part = group.slice(i, i + QUERIES_PER_CALL);
-          const answers = await runQueries(datasetId, part.map((p) => p.query));
+          const answers = await runQueries(client, datasetId, part.map((p) => p.query));
           // A query refused in company (or with the whole call) is asked again alone: its answer is then its own.
           if (part.length > 1)
-            await Promise.all(answers.map(async (a, k) => (a.ok ? undefined : (answers[k] = (await runQueries(datasetId, [part[k]!.query]))[0]!))));
+            await Promise.all(answers.map(async (a, k) => (a.ok ? undefined : (answers[k] = (await runQueries(client, datasetId, [part[k]!.query]))[0]!))));
           part.forEach((p, k) => (out[p.at] = answers[k]!));
         }
       }
       return out;
     },
   };
+}
 
-  /** One chart-data call; each query's rows, or the upstream's error (for all of them when the call is refused). */
-  async function runQueries(datasetId: number, queries: Array<Record<string, unknown>>): Promise<Array<{ ok: true; rows: number } | { ok: false; error: string }>> {
-    try {
-      const res = await client.chartData({ datasource: { id: datasetId, type: 'table' }, queries } as never);
-      return queries.map((_, i) => {
-        const r = res.result[i];
-        if (!r || (r.status && r.status !== 'success') || r.error) return { ok: false, error: String(r?.error ?? r?.status ?? 'no result') };
-        return { ok: true, rows: Number(r.rowcount ?? r.data?.length ?? 0) };
-      });
-    } catch (err) {
-      if (err instanceof SupersetApiError) return queries.map(() => ({ ok: false, error: err.upstreamMessage }));
-      throw err;
-    }
+/** One chart-data call; each query's rows, or the upstream's error (for all of them when the call is refused). */
+async function runQueries(
+  client: SupersetClient,
+  datasetId: number,
+  queries: Array<Record<string, unknown>>,
+): Promise<Array<{ ok: true; rows: number } | { ok: false; error: string }>> {
+  try {
+    const res = await client.chartData({ datasource: { id: datasetId, type: 'table' }, queries } as never);
+    return queries.map((_, i) => {
+      const r = res.result[i];
+      if (!r || (r.status && r.status !== 'success') || r.error) return { ok: false, error: String(r?.error ?? r?.status ?? 'no result') };
+      return { ok: true, rows: Number(r.rowcount ?? r.data?.length ?? 0) };
+    });
+  } catch (err) {
+    if (err instanceof SupersetApiError) return queries.map(() => ({ ok: false, error: err.upstreamMessage }));
+    throw err;
   }
 }
 

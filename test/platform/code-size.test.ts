@@ -26,7 +26,6 @@ const DEBT: Record<string, number> = {
   'activities/datasets/map-columns.ts#createMapColumnsActivities': 268,
   'activities/datasets/map-columns.ts#mapOne': 147,
   'activities/git/index.ts#createGitActivities': 124,
-  'activities/migration/superset-upstream.ts#supersetUpstream': 105,
   'activities/schedules/index.ts#createScheduleActivities': 135,
   'api/assistant/service.ts': 985,
   'api/assistant/service.ts#decide': 300,
