@@ -17,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../lib/config.ts';
+import { CONFUSING_SQL } from '../support/confusing-sql.ts';
 import { createEnvironment } from '../support/environments.ts';
 import { startFakeSuperset, type FakeSuperset } from '../support/fake-superset.ts';
 import { ADMIN, createHarness, type Harness } from '../support/harness.ts';
@@ -103,7 +104,11 @@ describe.runIf(installed || ci)('Schemathesis against the OpenAPI document', () 
         `values = [${JSON.stringify(source)}]`,
         '[dictionaries.target]',
         `values = [${JSON.stringify(target)}]`,
+        // Dictionary queries built to confuse a tokeniser: each must be a 400 (lib/sql), never a 5xx or a task.
+        '[dictionaries.sql]',
+        `values = [${CONFUSING_SQL.map((q) => JSON.stringify(q)).join(', ')}]`,
         '[parameters]',
+        '"body.sql" = { dictionary = "sql", probability = 0.5 }',
         ...envParams.map((p) => `${JSON.stringify(p)} = { dictionary = "env", probability = 0.5 }`),
         ...targetParams.map((p) => `${JSON.stringify(p)} = { dictionary = "target", probability = 0.5 }`),
       ].join('\n');
