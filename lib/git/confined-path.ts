@@ -98,8 +98,24 @@ const isMissing = (err: unknown) => ['ENOENT', 'ENOTDIR'].includes((err as NodeJ
  */
 export class ConfinedDir {
   readonly root: string;
+  /** The folder's real path, once it exists (the server makes it; nothing in it can move it). */
+  private rootReal?: string;
   constructor(root: string) {
     this.root = path.resolve(root);
+  }
+
+  private realRootSync(): string {
+    if (this.rootReal) return this.rootReal;
+    const real = this.realSync(this.root);
+    if (lstatSync(this.root)) this.rootReal = real;
+    return real;
+  }
+
+  private async realRoot(): Promise<string> {
+    if (this.rootReal) return this.rootReal;
+    const real = await this.real(this.root);
+    if (lstatSync(this.root)) this.rootReal = real;
+    return real;
   }
 
   private lexical(p: string): string {
@@ -133,7 +149,7 @@ export class ConfinedDir {
   resolveSync(p: string, leaf: Leaf = 'no_link'): string {
     const abs = this.lexical(p);
     if (abs === this.root) return abs;
-    if (!within(this.realSync(this.root), this.realSync(path.dirname(abs)))) throw outside(this.root, abs);
+    if (!within(this.realRootSync(), this.realSync(path.dirname(abs)))) throw outside(this.root, abs);
     if (leaf === 'no_link' && lstatSync(abs)?.isSymbolicLink()) throw linkLeaf(this.root, abs);
     return abs;
   }
@@ -141,7 +157,7 @@ export class ConfinedDir {
   async resolve(p: string, leaf: Leaf = 'no_link'): Promise<string> {
     const abs = this.lexical(p);
     if (abs === this.root) return abs;
-    const [root, parent] = await Promise.all([this.real(this.root), this.real(path.dirname(abs))]);
+    const [root, parent] = await Promise.all([this.realRoot(), this.real(path.dirname(abs))]);
     if (!within(root, parent)) throw outside(this.root, abs);
     if (leaf === 'no_link') {
       const st = await fs.promises.lstat(abs).catch((err: unknown) => (isMissing(err) ? null : Promise.reject(err)));
