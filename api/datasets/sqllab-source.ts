@@ -59,9 +59,11 @@ export async function checkSqlLabSource(supersets: Supersets, req: SqlLabRequest
       sql = verdict.sql;
     }
     const owners = await databasesOf(client, req.datasetIds);
+    // A dataset Superset does not know fails alone in the task, as with any source; but the
+    // query needs at least one dataset of its database to run for.
     const unknown = req.datasetIds.filter((id) => owners.get(id) === null);
-    if (unknown.length) throw new NotFoundError(`Dataset(s) ${unknown.join(', ')} in environment '${env.name}'`);
-    const elsewhere = req.datasetIds.filter((id) => owners.get(id) !== req.databaseId);
+    if (unknown.length === req.datasetIds.length) throw new NotFoundError(`Dataset(s) ${unknown.join(', ')} in environment '${env.name}'`);
+    const elsewhere = req.datasetIds.filter((id) => owners.get(id) !== null && owners.get(id) !== req.databaseId);
     if (elsewhere.length) {
       const message = `a sqllab dictionary runs only against the database of the datasets it maps; ${elsewhere
         .map((id) => `dataset ${id} belongs to database ${owners.get(id)}`)

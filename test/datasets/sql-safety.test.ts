@@ -3,7 +3,7 @@
 // the reproduced attack (an Operator's dictionary query `SELECT 'a--' AS column_name; DELETE FROM
 // sales`, which the old hand-written check answered 202 and which emptied the table) is a 400 and
 // the table keeps its rows; a legitimate dictionary query still works; a dataset of another
-// database is refused; the rows a caller's query returned are shown to its owner and admins, not to
+// database is refused (an unknown one fails alone, as for any source, but not all of them); the rows a caller's query returned are shown to its owner and admins, not to
 // another reader holding tasks:READ (result, error, logs, text search, report), who cannot apply
 // that dry run either.
 import { join } from 'node:path';
@@ -92,6 +92,9 @@ describe.runIf(S)('SQL through SQL Lab runs only within the caller\'s rights (re
     const unknown = await post({ database_id: 999_999, sql: DICTIONARY_SQL }, operator.token);
     expect(unknown.status, unknown.text).toBe(404);
     expect(unknown.body.detail).toMatch(/Database 999999/);
+    // No dataset of the database at all (only unknown ones): nothing for the query to run for.
+    const none = await post({ dataset_ids: [987_654], sql: DICTIONARY_SQL }, operator.token);
+    expect(none.status, none.text).toBe(404);
   });
 
   it('a legitimate dictionary query still works; its rows are the owner\'s and the admins\' to see', async () => {
