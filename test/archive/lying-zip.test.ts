@@ -107,20 +107,40 @@ describe('an archive that inflates past what it declares', () => {
   });
 });
 
-describe('through the API: uploads and stored bundles that lie about their size answer 400', () => {
+describe('through the API: uploads and stored bundles that lie about their size are refused', () => {
   let h: Harness;
   let fake: FakeSuperset;
   let env: string;
   const admin = (m: string, p: string, json?: unknown) => h.request(m, p, { token: h.adminToken, ...(json === undefined ? {} : { json }) });
 
   beforeAll(async () => {
-    [h, fake] = await Promise.all([createHarness(), startFakeSuperset()]);
+    [h, fake] = await Promise.all([createHarness({ worker: true }), startFakeSuperset()]);
     env = await createEnvironment(h, { baseUrl: fake.baseUrl, username: fake.username, password: fake.password });
   }, 120_000);
   afterAll(async () => {
     await h?.close();
     await fake?.close();
   });
+
+  /** A backup row whose stored blob is `zip`, under `hash` (the restore holds the unpacked bundle to it). */
+  const backup = async (zip: Uint8Array, hash = createHash('sha256').update(zip).digest('hex')) => {
+    const store = createBackupStore(h.config);
+    await store.put(hash, zip);
+    const [row] = await h
+      .knex('backups')
+      .insert({
+        env_id: env,
+        dashboard_id: 1,
+        dashboard_uuid: DASH,
+        dashboard_title: 'Sales',
+        content_hash: hash,
+        size: zip.byteLength,
+        store_kind: store.kind,
+        deduplicated: false,
+      })
+      .returning('id');
+    return row.id as string;
+  };
 
   it('a dictionary version and a column-mapping workbook: 400 on body.file naming the part; the honest workbook is taken', async () => {
     const { honest, lie } = await lyingWorkbook();
@@ -148,25 +168,6 @@ describe('through the API: uploads and stored bundles that lie about their size 
   });
 
   it('a release artifact read from a stored backup whose zip lies: 400 source_unreadable; an honest backup imports', async () => {
-    const store = createBackupStore(h.config);
-    const backup = async (zip: Uint8Array) => {
-      const hash = createHash('sha256').update(zip).digest('hex');
-      await store.put(hash, zip);
-      const [row] = await h
-        .knex('backups')
-        .insert({
-          env_id: env,
-          dashboard_id: 1,
-          dashboard_uuid: DASH,
-          dashboard_title: 'Sales',
-          content_hash: hash,
-          size: zip.byteLength,
-          store_kind: store.kind,
-          deduplicated: false,
-        })
-        .returning('id');
-      return row.id as string;
-    };
     const candidate = async (backupId: string) => {
       const c = await admin('POST', '/api/v2/clean-release/candidates', {
         name: `lying-${randomUUID().slice(0, 8)}`,
@@ -184,4 +185,22 @@ describe('through the API: uploads and stored bundles that lie about their size 
     expect(ok.status, ok.text).toBe(200);
     expect(ok.body.artifacts[0].dashboard_uuid).toBe(DASH);
   });
+
+  it('a restore of a stored backup whose zip lies fails as an item at read_backup, naming the entry; nothing is imported', async () => {
+    // Truncated at the size it declares, the lying export is the honest one: the same content hash.
+    const hash = Bundle.fromZip(honestExport()).contentHash();
+    const id = await backup(lyingExport(), hash);
+    const imports = fake.count('/api/v1/dashboard/import/');
+    const r = await admin('POST', `/api/dashboards/backups/${id}/restore`, {});
+    expect(r.status, r.text).toBe(202);
+    const task = await h.waitForTask(r.body.task_id);
+    const item = task.result.items[0];
+    expect(item).toMatchObject({
+      outcome: 'failed',
+      step: 'read_backup',
+      next_actions: [expect.objectContaining({ action: 'inspect_export' })],
+    });
+    expect(item.error).toMatch(/metadata\.yaml in the archive unpacks to more than/);
+    expect(fake.count('/api/v1/dashboard/import/')).toBe(imports);
+  }, 60_000);
 });
