@@ -200,7 +200,8 @@ export function datasetRoutes(app: AppContext): AnyRoute[] {
           if (files.file) {
             uploadId = (await storeWorkbook(files.file, b.sheet, principal.userId)).id;
           } else if (b.upload_id) {
-            if (!(await dictionaries.info(b.upload_id))) throw new NotFoundError('Upload', b.upload_id);
+            // Only a workbook: the rows a task's own SQL query returned are stored the same way, and are its owner's.
+            if ((await dictionaries.info(b.upload_id))?.source !== 'xlsx') throw new NotFoundError('Upload', b.upload_id);
             uploadId = b.upload_id;
           } else if (!b.reviewed_task_id) {
             throw new ValidationError('source_type xlsx needs the workbook in the file field `file`', [{ field: 'body.file', message: 'required' }]);

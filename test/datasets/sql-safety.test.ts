@@ -5,10 +5,11 @@
 // the table keeps its rows; a legitimate dictionary query still works; a dataset of another
 // database is refused (an unknown one fails alone, as for any source, but not all of them); the rows a caller's query returned are shown to its owner and admins, not to
 // another reader holding tasks:READ (result, error, logs, text search, report), who cannot apply
-// that dry run either.
+// that dry run nor reuse its stored rows as an upload.
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DictionaryStore } from '../../db/datasets/dictionaries.ts';
 import { createCuratedDataset, type CuratedDataset } from '../support/datasets.ts';
 import { createEnvironment, createUserWithRoles, superset, supersets, uniquePrefix } from '../support/environments.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
@@ -124,6 +125,14 @@ describe.runIf(S)('SQL through SQL Lab runs only within the caller\'s rights (re
       json: { env_id: envId, dataset_ids: [ds.id], source_type: 'sqllab', database_id: ds.databaseId, reviewed_task_id: done.id },
     });
     expect(apply.status, apply.text).toBe(403);
+    // Nor use the rows the task stored as if they were an uploaded workbook.
+    const stored = await new DictionaryStore(h.knex).forTask(done.id);
+    expect(stored?.row_count).toBe(4);
+    const reuse = await h.request('POST', '/api/datasets/map-columns', {
+      token: colleague.token,
+      json: { env_id: envId, dataset_ids: [ds.id], source_type: 'xlsx', upload_id: stored!.id, dry_run: true },
+    });
+    expect(reuse.status, reuse.text).toBe(404);
   });
 
   it("what the database or the dictionary check says about a query's rows is hidden from other readers: result, error, logs, search, report", async () => {
