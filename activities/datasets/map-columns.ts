@@ -5,17 +5,15 @@ import { DatasetChangeStore, isPersonWritten } from '../../db/datasets/changes.t
 import { DictionaryStore } from '../../db/datasets/dictionaries.ts';
 import { writeDataset } from '../../db/datasets/safe-write.ts';
 import { catalogCommentsQuery } from '../../lib/dictionary/catalog-query.ts';
-import { matchDictionary, normaliseEntries, type DictionaryEntry } from '../../lib/dictionary/entries.ts';
-import { checkReadOnlyQuery } from '../../lib/sql/read-only.ts';
+import { matchDictionary, type DictionaryEntry } from '../../lib/dictionary/entries.ts';
 import type { SupersetClient } from '../../lib/superset/client.ts';
+import { databaseOf } from '../../lib/superset/database-of.ts';
 import { datasetFingerprint, DatasetEditError, plannedChanges, valueOf, type FieldEdit } from '../../lib/superset/dataset-edit.ts';
 import type { DatasetDetail } from '../../lib/superset/types.ts';
 import type { ActivityDeps } from '../deps.ts';
 import { failItem, itemFailure } from '../item-failure.ts';
 import { currentTaskId } from '../task-context.ts';
-
-/** Rows a dictionary query may return; more is refused rather than cut silently. */
-const MAX_QUERY_ROWS = 20_000;
+import { DictionaryQueryError, foreignDatabase, runDictionaryQuery } from './dictionary-query.ts';
 
 export interface MapDatasetInput {
   envId: string;
@@ -31,24 +29,6 @@ export interface MapDatasetInput {
 export function createMapColumnsActivities(deps: ActivityDeps) {
   const dictionaries = new DictionaryStore(deps.knex);
   const changes = new DatasetChangeStore(deps.knex);
-
-  /**
-   * Rows of a dictionary query, checked like a workbook's. The query passes lib/sql's decider for
-   * the database's dialect again here, right before it runs (the API checked it when the task was
-   * created), and what runs is the parser's rendering. A refusal is thrown as the failure of every dataset.
-   */
-  async function runDictionaryQuery(client: SupersetClient, q: { databaseId: number; backend: string | null; sql: string; schema: string | null; catalog: string | null }) {
-    const verdict = await checkReadOnlyQuery(q.sql, q.backend);
-    if (!verdict.ok) throw new DictionaryQueryError(`the dictionary query ${verdict.reason}; nothing was run`);
-    const result = await client.executeSql({ databaseId: q.databaseId, sql: verdict.sql, schema: q.schema, catalog: q.catalog, limit: MAX_QUERY_ROWS });
-    if (!result.columns.some((c) => c.trim().toLowerCase() === 'column_name')) {
-      throw new DictionaryQueryError(`the query returned the columns ${result.columns.join(', ') || '(none)'}; it must return column_name, and verbose_name and/or description`);
-    }
-    if (result.limited) throw new DictionaryQueryError(`the query returned more than ${MAX_QUERY_ROWS} rows; narrow it`);
-    const { entries, problems } = normaliseEntries(result.rows, (i) => `query row ${i + 1}`);
-    if (problems.length) throw new DictionaryQueryError(`the query's rows are not a usable dictionary: ${problems.slice(0, 10).map((p) => `${p.field} ${p.message}`).join('; ')}`);
-    return entries;
-  }
 
   async function actorOfTask(taskId: string) {
     const task = await deps.tasks.get(taskId);
@@ -81,9 +61,9 @@ export function createMapColumnsActivities(deps: ActivityDeps) {
       let entries: DictionaryEntry[];
       try {
         const client = await deps.supersetClient(input.envId);
-        const { backend } = await client.getDatabase(input.source.databaseId);
+        const backend = (await databaseOf(client, input.source.databaseId))?.backend ?? null;
         log.info(`running the dictionary query in SQL Lab against database ${input.source.databaseId}`);
-        entries = await runDictionaryQuery(client, { ...input.source, backend: backend ?? null, sql: input.source.sql });
+        entries = await runDictionaryQuery(client, { ...input.source, backend, sql: input.source.sql });
       } catch (err) {
         failItem(dictionaryFailure(err, input.envId, input.source.databaseId));
       }
@@ -134,14 +114,6 @@ export function createMapColumnsActivities(deps: ActivityDeps) {
       const detail = await client.getDataset(input.datasetId);
       base.title = detail.table_name;
       base.fingerprint = datasetFingerprint(detail);
-      if (input.source.type === 'sqllab' && detail.database?.id !== input.source.databaseId) {
-        // A dictionary from SQL Lab runs only against the database of the datasets it maps (the API refuses the rest).
-        return fail({
-          step: 'dictionary',
-          error: `dataset '${detail.table_name}' belongs to database ${detail.database?.id}, not to database ${input.source.databaseId} the dictionary query ran against`,
-          next_actions: [],
-        });
-      }
 
       // Applying a reviewed dry run: exactly its plan, and only onto the dataset it was made for.
       let edits: FieldEdit[];
@@ -265,6 +237,8 @@ export function createMapColumnsActivities(deps: ActivityDeps) {
 
   /** The dictionary entries for one dataset: the stored dictionary, or its table's column comments from the catalog. */
   async function entriesFor(client: SupersetClient, detail: DatasetDetail, input: MapDatasetInput): Promise<{ entries: DictionaryEntry[] } | { failure: ItemFailure }> {
+    const foreign = foreignDatabase(detail, input.source);
+    if (foreign) return { failure: foreign };
     if (input.dictionaryId) {
       const d = await dictionaries.get(input.dictionaryId);
       if (!d) return { failure: { step: 'dictionary', error: `dictionary ${input.dictionaryId} is gone`, next_actions: [] } };
@@ -286,7 +260,7 @@ export function createMapColumnsActivities(deps: ActivityDeps) {
         },
       };
     }
-    const backend = detail.database.backend ?? (await client.getDatabase(source.databaseId)).backend ?? null;
+    const backend = detail.database.backend ?? (await databaseOf(client, source.databaseId))?.backend ?? null;
     const sql = catalogCommentsQuery(backend, { schema: detail.schema ?? null, table_name: detail.table_name });
     if (!sql) {
       return {
@@ -312,10 +286,6 @@ function rerunDryRun() {
     action: 'review_again',
     description: 'Run the mapping as a dry run again, review its plan, then apply that dry run with reviewed_task_id',
   };
-}
-
-class DictionaryQueryError extends Error {
-  override name = 'DictionaryQueryError';
 }
 
 /** Why the task's dictionary query could not be used, as the failure of every dataset. */

@@ -15,11 +15,15 @@
  * typed `{{ … }}`), and the row count wraps only that.
  */
 import type { SessionDataset } from '../../db/dataset-review/sessions.ts';
+import { ForbiddenError } from '../../lib/errors.ts';
 import type { FilterClause } from '../../lib/dataset-review/filters.ts';
 import type { ExecutionSnapshot } from '../../lib/dataset-review/snapshot.ts';
 import { checkReadOnlyQuery, queryShape } from '../../lib/sql/read-only.ts';
 import type { SupersetClient } from '../../lib/superset/client.ts';
+import { databaseOf } from '../../lib/superset/database-of.ts';
 import { SupersetApiError, SupersetNotFoundError, SupersetUnavailableError } from '../../lib/superset/errors.ts';
+import type { Principal } from '../auth/principal.ts';
+import { maySeeDatasetRows } from '../datasets/data-access.ts';
 
 export const PREVIEW_ROWS = 20;
 
@@ -104,10 +108,10 @@ export async function runPreview(client: SupersetClient, dataset: SessionDataset
   try {
     if (dataset.database_id === null) throw new Error('the dataset names no database');
     // The database's engine names the dialect the compiled SQL is checked in.
-    const { backend } = await client.getDatabase(dataset.database_id).catch((err: unknown) => {
-      databaseMissing = err instanceof SupersetNotFoundError;
-      throw err;
-    });
+    const database = await databaseOf(client, dataset.database_id);
+    databaseMissing = !database;
+    if (!database) throw new Error(`database ${dataset.database_id} not found in Superset`);
+    const backend = database.backend;
     const sql = await checkedSql(client, dataset, columns, snapshot, backend ?? null);
     const target = { databaseId: dataset.database_id, schema: dataset.schema, catalog: dataset.catalog };
     step = 'run';
@@ -120,7 +124,7 @@ export async function runPreview(client: SupersetClient, dataset: SessionDataset
     return { ...base, status: 'succeeded', compiled_sql: sql, columns: rows.columns, rows: rows.rows, row_count: Number.isFinite(n) ? n : null, error: null, missing: null };
   } catch (err) {
     if (err instanceof SupersetUnavailableError && err.reason !== 'server_error') throw err;
-    const missing = err instanceof SupersetNotFoundError ? (step === 'compile' && !databaseMissing ? 'dataset' : 'database') : null;
+    const missing = databaseMissing ? 'database' : err instanceof SupersetNotFoundError ? (step === 'compile' ? 'dataset' : 'database') : null;
     const reason =
       err instanceof SupersetApiError
         ? err.upstreamMessage
@@ -143,8 +147,15 @@ export async function runPreview(client: SupersetClient, dataset: SessionDataset
   }
 }
 
-/** A stored preview as a reader who may not see the dataset's data gets it: everything but the rows. */
-export function previewWithoutRows<T extends Record<string, unknown> | null>(preview: T): T {
-  if (!preview || !Array.isArray(preview.rows)) return preview;
+/** The session, when `p` may preview it: a preview shows the dataset's rows, read as the service account (403 otherwise). */
+export function mayPreview<T extends { env_id: string }>(p: Principal, session: T): T {
+  if (!maySeeDatasetRows(p, session.env_id)) throw new ForbiddenError("A preview shows the dataset's rows: it needs the permission datasets:READ");
+  return session;
+}
+
+/** A session's stored preview as `p` may read it: without the rows for a reader who may not see the dataset's data. */
+export function previewForReader(p: Principal, session: { env_id: string; preview: Record<string, unknown> | null }): Record<string, unknown> | null {
+  const preview = session.preview;
+  if (!preview || !Array.isArray(preview.rows) || maySeeDatasetRows(p, session.env_id)) return preview;
   return { ...preview, rows: [], rows_hidden: true };
 }

@@ -13,7 +13,7 @@ import { buildSnapshot, proposeMappings } from '../../lib/dataset-review/snapsho
 import type { VariableKind } from '../../lib/dataset-review/jinja.ts';
 import { parseDictionaryCsv } from '../../lib/dictionary/csv.ts';
 import { parseDictionaryWorkbook } from '../../lib/dictionary/xlsx.ts';
-import { ConflictError, ForbiddenError, ValidationError } from '../../lib/errors.ts';
+import { ConflictError, ValidationError } from '../../lib/errors.ts';
 import type { DatasetDetail } from '../../lib/superset/types.ts';
 import { personalUserId, type Principal } from '../auth/principal.ts';
 import type { Supersets } from '../environments/upstream.ts';
@@ -21,8 +21,7 @@ import type { UploadedFile } from '../http/routes.ts';
 import { questions, type Question } from './clarification.ts';
 import { acceptedByColumn, proposeFields, rerank } from './fields.ts';
 import { recover, recoverDataset } from './intake.ts';
-import { maySeeDatasetRows } from '../datasets/data-access.ts';
-import { previewWithoutRows, runPreview, type Preview } from './preview.ts';
+import { mayPreview, previewForReader, runPreview, type Preview } from './preview.ts';
 
 type Actor = { id: string | null; username: string };
 const actor = (p: Principal): Actor => ({ id: p.userId, username: p.username });
@@ -364,9 +363,7 @@ export class ReviewService {
   // preview
 
   async preview(p: Principal, id: string, version: number) {
-    const s = await this.sessions.getOwned(id, personalUserId(p));
-    // The preview's rows are the dataset's data, read as the service account: datasets:READ at least.
-    if (!maySeeDatasetRows(p, s.env_id)) throw new ForbiddenError("A preview shows the dataset's rows: it needs the permission datasets:READ");
+    const s = mayPreview(p, await this.sessions.getOwned(id, personalUserId(p)));
     if (s.version !== version) await this.sessions.advance(id, personalUserId(p), version); // the 409
     if (!s.dataset) throw new ConflictError('The session has no dataset to preview: answer the clarification or choose one', 'no_dataset');
     const [fields, mappings] = await Promise.all([this.fields.list(id), this.mappings.list(id)]);
@@ -464,7 +461,6 @@ export class ReviewService {
     };
   }
 
-  /** The session as `p` sees it: a stored preview's rows only for a reader who may see the dataset's data. */
   async view(s: SessionRow, p: Principal, trx: Knex = this.knex) {
     // One after another: inside a transaction they share one connection.
     const fields = await this.fields.list(s.id, trx);
@@ -492,7 +488,7 @@ export class ReviewService {
       mappings: mappings.map(mappingOut),
       clarification: { blocking: open.length > 0, current_question: open[0]?.key ?? null, remaining: open.length },
       dictionary: s.dictionary_id ? { id: s.dictionary_id, version: s.dictionary_version } : null,
-      preview: maySeeDatasetRows(p, s.env_id) ? s.preview : previewWithoutRows(s.preview),
+      preview: previewForReader(p, s),
       launch: s.launch,
       created_at: s.created_at.toISOString(),
       updated_at: s.updated_at.toISOString(),

@@ -7,6 +7,7 @@
 import { NotFoundError, ValidationError } from '../../lib/errors.ts';
 import { checkReadOnlyQuery } from '../../lib/sql/read-only.ts';
 import type { SupersetClient } from '../../lib/superset/client.ts';
+import { databaseOf } from '../../lib/superset/database-of.ts';
 import { SupersetNotFoundError } from '../../lib/superset/errors.ts';
 import type { Supersets } from '../environments/upstream.ts';
 
@@ -18,16 +19,6 @@ export interface SqlLabRequest {
   databaseId: number;
   datasetIds: number[];
   sql: string | null;
-}
-
-/** 404 for Superset's 404, as the caller's own: the environment's name says where. */
-async function orNotFound<T>(read: Promise<T>, what: string): Promise<T> {
-  try {
-    return await read;
-  } catch (err) {
-    if (err instanceof SupersetNotFoundError) throw new NotFoundError(what);
-    throw err;
-  }
 }
 
 /** The database each dataset belongs to; null for a dataset Superset does not know. */
@@ -51,7 +42,8 @@ async function databasesOf(client: SupersetClient, ids: number[]): Promise<Map<n
 /** The SQL the task may run (null: the catalog's column comments), or a 400/404 naming what is wrong. */
 export async function checkSqlLabSource(supersets: Supersets, req: SqlLabRequest): Promise<{ sql: string | null }> {
   return supersets.use(req.envId, async (client, env) => {
-    const database = await orNotFound(client.getDatabase(req.databaseId), `Database ${req.databaseId} in environment '${env.name}'`);
+    const database = await databaseOf(client, req.databaseId);
+    if (!database) throw new NotFoundError(`Database ${req.databaseId} in environment '${env.name}'`);
     let sql: string | null = null;
     if (req.sql !== null) {
       const verdict = await checkReadOnlyQuery(req.sql, database.backend);

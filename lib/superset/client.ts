@@ -990,16 +990,6 @@ export class SupersetClient {
     return this.listAll<DatabaseInfo>('database', { columns: DATABASE_LIST_COLUMNS, orderColumn: 'database_name', orderDirection: 'asc' });
   }
 
-  /** `GET /api/v1/database/{id}`: one connection, with its `backend` (the SQL dialect); never the URI. */
-  async getDatabase(id: number): Promise<DatabaseInfo> {
-    const path = `/api/v1/database/${seg(id)}`;
-    const body = await this.getJson<{ result?: DatabaseInfo }>(path);
-    if (!body.result || typeof body.result !== 'object') {
-      throw new SupersetUnavailableError('bad_response', `Superset answered ${path} without the database`, { method: 'GET', path, upstreamStatus: 200 });
-    }
-    return { ...body.result, id };
-  }
-
   /** `GET /api/v1/dataset/{id}`: the dataset with every column and metric, as Superset keeps them. */
   async getDataset(id: number): Promise<DatasetDetail> {
     const path = `/api/v1/dataset/${seg(id)}`;
