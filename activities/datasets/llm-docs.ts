@@ -4,6 +4,7 @@ import type { ItemFailure } from '../../contracts/failures.ts';
 import type { NextAction } from '../../contracts/outcomes.ts';
 import { SuggestionStore, type NewSuggestion } from '../../db/datasets/suggestions.ts';
 import { DEFAULT_PROVIDER_ID, LlmProviderStore, type LlmConnection } from '../../db/llm-providers/store.ts';
+import { egressPolicy } from '../../lib/egress/policy.ts';
 import { NotFoundError } from '../../lib/errors.ts';
 import { completeStructured, LlmError, type LlmPolicy } from '../../lib/llm/chat.ts';
 import { docsMessages, docsSchema, PROMPT_VERSION, sampleValues, type DatasetContext } from '../../lib/llm/dataset-docs.ts';
@@ -115,7 +116,7 @@ export function createLlmDocsActivities(deps: ActivityDeps & { llmPolicy?: LlmPo
     let answer;
     try {
       answer = await completeStructured(
-        { baseUrl: conn.baseUrl, apiKey: conn.apiKey, model: conn.model, timeoutSeconds: conn.timeoutSeconds },
+        { baseUrl: conn.baseUrl, apiKey: conn.apiKey, model: conn.model, timeoutSeconds: conn.timeoutSeconds, egress: egressPolicy(deps.config) },
         docsMessages(context, input.language),
         docsSchema(detail.columns.map((c) => c.column_name)),
         deps.llmPolicy,

@@ -6,8 +6,10 @@
  */
 import { z } from 'zod';
 import { LlmProviderStore, type LlmProviderFields, type LlmProviderRow } from '../../db/llm-providers/store.ts';
+import { assertDestinationAllowed, egressPolicy } from '../../lib/egress/policy.ts';
 import { ValidationError } from '../../lib/errors.ts';
 import { completeStructured, LlmError } from '../../lib/llm/chat.ts';
+import { upstreamReason } from '../../lib/upstream-reason.ts';
 import { assertSecretResent } from '../../lib/secret-destination.ts';
 import type { AppContext } from '../context.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
@@ -128,15 +130,17 @@ export function llmProviderRoutes(app: AppContext): AnyRoute[] {
       tag,
       summary: 'Add an LLM provider',
       description:
-        'Any OpenAI-compatible chat-completions API (OpenAI, Azure-compatible gateways, vLLM, Ollama, LM Studio, ...). The API key is stored encrypted (AES-256-GCM under `SWITCHYARD_SECRET_KEY`) and never returned. Names are unique, case-insensitively (409).',
+        'Any OpenAI-compatible chat-completions API (OpenAI, Azure-compatible gateways, vLLM, Ollama, LM Studio, ...). The API key is stored encrypted (AES-256-GCM under `SWITCHYARD_SECRET_KEY`) and never returned. Names are unique, case-insensitively (409). With `ALLOWED_UPSTREAM_HOSTS` set, a `base_url` whose host it does not allow is a 400 `host_not_allowed` and nothing is stored.',
       access: 'admin',
       body: createBody,
       responses: {
         201: { description: 'Created', schema: providerView },
+        400: { description: 'Invalid body (`validation_failed`), or a `base_url` outside `ALLOWED_UPSTREAM_HOSTS` (`host_not_allowed`)' },
         409: { description: 'A provider with this name exists' },
       },
       async handler(ctx, { body, principal }) {
         await checkEnvironments(body.sample_data_env_ids);
+        await assertDestinationAllowed(egressPolicy(app.config), body.base_url, 'body.base_url');
         const row = await store.create({
           name: body.name,
           base_url: body.base_url,
@@ -171,12 +175,13 @@ export function llmProviderRoutes(app: AppContext): AnyRoute[] {
       body: updateBody,
       responses: {
         200: { description: 'The provider', schema: providerView },
-        400: { description: 'Invalid body, or `secret_required`' },
+        400: { description: 'Invalid body, `secret_required`, or a `base_url` outside `ALLOWED_UPSTREAM_HOSTS` (`host_not_allowed`)' },
         404: { description: 'Unknown provider' },
         409: { description: 'A provider with this name exists' },
       },
       async handler(ctx, { params, body, principal }) {
         await checkEnvironments(body.sample_data_env_ids);
+        if (body.base_url !== undefined) await assertDestinationAllowed(egressPolicy(app.config), body.base_url, 'body.base_url');
         const patch: Partial<LlmProviderFields> = {};
         if (body.name !== undefined) patch.name = body.name;
         if (body.base_url !== undefined) patch.base_url = body.base_url;
@@ -241,7 +246,7 @@ export function llmProviderRoutes(app: AppContext): AnyRoute[] {
       tag,
       summary: 'Test an LLM provider',
       description:
-        'Sends one tiny structured-output request to the provider (one attempt, no retries) and reports whether it answered, with the latency and, on failure, what it said. The key is used, never shown.',
+        'Sends one tiny structured-output request to the provider (one attempt, no retries) and reports whether it answered, with the latency and, on failure, what it said: one short line at most, without markup or anything like a token (the key included), never the body. The key is used, never shown; a host `ALLOWED_UPSTREAM_HOSTS` does not allow is not contacted (`refused`).',
       access: 'admin',
       params: providerParams,
       responses: { 200: { description: 'The test report', schema: testReport }, 404: { description: 'Unknown provider' } },
@@ -252,7 +257,13 @@ export function llmProviderRoutes(app: AppContext): AnyRoute[] {
         let model = conn.model;
         try {
           const answer = await completeStructured(
-            { baseUrl: conn.baseUrl, apiKey: conn.apiKey, model: conn.model, timeoutSeconds: Math.min(conn.timeoutSeconds, 30) },
+            {
+              baseUrl: conn.baseUrl,
+              apiKey: conn.apiKey,
+              model: conn.model,
+              timeoutSeconds: Math.min(conn.timeoutSeconds, 30),
+              egress: egressPolicy(app.config),
+            },
             [{ role: 'user', content: 'Reply with the JSON object {"ok": true}.' }],
             {
               name: 'connection_test',
@@ -264,7 +275,8 @@ export function llmProviderRoutes(app: AppContext): AnyRoute[] {
           model = answer.model;
         } catch (err) {
           if (!(err instanceof LlmError)) throw err;
-          error = { kind: err.kind, status: err.status ?? null, message: err.providerMessage ?? err.message };
+          const said = upstreamReason(err.providerMessage, [conn.apiKey]);
+          error = { kind: err.kind, status: err.status ?? null, message: said ?? upstreamReason(err.message, [conn.apiKey]) ?? err.kind };
         }
         const report = { provider_id: conn.id, ok: error === null, model, latency_ms: Date.now() - started, error };
         await app.securityEvents.record(ctx, {

@@ -13,9 +13,13 @@
  *   error, then given up;
  * - anything else the provider refuses (401 key, 404 model, 400 request): no retry.
  * The API key is only ever handed to the client; it is never part of an error message.
+ * With an egress policy the client's connections go through it; a refused host ends the call at
+ * once (`refused`, nothing sent, no retry).
  */
 import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import { egressFetch } from '../egress/connect.ts';
+import { egressRefusal, type EgressPolicy } from '../egress/policy.ts';
 import { lazyModule } from '../lazy.ts';
 
 /** The official client loads with the first LLM call, not at start (most processes never make one). */
@@ -26,6 +30,8 @@ export interface LlmEndpoint {
   apiKey: string;
   model: string;
   timeoutSeconds: number;
+  /** Where the provider may be (ALLOWED_UPSTREAM_HOSTS); none: anywhere. */
+  egress?: EgressPolicy;
 }
 
 export interface LlmPolicy {
@@ -125,6 +131,7 @@ export async function createLlmClient(endpoint: Omit<LlmEndpoint, 'model'>): Pro
     timeout: Math.max(1, endpoint.timeoutSeconds) * 1000,
     maxRetries: 0,
     logLevel: 'off',
+    ...(endpoint.egress?.restricted ? { fetch: egressFetch(endpoint.egress) } : {}),
   });
 }
 
@@ -160,6 +167,8 @@ async function retryOrGiveUp(
 ): Promise<void> {
   const { endpoint, policy, hooks, sleep, state, fail } = ctx;
   const attempts = state.attempts;
+  const refused = egressRefusal(err);
+  if (refused) throw fail('refused', refused.message);
   if (err instanceof OpenAI.APIConnectionTimeoutError) {
     state.timeouts++;
     const detail = `no answer within ${endpoint.timeoutSeconds} s`;
