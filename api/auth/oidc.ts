@@ -4,6 +4,8 @@ import * as client from 'openid-client';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { IdentityStores, OidcLoginStateRecord, UserRecord } from '../../db/identity/index.ts';
 import { ConfigError, type Config } from '../../lib/config.ts';
+import { egressFetch } from '../../lib/egress/connect.ts';
+import { egressPolicy, egressRefusal, type EgressPolicy } from '../../lib/egress/policy.ts';
 import { AppError, TooManyRequestsError, UpstreamUnavailableError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { SecurityEventService } from './security-events.ts';
@@ -74,6 +76,8 @@ export class OidcService {
   private readonly insecure: boolean;
   private discovered: Promise<client.Configuration> | undefined;
   private readonly throttle: LoginThrottle;
+  /** Every request to the provider (discovery, token, keys; wherever discovery points) follows ALLOWED_UPSTREAM_HOSTS. */
+  private readonly egress: EgressPolicy;
 
   /** Users, roles, login states and security events are the AuthService's stores: OIDC is one way to open its sessions. */
   constructor(deps: { config: Config; auth: AuthService; logger: Logger; clock?: () => Date }) {
@@ -91,6 +95,7 @@ export class OidcService {
     this.redirectUri = new URL(config.OIDC_REDIRECT_URI);
     this.groupsClaim = config.OIDC_GROUPS_CLAIM || 'groups';
     this.throttle = new LoginThrottle(this.identity.throttle, deps.clock);
+    this.egress = egressPolicy(config);
     if (this.issuer.protocol !== 'https:' && this.issuer.protocol !== 'http:') {
       throw new ConfigError('Invalid configuration:\n  OIDC_ISSUER must be an https URL');
     }
@@ -110,10 +115,16 @@ export class OidcService {
         this.clientId,
         this.clientSecret ? { client_secret: this.clientSecret } : undefined,
         this.clientSecret ? client.ClientSecretBasic(this.clientSecret) : client.None(),
-        { execute: this.insecure ? [client.allowInsecureRequests] : [], timeout: 10 },
+        {
+          execute: this.insecure ? [client.allowInsecureRequests] : [],
+          timeout: 10,
+          ...(this.egress.restricted ? { [client.customFetch]: egressFetch(this.egress) } : {}),
+        },
       )
       .catch((err: unknown) => {
         this.discovered = undefined;
+        const refused = egressRefusal(err);
+        if (refused) throw refused;
         this.logger.warn({ err: describe(err), issuer: this.issuer.href }, 'OIDC discovery failed');
         throw new UpstreamUnavailableError(
           'Identity provider',

@@ -1,4 +1,5 @@
 import type { Config } from '../config.ts';
+import { egressPolicy } from '../egress/policy.ts';
 import { DirectoryBackupStore } from './directory.ts';
 import { S3BackupStore } from './s3.ts';
 import type { BackupStore } from './store.ts';
@@ -17,6 +18,7 @@ export function createBackupStore(config: Config): BackupStore {
       accessKeyId: config.BACKUP_S3_ACCESS_KEY_ID,
       secretAccessKey: config.BACKUP_S3_SECRET_ACCESS_KEY,
       forcePathStyle: config.BACKUP_S3_FORCE_PATH_STYLE,
+      egress: egressPolicy(config),
     });
   }
   return new DirectoryBackupStore(config.BACKUP_DIR ?? `${config.SWITCHYARD_DATA_DIR}/backups`);

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import { egressAgents } from '../egress/connect.ts';
+import { egressRefusal, type EgressPolicy } from '../egress/policy.ts';
 import { BlobNotFoundError, blobKey, type BackupStore } from './store.ts';
 
 export interface S3BackupStoreOptions {
@@ -12,6 +14,8 @@ export interface S3BackupStoreOptions {
   secretAccessKey?: string;
   /** `http://host/bucket/key` instead of `http://bucket.host/key`; most self-hosted servers need it. */
   forcePathStyle?: boolean;
+  /** Where the bucket's server may be (ALLOWED_UPSTREAM_HOSTS): its connections resolve through the policy. */
+  egress?: EgressPolicy;
 }
 
 const PREFIX = 'switchyard/backups/sha256/';
@@ -45,7 +49,9 @@ export class S3BackupStore implements BackupStore {
 
   private newClient(sdk: Sdk): S3Client {
     const opts = this.opts;
+    const agents = opts.egress ? egressAgents(opts.egress) : undefined;
     return new sdk.S3Client({
+      ...(agents ? { requestHandler: agents } : {}),
       region: opts.region,
       endpoint: opts.endpoint,
       forcePathStyle: opts.forcePathStyle ?? false,
@@ -141,6 +147,9 @@ function isNotFound(err: unknown): boolean {
 
 /** The SDK's errors name neither the bucket nor the key; a user reading a task log needs both. */
 function describe(err: unknown, op: string, key: string): Error {
+  // The egress policy's refusal is passed on as it is (its code says why nothing was sent).
+  const refused = egressRefusal(err);
+  if (refused) return refused;
   const status = (err as S3ServiceException)?.$metadata?.httpStatusCode;
   const name = (err as Error)?.name ?? 'Error';
   const msg = (err as Error)?.message ?? String(err);

@@ -11,6 +11,7 @@ import {
   type BackupStore,
 } from '../../lib/backup-store/index.ts';
 import { loadConfig } from '../../lib/config.ts';
+import { EgressPolicy } from '../../lib/egress/policy.ts';
 import { startLocalS3, type LocalS3 } from '../support/s3-server.ts';
 
 const hashOf = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
@@ -152,5 +153,25 @@ describe('configuration', () => {
     [{ BACKUP_RETENTION_DAYS: 'soon' }, /BACKUP_RETENTION_DAYS/],
   ])('rejects %j', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message);
+  });
+});
+
+describe('the S3 store under ALLOWED_UPSTREAM_HOSTS', () => {
+  const store = (policy: string[]) =>
+    new S3BackupStore({
+      endpoint: s3.endpoint.replace('127.0.0.1', 'localhost'),
+      bucket: s3.bucket,
+      region: 'us-east-1',
+      accessKeyId: s3.accessKeyId,
+      secretAccessKey: s3.secretAccessKey,
+      forcePathStyle: true,
+      egress: EgressPolicy.parse(policy),
+    });
+
+  it('connects only where the policy allows: a name resolving outside its ranges is refused before anything is sent', async () => {
+    const bytes = blob(64);
+    await expect(store(['192.0.2.0/24']).put(hashOf(bytes), bytes)).rejects.toMatchObject({ code: 'host_not_allowed' });
+    expect(await store(['localhost']).put(hashOf(bytes), bytes)).toEqual({ created: true });
+    expect(await store(['127.0.0.0/8', '::1']).has(hashOf(bytes))).toBe(true);
   });
 });
