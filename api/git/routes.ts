@@ -48,7 +48,9 @@ const WRITE = { permission: 'git:WRITE' } as const;
 
 const r404env: Record<number, ResponseSpec> = { 404: { description: 'Unknown environment, or no such dashboard in it' } };
 const noRepo: ResponseSpec = { description: 'Unknown environment or dashboard; or `no_repository`: the dashboard has no repository yet' };
-const upstream: ResponseSpec = { description: "The environment's Superset, or the git server, is unavailable" };
+const upstream: ResponseSpec = {
+  description: "The environment's Superset, or the git server, is unavailable (`host_not_allowed`: `ALLOWED_UPSTREAM_HOSTS` does not allow it; nothing was sent)",
+};
 const identity: ResponseSpec = {
   description: 'Invalid request; or `git_identity_required`: set `git_username` and `git_email` in your profile preferences first',
 };
@@ -75,10 +77,14 @@ export function gitRoutes(app: AppContext): AnyRoute[] {
       tag: TAG,
       summary: 'Create a git server config',
       description:
-        'Provider `gitea` (self-hosted), `github` or `gitlab`; the owner is the user, organisation or group the repositories live under. The personal access token is stored encrypted (AES-256-GCM) and never returned.',
+        'Provider `gitea` (self-hosted), `github` or `gitlab`; the owner is the user, organisation or group the repositories live under. The personal access token is stored encrypted (AES-256-GCM) and never returned. With `ALLOWED_UPSTREAM_HOSTS` set, the server and its provider\'s REST API host (`api.github.com` for github.com) must be allowed: otherwise 400 `host_not_allowed` and nothing is stored.',
       access: WRITE,
       body: gitConfigCreate,
-      responses: { 201: { description: 'Created', schema: gitConfigView }, 409: { description: 'A config with this name exists' } },
+      responses: {
+        201: { description: 'Created', schema: gitConfigView },
+        400: { description: 'Invalid body (`validation_failed`), or a server outside `ALLOWED_UPSTREAM_HOSTS` (`host_not_allowed`)' },
+        409: { description: 'A config with this name exists' },
+      },
       async handler(ctx, { body }) {
         const view = await git.createConfig(body);
         ctx.status = 201;
@@ -98,7 +104,10 @@ export function gitRoutes(app: AppContext): AnyRoute[] {
       body: gitConfigUpdate,
       responses: {
         200: { description: 'The changed config', schema: gitConfigView },
-        400: { description: 'Invalid request; or `secret_required`: base_url or provider changed without the token' },
+        400: {
+          description:
+            'Invalid request; `secret_required`: base_url or provider changed without the token; or `host_not_allowed`: a server outside `ALLOWED_UPSTREAM_HOSTS`',
+        },
         404: { description: 'Unknown config' },
         409: { description: 'Another config has this name' },
       },
@@ -126,7 +135,8 @@ export function gitRoutes(app: AppContext): AnyRoute[] {
       path: '/api/git/configs/:config_id/test',
       tag: TAG,
       summary: 'Test a git server config',
-      description: "Asks the provider whom the token belongs to. 400 with the provider's reason when it refuses or cannot be reached.",
+      description:
+        "Asks the provider whom the token belongs to. 400 with the provider's reason when it refuses or cannot be reached: its HTTP status and one short line (no markup, nothing like a token), never its body.",
       access: WRITE,
       params: configIdParams,
       responses: {
@@ -189,7 +199,7 @@ export function gitRoutes(app: AppContext): AnyRoute[] {
       tag: TAG,
       summary: "Create the dashboard's repository",
       description:
-        "The repository belongs to the dashboard's UUID, so one history serves it in every environment. With `config_id` it gets a remote (`create_remote: true` creates it on the server); the remote URL never carries the token. Repeating it is harmless (`created: false`). A remote branch that already holds history is adopted only when its tree holds nothing but folders and plain files with names that stay in the working copy: a symbolic link, a submodule, `..`, `.git` in any case, a backslash or NUL in a name answers 409 `unsafe_path` naming the path, before anything is checked out (see docs/security.md).",
+        "The repository belongs to the dashboard's UUID, so one history serves it in every environment. With `config_id` it gets a remote (`create_remote: true` creates it on the server); the remote URL never carries the token. Repeating it is harmless (`created: false`). The remote must be on the config\'s own server (scheme, host and port: the only place its token is sent), else 409 `remote_host_mismatch` and nothing is stored; with `ALLOWED_UPSTREAM_HOSTS` set it must also be allowed (400 `host_not_allowed`). A remote branch that already holds history is adopted only when its tree holds nothing but folders and plain files with names that stay in the working copy: a symbolic link, a submodule, `..`, `.git` in any case, a backslash or NUL in a name answers 409 `unsafe_path` naming the path, before anything is checked out (see docs/security.md).",
       access: WRITE,
       params: dashboardParams,
       body: initBody,
@@ -199,7 +209,7 @@ export function gitRoutes(app: AppContext): AnyRoute[] {
         404: { description: 'Unknown environment, dashboard or git config' },
         409: {
           description:
-            "`unsafe_path`: the remote's tree holds a link, a submodule or a name leaving the working copy (`path`, `reason`, `next_actions`)",
+            "`unsafe_path`: the remote's tree holds a link, a submodule or a name leaving the working copy (`path`, `reason`, `next_actions`); `remote_host_mismatch`: the remote is not on the config's server",
         },
         503: upstream,
       },
@@ -306,7 +316,9 @@ export function gitRoutes(app: AppContext): AnyRoute[] {
         200: { description: 'Pushed', schema: pushView },
         400: { description: '`git_auth_failed` or `remote_not_found`' },
         404: noRepo,
-        409: { description: '`push_rejected` (pull first), `no_remote`, `merge_in_progress`' },
+        409: {
+          description: "`push_rejected` (pull first), `no_remote`, `merge_in_progress`, `remote_host_mismatch` (the remote is not on its config's server: the token is not sent)",
+        },
         503: upstream,
       },
       handler: (_ctx, { params, body }) => git.push(body.env_id, params.dashboard_id),
@@ -327,7 +339,7 @@ export function gitRoutes(app: AppContext): AnyRoute[] {
         404: noRepo,
         409: {
           description:
-            '`dirty_working_copy` (commit first), `merge_in_progress`, `no_remote`, `unsafe_path` (`path`, `reason`, `next_actions`)',
+            "`dirty_working_copy` (commit first), `merge_in_progress`, `no_remote`, `unsafe_path` (`path`, `reason`, `next_actions`), `remote_host_mismatch` (the remote is not on its config's server: the token is not sent)",
         },
         503: upstream,
       },

@@ -3,6 +3,7 @@ import type { GitConfigStore, GitConfigInput, GitConfigRow } from '../../db/git/
 import type { GitDeploymentRow, GitRepositoryStore } from '../../db/git/repositories.ts';
 import type { ProfileStore } from '../../db/profile/store.ts';
 import type { Config } from '../../lib/config.ts';
+import { egressPolicy } from '../../lib/egress/policy.ts';
 import { AppError, ConflictError, NotFoundError, UpstreamUnavailableError, ValidationError } from '../../lib/errors.ts';
 import { filesFromExport, UUID } from '../../lib/git/dashboard-files.ts';
 import { apiBase, authUsername, gitProvider, GitProviderError, type RemoteRepository } from '../../lib/git/providers.ts';
@@ -12,6 +13,7 @@ import { assertSecretResent } from '../../lib/secret-destination.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { EnvironmentStore } from '../../db/environments/store.ts';
 import type { Supersets } from '../environments/upstream.ts';
+import { assertConfigDestination, assertRemoteDestination } from './destinations.ts';
 import { exportProblem } from './export-problem.ts';
 import { MAX_REPOSITORY_STATUS_BATCH, PAT_MASK, toConfigView } from './schemas.ts';
 
@@ -104,6 +106,7 @@ export class GitService {
   }
 
   async createConfig(input: GitConfigInput) {
+    await assertConfigDestination(egressPolicy(this.config), input.provider, input.base_url);
     const row = await this.configs.create(input);
     this.logger.info({ config_id: row.id, provider: row.provider, base_url: row.base_url }, 'git config created');
     return toConfigView(row);
@@ -120,6 +123,7 @@ export class GitService {
       secretField: 'body.pat',
       urlField: patch.base_url !== undefined ? 'body.base_url' : 'body.provider',
     });
+    await assertConfigDestination(egressPolicy(this.config), patch.provider ?? before.provider, patch.base_url ?? before.base_url);
     const { pat, ...rest } = patch;
     const row = await this.configs.update(id, sent ? { ...rest, pat } : rest);
     this.logger.info({ config_id: id, changed: Object.keys(patch).filter((k) => k !== 'pat' || sent) }, 'git config updated');
@@ -132,7 +136,8 @@ export class GitService {
   }
 
   private provider(row: GitConfigRow) {
-    return gitProvider({ provider: row.provider, baseUrl: row.base_url, owner: row.owner, token: this.configs.token(row) });
+    const { provider, base_url: baseUrl, owner } = row;
+    return gitProvider({ provider, baseUrl, owner, token: this.configs.token(row), egress: egressPolicy(this.config) });
   }
 
   async testConfig(id: string) {
@@ -165,7 +170,8 @@ export class GitService {
   // --- dashboard repositories ------------------------------------------------------------------
 
   private workingCopy(uuid: string): WorkingCopy {
-    return new WorkingCopy(path.join(this.config.GIT_REPOS_DIR ?? path.join(this.config.SWITCHYARD_DATA_DIR, 'git'), uuid));
+    const dir = path.join(this.config.GIT_REPOS_DIR ?? path.join(this.config.SWITCHYARD_DATA_DIR, 'git'), uuid);
+    return new WorkingCopy(dir, { egress: egressPolicy(this.config) });
   }
 
   /** The dashboard's UUID: from its binding, else from Superset (404 for an unknown environment or dashboard). */
@@ -212,7 +218,7 @@ export class GitService {
     const row = await this.configs.find(configId);
     if (!row)
       throw new ConflictError('The git config of this repository was deleted; init the repository again with a config', 'config_missing');
-    return { username: authUsername(row.provider), token: this.configs.token(row) };
+    return { username: authUsername(row.provider), token: this.configs.token(row), origin: new URL(row.base_url).origin };
   }
 
   async init(
@@ -252,6 +258,7 @@ export class GitService {
     }
     if (remoteUrl && /\/\/[^/]*@/.test(remoteUrl))
       throw new UpstreamUnavailableError('git provider', 'the provider gave a clone URL with credentials');
+    if (remoteUrl && config) await assertRemoteDestination(egressPolicy(this.config), remoteUrl, config);
     let author = SYSTEM_AUTHOR;
     try {
       author = await this.identity(principal);

@@ -1,9 +1,11 @@
 /**
  * The errors of a working copy, and the one mapping of isomorphic-git's remote failures onto them:
  * a refusal by the git server is the caller's to fix (4xx), an unreachable server is an outage (503).
+ * Of what the server said only a short, sanitised reason is passed on (upstream-reason.ts).
  */
 import { Errors } from 'isomorphic-git';
 import { AppError, UpstreamUnavailableError } from '../errors.ts';
+import { upstreamReason } from '../upstream-reason.ts';
 
 export class NoRepositoryError extends AppError {
   override name = 'NoRepositoryError';
@@ -33,19 +35,19 @@ export function remoteError(what: string, err: unknown): unknown {
       return new GitRemoteError('remote_not_found', `the remote repository does not exist (HTTP 404 on ${what})`, 400, {
         upstream_status: 404,
       });
-    return new UpstreamUnavailableError('git server', `${what} failed: HTTP ${status} ${e.data?.statusMessage ?? ''}`.trim(), err);
+    return new UpstreamUnavailableError('git server', `${what} failed: HTTP ${status} ${upstreamReason(e.data?.statusMessage) ?? ''}`.trim(), err);
   }
   if (e?.code === Errors.UserCanceledError.code)
     return new GitRemoteError('git_auth_failed', `the git server refused the token for ${what}`, 400);
   if (e?.code === Errors.PushRejectedError.code)
-    return new GitRemoteError('push_rejected', `the remote refused the push (${e.message}); pull first`, 409);
+    return new GitRemoteError('push_rejected', `the remote refused the push (${upstreamReason(e.message) ?? 'rejected'}); pull first`, 409);
   if (
     e?.code === Errors.SmartHttpError.code ||
     e?.code === Errors.UnknownTransportError.code ||
     (e as { cause?: unknown })?.cause ||
     /ECONNREFUSED|ENOTFOUND|ETIMEDOUT|socket/i.test(e?.message ?? '')
   )
-    return new UpstreamUnavailableError('git server', `${what} failed: ${e.message}`, err);
+    return new UpstreamUnavailableError('git server', `${what} failed: ${upstreamReason(e.message) ?? 'no usable answer'}`, err);
   return err;
 }
 

@@ -1,10 +1,14 @@
 /**
  * Git hosting providers (GitHub, GitLab, Gitea) over their REST APIs: who the token belongs to,
  * the repositories of an owner, and creating a repository. Answers are normalised to one shape;
- * a refusal carries the provider's own status and message. The token is only ever sent in the
- * Authorization header of the provider's own origin.
+ * a refusal carries the provider's status and a short, sanitised reason (one line, no markup, no
+ * token: upstream-reason.ts), never its body. The token is only ever sent in the Authorization
+ * header of the provider's own origin, through the egress policy (ALLOWED_UPSTREAM_HOSTS).
  */
+import { egressFetch } from '../egress/connect.ts';
+import { egressRefusal, EgressPolicy } from '../egress/policy.ts';
 import { AppError } from '../errors.ts';
+import { upstreamReason } from '../upstream-reason.ts';
 
 export type ProviderKind = 'github' | 'gitlab' | 'gitea';
 
@@ -14,6 +18,8 @@ export interface ProviderTarget {
   owner: string;
   token: string;
   timeoutMs?: number;
+  /** Where the provider may be (ALLOWED_UPSTREAM_HOSTS); none: anywhere. */
+  egress?: EgressPolicy;
 }
 
 export interface RemoteRepository {
@@ -61,14 +67,16 @@ export function apiBase(provider: ProviderKind, baseUrl: string): string {
   return provider === 'gitlab' ? `${base}/api/v4` : `${base}/api/v1`;
 }
 
-function reasonOf(body: unknown, fallback: string): string {
+/** The provider's reason from its error body, sanitised; the fallback (`HTTP <status>`) when there is none to pass on. */
+function reasonOf(body: unknown, fallback: string, token: string): string {
+  let said: unknown = body;
   if (body && typeof body === 'object') {
     const b = body as Record<string, unknown>;
     const m = b.message ?? b.error_description ?? b.error;
-    if (typeof m === 'string' && m) return m;
-    if (m && typeof m === 'object') return JSON.stringify(m); // GitLab: { message: { name: ["has already been taken"] } }
+    said = m && typeof m === 'object' ? JSON.stringify(m) : m; // GitLab: { message: { name: ["has already been taken"] } }
   }
-  return typeof body === 'string' && body.trim() ? body.trim().slice(0, 300) : fallback;
+  const reason = upstreamReason(said, [token]);
+  return reason ? `${fallback}: ${reason}` : fallback;
 }
 
 class RestClient {
@@ -87,7 +95,7 @@ class RestClient {
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     let res: Response;
     try {
-      res = await fetch(this.base + path, {
+      res = await egressFetch(this.t.egress ?? EgressPolicy.OPEN)(this.base + path, {
         method,
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
@@ -95,14 +103,11 @@ class RestClient {
         signal: AbortSignal.timeout(this.t.timeoutMs ?? 15_000),
       });
     } catch (err) {
+      const refused = egressRefusal(err);
+      if (refused) throw refused;
       const e = err as Error & { cause?: { code?: string; message?: string } };
-      throw new GitProviderError(
-        this.t.provider,
-        what,
-        `cannot reach ${this.base}: ${e.cause?.code ?? e.cause?.message ?? e.message}`,
-        undefined,
-        err,
-      );
+      const why = upstreamReason(e.cause?.code ?? e.cause?.message ?? e.message, [this.t.token]) ?? 'no answer';
+      throw new GitProviderError(this.t.provider, what, `cannot reach ${this.base}: ${why}`, undefined, err);
     }
     const text = await res.text();
     let parsed: unknown = text;
@@ -111,7 +116,7 @@ class RestClient {
     } catch {
       // not JSON; reasonOf reads the text
     }
-    if (!res.ok) throw new GitProviderError(this.t.provider, what, reasonOf(parsed, `HTTP ${res.status}`), res.status);
+    if (!res.ok) throw new GitProviderError(this.t.provider, what, reasonOf(parsed, `HTTP ${res.status}`, this.t.token), res.status);
     if (typeof parsed !== 'object' || parsed === null)
       throw new GitProviderError(this.t.provider, what, `answered HTTP ${res.status} with a body that is not JSON`, res.status);
     return parsed as T;

@@ -14,17 +14,21 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import git, { Errors, TREE, WORKDIR, type AuthCallback, type ReadCommitResult } from 'isomorphic-git';
-import http from 'isomorphic-git/http/node';
+import type { EgressPolicy } from '../egress/policy.ts';
+import { upstreamReason } from '../upstream-reason.ts';
 import { createTwoFilesPatch } from 'diff';
 import { AppError, ConflictError, ValidationError } from '../errors.ts';
 import { ConfinedDir, UnsafePathError } from './confined-path.ts';
 import { fromYaml, isBundlePath } from './dashboard-files.ts';
 import { GitRemoteError, isGitError, NoRepositoryError, remoteError } from './git-errors.ts';
+import { remoteHttp } from './remote-http.ts';
 import { assertSafeTree, unsafeFromGit } from './safe-tree.ts';
 
 export interface Credentials {
   username: string;
   token: string;
+  /** The origin of the git config the token belongs to: the only server it is sent to (remote-http.ts). */
+  origin: string;
 }
 
 export interface Author {
@@ -98,8 +102,11 @@ export class WorkingCopy {
   private readonly files: ConfinedDir;
   private readonly confinedFs: ReturnType<ConfinedDir['fs']>;
   private cache: object = {};
+  private readonly egress?: EgressPolicy;
 
-  constructor(dir: string) {
+  /** `egress`: where remotes may be (ALLOWED_UPSTREAM_HOSTS); none: anywhere. */
+  constructor(dir: string, opts: { egress?: EgressPolicy } = {}) {
+    this.egress = opts.egress;
     this.dir = dir;
     this.gitdir = path.join(dir, '.git');
     this.files = new ConfinedDir(dir);
@@ -459,6 +466,11 @@ export class WorkingCopy {
     };
   }
 
+  /** The HTTP client of one remote call: through the egress policy, the token only to its config's origin. */
+  private http(creds: Credentials | null) {
+    return remoteHttp({ egress: this.egress, tokenOrigin: creds?.origin });
+  }
+
   private async remoteCall<T>(what: string, fn: () => Promise<T>): Promise<T> {
     try {
       return await fn();
@@ -477,7 +489,7 @@ export class WorkingCopy {
     if (!url) throw new ConflictError('This repository has no remote: init it with a git config first', 'no_remote');
     const branch = await this.branch();
     await this.remoteCall('fetch', () =>
-      git.fetch({ ...this.base, http, remote: 'origin', ref: branch, singleBranch: true, tags: false, ...this.onAuth(creds) }),
+      git.fetch({ ...this.base, http: this.http(creds), remote: 'origin', ref: branch, singleBranch: true, tags: false, ...this.onAuth(creds) }),
     );
     const theirs = await this.refOid(`refs/remotes/origin/${branch}`);
     if (theirs) await assertSafeTree(this.base, theirs);
@@ -489,10 +501,12 @@ export class WorkingCopy {
     if (this.readMergeState()) throw new ConflictError('A merge is in progress: finish or abort it before pushing', 'merge_in_progress');
     const branch = await this.branch();
     const head = await this.headOid();
-    const r = await this.remoteCall('push', () => git.push({ ...this.base, http, remote: 'origin', ref: branch, ...this.onAuth(creds) }));
+    const r = await this.remoteCall('push', () =>
+      git.push({ ...this.base, http: this.http(creds), remote: 'origin', ref: branch, ...this.onAuth(creds) }),
+    );
     if (!r.ok) {
       const reason = r.refs?.[`refs/heads/${branch}`]?.error ?? r.error ?? 'rejected';
-      throw new GitRemoteError('push_rejected', `the remote refused the push: ${reason}; pull first`, 409);
+      throw new GitRemoteError('push_rejected', `the remote refused the push: ${upstreamReason(reason) ?? 'rejected'}; pull first`, 409);
     }
     await git.writeRef({ ...this.base, ref: `refs/remotes/origin/${branch}`, value: head!, force: true });
     return { pushed: true, commit: head };

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EgressPolicy } from '../../lib/egress/policy.ts';
 import { apiBase, gitProvider, GitProviderError } from '../../lib/git/providers.ts';
 
 // GitHub and GitLab cannot run here: their adapters are tested against a local HTTP server that
@@ -53,6 +54,14 @@ beforeAll(async () => {
         401,
         gh ? { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest' } : { message: '401 Unauthorized' },
       );
+    if (req.method === 'POST' && url === '/api/v3/orgs/chatty/repos')
+      return json(422, {
+        message: `Repository creation failed.\nYour token ${TOKEN} and session ghs_16C7e42F292c6912E7710c838347Ae178B4a were logged\r\n${'detail '.repeat(200)}`,
+      });
+    if (req.method === 'POST' && url === '/api/v3/orgs/proxied/repos') {
+      res.writeHead(502, { 'content-type': 'text/html' });
+      return res.end(`<html><body><h1>502 Bad Gateway</h1><p>${TOKEN}</p></body></html>`);
+    }
     if (req.method === 'GET' && url === '/api/v3/user') return json(200, { login: 'octo', name: 'Octo Cat', email: null, id: 1 });
     if (req.method === 'GET' && url.startsWith('/api/v3/user/repos'))
       return json(200, url.includes('page=1') ? [ghRepo('dash-a', 'octo'), ghRepo('shared', 'someone-else')] : []);
@@ -158,5 +167,36 @@ describe('GitLab adapter (documented shapes)', () => {
     const taken = await p.createRepository({ name: 'taken', private: true }).catch((x) => x);
     expect(taken.upstreamStatus).toBe(400);
     expect(taken.message).toContain('has already been taken');
+  });
+});
+
+describe("what a provider said, as passed on", () => {
+  it('is its status and one short line: no newlines, markup, the token or anything like one', async () => {
+    const chatty = await gitProvider({ provider: 'github', baseUrl: base, owner: 'chatty', token: TOKEN })
+      .createRepository({ name: 'x', private: true })
+      .catch((x) => x);
+    expect(chatty).toBeInstanceOf(GitProviderError);
+    expect(chatty.upstreamStatus).toBe(422);
+    expect(chatty.message).toMatch(/^github: creating a repository failed: HTTP 422: Repository creation failed\. Your token \[REDACTED\] and session \[REDACTED\] were logged detail/);
+    expect(chatty.message).not.toMatch(/[\r\n]/);
+    expect(chatty.message).not.toContain(TOKEN);
+    expect(chatty.message).not.toContain('ghs_');
+    expect(chatty.message.length).toBeLessThan(300);
+    expect(chatty.extra.reason).toBe(chatty.message.replace(/^github: creating a repository failed: /, ''));
+
+    const proxied = await gitProvider({ provider: 'github', baseUrl: base, owner: 'proxied', token: TOKEN })
+      .createRepository({ name: 'x', private: true })
+      .catch((x) => x);
+    expect(proxied.upstreamStatus).toBe(502);
+    expect(proxied.message).toBe('github: creating a repository failed: HTTP 502');
+  });
+
+  it('is never asked for when ALLOWED_UPSTREAM_HOSTS does not allow the provider: nothing is sent', async () => {
+    const before = seen.length;
+    const fenced = gitProvider({ provider: 'github', baseUrl: base, owner: 'octo', token: TOKEN, egress: EgressPolicy.parse(['git.example.com']) });
+    await expect(fenced.whoami()).rejects.toMatchObject({ code: 'host_not_allowed', status: 503 });
+    expect(seen.length).toBe(before);
+    const allowed = gitProvider({ provider: 'github', baseUrl: base, owner: 'octo', token: TOKEN, egress: EgressPolicy.parse(['127.0.0.1']) });
+    expect((await allowed.whoami()).login).toBe('octo');
   });
 });

@@ -20,7 +20,7 @@ import { gitea, setIdentity } from './support.ts';
 // (a copy made before this rule) is never read or written through.
 const author = { name: 'T', email: 't@example.com' };
 const g = gitea();
-const creds: Credentials | null = g ? { username: g.username, token: g.token } : null;
+const creds: Credentials | null = g ? { username: g.username, token: g.token, origin: new URL(g.baseUrl).origin } : null;
 
 /** The repositories folder: the victim's working copy beside the attacked one, as the server keeps them. */
 function reposDir(): string {
