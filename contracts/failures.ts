@@ -18,8 +18,12 @@ export const FAILURE_TYPES = {
   itemFailed: 'ItemFailed',
 } as const;
 
-/** For `retry.nonRetryableErrorTypes`: failures whose retry would only repeat them. */
-export const NON_RETRYABLE_FAILURE_TYPES: string[] = [FAILURE_TYPES.itemFailed];
+/**
+ * For `retry.nonRetryableErrorTypes`: failures whose retry would only repeat them, an egress
+ * policy's refusal among them (HostNotAllowedError of lib/errors.ts: ALLOWED_UPSTREAM_HOSTS does
+ * not allow the host, and asking again changes nothing).
+ */
+export const NON_RETRYABLE_FAILURE_TYPES: string[] = [FAILURE_TYPES.itemFailed, 'HostNotAllowedError'];
 
 export function isItemFailure(value: unknown): value is ItemFailure {
   const v = value as Partial<ItemFailure> | null;

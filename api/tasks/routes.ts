@@ -31,7 +31,10 @@ export function taskAccess(kind: TaskKindName): Access {
   return needed === 'admin' ? 'admin' : { permission: needed };
 }
 
-/** The optional Idempotency-Key header makes a create safe to retry: the same key returns the same task. */
+/**
+ * The optional Idempotency-Key header makes a create safe to retry: the same key from the same
+ * sender (user, else API key: db/tasks/store.ts idempotencyScope) returns the same task.
+ */
 export function idempotencyKey(ctx: Context): string | undefined {
   const key = ctx.get('idempotency-key');
   if (!key) return undefined;
