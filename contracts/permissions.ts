@@ -30,6 +30,28 @@ export const PERMISSIONS = {
 export type Permission = keyof typeof PERMISSIONS;
 export const PERMISSION_NAMES = Object.keys(PERMISSIONS) as Permission[];
 
+/** Whether a string (a request's, a stored row's) names a permission of the catalogue. */
+export function isPermission(name: string): name is Permission {
+  return Object.hasOwn(PERMISSIONS, name);
+}
+
+/**
+ * The catalogue by resource and action, for code: `permissions.tasks.read` is `'tasks:READ'`.
+ * Route access and `can()` take a `Permission`, so a misspelt one does not compile.
+ */
+export const permissions = {
+  tasks: { read: 'tasks:READ', write: 'tasks:WRITE', approve: 'tasks:APPROVE' },
+  environments: { read: 'environments:READ', write: 'environments:WRITE' },
+  dashboards: { read: 'dashboards:READ', migrate: 'dashboards:MIGRATE', backup: 'dashboards:BACKUP' },
+  datasets: { read: 'datasets:READ', write: 'datasets:WRITE' },
+  git: { read: 'git:READ', write: 'git:WRITE' },
+  assistant: { use: 'assistant:USE' },
+  datasetReview: { read: 'dataset_review:READ', write: 'dataset_review:WRITE', launch: 'dataset_review:LAUNCH' },
+  cleanRelease: { read: 'clean_release:READ', write: 'clean_release:WRITE', approve: 'clean_release:APPROVE' },
+  schedules: { read: 'schedules:READ', write: 'schedules:WRITE' },
+  admin: { settingsWrite: 'admin:settings:WRITE' },
+} as const satisfies Record<string, Record<string, Permission>>;
+
 const viewer: Permission[] = [
   'tasks:READ',
   'environments:READ',

@@ -1,10 +1,11 @@
+import { permissions } from '../../contracts/permissions.ts';
 import { z } from 'zod';
 import type { AppContext } from '../context.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
 import { isoInstant } from '../http/schemas.ts';
 import { permissionList, uuidParam } from './schemas.ts';
 
-const access = { permission: 'admin:settings:WRITE' };
+const access = { permission: permissions.admin.settingsWrite } as const;
 
 const creator = z
   .object({

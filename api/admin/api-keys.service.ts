@@ -1,3 +1,4 @@
+import { isPermission } from '../../contracts/permissions.ts';
 import type { Context } from 'koa';
 import type { ApiKeyRecord, IdentityStores } from '../../db/identity/index.ts';
 import { randomToken, sha256Hex } from '../../lib/crypto.ts';
@@ -30,7 +31,7 @@ const toItem = (r: ApiKeyRecord) => ({
 /** A key may carry only what its creator holds (role Admin: anything), so minting one never escalates. */
 function assertCreatorHolds(principal: Principal, permissions: string[]): void {
   if (isAdmin(principal)) return;
-  const missing = permissions.filter((p) => !can(principal, p));
+  const missing = permissions.filter((p) => !isPermission(p) || !can(principal, p));
   if (!missing.length) return;
   throw new AppError(
     403,

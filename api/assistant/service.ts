@@ -7,6 +7,7 @@
  * through the same task service and registry as the direct route, under an idempotency key, so
  * confirming twice never starts two tasks.
  */
+import type { Permission } from '../../contracts/permissions.ts';
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import {
@@ -91,7 +92,7 @@ interface Reply {
 }
 
 /** The permission an operation needs (null: none beyond using the assistant), and the task kind it starts. */
-function requirement(intent: Intent): { permission: string | null; kind?: TaskKindName } {
+function requirement(intent: Intent): { permission: Permission | 'admin' | null; kind?: TaskKindName } {
   const key = `${intent.domain}.${intent.operation}`;
   switch (key) {
     case 'dashboards.list':
@@ -282,7 +283,7 @@ export class AssistantService {
     if (intent.domain === 'help') return { state: 'answered', text: helpText(lang, this.app.config.ASSISTANT_CONFIRMATION_TTL_SECONDS) };
 
     const need = requirement(intent);
-    const allowed = need.kind ? this.app.tasks.mayStart(need.kind, principal) : need.permission === null || can(principal, need.permission);
+    const allowed = need.kind ? this.app.tasks.mayStart(need.kind, principal) : need.permission === null || (need.permission !== 'admin' && can(principal, need.permission));
     if (!allowed) {
       await this.record(principal, 'denied', intent, { permission: need.permission, reason: 'missing_permission' }, { conversationId });
       return { state: 'denied', text: deniedText(lang, need.permission!), data: { permission: need.permission } };
@@ -701,7 +702,7 @@ export class AssistantService {
     }
     // The caller's permissions now, not when they asked.
     const need = requirement(row.intent as unknown as Intent);
-    const allowed = need.kind ? this.app.tasks.mayStart(need.kind, principal) : need.permission === null || can(principal, need.permission);
+    const allowed = need.kind ? this.app.tasks.mayStart(need.kind, principal) : need.permission === null || (need.permission !== 'admin' && can(principal, need.permission));
     if (!allowed) {
       await this.record(
         principal,

@@ -4,6 +4,8 @@
  * made it): `userId` and `username` are theirs, so what a key starts is that person's and an
  * approval compares people, never sessions or keys.
  */
+import type { Permission } from '../../contracts/permissions.ts';
+
 export interface Principal {
   kind: 'user' | 'api_key';
   /** The person behind the call; for an API key, the user at the root of its creators. */
@@ -22,7 +24,7 @@ export const ADMIN_ROLE = 'Admin';
 export const ADMIN_SCOPE = 'admin';
 
 /** Permission names are `resource:ACTION` (`tasks:READ`, `admin:settings:WRITE`). */
-export function can(principal: Principal, permission: string): boolean {
+export function can(principal: Principal, permission: Permission): boolean {
   // API keys carry exactly their own permissions (already cut to their creator's), never a role's.
   if (principal.kind === 'user' && (principal.roles.includes(ADMIN_ROLE) || principal.scopes.includes(ADMIN_SCOPE))) return true;
   return principal.permissions.has(permission);

@@ -1,3 +1,4 @@
+import { permissions } from '../../contracts/permissions.ts';
 import type { DatasetLaunchInput } from '../../contracts/dataset-review.ts';
 import { ConflictError, ValidationError } from '../../lib/errors.ts';
 import { personalUserId } from '../auth/principal.ts';
@@ -39,8 +40,8 @@ import { ReviewService, versionOut } from './service.ts';
 
 const TAG = 'Dataset review';
 const BASE = '/api/dataset-review/sessions';
-const READ = { permission: 'dataset_review:READ' };
-const WRITE = { permission: 'dataset_review:WRITE' };
+const READ = { permission: permissions.datasetReview.read } as const;
+const WRITE = { permission: permissions.datasetReview.write } as const;
 /** Largest dictionary file accepted (held in memory and parsed once). */
 const MAX_DICTIONARY_BYTES = 5 * 1024 * 1024;
 

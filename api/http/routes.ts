@@ -2,13 +2,14 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { z, type ZodType } from 'zod';
 import { ForbiddenError, UnauthenticatedError, ValidationError } from '../../lib/errors.ts';
+import type { Permission } from '../../contracts/permissions.ts';
 import { can, isAdmin, type Principal } from '../auth/principal.ts';
 
 /**
  * Every endpoint is declared once, as data: its schemas validate requests and also generate
  * the OpenAPI document, so the document cannot drift from what the code accepts.
  */
-export type Access = 'public' | 'authenticated' | 'admin' | { permission: string };
+export type Access = 'public' | 'authenticated' | 'admin' | { permission: Permission };
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 

@@ -1,10 +1,12 @@
+import type { Permission } from '../../contracts/permissions.ts';
+import { TASK_KINDS } from '../../contracts/task-kinds.ts';
 import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleSpec as TemporalSpec } from '@temporalio/client';
 import type { OverlapPolicy, ScheduleKind, ScheduleParams, ScheduleSpec } from '../../contracts/schedules.ts';
 import type { EnvironmentStore } from '../../db/environments/store.ts';
 import type { ScheduleRow, ScheduleStore } from '../../db/schedules/store.ts';
 import type { Config } from '../../lib/config.ts';
 import { ConflictError, ForbiddenError, UpstreamUnavailableError, ValidationError } from '../../lib/errors.ts';
-import { actorLabel, can, type Principal } from '../auth/principal.ts';
+import { actorLabel, can, isAdmin, type Principal } from '../auth/principal.ts';
 import { backupParams, driftParams, toScheduleView, type ScheduleView } from './schemas.ts';
 
 const OVERLAP: Record<OverlapPolicy, ScheduleOverlapPolicy> = {
@@ -14,7 +16,8 @@ const OVERLAP: Record<OverlapPolicy, ScheduleOverlapPolicy> = {
 };
 
 /** What starting a run of each kind needs, beyond schedules:WRITE (a schedule never does more than its creator may). */
-const KIND_PERMISSION: Record<ScheduleKind, string> = { backup: 'dashboards:BACKUP', drift_report: 'dashboards:READ' };
+/** What a schedule's runs start needs, as the task-kind registry says (a schedule runs with its creator's rights). */
+const KIND_PERMISSION: Record<ScheduleKind, Permission | 'admin'> = { backup: TASK_KINDS.backup.permission, drift_report: TASK_KINDS.drift_report.permission };
 
 function temporalSpec(spec: ScheduleSpec): TemporalSpec {
   return spec.cron !== undefined ? { cronExpressions: [spec.cron] } : { intervals: [{ every: `${spec.interval_seconds}s` }] };
@@ -198,7 +201,8 @@ export class ScheduleService {
   }
 
   private mayRun(kind: ScheduleKind, principal: Principal): void {
-    if (!can(principal, KIND_PERMISSION[kind]))
+    const needed = KIND_PERMISSION[kind];
+    if (!(needed === 'admin' ? isAdmin(principal) : can(principal, needed)))
       throw new ForbiddenError(`A ${kind} schedule runs with its creator's rights: it needs ${KIND_PERMISSION[kind]} too`);
   }
 

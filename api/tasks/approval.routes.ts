@@ -1,3 +1,4 @@
+import type { Permission } from '../../contracts/permissions.ts';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
@@ -37,7 +38,7 @@ export function approvalRoutes(app: AppContext): AnyRoute[] {
   const decide = async (taskId: string, principal: Principal, decision: ApprovalDecision['decision'], comment?: string) => {
     const task = await app.tasks.get(taskId);
     const kind = TASK_KINDS[task.type as TaskKindName];
-    const needed = ['tasks:APPROVE', ...(kind && kind.permission !== 'admin' ? [kind.permission] : [])];
+    const needed: Permission[] = ['tasks:APPROVE', ...(kind && kind.permission !== 'admin' ? [kind.permission] : [])];
     const missing = needed.filter((p) => !can(principal, p));
     if (missing.length) throw new ForbiddenError(`Deciding on this task needs the permission ${missing.join(' and ')}`);
     if (!isGated(task.workflow_input))
