@@ -1,3 +1,4 @@
+import { taskPolicy } from './policy.ts';
 import type { Permission } from '../../contracts/permissions.ts';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
@@ -45,7 +46,7 @@ export function approvalRoutes(app: AppContext): AnyRoute[] {
       throw new ConflictError(`This ${task.type} task does not write into a protected environment, so it never waits for approval`, 'not_approvable');
     if (task.status !== 'AWAITING_APPROVAL')
       throw new ConflictError(`The task is ${task.status}, not waiting for approval`, 'not_awaiting_approval');
-    if (task.owner_id && task.owner_id === principal.userId)
+    if (!taskPolicy.decide(principal, task))
       throw new AppError(403, 'self_approval', 'Forbidden', 'the requester of a task cannot approve or reject it: another person must');
     try {
       const r = await app.temporal.workflow

@@ -13,9 +13,10 @@
  * Kept: ids, titles, statuses, outcomes, steps, totals, change ids, next actions, params (the
  * query itself), progress, INFO lines. The answer carries `result.rows_hidden` saying so.
  */
+import { taskPolicy } from './policy.ts';
 import type { MapColumnsInput } from '../../contracts/datasets.ts';
 import type { TaskRecord } from '../../db/tasks/store.ts';
-import { isAdmin, type Principal } from '../auth/principal.ts';
+import type { Principal } from '../auth/principal.ts';
 
 export const HIDDEN_NOTE = "hidden: this task's dictionary came from its owner's SQL query; its rows and the database's messages are shown to the owner and admins only";
 
@@ -28,8 +29,7 @@ export function carriesQueryRows(task: Pick<TaskRecord, 'type' | 'workflow_input
 
 /** Must those rows be hidden from this reader? */
 export function hidesQueryRows(task: Pick<TaskRecord, 'type' | 'workflow_input' | 'owner_id'>, principal: Principal): boolean {
-  // The owner is a person: signed in, or through one of their API keys (a key acts for its creator).
-  return carriesQueryRows(task) && !isAdmin(principal) && task.owner_id !== principal.userId;
+  return carriesQueryRows(task) && !taskPolicy.seeQueryRows(principal, task);
 }
 
 type Item = Record<string, unknown>;

@@ -1,3 +1,4 @@
+import { taskPolicy } from './policy.ts';
 import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { SA_DASHBOARD_IDS, SA_ENV_IDS, SA_TASK_OWNER, SA_TASK_TYPE } from '../../contracts/search-attributes.ts';
@@ -9,7 +10,7 @@ import type { Config } from '../../lib/config.ts';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { redact } from '../../lib/redact.ts';
-import { actorLabel, can, isAdmin, personalUserId, type Principal } from '../auth/principal.ts';
+import { actorLabel, can, isAdmin, type Principal } from '../auth/principal.ts';
 import { taskForReader } from './query-rows.ts';
 
 export interface CreateTaskRequest<K extends TaskKindName> {
@@ -185,23 +186,19 @@ export class TaskService {
   /** Reading a task needs tasks:READ, or owning it; a hidden task answers like an absent one. */
   async getVisible(id: string, principal: Principal, what = 'Task'): Promise<TaskRecord> {
     const task = await this.store.get(id);
-    const owner = personalUserId(principal);
-    const owns = !!task && owner !== null && task.owner_id === owner;
-    if (!task || (!can(principal, 'tasks:READ') && !owns)) throw new NotFoundError(what, id);
+    if (!task || !taskPolicy.read(principal, task)) throw new NotFoundError(what, id);
     // As this reader may see it: a caller's query rows only for its owner and admins (query-rows.ts).
     return taskForReader(task, principal);
   }
 
   async list(filter: TaskFilter, page: number, pageSize: number, principal: Principal) {
-    // Without tasks:READ only one's own tasks; an API key sees none (it reads only what its permissions allow).
-    const visibility = can(principal, 'tasks:READ') ? ({ all: true } as const) : { ownerId: personalUserId(principal) };
-    const found = await this.store.list(filter, visibility, page, pageSize);
+    const found = await this.store.list(filter, taskPolicy.listOwner(principal), page, pageSize);
     return { ...found, items: found.items.map((t) => taskForReader(t, principal)) };
   }
 
   async cancel(id: string, principal: Principal): Promise<TaskRecord> {
     const task = await this.getVisible(id, principal);
-    if ((personalUserId(principal) === null || task.owner_id !== principal.userId) && !can(principal, 'tasks:WRITE'))
+    if (!taskPolicy.cancel(principal, task))
       throw new ForbiddenError('Only the task owner or a holder of tasks:WRITE can cancel it');
     if (TERMINAL_STATUSES.includes(task.status))
       throw new ConflictError(`Task ${id} already finished with status ${task.status}`, 'task_finished');
