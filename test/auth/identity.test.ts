@@ -398,6 +398,29 @@ describe('permission matrix: people and their API keys', () => {
         expect: { Viewer: 403, Operator: 403, ReleaseManager: 403, Admin: 200 },
         keyOnly: { Admin: 403 },
       },
+      // Protection is an administrator's call (admin:settings:WRITE), whoever may edit environments.
+      // Admin comes last: its call protects the environment, the next probe clears it again.
+      {
+        what: 'protect an environment (admin:settings:WRITE)',
+        method: 'PUT',
+        path: `/api/environments/{env}`,
+        json: { protected: true },
+        expect: { Viewer: 403, Operator: 403, ReleaseManager: 403, Admin: 200 },
+      },
+      {
+        what: "clear an environment's protection (admin:settings:WRITE)",
+        method: 'PUT',
+        path: `/api/environments/{env}`,
+        json: { protected: false },
+        expect: { Viewer: 403, Operator: 403, ReleaseManager: 403, Admin: 200 },
+      },
+      {
+        what: 'a dictionary query through SQL Lab (datasets:WRITE)',
+        method: 'POST',
+        path: '/api/datasets/map-columns',
+        json: { env_id: UNKNOWN, source_type: 'sqllab', database_id: 1, dataset_ids: [1], sql: 'SELECT 1 AS column_name', dry_run: true },
+        expect: { Viewer: 403, Operator: 404, ReleaseManager: 403, Admin: 404 },
+      },
       // Personal spaces stay with the person signed in.
       {
         what: 'own profile preferences',
@@ -410,7 +433,7 @@ describe('permission matrix: people and their API keys', () => {
     for (const p of probes)
       for (const role of ROLES)
         for (const { via, opts } of both(role)) {
-          const r = await call(p.method, p.path, { ...opts, json: p.json });
+          const r = await call(p.method, p.path.replace('{env}', envId), { ...opts, json: p.json });
           const expected = via === 'key' ? (p.keyOnly?.[role] ?? p.expect[role]) : p.expect[role];
           expect(r.status, `${role} by ${via}: ${p.what}: ${r.text}`).toBe(expected);
         }
