@@ -4,7 +4,6 @@ import type { Config } from '../lib/config.ts';
 import type { Keyring } from '../lib/crypto.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { SupersetClient } from '../lib/superset/client.ts';
-import type { MigrationUpstream } from './migration/upstream.ts';
 
 /** What every activity factory receives: built once per worker process. */
 export interface ActivityDeps {
@@ -15,10 +14,12 @@ export interface ActivityDeps {
   logger: Logger;
   /** Encrypts and decrypts secrets at rest (environment passwords). */
   keyring: Keyring;
-  /** The project's Superset client for an environment id (pooled per environment). */
-  supersetClient(envId: string): Promise<SupersetClient>;
-  /** The same, as the migration engine uses it. */
-  superset(envId: string): Promise<MigrationUpstream>;
+  /**
+   * The project's Superset client for an environment id (pooled per environment): one resource
+   * per kind (`superset.dashboards.export(ids)`). The migration engine's narrow port over it is
+   * `upstreamFor(deps, envId)` (migration/superset-upstream.ts).
+   */
+  superset(envId: string): Promise<SupersetClient>;
 }
 
 /** Most a dashboard bundle may unpack to, from BUNDLE_MAX_MB. */

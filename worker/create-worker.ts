@@ -1,7 +1,6 @@
 import { NativeConnection, Worker, type ActivityInterceptorsFactory, type WorkerOptions } from '@temporalio/worker';
 import type { Knex } from 'knex';
 import { createActivities } from '../activities/index.ts';
-import { supersetUpstream } from '../activities/migration/superset-upstream.ts';
 import { TaskStore } from '../db/tasks/store.ts';
 import { EnvironmentStore } from '../db/environments/store.ts';
 import { Keyring, loadSecret } from '../lib/crypto.ts';
@@ -51,9 +50,7 @@ export async function createWorker(deps: {
       config,
       logger,
       keyring,
-      supersetClient: forEnvironment,
-      superset: async (envId) =>
-        supersetUpstream(await forEnvironment(envId), { maxBundleBytes: Math.floor(config.BUNDLE_MAX_MB * 1024 * 1024) }),
+      superset: forEnvironment,
     }),
     interceptors: deps.flushTaskLogs ? { activity: [flushLogsAtEnd(deps.flushTaskLogs)] } : undefined,
     shutdownGraceTime: '10 seconds',

@@ -13,6 +13,7 @@ import { currentTaskId } from '../task-context.ts';
 import { findRestoreBlockers } from './restore-checks.ts';
 import { attachRules, takeRules } from './rls.ts';
 import { missingRoles, writeRules } from '../migration/rls.ts';
+import { upstreamFor } from '../migration/superset-upstream.ts';
 import { TargetIndex } from '../migration/target-index.ts';
 import { TargetIndexCache } from '../migration/target-index-cache.ts';
 
@@ -47,7 +48,7 @@ export function createBackupActivities(deps: ActivityDeps & { backupStore?: Back
       let zip: Uint8Array;
       let bundle: Bundle;
       try {
-        const upstream = await deps.superset(input.envId);
+        const upstream = await upstreamFor(deps, input.envId);
         log.info(`exporting dashboard ${input.dashboardId}`);
         zip = await upstream.exportDashboards([input.dashboardId]);
         Context.current().heartbeat();
@@ -72,7 +73,7 @@ export function createBackupActivities(deps: ActivityDeps & { backupStore?: Back
       // Row-level security is kept beside the export (no export carries it); the stored zip then holds it too.
       let rlsRules = 0;
       try {
-        const upstream = await deps.superset(input.envId);
+        const upstream = await upstreamFor(deps, input.envId);
         rlsRules = await attachRules(upstream, bundle, await indexes.get(`${taskId}:${input.envId}`, upstream, { kinds: ['dataset'] }));
       } catch (err) {
         const failure = itemFailure(err, { step: 'rls', item: `the row-level-security rules of ${item}`, envId: input.envId });
@@ -217,7 +218,7 @@ export function createBackupActivities(deps: ActivityDeps & { backupStore?: Back
 
       const at = { step: 'check' };
       try {
-        const upstream = await deps.superset(input.envId);
+        const upstream = await upstreamFor(deps, input.envId);
         const before = await upstream.findDashboard(uuid);
         const blockers = await findRestoreBlockers(bundle, upstream);
         if (blockers.length) {

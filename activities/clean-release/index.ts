@@ -26,6 +26,7 @@ import { itemFailure } from '../item-failure.ts';
 import { importPrepared } from '../migration/apply.ts';
 import { bundleSource } from '../migration/bundle-source.ts';
 import { prepareDashboard } from '../migration/plan.ts';
+import { upstreamFor } from '../migration/superset-upstream.ts';
 import { TargetIndex } from '../migration/target-index.ts';
 import type { MigrationUpstream, UpstreamDatabase } from '../migration/upstream.ts';
 import { currentTaskId } from '../task-context.ts';
@@ -129,7 +130,7 @@ export function createCleanReleaseActivities(deps: ActivityDeps) {
         let passed = '';
         try {
           if (rule.rule === 'verified_in_staging') {
-            const staging = await deps.superset(rule.env_id!);
+            const staging = await upstreamFor(deps, rule.env_id!);
             const index = await TargetIndex.build(staging);
             let charts = 0;
             for (const a of artifacts)
@@ -152,7 +153,7 @@ export function createCleanReleaseActivities(deps: ActivityDeps) {
               );
             passed = `none of ${texts.size} description(s) is unaccepted LLM text`;
           } else if (rule.rule === 'dry_run_migration') {
-            const target = await deps.superset(candidate.target_env_id);
+            const target = await upstreamFor(deps, candidate.target_env_id);
             const index = await TargetIndex.build(target);
             let i = 0;
             for (const a of artifacts) {
@@ -288,7 +289,7 @@ export function createCleanReleaseActivities(deps: ActivityDeps) {
         };
       const at = { step: 'backup' };
       try {
-        const target = await deps.superset(candidate.target_env_id);
+        const target = await upstreamFor(deps, candidate.target_env_id);
         const existing = await target.findDashboard(input.dashboardUuid);
         let backupId: string | null = null;
         if (existing) {
@@ -383,8 +384,8 @@ export function createCleanReleaseActivities(deps: ActivityDeps) {
         return { ...item, title: r.title, status: 'revoked', outcome: 'succeeded', target_dashboard_id: r.restored_dashboard_id };
       }
       try {
-        const client = await deps.supersetClient(p.env_id);
-        const there = await (await deps.superset(p.env_id)).findDashboard(input.dashboardUuid);
+        const client = await deps.superset(p.env_id);
+        const there = await (await upstreamFor(deps, p.env_id)).findDashboard(input.dashboardUuid);
         if (there) await client.deleteDashboard(there.id);
         log.info(`removed dashboard ${input.dashboardUuid} from ${p.env_id}: the publish had created it`);
         return { ...item, status: 'removed', outcome: 'succeeded', target_dashboard_id: null };

@@ -22,7 +22,7 @@ export function createDatasetLaunchActivities(deps: ActivityDeps) {
   return {
     async writeReviewedLabels(input: DatasetLaunchInput): Promise<{ status: 'updated' | 'unchanged' | 'conflict'; change_id: string | null; fields: number; differences: string[] }> {
       const taskId = currentTaskId();
-      const client = await deps.supersetClient(input.envId);
+      const client = await deps.superset(input.envId);
       const edits: FieldEdit[] = [];
       for (const c of input.columns) {
         if (c.verbose_name !== null) edits.push({ target: 'column', column_name: c.column_name, field: 'verbose_name', value: c.verbose_name });
@@ -51,7 +51,7 @@ export function createDatasetLaunchActivities(deps: ActivityDeps) {
 
     async saveReviewedQuery(input: DatasetLaunchInput): Promise<{ id: number; label: string }> {
       const taskId = currentTaskId();
-      const client = await deps.supersetClient(input.envId);
+      const client = await deps.superset(input.envId);
       const label = `${input.savedQuery.label} [${taskId.slice(0, 8)}]`;
       try {
         const found = await client.request<{ result?: Array<{ id: number; label: string }> }>('GET', '/api/v1/saved_query/', {

@@ -11,12 +11,12 @@ import { acceptSuggestions } from '../../db/datasets/suggestion-decisions.ts';
 import { SuggestionStore } from '../../db/datasets/suggestions.ts';
 import type { ActivityDeps } from '../deps.ts';
 
-export function createDatasetChangeActivities(deps: Pick<ActivityDeps, 'knex' | 'supersetClient'>) {
+export function createDatasetChangeActivities(deps: Pick<ActivityDeps, 'knex' | 'superset'>) {
   const stores = { changes: new DatasetChangeStore(deps.knex), suggestions: new SuggestionStore(deps.knex) };
 
   return {
     async applyDatasetChange(input: DatasetChangeInput): Promise<DatasetChangeItem> {
-      const client = await deps.supersetClient(input.envId);
+      const client = await deps.superset(input.envId);
       const base = { kind: 'dataset' as const, id: input.datasetId, title: null, next_actions: [] };
       if (input.operation.type === 'accept') {
         const r = await acceptSuggestions(client, stores, { envId: input.envId, datasetId: input.datasetId, items: input.operation.items, actor: input.actor });

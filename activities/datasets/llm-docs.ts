@@ -102,7 +102,7 @@ export function createLlmDocsActivities(deps: ActivityDeps & { llmPolicy?: LlmPo
     let detail: DatasetDetail;
     let context: DatasetContext;
     try {
-      const client = await deps.supersetClient(input.envId);
+      const client = await deps.superset(input.envId);
       detail = await client.getDataset(input.datasetId);
       base.title = detail.table_name;
       at.step = 'context';

@@ -60,7 +60,7 @@ export function createMapColumnsActivities(deps: ActivityDeps) {
       if (stored) return { dictionaryId: stored.id, entries: stored.row_count };
       let entries: DictionaryEntry[];
       try {
-        const client = await deps.supersetClient(input.envId);
+        const client = await deps.superset(input.envId);
         const backend = (await databaseOf(client, input.source.databaseId))?.backend ?? null;
         log.info(`running the dictionary query in SQL Lab against database ${input.source.databaseId}`);
         entries = await runDictionaryQuery(client, { ...input.source, backend, sql: input.source.sql });
@@ -110,7 +110,7 @@ export function createMapColumnsActivities(deps: ActivityDeps) {
     };
     const at = { step: 'read' };
     try {
-      const client = await deps.supersetClient(input.envId);
+      const client = await deps.superset(input.envId);
       const detail = await client.getDataset(input.datasetId);
       base.title = detail.table_name;
       base.fingerprint = datasetFingerprint(detail);

@@ -12,6 +12,7 @@ import { itemFailure } from '../item-failure.ts';
 import { importPrepared } from '../migration/apply.ts';
 import { bundleSource } from '../migration/bundle-source.ts';
 import { prepareDashboard } from '../migration/plan.ts';
+import { upstreamFor } from '../migration/superset-upstream.ts';
 import { TargetIndex } from '../migration/target-index.ts';
 import type { MigrationUpstream, UpstreamDatabase } from '../migration/upstream.ts';
 import { currentTaskId } from '../task-context.ts';
@@ -54,7 +55,7 @@ export function createGitActivities(deps: ActivityDeps) {
           return { ...item, step: 'read', error: `commit ${input.commit.slice(0, 10)} holds no dashboard (sync and commit it first)` };
         const zip = exportFromFiles(files);
         const source = bundleSource(zip, maxBundleBytes(deps));
-        const target = await deps.superset(input.targetEnvId);
+        const target = await upstreamFor(deps, input.targetEnvId);
         // Built fresh for each deploy: a deploy is one dashboard, and the target changes between deploys.
         const index = await TargetIndex.build(target);
         const mappings = await mappingsFor(deps, input, source.databases, row.synced_env_id, target);
@@ -159,7 +160,7 @@ async function mappingsFor(
   if (syncedEnvId && syncedEnvId !== input.targetEnvId) {
     const rows = await listMappings(deps.knex, syncedEnvId, input.targetEnvId);
     if (rows.length) {
-      const sourceDbs = await (await deps.superset(syncedEnvId)).listDatabases().catch(() => [] as UpstreamDatabase[]);
+      const sourceDbs = await (await upstreamFor(deps, syncedEnvId)).listDatabases().catch(() => [] as UpstreamDatabase[]);
       const uuidById = new Map(sourceDbs.map((d) => [d.id, d.uuid]));
       saved = new Map(
         rows.map((r) => [

@@ -11,6 +11,7 @@ import { MigrationStateStore } from '../../db/migrations-state/store.ts';
 import { TaskItemStore } from '../../db/tasks/items.ts';
 import type { ActivityDeps } from '../deps.ts';
 import type { MigrationCaches } from './caches.ts';
+import { upstreamFor } from './superset-upstream.ts';
 import type { TargetIndex } from './target-index.ts';
 import type { MigrationUpstream } from './upstream.ts';
 import type { Verifier } from './verifier.ts';
@@ -86,10 +87,10 @@ export async function openUpstreams(svc: MigrationServices, input: Request, task
   const lists = opts.targetLists !== false;
   // Two instances: read side by side.
   const [[source, sourceIndex], [target, index]] = await Promise.all([
-    deps
-      .superset(input.sourceEnvId)
-      .then(async (u) => [u, await caches.targetIndexes.get(`${taskId}:source:${input.sourceEnvId}`, u, { kinds: [], rls: true })] as const),
-    deps.superset(input.targetEnvId).then(async (u) => {
+    upstreamFor(deps, input.sourceEnvId).then(
+      async (u) => [u, await caches.targetIndexes.get(`${taskId}:source:${input.sourceEnvId}`, u, { kinds: [], rls: true })] as const,
+    ),
+    upstreamFor(deps, input.targetEnvId).then(async (u) => {
       const index = await caches.targetIndexes.get(`${taskId}:${input.targetEnvId}`, u, { rls: true, ...(lists ? {} : { kinds: [] }) });
       if (lists) await index.includeAll();
       return [u, index] as const;

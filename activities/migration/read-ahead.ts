@@ -12,6 +12,7 @@ import { maxBundleBytes } from '../deps.ts';
 import type { BatchContext, EarlyReads } from './batch-context.ts';
 import type { BatchDashboard, Log, MigrationServices, Upstreams } from './context.ts';
 import type { PlanAhead } from './plan.ts';
+import { upstreamFor } from './superset-upstream.ts';
 
 /** What a batch read ahead, per source dashboard (undefined: the dashboard is read by its own plan). */
 export interface ReadAhead {
@@ -38,7 +39,7 @@ export function startReads(
 ): EarlyReads {
   const readTogether = todo.length >= 2 || at.rerun;
   const unread = readTogether ? todo.map((d) => d.id).filter((id) => !svc.caches.exportedSources.get(taskId, id)) : [];
-  const sourceExport = unread.length ? svc.deps.superset(input.sourceEnvId).then((s) => s.exportDashboards(unread)) : Promise.resolve(null);
+  const sourceExport = unread.length ? upstreamFor(svc.deps, input.sourceEnvId).then((s) => s.exportDashboards(unread)) : Promise.resolve(null);
   sourceExport.catch(() => undefined); // met where it is awaited, or not needed when the environments cannot be read
   const recordedTargets = new Map([...records].map(([id, r]) => [id, r.target_dashboard_id]));
   const targetExport = readTogether ? earlyTargetExport(svc, input, recordedTargets, at.rerun ? 1 : 2) : Promise.resolve(null);
@@ -60,7 +61,7 @@ async function earlyTargetExport(
 ): Promise<{ ids: number[]; zip: Uint8Array } | null> {
   const ids = [...new Set(recordedTargets.values())];
   if (!ids.length || ids.length < least) return null;
-  return { ids, zip: await (await svc.deps.superset(input.targetEnvId)).exportDashboards(ids) };
+  return { ids, zip: await (await upstreamFor(svc.deps, input.targetEnvId)).exportDashboards(ids) };
 }
 
 /** The source's export (once it is read) into the worker's cache of source exports, where each dashboard is taken from. */

@@ -1,6 +1,7 @@
 import { Bundle } from '../../lib/bundles/bundle.ts';
 import type { SupersetClient } from '../../lib/superset/client.ts';
 import { SupersetApiError, SupersetNotFoundError } from '../../lib/superset/errors.ts';
+import { maxBundleBytes, type ActivityDeps } from '../deps.ts';
 import type { MigrationUpstream, UpstreamDatabase } from './upstream.ts';
 
 /** Ids per export call: the ids travel in the URL, and gunicorn refuses request lines over 4 KiB. */
@@ -29,6 +30,11 @@ async function orNull<T>(p: Promise<T>): Promise<T | null> {
     if (err instanceof SupersetNotFoundError) return null;
     throw err;
   }
+}
+
+/** The migration's view of an environment, over the activities' one Superset accessor. */
+export async function upstreamFor(deps: Pick<ActivityDeps, 'superset' | 'config'>, envId: string): Promise<MigrationUpstream> {
+  return supersetUpstream(await deps.superset(envId), { maxBundleBytes: maxBundleBytes(deps) });
 }
 
 /** The migration's view of one environment, over the project's Superset client. */

@@ -7,6 +7,7 @@ import type { DashboardOutcome, Verification, VerifyBatchInput } from '../../con
 import { failItem, itemFailure } from '../item-failure.ts';
 import type { Log, MigrationServices } from './context.ts';
 import { amendOutcome, recordStates } from './record.ts';
+import { upstreamFor } from './superset-upstream.ts';
 
 /** One dashboard (a git deploy's check), with how long it took; a refusal fails the item at once, an outage is retried. */
 export async function verifyDeployed(
@@ -16,7 +17,7 @@ export async function verifyDeployed(
 ): Promise<Verification> {
   const started = Date.now();
   try {
-    const [v] = await svc.verifier.verify(await svc.deps.superset(input.targetEnvId), [input], log);
+    const [v] = await svc.verifier.verify(await upstreamFor(svc.deps, input.targetEnvId), [input], log);
     if ('error' in v!) throw v.error;
     return { ...v!, duration_ms: Date.now() - started };
   } catch (err) {
@@ -30,7 +31,7 @@ export async function verifyDeployed(
  * next run, verifies the dashboards an earlier attempt did not, and amends their outcomes.
  */
 export async function verifyImported(svc: MigrationServices, taskId: string, input: VerifyBatchInput, log: Log): Promise<{ failed: number }> {
-  const target = await svc.deps.superset(input.targetEnvId);
+  const target = await upstreamFor(svc.deps, input.targetEnvId);
   await recordStates(svc, taskId, input, input.dashboards, target, log);
   let failed = 0;
   const todo: Array<{ d: VerifyBatchInput['dashboards'][number]; stored: DashboardOutcome }> = [];

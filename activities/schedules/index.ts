@@ -8,6 +8,7 @@ import { AccessStore } from '../../db/identity/access.ts';
 import { ScheduleStore, type ScheduleRow } from '../../db/schedules/store.ts';
 import { TaskStore, type NewTask } from '../../db/tasks/store.ts';
 import type { ActivityDeps } from '../deps.ts';
+import { upstreamFor } from '../migration/superset-upstream.ts';
 
 export interface ScheduledTask {
   taskId: string;
@@ -23,7 +24,7 @@ export function createScheduleActivities(deps: ActivityDeps) {
 
   /** Every dashboard of the environment now (a schedule of "all" follows what the environment holds). */
   async function allDashboards(envId: string): Promise<number[]> {
-    const rows = await (await deps.superset(envId)).listRows('dashboard', ['id']);
+    const rows = await (await upstreamFor(deps, envId)).listRows('dashboard', ['id']);
     return rows.map((r) => r.id).sort((a, b) => a - b);
   }
 
@@ -134,8 +135,8 @@ export function createScheduleActivities(deps: ActivityDeps) {
 
     /** Source dashboards the target holds (same UUID): what a drift report compares. */
     async driftCandidates(input: { sourceEnvId: string; targetEnvId: string }): Promise<number[]> {
-      const source = await deps.superset(input.sourceEnvId);
-      const target = await deps.superset(input.targetEnvId);
+      const source = await upstreamFor(deps, input.sourceEnvId);
+      const target = await upstreamFor(deps, input.targetEnvId);
       const targetUuids = new Set(
         (await target.listRows('dashboard', ['id', 'uuid'])).map((r) => (typeof r.uuid === 'string' ? r.uuid : null)).filter(Boolean),
       );
