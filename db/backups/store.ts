@@ -31,6 +31,38 @@ export interface NewBackup {
   bytes: Uint8Array;
 }
 
+/**
+ * The backup index (`backups`), bound to one connection pool: what the API and the activities
+ * use. The functions below take the pool themselves (tests call them on their own database).
+ */
+export class BackupIndexStore {
+  private readonly knex: Knex;
+
+  constructor(knex: Knex) {
+    this.knex = knex;
+  }
+
+  get(id: string): Promise<BackupRow | undefined> {
+    return getBackup(this.knex, id);
+  }
+
+  list(filter: { envId: string; dashboardId: number }, page: number, pageSize: number) {
+    return listBackups(this.knex, filter, page, pageSize);
+  }
+
+  ofTask(taskId: string, dashboardId: number): Promise<BackupRow | undefined> {
+    return backupOfTask(this.knex, taskId, dashboardId);
+  }
+
+  record(store: BackupStore, b: NewBackup): Promise<{ row: BackupRow; created: boolean }> {
+    return recordBackup(this.knex, store, b);
+  }
+
+  prune(store: BackupStore, scope: { envId: string; dashboardIds: number[] }, policy: RetentionPolicy) {
+    return pruneBackups(this.knex, store, scope, policy);
+  }
+}
+
 export async function getBackup(knex: Knex, id: string): Promise<BackupRow | undefined> {
   if (!isUuid(id)) return undefined;
   return knex<BackupRow>('backups').where({ id }).first();

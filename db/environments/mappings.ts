@@ -27,46 +27,55 @@ export type DatabaseMappingInput = Pick<
   | 'target_database_uuid'
 >;
 
-export function listMappings(knex: Knex, sourceEnvId: string, targetEnvId: string): Promise<DatabaseMappingRow[]> {
-  return knex<DatabaseMappingRow>('database_mappings')
-    .where({ source_env_id: sourceEnvId, target_env_id: targetEnvId })
-    .orderBy('source_database_name')
-    .orderBy('source_database_id');
+/** The `database_mappings` table: the accepted mappings of each pair of environments. */
+export class DatabaseMappingStore {
+  private readonly knex: Knex;
+
+  constructor(knex: Knex) {
+    this.knex = knex;
+  }
+
+  /** The pair's mappings, by source database name. */
+  list(sourceEnvId: string, targetEnvId: string): Promise<DatabaseMappingRow[]> {
+    return this.knex<DatabaseMappingRow>('database_mappings')
+      .where({ source_env_id: sourceEnvId, target_env_id: targetEnvId })
+      .orderBy('source_database_name')
+      .orderBy('source_database_id');
+  }
+
+  /**
+   * Replaces the pair's mappings with `mappings` in one transaction: rows for source databases
+   * still mapped are updated in place (created_by/created_at kept), the others deleted.
+   */
+  async replace(sourceEnvId: string, targetEnvId: string, mappings: DatabaseMappingInput[], userId: string | null): Promise<DatabaseMappingRow[]> {
+    await this.knex.transaction(async (trx) => {
+      const keep = mappings.map((m) => m.source_database_id);
+      await trx('database_mappings')
+        .where({ source_env_id: sourceEnvId, target_env_id: targetEnvId })
+        .modify((q) => (keep.length ? q.whereNotIn('source_database_id', keep) : q))
+        .delete();
+      if (mappings.length) {
+        await trx('database_mappings')
+          .insert(
+            mappings.map((m) => ({ ...m, source_env_id: sourceEnvId, target_env_id: targetEnvId, created_by: userId, updated_by: userId })),
+          )
+          .onConflict(['source_env_id', 'target_env_id', 'source_database_id'])
+          .merge([
+            'source_database_name',
+            'source_database_uuid',
+            'target_database_id',
+            'target_database_name',
+            'target_database_uuid',
+            'updated_by',
+            'updated_at',
+          ] as never);
+      }
+    });
+    return this.list(sourceEnvId, targetEnvId);
+  }
 }
 
-/**
- * Replaces the pair's mappings with `mappings` in one transaction: rows for source databases
- * still mapped are updated in place (created_by/created_at kept), the others deleted.
- */
-export async function replaceMappings(
-  knex: Knex,
-  sourceEnvId: string,
-  targetEnvId: string,
-  mappings: DatabaseMappingInput[],
-  userId: string | null,
-): Promise<DatabaseMappingRow[]> {
-  await knex.transaction(async (trx) => {
-    const keep = mappings.map((m) => m.source_database_id);
-    await trx('database_mappings')
-      .where({ source_env_id: sourceEnvId, target_env_id: targetEnvId })
-      .modify((q) => (keep.length ? q.whereNotIn('source_database_id', keep) : q))
-      .delete();
-    if (mappings.length) {
-      await trx('database_mappings')
-        .insert(
-          mappings.map((m) => ({ ...m, source_env_id: sourceEnvId, target_env_id: targetEnvId, created_by: userId, updated_by: userId })),
-        )
-        .onConflict(['source_env_id', 'target_env_id', 'source_database_id'])
-        .merge([
-          'source_database_name',
-          'source_database_uuid',
-          'target_database_id',
-          'target_database_name',
-          'target_database_uuid',
-          'updated_by',
-          'updated_at',
-        ] as never);
-    }
-  });
-  return listMappings(knex, sourceEnvId, targetEnvId);
-}
+// Until the activities take their stores from createStores (the next commit removes these).
+export const listMappings = (knex: Knex, sourceEnvId: string, targetEnvId: string) => new DatabaseMappingStore(knex).list(sourceEnvId, targetEnvId);
+export const replaceMappings = (knex: Knex, sourceEnvId: string, targetEnvId: string, mappings: DatabaseMappingInput[], userId: string | null) =>
+  new DatabaseMappingStore(knex).replace(sourceEnvId, targetEnvId, mappings, userId);

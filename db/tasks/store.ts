@@ -121,6 +121,11 @@ export class TaskStore {
     this.knex = knex;
   }
 
+  /** Runs `work` with a store bound to one transaction: all of its writes commit, or none. */
+  transaction<T>(work: (store: TaskStore) => Promise<T>): Promise<T> {
+    return this.knex.transaction((trx) => work(new TaskStore(trx)));
+  }
+
   /** The row and its first log line in one statement; a duplicate idempotency key returns the existing task. */
   async create(t: NewTask): Promise<{ task: TaskRecord; created: boolean }> {
     const scope = idempotencyScope(t);
