@@ -1,12 +1,7 @@
 import { BUILTIN_ROLES } from '../contracts/permissions.ts';
-import { EnvironmentStore } from '../db/environments/store.ts';
-import { DatabaseHealthStore } from '../db/health.ts';
-import { IdentityStores } from '../db/identity/index.ts';
+import type { IdentityStores } from '../db/identity/index.ts';
 import { createKnex, fillPool, migrateLatest } from '../db/knex.ts';
-import { GitConfigStore } from '../db/git/configs.ts';
-import { GitRepositoryStore } from '../db/git/repositories.ts';
-import { ProfileStore } from '../db/profile/store.ts';
-import { TaskStore } from '../db/tasks/store.ts';
+import { createStores } from '../db/stores.ts';
 import type { Config } from '../lib/config.ts';
 import { hashPassword, Keyring, loadSecret, randomToken } from '../lib/crypto.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -23,6 +18,7 @@ import { SecurityEventService } from './auth/security-events.ts';
 import { AuthService } from './auth/service.ts';
 import { TokenIssuer } from './auth/tokens.ts';
 import type { AppContext } from './context.ts';
+import { DashboardService } from './dashboards/service.ts';
 import { EnvironmentService } from './environments/service.ts';
 import { Supersets } from './environments/upstream.ts';
 import { createReviewSessionBinder } from './dataset-review/assistant-binder.ts';
@@ -48,7 +44,9 @@ export async function bootstrap(config: Config, logger: Logger, databaseUrl: str
   const applied = await migrateLatest(knex);
   if (applied.length) logger.info({ applied }, 'database migrated');
   await fillPool(knex);
-  const identity = new IdentityStores(knex);
+  const keyring = new Keyring(loadSecret(config.SWITCHYARD_SECRET_KEY, config.SWITCHYARD_DATA_DIR, (m) => logger.warn(m)));
+  const stores = createStores(knex, keyring);
+  const { identity } = stores;
   await identity.roles.seedBuiltin(BUILTIN_ROLES);
   await ensureFirstAdmin(identity, config, logger);
 
@@ -60,7 +58,6 @@ export async function bootstrap(config: Config, logger: Logger, databaseUrl: str
   });
   if (added.length) logger.info({ added }, 'registered Temporal search attributes');
 
-  const keyring = new Keyring(loadSecret(config.SWITCHYARD_SECRET_KEY, config.SWITCHYARD_DATA_DIR, (m) => logger.warn(m)));
   const securityEvents = new SecurityEventService(identity.securityEvents);
   const auth = new AuthService({ identity, events: securityEvents, tokens: new TokenIssuer(keyring.jwtKey) });
   const oidc = config.OIDC_ISSUER ? new OidcService({ config, auth, logger }) : undefined;
@@ -69,24 +66,21 @@ export async function bootstrap(config: Config, logger: Logger, databaseUrl: str
   const roles = new RoleService(admin);
   const groupMappings = new GroupMappingService(admin);
   const apiKeys = new ApiKeyService(admin);
-  const profileStore = new ProfileStore(knex);
-  const profiles = new ProfileService({ store: profileStore });
-  const taskStore = new TaskStore(knex);
-  const environmentStore = new EnvironmentStore(knex);
-  const tasks = new TaskService({ store: taskStore, environments: environmentStore, temporal, config, logger });
-  const taskLogs = new TaskLogService({ store: taskStore, history: new HistoryLogReader(temporal), logger });
-  const reconciler = new TaskReconciler({ store: taskStore, temporal, tasks, logger, afterSeconds: config.TASK_RECONCILE_AFTER_SECONDS });
+  const profiles = new ProfileService({ store: stores.profiles });
+  const tasks = new TaskService({ store: stores.tasks, environments: stores.environments, temporal, config, logger });
+  const taskLogs = new TaskLogService({ store: stores.tasks, history: new HistoryLogReader(temporal), logger });
+  const reconciler = new TaskReconciler({ store: stores.tasks, temporal, tasks, logger, afterSeconds: config.TASK_RECONCILE_AFTER_SECONDS });
 
   const supersets = new Supersets({
-    store: environmentStore,
+    store: stores.environments,
     keyring,
-    pool: new SupersetClientPool(environmentStore.connections(keyring), {
+    pool: new SupersetClientPool(stores.environments.connections(keyring), {
       logger: logger.child({ component: 'superset' }),
       egress: egressPolicy(config),
     }),
   });
   const environments = new EnvironmentService({
-    store: environmentStore,
+    store: stores.environments,
     supersets,
     keyring,
     logger,
@@ -95,21 +89,21 @@ export async function bootstrap(config: Config, logger: Logger, databaseUrl: str
   });
 
   const git = new GitService({
-    configs: new GitConfigStore(knex, keyring),
-    repos: new GitRepositoryStore(knex),
-    profiles: profileStore,
+    configs: stores.gitConfigs,
+    repos: stores.gitRepositories,
+    profiles: stores.profiles,
     config,
-    environments: environmentStore,
+    environments: stores.environments,
     supersets,
     logger,
   });
+  const reviews = new ReviewService({ stores, supersets });
   const context: AppContext = {
     config,
-    knex,
+    stores,
     temporal,
     logger,
     keyring,
-    database: new DatabaseHealthStore(knex),
     auth,
     oidc,
     securityEvents,
@@ -120,11 +114,12 @@ export async function bootstrap(config: Config, logger: Logger, databaseUrl: str
     profiles,
     tasks,
     taskLogs,
-    environmentStore,
     environments,
     supersets,
     git,
-    assistantReviewSessions: createReviewSessionBinder(new ReviewService({ knex, supersets, environments: environmentStore })),
+    dashboards: new DashboardService({ profiles, supersets }),
+    reviews,
+    assistantReviewSessions: createReviewSessionBinder(reviews),
   };
   return {
     context,

@@ -1,6 +1,5 @@
 import type { Client } from '@temporalio/client';
-import type { Knex } from 'knex';
-import type { DatabaseHealthStore } from '../db/health.ts';
+import type { Stores } from '../db/stores.ts';
 import type { Config } from '../lib/config.ts';
 import type { Keyring } from '../lib/crypto.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -12,7 +11,8 @@ import type { UserService } from './admin/users.service.ts';
 import type { OidcService } from './auth/oidc.ts';
 import type { SecurityEventService } from './auth/security-events.ts';
 import type { AuthService } from './auth/service.ts';
-import type { EnvironmentStore } from '../db/environments/store.ts';
+import type { DashboardService } from './dashboards/service.ts';
+import type { ReviewService } from './dataset-review/service.ts';
 import type { EnvironmentService } from './environments/service.ts';
 import type { GitService } from './git/service.ts';
 import type { Supersets } from './environments/upstream.ts';
@@ -23,12 +23,11 @@ import type { TaskService } from './tasks/service.ts';
 /** Everything a route factory may use; built once in bootstrap.ts (no singletons elsewhere). */
 export interface AppContext {
   config: Config;
-  knex: Knex;
+  /** Every store, built once (db/stores.ts); the connection pool stays behind them. */
+  stores: Stores;
   temporal: Client;
   logger: Logger;
   keyring: Keyring;
-  /** The readiness probe's database check. */
-  database: DatabaseHealthStore;
   auth: AuthService;
   /** Present only when OIDC_ISSUER is set. */
   oidc?: OidcService;
@@ -40,14 +39,16 @@ export interface AppContext {
   profiles: ProfileService;
   tasks: TaskService;
   taskLogs: TaskLogService;
-  /** The environments table: look-ups (404 when unknown). */
-  environmentStore: EnvironmentStore;
   /** Environment CRUD and the connection test. */
   environments: EnvironmentService;
   /** Git configs and dashboard repositories. */
   git: GitService;
   /** The way to an environment's Superset: look-up, pooled client, failures mapped to 404/503. */
   supersets: Supersets;
+  /** Dashboards of an environment (the routes and the assistant). */
+  dashboards: DashboardService;
+  /** Dataset review sessions (the routes and the assistant's binder). */
+  reviews: ReviewService;
   /** Binds assistant messages to dataset review sessions (dataset review provides it; absent: a bound message is 404). */
   assistantReviewSessions?: ReviewSessionBinder;
 }

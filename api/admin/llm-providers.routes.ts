@@ -5,7 +5,7 @@
  * activity that calls the provider.
  */
 import { z } from 'zod';
-import { LlmProviderStore, type LlmProviderFields, type LlmProviderRow } from '../../db/llm-providers/store.ts';
+import type { LlmProviderFields, LlmProviderRow } from '../../db/llm-providers/store.ts';
 import { assertDestinationAllowed, egressPolicy } from '../../lib/egress/policy.ts';
 import { ValidationError } from '../../lib/errors.ts';
 import { completeStructured, LlmError } from '../../lib/llm/chat.ts';
@@ -94,12 +94,12 @@ function toView(r: LlmProviderRow): z.infer<typeof providerView> {
 }
 
 export function llmProviderRoutes(app: AppContext): AnyRoute[] {
-  const store = new LlmProviderStore(app.knex);
+  const store = app.stores.llmProviders;
   const tag = 'LLM providers';
 
   async function checkEnvironments(ids: string[] | undefined): Promise<void> {
     if (!ids?.length) return;
-    const known = await app.environmentStore.namesById(ids);
+    const known = await app.stores.environments.namesById(ids);
     const unknown = ids.filter((id) => !known.has(id));
     if (unknown.length) {
       throw new ValidationError(`sample_data_env_ids names unknown environments: ${unknown.join(', ')}`, [

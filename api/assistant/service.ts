@@ -19,16 +19,16 @@ import {
   type ConfirmationState,
 } from '../../contracts/assistant.ts';
 import { TASK_KINDS, type TaskKindName } from '../../contracts/task-kinds.ts';
-import { AuditStore, type AuditDecision } from '../../db/assistant/audit.ts';
-import { ConfirmationStore, type ConfirmationRow, type PlannedAction } from '../../db/assistant/confirmations.ts';
-import { ConversationStore } from '../../db/assistant/conversations.ts';
-import { DEFAULT_PROVIDER_ID, LlmProviderStore } from '../../db/llm-providers/store.ts';
+import type { AuditDecision, AuditStore } from '../../db/assistant/audit.ts';
+import type { ConfirmationRow, ConfirmationStore, PlannedAction } from '../../db/assistant/confirmations.ts';
+import type { ConversationStore } from '../../db/assistant/conversations.ts';
+import { DEFAULT_PROVIDER_ID, type LlmProviderStore } from '../../db/llm-providers/store.ts';
 import { parseCommand, type Intent, type Language, type ParseResult } from '../../lib/assistant/parser.ts';
 import { confirmPrompt, deniedText, helpText, missingText, notFoundText, unknownText, unsupportedText } from '../../lib/assistant/texts.ts';
 import { AppError, ForbiddenError, NotFoundError, VersionConflictError } from '../../lib/errors.ts';
 import { can, personalUserId, type Principal } from '../auth/principal.ts';
 import type { AppContext } from '../context.ts';
-import { DashboardService } from '../dashboards/service.ts';
+import type { DashboardService } from '../dashboards/service.ts';
 import { backupInput } from '../backups/input.ts';
 import { backupBody } from '../backups/schemas.ts';
 import { migrateBody, migrationInput } from '../dashboard-migration/input.ts';
@@ -151,11 +151,11 @@ export class AssistantService {
 
   constructor(app: AppContext, binder?: ReviewSessionBinder) {
     this.app = app;
-    this.conversations = new ConversationStore(app.knex);
-    this.confirmations = new ConfirmationStore(app.knex);
-    this.audit = new AuditStore(app.knex);
-    this.providers = new LlmProviderStore(app.knex);
-    this.dashboards = new DashboardService({ profiles: app.profiles, supersets: app.supersets });
+    this.conversations = app.stores.assistant.conversations;
+    this.confirmations = app.stores.assistant.confirmations;
+    this.audit = app.stores.assistant.audit;
+    this.providers = app.stores.llmProviders;
+    this.dashboards = app.dashboards;
     this.binder = binder;
   }
 
@@ -165,7 +165,7 @@ export class AssistantService {
   }
 
   private async environments(): Promise<EnvRef[]> {
-    const { rows } = await this.app.environmentStore.list(1, 1000);
+    const { rows } = await this.app.stores.environments.list(1, 1000);
     return rows.map((r) => ({ id: r.id, name: r.name }));
   }
 

@@ -1,4 +1,3 @@
-import { getBackup, listBackups } from '../../db/backups/store.ts';
 import { NotFoundError, ValidationError } from '../../lib/errors.ts';
 import { can, personalUserId } from '../auth/principal.ts';
 import type { AppContext } from '../context.ts';
@@ -49,7 +48,7 @@ export function backupRoutes(app: AppContext): AnyRoute[] {
         404: { description: 'Unknown environment' },
       },
       async handler(ctx, { body, principal }) {
-        await app.environmentStore.get(body.env_id);
+        await app.stores.environments.get(body.env_id);
         await acceptTask(ctx, app, {
           kind: 'backup',
           ...backupInput(body),
@@ -67,7 +66,7 @@ export function backupRoutes(app: AppContext): AnyRoute[] {
       params: backupIdParams,
       responses: { 200: { description: 'The backup', schema: backupView }, 404: { description: 'Unknown backup' } },
       async handler(_ctx, { params }) {
-        const backup = await getBackup(app.knex, params.backup_id);
+        const backup = await app.stores.backups.get(params.backup_id);
         if (!backup) throw new NotFoundError('Backup', params.backup_id);
         return toBackupView(backup);
       },
@@ -95,10 +94,10 @@ export function backupRoutes(app: AppContext): AnyRoute[] {
         404: { description: 'Unknown backup or environment' },
       },
       async handler(ctx, { params, body, principal }) {
-        const backup = await getBackup(app.knex, params.backup_id);
+        const backup = await app.stores.backups.get(params.backup_id);
         if (!backup) throw new NotFoundError('Backup', params.backup_id);
         const envId = body.target_env_id ?? backup.env_id;
-        await app.environmentStore.get(envId, body.target_env_id ? 'Environment (target_env_id)' : "Backup's environment");
+        await app.stores.environments.get(envId, body.target_env_id ? 'Environment (target_env_id)' : "Backup's environment");
         if (envId !== backup.env_id) {
           throw new ValidationError(
             `backup ${backup.id} was taken from environment ${backup.env_id}; restoring into another environment is not supported (it needs database mapping and collision handling: migrate the dashboard from its source environment with POST /api/dashboards/migrate instead)`,
@@ -126,8 +125,8 @@ export function backupRoutes(app: AppContext): AnyRoute[] {
       query: backupListQuery,
       responses: { 200: { description: 'A page of backups', schema: backupList }, 404: { description: 'Unknown environment' } },
       async handler(_ctx, { params, query }) {
-        await app.environmentStore.get(query.env_id);
-        const page = await listBackups(app.knex, { envId: query.env_id, dashboardId: params.id }, query.page, query.page_size);
+        await app.stores.environments.get(query.env_id);
+        const page = await app.stores.backups.list({ envId: query.env_id, dashboardId: params.id }, query.page, query.page_size);
         return { ...page, items: page.items.map(toBackupView) };
       },
     }),
@@ -144,7 +143,7 @@ export function backupRoutes(app: AppContext): AnyRoute[] {
       query: dashboardTasksQuery,
       responses: { 200: { description: 'A page of tasks', schema: taskList }, 404: { description: 'Unknown environment' } },
       async handler(_ctx, { params, query, principal }) {
-        if (query.env_id) await app.environmentStore.get(query.env_id);
+        if (query.env_id) await app.stores.environments.get(query.env_id);
         // An API key without tasks:READ sees no task (it acts for its creator, but reads only what it holds).
         if (!can(principal, 'tasks:READ') && personalUserId(principal) === null) {
           return { items: [], total: 0, page: query.page, page_size: query.page_size, has_next: false };

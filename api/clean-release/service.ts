@@ -12,20 +12,20 @@ import {
   type ReleaseSource,
   type Violation,
 } from '../../contracts/clean-release.ts';
-import { getBackup } from '../../db/backups/store.ts';
 import {
-  CleanReleaseStore,
   InvalidStateError,
   type ArtifactRow,
   type CandidateRow,
   type DbMapping,
   type ManifestBody,
   selfApprovalRefusal,
+  type CleanReleaseStore,
 } from '../../db/clean-release/store.ts';
-import { GitConfigStore } from '../../db/git/configs.ts';
-import { GitRepositoryStore } from '../../db/git/repositories.ts';
-import { createBackupStore } from '../../lib/backup-store/index.ts';
+import type { GitConfigStore } from '../../db/git/configs.ts';
+import type { GitRepositoryStore } from '../../db/git/repositories.ts';
+import { createBackupStore, type BackupStore } from '../../lib/backup-store/index.ts';
 import { BundleError } from '../../lib/bundles/bundle.ts';
+import { maxBundleBytes } from '../../lib/bundles/limit.ts';
 import { artifactDigest, portableDigest, sha256Json } from '../../lib/clean-release/digest.ts';
 import { hostsInFiles } from '../../lib/clean-release/hosts.ts';
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../../lib/errors.ts';
@@ -55,19 +55,21 @@ export class CleanReleaseService {
   private readonly app: AppContext;
   private readonly repos: GitRepositoryStore;
   private readonly configs: GitConfigStore;
+  /** The configured backup store, opened on the first backup read. */
+  private blobs?: BackupStore;
 
   constructor(app: AppContext) {
     this.app = app;
-    this.store = new CleanReleaseStore(app.knex);
-    this.repos = new GitRepositoryStore(app.knex);
-    this.configs = new GitConfigStore(app.knex, app.keyring);
+    this.store = app.stores.cleanRelease;
+    this.repos = app.stores.gitRepositories;
+    this.configs = app.stores.gitConfigs;
   }
 
   async register(
     input: { name: string; target_env_id: string; sources: ReleaseSource[]; db_mappings: DbMapping[] },
     principal: Principal,
   ): Promise<CandidateRow> {
-    await this.app.environmentStore.get(input.target_env_id);
+    await this.app.stores.environments.get(input.target_env_id);
     const candidate = await this.store.createCandidate({ ...input, created_by: principal.userId, created_by_username: principal.username });
     // The release workflow starts now so operators see the candidate in the Temporal console; a
     // start lost here is made good by the first decision (update-with-start).
@@ -155,18 +157,18 @@ export class CleanReleaseService {
         host: remoteHost ? { host: remoteHost, where: `git remote of repository ${source.dashboard_uuid}` } : null,
       };
     }
-    const backup = await getBackup(this.app.knex, source.backup_id);
+    const backup = await this.app.stores.backups.get(source.backup_id);
     if (!backup) throw new NotFoundError('Backup', source.backup_id);
-    const bytes = await createBackupStore(this.app.config).get(backup.content_hash);
+    const bytes = await (this.blobs ??= createBackupStore(this.app.config)).get(backup.content_hash);
     let parsed: ReturnType<typeof filesFromExport>;
     try {
-      parsed = filesFromExport(bytes, Math.floor(this.app.config.BUNDLE_MAX_MB * 1024 * 1024));
+      parsed = filesFromExport(bytes, maxBundleBytes(this.app.config));
     } catch (err) {
       // The stored zip unpacks within the bundle budget, counted as it inflates (lib/archive/unzip.ts), or not at all.
       if (!(err instanceof BundleError)) throw err;
       throw new AppError(400, 'source_unreadable', 'Bad Request', `backup ${backup.id} cannot be read: ${err.message}`);
     }
-    const env = await this.app.environmentStore.find(backup.env_id);
+    const env = await this.app.stores.environments.find(backup.env_id);
     const envHost = hostOf(env?.base_url);
     return {
       files: parsed.files,

@@ -34,8 +34,8 @@ export function migrationRoutes(app: AppContext): AnyRoute[] {
         if (body.source_env_id === body.target_env_id) {
           throw new ValidationError('source and target environments must differ', [{ field: 'body.target_env_id', message: 'must differ from source_env_id' }]);
         }
-        await app.environmentStore.get(body.source_env_id, 'Source environment');
-        await app.environmentStore.get(body.target_env_id, 'Target environment');
+        await app.stores.environments.get(body.source_env_id, 'Source environment');
+        await app.stores.environments.get(body.target_env_id, 'Target environment');
         await acceptTask(ctx, app, {
           kind: 'migration',
           ...migrationInput(body),

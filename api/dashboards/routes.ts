@@ -3,7 +3,6 @@ import { defineRoute, type AnyRoute } from '../http/routes.ts';
 import { AppError } from '../../lib/errors.ts';
 import { RASTER_TYPES } from '../../lib/superset/raster.ts';
 import { dashboardDetail, dashboardIdParams, dashboardListQuery, dashboardsResponse, envQuery, thumbnailComputing } from './schemas.ts';
-import { DashboardService } from './service.ts';
 
 const UNAVAILABLE = {
   description:
@@ -15,7 +14,7 @@ const UNAVAILABLE = {
  * registered before `/api/dashboards/:id`; app.ts lists it first.
  */
 export function dashboardRoutes(app: AppContext): AnyRoute[] {
-  const dashboards = new DashboardService({ profiles: app.profiles, supersets: app.supersets });
+  const { dashboards } = app;
   return [
     defineRoute({
       method: 'get',

@@ -36,7 +36,7 @@ import {
   versionForm,
   versionQuery,
 } from './schemas.ts';
-import { ReviewService, versionOut } from './service.ts';
+import { versionOut } from './service.ts';
 
 const TAG = 'Dataset review';
 const BASE = '/api/dataset-review/sessions';
@@ -49,7 +49,7 @@ const NOT_OWN = 'Unknown session, or another user\'s (sessions are visible to th
 const STALE = { description: 'Stale `version`: `code: version_conflict` with `current_version`; nothing changed' };
 
 export function datasetReviewRoutes(app: AppContext): AnyRoute[] {
-  const review = new ReviewService({ knex: app.knex, supersets: app.supersets, environments: app.environmentStore });
+  const review = app.reviews;
 
   return [
     defineRoute({

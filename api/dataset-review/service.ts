@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
-import type { Knex } from 'knex';
-import { ReviewClarificationStore } from '../../db/dataset-review/clarifications.ts';
-import { SemanticDictionaryStore } from '../../db/dataset-review/dictionaries.ts';
-import { ReviewFieldStore, type FieldRow } from '../../db/dataset-review/fields.ts';
-import { ReviewMappingStore, type MappingRow } from '../../db/dataset-review/mappings.ts';
-import { ReviewSessionStore, type SessionRow } from '../../db/dataset-review/sessions.ts';
+import type { ReviewClarificationStore } from '../../db/dataset-review/clarifications.ts';
+import type { SemanticDictionaryStore } from '../../db/dataset-review/dictionaries.ts';
+import type { FieldRow, ReviewFieldStore } from '../../db/dataset-review/fields.ts';
+import type { MappingRow, ReviewMappingStore } from '../../db/dataset-review/mappings.ts';
+import type { ReviewSessionStore, SessionRow } from '../../db/dataset-review/sessions.ts';
 import type { EnvironmentStore } from '../../db/environments/store.ts';
-import { SuggestionStore } from '../../db/datasets/suggestions.ts';
+import type { SuggestionStore } from '../../db/datasets/suggestions.ts';
+import type { Stores, Transaction } from '../../db/stores.ts';
 import { LinkError, parseDashboardLink } from '../../lib/dataset-review/link.ts';
 import { documentationMarkdown, validationChecks, type ReviewView } from '../../lib/dataset-review/render.ts';
 import { buildSnapshot, proposeMappings } from '../../lib/dataset-review/snapshot.ts';
@@ -38,20 +38,20 @@ export class ReviewService {
   readonly clarifications: ReviewClarificationStore;
   readonly dictionaries: SemanticDictionaryStore;
   private readonly suggestions: SuggestionStore;
-  private readonly knex: Knex;
+  private readonly stores: Pick<Stores, 'transaction'>;
   private readonly supersets: Supersets;
   private readonly environments: EnvironmentStore;
 
-  constructor(deps: { knex: Knex; supersets: Supersets; environments: EnvironmentStore }) {
-    this.knex = deps.knex;
+  constructor(deps: { stores: Pick<Stores, 'review' | 'datasetSuggestions' | 'environments' | 'transaction'>; supersets: Supersets }) {
+    this.stores = deps.stores;
     this.supersets = deps.supersets;
-    this.environments = deps.environments;
-    this.sessions = new ReviewSessionStore(deps.knex);
-    this.fields = new ReviewFieldStore(deps.knex);
-    this.mappings = new ReviewMappingStore(deps.knex);
-    this.clarifications = new ReviewClarificationStore(deps.knex);
-    this.dictionaries = new SemanticDictionaryStore(deps.knex);
-    this.suggestions = new SuggestionStore(deps.knex);
+    this.environments = deps.stores.environments;
+    this.sessions = deps.stores.review.sessions;
+    this.fields = deps.stores.review.fields;
+    this.mappings = deps.stores.review.mappings;
+    this.clarifications = deps.stores.review.clarifications;
+    this.dictionaries = deps.stores.review.dictionaries;
+    this.suggestions = deps.stores.datasetSuggestions;
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -74,7 +74,7 @@ export class ReviewService {
       const acc = r.dataset ? await this.suggestions.acceptedFor(env.id, r.dataset.id) : [];
       return { recovered: r, accepted: acc };
     });
-    return this.knex.transaction(async (trx) => {
+    return this.stores.transaction(async (trx) => {
       const session = await this.sessions.create(
         {
           owner_id: p.userId!,
@@ -126,7 +126,7 @@ export class ReviewService {
 
   async patch(p: Principal, id: string, body: { version: number; title?: string | null; note?: string | null; dataset_id?: number }) {
     if (body.dataset_id !== undefined) return this.chooseDataset(p, id, body.version, body.dataset_id, { title: body.title, note: body.note });
-    return this.knex.transaction(async (trx) => {
+    return this.stores.transaction(async (trx) => {
       const s = await this.sessions.advance(id, personalUserId(p), body.version, { ...(body.title !== undefined ? { title: body.title } : {}), ...(body.note !== undefined ? { note: body.note } : {}) }, trx);
       return this.view(s, p, trx);
     });
@@ -143,7 +143,7 @@ export class ReviewService {
     version: number,
     datasetId: number,
     extra: { title?: string | null; note?: string | null } = {},
-    before?: (trx: Knex) => Promise<void>,
+    before?: (trx: Transaction) => Promise<void>,
   ) {
     const s = await this.sessions.getOwned(id, personalUserId(p));
     if (s.version !== version) await this.sessions.advance(id, personalUserId(p), version); // throws the 409
@@ -160,7 +160,7 @@ export class ReviewService {
       return { r: rec, accepted: rec.dataset ? await this.suggestions.acceptedFor(env.id, datasetId) : [] };
     });
     const dictionary = s.dictionary_id ? await this.dictionaryAt(s.dictionary_id, s.dictionary_version) : null;
-    return this.knex.transaction(async (trx) => {
+    return this.stores.transaction(async (trx) => {
       const next = await this.sessions.advance(
         id,
         personalUserId(p),
@@ -194,7 +194,7 @@ export class ReviewService {
   // fields
 
   async overrideField(p: Principal, id: string, fieldId: string, body: { version: number; label?: string | null; description?: string | null }) {
-    return this.knex.transaction(async (trx) => {
+    return this.stores.transaction(async (trx) => {
       const s = await this.sessions.advance(id, personalUserId(p), body.version, {}, trx);
       const f = await this.fields.get(id, fieldId, trx);
       const field = await this.fields.update(
@@ -217,7 +217,7 @@ export class ReviewService {
   }
 
   async lockField(p: Principal, id: string, fieldId: string, version: number, locked: boolean) {
-    return this.knex.transaction(async (trx) => {
+    return this.stores.transaction(async (trx) => {
       const s = await this.sessions.advance(id, personalUserId(p), version, {}, trx);
       const f = await this.fields.get(id, fieldId, trx);
       const field = await this.fields.update(trx, id, fieldId, { locked, ...(locked && f.status === 'needs_review' ? { status: 'proposed', pending_candidate: null } : {}) }, actor(p));
@@ -226,7 +226,7 @@ export class ReviewService {
   }
 
   async fieldFeedback(p: Principal, id: string, fieldId: string, body: { version: number; verdict: 'useful' | 'wrong'; comment?: string | null }) {
-    return this.knex.transaction(async (trx) => {
+    return this.stores.transaction(async (trx) => {
       const s = await this.sessions.advance(id, personalUserId(p), body.version, {}, trx);
       const f = await this.fields.get(id, fieldId, trx);
       const fb = await this.fields.addFeedback(trx, {
@@ -246,7 +246,7 @@ export class ReviewService {
   // mappings
 
   async patchMapping(p: Principal, id: string, mappingId: string, body: { version: number; variable?: string | null; value?: unknown }) {
-    return this.knex.transaction(async (trx) => {
+    return this.stores.transaction(async (trx) => {
       const s = await this.sessions.advance(id, personalUserId(p), body.version, {}, trx);
       await this.mappings.get(id, mappingId, trx);
       const patch: { variable?: string | null; variable_kind?: VariableKind | null; value?: unknown } = {};
@@ -267,7 +267,7 @@ export class ReviewService {
   }
 
   async approveMappings(p: Principal, id: string, body: { version: number; mapping_ids?: string[] }) {
-    return this.knex.transaction(async (trx) => {
+    return this.stores.transaction(async (trx) => {
       const s = await this.sessions.advance(id, personalUserId(p), body.version, {}, trx);
       await this.mappings.approve(trx, id, body.mapping_ids ?? null, p.userId);
       return { version: s.version, mappings: (await this.mappings.list(id, trx)).map(mappingOut) };
@@ -283,7 +283,7 @@ export class ReviewService {
     return clarificationOut(s, qs, (await this.clarifications.list(id)).length);
   }
 
-  private async openQuestions(s: SessionRow, trx: Knex = this.knex): Promise<Question[]> {
+  private async openQuestions(s: SessionRow, trx?: Transaction): Promise<Question[]> {
     return questions(s, await this.fields.list(s.id, trx), await this.mappings.list(s.id, trx), await this.clarifications.list(s.id, trx));
   }
 
@@ -307,7 +307,7 @@ export class ReviewService {
     if (!allowed.includes(option)) {
       throw new ValidationError(`answer.option must be one of ${allowed.join(', ')}`, [{ field: 'body.answer.option', message: `one of ${allowed.join(', ')}` }]);
     }
-    const record = (trx: Knex, version: number) =>
+    const record = (trx: Transaction, version: number) =>
       this.clarifications.record(trx, {
         session_id: id,
         question_key: current.key,
@@ -325,7 +325,7 @@ export class ReviewService {
       // The answer is recorded in the same transaction, before the session takes the dataset.
       await this.chooseDataset(p, id, body.version, Number(option), {}, async (trx) => void (await record(trx, body.version)));
     } else {
-      await this.knex.transaction(async (trx) => {
+      await this.stores.transaction(async (trx) => {
         const next = await this.sessions.advance(id, personalUserId(p), body.version, {}, trx);
         await record(trx, body.version);
         if (current.kind === 'filter_mapping' && option !== 'none') {
@@ -418,7 +418,7 @@ export class ReviewService {
     await this.dictionaries.get(dictionaryId);
     const isXlsx = file.bytes.subarray(0, 2).toString('latin1') === 'PK';
     const entries = isXlsx ? (await parseDictionaryWorkbook(file.bytes)).entries : await parseDictionaryCsv(file.bytes);
-    return this.knex.transaction(async (trx) => {
+    return this.stores.transaction(async (trx) => {
       const v = await this.dictionaries.addVersion(trx, dictionaryId, {
         filename: file.filename ? file.filename.slice(0, 255) : null,
         format: isXlsx ? 'xlsx' : 'csv',
@@ -461,7 +461,7 @@ export class ReviewService {
     };
   }
 
-  async view(s: SessionRow, p: Principal, trx: Knex = this.knex) {
+  async view(s: SessionRow, p: Principal, trx?: Transaction) {
     // One after another: inside a transaction they share one connection.
     const fields = await this.fields.list(s.id, trx);
     const mappings = await this.mappings.list(s.id, trx);

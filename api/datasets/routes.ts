@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { DictionarySource, MapColumnsResult } from '../../contracts/datasets.ts';
-import { DictionaryStore } from '../../db/datasets/dictionaries.ts';
-import { LlmProviderStore } from '../../db/llm-providers/store.ts';
 import { parseDictionaryWorkbook } from '../../lib/dictionary/xlsx.ts';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors.ts';
 import { displayName } from '../../lib/superset/client.ts';
@@ -67,9 +65,9 @@ function toDatasetItem(baseUrl: string, d: DatasetListItem) {
 }
 
 export function datasetRoutes(app: AppContext): AnyRoute[] {
-  const review = new DatasetReviewService({ knex: app.knex, supersets: app.supersets, environments: app.environmentStore });
-  const dictionaries = new DictionaryStore(app.knex);
-  const providers = new LlmProviderStore(app.knex);
+  const review = new DatasetReviewService({ stores: app.stores, supersets: app.supersets });
+  const dictionaries = app.stores.datasetDictionaries;
+  const providers = app.stores.llmProviders;
   const UNAVAILABLE = { description: 'Superset unreachable, timed out, failed or refused the service account (code `upstream_unavailable`)' };
 
   /**
@@ -187,7 +185,7 @@ export function datasetRoutes(app: AppContext): AnyRoute[] {
         503: UNAVAILABLE,
       },
       async handler(ctx, { body, files, principal }) {
-        const env = await app.environmentStore.get(body.env_id);
+        const env = await app.stores.environments.get(body.env_id);
         let source: DictionarySource;
         let uploadId: string | undefined;
         if (body.source_type === 'sqllab') {
@@ -247,7 +245,7 @@ export function datasetRoutes(app: AppContext): AnyRoute[] {
         404: { description: 'Unknown environment or LLM provider' },
       },
       async handler(ctx, { body, principal }) {
-        const env = await app.environmentStore.get(body.env_id);
+        const env = await app.stores.environments.get(body.env_id);
         if (!(await providers.exists(body.llm_provider, app.config))) throw new NotFoundError('LLM provider', body.llm_provider);
         await acceptTask(ctx, app, {
           kind: 'llm_docs',
@@ -293,7 +291,7 @@ export function datasetRoutes(app: AppContext): AnyRoute[] {
         503: UNAVAILABLE,
       },
       async handler(ctx, { params, body, principal }) {
-        const env = await app.environmentStore.get(body.env_id);
+        const env = await app.stores.environments.get(body.env_id);
         if (!env.protected) return review.accept(env.id, params.dataset_id, body.items, principal);
         await acceptTask(ctx, app, {
           kind: 'dataset_change',
@@ -349,7 +347,7 @@ export function datasetRoutes(app: AppContext): AnyRoute[] {
       },
       async handler(ctx, { params, body, principal }) {
         const change = await review.changeToUndo(params.change_id);
-        const env = await app.environmentStore.get(change.env_id);
+        const env = await app.stores.environments.get(change.env_id);
         if (!env.protected) return review.undo(params.change_id, body.force, principal);
         await acceptTask(ctx, app, {
           kind: 'dataset_change',

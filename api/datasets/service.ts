@@ -3,12 +3,12 @@
  * values Superset holds now, accept (as suggested, or edited) or reject them, and undo a change.
  * Every write goes through the safe dataset writer (db/datasets/safe-write.ts).
  */
-import type { Knex } from 'knex';
-import { DatasetChangeStore, isPersonWritten } from '../../db/datasets/changes.ts';
+import { isPersonWritten, type DatasetChangeStore } from '../../db/datasets/changes.ts';
 import { undoChange } from '../../db/datasets/safe-write.ts';
 import { acceptSuggestions } from '../../db/datasets/suggestion-decisions.ts';
-import { SuggestionStore, type SuggestionStatus } from '../../db/datasets/suggestions.ts';
+import type { SuggestionStatus, SuggestionStore } from '../../db/datasets/suggestions.ts';
 import type { EnvironmentStore } from '../../db/environments/store.ts';
+import type { Stores } from '../../db/stores.ts';
 import { AppError, ConflictError, NotFoundError } from '../../lib/errors.ts';
 import { valueOf } from '../../lib/superset/dataset-edit.ts';
 import type { Principal } from '../auth/principal.ts';
@@ -24,11 +24,11 @@ export class DatasetReviewService {
   private readonly supersets: Supersets;
   private readonly environments: EnvironmentStore;
 
-  constructor(deps: { knex: Knex; supersets: Supersets; environments: EnvironmentStore }) {
-    this.changes = new DatasetChangeStore(deps.knex);
-    this.suggestions = new SuggestionStore(deps.knex);
+  constructor(deps: { stores: Pick<Stores, 'datasetChanges' | 'datasetSuggestions' | 'environments'>; supersets: Supersets }) {
+    this.changes = deps.stores.datasetChanges;
+    this.suggestions = deps.stores.datasetSuggestions;
     this.supersets = deps.supersets;
-    this.environments = deps.environments;
+    this.environments = deps.stores.environments;
   }
 
   private notFound(datasetId: number) {

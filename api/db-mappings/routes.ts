@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { supersetId } from '../http/schemas.ts';
-import { listMappings, replaceMappings, type DatabaseMappingRow } from '../../db/environments/mappings.ts';
+import type { DatabaseMappingRow } from '../../db/environments/mappings.ts';
 import type { EnvironmentRow } from '../../db/environments/store.ts';
 import { ValidationError } from '../../lib/errors.ts';
 import type { DatabaseInfo } from '../../lib/superset/types.ts';
@@ -86,7 +86,7 @@ function toMappingView(r: DatabaseMappingRow) {
  */
 export function dbMappingRoutes(app: AppContext): AnyRoute[] {
   const pair = async (sourceId: string, targetId: string): Promise<[EnvironmentRow, EnvironmentRow]> =>
-    Promise.all([app.environmentStore.get(sourceId), app.environmentStore.get(targetId)]);
+    Promise.all([app.stores.environments.get(sourceId), app.stores.environments.get(targetId)]);
   const databases = (env: EnvironmentRow) => app.supersets.use(env.id, (client) => client.listDatabases());
 
   return [
@@ -108,7 +108,7 @@ export function dbMappingRoutes(app: AppContext): AnyRoute[] {
         const [sourceDbs, targetDbs, saved] = await Promise.all([
           databases(source),
           databases(target),
-          listMappings(app.knex, source.id, target.id),
+          app.stores.databaseMappings.list(source.id, target.id),
         ]);
         const savedBySource = new Map(saved.map((m) => [m.source_database_id, m]));
         return {
@@ -147,7 +147,7 @@ export function dbMappingRoutes(app: AppContext): AnyRoute[] {
       responses: { 200: { description: 'The saved mappings', schema: mappingSet }, 404: { description: 'Either environment is unknown' } },
       async handler(_ctx, { params }) {
         const [source, target] = await pair(params.env_id, params.target_env_id);
-        const rows = await listMappings(app.knex, source.id, target.id);
+        const rows = await app.stores.databaseMappings.list(source.id, target.id);
         return { source_env_id: source.id, target_env_id: target.id, items: rows.map(toMappingView) };
       },
     }),
@@ -202,8 +202,7 @@ export function dbMappingRoutes(app: AppContext): AnyRoute[] {
             });
         });
         if (errors.length) throw new ValidationError(errors.map((e) => `${e.field}: ${e.message}`).join('; '), errors);
-        const rows = await replaceMappings(
-          app.knex,
+        const rows = await app.stores.databaseMappings.replace(
           source.id,
           target.id,
           body.mappings.map((m) => {

@@ -35,7 +35,7 @@ export function healthRoutes(app: AppContext): AnyRoute[] {
       responses: { 200: { description: 'Ready', schema: readiness }, 503: { description: 'Not ready', schema: readiness } },
       async handler(ctx) {
         const [database, temporalCheck, worker] = await Promise.all([
-          timed(app.database.ping(), 3000).then(
+          timed(app.stores.database.ping(), 3000).then(
             () => ({ ok: true, detail: 'PostgreSQL answers' }),
             (e: Error) => ({ ok: false, detail: `PostgreSQL: ${e.message}` }),
           ),

@@ -1,4 +1,3 @@
-import { ScheduleStore } from '../../db/schedules/store.ts';
 import type { AppContext } from '../context.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
 import { pauseBody, scheduleCreateBody, scheduleList, scheduleParams, scheduleUpdateBody, scheduleView, triggerAnswer } from './schemas.ts';
@@ -11,10 +10,10 @@ const unknown = { 404: { description: 'Unknown schedule' } };
 /** Recurring backups and drift reports, as Temporal Schedules whose every run is an ordinary task. */
 export function scheduleRoutes(app: AppContext): AnyRoute[] {
   const schedules = new ScheduleService({
-    store: new ScheduleStore(app.knex),
+    store: app.stores.schedules,
     temporal: app.temporal,
     config: app.config,
-    environments: app.environmentStore,
+    environments: app.stores.environments,
   });
   return [
     defineRoute({

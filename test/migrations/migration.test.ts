@@ -201,7 +201,7 @@ describe('migration a (6.1.0) → b (6.1.0)', () => {
 describe('migration across versions: a (6.1.0) → c (6.0.0)', () => {
   it('succeeds where Superset’s own import fails whole, and reports the fields it dropped per object', async () => {
     const zip = await a.exportDashboards([src.dashboards[0].id]);
-    const native = await h.boot.context.knex.transaction(async () => {
+    const native = await h.knex.transaction(async () => {
       const { SupersetClient: Client } = await import('../../lib/superset/client.ts');
       const target = new Client({ baseUrl: superset('c').baseUrl, username: superset('c').username, password: superset('c').password });
       try {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { Writable } from 'node:stream';
 import { Runtime } from '@temporalio/worker';
-import knexFactory from 'knex';
+import knexFactory, { type Knex } from 'knex';
 import { inject } from 'vitest';
 import { createApp } from '../../api/app.ts';
 import { bootstrap, type Bootstrapped } from '../../api/bootstrap.ts';
@@ -12,7 +12,7 @@ import { loadConfig, type Config } from '../../lib/config.ts';
 import { createLogger, type Logger } from '../../lib/logger.ts';
 import { createWorker, type WorkerHandle } from '../../worker/create-worker.ts';
 import { TaskLogSink } from '../../worker/task-log-sink.ts';
-import { TaskStore } from '../../db/tasks/store.ts';
+import { createKnex } from '../../db/knex.ts';
 import { httpClient, type RequestOptions } from './http.ts';
 
 export const ADMIN = { username: 'admin', password: 'admin-password-for-tests-1' };
@@ -41,7 +41,8 @@ function runtimeSink(logger: Logger): TaskLogSink {
 export interface Harness {
   config: Config;
   boot: Bootstrapped;
-  knex: Bootstrapped['context']['knex'];
+  /** The test's own pool on its database, for reading and arranging rows directly (the app's stays behind its stores). */
+  knex: Knex;
   baseUrl: string;
   databaseUrl: string;
   request: ReturnType<typeof httpClient>;
@@ -90,7 +91,8 @@ export async function createHarness(
   const logger = createLogger('info', 'test', logStream);
   const taskSink = runtimeSink(logger);
   const boot = await bootstrap(config, logger, databaseUrl);
-  taskSink.attach(new TaskStore(boot.context.knex), opts.logFlushMs ?? 50);
+  taskSink.attach(boot.context.stores.tasks, opts.logFlushMs ?? 50);
+  const knex = createKnex(databaseUrl, { poolMax: 4 });
   const server: Server = await new Promise((resolve) => {
     const s = createApp(boot.context).listen(opts.port ?? 0, '127.0.0.1', () => resolve(s));
   });
@@ -107,7 +109,7 @@ export async function createHarness(
   let running: Promise<void> | undefined;
   const startWorker = async () => {
     if (workerHandle) return;
-    workerHandle = await createWorker({ config, knex: boot.context.knex, logger, workflowBundlePath: inject('workflowBundlePath'), flushTaskLogs: () => taskSink.flush() });
+    workerHandle = await createWorker({ config, knex, logger, workflowBundlePath: inject('workflowBundlePath'), flushTaskLogs: () => taskSink.flush() });
     running = workerHandle.worker.run();
   };
   const stopWorker = async () => {
@@ -123,7 +125,7 @@ export async function createHarness(
   const harness: Harness = {
     config,
     boot,
-    knex: boot.context.knex,
+    knex,
     baseUrl,
     databaseUrl,
     request,
@@ -152,6 +154,7 @@ export async function createHarness(
       server.closeAllConnections();
       await new Promise((res) => server.close(() => res(undefined)));
       await boot.close();
+      await knex.destroy();
       const a = knexFactory({ client: 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
       await a.raw(`drop database if exists ${dbName} with (force)`);
       await a.destroy();
