@@ -386,7 +386,7 @@ export function createCleanReleaseActivities(deps: ActivityDeps) {
       try {
         const client = await deps.superset(p.env_id);
         const there = await (await upstreamFor(deps, p.env_id)).findDashboard(input.dashboardUuid);
-        if (there) await client.deleteDashboard(there.id);
+        if (there) await client.dashboards.delete(there.id);
         log.info(`removed dashboard ${input.dashboardUuid} from ${p.env_id}: the publish had created it`);
         return { ...item, status: 'removed', outcome: 'succeeded', target_dashboard_id: null };
       } catch (err) {

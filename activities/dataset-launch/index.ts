@@ -29,7 +29,7 @@ export function createDatasetLaunchActivities(deps: ActivityDeps) {
         if (c.description !== null) edits.push({ target: 'column', column_name: c.column_name, field: 'description', value: c.description });
       }
       try {
-        const current = await client.getDataset(input.datasetId);
+        const current = await client.datasets.get(input.datasetId);
         const known = new Set(current.columns.map((c) => c.column_name));
         const out = await writeDataset(client, changes, {
           envId: input.envId,
@@ -59,7 +59,7 @@ export function createDatasetLaunchActivities(deps: ActivityDeps) {
         });
         const held = found.result?.find((r) => r.label === label);
         if (held) return { id: held.id, label };
-        const created = await client.createSavedQuery({ ...input.savedQuery, label });
+        const created = await client.sqlLab.save({ ...input.savedQuery, label });
         return { id: created.id, label };
       } catch (err) {
         failItem(itemFailure(err, { step: 'saved_query', item: `the saved query of dataset ${input.datasetId}`, envId: input.envId }));

@@ -29,7 +29,7 @@ export interface DictionaryQuery {
 export async function runDictionaryQuery(client: SupersetClient, q: DictionaryQuery): Promise<DictionaryEntry[]> {
   const verdict = await checkReadOnlyQuery(q.sql, q.backend);
   if (!verdict.ok) throw new DictionaryQueryError(`the dictionary query ${verdict.reason}; nothing was run`);
-  const result = await client.executeSql({ databaseId: q.databaseId, sql: verdict.sql, schema: q.schema, catalog: q.catalog, limit: MAX_QUERY_ROWS });
+  const result = await client.sqlLab.execute({ databaseId: q.databaseId, sql: verdict.sql, schema: q.schema, catalog: q.catalog, limit: MAX_QUERY_ROWS });
   if (!result.columns.some((c) => c.trim().toLowerCase() === 'column_name')) {
     throw new DictionaryQueryError(`the query returned the columns ${result.columns.join(', ') || '(none)'}; it must return column_name, and verbose_name and/or description`);
   }

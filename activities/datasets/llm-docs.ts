@@ -103,7 +103,7 @@ export function createLlmDocsActivities(deps: ActivityDeps & { llmPolicy?: LlmPo
     let context: DatasetContext;
     try {
       const client = await deps.superset(input.envId);
-      detail = await client.getDataset(input.datasetId);
+      detail = await client.datasets.get(input.datasetId);
       base.title = detail.table_name;
       at.step = 'context';
       const allowed = conn.sampleDataEnvIds.includes(input.envId);
@@ -186,7 +186,7 @@ export function createLlmDocsActivities(deps: ActivityDeps & { llmPolicy?: LlmPo
     if (samplesAllowed) {
       const physical = d.columns.filter((c) => !c.expression).map((c) => c.column_name);
       try {
-        const data = await client.chartData({
+        const data = await client.charts.data({
           datasource: { id: d.id, type: 'table' },
           queries: [{ columns: physical, row_limit: SAMPLE_ROWS }],
         });

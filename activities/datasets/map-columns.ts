@@ -7,7 +7,6 @@ import { writeDataset } from '../../db/datasets/safe-write.ts';
 import { catalogCommentsQuery } from '../../lib/dictionary/catalog-query.ts';
 import { matchDictionary, type DictionaryEntry } from '../../lib/dictionary/entries.ts';
 import type { SupersetClient } from '../../lib/superset/client.ts';
-import { databaseOf } from '../../lib/superset/database-of.ts';
 import { datasetFingerprint, DatasetEditError, plannedChanges, valueOf, type FieldEdit } from '../../lib/superset/dataset-edit.ts';
 import type { DatasetDetail } from '../../lib/superset/types.ts';
 import type { ActivityDeps } from '../deps.ts';
@@ -61,7 +60,7 @@ export function createMapColumnsActivities(deps: ActivityDeps) {
       let entries: DictionaryEntry[];
       try {
         const client = await deps.superset(input.envId);
-        const backend = (await databaseOf(client, input.source.databaseId))?.backend ?? null;
+        const backend = (await client.databases.find(input.source.databaseId))?.backend ?? null;
         log.info(`running the dictionary query in SQL Lab against database ${input.source.databaseId}`);
         entries = await runDictionaryQuery(client, { ...input.source, backend, sql: input.source.sql });
       } catch (err) {
@@ -111,7 +110,7 @@ export function createMapColumnsActivities(deps: ActivityDeps) {
     const at = { step: 'read' };
     try {
       const client = await deps.superset(input.envId);
-      const detail = await client.getDataset(input.datasetId);
+      const detail = await client.datasets.get(input.datasetId);
       base.title = detail.table_name;
       base.fingerprint = datasetFingerprint(detail);
 
@@ -260,7 +259,7 @@ export function createMapColumnsActivities(deps: ActivityDeps) {
         },
       };
     }
-    const backend = detail.database.backend ?? (await databaseOf(client, source.databaseId))?.backend ?? null;
+    const backend = detail.database.backend ?? (await client.databases.find(source.databaseId))?.backend ?? null;
     const sql = catalogCommentsQuery(backend, { schema: detail.schema ?? null, table_name: detail.table_name });
     if (!sql) {
       return {

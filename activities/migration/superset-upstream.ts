@@ -40,27 +40,27 @@ export async function upstreamFor(deps: Pick<ActivityDeps, 'superset' | 'config'
 /** The migration's view of one environment, over the project's Superset client. */
 export function supersetUpstream(client: SupersetClient, opts: { maxBundleBytes?: number } = {}): MigrationUpstream {
   return {
-    version: () => client.version(),
-    exportDashboards: async (ids) => new Uint8Array(await client.exportDashboards(ids)),
+    version: () => client.instance.version(),
+    exportDashboards: async (ids) => new Uint8Array(await client.dashboards.export(ids)),
 
     async exportObjects(kind, ids) {
       const bundles: Bundle[] = [];
       for (let i = 0; i < ids.length; i += EXPORT_CHUNK) {
-        const zip = await client.exportBundle(kind, ids.slice(i, i + EXPORT_CHUNK));
+        const zip = await client.assets.export(kind, ids.slice(i, i + EXPORT_CHUNK));
         bundles.push(Bundle.fromZip(new Uint8Array(zip), opts.maxBundleBytes));
       }
       return bundles;
     },
 
-    importBundle: (kind, zip, overwrite) => client.importBundle(kind, zip, { overwrite }),
-    rlsRules: () => client.listRlsRules(),
-    rlsRule: (id) => client.getRlsRule(id),
-    rlsRoles: () => client.listRlsRoles(),
-    createRlsRule: (rule) => client.createRlsRule(rule),
-    updateRlsRule: (id, rule) => client.updateRlsRule(id, rule),
+    importBundle: (kind, zip, overwrite) => client.assets.import(kind, zip, { overwrite }),
+    rlsRules: () => client.rls.list(),
+    rlsRule: (id) => client.rls.get(id),
+    rlsRoles: () => client.rls.roles(),
+    createRlsRule: (rule) => client.rls.create(rule),
+    updateRlsRule: (id, rule) => client.rls.update(id, rule),
 
     async listDatabases(): Promise<UpstreamDatabase[]> {
-      const dbs = await client.listDatabases();
+      const dbs = await client.databases.list();
       return dbs.map((d) => ({ id: d.id, uuid: String(d.uuid ?? ''), database_name: d.database_name, backend: d.backend ?? null }));
     },
 
@@ -68,17 +68,17 @@ export function supersetUpstream(client: SupersetClient, opts: { maxBundleBytes?
       const filters = afterId !== undefined ? [{ col: 'id', opr: 'gt', value: afterId }] : undefined;
       const [firstOrder, secondOrder] = LIST_ORDERS[resource];
       type Row = Record<string, unknown> & { id: number };
-      const first = await client.listAllCounted<Row>(resource, { columns, filters, ...firstOrder });
+      const first = await client.lists.allCounted<Row>(resource, { columns, filters, ...firstOrder });
       if (first.rows.length >= first.count) return first.rows;
       // Rows moved between pages (ties in the order, or changes meanwhile): complete in another order.
-      const again = await client.listAllCounted<Row>(resource, { columns, filters, ...secondOrder });
+      const again = await client.lists.allCounted<Row>(resource, { columns, filters, ...secondOrder });
       const byId = new Map(first.rows.map((r) => [r.id, r]));
       for (const r of again.rows) if (!byId.has(r.id)) byId.set(r.id, r);
       return [...byId.values()];
     },
 
     async recentDashboards(page, pageSize) {
-      const body = await client.list<Record<string, unknown> & { id: number }>('dashboard', {
+      const body = await client.lists.page<Record<string, unknown> & { id: number }>('dashboard', {
         columns: ['id', 'uuid', 'slug', 'dashboard_title', 'changed_on_utc'],
         orderColumn: 'changed_on_delta_humanized',
         orderDirection: 'desc',
@@ -89,14 +89,14 @@ export function supersetUpstream(client: SupersetClient, opts: { maxBundleBytes?
     },
 
     async findDashboard(idOrSlug) {
-      const d = await orNull(client.getDashboard(idOrSlug));
+      const d = await orNull(client.dashboards.get(idOrSlug));
       return d
         ? { id: d.id, uuid: (d.uuid as string | undefined) ?? null, slug: d.slug ?? null, dashboard_title: d.dashboard_title ?? null }
         : null;
     },
 
     async dashboardCharts(id) {
-      const charts = await client.getDashboardCharts(id);
+      const charts = await client.dashboards.charts(id);
       return charts.map((c) => ({ id: c.id, slice_name: c.slice_name ?? null, form_data: (c.form_data ?? {}) as Record<string, unknown> }));
     },
 
@@ -136,7 +136,7 @@ async function runQueries(
   queries: Array<Record<string, unknown>>,
 ): Promise<Array<{ ok: true; rows: number } | { ok: false; error: string }>> {
   try {
-    const res = await client.chartData({ datasource: { id: datasetId, type: 'table' }, queries } as never);
+    const res = await client.charts.data({ datasource: { id: datasetId, type: 'table' }, queries } as never);
     return queries.map((_, i) => {
       const r = res.result[i];
       if (!r || (r.status && r.status !== 'success') || r.error) return { ok: false, error: String(r?.error ?? r?.status ?? 'no result') };

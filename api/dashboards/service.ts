@@ -134,7 +134,7 @@ export class DashboardService {
 
   /** No profile filter: one upstream call. */
   private async plainPage(client: SupersetClient, filters: ListFilter[], page: number, pageSize: number) {
-    const res = await client.listDashboards({ filters, ...ORDER, page: page - 1, pageSize });
+    const res = await client.dashboards.list({ filters, ...ORDER, page: page - 1, pageSize });
     return { rows: res.result, total: res.count };
   }
 
@@ -147,7 +147,7 @@ export class DashboardService {
    * list (only the owner columns) and matching locally.
    */
   private async filteredPage(client: SupersetClient, filter: EffectiveProfileFilter, search: ListFilter[], page: number, pageSize: number) {
-    const resolved = await client.resolveUsernameCached(filter.username!);
+    const resolved = await client.security.resolveUsernameCached(filter.username!);
     const who: ProfileIdentity = {
       username: normaliseName(filter.username),
       ids: new Set(resolved.ids),
@@ -179,9 +179,9 @@ export class DashboardService {
     const owners: ListFilter = { col: 'owners', opr: 'rel_m_m', value: userId };
     const modifier: ListFilter = { col: 'changed_by', opr: 'rel_o_m', value: userId };
     const count = async (filters: ListFilter[]) =>
-      (await client.list<{ id: number }>('dashboard', { filters, columns: ['id'], page: 0, pageSize: 1 })).count;
+      (await client.lists.page<{ id: number }>('dashboard', { filters, columns: ['id'], page: 0, pageSize: 1 })).count;
     const ownedPage = async () => {
-      const res = await client.listDashboards({ filters: [...search, owners], ...ORDER, page: page - 1, pageSize });
+      const res = await client.dashboards.list({ filters: [...search, owners], ...ORDER, page: page - 1, pageSize });
       return { rows: res.result, total: res.count };
     };
     const cb = await count([...search, modifier]);
@@ -191,12 +191,12 @@ export class DashboardService {
     const ca = await count([...search, owners]);
     const total = ca + cb - both;
     if (ca === both) {
-      const res = await client.listDashboards({ filters: [...search, modifier], ...ORDER, page: page - 1, pageSize });
+      const res = await client.dashboards.list({ filters: [...search, modifier], ...ORDER, page: page - 1, pageSize });
       return { rows: res.result, total };
     }
     const need = page * pageSize; // rows of the merged list up to the end of this page
     const keys = (f: ListFilter) =>
-      client.listAll<{ id: number; changed_on_utc?: string | null }>(
+      client.lists.all<{ id: number; changed_on_utc?: string | null }>(
         'dashboard',
         { filters: [...search, f], columns: KEY_COLUMNS, ...ORDER },
         need,
@@ -209,7 +209,7 @@ export class DashboardService {
   }
 
   private async scanPage(client: SupersetClient, who: ProfileIdentity, search: ListFilter[], page: number, pageSize: number) {
-    const all = await client.listAll<DashboardListItem>('dashboard', { filters: search, columns: SCAN_COLUMNS, ...ORDER });
+    const all = await client.lists.all<DashboardListItem>('dashboard', { filters: search, columns: SCAN_COLUMNS, ...ORDER });
     const matching = all.filter((d) => matchesProfile(d, who));
     const ids = matching.slice((page - 1) * pageSize, page * pageSize).map((d) => d.id);
     return { rows: await this.rowsByIds(client, ids), total: matching.length };
@@ -217,7 +217,7 @@ export class DashboardService {
 
   private async rowsByIds(client: SupersetClient, ids: number[]): Promise<DashboardListItem[]> {
     if (!ids.length) return [];
-    const res = await client.listDashboards({ filters: [{ col: 'id', opr: 'in', value: ids }], page: 0, pageSize: ids.length });
+    const res = await client.dashboards.list({ filters: [{ col: 'id', opr: 'in', value: ids }], page: 0, pageSize: ids.length });
     const byId = new Map(res.result.map((d) => [d.id, d]));
     return ids.map((id) => byId.get(id)).filter((d): d is DashboardListItem => !!d);
   }
@@ -228,9 +228,9 @@ export class DashboardService {
       envId,
       async (client, env) => {
         const [dashboard, charts, datasets] = await Promise.all([
-          client.getDashboard(id),
-          client.getDashboardCharts(id),
-          client.getDashboardDatasets(id),
+          client.dashboards.get(id),
+          client.dashboards.charts(id),
+          client.dashboards.datasets(id),
         ]);
         return toDashboardDetail(env, dashboard, charts, datasets);
       },
@@ -246,8 +246,8 @@ export class DashboardService {
     return this.supersets.use(
       envId,
       async (client) => {
-        const thumb = await client.dashboardThumbnail(id);
-        if (thumb.status === 'missing') await client.getDashboard(id);
+        const thumb = await client.dashboards.thumbnail(id);
+        if (thumb.status === 'missing') await client.dashboards.get(id);
         return thumb;
       },
       { notFound: (env) => `Dashboard ${id} in environment '${env.name}'` },

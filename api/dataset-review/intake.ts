@@ -56,7 +56,7 @@ export async function recoverDataset(
 ): Promise<{ dataset: SessionDataset | null; detail: DatasetDetail | null; filters: ImportedFilter[]; variables: TemplateVariable[] }> {
   let detail: DatasetDetail;
   try {
-    detail = await client.getDataset(datasetId);
+    detail = await client.datasets.get(datasetId);
   } catch (err) {
     const why = refusal(err);
     if (why === undefined) throw err;
@@ -93,7 +93,7 @@ export async function recover(client: SupersetClient, link: DashboardLink, baseU
   let anchor: string | null = null;
   if (link.kind === 'permalink') {
     try {
-      const p = await client.getDashboardPermalink(link.key);
+      const p = await client.dashboards.permalink(link.key);
       ref = p.dashboardId || ref;
       const mask = p.state.dataMask;
       dataMask = mask && typeof mask === 'object' && !Array.isArray(mask) ? (mask as Record<string, unknown>) : {};
@@ -108,7 +108,7 @@ export async function recover(client: SupersetClient, link: DashboardLink, baseU
 
   let dash;
   try {
-    dash = await client.getDashboard(ref);
+    dash = await client.dashboards.get(ref);
   } catch (err) {
     const why = refusal(err);
     if (why === undefined) throw err;
@@ -120,7 +120,7 @@ export async function recover(client: SupersetClient, link: DashboardLink, baseU
   const slug = (dash as { slug?: string | null }).slug ?? null;
   const dashboard = { id: dash.id, title, slug, url: `${baseUrl}/superset/dashboard/${slug || dash.id}/` };
 
-  const existing = await client.getDashboardCharts(dash.id);
+  const existing = await client.dashboards.charts(dash.id);
   const laidOut = chartIdsInLayout(dash.position_json);
   const charts: SessionRow['charts'] = existing.map((c) => {
     const ds = typeof c.form_data?.datasource === 'string' ? Number(c.form_data.datasource.split('__')[0]) : NaN;
@@ -136,7 +136,7 @@ export async function recover(client: SupersetClient, link: DashboardLink, baseU
   for (const c of charts) if (c.dataset_id !== null) byDataset.set(c.dataset_id, [...(byDataset.get(c.dataset_id) ?? []), c.id]);
   const names = new Map<number, string>();
   try {
-    for (const d of await client.getDashboardDatasets(dash.id)) names.set(d.id, d.table_name ?? d.name ?? String(d.id));
+    for (const d of await client.dashboards.datasets(dash.id)) names.set(d.id, d.table_name ?? d.name ?? String(d.id));
   } catch (err) {
     if (refusal(err) === undefined) throw err; // names are a nicety; a refusal leaves them out
   }

@@ -20,7 +20,6 @@ import type { FilterClause } from '../../lib/dataset-review/filters.ts';
 import type { ExecutionSnapshot } from '../../lib/dataset-review/snapshot.ts';
 import { checkReadOnlyQuery, queryShape } from '../../lib/sql/read-only.ts';
 import type { SupersetClient } from '../../lib/superset/client.ts';
-import { databaseOf } from '../../lib/superset/database-of.ts';
 import { SupersetApiError, SupersetNotFoundError, SupersetUnavailableError } from '../../lib/superset/errors.ts';
 import type { Principal } from '../auth/principal.ts';
 import { maySeeDatasetRows } from '../datasets/data-access.ts';
@@ -72,7 +71,7 @@ function neutral(snapshot: ExecutionSnapshot): ExecutionSnapshot {
 }
 
 async function compile(client: SupersetClient, dataset: SessionDataset, columns: string[], snapshot: ExecutionSnapshot): Promise<string> {
-  const compiled = await client.chartData({
+  const compiled = await client.charts.data({
     datasource: { id: dataset.id, type: 'table' },
     queries: [{ columns, filters: snapshot.filters, url_params: urlParams(snapshot.template_params), extras: { where: '', having: '' }, orderby: [], row_limit: 100_000 }],
     result_type: 'query',
@@ -108,18 +107,18 @@ export async function runPreview(client: SupersetClient, dataset: SessionDataset
   try {
     if (dataset.database_id === null) throw new Error('the dataset names no database');
     // The database's engine names the dialect the compiled SQL is checked in.
-    const database = await databaseOf(client, dataset.database_id);
+    const database = await client.databases.find(dataset.database_id);
     databaseMissing = !database;
     if (!database) throw new Error(`database ${dataset.database_id} not found in Superset`);
     const backend = database.backend;
     const sql = await checkedSql(client, dataset, columns, snapshot, backend ?? null);
     const target = { databaseId: dataset.database_id, schema: dataset.schema, catalog: dataset.catalog };
     step = 'run';
-    const rows = await client.executeSql({ ...target, sql, limit: PREVIEW_ROWS });
+    const rows = await client.sqlLab.execute({ ...target, sql, limit: PREVIEW_ROWS });
     step = 'count';
     const count = await checkReadOnlyQuery(`SELECT COUNT(*) AS row_count FROM (${sql}) AS review_preview`, backend);
     if (!count.ok) throw new PreviewRefused(`the row count ${count.reason}`);
-    const counted = await client.executeSql({ ...target, sql: count.sql, limit: 1 });
+    const counted = await client.sqlLab.execute({ ...target, sql: count.sql, limit: 1 });
     const n = Number(Object.values(counted.rows[0] ?? {})[0]);
     return { ...base, status: 'succeeded', compiled_sql: sql, columns: rows.columns, rows: rows.rows, row_count: Number.isFinite(n) ? n : null, error: null, missing: null };
   } catch (err) {

@@ -28,7 +28,7 @@ export async function dashboardsOfDatasets(supersets: Supersets, logger: Logger,
   const lookup = Promise.all(
     datasetIds.map((id) =>
       supersets
-        .use(envId, (client) => client.datasetRelatedObjects(id))
+        .use(envId, (client) => client.datasets.relatedObjects(id))
         .then(
           (r) => r.dashboards.map((d) => d.id),
           (err: unknown) => {

@@ -138,7 +138,7 @@ export function datasetRoutes(app: AppContext): AnyRoute[] {
       },
       async handler(_ctx, { query }) {
         return app.supersets.use(query.env_id, async (client, env) => {
-          const res = await client.listDatasets({
+          const res = await client.datasets.list({
             filters: query.search ? [{ col: 'table_name', opr: 'ct', value: query.search }] : [],
             page: query.page - 1,
             pageSize: query.page_size,

@@ -39,7 +39,7 @@ export class DatasetReviewService {
     return this.supersets.use(
       envId,
       async (client, env) => {
-        const detail = await client.getDataset(datasetId);
+        const detail = await client.datasets.get(datasetId);
         const { rows, total } = await this.suggestions.list(env.id, datasetId, status, page, pageSize);
         const lastWritten = await this.changes.lastWritten(env.id, datasetId);
         return {

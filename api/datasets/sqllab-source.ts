@@ -7,7 +7,6 @@
 import { NotFoundError, ValidationError } from '../../lib/errors.ts';
 import { checkReadOnlyQuery } from '../../lib/sql/read-only.ts';
 import type { SupersetClient } from '../../lib/superset/client.ts';
-import { databaseOf } from '../../lib/superset/database-of.ts';
 import { SupersetNotFoundError } from '../../lib/superset/errors.ts';
 import type { Supersets } from '../environments/upstream.ts';
 
@@ -28,7 +27,7 @@ async function databasesOf(client: SupersetClient, ids: number[]): Promise<Map<n
   const worker = async () => {
     for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
       try {
-        out.set(id, (await client.getDataset(id)).database?.id ?? null);
+        out.set(id, (await client.datasets.get(id)).database?.id ?? null);
       } catch (err) {
         if (!(err instanceof SupersetNotFoundError)) throw err;
         out.set(id, null);
@@ -42,7 +41,7 @@ async function databasesOf(client: SupersetClient, ids: number[]): Promise<Map<n
 /** The SQL the task may run (null: the catalog's column comments), or a 400/404 naming what is wrong. */
 export async function checkSqlLabSource(supersets: Supersets, req: SqlLabRequest): Promise<{ sql: string | null }> {
   return supersets.use(req.envId, async (client, env) => {
-    const database = await databaseOf(client, req.databaseId);
+    const database = await client.databases.find(req.databaseId);
     if (!database) throw new NotFoundError(`Database ${req.databaseId} in environment '${env.name}'`);
     let sql: string | null = null;
     if (req.sql !== null) {

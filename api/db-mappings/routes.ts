@@ -87,7 +87,7 @@ function toMappingView(r: DatabaseMappingRow) {
 export function dbMappingRoutes(app: AppContext): AnyRoute[] {
   const pair = async (sourceId: string, targetId: string): Promise<[EnvironmentRow, EnvironmentRow]> =>
     Promise.all([app.stores.environments.get(sourceId), app.stores.environments.get(targetId)]);
-  const databases = (env: EnvironmentRow) => app.supersets.use(env.id, (client) => client.listDatabases());
+  const databases = (env: EnvironmentRow) => app.supersets.use(env.id, (client) => client.databases.list());
 
   return [
     defineRoute({

@@ -232,14 +232,14 @@ export class EnvironmentService {
       error: null,
     };
     try {
-      report.version = await client.version();
+      report.version = await client.instance.version();
       report.reachable = true;
       await client.login();
       report.login = true;
-      const probe = await client.probePermissions();
+      const probe = await client.instance.probePermissions();
       report.checked_permissions = probe.checked;
       report.missing_permissions = probe.missing;
-      report.capabilities = await client.probeCapabilities();
+      report.capabilities = await client.instance.probeCapabilities();
       report.ok = probe.missing.length === 0;
     } catch (err) {
       if (!(err instanceof AppError)) throw err;

@@ -39,7 +39,7 @@ export interface UseOptions {
  * client, run the work, and map what Superset did wrong (classifySupersetFailure) to the
  * endpoint's answer: a 404 stays a 404, everything else is EnvironmentUnavailableError (503).
  *
- *   const items = await app.supersets.use(envId, (client, env) => client.listDatabases());
+ *   const items = await app.supersets.use(envId, (client, env) => client.databases.list());
  */
 export class Supersets {
   private readonly store: EnvironmentStore;

@@ -178,7 +178,7 @@ export class GitService {
   async dashboardUuid(envId: string, dashboardId: number): Promise<string> {
     const bound = (await this.repos.boundUuids(envId, [dashboardId])).get(dashboardId);
     if (bound) return bound;
-    const d = await this.supersets.use(envId, (c) => c.getDashboard(dashboardId), {
+    const d = await this.supersets.use(envId, (c) => c.dashboards.get(dashboardId), {
       notFound: (env) => `Dashboard ${dashboardId} in environment '${env.name}'`,
     });
     const uuid = (d as { uuid?: unknown }).uuid;
@@ -306,7 +306,7 @@ export class GitService {
   }
 
   private async dashboardTitle(envId: string, dashboardId: number): Promise<string | null> {
-    return this.supersets.use(envId, async (c) => (await c.getDashboard(dashboardId)).dashboard_title ?? null).catch(() => null);
+    return this.supersets.use(envId, async (c) => (await c.dashboards.get(dashboardId)).dashboard_title ?? null).catch(() => null);
   }
 
   async status(envId: string, dashboardId: number): Promise<RepositoryStatus> {
@@ -390,7 +390,7 @@ export class GitService {
 
   async sync(envId: string, dashboardId: number) {
     const { uuid, wc } = await this.repository(envId, dashboardId);
-    const zip = await this.supersets.use(envId, (c) => c.exportDashboards([dashboardId]), {
+    const zip = await this.supersets.use(envId, (c) => c.dashboards.export([dashboardId]), {
       notFound: (env) => `Dashboard ${dashboardId} in environment '${env.name}'`,
     });
     let files;

@@ -136,7 +136,7 @@ export function profileRoutes(app: AppContext): AnyRoute[] {
         return app.supersets.use(query.environment_id, async (client, env) => ({
           environment_id: env.id,
           search: query.search,
-          items: await client.findAccounts(query.search, query.limit),
+          items: await client.security.findAccounts(query.search, query.limit),
         }));
       },
     }),

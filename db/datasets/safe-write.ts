@@ -24,7 +24,8 @@ import {
 import type { DatasetDetail } from '../../lib/superset/types.ts';
 import type { ChangeSource, DatasetChangeRow, DatasetChangeStore } from './changes.ts';
 
-export type DatasetWriter = Pick<SupersetClient, 'getDataset' | 'updateDataset'>;
+/** A client that can read and update datasets (a SupersetClient). */
+export type DatasetWriter = { datasets: Pick<SupersetClient['datasets'], 'get' | 'update'> };
 
 export interface WriteRequest {
   envId: string;
@@ -47,7 +48,7 @@ export type WriteOutcome =
 
 export async function writeDataset(client: DatasetWriter, store: DatasetChangeStore, req: WriteRequest): Promise<WriteOutcome> {
   const previous = req.idempotencyKey ? await store.findByKey(req.idempotencyKey) : undefined;
-  const current = await client.getDataset(req.datasetId);
+  const current = await client.datasets.get(req.datasetId);
 
   if (previous && (previous.status === 'applied' || previous.status === 'undone')) {
     return { status: 'applied', change: previous, changes: previous.fields, unexpected: previous.verify_problems ?? [], dropped: previous.dropped_keys ?? [], after: current };
@@ -98,13 +99,13 @@ export async function writeDataset(client: DatasetWriter, store: DatasetChangeSt
 
   let dropped: string[];
   try {
-    ({ dropped } = await client.updateDataset(req.datasetId, buildUpdate(current, changes)));
+    ({ dropped } = await client.datasets.update(req.datasetId, buildUpdate(current, changes)));
   } catch (err) {
     // Superset refused the update as a whole: nothing was written.
     await store.markFailed(change.id, err instanceof Error ? err.message : String(err));
     throw err;
   }
-  const after = await client.getDataset(req.datasetId);
+  const after = await client.datasets.get(req.datasetId);
   const unexpected = unexpectedDifferences(current, after, changes);
   const applied = await store.markApplied(change.id, { fingerprintAfter: datasetFingerprint(after), verifyProblems: unexpected, dropped });
   return { status: 'applied', change: applied, changes, unexpected, dropped, after };
@@ -131,7 +132,7 @@ export async function undoChange(
   if (original.status !== 'applied') {
     return { status: 'not_undoable', reason: original.status === 'undone' ? 'already undone' : `the change is ${original.status}, nothing was written` };
   }
-  const current = await client.getDataset(original.dataset_id);
+  const current = await client.datasets.get(original.dataset_id);
   const moved = original.fields.filter((f) => !sameValue(valueOf(current, f), f.after));
   if (moved.length && !force) {
     return {

@@ -43,7 +43,7 @@ export interface AcceptRequest {
   actor: { id: string | null; username: string | null };
 }
 
-type Detail = Awaited<ReturnType<SupersetClient['getDataset']>>;
+type Detail = Awaited<ReturnType<SupersetClient['datasets']['get']>>;
 
 /** Sorts each wanted suggestion into an edit or a skip with its reason. */
 function decide(detail: Detail, rows: SuggestionRow[], req: AcceptRequest, lastWritten: Map<string, string | null>) {
@@ -96,7 +96,7 @@ export async function acceptSuggestions(
   stores: { changes: DatasetChangeStore; suggestions: SuggestionStore },
   req: AcceptRequest,
 ): Promise<AcceptOutcome> {
-  const detail = await client.getDataset(req.datasetId);
+  const detail = await client.datasets.get(req.datasetId);
   const rows = await stores.suggestions.forDecision(req.envId, req.datasetId, req.items ? req.items.map((i) => i.suggestion_id) : null);
   const lastWritten = await stores.changes.lastWritten(req.envId, req.datasetId);
   const { edits, accepted, skipped } = decide(detail, rows, req, lastWritten);

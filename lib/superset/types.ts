@@ -16,6 +16,9 @@ export interface SupersetConnection {
   timeoutSeconds?: number;
 }
 
+/** The object kinds with FAB list, `_info`, export and import endpoints of the same shape. */
+export type Resource = 'dashboard' | 'chart' | 'dataset' | 'database';
+
 export interface ListResponse<T> {
   count: number;
   ids?: number[];

@@ -37,7 +37,6 @@ const DEBT: Record<string, number> = {
   'lib/assistant/parser.ts': 564,
   'lib/assistant/parser.ts#parseCommand': 329,
   'lib/git/working-copy.ts': 667,
-  'lib/superset/client.ts': 1451,
   'web/src/pages/Dashboards.tsx#DashboardsPage': 102,
   'web/src/pages/DatasetReview.tsx#Session': 110,
   'web/src/pages/Datasets.tsx#Dataset': 171,

@@ -1,0 +1,42 @@
+/** Charts: the list, one chart, and the chart-data API (a chart's queries, run by Superset). */
+import type { Pager } from '../transport/paging.ts';
+import { seg } from '../transport/paths.ts';
+import type { SupersetTransport } from '../transport/transport.ts';
+import type { ChartDataQueryContext, ChartDataResponse, ChartListItem, ListQuery, ListResponse } from '../types.ts';
+
+export interface ChartDetail {
+  id: number;
+  slice_name?: string | null;
+  datasource_id?: number | null;
+  datasource_type?: string | null;
+  [key: string]: unknown;
+}
+
+export class Charts {
+  private readonly http: SupersetTransport;
+  private readonly pager: Pager;
+
+  constructor(http: SupersetTransport, pager: Pager) {
+    this.http = http;
+    this.pager = pager;
+  }
+
+  list(query: ListQuery = {}): Promise<ListResponse<ChartListItem>> {
+    return this.pager.page<ChartListItem>('chart', query);
+  }
+
+  /** `GET /api/v1/chart/{id}`: the chart with its datasource (`datasource_id`, `datasource_type`). */
+  async get(id: number): Promise<ChartDetail> {
+    return (await this.http.getJson<{ result: ChartDetail }>(`/api/v1/chart/${seg(id)}`)).result;
+  }
+
+  /**
+   * `POST /api/v1/chart/data` with a query context (CSRF-exempt in Superset). Charts saved through
+   * the API often have no saved query context, so callers build one from the chart's params.
+   */
+  data(queryContext: ChartDataQueryContext): Promise<ChartDataResponse> {
+    return this.http.request<ChartDataResponse>('POST', '/api/v1/chart/data', {
+      json: { result_format: 'json', result_type: 'full', ...queryContext },
+    });
+  }
+}
