@@ -3,7 +3,7 @@ import type { IdentityStores } from '../db/identity/index.ts';
 import { createKnex, fillPool, migrateLatest } from '../db/knex.ts';
 import { createStores } from '../db/stores.ts';
 import type { Config } from '../lib/config.ts';
-import { hashPassword, Keyring, loadSecret, randomToken } from '../lib/crypto.ts';
+import { hashPassword, keyringFor, randomToken } from '../lib/crypto.ts';
 import type { Logger } from '../lib/logger.ts';
 import { SupersetClientPool } from '../lib/superset/pool.ts';
 import { connectTemporalClient, ensureSearchAttributes } from '../lib/temporal.ts';
@@ -44,7 +44,7 @@ export async function bootstrap(config: Config, logger: Logger, databaseUrl: str
   const applied = await migrateLatest(knex);
   if (applied.length) logger.info({ applied }, 'database migrated');
   await fillPool(knex);
-  const keyring = new Keyring(loadSecret(config.SWITCHYARD_SECRET_KEY, config.SWITCHYARD_DATA_DIR, (m) => logger.warn(m)));
+  const keyring = keyringFor(config, (m) => logger.warn(m));
   const stores = createStores(knex, keyring);
   const { identity } = stores;
   await identity.roles.seedBuiltin(BUILTIN_ROLES);

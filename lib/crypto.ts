@@ -58,6 +58,11 @@ export function loadSecret(configured: string | undefined, dataDir: string, log:
   return key;
 }
 
+/** The process's keyring: from SWITCHYARD_SECRET_KEY, else the development key in SWITCHYARD_DATA_DIR. */
+export function keyringFor(config: { SWITCHYARD_SECRET_KEY?: string; SWITCHYARD_DATA_DIR: string }, log: (m: string) => void): Keyring {
+  return new Keyring(loadSecret(config.SWITCHYARD_SECRET_KEY, config.SWITCHYARD_DATA_DIR, log));
+}
+
 export function sha256Hex(value: string): string {
   return createHash('sha256').update(value, 'utf8').digest('hex');
 }

@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import { Runtime } from '@temporalio/worker';
 import { startApiThread } from '../api/in-thread.ts';
 import { createKnex } from '../db/knex.ts';
-import { TaskStore } from '../db/tasks/store.ts';
+import { createStores } from '../db/stores.ts';
 import { loadConfig } from '../lib/config.ts';
+import { keyringFor } from '../lib/crypto.ts';
 import { createLogger } from '../lib/logger.ts';
 import { API_THREAD_HEAP, WORKER_NICENESS } from '../lib/process-flags.ts';
 import { resolveDatabaseUrl } from '../lib/stack-file.ts';
@@ -25,13 +26,16 @@ async function main(): Promise<void> {
   const sink = new TaskLogSink(logger);
   Runtime.install({ logger: sink });
   const knex = createKnex(resolveDatabaseUrl(config), { poolMax: 6 });
-  sink.attach(new TaskStore(knex));
+  const keyring = keyringFor(config, (m) => logger.warn(m));
+  const stores = createStores(knex, keyring);
+  sink.attach(stores.tasks);
   // The API first: it applies the database migrations the worker's stores rely on.
   const api = await startApiThread(API_THREAD_HEAP);
   logger.info({ url: `http://${config.HOST}:${config.PORT}` }, 'API listening (its own thread); worker starting in this process');
   const { worker, connection } = await createWorker({
     config,
-    knex,
+    stores,
+    keyring,
     logger,
     workflowBundlePath: process.env.SWITCHYARD_WORKFLOW_BUNDLE || undefined,
     tuning: { maxConcurrentActivityTaskExecutions: 20, maxCachedWorkflows: 100 },

@@ -1,9 +1,8 @@
 import { NativeConnection, Worker, type ActivityInterceptorsFactory, type WorkerOptions } from '@temporalio/worker';
-import type { Knex } from 'knex';
 import { createActivities } from '../activities/index.ts';
-import { TaskStore } from '../db/tasks/store.ts';
-import { EnvironmentStore } from '../db/environments/store.ts';
-import { Keyring, loadSecret } from '../lib/crypto.ts';
+import type { Stores } from '../db/stores.ts';
+import { createBackupStore, type BackupStore } from '../lib/backup-store/index.ts';
+import type { Keyring } from '../lib/crypto.ts';
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
 import { egressPolicy } from '../lib/egress/policy.ts';
@@ -20,7 +19,10 @@ export interface WorkerHandle {
 /** One worker on the configured task queue; a pre-built bundle skips webpack at start. */
 export async function createWorker(deps: {
   config: Config;
-  knex: Knex;
+  /** The process's stores (createStores, called once by whoever starts the worker). */
+  stores: Stores;
+  /** The keyring the stores were built with. */
+  keyring: Keyring;
   logger: Logger;
   workflowBundlePath?: string;
   taskQueue?: string;
@@ -29,11 +31,11 @@ export async function createWorker(deps: {
   /** Stores the task log lines logged so far (the Runtime's TaskLogSink); awaited as each activity ends. */
   flushTaskLogs?: () => Promise<void>;
 }): Promise<WorkerHandle> {
-  const { config, knex, logger } = deps;
-  const keyring = new Keyring(loadSecret(config.SWITCHYARD_SECRET_KEY, config.SWITCHYARD_DATA_DIR, (m) => logger.warn(m)));
+  const { config, stores, keyring, logger } = deps;
+  let backups: BackupStore | undefined;
   // One pooled Superset client per environment for every activity of this worker.
   // Each Superset call is logged at debug with its time (LOG_LEVEL=debug).
-  const supersets = new SupersetClientPool(new EnvironmentStore(knex).connections(keyring), { logger, egress: egressPolicy(config) });
+  const supersets = new SupersetClientPool(stores.environments.connections(keyring), { logger, egress: egressPolicy(config) });
   const forEnvironment = (envId: string) => supersets.client(envId);
   const connection = await NativeConnection.connect(temporalConnectionOptions(config));
   const source: Pick<WorkerOptions, 'workflowsPath' | 'workflowBundle'> = deps.workflowBundlePath
@@ -45,12 +47,12 @@ export async function createWorker(deps: {
     taskQueue: deps.taskQueue ?? config.TEMPORAL_TASK_QUEUE,
     ...source,
     activities: createActivities({
-      knex,
-      tasks: new TaskStore(knex),
+      stores,
       config,
       logger,
       keyring,
       superset: forEnvironment,
+      backupStore: () => (backups ??= createBackupStore(config)),
     }),
     interceptors: deps.flushTaskLogs ? { activity: [flushLogsAtEnd(deps.flushTaskLogs)] } : undefined,
     shutdownGraceTime: '10 seconds',

@@ -1,7 +1,8 @@
 import { Runtime } from '@temporalio/worker';
 import { createKnex } from '../db/knex.ts';
-import { TaskStore } from '../db/tasks/store.ts';
+import { createStores } from '../db/stores.ts';
 import { loadConfig } from '../lib/config.ts';
+import { keyringFor } from '../lib/crypto.ts';
 import { createLogger } from '../lib/logger.ts';
 import { resolveDatabaseUrl } from '../lib/stack-file.ts';
 import { describeTemporalConnection } from '../lib/temporal-connection.ts';
@@ -16,10 +17,13 @@ async function main(): Promise<void> {
   const sink = new TaskLogSink(logger);
   Runtime.install({ logger: sink });
   const knex = createKnex(resolveDatabaseUrl(config));
-  sink.attach(new TaskStore(knex));
+  const keyring = keyringFor(config, (m) => logger.warn(m));
+  const stores = createStores(knex, keyring);
+  sink.attach(stores.tasks);
   const { worker, connection } = await createWorker({
     config,
-    knex,
+    stores,
+    keyring,
     logger,
     workflowBundlePath: process.env.SWITCHYARD_WORKFLOW_BUNDLE || undefined,
     flushTaskLogs: () => sink.flush(),

@@ -1,9 +1,8 @@
 import { Context } from '@temporalio/activity';
-import { backupOfTask, getBackup, pruneBackups, recordBackup, type BackupRow } from '../../db/backups/store.ts';
-import { createBackupStore, BlobNotFoundError, type BackupStore } from '../../lib/backup-store/index.ts';
+import type { BackupRow } from '../../db/backups/store.ts';
+import { BlobNotFoundError } from '../../lib/backup-store/index.ts';
 import { Bundle } from '../../lib/bundles/bundle.ts';
 import { chartUuidsOf } from '../../lib/bundles/rewrite.ts';
-import { TaskItemStore } from '../../db/tasks/items.ts';
 import { failedBackupItem, type BackupItem, type BackupItemBrief, type RestoreInput, type RestoreItem, type RetentionOutcome } from '../../contracts/backup.ts';
 import type { ItemFailure } from '../../contracts/failures.ts';
 import { progressLogLine } from '../../contracts/tasks.ts';
@@ -21,12 +20,11 @@ import { TargetIndexCache } from '../migration/target-index-cache.ts';
  * Backup, retention and restore. The store is built once per worker from the configuration
  * (a directory, or the S3 bucket when BACKUP_S3_BUCKET is set).
  */
-export function createBackupActivities(deps: ActivityDeps & { backupStore?: BackupStore }) {
-  let store: BackupStore | undefined = deps.backupStore;
-  const backupStore = () => (store ??= createBackupStore(deps.config));
+export function createBackupActivities(deps: ActivityDeps) {
+  const { backupStore } = deps;
   // The environment's datasets and row-level-security rules, read once per backup task in this worker.
   const indexes = new TargetIndexCache();
-  const items = new TaskItemStore(deps.knex);
+  const { backups, taskItems: items } = deps.stores;
 
   const activities = {
     /**
@@ -38,7 +36,7 @@ export function createBackupActivities(deps: ActivityDeps & { backupStore?: Back
       const { log } = Context.current();
       const taskId = currentTaskId();
       const s = backupStore();
-      const previous = await backupOfTask(deps.knex, taskId, input.dashboardId);
+      const previous = await backups.ofTask(taskId, input.dashboardId);
       if (previous) {
         log.info(`dashboard ${input.dashboardId} was already backed up by an earlier attempt of this task (backup ${previous.id})`);
         return { item: itemOf(previous), store: s.location };
@@ -85,7 +83,7 @@ export function createBackupActivities(deps: ActivityDeps & { backupStore?: Back
         log.info(`dashboard ${input.dashboardId}: kept ${rlsRules} row-level-security rule(s) on its datasets`);
       }
       const hash = bundle.contentHash();
-      const { row } = await recordBackup(deps.knex, s, {
+      const { row } = await backups.record(s, {
         taskId,
         envId: input.envId,
         dashboardId: input.dashboardId,
@@ -122,7 +120,7 @@ export function createBackupActivities(deps: ActivityDeps & { backupStore?: Back
       const r = await activities.backupDashboard(input);
       const item = await items.record(taskId, input.position, input.dashboardId, r.item);
       const progress = { done: input.position + 1, total: input.total, message: `dashboard ${input.dashboardId}: ${item.status}` };
-      await deps.tasks.setProgress(taskId, progress);
+      await deps.stores.tasks.setProgress(taskId, progress);
       Context.current().log.info(progressLogLine(progress));
       return brief(item, r.store);
     },
@@ -131,7 +129,7 @@ export function createBackupActivities(deps: ActivityDeps & { backupStore?: Back
     async applyBackupRetention(input: { envId: string; dashboardIds: number[] }): Promise<RetentionOutcome> {
       const { log } = Context.current();
       const policy = { keep: deps.config.BACKUP_RETENTION_COUNT, maxAgeDays: deps.config.BACKUP_RETENTION_DAYS };
-      const { pruned, skippedOtherStore } = await pruneBackups(deps.knex, backupStore(), input, policy);
+      const { pruned, skippedOtherStore } = await backups.prune(backupStore(), input, policy);
       for (const p of pruned) {
         log.info(
           `retention: removed backup ${p.id} of dashboard ${p.dashboard_id} from ${new Date(p.created_at).toISOString()}${p.blob_deleted ? ' and its blob (no other backup used it)' : ' (its content is still used by another backup)'}`,
@@ -157,7 +155,7 @@ export function createBackupActivities(deps: ActivityDeps & { backupStore?: Back
      */
     async restoreBackup(input: RestoreInput): Promise<RestoreItem> {
       const { log } = Context.current();
-      const backup = await getBackup(deps.knex, input.backupId);
+      const backup = await backups.get(input.backupId);
       if (!backup) {
         failItem({
           step: 'read_backup',

@@ -12,11 +12,7 @@ import type {
 } from '../../contracts/clean-release.ts';
 import { releaseWorkflowId } from '../../contracts/clean-release.ts';
 import { approvalFor, TASK_KINDS } from '../../contracts/task-kinds.ts';
-import { CleanReleaseStore, selfApprovalRefusal, type ArtifactRow, type CandidateRow } from '../../db/clean-release/store.ts';
-import { SuggestionStore } from '../../db/datasets/suggestions.ts';
-import { listMappings } from '../../db/environments/mappings.ts';
-import { EnvironmentStore } from '../../db/environments/store.ts';
-import { MigrationItemsStore } from '../../db/migrations-state/items.ts';
+import { selfApprovalRefusal, type ArtifactRow, type CandidateRow } from '../../db/clean-release/store.ts';
 import { AppError } from '../../lib/errors.ts';
 import { artifactDigest, portableDifferences, portableDigest } from '../../lib/clean-release/digest.ts';
 import { exportFromFiles, filesFromExport, fromYaml } from '../../lib/git/dashboard-files.ts';
@@ -46,9 +42,7 @@ function refuse(err: AppError): never {
 }
 
 export function createCleanReleaseActivities(deps: ActivityDeps) {
-  const store = new CleanReleaseStore(deps.knex);
-  const environments = new EnvironmentStore(deps.knex);
-  const suggestions = new SuggestionStore(deps.knex);
+  const { cleanRelease: store, environments, datasetSuggestions: suggestions } = deps.stores;
   const backups = createBackupActivities(deps);
 
   /**
@@ -64,7 +58,7 @@ export function createCleanReleaseActivities(deps: ActivityDeps) {
   ): Promise<Map<number, number>> {
     const targetDbs = await target.listDatabases();
     const fromEnv = a.source.env_id && a.source.env_id !== candidate.target_env_id ? a.source.env_id : null;
-    const saved = fromEnv ? await listMappings(deps.knex, fromEnv, candidate.target_env_id) : [];
+    const saved = fromEnv ? await deps.stores.databaseMappings.list(fromEnv, candidate.target_env_id) : [];
     const m = new Map<number, number>();
     for (const d of databases) {
       const sent = candidate.db_mappings.find(
@@ -230,7 +224,7 @@ export function createCleanReleaseActivities(deps: ActivityDeps) {
         const approval = approvalFor(kind, publish, (id) => envs.get(id)?.protected === true, input.userId, deps.config.APPROVAL_TIMEOUT_SECONDS);
         if (approval) publish = { ...publish, approval };
         const { summary, details } = kind.describe(publish, (id) => envs.get(id)?.name ?? id);
-        await deps.tasks.create({
+        await deps.stores.tasks.create({
           id: taskId!,
           type: kind.type,
           ownerId: input.userId,
@@ -310,7 +304,7 @@ export function createCleanReleaseActivities(deps: ActivityDeps) {
         if (prepared.blocked) return { ...item, step: 'plan', error: prepared.blocked.error, next_actions: prepared.blocked.next_actions };
         at.step = 'import';
         const r = await importPrepared({
-          intents: new MigrationItemsStore(deps.knex),
+          intents: deps.stores.migrationItems,
           taskId: currentTaskId(),
           sourceDashboardId: input.position,
           target,

@@ -5,19 +5,15 @@
  * saved query is looked up by its label (which carries the task id) before one is created.
  */
 import type { DatasetLaunchHandoff, DatasetLaunchInput } from '../../contracts/dataset-review.ts';
-import { ReviewSessionStore } from '../../db/dataset-review/sessions.ts';
-import { DatasetChangeStore } from '../../db/datasets/changes.ts';
 import { writeDataset } from '../../db/datasets/safe-write.ts';
 import type { FieldEdit } from '../../lib/superset/dataset-edit.ts';
-import { EnvironmentStore } from '../../db/environments/store.ts';
 import type { ActivityDeps } from '../deps.ts';
 import { failItem, itemFailure } from '../item-failure.ts';
 import { currentTaskId } from '../task-context.ts';
 
 export function createDatasetLaunchActivities(deps: ActivityDeps) {
-  const changes = new DatasetChangeStore(deps.knex);
-  const sessions = new ReviewSessionStore(deps.knex);
-  const environments = new EnvironmentStore(deps.knex);
+  const { datasetChanges: changes, environments } = deps.stores;
+  const { sessions } = deps.stores.review;
 
   return {
     async writeReviewedLabels(input: DatasetLaunchInput): Promise<{ status: 'updated' | 'unchanged' | 'conflict'; change_id: string | null; fields: number; differences: string[] }> {

@@ -5,14 +5,12 @@
  * outage is thrown for Temporal to retry.
  */
 import type { DatasetChangeInput, DatasetChangeItem } from '../../contracts/datasets.ts';
-import { DatasetChangeStore } from '../../db/datasets/changes.ts';
 import { undoChange } from '../../db/datasets/safe-write.ts';
 import { acceptSuggestions } from '../../db/datasets/suggestion-decisions.ts';
-import { SuggestionStore } from '../../db/datasets/suggestions.ts';
 import type { ActivityDeps } from '../deps.ts';
 
-export function createDatasetChangeActivities(deps: Pick<ActivityDeps, 'knex' | 'superset'>) {
-  const stores = { changes: new DatasetChangeStore(deps.knex), suggestions: new SuggestionStore(deps.knex) };
+export function createDatasetChangeActivities(deps: Pick<ActivityDeps, 'stores' | 'superset'>) {
+  const stores = { changes: deps.stores.datasetChanges, suggestions: deps.stores.datasetSuggestions };
 
   return {
     async applyDatasetChange(input: DatasetChangeInput): Promise<DatasetChangeItem> {

@@ -2,8 +2,8 @@ import { Context } from '@temporalio/activity';
 import type { DocsLanguage, LlmDocsItem, Tokens } from '../../contracts/datasets.ts';
 import type { ItemFailure } from '../../contracts/failures.ts';
 import type { NextAction } from '../../contracts/outcomes.ts';
-import { SuggestionStore, type NewSuggestion } from '../../db/datasets/suggestions.ts';
-import { DEFAULT_PROVIDER_ID, LlmProviderStore, type LlmConnection } from '../../db/llm-providers/store.ts';
+import type { NewSuggestion } from '../../db/datasets/suggestions.ts';
+import { DEFAULT_PROVIDER_ID, type LlmConnection } from '../../db/llm-providers/store.ts';
 import { egressPolicy } from '../../lib/egress/policy.ts';
 import { NotFoundError } from '../../lib/errors.ts';
 import { completeStructured, LlmError, type LlmPolicy } from '../../lib/llm/chat.ts';
@@ -32,8 +32,7 @@ export interface DocumentDatasetInput {
  * of the workflow's input, result or history) and given only to the LLM client.
  */
 export function createLlmDocsActivities(deps: ActivityDeps & { llmPolicy?: LlmPolicy }) {
-  const providers = new LlmProviderStore(deps.knex);
-  const suggestions = new SuggestionStore(deps.knex);
+  const { llmProviders: providers, datasetSuggestions: suggestions } = deps.stores;
 
   async function provider(providerId: string): Promise<LlmConnection> {
     try {

@@ -1,8 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { DatasetFieldChange, DictionarySource, MapColumnsItem, MapColumnsResult } from '../../contracts/datasets.ts';
 import type { ItemFailure } from '../../contracts/failures.ts';
-import { DatasetChangeStore, isPersonWritten } from '../../db/datasets/changes.ts';
-import { DictionaryStore } from '../../db/datasets/dictionaries.ts';
+import { isPersonWritten } from '../../db/datasets/changes.ts';
 import { writeDataset } from '../../db/datasets/safe-write.ts';
 import { catalogCommentsQuery } from '../../lib/dictionary/catalog-query.ts';
 import { matchDictionary, type DictionaryEntry } from '../../lib/dictionary/entries.ts';
@@ -26,11 +25,10 @@ export interface MapDatasetInput {
 }
 
 export function createMapColumnsActivities(deps: ActivityDeps) {
-  const dictionaries = new DictionaryStore(deps.knex);
-  const changes = new DatasetChangeStore(deps.knex);
+  const { datasetDictionaries: dictionaries, datasetChanges: changes } = deps.stores;
 
   async function actorOfTask(taskId: string) {
-    const task = await deps.tasks.get(taskId);
+    const task = await deps.stores.tasks.get(taskId);
     return { id: task?.owner_id ?? null, username: task?.owner_username ?? null };
   }
 
@@ -274,7 +272,7 @@ export function createMapColumnsActivities(deps: ActivityDeps) {
   }
 
   async function reviewedItem(taskId: string, datasetId: number): Promise<MapColumnsItem | undefined> {
-    const task = await deps.tasks.get(taskId);
+    const task = await deps.stores.tasks.get(taskId);
     const result = task?.result as MapColumnsResult | null | undefined;
     return result?.items?.find((i) => i.id === datasetId && (i.status === 'planned' || i.status === 'unchanged'));
   }

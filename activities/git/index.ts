@@ -1,8 +1,5 @@
 import path from 'node:path';
-import { listMappings } from '../../db/environments/mappings.ts';
 import { Context } from '@temporalio/activity';
-import { GitRepositoryStore } from '../../db/git/repositories.ts';
-import { MigrationItemsStore } from '../../db/migrations-state/items.ts';
 import { exportFromFiles } from '../../lib/git/dashboard-files.ts';
 import { WorkingCopy } from '../../lib/git/working-copy.ts';
 import type { GitDeployInput, GitDeployItem } from '../../contracts/git.ts';
@@ -18,7 +15,7 @@ import type { MigrationUpstream, UpstreamDatabase } from '../migration/upstream.
 import { currentTaskId } from '../task-context.ts';
 
 export function createGitActivities(deps: ActivityDeps) {
-  const repos = new GitRepositoryStore(deps.knex);
+  const repos = deps.stores.gitRepositories;
   const reposDir = () => deps.config.GIT_REPOS_DIR ?? path.join(deps.config.SWITCHYARD_DATA_DIR, 'git');
 
   return {
@@ -94,7 +91,7 @@ export function createGitActivities(deps: ActivityDeps) {
         for (const c of prepared.collisions) log.warn(`collision: ${c.detail}; ${c.resolution}`);
         at.step = 'import';
         const r = await importPrepared({
-          intents: new MigrationItemsStore(deps.knex),
+          intents: deps.stores.migrationItems,
           taskId: currentTaskId(),
           sourceDashboardId: input.dashboardId,
           target,
@@ -158,7 +155,7 @@ async function mappingsFor(
   const targetDbs = await target.listDatabases();
   let saved = new Map<string, number>(); // source database uuid → target id
   if (syncedEnvId && syncedEnvId !== input.targetEnvId) {
-    const rows = await listMappings(deps.knex, syncedEnvId, input.targetEnvId);
+    const rows = await deps.stores.databaseMappings.list(syncedEnvId, input.targetEnvId);
     if (rows.length) {
       const sourceDbs = await (await upstreamFor(deps, syncedEnvId)).listDatabases().catch(() => [] as UpstreamDatabase[]);
       const uuidById = new Map(sourceDbs.map((d) => [d.id, d.uuid]));

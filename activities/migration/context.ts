@@ -5,10 +5,9 @@
  */
 import type { Context } from '@temporalio/activity';
 import type { MigrationInput } from '../../contracts/migration.ts';
-import { listMappings } from '../../db/environments/mappings.ts';
-import { MigrationItemsStore } from '../../db/migrations-state/items.ts';
-import { MigrationStateStore } from '../../db/migrations-state/store.ts';
-import { TaskItemStore } from '../../db/tasks/items.ts';
+import type { MigrationItemsStore } from '../../db/migrations-state/items.ts';
+import type { MigrationStateStore } from '../../db/migrations-state/store.ts';
+import type { TaskItemStore } from '../../db/tasks/items.ts';
 import type { ActivityDeps } from '../deps.ts';
 import type { MigrationCaches } from './caches.ts';
 import { upstreamFor } from './superset-upstream.ts';
@@ -44,9 +43,9 @@ export function createMigrationServices(deps: ActivityDeps, caches: MigrationCac
   return {
     deps,
     caches,
-    states: new MigrationStateStore(deps.knex),
-    outcomes: new TaskItemStore(deps.knex),
-    intents: new MigrationItemsStore(deps.knex),
+    states: deps.stores.migrationStates,
+    outcomes: deps.stores.taskItems,
+    intents: deps.stores.migrationItems,
     verifier,
   };
 }
@@ -71,7 +70,7 @@ export interface PlanScope {
 
 /** Persisted mappings for the pair, overridden by the ones sent with the request. */
 export async function mappingsFor(deps: ActivityDeps, input: Request): Promise<Map<number, number>> {
-  const rows = await listMappings(deps.knex, input.sourceEnvId, input.targetEnvId);
+  const rows = await deps.stores.databaseMappings.list(input.sourceEnvId, input.targetEnvId);
   const m = new Map<number, number>(rows.map((r) => [Number(r.source_database_id), Number(r.target_database_id)]));
   for (const o of input.dbMappings) m.set(o.source_database_id, o.target_database_id);
   return m;

@@ -101,7 +101,7 @@ export class BatchOutcomes {
     if (this.unwritten === null) return;
     const message = this.unwritten;
     this.unwritten = null;
-    await this.svc.deps.tasks.setProgress(this.taskId, { done: this.count, total: this.input.total, message });
+    await this.svc.deps.stores.tasks.setProgress(this.taskId, { done: this.count, total: this.input.total, message });
   }
 
   /** What the workflow gets, as recorded so far. */
@@ -203,6 +203,6 @@ export async function finishTask(svc: MigrationServices, taskId: string, input: 
         : null;
   const checked = itemsResultSchema.safeParse(result);
   if (!checked.success) throw ApplicationFailure.nonRetryable(`task result breaks the outcome contract: ${checked.error.message}`, 'ContractViolation');
-  await svc.deps.tasks.finish(taskId, status, redact(result), message ? { message, ...(status === 'FAILED' ? { type: 'PartialMigration' } : {}) } : null);
+  await svc.deps.stores.tasks.finish(taskId, status, redact(result), message ? { message, ...(status === 'FAILED' ? { type: 'PartialMigration' } : {}) } : null);
   return { status, message, totals: result.totals, cancelled: result.cancelled };
 }

@@ -2,11 +2,9 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { BackupScheduleParams, DriftScheduleParams, ScheduledRunInput } from '../../contracts/schedules.ts';
 import { TASK_KINDS, type TaskKind } from '../../contracts/task-kinds.ts';
 import { TERMINAL_STATUSES, type TaskStatus } from '../../contracts/tasks.ts';
-import { EnvironmentStore } from '../../db/environments/store.ts';
 import { ADMIN_ROLE_NAME, holds, keyPermissions } from '../../contracts/permissions.ts';
-import { AccessStore } from '../../db/identity/access.ts';
-import { ScheduleStore, type ScheduleRow } from '../../db/schedules/store.ts';
-import { TaskStore, type NewTask } from '../../db/tasks/store.ts';
+import type { ScheduleRow } from '../../db/schedules/store.ts';
+import type { NewTask } from '../../db/tasks/store.ts';
 import type { ActivityDeps } from '../deps.ts';
 import { upstreamFor } from '../migration/superset-upstream.ts';
 
@@ -18,9 +16,8 @@ export interface ScheduledTask {
 
 /** The activities of a schedule's run: register the run as an ordinary task, follow it, and plan a drift report. */
 export function createScheduleActivities(deps: ActivityDeps) {
-  const schedules = new ScheduleStore(deps.knex);
-  const environments = new EnvironmentStore(deps.knex);
-  const access = new AccessStore(deps.knex);
+  const { schedules, environments } = deps.stores;
+  const { access } = deps.stores.identity;
 
   /** Every dashboard of the environment now (a schedule of "all" follows what the environment holds). */
   async function allDashboards(envId: string): Promise<number[]> {
@@ -30,8 +27,7 @@ export function createScheduleActivities(deps: ActivityDeps) {
 
   /** A run that may not go ahead: its task row, closed FAILED with the reason in one transaction, so no reconciler ever starts it. */
   async function recordRefusedRun(task: NewTask, reason: string): Promise<void> {
-    await deps.knex.transaction(async (trx) => {
-      const store = new TaskStore(trx);
+    await deps.stores.tasks.transaction(async (store) => {
       const { created } = await store.create(task);
       if (!created) return;
       await store.appendLog(task.id, 'ERROR', `not run: ${reason}`);
@@ -118,14 +114,14 @@ export function createScheduleActivities(deps: ActivityDeps) {
         await recordRefusedRun(task, refusal);
         throw ApplicationFailure.nonRetryable(refusal, 'NothingToDo');
       }
-      const { task: row } = await deps.tasks.create(task);
+      const { task: row } = await deps.stores.tasks.create(task);
       return { taskId: row.id, workflowType: row.workflow_type, input: row.workflow_input };
     },
 
     /** Follows a task started around this run (by the reconciler) to its end. */
     async awaitTaskEnd(input: { taskId: string }): Promise<TaskStatus> {
       for (;;) {
-        const task = await deps.tasks.get(input.taskId);
+        const task = await deps.stores.tasks.get(input.taskId);
         if (!task) return 'FAILED';
         if (TERMINAL_STATUSES.includes(task.status)) return task.status;
         Context.current().heartbeat();

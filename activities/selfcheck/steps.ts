@@ -2,7 +2,6 @@ import os from 'node:os';
 import { ApplicationFailure, Context, sleep } from '@temporalio/activity';
 import type { SelfcheckStepResult } from '../../contracts/selfcheck.ts';
 import { progressLogLine, type TaskProgress } from '../../contracts/tasks.ts';
-import { SelfcheckEffectStore } from '../../db/selfcheck/store.ts';
 import type { ActivityDeps } from '../deps.ts';
 import { currentTaskId } from '../task-context.ts';
 
@@ -10,8 +9,8 @@ import { currentTaskId } from '../task-context.ts';
  * The selfcheck task's steps. Each writes one side-effect row keyed by (task, step) with
  * ON CONFLICT DO NOTHING: a retried or resumed step can never apply its effect twice.
  */
-export function createSelfcheckActivities({ knex, tasks }: Pick<ActivityDeps, 'knex' | 'tasks'>) {
-  const effects = new SelfcheckEffectStore(knex);
+export function createSelfcheckActivities({ stores }: Pick<ActivityDeps, 'stores'>) {
+  const { selfcheckEffects: effects, tasks, database } = stores;
   const applyEffect = (step: string): Promise<number> => effects.apply(currentTaskId(), step, Context.current().info.attempt);
 
   /**
@@ -29,8 +28,7 @@ export function createSelfcheckActivities({ knex, tasks }: Pick<ActivityDeps, 'k
   return {
     async selfcheckDatabase(at?: StepPlace): Promise<SelfcheckStepResult> {
       const { log, info } = Context.current();
-      const { rows } = await knex.raw<{ rows: Array<{ version: string }> }>('select version() as version');
-      const version = rows[0].version.split(' on ')[0];
+      const version = await database.version();
       await applyEffect('database');
       log.info(`database reachable: ${version}`);
       return passed({ step: 'database', ok: true, detail: version, attempt: info.attempt }, at);

@@ -1,15 +1,14 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { itemsResultSchema } from '../../contracts/outcome-schemas.ts';
 import { isItemsResult, type ItemOutcome } from '../../contracts/outcomes.ts';
-import { TaskItemStore } from '../../db/tasks/items.ts';
 import { progressLogLine, type ApprovalOutcome, type FinalStatus, type TaskError, type TaskProgress } from '../../contracts/tasks.ts';
 import { redact } from '../../lib/redact.ts';
 import type { ActivityDeps } from '../deps.ts';
 import { currentRunId, currentTaskId as taskId } from '../task-context.ts';
 
 /** Keeps the task's row true to its workflow, through the task store. */
-export function createTaskLifecycleActivities({ tasks, knex, config }: Pick<ActivityDeps, 'tasks' | 'knex' | 'config'>) {
-  const items = new TaskItemStore(knex);
+export function createTaskLifecycleActivities({ stores, config }: Pick<ActivityDeps, 'stores' | 'config'>) {
+  const { tasks, taskItems: items } = stores;
 
   /** A result that lists items must follow the one outcome shape reports read; drift is a bug. */
   const checkedResult = (result: unknown): unknown => {

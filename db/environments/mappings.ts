@@ -74,8 +74,3 @@ export class DatabaseMappingStore {
     return this.list(sourceEnvId, targetEnvId);
   }
 }
-
-// Until the activities take their stores from createStores (the next commit removes these).
-export const listMappings = (knex: Knex, sourceEnvId: string, targetEnvId: string) => new DatabaseMappingStore(knex).list(sourceEnvId, targetEnvId);
-export const replaceMappings = (knex: Knex, sourceEnvId: string, targetEnvId: string, mappings: DatabaseMappingInput[], userId: string | null) =>
-  new DatabaseMappingStore(knex).replace(sourceEnvId, targetEnvId, mappings, userId);
