@@ -68,6 +68,8 @@ export interface DashboardOutcome extends ItemOutcome {
   verification?: Verification;
   import_attempts: number;
   reused_previous_import?: boolean;
+  /** Unchanged since the last migration, but that one's verification failed: imported and verified again. */
+  reverified_after_failure?: boolean;
   /** The row-level-security rules on its datasets in both environments, and what was done about a difference. */
   rls?: RlsReport;
 }

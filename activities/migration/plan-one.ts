@@ -1,3 +1,4 @@
+import { mayShortcut } from '../../db/migrations-state/store.ts';
 import type { DashboardOutcome } from '../../contracts/migration.ts';
 import { maxBundleBytes } from '../deps.ts';
 import { outcomeBase } from './apply.ts';
@@ -83,7 +84,11 @@ async function compareAndSettle(scope: PlanScope, dashboardId: number, prepared:
   if (input.overwrite && prepared.targetDashboardId !== null && prepared.targetHash !== null) {
     const last = await svc.states.get(input.targetEnvId, prepared.dashboardUuid);
     // Recorded by this very task: an earlier attempt imported it (a retry after a crash), which importPrepared reports as such.
-    if (last && last.task_id !== scope.taskId && last.bundle_hash === plannedHash && last.target_hash === prepared.targetHash) {
+    const same = last && last.task_id !== scope.taskId && last.bundle_hash === plannedHash && last.target_hash === prepared.targetHash;
+    if (same && !mayShortcut(last)) {
+      log.info(`'${prepared.title}' is unchanged since task ${last.task_id ?? '?'}, but its verification there failed: imported and verified again`);
+      outcome.reverified_after_failure = true;
+    } else if (same) {
       if (rls.toCopy.length) rls.report.writes = await copyRules({ source: up.source, target: up.target, targetIndex: up.index, prepared, rules: rls.toCopy });
       log.info(`'${prepared.title}' is unchanged since task ${last.task_id ?? '?'} migrated it and the target holds it as then: not imported`);
       return { done: { ...outcome, status: 'unchanged', target_dashboard_id: prepared.targetDashboardId } };

@@ -1,3 +1,4 @@
+import { mayShortcut } from '../../db/migrations-state/store.ts';
 import type { RlsReport } from '../../contracts/rls.ts';
 import { Bundle } from '../../lib/bundles/bundle.ts';
 import { splitByDashboard } from '../../lib/bundles/split.ts';
@@ -50,6 +51,7 @@ export async function settleUnchanged(ctx: BatchContext): Promise<BatchDashboard
       prepared.dashboardUuid === last.dashboard_uuid &&
       prepared.bundle.contentHash() === last.bundle_hash &&
       prepared.targetHash === last.target_hash &&
+      mayShortcut(last) &&
       !rulesMayTouch(both.rules, prepared.datasets.map((x) => x.table_name));
     if (!prepared || !same) {
       rest.push(d);

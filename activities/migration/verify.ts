@@ -38,7 +38,9 @@ export async function verifyImported(svc: MigrationServices, taskId: string, inp
   const recorded = await svc.outcomes.getMany<DashboardOutcome>(taskId, input.dashboards.map((d) => d.position));
   for (const d of input.dashboards) {
     const stored = recorded.get(d.position);
-    if (stored && !stored.verification) todo.push({ d, stored }); // else verified by an earlier attempt
+    if (stored && !stored.verification) todo.push({ d, stored });
+    // Verified by an earlier attempt: its result is recorded again (recordStates reset it).
+    else if (stored?.verification) await svc.states.recordVerification(input.targetEnvId, d.dashboardUuid, stored.verification.ok);
   }
   const started = Date.now();
   const verified = await svc.verifier.verify(
@@ -53,10 +55,12 @@ export async function verifyImported(svc: MigrationServices, taskId: string, inp
       // An outage is thrown for a retry; a refusal is this dashboard's verification failure.
       const failure = itemFailure(v.error, { step: 'verify', item: `target dashboard ${d.targetDashboardId}`, envId: input.targetEnvId });
       await amendOutcome(svc, taskId, d.position, { ...stored, status: 'imported_with_errors', ...failure });
+      await svc.states.recordVerification(input.targetEnvId, d.dashboardUuid, false);
       failed++;
       continue;
     }
     if (!v.ok) failed++;
+    await svc.states.recordVerification(input.targetEnvId, d.dashboardUuid, v.ok);
     // The batch's verification time, shared by its dashboards (their charts' queries went out together).
     const verification = { ...v, duration_ms: Math.round(took / todo.length) };
     await amendOutcome(svc, taskId, d.position, { ...stored, verification, ...(v.ok ? {} : { status: 'imported_with_errors' }) });

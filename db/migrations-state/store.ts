@@ -20,7 +20,18 @@ export interface TargetState {
   /** The source dashboard it came from (null in records from before it was kept). */
   source_dashboard_id: number | null;
   task_id: string | null;
+  /** How the last verification of this import ended; null until verified (or in older records). */
+  verification: 'passed' | 'failed' | null;
   updated_at: Date;
+}
+
+/**
+ * May a rerun call this dashboard unchanged and skip it? Not when its last verification in the
+ * target failed: the shortcut never skips a check whose last result was a failure (the rerun
+ * imports and verifies it again instead).
+ */
+export function mayShortcut(state: Pick<TargetState, 'verification'>): boolean {
+  return state.verification !== 'failed';
 }
 
 export class MigrationStateStore {
@@ -33,11 +44,20 @@ export class MigrationStateStore {
     return this.knex<TargetState>('migration_target_state').where({ target_env_id: targetEnvId, dashboard_uuid: dashboardUuid }).first();
   }
 
-  async record(state: Omit<TargetState, 'updated_at'>): Promise<void> {
+  /** What an import left in the target; its verification is not known yet. */
+  async record(state: Omit<TargetState, 'updated_at' | 'verification'>): Promise<void> {
+    const row = { ...state, verification: null };
     await this.knex('migration_target_state')
-      .insert(state)
+      .insert(row)
       .onConflict(['target_env_id', 'dashboard_uuid'])
-      .merge({ ...state, updated_at: this.knex.fn.now() });
+      .merge({ ...row, updated_at: this.knex.fn.now() });
+  }
+
+  /** How the verification of what the import left ended. */
+  async recordVerification(targetEnvId: string, dashboardUuid: string, passed: boolean): Promise<void> {
+    await this.knex('migration_target_state')
+      .where({ target_env_id: targetEnvId, dashboard_uuid: dashboardUuid })
+      .update({ verification: passed ? 'passed' : 'failed' });
   }
 
   /** What the last migrations of these source dashboards into the target recorded (those known), by source id. */

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createHarness, type Harness } from '../support/harness.ts';
-import { createSqliteDatabase, getDashboard, type SupersetClient } from '../support/superset/fixtures.ts';
+import { createSqliteDataFile, createSqliteDatabase, getDashboard, type SupersetClient } from '../support/superset/fixtures.ts';
 import { buildSource, client, prefixedTables, registerEnvironment, waitTask, type SourceFixture } from './support.ts';
 
 /**
@@ -130,5 +130,28 @@ describe.runIf(enabled)('a rerun with nothing changed: a (6.1.0) → b (6.1.0)',
     expect(changed.objects.filter((o: any) => o.kind === 'chart').every((o: any) => o.action === 'unchanged' && Number.isInteger(o.target_id))).toBe(true);
     expect(await toldFromExports('1')).toBe(true);
     expect((await getDashboard(b, changed.dashboard_uuid)).result.dashboard_title).toBe(`${P} second, renamed`);
+  });
+
+  it('never takes the shortcut past a failed verification: the rerun imports and verifies again', async () => {
+    // The target's database lacks the tables, so every chart query fails there: verification fails.
+    const V = `${P}v`;
+    const dir = path.join(inject('runDir'), V);
+    const source = await buildSource(a, V, dir, { dashboards: 1 });
+    const empty = await createSqliteDatabase(b, { name: `${V}_wh`, path: path.join(dir, `${V}-b.db`), tables: [] });
+    const body = { db_mappings: [{ source_database_id: source.database.id, target_database_id: empty.id }] };
+    const [failed] = await migrateAll([source.dashboards[0].id], body, 'FAILED');
+    expect(failed.status).toBe('imported_with_errors');
+    expect(failed.verification.ok).toBe(false);
+
+    // The tables are created meanwhile; nothing changed in either Superset, but the last check failed.
+    createSqliteDataFile(empty.path, prefixedTables(V));
+    const [again] = await migrateAll([source.dashboards[0].id], body);
+    expect(again).toMatchObject({ status: 'imported', reverified_after_failure: true });
+    expect(again.verification.ok).toBe(true);
+    expect(await toldFromExports()).toBe(false);
+
+    // Passed now: the next rerun may call it unchanged.
+    const [settled] = await migrateAll([source.dashboards[0].id], body);
+    expect(settled.status).toBe('unchanged');
   });
 });
