@@ -4,7 +4,7 @@
  *
  *   contracts/   types, schemas and pure functions shared by everyone; imports only contracts/
  *   lib/         generic building blocks (Superset client, crypto, bundles, embedded servers); imports nothing of the project
- *   db/          stores: one owner per table; imports lib/ and contracts/
+ *   db/          stores: one owner per table; imports lib/ and contracts/; the only importer of knex
  *   activities/  Temporal activities; imports db/, lib/, contracts/
  *   workflows/   deterministic workflow code; imports contracts/ and activities only as types
  *   worker/      composition root of the worker; imports activities/, db/, lib/, contracts/
@@ -69,6 +69,17 @@ module.exports = {
       to: { dependencyTypes: ['core'] },
     },
     {
+      // The stores are the only way to the database: api/ and worker/ get them from createStores
+      // (db/stores.ts) and hand them on; a transaction spanning stores is Stores.transaction. No
+      // exception for lib/embedded: it starts PostgreSQL but never queries it. (scripts/, bench/
+      // and test/, which make throwaway databases, are not cruised.)
+      name: 'knex-only-in-db',
+      severity: 'error',
+      comment: 'only db/ may import knex: everything else reaches the database through the stores (db/stores.ts)',
+      from: { pathNot: '^db/' },
+      to: { path: '(^|/)node_modules/knex/' },
+    },
+    {
       name: 'no-unresolvable',
       severity: 'error',
       from: {},
@@ -82,6 +93,7 @@ module.exports = {
     parser: 'swc',
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
-    exclude: { path: '(^|/)node_modules/' },
+    // Packages are left out of the graph, but knex: the knex-only-in-db rule needs to see who imports it.
+    exclude: { path: '(^|/)node_modules/(?!knex/)' },
   },
 };
