@@ -25,8 +25,6 @@ const DEBT: Record<string, number> = {
   'activities/datasets/llm-docs.ts#documentOne': 112,
   'activities/datasets/map-columns.ts#createMapColumnsActivities': 268,
   'activities/datasets/map-columns.ts#mapOne': 147,
-  'activities/git/index.ts#createGitActivities': 124,
-  'activities/schedules/index.ts#createScheduleActivities': 135,
   'api/assistant/service.ts': 985,
   'api/assistant/service.ts#decide': 300,
   'api/dataset-review/service.ts': 548,

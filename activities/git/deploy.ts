@@ -1,0 +1,147 @@
+import path from 'node:path';
+import { Context } from '@temporalio/activity';
+import type { GitDeployInput, GitDeployItem } from '../../contracts/git.ts';
+import { exportFromFiles } from '../../lib/git/dashboard-files.ts';
+import { WorkingCopy } from '../../lib/git/working-copy.ts';
+import { maxBundleBytes, type ActivityDeps } from '../deps.ts';
+import { itemFailure } from '../item-failure.ts';
+import { importPrepared } from '../migration/apply.ts';
+import { bundleSource } from '../migration/bundle-source.ts';
+import { prepareDashboard } from '../migration/plan.ts';
+import { upstreamFor } from '../migration/superset-upstream.ts';
+import { TargetIndex } from '../migration/target-index.ts';
+import { currentTaskId } from '../task-context.ts';
+import { deployActions, mappingsFor } from './mappings.ts';
+
+type DeployItem = GitDeployItem & { chart_uuids: string[] };
+
+/** A commit's files as the deploy reads them, and where the repository's dashboard was synced from. */
+interface CommitFiles {
+  files: Map<string, string>;
+  syncedEnvId: string | null;
+}
+
+/**
+ * Imports the dashboard as it is at the pinned commit through the migration path (database
+ * remapping, collision pre-resolution, version-skew stripping, intent rows). Reading a commit
+ * changes nothing and the import is idempotent, so a retry is safe. A refusal is the item's
+ * outcome; a Superset outage is thrown for Temporal to retry.
+ */
+export async function deployDashboardCommit(deps: ActivityDeps, input: GitDeployInput): Promise<DeployItem> {
+  const { log } = Context.current();
+  const beat = setInterval(() => Context.current().heartbeat(), 3000);
+  const item: DeployItem = {
+    kind: 'repository',
+    id: input.dashboardUuid,
+    title: null,
+    status: 'failed',
+    outcome: 'failed',
+    next_actions: [],
+    dashboard_uuid: input.dashboardUuid,
+    commit: input.commit,
+    target_env_id: input.targetEnvId,
+    target_dashboard_id: null,
+    chart_uuids: [],
+  };
+  const at = { step: 'read' };
+  try {
+    const read = await readCommit(deps, input);
+    if ('error' in read) return { ...item, step: 'read', error: read.error };
+    return await deployFiles(deps, input, item, read, at);
+  } catch (err) {
+    // The one failure classification: an outage is thrown back for a retry, a refusal is this item's outcome.
+    const failure = itemFailure(err, {
+      step: at.step,
+      item: `dashboard ${input.dashboardUuid} at ${input.commit.slice(0, 10)}`,
+      envId: input.targetEnvId,
+    });
+    log.error(`deploy of ${input.dashboardUuid} failed at ${at.step}: ${failure.error}`);
+    return { ...item, ...failure };
+  } finally {
+    clearInterval(beat);
+  }
+}
+
+/** The commit's files from the dashboard's working copy (under its shared lock), or why there are none. */
+async function readCommit(deps: ActivityDeps, input: GitDeployInput): Promise<CommitFiles | { error: string }> {
+  const repos = deps.stores.gitRepositories;
+  const reposDir = deps.config.GIT_REPOS_DIR ?? path.join(deps.config.SWITCHYARD_DATA_DIR, 'git');
+  const row = await repos.get(input.dashboardUuid);
+  const wc = new WorkingCopy(path.join(reposDir, input.dashboardUuid));
+  if (!row || !wc.exists()) return { error: `the repository of dashboard ${input.dashboardUuid} no longer exists` };
+  const files = await repos.withLock([input.dashboardUuid], 'shared', () => wc.filesAt(input.commit));
+  if (![...files.keys()].some((f) => f.startsWith('dashboards/')))
+    return { error: `commit ${input.commit.slice(0, 10)} holds no dashboard (sync and commit it first)` };
+  return { files, syncedEnvId: row.synced_env_id };
+}
+
+/** Plans the commit's dashboard against the target and imports it; `at` follows the step for the caller's failure. */
+async function deployFiles(deps: ActivityDeps, input: GitDeployInput, item: DeployItem, read: CommitFiles, at: { step: string }): Promise<DeployItem> {
+  const { log } = Context.current();
+  const source = bundleSource(exportFromFiles(read.files), maxBundleBytes(deps));
+  const target = await upstreamFor(deps, input.targetEnvId);
+  // Built fresh for each deploy: a deploy is one dashboard, and the target changes between deploys.
+  const index = await TargetIndex.build(target);
+  const mappings = await mappingsFor(deps, input, source.databases, read.syncedEnvId, target);
+  log.info(`deploying ${input.dashboardUuid} at ${input.commit.slice(0, 10)} into ${input.targetEnvId}`);
+  const prepared = await prepareDashboard({
+    source,
+    target,
+    index,
+    sourceEnvId: read.syncedEnvId ?? input.envId,
+    targetEnvId: input.targetEnvId,
+    dashboardId: input.dashboardId,
+    overwrite: input.overwrite,
+    mappings,
+    progress: at,
+    maxBundleBytes: maxBundleBytes(deps),
+  });
+  const base = {
+    ...item,
+    title: prepared.title,
+    chart_uuids: prepared.chartUuids,
+    objects: prepared.objects,
+    database_mappings: prepared.databaseMappings,
+    collisions: prepared.collisions,
+  };
+  if (prepared.blocked) {
+    log.warn(`deploy blocked: ${prepared.blocked.error}`);
+    return {
+      ...base,
+      status: prepared.blocked.status,
+      outcome: prepared.blocked.status,
+      step: 'plan',
+      error: prepared.blocked.error,
+      next_actions: deployActions(input, prepared.blocked.next_actions),
+    };
+  }
+  for (const c of prepared.collisions) log.warn(`collision: ${c.detail}; ${c.resolution}`);
+  at.step = 'import';
+  const r = await importPrepared({
+    intents: deps.stores.migrationItems,
+    taskId: currentTaskId(),
+    sourceDashboardId: input.dashboardId,
+    target,
+    prepared,
+    learned: [],
+    overwrite: input.overwrite,
+  });
+  log.info(`imported '${prepared.title}' at ${input.commit.slice(0, 10)} as dashboard ${r.targetDashboardId} of ${input.targetEnvId}`);
+  return { ...base, status: 'deployed', outcome: 'succeeded', target_dashboard_id: r.targetDashboardId, dropped_fields: r.dropped };
+}
+
+/** Records which commit went live where (idempotent per task). */
+export async function recordGitDeployment(
+  deps: Pick<ActivityDeps, 'stores'>,
+  input: { dashboardUuid: string; envId: string; commit: string; targetDashboardId: number | null; deployedBy: string | null; approvedBy: string | null },
+): Promise<void> {
+  await deps.stores.gitRepositories.recordDeployment({
+    dashboard_uuid: input.dashboardUuid,
+    env_id: input.envId,
+    commit: input.commit,
+    target_dashboard_id: input.targetDashboardId,
+    task_id: currentTaskId(),
+    deployed_by: input.deployedBy,
+    approved_by: input.approvedBy,
+  });
+}

@@ -1,0 +1,65 @@
+import type { GitDeployInput } from '../../contracts/git.ts';
+import type { NextAction } from '../../contracts/outcomes.ts';
+import type { ActivityDeps } from '../deps.ts';
+import { upstreamFor } from '../migration/superset-upstream.ts';
+import type { MigrationUpstream, UpstreamDatabase } from '../migration/upstream.ts';
+
+/**
+ * The repository's databases → target database ids: a mapping sent with the deploy, else the
+ * same UUID in the target (a database created by an earlier import keeps its UUID), else the
+ * mapping saved for the environment the dashboard was synced from. Never by name alone: a
+ * same-named database in the target may be anything.
+ */
+export async function mappingsFor(
+  deps: ActivityDeps,
+  input: GitDeployInput,
+  databases: UpstreamDatabase[],
+  syncedEnvId: string | null,
+  target: MigrationUpstream,
+): Promise<Map<number, number>> {
+  const targetDbs = await target.listDatabases();
+  let saved = new Map<string, number>(); // source database uuid → target id
+  if (syncedEnvId && syncedEnvId !== input.targetEnvId) {
+    const rows = await deps.stores.databaseMappings.list(syncedEnvId, input.targetEnvId);
+    if (rows.length) {
+      const sourceDbs = await (await upstreamFor(deps, syncedEnvId)).listDatabases().catch(() => [] as UpstreamDatabase[]);
+      const uuidById = new Map(sourceDbs.map((d) => [d.id, d.uuid]));
+      saved = new Map(
+        rows.map((r) => [
+          uuidById.get(Number(r.source_database_id)) ?? '',
+          Number(r.target_database_id),
+        ]),
+      );
+    }
+  }
+  const m = new Map<number, number>();
+  for (const d of databases) {
+    const sent = input.dbMappings.find(
+      (x) => (x.database_uuid && x.database_uuid === d.uuid) || (x.database_name && x.database_name === d.database_name),
+    );
+    const id = sent?.target_database_id ?? targetDbs.find((t) => t.uuid === d.uuid)?.id ?? saved.get(d.uuid);
+    if (id !== undefined) m.set(d.id, id);
+  }
+  return m;
+}
+
+/** What a blocked deploy offers: a database to map becomes a deploy again with `db_mappings`. */
+export function deployActions(input: GitDeployInput, planned: NextAction[]): NextAction[] {
+  if (!planned.some((a) => a.action === 'map_database')) return planned;
+  return [
+    {
+      action: 'retry_with_mapping',
+      description: 'Deploy again naming the target database of each unmapped database (by name or UUID as the repository has it)',
+      request: {
+        method: 'POST',
+        path: `/api/git/dashboards/${input.dashboardId}/deploy`,
+        body: {
+          env_id: input.envId,
+          target_env_id: input.targetEnvId,
+          commit: input.commit,
+          db_mappings: [{ database_name: '<database name in the repository>', target_database_id: '<target database id>' }],
+        },
+      },
+    },
+  ];
+}
