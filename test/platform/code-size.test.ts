@@ -18,9 +18,6 @@ const DECLARATIVE: Array<{ pattern: RegExp; reason: string }> = [
 ];
 
 const DEBT: Record<string, number> = {
-  'activities/backups/index.ts#createBackupActivities': 266,
-  'activities/backups/index.ts#restoreBackup': 129,
-  'activities/clean-release/index.ts#createCleanReleaseActivities': 356,
   'activities/datasets/llm-docs.ts#createLlmDocsActivities': 184,
   'activities/datasets/llm-docs.ts#documentOne': 112,
   'activities/datasets/map-columns.ts#createMapColumnsActivities': 268,

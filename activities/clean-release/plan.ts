@@ -1,0 +1,56 @@
+import type { ArtifactRow, CandidateRow } from '../../db/clean-release/store.ts';
+import { exportFromFiles } from '../../lib/git/dashboard-files.ts';
+import { maxBundleBytes, type ActivityDeps } from '../deps.ts';
+import { bundleSource } from '../migration/bundle-source.ts';
+import { prepareDashboard } from '../migration/plan.ts';
+import type { TargetIndex } from '../migration/target-index.ts';
+import type { MigrationUpstream, UpstreamDatabase } from '../migration/upstream.ts';
+
+/**
+ * Source database → target database id: the candidate's mapping, else the same UUID in the
+ * target, else the mapping saved from the environment the artifact came from (by UUID, then by
+ * name as that mapping recorded it). Never by name alone in the target.
+ */
+async function mappingsFor(
+  deps: Pick<ActivityDeps, 'stores'>,
+  candidate: CandidateRow,
+  a: ArtifactRow,
+  databases: UpstreamDatabase[],
+  target: MigrationUpstream,
+): Promise<Map<number, number>> {
+  const targetDbs = await target.listDatabases();
+  const fromEnv = a.source.env_id && a.source.env_id !== candidate.target_env_id ? a.source.env_id : null;
+  const saved = fromEnv ? await deps.stores.databaseMappings.list(fromEnv, candidate.target_env_id) : [];
+  const m = new Map<number, number>();
+  for (const d of databases) {
+    const sent = candidate.db_mappings.find(
+      (x) => (x.database_uuid && x.database_uuid === d.uuid) || (x.database_name && x.database_name === d.database_name),
+    );
+    const id =
+      sent?.target_database_id ??
+      targetDbs.find((t) => t.uuid === d.uuid)?.id ??
+      (saved.find((r) => r.source_database_uuid === d.uuid) ?? saved.find((r) => r.source_database_name === d.database_name))
+        ?.target_database_id;
+    if (id !== undefined) m.set(d.id, Number(id));
+  }
+  return m;
+}
+
+/** An artifact planned into the candidate's target through the migration path (the dry run and the publish). */
+export async function planArtifact(deps: ActivityDeps, candidate: CandidateRow, a: ArtifactRow, position: number, target: MigrationUpstream, index: TargetIndex) {
+  const zip = exportFromFiles(new Map(Object.entries(a.files)));
+  const source = bundleSource(zip, maxBundleBytes(deps));
+  const mappings = await mappingsFor(deps, candidate, a, source.databases, target);
+  return prepareDashboard({
+    source,
+    target,
+    index,
+    sourceEnvId: `release:${candidate.id}`,
+    targetEnvId: candidate.target_env_id,
+    dashboardId: position,
+    overwrite: true,
+    mappings,
+    progress: { step: 'plan' },
+    maxBundleBytes: maxBundleBytes(deps),
+  });
+}

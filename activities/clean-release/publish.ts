@@ -1,0 +1,123 @@
+import { Context } from '@temporalio/activity';
+import type { ReleaseItem } from '../../contracts/clean-release.ts';
+import type { ArtifactRow, CandidateRow } from '../../db/clean-release/store.ts';
+import { artifactDigest, portableDifferences, portableDigest } from '../../lib/clean-release/digest.ts';
+import { filesFromExport } from '../../lib/git/dashboard-files.ts';
+import { backupDashboard, type BackupDeps } from '../backups/index.ts';
+import { itemFailure } from '../item-failure.ts';
+import { importPrepared } from '../migration/apply.ts';
+import { upstreamFor } from '../migration/superset-upstream.ts';
+import { TargetIndex } from '../migration/target-index.ts';
+import type { MigrationUpstream } from '../migration/upstream.ts';
+import { currentTaskId } from '../task-context.ts';
+import { planArtifact } from './plan.ts';
+
+type PublishInput = { candidateId: string; dashboardUuid: string; position: number };
+
+/**
+ * Publishes one artifact into the target: its digest is held to the manifest, what it replaces
+ * is backed up first, then the exact files are imported through the migration path, and the
+ * target's re-export is digested again (portable digest) to prove it holds what was approved.
+ */
+export async function publishReleaseArtifact(deps: BackupDeps, input: PublishInput): Promise<ReleaseItem> {
+  const store = deps.stores.cleanRelease;
+  const candidate = await store.getCandidate(input.candidateId);
+  const artifact = await store.artifact(candidate.id, input.dashboardUuid);
+  const manifest = candidate.manifest_id ? await store.findManifest(candidate.manifest_id) : undefined;
+  const entry = manifest?.body.artifacts.find((a) => a.dashboard_uuid === input.dashboardUuid);
+  const item: ReleaseItem = {
+    kind: 'dashboard',
+    id: input.dashboardUuid,
+    title: artifact?.title ?? entry?.title ?? null,
+    status: 'failed',
+    outcome: 'failed',
+    next_actions: [],
+    sha256: entry?.sha256 ?? null,
+    target_dashboard_id: null,
+    backup_id: null,
+  };
+  if (!artifact || !entry) return { ...item, step: 'read', error: 'the artifact or its manifest entry is gone' };
+  if (artifactDigest(artifact.files) !== entry.sha256)
+    return { ...item, step: 'verify_digest', error: `the artifact no longer has the manifest's digest ${entry.sha256}: nothing was imported` };
+  const at = { step: 'backup' };
+  try {
+    return await publishInto(deps, input, candidate, artifact, item, at);
+  } catch (err) {
+    const f = itemFailure(err, { step: at.step, item: `dashboard ${input.dashboardUuid}`, envId: candidate.target_env_id });
+    Context.current().log.error(`publishing ${input.dashboardUuid} failed at ${at.step}: ${f.error}`);
+    return { ...item, ...f };
+  }
+}
+
+/** Backup of what it replaces, plan, import, record, verify; `at` follows the step for the caller's failure. */
+async function publishInto(deps: BackupDeps, input: PublishInput, candidate: CandidateRow, artifact: ArtifactRow, item: ReleaseItem, at: { step: string }): Promise<ReleaseItem> {
+  const target = await upstreamFor(deps, candidate.target_env_id);
+  const existing = await target.findDashboard(input.dashboardUuid);
+  const backup = existing ? await backupReplaced(deps, candidate, existing.id, item) : { backupId: null };
+  if ('failed' in backup) return backup.failed;
+  const { backupId } = backup;
+  at.step = 'plan';
+  const index = await TargetIndex.build(target);
+  const prepared = await planArtifact(deps, candidate, artifact, input.position, target, index);
+  if (prepared.blocked) return { ...item, step: 'plan', error: prepared.blocked.error, next_actions: prepared.blocked.next_actions };
+  at.step = 'import';
+  const r = await importPrepared({
+    intents: deps.stores.migrationItems,
+    taskId: currentTaskId(),
+    sourceDashboardId: input.position,
+    target,
+    prepared,
+    learned: [],
+    overwrite: true,
+  });
+  await deps.stores.cleanRelease.recordPublication({
+    candidate_id: candidate.id,
+    dashboard_uuid: input.dashboardUuid,
+    env_id: candidate.target_env_id,
+    target_dashboard_id: r.targetDashboardId,
+    backup_id: backupId,
+    existed: Boolean(existing),
+  });
+  at.step = 'verify';
+  return verified(target, candidate, artifact, { ...item, target_dashboard_id: r.targetDashboardId, backup_id: backupId });
+}
+
+/** Backs up the target's dashboard the publish would replace: its backup id, or the failed item (nothing imported). */
+async function backupReplaced(deps: BackupDeps, candidate: CandidateRow, dashboardId: number, item: ReleaseItem): Promise<{ backupId: string } | { failed: ReleaseItem }> {
+  const b = await backupDashboard(deps, { envId: candidate.target_env_id, dashboardId });
+  if (b.item.outcome !== 'succeeded' || !b.item.backup_id)
+    return {
+      failed: {
+        ...item,
+        step: 'backup',
+        error: `backing up what the publish would replace failed: ${b.item.error ?? 'no backup'}; nothing was imported`,
+        next_actions: b.item.next_actions,
+      },
+    };
+  Context.current().log.info(`backed up dashboard ${dashboardId} of ${candidate.target_env_id} as ${b.item.backup_id} before publishing over it`);
+  return { backupId: b.item.backup_id };
+}
+
+/** The published item, with whether the target's re-export has the artifact's portable digest (and what differs if not). */
+async function verified(target: MigrationUpstream, candidate: CandidateRow, artifact: ArtifactRow, item: ReleaseItem): Promise<ReleaseItem> {
+  const targetDashboardId = item.target_dashboard_id!;
+  const back = filesFromExport(await target.exportDashboards([targetDashboardId]));
+  const same = portableDigest(back.files) === artifact.portable_sha256;
+  const differences = same ? [] : portableDifferences(artifact.files, back.files);
+  Context.current().log.info(
+    `published '${item.title}' as dashboard ${targetDashboardId} of ${candidate.target_env_id}; ${
+      same
+        ? "the target's re-export has the manifest's content digest"
+        : `the target's re-export differs: ${differences.map((d) => `${d.path} (${d.keys.join(', ')})`).join('; ')}`
+    }`,
+  );
+  return {
+    ...item,
+    status: 'published',
+    outcome: 'succeeded',
+    target_dashboard_id: targetDashboardId,
+    backup_id: item.backup_id,
+    verified: same,
+    ...(differences.length ? { differences } : {}),
+  };
+}
