@@ -18,10 +18,6 @@ const DECLARATIVE: Array<{ pattern: RegExp; reason: string }> = [
 ];
 
 const DEBT: Record<string, number> = {
-  'activities/datasets/llm-docs.ts#createLlmDocsActivities': 184,
-  'activities/datasets/llm-docs.ts#documentOne': 112,
-  'activities/datasets/map-columns.ts#createMapColumnsActivities': 268,
-  'activities/datasets/map-columns.ts#mapOne': 147,
   'api/assistant/service.ts': 985,
   'api/assistant/service.ts#decide': 300,
   'api/dataset-review/service.ts': 548,
