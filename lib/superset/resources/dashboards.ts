@@ -106,7 +106,10 @@ export class Dashboards {
       };
       const res = await this.http.call(spec, (r) => r);
       if (REDIRECTS.includes(res.status)) {
-        const next = this.http.sameOriginPath(String(res.headers.location ?? ''), new RegExp(`^/api/v1/dashboard/${id}/thumbnail/[A-Za-z0-9_-]+/$`));
+        const next = this.http.sameOriginPath(
+          String(res.headers.location ?? ''),
+          new RegExp(`^/api/v1/dashboard/${id}/thumbnail/[A-Za-z0-9_-]+/$`),
+        );
         if (!next || hop > 0) throw new SupersetApiError({ ...spec, upstreamStatus: res.status }, 'thumbnail redirect refused', undefined);
         path = next;
         continue;

@@ -22,7 +22,11 @@ export class Databases {
 
   /** Every database connection (the list never exposes URIs). */
   list(): Promise<DatabaseInfo[]> {
-    return this.pager.all<DatabaseInfo>('database', { columns: DATABASE_LIST_COLUMNS, orderColumn: 'database_name', orderDirection: 'asc' });
+    return this.pager.all<DatabaseInfo>('database', {
+      columns: DATABASE_LIST_COLUMNS,
+      orderColumn: 'database_name',
+      orderDirection: 'asc',
+    });
   }
 
   /** One database connection as the list shows it, or undefined. */

@@ -85,7 +85,9 @@ export class Datasets {
       if (!unknown) throw err;
       const retry = withoutKeys(body, unknown);
       await this.http.request('PUT', path, { json: retry });
-      return { dropped: [...unknown.top, ...unknown.columns.map((k) => `columns[].${k}`), ...unknown.metrics.map((k) => `metrics[].${k}`)] };
+      return {
+        dropped: [...unknown.top, ...unknown.columns.map((k) => `columns[].${k}`), ...unknown.metrics.map((k) => `metrics[].${k}`)],
+      };
     }
   }
 }

@@ -126,9 +126,13 @@ export class Instance {
   private async probeList(resource: 'dashboard' | 'chart' | 'dataset'): Promise<{ caps: ListCapabilities; columns: string[] | null }> {
     const path = `/api/v1/${resource}/`;
     const [info, listed] = await Promise.all([
-      this.http.getJson<{ filters?: Record<string, unknown> }>(`/api/v1/${resource}/_info`, { q: { keys: ['filters'] } }).catch(refusalAsNull),
       this.http
-        .serialList(path, () => this.http.getJson<{ list_columns?: unknown }>(path, { q: { page: 0, page_size: 1, keys: ['list_columns'] } }))
+        .getJson<{ filters?: Record<string, unknown> }>(`/api/v1/${resource}/_info`, { q: { keys: ['filters'] } })
+        .catch(refusalAsNull),
+      this.http
+        .serialList(path, () =>
+          this.http.getJson<{ list_columns?: unknown }>(path, { q: { page: 0, page_size: 1, keys: ['list_columns'] } }),
+        )
         .catch(refusalAsNull),
     ]);
     const filters = info?.filters && typeof info.filters === 'object' ? Object.keys(info.filters).sort() : null;

@@ -19,7 +19,11 @@ export class RowLevelSecurity {
   /** Every rule, with its tables (dataset id, table name) and roles (id, name); no descriptions. */
   async list(): Promise<RlsRule[]> {
     // Rule names are unique in Superset, so ordering by name pages stably.
-    const rows = await this.pager.paged<Partial<RlsRule> & { id: number }>(RULES, { order_column: 'name', order_direction: 'asc' }, (r) => r.id);
+    const rows = await this.pager.paged<Partial<RlsRule> & { id: number }>(
+      RULES,
+      { order_column: 'name', order_direction: 'asc' },
+      (r) => r.id,
+    );
     return rows.map(rlsRuleOf);
   }
 

@@ -79,13 +79,15 @@ export class SqlLab {
     }
     if (res.status === 202) {
       throw new SupersetApiError(ctx, 'the database runs SQL Lab queries asynchronously', body, {
-        detail: 'Superset ran the query asynchronously (the database has "Asynchronous query execution" on); Switchyard needs its answer synchronously',
+        detail:
+          'Superset ran the query asynchronously (the database has "Asynchronous query execution" on); Switchyard needs its answer synchronously',
       });
     }
-    const r = this.http.parseJson<{ data?: unknown; columns?: Array<{ name?: string; column_name?: string }>; query?: { limitingFactor?: string } }>(
-      res,
-      ctx,
-    );
+    const r = this.http.parseJson<{
+      data?: unknown;
+      columns?: Array<{ name?: string; column_name?: string }>;
+      query?: { limitingFactor?: string };
+    }>(res, ctx);
     if (!Array.isArray(r.data)) throw new SupersetUnavailableError('bad_response', 'SQL Lab answered without rows', ctx);
     return {
       columns: (r.columns ?? []).map((c) => String(c.name ?? c.column_name ?? '')),

@@ -34,11 +34,15 @@ export function isCsrfFailure(res: WireResponse): boolean {
 /** A 5xx (or no status) as an outage, with Superset's own message when it gave one. */
 export function unavailableFromStatus(host: string, res: WireResponse, ctx: UpstreamContext): SupersetUnavailableError {
   const { message } = normaliseErrorBody(tryJson(res.body), 'no usable error message');
-  return new SupersetUnavailableError('server_error', `Superset at ${host} failed on ${ctx.method} ${ctx.path} with ${res.status} (${message})`, {
-    ...ctx,
-    upstreamStatus: res.status,
-    upstreamMessage: message,
-  });
+  return new SupersetUnavailableError(
+    'server_error',
+    `Superset at ${host} failed on ${ctx.method} ${ctx.path} with ${res.status} (${message})`,
+    {
+      ...ctx,
+      upstreamStatus: res.status,
+      upstreamMessage: message,
+    },
+  );
 }
 
 /** Throws the typed error a non-2xx answer stands for. */

@@ -23,19 +23,25 @@ export class Pager {
   /** One page of a list endpoint. `page` is 0-based; `pageSize` is clamped to 1..100. */
   page<T>(resource: Resource, query: ListQuery = {}): Promise<ListResponse<T>> {
     const path = `/api/v1/${resource}/`;
-    return this.http.serialList(path, () => this.http.getJson<ListResponse<T>>(path, { q: listQ(query) })).then((body) => {
-      if (!Array.isArray(body.result) || typeof body.count !== 'number') {
-        throw new SupersetUnavailableError('bad_response', `Superset's ${resource} list answered without count/result`, {
-          method: 'GET',
-          path: `/api/v1/${resource}/`,
-        });
-      }
-      return body;
-    });
+    return this.http
+      .serialList(path, () => this.http.getJson<ListResponse<T>>(path, { q: listQ(query) }))
+      .then((body) => {
+        if (!Array.isArray(body.result) || typeof body.count !== 'number') {
+          throw new SupersetUnavailableError('bad_response', `Superset's ${resource} list answered without count/result`, {
+            method: 'GET',
+            path: `/api/v1/${resource}/`,
+          });
+        }
+        return body;
+      });
   }
 
   /** Every row of a list endpoint: the first page, then the rest a few pages at a time; deduplicated by id. */
-  async all<T extends { id: number }>(resource: Resource, query: Omit<ListQuery, 'page' | 'pageSize'> = {}, maxItems = 1_000_000): Promise<T[]> {
+  async all<T extends { id: number }>(
+    resource: Resource,
+    query: Omit<ListQuery, 'page' | 'pageSize'> = {},
+    maxItems = 1_000_000,
+  ): Promise<T[]> {
     return (await this.allCounted<T>(resource, query, maxItems)).rows;
   }
 

@@ -70,7 +70,12 @@ export class SupersetTransport {
     const connections = Math.max(1, opts.maxSockets ?? 8);
     this.pool = new Pool(this.base.origin, { connections, connect, keepAliveTimeout: 10_000 });
     this.freshPool = new Pool(this.base.origin, { connections, connect });
-    this.session = new Session(conn, this.host, { exchange: (spec, bearer) => this.exchange(spec, bearer), getJson: (path) => this.getJson(path) }, this.logger);
+    this.session = new Session(
+      conn,
+      this.host,
+      { exchange: (spec, bearer) => this.exchange(spec, bearer), getJson: (path) => this.getJson(path) },
+      this.logger,
+    );
   }
 
   /** Drops pooled connections. The transport must not be used afterwards. */
