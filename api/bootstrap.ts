@@ -1,6 +1,6 @@
 import { BUILTIN_ROLES } from '../contracts/permissions.ts';
 import type { IdentityStores } from '../db/identity/index.ts';
-import { createKnex, fillPool, migrateLatest } from '../db/knex.ts';
+import { createKnex, fillPool, migrateLatest, type Knex } from '../db/knex.ts';
 import { createStores } from '../db/stores.ts';
 import type { Config } from '../lib/config.ts';
 import { hashPassword, keyringFor, randomToken } from '../lib/crypto.ts';
@@ -38,9 +38,16 @@ export interface Bootstrapped {
   close(): Promise<void>;
 }
 
-/** Builds the API's context: migrations, seeds, Temporal client; nothing listens yet. */
+/** Builds the API's context over a new pool on `databaseUrl`: migrations, seeds, Temporal client; nothing listens yet. */
 export async function bootstrap(config: Config, logger: Logger, databaseUrl: string): Promise<Bootstrapped> {
-  const knex = createKnex(databaseUrl, { keepWarm: true });
+  return bootstrapOn(config, logger, createKnex(databaseUrl, { keepWarm: true }));
+}
+
+/**
+ * The same over a pool the caller made: the test harness, which also reads and arranges rows
+ * through it. The pool goes no further than the stores built here; close() ends it.
+ */
+export async function bootstrapOn(config: Config, logger: Logger, knex: Knex): Promise<Bootstrapped> {
   const applied = await migrateLatest(knex);
   if (applied.length) logger.info({ applied }, 'database migrated');
   await fillPool(knex);

@@ -6,7 +6,7 @@ import { Runtime } from '@temporalio/worker';
 import knexFactory, { type Knex } from 'knex';
 import { inject } from 'vitest';
 import { createApp } from '../../api/app.ts';
-import { bootstrap, type Bootstrapped } from '../../api/bootstrap.ts';
+import { bootstrapOn, type Bootstrapped } from '../../api/bootstrap.ts';
 import { withDatabase } from '../../lib/embedded/postgres.ts';
 import { loadConfig, type Config } from '../../lib/config.ts';
 import { createLogger, type Logger } from '../../lib/logger.ts';
@@ -41,7 +41,7 @@ function runtimeSink(logger: Logger): TaskLogSink {
 export interface Harness {
   config: Config;
   boot: Bootstrapped;
-  /** The test's own pool on its database, for reading and arranging rows directly (the app's stays behind its stores). */
+  /** The pool the harness made for the app (bootstrapOn), for reading and arranging rows directly. */
   knex: Knex;
   baseUrl: string;
   databaseUrl: string;
@@ -90,9 +90,10 @@ export async function createHarness(
   });
   const logger = createLogger('info', 'test', logStream);
   const taskSink = runtimeSink(logger);
-  const boot = await bootstrap(config, logger, databaseUrl);
+  // The app's own pool, made here so the tests read and arrange rows (and watch its queries) through it.
+  const knex = createKnex(databaseUrl, { keepWarm: true });
+  const boot = await bootstrapOn(config, logger, knex);
   taskSink.attach(boot.context.stores.tasks, opts.logFlushMs ?? 50);
-  const knex = createKnex(databaseUrl, { poolMax: 4 });
   const server: Server = await new Promise((resolve) => {
     const s = createApp(boot.context).listen(opts.port ?? 0, '127.0.0.1', () => resolve(s));
   });
@@ -154,7 +155,6 @@ export async function createHarness(
       server.closeAllConnections();
       await new Promise((res) => server.close(() => res(undefined)));
       await boot.close();
-      await knex.destroy();
       const a = knexFactory({ client: 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
       await a.raw(`drop database if exists ${dbName} with (force)`);
       await a.destroy();

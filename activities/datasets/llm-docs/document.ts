@@ -88,7 +88,7 @@ function startRun(input: DocumentDatasetInput): Run {
   return run;
 }
 
-/** The dataset from Superset and what the model may see of it (sample values only from environments the provider may see). */
+/** The dataset from Superset and what the model may see of it (sample values only for an environment the provider may see). */
 async function readDataset(deps: LlmDocsDeps, conn: LlmConnection, run: Run): Promise<{ detail: DatasetDetail; context: DatasetContext } | { failed: LlmDocsItem }> {
   const { input } = run;
   const at = { step: 'read' };
