@@ -7,7 +7,6 @@
  * through the same task service and registry as the direct route, under an idempotency key, so
  * confirming twice never starts two tasks.
  */
-import type { Permission } from '../../contracts/permissions.ts';
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import {
@@ -18,7 +17,7 @@ import {
   type AssistantConfirmationInput,
   type ConfirmationState,
 } from '../../contracts/assistant.ts';
-import { TASK_KINDS, type TaskKindName } from '../../contracts/task-kinds.ts';
+import { TASK_KINDS, type TaskKind, type TaskKindName } from '../../contracts/task-kinds.ts';
 import type { AuditDecision, AuditStore } from '../../db/assistant/audit.ts';
 import type { ConfirmationRow, ConfirmationStore, PlannedAction } from '../../db/assistant/confirmations.ts';
 import type { ConversationStore } from '../../db/assistant/conversations.ts';
@@ -92,7 +91,7 @@ interface Reply {
 }
 
 /** The permission an operation needs (null: none beyond using the assistant), and the task kind it starts. */
-function requirement(intent: Intent): { permission: Permission | 'admin' | null; kind?: TaskKindName } {
+function requirement(intent: Intent): { permission: TaskKind<never>['permission'] | null; kind?: TaskKindName } {
   const key = `${intent.domain}.${intent.operation}`;
   switch (key) {
     case 'dashboards.list':

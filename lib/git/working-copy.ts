@@ -24,69 +24,28 @@ import { GitRemoteError, isGitError, NoRepositoryError, remoteError } from './gi
 import { remoteHttp } from './remote-http.ts';
 import { assertSafeTree, unsafeFromGit } from './safe-tree.ts';
 
-export interface Credentials {
-  username: string;
-  token: string;
-  /** The origin of the git config the token belongs to: the only server it is sent to (remote-http.ts). */
-  origin: string;
-}
+import type {
+  Author,
+  ConflictFile,
+  Credentials,
+  FileDiff,
+  FileStatus,
+  HistoryEntry,
+  MergeState,
+  Resolution,
+  WorkingCopyStatus,
+} from './working-copy-types.ts';
 
-export interface Author {
-  name: string;
-  email: string;
-}
-
-export interface FileStatus {
-  staged: string[];
-  modified: string[];
-  untracked: string[];
-}
-
-export interface WorkingCopyStatus extends FileStatus {
-  branch: string;
-  head: string | null;
-  remote_head: string | null;
-  has_remote: boolean;
-  ahead: number;
-  behind: number;
-  merging: boolean;
-  conflicted: string[];
-}
-
-export interface FileDiff {
-  path: string;
-  change: 'added' | 'modified' | 'deleted';
-  patch: string;
-}
-
-export interface HistoryEntry {
-  commit: string;
-  message: string;
-  author: { name: string; email: string };
-  committed_at: string;
-  files: string[];
-}
-
-export interface ConflictFile {
-  path: string;
-  ours: string | null;
-  theirs: string | null;
-  base: string | null;
-  /** The file as it is now in the working tree (with conflict markers until resolved). */
-  working: string | null;
-  resolved: boolean;
-}
-
-export type Resolution = { path: string; strategy: 'ours' | 'theirs' } | { path: string; strategy: 'content'; content: string };
-
-interface MergeState {
-  ours: string;
-  theirs: string;
-  base: string | null;
-  files: string[];
-  resolved: string[];
-  message: string;
-}
+export type {
+  Author,
+  ConflictFile,
+  Credentials,
+  FileDiff,
+  FileStatus,
+  HistoryEntry,
+  Resolution,
+  WorkingCopyStatus,
+} from './working-copy-types.ts';
 
 const MERGE_STATE = 'switchyard-merge.json';
 const STATUS_CACHE = new Map<string, { key: string; status: WorkingCopyStatus }>();
@@ -489,7 +448,15 @@ export class WorkingCopy {
     if (!url) throw new ConflictError('This repository has no remote: init it with a git config first', 'no_remote');
     const branch = await this.branch();
     await this.remoteCall('fetch', () =>
-      git.fetch({ ...this.base, http: this.http(creds), remote: 'origin', ref: branch, singleBranch: true, tags: false, ...this.onAuth(creds) }),
+      git.fetch({
+        ...this.base,
+        http: this.http(creds),
+        remote: 'origin',
+        ref: branch,
+        singleBranch: true,
+        tags: false,
+        ...this.onAuth(creds),
+      }),
     );
     const theirs = await this.refOid(`refs/remotes/origin/${branch}`);
     if (theirs) await assertSafeTree(this.base, theirs);

@@ -27,7 +27,7 @@ const DEBT: Record<string, number> = {
   'bench/tasks.bench.ts#main': 128,
   'lib/assistant/parser.ts': 564,
   'lib/assistant/parser.ts#parseCommand': 329,
-  'lib/git/working-copy.ts': 667,
+  'lib/git/working-copy.ts': 648,
   'web/src/pages/Dashboards.tsx#DashboardsPage': 102,
   'web/src/pages/DatasetReview.tsx#Session': 110,
   'web/src/pages/Datasets.tsx#Dataset': 171,
