@@ -15,11 +15,8 @@ const optionalString = z
   .transform((v) => (v === '' ? undefined : v))
   .optional();
 
-/**
- * Comma-separated addresses, CIDR ranges or proxy-addr's names (loopback, linklocal,
- * uniquelocal) of the reverse proxies whose X-Forwarded-For is believed.
- */
-const trustedProxies = z
+/** A comma-separated list, entries trimmed, empty ones dropped (unset: none). */
+const commaList = z
   .string()
   .optional()
   .transform((v) =>
@@ -27,7 +24,13 @@ const trustedProxies = z
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean),
-  )
+  );
+
+/**
+ * Comma-separated addresses, CIDR ranges or proxy-addr's names (loopback, linklocal,
+ * uniquelocal) of the reverse proxies whose X-Forwarded-For is believed.
+ */
+const trustedProxies = commaList
   .superRefine((list, ctx) => {
     for (const entry of list) {
       try {
@@ -38,15 +41,7 @@ const trustedProxies = z
     }
   });
 /** The egress allow-list, each entry checked by the policy's own parser (a bad one stops the start). */
-const allowedUpstreamHosts = z
-  .string()
-  .optional()
-  .transform((v) =>
-    (v ?? '')
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean),
-  )
+const allowedUpstreamHosts = commaList
   .superRefine((list, ctx) => {
     try {
       EgressPolicy.parse(list);
