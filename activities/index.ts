@@ -7,7 +7,7 @@ import { createLlmDocsActivities } from './datasets/llm-docs/index.ts';
 import { createMapColumnsActivities } from './datasets/map-columns/index.ts';
 import type { ActivityDeps } from './deps.ts';
 import { createGitActivities } from './git/index.ts';
-import { createMigrationActivities } from './migration/index.ts';
+import { createMigrationActivities } from './dashboard-migration/index.ts';
 import { createScheduleActivities } from './schedules/index.ts';
 import { createSelfcheckActivities } from './selfcheck/steps.ts';
 import { createTaskLifecycleActivities } from './tasks/lifecycle.ts';

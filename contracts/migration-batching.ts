@@ -1,7 +1,7 @@
 /**
  * How a migration batches: the one place its numbers are decided (docs/migration-batching.md
  * says it in words). The workflow (workflows/migration.ts) takes each batch's size and import
- * limit from here; the batch activity (activities/migration/batch.ts) asks here whether its
+ * limit from here; the batch activity (activities/dashboard-migration/batch.ts) asks here whether its
  * imports go to Superset in one call.
  *
  * A batch reads up to MAX_BATCH dashboards (one export call for all, one for the target's

@@ -5,8 +5,8 @@ import type { ArtifactRow, CandidateRow } from '../../db/clean-release/store.ts'
 import { fromYaml } from '../../lib/git/dashboard-files.ts';
 import type { ActivityDeps } from '../deps.ts';
 import { itemFailure } from '../item-failure.ts';
-import { upstreamFor } from '../migration/superset-upstream.ts';
-import { TargetIndex } from '../migration/target-index.ts';
+import { upstreamFor } from '../dashboard-migration/superset-upstream.ts';
+import { TargetIndex } from '../dashboard-migration/target-index.ts';
 import { planArtifact } from './plan.ts';
 
 /** What one rule found: its violations (`v` adds one) and, when there are none, what passed. */

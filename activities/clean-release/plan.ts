@@ -1,10 +1,10 @@
 import type { ArtifactRow, CandidateRow } from '../../db/clean-release/store.ts';
 import { exportFromFiles } from '../../lib/git/dashboard-files.ts';
 import { maxBundleBytes, type ActivityDeps } from '../deps.ts';
-import { bundleSource } from '../migration/bundle-source.ts';
-import { prepareDashboard } from '../migration/plan.ts';
-import type { TargetIndex } from '../migration/target-index.ts';
-import type { MigrationUpstream, UpstreamDatabase } from '../migration/upstream.ts';
+import { bundleSource } from '../dashboard-migration/bundle-source.ts';
+import { prepareDashboard } from '../dashboard-migration/plan.ts';
+import type { TargetIndex } from '../dashboard-migration/target-index.ts';
+import type { MigrationUpstream, UpstreamDatabase } from '../dashboard-migration/upstream.ts';
 
 /**
  * Source database → target database id: the candidate's mapping, else the same UUID in the

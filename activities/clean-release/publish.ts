@@ -5,10 +5,10 @@ import { artifactDigest, portableDifferences, portableDigest } from '../../lib/c
 import { filesFromExport } from '../../lib/git/dashboard-files.ts';
 import { backupDashboard, type BackupDeps } from '../backups/index.ts';
 import { itemFailure } from '../item-failure.ts';
-import { importPrepared } from '../migration/apply.ts';
-import { upstreamFor } from '../migration/superset-upstream.ts';
-import { TargetIndex } from '../migration/target-index.ts';
-import type { MigrationUpstream } from '../migration/upstream.ts';
+import { importPrepared } from '../dashboard-migration/apply.ts';
+import { upstreamFor } from '../dashboard-migration/superset-upstream.ts';
+import { TargetIndex } from '../dashboard-migration/target-index.ts';
+import type { MigrationUpstream } from '../dashboard-migration/upstream.ts';
 import { currentTaskId } from '../task-context.ts';
 import { planArtifact } from './plan.ts';
 

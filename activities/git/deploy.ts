@@ -5,11 +5,11 @@ import { exportFromFiles } from '../../lib/git/dashboard-files.ts';
 import { WorkingCopy } from '../../lib/git/working-copy.ts';
 import { maxBundleBytes, type ActivityDeps } from '../deps.ts';
 import { itemFailure } from '../item-failure.ts';
-import { importPrepared } from '../migration/apply.ts';
-import { bundleSource } from '../migration/bundle-source.ts';
-import { prepareDashboard } from '../migration/plan.ts';
-import { upstreamFor } from '../migration/superset-upstream.ts';
-import { TargetIndex } from '../migration/target-index.ts';
+import { importPrepared } from '../dashboard-migration/apply.ts';
+import { bundleSource } from '../dashboard-migration/bundle-source.ts';
+import { prepareDashboard } from '../dashboard-migration/plan.ts';
+import { upstreamFor } from '../dashboard-migration/superset-upstream.ts';
+import { TargetIndex } from '../dashboard-migration/target-index.ts';
 import { currentTaskId } from '../task-context.ts';
 import { deployActions, mappingsFor } from './mappings.ts';
 

@@ -1,8 +1,8 @@
 import type { GitDeployInput } from '../../contracts/git.ts';
 import type { NextAction } from '../../contracts/outcomes.ts';
 import type { ActivityDeps } from '../deps.ts';
-import { upstreamFor } from '../migration/superset-upstream.ts';
-import type { MigrationUpstream, UpstreamDatabase } from '../migration/upstream.ts';
+import { upstreamFor } from '../dashboard-migration/superset-upstream.ts';
+import type { MigrationUpstream, UpstreamDatabase } from '../dashboard-migration/upstream.ts';
 
 /**
  * The repository's databases → target database ids: a mapping sent with the deploy, else the

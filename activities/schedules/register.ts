@@ -4,7 +4,7 @@ import { TASK_KINDS, type TaskKind } from '../../contracts/task-kinds.ts';
 import type { ScheduleRow } from '../../db/schedules/store.ts';
 import type { NewTask } from '../../db/tasks/store.ts';
 import type { ActivityDeps } from '../deps.ts';
-import { upstreamFor } from '../migration/superset-upstream.ts';
+import { upstreamFor } from '../dashboard-migration/superset-upstream.ts';
 import { runRefusal } from './refusal.ts';
 
 export interface ScheduledTask {

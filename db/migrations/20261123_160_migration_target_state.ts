@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
  * What the last migration of a dashboard into an environment wrote there: the hash of the bundle
  * it imported (as planned: databases remapped, collisions resolved) and the hash of the target's
  * own export right after the import. A rerun whose plan hashes the same, into a target that still
- * exports the same, has nothing to import (see db/migrations-state/store.ts).
+ * exports the same, has nothing to import (see db/dashboard-migration/store.ts).
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('migration_target_state', (t) => {

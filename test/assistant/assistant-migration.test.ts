@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { createSqliteDatabase, getDashboard, type SupersetClient } from '../support/superset/fixtures.ts';
-import { buildSource, client, prefixedTables, registerEnvironment, waitTask, type SourceFixture } from '../migrations/support.ts';
+import { buildSource, client, prefixedTables, registerEnvironment, waitTask, type SourceFixture } from '../dashboard-migration/support.ts';
 
 const run = inject('supersets') ? describe : describe.skip;
 let h: Harness;

@@ -5,7 +5,7 @@ import { filesFromExport } from '../../lib/git/dashboard-files.ts';
 import { portableDigest } from '../../lib/clean-release/digest.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { createDatabase, createDataset, createDashboard, createTableChart, type SupersetClient } from '../support/superset/fixtures.ts';
-import type { SourceFixture } from '../migrations/support.ts';
+import type { SourceFixture } from '../dashboard-migration/support.ts';
 import {
   buildSource,
   client,

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ADMIN, createHarness, type Harness } from '../support/harness.ts';
 import { createSqliteDatabase } from '../support/superset/fixtures.ts';
-import { buildSource, client, prefixedTables, registerEnvironment, type SourceFixture } from '../migrations/support.ts';
+import { buildSource, client, prefixedTables, registerEnvironment, type SourceFixture } from '../dashboard-migration/support.ts';
 
 /**
  * The real `switchyard` binary (the npm bin, through its launcher) against the real API, worker,

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { APPROVAL_UPDATE } from '../../contracts/tasks.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import type { SupersetClient } from '../support/superset/fixtures.ts';
-import type { SourceFixture } from '../migrations/support.ts';
+import type { SourceFixture } from '../dashboard-migration/support.ts';
 import {
   buildSource,
   client,

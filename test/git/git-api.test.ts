@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { capturedLogs, createHarness, type Harness } from '../support/harness.ts';
 import type { SupersetClient } from '../support/superset/fixtures.ts';
-import type { SourceFixture } from '../migrations/support.ts';
+import type { SourceFixture } from '../dashboard-migration/support.ts';
 import { buildSource, client, enabled, gitea, OtherClone, registerEnvironment, renameDashboard, setIdentity } from './support.ts';
 
 // Git per dashboard against a real Gitea (built from its Go module by scripts/gitea/setup.sh and

@@ -6,9 +6,9 @@ import { inject } from 'vitest';
 import type { GiteaInfo } from '../support/gitea/instance.ts';
 import type { Harness } from '../support/harness.ts';
 import { createSqliteDatabase, getDashboard, updateDashboard, type SupersetClient } from '../support/superset/fixtures.ts';
-import { prefixedTables } from '../migrations/support.ts';
+import { prefixedTables } from '../dashboard-migration/support.ts';
 
-export { buildSource, client, registerEnvironment, waitTask } from '../migrations/support.ts';
+export { buildSource, client, registerEnvironment, waitTask } from '../dashboard-migration/support.ts';
 
 /** The run's real Gitea, or null when SWITCHYARD_TEST_GITEA=off. */
 export function gitea(): GiteaInfo | null {

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { buildSource, prefixedTables, waitTask, type SourceFixture } from '../migrations/support.ts';
+import { buildSource, prefixedTables, waitTask, type SourceFixture } from '../dashboard-migration/support.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { createDashboard, createSqliteDatabase, getDashboard, listAll, login, type SupersetClient } from '../support/superset/fixtures.ts';
 import { REPO_ROOT } from '../support/superset/instance.ts';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createHarness, waitFor, type Harness } from '../support/harness.ts';
 import { createUserWithRoles } from '../support/environments.ts';
 import { createSqliteDatabase, getDashboard, updateDashboard, type SupersetClient } from '../support/superset/fixtures.ts';
-import { buildSource, client, prefixedTables, registerEnvironment, waitTask, type SourceFixture } from '../migrations/support.ts';
+import { buildSource, client, prefixedTables, registerEnvironment, waitTask, type SourceFixture } from '../dashboard-migration/support.ts';
 
 /**
  * Schedules against the real Temporal server and real Superset a → b: a backup every 5 seconds

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { createSqliteDatabase, listAll, type SupersetClient } from '../support/superset/fixtures.ts';
 import { userWith } from '../git/support.ts';
-import { buildSource, client, prefixedTables, registerEnvironment, waitTask, type SourceFixture } from '../migrations/support.ts';
+import { buildSource, client, prefixedTables, registerEnvironment, waitTask, type SourceFixture } from '../dashboard-migration/support.ts';
 
 /**
  * Protected environments against real Superset (a → b), PostgreSQL and Temporal: only an

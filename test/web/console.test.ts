@@ -9,7 +9,7 @@ import { createUserWithRoles, supersets } from '../support/environments.ts';
 import { startFakeSuperset, type FakeSuperset } from '../support/fake-superset.ts';
 import { startFakeLlm, type FakeLlm } from '../support/fake-llm.ts';
 import { createSqliteDatabase } from '../support/superset/fixtures.ts';
-import { buildSource, client, prefixedTables, registerEnvironment, superset, type SourceFixture } from '../migrations/support.ts';
+import { buildSource, client, prefixedTables, registerEnvironment, superset, type SourceFixture } from '../dashboard-migration/support.ts';
 import { gitea, OtherClone, renameDashboard, setIdentity } from '../git/support.ts';
 import { distinctColours, launchBrowser, openPage, screenshot, signIn } from './browser.ts';
 

@@ -1,4 +1,4 @@
-import { mayShortcut } from '../../db/migrations-state/store.ts';
+import { mayShortcut } from '../../db/dashboard-migration/store.ts';
 import type { RlsReport } from '../../contracts/rls.ts';
 import { Bundle } from '../../lib/bundles/bundle.ts';
 import { splitByDashboard } from '../../lib/bundles/split.ts';

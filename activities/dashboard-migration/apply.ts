@@ -9,7 +9,7 @@ import {
   type DroppedField,
 } from '../../lib/bundles/rewrite.ts';
 import { SupersetImportError } from '../../lib/superset/errors.ts';
-import type { MigrationItemsStore } from '../../db/migrations-state/items.ts';
+import type { MigrationItemsStore } from '../../db/dashboard-migration/items.ts';
 import { mergeBundles } from '../../lib/bundles/split.ts';
 import type { DashboardOutcome, ObjectPlan, RejectionRule } from '../../contracts/migration.ts';
 import type { PreparedBundle } from './plan.ts';

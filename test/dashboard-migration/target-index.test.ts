@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { TargetIndex } from '../../activities/migration/target-index.ts';
-import type { IndexedResource, MigrationUpstream } from '../../activities/migration/upstream.ts';
+import { TargetIndex } from '../../activities/dashboard-migration/target-index.ts';
+import type { IndexedResource, MigrationUpstream } from '../../activities/dashboard-migration/upstream.ts';
 import { Bundle } from '../../lib/bundles/bundle.ts';
 import { SupersetApiError } from '../../lib/superset/errors.ts';
 

@@ -1,6 +1,6 @@
 /** One batch of a migration task, as its steps (./batch.ts) hand it on: explicit state instead of a closure's variables. */
 import type { MigrationBatchInput } from '../../contracts/migration.ts';
-import type { TargetState } from '../../db/migrations-state/store.ts';
+import type { TargetState } from '../../db/dashboard-migration/store.ts';
 import type { BatchDashboard, Log, MigrationServices } from './context.ts';
 import type { BatchOutcomes } from './record.ts';
 

@@ -5,8 +5,8 @@
  */
 import type { Context } from '@temporalio/activity';
 import type { MigrationInput } from '../../contracts/migration.ts';
-import type { MigrationItemsStore } from '../../db/migrations-state/items.ts';
-import type { MigrationStateStore } from '../../db/migrations-state/store.ts';
+import type { MigrationItemsStore } from '../../db/dashboard-migration/items.ts';
+import type { MigrationStateStore } from '../../db/dashboard-migration/store.ts';
 import type { TaskItemStore } from '../../db/tasks/items.ts';
 import type { ActivityDeps } from '../deps.ts';
 import type { MigrationCaches } from './caches.ts';

@@ -5,7 +5,7 @@
  * be read ahead is read per dashboard, which then fails alone with its cause.
  */
 import type { MigrationBatchInput } from '../../contracts/migration.ts';
-import type { TargetState } from '../../db/migrations-state/store.ts';
+import type { TargetState } from '../../db/dashboard-migration/store.ts';
 import { Bundle } from '../../lib/bundles/bundle.ts';
 import { splitByDashboard } from '../../lib/bundles/split.ts';
 import { maxBundleBytes } from '../deps.ts';

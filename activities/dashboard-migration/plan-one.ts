@@ -1,4 +1,4 @@
-import { mayShortcut } from '../../db/migrations-state/store.ts';
+import { mayShortcut } from '../../db/dashboard-migration/store.ts';
 import type { DashboardOutcome } from '../../contracts/migration.ts';
 import { maxBundleBytes } from '../deps.ts';
 import { outcomeBase } from './apply.ts';
