@@ -115,7 +115,7 @@ export function assistantRoutes(app: AppContext): AnyRoute[] {
       tag: TAG,
       summary: 'Archive (default) or delete one of your conversations',
       description:
-        '`hard=true` deletes the conversation and its messages; otherwise it is archived (a new message makes it active again). Either way the assistant forgets anything it held in memory for it.',
+        '`hard=true` deletes the conversation and its messages; otherwise it is archived (a new message makes it active again). Either way a command waiting in it for a reply is forgotten.',
       access: USE,
       params: conversationParams,
       query: deleteQuery,

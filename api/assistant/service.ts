@@ -38,7 +38,6 @@ import { deployBody } from '../git/schemas.ts';
 import { hidesQueryRows } from '../tasks/query-rows.ts';
 import { toTaskView } from '../tasks/schemas.ts';
 import type { BoundReviewSession, ReviewSessionBinder } from './binder.ts';
-import { ConversationMemory } from './cache.ts';
 import { planAnswer, planApproveMappings, planSetField, showSession } from './review.ts';
 import {
   checkRefs,
@@ -54,6 +53,8 @@ import type { AnswerState } from './schemas.ts';
 const UPDATE_TIMEOUT_MS = 5_000;
 const LIST_SIZE = 25;
 const LOG_LINES = 50;
+/** How long a command that asked for a missing part waits for the reply that completes it. */
+const FOLLOW_UP_SECONDS = 10 * 60;
 
 /**
  * A task request as the direct route would receive it, parsed by the route's own schema (same
@@ -146,7 +147,6 @@ export class AssistantService {
   private readonly providers: LlmProviderStore;
   private readonly dashboards: DashboardService;
   private readonly binder?: ReviewSessionBinder;
-  readonly memory = new ConversationMemory();
 
   constructor(app: AppContext, binder?: ReviewSessionBinder) {
     this.app = app;
@@ -188,7 +188,7 @@ export class AssistantService {
     let text = body.text;
     let parsed = parseCommand(text, { environments: envs });
     // A reply to a question ("из dev в prod") completes the command that asked it.
-    const pending = body.conversation_id ? this.memory.recall(body.conversation_id) : undefined;
+    const pending = body.conversation_id ? await this.conversations.pendingCommand(body.conversation_id, FOLLOW_UP_SECONDS) : undefined;
     if (pending && (parsed.intent.operation === 'unknown' || parsed.intent.domain === 'help')) {
       const combined = parseCommand(`${pending} ${text}`, { environments: envs });
       if (combined.intent.operation !== 'unknown') {
@@ -210,13 +210,17 @@ export class AssistantService {
     }
     const conv = await this.conversations.open(body.conversation_id, userId, body.text);
     if (!conv) throw new NotFoundError('Conversation', body.conversation_id);
-    await this.conversations.addMessage({ conversationId: conv.id, userId, role: 'user', text: body.text, intent: parsed.intent });
+    const asked = await this.conversations.addMessage({ conversationId: conv.id, userId, role: 'user', text: body.text, intent: parsed.intent });
 
     let reply: Reply;
     try {
       reply = await this.decide(principal, parsed, conv.id, envs, session);
     } catch (err) {
-      if (!(err instanceof Clarification)) throw err;
+      if (!(err instanceof Clarification)) {
+        // Not answered (Superset or Temporal down): the command that was waiting still waits.
+        if (pending) await this.conversations.leavePending(asked.id, pending);
+        throw err;
+      }
       reply = { state: 'needs_clarification', text: err.message, data: err.data, incomplete: true };
     }
     if (session)
@@ -224,8 +228,8 @@ export class AssistantService {
         ...((reply.data as object | undefined) ?? {}),
         dataset_review_session: { id: session.id, version: session.version, ...session.metadata },
       };
-    if (reply.incomplete) this.memory.remember(conv.id, text);
-    else this.memory.forget(conv.id);
+    // The next message, on whichever API process, completes what this one still lacks.
+    if (reply.incomplete) await this.conversations.leavePending(asked.id, text);
 
     const msg = await this.conversations.addMessage({
       conversationId: conv.id,
@@ -956,7 +960,6 @@ export class AssistantService {
     await this.ownConversation(principal, id);
     if (hard) await this.conversations.remove(id);
     else await this.conversations.archive(id);
-    this.memory.forget(id);
     return { conversation_id: id, deleted: hard ? ('hard' as const) : ('archived' as const) };
   }
 

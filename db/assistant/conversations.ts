@@ -27,6 +27,8 @@ export interface MessageRow {
   data: unknown;
   confirmation_id: string | null;
   task_id: string | null;
+  /** On a user's message: the command it left waiting for its missing part (null: nothing waits). */
+  pending_command: string | null;
   created_at: Date;
 }
 
@@ -129,8 +131,31 @@ export class ConversationStore {
     return { rows: rows as MessageRow[], total: Number(count[0]?.count ?? 0) };
   }
 
+  /** What the user's message left waiting for a reply (null: its answer asked for nothing). */
+  async leavePending(messageId: string, command: string | null): Promise<void> {
+    await this.knex('assistant_messages').where({ id: messageId, role: 'user' }).update({ pending_command: command });
+  }
+
+  /**
+   * The command waiting for a reply in the conversation: the one the user's latest message left,
+   * while it is younger than `maxAgeSeconds` by the database's clock (the same for every API
+   * process).
+   */
+  async pendingCommand(conversationId: string, maxAgeSeconds: number): Promise<string | undefined> {
+    const last = await this.knex<MessageRow>('assistant_messages')
+      .where({ conversation_id: conversationId, role: 'user' })
+      .orderBy('seq', 'desc')
+      .first('pending_command', this.knex.raw('created_at > now() - make_interval(secs => ?) as fresh', [maxAgeSeconds]));
+    const row = last as { pending_command: string | null; fresh: boolean } | undefined;
+    return row?.pending_command && row.fresh ? row.pending_command : undefined;
+  }
+
+  /** Archives the conversation and forgets the command waiting in it: the next message starts afresh. */
   async archive(id: string): Promise<void> {
-    await this.knex('assistant_conversations').where({ id }).update({ archived: true });
+    await this.knex.transaction(async (trx) => {
+      await trx('assistant_conversations').where({ id }).update({ archived: true });
+      await trx('assistant_messages').where({ conversation_id: id }).whereNotNull('pending_command').update({ pending_command: null });
+    });
   }
 
   /** Deletes the conversation and its messages (confirmations keep their row, without the link). */

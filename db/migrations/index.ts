@@ -20,6 +20,7 @@ import * as m200 from './20261125_200_task_approval.ts';
 import * as m210 from './20261125_210_idempotency_scope.ts';
 import * as m220 from './20261125_220_people_behind_keys.ts';
 import * as m230 from './20261125_230_target_state_verification.ts';
+import * as m240 from './20261125_240_assistant_pending_command.ts';
 
 interface MigrationModule {
   up(knex: Knex): Promise<void>;
@@ -49,6 +50,7 @@ const migrations: Array<[string, MigrationModule]> = [
   ['20261125_210_idempotency_scope', m210],
   ['20261125_220_people_behind_keys', m220],
   ['20261125_230_target_state_verification', m230],
+  ['20261125_240_assistant_pending_command', m240],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, MigrationModule]> = {

@@ -67,14 +67,23 @@ export async function createHarness(
     port?: number;
     /** How often the task log sink stores its lines on its own (ms; default 50). */
     logFlushMs?: number;
+    /**
+     * A second API process on another harness's database and task queue (as two API replicas
+     * behind one load balancer): its own app, pool and port; no worker, no log sink, and closing
+     * it leaves the database to its owner.
+     */
+    sharing?: Harness;
   } = {},
 ): Promise<Harness> {
-  const dbName = `t_${randomBytes(6).toString('hex')}`;
+  const shared = opts.sharing;
+  const dbName = shared ? new URL(shared.databaseUrl).pathname.slice(1) : `t_${randomBytes(6).toString('hex')}`;
   const adminUrl = inject('pgAdminUrl');
-  const admin = knexFactory({ client: 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
-  await admin.raw(`create database ${dbName}`);
-  await admin.destroy();
-  const databaseUrl = withDatabase(adminUrl, dbName);
+  if (!shared) {
+    const admin = knexFactory({ client: 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
+    await admin.raw(`create database ${dbName}`);
+    await admin.destroy();
+  }
+  const databaseUrl = shared?.databaseUrl ?? withDatabase(adminUrl, dbName);
 
   const config = loadConfig({
     DATABASE_URL: databaseUrl,
@@ -93,7 +102,7 @@ export async function createHarness(
   // The app's own pool, made here so the tests read and arrange rows (and watch its queries) through it.
   const knex = createKnex(databaseUrl, { keepWarm: true });
   const boot = await bootstrapOn(config, logger, knex);
-  taskSink.attach(boot.context.stores.tasks, opts.logFlushMs ?? 50);
+  if (!shared) taskSink.attach(boot.context.stores.tasks, opts.logFlushMs ?? 50);
   const server: Server = await new Promise((resolve) => {
     const s = createApp(boot.context).listen(opts.port ?? 0, '127.0.0.1', () => resolve(s));
   });
@@ -121,7 +130,7 @@ export async function createHarness(
     await running;
     await connection.close();
   };
-  if (opts.worker) await startWorker();
+  if (opts.worker && !shared) await startWorker();
 
   const harness: Harness = {
     config,
@@ -155,6 +164,7 @@ export async function createHarness(
       server.closeAllConnections();
       await new Promise((res) => server.close(() => res(undefined)));
       await boot.close();
+      if (shared) return;
       const a = knexFactory({ client: 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
       await a.raw(`drop database if exists ${dbName} with (force)`);
       await a.destroy();

@@ -1,0 +1,82 @@
+// Two API processes on one database (as two replicas behind a load balancer): a question the
+// assistant asks on one is answered on the other. The command waiting for its missing part is
+// recalled from the conversation's rows in PostgreSQL, not from one process's memory.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEnvironment, createUserWithRoles } from '../support/environments.ts';
+import { startFakeSuperset, type FakeSuperset } from '../support/fake-superset.ts';
+import { createHarness, type Harness } from '../support/harness.ts';
+
+let a: Harness;
+let b: Harness;
+let fake: FakeSuperset;
+let operator: { id: string; token: string };
+
+beforeAll(async () => {
+  [a, fake] = await Promise.all([createHarness(), startFakeSuperset()]);
+  b = await createHarness({ sharing: a });
+  fake.addDashboard({ title: 'Sales Overview', slug: 'sales-overview' });
+  fake.addDashboard({ title: 'Ops board', slug: 'ops-board' });
+  await createEnvironment(a, { name: 'dev', baseUrl: fake.baseUrl, username: fake.username, password: fake.password });
+  await createEnvironment(a, { name: 'prod', baseUrl: fake.baseUrl, username: fake.username, password: fake.password });
+  operator = await createUserWithRoles(a, 'replica-operator', ['Operator']);
+}, 120_000);
+afterAll(async () => {
+  await b?.close();
+  await a?.close();
+  await fake?.close();
+});
+
+const say = (h: Harness, text: string, conversation_id?: string) =>
+  h.request('POST', '/api/assistant/messages', { token: operator.token, json: { text, ...(conversation_id ? { conversation_id } : {}) } });
+
+describe('the assistant on two API processes', () => {
+  it('asks on one and takes the answer on the other', async () => {
+    expect(a.baseUrl).not.toBe(b.baseUrl);
+    const asked = await say(a, 'перенеси дашборд «Sales Overview»');
+    expect(asked.body, asked.text).toMatchObject({
+      state: 'needs_clarification',
+      intent: { domain: 'dashboards', operation: 'migrate' },
+      data: { missing: ['source_environment', 'target_environment'] },
+    });
+    const answered = await say(b, 'из dev в prod', asked.body.conversation_id);
+    expect(answered.body, answered.text).toMatchObject({
+      state: 'awaiting_confirmation',
+      intent: { operation: 'migrate', entities: { source_environment: 'dev', target_environment: 'prod', dashboards: ['Sales Overview'] } },
+    });
+    expect(answered.body.confirmation.summary).toMatch(/^Перенести 1 дашборд \(#\d+ «Sales Overview»\) из dev в prod/);
+    // And the confirmation asked on B is confirmed on A.
+    const confirmed = await a.request('POST', `/api/assistant/confirmations/${answered.body.confirmation.id}/confirm`, {
+      token: operator.token,
+    });
+    expect(confirmed.status, confirmed.text).toBe(200);
+    expect(confirmed.body.task_id).toMatch(/^migration-/);
+  });
+
+  it('completes a command over several replies, each on the other process', async () => {
+    const asked = await say(b, 'migrate dashboard "Ops board"');
+    expect(asked.body).toMatchObject({ state: 'needs_clarification', data: { missing: ['source_environment', 'target_environment'] } });
+    const half = await say(a, 'from dev', asked.body.conversation_id);
+    expect(half.body).toMatchObject({
+      state: 'needs_clarification',
+      intent: { operation: 'migrate', entities: { source_environment: 'dev' } },
+      data: { missing: ['target_environment'] },
+    });
+    const right = await say(b, 'to prod', asked.body.conversation_id);
+    expect(right.body, right.text).toMatchObject({
+      state: 'awaiting_confirmation',
+      intent: { operation: 'migrate', entities: { source_environment: 'dev', target_environment: 'prod', dashboards: ['Ops board'] } },
+    });
+    // Answered: nothing is waiting any more.
+    const again = await say(a, 'in prod', right.body.conversation_id);
+    expect(again.body.intent.operation).toBe('unknown');
+  });
+
+  it('forgets the waiting command when the conversation is archived on the other process', async () => {
+    const asked = await say(a, 'покажи дашборды');
+    expect(asked.body).toMatchObject({ state: 'needs_clarification', data: { missing: ['environment'] } });
+    const del = await b.request('DELETE', `/api/assistant/conversations/${asked.body.conversation_id}`, { token: operator.token });
+    expect(del.body.deleted).toBe('archived');
+    const after = await say(a, 'в dev', asked.body.conversation_id);
+    expect(after.body.intent.operation).toBe('unknown');
+  });
+});
