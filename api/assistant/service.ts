@@ -91,7 +91,6 @@ interface Reply {
   incomplete?: boolean;
 }
 
-/** The permission an operation needs (null: none beyond using the assistant), and the task kind it starts. */
 function requirement(intent: Intent): { permission: TaskKind<never>['permission'] | null; kind?: TaskKindName } {
   const key = `${intent.domain}.${intent.operation}`;
   switch (key) {
@@ -216,11 +215,8 @@ export class AssistantService {
     try {
       reply = await this.decide(principal, parsed, conv.id, envs, session);
     } catch (err) {
-      if (!(err instanceof Clarification)) {
-        // Not answered (Superset or Temporal down): the command that was waiting still waits.
-        if (pending) await this.conversations.leavePending(asked.id, pending);
-        throw err;
-      }
+      // Not answered (Superset or Temporal down): the command that was waiting still waits.
+      if (!(err instanceof Clarification)) throw pending ? await this.conversations.leavePending(asked.id, pending).then(() => err) : err;
       reply = { state: 'needs_clarification', text: err.message, data: err.data, incomplete: true };
     }
     if (session)
