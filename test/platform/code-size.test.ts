@@ -25,7 +25,6 @@ const DEBT: Record<string, number> = {
   'bench/git-status.bench.ts#main': 133,
   'bench/migration.bench.ts#main': 203,
   'bench/tasks.bench.ts#main': 128,
-  'lib/git/working-copy.ts': 648,
   'web/src/pages/Dashboards.tsx#DashboardsPage': 102,
   'web/src/pages/DatasetReview.tsx#Session': 110,
   'web/src/pages/Datasets.tsx#Dataset': 171,
