@@ -1,30 +1,29 @@
-import { createHash } from 'node:crypto';
 import type { ReviewClarificationStore } from '../../db/dataset-review/clarifications.ts';
 import type { SemanticDictionaryStore } from '../../db/dataset-review/dictionaries.ts';
-import type { FieldRow, ReviewFieldStore } from '../../db/dataset-review/fields.ts';
-import type { MappingRow, ReviewMappingStore } from '../../db/dataset-review/mappings.ts';
+import type { ReviewFieldStore } from '../../db/dataset-review/fields.ts';
+import type { ReviewMappingStore } from '../../db/dataset-review/mappings.ts';
 import type { ReviewSessionStore, SessionRow } from '../../db/dataset-review/sessions.ts';
 import type { EnvironmentStore } from '../../db/environments/store.ts';
 import type { SuggestionStore } from '../../db/datasets/suggestions.ts';
 import type { Stores, Transaction } from '../../db/stores.ts';
 import { LinkError, parseDashboardLink } from '../../lib/dataset-review/link.ts';
-import { documentationMarkdown, validationChecks, type ReviewView } from '../../lib/dataset-review/render.ts';
 import { buildSnapshot, proposeMappings } from '../../lib/dataset-review/snapshot.ts';
 import type { VariableKind } from '../../lib/dataset-review/jinja.ts';
-import { parseDictionaryCsv } from '../../lib/dictionary/csv.ts';
-import { parseDictionaryWorkbook } from '../../lib/dictionary/xlsx.ts';
 import { ConflictError, ValidationError } from '../../lib/errors.ts';
 import type { DatasetDetail } from '../../lib/superset/types.ts';
 import { personalUserId, type Principal } from '../auth/principal.ts';
 import type { Supersets } from '../environments/upstream.ts';
 import type { UploadedFile } from '../http/routes.ts';
+import { applyAnswer, type Answer } from './answer.ts';
+import { actor, clarificationOut, fieldOut, mappingOut, sessionSummary, sessionView } from './answers.ts';
 import { questions, type Question } from './clarification.ts';
-import { acceptedByColumn, proposeFields, rerank } from './fields.ts';
+import { addDictionaryVersion } from './dictionary-versions.ts';
+import { documentation, validation, type ExportStores } from './exports.ts';
+import { acceptedByColumn, proposeFields } from './fields.ts';
 import { recover, recoverDataset } from './intake.ts';
-import { mayPreview, previewForReader, runPreview, type Preview } from './preview.ts';
+import { mayPreview, runPreview, type Preview } from './preview.ts';
 
-type Actor = { id: string | null; username: string };
-const actor = (p: Principal): Actor => ({ id: p.userId, username: p.username });
+export { fieldOut, mappingOut, versionOut } from './answers.ts';
 
 /**
  * Dataset review sessions: intake, semantic fields, mappings, clarification, preview, exports.
@@ -41,6 +40,7 @@ export class ReviewService {
   private readonly stores: Pick<Stores, 'transaction'>;
   private readonly supersets: Supersets;
   private readonly environments: EnvironmentStore;
+  private readonly exportStores: ExportStores;
 
   constructor(deps: { stores: Pick<Stores, 'review' | 'datasetSuggestions' | 'environments' | 'transaction'>; supersets: Supersets }) {
     this.stores = deps.stores;
@@ -52,6 +52,7 @@ export class ReviewService {
     this.clarifications = deps.stores.review.clarifications;
     this.dictionaries = deps.stores.review.dictionaries;
     this.suggestions = deps.stores.datasetSuggestions;
+    this.exportStores = { ...deps.stores.review, environments: deps.stores.environments };
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -290,7 +291,7 @@ export class ReviewService {
   async answer(
     p: Principal,
     id: string,
-    body: { version: number; question_key: string; answer: { option: string; label?: string | null; description?: string | null }; feedback?: 'useful' | 'wrong'; feedback_comment?: string | null },
+    body: { version: number; question_key: string; answer: Answer; feedback?: 'useful' | 'wrong'; feedback_comment?: string | null },
   ) {
     const s = await this.sessions.getOwned(id, personalUserId(p));
     if (s.version !== body.version) await this.sessions.advance(id, personalUserId(p), body.version); // the 409
@@ -326,33 +327,9 @@ export class ReviewService {
       await this.chooseDataset(p, id, body.version, Number(option), {}, async (trx) => void (await record(trx, body.version)));
     } else {
       await this.stores.transaction(async (trx) => {
-        const next = await this.sessions.advance(id, personalUserId(p), body.version, {}, trx);
+        await this.sessions.advance(id, personalUserId(p), body.version, {}, trx);
         await record(trx, body.version);
-        if (current.kind === 'filter_mapping' && option !== 'none') {
-          const [kind, ...rest] = option.split(':');
-          const f = s.imported_filters.find((x) => `filter_mapping:${x.id}` === current.key)!;
-          await this.mappings.setVariable(trx, id, f.id, rest.join(':'), kind as VariableKind, p.userId);
-        } else if (current.kind === 'field_review') {
-          const f = await this.fields.get(id, current.ref!, trx);
-          const c = f.pending_candidate;
-          if (option === 'accept_candidate' && c) {
-            await this.fields.update(trx, id, f.id, { label: c.label, description: c.description, provenance: c.provenance, status: 'proposed', pending_candidate: null, source: { ...c.source, score: c.score } }, actor(p));
-          } else {
-            await this.fields.update(trx, id, f.id, { status: f.provenance === 'unresolved' ? 'unresolved' : 'proposed', pending_candidate: null }, actor(p));
-          }
-        } else if (current.kind === 'field_meaning' && option === 'set') {
-          if (!body.answer.label && !body.answer.description) {
-            throw new ValidationError('answer.label or answer.description is needed to set a meaning', [{ field: 'body.answer', message: 'label or description required' }]);
-          }
-          await this.fields.update(
-            trx,
-            id,
-            current.ref!,
-            { label: body.answer.label ?? null, description: body.answer.description ?? null, provenance: 'manual', status: 'manual', locked: true, source: { set_by: p.username, set_at: new Date().toISOString(), via: 'clarification' } },
-            actor(p),
-          );
-        }
-        return next;
+        await applyAnswer(this, trx, p, s, current, body.answer);
       });
     }
     const after = await this.sessions.getOwned(id, personalUserId(p));
@@ -378,170 +355,29 @@ export class ReviewService {
   // ---------------------------------------------------------------------------------------------
   // exports
 
-  async reviewView(p: Principal, id: string): Promise<ReviewView> {
-    const s = await this.sessions.getOwned(id, personalUserId(p));
-    const [fields, mappings, env] = await Promise.all([this.fields.list(id), this.mappings.list(id), this.environments.get(s.env_id).catch(() => null)]);
-    const dict = s.dictionary_id ? await this.dictionaries.get(s.dictionary_id).catch(() => null) : null;
-    const preview = s.preview as ReviewView['preview'];
-    return {
-      id: s.id,
-      title: s.title,
-      state: s.state,
-      version: s.version,
-      env_name: env?.name ?? s.env_id,
-      dashboard: s.dashboard,
-      dataset: s.dataset,
-      imported_filters: s.imported_filters,
-      template_variables: s.template_variables,
-      recovery_markers: s.recovery_markers,
-      fields,
-      mappings,
-      preview,
-      dictionary: dict ? { id: dict.id, name: dict.name, version: s.dictionary_version ?? 0, current_version: dict.current_version } : null,
-    };
-  }
-
   async documentation(p: Principal, id: string): Promise<string> {
-    return documentationMarkdown(await this.reviewView(p, id));
+    return documentation(this.exportStores, p, id);
   }
 
   async validation(p: Principal, id: string) {
-    const v = await this.reviewView(p, id);
-    const checks = validationChecks(v);
-    return { session_id: v.id, version: v.version, passed: checks.every((c) => c.passed), checks };
+    return validation(this.exportStores, p, id);
   }
 
   // ---------------------------------------------------------------------------------------------
   // dictionaries
 
   async addDictionaryVersion(p: Principal, dictionaryId: string, file: UploadedFile) {
-    await this.dictionaries.get(dictionaryId);
-    const isXlsx = file.bytes.subarray(0, 2).toString('latin1') === 'PK';
-    const entries = isXlsx ? (await parseDictionaryWorkbook(file.bytes)).entries : await parseDictionaryCsv(file.bytes);
-    return this.stores.transaction(async (trx) => {
-      const v = await this.dictionaries.addVersion(trx, dictionaryId, {
-        filename: file.filename ? file.filename.slice(0, 255) : null,
-        format: isXlsx ? 'xlsx' : 'csv',
-        sha256: createHash('sha256').update(file.bytes).digest('hex'),
-        entries,
-        by: actor(p),
-      });
-      // Sessions ranked against this dictionary: unlocked fields need review, locked ones keep their values.
-      let sessions = 0;
-      let reviewable = 0;
-      for (const s of await this.sessions.usingDictionary(dictionaryId, trx)) {
-        for (const f of await this.fields.list(s.id, trx)) {
-          const r = rerank(f, { id: dictionaryId, version: v.version, entries }, s.dataset?.table_name ?? null);
-          await this.fields.update(trx, s.id, f.id, r, { id: null, username: `dictionary v${v.version}` });
-          if (r.status) reviewable++;
-        }
-        await this.sessions.markDictionaryVersion(s.id, v.version, trx);
-        sessions++;
-      }
-      return { ...versionOut(v), sessions_updated: sessions, fields_needing_review: reviewable };
-    });
+    return addDictionaryVersion({ ...this.exportStores, stores: this.stores }, p, dictionaryId, file);
   }
 
   // ---------------------------------------------------------------------------------------------
   // answers
 
   summary(s: SessionRow) {
-    return {
-      id: s.id,
-      version: s.version,
-      state: s.state,
-      title: s.title,
-      env_id: s.env_id,
-      link: s.link,
-      dashboard: s.dashboard,
-      dataset: s.dataset ? { id: s.dataset.id, table_name: s.dataset.table_name } : null,
-      recovery_markers: s.recovery_markers.length,
-      created_at: s.created_at.toISOString(),
-      updated_at: s.updated_at.toISOString(),
-    };
+    return sessionSummary(s);
   }
 
   async view(s: SessionRow, p: Principal, trx?: Transaction) {
-    // One after another: inside a transaction they share one connection.
-    const fields = await this.fields.list(s.id, trx);
-    const mappings = await this.mappings.list(s.id, trx);
-    const answered = await this.clarifications.list(s.id, trx);
-    const open = questions(s, fields, mappings, answered);
-    return {
-      id: s.id,
-      version: s.version,
-      state: s.state,
-      title: s.title,
-      note: s.note,
-      owner: { id: s.owner_id, username: s.owner_username },
-      env_id: s.env_id,
-      link: s.link,
-      link_kind: s.link_kind,
-      dashboard: s.dashboard,
-      dataset: s.dataset,
-      candidate_datasets: s.candidate_datasets,
-      charts: s.charts,
-      imported_filters: s.imported_filters,
-      template_variables: s.template_variables,
-      recovery_markers: s.recovery_markers,
-      fields: fields.map(fieldOut),
-      mappings: mappings.map(mappingOut),
-      clarification: { blocking: open.length > 0, current_question: open[0]?.key ?? null, remaining: open.length },
-      dictionary: s.dictionary_id ? { id: s.dictionary_id, version: s.dictionary_version } : null,
-      preview: previewForReader(p, s),
-      launch: s.launch,
-      created_at: s.created_at.toISOString(),
-      updated_at: s.updated_at.toISOString(),
-    };
+    return sessionView(this, s, p, trx);
   }
-}
-
-export function fieldOut(f: FieldRow) {
-  return {
-    id: f.id,
-    kind: f.kind,
-    name: f.name,
-    label: f.label,
-    description: f.description,
-    provenance: f.provenance,
-    status: f.status,
-    locked: f.locked,
-    source: f.source,
-    candidates: f.candidates,
-    pending_candidate: f.pending_candidate,
-    superset: f.superset,
-    updated_by: f.updated_by_username,
-    updated_at: f.updated_at ? new Date(f.updated_at).toISOString() : null,
-  };
-}
-
-export function mappingOut(m: MappingRow) {
-  return {
-    id: m.id,
-    filter_id: m.filter_id,
-    variable: m.variable,
-    variable_kind: m.variable_kind,
-    value: m.value ?? null,
-    origin: m.origin,
-    approved: m.approved,
-    approved_at: m.approved_at ? new Date(m.approved_at).toISOString() : null,
-  };
-}
-
-function clarificationOut(s: SessionRow, open: Question[], answered: number) {
-  return { session_id: s.id, version: s.version, blocking: open.length > 0, question: open[0] ?? null, remaining: open.length, answered };
-}
-
-export function versionOut(v: { id: string; dictionary_id: string; version: number; filename: string | null; format: string; sha256: string; entry_count: number; created_by_username: string | null; created_at: Date }) {
-  return {
-    id: v.id,
-    dictionary_id: v.dictionary_id,
-    version: v.version,
-    filename: v.filename,
-    format: v.format,
-    sha256: v.sha256,
-    entry_count: v.entry_count,
-    created_by: v.created_by_username,
-    created_at: new Date(v.created_at).toISOString(),
-  };
 }

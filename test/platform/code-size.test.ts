@@ -20,7 +20,6 @@ const DECLARATIVE: Array<{ pattern: RegExp; reason: string }> = [
 const DEBT: Record<string, number> = {
   'api/assistant/service.ts': 985,
   'api/assistant/service.ts#decide': 300,
-  'api/dataset-review/service.ts': 548,
   'bench/dashboards.bench.ts#main': 108,
   'bench/git-status.bench.ts#main': 133,
   'bench/migration.bench.ts#main': 203,
