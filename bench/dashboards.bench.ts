@@ -80,8 +80,11 @@ async function measure(fn: () => Promise<void>): Promise<number[]> {
   return out.sort((a, b) => a - b);
 }
 
-async function main() {
-  const password = BENCH_ADMIN_PASSWORD;
+type Superset = Awaited<ReturnType<typeof startSuperset>>;
+type Headers = Record<string, string>;
+
+/** PostgreSQL and Temporal, the Superset holding the dashboards, and the API as its own process. */
+async function startStack() {
   const dataDir = path.join(PROJECT_ROOT, '.data', 'bench-dashboards');
   const env = await benchEnv(dataDir);
   const config = loadConfig(env);
@@ -106,84 +109,113 @@ async function main() {
     await sup.stop();
     await infra.stop();
   });
+  return { sup, api, base, stop };
+}
+
+/** The bound user and the dashboards in Superset (made once), with how many there are and how many the user owns. */
+async function prepareSuperset(sup: Superset): Promise<{ bobId: number; total: number; bobTotal: number }> {
+  const sc = await login(sup.baseUrl, sup.username, sup.password);
+  const users = await sc.request<{ result: Array<{ id: number; username: string }> }>('GET', '/api/v1/security/users/', {
+    q: { filters: [{ col: 'username', opr: 'eq', value: BENCH_USER }] },
+  });
+  const bobId =
+    users.result[0]?.id ??
+    (await createUser(sc, { username: BENCH_USER, password: 'bench-bob-pw', firstName: 'Bench', lastName: 'Bob' })).id;
+  await ensureDashboards(sc, await userIdOf(sc, sup.username), bobId);
+  const total = (await listDashboards(sc, { pageSize: 1 })).count;
+  const bobTotal = (await listDashboards(sc, { pageSize: 1, filters: [{ col: 'owners', opr: 'rel_m_m', value: bobId }] })).count;
+  return { bobId, total, bobTotal };
+}
+
+/** Signs in to Switchyard, registers the Superset and turns the profile filter on for the bound user. */
+async function signIn(base: string, sup: Superset): Promise<{ headers: Headers; envId: string }> {
+  await waitUntil(async () => (await fetch(`${base}/api/health`)).ok, 120_000, 'API up');
+  const token = (
+    (await (
+      await fetch(`${base}/api/auth/login`, {
+        method: 'POST',
+        body: new URLSearchParams({ username: 'admin', password: BENCH_ADMIN_PASSWORD }),
+      })
+    ).json()) as {
+      access_token: string;
+    }
+  ).access_token;
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const envRes = await fetch(`${base}/api/environments`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ name: `bench-${Date.now()}`, base_url: sup.baseUrl, username: sup.username, password: sup.password }),
+  });
+  const envId = ((await envRes.json()) as { id: string }).id;
+  await fetch(`${base}/api/profile/preferences`, {
+    method: 'PATCH',
+    headers,
+    body: JSON.stringify({ profile_filter_enabled: true, superset_username: BENCH_USER }),
+  });
+  return { headers, envId };
+}
+
+/** Superset directly: the same list call Switchyard makes, with a bearer token, over keep-alive fetch. */
+async function directList(sup: Superset): Promise<(page: number, filters?: unknown[]) => Promise<void>> {
+  const supersetToken = await bareAccessToken(sup.baseUrl, sup.username, sup.password);
+  return async (page: number, filters: unknown[] = []) => {
+    const q = encodeRison({
+      filters,
+      columns: DASHBOARD_LIST_COLUMNS,
+      order_column: 'changed_on',
+      order_direction: 'desc',
+      page,
+      page_size: PAGE_SIZE,
+      keys: ['none'],
+    });
+    const r = await fetch(`${sup.baseUrl}/api/v1/dashboard/?q=${encodeURIComponent(q)}`, {
+      headers: { authorization: `Bearer ${supersetToken}`, accept: 'application/json' },
+    });
+    if (!r.ok) throw new Error(`superset ${r.status}`);
+    await r.json();
+  };
+}
+
+function apiList(base: string, headers: Headers, envId: string): (query: string, expectTotal?: number) => Promise<void> {
+  return async (query: string, expectTotal?: number) => {
+    const r = await fetch(`${base}/api/dashboards?env_id=${envId}&page_size=${PAGE_SIZE}&${query}`, { headers });
+    const body = (await r.json()) as { total: number };
+    if (r.status !== 200) throw new Error(`switchyard ${r.status} ${JSON.stringify(body)}`);
+    if (expectTotal !== undefined && body.total < expectTotal)
+      throw new Error(`unexpected total ${body.total}: ${JSON.stringify(body).slice(0, 600)}`);
+  };
+}
+
+function report(rows: Array<[string, number[], number[]]>, total: number, bobTotal: number, apiPid: number): void {
+  const f = (n: number) => n.toFixed(1);
+  console.log(
+    `\nGET /api/dashboards vs Superset's GET /api/v1/dashboard/ (Superset 6.1.0, gunicorn 1 worker x 8 threads, SQLite metadata; ${total} dashboards, the bound user owns ${bobTotal}; page_size ${PAGE_SIZE}; ${ROUNDS} sequential requests after 5 warm-up; ${process.platform}, ${os.cpus().length} cores)`,
+  );
+  console.log(
+    `  ${'case'.padEnd(26)} ${'Superset p50'.padStart(13)} ${'p90'.padStart(8)}  ${'Switchyard p50'.padStart(15)} ${'p90'.padStart(8)}  ratio (p50)`,
+  );
+  for (const [name, s, w] of rows) {
+    console.log(
+      `  ${name.padEnd(26)} ${f(percentile(s, 50)).padStart(10)} ms ${f(percentile(s, 90)).padStart(5)} ms  ${f(percentile(w, 50)).padStart(12)} ms ${f(percentile(w, 90)).padStart(5)} ms  ${(percentile(w, 50) / percentile(s, 50)).toFixed(2)}x`,
+    );
+  }
+  console.log(`  API resident memory at the end: ${f(rssMb(apiPid))} MB`);
+}
+
+async function main() {
+  const { sup, api, base, stop } = await startStack();
   try {
-    const sc = await login(sup.baseUrl, sup.username, sup.password);
-    const users = await sc.request<{ result: Array<{ id: number; username: string }> }>('GET', '/api/v1/security/users/', {
-      q: { filters: [{ col: 'username', opr: 'eq', value: BENCH_USER }] },
-    });
-    const bobId =
-      users.result[0]?.id ??
-      (await createUser(sc, { username: BENCH_USER, password: 'bench-bob-pw', firstName: 'Bench', lastName: 'Bob' })).id;
-    await ensureDashboards(sc, await userIdOf(sc, sup.username), bobId);
-    const total = (await listDashboards(sc, { pageSize: 1 })).count;
-    const bobTotal = (await listDashboards(sc, { pageSize: 1, filters: [{ col: 'owners', opr: 'rel_m_m', value: bobId }] })).count;
-
-    await waitUntil(async () => (await fetch(`${base}/api/health`)).ok, 120_000, 'API up');
-    const token = (
-      (await (
-        await fetch(`${base}/api/auth/login`, { method: 'POST', body: new URLSearchParams({ username: 'admin', password }) })
-      ).json()) as {
-        access_token: string;
-      }
-    ).access_token;
-    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    const envRes = await fetch(`${base}/api/environments`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ name: `bench-${Date.now()}`, base_url: sup.baseUrl, username: sup.username, password: sup.password }),
-    });
-    const envId = ((await envRes.json()) as { id: string }).id;
-    await fetch(`${base}/api/profile/preferences`, {
-      method: 'PATCH',
-      headers,
-      body: JSON.stringify({ profile_filter_enabled: true, superset_username: BENCH_USER }),
-    });
-
-    // Superset directly: the same list call Switchyard makes, with a bearer token, over keep-alive fetch.
-    const supersetToken = await bareAccessToken(sup.baseUrl, sup.username, sup.password);
-    const direct = async (page: number, filters: unknown[] = []) => {
-      const q = encodeRison({
-        filters,
-        columns: DASHBOARD_LIST_COLUMNS,
-        order_column: 'changed_on',
-        order_direction: 'desc',
-        page,
-        page_size: PAGE_SIZE,
-        keys: ['none'],
-      });
-      const r = await fetch(`${sup.baseUrl}/api/v1/dashboard/?q=${encodeURIComponent(q)}`, {
-        headers: { authorization: `Bearer ${supersetToken}`, accept: 'application/json' },
-      });
-      if (!r.ok) throw new Error(`superset ${r.status}`);
-      await r.json();
-    };
-    const viaApi = async (query: string, expectTotal?: number) => {
-      const r = await fetch(`${base}/api/dashboards?env_id=${envId}&page_size=${PAGE_SIZE}&${query}`, { headers });
-      const body = (await r.json()) as { total: number };
-      if (r.status !== 200) throw new Error(`switchyard ${r.status} ${JSON.stringify(body)}`);
-      if (expectTotal !== undefined && body.total < expectTotal)
-        throw new Error(`unexpected total ${body.total}: ${JSON.stringify(body).slice(0, 600)}`);
-    };
+    const { bobId, total, bobTotal } = await prepareSuperset(sup);
+    const { headers, envId } = await signIn(base, sup);
+    const direct = await directList(sup);
+    const viaApi = apiList(base, headers, envId);
     const owners = [{ col: 'owners', opr: 'rel_m_m', value: bobId }];
 
     const rows: Array<[string, number[], number[]]> = [];
     rows.push(['unfiltered, page 1', await measure(() => direct(0)), await measure(() => viaApi('page=1&page_context=other', total))]);
     rows.push(['profile filter, page 1', await measure(() => direct(0, owners)), await measure(() => viaApi('page=1', bobTotal))]);
     rows.push(['profile filter, page 20', await measure(() => direct(19, owners)), await measure(() => viaApi('page=20', bobTotal))]);
-
-    const f = (n: number) => n.toFixed(1);
-    console.log(
-      `\nGET /api/dashboards vs Superset's GET /api/v1/dashboard/ (Superset 6.1.0, gunicorn 1 worker x 8 threads, SQLite metadata; ${total} dashboards, the bound user owns ${bobTotal}; page_size ${PAGE_SIZE}; ${ROUNDS} sequential requests after 5 warm-up; ${process.platform}, ${os.cpus().length} cores)`,
-    );
-    console.log(
-      `  ${'case'.padEnd(26)} ${'Superset p50'.padStart(13)} ${'p90'.padStart(8)}  ${'Switchyard p50'.padStart(15)} ${'p90'.padStart(8)}  ratio (p50)`,
-    );
-    for (const [name, s, w] of rows) {
-      console.log(
-        `  ${name.padEnd(26)} ${f(percentile(s, 50)).padStart(10)} ms ${f(percentile(s, 90)).padStart(5)} ms  ${f(percentile(w, 50)).padStart(12)} ms ${f(percentile(w, 90)).padStart(5)} ms  ${(percentile(w, 50) / percentile(s, 50)).toFixed(2)}x`,
-      );
-    }
-    console.log(`  API resident memory at the end: ${f(rssMb(api.pid!))} MB`);
+    report(rows, total, bobTotal, api.pid!);
   } finally {
     await stop();
   }

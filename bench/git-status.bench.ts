@@ -138,132 +138,175 @@ const median = (xs: number[]) =>
     50,
   );
 
+type Stack = Awaited<ReturnType<typeof startBenchStack>>;
+type Repo = { id: number; uuid: string; dir: string };
+type Headers = Record<string, string>;
+/** One timed call of each contender: Switchyard's batch endpoint and the native git loop. */
+type Contenders = {
+  batch: () => Promise<{ ms: number; json: { items: Record<string, { status: string }> } }>;
+  native: () => { ms: number; out: string[] };
+};
+
+/** Signs in as the bench's admin and registers an environment for the repositories to be bound in. */
+async function signIn(stack: Stack): Promise<{ auth: Headers; envId: string }> {
+  const login = await fetch(`${stack.base}/api/auth/login`, {
+    method: 'POST',
+    body: new URLSearchParams({ username: 'admin', password: BENCH_ADMIN_PASSWORD }),
+  });
+  const token = ((await login.json()) as { access_token: string }).access_token;
+  const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const env = await fetch(`${stack.base}/api/environments`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({ name: 'bench', base_url: 'http://127.0.0.1:9', username: 'u', password: 'p' }),
+  });
+  return { auth, envId: ((await env.json()) as { id: string }).id };
+}
+
+/** Makes the working copies and records each as a dashboard's repository bound in the environment. */
+async function makeRepos(stack: Stack, dataDir: string, envId: string): Promise<Repo[]> {
+  const root = path.join(dataDir, 'git');
+  const started = Date.now();
+  const repos: Repo[] = [];
+  for (let i = 0; i < REPOS; i++) {
+    const uuid = randomUUID();
+    repos.push({ id: 1000 + i, uuid, dir: makeRepo(root, uuid, i) });
+  }
+  const knex = knexFactory({ client: 'pg', connection: stack.databaseUrl, pool: { min: 0, max: 1 } });
+  const store = new GitRepositoryStore(knex);
+  for (const r of repos) {
+    await store.upsert({
+      dashboard_uuid: r.uuid,
+      title: null,
+      config_id: null,
+      remote_name: null,
+      remote_url: `http://127.0.0.1:9/bench/${r.uuid}.git`,
+      branch: 'main',
+    });
+    await store.bind(envId, r.id, r.uuid);
+  }
+  await knex.destroy();
+  console.error(`${REPOS} working copies made in ${Date.now() - started} ms`);
+  return repos;
+}
+
+function contenders(stack: Stack, auth: Headers, envId: string, repos: Repo[]): Contenders {
+  const body = JSON.stringify({ env_id: envId, dashboard_ids: repos.map((r) => r.id) });
+  const batch = async () => {
+    let t = performance.now();
+    // The native loop can outlast the API's keep-alive window: a socket closed under us is retried once.
+    const r = await fetch(`${stack.base}/api/git/status/batch`, { method: 'POST', headers: auth, body }).catch(() => {
+      t = performance.now();
+      return fetch(`${stack.base}/api/git/status/batch`, { method: 'POST', headers: auth, body });
+    });
+    const json = (await r.json()) as { items: Record<string, { status: string }> };
+    const ms = performance.now() - t;
+    if (r.status !== 200) throw new Error(`batch status: ${r.status} ${JSON.stringify(json)}`);
+    return { ms, json };
+  };
+  const native = () => {
+    const t = performance.now();
+    const out: string[] = [];
+    for (const r of repos) out.push(git(r.dir, 'status', '--porcelain=v2', '--branch'));
+    return { ms: performance.now() - t, out };
+  };
+  return { batch, native };
+}
+
+/** Both must see the same states: answers how many repositories are in each. */
+async function checkAgreement(repos: Repo[], { batch, native }: Contenders): Promise<Record<string, number>> {
+  const { json } = await batch();
+  const { out } = native();
+  const counts: Record<string, number> = {};
+  for (const [i, r] of repos.entries()) {
+    const s = json.items[String(r.id)].status;
+    counts[s] = (counts[s] ?? 0) + 1;
+    const n = out[i];
+    const nativeState = /^[12?] /m.test(n) ? 'DIRTY' : /^# branch\.ab \+[1-9]/m.test(n) ? 'AHEAD' : 'CLEAN';
+    if (nativeState !== s) throw new Error(`repository ${r.uuid}: Switchyard says ${s}, git says ${nativeState}:\n${n}`);
+  }
+  console.error(`states agree with native git: ${JSON.stringify(counts)}`);
+  return counts;
+}
+
+async function measureWarm({ batch, native }: Contenders): Promise<{ sy: number[]; ng: number[] }> {
+  for (let i = 0; i < WARMUP; i++) {
+    await batch();
+    native();
+  }
+  const sy: number[] = [];
+  const ng: number[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    // Interleaved, so both see the same machine load.
+    sy.push((await batch()).ms);
+    ng.push(native().ms);
+  }
+  return { sy, ng };
+}
+
+/**
+ * Cold: every working file gets a new (old) mtime first, so neither side can trust a stat
+ * cache: Switchyard rescans with isomorphic-git, git re-hashes and rewrites its index.
+ */
+async function measureCold(repos: Repo[], { batch, native }: Contenders): Promise<{ syCold: number[]; ngCold: number[] }> {
+  const allFiles = repos.flatMap((r) => listWorkingFiles(r.dir));
+  const age = (k: number) => {
+    const t = new Date(Date.UTC(2020, 0, 1, 0, 0, k));
+    for (const f of allFiles) fs.utimesSync(f, t, t);
+  };
+  const syCold: number[] = [];
+  const ngCold: number[] = [];
+  for (let i = 0; i < COLD_ROUNDS; i++) {
+    age(2 * i);
+    syCold.push((await batch()).ms);
+    age(2 * i + 1);
+    ngCold.push(native().ms);
+  }
+  return { syCold, ngCold };
+}
+
+function report(warm: { sy: number[]; ng: number[] }, cold: { syCold: number[]; ngCold: number[] }, counts: Record<string, number>): void {
+  const { sy, ng } = warm;
+  const s50 = median(sy);
+  const n50 = median(ng);
+  const ratio = s50 / n50;
+  const sc50 = median(cold.syCold);
+  const nc50 = median(cold.ngCold);
+  console.log(`batch status of ${REPOS} repositories, ${ROUNDS} rounds each (interleaved):`);
+  console.log(`  Switchyard POST /api/git/status/batch   p50 ${s50.toFixed(1)} ms   min ${Math.min(...sy).toFixed(1)} ms`);
+  console.log(`  native git status loop (${REPOS} processes) p50 ${n50.toFixed(1)} ms   min ${Math.min(...ng).toFixed(1)} ms`);
+  console.log(`  ratio Switchyard / native: ${ratio.toFixed(2)}x (target at most 1.0x)`);
+  console.log(`cold (every working file's mtime changed first), ${COLD_ROUNDS} rounds each:`);
+  console.log(`  Switchyard p50 ${sc50.toFixed(1)} ms, native loop p50 ${nc50.toFixed(1)} ms, ratio ${(sc50 / nc50).toFixed(2)}x`);
+  console.log(
+    JSON.stringify({
+      bench: 'git-status',
+      repos: REPOS,
+      rounds: ROUNDS,
+      switchyard_p50_ms: Number(s50.toFixed(1)),
+      native_p50_ms: Number(n50.toFixed(1)),
+      ratio: Number(ratio.toFixed(3)),
+      cold_switchyard_p50_ms: Number(sc50.toFixed(1)),
+      cold_native_p50_ms: Number(nc50.toFixed(1)),
+      cold_ratio: Number((sc50 / nc50).toFixed(3)),
+      states: counts,
+    }),
+  );
+}
+
 async function main() {
   const dataDir = path.resolve('.data/bench-git-status');
   console.error(`starting a fresh stack in ${dataDir} ...`);
   const stack = await startBenchStack(dataDir);
   try {
     await waitUntil(async () => (await fetch(`${stack.base}/api/health`)).ok, 120_000, 'the API');
-    const login = await fetch(`${stack.base}/api/auth/login`, {
-      method: 'POST',
-      body: new URLSearchParams({ username: 'admin', password: BENCH_ADMIN_PASSWORD }),
-    });
-    const token = ((await login.json()) as { access_token: string }).access_token;
-    const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    const env = await fetch(`${stack.base}/api/environments`, {
-      method: 'POST',
-      headers: auth,
-      body: JSON.stringify({ name: 'bench', base_url: 'http://127.0.0.1:9', username: 'u', password: 'p' }),
-    });
-    const envId = ((await env.json()) as { id: string }).id;
-
-    const root = path.join(dataDir, 'git');
-    const started = Date.now();
-    const repos: Array<{ id: number; uuid: string; dir: string }> = [];
-    for (let i = 0; i < REPOS; i++) {
-      const uuid = randomUUID();
-      repos.push({ id: 1000 + i, uuid, dir: makeRepo(root, uuid, i) });
-    }
-    const knex = knexFactory({ client: 'pg', connection: stack.databaseUrl, pool: { min: 0, max: 1 } });
-    const store = new GitRepositoryStore(knex);
-    for (const r of repos) {
-      await store.upsert({
-        dashboard_uuid: r.uuid,
-        title: null,
-        config_id: null,
-        remote_name: null,
-        remote_url: `http://127.0.0.1:9/bench/${r.uuid}.git`,
-        branch: 'main',
-      });
-      await store.bind(envId, r.id, r.uuid);
-    }
-    await knex.destroy();
-    console.error(`${REPOS} working copies made in ${Date.now() - started} ms`);
-
-    const body = JSON.stringify({ env_id: envId, dashboard_ids: repos.map((r) => r.id) });
-    const batch = async () => {
-      let t = performance.now();
-      // The native loop can outlast the API's keep-alive window: a socket closed under us is retried once.
-      const r = await fetch(`${stack.base}/api/git/status/batch`, { method: 'POST', headers: auth, body }).catch(() => {
-        t = performance.now();
-        return fetch(`${stack.base}/api/git/status/batch`, { method: 'POST', headers: auth, body });
-      });
-      const json = (await r.json()) as { items: Record<string, { status: string }> };
-      const ms = performance.now() - t;
-      if (r.status !== 200) throw new Error(`batch status: ${r.status} ${JSON.stringify(json)}`);
-      return { ms, json };
-    };
-    const native = () => {
-      const t = performance.now();
-      const out: string[] = [];
-      for (const r of repos) out.push(git(r.dir, 'status', '--porcelain=v2', '--branch'));
-      return { ms: performance.now() - t, out };
-    };
-
-    // Both must see the same states.
-    const { json } = await batch();
-    const { out } = native();
-    const counts: Record<string, number> = {};
-    for (const [i, r] of repos.entries()) {
-      const s = json.items[String(r.id)].status;
-      counts[s] = (counts[s] ?? 0) + 1;
-      const n = out[i];
-      const nativeState = /^[12?] /m.test(n) ? 'DIRTY' : /^# branch\.ab \+[1-9]/m.test(n) ? 'AHEAD' : 'CLEAN';
-      if (nativeState !== s) throw new Error(`repository ${r.uuid}: Switchyard says ${s}, git says ${nativeState}:\n${n}`);
-    }
-    console.error(`states agree with native git: ${JSON.stringify(counts)}`);
-
-    for (let i = 0; i < WARMUP; i++) {
-      await batch();
-      native();
-    }
-    const sy: number[] = [];
-    const ng: number[] = [];
-    for (let i = 0; i < ROUNDS; i++) {
-      // Interleaved, so both see the same machine load.
-      sy.push((await batch()).ms);
-      ng.push(native().ms);
-    }
-    // Cold: every working file gets a new (old) mtime first, so neither side can trust a stat
-    // cache: Switchyard rescans with isomorphic-git, git re-hashes and rewrites its index.
-    const allFiles = repos.flatMap((r) => listWorkingFiles(r.dir));
-    const age = (k: number) => {
-      const t = new Date(Date.UTC(2020, 0, 1, 0, 0, k));
-      for (const f of allFiles) fs.utimesSync(f, t, t);
-    };
-    const syCold: number[] = [];
-    const ngCold: number[] = [];
-    for (let i = 0; i < COLD_ROUNDS; i++) {
-      age(2 * i);
-      syCold.push((await batch()).ms);
-      age(2 * i + 1);
-      ngCold.push(native().ms);
-    }
-    const s50 = median(sy);
-    const n50 = median(ng);
-    const ratio = s50 / n50;
-    const sc50 = median(syCold);
-    const nc50 = median(ngCold);
-    console.log(`batch status of ${REPOS} repositories, ${ROUNDS} rounds each (interleaved):`);
-    console.log(`  Switchyard POST /api/git/status/batch   p50 ${s50.toFixed(1)} ms   min ${Math.min(...sy).toFixed(1)} ms`);
-    console.log(`  native git status loop (${REPOS} processes) p50 ${n50.toFixed(1)} ms   min ${Math.min(...ng).toFixed(1)} ms`);
-    console.log(`  ratio Switchyard / native: ${ratio.toFixed(2)}x (target at most 1.0x)`);
-    console.log(`cold (every working file's mtime changed first), ${COLD_ROUNDS} rounds each:`);
-    console.log(`  Switchyard p50 ${sc50.toFixed(1)} ms, native loop p50 ${nc50.toFixed(1)} ms, ratio ${(sc50 / nc50).toFixed(2)}x`);
-    console.log(
-      JSON.stringify({
-        bench: 'git-status',
-        repos: REPOS,
-        rounds: ROUNDS,
-        switchyard_p50_ms: Number(s50.toFixed(1)),
-        native_p50_ms: Number(n50.toFixed(1)),
-        ratio: Number(ratio.toFixed(3)),
-        cold_switchyard_p50_ms: Number(sc50.toFixed(1)),
-        cold_native_p50_ms: Number(nc50.toFixed(1)),
-        cold_ratio: Number((sc50 / nc50).toFixed(3)),
-        states: counts,
-      }),
-    );
+    const { auth, envId } = await signIn(stack);
+    const repos = await makeRepos(stack, dataDir, envId);
+    const both = contenders(stack, auth, envId, repos);
+    const counts = await checkAgreement(repos, both);
+    const warm = await measureWarm(both);
+    const cold = await measureCold(repos, both);
+    report(warm, cold, counts);
   } finally {
     await stack.stop();
   }

@@ -30,6 +30,210 @@ const arg = (name: string, dflt: number) => {
 const N = arg('dashboards', 10);
 const G = arg('growth', 0);
 
+type Superset = Awaited<ReturnType<typeof startSuperset>>;
+type Post = (p: string, body: unknown, method?: string) => Promise<Record<string, any>>;
+/** One migration task's wall time, the verification's part of it as the task reports it, and how many dashboards it left unchanged. */
+type Migrated = { seconds: number; verificationSeconds: number; unchanged: number };
+type Growth = { switchyard_s: number; verification_s: number; bare_s: number; factor: number; bare_factor: number };
+type Figures = {
+  bare: number;
+  first: Migrated;
+  again: Migrated;
+  presetCli: number | null;
+  growth: Growth | null;
+};
+
+/** Fixtures: N + G dashboards of two charts each on a SQLite database in a; a target database in b. */
+async function makeFixtures(dir: string, sa: Superset, sb: Superset) {
+  const a = await login(sa.baseUrl, sa.username, sa.password);
+  const b = await login(sb.baseUrl, sb.username, sb.password);
+  const srcDb = await createSqliteDatabase(a, { name: 'bench_src', path: path.join(dir, 'src.db') });
+  const dstDb = await createSqliteDatabase(b, { name: 'bench_dst', path: path.join(dir, 'dst.db') });
+  const ds = await createDataset(a, { database: srcDb.id, tableName: 'sales' });
+  const all: number[] = [];
+  for (let i = 0; i < N + G; i++) {
+    const t = await createTableChart(a, { name: `bench rows ${i}`, datasetId: ds.id, columns: ['ds', 'region', 'units'] });
+    const g = await createBigNumberChart(a, { name: `bench total ${i}`, datasetId: ds.id, metric: sqlMetric('SUM(units)', 'units') });
+    all.push((await createDashboard(a, { title: `bench ${i}`, slug: `bench-${i}`, charts: [t, g] })).id);
+  }
+  return { ids: all.slice(0, N), grown: all.slice(N), srcDbId: srcDb.id, dstDbId: dstDb.id };
+}
+
+/** Signs in to Switchyard and registers a (the source) and b (Switchyard's target) with their database mapping. */
+async function registerEnvironments(base: string, sa: Superset, sb: Superset, dbs: { srcDbId: number; dstDbId: number }) {
+  await waitUntil(async () => (await fetch(`${base}/api/ready`)).ok, 120_000, 'API ready');
+  const token = (
+    (await (
+      await fetch(`${base}/api/auth/login`, {
+        method: 'POST',
+        body: new URLSearchParams({ username: 'admin', password: BENCH_ADMIN_PASSWORD }),
+      })
+    ).json()) as { access_token: string }
+  ).access_token;
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const post: Post = async (p, body, method = 'POST') => {
+    const r = await fetch(base + p, { method, headers, body: JSON.stringify(body) });
+    const j = (await r.json()) as Record<string, any>;
+    if (r.status >= 300) throw new Error(`${p}: ${r.status} ${JSON.stringify(j)}`);
+    return j;
+  };
+  const envA = (await post('/api/environments', { name: 'bench-a', base_url: sa.baseUrl, username: sa.username, password: sa.password }))
+    .id;
+  const envB = (await post('/api/environments', { name: 'bench-b', base_url: sb.baseUrl, username: sb.username, password: sb.password }))
+    .id;
+  await post(
+    `/api/environments/${envA}/db-mappings/${envB}`,
+    { mappings: [{ source_database_id: dbs.srcDbId, target_database_id: dbs.dstDbId }] },
+    'PUT',
+  );
+  return { headers, post, envA, envB };
+}
+
+/** Runs one migration task from a to b and waits for its end; its log is kept in the bench folder. */
+async function runMigration(
+  ctx: { base: string; dir: string; headers: Record<string, string>; post: Post; envA: string; envB: string },
+  dashboardIds: number[],
+): Promise<Migrated> {
+  const { base, dir, headers, post } = ctx;
+  const t0 = performance.now();
+  const { task_id } = await post('/api/dashboards/migrate', {
+    source_env_id: ctx.envA,
+    target_env_id: ctx.envB,
+    dashboard_ids: dashboardIds,
+  });
+  let task: Record<string, any> = {};
+  await waitUntil(
+    async () => {
+      task = (await (await fetch(`${base}/api/tasks/${task_id}`, { headers })).json()) as Record<string, any>;
+      return ['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(task.status);
+    },
+    900_000,
+    'the migration',
+    // Polled often: the time a task's end takes to be seen is the bench's, not Switchyard's.
+    25,
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  // The task's log, kept for reading where the time went (the worker writes its lines in
+  // batches: the last ones reach the table shortly after the task ends).
+  await new Promise((r) => setTimeout(r, 1500));
+  const logs = await (await fetch(`${base}/api/tasks/${task_id}/logs?limit=1000`, { headers })).json();
+  fs.writeFileSync(path.join(dir, `task-${task_id}.log.json`), JSON.stringify(logs, null, 1));
+  if (task.status !== 'SUCCEEDED') throw new Error(`migration ended ${task.status}: ${JSON.stringify(task.error)}`);
+  return {
+    seconds,
+    unchanged: Number(task.result.totals?.unchanged ?? 0),
+    // The verification's own wall time, as the task reports it (it runs after the imports).
+    verificationSeconds: Number(task.result.timings?.verification_ms ?? 0) / 1000,
+  };
+}
+
+/** Bare Superset: export each dashboard from a and import it into c (overwrite), nothing else. */
+async function bareCopy(ca: SupersetClient, cb: SupersetClient, ids: number[]): Promise<number> {
+  const t0 = performance.now();
+  for (const id of ids) await cb.importBundle('dashboard', await ca.exportDashboards([id]), { overwrite: true });
+  return (performance.now() - t0) / 1000;
+}
+
+/** The peer: preset-cli, as its users run it (export the dashboards' assets, then sync them in); null when it is missing or fails. */
+async function presetCliCopy(dir: string, sa: Superset, sd: Superset, ids: number[]): Promise<number | null> {
+  const cli = path.join(PROJECT_ROOT, '.tools', 'preset-cli', 'venv', 'bin', 'superset-cli');
+  if (!fs.existsSync(cli)) {
+    process.stderr.write('preset-cli is not installed (npm run setup:preset-cli): its column stays empty\n');
+    return null;
+  }
+  const out = path.join(dir, 'preset-cli-export');
+  fs.mkdirSync(out, { recursive: true });
+  const t1 = performance.now();
+  try {
+    await runTool(cli, [
+      '-u',
+      sa.username,
+      '-p',
+      sa.password,
+      '--loglevel',
+      'ERROR',
+      sa.baseUrl,
+      'export-assets',
+      out,
+      '--asset-type',
+      'dashboard',
+      '--dashboard-ids',
+      ids.join(','),
+    ]);
+    await runTool(cli, ['-u', sd.username, '-p', sd.password, '--loglevel', 'ERROR', sd.baseUrl, 'sync', 'native', out, '--overwrite']);
+    return (performance.now() - t1) / 1000;
+  } catch (err) {
+    // The peer failing is its own result: the other figures are still printed.
+    fs.writeFileSync(path.join(dir, 'preset-cli.err'), (err as Error).message);
+    process.stderr.write(
+      `preset-cli failed, its column stays empty (whole output: ${path.join(dir, 'preset-cli.err')}): ${(err as Error).message.slice(-600)}\n`,
+    );
+    return null;
+  }
+}
+
+function report({ bare, first: firstRun, again: againRun, presetCli, growth }: Figures): void {
+  const first = firstRun.seconds;
+  const firstVerification = firstRun.verificationSeconds;
+  const again = againRun.seconds;
+  const rerunUnchanged = againRun.unchanged;
+  const f = (n: number) => n.toFixed(2);
+  console.log(`\nmigration of ${N} dashboards (2 charts each) from one real Superset 6.1.0 into empty ones (one per contender)`);
+  console.log(`  bare Superset export + import      ${f(bare)} s  (${f(bare / N)} s per dashboard)`);
+  console.log(`  Switchyard migration task          ${f(first)} s  (${f(first / N)} s per dashboard; ratio ${f(first / bare)}x)`);
+  console.log(
+    `    of which chart-query verification ${f(firstVerification)} s  (without it: ratio ${f((first - firstVerification) / bare)}x)`,
+  );
+  console.log(
+    `  Switchyard re-run (converges)      ${f(again)} s  (ratio ${f(again / bare)}x; ${rerunUnchanged} of ${N} unchanged, not imported)`,
+  );
+  console.log(
+    `  preset-cli export-assets + sync    ${presetCli === null ? 'not run' : `${f(presetCli)} s  (ratio ${f(presetCli / bare)}x)`}`,
+  );
+  if (growth)
+    console.log(
+      `  growth ${N} → ${G} dashboards        Switchyard ${f(growth.switchyard_s)} s (per-dashboard time x${f(growth.factor)}), bare ${f(growth.bare_s)} s (x${f(growth.bare_factor)}); x1.00 is linear`,
+    );
+  if (growth)
+    console.log(
+      `    ${G} dashboards: Switchyard without verification ${f(growth.switchyard_s - growth.verification_s)} s (ratio ${f((growth.switchyard_s - growth.verification_s) / growth.bare_s)}x), verification ${f(growth.verification_s)} s, with it ratio ${f(growth.switchyard_s / growth.bare_s)}x`,
+    );
+  console.log('  Switchyard adds: a plan per object (lookups and an export of the target for differences), collision checks,');
+  console.log('  the intent row, and a verification that runs every chart query in the target.');
+  console.log(JSON.stringify(summary({ bare, first: firstRun, again: againRun, presetCli, growth })));
+}
+
+/** The final JSON line. */
+function summary({ bare, first: firstRun, again: againRun, presetCli, growth }: Figures) {
+  const first = firstRun.seconds;
+  const firstVerification = firstRun.verificationSeconds;
+  const again = againRun.seconds;
+  const r = (n: number) => Math.round(n * 1000) / 1000;
+  return {
+    dashboards: N,
+    bare_s: r(bare),
+    switchyard_s: r(first - firstVerification),
+    verification_s: r(firstVerification),
+    rerun_s: r(again),
+    preset_cli_s: presetCli === null ? null : r(presetCli),
+    ratio: r((first - firstVerification) / bare),
+    ratio_with_verification: r(first / bare),
+    rerun_ratio: r(again / bare),
+    ...(growth
+      ? {
+          growth_to: G,
+          growth_switchyard_s: r(growth.switchyard_s - growth.verification_s),
+          growth_verification_s: r(growth.verification_s),
+          growth_bare_s: r(growth.bare_s),
+          growth_ratio: r((growth.switchyard_s - growth.verification_s) / growth.bare_s),
+          growth_ratio_with_verification: r(growth.switchyard_s / growth.bare_s),
+          growth_factor: r(growth.factor),
+          growth_bare_factor: r(growth.bare_factor),
+        }
+      : {}),
+  };
+}
+
 async function main() {
   const dir = path.join(PROJECT_ROOT, '.data', 'bench-migration');
   fs.rmSync(dir, { recursive: true, force: true });
@@ -44,190 +248,33 @@ async function main() {
   const stack = await startBenchStack(path.join(dir, 'switchyard'));
   const { base } = stack;
   try {
-    // Fixtures: N dashboards of two charts each on a SQLite database in a; a target database in b.
-    const a = await login(sa.baseUrl, sa.username, sa.password);
-    const b = await login(sb.baseUrl, sb.username, sb.password);
-    const srcDb = await createSqliteDatabase(a, { name: 'bench_src', path: path.join(dir, 'src.db') });
-    const dstDb = await createSqliteDatabase(b, { name: 'bench_dst', path: path.join(dir, 'dst.db') });
-    const ds = await createDataset(a, { database: srcDb.id, tableName: 'sales' });
-    const all: number[] = [];
-    for (let i = 0; i < N + G; i++) {
-      const t = await createTableChart(a, { name: `bench rows ${i}`, datasetId: ds.id, columns: ['ds', 'region', 'units'] });
-      const g = await createBigNumberChart(a, { name: `bench total ${i}`, datasetId: ds.id, metric: sqlMetric('SUM(units)', 'units') });
-      all.push((await createDashboard(a, { title: `bench ${i}`, slug: `bench-${i}`, charts: [t, g] })).id);
-    }
-    const ids = all.slice(0, N);
-    const grown = all.slice(N);
+    const fixtures = await makeFixtures(dir, sa, sb);
+    const { ids, grown } = fixtures;
+    const ctx = { base, dir, ...(await registerEnvironments(base, sa, sb, fixtures)) };
+    const first = await runMigration(ctx, ids);
+    const again = await runMigration(ctx, ids);
 
-    await waitUntil(async () => (await fetch(`${base}/api/ready`)).ok, 120_000, 'API ready');
-    const token = (
-      (await (
-        await fetch(`${base}/api/auth/login`, {
-          method: 'POST',
-          body: new URLSearchParams({ username: 'admin', password: BENCH_ADMIN_PASSWORD }),
-        })
-      ).json()) as { access_token: string }
-    ).access_token;
-    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    const post = async (p: string, body: unknown, method = 'POST') => {
-      const r = await fetch(base + p, { method, headers, body: JSON.stringify(body) });
-      const j = (await r.json()) as Record<string, any>;
-      if (r.status >= 300) throw new Error(`${p}: ${r.status} ${JSON.stringify(j)}`);
-      return j;
-    };
-    const envA = (await post('/api/environments', { name: 'bench-a', base_url: sa.baseUrl, username: sa.username, password: sa.password }))
-      .id;
-    const envB = (await post('/api/environments', { name: 'bench-b', base_url: sb.baseUrl, username: sb.username, password: sb.password }))
-      .id;
-    await post(
-      `/api/environments/${envA}/db-mappings/${envB}`,
-      { mappings: [{ source_database_id: srcDb.id, target_database_id: dstDb.id }] },
-      'PUT',
-    );
-
-    let verificationSeconds = 0;
-    let unchanged = 0;
-    const runMigration = async (dashboardIds = ids) => {
-      const t0 = performance.now();
-      const { task_id } = await post('/api/dashboards/migrate', { source_env_id: envA, target_env_id: envB, dashboard_ids: dashboardIds });
-      let task: Record<string, any> = {};
-      await waitUntil(
-        async () => {
-          task = (await (await fetch(`${base}/api/tasks/${task_id}`, { headers })).json()) as Record<string, any>;
-          return ['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(task.status);
-        },
-        900_000,
-        'the migration',
-        // Polled often: the time a task's end takes to be seen is the bench's, not Switchyard's.
-        25,
-      );
-      const seconds = (performance.now() - t0) / 1000;
-      // The task's log, kept for reading where the time went (the worker writes its lines in
-      // batches: the last ones reach the table shortly after the task ends).
-      await new Promise((r) => setTimeout(r, 1500));
-      const logs = await (await fetch(`${base}/api/tasks/${task_id}/logs?limit=1000`, { headers })).json();
-      fs.writeFileSync(path.join(dir, `task-${task_id}.log.json`), JSON.stringify(logs, null, 1));
-      if (task.status !== 'SUCCEEDED') throw new Error(`migration ended ${task.status}: ${JSON.stringify(task.error)}`);
-      unchanged = Number(task.result.totals?.unchanged ?? 0);
-      // The verification's own wall time, as the task reports it (it runs after the imports).
-      verificationSeconds = Number(task.result.timings?.verification_ms ?? 0) / 1000;
-      return seconds;
-    };
-    const first = await runMigration();
-    const firstVerification = verificationSeconds;
-    const again = await runMigration();
-    const rerunUnchanged = unchanged;
-
-    // Bare Superset: export each dashboard from a and import it into c (overwrite), nothing else.
     const ca = new SupersetClient({ baseUrl: sa.baseUrl, username: sa.username, password: sa.password });
     const cb = new SupersetClient({ baseUrl: sc.baseUrl, username: sc.username, password: sc.password });
-    const t0 = performance.now();
-    for (const id of ids) await cb.importBundle('dashboard', await ca.exportDashboards([id]), { overwrite: true });
-    const bare = (performance.now() - t0) / 1000;
-
+    const bare = await bareCopy(ca, cb, ids);
     // Growth: G dashboards never migrated before, through Switchyard, then bare (both from scratch).
-    let growth: { switchyard_s: number; verification_s: number; bare_s: number; factor: number; bare_factor: number } | null = null;
+    let growth: Growth | null = null;
     if (G > 0) {
-      const grownSwitchyard = await runMigration(grown);
-      const grownVerification = verificationSeconds;
-      const t2 = performance.now();
-      for (const id of grown) await cb.importBundle('dashboard', await ca.exportDashboards([id]), { overwrite: true });
-      const grownBare = (performance.now() - t2) / 1000;
+      const grownRun = await runMigration(ctx, grown);
+      const grownBare = await bareCopy(ca, cb, grown);
       // Time per dashboard at G over time per dashboard at N: 1 is linear, above 1 worse than linear.
       growth = {
-        switchyard_s: grownSwitchyard,
-        verification_s: grownVerification,
+        switchyard_s: grownRun.seconds,
+        verification_s: grownRun.verificationSeconds,
         bare_s: grownBare,
-        factor: grownSwitchyard / G / (first / N),
+        factor: grownRun.seconds / G / (first.seconds / N),
         bare_factor: grownBare / G / (bare / N),
       };
     }
     ca.close();
     cb.close();
-
-    // The peer: preset-cli, as its users run it (export the dashboards' assets, then sync them in).
-    const cli = path.join(PROJECT_ROOT, '.tools', 'preset-cli', 'venv', 'bin', 'superset-cli');
-    let presetCli: number | null = null;
-    if (fs.existsSync(cli)) {
-      const out = path.join(dir, 'preset-cli-export');
-      fs.mkdirSync(out, { recursive: true });
-      const t1 = performance.now();
-      try {
-        await runTool(cli, [
-          '-u',
-          sa.username,
-          '-p',
-          sa.password,
-          '--loglevel',
-          'ERROR',
-          sa.baseUrl,
-          'export-assets',
-          out,
-          '--asset-type',
-          'dashboard',
-          '--dashboard-ids',
-          ids.join(','),
-        ]);
-        await runTool(cli, ['-u', sd.username, '-p', sd.password, '--loglevel', 'ERROR', sd.baseUrl, 'sync', 'native', out, '--overwrite']);
-        presetCli = (performance.now() - t1) / 1000;
-      } catch (err) {
-        // The peer failing is its own result: the other figures are still printed.
-        fs.writeFileSync(path.join(dir, 'preset-cli.err'), (err as Error).message);
-        process.stderr.write(`preset-cli failed, its column stays empty (whole output: ${path.join(dir, 'preset-cli.err')}): ${(err as Error).message.slice(-600)}\n`);
-      }
-    } else {
-      process.stderr.write('preset-cli is not installed (npm run setup:preset-cli): its column stays empty\n');
-    }
-
-    const f = (n: number) => n.toFixed(2);
-    console.log(`\nmigration of ${N} dashboards (2 charts each) from one real Superset 6.1.0 into empty ones (one per contender)`);
-    console.log(`  bare Superset export + import      ${f(bare)} s  (${f(bare / N)} s per dashboard)`);
-    console.log(`  Switchyard migration task          ${f(first)} s  (${f(first / N)} s per dashboard; ratio ${f(first / bare)}x)`);
-    console.log(
-      `    of which chart-query verification ${f(firstVerification)} s  (without it: ratio ${f((first - firstVerification) / bare)}x)`,
-    );
-    console.log(
-      `  Switchyard re-run (converges)      ${f(again)} s  (ratio ${f(again / bare)}x; ${rerunUnchanged} of ${N} unchanged, not imported)`,
-    );
-    console.log(
-      `  preset-cli export-assets + sync    ${presetCli === null ? 'not run' : `${f(presetCli)} s  (ratio ${f(presetCli / bare)}x)`}`,
-    );
-    if (growth)
-      console.log(
-        `  growth ${N} → ${G} dashboards        Switchyard ${f(growth.switchyard_s)} s (per-dashboard time x${f(growth.factor)}), bare ${f(growth.bare_s)} s (x${f(growth.bare_factor)}); x1.00 is linear`,
-      );
-    if (growth)
-      console.log(
-        `    ${G} dashboards: Switchyard without verification ${f(growth.switchyard_s - growth.verification_s)} s (ratio ${f((growth.switchyard_s - growth.verification_s) / growth.bare_s)}x), verification ${f(growth.verification_s)} s, with it ratio ${f(growth.switchyard_s / growth.bare_s)}x`,
-      );
-    console.log('  Switchyard adds: a plan per object (lookups and an export of the target for differences), collision checks,');
-    console.log('  the intent row, and a verification that runs every chart query in the target.');
-    const r = (n: number) => Math.round(n * 1000) / 1000;
-    console.log(
-      JSON.stringify({
-        dashboards: N,
-        bare_s: r(bare),
-        switchyard_s: r(first - firstVerification),
-        verification_s: r(firstVerification),
-        rerun_s: r(again),
-        preset_cli_s: presetCli === null ? null : r(presetCli),
-        ratio: r((first - firstVerification) / bare),
-        ratio_with_verification: r(first / bare),
-        rerun_ratio: r(again / bare),
-        ...(growth
-          ? {
-              growth_to: G,
-              growth_switchyard_s: r(growth.switchyard_s - growth.verification_s),
-              growth_verification_s: r(growth.verification_s),
-              growth_bare_s: r(growth.bare_s),
-              growth_ratio: r((growth.switchyard_s - growth.verification_s) / growth.bare_s),
-              growth_ratio_with_verification: r(growth.switchyard_s / growth.bare_s),
-              growth_factor: r(growth.factor),
-              growth_bare_factor: r(growth.bare_factor),
-            }
-          : {}),
-      }),
-    );
+    const presetCli = await presetCliCopy(dir, sa, sd, ids);
+    report({ bare, first, again, presetCli, growth });
   } finally {
     await stack.stop();
     await stopSupersets();
@@ -242,7 +289,9 @@ function runTool(cmd: string, args: string[]): Promise<void> {
     c.stdout.on('data', (d: Buffer) => (err += d.toString()));
     c.stderr.on('data', (d: Buffer) => (err += d.toString()));
     c.once('exit', (code) =>
-      code === 0 ? resolve() : reject(new Error(`${path.basename(cmd)} ${args.slice(4, 6).join(' ')} exited ${code}: ${err.slice(-20000)}`)),
+      code === 0
+        ? resolve()
+        : reject(new Error(`${path.basename(cmd)} ${args.slice(4, 6).join(' ')} exited ${code}: ${err.slice(-20000)}`)),
     );
   });
 }

@@ -20,10 +20,6 @@ const DECLARATIVE: Array<{ pattern: RegExp; reason: string }> = [
 const DEBT: Record<string, number> = {
   'api/assistant/service.ts': 985,
   'api/assistant/service.ts#decide': 300,
-  'bench/dashboards.bench.ts#main': 108,
-  'bench/git-status.bench.ts#main': 133,
-  'bench/migration.bench.ts#main': 203,
-  'bench/tasks.bench.ts#main': 128,
   'web/src/pages/Dashboards.tsx#DashboardsPage': 102,
   'web/src/pages/DatasetReview.tsx#Session': 110,
   'web/src/pages/Datasets.tsx#Dataset': 171,
