@@ -1,13 +1,19 @@
-/** The assistant's confirmation workflow: its name, updates and input (ids and a time, never a secret). */
+/**
+ * The assistant's confirmations: what confirming does (the planned action, typed per task kind),
+ * and the workflow that is the confirmation's timer (its name, signal and input: ids and a time,
+ * never a secret).
+ */
+import type { TaskInputOf } from './task-kinds.ts';
+
 export const ASSISTANT_CONFIRMATION_WORKFLOW = 'assistantConfirmationWorkflow';
-export const CONFIRM_UPDATE = 'confirm';
-export const CANCEL_UPDATE = 'cancel';
+/** Sent once the row has left `pending` (confirmed or cancelled): the workflow asks the row and ends. */
+export const DECIDED_SIGNAL = 'decided';
 
 export type ConfirmationState = 'pending' | 'confirmed' | 'cancelled' | 'expired';
 
 export interface AssistantConfirmationInput {
   confirmationId: string;
-  /** ISO-8601; the workflow's timer ends the confirmation then. */
+  /** ISO-8601; the workflow's timer asks the row then. */
   expiresAt: string;
 }
 
@@ -16,3 +22,33 @@ export interface AssistantConfirmationResult {
 }
 
 export const confirmationWorkflowId = (confirmationId: string) => `assistant-confirmation-${confirmationId}`;
+
+/** The task kinds the assistant plans, each built by its route's own input builder. */
+export type AssistantTaskKind = 'migration' | 'backup' | 'llm_docs' | 'git_deploy';
+
+/** A task of one kind, with the input and request parameters the direct route would give it. */
+export type TaskAction<K extends AssistantTaskKind = AssistantTaskKind> = {
+  [P in K]: { type: 'task'; kind: P; input: TaskInputOf<P>; params: Record<string, unknown> };
+}[K];
+
+export interface GitCommitAction {
+  type: 'git_commit';
+  envId: string;
+  dashboardId: number;
+  message: string;
+}
+
+interface ReviewWrite {
+  type: 'dataset_review';
+  sessionId: string;
+  /** The session version shown when it was asked: a session changed since answers 409 at confirm. */
+  version: number;
+}
+
+export type DatasetReviewAction =
+  | (ReviewWrite & { op: 'set_field'; fieldId: string; label: string })
+  | (ReviewWrite & { op: 'approve_mappings' })
+  | (ReviewWrite & { op: 'answer'; questionKey: string; option: string; label?: string });
+
+/** What confirming does: a task, a git commit, or a dataset review write. Ids only, never a secret. */
+export type PlannedAction = TaskAction | GitCommitAction | DatasetReviewAction;

@@ -1,43 +1,39 @@
-import { condition, defineUpdate, proxyActivities, setHandler } from '@temporalio/workflow';
+import { condition, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import {
-  CANCEL_UPDATE,
-  CONFIRM_UPDATE,
-  type AssistantConfirmationInput,
-  type AssistantConfirmationResult,
-  type ConfirmationState,
-} from '../contracts/assistant.ts';
+import { DECIDED_SIGNAL, type AssistantConfirmationInput, type AssistantConfirmationResult } from '../contracts/assistant.ts';
 
-const { expireAssistantConfirmation } = proxyActivities<Activities>({
+const { settleAssistantConfirmation } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 10 },
 });
 
-export const confirmUpdate = defineUpdate<ConfirmationState>(CONFIRM_UPDATE);
-export const cancelUpdate = defineUpdate<ConfirmationState>(CANCEL_UPDATE);
+export const decidedSignal = defineSignal(DECIDED_SIGNAL);
+
+/** When the row is still pending after the timer (its clock is behind this one), ask it again no sooner than this. */
+const RECHECK_MS = 1_000;
 
 /**
- * One risky assistant command waiting for its owner: a `confirm` or `cancel` update decides it,
- * or the timer expires it. Updates are handled one at a time, so the first decision wins and a
- * later one reads it back (confirming twice answers "confirmed" twice; the API starts the task
- * once, under an idempotency key). The API checks who may decide before sending an update.
+ * The timer of one risky assistant command waiting for its owner. It decides nothing: the row
+ * (db/assistant/confirmations.ts) decides, by the database's clock, whether the confirmation is
+ * pending, confirmed, cancelled or expired. What this workflow owns that the row cannot is the
+ * wake-up: at `expiresAt` something must act for nobody, so an unanswered confirmation is marked
+ * expired and audited when its time is up, not only when someone next touches it. The API tells
+ * it (`decided`) once the row has left pending; either way it asks the row (which expires a
+ * pending row past its time) and ends with the row's state, or waits again while the row says
+ * pending.
  */
 export async function assistantConfirmationWorkflow(input: AssistantConfirmationInput): Promise<AssistantConfirmationResult> {
-  let state: ConfirmationState = 'pending';
-  setHandler(confirmUpdate, () => {
-    if (state === 'pending') state = 'confirmed';
-    return state;
-  });
-  setHandler(cancelUpdate, () => {
-    if (state === 'pending') state = 'cancelled';
-    return state;
+  let told = false;
+  setHandler(decidedSignal, () => {
+    told = true;
   });
   // At least 1 ms: a timeout of 0 would mean no timeout at all.
-  const waitMs = Math.max(1, Date.parse(input.expiresAt) - Date.now());
-  const decided = await condition(() => state !== 'pending', waitMs);
-  if (!decided) {
-    state = 'expired';
-    await expireAssistantConfirmation({ confirmationId: input.confirmationId });
+  let waitMs = Math.max(1, Date.parse(input.expiresAt) - Date.now());
+  for (;;) {
+    await condition(() => told, waitMs);
+    told = false;
+    const row = await settleAssistantConfirmation({ confirmationId: input.confirmationId });
+    if (row.state !== 'pending') return { state: row.state };
+    waitMs = Math.max(RECHECK_MS, Date.parse(row.expiresAt) - Date.now());
   }
-  return { state: state as AssistantConfirmationResult['state'] };
 }

@@ -5,8 +5,8 @@
  */
 import { lexicon } from '../../lib/assistant/lexicon.ts';
 import { normaliseText } from '../../lib/assistant/normalise.ts';
-import type { Language, ObjectRef } from '../../lib/assistant/parser.ts';
-import { ambiguousText, notFoundText } from '../../lib/assistant/texts.ts';
+import type { Language, ObjectRef } from '../../lib/assistant/intent.ts';
+import { ambiguousText, notFoundText, TEXTS } from '../../lib/assistant/texts.ts';
 import type { Supersets } from '../environments/upstream.ts';
 
 /** Thrown while resolving: the answer becomes `needs_clarification` with this text and data. */
@@ -41,17 +41,9 @@ export const MAX_NAME = 250;
 
 /** Refuses, as a question, more objects or longer names than one lookup can take. */
 export function checkRefs(lang: Language, refs: readonly ObjectRef[]): void {
-  if (refs.length > MAX_OBJECTS)
-    throw new Clarification(
-      lang === 'ru' ? `Назовите не больше ${MAX_OBJECTS} объектов за раз.` : `Name at most ${MAX_OBJECTS} objects at a time.`,
-      {
-        too_many: refs.length,
-      },
-    );
+  if (refs.length > MAX_OBJECTS) throw new Clarification(TEXTS.tooMany[lang](MAX_OBJECTS), { too_many: refs.length });
   if (refs.some((r) => typeof r === 'string' && r.length > MAX_NAME))
-    throw new Clarification(lang === 'ru' ? `Название длиннее ${MAX_NAME} символов.` : `A name is longer than ${MAX_NAME} characters.`, {
-      too_long: true,
-    });
+    throw new Clarification(TEXTS.tooLong[lang](MAX_NAME), { too_long: true });
 }
 const MAX_KNOWN = 20;
 

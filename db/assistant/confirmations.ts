@@ -1,31 +1,15 @@
 /**
  * Confirmations of risky assistant commands: the only code that reads or writes
- * `assistant_confirmations`. A confirmation leaves `pending` once, by a conditional update, so
- * a double confirm or a confirm racing the expiry timer has exactly one winner; the decision and
- * its audit row commit together.
+ * `assistant_confirmations`. The row is the one decider of a confirmation's state, by the
+ * database's clock: it leaves `pending` once, by a conditional update, so a double confirm or a
+ * confirm racing the expiry timer has exactly one winner; the decision and its audit row commit
+ * together.
  */
 import type { Knex } from 'knex';
+import type { PlannedAction } from '../../contracts/assistant.ts';
 import { AuditStore, type AuditEntry } from './audit.ts';
 
 export type ConfirmationStatus = 'pending' | 'confirmed' | 'cancelled' | 'expired';
-
-/**
- * What confirming does: a task of a registered kind, a git commit, or a dataset review write at
- * the session version the assistant showed (stale at confirm: 409). Ids only, never a secret.
- */
-export type PlannedAction =
-  | { type: 'task'; kind: string; input: unknown; params: Record<string, unknown> }
-  | { type: 'git_commit'; envId: string; dashboardId: number; message: string }
-  | {
-      type: 'dataset_review';
-      op: 'set_field' | 'approve_mappings' | 'answer';
-      sessionId: string;
-      version: number;
-      fieldId?: string;
-      label?: string;
-      questionKey?: string;
-      option?: string;
-    };
 
 export interface ConfirmationRow {
   id: string;
@@ -50,18 +34,27 @@ export class ConfirmationStore {
     this.knex = knex;
   }
 
+  /** A pending confirmation that expires `ttlSeconds` from now by the database's clock; answers its expiry. */
   async create(
-    row: Pick<ConfirmationRow, 'id' | 'user_id' | 'username' | 'conversation_id' | 'intent' | 'summary' | 'action' | 'expires_at'>,
-  ) {
-    await this.knex('assistant_confirmations').insert({
-      ...row,
-      intent: JSON.stringify(row.intent),
-      action: JSON.stringify(row.action),
-    });
+    row: Pick<ConfirmationRow, 'id' | 'user_id' | 'username' | 'conversation_id' | 'intent' | 'summary' | 'action'>,
+    ttlSeconds: number,
+  ): Promise<{ expires_at: Date }> {
+    const [created] = await this.knex('assistant_confirmations')
+      .insert({
+        ...row,
+        intent: JSON.stringify(row.intent),
+        action: JSON.stringify(row.action),
+        expires_at: this.knex.raw('now() + make_interval(secs => ?)', [ttlSeconds]),
+      })
+      .returning(['expires_at']);
+    return { expires_at: new Date((created as { expires_at: Date }).expires_at) };
   }
 
-  async get(id: string): Promise<ConfirmationRow | undefined> {
-    return this.knex<ConfirmationRow>('assistant_confirmations').where({ id }).first();
+  /** The row, and whether its time is up by the database's clock (a pending row past it is as good as expired). */
+  async get(id: string): Promise<(ConfirmationRow & { past_expiry: boolean }) | undefined> {
+    return this.knex<ConfirmationRow>('assistant_confirmations')
+      .where({ id })
+      .first('*', this.knex.raw('expires_at <= now() as past_expiry'));
   }
 
   /**

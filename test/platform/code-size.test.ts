@@ -18,8 +18,6 @@ const DECLARATIVE: Array<{ pattern: RegExp; reason: string }> = [
 ];
 
 const DEBT: Record<string, number> = {
-  'api/assistant/service.ts': 985,
-  'api/assistant/service.ts#decide': 300,
   'web/src/pages/Dashboards.tsx#DashboardsPage': 102,
   'web/src/pages/DatasetReview.tsx#Session': 110,
   'web/src/pages/Datasets.tsx#Dataset': 171,

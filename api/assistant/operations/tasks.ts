@@ -1,0 +1,64 @@
+/** A task's status and logs: read-only, for a task the caller may see (their own, or any with tasks:READ). */
+import type { Language, ParseResult } from '../../../lib/assistant/intent.ts';
+import { OPERATION_TEXTS } from '../../../lib/assistant/operation-texts.ts';
+import { notFoundText } from '../../../lib/assistant/texts.ts';
+import { NotFoundError } from '../../../lib/errors.ts';
+import type { Principal } from '../../auth/principal.ts';
+import type { AppContext } from '../../context.ts';
+import { hidesQueryRows } from '../../tasks/query-rows.ts';
+import { toTaskView } from '../../tasks/schemas.ts';
+import { Clarification } from '../resolve.ts';
+import { anyone, defineOperation, type OperationContext, type Plan } from './types.ts';
+
+const LOG_LINES = 50;
+
+/** The task named by id, or the caller's latest; one the caller may not see reads as unknown. */
+async function findTask(app: AppContext, principal: Principal, lang: Language, id: string | undefined, latest: boolean) {
+  if (latest && !id) {
+    const page = await app.tasks.list({ owner: principal.userId ?? principal.username }, 1, 1, principal);
+    const task = page.items[0];
+    if (!task) throw new Clarification(OPERATION_TEXTS.noTasks[lang](), { not_found: 'task' });
+    return task;
+  }
+  try {
+    return await app.tasks.getVisible(id!, principal);
+  } catch (err) {
+    if (err instanceof NotFoundError) throw new Clarification(notFoundText(lang, 'task', id!), { not_found: 'task', mention: id });
+    throw err;
+  }
+}
+
+async function status({ app, principal }: OperationContext, { language: lang, intent }: ParseResult): Promise<Plan> {
+  const task = await findTask(app, principal, lang, intent.entities.task_id, intent.entities.latest === true);
+  const view = toTaskView(task, app.tasks.temporalUiUrl(task.id));
+  const progress =
+    task.progress && typeof task.progress === 'object' && 'message' in task.progress
+      ? String((task.progress as { message?: unknown }).message)
+      : undefined;
+  return {
+    kind: 'read',
+    text: OPERATION_TEXTS.taskStatus[lang](task.id, task.summary, task.status, progress),
+    data: { task: view },
+    outcome: { task_id: task.id, status: task.status },
+  };
+}
+
+async function logs({ app, principal }: OperationContext, { language: lang, intent }: ParseResult): Promise<Plan> {
+  const task = await findTask(app, principal, lang, intent.entities.task_id, intent.entities.latest === true);
+  const read = await app.taskLogs.read(task.id, { limit: LOG_LINES, conceal: hidesQueryRows(task, principal) });
+  const lines = read.items
+    .slice(-10)
+    .map((l) =>
+      `${String((l as { ts?: unknown }).ts ?? '')} ${(l as { level?: string }).level ?? ''} ${(l as { message?: string }).message ?? ''}`.trim(),
+    );
+  return {
+    kind: 'read',
+    text: [OPERATION_TEXTS.taskLogs[lang](task.id, task.status), ...lines].join('\n'),
+    data: { task_id: task.id, items: read.items, has_more: read.has_more },
+    outcome: { task_id: task.id, lines: read.items.length },
+  };
+}
+
+// Whether the caller may see the task is the task policy's (getVisible, list): a task not theirs reads as unknown.
+export const taskStatus = defineOperation('tasks.status', { access: anyone, plan: status });
+export const taskLogs = defineOperation('tasks.logs', { access: anyone, plan: logs });
