@@ -18,12 +18,6 @@ const DECLARATIVE: Array<{ pattern: RegExp; reason: string }> = [
 ];
 
 const DEBT: Record<string, number> = {
-  'web/src/pages/Dashboards.tsx#DashboardsPage': 102,
-  'web/src/pages/DatasetReview.tsx#Session': 110,
-  'web/src/pages/Datasets.tsx#Dataset': 171,
-  'web/src/pages/Git.tsx#Repository': 104,
-  'web/src/pages/Migrate.tsx#MigratePage': 155,
-  'web/src/pages/Releases.tsx#ReleasePage': 123,
 };
 
 const allowed = (key: string) => DECLARATIVE.some((d) => d.pattern.test(key));

@@ -29,17 +29,7 @@ export function DashboardsPage() {
     for (const [k, v] of Object.entries(patch)) v === null ? next.delete(k) : next.set(k, v);
     setParams(next);
   };
-  const list = useQuery({
-    queryKey: ['dashboards', env, page, q, showAll],
-    enabled: !!env,
-    placeholderData: keepPreviousData,
-    queryFn: () =>
-      must(
-        api.GET('/api/dashboards', {
-          params: { query: { env_id: env!, page, page_size: PAGE_SIZE, ...(q ? { search: q } : {}), ...(showAll ? { override_show_all: true } : {}) } },
-        }),
-      ),
-  });
+  const list = useDashboardList(env, page, q, showAll);
   const filter = list.data?.effective_profile_filter;
   return (
     <Stack>
@@ -81,29 +71,14 @@ export function DashboardsPage() {
       )}
       <SimpleGrid cols={{ base: 1, xs: 2, md: 3, lg: 4 }}>
         {list.data?.items.map((d) => (
-          <Card key={d.id} withBorder padding="sm" data-testid="dashboard-card">
-            <Card.Section>
-              <Thumbnail envId={env!} dashboardId={d.id} title={d.title} />
-            </Card.Section>
-            <Group justify="space-between" mt="xs" wrap="nowrap">
-              <Checkbox
-                aria-label={t.selectDashboard(d.title)}
-                checked={selected.includes(d.id)}
-                onChange={(e) => setSelected(e.currentTarget.checked ? [...selected, d.id] : selected.filter((x) => x !== d.id))}
-              />
-              <Anchor component="button" onClick={() => setDetail(d.id)} fw={500} lineClamp={2} title={d.title} style={{ flex: 1, textAlign: 'left' }}>
-                {d.title}
-              </Anchor>
-            </Group>
-            <Text size="xs" c="dimmed" component="div">
-              {d.published && (
-                <Badge size="xs" mr={4}>
-                  {t.published}
-                </Badge>
-              )}
-              {d.owners.map((o) => o.display_name).join(', ')} · {d.changed_on_humanized}
-            </Text>
-          </Card>
+          <DashboardCard
+            key={d.id}
+            envId={env!}
+            dashboard={d}
+            selected={selected.includes(d.id)}
+            onSelect={(on) => setSelected(on ? [...selected, d.id] : selected.filter((x) => x !== d.id))}
+            onOpen={() => setDetail(d.id)}
+          />
         ))}
       </SimpleGrid>
       {list.data && list.data.total > PAGE_SIZE && (
@@ -113,6 +88,53 @@ export function DashboardsPage() {
         {detail !== null && env && <DashboardDetail envId={env} id={detail} />}
       </Modal>
     </Stack>
+  );
+}
+
+type DashboardItem = NonNullable<ReturnType<typeof useDashboardList>['data']>['items'][number];
+
+/** The page of dashboards the URL names (environment, page, search, profile filter override). */
+function useDashboardList(env: string | null, page: number, q: string, showAll: boolean) {
+  return useQuery({
+    queryKey: ['dashboards', env, page, q, showAll],
+    enabled: !!env,
+    placeholderData: keepPreviousData,
+    queryFn: () =>
+      must(
+        api.GET('/api/dashboards', {
+          params: { query: { env_id: env!, page, page_size: PAGE_SIZE, ...(q ? { search: q } : {}), ...(showAll ? { override_show_all: true } : {}) } },
+        }),
+      ),
+  });
+}
+
+/** One dashboard of the grid: its thumbnail, a checkbox to select it for a migration, its title opening the detail. */
+function DashboardCard({ envId, dashboard: d, selected, onSelect, onOpen }: { envId: string; dashboard: DashboardItem; selected: boolean; onSelect: (on: boolean) => void; onOpen: () => void }) {
+  const { t } = useI18n();
+  return (
+    <Card withBorder padding="sm" data-testid="dashboard-card">
+      <Card.Section>
+        <Thumbnail envId={envId} dashboardId={d.id} title={d.title} />
+      </Card.Section>
+      <Group justify="space-between" mt="xs" wrap="nowrap">
+        <Checkbox
+          aria-label={t.selectDashboard(d.title)}
+          checked={selected}
+          onChange={(e) => onSelect(e.currentTarget.checked)}
+        />
+        <Anchor component="button" onClick={onOpen} fw={500} lineClamp={2} title={d.title} style={{ flex: 1, textAlign: 'left' }}>
+          {d.title}
+        </Anchor>
+      </Group>
+      <Text size="xs" c="dimmed" component="div">
+        {d.published && (
+          <Badge size="xs" mr={4}>
+            {t.published}
+          </Badge>
+        )}
+        {d.owners.map((o) => o.display_name).join(', ')} · {d.changed_on_humanized}
+      </Text>
+    </Card>
   );
 }
 

@@ -61,18 +61,14 @@ export function DatasetReviewPage() {
   );
 }
 
-function Session({ id }: { id: string }) {
-  const { t } = useI18n();
-  const can = useCan();
+/** A session's changes, each sent with the version it was read at; any of them reloads the session when it lands. */
+function useSessionActions(id: string, version: number, questionKey: string | undefined) {
   const qc = useQueryClient();
   const path = { session_id: id };
-  const session = useQuery({ queryKey: ['review-session', id], queryFn: () => must(api.GET('/api/dataset-review/sessions/{session_id}', { params: { path } })) });
-  const question = useQuery({ queryKey: ['review-question', id], queryFn: () => must(api.GET('/api/dataset-review/sessions/{session_id}/clarification', { params: { path } })) });
   const reload = () => qc.invalidateQueries({ predicate: (q) => String(q.queryKey[0]).startsWith('review-') });
-  const version = session.data?.version ?? 1;
   const answer = useMutation({
     mutationFn: (option: string) =>
-      must(api.POST('/api/dataset-review/sessions/{session_id}/clarification/answers', { params: { path }, body: { version, question_key: question.data!.question!.key, answer: { option } } })),
+      must(api.POST('/api/dataset-review/sessions/{session_id}/clarification/answers', { params: { path }, body: { version, question_key: questionKey!, answer: { option } } })),
     onSuccess: reload,
   });
   const lock = useMutation({
@@ -84,7 +80,16 @@ function Session({ id }: { id: string }) {
   });
   const preview = useMutation({ mutationFn: () => must(api.POST('/api/dataset-review/sessions/{session_id}/preview', { params: { path }, body: { version } })) });
   const launch = useMutation({ mutationFn: () => must(api.POST('/api/dataset-review/sessions/{session_id}/launch', { params: { path }, body: { version } })), onSuccess: reload });
-  const error = answer.error ?? lock.error ?? preview.error ?? launch.error;
+  return { reload, answer, lock, preview, launch, error: answer.error ?? lock.error ?? preview.error ?? launch.error };
+}
+
+function Session({ id }: { id: string }) {
+  const { t } = useI18n();
+  const can = useCan();
+  const path = { session_id: id };
+  const session = useReviewSession(id);
+  const question = useQuery({ queryKey: ['review-question', id], queryFn: () => must(api.GET('/api/dataset-review/sessions/{session_id}/clarification', { params: { path } })) });
+  const { reload, answer, lock, preview, launch, error } = useSessionActions(id, session.data?.version ?? 1, question.data?.question?.key);
   const conflict = error instanceof ApiError && error.problem.status === 409;
   const s = session.data;
   if (!s) return <ProblemAlert error={session.error} />;
@@ -122,39 +127,7 @@ function Session({ id }: { id: string }) {
             </Group>
           </Paper>
         )}
-        <Table>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>{t.field}</Table.Th>
-              <Table.Th>{t.label}</Table.Th>
-              <Table.Th>{t.provenance}</Table.Th>
-              <Table.Th />
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {s.fields.map((f) => (
-              <Table.Tr key={f.id}>
-                <Table.Td>
-                  {f.name} <Text span size="xs" c="dimmed">{f.kind}</Text>
-                </Table.Td>
-                <Table.Td>
-                  {f.label}
-                  <Text size="xs" c="dimmed">
-                    {f.description}
-                  </Text>
-                </Table.Td>
-                <Table.Td>
-                  <Badge variant="outline">{f.provenance}</Badge> <Badge color={f.status === 'needs_review' ? 'orange' : 'gray'}>{f.status}</Badge>
-                </Table.Td>
-                <Table.Td>
-                  <Button size="compact-xs" variant="subtle" onClick={() => lock.mutate({ field: f.id, locked: f.locked })} disabled={!can('dataset_review:WRITE')} aria-label={f.locked ? t.unlock : t.lock}>
-                    {f.locked ? '🔒' : '🔓'}
-                  </Button>
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+        <FieldTable fields={s.fields} onToggleLock={(f) => lock.mutate({ field: f.id, locked: f.locked })} />
         <Group>
           <Button variant="light" onClick={() => preview.mutate()}>
             {t.preview}
@@ -169,5 +142,50 @@ function Session({ id }: { id: string }) {
         {preview.data && <Code block>{JSON.stringify(preview.data, null, 2).slice(0, 6000)}</Code>}
       </Stack>
     </Paper>
+  );
+}
+
+const useReviewSession = (id: string) =>
+  useQuery({ queryKey: ['review-session', id], queryFn: () => must(api.GET('/api/dataset-review/sessions/{session_id}', { params: { path: { session_id: id } } })) });
+type ReviewField = NonNullable<ReturnType<typeof useReviewSession>['data']>['fields'][number];
+
+/** A session's fields with their provenance and status, each locked or unlocked by its button. */
+function FieldTable({ fields, onToggleLock }: { fields: ReviewField[]; onToggleLock: (f: ReviewField) => void }) {
+  const { t } = useI18n();
+  const can = useCan();
+  return (
+    <Table>
+      <Table.Thead>
+        <Table.Tr>
+          <Table.Th>{t.field}</Table.Th>
+          <Table.Th>{t.label}</Table.Th>
+          <Table.Th>{t.provenance}</Table.Th>
+          <Table.Th />
+        </Table.Tr>
+      </Table.Thead>
+      <Table.Tbody>
+        {fields.map((f) => (
+          <Table.Tr key={f.id}>
+            <Table.Td>
+              {f.name} <Text span size="xs" c="dimmed">{f.kind}</Text>
+            </Table.Td>
+            <Table.Td>
+              {f.label}
+              <Text size="xs" c="dimmed">
+                {f.description}
+              </Text>
+            </Table.Td>
+            <Table.Td>
+              <Badge variant="outline">{f.provenance}</Badge> <Badge color={f.status === 'needs_review' ? 'orange' : 'gray'}>{f.status}</Badge>
+            </Table.Td>
+            <Table.Td>
+              <Button size="compact-xs" variant="subtle" onClick={() => onToggleLock(f)} disabled={!can('dataset_review:WRITE')} aria-label={f.locked ? t.unlock : t.lock}>
+                {f.locked ? '🔒' : '🔓'}
+              </Button>
+            </Table.Td>
+          </Table.Tr>
+        ))}
+      </Table.Tbody>
+    </Table>
   );
 }

@@ -56,22 +56,39 @@ export function DatasetsPage() {
   );
 }
 
+/** One dataset: its LLM suggestions beside the current values, a mapping spreadsheet, its change history. */
 function Dataset({ env, id }: { env: string; id: number }) {
-  const { t, lang } = useI18n();
   const can = useCan();
   const qc = useQueryClient();
-  const path = { dataset_id: String(id) };
-  const [provider, setProvider] = useState<string | null>('default');
-  const [edits, setEdits] = useState<Record<string, string>>({});
-  const [overwrite, setOverwrite] = useState(false);
-  const [file, setFile] = useState<File | null>(null);
-  const suggestions = useQuery({
-    queryKey: ['suggestions', env, id],
-    queryFn: () => must(api.GET('/api/datasets/{dataset_id}/suggestions', { params: { path, query: { env_id: env, page_size: 100, status: 'all' } } })),
-  });
-  const changes = useQuery({ queryKey: ['changes', env, id], queryFn: () => must(api.GET('/api/datasets/{dataset_id}/changes', { params: { path, query: { env_id: env } } })) });
-  const providers = useQuery({ queryKey: ['llm-providers'], enabled: can('admin:settings:WRITE'), queryFn: () => must(api.GET('/api/admin/llm-providers')) });
+  const suggestions = useSuggestions(env, id);
   const refresh = () => qc.invalidateQueries({ predicate: (q) => ['suggestions', 'changes'].includes(String(q.queryKey[0])) });
+  return (
+    <Paper withBorder p="sm">
+      <Stack>
+        <ProblemAlert error={suggestions.error} />
+        {can('datasets:WRITE') && <GenerateSuggestions env={env} id={id} onReady={() => void suggestions.refetch()} />}
+        <Suggestions env={env} id={id} items={suggestions.data?.items ?? []} refresh={refresh} />
+        {can('datasets:WRITE') && <MappingUpload env={env} id={id} />}
+        <ChangeHistory env={env} id={id} refresh={refresh} />
+      </Stack>
+    </Paper>
+  );
+}
+
+const useSuggestions = (env: string, id: number) =>
+  useQuery({
+    queryKey: ['suggestions', env, id],
+    queryFn: () =>
+      must(api.GET('/api/datasets/{dataset_id}/suggestions', { params: { path: { dataset_id: String(id) }, query: { env_id: env, page_size: 100, status: 'all' } } })),
+  });
+type Suggestion = NonNullable<ReturnType<typeof useSuggestions>['data']>['items'][number];
+
+/** Asks an LLM for the dataset's descriptions (a task, followed here); `onReady` when it has finished. */
+function GenerateSuggestions({ env, id, onReady }: { env: string; id: number; onReady: () => void }) {
+  const { t, lang } = useI18n();
+  const can = useCan();
+  const [provider, setProvider] = useState<string | null>('default');
+  const providers = useQuery({ queryKey: ['llm-providers'], enabled: can('admin:settings:WRITE'), queryFn: () => must(api.GET('/api/admin/llm-providers')) });
   const generate = useMutation({
     mutationFn: () => must(api.POST('/api/datasets/generate-docs', { body: { env_id: env, dataset_ids: [id], llm_provider: provider ?? 'default', language: lang } })),
   });
@@ -79,8 +96,44 @@ function Dataset({ env, id }: { env: string; id: number }) {
   const generating = useTask(generate.data?.task_id);
   const finished = !!generating.data && FINISHED.includes(generating.data.status);
   useEffect(() => {
-    if (finished) void suggestions.refetch();
+    if (finished) onReady();
   }, [finished]);
+  return (
+    <>
+      <ProblemAlert error={generate.error} />
+      <Group align="end">
+        <Select
+          label={t.llm}
+          data={[{ value: 'default', label: t.defaultProvider }, ...(providers.data?.items ?? []).map((p) => ({ value: p.id, label: p.name }))]}
+          value={provider}
+          onChange={setProvider}
+          w={200}
+        />
+        <Button onClick={() => generate.mutate()} loading={generate.isPending}>
+          {t.suggestions}
+        </Button>
+        {generate.data && (
+          <Link to={`/tasks/${generate.data.task_id}`}>
+            <Badge color={STATUS_COLOR[generating.data?.status ?? 'PENDING']} data-testid="generate-status">
+              {generating.data?.status ?? 'PENDING'}
+            </Badge>
+          </Link>
+        )}
+        <Button variant="subtle" onClick={onReady} aria-label={t.refresh}>
+          ↻
+        </Button>
+      </Group>
+    </>
+  );
+}
+
+/** The suggestions beside the current values: each pending one edited, accepted or rejected, or all accepted at once. */
+function Suggestions({ env, id, items, refresh }: { env: string; id: number; items: Suggestion[]; refresh: () => void }) {
+  const { t } = useI18n();
+  const can = useCan();
+  const path = { dataset_id: String(id) };
+  const [edits, setEdits] = useState<Record<string, string>>({});
+  const [overwrite, setOverwrite] = useState(false);
   const accept = useMutation({
     mutationFn: (ids: string[]) =>
       must(
@@ -95,7 +148,69 @@ function Dataset({ env, id }: { env: string; id: number }) {
     mutationFn: (ids: string[]) => must(api.POST('/api/datasets/{dataset_id}/suggestions/reject', { params: { path }, body: { env_id: env, suggestion_ids: ids } })),
     onSuccess: refresh,
   });
-  const undo = useMutation({ mutationFn: (change: string) => must(api.POST('/api/datasets/changes/{change_id}/undo', { params: { path: { change_id: change } }, body: {} })), onSuccess: refresh });
+  const pending = items.filter((s) => s.status === 'pending');
+  return (
+    <>
+      <ProblemAlert error={accept.error ?? reject.error} />
+      <Title order={4}>{t.suggestions}</Title>
+      <Table aria-label={t.suggestions}>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>{t.field}</Table.Th>
+            <Table.Th>{t.currentValue}</Table.Th>
+            <Table.Th>{t.suggestedValue}</Table.Th>
+            <Table.Th />
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {items.map((s) => (
+            <Table.Tr key={s.id} data-testid="suggestion">
+              <Table.Td>
+                {s.column_name ?? 'dataset'}.{s.field}
+                {s.person_written && <Badge size="xs" color="orange" ml={4}>{t.personWritten}</Badge>}
+              </Table.Td>
+              <Table.Td>{s.current_value ?? '—'}</Table.Td>
+              <Table.Td>
+                {s.status === 'pending' && can('datasets:WRITE') ? (
+                  <Textarea aria-label={t.suggestionFor(s.column_name ?? 'dataset', s.field)} autosize value={edits[s.id] ?? s.value} onChange={(e) => setEdits({ ...edits, [s.id]: e.currentTarget.value })} />
+                ) : (
+                  <Text size="sm">{s.accepted_value ?? s.value}</Text>
+                )}
+              </Table.Td>
+              <Table.Td>
+                {s.status === 'pending' && can('datasets:WRITE') ? (
+                  <Group gap={4} wrap="nowrap">
+                    <Button size="compact-xs" color="green" onClick={() => accept.mutate([s.id])}>
+                      {t.accept}
+                    </Button>
+                    <Button size="compact-xs" color="red" variant="light" onClick={() => reject.mutate([s.id])}>
+                      {t.reject}
+                    </Button>
+                  </Group>
+                ) : (
+                  <Badge data-testid="suggestion-status">{s.status}</Badge>
+                )}
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+      {pending.length > 0 && can('datasets:WRITE') && (
+        <Group>
+          <Button color="green" onClick={() => accept.mutate(pending.map((s) => s.id))}>
+            {t.acceptAll(pending.length)}
+          </Button>
+          <Switch label={t.overwritePersonValues} checked={overwrite} onChange={(e) => setOverwrite(e.currentTarget.checked)} />
+        </Group>
+      )}
+    </>
+  );
+}
+
+/** A column-mapping spreadsheet for the dataset, sent as a task. */
+function MappingUpload({ env, id }: { env: string; id: number }) {
+  const { t } = useI18n();
+  const [file, setFile] = useState<File | null>(null);
   // The spreadsheet goes as multipart form data, which the typed JSON client does not model.
   const upload = useMutation({
     mutationFn: async () => {
@@ -110,120 +225,56 @@ function Dataset({ env, id }: { env: string; id: number }) {
       return body as { task_id: string };
     },
   });
-  const pending = suggestions.data?.items.filter((s) => s.status === 'pending') ?? [];
   return (
-    <Paper withBorder p="sm">
-      <Stack>
-        <ProblemAlert error={suggestions.error ?? generate.error ?? accept.error ?? reject.error ?? undo.error ?? upload.error} />
-        {can('datasets:WRITE') && (
-          <Group align="end">
-            <Select
-              label={t.llm}
-              data={[{ value: 'default', label: t.defaultProvider }, ...(providers.data?.items ?? []).map((p) => ({ value: p.id, label: p.name }))]}
-              value={provider}
-              onChange={setProvider}
-              w={200}
-            />
-            <Button onClick={() => generate.mutate()} loading={generate.isPending}>
-              {t.suggestions}
-            </Button>
-            {generate.data && (
-              <Link to={`/tasks/${generate.data.task_id}`}>
-                <Badge color={STATUS_COLOR[generating.data?.status ?? 'PENDING']} data-testid="generate-status">
-                  {generating.data?.status ?? 'PENDING'}
-                </Badge>
-              </Link>
-            )}
-            <Button variant="subtle" onClick={() => suggestions.refetch()} aria-label={t.refresh}>
-              ↻
-            </Button>
-          </Group>
-        )}
-        <Title order={4}>{t.suggestions}</Title>
-        <Table aria-label={t.suggestions}>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>{t.field}</Table.Th>
-              <Table.Th>{t.currentValue}</Table.Th>
-              <Table.Th>{t.suggestedValue}</Table.Th>
-              <Table.Th />
+    <>
+      <ProblemAlert error={upload.error} />
+      <Group align="end">
+        <FileInput label={t.mappingSpreadsheet} value={file} onChange={setFile} accept=".xlsx" w={300} />
+        <Button disabled={!file} onClick={() => upload.mutate()} loading={upload.isPending}>
+          {t.save}
+        </Button>
+        {upload.data && <Link to={`/tasks/${upload.data.task_id}`}>{upload.data.task_id}</Link>}
+      </Group>
+    </>
+  );
+}
+
+/** The dataset's applied changes, each undone by its button. */
+function ChangeHistory({ env, id, refresh }: { env: string; id: number; refresh: () => void }) {
+  const { t } = useI18n();
+  const can = useCan();
+  const changes = useQuery({
+    queryKey: ['changes', env, id],
+    queryFn: () => must(api.GET('/api/datasets/{dataset_id}/changes', { params: { path: { dataset_id: String(id) }, query: { env_id: env } } })),
+  });
+  const undo = useMutation({ mutationFn: (change: string) => must(api.POST('/api/datasets/changes/{change_id}/undo', { params: { path: { change_id: change } }, body: {} })), onSuccess: refresh });
+  return (
+    <>
+      <ProblemAlert error={undo.error} />
+      <Title order={4}>{t.history}</Title>
+      <Table>
+        <Table.Tbody>
+          {changes.data?.items.map((c) => (
+            <Table.Tr key={c.id}>
+              <Table.Td>{c.source}</Table.Td>
+              <Table.Td>{c.actor.username}</Table.Td>
+              <Table.Td>
+                <Badge>{c.status}</Badge>
+              </Table.Td>
+              <Table.Td>
+                <Code>{c.fields.map((f) => `${f.column_name ?? 'dataset'}.${f.field}`).join(', ')}</Code>
+              </Table.Td>
+              <Table.Td>
+                {c.status === 'applied' && can('datasets:WRITE') && (
+                  <Button size="compact-xs" variant="light" onClick={() => undo.mutate(c.id)}>
+                    {t.undo}
+                  </Button>
+                )}
+              </Table.Td>
             </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {suggestions.data?.items.map((s) => (
-              <Table.Tr key={s.id} data-testid="suggestion">
-                <Table.Td>
-                  {s.column_name ?? 'dataset'}.{s.field}
-                  {s.person_written && <Badge size="xs" color="orange" ml={4}>{t.personWritten}</Badge>}
-                </Table.Td>
-                <Table.Td>{s.current_value ?? '—'}</Table.Td>
-                <Table.Td>
-                  {s.status === 'pending' && can('datasets:WRITE') ? (
-                    <Textarea aria-label={t.suggestionFor(s.column_name ?? 'dataset', s.field)} autosize value={edits[s.id] ?? s.value} onChange={(e) => setEdits({ ...edits, [s.id]: e.currentTarget.value })} />
-                  ) : (
-                    <Text size="sm">{s.accepted_value ?? s.value}</Text>
-                  )}
-                </Table.Td>
-                <Table.Td>
-                  {s.status === 'pending' && can('datasets:WRITE') ? (
-                    <Group gap={4} wrap="nowrap">
-                      <Button size="compact-xs" color="green" onClick={() => accept.mutate([s.id])}>
-                        {t.accept}
-                      </Button>
-                      <Button size="compact-xs" color="red" variant="light" onClick={() => reject.mutate([s.id])}>
-                        {t.reject}
-                      </Button>
-                    </Group>
-                  ) : (
-                    <Badge data-testid="suggestion-status">{s.status}</Badge>
-                  )}
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-        {pending.length > 0 && can('datasets:WRITE') && (
-          <Group>
-            <Button color="green" onClick={() => accept.mutate(pending.map((s) => s.id))}>
-              {t.acceptAll(pending.length)}
-            </Button>
-            <Switch label={t.overwritePersonValues} checked={overwrite} onChange={(e) => setOverwrite(e.currentTarget.checked)} />
-          </Group>
-        )}
-        {can('datasets:WRITE') && (
-          <Group align="end">
-            <FileInput label={t.mappingSpreadsheet} value={file} onChange={setFile} accept=".xlsx" w={300} />
-            <Button disabled={!file} onClick={() => upload.mutate()} loading={upload.isPending}>
-              {t.save}
-            </Button>
-            {upload.data && <Link to={`/tasks/${upload.data.task_id}`}>{upload.data.task_id}</Link>}
-          </Group>
-        )}
-        <Title order={4}>{t.history}</Title>
-        <Table>
-          <Table.Tbody>
-            {changes.data?.items.map((c) => (
-              <Table.Tr key={c.id}>
-                <Table.Td>{c.source}</Table.Td>
-                <Table.Td>{c.actor.username}</Table.Td>
-                <Table.Td>
-                  <Badge>{c.status}</Badge>
-                </Table.Td>
-                <Table.Td>
-                  <Code>{c.fields.map((f) => `${f.column_name ?? 'dataset'}.${f.field}`).join(', ')}</Code>
-                </Table.Td>
-                <Table.Td>
-                  {c.status === 'applied' && can('datasets:WRITE') && (
-                    <Button size="compact-xs" variant="light" onClick={() => undo.mutate(c.id)}>
-                      {t.undo}
-                    </Button>
-                  )}
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Stack>
-    </Paper>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </>
   );
 }

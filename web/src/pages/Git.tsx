@@ -68,34 +68,37 @@ export function GitPage() {
   );
 }
 
+type GitOp = { o: 'init' } | { o: 'sync' } | { o: 'pull' } | { o: 'push' } | { o: 'commit'; message: string } | { o: 'deploy'; commit: string; target: string | null };
+
+/** The repository's operations, one mutation so the last one's error and answer show in one place. */
+function useGitOp(env: string, id: number, onSuccess: () => void) {
+  const path = { dashboard_id: id };
+  return useMutation({
+    mutationFn: async (op: GitOp) => {
+      const body = { env_id: env };
+      if (op.o === 'init') return must(api.POST('/api/git/dashboards/{dashboard_id}/init', { params: { path }, body }));
+      if (op.o === 'sync') return must(api.POST('/api/git/dashboards/{dashboard_id}/sync', { params: { path }, body }));
+      if (op.o === 'commit') return must(api.POST('/api/git/dashboards/{dashboard_id}/commit', { params: { path }, body: { ...body, message: op.message } }));
+      if (op.o === 'pull') return must(api.POST('/api/git/dashboards/{dashboard_id}/pull', { params: { path }, body }));
+      if (op.o === 'push') return must(api.POST('/api/git/dashboards/{dashboard_id}/push', { params: { path }, body }));
+      return must(
+        api.POST('/api/git/dashboards/{dashboard_id}/deploy', { params: { path }, body: { ...body, commit: op.commit, ...(op.target ? { target_env_id: op.target } : {}) } }),
+      );
+    },
+    onSuccess,
+  });
+}
+
 function Repository({ env, id }: { env: string; id: number }) {
   const { t } = useI18n();
   const can = useCan();
   const qc = useQueryClient();
-  const [message, setMessage] = useState('');
-  const [deployCommit, setDeployCommit] = useState('');
-  const [deployTarget, setDeployTarget] = useState<string | null>(null);
   const path = { dashboard_id: id };
   const status = useQuery({ queryKey: ['git-status', env, id], queryFn: () => must(api.GET('/api/git/dashboards/{dashboard_id}/status', { params: { path, query: { env_id: env } } })) });
-  const diff = useQuery({ queryKey: ['git-diff', env, id], queryFn: () => must(api.GET('/api/git/dashboards/{dashboard_id}/diff', { params: { path, query: { env_id: env } } })) });
-  const history = useQuery({ queryKey: ['git-history', env, id], queryFn: () => must(api.GET('/api/git/dashboards/{dashboard_id}/history', { params: { path, query: { env_id: env, limit: 20 } } })) });
   const refresh = () => qc.invalidateQueries({ predicate: (q) => String(q.queryKey[0]).startsWith('git-') });
-  const op = useMutation({
-    mutationFn: async (o: 'init' | 'sync' | 'commit' | 'pull' | 'push' | 'deploy') => {
-      const body = { env_id: env };
-      if (o === 'init') return must(api.POST('/api/git/dashboards/{dashboard_id}/init', { params: { path }, body }));
-      if (o === 'sync') return must(api.POST('/api/git/dashboards/{dashboard_id}/sync', { params: { path }, body }));
-      if (o === 'commit') return must(api.POST('/api/git/dashboards/{dashboard_id}/commit', { params: { path }, body: { ...body, message } }));
-      if (o === 'pull') return must(api.POST('/api/git/dashboards/{dashboard_id}/pull', { params: { path }, body }));
-      if (o === 'push') return must(api.POST('/api/git/dashboards/{dashboard_id}/push', { params: { path }, body }));
-      return must(
-        api.POST('/api/git/dashboards/{dashboard_id}/deploy', { params: { path }, body: { ...body, commit: deployCommit, ...(deployTarget ? { target_env_id: deployTarget } : {}) } }),
-      );
-    },
-    onSuccess: refresh,
-  });
+  const op = useGitOp(env, id, refresh);
   const s = status.data;
-  const deployed = op.variables === 'deploy' ? (op.data as { task_id?: string } | undefined) : undefined;
+  const deployed = op.variables?.o === 'deploy' ? (op.data as { task_id?: string } | undefined) : undefined;
   return (
     <Paper withBorder p="sm">
       <Stack>
@@ -108,13 +111,13 @@ function Repository({ env, id }: { env: string; id: number }) {
         <ProblemAlert error={status.error ?? op.error} />
         {can('git:WRITE') && (
           <Group gap="xs">
-            {s?.status === 'NO_REPO' && <Button size="xs" onClick={() => op.mutate('init')}>{t.gitInit}</Button>}
-            <Button size="xs" variant="light" onClick={() => op.mutate('sync')}>{t.gitSync}</Button>
-            <Button size="xs" variant="light" onClick={() => op.mutate('pull')}>{t.pull}</Button>
-            <Button size="xs" variant="light" onClick={() => op.mutate('push')}>{t.push}</Button>
+            {s?.status === 'NO_REPO' && <Button size="xs" onClick={() => op.mutate({ o: 'init' })}>{t.gitInit}</Button>}
+            <Button size="xs" variant="light" onClick={() => op.mutate({ o: 'sync' })}>{t.gitSync}</Button>
+            <Button size="xs" variant="light" onClick={() => op.mutate({ o: 'pull' })}>{t.pull}</Button>
+            <Button size="xs" variant="light" onClick={() => op.mutate({ o: 'push' })}>{t.push}</Button>
           </Group>
         )}
-        {op.variables === 'pull' && op.data && <Text size="sm" data-testid="pull-result">{t.pullResult((op.data as { status: string }).status)}</Text>}
+        {op.variables?.o === 'pull' && op.data && <Text size="sm" data-testid="pull-result">{t.pullResult((op.data as { status: string }).status)}</Text>}
         {s?.has_unfinished_merge && <MergeView env={env} id={id} onDone={refresh} />}
         <Tabs defaultValue="diff">
           <Tabs.List>
@@ -123,53 +126,94 @@ function Repository({ env, id }: { env: string; id: number }) {
             <Tabs.Tab value="deploy">{t.deployTab}</Tabs.Tab>
           </Tabs.List>
           <Tabs.Panel value="diff" pt="xs">
-            {diff.data?.files.length === 0 && <Text c="dimmed">—</Text>}
-            {diff.data?.files.map((f) => (
-              <Box key={f.path} mb="sm">
-                <Text size="sm" fw={600} component="div">
-                  {f.path} <Badge size="xs">{f.change}</Badge>
-                </Text>
-                <Patch patch={f.patch} />
-              </Box>
-            ))}
-            {can('git:WRITE') && (
-              <Group align="end">
-                <TextInput label={t.commitMessage} value={message} onChange={(e) => setMessage(e.currentTarget.value)} w={300} />
-                <Button disabled={!message} onClick={() => op.mutate('commit')}>
-                  {t.commit}
-                </Button>
-              </Group>
-            )}
+            <DiffPanel env={env} id={id} onCommit={(message) => op.mutate({ o: 'commit', message })} />
           </Tabs.Panel>
           <Tabs.Panel value="history" pt="xs">
-            <Table>
-              <Table.Tbody>
-                {history.data?.items.map((c, n) => (
-                  <Table.Tr key={`${n}-${c.commit}`}>
-                    <Table.Td>
-                      <Code>{c.commit.slice(0, 8)}</Code>
-                    </Table.Td>
-                    <Table.Td>{c.message}</Table.Td>
-                    <Table.Td>{c.author.name}</Table.Td>
-                    <Table.Td>{t.dateTime(c.committed_at)}</Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
+            <HistoryPanel env={env} id={id} />
           </Tabs.Panel>
           <Tabs.Panel value="deploy" pt="xs">
-            <Group align="end">
-              <TextInput label={t.commitToDeploy} value={deployCommit} onChange={(e) => setDeployCommit(e.currentTarget.value)} />
-              <EnvSelect label={t.target} value={deployTarget} onChange={setDeployTarget} />
-              <Button disabled={!can('git:WRITE') || deployCommit.length < 4} onClick={() => op.mutate('deploy')}>
-                {t.deploy}
-              </Button>
-            </Group>
-            {deployed?.task_id && <Link to={`/tasks/${deployed.task_id}`}>{deployed.task_id}</Link>}
+            <DeployPanel onDeploy={(commit, target) => op.mutate({ o: 'deploy', commit, target })} taskId={deployed?.task_id} />
           </Tabs.Panel>
         </Tabs>
       </Stack>
     </Paper>
+  );
+}
+
+/** The working tree's changes against HEAD, and a commit of them. */
+function DiffPanel({ env, id, onCommit }: { env: string; id: number; onCommit: (message: string) => void }) {
+  const { t } = useI18n();
+  const can = useCan();
+  const [message, setMessage] = useState('');
+  const diff = useQuery({
+    queryKey: ['git-diff', env, id],
+    queryFn: () => must(api.GET('/api/git/dashboards/{dashboard_id}/diff', { params: { path: { dashboard_id: id }, query: { env_id: env } } })),
+  });
+  return (
+    <>
+      {diff.data?.files.length === 0 && <Text c="dimmed">—</Text>}
+      {diff.data?.files.map((f) => (
+        <Box key={f.path} mb="sm">
+          <Text size="sm" fw={600} component="div">
+            {f.path} <Badge size="xs">{f.change}</Badge>
+          </Text>
+          <Patch patch={f.patch} />
+        </Box>
+      ))}
+      {can('git:WRITE') && (
+        <Group align="end">
+          <TextInput label={t.commitMessage} value={message} onChange={(e) => setMessage(e.currentTarget.value)} w={300} />
+          <Button disabled={!message} onClick={() => onCommit(message)}>
+            {t.commit}
+          </Button>
+        </Group>
+      )}
+    </>
+  );
+}
+
+/** The last commits of the repository. */
+function HistoryPanel({ env, id }: { env: string; id: number }) {
+  const { t } = useI18n();
+  const history = useQuery({
+    queryKey: ['git-history', env, id],
+    queryFn: () => must(api.GET('/api/git/dashboards/{dashboard_id}/history', { params: { path: { dashboard_id: id }, query: { env_id: env, limit: 20 } } })),
+  });
+  return (
+    <Table>
+      <Table.Tbody>
+        {history.data?.items.map((c, n) => (
+          <Table.Tr key={`${n}-${c.commit}`}>
+            <Table.Td>
+              <Code>{c.commit.slice(0, 8)}</Code>
+            </Table.Td>
+            <Table.Td>{c.message}</Table.Td>
+            <Table.Td>{c.author.name}</Table.Td>
+            <Table.Td>{t.dateTime(c.committed_at)}</Table.Td>
+          </Table.Tr>
+        ))}
+      </Table.Tbody>
+    </Table>
+  );
+}
+
+/** A deploy of one commit, into this environment or another; the started task is linked. */
+function DeployPanel({ onDeploy, taskId }: { onDeploy: (commit: string, target: string | null) => void; taskId: string | undefined }) {
+  const { t } = useI18n();
+  const can = useCan();
+  const [commit, setCommit] = useState('');
+  const [target, setTarget] = useState<string | null>(null);
+  return (
+    <>
+      <Group align="end">
+        <TextInput label={t.commitToDeploy} value={commit} onChange={(e) => setCommit(e.currentTarget.value)} />
+        <EnvSelect label={t.target} value={target} onChange={setTarget} />
+        <Button disabled={!can('git:WRITE') || commit.length < 4} onClick={() => onDeploy(commit, target)}>
+          {t.deploy}
+        </Button>
+      </Group>
+      {taskId && <Link to={`/tasks/${taskId}`}>{taskId}</Link>}
+    </>
   );
 }
 

@@ -11,6 +11,8 @@ import { ProblemAlert } from '../components/ProblemAlert.tsx';
 import { FINISHED, useTask } from '../components/tasks.ts';
 import { useI18n } from '../i18n.tsx';
 
+type Task = ReturnType<typeof useTask>;
+
 /** Pick → review the mapping → dry run with the per-object diff → migrate (and follow the task). */
 export function MigratePage() {
   const { t } = useI18n();
@@ -22,24 +24,7 @@ export function MigratePage() {
   const [overwrite, setOverwrite] = useState(true);
   const [dryTask, setDryTask] = useState<string>();
   const [realTask, setRealTask] = useState<string>();
-  // The picker searches on the server (a large instance is never loaded whole) and remembers the
-  // titles of what was picked, so a pick stays labelled when the search moves on.
-  const [pickSearch, setPickSearch] = useState('');
-  const [q] = useDebouncedValue(pickSearch, 300);
-  const [titles, setTitles] = useState<Record<string, string>>(() => Object.fromEntries(ids.map((id) => [id, `#${id}`])));
-  const dashboards = useQuery({
-    queryKey: ['dashboards-pick', source, q],
-    enabled: !!source,
-    placeholderData: keepPreviousData,
-    queryFn: () => must(api.GET('/api/dashboards', { params: { query: { env_id: source!, page_size: 50, page_context: 'other', ...(q ? { search: q } : {}) } } })),
-  });
-  const options = new Map(Object.entries(titles));
-  for (const d of dashboards.data?.items ?? []) options.set(String(d.id), d.title);
-  const mappings = useQuery({
-    queryKey: ['db-mappings', source, target],
-    enabled: !!source && !!target && step >= 1,
-    queryFn: () => must(api.GET('/api/dashboards/db-mappings', { params: { query: { source_env_id: source!, target_env_id: target! } } })),
-  });
+  const mappings = useDbMappings(source, target, step >= 1);
   const start = useMutation({
     mutationFn: (dryRun: boolean) =>
       must(api.POST('/api/dashboards/migrate', { body: { source_env_id: source!, target_env_id: target!, dashboard_ids: ids.map(Number), overwrite, dry_run: dryRun } })),
@@ -55,7 +40,6 @@ export function MigratePage() {
   });
   const dry = useTask(dryTask);
   const real = useTask(realTask);
-  const dryResult = dry.data?.result as MigrationResult | undefined;
   return (
     <Stack>
       <Title order={2}>{t.migrate}</Title>
@@ -66,20 +50,7 @@ export function MigratePage() {
               <EnvSelect label={t.source} value={source} onChange={setSource} />
               <EnvSelect label={t.target} value={target} onChange={setTarget} exclude={source} />
             </Group>
-            <MultiSelect
-              label={t.dashboards}
-              data={[...options].map(([value, label]) => ({ value, label }))}
-              value={ids}
-              onChange={(v) => {
-                setIds(v);
-                setTitles(Object.fromEntries(v.map((id) => [id, options.get(id) ?? `#${id}`])));
-              }}
-              searchable
-              searchValue={pickSearch}
-              onSearchChange={setPickSearch}
-              filter={({ options: o }) => o}
-              maw={700}
-            />
+            <DashboardPicker source={source} ids={ids} onChange={setIds} />
             <Switch label={t.overwriteExisting} checked={overwrite} onChange={(e) => setOverwrite(e.currentTarget.checked)} />
             <Group>
               <Button disabled={!source || !target || ids.length === 0} onClick={() => setStep(1)}>
@@ -92,27 +63,7 @@ export function MigratePage() {
           <Stack>
             <ProblemAlert error={mappings.error} />
             {mappings.isLoading && <Loader size="sm" />}
-            <Table aria-label={t.mappings}>
-              <Table.Tbody>
-                {mappings.data?.items.map((m) => (
-                  <Table.Tr key={m.source_database.id}>
-                    <Table.Td>{m.source_database.name}</Table.Td>
-                    <Table.Td>→</Table.Td>
-                    <Table.Td>
-                      {m.saved_target ? (
-                        m.saved_target.name
-                      ) : (
-                        <Text c="orange">
-                          {t.notMapped}
-                          {m.suggested_target ? t.suggestedTarget(m.suggested_target.name, Math.round(m.confidence * 100)) : ''} —{' '}
-                          <Link to="/environments">{t.mappings}</Link>
-                        </Text>
-                      )}
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
+            <MappingTable items={mappings.data?.items ?? []} />
             <ProblemAlert error={start.error} />
             <Group>
               <Button variant="default" onClick={() => setStep(0)}>
@@ -125,31 +76,7 @@ export function MigratePage() {
           </Stack>
         </Stepper.Step>
         <Stepper.Step label={t.review}>
-          <Stack>
-            {dry.data && !FINISHED.includes(dry.data.status) && (
-              <Group>
-                <Loader size="sm" /> <Text>{dry.data.progress?.message ?? dry.data.status}</Text>
-              </Group>
-            )}
-            {dryTask && (
-              <Text size="sm">
-                <Link to={`/tasks/${dryTask}`}>{dryTask}</Link>
-              </Text>
-            )}
-            {dryResult?.items.map((o) => (
-              <ObjectDiff key={String(o.id)} outcome={o} />
-            ))}
-            {dry.data && FINISHED.includes(dry.data.status) && (
-              <Group>
-                <Button variant="default" onClick={() => setStep(1)}>
-                  {t.previous}
-                </Button>
-                <Button color="green" onClick={() => start.mutate(false)} loading={start.isPending} disabled={dry.data.status !== 'SUCCEEDED'}>
-                  {t.runMigration}
-                </Button>
-              </Group>
-            )}
-          </Stack>
+          <DryRunReview dryTask={dryTask} dry={dry} onBack={() => setStep(1)} onMigrate={() => start.mutate(false)} starting={start.isPending} />
         </Stepper.Step>
         <Stepper.Completed>
           {realTask && (
@@ -164,6 +91,113 @@ export function MigratePage() {
           )}
         </Stepper.Completed>
       </Stepper>
+    </Stack>
+  );
+}
+
+/**
+ * The dashboards to migrate. The picker searches on the server (a large instance is never loaded
+ * whole) and remembers the titles of what was picked, so a pick stays labelled when the search moves on.
+ */
+function DashboardPicker({ source, ids, onChange }: { source: string | null; ids: string[]; onChange: (ids: string[]) => void }) {
+  const { t } = useI18n();
+  const [pickSearch, setPickSearch] = useState('');
+  const [q] = useDebouncedValue(pickSearch, 300);
+  const [titles, setTitles] = useState<Record<string, string>>(() => Object.fromEntries(ids.map((id) => [id, `#${id}`])));
+  const dashboards = useQuery({
+    queryKey: ['dashboards-pick', source, q],
+    enabled: !!source,
+    placeholderData: keepPreviousData,
+    queryFn: () => must(api.GET('/api/dashboards', { params: { query: { env_id: source!, page_size: 50, page_context: 'other', ...(q ? { search: q } : {}) } } })),
+  });
+  const options = new Map(Object.entries(titles));
+  for (const d of dashboards.data?.items ?? []) options.set(String(d.id), d.title);
+  return (
+    <MultiSelect
+      label={t.dashboards}
+      data={[...options].map(([value, label]) => ({ value, label }))}
+      value={ids}
+      onChange={(v) => {
+        onChange(v);
+        setTitles(Object.fromEntries(v.map((id) => [id, options.get(id) ?? `#${id}`])));
+      }}
+      searchable
+      searchValue={pickSearch}
+      onSearchChange={setPickSearch}
+      filter={({ options: o }) => o}
+      maw={700}
+    />
+  );
+}
+
+/** How the source's databases map to the target's, read once the pick is made. */
+function useDbMappings(source: string | null, target: string | null, picked: boolean) {
+  return useQuery({
+    queryKey: ['db-mappings', source, target],
+    enabled: !!source && !!target && picked,
+    queryFn: () => must(api.GET('/api/dashboards/db-mappings', { params: { query: { source_env_id: source!, target_env_id: target! } } })),
+  });
+}
+type MappingRow = NonNullable<ReturnType<typeof useDbMappings>['data']>['items'][number];
+
+/** Each source database and the target one it maps to, or why it does not yet. */
+function MappingTable({ items }: { items: MappingRow[] }) {
+  const { t } = useI18n();
+  return (
+    <Table aria-label={t.mappings}>
+      <Table.Tbody>
+        {items.map((m) => (
+          <Table.Tr key={m.source_database.id}>
+            <Table.Td>{m.source_database.name}</Table.Td>
+            <Table.Td>→</Table.Td>
+            <Table.Td>
+              {m.saved_target ? (
+                m.saved_target.name
+              ) : (
+                <Text c="orange">
+                  {t.notMapped}
+                  {m.suggested_target ? t.suggestedTarget(m.suggested_target.name, Math.round(m.confidence * 100)) : ''} —{' '}
+                  <Link to="/environments">{t.mappings}</Link>
+                </Text>
+              )}
+            </Table.Td>
+          </Table.Tr>
+        ))}
+      </Table.Tbody>
+    </Table>
+  );
+}
+
+/** The dry run followed to its end, its per-object diff, and the real migration once it succeeded. */
+function DryRunReview(props: { dryTask: string | undefined; dry: Task; onBack: () => void; onMigrate: () => void; starting: boolean }) {
+  const { t } = useI18n();
+  const { dryTask, dry, onBack, onMigrate, starting } = props;
+  const dryResult = dry.data?.result as MigrationResult | undefined;
+  return (
+    <Stack>
+      {dry.data && !FINISHED.includes(dry.data.status) && (
+        <Group>
+          <Loader size="sm" /> <Text>{dry.data.progress?.message ?? dry.data.status}</Text>
+        </Group>
+      )}
+      {dryTask && (
+        <Text size="sm">
+          <Link to={`/tasks/${dryTask}`}>{dryTask}</Link>
+        </Text>
+      )}
+      {dryResult?.items.map((o) => (
+        <ObjectDiff key={String(o.id)} outcome={o} />
+      ))}
+      {dry.data && FINISHED.includes(dry.data.status) && (
+        <Group>
+          <Button variant="default" onClick={onBack}>
+            {t.previous}
+          </Button>
+          <Button color="green" onClick={onMigrate} loading={starting} disabled={dry.data.status !== 'SUCCEEDED'}>
+            {t.runMigration}
+          </Button>
+        </Group>
+      )}
     </Stack>
   );
 }

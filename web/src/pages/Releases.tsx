@@ -54,50 +54,45 @@ const DECISION_STATES: Record<Decision, string[]> = {
   revoke: ['published', 'publish_failed'],
 };
 
+const useCandidate = (id: string) =>
+  useQuery({
+    queryKey: ['candidate', id],
+    queryFn: () => must(api.GET('/api/v2/clean-release/candidates/{candidate_id}', { params: { path: { candidate_id: id } } })),
+    refetchInterval: (q) => (['checking', 'publishing', 'revoking'].includes(q.state.data?.state ?? '') ? 1500 : false),
+  });
+type Candidate = NonNullable<ReturnType<typeof useCandidate>['data']>;
+
+/** The preparation steps of a candidate: its artifacts, manifest, preparation and checks. */
+function useReleaseStep(id: string, onSuccess: () => void) {
+  return useMutation({
+    mutationFn: async (s: 'artifacts' | 'manifest' | 'prepare' | 'checks') => {
+      const path = { candidate_id: id };
+      if (s === 'artifacts') return must(api.POST('/api/v2/clean-release/candidates/{candidate_id}/artifacts', { params: { path }, body: {} }));
+      if (s === 'manifest') return must(api.POST('/api/v2/clean-release/candidates/{candidate_id}/manifest', { params: { path } }));
+      if (s === 'prepare') return must(api.POST('/api/v2/clean-release/candidates/{candidate_id}/prepare', { params: { path } }));
+      return must(api.POST('/api/v2/clean-release/candidates/{candidate_id}/checks', { params: { path } }));
+    },
+    onSuccess,
+  });
+}
+
 /** One candidate: artifacts with hosts, the manifest, violations and checks, and the decisions a release manager may take. */
 export function ReleasePage() {
   const { t } = useI18n();
-  const { id } = useParams();
+  const id = useParams().id!;
   const can = useCan();
-  const me = useMe().data;
   const qc = useQueryClient();
-  const [comment, setComment] = useState('');
-  const c = useQuery({
-    queryKey: ['candidate', id],
-    queryFn: () => must(api.GET('/api/v2/clean-release/candidates/{candidate_id}', { params: { path: { candidate_id: id! } } })),
-    refetchInterval: (q) => (['checking', 'publishing', 'revoking'].includes(q.state.data?.state ?? '') ? 1500 : false),
-  });
+  const c = useCandidate(id);
   const report = useQuery({
     queryKey: ['release-report', c.data?.report_id],
     enabled: !!c.data?.report_id,
     queryFn: () => must(api.GET('/api/v2/clean-release/reports/{report_id}', { params: { path: { report_id: c.data!.report_id! } } })),
   });
   const refresh = () => qc.invalidateQueries({ queryKey: ['candidate', id] });
-  const step = useMutation({
-    mutationFn: async (s: 'artifacts' | 'manifest' | 'prepare' | 'checks') => {
-      const path = { candidate_id: id! };
-      if (s === 'artifacts') return must(api.POST('/api/v2/clean-release/candidates/{candidate_id}/artifacts', { params: { path }, body: {} }));
-      if (s === 'manifest') return must(api.POST('/api/v2/clean-release/candidates/{candidate_id}/manifest', { params: { path } }));
-      if (s === 'prepare') return must(api.POST('/api/v2/clean-release/candidates/{candidate_id}/prepare', { params: { path } }));
-      return must(api.POST('/api/v2/clean-release/candidates/{candidate_id}/checks', { params: { path } }));
-    },
-    onSuccess: refresh,
-  });
-  const decide = useMutation({
-    mutationFn: (d: Decision) => {
-      const opts = { params: { path: { candidate_id: id! } }, body: comment ? { comment } : {} };
-      if (d === 'approve') return must(api.POST('/api/v2/clean-release/candidates/{candidate_id}/approve', opts));
-      if (d === 'reject') return must(api.POST('/api/v2/clean-release/candidates/{candidate_id}/reject', opts));
-      if (d === 'publish') return must(api.POST('/api/v2/clean-release/candidates/{candidate_id}/publish', opts));
-      return must(api.POST('/api/v2/clean-release/candidates/{candidate_id}/revoke', opts));
-    },
-    onSuccess: refresh,
-  });
+  const step = useReleaseStep(id, refresh);
   const data = c.data;
   if (!data) return <ProblemAlert error={c.error} />;
   const violations = (step.data as { violations?: Array<{ host: string; rule?: string; where?: unknown }> } | undefined)?.violations;
-  const published = decide.data as { task_id?: string } | undefined;
-  const author = data.created_by === me?.username; // the candidate names its author by username
   return (
     <Stack>
       <Group justify="space-between">
@@ -117,27 +112,14 @@ export function ReleasePage() {
           ))}
         </Group>
       )}
-      <ProblemAlert error={step.error ?? decide.error} />
+      <ProblemAlert error={step.error} />
       {violations && violations.length > 0 && (
         <Alert color="red" title={t.violations}>
           <Code block>{JSON.stringify(violations, null, 2)}</Code>
         </Alert>
       )}
       <Title order={4}>{t.artifacts}</Title>
-      <Table>
-        <Table.Tbody>
-          {(data.artifacts ?? []).map((a) => (
-            <Table.Tr key={a.dashboard_uuid}>
-              <Table.Td>{a.title ?? a.dashboard_uuid}</Table.Td>
-              <Table.Td>
-                <Code>{a.sha256.slice(0, 16)}</Code>
-              </Table.Td>
-              <Table.Td>{t.fileCount(a.files)}</Table.Td>
-              <Table.Td>{a.hosts.map((h) => `${h.host} (${h.role})`).join(', ')}</Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
+      <Artifacts candidate={data} />
       {data.manifest_id && <Text size="sm">{t.manifest(data.manifest_id)}</Text>}
       {report.data && (
         <>
@@ -145,6 +127,53 @@ export function ReleasePage() {
           <Code block>{JSON.stringify(report.data, null, 2).slice(0, 4000)}</Code>
         </>
       )}
+      <Decisions id={id} candidate={data} onDone={refresh} />
+    </Stack>
+  );
+}
+
+/** The candidate's artifacts: each dashboard's bundle hash, file count and the hosts it reaches. */
+function Artifacts({ candidate }: { candidate: Candidate }) {
+  const { t } = useI18n();
+  return (
+    <Table>
+      <Table.Tbody>
+        {(candidate.artifacts ?? []).map((a) => (
+          <Table.Tr key={a.dashboard_uuid}>
+            <Table.Td>{a.title ?? a.dashboard_uuid}</Table.Td>
+            <Table.Td>
+              <Code>{a.sha256.slice(0, 16)}</Code>
+            </Table.Td>
+            <Table.Td>{t.fileCount(a.files)}</Table.Td>
+            <Table.Td>{a.hosts.map((h) => `${h.host} (${h.role})`).join(', ')}</Table.Td>
+          </Table.Tr>
+        ))}
+      </Table.Tbody>
+    </Table>
+  );
+}
+
+/** The decisions taken so far, and those a release manager may take now (never approving their own candidate). */
+function Decisions({ id, candidate: data, onDone }: { id: string; candidate: Candidate; onDone: () => void }) {
+  const { t } = useI18n();
+  const can = useCan();
+  const me = useMe().data;
+  const [comment, setComment] = useState('');
+  const decide = useMutation({
+    mutationFn: (d: Decision) => {
+      const opts = { params: { path: { candidate_id: id } }, body: comment ? { comment } : {} };
+      if (d === 'approve') return must(api.POST('/api/v2/clean-release/candidates/{candidate_id}/approve', opts));
+      if (d === 'reject') return must(api.POST('/api/v2/clean-release/candidates/{candidate_id}/reject', opts));
+      if (d === 'publish') return must(api.POST('/api/v2/clean-release/candidates/{candidate_id}/publish', opts));
+      return must(api.POST('/api/v2/clean-release/candidates/{candidate_id}/revoke', opts));
+    },
+    onSuccess: onDone,
+  });
+  const published = decide.data as { task_id?: string } | undefined;
+  const author = data.created_by === me?.username; // the candidate names its author by username
+  return (
+    <>
+      <ProblemAlert error={decide.error} />
       <Title order={4}>{t.decisions}</Title>
       <Table>
         <Table.Tbody>
@@ -175,6 +204,6 @@ export function ReleasePage() {
           {t.tasks}: {published.task_id}
         </Anchor>
       )}
-    </Stack>
+    </>
   );
 }
