@@ -71,6 +71,20 @@ describe('the assistant on two API processes', () => {
     expect(again.body.intent.operation).toBe('unknown');
   });
 
+  it('forgets a waiting command after ten minutes by the database clock', async () => {
+    const asked = await say(a, 'покажи дашборды');
+    expect(asked.body).toMatchObject({ state: 'needs_clarification', data: { missing: ['environment'] } });
+    // As if the question had been asked eleven minutes ago.
+    await a
+      .knex('assistant_messages')
+      .where({ conversation_id: asked.body.conversation_id, role: 'user' })
+      .update({
+        created_at: a.knex.raw("now() - interval '11 minutes'"),
+      });
+    const late = await say(b, 'в dev', asked.body.conversation_id);
+    expect(late.body.intent.operation).toBe('unknown');
+  });
+
   it('forgets the waiting command when the conversation is archived on the other process', async () => {
     const asked = await say(a, 'покажи дашборды');
     expect(asked.body).toMatchObject({ state: 'needs_clarification', data: { missing: ['environment'] } });
