@@ -29,7 +29,13 @@ const apiKeyListItem = z.object({
   revoked_at: z.string().nullable(),
   last_used_at: z.string().nullable(),
 });
-const apiKeyCreateResponse = apiKeyListItem.extend({ key: z.string().describe('the raw key: shown once, never retrievable again') });
+const apiKeyCreateResponse = apiKeyListItem.extend({
+  raw_key: z.string().describe('the raw key: shown once, never retrievable again'),
+  key: z
+    .string()
+    .meta({ deprecated: true })
+    .describe('deprecated alias of `raw_key` (the same value), kept for clients that still read it; read `raw_key`'),
+});
 const apiKeyRevokeResponse = z.object({ id: z.string(), active: z.literal(false), revoked_at: z.string() });
 
 const expiresAt = isoInstant('expires_at')
@@ -43,7 +49,7 @@ export function apiKeyRoutes(app: AppContext): AnyRoute[] {
       method: 'get',
       path: '/api/admin/api-keys',
       tag: 'Admin',
-      summary: 'List API keys (never the hash or the raw key)',
+      summary: 'List API keys (never `key_hash` or `raw_key`)',
       access,
       responses: { 200: { description: 'API keys', schema: z.object({ items: z.array(apiKeyListItem) }) } },
       handler: () => apiKeys.list(),
@@ -54,7 +60,7 @@ export function apiKeyRoutes(app: AppContext): AnyRoute[] {
       tag: 'Admin',
       summary: 'Create an API key',
       description:
-        'Generates a random key, stores only its SHA-256 and returns the raw key once. Present it as `X-API-Key`; it acts for the person who created it (for a key made by a key, the person behind that key), whose name tasks, approvals and events record. It carries the listed permissions, which must all be held by the caller (role Admin: any; 403 naming the missing ones otherwise), and at every request only those its creator still holds, so a key never grants more than its creator has now. It stops authenticating once its creator is deactivated or deleted, or a key above it is revoked. With `expires_at` the key is refused from that instant on, like a revoked one.',
+        'Generates a random key, stores only its SHA-256 and returns the raw key once, as `raw_key` (`key`, the same value, is a deprecated alias). Present it as `X-API-Key`; it acts for the person who created it (for a key made by a key, the person behind that key), whose name tasks, approvals and events record. It carries the listed permissions, which must all be held by the caller (role Admin: any; 403 naming the missing ones otherwise), and at every request only those its creator still holds, so a key never grants more than its creator has now. It stops authenticating once its creator is deactivated or deleted, or a key above it is revoked. With `expires_at` the key is refused from that instant on, like a revoked one.',
       access,
       body: z
         .object({
@@ -64,7 +70,7 @@ export function apiKeyRoutes(app: AppContext): AnyRoute[] {
         })
         .strict(),
       responses: {
-        201: { description: 'Created; `key` is shown only now', schema: apiKeyCreateResponse },
+        201: { description: 'Created; `raw_key` is shown only now', schema: apiKeyCreateResponse },
         403: { description: 'Not permitted, or a permission the caller does not hold (`missing_permissions`)' },
       },
       async handler(ctx, { body, principal }) {

@@ -76,7 +76,8 @@ export class ApiKeyService {
       permissions: row.permissions,
       expires_at: iso(row.expires_at),
     });
-    return { ...toItem(row), key: raw };
+    // `key` is the deprecated alias of the spec's `raw_key`, for clients not yet reading `raw_key`.
+    return { ...toItem(row), raw_key: raw, key: raw };
   }
 
   /** 404 when the key is unknown or already revoked. */

@@ -214,15 +214,24 @@ describe('admin: API keys', () => {
   it('creates a key shown once, authenticates with exactly its permissions, and revokes it at once', async () => {
     const c = await admin('POST', '/api/admin/api-keys', { json: { name: 'ci', permissions: ['tasks:READ'] } });
     expect(c.status).toBe(201);
-    const key: string = c.body.key;
+    // The spec names the one-time secret `raw_key`; `key` stays as a deprecated alias of the same value.
+    const key: string = c.body.raw_key;
     secrets.add(key);
     expect(key).toMatch(/^sy_/);
+    expect(c.body.key).toBe(key);
     const row = await h.knex('api_keys').where({ id: c.body.id }).first();
     expect(row.key_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(row.key_hash).not.toContain(key);
     const list = await admin('GET', '/api/admin/api-keys');
     expect(list.body.items[0]).not.toHaveProperty('key_hash');
     expect(list.body.items[0]).not.toHaveProperty('key');
+    expect(list.body.items[0]).not.toHaveProperty('raw_key');
+    const created = (await call('GET', '/api/openapi.json')).body.paths['/api/admin/api-keys'].post.responses['201'].content[
+      'application/json'
+    ].schema;
+    expect(created.required).toContain('raw_key');
+    expect(created.properties.key.deprecated).toBe(true);
+    expect(created.properties.raw_key.deprecated).toBeUndefined();
     expect(list.text).not.toContain(key);
 
     expect((await call('GET', '/api/tasks', { apiKey: key })).status).toBe(200);

@@ -157,7 +157,7 @@ function ApiKeys() {
     onSuccess: () => qc.invalidateQueries({ queryKey: ['api-keys'] }),
   });
   const revoke = useMutation({ mutationFn: (id: string) => must(api.DELETE('/api/admin/api-keys/{id}', { params: { path: { id } } })), onSuccess: () => qc.invalidateQueries({ queryKey: ['api-keys'] }) });
-  const raw = create.data?.key;
+  const raw = create.data?.raw_key;
   const permNames = (perm.data?.items ?? []).map((p) => p.name);
   return (
     <Stack>
