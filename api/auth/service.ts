@@ -23,11 +23,12 @@ export class AuthService {
   private readonly tokens: TokenIssuer;
   private readonly throttle: LoginThrottle;
 
-  constructor(deps: { identity: IdentityStores; events: SecurityEventService; tokens: TokenIssuer }) {
+  /** `clock` is the sign-in throttle's (tests drive it); without it the throttle follows PostgreSQL's now(). */
+  constructor(deps: { identity: IdentityStores; events: SecurityEventService; tokens: TokenIssuer; clock?: () => Date }) {
     this.identity = deps.identity;
     this.events = deps.events;
     this.tokens = deps.tokens;
-    this.throttle = new LoginThrottle(deps.identity.throttle);
+    this.throttle = new LoginThrottle(deps.identity.throttle, deps.clock);
   }
 
   async passwordLogin(ctx: Context, username: string, password: string): Promise<TokenResponse> {
