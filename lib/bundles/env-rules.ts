@@ -1,0 +1,143 @@
+/**
+ * Applies an environment pair's rules (contracts/env-rules.ts) to a bundle before it is written
+ * into the target: the one place they take effect, for migrations, git deploys, release publishes
+ * and the drift report alike. Each rule answers what it changed, field by field, and a rule that
+ * matched nothing says so.
+ */
+import LinkifyIt from 'linkify-it';
+import type { EnvRule, EnvRuleChange, EnvRuleEffect, EnvRuleSkip } from '../../contracts/env-rules.ts';
+import { dialectOfUri, renameQualifier } from '../sql/qualifiers.ts';
+import type { Bundle, BundleFile } from './bundle.ts';
+import { describe } from './rewrite.ts';
+
+type Rec = Record<string, unknown>;
+// A YAML key may be `__proto__`; writing through it would reach Object.prototype.
+const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+const isRec = (v: unknown): v is Rec => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/** Applies `rules` in order to `bundle` (in place); one effect per rule, in the same order. */
+export function applyEnvRules(bundle: Bundle, rules: readonly EnvRule[]): EnvRuleEffect[] {
+  return rules.map((rule) => {
+    const effect: EnvRuleEffect = { id: rule.id, kind: rule.kind, from: rule.from, to: rule.to, matched: 0, objects: [], unreadable: [] };
+    if (rule.kind === 'text') applyText(bundle, rule, effect);
+    else applyQualifier(bundle, rule, effect);
+    if (effect.matched === 0) effect.note = `matched nothing in this dashboard's bundle`;
+    return effect;
+  });
+}
+
+/** A schema or catalog rule: the datasets' own field, and the references in a virtual dataset's SQL. */
+function applyQualifier(bundle: Bundle, rule: EnvRule, effect: EnvRuleEffect): void {
+  const level = rule.kind === 'catalog' ? 'catalog' : 'schema';
+  const uriByDb = new Map(bundle.of('databases').map((f) => [String(f.content.uuid), f.content.sqlalchemy_uri]));
+  for (const f of bundle.of('datasets')) {
+    const c = f.content;
+    if (c[level] === rule.from) {
+      c[level] = rule.to;
+      change(effect, f, level, rule.from, rule.to, 1);
+    }
+    if (typeof c.sql !== 'string' || !c.sql.trim()) continue;
+    const dialect = dialectOfUri(uriByDb.get(String(c.database_uuid)));
+    if (!dialect) {
+      skip(effect, f, 'sql', `no SQL parser here for its database's dialect: its SQL was left as it was`);
+      continue;
+    }
+    const r = renameQualifier(dialect, c.sql, level, rule.from, rule.to);
+    if (!r.ok) skip(effect, f, 'sql', `${r.reason}; its SQL was left as it was`);
+    else if (r.count) {
+      change(effect, f, 'sql', c.sql, r.sql, r.count);
+      c.sql = r.sql;
+    }
+  }
+}
+
+/** A text rule: markdown elements of the dashboard layout, dashboard metadata, chart params. */
+function applyText(bundle: Bundle, rule: EnvRule, effect: EnvRuleEffect): void {
+  const replace = textReplacer(rule);
+  const visit = (f: BundleFile, path: string[], value: unknown, set: (v: string) => void) => {
+    if (typeof value !== 'string') return;
+    const { text, count } = replace(value);
+    if (!count) return;
+    change(effect, f, path.join('.'), value, text, count);
+    set(text);
+  };
+  for (const f of bundle.of('dashboards')) {
+    const position = f.content.position;
+    if (isRec(position)) {
+      for (const [key, node] of Object.entries(position)) {
+        if (!isRec(node) || node.type !== 'MARKDOWN' || !isRec(node.meta)) continue;
+        const meta = node.meta;
+        visit(f, ['position', key, 'meta', 'code'], meta.code, (v) => (meta.code = v));
+      }
+    }
+    walkStrings(f.content.metadata, ['metadata'], (path, value, set) => visit(f, path, value, set));
+  }
+  for (const f of bundle.of('charts')) walkStrings(f.content.params, ['params'], (path, value, set) => visit(f, path, value, set));
+}
+
+const linkify = new LinkifyIt({}, { fuzzyEmail: false });
+
+/**
+ * A literal rule replaces every occurrence of its text. A rule whose `from` is an http(s) URL
+ * finds links (linkify-it), reads each with the WHATWG URL parser and rewrites those on the same
+ * origin under the same path: `https://dev.example.com` matches `https://DEV.example.com:443/x`
+ * but not `https://dev.example.com.evil.io/x`.
+ */
+export function textReplacer(rule: Pick<EnvRule, 'from' | 'to'>): (text: string) => { text: string; count: number } {
+  const base = httpUrl(rule.from);
+  if (!base) {
+    return (text) => {
+      const parts = text.split(rule.from);
+      return { text: parts.join(rule.to), count: parts.length - 1 };
+    };
+  }
+  const prefix = base.pathname.replace(/\/$/, '');
+  const to = rule.to.replace(/\/$/, '');
+  return (text) => {
+    const links = linkify.match(text) ?? [];
+    let out = '';
+    let at = 0;
+    let count = 0;
+    for (const m of links) {
+      const url = httpUrl(m.url);
+      if (!url || url.origin !== base.origin) continue;
+      if (prefix && url.pathname !== prefix && !url.pathname.startsWith(`${prefix}/`)) continue;
+      out += text.slice(at, m.index) + to + url.href.slice(url.origin.length + prefix.length);
+      at = m.lastIndex;
+      count++;
+    }
+    return { text: count ? out + text.slice(at) : text, count };
+  };
+}
+
+function httpUrl(s: string): URL | null {
+  if (!URL.canParse(s)) return null;
+  const u = new URL(s);
+  return u.protocol === 'http:' || u.protocol === 'https:' ? u : null;
+}
+
+/** Every string under `value` with its dotted path and a setter (own data members only). */
+function walkStrings(value: unknown, path: string[], visit: (path: string[], value: string, set: (v: string) => void) => void): void {
+  if (Array.isArray(value)) {
+    value.forEach((v, i) => {
+      if (typeof v === 'string') visit([...path, String(i)], v, (x) => (value[i] = x));
+      else walkStrings(v, [...path, String(i)], visit);
+    });
+    return;
+  }
+  if (!isRec(value)) return;
+  for (const [k, v] of Object.entries(value)) {
+    if (UNSAFE_KEYS.has(k)) continue;
+    if (typeof v === 'string') visit([...path, k], v, (x) => (value[k] = x));
+    else walkStrings(v, [...path, k], visit);
+  }
+}
+
+function change(effect: EnvRuleEffect, f: BundleFile, field: string, before: string, after: string, count: number): void {
+  effect.matched += count;
+  effect.objects.push({ object: describe(f), file: f.path, field, before, after } satisfies EnvRuleChange);
+}
+
+function skip(effect: EnvRuleEffect, f: BundleFile, field: string, reason: string): void {
+  effect.unreadable.push({ object: describe(f), file: f.path, field, reason } satisfies EnvRuleSkip);
+}
