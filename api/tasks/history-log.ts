@@ -3,7 +3,7 @@ import proto, { type temporal as TemporalProto } from '@temporalio/proto';
 
 const { temporal } = proto;
 import { redactText } from '../../lib/redact.ts';
-import type { LogEntry } from './log-entry.ts';
+import { RANK, type LogEntry } from './log-entry.ts';
 
 const T = temporal.api.enums.v1.EventType;
 type HistoryEvent = TemporalProto.api.history.v1.IHistoryEvent;
@@ -134,6 +134,14 @@ function describeWorkflowEvent(ev: HistoryEvent, add: Add): void {
   }
 }
 
+const CLOSED_EVENTS = [
+  T.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED,
+  T.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED,
+  T.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED,
+  T.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED,
+  T.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT,
+];
+
 /**
  * Turns a workflow's Temporal history into readable log lines: activity attempts and failures,
  * signals, updates, cancellation and the close event. Payloads are never decoded into the log.
@@ -144,20 +152,13 @@ export function historyToEntries(events: HistoryEvent[]): LogEntry[] {
   for (const ev of events) {
     const ts = ev.eventTime ? tsToDate(ev.eventTime) : new Date(0);
     const seq = Number(ev.eventId ?? 0);
+    const rank = ev.eventType !== null && ev.eventType !== undefined && CLOSED_EVENTS.includes(ev.eventType) ? RANK.close : RANK.history;
     const add: Add = (level, message, extra = {}) =>
-      out.push({ key: { ts: ts.getTime(), rank: 0, seq }, ts: ts.toISOString(), level, source: 'temporal', message, ...extra });
+      out.push({ key: { ts: ts.getTime(), rank, seq }, ts: ts.toISOString(), level, source: 'temporal', message, ...extra });
     if (!describeActivityEvent(ev, ts, activities, add)) describeWorkflowEvent(ev, add);
   }
   return out;
 }
-
-const CLOSED_EVENTS = [
-  T.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED,
-  T.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED,
-  T.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED,
-  T.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED,
-  T.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT,
-];
 
 /**
  * Bounded work per task, however many readers follow it: a closed workflow's history never

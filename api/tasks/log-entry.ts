@@ -3,7 +3,16 @@ export const LOG_LEVELS: LogLevel[] = ['DEBUG', 'INFO', 'WARN', 'ERROR'];
 export const LOG_SOURCES = ['api', 'workflow', 'activity', 'temporal'] as const;
 export type LogSource = (typeof LOG_SOURCES)[number];
 
-/** Sort key across both sources: time, then Temporal events before our own lines, then sequence. */
+/**
+ * Within one millisecond (both sources are stamped to the millisecond, so ties are common on a
+ * fast machine and a loaded one alike): Temporal's events come before the task's own lines (an
+ * activity's start before what it logs), and the workflow's close event comes after them, since
+ * everything the workflow logged happened before it closed (its last line, say "task succeeded",
+ * is logged before the worker reports the workflow done). One rule, so the order never depends on timing.
+ */
+export const RANK = { history: 0, stored: 1, close: 2 } as const;
+
+/** Sort key across both sources: time, then RANK, then sequence. */
 export interface LogKey {
   ts: number;
   rank: number;

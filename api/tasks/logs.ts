@@ -2,7 +2,7 @@ import { TERMINAL_STATUSES } from '../../contracts/tasks.ts';
 import type { LogRow, TaskStore } from '../../db/tasks/store.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { HistoryLogReader } from './history-log.ts';
-import { compareKeys, encodeCursor, LOG_LEVELS, type LogEntry, type LogKey, type LogLevel, type LogSource } from './log-entry.ts';
+import { compareKeys, encodeCursor, LOG_LEVELS, RANK, type LogEntry, type LogKey, type LogLevel, type LogSource } from './log-entry.ts';
 import { concealLogLine } from './query-rows.ts';
 
 export interface LogQuery {
@@ -56,8 +56,7 @@ export class TaskLogService {
     }
     const [rows, hist] = await Promise.all([
       this.store.readLogs(taskId, {
-        // A history event's key sorts before stored lines of the same millisecond (rank 0 < 1).
-        after: q.after ? { ts: q.after.ts, id: q.after.rank === 1 ? q.after.seq : 0 } : undefined,
+        after: q.after ? storedAfter(q.after) : undefined,
         upTo: q.upTo,
         limit: q.limit + 1,
         filter: { levels, sources: q.sources, text: q.text },
@@ -132,9 +131,18 @@ export class TaskLogService {
   }
 }
 
+/**
+ * The stored lines after a cursor (log-entry.ts, RANK): after a history event, every line of its
+ * millisecond; after a stored line, the later ones of its millisecond; after a close event, none of it.
+ */
+function storedAfter(k: LogKey): { ts: number; id: number } {
+  if (k.rank === RANK.close) return { ts: k.ts + 1, id: 0 };
+  return { ts: k.ts, id: k.rank === RANK.stored ? k.seq : 0 };
+}
+
 function entryOf(r: LogRow): LogEntry {
   return {
-    key: { ts: r.ts.getTime(), rank: 1, seq: r.id },
+    key: { ts: r.ts.getTime(), rank: RANK.stored, seq: r.id },
     ts: r.ts.toISOString(),
     level: r.level,
     source: r.source,

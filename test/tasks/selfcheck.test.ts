@@ -178,6 +178,32 @@ describe('task logs', () => {
     expect(items.some((i: any) => i.source === 'activity' && i.activity_type === 'selfcheckDatabase' && i.attempt === 1)).toBe(true);
   });
 
+  it("puts Temporal's close event after the workflow's own lines of the same millisecond, in one page and across pages", async () => {
+    // The workflow logs its last line ("task succeeded") just before the worker reports it done;
+    // both are stamped to the millisecond, so they often tie. Tie them on purpose: a line stamped
+    // in the close event's very millisecond, and one a millisecond earlier.
+    const tied = await selfcheck();
+    await h.waitForTask(tied);
+    const before = (await admin('GET', `/api/tasks/${tied}/logs?limit=1000`)).body.items;
+    const close = before.find((i: any) => i.source === 'temporal' && i.message === 'workflow completed');
+    const closeMs = Date.parse(close.ts);
+    const line = (ms: number, message: string) =>
+      ({ task_id: tied, ts: new Date(ms), level: 'INFO', source: 'workflow', activity_type: null, attempt: null, message, attrs: null }) as const;
+    await h.boot.context.stores.tasks.appendLogs([line(closeMs, 'tied with the close'), line(closeMs - 1, 'just before the close')]);
+    const items = (await admin('GET', `/api/tasks/${tied}/logs?limit=1000`)).body.items;
+    expect(items.slice(-3).map((i: any) => i.message)).toEqual(['just before the close', 'tied with the close', 'workflow completed']);
+    // Page by page (one line a page), the cursors give the same order and lose nothing.
+    const seen: string[] = [];
+    let after = '';
+    for (let guard = 0; guard < 200; guard++) {
+      const page = await admin('GET', `/api/tasks/${tied}/logs?limit=1${after ? `&after=${after}` : ''}`);
+      seen.push(...page.body.items.map((i: any) => i.message));
+      if (!page.body.has_more) break;
+      after = page.body.next_cursor;
+    }
+    expect(seen).toEqual(items.map((i: any) => i.message));
+  });
+
   it('filters by level, source and text, and pages with the after cursor', async () => {
     const temporalOnly = await admin('GET', `/api/tasks/${id}/logs?source=temporal&limit=1000`);
     expect(temporalOnly.body.items.every((i: any) => i.source === 'temporal')).toBe(true);
