@@ -13,18 +13,31 @@
  *   resources/dashboards.ts  charts.ts  datasets.ts  databases.ts  sql-lab.ts  rls.ts
  *   resources/security.ts    upstream accounts (security API or related owners)
  *   resources/assets.ts      ZIP bundles: export and import
+ *   resources/reports.ts  tags.ts  annotation-layers.ts  css-templates.ts  saved-queries.ts
+ *                            what people build around a dashboard that no export carries
+ *   resources/users.ts  roles.ts  object-meta.ts
+ *                            accounts and roles to map by name; owners, roles, tags and
+ *                            certification of one dashboard, chart or dataset
  *
  * Secrets (password, tokens, cookies) are never logged.
  */
+import { AnnotationLayers } from './resources/annotation-layers.ts';
 import { Assets } from './resources/assets.ts';
 import { Charts } from './resources/charts.ts';
+import { CssTemplates } from './resources/css-templates.ts';
 import { Dashboards } from './resources/dashboards.ts';
 import { Databases } from './resources/databases.ts';
 import { Datasets } from './resources/datasets.ts';
 import { Instance } from './resources/instance.ts';
+import { ObjectMetas } from './resources/object-meta.ts';
+import { Reports } from './resources/reports.ts';
 import { RowLevelSecurity } from './resources/rls.ts';
+import { Roles } from './resources/roles.ts';
+import { SavedQueries } from './resources/saved-queries.ts';
 import { Security } from './resources/security.ts';
 import { SqlLab } from './resources/sql-lab.ts';
+import { Tags } from './resources/tags.ts';
+import { Users } from './resources/users.ts';
 import { CAPABILITIES_RECHECK_MS, type SupersetClientOptions } from './transport/options.ts';
 import { Pager } from './transport/paging.ts';
 import { SupersetTransport, type QueryParams } from './transport/transport.ts';
@@ -76,6 +89,15 @@ export class SupersetClient {
   readonly rls: RowLevelSecurity;
   readonly security: Security;
   readonly assets: Assets;
+  readonly reports: Reports;
+  readonly tags: Tags;
+  readonly annotationLayers: AnnotationLayers;
+  readonly cssTemplates: CssTemplates;
+  readonly savedQueries: SavedQueries;
+  readonly users: Users;
+  readonly roles: Roles;
+  /** Owners, dashboard roles, custom tags, certification and chart params of one object. */
+  readonly meta: ObjectMetas;
   private readonly http: SupersetTransport;
 
   constructor(conn: SupersetConnection, opts: SupersetClientOptions = {}) {
@@ -90,6 +112,14 @@ export class SupersetClient {
     this.sqlLab = new SqlLab(this.http);
     this.rls = new RowLevelSecurity(this.http, this.lists);
     this.security = new Security(this.http);
+    this.reports = new Reports(this.http, this.lists);
+    this.tags = new Tags(this.http, this.lists);
+    this.annotationLayers = new AnnotationLayers(this.http, this.lists);
+    this.cssTemplates = new CssTemplates(this.http, this.lists);
+    this.savedQueries = new SavedQueries(this.http, this.lists);
+    this.users = new Users(this.lists, this.security);
+    this.roles = new Roles(this.lists);
+    this.meta = new ObjectMetas(this.http);
     this.instance = new Instance(this.http, this.lists, this.security, opts.capabilitiesRecheckMs ?? CAPABILITIES_RECHECK_MS);
   }
 

@@ -1,0 +1,77 @@
+/**
+ * What people set on a dashboard, chart or dataset besides its content, read and written through
+ * each object's own API: owners, dashboard roles (DASHBOARD_RBAC), custom tags, certification, and
+ * a chart's params (where it points at annotation layers by id). The same fields on 4.1 to 6.1.
+ */
+import { seg } from '../transport/paths.ts';
+import type { SupersetTransport } from '../transport/transport.ts';
+import { isCustomTag } from './tags.ts';
+
+export type MetaKind = 'dashboard' | 'chart' | 'dataset';
+
+export interface ObjectMeta {
+  id: number;
+  uuid: string | null;
+  name: string;
+  owners: Array<{ id: number; first_name: string | null; last_name: string | null; email: string | null }>;
+  /** Dashboards only. */
+  roles: Array<{ id: number; name: string }>;
+  /** Custom tags (Superset's implicit `type:`/`owner:` tags left out). */
+  tags: string[];
+  certified_by: string | null;
+  certification_details: string | null;
+  /** Charts only: the params as stored (a JSON string). */
+  params: string | null;
+  /** Dashboards only. */
+  css: string | null;
+  /** Datasets only. */
+  database_id: number | null;
+  sql: string | null;
+  table_name: string | null;
+}
+
+/** The fields an update may set: owners and roles by id in the instance written to. */
+export interface ObjectMetaWrite {
+  owners?: number[];
+  roles?: number[];
+  certified_by?: string;
+  certification_details?: string;
+  params?: string;
+}
+
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
+export class ObjectMetas {
+  private readonly http: SupersetTransport;
+
+  constructor(http: SupersetTransport) {
+    this.http = http;
+  }
+
+  async get(kind: MetaKind, id: number): Promise<ObjectMeta> {
+    const r = (await this.http.getJson<{ result?: Record<string, unknown> }>(`/api/v1/${kind}/${seg(id)}`)).result ?? {};
+    const list = (v: unknown) => (Array.isArray(v) ? (v as Array<Record<string, unknown>>) : []);
+    return {
+      id,
+      uuid: str(r.uuid),
+      name: String(r.dashboard_title ?? r.slice_name ?? r.table_name ?? ''),
+      owners: list(r.owners).map((o) => ({ id: Number(o.id), first_name: str(o.first_name), last_name: str(o.last_name), email: str(o.email) })),
+      roles: list(r.roles).map((o) => ({ id: Number(o.id), name: String(o.name ?? '') })),
+      tags: list(r.tags)
+        .filter(isCustomTag)
+        .map((t) => String(t.name ?? '')),
+      certified_by: str(r.certified_by),
+      certification_details: str(r.certification_details),
+      params: str(r.params),
+      css: str(r.css),
+      database_id: typeof (r.database as { id?: unknown } | undefined)?.id === 'number' ? Number((r.database as { id: number }).id) : null,
+      sql: str(r.sql),
+      table_name: str(r.table_name),
+    };
+  }
+
+  /** `PUT /api/v1/{kind}/{id}` with only these fields; the rest of the object stays as it is. */
+  async set(kind: MetaKind, id: number, fields: ObjectMetaWrite): Promise<void> {
+    await this.http.request('PUT', `/api/v1/${kind}/${seg(id)}`, { json: fields });
+  }
+}
