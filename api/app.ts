@@ -22,6 +22,7 @@ import { dashboardRoutes } from './dashboards/routes.ts';
 import { datasetRoutes } from './datasets/routes.ts';
 import { datasetReviewRoutes } from './dataset-review/routes.ts';
 import { dbMappingRoutes } from './db-mappings/routes.ts';
+import { envRuleRoutes } from './env-rules/routes.ts';
 import { environmentRoutes } from './environments/routes.ts';
 import type { AppContext } from './context.ts';
 import { gitRoutes } from './git/routes.ts';
@@ -59,6 +60,7 @@ export function allRoutes(app: AppContext): AnyRoute[] {
     ...reportRoutes(app),
     ...environmentRoutes(app),
     ...dbMappingRoutes(app),
+    ...envRuleRoutes(app),
     ...dashboardRoutes(app),
     ...datasetRoutes(app),
     ...datasetReviewRoutes(app),

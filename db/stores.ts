@@ -21,6 +21,7 @@ import { DatasetChangeStore } from './datasets/changes.ts';
 import { DictionaryStore } from './datasets/dictionaries.ts';
 import { SuggestionStore } from './datasets/suggestions.ts';
 import { DatabaseMappingStore } from './environments/mappings.ts';
+import { EnvironmentRuleStore } from './environments/rules.ts';
 import { EnvironmentStore } from './environments/store.ts';
 import { GitConfigStore } from './git/configs.ts';
 import { GitRepositoryStore } from './git/repositories.ts';
@@ -52,6 +53,8 @@ export interface Stores {
   environments: EnvironmentStore;
   /** Accepted database mappings between two environments. */
   databaseMappings: DatabaseMappingStore;
+  /** Per-environment rules of each pair (schema/catalog renames, text and URL rules). */
+  environmentRules: EnvironmentRuleStore;
   /** Git configs; their tokens are encrypted and decrypted with the keyring given to `createStores`. */
   gitConfigs: GitConfigStore;
   gitRepositories: GitRepositoryStore;
@@ -95,6 +98,7 @@ export function createStores(knex: Knex, keyring: Keyring): Stores {
     taskItems: new TaskItemStore(knex),
     environments: new EnvironmentStore(knex),
     databaseMappings: new DatabaseMappingStore(knex),
+    environmentRules: new EnvironmentRuleStore(knex),
     gitConfigs: new GitConfigStore(knex, keyring),
     gitRepositories: new GitRepositoryStore(knex),
     llmProviders: new LlmProviderStore(knex),

@@ -141,3 +141,20 @@ function change(effect: EnvRuleEffect, f: BundleFile, field: string, before: str
 function skip(effect: EnvRuleEffect, f: BundleFile, field: string, reason: string): void {
   effect.unreadable.push({ object: describe(f), file: f.path, field, reason } satisfies EnvRuleSkip);
 }
+
+/** What is wrong with a rule as a person wrote it (field → message); empty when it can be stored. */
+export function ruleProblems(rule: Pick<EnvRule, 'kind' | 'from' | 'to'>): Array<{ field: 'from' | 'to'; message: string }> {
+  const out: Array<{ field: 'from' | 'to'; message: string }> = [];
+  const control = /\p{Cc}/u;
+  if (rule.kind !== 'text') {
+    for (const field of ['from', 'to'] as const) {
+      const v = rule[field];
+      if (!v.trim()) out.push({ field, message: `a ${rule.kind} name may not be empty` });
+      else if (v.length > 255 || control.test(v)) out.push({ field, message: `a ${rule.kind} name is at most 255 characters, without control characters` });
+    }
+  } else if (!rule.from) out.push({ field: 'from', message: 'the text to replace may not be empty' });
+  else if (httpUrl(rule.from) && !httpUrl(rule.to))
+    out.push({ field: 'to', message: 'a rule on an http(s) URL rewrites links to another http(s) URL: `to` must be one' });
+  if (rule.from === rule.to) out.push({ field: 'to', message: 'must differ from `from`' });
+  return out;
+}

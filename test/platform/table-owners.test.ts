@@ -29,6 +29,7 @@ const OWNERS: Record<string, string[]> = {
   task_logs: ['db/tasks/store.ts'],
   task_items: ['db/tasks/items.ts'],
   environments: ['db/environments/store.ts'],
+  environment_rules: ['db/environments/rules.ts'],
   git_configs: ['db/git/configs.ts'],
   git_repositories: ['db/git/repositories.ts'],
   git_dashboard_bindings: ['db/git/repositories.ts'],
