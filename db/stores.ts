@@ -13,6 +13,7 @@ import { ConversationStore } from './assistant/conversations.ts';
 import { BackupIndexStore } from './backups/store.ts';
 import { CleanReleaseStore } from './clean-release/store.ts';
 import { ReviewClarificationStore } from './dataset-review/clarifications.ts';
+import { ReviewLaunchStore } from './dataset-review/launches.ts';
 import { SemanticDictionaryStore } from './dataset-review/dictionaries.ts';
 import { ReviewFieldStore } from './dataset-review/fields.ts';
 import { ReviewMappingStore } from './dataset-review/mappings.ts';
@@ -73,6 +74,8 @@ export interface Stores {
     mappings: ReviewMappingStore;
     clarifications: ReviewClarificationStore;
     dictionaries: SemanticDictionaryStore;
+    /** The audit record of each accepted launch. */
+    launches: ReviewLaunchStore;
   };
   cleanRelease: CleanReleaseStore;
   /** What each migration left in a target. */
@@ -113,6 +116,7 @@ export function createStores(knex: Knex, keyring: Keyring): Stores {
       mappings: new ReviewMappingStore(knex),
       clarifications: new ReviewClarificationStore(knex),
       dictionaries: new SemanticDictionaryStore(knex),
+      launches: new ReviewLaunchStore(knex),
     },
     cleanRelease: new CleanReleaseStore(knex),
     migrationStates: new MigrationStateStore(knex),

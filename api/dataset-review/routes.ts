@@ -1,11 +1,9 @@
 import { permissions } from '../../contracts/permissions.ts';
-import type { DatasetLaunchInput } from '../../contracts/dataset-review.ts';
-import { ConflictError, ValidationError } from '../../lib/errors.ts';
-import { personalUserId } from '../auth/principal.ts';
+import { ValidationError } from '../../lib/errors.ts';
 import type { AppContext } from '../context.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
-import { acceptTask, taskAccess } from '../tasks/routes.ts';
-import { taskAccepted } from '../tasks/schemas.ts';
+import { taskAccess } from '../tasks/routes.ts';
+import { launchSession } from './launch.ts';
 import {
   answerBody,
   approveBody,
@@ -19,6 +17,7 @@ import {
   feedbackBody,
   fieldAnswer,
   fieldParams,
+  launchAccepted,
   listQuery,
   mappingAnswer,
   mappingParams,
@@ -267,50 +266,19 @@ export function datasetReviewRoutes(app: AppContext): AnyRoute[] {
       description: [
         'Needs `dataset_review:LAUNCH` (the manage permission is not enough), every mapping approved and a succeeded preview of the current version.',
         'Starts a `dataset_launch` task that writes the reviewed column labels and descriptions into the Superset dataset through the safe dataset writer (undo: `POST /api/datasets/changes/{change_id}/undo`), saves the previewed SQL as a Superset saved query, and records the handoff (what was written where, links into Superset, who launched it) in the task result and on the session (`launch`).',
+        'The 202 answers the audited handoff beside the task id: `handoff.audit_id` (the audit record written as the launch is accepted), `launched_by`, `launched_at`, the session version, and `will_create`: the environment, the dataset change (dataset id, name, the columns whose label or description it writes) and the saved query (label, database, schema, catalog).',
       ].join(' '),
       access: taskAccess('dataset_launch'),
       params: sessionParams,
       body: versionBody,
       responses: {
-        202: { description: 'Task accepted', schema: taskAccepted },
+        202: { description: 'Task accepted, with the audited handoff (`handoff`)', schema: launchAccepted },
         400: { description: 'Invalid body' },
         403: { description: 'Missing `dataset_review:LAUNCH`' },
         404: { description: NOT_OWN },
         409: { description: 'Stale `version` (`version_conflict`); no dataset (`no_dataset`); unapproved mappings (`mappings_unapproved`); no succeeded preview of this version (`preview_required`)' },
       },
-      async handler(ctx, { params, body, principal }) {
-        const s = await review.sessions.getOwned(params.session_id, personalUserId(principal));
-        if (s.version !== body.version) await review.sessions.advance(s.id, personalUserId(principal), body.version); // the 409
-        if (!s.dataset) throw new ConflictError('The session has no dataset to launch', 'no_dataset');
-        const [fields, mappings] = await Promise.all([review.fields.list(s.id), review.mappings.list(s.id)]);
-        const unapproved = mappings.filter((m) => !m.approved);
-        if (unapproved.length) throw new ConflictError(`${unapproved.length} mapping(s) are not approved: approve them first`, 'mappings_unapproved', { mapping_ids: unapproved.map((m) => m.id) });
-        const preview = s.preview as { status?: string; at_version?: number; compiled_sql?: string } | null;
-        if (preview?.status !== 'succeeded' || preview.at_version !== s.version || !preview.compiled_sql) {
-          throw new ConflictError('Launch needs a succeeded preview of the current version: preview first', 'preview_required');
-        }
-        if (s.dataset.database_id === null) throw new ConflictError('The dataset names no database', 'no_dataset');
-        const claimed = await review.sessions.advance(s.id, personalUserId(principal), body.version);
-        const input: DatasetLaunchInput = {
-          sessionId: s.id,
-          envId: s.env_id,
-          datasetId: s.dataset.id,
-          datasetName: s.dataset.table_name,
-          columns: fields.filter((f) => f.kind === 'column' && (f.label !== null || f.description !== null)).map((f) => ({ column_name: f.name, verbose_name: f.label, description: f.description })),
-          savedQuery: {
-            databaseId: s.dataset.database_id,
-            label: `Reviewed: ${s.dataset.table_name}`.slice(0, 200),
-            sql: preview.compiled_sql,
-            schema: s.dataset.schema,
-            catalog: s.dataset.catalog,
-            description: `Previewed in dataset review ${s.id} (version ${s.version}) by ${principal.username}`,
-          },
-          launchedBy: { id: principal.userId, username: principal.username },
-          sessionVersion: claimed.version,
-          dashboardIds: s.dashboard ? [s.dashboard.id] : [],
-        };
-        await acceptTask(ctx, app, { kind: 'dataset_launch', input, params: { session_id: s.id, version: body.version }, owner: principal });
-      },
+      handler: (ctx, { params, body, principal }) => launchSession(ctx, app, principal, params.session_id, body.version),
     }),
 
     defineRoute({

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { pageEnvelope, pagination, supersetId } from '../http/schemas.ts';
+import { taskAccepted } from '../tasks/schemas.ts';
 
 const uuid = (what: string) => z.uuid({ error: `must be a ${what} id (a UUID)` });
 export const version = z
@@ -156,3 +157,27 @@ const dictionary = z.looseObject({ id: z.string(), name: z.string(), current_ver
 export const dictionaryAnswer = dictionary;
 export const dictionaryList = pageEnvelope(dictionary);
 export const dictionaryVersionAnswer = z.looseObject({ id: z.string(), version: z.number().int(), entry_count: z.number().int(), sessions_updated: z.number().int() });
+
+/** The launch's 202: the task, and the audited handoff written as it was accepted. */
+export const launchAccepted = taskAccepted.extend({
+  handoff: z
+    .object({
+      audit_id: z.string().describe('the audit record of this launch, written as it was accepted'),
+      session_id: z.string(),
+      session_version: z.number().int().describe('the session version the launch holds'),
+      launched_by: z.object({ id: z.string().nullable(), username: z.string() }),
+      launched_at: z.string(),
+      will_create: z
+        .object({
+          env_id: z.string().describe('the environment written into'),
+          dataset_change: z.object({
+            dataset_id: z.number().int(),
+            dataset_name: z.string(),
+            columns: z.array(z.string()).describe('the columns whose reviewed label or description is written'),
+          }),
+          saved_query: z.object({ label: z.string(), database_id: z.number().int(), schema: z.string().nullable(), catalog: z.string().nullable() }),
+        })
+        .describe('what the task will create, and where'),
+    })
+    .describe('the audited handoff; the task result adds what was created (ids, links, the undo request)'),
+});

@@ -53,11 +53,12 @@ export async function acceptTask<K extends TaskKindName>(
   ctx: Context,
   app: AppContext,
   request: Omit<CreateTaskRequest<K>, 'idempotencyKey'>,
-): Promise<void> {
+): Promise<{ taskId: string; created: boolean }> {
   const { task, created } = await app.tasks.create({ ...request, idempotencyKey: idempotencyKey(ctx) });
   ctx.status = created ? 202 : 200;
   ctx.set('Location', `/api/tasks/${task.id}`);
   ctx.body = { task_id: task.id, status: task.status };
+  return { taskId: task.id, created };
 }
 
 const MAX_STREAMS_PER_CALLER = 5;

@@ -49,7 +49,7 @@ describe.runIf(S)('dataset review against real Superset', () => {
     return r.body;
   }
 
-  /** Approve, preview, launch as `token` (the owner); the finished task. */
+  /** Approve, preview, launch as `token` (the owner); the finished task, and the 202's body as `accepted`. */
   async function approvePreviewLaunch(token: string, session: any) {
     const as = call(token);
     let r = await as('POST', `${BASE}/${session.id}/mappings/approve`, { version: session.version });
@@ -59,7 +59,7 @@ describe.runIf(S)('dataset review against real Superset', () => {
     expect(r.body.preview.status, JSON.stringify(r.body.preview)).toBe('succeeded');
     const launched = await as('POST', `${BASE}/${session.id}/launch`, { version: r.body.version });
     expect(launched.status, launched.text).toBe(202);
-    return h.waitForTask(launched.body.task_id);
+    return { ...(await h.waitForTask(launched.body.task_id)), accepted: launched.body };
   }
 
   describe('Superset a (6.1.0, SQLite metadata)', () => {
@@ -438,7 +438,25 @@ describe.runIf(S)('dataset review against real Superset', () => {
       const item = task.result.items[0];
       expect(item).toMatchObject({ kind: 'dataset', id: fx.datasetId, status: 'updated', outcome: 'succeeded' });
       expect(item.fields_written).toBeGreaterThanOrEqual(2);
+      // The 202 itself answered the audited handoff: its audit record, who launched, what will be created where.
+      expect(task.accepted.handoff).toMatchObject({ audit_id: expect.any(String), session_id: s.id });
+      const audit = await h.knex('review_launches').where({ id: task.accepted.handoff.audit_id }).first();
+      expect(audit.task_id).toBe(task.accepted.task_id);
+      expect(task.accepted.handoff).toEqual({
+        audit_id: audit.id,
+        session_id: s.id,
+        session_version: audit.session_version,
+        launched_by: { id: manager.id, username: audit.launched_by_username },
+        launched_at: audit.created_at.toISOString(),
+        will_create: {
+          env_id: envId,
+          dataset_change: { dataset_id: fx.datasetId, dataset_name: expect.any(String), columns: expect.arrayContaining(['units']) },
+          saved_query: { label: expect.stringMatching(/^Reviewed: /), database_id: expect.any(Number), schema: expect.toBeOneOf([expect.any(String), null]), catalog: expect.toBeOneOf([expect.any(String), null]) },
+        },
+      });
+      expect(audit.launched_by_username).toContain('manager');
       const handoff = task.result.handoff;
+      expect(handoff.session_version).toBe(task.accepted.handoff.session_version);
       expect(handoff).toMatchObject({
         session_id: s.id,
         launched_by: { id: manager.id, username: expect.stringContaining('manager') },

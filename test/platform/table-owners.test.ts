@@ -51,6 +51,7 @@ const OWNERS: Record<string, string[]> = {
   review_field_feedback: ['db/dataset-review/fields.ts'],
   review_mappings: ['db/dataset-review/mappings.ts'],
   review_clarifications: ['db/dataset-review/clarifications.ts'],
+  review_launches: ['db/dataset-review/launches.ts'],
   review_dictionaries: ['db/dataset-review/dictionaries.ts'],
   review_dictionary_versions: ['db/dataset-review/dictionaries.ts'],
   assistant_conversations: ['db/assistant/conversations.ts'],
