@@ -24,6 +24,7 @@ import type { AppContext } from '../context.ts';
 import { carryOutAction, reviewBinder } from './actions.ts';
 import type { ReviewSessionBinder } from './binder.ts';
 import { recordDecision } from './decisions.ts';
+import { assistantPolicy } from './policy.ts';
 import { operationFor } from './operations/index.ts';
 import { allows, anyone, permissionOf, type Plan } from './operations/types.ts';
 import type { Reply } from './reply.ts';
@@ -222,7 +223,7 @@ export class ConfirmationFlow {
   private async owned(principal: Principal, id: string, verb: 'confirm' | 'cancel') {
     const row = await this.rows.get(id);
     if (!row) throw new NotFoundError('Confirmation', id);
-    if (row.user_id !== principal.userId) {
+    if (!assistantPolicy.decide(principal, row)) {
       await recordDecision(
         this.app.stores.assistant.audit,
         principal,

@@ -10,12 +10,13 @@ import type { AuditDecision } from '../../db/assistant/audit.ts';
 import type { Intent } from '../../lib/assistant/intent.ts';
 import { parseCommand } from '../../lib/assistant/parser.ts';
 import { TEXTS } from '../../lib/assistant/texts.ts';
-import { AppError, ForbiddenError, NotFoundError } from '../../lib/errors.ts';
-import { personalUserId, type Principal } from '../auth/principal.ts';
+import { AppError, NotFoundError } from '../../lib/errors.ts';
+import type { Principal } from '../auth/principal.ts';
 import type { AppContext } from '../context.ts';
 import type { BoundReviewSession, ReviewSessionBinder } from './binder.ts';
 import { ConfirmationFlow } from './confirmations.ts';
 import { decide } from './dispatch.ts';
+import { assistantPolicy } from './policy.ts';
 import type { Reply } from './reply.ts';
 import { Clarification, type EnvRef } from './resolve.ts';
 import type { AnswerState } from './schemas.ts';
@@ -59,11 +60,6 @@ export class AssistantService {
     return this.app.stores.assistant.conversations;
   }
 
-  private userOf(principal: Principal): string {
-    if (!personalUserId(principal)) throw new ForbiddenError('The assistant answers people signed in, not API keys');
-    return principal.userId;
-  }
-
   private async environments(): Promise<EnvRef[]> {
     const { rows } = await this.app.stores.environments.list(1, 1000);
     return rows.map((r) => ({ id: r.id, name: r.name }));
@@ -72,11 +68,11 @@ export class AssistantService {
   // ---- messages ---------------------------------------------------------------------------
 
   async message(principal: Principal, body: MessageBody): Promise<Answer> {
-    const userId = this.userOf(principal);
+    const userId = assistantPolicy.user(principal);
     const session = await this.boundSession(principal, body);
     if (body.conversation_id) {
       const existing = await this.conversations.get(body.conversation_id);
-      if (existing && existing.user_id !== userId) throw new NotFoundError('Conversation', body.conversation_id);
+      if (existing && !assistantPolicy.seeConversation(principal, existing)) throw new NotFoundError('Conversation', body.conversation_id);
     }
     const envs = await this.environments();
     const { parsed, text, pending } = await this.read(body, envs);
@@ -93,7 +89,7 @@ export class AssistantService {
       );
     }
     const conv = await this.conversations.open(body.conversation_id, userId, body.text);
-    if (!conv) throw new NotFoundError('Conversation', body.conversation_id);
+    if (!conv || !assistantPolicy.seeConversation(principal, conv)) throw new NotFoundError('Conversation', body.conversation_id);
     const asked = await this.conversations.addMessage({
       conversationId: conv.id,
       userId,
@@ -174,19 +170,19 @@ export class AssistantService {
   // ---- confirmations ----------------------------------------------------------------------
 
   async confirm(principal: Principal, id: string) {
-    this.userOf(principal);
+    assistantPolicy.user(principal);
     return this.confirmations.confirm(principal, id);
   }
 
   async cancel(principal: Principal, id: string) {
-    this.userOf(principal);
+    assistantPolicy.user(principal);
     return this.confirmations.cancel(principal, id);
   }
 
   // ---- conversations and audit ------------------------------------------------------------
 
   async listConversations(principal: Principal, pageNo: number, pageSize: number, archived?: boolean) {
-    const { rows, total } = await this.conversations.list(this.userOf(principal), pageNo, pageSize, archived);
+    const { rows, total } = await this.conversations.list(assistantPolicy.mine(principal), pageNo, pageSize, archived);
     const items = rows.map((r) => ({
       conversation_id: r.id,
       title: r.title,
@@ -202,7 +198,7 @@ export class AssistantService {
   private async ownConversation(principal: Principal, id: string) {
     const conv = await this.conversations.get(id);
     // Someone else's conversation answers like an absent one.
-    if (!conv || conv.user_id !== this.userOf(principal)) throw new NotFoundError('Conversation', id);
+    if (!conv || !assistantPolicy.seeConversation(principal, conv)) throw new NotFoundError('Conversation', id);
     return conv;
   }
 
@@ -232,7 +228,7 @@ export class AssistantService {
   }
 
   async auditLog(principal: Principal, pageNo: number, pageSize: number, decision?: AuditDecision) {
-    const { rows, total } = await this.app.stores.assistant.audit.list(this.userOf(principal), pageNo, pageSize, decision);
+    const { rows, total } = await this.app.stores.assistant.audit.list(assistantPolicy.mine(principal), pageNo, pageSize, decision);
     const items = rows.map((r) => ({
       id: r.id,
       decision: r.decision,

@@ -56,10 +56,15 @@ export class AuditStore {
     });
   }
 
-  /** One user's decisions, newest first. */
-  async list(userId: string, page: number, pageSize: number, decision?: AuditDecision): Promise<{ rows: AuditRow[]; total: number }> {
+  /** The decisions matching `filter` (one user's), newest first. */
+  async list(
+    filter: { user_id: string },
+    page: number,
+    pageSize: number,
+    decision?: AuditDecision,
+  ): Promise<{ rows: AuditRow[]; total: number }> {
     const base = () => {
-      const q = this.knex<AuditRow>('assistant_audit').where({ user_id: userId });
+      const q = this.knex<AuditRow>('assistant_audit').where(filter);
       if (decision) void q.andWhere({ decision });
       return q;
     };

@@ -1,6 +1,7 @@
 /**
  * Assistant conversations and their messages: the only code that reads or writes
- * `assistant_conversations` and `assistant_messages`. Every read is scoped to the owner.
+ * `assistant_conversations` and `assistant_messages`. Who may read which is the API's policy
+ * (`api/assistant/policy.ts`); the store takes plain filters.
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
@@ -57,15 +58,14 @@ export class ConversationStore {
     return this.knex<ConversationRow>('assistant_conversations').where({ id }).first();
   }
 
-  /** The conversation, created for the user when new; undefined when it belongs to someone else. */
+  /** The conversation, created for the user when new; whoever owns it (the caller asks the policy). */
   async open(id: string | undefined, userId: string, title: string): Promise<ConversationRow | undefined> {
     const convId = id ?? randomUUID();
     await this.knex('assistant_conversations')
       .insert({ id: convId, user_id: userId, title: title.slice(0, PREVIEW_CHARS) })
       .onConflict('id')
       .ignore();
-    const row = await this.get(convId);
-    return row && row.user_id === userId ? row : undefined;
+    return this.get(convId);
   }
 
   /** Appends a message; the conversation's activity time and preview follow, and it is active again. */
@@ -92,10 +92,10 @@ export class ConversationStore {
     });
   }
 
-  /** The user's conversations, latest activity first. */
-  async list(userId: string, page: number, pageSize: number, archived?: boolean) {
+  /** The conversations matching `filter`, latest activity first. */
+  async list(filter: { user_id: string }, page: number, pageSize: number, archived?: boolean) {
     const base = () => {
-      const q = this.knex<ConversationRow>('assistant_conversations').where({ user_id: userId });
+      const q = this.knex<ConversationRow>('assistant_conversations').where(filter);
       if (archived !== undefined) void q.andWhere({ archived });
       return q;
     };
