@@ -38,6 +38,22 @@ export interface ScheduledRunInput {
   scheduleId: string;
 }
 
+/** One run of a schedule as Temporal knows it: its workflow id and the id of its (first) run. */
+export interface ScheduledRunRef {
+  workflowId: string;
+  runId: string;
+}
+
+/**
+ * The task id of one run of a schedule. Temporal names a schedule's runs by the action's workflow
+ * id and the run's time to the second, so two runs within one second (two triggers, a trigger
+ * beside a due run) share a workflow id; only the run id tells them apart. Without it the second
+ * run's task would be the first's row, and the second run would report the first one's outcome.
+ */
+export function scheduledRunTaskId(kind: ScheduleKind, run: ScheduledRunRef): string {
+  return `${kind}-${run.workflowId}-${run.runId}`;
+}
+
 /** What one scheduled run registered and how its task ended. */
 export interface ScheduledRunResult {
   schedule_id: string;

@@ -43,10 +43,10 @@ const planning = proxyActivities<Activities>({
  * overlap policy sees a run as busy until its task ends.
  */
 export async function scheduledRunWorkflow(input: ScheduledRunInput): Promise<ScheduledRunResult> {
-  const runWorkflowId = workflowInfo().workflowId;
+  const { workflowId, firstExecutionRunId } = workflowInfo();
   let task;
   try {
-    task = await bookkeeping.registerScheduledRun({ ...input, runWorkflowId });
+    task = await bookkeeping.registerScheduledRun({ ...input, run: { workflowId, runId: firstExecutionRunId } });
   } catch (err) {
     const note = failureOf(err, 'register').error;
     log.warn(`schedule ${input.scheduleId}: nothing run: ${note}`);

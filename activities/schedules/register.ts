@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import type { BackupScheduleParams, DriftScheduleParams, ScheduledRunInput } from '../../contracts/schedules.ts';
+import { scheduledRunTaskId, type BackupScheduleParams, type DriftScheduleParams, type ScheduledRunInput, type ScheduledRunRef } from '../../contracts/schedules.ts';
 import { TASK_KINDS, type TaskKind } from '../../contracts/task-kinds.ts';
 import type { ScheduleRow } from '../../db/schedules/store.ts';
 import type { NewTask } from '../../db/tasks/store.ts';
@@ -15,11 +15,11 @@ export interface ScheduledTask {
 
 /**
  * Registers this run of a schedule as a task row (owned by the schedule's creator) and returns
- * what the run starts as its child. Idempotent by the run's workflow id; null when the schedule
+ * what the run starts as its child. Idempotent by the run (its workflow id and run id: contracts/schedules.ts, scheduledRunTaskId); null when the schedule
  * was deleted meanwhile. A run its creator may no longer start is recorded as a FAILED task
  * that never started, with the reason, before anything is read from Superset.
  */
-export async function registerScheduledRun(deps: ActivityDeps, input: ScheduledRunInput & { runWorkflowId: string }): Promise<ScheduledTask | null> {
+export async function registerScheduledRun(deps: ActivityDeps, input: ScheduledRunInput & { run: ScheduledRunRef }): Promise<ScheduledTask | null> {
   const schedule = await deps.stores.schedules.find(input.scheduleId);
   if (!schedule) return null;
   const type = schedule.kind === 'backup' ? TASK_KINDS.backup : TASK_KINDS.drift_report;
@@ -32,14 +32,14 @@ export async function registerScheduledRun(deps: ActivityDeps, input: ScheduledR
   const names = await deps.stores.environments.namesById(envIds);
   const { summary, details } = kind.describe(workflowInput as never, (id) => names.get(id) ?? id);
   const task: NewTask = {
-    id: `${kind.type}-${input.runWorkflowId}`,
+    id: scheduledRunTaskId(schedule.kind, input.run),
     type: kind.type,
     ownerId: schedule.created_by,
     ownerUsername: schedule.created_by_username,
     envIds,
     dashboardIds: kind.dashboardIds(workflowInput as never),
     params: { ...params, schedule_id: schedule.id, schedule_name: schedule.name },
-    idempotencyKey: input.runWorkflowId,
+    idempotencyKey: scheduledRunTaskId(schedule.kind, input.run),
     summary,
     details: details ?? null,
     workflowType: kind.workflow,

@@ -36,7 +36,7 @@ export function scheduleRoutes(app: AppContext): AnyRoute[] {
       description: [
         'A recurring `backup` (params `{env_id, dashboard_ids?}`; no ids: every dashboard the environment holds at each run) or `drift_report` (params `{source_env_id, target_env_id}`: a dry-run migration of every source dashboard the target holds, reporting what differs), every `interval_seconds` (at least 5) or on a `cron` expression (UTC).',
         'Kept as a Temporal Schedule (visible and pausable in the Temporal web UI; `temporal_schedule_id`). `overlap` (default `skip`): a run due while the previous one still runs is skipped; `catchup_window_seconds` (default 300): runs missed while Temporal was away run once if within it.',
-        "Every run is an ordinary task (its id is `<kind>-scheduled-<schedule id>-<time>`), owned by the schedule's creator, who needs `dashboards:BACKUP` (backup) or `dashboards:READ` (drift report) besides `schedules:WRITE`.",
+        "Every run is an ordinary task (its id is `<kind>-scheduled-<schedule id>-<time>-<Temporal run id>`: two runs within one second share Temporal's workflow id, never a task), owned by the schedule's creator, who needs `dashboards:BACKUP` (backup) or `dashboards:READ` (drift report) besides `schedules:WRITE`.",
         "Each run has its creator's rights as they are at run time: made with an API key, the creator is the person the key acts for and the key is recorded (`created_by.api_key_id`). A run whose creator lost the permission, was deactivated or deleted, or whose key was revoked or expired, starts nothing: its task ends `FAILED` with the reason, never started.",
         'Names are unique (case-insensitive, 409). Parameters hold ids only, never a secret.',
       ].join(' '),

@@ -1,7 +1,7 @@
 import type { Permission } from '../../contracts/permissions.ts';
 import { TASK_KINDS } from '../../contracts/task-kinds.ts';
 import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleSpec as TemporalSpec } from '@temporalio/client';
-import type { OverlapPolicy, ScheduleKind, ScheduleParams, ScheduleSpec } from '../../contracts/schedules.ts';
+import { scheduledRunTaskId, type OverlapPolicy, type ScheduleKind, type ScheduleParams, type ScheduleSpec } from '../../contracts/schedules.ts';
 import type { EnvironmentStore } from '../../db/environments/store.ts';
 import type { ScheduleRow, ScheduleStore } from '../../db/schedules/store.ts';
 import type { Config } from '../../lib/config.ts';
@@ -65,7 +65,7 @@ export class ScheduleService {
       view.recent_runs = d.info.recentActions.map((a) => ({
         scheduled_at: a.scheduledAt.toISOString(),
         started_at: a.takenAt.toISOString(),
-        task_id: `${row.kind}-${a.action.workflow.workflowId}`,
+        task_id: scheduledRunTaskId(row.kind, { workflowId: a.action.workflow.workflowId, runId: a.action.workflow.firstExecutionRunId }),
       }));
     } catch {
       // Temporal away: the row still answers.

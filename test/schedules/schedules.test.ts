@@ -27,6 +27,8 @@ async function tasksOf(scheduleId: string, type: string) {
   return (r.body.items as any[]).filter((t) => t.params?.schedule_id === scheduleId);
 }
 
+const handleOf = (temporalScheduleId: string) => h.boot.context.temporal.schedule.getHandle(temporalScheduleId);
+
 beforeAll(async () => {
   h = await createHarness({ worker: true });
   if (!enabled) return;
@@ -126,7 +128,8 @@ describe.runIf(enabled)('schedules against real Temporal and Superset', () => {
     expect(paused.body).toMatchObject({ paused: true, note: 'maintenance window' });
     const described = await h.boot.context.temporal.schedule.getHandle(created.body.temporal_schedule_id).describe();
     expect(described.state).toMatchObject({ paused: true, note: 'maintenance window' });
-    await new Promise((r) => setTimeout(r, 2_000));
+    // A run already in flight when the pause came still registers its task: count once none is running.
+    await waitFor(async () => ((await handleOf(created.body.temporal_schedule_id).describe()).info.runningActions.length === 0 ? true : undefined), 60_000, 'no run in flight');
     const before = (await tasksOf(id, 'backup')).length;
     await new Promise((r) => setTimeout(r, 12_000));
     expect((await tasksOf(id, 'backup')).length).toBe(before);
@@ -180,6 +183,31 @@ describe.runIf(enabled)('schedules against real Temporal and Superset', () => {
     expect((await getDashboard(b, inB.id)).result.dashboard_title).toBe(`${changed!.title} edited in b`);
   }, 300_000);
 
+  it('two runs within one second, which Temporal gives one workflow id, are two tasks, each with its own outcome', async () => {
+    const created = await admin('POST', '/api/schedules', {
+      json: { name: `${P} same second`, kind: 'backup', params: { env_id: envA, dashboard_ids: [src.dashboards[0]!.id] }, cron: '0 4 * * *', paused: true },
+    });
+    expect(created.status, created.text).toBe(201);
+    // What Temporal does for two triggers in one second: the action's workflow id and the time to
+    // the second, so the same id, started again once the first run has closed. Started here by
+    // hand, so the test does not depend on two requests landing in one second.
+    const run = () =>
+      h.boot.context.temporal.workflow.execute('scheduledRunWorkflow', {
+        workflowId: `scheduled-${created.body.id}-2031-03-01T04:00:00Z`,
+        taskQueue: h.config.TEMPORAL_TASK_QUEUE,
+        args: [{ scheduleId: created.body.id }],
+      }) as Promise<{ task_id: string | null; status: string }>;
+    const first = await run();
+    const second = await run();
+    expect(first).toMatchObject({ status: 'SUCCEEDED', task_id: expect.stringMatching(/^backup-scheduled-/) });
+    expect(second).toMatchObject({ status: 'SUCCEEDED', task_id: expect.stringMatching(/^backup-scheduled-/) });
+    expect(second.task_id).not.toBe(first.task_id);
+    const runs = await tasksOf(created.body.id, 'backup');
+    expect(runs.map((t) => t.id).sort()).toEqual([first.task_id, second.task_id].sort());
+    expect(runs.every((t) => t.status === 'SUCCEEDED')).toBe(true);
+    expect((await admin('DELETE', `/api/schedules/${created.body.id}`)).status).toBe(204);
+  }, 180_000);
+
   it("runs with its creator's rights as they are now: an Operator's schedule stops running once they are a Viewer", async () => {
     const op = await createUserWithRoles(h, `${P}op`, ['Operator']);
     const created = await h.request('POST', '/api/schedules', {
@@ -194,8 +222,9 @@ describe.runIf(enabled)('schedules against real Temporal and Superset', () => {
         const x = await handle.describe();
         return x.info.recentActions.length >= n ? x : undefined;
       }, 60_000, `run ${n}`);
-      const wf = d.info.recentActions[n - 1]!.action.workflow.workflowId;
-      return h.boot.context.temporal.workflow.getHandle(wf).result();
+      // By run id too: runs within one second share Temporal's workflow id.
+      const wf = d.info.recentActions[n - 1]!.action.workflow;
+      return h.boot.context.temporal.workflow.getHandle(wf.workflowId, wf.firstExecutionRunId).result();
     };
 
     expect((await admin('POST', `/api/schedules/${created.body.id}/trigger`)).status).toBe(202);
