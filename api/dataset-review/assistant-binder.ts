@@ -5,15 +5,17 @@
  * assistant showed, so a session changed since answers 409 `version_conflict`.
  */
 import { loadOwnedSessionForAssistant, maskFilterValues } from '../../db/dataset-review/sessions.ts';
-import { personalUserId, type Principal } from '../auth/principal.ts';
+import type { Principal } from '../auth/principal.ts';
 import type { BoundReviewSession, ReviewSessionBinder } from '../assistant/binder.ts';
 import { questions } from './clarification.ts';
+import { reviewPolicy } from './policy.ts';
 import type { ReviewService } from './service.ts';
 
 export function createReviewSessionBinder(review: ReviewService): ReviewSessionBinder {
   return {
     async load(sessionId: string, principal: Principal): Promise<BoundReviewSession | undefined> {
-      const s = await loadOwnedSessionForAssistant(review.sessions, sessionId, personalUserId(principal));
+      const scope = reviewPolicy.scope(principal);
+      const s = scope ? await loadOwnedSessionForAssistant(review.sessions, sessionId, scope) : undefined;
       if (!s) return undefined;
       const [fields, mappings, answered] = [
         await review.fields.list(s.id),

@@ -9,16 +9,17 @@ import type { DatasetLaunchInput } from '../../contracts/dataset-review.ts';
 import type { LaunchPlan, LaunchRow } from '../../db/dataset-review/launches.ts';
 import type { SessionRow } from '../../db/dataset-review/sessions.ts';
 import { ConflictError } from '../../lib/errors.ts';
-import { personalUserId, type Principal } from '../auth/principal.ts';
+import type { Principal } from '../auth/principal.ts';
 import type { AppContext } from '../context.ts';
 import { acceptTask } from '../tasks/routes.ts';
+import type { AuthorizedSessions } from './policy.ts';
 
 type Launchable = SessionRow & { dataset: NonNullable<SessionRow['dataset']> & { database_id: number } };
 
 /** 409 unless the session can launch at `version`; answers the previewed SQL. */
-async function assertLaunchable(app: AppContext, s: SessionRow, userId: string | null, version: number): Promise<string> {
+async function assertLaunchable(app: AppContext, sessions: AuthorizedSessions, s: SessionRow, version: number): Promise<string> {
   const review = app.reviews;
-  if (s.version !== version) await review.sessions.advance(s.id, userId, version); // the 409
+  if (s.version !== version) await sessions.advance(s.id, version); // the 409
   if (!s.dataset) throw new ConflictError('The session has no dataset to launch', 'no_dataset');
   const mappings = await review.mappings.list(s.id);
   const unapproved = mappings.filter((m) => !m.approved);
@@ -70,14 +71,14 @@ export const handoffOut = (r: LaunchRow) => ({
 /** Accepts the launch (202 with `task_id`, `status` and the audited `handoff`). */
 export async function launchSession(ctx: Context, app: AppContext, principal: Principal, sessionId: string, version: number): Promise<void> {
   const review = app.reviews;
-  const userId = personalUserId(principal);
-  const s = await review.sessions.getOwned(sessionId, userId);
-  const sql = await assertLaunchable(app, s, userId, version);
+  const sessions = review.sessionsOf(principal);
+  const s = await sessions.get(sessionId);
+  const sql = await assertLaunchable(app, sessions, s, version);
   const fields = await review.fields.list(s.id);
   const columns = fields
     .filter((f) => f.kind === 'column' && (f.label !== null || f.description !== null))
     .map((f) => ({ column_name: f.name, verbose_name: f.label, description: f.description }));
-  const claimed = await review.sessions.advance(s.id, userId, version);
+  const claimed = await sessions.advance(s.id, version);
   const input = launchInput(s as Launchable, principal, sql, columns, claimed.version);
   const { taskId } = await acceptTask(ctx, app, { kind: 'dataset_launch', input, params: { session_id: s.id, version }, owner: principal });
   const audit = await app.stores.review.launches.record({

@@ -11,7 +11,7 @@ import { buildSnapshot, proposeMappings } from '../../lib/dataset-review/snapsho
 import type { VariableKind } from '../../lib/dataset-review/jinja.ts';
 import { ConflictError, ValidationError } from '../../lib/errors.ts';
 import type { DatasetDetail } from '../../lib/superset/types.ts';
-import { personalUserId, type Principal } from '../auth/principal.ts';
+import type { Principal } from '../auth/principal.ts';
 import type { Supersets } from '../environments/upstream.ts';
 import type { UploadedFile } from '../http/routes.ts';
 import { applyAnswer, type Answer } from './answer.ts';
@@ -21,6 +21,7 @@ import { addDictionaryVersion } from './dictionary-versions.ts';
 import { documentation, validation, type ExportStores } from './exports.ts';
 import { acceptedByColumn, proposeFields } from './fields.ts';
 import { recover, recoverDataset } from './intake.ts';
+import { authorizedSessions, reviewPolicy } from './policy.ts';
 import { mayPreview, runPreview, type Preview } from './preview.ts';
 
 export { fieldOut, mappingOut, versionOut } from './answers.ts';
@@ -58,8 +59,13 @@ export class ReviewService {
   // ---------------------------------------------------------------------------------------------
   // sessions
 
+  /** The caller's sessions: every read and write of one goes through the policy. */
+  sessionsOf(p: Principal) {
+    return authorizedSessions(this.sessions, p);
+  }
+
   async start(p: Principal, envId: string, link: string) {
-    if (!personalUserId(p)) throw new ValidationError("A dataset review session belongs to a person: sign in as one (an API key does not reach its creator's sessions)");
+    const owner = reviewPolicy.owner(p);
     const env = await this.environments.get(envId);
     const base = env.base_url.replace(/\/+$/, '');
     let parsed;
@@ -78,7 +84,7 @@ export class ReviewService {
     return this.stores.transaction(async (trx) => {
       const session = await this.sessions.create(
         {
-          owner_id: p.userId!,
+          owner_id: owner,
           owner_username: p.username,
           env_id: env.id,
           link,
@@ -111,11 +117,11 @@ export class ReviewService {
   }
 
   async get(p: Principal, id: string) {
-    return this.view(await this.sessions.getOwned(id, personalUserId(p)), p);
+    return this.view(await this.sessionsOf(p).get(id), p);
   }
 
   async list(p: Principal, page: number, pageSize: number) {
-    const { rows, total } = await this.sessions.list(personalUserId(p), page, pageSize);
+    const { rows, total } = await this.sessionsOf(p).list(page, pageSize);
     return {
       items: rows.map((s) => this.summary(s)),
       total,
@@ -128,13 +134,13 @@ export class ReviewService {
   async patch(p: Principal, id: string, body: { version: number; title?: string | null; note?: string | null; dataset_id?: number }) {
     if (body.dataset_id !== undefined) return this.chooseDataset(p, id, body.version, body.dataset_id, { title: body.title, note: body.note });
     return this.stores.transaction(async (trx) => {
-      const s = await this.sessions.advance(id, personalUserId(p), body.version, { ...(body.title !== undefined ? { title: body.title } : {}), ...(body.note !== undefined ? { note: body.note } : {}) }, trx);
+      const s = await this.sessionsOf(p).advance(id, body.version, { ...(body.title !== undefined ? { title: body.title } : {}), ...(body.note !== undefined ? { note: body.note } : {}) }, trx);
       return this.view(s, p, trx);
     });
   }
 
   async delete(p: Principal, id: string, version: number) {
-    await this.sessions.delete(id, personalUserId(p), version);
+    await this.sessionsOf(p).delete(id, version);
   }
 
   /** Chooses the reviewed dataset among the dashboard's (an answer or a patch): its fields, filter checks and mappings are recovered anew. */
@@ -146,8 +152,8 @@ export class ReviewService {
     extra: { title?: string | null; note?: string | null } = {},
     before?: (trx: Transaction) => Promise<void>,
   ) {
-    const s = await this.sessions.getOwned(id, personalUserId(p));
-    if (s.version !== version) await this.sessions.advance(id, personalUserId(p), version); // throws the 409
+    const s = await this.sessionsOf(p).get(id);
+    if (s.version !== version) await this.sessionsOf(p).advance(id, version); // throws the 409
     const allowed = s.candidate_datasets.map((d) => d.id).concat(s.dataset ? [s.dataset.id] : []);
     if (!allowed.includes(datasetId)) {
       throw new ValidationError(`dataset ${datasetId} is not behind this dashboard (choose one of ${allowed.join(', ') || 'none'})`, [{ field: 'body.dataset_id', message: 'not a dataset of the dashboard' }]);
@@ -162,9 +168,8 @@ export class ReviewService {
     });
     const dictionary = s.dictionary_id ? await this.dictionaryAt(s.dictionary_id, s.dictionary_version) : null;
     return this.stores.transaction(async (trx) => {
-      const next = await this.sessions.advance(
+      const next = await this.sessionsOf(p).advance(
         id,
-        personalUserId(p),
         version,
         {
           dataset: r.dataset,
@@ -196,7 +201,7 @@ export class ReviewService {
 
   async overrideField(p: Principal, id: string, fieldId: string, body: { version: number; label?: string | null; description?: string | null }) {
     return this.stores.transaction(async (trx) => {
-      const s = await this.sessions.advance(id, personalUserId(p), body.version, {}, trx);
+      const s = await this.sessionsOf(p).advance(id, body.version, {}, trx);
       const f = await this.fields.get(id, fieldId, trx);
       const field = await this.fields.update(
         trx,
@@ -219,7 +224,7 @@ export class ReviewService {
 
   async lockField(p: Principal, id: string, fieldId: string, version: number, locked: boolean) {
     return this.stores.transaction(async (trx) => {
-      const s = await this.sessions.advance(id, personalUserId(p), version, {}, trx);
+      const s = await this.sessionsOf(p).advance(id, version, {}, trx);
       const f = await this.fields.get(id, fieldId, trx);
       const field = await this.fields.update(trx, id, fieldId, { locked, ...(locked && f.status === 'needs_review' ? { status: 'proposed', pending_candidate: null } : {}) }, actor(p));
       return { version: s.version, field: fieldOut(field) };
@@ -228,7 +233,7 @@ export class ReviewService {
 
   async fieldFeedback(p: Principal, id: string, fieldId: string, body: { version: number; verdict: 'useful' | 'wrong'; comment?: string | null }) {
     return this.stores.transaction(async (trx) => {
-      const s = await this.sessions.advance(id, personalUserId(p), body.version, {}, trx);
+      const s = await this.sessionsOf(p).advance(id, body.version, {}, trx);
       const f = await this.fields.get(id, fieldId, trx);
       const fb = await this.fields.addFeedback(trx, {
         session_id: id,
@@ -248,7 +253,7 @@ export class ReviewService {
 
   async patchMapping(p: Principal, id: string, mappingId: string, body: { version: number; variable?: string | null; value?: unknown }) {
     return this.stores.transaction(async (trx) => {
-      const s = await this.sessions.advance(id, personalUserId(p), body.version, {}, trx);
+      const s = await this.sessionsOf(p).advance(id, body.version, {}, trx);
       await this.mappings.get(id, mappingId, trx);
       const patch: { variable?: string | null; variable_kind?: VariableKind | null; value?: unknown } = {};
       if (body.variable !== undefined) {
@@ -269,7 +274,7 @@ export class ReviewService {
 
   async approveMappings(p: Principal, id: string, body: { version: number; mapping_ids?: string[] }) {
     return this.stores.transaction(async (trx) => {
-      const s = await this.sessions.advance(id, personalUserId(p), body.version, {}, trx);
+      const s = await this.sessionsOf(p).advance(id, body.version, {}, trx);
       await this.mappings.approve(trx, id, body.mapping_ids ?? null, p.userId);
       return { version: s.version, mappings: (await this.mappings.list(id, trx)).map(mappingOut) };
     });
@@ -279,7 +284,7 @@ export class ReviewService {
   // clarification
 
   async clarification(p: Principal, id: string) {
-    const s = await this.sessions.getOwned(id, personalUserId(p));
+    const s = await this.sessionsOf(p).get(id);
     const qs = await this.openQuestions(s);
     return clarificationOut(s, qs, (await this.clarifications.list(id)).length);
   }
@@ -293,8 +298,8 @@ export class ReviewService {
     id: string,
     body: { version: number; question_key: string; answer: Answer; feedback?: 'useful' | 'wrong'; feedback_comment?: string | null },
   ) {
-    const s = await this.sessions.getOwned(id, personalUserId(p));
-    if (s.version !== body.version) await this.sessions.advance(id, personalUserId(p), body.version); // the 409
+    const s = await this.sessionsOf(p).get(id);
+    if (s.version !== body.version) await this.sessionsOf(p).advance(id, body.version); // the 409
     const current = (await this.openQuestions(s))[0];
     if (!current || current.key !== body.question_key) {
       throw new ConflictError(
@@ -327,12 +332,12 @@ export class ReviewService {
       await this.chooseDataset(p, id, body.version, Number(option), {}, async (trx) => void (await record(trx, body.version)));
     } else {
       await this.stores.transaction(async (trx) => {
-        await this.sessions.advance(id, personalUserId(p), body.version, {}, trx);
+        await this.sessionsOf(p).advance(id, body.version, {}, trx);
         await record(trx, body.version);
         await applyAnswer(this, trx, p, s, current, body.answer);
       });
     }
-    const after = await this.sessions.getOwned(id, personalUserId(p));
+    const after = await this.sessionsOf(p).get(id);
     return clarificationOut(after, await this.openQuestions(after), (await this.clarifications.list(id)).length);
   }
 
@@ -340,15 +345,15 @@ export class ReviewService {
   // preview
 
   async preview(p: Principal, id: string, version: number) {
-    const s = mayPreview(p, await this.sessions.getOwned(id, personalUserId(p)));
-    if (s.version !== version) await this.sessions.advance(id, personalUserId(p), version); // the 409
+    const s = mayPreview(p, await this.sessionsOf(p).get(id));
+    if (s.version !== version) await this.sessionsOf(p).advance(id, version); // the 409
     if (!s.dataset) throw new ConflictError('The session has no dataset to preview: answer the clarification or choose one', 'no_dataset');
     const [fields, mappings] = await Promise.all([this.fields.list(id), this.mappings.list(id)]);
     const snapshot = buildSnapshot(s.imported_filters, mappings);
     const columns = fields.filter((f) => f.kind === 'column').map((f) => f.name);
     const result: Preview = await this.supersets.use(s.env_id, (client) => runPreview(client, s.dataset!, columns, snapshot));
     // The preview is true of the version it creates; any later change makes it stale (launch refuses a stale one).
-    const next = await this.sessions.advance(id, personalUserId(p), version, { preview: { ...result, at_version: version + 1 } as unknown as Record<string, unknown> });
+    const next = await this.sessionsOf(p).advance(id, version, { preview: { ...result, at_version: version + 1 } as unknown as Record<string, unknown> });
     return { version: next.version, preview: { ...result, at_version: next.version } };
   }
 

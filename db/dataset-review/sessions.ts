@@ -88,9 +88,15 @@ export type SessionPatch = Partial<Omit<NewSession, 'owner_id' | 'owner_username
   note?: string | null;
 };
 
+/** Which sessions a read or write may touch: one owner's (the API's policy decides whose). */
+export interface SessionFilter {
+  owner_id: string;
+}
+
 /**
- * `review_sessions`: a dataset review, owned by the user who started it (nobody else reads it:
- * another user's session is "not found"). Every mutation of a session and of anything it holds
+ * `review_sessions`: a dataset review, owned by the user who started it. Who may read or change
+ * which is the API's policy (`api/dataset-review/policy.ts`): the store applies the filter it is
+ * given, and a session outside it is "not found". Every mutation of a session and of anything it holds
  * goes through `advance`: one conditional update of `version`, so of two writers holding the
  * same version exactly one wins.
  */
@@ -106,18 +112,17 @@ export class ReviewSessionStore {
     return row as SessionRow;
   }
 
-  /** The session, only for its owner (404 otherwise, whoever asks). */
-  async getOwned(id: string, ownerId: string | null, trx: Knex = this.knex): Promise<SessionRow> {
-    const row = isUuid(id) && ownerId ? await trx<SessionRow>('review_sessions').where({ id, owner_id: ownerId }).first() : undefined;
+  /** The session when it matches `filter` (404 otherwise). */
+  async get(id: string, filter: SessionFilter, trx: Knex = this.knex): Promise<SessionRow> {
+    const row = isUuid(id) ? await trx<SessionRow>('review_sessions').where({ ...filter, id }).first() : undefined;
     if (!row) throw new NotFoundError('Dataset review session', id);
     return row;
   }
 
-  async list(ownerId: string | null, page: number, pageSize: number): Promise<{ rows: SessionRow[]; total: number }> {
-    if (!ownerId) return { rows: [], total: 0 };
-    const [{ count }] = await this.knex('review_sessions').where({ owner_id: ownerId }).count<{ count: string }[]>({ count: '*' });
+  async list(filter: SessionFilter, page: number, pageSize: number): Promise<{ rows: SessionRow[]; total: number }> {
+    const [{ count }] = await this.knex('review_sessions').where(filter).count<{ count: string }[]>({ count: '*' });
     const rows = await this.knex<SessionRow>('review_sessions')
-      .where({ owner_id: ownerId })
+      .where(filter)
       .orderBy('updated_at', 'desc')
       .orderBy('id')
       .offset((page - 1) * pageSize)
@@ -130,23 +135,23 @@ export class ReviewSessionStore {
    * `version + 1` (with `patch`), or throws 409 `version_conflict` with the current version.
    * Run it first in the mutation's transaction: the row lock it takes orders concurrent writers.
    */
-  async advance(id: string, ownerId: string | null, version: number, patch: SessionPatch = {}, trx: Knex = this.knex): Promise<SessionRow> {
-    if (!isUuid(id) || !ownerId) throw new NotFoundError('Dataset review session', id);
+  async advance(id: string, filter: SessionFilter, version: number, patch: SessionPatch = {}, trx: Knex = this.knex): Promise<SessionRow> {
+    if (!isUuid(id)) throw new NotFoundError('Dataset review session', id);
     const [row] = await trx('review_sessions')
-      .where({ id, owner_id: ownerId, version })
+      .where({ ...filter, id, version })
       .update({ ...encode(patch), version: trx.raw('version + 1'), updated_at: trx.fn.now() })
       .returning('*');
     if (row) return row as SessionRow;
-    const current = await trx<SessionRow>('review_sessions').where({ id, owner_id: ownerId }).first('version');
+    const current = await trx<SessionRow>('review_sessions').where({ ...filter, id }).first('version');
     if (!current) throw new NotFoundError('Dataset review session', id);
     throw new VersionConflictError(`Dataset review session ${id}`, version, current.version);
   }
 
-  async delete(id: string, ownerId: string | null, version: number): Promise<void> {
-    if (!isUuid(id) || !ownerId) throw new NotFoundError('Dataset review session', id);
-    const n = await this.knex('review_sessions').where({ id, owner_id: ownerId, version }).delete();
+  async delete(id: string, filter: SessionFilter, version: number): Promise<void> {
+    if (!isUuid(id)) throw new NotFoundError('Dataset review session', id);
+    const n = await this.knex('review_sessions').where({ ...filter, id, version }).delete();
     if (n) return;
-    const current = await this.knex<SessionRow>('review_sessions').where({ id, owner_id: ownerId }).first('version');
+    const current = await this.knex<SessionRow>('review_sessions').where({ ...filter, id }).first('version');
     if (!current) throw new NotFoundError('Dataset review session', id);
     throw new VersionConflictError(`Dataset review session ${id}`, version, current.version);
   }
@@ -174,12 +179,12 @@ export class ReviewSessionStore {
 }
 
 /**
- * For the assistant: the session only when `userId` owns it (undefined otherwise, so a bound
+ * For the assistant: the session only when it matches `filter` (undefined otherwise, so a bound
  * message cannot read another user's review), with imported filters' values masked.
  */
-export async function loadOwnedSessionForAssistant(store: ReviewSessionStore, id: string, userId: string | null): Promise<SessionRow | undefined> {
+export async function loadOwnedSessionForAssistant(store: ReviewSessionStore, id: string, filter: SessionFilter): Promise<SessionRow | undefined> {
   try {
-    const s = await store.getOwned(id, userId);
+    const s = await store.get(id, filter);
     return { ...s, imported_filters: s.imported_filters.map(maskFilterValues) };
   } catch (err) {
     if (err instanceof NotFoundError) return undefined;

@@ -125,8 +125,8 @@ describe.runIf(S)('dataset review against real Superset', () => {
 
       // What the assistant gets: the owner's session only, with the filters' values masked.
       const store = new ReviewSessionStore(h.knex);
-      expect(await loadOwnedSessionForAssistant(store, s.id, other.id)).toBeUndefined();
-      const bound = await loadOwnedSessionForAssistant(store, s.id, analyst.id);
+      expect(await loadOwnedSessionForAssistant(store, s.id, { owner_id: other.id })).toBeUndefined();
+      const bound = await loadOwnedSessionForAssistant(store, s.id, { owner_id: analyst.id });
       expect(bound?.id).toBe(s.id);
       expect(bound?.imported_filters.map((f) => f.raw_value)).toEqual(['***', '***']);
       expect(JSON.stringify(bound?.imported_filters)).not.toMatch(/EMEA|widget/);

@@ -3,6 +3,7 @@
 // key does not reach its creator's. Each case fails when the service bypasses its policy (checked
 // by making the policy allow everyone).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedReviewSession } from '../assistant/support.ts';
 import { createEnvironment, createUserWithRoles } from '../support/environments.ts';
 import { startFakeSuperset, type FakeSuperset } from '../support/fake-superset.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
@@ -72,5 +73,47 @@ describe('assistant conversations and confirmations', () => {
     expect((await h.request('GET', `/api/assistant/conversations/${id}/messages`, { apiKey: adminKey })).status).toBe(403);
     expect((await h.request('GET', '/api/assistant/conversations', { apiKey: adminKey })).status).toBe(403);
     expect((await h.request('GET', '/api/assistant/audit', { apiKey: adminKey })).status).toBe(403);
+  });
+});
+
+describe('dataset review sessions', () => {
+  const BASE = '/api/dataset-review/sessions';
+  const as = (token: string) => (method: string, path: string, json?: unknown) => h.request(method, path, { token, json });
+  const listed = async (call: ReturnType<typeof as>) => ((await call('GET', `${BASE}?page_size=100`)).body.items as any[]).map((s) => s.id);
+
+  it('keeps a session to its owner: another person and an admin find no such session, to read, change, delete or bind', async () => {
+    const id = await seedReviewSession(h.knex, owner.id, 'own-owner');
+    const mine = as(owner.token);
+    const version = (await mine('GET', `${BASE}/${id}`)).body.version as number;
+    expect(await listed(mine)).toContain(id);
+    for (const token of [other.token, h.adminToken]) {
+      const call = as(token);
+      for (const [method, path, body] of [
+        ['GET', `${BASE}/${id}`, undefined],
+        ['PATCH', `${BASE}/${id}`, { version, title: 'taken' }],
+        ['GET', `${BASE}/${id}/clarification`, undefined],
+        ['GET', `${BASE}/${id}/exports/validation`, undefined],
+        ['DELETE', `${BASE}/${id}?version=${version}`, undefined],
+      ] as const) {
+        const r = await call(method, path, body);
+        expect(r.status, `${method} ${path}: ${r.text}`).toBe(404);
+      }
+      expect(await listed(call)).not.toContain(id);
+      const bound = await h.request('POST', '/api/assistant/messages', { token, json: { text: 'что осталось?', dataset_review_session_id: id } });
+      expect(bound.status, bound.text).toBe(404);
+    }
+    const renamed = await mine('PATCH', `${BASE}/${id}`, { version, title: 'mine' });
+    expect(renamed.status, renamed.text).toBe(200);
+    expect(renamed.body.title).toBe('mine');
+    expect((await mine('DELETE', `${BASE}/${id}?version=${renamed.body.version}`)).status).toBe(204);
+  });
+
+  it("gives an API key none of its creator's sessions", async () => {
+    const id = await seedReviewSession(h.knex, (await h.request('GET', '/api/auth/me', { token: h.adminToken })).body.id, 'admin');
+    expect((await h.request('GET', `${BASE}/${id}`, { token: h.adminToken })).status).toBe(200);
+    expect((await h.request('GET', `${BASE}/${id}`, { apiKey: adminKey })).status).toBe(404);
+    const keyList = await h.request('GET', BASE, { apiKey: adminKey });
+    expect(keyList.status, keyList.text).toBe(200);
+    expect(keyList.body.items).toEqual([]);
   });
 });
