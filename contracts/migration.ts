@@ -36,14 +36,94 @@ export interface ObjectPlan {
   note?: string;
 }
 
+/**
+ * How a chart of a migrated dashboard fared, judged the same way in the source and the target:
+ * passes; broken_by_migration (runs in the source, not in the target: the only class that fails
+ * a dashboard); failing_in_source (fails in the source too: reported, not the migration's fault);
+ * not_verifiable (no faithful check, or Superset did not answer; with the reason).
+ */
+export type ChartClassification = 'passes' | 'broken_by_migration' | 'failing_in_source' | 'not_verifiable';
+
+/** How a chart's query was run: its saved query context, the legacy explore endpoint, or a query built from its form_data. */
+export type ChartCheckMethod = 'saved_query_context' | 'legacy_api' | 'form_data';
+
+/** One chart of a verification; `ok` is false only when the migration broke it (results from before classification: when its query failed). */
+export interface ChartVerification {
+  id: number;
+  name: string;
+  ok: boolean;
+  rows?: number;
+  /** The target's error, when its check failed there. */
+  error?: string;
+  uuid?: string;
+  viz_type?: string;
+  check?: ChartCheckMethod;
+  classification?: ChartClassification;
+  /** Why it is classified so (not_verifiable, or an answer whose columns differ from the source's). */
+  reason?: string;
+  /** The source's error, when the chart fails there too. */
+  source_error?: string;
+}
+
 export interface Verification {
   ok: boolean;
   dashboard_present: boolean;
   charts_expected: number;
   charts_linked: number;
-  charts: Array<{ id: number; name: string; ok: boolean; rows?: number; error?: string }>;
+  charts: ChartVerification[];
+  /** Charts per classification (absent in results from before it). */
+  classes?: Record<ChartClassification, number>;
   /** How long the verification took (chart queries included). */
   duration_ms?: number;
+}
+
+/** One field dropped from a bundle file. */
+export interface FieldInstance {
+  file: string;
+  /** What the file describes, e.g. `dataset "sales"`. */
+  object: string;
+  /** Dotted path, list positions as numbers: columns.0.datetime_format. */
+  field: string;
+}
+
+/**
+ * Fields dropped on import, aggregated by the kind of object and the field with its list
+ * positions as `*`: "field `columns.*.datetime_format` of datasets dropped from 328 columns" is
+ * one entry with count 328 and a few examples. Results from before it hold one entry per field
+ * (no `count`, no `examples`).
+ */
+export interface FieldAggregate {
+  /** The kind of object, from the bundle's folder: database, dataset, chart, dashboard. */
+  kind: string;
+  field: string;
+  count: number;
+  examples: FieldInstance[];
+}
+
+export interface DefaultedAggregate extends FieldAggregate {
+  /** The value the target's defaults gave (the first example's). */
+  value: unknown;
+  examples: Array<FieldInstance & { value: unknown }>;
+}
+
+/** Examples kept per aggregated field. */
+const FIELD_EXAMPLES = 3;
+
+/** Dropped (or defaulted) fields aggregated by kind and field pattern, in first-seen order. */
+export function aggregateFields(list: Array<FieldInstance & { value: unknown }>): DefaultedAggregate[];
+export function aggregateFields(list: FieldInstance[]): FieldAggregate[];
+export function aggregateFields(list: Array<FieldInstance & { value?: unknown }>): Array<FieldAggregate & { value?: unknown }> {
+  const out = new Map<string, FieldAggregate & { value?: unknown }>();
+  for (const f of list) {
+    const kind = (f.file.split('/')[0] ?? '').replace(/s$/, '');
+    const field = f.field.replace(/(^|\.)\d+(?=\.|$)/g, '$1*');
+    const key = `${kind}\u0000${field}`;
+    const entry = out.get(key) ?? { kind, field, count: 0, examples: [], ...('value' in f ? { value: f.value } : {}) };
+    entry.count++;
+    if (entry.examples.length < FIELD_EXAMPLES) entry.examples.push({ ...f });
+    out.set(key, entry);
+  }
+  return [...out.values()];
 }
 
 /** unchanged: the target already holds exactly what the import would write, and nobody changed it there since: not imported. */
@@ -60,9 +140,10 @@ export interface DashboardOutcome extends ItemOutcome {
   objects: ObjectPlan[];
   database_mappings: Array<{ source: string; target: string; target_id: number }>;
   collisions: Array<{ kind: string; detail: string; resolution: string }>;
-  dropped_fields: Array<{ file: string; object: string; field: string }>;
-  /** Fields the target's importer required and the (older) source did not export, filled with the target release's defaults. */
-  defaulted_fields: Array<{ file: string; object: string; field: string; value: unknown }>;
+  /** Fields the target rejected and the import dropped, one entry per kind of object and field (list positions as `*`). */
+  dropped_fields: FieldAggregate[];
+  /** Fields the target's importer required and the (older) source did not export, filled with the target release's defaults; aggregated alike. */
+  defaulted_fields: DefaultedAggregate[];
   learned_rejections: RejectionRule[];
   chart_uuids: string[];
   verification?: Verification;

@@ -1,5 +1,8 @@
 import type { ArtifactRow, CandidateRow } from '../../db/clean-release/store.ts';
-import { exportFromFiles } from '../../lib/git/dashboard-files.ts';
+import type { EnvRule } from '../../contracts/env-rules.ts';
+import { Bundle } from '../../lib/bundles/bundle.ts';
+import { applyEnvRules } from '../../lib/bundles/env-rules.ts';
+import { exportFromFiles, filesFromExport } from '../../lib/git/dashboard-files.ts';
 import { maxBundleBytes, type ActivityDeps } from '../deps.ts';
 import { bundleSource } from '../dashboard-migration/bundle-source.ts';
 import { prepareDashboard } from '../dashboard-migration/plan.ts';
@@ -19,7 +22,7 @@ async function mappingsFor(
   target: MigrationUpstream,
 ): Promise<Map<number, number>> {
   const targetDbs = await target.listDatabases();
-  const fromEnv = a.source.env_id && a.source.env_id !== candidate.target_env_id ? a.source.env_id : null;
+  const fromEnv = sourceEnvOf(candidate, a);
   const saved = fromEnv ? await deps.stores.databaseMappings.list(fromEnv, candidate.target_env_id) : [];
   const m = new Map<number, number>();
   for (const d of databases) {
@@ -36,6 +39,27 @@ async function mappingsFor(
   return m;
 }
 
+/** The environment an artifact was taken from, when it is another than the target (its mappings and rules apply). */
+function sourceEnvOf(candidate: CandidateRow, a: ArtifactRow): string | null {
+  return a.source.env_id && a.source.env_id !== candidate.target_env_id ? a.source.env_id : null;
+}
+
+/** The per-environment rules from the artifact's environment to the candidate's target. */
+export async function releaseRules(deps: Pick<ActivityDeps, 'stores'>, candidate: CandidateRow, a: ArtifactRow): Promise<EnvRule[]> {
+  const fromEnv = sourceEnvOf(candidate, a);
+  return fromEnv ? deps.stores.environmentRules.rulesFor(fromEnv, candidate.target_env_id) : [];
+}
+
+/**
+ * The artifact's files as the target should hold them: the per-environment rules applied (what
+ * the publish's re-export is held to; the artifact itself and its digest stay as approved).
+ */
+export function filesUnderRules(a: ArtifactRow, rules: readonly EnvRule[]): Map<string, string> {
+  const bundle = Bundle.fromZip(exportFromFiles(new Map(Object.entries(a.files))));
+  applyEnvRules(bundle, rules);
+  return filesFromExport(bundle.toZip()).files;
+}
+
 /** An artifact planned into the candidate's target through the migration path (the dry run and the publish). */
 export async function planArtifact(deps: ActivityDeps, candidate: CandidateRow, a: ArtifactRow, position: number, target: MigrationUpstream, index: TargetIndex) {
   const zip = exportFromFiles(new Map(Object.entries(a.files)));
@@ -50,6 +74,7 @@ export async function planArtifact(deps: ActivityDeps, candidate: CandidateRow, 
     dashboardId: position,
     overwrite: true,
     mappings,
+    envRules: await releaseRules(deps, candidate, a),
     progress: { step: 'plan' },
     maxBundleBytes: maxBundleBytes(deps),
   });

@@ -10,7 +10,7 @@ import { upstreamFor } from '../dashboard-migration/superset-upstream.ts';
 import { TargetIndex } from '../dashboard-migration/target-index.ts';
 import type { MigrationUpstream } from '../dashboard-migration/upstream.ts';
 import { currentTaskId } from '../task-context.ts';
-import { planArtifact } from './plan.ts';
+import { filesUnderRules, planArtifact, releaseRules } from './plan.ts';
 
 type PublishInput = { candidateId: string; dashboardUuid: string; position: number };
 
@@ -79,7 +79,10 @@ async function publishInto(deps: BackupDeps, input: PublishInput, candidate: Can
     existed: Boolean(existing),
   });
   at.step = 'verify';
-  return verified(target, candidate, artifact, { ...item, target_dashboard_id: r.targetDashboardId, backup_id: backupId });
+  // What the rules changed is what the target should hold: the re-export is held to the artifact under them.
+  const expected = prepared.envRules.some((e) => e.matched) ? filesUnderRules(artifact, await releaseRules(deps, candidate, artifact)) : artifact.files;
+  const rules = prepared.envRules.length ? { env_rules: prepared.envRules } : {};
+  return verified(target, candidate, expected, { ...item, ...rules, target_dashboard_id: r.targetDashboardId, backup_id: backupId });
 }
 
 /** Backs up the target's dashboard the publish would replace: its backup id, or the failed item (nothing imported). */
@@ -99,11 +102,11 @@ async function backupReplaced(deps: BackupDeps, candidate: CandidateRow, dashboa
 }
 
 /** The published item, with whether the target's re-export has the artifact's portable digest (and what differs if not). */
-async function verified(target: MigrationUpstream, candidate: CandidateRow, artifact: ArtifactRow, item: ReleaseItem): Promise<ReleaseItem> {
+async function verified(target: MigrationUpstream, candidate: CandidateRow, expected: ArtifactRow['files'] | Map<string, string>, item: ReleaseItem): Promise<ReleaseItem> {
   const targetDashboardId = item.target_dashboard_id!;
   const back = filesFromExport(await target.exportDashboards([targetDashboardId]));
-  const same = portableDigest(back.files) === artifact.portable_sha256;
-  const differences = same ? [] : portableDifferences(artifact.files, back.files);
+  const same = portableDigest(back.files) === portableDigest(expected);
+  const differences = same ? [] : portableDifferences(expected, back.files);
   Context.current().log.info(
     `published '${item.title}' as dashboard ${targetDashboardId} of ${candidate.target_env_id}; ${
       same

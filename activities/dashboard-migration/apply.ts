@@ -172,5 +172,6 @@ export function outcomeBase(sourceDashboardId: number, p: PreparedBundle | undef
     chart_uuids: p?.chartUuids ?? [],
     next_actions: [],
     import_attempts: 0,
+    ...(p?.envRules.length ? { env_rules: p.envRules } : {}),
   };
 }

@@ -22,7 +22,7 @@
 import { importsTogether } from '../../contracts/migration-batching.ts';
 import type { MigrationBatchInput, MigrationBatchResult } from '../../contracts/migration.ts';
 import type { BatchContext } from './batch-context.ts';
-import { mappingsFor, openUpstreams, type BatchDashboard, type Log, type MigrationServices, type PlanScope, type Upstreams } from './context.ts';
+import { envRulesFor, mappingsFor, openUpstreams, type BatchDashboard, type Log, type MigrationServices, type PlanScope, type Upstreams } from './context.ts';
 import { importAlone, migrateOne } from './dashboard.ts';
 import { failedOutcome } from './failure.ts';
 import { importTogether } from './import.ts';
@@ -58,7 +58,7 @@ export async function runBatch(svc: MigrationServices, input: MigrationBatchInpu
     return outcomes.result();
   }
   const t1 = Date.now();
-  const scope: PlanScope = { svc, input, taskId, log, up, mappings: await mappingsFor(svc.deps, input) };
+  const scope: PlanScope = { svc, input, taskId, log, up, mappings: await mappingsFor(svc.deps, input), envRules: await envRulesFor(svc.deps, input) };
   const ahead = await readAhead(ctx, up, rest.map((d) => d.id));
   const t2 = Date.now();
 

@@ -4,6 +4,7 @@
  * while it plans and imports); a batch's own is `BatchContext` (./batch-context.ts).
  */
 import type { Context } from '@temporalio/activity';
+import type { EnvRule } from '../../contracts/env-rules.ts';
 import type { MigrationInput } from '../../contracts/migration.ts';
 import type { MigrationItemsStore } from '../../db/dashboard-migration/items.ts';
 import type { MigrationStateStore } from '../../db/dashboard-migration/store.ts';
@@ -66,6 +67,8 @@ export interface PlanScope {
   log: Log;
   up: Upstreams;
   mappings: Map<number, number>;
+  /** The pair's per-environment rules, read once per task's batch (see envRulesFor). */
+  envRules?: EnvRule[];
 }
 
 /** Persisted mappings for the pair, overridden by the ones sent with the request. */
@@ -74,6 +77,11 @@ export async function mappingsFor(deps: ActivityDeps, input: Request): Promise<M
   const m = new Map<number, number>(rows.map((r) => [Number(r.source_database_id), Number(r.target_database_id)]));
   for (const o of input.dbMappings) m.set(o.source_database_id, o.target_database_id);
   return m;
+}
+
+/** The pair's per-environment rules, in the order they apply. */
+export function envRulesFor(deps: ActivityDeps, input: Pick<Request, 'sourceEnvId' | 'targetEnvId'>): Promise<EnvRule[]> {
+  return deps.stores.environmentRules.rulesFor(input.sourceEnvId, input.targetEnvId);
 }
 
 /**

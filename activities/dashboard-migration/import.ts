@@ -4,7 +4,7 @@
  * it) through the migration's one store, MigrationServices.intents, so an attempt run again never
  * imports a dashboard twice. Row-level security is written after the import.
  */
-import type { DashboardOutcome, RejectionRule } from '../../contracts/migration.ts';
+import { aggregateFields, type DashboardOutcome, type RejectionRule } from '../../contracts/migration.ts';
 import { generalise, stripKnownRejections } from '../../lib/bundles/rewrite.ts';
 import { mergeBundles } from '../../lib/bundles/split.ts';
 import { classifySupersetFailure } from '../../lib/superset/errors.ts';
@@ -97,8 +97,8 @@ async function afterImport(scope: PlanScope, p: Omit<Planned, 'position'>, r: Im
   const done: DashboardOutcome = {
     ...p.outcome,
     target_dashboard_id: r.targetDashboardId,
-    dropped_fields: r.dropped,
-    defaulted_fields: r.defaulted,
+    dropped_fields: aggregateFields(r.dropped),
+    defaulted_fields: aggregateFields(r.defaulted),
     learned_rejections: r.learned,
     import_attempts: r.attempts,
     reused_previous_import: r.reusedPreviousImport,
@@ -115,7 +115,7 @@ async function afterImport(scope: PlanScope, p: Omit<Planned, 'position'>, r: Im
     }
   }
   log.info(
-    `imported '${prepared.title}' as target dashboard ${r.targetDashboardId}${r.dropped.length ? `, dropping ${r.dropped.length} field(s) the target rejects` : ''}${r.defaulted.length ? `, filling ${r.defaulted.length} required field(s) with the target's defaults` : ''}`,
+    `imported '${prepared.title}' as target dashboard ${r.targetDashboardId}${r.dropped.length ? `, dropping ${r.dropped.length} field(s) the target rejects (${aggregateFields(r.dropped).map((f) => `${f.kind} ${f.field} ×${f.count}`).join(', ')})` : ''}${r.defaulted.length ? `, filling ${r.defaulted.length} required field(s) with the target's defaults` : ''}`,
   );
   return { ...done, status: 'imported' };
 }

@@ -36,6 +36,7 @@ export async function planOne(scope: PlanScope, dashboardId: number, ahead: Plan
     dashboardId,
     overwrite: input.overwrite,
     mappings: scope.mappings,
+    envRules: scope.envRules,
     maxBundleBytes: maxBundleBytes(svc.deps),
     ahead,
   };

@@ -1,4 +1,6 @@
 import { Bundle, BundleError, type BundleFile } from '../../lib/bundles/bundle.ts';
+import { applyEnvRules } from '../../lib/bundles/env-rules.ts';
+import type { EnvRule, EnvRuleEffect } from '../../contracts/env-rules.ts';
 import { diffObjects } from '../../lib/bundles/diff.ts';
 import { chartUuidsOf, describe, remapDatabases, replaceDatasetUuid, type TargetDatabase } from '../../lib/bundles/rewrite.ts';
 import type { ObjectPlan } from '../../contracts/migration.ts';
@@ -31,6 +33,8 @@ export interface PreparedBundle {
   /** The sha256 of the target's own export of the dashboard as it is now (null when it is not in the target). */
   targetHash: string | null;
   datasets: Array<{ sourceUuid: string; sourceDatabaseUuid: string | null; schema: string | null; table_name: string; targetUuid: string }>;
+  /** What each per-environment rule of the pair changed in the bundle (applied before anything is compared with the target). */
+  envRules: EnvRuleEffect[];
   /** Set when the dashboard cannot be migrated as asked; nothing was changed. */
   blocked?: { error: string; next_actions: NextAction[]; status: 'failed' | 'skipped' };
 }
@@ -49,6 +53,8 @@ export interface PlanOptions {
   overwrite: boolean;
   /** source database id → target database id (request mappings over persisted ones). */
   mappings: Map<number, number>;
+  /** The pair's per-environment rules, in order (lib/bundles/env-rules.ts). */
+  envRules?: readonly EnvRule[];
   /** Most the exported bundle may unpack to. */
   maxBundleBytes: number;
   /**
@@ -109,6 +115,8 @@ export async function planDashboard(exported: ExportedDashboard, opts: PlanOptio
   const targetDbs = index.databases;
   remapOnto(prepared, { sourceDbs, targetDbs, mappings: opts.mappings, request: opts });
   if (prepared.blocked) return prepared;
+  // 1b. The pair's rules: everything below (tables, differences, the hash a rerun compares) sees the bundle as the target gets it.
+  prepared.envRules = applyEnvRules(bundle, opts.envRules ?? []);
 
   // 2. The dashboard: same UUID in the target is ours from an earlier run; a slug held by another dashboard is never taken over.
   const existing = await index.dashboard(prepared.dashboardUuid);
@@ -235,6 +243,7 @@ export function preparedOf(bundle: Bundle, dashboardId: number) {
     targetDashboardId: null,
     targetHash: null,
     datasets: [],
+    envRules: [],
   };
   // Before any rewrite: the source's own identity of each dataset (row-level security is read by it).
   const datasetFiles = bundle.of('datasets').map((f) => ({

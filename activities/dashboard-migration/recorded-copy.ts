@@ -1,4 +1,6 @@
+import type { EnvRule } from '../../contracts/env-rules.ts';
 import type { Bundle, BundleFile } from '../../lib/bundles/bundle.ts';
+import { applyEnvRules } from '../../lib/bundles/env-rules.ts';
 import { idOfNamedFile } from '../../lib/bundles/split.ts';
 import type { RlsRule } from '../../lib/superset/types.ts';
 import { planObjects, preparedOf, remapOnto, type PreparedBundle } from './plan.ts';
@@ -30,11 +32,14 @@ export function planOnRecordedCopy(opts: {
   sourceDbs: readonly UpstreamDatabase[];
   targetDbs: readonly UpstreamDatabase[];
   mappings: Map<number, number>;
+  /** The pair's per-environment rules, applied as the full plan applies them. */
+  envRules?: readonly EnvRule[];
   request: { sourceEnvId: string; targetEnvId: string; dashboardId: number };
 }): PreparedBundle | null {
   const { prepared, dashboardFile, datasetFiles } = preparedOf(opts.bundle, opts.request.dashboardId);
   remapOnto(prepared, { sourceDbs: opts.sourceDbs, targetDbs: opts.targetDbs, mappings: opts.mappings, request: opts.request });
   if (prepared.blocked) return null; // the full plan reports it, with its next actions
+  prepared.envRules = applyEnvRules(prepared.bundle, opts.envRules ?? []);
 
   const copyByUuid = new Map<string, BundleFile>();
   for (const f of opts.copy.files.values()) if (typeof f.content.uuid === 'string') copyByUuid.set(f.content.uuid, f);

@@ -5,7 +5,7 @@ import { splitByDashboard } from '../../lib/bundles/split.ts';
 import { maxBundleBytes } from '../deps.ts';
 import { outcomeBase } from './apply.ts';
 import type { BatchContext } from './batch-context.ts';
-import { mappingsFor, openUpstreams, type BatchDashboard } from './context.ts';
+import { envRulesFor, mappingsFor, openUpstreams, type BatchDashboard } from './context.ts';
 import type { PreparedBundle } from './plan.ts';
 import { keepSourceExport } from './read-ahead.ts';
 import { planOnRecordedCopy, rulesMayTouch } from './recorded-copy.ts';
@@ -40,6 +40,7 @@ export async function settleUnchanged(ctx: BatchContext): Promise<BatchDashboard
           sourceDbs: both.sourceDbs,
           targetDbs: both.targetDbs,
           mappings: both.mappings,
+          envRules: both.envRules,
           request: { ...input, dashboardId: d.id },
         });
       }
@@ -80,5 +81,6 @@ async function readBoth(ctx: BatchContext) {
   const sourceDbs = await up.sourceIndex.databasesCovering(bundled);
   for (const id of new Set(mappings.values())) await up.index.database(id);
   const rules = [...(await up.sourceIndex.rlsRules()), ...(await up.index.rlsRules())];
-  return { copies, mappings, sourceDbs, targetDbs: up.index.databases, rules };
+  const envRules = await envRulesFor(svc.deps, input);
+  return { copies, mappings, sourceDbs, targetDbs: up.index.databases, rules, envRules };
 }

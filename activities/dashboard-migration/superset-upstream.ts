@@ -1,7 +1,8 @@
 import { Bundle } from '../../lib/bundles/bundle.ts';
 import type { SupersetClient } from '../../lib/superset/client.ts';
-import { SupersetApiError, SupersetNotFoundError } from '../../lib/superset/errors.ts';
+import { SupersetNotFoundError } from '../../lib/superset/errors.ts';
 import { maxBundleBytes, type ActivityDeps } from '../deps.ts';
+import { chartsForCheck, runLegacyChart, runQueryContext } from './chart-check/superset.ts';
 import type { MigrationUpstream, UpstreamDatabase } from './upstream.ts';
 
 /** Ids per export call: the ids travel in the URL, and gunicorn refuses request lines over 4 KiB. */
@@ -100,69 +101,8 @@ export function supersetUpstream(client: SupersetClient, opts: { maxBundleBytes?
       return charts.map((c) => ({ id: c.id, slice_name: c.slice_name ?? null, form_data: (c.form_data ?? {}) as Record<string, unknown> }));
     },
 
-    /**
-     * The charts' queries, those on one dataset in one call (a query context holds several
-     * queries; Superset answers each, from the charts' own params: charts saved through the API
-     * often have no saved query context). A refused query is asked again alone, so each chart
-     * gets its own answer.
-     */
-    async runChartQueries(charts) {
-      const out: Array<{ ok: true; rows: number } | { ok: false; error: string }> = new Array(charts.length);
-      const byDataset = new Map<number, Array<{ at: number; query: Record<string, unknown> }>>();
-      charts.forEach((c, at) => {
-        const q = queryOf(c.form_data);
-        if ('error' in q) out[at] = { ok: false, error: q.error };
-        else byDataset.set(q.datasetId, [...(byDataset.get(q.datasetId) ?? []), { at, query: q.query }]);
-      });
-      for (const [datasetId, group] of byDataset) {
-        for (let i = 0; i < group.length; i += QUERIES_PER_CALL) {
-          const part = group.slice(i, i + QUERIES_PER_CALL);
-          const answers = await runQueries(client, datasetId, part.map((p) => p.query));
-          // A query refused in company (or with the whole call) is asked again alone: its answer is then its own.
-          if (part.length > 1)
-            await Promise.all(answers.map(async (a, k) => (a.ok ? undefined : (answers[k] = (await runQueries(client, datasetId, [part[k]!.query]))[0]!))));
-          part.forEach((p, k) => (out[p.at] = answers[k]!));
-        }
-      }
-      return out;
-    },
+    chartsForCheck: (id) => chartsForCheck(client, id),
+    runQueryContext: (queryContext) => runQueryContext(client, queryContext),
+    runLegacyChart: (chartId) => runLegacyChart(client, chartId),
   };
-}
-
-/** One chart-data call; each query's rows, or the upstream's error (for all of them when the call is refused). */
-async function runQueries(
-  client: SupersetClient,
-  datasetId: number,
-  queries: Array<Record<string, unknown>>,
-): Promise<Array<{ ok: true; rows: number } | { ok: false; error: string }>> {
-  try {
-    const res = await client.charts.data({ datasource: { id: datasetId, type: 'table' }, queries } as never);
-    return queries.map((_, i) => {
-      const r = res.result[i];
-      if (!r || (r.status && r.status !== 'success') || r.error) return { ok: false, error: String(r?.error ?? r?.status ?? 'no result') };
-      return { ok: true, rows: Number(r.rowcount ?? r.data?.length ?? 0) };
-    });
-  } catch (err) {
-    if (err instanceof SupersetApiError) return queries.map(() => ({ ok: false, error: err.upstreamMessage }));
-    throw err;
-  }
-}
-
-/** Most chart queries sent in one chart-data call. */
-const QUERIES_PER_CALL = 20;
-
-/** A minimal query from a chart's params (charts saved through the API often have no saved query context). */
-function queryOf(fd: Record<string, unknown>): { datasetId: number; query: Record<string, unknown> } | { error: string } {
-  const datasetId = Number(String(fd.datasource ?? '').split('__')[0]);
-  if (!Number.isFinite(datasetId) || datasetId <= 0) return { error: `chart has no dataset (datasource '${String(fd.datasource ?? '')}')` };
-  const metrics = [...asArray(fd.metrics), ...asArray(fd.metric)];
-  const columns = [...asArray(fd.groupby), ...asArray(fd.all_columns), ...asArray(fd.columns)];
-  const query: Record<string, unknown> = { columns, row_limit: 5 };
-  if (metrics.length) query.metrics = metrics;
-  return { datasetId, query };
-}
-
-function asArray(v: unknown): unknown[] {
-  if (v === undefined || v === null || v === '') return [];
-  return Array.isArray(v) ? v : [v];
 }

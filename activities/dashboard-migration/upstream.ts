@@ -7,6 +7,7 @@
  */
 import type { Bundle } from '../../lib/bundles/bundle.ts';
 import type { RlsRule, RlsRuleWrite, UpstreamRole } from '../../lib/superset/types.ts';
+import type { ChartAnswer, ChartForCheck } from './chart-check/types.ts';
 
 export interface UpstreamDatabase {
   id: number;
@@ -35,8 +36,12 @@ export interface MigrationUpstream {
   /** By UUID, slug or id (Superset resolves all three on the same path, in every release). */
   findDashboard(idOrSlug: string): Promise<{ id: number; uuid: string | null; slug: string | null; dashboard_title: string | null } | null>;
   dashboardCharts(id: number): Promise<Array<{ id: number; slice_name: string | null; form_data: Record<string, unknown> }>>;
-  /** Several charts' queries (minimal query contexts from their params), in order: those on one dataset in one call, each with its own rows or the upstream's error. */
-  runChartQueries(charts: Array<{ id: number; form_data: Record<string, unknown> }>): Promise<Array<{ ok: true; rows: number } | { ok: false; error: string }>>;
+  /** A dashboard's charts as the chart check reads them: uuid, type, form_data, dataset, saved query context (404 when the dashboard is not there). */
+  chartsForCheck(dashboardId: number): Promise<ChartForCheck[]>;
+  /** A chart's query context run through the chart-data API: its columns, Superset's refusal, or why there is no answer. */
+  runQueryContext(queryContext: Record<string, unknown>): Promise<ChartAnswer>;
+  /** A chart run through the legacy explore endpoint with its saved form_data. */
+  runLegacyChart(chartId: number): Promise<ChartAnswer>;
   /** Row-level-security rules (no descriptions); read once per task through the TargetIndex. */
   rlsRules(): Promise<RlsRule[]>;
   /** One rule with its description. */

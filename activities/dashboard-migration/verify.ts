@@ -8,6 +8,7 @@ import { failItem, itemFailure } from '../item-failure.ts';
 import type { Log, MigrationServices } from './context.ts';
 import { amendOutcome, recordStates } from './record.ts';
 import { upstreamFor } from './superset-upstream.ts';
+import type { MigrationUpstream } from './upstream.ts';
 
 /** One dashboard (a git deploy's check), with how long it took; a refusal fails the item at once, an outage is retried. */
 export async function verifyDeployed(
@@ -43,10 +44,12 @@ export async function verifyImported(svc: MigrationServices, taskId: string, inp
     else if (stored?.verification) await svc.states.recordVerification(input.targetEnvId, d.dashboardUuid, stored.verification.ok);
   }
   const started = Date.now();
+  const source = todo.length ? await sourceFor(svc, input.sourceEnvId, log) : undefined;
   const verified = await svc.verifier.verify(
     target,
-    todo.map(({ d, stored }) => ({ dashboardId: d.targetDashboardId, expectedChartUuids: stored.chart_uuids })),
+    todo.map(({ d, stored }) => ({ dashboardId: d.targetDashboardId, expectedChartUuids: stored.chart_uuids, sourceDashboardId: d.sourceDashboardId })),
     log,
+    source,
   );
   const took = Date.now() - started;
   for (const [i, { d, stored }] of todo.entries()) {
@@ -66,4 +69,14 @@ export async function verifyImported(svc: MigrationServices, taskId: string, inp
     await amendOutcome(svc, taskId, d.position, { ...stored, verification, ...(v.ok ? {} : { status: 'imported_with_errors' }) });
   }
   return { failed };
+}
+
+/** The source to check each chart against; without it (it cannot be opened) a failing chart cannot be told from one failing there too. */
+async function sourceFor(svc: MigrationServices, envId: string, log: Log): Promise<MigrationUpstream | undefined> {
+  try {
+    return await upstreamFor(svc.deps, envId);
+  } catch (err) {
+    log.warn(`the source could not be opened to compare the charts with: ${(err as Error).message}`);
+    return undefined;
+  }
 }

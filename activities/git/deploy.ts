@@ -83,6 +83,9 @@ async function deployFiles(deps: ActivityDeps, input: GitDeployInput, item: Depl
   // Built fresh for each deploy: a deploy is one dashboard, and the target changes between deploys.
   const index = await TargetIndex.build(target);
   const mappings = await mappingsFor(deps, input, source.databases, read.syncedEnvId, target);
+  // The repository holds the dashboard as the environment it was synced from has it: that pair's rules apply.
+  const fromEnv = read.syncedEnvId && read.syncedEnvId !== input.targetEnvId ? read.syncedEnvId : null;
+  const envRules = fromEnv ? await deps.stores.environmentRules.rulesFor(fromEnv, input.targetEnvId) : [];
   log.info(`deploying ${input.dashboardUuid} at ${input.commit.slice(0, 10)} into ${input.targetEnvId}`);
   const prepared = await prepareDashboard({
     source,
@@ -93,6 +96,7 @@ async function deployFiles(deps: ActivityDeps, input: GitDeployInput, item: Depl
     dashboardId: input.dashboardId,
     overwrite: input.overwrite,
     mappings,
+    envRules,
     progress: at,
     maxBundleBytes: maxBundleBytes(deps),
   });
@@ -103,6 +107,7 @@ async function deployFiles(deps: ActivityDeps, input: GitDeployInput, item: Depl
     objects: prepared.objects,
     database_mappings: prepared.databaseMappings,
     collisions: prepared.collisions,
+    ...(prepared.envRules.length ? { env_rules: prepared.envRules } : {}),
   };
   if (prepared.blocked) {
     log.warn(`deploy blocked: ${prepared.blocked.error}`);

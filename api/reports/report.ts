@@ -122,12 +122,11 @@ function diagnostics(task: TaskRecord, lines: ItemLine[]): Diagnostic[] {
     // Migration specifics, read when present: verification failures, collisions, dropped fields.
     const verification = isObj(d.verification) ? d.verification : undefined;
     for (const c of Array.isArray(verification?.charts) ? verification.charts.filter(isObj) : []) {
-      if (c.ok === false)
-        out.push({
-          severity: 'error',
-          where: { ...where, step: 'verification', object: `chart ${c.id} '${c.name ?? ''}'` },
-          message: String(c.error ?? 'chart query failed'),
-        });
+      const chartWhere = { ...where, step: 'verification', object: `chart ${c.id} '${c.name ?? ''}'` };
+      if (c.ok === false) out.push({ severity: 'error', where: chartWhere, message: String(c.error ?? c.reason ?? 'chart query failed') });
+      else if (c.classification === 'failing_in_source')
+        out.push({ severity: 'warning', where: chartWhere, message: `fails in the source too (not the migration's doing): ${String(c.source_error ?? c.error ?? '')}` });
+      else if (c.classification === 'not_verifiable') out.push({ severity: 'info', where: chartWhere, message: `not verifiable: ${String(c.reason ?? '')}` });
     }
     for (const c of Array.isArray(d.collisions) ? d.collisions.filter(isObj) : []) {
       out.push({
@@ -141,7 +140,7 @@ function diagnostics(task: TaskRecord, lines: ItemLine[]): Diagnostic[] {
       out.push({
         severity: 'info',
         where: { ...where, step: 'import' },
-        message: `the target rejected ${dropped.length} field(s), dropped: ${dropped.map((f) => `${f.object ?? f.file}.${f.field}`).join(', ')}`,
+        message: `the target rejected ${fieldCount(dropped)} field(s), dropped: ${dropped.map((f) => fieldLine(f, 'dropped from')).join('; ')}`,
       });
     }
     const defaulted = Array.isArray(d.defaulted_fields) ? d.defaulted_fields.filter(isObj) : [];
@@ -149,7 +148,7 @@ function diagnostics(task: TaskRecord, lines: ItemLine[]): Diagnostic[] {
       out.push({
         severity: 'info',
         where: { ...where, step: 'import' },
-        message: `the target required ${defaulted.length} field(s) the source does not export, set to its defaults: ${defaulted.map((f) => `${f.object ?? f.file}.${f.field}=${JSON.stringify(f.value)}`).join(', ')}`,
+        message: `the target required ${fieldCount(defaulted)} field(s) the source does not export, set to its defaults: ${defaulted.map((f) => `${fieldLine(f, 'set on')} = ${JSON.stringify(f.value)}`).join('; ')}`,
       });
     }
     // Row-level security: differences ignored on request, rules written, target-only rules left in place.
@@ -343,4 +342,22 @@ export function buildReport(task: TaskRecord, logs: LogLine[], temporalUiUrl?: s
       ...(temporalUiUrl ? { temporal_ui: temporalUiUrl } : {}),
     },
   };
+}
+
+/** Fields dropped or defaulted, counted over aggregated entries (and over entries from before aggregation, one each). */
+function fieldCount(list: Array<Record<string, unknown>>): number {
+  return list.reduce((n, f) => n + (typeof f.count === 'number' ? f.count : 1), 0);
+}
+
+/**
+ * One aggregated field: "field `columns.*.datetime_format` of datasets dropped from 328 columns
+ * (e.g. dataset "sales")"; an entry from before aggregation reads as it did.
+ */
+function fieldLine(f: Record<string, unknown>, verb: string): string {
+  if (typeof f.count !== 'number') return `${f.object ?? f.file}.${f.field}`;
+  const field = String(f.field);
+  const list = field.includes('*') ? field.slice(0, field.lastIndexOf('*') - 1).split('.').pop() : undefined;
+  const examples = Array.isArray(f.examples) ? f.examples.filter(isObj).map((e) => String(e.object ?? e.file)) : [];
+  const seen = [...new Set(examples)];
+  return `field \`${field}\` of ${f.kind}s ${verb} ${f.count} ${list ?? `${f.kind}s`}${seen.length ? ` (e.g. ${seen.join(', ')})` : ''}`;
 }

@@ -222,9 +222,13 @@ describe('migration across versions: a (6.1.0) → c (6.0.0)', () => {
     const [first, second] = task.result.items;
     expect(first.status).toBe('imported');
     expect(first.import_attempts).toBeGreaterThan(1);
-    const fields = first.dropped_fields.map((f: any) => `${f.file.split('/')[0]}:${f.field.replace(/\.\d+\./, '.*.')}`);
-    expect(fields).toEqual(expect.arrayContaining(['databases:configuration_method', 'datasets:columns.*.datetime_format']));
-    expect(first.dropped_fields[0]).toHaveProperty('object');
+    const fields = first.dropped_fields.map((f: any) => `${f.kind}:${f.field}`);
+    expect(fields).toEqual(expect.arrayContaining(['database:configuration_method', 'dataset:columns.*.datetime_format']));
+    // One entry per field, counted over the objects it was dropped from, with examples.
+    expect(new Set(fields).size).toBe(fields.length);
+    const datetimeFormat = first.dropped_fields.find((f: any) => f.field === 'columns.*.datetime_format');
+    expect(datetimeFormat.count).toBeGreaterThan(1);
+    expect(datetimeFormat.examples[0]).toHaveProperty('object');
     // What the first dashboard taught is applied to the second up front: one import attempt.
     expect(second.import_attempts).toBe(1);
     expect(second.verification.ok).toBe(true);

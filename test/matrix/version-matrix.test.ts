@@ -54,8 +54,7 @@ function whyFailed(task: any): string {
   return `${item.step ? `${item.step}: ` : ''}${what}${next ? `. Next: ${next}` : ''}`;
 }
 
-const fieldsOf = (list: Array<{ file: string; field: string }>) =>
-  [...new Set(list.map((f) => `${f.file.split('/')[0]}:${f.field.replace(/(^|\.)\d+(?=\.|$)/g, '$1*')}`))].sort();
+const fieldsOf = (list: Array<{ kind: string; field: string }>) => [...new Set(list.map((f) => `${f.kind}s:${f.field}`))].sort();
 
 beforeAll(async () => {
   if (!releases.length) return;

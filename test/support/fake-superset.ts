@@ -1013,11 +1013,20 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
         result: Array.from({ length: queries }, () => ({ status: 'success', rowcount: 1, colnames: ['region'], data: [{ region: 'EMEA' }] })),
       });
     }
+    if (method === 'GET' && (m = /^\/api\/v1\/chart\/(\d+)$/.exec(path))) {
+      // One chart, as Superset shows it: its params as a string, no saved query context.
+      const c = charts.find((x) => x.id === Number(m![1]));
+      if (!c) return error(req, res, 404, 'Not found');
+      const { dataset, params, ...rest } = c;
+      return json(res, 200, { id: c.id, result: { ...rest, params: JSON.stringify(params), query_context: null, datasource_id: dataset, datasource_type: 'table' } });
+    }
     if (method === 'GET' && path === '/api/v1/chart/') {
       let rows = [...charts];
       for (const f of q.filters ?? []) {
         if (f.col === 'uuid' && f.opr === 'eq' && !options.listsWithoutUuid) rows = rows.filter((c) => c.uuid === f.value);
         else if (f.col === 'id' && f.opr === 'gt') rows = rows.filter((c) => c.id > Number(f.value));
+        else if (f.col === 'dashboards' && f.opr === 'rel_m_m')
+          rows = rows.filter((c) => dashboards.some((d) => d.id === Number(f.value) && d.chartIds.includes(c.id)));
         else return json(res, 400, { message: `Filter column: ${f.col} not allowed to filter` });
       }
       const page = pageOf(rows, q);

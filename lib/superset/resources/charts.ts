@@ -12,6 +12,17 @@ export interface ChartDetail {
   [key: string]: unknown;
 }
 
+/** What the legacy explore endpoint answers for a chart (superset/viz.py's payload). */
+export interface LegacyChartPayload {
+  status?: string;
+  error?: string | null;
+  colnames?: unknown;
+  coltypes?: unknown;
+  rowcount?: number;
+  job_id?: string;
+  [key: string]: unknown;
+}
+
 export class Charts {
   private readonly http: SupersetTransport;
   private readonly pager: Pager;
@@ -28,6 +39,15 @@ export class Charts {
   /** `GET /api/v1/chart/{id}`: the chart with its datasource (`datasource_id`, `datasource_type`). */
   async get(id: number): Promise<ChartDetail> {
     return (await this.http.getJson<{ result: ChartDetail }>(`/api/v1/chart/${seg(id)}`)).result;
+  }
+
+  /**
+   * `GET /superset/explore_json/?form_data={"slice_id":…}`: the chart run the way a legacy-API
+   * visualisation renders (deck.gl layers, the legacy charts), from the form_data Superset has
+   * saved for it. The payload's `status`, `error`, `colnames` and `rowcount` tell how it went.
+   */
+  async legacyData(id: number): Promise<LegacyChartPayload> {
+    return this.http.getJson<LegacyChartPayload>('/superset/explore_json/', { query: { form_data: JSON.stringify({ slice_id: id }) } });
   }
 
   /**

@@ -1,0 +1,98 @@
+/**
+ * The chart check over the project's Superset client: a dashboard's charts as the check reads
+ * them, a query context run through the chart-data API, a chart run through the legacy explore
+ * endpoint. Superset's refusal is the chart's failure; no answer (an outage or a gateway error the
+ * transport's retries did not get past, an asynchronous answer) leaves it not verifiable.
+ */
+import type { SupersetClient } from '../../../lib/superset/client.ts';
+import { SupersetApiError, SupersetNotFoundError, SupersetUnavailableError } from '../../../lib/superset/errors.ts';
+import type { ChartAnswer, ChartForCheck } from './types.ts';
+
+/** Charts whose details are read at once. */
+const DETAIL_PARALLELISM = 4;
+
+/** A dashboard's charts with their uuids and saved query contexts (404 when the dashboard is not there). */
+export async function chartsForCheck(client: SupersetClient, dashboardId: number): Promise<ChartForCheck[]> {
+  const charts = await client.dashboards.charts(dashboardId);
+  const listed = await client.lists.all<{ id: number; uuid?: string }>('chart', {
+    columns: ['id', 'uuid'],
+    filters: [{ col: 'dashboards', opr: 'rel_m_m', value: dashboardId }],
+  });
+  const uuids = new Map(listed.map((c) => [c.id, c.uuid ? String(c.uuid) : null]));
+  const out: ChartForCheck[] = new Array(charts.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < charts.length) {
+      const at = next++;
+      const c = charts[at]!;
+      const detail = await client.charts.get(c.id).catch((err) => (err instanceof SupersetNotFoundError ? null : Promise.reject(err)));
+      const fd = (c.form_data ?? {}) as Record<string, unknown>;
+      const dsId = Number(detail?.datasource_id ?? String(fd.datasource ?? '').split('__')[0]);
+      out[at] = {
+        id: c.id,
+        uuid: uuids.get(c.id) ?? null,
+        name: c.slice_name ?? String(c.id),
+        viz_type: String(detail?.viz_type ?? fd.viz_type ?? ''),
+        form_data: fd,
+        datasource: Number.isInteger(dsId) && dsId > 0 ? { id: dsId, type: String(detail?.datasource_type ?? 'table') } : null,
+        query_context: parseObject(detail?.query_context),
+      };
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(DETAIL_PARALLELISM, charts.length) }, lane));
+  return out;
+}
+
+/** `POST /api/v1/chart/data` with a chart's query context: every query's answer must be a success. */
+export async function runQueryContext(client: SupersetClient, queryContext: Record<string, unknown>): Promise<ChartAnswer> {
+  try {
+    const res = await client.charts.data({ ...queryContext, result_format: 'json', result_type: 'full' } as never);
+    if (!Array.isArray(res?.result)) return { unverifiable: 'Superset answered the chart-data request asynchronously (no result to read)' };
+    const failed = res.result.find((r) => r.error || (r.status && r.status !== 'success'));
+    if (failed) return { ok: false, error: String(failed.error ?? failed.status) };
+    const first = res.result[0];
+    const colnames = first?.colnames ?? [];
+    return { ok: true, rows: Number(first?.rowcount ?? first?.data?.length ?? 0), columns: colnames.map((name, i) => ({ name, type: first?.coltypes?.[i] ?? null })) };
+  } catch (err) {
+    return answerOfError(err, 'chart-data');
+  }
+}
+
+/** `GET /superset/explore_json/` with the chart's saved form_data (Superset reads it by slice_id), as a legacy-API plugin renders. */
+export async function runLegacyChart(client: SupersetClient, chartId: number): Promise<ChartAnswer> {
+  try {
+    const payload = await client.charts.legacyData(chartId);
+    if (payload.status === 'failed' || payload.error) return { ok: false, error: String(payload.error ?? 'failed') };
+    if (payload.job_id && !('data' in payload)) return { unverifiable: 'Superset answered the legacy explore request asynchronously (no result to read)' };
+    const colnames = Array.isArray(payload.colnames) ? (payload.colnames as unknown[]).map(String) : [];
+    const coltypes = Array.isArray(payload.coltypes) ? (payload.coltypes as unknown[]) : [];
+    return { ok: true, rows: Number(payload.rowcount ?? 0), columns: colnames.map((name, i) => ({ name, type: typeof coltypes[i] === 'number' ? (coltypes[i] as number) : null })) };
+  } catch (err) {
+    if (err instanceof SupersetNotFoundError) return { unverifiable: 'this Superset release has no legacy explore endpoint (/superset/explore_json/ answered 404)' };
+    if (err instanceof SupersetApiError && err.upstreamStatus !== 400 && err.upstreamStatus !== 422)
+      return { unverifiable: `the legacy explore endpoint refused the request (${err.upstreamStatus}): ${err.upstreamMessage}` };
+    return answerOfError(err, 'legacy explore');
+  }
+}
+
+/** A refusal is the chart's failure; no answer leaves it not verifiable; anything else (a login refused) is thrown. */
+function answerOfError(err: unknown, what: string): ChartAnswer {
+  if (err instanceof SupersetUnavailableError)
+    return { unverifiable: `Superset did not answer the ${what} request (${err.reason}${err.upstreamStatus ? ` ${err.upstreamStatus}` : ''}): ${err.message}` };
+  if (err instanceof SupersetApiError && !isAccessError(err)) return { ok: false, error: err.upstreamMessage };
+  throw err;
+}
+
+function isAccessError(err: SupersetApiError): boolean {
+  return err.upstreamStatus === 401 || err.name === 'SupersetAuthError' || err.name === 'SupersetForbiddenError';
+}
+
+function parseObject(v: unknown): Record<string, unknown> | null {
+  if (typeof v !== 'string' || !v) return v && typeof v === 'object' ? (v as Record<string, unknown>) : null;
+  try {
+    const parsed: unknown = JSON.parse(v);
+    return parsed && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
