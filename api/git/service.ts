@@ -311,12 +311,20 @@ export class GitService {
 
   async status(envId: string, dashboardId: number): Promise<RepositoryStatus> {
     const uuid = await this.dashboardUuid(envId, dashboardId);
-    const [one] = await this.statusOf(envId, [{ dashboardId, uuid }]);
+    const [one] = await this.statusOf(envId, [{ dashboardId, uuid }], 'throw');
     return one;
   }
 
-  /** Statuses of dashboards whose UUIDs are known: one shared lock statement, a few scans at once. */
-  private async statusOf(envId: string, items: Array<{ dashboardId: number; uuid: string }>): Promise<RepositoryStatus[]> {
+  /**
+   * Statuses of dashboards whose UUIDs are known: one shared lock statement, a few scans at once.
+   * A working copy that cannot be read fails the single status request (`throw`, a 500) but is only
+   * its own item's `ERROR` in a batch (`mark`), however many of the batch's dashboards were readable.
+   */
+  private async statusOf(
+    envId: string,
+    items: Array<{ dashboardId: number; uuid: string }>,
+    onFailure: 'throw' | 'mark',
+  ): Promise<RepositoryStatus[]> {
     const uuids = items.map((i) => i.uuid);
     const [remoteOf, deployments] = await Promise.all([this.repos.remoteUrls(uuids), this.repos.lastDeployments(uuids)]);
     return this.repos.withLock(
@@ -358,7 +366,7 @@ export class GitService {
               last_deployed: d ? deploymentView(d) : null,
             };
           } catch (err) {
-            if (items.length === 1) throw err;
+            if (onFailure === 'throw') throw err;
             return { status: 'ERROR', ...base, error: errorOf(err) };
           }
         }),
@@ -381,7 +389,7 @@ export class GitService {
       }
     });
     const known = wanted.filter((id) => bound.has(id)).map((id) => ({ dashboardId: id, uuid: bound.get(id)! }));
-    const statuses = await this.statusOf(envId, known);
+    const statuses = await this.statusOf(envId, known, 'mark');
     for (const s of statuses) items[String(s.dashboard_id)] = s;
     const ordered: Record<string, RepositoryStatus> = {};
     for (const id of wanted) ordered[String(id)] = items[String(id)]!;

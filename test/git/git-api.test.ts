@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { capturedLogs, createHarness, type Harness } from '../support/harness.ts';
 import type { SupersetClient } from '../support/superset/fixtures.ts';
 import type { SourceFixture } from '../dashboard-migration/support.ts';
-import { buildSource, client, enabled, gitea, OtherClone, registerEnvironment, renameDashboard, setIdentity } from './support.ts';
+import { buildSource, client, enabled, gitea, OtherClone, registerEnvironment, renameDashboard, setIdentity, userWith } from './support.ts';
 
 // Git per dashboard against a real Gitea (built from its Go module by scripts/gitea/setup.sh and
 // started by global setup) and a real Superset 6.1.0 (instance a): configs, the token's
@@ -233,6 +233,30 @@ describe.skipIf(!on)('a repository per dashboard', () => {
     expect(reads.map((r) => r.status)).toEqual([200, 200, 200]);
   });
 
+  it("pull sets the caller's git identity first: the merge commit it makes carries the caller's name and e-mail", async () => {
+    // The remote gains a file while the working copy gains a commit by Ada: the pull must merge.
+    const o = other();
+    await o.clone(remoteUrl);
+    await o.commitAndPush('NOTES.md', 'Notes kept beside the dashboard\n', 'Add notes on the remote');
+    await renameDashboard(a, dash, `${P} sales before pull`);
+    await admin('POST', G(dash, 'sync'), { json: { env_id: envA } });
+    const local = await admin('POST', G(dash, 'commit'), { json: { env_id: envA, message: 'Rename before the pull' } });
+    expect(local.body.committed, local.text).toBe(true);
+    // Another person pulls: the merge is theirs, not the last committer's (the working copy's config held Ada).
+    const puller = await userWith(h, `${P}-puller`, ['Operator']);
+    await setIdentity(h, puller, 'Pat Puller', 'pat@example.com');
+    const pull = await h.request('POST', G(dash, 'pull'), { token: puller, json: { env_id: envA } });
+    expect(pull.status, pull.text).toBe(200);
+    expect(pull.body).toMatchObject({ status: 'merged', conflicts: [] });
+    const hist = await admin('GET', `${G(dash, 'history')}?env_id=${envA}&limit=1`);
+    expect(hist.body.items[0]).toMatchObject({ commit: pull.body.commit, message: "Merge remote-tracking branch 'origin/main'" });
+    expect(hist.body.items[0].author).toEqual({ name: 'Pat Puller', email: 'pat@example.com' });
+    const config = fs.readFileSync(path.join(h.config.GIT_REPOS_DIR!, uuid, '.git/config'), 'utf8');
+    expect(config).toMatch(/name = Pat Puller/);
+    expect(config).toMatch(/email = pat@example.com/);
+    expect((await admin('POST', G(dash, 'push'), { json: { env_id: envA } })).status).toBe(200);
+  });
+
   async function makeConflict(n: number) {
     const o = other();
     await o.clone(remoteUrl);
@@ -374,6 +398,20 @@ describe.skipIf(!on)('batch status', () => {
     expect(broken.status, broken.text).toBe(200);
     expect(broken.body.items[String(dash2)].status).toBe('ERROR');
     expect(broken.body.items[String(dash)].status).not.toBe('ERROR');
+    // Also when the broken one is the batch's only readable dashboard, or its only dashboard at all.
+    const alone = await admin('POST', '/api/git/status/batch', { json: { env_id: envA, dashboard_ids: [dash2, 999999] } });
+    expect(alone.status, alone.text).toBe(200);
+    expect(alone.body.items[String(dash2)]).toMatchObject({ status: 'ERROR', dashboard_uuid: uuid2, error: { code: 'internal_error' } });
+    expect(alone.body.items['999999']).toMatchObject({ status: 'ERROR', error: { status: 404 } });
+    const single = await admin('POST', '/api/git/status/batch', { json: { env_id: envA, dashboard_ids: [dash2] } });
+    expect(single.status, single.text).toBe(200);
+    expect(single.body.items[String(dash2)].status).toBe('ERROR');
+    // The single status of that repository fails (it is not a batch); a commit to it is a 500 problem naming the route.
+    expect((await admin('GET', `${G(dash2, 'status')}?env_id=${envA}`)).status).toBe(500);
+    const commit = await admin('POST', G(dash2, 'commit'), { json: { env_id: envA, message: 'into a broken copy' } });
+    expect(commit.status, commit.text).toBe(500);
+    expect(commit.headers.get('content-type')).toMatch(/application\/problem\+json/);
+    expect(commit.body).toMatchObject({ status: 500, code: 'git_operation_failed', route: `/api/git/dashboards/${dash2}/commit` });
     // History of that repository: an unexpected failure is a 500 naming the route.
     const hist = await admin('GET', `${G(dash2, 'history')}?env_id=${envA}`);
     expect(hist.status).toBe(500);
