@@ -122,6 +122,8 @@ export interface ReleaseItem extends ItemOutcome {
   verified?: boolean;
   /** When not verified: the files whose content differs in the target, and the keys that differ. */
   differences?: Array<{ path: string; keys: string[] }>;
+  /** The per-environment rules applied (from the artifact's environment to the target), as in a migration's outcome. */
+  env_rules?: unknown[];
 }
 
 export interface ReleasePublishResult extends ItemsResult<ReleaseItem> {

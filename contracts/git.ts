@@ -29,6 +29,8 @@ export interface GitDeployItem extends ItemOutcome {
   objects?: unknown[];
   database_mappings?: unknown[];
   collisions?: unknown[];
+  /** The per-environment rules applied, as in a migration's outcome. */
+  env_rules?: unknown[];
   dropped_fields?: unknown[];
   verification?: unknown;
 }

@@ -1,6 +1,7 @@
 /** Dashboard migration between two environments: the workflow's input and result. */
 import type { ItemFailure } from './failures.ts';
 import type { ItemOutcome, ItemsResult, NextAction } from './outcomes.ts';
+import type { EnvRuleEffect } from './env-rules.ts';
 import type { RlsMode, RlsReport } from './rls.ts';
 import type { TaskApproval } from './tasks.ts';
 
@@ -153,6 +154,8 @@ export interface DashboardOutcome extends ItemOutcome {
   reverified_after_failure?: boolean;
   /** The row-level-security rules on its datasets in both environments, and what was done about a difference. */
   rls?: RlsReport;
+  /** Each per-environment rule of the pair and what it changed in this dashboard's bundle (absent when the pair has none). */
+  env_rules?: EnvRuleEffect[];
 }
 
 export interface MigrationResult extends ItemsResult<DashboardOutcome> {

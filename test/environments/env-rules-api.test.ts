@@ -1,5 +1,7 @@
 // Per-environment rules over HTTP: stored per pair beside the database mappings, in order, each
 // checked for its meaning; bad input is a 4xx problem and changes nothing. No Superset call.
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { createEnvironment, createUserWithRoles, UNKNOWN_ENV } from '../support/environments.ts';
@@ -75,5 +77,31 @@ describe('per-environment rules', () => {
   it('reading needs dashboards:READ, changing needs dashboards:MIGRATE', async () => {
     expect((await call('GET', base(), undefined, viewer)).status).toBe(200);
     expect((await call('POST', base(), { kind: 'text', from: 'x', to: 'y' }, viewer)).status).toBe(403);
+  });
+});
+
+describe('the CLI', () => {
+  const BIN = fileURLToPath(new URL('../../cli/switchyard.cjs', import.meta.url));
+  const cli = (args: string[], apiKey: string) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+      execFile(BIN, args, { env: { PATH: process.env.PATH, HOME: '/nonexistent', SWITCHYARD_URL: h.baseUrl, SWITCHYARD_API_KEY: apiKey }, timeout: 60_000 }, (err, stdout, stderr) =>
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      ),
+    );
+
+  it('adds, lists and removes a pair\'s rules; a refused rule exits non-zero with the field', async () => {
+    const key = await call('POST', '/api/admin/api-keys', { name: 'rules-cli', permissions: ['environments:READ', 'dashboards:READ', 'dashboards:MIGRATE'] });
+    expect(key.status, key.text).toBe(201);
+    const k = key.body.key as string;
+    const added = await cli(['-o', 'json', 'env', 'rules', 'add', prod, dev, '--kind', 'text', '--from', 'https://superset.example.com', '--to', 'https://superset-dev.example.com'], k);
+    expect(added.code, added.stderr).toBe(0);
+    const id = JSON.parse(added.stdout).id as string;
+    const listed = await cli(['-o', 'json', 'env', 'rules', 'list', prod, dev], k);
+    expect(JSON.parse(listed.stdout).items.map((r: { id: string }) => r.id)).toEqual([id]);
+    const bad = await cli(['env', 'rules', 'add', prod, dev, '--kind', 'text', '--from', 'https://a.example.com', '--to', 'not a url'], k);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('body.to');
+    expect((await cli(['env', 'rules', 'remove', prod, dev, id], k)).code).toBe(0);
+    expect((await call('GET', `/api/environments/${prod}/rules/${dev}`)).body.items).toEqual([]);
   });
 });

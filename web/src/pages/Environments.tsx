@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { api, must } from '../api.ts';
 import { useCan } from '../auth.tsx';
 import { EnvSelect, useEnvironments } from '../components/EnvSelect.tsx';
+import { EnvRules } from '../components/EnvRules.tsx';
 import { ProblemAlert } from '../components/ProblemAlert.tsx';
 import { useI18n } from '../i18n.tsx';
 
@@ -42,6 +43,7 @@ export function EnvironmentsPage() {
         {editing !== null && <EnvForm env={editing === 'new' ? undefined : editing} onDone={() => setEditing(null)} />}
       </Modal>
       {can('dashboards:READ') && <DbMappings />}
+      {can('dashboards:READ') && <EnvRules />}
     </Stack>
   );
 }
