@@ -22,7 +22,7 @@ export function dashboardRoutes(app: AppContext): AnyRoute[] {
       tag: 'Dashboards',
       summary: 'List the dashboards of an environment',
       description: [
-        'Search and paging run in Superset (`title_or_slug`, ordered by last change). `total` is exact and, when the profile filter applies, counts the filtered result; `has_next` follows from it.',
+        'Search and paging run in Superset (`title_or_slug`, ordered by last change). `total` is exact and, when the profile filter applies, counts the filtered result; `has_next` follows from it. Any depth is served as Superset serves it, past 10,000 rows included (no bound on `page` × `page_size`; past the last row the page is empty); with the profile filter the matching keys are streamed a page at a time up to the page asked for.',
         '',
         'Profile-default filter: it applies when the caller saved `profile_filter_enabled: true` with a bound `superset_username` (see `/api/profile/preferences`) and `page_context` is `dashboards_main` (the default). A dashboard then matches when that username, trimmed and case-insensitively, is one of its owners or its last modifier. The username is resolved to the Superset account once per request (no per-dashboard calls); no match gives `total: 0` and an empty page with the filter still `applied`. `override_show_all=true` shows everything for this request (`applied: false`); `page_context=other` disables the filter (`source_page: other`). `effective_profile_filter.reason` says which rule decided.',
       ].join('\n'),
@@ -32,7 +32,7 @@ export function dashboardRoutes(app: AppContext): AnyRoute[] {
         200: { description: 'A page of dashboards (DashboardsResponse)', schema: dashboardsResponse },
         400: {
           description:
-            'Bad pagination (`page` < 1, `page_size` outside 1..100, `page` × `page_size` > 10000), missing `env_id` or unknown `page_context`',
+            'Bad pagination (`page` < 1 or past 1000000000, `page_size` outside 1..100), missing `env_id` or unknown `page_context`',
         },
         404: { description: 'Unknown environment' },
         503: UNAVAILABLE,

@@ -1,23 +1,21 @@
 import { z } from 'zod';
-import { queryBoolean, supersetIdParam, upstreamPagination, withinUpstreamRows } from '../http/schemas.ts';
+import { queryBoolean, supersetIdParam, upstreamPagination } from '../http/schemas.ts';
 
 export const PAGE_CONTEXTS = ['dashboards_main', 'other'] as const;
 export type PageContext = (typeof PAGE_CONTEXTS)[number];
 
 export const envIdQuery = z.string({ error: 'env_id is required' }).min(1, 'env_id is required').max(200).describe('Environment id');
 
-export const dashboardListQuery = z
-  .object({
-    env_id: envIdQuery,
-    ...upstreamPagination,
-    search: z.string().trim().max(500).optional().describe('Case-insensitive substring of the title or slug'),
-    override_show_all: queryBoolean.optional().describe('true: show every dashboard on this page even when the profile filter would apply'),
-    page_context: z
-      .enum(PAGE_CONTEXTS, { error: 'page_context must be dashboards_main or other' })
-      .default('dashboards_main')
-      .describe('Where the list is shown; the profile filter only applies on `dashboards_main` (the default)'),
-  })
-  .superRefine(withinUpstreamRows);
+export const dashboardListQuery = z.object({
+  env_id: envIdQuery,
+  ...upstreamPagination,
+  search: z.string().trim().max(500).optional().describe('Case-insensitive substring of the title or slug'),
+  override_show_all: queryBoolean.optional().describe('true: show every dashboard on this page even when the profile filter would apply'),
+  page_context: z
+    .enum(PAGE_CONTEXTS, { error: 'page_context must be dashboards_main or other' })
+    .default('dashboards_main')
+    .describe('Where the list is shown; the profile filter only applies on `dashboards_main` (the default)'),
+});
 
 export const dashboardIdParams = z.object({
   id: supersetIdParam('dashboard').describe('Superset dashboard id in the environment'),
@@ -112,13 +110,11 @@ export const thumbnailComputing = z.object({
   detail: z.string(),
 });
 
-export const datasetListQuery = z
-  .object({
-    env_id: envIdQuery,
-    ...upstreamPagination,
-    search: z.string().trim().max(500).optional().describe('Case-insensitive substring of the table name'),
-  })
-  .superRefine(withinUpstreamRows);
+export const datasetListQuery = z.object({
+  env_id: envIdQuery,
+  ...upstreamPagination,
+  search: z.string().trim().max(500).optional().describe('Case-insensitive substring of the table name'),
+});
 
 export const datasetItem = z.object({
   id: z.number().int(),

@@ -12,7 +12,8 @@ import type {
 import type { Principal } from '../auth/principal.ts';
 import type { Supersets } from '../environments/upstream.ts';
 import type { ProfileService } from '../profile/service.ts';
-import { decideProfileFilter, matchesProfile, mergeByChangedOn, normaliseName, type ProfileIdentity } from './profile-filter.ts';
+import { filteredWindow, mergedWindow } from './key-stream.ts';
+import { decideProfileFilter, matchesProfile, normaliseName, type ProfileIdentity } from './profile-filter.ts';
 import type { DashboardItem, EffectiveProfileFilter, PageContext } from './schemas.ts';
 
 export interface DashboardListParams {
@@ -172,8 +173,8 @@ export class DashboardService {
    *   1. count B (dashboards the user last modified): a count-only call;
    *   2. B empty, or B inside A (a count of A and B): the union is A, and Superset pages it
    *      directly: the page is one ordinary owners-filtered call, `total` its count;
-   *   3. otherwise A's count and the keys of both lists up to the page's end, merged by
-   *      `changed_on`, then the page's rows by id.
+   *   3. otherwise A's count and the keys of both lists streamed up to the page's end, merged
+   *      by `changed_on` (./key-stream.ts), then the page's rows by id.
    */
   private async unionPage(client: SupersetClient, userId: number, search: ListFilter[], page: number, pageSize: number) {
     const owners: ListFilter = { col: 'owners', opr: 'rel_m_m', value: userId };
@@ -194,25 +195,23 @@ export class DashboardService {
       const res = await client.dashboards.list({ filters: [...search, modifier], ...ORDER, page: page - 1, pageSize });
       return { rows: res.result, total };
     }
-    const need = page * pageSize; // rows of the merged list up to the end of this page
+    // The keys of both lists are streamed and merged up to the end of this page: any depth, a page of keys held at a time.
     const keys = (f: ListFilter) =>
-      client.lists.all<{ id: number; changed_on_utc?: string | null }>(
-        'dashboard',
-        { filters: [...search, f], columns: KEY_COLUMNS, ...ORDER },
-        need,
-      );
-    const [ka, kb] = await Promise.all([keys(owners), keys(modifier)]);
-    const ids = mergeByChangedOn(ka, kb)
-      .slice((page - 1) * pageSize, need)
-      .map((r) => r.id);
+      client.lists.stream<{ id: number; changed_on_utc?: string | null }>('dashboard', {
+        filters: [...search, f],
+        columns: KEY_COLUMNS,
+        ...ORDER,
+      });
+    const merged = await mergedWindow(keys(owners), keys(modifier), (page - 1) * pageSize, page * pageSize);
+    const ids = merged.map((r) => r.id);
     return { rows: await this.rowsByIds(client, ids), total };
   }
 
   private async scanPage(client: SupersetClient, who: ProfileIdentity, search: ListFilter[], page: number, pageSize: number) {
-    const all = await client.lists.all<DashboardListItem>('dashboard', { filters: search, columns: SCAN_COLUMNS, ...ORDER });
-    const matching = all.filter((d) => matchesProfile(d, who));
-    const ids = matching.slice((page - 1) * pageSize, page * pageSize).map((d) => d.id);
-    return { rows: await this.rowsByIds(client, ids), total: matching.length };
+    const rows = client.lists.stream<DashboardListItem>('dashboard', { filters: search, columns: SCAN_COLUMNS, ...ORDER });
+    const { window, total } = await filteredWindow(rows, (d) => matchesProfile(d, who), (page - 1) * pageSize, page * pageSize);
+    const ids = window.map((d) => d.id);
+    return { rows: await this.rowsByIds(client, ids), total };
   }
 
   private async rowsByIds(client: SupersetClient, ids: number[]): Promise<DashboardListItem[]> {

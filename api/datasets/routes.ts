@@ -127,12 +127,13 @@ export function datasetRoutes(app: AppContext): AnyRoute[] {
       path: '/api/datasets',
       tag: 'Datasets',
       summary: 'List the datasets of an environment',
-      description: 'Ordered by table name; paging and the optional `search` (table name substring) run in Superset, `total` is exact.',
+      description:
+        'Ordered by table name; paging and the optional `search` (table name substring) run in Superset, `total` is exact. Any depth is served as Superset serves it, past 10,000 rows included (past the last row the page is empty).',
       access: { permission: 'datasets:READ' },
       query: datasetListQuery,
       responses: {
         200: { description: 'A page of datasets (DatasetsResponse)', schema: datasetsResponse },
-        400: { description: 'Bad pagination (`page` < 1, `page_size` outside 1..100, `page` × `page_size` > 10000) or missing `env_id`' },
+        400: { description: 'Bad pagination (`page` < 1 or past 1000000000, `page_size` outside 1..100) or missing `env_id`' },
         404: { description: 'Unknown environment' },
         503: { description: 'Superset unreachable, timed out, failed or refused the service account (code `upstream_unavailable`)' },
       },

@@ -56,28 +56,23 @@ export const secretDestinationUrl = (description: string) =>
     })
     .describe(description);
 
-export const UPSTREAM_MAX_ROWS = 10_000;
+/**
+ * Deepest page asked of Superset: far past any list (a billion pages), only so the offset stays a
+ * safe integer. There is no bound on page × page_size: Superset serves every page, an empty one
+ * past the last row.
+ */
+export const UPSTREAM_MAX_PAGE = 1_000_000_000;
 
 export const upstreamPagination = {
   page: z.coerce
     .number({ error: 'page must be an integer' })
     .int('page must be an integer')
     .min(1, 'page must be at least 1')
-    .max(UPSTREAM_MAX_ROWS, `page must be at most ${UPSTREAM_MAX_ROWS}`)
+    .max(UPSTREAM_MAX_PAGE, `page must be at most ${UPSTREAM_MAX_PAGE}`)
     .default(1)
-    .describe(`1-based; page × page_size may not exceed ${UPSTREAM_MAX_ROWS} (400): narrow deep lists with \`search\``),
+    .describe('1-based; any depth is served as Superset serves it (past the last row: an empty page, `has_next` false)'),
   page_size: pagination.page_size,
 };
-
-/** Refinement for an object holding upstreamPagination: the page may not end beyond UPSTREAM_MAX_ROWS. */
-export function withinUpstreamRows(q: { page: number; page_size: number }, ctx: z.RefinementCtx): void {
-  if (q.page * q.page_size > UPSTREAM_MAX_ROWS)
-    ctx.addIssue({
-      code: 'custom',
-      path: ['page'],
-      message: `page × page_size must not exceed ${UPSTREAM_MAX_ROWS} (got ${q.page} × ${q.page_size}); narrow the list with search`,
-    });
-}
 
 export const pageEnvelope = <T extends z.ZodType>(item: T) =>
   z.object({ items: z.array(item), total: z.number().int(), page: z.number().int(), page_size: z.number().int(), has_next: z.boolean() });

@@ -81,6 +81,30 @@ export class Pager {
   }
 
   /**
+   * Every row of a list endpoint in the order asked for, read `batch` rows a page (at most 100)
+   * and handed on as they come, so a caller can walk any depth of a list holding only a page of
+   * rows (and the previous page's ids, to drop a row that moved onto the next page meanwhile).
+   */
+  async *stream<T extends { id: number }>(
+    resource: Resource,
+    query: Omit<ListQuery, 'page' | 'pageSize'> = {},
+    batch = MAX_PAGE_SIZE,
+  ): AsyncGenerator<T, void, undefined> {
+    const size = Math.min(MAX_PAGE_SIZE, Math.max(1, batch));
+    let previous = new Set<number>();
+    for (let page = 0; ; page++) {
+      const res = await this.page<T>(resource, { ...query, page, pageSize: size });
+      const ids = new Set<number>();
+      for (const row of res.result) {
+        ids.add(row.id);
+        if (!previous.has(row.id)) yield row;
+      }
+      previous = ids;
+      if (!res.result.length || (page + 1) * size >= res.count) return;
+    }
+  }
+
+  /**
    * Every page of a list-shaped answer (`{ count, result }`) at any path, 100 rows a page,
    * deduplicated by `key`. Stops at an empty page, so a count that shrinks meanwhile cannot loop.
    */
