@@ -6,6 +6,7 @@ import type { Config } from '../lib/config.ts';
 import { hashPassword, keyringFor, randomToken } from '../lib/crypto.ts';
 import type { Logger } from '../lib/logger.ts';
 import { SupersetClientPool } from '../lib/superset/pool.ts';
+import { retryPolicyFrom } from '../lib/superset/transport/retry.ts';
 import { connectTemporalClient, ensureSearchAttributes } from '../lib/temporal.ts';
 import { describeTemporalConnection } from '../lib/temporal-connection.ts';
 import { ApiKeyService } from './admin/api-keys.service.ts';
@@ -84,6 +85,7 @@ export async function bootstrapOn(config: Config, logger: Logger, knex: Knex): P
     pool: new SupersetClientPool(stores.environments.connections(keyring), {
       logger: logger.child({ component: 'superset' }),
       egress: egressPolicy(config),
+      retry: retryPolicyFrom(config),
     }),
   });
   const environments = new EnvironmentService({

@@ -131,6 +131,14 @@ const schema = z.object({
   /** Most a dashboard bundle may unpack to (MiB); a bigger one fails its dashboard instead of filling the worker's memory. */
   BUNDLE_MAX_MB: z.coerce.number().positive().default(64),
   /**
+   * Superset calls that only read (GETs, exports, chart-data queries) are asked again when a
+   * gateway answers 502/503/504 or an HTML page, or the connection fails: this many attempts in
+   * all, waiting about base × 2^n ms (at most the max, half of it random) between them.
+   */
+  SUPERSET_RETRY_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(4),
+  SUPERSET_RETRY_BASE_MS: z.coerce.number().int().min(0).max(60_000).default(500),
+  SUPERSET_RETRY_MAX_MS: z.coerce.number().int().min(0).max(300_000).default(8_000),
+  /**
    * Where the server may connect (lib/egress/policy.ts): host names, `*.`-wildcard names, addresses
    * and CIDR ranges, comma-separated. Unset or empty: anywhere.
    */
@@ -161,6 +169,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (Boolean(cfg.BACKUP_S3_ACCESS_KEY_ID) !== Boolean(cfg.BACKUP_S3_SECRET_ACCESS_KEY)) {
     throw new ConfigError('Invalid configuration:\n  BACKUP_S3_ACCESS_KEY_ID and BACKUP_S3_SECRET_ACCESS_KEY must be set together');
+  }
+  if (cfg.SUPERSET_RETRY_MAX_MS < cfg.SUPERSET_RETRY_BASE_MS) {
+    throw configError('SUPERSET_RETRY_MAX_MS must be at least SUPERSET_RETRY_BASE_MS');
   }
   checkTemporalTls(cfg);
   checkConfiguredDestinations(cfg);

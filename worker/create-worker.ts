@@ -7,6 +7,8 @@ import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
 import { egressPolicy } from '../lib/egress/policy.ts';
 import { SupersetClientPool } from '../lib/superset/pool.ts';
+import { retryPolicyFrom } from '../lib/superset/transport/retry.ts';
+import { logRetryInTask } from '../activities/superset-retries.ts';
 import { temporalConnectionOptions } from '../lib/temporal-connection.ts';
 
 export const WORKFLOWS_PATH = new URL('../workflows/index.ts', import.meta.url).pathname;
@@ -35,7 +37,12 @@ export async function createWorker(deps: {
   let backups: BackupStore | undefined;
   // One pooled Superset client per environment for every activity of this worker.
   // Each Superset call is logged at debug with its time (LOG_LEVEL=debug).
-  const supersets = new SupersetClientPool(stores.environments.connections(keyring), { logger, egress: egressPolicy(config) });
+  const supersets = new SupersetClientPool(stores.environments.connections(keyring), {
+    logger,
+    egress: egressPolicy(config),
+    retry: retryPolicyFrom(config),
+    retryHooks: { onRetry: logRetryInTask },
+  });
   const forEnvironment = (envId: string) => supersets.client(envId);
   const connection = await NativeConnection.connect(temporalConnectionOptions(config));
   const source: Pick<WorkerOptions, 'workflowsPath' | 'workflowBundle'> = deps.workflowBundlePath

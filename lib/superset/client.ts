@@ -11,6 +11,7 @@
  *   transport/wire.ts        an answer read within its cap; wire failures told apart
  *   resources/instance.ts    release, the service account's permissions, capabilities
  *   resources/dashboards.ts  charts.ts  datasets.ts  databases.ts  sql-lab.ts  rls.ts
+ *   resources/chart-data.ts  the chart-data query, synchronous or an async job followed to its end
  *   resources/security.ts    upstream accounts (security API or related owners)
  *   resources/assets.ts      ZIP bundles: export and import
  *   resources/reports.ts  tags.ts  annotation-layers.ts  css-templates.ts  saved-queries.ts
@@ -23,6 +24,7 @@
  */
 import { AnnotationLayers } from './resources/annotation-layers.ts';
 import { Assets } from './resources/assets.ts';
+import { ChartData } from './resources/chart-data.ts';
 import { Charts } from './resources/charts.ts';
 import { CssTemplates } from './resources/css-templates.ts';
 import { Dashboards } from './resources/dashboards.ts';
@@ -106,7 +108,7 @@ export class SupersetClient {
     this.lists = new Pager(this.http, opts.listConcurrency);
     this.assets = new Assets(this.http);
     this.dashboards = new Dashboards(this.http, this.lists, this.assets);
-    this.charts = new Charts(this.http, this.lists);
+    this.charts = new Charts(this.http, this.lists, new ChartData(this.http, opts.asyncQueries));
     this.datasets = new Datasets(this.http, this.lists);
     this.databases = new Databases(this.lists);
     this.sqlLab = new SqlLab(this.http);

@@ -6,6 +6,7 @@
  * without special cases.
  *
  *   SupersetUnavailableError  503 upstream_unavailable   network failure, timeout, 5xx, garbage body
+ *   SupersetGatewayError      503 upstream_unavailable   a gateway's 502/503/504 or HTML page (transient)
  *   SupersetNotFoundError     404 not_found              Superset answered 404
  *   SupersetAuthError         502 upstream_auth_failed   login refused, 401 after a fresh login, CSRF
  *   SupersetForbiddenError    502 upstream_forbidden     the service account lacks a permission
@@ -16,6 +17,9 @@
 import { AppError, UpstreamUnavailableError, type FieldError } from '../errors.ts';
 
 export type UnavailableReason = 'network' | 'timeout' | 'server_error' | 'bad_response' | 'too_large';
+
+/** Statuses that mean "a proxy or the server is overloaded or restarting": worth asking again. */
+const GATEWAY_STATUSES = new Set([502, 503, 504]);
 
 export interface UpstreamContext {
   method: string;
@@ -41,6 +45,50 @@ export class SupersetUnavailableError extends UpstreamUnavailableError {
     this.method = ctx.method;
     this.path = ctx.path;
     Object.assign(this.extra ?? {}, { reason, ...(ctx.upstreamStatus ? { upstream_status: ctx.upstreamStatus } : {}) });
+  }
+}
+
+/** What a gateway in front of Superset answered (see transport/gateway.ts). */
+export interface GatewayAnswer {
+  /** The answering server's product name ("nginx"), when it said. */
+  server?: string;
+  status: number;
+  /** The page's <title> or <h1>, when it had one. */
+  title?: string;
+  /** How long the answer took. */
+  elapsedMs?: number;
+  /** In words: "nginx answered 504 Gateway Time-out after 60 s". */
+  answer: string;
+}
+
+/**
+ * A gateway (nginx, a load balancer) answered instead of Superset: a 502/503/504 without
+ * Superset's JSON, or an HTML page where JSON was expected. Transient: an idempotent call is
+ * asked again (transport/retry.ts); thrown after the last attempt with `attempts` set, so a
+ * caller can tell "the gateway still answered after retries" (a chart's verification: not
+ * verifiable) from Superset's own failure.
+ */
+export class SupersetGatewayError extends SupersetUnavailableError {
+  override name = 'SupersetGatewayError';
+  readonly gateway: GatewayAnswer;
+  /** Attempts made before giving up (1 when the call was not asked again). */
+  readonly attempts: number;
+  private readonly host: string;
+  constructor(host: string, gateway: GatewayAnswer, ctx: UpstreamContext, attempts = 1) {
+    const tries = attempts > 1 ? ` (${attempts} attempts)` : '';
+    super(
+      GATEWAY_STATUSES.has(gateway.status) ? 'server_error' : 'bad_response',
+      `Superset at ${host} failed on ${ctx.method} ${stripQuery(ctx.path)}: ${gateway.answer}${tries}`,
+      { ...ctx, upstreamStatus: gateway.status, upstreamMessage: gateway.answer },
+    );
+    this.gateway = gateway;
+    this.attempts = attempts;
+    this.host = host;
+  }
+
+  /** The same answer, after `attempts` attempts. */
+  afterAttempts(attempts: number): SupersetGatewayError {
+    return new SupersetGatewayError(this.host, this.gateway, { method: this.method, path: this.path }, attempts);
   }
 }
 
@@ -77,6 +125,23 @@ export class SupersetApiError extends AppError {
     this.body = body;
     this.method = ctx.method;
     this.path = ctx.path;
+  }
+}
+
+/**
+ * An asynchronous chart-data job (GLOBAL_ASYNC_QUERIES) that Superset ran and that failed: its
+ * own error (SIP-40 `errors` of the job's event) is the message, as a synchronous query's 400
+ * would carry it. `upstreamStatus` is the 202 the job was accepted with.
+ */
+export class SupersetQueryError extends SupersetApiError {
+  override name = 'SupersetQueryError';
+  readonly jobId: string;
+  constructor(jobId: string, upstreamMessage: string, body: unknown, errorType?: string) {
+    super({ method: 'POST', path: '/api/v1/chart/data', upstreamStatus: 202 }, upstreamMessage, body, {
+      errorType,
+      detail: `Superset's asynchronous chart-data job ${jobId} failed: ${upstreamMessage}`,
+    });
+    this.jobId = jobId;
   }
 }
 
@@ -134,16 +199,14 @@ export class SupersetImportError extends SupersetApiError {
   }
 }
 
-/** Statuses that mean "a proxy or the server is overloaded or restarting": worth asking again. */
-const TRANSIENT_STATUSES = new Set([502, 503, 504]);
-
 export type SupersetFailureReason = UnavailableReason | 'not_found' | 'auth_failed' | 'forbidden' | 'import_refused' | 'refused';
 
 /** What a failure talking to Superset means for whoever called. */
 export interface SupersetFailure {
   reason: SupersetFailureReason;
   /**
-   * True only for what goes away by itself: a network error, a timeout, 502/503/504. A 500 is
+   * True only for what goes away by itself: a network error, a timeout, 502/503/504, a gateway's
+   * HTML page where JSON was expected. A 500 is
    * Superset failing on this request (an import it cannot do, say); asking again gives the same.
    */
   retryable: boolean;
@@ -155,9 +218,10 @@ export interface SupersetFailure {
 export function classifySupersetFailure(err: unknown): SupersetFailure | undefined {
   if (err instanceof SupersetUnavailableError) {
     const retryable =
+      err instanceof SupersetGatewayError ||
       err.reason === 'network' ||
       err.reason === 'timeout' ||
-      (err.reason === 'server_error' && err.upstreamStatus !== undefined && TRANSIENT_STATUSES.has(err.upstreamStatus));
+      (err.reason === 'server_error' && err.upstreamStatus !== undefined && GATEWAY_STATUSES.has(err.upstreamStatus));
     const answered = err.upstreamStatus !== undefined;
     return {
       reason: err.reason,

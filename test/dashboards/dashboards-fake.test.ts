@@ -254,7 +254,7 @@ describe('503 when Superset fails', () => {
     fake.fail({ path: '/api/v1/dashboard/' }, '502');
     const mark = fake.mark();
     await expect503(`/api/dashboards?env_id=${env}`, 'server_error');
-    expect(fake.count('/api/v1/dashboard/', mark)).toBe(3);
+    expect(fake.count('/api/v1/dashboard/', mark)).toBe(4); // SUPERSET_RETRY_ATTEMPTS' default
     fake.clearFailures();
     fake.fail({ path: '/api/v1/dashboard/' }, 'reset');
     await expect503(`/api/dashboards?env_id=${env}`, 'network');

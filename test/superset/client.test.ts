@@ -254,7 +254,7 @@ describe('typed errors, retries and deadlines', () => {
     await expect(client().getDashboard(99999)).rejects.toBeInstanceOf(SupersetNotFoundError);
   });
 
-  it('retries a GET on 502/503 with backoff, never a POST', async () => {
+  it('retries a GET on 502/503 with backoff, never a POST that writes', async () => {
     const c = client();
     await c.listDashboards({ pageSize: 1 });
     fake.fail({ path: '/api/v1/dashboard/' }, '502', 2);
@@ -262,13 +262,18 @@ describe('typed errors, retries and deadlines', () => {
     expect((await c.listDashboards({ pageSize: 1 })).count).toBe(230);
     expect(fake.count('/api/v1/dashboard/', mark)).toBe(3);
 
-    fake.fail({ path: '/api/v1/chart/data' }, '503', 1);
+    fake.fail({ path: '/api/v1/dashboard/import/' }, '503', 1);
     mark = fake.mark();
-    await expect(c.chartData({ datasource: { id: 1, type: 'table' }, queries: [{}] })).rejects.toMatchObject({
+    await expect(c.importBundle('dashboard', Buffer.from('PK\x03\x04rest'))).rejects.toMatchObject({
       reason: 'server_error',
       upstreamStatus: 503,
     });
-    expect(fake.count('/api/v1/chart/data', mark)).toBe(1);
+    expect(fake.count('/api/v1/dashboard/import/', mark)).toBe(1);
+    // A chart-data query is a POST that only reads: asked again.
+    fake.fail({ path: '/api/v1/chart/data' }, '503', 1);
+    mark = fake.mark();
+    expect((await c.chartData({ datasource: { id: 1, type: 'table' }, queries: [{}] })).result).toHaveLength(1);
+    expect(fake.count('/api/v1/chart/data', mark)).toBe(2);
   });
 
   it('turns timeouts, resets, 5xx and garbage into SupersetUnavailableError', async () => {

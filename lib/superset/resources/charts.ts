@@ -2,6 +2,7 @@
 import type { Pager } from '../transport/paging.ts';
 import { seg } from '../transport/paths.ts';
 import type { SupersetTransport } from '../transport/transport.ts';
+import { ChartData } from './chart-data.ts';
 import type { ChartDataQueryContext, ChartDataResponse, ChartListItem, ListQuery, ListResponse } from '../types.ts';
 
 export interface ChartDetail {
@@ -26,10 +27,12 @@ export interface LegacyChartPayload {
 export class Charts {
   private readonly http: SupersetTransport;
   private readonly pager: Pager;
+  private readonly chartData: ChartData;
 
-  constructor(http: SupersetTransport, pager: Pager) {
+  constructor(http: SupersetTransport, pager: Pager, chartData: ChartData = new ChartData(http)) {
     this.http = http;
     this.pager = pager;
+    this.chartData = chartData;
   }
 
   list(query: ListQuery = {}): Promise<ListResponse<ChartListItem>> {
@@ -53,10 +56,10 @@ export class Charts {
   /**
    * `POST /api/v1/chart/data` with a query context (CSRF-exempt in Superset). Charts saved through
    * the API often have no saved query context, so callers build one from the chart's params.
+   * Answered at once or, with GLOBAL_ASYNC_QUERIES, through its job (./chart-data.ts): either way
+   * the caller gets `result`, one answer per query.
    */
   data(queryContext: ChartDataQueryContext): Promise<ChartDataResponse> {
-    return this.http.request<ChartDataResponse>('POST', '/api/v1/chart/data', {
-      json: { result_format: 'json', result_type: 'full', ...queryContext },
-    });
+    return this.chartData.run(queryContext);
   }
 }

@@ -7,10 +7,12 @@ import {
   SupersetApiError,
   SupersetAuthError,
   SupersetForbiddenError,
+  SupersetGatewayError,
   SupersetNotFoundError,
   SupersetUnavailableError,
   type UpstreamContext,
 } from '../errors.ts';
+import { describeGatewayAnswer, isGatewayAnswer, isHtml } from './gateway.ts';
 import { tryJson, type WireResponse } from './wire.ts';
 
 /** flask-jwt-extended answers a token signed with another key, or malformed, with 422 `{"msg": ...}`. */
@@ -31,9 +33,13 @@ export function isCsrfFailure(res: WireResponse): boolean {
   return false;
 }
 
-/** A 5xx (or no status) as an outage, with Superset's own message when it gave one. */
+/**
+ * A 5xx (or no status) as an outage: a gateway's answer as a SupersetGatewayError, otherwise with
+ * Superset's own message, or what came back when it gave none (never "no usable error message").
+ */
 export function unavailableFromStatus(host: string, res: WireResponse, ctx: UpstreamContext): SupersetUnavailableError {
-  const { message } = normaliseErrorBody(tryJson(res.body), 'no usable error message');
+  if (isGatewayAnswer(res)) return new SupersetGatewayError(host, describeGatewayAnswer(res), ctx);
+  const { message } = normaliseErrorBody(tryJson(res.body), describeGatewayAnswer(res).answer);
   return new SupersetUnavailableError(
     'server_error',
     `Superset at ${host} failed on ${ctx.method} ${ctx.path} with ${res.status} (${message})`,
@@ -67,9 +73,12 @@ export function raiseForStatus(host: string, res: WireResponse, spec: { method: 
   throw new SupersetApiError(full, message, body, { errorType });
 }
 
-/** The body as a JSON object; anything else (an HTML page, a truncated body) is a bad answer. */
+/** The body as a JSON object; an HTML page is a gateway's answer, anything else (a truncated body) a bad answer. */
 export function parseJson<T>(host: string, res: WireResponse, ctx: UpstreamContext): T {
   const parsed = tryJson(res.body);
+  // An HTML page where JSON was expected: a gateway's (or a maintenance page), transient.
+  if (parsed === undefined && isHtml(res))
+    throw new SupersetGatewayError(host, describeGatewayAnswer(res), { ...ctx, upstreamStatus: res.status });
   if (parsed === undefined || typeof parsed !== 'object' || parsed === null) {
     const type = String(res.headers['content-type'] ?? 'no content type');
     throw new SupersetUnavailableError(

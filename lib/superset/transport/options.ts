@@ -1,5 +1,7 @@
 /** How a client is tuned: its logger, retries, size caps, connections, and where it may connect. */
 import type { EgressPolicy } from '../../egress/policy.ts';
+import type { AsyncQueryWait } from '../resources/chart-data.ts';
+import type { RetryHooks } from './retry.ts';
 
 export interface ClientLogger {
   debug(obj: object, msg?: string): void;
@@ -7,7 +9,11 @@ export interface ClientLogger {
 }
 
 export interface RetryPolicy {
-  /** Attempts for a GET, the first included (default 3). Mutating calls are tried once. */
+  /**
+   * Attempts for an idempotent call (a GET, a chart-data query), the first included (default 4).
+   * Other mutating calls are tried once: an import is asked again only by its activity, after
+   * Superset's state shows the first attempt did not land (activities/dashboard-migration/apply.ts).
+   */
   attempts: number;
   baseDelayMs: number;
   maxDelayMs: number;
@@ -18,6 +24,8 @@ export interface RetryPolicy {
 export interface SupersetClientOptions {
   logger?: ClientLogger;
   retry?: Partial<RetryPolicy>;
+  /** The retries' clock, randomness and listener (tests inject them; the worker logs into the task). */
+  retryHooks?: RetryHooks;
   /** Largest JSON answer accepted (default 64 MiB). */
   maxJsonBytes?: number;
   /** Largest export/thumbnail accepted (default 512 MiB). */
@@ -28,11 +36,14 @@ export interface SupersetClientOptions {
   listConcurrency?: number;
   /** How long probed capabilities are trusted before the release is read again (default CAPABILITIES_RECHECK_MS). */
   capabilitiesRecheckMs?: number;
+  /** How long an asynchronous chart-data job is waited for, and how often it is polled (resources/chart-data.ts). */
+  asyncQueries?: Partial<AsyncQueryWait>;
   /** Where connections may go (lib/egress/policy.ts); none: anywhere. */
   egress?: EgressPolicy;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { attempts: 3, baseDelayMs: 150, maxDelayMs: 2_000, onTimeout: false };
+/** Waits of about 0.5, 1 and 2 s between four attempts: long enough for a gateway's worker to come back. */
+export const DEFAULT_RETRY: RetryPolicy = { attempts: 4, baseDelayMs: 500, maxDelayMs: 8_000, onTimeout: false };
 
 /** How long probed capabilities are trusted before the release is read again (a changed release re-probes). */
 export const CAPABILITIES_RECHECK_MS = 5 * 60_000;

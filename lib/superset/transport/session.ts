@@ -61,6 +61,24 @@ export class Session {
     return this.auth;
   }
 
+  /**
+   * The channel of the async-query token Superset keeps in a cookie (GLOBAL_ASYNC_QUERIES: a JWT
+   * whose `channel` claim names the event stream this session reads), when there is one.
+   */
+  asyncChannel(): string | undefined {
+    for (const value of this.cookies.values()) {
+      const parts = value.split('.');
+      if (parts.length !== 3) continue;
+      try {
+        const claims = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8')) as { channel?: unknown };
+        if (typeof claims.channel === 'string') return claims.channel;
+      } catch {
+        // not a JWT
+      }
+    }
+    return undefined;
+  }
+
   cookieHeader(): string | undefined {
     return this.cookies.size ? [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') : undefined;
   }

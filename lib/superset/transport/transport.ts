@@ -5,8 +5,9 @@
  *   token and one CSRF renewal per call.
  * - `Accept: application/json` everywhere: Superset answers errors with HTML pages when the
  *   caller accepts HTML.
- * - A deadline per request from the environment's `timeout_seconds`, retries with backoff on
- *   GETs only, and only for what `classifySupersetFailure` calls retryable.
+ * - A deadline per request from the environment's `timeout_seconds`, retries with backoff and
+ *   jitter (./retry.ts) of idempotent calls only (GETs, chart-data queries, the login), and only
+ *   for what `classifySupersetFailure` calls retryable (a gateway's 502/503/504 or HTML page too).
  * - undici: a connection pool per instance, header and body deadlines plus an overall one, a
  *   size cap enforced while the answer is read, `FormData` for imports, and no redirect handling
  *   at all (a 3xx comes back as an answer).
@@ -20,17 +21,17 @@
 import { Pool, type FormData } from 'undici';
 import { egressConnector } from '../../egress/connect.ts';
 import { egressRefusal } from '../../egress/policy.ts';
-import { classifySupersetFailure, SupersetUnavailableError, type UpstreamContext } from '../errors.ts';
+import { SupersetUnavailableError, type UpstreamContext } from '../errors.ts';
 import type { SupersetConnection } from '../types.ts';
 import { isCsrfFailure, isTokenRefusal, parseJson, raiseForStatus, unavailableFromStatus } from './answers.ts';
-import { DEFAULT_RETRY, type ClientLogger, type RetryPolicy, type SupersetClientOptions } from './options.ts';
+import { isGatewayAnswer } from './gateway.ts';
+import { DEFAULT_RETRY, type ClientLogger, type SupersetClientOptions } from './options.ts';
 import { apiUrl, normaliseBaseUrl, sameOriginPath } from './paths.ts';
+import { Retrier } from './retry.ts';
 import { Session } from './session.ts';
 import { describeNetworkError, readCapped, wireFailure, type CallSpec, type Method, type WireResponse } from './wire.ts';
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export type QueryParams = Record<string, string | number | boolean>;
 
@@ -47,7 +48,8 @@ export class SupersetTransport {
    * retried, so a kept-alive socket the server closed meanwhile must not fail them.
    */
   private readonly freshPool: Pool;
-  private readonly retry: RetryPolicy;
+  private readonly retrier: Retrier;
+  private readonly sleep: (ms: number) => Promise<void>;
   private readonly timeoutMs: number;
   private readonly logger?: ClientLogger;
   private readonly maxJsonBytes: number;
@@ -60,9 +62,10 @@ export class SupersetTransport {
     this.baseUrl = normaliseBaseUrl(conn.baseUrl);
     this.base = new URL(this.baseUrl);
     this.host = this.base.host;
-    this.retry = { ...DEFAULT_RETRY, ...opts.retry };
     this.timeoutMs = Math.max(1, conn.timeoutSeconds ?? 30) * 1000;
     this.logger = opts.logger;
+    this.retrier = new Retrier(this.host, { ...DEFAULT_RETRY, ...opts.retry }, opts.retryHooks, this.logger);
+    this.sleep = opts.retryHooks?.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
     this.maxJsonBytes = opts.maxJsonBytes ?? 64 * 1024 * 1024;
     this.maxBinaryBytes = opts.maxBinaryBytes ?? 512 * 1024 * 1024;
     const tls = { rejectUnauthorized: conn.verifyTls !== false, timeout: this.timeoutMs };
@@ -73,7 +76,7 @@ export class SupersetTransport {
     this.session = new Session(
       conn,
       this.host,
-      { exchange: (spec, bearer) => this.exchange(spec, bearer), getJson: (path) => this.getJson(path) },
+      { exchange: (spec, bearer) => this.loginExchange(spec, bearer), getJson: (path) => this.getJson(path) },
       this.logger,
     );
   }
@@ -82,6 +85,11 @@ export class SupersetTransport {
   close(): void {
     this.closed = true;
     for (const p of [this.pool, this.freshPool]) void p.destroy().catch(() => undefined);
+  }
+
+  /** Waits `ms` on the client's clock (injected in tests): the pauses between polls of an asynchronous query. */
+  pause(ms: number): Promise<void> {
+    return this.sleep(ms);
   }
 
   /** Logs in now (otherwise the first call does). Throws SupersetAuthError on refused credentials. */
@@ -99,26 +107,26 @@ export class SupersetTransport {
     return this.request<T>('GET', path, opts);
   }
 
-  /** The retry loop (GETs only) around one call and the reading of its answer. */
-  async call<T>(spec: CallSpec, read: (res: WireResponse) => T): Promise<T> {
-    const attempts = spec.method === 'GET' ? Math.max(1, this.retry.attempts) : 1;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const res = await this.authed(spec);
-        if (!(spec.pass ?? []).includes(res.status)) raiseForStatus(this.host, res, spec);
-        return read(res);
-      } catch (err) {
-        const failure = classifySupersetFailure(err);
-        const retry = attempt < attempts && failure?.retryable === true && (failure.reason !== 'timeout' || this.retry.onTimeout);
-        if (!retry) throw err;
-        const delay = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (attempt - 1)) * (0.75 + Math.random() / 2);
-        this.logger?.warn(
-          { superset: this.host, path: spec.path, attempt, reason: failure.reason, delay_ms: Math.round(delay) },
-          'superset call failed, retrying',
-        );
-        await sleep(delay);
-      }
-    }
+  /** One call and the reading of its answer, asked again (transport/retry.ts) when it is idempotent. */
+  call<T>(spec: CallSpec, read: (res: WireResponse) => T): Promise<T> {
+    const idempotent = spec.method === 'GET' || spec.idempotent === true;
+    return this.retrier.run({ method: spec.method, path: spec.path, idempotent }, async () => {
+      const res = await this.authed(spec);
+      if (!(spec.pass ?? []).includes(res.status)) raiseForStatus(this.host, res, spec);
+      return read(res);
+    });
+  }
+
+  /**
+   * The session's own exchanges (login, token refresh): a gateway's answer to them is raised, so
+   * it is asked again like any idempotent call (a login only hands out a new token).
+   */
+  private loginExchange(spec: CallSpec, bearer?: string): Promise<WireResponse> {
+    return this.retrier.run({ method: spec.method, path: spec.path, idempotent: true }, async () => {
+      const res = await this.exchange(spec, bearer);
+      if (isGatewayAnswer(res)) throw unavailableFromStatus(this.host, res, spec);
+      return res;
+    });
   }
 
   parseJson<T>(res: WireResponse, ctx: UpstreamContext): T {
@@ -199,7 +207,8 @@ export class SupersetTransport {
         signal: AbortSignal.timeout(this.timeoutMs),
         reset: mutating,
       });
-      const res: WireResponse = { status: answer.statusCode, headers: answer.headers, body: await readCapped(answer, maxBytes) };
+      const read = await readCapped(answer, maxBytes);
+      const res: WireResponse = { status: answer.statusCode, headers: answer.headers, body: read, elapsedMs: Date.now() - started };
       this.session.keepCookies(res);
       this.logger?.debug(
         { superset: this.host, method: spec.method, path: spec.path, status: res.status, ms: Date.now() - started },

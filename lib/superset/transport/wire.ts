@@ -19,6 +19,11 @@ export interface CallSpec {
   accept?: string;
   /** Statuses returned to the caller instead of raised (thumbnails: 202, 302, 404). */
   pass?: number[];
+  /**
+   * Asking again cannot do anything twice (a chart-data query: a POST that only reads). GETs are
+   * idempotent without saying so; other POSTs, PUTs and DELETEs are tried once.
+   */
+  idempotent?: boolean;
   /** Skip authentication (version file, health). */
   anonymous?: boolean;
   maxBytes?: number;
@@ -29,6 +34,8 @@ export interface WireResponse {
   status: number;
   headers: IncomingHttpHeaders;
   body: Buffer;
+  /** How long the exchange took, for messages ("answered 504 after 60 s"). */
+  elapsedMs?: number;
 }
 
 /** Reading the answer went over the size cap. */
