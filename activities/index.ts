@@ -1,5 +1,6 @@
 import { createAssistantActivities } from './assistant/index.ts';
 import { createBackupActivities } from './backups/index.ts';
+import { createBrowserCheckActivities } from './browser-check/index.ts';
 import { createCleanReleaseActivities } from './clean-release/index.ts';
 import { createDatasetLaunchActivities } from './dataset-launch/index.ts';
 import { createDatasetChangeActivities } from './datasets/dataset-change.ts';
@@ -20,6 +21,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createTaskLifecycleActivities(deps),
     ...createSelfcheckActivities(deps),
     ...createMigrationActivities(deps),
+    ...createBrowserCheckActivities(deps),
     ...createBackupActivities(deps),
     ...createGitActivities(deps),
     ...createMapColumnsActivities(deps),

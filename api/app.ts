@@ -40,6 +40,7 @@ import { scheduleRoutes } from './schedules/routes.ts';
 import { migrationRoutes } from './dashboard-migration/routes.ts';
 import { profileRoutes } from './profile/routes.ts';
 import { approvalRoutes } from './tasks/approval.routes.ts';
+import { screenshotRoutes } from './tasks/screenshots.routes.ts';
 import { taskRoutes } from './tasks/routes.ts';
 
 const require = createRequire(import.meta.url);
@@ -68,6 +69,7 @@ export function allRoutes(app: AppContext): AnyRoute[] {
     ...migrationRoutes(app),
     ...taskRoutes(app),
     ...approvalRoutes(app),
+    ...screenshotRoutes(app),
     ...gitRoutes(app),
     ...cleanReleaseRoutes(app),
     ...assistantRoutes(app),

@@ -4,6 +4,7 @@
  * second person, published by migration and revocable. Plain data only (the workflow sandbox
  * imports this module).
  */
+import type { BrowserCheck, VerificationMode } from './browser-check.ts';
 import type { ItemOutcome, ItemsResult } from './outcomes.ts';
 import type { TaskApproval } from './tasks.ts';
 
@@ -87,6 +88,8 @@ export interface ReleaseDecision {
   userId: string | null;
   username: string | null;
   comment?: string;
+  /** A publish's verification (contracts/browser-check.ts); absent: `queries`. */
+  verification?: VerificationMode;
 }
 export interface ReleaseDecisionOutcome {
   candidate_id: string;
@@ -108,6 +111,8 @@ export interface ReleasePublishInput {
   dashboardUuids: string[];
   /** Set by the task service when the task writes into a protected environment. */
   approval?: TaskApproval;
+  /** `browser`: each published dashboard is also opened in the target's Superset in headless Chromium. Absent: `queries`. */
+  verification?: VerificationMode;
 }
 
 export interface ReleaseItem extends ItemOutcome {
@@ -122,6 +127,8 @@ export interface ReleaseItem extends ItemOutcome {
   verified?: boolean;
   /** When not verified: the files whose content differs in the target, and the keys that differ. */
   differences?: Array<{ path: string; keys: string[] }>;
+  /** The browser check of the published dashboard (a publish asked with `verification: "browser"`). */
+  browser?: BrowserCheck;
   /** The per-environment rules applied (from the artifact's environment to the target), as in a migration's outcome. */
   env_rules?: unknown[];
 }

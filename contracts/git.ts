@@ -1,4 +1,5 @@
 /** The git_deploy task: a dashboard's repository at a pinned commit, imported into an environment. */
+import type { VerificationMode } from './browser-check.ts';
 import type { ItemOutcome, ItemsResult } from './outcomes.ts';
 import type { ApprovalOutcome, TaskApproval } from './tasks.ts';
 
@@ -16,6 +17,8 @@ export interface GitDeployInput {
   requestedBy?: string | null;
   /** Set by the task service when the target is protected (older runs carry `required: false`). */
   approval?: TaskApproval;
+  /** `browser`: after the chart queries, the deployed dashboard is opened in headless Chromium beside envId's. Absent: `queries`. */
+  verification?: VerificationMode;
 }
 
 export interface GitDeployItem extends ItemOutcome {

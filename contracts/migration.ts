@@ -3,6 +3,7 @@ import type { ItemFailure } from './failures.ts';
 import type { ItemOutcome, ItemsResult, NextAction } from './outcomes.ts';
 import type { EnvRuleEffect } from './env-rules.ts';
 import type { RlsMode, RlsReport } from './rls.ts';
+import type { BrowserCheck, VerificationMode } from './browser-check.ts';
 import type { TaskApproval } from './tasks.ts';
 
 export interface MigrationInput {
@@ -17,6 +18,8 @@ export interface MigrationInput {
   dryRun: boolean;
   /** Row-level security: strict (a difference fails the dashboard, the default), copy or ignore. Absent in inputs from before it existed: strict. */
   rls?: RlsMode;
+  /** `browser`: after the chart queries, each imported dashboard is opened in headless Chromium (contracts/browser-check.ts). Absent: `queries`. */
+  verification?: VerificationMode;
 }
 
 /** A key the target's Superset rejected, generalised over list positions (columns.*.datetime_format). */
@@ -74,6 +77,8 @@ export interface Verification {
   charts: ChartVerification[];
   /** Charts per classification (absent in results from before it). */
   classes?: Record<ChartClassification, number>;
+  /** The browser check's result, when the request asked for `verification: "browser"`. */
+  browser?: BrowserCheck;
   /** How long the verification took (chart queries included). */
   duration_ms?: number;
 }

@@ -11,6 +11,7 @@ import { AuditStore } from './assistant/audit.ts';
 import { ConfirmationStore } from './assistant/confirmations.ts';
 import { ConversationStore } from './assistant/conversations.ts';
 import { BackupIndexStore } from './backups/store.ts';
+import { BrowserScreenshotStore } from './browser-check/screenshots.ts';
 import { CleanReleaseStore } from './clean-release/store.ts';
 import { ReviewClarificationStore } from './dataset-review/clarifications.ts';
 import { ReviewLaunchStore } from './dataset-review/launches.ts';
@@ -82,6 +83,8 @@ export interface Stores {
   migrationStates: MigrationStateStore;
   /** Import intents, written before an import and confirmed after it. */
   migrationItems: MigrationItemsStore;
+  /** The browser check's screenshots, per task, dashboard and side. */
+  browserScreenshots: BrowserScreenshotStore;
   selfcheckEffects: SelfcheckEffectStore;
   assistant: {
     conversations: ConversationStore;
@@ -121,6 +124,7 @@ export function createStores(knex: Knex, keyring: Keyring): Stores {
     cleanRelease: new CleanReleaseStore(knex),
     migrationStates: new MigrationStateStore(knex),
     migrationItems: new MigrationItemsStore(knex),
+    browserScreenshots: new BrowserScreenshotStore(knex),
     selfcheckEffects: new SelfcheckEffectStore(knex),
     assistant: {
       conversations: new ConversationStore(knex),

@@ -139,6 +139,14 @@ const schema = z.object({
   SUPERSET_RETRY_BASE_MS: z.coerce.number().int().min(0).max(60_000).default(500),
   SUPERSET_RETRY_MAX_MS: z.coerce.number().int().min(0).max(300_000).default(8_000),
   /**
+   * The browser check (`verification: "browser"`): Chromium pages open at once per worker (each
+   * page is a whole Superset frontend: one or two on a small host), the seconds one dashboard's
+   * page may take to sign in and draw every chart, and the Chromium binary (Debian's by default).
+   */
+  BROWSER_CHECK_PAGES: z.coerce.number().int().min(1).max(2).default(1),
+  BROWSER_CHECK_BUDGET_SECONDS: z.coerce.number().int().min(5).max(600).default(90),
+  BROWSER_CHECK_CHROMIUM: z.string().trim().min(1).default('/usr/bin/chromium'),
+  /**
    * Where the server may connect (lib/egress/policy.ts): host names, `*.`-wildcard names, addresses
    * and CIDR ranges, comma-separated. Unset or empty: anywhere.
    */

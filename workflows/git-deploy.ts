@@ -9,6 +9,13 @@ const deploy = proxyActivities<Activities>({
   retry: { initialInterval: '2 seconds', maximumInterval: '30 seconds', maximumAttempts: 4 },
 });
 
+/** The browser check (`verification: "browser"`): one dashboard, within its time budget. */
+const browser = proxyActivities<Activities>({
+  startToCloseTimeout: '15 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: { initialInterval: '2 seconds', maximumInterval: '20 seconds', maximumAttempts: 2 },
+});
+
 /**
  * Deploys a dashboard's repository at a pinned commit into an environment. Into a protected
  * environment it first waits (AWAITING_APPROVAL) for another person's decision (runAsTask's gate);
@@ -63,6 +70,18 @@ export async function gitDeployWorkflow(input: GitDeployInput): Promise<GitDeplo
           it.outcome = 'failed';
           it.step = 'verify';
           it.error = `deployed, but verification failed: ${v.charts_linked}/${v.charts_expected} charts linked, ${v.charts.filter((c) => !c.ok).length} chart queries fail`;
+        }
+        if (input.verification === 'browser') {
+          // Beside the dashboard in the environment the request named, when that is not the target itself.
+          const source = input.envId !== input.targetEnvId ? { envId: input.envId, dashboardId: input.dashboardId } : undefined;
+          const b = await browser.browserCheckDashboard({ targetEnvId: input.targetEnvId, dashboardId: it.target_dashboard_id, ...(source ? { source } : {}) });
+          it.verification = { ...v, browser: b, ...(b.verdict === 'failed' ? { ok: false } : {}) };
+          if (b.verdict === 'failed' && it.status === 'deployed') {
+            it.status = 'deployed_with_errors';
+            it.outcome = 'failed';
+            it.step = 'verify';
+            it.error = `deployed, but the browser check failed: ${b.reason}`;
+          }
         }
         await deploy.recordGitDeployment({
           dashboardUuid: input.dashboardUuid,

@@ -37,6 +37,13 @@ const verify = proxyActivities<Activities>({
   retry: { initialInterval: '2 seconds', maximumInterval: '20 seconds', maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE_FAILURE_TYPES },
 });
 
+/** The browser check (`verification: "browser"`): pages one or two at a time, each dashboard within its time budget. */
+const browser = proxyActivities<Activities>({
+  startToCloseTimeout: '60 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: { initialInterval: '2 seconds', maximumInterval: '20 seconds', maximumAttempts: 2, nonRetryableErrorTypes: NON_RETRYABLE_FAILURE_TYPES },
+});
+
 const bookkeeping = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
   retry: { initialInterval: '1 second', maximumInterval: '20 seconds' },
@@ -72,6 +79,14 @@ async function verifyAll(request: Omit<MigrationInput, 'dashboardIds'>, dashboar
         await verify.verifyMigratedBatch({ sourceEnvId: request.sourceEnvId, targetEnvId: request.targetEnvId, dashboards: part });
       } catch (err) {
         await bookkeeping.recordDashboardFailures({ step: 'verify', dashboards: part, failure: failureOf(err, 'verify') });
+      }
+      if (request.verification === 'browser') {
+        try {
+          await browser.browserCheckMigratedBatch({ sourceEnvId: request.sourceEnvId, targetEnvId: request.targetEnvId, dashboards: part });
+        } catch (err) {
+          // Its dashboards keep their query verification; what the browser could not say is logged, never a failure.
+          log.warn(`the browser check of ${part.length} dashboard(s) did not finish: ${failureOf(err, 'verify').error}`);
+        }
       }
     }
   });

@@ -20,6 +20,7 @@ import {
   type ReleaseDecisionOutcome,
   type ReleasePublishInput,
   type ReleasePublishResult,
+  type ReleaseItem,
 } from '../contracts/clean-release.ts';
 import { countOutcomes } from '../contracts/outcomes.ts';
 import { endTaskWithResult, runAsTask } from './task-run.ts';
@@ -32,6 +33,13 @@ const work = proxyActivities<Activities>({
   startToCloseTimeout: '15 minutes',
   heartbeatTimeout: '1 minute',
   retry: { initialInterval: '2 seconds', maximumInterval: '30 seconds', maximumAttempts: 4 },
+});
+
+/** The browser check of a published dashboard: one at a time, within its time budget. */
+const browserCheck = proxyActivities<Activities>({
+  startToCloseTimeout: '15 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: { initialInterval: '2 seconds', maximumInterval: '20 seconds', maximumAttempts: 2 },
 });
 
 export const releaseDecision = defineUpdate<ReleaseDecisionOutcome, [ReleaseDecision]>(RELEASE_DECISION_UPDATE);
@@ -87,11 +95,11 @@ export async function releasePublishWorkflow(input: ReleasePublishInput): Promis
     let position = 0;
     try {
       for (const uuid of input.dashboardUuids) {
-        items.push(
+        const item =
           input.mode === 'publish'
             ? await work.publishReleaseArtifact({ candidateId: input.candidateId, dashboardUuid: uuid, position: ++position })
-            : await work.revokeReleaseArtifact({ candidateId: input.candidateId, dashboardUuid: uuid }),
-        );
+            : await work.revokeReleaseArtifact({ candidateId: input.candidateId, dashboardUuid: uuid });
+        items.push(input.verification === 'browser' ? await browserChecked(input, item) : item);
       }
     } catch (err) {
       // The candidate must not stay "publishing" behind a task that ended.
@@ -125,6 +133,18 @@ export async function releasePublishWorkflow(input: ReleasePublishInput): Promis
       onDenied: () => bookkeeping.settleRelease({ candidateId: input.candidateId, mode: input.mode, failed: 1 }),
     },
   });
+}
+
+/**
+ * A published dashboard opened in the target's Superset (`verification: "browser"`): held to the
+ * target alone (an artifact has no live source to render beside it), a chart that shows an error
+ * fails the item; a browser that cannot reach Superset leaves it published, `not_verifiable`.
+ */
+async function browserChecked(input: ReleasePublishInput, item: ReleaseItem): Promise<ReleaseItem> {
+  if (item.status !== 'published' || item.target_dashboard_id === null) return item;
+  const browser = await browserCheck.browserCheckDashboard({ targetEnvId: input.targetEnvId, dashboardId: item.target_dashboard_id });
+  if (browser.verdict !== 'failed') return { ...item, browser };
+  return { ...item, browser, status: 'failed', outcome: 'failed', step: 'verify', error: `published, but the browser check failed: ${browser.reason}` };
 }
 
 /** The `release_check` task: runs every check and persists the report. */

@@ -82,6 +82,7 @@ async function registerPublishTask(deps: ActivityDeps, candidate: CandidateRow, 
       ? (manifest?.body.artifacts.map((a) => a.dashboard_uuid) ?? [])
       : (await store.publications(candidate.id)).map((p) => p.dashboard_uuid);
   let publish: ReleasePublishInput = { candidateId: candidate.id, mode, targetEnvId: candidate.target_env_id, dashboardUuids: uuids };
+  if (mode === 'publish' && input.verification === 'browser') publish = { ...publish, verification: 'browser' };
   const kind = TASK_KINDS.release_publish;
   // Into a protected environment the publish (or revoke) waits for another person, as every writing task does.
   const envs = await deps.stores.environments.labelsById([publish.targetEnvId]);

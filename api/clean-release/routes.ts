@@ -161,7 +161,7 @@ export function cleanReleaseRoutes(app: AppContext): AnyRoute[] {
         404: { description: 'Unknown candidate' },
         409: { description: '`invalid_state` (names the state) or `no_passed_report`' },
       },
-      handler: (_ctx, { params, body, principal }) => svc.decide(params.candidate_id, action, principal, body.comment),
+      handler: (_ctx, { params, body, principal }) => svc.decide(params.candidate_id, action, principal, body.comment, body.verification),
     });
 
   return [

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { CANDIDATE_STATES, POLICY_RULES } from '../../contracts/clean-release.ts';
 import type { ArtifactRow, CandidateRow, DecisionRow, ManifestRow, PublicationRow, ReportRow } from '../../db/clean-release/store.ts';
 import { pageEnvelope, pagination, SUPERSET_ID_MAX } from '../http/schemas.ts';
+import { verificationOption } from '../http/verification.ts';
 
 const uuid = z
   .string()
@@ -51,7 +52,12 @@ export const artifactsBody = z
   })
   .strict();
 
-export const decisionBody = z.object({ comment: z.string().trim().max(2000).optional() }).strict();
+export const decisionBody = z
+  .object({
+    comment: z.string().trim().max(2000).optional(),
+    verification: verificationOption.describe(`A publish's verification (other decisions ignore it): ${verificationOption.description}`),
+  })
+  .strict();
 export const legacyCheckBody = z.object({ candidate_id: uuid }).strict();
 export const candidateParams = z.object({ candidate_id: z.string().max(100) });
 export const checkParams = z.object({ check_id: z.string().max(100) });

@@ -1,3 +1,4 @@
+import type { VerificationMode } from '../../contracts/browser-check.ts';
 import path from 'node:path';
 import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Workflow } from '@temporalio/common';
@@ -245,11 +246,17 @@ export class CleanReleaseService {
   }
 
   /** A decision, sent to the candidate's release workflow; its refusals come back as problem bodies. */
-  async decide(candidateId: string, action: ReleaseAction, principal: Principal, comment?: string): Promise<ReleaseDecisionOutcome> {
+  async decide(candidateId: string, action: ReleaseAction, principal: Principal, comment?: string, verification?: VerificationMode): Promise<ReleaseDecisionOutcome> {
     const candidate = await this.store.getCandidate(candidateId);
     const refusal = action === 'approve' ? selfApprovalRefusal(candidate, principal.userId) : null;
     if (refusal) throw new AppError(403, 'self_approval', 'Forbidden', refusal);
-    const decision: ReleaseDecision = { action, userId: principal.userId, username: principal.username, ...(comment ? { comment } : {}) };
+    const decision: ReleaseDecision = {
+      action,
+      userId: principal.userId,
+      username: principal.username,
+      ...(comment ? { comment } : {}),
+      ...(action === 'publish' && verification === 'browser' ? { verification } : {}),
+    };
     try {
       return await this.app.temporal.workflow.executeUpdateWithStart<Workflow, ReleaseDecisionOutcome, [ReleaseDecision]>(
         RELEASE_DECISION_UPDATE,

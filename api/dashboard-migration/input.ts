@@ -8,6 +8,7 @@ import type { TaskInputOf } from '../../contracts/task-kinds.ts';
 import { RLS_MODES } from '../../contracts/rls.ts';
 import { MAX_DASHBOARDS_PER_TASK } from '../../contracts/tasks.ts';
 import { supersetId } from '../http/schemas.ts';
+import { verificationInput, verificationOption } from '../http/verification.ts';
 
 const id = supersetId('Superset');
 
@@ -38,6 +39,7 @@ export const migrateBody = z
       .describe(
         "row-level-security rules on the dashboard's datasets (no export carries them): `strict` fails a dashboard whose rules differ between source and target (`code: rls_mismatch`); `copy` creates or updates the source's rules in the target after the import (by name; tables resolved to the imported datasets, roles matched by name; a role missing in the target fails the dashboard before anything is imported, `code: rls_role_missing`); `ignore` imports anyway and records the differences as the requester's choice",
       ),
+    verification: verificationOption,
   })
   .strict();
 
@@ -53,6 +55,7 @@ export function migrationInput(body: MigrateBody): { input: TaskInputOf<'migrati
       overwrite: body.overwrite,
       dryRun: body.dry_run,
       rls: body.rls,
+      ...verificationInput(body.verification),
     },
     params: { ...body },
   };

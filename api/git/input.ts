@@ -1,5 +1,6 @@
 /** The `git_deploy` task input, built in one place for the HTTP route and the assistant. */
 import type { TaskInputOf } from '../../contracts/task-kinds.ts';
+import { verificationInput } from '../http/verification.ts';
 import type { deployBody } from './schemas.ts';
 import type { z } from 'zod';
 
@@ -27,6 +28,7 @@ export function gitDeployInput(
       overwrite: body.overwrite,
       dbMappings: body.db_mappings,
       requestedBy,
+      ...verificationInput(body.verification),
     },
     params: { ...body, target_env_id: targetEnvId, dashboard_id: dashboardId, commit: prepared.commit },
     ...(body.approval_timeout_seconds ? { approvalSeconds: body.approval_timeout_seconds } : {}),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { GitConfigRow } from '../../db/git/configs.ts';
+import { verificationOption } from '../http/verification.ts';
 
 export const PAT_MASK = '********';
 export const MAX_REPOSITORY_STATUS_BATCH = 100;
@@ -216,6 +217,7 @@ export const deployBody = z
     target_env_id: envId.optional().describe('Where to deploy (default: env_id)'),
     commit: z.string({ error: 'commit is required' }).trim().min(4).max(220).describe('The commit to deploy (id, branch or `HEAD~N`)'),
     overwrite: z.boolean().default(true),
+    verification: verificationOption,
     approval_timeout_seconds: z
       .number()
       .int()

@@ -21,6 +21,7 @@ import * as m210 from './20261125_210_idempotency_scope.ts';
 import * as m220 from './20261125_220_people_behind_keys.ts';
 import * as m230 from './20261125_230_target_state_verification.ts';
 import * as m240 from './20261125_240_assistant_pending_command.ts';
+import * as m280 from './20261125_280_browser_screenshots.ts';
 import * as m265 from './20261125_265_review_launches.ts';
 import * as m270 from './20261125_270_environment_rules.ts';
 
@@ -55,6 +56,7 @@ const migrations: Array<[string, MigrationModule]> = [
   ['20261125_240_assistant_pending_command', m240],
   ['20261125_265_review_launches', m265],
   ['20261125_270_environment_rules', m270],
+  ['20261125_280_browser_screenshots', m280],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, MigrationModule]> = {

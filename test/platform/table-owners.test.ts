@@ -60,6 +60,7 @@ const OWNERS: Record<string, string[]> = {
   assistant_audit: ['db/assistant/audit.ts'],
   migration_target_state: ['db/dashboard-migration/store.ts'],
   migration_items: ['db/dashboard-migration/items.ts'],
+  browser_screenshots: ['db/browser-check/screenshots.ts'],
   database_mappings: ['db/environments/mappings.ts'],
   backups: ['db/backups/store.ts'],
   selfcheck_effects: ['db/selfcheck/store.ts'],

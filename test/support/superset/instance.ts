@@ -365,6 +365,26 @@ class CeleryConfig:  # never used: no worker runs; keeps any sqlite broker file 
 
 CELERY_CONFIG = CeleryConfig
 SUPERSET_WEBSERVER_TIMEOUT = 300
+
+# WTForms 3.3 passes extra_filters to Field.process, which the pinned WTForms-JSON 0.3.4 wrapper
+# refuses: every form POST (the login page, which the browser check signs in through) would
+# answer 500. Its wrapper is wrapped once more to accept the argument before Superset applies it.
+try:
+    import wtforms_json as _wtforms_json
+
+    _wrap_process = _wtforms_json.monkey_patch_field_process
+
+    def _accepting_extra_filters(func):
+        inner = _wrap_process(func)
+
+        def process(self, formdata, data=_wtforms_json._unset_value, extra_filters=None):
+            return inner(self, formdata, data=data)
+
+        return process
+
+    _wtforms_json.monkey_patch_field_process = _accepting_extra_filters
+except ImportError:
+    pass
 LOG_LEVEL = "INFO"
 
 ${options.extraConfig ?? ''}

@@ -6,6 +6,8 @@ import type { MigrationResult } from '../../../contracts/migration.ts';
 import type { ItemsResult, NextAction } from '../../../contracts/outcomes.ts';
 import { api, authFetch, must } from '../api.ts';
 import { useCan, useMe } from '../auth.tsx';
+import { BrowserScreenshots } from '../components/BrowserScreenshots.tsx';
+import { ChartVerdicts } from '../components/ChartVerdicts.tsx';
 import { LiveLogs } from '../components/LiveLogs.tsx';
 import { ObjectDiff } from '../components/ObjectDiff.tsx';
 import { ProblemAlert } from '../components/ProblemAlert.tsx';
@@ -83,7 +85,12 @@ export function TaskPage() {
         <>
           <Title order={3}>{t.items}</Title>
           {data.type === 'migration' ? (
-            (result as MigrationResult).items.map((o) => <ObjectDiff key={String(o.id)} outcome={o} />)
+            (result as MigrationResult).items.map((o) => (
+              <div key={String(o.id)}>
+                <ObjectDiff outcome={o} />
+                <ChartVerdicts verification={o.verification} />
+              </div>
+            ))
           ) : (
             <Table>
               <Table.Tbody>
@@ -103,6 +110,7 @@ export function TaskPage() {
           {result.items.some((i) => i.upstream_error) && (
             <Code block>{JSON.stringify(result.items.flatMap((i) => (i.upstream_error ? [{ id: i.id, step: i.step, upstream: i.upstream_error }] : [])), null, 2)}</Code>
           )}
+          {id && <BrowserScreenshots taskId={id} items={result.items} />}
           <NextActions actions={[...result.next_actions, ...result.items.flatMap((i) => i.next_actions)]} />
         </>
       )}
