@@ -2,6 +2,8 @@
  * Per-environment rules: what differs between two environments besides their databases. Stored
  * per (source, target) pair next to the database mappings and applied to a bundle before it is
  * written into the target (migration, git deploy, release publish, and the drift report's dry run).
+ * lib/bundles/env-rules.ts, which applies them, states the same shapes for itself (lib imports
+ * nothing of the project); the compiler holds the two together where outcomes are built.
  */
 
 /**

@@ -5,10 +5,40 @@
  * matched nothing says so.
  */
 import LinkifyIt from 'linkify-it';
-import type { EnvRule, EnvRuleChange, EnvRuleEffect, EnvRuleSkip } from '../../contracts/env-rules.ts';
 import { dialectOfUri, renameQualifier } from '../sql/qualifiers.ts';
 import type { Bundle, BundleFile } from './bundle.ts';
 import { describe } from './rewrite.ts';
+
+/**
+ * A rule and what it did, as this module reads and answers them. lib/ imports nothing of the
+ * project, so contracts/env-rules.ts states the same shapes for the outcomes; the compiler holds
+ * them together where an activity puts these answers into an outcome.
+ */
+export interface EnvRule {
+  id: string;
+  kind: 'schema' | 'catalog' | 'text';
+  from: string;
+  to: string;
+}
+export interface EnvRuleChange {
+  object: string;
+  file: string;
+  field: string;
+  before: string | null;
+  after: string | null;
+}
+export interface EnvRuleSkip {
+  object: string;
+  file: string;
+  field: string;
+  reason: string;
+}
+export interface EnvRuleEffect extends EnvRule {
+  matched: number;
+  objects: EnvRuleChange[];
+  unreadable: EnvRuleSkip[];
+  note?: string;
+}
 
 type Rec = Record<string, unknown>;
 // A YAML key may be `__proto__`; writing through it would reach Object.prototype.
