@@ -10,6 +10,7 @@ import {
   conversationParams,
   deleteAnswer,
   deleteQuery,
+  historyAcrossList,
   historyQuery,
   messageAnswer,
   messageBody,
@@ -108,6 +109,18 @@ export function assistantRoutes(app: AppContext): AnyRoute[] {
         404: { description: "Unknown, or someone else's, conversation" },
       },
       handler: (_ctx, { params, query, principal }) => assistant.history(principal, params.conversation_id, query.page, query.page_size),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/assistant/history',
+      tag: TAG,
+      summary: 'Your messages across all your conversations, newest first',
+      description:
+        "The caller's history: every message (yours and the assistant's answers) of every conversation of yours, archived ones included (a hard-deleted conversation's are gone), newest first, each naming its `conversation_id` and whether that conversation is archived. Paged with `page` and `page_size`; never another person's messages (an API key gets 403).",
+      access: USE,
+      query: historyQuery,
+      responses: { 200: { description: 'A page of messages', schema: historyAcrossList }, 400: { description: 'Bad pagination' } },
+      handler: (_ctx, { query, principal }) => assistant.historyAcross(principal, query.page, query.page_size),
     }),
     defineRoute({
       method: 'delete',

@@ -114,6 +114,21 @@ export const messageList = z.object({
   has_next: z.boolean(),
 });
 
+const messageItem = messageList.shape.items.element;
+
+export const historyAcrossList = z.object({
+  items: z.array(
+    messageItem.extend({
+      conversation_id: z.string().describe('the conversation the message belongs to'),
+      conversation_archived: z.boolean().describe('whether that conversation is archived'),
+    }),
+  ),
+  total: z.number().int(),
+  page: z.number().int(),
+  page_size: z.number().int(),
+  has_next: z.boolean(),
+});
+
 export const deleteQuery = z.object({
   hard: queryBoolean.optional().describe('true: delete the conversation and its messages; default: archive it'),
 });

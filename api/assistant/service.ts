@@ -7,6 +7,7 @@
  * missing part on the user's message, so the next message completes it on any API process.
  */
 import type { AuditDecision } from '../../db/assistant/audit.ts';
+import type { MessageRow } from '../../db/assistant/conversations.ts';
 import type { Intent } from '../../lib/assistant/intent.ts';
 import { parseCommand } from '../../lib/assistant/parser.ts';
 import { TEXTS } from '../../lib/assistant/texts.ts';
@@ -205,18 +206,14 @@ export class AssistantService {
   async history(principal: Principal, id: string, pageNo: number, pageSize: number) {
     const conv = await this.ownConversation(principal, id);
     const { rows, total } = await this.conversations.messages(id, pageNo, pageSize);
-    const items = rows.map((m) => ({
-      message_id: m.id,
-      role: m.role,
-      text: m.text,
-      state: m.state,
-      intent: m.intent,
-      data: m.data ?? null,
-      confirmation_id: m.confirmation_id,
-      task_id: m.task_id,
-      created_at: new Date(m.created_at).toISOString(),
-    }));
-    return { conversation_id: id, archived: conv.archived, ...page(items, total, pageNo, pageSize) };
+    return { conversation_id: id, archived: conv.archived, ...page(rows.map(messageOut), total, pageNo, pageSize) };
+  }
+
+  /** The caller's messages across all their conversations (archived ones too), newest first. */
+  async historyAcross(principal: Principal, pageNo: number, pageSize: number) {
+    const { rows, total } = await this.conversations.messagesAcross(assistantPolicy.mine(principal), pageNo, pageSize);
+    const items = rows.map((m) => ({ ...messageOut(m), conversation_id: m.conversation_id, conversation_archived: m.conversation_archived }));
+    return page(items, total, pageNo, pageSize);
   }
 
   /** Archives (the command waiting in it is forgotten) or deletes one of the caller's conversations. */
@@ -243,4 +240,18 @@ export class AssistantService {
     }));
     return page(items, total, pageNo, pageSize);
   }
+}
+
+function messageOut(m: MessageRow) {
+  return {
+    message_id: m.id,
+    role: m.role,
+    text: m.text,
+    state: m.state,
+    intent: m.intent,
+    data: m.data ?? null,
+    confirmation_id: m.confirmation_id,
+    task_id: m.task_id,
+    created_at: new Date(m.created_at).toISOString(),
+  };
 }

@@ -131,6 +131,26 @@ export class ConversationStore {
     return { rows: rows as MessageRow[], total: Number(count[0]?.count ?? 0) };
   }
 
+  /**
+   * The messages of every conversation matching `filter` (archived ones too), newest first, each
+   * with its conversation's id and archived flag: a person's history across conversations.
+   */
+  async messagesAcross(filter: { user_id: string }, page: number, pageSize: number) {
+    const base = () =>
+      this.knex<MessageRow>('assistant_messages as m')
+        .join('assistant_conversations as c', 'c.id', 'm.conversation_id')
+        .where({ 'c.user_id': filter.user_id });
+    const [rows, count] = await Promise.all([
+      base()
+        .select('m.*', 'c.archived as conversation_archived')
+        .orderBy('m.seq', 'desc')
+        .offset((page - 1) * pageSize)
+        .limit(pageSize),
+      base().count<{ count: string }[]>('* as count'),
+    ]);
+    return { rows: rows as Array<MessageRow & { conversation_archived: boolean }>, total: Number(count[0]?.count ?? 0) };
+  }
+
   /** What the user's message left waiting for a reply (null: its answer asked for nothing). */
   async leavePending(messageId: string, command: string | null): Promise<void> {
     await this.knex('assistant_messages').where({ id: messageId, role: 'user' }).update({ pending_command: command });

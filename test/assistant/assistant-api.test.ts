@@ -458,6 +458,39 @@ describe('conversations', () => {
     ).toBe(404);
   });
 
+  it("answers the caller's history across conversations, newest first and paged, archived ones included and nobody else's", async () => {
+    const me = await createUserWithRoles(h, 'asst-historian', ['Viewer']);
+    const x = await say(me.token, 'help');
+    const y = await say(me.token, 'list datasets in dev');
+    await say(me.token, 'покажи дашборды в dev', { conversation_id: x.body.conversation_id });
+    await say(operator.token, 'help'); // someone else's, later
+    expect((await h.request('DELETE', `/api/assistant/conversations/${y.body.conversation_id}`, { token: me.token })).status).toBe(200);
+
+    const first = await h.request('GET', '/api/assistant/history?page_size=4', { token: me.token });
+    expect(first.status, first.text).toBe(200);
+    expect(first.body).toMatchObject({ total: 6, page: 1, page_size: 4, has_next: true });
+    const X = x.body.conversation_id;
+    const Y = y.body.conversation_id;
+    expect(first.body.items.map((m: any) => [m.conversation_id, m.role, m.conversation_archived])).toEqual([
+      [X, 'assistant', false],
+      [X, 'user', false],
+      [Y, 'assistant', true],
+      [Y, 'user', true],
+    ]);
+    expect(first.body.items[1].text).toBe('покажи дашборды в dev');
+    const second = await h.request('GET', '/api/assistant/history?page=2&page_size=4', { token: me.token });
+    expect(second.body).toMatchObject({ total: 6, page: 2, page_size: 4, has_next: false });
+    expect(second.body.items.map((m: any) => [m.conversation_id, m.role])).toEqual([
+      [X, 'assistant'],
+      [X, 'user'],
+    ]);
+    expect(second.body.items[1]).toMatchObject({ text: 'help', message_id: expect.any(String), created_at: expect.any(String) });
+    // Another person's history holds none of these.
+    const theirs = await h.request('GET', '/api/assistant/history?page_size=100', { token: operator.token });
+    expect(theirs.body.items.some((m: any) => [X, Y].includes(m.conversation_id))).toBe(false);
+    expect((await h.request('GET', '/api/assistant/history?page_size=101', { token: me.token })).status).toBe(400);
+  });
+
   it('keeps each user to their own audit, newest first and paginated', async () => {
     const mine = await auditOf(viewer.token, '?page_size=2');
     expect(mine.page_size).toBe(2);
