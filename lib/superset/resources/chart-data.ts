@@ -9,6 +9,7 @@
  * naming the endpoint and status, never a TypeError in a caller.
  */
 import { normaliseErrorBody, SupersetNotFoundError, SupersetQueryError, SupersetUnavailableError } from '../errors.ts';
+import { DEFAULT_ASYNC_WAIT, type AsyncQueryWait } from '../transport/options.ts';
 import type { SupersetTransport } from '../transport/transport.ts';
 import type { CallSpec, WireResponse } from '../transport/wire.ts';
 import type { ChartDataQueryContext, ChartDataResponse } from '../types.ts';
@@ -16,16 +17,6 @@ import type { ChartDataQueryContext, ChartDataResponse } from '../types.ts';
 const DATA = '/api/v1/chart/data';
 const EVENTS = '/api/v1/async_event/';
 const RESULT_PATH = /^\/api\/v1\/chart\/data\/[A-Za-z0-9_-]{1,255}$/;
-
-export interface AsyncQueryWait {
-  /** Most time spent waiting for one job, in ms (default 300 000). */
-  maxWaitMs: number;
-  /** First pause between polls (default 250 ms), growing by half each time up to `maxPollMs` (default 2 000 ms). */
-  firstPollMs: number;
-  maxPollMs: number;
-}
-
-export const DEFAULT_ASYNC_WAIT: AsyncQueryWait = { maxWaitMs: 300_000, firstPollMs: 250, maxPollMs: 2_000 };
 
 /** A job as Superset's 202 and its events describe it (async_query_manager.build_job_metadata). */
 interface AsyncJob {

@@ -1,7 +1,6 @@
 /** How a client is tuned: its logger, retries, size caps, connections, and where it may connect. */
 import type { EgressPolicy } from '../../egress/policy.ts';
-import type { AsyncQueryWait } from '../resources/chart-data.ts';
-import type { RetryHooks } from './retry.ts';
+import type { SupersetFailureReason } from '../errors.ts';
 
 export interface ClientLogger {
   debug(obj: object, msg?: string): void;
@@ -47,3 +46,36 @@ export const DEFAULT_RETRY: RetryPolicy = { attempts: 4, baseDelayMs: 500, maxDe
 
 /** How long probed capabilities are trusted before the release is read again (a changed release re-probes). */
 export const CAPABILITIES_RECHECK_MS = 5 * 60_000;
+
+/** What a retry is about, as the task's log shows it. */
+export interface RetryEvent {
+  host: string;
+  method: string;
+  path: string;
+  /** The attempt that failed (1-based) and how many the bound allows. */
+  attempt: number;
+  attempts: number;
+  reason: SupersetFailureReason;
+  /** What came back, in words ("nginx answered 504 Gateway Time-out after 60 s"). */
+  answer: string;
+  delayMs: number;
+}
+
+export interface RetryHooks {
+  /** Waits `ms` (default: a timer). */
+  sleep?: (ms: number) => Promise<void>;
+  /** A number in [0, 1) (default Math.random). */
+  random?: () => number;
+  /** Told of every retry before its wait (the worker writes it into the task's log). */
+  onRetry?: (event: RetryEvent) => void;
+}
+
+export interface AsyncQueryWait {
+  /** Most time spent waiting for one job, in ms (default 300 000). */
+  maxWaitMs: number;
+  /** First pause between polls (default 250 ms), growing by half each time up to `maxPollMs` (default 2 000 ms). */
+  firstPollMs: number;
+  maxPollMs: number;
+}
+
+export const DEFAULT_ASYNC_WAIT: AsyncQueryWait = { maxWaitMs: 300_000, firstPollMs: 250, maxPollMs: 2_000 };

@@ -5,31 +5,10 @@
  * only for what passes by itself (classifySupersetFailure's `retryable`). The sleep and the
  * randomness are injected, so tests never wait on the wall clock.
  */
-import { classifySupersetFailure, SupersetGatewayError, type SupersetFailureReason } from '../errors.ts';
-import type { ClientLogger, RetryPolicy } from './options.ts';
+import { classifySupersetFailure, SupersetGatewayError } from '../errors.ts';
+import type { ClientLogger, RetryEvent, RetryHooks, RetryPolicy } from './options.ts';
 
-/** What a retry is about, as the task's log shows it. */
-export interface RetryEvent {
-  host: string;
-  method: string;
-  path: string;
-  /** The attempt that failed (1-based) and how many the bound allows. */
-  attempt: number;
-  attempts: number;
-  reason: SupersetFailureReason;
-  /** What came back, in words ("nginx answered 504 Gateway Time-out after 60 s"). */
-  answer: string;
-  delayMs: number;
-}
-
-export interface RetryHooks {
-  /** Waits `ms` (default: a timer). */
-  sleep?: (ms: number) => Promise<void>;
-  /** A number in [0, 1) (default Math.random). */
-  random?: () => number;
-  /** Told of every retry before its wait (the worker writes it into the task's log). */
-  onRetry?: (event: RetryEvent) => void;
-}
+export type { RetryEvent, RetryHooks } from './options.ts';
 
 const timer = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
