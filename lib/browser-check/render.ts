@@ -14,8 +14,15 @@
  * chart's id and name come from `[data-test-chart-id]` / `data-test-chart-name`.
  */
 import type { Browser, Page } from 'playwright-core';
-import type { RenderedChart } from '../../contracts/browser-check.ts';
 import { BrowserUnavailableError } from './chromium.ts';
+
+/** One chart as the page showed it: drawn, an error alert (its text), or still loading when the budget ran out. */
+export interface RenderedChart {
+  id: number;
+  name: string;
+  state: 'ok' | 'error' | 'loading';
+  message?: string;
+}
 
 export interface DashboardPage {
   baseUrl: string;
