@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { classify } from '../../activities/dashboard-migration/chart-check/classify.ts';
+import { planCheck } from '../../activities/dashboard-migration/chart-check/decide.ts';
+import type { ChartForCheck } from '../../activities/dashboard-migration/chart-check/types.ts';
+import { aggregateFields } from '../../contracts/migration.ts';
+
+/** The chart check's decider and classification, and the dropped fields' aggregation, without Superset. */
+const chart = (over: Partial<ChartForCheck>): ChartForCheck => ({
+  id: 7,
+  uuid: 'u-7',
+  name: 'c',
+  viz_type: 'table',
+  form_data: {},
+  datasource: { id: 3, type: 'table' },
+  query_context: null,
+  ...over,
+});
+
+describe('how a chart is checked', () => {
+  it('sends a legacy-API type to the explore endpoint in the releases whose frontend does so, and says why otherwise', () => {
+    expect(planCheck(chart({ viz_type: 'deck_scatter' }), '6.0.0')).toEqual({ method: 'legacy_api', chartId: 7 });
+    expect(planCheck(chart({ viz_type: 'deck_scatter' }), '4.1.4').method).toBe('legacy_api');
+    const in61 = planCheck(chart({ viz_type: 'deck_scatter' }), '6.1.0');
+    expect(in61.method).toBeNull();
+    expect((in61 as { reason: string }).reason).toMatch(/deck_scatter/);
+    expect(planCheck(chart({ viz_type: 'deck_geojson' }), '6.1.0').method).toBe('legacy_api');
+    expect(planCheck(chart({ viz_type: 'histogram' }), '4.1.4').method).toBe('legacy_api');
+    expect(planCheck(chart({ viz_type: 'histogram' }), '5.0.0').method).toBeNull();
+  });
+
+  it("runs a saved query context pointed at the chart's own dataset", () => {
+    const saved = { datasource: { id: 99, type: 'table' }, queries: [{ columns: ['a'] }], form_data: { datasource: '99__table' } };
+    const plan = planCheck(chart({ query_context: saved }), '6.1.0') as { method: string; queryContext: any };
+    expect(plan.method).toBe('saved_query_context');
+    expect(plan.queryContext.datasource).toEqual({ id: 3, type: 'table' });
+    expect(plan.queryContext.form_data.datasource).toBe('3__table');
+    expect(plan.queryContext.queries).toEqual([{ columns: ['a'] }]);
+  });
+
+  it('builds a table query by its mode: raw records never mixed with the groupby (no duplicate labels)', () => {
+    // Superset's example "Games": both all_columns and groupby, no query_mode: the plugin reads it as raw.
+    const fd = { all_columns: ['name', 'platform'], groupby: ['name'], metrics: ['count'], adhoc_filters: [{ expressionType: 'SIMPLE', clause: 'WHERE', subject: 'rank', operator: '<=', comparator: '25' }] };
+    const plan = planCheck(chart({ form_data: fd }), '6.1.0') as { method: string; queryContext: any };
+    expect(plan.method).toBe('form_data');
+    expect(plan.queryContext.queries[0]).toMatchObject({ columns: ['name', 'platform'], metrics: [], filters: [{ col: 'rank', op: '<=', val: '25' }] });
+    const agg = planCheck(chart({ form_data: { query_mode: 'aggregate', groupby: ['g'], metrics: ['m'], all_columns: ['x'] } }), '6.1.0') as any;
+    expect(agg.queryContext.queries[0]).toMatchObject({ columns: ['g'], metrics: ['m'], orderby: [['m', false]] });
+    expect(planCheck(chart({ viz_type: 'bubble_v2' }), '6.1.0').method).toBeNull();
+    expect(planCheck(chart({ form_data: { groupby: ['g'], metrics: ['m'], time_compare: ['1 year ago'] } }), '6.1.0').method).toBeNull();
+  });
+});
+
+describe('how a chart is classified', () => {
+  const ran = (columns: string[], rows = 0) => ({ ok: true as const, rows, columns: columns.map((name) => ({ name, type: 1 })) });
+  const failed = { ok: false as const, error: 'no such column: tz' };
+  it('fails a dashboard only for what the migration broke', () => {
+    expect(classify(ran(['a']), ran(['a'])).classification).toBe('passes');
+    expect(classify(failed, ran(['a'])).classification).toBe('broken_by_migration');
+    expect(classify(failed, failed).classification).toBe('failing_in_source');
+    expect(classify(ran(['a']), failed).classification).toBe('passes');
+    expect(classify(ran(['b']), ran(['a']))).toMatchObject({ classification: 'broken_by_migration', reason: expect.stringMatching(/columns/) });
+    expect(classify({ unverifiable: 'no build' }, ran(['a']))).toEqual({ classification: 'not_verifiable', reason: 'no build' });
+    expect(classify(failed, { unverifiable: 'source down' }).classification).toBe('not_verifiable');
+    expect(classify(failed, null).classification).toBe('broken_by_migration');
+    // Types are compared only where both had rows to infer them from.
+    const typed = (type: number, rows: number) => ({ ok: true as const, rows, columns: [{ name: 'a', type }] });
+    expect(classify(typed(2, 0), typed(1, 5)).classification).toBe('passes');
+    expect(classify(typed(2, 3), typed(1, 5)).classification).toBe('broken_by_migration');
+  });
+});
+
+describe('dropped fields', () => {
+  it('are aggregated by kind and field, with counts and a few examples', () => {
+    const dropped = Array.from({ length: 328 }, (_, i) => ({ file: 'datasets/examples/sales.yaml', object: 'dataset "sales"', field: `columns.${i}.datetime_format` }));
+    dropped.push({ file: 'databases/examples.yaml', object: 'database "examples"', field: 'configuration_method' });
+    const agg = aggregateFields(dropped);
+    expect(agg).toHaveLength(2);
+    expect(agg[0]).toMatchObject({ kind: 'dataset', field: 'columns.*.datetime_format', count: 328 });
+    expect(agg[0]!.examples).toHaveLength(3);
+    expect(agg[1]).toMatchObject({ kind: 'database', field: 'configuration_method', count: 1 });
+  });
+});
