@@ -1,4 +1,5 @@
 /** Dashboard migration between two environments: the workflow's input and result. */
+import type { CompanionKindReport, CompanionRequest } from './companions.ts';
 import type { ItemFailure } from './failures.ts';
 import type { ItemOutcome, ItemsResult, NextAction } from './outcomes.ts';
 import type { EnvRuleEffect } from './env-rules.ts';
@@ -20,6 +21,8 @@ export interface MigrationInput {
   rls?: RlsMode;
   /** `browser`: after the chart queries, each imported dashboard is opened in headless Chromium (contracts/browser-check.ts). Absent: `queries`. */
   verification?: VerificationMode;
+  /** Companion assets (reports, owners, roles, tags, annotation layers, CSS templates, saved queries, certification): a mode per kind, defaults in contracts/companions.ts. Absent in inputs from before they existed: the defaults. */
+  companions?: CompanionRequest;
 }
 
 /** A key the target's Superset rejected, generalised over list positions (columns.*.datetime_format). */
@@ -159,6 +162,8 @@ export interface DashboardOutcome extends ItemOutcome {
   reverified_after_failure?: boolean;
   /** The row-level-security rules on its datasets in both environments, and what was done about a difference. */
   rls?: RlsReport;
+  /** What the dashboard's companions are on both sides, per kind, and what was done about them. */
+  companions?: CompanionKindReport[];
   /** Each per-environment rule of the pair and what it changed in this dashboard's bundle (absent when the pair has none). */
   env_rules?: EnvRuleEffect[];
 }
@@ -312,7 +317,7 @@ export function summariseMigration(input: FinishMigrationInput, outcomes: Dashbo
 export function migrateAgainAction(
   action: string,
   description: string,
-  pair: Pick<MigrationInput, 'sourceEnvId' | 'targetEnvId' | 'rls'>,
+  pair: Pick<MigrationInput, 'sourceEnvId' | 'targetEnvId' | 'rls' | 'companions'>,
   dashboardIds: number[],
   overwrite: boolean,
 ): NextAction {
@@ -328,6 +333,7 @@ export function migrateAgainAction(
         dashboard_ids: dashboardIds,
         overwrite,
         ...(pair.rls && pair.rls !== 'strict' ? { rls: pair.rls } : {}),
+        ...(pair.companions && Object.keys(pair.companions).length ? { companions: pair.companions } : {}),
       },
     },
   };

@@ -13,6 +13,7 @@ import { importPrepared, pushUpdatedObjects, type ImportResult } from './apply.t
 import type { PlanScope } from './context.ts';
 import type { Planned } from './plan-one.ts';
 import type { PreparedBundle } from './plan.ts';
+import { companionsAfterImport } from './companions/step.ts';
 import { copyRules } from './rls-step.ts';
 import { withStep } from './step.ts';
 import type { TargetIndex } from './target-index.ts';
@@ -114,6 +115,8 @@ async function afterImport(scope: PlanScope, p: Omit<Planned, 'position'>, r: Im
       return { ...done, status: 'imported_with_errors', ...failure, error: `imported, but its row-level-security rules were not written: ${failure.error}` };
     }
   }
+  const companionsFailed = await companionsAfterImport(scope, p.dashboardId, prepared, p.companions, done);
+  if (companionsFailed) return companionsFailed;
   log.info(
     `imported '${prepared.title}' as target dashboard ${r.targetDashboardId}${r.dropped.length ? `, dropping ${r.dropped.length} field(s) the target rejects (${aggregateFields(r.dropped).map((f) => `${f.kind} ${f.field} ×${f.count}`).join(', ')})` : ''}${r.defaulted.length ? `, filling ${r.defaulted.length} required field(s) with the target's defaults` : ''}`,
   );

@@ -4,6 +4,7 @@ import { maxBundleBytes } from '../deps.ts';
 import { outcomeBase } from './apply.ts';
 import type { PlanScope } from './context.ts';
 import { exportDashboard, planDashboard, type PlanAhead, type PreparedBundle } from './plan.ts';
+import { applyCompanions, checkCompanions, type CompanionCheck } from './companions/step.ts';
 import { checkDashboardRls, copyRules, type RlsCheck } from './rls-step.ts';
 import { withStep } from './step.ts';
 
@@ -14,6 +15,8 @@ export interface Planned {
   prepared: PreparedBundle;
   outcome: DashboardOutcome;
   rls: RlsCheck;
+  /** Companion assets compared before the import; the copy kinds are written after it. */
+  companions?: CompanionCheck;
   plannedHash: string;
 }
 
@@ -75,6 +78,14 @@ async function compareAndSettle(scope: PlanScope, dashboardId: number, prepared:
   }
   if (rls.report.ignored_by_request)
     log.warn(`'${prepared.title}': row-level security differs and the request says to ignore it (${rls.report.differences.length} difference(s))`);
+  // Companions (reports, owners, roles, tags, layers, templates, queries): no export carries them either.
+  const companions = await withStep('companions', () => checkCompanions(scope, dashboardId, prepared));
+  outcome.companions = companions.reports;
+  outcome.next_actions = [...(outcome.next_actions ?? []), ...companions.next_actions];
+  if (companions.blocked) {
+    log.warn(`dashboard ${dashboardId} ('${prepared.title}'): ${companions.blocked.error}`);
+    return { done: { ...outcome, status: 'failed', step: 'companions', ...companions.blocked } };
+  }
   if (input.dryRun) {
     log.info(`dry run of '${prepared.title}': ${summary(outcome.objects)}`);
     return { done: { ...outcome, status: 'planned' } };
@@ -91,12 +102,14 @@ async function compareAndSettle(scope: PlanScope, dashboardId: number, prepared:
       outcome.reverified_after_failure = true;
     } else if (same) {
       if (rls.toCopy.length) rls.report.writes = await copyRules({ source: up.source, target: up.target, targetIndex: up.index, prepared, rules: rls.toCopy });
+      const refused = await withStep('companions', () => applyCompanions(scope, dashboardId, prepared, companions));
+      if (refused.length) return { done: { ...outcome, target_dashboard_id: prepared.targetDashboardId, status: 'imported_with_errors', step: 'companions', error: `unchanged, but companions were not written: ${refused.join('; ')}` } };
       log.info(`'${prepared.title}' is unchanged since task ${last.task_id ?? '?'} migrated it and the target holds it as then: not imported`);
       return { done: { ...outcome, status: 'unchanged', target_dashboard_id: prepared.targetDashboardId } };
     }
   }
   await svc.states.forget(input.targetEnvId, prepared.dashboardUuid);
-  return { ready: { dashboardId, prepared, outcome, rls, plannedHash } };
+  return { ready: { dashboardId, prepared, outcome, rls, companions, plannedHash } };
 }
 
 function summary(objects: DashboardOutcome['objects']): string {

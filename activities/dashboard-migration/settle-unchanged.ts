@@ -7,6 +7,7 @@ import { outcomeBase } from './apply.ts';
 import type { BatchContext } from './batch-context.ts';
 import { envRulesFor, mappingsFor, openUpstreams, type BatchDashboard } from './context.ts';
 import type { PreparedBundle } from './plan.ts';
+import { settledCompanions } from './companions/step.ts';
 import { keepSourceExport } from './read-ahead.ts';
 import { planOnRecordedCopy, rulesMayTouch } from './recorded-copy.ts';
 
@@ -54,13 +55,15 @@ export async function settleUnchanged(ctx: BatchContext): Promise<BatchDashboard
       prepared.targetHash === last.target_hash &&
       mayShortcut(last) &&
       !rulesMayTouch(both.rules, prepared.datasets.map((x) => x.table_name));
-    if (!prepared || !same) {
+    // Companions are compared (and the copy kinds written) here too; anything to report sends it to the full plan.
+    const companions = prepared && same ? await settledCompanions({ svc: ctx.svc, input, mappings: both.mappings, log }, d.id, prepared) : null;
+    if (!prepared || !same || !companions) {
       rest.push(d);
       continue;
     }
     log.info(`'${prepared.title}' is unchanged since task ${last.task_id ?? '?'} migrated it and the target holds it as then: not imported`);
     const rls = { mode: input.rls ?? 'strict', source_rules: [], target_rules: [], differences: [] } satisfies RlsReport;
-    await ctx.outcomes.finish(d.position, { ...outcomeBase(d.id, prepared), status: 'unchanged', rls });
+    await ctx.outcomes.finish(d.position, { ...outcomeBase(d.id, prepared), status: 'unchanged', rls, companions });
   }
   return rest;
 }

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { TaskInputOf } from '../../contracts/task-kinds.ts';
+import { COMPANION_KINDS, COMPANION_MODES, DEFAULT_COMPANION_MODES } from '../../contracts/companions.ts';
 import { RLS_MODES } from '../../contracts/rls.ts';
 import { MAX_DASHBOARDS_PER_TASK } from '../../contracts/tasks.ts';
 import { supersetId } from '../http/schemas.ts';
@@ -40,8 +41,26 @@ export const migrateBody = z
         "row-level-security rules on the dashboard's datasets (no export carries them): `strict` fails a dashboard whose rules differ between source and target (`code: rls_mismatch`); `copy` creates or updates the source's rules in the target after the import (by name; tables resolved to the imported datasets, roles matched by name; a role missing in the target fails the dashboard before anything is imported, `code: rls_role_missing`); `ignore` imports anyway and records the differences as the requester's choice",
       ),
     verification: verificationOption,
+    companions: companionsSchema(),
   })
   .strict();
+
+/** `companions`: a mode per kind (each optional, its default in contracts/companions.ts) and `pause_reports`. */
+function companionsSchema() {
+  const modes = Object.fromEntries(
+    COMPANION_KINDS.map((k) => [k, z.enum(COMPANION_MODES).optional().describe(`default \`${DEFAULT_COMPANION_MODES[k]}\``)]),
+  ) as Record<(typeof COMPANION_KINDS)[number], z.ZodOptional<z.ZodEnum<{ copy: 'copy'; strict: 'strict'; ignore: 'ignore' }>>>;
+  return z
+    .object({
+      ...modes,
+      pause_reports: z.boolean().optional().describe('copied reports and alerts are created inactive in the target (default true), so nothing mails from there before someone checks'),
+    })
+    .strict()
+    .optional()
+    .describe(
+      "what the dashboard's companions that no export carries get, per kind: `copy` creates or updates them in the target after the import by name or uuid, with every id remapped to the target's, never deleting what only the target has; `strict` fails a dashboard whose companions of that kind differ, before anything is imported (`code: companions_mismatch`); `ignore` imports anyway and records the differences. Owners and roles map by username, then e-mail, then full name (roles by name); one the target lacks is reported with a next action. Defaults: owners, tags, reports (paused), annotation_layers, css_templates, saved_queries, certification `copy`; roles `strict` (a dashboard role grants viewing)",
+    );
+}
 
 export type MigrateBody = z.output<typeof migrateBody>;
 
@@ -56,6 +75,7 @@ export function migrationInput(body: MigrateBody): { input: TaskInputOf<'migrati
       dryRun: body.dry_run,
       rls: body.rls,
       ...verificationInput(body.verification),
+      ...(body.companions ? { companions: body.companions } : {}),
     },
     params: { ...body },
   };

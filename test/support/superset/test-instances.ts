@@ -47,6 +47,15 @@ export const MATRIX_SUPERSETS: SupersetSpecs = {
   '6.1.0': { version: '6.1.0', metadata: 'sqlite' },
 };
 
+/**
+ * Flags the companion assets of a migration need (every release from 4.1.4 on knows them; an
+ * unknown flag is ignored by Superset): ALERT_REPORTS answers `/api/v1/report/` (404 without it),
+ * DASHBOARD_RBAC makes a dashboard's roles grant access. TAGGING_SYSTEM stays off: the tag API
+ * answers without it, and with it on every export would carry tags and every object its implicit
+ * `type:`/`owner:` tags, changing the bundles other tests compare.
+ */
+export const COMPANION_FLAGS: Record<string, boolean> = { ALERT_REPORTS: true, DASHBOARD_RBAC: true };
+
 interface Log {
   info(msg: string): void;
   warn(msg: string): void;
@@ -79,6 +88,7 @@ export async function startSupersets<N extends string>(
         fresh: true,
         useTemplate: true,
         metadata,
+        featureFlags: COMPANION_FLAGS,
         // Two single-threaded workers, not threads: Flask-AppBuilder's list endpoints keep their
         // filters on an object shared by a worker's threads, so concurrent list calls from
         // different test files could run with each other's filters (see lib/superset/client.ts).

@@ -1,0 +1,93 @@
+/**
+ * The one shape every companion kind has (owners, roles, tags, reports, annotation layers, CSS
+ * templates, saved queries, certification): it reads what the source has around the migrated
+ * dashboard, compares it with the target by name or uuid (never by numeric id), and, when asked
+ * to write (mode copy, after the import), creates or updates in the target what differs, with
+ * every id remapped to the target's. It never deletes what only the target has.
+ */
+import type { CompanionItem, CompanionKindName } from '../../../contracts/companions.ts';
+import type { SupersetClient } from '../../../lib/superset/client.ts';
+import { directoryOf, type Directory } from './people.ts';
+import { readView, type DashboardView } from './views.ts';
+
+/** What a kind reads and writes through, for one dashboard in one phase (before or after its import). */
+export interface CompanionContext {
+  source: SupersetClient;
+  target: SupersetClient;
+  sourceDashboardId: number;
+  dashboardUuid: string;
+  title: string;
+  /** Source dataset uuid → the uuid it has in the target (another one where the import reuses an existing dataset). */
+  datasetUuids: Map<string, string>;
+  /** Source database id → target database id (request over persisted mappings). */
+  mappings: Map<number, number>;
+  pauseReports: boolean;
+  sourceView(): Promise<DashboardView>;
+  /** The dashboard in the target as it is in this phase; null before its first import. */
+  targetView(): Promise<DashboardView | null>;
+  sourcePeople(): Promise<Directory>;
+  targetPeople(): Promise<Directory>;
+}
+
+/** A kind's comparison (and, with `write`, its writes): one item per companion; `unavailable` when an environment lacks the kind. */
+export interface KindResult {
+  items: CompanionItem[];
+  unavailable?: string;
+}
+
+export interface CompanionKind {
+  readonly kind: CompanionKindName;
+  run(ctx: CompanionContext, write: boolean): Promise<KindResult>;
+}
+
+/** A context over both clients; views and directories read once, on first use. */
+export function companionContext(opts: {
+  source: SupersetClient;
+  target: SupersetClient;
+  sourceDashboardId: number;
+  dashboardUuid: string;
+  title: string;
+  datasetUuids: Map<string, string>;
+  mappings: Map<number, number>;
+  pauseReports: boolean;
+  /** Directories are shared across the dashboards of one activity: its input object. */
+  activity: object;
+}): CompanionContext {
+  let sourceView: Promise<DashboardView> | undefined;
+  let targetView: Promise<DashboardView | null> | undefined;
+  return {
+    ...opts,
+    sourceView: () =>
+      (sourceView ??= readView(opts.source, opts.sourceDashboardId).then((v) => {
+        if (!v) throw new Error(`dashboard ${opts.sourceDashboardId} is not in the source any more`);
+        return v;
+      })),
+    targetView: () => (targetView ??= readView(opts.target, opts.dashboardUuid)),
+    sourcePeople: () => directoryOf(opts.source, opts.activity),
+    targetPeople: () => directoryOf(opts.target, opts.activity),
+  };
+}
+
+/** The item for one companion, from what each side holds. */
+export function item(name: string, action: CompanionItem['action'], extra: Partial<CompanionItem> = {}): CompanionItem {
+  return { name, action, done: false, ...extra };
+}
+
+/** Runs a write, recording on the item that it was done or Superset's refusal. */
+export async function attempt(items: CompanionItem[], write: () => Promise<number | void>): Promise<void> {
+  try {
+    const id = await write();
+    for (const i of items) {
+      i.done = true;
+      if (typeof id === 'number') i.target_id = id;
+    }
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    for (const i of items) i.error = message.slice(0, 500);
+  }
+}
+
+/** `chart 'Sales'`, `dataset 'orders'`: what an item belongs to. */
+export function onObject(kind: 'chart' | 'dataset', name: string): string {
+  return `${kind} '${name}'`;
+}

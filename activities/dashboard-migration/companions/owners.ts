@@ -1,0 +1,66 @@
+/**
+ * Owners of the dashboard, its charts and its datasets. Each source owner is mapped to the
+ * target's account (username, then e-mail, then full name); copying adds the mapped accounts to
+ * the target object's owners and keeps the ones it has (the importing service account among them).
+ * An owner without an account in the target is reported with the next action, never created.
+ */
+import type { CompanionItem } from '../../../contracts/companions.ts';
+import type { ObjectMeta } from '../../../lib/superset/resources/object-meta.ts';
+import { attempt, item, onObject, type CompanionKind, type KindResult } from './kind.ts';
+import { labelOf, mapAccount, sourceAccount } from './people.ts';
+import { counterpart } from './views.ts';
+
+type Kind = 'dashboard' | 'chart' | 'dataset';
+
+export const owners: CompanionKind = {
+  kind: 'owners',
+  async run(ctx, write): Promise<KindResult> {
+    const [src, tgt, srcDir, tgtDir] = await Promise.all([ctx.sourceView(), ctx.targetView(), ctx.sourcePeople(), ctx.targetPeople()]);
+    const pairs: Array<{ kind: Kind; source: ObjectMeta; target: ObjectMeta | null }> = [
+      { kind: 'dashboard', source: src.dashboard, target: tgt?.dashboard ?? null },
+      ...src.charts.map((c) => ({ kind: 'chart' as const, source: c, target: counterpart(tgt, 'chart', c.uuid) })),
+      ...src.datasets.map((d) => ({ kind: 'dataset' as const, source: d, target: counterpart(tgt, 'dataset', ctx.datasetUuids.get(d.uuid ?? '') ?? d.uuid) })),
+    ];
+    const items: CompanionItem[] = [];
+    for (const p of pairs) {
+      const on = p.kind === 'dashboard' ? undefined : onObject(p.kind, p.source.name);
+      const have = new Set(p.target?.owners.map((o) => o.id) ?? []);
+      const add: number[] = [];
+      const adding: CompanionItem[] = [];
+      const wanted = new Set<number>();
+      for (const o of p.source.owners) {
+        const account = sourceAccount(srcDir, o);
+        const there = mapAccount(account, tgtDir);
+        const name = labelOf(account);
+        if (!there) {
+          items.push(item(name, 'missing', { ...(on ? { on } : {}), note: 'no account in the target with this username, e-mail or full name', next_action: createUser(name) }));
+          continue;
+        }
+        wanted.add(there.id);
+        const i = item(name, have.has(there.id) ? 'unchanged' : 'create', { ...(on ? { on } : {}), target_id: there.id });
+        items.push(i);
+        if (i.action === 'create') {
+          add.push(there.id);
+          adding.push(i);
+        }
+      }
+      for (const o of p.target?.owners ?? []) {
+        if (wanted.has(o.id)) continue;
+        const known = tgtDir.accounts.find((a) => a.id === o.id);
+        items.push(item(known ? labelOf(known) : `${o.first_name ?? ''} ${o.last_name ?? ''}`.trim(), 'only_in_target', on ? { on } : {}));
+      }
+      if (write && p.target && add.length) {
+        const target = p.target;
+        await attempt(adding, () => ctx.target.meta.set(p.kind, target.id, { owners: [...have, ...add] }));
+      }
+    }
+    return { items };
+  },
+};
+
+function createUser(name: string) {
+  return {
+    action: 'create_user',
+    description: `Create the account '${name}' in the target Superset (Settings → List Users), then migrate the dashboard again to make it an owner there`,
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * People and roles across environments: an account maps by username, then e-mail, then full name
+ * (the first that finds exactly one account decides); a role by its name. Read once per batch and
+ * environment.
+ */
+import type { SupersetClient } from '../../../lib/superset/client.ts';
+import type { UpstreamAccount, UpstreamRole } from '../../../lib/superset/types.ts';
+
+export interface Directory {
+  accounts: UpstreamAccount[];
+  roles: UpstreamRole[];
+}
+
+/** Per activity (its input object) and client: clients are pooled across activities, and a person created since must be seen. */
+const cache = new WeakMap<object, Map<SupersetClient, Promise<Directory>>>();
+
+/** The environment's accounts and roles, read once per activity (`scope`: the activity's input). */
+export function directoryOf(client: SupersetClient, scope: object): Promise<Directory> {
+  let mine = cache.get(scope);
+  if (!mine) cache.set(scope, (mine = new Map()));
+  let hit = mine.get(client);
+  if (!hit) {
+    hit = Promise.all([client.users.all(), client.roles.all()]).then(([u, roles]) => ({ accounts: u.accounts, roles }));
+    hit.catch(() => mine.delete(client));
+    mine.set(client, hit);
+  }
+  return hit;
+}
+
+/** How an account is named in reports: its username, else its e-mail, else its name. */
+export function labelOf(a: Pick<UpstreamAccount, 'username' | 'email' | 'display_name'>): string {
+  return a.username || a.email || a.display_name || '?';
+}
+
+const norm = (s: string | null | undefined) => (s ?? '').trim().toLowerCase();
+
+/** The target's account for a source account: by username, then e-mail, then full name; null when none (or several) match. */
+export function mapAccount(src: UpstreamAccount, target: Directory): UpstreamAccount | null {
+  const keys: Array<(a: UpstreamAccount) => string> = [(a) => norm(a.username), (a) => norm(a.email), (a) => norm(a.display_name)];
+  for (const key of keys) {
+    const k = key(src);
+    if (!k) continue;
+    const hits = target.accounts.filter((a) => key(a) === k);
+    if (hits.length === 1) return hits[0]!;
+  }
+  return null;
+}
+
+/** A source account by its id, from the directory (or from what an object's answer says of it). */
+export function sourceAccount(
+  dir: Directory,
+  owner: { id: number; first_name?: string | null; last_name?: string | null; email?: string | null },
+): UpstreamAccount {
+  const known = dir.accounts.find((a) => a.id === owner.id);
+  if (known) return known;
+  const name = [owner.first_name, owner.last_name].filter(Boolean).join(' ');
+  return { id: owner.id, username: null, display_name: name, first_name: owner.first_name ?? null, last_name: owner.last_name ?? null, email: owner.email ?? null, active: null };
+}
+
+export function roleNamed(dir: Directory, name: string): UpstreamRole | null {
+  return dir.roles.find((r) => r.name === name) ?? null;
+}

@@ -1,0 +1,41 @@
+/**
+ * Dashboard roles (DASHBOARD_RBAC: a role on a dashboard lets its members see it), matched by
+ * name. Copying adds the source's roles the target has to the target dashboard and keeps the
+ * ones it has; a role the target lacks is reported with the next action, never created.
+ */
+import type { CompanionItem } from '../../../contracts/companions.ts';
+import { attempt, item, type CompanionKind, type KindResult } from './kind.ts';
+import { roleNamed } from './people.ts';
+
+export const roles: CompanionKind = {
+  kind: 'roles',
+  async run(ctx, write): Promise<KindResult> {
+    const [src, tgt, tgtDir] = await Promise.all([ctx.sourceView(), ctx.targetView(), ctx.targetPeople()]);
+    const have = new Map((tgt?.dashboard.roles ?? []).map((r) => [r.name, r.id]));
+    const items: CompanionItem[] = [];
+    const add: number[] = [];
+    const adding: CompanionItem[] = [];
+    for (const r of src.dashboard.roles) {
+      const there = roleNamed(tgtDir, r.name);
+      if (!there) {
+        items.push(
+          item(r.name, 'missing', {
+            note: 'the target has no role of this name',
+            next_action: { action: 'create_role', description: `Create role '${r.name}' in the target Superset (Settings → List Roles), then migrate the dashboard again` },
+          }),
+        );
+        continue;
+      }
+      const i = item(r.name, have.has(r.name) ? 'unchanged' : 'create', { target_id: there.id });
+      items.push(i);
+      if (i.action === 'create') {
+        add.push(there.id);
+        adding.push(i);
+      }
+    }
+    const named = new Set(src.dashboard.roles.map((r) => r.name));
+    for (const name of have.keys()) if (!named.has(name)) items.push(item(name, 'only_in_target'));
+    if (write && tgt && add.length) await attempt(adding, () => ctx.target.meta.set('dashboard', tgt.dashboard.id, { roles: [...have.values(), ...add] }));
+    return { items };
+  },
+};

@@ -1,0 +1,198 @@
+/**
+ * The companion step of a dashboard's migration (see ./kind.ts for what a kind is):
+ *
+ *   check  before the import (and in a dry run): every kind compared; a kind in `strict` mode
+ *          with a difference fails the dashboard before anything is imported
+ *          (`code: companions_mismatch`), as row-level security does
+ *   apply  after the import (or for a dashboard found unchanged): each `copy` kind compared again
+ *          against the target as the import left it (the ids exist now) and written
+ *
+ * A kind an environment lacks (alerts and reports without ALERT_REPORTS, an API the service
+ * account may not read) is reported `available: false` with the reason, never failed.
+ */
+import {
+  companionModes,
+  isCompanionDifference,
+  type CompanionKindName,
+  type CompanionKindReport,
+  type CompanionMode,
+} from '../../../contracts/companions.ts';
+import { migrateAgainAction, type DashboardOutcome } from '../../../contracts/migration.ts';
+import type { NextAction } from '../../../contracts/outcomes.ts';
+import { SupersetForbiddenError, SupersetNotFoundError } from '../../../lib/superset/errors.ts';
+import type { ActivityDeps } from '../../deps.ts';
+import { itemFailure } from '../../item-failure.ts';
+import type { Log, Request } from '../context.ts';
+import { annotationLayers } from './annotation-layers.ts';
+import { certification } from './certification.ts';
+import { cssTemplates } from './css-templates.ts';
+import { companionContext, type CompanionContext, type CompanionKind } from './kind.ts';
+import { owners } from './owners.ts';
+import { reports } from './reports.ts';
+import { roles } from './roles.ts';
+import { savedQueries } from './saved-queries.ts';
+import { tags } from './tags.ts';
+
+export const COMPANION_KIND_MODULES: readonly CompanionKind[] = [owners, roles, tags, reports, annotationLayers, cssTemplates, savedQueries, certification];
+
+/** What the step needs of a migration: its services' deps, the request, the database mappings, the log. */
+export interface CompanionScope {
+  svc: { deps: Pick<ActivityDeps, 'superset'> };
+  input: Request;
+  mappings: Map<number, number>;
+  log: Log;
+}
+
+/** The dashboard the step is about: its uuid and title, and its datasets' uuids on both sides. */
+export interface CompanionSubject {
+  dashboardUuid: string;
+  title: string;
+  datasets: Array<{ sourceUuid: string; targetUuid: string }>;
+}
+
+export interface CompanionCheck {
+  reports: CompanionKindReport[];
+  /** Set when a strict kind differs: nothing was imported. */
+  blocked?: { code: 'companions_mismatch'; error: string; next_actions: NextAction[] };
+  /** What to do about companions that cannot be carried (an owner's account or a role the target lacks). */
+  next_actions: NextAction[];
+}
+
+async function contextOf(scope: CompanionScope, dashboardId: number, subject: CompanionSubject): Promise<CompanionContext> {
+  const [source, target] = await Promise.all([scope.svc.deps.superset(scope.input.sourceEnvId), scope.svc.deps.superset(scope.input.targetEnvId)]);
+  return companionContext({
+    source,
+    target,
+    sourceDashboardId: dashboardId,
+    dashboardUuid: subject.dashboardUuid,
+    title: subject.title,
+    datasetUuids: new Map(subject.datasets.map((d) => [d.sourceUuid, d.targetUuid])),
+    mappings: scope.mappings,
+    pauseReports: companionModes(scope.input.companions).pause_reports,
+    activity: scope.input,
+  });
+}
+
+/** One kind compared (and written, with `write`); an environment refusing its API makes it unavailable, not failed. */
+async function runKind(kind: CompanionKind, mode: CompanionMode, ctx: CompanionContext, write: boolean): Promise<CompanionKindReport> {
+  try {
+    const r = await kind.run(ctx, write);
+    return { kind: kind.kind, mode, available: r.unavailable === undefined, ...(r.unavailable ? { unavailable: r.unavailable } : {}), items: r.items };
+  } catch (err) {
+    if (err instanceof SupersetNotFoundError || err instanceof SupersetForbiddenError) {
+      return { kind: kind.kind, mode, available: false, unavailable: `Superset refused to show it: ${err.message.slice(0, 300)}`, items: [] };
+    }
+    throw err;
+  }
+}
+
+/** Before the import: every kind compared and decided by its mode. */
+export async function checkCompanions(scope: CompanionScope, dashboardId: number, subject: CompanionSubject): Promise<CompanionCheck> {
+  const modes = companionModes(scope.input.companions);
+  const ctx = await contextOf(scope, dashboardId, subject);
+  const reports: CompanionKindReport[] = [];
+  for (const kind of COMPANION_KIND_MODULES) reports.push(await runKind(kind, modes[kind.kind], ctx, false));
+  const check: CompanionCheck = { reports, next_actions: [] };
+  const strict: CompanionKindReport[] = [];
+  for (const r of reports) {
+    const differs = r.items.some(isCompanionDifference);
+    if (differs && r.mode === 'ignore') r.ignored_by_request = true;
+    if (differs && r.mode === 'strict') strict.push(r);
+    if (r.mode === 'copy') for (const i of r.items) if (i.action === 'missing' && i.next_action) check.next_actions.push(i.next_action);
+  }
+  for (const r of reports) if (!r.available) scope.log.info(`'${subject.title}': ${r.kind} not compared: ${r.unavailable}`);
+  if (strict.length) check.blocked = blocked(scope, dashboardId, subject, strict);
+  check.next_actions = unique(check.next_actions);
+  return check;
+}
+
+/** After the import: each copy kind written to the target; the reports replaced by what was done. Returns the writes Superset refused. */
+export async function applyCompanions(scope: CompanionScope, dashboardId: number, subject: CompanionSubject, check: CompanionCheck): Promise<string[]> {
+  const copying = check.reports.filter((r) => r.mode === 'copy' && r.available);
+  if (!copying.length) return [];
+  const ctx = await contextOf(scope, dashboardId, subject);
+  const failed: string[] = [];
+  for (const r of copying) {
+    const kind = COMPANION_KIND_MODULES.find((k) => k.kind === r.kind)!;
+    const done = await runKind(kind, r.mode, ctx, true);
+    Object.assign(r, done);
+    for (const i of done.items) if (i.error) failed.push(`${r.kind} '${i.name}'${i.on ? ` on ${i.on}` : ''}: ${i.error}`);
+    const written = done.items.filter((i) => i.done);
+    if (written.length) scope.log.info(`'${subject.title}': ${r.kind}: ${written.map((i) => `${i.action} '${i.name}'${i.on ? ` on ${i.on}` : ''}`).join(', ')}`);
+  }
+  return failed;
+}
+
+function blocked(scope: CompanionScope, dashboardId: number, subject: CompanionSubject, strict: CompanionKindReport[]): NonNullable<CompanionCheck['blocked']> {
+  const kinds = strict.map((r) => r.kind);
+  const retry = (mode: CompanionMode, action: string, description: string): NextAction => {
+    const companions = { ...scope.input.companions, ...Object.fromEntries(kinds.map((k) => [k, mode])) } as Partial<Record<CompanionKindName, CompanionMode>>;
+    return migrateAgainAction(action, description, { ...scope.input, companions }, [dashboardId], scope.input.overwrite);
+  };
+  const what = strict
+    .map((r) => `${r.kind}: ${r.items.filter(isCompanionDifference).map((i) => `${i.action} '${i.name}'${i.on ? ` on ${i.on}` : ''}`).join(', ')}`)
+    .join('; ');
+  const missing = strict.flatMap((r) => r.items.filter((i) => i.action === 'missing' && i.next_action).map((i) => i.next_action!));
+  return {
+    code: 'companions_mismatch',
+    error: `the ${kinds.join(', ')} of '${subject.title}' differ between source and target and the request says strict for them: ${what}; nothing was imported`,
+    next_actions: unique([
+      retry('copy', 'retry_with_companions_copy', `Copy the source's ${kinds.join(', ')} to the target with the dashboard (never deleting what only the target has)`),
+      retry('ignore', 'retry_with_companions_ignore', `Migrate anyway, recording that the ${kinds.join(', ')} differences were ignored on request`),
+      ...missing,
+      { action: 'fix_companions_in_superset', description: `Or make the ${kinds.join(', ')} the same in both Superset instances, then retry this dashboard` },
+    ]),
+  };
+}
+
+function unique(actions: NextAction[]): NextAction[] {
+  const seen = new Set<string>();
+  return actions.filter((a) => {
+    const key = `${a.action}:${a.description}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/**
+ * After a dashboard's import: its copy kinds written. A refused write, or one that fails, leaves
+ * the dashboard `imported_with_errors` with what was not written (never reported as a clean import).
+ */
+export async function companionsAfterImport(
+  scope: CompanionScope,
+  dashboardId: number,
+  subject: CompanionSubject,
+  check: CompanionCheck | undefined,
+  done: DashboardOutcome,
+): Promise<DashboardOutcome | null> {
+  if (!check) return null;
+  let refused: string[];
+  try {
+    refused = await applyCompanions(scope, dashboardId, subject, check);
+  } catch (err) {
+    const failure = itemFailure(err, { step: 'companions', item: `the companions of dashboard ${dashboardId}`, envId: scope.input.targetEnvId });
+    refused = [failure.error];
+  }
+  done.companions = check.reports;
+  if (!refused.length) return null;
+  const error = `imported, but some of its companions were not written: ${refused.join('; ')}`;
+  scope.log.error(`dashboard ${dashboardId} ('${subject.title}'): ${error}`);
+  return { ...done, status: 'imported_with_errors', step: 'companions', error };
+}
+
+/**
+ * A rerun's dashboard told unchanged from both exports: its companions compared and the copy
+ * kinds written. Null when the full plan must decide (a strict kind differs, a write was refused,
+ * a read failed): it reports the dashboard with its reasons.
+ */
+export async function settledCompanions(scope: CompanionScope, dashboardId: number, subject: CompanionSubject): Promise<CompanionKindReport[] | null> {
+  try {
+    const check = await checkCompanions(scope, dashboardId, subject);
+    if (check.blocked || check.next_actions.length) return null;
+    const refused = await applyCompanions(scope, dashboardId, subject, check);
+    return refused.length ? null : check.reports;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * Companion assets: what people build around a dashboard that its export bundle does not carry
+ * (alerts and reports, owners, dashboard roles, custom tags, annotation layers, CSS templates,
+ * saved queries, certification). A migration reads them from the source, compares them with the
+ * target by name or uuid (never by numeric id) and acts per kind as the request says.
+ */
+import type { NextAction } from './outcomes.ts';
+
+export const COMPANION_KINDS = ['owners', 'roles', 'tags', 'reports', 'annotation_layers', 'css_templates', 'saved_queries', 'certification'] as const;
+export type CompanionKindName = (typeof COMPANION_KINDS)[number];
+
+/**
+ * copy: after the import the target gets what the source has (created or updated by name, never
+ * deleting what only the target has); strict: a difference fails the dashboard before anything is
+ * imported; ignore: compared and reported, nothing written.
+ */
+export const COMPANION_MODES = ['copy', 'strict', 'ignore'] as const;
+export type CompanionMode = (typeof COMPANION_MODES)[number];
+
+export type CompanionModes = Record<CompanionKindName, CompanionMode>;
+
+/**
+ * The defaults: nothing silently disappears (every kind is read and reported) and nothing
+ * silently widens access. Dashboard roles grant viewing, so they are only written on request
+ * (strict: a dashboard whose roles differ fails with the requests to copy or ignore them). Owners
+ * are copied: the people who own it in the source, when the target has their accounts, instead of
+ * the importing service account alone; never an account the target lacks. Reports are copied
+ * paused (see `pause_reports`), so nothing mails from the target before someone checks.
+ */
+export const DEFAULT_COMPANION_MODES: CompanionModes = {
+  owners: 'copy',
+  roles: 'strict',
+  tags: 'copy',
+  reports: 'copy',
+  annotation_layers: 'copy',
+  css_templates: 'copy',
+  saved_queries: 'copy',
+  certification: 'copy',
+};
+
+/** The request's `companions`: a mode per kind (absent kinds take the default) and whether copied reports start paused. */
+export interface CompanionRequest extends Partial<CompanionModes> {
+  /** Copied reports and alerts are inactive in the target until someone turns them on (default true). */
+  pause_reports?: boolean;
+}
+
+/** The modes a request asks for, defaults filled in. */
+export function companionModes(req: CompanionRequest | undefined): CompanionModes & { pause_reports: boolean } {
+  const out = { ...DEFAULT_COMPANION_MODES, pause_reports: req?.pause_reports ?? true };
+  for (const k of COMPANION_KINDS) if (req?.[k]) out[k] = req[k]!;
+  return out;
+}
+
+/**
+ * One companion compared: create (the target lacks it), update (both have it, `fields` differ),
+ * unchanged, only_in_target (left as it is: copying never deletes), missing (it cannot be carried:
+ * the target lacks what it names, an owner's account or a role; `next_action` says what to do).
+ */
+export type CompanionAction = 'create' | 'update' | 'unchanged' | 'only_in_target' | 'missing';
+
+export interface CompanionItem {
+  /** Its name on both sides: a username, role, tag, report, layer, template or query label. */
+  name: string;
+  /** What it belongs to, when not the dashboard itself: `chart 'Sales'`, `dataset 'orders'`. */
+  on?: string;
+  action: CompanionAction;
+  fields?: string[];
+  /** Written to the target by this run. */
+  done: boolean;
+  target_id?: number | null;
+  note?: string;
+  next_action?: NextAction;
+  /** The write failed: Superset's message. */
+  error?: string;
+}
+
+export interface CompanionKindReport {
+  kind: CompanionKindName;
+  mode: CompanionMode;
+  /** false: an environment does not offer this kind (e.g. alerts and reports without ALERT_REPORTS): reported, never failed. */
+  available: boolean;
+  unavailable?: string;
+  items: CompanionItem[];
+  /** mode ignore (or strict in a dry run) with differences: recorded, not acted on. */
+  ignored_by_request?: boolean;
+}
+
+/** Whether an item is a difference a `strict` mode refuses (only_in_target is not: copying would not change it either). */
+export function isCompanionDifference(i: CompanionItem): boolean {
+  return i.action === 'create' || i.action === 'update' || i.action === 'missing';
+}
