@@ -81,40 +81,46 @@ export function TaskPage() {
         </Text>
       )}
       {id && <LiveLogs taskId={id} />}
-      {result?.items && (
-        <>
-          <Title order={3}>{t.items}</Title>
-          {data.type === 'migration' ? (
-            (result as MigrationResult).items.map((o) => (
-              <div key={String(o.id)}>
-                <ObjectDiff outcome={o} />
-                <ChartVerdicts verification={o.verification} />
-              </div>
-            ))
-          ) : (
-            <Table>
-              <Table.Tbody>
-                {result.items.map((i, n) => (
-                  <Table.Tr key={n}>
-                    <Table.Td>{i.kind}</Table.Td>
-                    <Table.Td>{i.title ?? i.id}</Table.Td>
-                    <Table.Td>
-                      <Badge>{i.status}</Badge>
-                    </Table.Td>
-                    <Table.Td>{i.error}</Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          )}
-          {result.items.some((i) => i.upstream_error) && (
-            <Code block>{JSON.stringify(result.items.flatMap((i) => (i.upstream_error ? [{ id: i.id, step: i.step, upstream: i.upstream_error }] : [])), null, 2)}</Code>
-          )}
-          {id && <BrowserScreenshots taskId={id} items={result.items} />}
-          <NextActions actions={[...result.next_actions, ...result.items.flatMap((i) => i.next_actions)]} />
-        </>
-      )}
+      {result?.items && id && <TaskItems taskId={id} type={data.type} result={result} />}
     </Stack>
+  );
+}
+
+/** A finished task's items: a migration's as object diffs with each chart's verdict, others as a table; browser screenshots and next actions. */
+function TaskItems({ taskId, type, result }: { taskId: string; type: string; result: ItemsResult & Partial<MigrationResult> }) {
+  const { t } = useI18n();
+  return (
+    <>
+      <Title order={3}>{t.items}</Title>
+      {type === 'migration' ? (
+        (result as MigrationResult).items.map((o) => (
+          <div key={String(o.id)}>
+            <ObjectDiff outcome={o} />
+            <ChartVerdicts verification={o.verification} />
+          </div>
+        ))
+      ) : (
+        <Table>
+          <Table.Tbody>
+            {result.items.map((i, n) => (
+              <Table.Tr key={n}>
+                <Table.Td>{i.kind}</Table.Td>
+                <Table.Td>{i.title ?? i.id}</Table.Td>
+                <Table.Td>
+                  <Badge>{i.status}</Badge>
+                </Table.Td>
+                <Table.Td>{i.error}</Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      )}
+      {result.items.some((i) => i.upstream_error) && (
+        <Code block>{JSON.stringify(result.items.flatMap((i) => (i.upstream_error ? [{ id: i.id, step: i.step, upstream: i.upstream_error }] : [])), null, 2)}</Code>
+      )}
+      <BrowserScreenshots taskId={taskId} items={result.items} />
+      <NextActions actions={[...result.next_actions, ...result.items.flatMap((i) => i.next_actions)]} />
+    </>
   );
 }
 
