@@ -53,7 +53,7 @@ function outcomeOf(item: any) {
     outcome: item.outcome,
     error: item.error ?? null,
     verification_ok: item.verification?.ok ?? null,
-    charts: (item.verification?.charts ?? []).map((ch: any) => ch.ok),
+    charts: (item.verification?.charts ?? []).map((ch: any) => [ch.ok, ch.classification ?? null]),
   };
 }
 

@@ -399,7 +399,7 @@ function readOrCreateSecret(dataDir: string): string {
   return secret;
 }
 
-function buildEnv(version: string, dataDir: string, configFile: string, extra?: Record<string, string>): NodeJS.ProcessEnv {
+export function buildEnv(version: string, dataDir: string, configFile: string, extra?: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const k of ['PYTHONPATH', 'PYTHONHOME', 'VIRTUAL_ENV', 'SUPERSET_SECRET_KEY', 'FLASK_DEBUG', 'SUPERSET_ENV']) delete env[k];
   return {
