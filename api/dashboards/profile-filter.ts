@@ -3,7 +3,9 @@
  *  1. applies when the caller's preference has the toggle on, a bound username, and
  *     page_context = dashboards_main;
  *  2. a dashboard matches when the bound username equals an owner or the last modifier,
- *     trimmed and case-insensitively; owners may be plain values or objects resolving to a username;
+ *     trimmed and case-insensitively; owners may be plain values or objects resolving to a username
+ *     (plain values are compared even when the username resolves to no account; a username that
+ *     resolves to several accounts is reported as ambiguous, with the candidates);
  *  3. display-name aliases are resolved once per request, never per dashboard;
  *  4. no match: total 0, deterministic paging, filter still reported as applied;
  *  5. override_show_all=true disables it for that page (applied false);
@@ -11,7 +13,8 @@
  */
 import type { ProfilePreferenceRecord } from '../../db/profile/store.ts';
 import type { DashboardListItem, UserSummary } from '../../lib/superset/types.ts';
-import type { EffectiveProfileFilter, PageContext } from './schemas.ts';
+import type { ResolvedUsername } from '../../lib/superset/resources/security.ts';
+import type { EffectiveProfileFilter, PageContext, ProfileResolution } from './schemas.ts';
 
 export function decideProfileFilter(input: {
   preference: Pick<ProfilePreferenceRecord, 'profile_filter_enabled' | 'superset_username'> | undefined;
@@ -35,6 +38,12 @@ export function decideProfileFilter(input: {
   return { ...base, applied: true, reason: 'applied' };
 }
 
+/** How a resolution is reported: one account, none, or several (the candidates named). */
+export function resolutionOf(r: ResolvedUsername): ProfileResolution {
+  const status = r.ids.length === 0 ? 'unresolved' : r.ids.length === 1 ? 'resolved' : 'ambiguous';
+  return { status, via: r.exact ? 'security_api' : 'related_owners', candidates: r.candidates };
+}
+
 /** Who the bound username is upstream, resolved once per request (rule 3). */
 export interface ProfileIdentity {
   /** Lower-cased, trimmed bound username. */
@@ -55,7 +64,8 @@ function userMatches(user: UserSummary | string | null | undefined, who: Profile
     const v = normaliseName(user);
     return v === who.username || who.aliases.has(v);
   }
-  if (typeof user.id === 'number') return who.ids.has(user.id);
+  // An account object: one of the resolved accounts, or one naming the username itself.
+  if (typeof user.id === 'number') return who.ids.has(user.id) || (!!user.username && normaliseName(user.username) === who.username);
   if (user.username) return normaliseName(user.username) === who.username;
   const name = normaliseName([user.first_name, user.last_name].filter(Boolean).join(' '));
   return !!name && who.aliases.has(name);

@@ -59,8 +59,19 @@ export const effectiveProfileFilter = z.object({
   reason: z
     .enum(['applied', 'override_show_all', 'page_context_other', 'disabled', 'no_bound_username', 'anonymous_caller'])
     .describe('Why the filter is or is not applied'),
+  resolution: z
+    .object({
+      status: z
+        .enum(['resolved', 'unresolved', 'ambiguous'])
+        .describe('`resolved`: one account; `unresolved`: none, so only plain-value owners and modifiers equal to the username match; `ambiguous`: several accounts matched the username, all of them match (the `candidates`): bind a username that names one'),
+      via: z.enum(['security_api', 'related_owners']).describe("how the username was resolved: Superset's security API (exact usernames) or, without it, `related/owners` (e-mail, its local part or display name)"),
+      candidates: z.array(z.object({ id: z.number().int(), display_name: z.string(), email: z.string().nullable() })).describe('the accounts the username resolved to'),
+    })
+    .optional()
+    .describe('Present when the filter is applied: who the bound username resolved to upstream'),
 });
 export type EffectiveProfileFilter = z.infer<typeof effectiveProfileFilter>;
+export type ProfileResolution = NonNullable<EffectiveProfileFilter['resolution']>;
 
 export const dashboardsResponse = z.object({
   items: z.array(dashboardItem),

@@ -13,8 +13,8 @@ import type { Principal } from '../auth/principal.ts';
 import type { Supersets } from '../environments/upstream.ts';
 import type { ProfileService } from '../profile/service.ts';
 import { filteredWindow, mergedWindow } from './key-stream.ts';
-import { decideProfileFilter, matchesProfile, normaliseName, type ProfileIdentity } from './profile-filter.ts';
-import type { DashboardItem, EffectiveProfileFilter, PageContext } from './schemas.ts';
+import { decideProfileFilter, matchesProfile, normaliseName, resolutionOf, type ProfileIdentity } from './profile-filter.ts';
+import type { DashboardItem, EffectiveProfileFilter, PageContext, ProfileResolution } from './schemas.ts';
 
 export interface DashboardListParams {
   envId: string;
@@ -119,7 +119,7 @@ export class DashboardService {
     });
     const searchFilters: ListFilter[] = p.search ? [{ col: 'dashboard_title', opr: 'title_or_slug', value: p.search }] : [];
 
-    const page = filter.applied
+    const page: { rows: DashboardListItem[]; total: number; resolution?: ProfileResolution } = filter.applied
       ? await this.filteredPage(client, filter, searchFilters, p.page, p.pageSize)
       : await this.plainPage(client, searchFilters, p.page, p.pageSize);
     return {
@@ -129,7 +129,7 @@ export class DashboardService {
       page_size: p.pageSize,
       has_next: p.page * p.pageSize < page.total,
       env_id: env.id,
-      effective_profile_filter: filter,
+      effective_profile_filter: page.resolution ? { ...filter, resolution: page.resolution } : filter,
     };
   }
 
@@ -144,8 +144,9 @@ export class DashboardService {
    * with one id, Superset filters: A = owners contain it, B = last modifier is it; the exact
    * total is |A| + |B| - |A and B| (three counts), and the page is cut from A and B merged by
    * `changed_on` (rule 2 is "owner OR modifier", which FAB's AND-only filters cannot express in
-   * one call). Ambiguous resolutions and servers refusing those filters fall back to scanning the
-   * list (only the owner columns) and matching locally.
+   * one call). Ambiguous resolutions (named in the answer), none at all (plain-value owners may
+   * still name the username) and servers refusing those filters fall back to scanning the list
+   * (only the owner columns) and matching locally.
    */
   private async filteredPage(client: SupersetClient, filter: EffectiveProfileFilter, search: ListFilter[], page: number, pageSize: number) {
     const resolved = await client.security.resolveUsernameCached(filter.username!);
@@ -154,16 +155,16 @@ export class DashboardService {
       ids: new Set(resolved.ids),
       aliases: new Set(resolved.aliases.map(normaliseName)),
     };
-    if (resolved.ids.length === 0) return { rows: [] as DashboardListItem[], total: 0 };
+    const resolution = resolutionOf(resolved);
     if (resolved.ids.length === 1) {
       try {
-        return await this.unionPage(client, resolved.ids[0], search, page, pageSize);
+        return { ...(await this.unionPage(client, resolved.ids[0], search, page, pageSize)), resolution };
       } catch (err) {
         // A release that does not allow filtering on owners/changed_by answers 400: scan instead.
         if (!(err instanceof SupersetApiError && err.upstreamStatus === 400)) throw err;
       }
     }
-    return this.scanPage(client, who, search, page, pageSize);
+    return { ...(await this.scanPage(client, who, search, page, pageSize)), resolution };
   }
 
   /**

@@ -321,7 +321,12 @@ describe('lists, thumbnails, accounts', () => {
 
   it('resolves a username exactly, trimmed and case-insensitively, with display-name aliases', async () => {
     const c = client();
-    expect(await c.resolveUsername('  ALICE ')).toEqual({ ids: [2], aliases: ['Alice Liddell'], exact: true });
+    expect(await c.resolveUsername('  ALICE ')).toEqual({
+      ids: [2],
+      aliases: ['Alice Liddell'],
+      exact: true,
+      candidates: [{ id: 2, display_name: 'Alice Liddell', email: 'alice@example.com' }],
+    });
     expect((await c.resolveUsername('ali')).ids).toEqual([]);
     expect((await c.findAccounts('lidd'))[0]).toMatchObject({ id: 2, username: 'alice', display_name: 'Alice Liddell' });
   });

@@ -41,6 +41,8 @@ export interface FakeDashboard {
   slug: string | null;
   published: boolean;
   owners: number[];
+  /** Owners answered as plain values (a name, not an account object), after the accounts. */
+  plainOwners?: string[];
   created_by: number | null;
   changed_by: number | null;
   changed_on: Date;
@@ -163,6 +165,7 @@ export interface FakeSuperset {
     title: string;
     slug?: string | null;
     owners?: number[];
+    plainOwners?: string[];
     changedBy?: number | null;
     published?: boolean;
     changedOn?: Date;
@@ -266,6 +269,7 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
       slug: d.slug === undefined ? null : d.slug,
       published: d.published ?? true,
       owners: d.owners ?? [1],
+      ...(d.plainOwners ? { plainOwners: d.plainOwners } : {}),
       created_by: 1,
       changed_by: d.changedBy === undefined ? 1 : d.changedBy,
       changed_on: d.changedOn ?? new Date(clock),
@@ -372,7 +376,7 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
     dashboard_title: d.dashboard_title,
     id: d.id,
     is_managed_externally: false,
-    owners: d.owners.map((o) => userSummary(o, true)).filter(Boolean),
+    owners: [...d.owners.map((o) => userSummary(o, true)).filter(Boolean), ...(d.plainOwners ?? [])],
     published: d.published,
     roles: [],
     slug: d.slug,

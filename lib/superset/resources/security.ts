@@ -15,6 +15,8 @@ export interface ResolvedUsername {
   ids: number[];
   aliases: string[];
   exact: boolean;
+  /** The matching accounts, so a caller can name them when more than one matched (possible only without the security API). */
+  candidates: Array<{ id: number; display_name: string; email: string | null }>;
 }
 
 interface RelatedOwner {
@@ -117,18 +119,28 @@ export class Security {
    */
   async resolveUsername(username: string): Promise<ResolvedUsername> {
     const wanted = username.trim().toLowerCase();
-    if (!wanted) return { ids: [], aliases: [], exact: true };
+    if (!wanted) return { ids: [], aliases: [], exact: true, candidates: [] };
     const users = await this.users([{ col: 'username', opr: 'ct', value: username.trim() }]);
     if (users) {
       const hits = users.filter((u) => (u.username ?? '').trim().toLowerCase() === wanted);
-      return { ids: hits.map((u) => u.id), aliases: unique(hits.map((u) => u.display_name).filter(Boolean)), exact: true };
+      return {
+        ids: hits.map((u) => u.id),
+        aliases: unique(hits.map((u) => u.display_name).filter(Boolean)),
+        exact: true,
+        candidates: hits.map((u) => ({ id: u.id, display_name: u.display_name, email: u.email })),
+      };
     }
     const related = await this.relatedOwners(username.trim(), MAX_PAGE_SIZE);
     const hits = related.filter((r) => {
       const email = (r.email ?? '').toLowerCase();
       return email === wanted || email.split('@')[0] === wanted || r.text.trim().toLowerCase() === wanted;
     });
-    return { ids: hits.map((r) => r.id), aliases: unique(hits.map((r) => r.text)), exact: false };
+    return {
+      ids: hits.map((r) => r.id),
+      aliases: unique(hits.map((r) => r.text)),
+      exact: false,
+      candidates: hits.map((r) => ({ id: r.id, display_name: r.text, email: r.email })),
+    };
   }
 
   /**
