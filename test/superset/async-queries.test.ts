@@ -45,7 +45,10 @@ beforeAll(async () => {
   client = new SupersetClient(
     { baseUrl: sup.baseUrl, username: sup.username, password: sup.password, timeoutSeconds: 60 },
     {
-      logger: { debug: (o: any) => void (o.status !== undefined && calls.push({ method: o.method, path: o.path, status: o.status })), warn: () => {} },
+      logger: {
+        debug: (o: any) => void (o.status !== undefined && calls.push({ method: o.method, path: o.path, status: o.status })),
+        warn: () => {},
+      },
       asyncQueries: { maxWaitMs: 120_000 },
     },
   );
@@ -91,7 +94,17 @@ describe('chart data from a Superset answering asynchronously (GLOBAL_ASYNC_QUER
     if (skipReason) skip(skipReason);
     const preview = await runPreview(
       client,
-      { id: dataset.id, table_name: 'sales', database_id: dataset.database, schema: null, catalog: null, sql: null, template_params: {}, kind: 'physical', url: null },
+      {
+        id: dataset.id,
+        table_name: 'sales',
+        database_id: dataset.database,
+        schema: null,
+        catalog: null,
+        sql: null,
+        template_params: {},
+        kind: 'physical',
+        url: null,
+      },
       ['region', 'units'],
       { filters: [{ col: 'region', op: '==', val: 'EMEA' }], template_params: {}, trace: [] },
     );

@@ -112,7 +112,16 @@ export async function startCeleryWorker(sup: SupersetInstance): Promise<Process>
   const from = existsSync(logFile) ? readFileSync(logFile).length : 0;
   const child = spawn(
     join(venvBin(sup.version), 'celery'),
-    ['--app=superset.tasks.celery_app:app', 'worker', '--pool=solo', '--concurrency=1', '--loglevel=INFO', '--without-gossip', '--without-mingle', '--without-heartbeat'],
+    [
+      '--app=superset.tasks.celery_app:app',
+      'worker',
+      '--pool=solo',
+      '--concurrency=1',
+      '--loglevel=INFO',
+      '--without-gossip',
+      '--without-mingle',
+      '--without-heartbeat',
+    ],
     { cwd: sup.dataDir, env: buildEnv(sup.version, sup.dataDir, sup.configFile), stdio: ['ignore', out, out], detached: true },
   );
   const stop = async () => {
