@@ -76,6 +76,8 @@ export interface TaskFilter {
   owner?: string;
   envId?: string;
   dashboardId?: string;
+  /** Tasks whose id after `<type>-` starts with `prefix` (a short id, as people copy it), of `type` when given. */
+  idPrefix?: { type?: string; prefix: string };
 }
 
 export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
@@ -197,6 +199,11 @@ export class TaskStore {
     }
     if (filter.envId) q.whereRaw('? = any(env_ids)', [filter.envId]);
     if (filter.dashboardId) q.whereRaw('? = any(dashboard_ids)', [filter.dashboardId]);
+    if (filter.idPrefix) {
+      // An id is `<type>-<rest>`: the prefix is matched on the rest, as a plain string (no pattern characters).
+      q.whereRaw('starts_with(substr(id, char_length(type) + 2), ?)', [filter.idPrefix.prefix]);
+      if (filter.idPrefix.type) q.where('type', filter.idPrefix.type);
+    }
     const [{ n }] = await q.clone().count<{ n: string }[]>({ n: '*' });
     // Instants, then the id in byte order: a total order, so pages never overlap.
     const items = await q

@@ -19,7 +19,8 @@ export function readEntities(s: Sentence, reading: Reading, language: Language):
   markUnnamedEnvironments(s, operation === 'migrate' || operation === 'deploy');
   const entities: Entities = environmentEntities(s, reading);
 
-  const taskIdIndex = s.marks.findIndex((m) => m?.kind === 'task_id');
+  // The last one: a reply to "which task?" ("7f1c2a9b") follows the command that asked it.
+  const taskIdIndex = s.marks.findLastIndex((m) => m?.kind === 'task_id');
   if (taskIdIndex >= 0) entities.task_id = s.tokens[taskIdIndex]!.norm;
   if (domain === 'tasks' && has('latest') && !entities.task_id) entities.latest = true;
   if (operation === 'migrate') {

@@ -44,6 +44,7 @@ interface RawLexicon {
   message_markers: { ru: string[]; en: string[] };
   language_markers: Record<'ru' | 'en', Record<'ru' | 'en', string[]>>;
   fillers: { ru: string[]; en: string[] };
+  verbs: { ru: string[]; en: string[] };
   environment_aliases: Record<string, string[]>;
 }
 
@@ -63,6 +64,8 @@ export interface Lexicon {
   fillers: string[][];
   /** Alias word → canonical environment word (`прод` → `prod`); canonical words map to themselves. */
   envAliases: Map<string, string>;
+  /** Verbs that are never an object's name where a command starts or after a keyword: by word, and by stem (four letters or more). */
+  verbs: { norms: Set<string>; stems: Set<string> };
 }
 
 function words(entry: string) {
@@ -100,7 +103,15 @@ export function compileLexicon(raw: RawLexicon): Lexicon {
       if (t.stem.length >= 3) envAliases.set(`stem:${t.stem}`, canonical);
     }
   }
+  const verbs = { norms: new Set<string>(), stems: new Set<string>() };
+  for (const w of [...raw.verbs.ru, ...raw.verbs.en]) {
+    const t = makeToken(w, 0, w.length);
+    verbs.norms.add(t.norm);
+    // A short stem ("да" of "дай") would catch unrelated words.
+    if (t.stem.length >= 4) verbs.stems.add(t.stem);
+  }
   return {
+    verbs,
     phrases,
     preps,
     messageMarkers: new Set([...raw.message_markers.ru, ...raw.message_markers.en].map((w) => makeToken(w, 0, w.length).norm)),

@@ -1,13 +1,16 @@
 /**
  * The first reading of a command: each token marked as what it is (a lexicon concept, a
- * preposition, a filler, an environment, a number, a task id, a commit, a message or language
- * marker), or left unmarked for the entities (titles, slugs, a search text). Passes run in order
- * and each marks only what the earlier ones left free.
+ * preposition, a filler, an environment, a number, a task id or the start of one, a commit, a
+ * message or language marker, a verb that only says "do"), or left unmarked for the entities
+ * (titles, slugs, a search text). Passes run in order and each marks only what the earlier ones
+ * left free; a hyphenated word made of keywords ("git-статус") is split into them first.
  */
 import { distance } from 'fastest-levenshtein';
 import type { KnownEnvironment, Language } from './intent.ts';
 import { lexicon, type Concept, type Lexicon, type Prep } from './lexicon.ts';
+import { isSmallWord, splitCompounds } from './compounds.ts';
 import { normaliseText } from './normalise.ts';
+import { isFullTaskId, taskRefOf } from './task-ref.ts';
 import type { Token } from './tokenise.ts';
 
 export type Mark =
@@ -19,7 +22,9 @@ export type Mark =
   | { kind: 'task_id' }
   | { kind: 'commit' }
   | { kind: 'marker' }
-  | { kind: 'lang'; value: Language };
+  | { kind: 'lang'; value: Language }
+  /** A verb that only says "do" ("сохрани", "save"): never part of a name. */
+  | { kind: 'verb' };
 
 /** A command being read: its text, tokens, and one mark (or none yet) per token. */
 export interface Sentence {
@@ -28,7 +33,6 @@ export interface Sentence {
   marks: Array<Mark | undefined>;
 }
 
-const TASK_ID = /^[a-z_]+-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const COMMIT = /^(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}$/;
 const MAX_ID = 2_147_483_647;
 const MAX_ENV_WORDS = 3;
@@ -46,8 +50,19 @@ export function markTokens(s: Sentence, environments: readonly KnownEnvironment[
   const lex = lexicon();
   markTaskIdsAndEnvironments(s, environments);
   markPhrases(s, lex);
+  // "git-статус": the parts of a hyphenated word that are all keywords are read as words of their own.
+  if (splitCompounds(s, lex)) {
+    markPhrases(s, lex);
+    // A part no phrase took ("копию" of "бэкап-копию") is a filler, never a name.
+    s.tokens.forEach((t, i) => {
+      if (t.compoundPart && s.marks[i] === undefined && !isSmallWord(lex, t.norm)) s.marks[i] = { kind: 'filler' };
+    });
+  }
   markSmallWords(s, lex);
-  return markTypos(s, lex);
+  markVerbs(s, lex);
+  const corrections = markTypos(s, lex);
+  markShortTaskIds(s);
+  return corrections;
 }
 
 /** 1. Task ids and the caller's environments (exact names or ids, quoted or not, up to three words). */
@@ -58,7 +73,7 @@ function markTaskIdsAndEnvironments(s: Sentence, environments: readonly KnownEnv
     envIndex.set(e.id.toLowerCase(), e.name);
   }
   s.tokens.forEach((t, i) => {
-    if (!t.quoted && TASK_ID.test(t.norm)) s.marks[i] = { kind: 'task_id' };
+    if (!t.quoted && isFullTaskId(t.norm)) s.marks[i] = { kind: 'task_id' };
     else if (t.quoted && envIndex.has(normaliseText(t.raw))) s.marks[i] = { kind: 'env', value: envIndex.get(normaliseText(t.raw))! };
   });
   for (let n = MAX_ENV_WORDS; n >= 1; n--) {
@@ -71,7 +86,7 @@ function markTaskIdsAndEnvironments(s: Sentence, environments: readonly KnownEnv
   }
 }
 
-/** 2. Lexicon phrases, longest first, by stem (every case and number form of a word). */
+/** 2. Lexicon phrases, longest first, by stem (every case and number form of a word); again after compounds are split. */
 function markPhrases(s: Sentence, lex: Lexicon): void {
   for (let i = 0; i < s.tokens.length; i++) {
     for (const p of lex.phrases) {
@@ -116,7 +131,26 @@ function markSmallWords(s: Sentence, lex: Lexicon): void {
 }
 
 /**
- * 4. Keywords with one wrong, missing or extra letter, or two neighbours swapped. Capitalised
+ * 4. Verbs that only say "do": where a command starts or after another keyword ("сохрани
+ * резервную копию дашборда X"), never a name. After an object's noun, inside a run of name words
+ * or capitalised mid-sentence they are part of a name ("dashboard Save Points"), and stay free.
+ */
+function markVerbs(s: Sentence, lex: Lexicon): void {
+  s.tokens.forEach((t, i) => {
+    if (!free(s, i) || !(lex.verbs.norms.has(t.norm) || lex.verbs.stems.has(t.stem))) return;
+    if (i > 0) {
+      const prev = s.marks[i - 1];
+      const inName = prev === undefined || s.tokens[i - 1]!.quoted || (prev.kind === 'concept' && OBJECT_NOUNS.has(prev.concept));
+      if (inName || /^\p{Lu}/u.test(t.raw)) return;
+    }
+    s.marks[i] = { kind: 'verb' };
+  });
+}
+
+const OBJECT_NOUNS: ReadonlySet<Concept> = new Set(['dashboard', 'dataset', 'field']);
+
+/**
+ * 5. Keywords with one wrong, missing or extra letter, or two neighbours swapped. Capitalised
  * words other than the first are names ("Stats"), not keywords.
  */
 function markTypos(s: Sentence, lex: Lexicon): Array<[string, string]> {
@@ -158,4 +192,21 @@ function swapped(a: string, b: string): boolean {
   const diff: number[] = [];
   for (let i = 0; i < a.length && diff.length <= 2; i++) if (a[i] !== b[i]) diff.push(i);
   return diff.length === 2 && diff[1] === diff[0]! + 1 && a[diff[0]!] === b[diff[1]!] && a[diff[1]!] === b[diff[0]!];
+}
+
+/**
+ * 6. A task by the start of its id ("7f1c2a", as people copy git hashes: task-ref.ts), in a
+ * command about a task: one naming a task, or asking for logs or a status and naming no
+ * dashboard, dataset or git operation. Read last, so a six-digit number or a commit-like word
+ * elsewhere stays what it is.
+ */
+function markShortTaskIds(s: Sentence): void {
+  const has = (c: Concept) => s.marks.some((m) => m?.kind === 'concept' && m.concept === c);
+  const other = (['dashboard', 'dataset', 'git', 'commit', 'deploy'] as const).some(has);
+  if (!has('task') && (other || !(has('logs') || has('status')))) return;
+  s.tokens.forEach((t, i) => {
+    const m = s.marks[i];
+    if (t.quoted || (m !== undefined && m.kind !== 'commit' && m.kind !== 'number')) return;
+    if (taskRefOf(t.norm)?.kind === 'prefix') s.marks[i] = { kind: 'task_id' };
+  });
 }

@@ -37,9 +37,13 @@ export function scriptOf(word: string): Script {
   return cyr >= lat ? 'cyrillic' : 'latin';
 }
 
-/** Lower case, ё → е, look-alikes folded into the word's dominant script. */
+/** Lower case, ё → е, the hyphen characters as `-` and ’ as ', look-alikes folded into the word's dominant script. */
 export function normaliseWord(word: string): string {
-  const lower = word.toLowerCase().replace(/ё/g, 'е');
+  const lower = word
+    .toLowerCase()
+    .replace(/ё/g, 'е')
+    .replace(/[\u2010\u2011]/g, '-')
+    .replace(/’/g, "'");
   let cyrOnly = 0; // letters that exist only in Cyrillic (no Latin look-alike)
   let latOnly = 0;
   let cyr = 0;

@@ -152,7 +152,7 @@ const NOT_FOUND: Record<Thing, Phrase<[string]>> = {
   ),
 };
 
-const SEVERAL: Record<Exclude<Thing, 'task'>, Phrase> = {
+const SEVERAL: Record<Thing, Phrase> = {
   environment: phrase(
     () => 'окружений',
     () => 'environments',
@@ -164,6 +164,10 @@ const SEVERAL: Record<Exclude<Thing, 'task'>, Phrase> = {
   dataset: phrase(
     () => 'датасетов',
     () => 'datasets',
+  ),
+  task: phrase(
+    () => 'задач',
+    () => 'tasks',
   ),
 };
 
@@ -184,6 +188,12 @@ export const TEXTS = {
   unsupported: phrase(
     (verb: string) => `Операцию «${verb}» ассистент не выполняет. Спросите «что ты умеешь?».`,
     (verb) => `The assistant does not do "${verb}". Ask "what can you do?".`,
+  ),
+  /** A short task id that starts no id of a task the caller may see. */
+  noTaskWithPrefix: phrase(
+    (prefix: string) =>
+      `Нет задачи, чей идентификатор начинается с «${prefix}». Назовите его полностью или спросите «статус последней задачи».`,
+    (prefix) => `No task's id starts with "${prefix}". Give the whole id, or ask "status of my last task".`,
   ),
   available: phrase(
     (names: string) => ` Доступны: ${names}.`,
@@ -226,6 +236,6 @@ export function notFoundText(lang: Language, what: Thing, name: string, known?: 
   return `${NOT_FOUND[what][lang](name)}.${known?.length ? TEXTS.available[lang](known.join(', ')) : ''}`;
 }
 
-export function ambiguousText(lang: Language, what: Exclude<Thing, 'task'>, name: string, candidates: string[]): string {
+export function ambiguousText(lang: Language, what: Thing, name: string, candidates: string[]): string {
   return TEXTS.ambiguous[lang](name, SEVERAL[what][lang](), candidates.join('; '));
 }

@@ -1,6 +1,7 @@
 /**
  * Splits a command into tokens: words (letters, digits and the joiners `-`, `_`, `.`, `:`, `/`
- * inside them, so slugs, environment names and task ids stay whole), numbers (`#12` too), and
+ * inside them, so slugs, environment names and task ids stay whole; the hyphen characters `‐` `‑`
+ * as `-`; an apostrophe, so "what's" is one word), numbers (`#12` too), and
  * quoted strings ("…", «…», “…”, '…', `…`), which are kept verbatim as one token.
  */
 import { stemmer as stemRu } from '@orama/stemmers/russian';
@@ -19,10 +20,12 @@ export interface Token {
   /** Offsets in the original text. */
   start: number;
   end: number;
+  /** A part of a hyphenated word of keywords, split off (compounds.ts). */
+  compoundPart?: boolean;
 }
 
 const QUOTES: Record<string, string> = { '"': '"', '«': '»', '“': '”', '„': '“', "'": "'", '`': '`' };
-const WORD = /[#]?[\p{L}\p{N}](?:[\p{L}\p{N}_]|[-.:/](?=[\p{L}\p{N}_]))*/uy;
+const WORD = /[#]?[\p{L}\p{N}](?:[\p{L}\p{N}_]|[-\u2010\u2011.:/'’](?=[\p{L}\p{N}_]))*/uy;
 
 export function stem(norm: string, script: Script): string {
   if (script === 'cyrillic') return stemRu(norm);

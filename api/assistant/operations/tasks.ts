@@ -1,7 +1,8 @@
 /** A task's status and logs: read-only, for a task the caller may see (their own, or any with tasks:READ). */
 import type { Language, ParseResult } from '../../../lib/assistant/intent.ts';
 import { OPERATION_TEXTS } from '../../../lib/assistant/operation-texts.ts';
-import { notFoundText } from '../../../lib/assistant/texts.ts';
+import { taskRefOf } from '../../../lib/assistant/task-ref.ts';
+import { ambiguousText, notFoundText, TEXTS } from '../../../lib/assistant/texts.ts';
 import { NotFoundError } from '../../../lib/errors.ts';
 import type { Principal } from '../../auth/principal.ts';
 import type { AppContext } from '../../context.ts';
@@ -11,8 +12,10 @@ import { Clarification } from '../resolve.ts';
 import { anyone, defineOperation, type OperationContext, type Plan } from './types.ts';
 
 const LOG_LINES = 50;
+/** Candidates named when a short id fits several tasks. */
+const MAX_CANDIDATES = 10;
 
-/** The task named by id, or the caller's latest; one the caller may not see reads as unknown. */
+/** The task named by id or by the start of one, or the caller's latest; one the caller may not see reads as unknown. */
 async function findTask(app: AppContext, principal: Principal, lang: Language, id: string | undefined, latest: boolean) {
   if (latest && !id) {
     const page = await app.tasks.list({ owner: principal.userId ?? principal.username }, 1, 1, principal);
@@ -20,12 +23,37 @@ async function findTask(app: AppContext, principal: Principal, lang: Language, i
     if (!task) throw new Clarification(OPERATION_TEXTS.noTasks[lang](), { not_found: 'task' });
     return task;
   }
+  const ref = taskRefOf(id!);
+  if (ref?.kind === 'prefix') return byPrefix(app, principal, lang, id!, ref);
   try {
     return await app.tasks.getVisible(id!, principal);
   } catch (err) {
     if (err instanceof NotFoundError) throw new Clarification(notFoundText(lang, 'task', id!), { not_found: 'task', mention: id });
     throw err;
   }
+}
+
+/**
+ * A short id ("7f1c2a"), looked up among the tasks the caller may see (so the candidates never
+ * name anyone else's): one fits, it is the task; several, the question names them (the reply,
+ * a longer start or the whole id, completes the command); none, the answer says so.
+ */
+async function byPrefix(app: AppContext, principal: Principal, lang: Language, mention: string, ref: { type?: string; prefix: string }) {
+  const found = await app.tasks.list({ idPrefix: ref }, 1, MAX_CANDIDATES + 1, principal);
+  if (found.items.length === 1) return found.items[0]!;
+  if (!found.items.length) throw new Clarification(TEXTS.noTaskWithPrefix[lang](mention), { not_found: 'task', mention });
+  const candidates = found.items
+    .slice(0, MAX_CANDIDATES)
+    .map((t) => ({ id: t.id, summary: t.summary, status: t.status, created_at: t.created_at }));
+  throw new Clarification(
+    ambiguousText(
+      lang,
+      'task',
+      mention,
+      candidates.map((c) => `${c.id} (${c.summary}, ${c.status})`),
+    ),
+    { ambiguous: 'task', mention, candidates, total: found.total },
+  );
 }
 
 async function status({ app, principal }: OperationContext, { language: lang, intent }: ParseResult): Promise<Plan> {
