@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { capturedLogs, createHarness, type Harness } from '../support/harness.ts';
+import { capturedLogs, createHarness, waitFor, type Harness } from '../support/harness.ts';
 import type { SupersetClient } from '../support/superset/fixtures.ts';
 import type { SourceFixture } from '../dashboard-migration/support.ts';
 import { buildSource, client, enabled, gitea, OtherClone, registerEnvironment, renameDashboard, setIdentity, userWith } from './support.ts';
@@ -12,6 +12,8 @@ import { buildSource, client, enabled, gitea, OtherClone, registerEnvironment, r
 // made by a second clone and resolved each way, abort and continue.
 const on = enabled();
 const P = `g${Date.now().toString(36)}`;
+/** Clones, pulls and merges against Gitea take long on a busy machine: a bound for hangs, far above any run's time, never a measure of speed. */
+const CONFLICT_TIMEOUT_MS = 300_000;
 let h: Harness;
 let a: SupersetClient;
 let envA: string;
@@ -216,18 +218,25 @@ describe.skipIf(!on)('a repository per dashboard', () => {
   });
 
   it('an operation waits while another process holds the working copy (database lock)', async () => {
-    let released = 0;
+    // The order of events, not their times: the lock is held, the commit waits for it, the holder
+    // lets go, the commit answers. Each step waits for the one before, so load cannot reorder them.
+    const order: string[] = [];
+    let held!: () => void;
+    const holding = new Promise<void>((resolve) => (held = resolve));
+    const waiting = async () =>
+      Number((await h.knex.raw(`select count(*)::int as n from pg_locks where locktype = 'advisory' and classid = ? and not granted`, [0x6769])).rows[0].n) > 0;
     const holder = h.knex.transaction(async (trx) => {
       await trx.raw('select pg_advisory_xact_lock(?, hashtext(?))', [0x6769, uuid]);
-      await new Promise((r) => setTimeout(r, 1500));
-      released = Date.now();
+      held();
+      await waitFor(async () => (await waiting()) || undefined, 60_000, 'the commit waiting for the working copy');
+      order.push('released');
     });
-    await new Promise((r) => setTimeout(r, 200));
+    await holding;
     const c = await admin('POST', G(dash, 'commit'), { json: { env_id: envA, message: 'nothing' } });
-    const answered = Date.now();
+    order.push('answered');
     await holder;
     expect(c.status, c.text).toBe(200);
-    expect(answered).toBeGreaterThanOrEqual(released);
+    expect(order).toEqual(['released', 'answered']);
     // Reads share the lock with each other but wait for a writer too.
     const reads = await Promise.all([1, 2, 3].map(() => admin('GET', `${G(dash, 'status')}?env_id=${envA}`)));
     expect(reads.map((r) => r.status)).toEqual([200, 200, 200]);
@@ -255,7 +264,7 @@ describe.skipIf(!on)('a repository per dashboard', () => {
     expect(config).toMatch(/name = Pat Puller/);
     expect(config).toMatch(/email = pat@example.com/);
     expect((await admin('POST', G(dash, 'push'), { json: { env_id: envA } })).status).toBe(200);
-  });
+  }, CONFLICT_TIMEOUT_MS);
 
   async function makeConflict(n: number) {
     const o = other();
@@ -313,7 +322,7 @@ describe.skipIf(!on)('a repository per dashboard', () => {
     const hist = await admin('GET', `${G(dash, 'history')}?env_id=${envA}&limit=1`);
     expect(hist.body.items[0].message).toBe('Take the remote title');
     expect((await admin('POST', G(dash, 'push'), { json: { env_id: envA } })).status).toBe(200);
-  });
+  }, CONFLICT_TIMEOUT_MS);
 
   it('ours keeps the local side; content takes a hand-written resolution', async () => {
     const file = await makeConflict(2);
@@ -332,7 +341,7 @@ describe.skipIf(!on)('a repository per dashboard', () => {
     await admin('POST', G(dash, 'merge/continue'), { json: { env_id: envA } });
     expect(fs.readFileSync(path.join(h.config.GIT_REPOS_DIR!, uuid, file), 'utf8')).toContain('dashboard_title: agreed title');
     expect((await admin('POST', G(dash, 'push'), { json: { env_id: envA } })).status).toBe(200);
-  });
+  }, CONFLICT_TIMEOUT_MS);
 
   it('abort restores the state before the pull', async () => {
     const file = await makeConflict(4);
@@ -346,7 +355,7 @@ describe.skipIf(!on)('a repository per dashboard', () => {
     expect((await admin('POST', G(dash, 'merge/abort'), { json: { env_id: envA } })).body.code).toBe('no_merge_in_progress');
     const ms = await admin('GET', `${G(dash, 'merge/status')}?env_id=${envA}`);
     expect(ms.body).toEqual({ has_unfinished_merge: false, ours: null, theirs: null, conflicts: [] });
-  });
+  }, CONFLICT_TIMEOUT_MS);
 });
 
 describe.skipIf(!on)('a lost working copy', () => {

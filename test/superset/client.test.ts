@@ -290,12 +290,13 @@ describe('typed errors, retries and deadlines', () => {
     for (const [mode, reason] of cases) {
       fake.clearFailures();
       fake.fail({ path: '/api/v1/dashboard/' }, mode);
-      const started = Date.now();
+      const before = fake.mark();
       const err = await c.listDashboards({ pageSize: 1 }).catch((e: unknown) => e);
       expect(err, mode).toBeInstanceOf(SupersetUnavailableError);
       expect((err as SupersetUnavailableError).reason, mode).toBe(reason);
       expect((err as SupersetUnavailableError).status).toBe(503);
-      if (mode === 'timeout') expect(Date.now() - started).toBeLessThan(2500); // one attempt: timeouts are not retried by default
+      // One attempt: timeouts are not retried by default (counted, not timed: a loaded machine is slow, not wrong).
+      if (mode === 'timeout') expect(fake.count('/api/v1/dashboard/', before)).toBe(1);
     }
   });
 });

@@ -275,9 +275,10 @@ describe('task logs', () => {
     const line = (ts: number, message: string) => ({ task_id: live, ts: new Date(ts), level: 'INFO', source: 'activity', message });
     // A line is stored; one stamped 50 ms before it reaches the store 700 ms later, after more than
     // one of the stream's 500 ms ticks, as a batch of another activity's lines would. The first is
-    // stamped 2 s ahead so that a busy machine's late timer cannot make the second arrive after
-    // the stream may send the first (a stream without the fix sends it at once).
-    const at = Date.now() + 2_000;
+    // stamped ten minutes ahead: the stream may send it only once the task has ended and its lines
+    // have settled, by which time the second is stored, however slow the machine (a stream without
+    // the fix sends the first at its next tick and never the second).
+    const at = Date.now() + 10 * 60_000;
     await h.knex('task_logs').insert(line(at, 'stamped second, stored first'));
     await new Promise((r) => setTimeout(r, 700));
     await h.knex('task_logs').insert(line(at - 50, 'stamped first, stored second'));
