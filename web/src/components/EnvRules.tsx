@@ -22,7 +22,7 @@ export function EnvRules() {
     queryFn: () => must(api.GET('/api/environments/{env_id}/rules/{target_env_id}', { params: { path } })),
   });
   return (
-    <Stack mt="lg">
+    <Stack mt="lg" data-testid="env-rules">
       <Title order={3}>{t.envRules}</Title>
       <Text size="sm" c="dimmed">
         {t.envRulesHelp}

@@ -1,6 +1,7 @@
 import { Badge, Code, Group, Paper, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import type { DashboardOutcome, ObjectPlan } from '../../../contracts/migration.ts';
 import { useI18n } from '../i18n.tsx';
+import { EnvRuleEffects } from './EnvRuleEffects.tsx';
 
 const ACTION_COLOR: Record<ObjectPlan['action'], string> = { create: 'green', update: 'orange', reuse: 'blue', unchanged: 'gray' };
 
@@ -65,6 +66,7 @@ export function ObjectDiff({ outcome }: { outcome: DashboardOutcome }) {
           {outcome.collisions.map((c) => `${c.kind}: ${c.detail} → ${c.resolution}`).join('; ')}
         </Text>
       )}
+      {outcome.env_rules?.length ? <EnvRuleEffects effects={outcome.env_rules} /> : null}
     </Paper>
   );
 }
