@@ -29,6 +29,7 @@ import { gitRoutes } from './git/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { clientAddress } from './http/client-address.ts';
 import { rejectUnstorableText } from './http/input-text.ts';
+import { httpMetrics } from './http/metrics.ts';
 import { methodGuard } from './http/methods.ts';
 import { buildOpenApi, DOCS_START_SCRIPT, docsPage } from './http/openapi.ts';
 import { problemMiddleware } from './http/problem.ts';
@@ -108,6 +109,7 @@ export function createApp(ctx: AppContext): Koa {
 
   app.use(clientAddress(ctx.config.TRUSTED_PROXIES));
   app.use(requestContext(ctx.logger));
+  app.use(httpMetrics());
   app.use(problemMiddleware(ctx.logger));
   app.use(async (c, next) => {
     c.set('X-Content-Type-Options', 'nosniff');

@@ -32,6 +32,7 @@ import { TaskReconciler } from './tasks/reconciler.ts';
 import { TaskService } from './tasks/service.ts';
 import { SEARCH_ATTRIBUTES } from '../contracts/search-attributes.ts';
 import { egressPolicy } from '../lib/egress/policy.ts';
+import { supersetObserver } from '../lib/telemetry/upstream.ts';
 
 export interface Bootstrapped {
   context: AppContext;
@@ -86,6 +87,7 @@ export async function bootstrapOn(config: Config, logger: Logger, knex: Knex): P
       logger: logger.child({ component: 'superset' }),
       egress: egressPolicy(config),
       retry: retryPolicyFrom(config),
+      observerFor: supersetObserver,
     }),
   });
   const environments = new EnvironmentService({

@@ -1,6 +1,7 @@
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
 import { createApp } from './app.ts';
+import { serveMetrics } from '../lib/telemetry/metrics-server.ts';
 import { bootstrap } from './bootstrap.ts';
 
 export interface ServingApi {
@@ -20,12 +21,16 @@ export async function serveApi(config: Config, logger: Logger, databaseUrl: stri
     await boot.close();
     throw err;
   });
+  // The API's metrics on a listener of its own (METRICS_PORT), never on the public one.
+  const metrics = config.METRICS_PORT === undefined ? undefined : await serveMetrics(config.METRICS_HOST, config.METRICS_PORT);
+  if (metrics) logger.info({ metrics: `http://${metrics.address}/metrics` }, 'API metrics served');
   let closing: Promise<void> | undefined;
   return {
     close: () =>
       (closing ??= (async () => {
         server.close();
         server.closeAllConnections();
+        await metrics?.close();
         await boot.close();
       })()),
   };

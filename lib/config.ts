@@ -15,6 +15,11 @@ const optionalString = z
   .transform((v) => (v === '' ? undefined : v))
   .optional();
 
+/** A port, or nothing when unset or empty (a feature that listens only when asked to). */
+const optionalPort = optionalString.pipe(
+  z.string().regex(/^\d+$/, 'must be a port number').transform(Number).pipe(z.number().int().min(1).max(65535)).optional(),
+);
+
 /** A comma-separated list, entries trimmed, empty ones dropped (unset: none). */
 const commaList = z
   .string()
@@ -92,6 +97,20 @@ const schema = z.object({
   LLM_API_KEY: optionalString,
   LLM_MODEL: optionalString,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `auto`: readable lines on a terminal, JSON otherwise; `json` or `pretty` to choose (docs/observability.md). */
+  LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
+  /**
+   * Prometheus metrics, each process on a listener of its own (never the API's): the API on
+   * METRICS_PORT, a worker on WORKER_METRICS_PORT, the Temporal SDK's worker metrics (served by its
+   * core runtime) on TEMPORAL_METRICS_PORT. Unset: off.
+   */
+  METRICS_HOST: z.string().trim().min(1).default('127.0.0.1'),
+  METRICS_PORT: optionalPort,
+  WORKER_METRICS_PORT: optionalPort,
+  TEMPORAL_METRICS_PORT: optionalPort,
+  /** OpenTelemetry traces over OTLP/HTTP (the standard variables); unset: no tracing. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
   /** Seconds a task row may stay PENDING before the reconciler (re)starts its workflow. */
   TEMPORAL_UI_URL: optionalString.pipe(z.url().optional()),
   TASK_RECONCILE_AFTER_SECONDS: z.coerce.number().int().min(1).default(15),
@@ -181,6 +200,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (cfg.SUPERSET_RETRY_MAX_MS < cfg.SUPERSET_RETRY_BASE_MS) {
     throw configError('SUPERSET_RETRY_MAX_MS must be at least SUPERSET_RETRY_BASE_MS');
   }
+  checkMetricsPorts(cfg);
   checkTemporalTls(cfg);
   checkConfiguredDestinations(cfg);
   const dataDir = path.resolve(cfg.SWITCHYARD_DATA_DIR);
@@ -194,6 +214,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 function configError(message: string): ConfigError {
   return new ConfigError(`Invalid configuration:\n  ${message}`);
+}
+
+/** Each metrics listener on a port of its own, none on the API's. */
+function checkMetricsPorts(cfg: z.infer<typeof schema>): void {
+  const named = (['METRICS_PORT', 'WORKER_METRICS_PORT', 'TEMPORAL_METRICS_PORT'] as const).filter((k) => cfg[k] !== undefined);
+  for (const k of named) if (cfg[k] === cfg.PORT) throw configError(`${k} must differ from PORT (metrics are never served on the API's listener)`);
+  for (const [i, a] of named.entries()) {
+    const b = named.slice(i + 1).find((k) => cfg[k] === cfg[a]);
+    if (b) throw configError(`${a} and ${b} must differ`);
+  }
 }
 
 /**

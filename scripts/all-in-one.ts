@@ -11,6 +11,7 @@ import { resolveDatabaseUrl } from '../lib/stack-file.ts';
 import { lowerBackgroundThreads } from '../lib/thread-priority.ts';
 import { createWorker } from '../worker/create-worker.ts';
 import { TaskLogSink } from '../worker/task-log-sink.ts';
+import { runtimeTelemetry, serveWorkerMetrics } from '../worker/telemetry.ts';
 
 /**
  * The embedded default (`npm start`): the API and one worker in one process, which saves the
@@ -24,7 +25,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL, 'switchyard');
   const sink = new TaskLogSink(logger);
-  Runtime.install({ logger: sink });
+  Runtime.install({ logger: sink, ...runtimeTelemetry(config) });
   const knex = createKnex(resolveDatabaseUrl(config), { poolMax: 6 });
   const keyring = keyringFor(config, (m) => logger.warn(m));
   const stores = createStores(knex, keyring);
@@ -41,6 +42,7 @@ async function main(): Promise<void> {
     tuning: { maxConcurrentActivityTaskExecutions: 20, maxCachedWorkflows: 100 },
     flushTaskLogs: () => sink.flush(),
   });
+  const metricsServer = await serveWorkerMetrics(config, logger);
   const running = worker.run();
   // A thread takes its creator's nice value: libuv's pool (the API's crypto and file reads),
   // started on first use, must start before the main thread is lowered.
@@ -60,6 +62,7 @@ async function main(): Promise<void> {
     // Temporal's runtime may have begun draining on the same signal.
     if (worker.getState() === 'RUNNING') worker.shutdown();
     await running.catch((err: unknown) => logger.warn({ err }, 'worker stopped with an error'));
+    await metricsServer?.close();
     await sink.close();
     await connection.close();
     await knex.destroy();

@@ -9,6 +9,7 @@ import { egressPolicy } from '../lib/egress/policy.ts';
 import { SupersetClientPool } from '../lib/superset/pool.ts';
 import { retryPolicyFrom } from '../lib/superset/transport/retry.ts';
 import { logRetryInTask } from '../activities/superset-retries.ts';
+import { supersetObserver } from '../lib/telemetry/upstream.ts';
 import { temporalConnectionOptions } from '../lib/temporal-connection.ts';
 
 export const WORKFLOWS_PATH = new URL('../workflows/index.ts', import.meta.url).pathname;
@@ -42,6 +43,7 @@ export async function createWorker(deps: {
     egress: egressPolicy(config),
     retry: retryPolicyFrom(config),
     retryHooks: { onRetry: logRetryInTask },
+    observerFor: supersetObserver,
   });
   const forEnvironment = (envId: string) => supersets.client(envId);
   const connection = await NativeConnection.connect(temporalConnectionOptions(config));

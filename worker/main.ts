@@ -8,6 +8,7 @@ import { resolveDatabaseUrl } from '../lib/stack-file.ts';
 import { describeTemporalConnection } from '../lib/temporal-connection.ts';
 import { createWorker } from './create-worker.ts';
 import { TaskLogSink } from './task-log-sink.ts';
+import { runtimeTelemetry, serveWorkerMetrics } from './telemetry.ts';
 
 /** `npm run worker`: one worker process; scale by running more of them. */
 async function main(): Promise<void> {
@@ -15,7 +16,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.LOG_LEVEL, 'switchyard-worker');
   // The Runtime must be installed before any connection or worker exists.
   const sink = new TaskLogSink(logger);
-  Runtime.install({ logger: sink });
+  Runtime.install({ logger: sink, ...runtimeTelemetry(config) });
   const knex = createKnex(resolveDatabaseUrl(config));
   const keyring = keyringFor(config, (m) => logger.warn(m));
   const stores = createStores(knex, keyring);
@@ -28,10 +29,12 @@ async function main(): Promise<void> {
     workflowBundlePath: process.env.SWITCHYARD_WORKFLOW_BUNDLE || undefined,
     flushTaskLogs: () => sink.flush(),
   });
+  const metricsServer = await serveWorkerMetrics(config, logger);
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, temporal: describeTemporalConnection(config), pid: process.pid }, 'worker started');
   try {
     await worker.run(); // resolves after SIGINT/SIGTERM drain
   } finally {
+    await metricsServer?.close();
     await sink.close();
     await connection.close();
     await knex.destroy();

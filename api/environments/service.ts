@@ -11,6 +11,7 @@ import { can, type Principal } from '../auth/principal.ts';
 import type { SecurityEventInput, SecurityEventService } from '../auth/security-events.ts';
 import { toEnvironmentView, type EnvironmentView } from './schemas.ts';
 import type { Supersets } from './upstream.ts';
+import { supersetObserver } from '../../lib/telemetry/upstream.ts';
 
 /** Who asked, for the security events every environment change writes and the protection rule. */
 export interface Actor {
@@ -218,7 +219,7 @@ export class EnvironmentService {
     const row = await this.store.get(id);
     const started = Date.now();
     const { connection } = connectionOf(row, this.keyring);
-    const client = new SupersetClient(connection, { retry: { attempts: 1 }, egress: this.egress });
+    const client = new SupersetClient(connection, { retry: { attempts: 1 }, egress: this.egress, observe: supersetObserver(id) });
     const report: EnvironmentTestReport = {
       env_id: id,
       ok: false,

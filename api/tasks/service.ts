@@ -10,6 +10,7 @@ import type { Config } from '../../lib/config.ts';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { redact } from '../../lib/redact.ts';
+import { metrics } from '../../lib/telemetry/metrics.ts';
 import { actorLabel, can, isAdmin, type Principal } from '../auth/principal.ts';
 import { taskForReader } from './query-rows.ts';
 
@@ -76,7 +77,10 @@ export class TaskService {
       workflowInput: input,
       firstLogLine: `task created by ${req.owner ? actorLabel(req.owner) : 'system'}: ${summary}`,
     });
-    if (created) this.enqueueStart(task);
+    if (created) {
+      metrics.tasksCreated.inc({ kind: kind.type });
+      this.enqueueStart(task);
+    }
     return { task, created };
   }
 

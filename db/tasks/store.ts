@@ -14,6 +14,8 @@ import {
   type TaskStatus,
   type TaskType,
 } from '../../contracts/tasks.ts';
+import { isItemsResult } from '../../contracts/outcomes.ts';
+import { recordTaskFinished } from '../../lib/telemetry/metrics.ts';
 import { isUniqueViolation } from '../errors.ts';
 import { preparedQuery } from '../prepared.ts';
 
@@ -115,6 +117,14 @@ export function idempotencyScope(t: Pick<NewTask, 'ownerId' | 'apiKeyId'>): stri
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const OPEN = OPEN_STATUSES as TaskStatus[];
+
+/** What a final write reads back for the task metrics (lib/telemetry/metrics.ts): here, where every task ends. */
+type FinishedRow = Pick<TaskRecord, 'type' | 'created_at' | 'finished_at'>;
+const FINISHED_COLUMNS = ['type', 'created_at', 'finished_at'];
+function countFinished(row: FinishedRow, status: FinalStatus, items?: number): void {
+  const seconds = (new Date(row.finished_at ?? Date.now()).getTime() - new Date(row.created_at).getTime()) / 1000;
+  recordTaskFinished(row.type, status, seconds, items);
+}
 
 export class TaskStore {
   private readonly knex: Knex;
@@ -232,15 +242,20 @@ export class TaskStore {
   /** Cancels a task whose workflow has not started; false when it started meanwhile (or finished). */
   async cancelUnstarted(id: string, by: string): Promise<boolean> {
     return this.knex.transaction(async (trx) => {
-      const n = await trx('tasks')
+      const rows: FinishedRow[] = await trx('tasks')
         .where({ id, status: 'PENDING' })
         .whereNull('workflow_run_id')
-        .update({
-          status: 'CANCELLED',
-          error: JSON.stringify({ message: 'cancelled before it started' }),
-          finished_at: trx.fn.now(),
-          updated_at: trx.fn.now(),
-        });
+        .update(
+          {
+            status: 'CANCELLED',
+            error: JSON.stringify({ message: 'cancelled before it started' }),
+            finished_at: trx.fn.now(),
+            updated_at: trx.fn.now(),
+          },
+          FINISHED_COLUMNS,
+        );
+      for (const row of rows) countFinished(row, 'CANCELLED');
+      const n = rows.length;
       if (n === 1) await trx('task_logs').insert({ task_id: id, ts: new Date(), level: 'WARN', source: 'api', message: `cancelled by ${by} before it started` });
       return n === 1;
     });
@@ -288,17 +303,21 @@ export class TaskStore {
 
   /** The final write; a no-op on a task that is already closed. `result` and `error` must be free of secrets. */
   async finish(id: string, status: FinalStatus, result: unknown, error: TaskError | null): Promise<boolean> {
-    const n = await this.knex('tasks')
+    const rows: FinishedRow[] = await this.knex('tasks')
       .where({ id })
       .whereIn('status', OPEN)
-      .update({
-        status,
-        result: result === undefined ? null : JSON.stringify(result),
-        error: error ? JSON.stringify(error) : null,
-        finished_at: this.knex.fn.now(),
-        updated_at: this.knex.fn.now(),
-      });
-    return n > 0;
+      .update(
+        {
+          status,
+          result: result === undefined ? null : JSON.stringify(result),
+          error: error ? JSON.stringify(error) : null,
+          finished_at: this.knex.fn.now(),
+          updated_at: this.knex.fn.now(),
+        },
+        FINISHED_COLUMNS,
+      );
+    for (const row of rows) countFinished(row, status, isItemsResult(result) ? result.items.length : undefined);
+    return rows.length > 0;
   }
 
   // --- reconciliation -------------------------------------------------------------------------

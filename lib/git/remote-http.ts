@@ -10,6 +10,7 @@ import type { GitHttpRequest, GitHttpResponse, HttpClient } from 'isomorphic-git
 import { request } from 'undici';
 import { egressDispatcher } from '../egress/connect.ts';
 import { EgressPolicy } from '../egress/policy.ts';
+import { observeGit } from '../telemetry/upstream.ts';
 import { GitRemoteError } from './git-errors.ts';
 
 /** The origin of a URL as the URL parser spells it (default ports dropped, host lower-cased). */
@@ -52,7 +53,9 @@ export function remoteHttp(opts: { egress?: EgressPolicy; tokenOrigin?: string }
       const method = req.method ?? 'GET';
       // Sent whole, with its Content-Length (git servers expect one for a pack).
       const body = req.body ? await collect(req.body) : undefined;
-      const res = await request(req.url, { method: method as 'GET' | 'POST', headers: req.headers, body, dispatcher, signal: req.signal });
+      const res = await observeGit(req.url, () =>
+        request(req.url, { method: method as 'GET' | 'POST', headers: req.headers, body, dispatcher, signal: req.signal }),
+      );
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
       return {

@@ -21,6 +21,7 @@ import type { ChatCompletionMessageParam } from 'openai/resources/chat/completio
 import { egressFetch } from '../egress/connect.ts';
 import { egressRefusal, type EgressPolicy } from '../egress/policy.ts';
 import { lazyModule } from '../lazy.ts';
+import { observedLlmFetch } from '../telemetry/upstream.ts';
 
 /** The official client loads with the first LLM call, not at start (most processes never make one). */
 const loadOpenAI = lazyModule(async () => (await import('openai')).default);
@@ -131,7 +132,8 @@ export async function createLlmClient(endpoint: Omit<LlmEndpoint, 'model'>): Pro
     timeout: Math.max(1, endpoint.timeoutSeconds) * 1000,
     maxRetries: 0,
     logLevel: 'off',
-    ...(endpoint.egress?.restricted ? { fetch: egressFetch(endpoint.egress) } : {}),
+    // Every request counted and timed (lib/telemetry/upstream.ts), through the egress policy when there is one.
+    fetch: observedLlmFetch(endpoint.egress?.restricted ? egressFetch(endpoint.egress) : undefined),
   });
 }
 

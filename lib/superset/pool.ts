@@ -1,4 +1,5 @@
 import { SupersetClient, type SupersetClientOptions } from './client.ts';
+import type { ExchangeObserver } from './transport/options.ts';
 import type { SupersetConnection } from './types.ts';
 
 /** How to reach one instance now, and a version of those settings (e.g. the row's `updated_at`). */
@@ -6,6 +7,9 @@ export interface ResolvedConnection {
   version: string;
   connection: SupersetConnection;
 }
+
+/** A client's options, and the observer of each instance's exchanges, told its key (the environment id). */
+export type PoolOptions = SupersetClientOptions & { observerFor?: (key: string) => ExchangeObserver };
 
 /** Looks an instance up by its key (an environment id); throws when there is no such instance. */
 export type ConnectionResolver = (key: string) => Promise<ResolvedConnection>;
@@ -21,9 +25,9 @@ export type ConnectionResolver = (key: string) => Promise<ResolvedConnection>;
 export class SupersetClientPool {
   private readonly clients = new Map<string, { version: string; client: SupersetClient }>();
   private readonly resolve: ConnectionResolver;
-  private readonly options: SupersetClientOptions;
+  private readonly options: PoolOptions;
 
-  constructor(resolve: ConnectionResolver, options: SupersetClientOptions = {}) {
+  constructor(resolve: ConnectionResolver, options: PoolOptions = {}) {
     this.resolve = resolve;
     this.options = options;
   }
@@ -38,7 +42,8 @@ export class SupersetClientPool {
     const existing = this.clients.get(key);
     if (existing && existing.version === resolved.version) return existing.client;
     existing?.client.close();
-    const client = new SupersetClient(resolved.connection, this.options);
+    const { observerFor, ...options } = this.options;
+    const client = new SupersetClient(resolved.connection, { ...options, observe: observerFor?.(key) });
     this.clients.set(key, { version: resolved.version, client });
     return client;
   }

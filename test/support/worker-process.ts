@@ -16,7 +16,7 @@ function temporalSecurityEnv(h: Harness): Record<string, string> {
 }
 
 /** A worker as its own OS process (`npm run worker`'s entry), so a test can really kill it. */
-export function spawnWorker(h: Harness): ChildProcess {
+export function spawnWorker(h: Harness, env: Record<string, string> = {}): ChildProcess {
   return spawn(process.execPath, ['worker/main.ts'], {
     env: {
       ...process.env,
@@ -28,6 +28,7 @@ export function spawnWorker(h: Harness): ChildProcess {
       SWITCHYARD_DATA_DIR: h.config.SWITCHYARD_DATA_DIR,
       SWITCHYARD_WORKFLOW_BUNDLE: inject('workflowBundlePath'),
       LOG_LEVEL: 'warn',
+      ...env,
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

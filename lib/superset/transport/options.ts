@@ -39,7 +39,12 @@ export interface SupersetClientOptions {
   asyncQueries?: Partial<AsyncQueryWait>;
   /** Where connections may go (lib/egress/policy.ts); none: anywhere. */
   egress?: EgressPolicy;
+  /** Wraps every HTTP exchange with the instance (metrics and trace spans: lib/telemetry/superset.ts). */
+  observe?: ExchangeObserver;
 }
+
+/** Runs one exchange (`run`) and answers what it answers; told the call's method and API path. */
+export type ExchangeObserver = <T extends { status: number }>(call: { method: string; path: string }, run: () => Promise<T>) => Promise<T>;
 
 /** Waits of about 0.5, 1 and 2 s between four attempts: long enough for a gateway's worker to come back. */
 export const DEFAULT_RETRY: RetryPolicy = { attempts: 4, baseDelayMs: 500, maxDelayMs: 8_000, onTimeout: false };

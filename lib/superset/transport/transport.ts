@@ -25,7 +25,7 @@ import { SupersetUnavailableError, type UpstreamContext } from '../errors.ts';
 import type { SupersetConnection } from '../types.ts';
 import { isCsrfFailure, isTokenRefusal, parseJson, raiseForStatus, unavailableFromStatus } from './answers.ts';
 import { isGatewayAnswer } from './gateway.ts';
-import { DEFAULT_RETRY, type ClientLogger, type SupersetClientOptions } from './options.ts';
+import { DEFAULT_RETRY, type ClientLogger, type ExchangeObserver, type SupersetClientOptions } from './options.ts';
 import { apiUrl, normaliseBaseUrl, sameOriginPath } from './paths.ts';
 import { Retrier } from './retry.ts';
 import { Session } from './session.ts';
@@ -53,6 +53,7 @@ export class SupersetTransport {
   private readonly timeoutMs: number;
   private readonly logger?: ClientLogger;
   private readonly maxJsonBytes: number;
+  private readonly observe?: ExchangeObserver;
   /** The standing with the instance: tokens, CSRF token, cookies. */
   readonly session: Session;
   private readonly listQueues = new Map<string, Promise<unknown>>();
@@ -67,6 +68,7 @@ export class SupersetTransport {
     this.retrier = new Retrier(this.host, { ...DEFAULT_RETRY, ...opts.retry }, opts.retryHooks, this.logger);
     this.sleep = opts.retryHooks?.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
     this.maxJsonBytes = opts.maxJsonBytes ?? 64 * 1024 * 1024;
+    this.observe = opts.observe;
     this.maxBinaryBytes = opts.maxBinaryBytes ?? 512 * 1024 * 1024;
     const tls = { rejectUnauthorized: conn.verifyTls !== false, timeout: this.timeoutMs };
     const connect = opts.egress?.restricted ? egressConnector(opts.egress, tls) : tls;
@@ -187,8 +189,14 @@ export class SupersetTransport {
     }
   }
 
+  /** One HTTP exchange, seen by the client's observer (metrics, trace spans) when it has one. */
+  private exchange(spec: CallSpec, bearer?: string): Promise<WireResponse> {
+    const send = () => this.send(spec, bearer);
+    return this.observe ? this.observe({ method: spec.method, path: spec.path }, send) : send();
+  }
+
   /** One HTTP exchange; wire failures become SupersetUnavailableError, an egress refusal HostNotAllowedError. */
-  private async exchange(spec: CallSpec, bearer?: string): Promise<WireResponse> {
+  private async send(spec: CallSpec, bearer?: string): Promise<WireResponse> {
     if (this.closed) throw new Error('SupersetClient is closed');
     const url = apiUrl(this.base, spec.path, spec.q, spec.query);
     const mutating = MUTATING.has(spec.method);

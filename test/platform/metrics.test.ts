@@ -1,0 +1,168 @@
+import type { ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../lib/config.ts';
+import { serveMetrics, type MetricsServer } from '../../lib/telemetry/metrics-server.ts';
+import { supersetEndpointClass } from '../../lib/telemetry/superset-endpoint.ts';
+import { createEnvironment } from '../support/environments.ts';
+import { startFakeSuperset, type FakeSuperset } from '../support/fake-superset.ts';
+import { createHarness, waitFor, type Harness } from '../support/harness.ts';
+import { spawnWorker, stopProcess } from '../support/worker-process.ts';
+
+/**
+ * Prometheus metrics per process after a real migration between two fake Supersets: the API's
+ * (requests by route template, tasks created) from this process, the worker's (tasks finished,
+ * Superset calls by environment and endpoint class) and the Temporal SDK's from a worker process
+ * of its own, each on its own port.
+ */
+interface Sample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
+
+/** The exposition format's sample lines (`name{a="b"} 1`); comments skipped. */
+function parseExposition(text: string): Sample[] {
+  return text
+    .split('\n')
+    .filter((l) => l && !l.startsWith('#'))
+    .map((l) => {
+      const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)/.exec(l)!;
+      const labels = Object.fromEntries([...(m[2] ?? '').matchAll(/([a-zA-Z_]\w*)="((?:[^"\\]|\\.)*)"/g)].map((x) => [x[1], x[2]]));
+      return { name: m[1]!, labels, value: Number(m[3]) };
+    });
+}
+
+async function scrape(address: string): Promise<Sample[]> {
+  const r = await fetch(`http://${address}/metrics`);
+  expect(r.status).toBe(200);
+  expect(r.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+  return parseExposition(await r.text());
+}
+
+async function freePort(): Promise<number> {
+  const s = net.createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as net.AddressInfo).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+let h: Harness;
+let source: FakeSuperset;
+let target: FakeSuperset;
+let worker: ChildProcess;
+let apiMetrics: MetricsServer;
+let workerPort: number;
+let temporalPort: number;
+let sourceEnv: string;
+let targetEnv: string;
+let taskId: string;
+
+beforeAll(async () => {
+  [h, source, target] = await Promise.all([createHarness(), startFakeSuperset(), startFakeSuperset()]);
+  [sourceEnv, targetEnv] = await Promise.all(
+    [source, target].map((f) => createEnvironment(h, { baseUrl: f.baseUrl, username: f.username, password: f.password })),
+  );
+  apiMetrics = await serveMetrics('127.0.0.1', 0);
+  [workerPort, temporalPort] = [await freePort(), await freePort()];
+  worker = spawnWorker(h, { WORKER_METRICS_PORT: String(workerPort), TEMPORAL_METRICS_PORT: String(temporalPort) });
+
+  const dashboards = source.seedDashboards(3, { prefix: 'Metrics', charts: 2 });
+  const sourceDb = source.databases.find((d) => d.database_name === 'Metrics database')!;
+  const targetDb = target.addDatabase({ name: 'Metrics warehouse' });
+  const r = await h.request('POST', '/api/dashboards/migrate', {
+    token: h.adminToken,
+    json: {
+      source_env_id: sourceEnv,
+      target_env_id: targetEnv,
+      dashboard_ids: dashboards.map((d) => d.id),
+      db_mappings: [{ source_database_id: sourceDb.id, target_database_id: targetDb.id }],
+    },
+  });
+  expect(r.status, r.text).toBe(202);
+  taskId = r.body.task_id;
+  const task = await h.waitForTask(taskId, undefined, 120_000);
+  expect(task.status).toBe('SUCCEEDED');
+  await h.request('GET', `/api/tasks/${taskId}`, { token: h.adminToken });
+  expect((await h.request('POST', `/api/environments/${sourceEnv}/test`, { token: h.adminToken })).status).toBe(200);
+}, 180_000);
+
+afterAll(async () => {
+  if (worker) await stopProcess(worker);
+  await apiMetrics?.close();
+  await h?.close();
+  await Promise.all([source?.close(), target?.close()]);
+});
+
+const find = (samples: Sample[], name: string, labels: Record<string, string> = {}) =>
+  samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
+
+describe('metrics', () => {
+  it("serves the API's requests by route template (never the raw path) and status, and the tasks it created", async () => {
+    const api = await scrape(apiMetrics.address);
+    const byTemplate = find(api, 'switchyard_http_requests_total', { method: 'GET', route: '/api/tasks/:task_id', status: '200' });
+    expect(byTemplate).toHaveLength(1);
+    expect(byTemplate[0]!.value).toBeGreaterThanOrEqual(1);
+    expect(find(api, 'switchyard_http_requests_total', { method: 'POST', route: '/api/dashboards/migrate', status: '202' })[0]?.value).toBe(1);
+    expect(api.some((s) => s.name.startsWith('switchyard_http_') && JSON.stringify(s.labels).includes(taskId))).toBe(false);
+    expect(find(api, 'switchyard_http_request_duration_seconds_bucket', { route: '/api/dashboards/migrate', le: '+Inf' })[0]?.value).toBe(1);
+    expect(find(api, 'switchyard_tasks_created_total', { kind: 'migration' })[0]?.value).toBe(1);
+    // Testing an environment logs in from the API: its own Superset calls, by the environment's id.
+    expect(find(api, 'switchyard_superset_requests_total', { environment_id: sourceEnv, endpoint: 'security', outcome: 'success' })[0]?.value).toBeGreaterThanOrEqual(1);
+    expect(find(api, 'switchyard_http_requests_total', { route: '/api/environments/:env_id/test', status: '200' })[0]?.value).toBe(1);
+  });
+
+  it("serves a worker's tasks finished and its Superset calls by environment, endpoint class and outcome, on a port of its own", async () => {
+    const w = await scrape(`127.0.0.1:${workerPort}`);
+    expect(find(w, 'switchyard_tasks_finished_total', { kind: 'migration', outcome: 'succeeded' })[0]?.value).toBe(1);
+    expect(find(w, 'switchyard_task_items_sum', { kind: 'migration', outcome: 'succeeded' })[0]?.value).toBe(3);
+    expect(find(w, 'switchyard_task_duration_seconds_count', { kind: 'migration', outcome: 'succeeded' })[0]?.value).toBe(1);
+    expect(find(w, 'switchyard_superset_requests_total', { environment_id: sourceEnv, endpoint: 'export', outcome: 'success' })[0]?.value).toBeGreaterThanOrEqual(1);
+    expect(find(w, 'switchyard_superset_requests_total', { environment_id: targetEnv, endpoint: 'import', outcome: 'success' })[0]?.value).toBeGreaterThanOrEqual(1);
+    expect(find(w, 'switchyard_superset_request_duration_seconds_count', { environment_id: targetEnv, endpoint: 'import' }).length).toBe(1);
+    // The label sets are the documented ones, and each endpoint class one of the fixed set.
+    const superset = find(w, 'switchyard_superset_requests_total');
+    for (const s of superset) {
+      expect(Object.keys(s.labels).sort()).toEqual(['endpoint', 'environment_id', 'outcome']);
+      expect(['list', 'export', 'import', 'chart_data', 'sql_lab', 'security', 'other']).toContain(s.labels.endpoint);
+      expect([sourceEnv, targetEnv]).toContain(s.labels.environment_id);
+    }
+    expect(find(w, 'switchyard_process_resident_memory_bytes')).toHaveLength(1);
+    // The worker process serves no API requests: those are the API's.
+    expect(find(w, 'switchyard_http_requests_total')).toHaveLength(0);
+  });
+
+  it("serves the Temporal SDK's worker metrics from its core runtime on TEMPORAL_METRICS_PORT", async () => {
+    const t = await waitFor(async () => {
+      const samples = await scrape(`127.0.0.1:${temporalPort}`);
+      return find(samples, 'temporal_workflow_task_schedule_to_start_latency_seconds_count').length ? samples : undefined;
+    }, 30_000, 'temporal metrics');
+    expect(find(t, 'temporal_activity_execution_latency_seconds_count').length).toBeGreaterThan(0);
+    expect(find(t, 'temporal_worker_task_slots_available').length).toBeGreaterThan(0);
+  });
+
+  it('is never served on the public listener', async () => {
+    const r = await fetch(`${h.baseUrl}/metrics`);
+    expect(await r.text()).not.toContain('switchyard_http_requests_total');
+  });
+
+  it('classifies Superset paths into a fixed set of endpoint classes', () => {
+    expect(supersetEndpointClass('GET', '/api/v1/dashboard/')).toBe('list');
+    expect(supersetEndpointClass('GET', '/api/v1/dashboard/_info')).toBe('list');
+    expect(supersetEndpointClass('GET', '/api/v1/dashboard/12')).toBe('other');
+    expect(supersetEndpointClass('GET', '/api/v1/dashboard/export/')).toBe('export');
+    expect(supersetEndpointClass('POST', '/api/v1/dashboard/import/')).toBe('import');
+    expect(supersetEndpointClass('POST', '/api/v1/chart/data')).toBe('chart_data');
+    expect(supersetEndpointClass('POST', '/superset/explore_json/')).toBe('chart_data');
+    expect(supersetEndpointClass('POST', '/api/v1/sqllab/execute/')).toBe('sql_lab');
+    expect(supersetEndpointClass('POST', '/api/v1/security/login')).toBe('security');
+  });
+
+  it('keeps every metrics listener off the API port and apart from the others', () => {
+    expect(() => loadConfig({ PORT: '9100', METRICS_PORT: '9100' })).toThrow(/METRICS_PORT must differ from PORT/);
+    expect(() => loadConfig({ METRICS_PORT: '9100', WORKER_METRICS_PORT: '9100' })).toThrow(/METRICS_PORT and WORKER_METRICS_PORT must differ/);
+    expect(() => loadConfig({ METRICS_PORT: 'x' })).toThrow(/METRICS_PORT: must be a port number/);
+    expect(loadConfig({}).METRICS_PORT).toBeUndefined();
+  });
+});
