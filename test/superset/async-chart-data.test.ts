@@ -11,6 +11,8 @@ interface Plan {
   /** Polls answered with no event for the job before its event. */
   pollsBeforeEvent: number;
   outcome: 'done' | 'error' | 'never' | 'bad202' | 'syncWithoutResult';
+  /** The first job is sent on a channel the session's token no longer names (Superset renewed the token on that answer). */
+  staleChannelFirst?: boolean;
 }
 
 const token = (channel: string) =>
@@ -45,7 +47,16 @@ beforeAll(async () => {
         if (plan.outcome === 'bad202') return answer(res, 202, { status: 'pending' });
         const job = `job-${++jobs}`;
         polls = 0;
-        answer(res, 202, { channel_id: CHANNEL, job_id: job, user_id: 1, status: 'pending', errors: [], result_url: null });
+        const stale = plan.staleChannelFirst === true;
+        plan.staleChannelFirst = false;
+        answer(res, 202, {
+          channel_id: stale ? 'an-old-channel' : CHANNEL,
+          job_id: job,
+          user_id: 1,
+          status: 'pending',
+          errors: [],
+          result_url: null,
+        });
         // Other jobs' events on the same channel come and go; this one's after some polls.
         events.push({
           id: `1700000000000-${events.length}`,
@@ -120,6 +131,14 @@ describe('chart data answered asynchronously (GLOBAL_ASYNC_QUERIES)', () => {
     requests.length = 0;
     await c.charts.data(query);
     expect(requests.find((r) => r.startsWith('GET /api/v1/async_event/'))).toMatch(/last_id=1700000000001-/);
+    c.close();
+  });
+
+  it("sends a job again when its events went to a channel the session's token no longer names", async () => {
+    plan = { pollsBeforeEvent: 0, outcome: 'done', staleChannelFirst: true };
+    const c = client();
+    expect((await c.charts.data(query)).result[0]).toMatchObject({ rowcount: 3 });
+    expect(requests.filter((r) => r === 'POST /api/v1/chart/data')).toHaveLength(2);
     c.close();
   });
 
