@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { withDatabase } from '../../lib/embedded/postgres.ts';
-import { createHarness, type Harness } from '../support/harness.ts';
+import { createHarness, waitFor, type Harness } from '../support/harness.ts';
 import {
   buildPositions,
   createBigNumberChart,
@@ -156,4 +156,29 @@ describe.runIf(enabled)('per-environment rules, a (6.1.0) → c (6.0.0)', () => 
     expect(item.status, JSON.stringify(item.objects)).toBe('unchanged');
     expect(item.env_rules.map((e: any) => e.matched)).toEqual([2, 2, 1, 0]);
   });
+
+  it('the drift report compares under the rules: in sync with them, drifted once the URL rule is gone', async () => {
+    const drift = async () => {
+      const made = await admin('POST', '/api/schedules', {
+        name: `${P} drift ${Date.now()}`,
+        kind: 'drift_report',
+        params: { source_env_id: envA, target_env_id: envC },
+        cron: '0 3 * * *',
+        paused: true,
+      });
+      expect(made.status, made.text).toBe(201);
+      expect((await admin('POST', `/api/schedules/${made.body.id}/trigger`)).status).toBe(202);
+      const task = await waitFor(async () => {
+        const r = await admin('GET', '/api/tasks?task_type=drift_report&page_size=100');
+        return (r.body.items as any[]).find((t) => t.params?.schedule_id === made.body.id);
+      }, 60_000, 'the drift report task');
+      const done = await waitTask(h, task.id, 240_000);
+      return (done.result.items as any[]).find((i) => i.id === dashboardId);
+    };
+    expect(await drift()).toMatchObject({ status: 'in_sync', differences: [] });
+    expect((await admin('DELETE', `/api/environments/${envA}/rules/${envC}/${rule.url}`)).status).toBe(204);
+    const without = await drift();
+    expect(without.status, JSON.stringify(without)).toBe('drifted');
+    expect(JSON.stringify(without.differences)).toContain('superset-dev.example.com');
+  }, 600_000);
 });
