@@ -68,6 +68,9 @@ export async function runLegacyChart(client: SupersetClient, chartId: number): P
     const coltypes = Array.isArray(payload.coltypes) ? (payload.coltypes as unknown[]) : [];
     return { ok: true, rows: Number(payload.rowcount ?? 0), columns: colnames.map((name, i) => ({ name, type: typeof coltypes[i] === 'number' ? (coltypes[i] as number) : null })) };
   } catch (err) {
+    // The client sends only the paths its transport allows (lib/superset/transport/paths.ts); until that admits the legacy endpoint, no answer.
+    if (err instanceof TypeError && /not a Superset API path/.test(err.message))
+      return { unverifiable: "the legacy explore endpoint (/superset/explore_json/) is outside the paths Switchyard's Superset client may call" };
     if (err instanceof SupersetNotFoundError) return { unverifiable: 'this Superset release has no legacy explore endpoint (/superset/explore_json/ answered 404)' };
     if (err instanceof SupersetApiError && err.upstreamStatus !== 400 && err.upstreamStatus !== 422)
       return { unverifiable: `the legacy explore endpoint refused the request (${err.upstreamStatus}): ${err.upstreamMessage}` };
