@@ -27,6 +27,21 @@ export type CandidateState = (typeof CANDIDATE_STATES)[number];
 
 export type ReleaseSource = { kind: 'git'; dashboard_uuid: string; commit: string } | { kind: 'backup'; backup_id: string };
 
+/**
+ * An artifact built elsewhere (a CI job's export zip) and the git remote and commit it claims to
+ * come from: `verified` when the registry trusts the remote's host and the commit there holds the
+ * zip's content; otherwise `reason` says why not, and the artifact is a blocking violation.
+ */
+export interface BuiltSource {
+  kind: 'built';
+  remote: string;
+  commit: string;
+  /** The zip's sha256, as claimed and checked on import. */
+  sha256: string;
+  verified: boolean;
+  reason: string | null;
+}
+
 /** Where a host appears: the artifact's file and the key path inside it. */
 export interface HostOccurrence {
   host: string;

@@ -1,6 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { CheckOutcome, PolicyRule, ReleaseCheckInput, ReleaseCheckResult, Violation } from '../../contracts/clean-release.ts';
-import { artifactName, digestCheck, hostViolations, outcomeOf } from '../../db/clean-release/checks.ts';
+import { artifactName, digestCheck, hostViolations, outcomeOf, provenanceViolations } from '../../db/clean-release/checks.ts';
 import type { ArtifactRow, CandidateRow } from '../../db/clean-release/store.ts';
 import { fromYaml } from '../../lib/git/dashboard-files.ts';
 import type { ActivityDeps } from '../deps.ts';
@@ -32,6 +32,8 @@ export async function runReleaseChecks(deps: ActivityDeps, input: ReleaseCheckIn
   checks.push(
     outcomeOf('trusted_hosts', hosts, `every host of ${artifacts.length} artifact(s) is in the trusted registry (${registry.hosts.length} entries)`),
   );
+  const built = artifacts.filter((a) => a.source.kind === 'built').length;
+  checks.push(outcomeOf('built_provenance', provenanceViolations(artifacts), `${built} artifact(s) built elsewhere, each vouched for by its claimed source`));
 
   for (const rule of policy.rules) {
     if (rule.rule === 'trusted_sources' || rule.rule === 'trusted_database_hosts') continue;

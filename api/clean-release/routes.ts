@@ -229,18 +229,18 @@ export function cleanReleaseRoutes(app: AppContext): AnyRoute[] {
       tag: TAG,
       summary: "Import the candidate's artifacts from its pinned sources",
       description:
-        "Reads each source (a commit of the dashboard's repository, or a stored backup) into its normalised files, with their sha256, a portable digest (without what an environment assigns: ids, connections) and every host they reference: the source's own (git remote, Superset environment), database connection hosts, and hosts of URLs in markdown, iframes, images and links. Importing again replaces them and sends the candidate back to `draft` (its manifest no longer describes it). Whoever imports (the person an API key acts for) counts as a requester of the candidate and may not approve it. 400 `source_unreadable` for a commit or a backup that cannot be read (a stored zip is unpacked within BUNDLE_MAX_MB counted as it inflates: one declaring more, or inflating past what it declares, is unreadable; see docs/security.md).",
+        "Reads each source (a commit of the dashboard's repository, or a stored backup) into its normalised files, with their sha256, a portable digest (without what an environment assigns: ids, connections) and every host they reference: the source's own (git remote, Superset environment), database connection hosts, and hosts of URLs in markdown, iframes, images and links. Importing again replaces them and sends the candidate back to `draft` (its manifest no longer describes it). Whoever imports (the person an API key acts for) counts as a requester of the candidate and may not approve it. 400 `source_unreadable` for a commit or a backup that cannot be read (a stored zip is unpacked within BUNDLE_MAX_MB counted as it inflates: one declaring more, or inflating past what it declares, is unreadable; see docs/security.md). With `built`, artifacts built elsewhere are taken instead (a CI job's export zip per dashboard, base64, with its `sha256` and the git `source: { remote, commit }` it claims; the JSON body is at most 2 MB): a zip whose bytes do not digest to its `sha256` is 400 `artifact_digest_mismatch` and nothing changes; the claimed remote is fetched (through the egress policy, with the token of the git config on its origin, if any) only when its host is in the trusted registry, and the commit's files are compared with the zip's by portable digest. The artifact's `source` then says `kind: built`, `verified` and, when not verified, the `reason`; an unverified one (remote outside the registry, commit unreadable, other content) is a blocking `built_provenance` violation at prepare and in checks.",
       access: { permission: 'clean_release:WRITE' },
       params: candidateParams,
       body: artifactsBody,
       responses: {
         200: { description: 'Imported', schema: artifactsImported },
-        400: { description: 'Invalid body, or `source_unreadable`' },
+        400: { description: 'Invalid body, `source_unreadable`, or `artifact_digest_mismatch` (a built zip whose bytes do not digest to its `sha256`)' },
         404: { description: 'Unknown candidate, repository or backup' },
         409: { description: '`invalid_state`' },
       },
       async handler(_ctx, { params, body, principal }) {
-        const artifacts = await svc.importArtifacts(params.candidate_id, principal, body.sources);
+        const artifacts = await svc.importArtifacts(params.candidate_id, principal, body.sources, body.built);
         const c = await store.getCandidate(params.candidate_id);
         return { status: 'imported' as const, candidate_id: c.id, state: c.state, artifacts: artifacts.map(toArtifactView) };
       },

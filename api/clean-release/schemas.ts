@@ -41,6 +41,31 @@ export const candidateBody = z
   })
   .strict();
 
+const builtArtifact = z
+  .object({
+    zip_base64: z.base64('must be base64').min(1).max(2_700_000).describe("the dashboard's export zip (Superset's `dashboard/export`), base64"),
+    sha256: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/i, 'must be a sha256 in hex (64 characters)')
+      .transform((s) => s.toLowerCase())
+      .describe("the zip's sha256, as the job that built it computed it"),
+    source: z
+      .object({
+        remote: z
+          .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+          .max(2000)
+          .refine((u) => { const p = new URL(u); return !p.username && !p.password; }, 'a remote URL must not carry credentials')
+          .describe('the git remote the artifact claims to come from'),
+        commit: z
+          .string()
+          .regex(/^[0-9a-f]{40}$/i, 'must be a full 40-character commit id')
+          .transform((s) => s.toLowerCase()),
+      })
+      .strict()
+      .describe('where the artifact claims to come from: fetched and compared'),
+  })
+  .strict();
+
 export const artifactsBody = z
   .object({
     sources: z
@@ -49,8 +74,15 @@ export const artifactsBody = z
       .max(200)
       .optional()
       .describe('re-pin the candidate: these sources instead of the ones it was registered with'),
+    built: z
+      .array(builtArtifact)
+      .min(1)
+      .max(50)
+      .optional()
+      .describe('artifacts built elsewhere (a CI job): one export zip per dashboard with its sha256 and claimed git source; instead of reading the pinned sources'),
   })
-  .strict();
+  .strict()
+  .refine((b) => !(b.sources && b.built), 'send either sources or built, not both');
 
 export const decisionBody = z
   .object({

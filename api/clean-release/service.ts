@@ -35,7 +35,8 @@ import { WorkingCopy } from '../../lib/git/working-copy.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { AppContext } from '../context.ts';
 import { toReportView } from './schemas.ts';
-import { hostViolations } from '../../db/clean-release/checks.ts';
+import { hostViolations, provenanceViolations } from '../../db/clean-release/checks.ts';
+import { readBuilt, type BuiltArtifactInput } from './built.ts';
 
 const hostOf = (url: string | null | undefined): string | null => {
   if (!url) return null;
@@ -90,33 +91,40 @@ export class CleanReleaseService {
     };
   }
 
-  /** Reads every pinned source into a normalised artifact with its digests and hosts. */
-  /** `by` is recorded among the candidate's requesters: whoever imports or changes its artifacts may not approve it. */
-  async importArtifacts(candidateId: string, by: Principal, sources?: ReleaseSource[]): Promise<ArtifactRow[]> {
+  /**
+   * Reads every pinned source (or takes the artifacts built elsewhere, `built`) into a normalised
+   * artifact with its digests and hosts. `by` is recorded among the candidate's requesters:
+   * whoever imports or changes its artifacts may not approve it.
+   */
+  async importArtifacts(candidateId: string, by: Principal, sources?: ReleaseSource[], built?: BuiltArtifactInput[]): Promise<ArtifactRow[]> {
     const candidate = await this.store.getCandidate(candidateId);
-    const list = sources ?? candidate.sources;
-    const artifacts: Array<Omit<ArtifactRow, 'candidate_id' | 'created_at'>> = [];
-    for (const source of list) {
-      const { files, host, title, uuid, envId } = await this.read(source);
-      const found = hostsInFiles(files);
-      const hosts: HostOccurrence[] = [
-        ...(host ? [{ host: host.host, role: 'source' as const, where: host.where }] : []),
-        ...found.map((f) => ({ host: f.host, role: f.role, where: f.where })),
-      ];
-      artifacts.push({
-        dashboard_uuid: uuid,
-        title,
-        source: { ...source, host: host?.host ?? null, env_id: envId } as ArtifactRow['source'],
-        files: Object.fromEntries(files),
-        sha256: artifactDigest(files),
-        portable_sha256: portableDigest(files),
-        hosts,
-      });
+    // One at a time, as before: each read may hold a repository's lock or fetch a remote.
+    const artifacts: Array<ReturnType<CleanReleaseService['artifactOf']>> = [];
+    for (const [i, b] of (built ?? []).entries()) artifacts.push(this.artifactOf(await readBuilt(this.app, b, i)));
+    for (const source of built ? [] : (sources ?? candidate.sources)) {
+      const r = await this.read(source);
+      artifacts.push(this.artifactOf({ ...r, source: { ...source, host: r.host?.host ?? null, env_id: r.envId } }));
     }
     if (new Set(artifacts.map((a) => a.dashboard_uuid)).size !== artifacts.length)
       throw new ValidationError('two sources pin the same dashboard: a candidate holds each dashboard once');
     await this.store.putArtifacts(candidate.id, artifacts, by.userId);
     return this.store.artifacts(candidate.id);
+  }
+
+  private artifactOf(r: { files: Map<string, string>; host: { host: string; where: string } | null; title: string | null; uuid: string; source: object }) {
+    const hosts: HostOccurrence[] = [
+      ...(r.host ? [{ host: r.host.host, role: 'source' as const, where: r.host.where }] : []),
+      ...hostsInFiles(r.files).map((f) => ({ host: f.host, role: f.role, where: f.where })),
+    ];
+    return {
+      dashboard_uuid: r.uuid,
+      title: r.title,
+      source: { host: r.host?.host ?? null, env_id: null, ...r.source } as ArtifactRow['source'],
+      files: Object.fromEntries(r.files),
+      sha256: artifactDigest(r.files),
+      portable_sha256: portableDigest(r.files),
+      hosts,
+    };
   }
 
   private async read(
@@ -216,7 +224,7 @@ export class CleanReleaseService {
       this.store.registry(),
       this.store.policy(),
     ]);
-    const violations = hostViolations(artifacts, registry, policy.rules);
+    const violations = [...hostViolations(artifacts, registry, policy.rules), ...provenanceViolations(artifacts)];
     const blocked = violations.some((v) => v.blocking);
     const from = ['draft', 'blocked', 'prepared', 'checked', 'check_failed'] as const;
     const next = await this.store.transition(candidate.id, from, blocked ? 'blocked' : 'prepared', 'preparing', { report_id: null });

@@ -96,6 +96,30 @@ export function hostViolations(artifacts: ArtifactRow[], registry: Registry, rul
   return out;
 }
 
+/**
+ * One blocking violation per artifact built elsewhere whose claimed source does not vouch for it:
+ * a remote outside the trusted registry, a commit that cannot be read there, or one that holds
+ * other content. Not a policy rule that could be warned: nothing enters a release unvouched.
+ */
+export function provenanceViolations(artifacts: ArtifactRow[]): Violation[] {
+  return artifacts.flatMap((a) => {
+    const s = a.source;
+    if (s.kind !== 'built' || s.verified) return [];
+    const name = artifactName(a);
+    return [
+      {
+        rule: 'built_provenance',
+        mode: 'enforce' as const,
+        blocking: true,
+        artifact: name,
+        ...(s.host ? { host: s.host } : {}),
+        where: `claimed source ${s.remote} at ${s.commit}`,
+        message: `${name} was built elsewhere and its claimed source does not vouch for it: ${s.reason ?? 'unverified'}`,
+      },
+    ];
+  });
+}
+
 export function outcomeOf(check: string, violations: Violation[], passedDetail: string): CheckOutcome {
   const blocking = violations.filter((v) => v.blocking);
   return {

@@ -3,7 +3,7 @@
  * one conditional update (`where state in (...)`), so two racing decisions cannot both pass.
  */
 import type { Knex } from 'knex';
-import type { CandidateState, CheckOutcome, HostOccurrence, PolicyRule, ReleaseSource } from '../../contracts/clean-release.ts';
+import type { BuiltSource, CandidateState, CheckOutcome, HostOccurrence, PolicyRule, ReleaseSource } from '../../contracts/clean-release.ts';
 import { ConflictError, NotFoundError } from '../../lib/errors.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -36,7 +36,7 @@ export interface ArtifactRow {
   dashboard_uuid: string;
   title: string | null;
   /** The pinned source, the host it came from and the environment it was exported from (for saved database mappings). */
-  source: ReleaseSource & { host: string | null; env_id: string | null };
+  source: (ReleaseSource | BuiltSource) & { host: string | null; env_id: string | null };
   files: Record<string, string>;
   sha256: string;
   portable_sha256: string;
