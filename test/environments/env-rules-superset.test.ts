@@ -2,7 +2,9 @@
 // reading `analytics_dev.orders` in dev arrives reading `analytics.orders` (the target's database
 // has no analytics_dev schema, so its charts only run if the SQL was rewritten), a markdown link
 // and a chart's subheader pointing at dev's host arrive pointing at prod's, the dry run lists each
-// rule's differences and says which rule matched nothing, and a rerun changes nothing.
+// rule's differences and says which rule matched nothing, and a rerun changes nothing; the drift
+// report compares under the rules, and a git deploy of the same dashboard into d (6.1.0 on
+// PostgreSQL metadata) applies that pair's rules.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -19,6 +21,7 @@ import {
   type SupersetClient,
 } from '../support/superset/fixtures.ts';
 import { client, registerEnvironment, waitTask } from '../dashboard-migration/support.ts';
+import { setIdentity } from '../git/support.ts';
 
 const P = `er${randomBytes(3).toString('hex')}`;
 const DEV = 'https://superset-dev.example.com';
@@ -34,6 +37,9 @@ let dashboardId: number;
 let datasetUuid: string;
 const rule: Record<string, string> = {};
 const databases: string[] = [];
+/** SQLAlchemy URI of each warehouse by schema, and dev's Superset database id. */
+const uris: Record<string, string> = {};
+let devDbId: number;
 
 const admin = (m: string, p: string, json?: unknown) => h.request(m, p, { token: h.adminToken, ...(json ? { json } : {}) });
 
@@ -51,7 +57,8 @@ async function warehouse(cl: SupersetClient, schema: string, name: string) {
   await data.connect();
   await data.query(`create schema ${schema}; create table ${schema}.orders (id integer, amount numeric); insert into ${schema}.orders values (1, 10), (2, 32)`);
   await data.end();
-  return createDatabase(cl, { name, sqlalchemyUri: url.replace(/^postgres(ql)?:/, 'postgresql:') });
+  uris[schema] = url.replace(/^postgres(ql)?:/, 'postgresql:');
+  return createDatabase(cl, { name, sqlalchemyUri: uris[schema]! });
 }
 
 beforeAll(async () => {
@@ -60,6 +67,7 @@ beforeAll(async () => {
   [a, c] = await Promise.all([client('a'), client('c')]);
   const devDb = await warehouse(a, 'analytics_dev', `${P}_dev`);
   const prodDb = await warehouse(c, 'analytics', `${P}_prod`);
+  devDbId = devDb.id;
   const ds = await createDataset(a, { database: devDb.id, schema: 'analytics_dev', tableName: `${P}_orders_v`, sql: 'select id, amount from analytics_dev.orders' });
   datasetUuid = ds.uuid!;
   const chart = await createBigNumberChart(a, { name: `${P} revenue`, datasetId: ds.id, metric: sqlMetric('SUM(amount)', 'revenue'), subheader: `details: ${DEV}/superset/dashboard/9/` });
@@ -180,5 +188,36 @@ describe.runIf(enabled)('per-environment rules, a (6.1.0) → c (6.0.0)', () => 
     const without = await drift();
     expect(without.status, JSON.stringify(without)).toBe('drifted');
     expect(JSON.stringify(without.differences)).toContain('superset-dev.example.com');
+  }, 600_000);
+
+  it("a git deploy applies the pair's rules: the repository's dev dataset arrives in d (6.1.0, PostgreSQL metadata) reading the prod schema", async () => {
+    const d = await client('d');
+    const envD = await registerEnvironment(h, 'd', `${P}-d`);
+    const prodInD = await createDatabase(d, { name: `${P}_prod`, sqlalchemyUri: uris.analytics! });
+    expect((await admin('PUT', `/api/environments/${envA}/db-mappings/${envD}`, { mappings: [{ source_database_id: devDbId, target_database_id: prodInD.id }] })).status).toBe(200);
+    for (const body of [
+      { kind: 'schema', from: 'analytics_dev', to: 'analytics' },
+      { kind: 'catalog', from: `${P}_analytics_dev`, to: `${P}_analytics` },
+    ])
+      expect((await admin('POST', `/api/environments/${envA}/rules/${envD}`, body)).status).toBe(201);
+    await setIdentity(h, h.adminToken, 'Ada Admin', 'ada@example.com');
+    const G = (op: string) => `/api/git/dashboards/${dashboardId}/${op}`;
+    expect((await admin('POST', G('init'), { env_id: envA })).status).toBe(200);
+    expect((await admin('POST', G('sync'), { env_id: envA })).status).toBe(200);
+    const commit = (await admin('POST', G('commit'), { env_id: envA, message: 'dev as it is' })).body.commit as string;
+    const r = await admin('POST', G('deploy'), { env_id: envA, target_env_id: envD, commit });
+    expect(r.status, r.text).toBe(202);
+    const task = await waitTask(h, r.body.task_id, 240_000);
+    const item = task.result.items[0];
+    expect(task.status, JSON.stringify(item)).toBe('SUCCEEDED');
+    expect(item).toMatchObject({ status: 'deployed', verification: { ok: true } });
+    expect(item.env_rules.map((e: any) => [e.kind, e.matched])).toEqual([
+      ['schema', 2],
+      ['catalog', 1],
+    ]);
+    const found = await d.request<{ result: Array<{ id: number }> }>('GET', '/api/v1/dataset/', { q: { filters: [{ col: 'table_name', opr: 'eq', value: `${P}_orders_v` }] } });
+    const ds = (await d.request<{ result: { sql: string; schema: string } }>('GET', `/api/v1/dataset/${found.result[0]!.id}`)).result;
+    expect(ds.schema).toBe('analytics');
+    expect(ds.sql).toMatch(/FROM analytics\.orders/);
   }, 600_000);
 });
