@@ -2,7 +2,14 @@
 // from test/support/gateway-proxy.ts) in front of the in-process fake Superset: what is asked
 // again, how long it waits, what the message names, and the typed error after the last attempt.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { classifySupersetFailure, SupersetClient, SupersetGatewayError, SupersetUnavailableError } from '../../lib/superset/index.ts';
+import {
+  classifySupersetFailure,
+  SupersetApiError,
+  SupersetClient,
+  SupersetGatewayError,
+  SupersetUnavailableError,
+} from '../../lib/superset/index.ts';
+import { raiseForStatus } from '../../lib/superset/transport/answers.ts';
 import { describeGatewayAnswer, pageHeading } from '../../lib/superset/transport/gateway.ts';
 import { backoffDelay, Retrier, type RetryEvent } from '../../lib/superset/transport/retry.ts';
 import { loadConfig } from '../../lib/config.ts';
@@ -106,6 +113,20 @@ describe('gateway pages', () => {
       describeGatewayAnswer(page(503, '<html><title>Down for maintenance</title><p>secret</p></html>', { server: 'awselb/2.0' })).answer,
     ).toBe("awselb answered 503 Service Unavailable with an HTML page titled 'Down for maintenance' after 60 s");
     expect(describeGatewayAnswer({ status: 502, headers: {}, body: Buffer.alloc(0) }).answer).toBe('the gateway answered 502 Bad Gateway');
+  });
+
+  it("names a gateway's 4xx page too (nginx's 413 for a bundle over its body limit)", () => {
+    const page =
+      '<html>\r\n<head><title>413 Request Entity Too Large</title></head>\r\n<body>\r\n<center><h1>413 Request Entity Too Large</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n';
+    const res = { status: 413, headers: { 'content-type': 'text/html', server: 'nginx' }, body: Buffer.from(page), elapsedMs: 120 };
+    let err: unknown;
+    try {
+      raiseForStatus('sup:8088', res, { method: 'POST', path: '/api/v1/dashboard/import/' });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(SupersetApiError);
+    expect((err as SupersetApiError).upstreamMessage).toBe('nginx answered 413 Request Entity Too Large after 0.1 s');
   });
 
   it('the retry bound is validated at start', () => {

@@ -65,7 +65,8 @@ export function raiseForStatus(host: string, res: WireResponse, spec: { method: 
     throw new SupersetApiError({ ...ctx, upstreamStatus: res.status }, message, undefined);
   }
   const body = tryJson(res.body);
-  const { message, errorType } = normaliseErrorBody(body, `HTTP ${res.status}`);
+  // A gateway's HTML page (nginx's 413 for a bundle over client_max_body_size, say) is named, not quoted.
+  const { message, errorType } = normaliseErrorBody(body, isHtml(res) ? describeGatewayAnswer(res).answer : `HTTP ${res.status}`);
   const full = { ...ctx, upstreamStatus: res.status };
   if (isTokenRefusal(res)) throw new SupersetAuthError(full, message, body);
   if (res.status === 403) throw new SupersetForbiddenError(full, message, body);
