@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { judgeRendered } from '../contracts/browser-check.ts';
 import { chromiumPool } from '../lib/browser-check/chromium.ts';
@@ -56,23 +57,23 @@ async function main() {
   try {
     const [sourceIds, targetIds] = await Promise.all([makeDashboards(source, dir, 'source'), makeDashboards(target, dir, 'target')]);
     const side = (s: Superset, dashboardId: number) => pool.withBrowser((b) => renderDashboard(b, { ...s, dashboardId }, BUDGET_MS));
-    const seconds: number[] = [];
     const started = Date.now();
     let passed = 0;
     await Promise.all(
+      // All queued at once, as the activity does: the pool opens PAGES pages at a time.
       targetIds.map(async (id, i) => {
-        const t0 = Date.now();
         const [t, s] = await Promise.all([side(target, id), side(source, sourceIds[i]!)]);
         const verdict = judgeRendered(t.charts, s.charts).verdict;
         if (verdict === 'passes') passed++;
-        seconds.push((Date.now() - t0) / 1000);
-        console.log(`dashboard ${i + 1}/${N}: ${verdict}, ${t.charts.length} charts, ${((Date.now() - t0) / 1000).toFixed(1)} s (target and source, ${PAGES} page(s) at a time)`);
+        console.log(`dashboard ${i + 1}/${N}: ${verdict}, ${t.charts.length} charts, done ${((Date.now() - started) / 1000).toFixed(1)} s into the run`);
       }),
     );
     const wall = (Date.now() - started) / 1000;
     const perDashboard = wall / N;
     console.log(`browser check: ${N} dashboards in ${wall.toFixed(1)} s, ${perDashboard.toFixed(2)} s per dashboard (wall, ${PAGES} page(s)); ${passed}/${N} pass`);
-    console.log(JSON.stringify({ bench: 'browser-check', dashboards: N, pages: PAGES, seconds: Number(wall.toFixed(2)), seconds_per_dashboard: Number(perDashboard.toFixed(2)), passed }));
+    const load = os.loadavg()[0];
+    console.log(`load average ${load.toFixed(1)} on ${os.cpus().length} cores (others' work counts too)`);
+    console.log(JSON.stringify({ bench: 'browser-check', dashboards: N, pages: PAGES, seconds: Number(wall.toFixed(2)), seconds_per_dashboard: Number(perDashboard.toFixed(2)), passed, load: Number(load.toFixed(1)) }));
   } finally {
     await pool.close();
     await stop();
