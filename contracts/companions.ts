@@ -6,7 +6,16 @@
  */
 import type { NextAction } from './outcomes.ts';
 
-export const COMPANION_KINDS = ['owners', 'roles', 'tags', 'reports', 'annotation_layers', 'css_templates', 'saved_queries', 'certification'] as const;
+export const COMPANION_KINDS = [
+  'owners',
+  'roles',
+  'tags',
+  'reports',
+  'annotation_layers',
+  'css_templates',
+  'saved_queries',
+  'certification',
+] as const;
 export type CompanionKindName = (typeof COMPANION_KINDS)[number];
 
 /**
@@ -37,6 +46,9 @@ export const DEFAULT_COMPANION_MODES: CompanionModes = {
   saved_queries: 'copy',
   certification: 'copy',
 };
+
+/** Every kind compared and recorded, nothing written or refused: what a drift report's dry run asks. */
+export const IGNORE_COMPANIONS: CompanionModes = Object.fromEntries(COMPANION_KINDS.map((k) => [k, 'ignore'])) as CompanionModes;
 
 /** The request's `companions`: a mode per kind (absent kinds take the default) and whether copied reports start paused. */
 export interface CompanionRequest extends Partial<CompanionModes> {

@@ -2,6 +2,7 @@ import { CancellationScope, log, ParentClosePolicy, proxyActivities, startChild,
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Activities } from '../activities/index.ts';
 import { forEachItem } from './for-each-item.ts';
+import { IGNORE_COMPANIONS } from '../contracts/companions.ts';
 import { NON_RETRYABLE_FAILURE_TYPES } from '../contracts/failures.ts';
 import { migrateAgainAction, type DashboardOutcome } from '../contracts/migration.ts';
 import type {
@@ -100,6 +101,8 @@ export async function driftReportWorkflow(input: DriftReportInput): Promise<Drif
             dbMappings: [],
             overwrite: true,
             dryRun: true,
+            // Companions are compared and recorded, never a reason to call a dashboard failed here (drift of companions is not reported yet).
+            companions: IGNORE_COMPANIONS,
             dashboardId,
             learnedRejections: [],
           });

@@ -55,7 +55,7 @@ export async function settleUnchanged(ctx: BatchContext): Promise<BatchDashboard
       prepared.targetHash === last.target_hash &&
       mayShortcut(last) &&
       !rulesMayTouch(both.rules, prepared.datasets.map((x) => x.table_name));
-    // Companions are compared (and the copy kinds written) here too; anything to report sends it to the full plan.
+    // Companions are compared (and the copy kinds written) here too; a strict difference or a refused write sends it to the full plan.
     const companions = prepared && same ? await settledCompanions({ svc: ctx.svc, input, mappings: both.mappings, log }, d.id, prepared) : null;
     if (!prepared || !same || !companions) {
       rest.push(d);
@@ -63,7 +63,7 @@ export async function settleUnchanged(ctx: BatchContext): Promise<BatchDashboard
     }
     log.info(`'${prepared.title}' is unchanged since task ${last.task_id ?? '?'} migrated it and the target holds it as then: not imported`);
     const rls = { mode: input.rls ?? 'strict', source_rules: [], target_rules: [], differences: [] } satisfies RlsReport;
-    await ctx.outcomes.finish(d.position, { ...outcomeBase(d.id, prepared), status: 'unchanged', rls, companions });
+    await ctx.outcomes.finish(d.position, { ...outcomeBase(d.id, prepared), status: 'unchanged', rls, companions: companions.reports, next_actions: companions.next_actions });
   }
   return rest;
 }

@@ -53,7 +53,12 @@ function companionsSchema() {
   return z
     .object({
       ...modes,
-      pause_reports: z.boolean().optional().describe('copied reports and alerts are created inactive in the target (default true), so nothing mails from there before someone checks'),
+      pause_reports: z
+        .boolean()
+        .optional()
+        .describe(
+          'copied reports and alerts are created inactive in the target (default true), so nothing mails from there before someone checks',
+        ),
     })
     .strict()
     .optional()

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from 'commander';
+import { COMPANION_KINDS, COMPANION_MODES, type CompanionKindName, type CompanionMode } from '../../contracts/companions.ts';
 
 /** `1,2,3` (or repeated) into positive integers; anything else is a usage error (exit 3). */
 export function idList(value: string, previous: number[] = []): number[] {
@@ -21,4 +22,13 @@ export function dbMapping(value: string, previous: Array<{ source_database_id: n
 
 export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
+}
+
+/** `reports=copy` (repeatable): a companion kind's mode for a migration. */
+export function companionMode(value: string, previous: Partial<Record<CompanionKindName, CompanionMode>> = {}) {
+  const [kind, mode] = value.split('=').map((s) => s.trim());
+  if (!(COMPANION_KINDS as readonly string[]).includes(kind ?? '') || !(COMPANION_MODES as readonly string[]).includes(mode ?? '')) {
+    throw new InvalidArgumentError(`expected <kind>=<mode>, kind one of ${COMPANION_KINDS.join(', ')}, mode one of ${COMPANION_MODES.join(', ')}`);
+  }
+  return { ...previous, [kind as CompanionKindName]: mode as CompanionMode };
 }

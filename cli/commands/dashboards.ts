@@ -3,7 +3,19 @@ import { envId, unwrap } from '../api.ts';
 import { act, followTask, type Ctx } from '../context.ts';
 import { EXIT } from '../exit-codes.ts';
 import { print } from '../output.ts';
-import { dbMapping, idList, positiveInt } from './args.ts';
+import { companionMode, dbMapping, idList, positiveInt } from './args.ts';
+
+interface MigrateOptions {
+  from: string;
+  to: string;
+  dashboards: number[];
+  map?: Array<{ source_database_id: number; target_database_id: number }>;
+  overwrite: boolean;
+  dryRun?: boolean;
+  companion?: Record<string, string>;
+  pauseReports: boolean;
+  wait?: boolean;
+}
 
 export function dashboardCommands(program: Command, ctx: () => Ctx): void {
   const dashboards = program.command('dashboards').description('Dashboards of an environment');
@@ -47,9 +59,11 @@ export function dashboardCommands(program: Command, ctx: () => Ctx): void {
     .option('--map <src:tgt>', 'database mapping for this run (repeatable)', dbMapping)
     .option('--no-overwrite', 'leave dashboards that already exist in the target alone')
     .option('--dry-run', 'plan only: report what would change, write nothing')
+    .option('--companion <kind=mode>', 'what a companion kind gets: copy, strict or ignore (repeatable; e.g. roles=copy)', companionMode)
+    .option('--no-pause-reports', 'copied alerts and reports start active in the target (by default they start paused)')
     .option('--wait', 'follow the task to its end; exit by its outcome')
     .action(
-      act(async (opts: { from: string; to: string; dashboards: number[]; map?: Array<{ source_database_id: number; target_database_id: number }>; overwrite: boolean; dryRun?: boolean; wait?: boolean }) => {
+      act(async (opts: MigrateOptions) => {
         const c = ctx();
         const body = {
           source_env_id: await envId(c.api(), opts.from),
@@ -58,6 +72,7 @@ export function dashboardCommands(program: Command, ctx: () => Ctx): void {
           db_mappings: opts.map ?? [],
           overwrite: opts.overwrite,
           dry_run: !!opts.dryRun,
+          ...(opts.companion || !opts.pauseReports ? { companions: { ...opts.companion, ...(opts.pauseReports ? {} : { pause_reports: false }) } } : {}),
         };
         const accepted = await unwrap(c.api().client.POST('/api/dashboards/migrate', { body: body as never }));
         return followTask(c, accepted as { task_id: string }, opts.wait);

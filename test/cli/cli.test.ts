@@ -75,7 +75,7 @@ afterAll(async () => {
 
 describe('switchyard CLI: usage, configuration, output', () => {
   it('exits 3 on bad usage, printing what was wrong', async () => {
-    for (const args of [['bogus'], ['migrate', '--from', 'a', '--to', 'b', '--dashboards', 'x'], ['migrate', '--from', 'a'], ['env'], ['-o', 'xml', 'env', 'list']]) {
+    for (const args of [['bogus'], ['migrate', '--from', 'a', '--to', 'b', '--dashboards', 'x'], ['migrate', '--from', 'a'], ['migrate', '--from', 'a', '--to', 'b', '--dashboards', '1', '--companion', 'reports=maybe'], ['env'], ['-o', 'xml', 'env', 'list']]) {
       const r = await run(args);
       expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(3);
       expect(r.stderr).toMatch(/error|usage/i);
@@ -164,13 +164,15 @@ describe.runIf(enabled)('switchyard CLI against real Superset a → b', () => {
   }, 300_000);
 
   it('a dry run plans without writing; without --wait it answers the task id at once', async () => {
-    const r = await run(['-o', 'json', 'migrate', '--from', `${P}-a`, '--to', `${P}-b`, '--dashboards', String(src.dashboards[0]!.id), '--dry-run']);
+    const r = await run(['-o', 'json', 'migrate', '--from', `${P}-a`, '--to', `${P}-b`, '--dashboards', String(src.dashboards[0]!.id), '--dry-run', '--companion', 'owners=ignore']);
     expect(r.code, r.stderr).toBe(0);
     const accepted = JSON.parse(r.stdout);
     expect(accepted.task_id).toMatch(/^migration-/);
     const shown = await run(['-o', 'json', 'tasks', 'show', accepted.task_id, '--wait']);
     expect(shown.code, shown.stderr).toBe(0);
     expect(JSON.parse(shown.stdout).result).toMatchObject({ dry_run: true, items: [{ status: 'planned' }] });
+    // The companion mode given on the command line reached the migration.
+    expect(JSON.parse(shown.stdout).result.items[0].companions).toContainEqual(expect.objectContaining({ kind: 'owners', mode: 'ignore' }));
   }, 300_000);
 
   it.runIf(fs.existsSync('/usr/bin/script'))('on a terminal --wait draws a progress bar fed by the live log stream', async () => {

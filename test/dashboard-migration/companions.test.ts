@@ -18,7 +18,8 @@ import { client, prefixedTables, registerEnvironment, waitTask } from './support
  * Companion assets across migrations, through the API against real Superset: a (6.1.0, the
  * source), c (6.0.0, SQLite metadata) and d (6.1.0, PostgreSQL metadata). A dashboard with a
  * weekly report, an alert on one of its charts, two owners, a role, two tags, an annotation layer
- * one chart draws, a CSS template and a saved query behind its dataset.
+ * one chart draws, a CSS template and a saved query behind its dataset. b runs without the
+ * ALERT_REPORTS flag (test-instances.ts).
  */
 const enabled = inject('supersets') !== null;
 const P = `k${Date.now().toString(36)}`;
@@ -27,7 +28,9 @@ let h: Harness;
 let a: SupersetClient;
 let c: SupersetClient;
 let d: SupersetClient;
+let b: SupersetClient;
 let envA: string;
+let envB: string;
 let envC: string;
 let envD: string;
 const dash = {} as Record<'main' | 'ghost', number>;
@@ -45,12 +48,15 @@ const tagNames = [`${P}-finance`, `${P}-weekly`];
 const admin = (m: string, p: string, o: Record<string, unknown> = {}) => h.request(m, p, { ...o, token: h.adminToken });
 
 async function migrate(target: string, ids: number[], extra: Record<string, unknown> = {}) {
-  const r = await admin('POST', '/api/dashboards/migrate', { json: { source_env_id: envA, target_env_id: target, dashboard_ids: ids, ...extra } });
+  const r = await admin('POST', '/api/dashboards/migrate', {
+    json: { source_env_id: envA, target_env_id: target, dashboard_ids: ids, ...extra },
+  });
   expect(r.status, r.text).toBe(202);
   return waitTask(h, r.body.task_id, 300_000);
 }
 
-const get = async <T = any>(s: SupersetClient, p: string, q?: unknown): Promise<T> => (await s.request<{ result: T }>('GET', p, q ? { q } : {})).result;
+const get = async <T = any>(s: SupersetClient, p: string, q?: unknown): Promise<T> =>
+  (await s.request<{ result: T }>('GET', p, q ? { q } : {})).result;
 const list = <T = any>(s: SupersetClient, p: string, extra: Record<string, unknown> = {}) => get<T[]>(s, p, { page_size: 100, ...extra });
 
 async function createRole(s: SupersetClient, name: string): Promise<number> {
@@ -76,14 +82,28 @@ async function buildSource(dir: string): Promise<void> {
   const rows = await createTableChart(a, { name: `${P} rows`, datasetId: ds.id, columns: ['ds', 'region', 'units'] });
   const total = await createBigNumberChart(a, { name: `${P} total`, datasetId: ds.id, metric: sqlMetric('SUM(units)', 'total') });
   const ghostChart = await createTableChart(a, { name: `${P} ghost rows`, datasetId: ds.id, columns: ['ds', 'units'] });
-  for (const [k, ch] of [['rows', rows], ['total', total], ['ghost', ghostChart]] as const) charts[k] = { id: ch.id, uuid: (await get(a, `/api/v1/chart/${ch.id}`)).uuid };
+  for (const [k, ch] of [
+    ['rows', rows],
+    ['total', total],
+    ['ghost', ghostChart],
+  ] as const)
+    charts[k] = { id: ch.id, uuid: (await get(a, `/api/v1/chart/${ch.id}`)).uuid };
 
   // The annotation layer the rows chart draws, by id inside its params.
-  const layer = (await a.request<{ id: number }>('POST', '/api/v1/annotation_layer/', { json: { name: layerName, descr: 'product launches' } })).id;
-  for (const [short, day] of [['v1 launch', '2024-01-02'], ['v2 launch', '2024-03-04']])
-    await a.request('POST', `/api/v1/annotation_layer/${layer}/annotation/`, { json: { short_descr: short, start_dttm: `${day}T00:00:00`, end_dttm: `${day}T01:00:00`, long_descr: `${short} day` } });
+  const layer = (
+    await a.request<{ id: number }>('POST', '/api/v1/annotation_layer/', { json: { name: layerName, descr: 'product launches' } })
+  ).id;
+  for (const [short, day] of [
+    ['v1 launch', '2024-01-02'],
+    ['v2 launch', '2024-03-04'],
+  ])
+    await a.request('POST', `/api/v1/annotation_layer/${layer}/annotation/`, {
+      json: { short_descr: short, start_dttm: `${day}T00:00:00`, end_dttm: `${day}T01:00:00`, long_descr: `${short} day` },
+    });
   const params = JSON.parse((await get(a, `/api/v1/chart/${rows.id}`)).params);
-  params.annotation_layers = [{ name: 'launches', sourceType: 'NATIVE', annotationType: 'EVENT', value: layer, show: true, showLabel: true, overrides: {} }];
+  params.annotation_layers = [
+    { name: 'launches', sourceType: 'NATIVE', annotationType: 'EVENT', value: layer, show: true, showLabel: true, overrides: {} },
+  ];
   await a.request('PUT', `/api/v1/chart/${rows.id}`, { json: { params: JSON.stringify(params) } });
 
   const ann = await createUser(a, { username: `${P}ann`, password: 'ann-pw', firstName: 'Ann', lastName: 'Analyst', roles: ['Gamma'] });
@@ -101,12 +121,33 @@ async function buildSource(dir: string): Promise<void> {
   dash.main = main.id;
   dash.ghost = other.id;
 
-  await a.request('POST', '/api/v1/tag/', { json: { name: tagNames[0], description: 'money matters', objects_to_tag: [['dashboard', main.id]] } });
-  await a.request('POST', '/api/v1/tag/', { json: { name: tagNames[1], description: 'looked at weekly', objects_to_tag: [['dashboard', main.id], ['chart', rows.id]] } });
+  await a.request('POST', '/api/v1/tag/', {
+    json: { name: tagNames[0], description: 'money matters', objects_to_tag: [['dashboard', main.id]] },
+  });
+  await a.request('POST', '/api/v1/tag/', {
+    json: {
+      name: tagNames[1],
+      description: 'looked at weekly',
+      objects_to_tag: [
+        ['dashboard', main.id],
+        ['chart', rows.id],
+      ],
+    },
+  });
 
   const recipients = (target: string) => [{ type: 'Email', recipient_config_json: { target } }];
-  const common = { active: true, timezone: 'UTC', owners: [adminId, ann.id], creation_method: 'alerts_reports', report_format: 'PNG', log_retention: 90, working_timeout: 3600 };
-  await a.request('POST', '/api/v1/report/', { json: { ...common, type: 'Report', name: weekly, crontab: '0 9 * * 1', dashboard: main.id, recipients: recipients('team@example.com') } });
+  const common = {
+    active: true,
+    timezone: 'UTC',
+    owners: [adminId, ann.id],
+    creation_method: 'alerts_reports',
+    report_format: 'PNG',
+    log_retention: 90,
+    working_timeout: 3600,
+  };
+  await a.request('POST', '/api/v1/report/', {
+    json: { ...common, type: 'Report', name: weekly, crontab: '0 9 * * 1', dashboard: main.id, recipients: recipients('team@example.com') },
+  });
   await a.request('POST', '/api/v1/report/', {
     json: {
       ...common,
@@ -122,27 +163,46 @@ async function buildSource(dir: string): Promise<void> {
       recipients: recipients('ops@example.com'),
     },
   });
-  await a.request('POST', '/api/v1/saved_query/', { json: { db_id: db.id, label: queryLabel, sql: `SELECT * FROM ${P}_sales`, schema: '', description: 'behind the sales dataset' } });
+  await a.request('POST', '/api/v1/saved_query/', {
+    json: { db_id: db.id, label: queryLabel, sql: `SELECT * FROM ${P}_sales`, schema: '', description: 'behind the sales dataset' },
+  });
 
   envA = await registerEnvironment(h, 'a', `${P}-a`);
   const envs: string[] = [];
-  for (const [name, s] of [['c', c], ['d', d]] as const) {
-    const target = await createSqliteDatabase(s, { name: `${P}_warehouse`, path: path.join(dir, `${P}-${name}.db`), tables: prefixedTables(P) });
+  for (const [name, s] of [
+    ['c', c],
+    ['d', d],
+    ['b', b],
+  ] as const) {
+    const target = await createSqliteDatabase(s, {
+      name: `${P}_warehouse`,
+      path: path.join(dir, `${P}-${name}.db`),
+      tables: prefixedTables(P),
+    });
     await createRole(s, viewers);
     // The same person under another e-mail: mapped by username first.
-    await createUser(s, { username: `${P}ann`, password: 'ann-pw', firstName: 'Ann', lastName: 'Analyst', email: `ann.${name}@example.org`, roles: ['Gamma'] });
+    await createUser(s, {
+      username: `${P}ann`,
+      password: 'ann-pw',
+      firstName: 'Ann',
+      lastName: 'Analyst',
+      email: `ann.${name}@example.org`,
+      roles: ['Gamma'],
+    });
     const env = await registerEnvironment(h, name, `${P}-${name}`);
-    const r = await admin('PUT', `/api/environments/${envA}/db-mappings/${env}`, { json: { mappings: [{ source_database_id: db.id, target_database_id: target.id }] } });
+    const r = await admin('PUT', `/api/environments/${envA}/db-mappings/${env}`, {
+      json: { mappings: [{ source_database_id: db.id, target_database_id: target.id }] },
+    });
     expect(r.status, r.text).toBe(200);
     envs.push(env);
   }
-  [envC, envD] = envs;
+  [envC, envD, envB] = envs;
 }
 
 beforeAll(async () => {
   if (!enabled) return;
   h = await createHarness({ worker: true });
-  [a, c, d] = await Promise.all([client('a'), client('c'), client('d')]);
+  [a, c, d, b] = await Promise.all([client('a'), client('c'), client('d'), client('b')]);
   await buildSource(path.join(inject('runDir'), P));
 }, 300_000);
 afterAll(async () => h?.close());
@@ -155,24 +215,36 @@ describe.runIf(enabled)('companions a (6.1.0) → c (6.0.0, SQLite metadata)', (
     const strict = await migrate(envC, [dash.main], { dry_run: true });
     const [o] = strict.result.items;
     expect(o).toMatchObject({ status: 'failed', step: 'companions', code: 'companions_mismatch' });
-    expect(kind(o, 'roles')).toMatchObject({ mode: 'strict', items: [expect.objectContaining({ name: viewers, action: 'create', done: false })] });
-    expect(o.next_actions.map((n: any) => n.action)).toEqual(expect.arrayContaining(['retry_with_companions_copy', 'retry_with_companions_ignore']));
-    expect(o.next_actions.find((n: any) => n.action === 'retry_with_companions_copy').request.body).toMatchObject({ companions: { roles: 'copy' } });
+    expect(kind(o, 'roles')).toMatchObject({
+      mode: 'strict',
+      items: [expect.objectContaining({ name: viewers, action: 'create', done: false })],
+    });
+    expect(o.next_actions.map((n: any) => n.action)).toEqual(
+      expect.arrayContaining(['retry_with_companions_copy', 'retry_with_companions_ignore']),
+    );
+    expect(o.next_actions.find((n: any) => n.action === 'retry_with_companions_copy').request.body).toMatchObject({
+      companions: { roles: 'copy' },
+    });
 
     const dry = await migrate(envC, [dash.main], { dry_run: true, companions: { roles: 'copy' } });
     const [p] = dry.result.items;
     expect(p.status).toBe('planned');
     expect(kind(p, 'reports').items.map((i: any) => [i.name, i.action, i.done])).toEqual(
-      expect.arrayContaining([[weekly, 'create', false], [alert, 'create', false]]),
+      expect.arrayContaining([
+        [weekly, 'create', false],
+        [alert, 'create', false],
+      ]),
     );
-    expect(kind(p, 'tags').items).toEqual(expect.arrayContaining(tagNames.map((name) => expect.objectContaining({ name, action: 'create' }))));
+    expect(kind(p, 'tags').items).toEqual(
+      expect.arrayContaining(tagNames.map((name) => expect.objectContaining({ name, action: 'create' }))),
+    );
     expect(kind(p, 'annotation_layers').items).toContainEqual(expect.objectContaining({ name: layerName, action: 'create' }));
     expect(kind(p, 'css_templates').items).toEqual([expect.objectContaining({ name: templateName, action: 'create' })]);
     expect(kind(p, 'saved_queries').items).toEqual([expect.objectContaining({ name: queryLabel, action: 'create' })]);
     expect(kind(p, 'owners').items).toContainEqual(expect.objectContaining({ name: `${P}ann`, action: 'create' }));
     expect(await reportsIn(c)).toEqual([]);
     expect(await layersIn(c)).toEqual([]);
-  });
+  }, 600_000);
 
   it('copies every companion with the dashboard, ids remapped to the target, reports paused; a rerun changes nothing', async () => {
     const task = await migrate(envC, [dash.main], { companions: { roles: 'copy' } });
@@ -197,7 +269,13 @@ describe.runIf(enabled)('companions a (6.1.0) → c (6.0.0, SQLite metadata)', (
     const totalC = await chartOfUuid(c, target, charts.total.uuid);
     const warehouse = (await list(c, '/api/v1/database/')).find((x: any) => x.database_name === `${P}_warehouse`);
     const alertC = await get(c, `/api/v1/report/${reports.find((r: any) => r.name === alert).id}`);
-    expect(alertC).toMatchObject({ type: 'Alert', active: false, chart: { id: totalC.id }, database: { id: warehouse.id }, validator_type: 'operator' });
+    expect(alertC).toMatchObject({
+      type: 'Alert',
+      active: false,
+      chart: { id: totalC.id },
+      database: { id: warehouse.id },
+      validator_type: 'operator',
+    });
 
     const [layer] = await layersIn(c);
     expect(layer).toMatchObject({ name: layerName, descr: 'product launches' });
@@ -207,7 +285,9 @@ describe.runIf(enabled)('companions a (6.1.0) → c (6.0.0, SQLite metadata)', (
     expect(JSON.parse(rowsC.params).annotation_layers).toEqual([expect.objectContaining({ sourceType: 'NATIVE', value: layer.id })]);
     expect(rowsC.tags.map((x: any) => x.name)).toContain(tagNames[1]);
 
-    expect((await list(c, '/api/v1/css_template/')).filter((t: any) => t.template_name === templateName)).toEqual([expect.objectContaining({ css })]);
+    expect((await list(c, '/api/v1/css_template/')).filter((t: any) => t.template_name === templateName)).toEqual([
+      expect.objectContaining({ css }),
+    ]);
     expect((await list(c, '/api/v1/saved_query/')).filter((q: any) => q.label === queryLabel)).toEqual([
       expect.objectContaining({ sql: `SELECT * FROM ${P}_sales`, db_id: warehouse.id }),
     ]);
@@ -216,28 +296,34 @@ describe.runIf(enabled)('companions a (6.1.0) → c (6.0.0, SQLite metadata)', (
     expect(again.status).toBe('SUCCEEDED');
     const [r] = again.result.items;
     expect(r.status).toBe('unchanged');
-    const acted = r.companions.flatMap((k: any) => k.items.filter((i: any) => !['unchanged', 'only_in_target'].includes(i.action)).map((i: any) => [k.kind, i.name, i.action]));
+    const acted = r.companions.flatMap((k: any) =>
+      k.items.filter((i: any) => !['unchanged', 'only_in_target'].includes(i.action)).map((i: any) => [k.kind, i.name, i.action]),
+    );
     expect(acted).toEqual([]);
     expect((await reportsIn(c)).length).toBe(2);
     expect((await layersIn(c)).length).toBe(1);
-  });
+  }, 600_000);
 
   it('reports an owner or a role the target lacks with the next action under copy, and fails the dashboard under strict', async () => {
     const strict = await migrate(envC, [dash.ghost], { companions: { owners: 'strict', roles: 'copy' } });
     const [s] = strict.result.items;
     expect(s).toMatchObject({ status: 'failed', step: 'companions', code: 'companions_mismatch' });
-    expect(kind(s, 'owners').items).toContainEqual(expect.objectContaining({ name: `${P}ghost`, action: 'missing', next_action: expect.objectContaining({ action: 'create_user' }) }));
+    expect(kind(s, 'owners').items).toContainEqual(
+      expect.objectContaining({ name: `${P}ghost`, action: 'missing', next_action: expect.objectContaining({ action: 'create_user' }) }),
+    );
     expect(s.next_actions.map((n: any) => n.action)).toContain('create_user');
 
     const task = await migrate(envC, [dash.ghost], { companions: { roles: 'copy' } });
     const [o] = task.result.items;
     expect(o.status, JSON.stringify(o.error)).toBe('imported');
     expect(kind(o, 'owners').items).toContainEqual(expect.objectContaining({ name: `${P}ghost`, action: 'missing' }));
-    expect(kind(o, 'roles').items).toEqual([expect.objectContaining({ name: onlyInA, action: 'missing', next_action: expect.objectContaining({ action: 'create_role' }) })]);
+    expect(kind(o, 'roles').items).toEqual([
+      expect.objectContaining({ name: onlyInA, action: 'missing', next_action: expect.objectContaining({ action: 'create_role' }) }),
+    ]);
     expect(o.next_actions.map((n: any) => n.action)).toEqual(expect.arrayContaining(['create_user', 'create_role']));
     const there = await get(c, `/api/v1/dashboard/${o.target_dashboard_id}`);
     expect(there.roles).toEqual([]);
-  });
+  }, 600_000);
 });
 
 describe.runIf(enabled)('companions a (6.1.0) → d (6.1.0, PostgreSQL metadata)', () => {
@@ -259,5 +345,21 @@ describe.runIf(enabled)('companions a (6.1.0) → d (6.1.0, PostgreSQL metadata)
     const rowsD = await chartOfUuid(d, target, charts.rows.uuid);
     expect(JSON.parse(rowsD.params).annotation_layers[0].value).toBe(layer.id);
     expect((await get(d, `/api/v1/dashboard/${target}`)).roles.map((x: any) => x.name)).toEqual([viewers]);
-  });
+  }, 600_000);
+});
+
+describe.runIf(enabled)('companions a (6.1.0) → b (6.1.0 without ALERT_REPORTS)', () => {
+  it('reports alerts and reports as unavailable in the target, and migrates the dashboard with the rest', async () => {
+    const task = await migrate(envB, [dash.main], { companions: { roles: 'copy' } });
+    expect(task.status, JSON.stringify(task.result?.items?.map((i: any) => [i.error, i.companions]))).toBe('SUCCEEDED');
+    const [o] = task.result.items;
+    expect(o.status).toBe('imported');
+    expect(kind(o, 'reports')).toMatchObject({ mode: 'copy', available: false, items: [] });
+    expect(kind(o, 'reports').unavailable).toContain('ALERT_REPORTS');
+    expect(kind(o, 'annotation_layers')).toMatchObject({
+      available: true,
+      items: expect.arrayContaining([expect.objectContaining({ name: layerName, done: true })]),
+    });
+    expect(await b.request('GET', '/api/v1/report/').catch((e: any) => e.upstreamStatus ?? e.status)).toBe(404);
+  }, 600_000);
 });

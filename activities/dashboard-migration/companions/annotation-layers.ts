@@ -33,9 +33,15 @@ export const annotationLayers: CompanionKind = {
   kind: 'annotation_layers',
   async run(ctx, write): Promise<KindResult> {
     const src = await ctx.sourceView();
-    const drawn = src.charts.flatMap((c) => (entriesOf(c.params)?.layers ?? []).filter(native).map((e) => ({ chart: c, id: Number(e.value) })));
+    const drawn = src.charts.flatMap((c) =>
+      (entriesOf(c.params)?.layers ?? []).filter(native).map((e) => ({ chart: c, id: Number(e.value) })),
+    );
     if (!drawn.length) return { items: [] };
-    const [sourceLayers, targetLayers, tgt] = await Promise.all([ctx.source.annotationLayers.list(), ctx.target.annotationLayers.list(), ctx.targetView()]);
+    const [sourceLayers, targetLayers, tgt] = await Promise.all([
+      ctx.source.annotationLayers.list(),
+      ctx.target.annotationLayers.list(),
+      ctx.targetView(),
+    ]);
     const items: CompanionItem[] = [];
     const targetIdOf = new Map<number, number>();
     for (const id of new Set(drawn.map((d) => d.id))) {
@@ -47,13 +53,20 @@ export const annotationLayers: CompanionKind = {
       const there = await copyLayer(ctx, layer, targetLayers.find((l) => l.name === layer.name) ?? null, write, items);
       if (there !== null) targetIdOf.set(id, there);
     }
-    for (const c of new Set(drawn.map((d) => d.chart))) await pointChart(ctx, c, counterpart(tgt, 'chart', c.uuid), targetIdOf, write, items);
+    for (const c of new Set(drawn.map((d) => d.chart)))
+      await pointChart(ctx, c, counterpart(tgt, 'chart', c.uuid), targetIdOf, write, items);
     return { items };
   },
 };
 
 /** The layer and its annotations in the target: compared, and with `write` created or updated. Its target id, when it has one. */
-async function copyLayer(ctx: CompanionContext, layer: AnnotationLayer, there: AnnotationLayer | null, write: boolean, items: CompanionItem[]): Promise<number | null> {
+async function copyLayer(
+  ctx: CompanionContext,
+  layer: AnnotationLayer,
+  there: AnnotationLayer | null,
+  write: boolean,
+  items: CompanionItem[],
+): Promise<number | null> {
   const annotations = await ctx.source.annotationLayers.annotations(layer.id);
   const theirs = there ? await ctx.target.annotationLayers.annotations(there.id) : [];
   const changed = annotations.filter((a) => {
@@ -102,17 +115,27 @@ async function pointChart(
   const parsed = entriesOf(there?.params ?? null);
   const on = onObject('chart', chart.name);
   if (!there || !parsed || wanted.some((e) => e.value === null)) {
-    items.push(item('annotation layer ids', 'create', { on, note: "the chart's native layer entries are pointed at the target's layers after its import" }));
+    items.push(
+      item('annotation layer ids', 'create', {
+        on,
+        note: "the chart's native layer entries are pointed at the target's layers after its import",
+      }),
+    );
     return;
   }
   const holds = (e: Entry) => parsed.layers.some((t) => t.name === e.name && native(t) && Number(t.value) === e.value);
   const differs = !wanted.every(holds);
-  const i = item('annotation layer ids', differs ? 'update' : 'unchanged', { on, ...(differs ? { fields: ['params.annotation_layers'] } : {}) });
+  const i = item('annotation layer ids', differs ? 'update' : 'unchanged', {
+    on,
+    ...(differs ? { fields: ['params.annotation_layers'] } : {}),
+  });
   items.push(i);
   if (!write || !differs) return;
   const names = new Set(wanted.map((e) => e.name));
   const layers = [...parsed.layers.filter((t) => !names.has(t.name)), ...wanted];
   if (!isDeepStrictEqual(layers, parsed.layers)) {
-    await attempt([i], () => ctx.target.meta.set('chart', there.id, { params: JSON.stringify({ ...parsed.params, annotation_layers: layers }) }));
+    await attempt([i], () =>
+      ctx.target.meta.set('chart', there.id, { params: JSON.stringify({ ...parsed.params, annotation_layers: layers }) }),
+    );
   }
 }

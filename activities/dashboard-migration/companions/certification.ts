@@ -25,12 +25,18 @@ export const certification: CompanionKind = {
       if (!certified || !p.target) continue;
       const fields = (['certified_by', 'certification_details'] as const).filter((f) => (p.source[f] ?? '') !== (p.target![f] ?? ''));
       const on = p.kind === 'dashboard' ? {} : { on: onObject('chart', p.source.name) };
-      const i = item(p.source.certified_by || '(not certified)', fields.length ? 'update' : 'unchanged', { ...on, ...(fields.length ? { fields } : {}) });
+      const i = item(p.source.certified_by || '(not certified)', fields.length ? 'update' : 'unchanged', {
+        ...on,
+        ...(fields.length ? { fields } : {}),
+      });
       items.push(i);
       if (!write || !fields.length) continue;
       const target = p.target;
       await attempt([i], () =>
-        ctx.target.meta.set(p.kind, target.id, { certified_by: p.source.certified_by ?? '', certification_details: p.source.certification_details ?? '' }),
+        ctx.target.meta.set(p.kind, target.id, {
+          certified_by: p.source.certified_by ?? '',
+          certification_details: p.source.certification_details ?? '',
+        }),
       );
     }
     return { items };

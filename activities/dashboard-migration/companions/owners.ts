@@ -19,7 +19,11 @@ export const owners: CompanionKind = {
     const pairs: Array<{ kind: Kind; source: ObjectMeta; target: ObjectMeta | null }> = [
       { kind: 'dashboard', source: src.dashboard, target: tgt?.dashboard ?? null },
       ...src.charts.map((c) => ({ kind: 'chart' as const, source: c, target: counterpart(tgt, 'chart', c.uuid) })),
-      ...src.datasets.map((d) => ({ kind: 'dataset' as const, source: d, target: counterpart(tgt, 'dataset', ctx.datasetUuids.get(d.uuid ?? '') ?? d.uuid) })),
+      ...src.datasets.map((d) => ({
+        kind: 'dataset' as const,
+        source: d,
+        target: counterpart(tgt, 'dataset', ctx.datasetUuids.get(d.uuid ?? '') ?? d.uuid),
+      })),
     ];
     const items: CompanionItem[] = [];
     for (const p of pairs) {
@@ -33,7 +37,13 @@ export const owners: CompanionKind = {
         const there = mapAccount(account, tgtDir);
         const name = labelOf(account);
         if (!there) {
-          items.push(item(name, 'missing', { ...(on ? { on } : {}), note: 'no account in the target with this username, e-mail or full name', next_action: createUser(name) }));
+          items.push(
+            item(name, 'missing', {
+              ...(on ? { on } : {}),
+              note: 'no account in the target with this username, e-mail or full name',
+              next_action: createUser(name),
+            }),
+          );
           continue;
         }
         wanted.add(there.id);

@@ -54,7 +54,15 @@ export function sourceAccount(
   const known = dir.accounts.find((a) => a.id === owner.id);
   if (known) return known;
   const name = [owner.first_name, owner.last_name].filter(Boolean).join(' ');
-  return { id: owner.id, username: null, display_name: name, first_name: owner.first_name ?? null, last_name: owner.last_name ?? null, email: owner.email ?? null, active: null };
+  return {
+    id: owner.id,
+    username: null,
+    display_name: name,
+    first_name: owner.first_name ?? null,
+    last_name: owner.last_name ?? null,
+    email: owner.email ?? null,
+    active: null,
+  };
 }
 
 export function roleNamed(dir: Directory, name: string): UpstreamRole | null {

@@ -16,8 +16,24 @@ import type { DashboardView } from './views.ts';
 
 /** Fields compared (and written); `active` only when copied reports are not paused. */
 const COMPARED = [
-  'description', 'crontab', 'timezone', 'dashboard', 'chart', 'database', 'sql', 'validator_type', 'validator_config_json', 'grace_period',
-  'log_retention', 'working_timeout', 'report_format', 'recipients', 'extra', 'email_subject', 'force_screenshot', 'custom_width',
+  'description',
+  'crontab',
+  'timezone',
+  'dashboard',
+  'chart',
+  'database',
+  'sql',
+  'validator_type',
+  'validator_config_json',
+  'grace_period',
+  'log_retention',
+  'working_timeout',
+  'report_format',
+  'recipients',
+  'extra',
+  'email_subject',
+  'force_screenshot',
+  'custom_width',
 ] as const;
 
 export const reports: CompanionKind = {
@@ -26,11 +42,13 @@ export const reports: CompanionKind = {
     const src = await ctx.sourceView();
     const chartIds = new Set(src.charts.map((c) => c.id));
     const listed = await listOr404(() => ctx.source.reports.list());
-    if (listed === null) return { items: [], unavailable: 'the source does not offer alerts and reports (Superset feature flag ALERT_REPORTS is off there)' };
+    if (listed === null)
+      return { items: [], unavailable: 'the source does not offer alerts and reports (Superset feature flag ALERT_REPORTS is off there)' };
     const mine = listed.filter((r) => r.dashboard_id === src.dashboard.id || (r.chart_id !== null && chartIds.has(r.chart_id)));
     if (!mine.length) return { items: [] };
     const targetList = await listOr404(() => ctx.target.reports.list());
-    if (targetList === null) return { items: [], unavailable: 'the target does not offer alerts and reports (Superset feature flag ALERT_REPORTS is off there)' };
+    if (targetList === null)
+      return { items: [], unavailable: 'the target does not offer alerts and reports (Superset feature flag ALERT_REPORTS is off there)' };
     const [tgt, srcDir, tgtDir] = await Promise.all([ctx.targetView(), ctx.sourcePeople(), ctx.targetPeople()]);
     const items: CompanionItem[] = [];
     for (const row of mine) {
@@ -52,7 +70,9 @@ export const reports: CompanionKind = {
       if (!write || action === 'unchanged' || !tgt) continue;
       if (current) {
         const { active: _keep, owners: _owners, ...change } = wanted.body;
-        await attempt([i], () => ctx.target.reports.update(current.id, ctx.pauseReports ? change : { ...change, active: wanted.body.active }));
+        await attempt([i], () =>
+          ctx.target.reports.update(current.id, ctx.pauseReports ? change : { ...change, active: wanted.body.active }),
+        );
       } else {
         await attempt([i], () => ctx.target.reports.create(wanted.body));
       }
@@ -86,7 +106,10 @@ function desired(
     if (database === null) {
       return {
         missing: `the alert queries source database ${r.database_id}, which has no mapping to a target database`,
-        next: { action: 'map_database', description: `Map source database ${r.database_id} to a target database (PUT /api/environments/{source}/db-mappings/{target}), then migrate again` },
+        next: {
+          action: 'map_database',
+          description: `Map source database ${r.database_id} to a target database (PUT /api/environments/{source}/db-mappings/{target}), then migrate again`,
+        },
       };
     }
   }
@@ -101,7 +124,22 @@ function desired(
     owners: r.owners.map(owner).filter((id): id is number => id !== null),
   };
   if (database !== undefined) body.database = database;
-  for (const k of ['description', 'timezone', 'creation_method', 'sql', 'validator_type', 'validator_config_json', 'grace_period', 'log_retention', 'working_timeout', 'report_format', 'force_screenshot', 'custom_width', 'extra', 'email_subject'] as const) {
+  for (const k of [
+    'description',
+    'timezone',
+    'creation_method',
+    'sql',
+    'validator_type',
+    'validator_config_json',
+    'grace_period',
+    'log_retention',
+    'working_timeout',
+    'report_format',
+    'force_screenshot',
+    'custom_width',
+    'extra',
+    'email_subject',
+  ] as const) {
     if (r[k] !== null && r[k] !== undefined) body[k] = r[k];
   }
   return { body: body as ReportWrite };
@@ -109,7 +147,12 @@ function desired(
 
 /** The compared fields that differ between what the target should hold and what it holds. */
 function differing(wanted: ReportWrite, current: ReportSchedule, paused: boolean): string[] {
-  const now: Record<string, unknown> = { ...current, dashboard: current.dashboard_id, chart: current.chart_id, database: current.database_id };
+  const now: Record<string, unknown> = {
+    ...current,
+    dashboard: current.dashboard_id,
+    chart: current.chart_id,
+    database: current.database_id,
+  };
   const want = wanted as unknown as Record<string, unknown>;
   const keys: string[] = [...COMPARED, ...(paused ? [] : ['active'])];
   return keys.filter((k) => {

@@ -21,7 +21,10 @@ export const roles: CompanionKind = {
         items.push(
           item(r.name, 'missing', {
             note: 'the target has no role of this name',
-            next_action: { action: 'create_role', description: `Create role '${r.name}' in the target Superset (Settings → List Roles), then migrate the dashboard again` },
+            next_action: {
+              action: 'create_role',
+              description: `Create role '${r.name}' in the target Superset (Settings → List Roles), then migrate the dashboard again`,
+            },
           }),
         );
         continue;
@@ -35,7 +38,8 @@ export const roles: CompanionKind = {
     }
     const named = new Set(src.dashboard.roles.map((r) => r.name));
     for (const name of have.keys()) if (!named.has(name)) items.push(item(name, 'only_in_target'));
-    if (write && tgt && add.length) await attempt(adding, () => ctx.target.meta.set('dashboard', tgt.dashboard.id, { roles: [...have.values(), ...add] }));
+    if (write && tgt && add.length)
+      await attempt(adding, () => ctx.target.meta.set('dashboard', tgt.dashboard.id, { roles: [...have.values(), ...add] }));
     return { items };
   },
 };

@@ -17,7 +17,9 @@ export const savedQueries: CompanionKind = {
     const src = await ctx.sourceView();
     const all = await ctx.source.savedQueries.list();
     const behind = all.flatMap((q) => {
-      const ds = src.datasets.find((d) => d.database_id === q.db_id && ((d.sql && sqlKey(d.sql) === sqlKey(q.sql)) || d.table_name === q.label));
+      const ds = src.datasets.find(
+        (d) => d.database_id === q.db_id && ((d.sql && sqlKey(d.sql) === sqlKey(q.sql)) || d.table_name === q.label),
+      );
       return ds ? [{ q, ds }] : [];
     });
     if (!behind.length) return { items: [] };
@@ -30,7 +32,14 @@ export const savedQueries: CompanionKind = {
         items.push(item(q.label, 'missing', { ...on, note: `its database (${q.db_id}) has no mapping to a target database` }));
         continue;
       }
-      const wanted: Omit<SavedQuery, 'id'> = { label: q.label, description: q.description, db_id: db, schema: q.schema, catalog: q.catalog, sql: q.sql };
+      const wanted: Omit<SavedQuery, 'id'> = {
+        label: q.label,
+        description: q.description,
+        db_id: db,
+        schema: q.schema,
+        catalog: q.catalog,
+        sql: q.sql,
+      };
       const there = theirs.find((x) => x.label === q.label && x.db_id === db);
       const fields = there ? (['sql', 'schema', 'description'] as const).filter((f) => (there[f] ?? '') !== (wanted[f] ?? '')) : [];
       const action = !there ? 'create' : fields.length ? 'update' : 'unchanged';

@@ -33,7 +33,16 @@ import { roles } from './roles.ts';
 import { savedQueries } from './saved-queries.ts';
 import { tags } from './tags.ts';
 
-export const COMPANION_KIND_MODULES: readonly CompanionKind[] = [owners, roles, tags, reports, annotationLayers, cssTemplates, savedQueries, certification];
+export const COMPANION_KIND_MODULES: readonly CompanionKind[] = [
+  owners,
+  roles,
+  tags,
+  reports,
+  annotationLayers,
+  cssTemplates,
+  savedQueries,
+  certification,
+];
 
 /** What the step needs of a migration: its services' deps, the request, the database mappings, the log. */
 export interface CompanionScope {
@@ -59,7 +68,10 @@ export interface CompanionCheck {
 }
 
 async function contextOf(scope: CompanionScope, dashboardId: number, subject: CompanionSubject): Promise<CompanionContext> {
-  const [source, target] = await Promise.all([scope.svc.deps.superset(scope.input.sourceEnvId), scope.svc.deps.superset(scope.input.targetEnvId)]);
+  const [source, target] = await Promise.all([
+    scope.svc.deps.superset(scope.input.sourceEnvId),
+    scope.svc.deps.superset(scope.input.targetEnvId),
+  ]);
   return companionContext({
     source,
     target,
@@ -77,10 +89,22 @@ async function contextOf(scope: CompanionScope, dashboardId: number, subject: Co
 async function runKind(kind: CompanionKind, mode: CompanionMode, ctx: CompanionContext, write: boolean): Promise<CompanionKindReport> {
   try {
     const r = await kind.run(ctx, write);
-    return { kind: kind.kind, mode, available: r.unavailable === undefined, ...(r.unavailable ? { unavailable: r.unavailable } : {}), items: r.items };
+    return {
+      kind: kind.kind,
+      mode,
+      available: r.unavailable === undefined,
+      ...(r.unavailable ? { unavailable: r.unavailable } : {}),
+      items: r.items,
+    };
   } catch (err) {
     if (err instanceof SupersetNotFoundError || err instanceof SupersetForbiddenError) {
-      return { kind: kind.kind, mode, available: false, unavailable: `Superset refused to show it: ${err.message.slice(0, 300)}`, items: [] };
+      return {
+        kind: kind.kind,
+        mode,
+        available: false,
+        unavailable: `Superset refused to show it: ${err.message.slice(0, 300)}`,
+        items: [],
+      };
     }
     throw err;
   }
@@ -107,7 +131,12 @@ export async function checkCompanions(scope: CompanionScope, dashboardId: number
 }
 
 /** After the import: each copy kind written to the target; the reports replaced by what was done. Returns the writes Superset refused. */
-export async function applyCompanions(scope: CompanionScope, dashboardId: number, subject: CompanionSubject, check: CompanionCheck): Promise<string[]> {
+export async function applyCompanions(
+  scope: CompanionScope,
+  dashboardId: number,
+  subject: CompanionSubject,
+  check: CompanionCheck,
+): Promise<string[]> {
   const copying = check.reports.filter((r) => r.mode === 'copy' && r.available);
   if (!copying.length) return [];
   const ctx = await contextOf(scope, dashboardId, subject);
@@ -118,29 +147,56 @@ export async function applyCompanions(scope: CompanionScope, dashboardId: number
     Object.assign(r, done);
     for (const i of done.items) if (i.error) failed.push(`${r.kind} '${i.name}'${i.on ? ` on ${i.on}` : ''}: ${i.error}`);
     const written = done.items.filter((i) => i.done);
-    if (written.length) scope.log.info(`'${subject.title}': ${r.kind}: ${written.map((i) => `${i.action} '${i.name}'${i.on ? ` on ${i.on}` : ''}`).join(', ')}`);
+    if (written.length)
+      scope.log.info(
+        `'${subject.title}': ${r.kind}: ${written.map((i) => `${i.action} '${i.name}'${i.on ? ` on ${i.on}` : ''}`).join(', ')}`,
+      );
   }
   return failed;
 }
 
-function blocked(scope: CompanionScope, dashboardId: number, subject: CompanionSubject, strict: CompanionKindReport[]): NonNullable<CompanionCheck['blocked']> {
+function blocked(
+  scope: CompanionScope,
+  dashboardId: number,
+  subject: CompanionSubject,
+  strict: CompanionKindReport[],
+): NonNullable<CompanionCheck['blocked']> {
   const kinds = strict.map((r) => r.kind);
   const retry = (mode: CompanionMode, action: string, description: string): NextAction => {
-    const companions = { ...scope.input.companions, ...Object.fromEntries(kinds.map((k) => [k, mode])) } as Partial<Record<CompanionKindName, CompanionMode>>;
+    const companions = { ...scope.input.companions, ...Object.fromEntries(kinds.map((k) => [k, mode])) } as Partial<
+      Record<CompanionKindName, CompanionMode>
+    >;
     return migrateAgainAction(action, description, { ...scope.input, companions }, [dashboardId], scope.input.overwrite);
   };
   const what = strict
-    .map((r) => `${r.kind}: ${r.items.filter(isCompanionDifference).map((i) => `${i.action} '${i.name}'${i.on ? ` on ${i.on}` : ''}`).join(', ')}`)
+    .map(
+      (r) =>
+        `${r.kind}: ${r.items
+          .filter(isCompanionDifference)
+          .map((i) => `${i.action} '${i.name}'${i.on ? ` on ${i.on}` : ''}`)
+          .join(', ')}`,
+    )
     .join('; ');
   const missing = strict.flatMap((r) => r.items.filter((i) => i.action === 'missing' && i.next_action).map((i) => i.next_action!));
   return {
     code: 'companions_mismatch',
     error: `the ${kinds.join(', ')} of '${subject.title}' differ between source and target and the request says strict for them: ${what}; nothing was imported`,
     next_actions: unique([
-      retry('copy', 'retry_with_companions_copy', `Copy the source's ${kinds.join(', ')} to the target with the dashboard (never deleting what only the target has)`),
-      retry('ignore', 'retry_with_companions_ignore', `Migrate anyway, recording that the ${kinds.join(', ')} differences were ignored on request`),
+      retry(
+        'copy',
+        'retry_with_companions_copy',
+        `Copy the source's ${kinds.join(', ')} to the target with the dashboard (never deleting what only the target has)`,
+      ),
+      retry(
+        'ignore',
+        'retry_with_companions_ignore',
+        `Migrate anyway, recording that the ${kinds.join(', ')} differences were ignored on request`,
+      ),
       ...missing,
-      { action: 'fix_companions_in_superset', description: `Or make the ${kinds.join(', ')} the same in both Superset instances, then retry this dashboard` },
+      {
+        action: 'fix_companions_in_superset',
+        description: `Or make the ${kinds.join(', ')} the same in both Superset instances, then retry this dashboard`,
+      },
     ]),
   };
 }
@@ -171,7 +227,11 @@ export async function companionsAfterImport(
   try {
     refused = await applyCompanions(scope, dashboardId, subject, check);
   } catch (err) {
-    const failure = itemFailure(err, { step: 'companions', item: `the companions of dashboard ${dashboardId}`, envId: scope.input.targetEnvId });
+    const failure = itemFailure(err, {
+      step: 'companions',
+      item: `the companions of dashboard ${dashboardId}`,
+      envId: scope.input.targetEnvId,
+    });
     refused = [failure.error];
   }
   done.companions = check.reports;
@@ -183,15 +243,20 @@ export async function companionsAfterImport(
 
 /**
  * A rerun's dashboard told unchanged from both exports: its companions compared and the copy
- * kinds written. Null when the full plan must decide (a strict kind differs, a write was refused,
- * a read failed): it reports the dashboard with its reasons.
+ * kinds written, with the next actions of those that cannot be carried. Null when the full plan
+ * must decide (a strict kind differs, a write was refused, a read failed): it reports the
+ * dashboard with its reasons.
  */
-export async function settledCompanions(scope: CompanionScope, dashboardId: number, subject: CompanionSubject): Promise<CompanionKindReport[] | null> {
+export async function settledCompanions(
+  scope: CompanionScope,
+  dashboardId: number,
+  subject: CompanionSubject,
+): Promise<{ reports: CompanionKindReport[]; next_actions: NextAction[] } | null> {
   try {
     const check = await checkCompanions(scope, dashboardId, subject);
-    if (check.blocked || check.next_actions.length) return null;
+    if (check.blocked) return null;
     const refused = await applyCompanions(scope, dashboardId, subject, check);
-    return refused.length ? null : check.reports;
+    return refused.length ? null : { reports: check.reports, next_actions: check.next_actions };
   } catch {
     return null;
   }

@@ -37,11 +37,20 @@ export const tags: CompanionKind = {
       const target = p.target;
       for (const i of adding.filter((x) => !existing.has(x.name))) {
         // A tag new in the target is created with the source's description, on this object.
-        await attempt([i], () => ctx.target.tags.create({ name: i.name, description: described.get(i.name)?.description ?? null }, [[p.kind, target.id]]));
+        await attempt([i], () =>
+          ctx.target.tags.create({ name: i.name, description: described.get(i.name)?.description ?? null }, [[p.kind, target.id]]),
+        );
         if (i.done) existing.add(i.name);
       }
       const rest = adding.filter((x) => !x.done && !x.error);
-      if (rest.length) await attempt(rest, () => ctx.target.tags.tagObject(p.kind, target.id, rest.map((x) => x.name)));
+      if (rest.length)
+        await attempt(rest, () =>
+          ctx.target.tags.tagObject(
+            p.kind,
+            target.id,
+            rest.map((x) => x.name),
+          ),
+        );
     }
     return { items };
   },

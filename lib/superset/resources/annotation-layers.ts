@@ -46,7 +46,11 @@ export class AnnotationLayers {
 
   async create(layer: { name: string; descr: string | null }): Promise<number> {
     const body = await this.http.request<{ id?: unknown }>('POST', LAYERS, { json: { name: layer.name, descr: layer.descr ?? '' } });
-    if (typeof body.id !== 'number') throw new SupersetUnavailableError('bad_response', 'Superset created an annotation layer without saying its id', { method: 'POST', path: LAYERS });
+    if (typeof body.id !== 'number')
+      throw new SupersetUnavailableError('bad_response', 'Superset created an annotation layer without saying its id', {
+        method: 'POST',
+        path: LAYERS,
+      });
     return body.id;
   }
 
@@ -77,7 +81,8 @@ export class AnnotationLayers {
   async createAnnotation(layerId: number, a: AnnotationWrite): Promise<number> {
     const path = `${LAYERS}${seg(layerId)}/annotation/`;
     const body = await this.http.request<{ id?: unknown }>('POST', path, { json: annotationBody(a) });
-    if (typeof body.id !== 'number') throw new SupersetUnavailableError('bad_response', 'Superset created an annotation without saying its id', { method: 'POST', path });
+    if (typeof body.id !== 'number')
+      throw new SupersetUnavailableError('bad_response', 'Superset created an annotation without saying its id', { method: 'POST', path });
     return body.id;
   }
 
@@ -89,6 +94,7 @@ export class AnnotationLayers {
 /** Fields Superset's schema refuses as null are left out. */
 function annotationBody(a: AnnotationWrite): Record<string, unknown> {
   const out: Record<string, unknown> = { short_descr: a.short_descr };
-  for (const k of ['long_descr', 'start_dttm', 'end_dttm', 'json_metadata'] as const) if (a[k] !== null && a[k] !== undefined) out[k] = a[k];
+  for (const k of ['long_descr', 'start_dttm', 'end_dttm', 'json_metadata'] as const)
+    if (a[k] !== null && a[k] !== undefined) out[k] = a[k];
   return out;
 }

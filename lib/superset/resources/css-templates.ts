@@ -32,7 +32,11 @@ export class CssTemplates {
 
   async create(t: { template_name: string; css: string }): Promise<number> {
     const body = await this.http.request<{ id?: unknown }>('POST', TEMPLATES, { json: t });
-    if (typeof body.id !== 'number') throw new SupersetUnavailableError('bad_response', 'Superset created a CSS template without saying its id', { method: 'POST', path: TEMPLATES });
+    if (typeof body.id !== 'number')
+      throw new SupersetUnavailableError('bad_response', 'Superset created a CSS template without saying its id', {
+        method: 'POST',
+        path: TEMPLATES,
+      });
     return body.id;
   }
 

@@ -55,7 +55,12 @@ export class ObjectMetas {
       id,
       uuid: str(r.uuid),
       name: String(r.dashboard_title ?? r.slice_name ?? r.table_name ?? ''),
-      owners: list(r.owners).map((o) => ({ id: Number(o.id), first_name: str(o.first_name), last_name: str(o.last_name), email: str(o.email) })),
+      owners: list(r.owners).map((o) => ({
+        id: Number(o.id),
+        first_name: str(o.first_name),
+        last_name: str(o.last_name),
+        email: str(o.email),
+      })),
       roles: list(r.roles).map((o) => ({ id: Number(o.id), name: String(o.name ?? '') })),
       tags: list(r.tags)
         .filter(isCustomTag)

@@ -56,12 +56,20 @@ export class Reports {
 
   /** Every report and alert: id, name, type, dashboard_id, chart_id. A 404 means the ALERT_REPORTS flag is off. */
   async list(): Promise<Array<{ id: number; name: string; type: string; dashboard_id: number | null; chart_id: number | null }>> {
-    const rows = await this.pager.paged<{ id: number; name?: string; type?: string; dashboard_id?: number | null; chart_id?: number | null }>(
-      REPORTS,
-      { columns: ['id', 'name', 'type', 'dashboard_id', 'chart_id'], order_column: 'name', order_direction: 'asc' },
-      (r) => r.id,
-    );
-    return rows.map((r) => ({ id: r.id, name: String(r.name ?? ''), type: String(r.type ?? ''), dashboard_id: r.dashboard_id ?? null, chart_id: r.chart_id ?? null }));
+    const rows = await this.pager.paged<{
+      id: number;
+      name?: string;
+      type?: string;
+      dashboard_id?: number | null;
+      chart_id?: number | null;
+    }>(REPORTS, { columns: ['id', 'name', 'type', 'dashboard_id', 'chart_id'], order_column: 'name', order_direction: 'asc' }, (r) => r.id);
+    return rows.map((r) => ({
+      id: r.id,
+      name: String(r.name ?? ''),
+      type: String(r.type ?? ''),
+      dashboard_id: r.dashboard_id ?? null,
+      chart_id: r.chart_id ?? null,
+    }));
   }
 
   async get(id: number): Promise<ReportSchedule> {
@@ -73,7 +81,10 @@ export class Reports {
   async create(report: ReportWrite): Promise<number> {
     const body = await this.http.request<{ id?: unknown }>('POST', REPORTS, { json: report });
     if (typeof body.id !== 'number') {
-      throw new SupersetUnavailableError('bad_response', 'Superset created a report without saying its id', { method: 'POST', path: REPORTS });
+      throw new SupersetUnavailableError('bad_response', 'Superset created a report without saying its id', {
+        method: 'POST',
+        path: REPORTS,
+      });
     }
     return body.id;
   }

@@ -29,10 +29,23 @@ export class SavedQueries {
 
   /** Every saved query the service account may see (Superset shows each user only their own, admins included). */
   async list(): Promise<SavedQuery[]> {
-    type Row = { id: number; label?: string; description?: string | null; db_id?: number | null; database?: { id?: number }; schema?: string | null; catalog?: string | null; sql?: string | null };
+    type Row = {
+      id: number;
+      label?: string;
+      description?: string | null;
+      db_id?: number | null;
+      database?: { id?: number };
+      schema?: string | null;
+      catalog?: string | null;
+      sql?: string | null;
+    };
     const rows = await this.pager.paged<Row>(
       QUERIES,
-      { columns: ['id', 'label', 'description', 'db_id', 'database.id', 'schema', 'catalog', 'sql'], order_column: 'label', order_direction: 'asc' },
+      {
+        columns: ['id', 'label', 'description', 'db_id', 'database.id', 'schema', 'catalog', 'sql'],
+        order_column: 'label',
+        order_direction: 'asc',
+      },
       (r) => r.id,
     );
     return rows.map((r) => ({
@@ -48,7 +61,11 @@ export class SavedQueries {
 
   async create(q: SavedQueryWrite): Promise<number> {
     const body = await this.http.request<{ id?: unknown }>('POST', QUERIES, { json: queryBody(q) });
-    if (typeof body.id !== 'number') throw new SupersetUnavailableError('bad_response', 'Superset created a saved query without saying its id', { method: 'POST', path: QUERIES });
+    if (typeof body.id !== 'number')
+      throw new SupersetUnavailableError('bad_response', 'Superset created a saved query without saying its id', {
+        method: 'POST',
+        path: QUERIES,
+      });
     return body.id;
   }
 
@@ -59,7 +76,13 @@ export class SavedQueries {
 
 /** `catalog` only when set: 4.1 has no such field and refuses it. */
 function queryBody(q: SavedQueryWrite): Record<string, unknown> {
-  const out: Record<string, unknown> = { label: q.label, description: q.description ?? '', db_id: q.db_id, schema: q.schema ?? '', sql: q.sql };
+  const out: Record<string, unknown> = {
+    label: q.label,
+    description: q.description ?? '',
+    db_id: q.db_id,
+    schema: q.schema ?? '',
+    sql: q.sql,
+  };
   if (q.catalog) out.catalog = q.catalog;
   return out;
 }
