@@ -1,12 +1,12 @@
 import path from 'node:path';
 import type { GitConfigStore, GitConfigInput, GitConfigRow } from '../../db/git/configs.ts';
-import type { GitDeploymentRow, GitRepositoryStore } from '../../db/git/repositories.ts';
+import type { GitRepositoryStore } from '../../db/git/repositories.ts';
 import type { ProfileStore } from '../../db/profile/store.ts';
 import type { Config } from '../../lib/config.ts';
 import { egressPolicy } from '../../lib/egress/policy.ts';
 import { AppError, ConflictError, NotFoundError, UpstreamUnavailableError, ValidationError } from '../../lib/errors.ts';
 import { filesFromExport, UUID } from '../../lib/git/dashboard-files.ts';
-import { apiBase, authUsername, gitProvider, GitProviderError, type RemoteRepository } from '../../lib/git/providers.ts';
+import { apiBase, authUsername, gitProvider, type RemoteRepository } from '../../lib/git/providers.ts';
 import { NoRepositoryError, WorkingCopy, type Author, type Credentials, type Resolution } from '../../lib/git/working-copy.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { assertSecretResent } from '../../lib/secret-destination.ts';
@@ -15,42 +15,10 @@ import type { EnvironmentStore } from '../../db/environments/store.ts';
 import type { Supersets } from '../environments/upstream.ts';
 import { assertConfigDestination, assertRemoteDestination } from './destinations.ts';
 import { exportProblem } from './export-problem.ts';
+import { deploymentView, errorOf, statusName, type RepositoryStatus } from './repository-status.ts';
 import { MAX_REPOSITORY_STATUS_BATCH, PAT_MASK, toConfigView } from './schemas.ts';
 
-type Status = (typeof import('./schemas.ts').REPOSITORY_STATUSES)[number];
-
-export interface RepositoryStatus {
-  status: Status;
-  dashboard_id: number;
-  env_id: string;
-  dashboard_uuid: string | null;
-  branch?: string;
-  head?: string | null;
-  remote_url?: string | null;
-  ahead?: number;
-  behind?: number;
-  staged?: string[];
-  modified?: string[];
-  untracked?: string[];
-  conflicted?: string[];
-  has_unfinished_merge?: boolean;
-  last_deployed?: ReturnType<typeof deploymentView> | null;
-  error?: { code: string; detail: string; status?: number };
-}
-
 const SYSTEM_AUTHOR: Author = { name: 'Switchyard', email: 'switchyard@localhost' };
-
-function deploymentView(d: GitDeploymentRow) {
-  return {
-    env_id: d.env_id,
-    commit: d.commit.trim(),
-    task_id: d.task_id,
-    target_dashboard_id: d.target_dashboard_id,
-    deployed_by: d.deployed_by,
-    approved_by: d.approved_by,
-    deployed_at: new Date(d.deployed_at).toISOString(),
-  };
-}
 
 /** Runs `fn` over `items` with at most `limit` at once, keeping the order of results. */
 async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
@@ -337,21 +305,9 @@ export class GitService {
           if (!remoteOf.has(uuid) || !wc.exists()) return { status: 'NO_REPO', ...base };
           try {
             const s = await wc.status();
-            const dirty = s.staged.length + s.modified.length + s.untracked.length > 0;
-            const status: Status = s.merging
-              ? 'MERGING'
-              : dirty
-                ? 'DIRTY'
-                : s.ahead && s.behind
-                  ? 'DIVERGED'
-                  : s.ahead
-                    ? 'AHEAD'
-                    : s.behind
-                      ? 'BEHIND'
-                      : 'CLEAN';
             const d = deployments.get(uuid);
             return {
-              status,
+              status: statusName(s),
               ...base,
               branch: s.branch,
               head: s.head,
@@ -496,10 +452,4 @@ export class GitService {
     const oid = await this.repos.withLock([uuid], 'shared', () => wc.resolveCommit(commit));
     return { uuid, commit: oid, protected: target.protected === true, targetName: target.name };
   }
-}
-
-function errorOf(err: unknown): { code: string; detail: string; status?: number } {
-  if (err instanceof AppError) return { code: err.code, detail: err.message, status: err.status };
-  if (err instanceof GitProviderError) return { code: err.code, detail: err.message };
-  return { code: 'internal_error', detail: err instanceof Error ? err.message : String(err) };
 }
