@@ -16,7 +16,10 @@ const ruleParams = pairParams.extend({ rule_id: z.uuid().describe('The rule') })
 const ruleBody = z
   .object({
     kind: z.enum(ENV_RULE_KINDS as ['schema', 'catalog', 'text']).describe('`schema`, `catalog` or `text`'),
-    from: z.string().max(2000).describe('The schema or catalog name in the source, or the text (an http(s) URL: links on its origin and path)'),
+    from: z
+      .string()
+      .max(2000)
+      .describe('The schema or catalog name in the source, or the text (an http(s) URL: links on its origin and path)'),
     to: z.string().max(2000).describe('What it becomes in the target'),
     description: z.string().max(500).nullable().optional(),
   })
@@ -53,7 +56,7 @@ function toView(r: EnvironmentRuleRow) {
 
 const TAG = 'Environment rules';
 const APPLIES =
-  'Rules apply, in order, to every bundle written from `env_id` into `target_env_id`: migrations (their dry runs list each rule\'s effect as `env_rules`), git deploys, clean-release publishes and drift reports. `schema`/`catalog` rename datasets\' `schema`/`catalog` and the references in virtual datasets\' SQL (parsed by the database\'s dialect; SQL its parser cannot read is reported, left as it is); `text` replaces a literal in markdown elements, chart params and dashboard metadata, and when `from` is an http(s) URL it rewrites links on that origin (and path prefix) to `to`.';
+  "Rules apply, in order, to every bundle written from `env_id` into `target_env_id`: migrations (their dry runs list each rule's effect as `env_rules`), git deploys, clean-release publishes and drift reports. `schema`/`catalog` rename datasets' `schema`/`catalog` and the references in virtual datasets' SQL (parsed by the database's dialect; SQL its parser cannot read is reported, left as it is); `text` replaces a literal in markdown elements, chart params and dashboard metadata, and when `from` is an http(s) URL it rewrites links on that origin (and path prefix) to `to`.";
 
 /** Per-environment rules of a pair, beside its database mappings (`/api/environments/{env_id}/db-mappings/{target_env_id}`). No Superset call. */
 export function envRuleRoutes(app: AppContext): AnyRoute[] {
@@ -64,11 +67,18 @@ export function envRuleRoutes(app: AppContext): AnyRoute[] {
   /** The body checked against the rule's meaning and the pair's other rules. */
   const checked = async (source: EnvironmentRow, target: EnvironmentRow, body: z.output<typeof ruleBody>, except?: string) => {
     if (source.id === target.id)
-      throw new ValidationError('source and target environments must differ', [{ field: 'path.target_env_id', message: 'must differ from env_id' }]);
+      throw new ValidationError('source and target environments must differ', [
+        { field: 'path.target_env_id', message: 'must differ from env_id' },
+      ]);
     const errors = ruleProblems(body).map((p) => ({ field: `body.${p.field}`, message: p.message }));
     if (errors.length) throw new ValidationError(errors.map((e) => `${e.field}: ${e.message}`).join('; '), errors);
-    const twin = (await store.list(source.id, target.id)).find((r) => r.kind === body.kind && r.from_value === body.from && r.id !== except);
-    if (twin) throw new ConflictError(`the pair already has a ${body.kind} rule from '${body.from}' (rule ${twin.id})`, 'rule_exists', { rule_id: twin.id });
+    const twin = (await store.list(source.id, target.id)).find(
+      (r) => r.kind === body.kind && r.from_value === body.from && r.id !== except,
+    );
+    if (twin)
+      throw new ConflictError(`the pair already has a ${body.kind} rule from '${body.from}' (rule ${twin.id})`, 'rule_exists', {
+        rule_id: twin.id,
+      });
   };
 
   return [
@@ -80,7 +90,10 @@ export function envRuleRoutes(app: AppContext): AnyRoute[] {
       description: APPLIES,
       access: { permission: 'dashboards:READ' },
       params: pairParams,
-      responses: { 200: { description: 'The rules, in the order they apply', schema: ruleSet }, 404: { description: 'Either environment is unknown' } },
+      responses: {
+        200: { description: 'The rules, in the order they apply', schema: ruleSet },
+        404: { description: 'Either environment is unknown' },
+      },
       async handler(_ctx, { params }) {
         const [source, target] = await pair(params.env_id, params.target_env_id);
         return { source_env_id: source.id, target_env_id: target.id, items: (await store.list(source.id, target.id)).map(toView) };
@@ -90,14 +103,17 @@ export function envRuleRoutes(app: AppContext): AnyRoute[] {
       method: 'post',
       path: '/api/environments/:env_id/rules/:target_env_id',
       tag: TAG,
-      summary: 'Add a per-environment rule (applied after the pair\'s existing ones)',
+      summary: "Add a per-environment rule (applied after the pair's existing ones)",
       description: APPLIES,
       access: { permission: 'dashboards:MIGRATE' },
       params: pairParams,
       body: ruleBody,
       responses: {
         201: { description: 'The rule', schema: ruleView },
-        400: { description: 'Same environment twice, an empty or over-long name, `from` equal to `to`, a URL rule whose `to` is not an http(s) URL' },
+        400: {
+          description:
+            'Same environment twice, an empty or over-long name, `from` equal to `to`, a URL rule whose `to` is not an http(s) URL',
+        },
         404: { description: 'Either environment is unknown' },
         409: { description: 'The pair already has a rule of that kind from that value (code `rule_exists`)' },
       },

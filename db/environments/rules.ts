@@ -34,7 +34,9 @@ export class EnvironmentRuleStore {
 
   /** The pair's rules in the order they apply. */
   list(sourceEnvId: string, targetEnvId: string): Promise<EnvironmentRuleRow[]> {
-    return this.knex<EnvironmentRuleRow>('environment_rules').where({ source_env_id: sourceEnvId, target_env_id: targetEnvId }).orderBy('position');
+    return this.knex<EnvironmentRuleRow>('environment_rules')
+      .where({ source_env_id: sourceEnvId, target_env_id: targetEnvId })
+      .orderBy('position');
   }
 
   /** The pair's rules as the bundle rewrite takes them. */
@@ -47,7 +49,10 @@ export class EnvironmentRuleStore {
     return this.knex.transaction(async (trx) => {
       // The pair's rows are locked so two additions never take the same position.
       await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`environment_rules:${sourceEnvId}:${targetEnvId}`]);
-      const last = await trx('environment_rules').where({ source_env_id: sourceEnvId, target_env_id: targetEnvId }).max('position as max').first();
+      const last = await trx('environment_rules')
+        .where({ source_env_id: sourceEnvId, target_env_id: targetEnvId })
+        .max('position as max')
+        .first();
       const [row] = await trx<EnvironmentRuleRow>('environment_rules')
         .insert({
           source_env_id: sourceEnvId,
@@ -71,7 +76,13 @@ export class EnvironmentRuleStore {
   }
 
   /** Changes a rule in place (its position kept); undefined when the pair has no such rule. */
-  async update(sourceEnvId: string, targetEnvId: string, id: string, rule: EnvironmentRuleInput, userId: string | null): Promise<EnvironmentRuleRow | undefined> {
+  async update(
+    sourceEnvId: string,
+    targetEnvId: string,
+    id: string,
+    rule: EnvironmentRuleInput,
+    userId: string | null,
+  ): Promise<EnvironmentRuleRow | undefined> {
     const [row] = await this.knex<EnvironmentRuleRow>('environment_rules')
       .where({ id, source_env_id: sourceEnvId, target_env_id: targetEnvId })
       .update({

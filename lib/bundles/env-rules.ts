@@ -180,7 +180,8 @@ export function ruleProblems(rule: Pick<EnvRule, 'kind' | 'from' | 'to'>): Array
     for (const field of ['from', 'to'] as const) {
       const v = rule[field];
       if (!v.trim()) out.push({ field, message: `a ${rule.kind} name may not be empty` });
-      else if (v.length > 255 || control.test(v)) out.push({ field, message: `a ${rule.kind} name is at most 255 characters, without control characters` });
+      else if (v.length > 255 || control.test(v))
+        out.push({ field, message: `a ${rule.kind} name is at most 255 characters, without control characters` });
     }
   } else if (!rule.from) out.push({ field: 'from', message: 'the text to replace may not be empty' });
   else if (httpUrl(rule.from) && !httpUrl(rule.to))

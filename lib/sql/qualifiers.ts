@@ -90,7 +90,13 @@ function parserFor(dialect: Exclude<QualifierDialect, 'postgresql'>): Parser {
  * node-sql-parser's tree names a table's qualifier `db` (MySQL's database is its schema; SQLite's
  * attached database likewise); these dialects have no catalog level, so a catalog rule finds nothing.
  */
-function renameNodeSql(dialect: Exclude<QualifierDialect, 'postgresql'>, sql: string, level: QualifierLevel, from: string, to: string): Renamed {
+function renameNodeSql(
+  dialect: Exclude<QualifierDialect, 'postgresql'>,
+  sql: string,
+  level: QualifierLevel,
+  from: string,
+  to: string,
+): Renamed {
   const parser = parserFor(dialect);
   let ast: unknown;
   try {

@@ -26,15 +26,22 @@ afterAll(async () => {
 });
 
 const base = () => `/api/environments/${dev}/rules/${prod}`;
-const call = (method: string, path: string, json?: unknown, token = h.adminToken) => h.request(method, path, { token, ...(json ? { json } : {}) });
-const list = async () => (await call('GET', base())).body.items as Array<{ id: string; kind: string; from: string; to: string; position: number }>;
+const call = (method: string, path: string, json?: unknown, token = h.adminToken) =>
+  h.request(method, path, { token, ...(json ? { json } : {}) });
+const list = async () =>
+  (await call('GET', base())).body.items as Array<{ id: string; kind: string; from: string; to: string; position: number }>;
 
 describe('per-environment rules', () => {
   it('adds rules in order, changes one in place, removes one; other pairs see none', async () => {
     const a = await call('POST', base(), { kind: 'schema', from: 'analytics_dev', to: 'analytics' });
     expect(a.status, a.text).toBe(201);
     expect(a.headers.get('location')).toBe(`${base()}/${a.body.id}`);
-    const b = await call('POST', base(), { kind: 'text', from: 'https://superset-dev.example.com', to: 'https://superset.example.com', description: 'links' });
+    const b = await call('POST', base(), {
+      kind: 'text',
+      from: 'https://superset-dev.example.com',
+      to: 'https://superset.example.com',
+      description: 'links',
+    });
     expect(b.status, b.text).toBe(201);
     expect((await list()).map((r) => [r.kind, r.from, r.position])).toEqual([
       ['schema', 'analytics_dev', 0],
@@ -84,16 +91,39 @@ describe('the CLI', () => {
   const BIN = fileURLToPath(new URL('../../cli/switchyard.cjs', import.meta.url));
   const cli = (args: string[], apiKey: string) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-      execFile(BIN, args, { env: { PATH: process.env.PATH, HOME: '/nonexistent', SWITCHYARD_URL: h.baseUrl, SWITCHYARD_API_KEY: apiKey }, timeout: 60_000 }, (err, stdout, stderr) =>
-        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      execFile(
+        BIN,
+        args,
+        { env: { PATH: process.env.PATH, HOME: '/nonexistent', SWITCHYARD_URL: h.baseUrl, SWITCHYARD_API_KEY: apiKey }, timeout: 60_000 },
+        (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
       ),
     );
 
-  it('adds, lists and removes a pair\'s rules; a refused rule exits non-zero with the field', async () => {
-    const key = await call('POST', '/api/admin/api-keys', { name: 'rules-cli', permissions: ['environments:READ', 'dashboards:READ', 'dashboards:MIGRATE'] });
+  it("adds, lists and removes a pair's rules; a refused rule exits non-zero with the field", async () => {
+    const key = await call('POST', '/api/admin/api-keys', {
+      name: 'rules-cli',
+      permissions: ['environments:READ', 'dashboards:READ', 'dashboards:MIGRATE'],
+    });
     expect(key.status, key.text).toBe(201);
     const k = key.body.key as string;
-    const added = await cli(['-o', 'json', 'env', 'rules', 'add', prod, dev, '--kind', 'text', '--from', 'https://superset.example.com', '--to', 'https://superset-dev.example.com'], k);
+    const added = await cli(
+      [
+        '-o',
+        'json',
+        'env',
+        'rules',
+        'add',
+        prod,
+        dev,
+        '--kind',
+        'text',
+        '--from',
+        'https://superset.example.com',
+        '--to',
+        'https://superset-dev.example.com',
+      ],
+      k,
+    );
     expect(added.code, added.stderr).toBe(0);
     const id = JSON.parse(added.stdout).id as string;
     const listed = await cli(['-o', 'json', 'env', 'rules', 'list', prod, dev], k);

@@ -60,7 +60,9 @@ describe('per-environment rules in the console', () => {
     expect((await h.request('GET', `/api/environments/${dev}/rules/${prod}`, { token: h.adminToken })).body.items).toHaveLength(1);
 
     await section.getByRole('button', { name: 'Delete analytics_dev' }).click();
-    await expect.poll(async () => (await h.request('GET', `/api/environments/${dev}/rules/${prod}`, { token: h.adminToken })).body.items.length, WAIT).toBe(0);
+    await expect
+      .poll(async () => (await h.request('GET', `/api/environments/${dev}/rules/${prod}`, { token: h.adminToken })).body.items.length, WAIT)
+      .toBe(0);
     await expect.poll(() => table.textContent(), WAIT).not.toContain('analytics_dev');
     expect(errors.filter((e) => !/409|Conflict/.test(e))).toEqual([]);
   }, 120_000);

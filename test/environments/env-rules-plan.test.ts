@@ -20,7 +20,12 @@ const DASH = '33333333-3333-4333-8333-333333333333';
 const CHART = '44444444-4444-4444-8444-444444444444';
 const DATASET = '55555555-5555-4555-8555-555555555555';
 
-function exportOf(ids: { dashboard: number; chart: number; dataset: number }, db: { uuid: string; name: string }, schema: string, link: string): Bundle {
+function exportOf(
+  ids: { dashboard: number; chart: number; dataset: number },
+  db: { uuid: string; name: string },
+  schema: string,
+  link: string,
+): Bundle {
   const files: Array<[string, Record<string, unknown>]> = [
     ['metadata.yaml', { version: '1.0.0', type: 'Dashboard' }],
     [
@@ -29,7 +34,10 @@ function exportOf(ids: { dashboard: number; chart: number; dataset: number }, db
         dashboard_title: 'Sales',
         slug: 'sales',
         uuid: DASH,
-        position: { 'CHART-1': { type: 'CHART', meta: { uuid: CHART, chartId: ids.chart } }, 'MARKDOWN-1': { type: 'MARKDOWN', meta: { code: `[more](${link}/x)` } } },
+        position: {
+          'CHART-1': { type: 'CHART', meta: { uuid: CHART, chartId: ids.chart } },
+          'MARKDOWN-1': { type: 'MARKDOWN', meta: { code: `[more](${link}/x)` } },
+        },
       },
     ],
     [`charts/Revenue_${ids.chart}.yaml`, { slice_name: 'Revenue', uuid: CHART, dataset_uuid: DATASET, params: { subheader: '' } }],
@@ -40,7 +48,8 @@ function exportOf(ids: { dashboard: number; chart: number; dataset: number }, db
     [`databases/${db.name}.yaml`, { database_name: db.name, uuid: db.uuid, sqlalchemy_uri: 'postgresql://u:XXXXXXXXXX@h/db' }],
   ];
   const map = new Map<string, BundleFile>();
-  for (const [path, content] of files) map.set(path, { path, kind: path === 'metadata.yaml' ? 'metadata' : (path.split('/')[0] as BundleFile['kind']), content });
+  for (const [path, content] of files)
+    map.set(path, { path, kind: path === 'metadata.yaml' ? 'metadata' : (path.split('/')[0] as BundleFile['kind']), content });
   return new Bundle('export', map);
 }
 
@@ -48,7 +57,8 @@ const rules = [
   { id: 'r1', kind: 'schema' as const, from: 'analytics_dev', to: 'analytics' },
   { id: 'r2', kind: 'text' as const, from: 'https://dev.example.com', to: 'https://prod.example.com' },
 ];
-const source = () => exportOf({ dashboard: 1, chart: 2, dataset: 3 }, { uuid: DB_SRC, name: 'dev' }, 'analytics_dev', 'https://dev.example.com');
+const source = () =>
+  exportOf({ dashboard: 1, chart: 2, dataset: 3 }, { uuid: DB_SRC, name: 'dev' }, 'analytics_dev', 'https://dev.example.com');
 /** The target's copy as a migration under the rules left it: the rewritten SQL is the deparser's rendering. */
 const copy = () => {
   const b = exportOf({ dashboard: 10, chart: 20, dataset: 30 }, { uuid: DB_DST, name: 'prod' }, 'analytics', 'https://prod.example.com');

@@ -55,7 +55,9 @@ async function warehouse(cl: SupersetClient, schema: string, name: string) {
   const url = withDatabase(adminUrl, dbName);
   const data = new pg.Client({ connectionString: url });
   await data.connect();
-  await data.query(`create schema ${schema}; create table ${schema}.orders (id integer, amount numeric); insert into ${schema}.orders values (1, 10), (2, 32)`);
+  await data.query(
+    `create schema ${schema}; create table ${schema}.orders (id integer, amount numeric); insert into ${schema}.orders values (1, 10), (2, 32)`,
+  );
   await data.end();
   uris[schema] = url.replace(/^postgres(ql)?:/, 'postgresql:');
   return createDatabase(cl, { name, sqlalchemyUri: uris[schema]! });
@@ -68,9 +70,19 @@ beforeAll(async () => {
   const devDb = await warehouse(a, 'analytics_dev', `${P}_dev`);
   const prodDb = await warehouse(c, 'analytics', `${P}_prod`);
   devDbId = devDb.id;
-  const ds = await createDataset(a, { database: devDb.id, schema: 'analytics_dev', tableName: `${P}_orders_v`, sql: 'select id, amount from analytics_dev.orders' });
+  const ds = await createDataset(a, {
+    database: devDb.id,
+    schema: 'analytics_dev',
+    tableName: `${P}_orders_v`,
+    sql: 'select id, amount from analytics_dev.orders',
+  });
   datasetUuid = ds.uuid!;
-  const chart = await createBigNumberChart(a, { name: `${P} revenue`, datasetId: ds.id, metric: sqlMetric('SUM(amount)', 'revenue'), subheader: `details: ${DEV}/superset/dashboard/9/` });
+  const chart = await createBigNumberChart(a, {
+    name: `${P} revenue`,
+    datasetId: ds.id,
+    metric: sqlMetric('SUM(amount)', 'revenue'),
+    subheader: `details: ${DEV}/superset/dashboard/9/`,
+  });
   // The layout: the chart and a markdown element linking to dev's Superset.
   const d = await a.request<{ id: number }>('POST', '/api/v1/dashboard/', { json: { dashboard_title: `${P} sales`, published: true } });
   dashboardId = d.id;
@@ -80,14 +92,20 @@ beforeAll(async () => {
     id: 'MARKDOWN-notes',
     children: [],
     parents: ['ROOT_ID', 'GRID_ID', 'ROW-1'],
-    meta: { width: 4, height: 50, code: `See [the orders board](${DEV}/superset/dashboard/orders/?standalone=1) or https://superset-dev.example.com.evil.io/x` },
+    meta: {
+      width: 4,
+      height: 50,
+      code: `See [the orders board](${DEV}/superset/dashboard/orders/?standalone=1) or https://superset-dev.example.com.evil.io/x`,
+    },
   };
   positions['ROW-1'].children.push('MARKDOWN-notes');
   await updateDashboard(a, d.id, { json_metadata: JSON.stringify({ positions }) });
 
   envA = await registerEnvironment(h, 'a', `${P}-a`);
   envC = await registerEnvironment(h, 'c', `${P}-c`);
-  const m = await admin('PUT', `/api/environments/${envA}/db-mappings/${envC}`, { mappings: [{ source_database_id: devDb.id, target_database_id: prodDb.id }] });
+  const m = await admin('PUT', `/api/environments/${envA}/db-mappings/${envC}`, {
+    mappings: [{ source_database_id: devDb.id, target_database_id: prodDb.id }],
+  });
   expect(m.status, m.text).toBe(200);
   for (const [key, body] of Object.entries({
     schema: { kind: 'schema', from: 'analytics_dev', to: 'analytics' },
@@ -112,7 +130,12 @@ afterAll(async () => {
 });
 
 async function migrate(dryRun: boolean) {
-  const r = await admin('POST', '/api/dashboards/migrate', { source_env_id: envA, target_env_id: envC, dashboard_ids: [dashboardId], dry_run: dryRun });
+  const r = await admin('POST', '/api/dashboards/migrate', {
+    source_env_id: envA,
+    target_env_id: envC,
+    dashboard_ids: [dashboardId],
+    dry_run: dryRun,
+  });
   expect(r.status, r.text).toBe(202);
   const task = await waitTask(h, r.body.task_id, 240_000);
   return { task, item: task.result.items[0] };
@@ -127,14 +150,32 @@ describe.runIf(enabled)('per-environment rules, a (6.1.0) → c (6.0.0)', () => 
     expect(schema).toMatchObject({ id: rule.schema, kind: 'schema', from: 'analytics_dev', to: 'analytics', matched: 2, unreadable: [] });
     expect(schema.objects).toEqual([
       expect.objectContaining({ object: `dataset "${P}_orders_v"`, field: 'schema', before: 'analytics_dev', after: 'analytics' }),
-      expect.objectContaining({ field: 'sql', before: 'select id, amount from analytics_dev.orders', after: expect.stringMatching(/FROM analytics\.orders/) }),
+      expect.objectContaining({
+        field: 'sql',
+        before: 'select id, amount from analytics_dev.orders',
+        after: expect.stringMatching(/FROM analytics\.orders/),
+      }),
     ]);
     expect(url).toMatchObject({ id: rule.url, kind: 'text', matched: 2 });
     expect(url.objects.map((o: any) => o.field)).toEqual(['position.MARKDOWN-notes.meta.code', 'params.subheader']);
-    expect(url.objects[0].after).toBe(`See [the orders board](${PROD}/superset/dashboard/orders/?standalone=1) or https://superset-dev.example.com.evil.io/x`);
-    expect(catalog).toMatchObject({ id: rule.catalog, matched: 1, objects: [expect.objectContaining({ field: 'catalog', before: `${P}_analytics_dev`, after: `${P}_analytics` })] });
-    expect(unmatched).toMatchObject({ id: rule.unmatched, kind: 'catalog', matched: 0, objects: [], note: expect.stringMatching(/matched nothing/) });
-    const there = await c.request<{ count: number }>('GET', '/api/v1/dataset/', { q: { filters: [{ col: 'table_name', opr: 'eq', value: `${P}_orders_v` }] } });
+    expect(url.objects[0].after).toBe(
+      `See [the orders board](${PROD}/superset/dashboard/orders/?standalone=1) or https://superset-dev.example.com.evil.io/x`,
+    );
+    expect(catalog).toMatchObject({
+      id: rule.catalog,
+      matched: 1,
+      objects: [expect.objectContaining({ field: 'catalog', before: `${P}_analytics_dev`, after: `${P}_analytics` })],
+    });
+    expect(unmatched).toMatchObject({
+      id: rule.unmatched,
+      kind: 'catalog',
+      matched: 0,
+      objects: [],
+      note: expect.stringMatching(/matched nothing/),
+    });
+    const there = await c.request<{ count: number }>('GET', '/api/v1/dataset/', {
+      q: { filters: [{ col: 'table_name', opr: 'eq', value: `${P}_orders_v` }] },
+    });
     expect(there.count).toBe(0);
   });
 
@@ -143,9 +184,13 @@ describe.runIf(enabled)('per-environment rules, a (6.1.0) → c (6.0.0)', () => 
     expect(task.status, JSON.stringify(item)).toBe('SUCCEEDED');
     expect(item.status).toBe('imported');
     expect(item.verification).toMatchObject({ ok: true, charts_expected: 1 });
-    const found = await c.request<{ result: Array<{ id: number; uuid: string }> }>('GET', '/api/v1/dataset/', { q: { filters: [{ col: 'table_name', opr: 'eq', value: `${P}_orders_v` }], columns: ['id', 'uuid'] } });
+    const found = await c.request<{ result: Array<{ id: number; uuid: string }> }>('GET', '/api/v1/dataset/', {
+      q: { filters: [{ col: 'table_name', opr: 'eq', value: `${P}_orders_v` }], columns: ['id', 'uuid'] },
+    });
     expect(found.result.map((d) => d.uuid)).toEqual([datasetUuid]);
-    const ds = (await c.request<{ result: { sql: string; schema: string; catalog?: string } }>('GET', `/api/v1/dataset/${found.result[0]!.id}`)).result;
+    const ds = (
+      await c.request<{ result: { sql: string; schema: string; catalog?: string } }>('GET', `/api/v1/dataset/${found.result[0]!.id}`)
+    ).result;
     expect(ds.schema).toBe('analytics');
     expect(ds.catalog).toBe(`${P}_analytics`);
     expect(ds.sql).toMatch(/FROM analytics\.orders/);
@@ -154,7 +199,10 @@ describe.runIf(enabled)('per-environment rules, a (6.1.0) → c (6.0.0)', () => 
     const code = JSON.parse(String(dash.position_json))['MARKDOWN-notes'].meta.code as string;
     expect(code).toContain(`(${PROD}/superset/dashboard/orders/?standalone=1)`);
     expect(code).toContain('https://superset-dev.example.com.evil.io/x'); // another host that merely starts the same
-    const charts = await c.request<{ result: Array<{ form_data: { subheader?: string } }> }>('GET', `/api/v1/dashboard/${item.target_dashboard_id}/charts`);
+    const charts = await c.request<{ result: Array<{ form_data: { subheader?: string } }> }>(
+      'GET',
+      `/api/v1/dashboard/${item.target_dashboard_id}/charts`,
+    );
     expect(charts.result[0]!.form_data.subheader).toBe(`details: ${PROD}/superset/dashboard/9/`);
   });
 
@@ -176,10 +224,14 @@ describe.runIf(enabled)('per-environment rules, a (6.1.0) → c (6.0.0)', () => 
       });
       expect(made.status, made.text).toBe(201);
       expect((await admin('POST', `/api/schedules/${made.body.id}/trigger`)).status).toBe(202);
-      const task = await waitFor(async () => {
-        const r = await admin('GET', '/api/tasks?task_type=drift_report&page_size=100');
-        return (r.body.items as any[]).find((t) => t.params?.schedule_id === made.body.id);
-      }, 60_000, 'the drift report task');
+      const task = await waitFor(
+        async () => {
+          const r = await admin('GET', '/api/tasks?task_type=drift_report&page_size=100');
+          return (r.body.items as any[]).find((t) => t.params?.schedule_id === made.body.id);
+        },
+        60_000,
+        'the drift report task',
+      );
       const done = await waitTask(h, task.id, 240_000);
       return (done.result.items as any[]).find((i) => i.id === dashboardId);
     };
@@ -194,7 +246,13 @@ describe.runIf(enabled)('per-environment rules, a (6.1.0) → c (6.0.0)', () => 
     const d = await client('d');
     const envD = await registerEnvironment(h, 'd', `${P}-d`);
     const prodInD = await createDatabase(d, { name: `${P}_prod`, sqlalchemyUri: uris.analytics! });
-    expect((await admin('PUT', `/api/environments/${envA}/db-mappings/${envD}`, { mappings: [{ source_database_id: devDbId, target_database_id: prodInD.id }] })).status).toBe(200);
+    expect(
+      (
+        await admin('PUT', `/api/environments/${envA}/db-mappings/${envD}`, {
+          mappings: [{ source_database_id: devDbId, target_database_id: prodInD.id }],
+        })
+      ).status,
+    ).toBe(200);
     for (const body of [
       { kind: 'schema', from: 'analytics_dev', to: 'analytics' },
       { kind: 'catalog', from: `${P}_analytics_dev`, to: `${P}_analytics` },
@@ -215,7 +273,9 @@ describe.runIf(enabled)('per-environment rules, a (6.1.0) → c (6.0.0)', () => 
       ['schema', 2],
       ['catalog', 1],
     ]);
-    const found = await d.request<{ result: Array<{ id: number }> }>('GET', '/api/v1/dataset/', { q: { filters: [{ col: 'table_name', opr: 'eq', value: `${P}_orders_v` }] } });
+    const found = await d.request<{ result: Array<{ id: number }> }>('GET', '/api/v1/dataset/', {
+      q: { filters: [{ col: 'table_name', opr: 'eq', value: `${P}_orders_v` }] },
+    });
     const ds = (await d.request<{ result: { sql: string; schema: string } }>('GET', `/api/v1/dataset/${found.result[0]!.id}`)).result;
     expect(ds.schema).toBe('analytics');
     expect(ds.sql).toMatch(/FROM analytics\.orders/);

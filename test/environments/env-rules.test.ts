@@ -38,7 +38,13 @@ describe('schema rename in SQL, PostgreSQL', () => {
   });
 
   it('reports a statement the parser cannot read (Jinja) instead of replacing text in it', () => {
-    const r = renameQualifier('postgresql', "select * from analytics_dev.orders where ds = '{{ ds }}' {% if x %}and 1=1{% endif %}", 'schema', 'analytics_dev', 'analytics');
+    const r = renameQualifier(
+      'postgresql',
+      "select * from analytics_dev.orders where ds = '{{ ds }}' {% if x %}and 1=1{% endif %}",
+      'schema',
+      'analytics_dev',
+      'analytics',
+    );
     expect(r.ok).toBe(false);
     expect(!r.ok && r.reason).toMatch(/PostgreSQL's parser cannot read it/);
   });
@@ -51,9 +57,17 @@ describe('schema rename in SQL, PostgreSQL', () => {
 
 describe('schema rename in SQL, MySQL and SQLite', () => {
   it('MySQL: tables and qualified columns, not literals', () => {
-    const r = renameQualifier('mysql', "select analytics_dev.orders.id, 'analytics_dev.x' from analytics_dev.orders join other.t on 1 = 1", 'schema', 'analytics_dev', 'analytics');
+    const r = renameQualifier(
+      'mysql',
+      "select analytics_dev.orders.id, 'analytics_dev.x' from analytics_dev.orders join other.t on 1 = 1",
+      'schema',
+      'analytics_dev',
+      'analytics',
+    );
     expect(r).toMatchObject({ ok: true, count: 2 });
-    expect(r.ok && r.sql).toBe("SELECT `analytics`.`orders`.`id`, 'analytics_dev.x' FROM `analytics`.`orders` INNER JOIN `other`.`t` ON 1 = 1");
+    expect(r.ok && r.sql).toBe(
+      "SELECT `analytics`.`orders`.`id`, 'analytics_dev.x' FROM `analytics`.`orders` INNER JOIN `other`.`t` ON 1 = 1",
+    );
   });
 
   it('SQLite: an attached database qualifying a table', () => {
@@ -79,7 +93,8 @@ describe('schema rename in SQL, MySQL and SQLite', () => {
 describe('URL rules match by origin', () => {
   const r = textReplacer({ from: 'https://superset-dev.example.com', to: 'https://superset.example.com' });
   it('rewrites links on the origin, keeping the path, query and fragment', () => {
-    const md = 'See [the board](https://superset-dev.example.com/superset/dashboard/5/?native_filters=x#top) and https://SUPERSET-DEV.example.com:443/a.';
+    const md =
+      'See [the board](https://superset-dev.example.com/superset/dashboard/5/?native_filters=x#top) and https://SUPERSET-DEV.example.com:443/a.';
     expect(r(md)).toEqual({
       count: 2,
       text: 'See [the board](https://superset.example.com/superset/dashboard/5/?native_filters=x#top) and https://superset.example.com/a.',
@@ -100,7 +115,8 @@ describe('URL rules match by origin', () => {
 
 function bundleOf(files: Array<Omit<BundleFile, 'kind'> & { kind?: BundleFile['kind'] }>): Bundle {
   const map = new Map<string, BundleFile>();
-  for (const f of files) map.set(f.path, { kind: f.kind ?? (f.path.split('/')[0] as BundleFile['kind']), path: f.path, content: f.content });
+  for (const f of files)
+    map.set(f.path, { kind: f.kind ?? (f.path.split('/')[0] as BundleFile['kind']), path: f.path, content: f.content });
   map.set('metadata.yaml', { path: 'metadata.yaml', kind: 'metadata', content: { version: '1.0.0', type: 'Dashboard' } });
   return new Bundle('bundle', map);
 }
@@ -110,9 +126,24 @@ describe('applyEnvRules', () => {
     bundleOf([
       { path: 'databases/pg.yaml', content: { uuid: 'db-1', database_name: 'pg', sqlalchemy_uri: 'postgresql://u:XXXXXXXXXX@h/db' } },
       { path: 'databases/tr.yaml', content: { uuid: 'db-2', database_name: 'tr', sqlalchemy_uri: 'trino://h/hive' } },
-      { path: 'datasets/pg/orders_v.yaml', content: { uuid: 'ds-1', database_uuid: 'db-1', table_name: 'orders_v', schema: 'analytics_dev', sql: 'select * from analytics_dev.orders' } },
-      { path: 'datasets/pg/phys.yaml', content: { uuid: 'ds-2', database_uuid: 'db-1', table_name: 'phys', schema: 'analytics_dev', sql: null } },
-      { path: 'datasets/tr/t.yaml', content: { uuid: 'ds-3', database_uuid: 'db-2', table_name: 't', schema: 'x', sql: 'select * from analytics_dev.t' } },
+      {
+        path: 'datasets/pg/orders_v.yaml',
+        content: {
+          uuid: 'ds-1',
+          database_uuid: 'db-1',
+          table_name: 'orders_v',
+          schema: 'analytics_dev',
+          sql: 'select * from analytics_dev.orders',
+        },
+      },
+      {
+        path: 'datasets/pg/phys.yaml',
+        content: { uuid: 'ds-2', database_uuid: 'db-1', table_name: 'phys', schema: 'analytics_dev', sql: null },
+      },
+      {
+        path: 'datasets/tr/t.yaml',
+        content: { uuid: 'ds-3', database_uuid: 'db-2', table_name: 't', schema: 'x', sql: 'select * from analytics_dev.t' },
+      },
       {
         path: 'dashboards/Sales_1.yaml',
         content: {
@@ -125,7 +156,14 @@ describe('applyEnvRules', () => {
           metadata: { label_colors: {}, refresh_frequency: 0, shared_label_colors: ['https://superset-dev.example.com/x'] },
         },
       },
-      { path: 'charts/Big_2.yaml', content: { uuid: 'c-1', slice_name: 'Big', params: { subheader: 'from https://superset-dev.example.com/y', nested: [{ a: 'DEV' }] } } },
+      {
+        path: 'charts/Big_2.yaml',
+        content: {
+          uuid: 'c-1',
+          slice_name: 'Big',
+          params: { subheader: 'from https://superset-dev.example.com/y', nested: [{ a: 'DEV' }] },
+        },
+      },
     ]);
 
   it('applies each rule and answers per rule with the differences, the unreadable and what matched nothing', () => {
@@ -139,10 +177,18 @@ describe('applyEnvRules', () => {
     expect(schema!.matched).toBe(3);
     expect(schema!.objects).toEqual([
       { object: 'dataset "orders_v"', file: 'datasets/pg/orders_v.yaml', field: 'schema', before: 'analytics_dev', after: 'analytics' },
-      { object: 'dataset "orders_v"', file: 'datasets/pg/orders_v.yaml', field: 'sql', before: 'select * from analytics_dev.orders', after: expect.stringMatching(/FROM analytics\.orders/) },
+      {
+        object: 'dataset "orders_v"',
+        file: 'datasets/pg/orders_v.yaml',
+        field: 'sql',
+        before: 'select * from analytics_dev.orders',
+        after: expect.stringMatching(/FROM analytics\.orders/),
+      },
       { object: 'dataset "phys"', file: 'datasets/pg/phys.yaml', field: 'schema', before: 'analytics_dev', after: 'analytics' },
     ]);
-    expect(schema!.unreadable).toEqual([expect.objectContaining({ file: 'datasets/tr/t.yaml', field: 'sql', reason: expect.stringMatching(/no SQL parser/) })]);
+    expect(schema!.unreadable).toEqual([
+      expect.objectContaining({ file: 'datasets/tr/t.yaml', field: 'sql', reason: expect.stringMatching(/no SQL parser/) }),
+    ]);
     expect(schema!.note).toBeUndefined();
     expect(b.files.get('datasets/pg/orders_v.yaml')!.content.sql).toMatch(/FROM analytics\.orders/);
     expect(b.files.get('datasets/tr/t.yaml')!.content.sql).toBe('select * from analytics_dev.t'); // never replaced blindly
@@ -167,7 +213,9 @@ describe('applyEnvRules', () => {
       { id: 'r4', kind: 'text' as const, from: 'DEV', to: 'PROD' },
     ];
     const first = applyEnvRules(b, rules);
-    expect(first[1]!.objects).toEqual([{ object: 'chart "Big"', file: 'charts/Big_2.yaml', field: 'params.nested.0.a', before: 'DEV', after: 'PROD' }]);
+    expect(first[1]!.objects).toEqual([
+      { object: 'chart "Big"', file: 'charts/Big_2.yaml', field: 'params.nested.0.a', before: 'DEV', after: 'PROD' },
+    ]);
     const hash = b.contentHash();
     const again = applyEnvRules(b, rules);
     expect(again.every((e) => e.matched === 0)).toBe(true);

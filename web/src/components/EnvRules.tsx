@@ -45,7 +45,8 @@ function RuleTable({ items, path }: { items: Rule[]; path: { env_id: string; tar
   const can = useCan();
   const qc = useQueryClient();
   const remove = useMutation({
-    mutationFn: (rule_id: string) => must(api.DELETE('/api/environments/{env_id}/rules/{target_env_id}/{rule_id}', { params: { path: { ...path, rule_id } } })),
+    mutationFn: (rule_id: string) =>
+      must(api.DELETE('/api/environments/{env_id}/rules/{target_env_id}/{rule_id}', { params: { path: { ...path, rule_id } } })),
     onSuccess: () => qc.invalidateQueries({ queryKey: ['env-rules'] }),
   });
   return (
@@ -103,7 +104,14 @@ function RuleForm({ path }: { path: { env_id: string; target_env_id: string } })
       }}
     >
       <Group align="end">
-        <Select label={t.ruleKind} data={['schema', 'catalog', 'text']} value={kind} onChange={(v) => setKind((v as Kind) ?? 'schema')} allowDeselect={false} w={120} />
+        <Select
+          label={t.ruleKind}
+          data={['schema', 'catalog', 'text']}
+          value={kind}
+          onChange={(v) => setKind((v as Kind) ?? 'schema')}
+          allowDeselect={false}
+          w={120}
+        />
         <TextInput label={t.ruleFrom} value={from} onChange={(e) => setFrom(e.currentTarget.value)} required />
         <TextInput label={t.ruleTo} value={to} onChange={(e) => setTo(e.currentTarget.value)} />
         <Button type="submit" loading={add.isPending}>
