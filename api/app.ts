@@ -31,6 +31,7 @@ import { clientAddress } from './http/client-address.ts';
 import { rejectUnstorableText } from './http/input-text.ts';
 import { httpMetrics } from './http/metrics.ts';
 import { methodGuard } from './http/methods.ts';
+import { httpTracing } from './http/tracing.ts';
 import { buildOpenApi, DOCS_START_SCRIPT, docsPage } from './http/openapi.ts';
 import { problemMiddleware } from './http/problem.ts';
 import { requestContext } from './http/request-context.ts';
@@ -110,6 +111,7 @@ export function createApp(ctx: AppContext): Koa {
   app.use(clientAddress(ctx.config.TRUSTED_PROXIES));
   app.use(requestContext(ctx.logger));
   app.use(httpMetrics());
+  app.use(httpTracing());
   app.use(problemMiddleware(ctx.logger));
   app.use(async (c, next) => {
     c.set('X-Content-Type-Options', 'nosniff');

@@ -32,6 +32,7 @@ import { TaskReconciler } from './tasks/reconciler.ts';
 import { TaskService } from './tasks/service.ts';
 import { SEARCH_ATTRIBUTES } from '../contracts/search-attributes.ts';
 import { egressPolicy } from '../lib/egress/policy.ts';
+import { flushTracing, startTracing } from '../lib/telemetry/tracing.ts';
 import { supersetObserver } from '../lib/telemetry/upstream.ts';
 
 export interface Bootstrapped {
@@ -59,6 +60,7 @@ export async function bootstrapOn(config: Config, logger: Logger, knex: Knex): P
   await identity.roles.seedBuiltin(BUILTIN_ROLES);
   await ensureFirstAdmin(identity, config, logger);
 
+  await startTracing(config, 'switchyard-api');
   const temporal = await connectTemporalClient(config);
   logger.info({ temporal: describeTemporalConnection(config) }, 'connected to Temporal');
   const added = await ensureSearchAttributes(temporal, config.TEMPORAL_NAMESPACE, SEARCH_ATTRIBUTES).catch((err: unknown) => {
@@ -141,6 +143,7 @@ export async function bootstrapOn(config: Config, logger: Logger, knex: Knex): P
       await temporal.connection.close();
       supersets.close();
       await knex.destroy();
+      await flushTracing();
     },
   };
 }

@@ -1,9 +1,11 @@
 import { Client, Connection } from '@temporalio/client';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client/index.js';
 import proto, { type temporal as TemporalProto } from '@temporalio/proto';
 
 const { temporal } = proto;
 import type { Config } from './config.ts';
 import { temporalConnectionOptions } from './temporal-connection.ts';
+import { tracingEnabled } from './telemetry/tracing.ts';
 
 /** A search attribute by name and indexed type (KEYWORD, KEYWORD_LIST, ...). */
 export interface SearchAttributeSpec {
@@ -16,7 +18,9 @@ export { EMBEDDED_TEMPORAL_HOST, temporalAddress } from './temporal-connection.t
 /** The API's client; the readiness check and search-attribute registration use its connection. */
 export async function connectTemporalClient(config: Config): Promise<Client> {
   const connection = await Connection.connect({ ...temporalConnectionOptions(config), connectTimeout: '10 seconds' });
-  return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  // With tracing on, a workflow's start is a span whose context travels to the workflow in its headers.
+  const interceptors = tracingEnabled(config) ? { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } : undefined;
+  return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, interceptors });
 }
 
 const IndexedValueType = temporal.api.enums.v1.IndexedValueType;

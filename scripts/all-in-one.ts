@@ -12,6 +12,7 @@ import { lowerBackgroundThreads } from '../lib/thread-priority.ts';
 import { createWorker } from '../worker/create-worker.ts';
 import { TaskLogSink } from '../worker/task-log-sink.ts';
 import { runtimeTelemetry, serveWorkerMetrics } from '../worker/telemetry.ts';
+import { flushTracing } from '../lib/telemetry/tracing.ts';
 
 /**
  * The embedded default (`npm start`): the API and one worker in one process, which saves the
@@ -63,6 +64,7 @@ async function main(): Promise<void> {
     if (worker.getState() === 'RUNNING') worker.shutdown();
     await running.catch((err: unknown) => logger.warn({ err }, 'worker stopped with an error'));
     await metricsServer?.close();
+    await flushTracing();
     await sink.close();
     await connection.close();
     await knex.destroy();

@@ -7,7 +7,7 @@ import { startEmbeddedPostgres } from '../lib/embedded/postgres.ts';
 import { createLogger } from '../lib/logger.ts';
 import { ensureTemporalCli } from '../lib/embedded/temporal-cli.ts';
 import { startTemporalDevServer } from '../lib/embedded/temporal-dev-server.ts';
-import { WORKFLOWS_PATH } from '../worker/create-worker.ts';
+import { WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH } from '../worker/create-worker.ts';
 import { startSupersets, TEST_SUPERSETS, type SupersetSpecs, type TestSupersets } from './support/superset/test-instances.ts';
 import { SEARCH_ATTRIBUTES } from '../contracts/search-attributes.ts';
 import { startGitea, type GiteaInfo } from './support/gitea/instance.ts';
@@ -54,6 +54,7 @@ export async function setupWith(project: TestProject, specs: SupersetSpecs) {
     }),
     bundleWorkflowCode({
       workflowsPath: WORKFLOWS_PATH,
+      workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
       logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: (m: string) => logger.error(m) },
     }),
   ]);

@@ -9,10 +9,14 @@ import { egressPolicy } from '../lib/egress/policy.ts';
 import { SupersetClientPool } from '../lib/superset/pool.ts';
 import { retryPolicyFrom } from '../lib/superset/transport/retry.ts';
 import { logRetryInTask } from '../activities/superset-retries.ts';
+import { startTracing } from '../lib/telemetry/tracing.ts';
 import { supersetObserver } from '../lib/telemetry/upstream.ts';
+import { activityScope, activityTracing, workflowSpanSinks } from './telemetry.ts';
 import { temporalConnectionOptions } from '../lib/temporal-connection.ts';
 
 export const WORKFLOWS_PATH = new URL('../workflows/index.ts', import.meta.url).pathname;
+/** Bundled with the workflows wherever they are bundled (build-bundle.ts, the tests' setup): their part of a task's trace. */
+export const WORKFLOW_INTERCEPTOR_MODULES = [new URL('../workflows/tracing.ts', import.meta.url).pathname];
 
 export interface WorkerHandle {
   worker: Worker;
@@ -46,6 +50,7 @@ export async function createWorker(deps: {
     observerFor: supersetObserver,
   });
   const forEnvironment = (envId: string) => supersets.client(envId);
+  const tracing = await startTracing(config, 'switchyard-worker');
   const connection = await NativeConnection.connect(temporalConnectionOptions(config));
   const source: Pick<WorkerOptions, 'workflowsPath' | 'workflowBundle'> = deps.workflowBundlePath
     ? { workflowBundle: { codePath: deps.workflowBundlePath } }
@@ -63,7 +68,11 @@ export async function createWorker(deps: {
       superset: forEnvironment,
       backupStore: () => (backups ??= createBackupStore(config)),
     }),
-    interceptors: deps.flushTaskLogs ? { activity: [flushLogsAtEnd(deps.flushTaskLogs)] } : undefined,
+    interceptors: {
+      activity: [activityScope, ...(tracing ? [activityTracing] : []), ...(deps.flushTaskLogs ? [flushLogsAtEnd(deps.flushTaskLogs)] : [])],
+      ...(deps.workflowBundlePath ? {} : { workflowModules: WORKFLOW_INTERCEPTOR_MODULES }),
+    },
+    sinks: workflowSpanSinks(tracing),
     shutdownGraceTime: '10 seconds',
     // Bounded sticky cache: memory stays flat under a burst of tasks (replay covers evictions).
     maxCachedWorkflows: 200,

@@ -9,6 +9,7 @@ import { describeTemporalConnection } from '../lib/temporal-connection.ts';
 import { createWorker } from './create-worker.ts';
 import { TaskLogSink } from './task-log-sink.ts';
 import { runtimeTelemetry, serveWorkerMetrics } from './telemetry.ts';
+import { flushTracing } from '../lib/telemetry/tracing.ts';
 
 /** `npm run worker`: one worker process; scale by running more of them. */
 async function main(): Promise<void> {
@@ -35,6 +36,7 @@ async function main(): Promise<void> {
     await worker.run(); // resolves after SIGINT/SIGTERM drain
   } finally {
     await metricsServer?.close();
+    await flushTracing();
     await sink.close();
     await connection.close();
     await knex.destroy();

@@ -1,7 +1,56 @@
-import type { RuntimeOptions } from '@temporalio/worker';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import {
+  OpenTelemetryActivityInboundInterceptor,
+  OpenTelemetryActivityOutboundInterceptor,
+} from '@temporalio/interceptors-opentelemetry/lib/worker/index.js';
+import type { ActivityInterceptorsFactory, InjectedSinks, RuntimeOptions } from '@temporalio/worker';
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/logger.ts';
 import { serveMetrics, type MetricsServer } from '../lib/telemetry/metrics-server.ts';
+import { environmentIdsOf, runInScope } from '../lib/telemetry/scope.ts';
+import type { Tracing } from '../lib/telemetry/tracing.ts';
+import type { TracingSinks, WorkflowSpan } from '../contracts/tracing.ts';
+
+/**
+ * Each activity runs in its task's scope (task id = workflow id, the environments its input
+ * names): its log lines and spans carry them (lib/telemetry/scope.ts). First in the chain, so the
+ * activity's own span already sees it.
+ */
+export const activityScope: ActivityInterceptorsFactory = (ctx) => ({
+  inbound: {
+    execute: (input, next) =>
+      runInScope({ taskId: ctx.info.workflowExecution?.workflowId, environmentIds: environmentIdsOf(input.args[0]) }, () => next(input)),
+  },
+});
+
+/** Temporal's activity interceptors: a `RunActivity:<type>` span under the workflow's, from the header it was scheduled with. */
+export const activityTracing: ActivityInterceptorsFactory = (ctx) => ({
+  inbound: new OpenTelemetryActivityInboundInterceptor(ctx),
+  outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
+});
+
+/**
+ * The sink the workflows' spans leave through (workflows/tracing.ts): to this process's span
+ * processor when tracing is on, nowhere otherwise (registered either way, so a workflow started
+ * by a tracing API never calls a missing sink). Not called during replay: each span once.
+ */
+export function workflowSpanSinks(tracing: Tracing | undefined): InjectedSinks<TracingSinks> {
+  return {
+    exporter: {
+      export: {
+        fn: (_info, spans) => {
+          for (const s of tracing ? spans : []) tracing!.processor.onEnd(readableSpan(s, tracing!));
+        },
+        callDuringReplay: false,
+      },
+    },
+  };
+}
+
+function readableSpan(s: WorkflowSpan, tracing: Tracing): ReadableSpan {
+  const { spanContext, ...rest } = s;
+  return { ...rest, spanContext: () => spanContext, resource: tracing.resource, instrumentationLibrary: s.instrumentationLibrary };
+}
 
 const hostPort = (host: string, port: number) => `${host.includes(':') ? `[${host}]` : host}:${port}`;
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import type { Logger } from '../../lib/logger.ts';
+import { runInScope } from '../../lib/telemetry/scope.ts';
 
 const INCOMING_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -16,26 +17,32 @@ export function requestContext(logger: Logger) {
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
     const started = performance.now();
-    try {
-      await next();
-      if (!ctx.headerSent) ctx.set('Server-Timing', `app;dur=${(performance.now() - started).toFixed(1)}`);
-    } finally {
-      const ms = Math.round((performance.now() - started) * 10) / 10;
-      if (ctx.path !== '/api/health') {
-        logger.info(
-          {
-            requestId,
-            method: ctx.method,
-            path: ctx.path,
-            status: ctx.status,
-            ms,
-            principal: ctx.state.principal?.username,
-            // An API key acts for its creator (the principal); the key used is named beside.
-            ...(ctx.state.principal?.apiKeyName ? { via_key: ctx.state.principal.apiKeyName } : {}),
-          },
-          'request',
-        );
-      }
-    }
+    // The request's scope: every log line it causes carries its id, and the task's once it creates one (lib/telemetry/scope.ts).
+    await runInScope({ requestId }, () => logged(ctx, next, logger, requestId, started));
   };
+}
+
+/** Runs the request and writes its access line (with the task it created, if any: the scope's taskId). */
+async function logged(ctx: Context, next: Next, logger: Logger, requestId: string, started: number): Promise<void> {
+  try {
+    await next();
+    if (!ctx.headerSent) ctx.set('Server-Timing', `app;dur=${(performance.now() - started).toFixed(1)}`);
+  } finally {
+    const ms = Math.round((performance.now() - started) * 10) / 10;
+    if (ctx.path !== '/api/health') {
+      logger.info(
+        {
+          requestId,
+          method: ctx.method,
+          path: ctx.path,
+          status: ctx.status,
+          ms,
+          principal: ctx.state.principal?.username,
+          // An API key acts for its creator (the principal); the key used is named beside.
+          ...(ctx.state.principal?.apiKeyName ? { via_key: ctx.state.principal.apiKeyName } : {}),
+        },
+        'request',
+      );
+    }
+  }
 }

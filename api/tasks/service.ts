@@ -11,6 +11,8 @@ import { ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors.t
 import type { Logger } from '../../lib/logger.ts';
 import { redact } from '../../lib/redact.ts';
 import { metrics } from '../../lib/telemetry/metrics.ts';
+import { noteTask } from '../../lib/telemetry/scope.ts';
+import { captureContext } from '../../lib/telemetry/tracing.ts';
 import { actorLabel, can, isAdmin, type Principal } from '../auth/principal.ts';
 import { taskForReader } from './query-rows.ts';
 
@@ -39,7 +41,7 @@ export class TaskService {
   private readonly temporal: Client;
   private readonly config: Config;
   private readonly logger: Logger;
-  private readonly startQueue: TaskRecord[] = [];
+  private readonly startQueue: Array<{ task: TaskRecord; inTrace: ReturnType<typeof captureContext> }> = [];
   private readonly pending = new Set<Promise<unknown>>();
   private startsInFlight = 0;
   private readonly startsToRecord: Array<{ id: string; runId: string | null; resolve: () => void; reject: (err: unknown) => void }> = [];
@@ -79,6 +81,8 @@ export class TaskService {
     });
     if (created) {
       metrics.tasksCreated.inc({ kind: kind.type });
+      noteTask(task.id, envIds);
+      this.logger.info({ taskId: task.id, kind: kind.type }, 'task created');
       this.enqueueStart(task);
     }
     return { task, created };
@@ -96,15 +100,16 @@ export class TaskService {
    * the reconciler, which is safe because the start is idempotent.
    */
   private enqueueStart(task: TaskRecord): void {
-    this.startQueue.push(task);
+    // A start that waits in the queue still belongs to the request's trace.
+    this.startQueue.push({ task, inTrace: captureContext() });
     this.pumpStarts();
   }
 
   private pumpStarts(): void {
     while (this.startsInFlight < START_CONCURRENCY && this.startQueue.length) {
-      const task = this.startQueue.shift()!;
+      const { task, inTrace } = this.startQueue.shift()!;
       this.startsInFlight++;
-      const p = this.startWorkflow(task)
+      const p = inTrace(() => this.startWorkflow(task))
         .catch((err: unknown) => this.logger.warn({ err, taskId: task.id }, 'workflow start failed; the reconciler will retry'))
         .finally(() => {
           this.startsInFlight--;

@@ -1,16 +1,38 @@
 /**
  * Observers of the calls Switchyard makes to other hosts (Superset, git remotes, LLM providers):
- * each exchange counted and timed (./metrics.ts) under a bounded label set.
+ * each exchange counted and timed (./metrics.ts) under a bounded label set, and a client span of
+ * its own in the current trace (./tracing.ts) carrying the task and environment ids.
  */
+import { SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
 import type { ExchangeObserver } from '../superset/transport/options.ts';
 import { metrics, timedCall } from './metrics.ts';
 import { supersetEndpointClass } from './superset-endpoint.ts';
+import { inSpan } from './tracing.ts';
+
+/** The answer's status on the span; a server error fails it. */
+function answered<T extends { status: number } | { statusCode: number }>(span: Span, res: T): T {
+  const status = 'status' in res ? res.status : res.statusCode;
+  span.setAttribute('http.response.status_code', status);
+  if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+  return res;
+}
 
 /** The observer of one environment's Superset exchanges (SupersetClientPool's observerFor). */
 export function supersetObserver(environmentId: string): ExchangeObserver {
   return (call, run) => {
     const endpoint = supersetEndpointClass(call.method, call.path);
-    return timedCall(metrics.supersetRequests, metrics.supersetDuration, { environment_id: environmentId, endpoint }, run);
+    const attributes = {
+      'http.request.method': call.method,
+      'url.path': call.path,
+      'switchyard.environment_id': environmentId,
+      'switchyard.superset.endpoint': endpoint,
+    };
+    return inSpan(
+      `superset ${call.method} ${endpoint}`,
+      attributes,
+      async (span) => answered(span, await timedCall(metrics.supersetRequests, metrics.supersetDuration, { environment_id: environmentId, endpoint }, run)),
+      SpanKind.CLIENT,
+    );
   };
 }
 
@@ -24,7 +46,13 @@ export function gitOperation(url: string): 'discover' | 'fetch' | 'push' | 'othe
 }
 
 export function observeGit<T extends { statusCode: number }>(url: string, run: () => Promise<T>): Promise<T> {
-  return timedCall(metrics.gitRequests, metrics.gitDuration, { operation: gitOperation(url) }, run);
+  const operation = gitOperation(url);
+  return inSpan(
+    `git ${operation}`,
+    { 'server.address': new URL(url).host, 'switchyard.git.operation': operation },
+    async (span) => answered(span, await timedCall(metrics.gitRequests, metrics.gitDuration, { operation }, run)),
+    SpanKind.CLIENT,
+  );
 }
 
 /** An OpenAI-compatible API's requests by endpoint (the path's last segments, from a fixed set). */
@@ -36,10 +64,16 @@ export function llmOperation(url: string): 'chat_completions' | 'models' | 'embe
   return 'other';
 }
 
-/** A `fetch` for the LLM client that counts and times every request it sends through `inner`. */
+/** A `fetch` for the LLM client that counts, times and traces every request it sends through `inner`. */
 export function observedLlmFetch(inner: typeof fetch = globalThis.fetch): typeof fetch {
   return (input, init) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    return timedCall(metrics.llmRequests, metrics.llmDuration, { operation: llmOperation(url) }, () => inner(input, init));
+    const operation = llmOperation(url);
+    return inSpan(
+      `llm ${operation}`,
+      { 'server.address': new URL(url).host, 'switchyard.llm.operation': operation },
+      async (span) => answered(span, await timedCall(metrics.llmRequests, metrics.llmDuration, { operation }, () => inner(input, init))),
+      SpanKind.CLIENT,
+    );
   };
 }
