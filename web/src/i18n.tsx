@@ -150,6 +150,7 @@ const en = {
   // dashboards
   dashboardCount: (n: number) => `${n} ${enPlural(n, 'dashboard', 'dashboards')}`,
   profileFilter: (reason: string) => `profile filter: ${reason}`,
+  profileAmbiguous: (names: string) => `Your bound Superset username matches several accounts (${names}): dashboards of all of them are shown. Bind a username that names one in your profile.`,
   selectDashboard: (title: string) => `select ${title}`,
   published: 'published',
   chart: 'chart',
@@ -355,6 +356,7 @@ const ru: Dict = {
   ruleAfter: 'как получит цель',
   dashboardCount: (n) => `${n} ${ruPlural(n, 'дашборд', 'дашборда', 'дашбордов')}`,
   profileFilter: (reason) => `фильтр профиля: ${reason}`,
+  profileAmbiguous: (names) => `Ваше имя пользователя Superset подходит нескольким учётным записям (${names}): показаны дашборды их всех. Укажите в профиле имя, которое называет одну.`,
   selectDashboard: (title) => `выбрать ${title}`,
   published: 'опубликован',
   chart: 'диаграмма',

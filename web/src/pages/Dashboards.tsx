@@ -63,6 +63,11 @@ export function DashboardsPage() {
           {t.profileFilter(filter.reason)}
         </Text>
       )}
+      {filter?.resolution?.status === 'ambiguous' && (
+        <Text size="xs" c="orange" data-testid="profile-ambiguous">
+          {t.profileAmbiguous(filter.resolution.candidates.map((c) => `${c.display_name}${c.email ? ` <${c.email}>` : ''}`).join(', '))}
+        </Text>
+      )}
       <ProblemAlert error={list.error} />
       {list.data && (
         <Text size="sm" c="dimmed">
