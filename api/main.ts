@@ -6,7 +6,7 @@ import { serveApi } from './serve.ts';
 /** `npm run api`: the HTTP API alone (scale it separately from workers). */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = createLogger(config.LOG_LEVEL, 'switchyard-api');
+  const logger = createLogger(config.LOG_LEVEL, 'switchyard-api', undefined, config.LOG_FORMAT);
   const api = await serveApi(config, logger, resolveDatabaseUrl(config));
   logger.info({ url: `http://${config.HOST}:${config.PORT}`, docs: `http://${config.HOST}:${config.PORT}/api/docs` }, 'API listening');
   const stop = async () => {

@@ -12,7 +12,7 @@ import { serveApi } from './serve.ts';
 const port = parentPort;
 if (!port) throw new Error('api/thread.ts runs only as a worker thread (see api/in-thread.ts)');
 const config = loadConfig();
-const logger = createLogger(config.LOG_LEVEL, 'switchyard');
+const logger = createLogger(config.LOG_LEVEL, 'switchyard', undefined, config.LOG_FORMAT);
 const api = await serveApi(config, logger, resolveDatabaseUrl(config));
 port.on('message', (message: unknown) => {
   if (message !== 'stop') return;

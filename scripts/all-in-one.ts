@@ -5,7 +5,7 @@ import { createKnex } from '../db/knex.ts';
 import { createStores } from '../db/stores.ts';
 import { loadConfig } from '../lib/config.ts';
 import { keyringFor } from '../lib/crypto.ts';
-import { createLogger } from '../lib/logger.ts';
+import { createLogger, resolveLogFormat } from '../lib/logger.ts';
 import { API_THREAD_HEAP, WORKER_NICENESS } from '../lib/process-flags.ts';
 import { resolveDatabaseUrl } from '../lib/stack-file.ts';
 import { lowerBackgroundThreads } from '../lib/thread-priority.ts';
@@ -24,7 +24,9 @@ import { flushTracing } from '../lib/telemetry/tracing.ts';
  */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = createLogger(config.LOG_LEVEL, 'switchyard');
+  const logger = createLogger(config.LOG_LEVEL, 'switchyard', undefined, config.LOG_FORMAT);
+  // The API's thread has no terminal of its own (its stdout is piped through this thread): it is told what this one decided.
+  process.env.LOG_FORMAT = resolveLogFormat(config.LOG_FORMAT);
   const sink = new TaskLogSink(logger);
   Runtime.install({ logger: sink, ...runtimeTelemetry(config) });
   const knex = createKnex(resolveDatabaseUrl(config), { poolMax: 6 });

@@ -15,7 +15,7 @@ import { buildWeb } from './build-web.ts';
  */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = createLogger(config.LOG_LEVEL, 'switchyard');
+  const logger = createLogger(config.LOG_LEVEL, 'switchyard', undefined, config.LOG_FORMAT);
   const infraOnly = process.argv.includes('--infra-only');
   const infra = await startInfra(config, logger, { searchAttributes: SEARCH_ATTRIBUTES });
   const env: NodeJS.ProcessEnv = {

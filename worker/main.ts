@@ -14,7 +14,7 @@ import { flushTracing } from '../lib/telemetry/tracing.ts';
 /** `npm run worker`: one worker process; scale by running more of them. */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = createLogger(config.LOG_LEVEL, 'switchyard-worker');
+  const logger = createLogger(config.LOG_LEVEL, 'switchyard-worker', undefined, config.LOG_FORMAT);
   // The Runtime must be installed before any connection or worker exists.
   const sink = new TaskLogSink(logger);
   Runtime.install({ logger: sink, ...runtimeTelemetry(config) });

@@ -52,8 +52,9 @@ export class TaskLogSink implements TemporalLogger {
 
   log(level: LogLevel, message: string, meta?: LogMetadata): void {
     const pinoLevel = level === 'TRACE' ? 'trace' : (level.toLowerCase() as 'debug' | 'info' | 'warn' | 'error');
-    this.logger[pinoLevel](meta ?? {}, message);
     const taskId = meta?.workflowId;
+    // The task's id under the name every other line of the task uses (the workflow id is the task id).
+    this.logger[pinoLevel](typeof taskId === 'string' ? { taskId, ...meta } : (meta ?? {}), message);
     if (typeof taskId !== 'string' || RANK[level] < RANK.INFO) return;
     const attrs: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(meta ?? {})) if (!NOISE.has(k)) attrs[k] = v;

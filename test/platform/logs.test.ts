@@ -1,0 +1,86 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger, resolveLogFormat } from '../../lib/logger.ts';
+import { runInScope } from '../../lib/telemetry/scope.ts';
+import { seedForMigration, startFakePair, type FakePair } from '../dashboard-migration/fake-pair.ts';
+import { capturedLogs } from '../support/harness.ts';
+
+/**
+ * Logs people read: readable lines on a terminal, JSON otherwise or when asked, and every line of
+ * a task (the API's own included) carrying the task's id.
+ */
+const PROBE = "import { createLogger } from './lib/logger.ts'; createLogger('info', 'probe', undefined, process.env.FORMAT).info({ n: 1 }, 'hello');";
+
+/** The probe's stdout, run with stdout a pipe or (through util-linux `script`) a terminal. */
+function probe(format: string, tty: boolean): string {
+  const node = [process.execPath, '--input-type=module', '-e', PROBE];
+  const quoted = node.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  const r = tty
+    ? spawnSync('script', ['-qec', quoted, '/dev/null'], { env: { ...process.env, FORMAT: format }, encoding: 'utf8' })
+    : spawnSync(node[0]!, node.slice(1), { env: { ...process.env, FORMAT: format }, encoding: 'utf8' });
+  expect(r.status, r.stderr).toBe(0);
+  return r.stdout;
+}
+
+describe('log format', () => {
+  it('is pretty only on a terminal unless chosen', () => {
+    expect(resolveLogFormat('auto', true)).toBe('pretty');
+    expect(resolveLogFormat('auto', false)).toBe('json');
+    expect(resolveLogFormat('json', true)).toBe('json');
+    expect(resolveLogFormat('pretty', false)).toBe('pretty');
+  });
+
+  it('prints JSON into a pipe and readable lines on a terminal', () => {
+    const piped = JSON.parse(probe('auto', false).trim());
+    expect(piped).toMatchObject({ level: 'info', name: 'probe', msg: 'hello', n: 1 });
+    if (!existsSync('/usr/bin/script')) return;
+    const onTerminal = probe('auto', true);
+    expect(onTerminal).toMatch(/INFO.*\(probe\).*hello/);
+    expect(onTerminal).not.toContain('"level"');
+    expect(() => JSON.parse(probe('json', true).trim())).not.toThrow();
+  });
+
+  it("puts the task's id at the front of a readable line, and keeps secrets out of it", () => {
+    const lines: string[] = [];
+    const out = new Writable({ write: (c, _e, cb) => (lines.push(String(c)), cb()) });
+    const logger = createLogger('info', 'api', out, 'pretty');
+    runInScope({ requestId: 'req-1', taskId: 'migration-abc' }, () => logger.info({ password: 'hunter2' }, 'task created'));
+    expect(lines.join('')).toMatch(/INFO \(api\): \[migration-abc\] task created .*"requestId":"req-1"/);
+    expect(lines.join('')).not.toContain('hunter2');
+  });
+});
+
+describe('task ids in the logs', () => {
+  let pair: FakePair;
+  let taskId: string;
+  const mark = capturedLogs.length;
+  const parsed = () => capturedLogs.slice(mark).map((l) => JSON.parse(l) as Record<string, any>);
+
+  beforeAll(async () => {
+    pair = await startFakePair();
+    const { ids, mapping } = seedForMigration(pair, 'Logged', 2);
+    const r = await pair.admin('POST', '/api/dashboards/migrate', {
+      json: { source_env_id: pair.sourceEnv, target_env_id: pair.targetEnv, dashboard_ids: ids, db_mappings: mapping },
+    });
+    expect(r.status, r.text).toBe(202);
+    taskId = r.body.task_id;
+    expect((await pair.h.waitForTask(taskId, undefined, 120_000)).status).toBe('SUCCEEDED');
+  }, 180_000);
+  afterAll(() => pair?.close());
+
+  it("marks the API's lines of the request that started the task with its id", () => {
+    const lines = parsed();
+    const access = lines.find((l) => l.msg === 'request' && l.path === '/api/dashboards/migrate' && l.method === 'POST');
+    expect(access).toMatchObject({ taskId, status: 202 });
+    const created = lines.find((l) => l.msg === 'task created' && l.taskId === taskId);
+    expect(created).toMatchObject({ kind: 'migration', requestId: access!.requestId });
+  });
+
+  it("marks the worker's lines of the task with its id", () => {
+    const ofTask = parsed().filter((l) => l.workflowId === taskId || l.taskId === taskId);
+    expect(ofTask.filter((l) => l.name === 'test' && l.msg !== 'request').length).toBeGreaterThan(3);
+    for (const l of ofTask) expect(l.taskId, l.msg).toBe(taskId);
+  });
+});
