@@ -8,6 +8,7 @@ import type { Context } from '@temporalio/activity';
 import type { Verification } from '../../contracts/migration.ts';
 import { SupersetNotFoundError } from '../../lib/superset/errors.ts';
 import { judgeDashboard } from './chart-check/judge.ts';
+import { inParallel } from './chart-check/parallel.ts';
 import type { ChartForCheck } from './chart-check/types.ts';
 import type { MigrationUpstream } from './upstream.ts';
 
@@ -43,6 +44,8 @@ export const chartQueryVerifier: Verifier = {
     await inParallel([...dashboards.keys()], VERIFY_PARALLELISM, async (i) => {
       const d = dashboards[i]!;
       let charts: ChartForCheck[];
+      // The source's charts are read meanwhile (another Superset): a missing target dashboard leaves them unused.
+      const sourceRead = sourceChartsOf(source, d.sourceDashboardId, log);
       try {
         charts = await target.chartsForCheck(d.dashboardId);
       } catch (err) {
@@ -52,7 +55,7 @@ export const chartQueryVerifier: Verifier = {
             : { error: err };
         return;
       }
-      const sourceCharts = await sourceChartsOf(source, d.sourceDashboardId, log);
+      const sourceCharts = await sourceRead;
       try {
         out[i] = await judgeDashboard({ target, targetRelease, source, sourceRelease }, d, charts, sourceCharts, log);
       } catch (err) {
@@ -85,13 +88,4 @@ async function releaseOf(up: MigrationUpstream): Promise<string | null> {
   } catch {
     return null;
   }
-}
-
-/** Runs `fn` over `list` with at most `limit` at a time. */
-export async function inParallel<T>(list: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lane = async () => {
-    while (next < list.length) await fn(list[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, list.length) }, lane));
 }

@@ -66,7 +66,7 @@ beforeAll(async () => {
 afterAll(async () => h?.close());
 
 describe.runIf(enabled)('a rerun with nothing changed: a (6.1.0) → b (6.1.0)', () => {
-  it('is reported unchanged and not imported; an edit in the target or in the source since is imported again', async () => {
+  it('is reported unchanged and not imported; an edit in the target or in the source since is imported again', { timeout: 600_000 }, async () => {
     const first = await migrate();
     expect(first.status).toBe('imported');
     const uuid = first.dashboard_uuid;
@@ -113,7 +113,7 @@ describe.runIf(enabled)('a rerun with nothing changed: a (6.1.0) → b (6.1.0)',
     expect((await migrate({ overwrite: false })).status).toBe('skipped');
   });
 
-  it('tells the unchanged dashboards of a rerun from both exports and plans the changed one against the whole target', async () => {
+  it('tells the unchanged dashboards of a rerun from both exports and plans the changed one against the whole target', { timeout: 600_000 }, async () => {
     const ids = src.dashboards.map((d) => d.id);
     const [, first] = await migrateAll(ids); // the second one's first migration
     expect(first.status).toBe('imported');
@@ -132,7 +132,7 @@ describe.runIf(enabled)('a rerun with nothing changed: a (6.1.0) → b (6.1.0)',
     expect((await getDashboard(b, changed.dashboard_uuid)).result.dashboard_title).toBe(`${P} second, renamed`);
   });
 
-  it('never takes the shortcut past a failed verification: the rerun imports and verifies again', async () => {
+  it('never takes the shortcut past a failed verification: the rerun imports and verifies again', { timeout: 600_000 }, async () => {
     // The target's database lacks the tables, so every chart query fails there: verification fails.
     const V = `${P}v`;
     const dir = path.join(inject('runDir'), V);

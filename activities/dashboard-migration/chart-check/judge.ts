@@ -7,8 +7,12 @@ import type { Context } from '@temporalio/activity';
 import type { ChartClassification, ChartVerification, Verification } from '../../../contracts/migration.ts';
 import type { MigrationUpstream } from '../upstream.ts';
 import { classify } from './classify.ts';
+import { inParallel } from './parallel.ts';
 import { runCheck } from './run.ts';
 import type { ChartAnswer, ChartForCheck } from './types.ts';
+
+/** Charts of one dashboard checked at once. */
+const CHART_PARALLELISM = 2;
 
 export interface JudgeSides {
   target: MigrationUpstream;
@@ -25,9 +29,10 @@ export async function judgeDashboard(
   log: Context['log'],
 ): Promise<Verification> {
   const byUuid = new Map(Array.isArray(sourceCharts) ? sourceCharts.filter((c) => c.uuid).map((c) => [c.uuid!, c]) : []);
-  const results: ChartVerification[] = [];
-  // One chart at a time per dashboard (the verifier checks a few dashboards at once); its source and target checks together.
-  for (const c of charts) {
+  const results: ChartVerification[] = new Array(charts.length);
+  // A few charts at a time per dashboard (the verifier checks a few dashboards at once); each chart's source and target checks together.
+  await inParallel([...charts.keys()], CHART_PARALLELISM, async (at) => {
+    const c = charts[at]!;
     const twin = c.uuid ? byUuid.get(c.uuid) : undefined;
     const [target, source] = await Promise.all([
       runCheck(sides.target, c, sides.targetRelease),
@@ -48,8 +53,8 @@ export async function judgeDashboard(
       ...(judged.reason ? { reason: judged.reason } : {}),
     };
     if (!r.ok) log.warn(`chart '${c.name}' (${c.id}) is broken by the migration: ${r.error ?? r.reason}`);
-    results.push(r);
-  }
+    results[at] = r;
+  });
   const classes = countClasses(results);
   const ok = charts.length >= d.expectedChartUuids.length && classes.broken_by_migration === 0;
   log.info(
