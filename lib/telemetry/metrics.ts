@@ -60,6 +60,7 @@ export function callOutcome(result: { status: number } | { error: unknown }): st
   const reason = (result.error as { reason?: unknown; code?: unknown } | undefined)?.reason;
   if (typeof reason === 'string' && /^[a-z_]{1,32}$/.test(reason)) return reason;
   const name = (result.error as Error | undefined)?.name;
+  if (name === 'HostNotAllowedError') return 'refused'; // the egress policy: nothing was sent
   if (name === 'TimeoutError' || name === 'AbortError') return 'timeout';
   return 'error';
 }

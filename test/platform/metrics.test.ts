@@ -2,6 +2,9 @@ import type { ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../lib/config.ts';
+import { HostNotAllowedError } from '../../lib/errors.ts';
+import { SupersetUnavailableError } from '../../lib/superset/errors.ts';
+import { callOutcome } from '../../lib/telemetry/metrics.ts';
 import { serveMetrics, type MetricsServer } from '../../lib/telemetry/metrics-server.ts';
 import { supersetEndpointClass } from '../../lib/telemetry/superset-endpoint.ts';
 import { createEnvironment } from '../support/environments.ts';
@@ -157,6 +160,15 @@ describe('metrics', () => {
     expect(supersetEndpointClass('POST', '/superset/explore_json/')).toBe('chart_data');
     expect(supersetEndpointClass('POST', '/api/v1/sqllab/execute/')).toBe('sql_lab');
     expect(supersetEndpointClass('POST', '/api/v1/security/login')).toBe('security');
+  });
+
+  it("labels a call's outcome from a fixed set, never its message", () => {
+    expect(callOutcome({ status: 204 })).toBe('success');
+    expect(callOutcome({ status: 404 })).toBe('client_error');
+    expect(callOutcome({ status: 502 })).toBe('server_error');
+    expect(callOutcome({ error: new SupersetUnavailableError('timeout', 'no answer within 30 s', { method: 'GET', path: '/' }) })).toBe('timeout');
+    expect(callOutcome({ error: new HostNotAllowedError('evil.example', 'not allowed', 'connect') })).toBe('refused');
+    expect(callOutcome({ error: Object.assign(new Error('x'), { reason: 'Some free text!' }) })).toBe('error');
   });
 
   it('keeps every metrics listener off the API port and apart from the others', () => {
