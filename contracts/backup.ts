@@ -1,4 +1,5 @@
 /** Backups of dashboards and their restore: the workflows' inputs and results. */
+import type { CompanionKindReport } from './companions.ts';
 import type { ItemFailure } from './failures.ts';
 import type { ItemOutcome, ItemsResult } from './outcomes.ts';
 import type { RlsWrite } from './rls.ts';
@@ -65,6 +66,8 @@ export interface BackupItem extends ItemOutcome {
   charts?: number;
   /** Row-level-security rules on its datasets kept with the backup (`row_level_security.yaml` in the stored bundle). */
   rls_rules?: number;
+  /** Companions kept beside the bundle (owners, roles, tags, reports, annotation layers, CSS templates, saved queries, certification), each item counted. */
+  companions?: number;
 }
 
 export interface RetentionOutcome {
@@ -108,6 +111,8 @@ export interface RestoreItem extends ItemOutcome {
   charts?: number;
   /** The row-level-security rules the backup kept, put back by name (roles by name, tables on the restored datasets). */
   rls?: { rules: number; writes: RlsWrite[] };
+  /** The companions the backup kept, put back by name, per kind (as a migration's outcome lists them). */
+  companions?: CompanionKindReport[];
 }
 
 export interface RestoreResult extends ItemsResult<RestoreItem> {

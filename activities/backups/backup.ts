@@ -11,6 +11,7 @@ import { upstreamFor } from '../dashboard-migration/superset-upstream.ts';
 import type { TargetIndexCache } from '../dashboard-migration/target-index-cache.ts';
 import { currentTaskId } from '../task-context.ts';
 import { formatBytes } from './format.ts';
+import { attachCompanions } from './companions.ts';
 import { attachRules } from './rls.ts';
 
 /** What backing up needs beside the worker's deps: the environment's datasets and rules, read once per backup task in this worker. */
@@ -34,7 +35,7 @@ export async function backupDashboard(deps: BackupDeps, input: { envId: string; 
   }
   const exported = await exportWithRules(deps, input);
   if ('failed' in exported) return { item: exported.failed, store: s.location };
-  const { zip, bundle, dashboardFile, title, rlsRules } = exported;
+  const { zip, bundle, dashboardFile, title, rlsRules, companions } = exported;
   const c = dashboardFile.content;
   const hash = bundle.contentHash();
   const { row } = await deps.stores.backups.record(s, {
@@ -53,7 +54,7 @@ export async function backupDashboard(deps: BackupDeps, input: { envId: string; 
       ? `dashboard ${input.dashboardId} ('${title}') is unchanged since an earlier backup: recorded backup ${row.id}, stored nothing new (sha256 ${hash.slice(0, 12)}…)`
       : `dashboard ${input.dashboardId} ('${title}'): stored ${formatBytes(row.size)} with ${row.chart_count} chart(s) as backup ${row.id} (sha256 ${hash.slice(0, 12)}…) in ${s.location}`,
   );
-  return { item: { ...itemOf(row), rls_rules: rlsRules }, store: s.location };
+  return { item: { ...itemOf(row), rls_rules: rlsRules, companions }, store: s.location };
 }
 
 /**
@@ -63,7 +64,7 @@ export async function backupDashboard(deps: BackupDeps, input: { envId: string; 
 async function exportWithRules(
   deps: BackupDeps,
   input: { envId: string; dashboardId: number },
-): Promise<{ zip: Uint8Array; bundle: Bundle; dashboardFile: BundleFile; title: string; rlsRules: number } | { failed: BackupItem }> {
+): Promise<{ zip: Uint8Array; bundle: Bundle; dashboardFile: BundleFile; title: string; rlsRules: number; companions: number } | { failed: BackupItem }> {
   const { log } = Context.current();
   const item = `dashboard ${input.dashboardId}`;
   let zip: Uint8Array;
@@ -97,11 +98,18 @@ async function exportWithRules(
     log.error(`${item}: ${failure.error}`);
     return { failed: { ...failedBackupItem(input.dashboardId, failure), title } };
   }
-  if (rlsRules) {
-    zip = bundle.toZip();
-    log.info(`dashboard ${input.dashboardId}: kept ${rlsRules} row-level-security rule(s) on its datasets`);
+  if (rlsRules) log.info(`dashboard ${input.dashboardId}: kept ${rlsRules} row-level-security rule(s) on its datasets`);
+  // Its companions (owners, roles, tags, reports, layers, templates, queries) beside them.
+  let companions = 0;
+  try {
+    companions = await attachCompanions(await deps.superset(input.envId), input.dashboardId, bundle, title);
+  } catch (err) {
+    const failure = itemFailure(err, { step: 'companions', item: `the companions of ${item}`, envId: input.envId });
+    log.error(`${item}: ${failure.error}`);
+    return { failed: { ...failedBackupItem(input.dashboardId, failure), title } };
   }
-  return { zip, bundle, dashboardFile, title, rlsRules };
+  zip = bundle.toZip();
+  return { zip, bundle, dashboardFile, title, rlsRules, companions };
 }
 
 /**

@@ -11,8 +11,10 @@ import { missingRoles, writeRules } from '../dashboard-migration/rls.ts';
 import { upstreamFor } from '../dashboard-migration/superset-upstream.ts';
 import { TargetIndex } from '../dashboard-migration/target-index.ts';
 import type { MigrationUpstream } from '../dashboard-migration/upstream.ts';
+import type { SupersetClient } from '../../lib/superset/client.ts';
 import { formatBytes } from './format.ts';
 import { findRestoreBlockers } from './restore-checks.ts';
+import { checkKeptCompanions, putBackCompanions, takeCompanions } from './companions.ts';
 import { takeRules } from './rls.ts';
 
 /** A stored backup read back and held to its content hash, ready to import. */
@@ -27,6 +29,8 @@ interface StoredBackup {
   /** The rules the backup kept, out of what Superset imports, and the datasets they may touch. */
   rules: RlsRuleView[];
   scope: string[];
+  /** The companions the backup kept (./companions.ts), out of what Superset imports. */
+  companions: ReturnType<typeof takeCompanions>;
 }
 
 /**
@@ -99,9 +103,10 @@ async function readBackup(deps: ActivityDeps, input: RestoreInput): Promise<Stor
   }
   const uuid = String(bundle.of('dashboards')[0]?.content.uuid ?? backup.dashboard_uuid);
   const rules = takeRules(bundle);
-  if (rules.length) zip = bundle.toZip();
+  const companions = takeCompanions(bundle);
+  if (rules.length || companions) zip = bundle.toZip();
   const scope = bundle.of('datasets').map((f) => String(f.content.uuid));
-  return { backup, base, bundle, zip, uuid, rules, scope };
+  return { backup, base, bundle, zip, uuid, rules, scope, companions };
 }
 
 /** Checks, imports, verifies and puts the rules back; `at` follows the step for the caller's failure. */
@@ -115,6 +120,9 @@ async function restoreInto(deps: ActivityDeps, input: RestoreInput, stored: Stor
   const rlsIndex = rules.length ? await TargetIndex.build(upstream, { kinds: ['dataset'] }) : undefined;
   const missing = rlsIndex ? await rolesMissing(rlsIndex, stored, before?.id ?? null) : null;
   if (missing) return missing;
+  const client = stored.companions ? await deps.superset(input.envId) : null;
+  const companionRoles = client ? await companionRolesMissing(client, input.envId, stored, before?.id ?? null) : null;
+  if (companionRoles) return companionRoles;
   log.info(
     `importing backup ${backup.id} of '${backup.dashboard_title}' (${formatBytes(backup.size)}) with overwrite${before ? ` over dashboard ${before.id}` : ' (the dashboard no longer exists: re-creating it)'}`,
   );
@@ -126,7 +134,14 @@ async function restoreInto(deps: ActivityDeps, input: RestoreInput, stored: Stor
   if (!after) return failed(stored, { step: 'verify', error: `Superset accepted the import but dashboard ${stored.uuid} is not in the environment`, next_actions: [] });
   const charts = await upstream.dashboardCharts(after.id);
   log.info(`restored '${backup.dashboard_title}' as dashboard ${after.id} with ${charts.length} chart(s)`);
-  const restored = { ...base, restored_dashboard_id: after.id, recreated: !before, charts: charts.length };
+  let restored: RestoreItem = { ...base, restored_dashboard_id: after.id, recreated: !before, charts: charts.length };
+  if (client && stored.companions) {
+    at.step = 'companions';
+    const put = await putBackCompanions(client, input.envId, stored.companions, stored.bundle, backup.dashboard_title, log);
+    restored = { ...restored, companions: put.reports };
+    if (put.refused.length) return { ...restored, step: 'companions', error: `restored as dashboard ${after.id}, but some of its companions were not put back: ${put.refused.join('; ')}` };
+    at.step = 'verify';
+  }
   if (!rlsIndex) return { ...restored, status: 'restored', outcome: 'succeeded' };
   at.step = 'rls';
   try {
@@ -168,6 +183,30 @@ async function rolesMissing(index: TargetIndex, stored: StoredBackup, beforeId: 
     code: 'rls_role_missing',
     restored_dashboard_id: beforeId,
     error: `the environment has no role ${names}, which the backup's row-level-security rules name; nothing was imported`,
+    next_actions: [
+      {
+        action: 'create_role',
+        description: `Create role ${names} in Superset (Settings → List Roles), then restore again`,
+        request: { method: 'POST', path: `/api/dashboards/backups/${stored.backup.id}/restore`, body: {} },
+      },
+    ],
+  };
+}
+
+/** The item when a dashboard role the backup's companions name is missing (nothing is imported then), else null. */
+async function companionRolesMissing(client: SupersetClient, envId: string, stored: StoredBackup, beforeId: number | null): Promise<RestoreItem | null> {
+  const { log } = Context.current();
+  const check = await checkKeptCompanions(client, envId, stored.companions!, stored.bundle, stored.backup.dashboard_title, log);
+  if (!check.missingRoles.length) return null;
+  const names = check.missingRoles.map((n) => `'${n}'`).join(', ');
+  log.error(`restore blocked: the environment has no role ${names}, which the backed-up dashboard's roles name`);
+  return {
+    ...stored.base,
+    step: 'check',
+    code: 'companion_role_missing',
+    restored_dashboard_id: beforeId,
+    companions: check.reports,
+    error: `the environment has no role ${names}, which the backed-up dashboard grants access to; nothing was imported`,
     next_actions: [
       {
         action: 'create_role',

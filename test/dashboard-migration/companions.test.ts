@@ -363,3 +363,33 @@ describe.runIf(enabled)('companions a (6.1.0) → b (6.1.0 without ALERT_REPORTS
     expect(await b.request('GET', '/api/v1/report/').catch((e: any) => e.upstreamStatus ?? e.status)).toBe(404);
   }, 600_000);
 });
+
+describe.runIf(enabled)('companions in backups of a', () => {
+  it('keeps the companions beside the bundle, and a restore puts back what was deleted in Superset since', async () => {
+    const r = await admin('POST', '/api/dashboards/backup', { json: { env_id: envA, dashboard_ids: [dash.main] } });
+    expect(r.status, r.text).toBe(202);
+    const backup = await waitTask(h, r.body.task_id, 300_000);
+    expect(backup.status, JSON.stringify(backup.result?.items)).toBe('SUCCEEDED');
+    const item = backup.result.items[0];
+    expect(item.companions).toBeGreaterThan(0);
+
+    const weeklyA = (await reportsIn(a)).find((x: any) => x.name === weekly);
+    await a.request('DELETE', `/api/v1/report/${weeklyA.id}`);
+    await a.request('PUT', `/api/v1/dashboard/${dash.main}`, { json: { owners: [await userIdOf(a, 'admin')] } });
+    await a.request('DELETE', `/api/v1/tag/3/${dash.main}/${tagNames[0]}/`);
+    expect((await reportsIn(a)).map((x: any) => x.name)).toEqual([alert]);
+
+    const rr = await admin('POST', `/api/dashboards/backups/${item.backup_id}/restore`, { json: {} });
+    expect(rr.status, rr.text).toBe(202);
+    const restore = await waitTask(h, rr.body.task_id, 300_000);
+    expect(restore.status, JSON.stringify(restore.result?.items)).toBe('SUCCEEDED');
+    const [o] = restore.result.items;
+    expect(kind(o, 'reports').items).toContainEqual(expect.objectContaining({ name: weekly, action: 'create', done: true }));
+    const back = await get(a, `/api/v1/report/${(await reportsIn(a)).find((x: any) => x.name === weekly).id}`);
+    // Put back as it was in its own environment: active, on the same dashboard.
+    expect(back).toMatchObject({ active: true, crontab: '0 9 * * 1', dashboard: { id: dash.main } });
+    const there = await get(a, `/api/v1/dashboard/${dash.main}`);
+    expect(there.owners.map((x: any) => x.id)).toContain(await userIdOf(a, `${P}ann`));
+    expect(there.tags.map((x: any) => x.name)).toEqual(expect.arrayContaining(tagNames));
+  }, 600_000);
+});

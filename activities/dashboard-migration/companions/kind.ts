@@ -8,6 +8,7 @@
 import type { CompanionItem, CompanionKindName } from '../../../contracts/companions.ts';
 import type { SupersetClient } from '../../../lib/superset/client.ts';
 import { directoryOf, type Directory } from './people.ts';
+import { memoisedLists } from './recording.ts';
 import { readView, type DashboardView } from './views.ts';
 
 /** What a kind reads and writes through, for one dashboard in one phase (before or after its import). */
@@ -57,6 +58,8 @@ export function companionContext(opts: {
   let targetView: Promise<DashboardView | null> | undefined;
   return {
     ...opts,
+    // The source does not change during a migration: its lists are read once per activity.
+    source: memoisedLists(opts.source, opts.activity),
     sourceView: () =>
       (sourceView ??= readView(opts.source, opts.sourceDashboardId).then((v) => {
         if (!v) throw new Error(`dashboard ${opts.sourceDashboardId} is not in the source any more`);

@@ -20,6 +20,7 @@ import {
 import { migrateAgainAction, type DashboardOutcome } from '../../../contracts/migration.ts';
 import type { NextAction } from '../../../contracts/outcomes.ts';
 import { SupersetForbiddenError, SupersetNotFoundError } from '../../../lib/superset/errors.ts';
+import type { SupersetClient } from '../../../lib/superset/client.ts';
 import type { ActivityDeps } from '../../deps.ts';
 import { itemFailure } from '../../item-failure.ts';
 import type { Log, Request } from '../context.ts';
@@ -50,6 +51,8 @@ export interface CompanionScope {
   input: Request;
   mappings: Map<number, number>;
   log: Log;
+  /** Instead of the environments' clients: a backup's recorded source (./recording.ts), or the environment itself. */
+  clients?: { source: SupersetClient; target: SupersetClient };
 }
 
 /** The dashboard the step is about: its uuid and title, and its datasets' uuids on both sides. */
@@ -68,10 +71,9 @@ export interface CompanionCheck {
 }
 
 async function contextOf(scope: CompanionScope, dashboardId: number, subject: CompanionSubject): Promise<CompanionContext> {
-  const [source, target] = await Promise.all([
-    scope.svc.deps.superset(scope.input.sourceEnvId),
-    scope.svc.deps.superset(scope.input.targetEnvId),
-  ]);
+  const [source, target] = scope.clients
+    ? [scope.clients.source, scope.clients.target]
+    : await Promise.all([scope.svc.deps.superset(scope.input.sourceEnvId), scope.svc.deps.superset(scope.input.targetEnvId)]);
   return companionContext({
     source,
     target,
@@ -115,7 +117,8 @@ export async function checkCompanions(scope: CompanionScope, dashboardId: number
   const modes = companionModes(scope.input.companions);
   const ctx = await contextOf(scope, dashboardId, subject);
   const reports: CompanionKindReport[] = [];
-  for (const kind of COMPANION_KIND_MODULES) reports.push(await runKind(kind, modes[kind.kind], ctx, false));
+  // Reads only, side by side: the kinds share the dashboard's views, read once.
+  reports.push(...(await Promise.all(COMPANION_KIND_MODULES.map((kind) => runKind(kind, modes[kind.kind], ctx, false)))));
   const check: CompanionCheck = { reports, next_actions: [] };
   const strict: CompanionKindReport[] = [];
   for (const r of reports) {
@@ -137,7 +140,8 @@ export async function applyCompanions(
   subject: CompanionSubject,
   check: CompanionCheck,
 ): Promise<string[]> {
-  const copying = check.reports.filter((r) => r.mode === 'copy' && r.available);
+  // Only kinds with something to create or update are compared again and written.
+  const copying = check.reports.filter((r) => r.mode === 'copy' && r.available && r.items.some((i) => i.action === 'create' || i.action === 'update'));
   if (!copying.length) return [];
   const ctx = await contextOf(scope, dashboardId, subject);
   const failed: string[] = [];

@@ -1,0 +1,106 @@
+/**
+ * What the companion kinds read of a source, kept and played back: a backup records the answers
+ * of the source-side reads (the dashboard, its charts and datasets, the lists of reports, tags,
+ * layers, templates, queries, accounts and roles) while the kinds compare; a restore runs the same
+ * kinds with that recording as their source, so the backed-up companions are put back by name
+ * exactly as a migration would carry them. Only reads are recorded; a recording never writes.
+ */
+import type { SupersetClient } from '../../../lib/superset/client.ts';
+import { SupersetNotFoundError } from '../../../lib/superset/errors.ts';
+
+/** The resources of the client the kinds read a source through. */
+const READ_RESOURCES = [
+  'meta',
+  'dashboards',
+  'reports',
+  'tags',
+  'annotationLayers',
+  'cssTemplates',
+  'savedQueries',
+  'users',
+  'roles',
+  'themes',
+  'embedded',
+] as const;
+
+/** Each read's answer by `resource.method(args as JSON)`; a 404 as `{ not_found: message }`. */
+export type Recording = Record<string, { answer: unknown } | { not_found: string }>;
+
+const keyOf = (resource: string, method: string, args: unknown[]) => `${resource}.${method}(${JSON.stringify(args)})`;
+
+/** The client with its reads recorded into `into` (answers passed on as they are). */
+export function recordingClient(client: SupersetClient, into: Recording): SupersetClient {
+  return overResources(client, (resource, method, args, call) =>
+    call().then(
+      (answer) => {
+        into[keyOf(resource, method, args)] = { answer };
+        return answer;
+      },
+      (err: unknown) => {
+        if (err instanceof SupersetNotFoundError) into[keyOf(resource, method, args)] = { not_found: err.message };
+        throw err;
+      },
+    ),
+  );
+}
+
+/** A source answering from a recording: a read it does not hold, or held as a 404, is a SupersetNotFoundError. */
+export function replayClient(recording: Recording): SupersetClient {
+  return overResources({} as SupersetClient, async (resource, method, args) => {
+    const key = keyOf(resource, method, args);
+    const hit = recording[key];
+    if (hit && 'answer' in hit) return structuredClone(hit.answer);
+    throw new SupersetNotFoundError(
+      { method: 'GET', path: `/api/v1/(backup) ${key}`, upstreamStatus: 404 },
+      hit ? hit.not_found : 'not in the backup',
+      undefined,
+    );
+  });
+}
+
+type Call = (resource: string, method: string, args: unknown[], call: () => Promise<unknown>) => Promise<unknown>;
+
+function overResources(client: SupersetClient, through: Call): SupersetClient {
+  const resources = Object.fromEntries(
+    READ_RESOURCES.map((resource) => {
+      const target = (client as unknown as Record<string, Record<string, (...a: unknown[]) => Promise<unknown>> | undefined>)[resource];
+      const proxy = new Proxy(
+        {},
+        {
+          get:
+            (_t, method: string) =>
+            (...args: unknown[]) =>
+              through(resource, method, args, () => target![method]!.apply(target, args)),
+        },
+      );
+      return [resource, proxy];
+    }),
+  );
+  return { ...resources } as unknown as SupersetClient;
+}
+
+/** List reads a source answers the same for every dashboard of an activity. */
+const LISTS = new Set(['reports.list', 'tags.list', 'annotationLayers.list', 'cssTemplates.list', 'savedQueries.list']);
+const memos = new WeakMap<object, WeakMap<SupersetClient, SupersetClient>>();
+
+/** The client with its list reads remembered per activity (`activity`: its input object); every other call passed on. */
+export function memoisedLists(client: SupersetClient, activity: object): SupersetClient {
+  let mine = memos.get(activity);
+  if (!mine) memos.set(activity, (mine = new WeakMap()));
+  const hit = mine.get(client);
+  if (hit) return hit;
+  const answers = new Map<string, Promise<unknown>>();
+  const memo = overResources(client, (resource, method, args, call) => {
+    if (!LISTS.has(`${resource}.${method}`)) return call();
+    const key = keyOf(resource, method, args);
+    let answer = answers.get(key);
+    if (!answer) {
+      answer = call();
+      answer.catch(() => answers.delete(key));
+      answers.set(key, answer);
+    }
+    return answer.then((a) => structuredClone(a));
+  });
+  mine.set(client, memo);
+  return memo;
+}
