@@ -1,7 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveApi } from '../../api/serve.ts';
 import { loadConfig } from '../../lib/config.ts';
+import { createLogger } from '../../lib/logger.ts';
 import { HostNotAllowedError } from '../../lib/errors.ts';
 import { SupersetUnavailableError } from '../../lib/superset/errors.ts';
 import { callOutcome } from '../../lib/telemetry/metrics.ts';
@@ -42,6 +44,10 @@ async function scrape(address: string): Promise<Sample[]> {
   expect(r.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
   return parseExposition(await r.text());
 }
+
+/** A loaded configuration as the environment variables that give it again. */
+const envOf = (config: object): Record<string, string> =>
+  Object.fromEntries(Object.entries(config).flatMap(([k, v]) => (v === undefined || Array.isArray(v) ? [] : [[k, String(v)]])));
 
 async function freePort(): Promise<number> {
   const s = net.createServer();
@@ -143,6 +149,19 @@ describe('metrics', () => {
     }, 30_000, 'temporal metrics');
     expect(find(t, 'temporal_activity_execution_latency_seconds_count').length).toBeGreaterThan(0);
     expect(find(t, 'temporal_worker_task_slots_available').length).toBeGreaterThan(0);
+  });
+
+  it('is served by an API process on METRICS_PORT when set', async () => {
+    const [port, metricsPort] = [await freePort(), await freePort()];
+    const config = loadConfig({ ...envOf(h.config), PORT: String(port), METRICS_PORT: String(metricsPort) });
+    const api = await serveApi(config, createLogger('silent'), h.databaseUrl);
+    try {
+      expect((await fetch(`http://127.0.0.1:${port}/api/health`)).status).toBe(200);
+      expect(find(await scrape(`127.0.0.1:${metricsPort}`), 'switchyard_http_requests_total').length).toBeGreaterThan(0);
+    } finally {
+      await api.close();
+    }
+    await expect(fetch(`http://127.0.0.1:${metricsPort}/metrics`)).rejects.toThrow();
   });
 
   it('is never served on the public listener', async () => {
