@@ -110,7 +110,7 @@ describe.skipIf(!enabled)('verification of Superset\'s example dashboards: d (6.
     expect(others.filter((ch) => !['passes', 'not_verifiable'].includes(ch.classification)).map((ch) => `${ch.name}: ${ch.classification} ${ch.error ?? ''}`)).toEqual([]);
   });
 
-  it('builds from form_data the query Superset answers for the same chart saved with a query context (table raw and aggregate, pie, big number)', { timeout: 300_000 }, async () => {
+  it('builds from form_data the query Superset answers for the same chart saved with a query context (table raw and aggregate, pie, big number, treemap, word cloud)', { timeout: 300_000 }, async () => {
     const a = await client('a');
     try {
       const dir = path.join(inject('runDir'), `${P}b`);
@@ -133,6 +133,8 @@ describe.skipIf(!enabled)('verification of Superset\'s example dashboards: d (6.
         },
         { vizType: 'pie', params: { groupby: ['product'], metric: total, sort_by_metric: true }, query: q({ columns: ['product'], metrics: [total], orderby: [[total, false]] }) },
         { vizType: 'big_number_total', params: { metric: total, adhoc_filters: [] }, query: q({ metrics: [total] }) },
+        { vizType: 'treemap_v2', params: { groupby: ['region', 'product'], metric: total }, query: q({ columns: ['region', 'product'], metrics: [total], orderby: [['region', true], ['product', true]] }) },
+        { vizType: 'word_cloud', params: { series: 'product', metric: total, sort_by_metric: true }, query: q({ columns: ['product'], metrics: [total], orderby: [[total, false]] }) },
       ];
       const up = supersetUpstream(a);
       for (const [i, k] of cases.entries()) {

@@ -76,6 +76,18 @@ export const buildPie: FormDataBuild = (fd) => {
   return { queries: [{ ...baseQuery(fd), columns: asArray(fd.groupby), metrics: [fd.metric], orderby }] };
 };
 
+/** The ECharts treemap plugin: its hierarchy (groupby) and one metric. */
+export const buildTreemap: FormDataBuild = (fd) => {
+  if (!fd.metric) return { reason: 'a treemap without a metric' };
+  return { queries: [{ ...baseQuery(fd), columns: asArray(fd.groupby), metrics: [fd.metric], orderby: fd.sort_by_metric ? [[fd.metric, false]] : [] }] };
+};
+
+/** The word cloud plugin: its series (one column) and one metric. */
+export const buildWordCloud: FormDataBuild = (fd) => {
+  if (!fd.metric || !fd.series) return { reason: 'a word cloud without a series or a metric' };
+  return { queries: [{ ...baseQuery(fd), columns: [fd.series], metrics: [fd.metric], orderby: fd.sort_by_metric ? [[fd.metric, false]] : [] }] };
+};
+
 function dedupeByLabel(metrics: unknown[]): unknown[] {
   const seen = new Set<string>();
   return metrics.filter((m) => !seen.has(metricLabel(m)) && (seen.add(metricLabel(m)), true));

@@ -8,7 +8,7 @@
  * for the types in FORM_DATA_BUILDS, whose build is tested against Superset's answer for the same
  * chart saved with a query context (test/dashboard-migration/examples-verification.test.ts).
  */
-import { buildBigNumberTotal, buildPie, buildTable, type FormDataBuild } from './build.ts';
+import { buildBigNumberTotal, buildPie, buildTable, buildTreemap, buildWordCloud, type FormDataBuild } from './build.ts';
 
 /**
  * Legacy-API types and the last release whose frontend renders them that way (`null`: every
@@ -62,6 +62,8 @@ export const FORM_DATA_BUILDS: Readonly<Record<string, FormDataBuild>> = {
   table: buildTable,
   big_number_total: buildBigNumberTotal,
   pie: buildPie,
+  treemap_v2: buildTreemap,
+  word_cloud: buildWordCloud,
 };
 
 /** Whether `vizType` renders through the legacy explore endpoint in `release` (major.minor; null: unknown, taken as the newest). */
