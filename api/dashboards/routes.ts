@@ -2,7 +2,7 @@ import type { AppContext } from '../context.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
 import { AppError } from '../../lib/errors.ts';
 import { RASTER_TYPES } from '../../lib/superset/raster.ts';
-import { dashboardDetail, dashboardIdParams, dashboardListQuery, dashboardsResponse, envQuery, thumbnailComputing } from './schemas.ts';
+import { dashboardDetail, dashboardIdParams, dashboardListQuery, dashboardsResponse, envQuery, thumbnailComputing, type ThumbnailOff } from './schemas.ts';
 
 const UNAVAILABLE = {
   description:
@@ -73,12 +73,16 @@ export function dashboardRoutes(app: AppContext): AnyRoute[] {
       tag: 'Dashboards',
       summary: "A dashboard's thumbnail image",
       description:
-        "Proxies Superset's thumbnail (following its redirect to the current digest on the same host only). Only raster images (PNG, JPEG, GIF, WebP, recognised from their bytes) are passed on; anything else Superset answers (an SVG could carry script) is a 503 `upstream_unavailable` with reason `bad_response`. 202 with `Retry-After` when Superset is still rendering it; 404 `thumbnail_unavailable` when Superset has none (thumbnails are off on the instance, or the render failed); 404 `not_found` when the dashboard does not exist.",
+        "Proxies Superset's thumbnail (following its redirect to the current digest on the same host only). Only raster images (PNG, JPEG, GIF, WebP, recognised from their bytes) are passed on; anything else Superset answers (an SVG could carry script) is a 503 `upstream_unavailable` with reason `bad_response`. 202 with `Retry-After` when Superset is still rendering it. When Superset answers 404 and its probed capabilities say the THUMBNAILS feature flag is off (Superset's default), the answer is 200 with a JSON body `{\"status\": \"off\", \"detail\"}` (ThumbnailOff) rather than an error: a console shows a placeholder and logs nothing; tell it from an image by the `Content-Type`. 404 `thumbnail_unavailable` when thumbnails are on but Superset has none (the render failed); 404 `not_found` when the dashboard does not exist.",
       access: { permission: 'dashboards:READ' },
       params: dashboardIdParams,
       query: envQuery,
       responses: {
-        200: { description: 'The image: PNG, JPEG, GIF or WebP only', contentType: [...RASTER_TYPES] },
+        200: {
+          description:
+            'The image (PNG, JPEG, GIF or WebP only), or `application/json` ThumbnailOff `{status: "off", detail}` when thumbnails are off in that Superset',
+          contentType: [...RASTER_TYPES, 'application/json'],
+        },
         202: { description: 'Being rendered; ask again after `retry_after_seconds`', schema: thumbnailComputing },
         404: { description: 'Unknown environment or dashboard (`not_found`), or no thumbnail (`thumbnail_unavailable`)' },
         503: UNAVAILABLE,
@@ -90,6 +94,16 @@ export function dashboardRoutes(app: AppContext): AnyRoute[] {
           ctx.type = thumb.contentType;
           ctx.set('Cache-Control', 'private, max-age=300');
           ctx.body = thumb.bytes;
+          return;
+        }
+        if (thumb.status === 'off') {
+          const off: ThumbnailOff = {
+            status: 'off',
+            detail: `Thumbnails are off in this Superset (its THUMBNAILS feature flag); dashboard ${params.id} has none to show`,
+          };
+          ctx.status = 200;
+          ctx.set('Cache-Control', 'private, max-age=300');
+          ctx.body = off;
           return;
         }
         if (thumb.status === 'computing') {

@@ -115,6 +115,13 @@ export const dashboardDetail = dashboardItem.extend({
   env_id: z.string(),
 });
 
+/** The thumbnail route's answer when the Superset has thumbnails switched off (not an error: nothing to fix here). */
+export const thumbnailOff = z.object({
+  status: z.literal('off'),
+  detail: z.string(),
+});
+export type ThumbnailOff = z.infer<typeof thumbnailOff>;
+
 export const thumbnailComputing = z.object({
   status: z.literal('computing'),
   retry_after_seconds: z.number().int(),

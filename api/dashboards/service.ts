@@ -240,15 +240,19 @@ export class DashboardService {
 
   /**
    * The thumbnail, or why there is none. On Superset's 404 one more call tells an unknown
-   * dashboard (404 not_found) from one that merely has no image (`missing`).
+   * dashboard (404 not_found) from one that merely has no image, and the instance's probed
+   * capabilities (cached per client) tell thumbnails switched off (`off`: Superset's THUMBNAILS
+   * flag, off by default, answers every thumbnail 404) from a render that failed (`missing`).
    */
-  thumbnail(envId: string, id: number): Promise<Thumbnail> {
+  thumbnail(envId: string, id: number): Promise<Thumbnail | { status: 'off' }> {
     return this.supersets.use(
       envId,
       async (client) => {
         const thumb = await client.dashboards.thumbnail(id);
-        if (thumb.status === 'missing') await client.dashboards.get(id);
-        return thumb;
+        if (thumb.status !== 'missing') return thumb;
+        await client.dashboards.get(id);
+        const caps = await client.capabilities();
+        return caps.thumbnails === false ? { status: 'off' as const } : thumb;
       },
       { notFound: (env) => `Dashboard ${id} in environment '${env.name}'` },
     );

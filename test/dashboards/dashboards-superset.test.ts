@@ -175,11 +175,12 @@ describe.skipIf(!run)('dashboards of a real Superset 6.1.0', () => {
     expect(missing.body.code).toBe('not_found');
   });
 
-  it('answers a clear 404 for a missing thumbnail (thumbnails are off) and for an unknown dashboard', async () => {
+  it('answers a typed "off" (200 JSON, not an error) when thumbnails are off, and a clear 404 for an unknown dashboard', async () => {
     const off = await get(`/api/dashboards/${fx.dashboards[0].id}/thumbnail?env_id=${env}`);
-    expect(off.status).toBe(404);
-    expect(off.body).toMatchObject({ code: 'thumbnail_unavailable' });
-    expect(off.body.detail).toContain('thumbnails are disabled');
+    expect(off.status).toBe(200);
+    expect(off.headers.get('content-type')).toContain('application/json');
+    expect(off.body).toMatchObject({ status: 'off' });
+    expect(off.body.detail).toContain('Thumbnails are off in this Superset');
     const unknown = await get(`/api/dashboards/987654/thumbnail?env_id=${env}`);
     expect(unknown.status).toBe(404);
     expect(unknown.body.code).toBe('not_found');

@@ -106,6 +106,8 @@ describe('journeys', () => {
     const env = (await h.request('GET', '/api/environments', { token: h.adminToken })).body.items.find((e: any) => e.name === `${P}-fake`).id;
     await page.goto(`/dashboards?env=${env}`);
     await expect.poll(() => page.getByTestId('dashboard-card').count(), { timeout: 20_000 }).toBe(24);
+    // thumbnails are fetched as cards scroll into view
+    for (const card of await page.getByTestId('dashboard-card').all()) await card.scrollIntoViewIfNeeded();
     await expect.poll(() => page.getByTestId('thumbnail').count(), { timeout: 20_000 }).toBe(16);
     expect(await page.getByTestId('thumbnail-placeholder').count()).toBe(8);
     await expect.poll(() => page.getByText('Thumbnail being rendered').count(), WAIT).toBe(8);
