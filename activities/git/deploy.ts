@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { Context } from '@temporalio/activity';
 import type { GitDeployInput, GitDeployItem } from '../../contracts/git.ts';
+import { aggregateFields } from '../../contracts/migration.ts';
 import { exportFromFiles } from '../../lib/git/dashboard-files.ts';
 import { WorkingCopy } from '../../lib/git/working-copy.ts';
 import { maxBundleBytes, type ActivityDeps } from '../deps.ts';
@@ -132,7 +133,7 @@ async function deployFiles(deps: ActivityDeps, input: GitDeployInput, item: Depl
     overwrite: input.overwrite,
   });
   log.info(`imported '${prepared.title}' at ${input.commit.slice(0, 10)} as dashboard ${r.targetDashboardId} of ${input.targetEnvId}`);
-  return { ...base, status: 'deployed', outcome: 'succeeded', target_dashboard_id: r.targetDashboardId, dropped_fields: r.dropped };
+  return { ...base, status: 'deployed', outcome: 'succeeded', target_dashboard_id: r.targetDashboardId, dropped_fields: aggregateFields(r.dropped) };
 }
 
 /** Records which commit went live where (idempotent per task). */
