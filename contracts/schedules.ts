@@ -50,9 +50,14 @@ export interface ScheduledRunRef {
  * beside a due run) share a workflow id; only the run id tells them apart. Without it the second
  * run's task would be the first's row, and the second run would report the first one's outcome.
  */
-export function scheduledRunTaskId(kind: ScheduleKind, run: ScheduledRunRef): string {
-  return `${kind}-${run.workflowId}-${run.runId}`;
+export function scheduledRunTaskId(kind: ScheduleKind, run: ScheduledRunRef | { workflowId: string; runId?: undefined }): string {
+  // A run whose registering activity was scheduled before run ids were part of the id (its stored
+  // input names only the workflow id) keeps the old id, so its retry finds the row it may have written.
+  return run.runId ? `${kind}-${run.workflowId}-${run.runId}` : `${kind}-${run.workflowId}`;
 }
+
+/** What the registering activity is given: the run, or (scheduled by an older worker) only its workflow id. */
+export type ScheduledRunRegistration = ScheduledRunInput & ({ run: ScheduledRunRef } | { runWorkflowId: string });
 
 /** What one scheduled run registered and how its task ended. */
 export interface ScheduledRunResult {

@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { scheduledRunTaskId, type BackupScheduleParams, type DriftScheduleParams, type ScheduledRunInput, type ScheduledRunRef } from '../../contracts/schedules.ts';
+import { scheduledRunTaskId, type BackupScheduleParams, type DriftScheduleParams, type ScheduledRunRegistration } from '../../contracts/schedules.ts';
 import { TASK_KINDS, type TaskKind } from '../../contracts/task-kinds.ts';
 import type { ScheduleRow } from '../../db/schedules/store.ts';
 import type { NewTask } from '../../db/tasks/store.ts';
@@ -19,7 +19,7 @@ export interface ScheduledTask {
  * was deleted meanwhile. A run its creator may no longer start is recorded as a FAILED task
  * that never started, with the reason, before anything is read from Superset.
  */
-export async function registerScheduledRun(deps: ActivityDeps, input: ScheduledRunInput & { run: ScheduledRunRef }): Promise<ScheduledTask | null> {
+export async function registerScheduledRun(deps: ActivityDeps, input: ScheduledRunRegistration): Promise<ScheduledTask | null> {
   const schedule = await deps.stores.schedules.find(input.scheduleId);
   if (!schedule) return null;
   const type = schedule.kind === 'backup' ? TASK_KINDS.backup : TASK_KINDS.drift_report;
@@ -31,15 +31,16 @@ export async function registerScheduledRun(deps: ActivityDeps, input: ScheduledR
   const envIds = kind.envIds(workflowInput as never);
   const names = await deps.stores.environments.namesById(envIds);
   const { summary, details } = kind.describe(workflowInput as never, (id) => names.get(id) ?? id);
+  const id = scheduledRunTaskId(schedule.kind, 'run' in input ? input.run : { workflowId: input.runWorkflowId });
   const task: NewTask = {
-    id: scheduledRunTaskId(schedule.kind, input.run),
+    id,
     type: kind.type,
     ownerId: schedule.created_by,
     ownerUsername: schedule.created_by_username,
     envIds,
     dashboardIds: kind.dashboardIds(workflowInput as never),
     params: { ...params, schedule_id: schedule.id, schedule_name: schedule.name },
-    idempotencyKey: scheduledRunTaskId(schedule.kind, input.run),
+    idempotencyKey: id,
     summary,
     details: details ?? null,
     workflowType: kind.workflow,
