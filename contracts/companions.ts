@@ -1,8 +1,9 @@
 /**
  * Companion assets: what people build around a dashboard that its export bundle does not carry
  * (alerts and reports, owners, dashboard roles, custom tags, annotation layers, CSS templates,
- * saved queries, certification). A migration reads them from the source, compares them with the
- * target by name or uuid (never by numeric id) and acts per kind as the request says.
+ * saved queries, certification, the dashboard's theme and its embedded configuration). A
+ * migration reads them from the source, compares them with the target by name or uuid (never by
+ * numeric id) and acts per kind as the request says.
  */
 import type { NextAction } from './outcomes.ts';
 
@@ -15,6 +16,8 @@ export const COMPANION_KINDS = [
   'css_templates',
   'saved_queries',
   'certification',
+  'themes',
+  'embedded',
 ] as const;
 export type CompanionKindName = (typeof COMPANION_KINDS)[number];
 
@@ -45,6 +48,8 @@ export const DEFAULT_COMPANION_MODES: CompanionModes = {
   css_templates: 'copy',
   saved_queries: 'copy',
   certification: 'copy',
+  themes: 'copy',
+  embedded: 'copy',
 };
 
 /** Every kind compared and recorded, nothing written or refused: what a drift report's dry run asks. */
@@ -84,6 +89,9 @@ export interface CompanionItem {
   next_action?: NextAction;
   /** The write failed: Superset's message. */
   error?: string;
+  /** An embedded configuration: the uuid host apps address in the source, and the one Superset assigned in the target. */
+  source_uuid?: string;
+  target_uuid?: string | null;
 }
 
 export interface CompanionKindReport {

@@ -56,7 +56,7 @@ export async function settleUnchanged(ctx: BatchContext): Promise<BatchDashboard
       mayShortcut(last) &&
       !rulesMayTouch(both.rules, prepared.datasets.map((x) => x.table_name));
     // Companions are compared (and the copy kinds written) here too; a strict difference or a refused write sends it to the full plan.
-    const companions = prepared && same ? await settledCompanions({ svc: ctx.svc, input, mappings: both.mappings, log }, d.id, prepared) : null;
+    const companions = prepared && same ? await settledCompanions({ svc: ctx.svc, input, mappings: both.mappings, envRules: both.envRules, log }, d.id, prepared) : null;
     if (!prepared || !same || !companions) {
       rest.push(d);
       continue;

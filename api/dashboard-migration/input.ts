@@ -63,7 +63,7 @@ function companionsSchema() {
     .strict()
     .optional()
     .describe(
-      "what the dashboard's companions that no export carries get, per kind: `copy` creates or updates them in the target after the import by name or uuid, with every id remapped to the target's, never deleting what only the target has; `strict` fails a dashboard whose companions of that kind differ, before anything is imported (`code: companions_mismatch`); `ignore` imports anyway and records the differences. Owners and roles map by username, then e-mail, then full name (roles by name); one the target lacks is reported with a next action. Defaults: owners, tags, reports (paused), annotation_layers, css_templates, saved_queries, certification `copy`; roles `strict` (a dashboard role grants viewing)",
+      "what the dashboard's companions that no export carries get, per kind: `copy` creates or updates them in the target after the import by name or uuid, with every id remapped to the target's, never deleting what only the target has; `strict` fails a dashboard whose companions of that kind differ, before anything is imported (`code: companions_mismatch`); `ignore` imports anyway and records the differences. Owners and roles map by username, then e-mail, then full name (roles by name); one the target lacks is reported with a next action. Defaults: owners, tags, reports (paused), annotation_layers, css_templates, saved_queries, certification, themes, embedded `copy`; roles `strict` (a dashboard role grants viewing)",
     );
 }
 

@@ -15,6 +15,7 @@
  *   resources/security.ts    upstream accounts (security API or related owners)
  *   resources/assets.ts      ZIP bundles: export and import
  *   resources/reports.ts  tags.ts  annotation-layers.ts  css-templates.ts  saved-queries.ts
+ *   resources/themes.ts  embedded.ts
  *                            what people build around a dashboard that no export carries
  *   resources/users.ts  roles.ts  object-meta.ts
  *                            accounts and roles to map by name; owners, roles, tags and
@@ -28,6 +29,7 @@ import { ChartData } from './resources/chart-data.ts';
 import { Charts } from './resources/charts.ts';
 import { CssTemplates } from './resources/css-templates.ts';
 import { Dashboards } from './resources/dashboards.ts';
+import { Embedded } from './resources/embedded.ts';
 import { Databases } from './resources/databases.ts';
 import { Datasets } from './resources/datasets.ts';
 import { Instance } from './resources/instance.ts';
@@ -39,6 +41,7 @@ import { SavedQueries } from './resources/saved-queries.ts';
 import { Security } from './resources/security.ts';
 import { SqlLab } from './resources/sql-lab.ts';
 import { Tags } from './resources/tags.ts';
+import { Themes } from './resources/themes.ts';
 import { Users } from './resources/users.ts';
 import { CAPABILITIES_RECHECK_MS, type SupersetClientOptions } from './transport/options.ts';
 import { Pager } from './transport/paging.ts';
@@ -96,6 +99,9 @@ export class SupersetClient {
   readonly annotationLayers: AnnotationLayers;
   readonly cssTemplates: CssTemplates;
   readonly savedQueries: SavedQueries;
+  /** Themes (6.0+) and dashboards' embedded configurations. */
+  readonly themes: Themes;
+  readonly embedded: Embedded;
   readonly users: Users;
   readonly roles: Roles;
   /** Owners, dashboard roles, custom tags, certification and chart params of one object. */
@@ -119,6 +125,8 @@ export class SupersetClient {
     this.annotationLayers = new AnnotationLayers(this.http, this.lists);
     this.cssTemplates = new CssTemplates(this.http, this.lists);
     this.savedQueries = new SavedQueries(this.http, this.lists);
+    this.themes = new Themes(this.http, this.lists);
+    this.embedded = new Embedded(this.http);
     this.users = new Users(this.lists, this.security);
     this.roles = new Roles(this.lists);
     this.meta = new ObjectMetas(this.http);

@@ -6,6 +6,7 @@
  * every id remapped to the target's. It never deletes what only the target has.
  */
 import type { CompanionItem, CompanionKindName } from '../../../contracts/companions.ts';
+import type { EnvRule } from '../../../contracts/env-rules.ts';
 import type { SupersetClient } from '../../../lib/superset/client.ts';
 import { directoryOf, type Directory } from './people.ts';
 import { memoisedLists } from './recording.ts';
@@ -23,6 +24,8 @@ export interface CompanionContext {
   /** Source database id → target database id (request over persisted mappings). */
   mappings: Map<number, number>;
   pauseReports: boolean;
+  /** The pair's per-environment rules (embedded configs' allowed domains pass through its text rules). */
+  envRules: readonly EnvRule[];
   sourceView(): Promise<DashboardView>;
   /** The dashboard in the target as it is in this phase; null before its first import. */
   targetView(): Promise<DashboardView | null>;
@@ -51,6 +54,7 @@ export function companionContext(opts: {
   datasetUuids: Map<string, string>;
   mappings: Map<number, number>;
   pauseReports: boolean;
+  envRules?: readonly EnvRule[];
   /** Directories are shared across the dashboards of one activity: its input object. */
   activity: object;
 }): CompanionContext {
@@ -58,6 +62,7 @@ export function companionContext(opts: {
   let targetView: Promise<DashboardView | null> | undefined;
   return {
     ...opts,
+    envRules: opts.envRules ?? [],
     // The source does not change during a migration: its lists are read once per activity.
     source: memoisedLists(opts.source, opts.activity),
     sourceView: () =>

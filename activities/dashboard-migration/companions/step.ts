@@ -18,6 +18,7 @@ import {
   type CompanionMode,
 } from '../../../contracts/companions.ts';
 import { migrateAgainAction, type DashboardOutcome } from '../../../contracts/migration.ts';
+import type { EnvRule } from '../../../contracts/env-rules.ts';
 import type { NextAction } from '../../../contracts/outcomes.ts';
 import { SupersetForbiddenError, SupersetNotFoundError } from '../../../lib/superset/errors.ts';
 import type { SupersetClient } from '../../../lib/superset/client.ts';
@@ -27,12 +28,14 @@ import type { Log, Request } from '../context.ts';
 import { annotationLayers } from './annotation-layers.ts';
 import { certification } from './certification.ts';
 import { cssTemplates } from './css-templates.ts';
+import { embedded } from './embedded.ts';
 import { companionContext, type CompanionContext, type CompanionKind } from './kind.ts';
 import { owners } from './owners.ts';
 import { reports } from './reports.ts';
 import { roles } from './roles.ts';
 import { savedQueries } from './saved-queries.ts';
 import { tags } from './tags.ts';
+import { themes } from './themes.ts';
 
 export const COMPANION_KIND_MODULES: readonly CompanionKind[] = [
   owners,
@@ -43,6 +46,8 @@ export const COMPANION_KIND_MODULES: readonly CompanionKind[] = [
   cssTemplates,
   savedQueries,
   certification,
+  themes,
+  embedded,
 ];
 
 /** What the step needs of a migration: its services' deps, the request, the database mappings, the log. */
@@ -53,6 +58,8 @@ export interface CompanionScope {
   log: Log;
   /** Instead of the environments' clients: a backup's recorded source (./recording.ts), or the environment itself. */
   clients?: { source: SupersetClient; target: SupersetClient };
+  /** The pair's per-environment rules, when the caller has read them (none: allowed domains as they are). */
+  envRules?: readonly EnvRule[];
 }
 
 /** The dashboard the step is about: its uuid and title, and its datasets' uuids on both sides. */
@@ -83,6 +90,7 @@ async function contextOf(scope: CompanionScope, dashboardId: number, subject: Co
     datasetUuids: new Map(subject.datasets.map((d) => [d.sourceUuid, d.targetUuid])),
     mappings: scope.mappings,
     pauseReports: companionModes(scope.input.companions).pause_reports,
+    envRules: scope.envRules,
     activity: scope.input,
   });
 }
@@ -124,7 +132,8 @@ export async function checkCompanions(scope: CompanionScope, dashboardId: number
   for (const r of reports) {
     const differs = r.items.some(isCompanionDifference);
     if (differs && r.mode === 'ignore') r.ignored_by_request = true;
-    if (differs && r.mode === 'strict') strict.push(r);
+    // A kind an environment lacks is reported, never failed, even under strict (its drop carries a next action).
+    if (differs && r.mode === 'strict' && r.available) strict.push(r);
     if (r.mode === 'copy') for (const i of r.items) if (i.action === 'missing' && i.next_action) check.next_actions.push(i.next_action);
   }
   for (const r of reports) if (!r.available) scope.log.info(`'${subject.title}': ${r.kind} not compared: ${r.unavailable}`);

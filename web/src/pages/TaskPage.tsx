@@ -8,6 +8,7 @@ import { api, authFetch, must } from '../api.ts';
 import { useCan, useMe } from '../auth.tsx';
 import { BrowserScreenshots } from '../components/BrowserScreenshots.tsx';
 import { ChartVerdicts } from '../components/ChartVerdicts.tsx';
+import { EmbeddedUuids } from '../components/EmbeddedUuids.tsx';
 import { LiveLogs } from '../components/LiveLogs.tsx';
 import { ObjectDiff } from '../components/ObjectDiff.tsx';
 import { ProblemAlert } from '../components/ProblemAlert.tsx';
@@ -97,6 +98,7 @@ function TaskItems({ taskId, type, result }: { taskId: string; type: string; res
           <div key={String(o.id)}>
             <ObjectDiff outcome={o} />
             <ChartVerdicts verification={o.verification} />
+            <EmbeddedUuids companions={o.companions} />
           </div>
         ))
       ) : (

@@ -1,0 +1,75 @@
+/**
+ * The dashboard's theme (Superset 6.0+), by uuid and content. The bundle carries it, but
+ * Superset's dashboard import never overwrites a theme the target has (`overwrite=False`), so an
+ * edit made in the source after the first migration would never arrive: copying updates the
+ * target's theme of that uuid through the theme API (or creates it, uuid kept) and points the
+ * target dashboard at it. A target release without themes is reported unavailable, the theme
+ * named as dropped with a next action.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import type { NextAction } from '../../../contracts/outcomes.ts';
+import { SupersetNotFoundError } from '../../../lib/superset/errors.ts';
+import type { Theme } from '../../../lib/superset/resources/themes.ts';
+import { attempt, item, type CompanionKind, type KindResult } from './kind.ts';
+
+const UPGRADE: NextAction = {
+  action: 'upgrade_target_superset',
+  description:
+    "The target's Superset release has no themes (they came with 6.0): upgrade it, then migrate again; until then the dashboard shows the target's default theme",
+};
+
+/** Theme configurations compared as JSON (key order and spacing are Superset's, not the theme's). */
+function sameConfig(a: string, b: string): boolean {
+  try {
+    return isDeepStrictEqual(JSON.parse(a), JSON.parse(b));
+  } catch {
+    return a === b;
+  }
+}
+
+export const themes: CompanionKind = {
+  kind: 'themes',
+  async run(ctx, write): Promise<KindResult> {
+    const themeId = await ctx.source.themes.ofDashboard(ctx.sourceDashboardId);
+    if (themeId === null) return { items: [] };
+    const theme = (await ctx.source.themes.list()).find((t) => t.id === themeId);
+    if (!theme) return { items: [item(`theme ${themeId}`, 'missing', { note: 'the dashboard names a theme the source does not list' })] };
+    let theirs: Theme[];
+    try {
+      theirs = await ctx.target.themes.list();
+    } catch (err) {
+      if (!(err instanceof SupersetNotFoundError)) throw err;
+      const note = `dropped: the target has no theme API (${err.message.slice(0, 200)}); the dashboard arrives without its theme`;
+      return {
+        unavailable: "the target's Superset release has no themes",
+        items: [item(theme.theme_name, 'missing', { note, next_action: UPGRADE })],
+      };
+    }
+    const there = theirs.find((t) => t.uuid === theme.uuid) ?? null;
+    const tgt = await ctx.targetView();
+    const linked = tgt ? await ctx.target.themes.ofDashboard(tgt.dashboard.id) : null;
+    const fields = there
+      ? [
+          ...(there.theme_name !== theme.theme_name ? ['theme_name'] : []),
+          ...(sameConfig(there.json_data, theme.json_data) ? [] : ['json_data']),
+          ...(tgt && linked !== there.id ? ['dashboard.theme'] : []),
+        ]
+      : [];
+    const i = item(theme.theme_name, !there ? 'create' : fields.length ? 'update' : 'unchanged', {
+      target_id: there?.id ?? null,
+      note: `uuid ${theme.uuid}`,
+      ...(fields.length ? { fields } : {}),
+    });
+    if (write && i.action !== 'unchanged') {
+      await attempt([i], async () => {
+        if (!there) await ctx.target.themes.importOne(theme);
+        else if (fields.includes('theme_name') || fields.includes('json_data')) await ctx.target.themes.update(there.id, theme);
+        const id = there?.id ?? (await ctx.target.themes.list()).find((t) => t.uuid === theme.uuid)?.id;
+        if (id === undefined) throw new Error(`the theme import answered, but the target lists no theme of uuid ${theme.uuid}`);
+        if (tgt && linked !== id) await ctx.target.themes.link(tgt.dashboard.id, id);
+        return id;
+      });
+    }
+    return { items: [i] };
+  },
+};
