@@ -56,7 +56,7 @@ async function main() {
   const pool = chromiumPool({ executablePath: process.env.BROWSER_CHECK_CHROMIUM ?? '/usr/bin/chromium', pages: PAGES });
   try {
     const [sourceIds, targetIds] = await Promise.all([makeDashboards(source, dir, 'source'), makeDashboards(target, dir, 'target')]);
-    const side = (s: Superset, dashboardId: number) => pool.withBrowser((b) => renderDashboard(b, { ...s, dashboardId }, BUDGET_MS));
+    const side = (s: Superset, dashboardId: number) => renderDashboard(pool, { ...s, dashboardId }, BUDGET_MS);
     const started = Date.now();
     let passed = 0;
     await Promise.all(

@@ -60,7 +60,7 @@ async function renderSide(svc: BrowserCheckServices, envId: string, dashboardId:
     const { connection } = await deps.stores.environments.connections(deps.keyring)(envId);
     await assertDestinationAllowed(egressPolicy(deps.config), connection.baseUrl, 'base_url');
     const budgetMs = deps.config.BROWSER_CHECK_BUDGET_SECONDS * 1000;
-    return await svc.pool.withBrowser((browser) => renderDashboard(browser, { ...connection, dashboardId }, budgetMs));
+    return await renderDashboard(svc.pool, { ...connection, dashboardId }, budgetMs);
   } catch (err) {
     return { reason: err instanceof Error ? err.message : String(err) };
   }

@@ -1,10 +1,12 @@
 /**
  * One headless Chromium per worker for the browser check, launched on first use (Debian's
- * /usr/bin/chromium through playwright-core, never a downloaded browser), and a bound on the pages
- * open at once: each page runs a whole Superset frontend, so one or two fit a small host.
+ * /usr/bin/chromium through playwright-core, never a downloaded browser), a bound on the pages
+ * open at once (each page runs a whole Superset frontend, so one or two fit a small host), and one
+ * browser context per Superset account kept between dashboards: its session cookie and Superset's
+ * static assets are reused, so a dashboard after the first needs no sign-in and no bundle download.
  */
 import fs from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 /** Why no page could be opened: a reason the check reports as `not_verifiable`, never a failure. */
 export class BrowserUnavailableError extends Error {
@@ -15,15 +17,22 @@ export class BrowserUnavailableError extends Error {
 }
 
 export interface ChromiumPool {
-  /** Runs `fn` with the shared browser once one of the pool's page slots is free. */
-  withBrowser<T>(fn: (browser: Browser) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` on a new page of the context kept under `key` (made by `open` the first time, or
+   * after the browser restarted) once one of the pool's page slots is free; the page is closed after.
+   */
+  withPage<T>(key: string, open: (browser: Browser) => Promise<BrowserContext>, fn: (page: Page) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
+
+/** Contexts kept (one per Superset account): beyond this, the least recently used idle one is closed. */
+const MAX_CONTEXTS = 8;
 
 export function chromiumPool(opts: { executablePath: string; pages: number }): ChromiumPool {
   let launched: Promise<Browser> | undefined;
   let busy = 0;
   const waiting: Array<() => void> = [];
+  const contexts = new Map<string, { context: Promise<BrowserContext>; browser: Browser; using: number }>();
 
   const browser = async (): Promise<Browser> => {
     if (!fs.existsSync(opts.executablePath)) throw new BrowserUnavailableError(`Chromium is not installed at ${opts.executablePath} (BROWSER_CHECK_CHROMIUM)`);
@@ -39,12 +48,40 @@ export function chromiumPool(opts: { executablePath: string; pages: number }): C
     return browser();
   };
 
+  const contextFor = (key: string, b: Browser, open: (browser: Browser) => Promise<BrowserContext>) => {
+    let kept = contexts.get(key);
+    if (!kept || kept.browser !== b) {
+      kept = { context: open(b), browser: b, using: 0 };
+      contexts.set(key, kept);
+      kept.context.catch(() => contexts.delete(key));
+    } else contexts.delete(key); // re-inserted below: the map's order is the use order
+    contexts.set(key, kept);
+    for (const [k, c] of contexts) {
+      if (contexts.size <= MAX_CONTEXTS) break;
+      if (c.using || k === key) continue;
+      contexts.delete(k);
+      void c.context.then((x) => x.close()).catch(() => undefined);
+    }
+    return kept;
+  };
+
   return {
-    async withBrowser(fn) {
+    async withPage(key, open, fn) {
       if (busy >= opts.pages) await new Promise<void>((resolve) => waiting.push(resolve));
       busy++;
       try {
-        return await fn(await browser());
+        const kept = contextFor(key, await browser(), open);
+        kept.using++;
+        try {
+          const page = await (await kept.context).newPage();
+          try {
+            return await fn(page);
+          } finally {
+            await page.close().catch(() => undefined);
+          }
+        } finally {
+          kept.using--;
+        }
       } finally {
         busy--;
         waiting.shift()?.();
@@ -53,6 +90,7 @@ export function chromiumPool(opts: { executablePath: string; pages: number }): C
     async close() {
       const b = launched;
       launched = undefined;
+      contexts.clear();
       if (b) await (await b.catch(() => undefined))?.close();
     },
   };

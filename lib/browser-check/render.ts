@@ -13,8 +13,9 @@
  * `.loading[role="status"]` spinner (Chart's loading state and charts outside the viewport). Each
  * chart's id and name come from `[data-test-chart-id]` / `data-test-chart-name`.
  */
-import type { Browser, Page } from 'playwright-core';
-import { BrowserUnavailableError } from './chromium.ts';
+import { createHash } from 'node:crypto';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { BrowserUnavailableError, type ChromiumPool } from './chromium.ts';
 
 /** One chart as the page showed it: drawn, an error alert (its text), or still loading when the budget ran out. */
 export interface RenderedChart {
@@ -54,37 +55,60 @@ const GRID_SHOWN = `!!document.querySelector('.grid-container, .dashboard-conten
 const POLL_MS = 500;
 
 /**
- * Signs in, opens the dashboard and waits until every chart is done or `budgetMs` has passed
- * (charts still loading then are reported `loading`). Throws BrowserUnavailableError when
- * Superset's frontend cannot be reached or refuses the sign-in.
+ * Opens the dashboard in the account's kept context (signing in through the login page when
+ * Superset sends the browser there: the first time, or once the session ended) and waits until
+ * every chart is done or `budgetMs` has passed (charts still loading then are reported `loading`).
+ * Throws BrowserUnavailableError when Superset's frontend cannot be reached or refuses the sign-in.
  */
-export async function renderDashboard(browser: Browser, target: DashboardPage, budgetMs: number): Promise<Rendered> {
+export async function renderDashboard(pool: ChromiumPool, target: DashboardPage, budgetMs: number): Promise<Rendered> {
   const base = new URL(target.baseUrl.endsWith('/') ? target.baseUrl : `${target.baseUrl}/`);
-  const deadline = Date.now() + budgetMs;
-  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, ignoreHTTPSErrors: target.verifyTls === false, locale: 'en-US' });
-  try {
-    await context.route('**/*', (route) => (new URL(route.request().url()).origin === base.origin ? route.continue() : route.abort('blockedbyclient')));
-    const page = await context.newPage();
+  // One context per account: a changed password or TLS setting is another one.
+  const key = createHash('sha256').update(JSON.stringify([base.href, target.username, target.password, target.verifyTls !== false])).digest('hex');
+  return pool.withPage(key, (browser) => confinedContext(browser, base, target.verifyTls !== false), async (page) => {
+    const deadline = Date.now() + budgetMs;
     page.setDefaultTimeout(Math.max(1000, budgetMs));
-    await signIn(page, base, target);
     const url = new URL(`superset/dashboard/${target.dashboardId}/?standalone=1`, base);
+    const login = new URL('login/', base);
+    const onLoginPage = () => new URL(page.url()).pathname.startsWith(login.pathname);
     await reach(page, url, 'the dashboard');
-    if (new URL(page.url()).pathname.startsWith(new URL('login/', base).pathname))
-      throw new BrowserUnavailableError(`Superset at ${base.origin} sent the signed-in browser back to its login page`);
+    // Sent to the login page: the context's first dashboard, or its session ended. Pages of one
+    // context sign in one at a time (a second sign-in would post the first one's stale CSRF token).
+    for (let attempt = 0; onLoginPage() && attempt < 2; attempt++) {
+      await signedIn(page.context(), () => signIn(page, login, target));
+      await reach(page, url, 'the dashboard');
+    }
+    if (onLoginPage()) throw new BrowserUnavailableError(`Superset at ${base.origin} sent the signed-in browser back to its login page`);
     const charts = await waitForCharts(page, deadline, budgetMs);
     // Let the last drawn charts paint (animations, fonts) before the picture; never past the budget.
     await page.waitForLoadState('networkidle', { timeout: Math.max(1, Math.min(3000, deadline - Date.now())) }).catch(() => undefined);
     const png = await page.screenshot({ fullPage: true, timeout: 30_000 });
     return { charts, png };
-  } finally {
-    await context.close().catch(() => undefined);
-  }
+  });
+}
+
+/** A context whose pages may fetch from the Superset's own origin only (its session cookie goes nowhere else). */
+async function confinedContext(browser: Browser, base: URL, verifyTls: boolean): Promise<BrowserContext> {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, ignoreHTTPSErrors: !verifyTls, locale: 'en-US' });
+  await context.route('**/*', (route) => (new URL(route.request().url()).origin === base.origin ? route.continue() : route.abort('blockedbyclient')));
+  return context;
+}
+
+/** Sign-ins in flight, per context: a page sent to the login page meanwhile waits for that one. */
+const signingIn = new WeakMap<BrowserContext, Promise<void>>();
+
+function signedIn(context: BrowserContext, signIn: () => Promise<void>): Promise<void> {
+  const flight = signingIn.get(context);
+  if (flight) return flight.catch(() => undefined);
+  const started = signIn().finally(() => signingIn.delete(context));
+  signingIn.set(context, started);
+  return started;
 }
 
 /** Superset's login page, as its form posts it: username, password and the page's CSRF token. */
-async function signIn(page: Page, base: URL, who: DashboardPage): Promise<void> {
-  const login = new URL('login/', base);
+async function signIn(page: Page, login: URL, who: DashboardPage): Promise<void> {
   await reach(page, login, 'the login page');
+  // Already signed in (another page's sign-in finished meanwhile): Superset sends it on.
+  if (!new URL(page.url()).pathname.startsWith(login.pathname)) return;
   const csrf = await page.locator('input[name="csrf_token"]').first().inputValue({ timeout: 10_000 }).catch(() => '');
   const res = await page.request.post(login.href, {
     form: { username: who.username, password: who.password, ...(csrf ? { csrf_token: csrf } : {}) },
@@ -117,6 +141,7 @@ async function waitForCharts(page: Page, deadline: number, budgetMs: number): Pr
     if (!charts.length && (await page.evaluate(GRID_SHOWN)) && ++emptyPolls >= 4) return [];
     await page.waitForTimeout(POLL_MS);
   }
+  if (!charts.length) throw new BrowserUnavailableError(`the dashboard showed neither charts nor its grid within ${Math.round(budgetMs / 1000)} s`);
   return charts.map((c) => (c.state === 'loading' ? { ...clean(c), message: `still loading after ${Math.round(budgetMs / 1000)} s` } : clean(c)));
 }
 

@@ -86,7 +86,7 @@ describe.skipIf(!enabled)('the browser check of migrated dashboards', () => {
     // good: drawn on both sides, both screenshots taken.
     const g = byId[good.id];
     expect(g.status, JSON.stringify(g.verification)).toBe('imported');
-    expect(g.verification.browser).toMatchObject({ verdict: 'passes', charts: [{ name: `${P} regions`, state: 'ok', source_state: 'ok' }] });
+    expect(g.verification.browser, JSON.stringify(g.verification.browser)).toMatchObject({ verdict: 'passes', charts: [{ name: `${P} regions`, state: 'ok', source_state: 'ok' }] });
     expect(g.verification.browser.duration_ms).toBeGreaterThan(0);
     for (const id of [g.verification.browser.target_screenshot_id, g.verification.browser.source_screenshot_id]) {
       const shot = await screenshot(task.id, id);
