@@ -1,8 +1,11 @@
 import type { ChildProcess } from 'node:child_process';
+import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveApi } from '../../api/serve.ts';
 import { loadConfig } from '../../lib/config.ts';
+import { remoteHttp } from '../../lib/git/remote-http.ts';
+import { observedLlmFetch } from '../../lib/telemetry/upstream.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { HostNotAllowedError } from '../../lib/errors.ts';
 import { SupersetUnavailableError } from '../../lib/superset/errors.ts';
@@ -162,6 +165,29 @@ describe('metrics', () => {
       await api.close();
     }
     await expect(fetch(`http://127.0.0.1:${metricsPort}/metrics`)).rejects.toThrow();
+  });
+
+  it('counts git and LLM calls by operation and outcome', async () => {
+    const upstream = http.createServer((req, res) => {
+      const ok = req.url === '/org/repo.git/info/refs?service=git-upload-pack' || req.url === '/v1/chat/completions';
+      res.writeHead(ok ? 200 : 503, { 'content-type': 'text/plain' }).end('x');
+    });
+    await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(upstream.address() as net.AddressInfo).port}`;
+    try {
+      const git = remoteHttp({});
+      await git.request({ url: `${base}/org/repo.git/info/refs?service=git-upload-pack`, method: 'GET', headers: {} });
+      await git.request({ url: `${base}/org/repo.git/git-receive-pack`, method: 'POST', headers: {} });
+      await (await observedLlmFetch()(`${base}/v1/chat/completions`, { method: 'POST', body: '{}' })).text();
+    } finally {
+      upstream.close();
+    }
+    const samples = await scrape(apiMetrics.address);
+    expect(find(samples, 'switchyard_git_requests_total', { operation: 'discover', outcome: 'success' })[0]?.value).toBe(1);
+    expect(find(samples, 'switchyard_git_requests_total', { operation: 'push', outcome: 'server_error' })[0]?.value).toBe(1);
+    expect(find(samples, 'switchyard_git_request_duration_seconds_count', { operation: 'discover' })[0]?.value).toBe(1);
+    expect(find(samples, 'switchyard_llm_requests_total', { operation: 'chat_completions', outcome: 'success' })[0]?.value).toBe(1);
+    expect(find(samples, 'switchyard_llm_request_duration_seconds_count', { operation: 'chat_completions' })[0]?.value).toBe(1);
   });
 
   it('is never served on the public listener', async () => {
