@@ -22,7 +22,16 @@ export function requestContext(logger: Logger) {
   };
 }
 
-/** Runs the request and writes its access line (with the task it created, if any: the scope's taskId). */
+/**
+ * The task a request is about, by its route's `:task_id` (`/api/tasks/:task_id/...`): its access
+ * line and span name it as the lines of a request that created one do.
+ */
+export function routeTaskId(ctx: Context): string | undefined {
+  const id = (ctx.params as Record<string, string> | undefined)?.task_id;
+  return typeof id === 'string' && INCOMING_ID.test(id) ? id : undefined;
+}
+
+/** Runs the request and writes its access line (with the task it created or is about, if any). */
 async function logged(ctx: Context, next: Next, logger: Logger, requestId: string, started: number): Promise<void> {
   try {
     await next();
@@ -33,6 +42,7 @@ async function logged(ctx: Context, next: Next, logger: Logger, requestId: strin
       logger.info(
         {
           requestId,
+          ...(routeTaskId(ctx) ? { taskId: routeTaskId(ctx) } : {}),
           method: ctx.method,
           path: ctx.path,
           status: ctx.status,

@@ -2,6 +2,7 @@ import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentele
 import type { Context, Next } from 'koa';
 import { tracer } from '../../lib/telemetry/tracing.ts';
 import { routeLabel } from './metrics.ts';
+import { routeTaskId } from './request-context.ts';
 
 /**
  * A server span per request, named by method and route template, the root of a task's trace (or
@@ -20,6 +21,8 @@ export function httpTracing() {
       span.setAttributes({ 'http.route': route, 'http.response.status_code': ctx.status });
       const envId = (ctx.params as Record<string, string> | undefined)?.env_id;
       if (envId) span.setAttribute('switchyard.environment_id', envId);
+      const taskId = routeTaskId(ctx);
+      if (taskId) span.setAttribute('switchyard.task_id', taskId);
       if (ctx.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
       span.end();
     }

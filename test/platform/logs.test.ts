@@ -76,6 +76,9 @@ describe('task ids in the logs', () => {
     expect(access).toMatchObject({ taskId, status: 202 });
     const created = lines.find((l) => l.msg === 'task created' && l.taskId === taskId);
     expect(created).toMatchObject({ kind: 'migration', requestId: access!.requestId });
+    // Reading the task: the access line names it too.
+    const read = lines.find((l) => l.msg === 'request' && l.path === `/api/tasks/${taskId}`);
+    expect(read).toMatchObject({ taskId, status: 200 });
   });
 
   it("marks the worker's lines of the task with its id", () => {
