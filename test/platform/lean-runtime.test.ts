@@ -60,13 +60,14 @@ describe('lean runtime', () => {
       const detached = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore', detached: true });
       const attached = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
       try {
-        await new Promise((r) => setTimeout(r, 200));
+        // The child has its own session (and autogroup) once its setsid ran: waited for, not a fixed pause.
+        await expect.poll(() => readFileSync(`/proc/${detached.pid}/autogroup`, 'utf8'), { timeout: 60_000, interval: 50 }).not.toBe(ours);
         // A new session is a new autogroup at nice 0: its threads' own nice values would not make it yield to ours.
         expect(readFileSync(`/proc/${detached.pid}/autogroup`, 'utf8')).toMatch(/nice 0/);
         lowerPriority(detached.pid!);
         // At once, or on the timer's next try when another session's write came within the kernel's 100 ms.
         await expect
-          .poll(() => readFileSync(`/proc/${detached.pid}/autogroup`, 'utf8'), { timeout: 7_000, interval: 100 })
+          .poll(() => readFileSync(`/proc/${detached.pid}/autogroup`, 'utf8'), { timeout: 60_000, interval: 100 })
           .toMatch(new RegExp(`nice ${WORKER_NICENESS}\\b`));
         // Same session as ours: its group is ours, and lowering it would lower the API with it.
         expect(lowerAutogroupOf(attached.pid!, WORKER_NICENESS)).toBe(false);
