@@ -2,6 +2,7 @@ import { connect, type Api } from './api.ts';
 import { resolveConnection } from './config.ts';
 import { EXIT, type ExitCode } from './exit-codes.ts';
 import { print, say, type OutputFormat } from './output.ts';
+import { renderTask, type ItemLike, type TaskLike } from './render.ts';
 import { exitCodeOf, printNextActions, waitForTask } from './wait.ts';
 
 /** What every command gets: the chosen output format and the API (connected on first use). */
@@ -22,16 +23,14 @@ export function createCtx(opts: { output: OutputFormat; quiet?: boolean }): Ctx 
 
 type TaskView = { id: string; status: string; type?: string; summary?: string | null; result?: unknown; error?: unknown };
 
-/** A task as a table: its line, then its items. */
-export function printTask(ctx: Ctx, task: TaskView): void {
-  const items = ((task.result as { items?: Array<Record<string, unknown>> } | null)?.items ?? []).map((i) => ({ ...i }));
+/** A task for a person: headline, item table (with object counts), next actions with commands; --diff adds differences. */
+export function printTask(ctx: Ctx, task: TaskView, opts: { diff?: boolean } = {}): void {
+  const result = (task.result ?? {}) as { items?: ItemLike[]; next_actions?: TaskLike['next_actions']; dry_run?: boolean };
   print(ctx.format, task, () =>
-    [
-      `${task.id}  ${task.status}${task.summary ? `  ${task.summary}` : ''}`,
-      ...items.map(
-        (i) => `  ${String(i.outcome === 'failed' ? '✗' : '✓')} ${String(i.id)}  ${String(i.title ?? '')}  ${String(i.status)}${i.error ? `  ${String(i.error)}` : ''}`,
-      ),
-    ].join('\n'),
+    renderTask(
+      { id: task.id, status: task.status, type: task.type, summary: task.summary, items: result.items ?? [], next_actions: result.next_actions ?? [], dryRun: result.dry_run },
+      opts,
+    ),
   );
 }
 
@@ -39,14 +38,14 @@ export function printTask(ctx: Ctx, task: TaskView): void {
  * A command that started a task: without --wait prints `{task_id, status}` and exits 0; with
  * --wait follows it, prints the finished task and exits by its outcome (next actions on failure).
  */
-export async function followTask(ctx: Ctx, accepted: { task_id: string; status?: string }, wait: boolean | undefined): Promise<ExitCode> {
+export async function followTask(ctx: Ctx, accepted: { task_id: string; status?: string }, wait: boolean | undefined, opts: { diff?: boolean } = {}): Promise<ExitCode> {
   if (!wait) {
-    print(ctx.format, accepted);
+    print(ctx.format, accepted, () => `task ${accepted.task_id} ${accepted.status ?? 'started'}\nnext: switchyard tasks show ${accepted.task_id} --wait`);
     return EXIT.OK;
   }
   if (!ctx.quiet) say(`task ${accepted.task_id} started; following its log`);
   const task = await waitForTask(ctx.api(), accepted.task_id, { quiet: ctx.quiet });
-  printTask(ctx, task as TaskView);
+  printTask(ctx, task as TaskView, opts);
   const code = exitCodeOf(task);
   if (code !== EXIT.OK) printNextActions(task as TaskView);
   return code;

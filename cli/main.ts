@@ -5,6 +5,7 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import { createCtx } from './context.ts';
+import { completionCommand } from './commands/completion.ts';
 import { dashboardCommands } from './commands/dashboards.ts';
 import { envCommands } from './commands/environments.ts';
 import { gitCommands } from './commands/git.ts';
@@ -31,6 +32,7 @@ export async function main(argv: string[]): Promise<number> {
   releaseCommands(program, ctx);
   taskCommands(program, ctx);
   scheduleCommands(program, ctx);
+  completionCommand(program);
   const overrideAll = (c: Command) => {
     c.exitOverride();
     c.commands.forEach(overrideAll);

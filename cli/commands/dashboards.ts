@@ -3,18 +3,23 @@ import { envId, unwrap } from '../api.ts';
 import { act, followTask, type Ctx } from '../context.ts';
 import { EXIT } from '../exit-codes.ts';
 import { print } from '../output.ts';
-import { companionMode, dbMapping, idList, positiveInt } from './args.ts';
+import { addRequestOptions, bodyFrom, requestSchema } from '../request-options.ts';
+import { selectDashboards, type Selection } from '../selection.ts';
+import { collect, companionMode, dbMapping, idList, positiveInt } from './args.ts';
 
-interface MigrateOptions {
+/** Request properties the hand-made flags above cover; every other one is generated. */
+const HAND_MADE = ['source_env_id', 'target_env_id', 'dashboard_ids', 'db_mappings', 'overwrite', 'dry_run'];
+
+interface MigrateOptions extends Selection {
   from: string;
   to: string;
-  dashboards: number[];
   map?: Array<{ source_database_id: number; target_database_id: number }>;
   overwrite: boolean;
   dryRun?: boolean;
   companion?: Record<string, string>;
   pauseReports: boolean;
   wait?: boolean;
+  diff?: boolean;
 }
 
 export function dashboardCommands(program: Command, ctx: () => Ctx): void {
@@ -50,34 +55,44 @@ export function dashboardCommands(program: Command, ctx: () => Ctx): void {
       }),
     );
 
-  program
+  const migrate = program
     .command('migrate')
     .description('Migrate dashboards between environments (a task); exit 2 when some dashboards failed')
     .requiredOption('--from <env>', 'source environment id or name')
     .requiredOption('--to <env>', 'target environment id or name')
-    .requiredOption('--dashboards <ids>', 'source dashboard ids, comma-separated', idList)
+    .option('--dashboards <ids>', 'source dashboard ids, comma-separated', idList)
+    .option('--title <title>', 'a source dashboard by its exact title (repeatable)', collect)
+    .option('--search <text>', 'every source dashboard whose title or slug contains the text')
+    .option('--all', 'every dashboard of the source environment')
     .option('--map <src:tgt>', 'database mapping for this run (repeatable)', dbMapping)
     .option('--no-overwrite', 'leave dashboards that already exist in the target alone')
     .option('--dry-run', 'plan only: report what would change, write nothing')
     .option('--companion <kind=mode>', 'what a companion kind gets: copy, strict or ignore (repeatable; e.g. roles=copy)', companionMode)
     .option('--no-pause-reports', 'copied alerts and reports start active in the target (by default they start paused)')
     .option('--wait', 'follow the task to its end; exit by its outcome')
-    .action(
-      act(async (opts: MigrateOptions) => {
-        const c = ctx();
-        const body = {
-          source_env_id: await envId(c.api(), opts.from),
-          target_env_id: await envId(c.api(), opts.to),
-          dashboard_ids: opts.dashboards,
-          db_mappings: opts.map ?? [],
-          overwrite: opts.overwrite,
-          dry_run: !!opts.dryRun,
-          ...(opts.companion || !opts.pauseReports ? { companions: { ...opts.companion, ...(opts.pauseReports ? {} : { pause_reports: false }) } } : {}),
-        };
-        const accepted = await unwrap(c.api().client.POST('/api/dashboards/migrate', { body: body as never }));
-        return followTask(c, accepted as { task_id: string }, opts.wait);
-      }),
-    );
+    .option('--diff', 'with --wait: print the differences, object by object');
+  // Every other option of the migration request, generated from the OpenAPI document.
+  const generated = addRequestOptions(migrate, requestSchema('post', '/api/dashboards/migrate'), HAND_MADE);
+  migrate.action(
+    act(async (opts: MigrateOptions, cmd: Command) => {
+      const c = ctx();
+      const source_env_id = await envId(c.api(), opts.from);
+      const extra = bodyFrom(cmd, generated);
+      const companions = { ...(extra.companions as object | undefined), ...opts.companion, ...(opts.pauseReports ? {} : { pause_reports: false }) };
+      const body = {
+        ...extra,
+        source_env_id,
+        target_env_id: await envId(c.api(), opts.to),
+        dashboard_ids: await selectDashboards(c.api(), source_env_id, opts),
+        db_mappings: opts.map ?? [],
+        overwrite: opts.overwrite,
+        dry_run: !!opts.dryRun,
+        ...(Object.keys(companions).length ? { companions } : {}),
+      };
+      const accepted = await unwrap(c.api().client.POST('/api/dashboards/migrate', { body: body as never }));
+      return followTask(c, accepted as { task_id: string }, opts.wait, { diff: opts.diff });
+    }),
+  );
 
   program
     .command('backup')

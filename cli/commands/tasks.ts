@@ -3,7 +3,19 @@ import { unwrap } from '../api.ts';
 import { act, printTask, type Ctx } from '../context.ts';
 import { EXIT } from '../exit-codes.ts';
 import { print } from '../output.ts';
+import { renderTask, type ItemLike, type TaskLike } from '../render.ts';
 import { exitCodeOf, printNextActions, waitForTask } from '../wait.ts';
+
+interface ReportView {
+  status: string;
+  task_id: string;
+  task_type?: string;
+  summary?: { headline?: string };
+  params?: unknown;
+  result?: unknown;
+  items?: ItemLike[];
+  next_actions?: TaskLike['next_actions'];
+}
 import { positiveInt } from './args.ts';
 
 export function taskCommands(program: Command, ctx: () => Ctx): void {
@@ -27,13 +39,14 @@ export function taskCommands(program: Command, ctx: () => Ctx): void {
     .command('show <task>')
     .description('A task with its result; --wait follows it to its end and exits by its outcome')
     .option('--wait', 'follow the task to its end')
+    .option('--diff', "a migration's differences, object by object")
     .action(
-      act(async (id: string, opts: { wait?: boolean }) => {
+      act(async (id: string, opts: { wait?: boolean; diff?: boolean }) => {
         const c = ctx();
         const task = opts.wait
           ? await waitForTask(c.api(), id, { quiet: c.quiet })
           : await unwrap(c.api().client.GET('/api/tasks/{task_id}', { params: { path: { task_id: id } } }));
-        printTask(c, task as never);
+        printTask(c, task as never, { diff: opts.diff });
         if (!['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(task.status)) return EXIT.OK;
         const code = exitCodeOf(task);
         if (code !== EXIT.OK) printNextActions(task as never);
@@ -72,12 +85,19 @@ export function taskCommands(program: Command, ctx: () => Ctx): void {
   program
     .command('report <task>')
     .description("A task's report: item by item, with next actions; exits by its outcome")
+    .option('--diff', "a migration's differences, object by object")
     .action(
-      act(async (id: string) => {
+      act(async (id: string, opts: { diff?: boolean }) => {
         const c = ctx();
         const r = await unwrap(c.api().client.GET('/api/reports/{report_id}', { params: { path: { report_id: id } } }));
-        const report = (r as { report: { status: string; task_id: string; items?: unknown[]; next_actions?: unknown[] } }).report;
-        print(c.format, r);
+        const report = (r as { report: ReportView }).report;
+        const items = (report.result as { items?: ItemLike[] } | null)?.items ?? report.items ?? [];
+        print(c.format, r, () =>
+          renderTask(
+            { id: report.task_id, status: report.status, type: report.task_type, headline: report.summary?.headline, items, next_actions: report.next_actions ?? [], dryRun: (report.params as { dry_run?: boolean } | null)?.dry_run },
+            { diff: opts.diff },
+          ),
+        );
         if (!['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(report.status)) return EXIT.OK;
         const task = { id: report.task_id, status: report.status, result: report };
         const code = exitCodeOf(task);
