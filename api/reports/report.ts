@@ -1,6 +1,7 @@
 import { isItemsResult, type ItemOutcome, type OutcomeClass } from '../../contracts/outcomes.ts';
 import { retryRequestFor } from '../../contracts/task-kinds.ts';
 import type { TaskRecord } from '../../db/tasks/store.ts';
+import { companionDiagnostics } from './companion-diagnostics.ts';
 import { toUtcIso, toEpochMs } from '../../lib/timestamps.ts';
 
 /**
@@ -173,6 +174,7 @@ function diagnostics(task: TaskRecord, lines: ItemLine[]): Diagnostic[] {
           message: `rules only the target has were left in place (copying never removes them): ${left.map((n) => `'${n}'`).join(', ')}`,
         });
     }
+    out.push(...companionDiagnostics(d.companions, where));
     for (const w of Array.isArray(d.warnings) ? d.warnings : []) out.push({ severity: 'warning', where, message: String(w) });
   }
   if (task.status === 'FAILED' && !lines.some((l) => l.outcome === 'failed') && task.error) {
@@ -359,5 +361,6 @@ function fieldLine(f: Record<string, unknown>, verb: string): string {
   const list = field.includes('*') ? field.slice(0, field.lastIndexOf('*') - 1).split('.').pop() : undefined;
   const examples = Array.isArray(f.examples) ? f.examples.filter(isObj).map((e) => String(e.object ?? e.file)) : [];
   const seen = [...new Set(examples)];
-  return `field \`${field}\` of ${f.kind}s ${verb} ${f.count} ${list ?? `${f.kind}s`}${seen.length ? ` (e.g. ${seen.join(', ')})` : ''}`;
+  const noun = list ?? `${f.kind}s`;
+  return `field \`${field}\` of ${f.kind}s ${verb} ${f.count} ${f.count === 1 ? noun.replace(/s$/, '') : noun}${seen.length ? ` (e.g. ${seen.join(', ')})` : ''}`;
 }

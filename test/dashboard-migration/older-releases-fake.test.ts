@@ -145,6 +145,8 @@ describe('a target whose lists carry no uuid', () => {
       expect(o.import_attempts).toBe(2);
       const report = (await admin('GET', `/api/reports/${task.id}`)).body.report;
       expect(JSON.stringify(report.diagnostics)).toContain('set to its defaults');
+      // One line per field, counted over its objects, with an example.
+      expect(JSON.stringify(report.diagnostics)).toContain('field `cache_timeout` of charts set on 1 chart (e.g. chart \\"Old rows 3\\") = null');
     } finally {
       target.clearFailures();
       source.omitFromExports([]);
