@@ -96,10 +96,10 @@ describe.runIf(enabled)('themes and embedded configs a (6.1.0) → c (6.0.0)', (
     // An edit in the source after the first migration: Superset's import alone would keep the old theme.
     await a.request('PUT', `/api/v1/theme/${themeId}`, { json: { theme_name: `${P} brand`, json_data: config('#445566') } });
     const second = await migrate();
+    expect(JSON.parse((await get(c, `/api/v1/theme/${theirTheme.id}`)).json_data).token.colorPrimary).toBe('#445566');
     expect(kind(second, 'themes').items).toEqual([
       expect.objectContaining({ name: `${P} brand`, action: 'update', fields: ['json_data'], done: true }),
     ]);
-    expect(JSON.parse((await get(c, `/api/v1/theme/${theirTheme.id}`)).json_data).token.colorPrimary).toBe('#445566');
     expect(kind(second, 'embedded').items).toEqual([expect.objectContaining({ action: 'unchanged', target_uuid: emb.uuid })]);
 
     const third = await migrate();
