@@ -333,6 +333,15 @@ describe.runIf(enabled)('companions a (6.1.0) → d (6.1.0, PostgreSQL metadata)
     const [o] = ignored.result.items;
     expect(kind(o, 'reports')).toMatchObject({ mode: 'ignore', ignored_by_request: true });
     expect(kind(o, 'roles')).toMatchObject({ mode: 'ignore', ignored_by_request: true });
+    // The task's report says so, per kind, as it does for row-level security.
+    const report = (await admin('GET', `/api/reports/${ignored.id}`)).body.report;
+    expect(report.diagnostics).toContainEqual(
+      expect.objectContaining({
+        severity: 'warning',
+        where: expect.objectContaining({ step: 'companions', object: 'reports' }),
+        message: expect.stringContaining('chose to ignore'),
+      }),
+    );
     expect(await reportsIn(d)).toEqual([]);
     expect(await layersIn(d)).toEqual([]);
     expect((await get(d, `/api/v1/dashboard/${o.target_dashboard_id}`)).roles).toEqual([]);
