@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
+import { msToTs } from '@temporalio/common';
 import pg from 'pg';
 import { PROJECT_ROOT } from '../config.ts';
 import { freePort } from './free-port.ts';
@@ -145,6 +146,8 @@ export interface TemporalServerOptions {
   /** The frontend's gRPC port; a free one when absent. */
   port?: number;
   namespace?: string;
+  /** Called with the server's pid at every (re)start (the caller may lower its priority). */
+  onStart?: (pid: number) => void;
   /** Connections per service and store (four services in the process share the database). */
   maxConns?: number;
 }
@@ -163,18 +166,73 @@ export async function startTemporalServer(opts: TemporalServerOptions): Promise<
   fs.writeFileSync(path.join(opts.dir, 'config', 'switchyard.yaml'), serverConfig(opts, ports), { mode: 0o600 });
   fs.writeFileSync(path.join(opts.dir, 'dynamicconfig.yaml'), DYNAMIC_CONFIG);
   const logFile = path.join(opts.dir, 'server.log');
-  const out = fs.openSync(logFile, 'a');
-  const child: ChildProcess = spawn(opts.tools.server, ['--root', opts.dir, '--config', 'config', '--env', 'switchyard', '--allow-no-auth', 'start'], {
-    stdio: ['ignore', out, out],
-    detached: true,
-  });
-  fs.closeSync(out);
-  let exited: number | null = null;
-  child.once('exit', (code) => (exited = code ?? -1));
+  const supervisor = new Supervisor(opts.tools.server, ['--root', opts.dir, '--config', 'config', '--env', 'switchyard', '--allow-no-auth', 'start'], logFile, opts.onStart);
   const address = `127.0.0.1:${ports.frontend}`;
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      if (exited !== null) return resolve();
+  try {
+    await untilReady(address, opts.namespace ?? 'default', () => supervisor.gaveUp, logFile);
+  } catch (err) {
+    await supervisor.stop();
+    throw err;
+  }
+  return {
+    address,
+    get pid() {
+      return supervisor.pid;
+    },
+    stop: () => supervisor.stop(),
+  };
+}
+
+/**
+ * Runs the server and starts it again when it dies on its own, as systemd's Restart=on-failure or
+ * a container's restart policy would: its state is in PostgreSQL. On a loaded machine the server's
+ * system worker can time out starting its SDK workers and exits (a `fatal` "error starting
+ * scanner"); measured here at a load average of 30 on 2 cores.
+ */
+class Supervisor {
+  private child!: ChildProcess;
+  private stopping = false;
+  private restarts = 0;
+  gaveUp: string | null = null;
+
+  private readonly bin: string;
+  private readonly args: string[];
+  private readonly logFile: string;
+  private readonly onStart?: (pid: number) => void;
+
+  constructor(bin: string, args: string[], logFile: string, onStart?: (pid: number) => void) {
+    this.bin = bin;
+    this.args = args;
+    this.logFile = logFile;
+    this.onStart = onStart;
+    this.spawn();
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  private spawn(): void {
+    const out = fs.openSync(this.logFile, 'a');
+    this.child = spawn(this.bin, this.args, { stdio: ['ignore', out, out], detached: true });
+    fs.closeSync(out);
+    this.onStart?.(this.child.pid!);
+    this.child.once('exit', (code) => {
+      if (this.stopping) return;
+      if (++this.restarts > MAX_RESTARTS) {
+        this.gaveUp = `exited with code ${code} (${this.restarts - 1} restarts already)`;
+        return;
+      }
+      fs.appendFileSync(this.logFile, `# switchyard: the server exited with code ${code}; starting it again\n`);
+      setTimeout(() => this.stopping || this.spawn(), 1000).unref();
+    });
+  }
+
+  stop(): Promise<void> {
+    this.stopping = true;
+    const child = this.child;
+    if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+    return new Promise<void>((resolve) => {
       const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
       child.once('exit', () => {
         clearTimeout(timer);
@@ -182,14 +240,10 @@ export async function startTemporalServer(opts: TemporalServerOptions): Promise<
       });
       child.kill('SIGTERM');
     });
-  try {
-    await untilReady(address, opts.namespace ?? 'default', () => exited, logFile);
-  } catch (err) {
-    await stop();
-    throw err;
   }
-  return { address, pid: child.pid!, stop };
 }
+
+const MAX_RESTARTS = 20;
 
 /**
  * A free port below 32768: the server stores its membership ports in a PostgreSQL smallint, and
@@ -208,18 +262,18 @@ async function smallPort(): Promise<number> {
 }
 
 /** Registers the namespace once the frontend answers, then waits until it serves requests (its cache refreshes every few seconds). */
-async function untilReady(address: string, namespace: string, exited: () => number | null, logFile: string): Promise<void> {
+async function untilReady(address: string, namespace: string, gaveUp: () => string | null, logFile: string): Promise<void> {
   const deadline = Date.now() + 180_000;
   let registered = false;
   for (;;) {
-    if (exited() !== null) throw new Error(`the Temporal server exited with code ${exited()} before it was ready; see ${logFile}`);
+    if (gaveUp()) throw new Error(`the Temporal server ${gaveUp()} before it was ready; see ${logFile}`);
     try {
       const conn = await Connection.connect({ address, connectTimeout: '2 seconds' });
       try {
         const svc = conn.workflowService;
         if (!registered) {
           const known = await svc.describeNamespace({ namespace }).then(() => true, () => false);
-          if (!known) await svc.registerNamespace({ namespace, workflowExecutionRetentionPeriod: { seconds: 3 * 24 * 3600 } });
+          if (!known) await svc.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('3 days') });
           registered = true;
         }
         await svc.countWorkflowExecutions({ namespace, query: '' });
