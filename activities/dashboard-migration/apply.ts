@@ -170,7 +170,7 @@ export function outcomeBase(sourceDashboardId: number, p: PreparedBundle | undef
     defaulted_fields: [],
     learned_rejections: [],
     chart_uuids: p?.chartUuids ?? [],
-    next_actions: [],
+    next_actions: [...(p?.nextActions ?? [])],
     import_attempts: 0,
     ...(p?.envRules.length ? { env_rules: p.envRules } : {}),
   };

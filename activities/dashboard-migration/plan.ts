@@ -5,6 +5,8 @@ import { diffObjects } from '../../lib/bundles/diff.ts';
 import { chartUuidsOf, describe, remapDatabases, replaceDatasetUuid, type TargetDatabase } from '../../lib/bundles/rewrite.ts';
 import type { ObjectPlan } from '../../contracts/migration.ts';
 import type { NextAction } from '../../contracts/outcomes.ts';
+import type { CatalogChange, UnresolvedCatalog } from '../../lib/bundles/catalogs.ts';
+import type { TargetCatalogReads } from './target-catalogs.ts';
 import type { TargetIndex } from './target-index.ts';
 import type { MigrationUpstream, UpstreamDatabase } from './upstream.ts';
 
@@ -35,6 +37,8 @@ export interface PreparedBundle {
   datasets: Array<{ sourceUuid: string; sourceDatabaseUuid: string | null; schema: string | null; table_name: string; targetUuid: string }>;
   /** What each per-environment rule of the pair changed in the bundle (applied before anything is compared with the target). */
   envRules: EnvRuleEffect[];
+  /** What the plan asks a person to do though it goes on (a dataset's catalog the target database lacks). */
+  nextActions?: NextAction[];
   /** Set when the dashboard cannot be migrated as asked; nothing was changed. */
   blocked?: { error: string; next_actions: NextAction[]; status: 'failed' | 'skipped' };
 }
@@ -113,7 +117,8 @@ export async function planDashboard(exported: ExportedDashboard, opts: PlanOptio
   // A mapped database created in the target since the index was built is read once more.
   for (const id of new Set(opts.mappings.values())) await index.database(id);
   const targetDbs = index.databases;
-  remapOnto(prepared, { sourceDbs, targetDbs, mappings: opts.mappings, request: opts });
+  await index.catalogs.readFor(bundle, sourceDbs, opts.mappings);
+  remapOnto(prepared, { sourceDbs, targetDbs, mappings: opts.mappings, request: opts, catalogs: index.catalogs, envRules: opts.envRules });
   if (prepared.blocked) return prepared;
   // 1b. The pair's rules: everything below (tables, differences, the hash a rerun compares) sees the bundle as the target gets it.
   prepared.envRules = applyEnvRules(bundle, opts.envRules ?? []);
@@ -268,18 +273,22 @@ export function remapOnto(
     targetDbs: readonly UpstreamDatabase[];
     mappings: Map<number, number>;
     request: { sourceEnvId: string; targetEnvId: string; dashboardId: number };
+    /** The target databases' catalogs as read for this bundle (see ./target-catalogs.ts); absent: catalogs stay as exported. */
+    catalogs?: Pick<TargetCatalogReads, 'known'>;
+    /** The pair's rules: a catalog a `catalog` rule renames is not reported as missing (the rule applies after). */
+    envRules?: readonly EnvRule[];
   },
 ): void {
   const { sourceDbs, mappings } = opts;
   const { sourceEnvId, targetEnvId, dashboardId } = opts.request;
   const targetById = new Map(opts.targetDbs.map((d) => [d.id, d]));
-  const { remapped, unmapped } = remapDatabases(prepared.bundle, (uuid, name) => {
+  const { remapped, unmapped, catalogs, unresolvedCatalogs } = remapDatabases(prepared.bundle, (uuid, name) => {
     const src = sourceDbs.find((d) => d.uuid === uuid) ?? sourceDbs.find((d) => d.database_name === name);
     const targetId = src ? mappings.get(src.id) : undefined;
     const t = targetId !== undefined ? targetById.get(targetId) : undefined;
     if (t && src) prepared.sourceDatabaseIds.set(t.id, src.id);
     return t ? ({ id: t.id, uuid: t.uuid, database_name: t.database_name } satisfies TargetDatabase) : undefined;
-  });
+  }, (t) => opts.catalogs?.known(t.id));
   prepared.databaseMappings = remapped.map((r) => ({ source: r.source_name, target: r.target.database_name, target_id: r.target.id }));
   if (unmapped.length) {
     const names = unmapped.map((u) => `'${u.database_name}'`).join(', ');
@@ -329,6 +338,39 @@ export function remapOnto(
       action: 'reuse',
       target_id: r.target.id,
       note: `source database '${r.source_name}' mapped to target database '${r.target.database_name}'`,
+    });
+  }
+  reportCatalogs(prepared, catalogs, unresolvedCatalogs, opts);
+}
+
+/** Step 1's catalogs: each one that followed its database, and each the target database does not have (with what to do). */
+function reportCatalogs(
+  prepared: PreparedBundle,
+  changes: CatalogChange[],
+  unresolved: UnresolvedCatalog[],
+  opts: { request: { sourceEnvId: string; targetEnvId: string }; envRules?: readonly EnvRule[] },
+): void {
+  const { sourceEnvId, targetEnvId } = opts.request;
+  for (const c of changes) {
+    const db = prepared.objects.find((o) => o.kind === 'database' && o.file && prepared.bundle.files.get(c.file)?.content.database_uuid === o.uuid);
+    if (db) db.note = `${db.note}; ${c.dataset}: catalog '${c.from}' becomes '${c.to}', the target database's own`;
+  }
+  const renamed = new Set((opts.envRules ?? []).filter((r) => r.kind === 'catalog').map((r) => r.from));
+  for (const u of unresolved) {
+    if (renamed.has(u.catalog)) continue;
+    prepared.collisions.push({
+      kind: 'catalog',
+      detail: `${u.dataset} reads catalog '${u.catalog}', which target database '${u.target_database}' does not list`,
+      resolution: 'imported naming that catalog, as exported: its charts fail (or read another database) until a catalog rule renames it',
+    });
+    (prepared.nextActions ??= []).push({
+      action: 'add_catalog_rule',
+      description: `Add a catalog rule from '${u.catalog}' to the target's catalog for ${u.dataset}, then migrate again`,
+      request: {
+        method: 'POST',
+        path: `/api/environments/${sourceEnvId}/rules/${targetEnvId}`,
+        body: { kind: 'catalog', from: u.catalog, to: u.target_default ?? '<target catalog>' },
+      },
     });
   }
 }

@@ -4,6 +4,7 @@ import { applyEnvRules } from '../../lib/bundles/env-rules.ts';
 import { idOfNamedFile } from '../../lib/bundles/split.ts';
 import type { RlsRule } from '../../lib/superset/types.ts';
 import { planObjects, preparedOf, remapOnto, type PreparedBundle } from './plan.ts';
+import type { TargetCatalogReads } from './target-catalogs.ts';
 import type { UpstreamDatabase } from './upstream.ts';
 
 /**
@@ -34,10 +35,13 @@ export function planOnRecordedCopy(opts: {
   mappings: Map<number, number>;
   /** The pair's per-environment rules, applied as the full plan applies them. */
   envRules?: readonly EnvRule[];
+  /** The target databases' catalogs, read for this bundle as the full plan reads them. */
+  catalogs?: Pick<TargetCatalogReads, 'known'>;
   request: { sourceEnvId: string; targetEnvId: string; dashboardId: number };
 }): PreparedBundle | null {
   const { prepared, dashboardFile, datasetFiles } = preparedOf(opts.bundle, opts.request.dashboardId);
-  remapOnto(prepared, { sourceDbs: opts.sourceDbs, targetDbs: opts.targetDbs, mappings: opts.mappings, request: opts.request });
+  const { sourceDbs, targetDbs, mappings, catalogs, envRules, request } = opts;
+  remapOnto(prepared, { sourceDbs, targetDbs, mappings, request, catalogs, envRules });
   if (prepared.blocked) return null; // the full plan reports it, with its next actions
   prepared.envRules = applyEnvRules(prepared.bundle, opts.envRules ?? []);
 

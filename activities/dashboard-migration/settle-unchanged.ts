@@ -42,6 +42,7 @@ export async function settleUnchanged(ctx: BatchContext): Promise<BatchDashboard
           targetDbs: both.targetDbs,
           mappings: both.mappings,
           envRules: both.envRules,
+          catalogs: both.catalogs,
           request: { ...input, dashboardId: d.id },
         });
       }
@@ -83,7 +84,12 @@ async function readBoth(ctx: BatchContext) {
   const bundled = todo.flatMap((d) => svc.caches.exportedSources.get(taskId, d.id)?.of('databases').map((f) => String(f.content.uuid)) ?? []);
   const sourceDbs = await up.sourceIndex.databasesCovering(bundled);
   for (const id of new Set(mappings.values())) await up.index.database(id);
+  // The catalogs each bundled dataset's target database has, as the full plan reads them (once per database per task).
+  for (const d of todo) {
+    const bundle = svc.caches.exportedSources.get(taskId, d.id);
+    if (bundle) await up.index.catalogs.readFor(bundle, sourceDbs, mappings);
+  }
   const rules = [...(await up.sourceIndex.rlsRules()), ...(await up.index.rlsRules())];
   const envRules = await envRulesFor(svc.deps, input);
-  return { copies, mappings, sourceDbs, targetDbs: up.index.databases, rules, envRules };
+  return { copies, mappings, sourceDbs, targetDbs: up.index.databases, rules, envRules, catalogs: up.index.catalogs };
 }

@@ -1,3 +1,4 @@
+import { defaultCatalogOfUri } from '../../lib/bundles/catalogs.ts';
 import { Bundle } from '../../lib/bundles/bundle.ts';
 import type { SupersetClient } from '../../lib/superset/client.ts';
 import { SupersetNotFoundError } from '../../lib/superset/errors.ts';
@@ -59,6 +60,12 @@ export function supersetUpstream(client: SupersetClient, opts: { maxBundleBytes?
     rlsRoles: () => client.rls.roles(),
     createRlsRule: (rule) => client.rls.create(rule),
     updateRlsRule: (id, rule) => client.rls.update(id, rule),
+
+    async databaseCatalogs(id, names) {
+      const def = defaultCatalogOfUri(await client.databases.connectionUri(id));
+      if (def === undefined) return undefined;
+      return names ? { default: def, names: await client.databases.catalogs(id) } : { default: def };
+    },
 
     async listDatabases(): Promise<UpstreamDatabase[]> {
       const dbs = await client.databases.list();

@@ -1,6 +1,7 @@
 import type { Bundle } from '../../lib/bundles/bundle.ts';
 import { SupersetApiError } from '../../lib/superset/errors.ts';
 import type { RlsRule, UpstreamRole } from '../../lib/superset/types.ts';
+import { TargetCatalogReads } from './target-catalogs.ts';
 import type { IndexedResource, MigrationUpstream, UpstreamDatabase } from './upstream.ts';
 
 /**
@@ -89,9 +90,12 @@ export class TargetIndex {
   readonly uuidSource: Record<IndexedResource, UuidSource> = { dashboard: 'list', chart: 'list', dataset: 'list' };
   /** Superset calls made by build() and refresh(), for logs and benchmarks. */
   calls = 0;
+  /** The databases' catalogs, read once per task where a bundle's datasets need them. */
+  readonly catalogs: TargetCatalogReads;
 
   private constructor(upstream: MigrationUpstream) {
     this.upstream = upstream;
+    this.catalogs = new TargetCatalogReads(upstream);
   }
 
   /** Reads the instance once: its databases and, side by side, every dashboard, chart and dataset of the kinds asked for (needed columns only). */

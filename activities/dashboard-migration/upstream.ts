@@ -6,6 +6,7 @@
  * before 6.0 refuse it).
  */
 import type { Bundle } from '../../lib/bundles/bundle.ts';
+import type { TargetCatalogs } from '../../lib/bundles/catalogs.ts';
 import type { RlsRule, RlsRuleWrite, UpstreamRole } from '../../lib/superset/types.ts';
 import type { ChartAnswer, ChartForCheck } from './chart-check/types.ts';
 
@@ -26,6 +27,11 @@ export interface MigrationUpstream {
   /** kind selects Superset's import endpoint; throws SupersetImportError (422 with per-file errors) on rejection. */
   importBundle(kind: 'dashboard' | 'chart' | 'dataset', zip: Uint8Array, overwrite: boolean): Promise<void>;
   listDatabases(): Promise<UpstreamDatabase[]>;
+  /**
+   * A database's catalogs as Superset exposes them: its default (from its connection URI; undefined
+   * when it cannot be told) and, with `names`, the catalogs it lists. Absent: catalogs are left as exported.
+   */
+  databaseCatalogs?(id: number, names: boolean): Promise<TargetCatalogs | undefined>;
   /**
    * Every row of a list with only these columns (Superset silently drops the ones it does not
    * have); with `afterId`, only rows whose id is greater (objects created since).

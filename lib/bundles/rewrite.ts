@@ -1,4 +1,5 @@
 import type { Bundle, BundleFile } from './bundle.ts';
+import { defaultCatalogOfUri, remapCatalog, type CatalogChange, type TargetCatalogs, type UnresolvedCatalog } from './catalogs.ts';
 
 /**
  * Pure rewrites of an export bundle before it is imported into another environment. Superset's
@@ -31,12 +32,18 @@ const str = (v: unknown) => (typeof v === 'string' ? v : '');
 /**
  * Points every bundled database at an existing target database (its UUID exists in the target,
  * so the importer reuses it unchanged: no database is ever created or taken over), and every
- * dataset at the remapped database.
+ * dataset at the remapped database, its catalog following (./catalogs.ts) when `catalogsOf` knows
+ * the target database's.
  */
-export function remapDatabases(bundle: Bundle, lookup: (sourceUuid: string, sourceName: string) => TargetDatabase | undefined) {
+export function remapDatabases(
+  bundle: Bundle,
+  lookup: (sourceUuid: string, sourceName: string) => TargetDatabase | undefined,
+  catalogsOf: (target: TargetDatabase) => TargetCatalogs | undefined = () => undefined,
+) {
   const remapped: DatabaseRemap[] = [];
   const unmapped: UnmappedDatabase[] = [];
   const byUuid = new Map<string, TargetDatabase>();
+  const sourceDefault = new Map<string, string | null | undefined>();
   for (const f of bundle.of('databases')) {
     const uuid = str(f.content.uuid);
     const name = str(f.content.database_name);
@@ -46,15 +53,30 @@ export function remapDatabases(bundle: Bundle, lookup: (sourceUuid: string, sour
       continue;
     }
     byUuid.set(uuid, target);
+    sourceDefault.set(uuid, defaultCatalogOfUri(f.content.sqlalchemy_uri));
     remapped.push({ file: f.path, source_uuid: uuid, source_name: name, target });
     f.content.uuid = target.uuid;
     f.content.database_name = target.database_name;
   }
+  const catalogs: CatalogChange[] = [];
+  const unresolvedCatalogs: UnresolvedCatalog[] = [];
   for (const f of bundle.of('datasets')) {
-    const target = byUuid.get(str(f.content.database_uuid));
-    if (target) f.content.database_uuid = target.uuid;
+    const sourceUuid = str(f.content.database_uuid);
+    const target = byUuid.get(sourceUuid);
+    if (!target) continue;
+    f.content.database_uuid = target.uuid;
+    const known = catalogsOf(target);
+    const decided = remapCatalog(f.content.catalog, sourceDefault.get(sourceUuid), known);
+    const dataset = describe(f);
+    if (decided && 'unresolved' in decided) {
+      const catalog = str(f.content.catalog);
+      unresolvedCatalogs.push({ file: f.path, dataset, catalog, target_database: target.database_name, target_default: known?.default ?? null });
+    } else if (decided?.changed) {
+      catalogs.push({ file: f.path, dataset, from: str(f.content.catalog), to: decided.catalog ?? '' });
+      f.content.catalog = decided.catalog;
+    }
   }
-  return { remapped, unmapped };
+  return { remapped, unmapped, catalogs, unresolvedCatalogs };
 }
 
 /** Re-points a dataset UUID everywhere the bundle refers to it (dataset file, charts, native filters). */

@@ -116,7 +116,7 @@ export class SupersetClient {
     this.dashboards = new Dashboards(this.http, this.lists, this.assets);
     this.charts = new Charts(this.http, this.lists, new ChartData(this.http, opts.asyncQueries));
     this.datasets = new Datasets(this.http, this.lists);
-    this.databases = new Databases(this.lists);
+    this.databases = new Databases(this.lists, this.http);
     this.sqlLab = new SqlLab(this.http);
     this.rls = new RowLevelSecurity(this.http, this.lists);
     this.security = new Security(this.http);

@@ -1,5 +1,7 @@
 /** Database connections, as Superset lists them: with `backend` (the SQL dialect), never the URI. */
 import type { Pager } from '../transport/paging.ts';
+import { seg } from '../transport/paths.ts';
+import type { SupersetTransport } from '../transport/transport.ts';
 import type { DatabaseInfo } from '../types.ts';
 
 export const DATABASE_LIST_COLUMNS = [
@@ -15,9 +17,26 @@ export const DATABASE_LIST_COLUMNS = [
 
 export class Databases {
   private readonly pager: Pager;
+  private readonly http: SupersetTransport;
 
-  constructor(pager: Pager) {
+  constructor(pager: Pager, http: SupersetTransport) {
     this.pager = pager;
+    this.http = http;
+  }
+
+  /**
+   * A connection's SQLAlchemy URI as Superset shows it (password masked): where its default
+   * catalog is read from (Superset's engine specs derive it from the URI; no endpoint names it).
+   */
+  async connectionUri(id: number): Promise<string | null> {
+    const body = await this.http.getJson<{ result?: { sqlalchemy_uri?: string } }>(`/api/v1/database/${seg(id)}/connection`);
+    return body.result?.sqlalchemy_uri ?? null;
+  }
+
+  /** Every catalog the connection can reach, as Superset lists them for it (4.1 and later). */
+  async catalogs(id: number): Promise<string[]> {
+    const body = await this.http.getJson<{ result?: string[] }>(`/api/v1/database/${seg(id)}/catalogs/`);
+    return body.result ?? [];
   }
 
   /** Every database connection (the list never exposes URIs). */
