@@ -42,6 +42,7 @@ import { scheduleRoutes } from './schedules/routes.ts';
 import { migrationRoutes } from './dashboard-migration/routes.ts';
 import { profileRoutes } from './profile/routes.ts';
 import { approvalRoutes } from './tasks/approval.routes.ts';
+import { taskItemRoutes } from './tasks/items.routes.ts';
 import { screenshotRoutes } from './tasks/screenshots.routes.ts';
 import { taskRoutes } from './tasks/routes.ts';
 
@@ -71,6 +72,7 @@ export function allRoutes(app: AppContext): AnyRoute[] {
     ...migrationRoutes(app),
     ...taskRoutes(app),
     ...approvalRoutes(app),
+    ...taskItemRoutes(app),
     ...screenshotRoutes(app),
     ...gitRoutes(app),
     ...cleanReleaseRoutes(app),

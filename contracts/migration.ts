@@ -1,7 +1,7 @@
 /** Dashboard migration between two environments: the workflow's input and result. */
 import type { CompanionKindReport, CompanionRequest } from './companions.ts';
 import type { ItemFailure } from './failures.ts';
-import type { ItemOutcome, ItemsResult, NextAction } from './outcomes.ts';
+import type { ItemOutcome, ItemsResult, NextAction, ObjectAction } from './outcomes.ts';
 import type { EnvRuleEffect } from './env-rules.ts';
 import type { RlsMode, RlsReport } from './rls.ts';
 import type { BrowserCheck, VerificationMode } from './browser-check.ts';
@@ -37,7 +37,7 @@ export interface ObjectPlan {
   name: string;
   uuid: string;
   /** create: new in the target; update: exists and differs; unchanged: exists and equal; reuse: an existing target object is used as is. */
-  action: 'create' | 'update' | 'unchanged' | 'reuse';
+  action: ObjectAction;
   target_id?: number | null;
   differences?: Array<{ field: string; source: unknown; target: unknown }>;
   note?: string;

@@ -25,7 +25,26 @@ export interface UpstreamAnswer {
 export type ItemKind = 'dashboard' | 'dataset' | 'repository' | 'backup';
 
 /** How a person should read an item's status, whatever the task kind's own word for it. */
-export type OutcomeClass = 'succeeded' | 'failed' | 'skipped' | 'planned';
+export const OUTCOME_CLASSES = ['succeeded', 'failed', 'skipped', 'planned'] as const;
+export type OutcomeClass = (typeof OUTCOME_CLASSES)[number];
+
+/**
+ * Whether an item changed (or, in a dry run, would change) what its target holds: `changed` when
+ * one of its objects is (or would be) created or updated, or, for kinds without objects, when it
+ * succeeded with a status other than `unchanged`; `unchanged` when it succeeded or was planned
+ * and none of that holds. Failed and skipped items are neither. Decided in one place, by the item
+ * query (db/tasks/item-pages.ts), which answers it with every item.
+ */
+export const CHANGE_CLASSES = ['changed', 'unchanged'] as const;
+export type ChangeClass = (typeof CHANGE_CLASSES)[number];
+
+/** What a task's items can be filtered by (`GET /api/tasks/{id}/items?outcome=`): an outcome class or a change class. */
+export const ITEM_FILTERS = [...OUTCOME_CLASSES, ...CHANGE_CLASSES] as const;
+export type ItemFilter = (typeof ITEM_FILTERS)[number];
+
+/** What an object of an item was (or would be) made of in the target (a migration's plan: contracts/migration.ts ObjectPlan). */
+export const OBJECT_ACTIONS = ['create', 'update', 'unchanged', 'reuse'] as const;
+export type ObjectAction = (typeof OBJECT_ACTIONS)[number];
 
 export interface ItemOutcome {
   kind: ItemKind;

@@ -35,6 +35,7 @@ import { MigrationStateStore } from './dashboard-migration/store.ts';
 import { ProfileStore } from './profile/store.ts';
 import { ScheduleStore } from './schedules/store.ts';
 import { SelfcheckEffectStore } from './selfcheck/store.ts';
+import { TaskItemPages } from './tasks/item-pages.ts';
 import { TaskItemStore } from './tasks/items.ts';
 import { TaskStore } from './tasks/store.ts';
 
@@ -52,6 +53,8 @@ export interface Stores {
   tasks: TaskStore;
   /** The items of tasks that keep them outside their workflow (`task_items`). */
   taskItems: TaskItemStore;
+  /** A task's items a page at a time, filtered, and their counts (read-only). */
+  taskItemPages: TaskItemPages;
   environments: EnvironmentStore;
   /** Accepted database mappings between two environments. */
   databaseMappings: DatabaseMappingStore;
@@ -102,6 +105,7 @@ export function createStores(knex: Knex, keyring: Keyring): Stores {
     profiles: new ProfileStore(knex),
     tasks: new TaskStore(knex),
     taskItems: new TaskItemStore(knex),
+    taskItemPages: new TaskItemPages(knex),
     environments: new EnvironmentStore(knex),
     databaseMappings: new DatabaseMappingStore(knex),
     environmentRules: new EnvironmentRuleStore(knex),

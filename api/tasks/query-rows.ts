@@ -34,7 +34,8 @@ export function hidesQueryRows(task: Pick<TaskRecord, 'type' | 'workflow_input' 
 
 type Item = Record<string, unknown>;
 
-function hideItem(item: Item): Item {
+/** An item of such a task as a reader who may not see the rows sees it (the task's items endpoint hides them alike). */
+export function hideItem(item: Item): Item {
   return {
     ...item,
     changes: [],

@@ -9,6 +9,7 @@ import type { CreateTaskRequest } from './service.ts';
 import { TASK_KINDS, type TaskKindName } from '../../contracts/task-kinds.ts';
 import { defineRoute, type Access, type AnyRoute } from '../http/routes.ts';
 import { decodeCursor, type LogLevel, type LogSource } from './log-entry.ts';
+import { itemsSummaryOf } from './items.routes.ts';
 import { hidesQueryRows } from './query-rows.ts';
 import {
   logPage,
@@ -148,10 +149,15 @@ export function taskRoutes(app: AppContext): AnyRoute[] {
       path: '/api/tasks/:task_id',
       tag: 'Tasks',
       summary: 'Get a task',
+      description:
+        "The task with its progress, result (an item-by-item task's result keeps every item, as before) and `items_summary`: counts of its items by outcome, change, status and object action, durations and bulk actions. Read the items a page at a time, filtered, from GET /api/tasks/{task_id}/items.",
       access: 'authenticated',
       params: taskIdParams,
       responses: { 200: { description: 'The task', schema: taskView }, 404: { description: 'Unknown task' } },
-      handler: async (_ctx, { params, principal }) => view(await app.tasks.getVisible(params.task_id, principal)),
+      async handler(_ctx, { params, principal }) {
+        const task = await app.tasks.getVisible(params.task_id, principal);
+        return { ...view(task), items_summary: await itemsSummaryOf(app, task) };
+      },
     }),
 
     defineRoute({

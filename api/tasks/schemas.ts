@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { TASK_STATUSES, TASK_TYPES, type TaskApproval } from '../../contracts/tasks.ts';
 import type { TaskRecord } from '../../db/tasks/store.ts';
 import { csv, pageEnvelope, pagination } from '../http/schemas.ts';
+import { itemsSummary } from './item-schemas.ts';
 import { LOG_LEVELS, LOG_SOURCES, decodeCursor } from './log-entry.ts';
 
 export const taskIdParams = z.object({ task_id: z.string().min(1).max(200) });
@@ -37,6 +38,7 @@ export const taskView = z.object({
     })
     .nullable()
     .describe('Present when the task writes into a protected environment: it waits for another person (POST /api/tasks/{task_id}/approve or /reject)'),
+  items_summary: itemsSummary.nullable().optional().describe('In the answer of GET /api/tasks/{task_id} only: counts of its items, durations and bulk actions (null for tasks without items)'),
 });
 export type TaskView = z.infer<typeof taskView>;
 
