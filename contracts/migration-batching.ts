@@ -8,6 +8,15 @@
  * copies) and plans them in order, recording at once every outcome that needs no import
  * (unchanged, planned, blocked), until it holds as many to import as its limit. The rest wait
  * for the next batch, which plans them against the target as it is then.
+ *
+ * Verification runs beside the imports: as soon as a batch returns, the workflow starts one
+ * verification activity for the dashboards it imported (at most MAX_BATCH) and goes on to the next
+ * batch without waiting; it awaits every verification it started before it continues as new and
+ * before the task ends. Each verification activity is safe to repeat (it skips the dashboards an
+ * earlier attempt verified) and keeps each chart's result in the outcome rows, never in the
+ * workflow's history. How many chart queries reach one environment at once is bounded by the
+ * worker's VERIFY_CONCURRENCY, per environment (activities/dashboard-migration/chart-check/limit.ts),
+ * however many verifications overlap.
  */
 
 /** Most dashboards a batch reads and plans; also the most a verification activity checks. */

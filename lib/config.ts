@@ -119,6 +119,12 @@ const schema = z.object({
    * new under the same task id: bounds each run's history however many items the task has.
    */
   TASK_ITEMS_PER_RUN: z.coerce.number().int().min(1).max(1000).default(100),
+  /**
+   * Chart queries (chart-data, legacy explore) a worker's verifications send to one environment at
+   * once, each environment on its own: Superset answers them on the few threads of the process that
+   * also imports (docs/migration-batching.md).
+   */
+  VERIFY_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   /** Backups: a directory (default `<SWITCHYARD_DATA_DIR>/backups`), or an S3-compatible bucket when BACKUP_S3_BUCKET is set. */
   BACKUP_DIR: optionalString,
   BACKUP_S3_ENDPOINT: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),

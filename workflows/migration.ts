@@ -1,4 +1,4 @@
-import { ApplicationFailure, CancellationScope, CancelledFailure, continueAsNew, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, CancelledFailure, continueAsNew, log, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { NON_RETRYABLE_FAILURE_TYPES } from '../contracts/failures.ts';
 import {
@@ -61,37 +61,49 @@ export interface MigrationResume {
 }
 
 /**
- * Verifies what this run imported, after all of its batches (before it continues as new, and at
- * the end), never beside a batch: Superset answers chart queries in the same process that
- * imports, so verifying beside an import only slows the import down. Parts of
- * MAX_BATCH dashboards go one after another, each verifying a few at a time; a part that fails
+ * Verifies a part of what was imported (one verification activity, then the browser check when
+ * asked): the one way a part is verified, whether it runs beside the next batch or, in runs that
+ * began before that (no VERIFY_BESIDE_IMPORTS marker), after the run's imports. A part that fails
  * for good marks its dashboards.
- * Returns how long it took.
  */
-async function verifyAll(request: Omit<MigrationInput, 'dashboardIds'>, dashboards: VerifyBatchInput['dashboards']): Promise<number> {
-  const started = Date.now();
-  const parts: Array<VerifyBatchInput['dashboards']> = [];
-  for (let i = 0; i < dashboards.length; i += MAX_BATCH) parts.push(dashboards.slice(i, i + MAX_BATCH));
-  // One part after another: each verifies a few dashboards at a time already.
-  await CancellationScope.nonCancellable(async () => {
-    for (const part of parts) {
-      try {
-        await verify.verifyMigratedBatch({ sourceEnvId: request.sourceEnvId, targetEnvId: request.targetEnvId, dashboards: part });
-      } catch (err) {
-        await bookkeeping.recordDashboardFailures({ step: 'verify', dashboards: part, failure: failureOf(err, 'verify') });
-      }
-      if (request.verification === 'browser') {
-        try {
-          await browser.browserCheckMigratedBatch({ sourceEnvId: request.sourceEnvId, targetEnvId: request.targetEnvId, dashboards: part });
-        } catch (err) {
-          // Its dashboards keep their query verification; what the browser could not say is logged, never a failure.
-          log.warn(`the browser check of ${part.length} dashboard(s) did not finish: ${failureOf(err, 'verify').error}`);
-        }
-      }
+async function verifyPart(request: Omit<MigrationInput, 'dashboardIds'>, part: VerifyBatchInput['dashboards']): Promise<void> {
+  try {
+    await verify.verifyMigratedBatch({ sourceEnvId: request.sourceEnvId, targetEnvId: request.targetEnvId, dashboards: part });
+  } catch (err) {
+    await bookkeeping.recordDashboardFailures({ step: 'verify', dashboards: part, failure: failureOf(err, 'verify') });
+  }
+  if (request.verification === 'browser') {
+    try {
+      await browser.browserCheckMigratedBatch({ sourceEnvId: request.sourceEnvId, targetEnvId: request.targetEnvId, dashboards: part });
+    } catch (err) {
+      // Its dashboards keep their query verification; what the browser could not say is logged, never a failure.
+      log.warn(`the browser check of ${part.length} dashboard(s) did not finish: ${failureOf(err, 'verify').error}`);
     }
+  }
+}
+
+/**
+ * The rule (contracts/migration-batching.ts): each batch's imports are verified by an activity the
+ * workflow starts as soon as the batch returns, beside the next batch; the run awaits every one
+ * before it continues as new and before the task ends. The marker keeps runs that began under the
+ * old rule (verify after the run's imports) replaying as they ran.
+ */
+const VERIFY_BESIDE_IMPORTS = 'verify-beside-imports';
+
+/**
+ * Waits for what the run still verifies: the parts started beside the batches, then (old rule) the
+ * run's imports in parts of MAX_BATCH, one after another. Returns how long it waited: the
+ * verification's time after the imports, which is what it adds to the task.
+ */
+async function verifyRest(request: Omit<MigrationInput, 'dashboardIds'>, started: Array<Promise<void>>, dashboards: VerifyBatchInput['dashboards']): Promise<number> {
+  const since = Date.now();
+  await CancellationScope.nonCancellable(async () => {
+    await Promise.all(started);
+    for (let i = 0; i < dashboards.length; i += MAX_BATCH) await verifyPart(request, dashboards.slice(i, i + MAX_BATCH));
   });
+  started.length = 0;
   dashboards.length = 0;
-  return Date.now() - started;
+  return Date.now() - since;
 }
 
 /**
@@ -99,7 +111,8 @@ async function verifyAll(request: Omit<MigrationInput, 'dashboardIds'>, dashboar
  * its own, and its outcome is recorded in PostgreSQL by the activity that produced it; the
  * task's result is assembled from there at the end. Cancellation is honoured between batches:
  * the batch in flight finishes, so every dashboard ends either fully imported or untouched.
- * The run's imported dashboards are verified after its imports, and each phase's time reported apart.
+ * Each batch's imported dashboards are verified beside the next batch (VERIFY_BESIDE_IMPORTS);
+ * `timings` gives the time until the last import and the verification's time after it.
  */
 export async function migrationWorkflow(input: MigrationInput & { resume?: MigrationResume }): Promise<MigrationSummary> {
   return runAsTask(async () => {
@@ -113,6 +126,9 @@ export async function migrationWorkflow(input: MigrationInput & { resume?: Migra
     let cancelled = false;
     const timings = { migration_ms: resume?.timings.migration_ms ?? 0, verification_ms: resume?.timings.verification_ms ?? 0 };
     const toVerify: VerifyBatchInput['dashboards'] = [];
+    // Verification activities started beside the batches, awaited before the run ends or continues.
+    const verifying: Array<Promise<void>> = [];
+    const beside = patched(VERIFY_BESIDE_IMPORTS);
     let endedInRun = 0;
     // Dashboards per run: the history stays small however many dashboards the task has.
     // (read beside the first batch: it is needed only once dashboards have ended)
@@ -126,7 +142,7 @@ export async function migrationWorkflow(input: MigrationInput & { resume?: Migra
       if (endedInRun > 0 && (endedInRun >= (await perRunRead) || workflowInfo().continueAsNewSuggested)) {
         const perRun = await perRunRead;
         timings.migration_ms += Date.now() - clock;
-        timings.verification_ms += await verifyAll(request, toVerify);
+        timings.verification_ms += await verifyRest(request, verifying, toVerify);
         log.info(`continuing as a new run at dashboard ${next + 1} of ${total}`);
         await continueAsNew<typeof migrationWorkflow>({ ...input, resume: { perRun, next, waiting, batchSize: size, learned, timings } });
       }
@@ -148,10 +164,11 @@ export async function migrationWorkflow(input: MigrationInput & { resume?: Migra
       endedInRun += ended.size;
       waiting = batch.filter((d) => !ended.has(d.position));
       if (!ended.size) throw ApplicationFailure.nonRetryable(`a batch of ${batch.length} dashboard(s) ended none of them`, 'MigrationStalled');
+      const imported: VerifyBatchInput['dashboards'] = [];
       for (const i of r.items) {
         log.info(`dashboard ${i.id}: ${i.status}`);
         if (i.status === 'imported' && i.target_dashboard_id !== null && i.dashboard_uuid && i.planned_hash)
-          toVerify.push({
+          imported.push({
             sourceDashboardId: i.id,
             position: i.position,
             targetDashboardId: i.target_dashboard_id,
@@ -159,10 +176,13 @@ export async function migrationWorkflow(input: MigrationInput & { resume?: Migra
             plannedHash: i.planned_hash,
           });
       }
+      // Started now and not awaited: this batch's dashboards are verified while the next batch imports.
+      if (beside && imported.length) verifying.push(CancellationScope.nonCancellable(() => verifyPart(request, imported)));
+      else toVerify.push(...imported);
       size = nextImportLimit(size);
     }
     timings.migration_ms += Date.now() - clock;
-    timings.verification_ms += await CancellationScope.nonCancellable(() => verifyAll(request, toVerify));
+    timings.verification_ms += await CancellationScope.nonCancellable(() => verifyRest(request, verifying, toVerify));
     const summary = await CancellationScope.nonCancellable(() => bookkeeping.finishMigration({ ...request, requested: total, cancelled, timings }));
     // The task's row already holds the result and its status; the workflow closes the same way.
     if (summary.status === 'CANCELLED') throw new CancelledFailure(summary.message ?? 'cancelled');

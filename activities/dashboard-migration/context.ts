@@ -11,6 +11,7 @@ import type { MigrationStateStore } from '../../db/dashboard-migration/store.ts'
 import type { TaskItemStore } from '../../db/tasks/items.ts';
 import type { ActivityDeps } from '../deps.ts';
 import type { MigrationCaches } from './caches.ts';
+import { ChartQueryGates } from './chart-check/limit.ts';
 import { upstreamFor } from './superset-upstream.ts';
 import type { TargetIndex } from './target-index.ts';
 import type { MigrationUpstream } from './upstream.ts';
@@ -38,6 +39,8 @@ export interface MigrationServices {
   /** The one store of import intents (written before an import, confirmed after it), for every import path. */
   intents: MigrationItemsStore;
   verifier: Verifier;
+  /** The worker's bound on chart queries per environment (VERIFY_CONCURRENCY), shared by every verification it runs. */
+  chartQueries: ChartQueryGates;
 }
 
 export function createMigrationServices(deps: ActivityDeps, caches: MigrationCaches, verifier: Verifier): MigrationServices {
@@ -48,6 +51,7 @@ export function createMigrationServices(deps: ActivityDeps, caches: MigrationCac
     outcomes: deps.stores.taskItems,
     intents: deps.stores.migrationItems,
     verifier,
+    chartQueries: new ChartQueryGates(deps.config.VERIFY_CONCURRENCY),
   };
 }
 

@@ -1,7 +1,8 @@
 /**
- * The verification step: what a run imported, verified after the run's imports (never beside
- * them: docs/migration-batching.md), and a git deploy's one dashboard. How a dashboard is
- * verified is the Verifier's (./verifier.ts).
+ * The verification step: what a batch imported, verified while the next batch imports
+ * (docs/migration-batching.md), and a git deploy's one dashboard. How a dashboard is verified is
+ * the Verifier's (./verifier.ts); how many chart queries go to one environment at once is
+ * svc.chartQueries' (./chart-check/limit.ts).
  */
 import type { DashboardOutcome, Verification, VerifyBatchInput } from '../../contracts/migration.ts';
 import { failItem, itemFailure } from '../item-failure.ts';
@@ -18,7 +19,8 @@ export async function verifyDeployed(
 ): Promise<Verification> {
   const started = Date.now();
   try {
-    const [v] = await svc.verifier.verify(await upstreamFor(svc.deps, input.targetEnvId), [input], log);
+    const target = svc.chartQueries.limited(await upstreamFor(svc.deps, input.targetEnvId), input.targetEnvId);
+    const [v] = await svc.verifier.verify(target, [input], log);
     if ('error' in v!) throw v.error;
     return { ...v!, duration_ms: Date.now() - started };
   } catch (err) {
@@ -46,7 +48,7 @@ export async function verifyImported(svc: MigrationServices, taskId: string, inp
   const started = Date.now();
   const source = todo.length ? await sourceFor(svc, input.sourceEnvId, log) : undefined;
   const verified = await svc.verifier.verify(
-    target,
+    svc.chartQueries.limited(target, input.targetEnvId),
     todo.map(({ d, stored }) => ({ dashboardId: d.targetDashboardId, expectedChartUuids: stored.chart_uuids, sourceDashboardId: d.sourceDashboardId })),
     log,
     source,
@@ -74,7 +76,7 @@ export async function verifyImported(svc: MigrationServices, taskId: string, inp
 /** The source to check each chart against; without it (it cannot be opened) a failing chart cannot be told from one failing there too. */
 async function sourceFor(svc: MigrationServices, envId: string, log: Log): Promise<MigrationUpstream | undefined> {
   try {
-    return await upstreamFor(svc.deps, envId);
+    return svc.chartQueries.limited(await upstreamFor(svc.deps, envId), envId);
   } catch (err) {
     log.warn(`the source could not be opened to compare the charts with: ${(err as Error).message}`);
     return undefined;

@@ -189,6 +189,13 @@ export interface FakeSuperset {
   omitFromExports(fields: string[]): void;
   /** Answer matching requests `ms` later (until cleared with clearFailures). */
   slow(match: { method?: string; path?: RegExp | string }, ms: number): void;
+  /** Hold matching requests (those for which `when`, asked on arrival, says so) until `until` settles (until cleared with clearFailures). */
+  hold(match: { method?: string; path?: RegExp | string; when?: () => boolean }, until: Promise<unknown>): void;
+  /** Settles when a matching request arrives (from now on). */
+  seen(match: { method?: string; path?: RegExp | string }): Promise<void>;
+  /** The most requests on `path` this instance was answering at once since it started (or since resetInFlight). */
+  maxInFlight(path: string): number;
+  resetInFlight(): void;
   clearFailures(): void;
   /** Invalidate every issued token (as a restarted Superset with another secret would). */
   revokeTokens(): void;
@@ -240,6 +247,11 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
   const requests: RecordedRequest[] = [];
   let failures: Failure[] = [];
   let delays: Array<{ method?: string; path?: RegExp | string; ms: number }> = [];
+  let holds: Array<{ method?: string; path?: RegExp | string; when?: () => boolean; until: Promise<unknown> }> = [];
+  const watchers: Array<{ method?: string; path?: RegExp | string; resolve: () => void }> = [];
+  const inFlight = new Map<string, { now: number; max: number }>();
+  const matches = (m: { method?: string; path?: RegExp | string }, method: string, path: string) =>
+    (!m.method || m.method === method) && (!m.path || (typeof m.path === 'string' ? path === m.path : m.path.test(path)));
   let importFailures: FakeImportFailure[] = [];
   const sessions = new Map<string, string>(); // session cookie -> csrf token
   let clock = Date.UTC(2026, 0, 1);
@@ -729,6 +741,12 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
       authorized: auth.startsWith('Bearer '),
     };
     requests.push(record);
+    for (const w of watchers.filter((x) => matches(x, method, path))) {
+      watchers.splice(watchers.indexOf(w), 1);
+      w.resolve();
+    }
+    const held = holds.find((x) => matches(x, method, path) && (!x.when || x.when()));
+    if (held) await held.until.catch(() => {});
 
     const delay = delays.find(
       (d) => (!d.method || d.method === method) && (!d.path || (typeof d.path === 'string' ? path === d.path : d.path.test(path))),
@@ -1098,6 +1116,13 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
 
   const sockets = new Set<Socket>();
   const server = http.createServer((req, res) => {
+    // Requests answered at once, per path (counted until the response is sent or the socket goes).
+    const path = new URL(req.url ?? '/', 'http://fake').pathname;
+    const n = inFlight.get(path) ?? { now: 0, max: 0 };
+    inFlight.set(path, n);
+    n.now++;
+    n.max = Math.max(n.max, n.now);
+    res.once('close', () => n.now--);
     route(req, res).catch((err: unknown) => {
       if (!res.headersSent) json(res, 500, { message: `fake superset error: ${(err as Error).message}` });
     });
@@ -1143,7 +1168,20 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
     slow(match, ms) {
       delays.push({ ...match, ms });
     },
+    hold(match, until) {
+      holds.push({ ...match, until });
+    },
+    seen(match) {
+      return new Promise<void>((resolve) => watchers.push({ ...match, resolve }));
+    },
+    maxInFlight(path) {
+      return inFlight.get(path)?.max ?? 0;
+    },
+    resetInFlight() {
+      for (const n of inFlight.values()) n.max = n.now;
+    },
     clearFailures() {
+      holds = [];
       delays = [];
       failures = [];
       importFailures = [];

@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedForMigration, startFakePair, type FakePair } from './fake-pair.ts';
+
+/**
+ * Verification beside the imports (docs/migration-batching.md): the first batch's dashboard is
+ * verified while the second batch imports, and however many verifications run, no environment
+ * gets more chart queries at once than VERIFY_CONCURRENCY. Observed at two fake Supersets: the
+ * order in which the target sees the calls, and how many chart-data calls each answers at once.
+ */
+const LIMIT = 2;
+/** A hang bound only: the old rule (verify after every import) would hold the second import this long, then fail the test. */
+const HOLD_BOUND_MS = 30_000;
+
+let pair: FakePair;
+
+beforeAll(async () => {
+  pair = await startFakePair({ VERIFY_CONCURRENCY: String(LIMIT) });
+}, 120_000);
+afterAll(async () => pair?.close());
+
+async function migrate(prefix: string, n: number) {
+  const { ids, mapping } = seedForMigration(pair, prefix, n);
+  const r = await pair.admin('POST', '/api/dashboards/migrate', {
+    json: { source_env_id: pair.sourceEnv, target_env_id: pair.targetEnv, dashboard_ids: ids, db_mappings: mapping },
+  });
+  expect(r.status, r.text).toBe(202);
+  return pair.h.waitForTask(r.body.task_id, undefined, 180_000);
+}
+
+describe('verification beside the imports', () => {
+  it("verifies the first batch's dashboard while the second batch's import waits", async () => {
+    const { target } = pair;
+    const importPath = '/api/v1/dashboard/import/';
+    const before = target.count(importPath);
+    // The second import call (the second batch's) is held until the target sees a chart query:
+    // only a verification started beside that batch can send one then.
+    let released: 'a chart query' | 'the hang bound' | null = null;
+    const chartQuery = target.seen({ method: 'POST', path: '/api/v1/chart/data' }).then(() => (released ??= 'a chart query'));
+    const bound = new Promise((r) => setTimeout(r, HOLD_BOUND_MS)).then(() => (released ??= 'the hang bound'));
+    target.hold({ method: 'POST', path: importPath, when: () => target.count(importPath) - before === 2 }, Promise.race([chartQuery, bound]));
+    try {
+      const task = await migrate('Beside', 5);
+      expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
+      expect(released).toBe('a chart query');
+      for (const item of task.result.items) expect(item.verification).toMatchObject({ ok: true, charts_linked: 2 });
+    } finally {
+      target.clearFailures();
+    }
+  }, 240_000);
+
+  it('never sends one environment more chart queries at once than VERIFY_CONCURRENCY', async () => {
+    const { source, target } = pair;
+    // Slow answers keep queries open, so any lane past the limit shows as one more in flight.
+    for (const f of [source, target]) {
+      f.slow({ method: 'POST', path: '/api/v1/chart/data' }, 100);
+      f.resetInFlight();
+    }
+    try {
+      const task = await migrate('Bounded', 9);
+      expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
+      expect(task.result.items.filter((i: any) => i.verification?.ok)).toHaveLength(9);
+      // 9 dashboards of 2 charts, each chart queried on both sides.
+      for (const f of [source, target]) {
+        expect(f.maxInFlight('/api/v1/chart/data')).toBeGreaterThan(0);
+        expect(f.maxInFlight('/api/v1/chart/data')).toBeLessThanOrEqual(LIMIT);
+      }
+    } finally {
+      source.clearFailures();
+      target.clearFailures();
+    }
+  }, 240_000);
+});
