@@ -1,7 +1,8 @@
 /**
  * A task report's lines about a dashboard's companions (docs/migrating-dashboards.md,
- * Companions): kinds an environment does not offer, differences ignored on request, companions
- * that could not be carried, and what was written. Read from the stored outcome as it is.
+ * Companions): differences ignored on request, companions that could not be carried, and what
+ * was written (a kind an environment does not offer is on the outcome itself, `available: false`).
+ * Read from the stored outcome as it is.
  */
 /** A report line (report.ts's Diagnostic, kept apart so the two modules do not import each other). */
 type Line<W> = { severity: 'warning' | 'info'; where: W & { step: string; object: string }; message: string };
@@ -14,8 +15,6 @@ export function companionDiagnostics<W extends object>(companions: unknown, wher
     const at = { ...where, step: 'companions', object: String(k.kind) };
     const items = Array.isArray(k.items) ? k.items.filter(isObj) : [];
     const label = (i: Record<string, any>) => `'${i.name}'${i.on ? ` on ${i.on}` : ''}`;
-    if (k.available === false)
-      out.push({ severity: 'info', where: at, message: `${k.kind} not compared: ${k.unavailable ?? 'not offered'}` });
     const differing = items.filter((i) => i.action === 'create' || i.action === 'update' || i.action === 'missing');
     if (k.ignored_by_request === true && differing.length)
       out.push({
