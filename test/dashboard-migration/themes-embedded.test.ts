@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { companionContext } from '../../activities/dashboard-migration/companions/kind.ts';
 import { mapDomains } from '../../activities/dashboard-migration/companions/embedded.ts';
 import { themes } from '../../activities/dashboard-migration/companions/themes.ts';
+import { checkCompanions, type CompanionScope } from '../../activities/dashboard-migration/companions/step.ts';
+import type { Log, Request } from '../../activities/dashboard-migration/context.ts';
 import { SupersetClient as LibClient } from '../../lib/superset/client.ts';
 import { startFakeSuperset, type FakeSuperset } from '../support/fake-superset.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
@@ -137,6 +139,30 @@ describe.runIf(enabled)('themes and embedded configs a (6.1.0) → c (6.0.0)', (
         }),
       ]);
       expect(r.items[0]!.note).toMatch(/^dropped/);
+      // Even with themes strict, a release without them drops the theme with the next action instead of failing the dashboard.
+      const input = { sourceEnvId: 'dev', targetEnvId: 'old', companions: { themes: 'strict' } } as unknown as Request;
+      const logged: string[] = [];
+      const log = {
+        info: (m: string) => logged.push(m),
+        warn: (m: string) => logged.push(m),
+        error: (m: string) => logged.push(m),
+      } as unknown as Log;
+      const check = await checkCompanions(
+        { svc: { deps: {} } as CompanionScope['svc'], input, mappings: new Map(), log, clients: { source: a, target } },
+        src.dashboards[0]!.id,
+        {
+          dashboardUuid: src.dashboards[0]!.uuid!,
+          title: 'x',
+          datasets: [],
+        },
+      );
+      expect(check.blocked).toBeUndefined();
+      expect(check.reports.find((k) => k.kind === 'themes')).toMatchObject({
+        mode: 'strict',
+        available: false,
+        items: [expect.objectContaining({ action: 'missing' })],
+      });
+      expect(check.next_actions.map((n) => n.action)).toContain('upgrade_target_superset');
       expect(fake.requests.some((q) => q.method === 'GET' && q.path.startsWith('/api/v1/theme/'))).toBe(true);
       target.close();
     } finally {

@@ -134,7 +134,9 @@ export async function checkCompanions(scope: CompanionScope, dashboardId: number
     if (differs && r.mode === 'ignore') r.ignored_by_request = true;
     // A kind an environment lacks is reported, never failed, even under strict (its drop carries a next action).
     if (differs && r.mode === 'strict' && r.available) strict.push(r);
-    if (r.mode === 'copy') for (const i of r.items) if (i.action === 'missing' && i.next_action) check.next_actions.push(i.next_action);
+    // What cannot be carried gets its next action under copy, and under strict when the environment lacks the kind (a drop, not a failure).
+    if (r.mode === 'copy' || (r.mode === 'strict' && !r.available))
+      for (const i of r.items) if (i.action === 'missing' && i.next_action) check.next_actions.push(i.next_action);
   }
   for (const r of reports) if (!r.available) scope.log.info(`'${subject.title}': ${r.kind} not compared: ${r.unavailable}`);
   if (strict.length) check.blocked = blocked(scope, dashboardId, subject, strict);
