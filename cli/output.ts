@@ -1,3 +1,4 @@
+import Table from 'cli-table3';
 import { stringify as toYaml } from 'yaml';
 
 export const OUTPUT_FORMATS = ['table', 'json', 'yaml'] as const;
@@ -21,6 +22,34 @@ export function table(rows: Row[], columns?: string[]): string {
   return [line(cols.map((c) => c.toUpperCase())), ...cells.map(line)].join('\n');
 }
 
+const isRow = (v: unknown): v is Row => !!v && typeof v === 'object' && !Array.isArray(v);
+const scalar = (v: unknown) => v === null || typeof v !== 'object';
+
+/** A nested object in one cell: its scalar fields as `key=value`, the rest left to JSON and YAML. */
+function inline(v: Row): string {
+  const parts = Object.entries(v).filter(([, x]) => scalar(x) && x !== null).map(([k, x]) => `${k}=${String(x)}`);
+  return parts.join(', ').slice(0, 100);
+}
+
+/**
+ * One answer for a person: its fields as a two-column table, then each list of records as a
+ * table of its own (its scalar columns, the first eight), headed by its name and count.
+ */
+export function record(data: Row): string {
+  const fields = new Table({ style: { head: [], border: [] }, chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' } });
+  const lists: string[] = [];
+  for (const [k, v] of Object.entries(data)) {
+    if (Array.isArray(v) && v.length && v.every(isRow)) {
+      const cols = Object.keys(v[0]!).filter((c) => v.every((r) => scalar(r[c]))).slice(0, 8);
+      lists.push(`${k.toUpperCase()} (${v.length})\n${table(v, cols)}`);
+    } else {
+      const text = isRow(v) ? inline(v) : Array.isArray(v) ? v.map((x) => (isRow(x) ? inline(x) : cell(x))).join(', ') : cell(v);
+      fields.push({ [k]: text.length > 120 ? `${text.slice(0, 117)}...` : text });
+    }
+  }
+  return [fields.toString(), ...lists].join('\n\n');
+}
+
 /**
  * Writes the command's answer to stdout in the chosen format; `rows` (with their columns) is what
  * a table shows, the whole `data` is what JSON and YAML carry.
@@ -31,8 +60,7 @@ export function print(format: OutputFormat, data: unknown, view?: { rows: Row[];
   else if (typeof view === 'function') process.stdout.write(`${view()}\n`);
   else if (view) process.stdout.write(`${table(view.rows, view.columns)}\n`);
   else if (Array.isArray(data)) process.stdout.write(`${table(data as Row[])}\n`);
-  else if (data && typeof data === 'object')
-    process.stdout.write(`${Object.entries(data as Row).map(([k, v]) => `${k}: ${cell(v)}`).join('\n')}\n`);
+  else if (data && typeof data === 'object') process.stdout.write(`${record(data as Row)}\n`);
   else process.stdout.write(`${cell(data)}\n`);
 }
 

@@ -135,6 +135,15 @@ describe.runIf(enabled)('switchyard CLI for people', () => {
     expect((await piped(['migrate', '--from', `${P}-a`, '--to', `${P}-b`])).code).toBe(3);
   }, 300_000);
 
+  it('an answer that is one record (dashboards show) reads as a field table and a table per list', async () => {
+    const d = src.dashboards[0]!;
+    const r = await tty(['dashboards', 'show', String(d.id), '--env', `${P}-a`]);
+    expect(r.code, r.stdout).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`│ title\\s+│ ${d.title}\\s+│`));
+    expect(r.stdout).toMatch(/CHARTS \(2\)\nID\s+NAME\s+VIZ_TYPE/);
+    expect(r.stdout).not.toMatch(/charts: \[/);
+  }, 60_000);
+
   it('completion bash prints a script that completes commands and generated flags', async () => {
     const r = await piped(['completion', 'bash']);
     expect(r.code, r.stderr).toBe(0);
