@@ -89,6 +89,13 @@ describe.skipIf(!enabled)('verification of Superset\'s example dashboards: d (6.
     const byName = (n: string) => charts.find((ch) => ch.name === n);
     const counts = Object.fromEntries(['passes', 'broken_by_migration', 'failing_in_source', 'not_verifiable'].map((k) => [k, charts.filter((ch) => ch.classification === k).length]));
     console.info(`example charts d (6.1.0) → c (6.0.0): ${JSON.stringify(counts)}`);
+    // Why the charts that are not verifiable are not, grouped by reason and type: what a reader of the run needs to judge it.
+    const reasons = new Map<string, number>();
+    for (const ch of charts.filter((x) => x.classification === 'not_verifiable')) {
+      const key = `${ch.viz_type}: ${String(ch.reason).slice(0, 160)}`;
+      reasons.set(key, (reasons.get(key) ?? 0) + 1);
+    }
+    console.info([...reasons].map(([k, n]) => `${n} × ${k}`).join('\n'));
 
     // Broken on purpose in the target only: broken by the migration, and its dashboard fails.
     expect(byName('Most Dominant Platforms')).toMatchObject({ classification: 'broken_by_migration', ok: false });
