@@ -34,7 +34,9 @@ export class TargetCatalogReads {
       if (targetId === undefined || sourceDefault === undefined) continue;
       const names = bundle
         .of('datasets')
-        .some((d) => d.content.database_uuid === f.content.uuid && typeof d.content.catalog === 'string' && d.content.catalog !== sourceDefault);
+        .some(
+          (d) => d.content.database_uuid === f.content.uuid && typeof d.content.catalog === 'string' && d.content.catalog !== sourceDefault,
+        );
       reads.push(this.readOne(targetId, names));
     }
     await Promise.all(reads);

@@ -65,7 +65,9 @@ describe('a dataset catalog when its database is remapped', () => {
       }),
     ]);
     // A catalog rule from it applies after the remap: nothing to report.
-    expect(plan(['dev_only'], { default: 'prod_db', names: ['prod_db'] }, [{ kind: 'catalog', from: 'dev_only', to: 'x' }]).prepared.collisions).toEqual([]);
+    expect(
+      plan(['dev_only'], { default: 'prod_db', names: ['prod_db'] }, [{ kind: 'catalog', from: 'dev_only', to: 'x' }]).prepared.collisions,
+    ).toEqual([]);
   });
 
   it('an unknown target (not read, another engine) leaves the catalog as exported', () => {

@@ -63,7 +63,9 @@ beforeAll(async () => {
   const chart = await createBigNumberChart(a, { name: `${P} revenue`, datasetId: ds.id, metric: REVENUE });
   const d = await a.request<{ id: number }>('POST', '/api/v1/dashboard/', { json: { dashboard_title: `${P} sales`, published: true } });
   dashboardId = d.id;
-  await updateDashboard(a, d.id, { json_metadata: JSON.stringify({ positions: buildPositions(`${P} sales`, [{ id: chart.id, name: chart.name }]) }) });
+  await updateDashboard(a, d.id, {
+    json_metadata: JSON.stringify({ positions: buildPositions(`${P} sales`, [{ id: chart.id, name: chart.name }]) }),
+  });
 
   envA = await registerEnvironment(h, 'a', `${P}-a`);
   envC = await registerEnvironment(h, 'c', `${P}-c`);
