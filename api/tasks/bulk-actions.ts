@@ -17,6 +17,12 @@ function idsField(body: unknown): string | undefined {
   return fields.length === 1 && (fields[0]![1] as unknown[]).length === 1 ? fields[0]![0] : undefined;
 }
 
+/** The first few ids, and how many more: a description stays a line however many items failed. */
+function named(ids: unknown[]): string {
+  const shown = ids.slice(0, 10).join(', ');
+  return ids.length > 10 ? `${shown} and ${ids.length - 10} more` : shown;
+}
+
 /** The task's own actions with a request first, then each item fix merged over the items it was suggested for. */
 export function bulkActions(taskActions: NextAction[], failed: FailedItem[]): NextAction[] {
   const groups = new Map<string, { action: NextAction; field: string; ids: unknown[] }>();
@@ -39,7 +45,7 @@ export function bulkActions(taskActions: NextAction[], failed: FailedItem[]): Ne
     seen.add(JSON.stringify(request));
     merged.push({
       action: `${action.action}_all`,
-      description: `For the ${ids.length} failed item(s) it was suggested for (${ids.join(', ')}), at once: ${action.description}`,
+      description: `For the ${ids.length} failed item(s) it was suggested for (${named(ids)}), at once: ${action.description}`,
       request,
     });
   }

@@ -1,17 +1,13 @@
-import { Alert, Anchor, Badge, Button, Code, Group, Progress, Stack, Table, Text, Textarea, Title } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Group, Progress, Stack, Text, Textarea, Title } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useParams } from 'react-router';
-import type { MigrationResult } from '../../../contracts/migration.ts';
-import type { ItemsResult, NextAction } from '../../../contracts/outcomes.ts';
-import { api, authFetch, must } from '../api.ts';
+import { api, must } from '../api.ts';
 import { useCan, useMe } from '../auth.tsx';
-import { BrowserScreenshots } from '../components/BrowserScreenshots.tsx';
-import { ChartVerdicts } from '../components/ChartVerdicts.tsx';
-import { EmbeddedUuids } from '../components/EmbeddedUuids.tsx';
 import { LiveLogs } from '../components/LiveLogs.tsx';
-import { ObjectDiff } from '../components/ObjectDiff.tsx';
 import { ProblemAlert } from '../components/ProblemAlert.tsx';
+import { TaskItemList } from '../components/TaskItemList.tsx';
+import { TaskSummary, type ItemsSummary } from '../components/TaskSummary.tsx';
 import { FINISHED, STATUS_COLOR, useTask } from '../components/tasks.ts';
 import { useI18n } from '../i18n.tsx';
 
@@ -32,7 +28,6 @@ export function TaskPage() {
   });
   const data = task.data;
   if (!data) return <ProblemAlert error={task.error} />;
-  const result = data.result as (ItemsResult & Partial<MigrationResult>) | null;
   const mine = data.user_id === me?.id;
   return (
     <Stack>
@@ -81,79 +76,20 @@ export function TaskPage() {
           {data.approval.comment ? `: ${data.approval.comment}` : ''}
         </Text>
       )}
+      {data.items_summary && id && <TaskItems taskId={id} type={data.type} summary={data.items_summary} />}
       {id && <LiveLogs taskId={id} />}
-      {result?.items && id && <TaskItems taskId={id} type={data.type} result={result} />}
     </Stack>
   );
 }
 
-/** A finished task's items: a migration's as object diffs with each chart's verdict, others as a table; browser screenshots and next actions. */
-function TaskItems({ taskId, type, result }: { taskId: string; type: string; result: ItemsResult & Partial<MigrationResult> }) {
+/** A task's items: the summary first, then the items as a filterable list read page by page, each opened on demand. */
+function TaskItems({ taskId, type, summary }: { taskId: string; type: string; summary: ItemsSummary }) {
   const { t } = useI18n();
   return (
     <>
+      <TaskSummary summary={summary} />
       <Title order={3}>{t.items}</Title>
-      {type === 'migration' ? (
-        (result as MigrationResult).items.map((o) => (
-          <div key={String(o.id)}>
-            <ObjectDiff outcome={o} />
-            <ChartVerdicts verification={o.verification} />
-            <EmbeddedUuids companions={o.companions} />
-          </div>
-        ))
-      ) : (
-        <Table>
-          <Table.Tbody>
-            {result.items.map((i, n) => (
-              <Table.Tr key={n}>
-                <Table.Td>{i.kind}</Table.Td>
-                <Table.Td>{i.title ?? i.id}</Table.Td>
-                <Table.Td>
-                  <Badge>{i.status}</Badge>
-                </Table.Td>
-                <Table.Td>{i.error}</Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      )}
-      {result.items.some((i) => i.upstream_error) && (
-        <Code block>{JSON.stringify(result.items.flatMap((i) => (i.upstream_error ? [{ id: i.id, step: i.step, upstream: i.upstream_error }] : [])), null, 2)}</Code>
-      )}
-      <BrowserScreenshots taskId={taskId} items={result.items} />
-      <NextActions actions={[...result.next_actions, ...result.items.flatMap((i) => i.next_actions)]} />
+      <TaskItemList taskId={taskId} type={type} total={summary.total} />
     </>
-  );
-}
-
-/** A task's next actions; those with an exact request become buttons that send it. */
-function NextActions({ actions }: { actions: NextAction[] }) {
-  const { t } = useI18n();
-  const [answer, setAnswer] = useState<string>();
-  if (!actions.length) return null;
-  return (
-    <Stack gap="xs">
-      <Title order={4}>{t.nextActions}</Title>
-      {actions.map((a, n) => (
-        <Group key={n}>
-          {a.request ? (
-            <Button
-              size="xs"
-              variant="light"
-              onClick={async () => {
-                const res = await authFetch(a.request!.path, { method: a.request!.method, headers: { 'content-type': 'application/json' }, body: a.request!.body === undefined ? undefined : JSON.stringify(a.request!.body) });
-                setAnswer(`${res.status} ${await res.text()}`);
-              }}
-            >
-              {a.action}
-            </Button>
-          ) : (
-            <Badge variant="outline">{a.action}</Badge>
-          )}
-          <Text size="sm">{a.description}</Text>
-        </Group>
-      ))}
-      {answer && <Code block>{answer}</Code>}
-    </Stack>
   );
 }
