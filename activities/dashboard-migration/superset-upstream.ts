@@ -3,7 +3,7 @@ import { Bundle } from '../../lib/bundles/bundle.ts';
 import type { SupersetClient } from '../../lib/superset/client.ts';
 import { SupersetNotFoundError } from '../../lib/superset/errors.ts';
 import { maxBundleBytes, type ActivityDeps } from '../deps.ts';
-import { chartsForCheck, runLegacyChart, runQueryContext } from './chart-check/superset.ts';
+import { chartsForCheck, runLegacyChart, runQueryContext, runQueryContexts } from './chart-check/superset.ts';
 import type { MigrationUpstream, UpstreamDatabase } from './upstream.ts';
 
 /** Ids per export call: the ids travel in the URL, and gunicorn refuses request lines over 4 KiB. */
@@ -110,6 +110,7 @@ export function supersetUpstream(client: SupersetClient, opts: { maxBundleBytes?
 
     chartsForCheck: (id) => chartsForCheck(client, id),
     runQueryContext: (queryContext) => runQueryContext(client, queryContext),
+    runQueryContexts: (queryContexts) => runQueryContexts(client, queryContexts),
     runLegacyChart: (chartId) => runLegacyChart(client, chartId),
   };
 }

@@ -46,6 +46,12 @@ export interface MigrationUpstream {
   chartsForCheck(dashboardId: number): Promise<ChartForCheck[]>;
   /** A chart's query context run through the chart-data API: its columns, Superset's refusal, or why there is no answer. */
   runQueryContext(queryContext: Record<string, unknown>): Promise<ChartAnswer>;
+  /**
+   * Several charts' query contexts on one dataset in one chart-data call: each chart's answer as
+   * runQueryContext gives it alone, or null when the call gave no such answers (Superset refuses
+   * the whole call when one query fails), so each chart is asked alone.
+   */
+  runQueryContexts?(queryContexts: Array<Record<string, unknown>>): Promise<ChartAnswer[] | null>;
   /** A chart run through the legacy explore endpoint with its saved form_data. */
   runLegacyChart(chartId: number): Promise<ChartAnswer>;
   /** Row-level-security rules (no descriptions); read once per task through the TargetIndex. */

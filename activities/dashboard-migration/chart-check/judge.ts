@@ -7,11 +7,10 @@ import type { Context } from '@temporalio/activity';
 import type { ChartClassification, ChartVerification, Verification } from '../../../contracts/migration.ts';
 import type { MigrationUpstream } from '../upstream.ts';
 import { classify } from './classify.ts';
-import { inParallel } from './parallel.ts';
-import { runCheck } from './run.ts';
-import type { ChartAnswer, ChartForCheck } from './types.ts';
+import { runChecks } from './run.ts';
+import type { ChartAnswer, ChartCheck, ChartForCheck } from './types.ts';
 
-/** Charts of one dashboard checked at once. */
+/** Calls of one dashboard's checks at once per side (the environment's own bound is ./limit.ts's). */
 const CHART_PARALLELISM = 2;
 
 export interface JudgeSides {
@@ -29,15 +28,15 @@ export async function judgeDashboard(
   log: Context['log'],
 ): Promise<Verification> {
   const byUuid = new Map(Array.isArray(sourceCharts) ? sourceCharts.filter((c) => c.uuid).map((c) => [c.uuid!, c]) : []);
-  const results: ChartVerification[] = new Array(charts.length);
-  // A few charts at a time per dashboard (the verifier checks a few dashboards at once); each chart's source and target checks together.
-  await inParallel([...charts.keys()], CHART_PARALLELISM, async (at) => {
-    const c = charts[at]!;
-    const twin = c.uuid ? byUuid.get(c.uuid) : undefined;
-    const [target, source] = await Promise.all([
-      runCheck(sides.target, c, sides.targetRelease),
-      sourceAnswer(sides, twin, sourceCharts),
-    ]);
+  const twins = charts.map((c) => (c.uuid ? byUuid.get(c.uuid) : undefined));
+  // Each side's checks together (the charts on one dataset in one call), both sides at once.
+  const [targetChecks, sourceChecks] = await Promise.all([
+    runChecks(sides.target, charts, sides.targetRelease, CHART_PARALLELISM),
+    sourceChecksOf(sides, twins, sourceCharts),
+  ]);
+  const results: ChartVerification[] = charts.map((c, at) => {
+    const target = targetChecks[at]!;
+    const source = sourceChecks[at]!;
     const judged = classify(target.answer, source);
     const r: ChartVerification = {
       id: c.id,
@@ -53,7 +52,7 @@ export async function judgeDashboard(
       ...(judged.reason ? { reason: judged.reason } : {}),
     };
     if (!r.ok) log.warn(`chart '${c.name}' (${c.id}) is broken by the migration: ${r.error ?? r.reason}`);
-    results[at] = r;
+    return r;
   });
   const classes = countClasses(results);
   const ok = charts.length >= d.expectedChartUuids.length && classes.broken_by_migration === 0;
@@ -64,15 +63,18 @@ export async function judgeDashboard(
   return { ok, dashboard_present: true, charts_expected: d.expectedChartUuids.length, charts_linked: charts.length, charts: results, classes };
 }
 
-/** The source's answer for a chart's twin: null without a source to compare with; not verifiable when the source could not be read. */
-async function sourceAnswer(
+/** Each chart's answer in the source (its twin's): null without a twin or a source to compare with; not verifiable when the source could not be read. */
+async function sourceChecksOf(
   sides: JudgeSides,
-  twin: ChartForCheck | undefined,
+  twins: Array<ChartForCheck | undefined>,
   sourceCharts: ChartForCheck[] | { unreadable: string } | null,
-): Promise<ChartAnswer | null> {
-  if (sourceCharts && !Array.isArray(sourceCharts)) return { unverifiable: sourceCharts.unreadable };
-  if (!twin || !sides.source) return null;
-  return (await runCheck(sides.source, twin, sides.sourceRelease)).answer;
+): Promise<Array<ChartAnswer | null>> {
+  if (sourceCharts && !Array.isArray(sourceCharts)) return twins.map(() => ({ unverifiable: sourceCharts.unreadable }));
+  if (!sides.source) return twins.map(() => null);
+  const present = twins.flatMap((t) => (t ? [t] : []));
+  const checks: ChartCheck[] = await runChecks(sides.source, present, sides.sourceRelease, CHART_PARALLELISM);
+  let next = 0;
+  return twins.map((t) => (t ? checks[next++]!.answer : null));
 }
 
 function countClasses(results: ChartVerification[]): Record<ChartClassification, number> {

@@ -52,6 +52,8 @@ export class ChartQueryGates {
       ...up,
       runQueryContext: (queryContext) => g.run(() => up.runQueryContext(queryContext)),
       runLegacyChart: (chartId) => g.run(() => up.runLegacyChart(chartId)),
+      // One call however many charts it carries: Superset runs its queries one after another.
+      ...(up.runQueryContexts ? { runQueryContexts: (queryContexts) => g.run(() => up.runQueryContexts!(queryContexts)) } : {}),
     };
   }
 }

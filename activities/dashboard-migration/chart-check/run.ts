@@ -1,10 +1,52 @@
-/** One chart's check in one environment: planned by the decider (./decide.ts), run through the upstream. */
+/**
+ * Charts' checks in one environment: each planned by the decider (./decide.ts), run through the
+ * upstream. The queries of charts on one dataset go out in one chart-data call where the upstream
+ * can (each chart still gets the answer it would get alone: ./superset.ts runQueryContexts).
+ */
 import type { MigrationUpstream } from '../upstream.ts';
 import { planCheck } from './decide.ts';
-import type { ChartCheck, ChartForCheck } from './types.ts';
+import { inParallel } from './parallel.ts';
+import type { ChartCheck, ChartForCheck, CheckPlan } from './types.ts';
 
 export async function runCheck(up: MigrationUpstream, chart: ChartForCheck, release: string | null): Promise<ChartCheck> {
-  const plan = planCheck(chart, release);
+  return runPlan(up, planCheck(chart, release));
+}
+
+/** Every chart's check, in order, with at most `parallelism` calls of this list at once. */
+export async function runChecks(up: MigrationUpstream, charts: ChartForCheck[], release: string | null, parallelism: number): Promise<ChartCheck[]> {
+  const plans = charts.map((c) => planCheck(c, release));
+  const out: ChartCheck[] = new Array(charts.length);
+  // Units of work: a chart alone, or the charts whose query contexts share a dataset.
+  const units: number[][] = [];
+  const byDataset = new Map<string, number[]>();
+  for (const [i, p] of plans.entries()) {
+    if (p.method === null) out[i] = { method: null, answer: { unverifiable: p.reason } };
+    else if (p.method === 'legacy_api' || !up.runQueryContexts) units.push([i]);
+    else {
+      const key = JSON.stringify(p.queryContext.datasource);
+      const same = byDataset.get(key);
+      if (same) same.push(i);
+      else {
+        byDataset.set(key, [i]);
+        units.push(byDataset.get(key)!);
+      }
+    }
+  }
+  await inParallel(units, parallelism, async (unit) => {
+    if (unit.length > 1) {
+      const answers = await up.runQueryContexts!(unit.map((i) => (plans[i] as Extract<CheckPlan, { queryContext: unknown }>).queryContext));
+      if (answers) {
+        for (const [k, i] of unit.entries()) out[i] = { method: plans[i]!.method, answer: answers[k]! };
+        return;
+      }
+    }
+    // Alone, or the joint call gave no answers to read: each chart asked on its own.
+    for (const i of unit) out[i] = await runPlan(up, plans[i]!);
+  });
+  return out;
+}
+
+async function runPlan(up: MigrationUpstream, plan: CheckPlan): Promise<ChartCheck> {
   if (plan.method === null) return { method: null, answer: { unverifiable: plan.reason } };
   if (plan.method === 'legacy_api') return { method: plan.method, answer: await up.runLegacyChart(plan.chartId) };
   return { method: plan.method, answer: await up.runQueryContext(plan.queryContext) };

@@ -48,14 +48,46 @@ export async function runQueryContext(client: SupersetClient, queryContext: Reco
   try {
     const res = await client.charts.data({ ...queryContext, result_format: 'json', result_type: 'full' } as never);
     if (!Array.isArray(res?.result)) return { unverifiable: 'Superset answered the chart-data request asynchronously (no result to read)' };
-    const failed = res.result.find((r) => r.error || (r.status && r.status !== 'success'));
-    if (failed) return { ok: false, error: String(failed.error ?? failed.status) };
-    const first = res.result[0];
-    const colnames = first?.colnames ?? [];
-    return { ok: true, rows: Number(first?.rowcount ?? first?.data?.length ?? 0), columns: colnames.map((name, i) => ({ name, type: first?.coltypes?.[i] ?? null })) };
+    return answerOfResults(res.result);
   } catch (err) {
     return answerOfError(err, 'chart-data');
   }
+}
+
+/**
+ * Charts' query contexts on one dataset in one chart-data call, their queries in order: each
+ * chart's answer from its own queries' results, exactly as runQueryContext reads them. Superset
+ * answers a call with a failing query by refusing all of it, and any other surprise is not read
+ * either: null, and each chart is asked alone (so a failure keeps its own message).
+ */
+export async function runQueryContexts(client: SupersetClient, queryContexts: Array<Record<string, unknown>>): Promise<ChartAnswer[] | null> {
+  const counts = queryContexts.map((q) => (Array.isArray(q.queries) ? q.queries.length : 0));
+  if (!queryContexts.length || counts.includes(0)) return null;
+  const combined = { ...queryContexts[0], queries: queryContexts.flatMap((q) => q.queries as unknown[]), result_format: 'json', result_type: 'full' };
+  let results: ChartDataResult[];
+  try {
+    const res = await client.charts.data(combined as never);
+    if (!Array.isArray(res?.result) || res.result.length !== counts.reduce((a, b) => a + b, 0)) return null;
+    results = res.result;
+  } catch {
+    return null;
+  }
+  if (results.some(failedResult)) return null;
+  let at = 0;
+  return counts.map((n) => answerOfResults(results.slice(at, (at += n))));
+}
+
+type ChartDataResult = { error?: unknown; status?: unknown; colnames?: string[]; coltypes?: number[]; rowcount?: number; data?: unknown[] };
+
+const failedResult = (r: ChartDataResult) => Boolean(r.error || (r.status && r.status !== 'success'));
+
+/** A chart's answer from its queries' results: the first failure, or the first query's columns. */
+function answerOfResults(results: ChartDataResult[]): ChartAnswer {
+  const failed = results.find(failedResult);
+  if (failed) return { ok: false, error: String(failed.error ?? failed.status) };
+  const first = results[0];
+  const colnames = first?.colnames ?? [];
+  return { ok: true, rows: Number(first?.rowcount ?? first?.data?.length ?? 0), columns: colnames.map((name, i) => ({ name, type: first?.coltypes?.[i] ?? null })) };
 }
 
 /** `GET /superset/explore_json/` with the chart's saved form_data (Superset reads it by slice_id), as a legacy-API plugin renders. */
