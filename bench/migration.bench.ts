@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../lib/config.ts';
 import { SupersetClient } from '../lib/superset/client.ts';
@@ -22,6 +23,8 @@ import { BENCH_ADMIN_PASSWORD, startBenchStack, stopOnInterrupt, waitUntil } fro
  * Usage: npm run bench:migration [-- --dashboards 10] [-- --growth 100]
  * With --growth G, G more dashboards are migrated fresh afterwards (Switchyard and bare), and the
  * bench prints how time grows from N to G: a growth factor of 1 is linear, below 1 better.
+ * The final JSON line's `table` holds issue 30's four figures (`--dashboards 10 --growth 1000` for
+ * the third), its `goals` whether each is met, and `load` the load average at the start and end.
  */
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -41,6 +44,8 @@ type Figures = {
   again: Migrated;
   presetCli: number | null;
   growth: Growth | null;
+  /** The 1-minute load average when the bench started and when it ended (the machine is shared). */
+  load: [number, number];
 };
 
 /** Fixtures: N + G dashboards of two charts each on a SQLite database in a; a target database in b. */
@@ -122,7 +127,7 @@ async function runMigration(
   return {
     seconds,
     unchanged: Number(task.result.totals?.unchanged ?? 0),
-    // The verification's own wall time, as the task reports it (it runs after the imports).
+    // The verification's time after the last import, as the task reports it (the rest ran beside the imports).
     verificationSeconds: Number(task.result.timings?.verification_ms ?? 0) / 1000,
   };
 }
@@ -172,7 +177,8 @@ async function presetCliCopy(dir: string, sa: Superset, sd: Superset, ids: numbe
   }
 }
 
-function report({ bare, first: firstRun, again: againRun, presetCli, growth }: Figures): void {
+function report(figures: Figures): void {
+  const { bare, first: firstRun, again: againRun, presetCli, growth } = figures;
   const first = firstRun.seconds;
   const firstVerification = firstRun.verificationSeconds;
   const again = againRun.seconds;
@@ -182,7 +188,7 @@ function report({ bare, first: firstRun, again: againRun, presetCli, growth }: F
   console.log(`  bare Superset export + import      ${f(bare)} s  (${f(bare / N)} s per dashboard)`);
   console.log(`  Switchyard migration task          ${f(first)} s  (${f(first / N)} s per dashboard; ratio ${f(first / bare)}x)`);
   console.log(
-    `    of which chart-query verification ${f(firstVerification)} s  (without it: ratio ${f((first - firstVerification) / bare)}x)`,
+    `    of which chart-query verification after the last import ${f(firstVerification)} s  (without it: ratio ${f((first - firstVerification) / bare)}x)`,
   );
   console.log(
     `  Switchyard re-run (converges)      ${f(again)} s  (ratio ${f(again / bare)}x; ${rerunUnchanged} of ${N} unchanged, not imported)`,
@@ -199,16 +205,29 @@ function report({ bare, first: firstRun, again: againRun, presetCli, growth }: F
       `    ${G} dashboards: Switchyard without verification ${f(growth.switchyard_s - growth.verification_s)} s (ratio ${f((growth.switchyard_s - growth.verification_s) / growth.bare_s)}x), verification ${f(growth.verification_s)} s, with it ratio ${f(growth.switchyard_s / growth.bare_s)}x`,
     );
   console.log('  Switchyard adds: a plan per object (lookups and an export of the target for differences), collision checks,');
-  console.log('  the intent row, and a verification that runs every chart query in the target.');
-  console.log(JSON.stringify(summary({ bare, first: firstRun, again: againRun, presetCli, growth })));
+  console.log('  the intent row, and a verification that runs every chart query in the source and the target, beside the imports.');
+  console.log(JSON.stringify(summary(figures)));
 }
 
 /** The final JSON line. */
-function summary({ bare, first: firstRun, again: againRun, presetCli, growth }: Figures) {
+function summary({ bare, first: firstRun, again: againRun, presetCli, growth, load }: Figures) {
   const first = firstRun.seconds;
   const firstVerification = firstRun.verificationSeconds;
   const again = againRun.seconds;
   const r = (n: number) => Math.round(n * 1000) / 1000;
+  // Issue 30's table: without verification, with it (source and target checks), 1,000 dashboards with it, the rerun.
+  const table = {
+    ratio: r((first - firstVerification) / bare),
+    ratio_with_verification: r(first / bare),
+    ratio_with_verification_1000: growth && G >= 1000 ? r(growth.switchyard_s / growth.bare_s) : null,
+    rerun_ratio: r(again / bare),
+  };
+  const goals = {
+    ratio: table.ratio <= 1.2,
+    ratio_with_verification: table.ratio_with_verification <= 1.5,
+    ratio_with_verification_1000: table.ratio_with_verification_1000 === null ? null : table.ratio_with_verification_1000 <= 1.0,
+    rerun_ratio: table.rerun_ratio <= 0.3,
+  };
   return {
     dashboards: N,
     bare_s: r(bare),
@@ -231,10 +250,14 @@ function summary({ bare, first: firstRun, again: againRun, presetCli, growth }: 
           growth_bare_factor: r(growth.bare_factor),
         }
       : {}),
+    table,
+    goals,
+    load: load.map((l) => Math.round(l * 100) / 100),
   };
 }
 
 async function main() {
+  const loadAtStart = os.loadavg()[0]!;
   const dir = path.join(PROJECT_ROOT, '.data', 'bench-migration');
   fs.rmSync(dir, { recursive: true, force: true });
   const quiet = () => {};
@@ -274,7 +297,7 @@ async function main() {
     ca.close();
     cb.close();
     const presetCli = await presetCliCopy(dir, sa, sd, ids);
-    report({ bare, first, again, presetCli, growth });
+    report({ bare, first, again, presetCli, growth, load: [loadAtStart, os.loadavg()[0]!] });
   } finally {
     await stack.stop();
     await stopSupersets();
