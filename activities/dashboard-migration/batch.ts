@@ -10,8 +10,9 @@
  *   4. plan        each dashboard in order, until the batch holds its import limit (./plan-one.ts)
  *   5. import      together or one by one (./import.ts); the limit and when imports go together
  *                  are the one batching policy's (contracts/migration-batching.ts)
- *   6. verify      not in this activity: the workflow verifies what its run imported after the
- *                  run's imports (./verify.ts, docs/migration-batching.md)
+ *   6. verify      not in this activity: the workflow starts the verification of what this
+ *                  batch imported as it returns, beside the next batch (./verify.ts,
+ *                  docs/migration-batching.md)
  *   7. record      each outcome is recorded as it is decided, and the batch ends with what the
  *                  workflow needs, each import's planned hash for the verification (./record.ts)
  *
@@ -66,7 +67,7 @@ export async function runBatch(svc: MigrationServices, input: MigrationBatchInpu
   const ready = await planUpToLimit(ctx, scope, rest, ahead);
   const t3 = Date.now();
 
-  // 5. import (6. verify: after the run's imports, by the workflow)
+  // 5. import (6. verify: by the workflow, beside the next batch)
   await importReady(ctx, scope, ready);
 
   // 7. record

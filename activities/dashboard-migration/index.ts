@@ -66,7 +66,8 @@ export function createMigrationActivities(
     /**
      * Verifies imported dashboards a few at a time (each: present, charts linked, every chart's
      * query runs), updates their recorded outcomes, and records the target's state for the next
-     * run. The workflow runs it after the run's imports (never beside a batch's import).
+     * run. The workflow starts it for each batch's imports as the batch returns, beside the next
+     * batch; chart queries to an environment stay within VERIFY_CONCURRENCY (./chart-check/limit.ts).
      */
     async verifyMigratedBatch(input: VerifyBatchInput): Promise<{ failed: number }> {
       return withHeartbeat(() => verifyImported(svc, currentTaskId(), input, Context.current().log));
