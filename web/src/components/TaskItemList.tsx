@@ -1,5 +1,5 @@
 import { Badge, Box, Button, Group, Loader, SegmentedControl, Text, TextInput } from '@mantine/core';
-import { useInfiniteQuery } from '@tanstack/react-query';
+import { keepPreviousData, useInfiniteQuery } from '@tanstack/react-query';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useDeferredValue, useEffect, useRef, useState } from 'react';
 import type { ItemOutcome } from '../../../contracts/outcomes.ts';
@@ -28,14 +28,16 @@ function actionCounts(item: ItemOutcome): string {
  * time as it scrolls, only the rows in view in the page (virtualised), filtered and searched on the
  * server, each opened on demand (a lone item is open from the start).
  */
-export function TaskItemList({ taskId, type, total }: { taskId: string; type: string; total: number }) {
+export function TaskItemList({ taskId, type, total, status }: { taskId: string; type: string; total: number; status: string }) {
   const { t } = useI18n();
   const [filter, setFilter] = useState<Filter>('all');
   const [search, setSearch] = useState('');
   const q = useDeferredValue(search.trim());
   const [open, setOpen] = useState<Set<number>>(new Set());
   const items = useInfiniteQuery({
-    queryKey: ['task-items', taskId, filter, q, total],
+    // Read again as items arrive and once the task ends (a verification amends its items); the rows shown stay until then.
+    queryKey: ['task-items', taskId, filter, q, total, status],
+    placeholderData: keepPreviousData,
     initialPageParam: 1,
     queryFn: ({ pageParam }) =>
       must(

@@ -76,20 +76,20 @@ export function TaskPage() {
           {data.approval.comment ? `: ${data.approval.comment}` : ''}
         </Text>
       )}
-      {data.items_summary && id && <TaskItems taskId={id} type={data.type} summary={data.items_summary} />}
+      {data.items_summary && id && <TaskItems taskId={id} type={data.type} status={data.status} summary={data.items_summary} />}
       {id && <LiveLogs taskId={id} />}
     </Stack>
   );
 }
 
 /** A task's items: the summary first, then the items as a filterable list read page by page, each opened on demand. */
-function TaskItems({ taskId, type, summary }: { taskId: string; type: string; summary: ItemsSummary }) {
+function TaskItems({ taskId, type, status, summary }: { taskId: string; type: string; status: string; summary: ItemsSummary }) {
   const { t } = useI18n();
   return (
     <>
       <TaskSummary summary={summary} />
       <Title order={3}>{t.items}</Title>
-      <TaskItemList taskId={taskId} type={type} total={summary.total} />
+      <TaskItemList taskId={taskId} type={type} total={summary.total} status={status} />
     </>
   );
 }
