@@ -256,7 +256,12 @@ export interface FinishMigrationInput extends Omit<MigrationInput, 'dashboardIds
   timings?: MigrationTimings;
 }
 
-/** Wall time of a migration's phases: exporting, planning and importing; then verifying what was imported. */
+/**
+ * Wall time of a migration's phases: exporting, planning and importing until the last batch
+ * returned; then the verification's time after that (each batch's verification runs beside the
+ * next batch, so only what is left after the last import is counted here; results from before
+ * that rule counted the whole verification, which ran after the imports).
+ */
 export interface MigrationTimings {
   migration_ms: number;
   verification_ms: number;

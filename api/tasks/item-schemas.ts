@@ -41,7 +41,7 @@ export const itemsSummary = z
       queued_ms: z.number().nullable().describe('from creation to the workflow starting'),
       run_ms: z.number().nullable().describe('from start to finish (null while it runs)'),
       migration_ms: z.number().nullable().describe("a migration's export, plan and import"),
-      verification_ms: z.number().nullable().describe("a migration's verification of what it imported"),
+      verification_ms: z.number().nullable().describe("a migration's verification of what it imported, the part after its last import (the rest runs beside the imports)"),
       item_verification_ms: z.object({ total: z.number(), max: z.number(), items: count }).describe("the items' own verification times"),
     }),
     bulk_actions: z
