@@ -34,7 +34,7 @@ export async function itemsSummaryOf(app: AppContext, task: TaskRecord): Promise
       verification_ms: result.timings?.verification_ms ?? null,
       item_verification_ms: itemVerification,
     },
-    bulk_actions: bulkActions(Array.isArray(result.next_actions) ? result.next_actions : [], failed),
+    bulk_actions: bulkActions(task, Array.isArray(result.next_actions) ? result.next_actions : [], failed),
   };
 }
 

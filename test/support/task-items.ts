@@ -52,7 +52,8 @@ export async function seedMigrationTask(
     ownerUsername: opts.ownerUsername ?? null,
     envIds: [input.sourceEnvId, input.targetEnvId],
     dashboardIds: ids.map(String),
-    params: { dashboard_ids: ids },
+    // what the caller asked for, as the migrate route stores it
+    params: { source_env_id: input.sourceEnvId, target_env_id: input.targetEnvId, dashboard_ids: ids, dry_run: true, overwrite: true, verification: 'browser', db_mappings: [] },
     idempotencyKey: null,
     summary: `Migrate ${ids.length} dashboards (seeded)`,
     details: null,

@@ -104,8 +104,10 @@ describe('the task answer', () => {
     expect(s.objects.by_action.update).toBe(seeded.changed.length - creates);
     expect(s.objects.by_kind.chart.update).toBe(seeded.changed.length - creates);
     expect(s.bulk_actions.map((a: any) => a.action)).toEqual(['retry_failed', 'retry_with_rls_copy_all']);
-    expect(s.bulk_actions[1].request).toMatchObject({ method: 'POST', path: '/api/dashboards/migrate', body: { dashboard_ids: seeded.failed, rls: 'copy', overwrite: true } });
-    expect(s.bulk_actions[0].request.body.dashboard_ids).toEqual(seeded.failed);
+    // the same options as the task (a dry run with the browser check), for every failed dashboard; then with the fix
+    const same = { source_env_id: 'src-env', target_env_id: 'dst-env', dry_run: true, overwrite: true, verification: 'browser', db_mappings: [] };
+    expect(s.bulk_actions[0].request).toEqual({ method: 'POST', path: '/api/dashboards/migrate', body: { ...same, dashboard_ids: seeded.failed } });
+    expect(s.bulk_actions[1].request).toEqual({ method: 'POST', path: '/api/dashboards/migrate', body: { ...same, dashboard_ids: seeded.failed, rls: 'copy' } });
     expect((await get('/api/tasks')).body.items[0].items_summary).toBeUndefined();
   });
 });
