@@ -2,7 +2,7 @@
 // stores: test/support/task-items.ts) shows its summary first, then a window of its dashboards
 // (never 1,000 rows in the page), filtered to the failed ones on the server, searched by title,
 // scrolled page by page to the last one, one opened on demand with its objects; the page stays
-// short, and the bulk retry of all failed dashboards with the suggested fix is offered.
+// short, and the bulk retry of all failed dashboards with the suggested fix sends one request.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, createHarness, type Harness } from '../support/harness.ts';
@@ -41,7 +41,16 @@ describe('task page with 1,000 dashboards', () => {
     expect(await page.getByTestId('summary-objects').textContent()).toMatch(/13000 objects by action.*create \d+.*update \d+.*unchanged \d+/);
     expect(await page.getByTestId('summary-durations').textContent()).toContain('migration 61.0 s');
     expect(await summary.getByRole('button', { name: 'retry_failed' }).count()).toBe(1);
-    expect(await summary.getByRole('button', { name: 'retry_with_rls_copy_all' }).count()).toBe(1);
+    // the bulk fix sends one request for every failed dashboard with the task's options and the fix
+    // (answered here, so no migration starts against the seeded environments)
+    let sent: any;
+    await page.route('**/api/dashboards/migrate', (route) => {
+      sent = route.request().postDataJSON();
+      return route.fulfill({ status: 202, contentType: 'application/json', body: JSON.stringify({ task_id: 'migration-started', status: 'PENDING' }) });
+    });
+    await summary.getByRole('button', { name: 'retry_with_rls_copy_all' }).click();
+    await expect.poll(() => summary.getByTestId('started-task').getAttribute('href'), WAIT).toBe('/tasks/migration-started');
+    expect(sent).toMatchObject({ dashboard_ids: seeded.failed, rls: 'copy', dry_run: true, verification: 'browser' });
 
     // a window of rows, not a thousand; the page itself stays short
     await expect.poll(() => rows().count(), WAIT).toBeGreaterThan(5);

@@ -51,6 +51,8 @@ export function TaskItemList({ taskId, type, total, status }: { taskId: string; 
   const matching = items.data?.pages[0]?.total ?? 0;
   const scroller = useRef<HTMLDivElement>(null);
   const virtual = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW, overscan: 6 });
+  // A new filter or search starts at its first item, not where the last list was scrolled to.
+  useEffect(() => virtual.scrollToOffset(0), [filter, q]); // eslint-disable-line react-hooks/exhaustive-deps
   const last = virtual.getVirtualItems().at(-1);
   useEffect(() => {
     if (last && last.index >= rows.length - 10 && items.hasNextPage && !items.isFetchingNextPage) void items.fetchNextPage();
