@@ -50,8 +50,9 @@ export async function startTopology(opts: { env: NodeJS.ProcessEnv; workers: num
       dir: path.join(config.SWITCHYARD_DATA_DIR, 'temporal-server'),
       port: config.TEMPORAL_PORT,
       namespace: config.TEMPORAL_NAMESPACE,
-      // Background machinery yields the CPU to the API and PostgreSQL on a small machine.
-      onStart: lowerPriority,
+      // Not at lower priority, unlike the dev server of `npm start`: starved by other load, its
+      // answers to the workers' completions passed their 10-second timeout (bench:topology at a
+      // load average of 15-25 on 2 cores) and every task stalled.
     });
     stops.push(temporal.stop);
     opts.logger.info({ address: temporal.address }, 'Temporal server (PostgreSQL) ready');
