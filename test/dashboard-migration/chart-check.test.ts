@@ -48,6 +48,32 @@ describe('how a chart is checked', () => {
     expect(planCheck(chart({ viz_type: 'bubble_v2' }), '6.1.0').method).toBeNull();
     expect(planCheck(chart({ form_data: { groupby: ['g'], metrics: ['m'], time_compare: ['1 year ago'] } }), '6.1.0').method).toBeNull();
   });
+
+  it('builds a big number with trendline over its x-axis, a column reference from 6.0 on, and refuses what it does not reproduce', () => {
+    const fd = { x_axis: 'ds', time_grain_sqla: 'P1M', metric: 'count', rolling_type: 'cumsum', adhoc_filters: [] };
+    const query = (release: string) => (planCheck(chart({ viz_type: 'big_number', form_data: fd }), release) as any).queryContext.queries[0];
+    const axis = { timeGrain: 'P1M', columnType: 'BASE_AXIS', sqlExpression: 'ds', label: 'ds', expressionType: 'SQL' };
+    expect(query('6.1.0').columns).toEqual([{ ...axis, isColumnReference: true }]);
+    expect(query('4.1.4').columns).toEqual([axis]);
+    expect(query('6.1.0')).not.toHaveProperty('is_timeseries');
+    expect(query('6.1.0').post_processing).toEqual([
+      { operation: 'pivot', options: { index: ['ds'], columns: [], aggregates: { count: { operator: 'mean' } }, drop_missing_columns: true } },
+      { operation: 'cum', options: { operator: 'sum', columns: { count: 'count' } } },
+      { operation: 'flatten' },
+    ]);
+    // The legacy time column: a time series query indexed by __timestamp.
+    const legacy = (planCheck(chart({ viz_type: 'big_number', form_data: { granularity_sqla: 'ds', metric: 'count', rolling_type: 'None', limit: '25' } }), '6.1.0') as any).queryContext.queries[0];
+    expect(legacy).toMatchObject({ columns: [], is_timeseries: true, granularity: 'ds', series_limit: 25 });
+    expect(legacy.post_processing.map((p: { operation: string }) => p.operation)).toEqual(['pivot', 'flatten']);
+    expect(legacy.post_processing[0].options.index).toEqual(['__timestamp']);
+    expect(planCheck(chart({ viz_type: 'big_number', form_data: { ...fd, time_compare: ['1 year ago'] } }), '6.1.0').method).toBeNull();
+    expect(planCheck(chart({ viz_type: 'big_number', form_data: { ...fd, aggregation: 'raw' } }), '6.1.0').method).toBeNull();
+    // 6.1 resamples before the rolling window, the releases before it after.
+    const both = { ...fd, resample_method: 'asfreq', resample_rule: '1D' };
+    const order = (release: string) => (planCheck(chart({ viz_type: 'big_number', form_data: both }), release) as any).queryContext.queries[0].post_processing.map((p: { operation: string }) => p.operation);
+    expect(order('6.1.0')).toEqual(['pivot', 'resample', 'cum', 'flatten']);
+    expect(order('6.0.0')).toEqual(['pivot', 'cum', 'resample', 'flatten']);
+  });
 });
 
 describe('how a chart is classified', () => {

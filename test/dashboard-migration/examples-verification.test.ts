@@ -117,7 +117,7 @@ describe.skipIf(!enabled)('verification of Superset\'s example dashboards: d (6.
     expect(others.filter((ch) => !['passes', 'not_verifiable'].includes(ch.classification)).map((ch) => `${ch.name}: ${ch.classification} ${ch.error ?? ''}`)).toEqual([]);
   });
 
-  it('builds from form_data the query Superset answers for the same chart saved with a query context (table raw and aggregate, pie, big number, treemap, word cloud)', { timeout: 300_000 }, async () => {
+  it('builds from form_data the query Superset answers for the same chart saved with a query context (table raw and aggregate, pie, big number total and with trendline, treemap, word cloud)', { timeout: 300_000 }, async () => {
     const a = await client('a');
     try {
       const dir = path.join(inject('runDir'), `${P}b`);
@@ -142,6 +142,42 @@ describe.skipIf(!enabled)('verification of Superset\'s example dashboards: d (6.
         { vizType: 'big_number_total', params: { metric: total, adhoc_filters: [] }, query: q({ metrics: [total] }) },
         { vizType: 'treemap_v2', params: { groupby: ['region', 'product'], metric: total }, query: q({ columns: ['region', 'product'], metrics: [total], orderby: [['region', true], ['product', true]] }) },
         { vizType: 'word_cloud', params: { series: 'product', metric: total, sort_by_metric: true }, query: q({ columns: ['product'], metrics: [total], orderby: [[total, false]] }) },
+        // Big Number with Trendline, as its plugin writes it: over the x-axis (the base axis at the time grain), pivoted, summed cumulatively, flattened;
+        {
+          vizType: 'big_number',
+          params: { x_axis: 'ds', time_grain_sqla: 'P1M', metric: total, rolling_type: 'cumsum', adhoc_filters: [] },
+          query: q({
+            columns: [{ timeGrain: 'P1M', columnType: 'BASE_AXIS', sqlExpression: 'ds', label: 'ds', expressionType: 'SQL', isColumnReference: true }],
+            metrics: [total],
+            extras: { having: '', where: '', time_grain_sqla: 'P1M' },
+            series_limit: 0,
+            order_desc: true,
+            post_processing: [
+              { operation: 'pivot', options: { index: ['ds'], columns: [], aggregates: { total: { operator: 'mean' } }, drop_missing_columns: true } },
+              { operation: 'cum', options: { operator: 'sum', columns: { total: 'total' } } },
+              { operation: 'flatten' },
+            ],
+          }),
+        },
+        // and over the legacy time column (granularity_sqla, answered as __timestamp) with a rolling mean.
+        {
+          vizType: 'big_number',
+          params: { granularity_sqla: 'ds', time_grain_sqla: 'P1D', metric: total, rolling_type: 'mean', rolling_periods: 3, limit: '25' },
+          query: q({
+            columns: [],
+            metrics: [total],
+            is_timeseries: true,
+            granularity: 'ds',
+            extras: { having: '', where: '', time_grain_sqla: 'P1D' },
+            series_limit: 25,
+            order_desc: true,
+            post_processing: [
+              { operation: 'pivot', options: { index: ['__timestamp'], columns: [], aggregates: { total: { operator: 'mean' } }, drop_missing_columns: true } },
+              { operation: 'rolling', options: { rolling_type: 'mean', window: 3, min_periods: 0, columns: { total: 'total' } } },
+              { operation: 'flatten' },
+            ],
+          }),
+        },
       ];
       const up = supersetUpstream(a);
       for (const [i, k] of cases.entries()) {

@@ -8,13 +8,13 @@ type FormData = Record<string, unknown>;
 type QueryObject = Record<string, unknown>;
 
 /** The chart's queries, or why they cannot be built faithfully. */
-export type FormDataBuild = (fd: FormData) => { queries: QueryObject[] } | { reason: string };
+export type FormDataBuild = (fd: FormData, release: string | null) => { queries: QueryObject[] } | { reason: string };
 
 /** Rows asked for: the check needs an answer's columns and whether it ran, not the data. */
 const CHECK_ROW_LIMIT = 10;
 
 /** buildQueryObject's part every plugin shares: the adhoc filters as filters and WHERE/HAVING, the time range. */
-function baseQuery(fd: FormData): QueryObject {
+export function baseQuery(fd: FormData): QueryObject {
   const filters: Array<{ col: unknown; op: unknown; val?: unknown }> = [];
   const where: string[] = [];
   const having: string[] = [];
@@ -93,7 +93,7 @@ function dedupeByLabel(metrics: unknown[]): unknown[] {
   return metrics.filter((m) => !seen.has(metricLabel(m)) && (seen.add(metricLabel(m)), true));
 }
 
-function asArray(v: unknown): unknown[] {
+export function asArray(v: unknown): unknown[] {
   if (v === undefined || v === null || v === '') return [];
   return Array.isArray(v) ? v : [v];
 }

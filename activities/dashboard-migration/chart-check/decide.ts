@@ -24,7 +24,7 @@ export function planCheck(chart: ChartForCheck, release: string | null): CheckPl
       method: null,
       reason: `no saved query context, and Switchyard does not build a '${chart.viz_type}' chart's query the way its plugin does (the browser check renders it)`,
     };
-  const built = build(chart.form_data);
+  const built = build(chart.form_data, release);
   if ('reason' in built) return { method: null, reason: built.reason };
   const form_data = { ...chart.form_data, slice_id: chart.id };
   return { method: 'form_data', queryContext: { datasource, force: false, queries: built.queries, form_data, result_format: 'json', result_type: 'full' } };

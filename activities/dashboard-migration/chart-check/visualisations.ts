@@ -8,7 +8,11 @@
  * for the types in FORM_DATA_BUILDS, whose build is tested against Superset's answer for the same
  * chart saved with a query context (test/dashboard-migration/examples-verification.test.ts).
  */
+import { buildBigNumberTrendline } from './build-trendline.ts';
+import { compareRelease } from './release.ts';
 import { buildBigNumberTotal, buildPie, buildTable, buildTreemap, buildWordCloud, type FormDataBuild } from './build.ts';
+
+export { compareRelease };
 
 /**
  * Legacy-API types and the last release whose frontend renders them that way (`null`: every
@@ -55,12 +59,13 @@ export const LEGACY_API: Readonly<Record<string, string | null>> = {
 
 /**
  * Chart-data types whose query Switchyard builds from `form_data` the way the plugin's
- * `buildQuery` does (in every release 4.1 to 6.1): only what is tested against Superset's own
- * answer. Any other type without a saved query context is `not_verifiable`.
+ * `buildQuery` does in the chart's release (4.1 to 6.1; a build is given the release where the
+ * plugins differ): only what is tested against Superset's own answer. Any other type without a saved query context is `not_verifiable`.
  */
 export const FORM_DATA_BUILDS: Readonly<Record<string, FormDataBuild>> = {
   table: buildTable,
   big_number_total: buildBigNumberTotal,
+  big_number: buildBigNumberTrendline,
   pie: buildPie,
   treemap_v2: buildTreemap,
   word_cloud: buildWordCloud,
@@ -71,11 +76,4 @@ export function usesLegacyApi(vizType: string, release: string | null): boolean 
   if (!(vizType in LEGACY_API)) return false;
   const until = LEGACY_API[vizType];
   return until === null || (release !== null && compareRelease(release, until) <= 0);
-}
-
-/** Compares two releases by major and minor ("6.0.1" and "6.0" are the same release line). */
-export function compareRelease(a: string, b: string): number {
-  const [am = 0, an = 0] = a.split('.').map((n) => Number.parseInt(n, 10) || 0);
-  const [bm = 0, bn = 0] = b.split('.').map((n) => Number.parseInt(n, 10) || 0);
-  return am !== bm ? am - bm : an - bn;
 }
