@@ -177,8 +177,11 @@ export async function migrationWorkflow(input: MigrationInput & { resume?: Migra
           });
       }
       // Started now and not awaited: this batch's dashboards are verified while the next batch imports.
-      if (beside && imported.length) verifying.push(CancellationScope.nonCancellable(() => verifyPart(request, imported)));
-      else toVerify.push(...imported);
+      if (beside && imported.length) {
+        const part = CancellationScope.nonCancellable(() => verifyPart(request, imported));
+        part.catch(() => {}); // seen when awaited (verifyRest); not an unhandled rejection meanwhile
+        verifying.push(part);
+      } else toVerify.push(...imported);
       size = nextImportLimit(size);
     }
     timings.migration_ms += Date.now() - clock;

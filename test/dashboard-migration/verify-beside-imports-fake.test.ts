@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../lib/config.ts';
 import { seedForMigration, startFakePair, type FakePair } from './fake-pair.ts';
 
 /**
@@ -14,11 +15,6 @@ const HOLD_BOUND_MS = 30_000;
 
 let pair: FakePair;
 
-beforeAll(async () => {
-  pair = await startFakePair({ VERIFY_CONCURRENCY: String(LIMIT) });
-}, 120_000);
-afterAll(async () => pair?.close());
-
 async function migrate(prefix: string, n: number) {
   const { ids, mapping } = seedForMigration(pair, prefix, n);
   const r = await pair.admin('POST', '/api/dashboards/migrate', {
@@ -29,6 +25,11 @@ async function migrate(prefix: string, n: number) {
 }
 
 describe('verification beside the imports, in fewer calls', () => {
+  beforeAll(async () => {
+    pair = await startFakePair({ VERIFY_CONCURRENCY: String(LIMIT) });
+  }, 120_000);
+  afterAll(async () => pair?.close());
+
   it("verifies the first batch's dashboard while the second batch's import waits", async () => {
     const { target } = pair;
     const importPath = '/api/v1/dashboard/import/';
@@ -72,4 +73,15 @@ describe('verification beside the imports, in fewer calls', () => {
       target.clearFailures();
     }
   }, 240_000);
+});
+
+describe('VERIFY_CONCURRENCY', () => {
+  it('is 4 chart queries per environment by default, and a value outside 1..64 stops the start with its name', () => {
+    expect(loadConfig({}).VERIFY_CONCURRENCY).toBe(4);
+    expect(loadConfig({ VERIFY_CONCURRENCY: '12' }).VERIFY_CONCURRENCY).toBe(12);
+    for (const bad of ['0', '65', 'many', '1.5']) {
+      expect(() => loadConfig({ VERIFY_CONCURRENCY: bad })).toThrow(ConfigError);
+      expect(() => loadConfig({ VERIFY_CONCURRENCY: bad })).toThrow(/VERIFY_CONCURRENCY/);
+    }
+  });
 });
