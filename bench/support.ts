@@ -37,6 +37,7 @@ export class RssSampler {
 }
 
 const onInterrupt = new Set<() => Promise<void>>();
+let listening = false;
 
 /**
  * Makes `stop` run too when the bench is interrupted (Ctrl-C, SIGTERM) before it stops what it
@@ -50,7 +51,10 @@ export function stopOnInterrupt(stop: () => Promise<unknown>): () => Promise<voi
     onInterrupt.delete(once);
     return (stopping ??= stop().then(() => undefined));
   };
-  if (onInterrupt.size === 0) {
+  // Once per process: listeners added again after an earlier stack stopped would each run
+  // `interrupted`, and the second, finding nothing left to await, would exit mid-stop.
+  if (!listening) {
+    listening = true;
     process.once('SIGINT', interrupted);
     process.once('SIGTERM', interrupted);
   }

@@ -135,6 +135,8 @@ async function main() {
       }
     }
     if (!SHAPES.includes('real')) return report(rounds, load, loadAtStart);
+    // A fresh stack every run, as startBenchStack's: Temporal's history of earlier runs stays out.
+    fs.rmSync(path.join(dir, 'real'), { recursive: true, force: true });
     const env = await benchEnv(path.join(dir, 'real'));
     const logDir = path.join(dir, 'logs');
     fs.mkdirSync(logDir, { recursive: true });
