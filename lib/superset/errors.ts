@@ -9,6 +9,8 @@
  *   SupersetGatewayError      503 upstream_unavailable   a gateway's 502/503/504 or HTML page (transient)
  *   SupersetNotFoundError     404 not_found              Superset answered 404
  *   SupersetAuthError         502 upstream_auth_failed   login refused, 401 after a fresh login, CSRF
+ *   SupersetLegacySignInError 502 upstream_auth_failed   no sign-in through the /login/ form (SSO only,
+ *                                                        no form, refused): legacy endpoint unusable
  *   SupersetForbiddenError    502 upstream_forbidden     the service account lacks a permission
  *   SupersetImportError       422 upstream_import_failed an import was refused; `files` maps each
  *                                                        bundle file to Superset's messages
@@ -164,6 +166,23 @@ export class SupersetAuthError extends SupersetApiError {
       code: 'upstream_auth_failed',
       title: 'Superset refused the credentials',
       detail: `Superset refused the environment's service account (${upstreamMessage})`,
+    });
+  }
+}
+
+/**
+ * The legacy chart endpoint (`/superset/explore_json/`) takes only a Flask-Login session, got by
+ * signing in through Superset's `/login/` form, and that sign-in is impossible here: the Superset
+ * signs people in through OAuth, SAML or a proxy only, has no such form, or refused it. Not the
+ * chart's fault: the chart check calls such a chart not verifiable, with this message.
+ */
+export class SupersetLegacySignInError extends SupersetApiError {
+  override name = 'SupersetLegacySignInError';
+  constructor(ctx: UpstreamContext & { upstreamStatus: number }, upstreamMessage: string) {
+    super(ctx, upstreamMessage, undefined, {
+      code: 'upstream_auth_failed',
+      title: "Superset's login form could not be signed in through",
+      detail: upstreamMessage,
     });
   }
 }

@@ -5,7 +5,7 @@
  * transport's retries did not get past, an asynchronous answer) leaves it not verifiable.
  */
 import type { SupersetClient } from '../../../lib/superset/client.ts';
-import { SupersetApiError, SupersetNotFoundError, SupersetUnavailableError } from '../../../lib/superset/errors.ts';
+import { SupersetApiError, SupersetLegacySignInError, SupersetNotFoundError, SupersetUnavailableError } from '../../../lib/superset/errors.ts';
 import type { ChartAnswer, ChartForCheck } from './types.ts';
 
 /** Charts whose details are read at once. */
@@ -95,11 +95,14 @@ export async function runLegacyChart(client: SupersetClient, chartId: number): P
   try {
     const payload = await client.charts.legacyData(chartId);
     if (payload.status === 'failed' || payload.error) return { ok: false, error: String(payload.error ?? 'failed') };
-    if (payload.job_id && !('data' in payload)) return { unverifiable: 'Superset answered the legacy explore request asynchronously (no result to read)' };
+    if (payload.job_id && !('data' in payload))
+      return { unverifiable: 'Superset answered the legacy explore request asynchronously (GLOBAL_ASYNC_QUERIES started a job; its result is not followed)' };
     const colnames = Array.isArray(payload.colnames) ? (payload.colnames as unknown[]).map(String) : [];
     const coltypes = Array.isArray(payload.coltypes) ? (payload.coltypes as unknown[]) : [];
     return { ok: true, rows: Number(payload.rowcount ?? 0), columns: colnames.map((name, i) => ({ name, type: typeof coltypes[i] === 'number' ? (coltypes[i] as number) : null })) };
   } catch (err) {
+    // The endpoint needs a sign-in through Superset's login form, which this Superset does not offer (SSO only) or refused.
+    if (err instanceof SupersetLegacySignInError) return { unverifiable: `the legacy explore endpoint needs a sign-in through Superset's login form: ${err.upstreamMessage}` };
     // The client sends only the paths its transport allows (lib/superset/transport/paths.ts); until that admits the legacy endpoint, no answer.
     if (err instanceof TypeError && /not a Superset API path/.test(err.message))
       return { unverifiable: "the legacy explore endpoint (/superset/explore_json/) is outside the paths Switchyard's Superset client may call" };

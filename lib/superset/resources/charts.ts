@@ -48,9 +48,14 @@ export class Charts {
    * `GET /superset/explore_json/?form_data={"slice_id":…}`: the chart run the way a legacy-API
    * visualisation renders (deck.gl layers, the legacy charts), from the form_data Superset has
    * saved for it. The payload's `status`, `error`, `colnames` and `rowcount` tell how it went.
+   * The endpoint takes only a session from Superset's login form, not the API's token: the
+   * transport signs in through it on the first call (../transport/legacy-session.ts), and a
+   * Superset without that form fails this with SupersetLegacySignInError. With
+   * GLOBAL_ASYNC_QUERIES an uncached chart is answered 202 with a job (`job_id`), not followed.
    */
   async legacyData(id: number): Promise<LegacyChartPayload> {
-    return this.http.getJson<LegacyChartPayload>('/superset/explore_json/', { query: { form_data: JSON.stringify({ slice_id: id }) } });
+    const spec = { method: 'GET' as const, path: '/superset/explore_json/', query: { form_data: JSON.stringify({ slice_id: id }) }, legacy: true };
+    return this.http.call(spec, (res) => this.http.parseJson<LegacyChartPayload>(res, spec));
   }
 
   /**

@@ -33,10 +33,12 @@ export function seg(value: number | string): string {
  * The URL of a fixed API path on the base (rison `q` and query parameters added); anything else is
  * refused. `/superset/explore_json/` is the one path outside `/api/v1/`: the legacy chart endpoint
  * that Superset's own frontend uses for legacy-API visualisations, so verification judges those
- * charts the way Superset renders them.
+ * charts the way Superset renders them. `/login/` is allowed because that endpoint takes only a
+ * Flask-Login session cookie, which only a sign-in through Superset's login form hands out
+ * (./legacy-session.ts); nothing else is ever sent there.
  */
 export function apiUrl(base: URL, path: string, q?: unknown, query?: Record<string, string | number | boolean>): URL {
-  if (!/^\/(api\/v1\/[A-Za-z0-9_\-./]*|static\/version_info\.json|health|superset\/explore_json\/)$/.test(path) || /(^|\/)\.\.?(\/|$)|\/\//.test(path)) {
+  if (!/^\/(api\/v1\/[A-Za-z0-9_\-./]*|static\/version_info\.json|health|superset\/explore_json\/|login\/)$/.test(path) || /(^|\/)\.\.?(\/|$)|\/\//.test(path)) {
     throw new TypeError(`not a Superset API path: ${path}`);
   }
   const url = new URL(base.pathname.replace(/\/+$/, '') + path, base.origin);

@@ -7,6 +7,7 @@
 import { normaliseErrorBody, SupersetAuthError, SupersetUnavailableError } from '../errors.ts';
 import type { SupersetConnection } from '../types.ts';
 import { parseJson, unavailableFromStatus } from './answers.ts';
+import { CookieJar } from './cookies.ts';
 import type { ClientLogger } from './options.ts';
 import { tryJson, type CallSpec, type WireResponse } from './wire.ts';
 
@@ -32,7 +33,8 @@ export class Session {
   private authFlight?: Promise<AuthState>;
   private csrf?: string;
   private csrfFlight?: Promise<string>;
-  private readonly cookies = new Map<string, string>();
+  /** The API session's cookies (the legacy session keeps its own: ./legacy-session.ts). */
+  readonly cookies = new CookieJar();
 
   private readonly conn: SupersetConnection;
   private readonly host: string;
@@ -80,20 +82,11 @@ export class Session {
   }
 
   cookieHeader(): string | undefined {
-    return this.cookies.size ? [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') : undefined;
+    return this.cookies.header();
   }
 
   keepCookies(res: WireResponse): void {
-    const raw = res.headers['set-cookie'];
-    for (const c of Array.isArray(raw) ? raw : raw ? [raw] : []) {
-      const pair = c.split(';', 1)[0];
-      const eq = pair.indexOf('=');
-      if (eq <= 0) continue;
-      const name = pair.slice(0, eq).trim();
-      const value = pair.slice(eq + 1).trim();
-      if (/;\s*max-age=0/i.test(c) || /;\s*expires=Thu, 01 Jan 1970/i.test(c)) this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
+    this.cookies.keep(res);
   }
 
   /** Logs in now (otherwise the first call does). Throws SupersetAuthError on refused credentials. */

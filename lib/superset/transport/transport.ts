@@ -2,7 +2,9 @@
  * The wire to one Superset, shared by every resource module (../resources/*):
  *
  * - Authentication, CSRF and cookies through ./session.ts; one transparent re-login on a refused
- *   token and one CSRF renewal per call.
+ *   token and one CSRF renewal per call. Legacy calls (`spec.legacy`: the legacy chart endpoint)
+ *   carry instead the cookie of a sign-in through the /login/ form (./legacy-session.ts), signed
+ *   in again once when refused.
  * - `Accept: application/json` everywhere: Superset answers errors with HTML pages when the
  *   caller accepts HTML.
  * - A deadline per request from the environment's `timeout_seconds`, retries with backoff and
@@ -25,6 +27,7 @@ import { SupersetUnavailableError, type UpstreamContext } from '../errors.ts';
 import type { SupersetConnection } from '../types.ts';
 import { isCsrfFailure, isTokenRefusal, parseJson, raiseForStatus, unavailableFromStatus } from './answers.ts';
 import { isGatewayAnswer } from './gateway.ts';
+import { LegacySession, leadsToLogin } from './legacy-session.ts';
 import { DEFAULT_RETRY, type ClientLogger, type ExchangeObserver, type SupersetClientOptions } from './options.ts';
 import { apiUrl, normaliseBaseUrl, sameOriginPath } from './paths.ts';
 import { Retrier } from './retry.ts';
@@ -56,6 +59,8 @@ export class SupersetTransport {
   private readonly observe?: ExchangeObserver;
   /** The standing with the instance: tokens, CSRF token, cookies. */
   readonly session: Session;
+  /** The form sign-in the legacy chart endpoint needs, made on its first call. */
+  readonly legacySession: LegacySession;
   private readonly listQueues = new Map<string, Promise<unknown>>();
   private closed = false;
 
@@ -81,6 +86,7 @@ export class SupersetTransport {
       { exchange: (spec, bearer) => this.loginExchange(spec, bearer), getJson: (path) => this.getJson(path) },
       this.logger,
     );
+    this.legacySession = new LegacySession(conn, this.host, { exchange: (spec) => this.pageExchange(spec) }, this.logger);
   }
 
   /** Drops pooled connections. The transport must not be used afterwards. */
@@ -131,6 +137,18 @@ export class SupersetTransport {
     });
   }
 
+  /**
+   * The login form's exchanges: its answers are HTML pages by design, so only a 5xx is an outage
+   * (a gateway's one asked again, as any idempotent call: a sign-in only hands out a session).
+   */
+  private pageExchange(spec: CallSpec): Promise<WireResponse> {
+    return this.retrier.run({ method: spec.method, path: spec.path, idempotent: true }, async () => {
+      const res = await this.exchange(spec);
+      if (res.status >= 500) throw unavailableFromStatus(this.host, res, spec);
+      return res;
+    });
+  }
+
   parseJson<T>(res: WireResponse, ctx: UpstreamContext): T {
     return parseJson<T>(this.host, res, ctx);
   }
@@ -168,6 +186,7 @@ export class SupersetTransport {
   /** Authenticated exchange with one transparent re-login on a refused token and one CSRF renewal. */
   private async authed(spec: CallSpec): Promise<WireResponse> {
     if (spec.anonymous) return this.exchange(spec);
+    if (spec.legacy) return this.legacyAuthed(spec);
     const mutating = MUTATING.has(spec.method);
     let reauthed = false;
     let recsrfed = false;
@@ -187,6 +206,17 @@ export class SupersetTransport {
       }
       return res;
     }
+  }
+
+  /** A legacy call with the form sign-in's cookie: refused (401, or sent to the login page), it signs in again once. */
+  private async legacyAuthed(spec: CallSpec): Promise<WireResponse> {
+    const call = { ...spec, cookies: this.legacySession.cookies };
+    const generation = await this.legacySession.ensure();
+    const res = await this.exchange(call);
+    const refused = res.status === 401 || (res.status >= 300 && res.status < 400 && leadsToLogin(String(res.headers.location ?? '')));
+    if (!refused) return res;
+    await this.legacySession.refused(generation);
+    return this.exchange(call);
   }
 
   /** One HTTP exchange, seen by the client's observer (metrics, trace spans) when it has one. */
@@ -217,7 +247,7 @@ export class SupersetTransport {
       });
       const read = await readCapped(answer, maxBytes);
       const res: WireResponse = { status: answer.statusCode, headers: answer.headers, body: read, elapsedMs: Date.now() - started };
-      this.session.keepCookies(res);
+      (spec.cookies ?? this.session.cookies).keep(res);
       this.logger?.debug(
         { superset: this.host, method: spec.method, path: spec.path, status: res.status, ms: Date.now() - started },
         'superset call',
@@ -237,11 +267,14 @@ export class SupersetTransport {
       'user-agent': 'switchyard',
     };
     if (bearer) headers.authorization = `Bearer ${bearer}`;
-    const cookie = this.session.cookieHeader();
+    const cookie = (spec.cookies ?? this.session.cookies).header();
     if (cookie) headers.cookie = cookie;
     let body: string | FormData | undefined;
     if (spec.form) {
       body = spec.form; // undici writes the multipart body and its content-type with the boundary
+    } else if (spec.urlencoded) {
+      body = spec.urlencoded.toString();
+      headers['content-type'] = 'application/x-www-form-urlencoded';
     } else if (spec.json !== undefined) {
       body = JSON.stringify(spec.json);
       headers['content-type'] = 'application/json';

@@ -5,6 +5,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher, FormData } from 'undici';
 import type { UnavailableReason } from '../errors.ts';
+import type { CookieJar } from './cookies.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -16,6 +17,8 @@ export interface CallSpec {
   query?: Record<string, string | number | boolean>;
   json?: unknown;
   form?: FormData;
+  /** A form-urlencoded body (the /login/ form's sign-in). */
+  urlencoded?: URLSearchParams;
   accept?: string;
   /** Statuses returned to the caller instead of raised (thumbnails: 202, 302, 404). */
   pass?: number[];
@@ -26,6 +29,13 @@ export interface CallSpec {
   idempotent?: boolean;
   /** Skip authentication (version file, health). */
   anonymous?: boolean;
+  /**
+   * Authenticated by the legacy session (a Flask-Login cookie from the /login/ form,
+   * ./legacy-session.ts) instead of the JWT: the legacy chart endpoint takes nothing else.
+   */
+  legacy?: boolean;
+  /** The cookie jar the call sends and fills; the API session's when not given. */
+  cookies?: CookieJar;
   maxBytes?: number;
 }
 
