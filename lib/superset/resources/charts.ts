@@ -54,7 +54,12 @@ export class Charts {
    * GLOBAL_ASYNC_QUERIES an uncached chart is answered 202 with a job (`job_id`), not followed.
    */
   async legacyData(id: number): Promise<LegacyChartPayload> {
-    const spec = { method: 'GET' as const, path: '/superset/explore_json/', query: { form_data: JSON.stringify({ slice_id: id }) }, legacy: true };
+    const spec = {
+      method: 'GET' as const,
+      path: '/superset/explore_json/',
+      query: { form_data: JSON.stringify({ slice_id: id }) },
+      legacy: true,
+    };
     return this.http.call(spec, (res) => this.http.parseJson<LegacyChartPayload>(res, spec));
   }
 
