@@ -74,6 +74,23 @@ describe('how a chart is checked', () => {
     expect(order('6.1.0')).toEqual(['pivot', 'resample', 'cum', 'flatten']);
     expect(order('6.0.0')).toEqual(['pivot', 'cum', 'resample', 'flatten']);
   });
+
+  it('builds the ECharts time series query by its dimensions and order, and refuses what it does not reproduce', () => {
+    const fd = { x_axis: 'ds', groupby: ['region'], metrics: ['count'], truncate_metric: true, time_grain_sqla: 'P1D' };
+    const plan = (over: Record<string, unknown>, viz = 'echarts_timeseries_line') => planCheck(chart({ viz_type: viz, form_data: { ...fd, ...over } }), '6.1.0') as any;
+    const q = plan({}).queryContext.queries[0];
+    expect(q).toMatchObject({ series_columns: ['region'], metrics: ['count'], orderby: [['count', false]], time_offsets: [] });
+    expect(q.columns[1]).toBe('region');
+    expect(q.post_processing.map((p: { operation: string }) => p.operation)).toEqual(['pivot', 'rename', 'flatten']);
+    expect(q.post_processing[0].options).toMatchObject({ index: ['ds'], columns: ['region'] });
+    // Ordered by the series limit metric when there is one, ascending when asked.
+    expect(plan({ timeseries_limit_metric: 'm2', order_desc: false }, 'echarts_area').queryContext.queries[0].orderby).toEqual([['m2', true]]);
+    // One metric, no dimension: nothing to truncate; the x-axis sorted by its own values.
+    const sorted = plan({ groupby: [], x_axis_sort: 'ds', x_axis_sort_asc: false }, 'echarts_timeseries_bar').queryContext.queries[0];
+    expect(sorted.post_processing.map((p: { operation: string }) => p.operation)).toEqual(['pivot', 'sort', 'flatten']);
+    expect(sorted.post_processing[1].options).toEqual({ is_sort_index: true, ascending: false });
+    for (const refused of [{ time_compare: ['1 year ago'] }, { forecastEnabled: true }, { metrics: [] }, { comparison_type: 'ratio' }]) expect(plan(refused).method, JSON.stringify(refused)).toBeNull();
+  });
 });
 
 describe('how a chart is classified', () => {

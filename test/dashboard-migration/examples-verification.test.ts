@@ -117,7 +117,7 @@ describe.skipIf(!enabled)('verification of Superset\'s example dashboards: d (6.
     expect(others.filter((ch) => !['passes', 'not_verifiable'].includes(ch.classification)).map((ch) => `${ch.name}: ${ch.classification} ${ch.error ?? ''}`)).toEqual([]);
   });
 
-  it('builds from form_data the query Superset answers for the same chart saved with a query context (table raw and aggregate, pie, big number total and with trendline, treemap, word cloud)', { timeout: 300_000 }, async () => {
+  it('builds from form_data the query Superset answers for the same chart saved with a query context (table raw and aggregate, pie, big number total and with trendline, the ECharts time series, treemap, word cloud)', { timeout: 300_000 }, async () => {
     const a = await client('a');
     try {
       const dir = path.join(inject('runDir'), `${P}b`);
@@ -174,6 +174,49 @@ describe.skipIf(!enabled)('verification of Superset\'s example dashboards: d (6.
             post_processing: [
               { operation: 'pivot', options: { index: ['__timestamp'], columns: [], aggregates: { total: { operator: 'mean' } }, drop_missing_columns: true } },
               { operation: 'rolling', options: { rolling_type: 'mean', window: 3, min_periods: 0, columns: { total: 'total' } } },
+              { operation: 'flatten' },
+            ],
+          }),
+        },
+        // The ECharts time series plugins' one buildQuery: by a dimension over the x-axis, the metric name truncated;
+        {
+          vizType: 'echarts_timeseries_bar',
+          params: { x_axis: 'ds', time_grain_sqla: 'P1D', groupby: ['region'], metrics: [total], truncate_metric: true, row_limit: 10000, adhoc_filters: [] },
+          query: q({
+            columns: [{ timeGrain: 'P1D', columnType: 'BASE_AXIS', sqlExpression: 'ds', label: 'ds', expressionType: 'SQL', isColumnReference: true }, 'region'],
+            series_columns: ['region'],
+            metrics: [total],
+            orderby: [[total, false]],
+            extras: { having: '', where: '', time_grain_sqla: 'P1D' },
+            series_limit: 0,
+            order_desc: true,
+            time_offsets: [],
+            post_processing: [
+              { operation: 'pivot', options: { index: ['ds'], columns: ['region'], aggregates: { total: { operator: 'mean' } }, drop_missing_columns: true } },
+              { operation: 'rename', options: { columns: { total: null }, level: 0, inplace: true } },
+              { operation: 'flatten' },
+            ],
+          }),
+        },
+        // and over the legacy time column, resampled, as a share of each row, sorted by time.
+        {
+          vizType: 'echarts_area',
+          params: { granularity_sqla: 'ds', time_grain_sqla: 'P1D', metrics: [total], resample_method: 'asfreq', resample_rule: '1D', contributionMode: 'row', x_axis_sort: '__timestamp', x_axis_sort_asc: true },
+          query: q({
+            columns: [],
+            metrics: [total],
+            is_timeseries: true,
+            granularity: 'ds',
+            orderby: [[total, false]],
+            extras: { having: '', where: '', time_grain_sqla: 'P1D' },
+            series_limit: 0,
+            order_desc: true,
+            time_offsets: [],
+            post_processing: [
+              { operation: 'pivot', options: { index: ['__timestamp'], columns: [], aggregates: { total: { operator: 'mean' } }, drop_missing_columns: true } },
+              { operation: 'resample', options: { method: 'asfreq', rule: '1D', fill_value: null } },
+              { operation: 'contribution', options: { orientation: 'row', time_shifts: [] } },
+              { operation: 'sort', options: { is_sort_index: true, ascending: true } },
               { operation: 'flatten' },
             ],
           }),

@@ -9,6 +9,7 @@
  * chart saved with a query context (test/dashboard-migration/examples-verification.test.ts).
  */
 import { buildBigNumberTrendline } from './build-trendline.ts';
+import { buildTimeseries } from './build-timeseries.ts';
 import { compareRelease } from './release.ts';
 import { buildBigNumberTotal, buildPie, buildTable, buildTreemap, buildWordCloud, type FormDataBuild } from './build.ts';
 
@@ -66,6 +67,14 @@ export const FORM_DATA_BUILDS: Readonly<Record<string, FormDataBuild>> = {
   table: buildTable,
   big_number_total: buildBigNumberTotal,
   big_number: buildBigNumberTrendline,
+  // The ECharts time series plugins share one buildQuery.
+  echarts_timeseries: buildTimeseries,
+  echarts_timeseries_line: buildTimeseries,
+  echarts_timeseries_bar: buildTimeseries,
+  echarts_area: buildTimeseries,
+  echarts_timeseries_scatter: buildTimeseries,
+  echarts_timeseries_smooth: buildTimeseries,
+  echarts_timeseries_step: buildTimeseries,
   pie: buildPie,
   treemap_v2: buildTreemap,
   word_cloud: buildWordCloud,
