@@ -3,11 +3,11 @@ import { useDebouncedValue } from '@mantine/hooks';
 import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import type { MigrationResult } from '../../../contracts/migration.ts';
 import { api, must } from '../api.ts';
 import { EnvSelect } from '../components/EnvSelect.tsx';
-import { ObjectDiff } from '../components/ObjectDiff.tsx';
 import { ProblemAlert } from '../components/ProblemAlert.tsx';
+import { TaskItemList } from '../components/TaskItemList.tsx';
+import { TaskSummary } from '../components/TaskSummary.tsx';
 import { FINISHED, useTask } from '../components/tasks.ts';
 import { useI18n } from '../i18n.tsx';
 
@@ -172,7 +172,6 @@ function MappingTable({ items }: { items: MappingRow[] }) {
 function DryRunReview(props: { dryTask: string | undefined; dry: Task; onBack: () => void; onMigrate: () => void; starting: boolean }) {
   const { t } = useI18n();
   const { dryTask, dry, onBack, onMigrate, starting } = props;
-  const dryResult = dry.data?.result as MigrationResult | undefined;
   return (
     <Stack>
       {dry.data && !FINISHED.includes(dry.data.status) && (
@@ -185,9 +184,13 @@ function DryRunReview(props: { dryTask: string | undefined; dry: Task; onBack: (
           <Link to={`/tasks/${dryTask}`}>{dryTask}</Link>
         </Text>
       )}
-      {dryResult?.items.map((o) => (
-        <ObjectDiff key={String(o.id)} outcome={o} />
-      ))}
+      {/* The task page's summary and list: a dry run of hundreds of dashboards stays a page a person can read. */}
+      {dryTask && dry.data?.items_summary && (
+        <>
+          <TaskSummary summary={dry.data.items_summary} />
+          <TaskItemList taskId={dryTask} type="migration" total={dry.data.items_summary.total} status={dry.data.status} />
+        </>
+      )}
       {dry.data && FINISHED.includes(dry.data.status) && (
         <Group>
           <Button variant="default" onClick={onBack}>
