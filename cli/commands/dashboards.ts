@@ -55,6 +55,40 @@ export function dashboardCommands(program: Command, ctx: () => Ctx): void {
       }),
     );
 
+  migrateCommand(program, ctx);
+
+  program
+    .command('backup')
+    .description('Back up dashboards into the backup store (a task)')
+    .requiredOption('--env <env>', 'environment id or name')
+    .requiredOption('--dashboards <ids>', 'dashboard ids, comma-separated', idList)
+    .option('--wait', 'follow the task to its end; exit by its outcome')
+    .action(
+      act(async (opts: { env: string; dashboards: number[]; wait?: boolean }) => {
+        const c = ctx();
+        const body = { env_id: await envId(c.api(), opts.env), dashboard_ids: opts.dashboards };
+        const accepted = await unwrap(c.api().client.POST('/api/dashboards/backup', { body }));
+        return followTask(c, accepted as { task_id: string }, opts.wait);
+      }),
+    );
+
+  program
+    .command('restore <backup_id>')
+    .description('Restore a backup into the environment it was taken from (a task)')
+    .option('--wait', 'follow the task to its end; exit by its outcome')
+    .action(
+      act(async (backupId: string, opts: { wait?: boolean }) => {
+        const c = ctx();
+        const accepted = await unwrap(
+          c.api().client.POST('/api/dashboards/backups/{backup_id}/restore', { params: { path: { backup_id: backupId } }, body: {} }),
+        );
+        return followTask(c, accepted as { task_id: string }, opts.wait);
+      }),
+    );
+}
+
+/** `migrate`: the hand-made flags, then every other option of the migration request from the OpenAPI document. */
+function migrateCommand(program: Command, ctx: () => Ctx): void {
   const migrate = program
     .command('migrate')
     .description('Migrate dashboards between environments (a task); exit 2 when some dashboards failed')
@@ -93,33 +127,4 @@ export function dashboardCommands(program: Command, ctx: () => Ctx): void {
       return followTask(c, accepted as { task_id: string }, opts.wait, { diff: opts.diff });
     }),
   );
-
-  program
-    .command('backup')
-    .description('Back up dashboards into the backup store (a task)')
-    .requiredOption('--env <env>', 'environment id or name')
-    .requiredOption('--dashboards <ids>', 'dashboard ids, comma-separated', idList)
-    .option('--wait', 'follow the task to its end; exit by its outcome')
-    .action(
-      act(async (opts: { env: string; dashboards: number[]; wait?: boolean }) => {
-        const c = ctx();
-        const body = { env_id: await envId(c.api(), opts.env), dashboard_ids: opts.dashboards };
-        const accepted = await unwrap(c.api().client.POST('/api/dashboards/backup', { body }));
-        return followTask(c, accepted as { task_id: string }, opts.wait);
-      }),
-    );
-
-  program
-    .command('restore <backup_id>')
-    .description('Restore a backup into the environment it was taken from (a task)')
-    .option('--wait', 'follow the task to its end; exit by its outcome')
-    .action(
-      act(async (backupId: string, opts: { wait?: boolean }) => {
-        const c = ctx();
-        const accepted = await unwrap(
-          c.api().client.POST('/api/dashboards/backups/{backup_id}/restore', { params: { path: { backup_id: backupId } }, body: {} }),
-        );
-        return followTask(c, accepted as { task_id: string }, opts.wait);
-      }),
-    );
 }
