@@ -91,6 +91,31 @@ describe('how a chart is checked', () => {
     expect(sorted.post_processing[1].options).toEqual({ is_sort_index: true, ascending: false });
     for (const refused of [{ time_compare: ['1 year ago'] }, { forecastEnabled: true }, { metrics: [] }, { comparison_type: 'ratio' }]) expect(plan(refused).method, JSON.stringify(refused)).toBeNull();
   });
+
+  it('builds a histogram from its column and dimensions, binned by the histogram operator', () => {
+    const plan = (fd: Record<string, unknown>) => planCheck(chart({ viz_type: 'histogram_v2', form_data: fd }), '4.1.4') as any;
+    const q = plan({ column: 'age', groupby: ['g'], bins: '7' }).queryContext.queries[0];
+    expect(q.columns).toEqual(['g', 'age']);
+    expect(q).not.toHaveProperty('metrics');
+    expect(q.post_processing).toEqual([{ operation: 'histogram', options: { column: 'age', groupby: ['g'], bins: 7 } }]);
+    expect(plan({ column: 'age', bins: 'many' }).queryContext.queries[0].post_processing[0].options).toEqual({ column: 'age', groupby: [], bins: 5 });
+    expect(plan({ groupby: ['g'] }).method).toBeNull();
+  });
+
+  it('builds a heatmap ordered by the axis sorts set, and refuses what its release would not build', () => {
+    const fd = { x_axis: 'x', groupby: 'y', metric: 'count', sort_x_axis: 'value_asc', normalize_across: 'y' };
+    const plan = (over: Record<string, unknown>, release = '6.1.0') => planCheck(chart({ viz_type: 'heatmap_v2', form_data: { ...fd, ...over } }), release) as any;
+    const q = plan({}).queryContext.queries[0];
+    expect(q.columns[1]).toBe('y');
+    expect(q.columns[0]).toMatchObject({ columnType: 'BASE_AXIS', sqlExpression: 'x' });
+    expect(q.orderby).toEqual([['count', true]]);
+    expect(q.post_processing).toEqual([{ operation: 'rank', options: { metric: 'count', group_by: 'y' } }]);
+    expect(plan({ sort_y_axis: 'alpha_desc' }).queryContext.queries[0].orderby).toEqual([['count', true], ['y', false]]);
+    // 4.1's build throws without both sorts; a heatmap on the legacy time column asks for __timestamp.
+    expect(plan({}, '4.1.4').method).toBeNull();
+    expect(plan({ sort_y_axis: 'alpha_asc' }, '4.1.4').method).toBe('form_data');
+    expect(plan({ x_axis: undefined, granularity_sqla: 'ds' }).method).toBeNull();
+  });
 });
 
 describe('how a chart is classified', () => {

@@ -117,7 +117,7 @@ describe.skipIf(!enabled)('verification of Superset\'s example dashboards: d (6.
     expect(others.filter((ch) => !['passes', 'not_verifiable'].includes(ch.classification)).map((ch) => `${ch.name}: ${ch.classification} ${ch.error ?? ''}`)).toEqual([]);
   });
 
-  it('builds from form_data the query Superset answers for the same chart saved with a query context (table raw and aggregate, pie, big number total and with trendline, the ECharts time series, treemap, word cloud)', { timeout: 300_000 }, async () => {
+  it('builds from form_data the query Superset answers for the same chart saved with a query context (table raw and aggregate, pie, big number total and with trendline, the ECharts time series, histogram, heatmap, treemap, word cloud)', { timeout: 300_000 }, async () => {
     const a = await client('a');
     try {
       const dir = path.join(inject('runDir'), `${P}b`);
@@ -219,6 +219,30 @@ describe.skipIf(!enabled)('verification of Superset\'s example dashboards: d (6.
               { operation: 'sort', options: { is_sort_index: true, ascending: true } },
               { operation: 'flatten' },
             ],
+          }),
+        },
+        // The ECharts histogram: its dimensions and column, binned server-side.
+        {
+          vizType: 'histogram_v2',
+          params: { column: 'units', groupby: ['region'], bins: 10, normalize: false, adhoc_filters: [] },
+          query: q({
+            columns: ['region', 'units'],
+            series_limit: 0,
+            order_desc: true,
+            post_processing: [{ operation: 'histogram', options: { column: 'units', groupby: ['region'], bins: 10, normalize: false } }],
+          }),
+        },
+        // The ECharts heatmap: x-axis and y dimension, ordered by the axis sorts, ranked across x.
+        {
+          vizType: 'heatmap_v2',
+          params: { x_axis: 'product', groupby: 'region', metric: total, sort_x_axis: 'alpha_asc', sort_y_axis: 'value_desc', normalize_across: 'x', adhoc_filters: [] },
+          query: q({
+            columns: [{ columnType: 'BASE_AXIS', sqlExpression: 'product', label: 'product', expressionType: 'SQL', isColumnReference: true }, 'region'],
+            metrics: [total],
+            orderby: [['product', true], ['total', false]],
+            series_limit: 0,
+            order_desc: true,
+            post_processing: [{ operation: 'rank', options: { metric: 'total', group_by: 'product' } }],
           }),
         },
       ];

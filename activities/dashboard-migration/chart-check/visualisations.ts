@@ -9,6 +9,8 @@
  * chart saved with a query context (test/dashboard-migration/examples-verification.test.ts).
  */
 import { buildBigNumberTrendline } from './build-trendline.ts';
+import { buildHeatmap } from './build-heatmap.ts';
+import { buildHistogram } from './build-histogram.ts';
 import { buildTimeseries } from './build-timeseries.ts';
 import { compareRelease } from './release.ts';
 import { buildBigNumberTotal, buildPie, buildTable, buildTreemap, buildWordCloud, type FormDataBuild } from './build.ts';
@@ -75,6 +77,8 @@ export const FORM_DATA_BUILDS: Readonly<Record<string, FormDataBuild>> = {
   echarts_timeseries_scatter: buildTimeseries,
   echarts_timeseries_smooth: buildTimeseries,
   echarts_timeseries_step: buildTimeseries,
+  histogram_v2: buildHistogram,
+  heatmap_v2: buildHeatmap,
   pie: buildPie,
   treemap_v2: buildTreemap,
   word_cloud: buildWordCloud,
