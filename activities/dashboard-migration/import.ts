@@ -13,7 +13,7 @@ import { importPrepared, pushUpdatedObjects, type ImportResult } from './apply.t
 import type { PlanScope } from './context.ts';
 import type { Planned } from './plan-one.ts';
 import type { PreparedBundle } from './plan.ts';
-import { companionsAfterImport } from './companions/step.ts';
+import { companionsAfterImport, targetWritten } from './companions/step.ts';
 import { copyRules } from './rls-step.ts';
 import { withStep } from './step.ts';
 import type { TargetIndex } from './target-index.ts';
@@ -95,6 +95,8 @@ function noteImported(index: TargetIndex, prepared: PreparedBundle, targetDashbo
 async function afterImport(scope: PlanScope, p: Omit<Planned, 'position'>, r: ImportedAs): Promise<DashboardOutcome> {
   const { input, up, log } = scope;
   const { prepared, rls } = p;
+  // The import wrote the target (a theme, for one): the companion comparisons after it read its lists again.
+  await targetWritten(scope);
   const done: DashboardOutcome = {
     ...p.outcome,
     target_dashboard_id: r.targetDashboardId,

@@ -18,7 +18,7 @@ import { planOnRecordedCopy, rulesMayTouch } from './recorded-copy.ts';
  * full plan: all of them when a read fails (the full plan meets the failure per dashboard).
  */
 export async function settleUnchanged(ctx: BatchContext): Promise<BatchDashboard[]> {
-  const { input, todo, records, taskId, log } = ctx;
+  const { input, todo, records, log } = ctx;
   let both: Awaited<ReturnType<typeof readBoth>>;
   try {
     both = await readBoth(ctx);
@@ -27,46 +27,63 @@ export async function settleUnchanged(ctx: BatchContext): Promise<BatchDashboard
     return todo;
   }
   const rest: BatchDashboard[] = [];
+  const same: Array<{ d: BatchDashboard; prepared: PreparedBundle; last: string }> = [];
   for (const d of todo) {
-    const last = records.get(d.id)!;
-    const source = ctx.svc.caches.exportedSources.get(taskId, d.id);
-    const copy = both.copies.get(last.target_dashboard_id);
-    let prepared: PreparedBundle | null = null;
-    try {
-      if (source && copy && last.task_id !== taskId) {
-        prepared = planOnRecordedCopy({
-          bundle: source.clone(),
-          copy,
-          copyId: last.target_dashboard_id,
-          sourceDbs: both.sourceDbs,
-          targetDbs: both.targetDbs,
-          mappings: both.mappings,
-          envRules: both.envRules,
-          catalogs: both.catalogs,
-          request: { ...input, dashboardId: d.id },
-        });
-      }
-    } catch {
-      prepared = null; // an export the full plan reads and reports on
-    }
-    const same =
-      prepared &&
-      prepared.dashboardUuid === last.dashboard_uuid &&
-      prepared.bundle.contentHash() === last.bundle_hash &&
-      prepared.targetHash === last.target_hash &&
-      mayShortcut(last) &&
-      !rulesMayTouch(both.rules, prepared.datasets.map((x) => x.table_name));
-    // Companions are compared (and the copy kinds written) here too; a strict difference or a refused write sends it to the full plan.
-    const companions = prepared && same ? await settledCompanions({ svc: ctx.svc, input, mappings: both.mappings, envRules: both.envRules, log }, d.id, prepared) : null;
-    if (!prepared || !same || !companions) {
+    const prepared = unchangedPlan(ctx, both, d);
+    if (prepared) same.push({ d, prepared, last: records.get(d.id)!.task_id ?? '?' });
+    else rest.push(d);
+  }
+  // Companions are compared (side by side) and the copy kinds written here too; a strict difference or a refused write sends it to the full plan.
+  const companions = await settledCompanions(
+    { svc: ctx.svc, input, mappings: both.mappings, envRules: both.envRules, log },
+    same.map(({ d, prepared }) => ({ dashboardId: d.id, subject: prepared })),
+  );
+  for (const [at, { d, prepared, last }] of same.entries()) {
+    const settled = companions[at];
+    if (!settled) {
       rest.push(d);
       continue;
     }
-    log.info(`'${prepared.title}' is unchanged since task ${last.task_id ?? '?'} migrated it and the target holds it as then: not imported`);
+    log.info(`'${prepared.title}' is unchanged since task ${last} migrated it and the target holds it as then: not imported`);
     const rls = { mode: input.rls ?? 'strict', source_rules: [], target_rules: [], differences: [] } satisfies RlsReport;
-    await ctx.outcomes.finish(d.position, { ...outcomeBase(d.id, prepared), status: 'unchanged', rls, companions: companions.reports, next_actions: companions.next_actions });
+    await ctx.outcomes.finish(d.position, { ...outcomeBase(d.id, prepared), status: 'unchanged', rls, companions: settled.reports, next_actions: settled.next_actions });
   }
-  return rest;
+  // In the batch's order, for the full plan.
+  return todo.filter((d) => rest.includes(d));
+}
+
+/** The dashboard's plan on the target's recorded copy when both sides are as the last migration left them; null otherwise. */
+function unchangedPlan(ctx: BatchContext, both: Awaited<ReturnType<typeof readBoth>>, d: BatchDashboard): PreparedBundle | null {
+  const { input, records, taskId } = ctx;
+  const last = records.get(d.id)!;
+  const source = ctx.svc.caches.exportedSources.get(taskId, d.id);
+  const copy = both.copies.get(last.target_dashboard_id);
+  let prepared: PreparedBundle | null = null;
+  try {
+    if (source && copy && last.task_id !== taskId) {
+      prepared = planOnRecordedCopy({
+        bundle: source.clone(),
+        copy,
+        copyId: last.target_dashboard_id,
+        sourceDbs: both.sourceDbs,
+        targetDbs: both.targetDbs,
+        mappings: both.mappings,
+        envRules: both.envRules,
+        catalogs: both.catalogs,
+        request: { ...input, dashboardId: d.id },
+      });
+    }
+  } catch {
+    return null; // an export the full plan reads and reports on
+  }
+  const same =
+    prepared &&
+    prepared.dashboardUuid === last.dashboard_uuid &&
+    prepared.bundle.contentHash() === last.bundle_hash &&
+    prepared.targetHash === last.target_hash &&
+    mayShortcut(last) &&
+    !rulesMayTouch(both.rules, prepared.datasets.map((x) => x.table_name));
+  return same ? prepared : null;
 }
 
 /**

@@ -57,14 +57,21 @@ export function companionContext(opts: {
   envRules?: readonly EnvRule[];
   /** Directories are shared across the dashboards of one activity: its input object. */
   activity: object;
+  /**
+   * The target's lists read once for the activity's comparisons (before a write: see
+   * forgetLists in ./recording.ts); without it each is read when asked (a phase that writes).
+   */
+  sharedTargetLists?: boolean;
 }): CompanionContext {
   let sourceView: Promise<DashboardView> | undefined;
   let targetView: Promise<DashboardView | null> | undefined;
+  const { sharedTargetLists: _shared, ...rest } = opts;
   return {
-    ...opts,
+    ...rest,
     envRules: opts.envRules ?? [],
     // The source does not change during a migration: its lists are read once per activity.
     source: memoisedLists(opts.source, opts.activity),
+    target: opts.sharedTargetLists ? memoisedLists(opts.target, opts.activity) : opts.target,
     sourceView: () =>
       (sourceView ??= readView(opts.source, opts.sourceDashboardId).then((v) => {
         if (!v) throw new Error(`dashboard ${opts.sourceDashboardId} is not in the source any more`);

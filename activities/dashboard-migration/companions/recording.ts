@@ -79,12 +79,20 @@ function overResources(client: SupersetClient, through: Call): SupersetClient {
   return { ...resources } as unknown as SupersetClient;
 }
 
-/** List reads a source answers the same for every dashboard of an activity. */
-const LISTS = new Set(['reports.list', 'tags.list', 'annotationLayers.list', 'cssTemplates.list', 'savedQueries.list']);
-const memos = new WeakMap<object, WeakMap<SupersetClient, SupersetClient>>();
+/**
+ * List reads every dashboard of an activity would make alike: a source's never change during a
+ * migration; a target's are shared by the comparisons before its imports, and forgotten (read
+ * again) once anything is written there (./step.ts: an import, a companion written).
+ */
+const LISTS = new Set(['reports.list', 'tags.list', 'annotationLayers.list', 'cssTemplates.list', 'savedQueries.list', 'themes.list']);
 
-/** The client with its list reads remembered per activity (`activity`: its input object); every other call passed on. */
-export function memoisedLists(client: SupersetClient, activity: object): SupersetClient {
+interface Memo {
+  client: SupersetClient;
+  answers: Map<string, Promise<unknown>>;
+}
+const memos = new WeakMap<object, WeakMap<SupersetClient, Memo>>();
+
+function memoOf(client: SupersetClient, activity: object): Memo {
   let mine = memos.get(activity);
   if (!mine) memos.set(activity, (mine = new WeakMap()));
   const hit = mine.get(client);
@@ -95,12 +103,27 @@ export function memoisedLists(client: SupersetClient, activity: object): Superse
     const key = keyOf(resource, method, args);
     let answer = answers.get(key);
     if (!answer) {
-      answer = call();
-      answer.catch(() => answers.delete(key));
-      answers.set(key, answer);
+      const asked = call();
+      answer = asked;
+      // A 404 (a feature flag off, a release without the API) stays for the activity; another failure is asked again.
+      asked.catch((err: unknown) => {
+        if (!(err instanceof SupersetNotFoundError) && answers.get(key) === asked) answers.delete(key);
+      });
+      answers.set(key, asked);
     }
     return answer.then((a) => structuredClone(a));
   });
-  mine.set(client, memo);
-  return memo;
+  const made = { client: memo, answers };
+  mine.set(client, made);
+  return made;
+}
+
+/** The client with its list reads remembered per activity (`activity`: its input object); every other call passed on. */
+export function memoisedLists(client: SupersetClient, activity: object): SupersetClient {
+  return memoOf(client, activity).client;
+}
+
+/** What the activity remembered of `client`'s lists, forgotten: the next read asks the environment. */
+export function forgetLists(client: SupersetClient, activity: object): void {
+  memos.get(activity)?.get(client)?.answers.clear();
 }

@@ -30,12 +30,17 @@ import { certification } from './certification.ts';
 import { cssTemplates } from './css-templates.ts';
 import { embedded } from './embedded.ts';
 import { companionContext, type CompanionContext, type CompanionKind } from './kind.ts';
+import { forgetLists } from './recording.ts';
+import { inParallel } from './views.ts';
 import { owners } from './owners.ts';
 import { reports } from './reports.ts';
 import { roles } from './roles.ts';
 import { savedQueries } from './saved-queries.ts';
 import { tags } from './tags.ts';
 import { themes } from './themes.ts';
+
+/** Most dashboards whose companions a rerun compares at a time (each reads up to 8 objects at once a side). */
+const COMPARED_AT_ONCE = 3;
 
 export const COMPANION_KIND_MODULES: readonly CompanionKind[] = [
   owners,
@@ -77,10 +82,21 @@ export interface CompanionCheck {
   next_actions: NextAction[];
 }
 
-async function contextOf(scope: CompanionScope, dashboardId: number, subject: CompanionSubject): Promise<CompanionContext> {
-  const [source, target] = scope.clients
+async function clientsOf(scope: Pick<CompanionScope, 'svc' | 'input' | 'clients'>): Promise<[SupersetClient, SupersetClient]> {
+  return scope.clients
     ? [scope.clients.source, scope.clients.target]
     : await Promise.all([scope.svc.deps.superset(scope.input.sourceEnvId), scope.svc.deps.superset(scope.input.targetEnvId)]);
+}
+
+/** The target is written (an import, a companion): the lists the comparisons shared are read again after it. */
+export async function targetWritten(scope: Pick<CompanionScope, 'svc' | 'input' | 'clients'>): Promise<void> {
+  const [, target] = await clientsOf(scope);
+  forgetLists(target, scope.input);
+}
+
+/** `compare`: the comparison before any write, sharing the target's lists with the activity's other dashboards. */
+async function contextOf(scope: CompanionScope, dashboardId: number, subject: CompanionSubject, compare: boolean): Promise<CompanionContext> {
+  const [source, target] = await clientsOf(scope);
   return companionContext({
     source,
     target,
@@ -92,6 +108,7 @@ async function contextOf(scope: CompanionScope, dashboardId: number, subject: Co
     pauseReports: companionModes(scope.input.companions).pause_reports,
     envRules: scope.envRules,
     activity: scope.input,
+    sharedTargetLists: compare,
   });
 }
 
@@ -123,7 +140,7 @@ async function runKind(kind: CompanionKind, mode: CompanionMode, ctx: CompanionC
 /** Before the import: every kind compared and decided by its mode. */
 export async function checkCompanions(scope: CompanionScope, dashboardId: number, subject: CompanionSubject): Promise<CompanionCheck> {
   const modes = companionModes(scope.input.companions);
-  const ctx = await contextOf(scope, dashboardId, subject);
+  const ctx = await contextOf(scope, dashboardId, subject, true);
   const reports: CompanionKindReport[] = [];
   // Reads only, side by side: the kinds share the dashboard's views, read once.
   reports.push(...(await Promise.all(COMPANION_KIND_MODULES.map((kind) => runKind(kind, modes[kind.kind], ctx, false)))));
@@ -154,7 +171,8 @@ export async function applyCompanions(
   // Only kinds with something to create or update are compared again and written.
   const copying = check.reports.filter((r) => r.mode === 'copy' && r.available && r.items.some((i) => i.action === 'create' || i.action === 'update'));
   if (!copying.length) return [];
-  const ctx = await contextOf(scope, dashboardId, subject);
+  await targetWritten(scope);
+  const ctx = await contextOf(scope, dashboardId, subject, false);
   const failed: string[] = [];
   for (const r of copying) {
     const kind = COMPANION_KIND_MODULES.find((k) => k.kind === r.kind)!;
@@ -257,22 +275,36 @@ export async function companionsAfterImport(
 }
 
 /**
- * A rerun's dashboard told unchanged from both exports: its companions compared and the copy
- * kinds written, with the next actions of those that cannot be carried. Null when the full plan
- * must decide (a strict kind differs, a write was refused, a read failed): it reports the
- * dashboard with its reasons.
+ * A rerun's dashboards told unchanged from both exports: their companions compared side by side
+ * (reads only, at most COMPARED_AT_ONCE dashboards at a time, the activity's lists shared), then
+ * the copy kinds written one dashboard after another, each with the next actions of those that
+ * cannot be carried. Null for a dashboard the full plan must decide (a strict kind differs, a
+ * write was refused, a read failed): it reports the dashboard with its reasons.
  */
 export async function settledCompanions(
   scope: CompanionScope,
-  dashboardId: number,
-  subject: CompanionSubject,
-): Promise<{ reports: CompanionKindReport[]; next_actions: NextAction[] } | null> {
-  try {
-    const check = await checkCompanions(scope, dashboardId, subject);
-    if (check.blocked) return null;
-    const refused = await applyCompanions(scope, dashboardId, subject, check);
-    return refused.length ? null : { reports: check.reports, next_actions: check.next_actions };
-  } catch {
-    return null;
+  dashboards: Array<{ dashboardId: number; subject: CompanionSubject }>,
+): Promise<Array<{ reports: CompanionKindReport[]; next_actions: NextAction[] } | null>> {
+  const checks = await inParallel(
+    dashboards.map(({ dashboardId, subject }) => async () => {
+      try {
+        const check = await checkCompanions(scope, dashboardId, subject);
+        return check.blocked ? null : check;
+      } catch {
+        return null;
+      }
+    }),
+    COMPARED_AT_ONCE,
+  );
+  const out: Array<{ reports: CompanionKindReport[]; next_actions: NextAction[] } | null> = [];
+  for (const [at, check] of checks.entries()) {
+    const { dashboardId, subject } = dashboards[at]!;
+    try {
+      const refused = check ? await applyCompanions(scope, dashboardId, subject, check) : ['not compared'];
+      out.push(refused.length ? null : { reports: check!.reports, next_actions: check!.next_actions });
+    } catch {
+      out.push(null);
+    }
   }
+  return out;
 }

@@ -10,6 +10,8 @@ import { isDeepStrictEqual } from 'node:util';
 import type { NextAction } from '../../../contracts/outcomes.ts';
 import { SupersetNotFoundError } from '../../../lib/superset/errors.ts';
 import type { Theme } from '../../../lib/superset/resources/themes.ts';
+import type { ObjectMeta } from '../../../lib/superset/resources/object-meta.ts';
+import type { SupersetClient } from '../../../lib/superset/client.ts';
 import { attempt, item, type CompanionKind, type KindResult } from './kind.ts';
 
 const UPGRADE: NextAction = {
@@ -27,10 +29,16 @@ function sameConfig(a: string, b: string): boolean {
   }
 }
 
+/** The dashboard's theme id from its view; asked apart only when the view lacks it (what an older backup recorded). */
+function themeOf(client: SupersetClient, dashboard: ObjectMeta): Promise<number | null> {
+  return dashboard.theme_id !== undefined ? Promise.resolve(dashboard.theme_id) : client.themes.ofDashboard(dashboard.id);
+}
+
 export const themes: CompanionKind = {
   kind: 'themes',
   async run(ctx, write): Promise<KindResult> {
-    const themeId = await ctx.source.themes.ofDashboard(ctx.sourceDashboardId);
+    // The theme's id comes with the dashboard's view, which the other kinds read anyway.
+    const themeId = await themeOf(ctx.source, (await ctx.sourceView()).dashboard);
     if (themeId === null) return { items: [] };
     const theme = (await ctx.source.themes.list()).find((t) => t.id === themeId);
     if (!theme) return { items: [item(`theme ${themeId}`, 'missing', { note: 'the dashboard names a theme the source does not list' })] };
@@ -47,7 +55,7 @@ export const themes: CompanionKind = {
     }
     const there = theirs.find((t) => t.uuid === theme.uuid) ?? null;
     const tgt = await ctx.targetView();
-    const linked = tgt ? await ctx.target.themes.ofDashboard(tgt.dashboard.id) : null;
+    const linked = tgt ? await themeOf(ctx.target, tgt.dashboard) : null;
     const fields = there
       ? [
           ...(there.theme_name !== theme.theme_name ? ['theme_name'] : []),

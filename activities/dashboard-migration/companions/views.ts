@@ -29,12 +29,19 @@ export async function readView(client: SupersetClient, idOrUuid: number | string
   const [charts, datasets] = await Promise.all([client.dashboards.charts(dashboard.id), client.dashboards.datasets(dashboard.id)]);
   return {
     dashboard,
-    charts: await inParallel(charts.map((c) => () => client.meta.get('chart', c.id))),
-    datasets: await inParallel(datasets.map((d) => () => client.meta.get('dataset', d.id))),
+    charts: await inParallel(
+      charts.map((c) => () => client.meta.get('chart', c.id)),
+      READS_AT_ONCE,
+    ),
+    datasets: await inParallel(
+      datasets.map((d) => () => client.meta.get('dataset', d.id)),
+      READS_AT_ONCE,
+    ),
   };
 }
 
-async function inParallel<T>(work: Array<() => Promise<T>>): Promise<T[]> {
+/** Each piece of work run with at most `limit` at a time; the answers in the work's order. */
+export async function inParallel<T>(work: Array<() => Promise<T>>, limit: number): Promise<T[]> {
   const out: T[] = new Array(work.length);
   let next = 0;
   const worker = async () => {
@@ -43,7 +50,7 @@ async function inParallel<T>(work: Array<() => Promise<T>>): Promise<T[]> {
       out[at] = await work[at]!();
     }
   };
-  await Promise.all(Array.from({ length: Math.min(READS_AT_ONCE, work.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(limit, work.length) }, worker));
   return out;
 }
 

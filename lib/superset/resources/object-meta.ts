@@ -24,6 +24,11 @@ export interface ObjectMeta {
   params: string | null;
   /** Dashboards only. */
   css: string | null;
+  /**
+   * Dashboards only: the id of the theme it uses (null: none, or a release without themes), from
+   * the same answer as the rest. Absent in what an older backup recorded (read it apart then).
+   */
+  theme_id?: number | null;
   /** Datasets only. */
   database_id: number | null;
   sql: string | null;
@@ -69,6 +74,12 @@ export class ObjectMetas {
       certification_details: str(r.certification_details),
       params: str(r.params),
       css: str(r.css),
+      ...(kind === 'dashboard'
+        ? {
+            theme_id:
+              typeof (r.theme as { id?: unknown } | null | undefined)?.id === 'number' ? Number((r.theme as { id: number }).id) : null,
+          }
+        : {}),
       database_id: typeof (r.database as { id?: unknown } | undefined)?.id === 'number' ? Number((r.database as { id: number }).id) : null,
       sql: str(r.sql),
       table_name: str(r.table_name),

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { forgetLists, memoisedLists } from '../../activities/dashboard-migration/companions/recording.ts';
+import type { SupersetClient } from '../../lib/superset/client.ts';
+import { SupersetNotFoundError } from '../../lib/superset/errors.ts';
+
+/** A client whose list reads count their calls: tags answer, reports 404 (ALERT_REPORTS off), themes fail once then answer. */
+function countingClient() {
+  const calls = { tags: 0, reports: 0, themes: 0, meta: 0 };
+  const client = {
+    tags: {
+      list: async () => {
+        calls.tags++;
+        return [{ id: 1, name: 'finance', description: null }];
+      },
+    },
+    reports: {
+      list: async () => {
+        calls.reports++;
+        throw new SupersetNotFoundError({ method: 'GET', path: '/api/v1/report/', upstreamStatus: 404 }, 'Not found', undefined);
+      },
+    },
+    themes: {
+      list: async () => {
+        calls.themes++;
+        if (calls.themes === 1) throw new Error('connection reset');
+        return [{ id: 3, uuid: 'u', theme_name: 'brand', json_data: '{}' }];
+      },
+    },
+    meta: {
+      get: async () => {
+        calls.meta++;
+        return { id: 1 };
+      },
+    },
+  } as unknown as SupersetClient;
+  return { client, calls };
+}
+
+describe("companions: an activity's list reads shared by its dashboards", () => {
+  it('reads each list once per activity, keeps a 404, asks again after another failure and after the target was written', async () => {
+    const { client, calls } = countingClient();
+    const activity = {};
+    const memo = memoisedLists(client, activity);
+    expect(memoisedLists(client, activity)).toBe(memo);
+
+    const [a, b] = await Promise.all([memo.tags.list(), memo.tags.list()]);
+    expect(a).toEqual(b);
+    a[0]!.name = 'changed by a caller';
+    expect((await memo.tags.list())[0]!.name).toBe('finance'); // each caller gets its own copy
+    expect(calls.tags).toBe(1);
+
+    // A feature flag off stays off for the activity: one call, the 404 answered to every dashboard.
+    await expect(memo.reports.list()).rejects.toBeInstanceOf(SupersetNotFoundError);
+    await expect(memo.reports.list()).rejects.toBeInstanceOf(SupersetNotFoundError);
+    expect(calls.reports).toBe(1);
+
+    // Themes are a list too; a failure that is not a 404 is asked again.
+    await expect(memo.themes.list()).rejects.toThrow('connection reset');
+    expect(await memo.themes.list()).toHaveLength(1);
+    await memo.themes.list();
+    expect(calls.themes).toBe(2);
+
+    // Per-object reads are never kept.
+    await memo.meta.get('dashboard', 1);
+    await memo.meta.get('dashboard', 1);
+    expect(calls.meta).toBe(2);
+
+    // Written (an import, a companion): the next comparison reads the lists again.
+    forgetLists(client, activity);
+    await memo.tags.list();
+    expect(calls.tags).toBe(2);
+
+    // Another activity (the next batch, maybe on another worker) reads for itself.
+    await memoisedLists(client, {}).tags.list();
+    expect(calls.tags).toBe(3);
+  });
+});
