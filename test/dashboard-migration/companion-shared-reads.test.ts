@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { companionContext } from '../../activities/dashboard-migration/companions/kind.ts';
 import { forgetLists, memoisedLists } from '../../activities/dashboard-migration/companions/recording.ts';
 import type { SupersetClient } from '../../lib/superset/client.ts';
 import { SupersetNotFoundError } from '../../lib/superset/errors.ts';
@@ -73,5 +74,38 @@ describe("companions: an activity's list reads shared by its dashboards", () => 
     // Another activity (the next batch, maybe on another worker) reads for itself.
     await memoisedLists(client, {}).tags.list();
     expect(calls.tags).toBe(3);
+  });
+
+  it("reads a source dashboard's view once per activity: the comparison before the import and the writes after it share it", async () => {
+    let reads = 0;
+    const source = {
+      meta: {
+        get: async (kind: string, id: number) => {
+          reads++;
+          return { id, uuid: `${kind}-${id}`, name: `${kind} ${id}`, owners: [], roles: [], tags: [], theme_id: null };
+        },
+      },
+      dashboards: { charts: async () => [{ id: 7 }], datasets: async () => [{ id: 8 }] },
+    } as unknown as SupersetClient;
+    const activity = {};
+    const ctxFor = (a: object) =>
+      companionContext({
+        source,
+        target: {} as SupersetClient,
+        sourceDashboardId: 1,
+        dashboardUuid: 'dashboard-1',
+        title: 'x',
+        datasetUuids: new Map(),
+        mappings: new Map(),
+        pauseReports: true,
+        activity: a,
+      });
+    const before = await ctxFor(activity).sourceView();
+    const after = await ctxFor(activity).sourceView();
+    expect(after).toBe(before);
+    expect(before.charts.map((c) => c.id)).toEqual([7]);
+    expect(reads).toBe(3); // the dashboard, its chart, its dataset: once
+    await ctxFor({}).sourceView();
+    expect(reads).toBe(6); // another activity reads for itself
   });
 });

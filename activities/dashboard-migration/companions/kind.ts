@@ -63,7 +63,6 @@ export function companionContext(opts: {
    */
   sharedTargetLists?: boolean;
 }): CompanionContext {
-  let sourceView: Promise<DashboardView> | undefined;
   let targetView: Promise<DashboardView | null> | undefined;
   const { sharedTargetLists: _shared, ...rest } = opts;
   return {
@@ -72,15 +71,32 @@ export function companionContext(opts: {
     // The source does not change during a migration: its lists are read once per activity.
     source: memoisedLists(opts.source, opts.activity),
     target: opts.sharedTargetLists ? memoisedLists(opts.target, opts.activity) : opts.target,
-    sourceView: () =>
-      (sourceView ??= readView(opts.source, opts.sourceDashboardId).then((v) => {
-        if (!v) throw new Error(`dashboard ${opts.sourceDashboardId} is not in the source any more`);
-        return v;
-      })),
+    sourceView: () => sourceViewOf(opts.source, opts.sourceDashboardId, opts.activity),
     targetView: () => (targetView ??= readView(opts.target, opts.dashboardUuid)),
     sourcePeople: () => directoryOf(opts.source, opts.activity),
     targetPeople: () => directoryOf(opts.target, opts.activity),
   };
+}
+
+/** Per activity (its input object), client and dashboard: the comparison before the import and the writes after it read the source once. */
+const sourceViews = new WeakMap<object, WeakMap<SupersetClient, Map<number, Promise<DashboardView>>>>();
+
+/** The source dashboard's view, read once per activity (the source does not change during a migration, as its lists do not). */
+function sourceViewOf(client: SupersetClient, dashboardId: number, activity: object): Promise<DashboardView> {
+  let byClient = sourceViews.get(activity);
+  if (!byClient) sourceViews.set(activity, (byClient = new WeakMap()));
+  let mine = byClient.get(client);
+  if (!mine) byClient.set(client, (mine = new Map()));
+  let hit = mine.get(dashboardId);
+  if (!hit) {
+    const read = readView(client, dashboardId).then((v) => {
+      if (!v) throw new Error(`dashboard ${dashboardId} is not in the source any more`);
+      return v;
+    });
+    read.catch(() => mine.delete(dashboardId));
+    mine.set(dashboardId, (hit = read));
+  }
+  return hit;
 }
 
 /** The item for one companion, from what each side holds. */
