@@ -3,6 +3,7 @@ import type { DashboardOutcome } from '../../../contracts/migration.ts';
 import type { ItemOutcome } from '../../../contracts/outcomes.ts';
 import { BrowserScreenshots } from './BrowserScreenshots.tsx';
 import { ChartVerdicts } from './ChartVerdicts.tsx';
+import { CompanionsTable } from './CompanionsTable.tsx';
 import { EmbeddedUuids } from './EmbeddedUuids.tsx';
 import { NextActions } from './NextActions.tsx';
 import { ObjectDiff } from './ObjectDiff.tsx';
@@ -21,6 +22,7 @@ export function TaskItemDetail({ taskId, type, item }: { taskId: string; type: s
           <ObjectDiff outcome={item as DashboardOutcome} />
           <ChartVerdicts verification={(item as DashboardOutcome).verification} />
           <EmbeddedUuids companions={(item as DashboardOutcome).companions} />
+          <CompanionsTable companions={(item as DashboardOutcome).companions} />
         </>
       ) : (
         <Table>
@@ -34,7 +36,11 @@ export function TaskItemDetail({ taskId, type, item }: { taskId: string; type: s
           </Table.Tbody>
         </Table>
       )}
-      {item.error && <Text c="red" size="sm">{item.error}</Text>}
+      {item.error && (
+        <Text c="red" size="sm">
+          {item.error}
+        </Text>
+      )}
       {item.upstream_error && <Code block>{JSON.stringify({ id: item.id, step: item.step, upstream: item.upstream_error }, null, 2)}</Code>}
       <BrowserScreenshots taskId={taskId} items={[{ ...item, id: item.id ?? '' }]} />
       <NextActions actions={item.next_actions ?? []} />

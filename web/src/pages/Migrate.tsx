@@ -4,7 +4,9 @@ import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { api, must } from '../api.ts';
+import type { CompanionRequest } from '../../../contracts/companions.ts';
 import { EnvSelect } from '../components/EnvSelect.tsx';
+import { companionsBody, MigrationOptions } from '../components/MigrationOptions.tsx';
 import { ProblemAlert } from '../components/ProblemAlert.tsx';
 import { TaskItemList } from '../components/TaskItemList.tsx';
 import { TaskSummary } from '../components/TaskSummary.tsx';
@@ -22,12 +24,24 @@ export function MigratePage() {
   const [target, setTarget] = useState<string | null>(params.get('target'));
   const [ids, setIds] = useState<string[]>(params.get('ids')?.split(',').filter(Boolean) ?? []);
   const [overwrite, setOverwrite] = useState(true);
+  const [companions, setCompanions] = useState<CompanionRequest>({});
   const [dryTask, setDryTask] = useState<string>();
   const [realTask, setRealTask] = useState<string>();
   const mappings = useDbMappings(source, target, step >= 1);
   const start = useMutation({
     mutationFn: (dryRun: boolean) =>
-      must(api.POST('/api/dashboards/migrate', { body: { source_env_id: source!, target_env_id: target!, dashboard_ids: ids.map(Number), overwrite, dry_run: dryRun } })),
+      must(
+        api.POST('/api/dashboards/migrate', {
+          body: {
+            source_env_id: source!,
+            target_env_id: target!,
+            dashboard_ids: ids.map(Number),
+            overwrite,
+            dry_run: dryRun,
+            companions: companionsBody(companions),
+          },
+        }),
+      ),
     onSuccess: (r, dryRun) => {
       if (dryRun) {
         setDryTask(r.task_id);
@@ -64,6 +78,7 @@ export function MigratePage() {
             <ProblemAlert error={mappings.error} />
             {mappings.isLoading && <Loader size="sm" />}
             <MappingTable items={mappings.data?.items ?? []} />
+            {source && target && <MigrationOptions source={source} target={target} value={companions} onChange={setCompanions} />}
             <ProblemAlert error={start.error} />
             <Group>
               <Button variant="default" onClick={() => setStep(0)}>
@@ -76,12 +91,21 @@ export function MigratePage() {
           </Stack>
         </Stepper.Step>
         <Stepper.Step label={t.review}>
-          <DryRunReview dryTask={dryTask} dry={dry} onBack={() => setStep(1)} onMigrate={() => start.mutate(false)} starting={start.isPending} />
+          <DryRunReview
+            dryTask={dryTask}
+            dry={dry}
+            onBack={() => setStep(1)}
+            onMigrate={() => start.mutate(false)}
+            starting={start.isPending}
+          />
         </Stepper.Step>
         <Stepper.Completed>
           {realTask && (
             <Stack>
-              <Alert color={real.data?.status === 'SUCCEEDED' ? 'green' : real.data?.status === 'FAILED' ? 'red' : 'blue'} data-testid="migration-status">
+              <Alert
+                color={real.data?.status === 'SUCCEEDED' ? 'green' : real.data?.status === 'FAILED' ? 'red' : 'blue'}
+                data-testid="migration-status"
+              >
                 {real.data?.status ?? 'PENDING'} · {real.data?.summary}
               </Alert>
               <Button component={Link} to={`/tasks/${realTask}`} variant="light">
@@ -108,7 +132,12 @@ function DashboardPicker({ source, ids, onChange }: { source: string | null; ids
     queryKey: ['dashboards-pick', source, q],
     enabled: !!source,
     placeholderData: keepPreviousData,
-    queryFn: () => must(api.GET('/api/dashboards', { params: { query: { env_id: source!, page_size: 50, page_context: 'other', ...(q ? { search: q } : {}) } } })),
+    queryFn: () =>
+      must(
+        api.GET('/api/dashboards', {
+          params: { query: { env_id: source!, page_size: 50, page_context: 'other', ...(q ? { search: q } : {}) } },
+        }),
+      ),
   });
   const options = new Map(Object.entries(titles));
   for (const d of dashboards.data?.items ?? []) options.set(String(d.id), d.title);
