@@ -1,7 +1,7 @@
 /**
  * Companion assets in backups (see activities/dashboard-migration/companions/). A backup records
  * what the companion kinds read of the dashboard's environment (its owners, roles, tags, reports,
- * annotation layers, CSS templates, saved queries, certification) and keeps that recording in
+ * annotation layers, CSS templates, saved queries, certification, theme, embedded config) and keeps that recording in
  * `companions.yaml` beside the bundle's files; a restore runs the same kinds with the recording as
  * their source and the environment as their target, so what was deleted since is put back by name
  * (reports as they were, not paused). Roles are checked first: one the environment no longer has

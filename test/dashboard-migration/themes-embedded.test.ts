@@ -169,6 +169,33 @@ describe.runIf(enabled)('themes and embedded configs a (6.1.0) → c (6.0.0)', (
       await fake?.close();
     }
   }, 120_000);
+
+  it('a backup keeps the theme and the embedded config; a restore puts back an edited theme and a deleted embedded config', async () => {
+    const dashId = src.dashboards[0]!.id;
+    const kept = JSON.parse((await get(a, `/api/v1/theme/${themeId}`)).json_data).token.colorPrimary;
+    const b = await admin('POST', '/api/dashboards/backup', { json: { env_id: envA, dashboard_ids: [dashId] } });
+    expect(b.status, b.text).toBe(202);
+    const backup = await waitTask(h, b.body.task_id, 300_000);
+    expect(backup.status, JSON.stringify(backup.result?.items)).toBe('SUCCEEDED');
+
+    // Someone changes the theme and removes the embedded configuration in Superset afterwards.
+    await a.request('PUT', `/api/v1/theme/${themeId}`, { json: { theme_name: `${P} brand`, json_data: config('#000000') } });
+    await a.request('DELETE', `/api/v1/dashboard/${dashId}/embedded`);
+    await expect(a.request('GET', `/api/v1/dashboard/${dashId}/embedded`)).rejects.toThrow(/404/);
+
+    const r = await admin('POST', `/api/dashboards/backups/${backup.result.items[0].backup_id}/restore`, { json: {} });
+    expect(r.status, r.text).toBe(202);
+    const restore = await waitTask(h, r.body.task_id, 300_000);
+    expect(restore.status, JSON.stringify(restore.result?.items)).toBe('SUCCEEDED');
+    const [o] = restore.result.items;
+    expect(kind(o, 'themes').items).toEqual([expect.objectContaining({ name: `${P} brand`, action: 'update', done: true })]);
+    expect(kind(o, 'embedded').items).toEqual([expect.objectContaining({ action: 'create', done: true })]);
+    expect(JSON.parse((await get(a, `/api/v1/theme/${themeId}`)).json_data).token.colorPrimary).toBe(kept);
+    // Its own environment: the domains as they were (no pair rule applies), under the uuid Superset assigns now.
+    const emb = await get<any>(a, `/api/v1/dashboard/${dashId}/embedded`);
+    expect(emb.allowed_domains.sort()).toEqual([DEV_APP, OTHER].sort());
+    expect(kind(o, 'embedded').items[0]).toMatchObject({ source_uuid: sourceEmbedded, target_uuid: emb.uuid });
+  }, 900_000);
 });
 
 describe('embedded allowed_domains through the pair rules', () => {
