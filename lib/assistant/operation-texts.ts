@@ -22,6 +22,15 @@ const inLanguage: Record<Language, Record<Language, string>> = {
   en: { ru: 'in Russian', en: 'in English' },
 };
 
+/**
+ * What a migration started from the assistant does with companions: it takes the API's defaults
+ * (contracts/companions.ts, DEFAULT_COMPANION_MODES), so the card says what they mean for a person.
+ */
+const COMPANION_DEFAULTS: Record<Language, string> = {
+  ru: 'Вместе с дашбордом переносятся владельцы, теги, оповещения и отчёты (на паузе), слои аннотаций, шаблоны CSS, сохранённые запросы, сертификация, тема и настройки встраивания; если роли дашборда в целевой среде другие, он не переносится (роли копируются только по явной просьбе в консоли или API).',
+  en: 'Owners, tags, alerts and reports (paused), annotation layers, CSS templates, saved queries, certification, the theme and the embedded config travel with it; a dashboard whose roles differ in the target stops (roles are copied only when asked for in the console or the API).',
+};
+
 export const OPERATION_TEXTS = {
   // ---- read-only answers
   /** "dev: 3 дашборда по запросу «Sales»:" and the first lines under it. */
@@ -67,9 +76,9 @@ export const OPERATION_TEXTS = {
   ),
   migrate: phrase(
     (ds: readonly Dashboard[], source: string, target: string, databases: string) =>
-      `Перенести ${count.ru(ds.length, NOUNS.dashboard)} (${dashboardList.ru(ds)}) из ${source} в ${target}, перезаписав существующие в ${target}.${databases}`,
+      `Перенести ${count.ru(ds.length, NOUNS.dashboard)} (${dashboardList.ru(ds)}) из ${source} в ${target}, перезаписав существующие в ${target}.${databases} ${COMPANION_DEFAULTS.ru}`,
     (ds, source, target, databases) =>
-      `Migrate ${count.en(ds.length, NOUNS.dashboard)} (${dashboardList.en(ds)}) from ${source} to ${target}, overwriting those already in ${target}.${databases}`,
+      `Migrate ${count.en(ds.length, NOUNS.dashboard)} (${dashboardList.en(ds)}) from ${source} to ${target}, overwriting those already in ${target}.${databases} ${COMPANION_DEFAULTS.en}`,
   ),
   /** A dry run changes nothing and runs at once, so its summary says it started. */
   dryRun: phrase(

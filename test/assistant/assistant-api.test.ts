@@ -241,6 +241,8 @@ describe('confirmations', () => {
     const r = await say(operator.token, 'migrate dashboard "Ops board" from dev to prod');
     expect(r.body.state).toBe('awaiting_confirmation');
     expect(r.body.confirmation.summary).toMatch(/Migrate 1 dashboard \(#\d+ "Ops board"\) from dev to prod/);
+    // The card says what travels besides the bundle: the API's companion defaults, read for a person.
+    expect(r.body.confirmation.summary).toMatch(/alerts and reports \(paused\).*roles differ in the target stops/);
     const id = r.body.confirmation.id;
     expect((await cancel(operator2.token, id)).status).toBe(403);
     const c = await cancel(operator.token, id);
