@@ -132,9 +132,9 @@ describe.skipIf(!enabled)(`${path.relative(PROJECT_ROOT, DOC)}, run as written`,
   });
 
   afterAll(async () => {
-    for (const b of background) b.kill();
+    await Promise.all(background.map((b) => b.stop()));
     rmSync(dir, { recursive: true, force: true });
-  });
+  }, 180_000);
 
   it('has commands to run, some of them in a terminal of their own', () => {
     expect(steps.length).toBeGreaterThan(3);

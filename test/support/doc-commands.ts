@@ -136,12 +136,22 @@ export class Background {
     return this.exited;
   }
 
-  /** Last resort for a test that failed midway: the whole group at once. */
-  kill(): void {
+  /**
+   * Cleanup after a test, passed or not: Ctrl-C first, so the block stops what it started in
+   * process groups of their own (Superset's servers, Temporal's dev server), then the group killed
+   * if it has not ended within `graceMs`.
+   */
+  async stop(graceMs = 60_000): Promise<void> {
+    if (!this.running) return;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), graceMs)));
+    const ended = await Promise.race([this.interrupt(), late]);
+    clearTimeout(timer);
+    if (ended !== 'late') return;
     try {
       process.kill(-this.child.pid!, 'SIGKILL');
     } catch {
-      // already gone
+      // ended meanwhile
     }
   }
 }
