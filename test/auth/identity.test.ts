@@ -1,14 +1,19 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../api/app.ts';
+import { AuthService } from '../../api/auth/service.ts';
+import { TokenIssuer } from '../../api/auth/tokens.ts';
 import { ADMIN, capturedLogs, createHarness, type Harness } from '../support/harness.ts';
-import type { HttpResponse, RequestOptions } from '../support/http.ts';
+import { httpClient, type HttpResponse, type RequestOptions } from '../support/http.ts';
 
 let h: Harness;
 /** Every response of this file except the two that must carry a secret (login, key creation). */
 const transcript: string[] = [];
 const secrets = new Set<string>([ADMIN.password]);
 
-async function call(method: string, path: string, opts: RequestOptions = {}): Promise<HttpResponse> {
-  const r = await h.request(method, path, opts);
+async function call(method: string, path: string, opts: RequestOptions = {}, client = h.request): Promise<HttpResponse> {
+  const r = await client(method, path, opts);
   const carriesSecret =
     (path === '/api/auth/login' && r.status === 200) || (path === '/api/admin/api-keys' && method === 'POST' && r.status === 201);
   if (!carriesSecret) transcript.push(`${method} ${path} ${r.status} ${r.text} ${JSON.stringify([...r.headers])}`);
@@ -16,9 +21,9 @@ async function call(method: string, path: string, opts: RequestOptions = {}): Pr
 }
 const admin = (m: string, p: string, o: RequestOptions = {}) => call(m, p, { ...o, token: h.adminToken });
 
-async function login(username: string, password: string, headers?: Record<string, string>) {
+async function login(username: string, password: string, headers?: Record<string, string>, client = h.request) {
   secrets.add(password);
-  const r = await call('POST', '/api/auth/login', { form: { username, password }, headers });
+  const r = await call('POST', '/api/auth/login', { form: { username, password }, headers }, client);
   if (r.status === 200) secrets.add(r.body.access_token);
   return r;
 }
@@ -97,14 +102,34 @@ describe('password login, current user and logout', () => {
 
   it('throttles repeated failures per account without locking the user out for good', async () => {
     const u = await createUser('tara', ['Viewer']);
-    for (let i = 0; i < 5; i++) expect((await login('tara', `wrong-${i}`)).status).toBe(401);
-    const locked = await login('tara', u.password);
-    expect(locked.status).toBe(429);
-    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    expect(locked.body.code).toBe('too_many_requests');
-    // The first lock lasts one second and doubles per further failure, capped at 15 minutes.
-    await new Promise((r) => setTimeout(r, 1500));
-    expect((await login('tara', u.password)).status).toBe(200);
+    // The same app and database with the throttle on a clock only this test moves (as in
+    // throttle.test.ts): the one-second lock can neither run out while a slow machine serves the
+    // failures (the right password then got 200, not 429) nor need a pause to end.
+    let now = new Date('2031-03-01T08:00:00Z');
+    const ctx = h.boot.context;
+    const auth = new AuthService({
+      identity: ctx.stores.identity,
+      events: ctx.securityEvents,
+      tokens: new TokenIssuer(ctx.keyring.jwtKey),
+      clock: () => now,
+    });
+    const server = await new Promise<Server>((resolve) => {
+      const s = createApp({ ...ctx, auth }).listen(0, '127.0.0.1', () => resolve(s));
+    });
+    const clocked = httpClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    try {
+      for (let i = 0; i < 5; i++) expect((await login('tara', `wrong-${i}`, undefined, clocked)).status).toBe(401);
+      const locked = await login('tara', u.password, undefined, clocked);
+      expect(locked.status).toBe(429);
+      expect(Number(locked.headers.get('retry-after'))).toBe(1);
+      expect(locked.body.code).toBe('too_many_requests');
+      // The first lock lasts one second (and doubles per further failure, capped at 15 minutes).
+      now = new Date(now.getTime() + 1000);
+      expect((await login('tara', u.password, undefined, clocked)).status).toBe(200);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
     const events = await h.knex('security_events').where({ actor_username: 'tara' }).orderBy('id');
     expect(events.filter((e) => e.event_type === 'LOGIN_FAILED')).toHaveLength(5);
     expect(events.map((e) => e.event_type)).toContain('LOGIN_THROTTLED');
