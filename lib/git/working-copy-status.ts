@@ -46,22 +46,23 @@ export async function fileStatus(repo: LocalRepo): Promise<FileStatus> {
  * The status, answered from memory when nothing that decides it changed since the last scan:
  * HEAD, the index, the config, the branch and remote-tracking refs, the merge state and the
  * size, mtime and inode of every working file (the stat check git itself makes before hashing).
- * Files changed in the last few seconds are never trusted to their stat (racy timestamps).
+ * Files changed in the last few seconds are never trusted to their stat (racy timestamps); `now`
+ * is the clock that decides "the last few seconds" (a test sets it ahead instead of waiting, as
+ * a file's ctime cannot be set back).
  */
-export async function status(repo: LocalRepo): Promise<WorkingCopyStatus> {
-  const key = fingerprint(repo);
+export async function status(repo: LocalRepo, now: () => number = Date.now): Promise<WorkingCopyStatus> {
+  const key = fingerprint(repo, now());
   const hit = key ? STATUS_CACHE.get(repo.dir) : undefined;
   if (hit && hit.key === key) return structuredClone(hit.status);
   const status = await scanStatus(repo);
-  if (key && fingerprint(repo) === key) {
+  if (key && fingerprint(repo, now()) === key) {
     if (STATUS_CACHE.size >= STATUS_CACHE_MAX) STATUS_CACHE.delete(STATUS_CACHE.keys().next().value!);
     STATUS_CACHE.set(repo.dir, { key, status: structuredClone(status) });
   }
   return status;
 }
 
-function fingerprint(repo: LocalRepo): string | null {
-  const now = Date.now();
+function fingerprint(repo: LocalRepo, now: number): string | null {
   const parts: string[] = [];
   let racy = false;
   const add = (file: string, label: string) => {

@@ -3,11 +3,19 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { WorkingCopy } from '../../lib/git/working-copy.ts';
+import { openRepo } from '../../lib/git/working-copy-refs.ts';
+import { status } from '../../lib/git/working-copy-status.ts';
 
 // The working copy on its own (no server): status stays true when it is answered from the
 // stat fingerprint, whatever changed since the last scan.
 const author = { name: 'T', email: 't@example.com' };
 const OLD = (s: number) => new Date(Date.UTC(2020, 0, 1, 0, 0, s));
+/**
+ * The status on a clock a minute ahead: every file then counts as settled (past the racy window),
+ * so the scan is cached at once, where waiting out the window took 3 s a test (a file's ctime,
+ * part of the fingerprint, cannot be set back the way its mtime is).
+ */
+const statusSettled = (dir: string) => status(openRepo(dir, undefined), () => Date.now() + 60_000);
 
 async function repo() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wc-'));
@@ -29,24 +37,22 @@ async function repo() {
 
 describe('working copy status', () => {
   it('a same-size edit with the old mtime restored is still seen (ctime and inode are part of the fingerprint)', async () => {
-    const { dir, wc, age } = await repo();
+    const { dir, age } = await repo();
     age(1);
-    await new Promise((r) => setTimeout(r, 3100)); // past the racy window, so the scan is cached
-    const clean = await wc.status();
+    const clean = await statusSettled(dir);
     expect(clean).toMatchObject({ modified: [], untracked: [], staged: [], ahead: 2 });
-    expect(await wc.status()).toEqual(clean);
+    expect(await statusSettled(dir)).toEqual(clean);
     fs.writeFileSync(path.join(dir, 'charts/c.yaml'), 'name: bbbb\n');
     fs.utimesSync(path.join(dir, 'charts/c.yaml'), OLD(1), OLD(1));
-    expect((await wc.status()).modified).toEqual(['charts/c.yaml']);
-  }, 20_000);
+    expect((await statusSettled(dir)).modified).toEqual(['charts/c.yaml']);
+  });
 
   it('a new file and a commit by another process each change the answer', async () => {
-    const { dir, wc, age } = await repo();
+    const { dir, age } = await repo();
     age(2);
-    await new Promise((r) => setTimeout(r, 3100));
-    const before = await wc.status();
+    const before = await statusSettled(dir);
     fs.writeFileSync(path.join(dir, 'notes.txt'), 'x\n');
-    expect((await wc.status()).untracked).toEqual(['notes.txt']);
+    expect((await statusSettled(dir)).untracked).toEqual(['notes.txt']);
     fs.rmSync(path.join(dir, 'notes.txt'));
     const other = new WorkingCopy(dir); // another instance: as another process would see it
     await other.writeBundle(
@@ -56,11 +62,11 @@ describe('working copy status', () => {
       ]),
     );
     const c = await other.commit('second', author);
-    const after = await wc.status();
+    const after = await statusSettled(dir);
     expect(after.head).toBe(c.commit);
     expect(after.head).not.toBe(before.head);
     expect(after.ahead).toBe(3);
-  }, 20_000);
+  });
 });
 
 describe('working copy history', () => {
