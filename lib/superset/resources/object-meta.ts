@@ -58,7 +58,7 @@ export class ObjectMetas {
     const list = (v: unknown) => (Array.isArray(v) ? (v as Array<Record<string, unknown>>) : []);
     return {
       id,
-      uuid: str(r.uuid),
+      uuid: str(r.uuid) ?? (kind === 'dashboard' ? null : await this.uuidFromList(kind, id)),
       name: String(r.dashboard_title ?? r.slice_name ?? r.table_name ?? ''),
       owners: list(r.owners).map((o) => ({
         id: Number(o.id),
@@ -84,6 +84,20 @@ export class ObjectMetas {
       sql: str(r.sql),
       table_name: str(r.table_name),
     };
+  }
+
+  /**
+   * 4.1 and 5.0 leave the uuid out of a chart's and a dataset's detail (their lists have it on
+   * every release): without it a chart could not be paired with its copy in the other
+   * environment (an alert's chart, a chart's tags and annotation layers).
+   */
+  private async uuidFromList(kind: 'chart' | 'dataset', id: number): Promise<string | null> {
+    const path = `/api/v1/${kind}/`;
+    const q = { columns: ['id', 'uuid'], filters: [{ col: 'id', opr: 'eq', value: id }], page: 0, page_size: 1 };
+    const body = await this.http.serialList(path, () =>
+      this.http.getJson<{ result?: Array<{ id?: unknown; uuid?: unknown }> }>(path, { q }),
+    );
+    return str((body.result ?? []).find((row) => Number(row.id) === id)?.uuid);
   }
 
   /** `PUT /api/v1/{kind}/{id}` with only these fields; the rest of the object stays as it is. */
