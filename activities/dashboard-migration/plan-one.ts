@@ -5,6 +5,7 @@ import { outcomeBase } from './apply.ts';
 import type { PlanScope } from './context.ts';
 import { exportDashboard, planDashboard, type PlanAhead, type PreparedBundle } from './plan.ts';
 import { applyCompanions, checkCompanions, type CompanionCheck } from './companions/step.ts';
+import { rehashAfterCompanions, wroteCompanions } from './companion-state.ts';
 import { checkDashboardRls, copyRules, type RlsCheck } from './rls-step.ts';
 import { withStep } from './step.ts';
 
@@ -49,7 +50,13 @@ export async function planOne(scope: PlanScope, dashboardId: number, ahead: Plan
   if (prepared.blocked) {
     log.warn(`dashboard ${dashboardId} ('${prepared.title}'): ${prepared.blocked.error}`);
     return {
-      done: { ...outcome, status: prepared.blocked.status, step: 'plan', error: prepared.blocked.error, next_actions: prepared.blocked.next_actions },
+      done: {
+        ...outcome,
+        status: prepared.blocked.status,
+        step: 'plan',
+        error: prepared.blocked.error,
+        next_actions: prepared.blocked.next_actions,
+      },
     };
   }
   for (const c of prepared.collisions) log.warn(`collision: ${c.detail}; ${c.resolution}`);
@@ -61,7 +68,12 @@ export async function planOne(scope: PlanScope, dashboardId: number, ahead: Plan
 }
 
 /** Row-level security compared and decided by mode; then a dry run's end, or the unchanged check. */
-async function compareAndSettle(scope: PlanScope, dashboardId: number, prepared: PreparedBundle, outcome: DashboardOutcome): Promise<PlanResult> {
+async function compareAndSettle(
+  scope: PlanScope,
+  dashboardId: number,
+  prepared: PreparedBundle,
+  outcome: DashboardOutcome,
+): Promise<PlanResult> {
   const { svc, input, up, log } = scope;
   const rls: RlsCheck = await checkDashboardRls({
     mode: input.rls ?? 'strict',
@@ -77,7 +89,9 @@ async function compareAndSettle(scope: PlanScope, dashboardId: number, prepared:
     return { done: { ...outcome, status: 'failed', step: 'rls', ...rls.blocked } };
   }
   if (rls.report.ignored_by_request)
-    log.warn(`'${prepared.title}': row-level security differs and the request says to ignore it (${rls.report.differences.length} difference(s))`);
+    log.warn(
+      `'${prepared.title}': row-level security differs and the request says to ignore it (${rls.report.differences.length} difference(s))`,
+    );
   // Companions (reports, owners, roles, tags, layers, templates, queries): no export carries them either.
   const companions = await withStep('companions', () => checkCompanions(scope, dashboardId, prepared));
   outcome.companions = companions.reports;
@@ -98,13 +112,35 @@ async function compareAndSettle(scope: PlanScope, dashboardId: number, prepared:
     // Recorded by this very task: an earlier attempt imported it (a retry after a crash), which importPrepared reports as such.
     const same = last && last.task_id !== scope.taskId && last.bundle_hash === plannedHash && last.target_hash === prepared.targetHash;
     if (same && !mayShortcut(last)) {
-      log.info(`'${prepared.title}' is unchanged since task ${last.task_id ?? '?'}, but its verification there failed: imported and verified again`);
+      log.info(
+        `'${prepared.title}' is unchanged since task ${last.task_id ?? '?'}, but its verification there failed: imported and verified again`,
+      );
       outcome.reverified_after_failure = true;
     } else if (same) {
-      if (rls.toCopy.length) rls.report.writes = await copyRules({ source: up.source, target: up.target, targetIndex: up.index, prepared, rules: rls.toCopy });
+      if (rls.toCopy.length)
+        rls.report.writes = await copyRules({ source: up.source, target: up.target, targetIndex: up.index, prepared, rules: rls.toCopy });
       const refused = await withStep('companions', () => applyCompanions(scope, dashboardId, prepared, companions));
-      if (refused.length) return { done: { ...outcome, target_dashboard_id: prepared.targetDashboardId, status: 'imported_with_errors', step: 'companions', error: `unchanged, but companions were not written: ${refused.join('; ')}` } };
-      log.info(`'${prepared.title}' is unchanged since task ${last.task_id ?? '?'} migrated it and the target holds it as then: not imported`);
+      if (refused.length)
+        return {
+          done: {
+            ...outcome,
+            target_dashboard_id: prepared.targetDashboardId,
+            status: 'imported_with_errors',
+            step: 'companions',
+            error: `unchanged, but companions were not written: ${refused.join('; ')}`,
+          },
+        };
+      if (wroteCompanions(companions.reports))
+        await rehashAfterCompanions(
+          svc,
+          input.targetEnvId,
+          up.target,
+          [{ targetDashboardId: prepared.targetDashboardId, dashboardUuid: prepared.dashboardUuid }],
+          log,
+        );
+      log.info(
+        `'${prepared.title}' is unchanged since task ${last.task_id ?? '?'} migrated it and the target holds it as then: not imported`,
+      );
       return { done: { ...outcome, status: 'unchanged', target_dashboard_id: prepared.targetDashboardId } };
     }
   }

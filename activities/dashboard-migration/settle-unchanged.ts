@@ -8,6 +8,7 @@ import type { BatchContext } from './batch-context.ts';
 import { envRulesFor, mappingsFor, openUpstreams, type BatchDashboard } from './context.ts';
 import type { PreparedBundle } from './plan.ts';
 import { settledCompanions } from './companions/step.ts';
+import { rehashAfterCompanions, wroteCompanions } from './companion-state.ts';
 import { keepSourceExport } from './read-ahead.ts';
 import { planOnRecordedCopy, rulesMayTouch } from './recorded-copy.ts';
 
@@ -38,16 +39,26 @@ export async function settleUnchanged(ctx: BatchContext): Promise<BatchDashboard
     { svc: ctx.svc, input, mappings: both.mappings, envRules: both.envRules, log },
     same.map(({ d, prepared }) => ({ dashboardId: d.id, subject: prepared })),
   );
+  const rewritten: Array<{ targetDashboardId: number; dashboardUuid: string }> = [];
   for (const [at, { d, prepared, last }] of same.entries()) {
     const settled = companions[at];
     if (!settled) {
       rest.push(d);
       continue;
     }
+    if (wroteCompanions(settled.reports))
+      rewritten.push({ targetDashboardId: records.get(d.id)!.target_dashboard_id, dashboardUuid: prepared.dashboardUuid });
     log.info(`'${prepared.title}' is unchanged since task ${last} migrated it and the target holds it as then: not imported`);
     const rls = { mode: input.rls ?? 'strict', source_rules: [], target_rules: [], differences: [] } satisfies RlsReport;
-    await ctx.outcomes.finish(d.position, { ...outcomeBase(d.id, prepared), status: 'unchanged', rls, companions: settled.reports, next_actions: settled.next_actions });
+    await ctx.outcomes.finish(d.position, {
+      ...outcomeBase(d.id, prepared),
+      status: 'unchanged',
+      rls,
+      companions: settled.reports,
+      next_actions: settled.next_actions,
+    });
   }
+  await rehashAfterCompanions(ctx.svc, input.targetEnvId, both.target, rewritten, log);
   // In the batch's order, for the full plan.
   return todo.filter((d) => rest.includes(d));
 }
@@ -82,7 +93,10 @@ function unchangedPlan(ctx: BatchContext, both: Awaited<ReturnType<typeof readBo
     prepared.bundle.contentHash() === last.bundle_hash &&
     prepared.targetHash === last.target_hash &&
     mayShortcut(last) &&
-    !rulesMayTouch(both.rules, prepared.datasets.map((x) => x.table_name));
+    !rulesMayTouch(
+      both.rules,
+      prepared.datasets.map((x) => x.table_name),
+    );
   return same ? prepared : null;
 }
 
@@ -98,7 +112,13 @@ async function readBoth(ctx: BatchContext) {
   const copies = early ? splitByDashboard(Bundle.fromZip(early.zip, maxBundleBytes(svc.deps))) : new Map<number, Bundle>();
   const mappings = await mappingsFor(svc.deps, input);
   // A database created since either index was read is read once more (no call when all are known).
-  const bundled = todo.flatMap((d) => svc.caches.exportedSources.get(taskId, d.id)?.of('databases').map((f) => String(f.content.uuid)) ?? []);
+  const bundled = todo.flatMap(
+    (d) =>
+      svc.caches.exportedSources
+        .get(taskId, d.id)
+        ?.of('databases')
+        .map((f) => String(f.content.uuid)) ?? [],
+  );
   const sourceDbs = await up.sourceIndex.databasesCovering(bundled);
   for (const id of new Set(mappings.values())) await up.index.database(id);
   // The catalogs each bundled dataset's target database has, as the full plan reads them (once per database per task).
@@ -108,5 +128,5 @@ async function readBoth(ctx: BatchContext) {
   }
   const rules = [...(await up.sourceIndex.rlsRules()), ...(await up.index.rlsRules())];
   const envRules = await envRulesFor(svc.deps, input);
-  return { copies, mappings, sourceDbs, targetDbs: up.index.databases, rules, envRules, catalogs: up.index.catalogs };
+  return { copies, mappings, sourceDbs, targetDbs: up.index.databases, rules, envRules, catalogs: up.index.catalogs, target: up.target };
 }

@@ -53,6 +53,13 @@ export class MigrationStateStore {
       .merge({ ...row, updated_at: this.knex.fn.now() });
   }
 
+  /** The target's export changed by this service's own writes after the import (companions): its new hash, the rest kept. */
+  async retarget(targetEnvId: string, dashboardUuid: string, targetHash: string): Promise<void> {
+    await this.knex('migration_target_state')
+      .where({ target_env_id: targetEnvId, dashboard_uuid: dashboardUuid })
+      .update({ target_hash: targetHash, updated_at: this.knex.fn.now() });
+  }
+
   /** How the verification of what the import left ended. */
   async recordVerification(targetEnvId: string, dashboardUuid: string, passed: boolean): Promise<void> {
     await this.knex('migration_target_state')
