@@ -31,6 +31,8 @@ const ANNOTATION_FIELDS = ['long_descr', 'end_dttm', 'json_metadata'] as const;
 
 export const annotationLayers: CompanionKind = {
   kind: 'annotation_layers',
+  // A re-imported chart loses its native entries although they were in place before its import.
+  undoneByImport: true,
   async run(ctx, write): Promise<KindResult> {
     const src = await ctx.sourceView();
     const drawn = src.charts.flatMap((c) =>

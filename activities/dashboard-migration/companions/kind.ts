@@ -41,6 +41,11 @@ export interface KindResult {
 
 export interface CompanionKind {
   readonly kind: CompanionKindName;
+  /**
+   * Superset's import overwrites what this kind writes (a chart's annotation layer entries): after
+   * an import it is compared and written again even when it was unchanged before the import.
+   */
+  readonly undoneByImport?: boolean;
   run(ctx: CompanionContext, write: boolean): Promise<KindResult>;
 }
 

@@ -161,15 +161,23 @@ export async function checkCompanions(scope: CompanionScope, dashboardId: number
   return check;
 }
 
-/** After the import: each copy kind written to the target; the reports replaced by what was done. Returns the writes Superset refused. */
+/**
+ * After the import (`imported`), or for a dashboard found unchanged: each copy kind written to the
+ * target; the reports replaced by what was done. Returns the writes Superset refused.
+ */
 export async function applyCompanions(
   scope: CompanionScope,
   dashboardId: number,
   subject: CompanionSubject,
   check: CompanionCheck,
+  imported = false,
 ): Promise<string[]> {
-  // Only kinds with something to create or update are compared again and written.
-  const copying = check.reports.filter((r) => r.mode === 'copy' && r.available && r.items.some((i) => i.action === 'create' || i.action === 'update'));
+  // Kinds with something to create or update are compared again and written; after an import also those it undoes.
+  const undone = (r: CompanionKindReport) =>
+    imported && r.items.length > 0 && COMPANION_KIND_MODULES.some((k) => k.kind === r.kind && k.undoneByImport);
+  const copying = check.reports.filter(
+    (r) => r.mode === 'copy' && r.available && (r.items.some((i) => i.action === 'create' || i.action === 'update') || undone(r)),
+  );
   if (!copying.length) return [];
   await targetWritten(scope);
   const ctx = await contextOf(scope, dashboardId, subject, false);
@@ -258,7 +266,7 @@ export async function companionsAfterImport(
   if (!check) return null;
   let refused: string[];
   try {
-    refused = await applyCompanions(scope, dashboardId, subject, check);
+    refused = await applyCompanions(scope, dashboardId, subject, check, true);
   } catch (err) {
     const failure = itemFailure(err, {
       step: 'companions',
