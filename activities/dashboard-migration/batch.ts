@@ -23,16 +23,31 @@
 import { importsTogether } from '../../contracts/migration-batching.ts';
 import type { MigrationBatchInput, MigrationBatchResult } from '../../contracts/migration.ts';
 import type { BatchContext } from './batch-context.ts';
-import { envRulesFor, mappingsFor, openUpstreams, type BatchDashboard, type Log, type MigrationServices, type PlanScope, type Upstreams } from './context.ts';
+import {
+  envRulesFor,
+  mappingsFor,
+  openUpstreams,
+  type BatchDashboard,
+  type Log,
+  type MigrationServices,
+  type PlanScope,
+  type Upstreams,
+} from './context.ts';
 import { importAlone, migrateOne } from './dashboard.ts';
 import { failedOutcome } from './failure.ts';
 import { importTogether } from './import.ts';
 import { planOne, type Planned } from './plan-one.ts';
 import { readAhead, startReads, type ReadAhead } from './read-ahead.ts';
+import { readSourceViewsAhead } from './companions/step.ts';
 import { BatchOutcomes } from './record.ts';
 import { settleUnchanged } from './settle-unchanged.ts';
 
-export async function runBatch(svc: MigrationServices, input: MigrationBatchInput, taskId: string, log: Log): Promise<MigrationBatchResult> {
+export async function runBatch(
+  svc: MigrationServices,
+  input: MigrationBatchInput,
+  taskId: string,
+  log: Log,
+): Promise<MigrationBatchResult> {
   // 1. records
   const outcomes = new BatchOutcomes(svc, input, taskId, log);
   const todo = await outcomes.keepRecorded();
@@ -45,7 +60,8 @@ export async function runBatch(svc: MigrationServices, input: MigrationBatchInpu
   if (ctx.rerun) {
     rest = await settleUnchanged(ctx);
     await outcomes.writeProgress();
-    if (!rest.length) return outcomes.wrapUp(todo.length, [], `a rerun: all ${todo.length} unchanged, told from both exports in ${Date.now() - t0} ms`);
+    if (!rest.length)
+      return outcomes.wrapUp(todo.length, [], `a rerun: all ${todo.length} unchanged, told from both exports in ${Date.now() - t0} ms`);
   }
   const settled = todo.length - rest.length;
 
@@ -59,11 +75,27 @@ export async function runBatch(svc: MigrationServices, input: MigrationBatchInpu
     return outcomes.result();
   }
   const t1 = Date.now();
-  const scope: PlanScope = { svc, input, taskId, log, up, mappings: await mappingsFor(svc.deps, input), envRules: await envRulesFor(svc.deps, input) };
-  const ahead = await readAhead(ctx, up, rest.map((d) => d.id));
+  const scope: PlanScope = {
+    svc,
+    input,
+    taskId,
+    log,
+    up,
+    mappings: await mappingsFor(svc.deps, input),
+    envRules: await envRulesFor(svc.deps, input),
+  };
+  const ahead = await readAhead(
+    ctx,
+    up,
+    rest.map((d) => d.id),
+  );
   const t2 = Date.now();
 
-  // 4. plan
+  // 4. plan (the companions' source views of the dashboards it will plan read ahead meanwhile)
+  readSourceViewsAhead(
+    scope,
+    (input.dryRun ? rest : rest.slice(0, input.importLimit)).map((d) => d.id),
+  );
   const ready = await planUpToLimit(ctx, scope, rest, ahead);
   const t3 = Date.now();
 
@@ -92,7 +124,11 @@ async function openBatch(
   outcomes: BatchOutcomes,
 ): Promise<BatchContext> {
   const started = Date.now();
-  const records = await svc.states.recordsOf(input.targetEnvId, input.sourceEnvId, todo.map((d) => d.id));
+  const records = await svc.states.recordsOf(
+    input.targetEnvId,
+    input.sourceEnvId,
+    todo.map((d) => d.id),
+  );
   const rerun = input.overwrite && !input.dryRun && records.size === todo.length;
   const reads = startReads(svc, input, taskId, todo, records, { started, rerun });
   return { svc, input, taskId, log, todo, records, rerun, reads, outcomes };

@@ -61,10 +61,17 @@ export async function importTogether(scope: PlanScope, ready: Planned[], learned
     await up.target.importBundle('dashboard', mergeBundles(ready.map((p) => p.prepared.bundle)).toZip(), true);
   } catch (err) {
     if (classifySupersetFailure(err)?.retryable) throw err; // an outage: the batch is tried again
-    log.warn(`Superset refused the ${ready.length} dashboards imported together (${(err as Error).message.slice(0, 300)}): each is imported alone`);
+    log.warn(
+      `Superset refused the ${ready.length} dashboards imported together (${(err as Error).message.slice(0, 300)}): each is imported alone`,
+    );
     return null;
   }
-  if (input.overwrite) await pushUpdatedObjects(up.target, ready.map((p) => p.prepared), log);
+  if (input.overwrite)
+    await pushUpdatedObjects(
+      up.target,
+      ready.map((p) => p.prepared),
+      log,
+    );
   await up.index.refreshDashboards();
   const out: DashboardOutcome[] = [];
   for (const p of ready) {
@@ -73,7 +80,14 @@ export async function importTogether(scope: PlanScope, ready: Planned[], learned
     await svc.intents.markImported(taskId, p.dashboardId, there.id);
     noteImported(up.index, p.prepared, there.id);
     const d = dropped.get(p.dashboardId) ?? [];
-    const r = { targetDashboardId: there.id, dropped: d, defaulted: [], learned: generalise(d, p.prepared.bundle), attempts: 1, reusedPreviousImport: false };
+    const r = {
+      targetDashboardId: there.id,
+      dropped: d,
+      defaulted: [],
+      learned: generalise(d, p.prepared.bundle),
+      attempts: 1,
+      reusedPreviousImport: false,
+    };
     out.push(await afterImport(scope, p, r));
   }
   return out;
@@ -112,15 +126,34 @@ async function afterImport(scope: PlanScope, p: Omit<Planned, 'position'>, r: Im
       log.info(`row-level security of '${prepared.title}': ${rls.report.writes!.map((w) => `${w.action} '${w.rule}'`).join(', ')}`);
     } catch (err) {
       // Imported, but its rows are not filtered as in the source: never reported as a clean import.
-      const failure = itemFailure(err, { step: 'rls', item: `the row-level-security rules of dashboard ${p.dashboardId}`, envId: input.targetEnvId });
-      log.error(`dashboard ${p.dashboardId} ('${prepared.title}') was imported, but its row-level-security rules were not written: ${failure.error}`);
-      return { ...done, status: 'imported_with_errors', ...failure, error: `imported, but its row-level-security rules were not written: ${failure.error}` };
+      const failure = itemFailure(err, {
+        step: 'rls',
+        item: `the row-level-security rules of dashboard ${p.dashboardId}`,
+        envId: input.targetEnvId,
+      });
+      log.error(
+        `dashboard ${p.dashboardId} ('${prepared.title}') was imported, but its row-level-security rules were not written: ${failure.error}`,
+      );
+      return {
+        ...done,
+        status: 'imported_with_errors',
+        ...failure,
+        error: `imported, but its row-level-security rules were not written: ${failure.error}`,
+      };
     }
   }
-  const companionsFailed = await companionsAfterImport(scope, p.dashboardId, prepared, p.companions, done);
+  // The import answered the dashboard's id in the target: the companions read it by that id.
+  const subject = { ...prepared, targetDashboardId: r.targetDashboardId };
+  const companionsFailed = await companionsAfterImport(scope, p.dashboardId, subject, p.companions, done);
   if (companionsFailed) return companionsFailed;
   log.info(
-    `imported '${prepared.title}' as target dashboard ${r.targetDashboardId}${r.dropped.length ? `, dropping ${r.dropped.length} field(s) the target rejects (${aggregateFields(r.dropped).map((f) => `${f.kind} ${f.field} ×${f.count}`).join(', ')})` : ''}${r.defaulted.length ? `, filling ${r.defaulted.length} required field(s) with the target's defaults` : ''}`,
+    `imported '${prepared.title}' as target dashboard ${r.targetDashboardId}${
+      r.dropped.length
+        ? `, dropping ${r.dropped.length} field(s) the target rejects (${aggregateFields(r.dropped)
+            .map((f) => `${f.kind} ${f.field} ×${f.count}`)
+            .join(', ')})`
+        : ''
+    }${r.defaulted.length ? `, filling ${r.defaulted.length} required field(s) with the target's defaults` : ''}`,
   );
   return { ...done, status: 'imported' };
 }

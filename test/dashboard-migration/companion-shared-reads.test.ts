@@ -109,3 +109,45 @@ describe("companions: an activity's list reads shared by its dashboards", () => 
     expect(reads).toBe(6); // another activity reads for itself
   });
 });
+
+describe('companions: the target dashboard read by what the caller knows of it', () => {
+  it('reads nothing where the plan knows the target has no such dashboard, and by id where the import answered one', async () => {
+    const asked: string[] = [];
+    const target = {
+      meta: {
+        get: async (kind: string, id: number) => {
+          asked.push(`${kind} ${id}`);
+          return { id, uuid: null, name: `${kind} ${id}`, owners: [], roles: [], tags: [], theme_id: null };
+        },
+      },
+      dashboards: {
+        get: async (uuid: string) => {
+          asked.push(`by uuid ${uuid}`);
+          return { id: 41 };
+        },
+        charts: async () => [],
+        datasets: async () => [],
+      },
+    } as unknown as SupersetClient;
+    const ctxFor = (targetDashboardId: number | null | undefined) =>
+      companionContext({
+        source: {} as SupersetClient,
+        target,
+        sourceDashboardId: 1,
+        dashboardUuid: 'dashboard-1',
+        targetDashboardId,
+        title: 'x',
+        datasetUuids: new Map(),
+        mappings: new Map(),
+        pauseReports: true,
+        activity: {},
+      });
+    expect(await ctxFor(null).targetView()).toBeNull();
+    expect(asked).toEqual([]);
+    expect((await ctxFor(42).targetView())?.dashboard.id).toBe(42);
+    expect(asked).toEqual(['dashboard 42']);
+    // Unknown (a backup's restore): looked up by uuid, as before.
+    expect((await ctxFor(undefined).targetView())?.dashboard.id).toBe(41);
+    expect(asked).toEqual(['dashboard 42', 'by uuid dashboard-1', 'dashboard 41']);
+  });
+});

@@ -5,42 +5,60 @@
  * transport's retries did not get past, an asynchronous answer) leaves it not verifiable.
  */
 import type { SupersetClient } from '../../../lib/superset/client.ts';
-import { SupersetApiError, SupersetLegacySignInError, SupersetNotFoundError, SupersetUnavailableError } from '../../../lib/superset/errors.ts';
+import {
+  SupersetApiError,
+  SupersetLegacySignInError,
+  SupersetNotFoundError,
+  SupersetUnavailableError,
+} from '../../../lib/superset/errors.ts';
 import type { ChartAnswer, ChartForCheck } from './types.ts';
 
 /** Charts whose details are read at once. */
 const DETAIL_PARALLELISM = 4;
 
-/** A dashboard's charts with their uuids and saved query contexts (404 when the dashboard is not there). */
+/**
+ * A dashboard's charts with their uuids and saved query contexts (404 when the dashboard is not
+ * there). Each chart's detail is read anyway; from 6.0 it carries the uuid, so the list of the
+ * dashboard's chart uuids (one of the slowest reads Superset answers) is asked only of a release
+ * whose details lack it (4.1, 5.0).
+ */
 export async function chartsForCheck(client: SupersetClient, dashboardId: number): Promise<ChartForCheck[]> {
   const charts = await client.dashboards.charts(dashboardId);
-  const listed = await client.lists.all<{ id: number; uuid?: string }>('chart', {
-    columns: ['id', 'uuid'],
-    filters: [{ col: 'dashboards', opr: 'rel_m_m', value: dashboardId }],
-  });
-  const uuids = new Map(listed.map((c) => [c.id, c.uuid ? String(c.uuid) : null]));
-  const out: ChartForCheck[] = new Array(charts.length);
+  const details = new Array<Awaited<ReturnType<SupersetClient['charts']['get']>> | null>(charts.length);
   let next = 0;
   const lane = async () => {
     while (next < charts.length) {
       const at = next++;
-      const c = charts[at]!;
-      const detail = await client.charts.get(c.id).catch((err) => (err instanceof SupersetNotFoundError ? null : Promise.reject(err)));
-      const fd = (c.form_data ?? {}) as Record<string, unknown>;
-      const dsId = Number(detail?.datasource_id ?? String(fd.datasource ?? '').split('__')[0]);
-      out[at] = {
-        id: c.id,
-        uuid: uuids.get(c.id) ?? null,
-        name: c.slice_name ?? String(c.id),
-        viz_type: String(detail?.viz_type ?? fd.viz_type ?? ''),
-        form_data: fd,
-        datasource: Number.isInteger(dsId) && dsId > 0 ? { id: dsId, type: String(detail?.datasource_type ?? 'table') } : null,
-        query_context: parseObject(detail?.query_context),
-      };
+      details[at] = await client.charts
+        .get(charts[at]!.id)
+        .catch((err) => (err instanceof SupersetNotFoundError ? null : Promise.reject(err)));
     }
   };
   await Promise.all(Array.from({ length: Math.min(DETAIL_PARALLELISM, charts.length) }, lane));
-  return out;
+  const uuids = details.every((d) => typeof d?.uuid === 'string' && d.uuid) ? null : await listedUuids(client, dashboardId);
+  return charts.map((c, at) => {
+    const detail = details[at];
+    const fd = (c.form_data ?? {}) as Record<string, unknown>;
+    const dsId = Number(detail?.datasource_id ?? String(fd.datasource ?? '').split('__')[0]);
+    return {
+      id: c.id,
+      uuid: uuids ? (uuids.get(c.id) ?? null) : String(detail!.uuid),
+      name: c.slice_name ?? String(c.id),
+      viz_type: String(detail?.viz_type ?? fd.viz_type ?? ''),
+      form_data: fd,
+      datasource: Number.isInteger(dsId) && dsId > 0 ? { id: dsId, type: String(detail?.datasource_type ?? 'table') } : null,
+      query_context: parseObject(detail?.query_context),
+    };
+  });
+}
+
+/** The dashboard's charts' uuids by id, from the chart list (where a release's chart details carry none). */
+async function listedUuids(client: SupersetClient, dashboardId: number): Promise<Map<number, string | null>> {
+  const listed = await client.lists.all<{ id: number; uuid?: string }>('chart', {
+    columns: ['id', 'uuid'],
+    filters: [{ col: 'dashboards', opr: 'rel_m_m', value: dashboardId }],
+  });
+  return new Map(listed.map((c) => [c.id, c.uuid ? String(c.uuid) : null]));
 }
 
 /** `POST /api/v1/chart/data` with a chart's query context: every query's answer must be a success. */
@@ -60,10 +78,18 @@ export async function runQueryContext(client: SupersetClient, queryContext: Reco
  * answers a call with a failing query by refusing all of it, and any other surprise is not read
  * either: null, and each chart is asked alone (so a failure keeps its own message).
  */
-export async function runQueryContexts(client: SupersetClient, queryContexts: Array<Record<string, unknown>>): Promise<ChartAnswer[] | null> {
+export async function runQueryContexts(
+  client: SupersetClient,
+  queryContexts: Array<Record<string, unknown>>,
+): Promise<ChartAnswer[] | null> {
   const counts = queryContexts.map((q) => (Array.isArray(q.queries) ? q.queries.length : 0));
   if (!queryContexts.length || counts.includes(0)) return null;
-  const combined = { ...queryContexts[0], queries: queryContexts.flatMap((q) => q.queries as unknown[]), result_format: 'json', result_type: 'full' };
+  const combined = {
+    ...queryContexts[0],
+    queries: queryContexts.flatMap((q) => q.queries as unknown[]),
+    result_format: 'json',
+    result_type: 'full',
+  };
   let results: ChartDataResult[];
   try {
     const res = await client.charts.data(combined as never);
@@ -87,7 +113,11 @@ function answerOfResults(results: ChartDataResult[]): ChartAnswer {
   if (failed) return { ok: false, error: String(failed.error ?? failed.status) };
   const first = results[0];
   const colnames = first?.colnames ?? [];
-  return { ok: true, rows: Number(first?.rowcount ?? first?.data?.length ?? 0), columns: colnames.map((name, i) => ({ name, type: first?.coltypes?.[i] ?? null })) };
+  return {
+    ok: true,
+    rows: Number(first?.rowcount ?? first?.data?.length ?? 0),
+    columns: colnames.map((name, i) => ({ name, type: first?.coltypes?.[i] ?? null })),
+  };
 }
 
 /** `GET /superset/explore_json/` with the chart's saved form_data (Superset reads it by slice_id), as a legacy-API plugin renders. */
@@ -96,17 +126,28 @@ export async function runLegacyChart(client: SupersetClient, chartId: number): P
     const payload = await client.charts.legacyData(chartId);
     if (payload.status === 'failed' || payload.error) return { ok: false, error: String(payload.error ?? 'failed') };
     if (payload.job_id && !('data' in payload))
-      return { unverifiable: 'Superset answered the legacy explore request asynchronously (GLOBAL_ASYNC_QUERIES started a job; its result is not followed)' };
+      return {
+        unverifiable:
+          'Superset answered the legacy explore request asynchronously (GLOBAL_ASYNC_QUERIES started a job; its result is not followed)',
+      };
     const colnames = Array.isArray(payload.colnames) ? (payload.colnames as unknown[]).map(String) : [];
     const coltypes = Array.isArray(payload.coltypes) ? (payload.coltypes as unknown[]) : [];
-    return { ok: true, rows: Number(payload.rowcount ?? 0), columns: colnames.map((name, i) => ({ name, type: typeof coltypes[i] === 'number' ? (coltypes[i] as number) : null })) };
+    return {
+      ok: true,
+      rows: Number(payload.rowcount ?? 0),
+      columns: colnames.map((name, i) => ({ name, type: typeof coltypes[i] === 'number' ? (coltypes[i] as number) : null })),
+    };
   } catch (err) {
     // The endpoint needs a sign-in through Superset's login form, which this Superset does not offer (SSO only) or refused.
-    if (err instanceof SupersetLegacySignInError) return { unverifiable: `the legacy explore endpoint needs a sign-in through Superset's login form: ${err.upstreamMessage}` };
+    if (err instanceof SupersetLegacySignInError)
+      return { unverifiable: `the legacy explore endpoint needs a sign-in through Superset's login form: ${err.upstreamMessage}` };
     // The client sends only the paths its transport allows (lib/superset/transport/paths.ts); until that admits the legacy endpoint, no answer.
     if (err instanceof TypeError && /not a Superset API path/.test(err.message))
-      return { unverifiable: "the legacy explore endpoint (/superset/explore_json/) is outside the paths Switchyard's Superset client may call" };
-    if (err instanceof SupersetNotFoundError) return { unverifiable: 'this Superset release has no legacy explore endpoint (/superset/explore_json/ answered 404)' };
+      return {
+        unverifiable: "the legacy explore endpoint (/superset/explore_json/) is outside the paths Switchyard's Superset client may call",
+      };
+    if (err instanceof SupersetNotFoundError)
+      return { unverifiable: 'this Superset release has no legacy explore endpoint (/superset/explore_json/ answered 404)' };
     if (err instanceof SupersetApiError && err.upstreamStatus !== 400 && err.upstreamStatus !== 422)
       return { unverifiable: `the legacy explore endpoint refused the request (${err.upstreamStatus}): ${err.upstreamMessage}` };
     return answerOfError(err, 'legacy explore');
@@ -116,7 +157,9 @@ export async function runLegacyChart(client: SupersetClient, chartId: number): P
 /** A refusal is the chart's failure; no answer leaves it not verifiable; anything else (a login refused) is thrown. */
 function answerOfError(err: unknown, what: string): ChartAnswer {
   if (err instanceof SupersetUnavailableError)
-    return { unverifiable: `Superset did not answer the ${what} request (${err.reason}${err.upstreamStatus ? ` ${err.upstreamStatus}` : ''}): ${err.message}` };
+    return {
+      unverifiable: `Superset did not answer the ${what} request (${err.reason}${err.upstreamStatus ? ` ${err.upstreamStatus}` : ''}): ${err.message}`,
+    };
   if (err instanceof SupersetApiError && !isAccessError(err)) return { ok: false, error: err.upstreamMessage };
   throw err;
 }

@@ -55,6 +55,8 @@ export function companionContext(opts: {
   target: SupersetClient;
   sourceDashboardId: number;
   dashboardUuid: string;
+  /** The target's id of the dashboard when known; null when the target is known to have none (see CompanionSubject). */
+  targetDashboardId?: number | null;
   title: string;
   datasetUuids: Map<string, string>;
   mappings: Map<number, number>;
@@ -69,7 +71,7 @@ export function companionContext(opts: {
   sharedTargetLists?: boolean;
 }): CompanionContext {
   let targetView: Promise<DashboardView | null> | undefined;
-  const { sharedTargetLists: _shared, ...rest } = opts;
+  const { sharedTargetLists: _shared, targetDashboardId, ...rest } = opts;
   return {
     ...rest,
     envRules: opts.envRules ?? [],
@@ -77,7 +79,9 @@ export function companionContext(opts: {
     source: memoisedLists(opts.source, opts.activity),
     target: opts.sharedTargetLists ? memoisedLists(opts.target, opts.activity) : opts.target,
     sourceView: () => sourceViewOf(opts.source, opts.sourceDashboardId, opts.activity),
-    targetView: () => (targetView ??= readView(opts.target, opts.dashboardUuid)),
+    // Not in the target yet (the plan's index says so): nothing to read; a known id is read as it is.
+    targetView: () =>
+      (targetView ??= targetDashboardId === null ? Promise.resolve(null) : readView(opts.target, targetDashboardId ?? opts.dashboardUuid)),
     sourcePeople: () => directoryOf(opts.source, opts.activity),
     targetPeople: () => directoryOf(opts.target, opts.activity),
   };
@@ -87,7 +91,7 @@ export function companionContext(opts: {
 const sourceViews = new WeakMap<object, WeakMap<SupersetClient, Map<number, Promise<DashboardView>>>>();
 
 /** The source dashboard's view, read once per activity (the source does not change during a migration, as its lists do not). */
-function sourceViewOf(client: SupersetClient, dashboardId: number, activity: object): Promise<DashboardView> {
+export function sourceViewOf(client: SupersetClient, dashboardId: number, activity: object): Promise<DashboardView> {
   let byClient = sourceViews.get(activity);
   if (!byClient) sourceViews.set(activity, (byClient = new WeakMap()));
   let mine = byClient.get(client);

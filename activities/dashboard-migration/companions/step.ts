@@ -29,7 +29,7 @@ import { annotationLayers } from './annotation-layers.ts';
 import { certification } from './certification.ts';
 import { cssTemplates } from './css-templates.ts';
 import { embedded } from './embedded.ts';
-import { companionContext, type CompanionContext, type CompanionKind } from './kind.ts';
+import { companionContext, sourceViewOf, type CompanionContext, type CompanionKind } from './kind.ts';
 import { forgetLists } from './recording.ts';
 import { inParallel } from './views.ts';
 import { owners } from './owners.ts';
@@ -72,6 +72,12 @@ export interface CompanionSubject {
   dashboardUuid: string;
   title: string;
   datasets: Array<{ sourceUuid: string; targetUuid: string }>;
+  /**
+   * The dashboard's id in the target when the caller knows it (the plan's index, the import's
+   * answer), null when the caller knows the target has none yet (nothing to read there): spares
+   * the target a lookup by uuid per dashboard. Undefined: looked up by uuid.
+   */
+  targetDashboardId?: number | null;
 }
 
 export interface CompanionCheck {
@@ -94,14 +100,41 @@ export async function targetWritten(scope: Pick<CompanionScope, 'svc' | 'input' 
   forgetLists(target, scope.input);
 }
 
+/** Most source dashboards whose views are read ahead at once, beside the plan comparing the first of them. */
+const VIEWS_AHEAD = 2;
+
+/**
+ * The source dashboards' views read ahead, a few at a time, while the batch plans them one after
+ * another: each plan's comparison then finds its dashboard's view read (once per activity either
+ * way, ./kind.ts sourceViewOf). A read that fails is left to the comparison, which reads again and
+ * meets the failure as its own.
+ */
+export function readSourceViewsAhead(scope: Pick<CompanionScope, 'svc' | 'input' | 'clients'>, dashboardIds: number[]): void {
+  if (!dashboardIds.length) return;
+  void clientsOf(scope)
+    .then(([source]) =>
+      inParallel(
+        dashboardIds.map((id) => () => sourceViewOf(source, id, scope.input).catch(() => undefined)),
+        VIEWS_AHEAD,
+      ),
+    )
+    .catch(() => undefined);
+}
+
 /** `compare`: the comparison before any write, sharing the target's lists with the activity's other dashboards. */
-async function contextOf(scope: CompanionScope, dashboardId: number, subject: CompanionSubject, compare: boolean): Promise<CompanionContext> {
+async function contextOf(
+  scope: CompanionScope,
+  dashboardId: number,
+  subject: CompanionSubject,
+  compare: boolean,
+): Promise<CompanionContext> {
   const [source, target] = await clientsOf(scope);
   return companionContext({
     source,
     target,
     sourceDashboardId: dashboardId,
     dashboardUuid: subject.dashboardUuid,
+    targetDashboardId: subject.targetDashboardId,
     title: subject.title,
     datasetUuids: new Map(subject.datasets.map((d) => [d.sourceUuid, d.targetUuid])),
     mappings: scope.mappings,

@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RecordedRequest } from '../support/fake-superset.ts';
+import { seedForMigration, startFakePair, type FakePair } from './fake-pair.ts';
+
+/**
+ * What a first migration asks of Superset beyond the bare export and import (issue 30's bench
+ * goals), counted at two fake Supersets: reads the plan or the import already answered are not
+ * asked again, and the companions' source reads go ahead of the plans comparing them.
+ */
+let pair: FakePair;
+
+/** A hang bound only: without the read ahead the held call waits this long, then the test fails. */
+const HOLD_BOUND_MS = 20_000;
+
+const byUuid = /^\/api\/v1\/dashboard\/[0-9a-f]{8}-[0-9a-f]{4}-/;
+/** The chart list filtered by dashboard: each chart's uuid, where the chart's detail lacks it. */
+const chartUuidLists = (requests: RecordedRequest[], since: number) =>
+  requests.slice(since).filter((r) => r.method === 'GET' && r.path === '/api/v1/chart/' && JSON.stringify(r.q ?? '').includes('rel_m_m'))
+    .length;
+
+async function migrate(prefix: string, n: number, before?: (ids: number[]) => void) {
+  const { ids, mapping } = seedForMigration(pair, prefix, n);
+  before?.(ids);
+  const r = await pair.admin('POST', '/api/dashboards/migrate', {
+    json: { source_env_id: pair.sourceEnv, target_env_id: pair.targetEnv, dashboard_ids: ids, db_mappings: mapping },
+  });
+  expect(r.status, r.text).toBe(202);
+  return pair.h.waitForTask(r.body.task_id, undefined, 180_000);
+}
+
+describe('a first migration asks Superset only what it needs', () => {
+  beforeAll(async () => {
+    pair = await startFakePair();
+  }, 120_000);
+  afterAll(async () => pair?.close());
+
+  it('looks no dashboard up by uuid in the target for its companions, and verifies without listing chart uuids the details carry', async () => {
+    const { source, target } = pair;
+    const marks = [source.mark(), target.mark()] as const;
+    const task = await migrate('Counted', 4);
+    expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
+    for (const item of task.result.items) {
+      expect(item.status).toBe('imported');
+      expect(item.verification).toMatchObject({ ok: true, charts_linked: 2 });
+      expect(item.verification.charts.every((c: { uuid?: string }) => typeof c.uuid === 'string')).toBe(true);
+    }
+    // The plan's index knew each dashboard was not there: no lookup by uuid for the companions' comparison (5 before).
+    // The one left is the first batch's lone import asking which id it got. (The companions' read after the import, by the
+    // id the import answered, is companion-shared-reads.test.ts's.)
+    expect(target.count(byUuid, marks[1])).toBe(1);
+    // A 6.x chart's detail carries its uuid: no per-dashboard list of them on either side (4 a side before).
+    expect(chartUuidLists(source.requests, marks[0])).toBe(0);
+    expect(chartUuidLists(target.requests, marks[1])).toBe(0);
+  }, 240_000);
+
+  it("reads the next dashboards' companion views while the batch plans the first of them", async () => {
+    const { source } = pair;
+    let released: 'a later view read' | 'the hang bound' | null = null;
+    const task = await migrate('Ahead', 4, (ids) => {
+      // The second batch plans ids[1..3] one after another. The first of them cannot finish its
+      // comparison (its embedded configuration is held) until the source is asked for the third
+      // one's view: only a read ahead asks for it then.
+      const later = source
+        .seen({ method: 'GET', path: `/api/v1/dashboard/${ids[2]}/datasets` })
+        .then(() => (released ??= 'a later view read'));
+      const bound = new Promise((r) => setTimeout(r, HOLD_BOUND_MS)).then(() => (released ??= 'the hang bound'));
+      source.hold({ method: 'GET', path: `/api/v1/dashboard/${ids[1]}/embedded` }, Promise.race([later, bound]));
+    });
+    try {
+      expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
+      expect(released).toBe('a later view read');
+    } finally {
+      source.clearFailures();
+    }
+  }, 240_000);
+});
