@@ -157,6 +157,11 @@ export class TaskService {
     await this.recordStart(task.id, runId);
   }
 
+  /** Starts queued behind the recording in flight: its next statement records them (a test waits on this). */
+  get startsWaitingToRecord(): number {
+    return this.startsToRecord.length;
+  }
+
   /**
    * Starts are recorded in groups: while one update is in flight the next starts queue, and one
    * statement records them all (under a burst, one commit for many tasks instead of one each).

@@ -40,7 +40,8 @@ describe('recording workflow starts', () => {
         10_000,
         'the six workflows started',
       );
-      await new Promise((r) => setTimeout(r, 200));
+      // Each answered start queues behind the waiting update (an event, not a pause): none is issued on its own.
+      await waitFor(async () => h.boot.context.tasks.startsWaitingToRecord === 6, 10_000, 'the six starts queued behind the update');
       expect(statements).toHaveLength(1);
       await trx.commit();
       await again;
