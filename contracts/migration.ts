@@ -135,6 +135,18 @@ export function aggregateFields(list: Array<FieldInstance & { value?: unknown }>
   return [...out.values()];
 }
 
+/**
+ * Something a step could not check though the dashboard goes on (a target database's catalogs it
+ * was refused): named with the step and what to do, so a check never passes for what it has not seen.
+ */
+export interface OutcomeWarning {
+  step: string;
+  /** A stable word for the cause: catalog_not_checked. */
+  code: string;
+  message: string;
+  next_actions: NextAction[];
+}
+
 /** unchanged: the target already holds exactly what the import would write, and nobody changed it there since: not imported. */
 export type MigrationStatus = 'imported' | 'unchanged' | 'imported_with_errors' | 'planned' | 'skipped' | 'failed';
 
@@ -166,6 +178,8 @@ export interface DashboardOutcome extends ItemOutcome {
   companions?: CompanionKindReport[];
   /** Each per-environment rule of the pair and what it changed in this dashboard's bundle (absent when the pair has none). */
   env_rules?: EnvRuleEffect[];
+  /** What a step could not check though the dashboard went on (absent when nothing). */
+  warnings?: OutcomeWarning[];
 }
 
 export interface MigrationResult extends ItemsResult<DashboardOutcome> {

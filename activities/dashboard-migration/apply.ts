@@ -173,5 +173,6 @@ export function outcomeBase(sourceDashboardId: number, p: PreparedBundle | undef
     next_actions: [...(p?.nextActions ?? [])],
     import_attempts: 0,
     ...(p?.envRules.length ? { env_rules: p.envRules } : {}),
+    ...(p?.warnings?.length ? { warnings: p.warnings } : {}),
   };
 }

@@ -5,7 +5,8 @@ import { diffObjects } from '../../lib/bundles/diff.ts';
 import { chartUuidsOf, describe, remapDatabases, replaceDatasetUuid, type TargetDatabase } from '../../lib/bundles/rewrite.ts';
 import type { ObjectPlan } from '../../contracts/migration.ts';
 import type { NextAction } from '../../contracts/outcomes.ts';
-import type { CatalogChange, UnresolvedCatalog } from '../../lib/bundles/catalogs.ts';
+import type { OutcomeWarning } from '../../contracts/migration.ts';
+import { reportCatalogs } from './catalog-report.ts';
 import type { TargetCatalogReads } from './target-catalogs.ts';
 import type { TargetIndex } from './target-index.ts';
 import type { MigrationUpstream, UpstreamDatabase } from './upstream.ts';
@@ -39,6 +40,8 @@ export interface PreparedBundle {
   envRules: EnvRuleEffect[];
   /** What the plan asks a person to do though it goes on (a dataset's catalog the target database lacks). */
   nextActions?: NextAction[];
+  /** What the plan could not check though it goes on (a catalog the target would not show), with the step and what to do. */
+  warnings?: OutcomeWarning[];
   /** Set when the dashboard cannot be migrated as asked; nothing was changed. */
   blocked?: { error: string; next_actions: NextAction[]; status: 'failed' | 'skipped' };
 }
@@ -274,7 +277,7 @@ export function remapOnto(
     mappings: Map<number, number>;
     request: { sourceEnvId: string; targetEnvId: string; dashboardId: number };
     /** The target databases' catalogs as read for this bundle (see ./target-catalogs.ts); absent: catalogs stay as exported. */
-    catalogs?: Pick<TargetCatalogReads, 'known'>;
+    catalogs?: Pick<TargetCatalogReads, 'known'> & Partial<Pick<TargetCatalogReads, 'refusal'>>;
     /** The pair's rules: a catalog a `catalog` rule renames is not reported as missing (the rule applies after). */
     envRules?: readonly EnvRule[];
   },
@@ -282,7 +285,7 @@ export function remapOnto(
   const { sourceDbs, mappings } = opts;
   const { sourceEnvId, targetEnvId, dashboardId } = opts.request;
   const targetById = new Map(opts.targetDbs.map((d) => [d.id, d]));
-  const { remapped, unmapped, catalogs, unresolvedCatalogs } = remapDatabases(prepared.bundle, (uuid, name) => {
+  const { remapped, unmapped, catalogs, unresolvedCatalogs, undecidedCatalogs } = remapDatabases(prepared.bundle, (uuid, name) => {
     const src = sourceDbs.find((d) => d.uuid === uuid) ?? sourceDbs.find((d) => d.database_name === name);
     const targetId = src ? mappings.get(src.id) : undefined;
     const t = targetId !== undefined ? targetById.get(targetId) : undefined;
@@ -340,39 +343,7 @@ export function remapOnto(
       note: `source database '${r.source_name}' mapped to target database '${r.target.database_name}'`,
     });
   }
-  reportCatalogs(prepared, catalogs, unresolvedCatalogs, opts);
-}
-
-/** Step 1's catalogs: each one that followed its database, and each the target database does not have (with what to do). */
-function reportCatalogs(
-  prepared: PreparedBundle,
-  changes: CatalogChange[],
-  unresolved: UnresolvedCatalog[],
-  opts: { request: { sourceEnvId: string; targetEnvId: string }; envRules?: readonly EnvRule[] },
-): void {
-  const { sourceEnvId, targetEnvId } = opts.request;
-  for (const c of changes) {
-    const db = prepared.objects.find((o) => o.kind === 'database' && o.file && prepared.bundle.files.get(c.file)?.content.database_uuid === o.uuid);
-    if (db) db.note = `${db.note}; ${c.dataset}: catalog '${c.from}' becomes '${c.to}', the target database's own`;
-  }
-  const renamed = new Set((opts.envRules ?? []).filter((r) => r.kind === 'catalog').map((r) => r.from));
-  for (const u of unresolved) {
-    if (renamed.has(u.catalog)) continue;
-    prepared.collisions.push({
-      kind: 'catalog',
-      detail: `${u.dataset} reads catalog '${u.catalog}', which target database '${u.target_database}' does not list`,
-      resolution: 'imported naming that catalog, as exported: its charts fail (or read another database) until a catalog rule renames it',
-    });
-    (prepared.nextActions ??= []).push({
-      action: 'add_catalog_rule',
-      description: `Add a catalog rule from '${u.catalog}' to the target's catalog for ${u.dataset}, then migrate again`,
-      request: {
-        method: 'POST',
-        path: `/api/environments/${sourceEnvId}/rules/${targetEnvId}`,
-        body: { kind: 'catalog', from: u.catalog, to: u.target_default ?? '<target catalog>' },
-      },
-    });
-  }
+  reportCatalogs(prepared, { changes: catalogs, unresolved: unresolvedCatalogs, undecided: undecidedCatalogs }, opts);
 }
 
 /**

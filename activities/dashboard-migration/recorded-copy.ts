@@ -36,7 +36,7 @@ export function planOnRecordedCopy(opts: {
   /** The pair's per-environment rules, applied as the full plan applies them. */
   envRules?: readonly EnvRule[];
   /** The target databases' catalogs, read for this bundle as the full plan reads them. */
-  catalogs?: Pick<TargetCatalogReads, 'known'>;
+  catalogs?: Pick<TargetCatalogReads, 'known'> & Partial<Pick<TargetCatalogReads, 'refusal'>>;
   request: { sourceEnvId: string; targetEnvId: string; dashboardId: number };
 }): PreparedBundle | null {
   const { prepared, dashboardFile, datasetFiles } = preparedOf(opts.bundle, opts.request.dashboardId);

@@ -1,6 +1,19 @@
 import type { Bundle } from '../../lib/bundles/bundle.ts';
 import { defaultCatalogOfUri, type TargetCatalogs } from '../../lib/bundles/catalogs.ts';
+import { UpstreamUnavailableError } from '../../lib/errors.ts';
+import { SupersetForbiddenError } from '../../lib/superset/errors.ts';
 import type { MigrationUpstream, UpstreamDatabase } from './upstream.ts';
+
+/**
+ * A read of a target database's catalogs that Superset refused: `connection` (its default, from
+ * the connection's URI: Superset serves it only with can_write on Database) or `catalogs` (the
+ * list, with can_read on Database). Its datasets' catalogs are then reported as not checked.
+ */
+export interface CatalogReadRefusal {
+  read: 'connection' | 'catalogs';
+  forbidden: boolean;
+  message: string;
+}
 
 /**
  * The target databases' catalogs a task has read (one read per database per task: it lives in the
@@ -11,6 +24,7 @@ export class TargetCatalogReads {
   private readonly upstream: MigrationUpstream;
   private readonly read = new Map<number, Promise<TargetCatalogs | undefined>>();
   private readonly done = new Map<number, TargetCatalogs | undefined>();
+  private readonly refusals = new Map<number, CatalogReadRefusal>();
 
   constructor(upstream: MigrationUpstream) {
     this.upstream = upstream;
@@ -19,6 +33,11 @@ export class TargetCatalogReads {
   /** What was read of a target database's catalogs; undefined when unknown (its datasets' catalogs stay as exported). */
   known(targetId: number): TargetCatalogs | undefined {
     return this.done.get(targetId);
+  }
+
+  /** Why the last read of a target database's catalogs (or of their list) was refused; undefined when it was not. */
+  refusal(targetId: number): CatalogReadRefusal | undefined {
+    return this.refusals.get(targetId);
   }
 
   /**
@@ -49,16 +68,42 @@ export class TargetCatalogReads {
     if (!pending || names) {
       pending = this.ask(targetId, names);
       this.read.set(targetId, pending);
+      // An outage is the plan's failure (retried), never a read to keep for the task.
+      const mine = pending;
+      mine.catch(() => this.read.get(targetId) === mine && this.read.delete(targetId));
     }
     this.done.set(targetId, await pending);
   }
 
-  /** A read the target refuses (a service account without write on databases, an unreachable database) leaves it unknown. */
+  /**
+   * A read the target refuses (a service account without write on databases, a database it no
+   * longer has) leaves it unknown, the refusal kept for the report; an outage is thrown, so the
+   * plan is retried rather than importing a catalog nobody checked.
+   */
   private async ask(targetId: number, names: boolean): Promise<TargetCatalogs | undefined> {
     const upstream = this.upstream;
     if (!upstream.databaseCatalogs) return undefined;
     const attempt = (withNames: boolean) => upstream.databaseCatalogs!(targetId, withNames);
-    // Without the list, a dataset's other catalog is reported, never guessed.
-    return (names ? attempt(true).catch(() => attempt(false)) : attempt(false)).catch(() => undefined);
+    this.refusals.delete(targetId);
+    if (names) {
+      try {
+        return await attempt(true);
+      } catch (err) {
+        this.refused(targetId, 'catalogs', err);
+      }
+    }
+    try {
+      // Without the list, a dataset's other catalog is reported as not checked, never guessed.
+      return await attempt(false);
+    } catch (err) {
+      this.refused(targetId, 'connection', err);
+      return undefined;
+    }
+  }
+
+  private refused(targetId: number, read: CatalogReadRefusal['read'], err: unknown): void {
+    if (err instanceof UpstreamUnavailableError) throw err;
+    const message = (err instanceof Error ? err.message : String(err)).slice(0, 300);
+    this.refusals.set(targetId, { read, forbidden: err instanceof SupersetForbiddenError, message });
   }
 }

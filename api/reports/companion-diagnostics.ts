@@ -39,3 +39,28 @@ export function companionDiagnostics<W extends object>(companions: unknown, wher
   }
   return out;
 }
+
+/**
+ * A drift report's lines about a dashboard's companions (contracts/schedules.ts DriftItem): each
+ * companion that differs, and each kind that was not compared with the reason (never drift, never
+ * in sync).
+ */
+export function companionDriftDiagnostics<W extends object>(item: Record<string, unknown>, where: W): Array<Line<W>> {
+  const out: Array<Line<W>> = [];
+  const drift = Array.isArray(item.companions) ? item.companions.filter((c) => isObj(c) && typeof c.difference === 'string') : [];
+  for (const c of drift)
+    out.push({
+      severity: 'warning',
+      where: { ...where, step: 'companions', object: String(c.kind) },
+      message: `drift: ${c.kind} '${c.name}'${c.on ? ` on ${c.on}` : ''} ${c.action}: ${c.difference}`,
+    });
+  for (const k of Array.isArray(item.companions_not_compared) ? item.companions_not_compared.filter(isObj) : []) {
+    const dropped = Array.isArray(k.dropped) ? k.dropped.filter(isObj).map((d) => `'${d.name}'${d.note ? ` (${d.note})` : ''}`) : [];
+    out.push({
+      severity: dropped.length ? 'warning' : 'info',
+      where: { ...where, step: 'companions', object: String(k.kind) },
+      message: `${k.kind} not compared: ${k.reason}${dropped.length ? `; the source's ${dropped.join(', ')} cannot be held there` : ''}`,
+    });
+  }
+  return out;
+}

@@ -1,7 +1,7 @@
 import { isItemsResult, type ItemOutcome, type OutcomeClass } from '../../contracts/outcomes.ts';
 import { retryRequestFor } from '../../contracts/task-kinds.ts';
 import type { TaskRecord } from '../../db/tasks/store.ts';
-import { companionDiagnostics } from './companion-diagnostics.ts';
+import { companionDiagnostics, companionDriftDiagnostics } from './companion-diagnostics.ts';
 import { toUtcIso, toEpochMs } from '../../lib/timestamps.ts';
 
 /**
@@ -86,7 +86,12 @@ export function summarise(
   return { headline: headline(task, s, lines.length > 0, lines[0]?.kind ?? 'item'), ...s };
 }
 
-function headline(task: Pick<TaskRecord, 'status' | 'type' | 'error'>, s: Omit<ReportSummary, 'headline'>, perItem: boolean, noun: string): string {
+function headline(
+  task: Pick<TaskRecord, 'status' | 'type' | 'error'>,
+  s: Omit<ReportSummary, 'headline'>,
+  perItem: boolean,
+  noun: string,
+): string {
   const what = task.type.replace(/_/g, ' ');
   if (task.status === 'PENDING') return `${what} task waiting to start`;
   if (task.status === 'RUNNING' || task.status === 'AWAITING_APPROVAL')
@@ -96,7 +101,9 @@ function headline(task: Pick<TaskRecord, 'status' | 'type' | 'error'>, s: Omit<R
     if (task.status === 'CANCELLED') return `${what} task cancelled`;
     return `${what} task failed: ${task.error?.message ?? 'no reason recorded'}`;
   }
-  const parts = [`${s.succeeded} of ${s.total} ${noun}(s) ${task.type === 'backup' ? 'backed up' : task.type === 'restore' ? 'restored' : 'succeeded'}`];
+  const parts = [
+    `${s.succeeded} of ${s.total} ${noun}(s) ${task.type === 'backup' ? 'backed up' : task.type === 'restore' ? 'restored' : 'succeeded'}`,
+  ];
   if (s.failed) parts.push(`${s.failed} failed`);
   if (s.skipped) parts.push(`${s.skipped} skipped`);
   if (s.planned) parts.push(`${s.planned} planned (dry run)`);
@@ -126,8 +133,13 @@ function diagnostics(task: TaskRecord, lines: ItemLine[]): Diagnostic[] {
       const chartWhere = { ...where, step: 'verification', object: `chart ${c.id} '${c.name ?? ''}'` };
       if (c.ok === false) out.push({ severity: 'error', where: chartWhere, message: String(c.error ?? c.reason ?? 'chart query failed') });
       else if (c.classification === 'failing_in_source')
-        out.push({ severity: 'warning', where: chartWhere, message: `fails in the source too (not the migration's doing): ${String(c.source_error ?? c.error ?? '')}` });
-      else if (c.classification === 'not_verifiable') out.push({ severity: 'info', where: chartWhere, message: `not verifiable: ${String(c.reason ?? '')}` });
+        out.push({
+          severity: 'warning',
+          where: chartWhere,
+          message: `fails in the source too (not the migration's doing): ${String(c.source_error ?? c.error ?? '')}`,
+        });
+      else if (c.classification === 'not_verifiable')
+        out.push({ severity: 'info', where: chartWhere, message: `not verifiable: ${String(c.reason ?? '')}` });
     }
     for (const c of Array.isArray(d.collisions) ? d.collisions.filter(isObj) : []) {
       out.push({
@@ -152,30 +164,8 @@ function diagnostics(task: TaskRecord, lines: ItemLine[]): Diagnostic[] {
         message: `the target required ${fieldCount(defaulted)} field(s) the source does not export, set to its defaults: ${defaulted.map((f) => `${fieldLine(f, 'set on')} = ${JSON.stringify(f.value)}`).join('; ')}`,
       });
     }
-    // Row-level security: differences ignored on request, rules written, target-only rules left in place.
-    const rls = isObj(d.rls) ? d.rls : undefined;
-    if (rls) {
-      const differences = Array.isArray(rls.differences) ? rls.differences.filter(isObj) : [];
-      if (rls.ignored_by_request === true && differences.length) {
-        out.push({
-          severity: 'warning',
-          where: { ...where, step: 'rls' },
-          message: `row-level security differs between source and target and the requester chose to ignore it (rls: ignore): ${differences.map((x) => `rule '${x.rule}' ${String(x.difference).replace(/_/g, ' ')}`).join('; ')}`,
-        });
-      }
-      const writes = Array.isArray(rls.writes) ? rls.writes.filter((w) => isObj(w) && w.done === true && w.action !== 'unchanged') : [];
-      if (writes.length)
-        out.push({ severity: 'info', where: { ...where, step: 'rls' }, message: `row-level-security rules written to the target: ${writes.map((w) => `${w.action} '${w.rule}'`).join(', ')}` });
-      const left = Array.isArray(rls.left_in_target) ? rls.left_in_target : [];
-      if (left.length)
-        out.push({
-          severity: 'warning',
-          where: { ...where, step: 'rls' },
-          message: `rules only the target has were left in place (copying never removes them): ${left.map((n) => `'${n}'`).join(', ')}`,
-        });
-    }
-    out.push(...companionDiagnostics(d.companions, where));
-    for (const w of Array.isArray(d.warnings) ? d.warnings : []) out.push({ severity: 'warning', where, message: String(w) });
+    out.push(...rlsLines(d.rls, where));
+    out.push(...companionDiagnostics(d.companions, where), ...companionDriftDiagnostics(d, where), ...warningLines(d.warnings, where));
   }
   if (task.status === 'FAILED' && !lines.some((l) => l.outcome === 'failed') && task.error) {
     const upstream = Array.isArray(task.error.details) ? task.error.details.find((x) => isObj(x) && 'upstream_error' in x) : undefined;
@@ -194,13 +184,57 @@ function diagnostics(task: TaskRecord, lines: ItemLine[]): Diagnostic[] {
       message: `approved by ${task.approval.by}${task.approval.comment ? `: ${task.approval.comment}` : ''} (the environment is protected)`,
     });
   if (task.status === 'AWAITING_APPROVAL')
-    out.push({ severity: 'info', where: { task: task.id, step: 'approval' }, message: 'waiting for another person to approve: the task writes into a protected environment' });
+    out.push({
+      severity: 'info',
+      where: { task: task.id, step: 'approval' },
+      message: 'waiting for another person to approve: the task writes into a protected environment',
+    });
   if (task.status === 'CANCELLED')
     out.push({ severity: 'warning', where: { task: task.id }, message: task.error?.message ?? 'cancelled on request' });
   const result = isObj(task.result) ? task.result : {};
   if (isObj(result.retention) && result.retention.error)
     out.push({ severity: 'warning', where: { task: task.id, step: 'retention' }, message: String(result.retention.error) });
   return out;
+}
+
+/** Row-level security: differences ignored on request, rules written, target-only rules left in place. */
+function rlsLines(value: unknown, where: Diagnostic['where']): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const rls = isObj(value) ? value : undefined;
+  if (rls) {
+    const differences = Array.isArray(rls.differences) ? rls.differences.filter(isObj) : [];
+    if (rls.ignored_by_request === true && differences.length) {
+      out.push({
+        severity: 'warning',
+        where: { ...where, step: 'rls' },
+        message: `row-level security differs between source and target and the requester chose to ignore it (rls: ignore): ${differences.map((x) => `rule '${x.rule}' ${String(x.difference).replace(/_/g, ' ')}`).join('; ')}`,
+      });
+    }
+    const writes = Array.isArray(rls.writes) ? rls.writes.filter((w) => isObj(w) && w.done === true && w.action !== 'unchanged') : [];
+    if (writes.length)
+      out.push({
+        severity: 'info',
+        where: { ...where, step: 'rls' },
+        message: `row-level-security rules written to the target: ${writes.map((w) => `${w.action} '${w.rule}'`).join(', ')}`,
+      });
+    const left = Array.isArray(rls.left_in_target) ? rls.left_in_target : [];
+    if (left.length)
+      out.push({
+        severity: 'warning',
+        where: { ...where, step: 'rls' },
+        message: `rules only the target has were left in place (copying never removes them): ${left.map((n) => `'${n}'`).join(', ')}`,
+      });
+  }
+  return out;
+}
+
+/** What a step could not check (contracts/migration.ts OutcomeWarning, with its step), or a plain line. */
+function warningLines(warnings: unknown, where: Diagnostic['where']): Diagnostic[] {
+  return (Array.isArray(warnings) ? warnings : []).map((w) =>
+    isObj(w)
+      ? { severity: 'warning', where: { ...where, ...(str(w.step) ? { step: str(w.step)! } : {}) }, message: String(w.message ?? '') }
+      : { severity: 'warning', where, message: String(w) },
+  );
 }
 
 function nextActions(task: TaskRecord, lines: ItemLine[]): NextAction[] {
@@ -214,8 +248,7 @@ function nextActions(task: TaskRecord, lines: ItemLine[]): NextAction[] {
     }
   };
   const asAction = (v: unknown, itemId?: number | string | null): NextAction | undefined => {
-    if (typeof v === 'string')
-      return { action: 'advice', description: v, ...(itemId !== undefined ? { item_id: itemId } : {}) };
+    if (typeof v === 'string') return { action: 'advice', description: v, ...(itemId !== undefined ? { item_id: itemId } : {}) };
     if (!isObj(v)) return undefined;
     const request = isObj(v.request)
       ? { method: String(v.request.method ?? 'GET'), path: String(v.request.path ?? ''), body: v.request.body ?? null }
@@ -241,7 +274,11 @@ function nextActions(task: TaskRecord, lines: ItemLine[]): NextAction[] {
     : [];
   // One call for every failed dashboard, unless the task already proposed one.
   if (failed.length && !taskLevel.some((a) => a.action === 'retry_failed')) {
-    const request = retryRequestFor(task.type, task.params, failed.map((l) => l.id!));
+    const request = retryRequestFor(
+      task.type,
+      task.params,
+      failed.map((l) => l.id!),
+    );
     if (request) {
       add({
         action: 'retry_failed',
@@ -358,7 +395,12 @@ function fieldCount(list: Array<Record<string, unknown>>): number {
 function fieldLine(f: Record<string, unknown>, verb: string): string {
   if (typeof f.count !== 'number') return `${f.object ?? f.file}.${f.field}`;
   const field = String(f.field);
-  const list = field.includes('*') ? field.slice(0, field.lastIndexOf('*') - 1).split('.').pop() : undefined;
+  const list = field.includes('*')
+    ? field
+        .slice(0, field.lastIndexOf('*') - 1)
+        .split('.')
+        .pop()
+    : undefined;
   const examples = Array.isArray(f.examples) ? f.examples.filter(isObj).map((e) => String(e.object ?? e.file)) : [];
   const seen = [...new Set(examples)];
   const noun = list ?? `${f.kind}s`;

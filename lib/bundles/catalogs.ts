@@ -26,8 +26,18 @@ export interface UnresolvedCatalog {
   dataset: string;
   catalog: string;
   target_database: string;
+  target_id: number;
   /** The target database's default catalog, the likely replacement. */
   target_default: string | null;
+}
+
+/** A dataset's catalog left as exported because the target database's catalogs are not known (its read failed): the caller reports it. */
+export interface UndecidedCatalog {
+  file: string;
+  dataset: string;
+  catalog: string;
+  target_database: string;
+  target_id: number;
 }
 
 /**

@@ -1,5 +1,12 @@
 import type { Bundle, BundleFile } from './bundle.ts';
-import { defaultCatalogOfUri, remapCatalog, type CatalogChange, type TargetCatalogs, type UnresolvedCatalog } from './catalogs.ts';
+import {
+  defaultCatalogOfUri,
+  remapCatalog,
+  type CatalogChange,
+  type TargetCatalogs,
+  type UndecidedCatalog,
+  type UnresolvedCatalog,
+} from './catalogs.ts';
 
 /**
  * Pure rewrites of an export bundle before it is imported into another environment. Superset's
@@ -60,6 +67,7 @@ export function remapDatabases(
   }
   const catalogs: CatalogChange[] = [];
   const unresolvedCatalogs: UnresolvedCatalog[] = [];
+  const undecidedCatalogs: UndecidedCatalog[] = [];
   for (const f of bundle.of('datasets')) {
     const sourceUuid = str(f.content.database_uuid);
     const target = byUuid.get(sourceUuid);
@@ -68,15 +76,31 @@ export function remapDatabases(
     const known = catalogsOf(target);
     const decided = remapCatalog(f.content.catalog, sourceDefault.get(sourceUuid), known);
     const dataset = describe(f);
-    if (decided && 'unresolved' in decided) {
+    if (!known && str(f.content.catalog) && sourceDefault.get(sourceUuid) !== undefined) {
+      // The catalog would follow the mapping, but nothing says what the target database's is.
+      undecidedCatalogs.push({
+        file: f.path,
+        dataset,
+        catalog: str(f.content.catalog),
+        target_database: target.database_name,
+        target_id: target.id,
+      });
+    } else if (decided && 'unresolved' in decided) {
       const catalog = str(f.content.catalog);
-      unresolvedCatalogs.push({ file: f.path, dataset, catalog, target_database: target.database_name, target_default: known?.default ?? null });
+      unresolvedCatalogs.push({
+        file: f.path,
+        dataset,
+        catalog,
+        target_database: target.database_name,
+        target_id: target.id,
+        target_default: known?.default ?? null,
+      });
     } else if (decided?.changed) {
       catalogs.push({ file: f.path, dataset, from: str(f.content.catalog), to: decided.catalog ?? '' });
       f.content.catalog = decided.catalog;
     }
   }
-  return { remapped, unmapped, catalogs, unresolvedCatalogs };
+  return { remapped, unmapped, catalogs, unresolvedCatalogs, undecidedCatalogs };
 }
 
 /** Re-points a dataset UUID everywhere the bundle refers to it (dataset file, charts, native filters). */

@@ -72,6 +72,8 @@ export interface FakeDataset {
   database: number;
   owners: number[];
   columns: string[];
+  /** Exported as the dataset's `catalog` when set (4.1+ export it; PostgreSQL's is the database the connection opens). */
+  catalog?: string | null;
 }
 
 export interface FakeChart {
@@ -172,7 +174,7 @@ export interface FakeSuperset {
     charts?: number[];
   }): FakeDashboard;
   addDatabase(d: { name: string; backend?: string; uuid?: string }): FakeDatabase;
-  addDataset(d: { table: string; database: number; schema?: string | null; sql?: string | null; owners?: number[] }): FakeDataset;
+  addDataset(d: { table: string; database: number; schema?: string | null; sql?: string | null; owners?: number[]; catalog?: string | null }): FakeDataset;
   addChart(c: { name: string; dataset: number; vizType?: string; dashboards?: number[] }): FakeChart;
   /**
    * Many dashboards at once, for benchmarks: one database and dataset, then `count` dashboards of
@@ -314,6 +316,7 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
       database: d.database,
       owners: d.owners ?? [1],
       columns: ['ds', 'region', 'units'],
+      ...(d.catalog ? { catalog: d.catalog } : {}),
     };
     datasets.push(ds);
     return ds;
@@ -422,6 +425,8 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
   // ---- bundles ---------------------------------------------------------------------------------
 
   const fileName = (s: string) => s.replace(/[^A-Za-z0-9_-]+/g, '_');
+  /** A connection's URI as Superset shows it, password masked: its path is the database (PostgreSQL's default catalog). */
+  const connectionUri = (db: FakeDatabase) => `${db.backend}://user:XXXXXXXXXX@db.example.com/${fileName(db.database_name)}`;
   const nextId = (rows: Array<{ id: number }>) => (rows.length ? Math.max(...rows.map((r) => r.id)) + 1 : 1);
 
   /**
@@ -441,7 +446,7 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
     const putDatabase = (db: FakeDatabase) =>
       put(`databases/${fileName(db.database_name)}.yaml`, {
         database_name: db.database_name,
-        sqlalchemy_uri: `${db.backend}://user:XXXXXXXXXX@db.example.com/${fileName(db.database_name)}`,
+        sqlalchemy_uri: connectionUri(db),
         cache_timeout: null,
         expose_in_sqllab: true,
         allow_dml: false,
@@ -467,6 +472,7 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
         columns: ds.columns.map((col) => ({ column_name: col, type: 'TEXT', is_dttm: col === 'ds' })),
         version: '1.0.0',
         database_uuid: db.uuid,
+        ...(ds.catalog ? { catalog: ds.catalog } : {}),
       });
       putDatabase(db);
     };
@@ -1016,6 +1022,12 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
         ...page,
         result: page.result.map((d) => ({ ...d, expose_in_sqllab: true, allow_dml: false, allow_run_async: false })),
       });
+    }
+    if (method === 'GET' && (m = /^\/api\/v1\/database\/(\d+)\/(connection|catalogs\/)$/.exec(path))) {
+      const db = databases.find((x) => x.id === Number(m![1]));
+      if (!db) return error(req, res, 404, 'Not found');
+      if (m[2] === 'connection') return json(res, 200, { result: { id: db.id, database_name: db.database_name, sqlalchemy_uri: connectionUri(db) } });
+      return json(res, 200, { result: [fileName(db.database_name)] });
     }
     if (method === 'GET' && (m = /^\/api\/v1\/database\/(\d+)$/.exec(path))) {
       const db = databases.find((x) => x.id === Number(m![1]));
