@@ -273,14 +273,26 @@ describe('task logs', () => {
     const res = await fetch(`${h.baseUrl}/api/tasks/${live}/logs/stream?source=activity`, { headers: { authorization: `Bearer ${h.adminToken}` } });
     const text = res.text();
     const line = (ts: number, message: string) => ({ task_id: live, ts: new Date(ts), level: 'INFO', source: 'activity', message });
-    // A line is stored; one stamped 50 ms before it reaches the store 700 ms later, after more than
-    // one of the stream's 500 ms ticks, as a batch of another activity's lines would. The first is
+    // A line is stored; one stamped 50 ms before it reaches the store after one of the stream's
+    // reads has seen the first, as a batch of another activity's lines would. The first is
     // stamped ten minutes ahead: the stream may send it only once the task has ended and its lines
     // have settled, by which time the second is stored, however slow the machine (a stream without
     // the fix sends the first at its next tick and never the second).
+    // The stream's reads of the task's lines are watched on the app's pool (the harness shares it):
+    // the second read begun after the first insert means one whole read saw the first line alone,
+    // an event where a 700 ms pause only hoped a 500 ms tick had passed on a busy machine.
+    let reads = 0;
+    const watch = (q: { sql?: string; bindings?: readonly unknown[] }) => {
+      if (/^select/i.test(q.sql ?? '') && q.sql!.includes('task_logs') && q.bindings?.includes(live)) reads++;
+    };
     const at = Date.now() + 10 * 60_000;
     await h.knex('task_logs').insert(line(at, 'stamped second, stored first'));
-    await new Promise((r) => setTimeout(r, 700));
+    h.knex.on('query', watch);
+    try {
+      await waitFor(async () => reads >= 2, 30_000, "a whole read of the stream's after the first line");
+    } finally {
+      h.knex.removeListener('query', watch);
+    }
     await h.knex('task_logs').insert(line(at - 50, 'stamped first, stored second'));
     await admin('POST', `/api/tasks/${live}/cancel`);
     const logged = (await text)
