@@ -29,6 +29,25 @@ async function tasksOf(scheduleId: string, type: string) {
 
 const handleOf = (temporalScheduleId: string) => h.boot.context.temporal.schedule.getHandle(temporalScheduleId);
 
+/**
+ * Waits until two of the 5 s ticks the paused schedule would have fired on have passed, told by
+ * an event rather than a pause: a control schedule on the same interval (Temporal aligns
+ * intervals to the epoch, so both tick together) has taken two actions. Its workflows start on a
+ * queue no worker polls and time out on their own.
+ */
+async function twoTicksPassed(): Promise<void> {
+  const control = await h.boot.context.temporal.schedule.create({
+    scheduleId: `${P}-control`,
+    spec: { intervals: [{ every: '5s' }] },
+    action: { type: 'startWorkflow', workflowType: 'controlTick', taskQueue: `${P}-no-worker`, args: [], workflowExecutionTimeout: '10s' },
+  });
+  try {
+    await waitFor(async () => (await control.describe()).info.numActionsTaken >= 2, 120_000, 'two ticks of the control schedule');
+  } finally {
+    await control.delete();
+  }
+}
+
 beforeAll(async () => {
   h = await createHarness({ worker: true });
   if (!enabled) return;
@@ -131,7 +150,9 @@ describe.runIf(enabled)('schedules against real Temporal and Superset', () => {
     // A run already in flight when the pause came still registers its task: count once none is running.
     await waitFor(async () => ((await handleOf(created.body.temporal_schedule_id).describe()).info.runningActions.length === 0 ? true : undefined), 60_000, 'no run in flight');
     const before = (await tasksOf(id, 'backup')).length;
-    await new Promise((r) => setTimeout(r, 12_000));
+    const actionsBefore = (await handleOf(created.body.temporal_schedule_id).describe()).info.numActionsTaken;
+    await twoTicksPassed();
+    expect((await handleOf(created.body.temporal_schedule_id).describe()).info.numActionsTaken).toBe(actionsBefore);
     expect((await tasksOf(id, 'backup')).length).toBe(before);
 
     // Trigger runs one now, paused as it is.
