@@ -6,11 +6,20 @@
  * for what it has not seen.
  */
 import type { EnvRule } from '../../contracts/env-rules.ts';
-import type { OutcomeWarning } from '../../contracts/migration.ts';
+import type { ObjectPlan, OutcomeWarning } from '../../contracts/migration.ts';
 import type { NextAction } from '../../contracts/outcomes.ts';
+import type { Bundle } from '../../lib/bundles/bundle.ts';
 import type { CatalogChange, UndecidedCatalog, UnresolvedCatalog } from '../../lib/bundles/catalogs.ts';
-import type { PreparedBundle } from './plan.ts';
 import type { CatalogReadRefusal, TargetCatalogReads } from './target-catalogs.ts';
+
+/** What of a plan (./plan.ts PreparedBundle) the report writes to. */
+interface PlanReport {
+  bundle: Bundle;
+  objects: ObjectPlan[];
+  collisions: Array<{ kind: string; detail: string; resolution: string }>;
+  nextActions?: NextAction[];
+  warnings?: OutcomeWarning[];
+}
 
 type Request = { sourceEnvId: string; targetEnvId: string };
 
@@ -22,7 +31,7 @@ interface NotChecked {
 }
 
 export function reportCatalogs(
-  prepared: PreparedBundle,
+  prepared: PlanReport,
   found: { changes: CatalogChange[]; unresolved: UnresolvedCatalog[]; undecided: UndecidedCatalog[] },
   opts: { request: Request; envRules?: readonly EnvRule[]; catalogs?: Partial<Pick<TargetCatalogReads, 'refusal'>> },
 ): void {
@@ -59,7 +68,7 @@ export function reportCatalogs(
   }
 }
 
-function reportUnlisted(prepared: PreparedBundle, u: UnresolvedCatalog, request: Request): void {
+function reportUnlisted(prepared: PlanReport, u: UnresolvedCatalog, request: Request): void {
   prepared.collisions.push({
     kind: 'catalog',
     detail: `${u.dataset} reads catalog '${u.catalog}', which target database '${u.target_database}' does not list`,
