@@ -13,6 +13,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../lib/embedded/free-port.ts';
 import { PROJECT_ROOT } from '../../lib/config.ts';
+import { buildWeb } from '../../scripts/build-web.ts';
 import { Background, missingLines, runScript, stepsOf, type DocStep, type Shell } from '../support/doc-commands.ts';
 
 const DOC = process.env.SWITCHYARD_WALK_THROUGH_DOC || path.join(PROJECT_ROOT, 'docs/walk-through.md');
@@ -125,6 +126,9 @@ describe.skipIf(!enabled)(`${path.relative(PROJECT_ROOT, DOC)}, run as written`,
   let broken: string | undefined;
 
   beforeAll(async () => {
+    // As the browser tests do (test/web/browser.ts): a stale web/dist is rebuilt here, once, not by
+    // `npm start` in the middle of the page while other files' browsers load it.
+    await buildWeb({ ifStale: true });
     const stack = await stackShell(dir);
     shell = stack.shell;
     ports = stack.ports;
