@@ -3,6 +3,7 @@ import type { Api } from './api.ts';
 import { unwrap } from './api.ts';
 import { EXIT, type ExitCode } from './exit-codes.ts';
 import { say } from './output.ts';
+import { failedOf } from './task-items.ts';
 
 const TERMINAL = ['SUCCEEDED', 'FAILED', 'CANCELLED'];
 
@@ -43,12 +44,15 @@ export async function waitForTask(api: Api, taskId: string, opts: { quiet?: bool
       params: { path: { task_id: taskId } },
       parseAs: 'stream',
     });
-    if (response.ok && data) await readEvents(data as ReadableStream<Uint8Array>, (event, payload) => {
-      if (event === 'log') show(payload as LogLine);
-      if (event === 'status' && (payload as { status?: string }).status === 'AWAITING_APPROVAL' && !opts.quiet)
-        process.stderr.write(`${tty ? '\r\x1b[2K' : ''}task ${taskId} waits for approval (POST /api/tasks/${taskId}/approve by a release manager)\n`);
-      return event === 'end';
-    });
+    if (response.ok && data)
+      await readEvents(data as ReadableStream<Uint8Array>, (event, payload) => {
+        if (event === 'log') show(payload as LogLine);
+        if (event === 'status' && (payload as { status?: string }).status === 'AWAITING_APPROVAL' && !opts.quiet)
+          process.stderr.write(
+            `${tty ? '\r\x1b[2K' : ''}task ${taskId} waits for approval (POST /api/tasks/${taskId}/approve by a release manager)\n`,
+          );
+        return event === 'end';
+      });
   } catch {
     // The stream broke (a proxy, a restart): the row still tells how it ends.
   }
@@ -106,26 +110,31 @@ interface ItemLike {
 
 /**
  * 0 when the task succeeded with no failed item; 2 when some items failed and others did not;
- * 1 otherwise (the task failed, or every item did).
+ * 1 otherwise (the task failed, or every item did). A large task's answer leaves its items out:
+ * its counts say it (cli/task-items.ts failedOf).
  */
-export function exitCodeOf(task: { status: string; result?: unknown }): ExitCode {
-  const items = (task.result as { items?: ItemLike[] } | null)?.items;
-  const failed = items?.filter((i) => i.outcome === 'failed').length ?? 0;
+export function exitCodeOf(task: { status: string; result?: unknown; items_summary?: unknown }): ExitCode {
+  const counts = failedOf(task);
+  const failed = counts?.failed ?? 0;
   if (task.status === 'SUCCEEDED' && failed === 0) return EXIT.OK;
-  if (items && failed > 0 && failed < items.length) return EXIT.PARTIAL;
+  if (counts && failed > 0 && failed < counts.total) return EXIT.PARTIAL;
   return EXIT.FAILURE;
 }
 
-/** What failed and what to do next, from the task's report (stderr). */
-export function printNextActions(task: { id?: string; status: string; error?: unknown; result?: unknown }): void {
-  const result = (task.result ?? {}) as { items?: ItemLike[]; next_actions?: ItemLike['next_actions'] };
+/** What failed and what to do next, from the task's report (stderr): `failed`, its failed items, paged when its answer left them out. */
+export function printNextActions(
+  task: { id?: string; status: string; error?: unknown; result?: unknown },
+  failed: readonly object[] = [],
+): void {
+  const result = (task.result ?? {}) as { next_actions?: ItemLike['next_actions'] };
   const err = task.error as { message?: string } | null | undefined;
   say(`task ${task.id ?? ''} ended ${task.status}${err?.message ? `: ${err.message}` : ''}`);
-  for (const item of result.items ?? []) {
+  for (const item of failed as ItemLike[]) {
     if (item.outcome !== 'failed') continue;
     say(`  ✗ ${String(item.id)}${item.title ? ` '${item.title}'` : ''}${item.step ? ` at ${item.step}` : ''}: ${item.error ?? 'failed'}`);
     if (item.upstream_error?.message) say(`    Superset said: ${item.upstream_error.message}`);
-    for (const a of item.next_actions ?? []) say(`    next: ${a.description}${a.request ? ` (${a.request.method} ${a.request.path})` : ''}`);
+    for (const a of item.next_actions ?? [])
+      say(`    next: ${a.description}${a.request ? ` (${a.request.method} ${a.request.path})` : ''}`);
   }
   for (const a of result.next_actions ?? [])
     say(`next: ${a.description}${a.request ? `\n  ${a.request.method} ${a.request.path} ${JSON.stringify(a.request.body)}` : ''}`);

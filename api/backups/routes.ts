@@ -3,6 +3,7 @@ import { can, personalUserId } from '../auth/principal.ts';
 import type { AppContext } from '../context.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
 import { acceptTask, taskAccess } from '../tasks/routes.ts';
+import { LIST_ITEMS_LIMIT } from '../../contracts/task-answer.ts';
 import { taskAccepted, taskList, toTaskView } from '../tasks/schemas.ts';
 import { backupInput } from './input.ts';
 import {
@@ -156,7 +157,7 @@ export function backupRoutes(app: AppContext): AnyRoute[] {
           query.page_size,
           principal,
         );
-        return { ...page, items: page.items.map((t) => toTaskView(t, app.tasks.temporalUiUrl(t.id))) };
+        return { ...page, items: page.items.map((t) => toTaskView(t, app.tasks.temporalUiUrl(t.id), LIST_ITEMS_LIMIT)) };
       },
     }),
   ];

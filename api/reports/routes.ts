@@ -1,6 +1,8 @@
+import { ANSWER_ITEMS_LIMIT } from '../../contracts/task-answer.ts';
 import type { AppContext } from '../context.ts';
 import { concealLogLine, hidesQueryRows } from '../tasks/query-rows.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
+import { boundedReport } from './bounded.ts';
 import { buildReport, reportListItem, type LogLine } from './report.ts';
 import { reportIdParams, reportList, reportListQuery, reportView } from './schemas.ts';
 
@@ -43,6 +45,7 @@ export function reportRoutes(app: AppContext): AnyRoute[] {
       summary: 'Get a report',
       description: [
         '`{ "report": ... }` for the task `report_id`: summary and headline, per-dashboard outcomes, diagnostics (what failed, where, and Superset\'s own error), next actions with the exact request to send (for example one call retrying every failed dashboard), and the last warnings and errors from the task log.',
+        `A task of more than ${ANSWER_ITEMS_LIMIT} items leaves its items out (\`items_omitted: true\`, \`items_total\`, \`items_url\`: page them there) and of the diagnostics and next actions about single items keeps the first ${ANSWER_ITEMS_LIMIT} of each, counting those it left out; the summary and the task-level next actions (one retry of every failed item) count every item.`,
         '404 when there is no such task (or it is not visible to the caller).',
       ].join(' '),
       access: 'authenticated',
@@ -53,7 +56,7 @@ export function reportRoutes(app: AppContext): AnyRoute[] {
         const task = await app.tasks.getVisible(params.report_id, principal, 'Report');
         const problems: LogLine[] = await app.taskLogs.lastProblems(task.id, LOG_EXCERPT);
         const logs = hidesQueryRows(task, principal) ? problems.map(concealLogLine) : problems;
-        return { report: buildReport(task, logs, app.tasks.temporalUiUrl(task.id)) };
+        return { report: boundedReport(buildReport(task, logs, app.tasks.temporalUiUrl(task.id))) };
       },
     }),
   ];

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ANSWER_ITEMS_LIMIT } from '../../contracts/task-answer.ts';
 import { TASK_STATUSES, TASK_TYPES } from '../../contracts/tasks.ts';
 import { pagination } from '../http/schemas.ts';
 
@@ -67,7 +68,33 @@ export const reportView = z.object({
           })
           .catchall(z.unknown()),
       )
-      .describe('one entry per item (dashboard, dataset, ...), with everything the task recorded for it'),
+      .optional()
+      .describe(
+        `one entry per item (dashboard, dataset, ...), with everything the task recorded for it; left out beyond ${ANSWER_ITEMS_LIMIT} items (items_omitted)`,
+      ),
+    items_omitted: z
+      .literal(true)
+      .optional()
+      .describe(`present when the task has more than ${ANSWER_ITEMS_LIMIT} items: \`items\` is left out; page them from \`items_url\``),
+    items_total: z.number().int().optional().describe('how many items the task has (with items_omitted)'),
+    items_url: z
+      .string()
+      .optional()
+      .describe("the task's items endpoint: GET it a page at a time, filtered by outcome or title (with items_omitted)"),
+    item_diagnostics_omitted: z
+      .number()
+      .int()
+      .optional()
+      .describe(
+        `with items_omitted: diagnostics about single items left out beyond the first ${ANSWER_ITEMS_LIMIT} (each item's own error is in its row of items_url)`,
+      ),
+    item_next_actions_omitted: z
+      .number()
+      .int()
+      .optional()
+      .describe(
+        `with items_omitted: next actions of single items left out beyond the first ${ANSWER_ITEMS_LIMIT} (the task-level ones, such as retrying every failed item, stay)`,
+      ),
     result: z.record(z.string(), z.unknown()).nullable().describe("the rest of the task's result (totals, retention ...)"),
     error: z.object({ message: z.string(), type: z.string().optional(), details: z.unknown().optional() }).nullable(),
     diagnostics: z

@@ -1,6 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Context } from 'koa';
+import { ANSWER_ITEMS_LIMIT, LIST_ITEMS_LIMIT } from '../../contracts/task-answer.ts';
 import { TERMINAL_STATUSES } from '../../contracts/tasks.ts';
 import { TooManyRequestsError, ValidationError } from '../../lib/errors.ts';
 import type { Principal } from '../auth/principal.ts';
@@ -95,7 +96,7 @@ class StreamCounter {
 
 export function taskRoutes(app: AppContext): AnyRoute[] {
   const streams = new StreamCounter();
-  const view = (t: Parameters<typeof toTaskView>[0]) => toTaskView(t, app.tasks.temporalUiUrl(t.id));
+  const view = (t: Parameters<typeof toTaskView>[0], itemsLimit?: number) => toTaskView(t, app.tasks.temporalUiUrl(t.id), itemsLimit);
 
   return [
     defineRoute({
@@ -103,7 +104,8 @@ export function taskRoutes(app: AppContext): AnyRoute[] {
       path: '/api/tasks',
       tag: 'Tasks',
       summary: 'List tasks',
-      description: 'Newest first. Callers without `tasks:READ` see only their own tasks.',
+      description:
+        "Newest first. Callers without `tasks:READ` see only their own tasks. A row carries no items of an item-by-item task's result (`items_omitted: true`, `items_total`, `items_url`): read the task, or page its items.",
       access: 'authenticated',
       query: taskListQuery,
       responses: { 200: { description: 'A page of tasks', schema: taskList } },
@@ -120,7 +122,7 @@ export function taskRoutes(app: AppContext): AnyRoute[] {
           query.page_size,
           principal,
         );
-        return { ...page, items: page.items.map(view) };
+        return { ...page, items: page.items.map((t) => view(t, LIST_ITEMS_LIMIT)) };
       },
     }),
 
@@ -149,8 +151,7 @@ export function taskRoutes(app: AppContext): AnyRoute[] {
       path: '/api/tasks/:task_id',
       tag: 'Tasks',
       summary: 'Get a task',
-      description:
-        "The task with its progress, result (an item-by-item task's result keeps every item, as before) and `items_summary`: counts of its items by outcome, change, status and object action, durations and bulk actions. Read the items a page at a time, filtered, from GET /api/tasks/{task_id}/items.",
+      description: `The task with its progress, result and \`items_summary\`: counts of its items by outcome, change, status and object action, durations and bulk actions. An item-by-item task's result carries its items up to ${ANSWER_ITEMS_LIMIT}; beyond that it leaves them out (\`result.items_omitted: true\`, \`items_total\`, \`items_url\`). Read the items a page at a time, filtered, from GET /api/tasks/{task_id}/items.`,
       access: 'authenticated',
       params: taskIdParams,
       responses: { 200: { description: 'The task', schema: taskView }, 404: { description: 'Unknown task' } },
@@ -228,13 +229,12 @@ export function taskRoutes(app: AppContext): AnyRoute[] {
       path: '/api/tasks/:task_id/logs/stream',
       tag: 'Tasks',
       summary: "Follow a task's logs live (server-sent events)",
-      description:
-        [
-          'Sends `log` events (id = cursor; resumes from `Last-Event-ID` or `after`), `status` events when the task status changes, and `end` once the task has finished and every line was sent.',
-          `At most ${MAX_STREAMS_PER_CALLER} open streams per caller (429 beyond); a stream ends with \`end\` (\`reason: "session_ended"\`) when the caller's session is revoked or expires, or its API key is revoked.`,
-          'Each tick reads only lines after the last one sent; the Temporal history of an open task is read at most once per second however many streams follow it.',
-          `Lines are sent in time order about ${LOG_SETTLE_MS / 1000} s after they were stamped: a worker stores its lines in batches, and a line stamped before one already sent would otherwise be missed.`,
-        ].join(' '),
+      description: [
+        'Sends `log` events (id = cursor; resumes from `Last-Event-ID` or `after`), `status` events when the task status changes, and `end` once the task has finished and every line was sent.',
+        `At most ${MAX_STREAMS_PER_CALLER} open streams per caller (429 beyond); a stream ends with \`end\` (\`reason: "session_ended"\`) when the caller's session is revoked or expires, or its API key is revoked.`,
+        'Each tick reads only lines after the last one sent; the Temporal history of an open task is read at most once per second however many streams follow it.',
+        `Lines are sent in time order about ${LOG_SETTLE_MS / 1000} s after they were stamped: a worker stores its lines in batches, and a line stamped before one already sent would otherwise be missed.`,
+      ].join(' '),
       access: 'authenticated',
       params: taskIdParams,
       query: logQuery.pick({ after: true, level: true, source: true }),

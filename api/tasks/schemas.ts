@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ANSWER_ITEMS_LIMIT, resultForAnswer } from '../../contracts/task-answer.ts';
 import { TASK_STATUSES, TASK_TYPES, type TaskApproval } from '../../contracts/tasks.ts';
 import type { TaskRecord } from '../../db/tasks/store.ts';
 import { csv, pageEnvelope, pagination } from '../http/schemas.ts';
@@ -20,7 +21,11 @@ export const taskView = z.object({
   summary: z.string().nullable().describe('what the task does, in words (also the workflow summary in the Temporal console)'),
   details: z.string().nullable(),
   progress: z.object({ done: z.number(), total: z.number(), message: z.string().optional() }).nullable(),
-  result: z.unknown(),
+  result: z
+    .unknown()
+    .describe(
+      `What the task produced. An item-by-item task's \`items\` are here in full up to ${ANSWER_ITEMS_LIMIT}; beyond that \`items\` is left out and the result says so: \`items_omitted: true\`, \`items_total\` (how many) and \`items_url\` (GET it a page at a time, filtered by outcome or title); the totals stay. A row of a task list carries none of them (the same three fields say so): read the task, or its items_url.`,
+    ),
   error: z.object({ message: z.string(), type: z.string().optional(), details: z.unknown().optional() }).nullable(),
   created_at: z.string(),
   started_at: z.string().nullable(),
@@ -31,18 +36,29 @@ export const taskView = z.object({
     .object({
       env_id: z.string().nullable().describe('the protected environment the task writes into'),
       timeout_seconds: z.number(),
-      decision: z.enum(['approve', 'reject', 'timeout']).nullable().describe('null while it waits (status AWAITING_APPROVAL) or before it started'),
+      decision: z
+        .enum(['approve', 'reject', 'timeout'])
+        .nullable()
+        .describe('null while it waits (status AWAITING_APPROVAL) or before it started'),
       by: z.string().nullable(),
       comment: z.string().nullable(),
       decided_at: z.string().nullable(),
     })
     .nullable()
-    .describe('Present when the task writes into a protected environment: it waits for another person (POST /api/tasks/{task_id}/approve or /reject)'),
-  items_summary: itemsSummary.nullable().optional().describe('In the answer of GET /api/tasks/{task_id} only: counts of its items, durations and bulk actions (null for tasks without items)'),
+    .describe(
+      'Present when the task writes into a protected environment: it waits for another person (POST /api/tasks/{task_id}/approve or /reject)',
+    ),
+  items_summary: itemsSummary
+    .nullable()
+    .optional()
+    .describe(
+      'In the answer of GET /api/tasks/{task_id} only: counts of its items, durations and bulk actions (null for tasks without items)',
+    ),
 });
 export type TaskView = z.infer<typeof taskView>;
 
-export function toTaskView(t: TaskRecord, uiUrl?: string): TaskView {
+/** The task as an answer carries it; `itemsLimit`: how many items it may carry in full (contracts/task-answer.ts). */
+export function toTaskView(t: TaskRecord, uiUrl?: string, itemsLimit = ANSWER_ITEMS_LIMIT): TaskView {
   const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
   return {
     id: t.id,
@@ -57,7 +73,7 @@ export function toTaskView(t: TaskRecord, uiUrl?: string): TaskView {
     summary: t.summary,
     details: t.details,
     progress: t.progress,
-    result: t.result ?? null,
+    result: resultForAnswer(t.id, t.result ?? null, itemsLimit),
     error: t.error,
     created_at: iso(t.created_at)!,
     started_at: iso(t.started_at),

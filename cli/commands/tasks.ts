@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
 import { unwrap } from '../api.ts';
-import { act, printTask, type Ctx } from '../context.ts';
+import { act, endOf, printTask, type Ctx } from '../context.ts';
 import { EXIT } from '../exit-codes.ts';
 import { print } from '../output.ts';
 import { renderTask, type ItemLike, type TaskLike } from '../render.ts';
-import { exitCodeOf, printNextActions, waitForTask } from '../wait.ts';
+import { itemsOf } from '../task-items.ts';
+import { exitCodeOf, waitForTask } from '../wait.ts';
 
 interface ReportView {
   status: string;
@@ -29,7 +30,11 @@ export function taskCommands(program: Command, ctx: () => Ctx): void {
     .action(
       act(async (opts: { type?: string; status?: string; pageSize: number }) => {
         const c = ctx();
-        const query = { page_size: opts.pageSize, ...(opts.type ? { task_type: opts.type } : {}), ...(opts.status ? { status: opts.status } : {}) };
+        const query = {
+          page_size: opts.pageSize,
+          ...(opts.type ? { task_type: opts.type } : {}),
+          ...(opts.status ? { status: opts.status } : {}),
+        };
         const page = await unwrap(c.api().client.GET('/api/tasks', { params: { query: query as never } }));
         print(c.format, page, { rows: page.items, columns: ['id', 'status', 'summary', 'owner_username', 'created_at'] });
         return EXIT.OK;
@@ -46,11 +51,9 @@ export function taskCommands(program: Command, ctx: () => Ctx): void {
         const task = opts.wait
           ? await waitForTask(c.api(), id, { quiet: c.quiet })
           : await unwrap(c.api().client.GET('/api/tasks/{task_id}', { params: { path: { task_id: id } } }));
-        printTask(c, task as never, { diff: opts.diff });
+        await printTask(c, task as never, { diff: opts.diff });
         if (!['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(task.status)) return EXIT.OK;
-        const code = exitCodeOf(task);
-        if (code !== EXIT.OK) printNextActions(task as never);
-        return code;
+        return endOf(c, task as never);
       }),
     );
   tasks
@@ -65,7 +68,9 @@ export function taskCommands(program: Command, ctx: () => Ctx): void {
           const task = await waitForTask(c.api(), id);
           return exitCodeOf(task);
         }
-        const page = await unwrap(c.api().client.GET('/api/tasks/{task_id}/logs', { params: { path: { task_id: id }, query: { limit: opts.limit } as never } }));
+        const page = await unwrap(
+          c.api().client.GET('/api/tasks/{task_id}/logs', { params: { path: { task_id: id }, query: { limit: opts.limit } as never } }),
+        );
         print(c.format, page, () => page.items.map((l) => `${l.ts} ${l.level.padEnd(5)} ${l.source.padEnd(8)} ${l.message}`).join('\n'));
         return EXIT.OK;
       }),
@@ -91,18 +96,24 @@ export function taskCommands(program: Command, ctx: () => Ctx): void {
         const c = ctx();
         const r = await unwrap(c.api().client.GET('/api/reports/{report_id}', { params: { path: { report_id: id } } }));
         const report = (r as { report: ReportView }).report;
-        const items = (report.result as { items?: ItemLike[] } | null)?.items ?? report.items ?? [];
+        // A large task's report leaves its items out: they are paged from the items endpoint.
+        const items = c.format === 'table' ? ((await itemsOf(c.api(), report.task_id, report)) ?? []) : [];
         print(c.format, r, () =>
           renderTask(
-            { id: report.task_id, status: report.status, type: report.task_type, headline: report.summary?.headline, items, next_actions: report.next_actions ?? [], dryRun: (report.params as { dry_run?: boolean } | null)?.dry_run },
+            {
+              id: report.task_id,
+              status: report.status,
+              type: report.task_type,
+              headline: report.summary?.headline,
+              items,
+              next_actions: report.next_actions ?? [],
+              dryRun: (report.params as { dry_run?: boolean } | null)?.dry_run,
+            },
             { diff: opts.diff },
           ),
         );
         if (!['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(report.status)) return EXIT.OK;
-        const task = { id: report.task_id, status: report.status, result: report };
-        const code = exitCodeOf(task);
-        if (code !== EXIT.OK) printNextActions(task);
-        return code;
+        return endOf(c, { id: report.task_id, status: report.status, result: report });
       }),
     );
 }
