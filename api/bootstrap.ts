@@ -25,6 +25,7 @@ import { Supersets } from './environments/upstream.ts';
 import { createReviewSessionBinder } from './dataset-review/assistant-binder.ts';
 import { ReviewService } from './dataset-review/service.ts';
 import { GitService } from './git/service.ts';
+import { temporalCapturer } from './git/companion-capture.ts';
 import { ProfileService } from './profile/service.ts';
 import { HistoryLogReader } from './tasks/history-log.ts';
 import { TaskLogService } from './tasks/logs.ts';
@@ -109,6 +110,7 @@ export async function bootstrapOn(config: Config, logger: Logger, knex: Knex): P
     environments: stores.environments,
     supersets,
     logger,
+    companions: temporalCapturer(temporal, config.TEMPORAL_TASK_QUEUE),
   });
   const reviews = new ReviewService({ stores, supersets });
   const context: AppContext = {

@@ -146,6 +146,10 @@ export interface ReleaseItem extends ItemOutcome {
   browser?: BrowserCheck;
   /** The per-environment rules applied (from the artifact's environment to the target), as in a migration's outcome. */
   env_rules?: unknown[];
+  /** The artifact's companion files compared with the target and applied, per kind, as in a migration's outcome. */
+  companions?: unknown[];
+  /** Why no companions were compared (an artifact from before they were kept, or from an export). */
+  companions_note?: string;
 }
 
 export interface ReleasePublishResult extends ItemsResult<ReleaseItem> {

@@ -1,5 +1,6 @@
 /** The git_deploy task: a dashboard's repository at a pinned commit, imported into an environment. */
 import type { VerificationMode } from './browser-check.ts';
+import type { CompanionKindReport, CompanionRequest } from './companions.ts';
 import type { ItemOutcome, ItemsResult } from './outcomes.ts';
 import type { ApprovalOutcome, TaskApproval } from './tasks.ts';
 
@@ -19,6 +20,8 @@ export interface GitDeployInput {
   approval?: TaskApproval;
   /** `browser`: after the chart queries, the deployed dashboard is opened in headless Chromium beside envId's. Absent: `queries`. */
   verification?: VerificationMode;
+  /** The commit's companion files applied per kind as in a migration (contracts/companions.ts); absent: the defaults. */
+  companions?: CompanionRequest;
 }
 
 export interface GitDeployItem extends ItemOutcome {
@@ -36,6 +39,10 @@ export interface GitDeployItem extends ItemOutcome {
   env_rules?: unknown[];
   dropped_fields?: unknown[];
   verification?: unknown;
+  /** The commit's companions compared with the target and applied, per kind, as in a migration's outcome. */
+  companions?: CompanionKindReport[];
+  /** Why no companions were compared (a commit made before they were kept). */
+  companions_note?: string;
 }
 
 export interface GitDeployResult extends ItemsResult<GitDeployItem> {
@@ -44,3 +51,24 @@ export interface GitDeployResult extends ItemsResult<GitDeployItem> {
   target_env_id: string;
   approval: ApprovalOutcome;
 }
+
+/** What the repository's sync asks the worker: the dashboard's companions read as files (activities/git/companion-capture.ts). */
+export interface GitCompanionsInput {
+  envId: string;
+  dashboardId: number;
+  subject: {
+    dashboardUuid: string;
+    title: string;
+    /** dataset uuid → its database's uuid, as the bundle's dataset files say. */
+    datasetDatabases: Record<string, string>;
+  };
+}
+
+/** The companion files (path → YAML) and, per kind, `captured` or why the environment would not show it. */
+export interface GitCompanionsCapture {
+  files: Record<string, string>;
+  kinds: Record<string, string>;
+}
+
+/** The workflow type the sync runs (workflows/git-companions.ts). */
+export const GIT_COMPANIONS_WORKFLOW = 'gitCompanionsWorkflow';

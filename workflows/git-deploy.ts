@@ -58,7 +58,9 @@ export async function gitDeployWorkflow(input: GitDeployInput): Promise<GitDeplo
           target_dashboard_id: null,
         };
       }
-      if (it.status === 'deployed' && it.target_dashboard_id !== null) {
+      // Deployed, though a companion may not have been written: verified and recorded all the same.
+      const deployed = it.status === 'deployed' || (it.status === 'deployed_with_errors' && it.step === 'companions');
+      if (deployed && it.target_dashboard_id !== null) {
         const v = await deploy.verifyMigratedDashboard({
           targetEnvId: input.targetEnvId,
           dashboardId: it.target_dashboard_id,

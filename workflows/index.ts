@@ -3,6 +3,7 @@ export { selfcheckWorkflow } from './selfcheck.ts';
 export { migrationWorkflow } from './migration.ts';
 export { backupWorkflow, restoreWorkflow } from './backup.ts';
 export { gitDeployWorkflow } from './git-deploy.ts';
+export { gitCompanionsWorkflow } from './git-companions.ts';
 export { mapColumnsWorkflow } from './map-columns.ts';
 export { llmDocsWorkflow } from './llm-docs.ts';
 export { releaseWorkflow, releasePublishWorkflow, releaseCheckWorkflow } from './release.ts';

@@ -60,6 +60,12 @@ export function filesUnderRules(a: ArtifactRow, rules: readonly EnvRule[]): Map<
   return filesFromExport(bundle.toZip()).files;
 }
 
+/** The artifact's databases as its bundle source numbers them, and the target database each maps to (a publish's companions name them so). */
+export async function artifactDatabases(deps: ActivityDeps, candidate: CandidateRow, a: ArtifactRow, target: MigrationUpstream) {
+  const source = bundleSource(exportFromFiles(new Map(Object.entries(a.files))), maxBundleBytes(deps));
+  return { databases: source.databases, mappings: await mappingsFor(deps, candidate, a, source.databases, target) };
+}
+
 /** An artifact planned into the candidate's target through the migration path (the dry run and the publish). */
 export async function planArtifact(deps: ActivityDeps, candidate: CandidateRow, a: ArtifactRow, position: number, target: MigrationUpstream, index: TargetIndex) {
   const zip = exportFromFiles(new Map(Object.entries(a.files)));

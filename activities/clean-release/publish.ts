@@ -10,7 +10,12 @@ import { upstreamFor } from '../dashboard-migration/superset-upstream.ts';
 import { TargetIndex } from '../dashboard-migration/target-index.ts';
 import type { MigrationUpstream } from '../dashboard-migration/upstream.ts';
 import { currentTaskId } from '../task-context.ts';
-import { filesUnderRules, planArtifact, releaseRules } from './plan.ts';
+import { COMPANION_KINDS, type CompanionRequest } from '../../contracts/companions.ts';
+import type { CompanionSubject } from '../dashboard-migration/companions/step.ts';
+import { checkDeployCompanions } from '../git/deploy-companions.ts';
+import { artifactDatabases, filesUnderRules, planArtifact, releaseRules } from './plan.ts';
+
+const ALL_COPY = Object.fromEntries(COMPANION_KINDS.map((k) => [k, 'copy'])) as CompanionRequest;
 
 type PublishInput = { candidateId: string; dashboardUuid: string; position: number };
 
@@ -60,6 +65,8 @@ async function publishInto(deps: BackupDeps, input: PublishInput, candidate: Can
   const index = await TargetIndex.build(target);
   const prepared = await planArtifact(deps, candidate, artifact, input.position, target, index);
   if (prepared.blocked) return { ...item, step: 'plan', error: prepared.blocked.error, next_actions: prepared.blocked.next_actions };
+  at.step = 'companions';
+  const companions = await artifactCompanions(deps, candidate, artifact, target, prepared);
   at.step = 'import';
   const r = await importPrepared({
     intents: deps.stores.migrationItems,
@@ -82,7 +89,35 @@ async function publishInto(deps: BackupDeps, input: PublishInput, candidate: Can
   // What the rules changed is what the target should hold: the re-export is held to the artifact under them.
   const expected = prepared.envRules.some((e) => e.matched) ? filesUnderRules(artifact, await releaseRules(deps, candidate, artifact)) : artifact.files;
   const rules = prepared.envRules.length ? { env_rules: prepared.envRules } : {};
-  return verified(target, candidate, expected, { ...item, ...rules, target_dashboard_id: r.targetDashboardId, backup_id: backupId });
+  at.step = 'companions';
+  const refused = await companions.apply();
+  const listed = { companions: companions.reports, ...(companions.note ? { companions_note: companions.note } : {}) };
+  const done = await verified(target, candidate, expected, { ...item, ...rules, ...listed, target_dashboard_id: r.targetDashboardId, backup_id: backupId });
+  if (!refused.length) return { ...done, next_actions: [...done.next_actions, ...companions.next_actions] };
+  const error = `published, but some of its companions were not written: ${refused.join('; ')}`;
+  Context.current().log.error(error);
+  return { ...done, status: 'failed', outcome: 'failed', step: 'companions', error, next_actions: companions.next_actions };
+}
+
+/**
+ * The artifact's companion files, compared with the target before the import. Every kind is
+ * copied: the manifest's digest covers those files, so what was approved is what is applied
+ * (roles included); reports start paused as in a migration.
+ */
+async function artifactCompanions(deps: BackupDeps, candidate: CandidateRow, artifact: ArtifactRow, target: MigrationUpstream, prepared: CompanionSubject) {
+  const { databases, mappings } = await artifactDatabases(deps, candidate, artifact, target);
+  return checkDeployCompanions({
+    deps,
+    files: new Map(Object.entries(artifact.files)),
+    databases,
+    sourceLabel: `release:${candidate.id}`,
+    targetEnvId: candidate.target_env_id,
+    companions: ALL_COPY,
+    mappings,
+    envRules: await releaseRules(deps, candidate, artifact),
+    subject: prepared,
+    log: Context.current().log,
+  });
 }
 
 /** Backs up the target's dashboard the publish would replace: its backup id, or the failed item (nothing imported). */

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { Context } from '@temporalio/activity';
+import type { CompanionRequest } from '../../contracts/companions.ts';
 import type { GitDeployInput, GitDeployItem } from '../../contracts/git.ts';
 import { aggregateFields } from '../../contracts/migration.ts';
 import { exportFromFiles } from '../../lib/git/dashboard-files.ts';
@@ -12,6 +13,7 @@ import { prepareDashboard } from '../dashboard-migration/plan.ts';
 import { upstreamFor } from '../dashboard-migration/superset-upstream.ts';
 import { TargetIndex } from '../dashboard-migration/target-index.ts';
 import { currentTaskId } from '../task-context.ts';
+import { checkDeployCompanions, redeployActions, type DeployCompanions } from './deploy-companions.ts';
 import { deployActions, mappingsFor } from './mappings.ts';
 
 type DeployItem = GitDeployItem & { chart_uuids: string[] };
@@ -77,7 +79,13 @@ async function readCommit(deps: ActivityDeps, input: GitDeployInput): Promise<Co
 }
 
 /** Plans the commit's dashboard against the target and imports it; `at` follows the step for the caller's failure. */
-async function deployFiles(deps: ActivityDeps, input: GitDeployInput, item: DeployItem, read: CommitFiles, at: { step: string }): Promise<DeployItem> {
+async function deployFiles(
+  deps: ActivityDeps,
+  input: GitDeployInput,
+  item: DeployItem,
+  read: CommitFiles,
+  at: { step: string },
+): Promise<DeployItem> {
   const { log } = Context.current();
   const source = bundleSource(exportFromFiles(read.files), maxBundleBytes(deps));
   const target = await upstreamFor(deps, input.targetEnvId);
@@ -122,6 +130,13 @@ async function deployFiles(deps: ActivityDeps, input: GitDeployInput, item: Depl
     };
   }
   for (const c of prepared.collisions) log.warn(`collision: ${c.detail}; ${c.resolution}`);
+  at.step = 'companions';
+  const companions = await checkDeployCompanions({
+    ...{ deps, files: read.files, databases: source.databases, sourceLabel: `git:${input.dashboardUuid}@${input.commit.slice(0, 10)}` },
+    ...{ targetEnvId: input.targetEnvId, companions: input.companions, mappings, envRules, subject: prepared, log },
+  });
+  const withCompanions = { ...base, companions: companions.reports, ...(companions.note ? { companions_note: companions.note } : {}) };
+  if (companions.blocked) return companionsBlocked(input, withCompanions, companions);
   at.step = 'import';
   const r = await importPrepared({
     intents: deps.stores.migrationItems,
@@ -133,13 +148,46 @@ async function deployFiles(deps: ActivityDeps, input: GitDeployInput, item: Depl
     overwrite: input.overwrite,
   });
   log.info(`imported '${prepared.title}' at ${input.commit.slice(0, 10)} as dashboard ${r.targetDashboardId} of ${input.targetEnvId}`);
-  return { ...base, status: 'deployed', outcome: 'succeeded', target_dashboard_id: r.targetDashboardId, dropped_fields: aggregateFields(r.dropped) };
+  const done = { ...withCompanions, target_dashboard_id: r.targetDashboardId, dropped_fields: aggregateFields(r.dropped) };
+  at.step = 'companions';
+  const refused = await companions.apply();
+  if (refused.length) {
+    const error = `deployed, but some of its companions were not written: ${refused.join('; ')}`;
+    log.error(error);
+    return { ...done, status: 'deployed_with_errors', outcome: 'failed', step: 'companions', error };
+  }
+  return { ...done, status: 'deployed', outcome: 'succeeded', next_actions: [...done.next_actions, ...companions.next_actions] };
+}
+
+/** A strict companion kind differs between the commit and the target: nothing imported, the deploys that would go on offered. */
+function companionsBlocked(input: GitDeployInput, item: DeployItem, c: DeployCompanions): DeployItem {
+  const again = (companions: CompanionRequest) => ({
+    method: 'POST',
+    path: `/api/git/dashboards/${input.dashboardId}/deploy`,
+    body: { env_id: input.envId, target_env_id: input.targetEnvId, commit: input.commit, overwrite: input.overwrite, companions },
+  });
+  return {
+    ...item,
+    status: 'failed',
+    outcome: 'failed',
+    step: 'companions',
+    code: c.blocked!.code,
+    error: c.blocked!.error.replace('nothing was imported', 'nothing was deployed'),
+    next_actions: [...redeployActions(c.blocked!.kinds, input.companions, again), ...c.next_actions],
+  };
 }
 
 /** Records which commit went live where (idempotent per task). */
 export async function recordGitDeployment(
   deps: Pick<ActivityDeps, 'stores'>,
-  input: { dashboardUuid: string; envId: string; commit: string; targetDashboardId: number | null; deployedBy: string | null; approvedBy: string | null },
+  input: {
+    dashboardUuid: string;
+    envId: string;
+    commit: string;
+    targetDashboardId: number | null;
+    deployedBy: string | null;
+    approvedBy: string | null;
+  },
 ): Promise<void> {
   await deps.stores.gitRepositories.recordDeployment({
     dashboard_uuid: input.dashboardUuid,

@@ -1,11 +1,14 @@
-import type { GitDeployInput } from '../../contracts/git.ts';
+import type { GitCompanionsInput, GitDeployInput } from '../../contracts/git.ts';
 import type { ActivityDeps } from '../deps.ts';
+import { captureCompanions } from './companion-capture.ts';
 import { deployDashboardCommit, recordGitDeployment } from './deploy.ts';
 
-/** A pinned commit's deploy: the import through the migration path, and the record of what went live where. */
+/** A repository sync's companions read as files; a pinned commit's deploy: the import through the migration path, and the record of what went live where. */
 export function createGitActivities(deps: ActivityDeps) {
   return {
     deployDashboardCommit: (input: GitDeployInput) => deployDashboardCommit(deps, input),
+    captureGitCompanions: async (input: GitCompanionsInput) =>
+      captureCompanions(await deps.superset(input.envId), input.dashboardId, input.subject),
     recordGitDeployment: (input: Parameters<typeof recordGitDeployment>[1]) => recordGitDeployment(deps, input),
   };
 }

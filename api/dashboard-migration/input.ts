@@ -46,7 +46,7 @@ export const migrateBody = z
   .strict();
 
 /** `companions`: a mode per kind (each optional, its default in contracts/companions.ts) and `pause_reports`. */
-function companionsSchema() {
+export function companionsSchema() {
   const modes = Object.fromEntries(
     COMPANION_KINDS.map((k) => [k, z.enum(COMPANION_MODES).optional().describe(`default \`${DEFAULT_COMPANION_MODES[k]}\``)]),
   ) as Record<(typeof COMPANION_KINDS)[number], z.ZodOptional<z.ZodEnum<{ copy: 'copy'; strict: 'strict'; ignore: 'ignore' }>>>;

@@ -29,6 +29,7 @@ export function gitDeployInput(
       dbMappings: body.db_mappings,
       requestedBy,
       ...verificationInput(body.verification),
+      ...(body.companions ? { companions: body.companions } : {}),
     },
     params: { ...body, target_env_id: targetEnvId, dashboard_id: dashboardId, commit: prepared.commit },
     ...(body.approval_timeout_seconds ? { approvalSeconds: body.approval_timeout_seconds } : {}),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { GitConfigRow } from '../../db/git/configs.ts';
+import { companionsSchema } from '../dashboard-migration/input.ts';
 import { verificationOption } from '../http/verification.ts';
 
 export const PAT_MASK = '********';
@@ -239,6 +240,9 @@ export const deployBody = z
       .max(100)
       .default([])
       .describe('Databases of the repository (by name or UUID) → target database ids, over the ones found by UUID, name or saved mappings'),
+    companions: companionsSchema().describe(
+      "what the commit's companion files (companions/, written by sync) get in the target, per kind, as in a migration: `copy` creates or updates them after the import by name or uuid, never deleting what only the target has; `strict` fails the deploy before anything is imported when they differ (`code: companions_mismatch`); `ignore` records the differences. Defaults as for migrations (roles `strict`, every other kind `copy`, reports paused). A commit without companion files deploys as before and says nothing was there to apply",
+    ),
   })
   .strict();
 
@@ -314,6 +318,18 @@ export const syncView = z.object({
   dashboard_uuid: z.string(),
   env_id: z.string(),
   changed: z.array(z.string()),
+  companions: z
+    .object({
+      captured: z.boolean().describe('false: they could not be read this time and the companion files stay as the repository has them'),
+      kinds: z
+        .record(z.string(), z.string())
+        .optional()
+        .describe('per companion kind: `captured`, or why the environment would not show it (also in companions/kinds.yaml)'),
+      error: z.string().optional(),
+    })
+    .describe(
+      "the dashboard's companions (owners, roles, tags, reports, annotation layers, CSS templates, saved queries, themes, embedded) written under companions/, one YAML each",
+    ),
   status: statusView,
 });
 

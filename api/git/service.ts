@@ -14,6 +14,7 @@ import type { Principal } from '../auth/principal.ts';
 import type { EnvironmentStore } from '../../db/environments/store.ts';
 import type { Supersets } from '../environments/upstream.ts';
 import { assertConfigDestination, assertRemoteDestination } from './destinations.ts';
+import { captureInput, type CompanionCapturer } from './companion-capture.ts';
 import { exportProblem } from './export-problem.ts';
 import { deploymentView, errorOf, statusName, type RepositoryStatus } from './repository-status.ts';
 import { MAX_REPOSITORY_STATUS_BATCH, PAT_MASK, toConfigView } from './schemas.ts';
@@ -47,6 +48,7 @@ export class GitService {
   private readonly environments: EnvironmentStore;
   private readonly supersets: Supersets;
   private readonly logger: Logger;
+  private readonly companions?: CompanionCapturer;
 
   constructor(deps: {
     configs: GitConfigStore;
@@ -56,7 +58,10 @@ export class GitService {
     environments: EnvironmentStore;
     supersets: Supersets;
     logger: Logger;
+    /** Reads the dashboard's companions as files (./companion-capture.ts); without it a sync keeps the ones the repository has. */
+    companions?: CompanionCapturer;
   }) {
+    this.companions = deps.companions;
     this.configs = deps.configs;
     this.repos = deps.repos;
     this.profiles = deps.profiles;
@@ -365,10 +370,27 @@ export class GitService {
     }
     if (files.dashboardUuid !== uuid)
       throw new ConflictError(`Dashboard ${dashboardId} is now ${files.dashboardUuid}, not the repository's ${uuid}`, 'dashboard_mismatch');
-    const changed = await this.repos.withLock([uuid], 'exclusive', () => wc.writeBundle(files.files));
+    const companions = await this.readCompanions(envId, dashboardId, files);
+    const all = new Map([...files.files, ...Object.entries(companions.files)]);
+    const changed = await this.repos.withLock([uuid], 'exclusive', () =>
+      wc.writeBundle(all, { keepCompanions: !companions.view.captured }),
+    );
     await this.repos.markSynced(uuid, envId, files.title || null);
     this.logger.info({ dashboard_uuid: uuid, env_id: envId, changed: changed.length }, 'dashboard synced into its repository');
-    return { dashboard_uuid: uuid, env_id: envId, changed, status: await this.status(envId, dashboardId) };
+    return { dashboard_uuid: uuid, env_id: envId, changed, companions: companions.view, status: await this.status(envId, dashboardId) };
+  }
+
+  /** The dashboard's companion files, or why they could not be read this time (the repository's stay then). */
+  private async readCompanions(envId: string, dashboardId: number, files: ReturnType<typeof filesFromExport>) {
+    if (!this.companions) return { files: {}, view: { captured: false, error: 'companions are not read by this server' } };
+    try {
+      const c = await this.companions(captureInput(envId, dashboardId, files));
+      return { files: c.files, view: { captured: true, kinds: c.kinds } };
+    } catch (err) {
+      const error = `the companions could not be read (the repository's companion files were left as they were): ${errorText(err)}`;
+      this.logger.warn({ err, dashboard_uuid: files.dashboardUuid }, error);
+      return { files: {}, view: { captured: false, error } };
+    }
   }
 
   async diff(envId: string, dashboardId: number, q: { from?: string; to?: string }) {
@@ -452,4 +474,11 @@ export class GitService {
     const oid = await this.repos.withLock([uuid], 'shared', () => wc.resolveCommit(commit));
     return { uuid, commit: oid, protected: target.protected === true, targetName: target.name };
   }
+}
+
+/** A failure's words, through a workflow's wrapping (the activity's own message is the cause's). */
+function errorText(err: unknown): string {
+  let e = err as { message?: string; cause?: unknown } | undefined;
+  while (e?.cause && typeof e.cause === 'object') e = e.cause as typeof e;
+  return String(e?.message ?? err).slice(0, 500);
 }

@@ -9,6 +9,7 @@
  *     re-serialised with sorted keys;
  *   - databases are referenced by name and UUID, as Superset exports them (passwords masked).
  */
+import { createHash } from 'node:crypto';
 import { strFromU8, strToU8, zipSync } from 'fflate';
 import { parse, stringify } from 'yaml';
 import { BundleError, MAX_BUNDLE_BYTES, unzipBundle } from '../bundles/bundle.ts';
@@ -120,7 +121,29 @@ export function exportFromFiles(files: Map<string, string> | Record<string, stri
   return zipSync(entries, { level: 6, mtime: new Date('2000-01-01T00:00:00Z') });
 }
 
-/** True when a path is one of the dashboard's bundle files (everything else in the repository is left alone by sync). */
+/**
+ * The dashboard's companions (owners, tags, reports, ...: what no export carries) live beside the
+ * bundle's files under `companions/<kind>/`, one YAML each (activities/git/companion-files.ts
+ * writes and reads them); Superset's import never sees them.
+ */
+export const COMPANIONS_DIR = 'companions';
+
+export function isCompanionPath(path: string): boolean {
+  return path.startsWith(`${COMPANIONS_DIR}/`) && path.endsWith('.yaml');
+}
+
+/** True when a path is one of the dashboard's files, bundle or companion (everything else in the repository is left alone by sync). */
 export function isBundlePath(path: string): boolean {
-  return kindOf(path) !== undefined && path.endsWith('.yaml');
+  return (kindOf(path) !== undefined && path.endsWith('.yaml')) || isCompanionPath(path);
+}
+
+/** A name as a file name: kept when it is plain, else made plain with a digest of the name so two names never share a file. */
+export function fileNameOf(name: string): string {
+  const plain = name
+    .normalize('NFKD')
+    .replace(/[^A-Za-z0-9._ -]+/g, '_')
+    .replace(/^[.\s]+|\s+$/g, '')
+    .slice(0, 80);
+  if (plain === name && plain.length) return plain;
+  return `${plain || 'unnamed'}-${createHash('sha256').update(name).digest('hex').slice(0, 8)}`;
 }

@@ -20,7 +20,7 @@ import git, { Errors } from 'isomorphic-git';
 import type { EgressPolicy } from '../egress/policy.ts';
 import { ConflictError, ValidationError } from '../errors.ts';
 import { UnsafePathError } from './confined-path.ts';
-import { isBundlePath } from './dashboard-files.ts';
+import { COMPANIONS_DIR, isBundlePath, isCompanionPath } from './dashboard-files.ts';
 import { GitRemoteError, NoRepositoryError } from './git-errors.ts';
 import * as history from './working-copy-history.ts';
 import * as merge from './working-copy-merge.ts';
@@ -135,14 +135,18 @@ export class WorkingCopy {
     return refOid(this.repo, 'HEAD');
   }
 
-  /** Replaces the dashboard's bundle files in the working tree; other files (README) stay. Returns the paths that changed. */
-  async writeBundle(files: Map<string, string>): Promise<string[]> {
+  /**
+   * Replaces the dashboard's bundle files in the working tree; other files (README) stay. With
+   * `keepCompanions` (they could not be read this time) the companion files stay as they are.
+   * Returns the paths that changed.
+   */
+  async writeBundle(files: Map<string, string>, opts: { keepCompanions?: boolean } = {}): Promise<string[]> {
     if (readMergeState(this.repo))
       throw new ConflictError('A merge is in progress: finish or abort it before syncing', 'merge_in_progress');
     const tree = this.repo.files;
     const changed: string[] = [];
     for (const p of tree.listFiles().filter(isBundlePath)) {
-      if (!files.has(p)) {
+      if (!files.has(p) && !(opts.keepCompanions && isCompanionPath(p))) {
         tree.remove(p);
         changed.push(p);
       }
@@ -153,6 +157,8 @@ export class WorkingCopy {
       changed.push(p);
     }
     for (const kind of ['dashboards', 'charts', 'datasets', 'databases']) tree.removeEmptyDir(kind);
+    for (const dir of new Set(changed.filter(isCompanionPath).map((p) => p.slice(0, p.lastIndexOf('/'))))) tree.removeEmptyDir(dir);
+    tree.removeEmptyDir(COMPANIONS_DIR);
     return changed.sort();
   }
 

@@ -32,7 +32,7 @@ const G = (id: number, op: string) => `/api/git/dashboards/${id}/${op}`;
 
 beforeAll(async () => {
   if (!on) return;
-  h = await createHarness({});
+  h = await createHarness({ worker: true }); // sync reads the companions in the worker
   a = await client('a');
   src = await buildSource(a, P, path.join(inject('runDir'), P), { dashboards: 3 });
   [dash, dash2] = [src.dashboards[0].id, src.dashboards[1].id];

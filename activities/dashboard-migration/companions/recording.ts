@@ -28,6 +28,9 @@ export type Recording = Record<string, { answer: unknown } | { not_found: string
 
 const keyOf = (resource: string, method: string, args: unknown[]) => `${resource}.${method}(${JSON.stringify(args)})`;
 
+/** The key a read is recorded under (a recording made otherwise than by recordingClient: activities/git/companion-replay.ts). */
+export const recordingKey = keyOf;
+
 /** The client with its reads recorded into `into` (answers passed on as they are). */
 export function recordingClient(client: SupersetClient, into: Recording): SupersetClient {
   return overResources(client, (resource, method, args, call) =>

@@ -1,0 +1,113 @@
+/**
+ * The companions of a commit's files (./companion-docs.ts) applied into an environment, for a
+ * git deploy and a clean release's publish: the migration's own companion step
+ * (../dashboard-migration/companions/step.ts) with the files replayed as its source
+ * (./companion-replay.ts) and the environment as its target. Checked before the import (a
+ * `strict` kind that differs stops it, as in a migration), written after it.
+ */
+import type { Context } from '@temporalio/activity';
+import { companionModes, isCompanionDifference, type CompanionKindReport, type CompanionRequest } from '../../contracts/companions.ts';
+import type { EnvRule } from '../../contracts/env-rules.ts';
+import type { NextAction } from '../../contracts/outcomes.ts';
+import type { ActivityDeps } from '../deps.ts';
+import type { Request } from '../dashboard-migration/context.ts';
+import { replayClient } from '../dashboard-migration/companions/recording.ts';
+import { applyCompanions, checkCompanions, type CompanionScope, type CompanionSubject } from '../dashboard-migration/companions/step.ts';
+import { REPLAYED_DASHBOARD_ID, replayOf, type Replay } from './companion-replay.ts';
+
+export const NO_COMPANION_FILES =
+  'no companion files (companions/) are among these files (committed before they were kept, or taken from an export): nothing to apply';
+
+export interface DeployCompanions {
+  /** Per kind, what was compared (and, after apply, written); empty when the files hold none. */
+  reports: CompanionKindReport[];
+  /** Why nothing was compared, when the files hold no companions. */
+  note?: string;
+  next_actions: NextAction[];
+  /** A strict kind differs: nothing may be imported. */
+  blocked?: { code: 'companions_mismatch'; error: string; kinds: string[] };
+  /** After the import: the copy kinds written; the writes Superset refused. */
+  apply(): Promise<string[]>;
+}
+
+export interface DeployCompanionsOptions {
+  deps: Pick<ActivityDeps, 'superset'>;
+  files: Map<string, string>;
+  /** The bundle source's databases (their ids are what `mappings` names). */
+  databases: Array<{ id: number; uuid: string }>;
+  /** Where the files came from (a log's words) and where they go. */
+  sourceLabel: string;
+  targetEnvId: string;
+  companions: CompanionRequest | undefined;
+  mappings: Map<number, number>;
+  envRules: readonly EnvRule[];
+  subject: CompanionSubject;
+  log: Context['log'];
+}
+
+/** Before the import: the files' companions compared with the target by the request's modes. */
+export async function checkDeployCompanions(o: DeployCompanionsOptions): Promise<DeployCompanions> {
+  const replay = replayOf(o.files, o.databases);
+  if (!replay) return { reports: [], note: NO_COMPANION_FILES, next_actions: [], apply: async () => [] };
+  const input: Request = {
+    sourceEnvId: o.sourceLabel,
+    targetEnvId: o.targetEnvId,
+    dbMappings: [],
+    overwrite: true,
+    dryRun: false,
+    companions: o.companions,
+  };
+  const scope: CompanionScope = {
+    svc: { deps: o.deps },
+    input,
+    mappings: o.mappings,
+    log: o.log,
+    clients: { source: replayClient(replay.recording), target: await o.deps.superset(o.targetEnvId) },
+    envRules: o.envRules,
+  };
+  const check = await checkCompanions(scope, REPLAYED_DASHBOARD_ID, o.subject);
+  notCaptured(check.reports, replay);
+  const strict = check.reports.filter((r) => r.mode === 'strict' && r.available && r.items.some(isCompanionDifference));
+  return {
+    reports: check.reports,
+    next_actions: check.next_actions,
+    ...(check.blocked ? { blocked: { code: 'companions_mismatch', error: check.blocked.error, kinds: strict.map((r) => r.kind) } } : {}),
+    apply: () => applyCompanions(scope, REPLAYED_DASHBOARD_ID, o.subject, check),
+  };
+}
+
+/** A kind the files' environment would not show is named as such, whatever the replay found. */
+function notCaptured(reports: CompanionKindReport[], replay: Replay): void {
+  for (const r of reports) {
+    const why = replay.kinds[r.kind];
+    if (why === 'captured') continue;
+    r.available = false;
+    r.unavailable = `not in the repository: ${why}`;
+  }
+}
+
+/** A blocked deploy's next actions: the same deploy with the strict kinds copied, or ignored. */
+export function redeployActions(
+  kinds: string[],
+  request: CompanionRequest | undefined,
+  again: (companions: CompanionRequest) => NextAction['request'],
+): NextAction[] {
+  const modes = companionModes(request);
+  const withMode = (mode: 'copy' | 'ignore'): CompanionRequest => ({
+    ...request,
+    pause_reports: modes.pause_reports,
+    ...Object.fromEntries(kinds.map((k) => [k, mode])),
+  });
+  return [
+    {
+      action: 'retry_with_companions_copy',
+      description: `Deploy again copying the repository's ${kinds.join(', ')} into the target (never deleting what only the target has)`,
+      request: again(withMode('copy')),
+    },
+    {
+      action: 'retry_with_companions_ignore',
+      description: `Deploy anyway, recording that the ${kinds.join(', ')} differences were ignored on request`,
+      request: again(withMode('ignore')),
+    },
+  ];
+}

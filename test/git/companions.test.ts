@@ -1,0 +1,221 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createHarness, type Harness } from '../support/harness.ts';
+import {
+  createDashboard,
+  createDataset,
+  createSqliteDatabase,
+  createTableChart,
+  createUser,
+  userIdOf,
+  type SupersetClient,
+} from '../support/superset/fixtures.ts';
+import { client, prefixedTables, registerEnvironment, waitTask } from '../dashboard-migration/support.ts';
+import { setIdentity } from './support.ts';
+
+/**
+ * A dashboard's companions in its repository and deployed from it, through the API and a real
+ * worker against real Superset a (6.1.0, the source) and d (6.1.0, PostgreSQL metadata): sync
+ * writes one YAML per companion (owners, a role, a tag, a report, an annotation layer, a CSS
+ * template), ids replaced by names and uuids; a second sync changes nothing; a changed report is
+ * one hunk; a deploy applies them into d (a strict role first stops it), a rerun changes nothing,
+ * and a commit without companion files deploys saying there was nothing to apply.
+ */
+const enabled = inject('supersets') !== null;
+const P = `gc${Date.now().toString(36)}`;
+
+let h: Harness;
+let a: SupersetClient;
+let d: SupersetClient;
+let envA: string;
+let envD: string;
+let dash: number;
+let rowsUuid: string;
+let reportId: number;
+const viewers = `${P}_viewers`;
+const layerName = `${P} launches`;
+const templateName = `${P} brand`;
+const css = `.${P}-header { color: #654321; }`;
+const weekly = `${P} weekly`;
+const tagName = `${P}-finance`;
+const commits = {} as Record<'bare' | 'first' | 'changed', string>;
+
+const admin = (m: string, p: string, o: Record<string, unknown> = {}) => h.request(m, p, { ...o, token: h.adminToken });
+const G = (op: string) => `/api/git/dashboards/${dash}/${op}`;
+const get = async <T = any>(s: SupersetClient, p: string, q?: unknown): Promise<T> =>
+  (await s.request<{ result: T }>('GET', p, q ? { q } : {})).result;
+/** A list's rows whose `col` equals `value` (other test files share the instances). */
+const named = <T = any>(s: SupersetClient, p: string, col: string, value: string) =>
+  get<T[]>(s, p, { page_size: 100, filters: [{ col, opr: 'eq', value }] });
+const kind = (item: any, name: string) => item.companions.find((k: any) => k.kind === name);
+
+async function buildSource(dir: string): Promise<void> {
+  const db = await createSqliteDatabase(a, { name: `${P}_src`, path: path.join(dir, `${P}-src.db`), tables: prefixedTables(P) });
+  const ds = await createDataset(a, { database: db.id, tableName: `${P}_sales` });
+  const rows = await createTableChart(a, { name: `${P} rows`, datasetId: ds.id, columns: ['ds', 'region', 'units'] });
+  rowsUuid = (await get(a, `/api/v1/chart/${rows.id}`)).uuid;
+  const layer = (await a.request<{ id: number }>('POST', '/api/v1/annotation_layer/', { json: { name: layerName, descr: 'launches' } })).id;
+  await a.request('POST', `/api/v1/annotation_layer/${layer}/annotation/`, {
+    json: { short_descr: 'v1 launch', start_dttm: '2024-01-02T00:00:00', end_dttm: '2024-01-02T01:00:00', long_descr: 'v1 day' },
+  });
+  const params = JSON.parse((await get(a, `/api/v1/chart/${rows.id}`)).params);
+  params.annotation_layers = [
+    { name: 'launches', sourceType: 'NATIVE', annotationType: 'EVENT', value: layer, show: true, showLabel: true, overrides: {} },
+  ];
+  await a.request('PUT', `/api/v1/chart/${rows.id}`, { json: { params: JSON.stringify(params) } });
+  const ann = await createUser(a, { username: `${P}ann`, password: 'ann-pw', firstName: 'Ann', lastName: 'Analyst', roles: ['Gamma'] });
+  const role = (await a.request<{ id: number }>('POST', '/api/v1/security/roles/', { json: { name: viewers } })).id;
+  await a.request('POST', '/api/v1/css_template/', { json: { template_name: templateName, css } });
+  const main = await createDashboard(a, { title: `${P} sales`, slug: `${P}-sales`, charts: [rows] });
+  dash = main.id;
+  await a.request('PUT', `/api/v1/dashboard/${dash}`, { json: { owners: [await userIdOf(a, 'admin'), ann.id], roles: [role], css } });
+  await a.request('POST', '/api/v1/tag/', { json: { name: tagName, description: 'money matters', objects_to_tag: [['dashboard', dash]] } });
+  reportId = (
+    await a.request<{ id: number }>('POST', '/api/v1/report/', {
+      json: {
+        type: 'Report',
+        name: weekly,
+        crontab: '0 9 * * 1',
+        dashboard: dash,
+        active: true,
+        timezone: 'UTC',
+        owners: [ann.id],
+        creation_method: 'alerts_reports',
+        report_format: 'PNG',
+        recipients: [{ type: 'Email', recipient_config_json: { target: 'team@example.com' } }],
+      },
+    })
+  ).id;
+
+  const target = await createSqliteDatabase(d, { name: `${P}_warehouse`, path: path.join(dir, `${P}-d.db`), tables: prefixedTables(P) });
+  await d.request('POST', '/api/v1/security/roles/', { json: { name: viewers } });
+  await createUser(d, {
+    username: `${P}ann`,
+    password: 'ann-pw',
+    firstName: 'Ann',
+    lastName: 'Analyst',
+    email: 'ann.d@example.org',
+    roles: ['Gamma'],
+  });
+  envA = await registerEnvironment(h, 'a', `${P}-a`);
+  envD = await registerEnvironment(h, 'd', `${P}-d`);
+  const m = await admin('PUT', `/api/environments/${envA}/db-mappings/${envD}`, {
+    json: { mappings: [{ source_database_id: db.id, target_database_id: target.id }] },
+  });
+  expect(m.status, m.text).toBe(200);
+}
+
+beforeAll(async () => {
+  if (!enabled) return;
+  h = await createHarness({ worker: true });
+  [a, d] = await Promise.all([client('a'), client('d')]);
+  await buildSource(path.join(inject('runDir'), P));
+  await setIdentity(h, h.adminToken, 'Ada Admin', 'ada@example.com');
+  const init = await admin('POST', G('init'), { json: { env_id: envA } });
+  expect(init.status, init.text).toBe(200);
+}, 300_000);
+afterAll(async () => h?.close());
+
+async function deploy(commit: string, extra: Record<string, unknown> = {}) {
+  const r = await admin('POST', G('deploy'), { json: { env_id: envA, target_env_id: envD, commit, ...extra } });
+  expect(r.status, r.text).toBe(202);
+  const task = await waitTask(h, r.body.task_id, 300_000);
+  return task.result.items[0];
+}
+
+describe.runIf(enabled)('companions in a dashboard repository', () => {
+  it('sync writes one normalised YAML per companion; an unchanged dashboard syncs to the same bytes', async () => {
+    const r = await admin('POST', G('sync'), { json: { env_id: envA } });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.companions).toMatchObject({ captured: true, kinds: { reports: 'captured', owners: 'captured' } });
+    const companions = r.body.changed.filter((p: string) => p.startsWith('companions/'));
+    expect(companions).toEqual(
+      expect.arrayContaining([
+        'companions/kinds.yaml',
+        'companions/owners/admin.yaml',
+        `companions/owners/${P}ann.yaml`,
+        `companions/roles/${viewers}.yaml`,
+        `companions/tags/${tagName}.yaml`,
+        `companions/reports/${weekly}.yaml`,
+        `companions/annotation_layers/${layerName}.yaml`,
+        `companions/css_templates/${templateName}.yaml`,
+      ]),
+    );
+    const again = await admin('POST', G('sync'), { json: { env_id: envA } });
+    expect(again.body.changed).toEqual([]);
+
+    // A commit of the bundle alone: what a repository made before companions were kept holds.
+    const bundleOnly = r.body.changed.filter((p: string) => !p.startsWith('companions/'));
+    const bare = await admin('POST', G('commit'), { json: { env_id: envA, message: 'bundle only', paths: bundleOnly } });
+    expect(bare.status, bare.text).toBe(200);
+    commits.bare = bare.body.commit;
+    const first = await admin('POST', G('commit'), { json: { env_id: envA, message: 'with companions' } });
+    expect(first.body.files).toEqual(expect.arrayContaining(companions));
+    commits.first = first.body.commit;
+  }, 300_000);
+
+  it('holds names and uuids, not ids; a changed report is one readable hunk', async () => {
+    const diff0 = await admin('GET', `${G('diff')}?env_id=${envA}&from=${commits.bare}&to=${commits.first}`);
+    const report = diff0.body.files.find((f: any) => f.path === `companions/reports/${weekly}.yaml`).patch as string;
+    expect(report).toContain('+dashboard: true');
+    expect(report).toContain(`+    username: ${P}ann`);
+    expect(report).toContain('team@example.com');
+    expect(report).not.toMatch(/^\+\s*(id|dashboard_id|chart_id|owners?_id):/m);
+    const layer = diff0.body.files.find((f: any) => f.path === `companions/annotation_layers/${layerName}.yaml`).patch as string;
+    expect(layer).toContain('+    short_descr: v1 launch');
+    const tag = diff0.body.files.find((f: any) => f.path === `companions/tags/${tagName}.yaml`).patch as string;
+    expect(tag).toContain('+dashboard: true');
+
+    await a.request('PUT', `/api/v1/report/${reportId}`, { json: { crontab: '0 10 * * 1' } });
+    const r = await admin('POST', G('sync'), { json: { env_id: envA } });
+    expect(r.body.changed).toEqual([`companions/reports/${weekly}.yaml`]);
+    const diff = await admin('GET', `${G('diff')}?env_id=${envA}`);
+    const patch: string = diff.body.files[0].patch;
+    expect(patch.match(/^@@/gm)).toHaveLength(1);
+    expect(patch).toContain('-crontab: 0 9 * * 1');
+    expect(patch).toContain('+crontab: 0 10 * * 1');
+    commits.changed = (await admin('POST', G('commit'), { json: { env_id: envA, message: 'report at ten' } })).body.commit;
+  }, 300_000);
+
+  it('a commit without companion files deploys as before and says nothing was there to apply', async () => {
+    const item = await deploy(commits.bare);
+    expect(item.status, item.error).toBe('deployed');
+    expect(item.companions).toEqual([]);
+    expect(item.companions_note).toMatch(/no companion files/);
+  }, 600_000);
+
+  it('deploy applies the companions: a strict role stops it first; with roles copied they all arrive; a rerun changes nothing', async () => {
+    const blocked = await deploy(commits.changed);
+    expect(blocked).toMatchObject({ status: 'failed', step: 'companions', code: 'companions_mismatch' });
+    expect(blocked.next_actions.find((n: any) => n.action === 'retry_with_companions_copy').request.body).toMatchObject({
+      companions: { roles: 'copy' },
+      commit: commits.changed,
+    });
+
+    const item = await deploy(commits.changed, { companions: { roles: 'copy' } });
+    expect(item.status, JSON.stringify([item.error, item.companions])).toBe('deployed');
+    expect(kind(item, 'reports').items).toEqual([expect.objectContaining({ name: weekly, action: 'create', done: true })]);
+    const target = item.target_dashboard_id;
+    const there = await get(d, `/api/v1/dashboard/${target}`);
+    expect(there.owners.map((x: any) => x.id)).toContain(await userIdOf(d, `${P}ann`));
+    expect(there.roles.map((x: any) => x.name)).toEqual([viewers]);
+    expect(there.tags.map((x: any) => x.name)).toContain(tagName);
+    const [report] = await named(d, '/api/v1/report/', 'name', weekly);
+    const detail = await get(d, `/api/v1/report/${report.id}`);
+    expect(detail).toMatchObject({ crontab: '0 10 * * 1', active: false, dashboard: { id: target } });
+    const [layer] = await named(d, '/api/v1/annotation_layer/', 'name', layerName);
+    expect((await get<any[]>(d, `/api/v1/annotation_layer/${layer.id}/annotation/`)).map((x: any) => x.short_descr)).toEqual(['v1 launch']);
+    const charts = await get<any[]>(d, `/api/v1/dashboard/${target}/charts`);
+    const rows = await Promise.all(charts.map((c) => get(d, `/api/v1/chart/${c.id}`)));
+    const drawn = JSON.parse(rows.find((c: any) => c.uuid === rowsUuid).params).annotation_layers;
+    expect(drawn).toEqual([expect.objectContaining({ sourceType: 'NATIVE', value: layer.id })]);
+    expect(await named(d, '/api/v1/css_template/', 'template_name', templateName)).toHaveLength(1);
+
+    const rerun = await deploy(commits.changed, { companions: { roles: 'copy' } });
+    expect(rerun.status).toBe('deployed');
+    const changed = rerun.companions.flatMap((k: any) =>
+      k.items.filter((i: any) => i.done || i.action === 'create' || i.action === 'update'),
+    );
+    expect(changed).toEqual([]);
+  }, 900_000);
+});
