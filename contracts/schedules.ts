@@ -3,7 +3,9 @@
  * schedule is an ordinary task (a row in the task store, its workflow a child of the run).
  * Plain data only: the workflow sandbox imports this module.
  */
-import type { ItemOutcome, ItemsResult } from './outcomes.ts';
+import type { CompanionKindName } from './companions.ts';
+import type { OutcomeWarning } from './migration.ts';
+import type { ItemOutcome, ItemsResult, NextAction } from './outcomes.ts';
 
 export const SCHEDULE_KINDS = ['backup', 'drift_report'] as const;
 export type ScheduleKind = (typeof SCHEDULE_KINDS)[number];
@@ -81,15 +83,49 @@ export interface DriftObject {
   differences: Array<{ field: string; source: unknown; target: unknown }>;
 }
 
+/**
+ * A companion (contracts/companions.ts) that differs between source and target: what a migration
+ * would create or update, or what it cannot carry (an owner's account, a role the target lacks).
+ * What only the target has is not drift: copying never deletes it.
+ */
+export interface CompanionDrift {
+  kind: CompanionKindName;
+  /** Its name on both sides: a username, role, tag, report, layer, template, query label, theme. */
+  name: string;
+  /** What it belongs to, when not the dashboard itself: `chart 'Sales'`, `dataset 'orders'`. */
+  on?: string;
+  /** create: the target lacks it; update: both have it, `fields` differ; missing: the target lacks what it names. */
+  action: 'create' | 'update' | 'missing';
+  fields?: string[];
+  /** What differs, in words. */
+  difference: string;
+  /** What brings it in line: migrating the dashboard again (its kind copied), or the step a person takes first. */
+  next_action: NextAction;
+}
+
+/** A companion kind that was not compared: an environment does not offer it (themes before 6.0, ALERT_REPORTS off) or refused to show it. */
+export interface CompanionKindNotCompared {
+  kind: CompanionKindName;
+  reason: string;
+  /** What the source has of it that the target cannot hold (a theme into 5.0), each with its next action. */
+  dropped: Array<{ name: string; note?: string; next_action?: NextAction }>;
+}
+
 /** One dashboard compared: `id` is its id in the source environment. */
 export interface DriftItem extends ItemOutcome {
   kind: 'dashboard';
   id: number;
-  /** in_sync, drifted, or failed (could not be compared). */
+  /** in_sync, drifted (an object or a companion differs), or failed (could not be compared). */
   status: 'in_sync' | 'drifted' | 'failed';
   dashboard_uuid: string | null;
   target_dashboard_id: number | null;
   differences: DriftObject[];
+  /** Companions that differ (absent in reports from before they were compared). */
+  companions?: CompanionDrift[];
+  /** Companion kinds not compared, named as such: never drift, never in sync. */
+  companions_not_compared?: CompanionKindNotCompared[];
+  /** What the comparison could not check, with what to do (a catalog the target would not show). */
+  warnings?: OutcomeWarning[];
 }
 
 export interface DriftReportResult extends ItemsResult<DriftItem> {

@@ -4,15 +4,9 @@ import type { Activities } from '../activities/index.ts';
 import { forEachItem } from './for-each-item.ts';
 import { IGNORE_COMPANIONS } from '../contracts/companions.ts';
 import { NON_RETRYABLE_FAILURE_TYPES } from '../contracts/failures.ts';
-import { migrateAgainAction, type DashboardOutcome } from '../contracts/migration.ts';
-import type {
-  DriftItem,
-  DriftObject,
-  DriftReportInput,
-  DriftReportResult,
-  ScheduledRunInput,
-  ScheduledRunResult,
-} from '../contracts/schedules.ts';
+import { migrateAgainAction } from '../contracts/migration.ts';
+import type { DriftItem, DriftReportInput, DriftReportResult, ScheduledRunInput, ScheduledRunResult } from '../contracts/schedules.ts';
+import { driftOf, failedDrift } from './drift.ts';
 import { failureOf } from './item-failure.ts';
 import { endTaskWithResult, reportTaskProgress, runAsTask } from './task-run.ts';
 
@@ -101,22 +95,29 @@ export async function driftReportWorkflow(input: DriftReportInput): Promise<Drif
             dbMappings: [],
             overwrite: true,
             dryRun: true,
-            // Companions are compared and recorded, never a reason to call a dashboard failed here (drift of companions is not reported yet).
+            // Companions are compared, never written nor a reason to fail the dashboard: a difference is drift (./drift.ts).
             companions: IGNORE_COMPANIONS,
             dashboardId,
             learnedRejections: [],
           });
-          item = driftOf(o);
+          item = driftOf(o, input);
         } catch (err) {
           item = { ...failedDrift(dashboardId), ...failureOf(err, 'plan') };
         }
+        const named = [
+          ...item.differences.map((d) => `${d.kind} ${d.name}: ${d.action}`),
+          ...(item.companions ?? []).map((c) => `${c.kind} '${c.name}'${c.on ? ` on ${c.on}` : ''}: ${c.action}`),
+        ];
         log.info(
-          `dashboard ${dashboardId}${item.title ? ` ('${item.title}')` : ''}: ${item.status}${item.differences.length ? ` (${item.differences.map((d) => `${d.kind} ${d.name}: ${d.action}`).join('; ')})` : ''}${item.error ? ` (${item.error})` : ''}`,
+          `dashboard ${dashboardId}${item.title ? ` ('${item.title}')` : ''}: ${item.status}${named.length ? ` (${named.join('; ')})` : ''}${item.error ? ` (${item.error})` : ''}`,
         );
         return item;
       },
     );
     const count = (s: DriftItem['status']) => items.filter((i) => i.status === s).length;
+    const drifted = items.filter((i) => i.status === 'drifted');
+    // Kinds to copy so migrating brings every drifted companion in line (roles are strict by default).
+    const kinds = [...new Set(drifted.flatMap((i) => (i.companions ?? []).filter((c) => c.action !== 'missing').map((c) => c.kind)))];
     const result: DriftReportResult = {
       source_env_id: input.sourceEnvId,
       target_env_id: input.targetEnvId,
@@ -128,9 +129,9 @@ export async function driftReportWorkflow(input: DriftReportInput): Promise<Drif
         ? [
             migrateAgainAction(
               'migrate_drifted',
-              `Bring the ${count('drifted')} drifted dashboard(s) in line by migrating them again (source wins)`,
-              input,
-              items.filter((i) => i.status === 'drifted').map((i) => i.id),
+              `Bring the ${count('drifted')} drifted dashboard(s) in line by migrating them again (source wins${kinds.length ? `; their ${kinds.join(', ')} copied` : ''})`,
+              { ...input, companions: Object.fromEntries(kinds.map((k) => [k, 'copy'])) },
+              drifted.map((i) => i.id),
               true,
             ),
           ]
@@ -146,47 +147,4 @@ export async function driftReportWorkflow(input: DriftReportInput): Promise<Drif
       );
     return result;
   });
-}
-
-function failedDrift(id: number): DriftItem {
-  return {
-    kind: 'dashboard',
-    id,
-    title: null,
-    status: 'failed',
-    outcome: 'failed',
-    dashboard_uuid: null,
-    target_dashboard_id: null,
-    differences: [],
-    next_actions: [],
-  };
-}
-
-/** A dry run's plan read as drift: every object the migration would create or update differs. */
-function driftOf(o: DashboardOutcome): DriftItem {
-  if (o.status !== 'planned') {
-    return {
-      ...failedDrift(o.id),
-      title: o.title,
-      dashboard_uuid: o.dashboard_uuid,
-      error: o.error ?? `the dry run ended ${o.status}`,
-      step: o.step ?? 'plan',
-      ...(o.upstream_error ? { upstream_error: o.upstream_error } : {}),
-      next_actions: o.next_actions,
-    };
-  }
-  const differences: DriftObject[] = o.objects
-    .filter((x) => x.action === 'create' || x.action === 'update')
-    .map((x) => ({ kind: x.kind, name: x.name, uuid: x.uuid, action: x.action as 'create' | 'update', differences: x.differences ?? [] }));
-  return {
-    kind: 'dashboard',
-    id: o.id,
-    title: o.title,
-    status: differences.length ? 'drifted' : 'in_sync',
-    outcome: 'succeeded',
-    dashboard_uuid: o.dashboard_uuid,
-    target_dashboard_id: o.objects.find((x) => x.kind === 'dashboard')?.target_id ?? null,
-    differences,
-    next_actions: [],
-  };
 }

@@ -1,20 +1,24 @@
 import { Code, Stack, Table, Text } from '@mantine/core';
 import type { DashboardOutcome } from '../../../contracts/migration.ts';
 import type { ItemOutcome } from '../../../contracts/outcomes.ts';
+import type { DriftItem } from '../../../contracts/schedules.ts';
 import { BrowserScreenshots } from './BrowserScreenshots.tsx';
 import { ChartVerdicts } from './ChartVerdicts.tsx';
 import { CompanionsTable } from './CompanionsTable.tsx';
+import { DriftDetail } from './DriftDetail.tsx';
 import { EmbeddedUuids } from './EmbeddedUuids.tsx';
 import { NextActions } from './NextActions.tsx';
 import { ObjectDiff } from './ObjectDiff.tsx';
 
 /**
  * One item opened: a migrated dashboard's objects and differences with each chart's verdict and its
- * companions, another kind's fields; Superset's own answer when it refused, the browser check's
- * screenshots and the item's next actions. Rendered only when a person opens the item.
+ * companions, a drift report's dashboard with what differs (./DriftDetail.tsx), another kind's
+ * fields; Superset's own answer when it refused, the browser check's screenshots and the item's
+ * next actions. Rendered only when a person opens the item.
  */
 export function TaskItemDetail({ taskId, type, item }: { taskId: string; type: string; item: ItemOutcome }) {
   const migration = type === 'migration' && Array.isArray((item as Partial<DashboardOutcome>).objects);
+  const drift = type === 'drift_report' && Array.isArray((item as Partial<DriftItem>).differences);
   return (
     <Stack gap="xs" py="xs" data-testid="task-item-detail">
       {migration ? (
@@ -24,6 +28,8 @@ export function TaskItemDetail({ taskId, type, item }: { taskId: string; type: s
           <EmbeddedUuids companions={(item as DashboardOutcome).companions} />
           <CompanionsTable companions={(item as DashboardOutcome).companions} />
         </>
+      ) : drift ? (
+        <DriftDetail item={item as DriftItem} />
       ) : (
         <Table>
           <Table.Tbody>
