@@ -23,7 +23,14 @@ describe('durability', () => {
       90_000, // a worker process starting on a loaded machine
       'sleep step to start',
     );
-    await new Promise((res) => setTimeout(res, 1200)); // let it heartbeat some progress
+    // Killed once the server holds a heartbeat with progress: an event, where a 1.2 s pause only
+    // hoped one had been sent (without it the next attempt starts over and says nothing of resuming).
+    const handle = h.boot.context.temporal.workflow.getHandle(id);
+    await waitFor(
+      async () => (await handle.describe()).raw.pendingActivities?.some((a) => (a.heartbeatDetails?.payloads?.length ?? 0) > 0),
+      60_000,
+      'a heartbeat with progress at the server',
+    );
     first.kill('SIGKILL');
     await new Promise((res) => first.once('exit', res));
     expect((await admin('GET', `/api/tasks/${id}`)).body.status).toBe('RUNNING');
@@ -80,8 +87,16 @@ describe('durability', () => {
     try {
       await waitFor(async () => (await admin('GET', `/api/tasks/${id}`)).body.status === 'RUNNING', 20_000, 'task running');
       await h.boot.context.temporal.workflow.getHandle(id).terminate('operator pressed terminate');
-      await new Promise((res) => setTimeout(res, 1100)); // rows younger than TASK_RECONCILE_AFTER_SECONDS are left alone
-      await h.boot.reconciler.runOnce();
+      // Rows changed within TASK_RECONCILE_AFTER_SECONDS are left alone: the row is dated back instead
+      // of waiting that second out (and again, should the stopped activity's last write touch it).
+      await waitFor(
+        async () => {
+          await h.knex('tasks').where({ id }).update({ updated_at: h.knex.raw("now() - interval '1 minute'") });
+          return (await h.boot.reconciler.runOnce()).synced > 0;
+        },
+        30_000,
+        'the terminated run reconciled',
+      );
       const task = (await admin('GET', `/api/tasks/${id}`)).body;
       expect(task.status).toBe('FAILED');
       expect(task.error.message).toBe('workflow was terminated in Temporal');
