@@ -13,7 +13,7 @@ import { importPrepared, pushUpdatedObjects, type ImportResult } from './apply.t
 import type { PlanScope } from './context.ts';
 import type { Planned } from './plan-one.ts';
 import type { PreparedBundle } from './plan.ts';
-import { companionsAfterImport, targetWritten } from './companions/step.ts';
+import { companionsAfterImport, readImportedViewsAhead, targetWritten } from './companions/step.ts';
 import { copyRules } from './rls-step.ts';
 import { withStep } from './step.ts';
 import type { TargetIndex } from './target-index.ts';
@@ -73,15 +73,24 @@ export async function importTogether(scope: PlanScope, ready: Planned[], learned
       log,
     );
   await up.index.refreshDashboards();
-  const out: DashboardOutcome[] = [];
+  const landed: number[] = [];
   for (const p of ready) {
     const there = (await up.index.dashboard(p.prepared.dashboardUuid)) ?? (await up.target.findDashboard(p.prepared.dashboardUuid));
     if (!there) throw new Error(`Superset accepted the import but dashboard ${p.prepared.dashboardUuid} is not in the target`);
     await svc.intents.markImported(taskId, p.dashboardId, there.id);
     noteImported(up.index, p.prepared, there.id);
+    landed.push(there.id);
+  }
+  // The companions are written one dashboard after another; what they compare with is read side by side meanwhile.
+  readImportedViewsAhead(
+    scope,
+    ready.map((p, at) => ({ targetDashboardId: landed[at]!, check: p.companions })),
+  );
+  const out: DashboardOutcome[] = [];
+  for (const [at, p] of ready.entries()) {
     const d = dropped.get(p.dashboardId) ?? [];
     const r = {
-      targetDashboardId: there.id,
+      targetDashboardId: landed[at]!,
       dropped: d,
       defaulted: [],
       learned: generalise(d, p.prepared.bundle),

@@ -57,6 +57,8 @@ export function companionContext(opts: {
   dashboardUuid: string;
   /** The target's id of the dashboard when known; null when the target is known to have none (see CompanionSubject). */
   targetDashboardId?: number | null;
+  /** The target view as read ahead (./views-ahead.ts), instead of reading it here. */
+  targetViewRead?: Promise<DashboardView | null>;
   title: string;
   datasetUuids: Map<string, string>;
   mappings: Map<number, number>;
@@ -70,8 +72,8 @@ export function companionContext(opts: {
    */
   sharedTargetLists?: boolean;
 }): CompanionContext {
-  let targetView: Promise<DashboardView | null> | undefined;
-  const { sharedTargetLists: _shared, targetDashboardId, ...rest } = opts;
+  const { sharedTargetLists: _shared, targetDashboardId, targetViewRead, ...rest } = opts;
+  let targetView: Promise<DashboardView | null> | undefined = targetViewRead;
   return {
     ...rest,
     envRules: opts.envRules ?? [],

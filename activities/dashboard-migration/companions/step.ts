@@ -31,7 +31,8 @@ import { cssTemplates } from './css-templates.ts';
 import { embedded } from './embedded.ts';
 import { companionContext, sourceViewOf, type CompanionContext, type CompanionKind } from './kind.ts';
 import { forgetLists } from './recording.ts';
-import { inParallel } from './views.ts';
+import { inParallel, type DashboardView } from './views.ts';
+import { noteTargetWrite, readTargetViewsAhead, takeTargetView } from './views-ahead.ts';
 import { owners } from './owners.ts';
 import { reports } from './reports.ts';
 import { roles } from './roles.ts';
@@ -127,11 +128,13 @@ async function contextOf(
   dashboardId: number,
   subject: CompanionSubject,
   compare: boolean,
+  targetViewRead?: Promise<DashboardView | null>,
 ): Promise<CompanionContext> {
   const [source, target] = await clientsOf(scope);
   return companionContext({
     source,
     target,
+    targetViewRead,
     sourceDashboardId: dashboardId,
     dashboardUuid: subject.dashboardUuid,
     targetDashboardId: subject.targetDashboardId,
@@ -205,19 +208,17 @@ export async function applyCompanions(
   check: CompanionCheck,
   imported = false,
 ): Promise<string[]> {
-  // Kinds with something to create or update are compared again and written; after an import also those it undoes.
-  const undone = (r: CompanionKindReport) =>
-    imported && r.items.length > 0 && COMPANION_KIND_MODULES.some((k) => k.kind === r.kind && k.undoneByImport);
-  const copying = check.reports.filter(
-    (r) => r.mode === 'copy' && r.available && (r.items.some((i) => i.action === 'create' || i.action === 'update') || undone(r)),
-  );
+  const copying = copyingKinds(check, imported);
   if (!copying.length) return [];
   await targetWritten(scope);
-  const ctx = await contextOf(scope, dashboardId, subject, false);
+  const ahead = typeof subject.targetDashboardId === 'number' ? takeTargetView(scope.input, subject.targetDashboardId) : undefined;
+  const ctx = await contextOf(scope, dashboardId, subject, false, ahead);
   const failed: string[] = [];
   for (const r of copying) {
     const kind = COMPANION_KIND_MODULES.find((k) => k.kind === r.kind)!;
     const done = await runKind(kind, r.mode, ctx, true);
+    // Written (or tried): the views other dashboards read ahead are read again.
+    if (done.items.some((i) => i.done || i.error)) noteTargetWrite(scope.input);
     Object.assign(r, done);
     for (const i of done.items) if (i.error) failed.push(`${r.kind} '${i.name}'${i.on ? ` on ${i.on}` : ''}: ${i.error}`);
     const written = done.items.filter((i) => i.done);
@@ -227,6 +228,31 @@ export async function applyCompanions(
       );
   }
   return failed;
+}
+
+/** The kinds written after the import: those with something to create or update; after an import also those it undoes. */
+function copyingKinds(check: CompanionCheck, imported: boolean): CompanionKindReport[] {
+  const undone = (r: CompanionKindReport) =>
+    imported && r.items.length > 0 && COMPANION_KIND_MODULES.some((k) => k.kind === r.kind && k.undoneByImport);
+  return check.reports.filter(
+    (r) => r.mode === 'copy' && r.available && (r.items.some((i) => i.action === 'create' || i.action === 'update') || undone(r)),
+  );
+}
+
+/**
+ * After a joint import: the target views of the dashboards whose companions will be written, read
+ * side by side while the first ones are written (./views-ahead.ts: a write since makes a dashboard
+ * read its own again).
+ */
+export function readImportedViewsAhead(
+  scope: Pick<CompanionScope, 'svc' | 'input' | 'clients'>,
+  dashboards: Array<{ targetDashboardId: number; check?: CompanionCheck }>,
+): void {
+  const ids = dashboards.filter((d) => d.check && copyingKinds(d.check, true).length).map((d) => d.targetDashboardId);
+  if (ids.length < 2) return;
+  const target = clientsOf(scope).then(([, t]) => t);
+  target.catch(() => undefined);
+  readTargetViewsAhead(scope.input, target, ids);
 }
 
 function blocked(
