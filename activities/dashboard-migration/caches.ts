@@ -1,11 +1,12 @@
 import type { Bundle } from '../../lib/bundles/bundle.ts';
+import { SourceCheckCache } from './chart-check/source-cache.ts';
 import { TargetIndexCache } from './target-index-cache.ts';
 
 /**
  * What the migration activities keep in a worker's memory between the batches of a task, built
  * once per worker and handed to createMigrationActivities (a test hands its own).
  *
- * Both are caches and nothing more. The batches of a task may run on different workers (a batch
+ * They are caches and nothing more. The batches of a task may run on different workers (a batch
  * retried after its worker died runs on another one; any batch may), so no batch relies on what
  * an earlier batch left here: a miss reads the environment again, exactly as the first batch of a
  * task does, and what is decided (outcomes, intents, the learned rejections, the records of what
@@ -40,10 +41,21 @@ export interface MigrationCaches {
    * planned from the source as it is then, as a dashboard is in the first batch that reads it.
    */
   exportedSources: ExportedSources;
+  /**
+   * Source chart checks that passed, by the hash of what each check is made from
+   * (./chart-check/source-cache.ts): a rerun's verification does not query a source chart
+   * unchanged since its check last passed. A failing check is never kept.
+   *
+   * Key: source environment, chart and check content. Bound: 20,000 entries, least recently used
+   * dropped first; across tasks.
+   *
+   * On another worker: a miss queries the source chart, as a first verification does.
+   */
+  sourceChecks: SourceCheckCache;
 }
 
 export function createMigrationCaches(): MigrationCaches {
-  return { targetIndexes: new TargetIndexCache(), exportedSources: new ExportedSources() };
+  return { targetIndexes: new TargetIndexCache(), exportedSources: new ExportedSources(), sourceChecks: new SourceCheckCache() };
 }
 
 /** Source bundles by task and source dashboard id (see MigrationCaches.exportedSources). */

@@ -9,6 +9,7 @@ import type { Verification } from '../../contracts/migration.ts';
 import { SupersetNotFoundError } from '../../lib/superset/errors.ts';
 import { judgeDashboard } from './chart-check/judge.ts';
 import { inParallel } from './chart-check/parallel.ts';
+import type { SourceChecks } from './chart-check/source-cache.ts';
 import type { ChartForCheck } from './chart-check/types.ts';
 import type { MigrationUpstream } from './upstream.ts';
 
@@ -31,6 +32,8 @@ export interface Verifier {
     dashboards: VerifyTarget[],
     log: Context['log'],
     source?: MigrationUpstream,
+    /** The worker's source checks that passed before (a chart unchanged since is not queried again in the source). */
+    sourceChecks?: SourceChecks,
   ): Promise<Array<Verification | { error: unknown }>>;
 }
 
@@ -38,7 +41,7 @@ export interface Verifier {
 const VERIFY_PARALLELISM = 3;
 
 export const chartQueryVerifier: Verifier = {
-  async verify(target, dashboards, log, source) {
+  async verify(target, dashboards, log, source, sourceChecks) {
     const [targetRelease, sourceRelease] = await Promise.all([releaseOf(target), source ? releaseOf(source) : null]);
     const out: Array<Verification | { error: unknown }> = new Array(dashboards.length);
     await inParallel([...dashboards.keys()], VERIFY_PARALLELISM, async (i) => {
@@ -57,7 +60,7 @@ export const chartQueryVerifier: Verifier = {
       }
       const sourceCharts = await sourceRead;
       try {
-        out[i] = await judgeDashboard({ target, targetRelease, source, sourceRelease }, d, charts, sourceCharts, log);
+        out[i] = await judgeDashboard({ target, targetRelease, source, sourceRelease, sourceChecks }, d, charts, sourceCharts, log);
       } catch (err) {
         out[i] = { error: err };
       }

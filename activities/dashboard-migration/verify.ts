@@ -33,12 +33,20 @@ export async function verifyDeployed(
  * Verifies what a run imported (a part of it, one activity): records the target's state for the
  * next run, verifies the dashboards an earlier attempt did not, and amends their outcomes.
  */
-export async function verifyImported(svc: MigrationServices, taskId: string, input: VerifyBatchInput, log: Log): Promise<{ failed: number }> {
+export async function verifyImported(
+  svc: MigrationServices,
+  taskId: string,
+  input: VerifyBatchInput,
+  log: Log,
+): Promise<{ failed: number }> {
   const target = await upstreamFor(svc.deps, input.targetEnvId);
   await recordStates(svc, taskId, input, input.dashboards, target, log);
   let failed = 0;
   const todo: Array<{ d: VerifyBatchInput['dashboards'][number]; stored: DashboardOutcome }> = [];
-  const recorded = await svc.outcomes.getMany<DashboardOutcome>(taskId, input.dashboards.map((d) => d.position));
+  const recorded = await svc.outcomes.getMany<DashboardOutcome>(
+    taskId,
+    input.dashboards.map((d) => d.position),
+  );
   for (const d of input.dashboards) {
     const stored = recorded.get(d.position);
     if (stored && !stored.verification) todo.push({ d, stored });
@@ -49,9 +57,14 @@ export async function verifyImported(svc: MigrationServices, taskId: string, inp
   const source = todo.length ? await sourceFor(svc, input.sourceEnvId, log) : undefined;
   const verified = await svc.verifier.verify(
     svc.chartQueries.limited(target, input.targetEnvId),
-    todo.map(({ d, stored }) => ({ dashboardId: d.targetDashboardId, expectedChartUuids: stored.chart_uuids, sourceDashboardId: d.sourceDashboardId })),
+    todo.map(({ d, stored }) => ({
+      dashboardId: d.targetDashboardId,
+      expectedChartUuids: stored.chart_uuids,
+      sourceDashboardId: d.sourceDashboardId,
+    })),
     log,
     source,
+    { cache: svc.caches.sourceChecks, envId: input.sourceEnvId },
   );
   const took = Date.now() - started;
   for (const [i, { d, stored }] of todo.entries()) {

@@ -21,6 +21,10 @@ const chartUuidLists = (requests: RecordedRequest[], since: number) =>
 async function migrate(prefix: string, n: number, before?: (ids: number[]) => void) {
   const { ids, mapping } = seedForMigration(pair, prefix, n);
   before?.(ids);
+  return migrateAgain(ids, mapping);
+}
+
+async function migrateAgain(ids: number[], mapping: unknown) {
   const r = await pair.admin('POST', '/api/dashboards/migrate', {
     json: { source_env_id: pair.sourceEnv, target_env_id: pair.targetEnv, dashboard_ids: ids, db_mappings: mapping },
   });
@@ -72,5 +76,20 @@ describe('a first migration asks Superset only what it needs', () => {
     } finally {
       source.clearFailures();
     }
+  }, 240_000);
+
+  it("verifies a rerun's changed dashboard without querying its source charts again, unchanged since they passed", async () => {
+    const { source, target } = pair;
+    const { ids, mapping } = seedForMigration(pair, 'Kept', 2);
+    expect((await migrateAgain(ids, mapping)).status).toBe('SUCCEEDED');
+    // The dashboard edited in the source (its title), its charts not: imported and verified again.
+    pair.source.dashboards.find((d) => d.id === ids[0])!.dashboard_title = 'Kept 0, renamed';
+    const marks = [source.mark(), target.mark()] as const;
+    const again = await migrateAgain(ids, mapping);
+    expect(again.status, JSON.stringify(again.error)).toBe('SUCCEEDED');
+    const renamed = again.result.items.find((i: { id: number }) => i.id === ids[0]);
+    expect(renamed).toMatchObject({ status: 'imported', verification: { ok: true, charts_linked: 2 } });
+    expect(target.count('/api/v1/chart/data', marks[1])).toBeGreaterThan(0);
+    expect(source.count('/api/v1/chart/data', marks[0])).toBe(0); // 1 (both charts on one dataset, one call) before
   }, 240_000);
 });

@@ -8,6 +8,7 @@ import type { ChartClassification, ChartVerification, Verification } from '../..
 import type { MigrationUpstream } from '../upstream.ts';
 import { classify } from './classify.ts';
 import { runChecks } from './run.ts';
+import type { SourceChecks } from './source-cache.ts';
 import type { ChartAnswer, ChartCheck, ChartForCheck } from './types.ts';
 
 /** Calls of one dashboard's checks at once per side (the environment's own bound is ./limit.ts's). */
@@ -18,6 +19,8 @@ export interface JudgeSides {
   targetRelease: string | null;
   source?: MigrationUpstream;
   sourceRelease: string | null;
+  /** Source checks that passed before, by content (./source-cache.ts): such a chart is not queried again. */
+  sourceChecks?: SourceChecks;
 }
 
 export async function judgeDashboard(
@@ -58,9 +61,18 @@ export async function judgeDashboard(
   const ok = charts.length >= d.expectedChartUuids.length && classes.broken_by_migration === 0;
   log.info(
     `verified target dashboard ${d.dashboardId}: ${charts.length}/${d.expectedChartUuids.length} charts linked; ` +
-      Object.entries(classes).map(([k, n]) => `${n} ${k}`).join(', '),
+      Object.entries(classes)
+        .map(([k, n]) => `${n} ${k}`)
+        .join(', '),
   );
-  return { ok, dashboard_present: true, charts_expected: d.expectedChartUuids.length, charts_linked: charts.length, charts: results, classes };
+  return {
+    ok,
+    dashboard_present: true,
+    charts_expected: d.expectedChartUuids.length,
+    charts_linked: charts.length,
+    charts: results,
+    classes,
+  };
 }
 
 /** Each chart's answer in the source (its twin's): null without a twin or a source to compare with; not verifiable when the source could not be read. */
@@ -72,9 +84,29 @@ async function sourceChecksOf(
   if (sourceCharts && !Array.isArray(sourceCharts)) return twins.map(() => ({ unverifiable: sourceCharts.unreadable }));
   if (!sides.source) return twins.map(() => null);
   const present = twins.flatMap((t) => (t ? [t] : []));
-  const checks: ChartCheck[] = await runChecks(sides.source, present, sides.sourceRelease, CHART_PARALLELISM);
+  const checks = await sourceChecksKept(sides, sides.source, present);
   let next = 0;
   return twins.map((t) => (t ? checks[next++]!.answer : null));
+}
+
+/** The source charts' checks: those that passed before with the same content taken as kept, the rest run (and kept when they pass). */
+async function sourceChecksKept(sides: JudgeSides, source: MigrationUpstream, charts: ChartForCheck[]): Promise<ChartCheck[]> {
+  const kept = sides.sourceChecks;
+  if (!kept) return runChecks(source, charts, sides.sourceRelease, CHART_PARALLELISM);
+  const keys = charts.map((c) => kept.cache.keyOf(kept.envId, c, sides.sourceRelease));
+  const out: Array<ChartCheck | undefined> = keys.map((k) => kept.cache.get(k));
+  const todo = [...charts.keys()].filter((i) => !out[i]);
+  const ran = await runChecks(
+    source,
+    todo.map((i) => charts[i]!),
+    sides.sourceRelease,
+    CHART_PARALLELISM,
+  );
+  for (const [k, i] of todo.entries()) {
+    out[i] = ran[k]!;
+    kept.cache.record(keys[i]!, ran[k]!);
+  }
+  return out as ChartCheck[];
 }
 
 function countClasses(results: ChartVerification[]): Record<ChartClassification, number> {
