@@ -140,7 +140,7 @@ export function backupRoutes(app: AppContext): AnyRoute[] {
       tag: 'Backups',
       summary: "A dashboard's backup and documentation tasks",
       description:
-        'Only `backup` and `llm_docs` tasks whose dashboards include `{id}`, newest first; with `env_id`, only tasks of that environment (404 when it does not exist). Migrations and restores are not part of this history: find them with `GET /api/tasks?dashboard_id=`. Callers without `tasks:READ` see only their own tasks.',
+        "Only `backup` and `llm_docs` tasks whose dashboards include `{id}`, newest first; with `env_id`, only tasks of that environment (404 when it does not exist). Migrations and restores are not part of this history: find them with `GET /api/tasks?dashboard_id=`. Callers without `tasks:READ` see only their own tasks. A row carries no items of the task's result (`items_omitted: true`, `items_total`, `items_url`), as in `GET /api/tasks`.",
       access: 'authenticated',
       params: dashboardParams,
       query: dashboardTasksQuery,

@@ -126,6 +126,16 @@ describe('the answer of a task of 1,000 dashboards', () => {
   });
 });
 
+describe("the assistant's answer about a task of 1,000 dashboards", () => {
+  it('carries the task as the task answer does: totals, no items, where to page them', async () => {
+    const r = await h.request('POST', '/api/assistant/messages', { token: h.adminToken, json: { text: `статус задачи ${large.id}` } });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body).toMatchObject({ state: 'executed', data: { task: { id: large.id } } });
+    expect(r.body.data.task.result).toMatchObject({ items_omitted: true, items_total: 1000, items_url: `/api/tasks/${large.id}/items` });
+    expect(bytes(r.text)).toBeLessThan(20_000);
+  });
+});
+
 describe('a task of up to 100 items', () => {
   it('is answered as before, items and all; one more item and they are left out', async () => {
     const r = await get(`/api/tasks/${small.id}`);
