@@ -151,3 +151,36 @@ describe('companions: the target dashboard read by what the caller knows of it',
     expect(asked).toEqual(['dashboard 42', 'by uuid dashboard-1', 'dashboard 41']);
   });
 });
+
+describe('companions: a source dataset several dashboards share', () => {
+  it('is read once per activity, each view with its own copy', async () => {
+    const reads: string[] = [];
+    const source = {
+      meta: {
+        get: async (kind: string, id: number) => {
+          reads.push(`${kind} ${id}`);
+          return { id, uuid: `${kind}-${id}`, name: `${kind} ${id}`, owners: [{ id: 1 }], roles: [], tags: [], theme_id: null };
+        },
+      },
+      dashboards: { charts: async (id: number) => [{ id: 100 + id }], datasets: async () => [{ id: 8 }] },
+    } as unknown as SupersetClient;
+    const activity = {};
+    const viewOf = (d: number) =>
+      companionContext({
+        source,
+        target: {} as SupersetClient,
+        sourceDashboardId: d,
+        dashboardUuid: `dashboard-${d}`,
+        title: 'x',
+        datasetUuids: new Map(),
+        mappings: new Map(),
+        pauseReports: true,
+        activity,
+      }).sourceView();
+    const [one, two] = await Promise.all([viewOf(1), viewOf(2)]);
+    expect(reads.filter((r) => r === 'dataset 8')).toHaveLength(1);
+    expect(reads.filter((r) => r.startsWith('chart'))).toEqual(['chart 101', 'chart 102']);
+    one.datasets[0]!.owners.push({ id: 2 } as never);
+    expect(two.datasets[0]!.owners).toHaveLength(1);
+  });
+});

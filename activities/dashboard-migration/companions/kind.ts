@@ -10,7 +10,7 @@ import type { EnvRule } from '../../../contracts/env-rules.ts';
 import type { SupersetClient } from '../../../lib/superset/client.ts';
 import { directoryOf, type Directory } from './people.ts';
 import { memoisedLists } from './recording.ts';
-import { readView, type DashboardView } from './views.ts';
+import { readView, type DashboardView, type ObjectReads } from './views.ts';
 
 /** What a kind reads and writes through, for one dashboard in one phase (before or after its import). */
 export interface CompanionContext {
@@ -89,18 +89,22 @@ export function companionContext(opts: {
   };
 }
 
-/** Per activity (its input object), client and dashboard: the comparison before the import and the writes after it read the source once. */
-const sourceViews = new WeakMap<object, WeakMap<SupersetClient, Map<number, Promise<DashboardView>>>>();
+/**
+ * Per activity (its input object), client and dashboard: the comparison before the import and the
+ * writes after it read the source once; a chart or dataset several dashboards share, once too.
+ */
+const sourceViews = new WeakMap<object, WeakMap<SupersetClient, { views: Map<number, Promise<DashboardView>>; objects: ObjectReads }>>();
 
 /** The source dashboard's view, read once per activity (the source does not change during a migration, as its lists do not). */
 export function sourceViewOf(client: SupersetClient, dashboardId: number, activity: object): Promise<DashboardView> {
   let byClient = sourceViews.get(activity);
   if (!byClient) sourceViews.set(activity, (byClient = new WeakMap()));
-  let mine = byClient.get(client);
-  if (!mine) byClient.set(client, (mine = new Map()));
+  let kept = byClient.get(client);
+  if (!kept) byClient.set(client, (kept = { views: new Map(), objects: new Map() }));
+  const { views: mine, objects } = kept;
   let hit = mine.get(dashboardId);
   if (!hit) {
-    const read = readView(client, dashboardId).then((v) => {
+    const read = readView(client, dashboardId, objects).then((v) => {
       if (!v) throw new Error(`dashboard ${dashboardId} is not in the source any more`);
       return v;
     });

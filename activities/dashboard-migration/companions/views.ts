@@ -16,8 +16,27 @@ export interface DashboardView {
 /** Most objects of one dashboard read at a time. */
 const READS_AT_ONCE = 4;
 
+/**
+ * Chart and dataset reads kept for more than one dashboard's view (a source's, during one
+ * activity: a dataset several dashboards use is read once), by `<kind> <id>`.
+ */
+export type ObjectReads = Map<string, Promise<ObjectMeta>>;
+
+/** The object's meta, read once per `kept` (each caller gets its own copy). */
+function metaOf(client: SupersetClient, kind: 'chart' | 'dataset', id: number, kept?: ObjectReads): Promise<ObjectMeta> {
+  if (!kept) return client.meta.get(kind, id);
+  const key = `${kind} ${id}`;
+  let hit = kept.get(key);
+  if (!hit) {
+    hit = client.meta.get(kind, id);
+    hit.catch(() => kept.delete(key));
+    kept.set(key, hit);
+  }
+  return hit.then((m) => structuredClone(m));
+}
+
 /** The dashboard (by id, slug or uuid) with its charts and datasets; null when the environment does not have it. */
-export async function readView(client: SupersetClient, idOrUuid: number | string): Promise<DashboardView | null> {
+export async function readView(client: SupersetClient, idOrUuid: number | string, kept?: ObjectReads): Promise<DashboardView | null> {
   let dashboard: ObjectMeta;
   try {
     const found = typeof idOrUuid === 'number' ? idOrUuid : (await client.dashboards.get(idOrUuid)).id;
@@ -30,11 +49,11 @@ export async function readView(client: SupersetClient, idOrUuid: number | string
   return {
     dashboard,
     charts: await inParallel(
-      charts.map((c) => () => client.meta.get('chart', c.id)),
+      charts.map((c) => () => metaOf(client, 'chart', c.id, kept)),
       READS_AT_ONCE,
     ),
     datasets: await inParallel(
-      datasets.map((d) => () => client.meta.get('dataset', d.id)),
+      datasets.map((d) => () => metaOf(client, 'dataset', d.id, kept)),
       READS_AT_ONCE,
     ),
   };
