@@ -10,7 +10,8 @@ export function EnvRuleEffects({ effects }: { effects: EnvRuleEffect[] }) {
       <Title order={5}>{t.envRules}</Title>
       {effects.map((e) => (
         <Stack key={e.id} gap={4}>
-          <Text size="sm">
+          {/* A Badge is a div: the line is a div too (a div inside a p is invalid HTML, and React says so). */}
+          <Text size="sm" component="div">
             <Badge variant="light">{e.kind}</Badge> <Code>{e.from}</Code> → <Code>{e.to}</Code>{' '}
             <Badge color={e.matched ? 'blue' : 'gray'}>{t.ruleMatched(e.matched)}</Badge>
           </Text>

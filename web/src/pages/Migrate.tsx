@@ -99,22 +99,26 @@ export function MigratePage() {
             starting={start.isPending}
           />
         </Stepper.Step>
-        <Stepper.Completed>
-          {realTask && (
-            <Stack>
-              <Alert
-                color={real.data?.status === 'SUCCEEDED' ? 'green' : real.data?.status === 'FAILED' ? 'red' : 'blue'}
-                data-testid="migration-status"
-              >
-                {real.data?.status ?? 'PENDING'} · {real.data?.summary}
-              </Alert>
-              <Button component={Link} to={`/tasks/${realTask}`} variant="light">
-                {t.liveLogs}
-              </Button>
-            </Stack>
-          )}
-        </Stepper.Completed>
+        <Stepper.Completed>{realTask && <MigrationStarted taskId={realTask} task={real} />}</Stepper.Completed>
       </Stepper>
+    </Stack>
+  );
+}
+
+/** The migration has started: its status as it goes, and the way to its task page. */
+function MigrationStarted({ taskId, task }: { taskId: string; task: Task }) {
+  const { t } = useI18n();
+  return (
+    <Stack>
+      <Alert
+        color={task.data?.status === 'SUCCEEDED' ? 'green' : task.data?.status === 'FAILED' ? 'red' : 'blue'}
+        data-testid="migration-status"
+      >
+        {task.data?.status ?? 'PENDING'} · {task.data?.summary}
+      </Alert>
+      <Button component={Link} to={`/tasks/${taskId}`} variant="light">
+        {t.liveLogs}
+      </Button>
     </Stack>
   );
 }
