@@ -41,6 +41,7 @@ import { readAhead, startReads, type ReadAhead } from './read-ahead.ts';
 import { readSourceViewsAhead } from './companions/step.ts';
 import { BatchOutcomes } from './record.ts';
 import { settleUnchanged } from './settle-unchanged.ts';
+import { checkSourcesAhead } from './source-checks-ahead.ts';
 
 export async function runBatch(
   svc: MigrationServices,
@@ -99,8 +100,14 @@ export async function runBatch(
   const ready = await planUpToLimit(ctx, scope, rest, ahead);
   const t3 = Date.now();
 
-  // 5. import (6. verify: by the workflow, beside the next batch)
+  // 5. import (6. verify: by the workflow, beside the next batch; its source side meanwhile)
+  const sourcesChecked = checkSourcesAhead(
+    svc,
+    input,
+    ready.map((p) => p.dashboardId),
+  );
   await importReady(ctx, scope, ready);
+  await sourcesChecked;
 
   // 7. record
   return outcomes.wrapUp(

@@ -92,4 +92,31 @@ describe('a first migration asks Superset only what it needs', () => {
     expect(target.count('/api/v1/chart/data', marks[1])).toBeGreaterThan(0);
     expect(source.count('/api/v1/chart/data', marks[0])).toBe(0); // 1 (both charts on one dataset, one call) before
   }, 240_000);
+
+  it('checks the source charts while the target imports, and the verification does not query them again', async () => {
+    const { source, target } = pair;
+    const importPath = '/api/v1/dashboard/import/';
+    const marks = [source.mark(), target.mark()] as const;
+    // The first import is held until the source answers a chart query: only a source check made
+    // beside the import asks one then (the verification starts after the batch returns).
+    let released: 'a source chart query' | 'the hang bound' | null = null;
+    const sourceQuery = source.seen({ method: 'POST', path: '/api/v1/chart/data' }).then(() => (released ??= 'a source chart query'));
+    const bound = new Promise((r) => setTimeout(r, HOLD_BOUND_MS)).then(() => (released ??= 'the hang bound'));
+    const first = target.count(importPath);
+    target.hold(
+      { method: 'POST', path: importPath, when: () => target.count(importPath) - first === 1 },
+      Promise.race([sourceQuery, bound]),
+    );
+    try {
+      const task = await migrate('Beside', 3);
+      expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
+      expect(released).toBe('a source chart query');
+      for (const item of task.result.items) expect(item.verification).toMatchObject({ ok: true, charts_linked: 2 });
+    } finally {
+      target.clearFailures();
+    }
+    // One source chart-data call per dashboard (its two charts on one dataset), none again in the verification; the target's each made.
+    expect(source.count('/api/v1/chart/data', marks[0])).toBe(3);
+    expect(target.count('/api/v1/chart/data', marks[1])).toBe(3);
+  }, 240_000);
 });
