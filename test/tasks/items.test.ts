@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { createUserWithRoles } from '../support/environments.ts';
-import { seedMigrationTask, type SeededTask } from '../support/task-items.ts';
+import { seedMigrationTask, type SeededTask, createStoredTask } from '../support/task-items.ts';
 
 let h: Harness;
 let seeded: SeededTask;
@@ -85,21 +85,7 @@ describe('GET /api/tasks/{id}/items', () => {
   it('reads the items of a kind that keeps them in its result only', async () => {
     const { tasks } = h.boot.context.stores;
     const id = `restore-${crypto.randomUUID()}`;
-    await tasks.create({
-      id,
-      type: 'restore',
-      ownerId: null,
-      ownerUsername: null,
-      envIds: [],
-      dashboardIds: [],
-      params: {},
-      idempotencyKey: null,
-      summary: 's',
-      details: null,
-      workflowType: 'restoreWorkflow',
-      workflowInput: {},
-      firstLogLine: 'seeded',
-    });
+    await createStoredTask(h, { type: 'restore', id, summary: 's' });
     const item = (n: number, status: string, outcome: string) => ({
       kind: 'dashboard',
       id: n,

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserCheck } from '../../contracts/browser-check.ts';
 import { ADMIN, createHarness, type Harness } from '../support/harness.ts';
 import { launchBrowser, openPage, signIn } from './browser.ts';
+import { createStoredTask } from '../support/task-items.ts';
 
 /**
  * The console's task page shows a browser check's screenshots, the target's beside the source's,
@@ -36,21 +37,7 @@ describe('the task page', () => {
   it("shows the browser check's verdict and the target's screenshot beside the source's", { timeout: 120_000 }, async () => {
     const { stores } = h.boot.context;
     const id = randomUUID();
-    await stores.tasks.create({
-      id,
-      type: 'git_deploy',
-      ownerId: null,
-      ownerUsername: null,
-      envIds: [],
-      dashboardIds: [],
-      params: {},
-      idempotencyKey: null,
-      summary: 'deploying a dashboard',
-      details: null,
-      workflowType: 'gitDeployWorkflow',
-      workflowInput: {},
-      firstLogLine: 'created by the test',
-    });
+    await createStoredTask(h, { type: 'git_deploy', id, summary: 'deploying a dashboard' });
     const target = await stores.browserScreenshots.save({ taskId: id, dashboardId: 42, side: 'target', png: png(320, [200, 30, 30]) });
     const source = await stores.browserScreenshots.save({ taskId: id, dashboardId: 42, side: 'source', png: png(240, [30, 160, 60]) });
     const check: BrowserCheck = {
@@ -61,19 +48,41 @@ describe('the task page', () => {
       source_screenshot_id: source,
       duration_ms: 4200,
     };
-    const item = { kind: 'repository', id: 'd1', title: 'Sales', status: 'deployed_with_errors', outcome: 'failed', next_actions: [], verification: { ok: false, browser: check } };
-    await stores.tasks.finish(id, 'FAILED', { items: [item], not_started: 0, cancelled: false, next_actions: [] }, { message: 'deployed, but the browser check failed' });
+    const item = {
+      kind: 'repository',
+      id: 'd1',
+      title: 'Sales',
+      status: 'deployed_with_errors',
+      outcome: 'failed',
+      next_actions: [],
+      verification: { ok: false, browser: check },
+    };
+    await stores.tasks.finish(
+      id,
+      'FAILED',
+      { items: [item], not_started: 0, cancelled: false, next_actions: [] },
+      { message: 'deployed, but the browser check failed' },
+    );
 
     await signIn(page, ADMIN.username, ADMIN.password);
     await page.goto(`/tasks/${id}`);
     const section = page.getByTestId('browser-check');
-    await expect.poll(() => section.getByText("1 chart(s) do not render in the target but do in the source: 'sales'").count(), WAIT).toBe(1);
+    await expect
+      .poll(() => section.getByText("1 chart(s) do not render in the target but do in the source: 'sales'").count(), WAIT)
+      .toBe(1);
     await expect.poll(() => section.getByText('failed', { exact: true }).count(), WAIT).toBe(1);
-    const width = (side: string) => page.getByTestId(`screenshot-${side}`).evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth).catch(() => 0);
+    const width = (side: string) =>
+      page
+        .getByTestId(`screenshot-${side}`)
+        .evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)
+        .catch(() => 0);
     await expect.poll(() => width('target'), WAIT).toBe(320);
     await expect.poll(() => width('source'), WAIT).toBe(240);
     // Side by side: the source's picture starts to the right of the target's, on the same row.
-    const [t, s] = await Promise.all([page.getByTestId('screenshot-target').boundingBox(), page.getByTestId('screenshot-source').boundingBox()]);
+    const [t, s] = await Promise.all([
+      page.getByTestId('screenshot-target').boundingBox(),
+      page.getByTestId('screenshot-source').boundingBox(),
+    ]);
     expect(s!.x).toBeGreaterThan(t!.x + t!.width - 1);
     expect(Math.abs(s!.y - t!.y)).toBeLessThan(5);
   });

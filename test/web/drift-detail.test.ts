@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DriftItem, DriftReportResult } from '../../contracts/schedules.ts';
 import { ADMIN, createHarness, type Harness } from '../support/harness.ts';
 import { launchBrowser, openPage, signIn } from './browser.ts';
+import { createStoredTask } from '../support/task-items.ts';
 
 /**
  * The console's task page opens a drift report's dashboard with what differs: each companion
@@ -53,21 +54,7 @@ describe('the task page', () => {
   it("opens a drift report's dashboard with each differing companion and the kinds not compared", { timeout: 120_000 }, async () => {
     const { stores } = h.boot.context;
     const id = randomUUID();
-    await stores.tasks.create({
-      id,
-      type: 'drift_report',
-      ownerId: null,
-      ownerUsername: null,
-      envIds: [],
-      dashboardIds: [],
-      params: {},
-      idempotencyKey: null,
-      summary: 'drift report',
-      details: null,
-      workflowType: 'driftReportWorkflow',
-      workflowInput: {},
-      firstLogLine: 'created by the test',
-    });
+    await createStoredTask(h, { type: 'drift_report', id, summary: 'drift report' });
     const result: DriftReportResult = {
       source_env_id: randomUUID(),
       target_env_id: randomUUID(),

@@ -3,6 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, createHarness, type Harness } from '../support/harness.ts';
 import { launchBrowser, openPage, signIn } from './browser.ts';
+import { createStoredTask } from '../support/task-items.ts';
 
 /**
  * The console's task page shows a migrated dashboard's embedded uuids, the source's and the one
@@ -27,21 +28,7 @@ describe('the task page', () => {
   it("lists a migrated dashboard's embedded uuid in the source and the new one in the target", { timeout: 120_000 }, async () => {
     const { stores } = h.boot.context;
     const id = randomUUID();
-    await stores.tasks.create({
-      id,
-      type: 'migration',
-      ownerId: null,
-      ownerUsername: null,
-      envIds: [],
-      dashboardIds: [],
-      params: {},
-      idempotencyKey: null,
-      summary: 'migrating a dashboard',
-      details: null,
-      workflowType: 'migrationWorkflow',
-      workflowInput: {},
-      firstLogLine: 'created by the test',
-    });
+    await createStoredTask(h, { type: 'migration', id, summary: 'migrating a dashboard' });
     const [source, target] = [randomUUID(), randomUUID()];
     const embedded = {
       kind: 'embedded',
