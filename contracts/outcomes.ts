@@ -13,6 +13,17 @@ export interface NextAction {
   request?: { method: string; path: string; body: unknown };
 }
 
+/** Next actions without repeats (the same action said the same way), first one kept. */
+export function uniqueActions(actions: NextAction[]): NextAction[] {
+  const seen = new Set<string>();
+  return actions.filter((a) => {
+    const key = `${a.action}:${a.description}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
 /** What an upstream (Superset, a git server, an LLM) answered when it refused, in its own words. */
 export interface UpstreamAnswer {
   status?: number;

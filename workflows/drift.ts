@@ -6,7 +6,7 @@
  */
 import { isCompanionDifference, type CompanionItem, type CompanionKindName, type CompanionKindReport } from '../contracts/companions.ts';
 import { migrateAgainAction, type DashboardOutcome } from '../contracts/migration.ts';
-import type { NextAction } from '../contracts/outcomes.ts';
+import { uniqueActions, type NextAction } from '../contracts/outcomes.ts';
 import type { CompanionDrift, CompanionKindNotCompared, DriftItem, DriftObject, DriftReportInput } from '../contracts/schedules.ts';
 
 export function failedDrift(id: number): DriftItem {
@@ -53,7 +53,7 @@ export function driftOf(o: DashboardOutcome, input: DriftReportInput): DriftItem
     companions,
     companions_not_compared: notCompared(reports),
     ...(o.warnings?.length ? { warnings: o.warnings } : {}),
-    next_actions: unique([
+    next_actions: uniqueActions([
       ...companions.map((c) => c.next_action),
       ...(o.warnings ?? []).flatMap((w) => w.next_actions),
       ...o.next_actions,
@@ -120,14 +120,4 @@ export function notCompared(reports: readonly CompanionKindReport[]): CompanionK
         ...(i.next_action ? { next_action: i.next_action } : {}),
       })),
     }));
-}
-
-export function unique(actions: NextAction[]): NextAction[] {
-  const seen = new Set<string>();
-  return actions.filter((a) => {
-    const key = `${a.action}:${a.description}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
 }

@@ -19,7 +19,7 @@ import {
 } from '../../../contracts/companions.ts';
 import { migrateAgainAction, type DashboardOutcome } from '../../../contracts/migration.ts';
 import type { EnvRule } from '../../../contracts/env-rules.ts';
-import type { NextAction } from '../../../contracts/outcomes.ts';
+import { uniqueActions, type NextAction } from '../../../contracts/outcomes.ts';
 import { SupersetForbiddenError, SupersetNotFoundError } from '../../../lib/superset/errors.ts';
 import type { SupersetClient } from '../../../lib/superset/client.ts';
 import type { ActivityDeps } from '../../deps.ts';
@@ -193,7 +193,7 @@ export async function checkCompanions(scope: CompanionScope, dashboardId: number
   }
   for (const r of reports) if (!r.available) scope.log.info(`'${subject.title}': ${r.kind} not compared: ${r.unavailable}`);
   if (strict.length) check.blocked = blocked(scope, dashboardId, subject, strict);
-  check.next_actions = unique(check.next_actions);
+  check.next_actions = uniqueActions(check.next_actions);
   return check;
 }
 
@@ -281,7 +281,7 @@ function blocked(
   return {
     code: 'companions_mismatch',
     error: `the ${kinds.join(', ')} of '${subject.title}' differ between source and target and the request says strict for them: ${what}; nothing was imported`,
-    next_actions: unique([
+    next_actions: uniqueActions([
       retry(
         'copy',
         'retry_with_companions_copy',
@@ -299,16 +299,6 @@ function blocked(
       },
     ]),
   };
-}
-
-function unique(actions: NextAction[]): NextAction[] {
-  const seen = new Set<string>();
-  return actions.filter((a) => {
-    const key = `${a.action}:${a.description}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
 }
 
 /**
