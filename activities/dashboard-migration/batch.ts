@@ -104,6 +104,7 @@ export async function runBatch(
   const sourcesChecked = checkSourcesAhead(
     svc,
     input,
+    taskId,
     ready.map((p) => p.dashboardId),
   );
   await importReady(ctx, scope, ready);

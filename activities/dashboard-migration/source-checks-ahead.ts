@@ -16,14 +16,16 @@ const DASHBOARDS_AT_ONCE = 3;
 /** Calls of one dashboard's checks at once. */
 const CHART_PARALLELISM = 2;
 
-export async function checkSourcesAhead(svc: MigrationServices, input: Request, dashboardIds: number[]): Promise<void> {
+export async function checkSourcesAhead(svc: MigrationServices, input: Request, taskId: string, dashboardIds: number[]): Promise<void> {
   if (input.dryRun || !dashboardIds.length) return;
   try {
     const source = svc.chartQueries.limited(await upstreamFor(svc.deps, input.sourceEnvId), input.sourceEnvId);
     const release = await source.version().catch(() => null);
     const kept = svc.caches.sourceChecks;
     await inParallel(dashboardIds, DASHBOARDS_AT_ONCE, async (id) => {
-      const charts = await source.chartsForCheck(id).catch(() => []);
+      const charts = await source.chartsForCheck(id).catch(() => null);
+      if (!charts) return;
+      kept.keepCharts(taskId, id, charts);
       const keys = charts.map((c) => kept.keyOf(input.sourceEnvId, c, release));
       const todo = charts.filter((_, i) => !kept.get(keys[i]!));
       const checks = await runChecks(source, todo, release, CHART_PARALLELISM).catch(() => null);

@@ -48,7 +48,12 @@ export const chartQueryVerifier: Verifier = {
       const d = dashboards[i]!;
       let charts: ChartForCheck[];
       // The source's charts are read meanwhile (another Superset): a missing target dashboard leaves them unused.
-      const sourceRead = sourceChartsOf(source, d.sourceDashboardId, log);
+      // Read beside the import when the batch checked the source then (./source-checks-ahead.ts).
+      const readAhead =
+        d.sourceDashboardId !== undefined && sourceChecks?.taskId
+          ? sourceChecks.cache.takeCharts(sourceChecks.taskId, d.sourceDashboardId)
+          : undefined;
+      const sourceRead = readAhead ? Promise.resolve(readAhead) : sourceChartsOf(source, d.sourceDashboardId, log);
       try {
         charts = await target.chartsForCheck(d.dashboardId);
       } catch (err) {

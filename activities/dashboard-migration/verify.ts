@@ -64,7 +64,7 @@ export async function verifyImported(
     })),
     log,
     source,
-    { cache: svc.caches.sourceChecks, envId: input.sourceEnvId },
+    { cache: svc.caches.sourceChecks, envId: input.sourceEnvId, taskId },
   );
   const took = Date.now() - started;
   for (const [i, { d, stored }] of todo.entries()) {

@@ -91,4 +91,12 @@ describe('source checks kept by content', () => {
     cache.record(key, { method: 'saved_query_context', answer: { unverifiable: 'no answer' } });
     expect(cache.get(key)).toBeUndefined();
   });
+
+  it("hands a source dashboard's charts read beside its import to that task's verification once, and to no other task", () => {
+    const cache = new SourceCheckCache();
+    cache.keepCharts('task-1', 5, [chart()]);
+    expect(cache.takeCharts('task-2', 5)).toBeUndefined();
+    expect(cache.takeCharts('task-1', 5)).toEqual([chart()]);
+    expect(cache.takeCharts('task-1', 5)).toBeUndefined(); // a retried verification reads the source itself
+  });
 });

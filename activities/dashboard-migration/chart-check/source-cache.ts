@@ -12,8 +12,12 @@ import type { ChartCheck, ChartForCheck } from './types.ts';
 /** Entries kept per worker (the least recently used dropped first): a passing answer is a few hundred bytes. */
 const MAX_ENTRIES = 20_000;
 
+/** Source dashboards' charts read ahead and not yet taken by their verification (a task's, briefly). */
+const MAX_CHART_LISTS = 256;
+
 export class SourceCheckCache {
   private readonly entries = new Map<string, ChartCheck>();
+  private readonly charts = new Map<string, ChartForCheck[]>();
   private readonly max: number;
 
   constructor(opts: { max?: number } = {}) {
@@ -35,6 +39,24 @@ export class SourceCheckCache {
     return structuredClone(hit);
   }
 
+  /**
+   * A source dashboard's charts as the checks made beside its import read them, for that task's
+   * verification to take instead of reading them again (the source does not change during a
+   * migration; another task never sees them).
+   */
+  keepCharts(taskId: string, dashboardId: number, charts: ChartForCheck[]): void {
+    this.charts.set(`${taskId}:${dashboardId}`, charts);
+    while (this.charts.size > MAX_CHART_LISTS) this.charts.delete(this.charts.keys().next().value!);
+  }
+
+  /** The charts kept for the task's source dashboard, once. */
+  takeCharts(taskId: string, dashboardId: number): ChartForCheck[] | undefined {
+    const key = `${taskId}:${dashboardId}`;
+    const hit = this.charts.get(key);
+    this.charts.delete(key);
+    return hit;
+  }
+
   /** A check just made: kept when it passed, forgotten otherwise. */
   record(key: string, check: ChartCheck): void {
     this.entries.delete(key);
@@ -48,4 +70,6 @@ export class SourceCheckCache {
 export interface SourceChecks {
   cache: SourceCheckCache;
   envId: string;
+  /** The verification's task: the source charts read beside its imports are taken from the cache. */
+  taskId?: string;
 }
