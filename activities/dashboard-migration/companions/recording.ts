@@ -21,6 +21,8 @@ const READ_RESOURCES = [
   'roles',
   'themes',
   'embedded',
+  // A target database's connection URI: the dialect a copied query's SQL is parsed in (./sql-rules.ts).
+  'databases',
 ] as const;
 
 /** Each read's answer by `resource.method(args as JSON)`; a 404 as `{ not_found: message }`. */

@@ -12,6 +12,7 @@ import { SupersetNotFoundError } from '../../../lib/superset/errors.ts';
 import type { ReportSchedule, ReportWrite } from '../../../lib/superset/resources/reports.ts';
 import { attempt, item, onObject, type CompanionContext, type CompanionKind, type KindResult } from './kind.ts';
 import { mapAccount, sourceAccount } from './people.ts';
+import { underRules } from './sql-rules.ts';
 import type { DashboardView } from './views.ts';
 
 /** Fields compared (and written); `active` only when copied reports are not paused. */
@@ -60,6 +61,10 @@ export const reports: CompanionKind = {
         items.push(item(report.name, 'missing', { ...on, note: wanted.missing, next_action: wanted.next }));
         continue;
       }
+      // An alert's SQL runs on the mapped database: under the pair's schema and catalog rules.
+      if (wanted.body.sql && typeof wanted.body.database === 'number')
+        wanted.body.sql =
+          (await underRules({ sql: wanted.body.sql }, ctx.target, wanted.body.database, ctx.envRules)).sql ?? wanted.body.sql;
       const existing = targetList.find((t) => t.name === report.name && t.type === report.type);
       const current = existing ? await ctx.target.reports.get(existing.id) : null;
       const fields = current ? differing(wanted.body, current, ctx.pauseReports) : [];

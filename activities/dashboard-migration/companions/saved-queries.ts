@@ -3,11 +3,12 @@
  * belongs to a dataset when it is on the dataset's database and its SQL is the virtual dataset's
  * (whitespace and a final semicolon aside) or its label is the dataset's name. Superset shows each
  * account only its own saved queries, so these are the service account's. Matched by label on the
- * mapped target database.
+ * mapped target database, its SQL under the pair's schema and catalog rules (./sql-rules.ts).
  */
 import type { CompanionItem } from '../../../contracts/companions.ts';
 import type { SavedQuery } from '../../../lib/superset/resources/saved-queries.ts';
 import { attempt, item, onObject, type CompanionKind, type KindResult } from './kind.ts';
+import { underRules } from './sql-rules.ts';
 
 const sqlKey = (s: string | null) => (s ?? '').replace(/;\s*$/, '').replace(/\s+/g, ' ').trim().toLowerCase();
 
@@ -32,14 +33,12 @@ export const savedQueries: CompanionKind = {
         items.push(item(q.label, 'missing', { ...on, note: `its database (${q.db_id}) has no mapping to a target database` }));
         continue;
       }
-      const wanted: Omit<SavedQuery, 'id'> = {
-        label: q.label,
-        description: q.description,
-        db_id: db,
-        schema: q.schema,
-        catalog: q.catalog,
-        sql: q.sql,
-      };
+      const wanted: Omit<SavedQuery, 'id'> = await underRules(
+        { label: q.label, description: q.description, db_id: db, schema: q.schema, catalog: q.catalog, sql: q.sql },
+        ctx.target,
+        db,
+        ctx.envRules,
+      );
       const there = theirs.find((x) => x.label === q.label && x.db_id === db);
       const fields = there ? (['sql', 'schema', 'description'] as const).filter((f) => (there[f] ?? '') !== (wanted[f] ?? '')) : [];
       const action = !there ? 'create' : fields.length ? 'update' : 'unchanged';
