@@ -26,7 +26,10 @@ export type TestSupersetName = 'a' | 'b' | 'c' | 'd';
 export type TestSupersets = Record<TestSupersetName, TestSupersetInfo>;
 
 /** Which release and metadata backend each named instance runs. */
-export type SupersetSpecs<N extends string = string> = Record<N, { version: string; metadata: MetadataBackend; featureFlags?: Record<string, boolean> }>;
+export type SupersetSpecs<N extends string = string> = Record<
+  N,
+  { version: string; metadata: MetadataBackend; featureFlags?: Record<string, boolean> }
+>;
 
 export const TEST_SUPERSETS: SupersetSpecs<TestSupersetName> = {
   a: { version: '6.1.0', metadata: 'sqlite' },
@@ -40,12 +43,14 @@ export const TEST_SUPERSETS: SupersetSpecs<TestSupersetName> = {
 /**
  * The version matrix (`npm run test:matrix`): one instance per release people run, both metadata
  * backends represented (the default set already covers 6.1.0 on both and 6.0.0 on SQLite).
+ * Besides the companion flags every instance gets, EMBEDDED_SUPERSET is on as in a deployment that
+ * embeds dashboards (test/matrix/companions.matrix.test.ts migrates their embedded configs).
  */
 export const MATRIX_SUPERSETS: SupersetSpecs = {
-  '4.1.4': { version: '4.1.4', metadata: 'postgresql' },
-  '5.0.0': { version: '5.0.0', metadata: 'sqlite' },
-  '6.0.0': { version: '6.0.0', metadata: 'postgresql' },
-  '6.1.0': { version: '6.1.0', metadata: 'sqlite' },
+  '4.1.4': { version: '4.1.4', metadata: 'postgresql', featureFlags: { EMBEDDED_SUPERSET: true } },
+  '5.0.0': { version: '5.0.0', metadata: 'sqlite', featureFlags: { EMBEDDED_SUPERSET: true } },
+  '6.0.0': { version: '6.0.0', metadata: 'postgresql', featureFlags: { EMBEDDED_SUPERSET: true } },
+  '6.1.0': { version: '6.1.0', metadata: 'sqlite', featureFlags: { EMBEDDED_SUPERSET: true } },
 };
 
 /**
