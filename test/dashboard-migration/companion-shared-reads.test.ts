@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { companionContext } from '../../activities/dashboard-migration/companions/kind.ts';
+import { companionContext, forgetTargetObjects } from '../../activities/dashboard-migration/companions/kind.ts';
 import { forgetLists, memoisedLists } from '../../activities/dashboard-migration/companions/recording.ts';
 import type { SupersetClient } from '../../lib/superset/client.ts';
 import { SupersetNotFoundError } from '../../lib/superset/errors.ts';
@@ -182,5 +182,43 @@ describe('companions: a source dataset several dashboards share', () => {
     expect(reads.filter((r) => r.startsWith('chart'))).toEqual(['chart 101', 'chart 102']);
     one.datasets[0]!.owners.push({ id: 2 } as never);
     expect(two.datasets[0]!.owners).toHaveLength(1);
+  });
+});
+
+describe('companions: a target dataset the comparisons before any write share', () => {
+  it('is read once until the target is written', async () => {
+    const reads: string[] = [];
+    const target = {
+      meta: {
+        get: async (kind: string, id: number) => {
+          reads.push(`${kind} ${id}`);
+          return { id, uuid: `${kind}-${id}`, name: `${kind} ${id}`, owners: [], roles: [], tags: [], theme_id: null };
+        },
+      },
+      dashboards: { charts: async (id: number) => [{ id: 100 + id }], datasets: async () => [{ id: 8 }] },
+    } as unknown as SupersetClient;
+    const activity = {};
+    const viewOf = (d: number, sharedTargetLists: boolean) =>
+      companionContext({
+        source: {} as SupersetClient,
+        target,
+        sourceDashboardId: d,
+        dashboardUuid: `dashboard-${d}`,
+        targetDashboardId: d,
+        title: 'x',
+        datasetUuids: new Map(),
+        mappings: new Map(),
+        pauseReports: true,
+        activity,
+        sharedTargetLists,
+      }).targetView();
+    await Promise.all([viewOf(1, true), viewOf(2, true)]);
+    expect(reads.filter((r) => r === 'dataset 8')).toHaveLength(1);
+    // A phase that writes reads for itself; after a write the comparisons read again.
+    await viewOf(3, false);
+    expect(reads.filter((r) => r === 'dataset 8')).toHaveLength(2);
+    forgetTargetObjects(target, activity);
+    await viewOf(4, true);
+    expect(reads.filter((r) => r === 'dataset 8')).toHaveLength(3);
   });
 });

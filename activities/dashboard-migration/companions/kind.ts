@@ -83,10 +83,37 @@ export function companionContext(opts: {
     sourceView: () => sourceViewOf(opts.source, opts.sourceDashboardId, opts.activity),
     // Not in the target yet (the plan's index says so): nothing to read; a known id is read as it is.
     targetView: () =>
-      (targetView ??= targetDashboardId === null ? Promise.resolve(null) : readView(opts.target, targetDashboardId ?? opts.dashboardUuid)),
+      (targetView ??=
+        targetDashboardId === null
+          ? Promise.resolve(null)
+          : readView(
+              opts.target,
+              targetDashboardId ?? opts.dashboardUuid,
+              opts.sharedTargetLists ? targetObjectsOf(opts.target, opts.activity) : undefined,
+            )),
     sourcePeople: () => directoryOf(opts.source, opts.activity),
     targetPeople: () => directoryOf(opts.target, opts.activity),
   };
+}
+
+/**
+ * The target's charts and datasets as the comparisons before any write read them, per activity
+ * and client: a dataset several dashboards share is read once, until the target is written
+ * (forgetTargetObjects, with the shared lists).
+ */
+const targetObjects = new WeakMap<object, WeakMap<SupersetClient, ObjectReads>>();
+
+function targetObjectsOf(client: SupersetClient, activity: object): ObjectReads {
+  let byClient = targetObjects.get(activity);
+  if (!byClient) targetObjects.set(activity, (byClient = new WeakMap()));
+  let kept = byClient.get(client);
+  if (!kept) byClient.set(client, (kept = new Map()));
+  return kept;
+}
+
+/** The target was written: the comparisons read its charts and datasets again. */
+export function forgetTargetObjects(client: SupersetClient, activity: object): void {
+  targetObjects.get(activity)?.get(client)?.clear();
 }
 
 /**

@@ -29,7 +29,7 @@ import { annotationLayers } from './annotation-layers.ts';
 import { certification } from './certification.ts';
 import { cssTemplates } from './css-templates.ts';
 import { embedded } from './embedded.ts';
-import { companionContext, sourceViewOf, type CompanionContext, type CompanionKind } from './kind.ts';
+import { companionContext, forgetTargetObjects, sourceViewOf, type CompanionContext, type CompanionKind } from './kind.ts';
 import { forgetLists } from './recording.ts';
 import { inParallel, type DashboardView } from './views.ts';
 import { noteTargetWrite, readTargetViewsAhead, takeTargetView } from './views-ahead.ts';
@@ -99,6 +99,7 @@ async function clientsOf(scope: Pick<CompanionScope, 'svc' | 'input' | 'clients'
 export async function targetWritten(scope: Pick<CompanionScope, 'svc' | 'input' | 'clients'>): Promise<void> {
   const [, target] = await clientsOf(scope);
   forgetLists(target, scope.input);
+  forgetTargetObjects(target, scope.input);
 }
 
 /** Most source dashboards whose views are read ahead at once, beside the plan comparing the first of them. */
