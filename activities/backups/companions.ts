@@ -136,6 +136,7 @@ export async function putBackCompanions(
   const scope = scopeOf(client, envId, kept, log);
   const subject = subjectOf(bundle, title);
   const check = await checkCompanions(scope, kept.dashboard_id, subject);
-  const refused = await applyCompanions(scope, kept.dashboard_id, subject, check);
+  // A restore always imports first: what the import undoes (a chart's annotation layer entries) is put back too.
+  const refused = await applyCompanions(scope, kept.dashboard_id, subject, check, true);
   return { reports: check.reports, refused };
 }

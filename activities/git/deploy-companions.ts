@@ -72,7 +72,8 @@ export async function checkDeployCompanions(o: DeployCompanionsOptions): Promise
     reports: check.reports,
     next_actions: check.next_actions,
     ...(check.blocked ? { blocked: { code: 'companions_mismatch', error: check.blocked.error, kinds: strict.map((r) => r.kind) } } : {}),
-    apply: () => applyCompanions(scope, REPLAYED_DASHBOARD_ID, o.subject, check),
+    // Called after the import, which always runs for a deploy: what an import undoes (a chart's annotation layer entries) is put back.
+    apply: () => applyCompanions(scope, REPLAYED_DASHBOARD_ID, o.subject, check, true),
   };
 }
 
