@@ -68,14 +68,28 @@ export class BatchOutcomes {
     return this.rules;
   }
 
-  /** Keeps the outcomes an earlier attempt of this batch recorded, as they are; returns the dashboards still to do. */
+  /**
+   * Keeps the outcomes an earlier attempt of this batch recorded, as they are; returns the
+   * dashboards still to do. A dashboard that attempt imported still goes to the verification: its
+   * planned hash comes back from its import intent (the hash of the bundle as imported: after a
+   * learned rejection was stripped it differs from the plan's, so the next run imports again
+   * rather than trusting it), else the workflow would never verify it.
+   */
   async keepRecorded(): Promise<BatchDashboard[]> {
     const todo: BatchDashboard[] = [];
-    const recorded = await this.svc.outcomes.getMany<DashboardOutcome>(this.taskId, this.input.batch.map((d) => d.position));
+    const recorded = await this.svc.outcomes.getMany<DashboardOutcome>(
+      this.taskId,
+      this.input.batch.map((d) => d.position),
+    );
     for (const d of this.input.batch) {
       const stored = recorded.get(d.position);
-      if (stored) this.done(d.position, stored);
-      else todo.push(d);
+      if (!stored) {
+        todo.push(d);
+        continue;
+      }
+      this.done(d.position, stored);
+      const intent = stored.status === 'imported' ? await this.svc.intents.intent(this.taskId, stored.id) : undefined;
+      if (intent?.status === 'imported') this.results[this.results.length - 1]!.planned_hash = intent.bundle_hash;
     }
     this.count = this.input.doneBefore + (this.input.batch.length - todo.length);
     return todo;
@@ -125,7 +139,13 @@ export class BatchOutcomes {
   }
 
   private done(position: number, o: DashboardOutcome): void {
-    this.results.push({ id: o.id, position, status: o.status, target_dashboard_id: o.target_dashboard_id, dashboard_uuid: o.dashboard_uuid });
+    this.results.push({
+      id: o.id,
+      position,
+      status: o.status,
+      target_dashboard_id: o.target_dashboard_id,
+      dashboard_uuid: o.dashboard_uuid,
+    });
     this.rules = mergeRules(this.rules, o.learned_rejections);
   }
 }
@@ -176,10 +196,14 @@ export async function recordFailures(
   taskId: string,
   input: { step: 'migrate' | 'verify'; dashboards: Array<{ sourceDashboardId: number; position: number }>; failure: ItemFailure },
 ): Promise<void> {
-  const recorded = await svc.outcomes.getMany<DashboardOutcome>(taskId, input.dashboards.map((d) => d.position));
+  const recorded = await svc.outcomes.getMany<DashboardOutcome>(
+    taskId,
+    input.dashboards.map((d) => d.position),
+  );
   for (const d of input.dashboards) {
     const stored = recorded.get(d.position);
-    if (input.step === 'migrate' && !stored) await recordOutcome(svc, taskId, d.position, failedDashboardOutcome(d.sourceDashboardId, input.failure));
+    if (input.step === 'migrate' && !stored)
+      await recordOutcome(svc, taskId, d.position, failedDashboardOutcome(d.sourceDashboardId, input.failure));
     if (input.step === 'verify' && stored?.status === 'imported' && !stored.verification)
       await amendOutcome(svc, taskId, d.position, { ...stored, status: 'imported_with_errors', ...input.failure });
   }
@@ -202,7 +226,13 @@ export async function finishTask(svc: MigrationServices, taskId: string, input: 
         ? `${failed} of ${input.requested} dashboard(s) did not migrate cleanly; see the report`
         : null;
   const checked = itemsResultSchema.safeParse(result);
-  if (!checked.success) throw ApplicationFailure.nonRetryable(`task result breaks the outcome contract: ${checked.error.message}`, 'ContractViolation');
-  await svc.deps.stores.tasks.finish(taskId, status, redact(result), message ? { message, ...(status === 'FAILED' ? { type: 'PartialMigration' } : {}) } : null);
+  if (!checked.success)
+    throw ApplicationFailure.nonRetryable(`task result breaks the outcome contract: ${checked.error.message}`, 'ContractViolation');
+  await svc.deps.stores.tasks.finish(
+    taskId,
+    status,
+    redact(result),
+    message ? { message, ...(status === 'FAILED' ? { type: 'PartialMigration' } : {}) } : null,
+  );
   return { status, message, totals: result.totals, cancelled: result.cancelled };
 }
