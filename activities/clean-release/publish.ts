@@ -43,7 +43,11 @@ export async function publishReleaseArtifact(deps: BackupDeps, input: PublishInp
   };
   if (!artifact || !entry) return { ...item, step: 'read', error: 'the artifact or its manifest entry is gone' };
   if (artifactDigest(artifact.files) !== entry.sha256)
-    return { ...item, step: 'verify_digest', error: `the artifact no longer has the manifest's digest ${entry.sha256}: nothing was imported` };
+    return {
+      ...item,
+      step: 'verify_digest',
+      error: `the artifact no longer has the manifest's digest ${entry.sha256}: nothing was imported`,
+    };
   const at = { step: 'backup' };
   try {
     return await publishInto(deps, input, candidate, artifact, item, at);
@@ -55,7 +59,14 @@ export async function publishReleaseArtifact(deps: BackupDeps, input: PublishInp
 }
 
 /** Backup of what it replaces, plan, import, record, verify; `at` follows the step for the caller's failure. */
-async function publishInto(deps: BackupDeps, input: PublishInput, candidate: CandidateRow, artifact: ArtifactRow, item: ReleaseItem, at: { step: string }): Promise<ReleaseItem> {
+async function publishInto(
+  deps: BackupDeps,
+  input: PublishInput,
+  candidate: CandidateRow,
+  artifact: ArtifactRow,
+  item: ReleaseItem,
+  at: { step: string },
+): Promise<ReleaseItem> {
   const target = await upstreamFor(deps, candidate.target_env_id);
   const existing = await target.findDashboard(input.dashboardUuid);
   const backup = existing ? await backupReplaced(deps, candidate, existing.id, item) : { backupId: null };
@@ -87,12 +98,20 @@ async function publishInto(deps: BackupDeps, input: PublishInput, candidate: Can
   });
   at.step = 'verify';
   // What the rules changed is what the target should hold: the re-export is held to the artifact under them.
-  const expected = prepared.envRules.some((e) => e.matched) ? filesUnderRules(artifact, await releaseRules(deps, candidate, artifact)) : artifact.files;
+  const expected = prepared.envRules.some((e) => e.matched)
+    ? filesUnderRules(artifact, await releaseRules(deps, candidate, artifact))
+    : artifact.files;
   const rules = prepared.envRules.length ? { env_rules: prepared.envRules } : {};
   at.step = 'companions';
-  const refused = await companions.apply();
+  const refused = await companions.apply(r.targetDashboardId);
   const listed = { companions: companions.reports, ...(companions.note ? { companions_note: companions.note } : {}) };
-  const done = await verified(target, candidate, expected, { ...item, ...rules, ...listed, target_dashboard_id: r.targetDashboardId, backup_id: backupId });
+  const done = await verified(target, candidate, expected, {
+    ...item,
+    ...rules,
+    ...listed,
+    target_dashboard_id: r.targetDashboardId,
+    backup_id: backupId,
+  });
   if (!refused.length) return { ...done, next_actions: [...done.next_actions, ...companions.next_actions] };
   const error = `published, but some of its companions were not written: ${refused.join('; ')}`;
   Context.current().log.error(error);
@@ -104,7 +123,13 @@ async function publishInto(deps: BackupDeps, input: PublishInput, candidate: Can
  * copied: the manifest's digest covers those files, so what was approved is what is applied
  * (roles included); reports start paused as in a migration.
  */
-async function artifactCompanions(deps: BackupDeps, candidate: CandidateRow, artifact: ArtifactRow, target: MigrationUpstream, prepared: CompanionSubject) {
+async function artifactCompanions(
+  deps: BackupDeps,
+  candidate: CandidateRow,
+  artifact: ArtifactRow,
+  target: MigrationUpstream,
+  prepared: CompanionSubject,
+) {
   const { databases, mappings } = await artifactDatabases(deps, candidate, artifact, target);
   return checkDeployCompanions({
     deps,
@@ -121,7 +146,12 @@ async function artifactCompanions(deps: BackupDeps, candidate: CandidateRow, art
 }
 
 /** Backs up the target's dashboard the publish would replace: its backup id, or the failed item (nothing imported). */
-async function backupReplaced(deps: BackupDeps, candidate: CandidateRow, dashboardId: number, item: ReleaseItem): Promise<{ backupId: string } | { failed: ReleaseItem }> {
+async function backupReplaced(
+  deps: BackupDeps,
+  candidate: CandidateRow,
+  dashboardId: number,
+  item: ReleaseItem,
+): Promise<{ backupId: string } | { failed: ReleaseItem }> {
   const b = await backupDashboard(deps, { envId: candidate.target_env_id, dashboardId });
   if (b.item.outcome !== 'succeeded' || !b.item.backup_id)
     return {
@@ -132,12 +162,19 @@ async function backupReplaced(deps: BackupDeps, candidate: CandidateRow, dashboa
         next_actions: b.item.next_actions,
       },
     };
-  Context.current().log.info(`backed up dashboard ${dashboardId} of ${candidate.target_env_id} as ${b.item.backup_id} before publishing over it`);
+  Context.current().log.info(
+    `backed up dashboard ${dashboardId} of ${candidate.target_env_id} as ${b.item.backup_id} before publishing over it`,
+  );
   return { backupId: b.item.backup_id };
 }
 
 /** The published item, with whether the target's re-export has the artifact's portable digest (and what differs if not). */
-async function verified(target: MigrationUpstream, candidate: CandidateRow, expected: ArtifactRow['files'] | Map<string, string>, item: ReleaseItem): Promise<ReleaseItem> {
+async function verified(
+  target: MigrationUpstream,
+  candidate: CandidateRow,
+  expected: ArtifactRow['files'] | Map<string, string>,
+  item: ReleaseItem,
+): Promise<ReleaseItem> {
   const targetDashboardId = item.target_dashboard_id!;
   const back = filesFromExport(await target.exportDashboards([targetDashboardId]));
   const same = portableDigest(back.files) === portableDigest(expected);

@@ -26,8 +26,8 @@ export interface DeployCompanions {
   next_actions: NextAction[];
   /** A strict kind differs: nothing may be imported. */
   blocked?: { code: 'companions_mismatch'; error: string; kinds: string[] };
-  /** After the import: the copy kinds written; the writes Superset refused. */
-  apply(): Promise<string[]>;
+  /** After the import, given the dashboard's id in the target it answered: the copy kinds written; the writes Superset refused. */
+  apply(targetDashboardId: number): Promise<string[]>;
 }
 
 export interface DeployCompanionsOptions {
@@ -73,7 +73,9 @@ export async function checkDeployCompanions(o: DeployCompanionsOptions): Promise
     next_actions: check.next_actions,
     ...(check.blocked ? { blocked: { code: 'companions_mismatch', error: check.blocked.error, kinds: strict.map((r) => r.kind) } } : {}),
     // Called after the import, which always runs for a deploy: what an import undoes (a chart's annotation layer entries) is put back.
-    apply: () => applyCompanions(scope, REPLAYED_DASHBOARD_ID, o.subject, check, true),
+    // The subject's target id is the plan's (null when the target had no such dashboard): the import's answer replaces it, or a
+    // first deploy would find no dashboard to write owners, roles, tags, reports, the theme and the charts' layer entries on.
+    apply: (targetDashboardId) => applyCompanions(scope, REPLAYED_DASHBOARD_ID, { ...o.subject, targetDashboardId }, check, true),
   };
 }
 

@@ -150,7 +150,7 @@ async function deployFiles(
   log.info(`imported '${prepared.title}' at ${input.commit.slice(0, 10)} as dashboard ${r.targetDashboardId} of ${input.targetEnvId}`);
   const done = { ...withCompanions, target_dashboard_id: r.targetDashboardId, dropped_fields: aggregateFields(r.dropped) };
   at.step = 'companions';
-  const refused = await companions.apply();
+  const refused = await companions.apply(r.targetDashboardId);
   if (refused.length) {
     const error = `deployed, but some of its companions were not written: ${refused.join('; ')}`;
     log.error(error);
