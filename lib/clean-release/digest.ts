@@ -50,6 +50,19 @@ function isEmpty(v: unknown): boolean {
   );
 }
 
+/**
+ * A chart's native annotation layer entry names its layer by the environment's id (`value`): a
+ * publish points it at the target's layer of the same name, so the id is left out like the others.
+ */
+function withoutLayerIds(entries: unknown): unknown {
+  if (!Array.isArray(entries)) return entries;
+  return entries.map((e) => {
+    if (!e || typeof e !== 'object' || (e as Record<string, unknown>).sourceType !== 'NATIVE') return e;
+    const { value: _id, ...rest } = e as Record<string, unknown>;
+    return rest;
+  });
+}
+
 function portable(value: unknown): unknown {
   if (typeof value === 'string') {
     const t = value.trim();
@@ -69,7 +82,7 @@ function portable(value: unknown): unknown {
     return Object.fromEntries(
       Object.entries(value)
         .filter(([k]) => !ENVIRONMENT_KEYS.has(k))
-        .map(([k, v]) => [k, portable(v)] as const)
+        .map(([k, v]) => [k, portable(k === 'annotation_layers' ? withoutLayerIds(v) : v)] as const)
         .filter(([, v]) => !isEmpty(v)),
     );
   }
