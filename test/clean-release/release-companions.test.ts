@@ -115,7 +115,7 @@ async function buildSource(dir: string): Promise<number> {
     password: 'ann-pw',
     firstName: 'Ann',
     lastName: 'Analyst',
-    email: 'ann.d@example.org',
+    email: `ann.${P}.d@example.org`, // unique per run: every test file shares instance d
     roles: ['Gamma'],
   });
   const target = await createSqliteDatabase(d, { name: `${P}_warehouse`, path: path.join(dir, `${P}-d.db`), tables: prefixedTables(P) });

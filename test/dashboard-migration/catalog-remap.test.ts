@@ -21,6 +21,9 @@ import {
 import { client, registerEnvironment, waitTask } from './support.ts';
 
 const P = `cr${randomBytes(3).toString('hex')}`;
+// Superset's SQLite metadata refuses a second dataset on a same-named table even in another
+// database, and instance a is shared by every test file (release.test.ts has an `orders` too).
+const TABLE = `${P}_orders`;
 const enabled = inject('supersets') !== null;
 const REVENUE = sqlMetric('SUM(amount)', 'revenue');
 
@@ -35,7 +38,7 @@ const databases: string[] = [];
 
 const admin = (m: string, p: string, json?: unknown) => h.request(m, p, { token: h.adminToken, ...(json ? { json } : {}) });
 
-/** A PostgreSQL database of the run, `name`, holding sales.orders with these amounts, registered in a Superset. */
+/** A PostgreSQL database of the run, `name`, holding sales.<TABLE> with these amounts, registered in a Superset. */
 async function warehouse(cl: SupersetClient, name: string, amounts: number[]) {
   const adminUrl = inject('pgAdminUrl');
   const root = new pg.Client({ connectionString: adminUrl });
@@ -46,8 +49,8 @@ async function warehouse(cl: SupersetClient, name: string, amounts: number[]) {
   const url = withDatabase(adminUrl, name);
   const data = new pg.Client({ connectionString: url });
   await data.connect();
-  await data.query(`create schema sales; create table sales.orders (id serial, amount numeric)`);
-  for (const amount of amounts) await data.query('insert into sales.orders (amount) values ($1)', [amount]);
+  await data.query(`create schema sales; create table sales.${TABLE} (id serial, amount numeric)`);
+  for (const amount of amounts) await data.query(`insert into sales.${TABLE} (amount) values ($1)`, [amount]);
   await data.end();
   return createDatabase(cl, { name: `${name} warehouse`, sqlalchemyUri: url.replace(/^postgres(ql)?:/, 'postgresql:') });
 }
@@ -58,7 +61,7 @@ beforeAll(async () => {
   [a, c] = await Promise.all([client('a'), client('c')]);
   const devDb = await warehouse(a, `${P}_dev`, [4, 6]);
   const prodDb = await warehouse(c, `${P}_prod`, [400, 600]);
-  const ds = await createDataset(a, { database: devDb.id, schema: 'sales', tableName: 'orders' });
+  const ds = await createDataset(a, { database: devDb.id, schema: 'sales', tableName: TABLE });
   datasetUuid = ds.uuid!;
   const chart = await createBigNumberChart(a, { name: `${P} revenue`, datasetId: ds.id, metric: REVENUE });
   const d = await a.request<{ id: number }>('POST', '/api/v1/dashboard/', { json: { dashboard_title: `${P} sales`, published: true } });
@@ -100,7 +103,7 @@ async function migrate(dryRun: boolean) {
 /** The dataset (by its uuid, the same in both) in a Superset: its id and catalog. */
 async function datasetIn(cl: SupersetClient) {
   const found = await cl.request<{ result: Array<{ id: number; uuid: string }> }>('GET', '/api/v1/dataset/', {
-    q: { filters: [{ col: 'table_name', opr: 'eq', value: 'orders' }], columns: ['id', 'uuid'] },
+    q: { filters: [{ col: 'table_name', opr: 'eq', value: TABLE }], columns: ['id', 'uuid'] },
   });
   const mine = found.result.find((d) => d.uuid === datasetUuid);
   if (!mine) return null;

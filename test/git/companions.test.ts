@@ -94,7 +94,7 @@ async function buildSource(dir: string): Promise<void> {
     password: 'ann-pw',
     firstName: 'Ann',
     lastName: 'Analyst',
-    email: 'ann.d@example.org',
+    email: `ann.${P}.d@example.org`, // unique per run: every test file shares instance d
     roles: ['Gamma'],
   });
   envA = await registerEnvironment(h, 'a', `${P}-a`);
