@@ -1,16 +1,8 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createHarness, type Harness } from '../support/harness.ts';
-import {
-  createDashboard,
-  createDataset,
-  createSqliteDatabase,
-  createTableChart,
-  createUser,
-  userIdOf,
-  type SupersetClient,
-} from '../support/superset/fixtures.ts';
-import { prefixedTables } from '../dashboard-migration/support.ts';
+import { userIdOf, type SupersetClient } from '../support/superset/fixtures.ts';
+import { buildCompanionSource, companionNames } from '../git/companion-fixture.ts';
 import { client, enabled, gitea, registerEnvironment, setIdentity, userWith, waitTask } from '../git/support.ts';
 
 /**
@@ -25,13 +17,8 @@ import { client, enabled, gitea, registerEnvironment, setIdentity, userWith, wai
 const on = enabled();
 const P = `rk${Date.now().toString(36)}`;
 const V2 = '/api/v2/clean-release';
-const viewers = `${P}_viewers`;
-const layerName = `${P} launches`;
-const templateName = `${P} brand`;
-const themeName = `${P} theme`;
+const { viewers, layerName, templateName, themeName, weekly, tagName } = companionNames(P);
 const css = `.${P}-header { color: #123456; }`;
-const weekly = `${P} weekly`;
-const tagName = `${P}-finance`;
 
 let h: Harness;
 let a: SupersetClient;
@@ -60,66 +47,12 @@ const named = <T = any>(s: SupersetClient, p: string, col: string, value: string
   get<T[]>(s, p, { page_size: 100, filters: [{ col, opr: 'eq', value }] });
 const kind = (item: any, name: string) => item.companions.find((k: any) => k.kind === name);
 
-/** The source dashboard in a and its companions; the role and Ann's account in d (copying never creates either). */
+/** The source dashboard in a and its companions (test/git/companion-fixture.ts); d's layers get other ids. */
 async function buildSource(dir: string): Promise<number> {
-  const db = await createSqliteDatabase(a, { name: `${P}_src`, path: path.join(dir, `${P}-src.db`), tables: prefixedTables(P) });
-  const ds = await createDataset(a, { database: db.id, tableName: `${P}_sales` });
-  const rows = await createTableChart(a, { name: `${P} rows`, datasetId: ds.id, columns: ['ds', 'region', 'units'] });
-  rowsUuid = (await get(a, `/api/v1/chart/${rows.id}`)).uuid;
-  const layer = (await a.request<{ id: number }>('POST', '/api/v1/annotation_layer/', { json: { name: layerName, descr: 'launches' } })).id;
-  await a.request('POST', `/api/v1/annotation_layer/${layer}/annotation/`, {
-    json: { short_descr: 'v1 launch', start_dttm: '2024-01-02T00:00:00', end_dttm: '2024-01-02T01:00:00', long_descr: 'v1 day' },
-  });
-  const params = JSON.parse((await get(a, `/api/v1/chart/${rows.id}`)).params);
-  params.annotation_layers = [
-    { name: 'launches', sourceType: 'NATIVE', annotationType: 'EVENT', value: layer, show: true, showLabel: true, overrides: {} },
-  ];
-  await a.request('PUT', `/api/v1/chart/${rows.id}`, { json: { params: JSON.stringify(params) } });
-  const ann = await createUser(a, { username: `${P}ann`, password: 'ann-pw', firstName: 'Ann', lastName: 'Analyst', roles: ['Gamma'] });
-  const role = (await a.request<{ id: number }>('POST', '/api/v1/security/roles/', { json: { name: viewers } })).id;
-  await a.request('POST', '/api/v1/css_template/', { json: { template_name: templateName, css } });
-  const theme = (
-    await a.request<{ id: number }>('POST', '/api/v1/theme/', {
-      json: { theme_name: themeName, json_data: JSON.stringify({ token: { colorPrimary: '#123456', borderRadius: 4 } }) },
-    })
-  ).id;
-  themeUuid = (await get(a, `/api/v1/theme/${theme}`)).uuid;
-  const main = await createDashboard(a, { title: `${P} sales`, slug: `${P}-sales`, charts: [rows] });
-  dash = main.id;
-  dashUuid = main.uuid!;
-  await a.request('PUT', `/api/v1/dashboard/${dash}`, {
-    json: { owners: [await userIdOf(a, 'admin'), ann.id], roles: [role], css, theme_id: theme },
-  });
-  await a.request('POST', '/api/v1/tag/', { json: { name: tagName, description: 'money matters', objects_to_tag: [['dashboard', dash]] } });
-  await a.request('POST', '/api/v1/report/', {
-    json: {
-      type: 'Report',
-      name: weekly,
-      crontab: '0 9 * * 1',
-      dashboard: dash,
-      active: true,
-      timezone: 'UTC',
-      owners: [ann.id],
-      creation_method: 'alerts_reports',
-      report_format: 'PNG',
-      recipients: [{ type: 'Email', recipient_config_json: { target: 'team@example.com' } }],
-    },
-  });
-
-  // d's layer of that name gets another id than a's (the chart's params name a's): the publish must point the chart at d's.
-  for (let n = 0, decoy = 0; decoy < layer && n < 100; n++)
-    decoy = (await d.request<{ id: number }>('POST', '/api/v1/annotation_layer/', { json: { name: `${P} decoy ${n}` } })).id;
-  await d.request('POST', '/api/v1/security/roles/', { json: { name: viewers } });
-  await createUser(d, {
-    username: `${P}ann`,
-    password: 'ann-pw',
-    firstName: 'Ann',
-    lastName: 'Analyst',
-    email: `ann.${P}.d@example.org`, // unique per run: every test file shares instance d
-    roles: ['Gamma'],
-  });
-  const target = await createSqliteDatabase(d, { name: `${P}_warehouse`, path: path.join(dir, `${P}-d.db`), tables: prefixedTables(P) });
-  return target.id;
+  const src = await buildCompanionSource(a, d, P, dir, { css, theme: true, decoyLayers: true });
+  ({ dash, dashUuid, rowsUuid } = src);
+  themeUuid = src.themeUuid!;
+  return src.targetDb;
 }
 
 beforeAll(async () => {

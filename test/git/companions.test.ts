@@ -1,16 +1,9 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createHarness, type Harness } from '../support/harness.ts';
-import {
-  createDashboard,
-  createDataset,
-  createSqliteDatabase,
-  createTableChart,
-  createUser,
-  userIdOf,
-  type SupersetClient,
-} from '../support/superset/fixtures.ts';
-import { client, prefixedTables, registerEnvironment, waitTask } from '../dashboard-migration/support.ts';
+import { userIdOf, type SupersetClient } from '../support/superset/fixtures.ts';
+import { client, registerEnvironment, waitTask } from '../dashboard-migration/support.ts';
+import { buildCompanionSource, companionNames } from './companion-fixture.ts';
 import { setIdentity } from './support.ts';
 
 /**
@@ -32,12 +25,8 @@ let envD: string;
 let dash: number;
 let rowsUuid: string;
 let reportId: number;
-const viewers = `${P}_viewers`;
-const layerName = `${P} launches`;
-const templateName = `${P} brand`;
+const { viewers, layerName, templateName, weekly, tagName } = companionNames(P);
 const css = `.${P}-header { color: #654321; }`;
-const weekly = `${P} weekly`;
-const tagName = `${P}-finance`;
 const commits = {} as Record<'bare' | 'first' | 'changed', string>;
 
 const admin = (m: string, p: string, o: Record<string, unknown> = {}) => h.request(m, p, { ...o, token: h.adminToken });
@@ -50,57 +39,12 @@ const named = <T = any>(s: SupersetClient, p: string, col: string, value: string
 const kind = (item: any, name: string) => item.companions.find((k: any) => k.kind === name);
 
 async function buildSource(dir: string): Promise<void> {
-  const db = await createSqliteDatabase(a, { name: `${P}_src`, path: path.join(dir, `${P}-src.db`), tables: prefixedTables(P) });
-  const ds = await createDataset(a, { database: db.id, tableName: `${P}_sales` });
-  const rows = await createTableChart(a, { name: `${P} rows`, datasetId: ds.id, columns: ['ds', 'region', 'units'] });
-  rowsUuid = (await get(a, `/api/v1/chart/${rows.id}`)).uuid;
-  const layer = (await a.request<{ id: number }>('POST', '/api/v1/annotation_layer/', { json: { name: layerName, descr: 'launches' } })).id;
-  await a.request('POST', `/api/v1/annotation_layer/${layer}/annotation/`, {
-    json: { short_descr: 'v1 launch', start_dttm: '2024-01-02T00:00:00', end_dttm: '2024-01-02T01:00:00', long_descr: 'v1 day' },
-  });
-  const params = JSON.parse((await get(a, `/api/v1/chart/${rows.id}`)).params);
-  params.annotation_layers = [
-    { name: 'launches', sourceType: 'NATIVE', annotationType: 'EVENT', value: layer, show: true, showLabel: true, overrides: {} },
-  ];
-  await a.request('PUT', `/api/v1/chart/${rows.id}`, { json: { params: JSON.stringify(params) } });
-  const ann = await createUser(a, { username: `${P}ann`, password: 'ann-pw', firstName: 'Ann', lastName: 'Analyst', roles: ['Gamma'] });
-  const role = (await a.request<{ id: number }>('POST', '/api/v1/security/roles/', { json: { name: viewers } })).id;
-  await a.request('POST', '/api/v1/css_template/', { json: { template_name: templateName, css } });
-  const main = await createDashboard(a, { title: `${P} sales`, slug: `${P}-sales`, charts: [rows] });
-  dash = main.id;
-  await a.request('PUT', `/api/v1/dashboard/${dash}`, { json: { owners: [await userIdOf(a, 'admin'), ann.id], roles: [role], css } });
-  await a.request('POST', '/api/v1/tag/', { json: { name: tagName, description: 'money matters', objects_to_tag: [['dashboard', dash]] } });
-  reportId = (
-    await a.request<{ id: number }>('POST', '/api/v1/report/', {
-      json: {
-        type: 'Report',
-        name: weekly,
-        crontab: '0 9 * * 1',
-        dashboard: dash,
-        active: true,
-        timezone: 'UTC',
-        owners: [ann.id],
-        creation_method: 'alerts_reports',
-        report_format: 'PNG',
-        recipients: [{ type: 'Email', recipient_config_json: { target: 'team@example.com' } }],
-      },
-    })
-  ).id;
-
-  const target = await createSqliteDatabase(d, { name: `${P}_warehouse`, path: path.join(dir, `${P}-d.db`), tables: prefixedTables(P) });
-  await d.request('POST', '/api/v1/security/roles/', { json: { name: viewers } });
-  await createUser(d, {
-    username: `${P}ann`,
-    password: 'ann-pw',
-    firstName: 'Ann',
-    lastName: 'Analyst',
-    email: `ann.${P}.d@example.org`, // unique per run: every test file shares instance d
-    roles: ['Gamma'],
-  });
+  const src = await buildCompanionSource(a, d, P, dir, { css });
+  ({ dash, rowsUuid, reportId } = src);
   envA = await registerEnvironment(h, 'a', `${P}-a`);
   envD = await registerEnvironment(h, 'd', `${P}-d`);
   const m = await admin('PUT', `/api/environments/${envA}/db-mappings/${envD}`, {
-    json: { mappings: [{ source_database_id: db.id, target_database_id: target.id }] },
+    json: { mappings: [{ source_database_id: src.sourceDb, target_database_id: src.targetDb }] },
   });
   expect(m.status, m.text).toBe(200);
 }
