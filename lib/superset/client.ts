@@ -129,7 +129,7 @@ export class SupersetClient {
     this.embedded = new Embedded(this.http);
     this.users = new Users(this.lists, this.security);
     this.roles = new Roles(this.lists);
-    this.meta = new ObjectMetas(this.http);
+    this.meta = new ObjectMetas(this.http, this.lists);
     this.instance = new Instance(this.http, this.lists, this.security, opts.capabilitiesRecheckMs ?? CAPABILITIES_RECHECK_MS);
   }
 

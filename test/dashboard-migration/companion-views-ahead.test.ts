@@ -10,7 +10,8 @@ import type { SupersetClient } from '../../lib/superset/client.ts';
 
 /**
  * After a joint import the companions are written one dashboard after another; their target
- * views are read ahead side by side, and one read before another dashboard's write is read again.
+ * views are read ahead together (their charts in one list read), and one read before another
+ * dashboard's write is read again.
  * Observed through stub clients: dashboard d's chart is `100 + d`, owned in the source by account 1.
  */
 function env(targetOwners: (id: number) => number[]) {
@@ -32,7 +33,11 @@ function env(targetOwners: (id: number) => number[]) {
   };
   const source = {
     ...people,
-    meta: { get: async (kind: string, id: number) => ({ ...meta([1]), id, uuid: `${kind}-${id % 100}`, name: `${kind} ${id}` }) },
+    meta: {
+      get: async (kind: string, id: number) => ({ ...meta([1]), id, uuid: `${kind}-${id % 100}`, name: `${kind} ${id}` }),
+      listed: async (kind: string, ids: number[]) =>
+        ids.map((id) => ({ ...meta([1]), id, uuid: `${kind}-${id % 100}`, name: `${kind} ${id}` })),
+    },
     dashboards: { charts: async (id: number) => [{ id: 100 + id }], datasets: async () => [] },
   } as unknown as SupersetClient;
   const target = {
@@ -47,6 +52,8 @@ function env(targetOwners: (id: number) => number[]) {
         }
         return { ...meta(targetOwners(id)), id, uuid: `${kind}-${id % 100}`, name: `${kind} ${id}` };
       },
+      listed: async (kind: string, ids: number[]) =>
+        ids.map((id) => ({ ...meta(targetOwners(id)), id, uuid: `${kind}-${id % 100}`, name: `${kind} ${id}` })),
       set: async (kind: string, id: number) => void writes.push([kind, id]),
     },
     dashboards: { charts: async (id: number) => [{ id: 100 + id }], datasets: async () => [] },
@@ -71,7 +78,7 @@ const checkOf = (): CompanionCheck => ({
 const subject = (d: number) => ({ dashboardUuid: `dashboard-${d}`, title: `d${d}`, datasets: [], targetDashboardId: d });
 
 describe('companions after a joint import: target views read ahead', () => {
-  it('reads each dashboard once, side by side, when the writes find nothing to do', async () => {
+  it('reads each dashboard once, together, when the writes find nothing to do', async () => {
     const { scope, reads, writes, mostOpen } = env(() => [1]); // the import made account 1 the owner everywhere
     const ids = [1, 2, 3];
     const checks = ids.map(checkOf);

@@ -13,6 +13,8 @@ let pair: FakePair;
 const HOLD_BOUND_MS = 20_000;
 
 const byUuid = /^\/api\/v1\/dashboard\/[0-9a-f]{8}-[0-9a-f]{4}-/;
+const chartDetail = /^\/api\/v1\/chart\/\d+$/;
+const datasetDetail = /^\/api\/v1\/dataset\/\d+$/;
 /** The chart list filtered by dashboard: each chart's uuid, where the chart's detail lacks it. */
 const chartUuidLists = (requests: RecordedRequest[], since: number) =>
   requests.slice(since).filter((r) => r.method === 'GET' && r.path === '/api/v1/chart/' && JSON.stringify(r.q ?? '').includes('rel_m_m'))
@@ -55,6 +57,31 @@ describe('a first migration asks Superset only what it needs', () => {
     // A 6.x chart's detail carries its uuid: no per-dashboard list of them on either side (4 a side before).
     expect(chartUuidLists(source.requests, marks[0])).toBe(0);
     expect(chartUuidLists(target.requests, marks[1])).toBe(0);
+    // The companions read the source's charts and datasets in one list read each: the only chart details read are the
+    // source checks' (one per chart, for its saved query context; 16 before), and no dataset detail (1 before).
+    expect(source.count(chartDetail, marks[0])).toBe(8);
+    expect(source.count(datasetDetail, marks[0])).toBe(0);
+  }, 240_000);
+
+  it("compares a rerun's companions with one chart list and one dataset list a side, no detail read", async () => {
+    const { source, target } = pair;
+    const { ids, mapping } = seedForMigration(pair, 'Listed', 3);
+    expect((await migrateAgain(ids, mapping)).status).toBe('SUCCEEDED');
+    const marks = [source.mark(), target.mark()] as const;
+    const again = await migrateAgain(ids, mapping);
+    expect(again.status, JSON.stringify(again.error)).toBe('SUCCEEDED');
+    for (const item of again.result.items) expect(item.status).toBe('unchanged');
+    for (const [side, mark] of [
+      [source, marks[0]],
+      [target, marks[1]],
+    ] as const) {
+      // 6 chart and 3 dataset details a side before (then 2 and 1 per dashboard).
+      expect(side.count(chartDetail, mark)).toBe(0);
+      expect(side.count(datasetDetail, mark)).toBe(0);
+      expect(side.count(/^\/api\/v1\/dashboard\/\d+\/datasets$/, mark)).toBe(0);
+      const listed = side.requests.slice(mark).filter((r) => r.method === 'GET' && /^\/api\/v1\/(chart|dataset)\/$/.test(r.path));
+      expect(listed.filter((r) => JSON.stringify(r.q ?? '').includes('"in"')).length).toBe(2);
+    }
   }, 240_000);
 
   it("reads the next dashboards' companion views while the batch plans the first of them", async () => {
@@ -65,7 +92,7 @@ describe('a first migration asks Superset only what it needs', () => {
       // comparison (its embedded configuration is held) until the source is asked for the third
       // one's view: only a read ahead asks for it then.
       const later = source
-        .seen({ method: 'GET', path: `/api/v1/dashboard/${ids[2]}/datasets` })
+        .seen({ method: 'GET', path: `/api/v1/dashboard/${ids[2]}/charts` })
         .then(() => (released ??= 'a later view read'));
       const bound = new Promise((r) => setTimeout(r, HOLD_BOUND_MS)).then(() => (released ??= 'the hang bound'));
       source.hold({ method: 'GET', path: `/api/v1/dashboard/${ids[1]}/embedded` }, Promise.race([later, bound]));

@@ -1007,6 +1007,7 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
         else if (f.col === 'uuid' && f.opr === 'eq' && !options.listsWithoutUuid) rows = rows.filter((d) => d.uuid === f.value);
         else if (f.col === 'id' && f.opr === 'gt') rows = rows.filter((d) => d.id > Number(f.value));
         else if (f.col === 'database' && f.opr === 'rel_o_m') rows = rows.filter((d) => d.database === Number(f.value));
+        else if (f.col === 'id' && f.opr === 'in') rows = rows.filter((d) => (f.value as number[]).includes(d.id));
         else return json(res, 400, { message: `Filter column: ${f.col} not allowed to filter` });
       }
       rows.sort((a, b) => a.table_name.localeCompare(b.table_name) || a.id - b.id);
@@ -1061,6 +1062,7 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
         else if (f.col === 'id' && f.opr === 'gt') rows = rows.filter((c) => c.id > Number(f.value));
         else if (f.col === 'dashboards' && f.opr === 'rel_m_m')
           rows = rows.filter((c) => dashboards.some((d) => d.id === Number(f.value) && d.chartIds.includes(c.id)));
+        else if (f.col === 'id' && f.opr === 'in') rows = rows.filter((c) => (f.value as number[]).includes(c.id));
         else return json(res, 400, { message: `Filter column: ${f.col} not allowed to filter` });
       }
       const page = pageOf(rows, q);
@@ -1073,6 +1075,12 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
           viz_type: c.viz_type,
           datasource_id: c.dataset,
           datasource_type: 'table',
+          // As the detail shows them (no owners, tags or certification on a fake chart).
+          params: JSON.stringify(c.params),
+          owners: [],
+          tags: [],
+          certified_by: null,
+          certification_details: null,
         })),
       });
     }

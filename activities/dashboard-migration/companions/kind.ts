@@ -10,7 +10,7 @@ import type { EnvRule } from '../../../contracts/env-rules.ts';
 import type { SupersetClient } from '../../../lib/superset/client.ts';
 import { directoryOf, type Directory } from './people.ts';
 import { memoisedLists } from './recording.ts';
-import { readView, type DashboardView, type ObjectReads } from './views.ts';
+import { readView, readViews, type DashboardView, type ObjectReads } from './views.ts';
 
 /** What a kind reads and writes through, for one dashboard in one phase (before or after its import). */
 export interface CompanionContext {
@@ -86,11 +86,9 @@ export function companionContext(opts: {
       (targetView ??=
         targetDashboardId === null
           ? Promise.resolve(null)
-          : readView(
-              opts.target,
-              targetDashboardId ?? opts.dashboardUuid,
-              opts.sharedTargetLists ? targetObjectsOf(opts.target, opts.activity) : undefined,
-            )),
+          : opts.sharedTargetLists
+            ? targetViewForComparison(opts.target, targetDashboardId ?? opts.dashboardUuid, opts.activity)
+            : readView(opts.target, targetDashboardId ?? opts.dashboardUuid)),
     sourcePeople: () => directoryOf(opts.source, opts.activity),
     targetPeople: () => directoryOf(opts.target, opts.activity),
   };
@@ -101,19 +99,50 @@ export function companionContext(opts: {
  * and client: a dataset several dashboards share is read once, until the target is written
  * (forgetTargetObjects, with the shared lists).
  */
-const targetObjects = new WeakMap<object, WeakMap<SupersetClient, ObjectReads>>();
+const targetObjects = new WeakMap<
+  object,
+  WeakMap<SupersetClient, { objects: ObjectReads; views: Map<number, Promise<DashboardView | null>> }>
+>();
 
-function targetObjectsOf(client: SupersetClient, activity: object): ObjectReads {
+function targetKept(client: SupersetClient, activity: object): { objects: ObjectReads; views: Map<number, Promise<DashboardView | null>> } {
   let byClient = targetObjects.get(activity);
   if (!byClient) targetObjects.set(activity, (byClient = new WeakMap()));
   let kept = byClient.get(client);
-  if (!kept) byClient.set(client, (kept = new Map()));
+  if (!kept) byClient.set(client, (kept = { objects: new Map(), views: new Map() }));
   return kept;
 }
 
-/** The target was written: the comparisons read its charts and datasets again. */
+/** The target dashboard's view for a comparison: read together with others (targetViewsTogether), or now. */
+function targetViewForComparison(client: SupersetClient, idOrUuid: number | string, activity: object): Promise<DashboardView | null> {
+  const { objects, views } = targetKept(client, activity);
+  return (typeof idOrUuid === 'number' ? views.get(idOrUuid) : undefined) ?? readView(client, idOrUuid, objects);
+}
+
+/**
+ * These target dashboards' views read together for the comparisons before any write (a rerun's
+ * dashboards told unchanged), kept until the target is written. A joint read that fails leaves
+ * each dashboard to read its own.
+ */
+export function targetViewsTogether(client: SupersetClient, dashboardIds: number[], activity: object): void {
+  const { objects, views } = targetKept(client, activity);
+  const ids = dashboardIds.filter((id) => !views.has(id));
+  if (!ids.length) return;
+  const together = readViews(client, ids, objects);
+  for (const id of ids)
+    views.set(
+      id,
+      together.then(
+        (read) => read.get(id) ?? null,
+        () => readView(client, id, objects),
+      ),
+    );
+}
+
+/** The target was written: the comparisons read its dashboards, charts and datasets again. */
 export function forgetTargetObjects(client: SupersetClient, activity: object): void {
-  targetObjects.get(activity)?.get(client)?.clear();
+  const kept = targetObjects.get(activity)?.get(client);
+  kept?.objects.clear();
+  kept?.views.clear();
 }
 
 /**
@@ -122,23 +151,65 @@ export function forgetTargetObjects(client: SupersetClient, activity: object): v
  */
 const sourceViews = new WeakMap<object, WeakMap<SupersetClient, { views: Map<number, Promise<DashboardView>>; objects: ObjectReads }>>();
 
-/** The source dashboard's view, read once per activity (the source does not change during a migration, as its lists do not). */
-export function sourceViewOf(client: SupersetClient, dashboardId: number, activity: object): Promise<DashboardView> {
+function sourceKept(client: SupersetClient, activity: object): { views: Map<number, Promise<DashboardView>>; objects: ObjectReads } {
   let byClient = sourceViews.get(activity);
   if (!byClient) sourceViews.set(activity, (byClient = new WeakMap()));
   let kept = byClient.get(client);
   if (!kept) byClient.set(client, (kept = { views: new Map(), objects: new Map() }));
-  const { views: mine, objects } = kept;
-  let hit = mine.get(dashboardId);
-  if (!hit) {
-    const read = readView(client, dashboardId, objects).then((v) => {
-      if (!v) throw new Error(`dashboard ${dashboardId} is not in the source any more`);
-      return v;
-    });
-    read.catch(() => mine.delete(dashboardId));
-    mine.set(dashboardId, (hit = read));
-  }
-  return hit;
+  return kept;
+}
+
+/** A source view that must exist: the source does not lose a dashboard it is migrating unless someone deletes it. */
+function existing(view: DashboardView | null | undefined, dashboardId: number): DashboardView {
+  if (!view) throw new Error(`dashboard ${dashboardId} is not in the source any more`);
+  return view;
+}
+
+/** Kept until it fails (a later ask reads again). */
+function keep(mine: Map<number, Promise<DashboardView>>, dashboardId: number, read: Promise<DashboardView>): Promise<DashboardView> {
+  read.catch(() => {
+    if (mine.get(dashboardId) === read) mine.delete(dashboardId);
+  });
+  mine.set(dashboardId, read);
+  return read;
+}
+
+/**
+ * These source dashboards' views read together (./views.ts readViews: one list read for all their
+ * charts, another for their datasets) and kept for sourceViewOf. If the joint read fails, each
+ * dashboard is read on its own, and meets its own failure.
+ */
+export function sourceViewsTogether(client: SupersetClient, dashboardIds: number[], activity: object): Promise<void> {
+  const { views: mine, objects } = sourceKept(client, activity);
+  const ids = dashboardIds.filter((id) => !mine.has(id));
+  if (!ids.length) return Promise.resolve();
+  const together = readViews(client, ids, objects);
+  for (const id of ids)
+    keep(
+      mine,
+      id,
+      together.then(
+        (views) => existing(views.get(id), id),
+        () => readView(client, id, objects).then((v) => existing(v, id)),
+      ),
+    );
+  return together.then(
+    () => undefined,
+    () => undefined,
+  );
+}
+
+/** The source dashboard's view, read once per activity (the source does not change during a migration, as its lists do not). */
+export function sourceViewOf(client: SupersetClient, dashboardId: number, activity: object): Promise<DashboardView> {
+  const { views: mine, objects } = sourceKept(client, activity);
+  return (
+    mine.get(dashboardId) ??
+    keep(
+      mine,
+      dashboardId,
+      readView(client, dashboardId, objects).then((v) => existing(v, dashboardId)),
+    )
+  );
 }
 
 /** The item for one companion, from what each side holds. */

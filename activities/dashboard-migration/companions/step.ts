@@ -29,7 +29,14 @@ import { annotationLayers } from './annotation-layers.ts';
 import { certification } from './certification.ts';
 import { cssTemplates } from './css-templates.ts';
 import { embedded } from './embedded.ts';
-import { companionContext, forgetTargetObjects, sourceViewOf, type CompanionContext, type CompanionKind } from './kind.ts';
+import {
+  companionContext,
+  forgetTargetObjects,
+  sourceViewsTogether,
+  targetViewsTogether,
+  type CompanionContext,
+  type CompanionKind,
+} from './kind.ts';
 import { forgetLists } from './recording.ts';
 import { inParallel, type DashboardView } from './views.ts';
 import { noteTargetWrite, readTargetViewsAhead, takeTargetView } from './views-ahead.ts';
@@ -102,24 +109,16 @@ export async function targetWritten(scope: Pick<CompanionScope, 'svc' | 'input' 
   forgetTargetObjects(target, scope.input);
 }
 
-/** Most source dashboards whose views are read ahead at once, beside the plan comparing the first of them. */
-const VIEWS_AHEAD = 2;
-
 /**
- * The source dashboards' views read ahead, a few at a time, while the batch plans them one after
- * another: each plan's comparison then finds its dashboard's view read (once per activity either
- * way, ./kind.ts sourceViewOf). A read that fails is left to the comparison, which reads again and
- * meets the failure as its own.
+ * The source dashboards' views read together (one list read for all their charts, another for
+ * their datasets: ./views.ts readViews) while the batch plans them one after another: each plan's
+ * comparison then finds its dashboard's view read (once per activity either way, ./kind.ts
+ * sourceViewOf). If the joint read fails, each comparison reads its own and meets its failure.
  */
 export function readSourceViewsAhead(scope: Pick<CompanionScope, 'svc' | 'input' | 'clients'>, dashboardIds: number[]): void {
   if (!dashboardIds.length) return;
   void clientsOf(scope)
-    .then(([source]) =>
-      inParallel(
-        dashboardIds.map((id) => () => sourceViewOf(source, id, scope.input).catch(() => undefined)),
-        VIEWS_AHEAD,
-      ),
-    )
+    .then(([source]) => sourceViewsTogether(source, dashboardIds, scope.input))
     .catch(() => undefined);
 }
 
@@ -343,6 +342,18 @@ export async function settledCompanions(
   scope: CompanionScope,
   dashboards: Array<{ dashboardId: number; subject: CompanionSubject }>,
 ): Promise<Array<{ reports: CompanionKindReport[]; next_actions: NextAction[] } | null>> {
+  // Both sides' views read together before the comparisons (nothing is written until they are all done).
+  const [source, target] = await clientsOf(scope);
+  void sourceViewsTogether(
+    source,
+    dashboards.map((d) => d.dashboardId),
+    scope.input,
+  );
+  targetViewsTogether(
+    target,
+    dashboards.flatMap((d) => (typeof d.subject.targetDashboardId === 'number' ? [d.subject.targetDashboardId] : [])),
+    scope.input,
+  );
   const checks = await inParallel(
     dashboards.map(({ dashboardId, subject }) => async () => {
       try {

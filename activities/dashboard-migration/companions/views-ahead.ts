@@ -1,20 +1,19 @@
 /**
  * After a joint import, the companions' writes go one dashboard after another (two dashboards may
  * share a chart or a dataset, and a write is decided from what the target holds). What each write
- * compares against, the dashboard's target view (./views.ts), is read ahead for all of them side
- * by side instead, and used only if nothing was written to the target since its read started: a
- * write since then (any companion written, or refused) makes the dashboard read its view again.
+ * compares against, the dashboard's target view (./views.ts), is read ahead for all of them
+ * together instead (one list read for all their charts, another for their datasets), and used only
+ * if nothing was written to the target since that read started: a write since then (any companion
+ * written, or refused) makes the dashboard read its view again.
  */
 import type { SupersetClient } from '../../../lib/superset/client.ts';
-import { inParallel, readView, type DashboardView } from './views.ts';
-
-/** Most target views read at once. */
-const READ_AT_ONCE = 3;
+import { readView, readViews, type DashboardView } from './views.ts';
 
 interface Ahead {
   /** The activity's writes to the target so far. */
   writes: number;
-  views: Map<number, { started?: number; read: () => Promise<DashboardView | null> }>;
+  /** Each dashboard's view read ahead, with the write count when its read started. */
+  views: Map<number, { started: number; read: Promise<DashboardView | null> }>;
 }
 
 /** Per activity (its input object). */
@@ -26,27 +25,19 @@ function aheadOf(activity: object): Ahead {
   return a;
 }
 
-/** These target dashboards' views read ahead (a few at a time); a dashboard asking first starts its own read. */
+/** These target dashboards' views read ahead together (./views.ts readViews: their charts and datasets in one list read each). */
 export function readTargetViewsAhead(activity: object, target: Promise<SupersetClient>, targetDashboardIds: number[]): void {
   const ahead = aheadOf(activity);
+  const together = target.then((client) => readViews(client, targetDashboardIds));
+  together.catch(() => undefined);
   for (const id of targetDashboardIds) {
-    let read: Promise<DashboardView | null> | undefined;
-    const entry = {
-      started: undefined as number | undefined,
-      read: () => {
-        if (!read) {
-          entry.started = ahead.writes;
-          read = target.then((client) => readView(client, id));
-        }
-        return read;
-      },
-    };
-    ahead.views.set(id, entry);
+    // A joint read that fails leaves each dashboard to read its own (and meet its own failure).
+    const read = together.then(
+      (views) => views.get(id) ?? null,
+      () => target.then((client) => readView(client, id)),
+    );
+    ahead.views.set(id, { started: ahead.writes, read });
   }
-  void inParallel(
-    targetDashboardIds.map((id) => () => (ahead.views.get(id)?.read() ?? Promise.resolve(null)).catch(() => null)),
-    READ_AT_ONCE,
-  );
 }
 
 /** The dashboard's view read ahead, when nothing was written to the target since its read started; taken once. */
@@ -55,12 +46,8 @@ export function takeTargetView(activity: object, targetDashboardId: number): Pro
   const entry = ahead?.views.get(targetDashboardId);
   if (!ahead || !entry) return undefined;
   ahead.views.delete(targetDashboardId);
-  const view = entry.read();
-  if (entry.started !== ahead.writes) {
-    view.catch(() => undefined); // read before a write: not used
-    return undefined;
-  }
-  return view;
+  entry.read.catch(() => undefined); // a stale read is not used: the dashboard reads its own
+  return entry.started === ahead.writes ? entry.read : undefined;
 }
 
 /** The activity wrote to the target (or tried to): views read before now are read again. */
