@@ -114,10 +114,13 @@ async function runMigration(
     },
     900_000,
     'the migration',
-    // Polled often: the time a task's end takes to be seen is the bench's, not Switchyard's.
-    25,
+    // Polled gently: the task's time is its own record's (below), so how soon its end is seen does not count,
+    // and a fast poll would load the machine (API and database) while only Switchyard is measured.
+    250,
   );
-  const seconds = (performance.now() - t0) / 1000;
+  // From the task's creation to its end, as the service recorded them (one clock, no polling delay).
+  const recorded = (Date.parse(task.finished_at) - Date.parse(task.created_at)) / 1000;
+  const seconds = Number.isFinite(recorded) && recorded > 0 ? recorded : (performance.now() - t0) / 1000;
   // The task's log, kept for reading where the time went (the worker writes its lines in
   // batches: the last ones reach the table shortly after the task ends).
   await new Promise((r) => setTimeout(r, 1500));
