@@ -2,7 +2,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { userIdOf, type SupersetClient } from '../support/superset/fixtures.ts';
-import { buildCompanionSource, companionNames } from '../git/companion-fixture.ts';
+import { buildCompanionSource, companionNames, get, kind, named } from '../git/companion-fixture.ts';
 import { client, enabled, gitea, registerEnvironment, setIdentity, userWith, waitTask } from '../git/support.ts';
 
 /**
@@ -40,12 +40,6 @@ const as =
     h.request(m, p, { ...o, token });
 const admin = (m: string, p: string, o: Record<string, unknown> = {}) => as(h.adminToken)(m, p, o);
 const G = (op: string) => `/api/git/dashboards/${dash}/${op}`;
-const get = async <T = any>(s: SupersetClient, p: string, q?: unknown): Promise<T> =>
-  (await s.request<{ result: T }>('GET', p, q ? { q } : {})).result;
-/** A list's rows whose `col` equals `value` (other test files share the instances). */
-const named = <T = any>(s: SupersetClient, p: string, col: string, value: string) =>
-  get<T[]>(s, p, { page_size: 100, filters: [{ col, opr: 'eq', value }] });
-const kind = (item: any, name: string) => item.companions.find((k: any) => k.kind === name);
 
 /** The source dashboard in a and its companions (test/git/companion-fixture.ts); d's layers get other ids. */
 async function buildSource(dir: string): Promise<number> {

@@ -18,6 +18,15 @@ import {
   type SupersetClient,
 } from '../support/superset/fixtures.ts';
 
+/** A Superset answer's `result` (a GET). */
+export const get = async <T = any>(s: SupersetClient, p: string, q?: unknown): Promise<T> =>
+  (await s.request<{ result: T }>('GET', p, q ? { q } : {})).result;
+/** A list's rows whose `col` equals `value` (other test files share the instances). */
+export const named = <T = any>(s: SupersetClient, p: string, col: string, value: string) =>
+  get<T[]>(s, p, { page_size: 100, filters: [{ col, opr: 'eq', value }] });
+/** One companion kind's report in a migrated or deployed item. */
+export const kind = (item: any, name: string) => item.companions.find((k: any) => k.kind === name);
+
 export function companionNames(P: string) {
   return {
     viewers: `${P}_viewers`,
@@ -39,8 +48,6 @@ export interface CompanionSource {
   sourceDb: number;
   targetDb: number;
 }
-
-const get = async <T = any>(s: SupersetClient, p: string): Promise<T> => (await s.request<{ result: T }>('GET', p)).result;
 
 /**
  * `decoyLayers`: d's layer of that name gets another id than a's (the chart's params name a's), so

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { userIdOf, type SupersetClient } from '../support/superset/fixtures.ts';
 import { client, registerEnvironment, waitTask } from '../dashboard-migration/support.ts';
-import { buildCompanionSource, companionNames } from './companion-fixture.ts';
+import { buildCompanionSource, companionNames, get, kind, named } from './companion-fixture.ts';
 import { setIdentity } from './support.ts';
 
 /**
@@ -31,12 +31,6 @@ const commits = {} as Record<'bare' | 'first' | 'changed', string>;
 
 const admin = (m: string, p: string, o: Record<string, unknown> = {}) => h.request(m, p, { ...o, token: h.adminToken });
 const G = (op: string) => `/api/git/dashboards/${dash}/${op}`;
-const get = async <T = any>(s: SupersetClient, p: string, q?: unknown): Promise<T> =>
-  (await s.request<{ result: T }>('GET', p, q ? { q } : {})).result;
-/** A list's rows whose `col` equals `value` (other test files share the instances). */
-const named = <T = any>(s: SupersetClient, p: string, col: string, value: string) =>
-  get<T[]>(s, p, { page_size: 100, filters: [{ col, opr: 'eq', value }] });
-const kind = (item: any, name: string) => item.companions.find((k: any) => k.kind === name);
 
 async function buildSource(dir: string): Promise<void> {
   const src = await buildCompanionSource(a, d, P, dir, { css });

@@ -1,6 +1,7 @@
 import { Badge, Code, Paper, Stack, Table, Text, Title } from '@mantine/core';
 import type { DriftItem } from '../../../contracts/schedules.ts';
 import { useI18n } from '../i18n.tsx';
+import { ObjectTable } from './ObjectTable.tsx';
 
 const STATUS_COLOR: Record<DriftItem['status'], string> = { in_sync: 'green', drifted: 'orange', failed: 'red' };
 
@@ -19,26 +20,16 @@ export function DriftDetail({ item }: { item: DriftItem }) {
       </Title>
       <Stack gap="xs" mt="xs">
         {item.differences.length > 0 && (
-          <Table data-testid="drift-objects">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t.objectKind}</Table.Th>
-                <Table.Th>{t.objectName}</Table.Th>
-                <Table.Th>{t.objectAction}</Table.Th>
-                <Table.Th>{t.objectChanges}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {item.differences.map((o) => (
-                <Table.Tr key={`${o.kind}-${o.uuid}`}>
-                  <Table.Td>{o.kind}</Table.Td>
-                  <Table.Td>{o.name}</Table.Td>
-                  <Table.Td>{o.action}</Table.Td>
-                  <Table.Td>{o.differences.map((d) => d.field).join(', ')}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
+          <ObjectTable
+            testId="drift-objects"
+            rows={item.differences.map((o) => ({
+              key: `${o.kind}-${o.uuid}`,
+              kind: o.kind,
+              name: o.name,
+              action: o.action,
+              changes: o.differences.map((d) => d.field).join(', '),
+            }))}
+          />
         )}
         {companions.length > 0 && (
           <Table aria-label={t.companions} data-testid="drift-companions">

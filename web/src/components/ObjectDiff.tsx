@@ -1,7 +1,8 @@
-import { Badge, Code, Group, Paper, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { Badge, Code, Group, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import type { DashboardOutcome, ObjectPlan } from '../../../contracts/migration.ts';
 import { useI18n } from '../i18n.tsx';
 import { EnvRuleEffects } from './EnvRuleEffects.tsx';
+import { ObjectTable } from './ObjectTable.tsx';
 
 const ACTION_COLOR: Record<ObjectPlan['action'], string> = { create: 'green', update: 'orange', reuse: 'blue', unchanged: 'gray' };
 
@@ -18,49 +19,40 @@ export function ObjectDiff({ outcome }: { outcome: DashboardOutcome }) {
         </Title>
         {outcome.error && <Text c="red">{outcome.error}</Text>}
       </Group>
-      <Table mt="xs">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>{t.objectKind}</Table.Th>
-            <Table.Th>{t.objectName}</Table.Th>
-            <Table.Th>{t.objectAction}</Table.Th>
-            <Table.Th>{t.objectChanges}</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {outcome.objects.map((o) => (
-            <Table.Tr key={o.uuid + o.file}>
-              <Table.Td>{o.kind}</Table.Td>
-              <Table.Td>{o.name}</Table.Td>
-              <Table.Td>
-                <Badge color={ACTION_COLOR[o.action]} data-testid="object-action">
-                  {o.action}
-                </Badge>
-              </Table.Td>
-              <Table.Td>
-                {o.note && <Text size="xs">{o.note}</Text>}
-                <Stack gap={4}>
-                  {(o.differences ?? []).map((d) => (
-                    <div key={d.field}>
-                      <Text size="xs" fw={600}>
-                        {d.field}
-                      </Text>
-                      <SimpleGrid cols={2} spacing={4}>
-                        <Code block c="red.8" aria-label={t.targetBefore}>
-                          {show(d.target)}
-                        </Code>
-                        <Code block c="green.8" aria-label={t.sourceAfter}>
-                          {show(d.source)}
-                        </Code>
-                      </SimpleGrid>
-                    </div>
-                  ))}
-                </Stack>
-              </Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
+      <ObjectTable
+        rows={outcome.objects.map((o) => ({
+          key: o.uuid + o.file,
+          kind: o.kind,
+          name: o.name,
+          action: (
+            <Badge color={ACTION_COLOR[o.action]} data-testid="object-action">
+              {o.action}
+            </Badge>
+          ),
+          changes: (
+            <>
+              {o.note && <Text size="xs">{o.note}</Text>}
+              <Stack gap={4}>
+                {(o.differences ?? []).map((d) => (
+                  <div key={d.field}>
+                    <Text size="xs" fw={600}>
+                      {d.field}
+                    </Text>
+                    <SimpleGrid cols={2} spacing={4}>
+                      <Code block c="red.8" aria-label={t.targetBefore}>
+                        {show(d.target)}
+                      </Code>
+                      <Code block c="green.8" aria-label={t.sourceAfter}>
+                        {show(d.source)}
+                      </Code>
+                    </SimpleGrid>
+                  </div>
+                ))}
+              </Stack>
+            </>
+          ),
+        }))}
+      />
       {outcome.collisions.length > 0 && (
         <Text size="sm" mt="xs">
           {outcome.collisions.map((c) => `${c.kind}: ${c.detail} → ${c.resolution}`).join('; ')}
