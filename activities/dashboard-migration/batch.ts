@@ -39,6 +39,7 @@ import { importTogether } from './import.ts';
 import { planOne, type Planned } from './plan-one.ts';
 import { readAhead, startReads, type ReadAhead } from './read-ahead.ts';
 import { readSourceViewsAhead } from './companions/step.ts';
+import { checkTargetsAhead } from './target-checks-ahead.ts';
 import { BatchOutcomes } from './record.ts';
 import { settleUnchanged } from './settle-unchanged.ts';
 import { checkSourcesAhead } from './source-checks-ahead.ts';
@@ -108,7 +109,8 @@ export async function runBatch(
     ready.map((p) => p.dashboardId),
   );
   await importReady(ctx, scope, ready);
-  await sourcesChecked;
+  // The target's side of the verification begins here, beside the source's (./target-checks-ahead.ts).
+  await Promise.all([sourcesChecked, checkTargetsAhead(svc, input, taskId, importedTargets(ctx, ready))]);
 
   // 7. record
   return outcomes.wrapUp(
@@ -116,6 +118,15 @@ export async function runBatch(
     ready,
     `${settled ? `${settled} unchanged, told from both exports; ` : ''}environments read in ${t1 - t0} ms, exports in ${t2 - t1} ms, planned in ${t3 - t2} ms, ${ready.length} imported in ${Date.now() - t3} ms`,
   );
+}
+
+/** The target ids of the dashboards this batch imported, as the workflow will verify them. */
+function importedTargets(ctx: BatchContext, ready: Planned[]): number[] {
+  const positions = new Set(ready.map((p) => p.position));
+  return ctx.outcomes
+    .result()
+    .items.filter((i) => positions.has(i.position) && i.status === 'imported' && i.target_dashboard_id !== null)
+    .map((i) => i.target_dashboard_id!);
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Bundle } from '../../lib/bundles/bundle.ts';
 import { SourceCheckCache } from './chart-check/source-cache.ts';
+import { TargetChecksAhead } from './chart-check/target-ahead.ts';
 import { TargetIndexCache } from './target-index-cache.ts';
 
 /**
@@ -52,10 +53,25 @@ export interface MigrationCaches {
    * On another worker: a miss queries the source chart, as a first verification does.
    */
   sourceChecks: SourceCheckCache;
+  /**
+   * Target dashboards' chart checks made in the batch that imported them, right after its imports
+   * (./target-checks-ahead.ts), for that task's verification to take once; only passing checks
+   * stand in (./chart-check/target-ahead.ts).
+   *
+   * Key: task id and target dashboard id. Bound: 256 dashboards, the oldest dropped first.
+   *
+   * On another worker: a miss reads and checks the target dashboard, as the verification always did.
+   */
+  targetChecks: TargetChecksAhead;
 }
 
 export function createMigrationCaches(): MigrationCaches {
-  return { targetIndexes: new TargetIndexCache(), exportedSources: new ExportedSources(), sourceChecks: new SourceCheckCache() };
+  return {
+    targetIndexes: new TargetIndexCache(),
+    exportedSources: new ExportedSources(),
+    sourceChecks: new SourceCheckCache(),
+    targetChecks: new TargetChecksAhead(),
+  };
 }
 
 /** Source bundles by task and source dashboard id (see MigrationCaches.exportedSources). */

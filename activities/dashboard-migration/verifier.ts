@@ -10,6 +10,7 @@ import { SupersetNotFoundError } from '../../lib/superset/errors.ts';
 import { judgeDashboard } from './chart-check/judge.ts';
 import { inParallel } from './chart-check/parallel.ts';
 import type { SourceChecks } from './chart-check/source-cache.ts';
+import type { TargetChecksAhead } from './chart-check/target-ahead.ts';
 import type { ChartForCheck } from './chart-check/types.ts';
 import type { MigrationUpstream } from './upstream.ts';
 
@@ -34,6 +35,8 @@ export interface Verifier {
     source?: MigrationUpstream,
     /** The worker's source checks that passed before (a chart unchanged since is not queried again in the source). */
     sourceChecks?: SourceChecks,
+    /** The task's target checks made by the batch right after its imports (./target-checks-ahead.ts): taken once each. */
+    targetAhead?: { cache: TargetChecksAhead; taskId: string },
   ): Promise<Array<Verification | { error: unknown }>>;
 }
 
@@ -41,7 +44,7 @@ export interface Verifier {
 const VERIFY_PARALLELISM = 3;
 
 export const chartQueryVerifier: Verifier = {
-  async verify(target, dashboards, log, source, sourceChecks) {
+  async verify(target, dashboards, log, source, sourceChecks, targetAhead) {
     const [targetRelease, sourceRelease] = await Promise.all([releaseOf(target), source ? releaseOf(source) : null]);
     const out: Array<Verification | { error: unknown }> = new Array(dashboards.length);
     await inParallel([...dashboards.keys()], VERIFY_PARALLELISM, async (i) => {
@@ -54,8 +57,9 @@ export const chartQueryVerifier: Verifier = {
           ? sourceChecks.cache.takeCharts(sourceChecks.taskId, d.sourceDashboardId)
           : undefined;
       const sourceRead = readAhead ? Promise.resolve(readAhead) : sourceChartsOf(source, d.sourceDashboardId, log);
+      const checked = targetAhead?.cache.take(targetAhead.taskId, d.dashboardId);
       try {
-        charts = await target.chartsForCheck(d.dashboardId);
+        charts = checked?.charts ?? (await target.chartsForCheck(d.dashboardId));
       } catch (err) {
         out[i] =
           err instanceof SupersetNotFoundError
@@ -65,7 +69,14 @@ export const chartQueryVerifier: Verifier = {
       }
       const sourceCharts = await sourceRead;
       try {
-        out[i] = await judgeDashboard({ target, targetRelease, source, sourceRelease, sourceChecks }, d, charts, sourceCharts, log);
+        out[i] = await judgeDashboard(
+          { target, targetRelease, source, sourceRelease, sourceChecks },
+          d,
+          charts,
+          sourceCharts,
+          log,
+          checked?.checks,
+        );
       } catch (err) {
         out[i] = { error: err };
       }

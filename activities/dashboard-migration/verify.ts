@@ -65,6 +65,7 @@ export async function verifyImported(
     log,
     source,
     { cache: svc.caches.sourceChecks, envId: input.sourceEnvId, taskId },
+    { cache: svc.caches.targetChecks, taskId },
   );
   const took = Date.now() - started;
   for (const [i, { d, stored }] of todo.entries()) {

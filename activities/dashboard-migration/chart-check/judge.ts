@@ -9,6 +9,7 @@ import type { MigrationUpstream } from '../upstream.ts';
 import { classify } from './classify.ts';
 import { runChecks } from './run.ts';
 import type { SourceChecks } from './source-cache.ts';
+import { standsIn } from './target-ahead.ts';
 import type { ChartAnswer, ChartCheck, ChartForCheck } from './types.ts';
 
 /** Calls of one dashboard's checks at once per side (the environment's own bound is ./limit.ts's). */
@@ -29,12 +30,14 @@ export async function judgeDashboard(
   charts: ChartForCheck[],
   sourceCharts: ChartForCheck[] | { unreadable: string } | null,
   log: Context['log'],
+  /** The charts' checks made right after the import (./target-ahead.ts), in the charts' order: those that passed stand in. */
+  targetMade?: ChartCheck[],
 ): Promise<Verification> {
   const byUuid = new Map(Array.isArray(sourceCharts) ? sourceCharts.filter((c) => c.uuid).map((c) => [c.uuid!, c]) : []);
   const twins = charts.map((c) => (c.uuid ? byUuid.get(c.uuid) : undefined));
   // Each side's checks together (the charts on one dataset in one call), both sides at once.
   const [targetChecks, sourceChecks] = await Promise.all([
-    runChecks(sides.target, charts, sides.targetRelease, CHART_PARALLELISM),
+    targetChecksOf(sides, charts, targetMade),
     sourceChecksOf(sides, twins, sourceCharts),
   ]);
   const results: ChartVerification[] = charts.map((c, at) => {
@@ -73,6 +76,21 @@ export async function judgeDashboard(
     charts: results,
     classes,
   };
+}
+
+/** The target charts' checks: those made after the import that passed taken as made, the rest run now. */
+async function targetChecksOf(sides: JudgeSides, charts: ChartForCheck[], made: ChartCheck[] | undefined): Promise<ChartCheck[]> {
+  if (!made || made.length !== charts.length) return runChecks(sides.target, charts, sides.targetRelease, CHART_PARALLELISM);
+  const todo = [...charts.keys()].filter((i) => !standsIn(made[i]));
+  const ran = await runChecks(
+    sides.target,
+    todo.map((i) => charts[i]!),
+    sides.targetRelease,
+    CHART_PARALLELISM,
+  );
+  const out = [...made];
+  for (const [k, i] of todo.entries()) out[i] = ran[k]!;
+  return out;
 }
 
 /** Each chart's answer in the source (its twin's): null without a twin or a source to compare with; not verifiable when the source could not be read. */

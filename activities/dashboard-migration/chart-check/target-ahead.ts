@@ -1,0 +1,40 @@
+/**
+ * Target dashboards' chart checks made as soon as their batch has imported them and written their
+ * companions, while the source's checks of the same batch still run (../target-checks-ahead.ts):
+ * the verification that follows takes them instead of reading and querying the target again.
+ * Kept per worker and task, taken once. Only a passing check stands in: one that failed, or could
+ * not be made, is made again by the verification, so it never reports a failure from here. A cache
+ * only: on another worker the verification checks the target itself.
+ */
+import type { ChartCheck, ChartForCheck } from './types.ts';
+
+/** Dashboards kept at once (a batch holds at most 16; a few tasks' worth). */
+const MAX_DASHBOARDS = 256;
+
+export interface TargetChecked {
+  charts: ChartForCheck[];
+  /** Each chart's check, in the charts' order. */
+  checks: ChartCheck[];
+}
+
+export class TargetChecksAhead {
+  private readonly kept = new Map<string, TargetChecked>();
+
+  keep(taskId: string, dashboardId: number, checked: TargetChecked): void {
+    this.kept.set(`${taskId}:${dashboardId}`, checked);
+    while (this.kept.size > MAX_DASHBOARDS) this.kept.delete(this.kept.keys().next().value!);
+  }
+
+  /** What was kept for the task's target dashboard, once. */
+  take(taskId: string, dashboardId: number): TargetChecked | undefined {
+    const key = `${taskId}:${dashboardId}`;
+    const hit = this.kept.get(key);
+    this.kept.delete(key);
+    return hit;
+  }
+}
+
+/** A check the verification may take as made: it passed. */
+export function standsIn(check: ChartCheck | undefined): check is ChartCheck {
+  return !!check && 'ok' in check.answer && check.answer.ok === true;
+}

@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedForMigration, startFakePair, type FakePair } from './fake-pair.ts';
+
+/**
+ * The target's side of a batch's verification begins inside the batch, right after its imports,
+ * beside the source's checks (activities/dashboard-migration/target-checks-ahead.ts); the
+ * verification takes the checks that passed and makes again those that did not. Counted at two
+ * fake Supersets.
+ */
+let pair: FakePair;
+
+/** A hang bound only: without the checks made inside the batch the held call waits this long, then the test fails. */
+const HOLD_BOUND_MS = 20_000;
+const CHART_DATA = '/api/v1/chart/data';
+const dashboardCharts = /^\/api\/v1\/dashboard\/\d+\/charts$/;
+
+async function migrate(prefix: string, n: number) {
+  const { ids, mapping } = seedForMigration(pair, prefix, n);
+  const r = await pair.admin('POST', '/api/dashboards/migrate', {
+    json: { source_env_id: pair.sourceEnv, target_env_id: pair.targetEnv, dashboard_ids: ids, db_mappings: mapping },
+  });
+  expect(r.status, r.text).toBe(202);
+  return pair.h.waitForTask(r.body.task_id, undefined, 180_000);
+}
+
+describe("a batch checks the target's charts as soon as it has imported them", () => {
+  beforeAll(async () => {
+    pair = await startFakePair();
+  }, 120_000);
+  afterAll(async () => pair?.close());
+
+  it("queries the target while the source's checks still run, and the verification does not query it again", async () => {
+    const { source, target } = pair;
+    const marks = [source.mark(), target.mark()] as const;
+    // The source's chart queries (made beside the imports; the batch waits for them) are held until
+    // the target answers one: only a target check made inside the batch asks one then, since the
+    // verification starts after the batch returns.
+    let released: 'a target chart query' | 'the hang bound' | null = null;
+    const targetQuery = target.seen({ method: 'POST', path: CHART_DATA }).then(() => (released ??= 'a target chart query'));
+    const bound = new Promise((r) => setTimeout(r, HOLD_BOUND_MS)).then(() => (released ??= 'the hang bound'));
+    source.hold({ method: 'POST', path: CHART_DATA }, Promise.race([targetQuery, bound]));
+    try {
+      const task = await migrate('Ahead target', 3);
+      expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
+      expect(released).toBe('a target chart query');
+      for (const item of task.result.items) expect(item.verification).toMatchObject({ ok: true, charts_linked: 2 });
+    } finally {
+      source.clearFailures();
+    }
+    // One target chart-data call per dashboard (its two charts on one dataset) and one read of its charts, none again.
+    expect(target.count(CHART_DATA, marks[1])).toBe(3);
+    expect(target.count(dashboardCharts, marks[1])).toBe(3);
+  }, 240_000);
+
+  it('makes again a target check that did not pass inside the batch, and reports what it gets then', async () => {
+    const { target } = pair;
+    const mark = target.mark();
+    // Every target chart query made inside the batch fails (Superset's 500): the joint one, then each chart's alone. Asked again by
+    // the verification, it passes: the dashboard is verified on what the verification got, not on the refusal.
+    target.fail({ method: 'POST', path: CHART_DATA }, '500', 3);
+    try {
+      const task = await migrate('Again target', 1);
+      expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
+      const [item] = task.result.items;
+      expect(item.status).toBe('imported');
+      expect(item.verification).toMatchObject({ ok: true, charts_linked: 2, classes: { passes: 2 } });
+    } finally {
+      target.clearFailures();
+    }
+    expect(target.count(CHART_DATA, mark)).toBe(4);
+  }, 240_000);
+});
