@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import { createEnvironment } from '../support/environments.ts';
 import { startFakeSuperset, type FakeSuperset } from '../support/fake-superset.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
@@ -25,7 +26,8 @@ export async function startFakePair(env: Record<string, string> = {}): Promise<F
     target,
     sourceEnv,
     targetEnv,
-    admin: ((method: string, path: string, opts: Record<string, unknown> = {}) => h.request(method, path, { ...opts, token: h.adminToken })) as Harness['request'],
+    admin: ((method: string, path: string, opts: Record<string, unknown> = {}) =>
+      h.request(method, path, { ...opts, token: h.adminToken })) as Harness['request'],
     async close() {
       await h.close();
       await Promise.all([source.close(), target.close()]);
@@ -46,6 +48,22 @@ export function seedForMigration(pair: FakePair, prefix: string, n: number) {
     titles: dashboards.map((d) => d.dashboard_title),
     mapping: [{ source_database_id: sourceDb.id, target_database_id: targetDb.id }],
   };
+}
+
+/** Migrates these source dashboards through the API (the admin) and answers the task once it has ended. */
+export async function migrateOnPair(pair: FakePair, ids: number[], mapping: unknown) {
+  const r = await pair.admin('POST', '/api/dashboards/migrate', {
+    json: { source_env_id: pair.sourceEnv, target_env_id: pair.targetEnv, dashboard_ids: ids, db_mappings: mapping },
+  });
+  expect(r.status, r.text).toBe(202);
+  return pair.h.waitForTask(r.body.task_id, undefined, 180_000);
+}
+
+/** Seeds `n` dashboards (seedForMigration), lets `before` see their ids, and migrates them (migrateOnPair). */
+export async function migrateSeeded(pair: FakePair, prefix: string, n: number, before?: (ids: number[]) => void) {
+  const { ids, mapping } = seedForMigration(pair, prefix, n);
+  before?.(ids);
+  return migrateOnPair(pair, ids, mapping);
 }
 
 /** Records the dashboard titles of every bundle the target is asked to import (a rule that never refuses one), one list per import call. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../support/fake-superset.ts';
-import { seedForMigration, startFakePair, type FakePair } from './fake-pair.ts';
+import { migrateOnPair, migrateSeeded, seedForMigration, startFakePair, type FakePair } from './fake-pair.ts';
 
 /**
  * What a first migration asks of Superset beyond the bare export and import (issue 30's bench
@@ -20,20 +20,6 @@ const chartUuidLists = (requests: RecordedRequest[], since: number) =>
   requests.slice(since).filter((r) => r.method === 'GET' && r.path === '/api/v1/chart/' && JSON.stringify(r.q ?? '').includes('rel_m_m'))
     .length;
 
-async function migrate(prefix: string, n: number, before?: (ids: number[]) => void) {
-  const { ids, mapping } = seedForMigration(pair, prefix, n);
-  before?.(ids);
-  return migrateAgain(ids, mapping);
-}
-
-async function migrateAgain(ids: number[], mapping: unknown) {
-  const r = await pair.admin('POST', '/api/dashboards/migrate', {
-    json: { source_env_id: pair.sourceEnv, target_env_id: pair.targetEnv, dashboard_ids: ids, db_mappings: mapping },
-  });
-  expect(r.status, r.text).toBe(202);
-  return pair.h.waitForTask(r.body.task_id, undefined, 180_000);
-}
-
 describe('a first migration asks Superset only what it needs', () => {
   beforeAll(async () => {
     pair = await startFakePair();
@@ -43,7 +29,7 @@ describe('a first migration asks Superset only what it needs', () => {
   it('looks no dashboard up by uuid in the target for its companions, and verifies without listing chart uuids the details carry', async () => {
     const { source, target } = pair;
     const marks = [source.mark(), target.mark()] as const;
-    const task = await migrate('Counted', 4);
+    const task = await migrateSeeded(pair, 'Counted', 4);
     expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
     for (const item of task.result.items) {
       expect(item.status).toBe('imported');
@@ -66,9 +52,9 @@ describe('a first migration asks Superset only what it needs', () => {
   it("compares a rerun's companions with one chart list and one dataset list a side, no detail read", async () => {
     const { source, target } = pair;
     const { ids, mapping } = seedForMigration(pair, 'Listed', 3);
-    expect((await migrateAgain(ids, mapping)).status).toBe('SUCCEEDED');
+    expect((await migrateOnPair(pair, ids, mapping)).status).toBe('SUCCEEDED');
     const marks = [source.mark(), target.mark()] as const;
-    const again = await migrateAgain(ids, mapping);
+    const again = await migrateOnPair(pair, ids, mapping);
     expect(again.status, JSON.stringify(again.error)).toBe('SUCCEEDED');
     for (const item of again.result.items) expect(item.status).toBe('unchanged');
     for (const [side, mark] of [
@@ -87,7 +73,7 @@ describe('a first migration asks Superset only what it needs', () => {
   it("reads the next dashboards' companion views while the batch plans the first of them", async () => {
     const { source } = pair;
     let released: 'a later view read' | 'the hang bound' | null = null;
-    const task = await migrate('Ahead', 4, (ids) => {
+    const task = await migrateSeeded(pair, 'Ahead', 4, (ids) => {
       // The second batch plans ids[1..3] one after another. The first of them cannot finish its
       // comparison (its embedded configuration is held) until the source is asked for the third
       // one's view: only a read ahead asks for it then.
@@ -108,11 +94,11 @@ describe('a first migration asks Superset only what it needs', () => {
   it("verifies a rerun's changed dashboard without querying its source charts again, unchanged since they passed", async () => {
     const { source, target } = pair;
     const { ids, mapping } = seedForMigration(pair, 'Kept', 2);
-    expect((await migrateAgain(ids, mapping)).status).toBe('SUCCEEDED');
+    expect((await migrateOnPair(pair, ids, mapping)).status).toBe('SUCCEEDED');
     // The dashboard edited in the source (its title), its charts not: imported and verified again.
     pair.source.dashboards.find((d) => d.id === ids[0])!.dashboard_title = 'Kept 0, renamed';
     const marks = [source.mark(), target.mark()] as const;
-    const again = await migrateAgain(ids, mapping);
+    const again = await migrateOnPair(pair, ids, mapping);
     expect(again.status, JSON.stringify(again.error)).toBe('SUCCEEDED');
     const renamed = again.result.items.find((i: { id: number }) => i.id === ids[0]);
     expect(renamed).toMatchObject({ status: 'imported', verification: { ok: true, charts_linked: 2 } });
@@ -135,7 +121,7 @@ describe('a first migration asks Superset only what it needs', () => {
       Promise.race([sourceQuery, bound]),
     );
     try {
-      const task = await migrate('Beside', 3);
+      const task = await migrateSeeded(pair, 'Beside', 3);
       expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
       expect(released).toBe('a source chart query');
       for (const item of task.result.items) expect(item.verification).toMatchObject({ ok: true, charts_linked: 2 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedForMigration, startFakePair, type FakePair } from './fake-pair.ts';
+import { migrateSeeded, startFakePair, type FakePair } from './fake-pair.ts';
 
 /**
  * The target's side of a batch's verification begins inside the batch, right after its imports,
@@ -13,15 +13,6 @@ let pair: FakePair;
 const HOLD_BOUND_MS = 20_000;
 const CHART_DATA = '/api/v1/chart/data';
 const dashboardCharts = /^\/api\/v1\/dashboard\/\d+\/charts$/;
-
-async function migrate(prefix: string, n: number) {
-  const { ids, mapping } = seedForMigration(pair, prefix, n);
-  const r = await pair.admin('POST', '/api/dashboards/migrate', {
-    json: { source_env_id: pair.sourceEnv, target_env_id: pair.targetEnv, dashboard_ids: ids, db_mappings: mapping },
-  });
-  expect(r.status, r.text).toBe(202);
-  return pair.h.waitForTask(r.body.task_id, undefined, 180_000);
-}
 
 describe("a batch checks the target's charts as soon as it has imported them", () => {
   beforeAll(async () => {
@@ -40,7 +31,7 @@ describe("a batch checks the target's charts as soon as it has imported them", (
     const bound = new Promise((r) => setTimeout(r, HOLD_BOUND_MS)).then(() => (released ??= 'the hang bound'));
     source.hold({ method: 'POST', path: CHART_DATA }, Promise.race([targetQuery, bound]));
     try {
-      const task = await migrate('Ahead target', 3);
+      const task = await migrateSeeded(pair, 'Ahead target', 3);
       expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
       expect(released).toBe('a target chart query');
       for (const item of task.result.items) expect(item.verification).toMatchObject({ ok: true, charts_linked: 2 });
@@ -59,7 +50,7 @@ describe("a batch checks the target's charts as soon as it has imported them", (
     // the verification, it passes: the dashboard is verified on what the verification got, not on the refusal.
     target.fail({ method: 'POST', path: CHART_DATA }, '500', 3);
     try {
-      const task = await migrate('Again target', 1);
+      const task = await migrateSeeded(pair, 'Again target', 1);
       expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
       const [item] = task.result.items;
       expect(item.status).toBe('imported');

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../lib/config.ts';
-import { seedForMigration, startFakePair, type FakePair } from './fake-pair.ts';
+import { migrateSeeded, startFakePair, type FakePair } from './fake-pair.ts';
 
 /**
  * Verification beside the imports (docs/migration-batching.md): the first batch's dashboard is
@@ -15,15 +15,6 @@ const HOLD_BOUND_MS = 30_000;
 
 let pair: FakePair;
 
-async function migrate(prefix: string, n: number) {
-  const { ids, mapping } = seedForMigration(pair, prefix, n);
-  const r = await pair.admin('POST', '/api/dashboards/migrate', {
-    json: { source_env_id: pair.sourceEnv, target_env_id: pair.targetEnv, dashboard_ids: ids, db_mappings: mapping },
-  });
-  expect(r.status, r.text).toBe(202);
-  return pair.h.waitForTask(r.body.task_id, undefined, 180_000);
-}
-
 describe('verification beside the imports, in fewer calls', () => {
   beforeAll(async () => {
     pair = await startFakePair({ VERIFY_CONCURRENCY: String(LIMIT) });
@@ -34,16 +25,22 @@ describe('verification beside the imports, in fewer calls', () => {
     const { target } = pair;
     const importPath = '/api/v1/dashboard/import/';
     const before = target.count(importPath);
-    // The second import call (the second batch's) is held until the target sees a chart query:
-    // only a verification started beside that batch can send one then.
-    let released: 'a chart query' | 'the hang bound' | null = null;
-    const chartQuery = target.seen({ method: 'POST', path: '/api/v1/chart/data' }).then(() => (released ??= 'a chart query'));
+    // The second import call (the second batch's) is held until the target is asked for an export:
+    // the first batch's verification asks one (it records the target's state of what it verifies)
+    // and, in a first migration, nothing else does then; only a verification started beside that
+    // batch can. (Its chart queries are not the sign: the first batch makes them itself, right
+    // after its import: target-checks-ahead-fake.test.ts.)
+    let released: 'the verification' | 'the hang bound' | null = null;
+    const verification = target.seen({ method: 'GET', path: '/api/v1/dashboard/export/' }).then(() => (released ??= 'the verification'));
     const bound = new Promise((r) => setTimeout(r, HOLD_BOUND_MS)).then(() => (released ??= 'the hang bound'));
-    target.hold({ method: 'POST', path: importPath, when: () => target.count(importPath) - before === 2 }, Promise.race([chartQuery, bound]));
+    target.hold(
+      { method: 'POST', path: importPath, when: () => target.count(importPath) - before === 2 },
+      Promise.race([verification, bound]),
+    );
     try {
-      const task = await migrate('Beside', 5);
+      const task = await migrateSeeded(pair, 'Beside', 5);
       expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
-      expect(released).toBe('a chart query');
+      expect(released).toBe('the verification');
       for (const item of task.result.items) expect(item.verification).toMatchObject({ ok: true, charts_linked: 2 });
     } finally {
       target.clearFailures();
@@ -59,7 +56,7 @@ describe('verification beside the imports, in fewer calls', () => {
     }
     const marks = [source.mark(), target.mark()];
     try {
-      const task = await migrate('Bounded', 9);
+      const task = await migrateSeeded(pair, 'Bounded', 9);
       expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
       expect(task.result.items.filter((i: any) => i.verification?.ok)).toHaveLength(9);
       // 9 dashboards of 2 charts on one dataset: each dashboard's two queries in one call a side.
