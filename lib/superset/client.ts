@@ -127,7 +127,7 @@ export class SupersetClient {
     this.savedQueries = new SavedQueries(this.http, this.lists);
     this.themes = new Themes(this.http, this.lists);
     this.embedded = new Embedded(this.http);
-    this.users = new Users(this.lists, this.security);
+    this.users = new Users(this.lists);
     this.roles = new Roles(this.lists);
     this.meta = new ObjectMetas(this.http, this.lists);
     this.instance = new Instance(this.http, this.lists, this.security, opts.capabilitiesRecheckMs ?? CAPABILITIES_RECHECK_MS);

@@ -331,6 +331,27 @@ describe('lists, thumbnails, accounts', () => {
     expect((await c.resolveUsername('ali')).ids).toEqual([]);
     expect((await c.findAccounts('lidd'))[0]).toMatchObject({ id: 2, username: 'alice', display_name: 'Alice Liddell' });
   });
+
+  it('reads every account in one security-API call, and the related owners where that API is closed', async () => {
+    const users = /^\/api\/v1\/security\/users\/$/;
+    const mark = fake.mark();
+    const open = await client().users.all();
+    expect(open.usernames).toBe(true);
+    expect(open.accounts.find((a) => a.id === 2)).toMatchObject({ username: 'alice', display_name: 'Alice Liddell' });
+    // One page (2 before: a probe of one row, then the list).
+    expect(fake.count(users, mark)).toBe(1);
+    const off = await startFakeSuperset({ securityApi: false });
+    try {
+      off.addDashboard({ title: 'Owned', owners: [1] });
+      const c = client({ baseUrl: off.baseUrl });
+      const closed = await c.users.all();
+      expect(closed.usernames).toBe(false);
+      expect(closed.accounts.length).toBeGreaterThan(0);
+      expect(closed.accounts.every((a) => a.username === null)).toBe(true);
+    } finally {
+      await off.close();
+    }
+  });
 });
 
 describe('capabilities', () => {

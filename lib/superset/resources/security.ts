@@ -10,6 +10,12 @@ import type { ListQuery, ListResponse, UpstreamAccount } from '../types.ts';
 const USERNAME_TTL_MS = 60_000;
 const USERS = '/api/v1/security/users/';
 
+/** The security API is off (FAB_ADD_SECURITY_API) or closed to the service account: read people another way. */
+export function securityApiClosed(err: unknown): boolean {
+  if (err instanceof SupersetForbiddenError || err instanceof SupersetNotFoundError || err instanceof SupersetAuthError) return true;
+  return err instanceof SupersetApiError && err.upstreamStatus === 405;
+}
+
 /** Who a username is upstream: the account ids, their display names, and whether the security API said so exactly. */
 export interface ResolvedUsername {
   ids: number[];
@@ -66,9 +72,7 @@ export class Security {
         active: u.active ?? null,
       }));
     } catch (err) {
-      if (err instanceof SupersetForbiddenError || err instanceof SupersetNotFoundError || err instanceof SupersetAuthError)
-        return undefined;
-      if (err instanceof SupersetApiError && err.upstreamStatus === 405) return undefined;
+      if (securityApiClosed(err)) return undefined;
       throw err;
     }
   }

@@ -5,32 +5,35 @@
  */
 import type { Pager } from '../transport/paging.ts';
 import type { UpstreamAccount } from '../types.ts';
-import { displayName, type Security } from './security.ts';
+import { displayName, securityApiClosed } from './security.ts';
 
 type Related = { value: number; text: string; extra?: { email?: string | null; active?: boolean | null } };
 
 export class Users {
   private readonly pager: Pager;
-  private readonly security: Security;
 
-  constructor(pager: Pager, security: Security) {
+  constructor(pager: Pager) {
     this.pager = pager;
-    this.security = security;
   }
 
   /** Every account: through the security API when it answers (usernames known), else the related owners (`username: null`). */
   async all(): Promise<{ accounts: UpstreamAccount[]; usernames: boolean }> {
-    const probe = await this.security.users(undefined, 1);
-    if (probe !== undefined) {
-      type Row = { id: number; username?: string; first_name?: string; last_name?: string; email?: string; active?: boolean };
-      const rows = await this.pager.paged<Row>(
+    type Row = { id: number; username?: string; first_name?: string; last_name?: string; email?: string; active?: boolean };
+    let listed: Row[] | undefined;
+    try {
+      // Straight to the list (no probe first): a closed security API answers its first page with the same refusal.
+      listed = await this.pager.paged<Row>(
         '/api/v1/security/users/',
         { columns: ['id', 'username', 'first_name', 'last_name', 'email', 'active'], order_column: 'id', order_direction: 'asc' },
         (r) => r.id,
       );
+    } catch (err) {
+      if (!securityApiClosed(err)) throw err;
+    }
+    if (listed) {
       return {
         usernames: true,
-        accounts: rows.map((u) => ({
+        accounts: listed.map((u) => ({
           id: u.id,
           username: u.username ?? null,
           display_name: displayName(u),
