@@ -109,8 +109,9 @@ export async function runBatch(
     ready.map((p) => p.dashboardId),
   );
   await importReady(ctx, scope, ready);
-  // The target's side of the verification begins here, beside the source's (./target-checks-ahead.ts).
-  await Promise.all([sourcesChecked, checkTargetsAhead(svc, input, taskId, importedTargets(ctx, ready))]);
+  // The target's side of the verification begins here, beside the source's; the batch does not wait for it (./target-checks-ahead.ts).
+  checkTargetsAhead(svc, input, taskId, importedTargets(ctx, ready));
+  await sourcesChecked;
 
   // 7. record
   return outcomes.wrapUp(

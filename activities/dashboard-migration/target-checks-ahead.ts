@@ -1,37 +1,44 @@
 /**
- * The target side of a batch's verification, begun inside the batch: as soon as its imports (and
+ * The target side of a batch's verification, begun by the batch: as soon as its imports (and
  * their companions' writes) are done, each imported dashboard's charts are read and checked in the
- * target while the source's checks (./source-checks-ahead.ts) still run on the other Superset. The
- * verification that follows takes what passed (./chart-check/target-ahead.ts) and classifies it
- * against the source as before; what failed, or was not checked here, it checks itself.
+ * target, beside the source's checks (./source-checks-ahead.ts) and the next batch's plan, without
+ * waiting for the verification activity to be scheduled. The verification takes what passed
+ * (./chart-check/target-ahead.ts) and classifies it against the source as before; what failed, or
+ * was not checked here, it checks itself.
  */
 import type { MigrationServices, Request } from './context.ts';
 import { inParallel } from './chart-check/parallel.ts';
 import { runChecks } from './chart-check/run.ts';
 import { upstreamFor } from './superset-upstream.ts';
+import type { TargetChecked } from './chart-check/target-ahead.ts';
 
 /** Dashboards checked at once, as the verification does (chart queries stay within VERIFY_CONCURRENCY). */
 const DASHBOARDS_AT_ONCE = 3;
 /** Calls of one dashboard's checks at once. */
 const CHART_PARALLELISM = 2;
 
-export async function checkTargetsAhead(
-  svc: MigrationServices,
-  input: Request,
-  taskId: string,
-  targetDashboardIds: number[],
-): Promise<void> {
+/**
+ * Begins the checks and returns at once: the batch does not wait for them (the next batch plans
+ * meanwhile); each dashboard's checks are kept as a promise its verification awaits. Nothing here
+ * throws: what cannot be checked is left to the verification.
+ */
+export function checkTargetsAhead(svc: MigrationServices, input: Request, taskId: string, targetDashboardIds: number[]): void {
   if (input.dryRun || !targetDashboardIds.length) return;
-  try {
+  const made = new Map(targetDashboardIds.map((id) => [id, Promise.withResolvers<TargetChecked | undefined>()]));
+  for (const [id, m] of made) svc.caches.targetChecks.keep(taskId, id, m.promise);
+  const run = async () => {
     const target = svc.chartQueries.limited(await upstreamFor(svc.deps, input.targetEnvId), input.targetEnvId);
     const release = await target.version().catch(() => null);
     await inParallel(targetDashboardIds, DASHBOARDS_AT_ONCE, async (id) => {
       const charts = await target.chartsForCheck(id).catch(() => null);
-      if (!charts) return;
-      const checks = await runChecks(target, charts, release, CHART_PARALLELISM).catch(() => null);
-      if (checks) svc.caches.targetChecks.keep(taskId, id, { charts, checks });
+      const checks = charts && (await runChecks(target, charts, release, CHART_PARALLELISM).catch(() => null));
+      made.get(id)!.resolve(charts && checks ? { charts, checks } : undefined);
     });
-  } catch {
-    // The verification checks the target itself.
-  }
+  };
+  // Whatever is left unsettled (the target could not be opened) is the verification's to check.
+  void run()
+    .catch(() => undefined)
+    .finally(() => {
+      for (const m of made.values()) m.resolve(undefined);
+    });
 }

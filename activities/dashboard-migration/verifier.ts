@@ -57,7 +57,7 @@ export const chartQueryVerifier: Verifier = {
           ? sourceChecks.cache.takeCharts(sourceChecks.taskId, d.sourceDashboardId)
           : undefined;
       const sourceRead = readAhead ? Promise.resolve(readAhead) : sourceChartsOf(source, d.sourceDashboardId, log);
-      const checked = targetAhead?.cache.take(targetAhead.taskId, d.dashboardId);
+      const checked = await targetAhead?.cache.take(targetAhead.taskId, d.dashboardId);
       try {
         charts = checked?.charts ?? (await target.chartsForCheck(d.dashboardId));
       } catch (err) {

@@ -1,8 +1,8 @@
 /**
- * Target dashboards' chart checks made as soon as their batch has imported them and written their
- * companions, while the source's checks of the same batch still run (../target-checks-ahead.ts):
- * the verification that follows takes them instead of reading and querying the target again.
- * Kept per worker and task, taken once. Only a passing check stands in: one that failed, or could
+ * Target dashboards' chart checks begun as soon as their batch has imported them and written their
+ * companions (../target-checks-ahead.ts): the verification that follows takes them, awaiting those
+ * still being made, instead of reading and querying the target again. Kept per worker and task,
+ * taken once. Only a passing check stands in: one that failed, or could
  * not be made, is made again by the verification, so it never reports a failure from here. A cache
  * only: on another worker the verification checks the target itself.
  */
@@ -18,15 +18,16 @@ export interface TargetChecked {
 }
 
 export class TargetChecksAhead {
-  private readonly kept = new Map<string, TargetChecked>();
+  private readonly kept = new Map<string, Promise<TargetChecked | undefined>>();
 
-  keep(taskId: string, dashboardId: number, checked: TargetChecked): void {
+  /** The dashboard's checks as they will be once made (undefined: they could not be). */
+  keep(taskId: string, dashboardId: number, checked: Promise<TargetChecked | undefined>): void {
     this.kept.set(`${taskId}:${dashboardId}`, checked);
     while (this.kept.size > MAX_DASHBOARDS) this.kept.delete(this.kept.keys().next().value!);
   }
 
-  /** What was kept for the task's target dashboard, once. */
-  take(taskId: string, dashboardId: number): TargetChecked | undefined {
+  /** What was kept for the task's target dashboard, once (awaited by the verification if still being made). */
+  take(taskId: string, dashboardId: number): Promise<TargetChecked | undefined> | undefined {
     const key = `${taskId}:${dashboardId}`;
     const hit = this.kept.get(key);
     this.kept.delete(key);
