@@ -10,6 +10,7 @@ import type { MigrationServices, Request } from './context.ts';
 import { inParallel } from './chart-check/parallel.ts';
 import { runChecks } from './chart-check/run.ts';
 import { upstreamFor } from './superset-upstream.ts';
+import { sourceChartList } from './companions/kind.ts';
 
 /** Dashboards checked at once, as the verification does (chart queries stay within VERIFY_CONCURRENCY). */
 const DASHBOARDS_AT_ONCE = 3;
@@ -23,7 +24,8 @@ export async function checkSourcesAhead(svc: MigrationServices, input: Request, 
     const release = await source.version().catch(() => null);
     const kept = svc.caches.sourceChecks;
     await inParallel(dashboardIds, DASHBOARDS_AT_ONCE, async (id) => {
-      const charts = await source.chartsForCheck(id).catch(() => null);
+      // The chart list the companions' views read of this dashboard, when they did (not asked twice).
+      const charts = await source.chartsForCheck(id, sourceChartList(input, id)).catch(() => null);
       if (!charts) return;
       kept.keepCharts(taskId, id, charts);
       const keys = charts.map((c) => kept.keyOf(input.sourceEnvId, c, release));

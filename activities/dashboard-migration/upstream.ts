@@ -7,7 +7,7 @@
  */
 import type { Bundle } from '../../lib/bundles/bundle.ts';
 import type { TargetCatalogs } from '../../lib/bundles/catalogs.ts';
-import type { RlsRule, RlsRuleWrite, UpstreamRole } from '../../lib/superset/types.ts';
+import type { DashboardChart, RlsRule, RlsRuleWrite, UpstreamRole } from '../../lib/superset/types.ts';
 import type { ChartAnswer, ChartForCheck } from './chart-check/types.ts';
 
 export interface UpstreamDatabase {
@@ -43,7 +43,7 @@ export interface MigrationUpstream {
   findDashboard(idOrSlug: string): Promise<{ id: number; uuid: string | null; slug: string | null; dashboard_title: string | null } | null>;
   dashboardCharts(id: number): Promise<Array<{ id: number; slice_name: string | null; form_data: Record<string, unknown> }>>;
   /** A dashboard's charts as the chart check reads them: uuid, type, form_data, dataset, saved query context (404 when the dashboard is not there). */
-  chartsForCheck(dashboardId: number): Promise<ChartForCheck[]>;
+  chartsForCheck(dashboardId: number, listed?: Promise<DashboardChart[]>): Promise<ChartForCheck[]>;
   /** A chart's query context run through the chart-data API: its columns, Superset's refusal, or why there is no answer. */
   runQueryContext(queryContext: Record<string, unknown>): Promise<ChartAnswer>;
   /**

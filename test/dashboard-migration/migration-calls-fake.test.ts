@@ -47,6 +47,8 @@ describe('a first migration asks Superset only what it needs', () => {
     // source checks' (one per chart, for its saved query context; 16 before), and no dataset detail (1 before).
     expect(source.count(chartDetail, marks[0])).toBe(8);
     expect(source.count(datasetDetail, marks[0])).toBe(0);
+    // Each source dashboard's chart list read once: by the companions' views, handed to its chart checks (8 before).
+    expect(source.count(/^\/api\/v1\/dashboard\/\d+\/charts$/, marks[0])).toBe(4);
   }, 240_000);
 
   it("compares a rerun's companions with one chart list and one dataset list a side, no detail read", async () => {

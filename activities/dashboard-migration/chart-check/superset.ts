@@ -5,6 +5,7 @@
  * transport's retries did not get past, an asynchronous answer) leaves it not verifiable.
  */
 import type { SupersetClient } from '../../../lib/superset/client.ts';
+import type { DashboardChart } from '../../../lib/superset/types.ts';
 import {
   SupersetApiError,
   SupersetLegacySignInError,
@@ -22,8 +23,13 @@ const DETAIL_PARALLELISM = 4;
  * dashboard's chart uuids (one of the slowest reads Superset answers) is asked only of a release
  * whose details lack it (4.1, 5.0).
  */
-export async function chartsForCheck(client: SupersetClient, dashboardId: number): Promise<ChartForCheck[]> {
-  const charts = await client.dashboards.charts(dashboardId);
+export async function chartsForCheck(
+  client: SupersetClient,
+  dashboardId: number,
+  /** The dashboard's chart list (`/dashboard/{id}/charts`) as the caller already read it in this environment. */
+  listed?: Promise<DashboardChart[]>,
+): Promise<ChartForCheck[]> {
+  const charts = await (listed ?? client.dashboards.charts(dashboardId));
   const details = new Array<Awaited<ReturnType<SupersetClient['charts']['get']>> | null>(charts.length);
   let next = 0;
   const lane = async () => {

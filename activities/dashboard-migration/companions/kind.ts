@@ -10,7 +10,8 @@ import type { EnvRule } from '../../../contracts/env-rules.ts';
 import type { SupersetClient } from '../../../lib/superset/client.ts';
 import { directoryOf, type Directory } from './people.ts';
 import { memoisedLists } from './recording.ts';
-import { readView, readViews, type DashboardView, type ObjectReads } from './views.ts';
+import type { DashboardChart } from '../../../lib/superset/types.ts';
+import { readView, readViews, type ChartLists, type DashboardView, type ObjectReads } from './views.ts';
 
 /** What a kind reads and writes through, for one dashboard in one phase (before or after its import). */
 export interface CompanionContext {
@@ -159,6 +160,14 @@ function sourceKept(client: SupersetClient, activity: object): { views: Map<numb
   return kept;
 }
 
+/** Per activity: the source dashboards' chart lists the views read together, for the source's chart checks (one source per activity). */
+const sourceChartLists = new WeakMap<object, ChartLists>();
+
+/** The source dashboard's chart list as the activity's views read it (the source does not change during a migration); undefined if not read. */
+export function sourceChartList(activity: object, dashboardId: number): Promise<DashboardChart[]> | undefined {
+  return sourceChartLists.get(activity)?.get(dashboardId);
+}
+
 /** A source view that must exist: the source does not lose a dashboard it is migrating unless someone deletes it. */
 function existing(view: DashboardView | null | undefined, dashboardId: number): DashboardView {
   if (!view) throw new Error(`dashboard ${dashboardId} is not in the source any more`);
@@ -183,7 +192,9 @@ export function sourceViewsTogether(client: SupersetClient, dashboardIds: number
   const { views: mine, objects } = sourceKept(client, activity);
   const ids = dashboardIds.filter((id) => !mine.has(id));
   if (!ids.length) return Promise.resolve();
-  const together = readViews(client, ids, objects);
+  let lists = sourceChartLists.get(activity);
+  if (!lists) sourceChartLists.set(activity, (lists = new Map()));
+  const together = readViews(client, ids, objects, lists);
   for (const id of ids)
     keep(
       mine,

@@ -64,14 +64,35 @@ export async function readView(client: SupersetClient, idOrUuid: number | string
 async function dashboardWithCharts(
   client: SupersetClient,
   id: number,
+  chartLists?: ChartLists,
 ): Promise<{ dashboard: ObjectMeta; charts: DashboardChart[] } | null> {
   try {
-    const [dashboard, charts] = await Promise.all([client.meta.get('dashboard', id), client.dashboards.charts(id)]);
+    const [dashboard, charts] = await Promise.all([client.meta.get('dashboard', id), chartListOf(client, id, chartLists)]);
     return { dashboard, charts };
   } catch (err) {
     if (err instanceof SupersetNotFoundError) return null;
     throw err;
   }
+}
+
+/**
+ * Dashboards' chart lists (`/dashboard/{id}/charts`) kept for a later reader in the same
+ * environment (the source's chart checks, ../source-checks-ahead.ts), by dashboard id.
+ */
+export type ChartLists = Map<number, Promise<DashboardChart[]>>;
+
+/** The dashboard's chart list, read once per `kept` (a failed read is asked again). */
+function chartListOf(client: SupersetClient, id: number, kept?: ChartLists): Promise<DashboardChart[]> {
+  if (!kept) return client.dashboards.charts(id);
+  let hit = kept.get(id);
+  if (!hit) {
+    const read = client.dashboards.charts(id);
+    read.catch(() => {
+      if (kept.get(id) === read) kept.delete(id);
+    });
+    kept.set(id, (hit = read));
+  }
+  return hit;
 }
 
 /** The dataset ids a dashboard's charts read (Superset's `/dashboard/{id}/datasets` is theirs too); null when a chart does not say. */
@@ -126,9 +147,10 @@ export async function readViews(
   client: SupersetClient,
   dashboardIds: number[],
   kept: ObjectReads = new Map(),
+  chartLists?: ChartLists,
 ): Promise<Map<number, DashboardView | null>> {
   const heads = await inParallel(
-    dashboardIds.map((id) => () => dashboardWithCharts(client, id)),
+    dashboardIds.map((id) => () => dashboardWithCharts(client, id, chartLists)),
     READS_AT_ONCE,
   );
   const datasetIds = await inParallel(
