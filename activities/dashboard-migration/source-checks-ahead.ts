@@ -10,7 +10,7 @@ import type { MigrationServices, Request } from './context.ts';
 import { inParallel } from './chart-check/parallel.ts';
 import { runChecks } from './chart-check/run.ts';
 import { upstreamFor } from './superset-upstream.ts';
-import { sourceChartList } from './companions/kind.ts';
+import { sourceChartList } from './companions/view-caches.ts';
 
 /** Dashboards checked at once, as the verification does (chart queries stay within VERIFY_CONCURRENCY). */
 const DASHBOARDS_AT_ONCE = 3;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { companionContext, forgetTargetObjects } from '../../activities/dashboard-migration/companions/kind.ts';
+import { companionContext } from '../../activities/dashboard-migration/companions/kind.ts';
+import { forgetTargetObjects } from '../../activities/dashboard-migration/companions/view-caches.ts';
 import { forgetLists, memoisedLists } from '../../activities/dashboard-migration/companions/recording.ts';
 import type { SupersetClient } from '../../lib/superset/client.ts';
 import { SupersetNotFoundError } from '../../lib/superset/errors.ts';

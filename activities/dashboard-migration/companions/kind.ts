@@ -10,8 +10,8 @@ import type { EnvRule } from '../../../contracts/env-rules.ts';
 import type { SupersetClient } from '../../../lib/superset/client.ts';
 import { directoryOf, type Directory } from './people.ts';
 import { memoisedLists } from './recording.ts';
-import type { DashboardChart } from '../../../lib/superset/types.ts';
-import { readView, readViews, type ChartLists, type DashboardView, type ObjectReads } from './views.ts';
+import { readView, type DashboardView } from './views.ts';
+import { sourceViewOf, targetViewForComparison } from './view-caches.ts';
 
 /** What a kind reads and writes through, for one dashboard in one phase (before or after its import). */
 export interface CompanionContext {
@@ -93,134 +93,6 @@ export function companionContext(opts: {
     sourcePeople: () => directoryOf(opts.source, opts.activity),
     targetPeople: () => directoryOf(opts.target, opts.activity),
   };
-}
-
-/**
- * The target's charts and datasets as the comparisons before any write read them, per activity
- * and client: a dataset several dashboards share is read once, until the target is written
- * (forgetTargetObjects, with the shared lists).
- */
-const targetObjects = new WeakMap<
-  object,
-  WeakMap<SupersetClient, { objects: ObjectReads; views: Map<number, Promise<DashboardView | null>> }>
->();
-
-function targetKept(client: SupersetClient, activity: object): { objects: ObjectReads; views: Map<number, Promise<DashboardView | null>> } {
-  let byClient = targetObjects.get(activity);
-  if (!byClient) targetObjects.set(activity, (byClient = new WeakMap()));
-  let kept = byClient.get(client);
-  if (!kept) byClient.set(client, (kept = { objects: new Map(), views: new Map() }));
-  return kept;
-}
-
-/** The target dashboard's view for a comparison: read together with others (targetViewsTogether), or now. */
-function targetViewForComparison(client: SupersetClient, idOrUuid: number | string, activity: object): Promise<DashboardView | null> {
-  const { objects, views } = targetKept(client, activity);
-  return (typeof idOrUuid === 'number' ? views.get(idOrUuid) : undefined) ?? readView(client, idOrUuid, objects);
-}
-
-/**
- * These target dashboards' views read together for the comparisons before any write (a rerun's
- * dashboards told unchanged), kept until the target is written. A joint read that fails leaves
- * each dashboard to read its own.
- */
-export function targetViewsTogether(client: SupersetClient, dashboardIds: number[], activity: object): void {
-  const { objects, views } = targetKept(client, activity);
-  const ids = dashboardIds.filter((id) => !views.has(id));
-  if (!ids.length) return;
-  const together = readViews(client, ids, objects);
-  for (const id of ids)
-    views.set(
-      id,
-      together.then(
-        (read) => read.get(id) ?? null,
-        () => readView(client, id, objects),
-      ),
-    );
-}
-
-/** The target was written: the comparisons read its dashboards, charts and datasets again. */
-export function forgetTargetObjects(client: SupersetClient, activity: object): void {
-  const kept = targetObjects.get(activity)?.get(client);
-  kept?.objects.clear();
-  kept?.views.clear();
-}
-
-/**
- * Per activity (its input object), client and dashboard: the comparison before the import and the
- * writes after it read the source once; a chart or dataset several dashboards share, once too.
- */
-const sourceViews = new WeakMap<object, WeakMap<SupersetClient, { views: Map<number, Promise<DashboardView>>; objects: ObjectReads }>>();
-
-function sourceKept(client: SupersetClient, activity: object): { views: Map<number, Promise<DashboardView>>; objects: ObjectReads } {
-  let byClient = sourceViews.get(activity);
-  if (!byClient) sourceViews.set(activity, (byClient = new WeakMap()));
-  let kept = byClient.get(client);
-  if (!kept) byClient.set(client, (kept = { views: new Map(), objects: new Map() }));
-  return kept;
-}
-
-/** Per activity: the source dashboards' chart lists the views read together, for the source's chart checks (one source per activity). */
-const sourceChartLists = new WeakMap<object, ChartLists>();
-
-/** The source dashboard's chart list as the activity's views read it (the source does not change during a migration); undefined if not read. */
-export function sourceChartList(activity: object, dashboardId: number): Promise<DashboardChart[]> | undefined {
-  return sourceChartLists.get(activity)?.get(dashboardId);
-}
-
-/** A source view that must exist: the source does not lose a dashboard it is migrating unless someone deletes it. */
-function existing(view: DashboardView | null | undefined, dashboardId: number): DashboardView {
-  if (!view) throw new Error(`dashboard ${dashboardId} is not in the source any more`);
-  return view;
-}
-
-/** Kept until it fails (a later ask reads again). */
-function keep(mine: Map<number, Promise<DashboardView>>, dashboardId: number, read: Promise<DashboardView>): Promise<DashboardView> {
-  read.catch(() => {
-    if (mine.get(dashboardId) === read) mine.delete(dashboardId);
-  });
-  mine.set(dashboardId, read);
-  return read;
-}
-
-/**
- * These source dashboards' views read together (./views.ts readViews: one list read for all their
- * charts, another for their datasets) and kept for sourceViewOf. If the joint read fails, each
- * dashboard is read on its own, and meets its own failure.
- */
-export function sourceViewsTogether(client: SupersetClient, dashboardIds: number[], activity: object): Promise<void> {
-  const { views: mine, objects } = sourceKept(client, activity);
-  const ids = dashboardIds.filter((id) => !mine.has(id));
-  if (!ids.length) return Promise.resolve();
-  let lists = sourceChartLists.get(activity);
-  if (!lists) sourceChartLists.set(activity, (lists = new Map()));
-  const together = readViews(client, ids, objects, lists);
-  for (const id of ids)
-    keep(
-      mine,
-      id,
-      together.then(
-        (views) => existing(views.get(id), id),
-        () => readView(client, id, objects).then((v) => existing(v, id)),
-      ),
-    );
-  return together.then(
-    () => undefined,
-    () => undefined,
-  );
-}
-
-/** The source dashboard's view, read once per activity (the source does not change during a migration, as its lists do not). */
-export function sourceViewOf(client: SupersetClient, dashboardId: number, activity: object): Promise<DashboardView> {
-  const { views: mine, objects } = sourceKept(client, activity);
-  return (
-    mine.get(dashboardId) ??
-    keep(
-      mine,
-      dashboardId,
-      readView(client, dashboardId, objects).then((v) => existing(v, dashboardId)),
-    )
-  );
 }
 
 /** The item for one companion, from what each side holds. */

@@ -29,14 +29,8 @@ import { annotationLayers } from './annotation-layers.ts';
 import { certification } from './certification.ts';
 import { cssTemplates } from './css-templates.ts';
 import { embedded } from './embedded.ts';
-import {
-  companionContext,
-  forgetTargetObjects,
-  sourceViewsTogether,
-  targetViewsTogether,
-  type CompanionContext,
-  type CompanionKind,
-} from './kind.ts';
+import { companionContext, type CompanionContext, type CompanionKind } from './kind.ts';
+import { forgetTargetObjects, sourceViewsTogether, targetViewsTogether } from './view-caches.ts';
 import { forgetLists } from './recording.ts';
 import { inParallel, type DashboardView } from './views.ts';
 import { noteTargetWrite, readTargetViewsAhead, takeTargetView } from './views-ahead.ts';
@@ -112,7 +106,7 @@ export async function targetWritten(scope: Pick<CompanionScope, 'svc' | 'input' 
 /**
  * The source dashboards' views read together (one list read for all their charts, another for
  * their datasets: ./views.ts readViews) while the batch plans them one after another: each plan's
- * comparison then finds its dashboard's view read (once per activity either way, ./kind.ts
+ * comparison then finds its dashboard's view read (once per activity either way, ./view-caches.ts
  * sourceViewOf). If the joint read fails, each comparison reads its own and meets its failure.
  */
 export function readSourceViewsAhead(scope: Pick<CompanionScope, 'svc' | 'input' | 'clients'>, dashboardIds: number[]): void {
