@@ -9,6 +9,8 @@ import { migrateSeeded, startFakePair, type FakePair } from './fake-pair.ts';
  */
 let pair: FakePair;
 
+/** A hang bound only: without the checks made inside the batch the held call waits this long, then the test fails. */
+const HOLD_BOUND_MS = 20_000;
 const CHART_DATA = '/api/v1/chart/data';
 const dashboardCharts = /^\/api\/v1\/dashboard\/\d+\/charts$/;
 
@@ -24,11 +26,14 @@ describe("a batch checks the target's charts as soon as it has imported them", (
     // The source's chart queries (made beside the imports; the batch waits for them) are held until
     // the target answers one: only a target check made inside the batch asks one then, since the
     // verification starts after the batch returns.
-    // No time bound: without such a target query the batch never returns and the task never ends (the test fails).
-    source.hold({ method: 'POST', path: CHART_DATA }, target.seen({ method: 'POST', path: CHART_DATA }));
+    let released: 'a target chart query' | 'the hang bound' | null = null;
+    const targetQuery = target.seen({ method: 'POST', path: CHART_DATA }).then(() => (released ??= 'a target chart query'));
+    const bound = new Promise((r) => setTimeout(r, HOLD_BOUND_MS)).then(() => (released ??= 'the hang bound'));
+    source.hold({ method: 'POST', path: CHART_DATA }, Promise.race([targetQuery, bound]));
     try {
       const task = await migrateSeeded(pair, 'Ahead target', 3);
       expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
+      expect(released).toBe('a target chart query');
       for (const item of task.result.items) expect(item.verification).toMatchObject({ ok: true, charts_linked: 2 });
     } finally {
       source.clearFailures();

@@ -10,6 +10,8 @@ import { migrateSeeded, startFakePair, type FakePair } from './fake-pair.ts';
  * (a dashboard's charts on one dataset go in one call a side).
  */
 const LIMIT = 2;
+/** A hang bound only: the old rule (verify after every import) would hold the second import this long, then fail the test. */
+const HOLD_BOUND_MS = 30_000;
 
 let pair: FakePair;
 
@@ -28,14 +30,17 @@ describe('verification beside the imports, in fewer calls', () => {
     // and, in a first migration, nothing else does then; only a verification started beside that
     // batch can. (Its chart queries are not the sign: the first batch makes them itself, right
     // after its import: target-checks-ahead-fake.test.ts.)
-    // No time bound: under the old rule (verify after every import) the second import is never released and the task never ends.
+    let released: 'the verification' | 'the hang bound' | null = null;
+    const verification = target.seen({ method: 'GET', path: '/api/v1/dashboard/export/' }).then(() => (released ??= 'the verification'));
+    const bound = new Promise((r) => setTimeout(r, HOLD_BOUND_MS)).then(() => (released ??= 'the hang bound'));
     target.hold(
       { method: 'POST', path: importPath, when: () => target.count(importPath) - before === 2 },
-      target.seen({ method: 'GET', path: '/api/v1/dashboard/export/' }),
+      Promise.race([verification, bound]),
     );
     try {
       const task = await migrateSeeded(pair, 'Beside', 5);
       expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
+      expect(released).toBe('the verification');
       for (const item of task.result.items) expect(item.verification).toMatchObject({ ok: true, charts_linked: 2 });
     } finally {
       target.clearFailures();
