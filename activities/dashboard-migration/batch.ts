@@ -101,8 +101,8 @@ export async function runBatch(
   const ready = await planUpToLimit(ctx, scope, rest, ahead);
   const t3 = Date.now();
 
-  // 5. import (6. verify: by the workflow, beside the next batch; its source side meanwhile)
-  const sourcesChecked = checkSourcesAhead(
+  // 5. import (6. verify: by the workflow, beside the next batch; its source side begun now, not awaited)
+  checkSourcesAhead(
     svc,
     input,
     taskId,
@@ -111,7 +111,6 @@ export async function runBatch(
   await importReady(ctx, scope, ready);
   // The target's side of the verification begins here, beside the source's; the batch does not wait for it (./target-checks-ahead.ts).
   checkTargetsAhead(svc, input, taskId, importedTargets(ctx, ready));
-  await sourcesChecked;
 
   // 7. record
   return outcomes.wrapUp(

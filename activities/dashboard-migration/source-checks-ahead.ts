@@ -1,39 +1,68 @@
 /**
- * The source side of a batch's verification, run while the batch imports: each dashboard it is
+ * The source side of a batch's verification, begun while the batch imports: each dashboard it is
  * about to import has its source charts checked, and the checks that pass are kept by the worker
- * (./chart-check/source-cache.ts). The verification that follows the import then finds them kept
- * and queries the target alone, while the source, idle during the import, has done its share.
- * A check that fails is not kept, so the verification makes it again; anything this step cannot
- * do (the source unreachable) is left to the verification, which meets it as its own.
+ * (./chart-check/source-cache.ts). The batch does not wait for them: the verification that follows
+ * awaits a dashboard's source charts (kept as a promise, settled once its checks are kept), finds
+ * its checks kept and queries the target alone. A check that fails is not kept, so the
+ * verification makes it again; anything this step cannot do (the source unreachable) is left to
+ * the verification, which meets it as its own.
+ *
+ * The charts are read from what the batch already holds of the source: each dashboard's chart
+ * list and chart uuids as the companions' views read them, and its export (uuid, viz type, saved
+ * query context), so no chart's detail is read again (./chart-check/exported.ts).
  */
+import type { Bundle } from '../../lib/bundles/bundle.ts';
 import type { MigrationServices, Request } from './context.ts';
+import { exportedCharts } from './chart-check/exported.ts';
 import { inParallel } from './chart-check/parallel.ts';
 import { runChecks } from './chart-check/run.ts';
+import type { ChartForCheck } from './chart-check/types.ts';
 import { upstreamFor } from './superset-upstream.ts';
-import { sourceChartList } from './companions/view-caches.ts';
+import { sourceChartList, sourceChartUuids } from './companions/view-caches.ts';
 
 /** Dashboards checked at once, as the verification does (chart queries stay within VERIFY_CONCURRENCY). */
 const DASHBOARDS_AT_ONCE = 3;
 /** Calls of one dashboard's checks at once. */
 const CHART_PARALLELISM = 2;
 
-export async function checkSourcesAhead(svc: MigrationServices, input: Request, taskId: string, dashboardIds: number[]): Promise<void> {
+/**
+ * Begins the checks and returns at once. Each dashboard's source charts are kept for the task's
+ * verification as a promise that settles once its checks are kept (undefined: not read here, the
+ * verification reads them). Nothing here throws.
+ */
+export function checkSourcesAhead(svc: MigrationServices, input: Request, taskId: string, dashboardIds: number[]): void {
   if (input.dryRun || !dashboardIds.length) return;
-  try {
+  const kept = svc.caches.sourceChecks;
+  const made = new Map(dashboardIds.map((id) => [id, Promise.withResolvers<ChartForCheck[] | undefined>()]));
+  for (const [id, m] of made) kept.keepCharts(taskId, id, m.promise);
+  // Taken now: the batch forgets its source exports when it ends, which may come before a dashboard's turn here.
+  const bundles = new Map(dashboardIds.map((id) => [id, svc.caches.exportedSources.get(taskId, id)]));
+  const run = async () => {
     const source = svc.chartQueries.limited(await upstreamFor(svc.deps, input.sourceEnvId), input.sourceEnvId);
     const release = await source.version().catch(() => null);
-    const kept = svc.caches.sourceChecks;
     await inParallel(dashboardIds, DASHBOARDS_AT_ONCE, async (id) => {
+      const exported = await exportedOf(bundles.get(id), sourceChartUuids(input, id));
       // The chart list the companions' views read of this dashboard, when they did (not asked twice).
-      const charts = await source.chartsForCheck(id, sourceChartList(input, id)).catch(() => null);
-      if (!charts) return;
-      kept.keepCharts(taskId, id, charts);
-      const keys = charts.map((c) => kept.keyOf(input.sourceEnvId, c, release));
-      const todo = charts.filter((_, i) => !kept.get(keys[i]!));
-      const checks = await runChecks(source, todo, release, CHART_PARALLELISM).catch(() => null);
-      if (checks) for (const [k, c] of todo.entries()) kept.record(kept.keyOf(input.sourceEnvId, c, release), checks[k]!);
+      const charts = await source.chartsForCheck(id, sourceChartList(input, id), exported).catch(() => null);
+      if (charts) {
+        const keys = charts.map((c) => kept.keyOf(input.sourceEnvId, c, release));
+        const todo = charts.filter((_, i) => !kept.get(keys[i]!));
+        const checks = await runChecks(source, todo, release, CHART_PARALLELISM).catch(() => null);
+        if (checks) for (const [k, c] of todo.entries()) kept.record(kept.keyOf(input.sourceEnvId, c, release), checks[k]!);
+      }
+      made.get(id)!.resolve(charts ?? undefined);
     });
-  } catch {
-    // The verification checks the source itself.
-  }
+  };
+  // Whatever is left unsettled (the source could not be opened) is the verification's to read and check.
+  void run()
+    .catch(() => undefined)
+    .finally(() => {
+      for (const m of made.values()) m.resolve(undefined);
+    });
+}
+
+/** The dashboard's charts as the source's export wrote them, paired by the uuids its views listed; undefined without both. */
+async function exportedOf(bundle: Bundle | undefined, uuids: Promise<Map<number, string | null> | undefined> | undefined) {
+  const byId = bundle && (await uuids);
+  return bundle && byId ? exportedCharts(bundle, byId) : undefined;
 }

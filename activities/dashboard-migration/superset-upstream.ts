@@ -108,7 +108,7 @@ export function supersetUpstream(client: SupersetClient, opts: { maxBundleBytes?
       return charts.map((c) => ({ id: c.id, slice_name: c.slice_name ?? null, form_data: (c.form_data ?? {}) as Record<string, unknown> }));
     },
 
-    chartsForCheck: (id, listed) => chartsForCheck(client, id, listed),
+    chartsForCheck: (id, listed, exported) => chartsForCheck(client, id, listed, exported),
     runQueryContext: (queryContext) => runQueryContext(client, queryContext),
     runQueryContexts: (queryContexts) => runQueryContexts(client, queryContexts),
     runLegacyChart: (chartId) => runLegacyChart(client, chartId),

@@ -8,6 +8,7 @@
 import type { Bundle } from '../../lib/bundles/bundle.ts';
 import type { TargetCatalogs } from '../../lib/bundles/catalogs.ts';
 import type { DashboardChart, RlsRule, RlsRuleWrite, UpstreamRole } from '../../lib/superset/types.ts';
+import type { ExportedChart } from './chart-check/exported.ts';
 import type { ChartAnswer, ChartForCheck } from './chart-check/types.ts';
 
 export interface UpstreamDatabase {
@@ -42,8 +43,16 @@ export interface MigrationUpstream {
   /** By UUID, slug or id (Superset resolves all three on the same path, in every release). */
   findDashboard(idOrSlug: string): Promise<{ id: number; uuid: string | null; slug: string | null; dashboard_title: string | null } | null>;
   dashboardCharts(id: number): Promise<Array<{ id: number; slice_name: string | null; form_data: Record<string, unknown> }>>;
-  /** A dashboard's charts as the chart check reads them: uuid, type, form_data, dataset, saved query context (404 when the dashboard is not there). */
-  chartsForCheck(dashboardId: number, listed?: Promise<DashboardChart[]>): Promise<ChartForCheck[]>;
+  /**
+   * A dashboard's charts as the chart check reads them: uuid, type, form_data, dataset, saved query
+   * context (404 when the dashboard is not there). `listed`: its chart list as already read here;
+   * `exported`: its charts as this environment's own export wrote them (not read again).
+   */
+  chartsForCheck(
+    dashboardId: number,
+    listed?: Promise<DashboardChart[]>,
+    exported?: ReadonlyMap<number, ExportedChart>,
+  ): Promise<ChartForCheck[]>;
   /** A chart's query context run through the chart-data API: its columns, Superset's refusal, or why there is no answer. */
   runQueryContext(queryContext: Record<string, unknown>): Promise<ChartAnswer>;
   /**

@@ -51,12 +51,14 @@ export const chartQueryVerifier: Verifier = {
       const d = dashboards[i]!;
       let charts: ChartForCheck[];
       // The source's charts are read meanwhile (another Superset): a missing target dashboard leaves them unused.
-      // Read beside the import when the batch checked the source then (./source-checks-ahead.ts).
+      // Read (and checked) beside the import when the batch checked the source then (./source-checks-ahead.ts); awaited here.
       const readAhead =
         d.sourceDashboardId !== undefined && sourceChecks?.taskId
           ? sourceChecks.cache.takeCharts(sourceChecks.taskId, d.sourceDashboardId)
           : undefined;
-      const sourceRead = readAhead ? Promise.resolve(readAhead) : sourceChartsOf(source, d.sourceDashboardId, log);
+      const sourceRead = (readAhead ?? Promise.resolve(undefined)).then(
+        (ahead) => ahead ?? sourceChartsOf(source, d.sourceDashboardId, log),
+      );
       const checked = await targetAhead?.cache.take(targetAhead.taskId, d.dashboardId);
       try {
         charts = checked?.charts ?? (await target.chartsForCheck(d.dashboardId));

@@ -26,16 +26,26 @@ describe('a first migration asks Superset only what it needs', () => {
   }, 120_000);
   afterAll(async () => pair?.close());
 
-  it('looks no dashboard up by uuid in the target for its companions, and verifies without listing chart uuids the details carry', async () => {
+  it('looks no dashboard up by uuid in the target for its companions, and verifies without reading a chart the batch has exported', async () => {
     const { source, target } = pair;
     const marks = [source.mark(), target.mark()] as const;
-    const task = await migrateSeeded(pair, 'Counted', 4);
+    // The first dashboard's charts have a saved query context, which only a chart's detail and the export give (the chart
+    // lists leave it out); its one query asks 77 rows, which no query Switchyard builds from form_data asks.
+    const saved = JSON.stringify({ datasource: { id: 0, type: 'table' }, queries: [{ columns: ['region'], metrics: [], row_limit: 77 }] });
+    const task = await migrateSeeded(pair, 'Counted', 4, (ids) => {
+      for (const id of source.dashboards.find((d) => d.id === ids[0])!.chartIds)
+        source.charts.find((c) => c.id === id)!.query_context = saved;
+    });
     expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
     for (const item of task.result.items) {
       expect(item.status).toBe('imported');
       expect(item.verification).toMatchObject({ ok: true, charts_linked: 2 });
       expect(item.verification.charts.every((c: { uuid?: string }) => typeof c.uuid === 'string')).toBe(true);
     }
+    expect(task.result.items[0].verification.charts.map((c: { check?: string }) => c.check)).toEqual([
+      'saved_query_context',
+      'saved_query_context',
+    ]);
     // The plan's index knew each dashboard was not there: no lookup by uuid for the companions' comparison (5 before).
     // The one left is the first batch's lone import asking which id it got. (The companions' read after the import, by the
     // id the import answered, is companion-shared-reads.test.ts's.)
@@ -43,10 +53,20 @@ describe('a first migration asks Superset only what it needs', () => {
     // A 6.x chart's detail carries its uuid: no per-dashboard list of them on either side (4 a side before).
     expect(chartUuidLists(source.requests, marks[0])).toBe(0);
     expect(chartUuidLists(target.requests, marks[1])).toBe(0);
-    // The companions read the source's charts and datasets in one list read each: the only chart details read are the
-    // source checks' (one per chart, for its saved query context; 16 before), and no dataset detail (1 before).
-    expect(source.count(chartDetail, marks[0])).toBe(8);
+    // The companions read the source's charts and datasets in one list read each, and the source checks take each chart's
+    // uuid, type and saved query context from the batch's export: no chart detail read in the source (8 before, 16 before that),
+    // and no dataset detail (1 before).
+    expect(source.count(chartDetail, marks[0])).toBe(0);
     expect(source.count(datasetDetail, marks[0])).toBe(0);
+    // The saved query context the export carried is what the source ran, once for both charts (one dataset, one call).
+    const asked = (f: typeof source, mark: number) =>
+      f.requests
+        .slice(mark)
+        .filter((r) => r.path === '/api/v1/chart/data')
+        .map((r) => ((r.json as { queries?: Array<{ row_limit?: number }> }).queries ?? []).map((q) => q.row_limit));
+    expect(asked(source, marks[0]).filter((limits) => limits.includes(77))).toEqual([[77, 77]]);
+    // The target's copies keep it (Superset's import stores it as exported), and the target's checks run it too.
+    expect(asked(target, marks[1]).filter((limits) => limits.includes(77))).toEqual([[77, 77]]);
     // Each source dashboard's chart list read once: by the companions' views, handed to its chart checks (8 before).
     expect(source.count(/^\/api\/v1\/dashboard\/\d+\/charts$/, marks[0])).toBe(4);
   }, 240_000);

@@ -92,11 +92,11 @@ describe('source checks kept by content', () => {
     expect(cache.get(key)).toBeUndefined();
   });
 
-  it("hands a source dashboard's charts read beside its import to that task's verification once, and to no other task", () => {
+  it("hands a source dashboard's charts read beside its import to that task's verification once, and to no other task", async () => {
     const cache = new SourceCheckCache();
-    cache.keepCharts('task-1', 5, [chart()]);
+    cache.keepCharts('task-1', 5, Promise.resolve([chart()]));
     expect(cache.takeCharts('task-2', 5)).toBeUndefined();
-    expect(cache.takeCharts('task-1', 5)).toEqual([chart()]);
+    expect(await cache.takeCharts('task-1', 5)).toEqual([chart()]);
     expect(cache.takeCharts('task-1', 5)).toBeUndefined(); // a retried verification reads the source itself
   });
 });

@@ -47,6 +47,31 @@ describe('verification beside the imports, in fewer calls', () => {
     }
   }, 240_000);
 
+  it('ends a batch without waiting for its source checks: the verification awaits them and does not query the source again', async () => {
+    const { source, target } = pair;
+    const marks = [source.mark(), target.mark()] as const;
+    // Every source chart query (made beside the imports) is held until the target is asked for an export: in a first
+    // migration only a verification asks one (it records the target's state of what it verifies), and the workflow starts
+    // the verification only once the batch has returned. A batch that waited for its source checks would wait here.
+    let released: 'the verification' | 'the hang bound' | null = null;
+    const verification = target.seen({ method: 'GET', path: '/api/v1/dashboard/export/' }).then(() => (released ??= 'the verification'));
+    const bound = new Promise((r) => setTimeout(r, HOLD_BOUND_MS)).then(() => (released ??= 'the hang bound'));
+    source.hold({ method: 'POST', path: '/api/v1/chart/data' }, Promise.race([verification, bound]));
+    try {
+      const task = await migrateSeeded(pair, 'Unwaited', 3);
+      expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
+      expect(released).toBe('the verification');
+      for (const item of task.result.items) expect(item.verification).toMatchObject({ ok: true, charts_linked: 2, classes: { passes: 2 } });
+    } finally {
+      source.clearFailures();
+    }
+    // One source chart-data call per dashboard (its two charts on one dataset), made beside the import and awaited by the
+    // verification, not made again; no source chart detail read (the batch's export gave what the checks need).
+    expect(source.count('/api/v1/chart/data', marks[0])).toBe(3);
+    expect(source.count(/^\/api\/v1\/chart\/\d+$/, marks[0])).toBe(0);
+    expect(target.count('/api/v1/chart/data', marks[1])).toBe(3);
+  }, 240_000);
+
   it('never sends one environment more chart queries at once than VERIFY_CONCURRENCY', async () => {
     const { source, target } = pair;
     // Slow answers keep queries open, so any lane past the limit shows as one more in flight.

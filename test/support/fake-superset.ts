@@ -83,6 +83,8 @@ export interface FakeChart {
   viz_type: string;
   dataset: number;
   params: Record<string, unknown>;
+  /** The saved query context as Superset stores it (a JSON string); none when unset. */
+  query_context?: string | null;
 }
 
 /** An imported bundle as the fake read it: file path (root folder stripped) → YAML content. */
@@ -110,6 +112,8 @@ export interface RecordedRequest {
   q?: unknown;
   accept?: string;
   authorized: boolean;
+  /** A chart-data request's JSON body, as sent. */
+  json?: unknown;
 }
 
 export interface FakeSupersetOptions {
@@ -484,7 +488,7 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
         certified_by: null,
         viz_type: c.viz_type,
         params: c.params,
-        query_context: null,
+        query_context: c.query_context ?? null,
         cache_timeout: null,
         uuid: c.uuid,
         version: '1.0.0',
@@ -576,6 +580,7 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
         viz_type: String(c.viz_type),
         dataset: datasets.find((d) => d.uuid === c.dataset_uuid)!.id,
         params: (c.params as Record<string, unknown>) ?? {},
+        query_context: typeof c.query_context === 'string' ? c.query_context : null,
       });
     }
     for (const c of of('dashboards')) {
@@ -1040,6 +1045,7 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
       let queries = 1;
       try {
         const parsed = JSON.parse(body.toString('utf8')) as { queries?: unknown[] };
+        record.json = parsed;
         if (Array.isArray(parsed.queries) && parsed.queries.length) queries = parsed.queries.length;
       } catch {
         // not JSON: one result, as before
@@ -1049,11 +1055,14 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
       });
     }
     if (method === 'GET' && (m = /^\/api\/v1\/chart\/(\d+)$/.exec(path))) {
-      // One chart, as Superset shows it: its params as a string, no saved query context.
+      // One chart, as Superset shows it: its params as a string, its saved query context (a string, or null).
       const c = charts.find((x) => x.id === Number(m![1]));
       if (!c) return error(req, res, 404, 'Not found');
       const { dataset, params, ...rest } = c;
-      return json(res, 200, { id: c.id, result: { ...rest, params: JSON.stringify(params), query_context: null, datasource_id: dataset, datasource_type: 'table' } });
+      return json(res, 200, {
+        id: c.id,
+        result: { ...rest, params: JSON.stringify(params), query_context: c.query_context ?? null, datasource_id: dataset, datasource_type: 'table' },
+      });
     }
     if (method === 'GET' && path === '/api/v1/chart/') {
       let rows = [...charts];

@@ -17,7 +17,7 @@ const MAX_CHART_LISTS = 256;
 
 export class SourceCheckCache {
   private readonly entries = new Map<string, ChartCheck>();
-  private readonly charts = new Map<string, ChartForCheck[]>();
+  private readonly charts = new Map<string, Promise<ChartForCheck[] | undefined>>();
   private readonly max: number;
 
   constructor(opts: { max?: number } = {}) {
@@ -42,15 +42,16 @@ export class SourceCheckCache {
   /**
    * A source dashboard's charts as the checks made beside its import read them, for that task's
    * verification to take instead of reading them again (the source does not change during a
-   * migration; another task never sees them).
+   * migration; another task never sees them): a promise settled once their checks are kept
+   * (undefined: they were not read there).
    */
-  keepCharts(taskId: string, dashboardId: number, charts: ChartForCheck[]): void {
+  keepCharts(taskId: string, dashboardId: number, charts: Promise<ChartForCheck[] | undefined>): void {
     this.charts.set(`${taskId}:${dashboardId}`, charts);
     while (this.charts.size > MAX_CHART_LISTS) this.charts.delete(this.charts.keys().next().value!);
   }
 
-  /** The charts kept for the task's source dashboard, once. */
-  takeCharts(taskId: string, dashboardId: number): ChartForCheck[] | undefined {
+  /** The charts kept for the task's source dashboard, once (to await: their checks may still be running). */
+  takeCharts(taskId: string, dashboardId: number): Promise<ChartForCheck[] | undefined> | undefined {
     const key = `${taskId}:${dashboardId}`;
     const hit = this.charts.get(key);
     this.charts.delete(key);

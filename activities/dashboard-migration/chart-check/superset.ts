@@ -12,6 +12,7 @@ import {
   SupersetNotFoundError,
   SupersetUnavailableError,
 } from '../../../lib/superset/errors.ts';
+import { parseSaved, type ExportedChart } from './exported.ts';
 import type { ChartAnswer, ChartForCheck } from './types.ts';
 
 /** Charts whose details are read at once. */
@@ -19,32 +20,46 @@ const DETAIL_PARALLELISM = 4;
 
 /**
  * A dashboard's charts with their uuids and saved query contexts (404 when the dashboard is not
- * there). Each chart's detail is read anyway; from 6.0 it carries the uuid, so the list of the
- * dashboard's chart uuids (one of the slowest reads Superset answers) is asked only of a release
- * whose details lack it (4.1, 5.0).
+ * there). A chart the caller already knows from this environment's own export (`exported`: its
+ * uuid, viz type and saved query context as the export wrote them) is not read again; every other
+ * chart's detail is read. From 6.0 a detail carries the uuid, so the list of the dashboard's chart
+ * uuids (one of the slowest reads Superset answers) is asked only of a release whose details lack
+ * it (4.1, 5.0).
  */
 export async function chartsForCheck(
   client: SupersetClient,
   dashboardId: number,
   /** The dashboard's chart list (`/dashboard/{id}/charts`) as the caller already read it in this environment. */
   listed?: Promise<DashboardChart[]>,
+  exported?: ReadonlyMap<number, ExportedChart>,
 ): Promise<ChartForCheck[]> {
   const charts = await (listed ?? client.dashboards.charts(dashboardId));
-  const details = new Array<Awaited<ReturnType<SupersetClient['charts']['get']>> | null>(charts.length);
+  const toRead = charts.filter((c) => !exported?.has(c.id));
+  const details = new Map<number, Awaited<ReturnType<SupersetClient['charts']['get']>> | null>();
   let next = 0;
   const lane = async () => {
-    while (next < charts.length) {
-      const at = next++;
-      details[at] = await client.charts
-        .get(charts[at]!.id)
-        .catch((err) => (err instanceof SupersetNotFoundError ? null : Promise.reject(err)));
+    while (next < toRead.length) {
+      const id = toRead[next++]!.id;
+      details.set(id, await client.charts.get(id).catch((err) => (err instanceof SupersetNotFoundError ? null : Promise.reject(err))));
     }
   };
-  await Promise.all(Array.from({ length: Math.min(DETAIL_PARALLELISM, charts.length) }, lane));
-  const uuids = details.every((d) => typeof d?.uuid === 'string' && d.uuid) ? null : await listedUuids(client, dashboardId);
-  return charts.map((c, at) => {
-    const detail = details[at];
+  await Promise.all(Array.from({ length: Math.min(DETAIL_PARALLELISM, toRead.length) }, lane));
+  const uuidOf = (id: number) => exported?.get(id)?.uuid ?? details.get(id)?.uuid;
+  const uuids = charts.every((c) => typeof uuidOf(c.id) === 'string' && uuidOf(c.id)) ? null : await listedUuids(client, dashboardId);
+  return charts.map((c) => {
     const fd = (c.form_data ?? {}) as Record<string, unknown>;
+    const known = exported?.get(c.id);
+    if (known)
+      return {
+        id: c.id,
+        uuid: known.uuid,
+        name: c.slice_name ?? String(c.id),
+        viz_type: known.viz_type,
+        form_data: fd,
+        datasource: datasourceOf(fd),
+        query_context: known.query_context,
+      };
+    const detail = details.get(c.id);
     const dsId = Number(detail?.datasource_id ?? String(fd.datasource ?? '').split('__')[0]);
     return {
       id: c.id,
@@ -53,9 +68,15 @@ export async function chartsForCheck(
       viz_type: String(detail?.viz_type ?? fd.viz_type ?? ''),
       form_data: fd,
       datasource: Number.isInteger(dsId) && dsId > 0 ? { id: dsId, type: String(detail?.datasource_type ?? 'table') } : null,
-      query_context: parseObject(detail?.query_context),
+      query_context: parseSaved(detail?.query_context),
     };
   });
+}
+
+/** The chart's dataset from its form_data (`<id>__<type>`, as Superset's Slice.form_data writes it). */
+function datasourceOf(fd: Record<string, unknown>): { id: number; type: string } | null {
+  const m = /^(\d+)__(\w+)$/.exec(String(fd.datasource ?? ''));
+  return m ? { id: Number(m[1]), type: m[2]! } : null;
 }
 
 /** The dashboard's charts' uuids by id, from the chart list (where a release's chart details carry none). */
@@ -172,14 +193,4 @@ function answerOfError(err: unknown, what: string): ChartAnswer {
 
 function isAccessError(err: SupersetApiError): boolean {
   return err.upstreamStatus === 401 || err.name === 'SupersetAuthError' || err.name === 'SupersetForbiddenError';
-}
-
-function parseObject(v: unknown): Record<string, unknown> | null {
-  if (typeof v !== 'string' || !v) return v && typeof v === 'object' ? (v as Record<string, unknown>) : null;
-  try {
-    const parsed: unknown = JSON.parse(v);
-    return parsed && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
 }

@@ -86,6 +86,18 @@ export function sourceChartList(activity: object, dashboardId: number): Promise<
   return sourceChartLists.get(activity)?.get(dashboardId);
 }
 
+/** Per activity: the source dashboards' chart uuids by chart id, as the views read them together (from the chart list). */
+const sourceChartUuidMaps = new WeakMap<object, Map<number, Promise<Map<number, string | null> | undefined>>>();
+
+/**
+ * The source dashboard's chart uuids by chart id as the activity's views read them (undefined if
+ * they did not, or their joint read failed): with the source's export they stand in for each
+ * chart's detail in its check (../chart-check/exported.ts).
+ */
+export function sourceChartUuids(activity: object, dashboardId: number): Promise<Map<number, string | null> | undefined> | undefined {
+  return sourceChartUuidMaps.get(activity)?.get(dashboardId);
+}
+
 /** A source view that must exist: the source does not lose a dashboard it is migrating unless someone deletes it. */
 function existing(view: DashboardView | null | undefined, dashboardId: number): DashboardView {
   if (!view) throw new Error(`dashboard ${dashboardId} is not in the source any more`);
@@ -113,7 +125,9 @@ export function sourceViewsTogether(client: SupersetClient, dashboardIds: number
   let lists = sourceChartLists.get(activity);
   if (!lists) sourceChartLists.set(activity, (lists = new Map()));
   const together = readViews(client, ids, objects, lists);
-  for (const id of ids)
+  let uuids = sourceChartUuidMaps.get(activity);
+  if (!uuids) sourceChartUuidMaps.set(activity, (uuids = new Map()));
+  for (const id of ids) {
     keep(
       mine,
       id,
@@ -122,6 +136,15 @@ export function sourceViewsTogether(client: SupersetClient, dashboardIds: number
         () => readView(client, id, objects).then((v) => existing(v, id)),
       ),
     );
+    const view = together.then(
+      (views) => views.get(id),
+      () => undefined,
+    );
+    uuids.set(
+      id,
+      view.then((v) => (v ? new Map(v.charts.map((c) => [c.id, c.uuid])) : undefined)),
+    );
+  }
   return together.then(
     () => undefined,
     () => undefined,
