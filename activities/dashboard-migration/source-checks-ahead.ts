@@ -20,15 +20,16 @@ import type { ChartForCheck } from './chart-check/types.ts';
 import { upstreamFor } from './superset-upstream.ts';
 import { sourceChartList, sourceChartUuids } from './companions/view-caches.ts';
 
-/** Dashboards checked at once, as the verification does (chart queries stay within VERIFY_CONCURRENCY). */
+/** Dashboards whose charts are read at once. */
 const DASHBOARDS_AT_ONCE = 3;
-/** Calls of one dashboard's checks at once. */
-const CHART_PARALLELISM = 2;
+/** Chart-data calls of the batch's checks at once (the environment's own bound is ./chart-check/limit.ts's). */
+const CALLS_AT_ONCE = 4;
 
 /**
  * Begins the checks and returns at once. Each dashboard's source charts are kept for the task's
  * verification as a promise that settles once its checks are kept (undefined: not read here, the
- * verification reads them). Nothing here throws.
+ * verification reads them). The batch's charts are checked as one list, so charts on one dataset
+ * go out together whichever dashboard holds them (./chart-check/run.ts). Nothing here throws.
  */
 export function checkSourcesAhead(svc: MigrationServices, input: Request, taskId: string, dashboardIds: number[]): void {
   if (input.dryRun || !dashboardIds.length) return;
@@ -40,18 +41,18 @@ export function checkSourcesAhead(svc: MigrationServices, input: Request, taskId
   const run = async () => {
     const source = svc.chartQueries.limited(await upstreamFor(svc.deps, input.sourceEnvId), input.sourceEnvId);
     const release = await source.version().catch(() => null);
+    const read = new Map<number, ChartForCheck[]>();
     await inParallel(dashboardIds, DASHBOARDS_AT_ONCE, async (id) => {
       const exported = await exportedOf(bundles.get(id), sourceChartUuids(input, id));
       // The chart list the companions' views read of this dashboard, when they did (not asked twice).
       const charts = await source.chartsForCheck(id, sourceChartList(input, id), exported).catch(() => null);
-      if (charts) {
-        const keys = charts.map((c) => kept.keyOf(input.sourceEnvId, c, release));
-        const todo = charts.filter((_, i) => !kept.get(keys[i]!));
-        const checks = await runChecks(source, todo, release, CHART_PARALLELISM).catch(() => null);
-        if (checks) for (const [k, c] of todo.entries()) kept.record(kept.keyOf(input.sourceEnvId, c, release), checks[k]!);
-      }
-      made.get(id)!.resolve(charts ?? undefined);
+      if (charts) read.set(id, charts);
+      else made.get(id)!.resolve(undefined);
     });
+    const todo = [...read.values()].flat().filter((c) => !kept.get(kept.keyOf(input.sourceEnvId, c, release)));
+    const checks = await runChecks(source, todo, release, CALLS_AT_ONCE).catch(() => null);
+    if (checks) for (const [k, c] of todo.entries()) kept.record(kept.keyOf(input.sourceEnvId, c, release), checks[k]!);
+    for (const [id, charts] of read) made.get(id)!.resolve(charts);
   };
   // Whatever is left unsettled (the source could not be opened) is the verification's to read and check.
   void run()
