@@ -94,7 +94,7 @@ export async function runBatch(
   const t2 = Date.now();
 
   // 4. plan (the companions' source views of the dashboards it will plan read ahead meanwhile)
-  readSourceViewsAhead(
+  const viewsBegun = readSourceViewsAhead(
     scope,
     (input.dryRun ? rest : rest.slice(0, input.importLimit)).map((d) => d.id),
   );
@@ -107,6 +107,7 @@ export async function runBatch(
     input,
     taskId,
     ready.map((p) => p.dashboardId),
+    viewsBegun,
   );
   await importReady(ctx, scope, ready);
   // The target's side of the verification begins here, beside the source's; the batch does not wait for it (./target-checks-ahead.ts).

@@ -31,7 +31,14 @@ const CALLS_AT_ONCE = 4;
  * verification reads them). The batch's charts are checked as one list, so charts on one dataset
  * go out together whichever dashboard holds them (./chart-check/run.ts). Nothing here throws.
  */
-export function checkSourcesAhead(svc: MigrationServices, input: Request, taskId: string, dashboardIds: number[]): void {
+export function checkSourcesAhead(
+  svc: MigrationServices,
+  input: Request,
+  taskId: string,
+  dashboardIds: number[],
+  /** Settles once the companions' views of these dashboards are begun (their chart lists and uuids are then kept). */
+  viewsBegun: Promise<void> = Promise.resolve(),
+): void {
   if (input.dryRun || !dashboardIds.length) return;
   const kept = svc.caches.sourceChecks;
   const made = new Map(dashboardIds.map((id) => [id, Promise.withResolvers<ChartForCheck[] | undefined>()]));
@@ -41,6 +48,7 @@ export function checkSourcesAhead(svc: MigrationServices, input: Request, taskId
   const run = async () => {
     const source = svc.chartQueries.limited(await upstreamFor(svc.deps, input.sourceEnvId), input.sourceEnvId);
     const release = await source.version().catch(() => null);
+    await viewsBegun;
     const read = new Map<number, ChartForCheck[]>();
     await inParallel(dashboardIds, DASHBOARDS_AT_ONCE, async (id) => {
       const exported = await exportedOf(bundles.get(id), sourceChartUuids(input, id));

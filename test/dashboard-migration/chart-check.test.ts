@@ -206,6 +206,20 @@ describe('charts on one dataset are queried together', () => {
     );
     expect(calls).toHaveLength(2);
   });
+
+  it("sends a query two charts share once, and gives each its answer (a copied chart, a dashboard's twin)", async () => {
+    // Charts 1 and 3 ask the same of dataset 1; chart 4 the same queries of dataset 2 (another dataset: asked apart).
+    const same = (id: number, dataset: number) =>
+      chart({ id, datasource: { id: dataset, type: 'table' }, query_context: { queries: [{ row_limit: 5 }] } });
+    const { up, calls } = counting();
+    const checks = await runChecks(up, [same(1, 1), saved(2, 1), same(3, 1), same(4, 2)], '6.1.0', 4);
+    expect(calls.flat().reduce((a, b) => a + b)).toBe(3);
+    expect(checks.map((c) => (c.answer as { rows: number }).rows)).toEqual([5, 2, 5, 5]);
+    expect(checks.map((c) => c.method)).toEqual(Array(4).fill('saved_query_context'));
+    // Each chart holds its own answer: one changed does not change its twin's.
+    (checks[0]!.answer as { rows: number }).rows = 0;
+    expect((checks[2]!.answer as { rows: number }).rows).toBe(5);
+  });
 });
 
 describe('how a chart is classified', () => {

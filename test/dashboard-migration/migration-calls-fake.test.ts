@@ -30,11 +30,12 @@ describe('a first migration asks Superset only what it needs', () => {
     const { source, target } = pair;
     const marks = [source.mark(), target.mark()] as const;
     // The first dashboard's charts have a saved query context, which only a chart's detail and the export give (the chart
-    // lists leave it out); its one query asks 77 rows, which no query Switchyard builds from form_data asks.
-    const saved = JSON.stringify({ datasource: { id: 0, type: 'table' }, queries: [{ columns: ['region'], metrics: [], row_limit: 77 }] });
+    // lists leave it out); their one query asks 77 and 78 rows, which no query Switchyard builds from form_data asks.
+    const saved = (rows: number) =>
+      JSON.stringify({ datasource: { id: 0, type: 'table' }, queries: [{ columns: ['region'], metrics: [], row_limit: rows }] });
     const task = await migrateSeeded(pair, 'Counted', 4, (ids) => {
-      for (const id of source.dashboards.find((d) => d.id === ids[0])!.chartIds)
-        source.charts.find((c) => c.id === id)!.query_context = saved;
+      for (const [k, id] of source.dashboards.find((d) => d.id === ids[0])!.chartIds.entries())
+        source.charts.find((c) => c.id === id)!.query_context = saved(77 + k);
     });
     expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
     for (const item of task.result.items) {
@@ -58,15 +59,15 @@ describe('a first migration asks Superset only what it needs', () => {
     // and no dataset detail (1 before).
     expect(source.count(chartDetail, marks[0])).toBe(0);
     expect(source.count(datasetDetail, marks[0])).toBe(0);
-    // The saved query context the export carried is what the source ran, once for both charts (one dataset, one call).
+    // The saved query contexts the export carried are what the source ran, both charts in one call (one dataset).
     const asked = (f: typeof source, mark: number) =>
       f.requests
         .slice(mark)
         .filter((r) => r.path === '/api/v1/chart/data')
         .map((r) => ((r.json as { queries?: Array<{ row_limit?: number }> }).queries ?? []).map((q) => q.row_limit));
-    expect(asked(source, marks[0]).filter((limits) => limits.includes(77))).toEqual([[77, 77]]);
+    expect(asked(source, marks[0]).filter((limits) => limits.includes(77))).toEqual([[77, 78]]);
     // The target's copies keep it (Superset's import stores it as exported), and the target's checks run it too.
-    expect(asked(target, marks[1]).filter((limits) => limits.includes(77))).toEqual([[77, 77]]);
+    expect(asked(target, marks[1]).filter((limits) => limits.includes(77))).toEqual([[77, 78]]);
     // Each source dashboard's chart list read once: by the companions' views, handed to its chart checks (8 before).
     expect(source.count(/^\/api\/v1\/dashboard\/\d+\/charts$/, marks[0])).toBe(4);
   }, 240_000);

@@ -357,13 +357,20 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
     return made;
   };
   const addChart: FakeSuperset['addChart'] = (c) => {
+    const id = charts.length + 1;
     const chart: FakeChart = {
-      id: charts.length + 1,
+      id,
       uuid: uuidFrom(`chart:${c.name}:${charts.length}`),
       slice_name: c.name,
       viz_type: c.vizType ?? 'table',
       dataset: c.dataset,
-      params: { viz_type: c.vizType ?? 'table', datasource: `${c.dataset}__table`, all_columns: ['region'] },
+      // Each chart asks a query of its own, as real charts mostly do (a chart check sends a query two charts share once).
+      params: {
+        viz_type: c.vizType ?? 'table',
+        datasource: `${c.dataset}__table`,
+        all_columns: ['region'],
+        adhoc_filters: [{ expressionType: 'SQL', clause: 'WHERE', sqlExpression: `units > ${id}` }],
+      },
     };
     charts.push(chart);
     for (const d of c.dashboards ?? []) dashboards.find((x) => x.id === d)?.chartIds.push(chart.id);

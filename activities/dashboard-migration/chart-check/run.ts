@@ -4,6 +4,7 @@
  * MAX_QUERIES_PER_CALL queries where the upstream can (each chart still gets the answer it would
  * get alone: ./superset.ts runQueryContexts), whichever dashboards the charts come from.
  */
+import { canonicalJson } from '../../../lib/bundles/bundle.ts';
 import type { MigrationUpstream } from '../upstream.ts';
 import { planCheck } from './decide.ts';
 import { inParallel } from './parallel.ts';
@@ -31,25 +32,8 @@ export async function runChecks(
 ): Promise<ChartCheck[]> {
   const plans = charts.map((c) => planCheck(c, release));
   const out: ChartCheck[] = new Array(charts.length);
-  // Units of work: a chart alone, or charts whose query contexts share a dataset, up to MAX_QUERIES_PER_CALL queries.
-  const units: number[][] = [];
-  const byDataset = new Map<string, { unit: number[]; queries: number }>();
-  for (const [i, p] of plans.entries()) {
-    if (p.method === null) out[i] = { method: null, answer: { unverifiable: p.reason } };
-    else if (p.method === 'legacy_api' || !up.runQueryContexts) units.push([i]);
-    else {
-      const key = JSON.stringify(p.queryContext.datasource);
-      const queries = Array.isArray(p.queryContext.queries) ? p.queryContext.queries.length : 1;
-      const open = byDataset.get(key);
-      if (open && open.queries + queries <= MAX_QUERIES_PER_CALL) {
-        open.unit.push(i);
-        open.queries += queries;
-      } else {
-        byDataset.set(key, { unit: [i], queries });
-        units.push(byDataset.get(key)!.unit);
-      }
-    }
-  }
+  for (const [i, p] of plans.entries()) if (p.method === null) out[i] = { method: null, answer: { unverifiable: p.reason } };
+  const { units, twins } = unitsOf(plans, !!up.runQueryContexts);
   await inParallel(units, parallelism, async (unit) => {
     if (unit.length > 1) {
       const answers = await up.runQueryContexts!(unit.map((i) => (plans[i] as Extract<CheckPlan, { queryContext: unknown }>).queryContext));
@@ -61,7 +45,48 @@ export async function runChecks(
     // Alone, or the joint call gave no answers to read: each chart asked on its own.
     for (const i of unit) out[i] = await runPlan(up, plans[i]!);
   });
+  for (const [i, first] of twins) out[i] = { method: plans[i]!.method, answer: structuredClone(out[first]!.answer) };
   return out;
+}
+
+/**
+ * The calls the plans need: a legacy-API chart alone; charts whose query contexts share a dataset
+ * together, up to MAX_QUERIES_PER_CALL queries a call (`joint`: the upstream can send several at
+ * once). A chart whose query context asks exactly what an earlier one's asks (the same dataset
+ * and queries: a copied chart, a dashboard's twin) is not sent again: it is that chart's twin and
+ * gets its answer, as Superset would give it the same one.
+ */
+function unitsOf(plans: CheckPlan[], joint: boolean): { units: number[][]; twins: Map<number, number> } {
+  const units: number[][] = [];
+  const twins = new Map<number, number>();
+  const asked = new Map<string, number>();
+  const byDataset = new Map<string, { unit: number[]; queries: number }>();
+  for (const [i, p] of plans.entries()) {
+    if (p.method === null) continue;
+    if (p.method === 'legacy_api' || !joint) {
+      units.push([i]);
+      continue;
+    }
+    const { datasource, queries, result_type, result_format } = p.queryContext;
+    const same = canonicalJson([datasource, queries, result_type ?? null, result_format ?? null]);
+    const first = asked.get(same);
+    if (first !== undefined) {
+      twins.set(i, first);
+      continue;
+    }
+    asked.set(same, i);
+    const key = JSON.stringify(datasource);
+    const count = Array.isArray(queries) ? queries.length : 1;
+    const open = byDataset.get(key);
+    if (open && open.queries + count <= MAX_QUERIES_PER_CALL) {
+      open.unit.push(i);
+      open.queries += count;
+    } else {
+      byDataset.set(key, { unit: [i], queries: count });
+      units.push(byDataset.get(key)!.unit);
+    }
+  }
+  return { units, twins };
 }
 
 async function runPlan(up: MigrationUpstream, plan: CheckPlan): Promise<ChartCheck> {

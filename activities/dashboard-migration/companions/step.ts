@@ -108,11 +108,13 @@ export async function targetWritten(scope: Pick<CompanionScope, 'svc' | 'input' 
  * their datasets: ./views.ts readViews) while the batch plans them one after another: each plan's
  * comparison then finds its dashboard's view read (once per activity either way, ./view-caches.ts
  * sourceViewOf). If the joint read fails, each comparison reads its own and meets its failure.
+ * Answers when the reads are begun: the source's chart checks then find them (../source-checks-ahead.ts).
  */
-export function readSourceViewsAhead(scope: Pick<CompanionScope, 'svc' | 'input' | 'clients'>, dashboardIds: number[]): void {
-  if (!dashboardIds.length) return;
-  void clientsOf(scope)
-    .then(([source]) => sourceViewsTogether(source, dashboardIds, scope.input))
+export function readSourceViewsAhead(scope: Pick<CompanionScope, 'svc' | 'input' | 'clients'>, dashboardIds: number[]): Promise<void> {
+  if (!dashboardIds.length) return Promise.resolve();
+  // Settles once the reads are begun (and kept for the activity), not when they end; never rejects.
+  return clientsOf(scope)
+    .then(([source]) => void sourceViewsTogether(source, dashboardIds, scope.input))
     .catch(() => undefined);
 }
 
