@@ -20,7 +20,9 @@ import { BENCH_ADMIN_PASSWORD, startBenchStack, stopOnInterrupt, waitUntil } fro
  * A migration of N dashboards through Switchyard (export, remap, collision checks, import,
  * verification of every chart query, as a Temporal task) against the bare Superset export and
  * import calls for the same dashboards, in one run on real Superset 6.1.0 instances: one source and an empty target per contender.
- * Usage: npm run bench:migration [-- --dashboards 10] [-- --growth 100]
+ * Usage: npm run bench:migration [-- --dashboards 10] [-- --growth 100] [-- --distinct-charts]
+ * Every dashboard's two charts ask the same two queries unless --distinct-charts gives each chart
+ * a query of its own (a chart check sends a query several charts share once).
  * With --growth G, G more dashboards are migrated fresh afterwards (Switchyard and bare), and the
  * bench prints how time grows from N to G: a growth factor of 1 is linear, below 1 better.
  * The final JSON line's `table` holds issue 30's four figures (`--dashboards 10 --growth 1000` for
@@ -32,6 +34,7 @@ const arg = (name: string, dflt: number) => {
 };
 const N = arg('dashboards', 10);
 const G = arg('growth', 0);
+const DISTINCT = process.argv.includes('--distinct-charts');
 
 type Superset = Awaited<ReturnType<typeof startSuperset>>;
 type Post = (p: string, body: unknown, method?: string) => Promise<Record<string, any>>;
@@ -57,8 +60,15 @@ async function makeFixtures(dir: string, sa: Superset, sb: Superset) {
   const ds = await createDataset(a, { database: srcDb.id, tableName: 'sales' });
   const all: number[] = [];
   for (let i = 0; i < N + G; i++) {
-    const t = await createTableChart(a, { name: `bench rows ${i}`, datasetId: ds.id, columns: ['ds', 'region', 'units'] });
-    const g = await createBigNumberChart(a, { name: `bench total ${i}`, datasetId: ds.id, metric: sqlMetric('SUM(units)', 'units') });
+    // With --distinct-charts each chart asks its own query: its own row limit, its own metric.
+    const t = await createTableChart(a, {
+      name: `bench rows ${i}`,
+      datasetId: ds.id,
+      columns: ['ds', 'region', 'units'],
+      ...(DISTINCT ? { rowLimit: 100 + i } : {}),
+    });
+    const metric = DISTINCT ? sqlMetric(`SUM(units) + ${i}`, `units ${i}`) : sqlMetric('SUM(units)', 'units');
+    const g = await createBigNumberChart(a, { name: `bench total ${i}`, datasetId: ds.id, metric });
     all.push((await createDashboard(a, { title: `bench ${i}`, slug: `bench-${i}`, charts: [t, g] })).id);
   }
   return { ids: all.slice(0, N), grown: all.slice(N), srcDbId: srcDb.id, dstDbId: dstDb.id };
@@ -187,7 +197,9 @@ function report(figures: Figures): void {
   const again = againRun.seconds;
   const rerunUnchanged = againRun.unchanged;
   const f = (n: number) => n.toFixed(2);
-  console.log(`\nmigration of ${N} dashboards (2 charts each) from one real Superset 6.1.0 into empty ones (one per contender)`);
+  console.log(
+    `\nmigration of ${N} dashboards (2 charts each${DISTINCT ? ', each chart its own query' : ', the same two queries'}) from one real Superset 6.1.0 into empty ones (one per contender)`,
+  );
   console.log(`  bare Superset export + import      ${f(bare)} s  (${f(bare / N)} s per dashboard)`);
   console.log(`  Switchyard migration task          ${f(first)} s  (${f(first / N)} s per dashboard; ratio ${f(first / bare)}x)`);
   console.log(
@@ -233,6 +245,7 @@ function summary({ bare, first: firstRun, again: againRun, presetCli, growth, lo
   };
   return {
     dashboards: N,
+    distinct_charts: DISTINCT,
     bare_s: r(bare),
     switchyard_s: r(first - firstVerification),
     verification_s: r(firstVerification),

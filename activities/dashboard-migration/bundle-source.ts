@@ -30,6 +30,7 @@ export function bundleSource(zip: Uint8Array, maxBytes: number): MigrationUpstre
     dashboardCharts: unused,
     chartsForCheck: unused,
     runQueryContext: unused,
+    chartUuids: unused,
     runLegacyChart: unused,
     rlsRules: unused,
     rlsRule: unused,

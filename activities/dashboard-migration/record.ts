@@ -152,8 +152,9 @@ export class BatchOutcomes {
 
 /**
  * Records, for the next run's unchanged check, what these imports wrote and the target's own
- * export of each dashboard now (one export call for all of them). Best effort: without a
- * record the next run simply imports again.
+ * export of each dashboard now (one export call for all of them; `exported`: those the batch's
+ * target checks exported after its writes, not exported again). Best effort: without a record the
+ * next run simply imports again.
  */
 export async function recordStates(
   svc: MigrationServices,
@@ -162,11 +163,15 @@ export async function recordStates(
   imported: Array<{ sourceDashboardId: number; targetDashboardId: number; dashboardUuid: string; plannedHash: string }>,
   target: MigrationUpstream,
   log: Log,
+  exported: ReadonlyMap<number, Bundle> = new Map(),
 ): Promise<void> {
   if (!imported.length) return;
   try {
-    const zip = await target.exportDashboards(imported.map((i) => i.targetDashboardId));
-    const byId = splitByDashboard(Bundle.fromZip(zip, maxBundleBytes(svc.deps)));
+    const byId = new Map(exported);
+    const missing = imported.map((i) => i.targetDashboardId).filter((id) => !byId.has(id));
+    if (missing.length)
+      for (const [id, b] of splitByDashboard(Bundle.fromZip(await target.exportDashboards(missing), maxBundleBytes(svc.deps))))
+        byId.set(id, b);
     for (const i of imported) {
       const after = byId.get(i.targetDashboardId);
       if (!after) continue;

@@ -110,6 +110,7 @@ export function supersetUpstream(client: SupersetClient, opts: { maxBundleBytes?
 
     chartsForCheck: (id, listed, exported) => chartsForCheck(client, id, listed, exported),
     runQueryContext: (queryContext) => runQueryContext(client, queryContext),
+    chartUuids: async (ids) => new Map((await client.meta.listed('chart', ids)).map((c) => [c.id, c.uuid])),
     runQueryContexts: (queryContexts) => runQueryContexts(client, queryContexts),
     runLegacyChart: (chartId) => runLegacyChart(client, chartId),
   };

@@ -5,13 +5,26 @@
  * waiting for the verification activity to be scheduled. The verification takes what passed
  * (./chart-check/target-ahead.ts) and classifies it against the source as before; what failed, or
  * was not checked here, it checks itself.
+ *
+ * The charts are read the way the source's are, from the target's own export: one export of the
+ * batch's dashboards (the target as the writes left it, which the verification then records as
+ * the target's state instead of exporting it again) gives each chart's viz type and saved query
+ * context, one chart list read their uuids, and each dashboard's chart list is the one its
+ * companions' view read after the import when nothing was written since; no chart detail is read.
  */
+import { Bundle } from '../../lib/bundles/bundle.ts';
+import { splitByDashboard } from '../../lib/bundles/split.ts';
+import type { DashboardChart } from '../../lib/superset/types.ts';
+import { maxBundleBytes } from '../deps.ts';
 import type { MigrationServices, Request } from './context.ts';
+import { exportedCharts } from './chart-check/exported.ts';
 import { inParallel } from './chart-check/parallel.ts';
 import { runChecks } from './chart-check/run.ts';
-import { upstreamFor } from './superset-upstream.ts';
 import type { TargetChecked } from './chart-check/target-ahead.ts';
 import type { ChartForCheck } from './chart-check/types.ts';
+import { takeTargetChartList } from './companions/views-ahead.ts';
+import { upstreamFor } from './superset-upstream.ts';
+import type { MigrationUpstream } from './upstream.ts';
 
 /** Dashboards whose charts are read at once. */
 const DASHBOARDS_AT_ONCE = 3;
@@ -20,36 +33,63 @@ const CALLS_AT_ONCE = 4;
 
 /**
  * Begins the checks and returns at once: the batch does not wait for them (the next batch plans
- * meanwhile); each dashboard's checks are kept as a promise its verification awaits. The batch's
- * charts are checked as one list, so charts on one dataset go out together whichever dashboard
- * holds them (./chart-check/run.ts). Nothing here throws: what cannot be checked is left to the
- * verification.
+ * meanwhile); each dashboard's checks, and the export they were read from, are kept as promises
+ * its verification awaits. The batch's charts are checked as one list, so charts on one dataset go
+ * out together whichever dashboard holds them (./chart-check/run.ts). Nothing here throws: what
+ * cannot be checked is left to the verification.
  */
 export function checkTargetsAhead(svc: MigrationServices, input: Request, taskId: string, targetDashboardIds: number[]): void {
   if (input.dryRun || !targetDashboardIds.length) return;
+  const cache = svc.caches.targetChecks;
   const made = new Map(targetDashboardIds.map((id) => [id, Promise.withResolvers<TargetChecked | undefined>()]));
-  for (const [id, m] of made) svc.caches.targetChecks.keep(taskId, id, m.promise);
+  const exports = new Map(targetDashboardIds.map((id) => [id, Promise.withResolvers<Bundle | undefined>()]));
+  for (const id of targetDashboardIds) {
+    cache.keep(taskId, id, made.get(id)!.promise);
+    cache.keepExport(taskId, id, exports.get(id)!.promise);
+  }
+  // Taken now, before the next batch's writes: a list read before them is only used if the companions wrote nothing since.
+  const lists = new Map(targetDashboardIds.map((id) => [id, takeTargetChartList(input, id)]));
   const run = async () => {
     const target = svc.chartQueries.limited(await upstreamFor(svc.deps, input.targetEnvId), input.targetEnvId);
     const release = await target.version().catch(() => null);
-    const read = new Map<number, ChartForCheck[]>();
+    const bundles = await exportOf(svc, target, targetDashboardIds);
+    for (const [id, e] of exports) e.resolve(bundles?.get(id));
+    const read = new Map<number, DashboardChart[]>();
     await inParallel(targetDashboardIds, DASHBOARDS_AT_ONCE, async (id) => {
-      const charts = await target.chartsForCheck(id).catch(() => null);
-      if (charts) read.set(id, charts);
+      const list = await (lists.get(id) ?? target.dashboardCharts(id)).catch(() => null);
+      if (list) read.set(id, list as DashboardChart[]);
+    });
+    const uuids = bundles ? await target.chartUuids([...read.values()].flat().map((c) => c.id)).catch(() => null) : null;
+    const charts = new Map<number, ChartForCheck[]>();
+    await inParallel(targetDashboardIds, DASHBOARDS_AT_ONCE, async (id) => {
+      const bundle = bundles?.get(id);
+      const list = read.get(id);
+      const exported =
+        bundle && list && uuids ? exportedCharts(bundle, new Map(list.map((c) => [c.id, uuids.get(c.id) ?? null]))) : undefined;
+      const got = await target.chartsForCheck(id, list && Promise.resolve(list), exported).catch(() => null);
+      if (got) charts.set(id, got);
       else made.get(id)!.resolve(undefined);
     });
-    const all = [...read.values()].flat();
-    const checks = await runChecks(target, all, release, CALLS_AT_ONCE).catch(() => null);
+    const checks = await runChecks(target, [...charts.values()].flat(), release, CALLS_AT_ONCE).catch(() => null);
     let at = 0;
-    for (const [id, charts] of read) {
-      made.get(id)!.resolve(checks ? { charts, checks: checks.slice(at, at + charts.length) } : undefined);
-      at += charts.length;
+    for (const [id, list] of charts) {
+      made.get(id)!.resolve(checks ? { charts: list, checks: checks.slice(at, at + list.length) } : undefined);
+      at += list.length;
     }
   };
-  // Whatever is left unsettled (the target could not be opened) is the verification's to check.
+  // Whatever is left unsettled (the target could not be opened) is the verification's to export and check.
   void run()
     .catch(() => undefined)
     .finally(() => {
-      for (const m of made.values()) m.resolve(undefined);
+      for (const m of [...made.values(), ...exports.values()]) m.resolve(undefined);
     });
+}
+
+/** The target's export of these dashboards, one call for all, by dashboard id; null when it could not be read. */
+async function exportOf(svc: MigrationServices, target: MigrationUpstream, ids: number[]): Promise<Map<number, Bundle> | null> {
+  try {
+    return splitByDashboard(Bundle.fromZip(await target.exportDashboards(ids), maxBundleBytes(svc.deps)));
+  } catch {
+    return null;
+  }
 }

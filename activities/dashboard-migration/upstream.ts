@@ -55,6 +55,8 @@ export interface MigrationUpstream {
   ): Promise<ChartForCheck[]>;
   /** A chart's query context run through the chart-data API: its columns, Superset's refusal, or why there is no answer. */
   runQueryContext(queryContext: Record<string, unknown>): Promise<ChartAnswer>;
+  /** These charts' uuids by id, from the chart list (a hundred ids a call); an id the list leaves out is left out. */
+  chartUuids(ids: number[]): Promise<Map<number, string | null>>;
   /**
    * Several charts' query contexts on one dataset in one chart-data call: each chart's answer as
    * runQueryContext gives it alone, or null when the call gave no such answers (Superset refuses

@@ -5,6 +5,7 @@
  * svc.chartQueries' (./chart-check/limit.ts).
  */
 import type { DashboardOutcome, Verification, VerifyBatchInput } from '../../contracts/migration.ts';
+import type { Bundle } from '../../lib/bundles/bundle.ts';
 import { failItem, itemFailure } from '../item-failure.ts';
 import type { Log, MigrationServices } from './context.ts';
 import { amendOutcome, recordStates } from './record.ts';
@@ -40,7 +41,7 @@ export async function verifyImported(
   log: Log,
 ): Promise<{ failed: number }> {
   const target = await upstreamFor(svc.deps, input.targetEnvId);
-  await recordStates(svc, taskId, input, input.dashboards, target, log);
+  await recordStates(svc, taskId, input, input.dashboards, target, log, await exportedAhead(svc, taskId, input.dashboards));
   let failed = 0;
   const todo: Array<{ d: VerifyBatchInput['dashboards'][number]; stored: DashboardOutcome }> = [];
   const recorded = await svc.outcomes.getMany<DashboardOutcome>(
@@ -85,6 +86,20 @@ export async function verifyImported(
     await amendOutcome(svc, taskId, d.position, { ...stored, verification, ...(v.ok ? {} : { status: 'imported_with_errors' }) });
   }
   return { failed };
+}
+
+/** The target's exports the batch's checks made after its writes (./target-checks-ahead.ts), by target dashboard id; taken once. */
+async function exportedAhead(
+  svc: MigrationServices,
+  taskId: string,
+  dashboards: VerifyBatchInput['dashboards'],
+): Promise<Map<number, Bundle>> {
+  const out = new Map<number, Bundle>();
+  for (const d of dashboards) {
+    const kept = await svc.caches.targetChecks.takeExport(taskId, d.targetDashboardId);
+    if (kept) out.set(d.targetDashboardId, kept);
+  }
+  return out;
 }
 
 /** The source to check each chart against; without it (it cannot be opened) a failing chart cannot be told from one failing there too. */

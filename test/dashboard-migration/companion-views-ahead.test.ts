@@ -6,6 +6,7 @@ import {
   type CompanionCheck,
   type CompanionScope,
 } from '../../activities/dashboard-migration/companions/step.ts';
+import { takeTargetChartList } from '../../activities/dashboard-migration/companions/views-ahead.ts';
 import type { SupersetClient } from '../../lib/superset/client.ts';
 
 /**
@@ -90,6 +91,9 @@ describe('companions after a joint import: target views read ahead', () => {
     expect(reads.sort()).toEqual([1, 2, 3]);
     expect(mostOpen()).toBeGreaterThan(1);
     expect(writes).toEqual([]);
+    // Nothing written: each dashboard's chart list, read with its view, is handed to the target's chart checks, once.
+    expect(await takeTargetChartList(scope.input, 2)).toEqual([{ id: 102 }]);
+    expect(takeTargetChartList(scope.input, 2)).toBeUndefined();
   });
 
   it('reads a view again when a write came after its read', async () => {
@@ -104,5 +108,7 @@ describe('companions after a joint import: target views read ahead', () => {
     expect(writes).toContainEqual(['dashboard', 1]);
     // Dashboard 2's view, read ahead before dashboard 1's write, is read again after it.
     expect(reads.filter((id) => id === 2)).toHaveLength(2);
+    // Its chart list too: read before a write, it is not handed to the chart checks (a write may have changed a chart's params).
+    expect(takeTargetChartList(scope.input, 2)).toBeUndefined();
   });
 });

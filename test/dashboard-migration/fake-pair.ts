@@ -50,13 +50,33 @@ export function seedForMigration(pair: FakePair, prefix: string, n: number) {
   };
 }
 
-/** Migrates these source dashboards through the API (the admin) and answers the task once it has ended. */
-export async function migrateOnPair(pair: FakePair, ids: number[], mapping: unknown) {
+/** Starts a migration of these source dashboards through the API (the admin): its task id. */
+export async function startOnPair(pair: FakePair, ids: number[], mapping: unknown): Promise<string> {
   const r = await pair.admin('POST', '/api/dashboards/migrate', {
     json: { source_env_id: pair.sourceEnv, target_env_id: pair.targetEnv, dashboard_ids: ids, db_mappings: mapping },
   });
   expect(r.status, r.text).toBe(202);
-  return pair.h.waitForTask(r.body.task_id, undefined, 180_000);
+  return r.body.task_id;
+}
+
+/** Migrates these source dashboards through the API (the admin) and answers the task once it has ended. */
+export async function migrateOnPair(pair: FakePair, ids: number[], mapping: unknown) {
+  return pair.h.waitForTask(await startOnPair(pair, ids, mapping), undefined, 180_000);
+}
+
+/**
+ * Settles once the task's log holds a line containing `text` (asked every 50 ms; a test bounds how
+ * long it waits with a race of its own), or `stop` settles.
+ */
+export async function logLineSeen(pair: FakePair, taskId: Promise<string>, text: string, stop: Promise<unknown>): Promise<void> {
+  let stopped = false;
+  void stop.then(() => (stopped = true));
+  const id = await taskId;
+  while (!stopped) {
+    const r = await pair.admin('GET', `/api/tasks/${id}/logs?text=${encodeURIComponent(text)}&limit=1`);
+    if (r.status === 200 && r.body.items.length) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 /** Seeds `n` dashboards (seedForMigration), lets `before` see their ids, and migrates them (migrateOnPair). */

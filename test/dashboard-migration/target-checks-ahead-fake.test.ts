@@ -42,6 +42,11 @@ describe("a batch checks the target's charts as soon as it has imported them", (
     // each dashboard's charts, none again.
     expect(target.count(CHART_DATA, marks[1])).toBe(2);
     expect(target.count(dashboardCharts, marks[1])).toBe(3);
+    // Each chart's uuid, viz type and saved query context from one export of the batch's imported dashboards (after its
+    // writes) and one list read of their uuids: no chart detail read (one per chart before). The verification records that
+    // export as the target's state: one export a batch, none of its own.
+    expect(target.count(/^\/api\/v1\/chart\/\d+$/, marks[1])).toBe(0);
+    expect(target.count('/api/v1/dashboard/export/', marks[1])).toBe(2);
   }, 240_000);
 
   it('makes again a target check that did not pass inside the batch, and reports what it gets then', async () => {

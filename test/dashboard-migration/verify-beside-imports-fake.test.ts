@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../lib/config.ts';
-import { migrateSeeded, startFakePair, type FakePair } from './fake-pair.ts';
+import { logLineSeen, migrateSeeded, seedForMigration, startFakePair, startOnPair, type FakePair } from './fake-pair.ts';
 
 /**
  * Verification beside the imports (docs/migration-batching.md): the first batch's dashboard is
@@ -25,20 +25,23 @@ describe('verification beside the imports, in fewer calls', () => {
     const { target } = pair;
     const importPath = '/api/v1/dashboard/import/';
     const before = target.count(importPath);
-    // The second import call (the second batch's) is held until the target is asked for an export:
-    // the first batch's verification asks one (it records the target's state of what it verifies)
-    // and, in a first migration, nothing else does then; only a verification started beside that
-    // batch can. (Its chart queries are not the sign: the first batch makes them itself, right
-    // after its import: target-checks-ahead-fake.test.ts.)
+    // The second import call (the second batch's) is held until the task's log says a target dashboard was verified: only
+    // a verification started beside that batch can say so then. (Neither the target's chart queries nor its export are the
+    // sign: the first batch makes them itself, right after its import: target-checks-ahead-fake.test.ts.)
+    const { ids, mapping } = seedForMigration(pair, 'Beside', 5);
+    const taskId = Promise.withResolvers<string>();
     let released: 'the verification' | 'the hang bound' | null = null;
-    const verification = target.seen({ method: 'GET', path: '/api/v1/dashboard/export/' }).then(() => (released ??= 'the verification'));
     const bound = new Promise((r) => setTimeout(r, HOLD_BOUND_MS)).then(() => (released ??= 'the hang bound'));
+    const verification = logLineSeen(pair, taskId.promise, 'verified target dashboard', bound).then(
+      () => (released ??= 'the verification'),
+    );
     target.hold(
       { method: 'POST', path: importPath, when: () => target.count(importPath) - before === 2 },
       Promise.race([verification, bound]),
     );
     try {
-      const task = await migrateSeeded(pair, 'Beside', 5);
+      taskId.resolve(await startOnPair(pair, ids, mapping));
+      const task = await pair.h.waitForTask(await taskId.promise, undefined, 180_000);
       expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
       expect(released).toBe('the verification');
       for (const item of task.result.items) expect(item.verification).toMatchObject({ ok: true, charts_linked: 2 });
@@ -50,17 +53,21 @@ describe('verification beside the imports, in fewer calls', () => {
   it('ends a batch without waiting for its source checks: the verification awaits them and does not query the source again', async () => {
     const { source, target } = pair;
     const marks = [source.mark(), target.mark()] as const;
-    // Every source chart query (made beside the imports) is held until the target is asked for an export: in a first
-    // migration only a verification asks one (it records the target's state of what it verifies), and the workflow starts
-    // the verification only once the batch has returned. A batch that waited for its source checks would wait here.
-    let released: 'the verification' | 'the hang bound' | null = null;
-    const verification = target.seen({ method: 'GET', path: '/api/v1/dashboard/export/' }).then(() => (released ??= 'the verification'));
+    // Every source chart query (made beside the imports) is held until the task's log says a batch completed: a batch
+    // that waited for its source checks would wait here, and the hold would end only at the bound.
+    const { ids, mapping } = seedForMigration(pair, 'Unwaited', 3);
+    const taskId = Promise.withResolvers<string>();
+    let released: 'a batch completed' | 'the hang bound' | null = null;
     const bound = new Promise((r) => setTimeout(r, HOLD_BOUND_MS)).then(() => (released ??= 'the hang bound'));
-    source.hold({ method: 'POST', path: '/api/v1/chart/data' }, Promise.race([verification, bound]));
+    const batchDone = logLineSeen(pair, taskId.promise, 'activity migrateBatch completed', bound).then(
+      () => (released ??= 'a batch completed'),
+    );
+    source.hold({ method: 'POST', path: '/api/v1/chart/data' }, Promise.race([batchDone, bound]));
     try {
-      const task = await migrateSeeded(pair, 'Unwaited', 3);
+      taskId.resolve(await startOnPair(pair, ids, mapping));
+      const task = await pair.h.waitForTask(await taskId.promise, undefined, 180_000);
       expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
-      expect(released).toBe('the verification');
+      expect(released).toBe('a batch completed');
       for (const item of task.result.items) expect(item.verification).toMatchObject({ ok: true, charts_linked: 2, classes: { passes: 2 } });
     } finally {
       source.clearFailures();

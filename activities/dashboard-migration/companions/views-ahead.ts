@@ -7,13 +7,16 @@
  * written, or refused) makes the dashboard read its view again.
  */
 import type { SupersetClient } from '../../../lib/superset/client.ts';
-import { readView, readViews, type DashboardView } from './views.ts';
+import type { DashboardChart } from '../../../lib/superset/types.ts';
+import { readView, readViews, type ChartLists, type DashboardView } from './views.ts';
 
 interface Ahead {
   /** The activity's writes to the target so far. */
   writes: number;
   /** Each dashboard's view read ahead, with the write count when its read started. */
   views: Map<number, { started: number; read: Promise<DashboardView | null> }>;
+  /** Each dashboard's chart list as those reads read it, with the write count when it started (kept for the target's chart checks). */
+  lists: Map<number, { started: number; read: Promise<DashboardChart[]> }>;
 }
 
 /** Per activity (its input object). */
@@ -21,15 +24,21 @@ const aheadByActivity = new WeakMap<object, Ahead>();
 
 function aheadOf(activity: object): Ahead {
   let a = aheadByActivity.get(activity);
-  if (!a) aheadByActivity.set(activity, (a = { writes: 0, views: new Map() }));
+  if (!a) aheadByActivity.set(activity, (a = { writes: 0, views: new Map(), lists: new Map() }));
   return a;
 }
 
 /** These target dashboards' views read ahead together (./views.ts readViews: their charts and datasets in one list read each). */
 export function readTargetViewsAhead(activity: object, target: Promise<SupersetClient>, targetDashboardIds: number[]): void {
   const ahead = aheadOf(activity);
-  const together = target.then((client) => readViews(client, targetDashboardIds));
+  const lists: ChartLists = new Map();
+  const together = target.then((client) => readViews(client, targetDashboardIds, undefined, lists));
   together.catch(() => undefined);
+  for (const id of targetDashboardIds) {
+    const read = together.then(() => lists.get(id) ?? Promise.reject(new Error('not read')));
+    read.catch(() => undefined);
+    ahead.lists.set(id, { started: ahead.writes, read });
+  }
   for (const id of targetDashboardIds) {
     // A joint read that fails leaves each dashboard to read its own (and meet its own failure).
     const read = together.then(
@@ -47,6 +56,19 @@ export function takeTargetView(activity: object, targetDashboardId: number): Pro
   if (!ahead || !entry) return undefined;
   ahead.views.delete(targetDashboardId);
   entry.read.catch(() => undefined); // a stale read is not used: the dashboard reads its own
+  return entry.started === ahead.writes ? entry.read : undefined;
+}
+
+/**
+ * The dashboard's chart list (`/dashboard/{id}/charts`) as its view read ahead read it, when
+ * nothing was written to the target since that read started (a companion written since may have
+ * changed a chart's params); taken once. For the target's chart checks (../target-checks-ahead.ts).
+ */
+export function takeTargetChartList(activity: object, targetDashboardId: number): Promise<DashboardChart[]> | undefined {
+  const ahead = aheadByActivity.get(activity);
+  const entry = ahead?.lists.get(targetDashboardId);
+  if (!ahead || !entry) return undefined;
+  ahead.lists.delete(targetDashboardId);
   return entry.started === ahead.writes ? entry.read : undefined;
 }
 
