@@ -42,7 +42,7 @@ export function checkSourcesAhead(
   if (input.dryRun || !dashboardIds.length) return;
   const kept = svc.caches.sourceChecks;
   const made = new Map(dashboardIds.map((id) => [id, Promise.withResolvers<ChartForCheck[] | undefined>()]));
-  for (const [id, m] of made) kept.keepCharts(taskId, id, m.promise);
+  for (const [id, m] of made) kept.charts.keep(taskId, id, m.promise);
   // Taken now: the batch forgets its source exports when it ends, which may come before a dashboard's turn here.
   const bundles = new Map(dashboardIds.map((id) => [id, svc.caches.exportedSources.get(taskId, id)]));
   const run = async () => {

@@ -44,8 +44,8 @@ export function checkTargetsAhead(svc: MigrationServices, input: Request, taskId
   const made = new Map(targetDashboardIds.map((id) => [id, Promise.withResolvers<TargetChecked | undefined>()]));
   const exports = new Map(targetDashboardIds.map((id) => [id, Promise.withResolvers<Bundle | undefined>()]));
   for (const id of targetDashboardIds) {
-    cache.keep(taskId, id, made.get(id)!.promise);
-    cache.keepExport(taskId, id, exports.get(id)!.promise);
+    cache.checks.keep(taskId, id, made.get(id)!.promise);
+    cache.exports.keep(taskId, id, exports.get(id)!.promise);
   }
   // Taken now, before the next batch's writes: a list read before them is only used if the companions wrote nothing since.
   const lists = new Map(targetDashboardIds.map((id) => [id, takeTargetChartList(input, id)]));

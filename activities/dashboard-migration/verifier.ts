@@ -54,12 +54,12 @@ export const chartQueryVerifier: Verifier = {
       // Read (and checked) beside the import when the batch checked the source then (./source-checks-ahead.ts); awaited here.
       const readAhead =
         d.sourceDashboardId !== undefined && sourceChecks?.taskId
-          ? sourceChecks.cache.takeCharts(sourceChecks.taskId, d.sourceDashboardId)
+          ? sourceChecks.cache.charts.take(sourceChecks.taskId, d.sourceDashboardId)
           : undefined;
       const sourceRead = (readAhead ?? Promise.resolve(undefined)).then(
         (ahead) => ahead ?? sourceChartsOf(source, d.sourceDashboardId, log),
       );
-      const checked = await targetAhead?.cache.take(targetAhead.taskId, d.dashboardId);
+      const checked = await targetAhead?.cache.checks.take(targetAhead.taskId, d.dashboardId);
       try {
         charts = checked?.charts ?? (await target.chartsForCheck(d.dashboardId));
       } catch (err) {

@@ -96,7 +96,7 @@ async function exportedAhead(
 ): Promise<Map<number, Bundle>> {
   const out = new Map<number, Bundle>();
   for (const d of dashboards) {
-    const kept = await svc.caches.targetChecks.takeExport(taskId, d.targetDashboardId);
+    const kept = await svc.caches.targetChecks.exports.take(taskId, d.targetDashboardId);
     if (kept) out.set(d.targetDashboardId, kept);
   }
   return out;

@@ -65,6 +65,28 @@ export async function migrateOnPair(pair: FakePair, ids: number[], mapping: unkn
 }
 
 /**
+ * A migration of these dashboards started once `hold` has set up what it holds, with `released`:
+ * the sign `hold` is released by (the task's log holding a line containing `text`), or the bound
+ * (`boundMs`, against a hang). Answers the ended task and what released the hold.
+ */
+export async function migrateHeldUntilLogged(
+  pair: FakePair,
+  seeded: { ids: number[]; mapping: unknown },
+  text: string,
+  boundMs: number,
+  hold: (release: Promise<unknown>) => void,
+) {
+  const taskId = Promise.withResolvers<string>();
+  let released: 'the log line' | 'the hang bound' | null = null;
+  const bound = new Promise((r) => setTimeout(r, boundMs)).then(() => (released ??= 'the hang bound'));
+  const seen = logLineSeen(pair, taskId.promise, text, bound).then(() => (released ??= 'the log line'));
+  hold(Promise.race([seen, bound]));
+  taskId.resolve(await startOnPair(pair, seeded.ids, seeded.mapping));
+  const task = await pair.h.waitForTask(await taskId.promise, undefined, 180_000);
+  return { task, released: released as 'the log line' | 'the hang bound' | null };
+}
+
+/**
  * Settles once the task's log holds a line containing `text` (asked every 50 ms; a test bounds how
  * long it waits with a race of its own), or `stop` settles.
  */

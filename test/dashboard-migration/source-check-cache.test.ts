@@ -94,9 +94,9 @@ describe('source checks kept by content', () => {
 
   it("hands a source dashboard's charts read beside its import to that task's verification once, and to no other task", async () => {
     const cache = new SourceCheckCache();
-    cache.keepCharts('task-1', 5, Promise.resolve([chart()]));
-    expect(cache.takeCharts('task-2', 5)).toBeUndefined();
-    expect(await cache.takeCharts('task-1', 5)).toEqual([chart()]);
-    expect(cache.takeCharts('task-1', 5)).toBeUndefined(); // a retried verification reads the source itself
+    cache.charts.keep('task-1', 5, Promise.resolve([chart()]));
+    expect(cache.charts.take('task-2', 5)).toBeUndefined();
+    expect(await cache.charts.take('task-1', 5)).toEqual([chart()]);
+    expect(cache.charts.take('task-1', 5)).toBeUndefined(); // a retried verification reads the source itself
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../lib/config.ts';
-import { logLineSeen, migrateSeeded, seedForMigration, startFakePair, startOnPair, type FakePair } from './fake-pair.ts';
+import { migrateHeldUntilLogged, migrateSeeded, seedForMigration, startFakePair, type FakePair } from './fake-pair.ts';
 
 /**
  * Verification beside the imports (docs/migration-batching.md): the first batch's dashboard is
@@ -28,22 +28,16 @@ describe('verification beside the imports, in fewer calls', () => {
     // The second import call (the second batch's) is held until the task's log says a target dashboard was verified: only
     // a verification started beside that batch can say so then. (Neither the target's chart queries nor its export are the
     // sign: the first batch makes them itself, right after its import: target-checks-ahead-fake.test.ts.)
-    const { ids, mapping } = seedForMigration(pair, 'Beside', 5);
-    const taskId = Promise.withResolvers<string>();
-    let released: 'the verification' | 'the hang bound' | null = null;
-    const bound = new Promise((r) => setTimeout(r, HOLD_BOUND_MS)).then(() => (released ??= 'the hang bound'));
-    const verification = logLineSeen(pair, taskId.promise, 'verified target dashboard', bound).then(
-      () => (released ??= 'the verification'),
-    );
-    target.hold(
-      { method: 'POST', path: importPath, when: () => target.count(importPath) - before === 2 },
-      Promise.race([verification, bound]),
-    );
     try {
-      taskId.resolve(await startOnPair(pair, ids, mapping));
-      const task = await pair.h.waitForTask(await taskId.promise, undefined, 180_000);
+      const { task, released } = await migrateHeldUntilLogged(
+        pair,
+        seedForMigration(pair, 'Beside', 5),
+        'verified target dashboard',
+        HOLD_BOUND_MS,
+        (release) => target.hold({ method: 'POST', path: importPath, when: () => target.count(importPath) - before === 2 }, release),
+      );
       expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
-      expect(released).toBe('the verification');
+      expect(released).toBe('the log line');
       for (const item of task.result.items) expect(item.verification).toMatchObject({ ok: true, charts_linked: 2 });
     } finally {
       target.clearFailures();
@@ -55,19 +49,16 @@ describe('verification beside the imports, in fewer calls', () => {
     const marks = [source.mark(), target.mark()] as const;
     // Every source chart query (made beside the imports) is held until the task's log says a batch completed: a batch
     // that waited for its source checks would wait here, and the hold would end only at the bound.
-    const { ids, mapping } = seedForMigration(pair, 'Unwaited', 3);
-    const taskId = Promise.withResolvers<string>();
-    let released: 'a batch completed' | 'the hang bound' | null = null;
-    const bound = new Promise((r) => setTimeout(r, HOLD_BOUND_MS)).then(() => (released ??= 'the hang bound'));
-    const batchDone = logLineSeen(pair, taskId.promise, 'activity migrateBatch completed', bound).then(
-      () => (released ??= 'a batch completed'),
-    );
-    source.hold({ method: 'POST', path: '/api/v1/chart/data' }, Promise.race([batchDone, bound]));
     try {
-      taskId.resolve(await startOnPair(pair, ids, mapping));
-      const task = await pair.h.waitForTask(await taskId.promise, undefined, 180_000);
+      const { task, released } = await migrateHeldUntilLogged(
+        pair,
+        seedForMigration(pair, 'Unwaited', 3),
+        'activity migrateBatch completed',
+        HOLD_BOUND_MS,
+        (release) => source.hold({ method: 'POST', path: '/api/v1/chart/data' }, release),
+      );
       expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
-      expect(released).toBe('a batch completed');
+      expect(released).toBe('the log line');
       for (const item of task.result.items) expect(item.verification).toMatchObject({ ok: true, charts_linked: 2, classes: { passes: 2 } });
     } finally {
       source.clearFailures();

@@ -7,17 +7,21 @@
  * this one after a restart) queries again.
  */
 import { createHash } from 'node:crypto';
+import { TakenOnce } from './taken-once.ts';
 import type { ChartCheck, ChartForCheck } from './types.ts';
 
 /** Entries kept per worker (the least recently used dropped first): a passing answer is a few hundred bytes. */
 const MAX_ENTRIES = 20_000;
 
-/** Source dashboards' charts read ahead and not yet taken by their verification (a task's, briefly). */
-const MAX_CHART_LISTS = 256;
-
 export class SourceCheckCache {
   private readonly entries = new Map<string, ChartCheck>();
-  private readonly charts = new Map<string, Promise<ChartForCheck[] | undefined>>();
+  /**
+   * Source dashboards' charts as the checks made beside their import read them, for that task's
+   * verification to take instead of reading them again (the source does not change during a
+   * migration; another task never sees them): a promise settled once their checks are kept
+   * (undefined: they were not read there).
+   */
+  readonly charts = new TakenOnce<ChartForCheck[] | undefined>();
   private readonly max: number;
 
   constructor(opts: { max?: number } = {}) {
@@ -37,25 +41,6 @@ export class SourceCheckCache {
     this.entries.delete(key); // most recently used last
     this.entries.set(key, hit);
     return structuredClone(hit);
-  }
-
-  /**
-   * A source dashboard's charts as the checks made beside its import read them, for that task's
-   * verification to take instead of reading them again (the source does not change during a
-   * migration; another task never sees them): a promise settled once their checks are kept
-   * (undefined: they were not read there).
-   */
-  keepCharts(taskId: string, dashboardId: number, charts: Promise<ChartForCheck[] | undefined>): void {
-    this.charts.set(`${taskId}:${dashboardId}`, charts);
-    while (this.charts.size > MAX_CHART_LISTS) this.charts.delete(this.charts.keys().next().value!);
-  }
-
-  /** The charts kept for the task's source dashboard, once (to await: their checks may still be running). */
-  takeCharts(taskId: string, dashboardId: number): Promise<ChartForCheck[] | undefined> | undefined {
-    const key = `${taskId}:${dashboardId}`;
-    const hit = this.charts.get(key);
-    this.charts.delete(key);
-    return hit;
   }
 
   /** A check just made: kept when it passed, forgotten otherwise. */

@@ -7,10 +7,8 @@
  * only: on another worker the verification checks the target itself.
  */
 import type { Bundle } from '../../../lib/bundles/bundle.ts';
+import { TakenOnce } from './taken-once.ts';
 import type { ChartCheck, ChartForCheck } from './types.ts';
-
-/** Dashboards kept at once (a batch holds at most 16; a few tasks' worth). */
-const MAX_DASHBOARDS = 256;
 
 export interface TargetChecked {
   charts: ChartForCheck[];
@@ -19,39 +17,13 @@ export interface TargetChecked {
 }
 
 export class TargetChecksAhead {
-  private readonly kept = new Map<string, Promise<TargetChecked | undefined>>();
-  private readonly exports = new Map<string, Promise<Bundle | undefined>>();
-
+  /** Each dashboard's checks as they will be once made (undefined: they could not be); awaited by the verification if still being made. */
+  readonly checks = new TakenOnce<TargetChecked | undefined>();
   /**
-   * The target's export of the dashboard the checks were read from (after the batch's writes),
+   * The target's export of each dashboard the checks were read from (after the batch's writes),
    * for the verification to record as the target's state instead of exporting it again.
    */
-  keepExport(taskId: string, dashboardId: number, exported: Promise<Bundle | undefined>): void {
-    this.exports.set(`${taskId}:${dashboardId}`, exported);
-    while (this.exports.size > MAX_DASHBOARDS) this.exports.delete(this.exports.keys().next().value!);
-  }
-
-  /** The export kept for the task's target dashboard, once (undefined: none was made here). */
-  takeExport(taskId: string, dashboardId: number): Promise<Bundle | undefined> | undefined {
-    const key = `${taskId}:${dashboardId}`;
-    const hit = this.exports.get(key);
-    this.exports.delete(key);
-    return hit;
-  }
-
-  /** The dashboard's checks as they will be once made (undefined: they could not be). */
-  keep(taskId: string, dashboardId: number, checked: Promise<TargetChecked | undefined>): void {
-    this.kept.set(`${taskId}:${dashboardId}`, checked);
-    while (this.kept.size > MAX_DASHBOARDS) this.kept.delete(this.kept.keys().next().value!);
-  }
-
-  /** What was kept for the task's target dashboard, once (awaited by the verification if still being made). */
-  take(taskId: string, dashboardId: number): Promise<TargetChecked | undefined> | undefined {
-    const key = `${taskId}:${dashboardId}`;
-    const hit = this.kept.get(key);
-    this.kept.delete(key);
-    return hit;
-  }
+  readonly exports = new TakenOnce<Bundle | undefined>();
 }
 
 /** A check the verification may take as made: it passed. */

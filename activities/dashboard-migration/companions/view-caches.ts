@@ -91,7 +91,7 @@ const sourceChartUuidMaps = new WeakMap<object, Map<number, Promise<Map<number, 
 
 /**
  * The source dashboard's chart uuids by chart id as the activity's views read them (undefined if
- * they did not, or their joint read failed): with the source's export they stand in for each
+ * they did not, or the read failed): with the source's export they stand in for each
  * chart's detail in its check (../chart-check/exported.ts).
  */
 export function sourceChartUuids(activity: object, dashboardId: number): Promise<Map<number, string | null> | undefined> | undefined {
@@ -122,33 +122,47 @@ export function sourceViewsTogether(client: SupersetClient, dashboardIds: number
   const { views: mine, objects } = sourceKept(client, activity);
   const ids = dashboardIds.filter((id) => !mine.has(id));
   if (!ids.length) return Promise.resolve();
-  let lists = sourceChartLists.get(activity);
-  if (!lists) sourceChartLists.set(activity, (lists = new Map()));
+  const lists = chartListsOf(activity);
   const together = readViews(client, ids, objects, lists);
-  let uuids = sourceChartUuidMaps.get(activity);
-  if (!uuids) sourceChartUuidMaps.set(activity, (uuids = new Map()));
-  for (const id of ids) {
-    keep(
+  for (const id of ids)
+    keepSource(
+      activity,
       mine,
       id,
       together.then(
         (views) => existing(views.get(id), id),
-        () => readView(client, id, objects).then((v) => existing(v, id)),
+        () => readView(client, id, objects, lists).then((v) => existing(v, id)),
       ),
     );
-    const view = together.then(
-      (views) => views.get(id),
-      () => undefined,
-    );
-    uuids.set(
-      id,
-      view.then((v) => (v ? new Map(v.charts.map((c) => [c.id, c.uuid])) : undefined)),
-    );
-  }
   return together.then(
     () => undefined,
     () => undefined,
   );
+}
+
+function chartListsOf(activity: object): ChartLists {
+  let lists = sourceChartLists.get(activity);
+  if (!lists) sourceChartLists.set(activity, (lists = new Map()));
+  return lists;
+}
+
+/** A source view kept for the activity, with its charts' uuids for the source's chart checks (sourceChartUuids). */
+function keepSource(
+  activity: object,
+  mine: Map<number, Promise<DashboardView>>,
+  dashboardId: number,
+  read: Promise<DashboardView>,
+): Promise<DashboardView> {
+  let uuids = sourceChartUuidMaps.get(activity);
+  if (!uuids) sourceChartUuidMaps.set(activity, (uuids = new Map()));
+  uuids.set(
+    dashboardId,
+    read.then(
+      (v) => new Map(v.charts.map((c) => [c.id, c.uuid])),
+      () => undefined,
+    ),
+  );
+  return keep(mine, dashboardId, read);
 }
 
 /** The source dashboard's view, read once per activity (the source does not change during a migration, as its lists do not). */
@@ -156,10 +170,11 @@ export function sourceViewOf(client: SupersetClient, dashboardId: number, activi
   const { views: mine, objects } = sourceKept(client, activity);
   return (
     mine.get(dashboardId) ??
-    keep(
+    keepSource(
+      activity,
       mine,
       dashboardId,
-      readView(client, dashboardId, objects).then((v) => existing(v, dashboardId)),
+      readView(client, dashboardId, objects, chartListsOf(activity)).then((v) => existing(v, dashboardId)),
     )
   );
 }

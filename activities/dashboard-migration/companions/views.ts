@@ -37,7 +37,13 @@ function metaOf(client: SupersetClient, kind: 'chart' | 'dataset', id: number, k
 }
 
 /** The dashboard (by id, slug or uuid) with its charts and datasets; null when the environment does not have it. */
-export async function readView(client: SupersetClient, idOrUuid: number | string, kept?: ObjectReads): Promise<DashboardView | null> {
+export async function readView(
+  client: SupersetClient,
+  idOrUuid: number | string,
+  kept?: ObjectReads,
+  /** Where the dashboard's chart list is kept for a later reader (../source-checks-ahead.ts). */
+  chartLists?: ChartLists,
+): Promise<DashboardView | null> {
   let dashboard: ObjectMeta;
   try {
     const found = typeof idOrUuid === 'number' ? idOrUuid : (await client.dashboards.get(idOrUuid)).id;
@@ -46,7 +52,7 @@ export async function readView(client: SupersetClient, idOrUuid: number | string
     if (err instanceof SupersetNotFoundError) return null;
     throw err;
   }
-  const [charts, datasets] = await Promise.all([client.dashboards.charts(dashboard.id), client.dashboards.datasets(dashboard.id)]);
+  const [charts, datasets] = await Promise.all([chartListOf(client, dashboard.id, chartLists), client.dashboards.datasets(dashboard.id)]);
   return {
     dashboard,
     charts: await inParallel(
