@@ -327,3 +327,9 @@ export interface UpstreamRole {
   id: number;
   name: string;
 }
+
+/** A chart's dataset as its form_data names it (`<id>__<type>`, as Superset's Slice.form_data writes it); null when it does not. */
+export function formDataDatasource(formData: { datasource?: unknown } | null | undefined): { id: number; type: string } | null {
+  const m = /^(\d+)__(\w+)$/.exec(String(formData?.datasource ?? ''));
+  return m ? { id: Number(m[1]), type: m[2]! } : null;
+}

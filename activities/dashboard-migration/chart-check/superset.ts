@@ -5,7 +5,7 @@
  * transport's retries did not get past, an asynchronous answer) leaves it not verifiable.
  */
 import type { SupersetClient } from '../../../lib/superset/client.ts';
-import type { DashboardChart } from '../../../lib/superset/types.ts';
+import { formDataDatasource, type DashboardChart } from '../../../lib/superset/types.ts';
 import {
   SupersetApiError,
   SupersetLegacySignInError,
@@ -56,11 +56,11 @@ export async function chartsForCheck(
         name: c.slice_name ?? String(c.id),
         viz_type: known.viz_type,
         form_data: fd,
-        datasource: datasourceOf(fd),
+        datasource: formDataDatasource(fd),
         query_context: known.query_context,
       };
     const detail = details.get(c.id);
-    const dsId = Number(detail?.datasource_id ?? String(fd.datasource ?? '').split('__')[0]);
+    const dsId = Number(detail?.datasource_id ?? formDataDatasource(fd)?.id);
     return {
       id: c.id,
       uuid: uuids ? (uuids.get(c.id) ?? null) : String(detail!.uuid),
@@ -71,12 +71,6 @@ export async function chartsForCheck(
       query_context: parseSaved(detail?.query_context),
     };
   });
-}
-
-/** The chart's dataset from its form_data (`<id>__<type>`, as Superset's Slice.form_data writes it). */
-function datasourceOf(fd: Record<string, unknown>): { id: number; type: string } | null {
-  const m = /^(\d+)__(\w+)$/.exec(String(fd.datasource ?? ''));
-  return m ? { id: Number(m[1]), type: m[2]! } : null;
 }
 
 /** The dashboard's charts' uuids by id, from the chart list (where a release's chart details carry none). */

@@ -5,7 +5,7 @@
  */
 import type { ObjectMeta } from '../../../lib/superset/resources/object-meta.ts';
 import type { SupersetClient } from '../../../lib/superset/client.ts';
-import type { DashboardChart } from '../../../lib/superset/types.ts';
+import { formDataDatasource, type DashboardChart } from '../../../lib/superset/types.ts';
 import { SupersetNotFoundError } from '../../../lib/superset/errors.ts';
 
 export interface DashboardView {
@@ -105,9 +105,9 @@ function chartListOf(client: SupersetClient, id: number, kept?: ChartLists): Pro
 function datasetIdsOf(charts: DashboardChart[]): number[] | null {
   const ids = new Set<number>();
   for (const c of charts) {
-    const m = /^(\d+)__(\w+)$/.exec(String(c.form_data?.datasource ?? ''));
-    if (!m) return null;
-    if (m[2] === 'table') ids.add(Number(m[1]));
+    const ds = formDataDatasource(c.form_data);
+    if (!ds) return null;
+    if (ds.type === 'table') ids.add(ds.id);
   }
   return [...ids];
 }
