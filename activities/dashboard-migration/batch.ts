@@ -97,6 +97,7 @@ export async function runBatch(
   const viewsBegun = readSourceViewsAhead(
     scope,
     (input.dryRun ? rest : rest.slice(0, input.importLimit)).map((d) => d.id),
+    (id) => svc.caches.exportedSources.get(taskId, id),
   );
   const ready = await planUpToLimit(ctx, scope, rest, ahead);
   const t3 = Date.now();

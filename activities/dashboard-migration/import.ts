@@ -8,6 +8,7 @@ import { aggregateFields, type DashboardOutcome, type RejectionRule } from '../.
 import { generalise, stripKnownRejections } from '../../lib/bundles/rewrite.ts';
 import { mergeBundles } from '../../lib/bundles/split.ts';
 import { classifySupersetFailure } from '../../lib/superset/errors.ts';
+import { maxBundleBytes } from '../deps.ts';
 import { itemFailure } from '../item-failure.ts';
 import { importPrepared, pushUpdatedObjects, type ImportResult } from './apply.ts';
 import type { PlanScope } from './context.ts';
@@ -85,6 +86,7 @@ export async function importTogether(scope: PlanScope, ready: Planned[], learned
   readImportedViewsAhead(
     scope,
     ready.map((p, at) => ({ targetDashboardId: landed[at]!, check: p.companions })),
+    maxBundleBytes(svc.deps),
   );
   const out: DashboardOutcome[] = [];
   for (const [at, p] of ready.entries()) {

@@ -8,7 +8,8 @@
  *
  * The charts are read the way the source's are, from the target's own export: one export of the
  * batch's dashboards (the target as the writes left it, which the verification then records as
- * the target's state instead of exporting it again) gives each chart's viz type and saved query
+ * the target's state instead of exporting it again; the one the companions' views were read from
+ * after the import when nothing was written since) gives each chart's viz type and saved query
  * context, one chart list read their uuids, and each dashboard's chart list is the one its
  * companions' view read after the import when nothing was written since; no chart detail is read.
  */
@@ -22,7 +23,7 @@ import { inParallel } from './chart-check/parallel.ts';
 import { runChecks } from './chart-check/run.ts';
 import type { TargetChecked } from './chart-check/target-ahead.ts';
 import type { ChartForCheck } from './chart-check/types.ts';
-import { takeTargetChartList } from './companions/views-ahead.ts';
+import { takeTargetChartList, takeTargetExport } from './companions/views-ahead.ts';
 import { upstreamFor } from './superset-upstream.ts';
 import type { MigrationUpstream } from './upstream.ts';
 
@@ -49,10 +50,11 @@ export function checkTargetsAhead(svc: MigrationServices, input: Request, taskId
   }
   // Taken now, before the next batch's writes: a list read before them is only used if the companions wrote nothing since.
   const lists = new Map(targetDashboardIds.map((id) => [id, takeTargetChartList(input, id)]));
+  const viewed = targetDashboardIds.map((id) => takeTargetExport(input, id));
   const run = async () => {
     const target = svc.chartQueries.limited(await upstreamFor(svc.deps, input.targetEnvId), input.targetEnvId);
     const release = await target.version().catch(() => null);
-    const bundles = await exportOf(svc, target, targetDashboardIds);
+    const bundles = (await exportTaken(targetDashboardIds, viewed)) ?? (await exportOf(svc, target, targetDashboardIds));
     for (const [id, e] of exports) e.resolve(bundles?.get(id));
     const read = new Map<number, DashboardChart[]>();
     await inParallel(targetDashboardIds, DASHBOARDS_AT_ONCE, async (id) => {
@@ -83,6 +85,17 @@ export function checkTargetsAhead(svc: MigrationServices, input: Request, taskId
     .finally(() => {
       for (const m of [...made.values(), ...exports.values()]) m.resolve(undefined);
     });
+}
+
+/**
+ * The export the companions' views were read from after the import (./companions/views-ahead.ts),
+ * when it holds every one of these dashboards and nothing was written since; null otherwise.
+ */
+async function exportTaken(ids: number[], taken: Array<Promise<Bundle | undefined> | undefined>): Promise<Map<number, Bundle> | null> {
+  if (taken.some((t) => !t)) return null;
+  const bundles = await Promise.all(taken);
+  if (bundles.some((b) => !b)) return null;
+  return new Map(ids.map((id, at) => [id, bundles[at]!]));
 }
 
 /** The target's export of these dashboards, one call for all, by dashboard id; null when it could not be read. */

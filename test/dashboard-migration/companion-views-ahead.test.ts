@@ -86,6 +86,7 @@ describe('companions after a joint import: target views read ahead', () => {
     readImportedViewsAhead(
       scope,
       ids.map((d, at) => ({ targetDashboardId: d, check: checks[at] })),
+      1 << 20,
     );
     for (const [at, d] of ids.entries()) expect(await applyCompanions(scope, d, subject(d), checks[at]!, true)).toEqual([]);
     expect(reads.sort()).toEqual([1, 2, 3]);
@@ -103,6 +104,7 @@ describe('companions after a joint import: target views read ahead', () => {
     readImportedViewsAhead(
       scope,
       ids.map((d, at) => ({ targetDashboardId: d, check: checks[at] })),
+      1 << 20,
     );
     for (const [at, d] of ids.entries()) await applyCompanions(scope, d, subject(d), checks[at]!, true);
     expect(writes).toContainEqual(['dashboard', 1]);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { CompanionKindName } from '../../contracts/companions.ts';
 import { waitTask } from '../dashboard-migration/support.ts';
+import { expectListedViewsAsRead } from '../dashboard-migration/views-compare.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { createDatabase, login, type SupersetClient } from '../support/superset/fixtures.ts';
 import { REPO_ROOT } from '../support/superset/instance.ts';
@@ -126,6 +127,13 @@ afterAll(async () => {
     date: new Date().toISOString().slice(0, 10),
   });
   writeCompanionSection(REPO_ROOT, markdown);
+});
+
+describe.runIf(releases.length)('companion views read from the export and lists (companions/views-listed.ts)', () => {
+  it.each(releases)('%s: the same views as read one dashboard at a time, with no read per dashboard', async (r) => {
+    const src = sources[r]!;
+    await expectListedViewsAsRead(instances[r]!, [src.dashboard.id, ...(src.ghost ? [src.ghost.id] : [])]);
+  });
 });
 
 describe.runIf(scenarioOn)(`Done-when, before the copy: ${SRC} → ${TGT} (PostgreSQL metadata)`, () => {

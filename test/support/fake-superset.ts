@@ -198,7 +198,8 @@ export interface FakeSuperset {
   /** Hold matching requests (those for which `when`, asked on arrival, says so) until `until` settles (until cleared with clearFailures). */
   hold(match: { method?: string; path?: RegExp | string; when?: () => boolean }, until: Promise<unknown>): void;
   /** Settles when a matching request arrives (from now on). */
-  seen(match: { method?: string; path?: RegExp | string }): Promise<void>;
+  /** Settles on the first request that matches (`query`: its decoded `q` too). */
+  seen(match: { method?: string; path?: RegExp | string; query?: (q: unknown) => boolean }): Promise<void>;
   /** The most requests on `path` this instance was answering at once since it started (or since resetInFlight). */
   maxInFlight(path: string): number;
   resetInFlight(): void;
@@ -254,7 +255,7 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
   let failures: Failure[] = [];
   let delays: Array<{ method?: string; path?: RegExp | string; ms: number }> = [];
   let holds: Array<{ method?: string; path?: RegExp | string; when?: () => boolean; until: Promise<unknown> }> = [];
-  const watchers: Array<{ method?: string; path?: RegExp | string; resolve: () => void }> = [];
+  const watchers: Array<{ method?: string; path?: RegExp | string; query?: (q: unknown) => boolean; resolve: () => void }> = [];
   const inFlight = new Map<string, { now: number; max: number }>();
   const matches = (m: { method?: string; path?: RegExp | string }, method: string, path: string) =>
     (!m.method || m.method === method) && (!m.path || (typeof m.path === 'string' ? path === m.path : m.path.test(path)));
@@ -759,7 +760,7 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
       authorized: auth.startsWith('Bearer '),
     };
     requests.push(record);
-    for (const w of watchers.filter((x) => matches(x, method, path))) {
+    for (const w of watchers.filter((x) => matches(x, method, path) && (!x.query || x.query(record.q)))) {
       watchers.splice(watchers.indexOf(w), 1);
       w.resolve();
     }
@@ -1093,6 +1094,9 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
           datasource_type: 'table',
           // As the detail shows them (no owners, tags or certification on a fake chart).
           params: JSON.stringify(c.params),
+          // Slice.form_data, as the dashboard's chart list gives it; the dashboards the chart is on.
+          form_data: { ...c.params, slice_id: c.id },
+          dashboards: dashboards.filter((d) => d.chartIds.includes(c.id)).map((d) => ({ id: d.id })),
           owners: [],
           tags: [],
           certified_by: null,

@@ -21,6 +21,8 @@ import { migrateAgainAction, type DashboardOutcome } from '../../../contracts/mi
 import type { EnvRule } from '../../../contracts/env-rules.ts';
 import { uniqueActions, type NextAction } from '../../../contracts/outcomes.ts';
 import { SupersetForbiddenError, SupersetNotFoundError } from '../../../lib/superset/errors.ts';
+import { Bundle } from '../../../lib/bundles/bundle.ts';
+import { splitByDashboard } from '../../../lib/bundles/split.ts';
 import type { SupersetClient } from '../../../lib/superset/client.ts';
 import type { ActivityDeps } from '../../deps.ts';
 import { itemFailure } from '../../item-failure.ts';
@@ -110,11 +112,16 @@ export async function targetWritten(scope: Pick<CompanionScope, 'svc' | 'input' 
  * sourceViewOf). If the joint read fails, each comparison reads its own and meets its failure.
  * Answers when the reads are begun: the source's chart checks then find them (../source-checks-ahead.ts).
  */
-export function readSourceViewsAhead(scope: Pick<CompanionScope, 'svc' | 'input' | 'clients'>, dashboardIds: number[]): Promise<void> {
+export function readSourceViewsAhead(
+  scope: Pick<CompanionScope, 'svc' | 'input' | 'clients'>,
+  dashboardIds: number[],
+  /** The batch's source export of a dashboard, when it holds one: the views read their dashboards from it and one list read. */
+  exportOf?: (dashboardId: number) => Bundle | undefined,
+): Promise<void> {
   if (!dashboardIds.length) return Promise.resolve();
   // Settles once the reads are begun (and kept for the activity), not when they end; never rejects.
   return clientsOf(scope)
-    .then(([source]) => void sourceViewsTogether(source, dashboardIds, scope.input))
+    .then(([source]) => void sourceViewsTogether(source, dashboardIds, scope.input, exportOf))
     .catch(() => undefined);
 }
 
@@ -243,12 +250,17 @@ function copyingKinds(check: CompanionCheck, imported: boolean): CompanionKindRe
 export function readImportedViewsAhead(
   scope: Pick<CompanionScope, 'svc' | 'input' | 'clients'>,
   dashboards: Array<{ targetDashboardId: number; check?: CompanionCheck }>,
+  /** The largest export read (../../deps.ts maxBundleBytes). */
+  maxBytes: number,
 ): void {
   const ids = dashboards.filter((d) => d.check && copyingKinds(d.check, true).length).map((d) => d.targetDashboardId);
   if (ids.length < 2) return;
   const target = clientsOf(scope).then(([, t]) => t);
   target.catch(() => undefined);
-  readTargetViewsAhead(scope.input, target, ids);
+  // One export of every dashboard imported: the views read from it, and the target's chart checks take it when nothing was written since.
+  const all = dashboards.map((d) => d.targetDashboardId);
+  const bundles = target.then(async (t) => splitByDashboard(Bundle.fromZip(await t.exportDashboards(all), maxBytes)));
+  readTargetViewsAhead(scope.input, target, ids, { ids: all, bundles });
 }
 
 function blocked(

@@ -34,6 +34,21 @@ function themeOf(client: SupersetClient, dashboard: ObjectMeta): Promise<number 
   return dashboard.theme_id !== undefined ? Promise.resolve(dashboard.theme_id) : client.themes.ofDashboard(dashboard.id);
 }
 
+/**
+ * The source dashboard's theme among the source's themes: by the uuid its export names (a view
+ * read from the export, ./views-listed.ts) or by its id; undefined when it has none, a string
+ * naming the theme the source does not list.
+ */
+async function sourceThemeOf(client: SupersetClient, dashboard: ObjectMeta): Promise<Theme | string | undefined> {
+  if (dashboard.theme_id === undefined && dashboard.theme_uuid !== undefined) {
+    if (dashboard.theme_uuid === null) return undefined;
+    return (await client.themes.list()).find((t) => t.uuid === dashboard.theme_uuid) ?? `theme ${dashboard.theme_uuid}`;
+  }
+  const themeId = await themeOf(client, dashboard);
+  if (themeId === null) return undefined;
+  return (await client.themes.list()).find((t) => t.id === themeId) ?? `theme ${themeId}`;
+}
+
 export const themes: CompanionKind = {
   kind: 'themes',
   // Importing over a dashboard that is linked to a theme the target has leaves it unlinked (seen on 6.1.0: a
@@ -41,10 +56,10 @@ export const themes: CompanionKind = {
   undoneByImport: true,
   async run(ctx, write): Promise<KindResult> {
     // The theme's id comes with the dashboard's view, which the other kinds read anyway.
-    const themeId = await themeOf(ctx.source, (await ctx.sourceView()).dashboard);
-    if (themeId === null) return { items: [] };
-    const theme = (await ctx.source.themes.list()).find((t) => t.id === themeId);
-    if (!theme) return { items: [item(`theme ${themeId}`, 'missing', { note: 'the dashboard names a theme the source does not list' })] };
+    const theme = await sourceThemeOf(ctx.source, (await ctx.sourceView()).dashboard);
+    if (theme === undefined) return { items: [] };
+    if (typeof theme === 'string')
+      return { items: [item(theme, 'missing', { note: 'the dashboard names a theme the source does not list' })] };
     let theirs: Theme[];
     try {
       theirs = await ctx.target.themes.list();

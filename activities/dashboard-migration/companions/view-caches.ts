@@ -5,6 +5,7 @@
  * before any write, read together for a rerun's dashboards and forgotten once the target is
  * written. How one view is read is ./views.ts's.
  */
+import type { Bundle } from '../../../lib/bundles/bundle.ts';
 import type { SupersetClient } from '../../../lib/superset/client.ts';
 import type { DashboardChart } from '../../../lib/superset/types.ts';
 import { readView, readViews, type ChartLists, type DashboardView, type ObjectReads } from './views.ts';
@@ -115,15 +116,22 @@ function keep(mine: Map<number, Promise<DashboardView>>, dashboardId: number, re
 
 /**
  * These source dashboards' views read together (./views.ts readViews: one list read for all their
- * charts, another for their datasets) and kept for sourceViewOf. If the joint read fails, each
+ * charts, another for their datasets; with the batch's export, one for the dashboards too) and
+ * kept for sourceViewOf. If the joint read fails, each
  * dashboard is read on its own, and meets its own failure.
  */
-export function sourceViewsTogether(client: SupersetClient, dashboardIds: number[], activity: object): Promise<void> {
+export function sourceViewsTogether(
+  client: SupersetClient,
+  dashboardIds: number[],
+  activity: object,
+  /** The batch's source export of a dashboard, when it holds one (./views-listed.ts). */
+  exportOf?: (dashboardId: number) => Bundle | undefined,
+): Promise<void> {
   const { views: mine, objects } = sourceKept(client, activity);
   const ids = dashboardIds.filter((id) => !mine.has(id));
   if (!ids.length) return Promise.resolve();
   const lists = chartListsOf(activity);
-  const together = readViews(client, ids, objects, lists);
+  const together = readViews(client, ids, objects, lists, exportOf);
   for (const id of ids)
     keepSource(
       activity,

@@ -2,10 +2,12 @@
  * After a joint import, the companions' writes go one dashboard after another (two dashboards may
  * share a chart or a dataset, and a write is decided from what the target holds). What each write
  * compares against, the dashboard's target view (./views.ts), is read ahead for all of them
- * together instead (one list read for all their charts, another for their datasets), and used only
+ * together instead (from the target's export of them, one list read for the dashboards, one for all
+ * their charts, another for their datasets), and used only
  * if nothing was written to the target since that read started: a write since then (any companion
  * written, or refused) makes the dashboard read its view again.
  */
+import type { Bundle } from '../../../lib/bundles/bundle.ts';
 import type { SupersetClient } from '../../../lib/superset/client.ts';
 import type { DashboardChart } from '../../../lib/superset/types.ts';
 import { readView, readViews, type ChartLists, type DashboardView } from './views.ts';
@@ -17,6 +19,8 @@ interface Ahead {
   views: Map<number, { started: number; read: Promise<DashboardView | null> }>;
   /** Each dashboard's chart list as those reads read it, with the write count when it started (kept for the target's chart checks). */
   lists: Map<number, { started: number; read: Promise<DashboardChart[]> }>;
+  /** Each dashboard's export the views were read from, with the write count when it started (kept for the target's chart checks). */
+  exports: Map<number, { started: number; read: Promise<Bundle | undefined> }>;
 }
 
 /** Per activity (its input object). */
@@ -24,15 +28,29 @@ const aheadByActivity = new WeakMap<object, Ahead>();
 
 function aheadOf(activity: object): Ahead {
   let a = aheadByActivity.get(activity);
-  if (!a) aheadByActivity.set(activity, (a = { writes: 0, views: new Map(), lists: new Map() }));
+  if (!a) aheadByActivity.set(activity, (a = { writes: 0, views: new Map(), lists: new Map(), exports: new Map() }));
   return a;
 }
 
-/** These target dashboards' views read ahead together (./views.ts readViews: their charts and datasets in one list read each). */
-export function readTargetViewsAhead(activity: object, target: Promise<SupersetClient>, targetDashboardIds: number[]): void {
+/**
+ * These target dashboards' views read ahead together (./views.ts readViews: their charts and
+ * datasets in one list read each; with `exported`, the target's export of the batch's imported
+ * dashboards, their own meta and chart lists from it and one dashboard list read).
+ */
+export function readTargetViewsAhead(
+  activity: object,
+  target: Promise<SupersetClient>,
+  targetDashboardIds: number[],
+  exported?: { ids: number[]; bundles: Promise<Map<number, Bundle>> },
+): void {
   const ahead = aheadOf(activity);
   const lists: ChartLists = new Map();
-  const together = target.then((client) => readViews(client, targetDashboardIds, undefined, lists));
+  const bundles = exported?.bundles.catch(() => null);
+  for (const id of exported?.ids ?? []) ahead.exports.set(id, { started: ahead.writes, read: bundles!.then((b) => b?.get(id)) });
+  const together = target.then(async (client) => {
+    const b = await bundles;
+    return readViews(client, targetDashboardIds, undefined, lists, b ? (id) => b.get(id) : undefined);
+  });
   together.catch(() => undefined);
   for (const id of targetDashboardIds) {
     const read = together.then(() => lists.get(id) ?? Promise.reject(new Error('not read')));
@@ -69,6 +87,19 @@ export function takeTargetChartList(activity: object, targetDashboardId: number)
   const entry = ahead?.lists.get(targetDashboardId);
   if (!ahead || !entry) return undefined;
   ahead.lists.delete(targetDashboardId);
+  return entry.started === ahead.writes ? entry.read : undefined;
+}
+
+/**
+ * The target's export of the dashboard the views were read from, when nothing was written to the
+ * target since it started (it is then the target as the writes left it); taken once. For the
+ * target's chart checks, which record it as the target's state (../target-checks-ahead.ts).
+ */
+export function takeTargetExport(activity: object, targetDashboardId: number): Promise<Bundle | undefined> | undefined {
+  const ahead = aheadByActivity.get(activity);
+  const entry = ahead?.exports.get(targetDashboardId);
+  if (!ahead || !entry) return undefined;
+  ahead.exports.delete(targetDashboardId);
   return entry.started === ahead.writes ? entry.read : undefined;
 }
 

@@ -3,10 +3,12 @@
  * certification and CSS, and the same of its charts and datasets, each found by uuid (ids differ
  * between environments). Read once per dashboard and phase, shared by every kind.
  */
-import type { ObjectMeta } from '../../../lib/superset/resources/object-meta.ts';
+import { plainMeta, type ObjectMeta } from '../../../lib/superset/resources/object-meta.ts';
 import type { SupersetClient } from '../../../lib/superset/client.ts';
 import { formDataDatasource, type DashboardChart } from '../../../lib/superset/types.ts';
 import { SupersetNotFoundError } from '../../../lib/superset/errors.ts';
+import type { Bundle } from '../../../lib/bundles/bundle.ts';
+import { headsFromExport, type DashboardHead, type ObjectReads } from './views-listed.ts';
 
 export interface DashboardView {
   dashboard: ObjectMeta;
@@ -17,11 +19,7 @@ export interface DashboardView {
 /** Most objects of one dashboard read at a time. */
 const READS_AT_ONCE = 4;
 
-/**
- * Chart and dataset reads kept for more than one dashboard's view (a source's, during one
- * activity: a dataset several dashboards use is read once), by `<kind> <id>`.
- */
-export type ObjectReads = Map<string, Promise<ObjectMeta>>;
+export type { ObjectReads };
 
 /** The object's meta, read once per `kept` (each caller gets its own copy). */
 function metaOf(client: SupersetClient, kind: 'chart' | 'dataset', id: number, kept?: ObjectReads): Promise<ObjectMeta> {
@@ -67,11 +65,7 @@ export async function readView(
 }
 
 /** A dashboard's own meta and its charts as `/dashboard/{id}/charts` lists them; null when the environment does not have it. */
-async function dashboardWithCharts(
-  client: SupersetClient,
-  id: number,
-  chartLists?: ChartLists,
-): Promise<{ dashboard: ObjectMeta; charts: DashboardChart[] } | null> {
+async function dashboardWithCharts(client: SupersetClient, id: number, chartLists?: ChartLists): Promise<DashboardHead | null> {
   try {
     const [dashboard, charts] = await Promise.all([client.meta.get('dashboard', id), chartListOf(client, id, chartLists)]);
     return { dashboard, charts };
@@ -131,8 +125,7 @@ async function objectsListed(
         const row = rows.find((r) => r.id === id);
         // Not listed, or listed without its uuid (which pairs it with its copy): its detail read decides.
         if (!row?.uuid) return client.meta.get(kind, id);
-        const { datasource: _d, ...meta } = row;
-        return meta;
+        return plainMeta(row);
       });
       read.catch(() => kept.delete(`${kind} ${id}`));
       kept.set(`${kind} ${id}`, read);
@@ -154,9 +147,16 @@ export async function readViews(
   dashboardIds: number[],
   kept: ObjectReads = new Map(),
   chartLists?: ChartLists,
+  /** The environment's export of a dashboard, when the caller holds it: the heads are then read from it and two lists (./views-listed.ts). */
+  exportOf?: (dashboardId: number) => Bundle | undefined,
 ): Promise<Map<number, DashboardView | null>> {
+  // A failed list read leaves every dashboard to its own reads, which meet their own failure.
+  const listed = exportOf
+    ? await headsFromExport(client, dashboardIds, exportOf, kept).catch(() => new Map<number, DashboardHead>())
+    : null;
+  for (const [id, head] of listed ?? []) if (chartLists && !chartLists.has(id)) chartLists.set(id, Promise.resolve(head.charts));
   const heads = await inParallel(
-    dashboardIds.map((id) => () => dashboardWithCharts(client, id, chartLists)),
+    dashboardIds.map((id) => () => (listed?.has(id) ? Promise.resolve(listed.get(id)!) : dashboardWithCharts(client, id, chartLists))),
     READS_AT_ONCE,
   );
   const datasetIds = await inParallel(

@@ -9,6 +9,17 @@ import type { SupersetTransport } from '../transport/transport.ts';
 import { isCustomTag } from './tags.ts';
 
 export type MetaKind = 'dashboard' | 'chart' | 'dataset';
+type ListedKind = MetaKind;
+
+/** An object's meta as its list endpoint gives it, with what a chart's row adds. */
+export type ListedMeta = ObjectMeta & {
+  /** Charts: the dataset it reads. */
+  datasource?: { id: number; type: string };
+  /** Charts: Superset's `Slice.form_data`, as `/dashboard/{id}/charts` gives it. */
+  form_data?: Record<string, unknown>;
+  /** Charts: the dashboards it is on. */
+  dashboard_ids?: number[];
+};
 
 export interface ObjectMeta {
   id: number;
@@ -30,6 +41,11 @@ export interface ObjectMeta {
    * the same answer as the rest. Absent in what an older backup recorded (read it apart then).
    */
   theme_id?: number | null;
+  /**
+   * Dashboards only, when theme_id is absent: the uuid of its theme as the dashboard's export names
+   * it (null: none; the export of a release without themes names none).
+   */
+  theme_uuid?: string | null;
   /** Datasets only. */
   database_id: number | null;
   sql: string | null;
@@ -48,7 +64,24 @@ export interface ObjectMetaWrite {
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
 /** The list columns that give what a detail read gives (unknown names are dropped by Superset, so one set serves 4.1 to 6.1). */
-const LIST_COLUMNS: Record<'chart' | 'dataset', string[]> = {
+const LIST_COLUMNS: Record<ListedKind, string[]> = {
+  // A dashboard's CSS and theme are not list columns from 5.0 (../../../activities/dashboard-migration/companions/views.ts takes them from the export).
+  dashboard: [
+    'id',
+    'uuid',
+    'dashboard_title',
+    // No owners.email: a dashboard's detail gives none (4.1 to 6.1), and the list stands in for it.
+    'owners.id',
+    'owners.first_name',
+    'owners.last_name',
+    'roles.id',
+    'roles.name',
+    'tags.id',
+    'tags.name',
+    'tags.type',
+    'certified_by',
+    'certification_details',
+  ],
   chart: [
     'id',
     'uuid',
@@ -65,6 +98,9 @@ const LIST_COLUMNS: Record<'chart' | 'dataset', string[]> = {
     'params',
     'datasource_id',
     'datasource_type',
+    // What `/dashboard/{id}/charts` gives of each chart: Superset's own `Slice.form_data` (params with its id, viz type and dataset).
+    'form_data',
+    'dashboards.id',
   ],
   dataset: ['id', 'uuid', 'table_name', 'owners.id', 'owners.first_name', 'owners.last_name', 'owners.email', 'database.id', 'sql'],
 };
@@ -83,7 +119,8 @@ function metaFrom(kind: MetaKind, id: number, r: Record<string, unknown>): Objec
       email: str(o.email),
     })),
     roles: list(r.roles).map((o) => ({ id: Number(o.id), name: String(o.name ?? '') })),
-    tags: list(r.tags)
+    // 6.1 with DASHBOARD_LIST_CUSTOM_TAGS_ONLY answers a list's `tags.*` columns as `custom_tags`.
+    tags: list(r.tags ?? r.custom_tags)
       .filter(isCustomTag)
       .map((t) => String(t.name ?? '')),
     certified_by: str(r.certified_by),
@@ -100,6 +137,24 @@ function metaFrom(kind: MetaKind, id: number, r: Record<string, unknown>): Objec
     sql: str(r.sql),
     table_name: str(r.table_name),
   };
+}
+
+/** A list row's meta without what only a chart's row adds: what a detail read gives. */
+export function plainMeta(row: ListedMeta): ObjectMeta {
+  const { datasource: _d, form_data: _f, dashboard_ids: _i, ...meta } = row;
+  return meta;
+}
+
+/** A list row's meta with what a chart's row adds (ListedMeta). */
+function listedFrom(kind: ListedKind, id: number, r: Record<string, unknown>): ListedMeta {
+  const meta: ListedMeta = metaFrom(kind, id, r);
+  if (kind !== 'chart') return meta;
+  if (typeof r.datasource_id === 'number') meta.datasource = { id: r.datasource_id, type: String(r.datasource_type ?? 'table') };
+  if (r.form_data && typeof r.form_data === 'object' && !Array.isArray(r.form_data))
+    meta.form_data = r.form_data as Record<string, unknown>;
+  if (Array.isArray(r.dashboards))
+    meta.dashboard_ids = (r.dashboards as Array<{ id?: unknown }>).flatMap((d) => (typeof d.id === 'number' ? [d.id] : []));
+  return meta;
 }
 
 export class ObjectMetas {
@@ -119,16 +174,14 @@ export class ObjectMetas {
   }
 
   /**
-   * The charts or datasets of these ids, from their list endpoint (up to 100 ids a call): one call
-   * instead of one detail read each, with the same fields (the lists carry the uuid on every
-   * release). An id the list does not answer (gone, or hidden from the service account) is left
-   * out; the caller reads it on its own to meet Superset's own answer.
+   * The dashboards, charts or datasets of these ids, from their list endpoint (up to 100 ids a
+   * call): one call instead of one detail read each, with the same fields (the lists carry the
+   * uuid on every release) except a dashboard's CSS and theme, which its export gives. An id the
+   * list does not answer (gone, or hidden from the service account) is left out; the caller reads
+   * it on its own to meet Superset's own answer.
    */
-  async listed(
-    kind: 'chart' | 'dataset',
-    ids: readonly number[],
-  ): Promise<Array<ObjectMeta & { datasource?: { id: number; type: string } }>> {
-    const out: Array<ObjectMeta & { datasource?: { id: number; type: string } }> = [];
+  async listed(kind: ListedKind, ids: readonly number[]): Promise<ListedMeta[]> {
+    const out: ListedMeta[] = [];
     const unique = [...new Set(ids)];
     for (let at = 0; at < unique.length; at += MAX_PAGE_SIZE) {
       const chunk = unique.slice(at, at + MAX_PAGE_SIZE);
@@ -139,11 +192,9 @@ export class ObjectMetas {
       });
       for (const r of page.result) {
         const id = Number(r.id);
-        if (!chunk.includes(id)) continue;
-        const meta = metaFrom(kind, id, r);
-        const source =
-          typeof r.datasource_id === 'number' ? { id: r.datasource_id, type: String(r.datasource_type ?? 'table') } : undefined;
-        out.push(source ? { ...meta, datasource: source } : meta);
+        // A row without its tags (a release or setting that does not list them) is left to the detail read.
+        if (!chunk.includes(id) || (kind !== 'dataset' && !Array.isArray(r.tags ?? r.custom_tags))) continue;
+        out.push(listedFrom(kind, id, r));
       }
     }
     return out;
