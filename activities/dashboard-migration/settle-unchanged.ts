@@ -19,7 +19,7 @@ import { planOnRecordedCopy, rulesMayTouch } from './recorded-copy.ts';
  * full plan: all of them when a read fails (the full plan meets the failure per dashboard).
  */
 export async function settleUnchanged(ctx: BatchContext): Promise<BatchDashboard[]> {
-  const { input, todo, records, log } = ctx;
+  const { input, todo, records, log, taskId } = ctx;
   let both: Awaited<ReturnType<typeof readBoth>>;
   try {
     both = await readBoth(ctx);
@@ -38,6 +38,8 @@ export async function settleUnchanged(ctx: BatchContext): Promise<BatchDashboard
   const companions = await settledCompanions(
     { svc: ctx.svc, input, mappings: both.mappings, envRules: both.envRules, log },
     same.map(({ d, prepared }) => ({ dashboardId: d.id, subject: prepared })),
+    // The views read from the two exports the comparison was made on (nothing is written before they are read).
+    { source: (id) => ctx.svc.caches.exportedSources.get(taskId, id), target: (id) => both.copies.get(id) },
   );
   const rewritten: Array<{ targetDashboardId: number; dashboardUuid: string }> = [];
   for (const [at, { d, prepared, last }] of same.entries()) {

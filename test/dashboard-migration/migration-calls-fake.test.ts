@@ -81,7 +81,7 @@ describe('a first migration asks Superset only what it needs', () => {
     expect(source.count(/^\/api\/v1\/dashboard\/\d+$/, marks[0])).toBe(0);
   }, 240_000);
 
-  it("compares a rerun's companions with one chart list and one dataset list a side, no detail read", async () => {
+  it("compares a rerun's companions with one dashboard, chart and dataset list a side, no detail read", async () => {
     const { source, target } = pair;
     const { ids, mapping } = seedForMigration(pair, 'Listed', 3);
     expect((await migrateOnPair(pair, ids, mapping)).status).toBe('SUCCEEDED');
@@ -97,6 +97,10 @@ describe('a first migration asks Superset only what it needs', () => {
       expect(side.count(chartDetail, mark)).toBe(0);
       expect(side.count(datasetDetail, mark)).toBe(0);
       expect(side.count(/^\/api\/v1\/dashboard\/\d+\/datasets$/, mark)).toBe(0);
+      // The dashboards and their chart lists from the two exports the rerun compared, and one dashboard list read a side
+      // (companions/views-listed.ts): 3 details and 3 chart lists a side before.
+      expect(side.count(/^\/api\/v1\/dashboard\/\d+$/, mark)).toBe(0);
+      expect(side.count(/^\/api\/v1\/dashboard\/\d+\/charts$/, mark)).toBe(0);
       const listed = side.requests.slice(mark).filter((r) => r.method === 'GET' && /^\/api\/v1\/(chart|dataset)\/$/.test(r.path));
       expect(listed.filter((r) => JSON.stringify(r.q ?? '').includes('"in"')).length).toBe(2);
     }
@@ -118,6 +122,26 @@ describe('a first migration asks Superset only what it needs', () => {
     try {
       expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
       expect(released).toBe('a later view read');
+    } finally {
+      source.clearFailures();
+    }
+  }, 240_000);
+
+  it("reads the next dashboards' embedded configurations while the batch plans the first of them", async () => {
+    const { source } = pair;
+    let released: 'a later embedded read' | 'the hang bound' | null = null;
+    const task = await migrateSeeded(pair, 'Embedded', 4, (ids) => {
+      // The second batch plans ids[1..3] one after another, each asking for its embedded configuration. The first one's
+      // is held until the third one's is asked for: only reads ahead of the plans ask for it then.
+      const later = source
+        .seen({ method: 'GET', path: `/api/v1/dashboard/${ids[3]}/embedded` })
+        .then(() => (released ??= 'a later embedded read'));
+      const bound = new Promise((r) => setTimeout(r, HOLD_BOUND_MS)).then(() => (released ??= 'the hang bound'));
+      source.hold({ method: 'GET', path: `/api/v1/dashboard/${ids[1]}/embedded` }, Promise.race([later, bound]));
+    });
+    try {
+      expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
+      expect(released).toBe('a later embedded read');
     } finally {
       source.clearFailures();
     }

@@ -27,7 +27,7 @@ const sameSet = (a: readonly string[], b: readonly string[]) =>
 export const embedded: CompanionKind = {
   kind: 'embedded',
   async run(ctx, write): Promise<KindResult> {
-    const src = await ctx.source.embedded.get(ctx.sourceDashboardId);
+    const src = await ctx.sourceEmbedded();
     if (!src) return { items: [] };
     const wanted = mapDomains(src.allowed_domains, ctx.envRules);
     const tgt = await ctx.targetView();

@@ -8,10 +8,11 @@
 import type { CompanionItem, CompanionKindName } from '../../../contracts/companions.ts';
 import type { EnvRule } from '../../../contracts/env-rules.ts';
 import type { SupersetClient } from '../../../lib/superset/client.ts';
+import type { EmbeddedConfig } from '../../../lib/superset/resources/embedded.ts';
 import { directoryOf, type Directory } from './people.ts';
 import { memoisedLists } from './recording.ts';
 import { readView, type DashboardView } from './views.ts';
-import { sourceViewOf, targetViewForComparison } from './view-caches.ts';
+import { sourceEmbeddedOf, sourceViewOf, targetViewForComparison } from './view-caches.ts';
 
 /** What a kind reads and writes through, for one dashboard in one phase (before or after its import). */
 export interface CompanionContext {
@@ -28,6 +29,8 @@ export interface CompanionContext {
   /** The pair's per-environment rules (embedded configs' allowed domains pass through its text rules). */
   envRules: readonly EnvRule[];
   sourceView(): Promise<DashboardView>;
+  /** The source dashboard's embedded configuration (null: none), read once per activity. */
+  sourceEmbedded(): Promise<EmbeddedConfig | null>;
   /** The dashboard in the target as it is in this phase; null before its first import. */
   targetView(): Promise<DashboardView | null>;
   sourcePeople(): Promise<Directory>;
@@ -82,6 +85,7 @@ export function companionContext(opts: {
     source: memoisedLists(opts.source, opts.activity),
     target: opts.sharedTargetLists ? memoisedLists(opts.target, opts.activity) : opts.target,
     sourceView: () => sourceViewOf(opts.source, opts.sourceDashboardId, opts.activity),
+    sourceEmbedded: () => sourceEmbeddedOf(opts.source, opts.sourceDashboardId, opts.activity),
     // Not in the target yet (the plan's index says so): nothing to read; a known id is read as it is.
     targetView: () =>
       (targetView ??=

@@ -349,6 +349,8 @@ export async function companionsAfterImport(
 export async function settledCompanions(
   scope: CompanionScope,
   dashboards: Array<{ dashboardId: number; subject: CompanionSubject }>,
+  /** The batch's exports of both sides (source dashboard id, target dashboard id): the views are read from them and list reads. */
+  exports?: { source: (dashboardId: number) => Bundle | undefined; target: (dashboardId: number) => Bundle | undefined },
 ): Promise<Array<{ reports: CompanionKindReport[]; next_actions: NextAction[] } | null>> {
   // Both sides' views read together before the comparisons (nothing is written until they are all done).
   const [source, target] = await clientsOf(scope);
@@ -356,11 +358,13 @@ export async function settledCompanions(
     source,
     dashboards.map((d) => d.dashboardId),
     scope.input,
+    exports?.source,
   );
   targetViewsTogether(
     target,
     dashboards.flatMap((d) => (typeof d.subject.targetDashboardId === 'number' ? [d.subject.targetDashboardId] : [])),
     scope.input,
+    exports?.target,
   );
   const checks = await inParallel(
     dashboards.map(({ dashboardId, subject }) => async () => {

@@ -7,6 +7,7 @@
  */
 import type { Bundle } from '../../../lib/bundles/bundle.ts';
 import type { SupersetClient } from '../../../lib/superset/client.ts';
+import type { EmbeddedConfig } from '../../../lib/superset/resources/embedded.ts';
 import type { DashboardChart } from '../../../lib/superset/types.ts';
 import { readView, readViews, type ChartLists, type DashboardView, type ObjectReads } from './views.ts';
 
@@ -43,11 +44,17 @@ export function targetViewForComparison(
  * dashboards told unchanged), kept until the target is written. A joint read that fails leaves
  * each dashboard to read its own.
  */
-export function targetViewsTogether(client: SupersetClient, dashboardIds: number[], activity: object): void {
+export function targetViewsTogether(
+  client: SupersetClient,
+  dashboardIds: number[],
+  activity: object,
+  /** The batch's export of a target dashboard, made before anything was written (./views-listed.ts). */
+  exportOf?: (dashboardId: number) => Bundle | undefined,
+): void {
   const { objects, views } = targetKept(client, activity);
   const ids = dashboardIds.filter((id) => !views.has(id));
   if (!ids.length) return;
-  const together = readViews(client, ids, objects);
+  const together = readViews(client, ids, objects, undefined, exportOf);
   for (const id of ids)
     views.set(
       id,
@@ -99,6 +106,45 @@ export function sourceChartUuids(activity: object, dashboardId: number): Promise
   return sourceChartUuidMaps.get(activity)?.get(dashboardId);
 }
 
+/** Per activity: the source dashboards' embedded configurations read ahead with their views (sourceEmbeddedOf). */
+const sourceEmbedded = new WeakMap<object, Map<number, Promise<EmbeddedConfig | null>>>();
+
+/** Embedded configurations read at once ahead of the plans (each is one small read per dashboard: no list gives them). */
+const EMBEDDED_AT_ONCE = 4;
+
+/** Begins each dashboard's embedded configuration read, a few at a time, kept for the activity (a failed read is asked again). */
+function readEmbeddedAhead(client: SupersetClient, dashboardIds: number[], activity: object): void {
+  let kept = sourceEmbedded.get(activity);
+  if (!kept) sourceEmbedded.set(activity, (kept = new Map()));
+  const ids = dashboardIds.filter((id) => !kept.has(id));
+  const waits = ids.map(() => Promise.withResolvers<EmbeddedConfig | null>());
+  for (const [at, id] of ids.entries()) {
+    const read = waits[at]!.promise;
+    read.catch(() => {
+      if (kept.get(id) === read) kept.delete(id);
+    });
+    kept.set(id, read);
+  }
+  let next = 0;
+  const lane = async () => {
+    while (next < ids.length) {
+      const at = next++;
+      const read = client.embedded.get(ids[at]!);
+      waits[at]!.resolve(read);
+      await read.catch(() => undefined);
+    }
+  };
+  for (let n = 0; n < Math.min(EMBEDDED_AT_ONCE, ids.length); n++) void lane();
+}
+
+/** The source dashboard's embedded configuration, read once per activity (read ahead with the views, or now). */
+export function sourceEmbeddedOf(client: SupersetClient, dashboardId: number, activity: object): Promise<EmbeddedConfig | null> {
+  const hit = sourceEmbedded.get(activity)?.get(dashboardId);
+  if (hit) return hit;
+  readEmbeddedAhead(client, [dashboardId], activity);
+  return sourceEmbedded.get(activity)!.get(dashboardId)!;
+}
+
 /** A source view that must exist: the source does not lose a dashboard it is migrating unless someone deletes it. */
 function existing(view: DashboardView | null | undefined, dashboardId: number): DashboardView {
   if (!view) throw new Error(`dashboard ${dashboardId} is not in the source any more`);
@@ -132,6 +178,8 @@ export function sourceViewsTogether(
   if (!ids.length) return Promise.resolve();
   const lists = chartListsOf(activity);
   const together = readViews(client, ids, objects, lists, exportOf);
+  // The plans ask for each dashboard's embedded configuration one after another: read ahead too.
+  readEmbeddedAhead(client, ids, activity);
   for (const id of ids)
     keepSource(
       activity,
