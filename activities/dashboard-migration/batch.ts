@@ -99,6 +99,8 @@ export async function runBatch(
     (input.dryRun ? rest : rest.slice(0, input.importLimit)).map((d) => d.id),
     (id) => svc.caches.exportedSources.get(taskId, id),
   );
+  // Begun (never failed) before the first plan compares: else that plan reads its own view beside the joint read.
+  await viewsBegun;
   const ready = await planUpToLimit(ctx, scope, rest, ahead);
   const t3 = Date.now();
 
