@@ -236,6 +236,11 @@ export interface MigrationBatchInput extends Omit<MigrationInput, 'dashboardIds'
   /** Most dashboards this batch imports: planning stops once it holds this many to import; the rest wait for the next batch. */
   importLimit: number;
   learnedRejections: RejectionRule[];
+  /**
+   * The dashboards the next batch will read after those this one leaves waiting (at most a
+   * batch's worth): the batch exports them from the source while it imports, for the next batch.
+   */
+  upcoming?: number[];
   /** Dashboards with an outcome before this batch, and in the whole request (for progress). */
   doneBefore: number;
   total: number;

@@ -152,7 +152,8 @@ export async function migrationWorkflow(input: MigrationInput & { resume?: Migra
       // The batch runs to the end even when a cancel arrives meanwhile; the loop stops before the next one.
       const r = await CancellationScope.nonCancellable(async (): Promise<MigrationBatchResult> => {
         try {
-          return await batches.migrateBatch({ ...request, batch, importLimit: size, learnedRejections: learned, doneBefore: next - fresh - waiting.length, total });
+          const upcoming = dashboardIds.slice(next, next + MAX_BATCH);
+          return await batches.migrateBatch({ ...request, batch, importLimit: size, learnedRejections: learned, upcoming, doneBefore: next - fresh - waiting.length, total });
         } catch (err) {
           // Failed for good: each of its dashboards without an outcome fails with this cause; the task goes on.
           await bookkeeping.recordDashboardFailures({ step: 'migrate', dashboards: batch.map((d) => ({ sourceDashboardId: d.id, position: d.position })), failure: failureOf(err, 'migrate') });

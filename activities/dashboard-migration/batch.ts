@@ -37,7 +37,7 @@ import { importAlone, migrateOne } from './dashboard.ts';
 import { failedOutcome } from './failure.ts';
 import { importTogether } from './import.ts';
 import { planOne, type Planned } from './plan-one.ts';
-import { readAhead, startReads, type ReadAhead } from './read-ahead.ts';
+import { exportUpcoming, readAhead, startReads, type ReadAhead } from './read-ahead.ts';
 import { readSourceViewsAhead } from './companions/step.ts';
 import { checkTargetsAhead } from './target-checks-ahead.ts';
 import { BatchOutcomes } from './record.ts';
@@ -112,6 +112,8 @@ export async function runBatch(
     ready.map((p) => p.dashboardId),
     viewsBegun,
   );
+  // The source answers nothing of this batch while the target imports: the next batch's export is read meanwhile.
+  exportUpcoming(ctx);
   await importReady(ctx, scope, ready);
   // The target's side of the verification begins here, beside the source's; the batch does not wait for it (./target-checks-ahead.ts).
   checkTargetsAhead(svc, input, taskId, importedTargets(ctx, ready));

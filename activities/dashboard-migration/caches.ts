@@ -77,6 +77,7 @@ export function createMigrationCaches(): MigrationCaches {
 /** Source bundles by task and source dashboard id (see MigrationCaches.exportedSources). */
 export class ExportedSources {
   private readonly tasks = new Map<string, Map<number, Bundle>>();
+  private readonly pending = new Map<string, Promise<void>>();
   private readonly maxTasks: number;
 
   constructor(opts: { maxTasks?: number } = {}) {
@@ -95,6 +96,24 @@ export class ExportedSources {
       while (this.tasks.size > this.maxTasks) this.tasks.delete(this.tasks.keys().next().value!);
     }
     m.set(id, bundle);
+  }
+
+  /**
+   * An export of some of the task's dashboards begun ahead (a batch reading the next one's during
+   * its import, ./read-ahead.ts exportUpcoming), kept here once read: a batch starting meanwhile
+   * waits for it (settled) instead of exporting them again.
+   */
+  readingAhead(taskId: string, read: Promise<void>): void {
+    const mine = read.catch(() => undefined);
+    this.pending.set(taskId, mine);
+    void mine.finally(() => {
+      if (this.pending.get(taskId) === mine) this.pending.delete(taskId);
+    });
+  }
+
+  /** Settles once the task's export begun ahead (if any) is kept or failed; never rejects. */
+  settled(taskId: string): Promise<void> {
+    return this.pending.get(taskId) ?? Promise.resolve();
   }
 
   forget(taskId: string, id: number): void {

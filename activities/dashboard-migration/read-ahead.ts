@@ -38,8 +38,13 @@ export function startReads(
   at: { started: number; rerun: boolean },
 ): EarlyReads {
   const readTogether = todo.length >= 2 || at.rerun;
-  const unread = readTogether ? todo.map((d) => d.id).filter((id) => !svc.caches.exportedSources.get(taskId, id)) : [];
-  const sourceExport = unread.length ? upstreamFor(svc.deps, input.sourceEnvId).then((s) => s.exportDashboards(unread)) : Promise.resolve(null);
+  // An earlier batch of the task may be exporting some of them ahead (exportUpcoming): those are taken from it.
+  const sourceExport = readTogether
+    ? svc.caches.exportedSources.settled(taskId).then(() => {
+        const unread = todo.map((d) => d.id).filter((id) => !svc.caches.exportedSources.get(taskId, id));
+        return unread.length ? upstreamFor(svc.deps, input.sourceEnvId).then((s) => s.exportDashboards(unread)) : null;
+      })
+    : Promise.resolve(null);
   sourceExport.catch(() => undefined); // met where it is awaited, or not needed when the environments cannot be read
   const recordedTargets = new Map([...records].map(([id, r]) => [id, r.target_dashboard_id]));
   const targetExport = readTogether ? earlyTargetExport(svc, input, recordedTargets, at.rerun ? 1 : 2) : Promise.resolve(null);
@@ -62,6 +67,22 @@ async function earlyTargetExport(
   const ids = [...new Set(recordedTargets.values())];
   if (!ids.length || ids.length < least) return null;
   return { ids, zip: await (await upstreamFor(svc.deps, input.targetEnvId)).exportDashboards(ids) };
+}
+
+/**
+ * Begins exporting the dashboards the next batch will read first (`upcoming`, those this worker
+ * has not read yet) and keeps them in the worker's cache of source exports when read: called as
+ * the batch imports, when the source has nothing else to answer, so the next batch on this worker
+ * finds them read. Never fails the batch: the next batch exports what is not there.
+ */
+export function exportUpcoming(ctx: BatchContext): void {
+  const { svc, input, taskId } = ctx;
+  const ids = (input.upcoming ?? []).filter((id) => !svc.caches.exportedSources.get(taskId, id));
+  if (ids.length < 2) return; // a lone dashboard is read by its own plan
+  const read = upstreamFor(svc.deps, input.sourceEnvId)
+    .then((s) => s.exportDashboards(ids))
+    .then((zip) => keepSourceExport(ctx, zip));
+  svc.caches.exportedSources.readingAhead(taskId, read);
 }
 
 /** The source's export (once it is read) into the worker's cache of source exports, where each dashboard is taken from. */

@@ -147,6 +147,35 @@ describe('a first migration asks Superset only what it needs', () => {
     }
   }, 240_000);
 
+  it("exports the next batch's dashboards from the source while the target imports", async () => {
+    const { source, target } = pair;
+    let released: 'an export ahead' | 'the hang bound' | null = null;
+    const marks = [source.mark()] as const;
+    let seeded: number[] = [];
+    const task = await migrateSeeded(pair, 'Upcoming', 20, (ids) => {
+      seeded = ids;
+      // The first batch reads 16 and imports one; its import is held until the source is asked for dashboards of the
+      // next batch (ids[16..19]): only an export ahead asks for them before that import returns.
+      const later = source
+        .seen({ method: 'GET', path: '/api/v1/dashboard/export/', query: (q) => Array.isArray(q) && q.includes(ids[17]!) })
+        .then(() => (released ??= 'an export ahead'));
+      const bound = new Promise((r) => setTimeout(r, HOLD_BOUND_MS)).then(() => (released ??= 'the hang bound'));
+      target.hold({ method: 'POST', path: '/api/v1/dashboard/import/' }, Promise.race([later, bound]));
+    });
+    try {
+      expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
+      expect(released).toBe('an export ahead');
+      // Each dashboard exported from the source once, whichever batch read it.
+      const exported = source.requests
+        .slice(marks[0])
+        .filter((r) => r.path === '/api/v1/dashboard/export/')
+        .flatMap((r) => (Array.isArray(r.q) ? (r.q as number[]) : []));
+      expect(exported.filter((id) => seeded.includes(id)).sort((x, y) => x - y)).toEqual([...seeded].sort((x, y) => x - y));
+    } finally {
+      target.clearFailures();
+    }
+  }, 240_000);
+
   it("verifies a rerun's changed dashboard without querying its source charts again, unchanged since they passed", async () => {
     const { source, target } = pair;
     const { ids, mapping } = seedForMigration(pair, 'Kept', 2);
