@@ -29,24 +29,25 @@ function sameConfig(a: string, b: string): boolean {
   }
 }
 
-/** The dashboard's theme id from its view; asked apart only when the view lacks it (what an older backup recorded). */
-function themeOf(client: SupersetClient, dashboard: ObjectMeta): Promise<number | null> {
-  return dashboard.theme_id !== undefined ? Promise.resolve(dashboard.theme_id) : client.themes.ofDashboard(dashboard.id);
+/**
+ * The dashboard's theme id from its view: by id, or by the uuid its export names among `listed`
+ * (the environment's themes); asked apart only when the view says neither (what an older backup
+ * recorded) or names a theme the list lacks.
+ */
+function themeOf(client: SupersetClient, dashboard: ObjectMeta, listed: readonly Theme[] = []): Promise<number | null> {
+  if (dashboard.theme_id !== undefined) return Promise.resolve(dashboard.theme_id);
+  if (dashboard.theme_uuid === null) return Promise.resolve(null);
+  const byUuid = dashboard.theme_uuid !== undefined ? listed.find((t) => t.uuid === dashboard.theme_uuid) : undefined;
+  return byUuid ? Promise.resolve(byUuid.id) : client.themes.ofDashboard(dashboard.id);
 }
 
-/**
- * The source dashboard's theme among the source's themes: by the uuid its export names (a view
- * read from the export, ./views-listed.ts) or by its id; undefined when it has none, a string
- * naming the theme the source does not list.
- */
+/** The source dashboard's theme among the source's themes; undefined when it has none, a string naming one the source does not list. */
 async function sourceThemeOf(client: SupersetClient, dashboard: ObjectMeta): Promise<Theme | string | undefined> {
-  if (dashboard.theme_id === undefined && dashboard.theme_uuid !== undefined) {
-    if (dashboard.theme_uuid === null) return undefined;
-    return (await client.themes.list()).find((t) => t.uuid === dashboard.theme_uuid) ?? `theme ${dashboard.theme_uuid}`;
-  }
-  const themeId = await themeOf(client, dashboard);
-  if (themeId === null) return undefined;
-  return (await client.themes.list()).find((t) => t.id === themeId) ?? `theme ${themeId}`;
+  if (dashboard.theme_id === null || dashboard.theme_uuid === null) return undefined;
+  // By id (a detail read), by uuid (an export read), or asked apart (a view that says neither: an older backup's).
+  const named = dashboard.theme_id ?? dashboard.theme_uuid ?? (await client.themes.ofDashboard(dashboard.id));
+  if (named === null) return undefined;
+  return (await client.themes.list()).find((t) => t.id === named || t.uuid === named) ?? `theme ${named}`;
 }
 
 export const themes: CompanionKind = {
@@ -73,7 +74,7 @@ export const themes: CompanionKind = {
     }
     const there = theirs.find((t) => t.uuid === theme.uuid) ?? null;
     const tgt = await ctx.targetView();
-    const linked = tgt ? await themeOf(ctx.target, tgt.dashboard) : null;
+    const linked = tgt ? await themeOf(ctx.target, tgt.dashboard, theirs) : null;
     const fields = there
       ? [
           ...(there.theme_name !== theme.theme_name ? ['theme_name'] : []),
