@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RecordedRequest } from '../support/fake-superset.ts';
+import type { FakeSuperset, RecordedRequest } from '../support/fake-superset.ts';
 import { migrateOnPair, migrateSeeded, seedForMigration, startFakePair, type FakePair } from './fake-pair.ts';
 
 /**
@@ -25,6 +25,23 @@ const listsIds = (q: unknown, id: number) =>
   ((q as { filters?: Array<{ col: string; opr: string; value: unknown }> } | undefined)?.filters ?? []).some(
     (f) => f.col === 'id' && f.opr === 'in' && Array.isArray(f.value) && f.value.includes(id),
   );
+
+/**
+ * Holds the requests `held` matches at `at` until `watched` sees a request `seen` matches, or the
+ * hang bound passes; answers what released it (read once the task ended).
+ */
+function holdUntilSeen(
+  at: FakeSuperset,
+  held: Parameters<FakeSuperset['hold']>[0],
+  watched: FakeSuperset,
+  seen: Parameters<FakeSuperset['seen']>[0],
+): () => 'seen' | 'the hang bound' | null {
+  let released: 'seen' | 'the hang bound' | null = null;
+  const later = watched.seen(seen).then(() => (released ??= 'seen'));
+  const bound = new Promise((r) => setTimeout(r, HOLD_BOUND_MS)).then(() => (released ??= 'the hang bound'));
+  at.hold(held, Promise.race([later, bound]));
+  return () => released;
+}
 
 describe('a first migration asks Superset only what it needs', () => {
   beforeAll(async () => {
@@ -108,20 +125,20 @@ describe('a first migration asks Superset only what it needs', () => {
 
   it("reads the next dashboards' companion views while the batch plans the first of them", async () => {
     const { source } = pair;
-    let released: 'a later view read' | 'the hang bound' | null = null;
+    let released = (): string | null => null;
     const task = await migrateSeeded(pair, 'Ahead', 4, (ids) => {
       // The second batch plans ids[1..3] one after another. The first of them cannot finish its
       // comparison (its embedded configuration is held) until the source is asked for the third
       // one's view (in the dashboard list the views read): only a read ahead asks for it then.
-      const later = source
-        .seen({ method: 'GET', path: '/api/v1/dashboard/', query: (q) => listsIds(q, ids[2]!) })
-        .then(() => (released ??= 'a later view read'));
-      const bound = new Promise((r) => setTimeout(r, HOLD_BOUND_MS)).then(() => (released ??= 'the hang bound'));
-      source.hold({ method: 'GET', path: `/api/v1/dashboard/${ids[1]}/embedded` }, Promise.race([later, bound]));
+      released = holdUntilSeen(source, { method: 'GET', path: `/api/v1/dashboard/${ids[1]}/embedded` }, source, {
+        method: 'GET',
+        path: '/api/v1/dashboard/',
+        query: (q) => listsIds(q, ids[2]!),
+      });
     });
     try {
       expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
-      expect(released).toBe('a later view read');
+      expect(released()).toBe('seen');
     } finally {
       source.clearFailures();
     }
@@ -129,19 +146,18 @@ describe('a first migration asks Superset only what it needs', () => {
 
   it("reads the next dashboards' embedded configurations while the batch plans the first of them", async () => {
     const { source } = pair;
-    let released: 'a later embedded read' | 'the hang bound' | null = null;
+    let released = (): string | null => null;
     const task = await migrateSeeded(pair, 'Embedded', 4, (ids) => {
       // The second batch plans ids[1..3] one after another, each asking for its embedded configuration. The first one's
       // is held until the third one's is asked for: only reads ahead of the plans ask for it then.
-      const later = source
-        .seen({ method: 'GET', path: `/api/v1/dashboard/${ids[3]}/embedded` })
-        .then(() => (released ??= 'a later embedded read'));
-      const bound = new Promise((r) => setTimeout(r, HOLD_BOUND_MS)).then(() => (released ??= 'the hang bound'));
-      source.hold({ method: 'GET', path: `/api/v1/dashboard/${ids[1]}/embedded` }, Promise.race([later, bound]));
+      released = holdUntilSeen(source, { method: 'GET', path: `/api/v1/dashboard/${ids[1]}/embedded` }, source, {
+        method: 'GET',
+        path: `/api/v1/dashboard/${ids[3]}/embedded`,
+      });
     });
     try {
       expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
-      expect(released).toBe('a later embedded read');
+      expect(released()).toBe('seen');
     } finally {
       source.clearFailures();
     }
@@ -149,22 +165,22 @@ describe('a first migration asks Superset only what it needs', () => {
 
   it("exports the next batch's dashboards from the source while the target imports", async () => {
     const { source, target } = pair;
-    let released: 'an export ahead' | 'the hang bound' | null = null;
+    let released = (): string | null => null;
     const marks = [source.mark()] as const;
     let seeded: number[] = [];
     const task = await migrateSeeded(pair, 'Upcoming', 20, (ids) => {
       seeded = ids;
       // The first batch reads 16 and imports one; its import is held until the source is asked for dashboards of the
       // next batch (ids[16..19]): only an export ahead asks for them before that import returns.
-      const later = source
-        .seen({ method: 'GET', path: '/api/v1/dashboard/export/', query: (q) => Array.isArray(q) && q.includes(ids[17]!) })
-        .then(() => (released ??= 'an export ahead'));
-      const bound = new Promise((r) => setTimeout(r, HOLD_BOUND_MS)).then(() => (released ??= 'the hang bound'));
-      target.hold({ method: 'POST', path: '/api/v1/dashboard/import/' }, Promise.race([later, bound]));
+      released = holdUntilSeen(target, { method: 'POST', path: '/api/v1/dashboard/import/' }, source, {
+        method: 'GET',
+        path: '/api/v1/dashboard/export/',
+        query: (q) => Array.isArray(q) && q.includes(ids[17]!),
+      });
     });
     try {
       expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
-      expect(released).toBe('an export ahead');
+      expect(released()).toBe('seen');
       // Each dashboard exported from the source once, whichever batch read it.
       const exported = source.requests
         .slice(marks[0])
@@ -197,18 +213,20 @@ describe('a first migration asks Superset only what it needs', () => {
     const marks = [source.mark(), target.mark()] as const;
     // The first import is held until the source answers a chart query: only a source check made
     // beside the import asks one then (the verification starts after the batch returns).
-    let released: 'a source chart query' | 'the hang bound' | null = null;
-    const sourceQuery = source.seen({ method: 'POST', path: '/api/v1/chart/data' }).then(() => (released ??= 'a source chart query'));
-    const bound = new Promise((r) => setTimeout(r, HOLD_BOUND_MS)).then(() => (released ??= 'the hang bound'));
     const first = target.count(importPath);
-    target.hold(
+    const released = holdUntilSeen(
+      target,
       { method: 'POST', path: importPath, when: () => target.count(importPath) - first === 1 },
-      Promise.race([sourceQuery, bound]),
+      source,
+      {
+        method: 'POST',
+        path: '/api/v1/chart/data',
+      },
     );
     try {
       const task = await migrateSeeded(pair, 'Beside', 3);
       expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
-      expect(released).toBe('a source chart query');
+      expect(released()).toBe('seen');
       for (const item of task.result.items) expect(item.verification).toMatchObject({ ok: true, charts_linked: 2 });
     } finally {
       target.clearFailures();
