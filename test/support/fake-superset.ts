@@ -1011,6 +1011,12 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
       return void res.end(d.thumbnailImage?.body ?? PNG);
     }
     // datasets, databases, charts
+    if (method === 'GET' && (m = /^\/api\/v1\/dataset\/(\d+)$/.exec(path))) {
+      // One dataset, as its list row shows it (4.1 and 5.0 leave the uuid out of a detail, as listsWithoutUuid does here).
+      const ds = datasets.find((x) => x.id === Number(m![1]));
+      if (!ds) return error(req, res, 404, 'Not found');
+      return json(res, 200, { id: ds.id, result: datasetRow(ds) });
+    }
     if (method === 'GET' && path === '/api/v1/dataset/') {
       let rows = [...datasets];
       for (const f of q.filters ?? []) {
@@ -1019,6 +1025,7 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
         else if (f.col === 'table_name' && f.opr === 'eq') rows = rows.filter((d) => d.table_name === f.value);
         else if (f.col === 'uuid' && f.opr === 'eq' && !options.listsWithoutUuid) rows = rows.filter((d) => d.uuid === f.value);
         else if (f.col === 'id' && f.opr === 'gt') rows = rows.filter((d) => d.id > Number(f.value));
+        else if (f.col === 'id' && f.opr === 'eq') rows = rows.filter((d) => d.id === Number(f.value));
         else if (f.col === 'database' && f.opr === 'rel_o_m') rows = rows.filter((d) => d.database === Number(f.value));
         else if (f.col === 'id' && f.opr === 'in') rows = rows.filter((d) => (f.value as number[]).includes(d.id));
         else return json(res, 400, { message: `Filter column: ${f.col} not allowed to filter` });

@@ -69,7 +69,8 @@ export async function headsFromExport(
     client.meta.listed('chart', [...new Set([...found.values()].flatMap((e) => e.chartIds))]),
   ]);
   const chartRows = new Map(charts.map((c) => [c.id, c]));
-  for (const row of charts) if (!kept.has(`chart ${row.id}`)) kept.set(`chart ${row.id}`, Promise.resolve(plainMeta(row)));
+  // A row without its uuid (which pairs the chart with its copy) is not kept: the views read its detail (./views.ts objectsListed).
+  for (const row of charts) if (row.uuid && !kept.has(`chart ${row.id}`)) kept.set(`chart ${row.id}`, Promise.resolve(plainMeta(row)));
   for (const row of dashboards) {
     const e = found.get(row.id);
     const rows = e?.chartIds.map((id) => chartRows.get(id));
