@@ -26,21 +26,38 @@ const listsIds = (q: unknown, id: number) =>
     (f) => f.col === 'id' && f.opr === 'in' && Array.isArray(f.value) && f.value.includes(id),
   );
 
+/** What a test holds (`held` at `at`) until `watched` is asked for what `seen` matches. */
+interface Hold {
+  at: FakeSuperset;
+  held: Parameters<FakeSuperset['hold']>[0];
+  watched: FakeSuperset;
+  seen: Parameters<FakeSuperset['seen']>[0];
+}
+
 /**
- * Holds the requests `held` matches at `at` until `watched` sees a request `seen` matches, or the
- * hang bound passes; answers what released it (read once the task ended).
+ * Migrates `n` seeded dashboards with a hold in place (`hold`, given their ids) and expects the
+ * task to succeed with the hold released by what it waited for, not by the hang bound: a read
+ * ahead is the only way the task asks for `seen` while `held` waits. Answers the task and the ids.
  */
-function holdUntilSeen(
-  at: FakeSuperset,
-  held: Parameters<FakeSuperset['hold']>[0],
-  watched: FakeSuperset,
-  seen: Parameters<FakeSuperset['seen']>[0],
-): () => 'seen' | 'the hang bound' | null {
+async function migrateHeldUntilSeen(prefix: string, n: number, hold: (ids: number[]) => Hold) {
   let released: 'seen' | 'the hang bound' | null = null;
-  const later = watched.seen(seen).then(() => (released ??= 'seen'));
-  const bound = new Promise((r) => setTimeout(r, HOLD_BOUND_MS)).then(() => (released ??= 'the hang bound'));
-  at.hold(held, Promise.race([later, bound]));
-  return () => released;
+  let ids: number[] = [];
+  let at: FakeSuperset | undefined;
+  try {
+    const task = await migrateSeeded(pair, prefix, n, (seeded) => {
+      ids = seeded;
+      const h = hold(seeded);
+      at = h.at;
+      const later = h.watched.seen(h.seen).then(() => (released ??= 'seen'));
+      const bound = new Promise((r) => setTimeout(r, HOLD_BOUND_MS)).then(() => (released ??= 'the hang bound'));
+      h.at.hold(h.held, Promise.race([later, bound]));
+    });
+    expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
+    expect(released).toBe('seen');
+    return { task, ids };
+  } finally {
+    at?.clearFailures();
+  }
 }
 
 describe('a first migration asks Superset only what it needs', () => {
@@ -124,72 +141,45 @@ describe('a first migration asks Superset only what it needs', () => {
   }, 240_000);
 
   it("reads the next dashboards' companion views while the batch plans the first of them", async () => {
-    const { source } = pair;
-    let released = (): string | null => null;
-    const task = await migrateSeeded(pair, 'Ahead', 4, (ids) => {
-      // The second batch plans ids[1..3] one after another. The first of them cannot finish its
-      // comparison (its embedded configuration is held) until the source is asked for the third
-      // one's view (in the dashboard list the views read): only a read ahead asks for it then.
-      released = holdUntilSeen(source, { method: 'GET', path: `/api/v1/dashboard/${ids[1]}/embedded` }, source, {
-        method: 'GET',
-        path: '/api/v1/dashboard/',
-        query: (q) => listsIds(q, ids[2]!),
-      });
-    });
-    try {
-      expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
-      expect(released()).toBe('seen');
-    } finally {
-      source.clearFailures();
-    }
+    // The second batch plans ids[1..3] one after another. The first of them cannot finish its
+    // comparison (its embedded configuration is held) until the source is asked for the third
+    // one's view (in the dashboard list the views read): only a read ahead asks for it then.
+    await migrateHeldUntilSeen('Ahead', 4, (ids) => ({
+      at: pair.source,
+      held: { method: 'GET', path: `/api/v1/dashboard/${ids[1]}/embedded` },
+      watched: pair.source,
+      seen: { method: 'GET', path: '/api/v1/dashboard/', query: (q) => listsIds(q, ids[2]!) },
+    }));
   }, 240_000);
 
   it("reads the next dashboards' embedded configurations while the batch plans the first of them", async () => {
-    const { source } = pair;
-    let released = (): string | null => null;
-    const task = await migrateSeeded(pair, 'Embedded', 4, (ids) => {
-      // The second batch plans ids[1..3] one after another, each asking for its embedded configuration. The first one's
-      // is held until the third one's is asked for: only reads ahead of the plans ask for it then.
-      released = holdUntilSeen(source, { method: 'GET', path: `/api/v1/dashboard/${ids[1]}/embedded` }, source, {
-        method: 'GET',
-        path: `/api/v1/dashboard/${ids[3]}/embedded`,
-      });
-    });
-    try {
-      expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
-      expect(released()).toBe('seen');
-    } finally {
-      source.clearFailures();
-    }
+    // The second batch plans ids[1..3] one after another, each asking for its embedded configuration. The first one's
+    // is held until the third one's is asked for: only reads ahead of the plans ask for it then.
+    await migrateHeldUntilSeen('Embedded', 4, (ids) => ({
+      at: pair.source,
+      held: { method: 'GET', path: `/api/v1/dashboard/${ids[1]}/embedded` },
+      watched: pair.source,
+      seen: { method: 'GET', path: `/api/v1/dashboard/${ids[3]}/embedded` },
+    }));
   }, 240_000);
 
   it("exports the next batch's dashboards from the source while the target imports", async () => {
     const { source, target } = pair;
-    let released = (): string | null => null;
-    const marks = [source.mark()] as const;
-    let seeded: number[] = [];
-    const task = await migrateSeeded(pair, 'Upcoming', 20, (ids) => {
-      seeded = ids;
-      // The first batch reads 16 and imports one; its import is held until the source is asked for dashboards of the
-      // next batch (ids[16..19]): only an export ahead asks for them before that import returns.
-      released = holdUntilSeen(target, { method: 'POST', path: '/api/v1/dashboard/import/' }, source, {
-        method: 'GET',
-        path: '/api/v1/dashboard/export/',
-        query: (q) => Array.isArray(q) && q.includes(ids[17]!),
-      });
-    });
-    try {
-      expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
-      expect(released()).toBe('seen');
-      // Each dashboard exported from the source once, whichever batch read it.
-      const exported = source.requests
-        .slice(marks[0])
-        .filter((r) => r.path === '/api/v1/dashboard/export/')
-        .flatMap((r) => (Array.isArray(r.q) ? (r.q as number[]) : []));
-      expect(exported.filter((id) => seeded.includes(id)).sort((x, y) => x - y)).toEqual([...seeded].sort((x, y) => x - y));
-    } finally {
-      target.clearFailures();
-    }
+    const mark = source.mark();
+    // The first batch reads 16 and imports one; its import is held until the source is asked for dashboards of the
+    // next batch (ids[16..19]): only an export ahead asks for them before that import returns.
+    const { ids } = await migrateHeldUntilSeen('Upcoming', 20, (seeded) => ({
+      at: target,
+      held: { method: 'POST', path: '/api/v1/dashboard/import/' },
+      watched: source,
+      seen: { method: 'GET', path: '/api/v1/dashboard/export/', query: (q) => Array.isArray(q) && q.includes(seeded[17]!) },
+    }));
+    // Each dashboard exported from the source once, whichever batch read it.
+    const exported = source.requests
+      .slice(mark)
+      .filter((r) => r.path === '/api/v1/dashboard/export/')
+      .flatMap((r) => (Array.isArray(r.q) ? (r.q as number[]) : []));
+    expect(exported.filter((id) => ids.includes(id)).sort((x, y) => x - y)).toEqual([...ids].sort((x, y) => x - y));
   }, 240_000);
 
   it("verifies a rerun's changed dashboard without querying its source charts again, unchanged since they passed", async () => {
@@ -214,23 +204,13 @@ describe('a first migration asks Superset only what it needs', () => {
     // The first import is held until the source answers a chart query: only a source check made
     // beside the import asks one then (the verification starts after the batch returns).
     const first = target.count(importPath);
-    const released = holdUntilSeen(
-      target,
-      { method: 'POST', path: importPath, when: () => target.count(importPath) - first === 1 },
-      source,
-      {
-        method: 'POST',
-        path: '/api/v1/chart/data',
-      },
-    );
-    try {
-      const task = await migrateSeeded(pair, 'Beside', 3);
-      expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
-      expect(released()).toBe('seen');
-      for (const item of task.result.items) expect(item.verification).toMatchObject({ ok: true, charts_linked: 2 });
-    } finally {
-      target.clearFailures();
-    }
+    const { task } = await migrateHeldUntilSeen('Beside', 3, () => ({
+      at: target,
+      held: { method: 'POST', path: importPath, when: () => target.count(importPath) - first === 1 },
+      watched: source,
+      seen: { method: 'POST', path: '/api/v1/chart/data' },
+    }));
+    for (const item of task.result.items) expect(item.verification).toMatchObject({ ok: true, charts_linked: 2 });
     // One source chart-data call per batch (1 dashboard, then 2: their charts on one dataset go together), none again in the
     // verification; the target's each made (one call per dashboard before).
     expect(source.count('/api/v1/chart/data', marks[0])).toBe(2);

@@ -9,7 +9,7 @@ import type { Bundle } from '../../../lib/bundles/bundle.ts';
 import type { SupersetClient } from '../../../lib/superset/client.ts';
 import type { EmbeddedConfig } from '../../../lib/superset/resources/embedded.ts';
 import type { DashboardChart } from '../../../lib/superset/types.ts';
-import { readView, readViews, type ChartLists, type DashboardView, type ObjectReads } from './views.ts';
+import { inParallel, readView, readViews, type ChartLists, type DashboardView, type ObjectReads } from './views.ts';
 
 /**
  * The target's charts and datasets as the comparisons before any write read them, per activity
@@ -125,16 +125,14 @@ function readEmbeddedAhead(client: SupersetClient, dashboardIds: number[], activ
     });
     kept.set(id, read);
   }
-  let next = 0;
-  const lane = async () => {
-    while (next < ids.length) {
-      const at = next++;
-      const read = client.embedded.get(ids[at]!);
+  void inParallel(
+    ids.map((id, at) => () => {
+      const read = client.embedded.get(id);
       waits[at]!.resolve(read);
-      await read.catch(() => undefined);
-    }
-  };
-  for (let n = 0; n < Math.min(EMBEDDED_AT_ONCE, ids.length); n++) void lane();
+      return read.catch(() => undefined);
+    }),
+    EMBEDDED_AT_ONCE,
+  );
 }
 
 /** The source dashboard's embedded configuration, read once per activity (read ahead with the views, or now). */

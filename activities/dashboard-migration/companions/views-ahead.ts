@@ -67,14 +67,26 @@ export function readTargetViewsAhead(
   }
 }
 
+/**
+ * One read ahead of the dashboard (`reads`: its view, chart list or export), taken once, and only
+ * when nothing was written to the target since it started (the one rule for all three).
+ */
+function takeCurrent<T>(
+  activity: object,
+  reads: (ahead: Ahead) => Map<number, { started: number; read: Promise<T> }>,
+  targetDashboardId: number,
+): Promise<T> | undefined {
+  const ahead = aheadByActivity.get(activity);
+  const entry = ahead && reads(ahead).get(targetDashboardId);
+  if (!ahead || !entry) return undefined;
+  reads(ahead).delete(targetDashboardId);
+  entry.read.catch(() => undefined); // a stale read is not used: its reader reads its own
+  return entry.started === ahead.writes ? entry.read : undefined;
+}
+
 /** The dashboard's view read ahead, when nothing was written to the target since its read started; taken once. */
 export function takeTargetView(activity: object, targetDashboardId: number): Promise<DashboardView | null> | undefined {
-  const ahead = aheadByActivity.get(activity);
-  const entry = ahead?.views.get(targetDashboardId);
-  if (!ahead || !entry) return undefined;
-  ahead.views.delete(targetDashboardId);
-  entry.read.catch(() => undefined); // a stale read is not used: the dashboard reads its own
-  return entry.started === ahead.writes ? entry.read : undefined;
+  return takeCurrent(activity, (a) => a.views, targetDashboardId);
 }
 
 /**
@@ -83,11 +95,7 @@ export function takeTargetView(activity: object, targetDashboardId: number): Pro
  * changed a chart's params); taken once. For the target's chart checks (../target-checks-ahead.ts).
  */
 export function takeTargetChartList(activity: object, targetDashboardId: number): Promise<DashboardChart[]> | undefined {
-  const ahead = aheadByActivity.get(activity);
-  const entry = ahead?.lists.get(targetDashboardId);
-  if (!ahead || !entry) return undefined;
-  ahead.lists.delete(targetDashboardId);
-  return entry.started === ahead.writes ? entry.read : undefined;
+  return takeCurrent(activity, (a) => a.lists, targetDashboardId);
 }
 
 /**
@@ -96,11 +104,7 @@ export function takeTargetChartList(activity: object, targetDashboardId: number)
  * target's chart checks, which record it as the target's state (../target-checks-ahead.ts).
  */
 export function takeTargetExport(activity: object, targetDashboardId: number): Promise<Bundle | undefined> | undefined {
-  const ahead = aheadByActivity.get(activity);
-  const entry = ahead?.exports.get(targetDashboardId);
-  if (!ahead || !entry) return undefined;
-  ahead.exports.delete(targetDashboardId);
-  return entry.started === ahead.writes ? entry.read : undefined;
+  return takeCurrent(activity, (a) => a.exports, targetDashboardId);
 }
 
 /** The activity wrote to the target (or tried to): views read before now are read again. */
