@@ -1012,10 +1012,18 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
     }
     // datasets, databases, charts
     if (method === 'GET' && (m = /^\/api\/v1\/dataset\/(\d+)$/.exec(path))) {
-      // One dataset, as its list row shows it (4.1 and 5.0 leave the uuid out of a detail, as listsWithoutUuid does here).
+      // One dataset, as Superset shows it: its row with its columns and metrics (4.1 and 5.0 leave the uuid out of a
+      // detail, as listsWithoutUuid does here).
       const ds = datasets.find((x) => x.id === Number(m![1]));
       if (!ds) return error(req, res, 404, 'Not found');
-      return json(res, 200, { id: ds.id, result: datasetRow(ds) });
+      return json(res, 200, {
+        id: ds.id,
+        result: {
+          ...datasetRow(ds),
+          columns: ds.columns.map((c) => ({ column_name: c, type: 'TEXT', is_dttm: c === 'ds' })),
+          metrics: [{ metric_name: 'count', expression: 'COUNT(*)' }],
+        },
+      });
     }
     if (method === 'GET' && path === '/api/v1/dataset/') {
       let rows = [...datasets];
