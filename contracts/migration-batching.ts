@@ -6,8 +6,9 @@
  *
  * A batch reads up to MAX_BATCH dashboards (one export call for all, one for the target's
  * copies) and plans them in order, recording at once every outcome that needs no import
- * (unchanged, planned, blocked), until it holds as many to import as its limit. The rest wait
- * for the next batch, which plans them against the target as it is then.
+ * (unchanged, planned, blocked), then imports the rest together (IMPORT_LIMIT is MAX_BATCH, so
+ * none is left waiting; the workflow still takes dashboards left waiting by a run resumed from
+ * the older rule of a lone first import).
  *
  * Verification runs beside the imports: as soon as a batch returns, the workflow starts one
  * verification activity for the dashboards it imported (at most MAX_BATCH) and goes on to the next
@@ -23,29 +24,20 @@
 export const MAX_BATCH = 16;
 
 /**
- * The first batch imports one dashboard, alone: a systematic problem (a release that refuses a
- * field) shows on one dashboard, with Superset's own answer, and a cancel lands early.
+ * Every batch imports up to MAX_BATCH dashboards, in one import call: there is no lone first
+ * "probe" import. What a probe would show is shown by the joint import itself: keys the target
+ * rejects or requires (another release) are learned from Superset's refusal of the lot and the lot
+ * is sent again (activities/dashboard-migration/import.ts, the same rule as for one dashboard
+ * alone), and the rules learned go to every later batch; any other refusal changes nothing
+ * (Superset imports a bundle in one transaction) and each dashboard is then imported alone, with
+ * its own answer. A probe cost a second batch: a second plan of the dashboards left waiting, a
+ * second import call (Superset's import costs about 0.2 s a call plus 15 ms a dashboard, measured
+ * in bench:migration's batch log) and a second verification activity, about a quarter of a
+ * 10-dashboard migration (docs/benchmarks.md).
  */
-export const FIRST_IMPORT_LIMIT = 1;
+export const IMPORT_LIMIT = MAX_BATCH;
 
-/**
- * The import limit of the batch after one whose limit was `limit`: 1, then MAX_BATCH. Superset's
- * import costs about 0.2 s a call plus 15 ms a dashboard (bench:migration's batch log), so every
- * call after the first probe is the fixed cost again. A second cautious batch of two imported
- * alone cost two calls, one more batch and a second plan of the dashboards left waiting
- * (~0.65 s of 3.6 s on 10 dashboards) and protected nothing the joint import's fallback does not.
- */
-export function nextImportLimit(_limit: number): number {
-  return MAX_BATCH;
-}
-
-/**
- * Whether a batch sends the dashboards it holds ready (`ready`) to Superset in one import call:
- * every batch after the first (its limit above the first's), when it holds more than one. The
- * first batch's probe went alone, so a systematic refusal has shown on its own dashboard by then.
- * A refused joint import changes nothing (Superset imports a bundle in one transaction); its
- * dashboards are then planned again and imported one by one, each with Superset's own answer.
- */
-export function importsTogether(importLimit: number, ready: number): boolean {
-  return ready > 1 && importLimit > FIRST_IMPORT_LIMIT;
+/** Whether a batch sends the dashboards it holds ready to Superset in one import call: when it holds more than one. */
+export function importsTogether(ready: number): boolean {
+  return ready > 1;
 }

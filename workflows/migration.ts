@@ -10,7 +10,7 @@ import {
   type RejectionRule,
   type VerifyBatchInput,
 } from '../contracts/migration.ts';
-import { FIRST_IMPORT_LIMIT, MAX_BATCH, nextImportLimit } from '../contracts/migration-batching.ts';
+import { IMPORT_LIMIT, MAX_BATCH } from '../contracts/migration-batching.ts';
 import { failureOf } from './item-failure.ts';
 import { runAsTask } from './task-run.ts';
 
@@ -55,6 +55,7 @@ export interface MigrationResume {
   perRun: number;
   next: number;
   waiting: Array<{ id: number; position: number }>;
+  /** Kept for runs resumed from an older rule (a lone first import); every batch now imports up to IMPORT_LIMIT. */
   batchSize: number;
   learned: RejectionRule[];
   timings: MigrationTimings;
@@ -121,7 +122,6 @@ export async function migrationWorkflow(input: MigrationInput & { resume?: Migra
     // Dashboards a batch planned but left for later (past its import limit), then the ones never read.
     let waiting = resume?.waiting ?? [];
     let next = resume?.next ?? 0;
-    let size = resume?.batchSize ?? FIRST_IMPORT_LIMIT;
     let learned = resume?.learned ?? [];
     let cancelled = false;
     const timings = { migration_ms: resume?.timings.migration_ms ?? 0, verification_ms: resume?.timings.verification_ms ?? 0 };
@@ -144,7 +144,7 @@ export async function migrationWorkflow(input: MigrationInput & { resume?: Migra
         timings.migration_ms += Date.now() - clock;
         timings.verification_ms += await verifyRest(request, verifying, toVerify);
         log.info(`continuing as a new run at dashboard ${next + 1} of ${total}`);
-        await continueAsNew<typeof migrationWorkflow>({ ...input, resume: { perRun, next, waiting, batchSize: size, learned, timings } });
+        await continueAsNew<typeof migrationWorkflow>({ ...input, resume: { perRun, next, waiting, batchSize: IMPORT_LIMIT, learned, timings } });
       }
       const fresh = Math.max(0, Math.min(MAX_BATCH - waiting.length, total - next));
       const batch = [...waiting, ...dashboardIds.slice(next, next + fresh).map((id, i) => ({ id, position: next + i }))];
@@ -153,7 +153,7 @@ export async function migrationWorkflow(input: MigrationInput & { resume?: Migra
       const r = await CancellationScope.nonCancellable(async (): Promise<MigrationBatchResult> => {
         try {
           const upcoming = dashboardIds.slice(next, next + MAX_BATCH);
-          return await batches.migrateBatch({ ...request, batch, importLimit: size, learnedRejections: learned, upcoming, doneBefore: next - fresh - waiting.length, total });
+          return await batches.migrateBatch({ ...request, batch, importLimit: IMPORT_LIMIT, learnedRejections: learned, upcoming, doneBefore: next - fresh - waiting.length, total });
         } catch (err) {
           // Failed for good: each of its dashboards without an outcome fails with this cause; the task goes on.
           await bookkeeping.recordDashboardFailures({ step: 'migrate', dashboards: batch.map((d) => ({ sourceDashboardId: d.id, position: d.position })), failure: failureOf(err, 'migrate') });
@@ -183,7 +183,6 @@ export async function migrationWorkflow(input: MigrationInput & { resume?: Migra
         part.catch(() => {}); // seen when awaited (verifyRest); not an unhandled rejection meanwhile
         verifying.push(part);
       } else toVerify.push(...imported);
-      size = nextImportLimit(size);
     }
     timings.migration_ms += Date.now() - clock;
     timings.verification_ms += await CancellationScope.nonCancellable(() => verifyRest(request, verifying, toVerify));

@@ -15,7 +15,8 @@ import type { DashboardOutcome, ObjectPlan, RejectionRule } from '../../contract
 import type { PreparedBundle } from './plan.ts';
 import type { MigrationUpstream } from './upstream.ts';
 
-const MAX_STRIP_ROUNDS = 4;
+/** How many times one import is sent again after Superset named keys to strip or fill (each round may name more). */
+export const MAX_STRIP_ROUNDS = 4;
 
 export interface ImportResult {
   targetDashboardId: number;
@@ -81,18 +82,11 @@ export async function importPrepared(opts: {
       await target.importBundle('dashboard', prepared.bundle.toZip(), true);
       break;
     } catch (err) {
-      if (!(err instanceof SupersetImportError) || attempts > MAX_STRIP_ROUNDS) throw err;
-      // An older bundle into a newer release: keys the importer requires are filled with its defaults.
-      const filled = fillRequiredFields(prepared.bundle, err.files);
-      const stripped = stripRejectedFields(prepared.bundle, err.files);
-      if (stripped.length === 0 && filled.length === 0) throw err; // refused for another reason: report it as it is
-      for (const d of stripped) ctx.log.warn(`the target rejects ${d.object} field '${d.field}': dropped (${d.file})`);
-      for (const d of filled)
-        ctx.log.warn(
-          `the target requires ${d.object} field '${d.field}', which the source does not export: set to ${JSON.stringify(d.value)} (${d.file})`,
-        );
-      dropped.push(...stripped);
-      defaulted.push(...filled);
+      const taught = attempts > MAX_STRIP_ROUNDS ? null : learnFromRefusal(err, [prepared.bundle]);
+      if (!taught) throw err; // refused for another reason: report it as it is
+      logTaught(ctx.log, taught);
+      dropped.push(...taught[0]!.dropped);
+      defaulted.push(...taught[0]!.defaulted);
     }
   }
 
@@ -110,6 +104,43 @@ export async function importPrepared(opts: {
     reusedPreviousImport: false,
     updatedObjects,
   };
+}
+
+/** What one bundle of a refused import was changed by: keys stripped, keys filled. */
+export interface Taught {
+  dropped: DroppedField[];
+  defaulted: DefaultedField[];
+}
+
+/**
+ * What Superset's refusal of an import teaches, for each bundle the import carried: the keys its
+ * schema rejects (a newer bundle into an older release) stripped, the required keys it lacks (an
+ * older bundle into a newer release) filled with the release's defaults, changed in place. Null
+ * when it teaches nothing (refused for another reason), for the caller to report as it is. The
+ * one rule for a dashboard imported alone and for several imported together.
+ */
+export function learnFromRefusal(err: unknown, bundles: Bundle[]): Taught[] | null {
+  if (!(err instanceof SupersetImportError)) return null;
+  const taught = bundles.map((b) => ({ defaulted: fillRequiredFields(b, err.files), dropped: stripRejectedFields(b, err.files) }));
+  return taught.some((t) => t.dropped.length || t.defaulted.length) ? taught : null;
+}
+
+/** One warning per file and field a refusal changed (a file several bundles share is named once). */
+export function logTaught(log: { warn(m: string): void }, taught: Taught[]): void {
+  const said = new Set<string>();
+  const once = (key: string, message: string) => {
+    if (said.has(key)) return;
+    said.add(key);
+    log.warn(message);
+  };
+  for (const t of taught) {
+    for (const d of t.dropped) once(`-${d.file}:${d.field}`, `the target rejects ${d.object} field '${d.field}': dropped (${d.file})`);
+    for (const d of t.defaulted)
+      once(
+        `+${d.file}:${d.field}`,
+        `the target requires ${d.object} field '${d.field}', which the source does not export: set to ${JSON.stringify(d.value)} (${d.file})`,
+      );
+  }
 }
 
 /**

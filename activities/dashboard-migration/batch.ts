@@ -189,13 +189,15 @@ async function planUpToLimit(ctx: BatchContext, scope: PlanScope, rest: BatchDas
  */
 async function importReady(ctx: BatchContext, scope: PlanScope, ready: Planned[]): Promise<void> {
   const { outcomes } = ctx;
-  const together = importsTogether(ctx.input.importLimit, ready.length);
+  const together = importsTogether(ready.length);
   const jointly = together ? await importTogether(scope, ready, outcomes.learned) : null;
-  if (jointly) {
-    for (const [i, o] of jointly.entries()) await outcomes.finish(ready[i]!.position, o);
+  if (jointly && 'imported' in jointly) {
+    for (const [i, o] of jointly.imported.entries()) await outcomes.finish(ready[i]!.position, o);
     await outcomes.writeProgress();
     return;
   }
+  // What the refused lot taught (keys another release rejects) is applied up front to each import alone.
+  if (jointly) outcomes.learn(jointly.learned);
   for (const p of ready) {
     const o = together ? await migrateOne(scope, p.dashboardId, outcomes.learned) : await importAlone(scope, p, outcomes.learned);
     await outcomes.finish(p.position, o);

@@ -5,12 +5,12 @@
  * imports a dashboard twice. Row-level security is written after the import.
  */
 import { aggregateFields, type DashboardOutcome, type RejectionRule } from '../../contracts/migration.ts';
-import { generalise, stripKnownRejections } from '../../lib/bundles/rewrite.ts';
+import { generalise, stripKnownRejections, type DefaultedField } from '../../lib/bundles/rewrite.ts';
 import { mergeBundles } from '../../lib/bundles/split.ts';
 import { classifySupersetFailure } from '../../lib/superset/errors.ts';
 import { maxBundleBytes } from '../deps.ts';
 import { itemFailure } from '../item-failure.ts';
-import { importPrepared, pushUpdatedObjects, type ImportResult } from './apply.ts';
+import { importPrepared, learnFromRefusal, logTaught, MAX_STRIP_ROUNDS, pushUpdatedObjects, type ImportResult } from './apply.ts';
 import type { PlanScope } from './context.ts';
 import type { Planned } from './plan-one.ts';
 import type { PreparedBundle } from './plan.ts';
@@ -40,15 +40,22 @@ export async function importOne(scope: PlanScope, p: Omit<Planned, 'position'>, 
   return afterImport(scope, p, r);
 }
 
+/** What a joint import ended with: each dashboard's outcome, or a reason to import them one by one. */
+export type JointImport =
+  | { imported: DashboardOutcome[] }
+  /** Refused (nothing was imported), or an earlier attempt may have imported some; `learned`: what the refusals taught on the way. */
+  | { alone: true; learned: RejectionRule[] };
+
 /**
- * Imports several planned dashboards in one call of Superset's import. Null when Superset
- * refuses the lot (nothing was imported: the caller goes one by one) or when an earlier attempt
- * of this batch may have imported some (each then checks its own intent). An outage is thrown,
- * for the batch to be tried again.
+ * Imports several planned dashboards in one call of Superset's import. Keys Superset names as
+ * rejected or missing are learned from its refusal and the lot is sent again; any other refusal
+ * (nothing was imported) or an earlier attempt of this batch that may have imported some (each
+ * then checks its own intent) sends the caller one by one. An outage is thrown, for the batch to
+ * be tried again.
  */
-export async function importTogether(scope: PlanScope, ready: Planned[], learned: RejectionRule[]): Promise<DashboardOutcome[] | null> {
+export async function importTogether(scope: PlanScope, ready: Planned[], learned: RejectionRule[]): Promise<JointImport> {
   const { svc, input, up, taskId, log } = scope;
-  for (const p of ready) if (await svc.intents.intent(taskId, p.dashboardId)) return null;
+  for (const p of ready) if (await svc.intents.intent(taskId, p.dashboardId)) return { alone: true, learned: [] };
   const dropped = new Map(ready.map((p) => [p.dashboardId, stripKnownRejections(p.prepared.bundle, learned)]));
   await svc.intents.markImporting(
     ready.map((p) => ({
@@ -58,14 +65,30 @@ export async function importTogether(scope: PlanScope, ready: Planned[], learned
       bundle_hash: p.prepared.bundle.contentHash(),
     })),
   );
-  try {
-    await up.target.importBundle('dashboard', mergeBundles(ready.map((p) => p.prepared.bundle)).toZip(), true);
-  } catch (err) {
-    if (classifySupersetFailure(err)?.retryable) throw err; // an outage: the batch is tried again
-    log.warn(
-      `Superset refused the ${ready.length} dashboards imported together (${(err as Error).message.slice(0, 300)}): each is imported alone`,
-    );
-    return null;
+  const defaulted = new Map(ready.map((p) => [p.dashboardId, [] as DefaultedField[]]));
+  let attempts = 0;
+  for (;;) {
+    attempts++;
+    try {
+      await up.target.importBundle('dashboard', mergeBundles(ready.map((p) => p.prepared.bundle)).toZip(), true);
+      break;
+    } catch (err) {
+      if (classifySupersetFailure(err)?.retryable) throw err; // an outage: the batch is tried again
+      // Keys the target rejects or requires (another release) are learned here, as for one dashboard alone: the lot is sent again.
+      const taught = attempts > MAX_STRIP_ROUNDS ? null : learnFromRefusal(err, ready.map((p) => p.prepared.bundle));
+      if (taught) {
+        logTaught(log, taught);
+        for (const [at, t] of taught.entries()) {
+          dropped.get(ready[at]!.dashboardId)!.push(...t.dropped);
+          defaulted.get(ready[at]!.dashboardId)!.push(...t.defaulted);
+        }
+        continue;
+      }
+      log.warn(
+        `Superset refused the ${ready.length} dashboards imported together (${(err as Error).message.slice(0, 300)}): each is imported alone`,
+      );
+      return { alone: true, learned: ready.flatMap((p) => generalise(dropped.get(p.dashboardId)!, p.prepared.bundle)) };
+    }
   }
   if (input.overwrite)
     await pushUpdatedObjects(
@@ -94,14 +117,14 @@ export async function importTogether(scope: PlanScope, ready: Planned[], learned
     const r = {
       targetDashboardId: landed[at]!,
       dropped: d,
-      defaulted: [],
+      defaulted: defaulted.get(p.dashboardId) ?? [],
       learned: generalise(d, p.prepared.bundle),
-      attempts: 1,
+      attempts,
       reusedPreviousImport: false,
     };
     out.push(await afterImport(scope, p, r));
   }
-  return out;
+  return { imported: out };
 }
 
 /** The index learns of an import at once: this dashboard exists now; content it may have changed is read again. */

@@ -68,6 +68,11 @@ export class BatchOutcomes {
     return this.rules;
   }
 
+  /** Rejections learned outside an outcome (a refused joint import), for the imports after it and the next batches. */
+  learn(rules: RejectionRule[]): void {
+    this.rules = mergeRules(this.rules, rules);
+  }
+
   /**
    * Keeps the outcomes an earlier attempt of this batch recorded, as they are; returns the
    * dashboards still to do. A dashboard that attempt imported still goes to the verification: its

@@ -4,6 +4,7 @@ import { createHarness, waitFor, type Harness } from '../support/harness.ts';
 import { SupersetNotFoundError } from '../../lib/superset/errors.ts';
 import { createSqliteDatabase, listAll, type SupersetClient } from '../support/superset/fixtures.ts';
 import { spawnWorker, stopProcess } from '../support/worker-process.ts';
+import { MAX_BATCH } from '../../contracts/migration-batching.ts';
 import { buildSource, prefixedTables, client, registerEnvironment, type SourceFixture } from './support.ts';
 
 let h: Harness;
@@ -14,13 +15,15 @@ let envB: string;
 let envC: string;
 let c: SupersetClient;
 const P = `k${Date.now().toString(36)}`;
+// Two batches: the first imports MAX_BATCH together, the second the rest.
+const N = MAX_BATCH + 2;
 
 beforeAll(async () => {
   h = await createHarness(); // workers are OS processes here
   const a = await client('a');
   b = await client('b');
   const dir = path.join(inject('runDir'), P);
-  src = await buildSource(a, P, dir, { dashboards: 4, table: 'customers' });
+  src = await buildSource(a, P, dir, { dashboards: N, table: 'customers' });
   const target = await createSqliteDatabase(b, { name: `${P}_dst`, path: path.join(dir, `${P}-b.db`), tables: prefixedTables(P) });
   envA = await registerEnvironment(h, 'a', `${P}-a`);
   envB = await registerEnvironment(h, 'b', `${P}-b`);
@@ -49,7 +52,7 @@ describe('a migration whose worker is killed mid-way', () => {
     });
     expect(r.status).toBe(202);
     const id = r.body.task_id;
-    // Kill it once the first dashboard is in the target and before the last one is.
+    // Kill it once the first batch's joint import has landed (its dashboards are confirmed one after another) and before the last batch's.
     await waitFor(
       async () => (await h.knex('migration_items').where({ task_id: id, status: 'imported' })).length >= 1,
       90_000,
@@ -57,24 +60,24 @@ describe('a migration whose worker is killed mid-way', () => {
     );
     await stopProcess(first, 'SIGKILL');
     const importedAtKill = (await h.knex('migration_items').where({ task_id: id, status: 'imported' })).length;
-    expect(importedAtKill).toBeLessThan(4);
+    expect(importedAtKill).toBeLessThan(N);
 
     const second = spawnWorker(h);
     try {
       const task = await h.waitForTask(id, undefined, 180_000);
       expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
-      expect(task.result.totals).toMatchObject({ requested: 4, imported: 4, failed: 0 });
+      expect(task.result.totals).toMatchObject({ requested: N, imported: N, failed: 0 });
       const items = await h.knex('migration_items').where({ task_id: id });
-      expect(items.map((i) => i.status)).toEqual(['imported', 'imported', 'imported', 'imported']);
+      expect(items.map((i) => i.status)).toEqual(Array(N).fill('imported'));
       // Every dashboard and chart exists once in the target: nothing was imported twice.
       const dashboards = await listAll<{ id: number; [k: string]: unknown }>(b, 'dashboard', {
         columns: ['id', 'dashboard_title', 'uuid'],
       } as never);
       const ours = dashboards.filter((d) => String(d.dashboard_title).startsWith(P));
-      expect(ours).toHaveLength(4);
-      expect(new Set(ours.map((d) => d.uuid)).size).toBe(4);
+      expect(ours).toHaveLength(N);
+      expect(new Set(ours.map((d) => d.uuid)).size).toBe(N);
       const charts = await listAll<{ id: number; [k: string]: unknown }>(b, 'chart', { columns: ['id', 'slice_name'] } as never);
-      expect(charts.filter((c) => String(c.slice_name).startsWith(P))).toHaveLength(8);
+      expect(charts.filter((c) => String(c.slice_name).startsWith(P))).toHaveLength(2 * N);
       const logs = (await h.request('GET', `/api/tasks/${id}/logs?limit=1000`, { token: h.adminToken })).body.items.map(
         (i: any) => i.message,
       );
@@ -97,7 +100,7 @@ describe('a cancelled migration', () => {
         json: { source_env_id: envA, target_env_id: envC, dashboard_ids: src.dashboards.map((d) => d.id) },
       });
       const id = r.body.task_id;
-      // While the first batch (one dashboard to import) is in flight: it finishes, no later one starts.
+      // While the first batch (MAX_BATCH dashboards) is in flight: it finishes, the second does not start.
       await waitFor(
         async () => {
           const d = await h.boot.context.temporal.workflow.getHandle(id).describe().catch(() => null);
@@ -112,8 +115,8 @@ describe('a cancelled migration', () => {
       expect(task.result.cancelled).toBe(true);
       const done = task.result.items as Array<{ id: number; status: string; dashboard_uuid: string }>;
       expect(done.length).toBeGreaterThanOrEqual(1);
-      expect(done.length).toBeLessThan(4);
-      expect(task.result.totals.not_started).toBe(4 - done.length);
+      expect(done.length).toBeLessThan(N);
+      expect(task.result.totals.not_started).toBe(N - done.length);
       // Every dashboard is either fully in the target or not there at all.
       for (const d of src.dashboards) {
         const outcome = done.find((o) => o.id === d.id);

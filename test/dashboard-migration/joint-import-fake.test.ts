@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordImports, seedForMigration, startFakePair, type FakePair } from './fake-pair.ts';
+import { migrateOnPair, recordImports, seedForMigration, startFakePair, type FakePair } from './fake-pair.ts';
 
 /**
- * Later batches import their dashboards in one call; a refused joint import changes nothing and
+ * A batch imports its dashboards in one call; a refused joint import changes nothing and
  * its dashboards go one by one, each ending with Superset's own answer. Between two fake
  * Supersets, so an import can be refused on demand.
  */
@@ -34,13 +34,46 @@ async function migrateEight(prefix: string, refuse?: string) {
 }
 
 describe('joint imports', () => {
-  it('import the second batch in one call once the first dashboard went alone', async () => {
+  it('imports a batch of dashboards in one call, the first batch too', async () => {
     const { task, sent } = await migrateEight('Joint');
     expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
     expect(task.result.totals).toMatchObject({ imported: 8, failed: 0 });
-    // Batches importing 1 and 7: the first dashboard alone, then seven in one call.
-    expect(sent.map((titles) => titles.length)).toEqual([1, 7]);
+    // One batch, one import call: no dashboard goes alone first.
+    expect(sent.map((titles) => titles.length)).toEqual([8]);
     expect(sent.flat().sort()).toEqual(['Joint 0', 'Joint 1', 'Joint 2', 'Joint 3', 'Joint 4', 'Joint 5', 'Joint 6', 'Joint 7']);
+  });
+
+  it('a joint import refused for a field the target does not know learns it from the refusal and sends the lot again without it', async () => {
+    const { ids, mapping } = seedForMigration(pair, 'Learn', 8);
+    const sent = recordImports(pair.target);
+    // As an older release answers a newer bundle: 422, naming each dataset file that carries the key it does not know.
+    const carrying = (files: Record<string, Record<string, unknown>>) =>
+      Object.keys(files).filter((path) => path.startsWith('datasets/') && 'template_params' in files[path]!);
+    pair.target.failImport({
+      when: (files) => carrying(files).length > 0,
+      status: 422,
+      body: (files: Record<string, Record<string, unknown>>) => ({
+        errors: [
+          {
+            message: 'Error importing dashboard',
+            error_type: 'GENERIC_COMMAND_ERROR',
+            level: 'error',
+            extra: Object.fromEntries(carrying(files).map((path) => [path, { template_params: ['Unknown field.'] }])),
+          },
+        ],
+      }),
+    });
+    const task = await migrateOnPair(pair, ids, mapping);
+    pair.target.clearFailures();
+    expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
+    expect(task.result.totals).toMatchObject({ imported: 8, failed: 0 });
+    // The lot refused once, then sent again whole: no dashboard imported alone, none planned again.
+    expect(sent.map((titles) => titles.length)).toEqual([8, 8]);
+    for (const item of task.result.items) {
+      expect(item.import_attempts).toBe(2);
+      expect(item.dropped_fields).toEqual([expect.objectContaining({ kind: 'dataset', field: 'template_params', count: 1 })]);
+      expect(item.learned_rejections).toEqual([{ kind: 'datasets', field: 'template_params' }]);
+    }
   });
 
   it('a refused joint import changes nothing; each of its dashboards is imported alone and one fails with its own answer', async () => {
@@ -55,8 +88,8 @@ describe('joint imports', () => {
         upstream_error: expect.objectContaining({ status: 500, message: 'Import dashboard failed for an unknown reason' }),
       }),
     ]);
-    // The joint call of seven, refused, then each of the seven alone.
-    expect(sent.map((titles) => titles.length)).toEqual([1, 7, 1, 1, 1, 1, 1, 1, 1]);
+    // The joint call of eight, refused, then each of the eight alone.
+    expect(sent.map((titles) => titles.length)).toEqual([8, 1, 1, 1, 1, 1, 1, 1, 1]);
     expect(
       pair.target.dashboards
         .map((d) => d.dashboard_title)

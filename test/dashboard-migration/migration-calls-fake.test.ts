@@ -87,10 +87,10 @@ describe('a first migration asks Superset only what it needs', () => {
       'saved_query_context',
       'saved_query_context',
     ]);
-    // The plan's index knew each dashboard was not there: no lookup by uuid for the companions' comparison (5 before).
-    // The one left is the first batch's lone import asking which id it got. (The companions' read after the import, by the
-    // id the import answered, is companion-shared-reads.test.ts's.)
-    expect(target.count(byUuid, marks[1])).toBe(1);
+    // The plan's index knew each dashboard was not there: no lookup by uuid for the companions' comparison (5 before),
+    // and the joint import finds its dashboards in one list read (a lone first import asked which id it got: 1 before).
+    // (The companions' read after the import, by the id the import answered, is companion-shared-reads.test.ts's.)
+    expect(target.count(byUuid, marks[1])).toBe(0);
     // A 6.x chart's detail carries its uuid: no per-dashboard list of them on either side (4 a side before).
     expect(chartUuidLists(source.requests, marks[0])).toBe(0);
     expect(chartUuidLists(target.requests, marks[1])).toBe(0);
@@ -105,9 +105,11 @@ describe('a first migration asks Superset only what it needs', () => {
         .slice(mark)
         .filter((r) => r.path === '/api/v1/chart/data')
         .map((r) => ((r.json as { queries?: Array<{ row_limit?: number }> }).queries ?? []).map((q) => q.row_limit));
-    expect(asked(source, marks[0]).filter((limits) => limits.includes(77))).toEqual([[77, 78]]);
+    // (The batch's other charts, on the same dataset, go in that call too.)
+    const savedAsked = (f: typeof source, mark: number) => asked(f, mark).filter((limits) => limits.includes(77));
+    expect(savedAsked(source, marks[0])).toEqual([expect.arrayContaining([77, 78])]);
     // The target's copies keep it (Superset's import stores it as exported), and the target's checks run it too.
-    expect(asked(target, marks[1]).filter((limits) => limits.includes(77))).toEqual([[77, 78]]);
+    expect(savedAsked(target, marks[1])).toEqual([expect.arrayContaining([77, 78])]);
     // Each source dashboard's chart list and own meta come from the batch's export and one dashboard list and one chart
     // list read a batch (companions/views-listed.ts), handed to its chart checks: no per-dashboard read (4 and 4 before;
     // 8 chart lists before that).
@@ -141,7 +143,7 @@ describe('a first migration asks Superset only what it needs', () => {
   }, 240_000);
 
   it("reads the next dashboards' companion views while the batch plans the first of them", async () => {
-    // The second batch plans ids[1..3] one after another. The first of them cannot finish its
+    // The batch plans ids[0..3] one after another. The second of them cannot finish its
     // comparison (its embedded configuration is held) until the source is asked for the third
     // one's view (in the dashboard list the views read): only a read ahead asks for it then.
     await migrateHeldUntilSeen('Ahead', 4, (ids) => ({
@@ -153,8 +155,8 @@ describe('a first migration asks Superset only what it needs', () => {
   }, 240_000);
 
   it("reads the next dashboards' embedded configurations while the batch plans the first of them", async () => {
-    // The second batch plans ids[1..3] one after another, each asking for its embedded configuration. The first one's
-    // is held until the third one's is asked for: only reads ahead of the plans ask for it then.
+    // The batch plans ids[0..3] one after another, each asking for its embedded configuration. The second one's
+    // is held until the fourth one's is asked for: only reads ahead of the plans ask for it then.
     await migrateHeldUntilSeen('Embedded', 4, (ids) => ({
       at: pair.source,
       held: { method: 'GET', path: `/api/v1/dashboard/${ids[1]}/embedded` },
@@ -166,7 +168,7 @@ describe('a first migration asks Superset only what it needs', () => {
   it("exports the next batch's dashboards from the source while the target imports", async () => {
     const { source, target } = pair;
     const mark = source.mark();
-    // The first batch reads 16 and imports one; its import is held until the source is asked for dashboards of the
+    // The first batch reads and imports 16; its import is held until the source is asked for dashboards of the
     // next batch (ids[16..19]): only an export ahead asks for them before that import returns.
     const { ids } = await migrateHeldUntilSeen('Upcoming', 20, (seeded) => ({
       at: target,
@@ -211,9 +213,9 @@ describe('a first migration asks Superset only what it needs', () => {
       seen: { method: 'POST', path: '/api/v1/chart/data' },
     }));
     for (const item of task.result.items) expect(item.verification).toMatchObject({ ok: true, charts_linked: 2 });
-    // One source chart-data call per batch (1 dashboard, then 2: their charts on one dataset go together), none again in the
-    // verification; the target's each made (one call per dashboard before).
-    expect(source.count('/api/v1/chart/data', marks[0])).toBe(2);
-    expect(target.count('/api/v1/chart/data', marks[1])).toBe(2);
+    // One source chart-data call for the batch (its dashboards' charts on one dataset go together), none again in the
+    // verification; the target's the same (one call per dashboard before).
+    expect(source.count('/api/v1/chart/data', marks[0])).toBe(1);
+    expect(target.count('/api/v1/chart/data', marks[1])).toBe(1);
   }, 240_000);
 });

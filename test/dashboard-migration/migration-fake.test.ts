@@ -76,8 +76,8 @@ describe('one dashboard failing never takes the migration down', () => {
       upstream_error: { status: 500, message: 'Import dashboard failed for an unknown reason' },
     });
     expect(second.next_actions.map((a: { action: string }) => a.action)).toContain('read_superset_log');
-    // A 500 is not an outage: 'Sales 1' alone, then the joint call of 'Sales 2' and 'Sales 3'
-    // (refused, changing nothing), then each of them alone once; no retry by the client nor by Temporal.
+    // A 500 is not an outage: the joint call of the three (refused, changing nothing), then each of
+    // them alone once; no retry by the client nor by Temporal.
     const imports = target.requests.slice(mark).filter((r) => r.path === '/api/v1/dashboard/import/');
     expect(imports).toHaveLength(4);
     expect(target.dashboards.map((d) => d.dashboard_title).sort()).toEqual(['Sales 1', 'Sales 3']);

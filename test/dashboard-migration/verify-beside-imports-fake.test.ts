@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_BATCH } from '../../contracts/migration-batching.ts';
 import { ConfigError, loadConfig } from '../../lib/config.ts';
 import { migrateHeldUntilLogged, migrateSeeded, seedForMigration, startFakePair, type FakePair } from './fake-pair.ts';
 
@@ -21,7 +22,7 @@ describe('verification beside the imports, in fewer calls', () => {
   }, 120_000);
   afterAll(async () => pair?.close());
 
-  it("verifies the first batch's dashboard while the second batch's import waits", async () => {
+  it("verifies the first batch's dashboards while the second batch's import waits", async () => {
     const { target } = pair;
     const importPath = '/api/v1/dashboard/import/';
     const before = target.count(importPath);
@@ -31,7 +32,8 @@ describe('verification beside the imports, in fewer calls', () => {
     try {
       const { task, released } = await migrateHeldUntilLogged(
         pair,
-        seedForMigration(pair, 'Beside', 5),
+        // Two batches: MAX_BATCH dashboards imported together, then one more.
+        seedForMigration(pair, 'Beside', MAX_BATCH + 1),
         'verified target dashboard',
         HOLD_BOUND_MS,
         (release) => target.hold({ method: 'POST', path: importPath, when: () => target.count(importPath) - before === 2 }, release),
@@ -63,11 +65,11 @@ describe('verification beside the imports, in fewer calls', () => {
     } finally {
       source.clearFailures();
     }
-    // One source chart-data call per batch (1 dashboard, then 2: their charts on one dataset go together), made beside the
+    // One source chart-data call for the batch (its dashboards' charts on one dataset go together), made beside the
     // import and awaited by the verification, not made again; no source chart detail read (the batch's export gave them).
-    expect(source.count('/api/v1/chart/data', marks[0])).toBe(2);
+    expect(source.count('/api/v1/chart/data', marks[0])).toBe(1);
     expect(source.count(/^\/api\/v1\/chart\/\d+$/, marks[0])).toBe(0);
-    expect(target.count('/api/v1/chart/data', marks[1])).toBe(2);
+    expect(target.count('/api/v1/chart/data', marks[1])).toBe(1);
   }, 240_000);
 
   it('never sends one environment more chart queries at once than VERIFY_CONCURRENCY', async () => {
@@ -82,9 +84,9 @@ describe('verification beside the imports, in fewer calls', () => {
       const task = await migrateSeeded(pair, 'Bounded', 17);
       expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
       expect(task.result.items.filter((i: any) => i.verification?.ok)).toHaveLength(17);
-      // 17 dashboards of 2 charts on one dataset, in batches of 1 and 16: the first batch's two queries in one call a side,
-      // the second's 32 in four calls of MAX_QUERIES_PER_CALL (8), which its checks send four at a time: past the limit
-      // unless the environment's bound holds them.
+      // 17 dashboards of 2 charts on one dataset, in batches of 16 and 1: the first batch's 32 queries in four calls of
+      // MAX_QUERIES_PER_CALL (8) a side, which its checks send four at a time (past the limit unless the environment's bound
+      // holds them), the second's two in one call.
       for (const [k, f] of [source, target].entries()) {
         expect(f.count('/api/v1/chart/data', marks[k])).toBe(5);
         expect(f.maxInFlight('/api/v1/chart/data')).toBeGreaterThan(0);

@@ -94,7 +94,8 @@ export type FakeBundleFiles = Record<string, Record<string, unknown>>;
 export interface FakeImportFailure {
   when: (files: FakeBundleFiles) => boolean;
   status: number;
-  body: unknown;
+  /** The answer's body, or how to make it from the bundle (Superset names the files it refuses). */
+  body: unknown | ((files: FakeBundleFiles) => unknown);
 }
 
 export type FailureMode = 'timeout' | '500' | '502' | '503' | 'garbage' | 'html' | 'reset' | 'empty' | '403' | 'truncated-json';
@@ -921,7 +922,7 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
       const zip = formPart(req, body, 'formData');
       const files = zip ? readBundle(zip) : undefined;
       const failure = files && importFailures.find((f) => f.when(files));
-      if (failure) return json(res, failure.status, failure.body);
+      if (failure) return json(res, failure.status, typeof failure.body === 'function' ? failure.body(files) : failure.body);
       if (formPart(req, body, 'overwrite')?.toString('latin1') !== 'true')
         return sip40(res, 422, 'Error importing dashboard', {
           'dashboards/x.yaml': 'Dashboard already exists and `overwrite=true` was not passed',
