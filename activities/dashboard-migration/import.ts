@@ -75,7 +75,13 @@ export async function importTogether(scope: PlanScope, ready: Planned[], learned
     } catch (err) {
       if (classifySupersetFailure(err)?.retryable) throw err; // an outage: the batch is tried again
       // Keys the target rejects or requires (another release) are learned here, as for one dashboard alone: the lot is sent again.
-      const taught = attempts > MAX_STRIP_ROUNDS ? null : learnFromRefusal(err, ready.map((p) => p.prepared.bundle));
+      const taught =
+        attempts > MAX_STRIP_ROUNDS
+          ? null
+          : learnFromRefusal(
+              err,
+              ready.map((p) => p.prepared.bundle),
+            );
       if (taught) {
         logTaught(log, taught);
         for (const [at, t] of taught.entries()) {
