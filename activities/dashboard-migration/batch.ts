@@ -85,6 +85,8 @@ export async function runBatch(
     up,
     mappings: await mappingsFor(svc.deps, input),
     envRules: await envRulesFor(svc.deps, input),
+    // The batches of the task on this worker share what they read of the source (the next batch's views are read during this one's import).
+    sourceKey: svc.caches.sourceSnapshots.of(taskId),
   };
   const ahead = await readAhead(
     ctx,
@@ -111,9 +113,10 @@ export async function runBatch(
     taskId,
     ready.map((p) => p.dashboardId),
     viewsBegun,
+    scope.sourceKey,
   );
-  // The source answers nothing of this batch while the target imports: the next batch's export is read meanwhile.
-  exportUpcoming(ctx);
+  // The source answers nothing of this batch while the target imports: the next batch's export and views are read meanwhile.
+  exportUpcoming(ctx, scope);
   await importReady(ctx, scope, ready);
   // The target's side of the verification begins here, beside the source's; the batch does not wait for it (./target-checks-ahead.ts).
   checkTargetsAhead(svc, input, taskId, importedTargets(ctx, ready));

@@ -31,9 +31,9 @@ export interface MigrationCaches {
    */
   targetIndexes: TargetIndexCache;
   /**
-   * Source dashboards a batch exported (read ahead) and left for a later batch of the same task
-   * (past its import limit), so they are not exported again: a task takes each source dashboard
-   * as it first read it.
+   * Source dashboards a batch exported for a later batch of the same task (the next batch's,
+   * read during this one's import: ./read-ahead.ts exportUpcoming), so they are not exported
+   * again: a task takes each source dashboard as it first read it.
    *
    * Key: task id, then source dashboard id. Bound: the 4 tasks last added; a dashboard is dropped
    * once it has its outcome.
@@ -63,6 +63,20 @@ export interface MigrationCaches {
    * On another worker: a miss reads and checks the target dashboard, as the verification always did.
    */
   targetChecks: TargetChecksAhead;
+  /**
+   * What the companions and the source's chart checks read of the source (dashboard views,
+   * embedded configurations, chart lists, users and roles, the environment's lists) is kept under
+   * the task's source snapshot, an object this hands out (SourceSnapshots): the batches of a task
+   * on this worker share it, so a batch reads the next batch's views during its import and no
+   * batch reads the source's users, roles or lists again.
+   *
+   * Key: task id. Bound: the 4 tasks last asked for; a snapshot is replaced by a new one (every read
+   * asked again) once it is SOURCE_SNAPSHOT_MAX_AGE_MS old, so a long task sees a source edit
+   * within that time, as it would see it in a later batch's export.
+   *
+   * On another worker: a miss reads the source again, as the first batch of a task does.
+   */
+  sourceSnapshots: SourceSnapshots;
 }
 
 export function createMigrationCaches(): MigrationCaches {
@@ -71,6 +85,7 @@ export function createMigrationCaches(): MigrationCaches {
     exportedSources: new ExportedSources(),
     sourceChecks: new SourceCheckCache(),
     targetChecks: new TargetChecksAhead(),
+    sourceSnapshots: new SourceSnapshots(),
   };
 }
 
@@ -120,5 +135,34 @@ export class ExportedSources {
     const m = this.tasks.get(taskId);
     m?.delete(id);
     if (m && !m.size) this.tasks.delete(taskId);
+  }
+}
+
+/** How long the batches of a task share what they read of the source (MigrationCaches.sourceSnapshots). */
+export const SOURCE_SNAPSHOT_MAX_AGE_MS = 60_000;
+
+/**
+ * The object each task's source reads are kept under (weakly, by the companions' and checks'
+ * caches): the same one for every batch of the task on this worker until it is
+ * SOURCE_SNAPSHOT_MAX_AGE_MS old, then a new one. The clock is injected for tests.
+ */
+export class SourceSnapshots {
+  private readonly tasks = new Map<string, { key: object; since: number }>();
+  private readonly maxTasks: number;
+  private readonly now: () => number;
+
+  constructor(opts: { maxTasks?: number; now?: () => number } = {}) {
+    this.maxTasks = opts.maxTasks ?? 4;
+    this.now = opts.now ?? Date.now;
+  }
+
+  of(taskId: string): object {
+    const at = this.now();
+    const hit = this.tasks.get(taskId);
+    const kept = hit && at - hit.since < SOURCE_SNAPSHOT_MAX_AGE_MS ? hit : { key: { taskId }, since: at };
+    this.tasks.delete(taskId); // set again, last: the bound drops the task asked for least recently
+    this.tasks.set(taskId, kept);
+    while (this.tasks.size > this.maxTasks) this.tasks.delete(this.tasks.keys().next().value!);
+    return kept.key;
   }
 }

@@ -10,7 +10,8 @@ import { Bundle } from '../../lib/bundles/bundle.ts';
 import { splitByDashboard } from '../../lib/bundles/split.ts';
 import { maxBundleBytes } from '../deps.ts';
 import type { BatchContext, EarlyReads } from './batch-context.ts';
-import type { BatchDashboard, Log, MigrationServices, Upstreams } from './context.ts';
+import { readSourceViewsAhead } from './companions/step.ts';
+import type { BatchDashboard, Log, MigrationServices, PlanScope, Upstreams } from './context.ts';
 import type { PlanAhead } from './plan.ts';
 import { upstreamFor } from './superset-upstream.ts';
 
@@ -71,11 +72,12 @@ async function earlyTargetExport(
 
 /**
  * Begins exporting the dashboards the next batch will read first (`upcoming`, those this worker
- * has not read yet) and keeps them in the worker's cache of source exports when read: called as
- * the batch imports, when the source has nothing else to answer, so the next batch on this worker
- * finds them read. Never fails the batch: the next batch exports what is not there.
+ * has not read yet) and keeps them in the worker's cache of source exports when read, then begins
+ * reading their companions' views from that export under the task's source snapshot: called as the
+ * batch imports, when the source has nothing else to answer, so the next batch on this worker
+ * finds them read. Never fails the batch: the next batch reads what is not there.
  */
-export function exportUpcoming(ctx: BatchContext): void {
+export function exportUpcoming(ctx: BatchContext, scope: PlanScope): void {
   const { svc, input, taskId } = ctx;
   const ids = (input.upcoming ?? []).filter((id) => !svc.caches.exportedSources.get(taskId, id));
   if (ids.length < 2) return; // a lone dashboard is read by its own plan
@@ -83,6 +85,10 @@ export function exportUpcoming(ctx: BatchContext): void {
     .then((s) => s.exportDashboards(ids))
     .then((zip) => keepSourceExport(ctx, zip));
   svc.caches.exportedSources.readingAhead(taskId, read);
+  void read.then(
+    () => readSourceViewsAhead(scope, ids, (id) => svc.caches.exportedSources.get(taskId, id)),
+    () => undefined,
+  );
 }
 
 /** The source's export (once it is read) into the worker's cache of source exports, where each dashboard is taken from. */

@@ -184,6 +184,22 @@ describe('a first migration asks Superset only what it needs', () => {
     expect(exported.filter((id) => ids.includes(id)).sort((x, y) => x - y)).toEqual([...ids].sort((x, y) => x - y));
   }, 240_000);
 
+  it("reads the next batch's companion views during this batch's import, and the source's users and roles once a task", async () => {
+    const { source, target } = pair;
+    const mark = source.mark();
+    // The first batch's import is held until the source is asked for the embedded configuration of a dashboard of the
+    // next batch (ids[17]): only views read ahead of that batch, during this import, ask for it then.
+    await migrateHeldUntilSeen('Views ahead', 20, (seeded) => ({
+      at: target,
+      held: { method: 'POST', path: '/api/v1/dashboard/import/' },
+      watched: source,
+      seen: { method: 'GET', path: `/api/v1/dashboard/${seeded[17]}/embedded` },
+    }));
+    // Two batches, one source snapshot: the users and roles (and the environment's lists) read once (once a batch before).
+    expect(source.count('/api/v1/security/users/', mark)).toBe(1);
+    expect(source.count('/api/v1/dashboard/related/roles', mark)).toBe(1);
+  }, 240_000);
+
   it("verifies a rerun's changed dashboard without querying its source charts again, unchanged since they passed", async () => {
     const { source, target } = pair;
     const { ids, mapping } = seedForMigration(pair, 'Kept', 2);

@@ -1135,7 +1135,8 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
       const page = pageOf(rows, q);
       return json(res, 200, { ...page, result: page.result.map(rlsRead) });
     }
-    if (method === 'GET' && path === '/api/v1/rowlevelsecurity/related/roles') {
+    // Superset's related-field lists of roles (a dashboard's roles, a rule's roles): the same rows.
+    if (method === 'GET' && (path === '/api/v1/rowlevelsecurity/related/roles' || path === '/api/v1/dashboard/related/roles')) {
       const page = pageOf(roles, q);
       return json(res, 200, { count: page.count, result: page.result.map((r) => ({ value: r.id, text: r.name, extra: {} })) });
     }

@@ -1,7 +1,7 @@
 /**
  * People and roles across environments: an account maps by username, then e-mail, then full name
- * (the first that finds exactly one account decides); a role by its name. Read once per batch and
- * environment.
+ * (the first that finds exactly one account decides); a role by its name. Read once per scope
+ * and environment: a target's per activity, a source's per task snapshot (../caches.ts).
  */
 import type { SupersetClient } from '../../../lib/superset/client.ts';
 import type { UpstreamAccount, UpstreamRole } from '../../../lib/superset/types.ts';
@@ -11,10 +11,10 @@ export interface Directory {
   roles: UpstreamRole[];
 }
 
-/** Per activity (its input object) and client: clients are pooled across activities, and a person created since must be seen. */
+/** Per scope (an activity's input object, or a task's source snapshot) and client: clients are pooled across activities, and a person created since must be seen. */
 const cache = new WeakMap<object, Map<SupersetClient, Promise<Directory>>>();
 
-/** The environment's accounts and roles, read once per activity (`scope`: the activity's input). */
+/** The environment's accounts and roles, read once per scope (the activity's input, or the task's source snapshot). */
 export function directoryOf(client: SupersetClient, scope: object): Promise<Directory> {
   let mine = cache.get(scope);
   if (!mine) cache.set(scope, (mine = new Map()));

@@ -85,8 +85,8 @@ function overResources(client: SupersetClient, through: Call): SupersetClient {
 }
 
 /**
- * List reads every dashboard of an activity would make alike: a source's never change during a
- * migration; a target's are shared by the comparisons before its imports, and forgotten (read
+ * List reads every dashboard of an activity would make alike: a source's are kept under the
+ * task's source snapshot (../caches.ts, renewed every minute); a target's are shared by the comparisons before its imports, and forgotten (read
  * again) once anything is written there (./step.ts: an import, a companion written).
  */
 const LISTS = new Set(['reports.list', 'tags.list', 'annotationLayers.list', 'cssTemplates.list', 'savedQueries.list', 'themes.list']);
@@ -110,7 +110,7 @@ function memoOf(client: SupersetClient, activity: object): Memo {
     if (!answer) {
       const asked = call();
       answer = asked;
-      // A 404 (a feature flag off, a release without the API) stays for the activity; another failure is asked again.
+      // A 404 (a feature flag off, a release without the API) stays for the scope; another failure is asked again.
       asked.catch((err: unknown) => {
         if (!(err instanceof SupersetNotFoundError) && answers.get(key) === asked) answers.delete(key);
       });
@@ -123,7 +123,7 @@ function memoOf(client: SupersetClient, activity: object): Memo {
   return made;
 }
 
-/** The client with its list reads remembered per activity (`activity`: its input object); every other call passed on. */
+/** The client with its list reads remembered per scope (`activity`: its input object, or a task's source snapshot); every other call passed on. */
 export function memoisedLists(client: SupersetClient, activity: object): SupersetClient {
   return memoOf(client, activity).client;
 }

@@ -69,6 +69,13 @@ export interface CompanionScope {
   clients?: { source: SupersetClient; target: SupersetClient };
   /** The pair's per-environment rules, when the caller has read them (none: allowed domains as they are). */
   envRules?: readonly EnvRule[];
+  /** What the source's reads are kept under (a migration's task snapshot, shared by its batches); without it, the activity's input. */
+  sourceKey?: object;
+}
+
+/** The key the source's reads are kept under: the caller's snapshot, else the activity (its input object). */
+export function sourceKeyOf(scope: Pick<CompanionScope, 'input' | 'sourceKey'>): object {
+  return scope.sourceKey ?? scope.input;
 }
 
 /** The dashboard the step is about: its uuid and title, and its datasets' uuids on both sides. */
@@ -113,7 +120,7 @@ export async function targetWritten(scope: Pick<CompanionScope, 'svc' | 'input' 
  * Answers when the reads are begun: the source's chart checks then find them (../source-checks-ahead.ts).
  */
 export function readSourceViewsAhead(
-  scope: Pick<CompanionScope, 'svc' | 'input' | 'clients'>,
+  scope: Pick<CompanionScope, 'svc' | 'input' | 'clients' | 'sourceKey'>,
   dashboardIds: number[],
   /** The batch's source export of a dashboard, when it holds one: the views read their dashboards from it and one list read. */
   exportOf?: (dashboardId: number) => Bundle | undefined,
@@ -121,7 +128,7 @@ export function readSourceViewsAhead(
   if (!dashboardIds.length) return Promise.resolve();
   // Settles once the reads are begun (and kept for the activity), not when they end; never rejects.
   return clientsOf(scope)
-    .then(([source]) => void sourceViewsTogether(source, dashboardIds, scope.input, exportOf))
+    .then(([source]) => void sourceViewsTogether(source, dashboardIds, sourceKeyOf(scope), exportOf))
     .catch(() => undefined);
 }
 
@@ -147,6 +154,7 @@ async function contextOf(
     pauseReports: companionModes(scope.input.companions).pause_reports,
     envRules: scope.envRules,
     activity: scope.input,
+    sourceActivity: sourceKeyOf(scope),
     sharedTargetLists: compare,
   });
 }
@@ -357,7 +365,7 @@ export async function settledCompanions(
   void sourceViewsTogether(
     source,
     dashboards.map((d) => d.dashboardId),
-    scope.input,
+    sourceKeyOf(scope),
     exports?.source,
   );
   targetViewsTogether(

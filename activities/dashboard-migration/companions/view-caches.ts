@@ -1,7 +1,9 @@
 /**
- * The companions' dashboard views kept per activity (its input object) and client, so each is
- * read once where it can be: a source's for the whole activity (the source does not change during
- * a migration), read together for the dashboards a batch plans; a target's for the comparisons
+ * The companions' dashboard views kept per scope and client, so each is read once where it can
+ * be: a source's under the caller's source key (a migration's task snapshot, shared by the
+ * batches of the task on a worker: ../caches.ts sourceSnapshots; else the activity's input),
+ * read together for the dashboards a batch plans, or the next batch's during an import; a
+ * target's per activity (its input object) for the comparisons
  * before any write, read together for a rerun's dashboards and forgotten once the target is
  * written. How one view is read is ./views.ts's.
  */
@@ -73,7 +75,7 @@ export function forgetTargetObjects(client: SupersetClient, activity: object): v
 }
 
 /**
- * Per activity (its input object), client and dashboard: the comparison before the import and the
+ * Per source key (the task's snapshot, or the activity's input), client and dashboard: the comparison before the import and the
  * writes after it read the source once; a chart or dataset several dashboards share, once too.
  */
 const sourceViews = new WeakMap<object, WeakMap<SupersetClient, { views: Map<number, Promise<DashboardView>>; objects: ObjectReads }>>();
@@ -86,7 +88,7 @@ function sourceKept(client: SupersetClient, activity: object): { views: Map<numb
   return kept;
 }
 
-/** Per activity: the source dashboards' chart lists the views read together, for the source's chart checks (one source per activity). */
+/** Per source key: the source dashboards' chart lists the views read together, for the source's chart checks (one source per key). */
 const sourceChartLists = new WeakMap<object, ChartLists>();
 
 /** The source dashboard's chart list as the activity's views read it (the source does not change during a migration); undefined if not read. */
@@ -94,7 +96,7 @@ export function sourceChartList(activity: object, dashboardId: number): Promise<
   return sourceChartLists.get(activity)?.get(dashboardId);
 }
 
-/** Per activity: the source dashboards' chart uuids by chart id, as the views read them together (from the chart list). */
+/** Per source key: the source dashboards' chart uuids by chart id, as the views read them together (from the chart list). */
 const sourceChartUuidMaps = new WeakMap<object, Map<number, Promise<Map<number, string | null> | undefined>>>();
 
 /**
@@ -106,7 +108,7 @@ export function sourceChartUuids(activity: object, dashboardId: number): Promise
   return sourceChartUuidMaps.get(activity)?.get(dashboardId);
 }
 
-/** Per activity: the source dashboards' embedded configurations read ahead with their views (sourceEmbeddedOf). */
+/** Per source key: the source dashboards' embedded configurations read ahead with their views (sourceEmbeddedOf). */
 const sourceEmbedded = new WeakMap<object, Map<number, Promise<EmbeddedConfig | null>>>();
 
 /** Embedded configurations read at once ahead of the plans (each is one small read per dashboard: no list gives them). */
