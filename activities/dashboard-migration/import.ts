@@ -55,7 +55,8 @@ export type JointImport =
  */
 export async function importTogether(scope: PlanScope, ready: Planned[], learned: RejectionRule[]): Promise<JointImport> {
   const { svc, input, up, taskId, log } = scope;
-  for (const p of ready) if (await svc.intents.intent(taskId, p.dashboardId)) return { alone: true, learned: [] };
+  const ids = ready.map((p) => p.dashboardId);
+  if (await svc.intents.anyIntent(taskId, ids)) return { alone: true, learned: [] };
   const dropped = new Map(ready.map((p) => [p.dashboardId, stripKnownRejections(p.prepared.bundle, learned)]));
   await svc.intents.markImporting(
     ready.map((p) => ({
@@ -107,10 +108,13 @@ export async function importTogether(scope: PlanScope, ready: Planned[], learned
   for (const p of ready) {
     const there = (await up.index.dashboard(p.prepared.dashboardUuid)) ?? (await up.target.findDashboard(p.prepared.dashboardUuid));
     if (!there) throw new Error(`Superset accepted the import but dashboard ${p.prepared.dashboardUuid} is not in the target`);
-    await svc.intents.markImported(taskId, p.dashboardId, there.id);
     noteImported(up.index, p.prepared, there.id);
     landed.push(there.id);
   }
+  await svc.intents.markAllImported(
+    taskId,
+    ready.map((p, at) => ({ sourceDashboardId: p.dashboardId, targetDashboardId: landed[at]! })),
+  );
   // The companions are written one dashboard after another; what they compare with is read side by side meanwhile.
   readImportedViewsAhead(
     scope,

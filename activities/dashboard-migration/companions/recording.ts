@@ -86,8 +86,9 @@ function overResources(client: SupersetClient, through: Call): SupersetClient {
 
 /**
  * List reads every dashboard of an activity would make alike: a source's are kept under the
- * task's source snapshot (../caches.ts, renewed every minute); a target's are shared by the comparisons before its imports, and forgotten (read
- * again) once anything is written there (./step.ts: an import, a companion written).
+ * task's source snapshot (../caches.ts, renewed every minute); a target's are shared by the
+ * comparisons before its imports, and forgotten (read again) once anything is written there
+ * (./step.ts: an import, a companion written).
  */
 const LISTS = new Set(['reports.list', 'tags.list', 'annotationLayers.list', 'cssTemplates.list', 'savedQueries.list', 'themes.list']);
 

@@ -75,8 +75,9 @@ export function forgetTargetObjects(client: SupersetClient, activity: object): v
 }
 
 /**
- * Per source key (the task's snapshot, or the activity's input), client and dashboard: the comparison before the import and the
- * writes after it read the source once; a chart or dataset several dashboards share, once too.
+ * Per source key (the task's snapshot, or the activity's input), client and dashboard: the
+ * comparison before the import and the writes after it read the source once; a chart or dataset
+ * several dashboards share, once too.
  */
 const sourceViews = new WeakMap<object, WeakMap<SupersetClient, { views: Map<number, Promise<DashboardView>>; objects: ObjectReads }>>();
 
