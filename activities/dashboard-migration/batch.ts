@@ -86,7 +86,7 @@ export async function runBatch(
     mappings: await mappingsFor(svc.deps, input),
     envRules: await envRulesFor(svc.deps, input),
     // The batches of the task on this worker share what they read of the source (the next batch's views are read during this one's import).
-    sourceKey: svc.caches.sourceSnapshots.of(taskId),
+    taskSnapshot: svc.caches.sourceSnapshots.of(taskId),
   };
   const ahead = await readAhead(
     ctx,
@@ -113,7 +113,7 @@ export async function runBatch(
     taskId,
     ready.map((p) => p.dashboardId),
     viewsBegun,
-    scope.sourceKey,
+    scope.taskSnapshot,
   );
   // The source answers nothing of this batch while the target imports: the next batch's export and views are read meanwhile.
   exportUpcoming(ctx, scope);

@@ -65,10 +65,11 @@ export interface MigrationCaches {
   targetChecks: TargetChecksAhead;
   /**
    * What the companions and the source's chart checks read of the source (dashboard views,
-   * embedded configurations, chart lists, users and roles, the environment's lists) is kept under
-   * the task's source snapshot, an object this hands out (SourceSnapshots): the batches of a task
-   * on this worker share it, so a batch reads the next batch's views during its import and no
-   * batch reads the source's users, roles or lists again.
+   * embedded configurations, chart lists, users and roles, the environment's lists), and the
+   * target's users and roles (Switchyard never creates one), are kept under the task's snapshot,
+   * an object this hands out (SourceSnapshots): the batches of a task on this worker share it, so
+   * a batch reads the next batch's views during its import and no batch reads the users, roles
+   * or the source's lists again.
    *
    * Key: task id. Bound: the 4 tasks last asked for; a snapshot is replaced by a new one (every read
    * asked again) once it is SOURCE_SNAPSHOT_MAX_AGE_MS old, so a long task sees a source edit

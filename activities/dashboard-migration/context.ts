@@ -73,8 +73,8 @@ export interface PlanScope {
   mappings: Map<number, number>;
   /** The pair's per-environment rules, read once per task's batch (see envRulesFor). */
   envRules?: EnvRule[];
-  /** What the source's reads are kept under: the task's source snapshot (MigrationCaches.sourceSnapshots); without it, the activity's input. */
-  sourceKey?: object;
+  /** What the source's reads and both sides' people are kept under: the task's snapshot (MigrationCaches.sourceSnapshots); without it, the activity's input. */
+  taskSnapshot?: object;
 }
 
 /** Persisted mappings for the pair, overridden by the ones sent with the request. */

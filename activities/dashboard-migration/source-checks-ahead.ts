@@ -38,8 +38,8 @@ export function checkSourcesAhead(
   dashboardIds: number[],
   /** Settles once the companions' views of these dashboards are begun (their chart lists and uuids are then kept). */
   viewsBegun: Promise<void> = Promise.resolve(),
-  /** What those views are kept under (../companions/step.ts sourceKeyOf): the task's source snapshot, or the input. */
-  sourceKey: object = input,
+  /** What those views are kept under (../companions/step.ts snapshotOf): the task's snapshot, or the input. */
+  taskSnapshot: object = input,
 ): void {
   if (input.dryRun || !dashboardIds.length) return;
   const kept = svc.caches.sourceChecks;
@@ -53,9 +53,9 @@ export function checkSourcesAhead(
     await viewsBegun;
     const read = new Map<number, ChartForCheck[]>();
     await inParallel(dashboardIds, DASHBOARDS_AT_ONCE, async (id) => {
-      const exported = await exportedOf(bundles.get(id), sourceChartUuids(sourceKey, id));
+      const exported = await exportedOf(bundles.get(id), sourceChartUuids(taskSnapshot, id));
       // The chart list the companions' views read of this dashboard, when they did (not asked twice).
-      const charts = await source.chartsForCheck(id, sourceChartList(sourceKey, id), exported).catch(() => null);
+      const charts = await source.chartsForCheck(id, sourceChartList(taskSnapshot, id), exported).catch(() => null);
       if (charts) read.set(id, charts);
       else made.get(id)!.resolve(undefined);
     });

@@ -127,11 +127,8 @@ export class TargetIndex {
     this.written.dataset.clear();
     // Dashboards not found by uuid may exist now.
     for (const [uuid, d] of this.dashboardByUuid) if (d === null) this.dashboardByUuid.delete(uuid);
-    if (!this.incremental) {
-      for (const r of this.kinds) await this.load(r);
-      return;
-    }
-    for (const r of this.kinds) await this.load(r, this.maxId[r]);
+    // Different list endpoints side by side, as the build reads them (each load meets a release that refuses an `id` filter on its own).
+    await Promise.all(this.kinds.map((r) => this.load(r, this.incremental ? this.maxId[r] : undefined)));
   }
 
   /**

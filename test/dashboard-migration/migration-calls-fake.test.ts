@@ -186,7 +186,7 @@ describe('a first migration asks Superset only what it needs', () => {
 
   it("reads the next batch's companion views during this batch's import, and the source's users and roles once a task", async () => {
     const { source, target } = pair;
-    const mark = source.mark();
+    const [mark, targetMark] = [source.mark(), target.mark()];
     // The first batch's import is held until the source is asked for the embedded configuration of a dashboard of the
     // next batch (ids[17]): only views read ahead of that batch, during this import, ask for it then.
     await migrateHeldUntilSeen('Views ahead', 20, (seeded) => ({
@@ -195,9 +195,14 @@ describe('a first migration asks Superset only what it needs', () => {
       watched: source,
       seen: { method: 'GET', path: `/api/v1/dashboard/${seeded[17]}/embedded` },
     }));
-    // Two batches, one source snapshot: the users and roles (and the environment's lists) read once (once a batch before).
-    expect(source.count('/api/v1/security/users/', mark)).toBe(1);
-    expect(source.count('/api/v1/dashboard/related/roles', mark)).toBe(1);
+    // Two batches, one task snapshot: each side's users and roles (and the source's lists) read once (once a batch before).
+    for (const [side, since] of [
+      [source, mark],
+      [target, targetMark],
+    ] as const) {
+      expect(side.count('/api/v1/security/users/', since)).toBe(1);
+      expect(side.count('/api/v1/dashboard/related/roles', since)).toBe(1);
+    }
   }, 240_000);
 
   it("verifies a rerun's changed dashboard without querying its source charts again, unchanged since they passed", async () => {

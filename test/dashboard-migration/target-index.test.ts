@@ -36,6 +36,27 @@ const bundleWith = (files: Record<string, Record<string, unknown>>) =>
   new Bundle('b', new Map(Object.entries({ 'metadata.yaml': {}, ...files }).map(([path, content]) => [path, { path, kind: path.split('/')[0] as never, content }])));
 
 describe('the target index', () => {
+  it('refreshes its kinds side by side: every list is asked before the first answers', async () => {
+    const u = upstream();
+    const index = await TargetIndex.build(u);
+    u.rows.chart.push({ id: 3, uuid: 'c-3' });
+    u.rows.dataset.push({ id: 4, uuid: 'ds-4', table_name: 't', schema: null, database: { id: 1, database_name: 'warehouse' } });
+    // Each list answers only once all three were asked: one after another, the refresh would never end.
+    const asked = new Set<string>();
+    const allAsked = Promise.withResolvers<void>();
+    const list = u.listRows.bind(u);
+    u.listRows = async (resource: IndexedResource, columns: string[], afterId?: number) => {
+      asked.add(resource);
+      if (asked.size === 3) allAsked.resolve();
+      await allAsked.promise;
+      return list(resource, columns, afterId);
+    };
+    const bound = new Promise<'the hang bound'>((r) => setTimeout(() => r('the hang bound'), 5_000));
+    expect(await Promise.race([index.refresh().then(() => 'refreshed' as const), bound])).toBe('refreshed');
+    expect(u.calls.slice(3).sort()).toEqual(['chart>0', 'dashboard>0', 'dataset>0']);
+    expect(index.dataset('ds-4')?.id).toBe(4);
+  });
+
   it('reads again what an import wrote only when a later bundle needs it, and only what is new', async () => {
     const u = upstream();
     u.rows.dataset.push({ id: 1, uuid: 'ds-old', table_name: 'orders', schema: null, database: { id: 1, database_name: 'warehouse' } });

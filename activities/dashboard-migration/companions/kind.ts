@@ -70,25 +70,28 @@ export function companionContext(opts: {
   envRules?: readonly EnvRule[];
   /** Directories are shared across the dashboards of one activity: its input object. */
   activity: object;
-  /** What the source's reads are kept under when not the activity: a migration's task snapshot, shared by its batches. */
-  sourceActivity?: object;
+  /**
+   * What the source's reads and both environments' people (users, roles) are kept under when not
+   * the activity: a migration's task snapshot, shared by its batches (../caches.ts sourceSnapshots).
+   */
+  taskSnapshot?: object;
   /**
    * The target's lists read once for the activity's comparisons (before a write: see
    * forgetLists in ./recording.ts); without it each is read when asked (a phase that writes).
    */
   sharedTargetLists?: boolean;
 }): CompanionContext {
-  const { sharedTargetLists: _shared, targetDashboardId, targetViewRead, sourceActivity, ...rest } = opts;
-  const sourceKey = sourceActivity ?? opts.activity;
+  const { sharedTargetLists: _shared, targetDashboardId, targetViewRead, taskSnapshot, ...rest } = opts;
+  const snapshot = taskSnapshot ?? opts.activity;
   let targetView: Promise<DashboardView | null> | undefined = targetViewRead;
   return {
     ...rest,
     envRules: opts.envRules ?? [],
     // The source is taken as the snapshot read it: its lists are read once per snapshot (a task's, or the activity).
-    source: memoisedLists(opts.source, sourceKey),
+    source: memoisedLists(opts.source, snapshot),
     target: opts.sharedTargetLists ? memoisedLists(opts.target, opts.activity) : opts.target,
-    sourceView: () => sourceViewOf(opts.source, opts.sourceDashboardId, sourceKey),
-    sourceEmbedded: () => sourceEmbeddedOf(opts.source, opts.sourceDashboardId, sourceKey),
+    sourceView: () => sourceViewOf(opts.source, opts.sourceDashboardId, snapshot),
+    sourceEmbedded: () => sourceEmbeddedOf(opts.source, opts.sourceDashboardId, snapshot),
     // Not in the target yet (the plan's index says so): nothing to read; a known id is read as it is.
     targetView: () =>
       (targetView ??=
@@ -97,8 +100,9 @@ export function companionContext(opts: {
           : opts.sharedTargetLists
             ? targetViewForComparison(opts.target, targetDashboardId ?? opts.dashboardUuid, opts.activity)
             : readView(opts.target, targetDashboardId ?? opts.dashboardUuid)),
-    sourcePeople: () => directoryOf(opts.source, sourceKey),
-    targetPeople: () => directoryOf(opts.target, opts.activity),
+    // Switchyard never creates an account or a role: both sides' people are read once per snapshot.
+    sourcePeople: () => directoryOf(opts.source, snapshot),
+    targetPeople: () => directoryOf(opts.target, snapshot),
   };
 }
 

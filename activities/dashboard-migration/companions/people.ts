@@ -1,7 +1,8 @@
 /**
  * People and roles across environments: an account maps by username, then e-mail, then full name
  * (the first that finds exactly one account decides); a role by its name. Read once per scope
- * and environment: a target's per activity, a source's per task snapshot (../caches.ts).
+ * and environment: a migration task's snapshot (../caches.ts, renewed every minute), else the
+ * activity. Switchyard never creates an account or a role.
  */
 import type { SupersetClient } from '../../../lib/superset/client.ts';
 import type { UpstreamAccount, UpstreamRole } from '../../../lib/superset/types.ts';

@@ -69,13 +69,13 @@ export interface CompanionScope {
   clients?: { source: SupersetClient; target: SupersetClient };
   /** The pair's per-environment rules, when the caller has read them (none: allowed domains as they are). */
   envRules?: readonly EnvRule[];
-  /** What the source's reads are kept under (a migration's task snapshot, shared by its batches); without it, the activity's input. */
-  sourceKey?: object;
+  /** What the source's reads and both sides' people are kept under (a migration's task snapshot, shared by its batches); without it, the activity's input. */
+  taskSnapshot?: object;
 }
 
-/** The key the source's reads are kept under: the caller's snapshot, else the activity (its input object). */
-export function sourceKeyOf(scope: Pick<CompanionScope, 'input' | 'sourceKey'>): object {
-  return scope.sourceKey ?? scope.input;
+/** The key the source's reads and both sides' people are kept under: the caller's snapshot, else the activity (its input object). */
+export function snapshotOf(scope: Pick<CompanionScope, 'input' | 'taskSnapshot'>): object {
+  return scope.taskSnapshot ?? scope.input;
 }
 
 /** The dashboard the step is about: its uuid and title, and its datasets' uuids on both sides. */
@@ -120,7 +120,7 @@ export async function targetWritten(scope: Pick<CompanionScope, 'svc' | 'input' 
  * Answers when the reads are begun: the source's chart checks then find them (../source-checks-ahead.ts).
  */
 export function readSourceViewsAhead(
-  scope: Pick<CompanionScope, 'svc' | 'input' | 'clients' | 'sourceKey'>,
+  scope: Pick<CompanionScope, 'svc' | 'input' | 'clients' | 'taskSnapshot'>,
   dashboardIds: number[],
   /** The batch's source export of a dashboard, when it holds one: the views read their dashboards from it and one list read. */
   exportOf?: (dashboardId: number) => Bundle | undefined,
@@ -128,7 +128,7 @@ export function readSourceViewsAhead(
   if (!dashboardIds.length) return Promise.resolve();
   // Settles once the reads are begun (and kept for the activity), not when they end; never rejects.
   return clientsOf(scope)
-    .then(([source]) => void sourceViewsTogether(source, dashboardIds, sourceKeyOf(scope), exportOf))
+    .then(([source]) => void sourceViewsTogether(source, dashboardIds, snapshotOf(scope), exportOf))
     .catch(() => undefined);
 }
 
@@ -154,7 +154,7 @@ async function contextOf(
     pauseReports: companionModes(scope.input.companions).pause_reports,
     envRules: scope.envRules,
     activity: scope.input,
-    sourceActivity: sourceKeyOf(scope),
+    taskSnapshot: snapshotOf(scope),
     sharedTargetLists: compare,
   });
 }
@@ -365,7 +365,7 @@ export async function settledCompanions(
   void sourceViewsTogether(
     source,
     dashboards.map((d) => d.dashboardId),
-    sourceKeyOf(scope),
+    snapshotOf(scope),
     exports?.source,
   );
   targetViewsTogether(
