@@ -195,7 +195,7 @@ async function importReady(ctx: BatchContext, scope: PlanScope, ready: Planned[]
   const together = importsTogether(ready.length);
   const jointly = together ? await importTogether(scope, ready, outcomes.learned) : null;
   if (jointly && 'imported' in jointly) {
-    for (const [i, o] of jointly.imported.entries()) await outcomes.finish(ready[i]!.position, o);
+    await outcomes.finishAll(jointly.imported.map((outcome, i) => ({ position: ready[i]!.position, outcome })));
     await outcomes.writeProgress();
     return;
   }

@@ -45,6 +45,23 @@ export class TaskItemStore {
     return (await this.get<I>(taskId, position))!;
   }
 
+  /** Records several items in one statement, each unless one is recorded at its position already (the earlier one wins, as in record). */
+  async recordMany(taskId: string, items: Array<{ position: number; key: string | number; item: ItemOutcome }>): Promise<void> {
+    if (!items.length) return;
+    await this.knex('task_items')
+      .insert(
+        items.map((i) => ({
+          task_id: taskId,
+          position: i.position,
+          item_key: String(i.key),
+          outcome: i.item.outcome,
+          item: JSON.stringify(i.item),
+        })),
+      )
+      .onConflict(['task_id', 'position'])
+      .ignore();
+  }
+
   /** Replaces the item at this position: an item amended after it was first recorded (a migrated dashboard once verified). */
   async put<I extends ItemOutcome>(taskId: string, position: number, key: string | number, item: I): Promise<void> {
     await this.knex('task_items')

@@ -1,6 +1,7 @@
 /**
- * The import intents of a joint import (db/dashboard-migration/items.ts): asked for and confirmed
- * in one statement each, on real PostgreSQL, touching only the task and dashboards named.
+ * What a joint import writes in one statement each, on real PostgreSQL: its import intents
+ * (db/dashboard-migration/items.ts), asked for and confirmed touching only the task and
+ * dashboards named, and its outcomes (db/tasks/items.ts recordMany), the earlier one winning.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../support/harness.ts';
@@ -39,5 +40,33 @@ describe('import intents of a joint import', () => {
     // Not named: left as they were, in this task and in the other one.
     expect(await items.intent(taskId, 2)).toMatchObject({ status: 'importing', target_dashboard_id: null });
     expect(await items.intent(other, 1)).toMatchObject({ status: 'importing', target_dashboard_id: null });
+  });
+});
+
+describe("a joint import's outcomes", () => {
+  it('are recorded together, and a position recorded before keeps its earlier outcome', async () => {
+    const items = h.boot.context.stores.taskItems;
+    const taskId = await createStoredTask(h, { type: 'migration', summary: 'outcomes together' });
+    const item = (id: number, outcome: 'succeeded' | 'failed') => ({
+      kind: 'dashboard' as const,
+      id,
+      title: `Board ${id}`,
+      outcome,
+      status: outcome,
+      next_actions: [],
+    });
+    await items.record(taskId, 1, 2, item(2, 'failed'));
+    await items.recordMany(taskId, [
+      { position: 0, key: 1, item: item(1, 'succeeded') },
+      { position: 1, key: 2, item: item(2, 'succeeded') },
+      { position: 2, key: 3, item: item(3, 'succeeded') },
+    ]);
+    await items.recordMany(taskId, []);
+    const recorded = await items.list<ReturnType<typeof item>>(taskId);
+    expect(recorded.map((i) => [i.id, i.outcome])).toEqual([
+      [1, 'succeeded'],
+      [2, 'failed'],
+      [3, 'succeeded'],
+    ]);
   });
 });
