@@ -31,4 +31,6 @@ export interface BatchContext {
   reads: EarlyReads;
   /** The batch's outcomes as they are recorded, its progress and what it learned. */
   outcomes: BatchOutcomes;
+  /** What the source's reads and both sides' people are kept under: the task's snapshot, shared by its batches on this worker (./caches.ts). */
+  taskSnapshot: object;
 }

@@ -38,7 +38,7 @@ import { failedOutcome } from './failure.ts';
 import { importTogether } from './import.ts';
 import { planOne, type Planned } from './plan-one.ts';
 import { exportUpcoming, readAhead, startReads, type ReadAhead } from './read-ahead.ts';
-import { readSourceViewsAhead } from './companions/step.ts';
+import { readSourceEmbeddedEarly, readSourceViewsAhead } from './companions/step.ts';
 import { checkTargetsAhead } from './target-checks-ahead.ts';
 import { BatchOutcomes } from './record.ts';
 import { settleUnchanged } from './settle-unchanged.ts';
@@ -86,7 +86,7 @@ export async function runBatch(
     mappings: await mappingsFor(svc.deps, input),
     envRules: await envRulesFor(svc.deps, input),
     // The batches of the task on this worker share what they read of the source (the next batch's views are read during this one's import).
-    taskSnapshot: svc.caches.sourceSnapshots.of(taskId),
+    taskSnapshot: ctx.taskSnapshot,
   };
   const ahead = await readAhead(
     ctx,
@@ -159,7 +159,13 @@ async function openBatch(
   );
   const rerun = input.overwrite && !input.dryRun && records.size === todo.length;
   const reads = startReads(svc, input, taskId, todo, records, { started, rerun });
-  return { svc, input, taskId, log, todo, records, rerun, reads, outcomes };
+  const taskSnapshot = svc.caches.sourceSnapshots.of(taskId);
+  // No list gives a dashboard's embedded configuration: each is read beside the exports, not after them.
+  void readSourceEmbeddedEarly(
+    { svc, input, taskSnapshot },
+    todo.map((d) => d.id),
+  );
+  return { svc, input, taskId, log, todo, records, rerun, reads, outcomes, taskSnapshot };
 }
 
 /**

@@ -36,7 +36,7 @@ export async function settleUnchanged(ctx: BatchContext): Promise<BatchDashboard
   }
   // Companions are compared (side by side) and the copy kinds written here too; a strict difference or a refused write sends it to the full plan.
   const companions = await settledCompanions(
-    { svc: ctx.svc, input, mappings: both.mappings, envRules: both.envRules, log },
+    { svc: ctx.svc, input, mappings: both.mappings, envRules: both.envRules, log, taskSnapshot: ctx.taskSnapshot },
     same.map(({ d, prepared }) => ({ dashboardId: d.id, subject: prepared })),
     // The views read from the two exports the comparison was made on (nothing is written before they are read).
     { source: (id) => ctx.svc.caches.exportedSources.get(taskId, id), target: (id) => both.copies.get(id) },

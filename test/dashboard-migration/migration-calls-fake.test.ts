@@ -205,6 +205,31 @@ describe('a first migration asks Superset only what it needs', () => {
     }
   }, 240_000);
 
+  it("reads a batch's embedded configurations beside its exports, a rerun's too", async () => {
+    const { source } = pair;
+    const { ids, mapping } = seedForMigration(pair, 'Embedded early', 3);
+    // The source's export is held until it is asked for the third dashboard's embedded configuration: only a read begun
+    // beside the export asks for it then (the views, which read them otherwise, begin once the export is read).
+    const migrateHeld = async () => {
+      let released: 'seen' | 'the hang bound' | null = null;
+      const seen = source.seen({ method: 'GET', path: `/api/v1/dashboard/${ids[2]}/embedded` }).then(() => (released ??= 'seen'));
+      const bound = new Promise((r) => setTimeout(r, HOLD_BOUND_MS)).then(() => (released ??= 'the hang bound'));
+      source.hold({ method: 'GET', path: '/api/v1/dashboard/export/' }, Promise.race([seen, bound]));
+      try {
+        return { task: await migrateOnPair(pair, ids, mapping), released };
+      } finally {
+        source.clearFailures();
+      }
+    };
+    const first = await migrateHeld();
+    expect(first.task.status, JSON.stringify(first.task.error)).toBe('SUCCEEDED');
+    expect(first.released).toBe('seen');
+    const again = await migrateHeld();
+    expect(again.task.status, JSON.stringify(again.task.error)).toBe('SUCCEEDED');
+    expect(again.task.result.items.map((i: { status: string }) => i.status)).toEqual(['unchanged', 'unchanged', 'unchanged']);
+    expect(again.released).toBe('seen');
+  }, 240_000);
+
   it("verifies a rerun's changed dashboard without querying its source charts again, unchanged since they passed", async () => {
     const { source, target } = pair;
     const { ids, mapping } = seedForMigration(pair, 'Kept', 2);

@@ -32,7 +32,7 @@ import { certification } from './certification.ts';
 import { cssTemplates } from './css-templates.ts';
 import { embedded } from './embedded.ts';
 import { companionContext, type CompanionContext, type CompanionKind } from './kind.ts';
-import { forgetTargetObjects, sourceViewsTogether, targetViewsTogether } from './view-caches.ts';
+import { forgetTargetObjects, readSourceEmbeddedAhead, sourceViewsTogether, targetViewsTogether } from './view-caches.ts';
 import { forgetLists } from './recording.ts';
 import { inParallel, type DashboardView } from './views.ts';
 import { noteTargetWrite, readTargetViewsAhead, takeTargetView } from './views-ahead.ts';
@@ -129,6 +129,21 @@ export function readSourceViewsAhead(
   // Settles once the reads are begun (and kept for the activity), not when they end; never rejects.
   return clientsOf(scope)
     .then(([source]) => void sourceViewsTogether(source, dashboardIds, snapshotOf(scope), exportOf))
+    .catch(() => undefined);
+}
+
+/**
+ * Begins reading these source dashboards' embedded configurations (kept under the snapshot for
+ * their comparisons): they need no export, so a batch asks for them beside its exports. Never
+ * rejects; a failed read is asked again by its comparison.
+ */
+export function readSourceEmbeddedEarly(
+  scope: Pick<CompanionScope, 'svc' | 'input' | 'clients' | 'taskSnapshot'>,
+  dashboardIds: number[],
+): Promise<void> {
+  if (!dashboardIds.length) return Promise.resolve();
+  return clientsOf(scope)
+    .then(([source]) => readSourceEmbeddedAhead(source, dashboardIds, snapshotOf(scope)))
     .catch(() => undefined);
 }
 

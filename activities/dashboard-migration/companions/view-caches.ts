@@ -115,8 +115,8 @@ const sourceEmbedded = new WeakMap<object, Map<number, Promise<EmbeddedConfig | 
 /** Embedded configurations read at once ahead of the plans (each is one small read per dashboard: no list gives them). */
 const EMBEDDED_AT_ONCE = 4;
 
-/** Begins each dashboard's embedded configuration read, a few at a time, kept for the activity (a failed read is asked again). */
-function readEmbeddedAhead(client: SupersetClient, dashboardIds: number[], activity: object): void {
+/** Begins each dashboard's embedded configuration read, a few at a time, kept under the key (a failed read is asked again). */
+export function readSourceEmbeddedAhead(client: SupersetClient, dashboardIds: number[], activity: object): void {
   let kept = sourceEmbedded.get(activity);
   if (!kept) sourceEmbedded.set(activity, (kept = new Map()));
   const ids = dashboardIds.filter((id) => !kept.has(id));
@@ -142,7 +142,7 @@ function readEmbeddedAhead(client: SupersetClient, dashboardIds: number[], activ
 export function sourceEmbeddedOf(client: SupersetClient, dashboardId: number, activity: object): Promise<EmbeddedConfig | null> {
   const hit = sourceEmbedded.get(activity)?.get(dashboardId);
   if (hit) return hit;
-  readEmbeddedAhead(client, [dashboardId], activity);
+  readSourceEmbeddedAhead(client, [dashboardId], activity);
   return sourceEmbedded.get(activity)!.get(dashboardId)!;
 }
 
@@ -180,7 +180,7 @@ export function sourceViewsTogether(
   const lists = chartListsOf(activity);
   const together = readViews(client, ids, objects, lists, exportOf);
   // The plans ask for each dashboard's embedded configuration one after another: read ahead too.
-  readEmbeddedAhead(client, ids, activity);
+  readSourceEmbeddedAhead(client, ids, activity);
   for (const id of ids)
     keepSource(
       activity,
