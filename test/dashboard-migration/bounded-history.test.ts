@@ -44,8 +44,8 @@ describe('a migration larger than one workflow run', () => {
     expect(sent.flat().sort()).toEqual([...titles].sort());
     expect(pair.target.dashboards.map((d) => d.dashboard_title).sort()).toEqual([...titles].sort());
 
-    // Imports of 1 then 16 per batch with three per run: the first run ends 17 and continues as new,
-    // the second the last 3; the workflow's own result (what Temporal keeps) has the totals and no outcomes.
+    // Batches of 16 with three per run: the first run ends after 16 and continues as new, the second
+    // takes the last 4; the workflow's own result (what Temporal keeps) has the totals and no outcomes.
     const runs = await workflowRuns(pair.h.boot.context.temporal, id);
     expect(runs.length).toBeGreaterThanOrEqual(2);
     expect(runs.slice(0, -1).every((r) => r.closedBy === 'WORKFLOW_EXECUTION_CONTINUED_AS_NEW')).toBe(true);
@@ -56,12 +56,12 @@ describe('a migration larger than one workflow run', () => {
   });
 
   it('a cancel in a later run ends CANCELLED with the done dashboards listed and the rest untouched', async () => {
-    // 1 and 16 in the first run, 16 in the second: the cancel lands before the last of 40.
+    // 16 in each run (three per run): the cancel lands before the last of 40.
     const { ids, mapping } = seedForMigration(pair, 'Chaincancel', 40);
     pair.target.slow({ path: '/api/v1/dashboard/import/' }, 300);
     try {
       const id = await startMigration(ids, mapping);
-      // Past the first run's 17 dashboards: the cancel lands in the second run or later.
+      // Past the first run's 16 dashboards: the cancel lands in the second run or later.
       // (the workflow may not be started yet when the API answers: not found counts as not yet)
       await waitFor(
         () => workflowRuns(pair.h.boot.context.temporal, id).then((runs) => runs.length >= 2, () => false),
