@@ -67,22 +67,17 @@ export async function importTogether(scope: PlanScope, ready: Planned[], learned
     })),
   );
   const defaulted = new Map(ready.map((p) => [p.dashboardId, [] as DefaultedField[]]));
+  const bundles = ready.map((p) => p.prepared.bundle);
   let attempts = 0;
   for (;;) {
     attempts++;
     try {
-      await up.target.importBundle('dashboard', mergeBundles(ready.map((p) => p.prepared.bundle)).toZip(), true);
+      await up.target.importBundle('dashboard', mergeBundles(bundles).toZip(), true);
       break;
     } catch (err) {
       if (classifySupersetFailure(err)?.retryable) throw err; // an outage: the batch is tried again
       // Keys the target rejects or requires (another release) are learned here, as for one dashboard alone: the lot is sent again.
-      const taught =
-        attempts > MAX_STRIP_ROUNDS
-          ? null
-          : learnFromRefusal(
-              err,
-              ready.map((p) => p.prepared.bundle),
-            );
+      const taught = attempts > MAX_STRIP_ROUNDS ? null : learnFromRefusal(err, bundles);
       if (taught) {
         logTaught(log, taught);
         for (const [at, t] of taught.entries()) {

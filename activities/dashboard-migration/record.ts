@@ -28,8 +28,20 @@ import type { MigrationUpstream } from './upstream.ts';
 
 /** A dashboard's outcome, recorded as the task's item at its place in the request. */
 export async function recordOutcome(svc: MigrationServices, taskId: string, position: number, o: DashboardOutcome): Promise<void> {
-  o.outcome = MIGRATION_OUTCOME[o.status];
-  await svc.outcomes.record(taskId, position, o.id, o);
+  await recordOutcomes(svc, taskId, [{ position, outcome: o }]);
+}
+
+/** Outcomes recorded in one statement (a joint import's), each unless its position holds one already (the earlier one wins). */
+export async function recordOutcomes(
+  svc: MigrationServices,
+  taskId: string,
+  done: Array<{ position: number; outcome: DashboardOutcome }>,
+): Promise<void> {
+  for (const d of done) d.outcome.outcome = MIGRATION_OUTCOME[d.outcome.status];
+  await svc.outcomes.recordMany(
+    taskId,
+    done.map((d) => ({ position: d.position, key: d.outcome.id, item: d.outcome })),
+  );
 }
 
 /** An outcome amended after it was recorded (verified, or its verification failed). */
@@ -107,11 +119,7 @@ export class BatchOutcomes {
 
   /** Several dashboards' outcomes at once (a joint import's): recorded in one statement, then counted and logged each. */
   async finishAll(done: Array<{ position: number; outcome: DashboardOutcome }>): Promise<void> {
-    for (const d of done) d.outcome.outcome = MIGRATION_OUTCOME[d.outcome.status];
-    await this.svc.outcomes.recordMany(
-      this.taskId,
-      done.map((d) => ({ position: d.position, key: d.outcome.id, item: d.outcome })),
-    );
+    await recordOutcomes(this.svc, this.taskId, done);
     for (const d of done) {
       this.done(d.position, d.outcome);
       this.count++;
