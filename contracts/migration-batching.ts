@@ -13,7 +13,8 @@
  * Verification runs beside the imports: as soon as a batch returns, the workflow starts one
  * verification activity for the dashboards it imported (at most MAX_BATCH) and goes on to the next
  * batch without waiting; it awaits every verification it started before it continues as new and
- * before the task ends. Each verification activity is safe to repeat (it skips the dashboards an
+ * before the task ends, and hands the run's last batch to the next run, which verifies it beside
+ * its first (workflows/migration.ts HAND_OVER_VERIFICATION). Each verification activity is safe to repeat (it skips the dashboards an
  * earlier attempt verified) and keeps each chart's result in the outcome rows, never in the
  * workflow's history. How many chart queries reach one environment at once is bounded by the
  * worker's VERIFY_CONCURRENCY, per environment (activities/dashboard-migration/chart-check/limit.ts),

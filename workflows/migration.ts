@@ -59,6 +59,8 @@ export interface MigrationResume {
   batchSize: number;
   learned: RejectionRule[];
   timings: MigrationTimings;
+  /** The previous run's last batch's imports, verified by this run beside its first batch (HAND_OVER_VERIFICATION). */
+  verify?: VerifyBatchInput['dashboards'];
 }
 
 /**
@@ -90,6 +92,38 @@ async function verifyPart(request: Omit<MigrationInput, 'dashboardIds'>, part: V
  * old rule (verify after the run's imports) replaying as they ran.
  */
 const VERIFY_BESIDE_IMPORTS = 'verify-beside-imports';
+
+/**
+ * The rule: the verification of a run's last batch is not awaited before the run continues as
+ * new (the run would stand still for it); the next run starts it beside its first batch, from
+ * `resume.verify`. A run that ends the task verifies its last batch itself. The marker keeps runs
+ * that began before this rule replaying as they ran.
+ */
+const HAND_OVER_VERIFICATION = 'hand-over-verification';
+
+/** Starts verifying a part, not awaited: it runs beside what follows, and verifyRest awaits it. */
+function besideNext(request: Omit<MigrationInput, 'dashboardIds'>, part: VerifyBatchInput['dashboards']): Promise<void> {
+  const started = CancellationScope.nonCancellable(() => verifyPart(request, part));
+  started.catch(() => {}); // seen when awaited (verifyRest); not an unhandled rejection meanwhile
+  return started;
+}
+
+/** Logs how each dashboard of a batch ended; answers those it imported, as their verification takes them. */
+function importedBy(r: MigrationBatchResult): VerifyBatchInput['dashboards'] {
+  const imported: VerifyBatchInput['dashboards'] = [];
+  for (const i of r.items) {
+    log.info(`dashboard ${i.id}: ${i.status}`);
+    if (i.status === 'imported' && i.target_dashboard_id !== null && i.dashboard_uuid && i.planned_hash)
+      imported.push({
+        sourceDashboardId: i.id,
+        position: i.position,
+        targetDashboardId: i.target_dashboard_id,
+        dashboardUuid: i.dashboard_uuid,
+        plannedHash: i.planned_hash,
+      });
+  }
+  return imported;
+}
 
 /**
  * Waits for what the run still verifies: the parts started beside the batches, then (old rule) the
@@ -129,23 +163,29 @@ export async function migrationWorkflow(input: MigrationInput & { resume?: Migra
     // Verification activities started beside the batches, awaited before the run ends or continues.
     const verifying: Array<Promise<void>> = [];
     const beside = patched(VERIFY_BESIDE_IMPORTS);
+    const handOver = patched(HAND_OVER_VERIFICATION);
+    // The previous run's last batch, verified beside this run's first; this run's last, held for the next run.
+    if (resume?.verify?.length) verifying.push(besideNext(request, resume.verify));
+    let held: VerifyBatchInput['dashboards'] = [];
     let endedInRun = 0;
     // Dashboards per run: the history stays small however many dashboards the task has.
     // (read beside the first batch: it is needed only once dashboards have ended)
     const perRunRead = resume ? Promise.resolve(resume.perRun) : bookkeeping.taskItemsPerRun();
+    const runEnds = async () => endedInRun > 0 && (endedInRun >= (await perRunRead) || workflowInfo().continueAsNewSuggested);
     const clock = Date.now(); // workflow time: when each phase's workflow task ran, which is what a person waits for
     while (waiting.length || next < total) {
       if (CancellationScope.current().consideredCancelled) {
         cancelled = true;
         break;
       }
-      if (endedInRun > 0 && (endedInRun >= (await perRunRead) || workflowInfo().continueAsNewSuggested)) {
+      if (await runEnds()) {
         const perRun = await perRunRead;
         timings.migration_ms += Date.now() - clock;
         timings.verification_ms += await verifyRest(request, verifying, toVerify);
         log.info(`continuing as a new run at dashboard ${next + 1} of ${total}`);
-        await continueAsNew<typeof migrationWorkflow>({ ...input, resume: { perRun, next, waiting, batchSize: IMPORT_LIMIT, learned, timings } });
+        await continueAsNew<typeof migrationWorkflow>({ ...input, resume: { perRun, next, waiting, batchSize: IMPORT_LIMIT, learned, timings, verify: held } });
       }
+      if (held.length) verifying.push(besideNext(request, held.splice(0))); // the run goes on after all: verified here
       const fresh = Math.max(0, Math.min(MAX_BATCH - waiting.length, total - next));
       const batch = [...waiting, ...dashboardIds.slice(next, next + fresh).map((id, i) => ({ id, position: next + i }))];
       next += fresh;
@@ -165,25 +205,15 @@ export async function migrationWorkflow(input: MigrationInput & { resume?: Migra
       endedInRun += ended.size;
       waiting = batch.filter((d) => !ended.has(d.position));
       if (!ended.size) throw ApplicationFailure.nonRetryable(`a batch of ${batch.length} dashboard(s) ended none of them`, 'MigrationStalled');
-      const imported: VerifyBatchInput['dashboards'] = [];
-      for (const i of r.items) {
-        log.info(`dashboard ${i.id}: ${i.status}`);
-        if (i.status === 'imported' && i.target_dashboard_id !== null && i.dashboard_uuid && i.planned_hash)
-          imported.push({
-            sourceDashboardId: i.id,
-            position: i.position,
-            targetDashboardId: i.target_dashboard_id,
-            dashboardUuid: i.dashboard_uuid,
-            plannedHash: i.planned_hash,
-          });
-      }
-      // Started now and not awaited: this batch's dashboards are verified while the next batch imports.
+      const imported = importedBy(r);
+      // Started now and not awaited: this batch's dashboards are verified while the next batch imports
+      // (the run's last batch: while the next run's first imports, HAND_OVER_VERIFICATION).
       if (beside && imported.length) {
-        const part = CancellationScope.nonCancellable(() => verifyPart(request, imported));
-        part.catch(() => {}); // seen when awaited (verifyRest); not an unhandled rejection meanwhile
-        verifying.push(part);
+        if (handOver && (waiting.length || next < total) && (await runEnds())) held = imported;
+        else verifying.push(besideNext(request, imported));
       } else toVerify.push(...imported);
     }
+    toVerify.push(...held); // the task ends in this run (done or cancelled): it verifies what it held itself
     timings.migration_ms += Date.now() - clock;
     timings.verification_ms += await CancellationScope.nonCancellable(() => verifyRest(request, verifying, toVerify));
     const summary = await CancellationScope.nonCancellable(() => bookkeeping.finishMigration({ ...request, requested: total, cancelled, timings }));

@@ -10,6 +10,8 @@ export interface WorkflowRun {
   bytes: number;
   /** How the run ended: WORKFLOW_EXECUTION_CONTINUED_AS_NEW, ..._COMPLETED, ... */
   closedBy: string;
+  /** The activity types the run scheduled, in order. */
+  activities: string[];
 }
 
 /**
@@ -29,6 +31,10 @@ export async function workflowRuns(client: Client, workflowId: string): Promise<
       bytes: temporal.api.history.v1.History.encode(history).finish().length,
       closedBy:
         last === undefined || last === null ? 'none' : (temporal.api.enums.v1.EventType[last] ?? String(last)).replace(/^EVENT_TYPE_/, ''),
+      activities: events.flatMap((e) => {
+        const name = e.activityTaskScheduledEventAttributes?.activityType?.name;
+        return name ? [name] : [];
+      }),
     });
     runId = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
   }
