@@ -55,8 +55,8 @@ export interface MigrationResume {
   perRun: number;
   next: number;
   waiting: Array<{ id: number; position: number }>;
-  /** Kept for runs resumed from an older rule (a lone first import); every batch now imports up to IMPORT_LIMIT. */
-  batchSize: number;
+  /** Written by runs of the older rule (a lone first import, then larger batches); read by none now: every batch imports up to IMPORT_LIMIT. */
+  batchSize?: number;
   learned: RejectionRule[];
   timings: MigrationTimings;
   /** The previous run's last batch's imports, verified by this run beside its first batch (HAND_OVER_VERIFICATION). */
@@ -183,7 +183,7 @@ export async function migrationWorkflow(input: MigrationInput & { resume?: Migra
         timings.migration_ms += Date.now() - clock;
         timings.verification_ms += await verifyRest(request, verifying, toVerify);
         log.info(`continuing as a new run at dashboard ${next + 1} of ${total}`);
-        await continueAsNew<typeof migrationWorkflow>({ ...input, resume: { perRun, next, waiting, batchSize: IMPORT_LIMIT, learned, timings, verify: held } });
+        await continueAsNew<typeof migrationWorkflow>({ ...input, resume: { perRun, next, waiting, learned, timings, verify: held } });
       }
       if (held.length) verifying.push(besideNext(request, held.splice(0))); // the run goes on after all: verified here
       const fresh = Math.max(0, Math.min(MAX_BATCH - waiting.length, total - next));
