@@ -101,9 +101,9 @@ describe.skipIf(!enabled)('the browser check of migrated dashboards', () => {
     const m = byId[mixed.id];
     expect(m.status).toBe('imported_with_errors');
     const b = m.verification.browser;
-    expect(b.verdict).toBe('failed');
+    expect(b.verdict, JSON.stringify(b)).toBe('failed');
     const charts = Object.fromEntries(b.charts.map((x: any) => [x.name, x]));
-    expect(charts[`${P} regions again`]).toMatchObject({ state: 'ok', source_state: 'ok' });
+    expect(charts[`${P} regions again`], JSON.stringify(b)).toMatchObject({ state: 'ok', source_state: 'ok' });
     expect(charts[`${P} units`]).toMatchObject({ state: 'error', source_state: 'ok' });
     expect(charts[`${P} units`].message).toMatch(/units/);
     expect(charts[`${P} nowhere`]).toMatchObject({ state: 'error', source_state: 'error' });
