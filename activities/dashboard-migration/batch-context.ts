@@ -8,7 +8,7 @@ import type { BatchOutcomes } from './record.ts';
 export interface EarlyReads {
   /** When the batch started (ms): an index read since needs no refresh. */
   at: number;
-  /** The source's export of the batch's dashboards this worker has not read yet (null: none to read, or not read together). */
+  /** The source's export of the batch's dashboards this worker has not read yet, settled once it is kept in the worker's cache (null: none to read, or not read together). */
   sourceExport: Promise<Uint8Array | null>;
   /** Source dashboard id → its copy in the target, from the last migrations' records. */
   recordedTargets: Map<number, number>;

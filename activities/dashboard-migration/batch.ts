@@ -38,7 +38,7 @@ import { failedOutcome } from './failure.ts';
 import { importTogether } from './import.ts';
 import { planOne, type Planned } from './plan-one.ts';
 import { exportUpcoming, readAhead, startReads, type ReadAhead } from './read-ahead.ts';
-import { readSourceEmbeddedEarly, readSourceViewsAhead } from './companions/step.ts';
+import { readPeopleEarly, readSourceEmbeddedEarly, readSourceListsEarly, readSourceViewsAhead } from './companions/step.ts';
 import { checkTargetsAhead } from './target-checks-ahead.ts';
 import { BatchOutcomes } from './record.ts';
 import { settleUnchanged } from './settle-unchanged.ts';
@@ -115,7 +115,12 @@ export async function runBatch(
     viewsBegun,
     scope.taskSnapshot,
   );
-  // The source answers nothing of this batch while the target imports: the next batch's export and views are read meanwhile.
+  // The source answers nothing else of this batch while the target imports: what its copy kinds compare after the
+  // import is read meanwhile, and the next batch's export and views.
+  readForCopyKinds(
+    scope,
+    ready.map((p) => ({ id: p.dashboardId })),
+  );
   exportUpcoming(ctx, scope);
   await importReady(ctx, scope, ready);
   // The target's side of the verification begins here, beside the source's; the batch does not wait for it (./target-checks-ahead.ts).
@@ -160,12 +165,42 @@ async function openBatch(
   const rerun = input.overwrite && !input.dryRun && records.size === todo.length;
   const reads = startReads(svc, input, taskId, todo, records, { started, rerun });
   const taskSnapshot = svc.caches.sourceSnapshots.of(taskId);
-  // No list gives a dashboard's embedded configuration: each is read beside the exports, not after them.
-  void readSourceEmbeddedEarly(
-    { svc, input, taskSnapshot },
-    todo.map((d) => d.id),
+  const early = { svc, input, taskSnapshot };
+  // The export is asked first and alone: a Superset answers one request at a time for the most part
+  // (one Python process), and the views below wait for the export, the other reads for nothing.
+  const exported = reads.sourceExport.then(
+    () => true,
+    () => false,
   );
+  void exported.then((landed) => {
+    // The companions' source views of the dashboards the batch will compare, from the export
+    // (they need nothing of the target's index, which is read meanwhile): a plan finds its view read.
+    const compared = rerun || input.dryRun ? todo : todo.slice(0, input.importLimit);
+    if (landed)
+      void readSourceViewsAhead(
+        early,
+        compared.map((d) => d.id),
+        (id) => svc.caches.exportedSources.get(taskId, id),
+      );
+    readPeopleEarly(early);
+    // The copy kinds' own reads: before any comparison in a rerun or a dry run; else while the import runs (readForCopyKinds).
+    if (rerun || input.dryRun) readForCopyKinds(early, todo);
+  });
   return { svc, input, taskId, log, todo, records, rerun, reads, outcomes, taskSnapshot };
+}
+
+/**
+ * What only the copy kinds compare, begun: each dashboard's embedded configuration (no list gives
+ * it) and the source's lists of reports and saved queries. A migration that imports compares those
+ * kinds after its import (./companions/step.ts checkCompanions), so it begins them as the import is
+ * sent: the source has nothing else to answer then.
+ */
+function readForCopyKinds(scope: Pick<PlanScope, 'svc' | 'input' | 'taskSnapshot'>, dashboards: Array<{ id: number }>): void {
+  void readSourceEmbeddedEarly(
+    scope,
+    dashboards.map((d) => d.id),
+  );
+  readSourceListsEarly(scope);
 }
 
 /**

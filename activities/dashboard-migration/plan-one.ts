@@ -1,5 +1,6 @@
 import { mayShortcut } from '../../db/dashboard-migration/store.ts';
 import type { DashboardOutcome } from '../../contracts/migration.ts';
+import { uniqueActions } from '../../contracts/outcomes.ts';
 import { maxBundleBytes } from '../deps.ts';
 import { outcomeBase } from './apply.ts';
 import type { PlanScope } from './context.ts';
@@ -93,7 +94,8 @@ async function compareAndSettle(
       `'${prepared.title}': row-level security differs and the request says to ignore it (${rls.report.differences.length} difference(s))`,
     );
   // Companions (reports, owners, roles, tags, layers, templates, queries): no export carries them either.
-  const companions = await withStep('companions', () => checkCompanions(scope, dashboardId, prepared));
+  // A migration that may import compares the copy kinds after the import (./companions/step.ts checkCompanions).
+  const companions = await withStep('companions', () => checkCompanions(scope, dashboardId, prepared, { deferCopy: !input.dryRun }));
   outcome.companions = companions.reports;
   outcome.next_actions = [...(outcome.next_actions ?? []), ...companions.next_actions];
   if (companions.blocked) {
@@ -120,6 +122,7 @@ async function compareAndSettle(
       if (rls.toCopy.length)
         rls.report.writes = await copyRules({ source: up.source, target: up.target, targetIndex: up.index, prepared, rules: rls.toCopy });
       const refused = await withStep('companions', () => applyCompanions(scope, dashboardId, prepared, companions));
+      outcome.next_actions = uniqueActions([...(outcome.next_actions ?? []), ...companions.next_actions]);
       if (refused.length)
         return {
           done: {

@@ -10,7 +10,7 @@ import { Bundle } from '../../lib/bundles/bundle.ts';
 import { splitByDashboard } from '../../lib/bundles/split.ts';
 import { maxBundleBytes } from '../deps.ts';
 import type { BatchContext, EarlyReads } from './batch-context.ts';
-import { readSourceViewsAhead } from './companions/step.ts';
+import { readSourceEmbeddedEarly, readSourceViewsAhead } from './companions/step.ts';
 import type { BatchDashboard, Log, MigrationServices, PlanScope, Upstreams } from './context.ts';
 import type { PlanAhead } from './plan.ts';
 import { upstreamFor } from './superset-upstream.ts';
@@ -40,10 +40,14 @@ export function startReads(
 ): EarlyReads {
   const readTogether = todo.length >= 2 || at.rerun;
   // An earlier batch of the task may be exporting some of them ahead (exportUpcoming): those are taken from it.
+  // Kept in the worker's cache as it lands: the companions' views are read from it from then on (batch.ts openBatch).
   const sourceExport = readTogether
-    ? svc.caches.exportedSources.settled(taskId).then(() => {
+    ? svc.caches.exportedSources.settled(taskId).then(async () => {
         const unread = todo.map((d) => d.id).filter((id) => !svc.caches.exportedSources.get(taskId, id));
-        return unread.length ? upstreamFor(svc.deps, input.sourceEnvId).then((s) => s.exportDashboards(unread)) : null;
+        if (!unread.length) return null;
+        const zip = await (await upstreamFor(svc.deps, input.sourceEnvId)).exportDashboards(unread);
+        keepSourceExport({ svc, taskId }, zip);
+        return zip;
       })
     : Promise.resolve(null);
   sourceExport.catch(() => undefined); // met where it is awaited, or not needed when the environments cannot be read
@@ -73,7 +77,7 @@ async function earlyTargetExport(
 /**
  * Begins exporting the dashboards the next batch will read first (`upcoming`, those this worker
  * has not read yet) and keeps them in the worker's cache of source exports when read, then begins
- * reading their companions' views from that export under the task's source snapshot: called as the
+ * reading their companions' views from that export (and their embedded configurations) under the task's source snapshot: called as the
  * batch imports, when the source has nothing else to answer, so the next batch on this worker
  * finds them read. Never fails the batch: the next batch reads what is not there.
  */
@@ -86,15 +90,20 @@ export function exportUpcoming(ctx: BatchContext, scope: PlanScope): void {
     .then((zip) => keepSourceExport(ctx, zip));
   svc.caches.exportedSources.readingAhead(taskId, read);
   void read.then(
-    () => readSourceViewsAhead(scope, ids, (id) => svc.caches.exportedSources.get(taskId, id)),
+    () => {
+      void readSourceViewsAhead(scope, ids, (id) => svc.caches.exportedSources.get(taskId, id));
+      // And what the next batch's copy kinds compare after its import: read here, the next batch waits for none of it.
+      void readSourceEmbeddedEarly(scope, ids);
+    },
     () => undefined,
   );
 }
 
 /** The source's export (once it is read) into the worker's cache of source exports, where each dashboard is taken from. */
-export function keepSourceExport(ctx: BatchContext, zip: Uint8Array | null): void {
+export function keepSourceExport(ctx: Pick<BatchContext, 'svc' | 'taskId'>, zip: Uint8Array | null): void {
   if (!zip) return;
-  for (const [id, b] of splitByDashboard(Bundle.fromZip(zip, maxBundleBytes(ctx.svc.deps)))) ctx.svc.caches.exportedSources.put(ctx.taskId, id, b);
+  for (const [id, b] of splitByDashboard(Bundle.fromZip(zip, maxBundleBytes(ctx.svc.deps))))
+    ctx.svc.caches.exportedSources.put(ctx.taskId, id, b);
 }
 
 /**
@@ -119,7 +128,9 @@ export async function readAhead(ctx: BatchContext, up: Upstreams, ids: number[])
     ({ sources, sourceDatabases } = await readSources(ctx, up, ids));
   } catch (err) {
     await Promise.all([slugsRead, targetsRead]);
-    log.warn(`the ${ids.length} dashboards could not be exported together (${(err as Error).message.slice(0, 200)}): each is exported alone`);
+    log.warn(
+      `the ${ids.length} dashboards could not be exported together (${(err as Error).message.slice(0, 200)}): each is exported alone`,
+    );
     return nothingAhead;
   }
   const [slugsCurrent] = await Promise.all([slugsRead, targetsRead]);
@@ -130,7 +141,12 @@ export async function readAhead(ctx: BatchContext, up: Upstreams, ids: number[])
     const there = typeof uuid === 'string' ? await up.index.dashboard(uuid) : null;
     if (there) existing.set(id, there.id);
   }
-  await exportTargets(ctx, up, targetCopies, [...existing.values()].filter((targetId) => !targetCopies.has(targetId)));
+  await exportTargets(
+    ctx,
+    up,
+    targetCopies,
+    [...existing.values()].filter((targetId) => !targetCopies.has(targetId)),
+  );
   return {
     for: (id: number) => {
       const bundle = sources.get(id);
@@ -153,14 +169,16 @@ export async function readAhead(ctx: BatchContext, up: Upstreams, ids: number[])
 
 /** The batch's source bundles (each a copy of the one the worker keeps) and the source's databases they name. */
 async function readSources(ctx: BatchContext, up: Upstreams, ids: number[]) {
-  keepSourceExport(ctx, await ctx.reads.sourceExport);
+  await ctx.reads.sourceExport; // kept in the worker's cache as it landed (startReads)
   const sources = new Map<number, Bundle>();
   for (const id of ids) {
     const b = ctx.svc.caches.exportedSources.get(ctx.taskId, id);
     if (b) sources.set(id, b.clone());
   }
   // The source index read them at the task's start; read again only for one created since.
-  const bundled = [...sources.values()].flatMap((b) => b.of('databases').map((f) => f.content.uuid)).filter((u): u is string => typeof u === 'string');
+  const bundled = [...sources.values()]
+    .flatMap((b) => b.of('databases').map((f) => f.content.uuid))
+    .filter((u): u is string => typeof u === 'string');
   return { sources, sourceDatabases: [...(await up.sourceIndex.databasesCovering(bundled))] };
 }
 

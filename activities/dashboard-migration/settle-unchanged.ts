@@ -9,7 +9,6 @@ import { envRulesFor, mappingsFor, openUpstreams, type BatchDashboard } from './
 import type { PreparedBundle } from './plan.ts';
 import { settledCompanions } from './companions/step.ts';
 import { rehashAfterCompanions, wroteCompanions } from './companion-state.ts';
-import { keepSourceExport } from './read-ahead.ts';
 import { planOnRecordedCopy, rulesMayTouch } from './recorded-copy.ts';
 
 /**
@@ -109,8 +108,8 @@ function unchangedPlan(ctx: BatchContext, both: Awaited<ReturnType<typeof readBo
 async function readBoth(ctx: BatchContext) {
   const { svc, input, todo, taskId } = ctx;
   const up = await openUpstreams(svc, input, taskId, { targetLists: false });
-  const [zip, early] = await Promise.all([ctx.reads.sourceExport, ctx.reads.targetExport]);
-  keepSourceExport(ctx, zip);
+  // The source's export is kept in the worker's cache as it lands (./read-ahead.ts startReads).
+  const [, early] = await Promise.all([ctx.reads.sourceExport, ctx.reads.targetExport]);
   const copies = early ? splitByDashboard(Bundle.fromZip(early.zip, maxBundleBytes(svc.deps))) : new Map<number, Bundle>();
   const mappings = await mappingsFor(svc.deps, input);
   // A database created since either index was read is read once more (no call when all are known).

@@ -205,29 +205,50 @@ describe('a first migration asks Superset only what it needs', () => {
     }
   }, 240_000);
 
-  it("reads a batch's embedded configurations beside its exports, a rerun's too", async () => {
-    const { source } = pair;
-    const { ids, mapping } = seedForMigration(pair, 'Embedded early', 3);
-    // The source's export is held until it is asked for the third dashboard's embedded configuration: only a read begun
-    // beside the export asks for it then (the views, which read them otherwise, begin once the export is read).
-    const migrateHeld = async () => {
-      let released: 'seen' | 'the hang bound' | null = null;
-      const seen = source.seen({ method: 'GET', path: `/api/v1/dashboard/${ids[2]}/embedded` }).then(() => (released ??= 'seen'));
-      const bound = new Promise((r) => setTimeout(r, HOLD_BOUND_MS)).then(() => (released ??= 'the hang bound'));
-      source.hold({ method: 'GET', path: '/api/v1/dashboard/export/' }, Promise.race([seen, bound]));
-      try {
-        return { task: await migrateOnPair(pair, ids, mapping), released };
-      } finally {
-        source.clearFailures();
-      }
-    };
-    const first = await migrateHeld();
-    expect(first.task.status, JSON.stringify(first.task.error)).toBe('SUCCEEDED');
-    expect(first.released).toBe('seen');
-    const again = await migrateHeld();
-    expect(again.task.status, JSON.stringify(again.task.error)).toBe('SUCCEEDED');
-    expect(again.task.result.items.map((i: { status: string }) => i.status)).toEqual(['unchanged', 'unchanged', 'unchanged']);
-    expect(again.released).toBe('seen');
+  it("asks for a batch's embedded configurations while its import runs, and a rerun's only once the source's export is answered", async () => {
+    const { source, target } = pair;
+    const { ids, mapping } = seedForMigration(pair, 'Embedded late', 3);
+    const embedded = new RegExp(`^/api/v1/dashboard/(${ids.join('|')})/embedded$`);
+    // A first migration: the source's embedded configurations are held until the import is sent. A plan that
+    // compared them before importing would wait for them, and the import would come only at the hang bound.
+    const mark = source.mark();
+    let released: 'the import' | 'the hang bound' | null = null;
+    const importSent = target.seen({ method: 'POST', path: '/api/v1/dashboard/import/' }).then(() => (released ??= 'the import'));
+    const bound = new Promise((r) => setTimeout(r, HOLD_BOUND_MS)).then(() => (released ??= 'the hang bound'));
+    source.hold({ method: 'GET', path: embedded }, Promise.race([importSent, bound]));
+    let first;
+    try {
+      first = await migrateOnPair(pair, ids, mapping);
+    } finally {
+      source.clearFailures();
+    }
+    expect(first.status, JSON.stringify(first.error)).toBe('SUCCEEDED');
+    expect(released).toBe('the import');
+    // Compared after the import all the same: each dashboard reports its embedded configuration's kind.
+    for (const item of first.result.items) expect(item.companions.map((r: { kind: string }) => r.kind)).toContain('embedded');
+    expect(source.count(embedded, mark)).toBe(3);
+
+    // A rerun: the source's export is answered before anything else is asked of the source (its other reads wait
+    // for it); held until the source's databases are listed (begun beside it), when no embedded read may have come.
+    const again = source.mark();
+    let askedBeforeExport = -1;
+    const listed = source
+      .seen({ method: 'GET', path: '/api/v1/database/' })
+      .then(() => (askedBeforeExport = source.count(embedded, again)));
+    source.hold(
+      { method: 'GET', path: '/api/v1/dashboard/export/' },
+      Promise.race([listed, new Promise((r) => setTimeout(r, HOLD_BOUND_MS))]),
+    );
+    let rerun;
+    try {
+      rerun = await migrateOnPair(pair, ids, mapping);
+    } finally {
+      source.clearFailures();
+    }
+    expect(rerun.status, JSON.stringify(rerun.error)).toBe('SUCCEEDED');
+    expect(rerun.result.items.map((i: { status: string }) => i.status)).toEqual(['unchanged', 'unchanged', 'unchanged']);
+    expect(askedBeforeExport).toBe(0);
+    expect(source.count(embedded, again)).toBe(3);
   }, 240_000);
 
   it("verifies a rerun's changed dashboard without querying its source charts again, unchanged since they passed", async () => {

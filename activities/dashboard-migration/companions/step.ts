@@ -33,10 +33,11 @@ import { cssTemplates } from './css-templates.ts';
 import { embedded } from './embedded.ts';
 import { companionContext, type CompanionContext, type CompanionKind } from './kind.ts';
 import { forgetTargetObjects, readSourceEmbeddedAhead, sourceViewsTogether, targetViewsTogether } from './view-caches.ts';
-import { forgetLists } from './recording.ts';
+import { forgetLists, memoisedLists } from './recording.ts';
 import { inParallel, type DashboardView } from './views.ts';
 import { noteTargetWrite, readTargetViewsAhead, takeTargetView } from './views-ahead.ts';
 import { owners } from './owners.ts';
+import { directoryOf } from './people.ts';
 import { reports } from './reports.ts';
 import { roles } from './roles.ts';
 import { savedQueries } from './saved-queries.ts';
@@ -93,6 +94,8 @@ export interface CompanionSubject {
 
 export interface CompanionCheck {
   reports: CompanionKindReport[];
+  /** Copy kinds not compared yet (checkCompanions `deferCopy`): compared and written after the import. */
+  deferred?: CompanionKindName[];
   /** Set when a strict kind differs: nothing was imported. */
   blocked?: { code: 'companions_mismatch'; error: string; next_actions: NextAction[] };
   /** What to do about companions that cannot be carried (an owner's account or a role the target lacks). */
@@ -144,6 +147,32 @@ export function readSourceEmbeddedEarly(
   if (!dashboardIds.length) return Promise.resolve();
   return clientsOf(scope)
     .then(([source]) => readSourceEmbeddedAhead(source, dashboardIds, snapshotOf(scope)))
+    .catch(() => undefined);
+}
+
+/**
+ * Begins reading both sides' people (the owners and roles kinds; roles is strict by default, so
+ * its comparison comes before the import), kept under the snapshot. Never rejects: a failed read
+ * is asked again by the comparison, which meets its failure.
+ */
+export function readPeopleEarly(scope: Pick<CompanionScope, 'svc' | 'input' | 'clients' | 'taskSnapshot'>): void {
+  void clientsOf(scope)
+    .then(([source, target]) => {
+      for (const read of [directoryOf(source, snapshotOf(scope)), directoryOf(target, snapshotOf(scope))]) read.catch(() => undefined);
+    })
+    .catch(() => undefined);
+}
+
+/**
+ * Begins reading the source's lists of reports and saved queries (the copy kinds look for the
+ * dashboard's own in them), kept under the snapshot. Never rejects, as readPeopleEarly.
+ */
+export function readSourceListsEarly(scope: Pick<CompanionScope, 'svc' | 'input' | 'clients' | 'taskSnapshot'>): void {
+  void clientsOf(scope)
+    .then(([source]) => {
+      const lists = memoisedLists(source, snapshotOf(scope));
+      for (const read of [lists.reports.list(), lists.savedQueries.list()] as Array<Promise<unknown>>) read.catch(() => undefined);
+    })
     .catch(() => undefined);
 }
 
@@ -199,28 +228,69 @@ async function runKind(kind: CompanionKind, mode: CompanionMode, ctx: CompanionC
   }
 }
 
-/** Before the import: every kind compared and decided by its mode. */
-export async function checkCompanions(scope: CompanionScope, dashboardId: number, subject: CompanionSubject): Promise<CompanionCheck> {
+/**
+ * Before the import: every kind compared and decided by its mode. With `deferCopy` (a migration
+ * that will import), the copy kinds are left for after the import (`deferred`): nothing they find
+ * stops an import, and after it they are compared against the target as the import left it and
+ * written in one go (applyCompanions), so their source reads (an embedded configuration per
+ * dashboard, the reports and saved queries) run while the target imports instead of before it.
+ */
+export async function checkCompanions(
+  scope: CompanionScope,
+  dashboardId: number,
+  subject: CompanionSubject,
+  opts: { deferCopy?: boolean } = {},
+): Promise<CompanionCheck> {
   const modes = companionModes(scope.input.companions);
   const ctx = await contextOf(scope, dashboardId, subject, true);
-  const reports: CompanionKindReport[] = [];
+  const deferred = opts.deferCopy ? COMPANION_KIND_MODULES.filter((k) => modes[k.kind] === 'copy') : [];
+  const now = COMPANION_KIND_MODULES.filter((k) => !deferred.includes(k));
   // Reads only, side by side: the kinds share the dashboard's views, read once.
-  reports.push(...(await Promise.all(COMPANION_KIND_MODULES.map((kind) => runKind(kind, modes[kind.kind], ctx, false)))));
-  const check: CompanionCheck = { reports, next_actions: [] };
+  const reports = await Promise.all(now.map((kind) => runKind(kind, modes[kind.kind], ctx, false)));
+  const check: CompanionCheck = { reports, next_actions: [], ...(deferred.length ? { deferred: deferred.map((k) => k.kind) } : {}) };
   const strict: CompanionKindReport[] = [];
   for (const r of reports) {
     const differs = r.items.some(isCompanionDifference);
     if (differs && r.mode === 'ignore') r.ignored_by_request = true;
     // A kind an environment lacks is reported, never failed, even under strict (its drop carries a next action).
     if (differs && r.mode === 'strict' && r.available) strict.push(r);
-    // What cannot be carried gets its next action under copy, and under strict when the environment lacks the kind (a drop, not a failure).
+  }
+  noteCompared(scope, subject, check, reports);
+  if (strict.length) check.blocked = blocked(scope, dashboardId, subject, strict);
+  return check;
+}
+
+/** The kinds' reports taken into the check: the next actions of what cannot be carried, and a log line for each kind an environment lacks. */
+function noteCompared(scope: CompanionScope, subject: CompanionSubject, check: CompanionCheck, reports: CompanionKindReport[]): void {
+  // What cannot be carried gets its next action under copy, and under strict when the environment lacks the kind (a drop, not a failure).
+  for (const r of reports)
     if (r.mode === 'copy' || (r.mode === 'strict' && !r.available))
       for (const i of r.items) if (i.action === 'missing' && i.next_action) check.next_actions.push(i.next_action);
-  }
   for (const r of reports) if (!r.available) scope.log.info(`'${subject.title}': ${r.kind} not compared: ${r.unavailable}`);
-  if (strict.length) check.blocked = blocked(scope, dashboardId, subject, strict);
   check.next_actions = uniqueActions(check.next_actions);
-  return check;
+}
+
+/** Reports in the kinds' one order (the check's reports are kept in place: an outcome may hold them already). */
+function inKindOrder(reports: CompanionKindReport[]): CompanionKindReport[] {
+  const at = (r: CompanionKindReport) => COMPANION_KIND_MODULES.findIndex((k) => k.kind === r.kind);
+  return [...reports].sort((a, b) => at(a) - at(b));
+}
+
+/** The kinds a check left for after the import, compared now without writing (a dashboard found unchanged after all). */
+export async function completeCheck(
+  scope: CompanionScope,
+  dashboardId: number,
+  subject: CompanionSubject,
+  check: CompanionCheck,
+): Promise<void> {
+  if (!check.deferred?.length) return;
+  const modes = companionModes(scope.input.companions);
+  const ctx = await contextOf(scope, dashboardId, subject, true);
+  const kinds = COMPANION_KIND_MODULES.filter((k) => check.deferred!.includes(k.kind));
+  const reports = await Promise.all(kinds.map((kind) => runKind(kind, modes[kind.kind], ctx, false)));
+  delete check.deferred;
+  check.reports.splice(0, check.reports.length, ...inKindOrder([...check.reports, ...reports]));
+  noteCompared(scope, subject, check, reports);
 }
 
 /**
@@ -234,7 +304,13 @@ export async function applyCompanions(
   check: CompanionCheck,
   imported = false,
 ): Promise<string[]> {
-  const copying = copyingKinds(check, imported);
+  // Kinds left for after the import are compared and written in one run each, against the target as the import left it.
+  const deferred = imported ? (check.deferred ?? []) : [];
+  if (!imported) await completeCheck(scope, dashboardId, subject, check);
+  const copying = [
+    ...copyingKinds(check, imported),
+    ...deferred.map((kind): CompanionKindReport => ({ kind, mode: 'copy', available: true, items: [] })),
+  ];
   if (!copying.length) return [];
   await targetWritten(scope);
   const ahead = typeof subject.targetDashboardId === 'number' ? takeTargetView(scope.input, subject.targetDashboardId) : undefined;
@@ -243,6 +319,10 @@ export async function applyCompanions(
   for (const r of copying) {
     const kind = COMPANION_KIND_MODULES.find((k) => k.kind === r.kind)!;
     const done = await runKind(kind, r.mode, ctx, true);
+    if (deferred.includes(r.kind)) {
+      check.reports.push(r);
+      noteCompared(scope, subject, check, [done]);
+    }
     // Written (or tried): the views other dashboards read ahead are read again.
     if (done.items.some((i) => i.done || i.error)) noteTargetWrite(scope.input);
     Object.assign(r, done);
@@ -252,6 +332,10 @@ export async function applyCompanions(
       scope.log.info(
         `'${subject.title}': ${r.kind}: ${written.map((i) => `${i.action} '${i.name}'${i.on ? ` on ${i.on}` : ''}`).join(', ')}`,
       );
+  }
+  if (deferred.length) {
+    delete check.deferred;
+    check.reports.splice(0, check.reports.length, ...inKindOrder(check.reports));
   }
   return failed;
 }
@@ -276,7 +360,9 @@ export function readImportedViewsAhead(
   /** The largest export read (../../deps.ts maxBundleBytes). */
   maxBytes: number,
 ): void {
-  const ids = dashboards.filter((d) => d.check && copyingKinds(d.check, true).length).map((d) => d.targetDashboardId);
+  const ids = dashboards
+    .filter((d) => d.check && (copyingKinds(d.check, true).length || d.check.deferred?.length))
+    .map((d) => d.targetDashboardId);
   if (ids.length < 2) return;
   const target = clientsOf(scope).then(([, t]) => t);
   target.catch(() => undefined);
@@ -356,6 +442,8 @@ export async function companionsAfterImport(
     refused = [failure.error];
   }
   done.companions = check.reports;
+  // What the kinds compared after the import found that cannot be carried (an owner's account the target lacks).
+  done.next_actions = uniqueActions([...(done.next_actions ?? []), ...check.next_actions]);
   if (!refused.length) return null;
   const error = `imported, but some of its companions were not written: ${refused.join('; ')}`;
   scope.log.error(`dashboard ${dashboardId} ('${subject.title}'): ${error}`);

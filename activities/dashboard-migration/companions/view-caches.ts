@@ -178,9 +178,8 @@ export function sourceViewsTogether(
   const ids = dashboardIds.filter((id) => !mine.has(id));
   if (!ids.length) return Promise.resolve();
   const lists = chartListsOf(activity);
+  // (The embedded configurations are begun by the callers: a migration's only once its import is sent, ../batch.ts.)
   const together = readViews(client, ids, objects, lists, exportOf);
-  // The plans ask for each dashboard's embedded configuration one after another: read ahead too.
-  readSourceEmbeddedAhead(client, ids, activity);
   for (const id of ids)
     keepSource(
       activity,
