@@ -21,9 +21,9 @@ import {
   applyCompanions,
   checkCompanions,
   COMPANION_KIND_MODULES,
-  type CompanionScope,
   type CompanionSubject,
 } from '../dashboard-migration/companions/step.ts';
+import type { CompanionScope } from '../dashboard-migration/companions/scope.ts';
 
 export const COMPANIONS_FILE = 'companions.yaml';
 

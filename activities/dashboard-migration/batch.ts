@@ -38,7 +38,7 @@ import { failedOutcome } from './failure.ts';
 import { importTogether } from './import.ts';
 import { planOne, type Planned } from './plan-one.ts';
 import { exportUpcoming, readAhead, startReads, type ReadAhead } from './read-ahead.ts';
-import { readPeopleEarly, readSourceEmbeddedEarly, readSourceListsEarly, readSourceViewsAhead } from './companions/step.ts';
+import { readEnvironmentsEarly, readSourceEmbeddedEarly, readSourceViewsAhead } from './companions/early-reads.ts';
 import { checkTargetsAhead } from './target-checks-ahead.ts';
 import { BatchOutcomes } from './record.ts';
 import { settleUnchanged } from './settle-unchanged.ts';
@@ -182,7 +182,6 @@ async function openBatch(
         compared.map((d) => d.id),
         (id) => svc.caches.exportedSources.get(taskId, id),
       );
-    readPeopleEarly(early);
     // The copy kinds' own reads: before any comparison in a rerun or a dry run; else while the import runs (readForCopyKinds).
     if (rerun || input.dryRun) readForCopyKinds(early, todo);
   });
@@ -191,16 +190,16 @@ async function openBatch(
 
 /**
  * What only the copy kinds compare, begun: each dashboard's embedded configuration (no list gives
- * it) and the source's lists of reports and saved queries. A migration that imports compares those
- * kinds after its import (./companions/step.ts checkCompanions), so it begins them as the import is
- * sent: the source has nothing else to answer then.
+ * it), both sides' people and the source's lists of reports and saved queries. A migration that
+ * imports compares those kinds after its import (./companions/step.ts checkCompanions), so it
+ * begins them as the import is sent: the source has nothing else to answer then.
  */
 function readForCopyKinds(scope: Pick<PlanScope, 'svc' | 'input' | 'taskSnapshot'>, dashboards: Array<{ id: number }>): void {
   void readSourceEmbeddedEarly(
     scope,
     dashboards.map((d) => d.id),
   );
-  readSourceListsEarly(scope);
+  readEnvironmentsEarly(scope);
 }
 
 /**

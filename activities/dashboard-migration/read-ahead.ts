@@ -10,7 +10,7 @@ import { Bundle } from '../../lib/bundles/bundle.ts';
 import { splitByDashboard } from '../../lib/bundles/split.ts';
 import { maxBundleBytes } from '../deps.ts';
 import type { BatchContext, EarlyReads } from './batch-context.ts';
-import { readSourceEmbeddedEarly, readSourceViewsAhead } from './companions/step.ts';
+import { readSourceEmbeddedEarly, readSourceViewsAhead } from './companions/early-reads.ts';
 import type { BatchDashboard, Log, MigrationServices, PlanScope, Upstreams } from './context.ts';
 import type { PlanAhead } from './plan.ts';
 import { upstreamFor } from './superset-upstream.ts';

@@ -12,7 +12,8 @@ import type { NextAction } from '../../contracts/outcomes.ts';
 import type { ActivityDeps } from '../deps.ts';
 import type { Request } from '../dashboard-migration/context.ts';
 import { replayClient } from '../dashboard-migration/companions/recording.ts';
-import { applyCompanions, checkCompanions, type CompanionScope, type CompanionSubject } from '../dashboard-migration/companions/step.ts';
+import { applyCompanions, checkCompanions, type CompanionSubject } from '../dashboard-migration/companions/step.ts';
+import type { CompanionScope } from '../dashboard-migration/companions/scope.ts';
 import { REPLAYED_DASHBOARD_ID, replayOf, type Replay } from './companion-replay.ts';
 
 export const NO_COMPANION_FILES =

@@ -4,8 +4,8 @@ import {
   applyCompanions,
   readImportedViewsAhead,
   type CompanionCheck,
-  type CompanionScope,
 } from '../../activities/dashboard-migration/companions/step.ts';
+import type { CompanionScope } from '../../activities/dashboard-migration/companions/scope.ts';
 import { takeTargetChartList } from '../../activities/dashboard-migration/companions/views-ahead.ts';
 import type { SupersetClient } from '../../lib/superset/client.ts';
 

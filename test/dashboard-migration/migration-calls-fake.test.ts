@@ -205,22 +205,25 @@ describe('a first migration asks Superset only what it needs', () => {
     }
   }, 240_000);
 
-  it("asks for a batch's embedded configurations while its import runs, and a rerun's only once the source's export is answered", async () => {
+  it("asks for a batch's embedded configurations and accounts while its import runs, and a rerun's only once the source's export is answered", async () => {
     const { source, target } = pair;
     const { ids, mapping } = seedForMigration(pair, 'Embedded late', 3);
     const embedded = new RegExp(`^/api/v1/dashboard/(${ids.join('|')})/embedded$`);
-    // A first migration: the source's embedded configurations are held until the import is sent. A plan that
-    // compared them before importing would wait for them, and the import would come only at the hang bound.
+    // A first migration: the source's embedded configurations and both sides' accounts are held until the import is
+    // sent. A plan that compared them before importing would wait for them, and the import would come only at the
+    // hang bound.
     const mark = source.mark();
     let released: 'the import' | 'the hang bound' | null = null;
     const importSent = target.seen({ method: 'POST', path: '/api/v1/dashboard/import/' }).then(() => (released ??= 'the import'));
     const bound = new Promise((r) => setTimeout(r, HOLD_BOUND_MS)).then(() => (released ??= 'the hang bound'));
     source.hold({ method: 'GET', path: embedded }, Promise.race([importSent, bound]));
+    for (const side of [source, target]) side.hold({ method: 'GET', path: '/api/v1/security/users/' }, Promise.race([importSent, bound]));
     let first;
     try {
       first = await migrateOnPair(pair, ids, mapping);
     } finally {
       source.clearFailures();
+      target.clearFailures();
     }
     expect(first.status, JSON.stringify(first.error)).toBe('SUCCEEDED');
     expect(released).toBe('the import');

@@ -9,7 +9,8 @@ import type { CompanionItem, CompanionKindName } from '../../../contracts/compan
 import type { EnvRule } from '../../../contracts/env-rules.ts';
 import type { SupersetClient } from '../../../lib/superset/client.ts';
 import type { EmbeddedConfig } from '../../../lib/superset/resources/embedded.ts';
-import { directoryOf, type Directory } from './people.ts';
+import { directoryOf, rolesOf, type Directory } from './people.ts';
+import type { UpstreamRole } from '../../../lib/superset/types.ts';
 import { memoisedLists } from './recording.ts';
 import { readView, type DashboardView } from './views.ts';
 import { sourceEmbeddedOf, sourceViewOf, targetViewForComparison } from './view-caches.ts';
@@ -35,6 +36,8 @@ export interface CompanionContext {
   targetView(): Promise<DashboardView | null>;
   sourcePeople(): Promise<Directory>;
   targetPeople(): Promise<Directory>;
+  /** The target's roles alone (no account list): what the roles kind compares by name. */
+  targetRoles(): Promise<UpstreamRole[]>;
 }
 
 /** A kind's comparison (and, with `write`, its writes): one item per companion; `unavailable` when an environment lacks the kind. */
@@ -103,6 +106,7 @@ export function companionContext(opts: {
     // Switchyard never creates an account or a role: both sides' people are read once per snapshot.
     sourcePeople: () => directoryOf(opts.source, snapshot),
     targetPeople: () => directoryOf(opts.target, snapshot),
+    targetRoles: () => rolesOf(opts.target, snapshot),
   };
 }
 

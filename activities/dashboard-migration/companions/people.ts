@@ -12,20 +12,35 @@ export interface Directory {
   roles: UpstreamRole[];
 }
 
-/** Per scope (an activity's input object, or a task's source snapshot) and client: clients are pooled across activities, and a person created since must be seen. */
-const cache = new WeakMap<object, Map<SupersetClient, Promise<Directory>>>();
+/** Per scope (an activity's input object, or a task's source snapshot), client and list: clients are pooled across activities, and a person created since must be seen. */
+const cache = new WeakMap<object, Map<SupersetClient, { accounts?: Promise<UpstreamAccount[]>; roles?: Promise<UpstreamRole[]> }>>();
+
+/** One of the environment's two lists, read once per scope (a failed read is asked again). */
+function listOnce<K extends 'accounts' | 'roles'>(client: SupersetClient, scope: object, list: K, read: () => Promise<Directory[K]>): Promise<Directory[K]> {
+  let mine = cache.get(scope);
+  if (!mine) cache.set(scope, (mine = new Map()));
+  let kept = mine.get(client);
+  if (!kept) mine.set(client, (kept = {}));
+  let hit = kept[list] as Promise<Directory[K]> | undefined;
+  if (!hit) {
+    const asked = read();
+    asked.catch(() => {
+      if (kept[list] === asked) delete kept[list];
+    });
+    (kept as Record<K, Promise<Directory[K]>>)[list] = hit = asked;
+  }
+  return hit;
+}
+
+/** The environment's roles, read once per scope: the roles kind needs no account (its comparison comes before the import). */
+export function rolesOf(client: SupersetClient, scope: object): Promise<UpstreamRole[]> {
+  return listOnce(client, scope, 'roles', () => client.roles.all());
+}
 
 /** The environment's accounts and roles, read once per scope (the activity's input, or the task's source snapshot). */
 export function directoryOf(client: SupersetClient, scope: object): Promise<Directory> {
-  let mine = cache.get(scope);
-  if (!mine) cache.set(scope, (mine = new Map()));
-  let hit = mine.get(client);
-  if (!hit) {
-    hit = Promise.all([client.users.all(), client.roles.all()]).then(([u, roles]) => ({ accounts: u.accounts, roles }));
-    hit.catch(() => mine.delete(client));
-    mine.set(client, hit);
-  }
-  return hit;
+  const accounts = listOnce(client, scope, 'accounts', () => client.users.all().then((u) => u.accounts));
+  return Promise.all([accounts, rolesOf(client, scope)]).then(([a, roles]) => ({ accounts: a, roles }));
 }
 
 /** How an account is named in reports: its username, else its e-mail, else its name. */
@@ -66,6 +81,6 @@ export function sourceAccount(
   };
 }
 
-export function roleNamed(dir: Directory, name: string): UpstreamRole | null {
+export function roleNamed(dir: Pick<Directory, 'roles'>, name: string): UpstreamRole | null {
   return dir.roles.find((r) => r.name === name) ?? null;
 }

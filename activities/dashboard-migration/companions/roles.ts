@@ -10,13 +10,15 @@ import { roleNamed } from './people.ts';
 export const roles: CompanionKind = {
   kind: 'roles',
   async run(ctx, write): Promise<KindResult> {
-    const [src, tgt, tgtDir] = await Promise.all([ctx.sourceView(), ctx.targetView(), ctx.targetPeople()]);
+    const [src, tgt] = await Promise.all([ctx.sourceView(), ctx.targetView()]);
     const have = new Map((tgt?.dashboard.roles ?? []).map((r) => [r.name, r.id]));
+    // The target's roles are read only when the source dashboard names one (most have none).
+    const targetRoles = src.dashboard.roles.length ? await ctx.targetRoles() : [];
     const items: CompanionItem[] = [];
     const add: number[] = [];
     const adding: CompanionItem[] = [];
     for (const r of src.dashboard.roles) {
-      const there = roleNamed(tgtDir, r.name);
+      const there = roleNamed({ roles: targetRoles }, r.name);
       if (!there) {
         items.push(
           item(r.name, 'missing', {

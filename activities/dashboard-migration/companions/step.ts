@@ -18,26 +18,22 @@ import {
   type CompanionMode,
 } from '../../../contracts/companions.ts';
 import { migrateAgainAction, type DashboardOutcome } from '../../../contracts/migration.ts';
-import type { EnvRule } from '../../../contracts/env-rules.ts';
 import { uniqueActions, type NextAction } from '../../../contracts/outcomes.ts';
 import { SupersetForbiddenError, SupersetNotFoundError } from '../../../lib/superset/errors.ts';
 import { Bundle } from '../../../lib/bundles/bundle.ts';
 import { splitByDashboard } from '../../../lib/bundles/split.ts';
-import type { SupersetClient } from '../../../lib/superset/client.ts';
-import type { ActivityDeps } from '../../deps.ts';
 import { itemFailure } from '../../item-failure.ts';
-import type { Log, Request } from '../context.ts';
 import { annotationLayers } from './annotation-layers.ts';
 import { certification } from './certification.ts';
 import { cssTemplates } from './css-templates.ts';
 import { embedded } from './embedded.ts';
 import { companionContext, type CompanionContext, type CompanionKind } from './kind.ts';
-import { forgetTargetObjects, readSourceEmbeddedAhead, sourceViewsTogether, targetViewsTogether } from './view-caches.ts';
-import { forgetLists, memoisedLists } from './recording.ts';
+import { forgetTargetObjects, sourceViewsTogether, targetViewsTogether } from './view-caches.ts';
+import { forgetLists } from './recording.ts';
+import { clientsOf, snapshotOf, type CompanionScope } from './scope.ts';
 import { inParallel, type DashboardView } from './views.ts';
 import { noteTargetWrite, readTargetViewsAhead, takeTargetView } from './views-ahead.ts';
 import { owners } from './owners.ts';
-import { directoryOf } from './people.ts';
 import { reports } from './reports.ts';
 import { roles } from './roles.ts';
 import { savedQueries } from './saved-queries.ts';
@@ -59,25 +55,6 @@ export const COMPANION_KIND_MODULES: readonly CompanionKind[] = [
   themes,
   embedded,
 ];
-
-/** What the step needs of a migration: its services' deps, the request, the database mappings, the log. */
-export interface CompanionScope {
-  svc: { deps: Pick<ActivityDeps, 'superset'> };
-  input: Request;
-  mappings: Map<number, number>;
-  log: Log;
-  /** Instead of the environments' clients: a backup's recorded source (./recording.ts), or the environment itself. */
-  clients?: { source: SupersetClient; target: SupersetClient };
-  /** The pair's per-environment rules, when the caller has read them (none: allowed domains as they are). */
-  envRules?: readonly EnvRule[];
-  /** What the source's reads and both sides' people are kept under (a migration's task snapshot, shared by its batches); without it, the activity's input. */
-  taskSnapshot?: object;
-}
-
-/** The key the source's reads and both sides' people are kept under: the caller's snapshot, else the activity (its input object). */
-export function snapshotOf(scope: Pick<CompanionScope, 'input' | 'taskSnapshot'>): object {
-  return scope.taskSnapshot ?? scope.input;
-}
 
 /** The dashboard the step is about: its uuid and title, and its datasets' uuids on both sides. */
 export interface CompanionSubject {
@@ -102,78 +79,11 @@ export interface CompanionCheck {
   next_actions: NextAction[];
 }
 
-async function clientsOf(scope: Pick<CompanionScope, 'svc' | 'input' | 'clients'>): Promise<[SupersetClient, SupersetClient]> {
-  return scope.clients
-    ? [scope.clients.source, scope.clients.target]
-    : await Promise.all([scope.svc.deps.superset(scope.input.sourceEnvId), scope.svc.deps.superset(scope.input.targetEnvId)]);
-}
-
 /** The target is written (an import, a companion): the lists the comparisons shared are read again after it. */
 export async function targetWritten(scope: Pick<CompanionScope, 'svc' | 'input' | 'clients'>): Promise<void> {
   const [, target] = await clientsOf(scope);
   forgetLists(target, scope.input);
   forgetTargetObjects(target, scope.input);
-}
-
-/**
- * The source dashboards' views read together (one list read for all their charts, another for
- * their datasets: ./views.ts readViews) while the batch plans them one after another: each plan's
- * comparison then finds its dashboard's view read (once per activity either way, ./view-caches.ts
- * sourceViewOf). If the joint read fails, each comparison reads its own and meets its failure.
- * Answers when the reads are begun: the source's chart checks then find them (../source-checks-ahead.ts).
- */
-export function readSourceViewsAhead(
-  scope: Pick<CompanionScope, 'svc' | 'input' | 'clients' | 'taskSnapshot'>,
-  dashboardIds: number[],
-  /** The batch's source export of a dashboard, when it holds one: the views read their dashboards from it and one list read. */
-  exportOf?: (dashboardId: number) => Bundle | undefined,
-): Promise<void> {
-  if (!dashboardIds.length) return Promise.resolve();
-  // Settles once the reads are begun (and kept for the activity), not when they end; never rejects.
-  return clientsOf(scope)
-    .then(([source]) => void sourceViewsTogether(source, dashboardIds, snapshotOf(scope), exportOf))
-    .catch(() => undefined);
-}
-
-/**
- * Begins reading these source dashboards' embedded configurations (kept under the snapshot for
- * their comparisons): they need no export, so a batch asks for them beside its exports. Never
- * rejects; a failed read is asked again by its comparison.
- */
-export function readSourceEmbeddedEarly(
-  scope: Pick<CompanionScope, 'svc' | 'input' | 'clients' | 'taskSnapshot'>,
-  dashboardIds: number[],
-): Promise<void> {
-  if (!dashboardIds.length) return Promise.resolve();
-  return clientsOf(scope)
-    .then(([source]) => readSourceEmbeddedAhead(source, dashboardIds, snapshotOf(scope)))
-    .catch(() => undefined);
-}
-
-/**
- * Begins reading both sides' people (the owners and roles kinds; roles is strict by default, so
- * its comparison comes before the import), kept under the snapshot. Never rejects: a failed read
- * is asked again by the comparison, which meets its failure.
- */
-export function readPeopleEarly(scope: Pick<CompanionScope, 'svc' | 'input' | 'clients' | 'taskSnapshot'>): void {
-  void clientsOf(scope)
-    .then(([source, target]) => {
-      for (const read of [directoryOf(source, snapshotOf(scope)), directoryOf(target, snapshotOf(scope))]) read.catch(() => undefined);
-    })
-    .catch(() => undefined);
-}
-
-/**
- * Begins reading the source's lists of reports and saved queries (the copy kinds look for the
- * dashboard's own in them), kept under the snapshot. Never rejects, as readPeopleEarly.
- */
-export function readSourceListsEarly(scope: Pick<CompanionScope, 'svc' | 'input' | 'clients' | 'taskSnapshot'>): void {
-  void clientsOf(scope)
-    .then(([source]) => {
-      const lists = memoisedLists(source, snapshotOf(scope));
-      for (const read of [lists.reports.list(), lists.savedQueries.list()] as Array<Promise<unknown>>) read.catch(() => undefined);
-    })
-    .catch(() => undefined);
 }
 
 /** `compare`: the comparison before any write, sharing the target's lists with the activity's other dashboards. */
