@@ -38,7 +38,13 @@ import { failedOutcome } from './failure.ts';
 import { importTogether } from './import.ts';
 import { planOne, type Planned } from './plan-one.ts';
 import { exportUpcoming, readAhead, startReads, type ReadAhead } from './read-ahead.ts';
-import { readEnvironmentsEarly, readSourceEmbeddedEarly, readSourceViewsAhead } from './companions/early-reads.ts';
+import {
+  readEnvironmentsEarly,
+  readSourceDashboardRowsAhead,
+  readSourceEmbeddedEarly,
+  readSourceViewsAhead,
+} from './companions/early-reads.ts';
+import { sourceReadBeforeImport } from './companions/step.ts';
 import { checkTargetsAhead } from './target-checks-ahead.ts';
 import { BatchOutcomes } from './record.ts';
 import { settleUnchanged } from './settle-unchanged.ts';
@@ -95,18 +101,23 @@ export async function runBatch(
   );
   const t2 = Date.now();
 
-  // 4. plan (the companions' source views of the dashboards it will plan read ahead meanwhile)
-  const viewsBegun = readSourceViewsAhead(
-    scope,
-    (input.dryRun ? rest : rest.slice(0, input.importLimit)).map((d) => d.id),
-    (id) => svc.caches.exportedSources.get(taskId, id),
-  );
-  // Begun (never failed) before the first plan compares: else that plan reads its own view beside the joint read.
-  await viewsBegun;
+  // 4. plan (what its comparisons read of the source dashboards read ahead meanwhile: their views, or their roles alone)
+  const planned = (input.dryRun ? rest : rest.slice(0, input.importLimit)).map((d) => d.id);
+  const exportOf = (id: number) => svc.caches.exportedSources.get(taskId, id);
+  const before = sourceReadBeforeImport(input);
+  // Begun (never failed) before the first plan compares: else that plan reads its own beside the joint read.
+  if (before === 'views') await readSourceViewsAhead(scope, planned, exportOf);
+  if (before === 'roles') await readSourceDashboardRowsAhead(scope, planned);
   const ready = await planUpToLimit(ctx, scope, rest, ahead);
   const t3 = Date.now();
 
   // 5. import (6. verify: by the workflow, beside the next batch; its source side begun now, not awaited)
+  // The views the copy kinds compare after the import and the source's chart checks read (begun already when the plan compared them).
+  const viewsBegun = readSourceViewsAhead(
+    scope,
+    ready.map((p) => p.dashboardId),
+    exportOf,
+  );
   checkSourcesAhead(
     svc,
     input,
@@ -175,13 +186,10 @@ async function openBatch(
   void exported.then((landed) => {
     // The companions' source views of the dashboards the batch will compare, from the export
     // (they need nothing of the target's index, which is read meanwhile): a plan finds its view read.
-    const compared = rerun || input.dryRun ? todo : todo.slice(0, input.importLimit);
-    if (landed)
-      void readSourceViewsAhead(
-        early,
-        compared.map((d) => d.id),
-        (id) => svc.caches.exportedSources.get(taskId, id),
-      );
+    const compared = (rerun || input.dryRun ? todo : todo.slice(0, input.importLimit)).map((d) => d.id);
+    const before = rerun ? 'views' : sourceReadBeforeImport(input);
+    if (landed && before === 'views') void readSourceViewsAhead(early, compared, (id) => svc.caches.exportedSources.get(taskId, id));
+    else if (before === 'roles') void readSourceDashboardRowsAhead(early, compared);
     // The copy kinds' own reads: before any comparison in a rerun or a dry run; else while the import runs (readForCopyKinds).
     if (rerun || input.dryRun) readForCopyKinds(early, todo);
   });

@@ -5,7 +5,7 @@ import { maxBundleBytes } from '../deps.ts';
 import { outcomeBase } from './apply.ts';
 import type { PlanScope } from './context.ts';
 import { exportDashboard, planDashboard, type PlanAhead, type PreparedBundle } from './plan.ts';
-import { applyCompanions, checkCompanions, type CompanionCheck } from './companions/step.ts';
+import { applyCompanions, checkCompanions, defersCopyKinds, type CompanionCheck } from './companions/step.ts';
 import { rehashAfterCompanions, wroteCompanions } from './companion-state.ts';
 import { checkDashboardRls, copyRules, type RlsCheck } from './rls-step.ts';
 import { withStep } from './step.ts';
@@ -95,7 +95,7 @@ async function compareAndSettle(
     );
   // Companions (reports, owners, roles, tags, layers, templates, queries): no export carries them either.
   // A migration that may import compares the copy kinds after the import (./companions/step.ts checkCompanions).
-  const companions = await withStep('companions', () => checkCompanions(scope, dashboardId, prepared, { deferCopy: !input.dryRun }));
+  const companions = await withStep('companions', () => checkCompanions(scope, dashboardId, prepared, { deferCopy: defersCopyKinds(input) }));
   outcome.companions = companions.reports;
   outcome.next_actions = [...(outcome.next_actions ?? []), ...companions.next_actions];
   if (companions.blocked) {

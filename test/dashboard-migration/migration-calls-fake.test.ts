@@ -205,19 +205,20 @@ describe('a first migration asks Superset only what it needs', () => {
     }
   }, 240_000);
 
-  it("asks for a batch's embedded configurations and accounts while its import runs, and a rerun's only once the source's export is answered", async () => {
+  it("asks for a batch's embedded configurations, accounts and chart rows while its import runs, and a rerun's only once the source's export is answered", async () => {
     const { source, target } = pair;
     const { ids, mapping } = seedForMigration(pair, 'Embedded late', 3);
     const embedded = new RegExp(`^/api/v1/dashboard/(${ids.join('|')})/embedded$`);
-    // A first migration: the source's embedded configurations and both sides' accounts are held until the import is
-    // sent. A plan that compared them before importing would wait for them, and the import would come only at the
-    // hang bound.
+    // A first migration: the source's embedded configurations and chart list, and both sides' accounts, are held until
+    // the import is sent. A plan that compared them before importing would wait for them, and the import would come
+    // only at the hang bound (roles, compared before it, need the dashboards' list rows alone).
     const mark = source.mark();
     let released: 'the import' | 'the hang bound' | null = null;
     const importSent = target.seen({ method: 'POST', path: '/api/v1/dashboard/import/' }).then(() => (released ??= 'the import'));
     const bound = new Promise((r) => setTimeout(r, HOLD_BOUND_MS)).then(() => (released ??= 'the hang bound'));
     source.hold({ method: 'GET', path: embedded }, Promise.race([importSent, bound]));
     for (const side of [source, target]) side.hold({ method: 'GET', path: '/api/v1/security/users/' }, Promise.race([importSent, bound]));
+    source.hold({ method: 'GET', path: '/api/v1/chart/' }, Promise.race([importSent, bound]));
     let first;
     try {
       first = await migrateOnPair(pair, ids, mapping);
@@ -230,6 +231,8 @@ describe('a first migration asks Superset only what it needs', () => {
     // Compared after the import all the same: each dashboard reports its embedded configuration's kind.
     for (const item of first.result.items) expect(item.companions.map((r: { kind: string }) => r.kind)).toContain('embedded');
     expect(source.count(embedded, mark)).toBe(3);
+    // The dashboards' rows the roles were compared on served their views after the import too: one dashboard list read.
+    expect(source.count('/api/v1/dashboard/', mark)).toBe(1);
 
     // A rerun: the source's export is answered before anything else is asked of the source (its other reads wait
     // for it); held until the source's databases are listed (begun beside it), when no embedded read may have come.

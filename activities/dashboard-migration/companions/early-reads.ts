@@ -8,7 +8,7 @@ import type { Bundle } from '../../../lib/bundles/bundle.ts';
 import { directoryOf } from './people.ts';
 import { memoisedLists } from './recording.ts';
 import { clientsOf, snapshotOf, type CompanionScope } from './scope.ts';
-import { readSourceEmbeddedAhead, sourceViewsTogether } from './view-caches.ts';
+import { readSourceDashboardRows, readSourceEmbeddedAhead, sourceViewsTogether } from './view-caches.ts';
 
 /**
  * The source dashboards' views read together (one list read for all their charts, another for
@@ -64,5 +64,20 @@ export function readEnvironmentsEarly(scope: Pick<CompanionScope, 'svc' | 'input
       ];
       for (const read of reads) read.catch(() => undefined);
     })
+    .catch(() => undefined);
+}
+
+/**
+ * Begins reading these source dashboards' list rows in one read (./view-caches.ts
+ * readSourceDashboardRows): what the roles kind compares before an import. Settles once begun;
+ * never rejects.
+ */
+export function readSourceDashboardRowsAhead(
+  scope: Pick<CompanionScope, 'svc' | 'input' | 'clients' | 'taskSnapshot'>,
+  dashboardIds: number[],
+): Promise<void> {
+  if (!dashboardIds.length) return Promise.resolve();
+  return clientsOf(scope)
+    .then(([source]) => readSourceDashboardRows(source, dashboardIds, snapshotOf(scope)))
     .catch(() => undefined);
 }

@@ -13,7 +13,7 @@ import { directoryOf, rolesOf, type Directory } from './people.ts';
 import type { UpstreamRole } from '../../../lib/superset/types.ts';
 import { memoisedLists } from './recording.ts';
 import { readView, type DashboardView } from './views.ts';
-import { sourceEmbeddedOf, sourceViewOf, targetViewForComparison } from './view-caches.ts';
+import { sourceDashboardRoles, sourceEmbeddedOf, sourceViewOf, targetViewForComparison } from './view-caches.ts';
 
 /** What a kind reads and writes through, for one dashboard in one phase (before or after its import). */
 export interface CompanionContext {
@@ -30,6 +30,8 @@ export interface CompanionContext {
   /** The pair's per-environment rules (embedded configs' allowed domains pass through its text rules). */
   envRules: readonly EnvRule[];
   sourceView(): Promise<DashboardView>;
+  /** The source dashboard's roles alone (its list row will do: the roles kind is compared before the import). */
+  sourceDashboardRoles(): Promise<DashboardView['dashboard']['roles']>;
   /** The source dashboard's embedded configuration (null: none), read once per activity. */
   sourceEmbedded(): Promise<EmbeddedConfig | null>;
   /** The dashboard in the target as it is in this phase; null before its first import. */
@@ -94,6 +96,7 @@ export function companionContext(opts: {
     source: memoisedLists(opts.source, snapshot),
     target: opts.sharedTargetLists ? memoisedLists(opts.target, opts.activity) : opts.target,
     sourceView: () => sourceViewOf(opts.source, opts.sourceDashboardId, snapshot),
+    sourceDashboardRoles: () => sourceDashboardRoles(opts.source, opts.sourceDashboardId, snapshot),
     sourceEmbedded: () => sourceEmbeddedOf(opts.source, opts.sourceDashboardId, snapshot),
     // Not in the target yet (the plan's index says so): nothing to read; a known id is read as it is.
     targetView: () =>

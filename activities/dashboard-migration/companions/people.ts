@@ -16,7 +16,12 @@ export interface Directory {
 const cache = new WeakMap<object, Map<SupersetClient, { accounts?: Promise<UpstreamAccount[]>; roles?: Promise<UpstreamRole[]> }>>();
 
 /** One of the environment's two lists, read once per scope (a failed read is asked again). */
-function listOnce<K extends 'accounts' | 'roles'>(client: SupersetClient, scope: object, list: K, read: () => Promise<Directory[K]>): Promise<Directory[K]> {
+function listOnce<K extends 'accounts' | 'roles'>(
+  client: SupersetClient,
+  scope: object,
+  list: K,
+  read: () => Promise<Directory[K]>,
+): Promise<Directory[K]> {
   let mine = cache.get(scope);
   if (!mine) cache.set(scope, (mine = new Map()));
   let kept = mine.get(client);

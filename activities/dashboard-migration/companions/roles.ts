@@ -10,14 +10,14 @@ import { roleNamed } from './people.ts';
 export const roles: CompanionKind = {
   kind: 'roles',
   async run(ctx, write): Promise<KindResult> {
-    const [src, tgt] = await Promise.all([ctx.sourceView(), ctx.targetView()]);
+    const [sourceRoles, tgt] = await Promise.all([ctx.sourceDashboardRoles(), ctx.targetView()]);
     const have = new Map((tgt?.dashboard.roles ?? []).map((r) => [r.name, r.id]));
     // The target's roles are read only when the source dashboard names one (most have none).
-    const targetRoles = src.dashboard.roles.length ? await ctx.targetRoles() : [];
+    const targetRoles = sourceRoles.length ? await ctx.targetRoles() : [];
     const items: CompanionItem[] = [];
     const add: number[] = [];
     const adding: CompanionItem[] = [];
-    for (const r of src.dashboard.roles) {
+    for (const r of sourceRoles) {
       const there = roleNamed({ roles: targetRoles }, r.name);
       if (!there) {
         items.push(
@@ -38,7 +38,7 @@ export const roles: CompanionKind = {
         adding.push(i);
       }
     }
-    const named = new Set(src.dashboard.roles.map((r) => r.name));
+    const named = new Set(sourceRoles.map((r) => r.name));
     for (const name of have.keys()) if (!named.has(name)) items.push(item(name, 'only_in_target'));
     if (write && tgt && add.length)
       await attempt(adding, () => ctx.target.meta.set('dashboard', tgt.dashboard.id, { roles: [...have.values(), ...add] }));

@@ -31,6 +31,7 @@ import { companionContext, type CompanionContext, type CompanionKind } from './k
 import { forgetTargetObjects, sourceViewsTogether, targetViewsTogether } from './view-caches.ts';
 import { forgetLists } from './recording.ts';
 import { clientsOf, snapshotOf, type CompanionScope } from './scope.ts';
+import type { Request } from '../context.ts';
 import { inParallel, type DashboardView } from './views.ts';
 import { noteTargetWrite, readTargetViewsAhead, takeTargetView } from './views-ahead.ts';
 import { owners } from './owners.ts';
@@ -136,6 +137,24 @@ async function runKind(kind: CompanionKind, mode: CompanionMode, ctx: CompanionC
     }
     throw err;
   }
+}
+
+/** Whether a migration's plan leaves the copy kinds for after its import (checkCompanions `deferCopy`): unless it is a dry run, which imports nothing. */
+export function defersCopyKinds(input: Pick<Request, 'dryRun'>): boolean {
+  return !input.dryRun;
+}
+
+/**
+ * What a migration's plan compares of the source dashboards before its import: their whole views
+ * (a dry run, or a kind other than roles that is not in copy mode), their roles alone (their list
+ * rows will do), or nothing (roles in copy mode too).
+ */
+export function sourceReadBeforeImport(input: Pick<Request, 'dryRun' | 'companions'>): 'views' | 'roles' | 'nothing' {
+  if (!defersCopyKinds(input)) return 'views';
+  const modes = companionModes(input.companions);
+  const before = COMPANION_KIND_MODULES.filter((k) => modes[k.kind] !== 'copy').map((k) => k.kind);
+  if (before.some((k) => k !== 'roles')) return 'views';
+  return before.length ? 'roles' : 'nothing';
 }
 
 /**

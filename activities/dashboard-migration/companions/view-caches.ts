@@ -10,6 +10,7 @@
 import type { Bundle } from '../../../lib/bundles/bundle.ts';
 import type { SupersetClient } from '../../../lib/superset/client.ts';
 import type { EmbeddedConfig } from '../../../lib/superset/resources/embedded.ts';
+import { plainMeta, type ListedMeta, type ObjectMeta } from '../../../lib/superset/resources/object-meta.ts';
 import type { DashboardChart } from '../../../lib/superset/types.ts';
 import { inParallel, readView, readViews, type ChartLists, type DashboardView, type ObjectReads } from './views.ts';
 
@@ -161,6 +162,70 @@ function keep(mine: Map<number, Promise<DashboardView>>, dashboardId: number, re
   return read;
 }
 
+/** Per source key: the source dashboards' list rows, read in one list read ahead of their views (sourceDashboardRoles). */
+const sourceDashboardRows = new WeakMap<object, Map<number, Promise<ListedMeta | undefined>>>();
+
+function rowsKept(activity: object): Map<number, Promise<ListedMeta | undefined>> {
+  let kept = sourceDashboardRows.get(activity);
+  if (!kept) sourceDashboardRows.set(activity, (kept = new Map()));
+  return kept;
+}
+
+/**
+ * Begins reading these source dashboards' list rows (their roles, owners, tags) in one list read,
+ * kept under the key: what a migration compares before its import (roles) needs no more of the
+ * views, whose joint read later takes these rows instead of listing the dashboards again.
+ */
+export function readSourceDashboardRows(client: SupersetClient, dashboardIds: number[], activity: object): void {
+  const kept = rowsKept(activity);
+  const fresh = [...new Set(dashboardIds)].filter((id) => !kept.has(id));
+  if (!fresh.length) return;
+  const listing = client.meta.listed('dashboard', fresh);
+  for (const id of fresh) {
+    const row = listing.then((rows) => rows.find((r) => r.id === id));
+    row.catch(() => {
+      if (kept.get(id) === row) kept.delete(id);
+    });
+    kept.set(id, row);
+  }
+}
+
+/** The client whose dashboard list reads take the rows kept under the key, asking Superset only for the others. */
+function withKeptRows(client: SupersetClient, activity: object): SupersetClient {
+  const kept = sourceDashboardRows.get(activity);
+  if (!kept?.size) return client;
+  const listed: SupersetClient['meta']['listed'] = async (kind, ids) => {
+    if (kind !== 'dashboard') return client.meta.listed(kind, ids);
+    const have = ids.filter((id) => kept.has(id));
+    const rest = ids.filter((id) => !kept.has(id));
+    const [rows, more] = await Promise.all([
+      Promise.all(have.map((id) => kept.get(id)!.catch(() => undefined))),
+      rest.length ? client.meta.listed(kind, rest) : Promise.resolve([]),
+    ]);
+    // A row the kept read did not give (failed, or left out) is read the usual way by the views.
+    return [...rows.filter((r): r is ListedMeta => r !== undefined), ...more];
+  };
+  const meta = new Proxy(client.meta, { get: (t, key) => (key === 'listed' ? listed : Reflect.get(t, key)) });
+  return new Proxy(client, { get: (t, key) => (key === 'meta' ? meta : Reflect.get(t, key)) });
+}
+
+/**
+ * The source dashboard's roles: from its view when the view is read or being read, else from its
+ * list row (read ahead by readSourceDashboardRows, or now), else from its view.
+ */
+export function sourceDashboardRoles(client: SupersetClient, dashboardId: number, activity: object): Promise<ObjectMeta['roles']> {
+  const view = sourceKept(client, activity).views.get(dashboardId);
+  if (view) return view.then((v) => v.dashboard.roles);
+  if (!rowsKept(activity).has(dashboardId)) readSourceDashboardRows(client, [dashboardId], activity);
+  const fromView = () => sourceViewOf(client, dashboardId, activity).then((v) => v.dashboard.roles);
+  return rowsKept(activity)
+    .get(dashboardId)!
+    .then(
+      (row) => (row ? plainMeta(row).roles : fromView()),
+      () => fromView(),
+    );
+}
+
 /**
  * These source dashboards' views read together (./views.ts readViews: one list read for all their
  * charts, another for their datasets; with the batch's export, one for the dashboards too) and
@@ -179,7 +244,7 @@ export function sourceViewsTogether(
   if (!ids.length) return Promise.resolve();
   const lists = chartListsOf(activity);
   // (The embedded configurations are begun by the callers: a migration's only once its import is sent, ../batch.ts.)
-  const together = readViews(client, ids, objects, lists, exportOf);
+  const together = readViews(withKeptRows(client, activity), ids, objects, lists, exportOf);
   for (const id of ids)
     keepSource(
       activity,
