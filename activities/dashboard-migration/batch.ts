@@ -112,28 +112,31 @@ export async function runBatch(
   const t3 = Date.now();
 
   // 5. import (6. verify: by the workflow, beside the next batch; its source side begun now, not awaited)
-  // The views the copy kinds compare after the import and the source's chart checks read (begun already when the plan compared them).
-  const viewsBegun = readSourceViewsAhead(
-    scope,
-    ready.map((p) => p.dashboardId),
-    exportOf,
-  );
-  checkSourcesAhead(
-    svc,
-    input,
-    taskId,
-    ready.map((p) => p.dashboardId),
-    viewsBegun,
-    scope.taskSnapshot,
-  );
-  // The source answers nothing else of this batch while the target imports: what its copy kinds compare after the
-  // import is read meanwhile, and the next batch's export and views.
-  readForCopyKinds(
-    scope,
-    ready.map((p) => ({ id: p.dashboardId })),
-  );
-  exportUpcoming(ctx, scope);
-  await importReady(ctx, scope, ready);
+  // Begun once the import is ready to send, not before: the worker's own work of sending it comes first.
+  const beside = () => {
+    // The views the copy kinds compare after the import and the source's chart checks read (begun already when the plan compared them).
+    const viewsBegun = readSourceViewsAhead(
+      scope,
+      ready.map((p) => p.dashboardId),
+      exportOf,
+    );
+    checkSourcesAhead(
+      svc,
+      input,
+      taskId,
+      ready.map((p) => p.dashboardId),
+      viewsBegun,
+      scope.taskSnapshot,
+    );
+    // The source answers nothing else of this batch while the target imports: what its copy kinds compare after the
+    // import is read meanwhile, and the next batch's export and views.
+    readForCopyKinds(
+      scope,
+      ready.map((p) => ({ id: p.dashboardId })),
+    );
+    exportUpcoming(ctx, scope);
+  };
+  await importReady(ctx, scope, ready, beside);
   // The target's side of the verification begins here, beside the source's; the batch does not wait for it (./target-checks-ahead.ts).
   checkTargetsAhead(svc, input, taskId, importedTargets(ctx, ready));
 
@@ -238,10 +241,17 @@ async function planUpToLimit(ctx: BatchContext, scope: PlanScope, rest: BatchDas
  * planned again, asking the target itself, and imported alone, so the one Superset refuses ends
  * with its own answer and its siblings are imported.
  */
-async function importReady(ctx: BatchContext, scope: PlanScope, ready: Planned[]): Promise<void> {
+async function importReady(ctx: BatchContext, scope: PlanScope, ready: Planned[], beside: () => void): Promise<void> {
   const { outcomes } = ctx;
+  let begun = false;
+  const sending = () => {
+    if (begun) return;
+    begun = true;
+    beside();
+  };
   const together = importsTogether(ready.length);
-  const jointly = together ? await importTogether(scope, ready, outcomes.learned) : null;
+  const jointly = together ? await importTogether(scope, ready, outcomes.learned, sending) : null;
+  sending(); // dashboards imported alone, or a joint import an earlier attempt may have sent
   if (jointly && 'imported' in jointly) {
     await outcomes.finishAll(jointly.imported.map((outcome, i) => ({ position: ready[i]!.position, outcome })));
     await outcomes.writeProgress();

@@ -53,7 +53,13 @@ export type JointImport =
  * then checks its own intent) sends the caller one by one. An outage is thrown, for the batch to
  * be tried again.
  */
-export async function importTogether(scope: PlanScope, ready: Planned[], learned: RejectionRule[]): Promise<JointImport> {
+export async function importTogether(
+  scope: PlanScope,
+  ready: Planned[],
+  learned: RejectionRule[],
+  /** Called once the lot is ready to send (its zip built): what the batch reads beside the import begins then. */
+  sending: () => void = () => undefined,
+): Promise<JointImport> {
   const { svc, input, up, taskId, log } = scope;
   const ids = ready.map((p) => p.dashboardId);
   if (await svc.intents.anyIntent(taskId, ids)) return { alone: true, learned: [] };
@@ -72,7 +78,9 @@ export async function importTogether(scope: PlanScope, ready: Planned[], learned
   for (;;) {
     attempts++;
     try {
-      await up.target.importBundle('dashboard', mergeBundles(bundles).toZip(), true);
+      const zip = mergeBundles(bundles).toZip();
+      sending();
+      await up.target.importBundle('dashboard', zip, true);
       break;
     } catch (err) {
       if (classifySupersetFailure(err)?.retryable) throw err; // an outage: the batch is tried again
