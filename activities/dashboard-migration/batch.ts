@@ -7,7 +7,10 @@
  *                  batch's exports start at once (./read-ahead.ts, startReads)
  *   2. settle      a rerun's dashboards told unchanged from both exports alone (./settle-unchanged.ts)
  *   3. read ahead  both environments opened, the rest read ahead together (./read-ahead.ts)
- *   4. plan        each dashboard in order, until the batch holds its import limit (./plan-one.ts)
+ *   4. plan        each dashboard in order, until the batch holds its import limit (./plan-one.ts);
+ *                  its companion comparison reads only what decides before the import (the roles,
+ *                  from the dashboards' list rows): the copy kinds are compared after the import,
+ *                  their reads begun as the import is sent
  *   5. import      together or one by one (./import.ts); the limit and when imports go together
  *                  are the one batching policy's (contracts/migration-batching.ts)
  *   6. verify      not in this activity: the workflow starts the verification of what this
@@ -180,8 +183,9 @@ async function openBatch(
   const reads = startReads(svc, input, taskId, todo, records, { started, rerun });
   const taskSnapshot = svc.caches.sourceSnapshots.of(taskId);
   const early = { svc, input, taskSnapshot };
-  // The export is asked first and alone: a Superset answers one request at a time for the most part
-  // (one Python process), and the views below wait for the export, the other reads for nothing.
+  // Nothing else of the batch is asked of the source until its export is answered: a Superset answers
+  // one request at a time for the most part (one Python process), the views need the export, and
+  // any other read asked beside it would only delay it.
   const exported = reads.sourceExport.then(
     () => true,
     () => false,

@@ -13,28 +13,22 @@ export interface Directory {
 }
 
 /** Per scope (an activity's input object, or a task's source snapshot), client and list: clients are pooled across activities, and a person created since must be seen. */
-const cache = new WeakMap<object, Map<SupersetClient, { accounts?: Promise<UpstreamAccount[]>; roles?: Promise<UpstreamRole[]> }>>();
+const cache = new WeakMap<object, Map<SupersetClient, Map<'accounts' | 'roles', Promise<unknown>>>>();
 
 /** One of the environment's two lists, read once per scope (a failed read is asked again). */
-function listOnce<K extends 'accounts' | 'roles'>(
-  client: SupersetClient,
-  scope: object,
-  list: K,
-  read: () => Promise<Directory[K]>,
-): Promise<Directory[K]> {
+function listOnce<T>(client: SupersetClient, scope: object, list: 'accounts' | 'roles', read: () => Promise<T>): Promise<T> {
   let mine = cache.get(scope);
   if (!mine) cache.set(scope, (mine = new Map()));
   let kept = mine.get(client);
-  if (!kept) mine.set(client, (kept = {}));
-  let hit = kept[list] as Promise<Directory[K]> | undefined;
-  if (!hit) {
-    const asked = read();
-    asked.catch(() => {
-      if (kept[list] === asked) delete kept[list];
-    });
-    (kept as Record<K, Promise<Directory[K]>>)[list] = hit = asked;
-  }
-  return hit;
+  if (!kept) mine.set(client, (kept = new Map()));
+  const hit = kept.get(list) as Promise<T> | undefined;
+  if (hit) return hit;
+  const asked = read();
+  asked.catch(() => {
+    if (kept.get(list) === asked) kept.delete(list);
+  });
+  kept.set(list, asked);
+  return asked;
 }
 
 /** The environment's roles, read once per scope: the roles kind needs no account (its comparison comes before the import). */
