@@ -203,6 +203,9 @@ describe('a first migration asks Superset only what it needs', () => {
       expect(side.count('/api/v1/security/users/', since)).toBe(1);
       expect(side.count('/api/v1/dashboard/related/roles', since)).toBe(1);
     }
+    // The source's dashboards listed once a batch: the first batch's rows (its roles, then its views), the second's
+    // with the views read ahead of it (which its roles take: no rows of their own).
+    expect(source.count('/api/v1/dashboard/', mark)).toBe(2);
   }, 240_000);
 
   it("asks for a batch's embedded configurations, accounts and chart rows while its import runs, and a rerun's only once the source's export is answered", async () => {

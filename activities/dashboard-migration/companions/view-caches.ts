@@ -178,7 +178,9 @@ function rowsKept(activity: object): Map<number, Promise<ListedMeta | undefined>
  */
 export function readSourceDashboardRows(client: SupersetClient, dashboardIds: number[], activity: object): void {
   const kept = rowsKept(activity);
-  const fresh = [...new Set(dashboardIds)].filter((id) => !kept.has(id));
+  // A dashboard whose view is read or being read (the previous batch read it ahead) needs no row: its roles come from the view.
+  const views = sourceKept(client, activity).views;
+  const fresh = [...new Set(dashboardIds)].filter((id) => !kept.has(id) && !views.has(id));
   if (!fresh.length) return;
   const listing = client.meta.listed('dashboard', fresh);
   for (const id of fresh) {
