@@ -77,9 +77,10 @@ async function earlyTargetExport(
 /**
  * Begins exporting the dashboards the next batch will read first (`upcoming`, those this worker
  * has not read yet) and keeps them in the worker's cache of source exports when read, then begins
- * reading their companions' views from that export (and their embedded configurations) under the task's source snapshot: called as the
- * batch imports, when the source has nothing else to answer, so the next batch on this worker
- * finds them read. Never fails the batch: the next batch reads what is not there.
+ * reading their companions' views from that export, and their embedded configurations, under the
+ * task's source snapshot: called as the batch imports, when the source has nothing else to
+ * answer, so the next batch on this worker finds them read. Never fails the batch: the next batch
+ * reads what is not there.
  */
 export function exportUpcoming(ctx: BatchContext, scope: PlanScope): void {
   const { svc, input, taskId } = ctx;
