@@ -14,7 +14,6 @@ import { readSourceEmbeddedEarly, readSourceViewsAhead } from './companions/earl
 import type { BatchDashboard, Log, MigrationServices, PlanScope, Upstreams } from './context.ts';
 import type { PlanAhead } from './plan.ts';
 import { upstreamFor } from './superset-upstream.ts';
-import { INDEX_REFRESH_AFTER_MS } from './target-index-cache.ts';
 
 /** What a batch read ahead, per source dashboard (undefined: the dashboard is read by its own plan). */
 export interface ReadAhead {
@@ -118,9 +117,8 @@ export async function readAhead(ctx: BatchContext, up: Upstreams, ids: number[])
   if (ids.length < 2) return nothingAhead;
   // The slugs that changed hands in the target since the index was read (one call; where the
   // release cannot say, each slug is asked of the target). A refresh that fails is "cannot tell"
-  // too. None when the dashboards were read within INDEX_REFRESH_AFTER_MS of this batch's start
-  // (this batch built the index, or a batch just before it read them).
-  const slugsRead = up.index.refreshDashboardsChanged(100, reads.at - INDEX_REFRESH_AFTER_MS).catch(() => false);
+  // too. None when this batch built the index: it is as current as a refresh would make it.
+  const slugsRead = up.index.refreshDashboardsChanged(100, reads.at).catch(() => false);
   // The target's copies of the dashboards an earlier migration brought there (known from its records).
   const targetCopies = new Map<number, Bundle>();
   const recorded = () => [...new Set(reads.recordedTargets.values())].filter((id) => up.index.hasDashboard(id));

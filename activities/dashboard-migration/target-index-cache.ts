@@ -2,15 +2,6 @@ import { TargetIndex, type IndexOptions } from './target-index.ts';
 import type { MigrationUpstream } from './upstream.ts';
 
 /**
- * How old what the index read of the target may be when a dashboard is planned: a full refresh
- * is due after this (others create objects too), and the dashboards changed since (slugs that
- * changed hands in place) are read again before a batch's plans once their last read is older.
- * Within it a change by someone else is not seen ahead; Superset's import then refuses it, and
- * each dashboard is planned again asking the target itself (../batch.ts importReady).
- */
-export const INDEX_REFRESH_AFTER_MS = 5_000;
-
-/**
  * One index per task and environment in this worker, so the dashboards of a task share it;
  * bounded in number and age. Another worker (or a retry elsewhere) builds its own: a miss only
  * reads the environment again (see MigrationCaches, ./caches.ts).
@@ -25,7 +16,7 @@ export class TargetIndexCache {
   constructor(opts: { maxEntries?: number; maxAgeMs?: number; refreshAfterMs?: number } = {}) {
     this.maxEntries = opts.maxEntries ?? 16;
     this.maxAgeMs = opts.maxAgeMs ?? 30 * 60_000;
-    this.refreshAfterMs = opts.refreshAfterMs ?? INDEX_REFRESH_AFTER_MS;
+    this.refreshAfterMs = opts.refreshAfterMs ?? 5_000;
   }
 
   /**

@@ -79,8 +79,6 @@ export class TargetIndex {
   private dashboardsChangedUpTo: string | null = null;
   /** When the dashboard list was last read whole (ms; 0: never). */
   private dashboardsListedAt = 0;
-  /** When the most recently changed dashboards were last read to the end of what changed (ms). */
-  private changesReadAt = 0;
   /** The dashboard list was empty when first read. */
   private listedEmpty = false;
   /** The kinds this index lists (see IndexOptions.kinds and include). */
@@ -338,15 +336,13 @@ export class TargetIndex {
   /**
    * Reads the dashboards changed since the last read (most recently changed first, until one
    * older than what the index has seen), so slugs that changed hands in place are current.
-   * One list call when little changed; none when the list, or the changed dashboards, were read
-   * at or after `readSince` (ms). False when the release's rows carry no change time: then slugs
-   * must be asked of the target.
+   * One list call when little changed; none when the list was read at or after `readSince` (ms).
+   * False when the release's rows carry no change time: then slugs must be asked of the target.
    */
   async refreshDashboardsChanged(pageSize = 100, readSince?: number): Promise<boolean> {
     const since = this.dashboardsChangedUpTo;
     if (this.uuidSource.dashboard !== 'list' || !this.kinds.includes('dashboard')) return false;
-    if (readSince !== undefined && Math.max(this.dashboardsListedAt, this.changesReadAt) >= readSince) return true;
-    const readAt = Date.now();
+    if (readSince !== undefined && this.dashboardsListedAt >= readSince) return true;
     // A target that had no dashboard when it was first read (a first migration into it): until a
     // change time is seen, every dashboard there is new, so the pages are read to their end.
     const readAll = !since && this.listedEmpty;
@@ -356,10 +352,7 @@ export class TargetIndex {
       const rows = await this.upstream.recentDashboards(page, pageSize);
       if (!readAll && rows.some((r) => !str(r.changed_on_utc))) return false;
       for (const r of rows) this.addDashboardRow(r);
-      if (rows.length < pageSize || (since && rows.some((r) => String(r.changed_on_utc) < since))) {
-        this.changesReadAt = readAt;
-        return true;
-      }
+      if (rows.length < pageSize || (since && rows.some((r) => String(r.changed_on_utc) < since))) return true;
     }
   }
 
@@ -432,10 +425,7 @@ export class TargetIndex {
    * so a dataset the previous dashboard created is seen as the existing one it is.
    */
   async learnWritten(bundle: Bundle): Promise<void> {
-    for (const [kind, folder] of [
-      ['dataset', 'datasets'],
-      ['chart', 'charts'],
-    ] as const) {
+    for (const [kind, folder] of [['dataset', 'datasets'], ['chart', 'charts']] as const) {
       if (!this.written[kind].size || !this.kinds.includes(kind)) continue;
       const lookup = kind === 'chart' ? this.chartByUuid : this.datasetByUuid;
       const unread = bundle.of(folder).some((f) => {

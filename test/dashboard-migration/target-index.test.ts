@@ -33,15 +33,7 @@ function upstream() {
 }
 
 const bundleWith = (files: Record<string, Record<string, unknown>>) =>
-  new Bundle(
-    'b',
-    new Map(
-      Object.entries({ 'metadata.yaml': {}, ...files }).map(([path, content]) => [
-        path,
-        { path, kind: path.split('/')[0] as never, content },
-      ]),
-    ),
-  );
+  new Bundle('b', new Map(Object.entries({ 'metadata.yaml': {}, ...files }).map(([path, content]) => [path, { path, kind: path.split('/')[0] as never, content }])));
 
 describe('the target index', () => {
   it('refreshes its kinds side by side: every list is asked before the first answers', async () => {
@@ -111,43 +103,13 @@ describe('the target index', () => {
     expect(u.calls.filter((c) => c.startsWith('recent'))).toEqual(['recent:0', 'recent:1', 'recent:2']);
   });
 
-  it('reads the changed dashboards again only when their last read is older than the caller allows', async () => {
-    const u = upstream();
-    u.rows.dashboard.push({
-      id: 1,
-      uuid: 'd-1',
-      slug: 'sales',
-      dashboard_title: 'Sales',
-      changed_on_utc: '2026-11-20T10:00:00.000000+0000',
-    });
-    const index = await TargetIndex.build(u);
-    const built = Date.now();
-    // Two clock ticks on: the whole list read above is then strictly older than what the caller below allows.
-    while (Date.now() < built + 2);
-    u.rows.dashboard[0] = { ...u.rows.dashboard[0], slug: 'sales-2', changed_on_utc: '2026-11-23T10:00:00.000000+0000' };
-    const beforeRead = Date.now();
-    expect(await index.refreshDashboardsChanged(1)).toBe(true);
-    const read = u.calls.filter((c) => c.startsWith('recent')).length;
-    expect(read).toBeGreaterThan(0);
-    // A caller content with a read since just before that one (a batch right after another): no call.
-    expect(await index.refreshDashboardsChanged(1, beforeRead - 1)).toBe(true);
-    expect(u.calls.filter((c) => c.startsWith('recent')).length).toBe(read);
-    // A caller wanting one after it: read again.
-    expect(await index.refreshDashboardsChanged(1, Date.now() + 1)).toBe(true);
-    expect(u.calls.filter((c) => c.startsWith('recent')).length).toBeGreaterThan(read);
-  });
-
   it('learns from a 400 that a release does not filter on id, and reads its lists whole from then on', async () => {
     const u = upstream();
     const listRows = u.listRows.bind(u);
     u.listRows = async (resource, columns, afterId) => {
       if (afterId !== undefined) {
         u.calls.push(`${resource}>${afterId} refused`);
-        throw new SupersetApiError(
-          { method: 'GET', path: `/api/v1/${resource}/`, upstreamStatus: 400 },
-          'Filter column: id not allowed to filter',
-          {},
-        );
+        throw new SupersetApiError({ method: 'GET', path: `/api/v1/${resource}/`, upstreamStatus: 400 }, 'Filter column: id not allowed to filter', {});
       }
       return listRows(resource, columns);
     };
@@ -169,10 +131,7 @@ describe('the target index', () => {
     expect(await index.refreshDashboardsChanged(1, started)).toBe(true);
     expect(u.calls.filter((c) => c.startsWith('recent'))).toEqual([]);
     // A first migration imported one; someone created another (their rows say no change time).
-    u.rows.dashboard.push(
-      { id: 1, uuid: 'd-1', slug: 'sales', dashboard_title: 'Sales' },
-      { id: 2, uuid: 'd-2', slug: 'other', dashboard_title: 'Other' },
-    );
+    u.rows.dashboard.push({ id: 1, uuid: 'd-1', slug: 'sales', dashboard_title: 'Sales' }, { id: 2, uuid: 'd-2', slug: 'other', dashboard_title: 'Other' });
     expect(await index.refreshDashboardsChanged(1)).toBe(true);
     expect(index.dashboardBySlug('sales')?.id).toBe(1);
     expect(index.dashboardBySlug('other')?.id).toBe(2);
