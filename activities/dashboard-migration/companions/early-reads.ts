@@ -5,44 +5,56 @@
  * finds a read failed asks again and meets the failure itself.
  */
 import type { Bundle } from '../../../lib/bundles/bundle.ts';
+import type { SupersetClient } from '../../../lib/superset/client.ts';
 import { directoryOf } from './people.ts';
 import { memoisedLists } from './recording.ts';
 import { clientsOf, snapshotOf, type CompanionScope } from './scope.ts';
 import { readSourceDashboardRows, readSourceEmbeddedAhead, sourceViewsTogether } from './view-caches.ts';
 
-/**
- * The source dashboards' views read together (one list read for all their charts, another for
- * their datasets: ./views.ts readViews) while the batch plans them one after another: each plan's
- * comparison then finds its dashboard's view read (once per activity either way, ./view-caches.ts
- * sourceViewOf). If the joint read fails, each comparison reads its own and meets its failure.
- * Answers when the reads are begun: the source's chart checks then find them (../source-checks-ahead.ts).
- */
-export function readSourceViewsAhead(
-  scope: Pick<CompanionScope, 'svc' | 'input' | 'clients' | 'taskSnapshot'>,
+type EarlyScope = Pick<CompanionScope, 'svc' | 'input' | 'clients' | 'taskSnapshot'>;
+
+/** Begins `read` of these dashboards on the source, under the scope's snapshot: settles once begun (not when read), never rejects. */
+function beginOnSource(
+  scope: EarlyScope,
   dashboardIds: number[],
-  /** The batch's source export of a dashboard, when it holds one: the views read their dashboards from it and one list read. */
-  exportOf?: (dashboardId: number) => Bundle | undefined,
+  read: (source: SupersetClient, ids: number[], snapshot: object) => unknown,
 ): Promise<void> {
   if (!dashboardIds.length) return Promise.resolve();
-  // Settles once the reads are begun (and kept for the activity), not when they end; never rejects.
   return clientsOf(scope)
-    .then(([source]) => void sourceViewsTogether(source, dashboardIds, snapshotOf(scope), exportOf))
+    .then(([source]) => void read(source, dashboardIds, snapshotOf(scope)))
     .catch(() => undefined);
 }
 
 /**
- * Begins reading these source dashboards' embedded configurations (kept under the snapshot for
- * their comparisons): they need no export, so a batch asks for them beside its exports. Never
- * rejects; a failed read is asked again by its comparison.
+ * The source dashboards' views read together (one list read for all their charts, another for
+ * their datasets: ./views.ts readViews) ahead of the comparisons: each then finds its dashboard's
+ * view read (once per snapshot either way, ./view-caches.ts sourceViewOf). If the joint read
+ * fails, each comparison reads its own and meets its failure. Settles when the reads are begun:
+ * the source's chart checks then find them (../source-checks-ahead.ts).
  */
-export function readSourceEmbeddedEarly(
-  scope: Pick<CompanionScope, 'svc' | 'input' | 'clients' | 'taskSnapshot'>,
+export function readSourceViewsAhead(
+  scope: EarlyScope,
   dashboardIds: number[],
+  /** The batch's source export of a dashboard, when it holds one: the views read their dashboards from it and one list read. */
+  exportOf?: (dashboardId: number) => Bundle | undefined,
 ): Promise<void> {
-  if (!dashboardIds.length) return Promise.resolve();
-  return clientsOf(scope)
-    .then(([source]) => readSourceEmbeddedAhead(source, dashboardIds, snapshotOf(scope)))
-    .catch(() => undefined);
+  return beginOnSource(scope, dashboardIds, (source, ids, snapshot) => sourceViewsTogether(source, ids, snapshot, exportOf));
+}
+
+/**
+ * Begins reading these source dashboards' embedded configurations (one read each: no list gives
+ * them), kept under the snapshot for their comparisons.
+ */
+export function readSourceEmbeddedEarly(scope: EarlyScope, dashboardIds: number[]): Promise<void> {
+  return beginOnSource(scope, dashboardIds, readSourceEmbeddedAhead);
+}
+
+/**
+ * Begins reading these source dashboards' list rows in one read (./view-caches.ts
+ * readSourceDashboardRows): what the roles kind compares before an import.
+ */
+export function readSourceDashboardRowsAhead(scope: EarlyScope, dashboardIds: number[]): Promise<void> {
+  return beginOnSource(scope, dashboardIds, readSourceDashboardRows);
 }
 
 /**
@@ -51,7 +63,7 @@ export function readSourceEmbeddedEarly(
  * queries, kept under the snapshot. Never rejects: a failed read is asked again by the
  * comparison, which meets its failure.
  */
-export function readEnvironmentsEarly(scope: Pick<CompanionScope, 'svc' | 'input' | 'clients' | 'taskSnapshot'>): void {
+export function readEnvironmentsEarly(scope: EarlyScope): void {
   void clientsOf(scope)
     .then(([source, target]) => {
       const snapshot = snapshotOf(scope);
@@ -64,20 +76,5 @@ export function readEnvironmentsEarly(scope: Pick<CompanionScope, 'svc' | 'input
       ];
       for (const read of reads) read.catch(() => undefined);
     })
-    .catch(() => undefined);
-}
-
-/**
- * Begins reading these source dashboards' list rows in one read (./view-caches.ts
- * readSourceDashboardRows): what the roles kind compares before an import. Settles once begun;
- * never rejects.
- */
-export function readSourceDashboardRowsAhead(
-  scope: Pick<CompanionScope, 'svc' | 'input' | 'clients' | 'taskSnapshot'>,
-  dashboardIds: number[],
-): Promise<void> {
-  if (!dashboardIds.length) return Promise.resolve();
-  return clientsOf(scope)
-    .then(([source]) => readSourceDashboardRows(source, dashboardIds, snapshotOf(scope)))
     .catch(() => undefined);
 }
