@@ -47,7 +47,7 @@ import {
   readSourceEmbeddedEarly,
   readSourceViewsAhead,
 } from './companions/early-reads.ts';
-import { sourceReadBeforeImport } from './companions/step.ts';
+import { defersCopyKinds, sourceReadBeforeImport } from './companions/step.ts';
 import { checkTargetsAhead } from './target-checks-ahead.ts';
 import { BatchOutcomes } from './record.ts';
 import { settleUnchanged } from './settle-unchanged.ts';
@@ -198,7 +198,7 @@ async function openBatch(
     if (landed && before === 'views') void readSourceViewsAhead(early, compared, (id) => svc.caches.exportedSources.get(taskId, id));
     else if (before === 'roles') void readSourceDashboardRowsAhead(early, compared);
     // The copy kinds' own reads: before any comparison in a rerun or a dry run; else while the import runs (readForCopyKinds).
-    if (rerun || input.dryRun) readForCopyKinds(early, todo);
+    if (rerun || !defersCopyKinds(input)) readForCopyKinds(early, todo);
   });
   return { svc, input, taskId, log, todo, records, rerun, reads, outcomes, taskSnapshot };
 }
