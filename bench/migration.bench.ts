@@ -14,6 +14,7 @@ import {
   sqlMetric,
 } from '../test/support/superset/fixtures.ts';
 import { startSuperset } from '../test/support/superset/instance.ts';
+import { cpuSnapshot, cpuSpent, type CpuGroups } from './cpu.ts';
 import { BENCH_ADMIN_PASSWORD, startBenchStack, stopOnInterrupt, waitUntil } from './support.ts';
 
 /**
@@ -26,7 +27,9 @@ import { BENCH_ADMIN_PASSWORD, startBenchStack, stopOnInterrupt, waitUntil } fro
  * With --growth G, G more dashboards are migrated fresh afterwards (Switchyard and bare), and the
  * bench prints how time grows from N to G: a growth factor of 1 is linear, below 1 better.
  * The final JSON line's `table` holds issue 30's four figures (`--dashboards 10 --growth 1000` for
- * the third), its `goals` whether each is met, and `load` the load average at the start and end.
+ * the third), its `goals` whether each is met, `load` the load average at the start and end, and
+ * `cpu_s` the CPU seconds each part of the stack spent on the first migration, its rerun and the
+ * bare copy (./cpu.ts: on two cores, a run that keeps both busy is bound by their sum).
  */
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -38,11 +41,16 @@ const DISTINCT = process.argv.includes('--distinct-charts');
 
 type Superset = Awaited<ReturnType<typeof startSuperset>>;
 type Post = (p: string, body: unknown, method?: string) => Promise<Record<string, any>>;
-/** One migration task's wall time, the verification's part of it as the task reports it, and how many dashboards it left unchanged. */
-type Migrated = { seconds: number; verificationSeconds: number; unchanged: number };
+/**
+ * One migration task's wall time, the verification's part of it as the task reports it, how many
+ * dashboards it left unchanged, and the CPU seconds each part of the stack spent meanwhile.
+ */
+type Migrated = { seconds: number; verificationSeconds: number; unchanged: number; cpu: Record<string, number> };
 type Growth = { switchyard_s: number; verification_s: number; bare_s: number; factor: number; bare_factor: number };
 type Figures = {
   bare: number;
+  /** The CPU seconds each part of the stack spent on the bare copy. */
+  bareCpu: Record<string, number>;
   first: Migrated;
   again: Migrated;
   presetCli: number | null;
@@ -106,10 +114,11 @@ async function registerEnvironments(base: string, sa: Superset, sb: Superset, db
 
 /** Runs one migration task from a to b and waits for its end; its log is kept in the bench folder. */
 async function runMigration(
-  ctx: { base: string; dir: string; headers: Record<string, string>; post: Post; envA: string; envB: string },
+  ctx: { base: string; dir: string; headers: Record<string, string>; post: Post; envA: string; envB: string; cpu: CpuGroups },
   dashboardIds: number[],
 ): Promise<Migrated> {
   const { base, dir, headers, post } = ctx;
+  const cpuBefore = cpuSnapshot(ctx.cpu);
   const t0 = performance.now();
   const { task_id } = await post('/api/dashboards/migrate', {
     source_env_id: ctx.envA,
@@ -128,6 +137,7 @@ async function runMigration(
     // and a fast poll would load the machine (API and database) while only Switchyard is measured.
     250,
   );
+  const cpu = cpuSpent(cpuBefore, cpuSnapshot(ctx.cpu));
   // From the task's creation to its end, as the service recorded them (one clock, no polling delay).
   const recorded = (Date.parse(task.finished_at) - Date.parse(task.created_at)) / 1000;
   const seconds = Number.isFinite(recorded) && recorded > 0 ? recorded : (performance.now() - t0) / 1000;
@@ -142,14 +152,17 @@ async function runMigration(
     unchanged: Number(task.result.totals?.unchanged ?? 0),
     // The verification's time after the last import, as the task reports it (the rest ran beside the imports).
     verificationSeconds: Number(task.result.timings?.verification_ms ?? 0) / 1000,
+    cpu,
   };
 }
 
-/** Bare Superset: export each dashboard from a and import it into c (overwrite), nothing else. */
-async function bareCopy(ca: SupersetClient, cb: SupersetClient, ids: number[]): Promise<number> {
+/** Bare Superset: export each dashboard from a and import it into c (overwrite), nothing else; its time and the CPU it spent. */
+async function bareCopy(ca: SupersetClient, cb: SupersetClient, ids: number[], groups: CpuGroups): Promise<{ seconds: number; cpu: Record<string, number> }> {
+  const before = cpuSnapshot(groups);
   const t0 = performance.now();
   for (const id of ids) await cb.importBundle('dashboard', await ca.exportDashboards([id]), { overwrite: true });
-  return (performance.now() - t0) / 1000;
+  const seconds = (performance.now() - t0) / 1000;
+  return { seconds, cpu: cpuSpent(before, cpuSnapshot(groups)) };
 }
 
 /** The peer: preset-cli, as its users run it (export the dashboards' assets, then sync them in); null when it is missing or fails. */
@@ -219,13 +232,21 @@ function report(figures: Figures): void {
     console.log(
       `    ${G} dashboards: Switchyard without verification ${f(growth.switchyard_s - growth.verification_s)} s (ratio ${f((growth.switchyard_s - growth.verification_s) / growth.bare_s)}x), verification ${f(growth.verification_s)} s, with it ratio ${f(growth.switchyard_s / growth.bare_s)}x`,
     );
+  const cpuLine = (c: Record<string, number>) =>
+    Object.entries(c)
+      .filter(([k]) => k !== 'preset_cli_target')
+      .map(([k, v]) => `${k} ${f(v)}`)
+      .join(', ');
+  console.log(`  CPU seconds, first migration: ${cpuLine(firstRun.cpu)}`);
+  console.log(`  CPU seconds, its rerun:       ${cpuLine(againRun.cpu)}`);
+  console.log(`  CPU seconds, bare copy:       ${cpuLine(figures.bareCpu)}`);
   console.log('  Switchyard adds: a plan per object (lookups and an export of the target for differences), collision checks,');
   console.log('  the intent row, and a verification that runs every chart query in the source and the target, beside the imports.');
   console.log(JSON.stringify(summary(figures)));
 }
 
 /** The final JSON line. */
-function summary({ bare, first: firstRun, again: againRun, presetCli, growth, load }: Figures) {
+function summary({ bare, bareCpu, first: firstRun, again: againRun, presetCli, growth, load }: Figures) {
   const first = firstRun.seconds;
   const firstVerification = firstRun.verificationSeconds;
   const again = againRun.seconds;
@@ -269,6 +290,7 @@ function summary({ bare, first: firstRun, again: againRun, presetCli, growth, lo
     table,
     goals,
     load: load.map((l) => Math.round(l * 100) / 100),
+    cpu_s: { first: firstRun.cpu, rerun: againRun.cpu, bare: bareCpu },
   };
 }
 
@@ -289,18 +311,28 @@ async function main() {
   try {
     const fixtures = await makeFixtures(dir, sa, sb);
     const { ids, grown } = fixtures;
-    const ctx = { base, dir, ...(await registerEnvironments(base, sa, sb, fixtures)) };
+    // Each Superset's process group, Switchyard's processes, and the rest the bench started (Temporal, PostgreSQL).
+    const cpu: CpuGroups = {
+      groups: {
+        source_superset: [sa.pid],
+        target_superset: [sb.pid, sc.pid],
+        preset_cli_target: [sd.pid],
+        switchyard: stack.processes.map((p) => p.child.pid!).filter(Boolean),
+      },
+      rest: { name: 'temporal_postgres', root: process.pid },
+    };
+    const ctx = { base, dir, cpu, ...(await registerEnvironments(base, sa, sb, fixtures)) };
     const first = await runMigration(ctx, ids);
     const again = await runMigration(ctx, ids);
 
     const ca = new SupersetClient({ baseUrl: sa.baseUrl, username: sa.username, password: sa.password });
     const cb = new SupersetClient({ baseUrl: sc.baseUrl, username: sc.username, password: sc.password });
-    const bare = await bareCopy(ca, cb, ids);
+    const { seconds: bare, cpu: bareCpu } = await bareCopy(ca, cb, ids, cpu);
     // Growth: G dashboards never migrated before, through Switchyard, then bare (both from scratch).
     let growth: Growth | null = null;
     if (G > 0) {
       const grownRun = await runMigration(ctx, grown);
-      const grownBare = await bareCopy(ca, cb, grown);
+      const grownBare = (await bareCopy(ca, cb, grown, cpu)).seconds;
       // Time per dashboard at G over time per dashboard at N: 1 is linear, above 1 worse than linear.
       growth = {
         switchyard_s: grownRun.seconds,
@@ -313,7 +345,7 @@ async function main() {
     ca.close();
     cb.close();
     const presetCli = await presetCliCopy(dir, sa, sd, ids);
-    report({ bare, first, again, presetCli, growth, load: [loadAtStart, os.loadavg()[0]!] });
+    report({ bare, bareCpu, first, again, presetCli, growth, load: [loadAtStart, os.loadavg()[0]!] });
   } finally {
     await stack.stop();
     await stopSupersets();

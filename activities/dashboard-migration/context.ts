@@ -101,10 +101,14 @@ export async function openUpstreams(svc: MigrationServices, input: Request, task
   // Two instances: read side by side.
   const [[source, sourceIndex], [target, index]] = await Promise.all([
     upstreamFor(deps, input.sourceEnvId).then(
-      async (u) => [u, await caches.targetIndexes.get(`${taskId}:source:${input.sourceEnvId}`, u, { kinds: [], rls: true })] as const,
+      async (u) => [u, await caches.targetIndexes.get(`${taskId}:source:${input.sourceEnvId}`, u, { kinds: [], rls: 'always' })] as const,
     ),
     upstreamFor(deps, input.targetEnvId).then(async (u) => {
-      const index = await caches.targetIndexes.get(`${taskId}:${input.targetEnvId}`, u, { rls: true, ...(lists ? {} : { kinds: [] }) });
+      // A migration that imports needs the target's CSRF token: fetched beside its lists, not once the import is ready.
+      if (lists && !input.dryRun) u.prepareWrites?.();
+      const index = await caches.targetIndexes.get(`${taskId}:${input.targetEnvId}`, u, {
+        ...(lists ? { rls: 'withDatasets' } : { kinds: [], rls: 'always' }),
+      });
       if (lists) await index.includeAll();
       return [u, index] as const;
     }),

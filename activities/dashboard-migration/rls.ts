@@ -107,7 +107,8 @@ export async function compareDashboardRules(opts: {
     const there = targetIndex.dataset(d.targetUuid);
     if (there) targetIds.set(there.id, { dataset_uuid: d.targetUuid, table_name: d.table_name });
   }
-  const target = viewsOf(await targetIndex.rlsRules(), (id) => targetIds.get(id)).map(strip);
+  // A rule of the target touches only datasets it has: none of the dashboard's there (a first import), no rule to read.
+  const target = targetIds.size ? viewsOf(await targetIndex.rlsRules(), (id) => targetIds.get(id)).map(strip) : [];
   return { source, target, differences: compareRules(source.map(strip), target) };
 }
 

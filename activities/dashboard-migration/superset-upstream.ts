@@ -43,6 +43,7 @@ export async function upstreamFor(deps: Pick<ActivityDeps, 'superset' | 'config'
 export function supersetUpstream(client: SupersetClient, opts: { maxBundleBytes?: number } = {}): MigrationUpstream {
   return {
     version: () => client.instance.version(),
+    prepareWrites: () => client.prepareWrites(),
     exportDashboards: async (ids) => new Uint8Array(await client.dashboards.export(ids)),
 
     async exportObjects(kind, ids) {

@@ -10,8 +10,9 @@
  * batch's dashboards (the target as the writes left it, which the verification then records as
  * the target's state instead of exporting it again; the one the companions' views were read from
  * after the import when nothing was written since) gives each chart's viz type and saved query
- * context, one chart list read their uuids, and each dashboard's chart list is the one its
- * companions' view read after the import when nothing was written since; no chart detail is read.
+ * context, the chart list the companions' views read after the import their uuids (one list read
+ * when they did not), and each dashboard's chart list is the one its companions' view read after
+ * the import when nothing was written since; no chart detail is read.
  */
 import { Bundle } from '../../lib/bundles/bundle.ts';
 import { splitByDashboard } from '../../lib/bundles/split.ts';
@@ -23,7 +24,7 @@ import { inParallel } from './chart-check/parallel.ts';
 import { runChecks } from './chart-check/run.ts';
 import type { TargetChecked } from './chart-check/target-ahead.ts';
 import type { ChartForCheck } from './chart-check/types.ts';
-import { takeTargetChartList, takeTargetExport } from './companions/views-ahead.ts';
+import { takeTargetChartList, takeTargetExport, targetChartUuidsRead } from './companions/views-ahead.ts';
 import { upstreamFor } from './superset-upstream.ts';
 import type { MigrationUpstream } from './upstream.ts';
 
@@ -51,6 +52,7 @@ export function checkTargetsAhead(svc: MigrationServices, input: Request, taskId
   // Taken now, before the next batch's writes: a list read before them is only used if the companions wrote nothing since.
   const lists = new Map(targetDashboardIds.map((id) => [id, takeTargetChartList(input, id)]));
   const viewed = targetDashboardIds.map((id) => takeTargetExport(input, id));
+  const uuidsRead = targetChartUuidsRead(input);
   const run = async () => {
     const target = svc.chartQueries.limited(await upstreamFor(svc.deps, input.targetEnvId), input.targetEnvId);
     const release = await target.version().catch(() => null);
@@ -61,7 +63,7 @@ export function checkTargetsAhead(svc: MigrationServices, input: Request, taskId
       const list = await (lists.get(id) ?? target.dashboardCharts(id)).catch(() => null);
       if (list) read.set(id, list as DashboardChart[]);
     });
-    const uuids = bundles ? await target.chartUuids([...read.values()].flat().map((c) => c.id)).catch(() => null) : null;
+    const uuids = bundles ? await chartUuids(target, [...read.values()].flat().map((c) => c.id), uuidsRead).catch(() => null) : null;
     const charts = new Map<number, ChartForCheck[]>();
     await inParallel(targetDashboardIds, DASHBOARDS_AT_ONCE, async (id) => {
       const bundle = bundles?.get(id);
@@ -85,6 +87,18 @@ export function checkTargetsAhead(svc: MigrationServices, input: Request, taskId
     .finally(() => {
       for (const m of [...made.values(), ...exports.values()]) m.resolve(undefined);
     });
+}
+
+/** The charts' uuids by id: those the companions' views listed after the import, the rest in one list read. */
+async function chartUuids(
+  target: MigrationUpstream,
+  ids: number[],
+  read: (ids: number[]) => Promise<Map<number, string>>,
+): Promise<Map<number, string | null>> {
+  const known: Map<number, string | null> = await read(ids);
+  const rest = ids.filter((id) => !known.has(id));
+  if (rest.length) for (const [id, uuid] of await target.chartUuids(rest)) known.set(id, uuid);
+  return known;
 }
 
 /**

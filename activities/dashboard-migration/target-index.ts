@@ -58,8 +58,12 @@ const str = (v: unknown): string | null => (typeof v === 'string' && v ? v : nul
 export interface IndexOptions {
   /** The kinds to list (a migration's source index lists none: its datasets only once it has rules, see include). */
   kinds?: readonly IndexedResource[];
-  /** Read the instance's row-level-security rules beside the lists (a migration needs them). */
-  rls?: boolean;
+  /**
+   * Read the instance's row-level-security rules ahead (a migration needs them): `always`, beside
+   * the lists; `withDatasets`, once the dataset list shows the instance has any dataset (a rule only
+   * matters on a dataset there, so a target without one is spared the read until a write needs it).
+   */
+  rls?: 'always' | 'withDatasets';
 }
 
 export class TargetIndex {
@@ -86,6 +90,8 @@ export class TargetIndex {
   /** Kinds listed after the build (include), while their list is read. */
   private readonly including = new Map<IndexedResource, Promise<void>>();
   private rls?: Promise<RlsRule[]>;
+  /** The rules are read ahead once the dataset list shows a dataset (IndexOptions.rls). */
+  private rlsWithDatasets = false;
   private roles?: Promise<UpstreamRole[]>;
   readonly uuidSource: Record<IndexedResource, UuidSource> = { dashboard: 'list', chart: 'list', dataset: 'list' };
   /** Superset calls made by build() and refresh(), for logs and benchmarks. */
@@ -103,7 +109,8 @@ export class TargetIndex {
     const index = new TargetIndex(upstream);
     if (opts.kinds) index.kinds = opts.kinds;
     // Asked for beside the lists (a failure is met again by whoever reads the rules).
-    if (opts.rls) index.rlsRules().catch(() => undefined);
+    if (opts.rls === 'always') index.rlsRules().catch(() => undefined);
+    index.rlsWithDatasets = opts.rls === 'withDatasets';
     // What the release can do is learned from its answers, not probed first: rows without a uuid
     // (load), a refused `id` filter (load). The capability probe costs several calls per instance.
     index.incremental = true;
@@ -320,6 +327,7 @@ export class TargetIndex {
     }
     const datasets = rows.map((r) => toDataset(r));
     for (const d of datasets) this.addDataset(d);
+    if (this.rlsWithDatasets && this.datasets.size) this.rlsRules().catch(() => undefined);
     if (this.uuidSource.dataset === 'export' && datasets.length) await this.datasetUuidsFromExports(datasets);
   }
 

@@ -22,6 +22,8 @@ export type IndexedResource = 'dashboard' | 'chart' | 'dataset';
 
 export interface MigrationUpstream {
   version(): Promise<string | null>;
+  /** Readies the writes to come (Superset's CSRF token fetched beside the reads before them); never fails. */
+  prepareWrites?(): void;
   exportDashboards(ids: number[]): Promise<Uint8Array>;
   /** Exports of these charts or datasets (several calls for many ids), each bundle read. */
   exportObjects(kind: 'chart' | 'dataset', ids: number[]): Promise<Bundle[]>;

@@ -110,7 +110,7 @@ export function companionDocs(i: Inputs): Record<string, string> {
   const datasets = (answer<Array<{ id: number }>>(r, 'dashboards', 'datasets', i.dashboardId) ?? []).flatMap(
     (d) => answer<ObjectMeta>(r, 'meta', 'get', 'dataset', d.id) ?? [],
   );
-  const dir: Directory = { accounts: answer<{ accounts: UpstreamAccount[] }>(r, 'users', 'all')?.accounts ?? [], roles: [] };
+  const dir: Directory = { accounts: answer<{ accounts: UpstreamAccount[] }>(r, 'users', 'all')?.accounts ?? [] };
   const who = (o: ReportSchedule['owners'][number]) => sourceAccount(dir, o);
   if (captured(i, 'owners')) for (const [name, doc] of owners(dashboard, charts, datasets, who)) put('owners', name, doc);
   if (captured(i, 'roles')) for (const role of dashboard.roles) put('roles', role.name, { name: role.name });

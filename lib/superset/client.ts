@@ -143,6 +143,11 @@ export class SupersetClient {
     return this.http.login();
   }
 
+  /** Fetches the CSRF token a write will carry now, beside other reads (a failure is met again by the write). */
+  prepareWrites(): void {
+    this.http.prepareWrites();
+  }
+
   /**
    * One JSON call to a fixed API path (transport/paths.ts): rison `q`, query parameters and a
    * JSON body; GETs are retried as any other read. The resource modules are built on it.

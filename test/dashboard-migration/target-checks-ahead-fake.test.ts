@@ -44,10 +44,15 @@ describe("a batch checks the target's charts as soon as it has imported them", (
     expect(target.count(CHART_DATA, marks[1])).toBe(1);
     expect(target.count(dashboardCharts, marks[1])).toBe(0);
     // Each chart's uuid, viz type and saved query context from one export of the batch's imported dashboards (after its
-    // writes) and one list read of their uuids: no chart detail read (one per chart before). The verification records that
-    // export as the target's state: one export a batch, none of its own.
+    // writes), the uuids from the chart list the companions' views read after the import: no chart detail read (one per
+    // chart before), and one chart list by ids for the batch (a second one for the uuids before). The verification records
+    // that export as the target's state: one export a batch, none of its own.
     expect(target.count(/^\/api\/v1\/chart\/\d+$/, marks[1])).toBe(0);
     expect(target.count('/api/v1/dashboard/export/', marks[1])).toBe(1);
+    const chartListsByIds = target.requests
+      .slice(marks[1])
+      .filter((r) => r.method === 'GET' && r.path === '/api/v1/chart/' && /"col":"id","opr":"in"/.test(JSON.stringify(r.q ?? {})));
+    expect(chartListsByIds).toHaveLength(1);
   }, 240_000);
 
   it('makes again a target check that did not pass inside the batch, and reports what it gets then', async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { compareDashboardRules } from '../../activities/dashboard-migration/rls.ts';
 import { TargetIndex } from '../../activities/dashboard-migration/target-index.ts';
 import type { IndexedResource, MigrationUpstream } from '../../activities/dashboard-migration/upstream.ts';
 import { Bundle } from '../../lib/bundles/bundle.ts';
@@ -19,6 +20,10 @@ function upstream() {
     calls,
     version: async () => '6.1.0',
     listDatabases: async () => [{ id: 1, uuid: 'db-1', database_name: 'warehouse' }],
+    rlsRules: async () => {
+      calls.push('rls');
+      return [{ id: 9, name: 'emea only', filter_type: 'Regular', clause: "region = 'EMEA'", group_key: null, tables: [{ id: 4 }], roles: [] }];
+    },
     async listRows(resource: IndexedResource, _columns: string[], afterId?: number) {
       calls.push(`${resource}${afterId === undefined ? '' : `>${afterId}`}`);
       return rows[resource].filter((r) => afterId === undefined || r.id > afterId);
@@ -158,5 +163,29 @@ describe('the target index', () => {
     u.rows.dashboard.push({ id: 1, uuid: 'd-1', slug: 'sales', dashboard_title: 'Sales' });
     const index = await TargetIndex.build(u);
     expect(await index.refreshDashboardsChanged()).toBe(false);
+  });
+
+  it("reads a target's row-level-security rules once it has a dataset, and a dashboard's only where its datasets are there", async () => {
+    const sales = { sourceUuid: 'ds-src', sourceDatabaseUuid: 'db-1', schema: null, table_name: 'sales', targetUuid: 'ds-4' };
+    const empty = upstream();
+    const src = upstream();
+    src.rows.dataset.push({ id: 4, uuid: 'ds-src', table_name: 'sales', schema: null, database: { id: 1, database_name: 'warehouse' } });
+    const source = await TargetIndex.build(src, { kinds: [], rls: 'always' });
+    const fresh = await TargetIndex.build(empty, { rls: 'withDatasets' });
+    // No dataset there (a first migration into it): no rule can touch one of the dashboard's, and none is read.
+    const first = await compareDashboardRules({ sourceIndex: source, targetIndex: fresh, datasets: [sales] });
+    expect(first.source.map((r) => r.name)).toEqual(['emea only']);
+    expect(first.target).toEqual([]);
+    expect(first.differences.map((d) => d.difference)).toEqual(['missing_in_target']);
+    expect(empty.calls).not.toContain('rls');
+
+    const populated = upstream();
+    populated.rows.dataset.push({ id: 4, uuid: 'ds-4', table_name: 'sales', schema: null, database: { id: 1, database_name: 'warehouse' } });
+    const index = await TargetIndex.build(populated, { rls: 'withDatasets' });
+    // Read ahead as the dataset list landed, and once: the comparison takes that read.
+    expect(populated.calls.filter((c) => c === 'rls')).toHaveLength(1);
+    const again = await compareDashboardRules({ sourceIndex: source, targetIndex: index, datasets: [sales] });
+    expect(again.target.map((r) => r.name)).toEqual(['emea only']);
+    expect(populated.calls.filter((c) => c === 'rls')).toHaveLength(1);
   });
 });

@@ -236,6 +236,28 @@ describe('authentication and CSRF', () => {
     expect(fake.count('/api/v1/security/csrf_token/', mark)).toBe(1);
     expect(fake.count('/api/v1/dashboard/import/', mark)).toBe(2); // 302 to /login/, renewed, then OK
   });
+
+  it('fetches the CSRF token ahead on request, beside reads, and the write then carries it without asking', async () => {
+    const c = client();
+    const mark = fake.mark();
+    // Asked for while a read is still waiting for its answer: only the token fetched ahead is asked then (else the
+    // read waits for the hang bound).
+    let released: 'the token' | 'the hang bound' | null = null;
+    const tokenAsked = fake.seen({ method: 'GET', path: '/api/v1/security/csrf_token/' }).then(() => (released ??= 'the token'));
+    const bound = new Promise((r) => setTimeout(r, 5_000)).then(() => (released ??= 'the hang bound'));
+    fake.hold({ method: 'GET', path: '/api/v1/database/' }, Promise.race([tokenAsked, bound]));
+    try {
+      c.prepareWrites();
+      await c.databases.list();
+    } finally {
+      fake.clearFailures();
+    }
+    expect(released).toBe('the token');
+    const writeMark = fake.mark();
+    await c.importBundle('dashboard', Buffer.from('PK\x03\x04rest'), { overwrite: true });
+    expect(fake.count('/api/v1/security/csrf_token/', mark)).toBe(1);
+    expect(fake.count('/api/v1/security/csrf_token/', writeMark)).toBe(0);
+  });
 });
 
 describe('typed errors, retries and deadlines', () => {

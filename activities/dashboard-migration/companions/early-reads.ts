@@ -59,7 +59,7 @@ export function readSourceDashboardRowsAhead(scope: EarlyScope, dashboardIds: nu
 
 /**
  * Begins reading what every dashboard's copy kinds compare of the environments as a whole: both
- * sides' people (owners, the accounts of reports) and the source's lists of reports and saved
+ * sides' accounts (owners, the owners of reports) and the source's lists of reports and saved
  * queries, kept under the snapshot. Never rejects: a failed read is asked again by the
  * comparison, which meets its failure.
  */

@@ -1,15 +1,16 @@
 /**
  * People and roles across environments: an account maps by username, then e-mail, then full name
- * (the first that finds exactly one account decides); a role by its name. Read once per scope
- * and environment: a migration task's snapshot (../caches.ts, renewed every minute), else the
- * activity. Switchyard never creates an account or a role.
+ * (the first that finds exactly one account decides); a role by its name. Each list is read once
+ * per scope and environment, and only by what maps by it (owners and reports by accounts, the
+ * roles kind by roles). The scope is a migration task's snapshot (../caches.ts, renewed every
+ * minute), else the activity. Switchyard never creates an account or a role.
  */
 import type { SupersetClient } from '../../../lib/superset/client.ts';
 import type { UpstreamAccount, UpstreamRole } from '../../../lib/superset/types.ts';
 
+/** An environment's accounts, which owners and the owners of reports are mapped by (roles are read on their own: rolesOf). */
 export interface Directory {
   accounts: UpstreamAccount[];
-  roles: UpstreamRole[];
 }
 
 /** Per scope (an activity's input object, or a task's source snapshot), client and list: clients are pooled across activities, and a person created since must be seen. */
@@ -31,15 +32,14 @@ function listOnce<T>(client: SupersetClient, scope: object, list: 'accounts' | '
   return asked;
 }
 
-/** The environment's roles, read once per scope: the roles kind needs no account (its comparison comes before the import). */
+/** The environment's roles, read once per scope: only the roles kind maps by them, and needs no account (its comparison comes before the import). */
 export function rolesOf(client: SupersetClient, scope: object): Promise<UpstreamRole[]> {
   return listOnce(client, scope, 'roles', () => client.roles.all());
 }
 
-/** The environment's accounts and roles, read once per scope (the activity's input, or the task's source snapshot). */
+/** The environment's accounts, read once per scope (the activity's input, or the task's source snapshot). */
 export function directoryOf(client: SupersetClient, scope: object): Promise<Directory> {
-  const accounts = listOnce(client, scope, 'accounts', () => client.users.all().then((u) => u.accounts));
-  return Promise.all([accounts, rolesOf(client, scope)]).then(([a, roles]) => ({ accounts: a, roles }));
+  return listOnce(client, scope, 'accounts', () => client.users.all().then((u) => u.accounts)).then((accounts) => ({ accounts }));
 }
 
 /** How an account is named in reports: its username, else its e-mail, else its name. */
@@ -80,6 +80,6 @@ export function sourceAccount(
   };
 }
 
-export function roleNamed(dir: Pick<Directory, 'roles'>, name: string): UpstreamRole | null {
+export function roleNamed(dir: { roles: UpstreamRole[] }, name: string): UpstreamRole | null {
   return dir.roles.find((r) => r.name === name) ?? null;
 }

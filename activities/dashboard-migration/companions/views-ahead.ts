@@ -10,7 +10,7 @@
 import type { Bundle } from '../../../lib/bundles/bundle.ts';
 import type { SupersetClient } from '../../../lib/superset/client.ts';
 import type { DashboardChart } from '../../../lib/superset/types.ts';
-import { readView, readViews, type ChartLists, type DashboardView } from './views.ts';
+import { readView, readViews, type ChartLists, type DashboardView, type ObjectReads } from './views.ts';
 
 interface Ahead {
   /** The activity's writes to the target so far. */
@@ -21,6 +21,8 @@ interface Ahead {
   lists: Map<number, { started: number; read: Promise<DashboardChart[]> }>;
   /** Each dashboard's export the views were read from, with the write count when it started (kept for the target's chart checks). */
   exports: Map<number, { started: number; read: Promise<Bundle | undefined> }>;
+  /** The charts and datasets the last joint read listed, by `<kind> <id>` (their uuids, for the target's chart checks). */
+  objects: ObjectReads;
 }
 
 /** Per activity (its input object). */
@@ -28,7 +30,7 @@ const aheadByActivity = new WeakMap<object, Ahead>();
 
 function aheadOf(activity: object): Ahead {
   let a = aheadByActivity.get(activity);
-  if (!a) aheadByActivity.set(activity, (a = { writes: 0, views: new Map(), lists: new Map(), exports: new Map() }));
+  if (!a) aheadByActivity.set(activity, (a = { writes: 0, views: new Map(), lists: new Map(), exports: new Map(), objects: new Map() }));
   return a;
 }
 
@@ -45,11 +47,13 @@ export function readTargetViewsAhead(
 ): void {
   const ahead = aheadOf(activity);
   const lists: ChartLists = new Map();
+  const objects: ObjectReads = new Map();
+  ahead.objects = objects;
   const bundles = exported?.bundles.catch(() => null);
   for (const id of exported?.ids ?? []) ahead.exports.set(id, { started: ahead.writes, read: bundles!.then((b) => b?.get(id)) });
   const together = target.then(async (client) => {
     const b = await bundles;
-    return readViews(client, targetDashboardIds, undefined, lists, b ? (id) => b.get(id) : undefined);
+    return readViews(client, targetDashboardIds, objects, lists, b ? (id) => b.get(id) : undefined);
   });
   together.catch(() => undefined);
   for (const id of targetDashboardIds) {
@@ -105,6 +109,27 @@ export function takeTargetChartList(activity: object, targetDashboardId: number)
  */
 export function takeTargetExport(activity: object, targetDashboardId: number): Promise<Bundle | undefined> | undefined {
   return takeCurrent(activity, (a) => a.exports, targetDashboardId);
+}
+
+/**
+ * The uuids of the target's charts as the last views read ahead listed them, by chart id: taken now
+ * (before the next batch reads ahead), read when awaited. A chart's uuid never changes, so a write
+ * since does not matter; a chart those reads did not list, or listed without its uuid, is left out.
+ * For the target's chart checks (../target-checks-ahead.ts), which list only the charts left out.
+ */
+export function targetChartUuidsRead(activity: object): (chartIds: number[]) => Promise<Map<number, string>> {
+  const objects = aheadByActivity.get(activity)?.objects;
+  return async (chartIds) => {
+    const out = new Map<number, string>();
+    for (const id of chartIds) {
+      const uuid = await objects
+        ?.get(`chart ${id}`)
+        ?.then((m) => m.uuid)
+        .catch(() => null);
+      if (uuid) out.set(id, uuid);
+    }
+    return out;
+  };
 }
 
 /** The activity wrote to the target (or tried to): views read before now are read again. */

@@ -105,6 +105,17 @@ export class SupersetTransport {
     return this.session.login();
   }
 
+  /**
+   * Fetches the CSRF token a write carries now, beside the reads before it, instead of just before
+   * the first write. A failure is not reported here: the write meets it again.
+   */
+  prepareWrites(): void {
+    void this.session
+      .ensureAuth()
+      .then(() => this.session.ensureCsrf())
+      .catch(() => undefined);
+  }
+
   /** One JSON call to a fixed API path (see ./paths.ts); GETs are retried as any other read. */
   request<T>(method: Method, path: string, opts: { q?: unknown; query?: QueryParams; json?: unknown } = {}): Promise<T> {
     const spec: CallSpec = { method, path, q: opts.q, query: opts.query, json: opts.json };
