@@ -20,7 +20,7 @@ import type { ActivityDeps } from '../deps.ts';
 import { currentTaskId } from '../task-context.ts';
 import { runBatch } from './batch.ts';
 import { createMigrationCaches, type MigrationCaches } from './caches.ts';
-import { createMigrationServices, type Request } from './context.ts';
+import { createMigrationServices, type MigrationServices, type Request } from './context.ts';
 import { migrateDashboard } from './dashboard.ts';
 import { finishTask, recordFailures } from './record.ts';
 import { unwrapStep } from './step.ts';
@@ -43,12 +43,12 @@ export function createMigrationActivities(
      * report's comparison). Upstream outages are retried by Temporal; a refusal is the outcome.
      */
     async migrateDashboard(input: Request & { dashboardId: number; learnedRejections: RejectionRule[] }): Promise<DashboardOutcome> {
-      return withHeartbeat(() => migrateDashboard(svc, currentTaskId(), input, Context.current().log));
+      return withHeartbeat(() => migrateDashboard(clientsOnce(svc), currentTaskId(), input, Context.current().log));
     },
 
     /** The dashboard is there, its charts are linked, and each chart's query runs in the target (a git deploy's check). */
     async verifyMigratedDashboard(input: { targetEnvId: string; dashboardId: number; expectedChartUuids: string[] }): Promise<Verification> {
-      return withHeartbeat(() => verifyDeployed(svc, input, Context.current().log));
+      return withHeartbeat(() => verifyDeployed(clientsOnce(svc), input, Context.current().log));
     },
 
     /**
@@ -60,7 +60,7 @@ export function createMigrationActivities(
      * PostgreSQL; the workflow gets only what it needs to go on.
      */
     async migrateBatch(input: MigrationBatchInput): Promise<MigrationBatchResult> {
-      return withHeartbeat(() => runBatch(svc, input, currentTaskId(), Context.current().log));
+      return withHeartbeat(() => runBatch(clientsOnce(svc), input, currentTaskId(), Context.current().log));
     },
 
     /**
@@ -70,7 +70,7 @@ export function createMigrationActivities(
      * batch; chart queries to an environment stay within VERIFY_CONCURRENCY (./chart-check/limit.ts).
      */
     async verifyMigratedBatch(input: VerifyBatchInput): Promise<{ failed: number }> {
-      return withHeartbeat(() => verifyImported(svc, currentTaskId(), input, Context.current().log));
+      return withHeartbeat(() => verifyImported(clientsOnce(svc), currentTaskId(), input, Context.current().log));
     },
 
     /**
@@ -95,6 +95,27 @@ export function createMigrationActivities(
       return finishTask(svc, currentTaskId(), input);
     },
   };
+}
+
+/**
+ * The services one activity runs with: each environment's client resolved once for the whole
+ * activity (and what it began that outlives it), instead of once per read. Resolving reads the
+ * environment's row; a batch asked for its clients some sixty times, and an environment edited
+ * meanwhile could have switched a batch to another host half-way. The next activity resolves
+ * again. A failed resolution is not kept.
+ */
+function clientsOnce(svc: MigrationServices): MigrationServices {
+  const resolved = new Map<string, ReturnType<ActivityDeps['superset']>>();
+  const superset: ActivityDeps['superset'] = (envId) => {
+    let client = resolved.get(envId);
+    if (!client) {
+      client = svc.deps.superset(envId);
+      client.catch(() => resolved.delete(envId));
+      resolved.set(envId, client);
+    }
+    return client;
+  };
+  return { ...svc, deps: { ...svc.deps, superset } };
 }
 
 /**
