@@ -70,9 +70,10 @@ export async function renderDashboard(pool: ChromiumPool, target: DashboardPage,
     const url = new URL(`superset/dashboard/${target.dashboardId}/?standalone=1`, base);
     const login = new URL('login/', base);
     const onLoginPage = () => new URL(page.url()).pathname.startsWith(login.pathname);
+    await contextSignedIn(page, login, target);
     await reach(page, url, 'the dashboard');
-    // Sent to the login page: the context's first dashboard, or its session ended. Pages of one
-    // context sign in one at a time (a second sign-in would post the first one's stale CSRF token).
+    // Sent to the login page all the same: the context's session ended. Pages of one context sign
+    // in again one at a time (a second sign-in would post the first one's stale CSRF token).
     for (let attempt = 0; onLoginPage() && attempt < 2; attempt++) {
       await signedIn(page.context(), () => signIn(page, login, target));
       await reach(page, url, 'the dashboard');
@@ -93,7 +94,30 @@ async function confinedContext(browser: Browser, base: URL, verifyTls: boolean):
   return context;
 }
 
-/** Sign-ins in flight, per context: a page sent to the login page meanwhile waits for that one. */
+/**
+ * Per context, its first sign-in, which each of its pages awaits before it opens anything. Superset
+ * answers every visit to its login page with a new session cookie (holding the page's CSRF token),
+ * and a context's pages share one cookie jar: a page sent to the login page while another signs in
+ * replaced the cookie that sign-in posted with (Superset then refused it, 302 back to the login
+ * page), or, landing after it, signed the context out again. A failed sign-in is not kept: the next
+ * page tries again.
+ */
+const contextsSignedIn = new WeakMap<BrowserContext, Promise<void>>();
+
+function contextSignedIn(page: Page, login: URL, who: DashboardPage): Promise<void> {
+  const context = page.context();
+  let done = contextsSignedIn.get(context);
+  if (!done) {
+    done = signIn(page, login, who);
+    contextsSignedIn.set(context, done);
+    done.catch(() => {
+      if (contextsSignedIn.get(context) === done) contextsSignedIn.delete(context);
+    });
+  }
+  return done;
+}
+
+/** Sign-ins in flight, per context: a page sent to the login page later (its session ended) waits for that one. */
 const signingIn = new WeakMap<BrowserContext, Promise<void>>();
 
 function signedIn(context: BrowserContext, signIn: () => Promise<void>): Promise<void> {

@@ -47,7 +47,8 @@ describe('the browser check when it cannot render', () => {
     try {
       const api = await checkDashboard(svc, { taskId: 't', targetEnvId: apiOnly, dashboardId: 1 }, log);
       expect(api.verdict).toBe('not_verifiable');
-      expect(api.reason).toMatch(/Superset's frontend answered 4\d\d for the dashboard/);
+      // The first page a context opens is the login page (its sign-in comes before any dashboard).
+      expect(api.reason).toMatch(/Superset's frontend answered 4\d\d for the login page/);
       const none = await checkDashboard(svc, { taskId: 't', targetEnvId: nobody, dashboardId: 1 }, log);
       expect(none.verdict).toBe('not_verifiable');
       expect(none.reason).toMatch(/Superset's frontend at http:\/\/127\.0\.0\.1:9 could not be reached/);
