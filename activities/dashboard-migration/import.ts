@@ -8,6 +8,7 @@ import { aggregateFields, type DashboardOutcome, type RejectionRule } from '../.
 import { generalise, stripKnownRejections, type DefaultedField } from '../../lib/bundles/rewrite.ts';
 import { mergeBundles } from '../../lib/bundles/split.ts';
 import { classifySupersetFailure } from '../../lib/superset/errors.ts';
+import { listedColumns, listedRow, type ListedMeta } from '../../lib/superset/resources/object-meta.ts';
 import { maxBundleBytes } from '../deps.ts';
 import { itemFailure } from '../item-failure.ts';
 import { importPrepared, learnFromRefusal, logTaught, MAX_STRIP_ROUNDS, pushUpdatedObjects, type ImportResult } from './apply.ts';
@@ -106,7 +107,8 @@ export async function importTogether(
       ready.map((p) => p.prepared),
       log,
     );
-  await up.index.refreshDashboards();
+  // The new ids, read with the columns the companions' views compare: those views list no dashboard of their own.
+  const rows = await up.index.refreshDashboards(listedColumns('dashboard'));
   const landed: number[] = [];
   for (const p of ready) {
     const there = (await up.index.dashboard(p.prepared.dashboardUuid)) ?? (await up.target.findDashboard(p.prepared.dashboardUuid));
@@ -123,6 +125,7 @@ export async function importTogether(
     scope,
     ready.map((p, at) => ({ targetDashboardId: landed[at]!, check: p.companions })),
     maxBundleBytes(svc.deps),
+    landedRows(rows, landed),
   );
   const out: DashboardOutcome[] = [];
   for (const [at, p] of ready.entries()) {
@@ -138,6 +141,16 @@ export async function importTogether(
     out.push(await afterImport(scope, p, r));
   }
   return { imported: out };
+}
+
+/** The landed dashboards' rows as the companions' views take them (ObjectMetas.listed's), by target id. */
+function landedRows(rows: Array<Record<string, unknown> & { id: number }>, landed: number[]): Map<number, ListedMeta> {
+  const out = new Map<number, ListedMeta>();
+  for (const r of rows) {
+    const row = landed.includes(r.id) ? listedRow('dashboard', r) : undefined;
+    if (row) out.set(r.id, row);
+  }
+  return out;
 }
 
 /** The index learns of an import at once: this dashboard exists now; content it may have changed is read again. */

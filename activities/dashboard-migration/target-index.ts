@@ -165,7 +165,7 @@ export class TargetIndex {
   async include(kind: IndexedResource): Promise<void> {
     if (this.kinds.includes(kind)) return this.including.get(kind);
     this.kinds = [...this.kinds, kind];
-    const loaded = this.load(kind);
+    const loaded = this.load(kind).then(() => undefined);
     this.including.set(kind, loaded);
     loaded.catch(() => {
       // Not listed after all: the next caller tries again.
@@ -290,18 +290,24 @@ export class TargetIndex {
     this.databaseList = await this.upstream.listDatabases();
   }
 
-  private async load(resource: IndexedResource, afterId?: number): Promise<void> {
+  /** Lists a kind (past `afterId` when given) into the index; answers the rows, with `alsoColumns` for a caller that needs more of them. */
+  private async load(
+    resource: IndexedResource,
+    afterId?: number,
+    alsoColumns: readonly string[] = [],
+  ): Promise<Array<Record<string, unknown> & { id: number }>> {
     this.calls++;
     const readAt = Date.now();
+    const columns = [...new Set([...COLUMNS[resource], ...alsoColumns])];
     let rows: Array<Record<string, unknown> & { id: number }>;
     try {
-      rows = await this.upstream.listRows(resource, COLUMNS[resource], afterId);
+      rows = await this.upstream.listRows(resource, columns, afterId);
     } catch (err) {
       // A release that does not filter this list on `id` says so with a 400: from now on, lists are read whole.
       if (afterId === undefined || !(err instanceof SupersetApiError) || err.upstreamStatus !== 400) throw err;
       this.incremental = false;
       this.calls++;
-      rows = await this.upstream.listRows(resource, COLUMNS[resource]);
+      rows = await this.upstream.listRows(resource, columns);
     }
     // A release whose lists carry no uuid shows it in its rows even where the probe could not tell.
     if (this.uuidSource[resource] === 'list' && rows.length && rows.some((r) => !str(r.uuid))) {
@@ -315,7 +321,7 @@ export class TargetIndex {
         if (!this.dashboardsListedAt) this.listedEmpty = rows.length === 0;
         this.dashboardsListedAt = readAt;
       }
-      return;
+      return rows;
     }
     if (resource === 'chart') {
       if (this.uuidSource.chart === 'list') {
@@ -323,12 +329,13 @@ export class TargetIndex {
       } else if (rows.length) {
         await this.chartsFromExports(rows.map((r) => r.id));
       }
-      return;
+      return rows;
     }
     const datasets = rows.map((r) => toDataset(r));
     for (const d of datasets) this.addDataset(d);
     if (this.rlsWithDatasets && this.datasets.size) this.rlsRules().catch(() => undefined);
     if (this.uuidSource.dataset === 'export' && datasets.length) await this.datasetUuidsFromExports(datasets);
+    return rows;
   }
 
   private addDashboardRow(r: Record<string, unknown> & { id: number }): void {
@@ -421,10 +428,14 @@ export class TargetIndex {
     return Date.now() - this.readAt > age;
   }
 
-  /** Reads the dashboards created since the last read (one list call where the release filters on id). */
-  async refreshDashboards(): Promise<void> {
+  /**
+   * Reads the dashboards created since the last read (one list call where the release filters on
+   * id) and answers their rows, with `alsoColumns` for a caller that reads them next (the
+   * companions' views of dashboards just imported, which then need no list of their own).
+   */
+  async refreshDashboards(alsoColumns: readonly string[] = []): Promise<Array<Record<string, unknown> & { id: number }>> {
     for (const [uuid, d] of this.dashboardByUuid) if (d === null) this.dashboardByUuid.delete(uuid);
-    await this.load('dashboard', this.incremental ? this.maxId.dashboard : undefined);
+    return this.load('dashboard', this.incremental ? this.maxId.dashboard : undefined, alsoColumns);
   }
 
   /**

@@ -53,6 +53,12 @@ describe("a batch checks the target's charts as soon as it has imported them", (
       .slice(marks[1])
       .filter((r) => r.method === 'GET' && r.path === '/api/v1/chart/' && /"col":"id","opr":"in"/.test(JSON.stringify(r.q ?? {})));
     expect(chartListsByIds).toHaveLength(1);
+    // The new dashboards' ids were read with the columns those views compare (owners, roles, tags, certification): the
+    // views list no dashboard by ids of their own (one more list read a batch before).
+    const dashboardListsByIds = target.requests
+      .slice(marks[1])
+      .filter((r) => r.method === 'GET' && r.path === '/api/v1/dashboard/' && /"col":"id","opr":"in"/.test(JSON.stringify(r.q ?? {})));
+    expect(dashboardListsByIds).toHaveLength(0);
   }, 240_000);
 
   it('makes again a target check that did not pass inside the batch, and reports what it gets then', async () => {

@@ -20,6 +20,7 @@ import {
 import { migrateAgainAction, type DashboardOutcome } from '../../../contracts/migration.ts';
 import { uniqueActions, type NextAction } from '../../../contracts/outcomes.ts';
 import { SupersetForbiddenError, SupersetNotFoundError } from '../../../lib/superset/errors.ts';
+import type { ListedMeta } from '../../../lib/superset/resources/object-meta.ts';
 import { Bundle } from '../../../lib/bundles/bundle.ts';
 import { splitByDashboard } from '../../../lib/bundles/split.ts';
 import { itemFailure } from '../../item-failure.ts';
@@ -288,6 +289,8 @@ export function readImportedViewsAhead(
   dashboards: Array<{ targetDashboardId: number; check?: CompanionCheck }>,
   /** The largest export read (../../deps.ts maxBundleBytes). */
   maxBytes: number,
+  /** The imported dashboards' list rows as the caller read them after the import (their ids), by target id. */
+  dashboardRows?: ReadonlyMap<number, ListedMeta>,
 ): void {
   const ids = dashboards
     .filter((d) => d.check && (copyingKinds(d.check, true).length || d.check.deferred?.length))
@@ -298,7 +301,7 @@ export function readImportedViewsAhead(
   // One export of every dashboard imported: the views read from it, and the target's chart checks take it when nothing was written since.
   const all = dashboards.map((d) => d.targetDashboardId);
   const bundles = target.then(async (t) => splitByDashboard(Bundle.fromZip(await t.exportDashboards(all), maxBytes)));
-  readTargetViewsAhead(scope.input, target, ids, { ids: all, bundles });
+  readTargetViewsAhead(scope.input, target, ids, { ids: all, bundles }, dashboardRows);
 }
 
 function blocked(

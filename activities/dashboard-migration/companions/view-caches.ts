@@ -13,6 +13,7 @@ import type { EmbeddedConfig } from '../../../lib/superset/resources/embedded.ts
 import { plainMeta, type ListedMeta, type ObjectMeta } from '../../../lib/superset/resources/object-meta.ts';
 import type { DashboardChart } from '../../../lib/superset/types.ts';
 import { inParallel, readView, readViews, type ChartLists, type DashboardView, type ObjectReads } from './views.ts';
+import { withDashboardRows } from './views-listed.ts';
 
 /**
  * The target's charts and datasets as the comparisons before any write read them, per activity
@@ -194,21 +195,7 @@ export function readSourceDashboardRows(client: SupersetClient, dashboardIds: nu
 
 /** The client whose dashboard list reads take the rows kept under the key, asking Superset only for the others. */
 function withKeptRows(client: SupersetClient, activity: object): SupersetClient {
-  const kept = sourceDashboardRows.get(activity);
-  if (!kept?.size) return client;
-  const listed: SupersetClient['meta']['listed'] = async (kind, ids) => {
-    if (kind !== 'dashboard') return client.meta.listed(kind, ids);
-    const have = ids.filter((id) => kept.has(id));
-    const rest = ids.filter((id) => !kept.has(id));
-    const [rows, more] = await Promise.all([
-      Promise.all(have.map((id) => kept.get(id)!.catch(() => undefined))),
-      rest.length ? client.meta.listed(kind, rest) : Promise.resolve([]),
-    ]);
-    // A row the kept read did not give (failed, or left out) is read the usual way by the views.
-    return [...rows.filter((r): r is ListedMeta => r !== undefined), ...more];
-  };
-  const meta = new Proxy(client.meta, { get: (t, key) => (key === 'listed' ? listed : Reflect.get(t, key)) });
-  return new Proxy(client, { get: (t, key) => (key === 'meta' ? meta : Reflect.get(t, key)) });
+  return withDashboardRows(client, sourceDashboardRows.get(activity) ?? new Map());
 }
 
 /**

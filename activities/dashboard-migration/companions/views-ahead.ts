@@ -10,7 +10,9 @@
 import type { Bundle } from '../../../lib/bundles/bundle.ts';
 import type { SupersetClient } from '../../../lib/superset/client.ts';
 import type { DashboardChart } from '../../../lib/superset/types.ts';
+import type { ListedMeta } from '../../../lib/superset/resources/object-meta.ts';
 import { readView, readViews, type ChartLists, type DashboardView, type ObjectReads } from './views.ts';
+import { withDashboardRows } from './views-listed.ts';
 
 interface Ahead {
   /** The activity's writes to the target so far. */
@@ -37,13 +39,15 @@ function aheadOf(activity: object): Ahead {
 /**
  * These target dashboards' views read ahead together (./views.ts readViews: their charts and
  * datasets in one list read each; with `exported`, the target's export of the batch's imported
- * dashboards, their own meta and chart lists from it and one dashboard list read).
+ * dashboards, their own meta and chart lists from it and one dashboard list read, none with
+ * `dashboardRows`, the rows the caller already read of them).
  */
 export function readTargetViewsAhead(
   activity: object,
   target: Promise<SupersetClient>,
   targetDashboardIds: number[],
   exported?: { ids: number[]; bundles: Promise<Map<number, Bundle>> },
+  dashboardRows: ReadonlyMap<number, ListedMeta> = new Map(),
 ): void {
   const ahead = aheadOf(activity);
   const lists: ChartLists = new Map();
@@ -51,9 +55,10 @@ export function readTargetViewsAhead(
   ahead.objects = objects;
   const bundles = exported?.bundles.catch(() => null);
   for (const id of exported?.ids ?? []) ahead.exports.set(id, { started: ahead.writes, read: bundles!.then((b) => b?.get(id)) });
+  const rows = new Map([...dashboardRows].map(([id, row]) => [id, Promise.resolve(row)]));
   const together = target.then(async (client) => {
     const b = await bundles;
-    return readViews(client, targetDashboardIds, objects, lists, b ? (id) => b.get(id) : undefined);
+    return readViews(withDashboardRows(client, rows), targetDashboardIds, objects, lists, b ? (id) => b.get(id) : undefined);
   });
   together.catch(() => undefined);
   for (const id of targetDashboardIds) {

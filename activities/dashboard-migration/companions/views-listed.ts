@@ -17,7 +17,7 @@ import type { Bundle, BundleFile } from '../../../lib/bundles/bundle.ts';
 import { chartUuidsOf } from '../../../lib/bundles/rewrite.ts';
 import { idOfNamedFile } from '../../../lib/bundles/split.ts';
 import type { SupersetClient } from '../../../lib/superset/client.ts';
-import { plainMeta, type ObjectMeta } from '../../../lib/superset/resources/object-meta.ts';
+import { plainMeta, type ListedMeta, type ObjectMeta } from '../../../lib/superset/resources/object-meta.ts';
 import type { DashboardChart } from '../../../lib/superset/types.ts';
 
 /**
@@ -90,4 +90,26 @@ export async function headsFromExport(
     });
   }
   return out;
+}
+
+/**
+ * The client whose dashboard list reads (`meta.listed('dashboard', ids)`) take the rows the caller
+ * already holds (read ahead, or by another list read), asking Superset only for the others. A row
+ * that turns out missing (its read failed, or gave none) is left out, for the views to read that
+ * dashboard the usual way.
+ */
+export function withDashboardRows(client: SupersetClient, rows: ReadonlyMap<number, Promise<ListedMeta | undefined>>): SupersetClient {
+  if (!rows.size) return client;
+  const listed: SupersetClient['meta']['listed'] = async (kind, ids) => {
+    if (kind !== 'dashboard') return client.meta.listed(kind, ids);
+    const have = ids.filter((id) => rows.has(id));
+    const rest = ids.filter((id) => !rows.has(id));
+    const [kept, more] = await Promise.all([
+      Promise.all(have.map((id) => rows.get(id)!.catch(() => undefined))),
+      rest.length ? client.meta.listed(kind, rest) : Promise.resolve([]),
+    ]);
+    return [...kept.filter((r): r is ListedMeta => r !== undefined), ...more];
+  };
+  const meta = new Proxy(client.meta, { get: (t, key) => (key === 'listed' ? listed : Reflect.get(t, key)) });
+  return new Proxy(client, { get: (t, key) => (key === 'meta' ? meta : Reflect.get(t, key)) });
 }

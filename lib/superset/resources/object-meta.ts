@@ -145,6 +145,21 @@ export function plainMeta(row: ListedMeta): ObjectMeta {
   return meta;
 }
 
+/** The columns ObjectMetas.listed asks of this kind's list (a caller listing the same rows another way asks for these too). */
+export function listedColumns(kind: ListedKind): string[] {
+  return [...LIST_COLUMNS[kind]];
+}
+
+/**
+ * A list row (read with listedColumns) as ObjectMetas.listed answers it; undefined for a row it
+ * leaves to the detail read: a dashboard or chart without its tags (a release or setting that does
+ * not list them).
+ */
+export function listedRow(kind: ListedKind, r: Record<string, unknown>): ListedMeta | undefined {
+  if (kind !== 'dataset' && !Array.isArray(r.tags ?? r.custom_tags)) return undefined;
+  return listedFrom(kind, Number(r.id), r);
+}
+
 /** A list row's meta with what a chart's row adds (ListedMeta). */
 function listedFrom(kind: ListedKind, id: number, r: Record<string, unknown>): ListedMeta {
   const meta: ListedMeta = metaFrom(kind, id, r);
@@ -191,10 +206,8 @@ export class ObjectMetas {
         pageSize: MAX_PAGE_SIZE,
       });
       for (const r of page.result) {
-        const id = Number(r.id);
-        // A row without its tags (a release or setting that does not list them) is left to the detail read.
-        if (!chunk.includes(id) || (kind !== 'dataset' && !Array.isArray(r.tags ?? r.custom_tags))) continue;
-        out.push(listedFrom(kind, id, r));
+        const row = chunk.includes(Number(r.id)) ? listedRow(kind, r) : undefined;
+        if (row) out.push(row);
       }
     }
     return out;
