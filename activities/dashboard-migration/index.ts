@@ -20,7 +20,8 @@ import type { ActivityDeps } from '../deps.ts';
 import { currentTaskId } from '../task-context.ts';
 import { runBatch } from './batch.ts';
 import { createMigrationCaches, type MigrationCaches } from './caches.ts';
-import { createMigrationServices, type MigrationServices, type Request } from './context.ts';
+import { clientsOnce } from './activity-clients.ts';
+import { createMigrationServices, type Request } from './context.ts';
 import { migrateDashboard } from './dashboard.ts';
 import { finishTask, recordFailures } from './record.ts';
 import { unwrapStep } from './step.ts';
@@ -95,27 +96,6 @@ export function createMigrationActivities(
       return finishTask(svc, currentTaskId(), input);
     },
   };
-}
-
-/**
- * The services one activity runs with: each environment's client resolved once for the whole
- * activity (and what it began that outlives it), instead of once per read. Resolving reads the
- * environment's row; a batch asked for its clients some sixty times, and an environment edited
- * meanwhile could have switched a batch to another host half-way. The next activity resolves
- * again. A failed resolution is not kept.
- */
-function clientsOnce(svc: MigrationServices): MigrationServices {
-  const resolved = new Map<string, ReturnType<ActivityDeps['superset']>>();
-  const superset: ActivityDeps['superset'] = (envId) => {
-    let client = resolved.get(envId);
-    if (!client) {
-      client = svc.deps.superset(envId);
-      client.catch(() => resolved.delete(envId));
-      resolved.set(envId, client);
-    }
-    return client;
-  };
-  return { ...svc, deps: { ...svc.deps, superset } };
 }
 
 /**
