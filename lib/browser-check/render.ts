@@ -108,7 +108,8 @@ function contextSignedIn(page: Page, login: URL, who: DashboardPage): Promise<vo
   const context = page.context();
   let done = contextsSignedIn.get(context);
   if (!done) {
-    done = signIn(page, login, who);
+    // Through the same one-at-a-time flight as a later sign-in: the two never overlap.
+    done = signedIn(context, () => signIn(page, login, who));
     contextsSignedIn.set(context, done);
     done.catch(() => {
       if (contextsSignedIn.get(context) === done) contextsSignedIn.delete(context);
