@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { strFromU8, strToU8, zipSync } from 'fflate';
-import { parse, stringify } from 'yaml';
+import { stringify } from 'yaml';
 import { ArchiveError, formatBytes, unzipWithin } from '../archive/unzip.ts';
+import { parseExportYaml } from './export-yaml.ts';
 
 /**
  * A Superset export bundle (ZIP with one root folder of YAML files) as data. Superset only
@@ -63,7 +64,7 @@ export class Bundle {
       if (!/\.ya?ml$/.test(path) || path.split('/').some((p) => p.startsWith('.') || p.startsWith('_'))) continue;
       let content: unknown;
       try {
-        content = parse(strFromU8(data));
+        content = parseExportYaml(strFromU8(data));
       } catch (err) {
         throw new BundleError('unreadable', `${path} in the bundle is not YAML: ${(err as Error).message}`, err);
       }
