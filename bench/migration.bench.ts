@@ -21,7 +21,7 @@ import { BENCH_ADMIN_PASSWORD, startBenchStack, stopOnInterrupt, waitUntil } fro
  * A migration of N dashboards through Switchyard (export, remap, collision checks, import,
  * verification of every chart query, as a Temporal task) against the bare Superset export and
  * import calls for the same dashboards, in one run on real Superset 6.1.0 instances: one source and an empty target per contender.
- * Usage: npm run bench:migration [-- --dashboards 10] [-- --growth 100] [-- --distinct-charts] [-- --warm-up 2]
+ * Usage: npm run bench:migration [-- --dashboards 10] [-- --growth 100] [-- --distinct-charts] [-- --warm-up 2] [-- --rounds 3]
  * Every dashboard's two charts ask the same two queries unless --distinct-charts gives each chart
  * a query of its own (a chart check sends a query several charts share once).
  * With --growth G, G more dashboards are migrated fresh afterwards (Switchyard and bare), and the
@@ -32,6 +32,12 @@ import { BENCH_ADMIN_PASSWORD, startBenchStack, stopOnInterrupt, waitUntil } fro
  * (compiled statements, schemas) as in Switchyard (its workflow sandbox, modules, compiled code),
  * and without it only the contender measured first paid for it, while the bare calls found the
  * source Superset warmed by Switchyard's two tasks. What the warm-up took is printed apart.
+ * The N-dashboard figures are measured in R rounds (--rounds R, 3 by default), each on N
+ * dashboards of its own: Switchyard's migration, its rerun, then the bare calls, back to back, so
+ * the two contenders of a round meet the same machine. One run's ratio scattered by ±15% here
+ * (rows up to 87); each figure printed is the median of the rounds' (a round's ratio pairs its own
+ * migration with its own bare copy), `rounds` lists every round's, and `cpu_s` is the round whose
+ * ratio is the median.
  * The final JSON line's `table` holds issue 30's four figures (`--dashboards 10 --growth 1000` for
  * the third), its `goals` whether each is met, `load` the load average at the start and end, and
  * `cpu_s` the CPU seconds each part of the stack spent on the first migration, its rerun and the
@@ -45,6 +51,7 @@ const N = arg('dashboards', 10);
 const G = arg('growth', 0);
 const DISTINCT = process.argv.includes('--distinct-charts');
 const W = arg('warm-up', 2);
+const R = Math.max(1, arg('rounds', 3));
 
 type Superset = Awaited<ReturnType<typeof startSuperset>>;
 type Post = (p: string, body: unknown, method?: string) => Promise<Record<string, any>>;
@@ -54,12 +61,10 @@ type Post = (p: string, body: unknown, method?: string) => Promise<Record<string
  */
 type Migrated = { seconds: number; verificationSeconds: number; unchanged: number; cpu: Record<string, number> };
 type Growth = { switchyard_s: number; verification_s: number; bare_s: number; factor: number; bare_factor: number };
+/** One round: Switchyard's migration of N dashboards, its rerun, and the bare calls' copy of the same N (its time and CPU seconds). */
+type Round = { first: Migrated; again: Migrated; bare: number; bareCpu: Record<string, number> };
 type Figures = {
-  bare: number;
-  /** The CPU seconds each part of the stack spent on the bare copy. */
-  bareCpu: Record<string, number>;
-  first: Migrated;
-  again: Migrated;
+  rounds: Round[];
   presetCli: number | null;
   growth: Growth | null;
   /** The 1-minute load average when the bench started and when it ended (the machine is shared). */
@@ -68,7 +73,7 @@ type Figures = {
   warmUp: { switchyard: Migrated; bare: number } | null;
 };
 
-/** Fixtures: N + G + W dashboards of two charts each on a SQLite database in a; a target database in b. */
+/** Fixtures: R × N + G + W dashboards of two charts each on a SQLite database in a; a target database in b. */
 async function makeFixtures(dir: string, sa: Superset, sb: Superset) {
   const a = await login(sa.baseUrl, sa.username, sa.password);
   const b = await login(sb.baseUrl, sb.username, sb.password);
@@ -76,7 +81,7 @@ async function makeFixtures(dir: string, sa: Superset, sb: Superset) {
   const dstDb = await createSqliteDatabase(b, { name: 'bench_dst', path: path.join(dir, 'dst.db') });
   const ds = await createDataset(a, { database: srcDb.id, tableName: 'sales' });
   const all: number[] = [];
-  for (let i = 0; i < N + G + W; i++) {
+  for (let i = 0; i < R * N + G + W; i++) {
     // With --distinct-charts each chart asks its own query: its own row limit, its own metric.
     const t = await createTableChart(a, {
       name: `bench rows ${i}`,
@@ -88,7 +93,13 @@ async function makeFixtures(dir: string, sa: Superset, sb: Superset) {
     const g = await createBigNumberChart(a, { name: `bench total ${i}`, datasetId: ds.id, metric });
     all.push((await createDashboard(a, { title: `bench ${i}`, slug: `bench-${i}`, charts: [t, g] })).id);
   }
-  return { ids: all.slice(0, N), grown: all.slice(N, N + G), warmUp: all.slice(N + G), srcDbId: srcDb.id, dstDbId: dstDb.id };
+  return {
+    rounds: Array.from({ length: R }, (_, r) => all.slice(r * N, (r + 1) * N)),
+    grown: all.slice(R * N, R * N + G),
+    warmUp: all.slice(R * N + G),
+    srcDbId: srcDb.id,
+    dstDbId: dstDb.id,
+  };
 }
 
 /** Signs in to Switchyard and registers a (the source) and b (Switchyard's target) with their database mapping. */
@@ -212,15 +223,43 @@ async function presetCliCopy(dir: string, sa: Superset, sd: Superset, ids: numbe
   }
 }
 
+/** A round's four figures (issue 30's table, bar the 1,000-dashboard one) and its times. */
+function roundFigures({ first, again, bare }: Round) {
+  return {
+    bare_s: bare,
+    switchyard_s: first.seconds - first.verificationSeconds,
+    verification_s: first.verificationSeconds,
+    rerun_s: again.seconds,
+    ratio: (first.seconds - first.verificationSeconds) / bare,
+    ratio_with_verification: first.seconds / bare,
+    rerun_ratio: again.seconds / bare,
+  };
+}
+type RoundFigures = ReturnType<typeof roundFigures>;
+
+/** Each figure's median over the rounds (R is odd by default: a round's own value). */
+function medians(rounds: Round[]): RoundFigures & { unchanged: number; cpu: Round } {
+  const each = rounds.map(roundFigures);
+  const median = (k: keyof RoundFigures) => {
+    const v = each.map((e) => e[k]).sort((x, y) => x - y);
+    const m = Math.floor(v.length / 2);
+    return v.length % 2 ? v[m]! : (v[m - 1]! + v[m]!) / 2;
+  };
+  const out = Object.fromEntries((Object.keys(each[0]!) as Array<keyof RoundFigures>).map((k) => [k, median(k)])) as RoundFigures;
+  // The CPU seconds of the round whose ratio is the median (the one nearest it, with an even R).
+  const cpu = rounds.reduce((best, r) => (Math.abs(roundFigures(r).ratio - out.ratio) < Math.abs(roundFigures(best).ratio - out.ratio) ? r : best));
+  return { ...out, unchanged: Math.min(...rounds.map((r) => r.again.unchanged)), cpu };
+}
+
 function report(figures: Figures): void {
-  const { bare, first: firstRun, again: againRun, presetCli, growth } = figures;
-  const first = firstRun.seconds;
-  const firstVerification = firstRun.verificationSeconds;
-  const again = againRun.seconds;
-  const rerunUnchanged = againRun.unchanged;
+  const { presetCli, growth } = figures;
+  const m = medians(figures.rounds);
+  const bare = m.bare_s;
+  const first = m.switchyard_s + m.verification_s;
+  const again = m.rerun_s;
   const f = (n: number) => n.toFixed(2);
   console.log(
-    `\nmigration of ${N} dashboards (2 charts each${DISTINCT ? ', each chart its own query' : ', the same two queries'}) from one real Superset 6.1.0 into empty ones (one per contender)`,
+    `\nmigration of ${N} dashboards (2 charts each${DISTINCT ? ', each chart its own query' : ', the same two queries'}) from one real Superset 6.1.0 into empty ones (one per contender), the median of ${R} round(s)`,
   );
   console.log(
     figures.warmUp
@@ -228,12 +267,16 @@ function report(figures: Figures): void {
       : '  no warm-up (--warm-up 0): Switchyard\'s first task since it started, and the first export and import of both Supersets, are measured',
   );
   console.log(`  bare Superset export + import      ${f(bare)} s  (${f(bare / N)} s per dashboard)`);
-  console.log(`  Switchyard migration task          ${f(first)} s  (${f(first / N)} s per dashboard; ratio ${f(first / bare)}x)`);
+  console.log(`  Switchyard migration task          ${f(first)} s  (${f(first / N)} s per dashboard; ratio ${f(m.ratio_with_verification)}x)`);
   console.log(
-    `    of which chart-query verification after the last import ${f(firstVerification)} s  (without it: ratio ${f((first - firstVerification) / bare)}x)`,
+    `    of which chart-query verification after the last import ${f(m.verification_s)} s  (without it: ratio ${f(m.ratio)}x)`,
   );
   console.log(
-    `  Switchyard re-run (converges)      ${f(again)} s  (ratio ${f(again / bare)}x; ${rerunUnchanged} of ${N} unchanged, not imported)`,
+    `  Switchyard re-run (converges)      ${f(again)} s  (ratio ${f(m.rerun_ratio)}x; at least ${m.unchanged} of ${N} unchanged, not imported)`,
+  );
+  const each = figures.rounds.map(roundFigures);
+  console.log(
+    `  each round's ratios                ${each.map((e) => `${f(e.ratio)} / ${f(e.ratio_with_verification)} / ${f(e.rerun_ratio)}`).join(';  ')}  (without verification / with it / rerun)`,
   );
   console.log(
     `  preset-cli export-assets + sync    ${presetCli === null ? 'not run' : `${f(presetCli)} s  (ratio ${f(presetCli / bare)}x)`}`,
@@ -251,26 +294,25 @@ function report(figures: Figures): void {
       .filter(([k]) => k !== 'preset_cli_target')
       .map(([k, v]) => `${k} ${f(v)}`)
       .join(', ');
-  console.log(`  CPU seconds, first migration: ${cpuLine(firstRun.cpu)}`);
-  console.log(`  CPU seconds, its rerun:       ${cpuLine(againRun.cpu)}`);
-  console.log(`  CPU seconds, bare copy:       ${cpuLine(figures.bareCpu)}`);
+  console.log(`  CPU seconds, first migration: ${cpuLine(m.cpu.first.cpu)}  (the median round)`);
+  console.log(`  CPU seconds, its rerun:       ${cpuLine(m.cpu.again.cpu)}`);
+  console.log(`  CPU seconds, bare copy:       ${cpuLine(m.cpu.bareCpu)}`);
   console.log('  Switchyard adds: a plan per object (lookups and an export of the target for differences), collision checks,');
   console.log('  the intent row, and a verification that runs every chart query in the source and the target, beside the imports.');
   console.log(JSON.stringify(summary(figures)));
 }
 
 /** The final JSON line. */
-function summary({ bare, bareCpu, first: firstRun, again: againRun, presetCli, growth, load, warmUp }: Figures) {
-  const first = firstRun.seconds;
-  const firstVerification = firstRun.verificationSeconds;
-  const again = againRun.seconds;
+function summary({ rounds, presetCli, growth, load, warmUp }: Figures) {
+  const m = medians(rounds);
   const r = (n: number) => Math.round(n * 1000) / 1000;
+  const bare = m.bare_s;
   // Issue 30's table: without verification, with it (source and target checks), 1,000 dashboards with it, the rerun.
   const table = {
-    ratio: r((first - firstVerification) / bare),
-    ratio_with_verification: r(first / bare),
+    ratio: r(m.ratio),
+    ratio_with_verification: r(m.ratio_with_verification),
     ratio_with_verification_1000: growth && G >= 1000 ? r(growth.switchyard_s / growth.bare_s) : null,
-    rerun_ratio: r(again / bare),
+    rerun_ratio: r(m.rerun_ratio),
   };
   const goals = {
     ratio: table.ratio <= 1.2,
@@ -283,14 +325,15 @@ function summary({ bare, bareCpu, first: firstRun, again: againRun, presetCli, g
     distinct_charts: DISTINCT,
     warm_up: W,
     warm_up_s: warmUp ? { switchyard: r(warmUp.switchyard.seconds), bare: r(warmUp.bare) } : null,
+    rounds: rounds.map((round) => Object.fromEntries(Object.entries(roundFigures(round)).map(([k, v]) => [k, r(v)]))),
     bare_s: r(bare),
-    switchyard_s: r(first - firstVerification),
-    verification_s: r(firstVerification),
-    rerun_s: r(again),
+    switchyard_s: r(m.switchyard_s),
+    verification_s: r(m.verification_s),
+    rerun_s: r(m.rerun_s),
     preset_cli_s: presetCli === null ? null : r(presetCli),
-    ratio: r((first - firstVerification) / bare),
-    ratio_with_verification: r(first / bare),
-    rerun_ratio: r(again / bare),
+    ratio: table.ratio,
+    ratio_with_verification: table.ratio_with_verification,
+    rerun_ratio: table.rerun_ratio,
     ...(growth
       ? {
           growth_to: G,
@@ -306,7 +349,7 @@ function summary({ bare, bareCpu, first: firstRun, again: againRun, presetCli, g
     table,
     goals,
     load: load.map((l) => Math.round(l * 100) / 100),
-    cpu_s: { first: firstRun.cpu, rerun: againRun.cpu, bare: bareCpu, ...(warmUp ? { warm_up: warmUp.switchyard.cpu } : {}) },
+    cpu_s: { first: m.cpu.first.cpu, rerun: m.cpu.again.cpu, bare: m.cpu.bareCpu, ...(warmUp ? { warm_up: warmUp.switchyard.cpu } : {}) },
   };
 }
 
@@ -326,7 +369,7 @@ async function main() {
   const { base } = stack;
   try {
     const fixtures = await makeFixtures(dir, sa, sb);
-    const { ids, grown } = fixtures;
+    const { grown } = fixtures;
     // Each Superset's process group, Switchyard's processes, and the rest the bench started (Temporal, PostgreSQL).
     const cpu: CpuGroups = {
       groups: {
@@ -343,10 +386,15 @@ async function main() {
     // Each contender's first copy, into its own target, before any is measured (W above).
     const warmUp =
       W > 0 ? { switchyard: await runMigration(ctx, fixtures.warmUp), bare: (await bareCopy(ca, cb, fixtures.warmUp, cpu)).seconds } : null;
-    const first = await runMigration(ctx, ids);
-    const again = await runMigration(ctx, ids);
-
-    const { seconds: bare, cpu: bareCpu } = await bareCopy(ca, cb, ids, cpu);
+    // Each round: Switchyard's migration of its dashboards and their rerun, then the bare calls' copy of them.
+    const rounds: Round[] = [];
+    for (const ids of fixtures.rounds) {
+      const first = await runMigration(ctx, ids);
+      const again = await runMigration(ctx, ids);
+      const { seconds: bare, cpu: bareCpu } = await bareCopy(ca, cb, ids, cpu);
+      rounds.push({ first, again, bare, bareCpu });
+    }
+    const m = medians(rounds);
     // Growth: G dashboards never migrated before, through Switchyard, then bare (both from scratch).
     let growth: Growth | null = null;
     if (G > 0) {
@@ -357,14 +405,14 @@ async function main() {
         switchyard_s: grownRun.seconds,
         verification_s: grownRun.verificationSeconds,
         bare_s: grownBare,
-        factor: grownRun.seconds / G / (first.seconds / N),
-        bare_factor: grownBare / G / (bare / N),
+        factor: grownRun.seconds / G / ((m.switchyard_s + m.verification_s) / N),
+        bare_factor: grownBare / G / (m.bare_s / N),
       };
     }
     ca.close();
     cb.close();
-    const presetCli = await presetCliCopy(dir, sa, sd, ids);
-    report({ bare, bareCpu, first, again, presetCli, growth, load: [loadAtStart, os.loadavg()[0]!], warmUp });
+    const presetCli = await presetCliCopy(dir, sa, sd, fixtures.rounds[0]!);
+    report({ rounds, presetCli, growth, load: [loadAtStart, os.loadavg()[0]!], warmUp });
   } finally {
     await stack.stop();
     await stopSupersets();
