@@ -6,9 +6,10 @@ import { parse } from 'yaml';
  *
  * Superset writes these files with PyYAML (`safe_dump`), and a migration reads every export it
  * asks for: the source's, then the target's copy after the import. The `yaml` library builds a
- * whole document tree first. On a ten-dashboard export it spent about 18 ms per read, the largest
- * single cost of Switchyard's own CPU in a migration (bench:migration's CPU profile). js-yaml
- * builds the values directly and takes about 2 ms.
+ * whole document tree first. On a ten-dashboard export it spent about 18 ms per read: after
+ * garbage collection, the largest part of Switchyard's own CPU in a migration (bench:migration's
+ * CPU profile, docs/benchmarks.md note [ak]). js-yaml builds the values directly and takes about
+ * 2 ms.
  *
  * js-yaml reads a file only while it stays on ground where both libraries agree:
  * - It uses the YAML 1.2 core schema. That is `yaml`'s default and how these files have always
