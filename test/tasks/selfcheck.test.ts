@@ -184,7 +184,16 @@ describe('task logs', () => {
     // in the close event's very millisecond, and one a millisecond earlier.
     const tied = await selfcheck();
     await h.waitForTask(tied);
-    const before = (await admin('GET', `/api/tasks/${tied}/logs?limit=1000`)).body.items;
+    // The task's row closes before the worker's last batch of lines is stored (they are written in
+    // batches): wait for the workflow's own last line, or a read before it and a read after it differ.
+    const before = await waitFor(
+      async () => {
+        const items = (await admin('GET', `/api/tasks/${tied}/logs?limit=1000`)).body.items;
+        return items.some((i: any) => i.source === 'workflow' && i.message === 'task succeeded') && items;
+      },
+      30_000,
+      "the workflow's last log line stored",
+    );
     const close = before.find((i: any) => i.source === 'temporal' && i.message === 'workflow completed');
     const closeMs = Date.parse(close.ts);
     const line = (ms: number, message: string) =>
