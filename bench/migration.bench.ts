@@ -238,7 +238,7 @@ function roundFigures({ first, again, bare }: Round) {
 type RoundFigures = ReturnType<typeof roundFigures>;
 
 /** Each figure's median over the rounds (R is odd by default: a round's own value). */
-function medians(rounds: Round[]): RoundFigures & { unchanged: number; cpu: Round } {
+function medians(rounds: Round[]): RoundFigures & { unchanged: number; middle: Round } {
   const each = rounds.map(roundFigures);
   const median = (k: keyof RoundFigures) => {
     const v = each.map((e) => e[k]).sort((x, y) => x - y);
@@ -247,8 +247,8 @@ function medians(rounds: Round[]): RoundFigures & { unchanged: number; cpu: Roun
   };
   const out = Object.fromEntries((Object.keys(each[0]!) as Array<keyof RoundFigures>).map((k) => [k, median(k)])) as RoundFigures;
   // The CPU seconds of the round whose ratio is the median (the one nearest it, with an even R).
-  const cpu = rounds.reduce((best, r) => (Math.abs(roundFigures(r).ratio - out.ratio) < Math.abs(roundFigures(best).ratio - out.ratio) ? r : best));
-  return { ...out, unchanged: Math.min(...rounds.map((r) => r.again.unchanged)), cpu };
+  const middle = rounds.reduce((best, r) => (Math.abs(roundFigures(r).ratio - out.ratio) < Math.abs(roundFigures(best).ratio - out.ratio) ? r : best));
+  return { ...out, unchanged: Math.min(...rounds.map((r) => r.again.unchanged)), middle };
 }
 
 function report(figures: Figures): void {
@@ -294,9 +294,9 @@ function report(figures: Figures): void {
       .filter(([k]) => k !== 'preset_cli_target')
       .map(([k, v]) => `${k} ${f(v)}`)
       .join(', ');
-  console.log(`  CPU seconds, first migration: ${cpuLine(m.cpu.first.cpu)}  (the median round)`);
-  console.log(`  CPU seconds, its rerun:       ${cpuLine(m.cpu.again.cpu)}`);
-  console.log(`  CPU seconds, bare copy:       ${cpuLine(m.cpu.bareCpu)}`);
+  console.log(`  CPU seconds, first migration: ${cpuLine(m.middle.first.cpu)}  (the median round)`);
+  console.log(`  CPU seconds, its rerun:       ${cpuLine(m.middle.again.cpu)}`);
+  console.log(`  CPU seconds, bare copy:       ${cpuLine(m.middle.bareCpu)}`);
   console.log('  Switchyard adds: a plan per object (lookups and an export of the target for differences), collision checks,');
   console.log('  the intent row, and a verification that runs every chart query in the source and the target, beside the imports.');
   console.log(JSON.stringify(summary(figures)));
@@ -349,7 +349,7 @@ function summary({ rounds, presetCli, growth, load, warmUp }: Figures) {
     table,
     goals,
     load: load.map((l) => Math.round(l * 100) / 100),
-    cpu_s: { first: m.cpu.first.cpu, rerun: m.cpu.again.cpu, bare: m.cpu.bareCpu, ...(warmUp ? { warm_up: warmUp.switchyard.cpu } : {}) },
+    cpu_s: { first: m.middle.first.cpu, rerun: m.middle.again.cpu, bare: m.middle.bareCpu, ...(warmUp ? { warm_up: warmUp.switchyard.cpu } : {}) },
   };
 }
 

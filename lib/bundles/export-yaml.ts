@@ -24,11 +24,9 @@ import { parse } from 'yaml';
  * caller can see.
  */
 export function parseExportYaml(text: string): unknown {
-  let fast: unknown;
   try {
-    fast = load(text, { schema: CORE_SCHEMA, maxAliases: 0 });
+    return load(text, { schema: CORE_SCHEMA, maxAliases: 0 });
   } catch {
     return parse(text);
   }
-  return fast;
 }
