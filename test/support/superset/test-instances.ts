@@ -71,6 +71,23 @@ export async function startTestSupersets(runDir: string, log: Log): Promise<{ in
   return startSupersets(TEST_SUPERSETS, runDir, log);
 }
 
+/**
+ * SWITCHYARD_TEST_SUPERSETS=a,b starts only those instances, for a quick local run of files that
+ * need no others (a file that reads a missing one fails on it). Refused under CI=true: CI runs all.
+ */
+function selectedInstances<N extends string>(all: N[], log: Log): N[] {
+  const wanted = process.env.SWITCHYARD_TEST_SUPERSETS?.trim();
+  if (!wanted) return all;
+  if (/^(1|true)$/i.test(process.env.CI ?? '')) {
+    throw new Error('SWITCHYARD_TEST_SUPERSETS is for local runs; under CI=true every instance starts');
+  }
+  const names = wanted.split(',').map((n) => n.trim());
+  const unknown = names.filter((n) => !all.includes(n as N));
+  if (unknown.length > 0) throw new Error(`SWITCHYARD_TEST_SUPERSETS names unknown instances: ${unknown.join(', ')}`);
+  log.warn(`SWITCHYARD_TEST_SUPERSETS: starting only ${names.join(', ')}`);
+  return names as N[];
+}
+
 /** Starts the named instances side by side (installing their releases first); null when SWITCHYARD_TEST_SUPERSET=off. */
 export async function startSupersets<N extends string>(
   specs: SupersetSpecs<N>,
@@ -83,8 +100,8 @@ export async function startSupersets<N extends string>(
   }
   const started = Date.now();
   const quiet = (m: string) => log.info(m);
-  await ensureSuperset([...new Set(Object.values<{ version: string }>(specs).map((s) => s.version))], quiet);
-  const names = Object.keys(specs) as N[];
+  const names = selectedInstances(Object.keys(specs) as N[], log);
+  await ensureSuperset([...new Set(names.map((n) => specs[n].version))], quiet);
   const results = await Promise.allSettled(
     names.map((name) => {
       const { version, metadata, featureFlags } = specs[name];
