@@ -1,6 +1,6 @@
 import { BUILTIN_ROLES } from '../contracts/permissions.ts';
 import type { IdentityStores } from '../db/identity/index.ts';
-import { createKnex, fillPool, migrateLatest, type Knex } from '../db/knex.ts';
+import { createKnex, fillPool, migrateLatest, pendingMigrations, type Knex } from '../db/knex.ts';
 import { createStores } from '../db/stores.ts';
 import type { Config } from '../lib/config.ts';
 import { hashPassword, keyringFor, randomToken } from '../lib/crypto.ts';
@@ -34,7 +34,8 @@ import { TaskService } from './tasks/service.ts';
 import { SEARCH_ATTRIBUTES } from '../contracts/search-attributes.ts';
 import { egressPolicy } from '../lib/egress/policy.ts';
 import { flushTracing, startTracing } from '../lib/telemetry/tracing.ts';
-import { supersetObserver } from '../lib/telemetry/upstream.ts';
+import { supersetCircuitListener, supersetObserver } from '../lib/telemetry/upstream.ts';
+import { SYNCHRONOUS_DEADLINES } from '../lib/superset/transport/options.ts';
 
 export interface Bootstrapped {
   context: AppContext;
@@ -52,8 +53,7 @@ export async function bootstrap(config: Config, logger: Logger, databaseUrl: str
  * through it. The pool goes no further than the stores built here; close() ends it.
  */
 export async function bootstrapOn(config: Config, logger: Logger, knex: Knex): Promise<Bootstrapped> {
-  const applied = await migrateLatest(knex);
-  if (applied.length) logger.info({ applied }, 'database migrated');
+  await migrateOrCheck(config, logger, knex);
   await fillPool(knex);
   const keyring = keyringFor(config, (m) => logger.warn(m));
   const stores = createStores(knex, keyring);
@@ -91,6 +91,9 @@ export async function bootstrapOn(config: Config, logger: Logger, knex: Knex): P
       egress: egressPolicy(config),
       retry: retryPolicyFrom(config),
       observerFor: supersetObserver,
+      // A person waits on these calls: an outage is decided once per environment, and answered at once while it lasts.
+      circuit: { listenerFor: supersetCircuitListener },
+      deadlines: SYNCHRONOUS_DEADLINES,
     }),
   });
   const environments = new EnvironmentService({
@@ -148,6 +151,24 @@ export async function bootstrapOn(config: Config, logger: Logger, knex: Knex): P
       await flushTracing();
     },
   };
+}
+
+/**
+ * Migrates at start, or, with DATABASE_MIGRATE_AT_START=false (migrations run once per release by
+ * `node scripts/migrate.ts`), refuses a schema that is behind this code rather than serve on it.
+ */
+async function migrateOrCheck(config: Config, logger: Logger, knex: Knex): Promise<void> {
+  if (config.DATABASE_MIGRATE_AT_START) {
+    const applied = await migrateLatest(knex);
+    if (applied.length) logger.info({ applied }, 'database migrated');
+    return;
+  }
+  const pending = await pendingMigrations(knex);
+  if (pending.length) {
+    throw new Error(
+      `the database schema is behind this release: ${pending.length} migration(s) pending (${pending.slice(0, 3).join(', ')}${pending.length > 3 ? ', …' : ''}); run \`node scripts/migrate.ts\` (DATABASE_MIGRATE_AT_START=false leaves migrations to it)`,
+    );
+  }
 }
 
 /**

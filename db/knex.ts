@@ -52,7 +52,30 @@ export async function fillPool(knex: Knex): Promise<void> {
   if (failed) throw failed.reason;
 }
 
+/** One key per database for every Switchyard migrator (an advisory lock's 64-bit key, from its name). */
+const MIGRATION_LOCK = 'switchyard.knex_migrations';
+
+/**
+ * Applies pending migrations, one migrator at a time per database: a PostgreSQL advisory lock held
+ * by a transaction of its own while knex migrates on the pool's other connections (the pool needs
+ * two). Knex's own lock refuses a second migrator rather than waiting, and two first runs race to
+ * create its tables; pods started together (the Helm chart's init steps) queue here instead, and
+ * those after the first find nothing to do. The lock ends with its connection if the process dies.
+ */
 export async function migrateLatest(knex: Knex): Promise<string[]> {
-  const [, applied] = (await knex.migrate.latest()) as [number, string[]];
-  return applied;
+  return knex.transaction(async (lock) => {
+    await lock.raw('select pg_advisory_xact_lock(hashtext(?))', [MIGRATION_LOCK]);
+    const [, applied] = (await knex.migrate.latest()) as [number, string[]];
+    return applied;
+  });
+}
+
+/** Names of the migrations this code has that the database has not applied (all of them on an empty database). */
+export async function pendingMigrations(knex: Knex): Promise<string[]> {
+  if (!(await knex.schema.hasTable('knex_migrations'))) {
+    const all = await migrationSource.getMigrations([]);
+    return all.map((m) => migrationSource.getMigrationName(m));
+  }
+  const [, pending] = (await knex.migrate.list()) as [unknown[], { file: string }[]];
+  return pending.map((p) => p.file);
 }

@@ -67,6 +67,12 @@ const schema = z.object({
   /** Peers whose X-Forwarded-For names the client; nobody else's is believed (default: none). */
   TRUSTED_PROXIES: trustedProxies,
   DATABASE_URL: optionalString.pipe(z.url({ protocol: /^postgres(ql)?$/ }).optional()),
+  /**
+   * The API applies pending migrations at start (default). `false` where a deployment runs
+   * `node scripts/migrate.ts` once per release (the Helm chart's init step): the API then refuses
+   * a database whose schema is behind instead of serving on it.
+   */
+  DATABASE_MIGRATE_AT_START: optionalBoolean.transform((v) => v ?? true),
   SWITCHYARD_DATA_DIR: z.string().default(path.join(PROJECT_ROOT, '.data')),
   EMBEDDED_POSTGRES_PORT: port.default(5488),
   TEMPORAL_ADDRESS: optionalString,
