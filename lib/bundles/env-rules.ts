@@ -5,6 +5,8 @@
  * matched nothing says so.
  */
 import LinkifyIt from 'linkify-it';
+import { AppError } from '../errors.ts';
+import { identifierProblem } from '../sql/identifier.ts';
 import { dialectOfUri, renameQualifier } from '../sql/qualifiers.ts';
 import type { Bundle, BundleFile } from './bundle.ts';
 import { describe } from './rewrite.ts';
@@ -45,11 +47,49 @@ type Rec = Record<string, unknown>;
 const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 const isRec = (v: unknown): v is Rec => !!v && typeof v === 'object' && !Array.isArray(v);
 
-/** Applies `rules` in order to `bundle` (in place); one effect per rule, in the same order. */
+/**
+ * A rule that may not take effect: one the checks at creation would refuse (it reached the store
+ * another way), a rewrite that does not read back as the same query, or a text rule that would
+ * grow the bundle past its bound. The item fails with it, before anything is written; an
+ * activity's failure mapping reads `next_actions` from it.
+ */
+export class EnvRuleRefusedError extends AppError {
+  override name = 'EnvRuleRefusedError';
+  constructor(rule: Pick<EnvRule, 'id' | 'kind' | 'from'>, why: string) {
+    super(
+      422,
+      'env_rule_refused',
+      'Rule refused',
+      `per-environment ${rule.kind} rule ${rule.id} (from '${rule.from.slice(0, 80)}') ${why}; nothing was written`,
+      {
+        extra: {
+          next_actions: [
+            {
+              action: 'fix_env_rule',
+              description: `Change or remove rule ${rule.id} of this environment pair (GET /api/environments/{env_id}/rules/{target_env_id} lists them), then run this again`,
+            },
+          ],
+        },
+      },
+    );
+  }
+}
+
+/**
+ * Applies `rules` in order to `bundle` (in place); one effect per rule, in the same order. Throws
+ * EnvRuleRefusedError, with the bundle possibly half rewritten (the caller writes none of it),
+ * for a rule that may not take effect.
+ */
 export function applyEnvRules(bundle: Bundle, rules: readonly EnvRule[]): EnvRuleEffect[] {
+  for (const rule of rules) {
+    const problems = ruleProblems(rule);
+    if (problems.length)
+      throw new EnvRuleRefusedError(rule, `is not a valid rule: ${problems.map((p) => `${p.field} ${p.message}`).join('; ')}`);
+  }
+  const budget = new ExpansionBudget();
   return rules.map((rule) => {
     const effect: EnvRuleEffect = { id: rule.id, kind: rule.kind, from: rule.from, to: rule.to, matched: 0, objects: [], unreadable: [] };
-    if (rule.kind === 'text') applyText(bundle, rule, effect);
+    if (rule.kind === 'text') applyText(bundle, rule, effect, budget);
     else applyQualifier(bundle, rule, effect);
     if (effect.matched === 0) effect.note = `matched nothing in this dashboard's bundle`;
     return effect;
@@ -73,6 +113,7 @@ function applyQualifier(bundle: Bundle, rule: EnvRule, effect: EnvRuleEffect): v
       continue;
     }
     const r = renameQualifier(dialect, c.sql, level, rule.from, rule.to);
+    if (!r.ok && r.refused) throw new EnvRuleRefusedError(rule, `cannot rewrite the SQL of ${describe(f)}: ${r.reason}`);
     if (!r.ok) skip(effect, f, 'sql', `${r.reason}; its SQL was left as it was`);
     else if (r.count) {
       change(effect, f, 'sql', c.sql, r.sql, r.count);
@@ -82,12 +123,17 @@ function applyQualifier(bundle: Bundle, rule: EnvRule, effect: EnvRuleEffect): v
 }
 
 /** A text rule: markdown elements of the dashboard layout, dashboard metadata, chart params. */
-function applyText(bundle: Bundle, rule: EnvRule, effect: EnvRuleEffect): void {
+function applyText(bundle: Bundle, rule: EnvRule, effect: EnvRuleEffect, budget: ExpansionBudget): void {
   const replace = textReplacer(rule);
   const visit = (f: BundleFile, path: string[], value: unknown, set: (v: string) => void) => {
     if (typeof value !== 'string') return;
     const { text, count } = replace(value);
     if (!count) return;
+    if (!budget.spend(value.length, text.length))
+      throw new EnvRuleRefusedError(
+        rule,
+        `would grow the bundle by more than the ${MAX_RULE_BUNDLE_GROWTH_CHARS} characters all rules together may add (at ${path.join('.')} of ${describe(f)})`,
+      );
     change(effect, f, path.join('.'), value, text, count);
     set(text);
   };
@@ -105,6 +151,25 @@ function applyText(bundle: Bundle, rule: EnvRule, effect: EnvRuleEffect): void {
   for (const f of bundle.of('charts')) walkStrings(f.content.params, ['params'], (path, value, set) => visit(f, path, value, set));
 }
 
+/**
+ * The one bound on how far text rules may grow what they rewrite: a field (the before and after
+ * copies of each change are kept for the answer, in a worker with a small heap), and the growth
+ * of the whole bundle over all rules.
+ */
+export const MAX_RULE_FIELD_CHARS = 1_000_000;
+export const MAX_RULE_BUNDLE_GROWTH_CHARS = 4_000_000;
+
+/** The bundle's growth so far; a field's own bound is held by textReplacer, before the field is built. */
+class ExpansionBudget {
+  private grown = 0;
+
+  /** Counts a field going from `before` to `after` characters; false once the bundle has grown past the bound. */
+  spend(before: number, after: number): boolean {
+    this.grown += Math.max(0, after - before);
+    return this.grown <= MAX_RULE_BUNDLE_GROWTH_CHARS;
+  }
+}
+
 const linkify = new LinkifyIt({}, { fuzzyEmail: false });
 
 /**
@@ -113,12 +178,18 @@ const linkify = new LinkifyIt({}, { fuzzyEmail: false });
  * origin under the same path: `https://dev.example.com` matches `https://DEV.example.com:443/x`
  * but not `https://dev.example.com.evil.io/x`.
  */
-export function textReplacer(rule: Pick<EnvRule, 'from' | 'to'>): (text: string) => { text: string; count: number } {
+type TextRule = Pick<EnvRule, 'from' | 'to'> & { id?: string };
+
+export function textReplacer(rule: TextRule): (text: string) => { text: string; count: number } {
   const base = httpUrl(rule.from);
   if (!base) {
     return (text) => {
       const parts = text.split(rule.from);
-      return { text: parts.join(rule.to), count: parts.length - 1 };
+      const count = parts.length - 1;
+      // Measured before it is built: a string past the bound never exists.
+      const length = text.length + count * (rule.to.length - rule.from.length);
+      if (length > MAX_RULE_FIELD_CHARS) throw fieldTooLong(rule, length);
+      return { text: parts.join(rule.to), count };
     };
   }
   const prefix = base.pathname.replace(/\/$/, '');
@@ -129,6 +200,7 @@ export function textReplacer(rule: Pick<EnvRule, 'from' | 'to'>): (text: string)
     let at = 0;
     let count = 0;
     for (const m of links) {
+      if (out.length > MAX_RULE_FIELD_CHARS) throw fieldTooLong(rule, out.length);
       const url = httpUrl(m.url);
       if (!url || url.origin !== base.origin) continue;
       if (prefix && url.pathname !== prefix && !url.pathname.startsWith(`${prefix}/`)) continue;
@@ -138,6 +210,13 @@ export function textReplacer(rule: Pick<EnvRule, 'from' | 'to'>): (text: string)
     }
     return { text: count ? out + text.slice(at) : text, count };
   };
+}
+
+function fieldTooLong(rule: TextRule, length: number): EnvRuleRefusedError {
+  return new EnvRuleRefusedError(
+    { id: rule.id ?? '(unsaved)', kind: 'text', from: rule.from },
+    `would make a field at least ${length} characters long, more than the ${MAX_RULE_FIELD_CHARS} a rule may make one`,
+  );
 }
 
 function httpUrl(s: string): URL | null {
@@ -175,13 +254,10 @@ function skip(effect: EnvRuleEffect, f: BundleFile, field: string, reason: strin
 /** What is wrong with a rule as a person wrote it (field → message); empty when it can be stored. */
 export function ruleProblems(rule: Pick<EnvRule, 'kind' | 'from' | 'to'>): Array<{ field: 'from' | 'to'; message: string }> {
   const out: Array<{ field: 'from' | 'to'; message: string }> = [];
-  const control = /\p{Cc}/u;
   if (rule.kind !== 'text') {
     for (const field of ['from', 'to'] as const) {
-      const v = rule[field];
-      if (!v.trim()) out.push({ field, message: `a ${rule.kind} name may not be empty` });
-      else if (v.length > 255 || control.test(v))
-        out.push({ field, message: `a ${rule.kind} name is at most 255 characters, without control characters` });
+      const problem = identifierProblem(rule[field]);
+      if (problem) out.push({ field, message: `a ${rule.kind} name ${problem}` });
     }
   } else if (!rule.from) out.push({ field: 'from', message: 'the text to replace may not be empty' });
   else if (httpUrl(rule.from) && !httpUrl(rule.to))

@@ -25,7 +25,7 @@ type Node = Record<string, unknown>;
 /** Source positions differ between a text and its rendering; everything else must match. */
 const POSITION_KEY = /(^|_)(location|len|start|end)$/;
 
-function withoutPositions(v: unknown): unknown {
+export function withoutPositions(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(withoutPositions);
   if (!v || typeof v !== 'object') return v;
   return Object.fromEntries(Object.entries(v).filter(([k]) => !POSITION_KEY.test(k)).map(([k, x]) => [k, withoutPositions(x)]));

@@ -7,15 +7,24 @@
  *
  * A rewritten query is the deparser's rendering (comments and layout are not kept); a query the
  * rule does not touch is returned as it was written.
+ *
+ * The new name is written into the tree, never into text, and the renderer quotes it; but
+ * node-sql-parser's renderer does not escape a quote inside a name, so the name must first pass
+ * the one identifier decider (./identifier.ts), and the rendering is then read back and must be
+ * the same statements as before but for the renamed qualifier. Either refusal is `refused`: the
+ * rule, not the query, is at fault, and nothing it rewrote may be written anywhere.
  */
 import { createRequire } from 'node:module';
 import { loadModule, parseSync } from 'libpg-query';
 import { deparseSync } from 'pgsql-deparser';
+import { identifierProblem } from './identifier.ts';
+import { withoutPositions } from './postgres.ts';
 
 export type QualifierDialect = 'postgresql' | 'mysql' | 'mariadb' | 'sqlite';
 export type QualifierLevel = 'schema' | 'catalog';
 
-export type Renamed = { ok: true; sql: string; count: number } | { ok: false; reason: string };
+/** `refused`: the rule's name or the rewrite's rendering is unsafe (not merely SQL the parser cannot read). */
+export type Renamed = { ok: true; sql: string; count: number } | { ok: false; reason: string; refused?: true };
 
 // The WebAssembly parser is loaded once, when this module is first imported, so the rewrite is synchronous.
 await loadModule();
@@ -34,6 +43,8 @@ function* objects(v: unknown): Generator<Node> {
 
 /** Renames `from` to `to` at `level` in `sql`; count 0 (and the text unchanged) when nothing names it. */
 export function renameQualifier(dialect: QualifierDialect, sql: string, level: QualifierLevel, from: string, to: string): Renamed {
+  const problem = identifierProblem(to);
+  if (problem) return { ok: false, refused: true, reason: `the rule's new ${level} name ${problem}` };
   return dialect === 'postgresql' ? renamePostgres(sql, level, from, to) : renameNodeSql(dialect, sql, level, from, to);
 }
 
@@ -62,11 +73,33 @@ function renamePostgres(sql: string, level: QualifierLevel, from: string, to: st
     }
   }
   if (count === 0) return { ok: true, sql, count };
+  let rendered: string;
   try {
-    return { ok: true, sql: deparseSync(tree as never, { pretty: true }), count };
+    rendered = deparseSync(tree as never, { pretty: true });
   } catch (err) {
     return { ok: false, reason: `could not be rendered back to SQL: ${(err as Error).message.slice(0, 300)}` };
   }
+  return samePostgresTree(tree.stmts, rendered) ? { ok: true, sql: rendered, count } : notTheSame(level);
+}
+
+/** The rendering read back is the renamed tree itself: as many statements, nothing else changed. */
+function samePostgresTree(renamed: unknown[], rendered: string): boolean {
+  try {
+    const again = parseSync(rendered) as { stmts: unknown[] };
+    return (
+      again.stmts.length === renamed.length && JSON.stringify(withoutPositions(again.stmts)) === JSON.stringify(withoutPositions(renamed))
+    );
+  } catch {
+    return false;
+  }
+}
+
+function notTheSame(level: QualifierLevel): Renamed {
+  return {
+    ok: false,
+    refused: true,
+    reason: `the query with the ${level} renamed does not read back as the same statements with only the ${level} changed`,
+  };
 }
 
 interface Parser {
@@ -105,21 +138,60 @@ function renameNodeSql(
     return { ok: false, reason: `the ${dialect} parser cannot read it: ${(err as Error).message.slice(0, 300)}` };
   }
   if (level === 'catalog') return { ok: true, sql, count: 0 };
-  let count = 0;
-  for (const node of objects(ast)) {
-    if (typeof node.table !== 'string' || !('db' in node)) continue;
-    const db = node.db as unknown;
-    const name = typeof db === 'string' ? db : ((db as Node | null)?.value as string | undefined);
-    if (name !== from) continue;
-    if (typeof db === 'string') node.db = to;
-    else (db as Node).value = to;
-    count++;
-  }
+  const count = forEachQualifier(ast, (name) => (name === from ? to : undefined));
   if (count === 0) return { ok: true, sql, count };
+  let rendered: string;
   try {
-    return { ok: true, sql: parser.sqlify(ast, { database: dialect }).trim(), count };
+    rendered = parser.sqlify(ast, { database: dialect }).trim();
   } catch (err) {
     return { ok: false, reason: `could not be rendered back to SQL: ${(err as Error).message.slice(0, 300)}` };
+  }
+  return sameButQualifier(dialect, sql, rendered, from, to) ? { ok: true, sql: rendered, count } : notTheSame(level);
+}
+
+/** Calls `rename` with each table qualifier's name; a string it answers replaces the name. Answers how many it replaced. */
+function forEachQualifier(ast: unknown, rename: (name: string) => string | undefined): number {
+  let count = 0;
+  for (const node of objects(ast)) {
+    if (typeof node.table !== 'string' && typeof (node.table as Node | null)?.value !== 'string') continue;
+    if (!('db' in node)) continue;
+    const db = node.db as unknown;
+    const name = typeof db === 'string' ? db : ((db as Node | null)?.value as string | undefined);
+    const next = name === undefined ? undefined : rename(name);
+    if (next === undefined) continue;
+    if (typeof db === 'string') node.db = next;
+    else (db as Node).value = next;
+    count++;
+  }
+  return count;
+}
+
+/**
+ * Whether `rendered` (the rewrite of `original`) reads as the same statements with only the
+ * qualifier `from` become `to`. node-sql-parser's trees are compared after one rendering each,
+ * since its reader and renderer disagree on incidentals (a name's quoting); its lists of
+ * referenced names are left out, and `from` and `to` both read as one placeholder.
+ */
+export function sameButQualifier(
+  dialect: Exclude<QualifierDialect, 'postgresql'>,
+  original: string,
+  rendered: string,
+  from: string,
+  to: string,
+): boolean {
+  const parser = parserFor(dialect);
+  const opt = { database: dialect };
+  const normal = (sql: string): string => {
+    const ast = parser.astify(sql, opt);
+    const tree = parser.astify(parser.sqlify(ast, opt), opt);
+    forEachQualifier(tree, (name) => (name === from || name === to ? '\u0000qualifier' : undefined));
+    const stmts = Array.isArray(tree) ? tree : [tree];
+    return `${stmts.length}:${JSON.stringify(stmts, (k, v: unknown) => (k === 'tableList' || k === 'columnList' ? undefined : v))}`;
+  };
+  try {
+    return normal(original) === normal(rendered);
+  } catch {
+    return false;
   }
 }
 

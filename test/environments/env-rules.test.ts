@@ -49,9 +49,13 @@ describe('schema rename in SQL, PostgreSQL', () => {
     expect(!r.ok && r.reason).toMatch(/PostgreSQL's parser cannot read it/);
   });
 
-  it('quotes a target name that needs quoting, by the deparser', () => {
-    const r = renameQualifier('postgresql', 'select * from analytics_dev.orders', 'schema', 'analytics_dev', 'Analytics Prod');
-    expect(r.ok && r.sql).toContain('"Analytics Prod".orders');
+  it('quotes a target name that needs quoting, by the deparser; a name with a space is no identifier', () => {
+    const r = renameQualifier('postgresql', 'select * from analytics_dev.orders', 'schema', 'analytics_dev', 'Analytics-Prod');
+    expect(r.ok && r.sql).toContain('"Analytics-Prod".orders');
+    expect(renameQualifier('postgresql', 'select * from analytics_dev.orders', 'schema', 'analytics_dev', 'Analytics Prod')).toMatchObject({
+      ok: false,
+      refused: true,
+    });
   });
 });
 

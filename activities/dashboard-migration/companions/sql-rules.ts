@@ -6,6 +6,7 @@
  * cannot read, or on a backend without a parser here, stays as written (as in the bundle).
  */
 import type { EnvRule } from '../../../contracts/env-rules.ts';
+import { EnvRuleRefusedError } from '../../../lib/bundles/env-rules.ts';
 import { dialectOfUri, renameQualifier } from '../../../lib/sql/qualifiers.ts';
 import type { SupersetClient } from '../../../lib/superset/client.ts';
 
@@ -26,6 +27,8 @@ export async function underRules<T extends Query>(q: T, target: SupersetClient, 
   if (!dialect) return out;
   for (const r of qualifiers) {
     const renamed = renameQualifier(dialect, out.sql!, r.kind, r.from, r.to);
+    // A rule whose name or rewrite is unsafe fails the companion rather than travel unrenamed.
+    if (!renamed.ok && renamed.refused) throw new EnvRuleRefusedError(r, `cannot rewrite this query's SQL: ${renamed.reason}`);
     if (renamed.ok && renamed.count) out.sql = renamed.sql;
   }
   return out;
