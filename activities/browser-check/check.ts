@@ -58,9 +58,11 @@ async function renderSide(svc: BrowserCheckServices, envId: string, dashboardId:
   const { deps } = svc;
   try {
     const { connection } = await deps.stores.environments.connections(deps.keyring)(envId);
-    await assertDestinationAllowed(egressPolicy(deps.config), connection.baseUrl, 'base_url');
+    const egress = egressPolicy(deps.config);
+    // Refused here with the policy's reason; the browser's own connections go through it too (render.ts).
+    await assertDestinationAllowed(egress, connection.baseUrl, 'base_url');
     const budgetMs = deps.config.BROWSER_CHECK_BUDGET_SECONDS * 1000;
-    return await renderDashboard(svc.pool, { ...connection, dashboardId }, budgetMs);
+    return await renderDashboard(svc.pool, { ...connection, dashboardId, egress }, budgetMs);
   } catch (err) {
     return { reason: err instanceof Error ? err.message : String(err) };
   }

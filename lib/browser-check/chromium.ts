@@ -96,9 +96,20 @@ export function chromiumPool(opts: { executablePath: string; pages: number }): C
   };
 }
 
+/**
+ * Chromium's own sandbox wherever it can run: not as root, where Chromium refuses to start with it
+ * (CI and the test machine run as root; the image's worker runs as `node`, with it). WebRTC may
+ * send UDP only through the proxy, i.e. none: its STUN and TURN packets would not pass the
+ * context's proxy (render.ts) otherwise.
+ */
 async function launch(executablePath: string): Promise<Browser> {
+  const asRoot = process.getuid?.() === 0;
   try {
-    return await chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+    return await chromium.launch({
+      executablePath,
+      chromiumSandbox: !asRoot,
+      args: ['--disable-dev-shm-usage', '--force-webrtc-ip-handling-policy=disable_non_proxied_udp'],
+    });
   } catch (err) {
     throw new BrowserUnavailableError(`Chromium at ${executablePath} did not start: ${(err as Error).message.split('\n')[0]}`);
   }

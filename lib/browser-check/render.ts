@@ -3,9 +3,14 @@
  * rendered state from Superset's own page, then takes a screenshot.
  *
  * Sign-in: Superset's login page (`/login/`) posts its form (username, password and the page's
- * csrf_token) and gets Flask's session cookie; the API's JWT does not sign a browser in. The
- * page's requests are held to the Superset's own origin: nothing else is fetched, and the cookie
- * goes nowhere else.
+ * csrf_token) and gets Flask's session cookie; the API's JWT does not sign a browser in.
+ *
+ * Confinement: the page is whatever the Superset serves, so it is held to that Superset's origin
+ * (scheme, host and port) and nothing else is fetched. The context's only way out is its own
+ * loopback proxy (./origin-proxy.ts), which lets through that origin alone, after the egress
+ * policy: every request Chromium makes (redirect hops, frames, fetches, WebSockets, workers) goes
+ * there. Service workers are blocked, off-origin WebSockets closed and off-origin first requests
+ * aborted in the context as well, so a page's attempt fails at once instead of at the proxy.
  *
  * What "done" means, from Superset 6.x's frontend (the same on 6.0.0 and 6.1.0, whose production
  * build strips `data-test` but keeps these): every `.dashboard-component-chart-holder` holds either
@@ -15,7 +20,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { EgressPolicy } from '../egress/policy.ts';
 import { BrowserUnavailableError, type ChromiumPool } from './chromium.ts';
+import { startOriginProxy } from './origin-proxy.ts';
 
 /** One chart as the page showed it: drawn, an error alert (its text), or still loading when the budget ran out. */
 export interface RenderedChart {
@@ -31,6 +38,8 @@ export interface DashboardPage {
   password: string;
   verifyTls?: boolean;
   dashboardId: number;
+  /** ALLOWED_UPSTREAM_HOSTS (lib/egress): the context's proxy connects to the Superset through it. */
+  egress?: EgressPolicy;
 }
 
 export interface Rendered {
@@ -64,7 +73,7 @@ export async function renderDashboard(pool: ChromiumPool, target: DashboardPage,
   const base = new URL(target.baseUrl.endsWith('/') ? target.baseUrl : `${target.baseUrl}/`);
   // One context per account: a changed password or TLS setting is another one.
   const key = createHash('sha256').update(JSON.stringify([base.href, target.username, target.password, target.verifyTls !== false])).digest('hex');
-  return pool.withPage(key, (browser) => confinedContext(browser, base, target.verifyTls !== false), async (page) => {
+  return pool.withPage(key, (browser) => confinedContext(browser, base, target.verifyTls !== false, target.egress ?? EgressPolicy.OPEN), async (page) => {
     const deadline = Date.now() + budgetMs;
     page.setDefaultTimeout(Math.max(1000, budgetMs));
     const url = new URL(`superset/dashboard/${target.dashboardId}/?standalone=1`, base);
@@ -87,11 +96,30 @@ export async function renderDashboard(pool: ChromiumPool, target: DashboardPage,
   });
 }
 
-/** A context whose pages may fetch from the Superset's own origin only (its session cookie goes nowhere else). */
-async function confinedContext(browser: Browser, base: URL, verifyTls: boolean): Promise<BrowserContext> {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, ignoreHTTPSErrors: !verifyTls, locale: 'en-US' });
-  await context.route('**/*', (route) => (new URL(route.request().url()).origin === base.origin ? route.continue() : route.abort('blockedbyclient')));
-  return context;
+/** A context whose pages reach the Superset's own origin only (its session cookie goes nowhere else). */
+async function confinedContext(browser: Browser, base: URL, verifyTls: boolean, egress: EgressPolicy): Promise<BrowserContext> {
+  const proxy = await startOriginProxy(base, egress);
+  try {
+    const context = await browser.newContext({
+      viewport: { width: 1400, height: 1000 },
+      ignoreHTTPSErrors: !verifyTls,
+      locale: 'en-US',
+      serviceWorkers: 'block',
+      // '<-loopback>': Chromium sends loopback straight out otherwise, and the Superset may be on it.
+      proxy: { server: proxy.server, bypass: '<-loopback>' },
+    });
+    context.once('close', () => proxy.close());
+    await context.route('**/*', (route) => (new URL(route.request().url()).origin === base.origin ? route.continue() : route.abort('blockedbyclient')));
+    const socketOrigin = new URL(base.href.replace(/^http/, 'ws')).origin;
+    await context.routeWebSocket(
+      (url) => url.origin !== socketOrigin,
+      (ws) => ws.close(),
+    );
+    return context;
+  } catch (err) {
+    proxy.close();
+    throw err;
+  }
 }
 
 /**
