@@ -43,6 +43,19 @@ const SQLITE = words(`abs char coalesce concat concat_ws format glob hex ifnull 
   jsonb_set json_type json_valid json_quote json_group_array jsonb_group_array json_group_object jsonb_group_object
   json_each json_tree`);
 
+/**
+ * Built-ins that write nothing but whose work or result has no bound but an argument: a row
+ * source of any length, a string or blob of any size, a width of any size. One call can hold the
+ * database (SQLite: Superset's own process) for as long as the caller likes, so they are refused
+ * in every dialect, whatever the list above or PostgreSQL's catalog says.
+ */
+export const UNBOUNDED_FUNCTIONS = {
+  postgresql: new Set(words('generate_series repeat lpad rpad array_fill format factorial')),
+  mysql: new Set(words('repeat space lpad rpad')),
+  mariadb: new Set(words('repeat space lpad rpad')),
+  sqlite: new Set(words('zeroblob randomblob printf format')),
+} as const;
+
 const MYSQL = new Set([...MYSQL_STRING, ...MYSQL_NUMERIC, ...MYSQL_DATE, ...MYSQL_OTHER]);
 
 export const READ_ONLY_FUNCTIONS = {
@@ -50,3 +63,12 @@ export const READ_ONLY_FUNCTIONS = {
   mariadb: MYSQL,
   sqlite: new Set(SQLITE),
 } as const;
+
+/** Why a query may not call `name` for having no bound (completes "may not call …"), or undefined. */
+export function unboundedCall(dialect: keyof typeof UNBOUNDED_FUNCTIONS, name: string): string | undefined {
+  if (!UNBOUNDED_FUNCTIONS[dialect].has(name)) return undefined;
+  return `${name}(): its work or its result grows without bound with its arguments`;
+}
+
+/** Why a query may not use a recursive common table expression: it repeats until its own condition says stop. */
+export const RECURSIVE_CTE = 'may not use WITH RECURSIVE: it runs until its own condition stops it, which nothing here can bound';

@@ -8,7 +8,7 @@
  * each literal ends.
  */
 import { createRequire } from 'node:module';
-import { READ_ONLY_FUNCTIONS } from './functions.ts';
+import { READ_ONLY_FUNCTIONS, RECURSIVE_CTE, unboundedCall } from './functions.ts';
 import { type Checked, refused } from './verdict.ts';
 
 export type NodeSqlDialect = 'mysql' | 'mariadb' | 'sqlite';
@@ -76,7 +76,10 @@ function problemOf(dialect: NodeSqlDialect, ast: Node): string | undefined {
     if (into && into.position) return 'may only read: SELECT … INTO writes a table, a file or variables';
     if (node.locking_read || node.for_update) return 'may only read: FOR UPDATE / LOCK IN SHARE MODE lock rows';
     if (node.type === 'assign') return 'may only read: it assigns a variable';
+    if (node.recursive === true) return RECURSIVE_CTE;
     const fn = functionOf(node);
+    const unbounded = fn && unboundedCall(dialect, fn.name);
+    if (unbounded) return `may not call ${unbounded}`;
     if (fn && (fn.qualified || !READ_ONLY_FUNCTIONS[dialect].has(fn.name))) {
       return `may only call ${NAMES[dialect]}'s built-in functions that only compute a value; ${fn.name}() is not one`;
     }

@@ -8,6 +8,7 @@
  */
 import { fingerprint, parse } from 'libpg-query';
 import { deparse } from 'pgsql-deparser';
+import { RECURSIVE_CTE, unboundedCall } from './functions.ts';
 import functionList from './postgres-functions.json' with { type: 'json' };
 import { type Checked, refused } from './verdict.ts';
 
@@ -52,6 +53,18 @@ function functionName(call: Node): { name: string; qualified: string } {
   return { name: parts.length === 1 ? parts[0]! : qualified, qualified };
 }
 
+/**
+ * `(t).f` (A_Indirection with a field name) is how a row's field is selected, and also how
+ * PostgreSQL writes a call: with no field `f`, `(t).f` runs the function `f(t)`, which the
+ * function check never sees. Array subscripts (`(a)[1]`) are not field selections.
+ */
+const FIELD_SELECTION =
+  'may not select a field of a row value, as in (t).f: where the row has no field f, PostgreSQL runs it as the function f(t); name the column as t.f or f';
+
+function fieldSelection(node: Node): boolean {
+  return ((node.indirection as Node[] | undefined) ?? []).some((i) => 'String' in i);
+}
+
 /** The first reason the tree is not a read, or undefined. */
 function problemOf(stmt: Node): string | undefined {
   const kind = Object.keys(stmt)[0] ?? 'nothing';
@@ -60,8 +73,12 @@ function problemOf(stmt: Node): string | undefined {
     if (key.endsWith('Stmt') && key !== 'SelectStmt') return `may only read: it contains a ${key.replace(/Stmt$/, '').toUpperCase()} (a data-modifying WITH is not a read)`;
     if (key === 'intoClause' && value) return 'may only read: SELECT INTO creates a table';
     if (key === 'lockingClause' && Array.isArray(value) && value.length) return 'may only read: FOR UPDATE / FOR SHARE lock rows';
+    if (key === 'withClause' && (value as Node | null)?.recursive) return RECURSIVE_CTE;
+    if (key === 'A_Indirection' && fieldSelection(value as Node)) return FIELD_SELECTION;
     if (key === 'FuncCall') {
       const fn = functionName(value as Node);
+      const unbounded = unboundedCall('postgresql', fn.name);
+      if (unbounded) return `may not call ${unbounded}`;
       if (!READ_ONLY_FUNCTIONS.has(fn.name)) {
         return `may only call PostgreSQL's built-in functions that cannot write (stable or immutable and parallel safe); ${fn.qualified}() is not one`;
       }

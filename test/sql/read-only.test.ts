@@ -79,7 +79,7 @@ describe('PostgreSQL (libpg-query)', () => {
       "SELECT pg_notify('c', 'x')",
       "SELECT query_to_xml('DELETE FROM sales', true, true, '')",
       'SELECT pg_sleep(10)',
-      'SELECT * FROM generate_series(1, 2) WHERE public.wipe() IS NULL',
+      "SELECT * FROM unnest('{1,2}'::int[]) WHERE public.wipe() IS NULL",
       "SELECT pg_read_file('/etc/passwd')",
     ]) {
       expect(await pg(sql), sql).toMatch(/built-in functions that cannot write/);
@@ -90,6 +90,50 @@ describe('PostgreSQL (libpg-query)', () => {
       "SELECT extract(year FROM ts), trim(' x '), substring('abc' FROM 2), position('a' IN 'b'), coalesce(a, b), greatest(1, 2) FROM t",
     ];
     for (const sql of ok) expect(await pg(sql), sql).toBeUndefined();
+  });
+});
+
+describe('review F8 and F9: calls written as field selection, and work without a bound', () => {
+  const pg = (sql: string) => refusal(sql, 'postgresql');
+
+  it('PostgreSQL: (t).f is refused (a call to f(t) where t has no field f); t.col and array subscripts still pass', async () => {
+    for (const sql of [
+      'SELECT (t).touch FROM t',
+      'SELECT (t).touch AS column_name, 1 AS description FROM t',
+      'SELECT ((t)).x FROM t',
+      'SELECT (row(1, 2)).f1',
+    ])
+      expect(await pg(sql), sql).toMatch(/may not select a field of a row value/);
+    for (const sql of ['SELECT t.col FROM t', 'SELECT s.t.col FROM s.t', 'SELECT (arr)[1] FROM t', 'SELECT t.* FROM t'])
+      expect(await pg(sql), sql).toBeUndefined();
+  });
+
+  it.each(['postgresql', 'mysql', 'mariadb', 'sqlite'])('%s: refuses WITH RECURSIVE', async (backend) => {
+    expect(await refusal('WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM t) SELECT count(*) FROM t', backend)).toMatch(
+      /may not use WITH RECURSIVE/,
+    );
+    expect(await refusal('WITH t(n) AS (SELECT 1) SELECT n FROM t', backend)).toBeUndefined();
+  });
+
+  it('refuses the built-ins whose work or result has no bound, in each dialect', async () => {
+    const cases: Array<[string, string]> = [
+      ['postgresql', 'SELECT count(*) FROM generate_series(1, 1000000000000)'],
+      ['postgresql', 'SELECT count(*) FROM pg_catalog.generate_series(1, 10)'],
+      ['postgresql', "SELECT repeat('x', 1000000000)"],
+      ['postgresql', "SELECT lpad('x', 1000000000)"],
+      ['postgresql', 'SELECT array_fill(1, ARRAY[1000000000])'],
+      ['postgresql', "SELECT format('%1000000000s', 'x')"],
+      ['mysql', "SELECT repeat('x', 1000000000)"],
+      ['mariadb', 'SELECT space(1000000000)'],
+      ['mysql', "SELECT rpad('x', 1000000000, 'y')"],
+      ['sqlite', 'SELECT zeroblob(1000000000)'],
+      ['sqlite', 'SELECT randomblob(1000000000)'],
+      ['sqlite', "SELECT replace(hex(zeroblob(500000000)), '0', 'aa')"],
+      ['sqlite', "SELECT printf('%.*c', 1000000000, 'x')"],
+    ];
+    for (const [backend, sql] of cases) expect(await refusal(sql, backend), `${backend}: ${sql}`).toMatch(/grows without bound/);
+    expect(await refusal("SELECT upper('x'), length('abc')", 'sqlite')).toBeUndefined();
+    expect(await refusal("SELECT concat('a', 'b'), char_length('x')", 'mysql')).toBeUndefined();
   });
 });
 
