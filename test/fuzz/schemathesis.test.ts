@@ -18,6 +18,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../lib/config.ts';
 import { CONFUSING_SQL } from '../support/confusing-sql.ts';
+import { HOSTILE_RULE_NAMES } from '../support/hostile-rule-names.ts';
 import { createEnvironment } from '../support/environments.ts';
 import { startFakeSuperset, type FakeSuperset } from '../support/fake-superset.ts';
 import { ADMIN, createHarness, type Harness } from '../support/harness.ts';
@@ -107,8 +108,12 @@ describe.runIf(installed || ci)('Schemathesis against the OpenAPI document', () 
         // Dictionary queries built to confuse a tokeniser: each must be a 400 (lib/sql), never a 5xx or a task.
         '[dictionaries.sql]',
         `values = [${CONFUSING_SQL.map((q) => JSON.stringify(q)).join(', ')}]`,
+        // Rule names that carry SQL: each must be a 400 naming the character (lib/sql/identifier.ts).
+        '[dictionaries.rule_name]',
+        `values = [${HOSTILE_RULE_NAMES.map((q) => JSON.stringify(q)).join(', ')}]`,
         '[parameters]',
         '"body.sql" = { dictionary = "sql", probability = 0.5 }',
+        '"body.to" = { dictionary = "rule_name", probability = 0.5 }',
         ...envParams.map((p) => `${JSON.stringify(p)} = { dictionary = "env", probability = 0.5 }`),
         ...targetParams.map((p) => `${JSON.stringify(p)} = { dictionary = "target", probability = 0.5 }`),
       ].join('\n');

@@ -14,6 +14,7 @@ import {
 } from '../../lib/bundles/env-rules.ts';
 import { identifierProblem } from '../../lib/sql/identifier.ts';
 import { renameQualifier, sameButQualifier } from '../../lib/sql/qualifiers.ts';
+import { HOSTILE_RULE_NAMES } from '../support/hostile-rule-names.ts';
 
 const HOSTILE: Record<'mysql' | 'mariadb' | 'sqlite' | 'postgresql', string[]> = {
   mysql: [
@@ -147,6 +148,13 @@ describe('applyEnvRules refuses a rule that slipped past the API', () => {
       { field: 'from', message: expect.stringMatching(/'\.' \(U\+002E\) at position 2/) },
     ]);
     expect(ruleProblems({ kind: 'schema', from: 'analytics_dev', to: 'analytics' })).toEqual([]);
+  });
+
+  it.each(HOSTILE_RULE_NAMES)("the fuzz test's example %s is refused for schema and catalog", (to) => {
+    for (const kind of ['schema', 'catalog'] as const)
+      expect(ruleProblems({ kind, from: 'dev', to })).toEqual([
+        { field: 'to', message: expect.stringMatching(/ at position \d+ is not one$/) },
+      ]);
   });
 });
 
