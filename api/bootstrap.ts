@@ -34,8 +34,7 @@ import { TaskService } from './tasks/service.ts';
 import { SEARCH_ATTRIBUTES } from '../contracts/search-attributes.ts';
 import { egressPolicy } from '../lib/egress/policy.ts';
 import { flushTracing, startTracing } from '../lib/telemetry/tracing.ts';
-import { supersetCircuitListener, supersetObserver } from '../lib/telemetry/upstream.ts';
-import { SYNCHRONOUS_DEADLINES } from '../lib/superset/transport/options.ts';
+import { supersetObserver } from '../lib/telemetry/upstream.ts';
 
 export interface Bootstrapped {
   context: AppContext;
@@ -91,9 +90,6 @@ export async function bootstrapOn(config: Config, logger: Logger, knex: Knex): P
       egress: egressPolicy(config),
       retry: retryPolicyFrom(config),
       observerFor: supersetObserver,
-      // A person waits on these calls: an outage is decided once per environment, and answered at once while it lasts.
-      circuit: { listenerFor: supersetCircuitListener },
-      deadlines: SYNCHRONOUS_DEADLINES,
     }),
   });
   const environments = new EnvironmentService({
