@@ -112,7 +112,7 @@ export function envRuleRoutes(app: AppContext): AnyRoute[] {
         201: { description: 'The rule', schema: ruleView },
         400: {
           description:
-            'Same environment twice, an empty or over-long name, `from` equal to `to`, a URL rule whose `to` is not an http(s) URL',
+            'Same environment twice, a schema or catalog name that is not an identifier (letters, digits, `_`, `$`, `-`, at most 63; the offending character is named), `from` equal to `to`, a URL rule whose `to` is not an http(s) URL',
         },
         404: { description: 'Either environment is unknown' },
         409: { description: 'The pair already has a rule of that kind from that value (code `rule_exists`)' },

@@ -81,6 +81,27 @@ describe('per-environment rules', () => {
     expect(await list()).toEqual(before);
   });
 
+  it('refuses a schema or catalog name that is no identifier, naming the character, on add and change alike (review F1)', async () => {
+    const before = await list();
+    const hostile: Array<[string, string, RegExp]> = [
+      ['schema', 'x`; DELETE FROM t; -- ', /'`' \(U\+0060\) at position 2/],
+      ['schema', 'x`) UNION SELECT password FROM mysql.user -- ', /'`' \(U\+0060\) at position 2/],
+      ['schema', 'x"; DELETE FROM t; -- ', /'"' \(U\+0022\) at position 2/],
+      ['catalog', 'cat;DROP', /';' \(U\+003B\) at position 4/],
+      ['schema', 'two words', /U\+0020 at position 4/],
+      ['schema', 'a.b', /'\.' \(U\+002E\) at position 2/],
+    ];
+    for (const [kind, to, why] of hostile) {
+      const r = await call('POST', base(), { kind, from: 'staging_dev', to });
+      expect(r.status, r.text).toBe(400);
+      expect(r.body.errors).toEqual([{ field: 'body.to', message: expect.stringMatching(why) }]);
+      expect(r.body.detail).toMatch(why);
+    }
+    const put = await call('PUT', `${base()}/${before[0]!.id}`, { kind: 'schema', from: before[0]!.from, to: 'x`; DELETE FROM t; -- ' });
+    expect(put.status, put.text).toBe(400);
+    expect(await list()).toEqual(before);
+  });
+
   it('reading needs dashboards:READ, changing needs dashboards:MIGRATE', async () => {
     expect((await call('GET', base(), undefined, viewer)).status).toBe(200);
     expect((await call('POST', base(), { kind: 'text', from: 'x', to: 'y' }, viewer)).status).toBe(403);
