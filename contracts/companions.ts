@@ -33,8 +33,9 @@ export type CompanionModes = Record<CompanionKindName, CompanionMode>;
 
 /**
  * The defaults: nothing silently disappears (every kind is read and reported) and nothing
- * silently widens access. Dashboard roles grant viewing, so they are only written on request
- * (strict: a dashboard whose roles differ fails with the requests to copy or ignore them). Owners
+ * silently widens access. Dashboard roles decide who sees a dashboard: under strict a dashboard
+ * restricted to roles the target has arrives restricted to them, and one whose roles cannot be
+ * matched fails with the requests to copy or ignore them (strictRefuses). Owners
  * are copied: the people who own it in the source, when the target has their accounts, instead of
  * the importing service account alone; never an account the target lacks. Reports are copied
  * paused (see `pause_reports`), so nothing mails from the target before someone checks.
@@ -55,15 +56,28 @@ export const DEFAULT_COMPANION_MODES: CompanionModes = {
 /** Every kind compared and recorded, nothing written or refused: what a drift report's dry run asks. */
 export const IGNORE_COMPANIONS: CompanionModes = Object.fromEntries(COMPANION_KINDS.map((k) => [k, 'ignore'])) as CompanionModes;
 
-/** The request's `companions`: a mode per kind (absent kinds take the default) and whether copied reports start paused. */
+/** The request's `companions`: a mode per kind (absent kinds take the default), whether copied reports start paused, and the explicit widenings. */
 export interface CompanionRequest extends Partial<CompanionModes> {
-  /** Copied reports and alerts are inactive in the target until someone turns them on (default true). */
+  /**
+   * Copied reports and alerts are inactive in the target until someone turns them on (default
+   * true); an update that changes what an active target report sends, or to whom, pauses it.
+   * false: every copied report takes the source's active switch, the only way an updated report
+   * keeps mailing after such a change.
+   */
   pause_reports?: boolean;
+  /** An embedded configuration whose source allows any domain (an empty list) replaces a target's non-empty list (default false: the target's list is kept and named). */
+  embedded_any_domain?: boolean;
 }
 
+export type CompanionOptions = CompanionModes & { pause_reports: boolean; embedded_any_domain: boolean };
+
 /** The modes a request asks for, defaults filled in. */
-export function companionModes(req: CompanionRequest | undefined): CompanionModes & { pause_reports: boolean } {
-  const out = { ...DEFAULT_COMPANION_MODES, pause_reports: req?.pause_reports ?? true };
+export function companionModes(req: CompanionRequest | undefined): CompanionOptions {
+  const out = {
+    ...DEFAULT_COMPANION_MODES,
+    pause_reports: req?.pause_reports ?? true,
+    embedded_any_domain: req?.embedded_any_domain ?? false,
+  };
   for (const k of COMPANION_KINDS) if (req?.[k]) out[k] = req[k]!;
   return out;
 }
@@ -108,4 +122,18 @@ export interface CompanionKindReport {
 /** Whether an item is a difference a `strict` mode refuses (only_in_target is not: copying would not change it either). */
 export function isCompanionDifference(i: CompanionItem): boolean {
   return i.action === 'create' || i.action === 'update' || i.action === 'missing';
+}
+
+/**
+ * Whether a kind's comparison is one its `strict` mode refuses. Dashboard roles restrict who sees
+ * a dashboard, so under strict a dashboard restricted to roles the target has arrives restricted
+ * to them (the roles kind writes them after the import); it stops when one is missing in the
+ * target, or when the target's dashboard has roles the source's lacks (the union would let
+ * others see it). A source dashboard with no roles leaves the target's own as they are. Every
+ * other kind: any difference.
+ */
+export function strictRefuses(r: Pick<CompanionKindReport, 'kind' | 'items'>): boolean {
+  if (r.kind !== 'roles') return r.items.some(isCompanionDifference);
+  const restricted = r.items.some((i) => i.action !== 'only_in_target');
+  return r.items.some((i) => i.action === 'missing') || (restricted && r.items.some((i) => i.action === 'only_in_target'));
 }

@@ -6,6 +6,7 @@ import type { EnvRuleEffect } from './env-rules.ts';
 import type { RlsMode, RlsReport } from './rls.ts';
 import type { BrowserCheck, VerificationMode } from './browser-check.ts';
 import type { TaskApproval } from './tasks.ts';
+import type { PairSettings } from './env-rules.ts';
 
 export interface MigrationInput {
   /** Set by the task service when the task writes into a protected environment. */
@@ -19,10 +20,14 @@ export interface MigrationInput {
   dryRun: boolean;
   /** Row-level security: strict (a difference fails the dashboard, the default), copy or ignore. Absent in inputs from before it existed: strict. */
   rls?: RlsMode;
+  /** With rls copy: a same-named target rule that differs is replaced by the source's even where that may widen access (default false: left as it is and named). */
+  rlsOverwrite?: boolean;
   /** `browser`: after the chart queries, each imported dashboard is opened in headless Chromium (contracts/browser-check.ts). Absent: `queries`. */
   verification?: VerificationMode;
   /** Companion assets (reports, owners, roles, tags, annotation layers, CSS templates, saved queries, certification): a mode per kind, defaults in contracts/companions.ts. Absent in inputs from before they existed: the defaults. */
   companions?: CompanionRequest;
+  /** The pair's rules and saved database mappings, frozen when the task was created: what a run applies (absent in older inputs). */
+  frozen?: PairSettings;
 }
 
 /** A key the target's Superset rejected, generalised over list positions (columns.*.datetime_format). */

@@ -2,6 +2,7 @@
  * Row-level-security rules across environments. Superset keeps them beside datasets and no export
  * carries them, so a migration compares them and a backup keeps them itself.
  */
+import type { NextAction } from './outcomes.ts';
 
 /** strict: a difference fails the dashboard; copy: the target gets the source's rules; ignore: recorded, not acted on. */
 export const RLS_MODES = ['strict', 'copy', 'ignore'] as const;
@@ -31,12 +32,18 @@ export interface RlsDifference {
   target?: RlsRuleView;
 }
 
-/** One rule written (or, in a dry run, to be written) to the target. */
+/**
+ * One rule written (or, in a dry run, to be written) to the target. not_updated: a same-named
+ * target rule whose `fields` differ in a way that may widen access, left as it is (never done
+ * without the request's `rls_overwrite`), with the next action.
+ */
 export interface RlsWrite {
   rule: string;
-  action: 'create' | 'update' | 'unchanged';
+  action: 'create' | 'update' | 'unchanged' | 'not_updated';
   target_rule_id: number | null;
   done: boolean;
+  fields?: string[];
+  next_action?: NextAction;
 }
 
 /** What a dashboard's migration found and did about row-level security. */

@@ -91,6 +91,9 @@ export function takeCompanions(bundle: Bundle): CompanionsBackup | null {
 const ALL_COPY = Object.fromEntries(COMPANION_KINDS.map((k) => [k, 'copy'])) as CompanionModes;
 
 function scopeOf(client: SupersetClient, envId: string, kept: CompanionsBackup, log: Context['log']): CompanionScope {
+  // Reports are put back as they were (active included, pause_reports false): the recording is this environment's own earlier
+  // state, a restore is refused into any other, and pausing would stop the very mailing it puts back. Nothing else widens:
+  // an embedded list of "any domain" and a differing same-named rule are named, not applied (no request option here).
   const input = {
     sourceEnvId: envId,
     targetEnvId: envId,
@@ -132,11 +135,11 @@ export async function putBackCompanions(
   bundle: Bundle,
   title: string,
   log: Context['log'],
-): Promise<{ reports: CompanionKindReport[]; refused: string[] }> {
+): Promise<{ reports: CompanionKindReport[]; refused: string[]; next_actions: NextAction[] }> {
   const scope = scopeOf(client, envId, kept, log);
   const subject = subjectOf(bundle, title);
   const check = await checkCompanions(scope, kept.dashboard_id, subject);
   // A restore always imports first: what the import undoes (a chart's annotation layer entries) is put back too.
   const refused = await applyCompanions(scope, kept.dashboard_id, subject, check, true);
-  return { reports: check.reports, refused };
+  return { reports: check.reports, refused, next_actions: check.next_actions };
 }

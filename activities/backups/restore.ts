@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { RestoreInput, RestoreItem } from '../../contracts/backup.ts';
 import type { ItemFailure } from '../../contracts/failures.ts';
+import { uniqueActions } from '../../contracts/outcomes.ts';
 import type { RlsRuleView } from '../../contracts/rls.ts';
 import type { BackupRow } from '../../db/backups/store.ts';
 import { BlobNotFoundError } from '../../lib/backup-store/index.ts';
@@ -138,7 +139,8 @@ async function restoreInto(deps: ActivityDeps, input: RestoreInput, stored: Stor
   if (client && stored.companions) {
     at.step = 'companions';
     const put = await putBackCompanions(client, input.envId, stored.companions, stored.bundle, backup.dashboard_title, log);
-    restored = { ...restored, companions: put.reports };
+    const next_actions = uniqueActions([...restored.next_actions, ...put.next_actions]);
+    restored = { ...restored, companions: put.reports, next_actions };
     if (put.refused.length) return { ...restored, step: 'companions', error: `restored as dashboard ${after.id}, but some of its companions were not put back: ${put.refused.join('; ')}` };
     at.step = 'verify';
   }
@@ -148,7 +150,10 @@ async function restoreInto(deps: ActivityDeps, input: RestoreInput, stored: Stor
     await rlsIndex.refresh(); // datasets the import re-created
     const writes = await writeRules({ upstream, index: rlsIndex, rules, scope: stored.scope });
     log.info(`row-level security put back: ${writes.map((w) => `${w.action} '${w.rule}'`).join(', ')}`);
-    return { ...restored, status: 'restored', outcome: 'succeeded', rls: { rules: rules.length, writes } };
+    // A same-named rule that differs is left as it is (it may widen access): named with its next action.
+    const review = writes.flatMap((w) => (w.next_action ? [w.next_action] : []));
+    const next_actions = uniqueActions([...restored.next_actions, ...review]);
+    return { ...restored, status: 'restored', outcome: 'succeeded', rls: { rules: rules.length, writes }, next_actions };
   } catch (err) {
     const failure = itemFailure(err, { step: 'rls', item: `the row-level-security rules of '${backup.dashboard_title}'`, envId: input.envId });
     const error = `restored as dashboard ${after.id}, but its row-level-security rules were not put back: ${failure.error}`;

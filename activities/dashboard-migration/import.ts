@@ -182,7 +182,14 @@ async function afterImport(scope: PlanScope, p: Omit<Planned, 'position'>, r: Im
   };
   if (rls.toCopy.length) {
     try {
-      rls.report.writes = await copyRules({ source: up.source, target: up.target, targetIndex: up.index, prepared, rules: rls.toCopy });
+      rls.report.writes = await copyRules({
+        source: up.source,
+        target: up.target,
+        targetIndex: up.index,
+        prepared,
+        rules: rls.toCopy,
+        replaceExisting: input.rlsOverwrite,
+      });
       log.info(`row-level security of '${prepared.title}': ${rls.report.writes!.map((w) => `${w.action} '${w.rule}'`).join(', ')}`);
     } catch (err) {
       // Imported, but its rows are not filtered as in the source: never reported as a clean import.

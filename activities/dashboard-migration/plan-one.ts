@@ -79,12 +79,14 @@ async function compareAndSettle(
   const rls: RlsCheck = await checkDashboardRls({
     mode: input.rls ?? 'strict',
     dryRun: input.dryRun,
+    replaceExisting: input.rlsOverwrite,
     sourceIndex: up.sourceIndex,
     targetIndex: up.index,
     prepared,
     request: { ...input, dashboardId },
   });
   outcome.rls = rls.report;
+  if (rls.next_actions.length) outcome.next_actions = [...(outcome.next_actions ?? []), ...rls.next_actions];
   if (rls.blocked) {
     log.warn(`dashboard ${dashboardId} ('${prepared.title}'): ${rls.blocked.error}`);
     return { done: { ...outcome, status: 'failed', step: 'rls', ...rls.blocked } };
@@ -120,7 +122,14 @@ async function compareAndSettle(
       outcome.reverified_after_failure = true;
     } else if (same) {
       if (rls.toCopy.length)
-        rls.report.writes = await copyRules({ source: up.source, target: up.target, targetIndex: up.index, prepared, rules: rls.toCopy });
+        rls.report.writes = await copyRules({
+          source: up.source,
+          target: up.target,
+          targetIndex: up.index,
+          prepared,
+          rules: rls.toCopy,
+          replaceExisting: input.rlsOverwrite,
+        });
       const refused = await withStep('companions', () => applyCompanions(scope, dashboardId, prepared, companions));
       outcome.next_actions = uniqueActions([...(outcome.next_actions ?? []), ...companions.next_actions]);
       if (refused.length)

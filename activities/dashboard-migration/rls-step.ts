@@ -12,6 +12,8 @@ export interface RlsCheck {
   blocked?: { code: 'rls_mismatch' | 'rls_role_missing'; error: string; next_actions: NextAction[] };
   /** mode copy: the source's rules to write to the target after the import (ids in the source). */
   toCopy: Array<RlsRuleView & { id: number }>;
+  /** mode copy: what to do about the same-named target rules the copy leaves as they are (see ./rls.ts writeRules). */
+  next_actions: NextAction[];
 }
 
 /**
@@ -22,6 +24,8 @@ export interface RlsCheck {
 export async function checkDashboardRls(opts: {
   mode: RlsMode;
   dryRun: boolean;
+  /** The request's `rls_overwrite`: an existing target rule is replaced even where that may widen access. */
+  replaceExisting?: boolean;
   sourceIndex: TargetIndex;
   targetIndex: TargetIndex;
   prepared: PreparedBundle;
@@ -35,7 +39,7 @@ export async function checkDashboardRls(opts: {
     target_rules: cmp.target,
     differences: cmp.differences,
   };
-  const check: RlsCheck = { report, toCopy: [] };
+  const check: RlsCheck = { report, toCopy: [], next_actions: [] };
   if (!cmp.differences.length) return check;
 
   const retry = (rls: RlsMode, description: string, action: string): NextAction =>
@@ -82,7 +86,9 @@ export async function checkDashboardRls(opts: {
     };
     return check;
   }
-  if (opts.dryRun) report.writes = await plannedWrites(targetIndex, cmp.differences);
+  const planned = await plannedWrites(targetIndex, cmp.differences, opts.replaceExisting);
+  check.next_actions = planned.flatMap((w) => (w.next_action ? [w.next_action] : []));
+  if (opts.dryRun) report.writes = planned;
   return check;
 }
 
@@ -93,6 +99,7 @@ export async function copyRules(opts: {
   targetIndex: TargetIndex;
   prepared: PreparedBundle;
   rules: Array<RlsRuleView & { id: number }>;
+  replaceExisting?: boolean;
 }): Promise<RlsReport['writes']> {
   await opts.targetIndex.refresh(); // the datasets this import created
   return writeRules({
@@ -100,6 +107,7 @@ export async function copyRules(opts: {
     index: opts.targetIndex,
     rules: await withDescriptions(opts.source, opts.rules),
     scope: opts.prepared.datasets.map((d) => d.targetUuid),
+    replaceExisting: opts.replaceExisting,
   });
 }
 

@@ -8,7 +8,14 @@
  * tables that are in the migration (identified by the dataset each becomes in the target). Rule
  * names are unique in Superset, so a rule is created or updated by name. Writing never removes a
  * rule or a table from a rule the source does not know: that would widen access in the target.
+ * Nor does it change an existing target rule's clause, filter type, group key or roles, or take
+ * one of the migrated tables out of it, unless the request says so (`replaceExisting`, a
+ * migration's `rls_overwrite`): no such change is provably narrower (a clause `1=1`, a role
+ * taken off a Regular rule or added to a Base one opens rows). Such a rule is left as it is and
+ * named (`not_updated`, with its fields and a next action); a rule that only gains tables is
+ * written, since a filter on more tables only narrows.
  */
+import type { NextAction } from '../../contracts/outcomes.ts';
 import type { RlsDifference, RlsRuleView, RlsWrite } from '../../contracts/rls.ts';
 import type { Bundle } from '../../lib/bundles/bundle.ts';
 import { AppError } from '../../lib/errors.ts';
@@ -153,15 +160,64 @@ export async function missingRoles(index: TargetIndex, rules: readonly RlsRuleVi
   return [...new Set(rules.flatMap((r) => r.roles))].filter((n) => !have.has(n)).sort();
 }
 
-/** What writing these rules would do, without writing (a dry run). */
-export async function plannedWrites(index: TargetIndex, differences: readonly RlsDifference[]): Promise<RlsWrite[]> {
+/** A rule's compared parts, with roles and tables as keys of either side (names and uuids, or ids). */
+interface RuleShape {
+  filter_type: string;
+  clause: string;
+  group_key: string | null;
+  roles: ReadonlyArray<string | number>;
+  tables: ReadonlyArray<string | number>;
+}
+
+/** The changes an update of a target rule from `was` to `to` makes that are not plainly narrower: every field but tables gained. */
+export function unsafeChanges(was: RuleShape, to: RuleShape): string[] {
+  const set = (xs: ReadonlyArray<string | number>) => [...new Set(xs.map(String))].sort().join('\n');
+  const out: string[] = [];
+  if (was.filter_type !== to.filter_type) out.push('filter_type');
+  if (was.clause.trim() !== to.clause.trim()) out.push('clause');
+  if ((was.group_key ?? '') !== (to.group_key ?? '')) out.push('group_key');
+  if (set(was.roles) !== set(to.roles)) out.push('roles');
+  const kept = new Set(to.tables.map(String));
+  if (was.tables.some((t) => !kept.has(String(t)))) out.push('tables');
+  return out;
+}
+
+/** A same-named target rule left as it is: what it would have changed, and what to do. */
+function notUpdated(rule: string, id: number, fields: string[]): RlsWrite {
+  return { rule, action: 'not_updated', target_rule_id: id, done: false, fields, next_action: reviewRule(rule, fields) };
+}
+
+function reviewRule(rule: string, fields: string[]): NextAction {
+  return {
+    action: 'review_rls_rule',
+    description: `Rule '${rule}' in the target differs from the source's in ${fields.join(', ')}, which may widen access, so it was left as it is: change it in the target Superset (Settings → Row Level Security) if the source's is right, or run the migration again with rls_overwrite true to replace it`,
+  };
+}
+
+/** What writing these rules would do, without writing (a dry run): as writeRules decides. */
+export async function plannedWrites(
+  index: TargetIndex,
+  differences: readonly RlsDifference[],
+  replaceExisting = false,
+): Promise<RlsWrite[]> {
   const byName = new Map((await index.rlsRules()).map((r) => [r.name, r]));
   return differences
     .filter((d) => d.difference !== 'only_in_target')
     .map((d) => {
       const existing = byName.get(d.rule);
-      return { rule: d.rule, action: existing ? 'update' : 'create', target_rule_id: existing?.id ?? null, done: false } satisfies RlsWrite;
+      if (!existing) return { rule: d.rule, action: 'create', target_rule_id: null, done: false } satisfies RlsWrite;
+      // Within the migrated tables the target's view is compared; a rule on none of them only gains tables.
+      const was = d.target ?? { ...existing, roles: existing.roles.map((r) => r.name), tables: [] };
+      const fields = unsafeChanges(shapeOfView(was), shapeOfView(d.source!));
+      if (fields.length && !replaceExisting) return notUpdated(d.rule, existing.id, fields);
+      return { rule: d.rule, action: 'update', target_rule_id: existing.id, done: false } satisfies RlsWrite;
     });
+}
+
+function shapeOfView(
+  v: Pick<RlsRuleView, 'filter_type' | 'clause' | 'group_key'> & { roles: string[]; tables: Array<{ dataset_uuid: string }> | [] },
+): RuleShape {
+  return { ...v, tables: v.tables.map((t) => t.dataset_uuid) };
 }
 
 /**
@@ -175,6 +231,8 @@ export async function writeRules(opts: {
   index: TargetIndex;
   rules: readonly RlsRuleView[];
   scope: readonly string[];
+  /** An existing rule is replaced even where that may widen access (a migration's `rls_overwrite`). */
+  replaceExisting?: boolean;
 }): Promise<RlsWrite[]> {
   const { upstream, index } = opts;
   const roleIds = new Map((await index.rlsRoles()).map((r) => [r.name, r.id]));
@@ -183,7 +241,10 @@ export async function writeRules(opts: {
   for (const rule of opts.rules) {
     const tableIds = rule.tables.map((t) => {
       const d = index.dataset(t.dataset_uuid);
-      if (!d) throw new RlsUnresolved(`dataset '${t.table_name}' (uuid ${t.dataset_uuid}) is not in the target, so rule '${rule.name}' cannot name it`);
+      if (!d)
+        throw new RlsUnresolved(
+          `dataset '${t.table_name}' (uuid ${t.dataset_uuid}) is not in the target, so rule '${rule.name}' cannot name it`,
+        );
       return d.id;
     });
     const roles = rule.roles.map((name) => {
@@ -208,6 +269,11 @@ export async function writeRules(opts: {
       writes.push({ rule: rule.name, action: 'unchanged', target_rule_id: existing.id, done: true });
       continue;
     }
+    const unsafe = existing ? unsafeChanges(shapeOfRule(existing), body) : [];
+    if (existing && unsafe.length && !opts.replaceExisting) {
+      writes.push(notUpdated(rule.name, existing.id, unsafe));
+      continue;
+    }
     let id: number;
     if (existing) {
       await upstream.updateRlsRule(existing.id, body);
@@ -229,6 +295,10 @@ export async function writeRules(opts: {
   return writes;
 }
 
+function shapeOfRule(r: RlsRule): RuleShape {
+  return { ...r, roles: r.roles.map((x) => x.id), tables: r.tables.map((t) => t.id) };
+}
+
 /** Whether a rule already is what would be written (description aside: the list does not carry it). */
 function sameRule(existing: RlsRule, body: RlsRuleWrite): boolean {
   const ids = (xs: Array<{ id: number }>) =>
@@ -246,7 +316,10 @@ function sameRule(existing: RlsRule, body: RlsRuleWrite): boolean {
 }
 
 /** The source rules as views with their descriptions (one detail read per rule: the list omits them). */
-export async function withDescriptions(upstream: MigrationUpstream, rules: ReadonlyArray<RlsRuleView & { id: number }>): Promise<RlsRuleView[]> {
+export async function withDescriptions(
+  upstream: MigrationUpstream,
+  rules: ReadonlyArray<RlsRuleView & { id: number }>,
+): Promise<RlsRuleView[]> {
   const out: RlsRuleView[] = [];
   for (const r of rules) {
     const detail = await upstream.rlsRule(r.id);

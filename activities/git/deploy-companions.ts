@@ -6,7 +6,7 @@
  * `strict` kind that differs stops it, as in a migration), written after it.
  */
 import type { Context } from '@temporalio/activity';
-import { companionModes, isCompanionDifference, type CompanionKindReport, type CompanionRequest } from '../../contracts/companions.ts';
+import { companionModes, strictRefuses, type CompanionKindReport, type CompanionRequest } from '../../contracts/companions.ts';
 import type { EnvRule } from '../../contracts/env-rules.ts';
 import type { NextAction } from '../../contracts/outcomes.ts';
 import type { ActivityDeps } from '../deps.ts';
@@ -68,7 +68,7 @@ export async function checkDeployCompanions(o: DeployCompanionsOptions): Promise
   };
   const check = await checkCompanions(scope, REPLAYED_DASHBOARD_ID, o.subject);
   notCaptured(check.reports, replay);
-  const strict = check.reports.filter((r) => r.mode === 'strict' && r.available && r.items.some(isCompanionDifference));
+  const strict = check.reports.filter((r) => r.mode === 'strict' && r.available && strictRefuses(r));
   return {
     reports: check.reports,
     next_actions: check.next_actions,

@@ -40,6 +40,12 @@ export const migrateBody = z
       .describe(
         "row-level-security rules on the dashboard's datasets (no export carries them): `strict` fails a dashboard whose rules differ between source and target (`code: rls_mismatch`); `copy` creates or updates the source's rules in the target after the import (by name; tables resolved to the imported datasets, roles matched by name; a role missing in the target fails the dashboard before anything is imported, `code: rls_role_missing`); `ignore` imports anyway and records the differences as the requester's choice",
       ),
+    rls_overwrite: z
+      .boolean()
+      .default(false)
+      .describe(
+        "with `rls: copy`: a same-named target rule whose clause, filter type, group key or roles differ from the source's, or that would lose one of the migrated tables, is replaced by the source's (this may widen access). Default false: such a rule is left as it is and listed in `rls.writes` as `not_updated` with its `fields` and a next action; a rule that only gains tables is written",
+      ),
     verification: verificationOption,
     companions: companionsSchema(),
   })
@@ -57,13 +63,19 @@ export function companionsSchema() {
         .boolean()
         .optional()
         .describe(
-          'copied reports and alerts are created inactive in the target (default true), so nothing mails from there before someone checks',
+          "copied reports and alerts are created inactive in the target (default true), so nothing mails from there before someone checks; an update that changes the recipients, format, SQL, database, chart or dashboard of an active target report pauses it (named with a next action). false: every copied report takes the source's active switch, the explicit way to keep an updated report mailing",
+        ),
+      embedded_any_domain: z
+        .boolean()
+        .optional()
+        .describe(
+          "an embedded configuration whose source allows any domain (empty `allowed_domains`) replaces a target's non-empty list (default false: the target's list is kept and the item names it with a next action)",
         ),
     })
     .strict()
     .optional()
     .describe(
-      "what the dashboard's companions that no export carries get, per kind: `copy` creates or updates them in the target after the import by name or uuid, with every id remapped to the target's, never deleting what only the target has; `strict` fails a dashboard whose companions of that kind differ, before anything is imported (`code: companions_mismatch`); `ignore` imports anyway and records the differences. Owners and roles map by username, then e-mail, then full name (roles by name); one the target lacks is reported with a next action. Defaults: owners, tags, reports (paused), annotation_layers, css_templates, saved_queries, certification, themes, embedded `copy`; roles `strict` (a dashboard role grants viewing)",
+      "what the dashboard's companions that no export carries get, per kind: `copy` creates or updates them in the target after the import by name or uuid, with every id remapped to the target's, never deleting what only the target has; `strict` fails a dashboard whose companions of that kind differ, before anything is imported (`code: companions_mismatch`); `ignore` imports anyway and records the differences. Owners map by username, then e-mail, never by full name (a same-named account is named with `map_user`, never made an owner); roles by name; one the target lacks is reported with a next action. Alerts' SQL must pass the read-only check for the target database's dialect. Defaults: owners, tags, reports (paused), annotation_layers, css_templates, saved_queries, certification, themes, embedded `copy`; roles `strict` (a dashboard restricted to roles the target has arrives restricted to them; one whose roles are missing in the target, or whose target dashboard has other roles, fails before the import)",
     );
 }
 
@@ -79,6 +91,7 @@ export function migrationInput(body: MigrateBody): { input: TaskInputOf<'migrati
       overwrite: body.overwrite,
       dryRun: body.dry_run,
       rls: body.rls,
+      ...(body.rls_overwrite ? { rlsOverwrite: true } : {}),
       ...verificationInput(body.verification),
       ...(body.companions ? { companions: body.companions } : {}),
     },

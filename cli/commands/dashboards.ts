@@ -18,6 +18,7 @@ interface MigrateOptions extends Selection {
   dryRun?: boolean;
   companion?: Record<string, string>;
   pauseReports: boolean;
+  embeddedAnyDomain?: boolean;
   wait?: boolean;
   diff?: boolean;
 }
@@ -103,6 +104,10 @@ function migrateCommand(program: Command, ctx: () => Ctx): void {
     .option('--dry-run', 'plan only: report what would change, write nothing')
     .option('--companion <kind=mode>', 'what a companion kind gets: copy, strict or ignore (repeatable; e.g. roles=copy)', companionMode)
     .option('--no-pause-reports', 'copied alerts and reports start active in the target (by default they start paused)')
+    .option(
+      '--embedded-any-domain',
+      "a source embedded configuration allowing any domain replaces the target's list (by default it is kept)",
+    )
     .option('--wait', 'follow the task to its end; exit by its outcome')
     .option('--diff', 'with --wait: print the differences, object by object');
   // Every other option of the migration request, generated from the OpenAPI document.
@@ -112,7 +117,12 @@ function migrateCommand(program: Command, ctx: () => Ctx): void {
       const c = ctx();
       const source_env_id = await envId(c.api(), opts.from);
       const extra = bodyFrom(cmd, generated);
-      const companions = { ...(extra.companions as object | undefined), ...opts.companion, ...(opts.pauseReports ? {} : { pause_reports: false }) };
+      const companions = {
+        ...(extra.companions as object | undefined),
+        ...opts.companion,
+        ...(opts.pauseReports ? {} : { pause_reports: false }),
+        ...(opts.embeddedAnyDomain ? { embedded_any_domain: true } : {}),
+      };
       const body = {
         ...extra,
         source_env_id,

@@ -124,7 +124,7 @@ describe('row-level security against a failing rule API', () => {
     expect(again.result.items[0].rls.differences).toEqual([]);
   });
 
-  it('names the fields of a rule that differs, updates it by name with copy, and never removes a rule only the target has', async () => {
+  it('names the fields of a rule that differs, leaves it under copy, replaces it by name with rls_overwrite, and never removes a rule only the target has', async () => {
     source.rlsRules[0].clause = "region = 'East'";
     const ds = target.datasets.find((d) => d.table_name === 'sales')!;
     target.rlsRules.push({ id: 99, name: 'target only', filter_type: 'Base', clause: '1 = 0', group_key: null, description: null, tables: [ds.id], roles: [1] });
@@ -139,7 +139,15 @@ describe('row-level security against a failing rule API', () => {
       "row-level security on the datasets of 'Filtered sales' differs between source and target: rule 'west only' differs in clause; rule 'target only' exists only in the target",
     );
 
-    const copy = await migrate([filtered], { rls: 'copy' });
+    // A clause change is not provably narrower: named with its next action, not written.
+    const kept = await migrate([filtered], { rls: 'copy' });
+    expect(kept.result.items[0].rls.writes).toEqual([
+      expect.objectContaining({ rule: 'west only', action: 'not_updated', done: false, fields: ['clause'] }),
+    ]);
+    expect(kept.result.items[0].next_actions.map((n: any) => n.action)).toContain('review_rls_rule');
+    expect(target.rlsRules[0].clause).toBe("region = 'West'");
+
+    const copy = await migrate([filtered], { rls: 'copy', rls_overwrite: true });
     expect(copy.status).toBe('SUCCEEDED');
     expect(copy.result.items[0].rls).toMatchObject({
       writes: [{ rule: 'west only', action: 'update', target_rule_id: target.rlsRules[0].id, done: true }],

@@ -3,8 +3,11 @@
  * domains allowed to frame it. No export carries it, so without this the target dashboard is not
  * embeddable. Copying creates or updates it in the target with `allowed_domains` passed through
  * the pair's text rules (dev's host app → prod's); Superset assigns the target its own uuid, which
- * the item lists beside the source's so host apps can be pointed at it.
+ * the item lists beside the source's so host apps can be pointed at it. An empty list means "any
+ * domain" to Superset, so a source's empty list never replaces a target's non-empty one unless
+ * the request says `companions.embedded_any_domain`: the target's list is kept and named.
  */
+import type { CompanionItem } from '../../../contracts/companions.ts';
 import type { EnvRule } from '../../../contracts/env-rules.ts';
 import { textReplacer } from '../../../lib/bundles/env-rules.ts';
 import { attempt, item, type CompanionKind, type KindResult } from './kind.ts';
@@ -39,7 +42,10 @@ export const embedded: CompanionKind = {
       note: `allowed_domains: ${wanted.length ? wanted.join(', ') : '(any)'}`,
       ...(action === 'update' ? { fields: ['allowed_domains'] } : {}),
     });
-    if (write && action !== 'unchanged' && tgt) {
+    // "Any domain" over a target's own list opens the dashboard to every site: only on request.
+    const opens = action === 'update' && !wanted.length && !ctx.embeddedAnyDomain;
+    if (opens) keptTargetList(i, there!.allowed_domains);
+    if (write && action !== 'unchanged' && tgt && !opens) {
       await attempt([i], async () => {
         i.target_uuid = (await ctx.target.embedded.set(tgt.dashboard.id, wanted)).uuid;
       });
@@ -47,3 +53,12 @@ export const embedded: CompanionKind = {
     return { items: [i] };
   },
 };
+
+function keptTargetList(i: CompanionItem, kept: readonly string[]): void {
+  i.note = `the source allows any domain (an empty allowed_domains); the target's own list is kept: ${kept.join(', ')}`;
+  i.next_action = {
+    action: 'allow_any_domain',
+    description:
+      "Leave the target's allowed domains as they are, or migrate again with companions.embedded_any_domain true to let any site embed the dashboard in the target",
+  };
+}

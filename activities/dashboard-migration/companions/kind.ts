@@ -27,6 +27,8 @@ export interface CompanionContext {
   /** Source database id → target database id (request over persisted mappings). */
   mappings: Map<number, number>;
   pauseReports: boolean;
+  /** The request lets a source embedded configuration allowing any domain replace a target's list (companions.embedded_any_domain). */
+  embeddedAnyDomain?: boolean;
   /** The pair's per-environment rules (embedded configs' allowed domains pass through its text rules). */
   envRules: readonly EnvRule[];
   sourceView(): Promise<DashboardView>;
@@ -55,6 +57,8 @@ export interface CompanionKind {
    * an import it is compared and written again even when it was unchanged before the import.
    */
   readonly undoneByImport?: boolean;
+  /** Under `strict`, what strictRefuses (contracts/companions.ts) lets through is written after the import too (dashboard roles). */
+  readonly writesUnderStrict?: boolean;
   run(ctx: CompanionContext, write: boolean): Promise<KindResult>;
 }
 
@@ -72,6 +76,7 @@ export function companionContext(opts: {
   datasetUuids: Map<string, string>;
   mappings: Map<number, number>;
   pauseReports: boolean;
+  embeddedAnyDomain?: boolean;
   envRules?: readonly EnvRule[];
   /** Directories are shared across the dashboards of one activity: its input object. */
   activity: object;

@@ -1,13 +1,14 @@
 /**
  * Owners of the dashboard, its charts and its datasets. Each source owner is mapped to the
- * target's account (username, then e-mail, then full name); copying adds the mapped accounts to
+ * target's account (username, then e-mail, never full name); copying adds the mapped accounts to
  * the target object's owners and keeps the ones it has (the importing service account among them).
  * An owner without an account in the target is reported with the next action, never created.
  */
 import type { CompanionItem } from '../../../contracts/companions.ts';
 import type { ObjectMeta } from '../../../lib/superset/resources/object-meta.ts';
 import { attempt, item, onObject, type CompanionKind, type KindResult } from './kind.ts';
-import { labelOf, mapAccount, sourceAccount } from './people.ts';
+import { labelOf, mapAccount, sameNameOnly, sourceAccount, type Directory } from './people.ts';
+import type { UpstreamAccount } from '../../../lib/superset/types.ts';
 import { counterpart } from './views.ts';
 
 type Kind = 'dashboard' | 'chart' | 'dataset';
@@ -37,13 +38,7 @@ export const owners: CompanionKind = {
         const there = mapAccount(account, tgtDir);
         const name = labelOf(account);
         if (!there) {
-          items.push(
-            item(name, 'missing', {
-              ...(on ? { on } : {}),
-              note: 'no account in the target with this username, e-mail or full name',
-              next_action: createUser(name),
-            }),
-          );
+          items.push(unmatched(name, account, tgtDir, on));
           continue;
         }
         wanted.add(there.id);
@@ -67,6 +62,26 @@ export const owners: CompanionKind = {
     return { items };
   },
 };
+
+/** An owner the target has no account for by username or e-mail: named, with the next action; a same-named account is said, never made an owner. */
+function unmatched(name: string, account: UpstreamAccount, tgtDir: Directory, on: string | undefined): CompanionItem {
+  const namesake = sameNameOnly(account, tgtDir);
+  if (!namesake)
+    return item(name, 'missing', {
+      ...(on ? { on } : {}),
+      note: 'no account in the target with this username or e-mail',
+      next_action: createUser(name),
+    });
+  const other = labelOf(namesake);
+  return item(name, 'missing', {
+    ...(on ? { on } : {}),
+    note: `no account in the target with this username or e-mail; account '${other}' has the same full name, which is not matched (anyone can take a name)`,
+    next_action: {
+      action: 'map_user',
+      description: `If '${other}' in the target is the same person as '${name}', give that account the source's username or e-mail (Settings → List Users); otherwise create the account '${name}'. Then migrate the dashboard again to make it an owner there`,
+    },
+  });
+}
 
 function createUser(name: string) {
   return {

@@ -1,6 +1,7 @@
 /**
- * People and roles across environments: an account maps by username, then e-mail, then full name
- * (the first that finds exactly one account decides); a role by its name. Each list is read once
+ * People and roles across environments: an account maps by username, then e-mail (the first
+ * that finds exactly one account decides), never by its full name, which a person may set for
+ * themselves (a profile page, an IdP's claim): a name-only match is only reported; a role by its name. Each list is read once
  * per scope and environment, and only by what maps by it (owners and reports by accounts, the
  * roles kind by roles). The scope is a migration task's snapshot (../caches.ts, renewed every
  * minute), else the activity. Switchyard never creates an account or a role.
@@ -49,9 +50,9 @@ export function labelOf(a: Pick<UpstreamAccount, 'username' | 'email' | 'display
 
 const norm = (s: string | null | undefined) => (s ?? '').trim().toLowerCase();
 
-/** The target's account for a source account: by username, then e-mail, then full name; null when none (or several) match. */
+/** The target's account for a source account: by username, then e-mail; null when none (or several) match. */
 export function mapAccount(src: UpstreamAccount, target: Directory): UpstreamAccount | null {
-  const keys: Array<(a: UpstreamAccount) => string> = [(a) => norm(a.username), (a) => norm(a.email), (a) => norm(a.display_name)];
+  const keys: Array<(a: UpstreamAccount) => string> = [(a) => norm(a.username), (a) => norm(a.email)];
   for (const key of keys) {
     const k = key(src);
     if (!k) continue;
@@ -59,6 +60,14 @@ export function mapAccount(src: UpstreamAccount, target: Directory): UpstreamAcc
     if (hits.length === 1) return hits[0]!;
   }
   return null;
+}
+
+/** A target account with the source account's full name alone (reported, never applied: a person can take any name). */
+export function sameNameOnly(src: UpstreamAccount, target: Directory): UpstreamAccount | null {
+  const name = norm(src.display_name);
+  if (!name) return null;
+  const hits = target.accounts.filter((a) => norm(a.display_name) === name);
+  return hits.length === 1 ? hits[0]! : null;
 }
 
 /** A source account by its id, from the directory (or from what an object's answer says of it). */

@@ -2,13 +2,17 @@
  * Alerts and reports on the dashboard or one of its charts (`/api/v1/report/`, only with the
  * ALERT_REPORTS flag on; an environment without it is reported as such). Matched by name and
  * type; copied with the dashboard, chart and (alerts) database remapped to the target's ids and
- * the owners mapped by person. Recipients are copied as they are. A report created in the
- * target starts paused unless the request says otherwise, so the source's schedule does not start
- * mailing from the target before someone checks; an update keeps the target's own active switch.
+ * the owners mapped by person. Recipients are copied as they are, so what reaches a target that
+ * mails is decided here: a report created in the target starts paused unless the request says
+ * otherwise (`pause_reports: false`), and an update that changes what an active target report
+ * sends or to whom (SENDS) pauses it too, named with the next action; any other update keeps the
+ * target's own active switch. An alert's SQL, which Superset's worker runs on the target
+ * database on schedule, must pass the read-only decider (lib/sql) for that database's dialect.
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { CompanionItem } from '../../../contracts/companions.ts';
 import { SupersetNotFoundError } from '../../../lib/superset/errors.ts';
+import { checkReadOnlyQuery } from '../../../lib/sql/read-only.ts';
 import type { ReportSchedule, ReportWrite } from '../../../lib/superset/resources/reports.ts';
 import { attempt, item, onObject, type CompanionContext, type CompanionKind, type KindResult } from './kind.ts';
 import { mapAccount, sourceAccount } from './people.ts';
@@ -37,6 +41,9 @@ const COMPARED = [
   'custom_width',
 ] as const;
 
+/** What a report sends and to whom: a change of one of these pauses an active target report (unless `pause_reports: false`). */
+const SENDS: ReadonlySet<string> = new Set(['recipients', 'report_format', 'sql', 'database', 'chart', 'dashboard']);
+
 export const reports: CompanionKind = {
   kind: 'reports',
   async run(ctx, write): Promise<KindResult> {
@@ -51,40 +58,77 @@ export const reports: CompanionKind = {
     if (targetList === null)
       return { items: [], unavailable: 'the target does not offer alerts and reports (Superset feature flag ALERT_REPORTS is off there)' };
     const [tgt, srcDir, tgtDir] = await Promise.all([ctx.targetView(), ctx.sourcePeople(), ctx.targetPeople()]);
+    const owner = (o: ReportSchedule['owners'][number]) => mapAccount(sourceAccount(srcDir, o), tgtDir)?.id ?? null;
     const items: CompanionItem[] = [];
-    for (const row of mine) {
-      const report = await ctx.source.reports.get(row.id);
-      const chart = report.chart_id !== null ? src.charts.find((c) => c.id === report.chart_id) : undefined;
-      const on = chart ? { on: onObject('chart', chart.name) } : {};
-      const wanted = desired(ctx, report, src, tgt, (o) => mapAccount(sourceAccount(srcDir, o), tgtDir)?.id ?? null);
-      if ('missing' in wanted) {
-        items.push(item(report.name, 'missing', { ...on, note: wanted.missing, next_action: wanted.next }));
-        continue;
-      }
-      // An alert's SQL runs on the mapped database: under the pair's schema and catalog rules.
-      if (wanted.body.sql && typeof wanted.body.database === 'number')
-        wanted.body.sql =
-          (await underRules({ sql: wanted.body.sql }, ctx.target, wanted.body.database, ctx.envRules)).sql ?? wanted.body.sql;
-      const existing = targetList.find((t) => t.name === report.name && t.type === report.type);
-      const current = existing ? await ctx.target.reports.get(existing.id) : null;
-      const fields = current ? differing(wanted.body, current, ctx.pauseReports) : [];
-      const action = !current ? 'create' : fields.length ? 'update' : 'unchanged';
-      const i = item(report.name, action, { ...on, target_id: existing?.id ?? null, ...(fields.length ? { fields } : {}) });
-      if (action === 'create' && ctx.pauseReports && report.active) i.note = 'paused in the target: turn it on there once checked';
-      items.push(i);
-      if (!write || action === 'unchanged' || !tgt) continue;
-      if (current) {
-        const { active: _keep, owners: _owners, ...change } = wanted.body;
-        await attempt([i], () =>
-          ctx.target.reports.update(current.id, ctx.pauseReports ? change : { ...change, active: wanted.body.active }),
-        );
-      } else {
-        await attempt([i], () => ctx.target.reports.create(wanted.body));
-      }
-    }
+    for (const row of mine) items.push(await oneReport(ctx, write, await ctx.source.reports.get(row.id), { src, tgt, targetList, owner }));
     return { items };
   },
 };
+
+interface Sides {
+  src: DashboardView;
+  tgt: DashboardView | null;
+  targetList: Array<{ id: number; name: string; type: string }>;
+  owner: (o: ReportSchedule['owners'][number]) => number | null;
+}
+
+/** One report compared with its same-named target report and, with `write`, written. */
+async function oneReport(ctx: CompanionContext, write: boolean, report: ReportSchedule, sides: Sides): Promise<CompanionItem> {
+  const chart = report.chart_id !== null ? sides.src.charts.find((c) => c.id === report.chart_id) : undefined;
+  const on = chart ? { on: onObject('chart', chart.name) } : {};
+  const wanted = desired(ctx, report, sides.src, sides.tgt, sides.owner);
+  if ('missing' in wanted) return item(report.name, 'missing', { ...on, note: wanted.missing, next_action: wanted.next });
+  // An alert's SQL runs on the mapped database: under the pair's schema and catalog rules.
+  if (wanted.body.sql && typeof wanted.body.database === 'number')
+    wanted.body.sql = (await underRules({ sql: wanted.body.sql }, ctx.target, wanted.body.database, ctx.envRules)).sql ?? wanted.body.sql;
+  const existing = sides.targetList.find((t) => t.name === report.name && t.type === report.type);
+  const current = existing ? await ctx.target.reports.get(existing.id) : null;
+  const fields = current ? differing(wanted.body, current, ctx.pauseReports) : [];
+  const pause = !!current && ctx.pauseReports && current.active && fields.some((f) => SENDS.has(f));
+  if (pause) fields.push('active');
+  const action = !current ? 'create' : fields.length ? 'update' : 'unchanged';
+  const i = item(report.name, action, { ...on, target_id: existing?.id ?? null, ...(fields.length ? { fields } : {}) });
+  if (action === 'create' && ctx.pauseReports && report.active) i.note = 'paused in the target: turn it on there once checked';
+  if (pause) pausedBySends(i, fields);
+  else if (fields.includes('recipients')) i.note = 'recipients changed';
+  if (action === 'unchanged') return i;
+  const refused = await refusedSql(ctx, wanted.body);
+  if (refused) return Object.assign(i, refused);
+  if (!write || !sides.tgt) return i;
+  if (current) {
+    const { active: _keep, owners: _owners, ...change } = wanted.body;
+    const active = pause ? { active: false } : ctx.pauseReports ? {} : { active: wanted.body.active };
+    await attempt([i], () => ctx.target.reports.update(current.id, { ...change, ...active }));
+  } else {
+    await attempt([i], () => ctx.target.reports.create(wanted.body));
+  }
+  return i;
+}
+
+/** An active target report whose recipients or content change is written paused: named, with what to check. */
+function pausedBySends(i: CompanionItem, fields: string[]): void {
+  const changed = fields.filter((f) => SENDS.has(f));
+  i.note = `paused in the target: its ${changed.join(', ')} change${changed.includes('recipients') ? ' (recipients changed)' : ''}; it was active there`;
+  i.next_action = {
+    action: 'turn_on_report',
+    description: `Check the recipients and content of '${i.name}' in the target Superset (Alerts & Reports) and turn it on there; or migrate again with companions.pause_reports false to keep the source's active switch`,
+  };
+}
+
+/** An alert's SQL the read-only decider refuses for the target database's dialect: the item fails with its reason, nothing written. */
+async function refusedSql(ctx: CompanionContext, body: ReportWrite): Promise<Partial<CompanionItem> | null> {
+  if (!body.sql?.trim() || typeof body.database !== 'number') return null;
+  const backend = (await ctx.target.databases.find(body.database))?.backend ?? null;
+  const verdict = await checkReadOnlyQuery(body.sql, backend);
+  if (verdict.ok) return null;
+  return {
+    error: `the alert's SQL ${verdict.reason}; Superset would run it on target database ${body.database} on its schedule, so it was not written`,
+    next_action: {
+      action: 'fix_alert_sql',
+      description: `Make the SQL of alert '${body.name}' in the source a single read-only query (or change the pair's schema and catalog rules), then migrate again`,
+    },
+  };
+}
 
 async function listOr404<T>(read: () => Promise<T>): Promise<T | null> {
   try {

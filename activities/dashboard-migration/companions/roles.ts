@@ -1,7 +1,9 @@
 /**
- * Dashboard roles (DASHBOARD_RBAC: a role on a dashboard lets its members see it), matched by
- * name. Copying adds the source's roles the target has to the target dashboard and keeps the
- * ones it has; a role the target lacks is reported with the next action, never created.
+ * Dashboard roles (DASHBOARD_RBAC: a role on a dashboard lets its members see it, and only them),
+ * matched by name. Copying adds the source's roles the target has to the target dashboard and
+ * keeps the ones it has; a role the target lacks is reported with the next action, never created.
+ * Under strict (the default) the source's roles are written too when strictRefuses lets them
+ * through, so a dashboard restricted to a role the target has arrives restricted to it.
  */
 import type { CompanionItem } from '../../../contracts/companions.ts';
 import { attempt, item, type CompanionKind, type KindResult } from './kind.ts';
@@ -9,6 +11,7 @@ import { roleNamed } from './people.ts';
 
 export const roles: CompanionKind = {
   kind: 'roles',
+  writesUnderStrict: true,
   async run(ctx, write): Promise<KindResult> {
     const [sourceRoles, tgt] = await Promise.all([ctx.sourceDashboardRoles(), ctx.targetView()]);
     const have = new Map((tgt?.dashboard.roles ?? []).map((r) => [r.name, r.id]));

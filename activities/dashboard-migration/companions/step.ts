@@ -2,17 +2,18 @@
  * The companion step of a dashboard's migration (see ./kind.ts for what a kind is):
  *
  *   check  before the import (and in a dry run): every kind compared; a kind in `strict` mode
- *          with a difference fails the dashboard before anything is imported
- *          (`code: companions_mismatch`), as row-level security does
- *   apply  after the import (or for a dashboard found unchanged): each `copy` kind compared again
- *          against the target as the import left it (the ids exist now) and written
+ *          with a difference it refuses (strictRefuses) fails the dashboard before anything is
+ *          imported (`code: companions_mismatch`), as row-level security does
+ *   apply  after the import (or for a dashboard found unchanged): each `copy` kind, and each
+ *          strict kind that writes what it lets through (roles), compared again against the
+ *          target as the import left it (the ids exist now) and written
  *
  * A kind an environment lacks (alerts and reports without ALERT_REPORTS, an API the service
  * account may not read) is reported `available: false` with the reason, never failed.
  */
 import {
   companionModes,
-  isCompanionDifference,
+  strictRefuses,
   type CompanionKindName,
   type CompanionKindReport,
   type CompanionMode,
@@ -108,6 +109,7 @@ async function contextOf(
     datasetUuids: new Map(subject.datasets.map((d) => [d.sourceUuid, d.targetUuid])),
     mappings: scope.mappings,
     pauseReports: companionModes(scope.input.companions).pause_reports,
+    embeddedAnyDomain: companionModes(scope.input.companions).embedded_any_domain,
     envRules: scope.envRules,
     activity: scope.input,
     taskSnapshot: snapshotOf(scope),
@@ -180,10 +182,9 @@ export async function checkCompanions(
   const check: CompanionCheck = { reports, next_actions: [], ...(deferred.length ? { deferred: deferred.map((k) => k.kind) } : {}) };
   const strict: CompanionKindReport[] = [];
   for (const r of reports) {
-    const differs = r.items.some(isCompanionDifference);
-    if (differs && r.mode === 'ignore') r.ignored_by_request = true;
+    if (r.mode === 'ignore' && strictRefuses(r)) r.ignored_by_request = true;
     // A kind an environment lacks is reported, never failed, even under strict (its drop carries a next action).
-    if (differs && r.mode === 'strict' && r.available) strict.push(r);
+    if (r.mode === 'strict' && r.available && strictRefuses(r)) strict.push(r);
   }
   noteCompared(scope, subject, check, reports);
   if (strict.length) check.blocked = blocked(scope, dashboardId, subject, strict);
@@ -192,10 +193,11 @@ export async function checkCompanions(
 
 /** The kinds' reports taken into the check: the next actions of what cannot be carried, and a log line for each kind an environment lacks. */
 function noteCompared(scope: CompanionScope, subject: CompanionSubject, check: CompanionCheck, reports: CompanionKindReport[]): void {
-  // What cannot be carried gets its next action under copy, and under strict when the environment lacks the kind (a drop, not a failure).
+  // What cannot be carried, or was carried only in part (a report paused, a list kept), gets its next action under copy; under
+  // strict when the environment lacks the kind (a drop, not a failure).
   for (const r of reports)
     if (r.mode === 'copy' || (r.mode === 'strict' && !r.available))
-      for (const i of r.items) if (i.action === 'missing' && i.next_action) check.next_actions.push(i.next_action);
+      for (const i of r.items) if (i.next_action) check.next_actions.push(i.next_action);
   for (const r of reports) if (!r.available) scope.log.info(`'${subject.title}': ${r.kind} not compared: ${r.unavailable}`);
   check.next_actions = uniqueActions(check.next_actions);
 }
@@ -248,7 +250,7 @@ export async function applyCompanions(
   const failed: string[] = [];
   for (const r of copying) {
     const kind = COMPANION_KIND_MODULES.find((k) => k.kind === r.kind)!;
-    const done = await runKind(kind, r.mode, ctx, true);
+    const done = await writeKind(kind, r.mode, ctx);
     if (deferred.includes(r.kind)) {
       check.reports.push(r);
       noteCompared(scope, subject, check, [done]);
@@ -270,12 +272,28 @@ export async function applyCompanions(
   return failed;
 }
 
+/**
+ * A kind written after the import. A strict kind is compared again first: when the target has
+ * changed since the check into what strict refuses, nothing is written and its items say why.
+ */
+async function writeKind(kind: CompanionKind, mode: CompanionMode, ctx: CompanionContext): Promise<CompanionKindReport> {
+  if (mode !== 'strict') return runKind(kind, mode, ctx, true);
+  const now = await runKind(kind, mode, ctx, false);
+  if (!strictRefuses(now)) return runKind(kind, mode, ctx, true);
+  for (const i of now.items)
+    if (i.action === 'create' || i.action === 'update')
+      i.error = `the target changed since the comparison and ${kind.kind} now differ in a way strict refuses; nothing was written`;
+  return now;
+}
+
 /** The kinds written after the import: those with something to create or update; after an import also those it undoes. */
 function copyingKinds(check: CompanionCheck, imported: boolean): CompanionKindReport[] {
   const undone = (r: CompanionKindReport) =>
     imported && r.items.length > 0 && COMPANION_KIND_MODULES.some((k) => k.kind === r.kind && k.undoneByImport);
+  const writes = (r: CompanionKindReport) =>
+    r.mode === 'copy' || (r.mode === 'strict' && COMPANION_KIND_MODULES.some((k) => k.kind === r.kind && k.writesUnderStrict));
   return check.reports.filter(
-    (r) => r.mode === 'copy' && r.available && (r.items.some((i) => i.action === 'create' || i.action === 'update') || undone(r)),
+    (r) => writes(r) && r.available && (r.items.some((i) => i.action === 'create' || i.action === 'update') || undone(r)),
   );
 }
 
@@ -321,7 +339,7 @@ function blocked(
     .map(
       (r) =>
         `${r.kind}: ${r.items
-          .filter(isCompanionDifference)
+          .filter((i) => i.action !== 'unchanged')
           .map((i) => `${i.action} '${i.name}'${i.on ? ` on ${i.on}` : ''}`)
           .join(', ')}`,
     )
