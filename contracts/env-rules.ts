@@ -55,3 +55,26 @@ export interface EnvRuleEffect {
   /** Set when the rule matched nothing, so a rule that no longer fits is seen. */
   note?: string;
 }
+
+/** A saved database mapping of a pair, as a frozen snapshot carries it (names and uuids: a release maps by them). */
+export interface FrozenDbMapping {
+  source_database_id: number;
+  source_database_name: string;
+  source_database_uuid: string | null;
+  target_database_id: number;
+}
+
+/**
+ * The rules and saved database mappings of an environment pair as a task or release will apply
+ * them, frozen when it was requested (a task's input) or its manifest built: what the approver
+ * sees, and what a run applies. `source_env_id` null: no pair applies (no rules, no mappings).
+ * Rules and mappings hold no secret.
+ */
+export interface PairSettings {
+  source_env_id: string | null;
+  target_env_id: string;
+  rules: EnvRule[];
+  db_mappings: FrozenDbMapping[];
+  /** sha256 over the pair, its rules and mappings: a run compares it with the stored ones'. */
+  digest: string;
+}
