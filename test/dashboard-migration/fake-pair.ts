@@ -65,36 +65,38 @@ export async function migrateOnPair(pair: FakePair, ids: number[], mapping: unkn
 }
 
 /**
- * A migration of these dashboards started once `hold` has set up what it holds, with `released`:
- * the sign `hold` is released by (the task's log holding a line containing `text`), or the bound
- * (`boundMs`, against a hang). Answers the ended task and what released the hold.
+ * A migration of these dashboards started once `hold` has set up what it holds, with the sign it
+ * is released by: the task's log holding a line containing `text`. No timer releases it: a task
+ * that never writes the line never ends, and the test's own timeout fails it. Answers the ended task.
  */
 export async function migrateHeldUntilLogged(
   pair: FakePair,
   seeded: { ids: number[]; mapping: unknown },
   text: string,
-  boundMs: number,
   hold: (release: Promise<unknown>) => void,
 ) {
   const taskId = Promise.withResolvers<string>();
-  let released: 'the log line' | 'the hang bound' | null = null;
-  const bound = new Promise((r) => setTimeout(r, boundMs)).then(() => (released ??= 'the hang bound'));
-  const seen = logLineSeen(pair, taskId.promise, text, bound).then(() => (released ??= 'the log line'));
-  hold(Promise.race([seen, bound]));
-  taskId.resolve(await startOnPair(pair, seeded.ids, seeded.mapping));
-  const task = await pair.h.waitForTask(await taskId.promise, undefined, 180_000);
-  return { task, released: released as 'the log line' | 'the hang bound' | null };
+  const ended = Promise.withResolvers<void>();
+  const seen = logLineSeen(pair, taskId.promise, text, ended.promise);
+  hold(seen);
+  try {
+    taskId.resolve(await startOnPair(pair, seeded.ids, seeded.mapping));
+    return await pair.h.waitForTask(await taskId.promise, undefined, 180_000);
+  } finally {
+    ended.resolve();
+    await seen;
+  }
 }
 
 /**
- * Settles once the task's log holds a line containing `text` (asked every 50 ms; a test bounds how
- * long it waits with a race of its own), or `stop` settles.
+ * Settles once the task's log holds a line containing `text` (asked every 50 ms: the interval of a
+ * poll, never a bound), or `stop` settles (the caller's wait has ended).
  */
 export async function logLineSeen(pair: FakePair, taskId: Promise<string>, text: string, stop: Promise<unknown>): Promise<void> {
   let stopped = false;
   void stop.then(() => (stopped = true));
-  const id = await taskId;
-  while (!stopped) {
+  const id = await Promise.race([taskId, stop.then(() => null)]);
+  while (id !== null && !stopped) {
     const r = await pair.admin('GET', `/api/tasks/${id}/logs?text=${encodeURIComponent(text)}&limit=1`);
     if (r.status === 200 && r.body.items.length) return;
     await new Promise((resolve) => setTimeout(resolve, 50));

@@ -9,9 +9,6 @@ import { migrateOnPair, migrateSeeded, seedForMigration, startFakePair, type Fak
  */
 let pair: FakePair;
 
-/** A hang bound only: without the read ahead the held call waits this long, then the test fails. */
-const HOLD_BOUND_MS = 20_000;
-
 const byUuid = /^\/api\/v1\/dashboard\/[0-9a-f]{8}-[0-9a-f]{4}-/;
 const chartDetail = /^\/api\/v1\/chart\/\d+$/;
 const datasetDetail = /^\/api\/v1\/dataset\/\d+$/;
@@ -36,11 +33,11 @@ interface Hold {
 
 /**
  * Migrates `n` seeded dashboards with a hold in place (`hold`, given their ids) and expects the
- * task to succeed with the hold released by what it waited for, not by the hang bound: a read
- * ahead is the only way the task asks for `seen` while `held` waits. Answers the task and the ids.
+ * task to succeed: the hold is released only by what it waits for, with no timer, and a read ahead
+ * is the only way the task asks for `seen` while `held` waits. Without it the task never ends and
+ * the test's own timeout fails it. Answers the task and the ids.
  */
 async function migrateHeldUntilSeen(prefix: string, n: number, hold: (ids: number[]) => Hold) {
-  let released: 'seen' | 'the hang bound' | null = null;
   let ids: number[] = [];
   let at: FakeSuperset | undefined;
   try {
@@ -48,12 +45,9 @@ async function migrateHeldUntilSeen(prefix: string, n: number, hold: (ids: numbe
       ids = seeded;
       const h = hold(seeded);
       at = h.at;
-      const later = h.watched.seen(h.seen).then(() => (released ??= 'seen'));
-      const bound = new Promise((r) => setTimeout(r, HOLD_BOUND_MS)).then(() => (released ??= 'the hang bound'));
-      h.at.hold(h.held, Promise.race([later, bound]));
+      h.at.hold(h.held, h.watched.seen(h.seen));
     });
     expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
-    expect(released).toBe('seen');
     return { task, ids };
   } finally {
     at?.clearFailures();
@@ -214,15 +208,13 @@ describe('a first migration asks Superset only what it needs', () => {
     const { ids, mapping } = seedForMigration(pair, 'Embedded late', 3);
     const embedded = new RegExp(`^/api/v1/dashboard/(${ids.join('|')})/embedded$`);
     // A first migration: the source's embedded configurations and chart list, and both sides' accounts, are held until
-    // the import is sent. A plan that compared them before importing would wait for them, and the import would come
-    // only at the hang bound (roles, compared before it, need the dashboards' list rows alone).
+    // the import is sent. A plan that compared them before importing would wait for them forever, and the test's own
+    // timeout would fail it (roles, compared before it, need the dashboards' list rows alone).
     const mark = source.mark();
-    let released: 'the import' | 'the hang bound' | null = null;
-    const importSent = target.seen({ method: 'POST', path: '/api/v1/dashboard/import/' }).then(() => (released ??= 'the import'));
-    const bound = new Promise((r) => setTimeout(r, HOLD_BOUND_MS)).then(() => (released ??= 'the hang bound'));
-    source.hold({ method: 'GET', path: embedded }, Promise.race([importSent, bound]));
-    for (const side of [source, target]) side.hold({ method: 'GET', path: '/api/v1/security/users/' }, Promise.race([importSent, bound]));
-    source.hold({ method: 'GET', path: '/api/v1/chart/' }, Promise.race([importSent, bound]));
+    const importSent = target.seen({ method: 'POST', path: '/api/v1/dashboard/import/' });
+    source.hold({ method: 'GET', path: embedded }, importSent);
+    for (const side of [source, target]) side.hold({ method: 'GET', path: '/api/v1/security/users/' }, importSent);
+    source.hold({ method: 'GET', path: '/api/v1/chart/' }, importSent);
     let first;
     try {
       first = await migrateOnPair(pair, ids, mapping);
@@ -231,7 +223,6 @@ describe('a first migration asks Superset only what it needs', () => {
       target.clearFailures();
     }
     expect(first.status, JSON.stringify(first.error)).toBe('SUCCEEDED');
-    expect(released).toBe('the import');
     // Compared after the import all the same: each dashboard reports its embedded configuration's kind.
     for (const item of first.result.items) expect(item.companions.map((r: { kind: string }) => r.kind)).toContain('embedded');
     expect(source.count(embedded, mark)).toBe(3);
@@ -245,10 +236,7 @@ describe('a first migration asks Superset only what it needs', () => {
     const listed = source
       .seen({ method: 'GET', path: '/api/v1/database/' })
       .then(() => (askedBeforeExport = source.count(embedded, again)));
-    source.hold(
-      { method: 'GET', path: '/api/v1/dashboard/export/' },
-      Promise.race([listed, new Promise((r) => setTimeout(r, HOLD_BOUND_MS))]),
-    );
+    source.hold({ method: 'GET', path: '/api/v1/dashboard/export/' }, listed);
     let rerun;
     try {
       rerun = await migrateOnPair(pair, ids, mapping);

@@ -56,8 +56,8 @@ describe('the target index', () => {
       await allAsked.promise;
       return list(resource, columns, afterId);
     };
-    const bound = new Promise<'the hang bound'>((r) => setTimeout(() => r('the hang bound'), 5_000));
-    expect(await Promise.race([index.refresh().then(() => 'refreshed' as const), bound])).toBe('refreshed');
+    // One after another, the refresh never ends and the test's own timeout fails it.
+    await index.refresh();
     expect(u.calls.slice(3).sort()).toEqual(['chart>0', 'dashboard>0', 'dataset>0']);
     expect(index.dataset('ds-4')?.id).toBe(4);
   });

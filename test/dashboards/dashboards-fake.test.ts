@@ -32,7 +32,9 @@ beforeAll(async () => {
   fake.addDataset({ table: 'orders', database: db.id, sql: 'select 1' });
   fake.addChart({ name: 'Sales table', dataset: ds.id, dashboards: [1] });
   env = await createEnvironment(h, { baseUrl: fake.baseUrl, username: fake.username, password: fake.password });
-  slowEnv = await createEnvironment(h, { baseUrl: fake.baseUrl, username: fake.username, password: fake.password, timeoutSeconds: 1 });
+  // The fake never answers a request it is told to time out, so only that one times out; 10 s bounds every other
+  // answer (sign-in, CSRF, lists) against a hang, far above any run: no answer races a short deadline.
+  slowEnv = await createEnvironment(h, { baseUrl: fake.baseUrl, username: fake.username, password: fake.password, timeoutSeconds: 10 });
 });
 afterEach(async () => {
   fake.clearFailures();

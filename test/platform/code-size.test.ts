@@ -1,23 +1,91 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MAX_FUNCTION_LINES, oversize, oversizeIn } from '../../scripts/code-size.ts';
 
 /**
- * No source file over 500 lines and no function over 100, counted by a real parser (swc), inner
+ * No source file over 500 lines and no function over 60, counted by a real parser (swc), inner
  * functions of factories included. Two kinds of place are allowed, each with its reason:
  * declarative tables (a domain's route table: one defineRoute per endpoint; a schema migration:
  * one statement per table) and the debt below, each entry at most the size it had when the rule
- * came (issue 35). The debt only shrinks: an entry that grows fails, and one that is no longer
+ * came (issues 35 and 48). The debt only shrinks: an entry that grows fails, and one that is no longer
  * over the limit must be removed, so the list says what is left to split.
  */
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
 const DECLARATIVE: Array<{ pattern: RegExp; reason: string }> = [
-  { pattern: /^api\/.*routes\.ts#\w+Routes$/, reason: 'a route table: one declarative defineRoute per endpoint (handlers are one-liners into services)' },
-  { pattern: /^db\/migrations\/[^/]+\.ts#(up|down)$/, reason: 'a schema migration: the tables as they are created, never edited after release' },
+  {
+    pattern: /^api\/.*routes\.ts#\w+Routes$/,
+    reason: 'a route table: one declarative defineRoute per endpoint (handlers are one-liners into services)',
+  },
+  {
+    pattern: /^db\/migrations\/[^/]+\.ts#(up|down)$/,
+    reason: 'a schema migration: the tables as they are created, never edited after release',
+  },
 ];
 
+// Functions over the style rule's 60 lines when the limit came down from 100 (issue 48), at their size then.
 const DEBT: Record<string, number> = {
+  'activities/backups/restore-checks.ts#findRestoreBlockers': 63,
+  'activities/dashboard-migration/apply.ts#importPrepared': 66,
+  'activities/dashboard-migration/batch.ts#runBatch': 98,
+  'activities/dashboard-migration/import.ts#importTogether': 88,
+  'activities/dashboard-migration/index.ts#createMigrationActivities': 65,
+  'activities/dashboard-migration/plan-one.ts#compareAndSettle': 90,
+  'activities/dashboard-migration/plan.ts#remapOnto': 76,
+  'activities/dashboard-migration/rls-step.ts#checkDashboardRls': 70,
+  'activities/dashboard-migration/rls.ts#writeRules': 65,
+  'activities/dashboard-migration/superset-upstream.ts#supersetUpstream': 76,
+  'activities/dataset-launch/index.ts#createDatasetLaunchActivities': 67,
+  'activities/datasets/map-columns/map-one.ts#applyPlan': 64,
+  'activities/git/deploy.ts#deployFiles': 83,
+  'activities/selfcheck/steps.ts#createSelfcheckActivities': 75,
+  'activities/tasks/lifecycle.ts#createTaskLifecycleActivities': 62,
+  'api/assistant/service.ts#message': 79,
+  'api/bootstrap.ts#bootstrapOn': 98,
+  'api/dataset-review/assistant-binder.ts#createReviewSessionBinder': 87,
+  'api/dataset-review/assistant-binder.ts#load': 68,
+  'api/dataset-review/intake.ts#recover': 94,
+  'api/git/service.ts#init': 83,
+  'api/http/openapi.ts#buildOpenApi': 86,
+  'api/reports/report.ts#diagnostics': 84,
+  'api/reports/report.ts#nextActions': 83,
+  'api/tasks/routes.ts#handler': 62,
+  'bench/git-status.bench.ts#makeRepo': 63,
+  'bench/history.bench.ts#main': 80,
+  'bench/migration.bench.ts#main': 65,
+  'cli/commands/dashboards.ts#dashboardCommands': 64,
+  'cli/commands/git.ts#gitCommands': 69,
+  'cli/commands/release.ts#releaseCommands': 66,
+  'cli/commands/tasks.ts#taskCommands': 98,
+  'db/datasets/safe-write.ts#writeDataset': 64,
+  'lib/browser-check/chromium.ts#chromiumPool': 67,
+  'lib/embedded/postgres.ts#startEmbeddedPostgres': 61,
+  'lib/embedded/temporal-dev-server.ts#startOn': 85,
+  'lib/llm/chat.ts#completeStructured': 61,
+  'scripts/all-in-one.ts#main': 61,
+  'scripts/start.ts#main': 74,
+  'scripts/topology.ts#startTopology': 61,
+  'web/src/App.tsx#Shell': 85,
+  'web/src/components/AssistantPanel.tsx#AssistantPanel': 90,
+  'web/src/components/DriftDetail.tsx#DriftDetail': 76,
+  'web/src/components/TaskItemList.tsx#TaskItemList': 75,
+  'web/src/pages/Dashboards.tsx#DashboardsPage': 82,
+  'web/src/pages/DatasetReview.tsx#Session': 61,
+  'web/src/pages/Datasets.tsx#Suggestions': 78,
+  'web/src/pages/Environments.tsx#DbMappings': 78,
+  'web/src/pages/Git.tsx#MergeView': 70,
+  'web/src/pages/Migrate.tsx#MigratePage': 88,
+  'web/src/pages/Overview.tsx#OverviewPage': 93,
+  'web/src/pages/TaskPage.tsx#TaskPage': 70,
+  'web/src/pages/Tasks.tsx#TasksPage': 62,
+  'workflows/backup.ts#backupWorkflow': 90,
+  'workflows/git-deploy.ts#gitDeployWorkflow': 84,
+  'workflows/git-deploy.ts#item': 61,
+  'workflows/llm-docs.ts#llmDocsWorkflow': 70,
+  'workflows/map-columns.ts#mapColumnsWorkflow': 76,
+  'workflows/migration.ts#migrationWorkflow': 74,
+  'workflows/schedules.ts#driftReportWorkflow': 69,
 };
 
 const allowed = (key: string) => DECLARATIVE.some((d) => d.pattern.test(key));
@@ -25,14 +93,25 @@ const allowed = (key: string) => DECLARATIVE.some((d) => d.pattern.test(key));
 describe('code size', () => {
   const found = oversize(ROOT).filter((o) => !allowed(o.key));
 
-  it('no file over 500 lines and no function over 100 lines, but the declarative tables and the shrinking debt', () => {
+  it('no file over 500 lines and no function over 60 lines, but the declarative tables and the shrinking debt', () => {
     const over = found.filter((o) => !(o.key in DEBT) || o.lines > DEBT[o.key]!).map((o) => `${o.key}: ${o.lines} lines`);
     expect(over, 'split these (or, for a declarative table, say why in DECLARATIVE)').toEqual([]);
   });
 
   it('the debt only shrinks: entries no longer over the limit are removed', () => {
     const still = new Set(found.map((o) => o.key));
+    expect(Object.keys(DEBT).length).toBeGreaterThan(0); // else this case checks nothing: remove it with the last entry
     expect(Object.keys(DEBT).filter((k) => !still.has(k))).toEqual([]);
+  });
+
+  it('flags the fixture: a function of 61 lines, a file of 501, and not a function of 60', () => {
+    const fixture = fs.readFileSync(path.join(import.meta.dirname, 'fixtures/oversize.ts.txt'), 'utf8');
+    const found = oversizeIn('lib/oversize.ts', fixture);
+    expect(found).toEqual([
+      { kind: 'file', key: 'lib/oversize.ts', lines: 501 },
+      { kind: 'function', key: 'lib/oversize.ts#sixtyOneLines', lines: 61 },
+    ]);
+    expect(MAX_FUNCTION_LINES).toBe(60);
   });
 
   it('counts functions inside factories and closures', () => {

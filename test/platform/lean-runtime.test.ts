@@ -7,6 +7,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { lowerAutogroupOf, lowerPriority, WORKER_NICENESS } from '../../lib/process-flags.ts';
 import { WORKER_THREAD_NAMES } from '../../lib/thread-priority.ts';
 import { API_THREAD_NAME } from '../../api/in-thread.ts';
+import { waitFor } from '../support/harness.ts';
 
 /** Nice value of every thread of a process (Linux: field 19 of /proc/<pid>/task/<tid>/stat). */
 function threadNiceness(pid: number): number[] {
@@ -37,12 +38,8 @@ describe('lean runtime', () => {
     // A Node process starts its platform and libuv threads at once, as the Temporal dev server (Go) does.
     const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
     try {
-      await new Promise<void>((resolve, reject) => {
-        const deadline = Date.now() + 10_000;
-        const wait = () =>
-          readdirSync(`/proc/${child.pid}/task`).length > 3 ? resolve() : Date.now() > deadline ? reject(new Error('no threads')) : setTimeout(wait, 20);
-        setTimeout(wait, 20);
-      });
+      // Waited for as an event (the bound is against a hang only, far above a loaded start).
+      await waitFor(async () => readdirSync(`/proc/${child.pid}/task`).length > 3, 120_000, "the child's threads");
       expect(threadNiceness(child.pid!).some((n) => n < WORKER_NICENESS)).toBe(true);
       lowerPriority(child.pid!);
       const after = threadNiceness(child.pid!);

@@ -49,12 +49,18 @@ describe('preparedQuery', () => {
   });
 
   it('runs inside a transaction on its connection, so a rollback takes its writes back', async () => {
-    await knex.transaction(async (trx) => {
-      const rows = await preparedQuery<{ id: number }>(trx, 'items.insert', 'insert into items (id, label) values ($2, $1) returning id', ['three', 3]);
-      expect(rows).toEqual([{ id: 3 }]);
-      expect(await trx('items').where({ id: 3 }).first('label')).toEqual({ label: 'three' });
+    // What the transaction saw is asserted outside it: an assertion failing inside would only roll it back.
+    const trx = await knex.transaction();
+    let rows: Array<{ id: number }>;
+    let seen: unknown;
+    try {
+      rows = await preparedQuery<{ id: number }>(trx, 'items.insert', 'insert into items (id, label) values ($2, $1) returning id', ['three', 3]);
+      seen = await trx('items').where({ id: 3 }).first('label');
+    } finally {
       await trx.rollback();
-    }).catch(() => undefined);
+    }
+    expect(rows).toEqual([{ id: 3 }]);
+    expect(seen).toEqual({ label: 'three' });
     expect(await knex('items').where({ id: 3 }).first()).toBeUndefined();
   });
 

@@ -15,12 +15,14 @@ const create = async () => {
   expect(r.status).toBe(202);
   return r.body.task_id as string;
 };
+/** A bound against a hang only, far above any start on a loaded machine: the waits are for events, never timed. */
+const HANG_MS = 150_000;
 const row = (id: string) => h.knex('tasks').where({ id }).first('start_attempts', 'workflow_run_id');
 
 describe('recording workflow starts', () => {
   it('records the starts that finish while an update waits in one statement', async () => {
     const first = await create();
-    await waitFor(async () => !!(await row(first))?.workflow_run_id, 10_000, 'the first start recorded');
+    await waitFor(async () => !!(await row(first))?.workflow_run_id, HANG_MS, 'the first start recorded');
     const statements: string[] = [];
     const seen = (q: { sql?: string }) => {
       if (q.sql?.includes('set start_attempts =')) statements.push(q.sql);
@@ -32,20 +34,20 @@ describe('recording workflow starts', () => {
       // reconciler makes) waits, and the starts of six new tasks queue behind it (fewer than the eight starts the API runs at once).
       await trx('tasks').where({ id: first }).forUpdate().first('id');
       const again = h.boot.context.tasks.startWorkflow((await h.boot.context.tasks.get(first))!);
-      await waitFor(async () => statements.length === 1, 10_000, 'the repeat waiting on the lock');
+      await waitFor(async () => statements.length === 1, HANG_MS, 'the repeat waiting on the lock');
       const ids = await Promise.all(Array.from({ length: 6 }, create));
       // Each new task's start has been answered by Temporal once its run is visible there.
       await waitFor(
         async () => (await Promise.all(ids.map((id) => h.boot.context.temporal.workflow.getHandle(id).describe().then(() => true, () => false)))).every(Boolean),
-        10_000,
+        HANG_MS,
         'the six workflows started',
       );
       // Each answered start queues behind the waiting update (an event, not a pause): none is issued on its own.
-      await waitFor(async () => h.boot.context.tasks.startsWaitingToRecord === 6, 10_000, 'the six starts queued behind the update');
+      await waitFor(async () => h.boot.context.tasks.startsWaitingToRecord === 6, HANG_MS, 'the six starts queued behind the update');
       expect(statements).toHaveLength(1);
       await trx.commit();
       await again;
-      await waitFor(async () => (await Promise.all(ids.map(row))).every((r) => r?.workflow_run_id), 10_000, 'the six starts recorded');
+      await waitFor(async () => (await Promise.all(ids.map(row))).every((r) => r?.workflow_run_id), HANG_MS, 'the six starts recorded');
       // One more statement for all six.
       expect(statements).toHaveLength(2);
       for (const id of ids) expect(await row(id)).toMatchObject({ start_attempts: 1, workflow_run_id: expect.any(String) });
@@ -54,11 +56,11 @@ describe('recording workflow starts', () => {
       h.knex.removeListener('query', seen);
       if (!trx.isCompleted()) await trx.rollback();
     }
-  });
+  }, 600_000);
 
   it('counts each attempt when one statement records a task twice', async () => {
     const id = await create();
-    await waitFor(async () => !!(await row(id))?.workflow_run_id, 10_000, 'the start recorded');
+    await waitFor(async () => !!(await row(id))?.workflow_run_id, HANG_MS, 'the start recorded');
     const { workflow_run_id } = await row(id);
     await new TaskStore(h.knex).recordStarts([
       { id, runId: null },
@@ -66,5 +68,5 @@ describe('recording workflow starts', () => {
     ]);
     // Two more attempts; the run id first recorded stays.
     expect(await row(id)).toMatchObject({ start_attempts: 3, workflow_run_id });
-  });
+  }, 300_000);
 });
