@@ -21,6 +21,13 @@ RUN npm install --no-audit --no-fund --omit=dev --ignore-scripts
 COPY . .
 COPY --from=build /app/web/dist ./web/dist
 COPY --from=build /app/client/openapi.json /app/client/schema.d.ts ./client/
-ENV NODE_ENV=production
-USER node
+# The workflow bundle, built once here: workers load it instead of running webpack at each start
+# (the worker memory the Helm chart's requests are sized from was measured on a pre-built bundle).
+RUN node worker/build-bundle.ts dist/workflow-bundle.js
+ENV NODE_ENV=production SWITCHYARD_WORKFLOW_BUNDLE=/app/dist/workflow-bundle.js
+# The image's `node` user by number, so Kubernetes can check runAsNonRoot. Nothing under /app is
+# written at run time: the Helm chart mounts the root filesystem read-only, with volumes for
+# SWITCHYARD_DATA_DIR and /tmp (test/platform/helm-image.test.ts replays this stage that way).
+USER 1000:1000
+# `npm run api` for docker compose; the Helm chart runs each entry point with node directly.
 CMD ["npm", "run", "api"]
