@@ -211,16 +211,25 @@ const reportsIn = async (s: SupersetClient) => (await list(s, '/api/v1/report/')
 const layersIn = async (s: SupersetClient) => (await list(s, '/api/v1/annotation_layer/')).filter((r: any) => r.name.startsWith(P));
 
 describe.runIf(enabled)('companions a (6.1.0) → c (6.0.0, SQLite metadata)', () => {
-  it('a dry run shows each companion and writes nothing; by default a dashboard whose roles differ fails before import', async () => {
-    const strict = await migrate(envC, [dash.main], { dry_run: true });
+  it('a dry run shows each companion and writes nothing; by default a dashboard whose role the target lacks fails before import', async () => {
+    // The main dashboard's role is in the target: under the default strict it is planned to arrive restricted to it.
+    const byDefault = await migrate(envC, [dash.main], { dry_run: true });
+    const [planned] = byDefault.result.items;
+    expect(planned.status, JSON.stringify(planned.error)).toBe('planned');
+    expect(kind(planned, 'roles')).toMatchObject({
+      mode: 'strict',
+      items: [expect.objectContaining({ name: viewers, action: 'create', done: false })],
+    });
+    // The ghost dashboard's role is not.
+    const strict = await migrate(envC, [dash.ghost], { dry_run: true });
     const [o] = strict.result.items;
     expect(o).toMatchObject({ status: 'failed', step: 'companions', code: 'companions_mismatch' });
     expect(kind(o, 'roles')).toMatchObject({
       mode: 'strict',
-      items: [expect.objectContaining({ name: viewers, action: 'create', done: false })],
+      items: [expect.objectContaining({ name: onlyInA, action: 'missing', done: false })],
     });
     expect(o.next_actions.map((n: any) => n.action)).toEqual(
-      expect.arrayContaining(['retry_with_companions_copy', 'retry_with_companions_ignore']),
+      expect.arrayContaining(['retry_with_companions_copy', 'retry_with_companions_ignore', 'create_role']),
     );
     expect(o.next_actions.find((n: any) => n.action === 'retry_with_companions_copy').request.body).toMatchObject({
       companions: { roles: 'copy' },

@@ -122,15 +122,16 @@ describe.runIf(enabled)('companions in a dashboard repository', () => {
     expect(item.companions_note).toMatch(/no companion files/);
   }, 600_000);
 
-  it('deploy applies the companions: a strict role stops it first; with roles copied they all arrive; a rerun changes nothing', async () => {
-    const blocked = await deploy(commits.changed);
+  it('deploy applies the companions: a strict kind that differs stops it first; by default they all arrive (the role too); a rerun changes nothing', async () => {
+    const blocked = await deploy(commits.changed, { companions: { owners: 'strict' } });
     expect(blocked).toMatchObject({ status: 'failed', step: 'companions', code: 'companions_mismatch' });
     expect(blocked.next_actions.find((n: any) => n.action === 'retry_with_companions_copy').request.body).toMatchObject({
-      companions: { roles: 'copy' },
+      companions: { owners: 'copy' },
       commit: commits.changed,
     });
 
-    const item = await deploy(commits.changed, { companions: { roles: 'copy' } });
+    // The dashboard's role is in the target: under the default strict it arrives restricted to it.
+    const item = await deploy(commits.changed);
     expect(item.status, JSON.stringify([item.error, item.companions])).toBe('deployed');
     expect(kind(item, 'reports').items).toEqual([expect.objectContaining({ name: weekly, action: 'create', done: true })]);
     const target = item.target_dashboard_id;

@@ -13,6 +13,7 @@
  */
 import {
   companionModes,
+  isCompanionDifference,
   strictRefuses,
   type CompanionKindName,
   type CompanionKindReport,
@@ -182,7 +183,7 @@ export async function checkCompanions(
   const check: CompanionCheck = { reports, next_actions: [], ...(deferred.length ? { deferred: deferred.map((k) => k.kind) } : {}) };
   const strict: CompanionKindReport[] = [];
   for (const r of reports) {
-    if (r.mode === 'ignore' && strictRefuses(r)) r.ignored_by_request = true;
+    if (r.mode === 'ignore' && r.items.some(isCompanionDifference)) r.ignored_by_request = true;
     // A kind an environment lacks is reported, never failed, even under strict (its drop carries a next action).
     if (r.mode === 'strict' && r.available && strictRefuses(r)) strict.push(r);
   }
