@@ -11,6 +11,7 @@ import { WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH } from '../worker/create-w
 import { startSupersets, TEST_SUPERSETS, type SupersetSpecs, type TestSupersets } from './support/superset/test-instances.ts';
 import { SEARCH_ATTRIBUTES } from '../contracts/search-attributes.ts';
 import { startGitea, type GiteaInfo } from './support/gitea/instance.ts';
+import { refuseSkipSwitchesInCi } from './support/ci.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -36,6 +37,7 @@ export default function setup(project: TestProject) {
 
 /** The same infrastructure with another set of Superset instances (the version matrix starts one per release). */
 export async function setupWith(project: TestProject, specs: SupersetSpecs) {
+  refuseSkipSwitchesInCi(); // before anything starts: under CI=true no test may be switched off
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'warn', 'test-setup');
   const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-test-'));
   fs.chmodSync(runDir, 0o755);
