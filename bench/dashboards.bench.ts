@@ -199,7 +199,28 @@ function report(rows: Array<[string, number[], number[]]>, total: number, bobTot
       `  ${name.padEnd(26)} ${f(percentile(s, 50)).padStart(10)} ms ${f(percentile(s, 90)).padStart(5)} ms  ${f(percentile(w, 50)).padStart(12)} ms ${f(percentile(w, 90)).padStart(5)} ms  ${(percentile(w, 50) / percentile(s, 50)).toFixed(2)}x`,
     );
   }
-  console.log(`  API resident memory at the end: ${f(rssMb(apiPid))} MB`);
+  const rss = rssMb(apiPid);
+  console.log(`  API resident memory at the end: ${f(rss)} MB`);
+  // The last line, one JSON object, as every bench ends (docs/benchmarks.md).
+  const ms = (xs: number[], p: number) => +percentile(xs, p).toFixed(1);
+  console.log(
+    JSON.stringify({
+      dashboards: total,
+      bound_user_owns: bobTotal,
+      page_size: PAGE_SIZE,
+      rounds: ROUNDS,
+      cores: os.cpus().length,
+      cases: rows.map(([name, s, w]) => ({
+        case: name,
+        superset_p50_ms: ms(s, 50),
+        superset_p90_ms: ms(s, 90),
+        switchyard_p50_ms: ms(w, 50),
+        switchyard_p90_ms: ms(w, 90),
+        ratio_p50: +(percentile(w, 50) / percentile(s, 50)).toFixed(2),
+      })),
+      api_rss_mb: +rss.toFixed(1),
+    }),
+  );
 }
 
 async function main() {
