@@ -70,7 +70,7 @@ export async function bootstrapOn(config: Config, logger: Logger, knex: Knex): P
   if (added.length) logger.info({ added }, 'registered Temporal search attributes');
 
   const securityEvents = new SecurityEventService(identity.securityEvents);
-  const auth = new AuthService({ identity, events: securityEvents, tokens: new TokenIssuer(keyring.jwtKey) });
+  const auth = new AuthService({ identity, events: securityEvents, tokens: new TokenIssuer(keyring.jwtKeys) });
   const oidc = config.OIDC_ISSUER ? new OidcService({ config, auth, logger }) : undefined;
   const admin = { identity, events: securityEvents };
   const users = new UserService(admin);
@@ -84,8 +84,7 @@ export async function bootstrapOn(config: Config, logger: Logger, knex: Knex): P
 
   const supersets = new Supersets({
     store: stores.environments,
-    keyring,
-    pool: new SupersetClientPool(stores.environments.connections(keyring), {
+    pool: new SupersetClientPool(stores.environments.connections(), {
       logger: logger.child({ component: 'superset' }),
       egress: egressPolicy(config),
       retry: retryPolicyFrom(config),
@@ -95,7 +94,6 @@ export async function bootstrapOn(config: Config, logger: Logger, knex: Knex): P
   const environments = new EnvironmentService({
     store: stores.environments,
     supersets,
-    keyring,
     logger,
     events: securityEvents,
     egress: egressPolicy(config),

@@ -96,7 +96,7 @@ export interface Stores {
   };
 }
 
-/** Every store over `knex`, once; `keyring` encrypts and decrypts what stores keep secret (git tokens). */
+/** Every store over `knex`, once; `keyring` encrypts and decrypts what stores keep secret (passwords, tokens, keys). */
 export function createStores(knex: Knex, keyring: Keyring): Stores {
   return {
     database: new DatabaseHealthStore(knex),
@@ -106,12 +106,12 @@ export function createStores(knex: Knex, keyring: Keyring): Stores {
     tasks: new TaskStore(knex),
     taskItems: new TaskItemStore(knex),
     taskItemPages: new TaskItemPages(knex),
-    environments: new EnvironmentStore(knex),
+    environments: new EnvironmentStore(knex, keyring),
     databaseMappings: new DatabaseMappingStore(knex),
     environmentRules: new EnvironmentRuleStore(knex),
     gitConfigs: new GitConfigStore(knex, keyring),
     gitRepositories: new GitRepositoryStore(knex),
-    llmProviders: new LlmProviderStore(knex),
+    llmProviders: new LlmProviderStore(knex, keyring),
     schedules: new ScheduleStore(knex),
     backups: new BackupIndexStore(knex),
     datasetChanges: new DatasetChangeStore(knex),

@@ -92,6 +92,8 @@ const schema = z.object({
   /** Sent as `Authorization: Bearer …` on every Temporal call (Temporal Cloud, or an authorizing proxy). */
   TEMPORAL_API_KEY: optionalString,
   SWITCHYARD_SECRET_KEY: optionalString.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
+  /** Keys replaced by SWITCHYARD_SECRET_KEY, comma-separated: still read (secrets, tokens) until the rotation ends. */
+  SWITCHYARD_PREVIOUS_SECRET_KEYS: commaList.pipe(z.array(z.string().min(32, 'each key must be at least 32 characters'))),
   SWITCHYARD_ADMIN_USERNAME: optionalString,
   SWITCHYARD_ADMIN_PASSWORD: optionalString,
   OIDC_ISSUER: optionalString.pipe(z.url().optional()),

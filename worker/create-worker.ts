@@ -42,7 +42,7 @@ export async function createWorker(deps: {
   let backups: BackupStore | undefined;
   // One pooled Superset client per environment for every activity of this worker.
   // Each Superset call is logged at debug with its time (LOG_LEVEL=debug).
-  const supersets = new SupersetClientPool(stores.environments.connections(keyring), {
+  const supersets = new SupersetClientPool(stores.environments.connections(), {
     logger,
     egress: egressPolicy(config),
     retry: retryPolicyFrom(config),

@@ -57,7 +57,7 @@ export async function checkDashboard(svc: BrowserCheckServices, req: BrowserChec
 async function renderSide(svc: BrowserCheckServices, envId: string, dashboardId: number): Promise<Rendered | { reason: string }> {
   const { deps } = svc;
   try {
-    const { connection } = await deps.stores.environments.connections(deps.keyring)(envId);
+    const { connection } = await deps.stores.environments.connections()(envId);
     const egress = egressPolicy(deps.config);
     // Refused here with the policy's reason; the browser's own connections go through it too (render.ts).
     await assertDestinationAllowed(egress, connection.baseUrl, 'base_url');

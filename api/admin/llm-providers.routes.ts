@@ -145,7 +145,7 @@ export function llmProviderRoutes(app: AppContext): AnyRoute[] {
           name: body.name,
           base_url: body.base_url,
           model: body.model,
-          api_key_encrypted: app.keyring.encrypt(body.api_key),
+          api_key: body.api_key,
           timeout_seconds: body.timeout_seconds,
           sample_data_env_ids: body.sample_data_env_ids,
           description: body.description ?? null,
@@ -186,7 +186,7 @@ export function llmProviderRoutes(app: AppContext): AnyRoute[] {
         if (body.name !== undefined) patch.name = body.name;
         if (body.base_url !== undefined) patch.base_url = body.base_url;
         if (body.model !== undefined) patch.model = body.model;
-        if (body.api_key !== undefined) patch.api_key_encrypted = app.keyring.encrypt(body.api_key);
+        if (body.api_key !== undefined) patch.api_key = body.api_key;
         if (body.timeout_seconds !== undefined) patch.timeout_seconds = body.timeout_seconds;
         if (body.sample_data_env_ids !== undefined) patch.sample_data_env_ids = body.sample_data_env_ids;
         if (body.description !== undefined) patch.description = body.description;
@@ -201,7 +201,7 @@ export function llmProviderRoutes(app: AppContext): AnyRoute[] {
               urlField: 'body.base_url',
             }),
           );
-          const changed = Object.keys(patch).map((k) => (k === 'api_key_encrypted' ? 'api_key' : k));
+          const changed = Object.keys(patch);
           await app.securityEvents.recordChange(ctx, principal, 'LLM_PROVIDER_UPDATED', {
             provider_id: row.id,
             name: row.name,
@@ -251,7 +251,7 @@ export function llmProviderRoutes(app: AppContext): AnyRoute[] {
       params: providerParams,
       responses: { 200: { description: 'The test report', schema: testReport }, 404: { description: 'Unknown provider' } },
       async handler(ctx, { params, principal }) {
-        const conn = await store.connection(params.provider_id, app.keyring, app.config);
+        const conn = await store.connection(params.provider_id, app.config);
         const started = Date.now();
         let error: z.infer<typeof testReport>['error'] = null;
         let model = conn.model;

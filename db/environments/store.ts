@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { Keyring } from '../../lib/crypto.ts';
+import type { Keyring, SecretBinding } from '../../lib/crypto.ts';
 import { ConflictError, NotFoundError } from '../../lib/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
 import type { ConnectionResolver, ResolvedConnection } from '../../lib/superset/pool.ts';
 import { isUniqueViolation } from '../errors.ts';
+import { reencryptColumn, type SecretColumnCount } from '../secret-column.ts';
 
 export interface EnvironmentRow {
   id: string;
@@ -20,18 +22,31 @@ export interface EnvironmentRow {
   updated_at: Date;
 }
 
-/** The columns a caller may set; the password arrives already encrypted. */
-export type EnvironmentFields = Pick<
+/** The columns a caller may set, the password in plain text: the store encrypts it, bound to the row. */
+export interface EnvironmentFields extends Pick<
   EnvironmentRow,
-  'name' | 'base_url' | 'username' | 'password_encrypted' | 'verify_tls' | 'timeout_seconds' | 'description' | 'protected'
->;
+  'name' | 'base_url' | 'username' | 'verify_tls' | 'timeout_seconds' | 'description' | 'protected'
+> {
+  password: string;
+}
 
-/** The `environments` table: the one owner of its SQL, and the one way to look an environment up. */
+/** A new environment: what has a column default may be left out. */
+export type NewEnvironment = Pick<EnvironmentFields, 'name' | 'base_url' | 'username' | 'password'> & Partial<EnvironmentFields>;
+
+const PASSWORD = { table: 'environments', column: 'password_encrypted' } as const;
+const passwordOf = (rowId: string): SecretBinding => ({ ...PASSWORD, rowId });
+
+/**
+ * The `environments` table: the one owner of its SQL, and the one way to look an environment up.
+ * The password is encrypted with the keyring bound to its row, and decrypted only by `connection`.
+ */
 export class EnvironmentStore {
   private readonly knex: Knex;
+  private readonly keyring: Keyring;
 
-  constructor(knex: Knex) {
+  constructor(knex: Knex, keyring: Keyring) {
     this.knex = knex;
+    this.keyring = keyring;
   }
 
   /** undefined for an unknown or malformed id (both are "no such environment"). */
@@ -75,9 +90,14 @@ export class EnvironmentStore {
   }
 
   /** ConflictError (409) when the name is taken (names are unique case-insensitively). */
-  async create(fields: EnvironmentFields): Promise<EnvironmentRow> {
+  async create(fields: NewEnvironment): Promise<EnvironmentRow> {
+    // The id is chosen here so that the password's ciphertext can be bound to it.
+    const { password, ...rest } = fields;
+    const id = randomUUID();
     try {
-      const [row] = await this.knex<EnvironmentRow>('environments').insert(fields).returning('*');
+      const [row] = await this.knex<EnvironmentRow>('environments')
+        .insert({ ...rest, id, password_encrypted: this.keyring.encrypt(password, passwordOf(id)) })
+        .returning('*');
       return row;
     } catch (err) {
       throw nameConflict(err, fields.name);
@@ -99,9 +119,11 @@ export class EnvironmentStore {
         const before = isUuid(id) ? await trx<EnvironmentRow>('environments').where({ id }).forUpdate().first() : undefined;
         if (!before) throw new NotFoundError('Environment', id);
         check?.(before);
+        const { password, ...rest } = patch;
+        const secret = password === undefined ? {} : { password_encrypted: this.keyring.encrypt(password, passwordOf(id)) };
         const [row] = await trx<EnvironmentRow>('environments')
           .where({ id })
-          .update({ ...patch, updated_at: trx.fn.now() as unknown as Date })
+          .update({ ...rest, ...secret, updated_at: trx.fn.now() as unknown as Date })
           .returning('*');
         return { before, row: row! };
       });
@@ -120,22 +142,28 @@ export class EnvironmentStore {
    * Resolves an environment id to how its Superset is reached, for the Superset client pool:
    * the password decrypted, and a version that changes whenever the row does.
    */
-  connections(keyring: Keyring): ConnectionResolver {
-    return async (id) => connectionOf(await this.get(id), keyring);
+  connections(): ConnectionResolver {
+    return async (id) => this.connection(await this.get(id));
   }
-}
 
-export function connectionOf(row: EnvironmentRow, keyring: Keyring): ResolvedConnection {
-  return {
-    version: `${new Date(row.updated_at).getTime()}:${row.password_encrypted}`,
-    connection: {
-      baseUrl: row.base_url,
-      username: row.username,
-      password: keyring.decrypt(row.password_encrypted),
-      verifyTls: row.verify_tls,
-      timeoutSeconds: row.timeout_seconds,
-    },
-  };
+  /** How a row's Superset is reached, its password decrypted (CiphertextError when it does not decrypt for this row). */
+  connection(row: EnvironmentRow): ResolvedConnection {
+    return {
+      version: `${new Date(row.updated_at).getTime()}:${row.password_encrypted}`,
+      connection: {
+        baseUrl: row.base_url,
+        username: row.username,
+        password: this.keyring.decrypt(row.password_encrypted, passwordOf(row.id)),
+        verifyTls: row.verify_tls,
+        timeoutSeconds: row.timeout_seconds,
+      },
+    };
+  }
+
+  /** Every password not yet under the keyring's current key, encrypted again with it (`npm run secrets:reencrypt`). */
+  reencryptSecrets(): Promise<SecretColumnCount> {
+    return reencryptColumn(this.knex, this.keyring, PASSWORD);
+  }
 }
 
 function nameConflict(err: unknown, name: string | undefined): unknown {

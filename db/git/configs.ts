@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { Keyring } from '../../lib/crypto.ts';
+import type { Keyring, SecretBinding } from '../../lib/crypto.ts';
 import { ConflictError, NotFoundError } from '../../lib/errors.ts';
 import { isUniqueViolation } from '../errors.ts';
+import { reencryptColumn, type SecretColumnCount } from '../secret-column.ts';
 
 export type GitProviderKind = 'github' | 'gitlab' | 'gitea';
 
@@ -26,10 +28,13 @@ export interface GitConfigInput {
   pat: string;
 }
 
+const PAT = { table: 'git_configs', column: 'pat_encrypted' } as const;
+const patOf = (rowId: string): SecretBinding => ({ ...PAT, rowId });
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * The git_configs table. The token is encrypted with the keyring on the way in and decrypted
+ * The git_configs table. The token is encrypted with the keyring (bound to its row) on the way in and decrypted
  * only by `token(id)`, which activities and the API's provider calls use; no other method
  * returns it.
  */
@@ -60,14 +65,16 @@ export class GitConfigStore {
 
   /** The decrypted token of a config; only for the provider call or git operation that needs it now. */
   token(row: GitConfigRow): string {
-    return this.keyring.decrypt(row.pat_encrypted);
+    return this.keyring.decrypt(row.pat_encrypted, patOf(row.id));
   }
 
   async create(input: GitConfigInput): Promise<GitConfigRow> {
     const { pat, ...rest } = input;
+    // The id is chosen here so that the token's ciphertext can be bound to it.
+    const id = randomUUID();
     try {
       const [row] = await this.knex<GitConfigRow>('git_configs')
-        .insert({ ...rest, pat_encrypted: this.keyring.encrypt(pat) })
+        .insert({ ...rest, id, pat_encrypted: this.keyring.encrypt(pat, patOf(id)) })
         .returning('*');
       return row;
     } catch (err) {
@@ -79,7 +86,10 @@ export class GitConfigStore {
   async update(id: string, patch: Partial<GitConfigInput>): Promise<GitConfigRow> {
     const { pat, ...rest } = patch;
     const changes: Partial<GitConfigRow> = { ...rest };
-    if (pat !== undefined) changes.pat_encrypted = this.keyring.encrypt(pat);
+    if (pat !== undefined) {
+      if (!UUID.test(id)) throw new NotFoundError('Git config', id);
+      changes.pat_encrypted = this.keyring.encrypt(pat, patOf(id));
+    }
     try {
       const [row] = await this.knex<GitConfigRow>('git_configs')
         .where({ id })
@@ -91,6 +101,11 @@ export class GitConfigStore {
       if (isUniqueViolation(err)) throw new ConflictError(`A git config named '${patch.name}' already exists`);
       throw err;
     }
+  }
+
+  /** Every token not yet under the keyring's current key, encrypted again with it (`npm run secrets:reencrypt`). */
+  reencryptSecrets(): Promise<SecretColumnCount> {
+    return reencryptColumn(this.knex, this.keyring, PAT);
   }
 
   async remove(id: string): Promise<boolean> {

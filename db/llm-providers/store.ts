@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Config } from '../../lib/config.ts';
-import type { Keyring } from '../../lib/crypto.ts';
+import type { Keyring, SecretBinding } from '../../lib/crypto.ts';
 import { ConflictError, NotFoundError } from '../../lib/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { isUniqueViolation } from '../errors.ts';
+import { reencryptColumn, type SecretColumnCount } from '../secret-column.ts';
 
 /** The provider the `LLM_BASE_URL`, `LLM_API_KEY` and `LLM_MODEL` variables describe. */
 export const DEFAULT_PROVIDER_ID = 'default';
@@ -21,11 +23,19 @@ export interface LlmProviderRow {
   updated_at: Date;
 }
 
-/** The columns a caller may set; the key arrives already encrypted. */
-export type LlmProviderFields = Pick<
+/** The columns a caller may set, the key in plain text: the store encrypts it, bound to the row. */
+export interface LlmProviderFields extends Pick<
   LlmProviderRow,
-  'name' | 'base_url' | 'model' | 'api_key_encrypted' | 'timeout_seconds' | 'sample_data_env_ids' | 'description'
->;
+  'name' | 'base_url' | 'model' | 'timeout_seconds' | 'sample_data_env_ids' | 'description'
+> {
+  api_key: string;
+}
+
+/** A new provider: what has a column default may be left out. */
+export type NewLlmProvider = Pick<LlmProviderFields, 'name' | 'base_url' | 'model' | 'api_key'> & Partial<LlmProviderFields>;
+
+const API_KEY = { table: 'llm_providers', column: 'api_key_encrypted' } as const;
+const apiKeyOf = (rowId: string): SecretBinding => ({ ...API_KEY, rowId });
 
 /** How an activity reaches a provider: read by id inside the activity, never passed through a workflow. */
 export interface LlmConnection {
@@ -39,12 +49,14 @@ export interface LlmConnection {
   sampleDataEnvIds: string[];
 }
 
-/** The `llm_providers` table: the one owner of its SQL. */
+/** The `llm_providers` table: the one owner of its SQL; the key is decrypted only by `connection`. */
 export class LlmProviderStore {
   private readonly knex: Knex;
+  private readonly keyring: Keyring;
 
-  constructor(knex: Knex) {
+  constructor(knex: Knex, keyring: Keyring) {
     this.knex = knex;
+    this.keyring = keyring;
   }
 
   async find(id: string): Promise<LlmProviderRow | undefined> {
@@ -68,9 +80,14 @@ export class LlmProviderStore {
     return { rows, total: Number(count) };
   }
 
-  async create(fields: LlmProviderFields): Promise<LlmProviderRow> {
+  async create(fields: NewLlmProvider): Promise<LlmProviderRow> {
+    // The id is chosen here so that the key's ciphertext can be bound to it.
+    const { api_key, ...rest } = fields;
+    const id = randomUUID();
     try {
-      const [row] = await this.knex<LlmProviderRow>('llm_providers').insert(fields).returning('*');
+      const [row] = await this.knex<LlmProviderRow>('llm_providers')
+        .insert({ ...rest, id, api_key_encrypted: this.keyring.encrypt(api_key, apiKeyOf(id)) })
+        .returning('*');
       return row;
     } catch (err) {
       throw nameConflict(err, fields.name);
@@ -88,9 +105,11 @@ export class LlmProviderStore {
         const before = isUuid(id) ? await trx<LlmProviderRow>('llm_providers').where({ id }).forUpdate().first() : undefined;
         if (!before) throw new NotFoundError('LLM provider', id);
         check(before);
+        const { api_key, ...rest } = patch;
+        const secret = api_key === undefined ? {} : { api_key_encrypted: this.keyring.encrypt(api_key, apiKeyOf(id)) };
         const [row] = await trx<LlmProviderRow>('llm_providers')
           .where({ id })
-          .update({ ...patch, updated_at: this.knex.fn.now() as unknown as Date })
+          .update({ ...rest, ...secret, updated_at: this.knex.fn.now() as unknown as Date })
           .returning('*');
         return { row, before };
       });
@@ -109,7 +128,7 @@ export class LlmProviderStore {
    * How to reach a provider: a stored one by id (its key decrypted), or `default` from the
    * LLM_* variables. NotFoundError when unknown or, for `default`, not configured.
    */
-  async connection(id: string, keyring: Keyring, config: Pick<Config, 'LLM_BASE_URL' | 'LLM_API_KEY' | 'LLM_MODEL'>): Promise<LlmConnection> {
+  async connection(id: string, config: Pick<Config, 'LLM_BASE_URL' | 'LLM_API_KEY' | 'LLM_MODEL'>): Promise<LlmConnection> {
     if (id === DEFAULT_PROVIDER_ID) {
       const d = defaultProvider(config);
       if (!d) throw new NotFoundError('LLM provider', `${DEFAULT_PROVIDER_ID} (LLM_BASE_URL and LLM_MODEL are not set)`);
@@ -121,10 +140,15 @@ export class LlmProviderStore {
       name: row.name,
       baseUrl: row.base_url,
       model: row.model,
-      apiKey: keyring.decrypt(row.api_key_encrypted),
+      apiKey: this.keyring.decrypt(row.api_key_encrypted, apiKeyOf(row.id)),
       timeoutSeconds: row.timeout_seconds,
       sampleDataEnvIds: row.sample_data_env_ids ?? [],
     };
+  }
+
+  /** Every key not yet under the keyring's current key, encrypted again with it (`npm run secrets:reencrypt`). */
+  reencryptSecrets(): Promise<SecretColumnCount> {
+    return reencryptColumn(this.knex, this.keyring, API_KEY);
   }
 
   /** Whether the provider exists (a stored one, or `default` when configured), without touching its key. */

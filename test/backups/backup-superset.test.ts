@@ -2,9 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DirectoryBackupStore, S3BackupStore, type BackupStore } from '../../lib/backup-store/index.ts';
-import { Keyring } from '../../lib/crypto.ts';
 import { startLocalS3, type LocalS3 } from '../support/s3-server.ts';
-import { createHarness, TEST_SECRET, type Harness } from '../support/harness.ts';
+import { createHarness, type Harness } from '../support/harness.ts';
 import {
   buildStandardFixtures,
   bulkCreateDashboards,
@@ -34,16 +33,13 @@ let admin: Harness['request'];
 let envId: string;
 
 async function addEnvironment(harness: Harness, name: string): Promise<string> {
-  const [row] = await harness
-    .knex('environments')
-    .insert({
-      name,
-      base_url: superset.baseUrl,
-      username: superset.username,
-      password_encrypted: new Keyring(TEST_SECRET).encrypt(superset.password),
-    })
-    .returning('id');
-  return row.id as string;
+  const row = await harness.boot.context.stores.environments.create({
+    name,
+    base_url: superset.baseUrl,
+    username: superset.username,
+    password: superset.password,
+  });
+  return row.id;
 }
 
 beforeAll(async () => {

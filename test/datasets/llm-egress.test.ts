@@ -49,10 +49,8 @@ describe('LLM providers under ALLOWED_UPSTREAM_HOSTS', () => {
     const seen = llm.requests.length;
     expect(seen).toBeGreaterThan(0);
 
-    const [row] = await h
-      .knex('llm_providers')
-      .insert({ name: 'stored', base_url: llm.baseUrl, model: 'm', api_key_encrypted: h.boot.context.keyring.encrypt('stored-key-123') })
-      .returning('id');
+    // Stored before the policy: straight through the store, past the route's check.
+    const row = await h.boot.context.stores.llmProviders.create({ name: 'stored', base_url: llm.baseUrl, model: 'm', api_key: 'stored-key-123' });
     const refused = await admin('POST', `/api/admin/llm-providers/${row.id}/test`);
     expect(refused.status).toBe(200);
     expect(refused.body).toMatchObject({ ok: false, error: { kind: 'refused', status: null } });

@@ -33,11 +33,8 @@ const count = async () => Number((await h.knex('environments').count({ n: '*' })
 
 /** An environment stored before the policy (or under another one), as an upgrade would find it. */
 async function stored(name: string, baseUrl: string): Promise<string> {
-  const [row] = await h
-    .knex('environments')
-    .insert({ name, base_url: baseUrl, username: fake.username, password_encrypted: h.boot.context.keyring.encrypt(fake.password) })
-    .returning('id');
-  return row.id as string;
+  const row = await h.boot.context.stores.environments.create({ name, base_url: baseUrl, username: fake.username, password: fake.password });
+  return row.id;
 }
 
 describe('ALLOWED_UPSTREAM_HOSTS', () => {

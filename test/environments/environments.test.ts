@@ -56,7 +56,7 @@ describe('environment CRUD', () => {
     // Password kept when omitted: the stored one still decrypts to what was given.
     const row = await h.knex('environments').where({ id }).first();
     expect(row.password_encrypted).not.toContain(SECRET_PASSWORD);
-    expect(h.boot.context.keyring.decrypt(row.password_encrypted)).toBe(SECRET_PASSWORD);
+    expect(h.boot.context.stores.environments.connection(row).connection.password).toBe(SECRET_PASSWORD);
 
     const got = await admin('GET', `/api/environments/${id}`);
     expect(got.body.timeout_seconds).toBe(5);

@@ -15,7 +15,7 @@ export type LlmDocsDeps = ActivityDeps & { llmPolicy?: LlmPolicy };
  */
 export async function provider(deps: ActivityDeps, providerId: string): Promise<LlmConnection> {
   try {
-    return await deps.stores.llmProviders.connection(providerId, deps.keyring, deps.config);
+    return await deps.stores.llmProviders.connection(providerId, deps.config);
   } catch (err) {
     if (err instanceof NotFoundError) {
       failItem({
