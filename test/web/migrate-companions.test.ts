@@ -74,12 +74,13 @@ describe.runIf(supersets() !== null)('the migrate wizard with companions and rul
     await roles.getByText('copy', { exact: true }).click();
     await modes.getByRole('radiogroup', { name: 'tags' }).getByText('ignore', { exact: true }).click();
     await page.getByLabel('Copied alerts and reports start paused in the target').uncheck();
+    await page.getByLabel("An embedded configuration allowing any domain replaces the target's allowed domains").check();
 
     const sent = page.waitForRequest((r: Request) => r.url().endsWith('/api/dashboards/migrate') && r.method() === 'POST');
     await page.getByRole('button', { name: 'Dry run' }).click();
     const body = (await sent).postDataJSON() as { dry_run: boolean; companions?: Record<string, unknown> };
     expect(body.dry_run).toBe(true);
-    expect(body.companions).toEqual({ roles: 'copy', tags: 'ignore', pause_reports: false });
+    expect(body.companions).toEqual({ roles: 'copy', tags: 'ignore', pause_reports: false, embedded_any_domain: true });
 
     // the lone dashboard of the dry run is open: its companions, kind by kind
     await expect.poll(() => page.getByTestId('companions').count(), { timeout: 120_000 }).toBe(1);

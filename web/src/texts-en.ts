@@ -158,6 +158,7 @@ export const en = {
   companionUnavailable: 'not offered',
   companionWritten: 'written',
   pauseReports: 'Copied alerts and reports start paused in the target',
+  embeddedAnyDomain: "An embedded configuration allowing any domain replaces the target's allowed domains",
   noPairRules: 'No rules for this pair: only databases are remapped.',
   editPairRules: 'Edit the rules on the Environments page',
   envRules: 'Per-environment rules',

@@ -72,6 +72,16 @@ export function MigrationOptions({
           onChange(next);
         }}
       />
+      <Switch
+        label={t.embeddedAnyDomain}
+        checked={value.embedded_any_domain ?? false}
+        onChange={(e) => {
+          const next = { ...value };
+          if (e.currentTarget.checked) next.embedded_any_domain = true;
+          else delete next.embedded_any_domain;
+          onChange(next);
+        }}
+      />
       <PairRules source={source} target={target} />
     </Stack>
   );
