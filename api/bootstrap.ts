@@ -78,7 +78,7 @@ export async function bootstrapOn(config: Config, logger: Logger, knex: Knex): P
   const groupMappings = new GroupMappingService(admin);
   const apiKeys = new ApiKeyService(admin);
   const profiles = new ProfileService({ store: stores.profiles });
-  const tasks = new TaskService({ store: stores.tasks, environments: stores.environments, temporal, config, logger });
+  const tasks = new TaskService({ store: stores.tasks, environments: stores.environments, temporal, config, logger, pairs: stores });
   const taskLogs = new TaskLogService({ store: stores.tasks, history: new HistoryLogReader(temporal), logger });
   const reconciler = new TaskReconciler({ store: stores.tasks, temporal, tasks, logger, afterSeconds: config.TASK_RECONCILE_AFTER_SECONDS });
 

@@ -3,6 +3,7 @@ import type { VerificationMode } from './browser-check.ts';
 import type { CompanionKindReport, CompanionRequest } from './companions.ts';
 import type { ItemOutcome, ItemsResult } from './outcomes.ts';
 import type { ApprovalOutcome, TaskApproval } from './tasks.ts';
+import type { PairSettings } from './env-rules.ts';
 
 export interface GitDeployInput {
   dashboardUuid: string;
@@ -22,6 +23,15 @@ export interface GitDeployInput {
   verification?: VerificationMode;
   /** The commit's companion files applied per kind as in a migration (contracts/companions.ts); absent: the defaults. */
   companions?: CompanionRequest;
+  /** The environment the repository was synced from when the deploy was requested (absent in older inputs). */
+  syncedEnvId?: string | null;
+  /** The rules and saved mappings from that environment to the target, frozen at request: what the deploy applies. */
+  frozen?: PairSettings;
+}
+
+/** The environment whose rules apply to a deploy: the one the repository was synced from, unless that is the target. */
+export function deployRulesFrom(syncedEnvId: string | null, targetEnvId: string): string | null {
+  return syncedEnvId && syncedEnvId !== targetEnvId ? syncedEnvId : null;
 }
 
 export interface GitDeployItem extends ItemOutcome {

@@ -8,7 +8,7 @@ import type { BackupInput, RestoreInput } from './backup.ts';
 import type { ReleaseCheckInput, ReleasePublishInput } from './clean-release.ts';
 import type { DatasetLaunchInput } from './dataset-review.ts';
 import type { DatasetChangeInput, LlmDocsInput, MapColumnsInput } from './datasets.ts';
-import type { GitDeployInput } from './git.ts';
+import { deployRulesFrom, type GitDeployInput } from './git.ts';
 import type { MigrationInput } from './migration.ts';
 import type { Permission } from './permissions.ts';
 import type { DriftReportInput } from './schedules.ts';
@@ -32,6 +32,11 @@ export interface TaskKind<I> {
    */
   writesInto(input: I): string | null;
   dashboardIds(input: I): string[];
+  /**
+   * The environment pair whose rules and saved database mappings the task applies (source null:
+   * none): the task service freezes them into the input (`frozen`) when it creates the task.
+   */
+  frozenPair?(input: I): { sourceEnvId: string | null; targetEnvId: string } | null;
   /** One line for the Temporal console (the workflow's static summary), and optional details. */
   describe(input: I, names: EnvNames): { summary: string; details?: string };
   /** The request that runs the same task again for some of its items (null: not retryable by request). */
@@ -50,6 +55,7 @@ const migration: TaskKind<MigrationInput> = {
   envIds: (i) => [i.sourceEnvId, i.targetEnvId],
   writesInto: (i) => (i.dryRun ? null : i.targetEnvId),
   dashboardIds: (i) => i.dashboardIds.map(String),
+  frozenPair: (i) => ({ sourceEnvId: i.sourceEnvId, targetEnvId: i.targetEnvId }),
   describe: (i, names) => ({
     summary: `${i.dryRun ? 'Dry run: migrate' : 'Migrate'} ${plural(i.dashboardIds.length, 'dashboard')} ${names(i.sourceEnvId)} → ${names(i.targetEnvId)}`,
     details: `Dashboards (source ids): ${list(i.dashboardIds)}. Overwrite: ${i.overwrite ? 'yes' : 'no'}. Database mappings given: ${i.dbMappings.length}.`,
@@ -145,6 +151,7 @@ const gitDeploy: TaskKind<GitDeployInput> = {
   envIds: (i) => [...new Set([i.envId, i.targetEnvId])],
   writesInto: (i) => i.targetEnvId,
   dashboardIds: (i) => [String(i.dashboardId)],
+  frozenPair: (i) => (i.syncedEnvId === undefined ? null : { sourceEnvId: deployRulesFrom(i.syncedEnvId, i.targetEnvId), targetEnvId: i.targetEnvId }),
   describe: (i, names) => ({
     summary: `Deploy dashboard ${i.dashboardId} at ${i.commit.slice(0, 10)} into ${names(i.targetEnvId)}${i.approval?.required ? ' (needs approval)' : ''}`,
     details: `Repository ${i.dashboardUuid}, commit ${i.commit}. Overwrite: ${i.overwrite ? 'yes' : 'no'}.`,

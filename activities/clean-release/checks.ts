@@ -1,13 +1,14 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { CheckOutcome, PolicyRule, ReleaseCheckInput, ReleaseCheckResult, Violation } from '../../contracts/clean-release.ts';
 import { artifactName, digestCheck, hostViolations, outcomeOf, provenanceViolations } from '../../db/clean-release/checks.ts';
-import type { ArtifactRow, CandidateRow } from '../../db/clean-release/store.ts';
+import type { ArtifactRow, CandidateRow, ManifestRow } from '../../db/clean-release/store.ts';
+import { artifactsAsWritten } from '../../db/clean-release/written.ts';
 import { fromYaml } from '../../lib/git/dashboard-files.ts';
 import type { ActivityDeps } from '../deps.ts';
 import { itemFailure } from '../item-failure.ts';
 import { upstreamFor } from '../dashboard-migration/superset-upstream.ts';
 import { TargetIndex } from '../dashboard-migration/target-index.ts';
-import { planArtifact } from './plan.ts';
+import { planArtifact, releaseSettings } from './plan.ts';
 
 /** What one rule found: its violations (`v` adds one) and, when there are none, what passed. */
 type RuleCheck = (v: (artifact: string, message: string) => void) => Promise<string>;
@@ -28,7 +29,8 @@ export async function runReleaseChecks(deps: ActivityDeps, input: ReleaseCheckIn
   checks.push(digestCheck(manifest, artifacts));
   log.info(`digests: ${checks[0]!.detail}`);
 
-  const hosts = hostViolations(artifacts, registry, policy.rules);
+  // Hosts as the artifacts will be written: under the rules frozen in the manifest.
+  const hosts = hostViolations(artifactsAsWritten(artifacts, manifest.body, candidate), registry, policy.rules);
   checks.push(
     outcomeOf('trusted_hosts', hosts, `every host of ${artifacts.length} artifact(s) is in the trusted registry (${registry.hosts.length} entries)`),
   );
@@ -37,7 +39,7 @@ export async function runReleaseChecks(deps: ActivityDeps, input: ReleaseCheckIn
 
   for (const rule of policy.rules) {
     if (rule.rule === 'trusted_sources' || rule.rule === 'trusted_database_hosts') continue;
-    checks.push(await ruleOutcome(deps, rule, candidate, artifacts));
+    checks.push(await ruleOutcome(deps, rule, candidate, manifest, artifacts));
   }
   const passed = checks.every((c) => c.status !== 'failed');
   await store.finishReport(report.id, passed, checks);
@@ -46,14 +48,14 @@ export async function runReleaseChecks(deps: ActivityDeps, input: ReleaseCheckIn
 }
 
 /** One policy rule over the artifacts; a rule that cannot be evaluated is a violation of it. */
-async function ruleOutcome(deps: ActivityDeps, rule: PolicyRule, candidate: CandidateRow, artifacts: ArtifactRow[]): Promise<CheckOutcome> {
+async function ruleOutcome(deps: ActivityDeps, rule: PolicyRule, candidate: CandidateRow, manifest: ManifestRow, artifacts: ArtifactRow[]): Promise<CheckOutcome> {
   const violations: Violation[] = [];
   const v = (artifact: string, message: string) =>
     violations.push({ rule: rule.rule, mode: rule.mode, blocking: rule.mode === 'enforce', artifact, message });
   const checks: Partial<Record<PolicyRule['rule'], RuleCheck>> = {
     verified_in_staging: (add) => inStaging(deps, rule, artifacts, add),
     accepted_llm_text: (add) => acceptedText(deps, artifacts, add),
-    dry_run_migration: (add) => dryRun(deps, candidate, artifacts, add),
+    dry_run_migration: (add) => dryRun(deps, candidate, manifest, artifacts, add),
   };
   let passed = '';
   try {
@@ -90,12 +92,12 @@ async function acceptedText(deps: Pick<ActivityDeps, 'stores'>, artifacts: Artif
 }
 
 /** dry_run_migration: every artifact plans cleanly into the candidate's target. */
-async function dryRun(deps: ActivityDeps, candidate: CandidateRow, artifacts: ArtifactRow[], v: Parameters<RuleCheck>[0]): Promise<string> {
+async function dryRun(deps: ActivityDeps, candidate: CandidateRow, manifest: ManifestRow, artifacts: ArtifactRow[], v: Parameters<RuleCheck>[0]): Promise<string> {
   const target = await upstreamFor(deps, candidate.target_env_id);
   const index = await TargetIndex.build(target);
   let i = 0;
   for (const a of artifacts) {
-    const p = await planArtifact(deps, candidate, a, ++i, target, index);
+    const p = await planArtifact(deps, candidate, a, await releaseSettings(deps, candidate, a, manifest.body), ++i, target, index);
     if (p.blocked) v(artifactName(a), `a migration into ${candidate.target_env_id} would stop: ${p.blocked.error}`);
   }
   return `a dry-run migration of ${artifacts.length} dashboard(s) into ${candidate.target_env_id} plans cleanly`;

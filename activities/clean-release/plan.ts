@@ -1,8 +1,8 @@
-import type { ArtifactRow, CandidateRow } from '../../db/clean-release/store.ts';
-import type { EnvRule } from '../../contracts/env-rules.ts';
-import { Bundle } from '../../lib/bundles/bundle.ts';
-import { applyEnvRules } from '../../lib/bundles/env-rules.ts';
-import { exportFromFiles, filesFromExport } from '../../lib/git/dashboard-files.ts';
+import type { ArtifactRow, CandidateRow, ManifestBody } from '../../db/clean-release/store.ts';
+import type { PairSettings } from '../../contracts/env-rules.ts';
+import { frozenFor, releaseSourceEnv } from '../../db/clean-release/written.ts';
+import { readPairSettings } from '../../db/environments/pair-settings.ts';
+import { exportFromFiles } from '../../lib/git/dashboard-files.ts';
 import { maxBundleBytes, type ActivityDeps } from '../deps.ts';
 import { bundleSource } from '../dashboard-migration/bundle-source.ts';
 import { prepareDashboard } from '../dashboard-migration/plan.ts';
@@ -12,18 +12,16 @@ import type { MigrationUpstream, UpstreamDatabase } from '../dashboard-migration
 /**
  * Source database → target database id: the candidate's mapping, else the same UUID in the
  * target, else the mapping saved from the environment the artifact came from (by UUID, then by
- * name as that mapping recorded it). Never by name alone in the target.
+ * name as that mapping recorded it; as frozen in the manifest). Never by name alone in the target.
  */
 async function mappingsFor(
-  deps: Pick<ActivityDeps, 'stores'>,
   candidate: CandidateRow,
-  a: ArtifactRow,
+  settings: PairSettings,
   databases: UpstreamDatabase[],
   target: MigrationUpstream,
 ): Promise<Map<number, number>> {
   const targetDbs = await target.listDatabases();
-  const fromEnv = sourceEnvOf(candidate, a);
-  const saved = fromEnv ? await deps.stores.databaseMappings.list(fromEnv, candidate.target_env_id) : [];
+  const saved = settings.db_mappings;
   const m = new Map<number, number>();
   for (const d of databases) {
     const sent = candidate.db_mappings.find(
@@ -39,38 +37,34 @@ async function mappingsFor(
   return m;
 }
 
-/** The environment an artifact was taken from, when it is another than the target (its mappings and rules apply). */
-function sourceEnvOf(candidate: CandidateRow, a: ArtifactRow): string | null {
-  return a.source.env_id && a.source.env_id !== candidate.target_env_id ? a.source.env_id : null;
-}
-
-/** The per-environment rules from the artifact's environment to the candidate's target. */
-export async function releaseRules(deps: Pick<ActivityDeps, 'stores'>, candidate: CandidateRow, a: ArtifactRow): Promise<EnvRule[]> {
-  const fromEnv = sourceEnvOf(candidate, a);
-  return fromEnv ? deps.stores.environmentRules.rulesFor(fromEnv, candidate.target_env_id) : [];
-}
-
 /**
- * The artifact's files as the target should hold them: the per-environment rules applied (what
- * the publish's re-export is held to; the artifact itself and its digest stay as approved).
+ * The rules and saved mappings a check plans an artifact with: those frozen in the manifest, or
+ * for a manifest built before they were frozen, the stored ones (a check writes nothing; a publish
+ * of such a manifest is refused as stale, ./publish.ts).
  */
-export function filesUnderRules(a: ArtifactRow, rules: readonly EnvRule[]): Map<string, string> {
-  const bundle = Bundle.fromZip(exportFromFiles(new Map(Object.entries(a.files))));
-  applyEnvRules(bundle, rules);
-  return filesFromExport(bundle.toZip()).files;
+export async function releaseSettings(deps: Pick<ActivityDeps, 'stores'>, candidate: CandidateRow, a: ArtifactRow, body: ManifestBody): Promise<PairSettings> {
+  return frozenFor(body, candidate, a) ?? readPairSettings(deps.stores, releaseSourceEnv(candidate, a), candidate.target_env_id);
 }
 
 /** The artifact's databases as its bundle source numbers them, and the target database each maps to (a publish's companions name them so). */
-export async function artifactDatabases(deps: ActivityDeps, candidate: CandidateRow, a: ArtifactRow, target: MigrationUpstream) {
+export async function artifactDatabases(deps: ActivityDeps, candidate: CandidateRow, a: ArtifactRow, settings: PairSettings, target: MigrationUpstream) {
   const source = bundleSource(exportFromFiles(new Map(Object.entries(a.files))), maxBundleBytes(deps));
-  return { databases: source.databases, mappings: await mappingsFor(deps, candidate, a, source.databases, target) };
+  return { databases: source.databases, mappings: await mappingsFor(candidate, settings, source.databases, target) };
 }
 
-/** An artifact planned into the candidate's target through the migration path (the dry run and the publish). */
-export async function planArtifact(deps: ActivityDeps, candidate: CandidateRow, a: ArtifactRow, position: number, target: MigrationUpstream, index: TargetIndex) {
+/** An artifact planned into the candidate's target through the migration path, under `settings` (the dry run and the publish). */
+export async function planArtifact(
+  deps: ActivityDeps,
+  candidate: CandidateRow,
+  a: ArtifactRow,
+  settings: PairSettings,
+  position: number,
+  target: MigrationUpstream,
+  index: TargetIndex,
+) {
   const zip = exportFromFiles(new Map(Object.entries(a.files)));
   const source = bundleSource(zip, maxBundleBytes(deps));
-  const mappings = await mappingsFor(deps, candidate, a, source.databases, target);
+  const mappings = await mappingsFor(candidate, settings, source.databases, target);
   return prepareDashboard({
     source,
     target,
@@ -80,7 +74,7 @@ export async function planArtifact(deps: ActivityDeps, candidate: CandidateRow, 
     dashboardId: position,
     overwrite: true,
     mappings,
-    envRules: await releaseRules(deps, candidate, a),
+    envRules: settings.rules,
     progress: { step: 'plan' },
     maxBundleBytes: maxBundleBytes(deps),
   });

@@ -13,7 +13,10 @@ import { currentTaskId } from '../task-context.ts';
 import { COMPANION_KINDS, type CompanionRequest } from '../../contracts/companions.ts';
 import type { CompanionSubject } from '../dashboard-migration/companions/step.ts';
 import { checkDeployCompanions } from '../git/deploy-companions.ts';
-import { artifactDatabases, filesUnderRules, planArtifact, releaseRules } from './plan.ts';
+import { artifactDatabases, planArtifact } from './plan.ts';
+import type { PairSettings } from '../../contracts/env-rules.ts';
+import { filesUnderRules, frozenFor, releaseSourceEnv } from '../../db/clean-release/written.ts';
+import { settingsToApply } from '../../db/environments/pair-settings.ts';
 
 const ALL_COPY = Object.fromEntries(COMPANION_KINDS.map((k) => [k, 'copy'])) as CompanionRequest;
 
@@ -48,9 +51,13 @@ export async function publishReleaseArtifact(deps: BackupDeps, input: PublishInp
       step: 'verify_digest',
       error: `the artifact no longer has the manifest's digest ${entry.sha256}: nothing was imported`,
     };
+  // What was approved is what is applied: the rules and mappings frozen in the manifest, or nothing.
+  const pair = { sourceEnvId: releaseSourceEnv(candidate, artifact), targetEnvId: candidate.target_env_id };
+  const applied = await settingsToApply(deps.stores, pair, frozenFor(manifest!.body, candidate, artifact), true);
+  if ('stale' in applied) return staleItem(candidate, item, applied.stale);
   const at = { step: 'backup' };
   try {
-    return await publishInto(deps, input, candidate, artifact, item, at);
+    return await publishInto(deps, input, candidate, { artifact, settings: applied.settings }, item, at);
   } catch (err) {
     const f = itemFailure(err, { step: at.step, item: `dashboard ${input.dashboardUuid}`, envId: candidate.target_env_id });
     Context.current().log.error(`publishing ${input.dashboardUuid} failed at ${at.step}: ${f.error}`);
@@ -58,15 +65,34 @@ export async function publishReleaseArtifact(deps: BackupDeps, input: PublishInp
   }
 }
 
+/** The manifest's frozen rules or mappings no longer match the stored ones: nothing imported, the way back to an approval offered. */
+function staleItem(candidate: CandidateRow, item: ReleaseItem, why: string): ReleaseItem {
+  Context.current().log.warn(`publish refused as stale: ${why}`);
+  return {
+    ...item,
+    step: 'rules',
+    error: `the release is stale: ${why}; nothing was imported`,
+    next_actions: [
+      {
+        action: 'rebuild_manifest',
+        description:
+          'Build the manifest again (it freezes the rules and mappings as they are now), then prepare, check and have it approved again before publishing',
+        request: { method: 'POST', path: `/api/v2/clean-release/candidates/${candidate.id}/manifest`, body: {} },
+      },
+    ],
+  };
+}
+
 /** Backup of what it replaces, plan, import, record, verify; `at` follows the step for the caller's failure. */
 async function publishInto(
   deps: BackupDeps,
   input: PublishInput,
   candidate: CandidateRow,
-  artifact: ArtifactRow,
+  frozen: { artifact: ArtifactRow; settings: PairSettings },
   item: ReleaseItem,
   at: { step: string },
 ): Promise<ReleaseItem> {
+  const { artifact, settings } = frozen;
   const target = await upstreamFor(deps, candidate.target_env_id);
   const existing = await target.findDashboard(input.dashboardUuid);
   const backup = existing ? await backupReplaced(deps, candidate, existing.id, item) : { backupId: null };
@@ -74,10 +100,10 @@ async function publishInto(
   const { backupId } = backup;
   at.step = 'plan';
   const index = await TargetIndex.build(target);
-  const prepared = await planArtifact(deps, candidate, artifact, input.position, target, index);
+  const prepared = await planArtifact(deps, candidate, artifact, settings, input.position, target, index);
   if (prepared.blocked) return { ...item, step: 'plan', error: prepared.blocked.error, next_actions: prepared.blocked.next_actions };
   at.step = 'companions';
-  const companions = await artifactCompanions(deps, candidate, artifact, target, prepared);
+  const companions = await artifactCompanions(deps, candidate, frozen, target, prepared);
   at.step = 'import';
   const r = await importPrepared({
     intents: deps.stores.migrationItems,
@@ -97,10 +123,8 @@ async function publishInto(
     existed: Boolean(existing),
   });
   at.step = 'verify';
-  // What the rules changed is what the target should hold: the re-export is held to the artifact under them.
-  const expected = prepared.envRules.some((e) => e.matched)
-    ? filesUnderRules(artifact, await releaseRules(deps, candidate, artifact))
-    : artifact.files;
+  // What the frozen rules changed is what the target should hold: the re-export is held to the artifact under them.
+  const expected = prepared.envRules.some((e) => e.matched) ? filesUnderRules(artifact, settings.rules) : artifact.files;
   const rules = prepared.envRules.length ? { env_rules: prepared.envRules } : {};
   at.step = 'companions';
   const refused = await companions.apply(r.targetDashboardId);
@@ -126,11 +150,11 @@ async function publishInto(
 async function artifactCompanions(
   deps: BackupDeps,
   candidate: CandidateRow,
-  artifact: ArtifactRow,
+  { artifact, settings }: { artifact: ArtifactRow; settings: PairSettings },
   target: MigrationUpstream,
   prepared: CompanionSubject,
 ) {
-  const { databases, mappings } = await artifactDatabases(deps, candidate, artifact, target);
+  const { databases, mappings } = await artifactDatabases(deps, candidate, artifact, settings, target);
   return checkDeployCompanions({
     deps,
     files: new Map(Object.entries(artifact.files)),
@@ -139,7 +163,7 @@ async function artifactCompanions(
     targetEnvId: candidate.target_env_id,
     companions: ALL_COPY,
     mappings,
-    envRules: await releaseRules(deps, candidate, artifact),
+    envRules: settings.rules,
     subject: prepared,
     log: Context.current().log,
   });

@@ -30,6 +30,7 @@ import {
   envRulesFor,
   mappingsFor,
   openUpstreams,
+  refuseStale,
   type BatchDashboard,
   type Log,
   type MigrationServices,
@@ -63,6 +64,7 @@ export async function runBatch(
   const outcomes = new BatchOutcomes(svc, input, taskId, log);
   const todo = await outcomes.keepRecorded();
   if (!todo.length) return outcomes.result();
+  await refuseStale(svc.deps, input);
   const ctx = await openBatch(svc, input, taskId, log, todo, outcomes);
   const t0 = ctx.reads.at;
 

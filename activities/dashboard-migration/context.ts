@@ -3,7 +3,9 @@
  * `MigrationServices` (built once per worker) and `PlanScope` (a task's view of both environments
  * while it plans and imports); a batch's own is `BatchContext` (./batch-context.ts).
  */
-import type { Context } from '@temporalio/activity';
+import { ApplicationFailure, type Context } from '@temporalio/activity';
+import { FAILURE_TYPES, type ItemFailure } from '../../contracts/failures.ts';
+import { settingsToApply } from '../../db/environments/pair-settings.ts';
 import type { EnvRule } from '../../contracts/env-rules.ts';
 import type { MigrationInput } from '../../contracts/migration.ts';
 import type { MigrationItemsStore } from '../../db/dashboard-migration/items.ts';
@@ -77,17 +79,38 @@ export interface PlanScope {
   taskSnapshot?: object;
 }
 
-/** Persisted mappings for the pair, overridden by the ones sent with the request. */
+/**
+ * Refuses a run whose frozen rules or mappings (`input.frozen`) no longer match the stored ones,
+ * before it reads or writes anything: every dashboard of the batch fails alike (ItemFailed, not
+ * retried) with the next action to request it again. See db/environments/pair-settings.ts.
+ */
+export async function refuseStale(deps: ActivityDeps, input: Request): Promise<void> {
+  const r = await settingsToApply(deps.stores, input, input.frozen, input.approval?.required === true);
+  if (!('stale' in r)) return;
+  const failure: ItemFailure = {
+    error: `the migration is stale: ${r.stale}`,
+    step: 'rules',
+    next_actions: [
+      {
+        action: 'request_again',
+        description: `The rules or saved database mappings of ${input.sourceEnvId} → ${input.targetEnvId} changed after this migration was requested (and approved): request the migration again, so that what is approved is what is applied`,
+      },
+    ],
+  };
+  throw ApplicationFailure.nonRetryable(failure.error, FAILURE_TYPES.itemFailed, failure);
+}
+
+/** Persisted mappings for the pair (as frozen with the task), overridden by the ones sent with the request. */
 export async function mappingsFor(deps: ActivityDeps, input: Request): Promise<Map<number, number>> {
-  const rows = await deps.stores.databaseMappings.list(input.sourceEnvId, input.targetEnvId);
+  const rows = input.frozen?.db_mappings ?? (await deps.stores.databaseMappings.list(input.sourceEnvId, input.targetEnvId));
   const m = new Map<number, number>(rows.map((r) => [Number(r.source_database_id), Number(r.target_database_id)]));
   for (const o of input.dbMappings) m.set(o.source_database_id, o.target_database_id);
   return m;
 }
 
-/** The pair's per-environment rules, in the order they apply. */
-export function envRulesFor(deps: ActivityDeps, input: Pick<Request, 'sourceEnvId' | 'targetEnvId'>): Promise<EnvRule[]> {
-  return deps.stores.environmentRules.rulesFor(input.sourceEnvId, input.targetEnvId);
+/** The pair's per-environment rules (as frozen with the task), in the order they apply. */
+export async function envRulesFor(deps: ActivityDeps, input: Pick<Request, 'sourceEnvId' | 'targetEnvId' | 'frozen'>): Promise<EnvRule[]> {
+  return input.frozen?.rules ?? deps.stores.environmentRules.rulesFor(input.sourceEnvId, input.targetEnvId);
 }
 
 /**

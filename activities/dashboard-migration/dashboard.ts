@@ -3,7 +3,7 @@
  * dashboard on its own (the drift report's comparison, and a dashboard of a refused joint import).
  */
 import { MIGRATION_OUTCOME, type DashboardOutcome, type RejectionRule } from '../../contracts/migration.ts';
-import { envRulesFor, mappingsFor, openUpstreams, type Log, type MigrationServices, type PlanScope, type Request, type Upstreams } from './context.ts';
+import { envRulesFor, mappingsFor, openUpstreams, refuseStale, type Log, type MigrationServices, type PlanScope, type Request, type Upstreams } from './context.ts';
 import { failedOutcome } from './failure.ts';
 import { importOne } from './import.ts';
 import { planOne, type Planned } from './plan-one.ts';
@@ -41,6 +41,7 @@ export async function migrateDashboard(
   input: Request & { dashboardId: number; learnedRejections: RejectionRule[] },
   log: Log,
 ): Promise<DashboardOutcome> {
+  await refuseStale(svc.deps, input);
   let up: Upstreams;
   try {
     up = await openUpstreams(svc, input, taskId);

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { Context } from '@temporalio/activity';
 import type { CompanionRequest } from '../../contracts/companions.ts';
-import type { GitDeployInput, GitDeployItem } from '../../contracts/git.ts';
+import { deployRulesFrom, type GitDeployInput, type GitDeployItem } from '../../contracts/git.ts';
+import { settingsToApply } from '../../db/environments/pair-settings.ts';
 import { aggregateFields } from '../../contracts/migration.ts';
 import { exportFromFiles } from '../../lib/git/dashboard-files.ts';
 import { WorkingCopy } from '../../lib/git/working-copy.ts';
@@ -87,14 +88,23 @@ async function deployFiles(
   at: { step: string },
 ): Promise<DeployItem> {
   const { log } = Context.current();
+  // The repository holds the dashboard as the environment it was synced from has it: that pair's rules apply, as frozen at request.
+  at.step = 'rules';
+  const fromEnv = deployRulesFrom(read.syncedEnvId, input.targetEnvId);
+  const applied = await settingsToApply(
+    deps.stores,
+    { sourceEnvId: fromEnv, targetEnvId: input.targetEnvId },
+    input.frozen,
+    input.approval?.required === true,
+  );
+  if ('stale' in applied) return staleDeploy(input, item, applied.stale);
+  const envRules = applied.settings.rules;
+  at.step = 'read';
   const source = bundleSource(exportFromFiles(read.files), maxBundleBytes(deps));
   const target = await upstreamFor(deps, input.targetEnvId);
   // Built fresh for each deploy: a deploy is one dashboard, and the target changes between deploys.
   const index = await TargetIndex.build(target);
-  const mappings = await mappingsFor(deps, input, source.databases, read.syncedEnvId, target);
-  // The repository holds the dashboard as the environment it was synced from has it: that pair's rules apply.
-  const fromEnv = read.syncedEnvId && read.syncedEnvId !== input.targetEnvId ? read.syncedEnvId : null;
-  const envRules = fromEnv ? await deps.stores.environmentRules.rulesFor(fromEnv, input.targetEnvId) : [];
+  const mappings = await mappingsFor(deps, input, source.databases, read.syncedEnvId, applied.settings.db_mappings, target);
   log.info(`deploying ${input.dashboardUuid} at ${input.commit.slice(0, 10)} into ${input.targetEnvId}`);
   const prepared = await prepareDashboard({
     source,
@@ -157,6 +167,27 @@ async function deployFiles(
     return { ...done, status: 'deployed_with_errors', outcome: 'failed', step: 'companions', error };
   }
   return { ...done, status: 'deployed', outcome: 'succeeded', next_actions: [...done.next_actions, ...companions.next_actions] };
+}
+
+/** The rules or mappings changed after the deploy was requested (and approved): nothing deployed, the same deploy offered again. */
+function staleDeploy(input: GitDeployInput, item: DeployItem, why: string): DeployItem {
+  Context.current().log.warn(`deploy refused as stale: ${why}`);
+  return {
+    ...item,
+    step: 'rules',
+    error: `the deploy is stale: ${why}`,
+    next_actions: [
+      {
+        action: 'request_again',
+        description: 'Request the deploy again, so that the rules and mappings it applies are the ones its approver sees',
+        request: {
+          method: 'POST',
+          path: `/api/git/dashboards/${input.dashboardId}/deploy`,
+          body: { env_id: input.envId, target_env_id: input.targetEnvId, commit: input.commit, overwrite: input.overwrite },
+        },
+      },
+    ],
+  };
 }
 
 /** A strict companion kind differs between the commit and the target: nothing imported, the deploys that would go on offered. */

@@ -1,3 +1,4 @@
+import type { FrozenDbMapping } from '../../contracts/env-rules.ts';
 import type { GitDeployInput } from '../../contracts/git.ts';
 import type { NextAction } from '../../contracts/outcomes.ts';
 import type { ActivityDeps } from '../deps.ts';
@@ -7,7 +8,7 @@ import type { MigrationUpstream, UpstreamDatabase } from '../dashboard-migration
 /**
  * The repository's databases → target database ids: a mapping sent with the deploy, else the
  * same UUID in the target (a database created by an earlier import keeps its UUID), else the
- * mapping saved for the environment the dashboard was synced from. Never by name alone: a
+ * mapping saved for the environment the dashboard was synced from (`rows`, as frozen with the task). Never by name alone: a
  * same-named database in the target may be anything.
  */
 export async function mappingsFor(
@@ -15,12 +16,12 @@ export async function mappingsFor(
   input: GitDeployInput,
   databases: UpstreamDatabase[],
   syncedEnvId: string | null,
+  rows: FrozenDbMapping[],
   target: MigrationUpstream,
 ): Promise<Map<number, number>> {
   const targetDbs = await target.listDatabases();
   let saved = new Map<string, number>(); // source database uuid → target id
   if (syncedEnvId && syncedEnvId !== input.targetEnvId) {
-    const rows = await deps.stores.databaseMappings.list(syncedEnvId, input.targetEnvId);
     if (rows.length) {
       const sourceDbs = await (await upstreamFor(deps, syncedEnvId)).listDatabases().catch(() => [] as UpstreamDatabase[]);
       const uuidById = new Map(sourceDbs.map((d) => [d.id, d.uuid]));

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pairSettingsView } from '../env-rules/frozen-view.ts';
 import { CANDIDATE_STATES, POLICY_RULES } from '../../contracts/clean-release.ts';
 import type { ArtifactRow, CandidateRow, DecisionRow, ManifestRow, PublicationRow, ReportRow } from '../../db/clean-release/store.ts';
 import { pageEnvelope, pagination, SUPERSET_ID_MAX } from '../http/schemas.ts';
@@ -160,7 +161,17 @@ export const manifestView = z.object({
   id: z.string(),
   candidate_id: z.string(),
   digest: z.string(),
-  body: z.record(z.string(), z.unknown()),
+  body: z
+    .object({
+      pairs: z
+        .array(pairSettingsView)
+        .optional()
+        .describe(
+          "the rules and saved database mappings of each environment pair the artifacts come from, frozen when the manifest was built and covered by its digest: a publish applies these, and refuses an artifact (step `rules`, nothing imported) when the stored ones changed since; absent in manifests built before they were frozen (a publish of one is refused alike: build the manifest again)",
+        ),
+    })
+    .catchall(z.unknown())
+    .describe("the manifest's content (its `digest` is the sha256 of its canonical JSON); each artifact's `hosts` are those of its files as they will be written, under the frozen rules"),
   created_at: z.string(),
 });
 export const toManifestView = (m: ManifestRow) => ({

@@ -29,6 +29,8 @@ import { BundleError } from '../../lib/bundles/bundle.ts';
 import { maxBundleBytes } from '../../lib/bundles/limit.ts';
 import { artifactDigest, portableDigest, sha256Json } from '../../lib/clean-release/digest.ts';
 import { hostsInFiles } from '../../lib/clean-release/hosts.ts';
+import { readPairSettings } from '../../db/environments/pair-settings.ts';
+import { artifactsAsWritten, releaseSourceEnv } from '../../db/clean-release/written.ts';
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../../lib/errors.ts';
 import { filesFromExport } from '../../lib/git/dashboard-files.ts';
 import { WorkingCopy } from '../../lib/git/working-copy.ts';
@@ -194,10 +196,14 @@ export class CleanReleaseService {
     if (!artifacts.length) throw new ConflictError('the candidate has no artifacts yet: import them first', 'no_artifacts');
     if (!['draft', 'blocked'].includes(candidate.state))
       throw new InvalidStateError(candidate.id, candidate.state, 'building a manifest', ['draft', 'blocked']);
+    // The rules and saved mappings each artifact will be written under, frozen into the manifest and its digest.
+    const froms = [...new Set(artifacts.map((a) => releaseSourceEnv(candidate, a)))];
+    const pairs = await Promise.all(froms.map((from) => readPairSettings(this.app.stores, from, candidate.target_env_id)));
+    const written = artifactsAsWritten(artifacts, { pairs }, candidate);
     const body: ManifestBody = {
       candidate_id: candidate.id,
       target_env_id: candidate.target_env_id,
-      artifacts: artifacts.map((a) => ({
+      artifacts: written.map((a) => ({
         dashboard_uuid: a.dashboard_uuid,
         title: a.title,
         sha256: a.sha256,
@@ -205,7 +211,8 @@ export class CleanReleaseService {
         source: a.source,
         hosts: [...new Set(a.hosts.map((h) => h.host))].sort(),
       })),
-      hosts: [...new Set(artifacts.flatMap((a) => a.hosts.map((h) => h.host)))].sort(),
+      hosts: [...new Set(written.flatMap((a) => a.hosts.map((h) => h.host)))].sort(),
+      pairs,
     };
     const manifest = await this.store.createManifest(candidate.id, sha256Json(body), body);
     await this.store.transition(candidate.id, ['draft', 'blocked'], 'draft', 'building a manifest', {
@@ -219,11 +226,14 @@ export class CleanReleaseService {
   async prepare(candidateId: string): Promise<{ candidate: CandidateRow; violations: Violation[] }> {
     const candidate = await this.store.getCandidate(candidateId);
     if (!candidate.manifest_id) throw new ConflictError('the candidate has no manifest: build it first', 'no_manifest');
-    const [artifacts, registry, policy] = await Promise.all([
+    const [stored, registry, policy, manifest] = await Promise.all([
       this.store.artifacts(candidate.id),
       this.store.registry(),
       this.store.policy(),
+      this.store.findManifest(candidate.manifest_id),
     ]);
+    // The hosts as the artifacts will be written: under the manifest's frozen rules.
+    const artifacts = artifactsAsWritten(stored, manifest?.body ?? {}, candidate);
     const violations = [...hostViolations(artifacts, registry, policy.rules), ...provenanceViolations(artifacts)];
     const blocked = violations.some((v) => v.blocking);
     const from = ['draft', 'blocked', 'prepared', 'checked', 'check_failed'] as const;

@@ -14,7 +14,7 @@ export type DeployBody = z.output<typeof deployBody>;
 export function gitDeployInput(
   body: DeployBody,
   dashboardId: number,
-  prepared: { uuid: string; commit: string },
+  prepared: { uuid: string; commit: string; syncedEnvId?: string | null },
   requestedBy: string | null,
 ): { input: TaskInputOf<'git_deploy'>; params: Record<string, unknown>; approvalSeconds?: number } {
   const targetEnvId = body.target_env_id ?? body.env_id;
@@ -28,6 +28,7 @@ export function gitDeployInput(
       overwrite: body.overwrite,
       dbMappings: body.db_mappings,
       requestedBy,
+      ...(prepared.syncedEnvId !== undefined ? { syncedEnvId: prepared.syncedEnvId } : {}),
       ...verificationInput(body.verification),
       ...(body.companions ? { companions: body.companions } : {}),
     },

@@ -469,10 +469,11 @@ export class GitService {
 
   /** What a deploy needs at request time: the repository, the commit id pinned now, the target's protection. */
   async prepareDeploy(envId: string, dashboardId: number, targetEnvId: string, commit: string) {
-    const { uuid, wc } = await this.repository(envId, dashboardId);
+    const { uuid, row, wc } = await this.repository(envId, dashboardId);
     const target = await this.environments.get(targetEnvId);
     const oid = await this.repos.withLock([uuid], 'shared', () => wc.resolveCommit(commit));
-    return { uuid, commit: oid, protected: target.protected === true, targetName: target.name };
+    // The environment whose rules and mappings the deploy applies, frozen with the task (TASK_KINDS.git_deploy.frozenPair).
+    return { uuid, commit: oid, syncedEnvId: row.synced_env_id, protected: target.protected === true, targetName: target.name };
   }
 }
 

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { ANSWER_ITEMS_LIMIT, resultForAnswer } from '../../contracts/task-answer.ts';
 import { TASK_STATUSES, TASK_TYPES, type TaskApproval } from '../../contracts/tasks.ts';
+import type { PairSettings } from '../../contracts/env-rules.ts';
 import type { TaskRecord } from '../../db/tasks/store.ts';
+import { pairSettingsView } from '../env-rules/frozen-view.ts';
 import { csv, pageEnvelope, pagination } from '../http/schemas.ts';
 import { itemsSummary } from './item-schemas.ts';
 import { LOG_LEVELS, LOG_SOURCES, decodeCursor } from './log-entry.ts';
@@ -43,6 +45,11 @@ export const taskView = z.object({
       by: z.string().nullable(),
       comment: z.string().nullable(),
       decided_at: z.string().nullable(),
+      settings: pairSettingsView
+        .nullable()
+        .describe(
+          'what the approver approves besides the request: the rules and saved database mappings the task will apply (null: a kind that applies none, or a task requested before they were frozen)',
+        ),
     })
     .nullable()
     .describe(
@@ -86,7 +93,8 @@ export function toTaskView(t: TaskRecord, uiUrl?: string, itemsLimit = ANSWER_IT
 
 /** The gate as the task service set it (in the workflow's input) with the decision the row keeps. */
 function approvalView(t: TaskRecord): TaskView['approval'] {
-  const gate = (t.workflow_input as { approval?: TaskApproval } | null)?.approval;
+  const input = t.workflow_input as { approval?: TaskApproval; frozen?: PairSettings } | null;
+  const gate = input?.approval;
   if (!gate?.required) return null;
   return {
     env_id: gate.envId ?? null,
@@ -95,6 +103,7 @@ function approvalView(t: TaskRecord): TaskView['approval'] {
     by: t.approval?.by ?? null,
     comment: t.approval?.comment ?? null,
     decided_at: t.approval?.decided_at ?? null,
+    settings: input?.frozen ?? null,
   };
 }
 

@@ -4,6 +4,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Clien
 import { SA_DASHBOARD_IDS, SA_ENV_IDS, SA_TASK_OWNER, SA_TASK_TYPE } from '../../contracts/search-attributes.ts';
 import { approvalFor, TASK_KINDS, type TaskInputOf, type TaskKind, type TaskKindName } from '../../contracts/task-kinds.ts';
 import { TERMINAL_STATUSES } from '../../contracts/tasks.ts';
+import { readPairSettings, type PairSettingsStores } from '../../db/environments/pair-settings.ts';
 import type { EnvironmentStore } from '../../db/environments/store.ts';
 import type { TaskFilter, TaskRecord, TaskStore } from '../../db/tasks/store.ts';
 import type { Config } from '../../lib/config.ts';
@@ -41,14 +42,16 @@ export class TaskService {
   private readonly temporal: Client;
   private readonly config: Config;
   private readonly logger: Logger;
+  private readonly pairs: PairSettingsStores;
   private readonly startQueue: Array<{ task: TaskRecord; inTrace: ReturnType<typeof captureContext> }> = [];
   private readonly pending = new Set<Promise<unknown>>();
   private startsInFlight = 0;
   private readonly startsToRecord: Array<{ id: string; runId: string | null; resolve: () => void; reject: (err: unknown) => void }> = [];
   private recordingStarts = false;
 
-  constructor(deps: { store: TaskStore; environments: EnvironmentStore; temporal: Client; config: Config; logger: Logger }) {
+  constructor(deps: { store: TaskStore; environments: EnvironmentStore; temporal: Client; config: Config; logger: Logger; pairs: PairSettingsStores }) {
     this.store = deps.store;
+    this.pairs = deps.pairs;
     this.environments = deps.environments;
     this.temporal = deps.temporal;
     this.config = deps.config;
@@ -61,7 +64,10 @@ export class TaskService {
     const envs = await this.environments.labelsById(envIds);
     const requestedBy = req.owner?.userId ?? null;
     const approval = approvalFor(kind, req.input, (id) => envs.get(id)?.protected === true, requestedBy, this.config.APPROVAL_TIMEOUT_SECONDS, req.approvalSeconds);
-    const input = approval ? ({ ...(req.input as object), approval } as TaskInputOf<K>) : req.input;
+    // What the task will apply is frozen now, so what an approver sees is what runs (db/environments/pair-settings.ts).
+    const pair = kind.frozenPair?.(req.input);
+    const frozen = pair ? await readPairSettings(this.pairs, pair.sourceEnvId, pair.targetEnvId) : undefined;
+    const input = { ...(req.input as object), ...(approval ? { approval } : {}), ...(frozen ? { frozen } : {}) } as TaskInputOf<K>;
     const { summary, details } = kind.describe(input, (id) => envs.get(id)?.name ?? id);
     const { task, created } = await this.store.create({
       id: `${kind.type}-${randomUUID()}`,

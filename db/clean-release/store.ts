@@ -4,6 +4,7 @@
  */
 import type { Knex } from 'knex';
 import type { BuiltSource, CandidateState, CheckOutcome, HostOccurrence, PolicyRule, ReleaseSource } from '../../contracts/clean-release.ts';
+import type { PairSettings } from '../../contracts/env-rules.ts';
 import { ConflictError, NotFoundError } from '../../lib/errors.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -56,6 +57,11 @@ export interface ManifestBody {
     hosts: string[];
   }>;
   hosts: string[];
+  /**
+   * The rules and saved database mappings of each pair the artifacts come from, frozen when the
+   * manifest was built (covered by its digest); absent in manifests from before they were frozen.
+   */
+  pairs?: PairSettings[];
 }
 
 export interface ManifestRow {

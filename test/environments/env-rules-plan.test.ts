@@ -4,7 +4,7 @@
 // one the last migration recorded). Without them, the same copy looks changed. A release publish
 // holds the target's re-export to the artifact with the rules applied.
 import { describe, expect, it } from 'vitest';
-import { filesUnderRules } from '../../activities/clean-release/plan.ts';
+import { filesUnderRules } from '../../db/clean-release/written.ts';
 import { planOnRecordedCopy } from '../../activities/dashboard-migration/recorded-copy.ts';
 import type { ArtifactRow } from '../../db/clean-release/store.ts';
 import { portableDigest } from '../../lib/clean-release/digest.ts';
