@@ -19,6 +19,7 @@ import {
   userWith,
   waitTask,
 } from '../git/support.ts';
+import { uniquePrefix } from '../support/environments.ts';
 
 // A clean release end to end against two real Supersets (a → b) and the real Gitea: a candidate
 // from a pinned commit (its remote on Gitea) and a backup (a dashboard on a PostgreSQL database),
@@ -26,7 +27,7 @@ import {
 // workflow, refused approval by its author, approved by a second release manager through the
 // release workflow's update, published into b (digests verified there) and revoked (b as before).
 const on = enabled();
-const P = `r${Date.now().toString(36)}`;
+const P = uniquePrefix('r');
 let h: Harness;
 let a: SupersetClient;
 let b: SupersetClient;

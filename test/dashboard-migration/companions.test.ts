@@ -13,6 +13,7 @@ import {
   type SupersetClient,
 } from '../support/superset/fixtures.ts';
 import { client, prefixedTables, registerEnvironment, waitTask } from './support.ts';
+import { uniquePrefix } from '../support/environments.ts';
 
 /**
  * Companion assets across migrations, through the API against real Superset: a (6.1.0, the
@@ -22,7 +23,7 @@ import { client, prefixedTables, registerEnvironment, waitTask } from './support
  * ALERT_REPORTS flag (test-instances.ts).
  */
 const enabled = inject('supersets') !== null;
-const P = `k${Date.now().toString(36)}`;
+const P = uniquePrefix('k');
 
 let h: Harness;
 let a: SupersetClient;

@@ -6,6 +6,7 @@ import { createSqliteDatabase, listAll, type SupersetClient } from '../support/s
 import { spawnWorker, stopProcess } from '../support/worker-process.ts';
 import { MAX_BATCH } from '../../contracts/migration-batching.ts';
 import { buildSource, prefixedTables, client, registerEnvironment, type SourceFixture } from './support.ts';
+import { uniquePrefix } from '../support/environments.ts';
 
 let h: Harness;
 let b: SupersetClient;
@@ -14,7 +15,7 @@ let envA: string;
 let envB: string;
 let envC: string;
 let c: SupersetClient;
-const P = `k${Date.now().toString(36)}`;
+const P = uniquePrefix('k');
 // Two batches: the first imports MAX_BATCH together, the second the rest.
 const N = MAX_BATCH + 2;
 

@@ -4,6 +4,7 @@ import { createHarness, type Harness } from '../support/harness.ts';
 import { startGatewayProxy, type GatewayProxy } from '../support/gateway-proxy.ts';
 import { createSqliteDatabase, type SupersetClient } from '../support/superset/fixtures.ts';
 import { buildSource, client, prefixedTables, registerEnvironment, superset, waitTask, type SourceFixture } from './support.ts';
+import { uniquePrefix } from '../support/environments.ts';
 
 /**
  * Superset behind a gateway: real Superset 6.1.0 (a) → 6.0.0 (c), once straight and once with a
@@ -14,7 +15,7 @@ import { buildSource, client, prefixedTables, registerEnvironment, superset, wai
  * the retries with what the gateway answered.
  */
 const enabled = inject('supersets') !== null;
-const P = `g${Date.now().toString(36)}`;
+const P = uniquePrefix('g');
 
 let h: Harness;
 let a: SupersetClient;

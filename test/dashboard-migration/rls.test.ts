@@ -10,6 +10,7 @@ import {
   type SupersetClient,
 } from '../support/superset/fixtures.ts';
 import { client, prefixedTables, registerEnvironment, waitTask } from './support.ts';
+import { uniquePrefix } from '../support/environments.ts';
 
 /**
  * Row-level security across migrations and backups, through the API against real Superset 6.1.0
@@ -17,7 +18,7 @@ import { client, prefixedTables, registerEnvironment, waitTask } from './support
  * Superset keeps its rules beside datasets and no export carries them.
  */
 const enabled = inject('supersets') !== null;
-const P = `r${Date.now().toString(36)}`;
+const P = uniquePrefix('r');
 
 let h: Harness;
 let a: SupersetClient;
@@ -246,6 +247,26 @@ describe.runIf(enabled)('row-level security in backups of a', () => {
     expect(back).toMatchObject({ filter_type: 'Regular', clause: "region = 'NA'", group_key: 'region' });
     expect(back.tables.map((t) => t.id)).toEqual([datasetA.sales]);
     expect(back.roles.map((x) => x.name)).toEqual([analyst]);
+
+    // A same-named rule whose clause changed since is never changed by a restore (not provably narrower): named, left as it is.
+    await a.request('PUT', `/api/v1/rowlevelsecurity/${back.id}`, {
+      json: {
+        name: westRule,
+        filter_type: 'Regular',
+        clause: "region = 'EU'",
+        group_key: 'region',
+        tables: [datasetA.sales],
+        roles: [await roleId(a, analyst)],
+      },
+    });
+    const rr2 = await admin('POST', `/api/dashboards/backups/${item.backup_id}/restore`, { json: {} });
+    const again = await waitTask(h, rr2.body.task_id);
+    expect(again.status, JSON.stringify(again.result?.items)).toBe('SUCCEEDED');
+    expect(again.result.items[0].rls.writes).toEqual([
+      expect.objectContaining({ rule: westRule, action: 'not_updated', done: false, fields: ['clause'] }),
+    ]);
+    expect(again.result.items[0].next_actions.map((n: any) => n.action)).toContain('review_rls_rule');
+    expect((await rulesIn(a)).find((x) => x.name === westRule)!.clause).toBe("region = 'EU'");
   });
 
   it('fails a restore whose rules name a role the environment no longer has, before importing anything', async () => {

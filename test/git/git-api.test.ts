@@ -5,13 +5,14 @@ import { capturedLogs, createHarness, waitFor, type Harness } from '../support/h
 import type { SupersetClient } from '../support/superset/fixtures.ts';
 import type { SourceFixture } from '../dashboard-migration/support.ts';
 import { buildSource, client, enabled, gitea, OtherClone, registerEnvironment, renameDashboard, setIdentity, userWith } from './support.ts';
+import { uniquePrefix } from '../support/environments.ts';
 
 // Git per dashboard against a real Gitea (built from its Go module by scripts/gitea/setup.sh and
 // started by global setup) and a real Superset 6.1.0 (instance a): configs, the token's
 // secrecy, init, sync, status, batch status, diff, history, commit, push, pull, real conflicts
 // made by a second clone and resolved each way, abort and continue.
 const on = enabled();
-const P = `g${Date.now().toString(36)}`;
+const P = uniquePrefix('g');
 /** Clones, pulls and merges against Gitea take long on a busy machine: a bound for hangs, far above any run's time, never a measure of speed. */
 const CONFLICT_TIMEOUT_MS = 300_000;
 let h: Harness;
