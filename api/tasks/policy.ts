@@ -24,6 +24,14 @@ function personal(principal: Principal, task: Owned): boolean {
   return own !== null && task.owner_id === own;
 }
 
+/**
+ * What the environment's service account saw for a task, which Superset's row-level security and
+ * dashboard roles of the reader never filtered: its requester's and the admins' (signed in) only.
+ */
+function seesServiceAccountView(principal: Principal, task: Owned): boolean {
+  return isAdmin(principal) || requested(principal, task);
+}
+
 export const taskPolicy = {
   /** Read a task, its logs and report: `tasks:READ`, or one's own (signed in). A hidden task answers 404. */
   read: (principal: Principal, task: Owned) => can(principal, 'tasks:READ') || personal(principal, task),
@@ -33,7 +41,9 @@ export const taskPolicy = {
   /** Cancel: `tasks:WRITE`, or one's own (signed in). */
   cancel: (principal: Principal, task: Owned) => can(principal, 'tasks:WRITE') || personal(principal, task),
   /** See the rows a caller's SQL query brought into the task: its requester and admins only. */
-  seeQueryRows: (principal: Principal, task: Owned) => isAdmin(principal) || requested(principal, task),
+  seeQueryRows: seesServiceAccountView,
+  /** See a browser check's screenshots (dashboards drawn as the service account, data included): the same. */
+  seeScreenshots: seesServiceAccountView,
   /** Approve or reject: never the requester (the permissions are the approval route's). */
   decide: (principal: Principal, task: Owned) => !requested(principal, task),
 };

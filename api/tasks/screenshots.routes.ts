@@ -1,12 +1,15 @@
 /**
  * The browser check's screenshots (`verification: "browser"`, docs/migrating-dashboards.md): one
- * PNG per dashboard and side, read with the task's own read rule (api/tasks/policy.ts through
- * getVisible: `tasks:READ`, or one's own task signed in; a hidden task answers 404).
+ * PNG per dashboard and side. A screenshot shows the dashboard as the environment's service
+ * account sees it, data included, without the reader's row-level security: on top of the task's
+ * read rule (getVisible; a hidden task answers 404) it is the requester's and the admins' only
+ * (api/tasks/policy.ts seeScreenshots, the rule of a SQL query's rows), and no cache keeps it.
  */
 import { z } from 'zod';
-import { NotFoundError } from '../../lib/errors.ts';
+import { ForbiddenError, NotFoundError } from '../../lib/errors.ts';
 import type { AppContext } from '../context.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
+import { taskPolicy } from './policy.ts';
 import { taskIdParams } from './schemas.ts';
 
 const screenshotParams = taskIdParams.extend({
@@ -21,20 +24,23 @@ export function screenshotRoutes(app: AppContext): AnyRoute[] {
       tag: 'Tasks',
       summary: "A browser check's screenshot (PNG)",
       description:
-        'The dashboard as the browser check saw it in the target or the source (`verification.browser.target_screenshot_id` / `source_screenshot_id` of a migrated, deployed or published dashboard). Whoever may read the task may read its screenshots; 404 for an unknown task or screenshot, or another task\'s.',
+        'The dashboard as the browser check saw it in the target or the source (`verification.browser.target_screenshot_id` / `source_screenshot_id` of a migrated, deployed or published dashboard). A screenshot shows the dashboard\'s data as the environment\'s service account sees it (no row-level security of the reader), so it is shown to the task\'s requester (signed in or by one of their API keys) and to admins signed in; another reader of the task gets 403. 404 for an unknown task or screenshot, or another task\'s. Never cached (`Cache-Control: private, no-store`).',
       access: 'authenticated',
       params: screenshotParams,
       responses: {
         200: { description: 'The screenshot', contentType: 'image/png' },
         400: { description: 'Not a screenshot id' },
+        403: { description: "The task is not the caller's (and the caller is not an admin signed in)" },
         404: { description: 'Unknown task or screenshot' },
       },
       async handler(ctx, { params, principal }) {
         const task = await app.tasks.getVisible(params.task_id, principal);
+        if (!taskPolicy.seeScreenshots(principal, task))
+          throw new ForbiddenError("A browser check's screenshot shows the service account's view of the data: only the task's requester and admins see it");
         const png = await app.stores.browserScreenshots.png(task.id, params.screenshot_id);
         if (!png) throw new NotFoundError('Screenshot', params.screenshot_id);
         ctx.type = 'image/png';
-        ctx.set('Cache-Control', 'private, max-age=3600');
+        ctx.set('Cache-Control', 'private, no-store');
         ctx.body = png;
       },
     }),

@@ -108,7 +108,7 @@ async function launch(executablePath: string): Promise<Browser> {
     return await chromium.launch({
       executablePath,
       chromiumSandbox: !asRoot,
-      args: ['--disable-dev-shm-usage', '--force-webrtc-ip-handling-policy=disable_non_proxied_udp'],
+      args: ['--disable-dev-shm-usage', '--webrtc-ip-handling-policy=disable_non_proxied_udp'],
     });
   } catch (err) {
     throw new BrowserUnavailableError(`Chromium at ${executablePath} did not start: ${(err as Error).message.split('\n')[0]}`);

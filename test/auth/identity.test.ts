@@ -473,6 +473,35 @@ describe('permission matrix: people and their API keys', () => {
         }
   });
 
+  it("shows a browser check's screenshots (the service account's view) to the task's requester and admins only, never to a shared cache", async () => {
+    const id = 'migration-pk-screenshots';
+    await h.knex('tasks').insert({
+      id,
+      type: 'migration',
+      status: 'SUCCEEDED',
+      owner_id: people.Operator.id,
+      owner_username: people.Operator.username,
+      env_ids: [envId],
+      workflow_type: 'migrationWorkflow',
+      workflow_input: JSON.stringify({}),
+    });
+    const shot = await h.boot.context.stores.browserScreenshots.save({ taskId: id, dashboardId: 7, side: 'target', png: Buffer.from('png') });
+    // Every role reads the task (tasks:READ); only the requester (by password or key) and an admin signed in see the picture.
+    const see: Record<Role, { password: number; key: number }> = {
+      Viewer: { password: 403, key: 403 },
+      Operator: { password: 200, key: 200 },
+      ReleaseManager: { password: 403, key: 403 },
+      Admin: { password: 200, key: 403 },
+    };
+    for (const role of ROLES)
+      for (const { via, opts } of both(role)) {
+        expect((await call('GET', `/api/tasks/${id}`, opts)).status, `${role} by ${via}: the task`).toBe(200);
+        const r = await call('GET', `/api/tasks/${id}/screenshots/${shot}`, opts);
+        expect(r.status, `${role} by ${via}: ${r.text}`).toBe(see[role][via as 'password' | 'key']);
+        if (r.status === 200) expect(r.headers.get('cache-control'), `${role} by ${via}`).toMatch(/no-store/);
+      }
+  });
+
   it("records what a key starts as its creator's, naming the key in the task's log", async () => {
     for (const role of ROLES) {
       const r = await call('POST', '/api/dashboards/backup', { apiKey: people[role].key, json: { env_id: envId, dashboard_ids: [7] } });

@@ -1,3 +1,4 @@
+import dgram from 'node:dgram';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,12 +17,16 @@ import { createHarness, type Harness } from '../support/harness.ts';
  * sign-in post, the dashboard): a real Superset cannot be made to serve this page. Its dashboard
  * page shows a grid with no charts (the check takes the screenshot after it) and tries every way
  * out: an iframe of a same-origin 302 to the listener, a fetch of another same-origin redirect, a
- * WebSocket, a service worker whose script fetches the listener, and plain subresources pointing
- * there. The listener counts every TCP connection it accepts: it must get none.
+ * WebSocket, a service worker whose script fetches the listener, WebRTC with the listener as its STUN
+ * server, and plain subresources pointing there. The listener counts every TCP connection it accepts
+ * and every UDP packet: it must get none.
  */
 let h: Harness;
 let hostile: http.Server;
 let listener: http.Server;
+/** The listener's UDP side, a STUN server for the page's WebRTC: it must get no packet either. */
+let stun: dgram.Socket;
+let stunPort: number;
 let baseUrl: string;
 let listenerUrl: string;
 /** Every connection the listener accepted, with the request line when one came. */
@@ -42,6 +47,11 @@ function dashboardPage(to: string): string {
   fetch('${to}/direct', { mode: 'no-cors' }).catch(() => undefined);
   try { new WebSocket('${ws}/socket'); } catch (e) {}
   if (navigator.serviceWorker) navigator.serviceWorker.register('/sw.js').catch(() => undefined);
+  try {
+    const pc = new RTCPeerConnection({ iceServers: [{ urls: 'stun:127.0.0.1:${stunPort}' }] });
+    pc.createDataChannel('out');
+    pc.createOffer().then((offer) => pc.setLocalDescription(offer)).catch(() => undefined);
+  } catch (e) {}
 </script>
 </body></html>`;
 }
@@ -67,6 +77,10 @@ beforeAll(async () => {
     socket.destroy();
   });
   listenerUrl = await listen(listener);
+  stun = dgram.createSocket('udp4');
+  stun.on('message', (m, from) => reached.push(`udp ${m.length} bytes from ${from.address}:${from.port}`));
+  await new Promise<void>((resolve) => stun.bind(0, '127.0.0.1', resolve));
+  stunPort = stun.address().port;
 
   hostile = http.createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
@@ -93,12 +107,13 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await h?.close();
+  stun?.close();
   await Promise.all([hostile, listener].map((s) => s && new Promise((resolve) => s.close(resolve))));
 });
 
 describe('the browser check against a hostile Superset page', () => {
   it(
-    'lets nothing the page asks for reach another origin: redirects, frames, fetches, WebSockets, service workers',
+    'lets nothing the page asks for reach another origin: redirects, frames, fetches, WebSockets, service workers, WebRTC',
     { timeout: 90_000 },
     async () => {
       const { stores, keyring, config } = h.boot.context;
