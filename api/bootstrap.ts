@@ -34,7 +34,9 @@ import { TaskService } from './tasks/service.ts';
 import { SEARCH_ATTRIBUTES } from '../contracts/search-attributes.ts';
 import { egressPolicy } from '../lib/egress/policy.ts';
 import { flushTracing, startTracing } from '../lib/telemetry/tracing.ts';
-import { supersetObserver } from '../lib/telemetry/upstream.ts';
+import { supersetCircuitListener, supersetObserver } from '../lib/telemetry/upstream.ts';
+import { SYNCHRONOUS_DEADLINES } from '../lib/superset/transport/options.ts';
+import { circuitPolicyFor } from '../lib/superset/transport/circuit.ts';
 
 export interface Bootstrapped {
   context: AppContext;
@@ -70,7 +72,7 @@ export async function bootstrapOn(config: Config, logger: Logger, knex: Knex): P
   if (added.length) logger.info({ added }, 'registered Temporal search attributes');
 
   const securityEvents = new SecurityEventService(identity.securityEvents);
-  const auth = new AuthService({ identity, events: securityEvents, tokens: new TokenIssuer(keyring.jwtKeys) });
+  const auth = new AuthService({ identity, events: securityEvents, tokens: new TokenIssuer(keyring.jwtKey) });
   const oidc = config.OIDC_ISSUER ? new OidcService({ config, auth, logger }) : undefined;
   const admin = { identity, events: securityEvents };
   const users = new UserService(admin);
@@ -78,22 +80,27 @@ export async function bootstrapOn(config: Config, logger: Logger, knex: Knex): P
   const groupMappings = new GroupMappingService(admin);
   const apiKeys = new ApiKeyService(admin);
   const profiles = new ProfileService({ store: stores.profiles });
-  const tasks = new TaskService({ store: stores.tasks, environments: stores.environments, temporal, config, logger, pairs: stores });
+  const tasks = new TaskService({ store: stores.tasks, environments: stores.environments, temporal, config, logger });
   const taskLogs = new TaskLogService({ store: stores.tasks, history: new HistoryLogReader(temporal), logger });
   const reconciler = new TaskReconciler({ store: stores.tasks, temporal, tasks, logger, afterSeconds: config.TASK_RECONCILE_AFTER_SECONDS });
 
   const supersets = new Supersets({
     store: stores.environments,
-    pool: new SupersetClientPool(stores.environments.connections(), {
+    keyring,
+    pool: new SupersetClientPool(stores.environments.connections(keyring), {
       logger: logger.child({ component: 'superset' }),
       egress: egressPolicy(config),
       retry: retryPolicyFrom(config),
       observerFor: supersetObserver,
+      // A person waits on these calls: an outage is decided once per environment, and answered at once while it lasts.
+      circuit: { policy: circuitPolicyFor(config.SUPERSET_RETRY_ATTEMPTS), listenerFor: supersetCircuitListener },
+      deadlines: SYNCHRONOUS_DEADLINES,
     }),
   });
   const environments = new EnvironmentService({
     store: stores.environments,
     supersets,
+    keyring,
     logger,
     events: securityEvents,
     egress: egressPolicy(config),

@@ -1,6 +1,13 @@
-import type { EnvironmentRow, EnvironmentStore } from '../../db/environments/store.ts';
+import { connectionOf, type EnvironmentRow, type EnvironmentStore } from '../../db/environments/store.ts';
+import type { Keyring } from '../../lib/crypto.ts';
 import { NotFoundError, UpstreamUnavailableError } from '../../lib/errors.ts';
-import { classifySupersetFailure, type SupersetClient, type SupersetClientPool } from '../../lib/superset/index.ts';
+import type { NextAction } from '../../contracts/outcomes.ts';
+import {
+  classifySupersetFailure,
+  SupersetCircuitOpenError,
+  type SupersetClient,
+  type SupersetClientPool,
+} from '../../lib/superset/index.ts';
 import { upstreamReason } from '../../lib/upstream-reason.ts';
 
 /**
@@ -8,19 +15,31 @@ import { upstreamReason } from '../../lib/upstream-reason.ts';
  * `code: upstream_unavailable`, plus `env_id`, `reason` (network, timeout, server_error,
  * bad_response, too_large, auth_failed, forbidden, import_refused, refused) and `upstream_status`
  * when Superset answered. `upstream_detail` is one bounded line without markup or tokens
- * (upstream-reason.ts), never Superset's body.
+ * (upstream-reason.ts), never Superset's body. `next_actions` says what to do: check that
+ * Superset, test the environment, retry. While the environment's circuit is open (the API decided
+ * an outage: lib/superset/transport/circuit.ts) the detail says since when, and `circuit: open`,
+ * `checked_at` and `retry_at` are set.
  */
 export class EnvironmentUnavailableError extends UpstreamUnavailableError {
   override name = 'EnvironmentUnavailableError';
   readonly reason: string;
   constructor(env: Pick<EnvironmentRow, 'id' | 'name'>, reason: string, upstreamDetail: string, upstreamStatus?: number, cause?: unknown) {
-    super('Superset', `The Superset of environment '${env.name}' is unavailable (${reason.replace(/_/g, ' ')})`, cause);
+    const open = cause instanceof SupersetCircuitOpenError ? cause : undefined;
+    super(
+      'Superset',
+      open
+        ? `The Superset of environment '${env.name}' ${open.message.replace(/^Superset at \S+ /, '')}`
+        : `The Superset of environment '${env.name}' is unavailable (${reason.replace(/_/g, ' ')})`,
+      cause,
+    );
     this.reason = reason;
     Object.assign(this.extra ?? {}, {
       env_id: env.id,
       reason,
       upstream_detail: upstreamReason(upstreamDetail) ?? reason.replace(/_/g, ' '),
       ...(upstreamStatus !== undefined ? { upstream_status: upstreamStatus } : {}),
+      ...(open ? { circuit: 'open', checked_at: open.checkedAt.toISOString(), retry_at: open.retryAt.toISOString() } : {}),
+      next_actions: unavailableActions(env.id),
     });
   }
 }
@@ -42,16 +61,18 @@ export interface UseOptions {
  */
 export class Supersets {
   private readonly store: EnvironmentStore;
+  private readonly keyring: Keyring;
   private readonly pool: SupersetClientPool;
 
-  constructor(deps: { store: EnvironmentStore; pool: SupersetClientPool }) {
+  constructor(deps: { store: EnvironmentStore; keyring: Keyring; pool: SupersetClientPool }) {
     this.store = deps.store;
+    this.keyring = deps.keyring;
     this.pool = deps.pool;
   }
 
   async use<T>(envId: string, work: (client: SupersetClient, env: EnvironmentRow) => Promise<T>, opts: UseOptions = {}): Promise<T> {
     const env = await this.store.get(envId);
-    const client = this.pool.clientFor(env.id, this.store.connection(env));
+    const client = this.pool.clientFor(env.id, connectionOf(env, this.keyring));
     try {
       return await work(client, env);
     } catch (err) {
@@ -62,6 +83,11 @@ export class Supersets {
     }
   }
 
+  /** The environment's Superset answered a connection test: its circuit closes, so the next request goes out. */
+  reachable(envId: string): void {
+    this.pool.resetCircuit(envId);
+  }
+
   /** Drops the environment's pooled client (its settings changed, or it was deleted). */
   evict(envId: string): void {
     this.pool.evict(envId);
@@ -70,4 +96,16 @@ export class Supersets {
   close(): void {
     this.pool.close();
   }
+}
+
+/** What to do about an environment whose Superset is unavailable: look at it, test it, then ask again. */
+export function unavailableActions(envId: string): NextAction[] {
+  return [
+    {
+      action: 'test_environment',
+      description:
+        "Check the environment's Superset, then retry; the connection test says whether it answers and what the service account may do",
+      request: { method: 'POST', path: `/api/environments/${envId}/test`, body: {} },
+    },
+  ];
 }

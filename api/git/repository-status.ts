@@ -1,4 +1,5 @@
 /** What a repository's status answer says: its status word, its last deployment, an item's failure. */
+import type { NextAction } from '../../contracts/outcomes.ts';
 import type { GitDeploymentRow } from '../../db/git/repositories.ts';
 import { AppError } from '../../lib/errors.ts';
 import { GitProviderError } from '../../lib/git/providers.ts';
@@ -23,7 +24,15 @@ export interface RepositoryStatus {
   conflicted?: string[];
   has_unfinished_merge?: boolean;
   last_deployed?: ReturnType<typeof deploymentView> | null;
-  error?: { code: string; detail: string; status?: number };
+  error?: ItemError;
+}
+
+/** A batch item's failure: a stable code, the reason in words, the HTTP status it would have had, and what to do next. */
+export interface ItemError {
+  code: string;
+  detail: string;
+  status?: number;
+  next_actions?: NextAction[];
 }
 
 export function deploymentView(d: GitDeploymentRow) {
@@ -48,8 +57,11 @@ export function statusName(s: WorkingCopyStatus): Status {
 }
 
 /** A batch item's failure, as its `error`. */
-export function errorOf(err: unknown): { code: string; detail: string; status?: number } {
-  if (err instanceof AppError) return { code: err.code, detail: err.message, status: err.status };
+export function errorOf(err: unknown): ItemError {
+  if (err instanceof AppError) {
+    const actions = err.extra?.next_actions as NextAction[] | undefined;
+    return { code: err.code, detail: err.message, status: err.status, ...(actions ? { next_actions: actions } : {}) };
+  }
   if (err instanceof GitProviderError) return { code: err.code, detail: err.message };
   return { code: 'internal_error', detail: err instanceof Error ? err.message : String(err) };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { nextActionSchema } from '../../contracts/outcome-schemas.ts';
 import type { GitConfigRow } from '../../db/git/configs.ts';
 import { companionsSchema } from '../dashboard-migration/input.ts';
 import { verificationOption } from '../http/verification.ts';
@@ -273,7 +274,17 @@ export const statusView = z
     conflicted: z.array(z.string()).optional(),
     has_unfinished_merge: z.boolean().optional(),
     last_deployed: deployment.nullable().optional().describe('The newest deploy of a pinned commit, any environment'),
-    error: z.object({ code: z.string(), detail: z.string(), status: z.number().int().optional() }).optional(),
+    error: z
+      .object({
+        code: z.string(),
+        detail: z.string(),
+        status: z.number().int().optional(),
+        next_actions: z
+          .array(nextActionSchema)
+          .optional()
+          .describe('What to do about it (an unavailable Superset: test the environment, then retry)'),
+      })
+      .optional(),
   })
   .describe('`NO_REPO` when the dashboard has no repository (not an error)');
 

@@ -7,6 +7,7 @@
  *
  *   SupersetUnavailableError  503 upstream_unavailable   network failure, timeout, 5xx, garbage body
  *   SupersetGatewayError      503 upstream_unavailable   a gateway's 502/503/504 or HTML page (transient)
+ *   SupersetCircuitOpenError  503 upstream_unavailable   not sent: the environment's circuit is open
  *   SupersetNotFoundError     404 not_found              Superset answered 404
  *   SupersetAuthError         502 upstream_auth_failed   login refused, 401 after a fresh login, CSRF
  *   SupersetLegacySignInError 502 upstream_auth_failed   no sign-in through the /login/ form (SSO only,
@@ -47,6 +48,31 @@ export class SupersetUnavailableError extends UpstreamUnavailableError {
     this.method = ctx.method;
     this.path = ctx.path;
     Object.assign(this.extra ?? {}, { reason, ...(ctx.upstreamStatus ? { upstream_status: ctx.upstreamStatus } : {}) });
+  }
+}
+
+/**
+ * The environment's circuit is open (transport/circuit.ts): the instance failed at the
+ * connection recently, so this exchange was not sent. Carries the fault that opened it, when it
+ * was seen, and when one exchange will be let through again. Not retryable by the client: asking
+ * again before `retryAt` is refused the same way.
+ */
+export class SupersetCircuitOpenError extends SupersetUnavailableError {
+  override name = 'SupersetCircuitOpenError';
+  readonly fault: SupersetUnavailableError;
+  readonly checkedAt: Date;
+  readonly retryAt: Date;
+  constructor(host: string, fault: SupersetUnavailableError, checkedAt: Date, retryAt: Date, ctx: UpstreamContext) {
+    super(
+      fault.reason,
+      `Superset at ${host} is unreachable: ${withoutHost(host, fault.message)}; checked at ${checkedAt.toISOString()}`,
+      ctx,
+      fault,
+    );
+    this.fault = fault;
+    this.checkedAt = checkedAt;
+    this.retryAt = retryAt;
+    Object.assign(this.extra ?? {}, { circuit: 'open', checked_at: checkedAt.toISOString(), retry_at: retryAt.toISOString() });
   }
 }
 
@@ -237,10 +263,11 @@ export interface SupersetFailure {
 export function classifySupersetFailure(err: unknown): SupersetFailure | undefined {
   if (err instanceof SupersetUnavailableError) {
     const retryable =
-      err instanceof SupersetGatewayError ||
-      err.reason === 'network' ||
-      err.reason === 'timeout' ||
-      (err.reason === 'server_error' && err.upstreamStatus !== undefined && GATEWAY_STATUSES.has(err.upstreamStatus));
+      !(err instanceof SupersetCircuitOpenError) &&
+      (err instanceof SupersetGatewayError ||
+        err.reason === 'network' ||
+        err.reason === 'timeout' ||
+        (err.reason === 'server_error' && err.upstreamStatus !== undefined && GATEWAY_STATUSES.has(err.upstreamStatus)));
     const answered = err.upstreamStatus !== undefined;
     return {
       reason: err.reason,
@@ -272,6 +299,12 @@ export function classifySupersetFailure(err: unknown): SupersetFailure | undefin
     };
   }
   return undefined;
+}
+
+/** A transport message without its own "Superset at host" lead, for a sentence that already names the host. */
+function withoutHost(host: string, message: string): string {
+  const lead = `Superset at ${host} `;
+  return message.startsWith(lead) ? message.slice(lead.length) : message;
 }
 
 function stripQuery(path: string): string {

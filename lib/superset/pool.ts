@@ -1,4 +1,5 @@
 import { SupersetClient, type SupersetClientOptions } from './client.ts';
+import { CircuitBreaker, type CircuitListener, type CircuitPolicy } from './transport/circuit.ts';
 import type { ExchangeObserver } from './transport/options.ts';
 import type { SupersetConnection } from './types.ts';
 
@@ -9,7 +10,11 @@ export interface ResolvedConnection {
 }
 
 /** A client's options, and the observer of each instance's exchanges, told its key (the environment id). */
-export type PoolOptions = SupersetClientOptions & { observerFor?: (key: string) => ExchangeObserver };
+export type PoolOptions = Omit<SupersetClientOptions, 'circuit'> & {
+  observerFor?: (key: string) => ExchangeObserver;
+  /** One circuit breaker per instance (transport/circuit.ts): its policy, clock and listener. None: no breaker. */
+  circuit?: { policy: CircuitPolicy; now?: () => number; listenerFor?: (key: string) => CircuitListener };
+};
 
 /** Looks an instance up by its key (an environment id); throws when there is no such instance. */
 export type ConnectionResolver = (key: string) => Promise<ResolvedConnection>;
@@ -23,7 +28,7 @@ export type ConnectionResolver = (key: string) => Promise<ResolvedConnection>;
  *   const superset = await pool.client(envId);
  */
 export class SupersetClientPool {
-  private readonly clients = new Map<string, { version: string; client: SupersetClient }>();
+  private readonly clients = new Map<string, { version: string; client: SupersetClient; circuit?: CircuitBreaker }>();
   private readonly resolve: ConnectionResolver;
   private readonly options: PoolOptions;
 
@@ -42,10 +47,19 @@ export class SupersetClientPool {
     const existing = this.clients.get(key);
     if (existing && existing.version === resolved.version) return existing.client;
     existing?.client.close();
-    const { observerFor, ...options } = this.options;
-    const client = new SupersetClient(resolved.connection, { ...options, observe: observerFor?.(key) });
-    this.clients.set(key, { version: resolved.version, client });
+    const { observerFor, circuit: breaker, ...options } = this.options;
+    // Changed settings (another host, say) start with a closed circuit of their own.
+    const circuit = breaker
+      ? new CircuitBreaker(new URL(resolved.connection.baseUrl).host, { ...breaker, listener: breaker.listenerFor?.(key) })
+      : undefined;
+    const client = new SupersetClient(resolved.connection, { ...options, observe: observerFor?.(key), circuit });
+    this.clients.set(key, { version: resolved.version, client, circuit });
     return client;
+  }
+
+  /** The instance answered someone else (a connection test with a client of its own): its circuit closes now. */
+  resetCircuit(key: string): void {
+    this.clients.get(key)?.circuit?.reset();
   }
 
   evict(key: string): void {

@@ -7,7 +7,7 @@
  * paths; environment ids (one per configured Superset), never URLs; a fixed set of endpoint
  * classes, operations and outcomes, never messages.
  */
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 export const registry = new Registry();
 
@@ -32,6 +32,15 @@ export const metrics = {
     'environment_id',
     'endpoint',
     'outcome',
+  ]),
+  supersetCircuitState: new Gauge({
+    name: 'switchyard_superset_circuit_state',
+    help: "An environment's Superset circuit in the API: 0 closed, 1 half-open (one probe let through), 2 open (exchanges refused)",
+    labelNames: ['environment_id'],
+    registers: [registry],
+  }),
+  supersetCircuitRejections: counter('switchyard_superset_circuit_rejections_total', "Exchanges with Superset the API did not send because the environment's circuit was open", [
+    'environment_id',
   ]),
   supersetDuration: histogram('switchyard_superset_request_duration_seconds', 'Latency of one HTTP exchange with Superset', ['environment_id', 'endpoint', 'outcome'], SECONDS_UPSTREAM),
   gitRequests: counter('switchyard_git_requests_total', 'HTTP exchanges with git remotes, by operation and outcome', ['operation', 'outcome']),

@@ -4,6 +4,7 @@
  * its own in the current trace (./tracing.ts) carrying the task and environment ids.
  */
 import { SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
+import type { CircuitListener, CircuitState } from '../superset/transport/circuit.ts';
 import type { ExchangeObserver } from '../superset/transport/options.ts';
 import { metrics, timedCall } from './metrics.ts';
 import { supersetEndpointClass } from './superset-endpoint.ts';
@@ -33,6 +34,17 @@ export function supersetObserver(environmentId: string): ExchangeObserver {
       async (span) => answered(span, await timedCall(metrics.supersetRequests, metrics.supersetDuration, { environment_id: environmentId, endpoint }, run)),
       SpanKind.CLIENT,
     );
+  };
+}
+
+const CIRCUIT_GAUGE: Record<CircuitState, number> = { closed: 0, half_open: 1, open: 2 };
+
+/** The listener of one environment's circuit (SupersetClientPool's circuit.listenerFor): its state as a gauge, its refusals counted. */
+export function supersetCircuitListener(environmentId: string): CircuitListener {
+  const labels = { environment_id: environmentId };
+  return {
+    state: (state) => metrics.supersetCircuitState.set(labels, CIRCUIT_GAUGE[state]),
+    rejected: () => metrics.supersetCircuitRejections.inc(labels),
   };
 }
 

@@ -1,6 +1,7 @@
 /** How a client is tuned: its logger, retries, size caps, connections, and where it may connect. */
 import type { EgressPolicy } from '../../egress/policy.ts';
 import type { SupersetFailureReason } from '../errors.ts';
+import type { CircuitBreaker } from './circuit.ts';
 
 export interface ClientLogger {
   debug(obj: object, msg?: string): void;
@@ -41,7 +42,29 @@ export interface SupersetClientOptions {
   egress?: EgressPolicy;
   /** Wraps every HTTP exchange with the instance (metrics and trace spans: lib/telemetry/superset.ts). */
   observe?: ExchangeObserver;
+  /**
+   * The instance's circuit breaker (./circuit.ts): when given, an exchange is refused at once
+   * while it is open. The API's clients have one; the worker's do not (docs/environments.md).
+   */
+  circuit?: CircuitBreaker;
+  /** Deadlines shorter than the environment's `timeout_seconds` for what is small by nature (the API's: SYNCHRONOUS_DEADLINES). */
+  deadlines?: Partial<Deadlines>;
 }
+
+export interface Deadlines {
+  /** Opening the connection: TCP and the TLS handshake. */
+  connectMs: number;
+  /** The session's own exchanges: login, token refresh, CSRF token. */
+  sessionMs: number;
+}
+
+/**
+ * The API's deadlines: a person waits on its answer, and a Superset that takes longer than this
+ * to accept a connection or to hand out a token is not serving anyone. Each is capped by the
+ * environment's own `timeout_seconds`; every other call keeps that timeout (an export or a
+ * chart-data query may take it legitimately).
+ */
+export const SYNCHRONOUS_DEADLINES: Deadlines = { connectMs: 5_000, sessionMs: 10_000 };
 
 /** Runs one exchange (`run`) and answers what it answers; told the call's method and API path. */
 export type ExchangeObserver = <T extends { status: number }>(call: { method: string; path: string }, run: () => Promise<T>) => Promise<T>;

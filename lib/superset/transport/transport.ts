@@ -7,7 +7,8 @@
  *   in again once when refused.
  * - `Accept: application/json` everywhere: Superset answers errors with HTML pages when the
  *   caller accepts HTML.
- * - A deadline per request from the environment's `timeout_seconds`, retries with backoff and
+ * - A deadline per request from the environment's `timeout_seconds` (shorter ones for opening a
+ *   connection and for the session's own exchanges when `deadlines` says so), retries with backoff and
  *   jitter (./retry.ts) of idempotent calls only (GETs, chart-data queries, the login), and only
  *   for what `classifySupersetFailure` calls retryable (a gateway's 502/503/504 or HTML page too).
  * - undici: a connection pool per instance, header and body deadlines plus an overall one, a
@@ -18,6 +19,8 @@
  * - With an egress policy (ALLOWED_UPSTREAM_HOSTS) every connection goes through its connector
  *   (lib/egress/connect.ts): a refused host or address fails the call with HostNotAllowedError
  *   before anything is sent, and is never retried.
+ * - With a circuit breaker (./circuit.ts, the API's clients) no exchange goes out while the
+ *   instance's circuit is open: each is refused at once with SupersetCircuitOpenError.
  * - One list call per endpoint at a time (serialList). Secrets are never logged.
  */
 import { Pool, type FormData } from 'undici';
@@ -26,13 +29,15 @@ import { egressRefusal } from '../../egress/policy.ts';
 import { SupersetUnavailableError, type UpstreamContext } from '../errors.ts';
 import type { SupersetConnection } from '../types.ts';
 import { isCsrfFailure, isTokenRefusal, parseJson, raiseForStatus, unavailableFromStatus } from './answers.ts';
+import type { CircuitBreaker } from './circuit.ts';
+import { answerVerdict, failureVerdict } from './circuit-faults.ts';
 import { isGatewayAnswer } from './gateway.ts';
 import { LegacySession, leadsToLogin } from './legacy-session.ts';
 import { DEFAULT_RETRY, type ClientLogger, type ExchangeObserver, type SupersetClientOptions } from './options.ts';
 import { apiUrl, normaliseBaseUrl, sameOriginPath } from './paths.ts';
 import { Retrier } from './retry.ts';
 import { Session } from './session.ts';
-import { describeNetworkError, readCapped, wireFailure, type CallSpec, type Method, type WireResponse } from './wire.ts';
+import { describeNetworkError, isConnectTimeout, readCapped, wireFailure, type CallSpec, type Method, type WireResponse } from './wire.ts';
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -54,6 +59,11 @@ export class SupersetTransport {
   private readonly retrier: Retrier;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly timeoutMs: number;
+  /** The session's exchanges' deadline (login, refresh, CSRF): `deadlines.sessionMs` when shorter. */
+  private readonly sessionMs: number;
+  /** Opening a connection (TCP, TLS): `deadlines.connectMs` when shorter than the timeout. */
+  private readonly connectMs: number;
+  private readonly circuit?: CircuitBreaker;
   private readonly logger?: ClientLogger;
   private readonly maxJsonBytes: number;
   private readonly observe?: ExchangeObserver;
@@ -69,13 +79,16 @@ export class SupersetTransport {
     this.base = new URL(this.baseUrl);
     this.host = this.base.host;
     this.timeoutMs = Math.max(1, conn.timeoutSeconds ?? 30) * 1000;
+    this.sessionMs = Math.min(this.timeoutMs, opts.deadlines?.sessionMs ?? this.timeoutMs);
+    this.connectMs = Math.min(this.timeoutMs, opts.deadlines?.connectMs ?? this.timeoutMs);
+    this.circuit = opts.circuit;
     this.logger = opts.logger;
     this.retrier = new Retrier(this.host, { ...DEFAULT_RETRY, ...opts.retry }, opts.retryHooks, this.logger);
     this.sleep = opts.retryHooks?.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
     this.maxJsonBytes = opts.maxJsonBytes ?? 64 * 1024 * 1024;
     this.observe = opts.observe;
     this.maxBinaryBytes = opts.maxBinaryBytes ?? 512 * 1024 * 1024;
-    const tls = { rejectUnauthorized: conn.verifyTls !== false, timeout: this.timeoutMs };
+    const tls = { rejectUnauthorized: conn.verifyTls !== false, timeout: this.connectMs };
     const connect = opts.egress?.restricted ? egressConnector(opts.egress, tls) : tls;
     const connections = Math.max(1, opts.maxSockets ?? 8);
     this.pool = new Pool(this.base.origin, { connections, connect, keepAliveTimeout: 10_000 });
@@ -83,7 +96,10 @@ export class SupersetTransport {
     this.session = new Session(
       conn,
       this.host,
-      { exchange: (spec, bearer) => this.loginExchange(spec, bearer), getJson: (path) => this.getJson(path) },
+      {
+        exchange: (spec, bearer) => this.loginExchange({ ...spec, session: true }, bearer),
+        getJson: (path) => this.call({ method: 'GET', path, session: true }, (res) => this.parseJson(res, { method: 'GET', path })),
+      },
       this.logger,
     );
     this.legacySession = new LegacySession(conn, this.host, { exchange: (spec) => this.pageExchange(spec) }, this.logger);
@@ -230,10 +246,27 @@ export class SupersetTransport {
     return this.exchange(call);
   }
 
-  /** One HTTP exchange, seen by the client's observer (metrics, trace spans) when it has one. */
-  private exchange(spec: CallSpec, bearer?: string): Promise<WireResponse> {
+  /**
+   * One HTTP exchange, seen by the client's observer (metrics, trace spans) when it has one, and
+   * let through by the circuit, which hears how it ended. The exchange whose fault opens the
+   * circuit throws the circuit's error, so its call's retries stop there.
+   */
+  private async exchange(spec: CallSpec, bearer?: string): Promise<WireResponse> {
+    const admission = this.circuit?.admit(spec);
     const send = () => this.send(spec, bearer);
-    return this.observe ? this.observe({ method: spec.method, path: spec.path }, send) : send();
+    let res: WireResponse;
+    try {
+      res = await (this.observe ? this.observe({ method: spec.method, path: spec.path }, send) : send());
+    } catch (err) {
+      const verdict = failureVerdict(err, spec);
+      admission?.settle(verdict);
+      if (verdict.kind === 'fault' && this.circuit?.state === 'open') throw this.circuit.openError(spec);
+      throw err;
+    }
+    const verdict = answerVerdict(this.host, res, spec);
+    admission?.settle(verdict);
+    if (verdict.kind === 'fault' && this.circuit?.state === 'open') throw this.circuit.openError(spec);
+    return res;
   }
 
   /** One HTTP exchange; wire failures become SupersetUnavailableError, an egress refusal HostNotAllowedError. */
@@ -243,6 +276,7 @@ export class SupersetTransport {
     const mutating = MUTATING.has(spec.method);
     const { headers, body } = this.outgoing(spec, mutating, bearer);
     const maxBytes = spec.maxBytes ?? this.maxJsonBytes;
+    const deadlineMs = spec.session ? this.sessionMs : this.timeoutMs;
     const started = Date.now();
     try {
       const answer = await (mutating ? this.freshPool : this.pool).request({
@@ -250,10 +284,10 @@ export class SupersetTransport {
         path: url.pathname + url.search,
         headers,
         body,
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
+        headersTimeout: deadlineMs,
+        bodyTimeout: deadlineMs,
         // The whole exchange, not only each wait between bytes, has a deadline.
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal: AbortSignal.timeout(deadlineMs),
         reset: mutating,
       });
       const read = await readCapped(answer, maxBytes);
@@ -265,7 +299,7 @@ export class SupersetTransport {
       );
       return res;
     } catch (err) {
-      throw this.wireError(err, spec, maxBytes);
+      throw this.wireError(err, spec, maxBytes, deadlineMs);
     }
   }
 
@@ -298,15 +332,16 @@ export class SupersetTransport {
     return { headers, body };
   }
 
-  private wireError(err: unknown, spec: CallSpec, maxBytes: number): unknown {
+  private wireError(err: unknown, spec: CallSpec, maxBytes: number, deadlineMs: number): unknown {
     // The egress policy refused the host: not a failure of Superset's, and nothing to retry.
     const refused = egressRefusal(err);
     if (refused) return refused;
     const reason = wireFailure(err);
     if (!reason) return err;
-    const what =
-      reason === 'timeout'
-        ? `Superset at ${this.host} did not answer ${spec.method} ${spec.path} within ${this.timeoutMs / 1000} s`
+    const what = isConnectTimeout(err)
+      ? `Superset at ${this.host} did not accept a connection for ${spec.method} ${spec.path} within ${this.connectMs / 1000} s`
+      : reason === 'timeout'
+        ? `Superset at ${this.host} did not answer ${spec.method} ${spec.path} within ${deadlineMs / 1000} s`
         : reason === 'too_large'
           ? `Superset at ${this.host} answered ${spec.method} ${spec.path} with more than ${maxBytes} bytes`
           : `Superset at ${this.host} could not be reached for ${spec.method} ${spec.path}: ${describeNetworkError(err)}`;

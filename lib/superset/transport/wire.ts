@@ -34,6 +34,8 @@ export interface CallSpec {
    * ./legacy-session.ts) instead of the JWT: the legacy chart endpoint takes nothing else.
    */
   legacy?: boolean;
+  /** One of the session's own exchanges (login, token refresh, CSRF token): small, so under the short session deadline. */
+  session?: boolean;
   /** The cookie jar the call sends and fills; the API session's when not given. */
   cookies?: CookieJar;
   maxBytes?: number;
@@ -87,6 +89,11 @@ function codeOf(err: unknown): string | undefined {
   if (typeof e.code === 'string') return e.code;
   if (Array.isArray(e.errors) && e.errors.length) return codeOf(e.errors[0]); // AggregateError: one per address tried
   return e.cause ? codeOf(e.cause) : undefined;
+}
+
+/** The connection itself (TCP, TLS handshake) did not open within its deadline. */
+export function isConnectTimeout(err: unknown): boolean {
+  return codeOf(err) === 'UND_ERR_CONNECT_TIMEOUT';
 }
 
 /** Which wire failure an error from undici is, or undefined when it is not one (a bug, say). */
