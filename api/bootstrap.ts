@@ -72,7 +72,7 @@ export async function bootstrapOn(config: Config, logger: Logger, knex: Knex): P
   if (added.length) logger.info({ added }, 'registered Temporal search attributes');
 
   const securityEvents = new SecurityEventService(identity.securityEvents);
-  const auth = new AuthService({ identity, events: securityEvents, tokens: new TokenIssuer(keyring.jwtKey) });
+  const auth = new AuthService({ identity, events: securityEvents, tokens: new TokenIssuer(keyring.jwtKeys) });
   const oidc = config.OIDC_ISSUER ? new OidcService({ config, auth, logger }) : undefined;
   const admin = { identity, events: securityEvents };
   const users = new UserService(admin);
@@ -80,14 +80,13 @@ export async function bootstrapOn(config: Config, logger: Logger, knex: Knex): P
   const groupMappings = new GroupMappingService(admin);
   const apiKeys = new ApiKeyService(admin);
   const profiles = new ProfileService({ store: stores.profiles });
-  const tasks = new TaskService({ store: stores.tasks, environments: stores.environments, temporal, config, logger });
+  const tasks = new TaskService({ store: stores.tasks, environments: stores.environments, temporal, config, logger, pairs: stores });
   const taskLogs = new TaskLogService({ store: stores.tasks, history: new HistoryLogReader(temporal), logger });
   const reconciler = new TaskReconciler({ store: stores.tasks, temporal, tasks, logger, afterSeconds: config.TASK_RECONCILE_AFTER_SECONDS });
 
   const supersets = new Supersets({
     store: stores.environments,
-    keyring,
-    pool: new SupersetClientPool(stores.environments.connections(keyring), {
+    pool: new SupersetClientPool(stores.environments.connections(), {
       logger: logger.child({ component: 'superset' }),
       egress: egressPolicy(config),
       retry: retryPolicyFrom(config),
@@ -100,7 +99,6 @@ export async function bootstrapOn(config: Config, logger: Logger, knex: Knex): P
   const environments = new EnvironmentService({
     store: stores.environments,
     supersets,
-    keyring,
     logger,
     events: securityEvents,
     egress: egressPolicy(config),

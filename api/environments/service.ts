@@ -1,6 +1,5 @@
 import type { Context } from 'koa';
-import { connectionOf, type EnvironmentFields, type EnvironmentStore } from '../../db/environments/store.ts';
-import type { Keyring } from '../../lib/crypto.ts';
+import type { EnvironmentFields, EnvironmentStore } from '../../db/environments/store.ts';
 import { assertDestinationAllowed, EgressPolicy } from '../../lib/egress/policy.ts';
 import { AppError, HostNotAllowedError, SecretRequiredError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
@@ -32,13 +31,29 @@ function testFailure(err: AppError, secrets: string[]): { code: string; detail: 
   return { code: err.code, detail: upstreamReason(err.message, secrets) ?? err.title };
 }
 
-/** Setting or clearing `protected` (and deleting a protected environment) is an administrator's call. */
+/**
+ * Setting or clearing `protected`, deleting a protected environment, and changing where a protected
+ * environment's service account goes are an administrator's call.
+ */
 const PROTECT_PERMISSION = 'admin:settings:WRITE';
+
+/** The fields that decide which host receives a protected environment's credentials, and which ones. */
+const CONNECTION_FIELDS = ['base_url', 'username', 'password', 'verify_tls'] as const;
 
 function assertMayChangeProtection(actor: Actor, what: string): void {
   // No principal: the deployment itself (bootstrap, tests' setup), which has every right.
   if (actor.principal && !can(actor.principal, PROTECT_PERMISSION))
     throw new ProtectionChangeForbidden(`${what} needs the permission ${PROTECT_PERMISSION} (an administrator's): a protected environment's tasks wait for a second person, and only an administrator decides which environments do`);
+}
+
+/**
+ * Repointing a protected environment (another host, account or password, TLS off) would send the
+ * approved writes of other people, and its backups' reads, wherever the caller chose.
+ */
+function assertMayRepointProtected(actor: Actor, before: { protected: boolean }, input: EnvironmentInput): void {
+  const fields = CONNECTION_FIELDS.filter((f) => input[f] !== undefined);
+  if (before.protected && fields.length)
+    assertMayChangeProtection(actor, `Changing ${fields.join(', ')} of a protected environment (where its service account's credentials go)`);
 }
 
 class ProtectionChangeForbidden extends AppError {
@@ -72,11 +87,10 @@ export interface EnvironmentTestReport {
   error: { code: string; detail: string } | null;
 }
 
-/** Environments: CRUD (password encrypted at rest with the keyring; the SQL is EnvironmentStore's) and the connection test. */
+/** Environments: CRUD (the store encrypts the password at rest, bound to its row) and the connection test. */
 export class EnvironmentService {
   private readonly store: EnvironmentStore;
   private readonly supersets: Supersets;
-  private readonly keyring: Keyring;
   private readonly logger: Logger;
   private readonly events: SecurityEventService;
   private readonly egress: EgressPolicy;
@@ -84,7 +98,6 @@ export class EnvironmentService {
   constructor(deps: {
     store: EnvironmentStore;
     supersets: Supersets;
-    keyring: Keyring;
     logger: Logger;
     events: SecurityEventService;
     /** Where Superset may be (ALLOWED_UPSTREAM_HOSTS): checked on every base_url stored and by the test's client. */
@@ -94,7 +107,6 @@ export class EnvironmentService {
     this.store = deps.store;
     this.supersets = deps.supersets;
     this.events = deps.events;
-    this.keyring = deps.keyring;
     this.logger = deps.logger;
   }
 
@@ -125,7 +137,7 @@ export class EnvironmentService {
       name: input.name,
       base_url: input.base_url,
       username: input.username,
-      password_encrypted: this.keyring.encrypt(input.password),
+      password: input.password,
       verify_tls: input.verify_tls ?? true,
       timeout_seconds: input.timeout_seconds ?? 30,
       description: input.description ?? null,
@@ -150,7 +162,7 @@ export class EnvironmentService {
     if (input.name !== undefined) patch.name = input.name;
     if (input.base_url !== undefined) patch.base_url = input.base_url;
     if (input.username !== undefined) patch.username = input.username;
-    if (input.password !== undefined) patch.password_encrypted = this.keyring.encrypt(input.password);
+    if (input.password !== undefined) patch.password = input.password;
     if (input.verify_tls !== undefined) patch.verify_tls = input.verify_tls;
     if (input.timeout_seconds !== undefined) patch.timeout_seconds = input.timeout_seconds;
     if (input.description !== undefined) patch.description = input.description;
@@ -162,6 +174,7 @@ export class EnvironmentService {
         // Checked under the row lock with the secret rule: the flag read is the one being changed.
         if (input.protected !== undefined && input.protected !== before.protected)
           assertMayChangeProtection(actor, input.protected ? 'Protecting an environment' : "Clearing an environment's protection");
+        assertMayRepointProtected(actor, before, input);
         assertSecretResent({
           before: { url: before.base_url, verifyTls: before.verify_tls },
           after: { url: input.base_url, verifyTls: input.verify_tls },
@@ -171,18 +184,19 @@ export class EnvironmentService {
         });
       });
     } catch (err) {
-      if (err instanceof SecretRequiredError) {
+      const reason = err instanceof SecretRequiredError ? 'secret_required' : err instanceof ProtectionChangeForbidden ? 'protection_admin_only' : undefined;
+      if (reason) {
         await this.audit(actor, {
           type: 'ENVIRONMENT_UPDATED',
           outcome: 'failure',
-          detail: { env_id: id, reason: 'secret_required', requested: Object.keys(input), base_url_requested: input.base_url ?? null },
+          detail: { env_id: id, reason, requested: Object.keys(input), base_url_requested: input.base_url ?? null },
         });
       }
       throw err;
     }
     const { before, row } = changed;
     this.supersets.evict(id);
-    const fields = Object.keys(patch).map((k) => (k === 'password_encrypted' ? 'password' : k));
+    const fields = Object.keys(patch);
     this.logger.info({ env_id: id, changed: fields }, 'environment updated');
     await this.audit(actor, {
       type: 'ENVIRONMENT_UPDATED',
@@ -218,7 +232,7 @@ export class EnvironmentService {
   async test(id: string, actor: Actor = {}): Promise<EnvironmentTestReport> {
     const row = await this.store.get(id);
     const started = Date.now();
-    const { connection } = connectionOf(row, this.keyring);
+    const { connection } = this.store.connection(row);
     const client = new SupersetClient(connection, { retry: { attempts: 1 }, egress: this.egress, observe: supersetObserver(id) });
     const report: EnvironmentTestReport = {
       env_id: id,

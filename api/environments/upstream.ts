@@ -1,5 +1,4 @@
-import { connectionOf, type EnvironmentRow, type EnvironmentStore } from '../../db/environments/store.ts';
-import type { Keyring } from '../../lib/crypto.ts';
+import type { EnvironmentRow, EnvironmentStore } from '../../db/environments/store.ts';
 import { NotFoundError, UpstreamUnavailableError } from '../../lib/errors.ts';
 import type { NextAction } from '../../contracts/outcomes.ts';
 import {
@@ -61,18 +60,16 @@ export interface UseOptions {
  */
 export class Supersets {
   private readonly store: EnvironmentStore;
-  private readonly keyring: Keyring;
   private readonly pool: SupersetClientPool;
 
-  constructor(deps: { store: EnvironmentStore; keyring: Keyring; pool: SupersetClientPool }) {
+  constructor(deps: { store: EnvironmentStore; pool: SupersetClientPool }) {
     this.store = deps.store;
-    this.keyring = deps.keyring;
     this.pool = deps.pool;
   }
 
   async use<T>(envId: string, work: (client: SupersetClient, env: EnvironmentRow) => Promise<T>, opts: UseOptions = {}): Promise<T> {
     const env = await this.store.get(envId);
-    const client = this.pool.clientFor(env.id, connectionOf(env, this.keyring));
+    const client = this.pool.clientFor(env.id, this.store.connection(env));
     try {
       return await work(client, env);
     } catch (err) {
