@@ -10,7 +10,6 @@ import {
   type SupersetClient,
 } from '../support/superset/fixtures.ts';
 import { client, prefixedTables, registerEnvironment, waitTask } from './support.ts';
-import { uniquePrefix } from '../support/environments.ts';
 
 /**
  * Row-level security across migrations and backups, through the API against real Superset 6.1.0
@@ -18,7 +17,7 @@ import { uniquePrefix } from '../support/environments.ts';
  * Superset keeps its rules beside datasets and no export carries them.
  */
 const enabled = inject('supersets') !== null;
-const P = uniquePrefix('r');
+const P = `r${Date.now().toString(36)}`;
 
 let h: Harness;
 let a: SupersetClient;
