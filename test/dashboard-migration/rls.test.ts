@@ -10,6 +10,7 @@ import {
   type SupersetClient,
 } from '../support/superset/fixtures.ts';
 import { client, prefixedTables, registerEnvironment, waitTask } from './support.ts';
+import { uniquePrefix } from '../support/environments.ts';
 
 /**
  * Row-level security across migrations and backups, through the API against real Superset 6.1.0
@@ -17,7 +18,7 @@ import { client, prefixedTables, registerEnvironment, waitTask } from './support
  * Superset keeps its rules beside datasets and no export carries them.
  */
 const enabled = inject('supersets') !== null;
-const P = `r${Date.now().toString(36)}`;
+const P = uniquePrefix('r');
 
 let h: Harness;
 let a: SupersetClient;
