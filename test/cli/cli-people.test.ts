@@ -7,6 +7,10 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { createSqliteDatabase } from '../support/superset/fixtures.ts';
 import { buildSource, client, prefixedTables, registerEnvironment, superset, type SourceFixture } from '../dashboard-migration/support.ts';
+import { available } from '../support/ci.ts';
+
+/** util-linux `script` (Debian's bsdutils) gives the binary a terminal; .ci/run installs it, so under CI=true its absence fails. */
+const hasScript = available('script (util-linux)', fs.existsSync('/usr/bin/script'), "install Debian's bsdutils (.ci/run does)");
 
 /**
  * The `switchyard` binary as a person uses it: through a pseudo-terminal (util-linux `script`)
@@ -15,7 +19,7 @@ import { buildSource, client, prefixedTables, registerEnvironment, superset, typ
  * options generated from the OpenAPI document and its selections; shell completion.
  */
 const BIN = fileURLToPath(new URL('../../cli/switchyard.cjs', import.meta.url));
-const enabled = inject('supersets') !== null && fs.existsSync('/usr/bin/script');
+const enabled = inject('supersets') !== null && hasScript;
 const P = `cp${Date.now().toString(36)}`;
 let h: Harness;
 let apiKey: string;

@@ -7,6 +7,10 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ADMIN, createHarness, type Harness } from '../support/harness.ts';
 import { createSqliteDatabase } from '../support/superset/fixtures.ts';
 import { buildSource, client, prefixedTables, registerEnvironment, type SourceFixture } from '../dashboard-migration/support.ts';
+import { available } from '../support/ci.ts';
+
+/** util-linux `script` (Debian's bsdutils) gives the binary a terminal; .ci/run installs it, so under CI=true its absence fails. */
+const hasScript = available('script (util-linux)', fs.existsSync('/usr/bin/script'), "install Debian's bsdutils (.ci/run does)");
 
 /**
  * The real `switchyard` binary (the npm bin, through its launcher) against the real API, worker,
@@ -175,7 +179,7 @@ describe.runIf(enabled)('switchyard CLI against real Superset a → b', () => {
     expect(JSON.parse(shown.stdout).result.items[0].companions).toContainEqual(expect.objectContaining({ kind: 'owners', mode: 'ignore' }));
   }, 300_000);
 
-  it.runIf(fs.existsSync('/usr/bin/script'))('on a terminal --wait draws a progress bar fed by the live log stream', async () => {
+  it.runIf(hasScript)('on a terminal --wait draws a progress bar fed by the live log stream', async () => {
     // util-linux `script` gives the binary a pseudo-terminal; -e passes its exit code on.
     const cmd = [BIN, 'backup', '--env', `${P}-a`, '--dashboards', String(src.dashboards[0]!.id), '--wait'].map((a) => `'${a}'`).join(' ');
     const r = await new Promise<Run>((resolve) => {

@@ -1,25 +1,29 @@
 // Lists past 10,000 rows against real Superset 6.1.0: 10,001 dashboards seeded straight into the
 // instance's SQLite metadata (cheaper than 10,001 API calls), then page 10,001 of page_size 1,
 // plain and with the profile filter (whose keys are streamed from two owner/modifier lists and
-// merged), answered as Superset serves it instead of refused.
+// merged), answered as Superset serves it instead of refused. On an instance of this file's own
+// (from the cached template): writing behind Superset's API into a shared instance would put
+// 10,001 rows into every other file's lists of it.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createHarness, type Harness } from '../support/harness.ts';
-import { createEnvironment, superset, supersets } from '../support/environments.ts';
+import { createEnvironment, supersets, uniquePrefix } from '../support/environments.ts';
+import { startSuperset, type SupersetInstance } from '../support/superset/instance.ts';
 
-const real = !!supersets() && supersets()!.a.metadata === 'sqlite';
-const P = `deep${Date.now().toString(36)}`;
+const real = !!supersets();
+const P = uniquePrefix('deep');
 const N = 10_001;
 let h: Harness;
 let env: string;
+let own: SupersetInstance | undefined;
 
 /** Title of the i-th seeded dashboard; i = 0 is the oldest change, so the last of the list. */
 const title = (i: number) => `${P} ${String(i).padStart(5, '0')}`;
 
 function metadataDb(): DatabaseSync {
-  const db = new DatabaseSync(path.join(superset('a').dataDir, 'superset.db'));
+  const db = new DatabaseSync(path.join(own!.dataDir, 'superset.db'));
   db.exec('PRAGMA busy_timeout = 30000');
   return db;
 }
@@ -50,20 +54,22 @@ function seed(adminId: number): void {
   }
 }
 
-function unseed(): void {
-  const db = metadataDb();
-  try {
-    db.prepare('delete from dashboard_user where dashboard_id in (select id from dashboards where dashboard_title like ?)').run(`${P} %`);
-    db.prepare('delete from dashboards where dashboard_title like ?').run(`${P} %`);
-  } finally {
-    db.close();
-  }
-}
-
 beforeAll(async () => {
   if (!real) return;
-  h = await createHarness();
-  const a = superset('a');
+  [own, h] = await Promise.all([
+    startSuperset({
+      version: '6.1.0',
+      dataDir: path.join(inject('runDir'), 'superset-deep-pages'),
+      fresh: true,
+      useTemplate: true,
+      metadata: 'sqlite',
+      workers: 1,
+      threads: 1,
+      log: () => {},
+    }),
+    createHarness(),
+  ]);
+  const a = own;
   env = await createEnvironment(h, { baseUrl: a.baseUrl, username: a.username, password: a.password, timeoutSeconds: 120 });
   const db = metadataDb();
   const admin = db.prepare('select id from ab_user where username = ?').get(a.username) as { id: number };
@@ -71,8 +77,8 @@ beforeAll(async () => {
   seed(admin.id);
 }, 240_000);
 afterAll(async () => {
-  if (real) unseed();
   await h?.close();
+  await own?.stop();
 });
 
 const get = (p: string) => h.request('GET', p, { token: h.adminToken });
@@ -96,7 +102,7 @@ describe.skipIf(!real)('a list past 10,000 rows (real Superset 6.1.0)', () => {
     'serves the same depth with the profile filter, streaming the keys of owners and last modifiers merged by change time',
     { timeout: 300_000 },
     async () => {
-      await setPreference({ profile_filter_enabled: true, superset_username: superset('a').username });
+      await setPreference({ profile_filter_enabled: true, superset_username: own!.username });
       try {
         const deep = await get(`/api/dashboards?env_id=${env}&search=${P}&page=10001&page_size=1`);
         expect(deep.status, deep.text).toBe(200);

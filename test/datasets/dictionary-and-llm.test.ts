@@ -290,7 +290,7 @@ describe('LLM calls (local OpenAI-protocol server)', () => {
   };
 
   beforeAll(async () => {
-    llm = await startFakeLlm({ apiKey: KEY, slowMs: 1500 });
+    llm = await startFakeLlm({ apiKey: KEY });
   });
   afterAll(async () => {
     await llm?.close();
@@ -384,10 +384,12 @@ describe('LLM calls (local OpenAI-protocol server)', () => {
   it('asks once more after a timeout, then gives up', async () => {
     llm.behave('sleepy-once', 'slow_once');
     llm.behave('sleepy-always', 'slow_always');
-    const once = ask('sleepy-once', { timeoutSeconds: 1 });
+    // The fake never answers a sleepy request (it waits for the client to give up), so only those time out; the 5 s
+    // deadline bounds the answered one against a hang, far above any run.
+    const once = ask('sleepy-once', { timeoutSeconds: 5 });
     expect((await once.p).attempts).toBe(2);
     expect(once.events).toEqual(['timeout', 'answered']);
-    const always = await ask('sleepy-always', { timeoutSeconds: 1 }).p.then(
+    const always = await ask('sleepy-always', { timeoutSeconds: 5 }).p.then(
       () => {
         throw new Error('expected a failure');
       },

@@ -11,8 +11,11 @@
 //   malformed_once     an answer whose content is not JSON, then ok
 //   malformed_always   content that is not JSON every time
 //   unknown_column     names a column the dataset does not have, then ok
-//   slow_once          answers after `slowMs` the first time (longer than the provider's timeout), then ok
-//   slow_always        answers after `slowMs` every time
+//   slow_once          no answer the first time until the client gives up (closes the request), then ok
+//   slow_always        no answer until the client gives up, every time
+//
+// A slow answer waits for the client's own timeout to close the request, never for a timer of
+// its own: which side gives up first is decided by an event, whatever the machine's load.
 //
 // A request without the expected API key (when one is set) gets 401 like OpenAI's.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -46,7 +49,6 @@ export interface FakeLlm {
   behave(match: string, behaviour: LlmBehaviour): void;
   /** Require `Authorization: Bearer <key>`. */
   apiKey?: string;
-  slowMs: number;
   reset(): void;
   close(): Promise<void>;
 }
@@ -56,7 +58,12 @@ const json = (res: ServerResponse, status: number, body: unknown, headers: Recor
   res.end(JSON.stringify(body));
 };
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Answers nothing; settles once the client closed the request (its timeout), leaving the response unsent. */
+const untilClientGivesUp = (res: ServerResponse) =>
+  new Promise<void>((resolve) => {
+    if (res.destroyed) return resolve();
+    res.once('close', () => resolve());
+  });
 
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -91,6 +98,7 @@ export function answerFor(dataset: { name: string; columns: string[] }, russian:
   };
 }
 
+/** `slowMs` is accepted for older callers and ignored: a slow answer waits for the client to give up. */
 export async function startFakeLlm(opts: { apiKey?: string; slowMs?: number } = {}): Promise<FakeLlm> {
   const rules: Array<[string, LlmBehaviour]> = [];
   const counts = new Map<string, number>();
@@ -98,7 +106,6 @@ export async function startFakeLlm(opts: { apiKey?: string; slowMs?: number } = 
     baseUrl: '',
     requests: [],
     apiKey: opts.apiKey,
-    slowMs: opts.slowMs ?? 3_000,
     behave(match, behaviour) {
       rules.push([match, behaviour]);
     },
@@ -175,11 +182,9 @@ export async function startFakeLlm(opts: { apiKey?: string; slowMs?: number } = 
           ? complete(JSON.stringify({ dataset_description: 'x', columns: [{ column_name: 'no_such_column', description: 'y' }] }))
           : ok();
       case 'slow_once':
-        if (n === 1) await sleep(fake.slowMs);
-        return ok();
+        return n === 1 ? untilClientGivesUp(res) : ok();
       case 'slow_always':
-        await sleep(fake.slowMs);
-        return ok();
+        return untilClientGivesUp(res);
       default:
         return ok();
     }
