@@ -6,6 +6,10 @@ import { migrateOnPair, migrateSeeded, seedForMigration, startFakePair, type Fak
  * What a first migration asks of Superset beyond the bare export and import (issue 30's bench
  * goals), counted at two fake Supersets: reads the plan or the import already answered are not
  * asked again, and the companions' source reads go ahead of the plans comparing them.
+ *
+ * Why the fake: it holds one answer until another call is seen, which is how the read-ahead is
+ * proven without a timer. Counting the same calls on the real a → b behind the recording proxy
+ * (test/support/gateway-proxy.ts) is the next step (issue 48); the holds would move there with it.
  */
 let pair: FakePair;
 

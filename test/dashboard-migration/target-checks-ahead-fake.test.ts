@@ -6,6 +6,9 @@ import { migrateSeeded, startFakePair, type FakePair } from './fake-pair.ts';
  * beside the source's checks (activities/dashboard-migration/target-checks-ahead.ts); the
  * verification takes the checks that passed and makes again those that did not. Counted at two
  * fake Supersets.
+ *
+ * Why the fake: it holds the source's chart queries until the target answers one (the ordering
+ * proven without a timer) and fails a target check on demand, which a real Superset does not.
  */
 let pair: FakePair;
 

@@ -9,6 +9,9 @@ import { migrateHeldUntilLogged, migrateSeeded, seedForMigration, startFakePair,
  * gets more chart queries at once than VERIFY_CONCURRENCY. Observed at two fake Supersets: the
  * order in which the target sees the calls, and how many chart-data calls each answers at once
  * (a dashboard's charts on one dataset go in one call a side).
+ *
+ * Why the fake: it holds an import until the task's log shows the verification began, and keeps
+ * chart queries open on purpose to count those in flight, which a real Superset cannot be told to do.
  */
 const LIMIT = 2;
 
