@@ -154,10 +154,10 @@ function forward(req: http.IncomingMessage, res: http.ServerResponse, origin: UR
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, endToEnd(answer.headers));
         answer.pipe(res);
-        answer.once('error', (err) => res.destroy(err));
+        answer.on('error', (err) => res.destroy(err));
       },
     );
-    up.once('error', failed);
+    up.on('error', failed);
     // The browser gave up on the request (a page closed): so does the upstream one.
     res.once('close', () => res.writableFinished || up.destroy());
     req.pipe(up);
@@ -178,7 +178,7 @@ function tunnel(client: Duplex, head: Buffer, target: Endpoint, policy: EgressPo
         client.pipe(up);
       });
       // Before the tunnel opens the browser is told why (403 refused, 502 unreachable); after, the tunnel just ends.
-      up.once('error', (err) => (open ? client.destroy() : refuse(client, egressRefusal(err) ? 403 : 502)));
+      up.on('error', (err) => (open ? client.destroy() : refuse(client, egressRefusal(err) ? 403 : 502)));
       client.once('close', () => up.destroy());
     },
     (err: Error) => refuse(client, egressRefusal(err) ? 403 : 502),
