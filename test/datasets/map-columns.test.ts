@@ -387,14 +387,10 @@ describe.runIf(S)('map-columns against real Superset', () => {
     const countTasks = async () => (await h.knex('tasks').count<{ count: string }[]>({ count: '*' }))[0]!.count;
     const tasksBefore = await countTasks();
     const base = { env_id: envId, dataset_ids: [1], source_type: 'sqllab', database_id: 1 };
-    // Instance a is shared by every test file: dataset 1 is whichever came first, on its own
-    // database. The reviewed-task case must get past the other-database check to reach its 404.
+    // The reviewed-task case must get past the other-database check to reach its 404: a dataset of
+    // this test's own on its own database (instance a is shared, so no id of another file's is assumed).
     const a = await login(inst.baseUrl, inst.username, inst.password);
-    const ownerOf1 = await a
-      .request<{ result: { database: { id: number } } }>('GET', '/api/v1/dataset/1')
-      .then((r) => r.result.database.id)
-      .catch(() => 1)
-      .finally(() => a.close());
+    const own = await createCuratedDataset(a, { prefix: uniquePrefix('mcv'), dataDir: inst.dataDir }).finally(() => a.close());
     const cases: Array<[unknown, number, RegExp]> = [
       [{ ...base, source_type: 'csv' }, 400, /source_type must be sqllab or xlsx/],
       [{ ...base, dataset_ids: [] }, 400, /dataset_ids must not be empty/],
@@ -405,7 +401,7 @@ describe.runIf(S)('map-columns against real Superset', () => {
       [{ env_id: envId, dataset_ids: [1], source_type: 'xlsx', upload_id: '00000000-0000-4000-8000-000000000001' }, 404, /Upload/],
       [{ ...base, env_id: UNKNOWN_ENV }, 404, /Environment/],
       [{ ...base, env_id: 'not-a-uuid' }, 404, /Environment/],
-      [{ ...base, database_id: ownerOf1, reviewed_task_id: 'selfcheck-nope' }, 404, /not found/],
+      [{ ...base, dataset_ids: [own.id], database_id: own.databaseId, reviewed_task_id: 'selfcheck-nope' }, 404, /not found/],
     ];
     for (const [body, status, message] of cases) {
       const r = await post(body);
