@@ -65,7 +65,7 @@ export function environmentRoutes(app: AppContext): AnyRoute[] {
       tag: 'Environments',
       summary: 'Change an environment',
       description:
-        'Fields left out keep their value; in particular an omitted `password` keeps the stored one. Changing where the password is sent (scheme, host, port or path of `base_url`, or `verify_tls` to false) without sending `password` again is a 400 `secret_required` and saves nothing, so the stored password can never be redirected to another server. The pooled Superset session of the environment is dropped, so the next call logs in with the new settings. Every change is a security event (fields changed, old and new `base_url`; never the password).',
+        'Fields left out keep their value; in particular an omitted `password` keeps the stored one. Changing where the password is sent (scheme, host, port or path of `base_url`, or `verify_tls` to false) without sending `password` again is a 400 `secret_required` and saves nothing, so the stored password can never be redirected to another server. Where the service account of a protected environment goes (`base_url`, `username`, `password`, `verify_tls`) only an administrator changes (403 `protection_admin_only`). The pooled Superset session of the environment is dropped, so the next call logs in with the new settings. Every change is a security event (fields changed, old and new `base_url`; never the password).',
       access: { permission: 'environments:WRITE' },
       params: envIdParams,
       body: environmentUpdate,
@@ -75,7 +75,10 @@ export function environmentRoutes(app: AppContext): AnyRoute[] {
           description:
             'Invalid body (`validation_failed`), the destination changed without the password (`secret_required`), or a `base_url` outside `ALLOWED_UPSTREAM_HOSTS` (`host_not_allowed`)',
         },
-        403: { description: 'Setting or clearing `protected` without `admin:settings:WRITE` (code `protection_admin_only`)' },
+        403: {
+          description:
+            'Setting or clearing `protected`, or changing `base_url`, `username`, `password` or `verify_tls` of a protected environment, without `admin:settings:WRITE` (code `protection_admin_only`)',
+        },
         404: { description: 'Unknown environment' },
         409: { description: 'Another environment has this name' },
       },
