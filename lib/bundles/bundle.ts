@@ -3,6 +3,7 @@ import { strFromU8, strToU8, zipSync } from 'fflate';
 import { stringify } from 'yaml';
 import { ArchiveError, formatBytes, unzipWithin } from '../archive/unzip.ts';
 import { parseExportYaml } from './export-yaml.ts';
+import { MergeKeyError, refuseMergeKeyIn } from './merge-keys.ts';
 
 /**
  * A Superset export bundle (ZIP with one root folder of YAML files) as data. Superset only
@@ -66,7 +67,8 @@ export class Bundle {
       try {
         content = parseExportYaml(strFromU8(data));
       } catch (err) {
-        throw new BundleError('unreadable', `${path} in the bundle is not YAML: ${(err as Error).message}`, err);
+        const what = err instanceof MergeKeyError ? 'cannot be read as Superset reads it' : 'is not YAML';
+        throw new BundleError('unreadable', `${path} in the bundle ${what}: ${(err as Error).message}`, err);
       }
       files.set(path, { path, kind: kindOf(path), content: isRecord(content) ? content : {} });
     }
@@ -77,8 +79,14 @@ export class Bundle {
   toZip(): Uint8Array {
     const entries: Record<string, Uint8Array> = {};
     // Superset reads YAML 1.1 (PyYAML): strings such as timestamps or "yes" must be quoted or they change type.
-    for (const f of this.files.values())
+    for (const f of this.files.values()) {
+      try {
+        refuseMergeKeyIn(f.content);
+      } catch (err) {
+        throw new BundleError('unreadable', `${f.path} cannot be written as Superset would read it: ${(err as Error).message}`, err);
+      }
       entries[`${this.root}/${f.path}`] = strToU8(stringify(f.content, { version: '1.1', lineWidth: 0 }));
+    }
     return zipSync(entries, { level: 6, mtime: new Date('2000-01-01T00:00:00Z') });
   }
 

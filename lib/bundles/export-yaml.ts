@@ -1,5 +1,6 @@
 import { CORE_SCHEMA, load } from 'js-yaml';
 import { parse } from 'yaml';
+import { refusePlainMergeKey } from './merge-keys.ts';
 
 /**
  * Reads one YAML file of a Superset export bundle.
@@ -22,8 +23,11 @@ import { parse } from 'yaml';
  * message, and `yaml`'s own limit on aliases (`maxAliasCount`). That covers an alias, a tag such as
  * `!!binary`, or a syntax error. So there is one reader, and the fast path changes nothing a
  * caller can see.
+ *
+ * A plain merge key (`<<`) is refused first (./merge-keys.ts): neither library reads it as PyYAML does.
  */
 export function parseExportYaml(text: string): unknown {
+  refusePlainMergeKey(text);
   try {
     return load(text, { schema: CORE_SCHEMA, maxAliases: 0 });
   } catch {

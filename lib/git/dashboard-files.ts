@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import { strFromU8, strToU8, zipSync } from 'fflate';
 import { parse, stringify } from 'yaml';
 import { BundleError, MAX_BUNDLE_BYTES, unzipBundle } from '../bundles/bundle.ts';
+import { refuseMergeKeyIn, refusePlainMergeKey } from '../bundles/merge-keys.ts';
 
 export const KINDS = ['dashboards', 'charts', 'datasets', 'databases'] as const;
 export type DashboardFileKind = (typeof KINDS)[number];
@@ -49,10 +50,13 @@ function sortDeep(value: unknown, key?: string): unknown {
 
 /** YAML 1.1 (what Superset's PyYAML reads): strings that look like dates or booleans stay quoted. */
 export function toYaml(content: unknown): string {
+  refuseMergeKeyIn(content);
   return stringify(sortDeep(content), { version: '1.1', lineWidth: 0, sortMapEntries: true });
 }
 
+/** A plain merge key (`<<`) is refused, as by the bundle reader (lib/bundles/merge-keys.ts), so both read what Superset reads. */
 export function fromYaml(text: string): Record<string, unknown> {
+  refusePlainMergeKey(text);
   const v = parse(text, { version: '1.1' }) as unknown;
   if (!v || typeof v !== 'object' || Array.isArray(v)) throw new Error('not a YAML mapping');
   return v as Record<string, unknown>;
