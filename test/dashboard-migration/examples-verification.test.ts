@@ -4,12 +4,15 @@ import { planCheck } from '../../activities/dashboard-migration/chart-check/deci
 import { usesLegacyApi } from '../../activities/dashboard-migration/chart-check/visualisations.ts';
 import { supersetUpstream } from '../../activities/dashboard-migration/superset-upstream.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
+import { createEnvironment, uniquePrefix } from '../support/environments.ts';
+import { startSuperset, type SupersetInstance } from '../support/superset/instance.ts';
 import { exampleDatasets, exampleTables, loadExamples } from '../support/superset/examples.ts';
 import {
   createChart,
   createDataset,
   createSqliteDatabase,
   createSqliteDataFile,
+  login,
   sqlMetric,
   type SqliteTable,
   type SupersetClient,
@@ -18,7 +21,9 @@ import { client, prefixedTables, registerEnvironment, superset, waitTask } from 
 
 /**
  * Verification on content nobody here wrote: Superset's nine example dashboards (103 charts, none
- * with a saved query context) loaded with `load-examples --only-metadata` into d (6.1.0), each
+ * with a saved query context) loaded with `load-examples --only-metadata` into an instance of this
+ * file's own like d (6.1.0, PostgreSQL metadata: loading them into the shared d would put nine
+ * dashboards, 103 charts and a database named `examples` into every other file's view of it), each
  * dataset's table created empty from its columns so every query can run, migrated into c (6.0.0).
  * Two charts are made to fail on purpose: `Top Timezones` (its column `users.tz` missing on both
  * sides) fails in the source too and does not fail its dashboard; `Most Dominant Platforms` (its
@@ -26,7 +31,7 @@ import { client, prefixedTables, registerEnvironment, superset, waitTask } from 
  * migration and fails its dashboard. Nothing else may be reported broken.
  */
 const enabled = inject('supersets') !== null;
-const P = `x${Date.now().toString(36)}`;
+const P = uniquePrefix('x');
 
 const without = (t: SqliteTable, column: string): SqliteTable => ({ ...t, columns: Object.fromEntries(Object.entries(t.columns).filter(([k]) => k !== column)) });
 const renamed = (t: SqliteTable, column: string, to: string): SqliteTable => ({
@@ -42,12 +47,23 @@ let envC: string;
 let dashboards: Array<{ id: number; dashboard_title: string }>;
 let examples: { id: number };
 let target: { id: number };
+let own: SupersetInstance | undefined;
 
 // The examples are loaded first and the harness started last: the API's client would otherwise sit idle for minutes.
 beforeAll(async () => {
   if (!enabled) return;
-  [d, c] = await Promise.all([client('d'), client('c')]);
-  const info = superset('d') as ReturnType<typeof superset> & { dataDir: string };
+  own = await startSuperset({
+    version: superset('d').version,
+    dataDir: path.join(inject('runDir'), 'superset-examples'),
+    fresh: true,
+    useTemplate: true,
+    metadata: 'postgresql',
+    workers: 2,
+    threads: 1,
+    log: () => {},
+  });
+  const info = own;
+  [d, c] = await Promise.all([login(own.baseUrl, own.username, own.password), client('c')]);
   const before = new Set((await d.lists.all<{ id: number }>('dashboard', { columns: ['id'] })).map((x) => x.id));
   await loadExamples({ version: info.version, dataDir: info.dataDir });
   examples = (await d.databases.list()).find((x) => x.database_name === 'examples')!;
@@ -65,13 +81,14 @@ beforeAll(async () => {
   const targetTables = tables.map((t) => (t.name === 'video_game_sales' ? renamed(t, 'publisher', 'publisher_name') : t));
   target = await createSqliteDatabase(c, { name: `${P}_examples`, path: path.join(inject('runDir'), P, 'examples.db'), tables: targetTables });
   h = await createHarness({ worker: true });
-  envD = await registerEnvironment(h, 'd', `${P}-d`);
+  envD = await createEnvironment(h, { baseUrl: own.baseUrl, username: own.username, password: own.password });
   envC = await registerEnvironment(h, 'c', `${P}-c`);
 }, 900_000);
 afterAll(async () => {
   d?.close();
   c?.close();
   await h?.close();
+  await own?.stop();
 });
 
 describe.skipIf(!enabled)('verification of Superset\'s example dashboards: d (6.1.0) → c (6.0.0)', () => {
