@@ -77,7 +77,10 @@ describe('migrations run once however many pods start together', () => {
   it('`node scripts/migrate.ts` three times at once: every one exits 0, one applies, the others find nothing to do', async () => {
     const url = await freshDatabase();
     const runs = await Promise.all([runMigrate(url), runMigrate(url), runMigrate(url)]);
-    expect(runs.map((r) => r.code), runs.map((r) => r.output).join('\n')).toEqual([0, 0, 0]);
+    expect(
+      runs.map((r) => r.code),
+      runs.map((r) => r.output).join('\n'),
+    ).toEqual([0, 0, 0]);
     const all = runs.map((r) => r.output).join('\n');
     expect(all.match(/"msg":"database migrated"/g)).toHaveLength(1);
     expect(all.match(/"msg":"database schema current"/g)).toHaveLength(2);

@@ -13,7 +13,7 @@ import { CHART_DIR } from '../../scripts/helm-values-doc.ts';
  * The Helm chart (deploy/helm/switchyard): `npm run helm:check` as `npm test` runs it (helm lint,
  * three value sets rendered for two Kubernetes releases, every manifest validated strictly), and
  * what its values schema and templates must refuse or keep. helm and kubeconform are built from
- * their Go modules on the first run (about 5 minutes; .ci/run does it in a phase of its own).
+ * their Go modules on the first run (8 minutes measured on a busy 2-core machine; .ci/run does it in a phase of its own).
  */
 let tools: HelmTools;
 beforeAll(() => {
