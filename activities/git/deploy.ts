@@ -89,17 +89,9 @@ async function deployFiles(
 ): Promise<DeployItem> {
   const { log } = Context.current();
   // The repository holds the dashboard as the environment it was synced from has it: that pair's rules apply, as frozen at request.
-  at.step = 'rules';
-  const fromEnv = deployRulesFrom(read.syncedEnvId, input.targetEnvId);
-  const applied = await settingsToApply(
-    deps.stores,
-    { sourceEnvId: fromEnv, targetEnvId: input.targetEnvId },
-    input.frozen,
-    input.approval?.required === true,
-  );
+  const applied = await appliedSettings(deps, input, read);
   if ('stale' in applied) return staleDeploy(input, item, applied.stale);
   const envRules = applied.settings.rules;
-  at.step = 'read';
   const source = bundleSource(exportFromFiles(read.files), maxBundleBytes(deps));
   const target = await upstreamFor(deps, input.targetEnvId);
   // Built fresh for each deploy: a deploy is one dashboard, and the target changes between deploys.
@@ -167,6 +159,12 @@ async function deployFiles(
     return { ...done, status: 'deployed_with_errors', outcome: 'failed', step: 'companions', error };
   }
   return { ...done, status: 'deployed', outcome: 'succeeded', next_actions: [...done.next_actions, ...companions.next_actions] };
+}
+
+/** The rules and saved mappings from the environment the repository was synced from, as frozen at request (or why not). */
+function appliedSettings(deps: ActivityDeps, input: GitDeployInput, read: CommitFiles) {
+  const pair = { sourceEnvId: deployRulesFrom(read.syncedEnvId, input.targetEnvId), targetEnvId: input.targetEnvId };
+  return settingsToApply(deps.stores, pair, input.frozen, input.approval?.required === true);
 }
 
 /** The rules or mappings changed after the deploy was requested (and approved): nothing deployed, the same deploy offered again. */
