@@ -6,6 +6,7 @@
  * both. Nothing here is timed: what would be slow is counted (exchanges sent, sockets
  * accepted), and the test timeout is the bound for a hang.
  */
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -210,7 +211,10 @@ describe('a client with a circuit', () => {
 
   it('against a listener that never answers: one login within the session deadline, then nothing more is sent', async () => {
     const stall = await stallingListener();
-    const client = new SupersetClient(conn(stall.url), { circuit: new CircuitBreaker(new URL(stall.url).host, { policy: circuitPolicyFor(4) }), deadlines: { sessionMs: 1_000 } });
+    const client = new SupersetClient(conn(stall.url), {
+      circuit: new CircuitBreaker(new URL(stall.url).host, { policy: circuitPolicyFor(4) }),
+      deadlines: { sessionMs: 1_000 },
+    });
     try {
       const outcomes = await Promise.allSettled(Array.from({ length: 40 }, (_, i) => client.dashboards.get(i + 1)));
       expect(outcomes.every((o) => o.status === 'rejected' && o.reason instanceof SupersetCircuitOpenError)).toBe(true);
@@ -230,6 +234,7 @@ describe('the API against environments whose Superset is down', () => {
   let stall: Awaited<ReturnType<typeof stallingListener>>;
   let stallForMapping: Awaited<ReturnType<typeof stallingListener>>;
   let closedEnv: string;
+  let closedAt: number;
   let stallEnv: string;
   let mappingEnv: string;
   const admin = (m: string, p: string, o: Record<string, unknown> = {}) => h.request(m, p, { ...o, token: h.adminToken });
@@ -248,7 +253,8 @@ describe('the API against environments whose Superset is down', () => {
     stall = await stallingListener();
     stallForMapping = await stallingListener();
     const register = (baseUrl: string) => createEnvironment(h, { baseUrl, username: 'svc', password: 'pw', timeoutSeconds: 30 });
-    closedEnv = await register(`http://127.0.0.1:${await closedPort()}`);
+    closedAt = await closedPort();
+    closedEnv = await register(`http://127.0.0.1:${closedAt}`);
     stallEnv = await register(stall.url);
     mappingEnv = await register(stallForMapping.url);
   });
@@ -320,5 +326,31 @@ describe('the API against environments whose Superset is down', () => {
     expect(await sent(closedEnv)).toBe(sentBefore);
     expectOneLogin(stall);
     expectOneLogin(stallForMapping);
+  });
+
+  it("a connection test that reaches the environment's Superset closes its circuit: requests go out again", async () => {
+    expect(await gauge(closedEnv)).toBe(2);
+    // Superset comes back on the port that refused: anything that answers is reachable.
+    const seen: string[] = [];
+    const back = createHttpServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      res.writeHead(401, { 'content-type': 'application/json' }).end('{"message":"Not authorized"}');
+    });
+    await new Promise<void>((r) => back.listen(closedAt, '127.0.0.1', r));
+    try {
+      const tested = await admin('POST', `/api/environments/${closedEnv}/test`);
+      expect(tested.status, tested.text).toBe(200);
+      expect(tested.body.reachable).toBe(true);
+      expect(await gauge(closedEnv)).toBe(0);
+      const before = seen.length;
+      const r = await admin('POST', '/api/git/status/batch', { json: { env_id: closedEnv, dashboard_ids: [1] } });
+      expect(r.status, r.text).toBe(200);
+      // Sent, and answered: the refused login is this request's own failure now, not the circuit's.
+      expect(r.body.items['1'].error.detail).toMatch(/is unavailable \(auth failed\)/);
+      expect(seen.length).toBeGreaterThan(before);
+    } finally {
+      back.closeAllConnections();
+      await new Promise<void>((r) => back.close(() => r()));
+    }
   });
 });
