@@ -42,6 +42,8 @@ const runtime = stages(dockerfile).at(-1)!;
 let app: string;
 let dataDir: string;
 let uid: number;
+/** As root (CI), the processes run as the image's user, for whom the root-owned copy is not writable. */
+const asRoot = process.getuid?.() === 0;
 const env: Record<string, string> = {};
 const children: ChildProcess[] = [];
 const nodeBin = process.execPath;
@@ -116,19 +118,22 @@ beforeAll(() => {
   for (const i of runtime) replay(i);
   dataDir = path.join(root, 'data');
   fs.mkdirSync(path.join(dataDir, 'tmp'), { recursive: true });
-  execFileSync('chown', ['-R', `${uid}:${uid}`, dataDir]);
+  if (asRoot) execFileSync('chown', ['-R', `${uid}:${uid}`, dataDir]);
+  // Without root (a developer's machine) the processes run as this user, on a folder made read-only.
+  else execFileSync('chmod', ['-R', 'a-w', app]);
 }, 15 * 60_000);
 
 afterAll(async () => {
   await Promise.all(children.map((c) => stopProcess(c)));
-  if (app) fs.rmSync(path.dirname(app), { recursive: true, force: true });
+  if (!app) return;
+  if (!asRoot) execFileSync('chmod', ['-R', 'u+w', app]);
+  fs.rmSync(path.dirname(app), { recursive: true, force: true });
 });
 
 function start(args: string[], extra: Record<string, string>, quiet = false): ChildProcess {
   const child = spawn(nodeBin, args, {
     cwd: app,
-    uid,
-    gid: uid,
+    ...(asRoot ? { uid, gid: uid } : {}),
     env: { PATH: process.env.PATH!, HOME: '/nonexistent', TMPDIR: path.join(dataDir, 'tmp'), ...env, ...extra },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
