@@ -28,8 +28,8 @@ export interface JwtKey {
 /** A stored secret that does not decrypt here: a key not configured, another row's ciphertext, or altered bytes. */
 export class CiphertextError extends AppError {
   override name = 'CiphertextError';
-  constructor(detail: string) {
-    super(500, 'secret_unreadable', 'Stored secret unreadable', detail);
+  constructor(detail: string, cause?: unknown) {
+    super(500, 'secret_unreadable', 'Stored secret unreadable', detail, { cause });
   }
 }
 
@@ -112,9 +112,10 @@ export class Keyring {
       );
     try {
       return open(key.enc, iv!, tag!, data!, associatedData(kid!, binding));
-    } catch {
+    } catch (err) {
       throw new CiphertextError(
         `${where(binding)} does not decrypt for this row: the ciphertext belongs to another row or was altered; enter the secret again`,
+        err,
       );
     }
   }
