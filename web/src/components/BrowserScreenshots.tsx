@@ -46,13 +46,17 @@ export function BrowserScreenshots({ taskId, items }: { taskId: string; items: A
 
 /** One screenshot through the API (it needs the bearer token, so not a plain <img src>). */
 function Shot({ taskId, id, label, side }: { taskId: string; id?: string; label: string; side: 'target' | 'source' }) {
+  const { t } = useI18n();
   const [url, setUrl] = useState<string>();
+  const [hidden, setHidden] = useState(false);
   useEffect(() => {
     if (!id) return;
     const abort = new AbortController();
     let objectUrl: string | undefined;
     authFetch(`/api/tasks/${encodeURIComponent(taskId)}/screenshots/${encodeURIComponent(id)}`, { signal: abort.signal })
       .then(async (res) => {
+        // 403: the screenshot is the requester's and admins' alone (docs/security.md#the-browser-check).
+        if (res.status === 403) setHidden(true);
         if (res.status !== 200) return;
         objectUrl = URL.createObjectURL(await res.blob());
         setUrl(objectUrl);
@@ -66,7 +70,13 @@ function Shot({ taskId, id, label, side }: { taskId: string; id?: string; label:
   return (
     <Stack gap={4}>
       <Text size="sm" c="dimmed">{label}</Text>
-      {url ? <Image src={url} alt={label} data-testid={`screenshot-${side}`} /> : <Text size="sm" c="dimmed">—</Text>}
+      {url ? (
+        <Image src={url} alt={label} data-testid={`screenshot-${side}`} />
+      ) : (
+        <Text size="sm" c="dimmed" data-testid={hidden ? `screenshot-${side}-hidden` : undefined}>
+          {hidden ? t.screenshotHidden : '—'}
+        </Text>
+      )}
     </Stack>
   );
 }

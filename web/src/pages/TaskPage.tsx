@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { useParams } from 'react-router';
 import { api, must } from '../api.ts';
 import { useCan, useMe } from '../auth.tsx';
+import { ApprovalSettings } from '../components/ApprovalSettings.tsx';
 import { LiveLogs } from '../components/LiveLogs.tsx';
 import { ProblemAlert } from '../components/ProblemAlert.tsx';
 import { TaskItemList } from '../components/TaskItemList.tsx';
@@ -70,6 +71,7 @@ export function TaskPage() {
         </Group>
       )}
       {data.status === 'AWAITING_APPROVAL' && mine && <Text c="dimmed">{t.waitingForOther}</Text>}
+      {data.approval?.settings && <ApprovalSettings settings={data.approval.settings} />}
       {data.approval?.decision && (
         <Text size="sm" data-testid="approval-decision">
           {data.approval.decision === 'approve' ? t.approvedBy : data.approval.decision === 'reject' ? t.rejectedBy : t.approvalTimedOut} {data.approval.by ?? ''}
