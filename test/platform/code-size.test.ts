@@ -34,7 +34,6 @@ const DEBT: Record<string, number> = {
   'activities/dashboard-migration/plan-one.ts#compareAndSettle': 90,
   'activities/dashboard-migration/plan.ts#remapOnto': 76,
   'activities/dashboard-migration/rls-step.ts#checkDashboardRls': 70,
-  'activities/dashboard-migration/rls.ts#writeRules': 65,
   'activities/dashboard-migration/superset-upstream.ts#supersetUpstream': 76,
   'activities/dataset-launch/index.ts#createDatasetLaunchActivities': 67,
   'activities/datasets/map-columns/map-one.ts#applyPlan': 64,
