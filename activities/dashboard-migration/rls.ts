@@ -239,32 +239,8 @@ export async function writeRules(opts: {
   const scopeIds = new Set(opts.scope.map((uuid) => index.dataset(uuid)?.id).filter((id): id is number => id !== undefined));
   const writes: RlsWrite[] = [];
   for (const rule of opts.rules) {
-    const tableIds = rule.tables.map((t) => {
-      const d = index.dataset(t.dataset_uuid);
-      if (!d)
-        throw new RlsUnresolved(
-          `dataset '${t.table_name}' (uuid ${t.dataset_uuid}) is not in the target, so rule '${rule.name}' cannot name it`,
-        );
-      return d.id;
-    });
-    const roles = rule.roles.map((name) => {
-      const id = roleIds.get(name);
-      if (id === undefined) throw new RlsUnresolved(`role '${name}' of rule '${rule.name}' is not in the target`);
-      return id;
-    });
     const existing = (await index.rlsRules()).find((r) => r.name === rule.name);
-    const tables = [...new Set([...(existing?.tables.map((t) => t.id).filter((id) => !scopeIds.has(id)) ?? []), ...tableIds])].sort(
-      (a, b) => a - b,
-    );
-    const body: RlsRuleWrite = {
-      name: rule.name,
-      filter_type: rule.filter_type,
-      clause: rule.clause,
-      group_key: rule.group_key,
-      description: rule.description ?? null,
-      tables,
-      roles: [...new Set(roles)].sort((a, b) => a - b),
-    };
+    const body = resolvedBody(rule, index, roleIds, scopeIds, existing);
     if (existing && sameRule(existing, body)) {
       writes.push({ rule: rule.name, action: 'unchanged', target_rule_id: existing.id, done: true });
       continue;
@@ -293,6 +269,43 @@ export async function writeRules(opts: {
     writes.push({ rule: rule.name, action: existing ? 'update' : 'create', target_rule_id: id, done: true });
   }
   return writes;
+}
+
+/**
+ * The rule as the target names things: its tables by the target's dataset ids (an existing rule
+ * keeps its tables outside the scope), its roles by the target's role ids. Throws RlsUnresolved
+ * for a dataset or role the target lacks.
+ */
+function resolvedBody(
+  rule: RlsRuleView,
+  index: TargetIndex,
+  roleIds: Map<string, number>,
+  scopeIds: Set<number>,
+  existing: RlsRule | undefined,
+): RlsRuleWrite {
+  const tableIds = rule.tables.map((t) => {
+    const d = index.dataset(t.dataset_uuid);
+    if (!d)
+      throw new RlsUnresolved(
+        `dataset '${t.table_name}' (uuid ${t.dataset_uuid}) is not in the target, so rule '${rule.name}' cannot name it`,
+      );
+    return d.id;
+  });
+  const roles = rule.roles.map((name) => {
+    const id = roleIds.get(name);
+    if (id === undefined) throw new RlsUnresolved(`role '${name}' of rule '${rule.name}' is not in the target`);
+    return id;
+  });
+  const kept = existing?.tables.map((t) => t.id).filter((id) => !scopeIds.has(id)) ?? [];
+  return {
+    name: rule.name,
+    filter_type: rule.filter_type,
+    clause: rule.clause,
+    group_key: rule.group_key,
+    description: rule.description ?? null,
+    tables: [...new Set([...kept, ...tableIds])].sort((a, b) => a - b),
+    roles: [...new Set(roles)].sort((a, b) => a - b),
+  };
 }
 
 function shapeOfRule(r: RlsRule): RuleShape {

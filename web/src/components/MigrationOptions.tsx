@@ -62,28 +62,34 @@ export function MigrationOptions({
           ))}
         </Table.Tbody>
       </Table>
+      <CompanionSwitches value={value} onChange={onChange} />
+      <PairRules source={source} target={target} />
+    </Stack>
+  );
+}
+
+/** The two switches that opt out of a safe default: reports keep the source's on/off switch; an "any domain" embedded list replaces the target's. */
+function CompanionSwitches({ value, onChange }: { value: CompanionRequest; onChange: (v: CompanionRequest) => void }) {
+  const { t } = useI18n();
+  const toggle = (key: 'pause_reports' | 'embedded_any_domain', on: boolean, byDefault: boolean) => {
+    const next = { ...value };
+    if (on === byDefault) delete next[key];
+    else next[key] = on;
+    onChange(next);
+  };
+  return (
+    <>
       <Switch
         label={t.pauseReports}
         checked={value.pause_reports ?? true}
-        onChange={(e) => {
-          const next = { ...value };
-          if (e.currentTarget.checked) delete next.pause_reports;
-          else next.pause_reports = false;
-          onChange(next);
-        }}
+        onChange={(e) => toggle('pause_reports', e.currentTarget.checked, true)}
       />
       <Switch
         label={t.embeddedAnyDomain}
         checked={value.embedded_any_domain ?? false}
-        onChange={(e) => {
-          const next = { ...value };
-          if (e.currentTarget.checked) next.embedded_any_domain = true;
-          else delete next.embedded_any_domain;
-          onChange(next);
-        }}
+        onChange={(e) => toggle('embedded_any_domain', e.currentTarget.checked, false)}
       />
-      <PairRules source={source} target={target} />
-    </Stack>
+    </>
   );
 }
 

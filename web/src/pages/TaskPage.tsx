@@ -21,10 +21,18 @@ export function TaskPage() {
   const qc = useQueryClient();
   const [comment, setComment] = useState('');
   const refresh = () => qc.invalidateQueries({ queryKey: ['task', id] });
-  const cancel = useMutation({ mutationFn: () => must(api.POST('/api/tasks/{task_id}/cancel', { params: { path: { task_id: id! } } })), onSuccess: refresh });
+  const cancel = useMutation({
+    mutationFn: () => must(api.POST('/api/tasks/{task_id}/cancel', { params: { path: { task_id: id! } } })),
+    onSuccess: refresh,
+  });
   const decide = useMutation({
     mutationFn: (d: 'approve' | 'reject') =>
-      must(api.POST(d === 'approve' ? '/api/tasks/{task_id}/approve' : '/api/tasks/{task_id}/reject', { params: { path: { task_id: id! } }, body: comment ? { comment } : {} })),
+      must(
+        api.POST(d === 'approve' ? '/api/tasks/{task_id}/approve' : '/api/tasks/{task_id}/reject', {
+          params: { path: { task_id: id! } },
+          body: comment ? { comment } : {},
+        }),
+      ),
     onSuccess: refresh,
   });
   const data = task.data;
@@ -34,7 +42,10 @@ export function TaskPage() {
     <Stack>
       <Group justify="space-between">
         <Title order={2}>
-          {data.type} <Badge color={STATUS_COLOR[data.status]} data-testid="task-status">{data.status}</Badge>
+          {data.type}{' '}
+          <Badge color={STATUS_COLOR[data.status]} data-testid="task-status">
+            {data.status}
+          </Badge>
         </Title>
         <Group>
           {data.temporal.ui_url && (
@@ -50,7 +61,11 @@ export function TaskPage() {
         </Group>
       </Group>
       <Text>{data.summary}</Text>
-      {data.details && <Text size="sm" c="dimmed">{data.details}</Text>}
+      {data.details && (
+        <Text size="sm" c="dimmed">
+          {data.details}
+        </Text>
+      )}
       {data.progress && <Progress value={(100 * data.progress.done) / Math.max(data.progress.total, 1)} aria-label={t.progress} />}
       {data.progress?.message && <Text size="sm">{data.progress.message}</Text>}
       {data.error && (
@@ -59,13 +74,26 @@ export function TaskPage() {
         </Alert>
       )}
       <ProblemAlert error={cancel.error ?? decide.error} />
+      <Approval task={data} mine={mine} comment={comment} setComment={setComment} decide={(d) => decide.mutate(d)} />
+      {data.items_summary && id && <TaskItems taskId={id} type={data.type} status={data.status} summary={data.items_summary} />}
+      {id && <LiveLogs taskId={id} />}
+    </Stack>
+  );
+}
+
+/** The approval gate of a task writing into a protected environment: what is approved, the decision, or the buttons to decide. */
+function Approval({ task: data, mine, comment, setComment, decide }: ApprovalProps) {
+  const { t } = useI18n();
+  const can = useCan();
+  return (
+    <>
       {data.status === 'AWAITING_APPROVAL' && !mine && can('tasks:APPROVE') && (
         <Group align="end">
           <Textarea label={t.comment} value={comment} onChange={(e) => setComment(e.currentTarget.value)} w={360} />
-          <Button color="green" onClick={() => decide.mutate('approve')}>
+          <Button color="green" onClick={() => decide('approve')}>
             {t.approve}
           </Button>
-          <Button color="red" variant="light" onClick={() => decide.mutate('reject')}>
+          <Button color="red" variant="light" onClick={() => decide('reject')}>
             {t.reject}
           </Button>
         </Group>
@@ -74,14 +102,21 @@ export function TaskPage() {
       {data.approval?.settings && <ApprovalSettings settings={data.approval.settings} />}
       {data.approval?.decision && (
         <Text size="sm" data-testid="approval-decision">
-          {data.approval.decision === 'approve' ? t.approvedBy : data.approval.decision === 'reject' ? t.rejectedBy : t.approvalTimedOut} {data.approval.by ?? ''}
+          {data.approval.decision === 'approve' ? t.approvedBy : data.approval.decision === 'reject' ? t.rejectedBy : t.approvalTimedOut}{' '}
+          {data.approval.by ?? ''}
           {data.approval.comment ? `: ${data.approval.comment}` : ''}
         </Text>
       )}
-      {data.items_summary && id && <TaskItems taskId={id} type={data.type} status={data.status} summary={data.items_summary} />}
-      {id && <LiveLogs taskId={id} />}
-    </Stack>
+    </>
   );
+}
+
+interface ApprovalProps {
+  task: NonNullable<ReturnType<typeof useTask>['data']>;
+  mine: boolean;
+  comment: string;
+  setComment(c: string): void;
+  decide(d: 'approve' | 'reject'): void;
 }
 
 /** A task's items: the summary first, then the items as a filterable list read page by page, each opened on demand. */
