@@ -160,7 +160,7 @@ describe.runIf(enabled)('switchyard CLI for people', () => {
         ),
       );
     expect((await complete(['switchyard', 'env', 'a'])).split(' ')).toEqual(['add']);
-    expect(await complete(['switchyard', '-o', 'json', 'migrate', '--from', 'x', '--rl'])).toBe('--rls');
+    expect((await complete(['switchyard', '-o', 'json', 'migrate', '--from', 'x', '--rl'])).split(' ').sort()).toEqual(['--rls', '--rls-overwrite']);
     expect(await complete(['switchyard', 'compl'])).toBe('completion');
   }, 60_000);
 });
