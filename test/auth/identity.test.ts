@@ -502,6 +502,27 @@ describe('permission matrix: people and their API keys', () => {
       }
   });
 
+  it("lets only an administrator repoint a protected environment (its URL, account, password or TLS), by password or key", async () => {
+    const [row] = await h
+      .knex('environments')
+      .insert({ name: 'pk-protected', base_url: 'http://prod.invalid', username: 'svc', password_encrypted: 'v1:x:y:z', protected: true })
+      .returning('id');
+    const id = row.id as string;
+    const before = await h.knex('environments').where({ id }).first();
+    // Admins hold admin:settings:WRITE, the permission that decides protection; their keys carry it too.
+    const may: Record<Role, number> = { Viewer: 403, Operator: 403, ReleaseManager: 403, Admin: 200 };
+    const secret = 'repointed-password-0123456789';
+    secrets.add(secret);
+    for (const role of ROLES)
+      for (const { via, opts } of both(role)) {
+        const r = await call('PUT', `/api/environments/${id}`, { ...opts, json: { base_url: 'http://127.0.0.1:9/elsewhere', password: secret } });
+        expect(r.status, `${role} by ${via}: ${r.text}`).toBe(may[role]);
+        if (role !== 'Admin') expect(await h.knex('environments').where({ id }).first(), `${role} by ${via}: nothing changed`).toEqual(before);
+        if (role === 'Operator') expect(r.body.code ?? r.body.type, `${role} by ${via}`).toMatch(/protection_admin_only/);
+      }
+    expect((await h.knex('environments').where({ id }).first()).base_url).toBe('http://127.0.0.1:9/elsewhere');
+  });
+
   it("records what a key starts as its creator's, naming the key in the task's log", async () => {
     for (const role of ROLES) {
       const r = await call('POST', '/api/dashboards/backup', { apiKey: people[role].key, json: { env_id: envId, dashboard_ids: [7] } });
