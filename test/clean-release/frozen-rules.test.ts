@@ -24,10 +24,8 @@ let backups: string[];
 let author: string;
 let manager: string;
 
-const as =
-  (token: string) =>
-  (m: string, p: string, o: Record<string, unknown> = {}) =>
-    h.request(m, p, { ...o, token });
+// The harness's own request-as-this-person (h is made in beforeAll, so it is read at call time).
+const as = (token: string) => h.as(token);
 const admin = (m: string, p: string, o: Record<string, unknown> = {}) => as(h.adminToken)(m, p, o);
 
 async function addRule(from: string, to: string): Promise<() => Promise<void>> {

@@ -37,10 +37,8 @@ let manager: string; // another release manager, who approves and publishes
 let firstRun: Promise<any> | undefined;
 const firstPublish = () => (firstRun ??= release(`${P} first`).then((r) => r.item));
 
-const as =
-  (token: string) =>
-  (m: string, p: string, o: Record<string, unknown> = {}) =>
-    h.request(m, p, { ...o, token });
+// The harness's own request-as-this-person (h is made in beforeAll, so it is read at call time).
+const as = (token: string) => h.as(token);
 const admin = (m: string, p: string, o: Record<string, unknown> = {}) => as(h.adminToken)(m, p, o);
 const G = (op: string) => `/api/git/dashboards/${dash}/${op}`;
 

@@ -46,10 +46,8 @@ let candidateId: string;
 let pgDbName: string;
 let pgTargetDbId: number;
 
-const as =
-  (token: string) =>
-  (m: string, p: string, o: Record<string, unknown> = {}) =>
-    h.request(m, p, { ...o, token });
+// The harness's own request-as-this-person (h is made in beforeAll, so it is read at call time).
+const as = (token: string) => h.as(token);
 const V2 = '/api/v2/clean-release';
 
 function withDatabase(url: string, db: string): string {

@@ -35,10 +35,8 @@ let operator: string;
 let approver: string;
 let viewer: string;
 
-const as =
-  (token: string) =>
-  (m: string, p: string, o: Record<string, unknown> = {}) =>
-    h.request(m, p, { ...o, token });
+// The harness's own request-as-this-person (h is made in beforeAll, so it is read at call time).
+const as = (token: string) => h.as(token);
 const G = (op: string) => `/api/git/dashboards/${dash}/${op}`;
 
 async function waitStatus(taskId: string, status: string) {

@@ -13,7 +13,7 @@ import { createLogger, type Logger } from '../../lib/logger.ts';
 import { createWorker, type WorkerHandle } from '../../worker/create-worker.ts';
 import { TaskLogSink } from '../../worker/task-log-sink.ts';
 import { createKnex } from '../../db/knex.ts';
-import { httpClient, type RequestOptions } from './http.ts';
+import { httpClient, type HttpResponse, type RequestOptions } from './http.ts';
 
 export const ADMIN = { username: 'admin', password: 'admin-password-for-tests-1' };
 export const TEST_SECRET = 'test-secret-key-that-is-long-enough-0123456789';
@@ -48,7 +48,8 @@ export interface Harness {
   request: ReturnType<typeof httpClient>;
   adminToken: string;
   login(username: string, password: string): Promise<string>;
-  as(token: string): (method: string, path: string, opts?: RequestOptions) => ReturnType<ReturnType<typeof httpClient>>;
+  /** `request` as the person whose token this is. */
+  as(token: string): <T = any>(method: string, path: string, opts?: RequestOptions) => Promise<HttpResponse<T>>;
   startWorker(): Promise<void>;
   stopWorker(): Promise<void>;
   waitForTask(id: string, until?: (t: any) => boolean, timeoutMs?: number): Promise<any>;
@@ -143,8 +144,8 @@ export async function createHarness(
     login,
     as:
       (token) =>
-      (method, path, o = {}) =>
-        request(method, path, { ...o, token }),
+      <T = any>(method: string, path: string, o: RequestOptions = {}) =>
+        request<T>(method, path, { ...o, token }),
     startWorker,
     stopWorker,
     async waitForTask(id, until = (t) => ['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(t.status), timeoutMs = 45_000) {

@@ -34,16 +34,26 @@ let approver: string;
 let gitUuid: string;
 let commit: string;
 
-const as =
-  (token: string) =>
-  (m: string, p: string, o: Record<string, unknown> = {}) =>
-    h.request(m, p, { ...o, token });
+// The harness's own request-as-this-person (h is made in beforeAll, so it is read at call time).
+const as = (token: string) => h.as(token);
 const admin = (m: string, p: string, o: Record<string, unknown> = {}) => as(h.adminToken)(m, p, o);
 const awaiting = (id: string) => h.waitForTask(id, (t) => t.status === 'AWAITING_APPROVAL', 60_000);
 
 async function dashboardsIn(cl: SupersetClient, title: string) {
   const all = await listAll<{ id: number; dashboard_title: string }>(cl, 'dashboard', { columns: ['id', 'dashboard_title'] } as never);
   return all.filter((d) => d.dashboard_title === title);
+}
+
+/** Another person approves the waiting task; it ends refused at step `rules` as stale: answers its item. */
+async function approvedButStale(taskId: string) {
+  const ok = await as(approver)('POST', `/api/tasks/${taskId}/approve`, { json: {} });
+  expect(ok.status, ok.text).toBe(200);
+  const done = await waitTask(h, taskId);
+  expect(done.status).not.toBe('SUCCEEDED');
+  const item = done.result.items[0];
+  expect(item).toMatchObject({ outcome: 'failed', step: 'rules' });
+  expect(item.error).toContain('stale');
+  return item;
 }
 
 /** Adds a rule to a → b (an Operator may, after someone else's request): answers a function that removes it. */
@@ -100,13 +110,7 @@ describe.skipIf(!on)('rules and mappings frozen at approval', () => {
     expect(waiting.approval.settings.digest).toMatch(/^[0-9a-f]{64}$/);
     const removeRule = await addRule();
     try {
-      const ok = await as(approver)('POST', `/api/tasks/${r.body.task_id}/approve`, { json: {} });
-      expect(ok.status, ok.text).toBe(200);
-      const done = await waitTask(h, r.body.task_id);
-      expect(done.status).not.toBe('SUCCEEDED');
-      const item = done.result.items[0];
-      expect(item).toMatchObject({ outcome: 'failed', step: 'rules' });
-      expect(item.error).toContain('stale');
+      const item = await approvedButStale(r.body.task_id);
       expect(item.next_actions.map((x: { action: string }) => x.action)).toContain('request_again');
       expect(await dashboardsIn(b, `${P} sales 1`)).toHaveLength(0);
     } finally {
@@ -123,13 +127,7 @@ describe.skipIf(!on)('rules and mappings frozen at approval', () => {
     expect(waiting.approval.settings).toMatchObject({ source_env_id: envA, target_env_id: envB, rules: [] });
     const removeRule = await addRule();
     try {
-      const ok = await as(approver)('POST', `/api/tasks/${r.body.task_id}/approve`, { json: {} });
-      expect(ok.status, ok.text).toBe(200);
-      const done = await waitTask(h, r.body.task_id);
-      expect(done.status).not.toBe('SUCCEEDED');
-      const item = done.result.items[0];
-      expect(item).toMatchObject({ outcome: 'failed', step: 'rules' });
-      expect(item.error).toContain('stale');
+      const item = await approvedButStale(r.body.task_id);
       expect(item.next_actions[0].request.path).toBe(`/api/git/dashboards/${src.dashboards[0]!.id}/deploy`);
       expect(await dashboardTitle(b, gitUuid)).toBeNull();
     } finally {

@@ -25,10 +25,8 @@ let operator: string;
 let requester: string;
 let approver: string;
 
-const as =
-  (token: string) =>
-  (m: string, p: string, o: Record<string, unknown> = {}) =>
-    h.request(m, p, { ...o, token });
+// The harness's own request-as-this-person (h is made in beforeAll, so it is read at call time).
+const as = (token: string) => h.as(token);
 
 async function dashboardsIn(cl: SupersetClient, prefix: string) {
   const all = await listAll<{ id: number; dashboard_title: string }>(cl, 'dashboard', { columns: ['id', 'dashboard_title'] } as never);
