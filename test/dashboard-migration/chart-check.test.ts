@@ -244,6 +244,40 @@ describe('how a chart is classified', () => {
   });
 });
 
+describe('how a chart is classified across releases (issue 50)', () => {
+  const ran = (columns: string[], rows = 0) => ({ ok: true as const, rows, columns: columns.map((name) => ({ name, type: 1 })) });
+  const at = (release: string | null, method: 'form_data' | 'legacy_api' | 'saved_query_context' = 'form_data') => ({ release, method });
+  const sides = (source: string | null, target: string | null) => ({ source: at(source), target: at(target) });
+  it('an older release answering an empty result without its columns is not a break, in either direction', () => {
+    // 4.1 and 5.0 build an answer's columns from its rows: an empty result comes back with colnames [].
+    for (const [s, t] of [['6.1.0', '5.0.0'], ['6.1.0', '4.1.4'], ['4.1.4', '6.1.0'], ['5.0.0', '6.1.0']] as const) {
+      const [src, tgt] = s === '6.1.0' ? [ran(['order_date', 'SUM(Sales)']), ran([])] : [ran([]), ran(['order_date', 'SUM(Sales)'])];
+      const judged = classify(tgt, src, sides(s, t));
+      expect(judged, `${s} → ${t}`).toMatchObject({ classification: 'passes', reason: expect.stringMatching(/without rows without its columns/) });
+    }
+    // What is comparable still decides: an error against a success.
+    expect(classify({ ok: false, error: 'no such column: publisher' }, ran([]), sides('4.1.4', '6.1.0')).classification).toBe('broken_by_migration');
+    expect(classify({ ok: false, error: 'x' }, { ok: false, error: 'x' }, sides('6.1.0', '4.1.4')).classification).toBe('failing_in_source');
+  });
+
+  it('compares columns only at the same stage and through the same endpoint', () => {
+    // Superset post-processes only a result with rows: an empty answer's columns are the query's own.
+    expect(classify(ran(['ds', 'region', 'total']), ran(['ds', 'total, east'], 4), sides('6.1.0', '6.1.0'))).toMatchObject({ classification: 'passes', reason: expect.stringMatching(/only the source's answer has rows/) });
+    const legacy = { source: at('6.0.0', 'legacy_api'), target: at('6.1.0', 'form_data') };
+    expect(classify(ran(['a'], 2), ran(['b'], 2), legacy)).toMatchObject({ classification: 'passes', reason: expect.stringMatching(/legacy explore endpoint/) });
+  });
+
+  it('within a release line the columns must match; across lines a column missing is not judged, an order or extra column is representation', () => {
+    expect(classify(ran(['b'], 1), ran(['a'], 1), sides('6.1.0', '6.1.1')).classification).toBe('broken_by_migration');
+    expect(classify(ran(['b', 'a'], 1), ran(['a'], 1), sides('5.0.0', '6.1.0')).classification).toBe('passes');
+    expect(classify(ran(['b'], 1), ran(['a'], 1), sides('6.1.0', '5.0.0'))).toMatchObject({ classification: 'not_verifiable', reason: expect.stringMatching(/5\.0\.0.*6\.1\.0/) });
+    // Types are compared within a release line only.
+    const typed = (type: number) => ({ ok: true as const, rows: 3, columns: [{ name: 'a', type }] });
+    expect(classify(typed(2), typed(1), sides('6.1.0', '4.1.4')).classification).toBe('passes');
+    expect(classify(typed(2), typed(1), sides('6.1.0', '6.1.0')).classification).toBe('broken_by_migration');
+  });
+});
+
 describe('dropped fields', () => {
   it('are aggregated by kind and field, with counts and a few examples', () => {
     const dropped = Array.from({ length: 328 }, (_, i) => ({

@@ -10,7 +10,7 @@ import { classify } from './classify.ts';
 import { runChecks } from './run.ts';
 import type { SourceChecks } from './source-cache.ts';
 import { standsIn } from './target-ahead.ts';
-import type { ChartAnswer, ChartCheck, ChartForCheck } from './types.ts';
+import type { ChartCheck, ChartForCheck } from './types.ts';
 
 /** Calls of one dashboard's checks at once per side (the environment's own bound is ./limit.ts's). */
 const CHART_PARALLELISM = 2;
@@ -42,8 +42,13 @@ export async function judgeDashboard(
   ]);
   const results: ChartVerification[] = charts.map((c, at) => {
     const target = targetChecks[at]!;
-    const source = sourceChecks[at]!;
-    const judged = classify(target.answer, source);
+    const twin = sourceChecks[at]!;
+    const source = twin?.answer ?? null;
+    // Each answer judged with its release and method: what releases answer differently is not compared.
+    const judged = classify(target.answer, source, {
+      target: { release: sides.targetRelease, method: target.method },
+      source: { release: sides.sourceRelease, method: twin?.method ?? null },
+    });
     const r: ChartVerification = {
       id: c.id,
       name: c.name,
@@ -93,18 +98,18 @@ async function targetChecksOf(sides: JudgeSides, charts: ChartForCheck[], made: 
   return out;
 }
 
-/** Each chart's answer in the source (its twin's): null without a twin or a source to compare with; not verifiable when the source could not be read. */
+/** Each chart's check in the source (its twin's): null without a twin or a source to compare with; not verifiable when the source could not be read. */
 async function sourceChecksOf(
   sides: JudgeSides,
   twins: Array<ChartForCheck | undefined>,
   sourceCharts: ChartForCheck[] | { unreadable: string } | null,
-): Promise<Array<ChartAnswer | null>> {
-  if (sourceCharts && !Array.isArray(sourceCharts)) return twins.map(() => ({ unverifiable: sourceCharts.unreadable }));
+): Promise<Array<ChartCheck | null>> {
+  if (sourceCharts && !Array.isArray(sourceCharts)) return twins.map(() => ({ method: null, answer: { unverifiable: sourceCharts.unreadable } }));
   if (!sides.source) return twins.map(() => null);
   const present = twins.flatMap((t) => (t ? [t] : []));
   const checks = await sourceChecksKept(sides, sides.source, present);
   let next = 0;
-  return twins.map((t) => (t ? checks[next++]!.answer : null));
+  return twins.map((t) => (t ? checks[next++]! : null));
 }
 
 /** The source charts' checks: those that passed before with the same content taken as kept, the rest run (and kept when they pass). */

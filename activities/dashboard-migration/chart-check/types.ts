@@ -1,5 +1,5 @@
 /** What the chart check reads of a chart, and what one check answers. */
-import type { ChartCheckMethod } from '../../../contracts/migration.ts';
+import type { ChartCheckMethod, ChartClassification } from '../../../contracts/migration.ts';
 
 /** A chart of a dashboard as the check reads it in one environment. */
 export interface ChartForCheck {
@@ -36,4 +36,10 @@ export type CheckPlan =
 export interface ChartCheck {
   method: ChartCheckMethod | null;
   answer: ChartAnswer;
+}
+
+/** A chart's verdict from its checks in the source and the target, and why when it is not plain. */
+export interface Classified {
+  classification: ChartClassification;
+  reason?: string;
 }

@@ -73,3 +73,35 @@ export function exampleTables(datasets: ExampleDataset[]): SqliteTable[] {
     rows: [],
   }));
 }
+
+/** The examples as loaded into an instance: their database, the dashboards reading only it, and each dataset's table (empty). */
+export interface ExamplesCorpus {
+  database: { id: number };
+  dashboards: Array<{ id: number; dashboard_title: string }>;
+  tables: SqliteTable[];
+}
+
+/** The examples loaded into this instance (by loadExamples); `except` are dashboards that were there before (another file's). */
+export async function examplesOf(client: SupersetClient, except: ReadonlySet<number> = new Set()): Promise<ExamplesCorpus> {
+  const database = (await client.databases.list()).find((x) => x.database_name === 'examples');
+  if (!database) throw new Error('no database named examples: were the examples loaded?');
+  const dashboards: ExamplesCorpus['dashboards'] = [];
+  for (const x of await client.lists.all<{ id: number; dashboard_title: string }>('dashboard', { columns: ['id', 'dashboard_title'] })) {
+    if (except.has(x.id)) continue;
+    const read = await client.dashboards.datasets(x.id);
+    if (read.length && read.every((ds) => ds.database?.id === database.id)) dashboards.push(x);
+  }
+  return { database: { id: database.id }, dashboards, tables: exampleTables(await exampleDatasets(client, database.id)) };
+}
+
+/** A table without one of its columns (a chart reading it fails). */
+export const withoutColumn = (t: SqliteTable, column: string): SqliteTable => ({
+  ...t,
+  columns: Object.fromEntries(Object.entries(t.columns).filter(([k]) => k !== column)),
+});
+
+/** A table with one column renamed. */
+export const renamedColumn = (t: SqliteTable, column: string, to: string): SqliteTable => ({
+  ...t,
+  columns: Object.fromEntries(Object.entries(t.columns).map(([k, v]) => [k === column ? to : k, v])),
+});
