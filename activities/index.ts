@@ -12,6 +12,7 @@ import { createMigrationActivities } from './dashboard-migration/index.ts';
 import { createScheduleActivities } from './schedules/index.ts';
 import { createSelfcheckActivities } from './selfcheck/steps.ts';
 import { createTaskLifecycleActivities } from './tasks/lifecycle.ts';
+import { createValidationActivities } from './validation/index.ts';
 
 export type { ActivityDeps };
 
@@ -31,6 +32,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createDatasetLaunchActivities(deps),
     ...createAssistantActivities(deps),
     ...createScheduleActivities(deps),
+    ...createValidationActivities(deps),
   };
 }
 

@@ -39,6 +39,7 @@ import { mountRoutes, type AnyRoute } from './http/routes.ts';
 import { CONTENT_SECURITY_POLICY, webConsole } from './http/web-console.ts';
 import { reportRoutes } from './reports/routes.ts';
 import { scheduleRoutes } from './schedules/routes.ts';
+import { validationRoutes } from './validation/routes.ts';
 import { migrationRoutes } from './dashboard-migration/routes.ts';
 import { profileRoutes } from './profile/routes.ts';
 import { approvalRoutes } from './tasks/approval.routes.ts';
@@ -78,6 +79,7 @@ export function allRoutes(app: AppContext): AnyRoute[] {
     ...cleanReleaseRoutes(app),
     ...assistantRoutes(app),
     ...scheduleRoutes(app),
+    ...validationRoutes(app),
   ];
 }
 

@@ -14,6 +14,7 @@ import type { Permission } from './permissions.ts';
 import type { DriftReportInput } from './schedules.ts';
 import type { SelfcheckInput } from './selfcheck.ts';
 import type { TaskApproval, TaskType } from './tasks.ts';
+import type { ValidateInput } from './validation.ts';
 
 /** Environment names by id, for summaries (an unknown id reads as itself). */
 export type EnvNames = (envId: string) => string;
@@ -232,6 +233,32 @@ const datasetChange: TaskKind<DatasetChangeInput> = {
   }),
 };
 
+/** The content validator: an environment's dashboards checked with the chart checks; reads only. */
+const validate: TaskKind<ValidateInput> = {
+  type: 'validate',
+  workflow: 'validateWorkflow',
+  permission: 'dashboards:VALIDATE',
+  envIds: (i) => [i.envId],
+  writesInto: () => null,
+  dashboardIds: (i) => (i.selection.dashboard_ids ?? []).map(String),
+  describe: (i, names) => {
+    const s = i.selection;
+    const what = [
+      s.dashboard_ids?.length ? plural(s.dashboard_ids.length, 'dashboard') : '',
+      s.tag ? `tagged '${s.tag}'` : '',
+      s.owner ? `owned by ${s.owner}` : '',
+    ].filter(Boolean);
+    return {
+      summary: `Validate ${what.length ? `dashboards (${what.join(', ')})` : 'every dashboard'} of ${names(i.envId)}${i.browser ? ' with the browser check' : ''}`,
+      details: `${s.dashboard_ids?.length ? `Dashboards: ${list(s.dashboard_ids)}. ` : ''}Each chart's query run as its release's frontend sends it; nothing is written to Superset.`,
+    };
+  },
+  retry: (p, ids) => {
+    const { env_id, dashboard_ids, ...rest } = p;
+    return { method: 'POST', path: `/api/environments/${encodeURIComponent(String(env_id))}/validate`, body: { ...rest, ...(ids ? { dashboard_ids: numeric(ids) } : dashboard_ids ? { dashboard_ids } : {}) } };
+  },
+};
+
 export const TASK_KINDS = {
   migration,
   backup,
@@ -245,6 +272,7 @@ export const TASK_KINDS = {
   dataset_launch: datasetLaunch,
   drift_report: driftReport,
   dataset_change: datasetChange,
+  validate,
 } as const;
 export type TaskKindName = keyof typeof TASK_KINDS;
 export type TaskInputOf<K extends TaskKindName> = (typeof TASK_KINDS)[K] extends TaskKind<infer I> ? I : never;

@@ -15,6 +15,7 @@ export const TASK_TYPES = [
   'drift_report',
   'dataset_change',
   'selfcheck',
+  'validate',
 ] as const;
 export type TaskType = (typeof TASK_TYPES)[number];
 

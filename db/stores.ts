@@ -38,6 +38,7 @@ import { SelfcheckEffectStore } from './selfcheck/store.ts';
 import { TaskItemPages } from './tasks/item-pages.ts';
 import { TaskItemStore } from './tasks/items.ts';
 import { TaskStore } from './tasks/store.ts';
+import { ValidationVerdictStore } from './validation/verdicts.ts';
 
 /** A transaction opened by `Stores.transaction`, for the store methods that take one (never used as a query builder outside db/). */
 export type Transaction = Knex.Transaction;
@@ -89,6 +90,8 @@ export interface Stores {
   /** The browser check's screenshots, per task, dashboard and side. */
   browserScreenshots: BrowserScreenshotStore;
   selfcheckEffects: SelfcheckEffectStore;
+  /** What the content validator found last time, per dashboard and chart (first seen broken, last passed). */
+  validationVerdicts: ValidationVerdictStore;
   assistant: {
     conversations: ConversationStore;
     confirmations: ConfirmationStore;
@@ -130,6 +133,7 @@ export function createStores(knex: Knex, keyring: Keyring): Stores {
     migrationItems: new MigrationItemsStore(knex),
     browserScreenshots: new BrowserScreenshotStore(knex),
     selfcheckEffects: new SelfcheckEffectStore(knex),
+    validationVerdicts: new ValidationVerdictStore(knex),
     assistant: {
       conversations: new ConversationStore(knex),
       confirmations: new ConfirmationStore(knex),

@@ -11,3 +11,4 @@ export { datasetLaunchWorkflow } from './dataset-launch.ts';
 export { datasetChangeWorkflow } from './dataset-change.ts';
 export { assistantConfirmationWorkflow } from './assistant-confirmation.ts';
 export { scheduledRunWorkflow, driftReportWorkflow } from './schedules.ts';
+export { validateWorkflow } from './validate.ts';

@@ -13,7 +13,7 @@ import type { MigrationStateStore } from '../../db/dashboard-migration/store.ts'
 import type { TaskItemStore } from '../../db/tasks/items.ts';
 import type { ActivityDeps } from '../deps.ts';
 import type { MigrationCaches } from './caches.ts';
-import { ChartQueryGates } from './chart-check/limit.ts';
+import { sharedChartQueryGates, type ChartQueryGates } from './chart-check/limit.ts';
 import { upstreamFor } from './superset-upstream.ts';
 import type { TargetIndex } from './target-index.ts';
 import type { MigrationUpstream } from './upstream.ts';
@@ -53,7 +53,7 @@ export function createMigrationServices(deps: ActivityDeps, caches: MigrationCac
     outcomes: deps.stores.taskItems,
     intents: deps.stores.migrationItems,
     verifier,
-    chartQueries: new ChartQueryGates(deps.config.VERIFY_CONCURRENCY),
+    chartQueries: sharedChartQueryGates(deps.config.VERIFY_CONCURRENCY),
   };
 }
 

@@ -24,6 +24,7 @@ import * as m240 from './20261125_240_assistant_pending_command.ts';
 import * as m280 from './20261125_280_browser_screenshots.ts';
 import * as m265 from './20261125_265_review_launches.ts';
 import * as m270 from './20261125_270_environment_rules.ts';
+import * as m300 from './20261202_300_validation_verdicts.ts';
 
 interface MigrationModule {
   up(knex: Knex): Promise<void>;
@@ -57,6 +58,7 @@ const migrations: Array<[string, MigrationModule]> = [
   ['20261125_265_review_launches', m265],
   ['20261125_270_environment_rules', m270],
   ['20261125_280_browser_screenshots', m280],
+  ['20261202_300_validation_verdicts', m300],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, MigrationModule]> = {

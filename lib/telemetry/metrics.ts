@@ -47,6 +47,15 @@ export const metrics = {
   gitDuration: histogram('switchyard_git_request_duration_seconds', 'Latency of one HTTP exchange with a git remote', ['operation', 'outcome'], SECONDS_UPSTREAM),
   llmRequests: counter('switchyard_llm_requests_total', 'HTTP requests to LLM providers, by operation and outcome', ['operation', 'outcome']),
   llmDuration: histogram('switchyard_llm_request_duration_seconds', 'Latency of one request to an LLM provider', ['operation', 'outcome'], SECONDS_UPSTREAM),
+  validationCharts: counter('switchyard_validation_charts_total', 'Charts the content validator checked, by environment and verdict', ['environment_id', 'verdict']),
+  validationDashboards: counter('switchyard_validation_dashboards_total', 'Dashboards the content validator checked, by environment and status', ['environment_id', 'status']),
+  validationFailing: new Gauge({
+    name: 'switchyard_validation_dashboards_failing',
+    help: "Dashboards of an environment whose latest proven validation verdict is broken (set as each validation ends)",
+    labelNames: ['environment_id'],
+    registers: [registry],
+  }),
+  validationDuration: histogram('switchyard_validation_dashboard_duration_seconds', "Time one dashboard's validation took (its charts' queries included)", ['environment_id'], SECONDS_UPSTREAM),
 };
 
 let defaultsOn = false;

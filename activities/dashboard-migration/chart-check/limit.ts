@@ -57,3 +57,16 @@ export class ChartQueryGates {
     };
   }
 }
+
+const perProcess = new Map<number, ChartQueryGates>();
+
+/**
+ * The worker process's gates of this limit: every kind of task that checks charts (a migration's
+ * verification, a validation) holds its queries to the same bound per environment, so two such
+ * tasks side by side never send more than the one limit.
+ */
+export function sharedChartQueryGates(limit: number): ChartQueryGates {
+  let gates = perProcess.get(limit);
+  if (!gates) perProcess.set(limit, (gates = new ChartQueryGates(limit)));
+  return gates;
+}
