@@ -61,31 +61,14 @@ export async function backupDashboard(deps: BackupDeps, input: { envId: string; 
  * Superset's export of the dashboard with its datasets' row-level-security rules kept beside it
  * (no export carries them), or this dashboard's failed item (logged).
  */
-async function exportWithRules(
-  deps: BackupDeps,
-  input: { envId: string; dashboardId: number },
-): Promise<{ zip: Uint8Array; bundle: Bundle; dashboardFile: BundleFile; title: string; rlsRules: number; companions: number } | { failed: BackupItem }> {
+type Exported = { zip: Uint8Array; bundle: Bundle; dashboardFile: BundleFile; title: string; rlsRules: number; companions: number };
+
+async function exportWithRules(deps: BackupDeps, input: { envId: string; dashboardId: number }): Promise<Exported | { failed: BackupItem }> {
   const { log } = Context.current();
   const item = `dashboard ${input.dashboardId}`;
-  let zip: Uint8Array;
-  let bundle: Bundle;
-  try {
-    const upstream = await upstreamFor(deps, input.envId);
-    log.info(`exporting dashboard ${input.dashboardId}`);
-    zip = await upstream.exportDashboards([input.dashboardId]);
-    Context.current().heartbeat();
-    bundle = Bundle.fromZip(zip, maxBundleBytes(deps));
-  } catch (err) {
-    const failure = itemFailure(err, { step: 'export', item, envId: input.envId });
-    log.error(`${item}: ${failure.error}`);
-    return { failed: failedBackupItem(input.dashboardId, failure) };
-  }
-  const dashboardFile = bundle.of('dashboards')[0];
-  if (!dashboardFile) {
-    const failure: ItemFailure = { step: 'export', error: `Superset's export of dashboard ${input.dashboardId} holds no dashboard`, next_actions: [] };
-    log.error(failure.error);
-    return { failed: failedBackupItem(input.dashboardId, failure) };
-  }
+  const exported = await exportBundle(deps, input);
+  if ('failed' in exported) return exported;
+  const { bundle, dashboardFile } = exported;
   const c = dashboardFile.content;
   const title = typeof c.dashboard_title === 'string' ? c.dashboard_title : `dashboard ${input.dashboardId}`;
   // The stored zip then holds the rules too.
@@ -108,8 +91,35 @@ async function exportWithRules(
     log.error(`${item}: ${failure.error}`);
     return { failed: { ...failedBackupItem(input.dashboardId, failure), title } };
   }
-  zip = bundle.toZip();
-  return { zip, bundle, dashboardFile, title, rlsRules, companions };
+  return { zip: bundle.toZip(), bundle, dashboardFile, title, rlsRules, companions };
+}
+
+/** Superset's export of one dashboard, read into a bundle; a failed export or one without its dashboard fails the item at `export`. */
+async function exportBundle(
+  deps: BackupDeps,
+  input: { envId: string; dashboardId: number },
+): Promise<{ bundle: Bundle; dashboardFile: BundleFile } | { failed: BackupItem }> {
+  const { log } = Context.current();
+  const item = `dashboard ${input.dashboardId}`;
+  let bundle: Bundle;
+  try {
+    const upstream = await upstreamFor(deps, input.envId);
+    log.info(`exporting dashboard ${input.dashboardId}`);
+    const zip = await upstream.exportDashboards([input.dashboardId]);
+    Context.current().heartbeat();
+    bundle = Bundle.fromZip(zip, maxBundleBytes(deps));
+  } catch (err) {
+    const failure = itemFailure(err, { step: 'export', item, envId: input.envId });
+    log.error(`${item}: ${failure.error}`);
+    return { failed: failedBackupItem(input.dashboardId, failure) };
+  }
+  const dashboardFile = bundle.of('dashboards')[0];
+  if (!dashboardFile) {
+    const failure: ItemFailure = { step: 'export', error: `Superset's export of dashboard ${input.dashboardId} holds no dashboard`, next_actions: [] };
+    log.error(failure.error);
+    return { failed: failedBackupItem(input.dashboardId, failure) };
+  }
+  return { bundle, dashboardFile };
 }
 
 /**

@@ -146,20 +146,7 @@ async function restoreInto(deps: ActivityDeps, input: RestoreInput, stored: Stor
   }
   if (!rlsIndex) return { ...restored, status: 'restored', outcome: 'succeeded' };
   at.step = 'rls';
-  try {
-    await rlsIndex.refresh(); // datasets the import re-created
-    const writes = await writeRules({ upstream, index: rlsIndex, rules, scope: stored.scope });
-    log.info(`row-level security put back: ${writes.map((w) => `${w.action} '${w.rule}'`).join(', ')}`);
-    // A same-named rule that differs is left as it is (it may widen access): named with its next action.
-    const review = writes.flatMap((w) => (w.next_action ? [w.next_action] : []));
-    const next_actions = uniqueActions([...restored.next_actions, ...review]);
-    return { ...restored, status: 'restored', outcome: 'succeeded', rls: { rules: rules.length, writes }, next_actions };
-  } catch (err) {
-    const failure = itemFailure(err, { step: 'rls', item: `the row-level-security rules of '${backup.dashboard_title}'`, envId: input.envId });
-    const error = `restored as dashboard ${after.id}, but its row-level-security rules were not put back: ${failure.error}`;
-    log.error(`restore of backup ${backup.id}: ${error}`);
-    return { ...restored, ...failure, error };
-  }
+  return putBackRules({ upstream, rlsIndex, stored, restored, envId: input.envId, dashboardId: after.id });
 }
 
 /** The item when restoring would take over objects that now belong to something else, else null. */
@@ -220,4 +207,30 @@ async function companionRolesMissing(client: SupersetClient, envId: string, stor
       },
     ],
   };
+}
+
+/** Puts the backup's row-level-security rules back after the import; a failure keeps the restored dashboard and names the rules. */
+async function putBackRules(at: {
+  upstream: Awaited<ReturnType<typeof upstreamFor>>;
+  rlsIndex: TargetIndex;
+  stored: StoredBackup;
+  restored: RestoreItem;
+  envId: string;
+  dashboardId: number;
+}): Promise<RestoreItem> {
+  const { log } = Context.current();
+  try {
+    await at.rlsIndex.refresh(); // datasets the import re-created
+    const writes = await writeRules({ upstream: at.upstream, index: at.rlsIndex, rules: at.stored.rules, scope: at.stored.scope });
+    log.info(`row-level security put back: ${writes.map((w) => `${w.action} '${w.rule}'`).join(', ')}`);
+    // A same-named rule that differs is left as it is (it may widen access): named with its next action.
+    const review = writes.flatMap((w) => (w.next_action ? [w.next_action] : []));
+    const next_actions = uniqueActions([...at.restored.next_actions, ...review]);
+    return { ...at.restored, status: 'restored', outcome: 'succeeded', rls: { rules: at.stored.rules.length, writes }, next_actions };
+  } catch (err) {
+    const failure = itemFailure(err, { step: 'rls', item: `the row-level-security rules of '${at.stored.backup.dashboard_title}'`, envId: at.envId });
+    const error = `restored as dashboard ${at.dashboardId}, but its row-level-security rules were not put back: ${failure.error}`;
+    log.error(`restore of backup ${at.stored.backup.id}: ${error}`);
+    return { ...at.restored, ...failure, error };
+  }
 }

@@ -17,6 +17,7 @@
 import { Bundle } from '../../lib/bundles/bundle.ts';
 import { splitByDashboard } from '../../lib/bundles/split.ts';
 import type { DashboardChart } from '../../lib/superset/types.ts';
+import { detached, fallbackLogged, failureText } from '../../lib/detached.ts';
 import { maxBundleBytes } from '../deps.ts';
 import type { MigrationServices, Request } from './context.ts';
 import { exportedCharts } from './chart-check/exported.ts';
@@ -53,40 +54,52 @@ export function checkTargetsAhead(svc: MigrationServices, input: Request, taskId
   const lists = new Map(targetDashboardIds.map((id) => [id, takeTargetChartList(input, id)]));
   const viewed = targetDashboardIds.map((id) => takeTargetExport(input, id));
   const uuidsRead = targetChartUuidsRead(input);
+  const log = svc.deps.logger;
+  const step = `task ${taskId}: target checks ahead`;
   const run = async () => {
     const target = svc.chartQueries.limited(await upstreamFor(svc.deps, input.targetEnvId), input.targetEnvId);
-    const release = await target.version().catch(() => null);
+    const release = await fallbackLogged(`${step}, the target's release`, target.version(), null, log);
     const bundles = (await exportTaken(targetDashboardIds, viewed)) ?? (await exportOf(svc, target, targetDashboardIds));
     for (const [id, e] of exports) e.resolve(bundles?.get(id));
     const read = new Map<number, DashboardChart[]>();
     await inParallel(targetDashboardIds, DASHBOARDS_AT_ONCE, async (id) => {
-      const list = await (lists.get(id) ?? target.dashboardCharts(id)).catch(() => null);
+      const list = await fallbackLogged(`${step}, dashboard ${id}'s chart list`, lists.get(id) ?? target.dashboardCharts(id), null, log);
       if (list) read.set(id, list as DashboardChart[]);
     });
-    const uuids = bundles ? await chartUuids(target, [...read.values()].flat().map((c) => c.id), uuidsRead).catch(() => null) : null;
+    const chartIds = [...read.values()].flat().map((c) => c.id);
+    const uuids = bundles ? await fallbackLogged(`${step}, the charts' uuids`, chartUuids(target, chartIds, uuidsRead), null, log) : null;
     const charts = new Map<number, ChartForCheck[]>();
     await inParallel(targetDashboardIds, DASHBOARDS_AT_ONCE, async (id) => {
       const bundle = bundles?.get(id);
       const list = read.get(id);
       const exported =
         bundle && list && uuids ? exportedCharts(bundle, new Map(list.map((c) => [c.id, uuids.get(c.id) ?? null]))) : undefined;
-      const got = await target.chartsForCheck(id, list && Promise.resolve(list), exported).catch(() => null);
+      const got = await fallbackLogged(
+        `${step}, dashboard ${id}'s charts`,
+        target.chartsForCheck(id, list && Promise.resolve(list), exported),
+        null,
+        log,
+      );
       if (got) charts.set(id, got);
       else made.get(id)!.resolve(undefined);
     });
-    const checks = await runChecks(target, [...charts.values()].flat(), release, CALLS_AT_ONCE).catch(() => null);
+    const checks = await fallbackLogged(`${step}, the charts' checks`, runChecks(target, [...charts.values()].flat(), release, CALLS_AT_ONCE), null, log);
     let at = 0;
     for (const [id, list] of charts) {
       made.get(id)!.resolve(checks ? { charts: list, checks: checks.slice(at, at + list.length) } : undefined);
       at += list.length;
     }
   };
-  // Whatever is left unsettled (the target could not be opened) is the verification's to export and check.
-  void run()
-    .catch(() => undefined)
-    .finally(() => {
+  // Detached: the batch does not wait for the target's checks (the next batch plans meanwhile); the
+  // verification awaits what they kept and exports and checks itself whatever is left unsettled
+  // (e.g. the target could not be opened). Declared, not yet bounded by the activity: issue 49's prefetch plan.
+  detached(
+    step,
+    run().finally(() => {
       for (const m of [...made.values(), ...exports.values()]) m.resolve(undefined);
-    });
+    }),
+    log,
+  );
 }
 
 /** The charts' uuids by id: those the companions' views listed after the import, the rest in one list read. */
@@ -107,7 +120,7 @@ async function chartUuids(
  */
 async function exportTaken(ids: number[], taken: Array<Promise<Bundle | undefined> | undefined>): Promise<Map<number, Bundle> | null> {
   if (taken.some((t) => !t)) return null;
-  const bundles = await Promise.all(taken);
+  const bundles = await Promise.all(taken.map((t) => t ?? Promise.resolve(undefined)));
   if (bundles.some((b) => !b)) return null;
   return new Map(ids.map((id, at) => [id, bundles[at]!]));
 }
@@ -116,7 +129,8 @@ async function exportTaken(ids: number[], taken: Array<Promise<Bundle | undefine
 async function exportOf(svc: MigrationServices, target: MigrationUpstream, ids: number[]): Promise<Map<number, Bundle> | null> {
   try {
     return splitByDashboard(Bundle.fromZip(await target.exportDashboards(ids), maxBundleBytes(svc.deps)));
-  } catch {
+  } catch (err) {
+    svc.deps.logger.warn(`the target's export of dashboards ${ids.join(', ')} for the checks ahead failed: ${failureText(err)}`);
     return null;
   }
 }
