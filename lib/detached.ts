@@ -25,3 +25,17 @@ export function detached(label: string, work: PromiseLike<unknown>, log: Detache
     log.warn(`${label} failed: ${failureText(err)}`);
   });
 }
+
+/**
+ * A read whose failure leaves its step to a later one (a check ahead that the verification then
+ * makes itself): awaited, and on failure logged as `<label> failed: <cause>` and answered with
+ * `fallback`, so the failure is seen in the log instead of vanishing into a null.
+ */
+export async function fallbackLogged<T, F>(label: string, work: PromiseLike<T>, fallback: F, log: DetachedLog): Promise<T | F> {
+  try {
+    return await work;
+  } catch (err) {
+    log.warn(`${label} failed: ${failureText(err)}`);
+    return fallback;
+  }
+}

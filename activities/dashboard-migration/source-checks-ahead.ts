@@ -12,6 +12,7 @@
  * query context), so no chart's detail is read again (./chart-check/exported.ts).
  */
 import type { Bundle } from '../../lib/bundles/bundle.ts';
+import { detached, fallbackLogged } from '../../lib/detached.ts';
 import type { MigrationServices, Request } from './context.ts';
 import { exportedCharts } from './chart-check/exported.ts';
 import { inParallel } from './chart-check/parallel.ts';
@@ -47,29 +48,39 @@ export function checkSourcesAhead(
   for (const [id, m] of made) kept.charts.keep(taskId, id, m.promise);
   // Taken now: the batch forgets its source exports when it ends, which may come before a dashboard's turn here.
   const bundles = new Map(dashboardIds.map((id) => [id, svc.caches.exportedSources.get(taskId, id)]));
+  const log = svc.deps.logger;
+  const step = `task ${taskId}: source checks ahead`;
   const run = async () => {
     const source = svc.chartQueries.limited(await upstreamFor(svc.deps, input.sourceEnvId), input.sourceEnvId);
-    const release = await source.version().catch(() => null);
+    const release = await fallbackLogged(`${step}, the source's release`, source.version(), null, log);
     await viewsBegun;
     const read = new Map<number, ChartForCheck[]>();
     await inParallel(dashboardIds, DASHBOARDS_AT_ONCE, async (id) => {
       const exported = await exportedOf(bundles.get(id), sourceChartUuids(taskSnapshot, id));
       // The chart list the companions' views read of this dashboard, when they did (not asked twice).
-      const charts = await source.chartsForCheck(id, sourceChartList(taskSnapshot, id), exported).catch(() => null);
+      const charts = await fallbackLogged(
+        `${step}, dashboard ${id}'s charts`,
+        source.chartsForCheck(id, sourceChartList(taskSnapshot, id), exported),
+        null,
+        log,
+      );
       if (charts) read.set(id, charts);
       else made.get(id)!.resolve(undefined);
     });
     const todo = [...read.values()].flat().filter((c) => !kept.get(kept.keyOf(input.sourceEnvId, c, release)));
-    const checks = await runChecks(source, todo, release, CALLS_AT_ONCE).catch(() => null);
+    const checks = await fallbackLogged(`${step}, the charts' checks`, runChecks(source, todo, release, CALLS_AT_ONCE), null, log);
     if (checks) for (const [k, c] of todo.entries()) kept.record(kept.keyOf(input.sourceEnvId, c, release), checks[k]!);
     for (const [id, charts] of read) made.get(id)!.resolve(charts);
   };
-  // Whatever is left unsettled (the source could not be opened) is the verification's to read and check.
-  void run()
-    .catch(() => undefined)
-    .finally(() => {
+  // Detached: the batch does not wait for the source's checks (the verification awaits what they
+  // kept, and reads and checks itself whatever is left unsettled, e.g. the source could not be opened).
+  detached(
+    step,
+    run().finally(() => {
       for (const m of made.values()) m.resolve(undefined);
-    });
+    }),
+    log,
+  );
 }
 
 /** The dashboard's charts as the source's export wrote them, paired by the uuids its views listed; undefined without both. */
