@@ -5,6 +5,7 @@
  * finds a read failed asks again and meets the failure itself.
  */
 import type { Bundle } from '../../../lib/bundles/bundle.ts';
+import { detached, fallbackLogged } from '../../../lib/detached.ts';
 import type { SupersetClient } from '../../../lib/superset/client.ts';
 import { directoryOf } from './people.ts';
 import { memoisedLists } from './recording.ts';
@@ -13,16 +14,24 @@ import { readSourceDashboardRows, readSourceEmbeddedAhead, sourceViewsTogether }
 
 type EarlyScope = Pick<CompanionScope, 'svc' | 'input' | 'clients' | 'taskSnapshot'>;
 
-/** Begins `read` of these dashboards on the source, under the scope's snapshot: settles once begun (not when read), never rejects. */
+/**
+ * Begins `read` (`what`) of these dashboards on the source, under the scope's snapshot: settles
+ * once begun (not when read), never rejects; a failure to open the source or of the read is logged.
+ */
 function beginOnSource(
   scope: EarlyScope,
   dashboardIds: number[],
+  what: string,
   read: (source: SupersetClient, ids: number[], snapshot: object) => unknown,
 ): Promise<void> {
   if (!dashboardIds.length) return Promise.resolve();
-  return clientsOf(scope)
-    .then(([source]) => void read(source, dashboardIds, snapshotOf(scope)))
-    .catch(() => undefined);
+  const log = scope.svc.deps.logger;
+  const label = `${what} of dashboards ${dashboardIds.join(', ')} read ahead`;
+  const begun = clientsOf(scope).then(([source]) => {
+    // Detached: kept under the snapshot for the comparisons, which await it (or read again and meet the failure).
+    detached(label, Promise.resolve(read(source, dashboardIds, snapshotOf(scope))), log);
+  });
+  return fallbackLogged(`${label}, opening the source`, begun, undefined, log);
 }
 
 /**
@@ -38,7 +47,9 @@ export function readSourceViewsAhead(
   /** The batch's source export of a dashboard, when it holds one: the views read their dashboards from it and one list read. */
   exportOf?: (dashboardId: number) => Bundle | undefined,
 ): Promise<void> {
-  return beginOnSource(scope, dashboardIds, (source, ids, snapshot) => sourceViewsTogether(source, ids, snapshot, exportOf));
+  return beginOnSource(scope, dashboardIds, 'the companions’ views', (source, ids, snapshot) =>
+    sourceViewsTogether(source, ids, snapshot, exportOf),
+  );
 }
 
 /**
@@ -46,7 +57,7 @@ export function readSourceViewsAhead(
  * them), kept under the snapshot for their comparisons.
  */
 export function readSourceEmbeddedEarly(scope: EarlyScope, dashboardIds: number[]): Promise<void> {
-  return beginOnSource(scope, dashboardIds, readSourceEmbeddedAhead);
+  return beginOnSource(scope, dashboardIds, 'the embedded configurations', readSourceEmbeddedAhead);
 }
 
 /**
@@ -54,27 +65,29 @@ export function readSourceEmbeddedEarly(scope: EarlyScope, dashboardIds: number[
  * readSourceDashboardRows): what the roles kind compares before an import.
  */
 export function readSourceDashboardRowsAhead(scope: EarlyScope, dashboardIds: number[]): Promise<void> {
-  return beginOnSource(scope, dashboardIds, readSourceDashboardRows);
+  return beginOnSource(scope, dashboardIds, 'the dashboards’ list rows', readSourceDashboardRows);
 }
 
 /**
  * Begins reading what every dashboard's copy kinds compare of the environments as a whole: both
  * sides' accounts (owners, the owners of reports) and the source's lists of reports and saved
- * queries, kept under the snapshot. Never rejects: a failed read is asked again by the
- * comparison, which meets its failure.
+ * queries, kept under the snapshot. Never rejects: a failed read is logged, and asked again by
+ * the comparison, which meets its failure.
  */
 export function readEnvironmentsEarly(scope: EarlyScope): void {
-  void clientsOf(scope)
-    .then(([source, target]) => {
-      const snapshot = snapshotOf(scope);
-      const lists = memoisedLists(source, snapshot);
-      const reads: Array<Promise<unknown>> = [
-        directoryOf(source, snapshot),
-        directoryOf(target, snapshot),
-        lists.reports.list(),
-        lists.savedQueries.list(),
-      ];
-      for (const read of reads) read.catch(() => undefined);
-    })
-    .catch(() => undefined);
+  const log = scope.svc.deps.logger;
+  const begun = clientsOf(scope).then(([source, target]) => {
+    const snapshot = snapshotOf(scope);
+    const lists = memoisedLists(source, snapshot);
+    const reads: Array<[string, Promise<unknown>]> = [
+      ["the source's accounts", directoryOf(source, snapshot)],
+      ["the target's accounts", directoryOf(target, snapshot)],
+      ["the source's reports", lists.reports.list()],
+      ["the source's saved queries", lists.savedQueries.list()],
+    ];
+    // Detached: kept under the snapshot for the copy kinds' comparisons, which await them.
+    for (const [what, read] of reads) detached(`${what} read ahead`, read, log);
+  });
+  // Detached: the batch goes on while the environments are read; each comparison awaits its own read.
+  detached('the environments read ahead, opening them', begun, log);
 }
