@@ -8,6 +8,7 @@ import type { MigrationBatchInput } from '../../contracts/migration.ts';
 import type { TargetState } from '../../db/dashboard-migration/store.ts';
 import { Bundle } from '../../lib/bundles/bundle.ts';
 import { splitByDashboard } from '../../lib/bundles/split.ts';
+import { detached, fallbackLogged } from '../../lib/detached.ts';
 import { maxBundleBytes } from '../deps.ts';
 import type { BatchContext, EarlyReads } from './batch-context.ts';
 import { readSourceEmbeddedEarly, readSourceViewsAhead } from './companions/early-reads.ts';
@@ -50,10 +51,14 @@ export function startReads(
         return zip;
       })
     : Promise.resolve(null);
-  sourceExport.catch(() => undefined); // met where it is awaited, or not needed when the environments cannot be read
+  const log = svc.deps.logger;
+  // Detached here only so that a failure is logged even when the batch ends before awaiting it;
+  // readAhead awaits it (and falls back to exporting each dashboard alone).
+  detached(`task ${taskId}: the batch's source export read ahead`, sourceExport, log);
   const recordedTargets = new Map([...records].map(([id, r]) => [id, r.target_dashboard_id]));
   const targetExport = readTogether ? earlyTargetExport(svc, input, recordedTargets, at.rerun ? 1 : 2) : Promise.resolve(null);
-  targetExport.catch(() => undefined);
+  // The same: readAhead awaits it, and exports the target's copies itself when it failed.
+  detached(`task ${taskId}: the target's copies exported ahead`, targetExport, log);
   return { at: at.started, sourceExport, recordedTargets, targetExport };
 }
 
@@ -90,13 +95,17 @@ export function exportUpcoming(ctx: BatchContext, scope: PlanScope): void {
     .then((s) => s.exportDashboards(ids))
     .then((zip) => keepSourceExport(ctx, zip));
   svc.caches.exportedSources.readingAhead(taskId, read);
-  void read.then(
-    () => {
-      void readSourceViewsAhead(scope, ids, (id) => svc.caches.exportedSources.get(taskId, id));
+  const log = svc.deps.logger;
+  // Detached: for the next batch on this worker, which takes what landed and reads the rest itself.
+  detached(
+    `task ${taskId}: the next batch's source export read ahead`,
+    read.then(() => {
+      // Both never reject (they log their own failures): the next batch's comparisons await what they kept.
+      detached('the next batch’s companion views read ahead', readSourceViewsAhead(scope, ids, (id) => svc.caches.exportedSources.get(taskId, id)), log);
       // And what the next batch's copy kinds compare after its import: read here, the next batch waits for none of it.
-      void readSourceEmbeddedEarly(scope, ids);
-    },
-    () => undefined,
+      detached('the next batch’s embedded configurations read ahead', readSourceEmbeddedEarly(scope, ids), log);
+    }),
+    log,
   );
 }
 
@@ -118,11 +127,13 @@ export async function readAhead(ctx: BatchContext, up: Upstreams, ids: number[])
   // The slugs that changed hands in the target since the index was read (one call; where the
   // release cannot say, each slug is asked of the target). A refresh that fails is "cannot tell"
   // too. None when this batch built the index: it is as current as a refresh would make it.
-  const slugsRead = up.index.refreshDashboardsChanged(100, reads.at).catch(() => false);
+  const slugsRead = fallbackLogged("the target's slugs changed since its index was read", up.index.refreshDashboardsChanged(100, reads.at), false, log);
   // The target's copies of the dashboards an earlier migration brought there (known from its records).
   const targetCopies = new Map<number, Bundle>();
   const recorded = () => [...new Set(reads.recordedTargets.values())].filter((id) => up.index.hasDashboard(id));
-  const targetsRead = reads.targetExport.catch(() => null).then((early) => exportTargets(ctx, up, targetCopies, recorded(), early));
+  // A failed early export is logged (and each copy the index knows is exported now).
+  const early = fallbackLogged("the early export of the target's copies", reads.targetExport, null, log);
+  const targetsRead = early.then((got) => exportTargets(ctx, up, targetCopies, recorded(), got));
   let sources: Map<number, Bundle>;
   let sourceDatabases: PlanAhead['sourceDatabases'];
   try {
