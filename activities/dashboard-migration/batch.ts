@@ -25,6 +25,7 @@
  */
 import { importsTogether } from '../../contracts/migration-batching.ts';
 import type { MigrationBatchInput, MigrationBatchResult } from '../../contracts/migration.ts';
+import { detached } from '../../lib/detached.ts';
 import type { BatchContext } from './batch-context.ts';
 import {
   envRulesFor,
@@ -190,18 +191,23 @@ async function openBatch(
   // any other read asked beside it would only delay it.
   const exported = reads.sourceExport.then(
     () => true,
+    // expected: a failed export is logged by startReads and met by readAhead; here it only means "not landed".
     () => false,
   );
-  void exported.then((landed) => {
+  const begin = exported.then((landed) => {
     // The companions' source views of the dashboards the batch will compare, from the export
     // (they need nothing of the target's index, which is read meanwhile): a plan finds its view read.
     const compared = (rerun || input.dryRun ? todo : todo.slice(0, input.importLimit)).map((d) => d.id);
     const before = rerun ? 'views' : sourceReadBeforeImport(input);
-    if (landed && before === 'views') void readSourceViewsAhead(early, compared, (id) => svc.caches.exportedSources.get(taskId, id));
-    else if (before === 'roles') void readSourceDashboardRowsAhead(early, compared);
+    let views: Promise<void> | undefined;
+    if (landed && before === 'views') views = readSourceViewsAhead(early, compared, (id) => svc.caches.exportedSources.get(taskId, id));
+    else if (before === 'roles') views = readSourceDashboardRowsAhead(early, compared);
     // The copy kinds' own reads: before any comparison in a rerun or a dry run; else while the import runs (readForCopyKinds).
     if (rerun || !defersCopyKinds(input)) readForCopyKinds(early, todo);
+    return views;
   });
+  // Detached: reads begun for the plans, which await what they kept (each logs its own failure, none rejects).
+  detached(`task ${taskId}: the batch's companion reads begun ahead`, begin, log);
   return { svc, input, taskId, log, todo, records, rerun, reads, outcomes, taskSnapshot };
 }
 
@@ -212,9 +218,14 @@ async function openBatch(
  * begins them as the import is sent: the source has nothing else to answer then.
  */
 function readForCopyKinds(scope: Pick<PlanScope, 'svc' | 'input' | 'taskSnapshot'>, dashboards: Array<{ id: number }>): void {
-  void readSourceEmbeddedEarly(
-    scope,
-    dashboards.map((d) => d.id),
+  // Detached: kept under the snapshot for the copy kinds' comparisons; it logs its own failure and never rejects.
+  detached(
+    'the embedded configurations read ahead',
+    readSourceEmbeddedEarly(
+      scope,
+      dashboards.map((d) => d.id),
+    ),
+    scope.svc.deps.logger,
   );
   readEnvironmentsEarly(scope);
 }
