@@ -64,6 +64,7 @@ export function targetViewsTogether(
       id,
       together.then(
         (read) => read.get(id) ?? null,
+        // expected: a failed joint read leaves each dashboard to read its own, which meets its own failure.
         () => readView(client, id, objects),
       ),
     );
@@ -118,34 +119,38 @@ const sourceEmbedded = new WeakMap<object, Map<number, Promise<EmbeddedConfig | 
 const EMBEDDED_AT_ONCE = 4;
 
 /** Begins each dashboard's embedded configuration read, a few at a time, kept under the key (a failed read is asked again). */
-export function readSourceEmbeddedAhead(client: SupersetClient, dashboardIds: number[], activity: object): void {
+export function readSourceEmbeddedAhead(client: SupersetClient, dashboardIds: number[], activity: object): Promise<void> {
   let kept = sourceEmbedded.get(activity);
   if (!kept) sourceEmbedded.set(activity, (kept = new Map()));
   const ids = dashboardIds.filter((id) => !kept.has(id));
   const waits = ids.map(() => Promise.withResolvers<EmbeddedConfig | null>());
   for (const [at, id] of ids.entries()) {
     const read = waits[at]!.promise;
+    // expected: a failed read is only forgotten here (asked again later); whoever awaits it meets the error.
     read.catch(() => {
       if (kept.get(id) === read) kept.delete(id);
     });
     kept.set(id, read);
   }
-  void inParallel(
+  // Settles once all are read; never rejects: each read's failure is met by whoever awaits it (kept above).
+  return inParallel(
     ids.map((id, at) => () => {
       const read = client.embedded.get(id);
       waits[at]!.resolve(read);
-      return read.catch(() => undefined);
+      // expected: met by whoever awaits the kept read; this only keeps the bound's slot from failing the rest.
+      return read.then(() => undefined, () => undefined);
     }),
     EMBEDDED_AT_ONCE,
-  );
+  ).then(() => undefined);
 }
 
 /** The source dashboard's embedded configuration, read once per activity (read ahead with the views, or now). */
 export function sourceEmbeddedOf(client: SupersetClient, dashboardId: number, activity: object): Promise<EmbeddedConfig | null> {
   const hit = sourceEmbedded.get(activity)?.get(dashboardId);
   if (hit) return hit;
-  readSourceEmbeddedAhead(client, [dashboardId], activity);
-  return sourceEmbedded.get(activity)!.get(dashboardId)!;
+  const begun = readSourceEmbeddedAhead(client, [dashboardId], activity);
+  const read = sourceEmbedded.get(activity)!.get(dashboardId)!;
+  return begun.then(() => read);
 }
 
 /** A source view that must exist: the source does not lose a dashboard it is migrating unless someone deletes it. */
@@ -156,6 +161,7 @@ function existing(view: DashboardView | null | undefined, dashboardId: number): 
 
 /** Kept until it fails (a later ask reads again). */
 function keep(mine: Map<number, Promise<DashboardView>>, dashboardId: number, read: Promise<DashboardView>): Promise<DashboardView> {
+  // expected: a failed read is only forgotten here; whoever awaits it meets the error.
   read.catch(() => {
     if (mine.get(dashboardId) === read) mine.delete(dashboardId);
   });
@@ -186,6 +192,7 @@ export function readSourceDashboardRows(client: SupersetClient, dashboardIds: nu
   const listing = client.meta.listed('dashboard', fresh);
   for (const id of fresh) {
     const row = listing.then((rows) => rows.find((r) => r.id === id));
+    // expected: a failed read is only forgotten here; whoever awaits it meets the error.
     row.catch(() => {
       if (kept.get(id) === row) kept.delete(id);
     });
@@ -211,6 +218,7 @@ export function sourceDashboardRoles(client: SupersetClient, dashboardId: number
     .get(dashboardId)!
     .then(
       (row) => (row ? plainMeta(row).roles : fromView()),
+      // expected: a failed row read falls back to the dashboard's view, which meets its own failure.
       () => fromView(),
     );
 }
@@ -234,18 +242,17 @@ export function sourceViewsTogether(
   const lists = chartListsOf(activity);
   // (The embedded configurations are begun by the callers: a migration's only once its import is sent, ../batch.ts.)
   const together = readViews(withKeptRows(client, activity), ids, objects, lists, exportOf);
-  for (const id of ids)
-    keepSource(
-      activity,
-      mine,
-      id,
-      together.then(
-        (views) => existing(views.get(id), id),
-        () => readView(client, id, objects, lists).then((v) => existing(v, id)),
-      ),
+  for (const id of ids) {
+    const read = together.then(
+      (views) => existing(views.get(id), id),
+      // expected: a failed joint read leaves each dashboard to read its own, which meets its own failure.
+      () => readView(client, id, objects, lists).then((v) => existing(v, id)),
     );
+    keepSource(activity, mine, id, read);
+  }
   return together.then(
     () => undefined,
+    // expected: the joint read's failure is met by each dashboard's own read above.
     () => undefined,
   );
 }
@@ -262,29 +269,26 @@ function keepSource(
   mine: Map<number, Promise<DashboardView>>,
   dashboardId: number,
   read: Promise<DashboardView>,
-): Promise<DashboardView> {
+): void {
   let uuids = sourceChartUuidMaps.get(activity);
   if (!uuids) sourceChartUuidMaps.set(activity, (uuids = new Map()));
   uuids.set(
     dashboardId,
     read.then(
       (v) => new Map(v.charts.map((c) => [c.id, c.uuid])),
+      // expected: no uuids when the view failed; the view's reader meets the failure.
       () => undefined,
     ),
   );
-  return keep(mine, dashboardId, read);
+  keep(mine, dashboardId, read);
 }
 
 /** The source dashboard's view, read once per activity (the source does not change during a migration, as its lists do not). */
 export function sourceViewOf(client: SupersetClient, dashboardId: number, activity: object): Promise<DashboardView> {
   const { views: mine, objects } = sourceKept(client, activity);
-  return (
-    mine.get(dashboardId) ??
-    keepSource(
-      activity,
-      mine,
-      dashboardId,
-      readView(client, dashboardId, objects, chartListsOf(activity)).then((v) => existing(v, dashboardId)),
-    )
-  );
+  const hit = mine.get(dashboardId);
+  if (hit) return hit;
+  const read = readView(client, dashboardId, objects, chartListsOf(activity)).then((v) => existing(v, dashboardId));
+  keepSource(activity, mine, dashboardId, read);
+  return read;
 }
