@@ -160,13 +160,12 @@ function existing(view: DashboardView | null | undefined, dashboardId: number): 
 }
 
 /** Kept until it fails (a later ask reads again). */
-function keep(mine: Map<number, Promise<DashboardView>>, dashboardId: number, read: Promise<DashboardView>): Promise<DashboardView> {
+function keep(mine: Map<number, Promise<DashboardView>>, dashboardId: number, read: Promise<DashboardView>): void {
   // expected: a failed read is only forgotten here; whoever awaits it meets the error.
   read.catch(() => {
     if (mine.get(dashboardId) === read) mine.delete(dashboardId);
   });
   mine.set(dashboardId, read);
-  return read;
 }
 
 /** Per source key: the source dashboards' list rows, read in one list read ahead of their views (sourceDashboardRoles). */
