@@ -53,6 +53,7 @@ export function readTargetViewsAhead(
   const lists: ChartLists = new Map();
   const objects: ObjectReads = new Map();
   ahead.objects = objects;
+  // expected: without the target's export the views read their dashboards themselves (and meet their own failures).
   const bundles = exported?.bundles.catch(() => null);
   for (const id of exported?.ids ?? []) ahead.exports.set(id, { started: ahead.writes, read: bundles!.then((b) => b?.get(id)) });
   const rows = new Map([...dashboardRows].map(([id, row]) => [id, Promise.resolve(row)]));
@@ -60,9 +61,11 @@ export function readTargetViewsAhead(
     const b = await bundles;
     return readViews(withDashboardRows(client, rows), targetDashboardIds, objects, lists, b ? (id) => b.get(id) : undefined);
   });
+  // expected: a failed joint read is met by each dashboard's own read below.
   together.catch(() => undefined);
   for (const id of targetDashboardIds) {
     const read = together.then(() => lists.get(id) ?? Promise.reject(new Error('not read')));
+    // expected: a chart list not read ahead is read by its taker, which meets its own failure.
     read.catch(() => undefined);
     ahead.lists.set(id, { started: ahead.writes, read });
   }
@@ -70,6 +73,7 @@ export function readTargetViewsAhead(
     // A joint read that fails leaves each dashboard to read its own (and meet its own failure).
     const read = together.then(
       (views) => views.get(id) ?? null,
+      // expected: the joint read's failure leaves this dashboard to its own read.
       () => target.then((client) => readView(client, id)),
     );
     ahead.views.set(id, { started: ahead.writes, read });
@@ -89,7 +93,8 @@ function takeCurrent<T>(
   const entry = ahead && reads(ahead).get(targetDashboardId);
   if (!ahead || !entry) return undefined;
   reads(ahead).delete(targetDashboardId);
-  entry.read.catch(() => undefined); // a stale read is not used: its reader reads its own
+  // expected: a stale read is not used: its reader reads its own.
+  entry.read.catch(() => undefined);
   return entry.started === ahead.writes ? entry.read : undefined;
 }
 
@@ -130,6 +135,7 @@ export function targetChartUuidsRead(activity: object): (chartIds: number[]) => 
       const uuid = await objects
         ?.get(`chart ${id}`)
         ?.then((m) => m.uuid)
+        // expected: a chart whose read failed is left out: the caller lists the ones left out itself.
         .catch(() => null);
       if (uuid) out.set(id, uuid);
     }
