@@ -124,14 +124,7 @@ export async function runPreview(client: SupersetClient, dataset: SessionDataset
   } catch (err) {
     if (err instanceof SupersetUnavailableError && err.reason !== 'server_error') throw err;
     const missing = databaseMissing ? 'database' : err instanceof SupersetNotFoundError ? (step === 'compile' ? 'dataset' : 'database') : null;
-    const reason =
-      err instanceof SupersetApiError
-        ? err.upstreamMessage
-        : err instanceof SupersetUnavailableError
-          ? (err.upstreamMessage ?? err.message)
-          : err instanceof Error
-            ? err.message
-            : String(err);
+    const reason = previewFailureReason(err);
     return {
       ...base,
       status: 'failed',
@@ -157,4 +150,11 @@ export function previewForReader(p: Principal, session: { env_id: string; previe
   const preview = session.preview;
   if (!preview || !Array.isArray(preview.rows) || maySeeDatasetRows(p, session.env_id)) return preview;
   return { ...preview, rows: [], rows_hidden: true };
+}
+
+/** Superset's own message for a failed preview step, else the error's. */
+function previewFailureReason(err: unknown): string {
+  if (err instanceof SupersetApiError) return err.upstreamMessage;
+  if (err instanceof SupersetUnavailableError) return err.upstreamMessage ?? err.message;
+  return err instanceof Error ? err.message : String(err);
 }
