@@ -36,6 +36,10 @@ import { buildOpenApi, DOCS_START_SCRIPT, docsPage } from './http/openapi.ts';
 import { problemMiddleware } from './http/problem.ts';
 import { requestContext } from './http/request-context.ts';
 import { mountRoutes, type AnyRoute } from './http/routes.ts';
+import { attachDispatcher, inProcessCaller } from './mcp/dispatch.ts';
+import { McpEndpoint } from './mcp/endpoint.ts';
+import { mcpRoutes } from './mcp/routes.ts';
+import { deriveTools } from './mcp/tools.ts';
 import { CONTENT_SECURITY_POLICY, webConsole } from './http/web-console.ts';
 import { reportRoutes } from './reports/routes.ts';
 import { scheduleRoutes } from './schedules/routes.ts';
@@ -80,6 +84,7 @@ export function allRoutes(app: AppContext): AnyRoute[] {
     ...assistantRoutes(app),
     ...scheduleRoutes(app),
     ...validationRoutes(app),
+    ...mcpRoutes(app),
   ];
 }
 
@@ -122,11 +127,14 @@ export function createApp(ctx: AppContext): Koa {
     c.set('Cache-Control', c.get('Cache-Control') || 'no-store');
     await next();
   });
+  // The MCP endpoint reads its own body (before the parsers) and calls routes in-process through this app.
+  app.use(new McpEndpoint(ctx, deriveTools(routes), attachDispatcher(ctx, app)).middleware());
   app.use(webConsole({ oidc: !!ctx.config.OIDC_ISSUER }));
   app.use(methodGuard(router));
   app.use(bodyParsers(routes));
   app.use(rejectUnstorableText());
   app.use(authenticate(ctx.auth));
+  app.use(inProcessCaller());
   app.use(router.routes());
   return app;
 }

@@ -50,5 +50,20 @@ export type DatasetReviewAction =
   | (ReviewWrite & { op: 'approve_mappings' })
   | (ReviewWrite & { op: 'answer'; questionKey: string; option: string; label?: string });
 
-/** What confirming does: a task, a git commit, or a dataset review write. Ids only, never a secret. */
-export type PlannedAction = TaskAction | GitCommitAction | DatasetReviewAction;
+/**
+ * A risky MCP tool call an agent asked for (api/mcp): the route's request as the tool built it,
+ * carried out in-process as the person who confirms, naming the agent's client. Tool inputs
+ * never carry a secret (a route whose body takes one is no tool).
+ */
+export interface McpCallAction {
+  type: 'mcp_call';
+  tool: string;
+  method: string;
+  url: string;
+  body?: unknown;
+  /** The MCP client's name (clientInfo), for the task log and the audit. */
+  agent: string;
+}
+
+/** What confirming does: a task, a git commit, a dataset review write, or an agent's MCP call. Ids only, never a secret. */
+export type PlannedAction = TaskAction | GitCommitAction | DatasetReviewAction | McpCallAction;

@@ -25,6 +25,7 @@ export const SECURITY_EVENT_TYPES = [
   'LLM_PROVIDER_UPDATED',
   'LLM_PROVIDER_DELETED',
   'LLM_PROVIDER_TESTED',
+  'MCP_TOOL_CALLED',
 ] as const;
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];
 export type SecurityEventOutcome = 'success' | 'failure';

@@ -8,6 +8,7 @@ import type { DatasetReviewAction, PlannedAction } from '../../contracts/assista
 import { NotFoundError } from '../../lib/errors.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { AppContext } from '../context.ts';
+import { carryOutMcpCall } from '../mcp/carry-out.ts';
 import type { ReviewSessionBinder } from './binder.ts';
 
 /** What an action produced: the task it started, or a direct action's result. */
@@ -35,6 +36,8 @@ export async function carryOutAction(
       return { result: await app.git.commit(principal, action.envId, action.dashboardId, action.message) };
     case 'dataset_review':
       return { result: { session_id: action.sessionId, op: action.op, ...(await reviewWrite(reviewBinder(binder), principal, action)) } };
+    case 'mcp_call':
+      return carryOutMcpCall(app, principal, action, idempotencyKey);
   }
 }
 

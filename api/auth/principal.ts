@@ -18,6 +18,8 @@ export interface Principal {
   sessionId?: string;
   apiKeyId?: string;
   apiKeyName?: string;
+  /** The MCP client (its clientInfo name) through which the call came, for logs and the audit. */
+  agent?: string;
 }
 
 export const ADMIN_ROLE = 'Admin';
@@ -44,6 +46,7 @@ export function personalUserId(principal: Principal): string | null {
 }
 
 /** How logs and events name the caller: the person, and the key when one was used (`alice (API key 'ci')`). */
-export function actorLabel(principal: Pick<Principal, 'kind' | 'username' | 'apiKeyName'>): string {
-  return principal.kind === 'api_key' ? `${principal.username} (API key '${principal.apiKeyName ?? '?'}')` : principal.username;
+export function actorLabel(principal: Pick<Principal, 'kind' | 'username' | 'apiKeyName' | 'agent'>): string {
+  const who = principal.kind === 'api_key' ? `${principal.username} (API key '${principal.apiKeyName ?? '?'}')` : principal.username;
+  return principal.agent ? `${who} via MCP client '${principal.agent}'` : who;
 }
