@@ -8,6 +8,9 @@ import type { BrowserCheck, VerificationMode } from './browser-check.ts';
 import type { TaskApproval } from './tasks.ts';
 import type { PairSettings } from './env-rules.ts';
 
+/** The migration's `verification` option: the check's mode, or `if_changed` (queries, and an unchanged dashboard carries its last verification). */
+export type MigrationVerification = VerificationMode | 'if_changed';
+
 export interface MigrationInput {
   /** Set by the task service when the task writes into a protected environment. */
   approval?: TaskApproval;
@@ -22,8 +25,12 @@ export interface MigrationInput {
   rls?: RlsMode;
   /** With rls copy: a same-named target rule that differs is replaced by the source's even where that may widen access (default false: left as it is and named). */
   rlsOverwrite?: boolean;
-  /** `browser`: after the chart queries, each imported dashboard is opened in headless Chromium (contracts/browser-check.ts). Absent: `queries`. */
-  verification?: VerificationMode;
+  /**
+   * `browser`: after the chart queries, each imported dashboard is opened in headless Chromium (contracts/browser-check.ts).
+   * `if_changed`: an unchanged dashboard whose last verification passed carries it instead of its target being checked again.
+   * Absent: `queries` (an unchanged dashboard's target side is checked again).
+   */
+  verification?: MigrationVerification;
   /** Companion assets (reports, owners, roles, tags, annotation layers, CSS templates, saved queries, certification): a mode per kind, defaults in contracts/companions.ts. Absent in inputs from before they existed: the defaults. */
   companions?: CompanionRequest;
   /** The pair's rules and saved database mappings, frozen when the task was created: what a run applies (absent in older inputs). */
@@ -91,6 +98,59 @@ export interface Verification {
   duration_ms?: number;
 }
 
+/**
+ * What a dashboard's verification in this task is: `verified` by this task (when, and what was
+ * checked: what it imported, or the target side of a dashboard it found unchanged, the source's
+ * verdicts reused by content); `carried` from an earlier task's verification that passed (which
+ * task, when, and why it was not made again); `not_verified` (why: a dry run, a skip, a failure
+ * before the import, a verification that did not finish).
+ */
+export type VerificationState =
+  | { state: 'verified'; at: string | null; task_id: string | null; checked: 'imported' | 'unchanged_target' }
+  | { state: 'carried'; from_task_id: string | null; at: string | null; reason: string }
+  | { state: 'not_verified'; reason: string };
+
+/** What a target's record says of a dashboard's last verification there (db/dashboard-migration/store.ts). */
+export interface RecordedVerification {
+  verification: 'passed' | 'failed' | null;
+  verified_at: Date | string | null;
+  verified_task_id: string | null;
+  task_id: string | null;
+}
+
+/**
+ * The one decider of what an unchanged dashboard's verification is: carried from the record when
+ * the request says `if_changed` and that verification passed; otherwise null, and its target side
+ * is checked again (the default: the target may have changed under it, a table dropped, a column
+ * renamed, which neither export shows; and a dashboard never verified has nothing to carry).
+ */
+export function carriedVerification(
+  mode: MigrationInput['verification'],
+  last: RecordedVerification,
+): Extract<VerificationState, { state: 'carried' }> | null {
+  if (mode !== 'if_changed' || last.verification !== 'passed') return null;
+  const at = last.verified_at === null ? null : new Date(last.verified_at).toISOString();
+  const from = last.verified_task_id ?? last.task_id;
+  return {
+    state: 'carried',
+    from_task_id: from,
+    at,
+    reason: `verification "if_changed": unchanged in the source and the target since task ${from ?? '?'}'s verification passed${at ? ` at ${at}` : ''}; not checked again`,
+  };
+}
+
+/** An item's verification state as the result shows it: its own, else told from its status (items recorded before states existed included). */
+export function verificationStateOf(o: DashboardOutcome): VerificationState {
+  if (o.verification_state) return o.verification_state;
+  if (o.verification) return { state: 'verified', at: null, task_id: null, checked: o.status === 'unchanged' ? 'unchanged_target' : 'imported' };
+  const reasons: Partial<Record<MigrationStatus, string>> = {
+    planned: 'a dry run imports and verifies nothing',
+    skipped: 'skipped: nothing was imported, nothing verified',
+    failed: `failed${o.step ? ` at step ${o.step}` : ''} before it could be verified`,
+  };
+  return { state: 'not_verified', reason: reasons[o.status] ?? 'its verification did not finish' };
+}
+
 /** One field dropped from a bundle file. */
 export interface FieldInstance {
   file: string;
@@ -152,8 +212,11 @@ export interface OutcomeWarning {
   next_actions: NextAction[];
 }
 
-/** unchanged: the target already holds exactly what the import would write, and nobody changed it there since: not imported. */
-export type MigrationStatus = 'imported' | 'unchanged' | 'imported_with_errors' | 'planned' | 'skipped' | 'failed';
+/**
+ * unchanged: the target already holds exactly what the import would write, and nobody changed it there since: not imported.
+ * unchanged_with_errors: unchanged, but its target side, checked again, fails (a table dropped or a column renamed there since).
+ */
+export type MigrationStatus = 'imported' | 'unchanged' | 'unchanged_with_errors' | 'imported_with_errors' | 'planned' | 'skipped' | 'failed';
 
 /** One dashboard of a migration; `id` is its id in the source environment. */
 export interface DashboardOutcome extends ItemOutcome {
@@ -173,6 +236,8 @@ export interface DashboardOutcome extends ItemOutcome {
   learned_rejections: RejectionRule[];
   chart_uuids: string[];
   verification?: Verification;
+  /** Whether this task verified it, carried an earlier verification, or did not verify it, and why (absent in results from before it). */
+  verification_state?: VerificationState;
   import_attempts: number;
   reused_previous_import?: boolean;
   /** Unchanged since the last migration, but that one's verification failed: imported and verified again. */
@@ -194,7 +259,16 @@ export interface MigrationResult extends ItemsResult<DashboardOutcome> {
   source_env_id: string;
   target_env_id: string;
   totals: Record<
-    'requested' | 'processed' | 'imported' | 'unchanged' | 'imported_with_errors' | 'planned' | 'skipped' | 'failed' | 'not_started',
+    | 'requested'
+    | 'processed'
+    | 'imported'
+    | 'unchanged'
+    | 'unchanged_with_errors'
+    | 'imported_with_errors'
+    | 'planned'
+    | 'skipped'
+    | 'failed'
+    | 'not_started',
     number
   >;
 }
@@ -203,6 +277,7 @@ export interface MigrationResult extends ItemsResult<DashboardOutcome> {
 export const MIGRATION_OUTCOME: Record<MigrationStatus, ItemOutcome['outcome']> = {
   imported: 'succeeded',
   unchanged: 'succeeded',
+  unchanged_with_errors: 'failed',
   imported_with_errors: 'failed',
   planned: 'planned',
   skipped: 'skipped',
@@ -264,6 +339,8 @@ export interface MigrationBatchResult {
     dashboard_uuid: string | null;
     /** Imported by this batch: the hash of what was imported, recorded with the target's state after verification. */
     planned_hash?: string;
+    /** Unchanged, with no verification carried: its target side is verified again (the workflow sends it to the verification). */
+    reverify?: boolean;
   }>;
   learned: RejectionRule[];
 }
@@ -271,7 +348,16 @@ export interface MigrationBatchResult {
 export interface VerifyBatchInput {
   sourceEnvId: string;
   targetEnvId: string;
-  dashboards: Array<{ sourceDashboardId: number; position: number; targetDashboardId: number; dashboardUuid: string; plannedHash: string }>;
+  dashboards: Array<{
+    sourceDashboardId: number;
+    position: number;
+    targetDashboardId: number;
+    dashboardUuid: string;
+    /** The imported bundle's hash (recorded as the target's state); absent for an unchanged dashboard, whose record stands. */
+    plannedHash?: string;
+    /** Unchanged: only its target side is checked again (nothing imported, nothing recorded but the verification). */
+    unchanged?: boolean;
+  }>;
 }
 
 export interface FinishMigrationInput extends Omit<MigrationInput, 'dashboardIds'> {
@@ -308,7 +394,7 @@ export function mergeRules(a: RejectionRule[], b: RejectionRule[]): RejectionRul
 /** The task's result from its recorded outcomes (in request order). */
 export function summariseMigration(input: FinishMigrationInput, outcomes: DashboardOutcome[]): MigrationResult {
   const count = (...s: DashboardOutcome['status'][]) => outcomes.filter((o) => s.includes(o.status)).length;
-  const failed = outcomes.filter((o) => o.status === 'failed' || o.status === 'imported_with_errors').map((o) => o.id);
+  const failed = outcomes.filter((o) => o.outcome === 'failed' || MIGRATION_OUTCOME[o.status] === 'failed').map((o) => o.id);
   return {
     dry_run: input.dryRun,
     source_env_id: input.sourceEnvId,
@@ -318,6 +404,7 @@ export function summariseMigration(input: FinishMigrationInput, outcomes: Dashbo
       processed: outcomes.length,
       imported: count('imported'),
       unchanged: count('unchanged'),
+      unchanged_with_errors: count('unchanged_with_errors'),
       imported_with_errors: count('imported_with_errors'),
       planned: count('planned'),
       skipped: count('skipped'),
@@ -326,7 +413,7 @@ export function summariseMigration(input: FinishMigrationInput, outcomes: Dashbo
     },
     cancelled: input.cancelled,
     ...(input.timings ? { timings: input.timings } : {}),
-    items: outcomes,
+    items: outcomes.map((o) => ({ ...o, verification_state: verificationStateOf(o) })),
     not_started: input.requested - outcomes.length,
     next_actions: failed.length
       ? [

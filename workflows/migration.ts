@@ -108,19 +108,18 @@ function besideNext(request: Omit<MigrationInput, 'dashboardIds'>, part: VerifyB
   return started;
 }
 
-/** Logs how each dashboard of a batch ended; answers those it imported, as their verification takes them. */
+/**
+ * Logs how each dashboard of a batch ended; answers those it imported, and those it found unchanged
+ * whose target is checked again (`reverify`: a batch result says so, so histories from before it replay alike), as their verification takes them.
+ */
 function importedBy(r: MigrationBatchResult): VerifyBatchInput['dashboards'] {
   const imported: VerifyBatchInput['dashboards'] = [];
   for (const i of r.items) {
     log.info(`dashboard ${i.id}: ${i.status}`);
-    if (i.status === 'imported' && i.target_dashboard_id !== null && i.dashboard_uuid && i.planned_hash)
-      imported.push({
-        sourceDashboardId: i.id,
-        position: i.position,
-        targetDashboardId: i.target_dashboard_id,
-        dashboardUuid: i.dashboard_uuid,
-        plannedHash: i.planned_hash,
-      });
+    if (i.target_dashboard_id === null || !i.dashboard_uuid) continue;
+    const at = { sourceDashboardId: i.id, position: i.position, targetDashboardId: i.target_dashboard_id, dashboardUuid: i.dashboard_uuid };
+    if (i.status === 'imported' && i.planned_hash) imported.push({ ...at, plannedHash: i.planned_hash });
+    else if (i.status === 'unchanged' && i.reverify) imported.push({ ...at, unchanged: true });
   }
   return imported;
 }

@@ -52,14 +52,20 @@ async function checkMigrated(svc: BrowserCheckServices, taskId: string, input: P
       const o: DashboardOutcome = {
         ...stored,
         verification: { ...stored.verification, browser, ...(broken ? { ok: false } : {}) },
-        ...(broken ? { status: 'imported_with_errors', step: 'verify', error: `imported, but the browser check failed: ${browser.reason}` } : {}),
+        ...(broken
+          ? {
+              status: d.unchanged ? 'unchanged_with_errors' : 'imported_with_errors',
+              step: 'verify',
+              error: `${d.unchanged ? 'unchanged' : 'imported'}, but the browser check failed: ${browser.reason}`,
+            }
+          : {}),
       };
       o.outcome = MIGRATION_OUTCOME[o.status];
       await stores.taskItems.put(taskId, d.position, o.id, o);
       if (broken) {
         failed++;
         // The next run verifies it again instead of calling it unchanged.
-        await stores.migrationStates.recordVerification(input.targetEnvId, d.dashboardUuid, false);
+        await stores.migrationStates.recordVerification(input.targetEnvId, d.dashboardUuid, false, taskId);
       }
     }),
   );

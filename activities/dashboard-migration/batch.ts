@@ -24,7 +24,7 @@
  * Temporal's retry of the whole batch.
  */
 import { importsTogether } from '../../contracts/migration-batching.ts';
-import type { MigrationBatchInput, MigrationBatchResult } from '../../contracts/migration.ts';
+import { carriedVerification, type DashboardOutcome, type MigrationBatchInput, type MigrationBatchResult } from '../../contracts/migration.ts';
 import { detached } from '../../lib/detached.ts';
 import type { BatchContext } from './batch-context.ts';
 import {
@@ -54,6 +54,7 @@ import { checkTargetsAhead } from './target-checks-ahead.ts';
 import { BatchOutcomes } from './record.ts';
 import { settleUnchanged } from './settle-unchanged.ts';
 import { checkSourcesAhead } from './source-checks-ahead.ts';
+import { checkUnchangedAhead, targetChartUuids, type UnchangedToCheck } from './unchanged-checks.ts';
 
 export async function runBatch(
   svc: MigrationServices,
@@ -238,18 +239,34 @@ function readForCopyKinds(scope: Pick<PlanScope, 'svc' | 'input' | 'taskSnapshot
  */
 async function planUpToLimit(ctx: BatchContext, scope: PlanScope, rest: BatchDashboard[], ahead: ReadAhead): Promise<Planned[]> {
   const ready: Planned[] = [];
+  const unchanged: Array<{ sourceDashboardId: number; targetDashboardId: number }> = [];
   for (const d of rest) {
     if (ready.length >= ctx.input.importLimit) break;
     try {
       const planned = await planOne(scope, d.id, ahead.for(d.id));
-      if ('done' in planned) await ctx.outcomes.finish(d.position, planned.done);
+      if ('done' in planned) await ctx.outcomes.finish(d.position, unchangedVerified(ctx, d, planned.done, unchanged));
       else ready.push({ ...planned.ready, position: d.position });
     } catch (err) {
       await ctx.outcomes.finish(d.position, await failedOutcome(scope, d.id, err, { fallback: 'export', index: scope.up.index }));
     }
   }
   await ctx.outcomes.writeProgress();
+  // Their targets checked again, begun now (./unchanged-checks.ts).
+  checkUnchangedAhead(ctx.svc, ctx.input, ctx.taskId, unchanged, scope.taskSnapshot);
   return ready;
+}
+
+/**
+ * A dashboard the full plan found unchanged: its verification carried (`if_changed`, from the
+ * record the batch read), or its target is to be checked again (added to `toCheck`).
+ */
+function unchangedVerified(ctx: BatchContext, d: BatchDashboard, o: DashboardOutcome, toCheck: UnchangedToCheck[]): DashboardOutcome {
+  if (o.status !== 'unchanged' || o.target_dashboard_id === null) return o;
+  const last = ctx.records.get(d.id);
+  const carried = last ? carriedVerification(ctx.input.verification, last) : null;
+  if (carried) return { ...o, verification_state: carried };
+  toCheck.push({ sourceDashboardId: d.id, targetDashboardId: o.target_dashboard_id, chartUuids: targetChartUuids(o.objects) });
+  return o;
 }
 
 /**

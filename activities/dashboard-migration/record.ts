@@ -169,6 +169,8 @@ export class BatchOutcomes {
       status: o.status,
       target_dashboard_id: o.target_dashboard_id,
       dashboard_uuid: o.dashboard_uuid,
+      // Unchanged with nothing carried (contracts/migration.ts carriedVerification): its target is verified again.
+      ...(o.status === 'unchanged' && !o.verification && o.verification_state?.state !== 'carried' ? { reverify: true } : {}),
     });
     this.rules = mergeRules(this.rules, o.learned_rejections);
   }
@@ -235,6 +237,14 @@ export async function recordFailures(
       await recordOutcome(svc, taskId, d.position, failedDashboardOutcome(d.sourceDashboardId, input.failure));
     if (input.step === 'verify' && stored?.status === 'imported' && !stored.verification)
       await amendOutcome(svc, taskId, d.position, { ...stored, status: 'imported_with_errors', ...input.failure });
+    // An unchanged dashboard whose check of the target could not be made is not reported fine.
+    if (input.step === 'verify' && stored?.status === 'unchanged' && !stored.verification && stored.verification_state?.state !== 'carried')
+      await amendOutcome(svc, taskId, d.position, {
+        ...stored,
+        status: 'unchanged_with_errors',
+        verification_state: { state: 'not_verified', reason: `its target could not be checked again: ${input.failure.error}` },
+        ...input.failure,
+      });
   }
 }
 
@@ -246,7 +256,7 @@ export async function recordFailures(
 export async function finishTask(svc: MigrationServices, taskId: string, input: FinishMigrationInput): Promise<MigrationSummary> {
   const recorded = await svc.outcomes.list<DashboardOutcome>(taskId);
   const result = summariseMigration(input, recorded);
-  const failed = result.totals.failed + result.totals.imported_with_errors;
+  const failed = result.totals.failed + result.totals.imported_with_errors + result.totals.unchanged_with_errors;
   const status = input.cancelled ? 'CANCELLED' : failed > 0 ? 'FAILED' : 'SUCCEEDED';
   const message =
     status === 'CANCELLED'

@@ -1,4 +1,5 @@
 import { mayShortcut } from '../../db/dashboard-migration/store.ts';
+import { carriedVerification } from '../../contracts/migration.ts';
 import type { RlsReport } from '../../contracts/rls.ts';
 import { Bundle } from '../../lib/bundles/bundle.ts';
 import { splitByDashboard } from '../../lib/bundles/split.ts';
@@ -10,12 +11,15 @@ import type { PreparedBundle } from './plan.ts';
 import { settledCompanions } from './companions/step.ts';
 import { rehashAfterCompanions, wroteCompanions } from './companion-state.ts';
 import { planOnRecordedCopy, rulesMayTouch } from './recorded-copy.ts';
+import { checkUnchangedAhead, targetChartUuids } from './unchanged-checks.ts';
 
 /**
  * A rerun's first look (see ./recorded-copy.ts): each dashboard whose source and target copy
  * are as the last migration left them is recorded `unchanged` from the batch's two exports and
  * both environments' databases and rules, without the target's lists. Returns the rest, for the
  * full plan: all of them when a read fails (the full plan meets the failure per dashboard).
+ * Each one's verification is carried (`verification: "if_changed"`) or its target checked again,
+ * those checks begun here, beside the companions' comparison (./unchanged-checks.ts).
  */
 export async function settleUnchanged(ctx: BatchContext): Promise<BatchDashboard[]> {
   const { input, todo, records, log, taskId } = ctx;
@@ -33,6 +37,7 @@ export async function settleUnchanged(ctx: BatchContext): Promise<BatchDashboard
     if (prepared) same.push({ d, prepared, last: records.get(d.id)!.task_id ?? '?' });
     else rest.push(d);
   }
+  const carried = verifyOrCarry(ctx, both, same);
   // Companions are compared (side by side) and the copy kinds written here too; a strict difference or a refused write sends it to the full plan.
   const companions = await settledCompanions(
     { svc: ctx.svc, input, mappings: both.mappings, envRules: both.envRules, log, taskSnapshot: ctx.taskSnapshot },
@@ -49,7 +54,10 @@ export async function settleUnchanged(ctx: BatchContext): Promise<BatchDashboard
     }
     if (wroteCompanions(settled.reports))
       rewritten.push({ targetDashboardId: records.get(d.id)!.target_dashboard_id, dashboardUuid: prepared.dashboardUuid });
-    log.info(`'${prepared.title}' is unchanged since task ${last} migrated it and the target holds it as then: not imported`);
+    const state = carried.get(d.id);
+    log.info(
+      `'${prepared.title}' is unchanged since task ${last} migrated it and the target holds it as then: not imported; ${state ? `its verification carried from task ${state.from_task_id ?? '?'}` : 'its target verified again'}`,
+    );
     const rls = { mode: input.rls ?? 'strict', source_rules: [], target_rules: [], differences: [] } satisfies RlsReport;
     await ctx.outcomes.finish(d.position, {
       ...outcomeBase(d.id, prepared),
@@ -57,11 +65,35 @@ export async function settleUnchanged(ctx: BatchContext): Promise<BatchDashboard
       rls,
       companions: settled.reports,
       next_actions: settled.next_actions,
+      ...(state ? { verification_state: state } : {}),
     });
   }
   await rehashAfterCompanions(ctx.svc, input.targetEnvId, both.target, rewritten, log);
   // In the batch's order, for the full plan.
   return todo.filter((d) => rest.includes(d));
+}
+
+/**
+ * Each unchanged dashboard's verification carried (`if_changed`, contracts/migration.ts
+ * carriedVerification) or, for the others, its target's checks begun now, beside the companions'
+ * comparison, from the copy's export in hand (./unchanged-checks.ts). Returns what is carried, by source id.
+ */
+function verifyOrCarry(
+  ctx: BatchContext,
+  both: Awaited<ReturnType<typeof readBoth>>,
+  same: ReadonlyArray<{ d: BatchDashboard; prepared: PreparedBundle }>,
+): Map<number, ReturnType<typeof carriedVerification>> {
+  const carried = new Map(same.map(({ d }) => [d.id, carriedVerification(ctx.input.verification, ctx.records.get(d.id)!)]));
+  const toCheck = same
+    .filter(({ d }) => !carried.get(d.id))
+    .map(({ d, prepared }) => ({
+      sourceDashboardId: d.id,
+      targetDashboardId: prepared.targetDashboardId!,
+      copy: both.copies.get(prepared.targetDashboardId!),
+      chartUuids: targetChartUuids(prepared.objects),
+    }));
+  checkUnchangedAhead(ctx.svc, ctx.input, ctx.taskId, toCheck, ctx.taskSnapshot);
+  return carried;
 }
 
 /** The dashboard's plan on the target's recorded copy when both sides are as the last migration left them; null otherwise. */

@@ -34,6 +34,12 @@ const DASHBOARDS_AT_ONCE = 3;
 /** Chart-data calls of the batch's checks at once (the environment's own bound is ./chart-check/limit.ts's). */
 const CALLS_AT_ONCE = 4;
 
+/** What a caller already holds of the dashboards in the target: their exports, their charts' uuids by id (a rerun's unchanged ones, ./unchanged-checks.ts). */
+export interface HeldOfTarget {
+  exports?: ReadonlyMap<number, Bundle>;
+  uuids?: ReadonlyMap<number, string>;
+}
+
 /**
  * Begins the checks and returns at once: the batch does not wait for them (the next batch plans
  * meanwhile); each dashboard's checks, and the export they were read from, are kept as promises
@@ -41,7 +47,7 @@ const CALLS_AT_ONCE = 4;
  * out together whichever dashboard holds them (./chart-check/run.ts). Nothing here throws: what
  * cannot be checked is left to the verification.
  */
-export function checkTargetsAhead(svc: MigrationServices, input: Request, taskId: string, targetDashboardIds: number[]): void {
+export function checkTargetsAhead(svc: MigrationServices, input: Request, taskId: string, targetDashboardIds: number[], held: HeldOfTarget = {}): void {
   if (input.dryRun || !targetDashboardIds.length) return;
   const cache = svc.caches.targetChecks;
   const made = new Map(targetDashboardIds.map((id) => [id, Promise.withResolvers<TargetChecked | undefined>()]));
@@ -53,13 +59,13 @@ export function checkTargetsAhead(svc: MigrationServices, input: Request, taskId
   // Taken now, before the next batch's writes: a list read before them is only used if the companions wrote nothing since.
   const lists = new Map(targetDashboardIds.map((id) => [id, takeTargetChartList(input, id)]));
   const viewed = targetDashboardIds.map((id) => takeTargetExport(input, id));
-  const uuidsRead = targetChartUuidsRead(input);
+  const uuidsRead = uuidsHeldOrViewed(held.uuids, targetChartUuidsRead(input));
   const log = svc.deps.logger;
   const step = `task ${taskId}: target checks ahead`;
   const run = async () => {
     const target = svc.chartQueries.limited(await upstreamFor(svc.deps, input.targetEnvId), input.targetEnvId);
     const release = await fallbackLogged(`${step}, the target's release`, target.version(), null, log);
-    const bundles = (await exportTaken(targetDashboardIds, viewed)) ?? (await exportOf(svc, target, targetDashboardIds));
+    const bundles = (await exportTaken(targetDashboardIds, viewed)) ?? heldExports(targetDashboardIds, held.exports) ?? (await exportOf(svc, target, targetDashboardIds));
     for (const [id, e] of exports) e.resolve(bundles?.get(id));
     const read = new Map<number, DashboardChart[]>();
     await inParallel(targetDashboardIds, DASHBOARDS_AT_ONCE, async (id) => {
@@ -123,6 +129,23 @@ async function exportTaken(ids: number[], taken: Array<Promise<Bundle | undefine
   const bundles = await Promise.all(taken.map((t) => t ?? Promise.resolve(undefined)));
   if (bundles.some((b) => !b)) return null;
   return new Map(ids.map((id, at) => [id, bundles[at]!]));
+}
+
+/** The charts' uuids the caller holds, the rest as the companions' views listed them. */
+function uuidsHeldOrViewed(
+  held: ReadonlyMap<number, string> | undefined,
+  viewed: (ids: number[]) => Promise<Map<number, string>>,
+): (ids: number[]) => Promise<Map<number, string>> {
+  return async (ids) => {
+    const known = new Map([...(held ?? [])].filter(([id]) => ids.includes(id)));
+    for (const [id, uuid] of await viewed(ids.filter((id) => !known.has(id)))) known.set(id, uuid);
+    return known;
+  };
+}
+
+/** The exports the caller holds, when they cover every one of these dashboards; null otherwise. */
+function heldExports(ids: number[], held: ReadonlyMap<number, Bundle> | undefined): Map<number, Bundle> | null {
+  return held && ids.every((id) => held.has(id)) ? new Map(ids.map((id) => [id, held.get(id)!])) : null;
 }
 
 /** The target's export of these dashboards, one call for all, by dashboard id; null when it could not be read. */

@@ -32,7 +32,10 @@ export async function verifyDeployed(
 
 /**
  * Verifies what a run imported (a part of it, one activity): records the target's state for the
- * next run, verifies the dashboards an earlier attempt did not, and amends their outcomes.
+ * next run, verifies the dashboards an earlier attempt did not, and amends their outcomes. A
+ * dashboard the run found unchanged (`unchanged`) has only its target side checked again: its
+ * record stands but for the verification, and its source charts' verdicts are reused by content
+ * (./chart-check/source-cache.ts).
  */
 export async function verifyImported(
   svc: MigrationServices,
@@ -41,19 +44,9 @@ export async function verifyImported(
   log: Log,
 ): Promise<{ failed: number }> {
   const target = await upstreamFor(svc.deps, input.targetEnvId);
-  await recordStates(svc, taskId, input, input.dashboards, target, log, await exportedAhead(svc, taskId, input.dashboards));
-  let failed = 0;
-  const todo: Array<{ d: VerifyBatchInput['dashboards'][number]; stored: DashboardOutcome }> = [];
-  const recorded = await svc.outcomes.getMany<DashboardOutcome>(
-    taskId,
-    input.dashboards.map((d) => d.position),
-  );
-  for (const d of input.dashboards) {
-    const stored = recorded.get(d.position);
-    if (stored && !stored.verification) todo.push({ d, stored });
-    // Verified by an earlier attempt: its result is recorded again (recordStates reset it).
-    else if (stored?.verification) await svc.states.recordVerification(input.targetEnvId, d.dashboardUuid, stored.verification.ok);
-  }
+  const imported = input.dashboards.flatMap((d) => (!d.unchanged && d.plannedHash !== undefined ? [{ ...d, plannedHash: d.plannedHash }] : []));
+  await recordStates(svc, taskId, input, imported, target, log, await exportedAhead(svc, taskId, imported));
+  const todo = await unverified(svc, taskId, input);
   const started = Date.now();
   const source = todo.length ? await sourceFor(svc, input.sourceEnvId, log) : undefined;
   const verified = await svc.verifier.verify(
@@ -68,31 +61,96 @@ export async function verifyImported(
     { cache: svc.caches.sourceChecks, envId: input.sourceEnvId, taskId },
     { cache: svc.caches.targetChecks, taskId },
   );
-  const took = Date.now() - started;
+  // The batch's verification time, shared by its dashboards (their charts' queries went out together).
+  const share = Math.round((Date.now() - started) / Math.max(1, todo.length));
+  const now = new Date();
+  let failed = 0;
   for (const [i, { d, stored }] of todo.entries()) {
-    const v = verified[i]!;
-    if ('error' in v) {
-      // An outage is thrown for a retry; a refusal is this dashboard's verification failure.
-      const failure = itemFailure(v.error, { step: 'verify', item: `target dashboard ${d.targetDashboardId}`, envId: input.targetEnvId });
-      await amendOutcome(svc, taskId, d.position, { ...stored, status: 'imported_with_errors', ...failure });
-      await svc.states.recordVerification(input.targetEnvId, d.dashboardUuid, false);
-      failed++;
-      continue;
-    }
-    if (!v.ok) failed++;
-    await svc.states.recordVerification(input.targetEnvId, d.dashboardUuid, v.ok);
-    // The batch's verification time, shared by its dashboards (their charts' queries went out together).
-    const verification = { ...v, duration_ms: Math.round(took / todo.length) };
-    await amendOutcome(svc, taskId, d.position, { ...stored, verification, ...(v.ok ? {} : { status: 'imported_with_errors' }) });
+    const ok = await amendVerified(svc, taskId, input, { d, stored, v: verified[i]!, share, now });
+    if (!ok) failed++;
   }
   return { failed };
+}
+
+type Todo = { d: VerifyBatchInput['dashboards'][number]; stored: DashboardOutcome };
+
+/** The dashboards of the part still to verify; those an earlier attempt verified have their result recorded again (recordStates reset it). */
+async function unverified(svc: MigrationServices, taskId: string, input: VerifyBatchInput): Promise<Todo[]> {
+  const todo: Todo[] = [];
+  const recorded = await svc.outcomes.getMany<DashboardOutcome>(
+    taskId,
+    input.dashboards.map((d) => d.position),
+  );
+  for (const d of input.dashboards) {
+    const stored = recorded.get(d.position);
+    if (stored && !stored.verification) todo.push({ d, stored });
+    else if (stored?.verification) {
+      const at = stored.verification_state?.state === 'verified' && stored.verification_state.at ? new Date(stored.verification_state.at) : undefined;
+      await svc.states.recordVerification(input.targetEnvId, d.dashboardUuid, stored.verification.ok, taskId, at);
+    }
+  }
+  return todo;
+}
+
+/**
+ * One dashboard's verification recorded: in the target's record (with the time the item says,
+ * so a later `if_changed` rerun carries it as this task said it) and in its outcome. False when it failed.
+ */
+async function amendVerified(
+  svc: MigrationServices,
+  taskId: string,
+  input: VerifyBatchInput,
+  r: Todo & { v: Verification | { error: unknown }; share: number; now: Date },
+): Promise<boolean> {
+  const { d, stored, v, now } = r;
+  const verification_state = { state: 'verified', at: now.toISOString(), task_id: taskId, checked: d.unchanged ? 'unchanged_target' : 'imported' } as const;
+  if ('error' in v) {
+    // An outage is thrown for a retry; a refusal is this dashboard's verification failure.
+    const failure = itemFailure(v.error, { step: 'verify', item: `target dashboard ${d.targetDashboardId}`, envId: input.targetEnvId });
+    await amendOutcome(svc, taskId, d.position, { ...stored, status: failedStatus(d), verification_state, ...failure });
+    await svc.states.recordVerification(input.targetEnvId, d.dashboardUuid, false, taskId, now);
+    return false;
+  }
+  await svc.states.recordVerification(input.targetEnvId, d.dashboardUuid, v.ok, taskId, now);
+  const verification = { ...v, duration_ms: r.share };
+  const failedNow = v.ok ? {} : { status: failedStatus(d), ...(d.unchanged ? brokenUnder(stored, verification) : {}) };
+  await amendOutcome(svc, taskId, d.position, { ...stored, verification, verification_state, ...failedNow });
+  return v.ok;
+}
+
+/** How a dashboard whose verification failed ends: imported with errors, or unchanged with errors (nothing was imported). */
+function failedStatus(d: VerifyBatchInput['dashboards'][number]): DashboardOutcome['status'] {
+  return d.unchanged ? 'unchanged_with_errors' : 'imported_with_errors';
+}
+
+/** An unchanged dashboard whose target, checked again, fails: what changed under it, and what to do. */
+function brokenUnder(stored: DashboardOutcome, v: Verification): Pick<DashboardOutcome, 'step' | 'error' | 'next_actions'> {
+  const broken = v.charts.filter((c) => !c.ok);
+  const named = broken
+    .slice(0, 3)
+    .map((c) => `'${c.name}': ${c.error ?? c.reason ?? 'fails'}`)
+    .join('; ');
+  const what = v.dashboard_present
+    ? `${broken.length} chart(s) run in the source but no longer in the target${named ? ` (${named})` : ''}${v.charts_linked < v.charts_expected ? `; ${v.charts_linked}/${v.charts_expected} charts linked` : ''}`
+    : 'the dashboard is no longer in the target';
+  return {
+    step: 'verify',
+    error: `unchanged since its last migration, but the target changed under it: ${what}`,
+    next_actions: [
+      ...stored.next_actions,
+      {
+        action: 'fix_target',
+        description: 'Restore what the charts read in the target (a table, a column, a dataset), then migrate it again: the rerun imports and verifies it',
+      },
+    ],
+  };
 }
 
 /** The target's exports the batch's checks made after its writes (./target-checks-ahead.ts), by target dashboard id; taken once. */
 async function exportedAhead(
   svc: MigrationServices,
   taskId: string,
-  dashboards: VerifyBatchInput['dashboards'],
+  dashboards: ReadonlyArray<{ targetDashboardId: number }>,
 ): Promise<Map<number, Bundle>> {
   const out = new Map<number, Bundle>();
   for (const d of dashboards) {

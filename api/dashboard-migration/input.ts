@@ -9,7 +9,8 @@ import { COMPANION_KINDS, COMPANION_MODES, DEFAULT_COMPANION_MODES } from '../..
 import { RLS_MODES } from '../../contracts/rls.ts';
 import { MAX_DASHBOARDS_PER_TASK } from '../../contracts/tasks.ts';
 import { supersetId } from '../http/schemas.ts';
-import { verificationInput, verificationOption } from '../http/verification.ts';
+import { VERIFICATION_MODES } from '../../contracts/browser-check.ts';
+import { verificationOption } from '../http/verification.ts';
 
 const id = supersetId('Superset');
 
@@ -46,10 +47,20 @@ export const migrateBody = z
       .describe(
         "with `rls: copy`: a same-named target rule whose clause, filter type, group key or roles differ from the source's, or that would lose one of the migrated tables, is replaced by the source's (this may widen access). Default false: such a rule is left as it is and listed in `rls.writes` as `not_updated` with its `fields` and a next action; a rule that only gains tables is written",
       ),
-    verification: verificationOption,
+    verification: migrationVerificationOption(),
     companions: companionsSchema(),
   })
   .strict();
+
+/** The migration's `verification`: the shared modes, and `if_changed` for a rerun that carries what it does not check again. */
+function migrationVerificationOption() {
+  return z
+    .enum([...VERIFICATION_MODES, 'if_changed'])
+    .default('queries')
+    .describe(
+      `${verificationOption.description}. A dashboard unchanged since its last migration has its target checked again (\`verification_state: verified\`); with \`if_changed\` (chart queries otherwise) one whose last verification passed carries it instead (\`verification_state: carried\`, naming that task and time)`,
+    );
+}
 
 /** `companions`: a mode per kind (each optional, its default in contracts/companions.ts) and `pause_reports`. */
 export function companionsSchema() {
@@ -92,7 +103,7 @@ export function migrationInput(body: MigrateBody): { input: TaskInputOf<'migrati
       dryRun: body.dry_run,
       rls: body.rls,
       ...(body.rls_overwrite ? { rlsOverwrite: true } : {}),
-      ...verificationInput(body.verification),
+      ...(body.verification === 'queries' ? {} : { verification: body.verification }),
       ...(body.companions ? { companions: body.companions } : {}),
     },
     params: { ...body },

@@ -22,6 +22,9 @@ export interface TargetState {
   task_id: string | null;
   /** How the last verification of this import ended; null until verified (or in older records). */
   verification: 'passed' | 'failed' | null;
+  /** When that verification was made, and by which task (an import's, or a rerun's check of the unchanged target); null in older records. */
+  verified_at: Date | null;
+  verified_task_id: string | null;
   updated_at: Date;
 }
 
@@ -45,8 +48,8 @@ export class MigrationStateStore {
   }
 
   /** What an import left in the target; its verification is not known yet. */
-  async record(state: Omit<TargetState, 'updated_at' | 'verification'>): Promise<void> {
-    const row = { ...state, verification: null };
+  async record(state: Omit<TargetState, 'updated_at' | 'verification' | 'verified_at' | 'verified_task_id'>): Promise<void> {
+    const row = { ...state, verification: null, verified_at: null, verified_task_id: null };
     await this.knex('migration_target_state')
       .insert(row)
       .onConflict(['target_env_id', 'dashboard_uuid'])
@@ -60,11 +63,14 @@ export class MigrationStateStore {
       .update({ target_hash: targetHash, updated_at: this.knex.fn.now() });
   }
 
-  /** How the verification of what the import left ended. */
-  async recordVerification(targetEnvId: string, dashboardUuid: string, passed: boolean): Promise<void> {
+  /**
+   * How the verification of what the import left ended, made by task `taskId` (the import's, or a
+   * rerun's that checked the unchanged target again) at `at` (now when not given).
+   */
+  async recordVerification(targetEnvId: string, dashboardUuid: string, passed: boolean, taskId: string, at?: Date): Promise<void> {
     await this.knex('migration_target_state')
       .where({ target_env_id: targetEnvId, dashboard_uuid: dashboardUuid })
-      .update({ verification: passed ? 'passed' : 'failed' });
+      .update({ verification: passed ? 'passed' : 'failed', verified_at: at ?? this.knex.fn.now(), verified_task_id: taskId });
   }
 
   /** What the last migrations of these source dashboards into the target recorded (those known), by source id. */

@@ -1,13 +1,24 @@
 import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createHarness, type Harness } from '../support/harness.ts';
-import { createSqliteDataFile, createSqliteDatabase, getDashboard, type SupersetClient } from '../support/superset/fixtures.ts';
+import {
+  createDashboard,
+  createDataset,
+  createSqliteDataFile,
+  createSqliteDatabase,
+  createTableChart,
+  getDashboard,
+  type SupersetClient,
+} from '../support/superset/fixtures.ts';
 import { buildSource, client, prefixedTables, registerEnvironment, waitTask, type SourceFixture } from './support.ts';
 
 /**
  * A rerun with nothing changed imports nothing, through the API against real Superset 6.1.0
  * instances a → b: the dashboard is reported `unchanged`. An edit on either side since the last
- * run (in the source, or someone's in the target's Superset) is imported again.
+ * run (in the source, or someone's in the target's Superset) is imported again. Its target is
+ * verified again by default (a table dropped there since fails that dashboard alone); with
+ * `verification: "if_changed"` it carries the last verification, naming its task and time.
  */
 const enabled = inject('supersets') !== null;
 const P = `u${Date.now().toString(36)}`;
@@ -72,9 +83,12 @@ describe.runIf(enabled)('a rerun with nothing changed: a (6.1.0) → b (6.1.0)',
     const uuid = first.dashboard_uuid;
     const stamp = await changedOn(uuid);
 
+    expect(first.verification_state).toMatchObject({ state: 'verified', task_id: lastTask, checked: 'imported' });
     const rerun = await migrate();
     expect(rerun).toMatchObject({ status: 'unchanged', outcome: 'succeeded', target_dashboard_id: first.target_dashboard_id });
-    expect(rerun.verification).toBeUndefined();
+    // Its target side checked again (the default), without importing it.
+    expect(rerun.verification).toMatchObject({ ok: true, dashboard_present: true, charts_linked: 2 });
+    expect(rerun.verification_state).toMatchObject({ state: 'verified', task_id: lastTask, checked: 'unchanged_target' });
     expect(await changedOn(uuid)).toBe(stamp); // not imported: Superset did not touch the dashboard
     // Told without the target's lists, and reported as the full plan reports it: every object there, with its id.
     expect(await toldFromExports()).toBe(true);
@@ -153,5 +167,65 @@ describe.runIf(enabled)('a rerun with nothing changed: a (6.1.0) → b (6.1.0)',
     // Passed now: the next rerun may call it unchanged.
     const [settled] = await migrateAll([source.dashboards[0].id], body);
     expect(settled.status).toBe('unchanged');
+  });
+
+  it('checks an unchanged target again: a table dropped there after a passed migration fails that dashboard alone; if_changed carries the last verification', { timeout: 600_000 }, async () => {
+    const T = `${P}t`;
+    const dir = path.join(inject('runDir'), T);
+    const source = await buildSource(a, T, dir, { dashboards: 1 }); // its charts read T_sales
+    // A sibling on the other table of the same database.
+    const customers = await createDataset(a, { database: source.database.id, tableName: `${T}_customers` });
+    const names = await createTableChart(a, { name: `${T} names`, datasetId: customers.id, columns: ['name', 'region'] });
+    const sibling = await createDashboard(a, { title: `${T} customers`, slug: `${T}-customers`, charts: [names] });
+    const wh = await createSqliteDatabase(b, { name: `${T}_wh`, path: path.join(dir, `${T}-b.db`), tables: prefixedTables(T) });
+    const body = { db_mappings: [{ source_database_id: source.database.id, target_database_id: wh.id }] };
+    const ids = [source.dashboards[0].id, sibling.id];
+    const first = await migrateAll(ids, body);
+    expect(first.map((i: any) => [i.status, i.verification.ok])).toEqual([['imported', true], ['imported', true]]);
+
+    // Nothing changed: both unchanged, told from the exports, their targets verified again.
+    const again = await migrateAll(ids, body);
+    expect(await toldFromExports('all 2')).toBe(true);
+    const passed = lastTask;
+    for (const i of again) {
+      expect(i).toMatchObject({ status: 'unchanged', outcome: 'succeeded', verification: { ok: true } });
+      expect(i.verification_state).toMatchObject({ state: 'verified', task_id: passed, checked: 'unchanged_target' });
+    }
+
+    // The charts' table is dropped in the target: neither export shows it.
+    const sqlite = new DatabaseSync(wh.path);
+    sqlite.exec(`DROP TABLE "${T}_sales"`);
+    sqlite.close();
+
+    // if_changed: not checked again; each item says whose verification it carries, and when.
+    const carried = await migrateAll(ids, { ...body, verification: 'if_changed' });
+    for (const [at, i] of carried.entries()) {
+      expect(i).toMatchObject({ status: 'unchanged', outcome: 'succeeded', verification_state: { state: 'carried', from_task_id: passed } });
+      expect(i.verification).toBeUndefined();
+      expect(i.verification_state.at).toBe(again[at].verification_state.at);
+      expect(i.verification_state.reason).toMatch(/if_changed/);
+    }
+
+    // The default rerun checks the targets again: that dashboard fails, and only it; nothing is imported.
+    const broken = await migrateAll(ids, body, 'FAILED');
+    expect(await toldFromExports('all 2')).toBe(true);
+    expect(broken[0]).toMatchObject({
+      status: 'unchanged_with_errors',
+      outcome: 'failed',
+      step: 'verify',
+      verification: { ok: false, dashboard_present: true },
+      verification_state: { state: 'verified', task_id: lastTask, checked: 'unchanged_target' },
+    });
+    expect(broken[0].error).toMatch(/changed under it/);
+    expect(broken[0].verification.charts.filter((c: any) => c.classification === 'broken_by_migration').length).toBe(2);
+    expect(broken[0].verification.charts.map((c: any) => c.error).join(' ')).toMatch(new RegExp(`${T}_sales`));
+    expect(broken[0].next_actions.map((n: any) => n.action)).toContain('fix_target');
+    expect(broken[1]).toMatchObject({ status: 'unchanged', outcome: 'succeeded', verification: { ok: true }, verification_state: { state: 'verified' } });
+
+    // The table back: the failed verification sends it to the full plan (imported and verified again); the sibling stays unchanged.
+    createSqliteDataFile(wh.path, prefixedTables(T));
+    const restored = await migrateAll(ids, body);
+    expect(restored.map((i: any) => [i.status, i.verification.ok])).toEqual([['imported', true], ['unchanged', true]]);
+    expect(restored[0].reverified_after_failure).toBe(true);
   });
 });
