@@ -127,18 +127,39 @@ function envWriteCommands(env: Command, ctx: () => Ctx): void {
 /** `env rules`: the per-environment rules of a pair (schema/catalog renames, text and URL rules). */
 function envRuleCommands(env: Command, ctx: () => Ctx): void {
   const rules = env.command('rules').description('Per-environment rules from one environment to another (applied by migrations, deploys, publishes and drift reports)');
-  const pair = async (c: Ctx, source: string, target: string) => ({ env_id: await envId(c.api(), source), target_env_id: await envId(c.api(), target) });
   rules
     .command('list <source> <target>')
     .description('The rules of the pair, in the order they apply')
     .action(
       act(async (source: string, target: string) => {
         const c = ctx();
-        const r = await unwrap(c.api().client.GET('/api/environments/{env_id}/rules/{target_env_id}', { params: { path: await pair(c, source, target) } }));
+        const r = await unwrap(c.api().client.GET('/api/environments/{env_id}/rules/{target_env_id}', { params: { path: await rulePair(c, source, target) } }));
         print(c.format, r, { rows: r.items, columns: ['id', 'position', 'kind', 'from', 'to', 'description'] });
         return EXIT.OK;
       }),
     );
+  addRuleCommand(rules, ctx);
+  rules
+    .command('remove <source> <target> <rule_id>')
+    .description('Remove a rule')
+    .action(
+      act(async (source: string, target: string, ruleId: string) => {
+        const c = ctx();
+        await unwrap(
+          c.api().client.DELETE('/api/environments/{env_id}/rules/{target_env_id}/{rule_id}', { params: { path: { ...(await rulePair(c, source, target)), rule_id: ruleId } } }),
+        );
+        print(c.format, { removed: ruleId }, () => `removed rule ${ruleId}`);
+        return EXIT.OK;
+      }),
+    );
+}
+
+/** The pair's two environments, by name or id. */
+async function rulePair(c: Ctx, source: string, target: string): Promise<{ env_id: string; target_env_id: string }> {
+  return { env_id: await envId(c.api(), source), target_env_id: await envId(c.api(), target) };
+}
+
+function addRuleCommand(rules: Command, ctx: () => Ctx): void {
   rules
     .command('add <source> <target>')
     .description('Add a rule after the existing ones')
@@ -150,21 +171,8 @@ function envRuleCommands(env: Command, ctx: () => Ctx): void {
       act(async (source: string, target: string, opts: { kind: 'schema' | 'catalog' | 'text'; from: string; to: string; description?: string }) => {
         const c = ctx();
         const body = { kind: opts.kind, from: opts.from, to: opts.to, ...(opts.description ? { description: opts.description } : {}) };
-        const r = await unwrap(c.api().client.POST('/api/environments/{env_id}/rules/{target_env_id}', { params: { path: await pair(c, source, target) }, body }));
+        const r = await unwrap(c.api().client.POST('/api/environments/{env_id}/rules/{target_env_id}', { params: { path: await rulePair(c, source, target) }, body }));
         print(c.format, r, () => `added rule ${r.id}: ${r.kind} '${r.from}' → '${r.to}'`);
-        return EXIT.OK;
-      }),
-    );
-  rules
-    .command('remove <source> <target> <rule_id>')
-    .description('Remove a rule')
-    .action(
-      act(async (source: string, target: string, ruleId: string) => {
-        const c = ctx();
-        await unwrap(
-          c.api().client.DELETE('/api/environments/{env_id}/rules/{target_env_id}/{rule_id}', { params: { path: { ...(await pair(c, source, target)), rule_id: ruleId } } }),
-        );
-        print(c.format, { removed: ruleId }, () => `removed rule ${ruleId}`);
         return EXIT.OK;
       }),
     );
