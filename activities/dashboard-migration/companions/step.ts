@@ -21,6 +21,7 @@ import {
 } from '../../../contracts/companions.ts';
 import { migrateAgainAction, type DashboardOutcome } from '../../../contracts/migration.ts';
 import { uniqueActions, type NextAction } from '../../../contracts/outcomes.ts';
+import { detached, failureText } from '../../../lib/detached.ts';
 import { SupersetForbiddenError, SupersetNotFoundError } from '../../../lib/superset/errors.ts';
 import type { ListedMeta } from '../../../lib/superset/resources/object-meta.ts';
 import { Bundle } from '../../../lib/bundles/bundle.ts';
@@ -316,6 +317,7 @@ export function readImportedViewsAhead(
     .map((d) => d.targetDashboardId);
   if (ids.length < 2) return;
   const target = clientsOf(scope).then(([, t]) => t);
+  // expected: a target that cannot be opened fails the views' own reads, whose takers then read (and fail) themselves.
   target.catch(() => undefined);
   // One export of every dashboard imported: the views read from it, and the target's chart checks take it when nothing was written since.
   const all = dashboards.map((d) => d.targetDashboardId);
@@ -416,11 +418,16 @@ export async function settledCompanions(
 ): Promise<Array<{ reports: CompanionKindReport[]; next_actions: NextAction[] } | null>> {
   // Both sides' views read together before the comparisons (nothing is written until they are all done).
   const [source, target] = await clientsOf(scope);
-  void sourceViewsTogether(
-    source,
-    dashboards.map((d) => d.dashboardId),
-    snapshotOf(scope),
-    exports?.source,
+  // Detached: it settles once the views are begun (each comparison awaits its own view and meets its failure).
+  detached(
+    "the settled dashboards' source views read together",
+    sourceViewsTogether(
+      source,
+      dashboards.map((d) => d.dashboardId),
+      snapshotOf(scope),
+      exports?.source,
+    ),
+    scope.log,
   );
   targetViewsTogether(
     target,
@@ -433,7 +440,8 @@ export async function settledCompanions(
       try {
         const check = await checkCompanions(scope, dashboardId, subject);
         return check.blocked ? null : check;
-      } catch {
+      } catch (err) {
+        scope.log.warn(`dashboard ${dashboardId}: its companions could not be compared ahead (${failureText(err)}): the full plan decides it`);
         return null;
       }
     }),
@@ -445,7 +453,8 @@ export async function settledCompanions(
     try {
       const refused = check ? await applyCompanions(scope, dashboardId, subject, check) : ['not compared'];
       out.push(refused.length ? null : { reports: check!.reports, next_actions: check!.next_actions });
-    } catch {
+    } catch (err) {
+      scope.log.warn(`dashboard ${dashboardId}: its companions could not be written ahead (${failureText(err)}): the full plan decides it`);
       out.push(null);
     }
   }
