@@ -154,24 +154,31 @@ export async function undoChange(
     undoOf: original.id,
   });
   if (outcome.status === 'conflict') return { status: 'conflict', differences: outcome.differences };
-  if (outcome.status === 'unchanged') {
-    // Every field already holds its previous value: record the undo without writing.
-    const undo = await store.insertPending({
-      envId: original.env_id,
-      datasetId: original.dataset_id,
-      datasetName: original.dataset_name,
-      source: 'undo',
-      taskId: null,
-      idempotencyKey: null,
-      actor,
-      fields: [],
-      fingerprintBefore: datasetFingerprint(outcome.current),
-      undoOf: original.id,
-    });
-    const applied = await store.markApplied(undo.id, { fingerprintAfter: datasetFingerprint(outcome.current), verifyProblems: [], dropped: [] });
-    await store.markUndone(original.id, applied.id, actor.username);
-    return { status: 'undone', undo: applied, original: (await store.get(original.id))!, unexpected: [] };
-  }
+  if (outcome.status === 'unchanged') return recordUndoWithoutWrite(store, original, actor, outcome.current);
   await store.markUndone(original.id, outcome.change.id, actor.username);
   return { status: 'undone', undo: outcome.change, original: (await store.get(original.id))!, unexpected: outcome.unexpected };
+}
+
+/** Every field already holds its previous value: the undo is recorded, applied and linked without writing to Superset. */
+async function recordUndoWithoutWrite(
+  store: DatasetChangeStore,
+  original: DatasetChangeRow,
+  actor: { id: string | null; username: string | null },
+  current: DatasetDetail,
+): Promise<UndoOutcome> {
+  const undo = await store.insertPending({
+    envId: original.env_id,
+    datasetId: original.dataset_id,
+    datasetName: original.dataset_name,
+    source: 'undo',
+    taskId: null,
+    idempotencyKey: null,
+    actor,
+    fields: [],
+    fingerprintBefore: datasetFingerprint(current),
+    undoOf: original.id,
+  });
+  const applied = await store.markApplied(undo.id, { fingerprintAfter: datasetFingerprint(current), verifyProblems: [], dropped: [] });
+  await store.markUndone(original.id, applied.id, actor.username);
+  return { status: 'undone', undo: applied, original: (await store.get(original.id))!, unexpected: [] };
 }
