@@ -11,6 +11,7 @@ export function logRetryInTask(event: RetryEvent): void {
   try {
     ctx = Context.current();
   } catch {
+    // expected: Context.current() throws outside an activity, where there is no task log to write to.
     return; // not inside an activity
   }
   ctx.log.warn(describeRetry(event), {

@@ -17,6 +17,7 @@ export function clientsOnce(svc: MigrationServices): MigrationServices {
     let client = resolved.get(envId);
     if (!client) {
       client = svc.deps.superset(envId);
+      // expected: a client that failed to open is forgotten here; its caller awaits it and meets the error.
       client.catch(() => resolved.delete(envId));
       resolved.set(envId, client);
     }

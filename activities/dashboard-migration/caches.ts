@@ -120,6 +120,7 @@ export class ExportedSources {
    * waits for it (settled) instead of exporting them again.
    */
   readingAhead(taskId: string, read: Promise<void>): void {
+    // expected: settled() only waits for the export begun ahead; its failure is logged by its starter (read-ahead.ts exportUpcoming) and the batch exports what is missing itself.
     const mine = read.catch(() => undefined);
     this.pending.set(taskId, mine);
     void mine.finally(() => {

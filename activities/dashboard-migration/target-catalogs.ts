@@ -70,6 +70,7 @@ export class TargetCatalogReads {
       this.read.set(targetId, pending);
       // An outage is the plan's failure (retried), never a read to keep for the task.
       const mine = pending;
+      // expected: only forgotten here; the plan awaiting `pending` meets the error.
       mine.catch(() => this.read.get(targetId) === mine && this.read.delete(targetId));
     }
     this.done.set(targetId, await pending);

@@ -36,6 +36,7 @@ export class TargetIndexCache {
     }
     const index = TargetIndex.build(upstream, opts);
     this.entries.set(key, { index, at: now });
+    // expected: an index that failed to build is forgotten here; its caller awaits it and meets the error.
     index.catch(() => this.entries.delete(key));
     while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
     return index;

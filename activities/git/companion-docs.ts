@@ -225,6 +225,7 @@ function canonicalJson(text: string): string {
   try {
     return JSON.stringify(sortKeys(JSON.parse(text)), null, 2);
   } catch {
+    // expected: a configuration that is not JSON is written as Superset keeps it.
     return text;
   }
 }

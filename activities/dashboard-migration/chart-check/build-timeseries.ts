@@ -32,6 +32,7 @@ export const buildTimeseries: FormDataBuild = (fd, release) => {
   try {
     fields = extractQueryFields(fd);
   } catch {
+    // expected: an order that does not parse is the chart's own fault, reported as the reason returned.
     return { reason: 'a time series chart whose order is not JSON: its plugin fails to build it too' };
   }
   if (!fields.metrics.length) return { reason: 'a time series chart without metrics' };

@@ -35,6 +35,7 @@ export function parseSaved(v: unknown): Record<string, unknown> | null {
     const parsed: unknown = JSON.parse(v);
     return parsed && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : null;
   } catch {
+    // expected: a saved value that does not parse reads as none (the caller reads the chart instead).
     return null;
   }
 }

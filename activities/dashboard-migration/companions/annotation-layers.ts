@@ -21,6 +21,7 @@ function entriesOf(params: string | null): { params: Record<string, unknown>; la
     const layers = Array.isArray(parsed.annotation_layers) ? (parsed.annotation_layers as Entry[]) : [];
     return { params: parsed, layers };
   } catch {
+    // expected: params that do not parse carry no annotation layers to rewrite.
     return null;
   }
 }

@@ -27,6 +27,7 @@ function listOnce<T>(client: SupersetClient, scope: object, list: 'accounts' | '
   if (hit) return hit;
   const asked = read();
   asked.catch(() => {
+    // expected: a failed read is only forgotten here (asked again later); whoever awaits it meets the error.
     if (kept.get(list) === asked) kept.delete(list);
   });
   kept.set(list, asked);

@@ -25,6 +25,7 @@ function sameConfig(a: string, b: string): boolean {
   try {
     return isDeepStrictEqual(JSON.parse(a), JSON.parse(b));
   } catch {
+    // expected: a configuration that is not JSON is compared as text.
     return a === b;
   }
 }

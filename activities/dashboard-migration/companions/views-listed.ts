@@ -105,6 +105,7 @@ export function withDashboardRows(client: SupersetClient, rows: ReadonlyMap<numb
     const have = ids.filter((id) => rows.has(id));
     const rest = ids.filter((id) => !rows.has(id));
     const [kept, more] = await Promise.all([
+      // expected: a row the caller failed to read is not given: the dashboard is then read by its own detail read, which meets its own failure.
       Promise.all(have.map((id) => rows.get(id)!.catch(() => undefined))),
       rest.length ? client.meta.listed(kind, rest) : Promise.resolve([]),
     ]);

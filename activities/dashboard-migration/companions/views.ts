@@ -28,6 +28,7 @@ function metaOf(client: SupersetClient, kind: 'chart' | 'dataset', id: number, k
   let hit = kept.get(key);
   if (!hit) {
     hit = client.meta.get(kind, id);
+    // expected: a failed read is only forgotten here (asked again later); whoever awaits it meets the error.
     hit.catch(() => kept.delete(key));
     kept.set(key, hit);
   }
@@ -88,6 +89,7 @@ function chartListOf(client: SupersetClient, id: number, kept?: ChartLists): Pro
   if (!hit) {
     const read = client.dashboards.charts(id);
     read.catch(() => {
+      // expected: a failed read is only forgotten here (asked again later); whoever awaits it meets the error.
       if (kept.get(id) === read) kept.delete(id);
     });
     kept.set(id, (hit = read));
@@ -127,6 +129,7 @@ async function objectsListed(
         if (!row?.uuid) return client.meta.get(kind, id);
         return plainMeta(row);
       });
+      // expected: a failed read is only forgotten here (asked again later); whoever awaits it meets the error.
       read.catch(() => kept.delete(`${kind} ${id}`));
       kept.set(`${kind} ${id}`, read);
     }
@@ -152,6 +155,7 @@ export async function readViews(
 ): Promise<Map<number, DashboardView | null>> {
   // A failed list read leaves every dashboard to its own reads, which meet their own failure.
   const listed = exportOf
+    // expected: a failed list read leaves every dashboard to its own reads, which meet their own failure.
     ? await headsFromExport(client, dashboardIds, exportOf, kept).catch(() => new Map<number, DashboardHead>())
     : null;
   for (const [id, head] of listed ?? []) if (chartLists && !chartLists.has(id)) chartLists.set(id, Promise.resolve(head.charts));
