@@ -118,6 +118,7 @@ function unchangedPlan(ctx: BatchContext, both: Awaited<ReturnType<typeof readBo
       });
     }
   } catch {
+    // expected: a dashboard this shortcut cannot plan is left to the full plan, which reads it again and reports its failure.
     return null; // an export the full plan reads and reports on
   }
   const same =

@@ -117,6 +117,7 @@ export async function runQueryContexts(
     if (!Array.isArray(res?.result) || res.result.length !== counts.reduce((a, b) => a + b, 0)) return null;
     results = res.result;
   } catch {
+    // expected: a joint call that fails is not read: each chart is asked alone and keeps its own message (see the doc above).
     return null;
   }
   if (results.some(failedResult)) return null;
