@@ -120,12 +120,13 @@ export class ExportedSources {
    * waits for it (settled) instead of exporting them again.
    */
   readingAhead(taskId: string, read: Promise<void>): void {
-    // expected: settled() only waits for the export begun ahead; its failure is logged by its starter (read-ahead.ts exportUpcoming) and the batch exports what is missing itself.
-    const mine = read.catch(() => undefined);
-    this.pending.set(taskId, mine);
-    void mine.finally(() => {
+    const forget = () => {
       if (this.pending.get(taskId) === mine) this.pending.delete(taskId);
-    });
+    };
+    // Settles either way, never rejects: settled() only waits for the export begun ahead; its failure is
+    // logged by its starter (read-ahead.ts exportUpcoming) and the batch exports what is missing itself.
+    const mine: Promise<void> = read.then(forget, forget);
+    this.pending.set(taskId, mine);
   }
 
   /** Settles once the task's export begun ahead (if any) is kept or failed; never rejects. */

@@ -26,7 +26,10 @@ export async function failedOutcome(
   const envId = env ?? (step === 'export' ? input.sourceEnvId : input.targetEnvId);
   const failure = itemFailure(error, { step, item: `dashboard ${dashboardId}`, envId });
   if (step === 'import' && index && prepared && classifySupersetFailure(error)?.reason === 'server_error') {
-    const known = await diagnoseImportFailure(index, prepared, { ...input, dashboardId }).catch(() => undefined);
+    const known = await diagnoseImportFailure(index, prepared, { ...input, dashboardId }).catch((err: unknown) => {
+      log.warn(`dashboard ${dashboardId}: the import's failure could not be diagnosed (${(err as Error).message}): Superset's own answer is reported`);
+      return undefined;
+    });
     if (known) {
       failure.error = `Superset failed to import dashboard '${prepared.title}': ${known.error}`;
       failure.next_actions = [...known.next_actions, ...failure.next_actions];
