@@ -126,6 +126,7 @@ export class Keyring {
       try {
         return open(key.enc, iv!, tag!, data!);
       } catch {
+        // expected: not this key's: the next key is tried, and none opening it is reported below.
         // not this key's
       }
     }
@@ -145,6 +146,7 @@ export function loadSecret(configured: string | undefined, dataDir: string, log:
   try {
     fs.writeFileSync(file, key, { mode: 0o600, flag: 'wx' });
   } catch {
+    // expected: the file exists (another process created it first): its key is read.
     return fs.readFileSync(file, 'utf8').trim(); // another process created it first
   }
   log(`SWITCHYARD_SECRET_KEY is not set: generated one into ${file} (set the variable in production)`);

@@ -53,6 +53,7 @@ export function chromiumPool(opts: { executablePath: string; pages: number }): C
     if (!kept || kept.browser !== b) {
       kept = { context: open(b), browser: b, using: 0 };
       contexts.set(key, kept);
+      // expected: a context that failed to open is forgotten here; the page awaiting it meets the error.
       kept.context.catch(() => contexts.delete(key));
     } else contexts.delete(key); // re-inserted below: the map's order is the use order
     contexts.set(key, kept);
@@ -77,6 +78,7 @@ export function chromiumPool(opts: { executablePath: string; pages: number }): C
           try {
             return await fn(page);
           } finally {
+            // expected: a page that cannot be closed (its browser went away) leaves nothing to release; the check's own answer stands.
             await page.close().catch(() => undefined);
           }
         } finally {
@@ -91,6 +93,7 @@ export function chromiumPool(opts: { executablePath: string; pages: number }): C
       const b = launched;
       launched = undefined;
       contexts.clear();
+      // expected: a browser that failed to launch has nothing to close (its launch failure was the check's).
       if (b) await (await b.catch(() => undefined))?.close();
     },
   };

@@ -43,6 +43,7 @@ function connectTarget(authority: string | undefined): Endpoint | undefined {
   try {
     url = new URL(`http://${authority ?? ''}`);
   } catch {
+    // expected: not an authority: no origin to forward to.
     return undefined;
   }
   if (url.username || url.password || url.pathname !== '/' || url.search || url.hash || !authority?.includes(':')) return undefined;
@@ -55,6 +56,7 @@ function forwardTarget(target: string | undefined, origin: URL): URL | undefined
   try {
     url = new URL(target ?? '');
   } catch {
+    // expected: origin form: a request to the proxy itself.
     return undefined; // origin form: a request to the proxy itself
   }
   return url.protocol === 'http:' && origin.protocol === 'http:' && sameEndpoint(endpointOf(url), endpointOf(origin)) ? url : undefined;

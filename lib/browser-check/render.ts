@@ -90,6 +90,7 @@ export async function renderDashboard(pool: ChromiumPool, target: DashboardPage,
     if (onLoginPage()) throw new BrowserUnavailableError(`Superset at ${base.origin} sent the signed-in browser back to its login page`);
     const charts = await waitForCharts(page, deadline, budgetMs);
     // Let the last drawn charts paint (animations, fonts) before the picture; never past the budget.
+    // expected: the charts were counted already; a page still busy at the budget is pictured as it is.
     await page.waitForLoadState('networkidle', { timeout: Math.max(1, Math.min(3000, deadline - Date.now())) }).catch(() => undefined);
     const png = await page.screenshot({ fullPage: true, timeout: 30_000 });
     return { charts, png };
@@ -140,6 +141,7 @@ function contextSignedIn(page: Page, login: URL, who: DashboardPage): Promise<vo
     done = signedIn(context, () => signIn(page, login, who));
     contextsSignedIn.set(context, done);
     done.catch(() => {
+      // expected: a failed sign-in is only forgotten here; the page awaiting it meets the error.
       if (contextsSignedIn.get(context) === done) contextsSignedIn.delete(context);
     });
   }
@@ -151,6 +153,7 @@ const signingIn = new WeakMap<BrowserContext, Promise<void>>();
 
 function signedIn(context: BrowserContext, signIn: () => Promise<void>): Promise<void> {
   const flight = signingIn.get(context);
+  // expected: the page that started the sign-in meets its failure; this one then finds the login page and signs in itself.
   if (flight) return flight.catch(() => undefined);
   const started = signIn().finally(() => signingIn.delete(context));
   signingIn.set(context, started);
@@ -162,6 +165,7 @@ async function signIn(page: Page, login: URL, who: DashboardPage): Promise<void>
   await reach(page, login, 'the login page');
   // Already signed in (another page's sign-in finished meanwhile): Superset sends it on.
   if (!new URL(page.url()).pathname.startsWith(login.pathname)) return;
+  // expected: a login page without a CSRF field is posted without one (Superset then answers for itself).
   const csrf = await page.locator('input[name="csrf_token"]').first().inputValue({ timeout: 10_000 }).catch(() => '');
   const res = await page.request.post(login.href, {
     form: { username: who.username, password: who.password, ...(csrf ? { csrf_token: csrf } : {}) },

@@ -64,6 +64,7 @@ function parse(v: unknown): unknown {
   try {
     return JSON.parse(v);
   } catch {
+    // expected: not JSON: compared as the text it is.
     return v;
   }
 }

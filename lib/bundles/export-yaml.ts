@@ -31,6 +31,7 @@ export function parseExportYaml(text: string): unknown {
   try {
     return load(text, { schema: CORE_SCHEMA, maxAliases: 0 });
   } catch {
+    // expected: not YAML 1.1 as PyYAML writes it: read by the YAML 1.2 parser, which reports its own error.
     return parse(text);
   }
 }

@@ -70,6 +70,7 @@ function portable(value: unknown): unknown {
       try {
         return portable(JSON.parse(t));
       } catch {
+        // expected: not JSON: digested as the text it is.
         return value;
       }
     }

@@ -51,6 +51,7 @@ export function parseJsonMetadata(raw: unknown): Json {
   try {
     return obj(JSON.parse(raw)) ?? {};
   } catch {
+    // expected: params that do not parse hold no filters.
     return {};
   }
 }

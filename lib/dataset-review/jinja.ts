@@ -52,6 +52,7 @@ export function parseTemplateParams(raw: unknown): Record<string, unknown> {
     const v = JSON.parse(raw) as unknown;
     return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
   } catch {
+    // expected: a template context that does not parse is empty.
     return {};
   }
 }

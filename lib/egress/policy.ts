@@ -48,6 +48,7 @@ function parseName(raw: string): string | undefined {
   try {
     url = new URL(`http://${raw}/`);
   } catch {
+    // expected: not a host: not on the list.
     return undefined;
   }
   const host = normaliseHost(url.hostname);
@@ -67,6 +68,7 @@ function parseRange(raw: string, ranges: BlockList): boolean {
     ranges.addSubnet(address, Number(bits), family === 4 ? 'ipv4' : 'ipv6');
     return true;
   } catch {
+    // expected: a prefix out of range for the family is refused by the caller.
     return false; // prefix out of range for the family
   }
 }

@@ -135,6 +135,7 @@ function postgresIds(): { uid: number; gid: number } | undefined {
     const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
     return { uid, gid };
   } catch {
+    // expected: no postgres account here: the server runs as the current user.
     return undefined;
   }
 }
@@ -169,6 +170,7 @@ function reachableByOthers(dir: string): boolean {
       const st = fs.statSync(d);
       if ((st.mode & 0o001) === 0) return false;
     } catch {
+      // expected: not created yet: its future parent decides.
       // not created yet: its future parent decides
     }
     if (d === path.dirname(d)) return true;

@@ -68,6 +68,7 @@ export async function startInfra(
       },
     };
   } catch (err) {
+    // expected: stopping what started is best effort: the start's own error is rethrown below.
     for (const s of stops.reverse()) await s().catch(() => undefined);
     throw err;
   }

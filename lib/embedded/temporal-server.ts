@@ -272,6 +272,7 @@ async function untilReady(address: string, namespace: string, gaveUp: () => stri
       try {
         const svc = conn.workflowService;
         if (!registered) {
+          // expected: describeNamespace fails for a namespace not registered yet: it is registered next.
           const known = await svc.describeNamespace({ namespace }).then(() => true, () => false);
           if (!known) await svc.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('3 days') });
           registered = true;

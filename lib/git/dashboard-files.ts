@@ -34,6 +34,7 @@ function sortDeep(value: unknown, key?: string): unknown {
     try {
       return JSON.stringify(sortDeep(JSON.parse(value)));
     } catch {
+      // expected: not JSON: kept as the text it is.
       return value;
     }
   }
