@@ -53,6 +53,7 @@ export function lowerPriority(pid: number): void {
       try {
         os.setPriority(pid, WORKER_NICENESS); // no /proc (not Linux): the process as a whole
       } catch {
+        // expected: ended, or not permitted here: it runs at normal priority.
         // ended, or not permitted here: it runs at normal priority
       }
     }
@@ -85,6 +86,7 @@ export function lowerAutogroupOf(pid: number, niceness: number): boolean {
       const m = /^(\/autogroup-\d+) nice (-?\d+)/.exec(fs.readFileSync(`/proc/${p}/autogroup`, 'utf8'));
       return m ? { group: m[1], nice: Number(m[2]) } : undefined;
     } catch {
+      // expected: no autogroup here (not Linux, or not enabled).
       return undefined;
     }
   };
@@ -95,6 +97,7 @@ export function lowerAutogroupOf(pid: number, niceness: number): boolean {
     fs.writeFileSync(`/proc/${pid}/autogroup`, String(niceness));
     return true;
   } catch {
+    // expected: not permitted here, or EAGAIN: threads' nice values still apply within its group.
     return false; // not permitted here, or EAGAIN: threads' nice values still apply within its group
   }
 }
@@ -105,6 +108,7 @@ function startTimeOf(pid: number): string | null {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
   } catch {
+    // expected: the process ended, or no /proc: no state to tell.
     return null;
   }
 }

@@ -24,6 +24,7 @@ export function lowerBackgroundThreads(niceness: number, opts: { mainThread?: bo
   try {
     tids = fs.readdirSync('/proc/self/task');
   } catch {
+    // expected: not Linux: no threads to lower.
     return 0; // not Linux
   }
   let lowered = 0;
@@ -36,6 +37,7 @@ export function lowerBackgroundThreads(niceness: number, opts: { mainThread?: bo
         lowered++;
       }
     } catch {
+      // expected: the thread ended meanwhile, or lowering is not permitted.
       // the thread ended meanwhile, or lowering is not permitted
     }
   }
@@ -51,6 +53,7 @@ export function lowerThreadsOf(pid: number, niceness: number): number {
   try {
     tids = fs.readdirSync(`/proc/${pid}/task`);
   } catch {
+    // expected: the process ended, or no /proc: no threads to lower.
     return 0;
   }
   let low = 0;
@@ -59,6 +62,7 @@ export function lowerThreadsOf(pid: number, niceness: number): number {
       if (os.getPriority(Number(tid)) < niceness) os.setPriority(Number(tid), niceness);
       low++;
     } catch {
+      // expected: the thread ended meanwhile, or lowering is not permitted.
       // the thread ended meanwhile, or lowering is not permitted
     }
   }

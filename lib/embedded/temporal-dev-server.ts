@@ -132,6 +132,7 @@ function logSince(file: string, offset: number): string {
   try {
     return fs.readFileSync(file).subarray(offset).toString('utf8');
   } catch {
+    // expected: no log written yet: nothing to show.
     return '';
   }
 }

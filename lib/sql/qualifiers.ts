@@ -90,6 +90,7 @@ function samePostgresTree(renamed: unknown[], rendered: string): boolean {
       again.stmts.length === renamed.length && JSON.stringify(withoutPositions(again.stmts)) === JSON.stringify(withoutPositions(renamed))
     );
   } catch {
+    // expected: SQL the parser cannot read again is not proven renamed: false keeps the original.
     return false;
   }
 }
@@ -191,6 +192,7 @@ export function sameButQualifier(
   try {
     return normal(original) === normal(rendered);
   } catch {
+    // expected: SQL the parser cannot read is not proven the same.
     return false;
   }
 }

@@ -51,6 +51,7 @@ export function activeTracing(): Promise<Tracing | undefined> {
 
 /** Sends the spans still buffered (at shutdown: a batch not yet sent would be lost). */
 export async function flushTracing(): Promise<void> {
+  // expected: at shutdown, an exporter that cannot be reached is reported by OpenTelemetry's own diagnostics; the exit is not held up.
   await (await activeTracing())?.flush().catch(() => undefined);
 }
 

@@ -101,6 +101,7 @@ function jsonObject(v: unknown): Record<string, unknown> | null {
     const parsed = JSON.parse(v) as unknown;
     return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
   } catch {
+    // expected: an extra field that does not parse is none.
     return null;
   }
 }

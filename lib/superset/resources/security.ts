@@ -111,6 +111,7 @@ export class Security {
     const value = this.resolveUsername(username);
     if (this.usernames.size >= 1000) this.usernames.clear();
     this.usernames.set(key, { at: Date.now(), value });
+    // expected: a failed read is only forgotten here (asked again later); whoever awaits it meets the error.
     value.catch(() => this.usernames.delete(key));
     return value;
   }

@@ -73,6 +73,7 @@ export class Themes {
     try {
       config = JSON.parse(t.json_data);
     } catch {
+      // expected: Superset stores what its schema accepted; an unreadable one goes as the text it is.
       // Superset stores what its schema accepted; an unreadable one goes as the text it is.
     }
     const zip = zipSync({

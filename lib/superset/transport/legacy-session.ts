@@ -59,6 +59,7 @@ function authTypeOf(bootstrap: string): number | undefined {
     const t = data.common?.conf?.AUTH_TYPE;
     return typeof t === 'number' ? t : undefined;
   } catch {
+    // expected: a page without the bootstrap data says nothing of the auth type.
     return undefined;
   }
 }
@@ -171,6 +172,7 @@ export function leadsToLogin(location: string): boolean {
   try {
     return new URL(location, 'http://x/').pathname.replace(/\/+$/, '').endsWith('/login');
   } catch {
+    // expected: not a URL: not the login page.
     return false;
   }
 }

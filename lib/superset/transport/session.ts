@@ -75,6 +75,7 @@ export class Session {
         const claims = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8')) as { channel?: unknown };
         if (typeof claims.channel === 'string') return claims.channel;
       } catch {
+        // expected: not a JWT: no channel in it.
         // not a JWT
       }
     }
@@ -188,6 +189,7 @@ function jwtExpiry(token: string): number {
     const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { exp?: unknown };
     return typeof claims.exp === 'number' ? claims.exp * 1000 : 0;
   } catch {
+    // expected: not a JWT: no expiry known, refreshed on the next 401.
     return 0;
   }
 }

@@ -79,6 +79,7 @@ export function tryJson(body: Buffer): unknown {
   try {
     return JSON.parse(body.toString('utf8'));
   } catch {
+    // expected: not JSON: the caller reports the body as text.
     return undefined;
   }
 }
