@@ -136,7 +136,13 @@ export class S3BackupStore implements BackupStore {
   }
 
   destroy(): void {
-    void this.connecting?.then(({ client }) => client.destroy());
+    this.connecting?.then(
+      ({ client }) => {
+        client.destroy();
+      },
+      // expected: a client that never connected has nothing to destroy (its failure was the caller's).
+      () => undefined,
+    );
   }
 }
 

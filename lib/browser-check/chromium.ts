@@ -61,7 +61,10 @@ export function chromiumPool(opts: { executablePath: string; pages: number }): C
       if (contexts.size <= MAX_CONTEXTS) break;
       if (c.using || k === key) continue;
       contexts.delete(k);
-      void c.context.then((x) => x.close()).catch(() => undefined);
+      c.context
+        .then((x) => x.close())
+        // expected: an idle context that cannot be closed (its browser went away) holds nothing the pool uses again.
+        .catch(() => undefined);
     }
     return kept;
   };

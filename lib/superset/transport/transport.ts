@@ -108,7 +108,8 @@ export class SupersetTransport {
   /** Drops pooled connections. The transport must not be used afterwards. */
   close(): void {
     this.closed = true;
-    for (const p of [this.pool, this.freshPool]) void p.destroy().catch(() => undefined);
+    // expected: a pool that fails to close leaves nothing the closed transport would use again.
+    for (const p of [this.pool, this.freshPool]) p.destroy().catch(() => undefined);
   }
 
   /** Waits `ms` on the client's clock (injected in tests): the pauses between polls of an asynchronous query. */
@@ -126,9 +127,10 @@ export class SupersetTransport {
    * the first write. A failure is not reported here: the write meets it again.
    */
   prepareWrites(): void {
-    void this.session
+    this.session
       .ensureAuth()
       .then(() => this.session.ensureCsrf())
+      // expected: the write meets the same failure again, with its own item (see above).
       .catch(() => undefined);
   }
 
@@ -199,14 +201,12 @@ export class SupersetTransport {
   serialList<T>(endpoint: string, work: () => Promise<T>): Promise<T> {
     const previous = this.listQueues.get(endpoint) ?? Promise.resolve();
     const run = previous.then(work, work);
-    const tail = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.listQueues.set(endpoint, tail);
-    void tail.then(() => {
+    const forget = () => {
       if (this.listQueues.get(endpoint) === tail) this.listQueues.delete(endpoint);
-    });
+    };
+    // The queue's tail settles either way: the caller meets the list's failure by awaiting `run`.
+    const tail: Promise<void> = run.then(forget, forget);
+    this.listQueues.set(endpoint, tail);
     return run;
   }
 
