@@ -1,4 +1,5 @@
 import { loadConfig } from '../lib/config.ts';
+import { detached } from '../lib/detached.ts';
 import { createLogger } from '../lib/logger.ts';
 import { resolveDatabaseUrl } from '../lib/stack-file.ts';
 import { serveApi } from './serve.ts';
@@ -14,8 +15,12 @@ async function main(): Promise<void> {
     await api.close();
     process.exit(0);
   };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  // Detached: a signal handler cannot be awaited; a failed close is logged (the process then stays until killed).
+  const onSignal = () => {
+    detached('stopping the API', stop(), logger);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
 }
 
 main().catch((err) => {

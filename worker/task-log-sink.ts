@@ -1,4 +1,5 @@
 import type { LogLevel, LogMetadata, Logger as TemporalLogger } from '@temporalio/common';
+import { detached } from '../lib/detached.ts';
 import type { NewLogLine, TaskStore } from '../db/tasks/store.ts';
 import type { Logger } from '../lib/logger.ts';
 import { redact, redactText } from '../lib/redact.ts';
@@ -46,7 +47,10 @@ export class TaskLogSink implements TemporalLogger {
   attach(store: TaskStore, flushEveryMs = 200): void {
     this.store = store;
     if (this.timer) clearInterval(this.timer);
-    this.timer = setInterval(() => void this.flush(), flushEveryMs);
+    // Detached: a timer's flush; a failed one is logged and its lines stay buffered for the next.
+    this.timer = setInterval(() => {
+      detached('flushing task logs', this.flush(), this.logger);
+    }, flushEveryMs);
     this.timer.unref();
   }
 

@@ -1,5 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { WorkflowNotFoundError } from '@temporalio/client';
+import { detached } from '../../lib/detached.ts';
 import type { Context } from 'koa';
 import { ANSWER_ITEMS_LIMIT, LIST_ITEMS_LIMIT } from '../../contracts/task-answer.ts';
 import { TERMINAL_STATUSES } from '../../contracts/tasks.ts';
@@ -261,7 +262,8 @@ export function taskRoutes(app: AppContext): AnyRoute[] {
         let checkedAt = Date.now();
         const send = (event: string, data: unknown, id?: string) =>
           stream.write(`${id ? `id: ${id}\n` : ''}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-        void (async () => {
+        // Detached: the stream is the response body, written until the task ends or the client goes (errors end it, logged within).
+        const streaming = (async () => {
           let lastStatus: string | undefined;
           try {
             while (!closed) {
@@ -304,6 +306,7 @@ export function taskRoutes(app: AppContext): AnyRoute[] {
             stream.end();
           }
         })();
+        detached(`task ${params.task_id}: its log stream`, streaming, app.logger);
       },
     }),
   ];

@@ -1,3 +1,4 @@
+import { detached } from '../../lib/detached.ts';
 import { taskPolicy } from './policy.ts';
 import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
@@ -175,7 +176,8 @@ export class TaskService {
   private recordStart(id: string, runId: string | null): Promise<void> {
     return new Promise((resolve, reject) => {
       this.startsToRecord.push({ id, runId, resolve, reject });
-      void this.recordQueuedStarts();
+      // Detached: each start's own promise settles with its group's outcome (recordQueuedStarts rejects none of them unseen).
+      detached('recording queued task starts', this.recordQueuedStarts(), this.logger);
     });
   }
 
