@@ -6,6 +6,7 @@ import { createStores } from '../db/stores.ts';
 import { loadConfig } from '../lib/config.ts';
 import { keyringFor } from '../lib/crypto.ts';
 import { createLogger, resolveLogFormat } from '../lib/logger.ts';
+import { detached } from '../lib/detached.ts';
 import { API_THREAD_HEAP, WORKER_NICENESS } from '../lib/process-flags.ts';
 import { resolveDatabaseUrl } from '../lib/stack-file.ts';
 import { lowerBackgroundThreads } from '../lib/thread-priority.ts';
@@ -72,15 +73,16 @@ async function main(): Promise<void> {
     await knex.destroy();
     process.exit(code);
   };
-  process.on('SIGINT', () => void stop());
-  process.on('SIGTERM', () => void stop());
+  // Detached: a signal or exit handler cannot be awaited; a failed stop is logged (the process then stays until killed).
+  process.on('SIGINT', () => detached('stopping', stop(), logger));
+  process.on('SIGTERM', () => detached('stopping', stop(), logger));
   running.catch((err: unknown) => {
     logger.error({ err }, 'worker failed');
-    void stop(1);
+    detached('stopping', stop(1), logger);
   });
   api.ended.catch((err: unknown) => {
     logger.error({ err }, 'the API thread failed');
-    void stop(1);
+    detached('stopping', stop(1), logger);
   });
 }
 

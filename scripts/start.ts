@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { loadConfig } from '../lib/config.ts';
+import { detached } from '../lib/detached.ts';
 import { startInfra } from '../lib/embedded/stack.ts';
 import { createLogger } from '../lib/logger.ts';
 import { lowerPriority, NODE_FLAGS } from '../lib/process-flags.ts';
@@ -44,8 +45,9 @@ async function main(): Promise<void> {
     await infra.stop();
     process.exit(code);
   };
-  process.on('SIGINT', () => void stop());
-  process.on('SIGTERM', () => void stop());
+  // Detached: a signal or exit handler cannot be awaited; a failed stop is logged (the process then stays until killed).
+  process.on('SIGINT', () => detached('stopping', stop(), logger));
+  process.on('SIGTERM', () => detached('stopping', stop(), logger));
 
   if (!infraOnly) {
     // The web console is served by the API from web/dist: (re)built here when missing or stale.
@@ -65,7 +67,7 @@ async function main(): Promise<void> {
       child.once('exit', (code) => {
         if (!stopping) {
           logger.error({ entry, code }, 'a Switchyard process exited; stopping the rest');
-          void stop(1);
+          detached('stopping', stop(1), logger);
         }
       });
       children.push(child);

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfig, type Config } from '../lib/config.ts';
+import { detached } from '../lib/detached.ts';
 import { startEmbeddedPostgres, withDatabase } from '../lib/embedded/postgres.ts';
 import { ensureTemporalServer, startTemporalServer, TEMPORAL_SERVER_VERSION } from '../lib/embedded/temporal-server.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
@@ -118,9 +119,14 @@ async function main(): Promise<void> {
     await topo.stop();
     process.exit(code);
   };
-  process.on('SIGINT', () => void stop(0));
-  process.on('SIGTERM', () => void stop(0));
-  for (const c of [topo.api, ...topo.workers]) c.once('exit', () => void (stopping || (logger.error('a Switchyard process exited; stopping the rest'), stop(1))));
+  // Detached: a signal or exit handler cannot be awaited; a failed stop is logged (the process then stays until killed).
+  process.on('SIGINT', () => detached('stopping', stop(0), logger));
+  process.on('SIGTERM', () => detached('stopping', stop(0), logger));
+  for (const c of [topo.api, ...topo.workers]) c.once('exit', () => {
+      if (stopping) return;
+      logger.error('a Switchyard process exited; stopping the rest');
+      detached('stopping', stop(1), logger);
+    });
   process.stdout.write(
     `\n  Switchyard (production topology) is running:\n    Web console    ${topo.base}/\n    API            ${topo.base}/api (no worker inside)\n` +
       `    Workers        ${workers} processes (pids ${topo.workers.map((w) => w.pid).join(', ')})\n    Temporal       ${topo.temporalAddress} (server ${TEMPORAL_SERVER_VERSION} on PostgreSQL)\n  Press Ctrl-C to stop.\n\n`,

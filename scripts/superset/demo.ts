@@ -13,6 +13,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { PROJECT_ROOT } from '../../lib/config.ts';
+import { detached } from '../../lib/detached.ts';
 import { startSuperset, type SupersetInstance } from '../../test/support/superset/instance.ts';
 import { COMPANION_FLAGS } from '../../test/support/superset/test-instances.ts';
 import {
@@ -108,8 +109,9 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     console.log(`${signal}: stopping both Supersets`);
-    void stopAll().then(() => process.exit(0));
+    detached('stopping both Supersets', stopAll().then(() => process.exit(0)), console);
   };
+  // Detached: a signal or exit handler cannot be awaited; a failed stop is logged (the process then stays until killed).
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   try {

@@ -12,6 +12,7 @@
 //                    unless this data dir already has them
 //   --fresh          wipe the data dir first
 import { parseArgs } from 'node:util';
+import { detached } from '../../lib/detached.ts';
 import { startSuperset } from '../../test/support/superset/instance.ts';
 import { buildStandardFixtures, login, listDashboards } from '../../test/support/superset/fixtures.ts';
 
@@ -51,8 +52,9 @@ const shutdown = async (signal: string): Promise<void> => {
   await instance.stop();
   process.exit(0);
 };
-process.on('SIGINT', () => void shutdown('SIGINT'));
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
+// Detached: a signal or exit handler cannot be awaited; a failed stop is logged (the process then stays until killed).
+process.on('SIGINT', () => detached('stopping', shutdown('SIGINT'), console));
+process.on('SIGTERM', () => detached('stopping', shutdown('SIGTERM'), console));
 
 try {
   if (values.fixtures) {
