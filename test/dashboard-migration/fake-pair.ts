@@ -94,7 +94,11 @@ export async function migrateHeldUntilLogged(
  */
 export async function logLineSeen(pair: FakePair, taskId: Promise<string>, text: string, stop: Promise<unknown>): Promise<void> {
   let stopped = false;
-  void stop.then(() => (stopped = true));
+  // expected: a stop that fails stops the wait as well (the caller meets its failure by awaiting `stop`).
+  stop.then(
+    () => (stopped = true),
+    () => (stopped = true),
+  );
   const id = await Promise.race([taskId, stop.then(() => null)]);
   while (id !== null && !stopped) {
     const r = await pair.admin('GET', `/api/tasks/${id}/logs?text=${encodeURIComponent(text)}&limit=1`);

@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runLegacyChart } from '../../activities/dashboard-migration/chart-check/superset.ts';
+import { detached } from '../../lib/detached.ts';
 import { SupersetAuthError, SupersetClient, SupersetLegacySignInError } from '../../lib/superset/index.ts';
 import { readLoginPage } from '../../lib/superset/transport/legacy-session.ts';
 
@@ -105,7 +106,8 @@ const newClient = (password = PASSWORD) =>
   new SupersetClient({ baseUrl: base, username: 'admin', password }, { logger, retry: { attempts: 1 } });
 
 beforeAll(async () => {
-  server = createServer((req, res) => void handle(req, res));
+  // Detached: a request handler cannot be awaited; a failing one is printed (and its test fails on the answer).
+  server = createServer((req, res) => detached('the fake login server', handle(req, res), console));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });

@@ -22,6 +22,7 @@ export const normalize = (line: string): string => line.replace(/\s+/g, ' ').tri
 export function stepsOf(markdown: string): DocStep[] {
   const steps: DocStep[] = [];
   let previous: DocStep | undefined;
+  // eslint-disable-next-line @typescript-eslint/no-floating-promises -- walkTokens returns its callback's results, and this callback is synchronous
   marked.walkTokens(marked.lexer(markdown), (token: Token) => {
     if (token.type !== 'code') return;
     const [lang = '', ...meta] = String(token.lang ?? '')
@@ -115,14 +116,14 @@ export class Background {
       };
       this.listeners.add(check);
       check();
-      void this.exited.then((code) => {
+      this.exited.then((code) => {
         this.listeners.delete(check);
         reject(
           new Error(
             `exited with ${code} before printing ${JSON.stringify(missingLines(this.output, expected))}:\n${this.output.slice(-4000)}`,
           ),
         );
-      });
+      }, reject);
     });
   }
 
