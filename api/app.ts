@@ -27,6 +27,7 @@ import { environmentRoutes } from './environments/routes.ts';
 import type { AppContext } from './context.ts';
 import { gitRoutes } from './git/routes.ts';
 import { healthRoutes } from './health/routes.ts';
+import { impactRoutes } from './impact/routes.ts';
 import { clientAddress } from './http/client-address.ts';
 import { rejectUnstorableText } from './http/input-text.ts';
 import { httpMetrics } from './http/metrics.ts';
@@ -72,6 +73,7 @@ export function allRoutes(app: AppContext): AnyRoute[] {
     ...envRuleRoutes(app),
     ...dashboardRoutes(app),
     ...datasetRoutes(app),
+    ...impactRoutes(app),
     ...datasetReviewRoutes(app),
     ...profileRoutes(app),
     ...migrationRoutes(app),

@@ -35,26 +35,7 @@ export async function datasetLaunchWorkflow(input: DatasetLaunchInput): Promise<
     }
     const links = await act.launchLinks({ envId: input.envId, datasetId: input.datasetId, savedQueryId: saved?.id ?? null });
 
-    const conflict = write?.status === 'conflict';
-    const failure = writeFailure ?? saveFailure;
-    const item: DatasetLaunchItem = {
-      kind: 'dataset',
-      id: input.datasetId,
-      title: input.datasetName,
-      status: writeFailure ? 'failed' : conflict ? 'conflict' : write!.status,
-      outcome: failure ? 'failed' : conflict ? 'skipped' : 'succeeded',
-      change_id: write?.change_id ?? null,
-      fields_written: write?.fields ?? 0,
-      saved_query_id: saved?.id ?? null,
-      ...(failure ? failure : {}),
-      ...(conflict && !failure
-        ? {
-            error: `dataset ${input.datasetName} changed in Superset while it was written: ${write!.differences.slice(0, 5).join('; ')}; nothing was written`,
-            step: 'write',
-            next_actions: [{ action: 'preview_again', description: 'Preview the review again and launch once more', request: { method: 'POST', path: `/api/dataset-review/sessions/${input.sessionId}/preview`, body: {} } }],
-          }
-        : { next_actions: failure?.next_actions ?? [] }),
-    };
+    const item = launchItem(input, { write, writeFailure, saved, saveFailure });
     const handoff: DatasetLaunchHandoff = {
       session_id: input.sessionId,
       session_version: input.sessionVersion,
@@ -72,4 +53,34 @@ export async function datasetLaunchWorkflow(input: DatasetLaunchInput): Promise<
     if (!ok) await endTaskWithResult('FAILED', result, item.error ?? 'the launch did not complete', 'DatasetLaunchIncomplete');
     return result;
   }, { gate: { approval: input.approval, what: `launching dataset ${input.datasetName}` } });
+}
+
+type LaunchWrite = Awaited<ReturnType<Activities['writeReviewedLabels']>>;
+
+/** The launch's one item from what its two steps did: a write that met a changed dataset is a conflict with its next action. */
+function launchItem(
+  input: DatasetLaunchInput,
+  done: { write?: LaunchWrite; writeFailure?: ItemFailure; saved?: { id: number; label: string }; saveFailure?: ItemFailure },
+): DatasetLaunchItem {
+  const { write, writeFailure, saved, saveFailure } = done;
+  const conflict = write?.status === 'conflict';
+  const failure = writeFailure ?? saveFailure;
+  return {
+    kind: 'dataset',
+    id: input.datasetId,
+    title: input.datasetName,
+    status: writeFailure ? 'failed' : conflict ? 'conflict' : write!.status,
+    outcome: failure ? 'failed' : conflict ? 'skipped' : 'succeeded',
+    change_id: write?.change_id ?? null,
+    fields_written: write?.fields ?? 0,
+    saved_query_id: saved?.id ?? null,
+    ...(failure ? failure : {}),
+    ...(conflict && !failure
+      ? {
+          error: `dataset ${input.datasetName} changed in Superset while it was written: ${write!.differences.slice(0, 5).join('; ')}; nothing was written`,
+          step: 'write',
+          next_actions: [{ action: 'preview_again', description: 'Preview the review again and launch once more', request: { method: 'POST', path: `/api/dataset-review/sessions/${input.sessionId}/preview`, body: {} } }],
+        }
+      : { next_actions: failure?.next_actions ?? [] }),
+  };
 }
