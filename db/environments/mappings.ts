@@ -43,6 +43,12 @@ export class DatabaseMappingStore {
       .orderBy('source_database_id');
   }
 
+  /** The environments `sourceEnvId` has saved mappings into (what impact calls the environments it migrates to). */
+  async targetsOf(sourceEnvId: string): Promise<string[]> {
+    const rows = await this.knex('database_mappings').distinct('target_env_id').where({ source_env_id: sourceEnvId });
+    return rows.map((r: { target_env_id: string }) => r.target_env_id);
+  }
+
   /**
    * Replaces the pair's mappings with `mappings` in one transaction: rows for source databases
    * still mapped are updated in place (created_by/created_at kept), the others deleted.

@@ -39,6 +39,12 @@ export class EnvironmentRuleStore {
       .orderBy('position');
   }
 
+  /** The environments `sourceEnvId` has rules into (what impact calls the environments it migrates to). */
+  async targetsOf(sourceEnvId: string): Promise<string[]> {
+    const rows = await this.knex('environment_rules').distinct('target_env_id').where({ source_env_id: sourceEnvId });
+    return rows.map((r: { target_env_id: string }) => r.target_env_id);
+  }
+
   /** The pair's rules as the bundle rewrite takes them. */
   async rulesFor(sourceEnvId: string, targetEnvId: string): Promise<EnvRule[]> {
     return (await this.list(sourceEnvId, targetEnvId)).map(toRule);

@@ -1,0 +1,37 @@
+import type { ImpactTarget } from '../../lib/impact/types.ts';
+import type { AppContext } from '../context.ts';
+import { envIdParams } from '../environments/schemas.ts';
+import { defineRoute, type AnyRoute } from '../http/routes.ts';
+import { impactQuery, impactResponse } from './schemas.ts';
+import { ImpactService } from './service.ts';
+
+/** The query's target without the keys it left out. */
+export function targetOf(q: { table?: string; schema?: string; database?: string; dataset?: number; column?: string; metric?: string }): ImpactTarget {
+  return Object.fromEntries(Object.entries(q).filter(([, v]) => v !== undefined)) as ImpactTarget;
+}
+
+export function impactRoutes(app: AppContext): AnyRoute[] {
+  const service = new ImpactService({ supersets: app.supersets, stores: app.stores });
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/api/environments/:env_id/impact',
+      tag: 'Environments',
+      summary: 'What uses a database, table, dataset, column or metric',
+      description:
+        'The charts, dashboards, alerts and reports, saved queries and virtual datasets that use the target here and in every environment this one has saved database mappings or rules into, from chart form_data and query contexts and SQL read by the dialect\'s parser. Read synchronously, each kind of object at most 20,000 rows; a kind Superset did not list is named in `unreadable` with its message.',
+      access: { permission: 'datasets:READ' },
+      params: envIdParams,
+      query: impactQuery,
+      responses: {
+        200: { description: 'The impact here and in the environments migrated to (ImpactResponse)', schema: impactResponse },
+        400: { description: 'No target, or a column or metric without its table or dataset' },
+        404: { description: 'Unknown environment, or no such dataset in it' },
+        503: { description: 'Superset unreachable, timed out, failed or refused the service account (code `upstream_unavailable`)' },
+      },
+      async handler(_ctx, { params, query }) {
+        return service.impact(params.env_id, targetOf(query));
+      },
+    }),
+  ];
+}
