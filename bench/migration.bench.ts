@@ -16,6 +16,7 @@ import {
 import { startSuperset } from '../test/support/superset/instance.ts';
 import { cpuSnapshot, cpuSpent, type CpuGroups } from './cpu.ts';
 import { BENCH_ADMIN_PASSWORD, startBenchStack, stopOnInterrupt, waitUntil } from './support.ts';
+import { medians, roundFigures, summary, type Figures, type Growth, type Migrated, type Round } from './migration-figures.ts';
 
 /**
  * A migration of N dashboards through Switchyard (export, remap, collision checks, import,
@@ -24,8 +25,8 @@ import { BENCH_ADMIN_PASSWORD, startBenchStack, stopOnInterrupt, waitUntil } fro
  * Usage: npm run bench:migration [-- --dashboards 10] [-- --growth 100] [-- --distinct-charts] [-- --warm-up 2] [-- --rounds 3]
  * Every dashboard's two charts ask the same two queries unless --distinct-charts gives each chart
  * a query of its own (a chart check sends a query several charts share once).
- * With --growth G, G more dashboards are migrated fresh afterwards (Switchyard and bare), and the
- * bench prints how time grows from N to G: a growth factor of 1 is linear, below 1 better.
+ * With --growth G, G more dashboards are migrated fresh afterwards (Switchyard, its two reruns, and
+ * bare), and the bench prints how time grows from N to G: a growth factor of 1 is linear, below 1 better.
  * Before anything is measured each contender copies W more dashboards of the same shape
  * (--warm-up W, 2 by default; 0 measures Switchyard's first task since its start, as rows up to
  * 87 of docs/benchmarks.md did): a first call of a kind costs a fresh process more, in Superset
@@ -33,13 +34,16 @@ import { BENCH_ADMIN_PASSWORD, startBenchStack, stopOnInterrupt, waitUntil } fro
  * and without it only the contender measured first paid for it, while the bare calls found the
  * source Superset warmed by Switchyard's two tasks. What the warm-up took is printed apart.
  * The N-dashboard figures are measured in R rounds (--rounds R, 3 by default), each on N
- * dashboards of its own: Switchyard's migration, its rerun, then the bare calls, back to back, so
+ * dashboards of its own: Switchyard's migration, its rerun (the default: each unchanged dashboard's
+ * target verified again), its rerun with `verification: "if_changed"` (the last verification
+ * carried), then the bare calls, back to back, so
  * the two contenders of a round meet the same machine. One run's ratio scattered by ±15% here
  * (rows up to 87); each figure printed is the median of the rounds' (a round's ratio pairs its own
  * migration with its own bare copy), `rounds` lists every round's, and `cpu_s` is the round whose
  * ratio is the median.
  * The final JSON line's `table` holds issue 30's four figures (`--dashboards 10 --growth 1000` for
- * the third), its `goals` whether each is met, `load` the load average at the start and end, and
+ * the third) and issue 50's rerun figures (`rerun_ratio`, `rerun_if_changed_ratio`,
+ * `growth_rerun_ratio`, `growth_rerun_if_changed_ratio`), its `goals` whether each is met, `load` the load average at the start and end, and
  * `cpu_s` the CPU seconds each part of the stack spent on the first migration, its rerun and the
  * bare copy (./cpu.ts: on two cores, a run that keeps both busy is bound by their sum).
  */
@@ -55,24 +59,6 @@ const R = Math.max(1, arg('rounds', 3));
 
 type Superset = Awaited<ReturnType<typeof startSuperset>>;
 type Post = (p: string, body: unknown, method?: string) => Promise<Record<string, any>>;
-/**
- * One migration task's wall time, the verification's part of it as the task reports it, how many
- * dashboards it left unchanged, and the CPU seconds each part of the stack spent meanwhile.
- */
-type Migrated = { seconds: number; verificationSeconds: number; unchanged: number; cpu: Record<string, number> };
-type Growth = { switchyard_s: number; verification_s: number; bare_s: number; factor: number; bare_factor: number };
-/** One round: Switchyard's migration of N dashboards, its rerun, and the bare calls' copy of the same N (its time and CPU seconds). */
-type Round = { first: Migrated; again: Migrated; bare: number; bareCpu: Record<string, number> };
-type Figures = {
-  rounds: Round[];
-  presetCli: number | null;
-  growth: Growth | null;
-  /** The 1-minute load average when the bench started and when it ended (the machine is shared). */
-  load: [number, number];
-  /** What each contender's warm-up copy of W dashboards took (null without one). */
-  warmUp: { switchyard: Migrated; bare: number } | null;
-};
-
 /** Fixtures: R × N + G + W dashboards of two charts each on a SQLite database in a; a target database in b. */
 async function makeFixtures(dir: string, sa: Superset, sb: Superset) {
   const a = await login(sa.baseUrl, sa.username, sa.password);
@@ -136,6 +122,7 @@ async function registerEnvironments(base: string, sa: Superset, sb: Superset, db
 async function runMigration(
   ctx: { base: string; dir: string; headers: Record<string, string>; post: Post; envA: string; envB: string; cpu: CpuGroups },
   dashboardIds: number[],
+  extra: Record<string, unknown> = {},
 ): Promise<Migrated> {
   const { base, dir, headers, post } = ctx;
   const cpuBefore = cpuSnapshot(ctx.cpu);
@@ -144,6 +131,7 @@ async function runMigration(
     source_env_id: ctx.envA,
     target_env_id: ctx.envB,
     dashboard_ids: dashboardIds,
+    ...extra,
   });
   let task: Record<string, any> = {};
   await waitUntil(
@@ -167,9 +155,12 @@ async function runMigration(
   const logs = await (await fetch(`${base}/api/tasks/${task_id}/logs?limit=1000`, { headers })).json();
   fs.writeFileSync(path.join(dir, `task-${task_id}.log.json`), JSON.stringify(logs, null, 1));
   if (task.status !== 'SUCCEEDED') throw new Error(`migration ended ${task.status}: ${JSON.stringify(task.error)}`);
+  const states = (task.result.items ?? []).map((i: Record<string, any>) => i.verification_state?.state);
   return {
     seconds,
     unchanged: Number(task.result.totals?.unchanged ?? 0),
+    verified: states.filter((s: unknown) => s === 'verified').length,
+    carried: states.filter((s: unknown) => s === 'carried').length,
     // The verification's time after the last import, as the task reports it (the rest ran beside the imports).
     verificationSeconds: Number(task.result.timings?.verification_ms ?? 0) / 1000,
     cpu,
@@ -223,34 +214,6 @@ async function presetCliCopy(dir: string, sa: Superset, sd: Superset, ids: numbe
   }
 }
 
-/** A round's four figures (issue 30's table, bar the 1,000-dashboard one) and its times. */
-function roundFigures({ first, again, bare }: Round) {
-  return {
-    bare_s: bare,
-    switchyard_s: first.seconds - first.verificationSeconds,
-    verification_s: first.verificationSeconds,
-    rerun_s: again.seconds,
-    ratio: (first.seconds - first.verificationSeconds) / bare,
-    ratio_with_verification: first.seconds / bare,
-    rerun_ratio: again.seconds / bare,
-  };
-}
-type RoundFigures = ReturnType<typeof roundFigures>;
-
-/** Each figure's median over the rounds (R is odd by default: a round's own value). */
-function medians(rounds: Round[]): RoundFigures & { unchanged: number; middle: Round } {
-  const each = rounds.map(roundFigures);
-  const median = (k: keyof RoundFigures) => {
-    const v = each.map((e) => e[k]).sort((x, y) => x - y);
-    const m = Math.floor(v.length / 2);
-    return v.length % 2 ? v[m]! : (v[m - 1]! + v[m]!) / 2;
-  };
-  const out = Object.fromEntries((Object.keys(each[0]!) as Array<keyof RoundFigures>).map((k) => [k, median(k)])) as RoundFigures;
-  // The CPU seconds of the round whose ratio is the median (the one nearest it, with an even R).
-  const middle = rounds.reduce((best, r) => (Math.abs(roundFigures(r).ratio - out.ratio) < Math.abs(roundFigures(best).ratio - out.ratio) ? r : best));
-  return { ...out, unchanged: Math.min(...rounds.map((r) => r.again.unchanged)), middle };
-}
-
 function report(figures: Figures): void {
   const { presetCli, growth } = figures;
   const m = medians(figures.rounds);
@@ -272,11 +235,14 @@ function report(figures: Figures): void {
     `    of which chart-query verification after the last import ${f(m.verification_s)} s  (without it: ratio ${f(m.ratio)}x)`,
   );
   console.log(
-    `  Switchyard re-run (converges)      ${f(again)} s  (ratio ${f(m.rerun_ratio)}x; at least ${m.unchanged} of ${N} unchanged, not imported)`,
+    `  Switchyard re-run (converges)      ${f(again)} s  (ratio ${f(m.rerun_ratio)}x; at least ${m.unchanged} of ${N} unchanged, not imported; ${m.reverified} with their target verified again)`,
+  );
+  console.log(
+    `  re-run, verification if_changed    ${f(m.rerun_if_changed_s)} s  (ratio ${f(m.rerun_if_changed_ratio)}x; at least ${m.carried} of ${N} carried their last verification)`,
   );
   const each = figures.rounds.map(roundFigures);
   console.log(
-    `  each round's ratios                ${each.map((e) => `${f(e.ratio)} / ${f(e.ratio_with_verification)} / ${f(e.rerun_ratio)}`).join(';  ')}  (without verification / with it / rerun)`,
+    `  each round's ratios                ${each.map((e) => `${f(e.ratio)} / ${f(e.ratio_with_verification)} / ${f(e.rerun_ratio)} / ${f(e.rerun_if_changed_ratio)}`).join(';  ')}  (without verification / with it / rerun / rerun if_changed)`,
   );
   console.log(
     `  preset-cli export-assets + sync    ${presetCli === null ? 'not run' : `${f(presetCli)} s  (ratio ${f(presetCli / bare)}x)`}`,
@@ -284,6 +250,10 @@ function report(figures: Figures): void {
   if (growth)
     console.log(
       `  growth ${N} → ${G} dashboards        Switchyard ${f(growth.switchyard_s)} s (per-dashboard time x${f(growth.factor)}), bare ${f(growth.bare_s)} s (x${f(growth.bare_factor)}); x1.00 is linear`,
+    );
+  if (growth)
+    console.log(
+      `    ${G} dashboards rerun: ${f(growth.rerun_s)} s (ratio ${f(growth.rerun_s / growth.bare_s)}x), if_changed ${f(growth.rerun_if_changed_s)} s (ratio ${f(growth.rerun_if_changed_s / growth.bare_s)}x)`,
     );
   if (growth)
     console.log(
@@ -299,57 +269,44 @@ function report(figures: Figures): void {
   console.log(`  CPU seconds, bare copy:       ${cpuLine(m.middle.bareCpu)}`);
   console.log('  Switchyard adds: a plan per object (lookups and an export of the target for differences), collision checks,');
   console.log('  the intent row, and a verification that runs every chart query in the source and the target, beside the imports.');
-  console.log(JSON.stringify(summary(figures)));
+  console.log(JSON.stringify(summary(figures, { N, G, W, DISTINCT })));
 }
 
-/** The final JSON line. */
-function summary({ rounds, presetCli, growth, load, warmUp }: Figures) {
-  const m = medians(rounds);
-  const r = (n: number) => Math.round(n * 1000) / 1000;
-  const bare = m.bare_s;
-  // Issue 30's table: without verification, with it (source and target checks), 1,000 dashboards with it, the rerun.
-  const table = {
-    ratio: r(m.ratio),
-    ratio_with_verification: r(m.ratio_with_verification),
-    ratio_with_verification_1000: growth && G >= 1000 ? r(growth.switchyard_s / growth.bare_s) : null,
-    rerun_ratio: r(m.rerun_ratio),
-  };
-  const goals = {
-    ratio: table.ratio <= 1.2,
-    ratio_with_verification: table.ratio_with_verification <= 1.5,
-    ratio_with_verification_1000: table.ratio_with_verification_1000 === null ? null : table.ratio_with_verification_1000 <= 1.0,
-    rerun_ratio: table.rerun_ratio <= 0.3,
-  };
+type Ctx = Parameters<typeof runMigration>[0];
+
+/** Each round: Switchyard's migration of its dashboards, their rerun (target verified again), their rerun with if_changed, then the bare calls' copy of them. */
+async function measureRounds(ctx: Ctx, bare: { ca: SupersetClient; cb: SupersetClient }, each: number[][]): Promise<Round[]> {
+  const rounds: Round[] = [];
+  for (const ids of each) {
+    const first = await runMigration(ctx, ids);
+    const again = await runMigration(ctx, ids);
+    const ifChanged = await runMigration(ctx, ids, { verification: 'if_changed' });
+    const copied = await bareCopy(bare.ca, bare.cb, ids, ctx.cpu);
+    rounds.push({ first, again, ifChanged, bare: copied.seconds, bareCpu: copied.cpu });
+  }
+  return rounds;
+}
+
+/** Growth: G dashboards never migrated before, through Switchyard (and its two reruns), then bare (both from scratch). */
+async function measureGrowth(
+  ctx: Ctx,
+  bare: { ca: SupersetClient; cb: SupersetClient },
+  grown: number[],
+  m: ReturnType<typeof medians>,
+): Promise<Growth> {
+  const grownRun = await runMigration(ctx, grown);
+  const grownRerun = await runMigration(ctx, grown);
+  const grownIfChanged = await runMigration(ctx, grown, { verification: 'if_changed' });
+  const grownBare = (await bareCopy(bare.ca, bare.cb, grown, ctx.cpu)).seconds;
+  // Time per dashboard at G over time per dashboard at N: 1 is linear, above 1 worse than linear.
   return {
-    dashboards: N,
-    distinct_charts: DISTINCT,
-    warm_up: W,
-    warm_up_s: warmUp ? { switchyard: r(warmUp.switchyard.seconds), bare: r(warmUp.bare) } : null,
-    rounds: rounds.map((round) => Object.fromEntries(Object.entries(roundFigures(round)).map(([k, v]) => [k, r(v)]))),
-    bare_s: r(bare),
-    switchyard_s: r(m.switchyard_s),
-    verification_s: r(m.verification_s),
-    rerun_s: r(m.rerun_s),
-    preset_cli_s: presetCli === null ? null : r(presetCli),
-    ratio: table.ratio,
-    ratio_with_verification: table.ratio_with_verification,
-    rerun_ratio: table.rerun_ratio,
-    ...(growth
-      ? {
-          growth_to: G,
-          growth_switchyard_s: r(growth.switchyard_s - growth.verification_s),
-          growth_verification_s: r(growth.verification_s),
-          growth_bare_s: r(growth.bare_s),
-          growth_ratio: r((growth.switchyard_s - growth.verification_s) / growth.bare_s),
-          growth_ratio_with_verification: r(growth.switchyard_s / growth.bare_s),
-          growth_factor: r(growth.factor),
-          growth_bare_factor: r(growth.bare_factor),
-        }
-      : {}),
-    table,
-    goals,
-    load: load.map((l) => Math.round(l * 100) / 100),
-    cpu_s: { first: m.middle.first.cpu, rerun: m.middle.again.cpu, bare: m.middle.bareCpu, ...(warmUp ? { warm_up: warmUp.switchyard.cpu } : {}) },
+    switchyard_s: grownRun.seconds,
+    verification_s: grownRun.verificationSeconds,
+    bare_s: grownBare,
+    factor: grownRun.seconds / G / ((m.switchyard_s + m.verification_s) / N),
+    bare_factor: grownBare / G / (m.bare_s / N),
+    rerun_s: grownRerun.seconds,
+    rerun_if_changed_s: grownIfChanged.seconds,
   };
 }
 
@@ -386,29 +343,8 @@ async function main() {
     // Each contender's first copy, into its own target, before any is measured (W above).
     const warmUp =
       W > 0 ? { switchyard: await runMigration(ctx, fixtures.warmUp), bare: (await bareCopy(ca, cb, fixtures.warmUp, cpu)).seconds } : null;
-    // Each round: Switchyard's migration of its dashboards and their rerun, then the bare calls' copy of them.
-    const rounds: Round[] = [];
-    for (const ids of fixtures.rounds) {
-      const first = await runMigration(ctx, ids);
-      const again = await runMigration(ctx, ids);
-      const { seconds: bare, cpu: bareCpu } = await bareCopy(ca, cb, ids, cpu);
-      rounds.push({ first, again, bare, bareCpu });
-    }
-    const m = medians(rounds);
-    // Growth: G dashboards never migrated before, through Switchyard, then bare (both from scratch).
-    let growth: Growth | null = null;
-    if (G > 0) {
-      const grownRun = await runMigration(ctx, grown);
-      const grownBare = (await bareCopy(ca, cb, grown, cpu)).seconds;
-      // Time per dashboard at G over time per dashboard at N: 1 is linear, above 1 worse than linear.
-      growth = {
-        switchyard_s: grownRun.seconds,
-        verification_s: grownRun.verificationSeconds,
-        bare_s: grownBare,
-        factor: grownRun.seconds / G / ((m.switchyard_s + m.verification_s) / N),
-        bare_factor: grownBare / G / (m.bare_s / N),
-      };
-    }
+    const rounds = await measureRounds(ctx, { ca, cb }, fixtures.rounds);
+    const growth = G > 0 ? await measureGrowth(ctx, { ca, cb }, grown, medians(rounds)) : null;
     ca.close();
     cb.close();
     const presetCli = await presetCliCopy(dir, sa, sd, fixtures.rounds[0]!);

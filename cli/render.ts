@@ -30,6 +30,8 @@ export interface ItemLike {
   error?: string | null;
   objects?: ObjectLike[];
   next_actions?: Action[];
+  /** A migration's: whether the task verified it, or carried an earlier task's verification (contracts/migration.ts VerificationState). */
+  verification_state?: { state: string; at?: string | null; from_task_id?: string | null; checked?: string; reason?: string };
 }
 export interface TaskLike {
   id: string;
@@ -50,6 +52,16 @@ function counts(item: ItemLike): Record<(typeof ACTIONS)[number], number> | null
   const c = { create: 0, update: 0, unchanged: 0 };
   for (const o of item.objects) if (o.action && o.action in c) c[o.action as keyof typeof c]++;
   return c;
+}
+
+/** An item's verification state in a few words: verified (when; an unchanged one's target checked again), carried (from which task, when), not verified. */
+export function verificationCell(i: ItemLike): string {
+  const s = i.verification_state;
+  if (!s) return '';
+  const at = s.at ? s.at.replace('T', ' ').slice(0, 19) : 'time not recorded';
+  if (s.state === 'verified') return `verified ${at}${s.checked === 'unchanged_target' ? ' (target checked again)' : ''}`;
+  if (s.state === 'carried') return `carried from task ${s.from_task_id ?? '?'} (${at})`;
+  return 'not verified';
 }
 
 const shorten = (v: unknown) => {
@@ -81,7 +93,8 @@ export function renderTask(t: TaskLike, opts: { diff?: boolean } = {}): string {
   out.push(t.headline ?? t.summary ?? `${t.items.length} item(s), ${failed} failed`);
   if (t.items.length) {
     const withCounts = t.items.some((i) => counts(i));
-    const head = ['', 'ID', 'TITLE', 'STATUS', ...(withCounts ? ['CREATE', 'UPDATE', 'UNCHANGED'] : []), 'ERROR'];
+    const withStates = t.items.some((i) => i.verification_state);
+    const head = ['', 'ID', 'TITLE', 'STATUS', ...(withCounts ? ['CREATE', 'UPDATE', 'UNCHANGED'] : []), ...(withStates ? ['VERIFICATION'] : []), 'ERROR'];
     const table = new Table({ head, style: { head: [], border: [] }, wordWrap: true, colWidths: head.map((h) => (h === 'ERROR' ? 50 : h === 'TITLE' ? 32 : null)) as number[] });
     for (const i of t.items) {
       const c = counts(i);
@@ -91,6 +104,7 @@ export function renderTask(t: TaskLike, opts: { diff?: boolean } = {}): string {
         i.title ?? '',
         i.status ?? '',
         ...(withCounts ? (c ? [c.create, c.update, c.unchanged].map(String) : ['', '', '']) : []),
+        ...(withStates ? [verificationCell(i)] : []),
         i.error ?? '',
       ]);
     }

@@ -365,7 +365,7 @@ export function buildReport(task: TaskRecord, logs: LogLine[], temporalUiUrl?: s
     })),
     result: Object.keys(resultRest).length ? resultRest : null,
     error: task.error,
-    diagnostics: diagnostics(task, lines),
+    diagnostics: [...diagnostics(task, lines), ...verificationStateLines(lines)],
     next_actions: nextActions(task, lines),
     log_excerpt: logs.map((l) => ({
       ts: toUtcIso(l.ts),
@@ -381,6 +381,24 @@ export function buildReport(task: TaskRecord, logs: LogLine[], temporalUiUrl?: s
       ...(temporalUiUrl ? { temporal_ui: temporalUiUrl } : {}),
     },
   };
+}
+
+/**
+ * A migration's dashboards this task did not verify itself: an `info` line each for one that
+ * carried an earlier task's verification (`verification: "if_changed"`: whose, when, why), a
+ * `warning` for one not verified after an import (the item's `verification_state` says why).
+ */
+function verificationStateLines(lines: ItemLine[]): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  for (const l of lines) {
+    const s = isObj(l.detail.verification_state) ? l.detail.verification_state : undefined;
+    const where = { item_id: l.id, kind: l.kind, title: l.title, step: 'verification' };
+    if (s?.state === 'carried')
+      out.push({ severity: 'info', where, message: `verification carried from task ${str(s.from_task_id) ?? '?'}${str(s.at) ? ` (verified at ${str(s.at)})` : ''}: ${str(s.reason) ?? 'not checked again'}` });
+    else if (s?.state === 'not_verified' && (l.status === 'imported' || l.status === 'unchanged'))
+      out.push({ severity: 'warning', where, message: `not verified: ${str(s.reason) ?? 'its verification did not finish'}` });
+  }
+  return out;
 }
 
 /** Fields dropped or defaulted, counted over aggregated entries (and over entries from before aggregation, one each). */

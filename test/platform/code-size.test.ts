@@ -52,7 +52,6 @@ const DEBT: Record<string, number> = {
   'api/tasks/routes.ts#handler': 62,
   'bench/git-status.bench.ts#makeRepo': 63,
   'bench/history.bench.ts#main': 80,
-  'bench/migration.bench.ts#main': 65,
   'cli/commands/dashboards.ts#dashboardCommands': 64,
   'cli/commands/git.ts#gitCommands': 69,
   'cli/commands/release.ts#releaseCommands': 66,

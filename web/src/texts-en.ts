@@ -106,6 +106,12 @@ export const en = {
   ran: 'ran',
   migrationTime: 'migration',
   verificationTime: 'verification',
+  stateVerified: 'verified',
+  stateCarried: 'carried',
+  stateNotVerified: 'not verified',
+  verifiedAt: (at: string, unchanged: boolean) =>
+    unchanged ? `this task checked its target again at ${at} (unchanged, not imported)` : `this task verified what it imported at ${at}`,
+  carriedFrom: (task: string, at: string) => `from task ${task}, verified at ${at}`,
   forAllFailed: 'For all failed items',
   openStartedTask: 'Open the task it started',
   itemFilter: 'Show items',

@@ -109,6 +109,12 @@ export const ru: Dict = {
   ran: 'выполнение',
   migrationTime: 'перенос',
   verificationTime: 'проверка',
+  stateVerified: 'проверен',
+  stateCarried: 'перенесена',
+  stateNotVerified: 'не проверен',
+  verifiedAt: (at: string, unchanged: boolean) =>
+    unchanged ? `эта задача заново проверила целевую среду в ${at} (без изменений, не импортирован)` : `эта задача проверила импортированное в ${at}`,
+  carriedFrom: (task: string, at: string) => `из задачи ${task}, проверка от ${at}`,
   forAllFailed: 'Для всех неудачных',
   openStartedTask: 'Открыть запущенную задачу',
   itemFilter: 'Показать',

@@ -2,8 +2,10 @@
 import type { Language, ParseResult } from '../../../lib/assistant/intent.ts';
 import { OPERATION_TEXTS } from '../../../lib/assistant/operation-texts.ts';
 import { taskRefOf } from '../../../lib/assistant/task-ref.ts';
+import { verificationSummaryText } from '../../../lib/assistant/verification-texts.ts';
 import { ambiguousText, notFoundText, TEXTS } from '../../../lib/assistant/texts.ts';
 import { NotFoundError } from '../../../lib/errors.ts';
+import { isItemsResult } from '../../../contracts/outcomes.ts';
 import type { Principal } from '../../auth/principal.ts';
 import type { AppContext } from '../../context.ts';
 import { hidesQueryRows } from '../../tasks/query-rows.ts';
@@ -63,9 +65,12 @@ async function status({ app, principal }: OperationContext, { language: lang, in
     task.progress && typeof task.progress === 'object' && 'message' in task.progress
       ? String((task.progress as { message?: unknown }).message)
       : undefined;
+  // A migration's dashboards: what it verified, what it carried (./verification-texts.ts).
+  const items = task.type === 'migration' && isItemsResult(task.result) ? task.result.items : [];
+  const verification = verificationSummaryText(lang, items);
   return {
     kind: 'read',
-    text: OPERATION_TEXTS.taskStatus[lang](task.id, task.summary, task.status, progress),
+    text: [OPERATION_TEXTS.taskStatus[lang](task.id, task.summary, task.status, progress), ...(verification ? [verification] : [])].join('\n'),
     data: { task: view },
     outcome: { task_id: task.id, status: task.status },
   };

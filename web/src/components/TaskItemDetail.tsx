@@ -9,10 +9,11 @@ import { DriftDetail } from './DriftDetail.tsx';
 import { EmbeddedUuids } from './EmbeddedUuids.tsx';
 import { NextActions } from './NextActions.tsx';
 import { ObjectDiff } from './ObjectDiff.tsx';
+import { VerificationState } from './VerificationState.tsx';
 
 /**
- * One item opened: a migrated dashboard's objects and differences with each chart's verdict and its
- * companions, a drift report's dashboard with what differs (./DriftDetail.tsx), another kind's
+ * One item opened: a migrated dashboard's objects and differences, its verification state (verified
+ * by this task, or carried from an earlier one) with each chart's verdict, and its companions, a drift report's dashboard with what differs (./DriftDetail.tsx), another kind's
  * fields; Superset's own answer when it refused, the browser check's screenshots and the item's
  * next actions. Rendered only when a person opens the item.
  */
@@ -24,6 +25,7 @@ export function TaskItemDetail({ taskId, type, item }: { taskId: string; type: s
       {migration ? (
         <>
           <ObjectDiff outcome={item as DashboardOutcome} />
+          <VerificationState item={item as DashboardOutcome} />
           <ChartVerdicts verification={(item as DashboardOutcome).verification} />
           <EmbeddedUuids companions={(item as DashboardOutcome).companions} />
           <CompanionsTable companions={(item as DashboardOutcome).companions} />

@@ -162,14 +162,7 @@ function ApiKeys() {
   return (
     <Stack>
       <ProblemAlert error={keys.error ?? create.error ?? revoke.error} />
-      {raw && (
-        <Alert color="yellow" title={t.keyShownOnce}>
-          <Group>
-            <Code data-testid="raw-key">{raw}</Code>
-            <CopyButton value={raw}>{({ copied, copy }) => <Button size="compact-xs" onClick={copy}>{copied ? '✓' : t.copy}</Button>}</CopyButton>
-          </Group>
-        </Alert>
-      )}
+      {raw && <RawKeyAlert raw={raw} />}
       <Table striped>
         <Table.Tbody>
           {keys.data?.items.map((k) => (
@@ -194,6 +187,19 @@ function ApiKeys() {
         </Button>
       </Group>
     </Stack>
+  );
+}
+
+/** A new key's secret, shown once right after it is made. */
+function RawKeyAlert({ raw }: { raw: string }) {
+  const { t } = useI18n();
+  return (
+    <Alert color="yellow" title={t.keyShownOnce}>
+      <Group>
+        <Code data-testid="raw-key">{raw}</Code>
+        <CopyButton value={raw}>{({ copied, copy }) => <Button size="compact-xs" onClick={copy}>{copied ? '✓' : t.copy}</Button>}</CopyButton>
+      </Group>
+    </Alert>
   );
 }
 

@@ -25,7 +25,7 @@ export function DatasetReviewPage() {
       setParams({ session: s.id });
     },
   });
-  const items = (sessions.data as unknown as { items?: Array<{ id: string; state: string; link: string; dataset?: { table_name?: string } | null }> } | undefined)?.items ?? [];
+  const items = (sessions.data as unknown as { items?: SessionListItem[] } | undefined)?.items ?? [];
   return (
     <Stack>
       <Title order={2}>{t.datasetReview}</Title>
@@ -39,25 +39,34 @@ export function DatasetReviewPage() {
         </Group>
       )}
       <ProblemAlert error={sessions.error ?? start.error} />
-      <Table striped>
-        <Table.Tbody>
-          {items.map((s) => (
-            <Table.Tr key={s.id} bg={s.id === selected ? 'blue.0' : undefined}>
-              <Table.Td>
-                <Anchor component={Link} to={`/dataset-review?session=${s.id}`}>
-                  {s.dataset?.table_name ?? s.id}
-                </Anchor>
-              </Table.Td>
-              <Table.Td>
-                <Badge>{s.state}</Badge>
-              </Table.Td>
-              <Table.Td>{s.link}</Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
+      <SessionList items={items} selected={selected} />
       {selected && <Session id={selected} />}
     </Stack>
+  );
+}
+
+type SessionListItem = { id: string; state: string; link: string; dataset?: { table_name?: string } | null };
+
+/** The caller's review sessions, the selected one highlighted. */
+function SessionList({ items, selected }: { items: SessionListItem[]; selected: string | null }) {
+  return (
+    <Table striped>
+      <Table.Tbody>
+        {items.map((s) => (
+          <Table.Tr key={s.id} bg={s.id === selected ? 'blue.0' : undefined}>
+            <Table.Td>
+              <Anchor component={Link} to={`/dataset-review?session=${s.id}`}>
+                {s.dataset?.table_name ?? s.id}
+              </Anchor>
+            </Table.Td>
+            <Table.Td>
+              <Badge>{s.state}</Badge>
+            </Table.Td>
+            <Table.Td>{s.link}</Table.Td>
+          </Table.Tr>
+        ))}
+      </Table.Tbody>
+    </Table>
   );
 }
 

@@ -96,25 +96,13 @@ function EnvRow({ env, onEdit }: { env: Env; onEdit(): void }) {
 
 function EnvForm({ env, onDone }: { env?: Env; onDone(): void }) {
   const { t } = useI18n();
-  const qc = useQueryClient();
   const [name, setName] = useState(env?.name ?? '');
   const [baseUrl, setBaseUrl] = useState(env?.base_url ?? '');
   const [username, setUsername] = useState(env?.username ?? '');
   const [password, setPassword] = useState('');
   const [timeout, setTimeoutSeconds] = useState<number>(env?.timeout_seconds ?? 30);
   const [isProtected, setProtected] = useState(env?.protected ?? false);
-  const save = useMutation({
-    mutationFn: () => {
-      const common = { name, base_url: baseUrl, username, timeout_seconds: timeout, protected: isProtected };
-      return env
-        ? must(api.PUT('/api/environments/{env_id}', { params: { path: { env_id: env.id } }, body: { ...common, ...(password ? { password } : {}) } }))
-        : must(api.POST('/api/environments', { body: { ...common, password } }));
-    },
-    onSuccess: async () => {
-      await qc.invalidateQueries({ queryKey: ['environments'] });
-      onDone();
-    },
-  });
+  const save = useSaveEnvironment(env, { name, base_url: baseUrl, username, timeout_seconds: timeout, protected: isProtected }, password, onDone);
   return (
     <form
       onSubmit={(e) => {
@@ -139,6 +127,26 @@ function EnvForm({ env, onDone }: { env?: Env; onDone(): void }) {
       </Stack>
     </form>
   );
+}
+
+/** Creates the environment, or updates it: the password is sent only when a new one was typed (the stored one is write-only). */
+function useSaveEnvironment(
+  env: Env | undefined,
+  common: { name: string; base_url: string; username: string; timeout_seconds: number; protected: boolean },
+  password: string,
+  onDone: () => void,
+) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: () =>
+      env
+        ? must(api.PUT('/api/environments/{env_id}', { params: { path: { env_id: env.id } }, body: { ...common, ...(password ? { password } : {}) } }))
+        : must(api.POST('/api/environments', { body: { ...common, password } })),
+    onSuccess: async () => {
+      await qc.invalidateQueries({ queryKey: ['environments'] });
+      onDone();
+    },
+  });
 }
 
 /** Database mappings between two environments: the suggestion with its confidence, the saved one, and a choice. */

@@ -17,15 +17,7 @@ export function LoginPage({ next }: { next: string }) {
     setBusy(true);
     setError(undefined);
     try {
-      // The password grant is a form post (OAuth 2.0 style), sent as such.
-      const res = await fetch('/api/auth/login', {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ username, password }),
-      });
-      const body = await res.json();
-      if (!res.ok) throw new Error(body.detail ?? body.title);
-      session.set(body.access_token);
+      session.set(await passwordGrant(username, password));
       window.history.replaceState(null, '', next === '/login' ? '/' : next);
     } catch (err) {
       setError((err as Error).message);
@@ -50,14 +42,7 @@ export function LoginPage({ next }: { next: string }) {
             <Button type="submit" loading={busy}>
               {t.signIn}
             </Button>
-            {oidc && (
-              <>
-                <Divider />
-                <Button component="a" href="/api/auth/oidc/login" variant="outline">
-                  {t.sso}
-                </Button>
-              </>
-            )}
+            {oidc && <SsoButton />}
           </Stack>
         </form>
       </Paper>
@@ -93,5 +78,30 @@ export function OidcCallback() {
         t.loading
       )}
     </Center>
+  );
+}
+
+/** The password grant is a form post (OAuth 2.0 style), sent as such; answers the access token or throws the problem's detail. */
+async function passwordGrant(username: string, password: string): Promise<string> {
+  const res = await fetch('/api/auth/login', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ username, password }),
+  });
+  const body = await res.json();
+  if (!res.ok) throw new Error(body.detail ?? body.title);
+  return body.access_token;
+}
+
+/** Single sign-on, offered when the server says it is configured. */
+function SsoButton() {
+  const { t } = useI18n();
+  return (
+    <>
+      <Divider />
+      <Button component="a" href="/api/auth/oidc/login" variant="outline">
+        {t.sso}
+      </Button>
+    </>
   );
 }
