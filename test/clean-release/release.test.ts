@@ -42,7 +42,6 @@ let pgDashUuid: string;
 let author: string; // a release manager who registers
 let manager: string; // another release manager
 let viewer: string;
-let candidateId: string;
 let pgDbName: string;
 let pgTargetDbId: number;
 
@@ -128,22 +127,75 @@ beforeAll(async () => {
 }, 400_000);
 afterAll(async () => h?.close());
 
+// The candidate's story, each step made once by whichever test needs it first (and the steps before it by it):
+// `vitest run -t '<one test>'` makes the story up to that test itself; each test asserts what its step answered.
+const once = <T>(make: () => Promise<T>) => {
+  let made: Promise<T> | undefined;
+  return () => (made ??= make());
+};
+
+const registered = once(async () => {
+  const r = await as(author)('POST', `${V2}/candidates`, {
+    json: {
+      name: `${P} release`,
+      target_env_id: envB,
+      sources: [
+        { kind: 'git', dashboard_uuid: gitUuid, commit },
+        { kind: 'backup', backup_id: backupId },
+      ],
+      db_mappings: [{ database_name: pgDbName, target_database_id: pgTargetDbId }],
+    },
+  });
+  expect(r.status, r.text).toBe(201);
+  const id: string = r.body.id;
+  const imp = await as(author)('POST', `${V2}/candidates/${id}/artifacts`, { json: {} });
+  const man = await as(author)('POST', `${V2}/candidates/${id}/manifest`);
+  return { id, r, imp, man };
+});
+
+/** Prepared once blocked by the database host, then trusting it (the registry keeps it for the rest of the file). */
+const prepared = once(async () => {
+  const { id } = await registered();
+  const blocked = await as(author)('POST', `${V2}/candidates/${id}/prepare`);
+  const checksWhileBlocked = await as(author)('POST', `${V2}/candidates/${id}/checks`);
+  const reg = await as(h.adminToken)('GET', `${V2}/registry`);
+  const trusted = await as(h.adminToken)('PUT', `${V2}/registry`, { json: { hosts: [...reg.body.hosts, 'localhost'] } });
+  const ok = await as(author)('POST', `${V2}/candidates/${id}/prepare`);
+  return { id, blocked, checksWhileBlocked, trusted, ok };
+});
+
+const checked = once(async () => {
+  const { id, ok } = await prepared();
+  expect(ok.body.status, ok.text).toBe('prepared');
+  const s = await as(author)('POST', `${V2}/candidates/${id}/checks`);
+  expect(s.status, s.text).toBe(202);
+  return { id, s, task: await waitTask(h, s.body.task_id) };
+});
+
+const approved = once(async () => {
+  const { id, task } = await checked();
+  expect(task.status, JSON.stringify(task.result ?? task.error)).toBe('SUCCEEDED');
+  const self = await as(author)('POST', `${V2}/candidates/${id}/approve`, { json: {} });
+  const byViewer = await as(viewer)('POST', `${V2}/candidates/${id}/approve`, { json: {} });
+  const early = await as(manager)('POST', `${V2}/candidates/${id}/publish`, { json: {} });
+  const ok = await as(manager)('POST', `${V2}/candidates/${id}/approve`, { json: { comment: 'ship it' } });
+  const twice = await as(manager)('POST', `${V2}/candidates/${id}/approve`, { json: {} });
+  return { id, self, byViewer, early, ok, twice };
+});
+
+const published = once(async () => {
+  const { id, ok } = await approved();
+  expect(ok.status, ok.text).toBe(200);
+  const before = await dashboardTitle(b, gitUuid);
+  const pub = await as(manager)('POST', `${V2}/candidates/${id}/publish`, { json: {} });
+  expect(pub.status, pub.text).toBe(200);
+  return { id, before, pub, task: await waitTask(h, pub.body.task_id) };
+});
+
 describe.skipIf(!on)('a clean release', () => {
   it('registers a draft, imports artifacts with digests and hosts, builds a digested manifest', async () => {
-    const r = await as(author)('POST', `${V2}/candidates`, {
-      json: {
-        name: `${P} release`,
-        target_env_id: envB,
-        sources: [
-          { kind: 'git', dashboard_uuid: gitUuid, commit },
-          { kind: 'backup', backup_id: backupId },
-        ],
-        db_mappings: [{ database_name: pgDbName, target_database_id: pgTargetDbId }],
-      },
-    });
-    expect(r.status, r.text).toBe(201);
+    const { id: candidateId, r, imp, man } = await registered();
     expect(r.body).toMatchObject({ state: 'draft', workflow_id: `release-${r.body.id}` });
-    candidateId = r.body.id;
     expect(
       (
         await as(viewer)('POST', `${V2}/candidates`, {
@@ -152,7 +204,6 @@ describe.skipIf(!on)('a clean release', () => {
       ).status,
     ).toBe(403);
 
-    const imp = await as(author)('POST', `${V2}/candidates/${candidateId}/artifacts`, { json: {} });
     expect(imp.status, imp.text).toBe(200);
     expect(imp.body.artifacts).toHaveLength(2);
     const pg = imp.body.artifacts.find((x: any) => x.dashboard_uuid === pgDashUuid);
@@ -161,14 +212,14 @@ describe.skipIf(!on)('a clean release', () => {
     expect(git.hosts).toContainEqual(expect.objectContaining({ role: 'source', host: new URL(gitea()!.baseUrl).hostname }));
     expect(git.sha256).toMatch(/^[0-9a-f]{64}$/);
 
-    const man = await as(author)('POST', `${V2}/candidates/${candidateId}/manifest`);
     expect(man.status, man.text).toBe(201);
     expect(man.body.digest).toMatch(/^[0-9a-f]{64}$/);
     expect(man.body.body.artifacts.map((x: any) => x.sha256).sort()).toEqual(imp.body.artifacts.map((x: any) => x.sha256).sort());
+    expect(candidateId).toBe(r.body.id);
   });
 
   it('is blocked by a database host outside the registry, one violation naming where it appears; trusting it unblocks', async () => {
-    const p = await as(author)('POST', `${V2}/candidates/${candidateId}/prepare`);
+    const { blocked: p, checksWhileBlocked, trusted, ok } = await prepared();
     expect(p.status, p.text).toBe(200);
     expect(p.body.status).toBe('blocked');
     const blocking = p.body.violations.filter((v: any) => v.blocking);
@@ -176,19 +227,15 @@ describe.skipIf(!on)('a clean release', () => {
     expect(blocking[0]).toMatchObject({ rule: 'trusted_database_hosts', host: 'localhost' });
     expect(blocking[0].where).toContain('databases/');
     expect(blocking[0].artifact).toContain(pgDashUuid);
-    expect((await as(author)('POST', `${V2}/candidates/${candidateId}/checks`)).status).toBe(409); // blocked: no checks
+    expect(checksWhileBlocked.status).toBe(409); // blocked: no checks
 
-    const reg = await as(h.adminToken)('GET', `${V2}/registry`);
-    expect((await as(h.adminToken)('PUT', `${V2}/registry`, { json: { hosts: [...reg.body.hosts, 'localhost'] } })).status).toBe(200);
-    const ok = await as(author)('POST', `${V2}/candidates/${candidateId}/prepare`);
+    expect(trusted.status).toBe(200);
     expect(ok.body).toMatchObject({ status: 'prepared', violations: [] });
     expect(ok.body.manifest_id).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it('checks run as a workflow; the check and the report show the same persisted run', async () => {
-    const s = await as(author)('POST', `${V2}/candidates/${candidateId}/checks`);
-    expect(s.status, s.text).toBe(202);
-    const task = await waitTask(h, s.body.task_id);
+    const { id: candidateId, s, task } = await checked();
     expect(task.status, JSON.stringify(task.result ?? task.error)).toBe('SUCCEEDED');
     expect(task.type).toBe('release_check');
     const c = await as(viewer)('GET', `${V2}/checks/${s.body.check_id}`);
@@ -202,15 +249,13 @@ describe.skipIf(!on)('a clean release', () => {
   });
 
   it('its author cannot approve it, a viewer cannot, another release manager can (once)', async () => {
-    const self = await as(author)('POST', `${V2}/candidates/${candidateId}/approve`, { json: {} });
+    const { id: candidateId, self, byViewer, early, ok, twice } = await approved();
     expect(self.status, self.text).toBe(403);
     expect(self.body.code).toBe('self_approval');
-    expect((await as(viewer)('POST', `${V2}/candidates/${candidateId}/approve`, { json: {} })).status).toBe(403);
-    const early = await as(manager)('POST', `${V2}/candidates/${candidateId}/publish`, { json: {} });
+    expect(byViewer.status).toBe(403);
     expect(early.status, early.text).toBe(409);
     expect(early.body).toMatchObject({ code: 'invalid_state', state: 'checked' });
 
-    const ok = await as(manager)('POST', `${V2}/candidates/${candidateId}/approve`, { json: { comment: 'ship it' } });
     expect(ok.status, ok.text).toBe(200);
     expect(ok.body).toMatchObject({
       candidate_id: candidateId,
@@ -219,18 +264,14 @@ describe.skipIf(!on)('a clean release', () => {
       by: `${P}-rm2`,
       comment: 'ship it',
     });
-    const twice = await as(manager)('POST', `${V2}/candidates/${candidateId}/approve`, { json: {} });
     expect(twice.status).toBe(409);
     expect(twice.body.detail).toContain('approved');
   });
 
   it('publish backs up what it replaces, imports the manifest into b, and b holds the manifest digests', async () => {
-    const before = await dashboardTitle(b, gitUuid);
+    const { id: candidateId, before, pub, task } = await published();
     expect(before).toBe(`${P} sales 1`);
-    const pub = await as(manager)('POST', `${V2}/candidates/${candidateId}/publish`, { json: {} });
-    expect(pub.status, pub.text).toBe(200);
     expect(pub.body.state).toBe('publishing');
-    const task = await waitTask(h, pub.body.task_id);
     expect(task.status, JSON.stringify(task.result ?? task.error)).toBe('SUCCEEDED');
     expect(task.result.items).toHaveLength(2);
     for (const item of task.result.items)
@@ -253,6 +294,8 @@ describe.skipIf(!on)('a clean release', () => {
   });
 
   it('revoke restores what was there before and removes what the publish created', async () => {
+    const { id: candidateId, task: publish } = await published();
+    expect(publish.status, JSON.stringify(publish.result ?? publish.error)).toBe('SUCCEEDED');
     const rv = await as(manager)('POST', `${V2}/candidates/${candidateId}/revoke`, { json: { comment: 'roll back' } });
     expect(rv.status, rv.text).toBe(200);
     const task = await waitTask(h, rv.body.task_id);
@@ -270,6 +313,8 @@ describe.skipIf(!on)('a clean release', () => {
   });
 
   it('a digest changed after prepare fails the check; legacy paths answer like v2 with Deprecation', async () => {
+    // The database host trusted as the story's prepare step leaves the registry (made here if this test runs alone).
+    expect((await prepared()).trusted.status).toBe(200);
     const r = await as(author)('POST', `${V2}/candidates`, {
       json: { name: `${P} tampered`, target_env_id: envB, sources: [{ kind: 'backup', backup_id: backupId }] },
     });

@@ -50,8 +50,11 @@ export function seedForMigration(pair: FakePair, prefix: string, n: number) {
   };
 }
 
+/** What starting and following a migration needs of a pair, fake (here) or real (real-pair.ts). */
+export type MigrationPair = Pick<FakePair, 'h' | 'admin' | 'sourceEnv' | 'targetEnv'>;
+
 /** Starts a migration of these source dashboards through the API (the admin): its task id. */
-export async function startOnPair(pair: FakePair, ids: number[], mapping: unknown): Promise<string> {
+export async function startOnPair(pair: MigrationPair, ids: number[], mapping: unknown): Promise<string> {
   const r = await pair.admin('POST', '/api/dashboards/migrate', {
     json: { source_env_id: pair.sourceEnv, target_env_id: pair.targetEnv, dashboard_ids: ids, db_mappings: mapping },
   });
@@ -60,7 +63,7 @@ export async function startOnPair(pair: FakePair, ids: number[], mapping: unknow
 }
 
 /** Migrates these source dashboards through the API (the admin) and answers the task once it has ended. */
-export async function migrateOnPair(pair: FakePair, ids: number[], mapping: unknown) {
+export async function migrateOnPair(pair: MigrationPair, ids: number[], mapping: unknown) {
   return pair.h.waitForTask(await startOnPair(pair, ids, mapping), undefined, 180_000);
 }
 
@@ -70,7 +73,7 @@ export async function migrateOnPair(pair: FakePair, ids: number[], mapping: unkn
  * that never writes the line never ends, and the test's own timeout fails it. Answers the ended task.
  */
 export async function migrateHeldUntilLogged(
-  pair: FakePair,
+  pair: MigrationPair,
   seeded: { ids: number[]; mapping: unknown },
   text: string,
   hold: (release: Promise<unknown>) => void,
@@ -92,7 +95,7 @@ export async function migrateHeldUntilLogged(
  * Settles once the task's log holds a line containing `text` (asked every 50 ms: the interval of a
  * poll, never a bound), or `stop` settles (the caller's wait has ended).
  */
-export async function logLineSeen(pair: FakePair, taskId: Promise<string>, text: string, stop: Promise<unknown>): Promise<void> {
+export async function logLineSeen(pair: MigrationPair, taskId: Promise<string>, text: string, stop: Promise<unknown>): Promise<void> {
   let stopped = false;
   // expected: a stop that fails stops the wait as well (the caller meets its failure by awaiting `stop`).
   stop.then(
