@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, resolveLogFormat } from '../../lib/logger.ts';
 import { runInScope } from '../../lib/telemetry/scope.ts';
-import { seedForMigration, startFakePair, type FakePair } from '../dashboard-migration/fake-pair.ts';
+import { realPairAvailable, seedForMigration, startRealPair, type RealPair } from '../dashboard-migration/real-pair.ts';
 import { capturedLogs } from '../support/harness.ts';
 import { available } from '../support/ci.ts';
 
@@ -56,22 +56,22 @@ describe('log format', () => {
   });
 });
 
-describe('task ids in the logs', () => {
-  let pair: FakePair;
+describe.runIf(realPairAvailable())('task ids in the logs of a migration a (6.1.0) → b (6.1.0)', () => {
+  let pair: RealPair;
   let taskId: string;
   const mark = capturedLogs.length;
   const parsed = () => capturedLogs.slice(mark).map((l) => JSON.parse(l) as Record<string, any>);
 
   beforeAll(async () => {
-    pair = await startFakePair();
-    const { ids, mapping } = seedForMigration(pair, 'Logged', 2);
+    pair = await startRealPair();
+    const { ids, mapping } = await seedForMigration(pair, 'Logged', 2);
     const r = await pair.admin('POST', '/api/dashboards/migrate', {
       json: { source_env_id: pair.sourceEnv, target_env_id: pair.targetEnv, dashboard_ids: ids, db_mappings: mapping },
     });
     expect(r.status, r.text).toBe(202);
     taskId = r.body.task_id;
-    expect((await pair.h.waitForTask(taskId, undefined, 120_000)).status).toBe('SUCCEEDED');
-  }, 180_000);
+    expect((await pair.h.waitForTask(taskId, undefined, 300_000)).status).toBe('SUCCEEDED');
+  }, 420_000);
   afterAll(() => pair?.close());
 
   it("marks the API's lines of the request that started the task with its id", () => {
