@@ -1,6 +1,8 @@
 // The assistant over HTTP against the fake Superset, a real worker, PostgreSQL and Temporal:
 // every answer state, confirmations (owner, another user, twice, cancel, expiry), denied per
 // role, audit and conversations.
+// Why the fake Superset: no fault. Moving it onto the real a (as assistant-replicas and
+// assistant-confirmation-timer moved) is what is left of issue 48 item 4 for the assistant.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, waitFor, type Harness } from '../support/harness.ts';
 import { createEnvironment, createUserWithRoles } from '../support/environments.ts';

@@ -8,6 +8,9 @@ import { recordImports, seedForMigration, startFakePair, type FakePair } from '.
  * a chain of runs under one task id, between two fake Supersets: every dashboard is in the result
  * exactly once and imported once, the runs carry no outcomes, and a cancel in a later run keeps
  * what was done and leaves the rest untouched.
+ * Why the fake Superset: no fault; it records each import's dashboards and slows imports so the
+ * cancel lands in a later run. Both work at the recording proxy on the real a → b (real-pair.ts):
+ * moving it is left (issue 48 item 4).
  */
 let pair: FakePair;
 

@@ -15,6 +15,11 @@ import { available } from '../support/ci.ts';
  * The production topology, run: the real Temporal server (not the CLI's dev server) on the run's
  * PostgreSQL, its schema set up by its own SQL tool; workers as OS processes apart from the API.
  * TOPOLOGY_DASHBOARDS sets the shared migration's size (default 1,000).
+ *
+ * Why the fake Superset (no fault): scale. 1,000 dashboards a run would be created in and imported
+ * into shared real instances (each with a SQLite metadata file) and outlast the CI budget; what this
+ * file proves is the Temporal and process topology, not Superset's answers. The call counts and
+ * ordering of a migration are proven on the real a → b (migration-calls, verify-beside-imports).
  */
 const N = Number(process.env.TOPOLOGY_DASHBOARDS ?? 1000);
 
