@@ -11,6 +11,11 @@ import { uniquePrefix } from '../support/environments.ts';
 // started by global setup) and a real Superset 6.1.0 (instance a): configs, the token's
 // secrecy, init, sync, status, batch status, diff, history, commit, push, pull, real conflicts
 // made by a second clone and resolved each way, abort and continue.
+//
+// No test reads what another left: the story of one repository (init, sync, commit, push) is made
+// in steps, each once by whichever test needs it first; every test that changes a repository
+// further (a rename, a pull, each conflict, a lost working copy, a broken one) has a dashboard and
+// repository of its own, so `vitest run -t '<one test>'` passes alone and in any order.
 const on = enabled();
 const P = uniquePrefix('g');
 /** Clones, pulls and merges against Gitea take long on a busy machine: a bound for hangs, far above any run's time, never a measure of speed. */
@@ -19,10 +24,17 @@ let h: Harness;
 let a: SupersetClient;
 let envA: string;
 let src: SourceFixture;
-let configId: string;
-let dash: number;
-let dash2: number;
 const responses: string[] = [];
+
+/** Each test's own dashboard (the index into src.dashboards; titles are `${P} sales <index + 1>`). */
+const D = { story: 0, never: 1, rename: 2, pull: 3, theirs: 4, ours: 5, abort: 6, lost: 7, broken: 8 } as const;
+const dashOf = (k: number) => src.dashboards[k]!.id;
+
+/** Made once, by whichever test asks first. */
+const once = <T>(make: () => Promise<T>) => {
+  let made: Promise<T> | undefined;
+  return () => (made ??= make());
+};
 
 const admin = async (m: string, p: string, o: Record<string, unknown> = {}) => {
   const r = await h.request(m, p, { ...o, token: h.adminToken });
@@ -35,21 +47,83 @@ beforeAll(async () => {
   if (!on) return;
   h = await createHarness({ worker: true }); // sync reads the companions in the worker
   a = await client('a');
-  src = await buildSource(a, P, path.join(inject('runDir'), P), { dashboards: 3 });
-  [dash, dash2] = [src.dashboards[0].id, src.dashboards[1].id];
+  src = await buildSource(a, P, path.join(inject('runDir'), P), { dashboards: Object.keys(D).length });
   envA = await registerEnvironment(h, 'a', `${P}-a`);
 }, 240_000);
 afterAll(async () => h?.close());
 
+/** The Gitea config every repository here uses: its creation's answer. */
+const gitConfig = once(async () => {
+  const g = gitea()!;
+  return admin('POST', '/api/git/configs', {
+    json: { name: `${P}-gitea`, provider: 'gitea', base_url: `${g.baseUrl}/`, owner: g.username, pat: g.token },
+  });
+});
+const theConfigId = async (): Promise<string> => {
+  const r = await gitConfig();
+  expect(r.status, r.text).toBe(201);
+  return r.body.id;
+};
+const adaIdentity = once(() => setIdentity(h, h.adminToken, 'Ada Admin', 'ada@example.com'));
+
+// The story of the first dashboard's repository, a step at a time; each step answers what it was answered.
+const storyInit = once(async () => {
+  const dash = dashOf(D.story);
+  const r = await admin('POST', G(dash, 'init'), { json: { env_id: envA, config_id: await theConfigId(), create_remote: true } });
+  const again = await admin('POST', G(dash, 'init'), { json: { env_id: envA, config_id: await theConfigId() } });
+  return { dash, r, again, uuid: r.body.dashboard_uuid as string, remoteUrl: r.body.remote_url as string };
+});
+const storySync = once(async () => {
+  const { dash } = await storyInit();
+  const r = await admin('POST', G(dash, 'sync'), { json: { env_id: envA } });
+  return { r, again: await admin('POST', G(dash, 'sync'), { json: { env_id: envA } }) };
+});
+const storyCommit = once(async () => {
+  const { dash } = await storyInit();
+  await storySync();
+  // Someone without a git identity first (a new account): refused, nothing committed.
+  const nobody = await userWith(h, `${P}-noid`, ['Operator']);
+  const no = await h.request('POST', G(dash, 'commit'), { token: nobody, json: { env_id: envA, message: 'first export' } });
+  await adaIdentity();
+  const c = await admin('POST', G(dash, 'commit'), { json: { env_id: envA, message: 'first export' } });
+  const again = await admin('POST', G(dash, 'commit'), { json: { env_id: envA, message: 'again' } });
+  return { no, c, again, status: await admin('GET', `${G(dash, 'status')}?env_id=${envA}`) };
+});
+const storyPush = once(async () => {
+  const { dash } = await storyInit();
+  await storyCommit();
+  const p = await admin('POST', G(dash, 'push'), { json: { env_id: envA } });
+  return { p, status: await admin('GET', `${G(dash, 'status')}?env_id=${envA}`) };
+});
+
+/** Dashboard `k`'s repository, initialised with its remote, its export committed by Ada and pushed (once). */
+const pushed = new Map<number, Promise<{ dash: number; uuid: string; remoteUrl: string }>>();
+function pushedRepo(k: number) {
+  const make = async () => {
+    const dash = dashOf(k);
+    const init = await admin('POST', G(dash, 'init'), { json: { env_id: envA, config_id: await theConfigId(), create_remote: true } });
+    expect(init.status, init.text).toBe(200);
+    expect((await admin('POST', G(dash, 'sync'), { json: { env_id: envA } })).status).toBe(200);
+    await adaIdentity();
+    const c = await admin('POST', G(dash, 'commit'), { json: { env_id: envA, message: 'first export' } });
+    expect(c.body.committed, c.text).toBe(true);
+    expect((await admin('POST', G(dash, 'push'), { json: { env_id: envA } })).status).toBe(200);
+    return { dash, uuid: init.body.dashboard_uuid as string, remoteUrl: init.body.remote_url as string };
+  };
+  if (!pushed.has(k)) pushed.set(k, make());
+  return pushed.get(k)!;
+}
+/** A second clone of a remote, in a folder of its own. */
+let clones = 0;
+const otherClone = () => new OtherClone(path.join(inject('runDir'), `${P}-other-${++clones}`), gitea()!);
+
 describe.skipIf(!on)('git configs', () => {
   it('creates a gitea config with the token masked everywhere; 404 for an unknown one', async () => {
     const g = gitea()!;
-    const r = await admin('POST', '/api/git/configs', {
-      json: { name: `${P}-gitea`, provider: 'gitea', base_url: `${g.baseUrl}/`, owner: g.username, pat: g.token },
-    });
+    const r = await gitConfig();
     expect(r.status, r.text).toBe(201);
     expect(r.body).toMatchObject({ provider: 'gitea', base_url: g.baseUrl, owner: g.username, default_branch: 'main', pat: '********' });
-    configId = r.body.id;
+    const configId = r.body.id;
     const list = await admin('GET', '/api/git/configs');
     expect(list.body.items.find((c: any) => c.id === configId).pat).toBe('********');
     const row = await h.knex('git_configs').where({ id: configId }).first();
@@ -63,6 +137,7 @@ describe.skipIf(!on)('git configs', () => {
   });
 
   it('tests the connection: the account of a good token; 400 with the provider reason for a bad one', async () => {
+    const configId = await theConfigId();
     const g = gitea()!;
     const ok = await admin('POST', `/api/git/configs/${configId}/test`);
     expect(ok.status, ok.text).toBe(200);
@@ -80,6 +155,7 @@ describe.skipIf(!on)('git configs', () => {
   });
 
   it('update keeps the stored token; moving base_url without it is refused (secret_required)', async () => {
+    const configId = await theConfigId();
     const renamed = await admin('PUT', `/api/git/configs/${configId}`, { json: { name: `${P}-gitea-renamed`, pat: '********' } });
     expect(renamed.status, renamed.text).toBe(200);
     expect(renamed.body.pat).toBe('********');
@@ -93,6 +169,7 @@ describe.skipIf(!on)('git configs', () => {
   });
 
   it('lists repositories (gitea only) and creates one, normalised', async () => {
+    const configId = await theConfigId();
     const created = await admin('POST', `/api/git/configs/${configId}/repositories`, { json: { name: `${P}-made`, private: true } });
     expect(created.status, created.text).toBe(201);
     expect(created.body).toEqual({
@@ -117,16 +194,14 @@ describe.skipIf(!on)('git configs', () => {
   });
 });
 
-describe.skipIf(!on)('a repository per dashboard', () => {
-  let remoteUrl: string;
-  let uuid: string;
-  const other = () => new OtherClone(path.join(inject('runDir'), `${P}-other`), gitea()!);
 
+describe.skipIf(!on)('a repository per dashboard', () => {
   it('status is NO_REPO (not an error) before init; 404 for an unknown environment; no_repository for reads', async () => {
+    const dash = dashOf(D.never);
     const s = await admin('GET', `${G(dash, 'status')}?env_id=${envA}`);
     expect(s.status, s.text).toBe(200);
     expect(s.body).toMatchObject({ status: 'NO_REPO', dashboard_id: dash, env_id: envA });
-    expect(s.body.dashboard_uuid).toBe(src.dashboards[0].uuid);
+    expect(s.body.dashboard_uuid).toBe(src.dashboards[D.never]!.uuid);
     expect((await admin('GET', `${G(dash, 'status')}?env_id=00000000-0000-0000-0000-000000000000`)).status).toBe(404);
     expect((await admin('GET', `${G(999999, 'status')}?env_id=${envA}`)).status).toBe(404);
     const d = await admin('GET', `${G(dash, 'diff')}?env_id=${envA}`);
@@ -135,22 +210,21 @@ describe.skipIf(!on)('a repository per dashboard', () => {
   });
 
   it('init creates the working copy and the remote through the config, idempotently', async () => {
-    const r = await admin('POST', G(dash, 'init'), { json: { env_id: envA, config_id: configId, create_remote: true } });
+    const { r, again, uuid, remoteUrl } = await storyInit();
+    const configId = await theConfigId();
     expect(r.status, r.text).toBe(200);
     expect(r.body).toMatchObject({ created: true, remote_created: true, branch: 'main', config_id: configId });
-    uuid = r.body.dashboard_uuid;
-    expect(uuid).toBe(src.dashboards[0].uuid);
-    remoteUrl = r.body.remote_url;
+    expect(uuid).toBe(src.dashboards[D.story]!.uuid);
     expect(remoteUrl).toBe(`${gitea()!.baseUrl}/${gitea()!.username}/dashboard-${uuid}.git`);
-    const again = await admin('POST', G(dash, 'init'), { json: { env_id: envA, config_id: configId } });
     expect(again.body).toMatchObject({ created: false, remote_created: false, head: r.body.head, remote_url: remoteUrl });
-    const gitConfig = fs.readFileSync(path.join(h.config.GIT_REPOS_DIR!, uuid, '.git/config'), 'utf8');
-    expect(gitConfig).toContain(remoteUrl);
-    expect(gitConfig).not.toContain(gitea()!.token);
+    const gitConfigText = fs.readFileSync(path.join(h.config.GIT_REPOS_DIR!, uuid, '.git/config'), 'utf8');
+    expect(gitConfigText).toContain(remoteUrl);
+    expect(gitConfigText).not.toContain(gitea()!.token);
   });
 
   it('sync writes normalised YAML; syncing an unchanged dashboard changes nothing', async () => {
-    const r = await admin('POST', G(dash, 'sync'), { json: { env_id: envA } });
+    const { uuid } = await storyInit();
+    const { r, again } = await storySync();
     expect(r.status, r.text).toBe(200);
     expect(r.body.changed).toContain(`dashboards/${uuid}.yaml`);
     expect(r.body.changed.filter((f: string) => f.startsWith('charts/'))).toHaveLength(2);
@@ -159,37 +233,34 @@ describe.skipIf(!on)('a repository per dashboard', () => {
     expect(r.body.status.untracked).toEqual(r.body.changed);
     const meta = fs.readFileSync(path.join(h.config.GIT_REPOS_DIR!, uuid, 'metadata.yaml'), 'utf8');
     expect(meta).not.toMatch(/timestamp/);
-    const again = await admin('POST', G(dash, 'sync'), { json: { env_id: envA } });
     expect(again.body.changed).toEqual([]);
   });
 
   it('commit needs the git identity (clear 4xx), then commits; a repeated commit makes no empty commit', async () => {
-    const no = await admin('POST', G(dash, 'commit'), { json: { env_id: envA, message: 'first export' } });
+    const { uuid } = await storyInit();
+    const { no, c, again, status: s } = await storyCommit();
     expect(no.status, no.text).toBe(400);
     expect(no.body.code).toBe('git_identity_required');
-    await setIdentity(h, h.adminToken, 'Ada Admin', 'ada@example.com');
-    const c = await admin('POST', G(dash, 'commit'), { json: { env_id: envA, message: 'first export' } });
     expect(c.status, c.text).toBe(200);
     expect(c.body.committed).toBe(true);
     expect(c.body.files).toContain(`dashboards/${uuid}.yaml`);
-    const again = await admin('POST', G(dash, 'commit'), { json: { env_id: envA, message: 'again' } });
     expect(again.body).toEqual({ committed: false, commit: c.body.commit, files: [] });
-    const s = await admin('GET', `${G(dash, 'status')}?env_id=${envA}`);
     expect(s.body).toMatchObject({ status: 'AHEAD', ahead: 2, behind: 0, head: c.body.commit, staged: [], modified: [], untracked: [] });
   });
 
   it('push sends the token through onAuth only; status is then CLEAN', async () => {
-    const p = await admin('POST', G(dash, 'push'), { json: { env_id: envA } });
+    const { uuid, remoteUrl } = await storyInit();
+    const { p, status: s } = await storyPush();
     expect(p.status, p.text).toBe(200);
     expect(p.body).toMatchObject({ pushed: true, remote_url: remoteUrl });
-    const s = await admin('GET', `${G(dash, 'status')}?env_id=${envA}`);
     expect(s.body).toMatchObject({ status: 'CLEAN', ahead: 0, behind: 0 });
-    const o = other();
+    const o = otherClone();
     await o.clone(remoteUrl);
-    expect(o.read(`dashboards/${uuid}.yaml`)).toContain(`dashboard_title: ${P} sales 1`);
+    expect(o.read(`dashboards/${uuid}.yaml`)).toContain(`dashboard_title: ${P} sales ${D.story + 1}`);
   });
 
   it('a change made in Superset shows as one readable hunk; history lists commits with their files', async () => {
+    const { dash, uuid } = await pushedRepo(D.rename);
     await renameDashboard(a, dash, `${P} sales one`);
     const sync = await admin('POST', G(dash, 'sync'), { json: { env_id: envA } });
     expect(sync.body.changed).toEqual([`dashboards/${uuid}.yaml`]);
@@ -199,7 +270,7 @@ describe.skipIf(!on)('a repository per dashboard', () => {
     expect(d.body.to).toBeNull();
     expect(d.body.files).toHaveLength(1);
     const patch: string = d.body.files[0].patch;
-    expect(patch).toContain(`-dashboard_title: ${P} sales 1`);
+    expect(patch).toContain(`-dashboard_title: ${P} sales ${D.rename + 1}`);
     expect(patch).toContain(`+dashboard_title: ${P} sales one`);
     expect(patch.match(/^@@/gm)).toHaveLength(1);
     const c = await admin('POST', G(dash, 'commit'), { json: { env_id: envA, message: 'Rename the dashboard' } });
@@ -219,6 +290,8 @@ describe.skipIf(!on)('a repository per dashboard', () => {
   });
 
   it('an operation waits while another process holds the working copy (database lock)', async () => {
+    const { dash, uuid } = await storyInit();
+    await storyCommit(); // the identity set, so the commit below gets past its own checks to the lock
     // The order of events, not their times: the lock is held, the commit waits for it, the holder
     // lets go, the commit answers. Each step waits for the one before, so load cannot reorder them.
     const order: string[] = [];
@@ -244,8 +317,9 @@ describe.skipIf(!on)('a repository per dashboard', () => {
   });
 
   it("pull sets the caller's git identity first: the merge commit it makes carries the caller's name and e-mail", async () => {
+    const { dash, uuid, remoteUrl } = await pushedRepo(D.pull);
     // The remote gains a file while the working copy gains a commit by Ada: the pull must merge.
-    const o = other();
+    const o = otherClone();
     await o.clone(remoteUrl);
     await o.commitAndPush('NOTES.md', 'Notes kept beside the dashboard\n', 'Add notes on the remote');
     await renameDashboard(a, dash, `${P} sales before pull`);
@@ -267,8 +341,10 @@ describe.skipIf(!on)('a repository per dashboard', () => {
     expect((await admin('POST', G(dash, 'push'), { json: { env_id: envA } })).status).toBe(200);
   }, CONFLICT_TIMEOUT_MS);
 
-  async function makeConflict(n: number) {
-    const o = other();
+  /** Dashboard `k`'s pushed repository, renamed on the remote and in Superset alike, pulled into a conflict. */
+  async function makeConflict(k: number, n: number) {
+    const { dash, uuid, remoteUrl } = await pushedRepo(k);
+    const o = otherClone();
     await o.clone(remoteUrl);
     const file = `dashboards/${uuid}.yaml`;
     const text = o.read(file).replace(/^dashboard_title: .*$/m, `dashboard_title: remote title ${n}`);
@@ -279,11 +355,11 @@ describe.skipIf(!on)('a repository per dashboard', () => {
     const pull = await admin('POST', G(dash, 'pull'), { json: { env_id: envA } });
     expect(pull.status, pull.text).toBe(200);
     expect(pull.body).toMatchObject({ status: 'conflict', conflicts: [file] });
-    return file;
+    return { dash, uuid, file };
   }
 
   it('a real conflict: merge status shows both sides; markers and invalid YAML are refused; theirs + continue commits the merge', async () => {
-    const file = await makeConflict(1);
+    const { dash, file } = await makeConflict(D.theirs, 1);
     const s = await admin('GET', `${G(dash, 'status')}?env_id=${envA}`);
     expect(s.body).toMatchObject({ status: 'MERGING', has_unfinished_merge: true, conflicted: [file] });
     const ms = await admin('GET', `${G(dash, 'merge/status')}?env_id=${envA}`);
@@ -326,13 +402,13 @@ describe.skipIf(!on)('a repository per dashboard', () => {
   }, CONFLICT_TIMEOUT_MS);
 
   it('ours keeps the local side; content takes a hand-written resolution', async () => {
-    const file = await makeConflict(2);
+    const { dash, uuid, file } = await makeConflict(D.ours, 2);
     await admin('POST', G(dash, 'merge/resolve'), { json: { env_id: envA, resolutions: [{ path: file, strategy: 'ours' }] } });
     await admin('POST', G(dash, 'merge/continue'), { json: { env_id: envA, message: 'Keep ours' } });
     expect(fs.readFileSync(path.join(h.config.GIT_REPOS_DIR!, uuid, file), 'utf8')).toContain('dashboard_title: local title 2');
     expect((await admin('POST', G(dash, 'push'), { json: { env_id: envA } })).status).toBe(200);
 
-    await makeConflict(3);
+    await makeConflict(D.ours, 3);
     const ms = await admin('GET', `${G(dash, 'merge/status')}?env_id=${envA}`);
     const content = ms.body.conflicts[0].ours.replace(/^dashboard_title: .*$/m, 'dashboard_title: agreed title');
     const r = await admin('POST', G(dash, 'merge/resolve'), {
@@ -345,7 +421,7 @@ describe.skipIf(!on)('a repository per dashboard', () => {
   }, CONFLICT_TIMEOUT_MS);
 
   it('abort restores the state before the pull', async () => {
-    const file = await makeConflict(4);
+    const { dash, uuid, file } = await makeConflict(D.abort, 4);
     const before = (await admin('GET', `${G(dash, 'merge/status')}?env_id=${envA}`)).body.ours;
     const ab = await admin('POST', G(dash, 'merge/abort'), { json: { env_id: envA } });
     expect(ab.status, ab.text).toBe(200);
@@ -361,37 +437,40 @@ describe.skipIf(!on)('a repository per dashboard', () => {
 
 describe.skipIf(!on)('a lost working copy', () => {
   it('init again adopts the history on the remote instead of starting a second one', async () => {
-    const uuid = src.dashboards[0].uuid!;
-    const remote = new OtherClone(path.join(inject('runDir'), `${P}-other2`), gitea()!);
-    const remoteUrl = `${gitea()!.baseUrl}/${gitea()!.username}/dashboard-${uuid}.git`;
+    const { dash, uuid, remoteUrl } = await pushedRepo(D.lost);
+    // The remote moves on from another clone, then the working copy is lost.
+    const remote = otherClone();
     await remote.clone(remoteUrl);
+    await remote.commitAndPush('NOTES.md', 'Kept on the remote only\n', 'Note on the remote');
     fs.rmSync(path.join(h.config.GIT_REPOS_DIR!, uuid), { recursive: true, force: true });
     const lost = await admin('GET', `${G(dash, 'status')}?env_id=${envA}`);
     expect(lost.body.status).toBe('NO_REPO');
-    const r = await admin('POST', G(dash, 'init'), { json: { env_id: envA, config_id: configId } });
+    const r = await admin('POST', G(dash, 'init'), { json: { env_id: envA, config_id: await theConfigId() } });
     expect(r.status, r.text).toBe(200);
     expect(r.body).toMatchObject({ created: true, adopted_remote_history: true, remote_url: remoteUrl });
     expect(r.body.head).toBe(await remote.head());
     const s = await admin('GET', `${G(dash, 'status')}?env_id=${envA}`);
     expect(s.body).toMatchObject({ status: 'CLEAN', ahead: 0, behind: 0, head: r.body.head });
     const hist = await admin('GET', `${G(dash, 'history')}?env_id=${envA}&limit=100`);
-    expect(hist.body.items.at(-1).message).toBe('Start the dashboard repository');
-    expect(hist.body.items.some((i: any) => i.message === 'Remote rename 4')).toBe(true);
+    expect(hist.body.items.map((i: any) => i.message)).toEqual(['Note on the remote', 'first export', 'Start the dashboard repository']);
   });
 });
 
 describe.skipIf(!on)('batch status', () => {
   it('deduplicates, cuts at 100, and marks one broken repository ERROR without failing the others', async () => {
+    const { dash } = await storyInit();
+    const [dash2, never] = [dashOf(D.broken), dashOf(D.never)];
     const init2 = await admin('POST', G(dash2, 'init'), { json: { env_id: envA } });
     expect(init2.status, init2.text).toBe(200);
     const r = await admin('POST', '/api/git/status/batch', {
-      json: { env_id: envA, dashboard_ids: [dash, dash2, dash, src.dashboards[2].id] },
+      json: { env_id: envA, dashboard_ids: [dash, dash2, dash, never] },
     });
     expect(r.status, r.text).toBe(200);
-    expect(Object.keys(r.body.items)).toEqual([String(dash), String(dash2), String(src.dashboards[2].id)]);
+    // Deduplicated (an object keyed by id, which JSON orders by number).
+    expect(Object.keys(r.body.items)).toEqual([dash, dash2, never].sort((x, y) => x - y).map(String));
     expect(r.body.truncated).toBe(false);
     expect(r.body.items[String(dash2)].status).toBe('CLEAN');
-    expect(r.body.items[String(src.dashboards[2].id)].status).toBe('NO_REPO');
+    expect(r.body.items[String(never)].status).toBe('NO_REPO');
 
     const many = Array.from({ length: 150 }, (_, i) => (i === 0 ? dash : 900000 + i));
     const capped = await admin('POST', '/api/git/status/batch', { json: { env_id: envA, dashboard_ids: many } });
@@ -432,6 +511,9 @@ describe.skipIf(!on)('batch status', () => {
 
 describe.skipIf(!on)('secrecy', () => {
   it('no token in any answer, log line or task parameter', async () => {
+    // The token at work here too (the config, its test, a push), whether or not other tests ran first.
+    await storyPush();
+    expect((await admin('POST', `/api/git/configs/${await theConfigId()}/test`)).status).toBe(200);
     const token = gitea()!.token;
     expect(responses.join('\n')).not.toContain(token);
     expect(capturedLogs.join('\n')).not.toContain(token);
