@@ -201,9 +201,6 @@ export interface FakeSuperset {
   /** Settles when a matching request arrives (from now on). */
   /** Settles on the first request that matches (`query`: its decoded `q` too). */
   seen(match: { method?: string; path?: RegExp | string; query?: (q: unknown) => boolean }): Promise<void>;
-  /** The most requests on `path` this instance was answering at once since it started (or since resetInFlight). */
-  maxInFlight(path: string): number;
-  resetInFlight(): void;
   clearFailures(): void;
   /** Invalidate every issued token (as a restarted Superset with another secret would). */
   revokeTokens(): void;
@@ -257,7 +254,6 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
   let delays: Array<{ method?: string; path?: RegExp | string; ms: number }> = [];
   let holds: Array<{ method?: string; path?: RegExp | string; when?: () => boolean; until: Promise<unknown> }> = [];
   const watchers: Array<{ method?: string; path?: RegExp | string; query?: (q: unknown) => boolean; resolve: () => void }> = [];
-  const inFlight = new Map<string, { now: number; max: number }>();
   const matches = (m: { method?: string; path?: RegExp | string }, method: string, path: string) =>
     (!m.method || m.method === method) && (!m.path || (typeof m.path === 'string' ? path === m.path : m.path.test(path)));
   let importFailures: FakeImportFailure[] = [];
@@ -1173,13 +1169,6 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
 
   const sockets = new Set<Socket>();
   const server = http.createServer((req, res) => {
-    // Requests answered at once, per path (counted until the response is sent or the socket goes).
-    const path = new URL(req.url ?? '/', 'http://fake').pathname;
-    const n = inFlight.get(path) ?? { now: 0, max: 0 };
-    inFlight.set(path, n);
-    n.now++;
-    n.max = Math.max(n.max, n.now);
-    res.once('close', () => n.now--);
     route(req, res).catch((err: unknown) => {
       if (!res.headersSent) json(res, 500, { message: `fake superset error: ${(err as Error).message}` });
     });
@@ -1230,12 +1219,6 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
     },
     seen(match) {
       return new Promise<void>((resolve) => watchers.push({ ...match, resolve }));
-    },
-    maxInFlight(path) {
-      return inFlight.get(path)?.max ?? 0;
-    },
-    resetInFlight() {
-      for (const n of inFlight.values()) n.max = n.now;
     },
     clearFailures() {
       holds = [];
