@@ -13,6 +13,7 @@ import { loginCommand } from './commands/login.ts';
 import { releaseCommands } from './commands/release.ts';
 import { scheduleCommands } from './commands/schedules.ts';
 import { taskCommands } from './commands/tasks.ts';
+import { validateCommand } from './commands/validate.ts';
 import { CliError, EXIT } from './exit-codes.ts';
 import { OUTPUT_FORMATS, say, type OutputFormat } from './output.ts';
 
@@ -32,6 +33,7 @@ export async function main(argv: string[]): Promise<number> {
   releaseCommands(program, ctx);
   taskCommands(program, ctx);
   scheduleCommands(program, ctx);
+  validateCommand(program, ctx);
   completionCommand(program);
   const overrideAll = (c: Command) => {
     c.exitOverride();

@@ -24,7 +24,7 @@ export interface AssistantConfirmationResult {
 export const confirmationWorkflowId = (confirmationId: string) => `assistant-confirmation-${confirmationId}`;
 
 /** The task kinds the assistant plans, each built by its route's own input builder. */
-export type AssistantTaskKind = 'migration' | 'backup' | 'llm_docs' | 'git_deploy';
+export type AssistantTaskKind = 'migration' | 'backup' | 'llm_docs' | 'git_deploy' | 'validate';
 
 /** A task of one kind, with the input and request parameters the direct route would give it. */
 export type TaskAction<K extends AssistantTaskKind = AssistantTaskKind> = {

@@ -7,7 +7,7 @@ import type { CompanionKindName } from './companions.ts';
 import type { OutcomeWarning } from './migration.ts';
 import type { ItemOutcome, ItemsResult, NextAction } from './outcomes.ts';
 
-export const SCHEDULE_KINDS = ['backup', 'drift_report'] as const;
+export const SCHEDULE_KINDS = ['backup', 'drift_report', 'validate'] as const;
 export type ScheduleKind = (typeof SCHEDULE_KINDS)[number];
 
 export const OVERLAP_POLICIES = ['skip', 'buffer_one', 'allow_all'] as const;
@@ -33,7 +33,16 @@ export interface DriftScheduleParams {
   target_env_id: string;
 }
 
-export type ScheduleParams = BackupScheduleParams | DriftScheduleParams;
+/** A validation of one environment: a selection as the validate route takes it (none: every dashboard at run time). */
+export interface ValidateScheduleParams {
+  env_id: string;
+  dashboard_ids?: number[];
+  tag?: string;
+  owner?: string;
+  browser?: boolean;
+}
+
+export type ScheduleParams = BackupScheduleParams | DriftScheduleParams | ValidateScheduleParams;
 
 /** The scheduled workflow's only argument: the row is read at run time, so nothing secret or stale travels. */
 export interface ScheduledRunInput {

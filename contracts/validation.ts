@@ -139,3 +139,19 @@ export function dashboardStatus(totals: Record<ChartVerdict, number>, browser?: 
   if (totals.passed > 0) return 'partly_verified';
   return browser?.verdict === 'passes' ? 'passed' : 'not_verifiable';
 }
+
+/** A validation as a request names it (the route's body, a schedule's params, the assistant's words). */
+export interface ValidateRequest extends ValidationSelection {
+  browser?: boolean | undefined;
+}
+
+/** The one place a request becomes the task's input and its params (the route, schedules and the assistant). */
+export function validateTask(envId: string, body: ValidateRequest): { input: ValidateInput; params: Record<string, unknown> } {
+  const selection: ValidationSelection = {
+    ...(body.dashboard_ids?.length ? { dashboard_ids: body.dashboard_ids } : {}),
+    ...(body.tag ? { tag: body.tag } : {}),
+    ...(body.owner ? { owner: body.owner } : {}),
+  };
+  const browser = body.browser === true;
+  return { input: { envId, selection, browser }, params: { env_id: envId, ...selection, ...(browser ? { browser } : {}) } };
+}

@@ -1,6 +1,13 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { scheduledRunTaskId, type BackupScheduleParams, type DriftScheduleParams, type ScheduledRunRegistration } from '../../contracts/schedules.ts';
+import {
+  scheduledRunTaskId,
+  type BackupScheduleParams,
+  type DriftScheduleParams,
+  type ScheduledRunRegistration,
+  type ValidateScheduleParams,
+} from '../../contracts/schedules.ts';
 import { TASK_KINDS, type TaskKind } from '../../contracts/task-kinds.ts';
+import { validateTask } from '../../contracts/validation.ts';
 import type { ScheduleRow } from '../../db/schedules/store.ts';
 import type { NewTask } from '../../db/tasks/store.ts';
 import type { ActivityDeps } from '../deps.ts';
@@ -22,12 +29,12 @@ export interface ScheduledTask {
 export async function registerScheduledRun(deps: ActivityDeps, input: ScheduledRunRegistration): Promise<ScheduledTask | null> {
   const schedule = await deps.stores.schedules.find(input.scheduleId);
   if (!schedule) return null;
-  const type = schedule.kind === 'backup' ? TASK_KINDS.backup : TASK_KINDS.drift_report;
+  const type = TASK_KINDS[schedule.kind];
   const refusal = await runRefusal(deps, schedule, type.permission, type.type);
   const plan = await runPlan(schedule, refusal ? async () => [] : (envId) => allDashboards(deps, envId));
   const { kind, workflowInput, params } = plan;
   if (!refusal && kind.type === 'backup' && !(workflowInput as { dashboardIds: number[] }).dashboardIds.length)
-    throw ApplicationFailure.nonRetryable(`environment ${params.env_id} holds no dashboard to back up`, 'NothingToDo');
+    throw ApplicationFailure.nonRetryable(`environment ${String(params.env_id)} holds no dashboard to back up`, 'NothingToDo');
   const envIds = kind.envIds(workflowInput as never);
   const names = await deps.stores.environments.namesById(envIds);
   const { summary, details } = kind.describe(workflowInput as never, (id) => names.get(id) ?? id);
@@ -82,10 +89,18 @@ async function runPlan(schedule: ScheduleRow, dashboardsNow: (envId: string) => 
       params: { env_id: p.env_id, dashboard_ids: ids } as Record<string, unknown>,
     };
   }
+  if (schedule.kind === 'validate') return validatePlan(schedule.params as ValidateScheduleParams);
   const p = schedule.params as DriftScheduleParams;
   return {
     kind: TASK_KINDS.drift_report as TaskKind<never>,
     workflowInput: { sourceEnvId: p.source_env_id, targetEnvId: p.target_env_id },
     params: { source_env_id: p.source_env_id, target_env_id: p.target_env_id } as Record<string, unknown>,
   };
+}
+
+/** A validation reads its selection when it starts (the workflow's first activity), so a run of "all" follows what the environment holds. */
+function validatePlan(p: ValidateScheduleParams) {
+  const { env_id, ...body } = p;
+  const { input, params } = validateTask(env_id, body);
+  return { kind: TASK_KINDS.validate as TaskKind<never>, workflowInput: input, params };
 }

@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { OVERLAP_POLICIES, type ScheduleSpec } from '../../contracts/schedules.ts';
+import { OVERLAP_POLICIES, SCHEDULE_KINDS, type ScheduleSpec } from '../../contracts/schedules.ts';
 import type { ScheduleRow } from '../../db/schedules/store.ts';
 import { supersetId } from '../http/schemas.ts';
+import { validateBody } from '../validation/schemas.ts';
 
 const envId = (name: string) => z.string({ error: `${name} is required` }).trim().min(1, `${name} is required`).max(200);
 
@@ -44,6 +45,9 @@ export const driftParams = z
   .strict()
   .refine((p) => p.source_env_id !== p.target_env_id, { message: 'source and target must differ', path: ['target_env_id'] });
 
+/** A validation's selection, as POST /api/environments/{env_id}/validate takes it, and the environment. */
+export const validateParams = validateBody.extend({ env_id: envId('env_id') }).strict();
+
 const common = {
   name: z.string({ error: 'name is required' }).trim().min(1, 'name is required').max(100),
   ...timing,
@@ -58,6 +62,7 @@ export const scheduleCreateBody = z
   .discriminatedUnion('kind', [
     z.object({ kind: z.literal('backup'), params: backupParams, ...common }).strict(),
     z.object({ kind: z.literal('drift_report'), params: driftParams, ...common }).strict(),
+    z.object({ kind: z.literal('validate'), params: validateParams, ...common }).strict(),
   ])
   .refine(oneTiming, oneTimingError);
 
@@ -83,7 +88,7 @@ const specView = z.object({
 export const scheduleView = z.object({
   id: z.string(),
   name: z.string(),
-  kind: z.enum(['backup', 'drift_report']),
+  kind: z.enum(SCHEDULE_KINDS),
   spec: specView,
   params: z.record(z.string(), z.unknown()),
   paused: z.boolean(),

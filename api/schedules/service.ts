@@ -7,7 +7,7 @@ import type { ScheduleRow, ScheduleStore } from '../../db/schedules/store.ts';
 import type { Config } from '../../lib/config.ts';
 import { ConflictError, ForbiddenError, UpstreamUnavailableError, ValidationError } from '../../lib/errors.ts';
 import { actorLabel, can, isAdmin, type Principal } from '../auth/principal.ts';
-import { backupParams, driftParams, toScheduleView, type ScheduleView } from './schemas.ts';
+import { backupParams, driftParams, toScheduleView, validateParams, type ScheduleView } from './schemas.ts';
 
 const OVERLAP: Record<OverlapPolicy, ScheduleOverlapPolicy> = {
   skip: ScheduleOverlapPolicy.SKIP,
@@ -17,7 +17,13 @@ const OVERLAP: Record<OverlapPolicy, ScheduleOverlapPolicy> = {
 
 /** What starting a run of each kind needs, beyond schedules:WRITE (a schedule never does more than its creator may). */
 /** What a schedule's runs start needs, as the task-kind registry says (a schedule runs with its creator's rights). */
-const KIND_PERMISSION: Record<ScheduleKind, Permission | 'admin'> = { backup: TASK_KINDS.backup.permission, drift_report: TASK_KINDS.drift_report.permission };
+const KIND_PERMISSION: Record<ScheduleKind, Permission | 'admin'> = {
+  backup: TASK_KINDS.backup.permission,
+  drift_report: TASK_KINDS.drift_report.permission,
+  validate: TASK_KINDS.validate.permission,
+};
+const KIND_WORDS: Record<ScheduleKind, string> = { backup: 'backup', drift_report: 'drift report', validate: 'validation' };
+const KIND_PARAMS = { backup: backupParams, drift_report: driftParams, validate: validateParams };
 
 function temporalSpec(spec: ScheduleSpec): TemporalSpec {
   return spec.cron !== undefined ? { cronExpressions: [spec.cron] } : { intervals: [{ every: `${spec.interval_seconds}s` }] };
@@ -106,7 +112,7 @@ export class ScheduleService {
           workflowId: `scheduled-${row.id}`,
           args: [{ scheduleId: row.id }],
           taskQueue: this.config.TEMPORAL_TASK_QUEUE,
-          staticSummary: `Switchyard schedule '${row.name}': ${row.kind === 'backup' ? 'backup' : 'drift report'}`,
+          staticSummary: `Switchyard schedule '${row.name}': ${KIND_WORDS[row.kind]}`,
         },
         policies: { overlap: OVERLAP[spec.overlap], catchupWindow: `${spec.catchup_window_seconds}s` },
         state: { paused: row.paused, ...(row.note ? { note: row.note } : {}) },
@@ -128,7 +134,7 @@ export class ScheduleService {
     this.mayRun(row.kind, principal);
     let params: ScheduleParams | undefined;
     if (body.params) {
-      const parsed = (row.kind === 'backup' ? backupParams : driftParams).safeParse(body.params);
+      const parsed = KIND_PARAMS[row.kind].safeParse(body.params);
       if (!parsed.success)
         throw new ValidationError(
           'params do not fit the schedule kind',

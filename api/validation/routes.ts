@@ -3,7 +3,7 @@ import { envIdParams } from '../environments/schemas.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
 import { acceptTask, taskAccess } from '../tasks/routes.ts';
 import { taskAccepted } from '../tasks/schemas.ts';
-import { validateInput } from './input.ts';
+import { validateTask } from '../../contracts/validation.ts';
 import { validateBody } from './schemas.ts';
 
 /** The content validator: one environment's dashboards checked as a task (docs/validation.md). */
@@ -29,7 +29,7 @@ export function validationRoutes(app: AppContext): AnyRoute[] {
       },
       async handler(ctx, { params, body, principal }) {
         await app.stores.environments.get(params.env_id);
-        await acceptTask(ctx, app, { kind: 'validate', ...validateInput(params.env_id, body), owner: principal });
+        await acceptTask(ctx, app, { kind: 'validate', ...validateTask(params.env_id, body), owner: principal });
       },
     }),
   ];

@@ -58,6 +58,8 @@ const RULES: ReadonlyArray<readonly [(c: Clues) => boolean, (c: Clues) => Found]
   [(c) => c.has('migrate'), () => op('dashboards', 'migrate')],
   [(c) => c.has('backup'), () => op('dashboards', 'backup')],
   [(c) => c.has('docs') && !c.has('dashboard'), () => op('datasets', 'generate_docs')],
+  // "проверь прод", "validate prod": the content validator, a task that only reads.
+  [(c) => c.has('validate'), () => op('dashboards', 'validate')],
   [
     (c) => c.has('review') || c.has('question') || c.has('mapping') || (c.has('field') && !c.has('dataset') && !c.has('dashboard')),
     () => op('dataset_review', 'show'),

@@ -19,6 +19,7 @@ export type Operation =
   | 'set_field'
   | 'approve_mappings'
   | 'answer'
+  | 'validate'
   | 'unsupported'
   | 'unknown';
 /** `safe`: reads only; `low`: a task that changes nothing (dry run); `medium`: writes outside Superset; `high`: changes Superset. */

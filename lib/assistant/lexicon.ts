@@ -34,6 +34,7 @@ export const CONCEPTS = [
   'mapping',
   'answer',
   'database',
+  'validate',
 ] as const;
 export type Concept = (typeof CONCEPTS)[number];
 export type Prep = 'from' | 'to' | 'in';

@@ -27,6 +27,8 @@ export const OPERATIONS = {
   'dashboards.migrate': { required: ['source_environment', 'target_environment', 'dashboards'], risk: (e) => (e.dry_run ? 'low' : 'high') },
   'dashboards.backup': { required: ['environment', 'dashboards'], risk: 'medium' },
   'datasets.generate_docs': { required: ['environment', 'datasets'], risk: 'medium' },
+  // The content validator reads only: it starts at once, as a dry run does.
+  'dashboards.validate': { required: ['environment'], risk: 'low' },
   'git.commit': { required: ['environment', 'dashboards', 'message'], risk: 'medium' },
   'git.deploy': { required: ['environment', 'dashboards'], risk: 'high' },
   'dataset_review.show': { required: [], risk: 'safe' },

@@ -191,6 +191,16 @@ export const en = {
   chart: 'chart',
   dataset: 'dataset',
   backups: 'Backups',
+  validate: 'Validate',
+  validationStarted: 'Validation started:',
+  validationCharts: 'Charts and their verdicts',
+  validationVerdict: 'Verdict',
+  validationCheckedAt: 'Checked at',
+  validationWhy: "Superset's answer",
+  validationRows: (n: number) => `${n} ${enPlural(n, 'row', 'rows')}`,
+  validationSince: (at: string) => `broken since ${at}`,
+  validationHistory: (status: string, at: string, since: string | null, passed: string | null, fresh: boolean) =>
+    `${status} at ${at}${since ? `; ${fresh ? 'newly broken' : `broken since ${since}`}` : ''}; ${passed ? `last passed ${passed}` : 'never seen passing'}`,
   backUpNow: 'Back up now',
   restore: 'Restore',
   // migrate

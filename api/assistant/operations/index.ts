@@ -12,6 +12,7 @@ import { gitCommit, gitDeploy, gitStatus } from './git.ts';
 import { help } from './help.ts';
 import { dashboardsList, dashboardsSearch, datasetsList, datasetsSearch } from './lists.ts';
 import { taskLogs, taskStatus } from './tasks.ts';
+import { dashboardsValidate } from './validate.ts';
 import type { Operation } from './types.ts';
 
 export const OPERATION_TABLE: { readonly [K in OperationKey]: Operation<K> } = {
@@ -25,6 +26,7 @@ export const OPERATION_TABLE: { readonly [K in OperationKey]: Operation<K> } = {
   'git.status': gitStatus,
   'dashboards.migrate': dashboardsMigrate,
   'dashboards.backup': dashboardsBackup,
+  'dashboards.validate': dashboardsValidate,
   'datasets.generate_docs': datasetsGenerateDocs,
   'git.commit': gitCommit,
   'git.deploy': gitDeploy,

@@ -2,6 +2,7 @@ import { Code, Stack, Table, Text } from '@mantine/core';
 import type { DashboardOutcome } from '../../../contracts/migration.ts';
 import type { ItemOutcome } from '../../../contracts/outcomes.ts';
 import type { DriftItem } from '../../../contracts/schedules.ts';
+import type { ValidationItem } from '../../../contracts/validation.ts';
 import { BrowserScreenshots } from './BrowserScreenshots.tsx';
 import { ChartVerdicts } from './ChartVerdicts.tsx';
 import { CompanionsTable } from './CompanionsTable.tsx';
@@ -9,6 +10,7 @@ import { DriftDetail } from './DriftDetail.tsx';
 import { EmbeddedUuids } from './EmbeddedUuids.tsx';
 import { NextActions } from './NextActions.tsx';
 import { ObjectDiff } from './ObjectDiff.tsx';
+import { ValidationDetail } from './ValidationDetail.tsx';
 import { VerificationState } from './VerificationState.tsx';
 
 /**
@@ -20,6 +22,7 @@ import { VerificationState } from './VerificationState.tsx';
 export function TaskItemDetail({ taskId, type, item }: { taskId: string; type: string; item: ItemOutcome }) {
   const migration = type === 'migration' && Array.isArray((item as Partial<DashboardOutcome>).objects);
   const drift = type === 'drift_report' && Array.isArray((item as Partial<DriftItem>).differences);
+  const validation = type === 'validate' && Array.isArray((item as Partial<ValidationItem>).charts);
   return (
     <Stack gap="xs" py="xs" data-testid="task-item-detail">
       {migration ? (
@@ -32,6 +35,8 @@ export function TaskItemDetail({ taskId, type, item }: { taskId: string; type: s
         </>
       ) : drift ? (
         <DriftDetail item={item as DriftItem} />
+      ) : validation ? (
+        <ValidationDetail item={item as ValidationItem} />
       ) : (
         <Table>
           <Table.Tbody>
