@@ -1,4 +1,4 @@
-// ESLint with typescript-eslint's type-aware rules (docs/tests.md, "Lint"). This folder has its own
+// ESLint with typescript-eslint's type-aware rules (docs/layout.md, "Lint"). This folder has its own
 // package.json because typescript-eslint reads programs through TypeScript's JavaScript API, which
 // the project's TypeScript 7 (the native compiler) no longer ships: the linter parses with
 // TypeScript 6.0, the last release that has it, while `npm run typecheck` stays on 7.
@@ -67,7 +67,7 @@ export default tseslint.config(
     },
   },
   {
-    // 0 swallowed errors where the product's work runs (docs/tests.md, "Lint").
+    // 0 swallowed errors where the product's work runs (docs/layout.md, "Lint").
     files: ['activities/**/*.ts', 'domain/**/*.ts', 'lib/**/*.ts', 'db/**/*.ts'],
     plugins: { switchyard: { rules: { 'no-swallowed-errors': noSwallowedErrors } } },
     rules: { 'switchyard/no-swallowed-errors': 'error' },

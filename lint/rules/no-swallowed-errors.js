@@ -1,5 +1,5 @@
 /**
- * No swallowed error (docs/tests.md, "Lint"): a `catch` block, or a `.catch(...)` / `.then(_, ...)`
+ * No swallowed error (docs/layout.md, "Lint"): a `catch` block, or a `.catch(...)` / `.then(_, ...)`
  * handler, must use the error it caught (log it, record it, return it, test it) or throw. An error
  * that is expected and meant to be dropped says so in a comment starting `expected:` inside the
  * handler (or on the line before it), e.g. `// expected: the file may not exist yet`.
