@@ -1,26 +1,27 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_BATCH } from '../../contracts/migration-batching.ts';
 import { ConfigError, loadConfig } from '../../lib/config.ts';
-import { migrateHeldUntilLogged, migrateSeeded, seedForMigration, startFakePair, type FakePair } from './fake-pair.ts';
+import { migrateHeldUntilLogged } from './fake-pair.ts';
+import { migrateSeeded, realPairAvailable, seedForMigration, startRealPair, type RealPair } from './real-pair.ts';
 
 /**
  * Verification beside the imports (docs/migration-batching.md): the first batch's dashboard is
  * verified while the second batch imports, and however many verifications run, no environment
- * gets more chart queries at once than VERIFY_CONCURRENCY. Observed at two fake Supersets: the
- * order in which the target sees the calls, and how many chart-data calls each answers at once
- * (a dashboard's charts on one dataset go in one call a side).
- *
- * Why the fake: it holds an import until the task's log shows the verification began, and keeps
- * chart queries open on purpose to count those in flight, which a real Superset cannot be told to do.
+ * gets more chart queries at once than VERIFY_CONCURRENCY. Observed on the real Superset 6.1.0
+ * a → b behind a recording proxy each (test/support/gateway-proxy.ts): the order in which the
+ * target sees the calls, and how many chart-data calls each has open at once (a dashboard's charts
+ * on one dataset go in one call a side). The proxy holds an import until the task's log shows the
+ * verification began (no timer), and passes chart queries on 100 ms late so that a lane past the
+ * limit shows as one more in flight.
  */
 const LIMIT = 2;
 
-let pair: FakePair;
+let pair: RealPair;
 
-describe('verification beside the imports, in fewer calls', () => {
+describe.runIf(realPairAvailable())('verification beside the imports, in fewer calls: a (6.1.0) → b (6.1.0)', () => {
   beforeAll(async () => {
-    pair = await startFakePair({ VERIFY_CONCURRENCY: String(LIMIT) });
-  }, 120_000);
+    pair = await startRealPair({ VERIFY_CONCURRENCY: String(LIMIT) });
+  }, 180_000);
   afterAll(async () => pair?.close());
 
   it("verifies the first batch's dashboards while the second batch's import waits", async () => {
@@ -29,12 +30,12 @@ describe('verification beside the imports, in fewer calls', () => {
     const before = target.count(importPath);
     // The second import call (the second batch's) is held until the task's log says a target dashboard was verified: only
     // a verification started beside that batch can say so then. (Neither the target's chart queries nor its export are the
-    // sign: the first batch makes them itself, right after its import: target-checks-ahead-fake.test.ts.)
+    // sign: the first batch makes them itself, right after its import: target-checks-ahead.test.ts.)
     try {
       const task = await migrateHeldUntilLogged(
         pair,
         // Two batches: MAX_BATCH dashboards imported together, then one more.
-        seedForMigration(pair, 'Beside', MAX_BATCH + 1),
+        await seedForMigration(pair, 'Beside', MAX_BATCH + 1),
         'verified target dashboard',
         (release) => target.hold({ method: 'POST', path: importPath, when: () => target.count(importPath) - before === 2 }, release),
       );
@@ -42,9 +43,9 @@ describe('verification beside the imports, in fewer calls', () => {
       expect(task.result.items).toHaveLength(MAX_BATCH + 1);
       for (const item of task.result.items) expect(item.verification).toMatchObject({ ok: true, charts_linked: 2 });
     } finally {
-      target.clearFailures();
+      target.clearHolds();
     }
-  }, 240_000);
+  }, 900_000);
 
   it('ends a batch without waiting for its source checks: the verification awaits them and does not query the source again', async () => {
     const { source, target } = pair;
@@ -54,7 +55,7 @@ describe('verification beside the imports, in fewer calls', () => {
     try {
       const task = await migrateHeldUntilLogged(
         pair,
-        seedForMigration(pair, 'Unwaited', 3),
+        await seedForMigration(pair, 'Unwaited', 3),
         'activity migrateBatch completed',
         (release) => source.hold({ method: 'POST', path: '/api/v1/chart/data' }, release),
       );
@@ -62,14 +63,14 @@ describe('verification beside the imports, in fewer calls', () => {
       expect(task.result.items).toHaveLength(3);
       for (const item of task.result.items) expect(item.verification).toMatchObject({ ok: true, charts_linked: 2, classes: { passes: 2 } });
     } finally {
-      source.clearFailures();
+      source.clearHolds();
     }
     // One source chart-data call for the batch (its dashboards' charts on one dataset go together), made beside the
     // import and awaited by the verification, not made again; no source chart detail read (the batch's export gave them).
     expect(source.count('/api/v1/chart/data', marks[0])).toBe(1);
     expect(source.count(/^\/api\/v1\/chart\/\d+$/, marks[0])).toBe(0);
     expect(target.count('/api/v1/chart/data', marks[1])).toBe(1);
-  }, 240_000);
+  }, 900_000);
 
   it('never sends one environment more chart queries at once than VERIFY_CONCURRENCY', async () => {
     const { source, target } = pair;
@@ -92,10 +93,10 @@ describe('verification beside the imports, in fewer calls', () => {
         expect(f.maxInFlight('/api/v1/chart/data')).toBeLessThanOrEqual(LIMIT);
       }
     } finally {
-      source.clearFailures();
-      target.clearFailures();
+      source.clearHolds();
+      target.clearHolds();
     }
-  }, 240_000);
+  }, 900_000);
 });
 
 describe('VERIFY_CONCURRENCY', () => {
