@@ -10,10 +10,10 @@ import { dashboardCommands } from './commands/dashboards.ts';
 import { envCommands } from './commands/environments.ts';
 import { gitCommands } from './commands/git.ts';
 import { loginCommand } from './commands/login.ts';
+import { mcpCommands } from './commands/mcp.ts';
 import { releaseCommands } from './commands/release.ts';
 import { scheduleCommands } from './commands/schedules.ts';
 import { taskCommands } from './commands/tasks.ts';
-import { validateCommand } from './commands/validate.ts';
 import { CliError, EXIT } from './exit-codes.ts';
 import { OUTPUT_FORMATS, say, type OutputFormat } from './output.ts';
 
@@ -32,8 +32,8 @@ export async function main(argv: string[]): Promise<number> {
   gitCommands(program, ctx);
   releaseCommands(program, ctx);
   taskCommands(program, ctx);
+  mcpCommands(program, ctx);
   scheduleCommands(program, ctx);
-  validateCommand(program, ctx);
   completionCommand(program);
   const overrideAll = (c: Command) => {
     c.exitOverride();
