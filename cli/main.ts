@@ -14,6 +14,7 @@ import { mcpCommands } from './commands/mcp.ts';
 import { releaseCommands } from './commands/release.ts';
 import { scheduleCommands } from './commands/schedules.ts';
 import { taskCommands } from './commands/tasks.ts';
+import { validateCommand } from './commands/validate.ts';
 import { CliError, EXIT } from './exit-codes.ts';
 import { OUTPUT_FORMATS, say, type OutputFormat } from './output.ts';
 
@@ -34,6 +35,7 @@ export async function main(argv: string[]): Promise<number> {
   taskCommands(program, ctx);
   mcpCommands(program, ctx);
   scheduleCommands(program, ctx);
+  validateCommand(program, ctx);
   completionCommand(program);
   const overrideAll = (c: Command) => {
     c.exitOverride();
