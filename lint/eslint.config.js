@@ -46,6 +46,12 @@ const OFF = {
   'no-unsafe-class-instance-assignment': 'off',
   'no-invalid-void-type': 'off',
   'no-unsafe-enum-assignment': 'off',
+  // 6 / 5 / 6 / 4: style only (`x === true` on a column typed boolean that a row may still give as null,
+  // a default on a parameter typed required, `get<any>` in tests, `() => void expr` arrows).
+  'no-unnecessary-boolean-literal-compare': 'off',
+  'no-useless-default-assignment': 'off',
+  'no-unnecessary-type-arguments': 'off',
+  'no-meaningless-void-operator': 'off',
 };
 
 export default tseslint.config(
@@ -62,7 +68,9 @@ export default tseslint.config(
       // `void promise` is not a way out: deliberate detached work goes through lib/detached.ts.
       '@typescript-eslint/no-floating-promises': ['error', { ignoreVoid: false }],
       '@typescript-eslint/no-misused-promises': 'error',
-      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true, allowNullish: true }],
+      // Numbers, booleans and null/undefined print as meant; what is left (15 when the linter came: report messages
+      // interpolating Superset's own `unknown` values as it gave them) is off for now, a follow-up.
+      '@typescript-eslint/restrict-template-expressions': 'off',
       '@typescript-eslint/restrict-plus-operands': ['error', { allowNumberAndString: true }],
     },
   },
