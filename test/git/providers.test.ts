@@ -1,7 +1,8 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EgressPolicy } from '../../lib/egress/policy.ts';
+import { detached } from '../../lib/detached.ts';
 import { apiBase, gitProvider, GitProviderError } from '../../lib/git/providers.ts';
 
 // GitHub and GitLab cannot run here: their adapters are tested against a local HTTP server that
@@ -38,7 +39,9 @@ async function bodyOf(req: IncomingMessage): Promise<any> {
 }
 
 beforeAll(async () => {
-  server = createServer(async (req, res) => {
+  // Detached: a request handler cannot be awaited; a failing one is printed (and its test fails on the answer).
+  server = createServer((req, res) => detached('the fake git provider', answer(req, res), console));
+  async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await bodyOf(req);
     const url = req.url ?? '';
     const auth = (req.headers.authorization ?? req.headers['private-token']) as string | undefined;
@@ -83,7 +86,7 @@ beforeAll(async () => {
       return json(201, glProject(body.path, body.namespace_id === 42 ? 'grp' : 'tanuki', body.visibility));
     }
     json(404, { message: 'Not Found' });
-  });
+  }
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });

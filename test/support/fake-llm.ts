@@ -20,6 +20,7 @@
 // A request without the expected API key (when one is set) gets 401 like OpenAI's.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { detached } from '../../lib/detached.ts';
 
 export type LlmBehaviour =
   | 'ok'
@@ -117,7 +118,9 @@ export async function startFakeLlm(opts: { apiKey?: string; slowMs?: number } = 
     close: async () => undefined,
   };
 
-  const server = createServer(async (req, res) => {
+  // Detached: a request handler cannot be awaited; a failing one is printed (and its test fails on the answer).
+  const server = createServer((req, res) => detached('the fake LLM provider', answer(req, res), console));
+  async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const text = await readBody(req);
     if (req.method !== 'POST' || !/\/chat\/completions$/.test(req.url ?? ''))
       return json(res, 404, { error: { message: 'not found', type: 'invalid_request_error' } });
@@ -188,7 +191,7 @@ export async function startFakeLlm(opts: { apiKey?: string; slowMs?: number } = 
       default:
         return ok();
     }
-  });
+  }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   fake.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
   fake.close = () =>
