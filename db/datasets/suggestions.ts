@@ -102,7 +102,9 @@ export class SuggestionStore {
       .distinct('s.value', 's.status')
       .whereRaw('s.value = any(?::text[])', [values as string[]] as never)
       .whereNot('s.status', 'accepted')
-      .whereNotExists((q) => q.select(1).from('dataset_suggestions as a').whereRaw('a.value = s.value').andWhere('a.status', 'accepted'));
+      .whereNotExists((q) => {
+        q.select(1).from('dataset_suggestions as a').whereRaw('a.value = s.value').andWhere('a.status', 'accepted');
+      });
   }
 
   async countForTask(taskId: string, datasetId: number): Promise<number> {

@@ -58,7 +58,9 @@ export class DatabaseMappingStore {
       const keep = mappings.map((m) => m.source_database_id);
       await trx('database_mappings')
         .where({ source_env_id: sourceEnvId, target_env_id: targetEnvId })
-        .modify((q) => (keep.length ? q.whereNotIn('source_database_id', keep) : q))
+        .modify((q) => {
+          if (keep.length) q.whereNotIn('source_database_id', keep);
+        })
         .delete();
       if (mappings.length) {
         await trx('database_mappings')

@@ -60,9 +60,9 @@ export class UserStore {
   async list(search: string | undefined, page: number, pageSize: number): Promise<{ items: UserRecord[]; total: number }> {
     const base = this.knex<UserRecord>('users');
     if (search)
-      base.where((b) =>
-        b.whereILike('username', `%${search}%`).orWhereILike('email', `%${search}%`).orWhereILike('display_name', `%${search}%`),
-      );
+      base.where((b) => {
+        b.whereILike('username', `%${search}%`).orWhereILike('email', `%${search}%`).orWhereILike('display_name', `%${search}%`);
+      });
     const [{ n }] = await base.clone().count<{ n: string }[]>({ n: '*' });
     const items: UserRecord[] = await base
       .orderBy([{ column: 'username' }, { column: 'id' }])

@@ -396,7 +396,9 @@ export class TaskStore {
       const from = new Date(opts.after.ts);
       const nextMs = new Date(opts.after.ts + 1);
       const afterId = opts.after.id;
-      q.where('ts', '>=', from).where((b) => b.where('ts', '>=', nextMs).orWhere('id', '>', afterId));
+      q.where('ts', '>=', from).where((b) => {
+        b.where('ts', '>=', nextMs).orWhere('id', '>', afterId);
+      });
     }
     applyLogFilter(q, opts.filter);
     const rows = await q

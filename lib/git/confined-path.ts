@@ -160,7 +160,10 @@ export class ConfinedDir {
     const [root, parent] = await Promise.all([this.realRoot(), this.real(path.dirname(abs))]);
     if (!within(root, parent)) throw outside(this.root, abs);
     if (leaf === 'no_link') {
-      const st = await fs.promises.lstat(abs).catch((err: unknown) => (isMissing(err) ? null : Promise.reject(err)));
+      const st = await fs.promises.lstat(abs).catch((err: unknown) => {
+        if (isMissing(err)) return null;
+        throw err;
+      });
       if (st?.isSymbolicLink()) throw linkLeaf(this.root, abs);
     }
     return abs;

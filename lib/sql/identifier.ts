@@ -19,7 +19,7 @@ const ALLOWED = /^[\p{L}\p{M}\p{Nd}_$-]$/u;
 /** Why `name` cannot be a schema or catalog name, completing "a schema name …"; undefined when it can. */
 export function identifierProblem(name: string): string | undefined {
   if (!name) return 'may not be empty';
-  const chars = [...name];
+  const chars = Array.from(name); // by code point, not UTF-16 unit
   const at = chars.findIndex((c) => !ALLOWED.test(c));
   if (at < 0)
     return chars.length > MAX_IDENTIFIER_CHARS ? `is at most ${MAX_IDENTIFIER_CHARS} characters (this one has ${chars.length})` : undefined;

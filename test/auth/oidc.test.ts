@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-// @ts-ignore oidc-provider ships no type declarations (and no @types package is installed)
+// @ts-expect-error oidc-provider ships no type declarations (and no @types package is installed)
 import Provider from 'oidc-provider';
 import type { Context } from 'koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -187,7 +187,9 @@ export async function startGatewayProxy(opts: GatewayProxyOptions): Promise<Gate
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     // A call that cannot be answered ends its connection with the reason (the client sees a reset, not a hang).
-    req.on('end', () => answerCall(req, res, Buffer.concat(chunks)).catch((e: unknown) => res.destroy(e instanceof Error ? e : new Error(String(e)))));
+    req.on('end', () => {
+      answerCall(req, res, Buffer.concat(chunks)).catch((e: unknown) => res.destroy(e instanceof Error ? e : new Error(String(e))));
+    });
   });
 
   const answerCall = async (req: http.IncomingMessage, res: http.ServerResponse, body: Buffer) => {

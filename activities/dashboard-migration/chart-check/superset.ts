@@ -40,7 +40,13 @@ export async function chartsForCheck(
   const lane = async () => {
     while (next < toRead.length) {
       const id = toRead[next++]!.id;
-      details.set(id, await client.charts.get(id).catch((err) => (err instanceof SupersetNotFoundError ? null : Promise.reject(err))));
+      details.set(
+        id,
+        await client.charts.get(id).catch((err: unknown) => {
+          if (err instanceof SupersetNotFoundError) return null;
+          throw err;
+        }),
+      );
     }
   };
   await Promise.all(Array.from({ length: Math.min(DETAIL_PARALLELISM, toRead.length) }, lane));
