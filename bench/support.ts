@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import { detached } from '../lib/detached.ts';
 import { SEARCH_ATTRIBUTES } from '../contracts/search-attributes.ts';
 
 export function percentile(sorted: number[], p: number): number {
@@ -55,8 +56,9 @@ export function stopOnInterrupt(stop: () => Promise<unknown>): () => Promise<voi
   // `interrupted`, and the second, finding nothing left to await, would exit mid-stop.
   if (!listening) {
     listening = true;
-    process.once('SIGINT', interrupted);
-    process.once('SIGTERM', interrupted);
+    // Detached: a signal handler cannot be awaited; a failed stop is printed.
+    process.once('SIGINT', () => detached('stopping the benchmark', interrupted(), console));
+    process.once('SIGTERM', () => detached('stopping the benchmark', interrupted(), console));
   }
   onInterrupt.add(once);
   return once;
