@@ -41,7 +41,7 @@ async function bodyOf(req: IncomingMessage): Promise<any> {
 beforeAll(async () => {
   // Detached: a request handler cannot be awaited; a failing one is printed (and its test fails on the answer).
   server = createServer((req, res) => detached('the fake git provider', answer(req, res), console));
-  async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function answer(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
     const body = await bodyOf(req);
     const url = req.url ?? '';
     const auth = (req.headers.authorization ?? req.headers['private-token']) as string | undefined;
