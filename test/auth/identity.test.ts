@@ -419,6 +419,20 @@ describe('permission matrix: people and their API keys', () => {
         expect: { Viewer: 403, Operator: 404, ReleaseManager: 403, Admin: 404 },
       },
       {
+        what: 'validate an environment (dashboards:VALIDATE)',
+        method: 'POST',
+        path: `/api/environments/${UNKNOWN}/validate`,
+        json: {},
+        expect: { Viewer: 403, Operator: 404, ReleaseManager: 404, Admin: 404 },
+      },
+      {
+        what: 'a validate schedule (schedules:WRITE, dashboards:VALIDATE)',
+        method: 'POST',
+        path: '/api/schedules',
+        json: { name: 'pk-validate', kind: 'validate', params: { env_id: UNKNOWN }, interval_seconds: 60 },
+        expect: { Viewer: 403, Operator: 404, ReleaseManager: 403, Admin: 404 },
+      },
+      {
         what: 'register a release candidate (clean_release:WRITE)',
         method: 'POST',
         path: '/api/v2/clean-release/candidates',
