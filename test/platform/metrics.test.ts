@@ -12,16 +12,20 @@ import { SupersetUnavailableError } from '../../lib/superset/errors.ts';
 import { callOutcome } from '../../lib/telemetry/metrics.ts';
 import { serveMetrics, type MetricsServer } from '../../lib/telemetry/metrics-server.ts';
 import { supersetEndpointClass } from '../../lib/telemetry/superset-endpoint.ts';
+import { realPairAvailable, seedForMigration } from '../dashboard-migration/real-pair.ts';
+import { client, superset } from '../dashboard-migration/support.ts';
 import { createEnvironment } from '../support/environments.ts';
-import { startFakeSuperset, type FakeSuperset } from '../support/fake-superset.ts';
+import { startRecordingProxy, type GatewayProxy } from '../support/gateway-proxy.ts';
 import { createHarness, waitFor, type Harness } from '../support/harness.ts';
 import { spawnWorker, stopProcess } from '../support/worker-process.ts';
 
 /**
- * Prometheus metrics per process after a real migration between two fake Supersets: the API's
- * (requests by route template, tasks created) from this process, the worker's (tasks finished,
- * Superset calls by environment and endpoint class) and the Temporal SDK's from a worker process
- * of its own, each on its own port.
+ * Prometheus metrics per process after a real migration between the real Superset 6.1.0 a → b:
+ * the API's (requests by route template, tasks created) from this process, the worker's (tasks
+ * finished, Superset calls by environment and endpoint class) and the Temporal SDK's from a worker
+ * process of its own, each on its own port. Each Superset sits behind a recording proxy
+ * (test/support/gateway-proxy.ts), so the worker's Superset call counts are checked against the
+ * calls Superset really got, class by class.
  */
 interface Sample {
   name: string;
@@ -60,9 +64,12 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+const real = realPairAvailable();
 let h: Harness;
-let source: FakeSuperset;
-let target: FakeSuperset;
+let source: GatewayProxy;
+let target: GatewayProxy;
+/** What each proxy had passed on when the migration ended (before the API's environment test). */
+let migrationCalls: [number, number];
 let worker: ChildProcess;
 let apiMetrics: MetricsServer;
 let workerPort: number;
@@ -72,33 +79,30 @@ let targetEnv: string;
 let taskId: string;
 
 beforeAll(async () => {
-  [h, source, target] = await Promise.all([createHarness(), startFakeSuperset(), startFakeSuperset()]);
-  [sourceEnv, targetEnv] = await Promise.all(
-    [source, target].map((f) => createEnvironment(h, { baseUrl: f.baseUrl, username: f.username, password: f.password })),
-  );
+  if (!real) return;
+  const [sa, sb] = [superset('a'), superset('b')];
+  [h, source, target] = await Promise.all([createHarness(), startRecordingProxy(sa.baseUrl), startRecordingProxy(sb.baseUrl)]);
+  [sourceEnv, targetEnv] = await Promise.all([
+    createEnvironment(h, { baseUrl: source.baseUrl, username: sa.username, password: sa.password, timeoutSeconds: 60 }),
+    createEnvironment(h, { baseUrl: target.baseUrl, username: sb.username, password: sb.password, timeoutSeconds: 60 }),
+  ]);
   apiMetrics = await serveMetrics('127.0.0.1', 0);
   [workerPort, temporalPort] = [await freePort(), await freePort()];
   worker = spawnWorker(h, { WORKER_METRICS_PORT: String(workerPort), TEMPORAL_METRICS_PORT: String(temporalPort) });
 
-  const dashboards = source.seedDashboards(3, { prefix: 'Metrics', charts: 2 });
-  const sourceDb = source.databases.find((d) => d.database_name === 'Metrics database')!;
-  const targetDb = target.addDatabase({ name: 'Metrics warehouse' });
+  const { ids, mapping } = await seedForMigration({ a: await client('a'), b: await client('b') }, 'Metrics', 3);
   const r = await h.request('POST', '/api/dashboards/migrate', {
     token: h.adminToken,
-    json: {
-      source_env_id: sourceEnv,
-      target_env_id: targetEnv,
-      dashboard_ids: dashboards.map((d) => d.id),
-      db_mappings: [{ source_database_id: sourceDb.id, target_database_id: targetDb.id }],
-    },
+    json: { source_env_id: sourceEnv, target_env_id: targetEnv, dashboard_ids: ids, db_mappings: mapping },
   });
   expect(r.status, r.text).toBe(202);
   taskId = r.body.task_id;
-  const task = await h.waitForTask(taskId, undefined, 120_000);
+  const task = await h.waitForTask(taskId, undefined, 300_000);
   expect(task.status).toBe('SUCCEEDED');
+  migrationCalls = [source.mark(), target.mark()];
   await h.request('GET', `/api/tasks/${taskId}`, { token: h.adminToken });
   expect((await h.request('POST', `/api/environments/${sourceEnv}/test`, { token: h.adminToken })).status).toBe(200);
-}, 180_000);
+}, 420_000);
 
 afterAll(async () => {
   if (worker) await stopProcess(worker);
@@ -110,7 +114,7 @@ afterAll(async () => {
 const find = (samples: Sample[], name: string, labels: Record<string, string> = {}) =>
   samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
 
-describe('metrics', () => {
+describe.runIf(real)('metrics of a migration a (6.1.0) → b (6.1.0)', () => {
   it("serves the API's requests by route template (never the raw path) and status, and the tasks it created", async () => {
     const api = await scrape(apiMetrics.address);
     const byTemplate = find(api, 'switchyard_http_requests_total', { method: 'GET', route: '/api/tasks/:task_id', status: '200' });
@@ -139,6 +143,20 @@ describe('metrics', () => {
       expect(Object.keys(s.labels).sort()).toEqual(['endpoint', 'environment_id', 'outcome']);
       expect(['list', 'export', 'import', 'chart_data', 'sql_lab', 'security', 'other']).toContain(s.labels.endpoint);
       expect([sourceEnv, targetEnv]).toContain(s.labels.environment_id);
+    }
+    // Class by class, the calls Superset got from the migration (at the proxies) are the calls the worker counted.
+    for (const [env, proxy, until] of [
+      [sourceEnv, source, migrationCalls[0]],
+      [targetEnv, target, migrationCalls[1]],
+    ] as const) {
+      const got: Record<string, number> = {};
+      for (const c of proxy.requests.slice(0, until)) {
+        const endpoint = supersetEndpointClass(c.method, c.path);
+        got[endpoint] = (got[endpoint] ?? 0) + 1;
+      }
+      const counted: Record<string, number> = {};
+      for (const s of find(w, 'switchyard_superset_requests_total', { environment_id: env })) counted[s.labels.endpoint!] = (counted[s.labels.endpoint!] ?? 0) + s.value;
+      expect(counted, env).toEqual(got);
     }
     expect(find(w, 'switchyard_process_resident_memory_bytes')).toHaveLength(1);
     // The worker process serves no API requests: those are the API's.

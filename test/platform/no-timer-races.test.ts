@@ -45,6 +45,10 @@ describe('no timer decides a test', () => {
       'timer race racedAbortSignal:20',
       'wall-clock comparison deadlineCompared:24',
       'wall-clock comparison elapsedAsserted:28',
+      'wall-clock comparison elapsedNamed:35',
+      'wall-clock comparison newDateCompared:39',
+      'timer race anyWithTimer:43',
+      'timer race racedTimersPromises:48',
     ]);
   });
 

@@ -1,9 +1,11 @@
 // Finds, with a real TypeScript parser (swc), the two ways a test lets the wall clock decide its
-// outcome: a `Promise.race` one of whose contenders is a timer (`setTimeout`, a `sleep`/`delay`
-// call, `AbortSignal.timeout`, or a variable of the same function or file built from one), and a
-// comparison of `Date.now()` or `performance.now()` (`<`, `>`, `<=`, `>=`, or an `expect(…)`
-// of it against `toBeLessThan`/`toBeGreaterThan`…). A race of events alone, a timer outside a
-// race (a poll's interval) and a stamp that is only recorded are not findings.
+// outcome: a `Promise.race` or `Promise.any` one of whose contenders is a timer (`setTimeout`, a
+// `sleep`/`delay` call, `setTimeout` of node:timers/promises under any name, `AbortSignal.timeout`,
+// or a variable of the same function or file built from one), and a comparison of the clock
+// (`Date.now()`, `performance.now()`, `new Date()`, `process.hrtime`, or a variable computed from
+// one, an elapsed time or a deadline: `Date.now() - t0`, `Date.now() + 5000`) by `<`, `>`, `<=`,
+// `>=`, or an `expect(…)` of it against `toBeLessThan`/`toBeGreaterThan`…. A race of events alone,
+// a timer outside a race (a poll's interval) and a stamp that is only recorded are not findings.
 // test/platform/no-timer-races.test.ts holds test/ to it.
 import { parseSync } from '@swc/core';
 
@@ -50,16 +52,38 @@ function* walk(n: unknown): Generator<Node> {
   for (const [k, v] of Object.entries(node)) if (k !== 'span') yield* walk(v);
 }
 
-const isClockRead = (n: Node) => n.type === 'CallExpression' && ['Date.now', 'performance.now'].includes(calleeName(n) ?? '');
-const readsClock = (n: unknown) => [...walk(n)].some(isClockRead);
+const CLOCK_CALLEES = new Set(['Date.now', 'performance.now', 'process.hrtime', 'process.hrtime.bigint']);
+/** A read of the clock: `Date.now()` and the like, or `new Date()` with no argument (now). */
+const isClockRead = (n: Node) =>
+  (n.type === 'CallExpression' && CLOCK_CALLEES.has(calleeName(n) ?? '')) ||
+  (n.type === 'NewExpression' && ident(n.callee) === 'Date' && !(n.arguments as unknown[] | undefined)?.length);
+/** Whether `n` reads the clock, directly or through a name of `derived` (an elapsed time, a deadline). */
+const readsClock = (n: unknown, derived: Set<string> = new Set()) =>
+  [...walk(n)].some((x) => isClockRead(x) || (ident(x) !== undefined && derived.has(ident(x)!)));
+/** Arithmetic on the clock (`Date.now() - t0`, `Date.now() + ms`): a duration or a deadline, not a stamp. */
+const computesFromClock = (n: unknown, derived: Set<string>) =>
+  [...walk(n)].some((x) => x.type === 'BinaryExpression' && ['-', '+'].includes(String(x.operator)) && readsClock(x, derived));
 
-/** Whether `n` holds a timer: a timer call, or a name of `timers` (variables built from one). */
-function holdsTimer(n: unknown, timers: Set<string>): boolean {
+/** Local names of node:timers/promises' setTimeout (`import { setTimeout as wait } from 'node:timers/promises'`). */
+function timerImports(body: Node[]): Set<string> {
+  const names = new Set<string>();
+  for (const x of body) {
+    if (x.type !== 'ImportDeclaration' || !/^(node:)?timers\/promises$/.test(String((x.source as Node & { value?: unknown })?.value))) continue;
+    for (const spec of (x.specifiers as Node[]) ?? []) {
+      const imported = ident(spec.imported) ?? ident(spec.local);
+      if (imported === 'setTimeout' && ident(spec.local)) names.add(ident(spec.local)!);
+    }
+  }
+  return names;
+}
+
+/** Whether `n` holds a timer: a timer call (`aliases`: imported names of one), or a name of `timers` (variables built from one). */
+function holdsTimer(n: unknown, timers: Set<string>, aliases: Set<string> = new Set()): boolean {
   for (const x of walk(n)) {
     if (x.type === 'CallExpression') {
       const name = calleeName(x);
       const last = name?.split('.').at(-1);
-      if (name === 'AbortSignal.timeout' || (last && TIMER_CALLEES.has(last))) return true;
+      if (name === 'AbortSignal.timeout' || (last && (TIMER_CALLEES.has(last) || aliases.has(last)))) return true;
     }
     const id = ident(x);
     if (id && timers.has(id)) return true;
@@ -85,13 +109,21 @@ export function timerFindings(rel: string, text: string): TimerFinding[] {
   const bytes = Buffer.from(text);
   const lineOf = (offset: number) => bytes.subarray(0, offset).toString().split('\n').length;
   // Names bound to a timer anywhere in the file (a `bound`, a `late`): a race naming one races the clock.
+  // Names computed from the clock (an `elapsed`, a `deadline`): comparing one compares the clock.
+  const aliases = timerImports(mod.body);
   const timers = new Set<string>();
+  const derived = new Set<string>();
   for (let grew = true; grew;) {
     grew = false;
     for (const x of walk(mod.body)) {
       const id = x.type === 'VariableDeclarator' ? ident(x.id) : undefined;
-      if (id && !timers.has(id) && x.init && holdsTimer(x.init, timers)) {
-        timers.add(id);
+      if (!id || !x.init) continue;
+      for (const [names, holds] of [
+        [timers, () => holdsTimer(x.init, timers, aliases)],
+        [derived, () => computesFromClock(x.init, derived)],
+      ] as const) {
+        if (names.has(id) || !holds()) continue;
+        names.add(id);
         grew = true;
       }
     }
@@ -104,15 +136,17 @@ export function timerFindings(rel: string, text: string): TimerFinding[] {
     const named = nameOf(node, fn);
     const found = (kind: TimerFinding['kind']) =>
       out.push({ kind, where: `${rel}#${named ?? '(top level)'}`, line: node.span ? lineOf(node.span.start - base) : 0 });
-    if (node.type === 'CallExpression' && calleeName(node) === 'Promise.race' && holdsTimer(node.arguments, timers)) found('timer race');
-    if (node.type === 'BinaryExpression' && COMPARISONS.has(String(node.operator)) && (readsClock(node.left) || readsClock(node.right))) {
+    const racer = node.type === 'CallExpression' && ['Promise.race', 'Promise.any'].includes(calleeName(node) ?? '');
+    if (racer && holdsTimer(node.arguments, timers, aliases)) found('timer race');
+    const compared = node.type === 'BinaryExpression' && COMPARISONS.has(String(node.operator));
+    if (compared && (readsClock(node.left, derived) || readsClock(node.right, derived))) {
       found('wall-clock comparison');
     }
     if (node.type === 'CallExpression' && (node.callee as Node | undefined)?.type === 'MemberExpression') {
       const callee = node.callee as Node;
       const matcher = ident(callee.property);
       const subject = [...walk(callee.object)].find((x) => x.type === 'CallExpression' && calleeName(x) === 'expect');
-      if (matcher && ORDER_MATCHERS.has(matcher) && subject && readsClock(subject.arguments)) found('wall-clock comparison');
+      if (matcher && ORDER_MATCHERS.has(matcher) && subject && readsClock(subject.arguments, derived)) found('wall-clock comparison');
     }
     for (const [k, v] of Object.entries(node)) if (k !== 'span') visit(v, named);
   };
