@@ -1,7 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { scheduledRunTaskId } from '../../contracts/schedules.ts';
-import { createEnvironment, createUserWithRoles } from '../support/environments.ts';
-import { startFakeSuperset, type FakeSuperset } from '../support/fake-superset.ts';
+import { buildSource, client, superset } from '../dashboard-migration/support.ts';
+import { createEnvironment, createUserWithRoles, uniquePrefix } from '../support/environments.ts';
+import { startRecordingProxy, type GatewayProxy } from '../support/gateway-proxy.ts';
 import { createHarness, waitFor, type Harness } from '../support/harness.ts';
 import type { RequestOptions } from '../support/http.ts';
 
@@ -9,12 +11,13 @@ import type { RequestOptions } from '../support/http.ts';
  * A schedule runs with the rights its creator has at run time, also when it was made with an API
  * key (which acts for its creator): a run its creator may no longer start, or whose key was
  * revoked, is a FAILED task with the reason that never started and asked Superset nothing.
- * Real PostgreSQL, Temporal (Schedules) and worker; Superset is the in-process fake. Why the fake:
- * no fault (it counts that a refused run asked Superset nothing, which the recording proxy in front
- * of a real instance counts as well); moving it is left (issue 48 item 4).
+ * Real PostgreSQL, Temporal (Schedules) and worker; Superset is the real 6.1.0 a, behind a
+ * recording proxy (test/support/gateway-proxy.ts) that counts what each run asked of it.
  */
+const real = inject('supersets') !== null;
+const P = uniquePrefix('cr');
 let h: Harness;
-let fake: FakeSuperset;
+let proxy: GatewayProxy;
 let env: string;
 let dash: number;
 
@@ -26,15 +29,17 @@ const setUser = async (id: string, change: Record<string, unknown>) => {
 };
 
 beforeAll(async () => {
-  [h, fake] = await Promise.all([createHarness({ worker: true }), startFakeSuperset()]);
-  env = await createEnvironment(h, { baseUrl: fake.baseUrl, username: fake.username, password: fake.password });
-  dash = fake.seedDashboards(1, { prefix: 'Nightly', charts: 1 })[0]!.id;
+  if (!real) return;
+  const sa = superset('a');
+  [h, proxy] = await Promise.all([createHarness({ worker: true }), startRecordingProxy(sa.baseUrl)]);
+  env = await createEnvironment(h, { baseUrl: proxy.baseUrl, username: sa.username, password: sa.password, timeoutSeconds: 60 });
+  dash = (await buildSource(await client('a'), P, path.join(inject('runDir'), P), { dashboards: 1 })).dashboards[0]!.id;
   const r = await admin('POST', '/api/admin/roles', { json: { name: 'KeyMinter', permissions: ['admin:settings:WRITE'] } });
   expect(r.status, r.text).toBe(201);
-}, 120_000);
+}, 240_000);
 afterAll(async () => {
   await h?.close();
-  await fake?.close();
+  await proxy?.close();
 });
 
 /** A paused schedule (it runs only when triggered) backing up `dash`, made by `who`. */
@@ -70,10 +75,10 @@ async function runOnce(schedule: { id: string; temporal_schedule_id: string }) {
   return { result, task };
 }
 
-const exportsSince = (mark: number) => fake.requests.slice(mark).filter((r) => r.path === '/api/v1/dashboard/export/').length;
+const exportsSince = (mark: number) => proxy.requests.slice(mark).filter((r) => r.path === '/api/v1/dashboard/export/').length;
 
 async function expectRefused(schedule: { id: string; temporal_schedule_id: string }, reason: string) {
-  const mark = fake.requests.length;
+  const mark = proxy.mark();
   const { result, task } = await runOnce(schedule);
   expect(result).toMatchObject({ status: 'NOT_RUN' });
   expect(result.note).toContain(reason);
@@ -87,7 +92,7 @@ async function expectRefused(schedule: { id: string; temporal_schedule_id: strin
   return task;
 }
 
-describe("a schedule runs with its creator's rights at run time", () => {
+describe.runIf(real)("a schedule runs with its creator's rights at run time", () => {
   it('made with a key: runs as the person the key acts for, stops when they lose the permission, and when the key is revoked', async () => {
     const ops = await createUserWithRoles(h, 'sched-ops', ['Operator', 'KeyMinter']);
     const key = await call('POST', '/api/admin/api-keys', {
