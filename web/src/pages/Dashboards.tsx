@@ -8,6 +8,7 @@ import { useCan } from '../auth.tsx';
 import { EnvSelect } from '../components/EnvSelect.tsx';
 import { ProblemAlert } from '../components/ProblemAlert.tsx';
 import { Thumbnail } from '../components/Thumbnail.tsx';
+import { ValidateButton } from '../components/ValidateDashboard.tsx';
 import { useI18n } from '../i18n.tsx';
 
 const PAGE_SIZE = 24;
@@ -174,6 +175,7 @@ function DashboardDetail({ envId, id }: { envId: string; id: number }) {
               ))}
             </Table.Tbody>
           </Table>
+          <ValidateButton envId={envId} dashboardId={id} />
           <Backups envId={envId} id={id} />
         </>
       )}

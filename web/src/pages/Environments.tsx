@@ -1,12 +1,12 @@
-import { Alert, Anchor, Badge, Button, Group, Modal, NumberInput, PasswordInput, Select, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Badge, Button, Group, Modal, NumberInput, PasswordInput, Select, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Link } from 'react-router';
 import { api, must } from '../api.ts';
 import { useCan } from '../auth.tsx';
 import { EnvSelect, useEnvironments } from '../components/EnvSelect.tsx';
 import { EnvRules } from '../components/EnvRules.tsx';
 import { ProblemAlert } from '../components/ProblemAlert.tsx';
+import { ValidateButton } from '../components/ValidateDashboard.tsx';
 import { useI18n } from '../i18n.tsx';
 
 type Env = NonNullable<ReturnType<typeof useEnvironments>['data']>['items'][number];
@@ -53,7 +53,6 @@ function EnvRow({ env, onEdit }: { env: Env; onEdit(): void }) {
   const { t } = useI18n();
   const can = useCan();
   const test = useMutation({ mutationFn: () => must(api.POST('/api/environments/{env_id}/test', { params: { path: { env_id: env.id } } })) });
-  const validate = useMutation({ mutationFn: () => must(api.POST('/api/environments/{env_id}/validate', { params: { path: { env_id: env.id } }, body: {} })) });
   return (
     <>
       <Table.Tr>
@@ -67,17 +66,7 @@ function EnvRow({ env, onEdit }: { env: Env; onEdit(): void }) {
             <Button size="xs" variant="light" onClick={() => test.mutate()} loading={test.isPending}>
               {t.test}
             </Button>
-            {can('dashboards:VALIDATE') && (
-              <Button size="xs" variant="light" onClick={() => validate.mutate()} loading={validate.isPending}>
-                {t.validate}
-              </Button>
-            )}
-            {validate.data && (
-              <Anchor size="xs" component={Link} to={`/tasks/${validate.data.task_id}`} data-testid="validation-task">
-                {t.validationStarted} {validate.data.task_id}
-              </Anchor>
-            )}
-            {validate.error && <ProblemAlert error={validate.error} />}
+            <ValidateButton envId={env.id} />
             {can('environments:WRITE') && (
               <Button size="xs" variant="subtle" onClick={onEdit}>
                 {t.edit}
