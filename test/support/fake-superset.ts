@@ -1,6 +1,8 @@
 // An in-process fake of Superset's REST API, written from the answers of Superset 6.0.0 and 6.1.0,
-// for fast tests and for the failures a real Superset will not produce on demand (timeouts, 5xx,
-// garbage bodies, resets, thousands of rows, an import answering 500).
+// for the failures a real Superset will not produce on demand (timeouts, 5xx, garbage bodies,
+// resets, thousands of rows, an import answering 500). Call counts and orderings are proven on the
+// real instances behind the recording proxy (test/support/gateway-proxy.ts); docs/tests.md lists,
+// per file still using this fake, the fault it needs.
 //
 //   const fake = await startFakeSuperset();
 //   fake.addUser({ username: 'alice', first_name: 'Alice', last_name: 'Liddell' });
