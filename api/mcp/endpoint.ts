@@ -53,7 +53,8 @@ export class McpEndpoint {
 
   middleware() {
     return async (ctx: Context, next: Next): Promise<void> => {
-      if (ctx.path !== MCP_PATH) return next();
+      // Other methods fall through to the method guard (405 with Allow, OPTIONS 204), as on every path.
+      if (ctx.path !== MCP_PATH || !['GET', 'POST', 'DELETE'].includes(ctx.method)) return next();
       const principal = await this.authenticate(ctx);
       if (!principal) return;
       const id = ctx.get('mcp-session-id');

@@ -7,7 +7,7 @@
 import { isSecretKey, REDACTED, redactText } from '../../lib/redact.ts';
 import type { Principal } from '../auth/principal.ts';
 
-export const CALLS_PER_MINUTE = 120;
+export const CALLS_PER_MINUTE = 600;
 /** Characters of JSON a tool answer carries at most (the task-answer rule bounds task items already). */
 export const MAX_ANSWER_CHARS = 200_000;
 const WINDOW_MS = 60_000;
