@@ -55,6 +55,7 @@ export function sameOriginPath(base: URL, location: string, allowed: RegExp): st
   try {
     url = new URL(location, base);
   } catch {
+    // expected: not a URL: no redirect to follow.
     return undefined;
   }
   if (url.origin !== base.origin || url.search || url.hash) return undefined;
