@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { examplesSection } from './render-examples.ts';
 
 /** One ordered pair of releases: what migrating the fixture dashboards from one to the other did. */
 export interface PairResult {
@@ -91,12 +92,14 @@ export function renderMatrix(opts: {
   return lines.join('\n') + '\n';
 }
 
-/** Writes docs/version-matrix.md (keeping its companion section, ./companions.matrix.test.ts's) and the section between the markers in docs/superset-releases.md. */
+/** Writes docs/version-matrix.md (keeping its companion and examples sections) and the section between the markers in docs/superset-releases.md. */
 export function writeMatrix(repoRoot: string, markdown: string): void {
   fs.mkdirSync(path.join(repoRoot, 'docs'), { recursive: true });
   const file = path.join(repoRoot, 'docs/version-matrix.md');
-  const kept = companionSection(fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '');
-  fs.writeFileSync(file, `# Superset version matrix\n\n${markdown}${kept ? `\n${kept}\n` : ''}`);
+  const old = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+  // The companion and examples sections are their own files' (./companions.matrix.test.ts, ./examples.matrix.test.ts).
+  const kept = [companionSection(old), examplesSection(old)].filter(Boolean).map((k) => `\n${k}\n`).join('');
+  fs.writeFileSync(file, `# Superset version matrix\n\n${markdown}${kept}`);
   const sectionPath = path.join(repoRoot, 'docs/superset-releases.md');
   const readme = fs.readFileSync(sectionPath, 'utf8');
   const start = readme.indexOf(SECTION_START);
