@@ -21,7 +21,7 @@ const nextAction = z.object({
 export const itemRow = z.object({
   position: count.describe("the item's place in the task's request (its result order)"),
   change: z.enum(CHANGE_CLASSES).nullable().describe('null for failed and skipped items'),
-  item: z.record(z.string(), z.unknown()).describe('the item as the task result lists it (contracts/outcomes.ts ItemOutcome; a migration adds objects, verification, companions...)'),
+  item: z.record(z.string(), z.unknown()).describe('the item as the task result lists it (contracts/outcomes.ts ItemOutcome; a migration adds objects, verification, companions...). A migrated dashboard\'s `verification_state` says whether this task verified it (`verified`: `at`, `checked` imported or unchanged_target), carried an earlier task\'s verification (`carried`: `from_task_id`, `at`, `reason`) or did not (`not_verified`: `reason`)'),
 });
 
 export const itemPage = pageEnvelope(itemRow);

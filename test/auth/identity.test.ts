@@ -469,6 +469,12 @@ describe('permission matrix: people and their API keys', () => {
         json: { env_id: UNKNOWN, source_type: 'sqllab', database_id: 1, dataset_ids: [1], sql: 'SELECT 1 AS column_name', dry_run: true },
         expect: { Viewer: 403, Operator: 404, ReleaseManager: 403, Admin: 404 },
       },
+      {
+        what: 'what uses a table (datasets:READ, every role here holds it)',
+        method: 'GET',
+        path: `/api/environments/${UNKNOWN}/impact?table=orders`,
+        expect: { Viewer: 404, Operator: 404, ReleaseManager: 404, Admin: 404 },
+      },
       // Personal spaces stay with the person signed in.
       {
         what: 'own profile preferences',
