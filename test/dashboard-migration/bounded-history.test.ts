@@ -1,23 +1,30 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../support/harness.ts';
+import { listDashboards } from '../support/superset/fixtures.ts';
 import { workflowRuns } from '../support/workflow-runs.ts';
-import { recordImports, seedForMigration, startFakePair, type FakePair } from './fake-pair.ts';
+import { realPairAvailable, seedForMigration, startRealPair, type RealPair } from './real-pair.ts';
 
 /**
  * A migration of more dashboards than one workflow run handles (TASK_ITEMS_PER_RUN=3 here) runs as
- * a chain of runs under one task id, between two fake Supersets: every dashboard is in the result
- * exactly once and imported once, the runs carry no outcomes, and a cancel in a later run keeps
- * what was done and leaves the rest untouched.
- * Why the fake Superset: no fault; it records each import's dashboards and slows imports so the
- * cancel lands in a later run. Both work at the recording proxy on the real a → b (real-pair.ts):
- * moving it is left (issue 48 item 4).
+ * a chain of runs under one task id, between the real Superset 6.1.0 a → b behind recording
+ * proxies (test/support/gateway-proxy.ts): every dashboard is in the result exactly once and
+ * imported once, the runs carry no outcomes, and a cancel in a later run keeps what was done and
+ * leaves the rest untouched (the later run's import held at the proxy until the cancel is sent).
  */
-let pair: FakePair;
+let pair: RealPair;
+const IMPORT = '/api/v1/dashboard/import/';
 
 beforeAll(async () => {
-  pair = await startFakePair({ TASK_ITEMS_PER_RUN: '3' });
-}, 120_000);
+  pair = await startRealPair({ TASK_ITEMS_PER_RUN: '3' });
+}, 180_000);
 afterAll(async () => pair?.close());
+
+/** The titles b holds among these (each seed's titles share its unique prefix). */
+async function titlesInTarget(titles: string[]): Promise<string[]> {
+  const prefix = titles[0]!.split(' ')[0]!;
+  const r = await listDashboards(pair.b, { filters: [{ col: 'dashboard_title', opr: 'title_or_slug', value: prefix }], pageSize: 100 });
+  return r.result.map((d) => d.dashboard_title).filter((t) => titles.includes(t));
+}
 
 async function startMigration(ids: number[], mapping: Array<{ source_database_id: number; target_database_id: number }>) {
   const r = await pair.admin('POST', '/api/dashboards/migrate', {
@@ -27,12 +34,12 @@ async function startMigration(ids: number[], mapping: Array<{ source_database_id
   return r.body.task_id as string;
 }
 
-describe('a migration larger than one workflow run', () => {
+describe.runIf(realPairAvailable())('a migration larger than one workflow run: a (6.1.0) → b (6.1.0)', () => {
   it('continues as new under the same task and ends SUCCEEDED with every dashboard once, in request order', async () => {
-    const { ids, titles, mapping } = seedForMigration(pair, 'Chain', 20);
-    const sent = recordImports(pair.target);
+    const { ids, titles, mapping } = await seedForMigration(pair, 'Chain', 20);
+    const mark = pair.target.mark();
     const id = await startMigration([...ids].reverse(), mapping);
-    const task = await pair.h.waitForTask(id, undefined, 120_000);
+    const task = await pair.h.waitForTask(id, undefined, 480_000);
     expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
     expect(task.progress).toMatchObject({ done: 20, total: 20 });
     expect(task.result.items.map((i: any) => i.id)).toEqual([...ids].reverse());
@@ -42,10 +49,9 @@ describe('a migration larger than one workflow run', () => {
     }
     expect(task.result.totals).toMatchObject({ requested: 20, processed: 20, imported: 20, failed: 0, not_started: 0 });
     expect(task.result.timings.migration_ms).toBeGreaterThan(0);
-    // Each dashboard imported once, however many runs the task took.
-    pair.target.clearFailures();
-    expect(sent.flat().sort()).toEqual([...titles].sort());
-    expect(pair.target.dashboards.map((d) => d.dashboard_title).sort()).toEqual([...titles].sort());
+    // Each dashboard imported once, however many runs the task took: one joint import a batch (16, then 4), and b holds each.
+    expect(pair.target.count(IMPORT, mark)).toBe(2);
+    expect((await titlesInTarget(titles)).sort()).toEqual([...titles].sort());
 
     // Batches of 16 with three per run: the first run ends after 16 and continues as new, the second
     // takes the last 4; the workflow's own result (what Temporal keeps) has the totals and no outcomes.
@@ -60,36 +66,37 @@ describe('a migration larger than one workflow run', () => {
     const own = await pair.h.boot.context.temporal.workflow.getHandle(id).result();
     expect(own).toMatchObject({ status: 'SUCCEEDED', totals: { imported: 20 } });
     expect(JSON.stringify(own)).not.toContain('"items"');
-  });
+  }, 600_000);
 
   it('a cancel in a later run ends CANCELLED with the done dashboards listed and the rest untouched', async () => {
-    // 16 in each run (three per run): the cancel lands before the last of 40.
-    const { ids, mapping } = seedForMigration(pair, 'Chaincancel', 40);
-    pair.target.slow({ path: '/api/v1/dashboard/import/' }, 300);
+    // 16 in each run (three per run): the second run's import is held until the cancel is sent, so the cancel lands in
+    // that run, before the last of 40. No timer releases it: a task that never reached a second run never ends.
+    const { ids, titles, mapping } = await seedForMigration(pair, 'Chaincancel', 40);
+    const mark = pair.target.mark();
+    const cancelSent = Promise.withResolvers<void>();
+    pair.target.hold({ method: 'POST', path: IMPORT, when: () => pair.target.count(IMPORT, mark) === 2 }, cancelSent.promise);
     try {
       const id = await startMigration(ids, mapping);
-      // Past the first run's 16 dashboards: the cancel lands in the second run or later.
-      // (the workflow may not be started yet when the API answers: not found counts as not yet)
-      await waitFor(
-        () => workflowRuns(pair.h.boot.context.temporal, id).then((runs) => runs.length >= 2, () => false),
-        60_000,
-        'a second run',
-      );
+      await waitFor(async () => pair.target.count(IMPORT, mark) >= 2 || undefined, 480_000, "the second run's import");
+      const runs = await workflowRuns(pair.h.boot.context.temporal, id);
+      expect(runs.length).toBeGreaterThanOrEqual(2);
       expect((await pair.admin('POST', `/api/tasks/${id}/cancel`)).status).toBe(202);
-      const task = await pair.h.waitForTask(id, undefined, 120_000);
+      cancelSent.resolve();
+      const task = await pair.h.waitForTask(id, undefined, 300_000);
       expect(task.status).toBe('CANCELLED');
       const done = task.result.items.length;
-      expect(done).toBeGreaterThanOrEqual(3);
+      expect(done).toBeGreaterThanOrEqual(16);
       expect(done).toBeLessThan(40);
       expect(task.result).toMatchObject({ cancelled: true, not_started: 40 - done, totals: { requested: 40, processed: done } });
       // Every dashboard is fully in the target or not there at all.
-      const there = new Set(pair.target.dashboards.map((d) => d.dashboard_title));
+      const there = new Set(await titlesInTarget(titles));
       const doneIds = new Set(task.result.items.map((i: any) => i.id));
-      for (const [i, d] of ids.entries()) expect(there.has(`Chaincancel ${i}`), `dashboard ${d}`).toBe(doneIds.has(d));
-      const runs = await workflowRuns(pair.h.boot.context.temporal, id);
-      expect(runs.at(-1)!.closedBy).toBe('WORKFLOW_EXECUTION_CANCELED');
+      for (const [i, d] of ids.entries()) expect(there.has(titles[i]!), `dashboard ${d}`).toBe(doneIds.has(d));
+      const after = await workflowRuns(pair.h.boot.context.temporal, id);
+      expect(after.at(-1)!.closedBy).toBe('WORKFLOW_EXECUTION_CANCELED');
     } finally {
-      pair.target.clearFailures();
+      cancelSent.resolve();
+      pair.target.clearHolds();
     }
-  });
+  }, 900_000);
 });
