@@ -45,8 +45,7 @@ async function main(): Promise<void> {
     await infra.stop();
     process.exit(code);
   };
-  // Detached: a signal or exit handler cannot be awaited; a failed stop is logged (the process then stays until killed).
-  process.on('SIGINT', () => detached('stopping', stop(), logger));
+  process.on('SIGINT', () => detached('stopping', stop(), logger)); // detached: a signal handler cannot await; a failed stop is logged
   process.on('SIGTERM', () => detached('stopping', stop(), logger));
 
   if (!infraOnly) {

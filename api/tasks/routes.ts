@@ -29,6 +29,11 @@ import {
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,200}$/;
 
 /** A task-creating route's access rule, from the task-kind registry (one place says who may start what). */
+/** Writes one server-sent event (with its id, when it has one) to the stream. */
+function eventSender(stream: PassThrough): (event: string, data: unknown, id?: string) => boolean {
+  return (event, data, id) => stream.write(`${id ? `id: ${id}\n` : ''}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+}
+
 export function taskAccess(kind: TaskKindName): Access {
   const needed = TASK_KINDS[kind].permission;
   return needed === 'admin' ? 'admin' : { permission: needed };
@@ -260,9 +265,7 @@ export function taskRoutes(app: AppContext): AnyRoute[] {
           release(); // the place is free as soon as the client goes
         });
         let checkedAt = Date.now();
-        const send = (event: string, data: unknown, id?: string) =>
-          stream.write(`${id ? `id: ${id}\n` : ''}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-        // Detached: the stream is the response body, written until the task ends or the client goes (errors end it, logged within).
+        const send = eventSender(stream);
         const streaming = (async () => {
           let lastStatus: string | undefined;
           try {
@@ -306,7 +309,7 @@ export function taskRoutes(app: AppContext): AnyRoute[] {
             stream.end();
           }
         })();
-        detached(`task ${params.task_id}: its log stream`, streaming, app.logger);
+        detached(`task ${params.task_id}: its log stream`, streaming, app.logger); // the response body, written until the task ends or the client goes
       },
     }),
   ];

@@ -53,18 +53,14 @@ export function chromiumPool(opts: { executablePath: string; pages: number }): C
     if (!kept || kept.browser !== b) {
       kept = { context: open(b), browser: b, using: 0 };
       contexts.set(key, kept);
-      // expected: a context that failed to open is forgotten here; the page awaiting it meets the error.
-      kept.context.catch(() => contexts.delete(key));
+      kept.context.catch(() => contexts.delete(key)); // expected: forgotten here; the page awaiting it meets the error
     } else contexts.delete(key); // re-inserted below: the map's order is the use order
     contexts.set(key, kept);
     for (const [k, c] of contexts) {
       if (contexts.size <= MAX_CONTEXTS) break;
       if (c.using || k === key) continue;
       contexts.delete(k);
-      c.context
-        .then((x) => x.close())
-        // expected: an idle context that cannot be closed (its browser went away) holds nothing the pool uses again.
-        .catch(() => undefined);
+      c.context.then((x) => x.close()).catch(() => undefined); // expected: an idle context that cannot close holds nothing used again
     }
     return kept;
   };
@@ -81,8 +77,7 @@ export function chromiumPool(opts: { executablePath: string; pages: number }): C
           try {
             return await fn(page);
           } finally {
-            // expected: a page that cannot be closed (its browser went away) leaves nothing to release; the check's own answer stands.
-            await page.close().catch(() => undefined);
+            await page.close().catch(() => undefined); // expected: its browser went away; the check's own answer stands
           }
         } finally {
           kept.using--;
@@ -96,8 +91,7 @@ export function chromiumPool(opts: { executablePath: string; pages: number }): C
       const b = launched;
       launched = undefined;
       contexts.clear();
-      // expected: a browser that failed to launch has nothing to close (its launch failure was the check's).
-      if (b) await (await b.catch(() => undefined))?.close();
+      if (b) await (await b.catch(() => undefined))?.close(); // expected: a failed launch has nothing to close (it was the check's)
     },
   };
 }

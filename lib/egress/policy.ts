@@ -184,7 +184,6 @@ export async function assertDestinationAllowed(policy: EgressPolicy, url: string
   try {
     addresses = await policy.resolve(host);
   } catch {
-    // expected: not a host: not on the list.
     throw new HostNotAllowedError(host, `${host} does not resolve, so it cannot be checked against ALLOWED_UPSTREAM_HOSTS`, 'input', field);
   }
   const outside = addresses.filter((a) => !policy.allowsAddress(a.address)).map((a) => a.address);

@@ -102,7 +102,6 @@ async function startOn(opts: TemporalDevServerOptions, port: number): Promise<Te
       await conn.close();
       break;
     } catch {
-      // expected: no log written yet: nothing to show.
       if (Date.now() > deadline) {
         child.kill('SIGKILL');
         throw new Error(`temporal dev server did not answer on ${address} within 60 s; see ${opts.logFile}`);

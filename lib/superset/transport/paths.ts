@@ -10,7 +10,6 @@ export function normaliseBaseUrl(raw: string): string {
   try {
     url = new URL(raw.trim());
   } catch {
-    // expected: not a URL: no redirect to follow.
     throw new TypeError('base_url is not a URL');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError('base_url must be http or https');
