@@ -185,8 +185,11 @@ function bodyParsers(routes: AnyRoute[]): Middleware {
         },
       }),
     }));
+  // A provider's webhook is signed over its exact bytes: its route keeps them (api/git/review-routes.ts).
+  const keepRaw = koaBody({ ...common, multipart: false, includeUnparsed: true });
   return (ctx, next) => {
     const route = withFiles.find((r) => r.method === ctx.method && r.path.test(ctx.path));
+    if (!route && ctx.method === 'POST' && ctx.path.startsWith('/api/git/webhooks/')) return keepRaw(ctx, next);
     return (route?.parser ?? plain)(ctx, next);
   };
 }

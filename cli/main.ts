@@ -9,6 +9,7 @@ import { completionCommand } from './commands/completion.ts';
 import { dashboardCommands } from './commands/dashboards.ts';
 import { envCommands } from './commands/environments.ts';
 import { gitCommands } from './commands/git.ts';
+import { gitReviewCommands } from './commands/git-review.ts';
 import { loginCommand } from './commands/login.ts';
 import { mcpCommands } from './commands/mcp.ts';
 import { releaseCommands } from './commands/release.ts';
@@ -31,6 +32,7 @@ export async function main(argv: string[]): Promise<number> {
   envCommands(program, ctx);
   dashboardCommands(program, ctx);
   gitCommands(program, ctx);
+  gitReviewCommands(program, ctx);
   releaseCommands(program, ctx);
   taskCommands(program, ctx);
   mcpCommands(program, ctx);

@@ -66,4 +66,16 @@ export interface McpCallAction {
 }
 
 /** What confirming does: a task, a git commit, a dataset review write, or an agent's MCP call. Ids only, never a secret. */
-export type PlannedAction = TaskAction | GitCommitAction | DatasetReviewAction | McpCallAction;
+/** A pull request opened from the repository's current branch (api/git/pull-requests.ts), its preview a task. */
+export interface GitPullRequestAction {
+  type: 'git_pull_request';
+  envId: string;
+  dashboardId: number;
+  targetEnvId: string;
+  branch: string;
+  title: string;
+  /** Where the pull request's links point: the Switchyard the command came to. */
+  linkBase: string;
+}
+
+export type PlannedAction = TaskAction | GitCommitAction | GitPullRequestAction | DatasetReviewAction | McpCallAction;

@@ -27,7 +27,41 @@ export interface GitDeployInput {
   syncedEnvId?: string | null;
   /** The rules and saved mappings from that environment to the target, frozen at request: what the deploy applies. */
   frozen?: PairSettings;
+  /** A preview (git_preview): plan against the target and compare the companions, import nothing. */
+  dryRun?: boolean;
+  /** Started by a merged pull request: its row (git_pull_requests), which gets a comment with the result. */
+  pullRequestId?: string;
+  /** With pullRequestId: where the comment's link to the task points. */
+  linkBase?: string;
 }
+
+/**
+ * The git_preview task: what a pull request's head commit would do to the target (a dry-run
+ * deploy), the verdicts of its charts where the branch was synced from, the pull request's body
+ * written from both, and the `switchyard/preview` commit status.
+ */
+export interface GitPreviewInput {
+  pullRequestId: string;
+  dashboardUuid: string;
+  /** The dashboard's id in envId, the environment the branch shows. */
+  dashboardId: number;
+  envId: string;
+  targetEnvId: string;
+  /** The head commit, pinned when the preview was requested. */
+  commit: string;
+  requestedBy: string | null;
+  verification?: VerificationMode;
+  syncedEnvId?: string | null;
+  frozen?: PairSettings;
+  /** Where the status's link and the body's links point (the Switchyard the request came to). */
+  linkBase: string;
+}
+
+/** Marks where Switchyard's part of a pull request's body starts (what comes before it is the person's own text). */
+export const PREVIEW_BODY_MARKER = '<!-- switchyard:preview -->';
+
+/** The commit status context Switchyard posts on a pull request's head commit. */
+export const PREVIEW_STATUS_CONTEXT = 'switchyard/preview';
 
 /** The environment whose rules apply to a deploy: the one the repository was synced from, unless that is the target. */
 export function deployRulesFrom(syncedEnvId: string | null, targetEnvId: string): string | null {

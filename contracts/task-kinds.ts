@@ -8,7 +8,7 @@ import type { BackupInput, RestoreInput } from './backup.ts';
 import type { ReleaseCheckInput, ReleasePublishInput } from './clean-release.ts';
 import type { DatasetLaunchInput } from './dataset-review.ts';
 import type { DatasetChangeInput, LlmDocsInput, MapColumnsInput } from './datasets.ts';
-import { deployRulesFrom, type GitDeployInput } from './git.ts';
+import { deployRulesFrom, type GitDeployInput, type GitPreviewInput } from './git.ts';
 import type { MigrationInput } from './migration.ts';
 import type { Permission } from './permissions.ts';
 import type { DriftReportInput } from './schedules.ts';
@@ -164,6 +164,22 @@ const gitDeploy: TaskKind<GitDeployInput> = {
   }),
 };
 
+/** Started when a pull request is opened or refreshed: a dry run, nothing written into Superset. */
+const gitPreview: TaskKind<GitPreviewInput> = {
+  type: 'git_preview',
+  workflow: 'gitPreviewWorkflow',
+  permission: 'pull_requests:OPEN',
+  envIds: (i) => [...new Set([i.envId, i.targetEnvId])],
+  writesInto: () => null,
+  dashboardIds: (i) => [String(i.dashboardId)],
+  frozenPair: (i) => (i.syncedEnvId === undefined ? null : { sourceEnvId: deployRulesFrom(i.syncedEnvId, i.targetEnvId), targetEnvId: i.targetEnvId }),
+  describe: (i, names) => ({
+    summary: `Preview dashboard ${i.dashboardId} at ${i.commit.slice(0, 10)} against ${names(i.targetEnvId)}`,
+    details: `Pull request ${i.pullRequestId}, repository ${i.dashboardUuid}, commit ${i.commit}.`,
+  }),
+  retry: () => null,
+};
+
 const releaseCheck: TaskKind<ReleaseCheckInput> = {
   type: 'release_check',
   workflow: 'releaseCheckWorkflow',
@@ -265,6 +281,7 @@ export const TASK_KINDS = {
   restore,
   selfcheck,
   git_deploy: gitDeploy,
+  git_preview: gitPreview,
   map_columns: mapColumns,
   llm_docs: llmDocs,
   release_check: releaseCheck,

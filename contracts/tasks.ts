@@ -9,6 +9,7 @@ export const TASK_TYPES = [
   'map_columns',
   'llm_docs',
   'git_deploy',
+  'git_preview',
   'dataset_launch',
   'release_check',
   'release_publish',

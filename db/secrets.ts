@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Keyring } from '../lib/crypto.ts';
 import { EnvironmentStore } from './environments/store.ts';
 import { GitConfigStore } from './git/configs.ts';
+import { GitReviewStore } from './git/reviews.ts';
 import { LlmProviderStore } from './llm-providers/store.ts';
 import type { SecretColumnCount } from './secret-column.ts';
 
@@ -15,6 +16,7 @@ export async function reencryptSecrets(knex: Knex, keyring: Keyring): Promise<Se
   return knex.transaction(async (trx) => [
     await new EnvironmentStore(trx, keyring).reencryptSecrets(),
     await new GitConfigStore(trx, keyring).reencryptSecrets(),
+    await new GitReviewStore(trx, keyring).reencryptSecrets(),
     await new LlmProviderStore(trx, keyring).reencryptSecrets(),
   ]);
 }

@@ -27,6 +27,7 @@ import { EnvironmentRuleStore } from './environments/rules.ts';
 import { EnvironmentStore } from './environments/store.ts';
 import { GitConfigStore } from './git/configs.ts';
 import { GitRepositoryStore } from './git/repositories.ts';
+import { GitReviewStore } from './git/reviews.ts';
 import { DatabaseHealthStore } from './health.ts';
 import { IdentityStores } from './identity/index.ts';
 import { LlmProviderStore } from './llm-providers/store.ts';
@@ -64,6 +65,8 @@ export interface Stores {
   /** Git configs; their tokens are encrypted and decrypted with the keyring given to `createStores`. */
   gitConfigs: GitConfigStore;
   gitRepositories: GitRepositoryStore;
+  /** Pull requests Switchyard opened, config webhooks (secret encrypted) and their deliveries. */
+  gitReviews: GitReviewStore;
   llmProviders: LlmProviderStore;
   schedules: ScheduleStore;
   /** The backup index (the blobs live in the configured backup store). */
@@ -114,6 +117,7 @@ export function createStores(knex: Knex, keyring: Keyring): Stores {
     environmentRules: new EnvironmentRuleStore(knex),
     gitConfigs: new GitConfigStore(knex, keyring),
     gitRepositories: new GitRepositoryStore(knex),
+    gitReviews: new GitReviewStore(knex, keyring),
     llmProviders: new LlmProviderStore(knex, keyring),
     schedules: new ScheduleStore(knex),
     backups: new BackupIndexStore(knex),

@@ -23,7 +23,7 @@ const browser = proxyActivities<Activities>({
  * deployed.
  */
 export async function gitDeployWorkflow(input: GitDeployInput): Promise<GitDeployResult> {
-  const gate = { approval: input.approval, what: `deploying ${input.commit.slice(0, 10)}` };
+  const gate = { approval: input.approval, what: `deploying ${input.commit.slice(0, 10)}`, onDenied: () => commentOnPullRequest(input, null) };
   return runAsTask(async (approval) => {
     const result: GitDeployResult = {
       dashboard_uuid: input.dashboardUuid,
@@ -43,20 +43,7 @@ export async function gitDeployWorkflow(input: GitDeployInput): Promise<GitDeplo
       try {
         it = await deploy.deployDashboardCommit(input);
       } catch (err) {
-        it = {
-          kind: 'repository',
-          id: input.dashboardUuid,
-          title: null,
-          status: 'failed',
-          outcome: 'failed',
-          step: 'import',
-          error: failureMessage(err),
-          next_actions: [],
-          dashboard_uuid: input.dashboardUuid,
-          commit: input.commit,
-          target_env_id: input.targetEnvId,
-          target_dashboard_id: null,
-        };
+        it = failedItem(input, err);
       }
       // Deployed, though a companion may not have been written: verified and recorded all the same.
       const deployed = it.status === 'deployed' || (it.status === 'deployed_with_errors' && it.step === 'companions');
@@ -100,11 +87,37 @@ export async function gitDeployWorkflow(input: GitDeployInput): Promise<GitDeplo
     });
     result.items = [item];
     result.not_started = 0;
+    await commentOnPullRequest(input, item);
     if (item.outcome !== 'succeeded')
       return endTaskWithResult('FAILED', result, `deploy of ${input.commit.slice(0, 10)} failed: ${item.error}`, 'DeployFailed');
     log.info(`dashboard ${input.dashboardUuid} at ${input.commit.slice(0, 10)} is live as dashboard ${item.target_dashboard_id}`);
     return result;
   }, { gate });
+}
+
+/** The item of a deploy whose activity failed past its retries. */
+function failedItem(input: GitDeployInput, err: unknown): GitDeployItem {
+  const { dashboardUuid, commit, targetEnvId } = input;
+  const base = { kind: 'repository', id: dashboardUuid, title: null, status: 'failed', outcome: 'failed', step: 'import' } as const;
+  return { ...base, error: failureMessage(err), next_actions: [], dashboard_uuid: dashboardUuid, commit, target_env_id: targetEnvId, target_dashboard_id: null };
+}
+
+/**
+ * A merge's deploy tells its pull request how it ended (null: not approved, nothing deployed). The
+ * comment is a courtesy: the provider refusing it leaves the deploy's own outcome as it is.
+ */
+async function commentOnPullRequest(input: GitDeployInput, item: GitDeployItem | null): Promise<void> {
+  if (!input.pullRequestId || !input.linkBase) return;
+  const { pullRequestId, linkBase } = input;
+  try {
+    await CancellationScope.nonCancellable(() =>
+      item
+        ? deploy.commentDeployResult({ pullRequestId, linkBase, item })
+        : deploy.commentPullRequest({ pullRequestId, body: `Switchyard did not deploy \`${input.commit.slice(0, 10)}\`: the deploy was not approved (rejected, or its approval window ran out).` }),
+    );
+  } catch (err) {
+    log.warn(`the pull request could not be told the deploy's result: ${failureMessage(err)}`);
+  }
 }
 
 function failureMessage(err: unknown): string {

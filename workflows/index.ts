@@ -4,6 +4,7 @@ export { migrationWorkflow } from './migration.ts';
 export { backupWorkflow, restoreWorkflow } from './backup.ts';
 export { gitDeployWorkflow } from './git-deploy.ts';
 export { gitCompanionsWorkflow } from './git-companions.ts';
+export { gitPreviewWorkflow } from './git-preview.ts';
 export { mapColumnsWorkflow } from './map-columns.ts';
 export { llmDocsWorkflow } from './llm-docs.ts';
 export { releaseWorkflow, releasePublishWorkflow, releaseCheckWorkflow } from './release.ts';

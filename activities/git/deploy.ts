@@ -138,7 +138,7 @@ async function deployFiles(
     ...{ targetEnvId: input.targetEnvId, companions: input.companions, mappings, envRules, subject: prepared, log },
   });
   const withCompanions = { ...base, companions: companions.reports, ...(companions.note ? { companions_note: companions.note } : {}) };
-  if (companions.blocked) return companionsBlocked(input, withCompanions, companions);
+  if (companions.blocked || input.dryRun) return beforeImport(input, withCompanions, companions);
   at.step = 'import';
   const r = await importPrepared({
     intents: deps.stores.migrationItems,
@@ -159,6 +159,13 @@ async function deployFiles(
     return { ...done, status: 'deployed_with_errors', outcome: 'failed', step: 'companions', error };
   }
   return { ...done, status: 'deployed', outcome: 'succeeded', next_actions: [...done.next_actions, ...companions.next_actions] };
+}
+
+/** A deploy that ends before the import: a strict companion kind differs, or a preview (what the import would do, nothing written). */
+function beforeImport(input: GitDeployInput, item: DeployItem, c: DeployCompanions): DeployItem {
+  if (c.blocked) return companionsBlocked(input, item, c);
+  Context.current().log.info(`preview of ${item.dashboard_uuid} at ${item.commit.slice(0, 10)}: planned, nothing imported`);
+  return { ...item, status: 'planned', outcome: 'succeeded' };
 }
 
 /** The rules and saved mappings from the environment the repository was synced from, as frozen at request (or why not). */

@@ -4,6 +4,7 @@
  * same task service and registry as its direct route; a git commit and a dataset review write go
  * through the services their routes use.
  */
+import { PullRequests } from '../git/pull-requests.ts';
 import type { DatasetReviewAction, PlannedAction } from '../../contracts/assistant.ts';
 import { NotFoundError } from '../../lib/errors.ts';
 import type { Principal } from '../auth/principal.ts';
@@ -34,6 +35,11 @@ export async function carryOutAction(
     }
     case 'git_commit':
       return { result: await app.git.commit(principal, action.envId, action.dashboardId, action.message) };
+    case 'git_pull_request': {
+      const body = { env_id: action.envId, branch: action.branch, title: action.title, target_env_id: action.targetEnvId, verification: 'queries' as const };
+      const opened = await new PullRequests(app).open(principal, action.linkBase, action.dashboardId, body);
+      return { result: opened };
+    }
     case 'dataset_review':
       return { result: { session_id: action.sessionId, op: action.op, ...(await reviewWrite(reviewBinder(binder), principal, action)) } };
     case 'mcp_call':

@@ -4,7 +4,10 @@ import type { AppContext } from '../context.ts';
 import { defineRoute, type AnyRoute, type ResponseSpec } from '../http/routes.ts';
 import { acceptTask, taskAccess } from '../tasks/routes.ts';
 import { taskAccepted } from '../tasks/schemas.ts';
+import { GitBranches } from './branches.ts';
 import { gitDeployInput } from './input.ts';
+import { PullRequests } from './pull-requests.ts';
+import { gitReviewRoutes, linkBase } from './review-routes.ts';
 import {
   abortView,
   batchBody,
@@ -39,6 +42,7 @@ import {
   resolveBody,
   resolveView,
   statusView,
+  syncBody,
   syncView,
 } from './schemas.ts';
 
@@ -58,8 +62,11 @@ const identity: ResponseSpec = {
 export function gitRoutes(app: AppContext): AnyRoute[] {
   const git = app.git;
   const dash = (p: string) => `/api/git/dashboards/:dashboard_id/${p}`;
+  const branches = new GitBranches(git, app.stores.gitReviews, app.logger);
+  const prs = new PullRequests(app);
 
   return [
+    ...gitReviewRoutes(app),
     // --- configs -------------------------------------------------------------------------------
     defineRoute({
       method: 'get',
@@ -237,7 +244,7 @@ export function gitRoutes(app: AppContext): AnyRoute[] {
         'Exports the dashboard from `env_id` and writes it as normalised YAML (sorted keys, no export timestamp, files named by UUID): an unchanged dashboard changes nothing; a changed chart shows as one hunk in `diff`. Nothing is committed. The export is unpacked within BUNDLE_MAX_MB counted as it inflates: one declaring more, or inflating past what it declares, answers 422 `export_refused`. A file of the working copy that is a symbolic link, or under a folder leading outside it, is never written through: 409 `unsafe_path`.',
       access: WRITE,
       params: dashboardParams,
-      body: envBody,
+      body: syncBody,
       responses: {
         200: { description: 'What changed', schema: syncView },
         404: noRepo,
@@ -245,7 +252,10 @@ export function gitRoutes(app: AppContext): AnyRoute[] {
         422: { description: "`export_refused`: Superset's export unpacks past the bundle budget or past the sizes it declares" },
         503: upstream,
       },
-      handler: (_ctx, { params, body }) => git.sync(body.env_id, params.dashboard_id),
+      async handler(_ctx, { params, body }) {
+        await branches.onto(body.env_id, params.dashboard_id, body.branch);
+        return git.sync(body.env_id, params.dashboard_id);
+      },
     }),
     defineRoute({
       method: 'get',
@@ -301,7 +311,10 @@ export function gitRoutes(app: AppContext): AnyRoute[] {
         503: upstream,
       },
       handler: (ctx, { params, body, principal }) =>
-        withRouteContext(ctx.path, () => git.commit(principal, body.env_id, params.dashboard_id, body.message, body.paths)),
+        withRouteContext(ctx.path, async () => {
+          await branches.onto(body.env_id, params.dashboard_id, body.branch);
+          return git.commit(principal, body.env_id, params.dashboard_id, body.message, body.paths);
+        }),
     }),
     defineRoute({
       method: 'post',
@@ -321,7 +334,12 @@ export function gitRoutes(app: AppContext): AnyRoute[] {
         },
         503: upstream,
       },
-      handler: (_ctx, { params, body }) => git.push(body.env_id, params.dashboard_id),
+      async handler(ctx, { params, body, principal }) {
+        const pushed = await git.push(body.env_id, params.dashboard_id);
+        // The branch moved: its open pull request is previewed again.
+        const preview = await prs.afterPush(principal, linkBase(ctx), body.env_id, params.dashboard_id);
+        return { ...pushed, ...(preview ? { preview } : {}) };
+      },
     }),
     defineRoute({
       method: 'post',

@@ -37,7 +37,7 @@ const baseUrl = z
   .describe('The server, e.g. `https://gitea.example.com`, `https://github.com`, `https://gitlab.com` (a path prefix is allowed)');
 
 /** A git branch name, conservatively: no spaces, `..`, leading dash or trailing `.lock`. */
-const branch = z
+export const branch = z
   .string()
   .trim()
   .min(1)
@@ -147,11 +147,14 @@ const dashboardId = z.coerce
   .int('must be a dashboard id (a positive integer)')
   .positive('must be a dashboard id (a positive integer)')
   .max(2_147_483_647, 'must be a dashboard id (a positive integer)');
-const envId = z.string({ error: 'env_id is required' }).trim().min(1, 'env_id is required').max(200);
+export const envId = z.string({ error: 'env_id is required' }).trim().min(1, 'env_id is required').max(200);
 
 export const dashboardParams = z.object({ dashboard_id: dashboardId.describe('The Superset dashboard id in `env_id`') });
 export const envQuery = z.object({ env_id: envId });
 export const envBody = z.object({ env_id: envId }).strict();
+export const syncBody = z
+  .object({ env_id: envId, branch: branch.optional().describe('Sync onto this branch: switched to first (the working tree must be clean), or made at HEAD when new') })
+  .strict();
 
 export const initBody = z
   .object({
@@ -180,6 +183,7 @@ export const commitBody = z
     env_id: envId,
     message: z.string({ error: 'message is required' }).trim().min(1, 'message is required').max(5000),
     paths: z.array(z.string().min(1).max(500)).min(1).max(1000).optional().describe('Only these changed files (default: every change)'),
+    branch: branch.optional().describe('Commit onto this branch: switched to first, or made at HEAD (the changes come along) when new'),
   })
   .strict();
 
@@ -345,7 +349,15 @@ export const syncView = z.object({
 });
 
 export const commitView = z.object({ committed: z.boolean(), commit: z.string(), files: z.array(z.string()) });
-export const pushView = z.object({ pushed: z.boolean(), commit: z.string().nullable(), remote_url: z.string().nullable() });
+export const pushView = z.object({
+  pushed: z.boolean(),
+  commit: z.string().nullable(),
+  remote_url: z.string().nullable(),
+  preview: z
+    .object({ pull_request: z.number(), preview_task_id: z.string() })
+    .optional()
+    .describe('The open pull request from the pushed branch, previewed again (when you may update it)'),
+});
 export const pullView = z.object({
   status: z.enum(['up_to_date', 'fast_forward', 'merged', 'conflict']),
   commit: z.string().nullable(),

@@ -142,7 +142,7 @@ export class GitService {
 
   // --- dashboard repositories ------------------------------------------------------------------
 
-  private workingCopy(uuid: string): WorkingCopy {
+  workingCopy(uuid: string): WorkingCopy {
     const dir = path.join(this.config.GIT_REPOS_DIR ?? path.join(this.config.SWITCHYARD_DATA_DIR, 'git'), uuid);
     return new WorkingCopy(dir, { egress: egressPolicy(this.config) });
   }
@@ -163,7 +163,7 @@ export class GitService {
   }
 
   /** Repository row and working copy of a dashboard; 404 `no_repository` when it has none. */
-  private async repository(envId: string, dashboardId: number) {
+  async repository(envId: string, dashboardId: number) {
     const uuid = await this.dashboardUuid(envId, dashboardId);
     const row = await this.repos.get(uuid);
     const wc = this.workingCopy(uuid);
@@ -171,7 +171,7 @@ export class GitService {
     return { uuid, row, wc };
   }
 
-  private async identity(principal: Principal): Promise<Author> {
+  async identity(principal: Principal): Promise<Author> {
     const prefs = principal.userId ? await this.profiles.get(principal.userId) : undefined;
     if (!prefs?.git_username || !prefs.git_email)
       throw new AppError(
@@ -186,7 +186,7 @@ export class GitService {
     return { name: prefs.git_username, email: prefs.git_email };
   }
 
-  private async credentials(configId: string | null): Promise<Credentials | null> {
+  async credentials(configId: string | null): Promise<Credentials | null> {
     if (!configId) return null;
     const row = await this.configs.find(configId);
     if (!row)

@@ -25,6 +25,7 @@ import * as m280 from './20261125_280_browser_screenshots.ts';
 import * as m265 from './20261125_265_review_launches.ts';
 import * as m270 from './20261125_270_environment_rules.ts';
 import * as m300 from './20261202_300_validation_verdicts.ts';
+import * as m310 from './20261202_310_git_reviews.ts';
 import * as m320 from './20261202_320_target_state_verified_at.ts';
 
 interface MigrationModule {
@@ -60,6 +61,7 @@ const migrations: Array<[string, MigrationModule]> = [
   ['20261125_270_environment_rules', m270],
   ['20261125_280_browser_screenshots', m280],
   ['20261202_300_validation_verdicts', m300],
+  ['20261202_310_git_reviews', m310],
   ['20261202_320_target_state_verified_at', m320],
 ];
 

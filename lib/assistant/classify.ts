@@ -45,6 +45,8 @@ const op = (domain: Domain, operation: Operation): Found => ({ domain, operation
 
 /** In order; the first that matches decides. */
 const RULES: ReadonlyArray<readonly [(c: Clues) => boolean, (c: Clues) => Found]> = [
+  // "открой PR для дашборда Sales": before the unsupported words, since "pull request" holds "pull".
+  [(c) => c.has('pull_request'), () => op('git', 'open_pr')],
   [(c) => c.has('unsupported'), (c) => op(objectDomain(c.concepts), 'unsupported')],
   [(c) => c.has('help') && !c.hasEntities, () => op('help', 'capabilities')],
   [(c) => c.has('answer'), () => op('dataset_review', 'answer')],

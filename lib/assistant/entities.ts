@@ -86,13 +86,14 @@ function markUnnamedEnvironments(s: Sentence, twoEnvs: boolean): void {
   });
 }
 
-/** One environment, or a source and a target ("from" / "to", else in the order named) for a migration or deploy. */
+/** One environment, or a source and a target ("from" / "to", else in the order named) for a migration, deploy or pull request. */
 function environmentEntities(s: Sentence, { domain, operation }: Reading): Entities {
   const mentions: Array<{ value: string; prep?: ReadonlySet<Prep> }> = [];
   s.marks.forEach((m, i) => {
     if (m?.kind === 'env') mentions.push({ value: m.value, prep: prepBefore(s, i) });
   });
-  if (operation !== 'migrate' && operation !== 'deploy') {
+  // A pull request names, as a deploy does, the repository's environment and the one its merge deploys into.
+  if (operation !== 'migrate' && operation !== 'deploy' && operation !== 'open_pr') {
     const scoped = mentions.length && domain !== 'help' && domain !== 'tasks' && domain !== 'dataset_review';
     return scoped ? { environment: mentions[0]!.value } : {};
   }

@@ -15,6 +15,7 @@ export type Operation =
   | 'generate_docs'
   | 'commit'
   | 'deploy'
+  | 'open_pr'
   | 'show'
   | 'set_field'
   | 'approve_mappings'

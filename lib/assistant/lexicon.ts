@@ -23,6 +23,7 @@ export const CONCEPTS = [
   'git',
   'commit',
   'deploy',
+  'pull_request',
   'latest',
   'unsupported',
   'review',

@@ -98,6 +98,12 @@ export const OPERATION_TEXTS = {
     (language, n, names, env, provider) =>
       `Generate descriptions (${inLanguage.en[language]}) for ${count.en(n, NOUNS.dataset)} (${names}) of ${env} with the LLM provider ${provider}. The suggestions wait for review; nothing is written to Superset.`,
   ),
+  openPullRequest: phrase(
+    (d: Dashboard, branch: string, target: string) =>
+      `Открыть пулл-реквест ветки ${quote.ru(branch)} дашборда #${d.id} ${quote.ru(d.title)} (ветка будет отправлена на сервер) с превью в ${target}: сухой прогон развёртывания и проверка чартов.`,
+    (d, branch, target) =>
+      `Open a pull request from branch ${quote.en(branch)} of dashboard #${d.id} ${quote.en(d.title)} (the branch is pushed) with its preview against ${target}: a dry-run deploy and the charts verified.`,
+  ),
   commit: phrase(
     (d: Dashboard, env: string, message: string) =>
       `Закоммитить рабочую копию дашборда #${d.id} ${quote.ru(d.title)} (${env}) с сообщением ${quote.ru(message)}.`,

@@ -31,6 +31,8 @@ export const OPERATIONS = {
   'dashboards.validate': { required: ['environment'], risk: 'low' },
   'git.commit': { required: ['environment', 'dashboards', 'message'], risk: 'medium' },
   'git.deploy': { required: ['environment', 'dashboards'], risk: 'high' },
+  // A pull request writes to the git server, not Superset; its preview only reads.
+  'git.open_pr': { required: ['environment', 'dashboards', 'target_environment'], risk: 'medium' },
   'dataset_review.show': { required: [], risk: 'safe' },
   // Dataset review writes change Switchyard's session, not Superset.
   'dataset_review.set_field': { required: ['field', 'label'], risk: 'medium' },

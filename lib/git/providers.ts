@@ -79,7 +79,8 @@ function reasonOf(body: unknown, fallback: string, token: string): string {
   return reason ? `${fallback}: ${reason}` : fallback;
 }
 
-class RestClient {
+/** One provider's REST API with the token in its header (also used by ./reviews.ts). */
+export class RestClient {
   private readonly t: ProviderTarget;
   readonly base: string;
   constructor(t: ProviderTarget) {
@@ -124,7 +125,7 @@ class RestClient {
   }
 }
 
-const str = (v: unknown, d = ''): string => (typeof v === 'string' ? v : d);
+export const str = (v: unknown, d = ''): string => (typeof v === 'string' ? v : d);
 
 function giteaLike(kind: 'github' | 'gitea', t: ProviderTarget): GitProvider {
   const rest = new RestClient(t);

@@ -29,7 +29,7 @@ function onAuth(creds: Credentials | null): { onAuth?: AuthCallback; onAuthFailu
 }
 
 /** The HTTP client and credentials of one remote call: through the egress policy, the token only to its config's origin. */
-function transport(repo: LocalRepo, creds: Credentials | null) {
+export function transport(repo: LocalRepo, creds: Credentials | null) {
   return { http: remoteHttp({ egress: repo.egress, tokenOrigin: creds?.origin }), ...onAuth(creds) };
 }
 
@@ -61,11 +61,12 @@ export async function fetchBranch(repo: LocalRepo, creds: Credentials | null): P
   return theirs;
 }
 
-export async function pushBranch(repo: LocalRepo, creds: Credentials | null): Promise<{ pushed: boolean; commit: string | null }> {
+/** Pushes the current branch, or `only` (another local branch). */
+export async function pushBranch(repo: LocalRepo, creds: Credentials | null, only?: string): Promise<{ pushed: boolean; commit: string | null }> {
   await assertRemote(repo);
   if (readMergeState(repo)) throw new ConflictError('A merge is in progress: finish or abort it before pushing', 'merge_in_progress');
-  const branch = await currentBranch(repo);
-  const head = await refOid(repo, 'HEAD');
+  const branch = only ?? (await currentBranch(repo));
+  const head = await refOid(repo, `refs/heads/${branch}`);
   const r = await remoteCall('push', () => git.push({ ...repo.base, ...transport(repo, creds), remote: 'origin', ref: branch }));
   if (!r.ok) {
     const reason = r.refs?.[`refs/heads/${branch}`]?.error ?? r.error ?? 'rejected';

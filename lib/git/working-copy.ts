@@ -22,6 +22,7 @@ import { ConflictError, ValidationError } from '../errors.ts';
 import { UnsafePathError } from './confined-path.ts';
 import { COMPANIONS_DIR, isBundlePath, isCompanionPath } from './dashboard-files.ts';
 import { GitRemoteError, NoRepositoryError } from './git-errors.ts';
+import * as branches from './working-copy-branches.ts';
 import * as history from './working-copy-history.ts';
 import * as merge from './working-copy-merge.ts';
 import { currentBranch, openRepo, refOid, remoteUrl, resolveCommit, stageAsIs, type LocalRepo } from './working-copy-refs.ts';
@@ -224,8 +225,32 @@ export class WorkingCopy {
     return fetchBranch(this.repo, creds);
   }
 
-  push(creds: Credentials | null): Promise<{ pushed: boolean; commit: string | null }> {
-    return pushBranch(this.repo, creds);
+  /** Pushes the current branch, or `branch` (another local one). */
+  push(creds: Credentials | null, branch?: string): Promise<{ pushed: boolean; commit: string | null }> {
+    return pushBranch(this.repo, creds, branch);
+  }
+
+  listBranches(): Promise<branches.BranchView[]> {
+    return branches.listBranches(this.repo);
+  }
+
+  /** Creates a branch at `from` (default HEAD), switching to it with `checkout` (the tree must be clean). */
+  createBranch(name: string, from: string | null, checkout: boolean): Promise<string> {
+    return branches.createBranch(this.repo, name, from, checkout);
+  }
+
+  /** Switches to a branch; refused while anything is changed or a merge is in progress. */
+  switchBranch(name: string): Promise<string> {
+    return branches.switchBranch(this.repo, name);
+  }
+
+  deleteBranch(name: string): Promise<void> {
+    return branches.deleteBranch(this.repo, name);
+  }
+
+  /** Fetches another branch of the remote (a pull request's base after its merge) without touching the working tree. */
+  fetchRemoteBranch(creds: Credentials | null, branch: string): Promise<string | null> {
+    return branches.fetchRemoteBranch(this.repo, creds, branch);
   }
 
   /**

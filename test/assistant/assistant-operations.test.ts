@@ -33,6 +33,7 @@ const COMMANDS: Record<OperationKey, string[]> = {
   'git.status': ['git статус дашборда «Ops board» в dev'],
   'git.commit': ['закоммить дашборд «Ops board» в dev с сообщением «from the assistant»'],
   'git.deploy': ['задеплой дашборд «Ops board» из dev в prod'],
+  'git.open_pr': ['открой PR для дашборда «Ops board» из dev в prod', 'open a PR for dashboard "Ops board" from dev to prod'],
   'dataset_review.show': ['покажи сессию'],
   'dataset_review.set_field': ['поле region означает регион продаж'],
   'dataset_review.approve_mappings': ['approve the mappings'],

@@ -469,6 +469,35 @@ describe('permission matrix: people and their API keys', () => {
         json: { env_id: UNKNOWN, source_type: 'sqllab', database_id: 1, dataset_ids: [1], sql: 'SELECT 1 AS column_name', dry_run: true },
         expect: { Viewer: 403, Operator: 404, ReleaseManager: 403, Admin: 404 },
       },
+      // The review loop: opening and refreshing a pull request, and the webhook that deploys a merge.
+      {
+        what: 'open a pull request (pull_requests:OPEN)',
+        method: 'POST',
+        path: '/api/git/dashboards/1/pull-requests',
+        json: { env_id: UNKNOWN, branch: 'pk', title: 'pk', target_env_id: UNKNOWN },
+        expect: { Viewer: 403, Operator: 404, ReleaseManager: 404, Admin: 404 },
+      },
+      {
+        what: 'refresh a pull request (pull_requests:UPDATE)',
+        method: 'POST',
+        path: '/api/git/dashboards/1/pull-requests/1/refresh',
+        json: { env_id: UNKNOWN },
+        expect: { Viewer: 403, Operator: 404, ReleaseManager: 404, Admin: 404 },
+      },
+      {
+        what: "set a git config's webhook (pull_requests:MERGE_DEPLOY)",
+        method: 'PUT',
+        path: `/api/git/configs/${UNKNOWN}/webhook`,
+        json: { secret: 'pk-webhook-secret-0123456789' },
+        expect: { Viewer: 403, Operator: 403, ReleaseManager: 404, Admin: 404 },
+      },
+      {
+        what: "a provider's webhook delivery (public: its signature decides)",
+        method: 'POST',
+        path: `/api/git/webhooks/${UNKNOWN}`,
+        json: {},
+        expect: { Viewer: 404, Operator: 404, ReleaseManager: 404, Admin: 404 },
+      },
       {
         what: 'what uses a table (datasets:READ, every role here holds it)',
         method: 'GET',

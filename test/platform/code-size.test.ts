@@ -79,7 +79,6 @@ const DEBT: Record<string, number> = {
   'web/src/pages/Tasks.tsx#TasksPage': 62,
   'workflows/backup.ts#backupWorkflow': 90,
   'workflows/git-deploy.ts#gitDeployWorkflow': 84,
-  'workflows/git-deploy.ts#item': 61,
   'workflows/llm-docs.ts#llmDocsWorkflow': 70,
   'workflows/map-columns.ts#mapColumnsWorkflow': 76,
   'workflows/migration.ts#migrationWorkflow': 74,

@@ -177,7 +177,7 @@ describe('secrets at rest in the stores', () => {
     for (const c of await storedCiphertexts()) expect(c.startsWith(`v2:${rotated.kid}:`), c).toBe(true);
 
     // Idempotent: a second run finds nothing to do.
-    expect((await reencryptSecrets(h.knex, rotated)).map((c) => c.reencrypted)).toEqual([0, 0, 0]);
+    expect((await reencryptSecrets(h.knex, rotated)).map((c) => c.reencrypted)).toEqual([0, 0, 0, 0]);
     expect(await secretsOf(storesWith(new Keyring(NEW)), ids)).toEqual(plain);
   });
 

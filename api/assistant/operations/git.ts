@@ -62,7 +62,33 @@ async function deploy({ app, envs, principal }: OperationContext, { language: la
   };
 }
 
+/** "открой PR для дашборда Sales": the repository's current branch, pushed and opened; a write, so it waits for confirmation. */
+async function openPullRequest({ app, envs }: OperationContext, { language: lang, intent }: ParseResult): Promise<Plan> {
+  const e = intent.entities;
+  const where = resolveEnvironment(lang, e.environment!, envs);
+  const target = resolveEnvironment(lang, e.target_environment!, envs);
+  const d = await oneDashboard(app, lang, where, e.dashboards!);
+  let branch: string;
+  try {
+    branch = await (await app.git.repository(where.id, d.id)).wc.branch();
+  } catch (err) {
+    // No repository: a question to the caller, as the route's 404.
+    if (err instanceof AppError && err.status === 404) throw new Clarification(err.message, { error: err.code });
+    throw err;
+  }
+  const title = lang === 'ru' ? `Изменения дашборда ${d.title}` : `Changes to dashboard ${d.title}`;
+  // The assistant has no request to take an origin from: the links are relative to this Switchyard.
+  const linkBase = '';
+  return {
+    kind: 'act',
+    action: { type: 'git_pull_request', envId: where.id, dashboardId: d.id, targetEnvId: target.id, branch, title, linkBase },
+    summary: OPERATION_TEXTS.openPullRequest[lang](d, branch, target.name),
+    resolved: { ...e, environment: where, target_environment: target, dashboards: [d] },
+  };
+}
+
 export const gitStatus = defineOperation('git.status', { access: needs('git:READ'), plan: status });
 // A commit is not a task: it runs through the git service, as the commit route does, under git:WRITE.
 export const gitCommit = defineOperation('git.commit', { access: needs('git:WRITE'), plan: commit });
 export const gitDeploy = defineOperation('git.deploy', { access: startsTask('git_deploy'), plan: deploy });
+export const gitOpenPullRequest = defineOperation('git.open_pr', { access: needs('pull_requests:OPEN'), plan: openPullRequest });

@@ -8,7 +8,7 @@ import { operationKey, type OperationKey } from '../../../lib/assistant/operatio
 import { dashboardsBackup, dashboardsMigrate } from './dashboards.ts';
 import { reviewAnswer, reviewApproveMappings, reviewSetField, reviewShow } from './dataset-review.ts';
 import { datasetsGenerateDocs } from './datasets.ts';
-import { gitCommit, gitDeploy, gitStatus } from './git.ts';
+import { gitCommit, gitDeploy, gitOpenPullRequest, gitStatus } from './git.ts';
 import { help } from './help.ts';
 import { dashboardsList, dashboardsSearch, datasetsList, datasetsSearch } from './lists.ts';
 import { taskLogs, taskStatus } from './tasks.ts';
@@ -30,6 +30,7 @@ export const OPERATION_TABLE: { readonly [K in OperationKey]: Operation<K> } = {
   'datasets.generate_docs': datasetsGenerateDocs,
   'git.commit': gitCommit,
   'git.deploy': gitDeploy,
+  'git.open_pr': gitOpenPullRequest,
   'dataset_review.show': reviewShow,
   'dataset_review.set_field': reviewSetField,
   'dataset_review.approve_mappings': reviewApproveMappings,

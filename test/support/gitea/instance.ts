@@ -103,6 +103,10 @@ export async function startGitea(log: Log): Promise<{ info: GiteaInfo; stop(): P
     'ENABLED = false',
     '[cron]',
     'ENABLED = false',
+    // Webhooks are delivered to the tests' Switchyard on 127.0.0.1 (Gitea refuses loopback by default).
+    '[webhook]',
+    'ALLOWED_HOST_LIST = loopback',
+    'DELIVER_TIMEOUT = 30',
     '[indexer]',
     'REPO_INDEXER_ENABLED = false',
     '[log]',

@@ -6,7 +6,7 @@ import { ProblemAlert } from '../components/ProblemAlert.tsx';
 import { STATUS_COLOR } from '../components/tasks.ts';
 import { useI18n } from '../i18n.tsx';
 
-const TYPES = ['migration', 'backup', 'restore', 'map_columns', 'llm_docs', 'git_deploy', 'dataset_launch', 'release_check', 'release_publish', 'drift_report', 'dataset_change', 'selfcheck', 'validate'] as const;
+const TYPES = ['migration', 'backup', 'restore', 'map_columns', 'llm_docs', 'git_deploy', 'git_preview', 'dataset_launch', 'release_check', 'release_publish', 'drift_report', 'dataset_change', 'selfcheck', 'validate'] as const;
 const STATUSES = ['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED', 'AWAITING_APPROVAL'] as const;
 
 export function TasksPage() {
