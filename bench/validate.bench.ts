@@ -97,7 +97,12 @@ async function bareCalls(client: SupersetClient, charts: number[]): Promise<numb
   return sum;
 }
 
-const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor((xs.length - 1) / 2)]!;
+/** The median (of an even count, the mean of the middle two). */
+const median = (xs: number[]) => {
+  const s = [...xs].sort((x, y) => x - y);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
 
 async function main() {
   const load = os.loadavg()[0]!;
