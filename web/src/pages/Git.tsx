@@ -7,6 +7,7 @@ import { useCan } from '../auth.tsx';
 import { EnvSelect } from '../components/EnvSelect.tsx';
 import { ProblemAlert } from '../components/ProblemAlert.tsx';
 import { useI18n } from '../i18n.tsx';
+import { ReviewPanel } from './GitReview.tsx';
 
 const STATUS_COLOR: Record<string, string> = { CLEAN: 'green', DIRTY: 'orange', AHEAD: 'blue', BEHIND: 'yellow', DIVERGED: 'red', MERGING: 'grape', ERROR: 'red', NO_REPO: 'gray' };
 
@@ -124,12 +125,16 @@ function Repository({ env, id }: { env: string; id: number }) {
             <Tabs.Tab value="diff">{t.diff}</Tabs.Tab>
             <Tabs.Tab value="history">{t.history}</Tabs.Tab>
             <Tabs.Tab value="deploy">{t.deployTab}</Tabs.Tab>
+            <Tabs.Tab value="review">{t.reviewTab}</Tabs.Tab>
           </Tabs.List>
           <Tabs.Panel value="diff" pt="xs">
             <DiffPanel env={env} id={id} onCommit={(message) => op.mutate({ o: 'commit', message })} />
           </Tabs.Panel>
           <Tabs.Panel value="history" pt="xs">
             <HistoryPanel env={env} id={id} />
+          </Tabs.Panel>
+          <Tabs.Panel value="review" pt="xs">
+            <ReviewPanel env={env} id={id} />
           </Tabs.Panel>
           <Tabs.Panel value="deploy" pt="xs">
             <DeployPanel onDeploy={(commit, target) => op.mutate({ o: 'deploy', commit, target })} taskId={deployed?.task_id} />
