@@ -10,6 +10,7 @@ import { dashboardCommands } from './commands/dashboards.ts';
 import { envCommands } from './commands/environments.ts';
 import { gitCommands } from './commands/git.ts';
 import { gitReviewCommands } from './commands/git-review.ts';
+import { impactCommand } from './commands/impact.ts';
 import { loginCommand } from './commands/login.ts';
 import { mcpCommands } from './commands/mcp.ts';
 import { releaseCommands } from './commands/release.ts';
@@ -33,6 +34,7 @@ export async function main(argv: string[]): Promise<number> {
   dashboardCommands(program, ctx);
   gitCommands(program, ctx);
   gitReviewCommands(program, ctx);
+  impactCommand(program, ctx);
   releaseCommands(program, ctx);
   taskCommands(program, ctx);
   mcpCommands(program, ctx);

@@ -4,6 +4,7 @@ import type { AppContext } from '../context.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
 import { taskAccess } from '../tasks/routes.ts';
 import { launchSession } from './launch.ts';
+import { impactPreview } from '../impact/preview.ts';
 import {
   answerBody,
   approveBody,
@@ -239,7 +240,7 @@ export function datasetReviewRoutes(app: AppContext): AnyRoute[] {
       description: [
         'Builds the execution snapshot (imported filters with values enter the filter context even unmapped; mapped variables fill template params and add their filter context; a filter with no value adds nothing),',
         'has Superset compile the dataset query with it (Jinja rendered, filters as WHERE clauses), runs that SQL through SQL Lab with a row limit and counts its rows.',
-        'Answers the compiled SQL, columns, the first rows, the row count and the new session `version` (launch with it, no reload needed).',
+        'Answers the compiled SQL, columns, the first rows, the row count, the new session `version` (launch with it, no reload needed) and `impact`: what uses the dataset the launch writes into.',
         'A Superset refusal gives `status: failed` with Superset\'s reason; a missing dataset is named as such (`missing: dataset`).',
         'The SQL runs as the environment\'s service account, so the preview also needs `datasets:READ` (403 otherwise; a stored preview read back without it has no rows).',
         'Typed values only reach the SQL bound or quoted: the query is compiled a second time with neutral stand-ins for them, and unless both compilations have the same shape (constants aside) nothing runs (`status: failed`, `step: check`); what runs is only what the database dialect\'s parser accepts as one read-only SELECT (no Jinja markers), rendered by that parser, and the row count wraps only that (see docs/security.md, SQL through SQL Lab).',
@@ -255,7 +256,12 @@ export function datasetReviewRoutes(app: AppContext): AnyRoute[] {
         409: { description: 'Stale `version` (`version_conflict`), or no dataset chosen (`no_dataset`)' },
         503: { description: 'Superset unreachable' },
       },
-      handler: (_ctx, { params, body, principal }) => review.preview(principal, params.session_id, body.version),
+      async handler(_ctx, { params, body, principal }) {
+        const answer = await review.preview(principal, params.session_id, body.version);
+        // Before the launch is confirmed: what uses the dataset the launch writes into (api/impact).
+        const s = await review.sessionsOf(principal).get(params.session_id);
+        return { ...answer, impact: s.dataset ? await impactPreview(app, s.env_id, s.dataset.id) : null };
+      },
     }),
 
     defineRoute({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { impactPreviewSchema } from '../impact/schemas.ts';
 import { pageEnvelope, pagination, supersetId } from '../http/schemas.ts';
 import { taskAccepted } from '../tasks/schemas.ts';
 
@@ -138,6 +139,7 @@ export const clarificationAnswer = z.looseObject({
 });
 export const previewAnswer = z.looseObject({
   version: z.number().int(),
+  impact: impactPreviewSchema.nullable().optional(),
   preview: z.looseObject({
     status: z.enum(['succeeded', 'failed']),
     compiled_sql: z.string().nullable(),

@@ -29,6 +29,7 @@ import {
 } from './schemas.ts';
 import { dashboardsOfDatasets, llmDocsInput } from './input.ts';
 import { checkSqlLabSource } from './sqllab-source.ts';
+import { impactPreview, impactPreviews } from '../impact/preview.ts';
 import { DatasetReviewService } from './service.ts';
 
 /** Largest workbook accepted (the upload is held in memory and parsed once). */
@@ -210,6 +211,8 @@ export function datasetRoutes(app: AppContext): AnyRoute[] {
         if (body.reviewed_task_id) await checkReviewed(body.reviewed_task_id, env.id, body.dataset_ids, principal);
         const params: Record<string, unknown> = { ...body, ...(uploadId ? { upload_id: uploadId } : {}) };
         delete params.sheet;
+        // A dry run is what a person reviews before the write: it shows what uses each dataset (api/impact).
+        if (body.dry_run) params.impact = await impactPreviews(app, env.id, body.dataset_ids);
         await acceptTask(ctx, app, {
           kind: 'map_columns',
           input: {
@@ -297,7 +300,8 @@ export function datasetRoutes(app: AppContext): AnyRoute[] {
         await acceptTask(ctx, app, {
           kind: 'dataset_change',
           input: { envId: env.id, datasetId: params.dataset_id, operation: { type: 'accept', items: body.items ?? null }, actor: { id: principal.userId, username: principal.username } },
-          params: { env_id: env.id, dataset_id: params.dataset_id, items: body.items ?? null },
+          // The approver sees what uses the dataset before approving (api/impact).
+          params: { env_id: env.id, dataset_id: params.dataset_id, items: body.items ?? null, impact: await impactPreview(app, env.id, params.dataset_id) },
           owner: principal,
         });
       },

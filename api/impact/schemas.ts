@@ -73,3 +73,22 @@ export const impactResponse = environmentImpact.extend({
     }),
   ),
 });
+
+const named = z.object({ id: z.number().int(), name: z.string() });
+
+/** What uses a dataset, in short, as a write shows it before it is confirmed. */
+export const impactPreviewSchema = z
+  .object({
+    env_id: z.string(),
+    dataset_id: z.number().int(),
+    checked_at: z.string(),
+    charts: z.array(named),
+    dashboards: z.array(named),
+    reports: z.array(named),
+    saved_queries: z.array(named),
+    virtual_datasets: z.array(named),
+    incomplete: z.array(z.string()).describe('Kinds Superset did not list and SQL no parser read: the lists may miss some'),
+    error: z.string().nullable().describe('Why the impact could not be read at all'),
+    request: z.object({ method: z.literal('GET'), path: z.string() }).describe('The full answer, here and in the environments migrated to'),
+  })
+  .describe('What uses the dataset, read before the write is confirmed (GET /api/environments/{env_id}/impact)');

@@ -72,6 +72,15 @@ export class ImpactService {
     return (await this.readHere(envId, target)).impact;
   }
 
+  /** The impact of each of several datasets here, from one read of the environment (a task over many datasets). */
+  async hereEach(envId: string, datasetIds: number[]): Promise<EnvironmentImpact[]> {
+    return this.deps.supersets.use(envId, async (client, env) => {
+      const checkedAt = new Date();
+      const inv = await readInventory(client, {});
+      return datasetIds.map((dataset) => envImpact(env, { dataset }, inv, checkedAt));
+    });
+  }
+
   /** The impact here and in every environment this one migrates to. */
   async impact(envId: string, target: ImpactTarget): Promise<ImpactAnswer> {
     const here = await this.readHere(envId, target);

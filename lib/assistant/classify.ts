@@ -62,6 +62,8 @@ const RULES: ReadonlyArray<readonly [(c: Clues) => boolean, (c: Clues) => Found]
   [(c) => c.has('docs') && !c.has('dashboard'), () => op('datasets', 'generate_docs')],
   // "проверь прод", "validate prod": the content validator, a task that only reads.
   [(c) => c.has('validate'), () => op('dashboards', 'validate')],
+  // "what uses video_game_sales", "что использует video_game_sales": the impact of a change, read-only.
+  [(c) => c.has('uses'), () => op('datasets', 'impact')],
   [
     (c) => c.has('review') || c.has('question') || c.has('mapping') || (c.has('field') && !c.has('dataset') && !c.has('dashboard')),
     () => op('dataset_review', 'show'),

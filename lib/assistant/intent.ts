@@ -21,6 +21,7 @@ export type Operation =
   | 'approve_mappings'
   | 'answer'
   | 'validate'
+  | 'impact'
   | 'unsupported'
   | 'unknown';
 /** `safe`: reads only; `low`: a task that changes nothing (dry run); `medium`: writes outside Superset; `high`: changes Superset. */

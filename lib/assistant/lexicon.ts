@@ -36,6 +36,7 @@ export const CONCEPTS = [
   'answer',
   'database',
   'validate',
+  'uses',
 ] as const;
 export type Concept = (typeof CONCEPTS)[number];
 export type Prep = 'from' | 'to' | 'in';

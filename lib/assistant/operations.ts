@@ -29,6 +29,8 @@ export const OPERATIONS = {
   'datasets.generate_docs': { required: ['environment', 'datasets'], risk: 'medium' },
   // The content validator reads only: it starts at once, as a dry run does.
   'dashboards.validate': { required: ['environment'], risk: 'low' },
+  // What uses a table or dataset (api/impact): a read.
+  'datasets.impact': { required: ['environment', 'datasets'], risk: 'safe' },
   'git.commit': { required: ['environment', 'dashboards', 'message'], risk: 'medium' },
   'git.deploy': { required: ['environment', 'dashboards'], risk: 'high' },
   // A pull request writes to the git server, not Superset; its preview only reads.

@@ -30,6 +30,7 @@ const COMMANDS: Record<OperationKey, string[]> = {
   'dashboards.backup': ['сделай бэкап дашборда «Ops board» в dev'],
   'datasets.generate_docs': ['generate docs for dataset orders in dev'],
   'dashboards.validate': ['проверь dev', 'validate dev'],
+  'datasets.impact': ['what uses orders in dev', 'что использует orders в dev'],
   'git.status': ['git статус дашборда «Ops board» в dev'],
   'git.commit': ['закоммить дашборд «Ops board» в dev с сообщением «from the assistant»'],
   'git.deploy': ['задеплой дашборд «Ops board» из dev в prod'],

@@ -283,5 +283,14 @@ export const en = {
   testProvider: 'test',
   // assistant
   assistantPlaceholder: 'migrate dashboard 12 from dev to prod',
+  // impact
+  impact: 'What uses it',
+  impactColumn: 'Column (optional)',
+  impactAsk: 'Show what uses it',
+  impactCharts: 'Charts',
+  impactSavedQueries: 'Saved queries',
+  impactReports: 'Alerts and reports',
+  impactSummary: (charts: number, dashboards: number, at: string) => `${charts} ${enPlural(charts, 'chart', 'charts')} on ${dashboards} ${enPlural(dashboards, 'dashboard', 'dashboards')} (checked ${at})`,
+  impactUnreadable: (kind: string, message: string) => `Superset did not list ${kind}: ${message}`,
 };
 export type Dict = typeof en;

@@ -273,4 +273,12 @@ export const ru: Dict = {
   permissions: 'Права',
   testProvider: 'Проверить',
   assistantPlaceholder: 'перенеси дашборд 12 из dev в prod',
+  impact: 'Что это использует',
+  impactColumn: 'Колонка (необязательно)',
+  impactAsk: 'Показать, что использует',
+  impactCharts: 'Графики',
+  impactSavedQueries: 'Сохранённые запросы',
+  impactReports: 'Алерты и отчёты',
+  impactSummary: (charts: number, dashboards: number, at: string) => `графиков: ${charts}, дашбордов: ${dashboards} (проверено ${at})`,
+  impactUnreadable: (kind: string, message: string) => `Superset не отдал ${kind}: ${message}`,
 };

@@ -5,7 +5,9 @@ import { DEFAULT_PROVIDER_ID } from '../../../db/llm-providers/store.ts';
 import type { AppContext } from '../../context.ts';
 import { dashboardsOfDatasets, llmDocsInput } from '../../datasets/input.ts';
 import { generateDocsBody } from '../../datasets/schemas.ts';
+import { impactPreviews } from '../../impact/preview.ts';
 import { resolveDatasets, resolveEnvironment } from '../resolve.ts';
+import { impactLine } from './impact.ts';
 import { requestBody } from './support.ts';
 import { defineOperation, startsTask, type OperationContext, type Plan } from './types.ts';
 
@@ -32,11 +34,13 @@ async function generateDocs({ app, envs }: OperationContext, { language: lang, i
   });
   const { input, params } = llmDocsInput(body, await dashboardsOfDatasets(app.supersets, app.logger, where.id, body.dataset_ids));
   const names = sets.map((s) => `#${s.id} ${s.table_name}`).join(', ');
+  // Shown before it is confirmed: what uses the datasets whose descriptions it would suggest (api/impact).
+  const impact = await impactPreviews(app, where.id, body.dataset_ids);
   return {
     kind: 'act',
     action: { type: 'task', kind: 'llm_docs', input, params },
-    summary: OPERATION_TEXTS.generateDocs[lang](language, sets.length, names, where.name, provider.name),
-    resolved: { ...e, environment: where, datasets: sets },
+    summary: [OPERATION_TEXTS.generateDocs[lang](language, sets.length, names, where.name, provider.name), impactLine(lang, impact)].join('\n'),
+    resolved: { ...e, environment: where, datasets: sets, impact },
   };
 }
 

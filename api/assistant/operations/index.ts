@@ -10,6 +10,7 @@ import { reviewAnswer, reviewApproveMappings, reviewSetField, reviewShow } from 
 import { datasetsGenerateDocs } from './datasets.ts';
 import { gitCommit, gitDeploy, gitOpenPullRequest, gitStatus } from './git.ts';
 import { help } from './help.ts';
+import { datasetsImpact } from './impact.ts';
 import { dashboardsList, dashboardsSearch, datasetsList, datasetsSearch } from './lists.ts';
 import { taskLogs, taskStatus } from './tasks.ts';
 import { dashboardsValidate } from './validate.ts';
@@ -28,6 +29,7 @@ export const OPERATION_TABLE: { readonly [K in OperationKey]: Operation<K> } = {
   'dashboards.backup': dashboardsBackup,
   'dashboards.validate': dashboardsValidate,
   'datasets.generate_docs': datasetsGenerateDocs,
+  'datasets.impact': datasetsImpact,
   'git.commit': gitCommit,
   'git.deploy': gitDeploy,
   'git.open_pr': gitOpenPullRequest,

@@ -4,6 +4,7 @@ import { useEffect, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { api, authFetch, must } from '../api.ts';
 import { useCan } from '../auth.tsx';
+import { DatasetImpact } from '../components/DatasetImpact.tsx';
 import { EnvSelect } from '../components/EnvSelect.tsx';
 import { ProblemAlert } from '../components/ProblemAlert.tsx';
 import { FINISHED, STATUS_COLOR, useTask } from '../components/tasks.ts';
@@ -70,6 +71,7 @@ function Dataset({ env, id }: { env: string; id: number }) {
         <Suggestions env={env} id={id} items={suggestions.data?.items ?? []} refresh={refresh} />
         {can('datasets:WRITE') && <MappingUpload env={env} id={id} />}
         <ChangeHistory env={env} id={id} refresh={refresh} />
+        <DatasetImpact env={env} id={id} />
       </Stack>
     </Paper>
   );
