@@ -108,8 +108,7 @@ export class TargetIndex {
   static async build(upstream: MigrationUpstream, opts: IndexOptions = {}): Promise<TargetIndex> {
     const index = new TargetIndex(upstream);
     if (opts.kinds) index.kinds = opts.kinds;
-    // Asked for beside the lists (a failure is met again by whoever reads the rules).
-    // expected: begun beside the lists; whoever reads the rules meets a failure again (a failed read is not kept).
+    // expected: asked for beside the lists; a failure is met again by whoever reads the rules.
     if (opts.rls === 'always') index.rlsRules().catch(() => undefined);
     index.rlsWithDatasets = opts.rls === 'withDatasets';
     // What the release can do is learned from its answers, not probed first: rows without a uuid
@@ -147,8 +146,7 @@ export class TargetIndex {
     if (!this.rls) {
       this.calls++;
       this.rls = this.upstream.rlsRules();
-      // expected: a failed read is only forgotten here (asked again later); whoever awaits it meets the error.
-      this.rls.catch(() => (this.rls = undefined));
+      this.rls.catch(() => (this.rls = undefined)); // expected: only forgotten here; whoever awaits it meets the error
     }
     return this.rls;
   }
@@ -158,8 +156,7 @@ export class TargetIndex {
     if (!this.roles) {
       this.calls++;
       this.roles = this.upstream.rlsRoles();
-      // expected: a failed read is only forgotten here (asked again later); whoever awaits it meets the error.
-      this.roles.catch(() => (this.roles = undefined));
+      this.roles.catch(() => (this.roles = undefined)); // expected: only forgotten here; whoever awaits it meets the error
     }
     return this.roles;
   }
@@ -171,8 +168,7 @@ export class TargetIndex {
     const loaded = this.load(kind).then(() => undefined);
     this.including.set(kind, loaded);
     loaded.catch(() => {
-      // expected: the kind is only unlisted here; the caller awaiting `loaded` meets the error.
-      // Not listed after all: the next caller tries again.
+      // expected: not listed after all: the next caller tries again (the caller awaiting `loaded` meets the error).
       this.kinds = this.kinds.filter((k) => k !== kind);
       this.including.delete(kind);
     });
@@ -337,8 +333,7 @@ export class TargetIndex {
     }
     const datasets = rows.map((r) => toDataset(r));
     for (const d of datasets) this.addDataset(d);
-    // expected: begun once the target has a dataset; whoever reads the rules meets a failure again.
-    if (this.rlsWithDatasets && this.datasets.size) this.rlsRules().catch(() => undefined);
+    if (this.rlsWithDatasets && this.datasets.size) this.rlsRules().catch(() => undefined); // expected: met again by whoever reads the rules
     if (this.uuidSource.dataset === 'export' && datasets.length) await this.datasetUuidsFromExports(datasets);
     return rows;
   }
