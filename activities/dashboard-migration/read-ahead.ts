@@ -127,12 +127,11 @@ export async function readAhead(ctx: BatchContext, up: Upstreams, ids: number[])
   // The slugs that changed hands in the target since the index was read (one call; where the
   // release cannot say, each slug is asked of the target). A refresh that fails is "cannot tell"
   // too. None when this batch built the index: it is as current as a refresh would make it.
-  const slugsRead = fallbackLogged("the target's slugs changed since its index was read", up.index.refreshDashboardsChanged(100, reads.at), false, log);
+  const slugsRead = fallbackLogged("the target's changed slugs", up.index.refreshDashboardsChanged(100, reads.at), false, log);
   // The target's copies of the dashboards an earlier migration brought there (known from its records).
   const targetCopies = new Map<number, Bundle>();
   const recorded = () => [...new Set(reads.recordedTargets.values())].filter((id) => up.index.hasDashboard(id));
-  // A failed early export is logged (and each copy the index knows is exported now).
-  const early = fallbackLogged("the early export of the target's copies", reads.targetExport, null, log);
+  const early = fallbackLogged("the target's early export", reads.targetExport, null, log); // if failed, exported now
   const targetsRead = early.then((got) => exportTargets(ctx, up, targetCopies, recorded(), got));
   let sources: Map<number, Bundle>;
   let sourceDatabases: PlanAhead['sourceDatabases'];
