@@ -62,50 +62,40 @@ export function checkTargetsAhead(svc: MigrationServices, input: Request, taskId
   const uuidsRead = uuidsHeldOrViewed(held.uuids, targetChartUuidsRead(input));
   const log = svc.deps.logger;
   const step = `task ${taskId}: target checks ahead`;
+  const orNull = <T,>(what: string, read: PromiseLike<T>) => fallbackLogged(`${step}, ${what}`, read, null, log);
   const run = async () => {
     const target = svc.chartQueries.limited(await upstreamFor(svc.deps, input.targetEnvId), input.targetEnvId);
-    const release = await fallbackLogged(`${step}, the target's release`, target.version(), null, log);
+    const release = await orNull("the target's release", target.version());
     const bundles = (await exportTaken(targetDashboardIds, viewed)) ?? heldExports(targetDashboardIds, held.exports) ?? (await exportOf(svc, target, targetDashboardIds));
     for (const [id, e] of exports) e.resolve(bundles?.get(id));
     const read = new Map<number, DashboardChart[]>();
     await inParallel(targetDashboardIds, DASHBOARDS_AT_ONCE, async (id) => {
-      const list = await fallbackLogged(`${step}, dashboard ${id}'s chart list`, lists.get(id) ?? target.dashboardCharts(id), null, log);
+      const list = await orNull(`dashboard ${id}'s chart list`, lists.get(id) ?? target.dashboardCharts(id));
       if (list) read.set(id, list as DashboardChart[]);
     });
     const chartIds = [...read.values()].flat().map((c) => c.id);
-    const uuids = bundles ? await fallbackLogged(`${step}, the charts' uuids`, chartUuids(target, chartIds, uuidsRead), null, log) : null;
+    const uuids = bundles ? await orNull("the charts' uuids", chartUuids(target, chartIds, uuidsRead)) : null;
     const charts = new Map<number, ChartForCheck[]>();
     await inParallel(targetDashboardIds, DASHBOARDS_AT_ONCE, async (id) => {
       const bundle = bundles?.get(id);
       const list = read.get(id);
       const exported =
         bundle && list && uuids ? exportedCharts(bundle, new Map(list.map((c) => [c.id, uuids.get(c.id) ?? null]))) : undefined;
-      const got = await fallbackLogged(
-        `${step}, dashboard ${id}'s charts`,
-        target.chartsForCheck(id, list && Promise.resolve(list), exported),
-        null,
-        log,
-      );
+      const got = await orNull(`dashboard ${id}'s charts`, target.chartsForCheck(id, list && Promise.resolve(list), exported));
       if (got) charts.set(id, got);
       else made.get(id)!.resolve(undefined);
     });
-    const checks = await fallbackLogged(`${step}, the charts' checks`, runChecks(target, [...charts.values()].flat(), release, CALLS_AT_ONCE), null, log);
+    const checks = await orNull("the charts' checks", runChecks(target, [...charts.values()].flat(), release, CALLS_AT_ONCE));
     let at = 0;
     for (const [id, list] of charts) {
       made.get(id)!.resolve(checks ? { charts: list, checks: checks.slice(at, at + list.length) } : undefined);
       at += list.length;
     }
   };
-  // Detached: the batch does not wait for the target's checks (the next batch plans meanwhile); the
-  // verification awaits what they kept and exports and checks itself whatever is left unsettled
-  // (e.g. the target could not be opened). Declared, not yet bounded by the activity: issue 49's prefetch plan.
-  detached(
-    step,
-    run().finally(() => {
-      for (const m of [...made.values(), ...exports.values()]) m.resolve(undefined);
-    }),
-    log,
-  );
+  const settleRest = () => [...made.values(), ...exports.values()].forEach((m) => m.resolve(undefined));
+  // Detached: the batch does not wait for the target's checks (the next batch plans meanwhile); the verification awaits what
+  // they kept and checks itself whatever is left unsettled. Not yet bounded by the activity: issue 49's prefetch plan.
+  detached(step, run().finally(settleRest), log);
 }
 
 /** The charts' uuids by id: those the companions' views listed after the import, the rest in one list read. */
