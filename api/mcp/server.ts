@@ -7,6 +7,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
+  ElicitResultSchema,
   ErrorCode,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
@@ -14,12 +15,14 @@ import {
   McpError,
   ReadResourceRequestSchema,
   type CallToolResult,
+  type ElicitRequest,
+  type ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from 'koa';
 import type { McpCallAction } from '../../contracts/assistant.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { AppContext } from '../context.ts';
-import { askPerson } from './confirmations.ts';
+import { askPerson, type PendingConfirmation } from './confirmations.ts';
 import type { Dispatcher } from './dispatch.ts';
 import { boundedJson, DATA_NOTICE, type RateLimiter } from './limits.ts';
 import { followTask, type ProgressSink } from './progress.ts';
@@ -82,7 +85,11 @@ export function createMcpServer(deps: McpDeps): Server {
       req.params._meta?.progressToken !== undefined
         ? { token: req.params._meta.progressToken, send: (n) => extra.sendNotification(n), signal: extra.signal }
         : undefined;
-    return callTool(deps, server, tool, req.params.arguments ?? {}, callerOf(extra), progress);
+    // Elicitation asks the person at the client; only a person's session may answer it (see decideAtClient).
+    const elicit = server.getClientCapabilities()?.elicitation
+      ? (params: ElicitRequest['params']) => extra.sendRequest({ method: 'elicitation/create', params }, ElicitResultSchema)
+      : undefined;
+    return callTool(deps, server, tool, req.params.arguments ?? {}, callerOf(extra), { progress, elicit });
   });
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: TASK_RESOURCE_TEMPLATES }));
   server.setRequestHandler(ListResourcesRequestSchema, (_req, extra) => listTaskResources(deps.dispatcher, callerOf(extra).principal));
@@ -114,8 +121,9 @@ async function callTool(
   tool: ToolDef,
   args: Record<string, unknown>,
   caller: Caller,
-  progress?: ProgressSink,
+  at: { progress?: ProgressSink; elicit?: Elicit },
 ): Promise<CallToolResult> {
+  const { progress } = at;
   const agent = clientName(server);
   const principal: Principal = { ...caller.principal, agent };
   const audit = (outcome: 'success' | 'failure', detail: Record<string, unknown>) => recordCall(deps.app, caller, tool, agent, outcome, detail);
@@ -130,7 +138,7 @@ async function callTool(
   }
   const request = requestOf(tool, args);
   const dryRun = tool.dryRunArgument !== undefined && args[tool.dryRunArgument] === true;
-  if (tool.risk && !dryRun) return confirmFirst(deps, tool, args, request, principal, caller, audit);
+  if (tool.risk && !dryRun) return confirmFirst(deps, tool, args, request, principal, caller, audit, at.elicit);
   const answer = await deps.dispatcher.dispatch({ principal, ...request, remoteAddress: caller.ctx.ip, userAgent: `switchyard-mcp (${agent})` });
   await audit(answer.status < 400 ? 'success' : 'failure', { status: answer.status });
   const taskId = (answer.body as { task_id?: unknown } | null)?.task_id;
@@ -150,6 +158,7 @@ async function confirmFirst(
   principal: Principal,
   caller: Caller,
   audit: (outcome: 'success' | 'failure', detail: Record<string, unknown>) => Promise<void>,
+  elicit?: Elicit,
 ): Promise<CallToolResult> {
   let dryRun: unknown;
   if (tool.dryRunArgument) {
@@ -163,7 +172,30 @@ async function confirmFirst(
   const action: McpCallAction = { type: 'mcp_call', tool: tool.name, ...request, agent: principal.agent! };
   const pending = await askPerson(deps.app, principal, action, tool.route.summary, dryRun);
   await audit('success', { status: 'awaiting_confirmation', confirmation_id: pending.confirmation_id });
+  if (elicit && principal.kind === 'user') {
+    const decided = await decideAtClient(deps, principal, pending, elicit);
+    if (decided) return answerResult(decided.status, decided.body);
+  }
   return answerResult(202, pending);
+}
+
+type Elicit = (params: ElicitRequest['params']) => Promise<ElicitResult>;
+
+/**
+ * A person's own session whose client can ask them (MCP elicitation): the confirmation is put to
+ * them there, and their answer goes to the assistant's confirm or cancel, as if they had clicked
+ * it in the console. An API key's session is never asked: a person confirms elsewhere. No answer
+ * (the client dismissed it) leaves the confirmation pending.
+ */
+async function decideAtClient(deps: McpDeps, principal: Principal, pending: PendingConfirmation, elicit: Elicit) {
+  const answer = await elicit({
+    mode: 'form',
+    message: `Confirm? ${pending.summary}`,
+    requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean', title: 'Run it', description: 'Nothing runs unless you confirm' } }, required: ['confirm'] },
+  });
+  const verb = answer.action === 'accept' && answer.content?.confirm === true ? 'confirm' : answer.action === 'decline' || answer.action === 'accept' ? 'cancel' : null;
+  if (!verb) return undefined;
+  return deps.dispatcher.dispatch({ principal, method: 'POST', url: `/api/assistant/confirmations/${pending.confirmation_id}/${verb}` });
 }
 
 /** Every call is in the security event log: the person, the key, the MCP client, the tool and how it ended. */

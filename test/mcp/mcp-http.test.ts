@@ -2,7 +2,7 @@
 // (real PostgreSQL, Temporal, a worker) and the real Superset 6.1.0 pair a -> b.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, type CallToolResult, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allRoutes } from '../../api/app.ts';
 import type { AppContext } from '../../api/context.ts';
@@ -20,11 +20,12 @@ const people: Record<string, { id: string; token: string }> = {};
 let operatorKey: string;
 const open: Client[] = [];
 
-async function connect(auth: { token?: string; apiKey?: string }): Promise<Client> {
+async function connect(auth: { token?: string; apiKey?: string }, elicit?: (message: string) => ElicitResult): Promise<Client> {
   const headers: Record<string, string> = {};
   if (auth.token) headers.Authorization = `Bearer ${auth.token}`;
   if (auth.apiKey) headers['X-API-Key'] = auth.apiKey;
-  const client = new Client({ name: AGENT, version: '1.0.0' });
+  const client = new Client({ name: AGENT, version: '1.0.0' }, elicit ? { capabilities: { elicitation: { form: {} } } } : undefined);
+  if (elicit) client.setRequestHandler(ElicitRequestSchema, (req) => elicit(req.params.message));
   await client.connect(new StreamableHTTPClientTransport(new URL(`${pair.h.baseUrl}/mcp`), { requestInit: { headers } }));
   open.push(client);
   return client;
@@ -84,7 +85,7 @@ describe('MCP over Streamable HTTP', () => {
       body: '{"jsonrpc": "2.0", "id": 1, "method": ',
     });
     expect(r.status).toBe(400);
-    expect((await r.json()).error.code).toBe(-32700);
+    expect(((await r.json()) as { error: { code: number } }).error.code).toBe(-32700);
   });
 
   it("lists each caller exactly the tools its permissions allow, derived from the route table", async () => {
@@ -197,4 +198,24 @@ describe('MCP over Streamable HTTP', () => {
     const events = await pair.h.request('GET', '/api/admin/security-events?event_type=MCP_TOOL_CALLED&page_size=100', { token: pair.h.adminToken });
     expect(events.body.items.some((e: any) => e.detail?.client === AGENT && e.detail?.confirmation_id === id)).toBe(true);
   }, 400_000);
+
+  it("asks a person's own session through elicitation and runs on their yes; an API key's session is never asked", async () => {
+    const asked: string[] = [];
+    const yes = (message: string): ElicitResult => (asked.push(message), { action: 'accept', content: { confirm: true } });
+    const args = { env_id: pair.sourceEnv, target_env_id: pair.targetEnv, mappings: seeded.mapping };
+    const byKey = await connect({ apiKey: operatorKey }, yes);
+    const pending = answerOf((await byKey.callTool({ name: 'environments_db_mappings_update', arguments: args })) as CallToolResult);
+    expect(pending.data.status).toBe('awaiting_confirmation');
+    expect(asked).toEqual([]);
+    const person = await connect({ token: people.Operator!.token }, yes);
+    const done = answerOf((await person.callTool({ name: 'environments_db_mappings_update', arguments: args })) as CallToolResult);
+    expect(asked.length).toBe(1);
+    expect(asked[0]).toMatch(/^Confirm\? .*via MCP client 'switchyard-test-agent' asks/);
+    expect(done, JSON.stringify(done)).toMatchObject({ status: 200, data: { status: 'confirmed' } });
+    const saved = await pair.h.request('GET', `/api/environments/${pair.sourceEnv}/db-mappings/${pair.targetEnv}`, { token: pair.h.adminToken });
+    expect(JSON.stringify(saved.body)).toContain(String(seeded.mapping[0]!.target_database_id));
+    const no = await connect({ token: people.Operator!.token }, () => ({ action: 'decline' }));
+    const refused = answerOf((await no.callTool({ name: 'environments_db_mappings_update', arguments: { ...args, mappings: [] } })) as CallToolResult);
+    expect(refused.data.status).toBe('cancelled');
+  });
 });
