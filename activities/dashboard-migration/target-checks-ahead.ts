@@ -38,6 +38,8 @@ const CALLS_AT_ONCE = 4;
 export interface HeldOfTarget {
   exports?: ReadonlyMap<number, Bundle>;
   uuids?: ReadonlyMap<number, string>;
+  /** Wraps the target before its checks (an unchanged dashboard's: fresh answers, ./unchanged-checks.ts freshAnswers). */
+  wrap?: (up: MigrationUpstream) => MigrationUpstream;
 }
 
 /**
@@ -64,7 +66,7 @@ export function checkTargetsAhead(svc: MigrationServices, input: Request, taskId
   const step = `task ${taskId}: target checks ahead`;
   const orNull = <T,>(what: string, read: PromiseLike<T>) => fallbackLogged(`${step}, ${what}`, read, null, log);
   const run = async () => {
-    const target = svc.chartQueries.limited(await upstreamFor(svc.deps, input.targetEnvId), input.targetEnvId);
+    const target = svc.chartQueries.limited((held.wrap ?? ((up) => up))(await upstreamFor(svc.deps, input.targetEnvId)), input.targetEnvId);
     const release = await orNull("the target's release", target.version());
     const bundles = (await exportTaken(targetDashboardIds, viewed)) ?? heldExports(targetDashboardIds, held.exports) ?? (await exportOf(svc, target, targetDashboardIds));
     for (const [id, e] of exports) e.resolve(bundles?.get(id));

@@ -10,9 +10,15 @@
  * workflow starts for them (./verify.ts) takes both and classifies as for an import.
  * With `verification: "if_changed"` a dashboard whose last verification passed carries it
  * instead (contracts/migration.ts carriedVerification), and nothing here runs for it.
+ *
+ * The target's queries ask Superset for a fresh answer (`force`): an unchanged dashboard's charts
+ * send the very queries its last verification sent, so a Superset with a data cache would answer
+ * them from it (the dataset's `changed_on`, part of its cache key, does not move when a table
+ * under it is dropped) and a check would pass on what it did not look at.
  */
 import type { Bundle } from '../../lib/bundles/bundle.ts';
 import type { MigrationServices, Request } from './context.ts';
+import type { MigrationUpstream } from './upstream.ts';
 import { checkSourcesAhead } from './source-checks-ahead.ts';
 import { checkTargetsAhead } from './target-checks-ahead.ts';
 
@@ -50,8 +56,18 @@ export function checkUnchangedAhead(
     input,
     taskId,
     dashboards.map((d) => d.targetDashboardId),
-    { exports, uuids },
+    { exports, uuids, wrap: freshAnswers },
   );
+}
+
+/** The upstream with its chart-data queries sent with `force`: Superset runs them rather than answering from its data cache. */
+export function freshAnswers(up: MigrationUpstream): MigrationUpstream {
+  const forced = (qc: Record<string, unknown>) => ({ ...qc, force: true });
+  return {
+    ...up,
+    runQueryContext: (qc) => up.runQueryContext(forced(qc)),
+    ...(up.runQueryContexts ? { runQueryContexts: (qcs) => up.runQueryContexts!(qcs.map(forced)) } : {}),
+  };
 }
 
 /** The charts' uuids by their id in the target, from a plan's objects (those with a target id). */

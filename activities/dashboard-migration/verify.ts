@@ -10,6 +10,7 @@ import { failItem, itemFailure } from '../item-failure.ts';
 import type { Log, MigrationServices } from './context.ts';
 import { amendOutcome, recordStates } from './record.ts';
 import { upstreamFor } from './superset-upstream.ts';
+import { freshAnswers } from './unchanged-checks.ts';
 import type { MigrationUpstream } from './upstream.ts';
 
 /** One dashboard (a git deploy's check), with how long it took; a refusal fails the item at once, an outage is retried. */
@@ -49,8 +50,10 @@ export async function verifyImported(
   const todo = await unverified(svc, taskId, input);
   const started = Date.now();
   const source = todo.length ? await sourceFor(svc, input.sourceEnvId, log) : undefined;
+  // An unchanged dashboard's queries are the ones its last verification sent: asked fresh, not from Superset's data cache (./unchanged-checks.ts).
+  const asked = todo.some(({ d }) => d.unchanged) ? freshAnswers(target) : target;
   const verified = await svc.verifier.verify(
-    svc.chartQueries.limited(target, input.targetEnvId),
+    svc.chartQueries.limited(asked, input.targetEnvId),
     todo.map(({ d, stored }) => ({
       dashboardId: d.targetDashboardId,
       expectedChartUuids: stored.chart_uuids,

@@ -138,6 +138,9 @@ describe.runIf(realPairAvailable())('a first migration asks Superset only what i
     // `verification: "if_changed"`): one chart-data call for the batch's charts (one dataset), and each dashboard's chart
     // list, which that check reads on its own (settle-unchanged hands it no list of the companions' views).
     expect(reads(target, marks[1])).toEqual({ ...none, chartData: 1, dashboardChartLists: ids.length });
+    // Asked fresh (force), not from Superset's data cache: the last verification sent the very same queries (unchanged-checks.ts).
+    const checks = target.requests.slice(marks[1]).filter((r) => r.path === '/api/v1/chart/data');
+    expect(checks.map((r) => (r.json as { force?: unknown }).force)).toEqual([true]);
   }, 600_000);
 
   it("reads the next dashboards' companion views while the batch plans the first of them", async () => {
