@@ -17,7 +17,7 @@ export function ReviewPanel({ env, id }: { env: string; id: number }) {
   const qc = useQueryClient();
   const path = { dashboard_id: id };
   const branches = useQuery({ queryKey: ['git-branches', env, id], queryFn: () => must(api.GET('/api/git/dashboards/{dashboard_id}/branches', { params: { path, query: { env_id: env } } })) });
-  const prs = useQuery({ queryKey: ['git-prs', env, id], queryFn: () => must(api.GET('/api/git/dashboards/{dashboard_id}/pull-requests', { params: { path, query: { env_id: env } } })) });
+  const prs = useQuery({ queryKey: ['git-prs', env, id], queryFn: () => listPullRequests(env, id) });
   const [branch, setBranch] = useState('');
   const [title, setTitle] = useState('');
   const [target, setTarget] = useState<string | null>(null);
@@ -39,9 +39,32 @@ export function ReviewPanel({ env, id }: { env: string; id: number }) {
         ))}
       </Group>
       <Title order={6}>{t.pullRequests}</Title>
+      <PullRequestTable items={prs.data?.items ?? []} />
+      {can('pull_requests:OPEN') && (
+        <Group align="end">
+          <TextInput label={t.branch} value={branch} onChange={(e) => setBranch(e.currentTarget.value)} />
+          <TextInput label={t.prTitle} value={title} onChange={(e) => setTitle(e.currentTarget.value)} />
+          <EnvSelect label={t.target} value={target} onChange={setTarget} />
+          <Button disabled={!branch || !title || open.isPending} onClick={() => open.mutate()}>
+            {t.openPullRequest}
+          </Button>
+        </Group>
+      )}
+    </Stack>
+  );
+}
+
+type PullRequestRow = NonNullable<Awaited<ReturnType<typeof listPullRequests>>>['items'][number];
+const listPullRequests = (env: string, id: number) =>
+  must(api.GET('/api/git/dashboards/{dashboard_id}/pull-requests', { params: { path: { dashboard_id: id }, query: { env_id: env } } }));
+
+/** The pull requests, each with its preview's status and tasks. */
+function PullRequestTable({ items }: { items: PullRequestRow[] }) {
+  const { t } = useI18n();
+  return (
       <Table>
         <Table.Tbody>
-          {prs.data?.items.map((p) => (
+          {items.map((p) => (
             <Table.Tr key={p.id}>
               <Table.Td>
                 <a href={p.url} target="_blank" rel="noreferrer">
@@ -63,16 +86,5 @@ export function ReviewPanel({ env, id }: { env: string; id: number }) {
           ))}
         </Table.Tbody>
       </Table>
-      {can('pull_requests:OPEN') && (
-        <Group align="end">
-          <TextInput label={t.branch} value={branch} onChange={(e) => setBranch(e.currentTarget.value)} />
-          <TextInput label={t.prTitle} value={title} onChange={(e) => setTitle(e.currentTarget.value)} />
-          <EnvSelect label={t.target} value={target} onChange={setTarget} />
-          <Button disabled={!branch || !title || open.isPending} onClick={() => open.mutate()}>
-            {t.openPullRequest}
-          </Button>
-        </Group>
-      )}
-    </Stack>
   );
 }
