@@ -271,7 +271,7 @@ export async function createToken(
   username: string,
   password: string,
   name: string,
-  scopes = ['write:repository', 'write:user', 'read:organization'],
+  scopes = ['write:repository', 'write:issue', 'write:user', 'read:organization'],
 ): Promise<string> {
   const r = await fetch(`${baseUrl}/api/v1/users/${username}/tokens`, {
     method: 'POST',
