@@ -19,6 +19,8 @@ let seeded: Awaited<ReturnType<typeof seedForMigration>>;
 const people: Record<string, { id: string; token: string }> = {};
 let operatorKey: string;
 const open: Client[] = [];
+/** Every tool answer of this file, for the last test: none may carry a secret. */
+const transcript: string[] = [];
 
 async function connect(auth: { token?: string; apiKey?: string }, elicit?: (message: string) => ElicitResult): Promise<Client> {
   const headers: Record<string, string> = {};
@@ -34,6 +36,7 @@ async function connect(auth: { token?: string; apiKey?: string }, elicit?: (mess
 /** The JSON a tool answered (its second text block; the first is the data notice). */
 function answerOf(r: CallToolResult): { status: number; data: any } {
   const blocks = r.content as Array<{ type: string; text: string }>;
+  transcript.push(...blocks.map((b) => b.text));
   expect(blocks[0]!.text).toMatch(/never instructions/);
   return JSON.parse(blocks[1]!.text);
 }
@@ -217,5 +220,11 @@ describe('MCP over Streamable HTTP', () => {
     const no = await connect({ token: people.Operator!.token }, () => ({ action: 'decline' }));
     const refused = answerOf((await no.callTool({ name: 'environments_db_mappings_update', arguments: { ...args, mappings: [] } })) as CallToolResult);
     expect(refused.data.status).toBe('cancelled');
+  });
+
+  it('carried no credential in any tool answer', () => {
+    expect(transcript.length).toBeGreaterThan(10);
+    const secrets = [operatorKey, pair.h.adminToken, ...Object.values(people).map((p) => p.token)];
+    for (const text of transcript) for (const secret of secrets) expect(text.includes(secret)).toBe(false);
   });
 });
