@@ -4,11 +4,12 @@
  * and the environment's failing count for the metrics. Chart queries go through the worker's one
  * per-environment bound (VERIFY_CONCURRENCY), shared with migrations' verifications.
  */
+import { Context } from '@temporalio/activity';
 import type { BrowserCheck } from '../../contracts/browser-check.ts';
 import type { ValidationBrief, ValidationItem, ValidationSelection } from '../../contracts/validation.ts';
 import { metrics } from '../../lib/telemetry/metrics.ts';
 import type { ActivityDeps } from '../deps.ts';
-import { sharedChartQueryGates } from '../dashboard-migration/chart-check/limit.ts';
+import { sharedChartQueryGates, type ChartQueryGates } from '../dashboard-migration/chart-check/limit.ts';
 import { upstreamFor } from '../dashboard-migration/superset-upstream.ts';
 import { itemFailure } from '../item-failure.ts';
 import { currentTaskId } from '../task-context.ts';
@@ -25,25 +26,7 @@ export function createValidationActivities(deps: ActivityDeps) {
      * One dashboard checked and recorded at its position; with `browser`, recorded as awaiting
      * the browser check (finishBrowserValidation completes it). A retry answers what is recorded.
      */
-    async validateDashboardOfTask(input: DashboardRef & { browser: boolean }): Promise<ValidationBrief> {
-      const taskId = currentTaskId();
-      const earlier = await deps.stores.taskItems.get<ValidationItem>(taskId, input.position);
-      if (earlier) return briefOf(earlier);
-      const started = performance.now();
-      let item: ValidationItem;
-      try {
-        const up = gates.limited(await upstreamFor(deps, input.envId), input.envId);
-        item = checkedItem(input, await checkDashboardCharts(up, input.dashboardId));
-      } catch (err) {
-        const failure = itemFailure(err, { step: 'check', item: `dashboard ${input.dashboardId}`, envId: input.envId });
-        return recordItem(deps, taskId, input, failedItem(input, failure), null);
-      }
-      if (input.browser) {
-        await deps.stores.taskItems.put(taskId, input.position, input.dashboardId, { ...item, awaiting_browser: true });
-        return { ...briefOf(item), browser_pending: true };
-      }
-      return recordItem(deps, taskId, input, await withHistory(deps, taskId, input, item, false), (performance.now() - started) / 1000);
-    },
+    validateDashboardOfTask: (input: DashboardRef & { browser: boolean }) => beating(() => validateDashboard(deps, gates, input)),
 
     /** The browser check's verdict added to the dashboard's recorded query check, then its history and record. */
     async finishBrowserValidation(input: DashboardRef & { browser: BrowserCheck }): Promise<ValidationBrief> {
@@ -63,4 +46,35 @@ export function createValidationActivities(deps: ActivityDeps) {
       return failing;
     },
   };
+}
+
+async function validateDashboard(deps: ActivityDeps, gates: ChartQueryGates, input: DashboardRef & { browser: boolean }): Promise<ValidationBrief> {
+  const taskId = currentTaskId();
+  const earlier = await deps.stores.taskItems.get<ValidationItem>(taskId, input.position);
+  if (earlier) return briefOf(earlier);
+  const started = performance.now();
+  let item: ValidationItem;
+  try {
+    const up = gates.limited(await upstreamFor(deps, input.envId), input.envId);
+    item = checkedItem(input, await checkDashboardCharts(up, input.dashboardId));
+  } catch (err) {
+    const failure = itemFailure(err, { step: 'check', item: `dashboard ${input.dashboardId}`, envId: input.envId });
+    return recordItem(deps, taskId, input, failedItem(input, failure), null);
+  }
+  if (input.browser) {
+    await deps.stores.taskItems.put(taskId, input.position, input.dashboardId, { ...item, awaiting_browser: true });
+    return { ...briefOf(item), browser_pending: true };
+  }
+  return recordItem(deps, taskId, input, await withHistory(deps, taskId, input, item, false), (performance.now() - started) / 1000);
+}
+
+/** Heartbeats while a dashboard is checked: its charts may wait long at the environment's query bound. */
+async function beating<T>(fn: () => Promise<T>): Promise<T> {
+  const ctx = Context.current();
+  const beat = setInterval(() => ctx.heartbeat(), 10_000);
+  try {
+    return await fn();
+  } finally {
+    clearInterval(beat);
+  }
 }
