@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { classify } from '../../activities/dashboard-migration/chart-check/classify.ts';
 import { planCheck } from '../../activities/dashboard-migration/chart-check/decide.ts';
-import { MAX_QUERIES_PER_CALL, runChecks } from '../../activities/dashboard-migration/chart-check/run.ts';
+import { columnsFromData, MAX_QUERIES_PER_CALL, runChecks } from '../../activities/dashboard-migration/chart-check/run.ts';
 import type { ChartAnswer, ChartForCheck } from '../../activities/dashboard-migration/chart-check/types.ts';
 import type { MigrationUpstream } from '../../activities/dashboard-migration/upstream.ts';
 import { aggregateFields } from '../../contracts/migration.ts';
@@ -263,6 +263,12 @@ describe('how a chart is classified across releases (issue 50)', () => {
   it('compares columns only at the same stage and through the same endpoint', () => {
     // Superset post-processes only a result with rows: an empty answer's columns are the query's own.
     expect(classify(ran(['ds', 'region', 'total']), ran(['ds', 'total, east'], 4), sides('6.1.0', '6.1.0'))).toMatchObject({ classification: 'passes', reason: expect.stringMatching(/only the source's answer has rows/) });
+    // A pivot by series columns or histogram bins names columns by the data's values: with rows, not compared by name, even within one release.
+    const pivoted = { source: { ...at('6.1.0'), columnsFromData: true }, target: { ...at('6.1.0'), columnsFromData: true } };
+    expect(classify(ran(['ds', 'total, west'], 3), ran(['ds', 'total, east'], 4), pivoted)).toMatchObject({ classification: 'passes', reason: expect.stringMatching(/values of the data/) });
+    expect(classify(ran(['ds', 'total, west'], 3), ran(['ds', 'total, east'], 4), sides('6.1.0', '6.1.0')).classification).toBe('broken_by_migration');
+    const pivot = (columns: string[]) => ({ queries: [{ post_processing: [{ operation: 'pivot', options: { index: ['ds'], columns } }, { operation: 'flatten' }] }] });
+    expect([pivot(['region']), pivot([]), { queries: [{ post_processing: [{ operation: 'histogram', options: {} }] }] }].map(columnsFromData)).toEqual([true, false, true]);
     const legacy = { source: at('6.0.0', 'legacy_api'), target: at('6.1.0', 'form_data') };
     expect(classify(ran(['a'], 2), ran(['b'], 2), legacy)).toMatchObject({ classification: 'passes', reason: expect.stringMatching(/legacy explore endpoint/) });
   });

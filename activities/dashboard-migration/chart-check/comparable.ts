@@ -2,6 +2,9 @@
  * The one decider of what two successful answers to a chart's check can be compared on, and the
  * verdict on it. Both ran, which is always comparable; beyond that only what both releases report
  * the same way is judged (./release.ts says how each release answers):
+ * - a query whose post-processing names columns by values of the data (a pivot by series
+ *   columns, histogram bins) answers with other columns wherever the data differ: with rows on
+ *   both sides its columns are not compared;
  * - answers through different endpoints (the legacy explore one and chart-data) are shaped
  *   differently: their columns are not compared;
  * - a release before 6.0 answers an empty result without its columns: nothing to compare;
@@ -22,6 +25,8 @@ import type { AnswerColumn, ChartAnswer, Classified } from './types.ts';
 export interface AnswerSide {
   release: string | null;
   method: ChartCheckMethod | null;
+  /** The check's query names its answer's columns by values of the data (./run.ts columnsFromData). */
+  columnsFromData?: boolean;
 }
 
 type Ran = Extract<ChartAnswer, { ok: true }>;
@@ -54,6 +59,8 @@ function notComparable(source: Ran, target: Ran, sourceSide: AnswerSide, targetS
       return answersEmptyWithoutColumns(side.release)
         ? `the ${what}'s release (${side.release}) answers a result without rows without its columns`
         : `the ${what} answered a result without rows and without columns`;
+  if (source.rows > 0 && target.rows > 0 && (sourceSide.columnsFromData || targetSide.columnsFromData))
+    return "the query names the answer's columns by values of the data (a pivot by series columns, histogram bins), which differ between environments";
   if ((source.rows > 0) !== (target.rows > 0))
     return `only the ${source.rows > 0 ? 'source' : 'target'}'s answer has rows, and Superset post-processes only a result with rows`;
   return null;

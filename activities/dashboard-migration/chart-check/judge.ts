@@ -46,8 +46,8 @@ export async function judgeDashboard(
     const source = twin?.answer ?? null;
     // Each answer judged with its release and method: what releases answer differently is not compared.
     const judged = classify(target.answer, source, {
-      target: { release: sides.targetRelease, method: target.method },
-      source: { release: sides.sourceRelease, method: twin?.method ?? null },
+      target: { release: sides.targetRelease, method: target.method, columnsFromData: target.columnsFromData },
+      source: { release: sides.sourceRelease, method: twin?.method ?? null, columnsFromData: twin?.columnsFromData },
     });
     const r: ChartVerification = {
       id: c.id,

@@ -20,7 +20,8 @@ import type { ChartCheck, ChartForCheck, CheckPlan } from './types.ts';
 export const MAX_QUERIES_PER_CALL = 8;
 
 export async function runCheck(up: MigrationUpstream, chart: ChartForCheck, release: string | null): Promise<ChartCheck> {
-  return runPlan(up, planCheck(chart, release));
+  const plan = planCheck(chart, release);
+  return marked(await runPlan(up, plan), plan);
 }
 
 /** Every chart's check, in order, with at most `parallelism` calls of this list at once. */
@@ -46,7 +47,7 @@ export async function runChecks(
     for (const i of unit) out[i] = await runPlan(up, plans[i]!);
   });
   for (const [i, first] of twins) out[i] = { method: plans[i]!.method, answer: structuredClone(out[first]!.answer) };
-  return out;
+  return out.map((c, i) => marked(c, plans[i]!));
 }
 
 /**
@@ -93,4 +94,24 @@ async function runPlan(up: MigrationUpstream, plan: CheckPlan): Promise<ChartChe
   if (plan.method === null) return { method: null, answer: { unverifiable: plan.reason } };
   if (plan.method === 'legacy_api') return { method: plan.method, answer: await up.runLegacyChart(plan.chartId) };
   return { method: plan.method, answer: await up.runQueryContext(plan.queryContext) };
+}
+
+/** A check whose query names its answer's columns by values of the data, marked so (./comparable.ts then compares no names). */
+function marked(check: ChartCheck, plan: CheckPlan): ChartCheck {
+  return 'queryContext' in plan && columnsFromData(plan.queryContext) ? { ...check, columnsFromData: true } : check;
+}
+
+/**
+ * Whether a query's post-processing names columns by values of the data: a pivot by series
+ * columns (one column per metric and series value) or histogram bins (one per bin range). Two
+ * environments' answers to such a query have different columns whenever their data differ.
+ */
+export function columnsFromData(queryContext: Record<string, unknown>): boolean {
+  const queries = Array.isArray(queryContext.queries) ? (queryContext.queries as Array<Record<string, unknown>>) : [];
+  return queries.some((q) =>
+    (Array.isArray(q?.post_processing) ? (q.post_processing as Array<Record<string, unknown> | null>) : []).some((op) => {
+      const options = (op?.options ?? {}) as Record<string, unknown>;
+      return op?.operation === 'histogram' || (op?.operation === 'pivot' && Array.isArray(options.columns) && options.columns.length > 0);
+    }),
+  );
 }

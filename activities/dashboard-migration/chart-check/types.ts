@@ -36,6 +36,8 @@ export type CheckPlan =
 export interface ChartCheck {
   method: ChartCheckMethod | null;
   answer: ChartAnswer;
+  /** Its query names the answer's columns by values of the data (a pivot by series columns, histogram bins): they are not compared by name. */
+  columnsFromData?: boolean;
 }
 
 /** A chart's verdict from its checks in the source and the target, and why when it is not plain. */
