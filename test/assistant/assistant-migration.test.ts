@@ -72,5 +72,7 @@ run('assistant: migration a → b from a Russian command', () => {
       json: { text: `статус задачи ${c.body.task_id}` },
     });
     expect(status.body).toMatchObject({ state: 'executed', data: { task: { id: c.body.task_id, status: 'SUCCEEDED' } } });
+    // It says what the task verified (issue 50: verified by this task, or carried from an earlier one).
+    expect(status.body.text).toContain('Проверка: 1 проверено этой задачей');
   }, 240_000);
 });
