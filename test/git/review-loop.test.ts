@@ -216,7 +216,8 @@ describe.skipIf(!on)('the review loop against the real Gitea', () => {
       throw new Error(`${err.message}; deliveries: ${JSON.stringify(seen)}`);
     });
     expect(row).toMatchObject({ state: 'merged', merge_commit: mergeSha });
-    const delivery = await h.knex('git_webhook_deliveries').where({ config_id: configId, task_id: row.deploy_task_id }).first();
+    // The delivery is settled once the deploy started and the pull request was told (after the row above moved).
+    const delivery = await waitFor(() => h.knex('git_webhook_deliveries').where({ config_id: configId, task_id: row.deploy_task_id }).first(), DELIVERY_MS, 'the delivery settled');
     expect(delivery.outcome).toBe('deploying');
 
     const task = await waitTask(h, row.deploy_task_id, LOOP_MS);
