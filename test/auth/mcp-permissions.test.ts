@@ -100,4 +100,29 @@ describe('MCP permission matrix', () => {
       if (t.risk && answer.status === 202 && !t.dryRunArgument) expect(answer.data.status, t.name).toBe('awaiting_confirmation');
     }
   }, 300_000);
+
+  it("answers a session only to the caller that opened it: anyone else's request with its id is 404", async () => {
+    const post = (headers: Record<string, string>, body: unknown) =>
+      fetch(`${h.baseUrl}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18', ...headers },
+        body: JSON.stringify(body),
+      });
+    const init = await post(callers.Admin!.headers, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
+    expect(init.status).toBe(200);
+    const session = init.headers.get('mcp-session-id')!;
+    await init.body?.cancel();
+    const list = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
+    const other = await post({ ...callers.Viewer!.headers, 'mcp-session-id': session }, list);
+    expect(other.status).toBe(404);
+    expect(((await other.json()) as { error: { message: string } }).error.message).toBe('Session not found');
+    const mine = await post({ ...callers.Admin!.headers, 'mcp-session-id': session }, list);
+    expect(mine.status).toBe(200);
+    await mine.body?.cancel();
+  });
 });
