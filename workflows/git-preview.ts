@@ -43,7 +43,7 @@ export async function gitPreviewWorkflow(input: GitPreviewInput): Promise<GitPre
       const r = await preview(input);
       await act.publishPreview({ preview: input, plan: r.plan, plannedAt: r.planned_at, verification: r.verification, verifiedAt: r.verified_at });
       await status(r.verdict, r.verdict === 'success' ? 'the deploy plans cleanly and the charts pass' : failureLine(r));
-      if (r.verdict === 'failure') return endTaskWithResult('FAILED', r, `preview of ${input.commit.slice(0, 10)}: ${failureLine(r)}`, 'PreviewFailed');
+      if (r.verdict === 'failure') return await endTaskWithResult('FAILED', r, `preview of ${input.commit.slice(0, 10)}: ${failureLine(r)}`, 'PreviewFailed');
       return r;
     } catch (err) {
       if (err instanceof ApplicationFailure && err.type === 'PreviewFailed') throw err;
