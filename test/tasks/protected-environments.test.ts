@@ -159,6 +159,9 @@ describe.skipIf(!on)('protected environments', () => {
     expect(r.status, r.text).toBe(202);
     const waiting = await awaiting(r.body.task_id);
     expect(waiting.type).toBe('dataset_change');
+    // The approver sees what uses the dataset (api/impact): read when it was requested, or why it could not be.
+    expect(waiting.params.impact).toMatchObject({ env_id: envB, dataset_id: src.sales.id, request: { method: 'GET', path: `/api/environments/${envB}/impact?dataset=${src.sales.id}` } });
+    expect(Array.isArray(waiting.params.impact.charts)).toBe(true);
     expect((await as(requester)('POST', `/api/tasks/${r.body.task_id}/approve`, { json: {} })).body.code).toBe('self_approval');
     await as(approver)('POST', `/api/tasks/${r.body.task_id}/reject`, { json: {} });
     expect((await waitTask(h, r.body.task_id)).status).toBe('CANCELLED');
