@@ -37,6 +37,7 @@ const OWNERS: Record<string, string[]> = {
   git_pull_requests: ['db/git/reviews.ts'],
   git_webhooks: ['db/git/reviews.ts'],
   git_webhook_deliveries: ['db/git/reviews.ts'],
+  validation_verdicts: ['db/validation/verdicts.ts'],
   llm_providers: ['db/llm-providers/store.ts'],
   schedules: ['db/schedules/store.ts'],
   dataset_dictionaries: ['db/datasets/dictionaries.ts'],
