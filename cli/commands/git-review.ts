@@ -17,7 +17,9 @@ async function target(c: Ctx, opts: DashOpts) {
 }
 
 const withDashboard = (c: Command) =>
-  c.option('--dashboard <id>', 'dashboard id (default: SWITCHYARD_DASHBOARD)').option('--from <env>', 'its environment, id or name (default: SWITCHYARD_SOURCE_ENV)');
+  c
+    .option('--dashboard <id>', 'dashboard id (default: SWITCHYARD_DASHBOARD)')
+    .option('--from <env>', 'its environment, id or name (default: SWITCHYARD_SOURCE_ENV)');
 
 /** `switchyard git branch ...`: a dashboard repository's branches. */
 function branchCommands(git: Command, ctx: () => Ctx): void {
@@ -26,7 +28,14 @@ function branchCommands(git: Command, ctx: () => Ctx): void {
     act(async (opts: DashOpts) => {
       const c = ctx();
       const t = await target(c, opts);
-      print(c.format, await unwrap(c.api().client.GET('/api/git/dashboards/{dashboard_id}/branches', { params: { path: t.path, query: { env_id: t.env_id } as never } })));
+      print(
+        c.format,
+        await unwrap(
+          c
+            .api()
+            .client.GET('/api/git/dashboards/{dashboard_id}/branches', { params: { path: t.path, query: { env_id: t.env_id } as never } }),
+        ),
+      );
       return EXIT.OK;
     }),
   );
@@ -38,16 +47,33 @@ function branchCommands(git: Command, ctx: () => Ctx): void {
         const c = ctx();
         const t = await target(c, opts);
         const body = { env_id: t.env_id, name, checkout: opts.checkout, ...(opts.at ? { from: opts.at } : {}) };
-        print(c.format, await unwrap(c.api().client.POST('/api/git/dashboards/{dashboard_id}/branches', { params: { path: t.path }, body: body as never })));
+        print(
+          c.format,
+          await unwrap(
+            c.api().client.POST('/api/git/dashboards/{dashboard_id}/branches', { params: { path: t.path }, body: body as never }),
+          ),
+        );
         return EXIT.OK;
       }),
     );
+  branchSwitchCommands(branch, ctx);
+}
+
+/** `git branch switch` and `delete`. */
+function branchSwitchCommands(branch: Command, ctx: () => Ctx): void {
   withDashboard(branch.command('switch <name>').description('Switch to a branch (refused while anything is changed)')).action(
     act(async (name: string, opts: DashOpts) => {
       const c = ctx();
       const t = await target(c, opts);
       const path = { ...(t.path as object), branch: name } as never;
-      print(c.format, await unwrap(c.api().client.POST('/api/git/dashboards/{dashboard_id}/branches/{branch}/switch', { params: { path }, body: { env_id: t.env_id } })));
+      print(
+        c.format,
+        await unwrap(
+          c
+            .api()
+            .client.POST('/api/git/dashboards/{dashboard_id}/branches/{branch}/switch', { params: { path }, body: { env_id: t.env_id } }),
+        ),
+      );
       return EXIT.OK;
     }),
   );
@@ -56,7 +82,14 @@ function branchCommands(git: Command, ctx: () => Ctx): void {
       const c = ctx();
       const t = await target(c, opts);
       const path = { ...(t.path as object), branch: name } as never;
-      print(c.format, await unwrap(c.api().client.DELETE('/api/git/dashboards/{dashboard_id}/branches/{branch}', { params: { path, query: { env_id: t.env_id } as never } })));
+      print(
+        c.format,
+        await unwrap(
+          c.api().client.DELETE('/api/git/dashboards/{dashboard_id}/branches/{branch}', {
+            params: { path, query: { env_id: t.env_id } as never },
+          }),
+        ),
+      );
       return EXIT.OK;
     }),
   );
@@ -72,7 +105,10 @@ function prCommands(git: Command, ctx: () => Ctx): void {
         const c = ctx();
         const t = await target(c, opts);
         const query = { env_id: t.env_id, ...(opts.state ? { state: opts.state } : {}) } as never;
-        print(c.format, await unwrap(c.api().client.GET('/api/git/dashboards/{dashboard_id}/pull-requests', { params: { path: t.path, query } })));
+        print(
+          c.format,
+          await unwrap(c.api().client.GET('/api/git/dashboards/{dashboard_id}/pull-requests', { params: { path: t.path, query } })),
+        );
         return EXIT.OK;
       }),
     );
@@ -87,8 +123,17 @@ function prCommands(git: Command, ctx: () => Ctx): void {
       act(async (opts: DashOpts & { branch: string; title: string; env: string; base?: string; description?: string; wait?: boolean }) => {
         const c = ctx();
         const t = await target(c, opts);
-        const body = { env_id: t.env_id, branch: opts.branch, title: opts.title, target_env_id: await envId(c.api(), opts.env), base: opts.base, description: opts.description };
-        const r = (await unwrap(c.api().client.POST('/api/git/dashboards/{dashboard_id}/pull-requests', { params: { path: t.path }, body: body as never }))) as { preview_task_id: string };
+        const body = {
+          env_id: t.env_id,
+          branch: opts.branch,
+          title: opts.title,
+          target_env_id: await envId(c.api(), opts.env),
+          base: opts.base,
+          description: opts.description,
+        };
+        const r = (await unwrap(
+          c.api().client.POST('/api/git/dashboards/{dashboard_id}/pull-requests', { params: { path: t.path }, body: body as never }),
+        )) as { preview_task_id: string };
         print(c.format, r);
         return opts.wait ? followTask(c, { task_id: r.preview_task_id }, true) : EXIT.OK;
       }),
@@ -102,7 +147,9 @@ function prCommands(git: Command, ctx: () => Ctx): void {
         const t = await target(c, opts);
         const path = { ...(t.path as object), number: String(positiveInt(number)) } as never;
         const body = { env_id: t.env_id, ...(opts.title ? { title: opts.title } : {}) };
-        const r = (await unwrap(c.api().client.POST('/api/git/dashboards/{dashboard_id}/pull-requests/{number}/refresh', { params: { path }, body }))) as { preview_task_id: string };
+        const r = (await unwrap(
+          c.api().client.POST('/api/git/dashboards/{dashboard_id}/pull-requests/{number}/refresh', { params: { path }, body }),
+        )) as { preview_task_id: string };
         print(c.format, r);
         return opts.wait ? followTask(c, { task_id: r.preview_task_id }, true) : EXIT.OK;
       }),

@@ -5,8 +5,7 @@ import { EXIT } from '../exit-codes.ts';
 import { print } from '../output.ts';
 
 export function scheduleCommands(program: Command, ctx: () => Ctx): void {
-  const schedules = program.command('schedules').description('Recurring backups and drift reports (Temporal Schedules)');
-  const path = (schedule_id: string) => ({ params: { path: { schedule_id } } });
+  const schedules = program.command('schedules').description('Recurring backups, drift reports and validations (Temporal Schedules)');
   schedules
     .command('list')
     .description('Every schedule')
@@ -38,6 +37,14 @@ export function scheduleCommands(program: Command, ctx: () => Ctx): void {
         return EXIT.OK;
       }),
     );
+  pauseCommands(schedules, ctx);
+}
+
+/** A schedule's path parameters. */
+const path = (schedule_id: string) => ({ params: { path: { schedule_id } } });
+
+/** `schedules pause` and `resume`. */
+function pauseCommands(schedules: Command, ctx: () => Ctx): void {
   schedules
     .command('pause <schedule>')
     .description('Pause it, with a note')
@@ -45,7 +52,12 @@ export function scheduleCommands(program: Command, ctx: () => Ctx): void {
     .action(
       act(async (id: string, opts: { note?: string }) => {
         const c = ctx();
-        print(c.format, await unwrap(c.api().client.POST('/api/schedules/{schedule_id}/pause', { ...path(id), body: opts.note ? { note: opts.note } : {} })));
+        print(
+          c.format,
+          await unwrap(
+            c.api().client.POST('/api/schedules/{schedule_id}/pause', { ...path(id), body: opts.note ? { note: opts.note } : {} }),
+          ),
+        );
         return EXIT.OK;
       }),
     );
