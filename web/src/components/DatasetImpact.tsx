@@ -12,15 +12,7 @@ export function DatasetImpact({ env, id }: { env: string; id: number }) {
   const { t } = useI18n();
   const [column, setColumn] = useState('');
   const [asked, setAsked] = useState<string | null>(null);
-  const impact = useQuery({
-    queryKey: ['impact', env, id, asked],
-    enabled: asked !== null,
-    queryFn: () =>
-      must(api.GET('/api/environments/{env_id}/impact', { params: { path: { env_id: env }, query: { dataset: String(id), ...(asked ? { column: asked } : {}) } } })),
-  });
-  const a = impact.data;
-  const rows = (kind: string, xs: Used[]) => xs.map((x) => ({ kind, ...x }));
-  const all = a ? [...rows(t.dashboards, a.dashboards), ...rows(t.impactCharts, a.charts), ...rows(t.datasets, a.datasets), ...rows(t.impactSavedQueries, a.saved_queries), ...rows(t.impactReports, a.reports)] : [];
+  const impact = useImpact(env, id, asked);
   return (
     <Stack gap="xs">
       <Title order={4}>{t.impact}</Title>
@@ -31,38 +23,70 @@ export function DatasetImpact({ env, id }: { env: string; id: number }) {
         </Button>
       </Group>
       <ProblemAlert error={impact.error} />
-      {a && (
-        <>
-          <Text size="sm" data-testid="impact-summary">
-            {t.impactSummary(a.charts.length, a.dashboards.length, a.checked_at)}
-          </Text>
-          {a.unreadable.map((u) => (
-            <Alert key={u.kind} color="orange" role="alert">
-              {t.impactUnreadable(u.kind, u.message)}
-            </Alert>
-          ))}
-          <Table aria-label={t.impact}>
-            <Table.Tbody>
-              {all.map((x) => (
-                <Table.Tr key={`${x.kind}-${x.id}`} data-testid="impact-row">
-                  <Table.Td>
-                    <Badge variant="light">{x.kind}</Badge>
-                  </Table.Td>
-                  <Table.Td>#{x.id} {x.name}</Table.Td>
-                  <Table.Td>
-                    <Text size="xs">{x.via.join('; ')}</Text>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-          {a.migrates_to.map((m) => (
-            <Text key={m.env_id} size="sm">
-              {m.env_name}: {m.impact ? t.impactSummary(m.impact.charts.length, m.impact.dashboards.length, m.impact.checked_at) : m.note}
-            </Text>
-          ))}
-        </>
-      )}
+      {impact.data && <ImpactResult a={impact.data} />}
     </Stack>
+  );
+}
+
+/** The impact query for the dataset and the asked column; off until something is asked. */
+function useImpact(env: string, id: number, asked: string | null) {
+  return useQuery({
+    queryKey: ['impact', env, id, asked],
+    enabled: asked !== null,
+    queryFn: () =>
+      must(
+        api.GET('/api/environments/{env_id}/impact', {
+          params: { path: { env_id: env }, query: { dataset: String(id), ...(asked ? { column: asked } : {}) } },
+        }),
+      ),
+  });
+}
+
+type Impact = NonNullable<ReturnType<typeof useImpact>['data']>;
+
+/** One impact answer: summary, unreadable parts, the users' table and the migration targets' summaries. */
+function ImpactResult({ a }: { a: Impact }) {
+  const { t } = useI18n();
+  const rows = (kind: string, xs: Used[]) => xs.map((x) => ({ kind, ...x }));
+  const all = [
+    ...rows(t.dashboards, a.dashboards),
+    ...rows(t.impactCharts, a.charts),
+    ...rows(t.datasets, a.datasets),
+    ...rows(t.impactSavedQueries, a.saved_queries),
+    ...rows(t.impactReports, a.reports),
+  ];
+  return (
+    <>
+      <Text size="sm" data-testid="impact-summary">
+        {t.impactSummary(a.charts.length, a.dashboards.length, a.checked_at)}
+      </Text>
+      {a.unreadable.map((u) => (
+        <Alert key={u.kind} color="orange" role="alert">
+          {t.impactUnreadable(u.kind, u.message)}
+        </Alert>
+      ))}
+      <Table aria-label={t.impact}>
+        <Table.Tbody>
+          {all.map((x) => (
+            <Table.Tr key={`${x.kind}-${x.id}`} data-testid="impact-row">
+              <Table.Td>
+                <Badge variant="light">{x.kind}</Badge>
+              </Table.Td>
+              <Table.Td>
+                #{x.id} {x.name}
+              </Table.Td>
+              <Table.Td>
+                <Text size="xs">{x.via.join('; ')}</Text>
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+      {a.migrates_to.map((m) => (
+        <Text key={m.env_id} size="sm">
+          {m.env_name}: {m.impact ? t.impactSummary(m.impact.charts.length, m.impact.dashboards.length, m.impact.checked_at) : m.note}
+        </Text>
+      ))}
+    </>
   );
 }

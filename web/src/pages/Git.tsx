@@ -1,4 +1,20 @@
-import { Badge, Box, Button, Code, Group, Paper, ScrollArea, SimpleGrid, Stack, Table, Tabs, Text, TextInput, Textarea, Title } from '@mantine/core';
+import {
+  Badge,
+  Box,
+  Button,
+  Code,
+  Group,
+  Paper,
+  ScrollArea,
+  SimpleGrid,
+  Stack,
+  Table,
+  Tabs,
+  Text,
+  TextInput,
+  Textarea,
+  Title,
+} from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
@@ -9,7 +25,16 @@ import { ProblemAlert } from '../components/ProblemAlert.tsx';
 import { useI18n } from '../i18n.tsx';
 import { ReviewPanel } from './GitReview.tsx';
 
-const STATUS_COLOR: Record<string, string> = { CLEAN: 'green', DIRTY: 'orange', AHEAD: 'blue', BEHIND: 'yellow', DIVERGED: 'red', MERGING: 'grape', ERROR: 'red', NO_REPO: 'gray' };
+const STATUS_COLOR: Record<string, string> = {
+  CLEAN: 'green',
+  DIRTY: 'orange',
+  AHEAD: 'blue',
+  BEHIND: 'yellow',
+  DIVERGED: 'red',
+  MERGING: 'grape',
+  ERROR: 'red',
+  NO_REPO: 'gray',
+};
 
 /** Many dashboards' repositories at a glance; one selected: diff, history, commit/pull/push, merge, deploy. */
 export function GitPage() {
@@ -22,6 +47,27 @@ export function GitPage() {
     v ? next.set(k, v) : next.delete(k);
     setParams(next);
   };
+  const { dashboards, status } = useRepositories(env);
+  return (
+    <Stack>
+      <Title order={2}>{t.git}</Title>
+      <EnvSelect label={t.environment} value={env} onChange={(v) => set('env', v)} />
+      <ProblemAlert error={dashboards.error ?? status.error} />
+      <SimpleGrid cols={{ base: 1, lg: selected ? 2 : 1 }}>
+        <RepositoryTable
+          dashboards={dashboards.data?.items}
+          status={status.data?.items}
+          selected={selected}
+          onSelect={(d) => set('dashboard', String(d))}
+        />
+        {env && selected !== null && <Repository env={env} id={selected} />}
+      </SimpleGrid>
+    </Stack>
+  );
+}
+
+/** The environment's dashboards and their repositories' statuses, read in one batch. */
+function useRepositories(env: string | null) {
   const dashboards = useQuery({
     queryKey: ['dashboards-git', env],
     enabled: !!env,
@@ -33,43 +79,64 @@ export function GitPage() {
     enabled: !!env && ids.length > 0,
     queryFn: () => must(api.POST('/api/git/status/batch', { body: { env_id: env!, dashboard_ids: ids } })),
   });
+  return { dashboards, status };
+}
+
+type Repositories = ReturnType<typeof useRepositories>;
+
+/** The table of dashboards with their repository status and HEAD; a click selects one. */
+function RepositoryTable({
+  dashboards,
+  status,
+  selected,
+  onSelect,
+}: {
+  dashboards: NonNullable<Repositories['dashboards']['data']>['items'] | undefined;
+  status: NonNullable<Repositories['status']['data']>['items'] | undefined;
+  selected: number | null;
+  onSelect: (id: number) => void;
+}) {
+  const { t } = useI18n();
   return (
-    <Stack>
-      <Title order={2}>{t.git}</Title>
-      <EnvSelect label={t.environment} value={env} onChange={(v) => set('env', v)} />
-      <ProblemAlert error={dashboards.error ?? status.error} />
-      <SimpleGrid cols={{ base: 1, lg: selected ? 2 : 1 }}>
-        <Table.ScrollContainer minWidth={400}>
-          <Table striped highlightOnHover aria-label={t.repositories}>
-            <Table.Tbody>
-              {dashboards.data?.items.map((d) => {
-                const s = status.data?.items[String(d.id)];
-                return (
-                  <Table.Tr key={d.id} onClick={() => set('dashboard', String(d.id))} style={{ cursor: 'pointer' }} bg={selected === d.id ? 'blue.0' : undefined}>
-                    <Table.Td>
-                      <Button variant="subtle" size="compact-sm" onClick={() => set('dashboard', String(d.id))}>
-                        {d.title}
-                      </Button>
-                    </Table.Td>
-                    <Table.Td>
-                      <Badge color={STATUS_COLOR[s?.status ?? 'NO_REPO']} data-testid={`git-status-${d.id}`}>
-                        {s?.status ?? '…'}
-                      </Badge>
-                    </Table.Td>
-                    <Table.Td>{s?.head?.slice(0, 8)}</Table.Td>
-                  </Table.Tr>
-                );
-              })}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
-        {env && selected !== null && <Repository env={env} id={selected} />}
-      </SimpleGrid>
-    </Stack>
+    <Table.ScrollContainer minWidth={400}>
+      <Table striped highlightOnHover aria-label={t.repositories}>
+        <Table.Tbody>
+          {dashboards?.map((d) => {
+            const s = status?.[String(d.id)];
+            return (
+              <Table.Tr
+                key={d.id}
+                onClick={() => onSelect(d.id)}
+                style={{ cursor: 'pointer' }}
+                bg={selected === d.id ? 'blue.0' : undefined}
+              >
+                <Table.Td>
+                  <Button variant="subtle" size="compact-sm" onClick={() => onSelect(d.id)}>
+                    {d.title}
+                  </Button>
+                </Table.Td>
+                <Table.Td>
+                  <Badge color={STATUS_COLOR[s?.status ?? 'NO_REPO']} data-testid={`git-status-${d.id}`}>
+                    {s?.status ?? '…'}
+                  </Badge>
+                </Table.Td>
+                <Table.Td>{s?.head?.slice(0, 8)}</Table.Td>
+              </Table.Tr>
+            );
+          })}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
   );
 }
 
-type GitOp = { o: 'init' } | { o: 'sync' } | { o: 'pull' } | { o: 'push' } | { o: 'commit'; message: string } | { o: 'deploy'; commit: string; target: string | null };
+type GitOp =
+  | { o: 'init' }
+  | { o: 'sync' }
+  | { o: 'pull' }
+  | { o: 'push' }
+  | { o: 'commit'; message: string }
+  | { o: 'deploy'; commit: string; target: string | null };
 
 /** The repository's operations, one mutation so the last one's error and answer show in one place. */
 function useGitOp(env: string, id: number, onSuccess: () => void) {
@@ -79,23 +146,30 @@ function useGitOp(env: string, id: number, onSuccess: () => void) {
       const body = { env_id: env };
       if (op.o === 'init') return must(api.POST('/api/git/dashboards/{dashboard_id}/init', { params: { path }, body }));
       if (op.o === 'sync') return must(api.POST('/api/git/dashboards/{dashboard_id}/sync', { params: { path }, body }));
-      if (op.o === 'commit') return must(api.POST('/api/git/dashboards/{dashboard_id}/commit', { params: { path }, body: { ...body, message: op.message } }));
+      if (op.o === 'commit')
+        return must(api.POST('/api/git/dashboards/{dashboard_id}/commit', { params: { path }, body: { ...body, message: op.message } }));
       if (op.o === 'pull') return must(api.POST('/api/git/dashboards/{dashboard_id}/pull', { params: { path }, body }));
       if (op.o === 'push') return must(api.POST('/api/git/dashboards/{dashboard_id}/push', { params: { path }, body }));
       return must(
-        api.POST('/api/git/dashboards/{dashboard_id}/deploy', { params: { path }, body: { ...body, commit: op.commit, ...(op.target ? { target_env_id: op.target } : {}) } }),
+        api.POST('/api/git/dashboards/{dashboard_id}/deploy', {
+          params: { path },
+          body: { ...body, commit: op.commit, ...(op.target ? { target_env_id: op.target } : {}) },
+        }),
       );
     },
     onSuccess,
   });
 }
 
+/** One dashboard's repository: status, operations, pull result, merge, and the diff/history/deploy/review tabs. */
 function Repository({ env, id }: { env: string; id: number }) {
   const { t } = useI18n();
-  const can = useCan();
   const qc = useQueryClient();
   const path = { dashboard_id: id };
-  const status = useQuery({ queryKey: ['git-status', env, id], queryFn: () => must(api.GET('/api/git/dashboards/{dashboard_id}/status', { params: { path, query: { env_id: env } } })) });
+  const status = useQuery({
+    queryKey: ['git-status', env, id],
+    queryFn: () => must(api.GET('/api/git/dashboards/{dashboard_id}/status', { params: { path, query: { env_id: env } } })),
+  });
   const refresh = () => qc.invalidateQueries({ predicate: (q) => String(q.queryKey[0]).startsWith('git-') });
   const op = useGitOp(env, id, refresh);
   const s = status.data;
@@ -110,38 +184,68 @@ function Repository({ env, id }: { env: string; id: number }) {
           {s && <Text size="sm">{t.aheadBehind(s.branch, s.ahead, s.behind)}</Text>}
         </Group>
         <ProblemAlert error={status.error ?? op.error} />
-        {can('git:WRITE') && (
-          <Group gap="xs">
-            {s?.status === 'NO_REPO' && <Button size="xs" onClick={() => op.mutate({ o: 'init' })}>{t.gitInit}</Button>}
-            <Button size="xs" variant="light" onClick={() => op.mutate({ o: 'sync' })}>{t.gitSync}</Button>
-            <Button size="xs" variant="light" onClick={() => op.mutate({ o: 'pull' })}>{t.pull}</Button>
-            <Button size="xs" variant="light" onClick={() => op.mutate({ o: 'push' })}>{t.push}</Button>
-          </Group>
+        <GitActions noRepo={s?.status === 'NO_REPO'} onOp={op.mutate} />
+        {op.variables?.o === 'pull' && op.data && (
+          <Text size="sm" data-testid="pull-result">
+            {t.pullResult((op.data as { status: string }).status)}
+          </Text>
         )}
-        {op.variables?.o === 'pull' && op.data && <Text size="sm" data-testid="pull-result">{t.pullResult((op.data as { status: string }).status)}</Text>}
         {s?.has_unfinished_merge && <MergeView env={env} id={id} onDone={refresh} />}
-        <Tabs defaultValue="diff">
-          <Tabs.List>
-            <Tabs.Tab value="diff">{t.diff}</Tabs.Tab>
-            <Tabs.Tab value="history">{t.history}</Tabs.Tab>
-            <Tabs.Tab value="deploy">{t.deployTab}</Tabs.Tab>
-            <Tabs.Tab value="review">{t.reviewTab}</Tabs.Tab>
-          </Tabs.List>
-          <Tabs.Panel value="diff" pt="xs">
-            <DiffPanel env={env} id={id} onCommit={(message) => op.mutate({ o: 'commit', message })} />
-          </Tabs.Panel>
-          <Tabs.Panel value="history" pt="xs">
-            <HistoryPanel env={env} id={id} />
-          </Tabs.Panel>
-          <Tabs.Panel value="review" pt="xs">
-            <ReviewPanel env={env} id={id} />
-          </Tabs.Panel>
-          <Tabs.Panel value="deploy" pt="xs">
-            <DeployPanel onDeploy={(commit, target) => op.mutate({ o: 'deploy', commit, target })} taskId={deployed?.task_id} />
-          </Tabs.Panel>
-        </Tabs>
+        <RepositoryTabs env={env} id={id} onOp={op.mutate} taskId={deployed?.task_id} />
       </Stack>
     </Paper>
+  );
+}
+
+/** The init (when there is no repository), sync, pull and push buttons, for those who may write. */
+function GitActions({ noRepo, onOp }: { noRepo: boolean; onOp: (op: GitOp) => void }) {
+  const { t } = useI18n();
+  const can = useCan();
+  if (!can('git:WRITE')) return null;
+  return (
+    <Group gap="xs">
+      {noRepo && (
+        <Button size="xs" onClick={() => onOp({ o: 'init' })}>
+          {t.gitInit}
+        </Button>
+      )}
+      <Button size="xs" variant="light" onClick={() => onOp({ o: 'sync' })}>
+        {t.gitSync}
+      </Button>
+      <Button size="xs" variant="light" onClick={() => onOp({ o: 'pull' })}>
+        {t.pull}
+      </Button>
+      <Button size="xs" variant="light" onClick={() => onOp({ o: 'push' })}>
+        {t.push}
+      </Button>
+    </Group>
+  );
+}
+
+/** The diff, history, deploy and review tabs of one repository. */
+function RepositoryTabs({ env, id, onOp, taskId }: { env: string; id: number; onOp: (op: GitOp) => void; taskId: string | undefined }) {
+  const { t } = useI18n();
+  return (
+    <Tabs defaultValue="diff">
+      <Tabs.List>
+        <Tabs.Tab value="diff">{t.diff}</Tabs.Tab>
+        <Tabs.Tab value="history">{t.history}</Tabs.Tab>
+        <Tabs.Tab value="deploy">{t.deployTab}</Tabs.Tab>
+        <Tabs.Tab value="review">{t.reviewTab}</Tabs.Tab>
+      </Tabs.List>
+      <Tabs.Panel value="diff" pt="xs">
+        <DiffPanel env={env} id={id} onCommit={(message) => onOp({ o: 'commit', message })} />
+      </Tabs.Panel>
+      <Tabs.Panel value="history" pt="xs">
+        <HistoryPanel env={env} id={id} />
+      </Tabs.Panel>
+      <Tabs.Panel value="review" pt="xs">
+        <ReviewPanel env={env} id={id} />
+      </Tabs.Panel>
+      <Tabs.Panel value="deploy" pt="xs">
+        <DeployPanel onDeploy={(commit, target) => onOp({ o: 'deploy', commit, target })} taskId={taskId} />
+      </Tabs.Panel>
+    </Tabs>
   );
 }
 
@@ -152,7 +256,8 @@ function DiffPanel({ env, id, onCommit }: { env: string; id: number; onCommit: (
   const [message, setMessage] = useState('');
   const diff = useQuery({
     queryKey: ['git-diff', env, id],
-    queryFn: () => must(api.GET('/api/git/dashboards/{dashboard_id}/diff', { params: { path: { dashboard_id: id }, query: { env_id: env } } })),
+    queryFn: () =>
+      must(api.GET('/api/git/dashboards/{dashboard_id}/diff', { params: { path: { dashboard_id: id }, query: { env_id: env } } })),
   });
   return (
     <>
@@ -182,7 +287,12 @@ function HistoryPanel({ env, id }: { env: string; id: number }) {
   const { t } = useI18n();
   const history = useQuery({
     queryKey: ['git-history', env, id],
-    queryFn: () => must(api.GET('/api/git/dashboards/{dashboard_id}/history', { params: { path: { dashboard_id: id }, query: { env_id: env, limit: 20 } } })),
+    queryFn: () =>
+      must(
+        api.GET('/api/git/dashboards/{dashboard_id}/history', {
+          params: { path: { dashboard_id: id }, query: { env_id: env, limit: 20 } },
+        }),
+      ),
   });
   return (
     <Table>
@@ -228,7 +338,13 @@ function Patch({ patch }: { patch: string }) {
     <ScrollArea.Autosize mah={300}>
       <Code block>
         {patch.split('\n').map((l, n) => (
-          <Text key={n} size="xs" ff="monospace" c={l.startsWith('+') ? 'green.8' : l.startsWith('-') ? 'red.8' : l.startsWith('@@') ? 'blue.7' : undefined} style={{ whiteSpace: 'pre' }}>
+          <Text
+            key={n}
+            size="xs"
+            ff="monospace"
+            c={l.startsWith('+') ? 'green.8' : l.startsWith('-') ? 'red.8' : l.startsWith('@@') ? 'blue.7' : undefined}
+            style={{ whiteSpace: 'pre' }}
+          >
             {l || ' '}
           </Text>
         ))}
@@ -241,7 +357,10 @@ function Patch({ patch }: { patch: string }) {
 function MergeView({ env, id, onDone }: { env: string; id: number; onDone(): void }) {
   const { t } = useI18n();
   const path = { dashboard_id: id };
-  const merge = useQuery({ queryKey: ['git-merge', env, id], queryFn: () => must(api.GET('/api/git/dashboards/{dashboard_id}/merge/status', { params: { path, query: { env_id: env } } })) });
+  const merge = useQuery({
+    queryKey: ['git-merge', env, id],
+    queryFn: () => must(api.GET('/api/git/dashboards/{dashboard_id}/merge/status', { params: { path, query: { env_id: env } } })),
+  });
   const [edits, setEdits] = useState<Record<string, string>>({});
   useEffect(() => {
     const initial: Record<string, string> = {};
@@ -253,7 +372,14 @@ function MergeView({ env, id, onDone }: { env: string; id: number; onDone(): voi
       must(
         api.POST('/api/git/dashboards/{dashboard_id}/merge/resolve', {
           params: { path },
-          body: { env_id: env, resolutions: [r.strategy === 'content' ? { path: r.path, strategy: 'content', content: edits[r.path] ?? '' } : { path: r.path, strategy: r.strategy }] },
+          body: {
+            env_id: env,
+            resolutions: [
+              r.strategy === 'content'
+                ? { path: r.path, strategy: 'content', content: edits[r.path] ?? '' }
+                : { path: r.path, strategy: r.strategy },
+            ],
+          },
         }),
       ),
     onSuccess: () => merge.refetch(),
@@ -287,10 +413,23 @@ function MergeView({ env, id, onDone }: { env: string; id: number; onDone(): voi
               </div>
             ))}
           </SimpleGrid>
-          <Textarea label={t.edit} aria-label={t.editFile(c.path)} value={edits[c.path] ?? ''} onChange={(e) => setEdits({ ...edits, [c.path]: e.currentTarget.value })} autosize minRows={3} maxRows={12} ff="monospace" />
+          <Textarea
+            label={t.edit}
+            aria-label={t.editFile(c.path)}
+            value={edits[c.path] ?? ''}
+            onChange={(e) => setEdits({ ...edits, [c.path]: e.currentTarget.value })}
+            autosize
+            minRows={3}
+            maxRows={12}
+            ff="monospace"
+          />
           <Group gap="xs">
-            <Button size="xs" onClick={() => resolve.mutate({ path: c.path, strategy: 'ours' })}>{t.ours}</Button>
-            <Button size="xs" onClick={() => resolve.mutate({ path: c.path, strategy: 'theirs' })}>{t.theirs}</Button>
+            <Button size="xs" onClick={() => resolve.mutate({ path: c.path, strategy: 'ours' })}>
+              {t.ours}
+            </Button>
+            <Button size="xs" onClick={() => resolve.mutate({ path: c.path, strategy: 'theirs' })}>
+              {t.theirs}
+            </Button>
             <Button size="xs" variant="light" onClick={() => resolve.mutate({ path: c.path, strategy: 'content' })}>
               {t.save}
             </Button>
