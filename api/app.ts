@@ -53,7 +53,8 @@ import { screenshotRoutes } from './tasks/screenshots.routes.ts';
 import { taskRoutes } from './tasks/routes.ts';
 
 const require = createRequire(import.meta.url);
-export const API_VERSION = (JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+export const API_VERSION = (JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
+  .version;
 
 export function allRoutes(app: AppContext): AnyRoute[] {
   return [
@@ -149,7 +150,10 @@ function bodyParsers(routes: AnyRoute[]): Middleware {
   const onError = (err: Error) => {
     // formidable reports its limits as `httpCode` (413 for a file too large).
     const e = err as Error & { status?: number; httpCode?: number };
-    throw Object.assign(err, { status: e.status ?? (e.httpCode && e.httpCode >= 400 && e.httpCode < 500 ? e.httpCode : 400), expose: true });
+    throw Object.assign(err, {
+      status: e.status ?? (e.httpCode && e.httpCode >= 400 && e.httpCode < 500 ? e.httpCode : 400),
+      expose: true,
+    });
   };
   const common = { json: true, urlencoded: true, jsonLimit: '2mb', formLimit: '64kb', onError };
   const plain = koaBody({ ...common, multipart: false });

@@ -82,7 +82,13 @@ export async function bootstrapOn(config: Config, logger: Logger, knex: Knex): P
   const profiles = new ProfileService({ store: stores.profiles });
   const tasks = new TaskService({ store: stores.tasks, environments: stores.environments, temporal, config, logger, pairs: stores });
   const taskLogs = new TaskLogService({ store: stores.tasks, history: new HistoryLogReader(temporal), logger });
-  const reconciler = new TaskReconciler({ store: stores.tasks, temporal, tasks, logger, afterSeconds: config.TASK_RECONCILE_AFTER_SECONDS });
+  const reconciler = new TaskReconciler({
+    store: stores.tasks,
+    temporal,
+    tasks,
+    logger,
+    afterSeconds: config.TASK_RECONCILE_AFTER_SECONDS,
+  });
 
   const supersets = new Supersets({
     store: stores.environments,

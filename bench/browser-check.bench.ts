@@ -5,7 +5,15 @@ import { judgeRendered } from '../contracts/browser-check.ts';
 import { chromiumPool } from '../lib/browser-check/chromium.ts';
 import { renderDashboard } from '../lib/browser-check/render.ts';
 import { PROJECT_ROOT } from '../lib/config.ts';
-import { createBigNumberChart, createDashboard, createDataset, createSqliteDatabase, createTableChart, login, sqlMetric } from '../test/support/superset/fixtures.ts';
+import {
+  createBigNumberChart,
+  createDashboard,
+  createDataset,
+  createSqliteDatabase,
+  createTableChart,
+  login,
+  sqlMetric,
+} from '../test/support/superset/fixtures.ts';
 import { startSuperset } from '../test/support/superset/instance.ts';
 import { stopOnInterrupt } from './support.ts';
 
@@ -37,7 +45,11 @@ async function makeDashboards(s: Superset, dir: string, name: string): Promise<n
   for (let i = 0; i < N; i++) {
     const rows = await createTableChart(c, { name: `bench rows ${i}`, datasetId: ds.id, columns: ['ds', 'region', 'units'] });
     const total = await createBigNumberChart(c, { name: `bench total ${i}`, datasetId: ds.id, metric: sqlMetric('SUM(units)', 'units') });
-    const broken = await createBigNumberChart(c, { name: `bench broken ${i}`, datasetId: ds.id, metric: sqlMetric('SUM(no_such_column)', 'x') });
+    const broken = await createBigNumberChart(c, {
+      name: `bench broken ${i}`,
+      datasetId: ds.id,
+      metric: sqlMetric('SUM(no_such_column)', 'x'),
+    });
     ids.push((await createDashboard(c, { title: `bench ${i}`, slug: `bench-${i}`, charts: [rows, total, broken] })).id);
   }
   c.close();
@@ -65,15 +77,29 @@ async function main() {
         const [t, s] = await Promise.all([side(target, id), side(source, sourceIds[i]!)]);
         const verdict = judgeRendered(t.charts, s.charts).verdict;
         if (verdict === 'passes') passed++;
-        console.log(`dashboard ${i + 1}/${N}: ${verdict}, ${t.charts.length} charts, done ${((Date.now() - started) / 1000).toFixed(1)} s into the run`);
+        console.log(
+          `dashboard ${i + 1}/${N}: ${verdict}, ${t.charts.length} charts, done ${((Date.now() - started) / 1000).toFixed(1)} s into the run`,
+        );
       }),
     );
     const wall = (Date.now() - started) / 1000;
     const perDashboard = wall / N;
-    console.log(`browser check: ${N} dashboards in ${wall.toFixed(1)} s, ${perDashboard.toFixed(2)} s per dashboard (wall, ${PAGES} page(s)); ${passed}/${N} pass`);
+    console.log(
+      `browser check: ${N} dashboards in ${wall.toFixed(1)} s, ${perDashboard.toFixed(2)} s per dashboard (wall, ${PAGES} page(s)); ${passed}/${N} pass`,
+    );
     const load = os.loadavg()[0];
     console.log(`load average ${load.toFixed(1)} on ${os.cpus().length} cores (others' work counts too)`);
-    console.log(JSON.stringify({ bench: 'browser-check', dashboards: N, pages: PAGES, seconds: Number(wall.toFixed(2)), seconds_per_dashboard: Number(perDashboard.toFixed(2)), passed, load: Number(load.toFixed(1)) }));
+    console.log(
+      JSON.stringify({
+        bench: 'browser-check',
+        dashboards: N,
+        pages: PAGES,
+        seconds: Number(wall.toFixed(2)),
+        seconds_per_dashboard: Number(perDashboard.toFixed(2)),
+        passed,
+        load: Number(load.toFixed(1)),
+      }),
+    );
   } finally {
     await pool.close();
     await stop();

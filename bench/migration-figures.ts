@@ -68,7 +68,9 @@ export function medians(rounds: Round[]): RoundFigures & { unchanged: number; re
   };
   const out = Object.fromEntries((Object.keys(each[0]!) as Array<keyof RoundFigures>).map((k) => [k, median(k)])) as RoundFigures;
   // The CPU seconds of the round whose ratio is the median (the one nearest it, with an even R).
-  const middle = rounds.reduce((best, r) => (Math.abs(roundFigures(r).ratio - out.ratio) < Math.abs(roundFigures(best).ratio - out.ratio) ? r : best));
+  const middle = rounds.reduce((best, r) =>
+    Math.abs(roundFigures(r).ratio - out.ratio) < Math.abs(roundFigures(best).ratio - out.ratio) ? r : best,
+  );
   return {
     ...out,
     unchanged: Math.min(...rounds.map((r) => r.again.unchanged)),
@@ -121,7 +123,13 @@ export function summary({ rounds, presetCli, growth, load, warmUp }: Figures, ru
     table,
     goals,
     load: load.map((l) => Math.round(l * 100) / 100),
-    cpu_s: { first: m.middle.first.cpu, rerun: m.middle.again.cpu, rerun_if_changed: m.middle.ifChanged.cpu, bare: m.middle.bareCpu, ...(warmUp ? { warm_up: warmUp.switchyard.cpu } : {}) },
+    cpu_s: {
+      first: m.middle.first.cpu,
+      rerun: m.middle.again.cpu,
+      rerun_if_changed: m.middle.ifChanged.cpu,
+      bare: m.middle.bareCpu,
+      ...(warmUp ? { warm_up: warmUp.switchyard.cpu } : {}),
+    },
   };
 }
 

@@ -168,7 +168,12 @@ async function runMigration(
 }
 
 /** Bare Superset: export each dashboard from a and import it into c (overwrite), nothing else; its time and the CPU it spent. */
-async function bareCopy(ca: SupersetClient, cb: SupersetClient, ids: number[], groups: CpuGroups): Promise<{ seconds: number; cpu: Record<string, number> }> {
+async function bareCopy(
+  ca: SupersetClient,
+  cb: SupersetClient,
+  ids: number[],
+  groups: CpuGroups,
+): Promise<{ seconds: number; cpu: Record<string, number> }> {
   const before = cpuSnapshot(groups);
   const t0 = performance.now();
   for (const id of ids) await cb.importBundle('dashboard', await ca.exportDashboards([id]), { overwrite: true });
@@ -227,13 +232,13 @@ function report(figures: Figures): void {
   console.log(
     figures.warmUp
       ? `  warm-up, ${W} dashboards each       Switchyard ${f(figures.warmUp.switchyard.seconds)} s (its first task since it started), bare ${f(figures.warmUp.bare)} s: not counted below`
-      : '  no warm-up (--warm-up 0): Switchyard\'s first task since it started, and the first export and import of both Supersets, are measured',
+      : "  no warm-up (--warm-up 0): Switchyard's first task since it started, and the first export and import of both Supersets, are measured",
   );
   console.log(`  bare Superset export + import      ${f(bare)} s  (${f(bare / N)} s per dashboard)`);
-  console.log(`  Switchyard migration task          ${f(first)} s  (${f(first / N)} s per dashboard; ratio ${f(m.ratio_with_verification)}x)`);
   console.log(
-    `    of which chart-query verification after the last import ${f(m.verification_s)} s  (without it: ratio ${f(m.ratio)}x)`,
+    `  Switchyard migration task          ${f(first)} s  (${f(first / N)} s per dashboard; ratio ${f(m.ratio_with_verification)}x)`,
   );
+  console.log(`    of which chart-query verification after the last import ${f(m.verification_s)} s  (without it: ratio ${f(m.ratio)}x)`);
   console.log(
     `  Switchyard re-run (converges)      ${f(again)} s  (ratio ${f(m.rerun_ratio)}x; at least ${m.unchanged} of ${N} unchanged, not imported; ${m.reverified} with their target verified again)`,
   );

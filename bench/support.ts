@@ -132,7 +132,10 @@ export async function startBenchStack(dataDir: string, opts: { mode?: 'single' |
   const childEnv = { ...env, DATABASE_URL: infra.databaseUrl, TEMPORAL_ADDRESS: infra.temporalAddress, SWITCHYARD_WORKFLOW_BUNDLE: bundle };
   const processes: Array<{ name: string; child: ChildProcess }> = [];
   if ((opts.mode ?? 'single') === 'single') {
-    processes.push({ name: 'api+worker', child: spawnEntry('scripts/all-in-one.ts', NODE_FLAGS.allInOne, childEnv, path.join(dataDir, 'switchyard.log')) });
+    processes.push({
+      name: 'api+worker',
+      child: spawnEntry('scripts/all-in-one.ts', NODE_FLAGS.allInOne, childEnv, path.join(dataDir, 'switchyard.log')),
+    });
   } else {
     processes.push({ name: 'api', child: spawnEntry('api/main.ts', NODE_FLAGS.api, childEnv, path.join(dataDir, 'api.log')) });
     const worker = spawnEntry('worker/main.ts', NODE_FLAGS.worker, childEnv, path.join(dataDir, 'worker.log'));

@@ -38,8 +38,14 @@ interface Round {
 /** A signed-in API client. */
 async function apiClient(base: string) {
   await waitUntil(async () => (await fetch(`${base}/api/ready`)).ok, 180_000, 'API ready');
-  const login = await fetch(`${base}/api/auth/login`, { method: 'POST', body: new URLSearchParams({ username: 'admin', password: BENCH_ADMIN_PASSWORD }) });
-  const headers = { authorization: `Bearer ${((await login.json()) as { access_token: string }).access_token}`, 'content-type': 'application/json' };
+  const login = await fetch(`${base}/api/auth/login`, {
+    method: 'POST',
+    body: new URLSearchParams({ username: 'admin', password: BENCH_ADMIN_PASSWORD }),
+  });
+  const headers = {
+    authorization: `Bearer ${((await login.json()) as { access_token: string }).access_token}`,
+    'content-type': 'application/json',
+  };
   const call = async (method: string, p: string, body?: unknown) => {
     const r = await fetch(base + p, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     const j = (await r.json()) as Record<string, any>;
@@ -93,7 +99,14 @@ async function migrationSeconds(call: Call, source: FakeSuperset, sourceEnv: str
   try {
     const targetDb = target.addDatabase({ name: 'Topology bench warehouse' });
     const sourceDb = source.databases.find((d) => d.database_name === 'Topology bench database')!;
-    const targetEnv = (await call('POST', '/api/environments', { name: `target-${label}`, base_url: target.baseUrl, username: target.username, password: target.password })).id;
+    const targetEnv = (
+      await call('POST', '/api/environments', {
+        name: `target-${label}`,
+        base_url: target.baseUrl,
+        username: target.username,
+        password: target.password,
+      })
+    ).id;
     const t0 = performance.now();
     const { task_id } = await call('POST', '/api/dashboards/migrate', {
       source_env_id: sourceEnv,
@@ -110,12 +123,24 @@ async function migrationSeconds(call: Call, source: FakeSuperset, sourceEnv: str
 
 async function measure(shape: string, base: string, source: FakeSuperset, rounds: Round[]): Promise<void> {
   const call = await apiClient(base);
-  const sourceEnv = (await call('POST', '/api/environments', { name: `source-${shape}`, base_url: source.baseUrl, username: source.username, password: source.password })).id;
+  const sourceEnv = (
+    await call('POST', '/api/environments', {
+      name: `source-${shape}`,
+      base_url: source.baseUrl,
+      username: source.username,
+      password: source.password,
+    })
+  ).id;
   const tasks = await tasksPerSecond(call);
   process.stderr.write(`  ${shape}: ${tasks.toFixed(1)} tasks/s end to end; migrating ${DASHBOARDS} dashboards...\n`);
   const migration = await migrationSeconds(call, source, sourceEnv, shape);
   process.stderr.write(`  ${shape}: migration ${migration.toFixed(1)} s\n`);
-  rounds.push({ shape, tasks_per_s: Math.round(tasks * 10) / 10, migration_s: Math.round(migration * 10) / 10, load_1m: +os.loadavg()[0].toFixed(1) });
+  rounds.push({
+    shape,
+    tasks_per_s: Math.round(tasks * 10) / 10,
+    migration_s: Math.round(migration * 10) / 10,
+    load_1m: +os.loadavg()[0].toFixed(1),
+  });
 }
 
 async function main() {
@@ -157,10 +182,24 @@ async function main() {
 }
 
 function report(rounds: Round[], load: string, loadAtStart: number[]): void {
-  console.log(`\nProduction topology vs embedded default (${TASKS} selfcheck tasks; ${DASHBOARDS}-dashboard migration; ${os.cpus().length} cores, load average at start ${load})`);
+  console.log(
+    `\nProduction topology vs embedded default (${TASKS} selfcheck tasks; ${DASHBOARDS}-dashboard migration; ${os.cpus().length} cores, load average at start ${load})`,
+  );
   console.log(`  ${'shape'.padEnd(52)} ${'tasks/s'.padStart(8)} ${'migration s'.padStart(12)} ${'load'.padStart(6)}`);
-  for (const r of rounds) console.log(`  ${r.shape.padEnd(52)} ${String(r.tasks_per_s).padStart(8)} ${String(r.migration_s).padStart(12)} ${String(r.load_1m).padStart(6)}`);
-  console.log(JSON.stringify({ tasks: TASKS, dashboards: DASHBOARDS, cores: os.cpus().length, load_average_at_start: loadAtStart.map((l) => +l.toFixed(1)), load_average_at_end: os.loadavg().map((l) => +l.toFixed(1)), rounds }));
+  for (const r of rounds)
+    console.log(
+      `  ${r.shape.padEnd(52)} ${String(r.tasks_per_s).padStart(8)} ${String(r.migration_s).padStart(12)} ${String(r.load_1m).padStart(6)}`,
+    );
+  console.log(
+    JSON.stringify({
+      tasks: TASKS,
+      dashboards: DASHBOARDS,
+      cores: os.cpus().length,
+      load_average_at_start: loadAtStart.map((l) => +l.toFixed(1)),
+      load_average_at_end: os.loadavg().map((l) => +l.toFixed(1)),
+      rounds,
+    }),
+  );
 }
 
 main().catch((err) => {

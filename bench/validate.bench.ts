@@ -3,7 +3,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../lib/config.ts';
 import { SupersetClient } from '../lib/superset/client.ts';
-import { createBigNumberChart, createDashboard, createDataset, createSqliteDatabase, createTableChart, login, sqlMetric } from '../test/support/superset/fixtures.ts';
+import {
+  createBigNumberChart,
+  createDashboard,
+  createDataset,
+  createSqliteDatabase,
+  createTableChart,
+  login,
+  sqlMetric,
+} from '../test/support/superset/fixtures.ts';
 import { startSuperset } from '../test/support/superset/instance.ts';
 import { BENCH_ADMIN_PASSWORD, RssSampler, rssMb, startBenchStack, stopOnInterrupt, waitUntil } from './support.ts';
 
@@ -43,7 +51,11 @@ async function makeFixtures(dir: string, sa: Superset) {
       const k = d * C + c;
       made.push(
         c % 2
-          ? await createBigNumberChart(a, { name: `bench total ${k}`, datasetId: ds.id, metric: sqlMetric(`SUM(units) + ${k}`, `units ${k}`) })
+          ? await createBigNumberChart(a, {
+              name: `bench total ${k}`,
+              datasetId: ds.id,
+              metric: sqlMetric(`SUM(units) + ${k}`, `units ${k}`),
+            })
           : await createTableChart(a, { name: `bench rows ${k}`, datasetId: ds.id, columns: ['ds', 'region', 'units'], rowLimit: 100 + k }),
       );
     }
@@ -56,8 +68,14 @@ async function makeFixtures(dir: string, sa: Superset) {
 
 async function signIn(base: string, sa: Superset) {
   await waitUntil(async () => (await fetch(`${base}/api/ready`)).ok, 120_000, 'API ready');
-  const login = await fetch(`${base}/api/auth/login`, { method: 'POST', body: new URLSearchParams({ username: 'admin', password: BENCH_ADMIN_PASSWORD }) });
-  const headers = { authorization: `Bearer ${((await login.json()) as { access_token: string }).access_token}`, 'content-type': 'application/json' };
+  const login = await fetch(`${base}/api/auth/login`, {
+    method: 'POST',
+    body: new URLSearchParams({ username: 'admin', password: BENCH_ADMIN_PASSWORD }),
+  });
+  const headers = {
+    authorization: `Bearer ${((await login.json()) as { access_token: string }).access_token}`,
+    'content-type': 'application/json',
+  };
   const env = await fetch(`${base}/api/environments`, {
     method: 'POST',
     headers,
@@ -68,7 +86,11 @@ async function signIn(base: string, sa: Superset) {
 
 /** One validation task, from its creation to its end as the service recorded them. */
 async function validate(base: string, s: { headers: Record<string, string>; envId: string }, ids: number[]) {
-  const r = await fetch(`${base}/api/environments/${s.envId}/validate`, { method: 'POST', headers: s.headers, body: JSON.stringify({ dashboard_ids: ids }) });
+  const r = await fetch(`${base}/api/environments/${s.envId}/validate`, {
+    method: 'POST',
+    headers: s.headers,
+    body: JSON.stringify({ dashboard_ids: ids }),
+  });
   const { task_id } = (await r.json()) as { task_id: string };
   let task: Record<string, any> = {};
   await waitUntil(
@@ -126,7 +148,9 @@ async function main() {
       totals = v.totals;
       const bare = await bareCalls(client, fx.charts);
       rounds.push({ validate_s: v.seconds, bare_s: bare, ratio: v.seconds / bare });
-      console.log(`round ${r + 1}: validate ${v.seconds.toFixed(2)} s, bare chart-data calls ${bare.toFixed(2)} s, ratio ${(v.seconds / bare).toFixed(2)}`);
+      console.log(
+        `round ${r + 1}: validate ${v.seconds.toFixed(2)} s, bare chart-data calls ${bare.toFixed(2)} s, ratio ${(v.seconds / bare).toFixed(2)}`,
+      );
     }
     const rssPeak = sampler.stop();
     client.close();
@@ -145,7 +169,9 @@ async function main() {
       rss_peak_mb: Math.round(rssPeak),
       load: [load, os.loadavg()[0]!],
     };
-    console.log(`validated ${N} dashboards (${fx.charts.length} charts): ${figures.validate_s.toFixed(2)} s vs ${figures.bare_chart_data_s.toFixed(2)} s of bare chart-data calls (median of ${R}); Switchyard ${figures.rss_start_mb} MB → peak ${figures.rss_peak_mb} MB`);
+    console.log(
+      `validated ${N} dashboards (${fx.charts.length} charts): ${figures.validate_s.toFixed(2)} s vs ${figures.bare_chart_data_s.toFixed(2)} s of bare chart-data calls (median of ${R}); Switchyard ${figures.rss_start_mb} MB → peak ${figures.rss_peak_mb} MB`,
+    );
     console.log(JSON.stringify(figures));
   } finally {
     await stack.stop();

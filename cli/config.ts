@@ -45,7 +45,8 @@ export function writeConfig(config: StoredConfig, file = configPath()): string {
 export function resolveConnection(env: NodeJS.ProcessEnv = process.env): Connection {
   const stored = readConfig(configPath(env));
   const url = env.SWITCHYARD_URL || stored?.url;
-  if (!url) throw usage('no Switchyard API configured: run `switchyard login --url <url> ...` or set SWITCHYARD_URL and SWITCHYARD_API_KEY');
+  if (!url)
+    throw usage('no Switchyard API configured: run `switchyard login --url <url> ...` or set SWITCHYARD_URL and SWITCHYARD_API_KEY');
   if (env.SWITCHYARD_API_KEY) return { url, apiKey: env.SWITCHYARD_API_KEY };
   if (env.SWITCHYARD_TOKEN) return { url, token: env.SWITCHYARD_TOKEN };
   if (stored && (!env.SWITCHYARD_URL || env.SWITCHYARD_URL === stored.url)) return { url, apiKey: stored.api_key, token: stored.token };

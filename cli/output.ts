@@ -18,7 +18,11 @@ export function table(rows: Row[], columns?: string[]): string {
   const cols = columns ?? Object.keys(rows[0]!);
   const cells = rows.map((r) => cols.map((c) => cell(c.split('.').reduce<unknown>((o, k) => (o as Row | undefined)?.[k], r)).slice(0, 80)));
   const widths = cols.map((c, i) => Math.max(c.length, ...cells.map((r) => r[i]!.length)));
-  const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => v.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [line(cols.map((c) => c.toUpperCase())), ...cells.map(line)].join('\n');
 }
 
@@ -27,7 +31,9 @@ const scalar = (v: unknown) => v === null || typeof v !== 'object';
 
 /** A nested object in one cell: its scalar fields as `key=value`, the rest left to JSON and YAML. */
 function inline(v: Row): string {
-  const parts = Object.entries(v).filter(([, x]) => scalar(x) && x !== null).map(([k, x]) => `${k}=${String(x)}`);
+  const parts = Object.entries(v)
+    .filter(([, x]) => scalar(x) && x !== null)
+    .map(([k, x]) => `${k}=${String(x)}`);
   return parts.join(', ').slice(0, 100);
 }
 
@@ -40,7 +46,9 @@ export function record(data: Row): string {
   const lists: string[] = [];
   for (const [k, v] of Object.entries(data)) {
     if (Array.isArray(v) && v.length && v.every(isRow)) {
-      const cols = Object.keys(v[0]!).filter((c) => v.every((r) => scalar(r[c]))).slice(0, 8);
+      const cols = Object.keys(v[0]!)
+        .filter((c) => v.every((r) => scalar(r[c])))
+        .slice(0, 8);
       lists.push(`${k.toUpperCase()} (${v.length})\n${table(v, cols)}`);
     } else {
       const text = isRow(v) ? inline(v) : Array.isArray(v) ? v.map((x) => (isRow(x) ? inline(x) : cell(x))).join(', ') : cell(v);

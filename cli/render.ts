@@ -75,9 +75,14 @@ export function commandFor(a: Action): string | null {
   if (!r) return null;
   const body = (r.body ?? {}) as Record<string, unknown>;
   if (r.method === 'POST' && r.path === '/api/dashboards/migrate' && Array.isArray(body.dashboard_ids)) {
-    const flags = [`--from ${String(body.source_env_id)}`, `--to ${String(body.target_env_id)}`, `--dashboards ${body.dashboard_ids.join(',')}`];
+    const flags = [
+      `--from ${String(body.source_env_id)}`,
+      `--to ${String(body.target_env_id)}`,
+      `--dashboards ${body.dashboard_ids.join(',')}`,
+    ];
     if (body.dry_run) flags.push('--dry-run');
-    for (const m of (body.db_mappings ?? []) as Array<{ source_database_id: number; target_database_id: number }>) flags.push(`--map ${m.source_database_id}:${m.target_database_id}`);
+    for (const m of (body.db_mappings ?? []) as Array<{ source_database_id: number; target_database_id: number }>)
+      flags.push(`--map ${m.source_database_id}:${m.target_database_id}`);
     return `switchyard migrate ${flags.join(' ')} --wait`;
   }
   const task = /^\/api\/tasks\/([^/]+)\/(retry|cancel)$/.exec(r.path);
@@ -94,8 +99,21 @@ export function renderTask(t: TaskLike, opts: { diff?: boolean } = {}): string {
   if (t.items.length) {
     const withCounts = t.items.some((i) => counts(i));
     const withStates = t.items.some((i) => i.verification_state);
-    const head = ['', 'ID', 'TITLE', 'STATUS', ...(withCounts ? ['CREATE', 'UPDATE', 'UNCHANGED'] : []), ...(withStates ? ['VERIFICATION'] : []), 'ERROR'];
-    const table = new Table({ head, style: { head: [], border: [] }, wordWrap: true, colWidths: head.map((h) => (h === 'ERROR' ? 50 : h === 'TITLE' ? 32 : null)) as number[] });
+    const head = [
+      '',
+      'ID',
+      'TITLE',
+      'STATUS',
+      ...(withCounts ? ['CREATE', 'UPDATE', 'UNCHANGED'] : []),
+      ...(withStates ? ['VERIFICATION'] : []),
+      'ERROR',
+    ];
+    const table = new Table({
+      head,
+      style: { head: [], border: [] },
+      wordWrap: true,
+      colWidths: head.map((h) => (h === 'ERROR' ? 50 : h === 'TITLE' ? 32 : null)) as number[],
+    });
     for (const i of t.items) {
       const c = counts(i);
       table.push([
@@ -118,7 +136,10 @@ export function renderTask(t: TaskLike, opts: { diff?: boolean } = {}): string {
     const key = `${a.description}|${cmd}`;
     if (seen.has(key)) return [];
     seen.add(key);
-    return [`  • ${a.item_id !== undefined && a.item_id !== null ? `[${String(a.item_id)}] ` : ''}${a.description}`, ...(cmd ? [`      $ ${cmd}`] : [])];
+    return [
+      `  • ${a.item_id !== undefined && a.item_id !== null ? `[${String(a.item_id)}] ` : ''}${a.description}`,
+      ...(cmd ? [`      $ ${cmd}`] : []),
+    ];
   });
   if (failed) lines.push(`  • the log of what happened`, `      $ switchyard tasks logs ${t.id}`);
   if (lines.length) out.push('Next:', ...lines);
@@ -133,7 +154,9 @@ function renderDiff(items: ItemLike[]): string[] {
     if (!changed.length) continue;
     out.push(`Differences of ${String(i.id)} ${i.title ?? ''}:`);
     for (const o of changed) {
-      out.push(`  ${o.action === 'create' ? '+' : '~'} ${o.kind ?? 'object'} ${o.name ?? ''}${o.action === 'create' ? ' (new in the target)' : ''}`);
+      out.push(
+        `  ${o.action === 'create' ? '+' : '~'} ${o.kind ?? 'object'} ${o.name ?? ''}${o.action === 'create' ? ' (new in the target)' : ''}`,
+      );
       for (const d of o.differences ?? []) out.push(`      ${d.field}: ${shorten(d.target)} → ${shorten(d.source)}`);
     }
   }

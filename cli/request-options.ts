@@ -25,14 +25,17 @@ const DOC = new URL('../client/openapi.json', import.meta.url);
  */
 export function requestSchema(method: string, path: string): JsonSchema {
   if (!fs.existsSync(DOC)) return { properties: {} };
-  const doc = JSON.parse(fs.readFileSync(DOC, 'utf8')) as { paths: Record<string, Record<string, { requestBody?: { content?: Record<string, { schema?: JsonSchema }> } }>> };
+  const doc = JSON.parse(fs.readFileSync(DOC, 'utf8')) as {
+    paths: Record<string, Record<string, { requestBody?: { content?: Record<string, { schema?: JsonSchema }> } }>>;
+  };
   const schema = doc.paths[path]?.[method]?.requestBody?.content?.['application/json']?.schema;
   if (!schema?.properties) throw new Error(`the OpenAPI document has no JSON request schema for ${method.toUpperCase()} ${path}`);
   return schema;
 }
 
 const kebab = (name: string) => name.replace(/_/g, '-');
-const typeOf = (s: JsonSchema) => [s.type ?? s.anyOf?.map((a) => a.type)].flat().filter((t): t is string => typeof t === 'string' && t !== 'null')[0];
+const typeOf = (s: JsonSchema) =>
+  [s.type ?? s.anyOf?.map((a) => a.type)].flat().filter((t): t is string => typeof t === 'string' && t !== 'null')[0];
 
 function parseJson(value: string): unknown {
   try {
@@ -45,7 +48,8 @@ function parseJson(value: string): unknown {
 function parseNumber(integer: boolean) {
   return (value: string) => {
     const n = Number(value);
-    if (!Number.isFinite(n) || (integer && !Number.isInteger(n))) throw new InvalidArgumentError(`expected ${integer ? 'an integer' : 'a number'}`);
+    if (!Number.isFinite(n) || (integer && !Number.isInteger(n)))
+      throw new InvalidArgumentError(`expected ${integer ? 'an integer' : 'a number'}`);
     return n;
   };
 }

@@ -29,10 +29,16 @@ export async function selectDashboards(api: Api, env_id: string, sel: Selection)
   for (const title of sel.title ?? []) {
     const hits = (await listAll(api, env_id, title)).filter((d) => d.title.trim().toLowerCase() === title.trim().toLowerCase());
     if (hits.length !== 1)
-      throw new CliError(hits.length ? `the title '${title}' names ${hits.length} dashboards (ids ${hits.map((d) => d.id).join(', ')}): give --dashboards` : `no dashboard titled '${title}'`, EXIT.USAGE);
+      throw new CliError(
+        hits.length
+          ? `the title '${title}' names ${hits.length} dashboards (ids ${hits.map((d) => d.id).join(', ')}): give --dashboards`
+          : `no dashboard titled '${title}'`,
+        EXIT.USAGE,
+      );
     ids.push(hits[0]!.id);
   }
-  if (!sel.dashboards && !sel.title && !sel.all && sel.search === undefined) throw new CliError('select dashboards: --dashboards <ids>, --title <title>, --search <text> or --all', EXIT.USAGE);
+  if (!sel.dashboards && !sel.title && !sel.all && sel.search === undefined)
+    throw new CliError('select dashboards: --dashboards <ids>, --title <title>, --search <text> or --all', EXIT.USAGE);
   if (!ids.length) throw new CliError('the selection matched no dashboard', EXIT.USAGE);
   return [...new Set(ids)];
 }

@@ -50,7 +50,10 @@ export interface RenderedChart {
  * The verdict from both sides' rendered charts, matched by name (ids differ between environments).
  * A chart erroring in the target fails the check unless the same chart errors in the source too.
  */
-export function judgeRendered(target: RenderedChart[], source: RenderedChart[] | null): Pick<BrowserCheck, 'verdict' | 'charts' | 'reason'> {
+export function judgeRendered(
+  target: RenderedChart[],
+  source: RenderedChart[] | null,
+): Pick<BrowserCheck, 'verdict' | 'charts' | 'reason'> {
   const bySourceName = new Map((source ?? []).map((c) => [c.name, c]));
   const charts: BrowserChart[] = target.map((t) => {
     const s = bySourceName.get(t.name);

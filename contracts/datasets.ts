@@ -56,7 +56,15 @@ export interface MapColumnsResult extends ItemsResult<MapColumnsItem> {
   env_id: string;
   dry_run: boolean;
   source: { type: 'sqllab' | 'xlsx'; database_id?: number; dictionary_id?: string; default_query?: boolean };
-  totals: { requested: number; updated: number; planned: number; unchanged: number; conflict: number; failed: number; fields_changed: number };
+  totals: {
+    requested: number;
+    updated: number;
+    planned: number;
+    unchanged: number;
+    conflict: number;
+    failed: number;
+    fields_changed: number;
+  };
 }
 
 export type DocsLanguage = 'en' | 'ru';

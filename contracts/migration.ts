@@ -142,7 +142,8 @@ export function carriedVerification(
 /** An item's verification state as the result shows it: its own, else told from its status (items recorded before states existed included). */
 export function verificationStateOf(o: DashboardOutcome): VerificationState {
   if (o.verification_state) return o.verification_state;
-  if (o.verification) return { state: 'verified', at: null, task_id: null, checked: o.status === 'unchanged' ? 'unchanged_target' : 'imported' };
+  if (o.verification)
+    return { state: 'verified', at: null, task_id: null, checked: o.status === 'unchanged' ? 'unchanged_target' : 'imported' };
   const reasons: Partial<Record<MigrationStatus, string>> = {
     planned: 'a dry run imports and verifies nothing',
     skipped: 'skipped: nothing was imported, nothing verified',
@@ -216,7 +217,8 @@ export interface OutcomeWarning {
  * unchanged: the target already holds exactly what the import would write, and nobody changed it there since: not imported.
  * unchanged_with_errors: unchanged, but its target side, checked again, fails (a table dropped or a column renamed there since).
  */
-export type MigrationStatus = 'imported' | 'unchanged' | 'unchanged_with_errors' | 'imported_with_errors' | 'planned' | 'skipped' | 'failed';
+export type MigrationStatus =
+  'imported' | 'unchanged' | 'unchanged_with_errors' | 'imported_with_errors' | 'planned' | 'skipped' | 'failed';
 
 /** One dashboard of a migration; `id` is its id in the source environment. */
 export interface DashboardOutcome extends ItemOutcome {

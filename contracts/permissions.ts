@@ -5,20 +5,23 @@
 export const PERMISSIONS = {
   'tasks:READ': 'Read every task, its logs and reports',
   'tasks:WRITE': "Cancel other users' tasks",
-  'tasks:APPROVE': "Approve or reject another user's gated task (a deploy into a protected environment), with the permission that starts it",
+  'tasks:APPROVE':
+    "Approve or reject another user's gated task (a deploy into a protected environment), with the permission that starts it",
   'environments:READ': 'List environments and what they hold (dashboards, datasets)',
   'environments:WRITE': 'Create, change and delete environments',
   'dashboards:READ': 'Read dashboards, thumbnails and database mappings',
   'dashboards:MIGRATE': 'Migrate dashboards between environments; save database mappings',
   'dashboards:BACKUP': 'Back up and restore dashboards',
-  'dashboards:VALIDATE': "Validate an environment's dashboards: every chart's query run in its Superset (reads only, at the environment's query bound)",
+  'dashboards:VALIDATE':
+    "Validate an environment's dashboards: every chart's query run in its Superset (reads only, at the environment's query bound)",
   'datasets:READ': 'List datasets',
   'datasets:WRITE': 'Map columns and generate documentation for datasets',
   'git:READ': 'Read git configurations and dashboard repository status',
   'git:WRITE': 'Manage git configurations; commit, pull, push, merge, deploy',
   'pull_requests:OPEN': "Open a pull request for a dashboard repository's branch, with its preview",
   'pull_requests:UPDATE': 'Refresh a pull request: its body, the preview and the commit status of the head commit',
-  'pull_requests:MERGE_DEPLOY': "Have a merged pull request deployed: set a git config's webhook, which then acts with this person's rights",
+  'pull_requests:MERGE_DEPLOY':
+    "Have a merged pull request deployed: set a git config's webhook, which then acts with this person's rights",
   'assistant:USE': 'Talk to the assistant',
   'dataset_review:READ': 'Read own dataset review sessions',
   'dataset_review:WRITE': 'Run dataset review sessions',

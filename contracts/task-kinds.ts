@@ -78,7 +78,11 @@ const backup: TaskKind<BackupInput> = {
     summary: `Back up ${plural(i.dashboardIds.length, 'dashboard')} of ${names(i.envId)}`,
     details: `Dashboards: ${list(i.dashboardIds)}.`,
   }),
-  retry: (p, ids) => ({ method: 'POST', path: '/api/dashboards/backup', body: { env_id: p.env_id, dashboard_ids: numeric(ids) ?? p.dashboard_ids } }),
+  retry: (p, ids) => ({
+    method: 'POST',
+    path: '/api/dashboards/backup',
+    body: { env_id: p.env_id, dashboard_ids: numeric(ids) ?? p.dashboard_ids },
+  }),
 };
 
 const restore: TaskKind<RestoreInput> = {
@@ -152,7 +156,8 @@ const gitDeploy: TaskKind<GitDeployInput> = {
   envIds: (i) => [...new Set([i.envId, i.targetEnvId])],
   writesInto: (i) => i.targetEnvId,
   dashboardIds: (i) => [String(i.dashboardId)],
-  frozenPair: (i) => (i.syncedEnvId === undefined ? null : { sourceEnvId: deployRulesFrom(i.syncedEnvId, i.targetEnvId), targetEnvId: i.targetEnvId }),
+  frozenPair: (i) =>
+    i.syncedEnvId === undefined ? null : { sourceEnvId: deployRulesFrom(i.syncedEnvId, i.targetEnvId), targetEnvId: i.targetEnvId },
   describe: (i, names) => ({
     summary: `Deploy dashboard ${i.dashboardId} at ${i.commit.slice(0, 10)} into ${names(i.targetEnvId)}${i.approval?.required ? ' (needs approval)' : ''}`,
     details: `Repository ${i.dashboardUuid}, commit ${i.commit}. Overwrite: ${i.overwrite ? 'yes' : 'no'}.`,
@@ -172,7 +177,8 @@ const gitPreview: TaskKind<GitPreviewInput> = {
   envIds: (i) => [...new Set([i.envId, i.targetEnvId])],
   writesInto: () => null,
   dashboardIds: (i) => [String(i.dashboardId)],
-  frozenPair: (i) => (i.syncedEnvId === undefined ? null : { sourceEnvId: deployRulesFrom(i.syncedEnvId, i.targetEnvId), targetEnvId: i.targetEnvId }),
+  frozenPair: (i) =>
+    i.syncedEnvId === undefined ? null : { sourceEnvId: deployRulesFrom(i.syncedEnvId, i.targetEnvId), targetEnvId: i.targetEnvId },
   describe: (i, names) => ({
     summary: `Preview dashboard ${i.dashboardId} at ${i.commit.slice(0, 10)} against ${names(i.targetEnvId)}`,
     details: `Pull request ${i.pullRequestId}, repository ${i.dashboardUuid}, commit ${i.commit}.`,
@@ -187,7 +193,10 @@ const releaseCheck: TaskKind<ReleaseCheckInput> = {
   envIds: () => [],
   writesInto: () => null,
   dashboardIds: () => [],
-  describe: (i) => ({ summary: `Check release candidate ${i.candidateId}`, details: `Report ${i.reportId}: digests, trusted hosts and the release policy.` }),
+  describe: (i) => ({
+    summary: `Check release candidate ${i.candidateId}`,
+    details: `Report ${i.reportId}: digests, trusted hosts and the release policy.`,
+  }),
   retry: (p) => ({ method: 'POST', path: `/api/v2/clean-release/candidates/${String(p.candidate_id)}/checks`, body: {} }),
 };
 
@@ -271,7 +280,11 @@ const validate: TaskKind<ValidateInput> = {
   },
   retry: (p, ids) => {
     const { env_id, dashboard_ids, ...rest } = p;
-    return { method: 'POST', path: `/api/environments/${encodeURIComponent(String(env_id))}/validate`, body: { ...rest, ...(ids ? { dashboard_ids: numeric(ids) } : dashboard_ids ? { dashboard_ids } : {}) } };
+    return {
+      method: 'POST',
+      path: `/api/environments/${encodeURIComponent(String(env_id))}/validate`,
+      body: { ...rest, ...(ids ? { dashboard_ids: numeric(ids) } : dashboard_ids ? { dashboard_ids } : {}) },
+    };
   },
 };
 

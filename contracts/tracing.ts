@@ -30,4 +30,3 @@ export interface WorkflowSpan {
 export interface TracingSinks extends Sinks {
   exporter: { export(spans: WorkflowSpan[]): void };
 }
-

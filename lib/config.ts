@@ -35,29 +35,33 @@ const commaList = z
  * Comma-separated addresses, CIDR ranges or proxy-addr's names (loopback, linklocal,
  * uniquelocal) of the reverse proxies whose X-Forwarded-For is believed.
  */
-const trustedProxies = commaList
-  .superRefine((list, ctx) => {
-    for (const entry of list) {
-      try {
-        proxyaddr.compile(entry);
-      } catch (err) {
-        ctx.addIssue({ code: 'custom', message: `'${entry}': ${(err as Error).message} (expected addresses or CIDRs, comma-separated)` });
-      }
-    }
-  });
-/** The egress allow-list, each entry checked by the policy's own parser (a bad one stops the start). */
-const allowedUpstreamHosts = commaList
-  .superRefine((list, ctx) => {
+const trustedProxies = commaList.superRefine((list, ctx) => {
+  for (const entry of list) {
     try {
-      EgressPolicy.parse(list);
+      proxyaddr.compile(entry);
     } catch (err) {
-      if (!(err instanceof EgressPolicyError)) throw err;
-      ctx.addIssue({ code: 'custom', message: err.message });
+      ctx.addIssue({ code: 'custom', message: `'${entry}': ${(err as Error).message} (expected addresses or CIDRs, comma-separated)` });
     }
-  });
+  }
+});
+/** The egress allow-list, each entry checked by the policy's own parser (a bad one stops the start). */
+const allowedUpstreamHosts = commaList.superRefine((list, ctx) => {
+  try {
+    EgressPolicy.parse(list);
+  } catch (err) {
+    if (!(err instanceof EgressPolicyError)) throw err;
+    ctx.addIssue({ code: 'custom', message: err.message });
+  }
+});
 /** `true`/`false`/`1`/`0`; empty or absent leaves the choice to the code (undefined). */
 const optionalBoolean = z
-  .union([z.boolean(), z.string().trim().regex(/^(true|false|1|0|)$/i, 'must be true or false')])
+  .union([
+    z.boolean(),
+    z
+      .string()
+      .trim()
+      .regex(/^(true|false|1|0|)$/i, 'must be true or false'),
+  ])
   .optional()
   .transform((v) => (v === undefined || v === '' ? undefined : v === true || (typeof v === 'string' && /^(true|1)$/i.test(v))));
 
@@ -141,7 +145,13 @@ const schema = z.object({
   BACKUP_S3_ACCESS_KEY_ID: optionalString,
   BACKUP_S3_SECRET_ACCESS_KEY: optionalString,
   BACKUP_S3_FORCE_PATH_STYLE: z
-    .union([z.boolean(), z.string().trim().regex(/^(true|false|1|0|)$/i, 'must be true or false')])
+    .union([
+      z.boolean(),
+      z
+        .string()
+        .trim()
+        .regex(/^(true|false|1|0|)$/i, 'must be true or false'),
+    ])
     .transform((v) => v === true || (typeof v === 'string' && /^(true|1)$/i.test(v)))
     .default(false),
   /** Backups kept per dashboard and environment (newest first); older ones are pruned after each backup task. */
@@ -151,16 +161,28 @@ const schema = z.object({
     .union([z.number(), z.string()])
     .optional()
     .transform((v) => (v === undefined || String(v).trim() === '' ? undefined : Number(v)))
-    .pipe(z.number({ error: 'must be a whole number of days' }).int('must be a whole number of days').min(1, 'must be at least 1').optional()),
+    .pipe(
+      z.number({ error: 'must be a whole number of days' }).int('must be a whole number of days').min(1, 'must be at least 1').optional(),
+    ),
   /** Dashboard working copies (one git repository per dashboard UUID); default `<SWITCHYARD_DATA_DIR>/git`. */
   GIT_REPOS_DIR: optionalString,
   /** How long an assistant confirmation waits for its owner (10 minutes). */
-  ASSISTANT_CONFIRMATION_TTL_SECONDS: z.coerce.number().int().min(1).max(24 * 3600).default(600),
+  ASSISTANT_CONFIRMATION_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 3600)
+    .default(600),
   /**
    * How long a task that writes into a protected environment waits for approval before it ends
    * CANCELLED (GIT_DEPLOY_APPROVAL_TIMEOUT_SECONDS, its name when only deploys waited, still counts).
    */
-  APPROVAL_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(30 * 24 * 3600).default(24 * 3600),
+  APPROVAL_TIMEOUT_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(30 * 24 * 3600)
+    .default(24 * 3600),
   /** Most a dashboard bundle may unpack to (MiB); a bigger one fails its dashboard instead of filling the worker's memory. */
   BUNDLE_MAX_MB: z.coerce.number().positive().default(64),
   /**
@@ -233,7 +255,8 @@ function configError(message: string): ConfigError {
 /** Each metrics listener on a port of its own, none on the API's. */
 function checkMetricsPorts(cfg: z.infer<typeof schema>): void {
   const named = (['METRICS_PORT', 'WORKER_METRICS_PORT', 'TEMPORAL_METRICS_PORT'] as const).filter((k) => cfg[k] !== undefined);
-  for (const k of named) if (cfg[k] === cfg.PORT) throw configError(`${k} must differ from PORT (metrics are never served on the API's listener)`);
+  for (const k of named)
+    if (cfg[k] === cfg.PORT) throw configError(`${k} must differ from PORT (metrics are never served on the API's listener)`);
   for (const [i, a] of named.entries()) {
     const b = named.slice(i + 1).find((k) => cfg[k] === cfg[a]);
     if (b) throw configError(`${a} and ${b} must differ`);
@@ -302,7 +325,9 @@ function checkTemporalTls(cfg: z.infer<typeof schema>): void {
       privateKey = createPrivateKey(readPemFile('TEMPORAL_TLS_KEY', key));
     } catch (err) {
       // The crypto error is dropped on purpose: nothing about the key's content reaches a message.
-      throw err instanceof ConfigError ? err : configError(`TEMPORAL_TLS_KEY: ${key} holds no readable private key (encrypted keys are not supported)`);
+      throw err instanceof ConfigError
+        ? err
+        : configError(`TEMPORAL_TLS_KEY: ${key} holds no readable private key (encrypted keys are not supported)`);
     }
     if (!certificate.checkPrivateKey(privateKey)) {
       throw configError('TEMPORAL_TLS_KEY does not belong to the certificate in TEMPORAL_TLS_CERT');

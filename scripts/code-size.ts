@@ -12,7 +12,20 @@ export const MAX_FILE_LINES = 500;
 export const MAX_FUNCTION_LINES = 60;
 
 /** Where the project's own source lives (tests and generated files are not held to the limits). */
-export const SOURCE_DIRS = ['api', 'activities', 'workflows', 'contracts', 'db', 'lib', 'worker', 'cli', 'client', 'scripts', 'bench', 'web/src'];
+export const SOURCE_DIRS = [
+  'api',
+  'activities',
+  'workflows',
+  'contracts',
+  'db',
+  'lib',
+  'worker',
+  'cli',
+  'client',
+  'scripts',
+  'bench',
+  'web/src',
+];
 
 export interface Oversize {
   kind: 'file' | 'function';
@@ -66,7 +79,9 @@ export function oversizeIn(rel: string, text: string): Oversize[] {
   if (lines > MAX_FILE_LINES) out.push({ kind: 'file', key: rel, lines });
   // swc's spans are positions in its source map, and a module's span starts at its first token, not
   // at the text's first byte: a leading `;` makes the two the same (the text then starts one past it).
-  const mod = parseSync(`;${text}`, { syntax: 'typescript', tsx: rel.endsWith('x'), target: 'es2022' }) as unknown as Node & { body: Node[] };
+  const mod = parseSync(`;${text}`, { syntax: 'typescript', tsx: rel.endsWith('x'), target: 'es2022' }) as unknown as Node & {
+    body: Node[];
+  };
   const base = mod.span!.start + 1;
   const bytes = Buffer.from(text);
   const lineStarts = [0];

@@ -70,7 +70,9 @@ function ensureBinaries(go: string, log: (m: string) => void): { helm: string; k
     dir,
     () => fs.existsSync(bins.helm) && fs.existsSync(bins.kubeconform),
     (staging) => {
-      log(`building helm ${HELM_VERSION} and kubeconform ${KUBECONFORM_VERSION} with go install (one time: 8 minutes measured on a busy 2-core machine)...`);
+      log(
+        `building helm ${HELM_VERSION} and kubeconform ${KUBECONFORM_VERSION} with go install (one time: 8 minutes measured on a busy 2-core machine)...`,
+      );
       // One `go install` per module: it takes several packages at a version only from one module.
       for (const pkg of [`helm.sh/helm/v3/cmd/helm@${HELM_VERSION}`, `github.com/yannh/kubeconform/cmd/kubeconform@${KUBECONFORM_VERSION}`])
         execFileSync(go, ['install', pkg], { env: goEnv({ GOBIN: staging }), cwd: toolsDir(), stdio: ['ignore', 'inherit', 'inherit'] });

@@ -70,7 +70,12 @@ export async function startTopology(opts: { env: NodeJS.ProcessEnv; workers: num
     const base = `http://${config.HOST}:${config.PORT}`;
     // The API applies the migrations before it listens; workers start after it answers (its
     // readiness waits for a polling worker, so it is checked after them).
-    await until(async () => (await fetch(`${base}/api/health`)).ok, 180_000, 'the API', () => api.exitCode);
+    await until(
+      async () => (await fetch(`${base}/api/health`)).ok,
+      180_000,
+      'the API',
+      () => api.exitCode,
+    );
     const workers: ChildProcess[] = [];
     const addWorker = () => {
       const w = spawnEntry('worker/main.ts', NODE_FLAGS.worker, `worker-${workers.length + 1}`);
@@ -79,7 +84,13 @@ export async function startTopology(opts: { env: NodeJS.ProcessEnv; workers: num
       return w;
     };
     for (let i = 0; i < opts.workers; i++) addWorker();
-    if (opts.workers > 0) await until(async () => (await fetch(`${base}/api/ready`)).ok, 180_000, 'a polling worker', () => api.exitCode);
+    if (opts.workers > 0)
+      await until(
+        async () => (await fetch(`${base}/api/ready`)).ok,
+        180_000,
+        'a polling worker',
+        () => api.exitCode,
+      );
     return { base, databaseUrl, temporalAddress: temporal.address, workers, api, addWorker, stop: stopAll };
   } catch (err) {
     await stopAll();
@@ -122,7 +133,8 @@ async function main(): Promise<void> {
   // Detached: a signal or exit handler cannot be awaited; a failed stop is logged (the process then stays until killed).
   process.on('SIGINT', () => detached('stopping', stop(0), logger));
   process.on('SIGTERM', () => detached('stopping', stop(0), logger));
-  for (const c of [topo.api, ...topo.workers]) c.once('exit', () => {
+  for (const c of [topo.api, ...topo.workers])
+    c.once('exit', () => {
       if (stopping) return;
       logger.error('a Switchyard process exited; stopping the rest');
       detached('stopping', stop(1), logger);

@@ -61,12 +61,21 @@ export async function setupWith(project: TestProject, specs: SupersetSpecs) {
     }),
   ]);
   const [pg, temporal, bundle] = await infra.catch(async (err: unknown) => {
-    await supersetsStarting.then((s) => s?.stop(), () => undefined);
-    await giteaStarting.then((g) => g?.stop(), () => undefined);
+    await supersetsStarting.then(
+      (s) => s?.stop(),
+      () => undefined,
+    );
+    await giteaStarting.then(
+      (g) => g?.stop(),
+      () => undefined,
+    );
     throw err;
   });
   const supersets = await supersetsStarting.catch(async (err: unknown) => {
-    await giteaStarting.then((g) => g?.stop(), () => undefined);
+    await giteaStarting.then(
+      (g) => g?.stop(),
+      () => undefined,
+    );
     await temporal.stop();
     await pg.stop();
     throw err;

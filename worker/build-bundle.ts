@@ -9,8 +9,19 @@ import { WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH } from './create-worker.ts
  * Usage: node worker/build-bundle.ts <output.js>
  */
 export async function buildWorkflowBundle(out: string): Promise<string> {
-  const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn: (m: string) => console.warn(m), error: (m: string) => console.error(m) };
-  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES, logger: quiet });
+  const quiet = {
+    log() {},
+    trace() {},
+    debug() {},
+    info() {},
+    warn: (m: string) => console.warn(m),
+    error: (m: string) => console.error(m),
+  };
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_PATH,
+    workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+    logger: quiet,
+  });
   fs.mkdirSync(path.dirname(out), { recursive: true });
   fs.writeFileSync(out, code);
   return out;

@@ -82,7 +82,9 @@ export async function serveWorkerMetrics(config: Config, logger: Logger): Promis
   logger.info(
     {
       metrics: `http://${server.address}/metrics`,
-      ...(config.TEMPORAL_METRICS_PORT !== undefined ? { temporalMetrics: `http://${hostPort(config.METRICS_HOST, config.TEMPORAL_METRICS_PORT)}/metrics` } : {}),
+      ...(config.TEMPORAL_METRICS_PORT !== undefined
+        ? { temporalMetrics: `http://${hostPort(config.METRICS_HOST, config.TEMPORAL_METRICS_PORT)}/metrics` }
+        : {}),
     },
     'worker metrics served',
   );

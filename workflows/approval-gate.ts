@@ -57,10 +57,20 @@ export async function awaitApproval(approval: TaskApproval | undefined, what: st
 }
 
 /** Why a gated task did not go on, in the words its row and log keep; null when it was approved. */
-export function denialOf(outcome: ApprovalOutcome, approval: TaskApproval | undefined, nothingDone: string): { message: string; type: string } | null {
+export function denialOf(
+  outcome: ApprovalOutcome,
+  approval: TaskApproval | undefined,
+  nothingDone: string,
+): { message: string; type: string } | null {
   if (outcome.decision === 'timeout')
-    return { message: `no approval within ${approval?.timeoutSeconds ?? 0}s: the approval window ran out; ${nothingDone}`, type: 'ApprovalTimeout' };
+    return {
+      message: `no approval within ${approval?.timeoutSeconds ?? 0}s: the approval window ran out; ${nothingDone}`,
+      type: 'ApprovalTimeout',
+    };
   if (outcome.decision === 'reject')
-    return { message: `rejected by ${outcome.by}${outcome.comment ? `: ${outcome.comment}` : ''}; ${nothingDone}`, type: 'ApprovalRejected' };
+    return {
+      message: `rejected by ${outcome.by}${outcome.comment ? `: ${outcome.comment}` : ''}; ${nothingDone}`,
+      type: 'ApprovalRejected',
+    };
   return null;
 }

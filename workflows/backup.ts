@@ -20,7 +20,12 @@ import { endTaskWithResult, endTaskWithStoredItems, reportTaskProgress, runAsTas
 const perDashboard = proxyActivities<Activities>({
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '1 minute',
-  retry: { initialInterval: '2 seconds', maximumInterval: '30 seconds', maximumAttempts: 4, nonRetryableErrorTypes: NON_RETRYABLE_FAILURE_TYPES },
+  retry: {
+    initialInterval: '2 seconds',
+    maximumInterval: '30 seconds',
+    maximumAttempts: 4,
+    nonRetryableErrorTypes: NON_RETRYABLE_FAILURE_TYPES,
+  },
 });
 
 const housekeeping = proxyActivities<Activities>({
@@ -193,41 +198,44 @@ function retentionOutcome(t: RetentionTotals | null): RetentionOutcome | null {
  * restore instead of being taken over.
  */
 export async function restoreWorkflow(input: RestoreInput): Promise<RestoreResult> {
-  return runAsTask(async () => {
-    await reportTaskProgress({ done: 0, total: 1, message: `restoring backup ${input.backupId}` });
-    // Once the import starts it is finished and recorded: a cancel then comes too late to undo it.
-    const item = await CancellationScope.nonCancellable(async () => {
-      let outcome: RestoreItem;
-      try {
-        outcome = await perDashboard.restoreBackup(input);
-      } catch (err) {
-        outcome = {
-          kind: 'dashboard',
-          id: input.dashboardId,
-          title: null,
-          status: 'failed',
-          outcome: 'failed',
-          backup_id: input.backupId,
-          dashboard_uuid: null,
-          restored_dashboard_id: null,
-          ...failureOf(err, 'restore'),
-        };
-      }
-      await reportTaskProgress({ done: 1, total: 1, message: outcome.status });
-      return outcome;
-    });
-    const result: RestoreResult = {
-      backup_id: input.backupId,
-      env_id: input.envId,
-      restored_dashboard_id: item.restored_dashboard_id,
-      items: [item],
-      not_started: 0,
-      cancelled: false,
-      next_actions: [],
-    };
-    if (item.status === 'failed')
-      await endTaskWithResult('FAILED', result, `restore of backup ${input.backupId} failed: ${item.error}`, 'RestoreFailed');
-    log.info(`restored '${item.title}' as dashboard ${item.restored_dashboard_id}`);
-    return result;
-  }, { gate: { approval: input.approval, what: `restoring backup ${input.backupId}` } });
+  return runAsTask(
+    async () => {
+      await reportTaskProgress({ done: 0, total: 1, message: `restoring backup ${input.backupId}` });
+      // Once the import starts it is finished and recorded: a cancel then comes too late to undo it.
+      const item = await CancellationScope.nonCancellable(async () => {
+        let outcome: RestoreItem;
+        try {
+          outcome = await perDashboard.restoreBackup(input);
+        } catch (err) {
+          outcome = {
+            kind: 'dashboard',
+            id: input.dashboardId,
+            title: null,
+            status: 'failed',
+            outcome: 'failed',
+            backup_id: input.backupId,
+            dashboard_uuid: null,
+            restored_dashboard_id: null,
+            ...failureOf(err, 'restore'),
+          };
+        }
+        await reportTaskProgress({ done: 1, total: 1, message: outcome.status });
+        return outcome;
+      });
+      const result: RestoreResult = {
+        backup_id: input.backupId,
+        env_id: input.envId,
+        restored_dashboard_id: item.restored_dashboard_id,
+        items: [item],
+        not_started: 0,
+        cancelled: false,
+        next_actions: [],
+      };
+      if (item.status === 'failed')
+        await endTaskWithResult('FAILED', result, `restore of backup ${input.backupId} failed: ${item.error}`, 'RestoreFailed');
+      log.info(`restored '${item.title}' as dashboard ${item.restored_dashboard_id}`);
+      return result;
+    },
+    { gate: { approval: input.approval, what: `restoring backup ${input.backupId}` } },
+  );
 }

@@ -23,83 +23,102 @@ const browser = proxyActivities<Activities>({
  * deployed.
  */
 export async function gitDeployWorkflow(input: GitDeployInput): Promise<GitDeployResult> {
-  const gate = { approval: input.approval, what: `deploying ${input.commit.slice(0, 10)}`, onDenied: () => commentOnPullRequest(input, null) };
-  return runAsTask(async (approval) => {
-    const result: GitDeployResult = {
-      dashboard_uuid: input.dashboardUuid,
-      commit: input.commit,
-      target_env_id: input.targetEnvId,
-      approval,
-      items: [],
-      not_started: 1,
-      cancelled: false,
-      next_actions: [],
-    };
+  const gate = {
+    approval: input.approval,
+    what: `deploying ${input.commit.slice(0, 10)}`,
+    onDenied: () => commentOnPullRequest(input, null),
+  };
+  return runAsTask(
+    async (approval) => {
+      const result: GitDeployResult = {
+        dashboard_uuid: input.dashboardUuid,
+        commit: input.commit,
+        target_env_id: input.targetEnvId,
+        approval,
+        items: [],
+        not_started: 1,
+        cancelled: false,
+        next_actions: [],
+      };
 
-    // Once the import starts it runs to the end and is recorded.
-    const item = await CancellationScope.nonCancellable(async () => {
-      await reportTaskProgress({ done: 0, total: 1, message: `deploying ${input.commit.slice(0, 10)}` });
-      let it: GitDeployItem & { chart_uuids?: string[] };
-      try {
-        it = await deploy.deployDashboardCommit(input);
-      } catch (err) {
-        it = failedItem(input, err);
-      }
-      // Deployed, though a companion may not have been written: verified and recorded all the same.
-      const deployed = it.status === 'deployed' || (it.status === 'deployed_with_errors' && it.step === 'companions');
-      if (deployed && it.target_dashboard_id !== null) {
-        const v = await deploy.verifyMigratedDashboard({
-          targetEnvId: input.targetEnvId,
-          dashboardId: it.target_dashboard_id,
-          expectedChartUuids: it.chart_uuids ?? [],
-        });
-        it.verification = v;
-        if (!v.ok) {
-          it.status = 'deployed_with_errors';
-          it.outcome = 'failed';
-          it.step = 'verify';
-          it.error = `deployed, but verification failed: ${v.charts_linked}/${v.charts_expected} charts linked, ${v.charts.filter((c) => !c.ok).length} chart queries fail`;
+      // Once the import starts it runs to the end and is recorded.
+      const item = await CancellationScope.nonCancellable(async () => {
+        await reportTaskProgress({ done: 0, total: 1, message: `deploying ${input.commit.slice(0, 10)}` });
+        let it: GitDeployItem & { chart_uuids?: string[] };
+        try {
+          it = await deploy.deployDashboardCommit(input);
+        } catch (err) {
+          it = failedItem(input, err);
         }
-        if (input.verification === 'browser') {
-          // Beside the dashboard in the environment the request named, when that is not the target itself.
-          const source = input.envId !== input.targetEnvId ? { envId: input.envId, dashboardId: input.dashboardId } : undefined;
-          const b = await browser.browserCheckDashboard({ targetEnvId: input.targetEnvId, dashboardId: it.target_dashboard_id, ...(source ? { source } : {}) });
-          it.verification = { ...v, browser: b, ...(b.verdict === 'failed' ? { ok: false } : {}) };
-          if (b.verdict === 'failed' && it.status === 'deployed') {
+        // Deployed, though a companion may not have been written: verified and recorded all the same.
+        const deployed = it.status === 'deployed' || (it.status === 'deployed_with_errors' && it.step === 'companions');
+        if (deployed && it.target_dashboard_id !== null) {
+          const v = await deploy.verifyMigratedDashboard({
+            targetEnvId: input.targetEnvId,
+            dashboardId: it.target_dashboard_id,
+            expectedChartUuids: it.chart_uuids ?? [],
+          });
+          it.verification = v;
+          if (!v.ok) {
             it.status = 'deployed_with_errors';
             it.outcome = 'failed';
             it.step = 'verify';
-            it.error = `deployed, but the browser check failed: ${b.reason}`;
+            it.error = `deployed, but verification failed: ${v.charts_linked}/${v.charts_expected} charts linked, ${v.charts.filter((c) => !c.ok).length} chart queries fail`;
           }
+          if (input.verification === 'browser') {
+            // Beside the dashboard in the environment the request named, when that is not the target itself.
+            const source = input.envId !== input.targetEnvId ? { envId: input.envId, dashboardId: input.dashboardId } : undefined;
+            const b = await browser.browserCheckDashboard({
+              targetEnvId: input.targetEnvId,
+              dashboardId: it.target_dashboard_id,
+              ...(source ? { source } : {}),
+            });
+            it.verification = { ...v, browser: b, ...(b.verdict === 'failed' ? { ok: false } : {}) };
+            if (b.verdict === 'failed' && it.status === 'deployed') {
+              it.status = 'deployed_with_errors';
+              it.outcome = 'failed';
+              it.step = 'verify';
+              it.error = `deployed, but the browser check failed: ${b.reason}`;
+            }
+          }
+          await deploy.recordGitDeployment({
+            dashboardUuid: input.dashboardUuid,
+            envId: input.targetEnvId,
+            commit: input.commit,
+            targetDashboardId: it.target_dashboard_id,
+            deployedBy: input.requestedBy ?? input.approval?.requestedBy ?? null,
+            approvedBy: result.approval.by,
+          });
         }
-        await deploy.recordGitDeployment({
-          dashboardUuid: input.dashboardUuid,
-          envId: input.targetEnvId,
-          commit: input.commit,
-          targetDashboardId: it.target_dashboard_id,
-          deployedBy: input.requestedBy ?? input.approval?.requestedBy ?? null,
-          approvedBy: result.approval.by,
-        });
-      }
-      delete it.chart_uuids;
-      await reportTaskProgress({ done: 1, total: 1, message: it.status });
-      return it as GitDeployItem;
-    });
-    result.items = [item];
-    result.not_started = 0;
-    await commentOnPullRequest(input, item);
-    if (item.outcome !== 'succeeded')
-      return endTaskWithResult('FAILED', result, `deploy of ${input.commit.slice(0, 10)} failed: ${item.error}`, 'DeployFailed');
-    log.info(`dashboard ${input.dashboardUuid} at ${input.commit.slice(0, 10)} is live as dashboard ${item.target_dashboard_id}`);
-    return result;
-  }, { gate });
+        delete it.chart_uuids;
+        await reportTaskProgress({ done: 1, total: 1, message: it.status });
+        return it as GitDeployItem;
+      });
+      result.items = [item];
+      result.not_started = 0;
+      await commentOnPullRequest(input, item);
+      if (item.outcome !== 'succeeded')
+        return endTaskWithResult('FAILED', result, `deploy of ${input.commit.slice(0, 10)} failed: ${item.error}`, 'DeployFailed');
+      log.info(`dashboard ${input.dashboardUuid} at ${input.commit.slice(0, 10)} is live as dashboard ${item.target_dashboard_id}`);
+      return result;
+    },
+    { gate },
+  );
 }
 
 /** The item of a deploy whose activity failed past its retries. */
 function failedItem(input: GitDeployInput, err: unknown): GitDeployItem {
   const { dashboardUuid, commit, targetEnvId } = input;
   const base = { kind: 'repository', id: dashboardUuid, title: null, status: 'failed', outcome: 'failed', step: 'import' } as const;
-  return { ...base, error: failureMessage(err), next_actions: [], dashboard_uuid: dashboardUuid, commit, target_env_id: targetEnvId, target_dashboard_id: null };
+  return {
+    ...base,
+    error: failureMessage(err),
+    next_actions: [],
+    dashboard_uuid: dashboardUuid,
+    commit,
+    target_env_id: targetEnvId,
+    target_dashboard_id: null,
+  };
 }
 
 /**
@@ -113,7 +132,10 @@ async function commentOnPullRequest(input: GitDeployInput, item: GitDeployItem |
     await CancellationScope.nonCancellable(() =>
       item
         ? deploy.commentDeployResult({ pullRequestId, linkBase, item })
-        : deploy.commentPullRequest({ pullRequestId, body: `Switchyard did not deploy \`${input.commit.slice(0, 10)}\`: the deploy was not approved (rejected, or its approval window ran out).` }),
+        : deploy.commentPullRequest({
+            pullRequestId,
+            body: `Switchyard did not deploy \`${input.commit.slice(0, 10)}\`: the deploy was not approved (rejected, or its approval window ran out).`,
+          }),
     );
   } catch (err) {
     log.warn(`the pull request could not be told the deploy's result: ${failureMessage(err)}`);

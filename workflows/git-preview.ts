@@ -41,9 +41,16 @@ export async function gitPreviewWorkflow(input: GitPreviewInput): Promise<GitPre
     await status('pending', `previewing ${input.commit.slice(0, 10)}`);
     try {
       const r = await preview(input);
-      await act.publishPreview({ preview: input, plan: r.plan, plannedAt: r.planned_at, verification: r.verification, verifiedAt: r.verified_at });
+      await act.publishPreview({
+        preview: input,
+        plan: r.plan,
+        plannedAt: r.planned_at,
+        verification: r.verification,
+        verifiedAt: r.verified_at,
+      });
       await status(r.verdict, r.verdict === 'success' ? 'the deploy plans cleanly and the charts pass' : failureLine(r));
-      if (r.verdict === 'failure') return await endTaskWithResult('FAILED', r, `preview of ${input.commit.slice(0, 10)}: ${failureLine(r)}`, 'PreviewFailed');
+      if (r.verdict === 'failure')
+        return await endTaskWithResult('FAILED', r, `preview of ${input.commit.slice(0, 10)}: ${failureLine(r)}`, 'PreviewFailed');
       return r;
     } catch (err) {
       if (err instanceof ApplicationFailure && err.type === 'PreviewFailed') throw err;
@@ -73,7 +80,11 @@ async function preview(input: GitPreviewInput): Promise<GitPreviewResult> {
   let verifiedAt: string | null = null;
   if (plan.outcome === 'succeeded') {
     await reportTaskProgress({ done: 1, total: 2, message: 'verifying the charts' });
-    verification = await act.verifyMigratedDashboard({ targetEnvId: input.envId, dashboardId: input.dashboardId, expectedChartUuids: plan.chart_uuids ?? [] });
+    verification = await act.verifyMigratedDashboard({
+      targetEnvId: input.envId,
+      dashboardId: input.dashboardId,
+      expectedChartUuids: plan.chart_uuids ?? [],
+    });
     if (input.verification === 'browser') {
       const b = await browser.browserCheckDashboard({ targetEnvId: input.envId, dashboardId: input.dashboardId });
       verification = { ...verification, browser: b, ...(b.verdict === 'failed' ? { ok: false } : {}) };

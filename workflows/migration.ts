@@ -1,4 +1,13 @@
-import { ApplicationFailure, CancellationScope, CancelledFailure, continueAsNew, log, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  CancellationScope,
+  CancelledFailure,
+  continueAsNew,
+  log,
+  patched,
+  proxyActivities,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { NON_RETRYABLE_FAILURE_TYPES } from '../contracts/failures.ts';
 import {
@@ -34,14 +43,24 @@ const batches = proxyActivities<Activities>({
 const verify = proxyActivities<Activities>({
   startToCloseTimeout: '15 minutes',
   heartbeatTimeout: '15 seconds',
-  retry: { initialInterval: '2 seconds', maximumInterval: '20 seconds', maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE_FAILURE_TYPES },
+  retry: {
+    initialInterval: '2 seconds',
+    maximumInterval: '20 seconds',
+    maximumAttempts: 3,
+    nonRetryableErrorTypes: NON_RETRYABLE_FAILURE_TYPES,
+  },
 });
 
 /** The browser check (`verification: "browser"`): pages one or two at a time, each dashboard within its time budget. */
 const browser = proxyActivities<Activities>({
   startToCloseTimeout: '60 minutes',
   heartbeatTimeout: '30 seconds',
-  retry: { initialInterval: '2 seconds', maximumInterval: '20 seconds', maximumAttempts: 2, nonRetryableErrorTypes: NON_RETRYABLE_FAILURE_TYPES },
+  retry: {
+    initialInterval: '2 seconds',
+    maximumInterval: '20 seconds',
+    maximumAttempts: 2,
+    nonRetryableErrorTypes: NON_RETRYABLE_FAILURE_TYPES,
+  },
 });
 
 const bookkeeping = proxyActivities<Activities>({
@@ -129,7 +148,11 @@ function importedBy(r: MigrationBatchResult): VerifyBatchInput['dashboards'] {
  * run's imports in parts of MAX_BATCH, one after another. Returns how long it waited: the
  * verification's time after the imports, which is what it adds to the task.
  */
-async function verifyRest(request: Omit<MigrationInput, 'dashboardIds'>, started: Array<Promise<void>>, dashboards: VerifyBatchInput['dashboards']): Promise<number> {
+async function verifyRest(
+  request: Omit<MigrationInput, 'dashboardIds'>,
+  started: Array<Promise<void>>,
+  dashboards: VerifyBatchInput['dashboards'],
+): Promise<number> {
   const since = Date.now();
   await CancellationScope.nonCancellable(async () => {
     await Promise.all(started);
@@ -149,76 +172,97 @@ async function verifyRest(request: Omit<MigrationInput, 'dashboardIds'>, started
  * `timings` gives the time until the last import and the verification's time after it.
  */
 export async function migrationWorkflow(input: MigrationInput & { resume?: MigrationResume }): Promise<MigrationSummary> {
-  return runAsTask(async () => {
-    const { dashboardIds, resume, ...request } = input;
-    const total = dashboardIds.length;
-    // Dashboards a batch planned but left for later (past its import limit), then the ones never read.
-    let waiting = resume?.waiting ?? [];
-    let next = resume?.next ?? 0;
-    let learned = resume?.learned ?? [];
-    let cancelled = false;
-    const timings = { migration_ms: resume?.timings.migration_ms ?? 0, verification_ms: resume?.timings.verification_ms ?? 0 };
-    const toVerify: VerifyBatchInput['dashboards'] = [];
-    // Verification activities started beside the batches, awaited before the run ends or continues.
-    const verifying: Array<Promise<void>> = [];
-    const beside = patched(VERIFY_BESIDE_IMPORTS);
-    const handOver = patched(HAND_OVER_VERIFICATION);
-    // The previous run's last batch, verified beside this run's first; this run's last, held for the next run.
-    if (resume?.verify?.length) verifying.push(besideNext(request, resume.verify));
-    let held: VerifyBatchInput['dashboards'] = [];
-    let endedInRun = 0;
-    // Dashboards per run: the history stays small however many dashboards the task has.
-    // (read beside the first batch: it is needed only once dashboards have ended)
-    const perRunRead = resume ? Promise.resolve(resume.perRun) : bookkeeping.taskItemsPerRun();
-    const runEnds = async () => endedInRun > 0 && (endedInRun >= (await perRunRead) || workflowInfo().continueAsNewSuggested);
-    const clock = Date.now(); // workflow time: when each phase's workflow task ran, which is what a person waits for
-    while (waiting.length || next < total) {
-      if (CancellationScope.current().consideredCancelled) {
-        cancelled = true;
-        break;
-      }
-      if (await runEnds()) {
-        const perRun = await perRunRead;
-        timings.migration_ms += Date.now() - clock;
-        timings.verification_ms += await verifyRest(request, verifying, toVerify);
-        log.info(`continuing as a new run at dashboard ${next + 1} of ${total}`);
-        await continueAsNew<typeof migrationWorkflow>({ ...input, resume: { perRun, next, waiting, learned, timings, verify: held } });
-      }
-      if (held.length) verifying.push(besideNext(request, held.splice(0))); // the run goes on after all: verified here
-      const fresh = Math.max(0, Math.min(MAX_BATCH - waiting.length, total - next));
-      const batch = [...waiting, ...dashboardIds.slice(next, next + fresh).map((id, i) => ({ id, position: next + i }))];
-      next += fresh;
-      // The batch runs to the end even when a cancel arrives meanwhile; the loop stops before the next one.
-      const r = await CancellationScope.nonCancellable(async (): Promise<MigrationBatchResult> => {
-        try {
-          const upcoming = dashboardIds.slice(next, next + MAX_BATCH);
-          return await batches.migrateBatch({ ...request, batch, importLimit: IMPORT_LIMIT, learnedRejections: learned, upcoming, doneBefore: next - fresh - waiting.length, total });
-        } catch (err) {
-          // Failed for good: each of its dashboards without an outcome fails with this cause; the task goes on.
-          await bookkeeping.recordDashboardFailures({ step: 'migrate', dashboards: batch.map((d) => ({ sourceDashboardId: d.id, position: d.position })), failure: failureOf(err, 'migrate') });
-          return { items: batch.map((d) => ({ ...d, status: 'failed' as const, target_dashboard_id: null, dashboard_uuid: null })), learned: [] };
+  return runAsTask(
+    async () => {
+      const { dashboardIds, resume, ...request } = input;
+      const total = dashboardIds.length;
+      // Dashboards a batch planned but left for later (past its import limit), then the ones never read.
+      let waiting = resume?.waiting ?? [];
+      let next = resume?.next ?? 0;
+      let learned = resume?.learned ?? [];
+      let cancelled = false;
+      const timings = { migration_ms: resume?.timings.migration_ms ?? 0, verification_ms: resume?.timings.verification_ms ?? 0 };
+      const toVerify: VerifyBatchInput['dashboards'] = [];
+      // Verification activities started beside the batches, awaited before the run ends or continues.
+      const verifying: Array<Promise<void>> = [];
+      const beside = patched(VERIFY_BESIDE_IMPORTS);
+      const handOver = patched(HAND_OVER_VERIFICATION);
+      // The previous run's last batch, verified beside this run's first; this run's last, held for the next run.
+      if (resume?.verify?.length) verifying.push(besideNext(request, resume.verify));
+      let held: VerifyBatchInput['dashboards'] = [];
+      let endedInRun = 0;
+      // Dashboards per run: the history stays small however many dashboards the task has.
+      // (read beside the first batch: it is needed only once dashboards have ended)
+      const perRunRead = resume ? Promise.resolve(resume.perRun) : bookkeeping.taskItemsPerRun();
+      const runEnds = async () => endedInRun > 0 && (endedInRun >= (await perRunRead) || workflowInfo().continueAsNewSuggested);
+      const clock = Date.now(); // workflow time: when each phase's workflow task ran, which is what a person waits for
+      while (waiting.length || next < total) {
+        if (CancellationScope.current().consideredCancelled) {
+          cancelled = true;
+          break;
         }
-      });
-      learned = mergeRules(learned, r.learned);
-      const ended = new Set(r.items.map((i) => i.position));
-      endedInRun += ended.size;
-      waiting = batch.filter((d) => !ended.has(d.position));
-      if (!ended.size) throw ApplicationFailure.nonRetryable(`a batch of ${batch.length} dashboard(s) ended none of them`, 'MigrationStalled');
-      const imported = importedBy(r);
-      // Started now and not awaited: this batch's dashboards are verified while the next batch imports
-      // (the run's last batch: while the next run's first imports, HAND_OVER_VERIFICATION).
-      if (beside && imported.length) {
-        if (handOver && (waiting.length || next < total) && (await runEnds())) held = imported;
-        else verifying.push(besideNext(request, imported));
-      } else toVerify.push(...imported);
-    }
-    toVerify.push(...held); // the task ends in this run (done or cancelled): it verifies what it held itself
-    timings.migration_ms += Date.now() - clock;
-    timings.verification_ms += await CancellationScope.nonCancellable(() => verifyRest(request, verifying, toVerify));
-    const summary = await CancellationScope.nonCancellable(() => bookkeeping.finishMigration({ ...request, requested: total, cancelled, timings }));
-    // The task's row already holds the result and its status; the workflow closes the same way.
-    if (summary.status === 'CANCELLED') throw new CancelledFailure(summary.message ?? 'cancelled');
-    if (summary.status === 'FAILED') throw ApplicationFailure.nonRetryable(summary.message ?? 'failed', 'PartialMigration');
-    return summary;
-  }, { closesRow: true, gate: { approval: input.approval, what: `migrating ${input.dashboardIds.length} dashboard(s)` } });
+        if (await runEnds()) {
+          const perRun = await perRunRead;
+          timings.migration_ms += Date.now() - clock;
+          timings.verification_ms += await verifyRest(request, verifying, toVerify);
+          log.info(`continuing as a new run at dashboard ${next + 1} of ${total}`);
+          await continueAsNew<typeof migrationWorkflow>({ ...input, resume: { perRun, next, waiting, learned, timings, verify: held } });
+        }
+        if (held.length) verifying.push(besideNext(request, held.splice(0))); // the run goes on after all: verified here
+        const fresh = Math.max(0, Math.min(MAX_BATCH - waiting.length, total - next));
+        const batch = [...waiting, ...dashboardIds.slice(next, next + fresh).map((id, i) => ({ id, position: next + i }))];
+        next += fresh;
+        // The batch runs to the end even when a cancel arrives meanwhile; the loop stops before the next one.
+        const r = await CancellationScope.nonCancellable(async (): Promise<MigrationBatchResult> => {
+          try {
+            const upcoming = dashboardIds.slice(next, next + MAX_BATCH);
+            return await batches.migrateBatch({
+              ...request,
+              batch,
+              importLimit: IMPORT_LIMIT,
+              learnedRejections: learned,
+              upcoming,
+              doneBefore: next - fresh - waiting.length,
+              total,
+            });
+          } catch (err) {
+            // Failed for good: each of its dashboards without an outcome fails with this cause; the task goes on.
+            await bookkeeping.recordDashboardFailures({
+              step: 'migrate',
+              dashboards: batch.map((d) => ({ sourceDashboardId: d.id, position: d.position })),
+              failure: failureOf(err, 'migrate'),
+            });
+            return {
+              items: batch.map((d) => ({ ...d, status: 'failed' as const, target_dashboard_id: null, dashboard_uuid: null })),
+              learned: [],
+            };
+          }
+        });
+        learned = mergeRules(learned, r.learned);
+        const ended = new Set(r.items.map((i) => i.position));
+        endedInRun += ended.size;
+        waiting = batch.filter((d) => !ended.has(d.position));
+        if (!ended.size)
+          throw ApplicationFailure.nonRetryable(`a batch of ${batch.length} dashboard(s) ended none of them`, 'MigrationStalled');
+        const imported = importedBy(r);
+        // Started now and not awaited: this batch's dashboards are verified while the next batch imports
+        // (the run's last batch: while the next run's first imports, HAND_OVER_VERIFICATION).
+        if (beside && imported.length) {
+          if (handOver && (waiting.length || next < total) && (await runEnds())) held = imported;
+          else verifying.push(besideNext(request, imported));
+        } else toVerify.push(...imported);
+      }
+      toVerify.push(...held); // the task ends in this run (done or cancelled): it verifies what it held itself
+      timings.migration_ms += Date.now() - clock;
+      timings.verification_ms += await CancellationScope.nonCancellable(() => verifyRest(request, verifying, toVerify));
+      const summary = await CancellationScope.nonCancellable(() =>
+        bookkeeping.finishMigration({ ...request, requested: total, cancelled, timings }),
+      );
+      // The task's row already holds the result and its status; the workflow closes the same way.
+      if (summary.status === 'CANCELLED') throw new CancelledFailure(summary.message ?? 'cancelled');
+      if (summary.status === 'FAILED') throw ApplicationFailure.nonRetryable(summary.message ?? 'failed', 'PartialMigration');
+      return summary;
+    },
+    { closesRow: true, gate: { approval: input.approval, what: `migrating ${input.dashboardIds.length} dashboard(s)` } },
+  );
 }

@@ -90,49 +90,52 @@ export async function releaseWorkflow(input: { candidateId: string }): Promise<R
 
 /** Publishes a candidate's manifest into its target, or revokes a publish: one dashboard at a time, each with its own outcome. */
 export async function releasePublishWorkflow(input: ReleasePublishInput): Promise<ReleasePublishResult> {
-  return runAsTask(async () => {
-    const items = [];
-    let position = 0;
-    try {
-      for (const uuid of input.dashboardUuids) {
-        const item =
-          input.mode === 'publish'
-            ? await work.publishReleaseArtifact({ candidateId: input.candidateId, dashboardUuid: uuid, position: ++position })
-            : await work.revokeReleaseArtifact({ candidateId: input.candidateId, dashboardUuid: uuid });
-        items.push(input.verification === 'browser' ? await browserChecked(input, item) : item);
+  return runAsTask(
+    async () => {
+      const items = [];
+      let position = 0;
+      try {
+        for (const uuid of input.dashboardUuids) {
+          const item =
+            input.mode === 'publish'
+              ? await work.publishReleaseArtifact({ candidateId: input.candidateId, dashboardUuid: uuid, position: ++position })
+              : await work.revokeReleaseArtifact({ candidateId: input.candidateId, dashboardUuid: uuid });
+          items.push(input.verification === 'browser' ? await browserChecked(input, item) : item);
+        }
+      } catch (err) {
+        // The candidate must not stay "publishing" behind a task that ended.
+        await CancellationScope.nonCancellable(() =>
+          bookkeeping.settleRelease({ candidateId: input.candidateId, mode: input.mode, failed: 1 }),
+        );
+        throw err;
       }
-    } catch (err) {
-      // The candidate must not stay "publishing" behind a task that ended.
-      await CancellationScope.nonCancellable(() =>
-        bookkeeping.settleRelease({ candidateId: input.candidateId, mode: input.mode, failed: 1 }),
-      );
-      throw err;
-    }
-    const failed = countOutcomes(items).failed;
-    await bookkeeping.settleRelease({ candidateId: input.candidateId, mode: input.mode, failed });
-    const result: ReleasePublishResult = {
-      candidate_id: input.candidateId,
-      mode: input.mode,
-      items,
-      not_started: 0,
-      cancelled: false,
-      next_actions: [],
-    };
-    if (failed)
-      await endTaskWithResult(
-        'FAILED',
-        result,
-        `${failed} of ${items.length} dashboard(s) could not be ${input.mode === 'publish' ? 'published' : 'revoked'}`,
-      );
-    return result;
-  }, {
-    gate: {
-      approval: input.approval,
-      what: `${input.mode === 'publish' ? 'publishing' : 'revoking'} release candidate ${input.candidateId}`,
-      // The candidate must not stay "publishing" behind a task that never ran.
-      onDenied: () => bookkeeping.settleRelease({ candidateId: input.candidateId, mode: input.mode, failed: 1 }),
+      const failed = countOutcomes(items).failed;
+      await bookkeeping.settleRelease({ candidateId: input.candidateId, mode: input.mode, failed });
+      const result: ReleasePublishResult = {
+        candidate_id: input.candidateId,
+        mode: input.mode,
+        items,
+        not_started: 0,
+        cancelled: false,
+        next_actions: [],
+      };
+      if (failed)
+        await endTaskWithResult(
+          'FAILED',
+          result,
+          `${failed} of ${items.length} dashboard(s) could not be ${input.mode === 'publish' ? 'published' : 'revoked'}`,
+        );
+      return result;
     },
-  });
+    {
+      gate: {
+        approval: input.approval,
+        what: `${input.mode === 'publish' ? 'publishing' : 'revoking'} release candidate ${input.candidateId}`,
+        // The candidate must not stay "publishing" behind a task that never ran.
+        onDenied: () => bookkeeping.settleRelease({ candidateId: input.candidateId, mode: input.mode, failed: 1 }),
+      },
+    },
+  );
 }
 
 /**
@@ -144,7 +147,14 @@ async function browserChecked(input: ReleasePublishInput, item: ReleaseItem): Pr
   if (item.status !== 'published' || item.target_dashboard_id === null) return item;
   const browser = await browserCheck.browserCheckDashboard({ targetEnvId: input.targetEnvId, dashboardId: item.target_dashboard_id });
   if (browser.verdict !== 'failed') return { ...item, browser };
-  return { ...item, browser, status: 'failed', outcome: 'failed', step: 'verify', error: `published, but the browser check failed: ${browser.reason}` };
+  return {
+    ...item,
+    browser,
+    status: 'failed',
+    outcome: 'failed',
+    step: 'verify',
+    error: `published, but the browser check failed: ${browser.reason}`,
+  };
 }
 
 /** The `release_check` task: runs every check and persists the report. */

@@ -61,7 +61,9 @@ const hrTime = (ms: number): HrTime => [Math.floor(ms / 1000), (ms % 1000) * 1e6
 function environmentIds(input: unknown): string[] {
   if (!input || typeof input !== 'object') return [];
   return Object.entries(input).flatMap(([k, v]) =>
-    /^(source|target)?_?env(ironment)?_?ids?$/i.test(k) ? (Array.isArray(v) ? v : [v]).filter((x): x is string => typeof x === 'string') : [],
+    /^(source|target)?_?env(ironment)?_?ids?$/i.test(k)
+      ? (Array.isArray(v) ? v : [v]).filter((x): x is string => typeof x === 'string')
+      : [],
   );
 }
 
@@ -117,7 +119,10 @@ class Outbound implements WorkflowOutboundCallsInterceptor {
   scheduleLocalActivity(input: LocalActivityInput, next: Next<WorkflowOutboundCallsInterceptor, 'scheduleLocalActivity'>) {
     return next(run ? { ...input, headers: withTrace(input.headers, run.spanId) } : input);
   }
-  startChildWorkflowExecution(input: StartChildWorkflowExecutionInput, next: Next<WorkflowOutboundCallsInterceptor, 'startChildWorkflowExecution'>) {
+  startChildWorkflowExecution(
+    input: StartChildWorkflowExecutionInput,
+    next: Next<WorkflowOutboundCallsInterceptor, 'startChildWorkflowExecution'>,
+  ) {
     return next(run ? { ...input, headers: withTrace(input.headers, run.spanId) } : input);
   }
   /** The next run of the task joins the same trace, under the span that started the task. */

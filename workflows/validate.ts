@@ -17,7 +17,12 @@ import { endTaskWithStoredItems, reportTaskProgress, runAsTask } from './task-ru
 const perDashboard = proxyActivities<Activities>({
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '2 minutes',
-  retry: { initialInterval: '2 seconds', maximumInterval: '30 seconds', maximumAttempts: 4, nonRetryableErrorTypes: NON_RETRYABLE_FAILURE_TYPES },
+  retry: {
+    initialInterval: '2 seconds',
+    maximumInterval: '30 seconds',
+    maximumAttempts: 4,
+    nonRetryableErrorTypes: NON_RETRYABLE_FAILURE_TYPES,
+  },
 });
 
 const browserCheck = proxyActivities<Activities>({
@@ -61,7 +66,9 @@ export async function validateWorkflow(input: ValidateInput): Promise<ValidateSu
         const wave = dashboardIds.slice(reached, Math.min(reached + DASHBOARDS_AT_ONCE, state.itemsPerRun));
         const at = state.offset + reached;
         // A wave in flight runs to the end even when a cancel arrives; the loop stops before the next.
-        const briefs = await CancellationScope.nonCancellable(() => Promise.all(wave.map((id, k) => validateOne(input, id, at + k, state.requested))));
+        const briefs = await CancellationScope.nonCancellable(() =>
+          Promise.all(wave.map((id, k) => validateOne(input, id, at + k, state.requested))),
+        );
         briefs.forEach((b, k) => count(state, wave[k]!, b));
         reached += wave.length;
       }
@@ -115,7 +122,10 @@ async function validateOne(input: ValidateInput, dashboardId: number, position: 
       last_passed_at: null,
       newly_broken: false,
       ...failure,
-      next_actions: [...failure.next_actions, validateAgainAction(input.envId, [dashboardId], 'Validate this dashboard again once Superset answers')],
+      next_actions: [
+        ...failure.next_actions,
+        validateAgainAction(input.envId, [dashboardId], 'Validate this dashboard again once Superset answers'),
+      ],
     };
     log.error(`dashboard ${dashboardId}: could not be validated: ${item.error}`);
     await housekeeping.recordTaskItem({ position, key: dashboardId, item });
@@ -143,10 +153,20 @@ async function finish(input: ValidateInput, state: ValidateRunState, cancelled: 
     not_started: notStarted,
     cancelled,
     next_actions: bad
-      ? [{ action: 'validate_failed_again', description: `Validate the ${bad} broken or unchecked dashboard(s) again once fixed (the items name each one's request)` }]
+      ? [
+          {
+            action: 'validate_failed_again',
+            description: `Validate the ${bad} broken or unchecked dashboard(s) again once fixed (the items name each one's request)`,
+          },
+        ]
       : [],
   };
-  if (cancelled) await endTaskWithStoredItems('CANCELLED', summary, `cancelled after ${done} of ${state.requested} dashboards; the rest were not validated`);
+  if (cancelled)
+    await endTaskWithStoredItems(
+      'CANCELLED',
+      summary,
+      `cancelled after ${done} of ${state.requested} dashboards; the rest were not validated`,
+    );
   if (bad) {
     const more = bad - state.firstFailures.length;
     await endTaskWithStoredItems(

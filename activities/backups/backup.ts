@@ -63,7 +63,10 @@ export async function backupDashboard(deps: BackupDeps, input: { envId: string; 
  */
 type Exported = { zip: Uint8Array; bundle: Bundle; dashboardFile: BundleFile; title: string; rlsRules: number; companions: number };
 
-async function exportWithRules(deps: BackupDeps, input: { envId: string; dashboardId: number }): Promise<Exported | { failed: BackupItem }> {
+async function exportWithRules(
+  deps: BackupDeps,
+  input: { envId: string; dashboardId: number },
+): Promise<Exported | { failed: BackupItem }> {
   const { log } = Context.current();
   const item = `dashboard ${input.dashboardId}`;
   const exported = await exportBundle(deps, input);
@@ -75,7 +78,11 @@ async function exportWithRules(deps: BackupDeps, input: { envId: string; dashboa
   let rlsRules = 0;
   try {
     const upstream = await upstreamFor(deps, input.envId);
-    rlsRules = await attachRules(upstream, bundle, await deps.indexes.get(`${currentTaskId()}:${input.envId}`, upstream, { kinds: ['dataset'] }));
+    rlsRules = await attachRules(
+      upstream,
+      bundle,
+      await deps.indexes.get(`${currentTaskId()}:${input.envId}`, upstream, { kinds: ['dataset'] }),
+    );
   } catch (err) {
     const failure = itemFailure(err, { step: 'rls', item: `the row-level-security rules of ${item}`, envId: input.envId });
     log.error(`${item}: ${failure.error}`);
@@ -115,7 +122,11 @@ async function exportBundle(
   }
   const dashboardFile = bundle.of('dashboards')[0];
   if (!dashboardFile) {
-    const failure: ItemFailure = { step: 'export', error: `Superset's export of dashboard ${input.dashboardId} holds no dashboard`, next_actions: [] };
+    const failure: ItemFailure = {
+      step: 'export',
+      error: `Superset's export of dashboard ${input.dashboardId} holds no dashboard`,
+      next_actions: [],
+    };
     log.error(failure.error);
     return { failed: failedBackupItem(input.dashboardId, failure) };
   }
@@ -127,7 +138,10 @@ async function exportBundle(
  * position and writes the task's progress, all here, so the workflow gets a brief answer and
  * spends one activity per dashboard. A retry finds the item of an earlier attempt and answers it.
  */
-export async function backupDashboardOfTask(deps: BackupDeps, input: { envId: string; dashboardId: number; position: number; total: number }): Promise<BackupItemBrief> {
+export async function backupDashboardOfTask(
+  deps: BackupDeps,
+  input: { envId: string; dashboardId: number; position: number; total: number },
+): Promise<BackupItemBrief> {
   const taskId = currentTaskId();
   const brief = (item: BackupItem, store: string): BackupItemBrief => ({
     status: item.status,

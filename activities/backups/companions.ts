@@ -17,12 +17,7 @@ import { SupersetForbiddenError, SupersetNotFoundError } from '../../lib/superse
 import type { Request } from '../dashboard-migration/context.ts';
 import { companionContext } from '../dashboard-migration/companions/kind.ts';
 import { recordingClient, replayClient, type Recording } from '../dashboard-migration/companions/recording.ts';
-import {
-  applyCompanions,
-  checkCompanions,
-  COMPANION_KIND_MODULES,
-  type CompanionSubject,
-} from '../dashboard-migration/companions/step.ts';
+import { applyCompanions, checkCompanions, COMPANION_KIND_MODULES, type CompanionSubject } from '../dashboard-migration/companions/step.ts';
 import type { CompanionScope } from '../dashboard-migration/companions/scope.ts';
 
 export const COMPANIONS_FILE = 'companions.yaml';

@@ -17,7 +17,8 @@ export function createBackupActivities(deps: ActivityDeps) {
   const backup = backupDeps(deps);
   return {
     backupDashboard: (input: { envId: string; dashboardId: number }) => backupDashboard(backup, input),
-    backupDashboardOfTask: (input: { envId: string; dashboardId: number; position: number; total: number }) => backupDashboardOfTask(backup, input),
+    backupDashboardOfTask: (input: { envId: string; dashboardId: number; position: number; total: number }) =>
+      backupDashboardOfTask(backup, input),
     applyBackupRetention: (input: { envId: string; dashboardIds: number[] }) => applyBackupRetention(deps, input),
     restoreBackup: (input: RestoreInput) => restoreBackup(deps, input),
   };

@@ -85,7 +85,11 @@ async function readBackup(deps: ActivityDeps, input: RestoreInput): Promise<Stor
   const fail = (failure: ItemFailure) => ({ failed: failed({ backup, base }, failure) });
   const s = deps.backupStore();
   if (backup.store_kind !== s.kind)
-    return fail({ step: 'read_backup', error: `backup ${backup.id} lives in the ${backup.store_kind} store, but the ${s.kind} store is configured now`, next_actions: [] });
+    return fail({
+      step: 'read_backup',
+      error: `backup ${backup.id} lives in the ${backup.store_kind} store, but the ${s.kind} store is configured now`,
+      next_actions: [],
+    });
   let zip: Uint8Array;
   let bundle: Bundle;
   try {
@@ -132,7 +136,12 @@ async function restoreInto(deps: ActivityDeps, input: RestoreInput, stored: Stor
   await upstream.importBundle('dashboard', stored.zip, true);
   at.step = 'verify';
   const after = await upstream.findDashboard(stored.uuid);
-  if (!after) return failed(stored, { step: 'verify', error: `Superset accepted the import but dashboard ${stored.uuid} is not in the environment`, next_actions: [] });
+  if (!after)
+    return failed(stored, {
+      step: 'verify',
+      error: `Superset accepted the import but dashboard ${stored.uuid} is not in the environment`,
+      next_actions: [],
+    });
   const charts = await upstream.dashboardCharts(after.id);
   log.info(`restored '${backup.dashboard_title}' as dashboard ${after.id} with ${charts.length} chart(s)`);
   let restored: RestoreItem = { ...base, restored_dashboard_id: after.id, recreated: !before, charts: charts.length };
@@ -141,7 +150,12 @@ async function restoreInto(deps: ActivityDeps, input: RestoreInput, stored: Stor
     const put = await putBackCompanions(client, input.envId, stored.companions, stored.bundle, backup.dashboard_title, log);
     const next_actions = uniqueActions([...restored.next_actions, ...put.next_actions]);
     restored = { ...restored, companions: put.reports, next_actions };
-    if (put.refused.length) return { ...restored, step: 'companions', error: `restored as dashboard ${after.id}, but some of its companions were not put back: ${put.refused.join('; ')}` };
+    if (put.refused.length)
+      return {
+        ...restored,
+        step: 'companions',
+        error: `restored as dashboard ${after.id}, but some of its companions were not put back: ${put.refused.join('; ')}`,
+      };
     at.step = 'verify';
   }
   if (!rlsIndex) return { ...restored, status: 'restored', outcome: 'succeeded' };
@@ -186,7 +200,12 @@ async function rolesMissing(index: TargetIndex, stored: StoredBackup, beforeId: 
 }
 
 /** The item when a dashboard role the backup's companions name is missing (nothing is imported then), else null. */
-async function companionRolesMissing(client: SupersetClient, envId: string, stored: StoredBackup, beforeId: number | null): Promise<RestoreItem | null> {
+async function companionRolesMissing(
+  client: SupersetClient,
+  envId: string,
+  stored: StoredBackup,
+  beforeId: number | null,
+): Promise<RestoreItem | null> {
   const { log } = Context.current();
   const check = await checkKeptCompanions(client, envId, stored.companions!, stored.bundle, stored.backup.dashboard_title, log);
   if (!check.missingRoles.length) return null;
@@ -228,7 +247,11 @@ async function putBackRules(at: {
     const next_actions = uniqueActions([...at.restored.next_actions, ...review]);
     return { ...at.restored, status: 'restored', outcome: 'succeeded', rls: { rules: at.stored.rules.length, writes }, next_actions };
   } catch (err) {
-    const failure = itemFailure(err, { step: 'rls', item: `the row-level-security rules of '${at.stored.backup.dashboard_title}'`, envId: at.envId });
+    const failure = itemFailure(err, {
+      step: 'rls',
+      item: `the row-level-security rules of '${at.stored.backup.dashboard_title}'`,
+      envId: at.envId,
+    });
     const error = `restored as dashboard ${at.dashboardId}, but its row-level-security rules were not put back: ${failure.error}`;
     log.error(`restore of backup ${at.stored.backup.id}: ${error}`);
     return { ...at.restored, ...failure, error };

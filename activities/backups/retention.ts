@@ -3,7 +3,10 @@ import type { RetentionOutcome } from '../../contracts/backup.ts';
 import type { ActivityDeps } from '../deps.ts';
 
 /** Prunes the backed-up dashboards' backups past the retention policy, with blobs nothing references any more. */
-export async function applyBackupRetention(deps: ActivityDeps, input: { envId: string; dashboardIds: number[] }): Promise<RetentionOutcome> {
+export async function applyBackupRetention(
+  deps: ActivityDeps,
+  input: { envId: string; dashboardIds: number[] },
+): Promise<RetentionOutcome> {
   const { log } = Context.current();
   const policy = { keep: deps.config.BACKUP_RETENTION_COUNT, maxAgeDays: deps.config.BACKUP_RETENTION_DAYS };
   const { pruned, skippedOtherStore } = await deps.stores.backups.prune(deps.backupStore(), input, policy);

@@ -25,7 +25,11 @@ export interface BrowserCheckRequest {
   source?: { envId: string; dashboardId: number };
 }
 
-export async function checkDashboard(svc: BrowserCheckServices, req: BrowserCheckRequest, log: { info(m: string): void; warn(m: string): void }): Promise<BrowserCheck> {
+export async function checkDashboard(
+  svc: BrowserCheckServices,
+  req: BrowserCheckRequest,
+  log: { info(m: string): void; warn(m: string): void },
+): Promise<BrowserCheck> {
   const started = Date.now();
   const [target, source] = await Promise.all([
     renderSide(svc, req.targetEnvId, req.dashboardId),
@@ -42,7 +46,9 @@ export async function checkDashboard(svc: BrowserCheckServices, req: BrowserChec
   const judged = judgeRendered(target.charts, sourceCharts);
   const sourceNote = source && 'reason' in source ? `the source could not be rendered (${source.reason})` : undefined;
   const reason = [judged.reason, sourceNote].filter(Boolean).join('; ') || undefined;
-  log.info(`browser check of target dashboard ${req.dashboardId}: ${judged.verdict}, ${target.charts.filter((c) => c.state === 'ok').length}/${target.charts.length} charts drawn in ${duration()} ms`);
+  log.info(
+    `browser check of target dashboard ${req.dashboardId}: ${judged.verdict}, ${target.charts.filter((c) => c.state === 'ok').length}/${target.charts.length} charts drawn in ${duration()} ms`,
+  );
   return {
     verdict: judged.verdict,
     ...(reason ? { reason } : {}),

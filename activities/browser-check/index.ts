@@ -22,21 +22,34 @@ export function createBrowserCheckActivities(deps: ActivityDeps, opts: { pool?: 
      * and has no browser result yet (a retry skips the done ones), beside its source; amends its
      * outcome: a chart broken in the target only makes it `imported_with_errors`.
      */
-    async browserCheckMigratedBatch(input: Pick<VerifyBatchInput, 'sourceEnvId' | 'targetEnvId' | 'dashboards'>): Promise<{ failed: number }> {
+    async browserCheckMigratedBatch(
+      input: Pick<VerifyBatchInput, 'sourceEnvId' | 'targetEnvId' | 'dashboards'>,
+    ): Promise<{ failed: number }> {
       return withHeartbeat(() => checkMigrated(svc, currentTaskId(), input));
     },
 
     /** One dashboard of a git deploy or a release publish, beside its source when there is one. */
-    async browserCheckDashboard(input: { targetEnvId: string; dashboardId: number; source?: { envId: string; dashboardId: number } }): Promise<BrowserCheck> {
+    async browserCheckDashboard(input: {
+      targetEnvId: string;
+      dashboardId: number;
+      source?: { envId: string; dashboardId: number };
+    }): Promise<BrowserCheck> {
       return withHeartbeat(() => checkDashboard(svc, { taskId: currentTaskId(), ...input }, Context.current().log));
     },
   };
 }
 
-async function checkMigrated(svc: BrowserCheckServices, taskId: string, input: Pick<VerifyBatchInput, 'sourceEnvId' | 'targetEnvId' | 'dashboards'>): Promise<{ failed: number }> {
+async function checkMigrated(
+  svc: BrowserCheckServices,
+  taskId: string,
+  input: Pick<VerifyBatchInput, 'sourceEnvId' | 'targetEnvId' | 'dashboards'>,
+): Promise<{ failed: number }> {
   const { stores } = svc.deps;
   const log = Context.current().log;
-  const recorded = await stores.taskItems.getMany<DashboardOutcome>(taskId, input.dashboards.map((d) => d.position));
+  const recorded = await stores.taskItems.getMany<DashboardOutcome>(
+    taskId,
+    input.dashboards.map((d) => d.position),
+  );
   let failed = 0;
   // Each dashboard waits for a page of the pool: never more than BROWSER_CHECK_PAGES open.
   await Promise.all(
@@ -45,7 +58,12 @@ async function checkMigrated(svc: BrowserCheckServices, taskId: string, input: P
       if (!stored?.verification || stored.verification.browser) return;
       const browser = await checkDashboard(
         svc,
-        { taskId, targetEnvId: input.targetEnvId, dashboardId: d.targetDashboardId, source: { envId: input.sourceEnvId, dashboardId: d.sourceDashboardId } },
+        {
+          taskId,
+          targetEnvId: input.targetEnvId,
+          dashboardId: d.targetDashboardId,
+          source: { envId: input.sourceEnvId, dashboardId: d.sourceDashboardId },
+        },
         log,
       );
       const broken = browser.verdict === 'failed';

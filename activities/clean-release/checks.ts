@@ -32,10 +32,20 @@ export async function runReleaseChecks(deps: ActivityDeps, input: ReleaseCheckIn
   // Hosts as the artifacts will be written: under the rules frozen in the manifest.
   const hosts = hostViolations(artifactsAsWritten(artifacts, manifest.body, candidate), registry, policy.rules);
   checks.push(
-    outcomeOf('trusted_hosts', hosts, `every host of ${artifacts.length} artifact(s) is in the trusted registry (${registry.hosts.length} entries)`),
+    outcomeOf(
+      'trusted_hosts',
+      hosts,
+      `every host of ${artifacts.length} artifact(s) is in the trusted registry (${registry.hosts.length} entries)`,
+    ),
   );
   const built = artifacts.filter((a) => a.source.kind === 'built').length;
-  checks.push(outcomeOf('built_provenance', provenanceViolations(artifacts), `${built} artifact(s) built elsewhere, each vouched for by its claimed source`));
+  checks.push(
+    outcomeOf(
+      'built_provenance',
+      provenanceViolations(artifacts),
+      `${built} artifact(s) built elsewhere, each vouched for by its claimed source`,
+    ),
+  );
 
   for (const rule of policy.rules) {
     if (rule.rule === 'trusted_sources' || rule.rule === 'trusted_database_hosts') continue;
@@ -48,7 +58,13 @@ export async function runReleaseChecks(deps: ActivityDeps, input: ReleaseCheckIn
 }
 
 /** One policy rule over the artifacts; a rule that cannot be evaluated is a violation of it. */
-async function ruleOutcome(deps: ActivityDeps, rule: PolicyRule, candidate: CandidateRow, manifest: ManifestRow, artifacts: ArtifactRow[]): Promise<CheckOutcome> {
+async function ruleOutcome(
+  deps: ActivityDeps,
+  rule: PolicyRule,
+  candidate: CandidateRow,
+  manifest: ManifestRow,
+  artifacts: ArtifactRow[],
+): Promise<CheckOutcome> {
   const violations: Violation[] = [];
   const v = (artifact: string, message: string) =>
     violations.push({ rule: rule.rule, mode: rule.mode, blocking: rule.mode === 'enforce', artifact, message });
@@ -85,14 +101,24 @@ async function inStaging(deps: ActivityDeps, rule: PolicyRule, artifacts: Artifa
 async function acceptedText(deps: Pick<ActivityDeps, 'stores'>, artifacts: ArtifactRow[], v: Parameters<RuleCheck>[0]): Promise<string> {
   const texts = new Map<string, ArtifactRow>();
   for (const a of artifacts)
-    for (const [path, text] of Object.entries(a.files)) if (path.startsWith('datasets/')) for (const d of descriptionsOf(fromYaml(text))) texts.set(d, a);
+    for (const [path, text] of Object.entries(a.files))
+      if (path.startsWith('datasets/')) for (const d of descriptionsOf(fromYaml(text))) texts.set(d, a);
   for (const s of await deps.stores.datasetSuggestions.unacceptedAmong([...texts.keys()]))
-    v(artifactName(texts.get(s.value)!), `a description is LLM text no person accepted (suggestion ${s.status}): "${s.value.slice(0, 80)}"`);
+    v(
+      artifactName(texts.get(s.value)!),
+      `a description is LLM text no person accepted (suggestion ${s.status}): "${s.value.slice(0, 80)}"`,
+    );
   return `none of ${texts.size} description(s) is unaccepted LLM text`;
 }
 
 /** dry_run_migration: every artifact plans cleanly into the candidate's target. */
-async function dryRun(deps: ActivityDeps, candidate: CandidateRow, manifest: ManifestRow, artifacts: ArtifactRow[], v: Parameters<RuleCheck>[0]): Promise<string> {
+async function dryRun(
+  deps: ActivityDeps,
+  candidate: CandidateRow,
+  manifest: ManifestRow,
+  artifacts: ArtifactRow[],
+  v: Parameters<RuleCheck>[0],
+): Promise<string> {
   const target = await upstreamFor(deps, candidate.target_env_id);
   const index = await TargetIndex.build(target);
   let i = 0;

@@ -26,12 +26,16 @@ function refuse(err: AppError): never {
  * recorded; a publish or revoke also registers its task (run by the release workflow as a child).
  * Idempotent per decision id: a retried activity returns what the first attempt decided.
  */
-export async function applyReleaseDecision(deps: ActivityDeps, input: DecisionInput): Promise<ReleaseDecisionOutcome & { publish?: ReleasePublishInput }> {
+export async function applyReleaseDecision(
+  deps: ActivityDeps,
+  input: DecisionInput,
+): Promise<ReleaseDecisionOutcome & { publish?: ReleasePublishInput }> {
   const store = deps.stores.cleanRelease;
   const candidate = await store.getCandidate(input.candidateId).catch((e: AppError) => refuse(e));
   const spawns = input.action === 'publish' || input.action === 'revoke';
   const taskId = spawns ? `release_publish-${input.decisionId}` : null;
-  const decided = (await store.decisions(candidate.id)).find((d) => d.id === input.decisionId) ?? (await decide(deps, candidate, input, taskId));
+  const decided =
+    (await store.decisions(candidate.id)).find((d) => d.id === input.decisionId) ?? (await decide(deps, candidate, input, taskId));
   // Registered after the decision (a refused one leaves no task behind); idempotent by the decision id.
   const publish = spawns ? await registerPublishTask(deps, candidate, input, taskId!) : undefined;
   return {
@@ -47,7 +51,12 @@ export async function applyReleaseDecision(deps: ActivityDeps, input: DecisionIn
 }
 
 /** The decision applied and recorded; a refusal (self-approval, no passed report, a state it may not leave) goes back to the person. */
-async function decide(deps: Pick<ActivityDeps, 'stores'>, candidate: CandidateRow, input: DecisionInput, taskId: string | null): Promise<DecisionRow> {
+async function decide(
+  deps: Pick<ActivityDeps, 'stores'>,
+  candidate: CandidateRow,
+  input: DecisionInput,
+  taskId: string | null,
+): Promise<DecisionRow> {
   const store = deps.stores.cleanRelease;
   try {
     if (input.action === 'approve') {
@@ -55,7 +64,12 @@ async function decide(deps: Pick<ActivityDeps, 'stores'>, candidate: CandidateRo
       if (refusal) throw new AppError(403, 'self_approval', 'Forbidden', refusal);
       const report = candidate.report_id ? await store.findReport(candidate.report_id) : undefined;
       if (candidate.state === 'checked' && (!report || report.status !== 'passed' || report.manifest_id !== candidate.manifest_id))
-        throw new AppError(409, 'no_passed_report', 'Conflict', 'approval needs a passed check report of the current manifest; run the checks');
+        throw new AppError(
+          409,
+          'no_passed_report',
+          'Conflict',
+          'approval needs a passed check report of the current manifest; run the checks',
+        );
     }
     const [from, to, operation] = TRANSITIONS[input.action];
     return await store.decide(candidate.id, from, to, operation, {
@@ -73,7 +87,12 @@ async function decide(deps: Pick<ActivityDeps, 'stores'>, candidate: CandidateRo
 }
 
 /** The publish or revoke task of a decision (the release workflow runs it as a child), and its input. */
-async function registerPublishTask(deps: ActivityDeps, candidate: CandidateRow, input: DecisionInput, taskId: string): Promise<ReleasePublishInput> {
+async function registerPublishTask(
+  deps: ActivityDeps,
+  candidate: CandidateRow,
+  input: DecisionInput,
+  taskId: string,
+): Promise<ReleasePublishInput> {
   const store = deps.stores.cleanRelease;
   const mode = input.action === 'publish' ? 'publish' : 'revoke';
   const manifest = candidate.manifest_id ? await store.findManifest(candidate.manifest_id) : undefined;

@@ -13,7 +13,8 @@ export function createCleanReleaseActivities(deps: ActivityDeps) {
   return {
     runReleaseChecks: (input: ReleaseCheckInput) => runReleaseChecks(deps, input),
     applyReleaseDecision: (input: ReleaseDecision & { candidateId: string; decisionId: string }) => applyReleaseDecision(deps, input),
-    publishReleaseArtifact: (input: { candidateId: string; dashboardUuid: string; position: number }) => publishReleaseArtifact(backup, input),
+    publishReleaseArtifact: (input: { candidateId: string; dashboardUuid: string; position: number }) =>
+      publishReleaseArtifact(backup, input),
     revokeReleaseArtifact: (input: { candidateId: string; dashboardUuid: string }) => revokeReleaseArtifact(deps, input),
     settleRelease: (input: { candidateId: string; mode: 'publish' | 'revoke'; failed: number }) => settleRelease(deps, input),
   };

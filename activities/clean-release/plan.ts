@@ -42,12 +42,23 @@ async function mappingsFor(
  * for a manifest built before they were frozen, the stored ones (a check writes nothing; a publish
  * of such a manifest is refused as stale, ./publish.ts).
  */
-export async function releaseSettings(deps: Pick<ActivityDeps, 'stores'>, candidate: CandidateRow, a: ArtifactRow, body: ManifestBody): Promise<PairSettings> {
+export async function releaseSettings(
+  deps: Pick<ActivityDeps, 'stores'>,
+  candidate: CandidateRow,
+  a: ArtifactRow,
+  body: ManifestBody,
+): Promise<PairSettings> {
   return frozenFor(body, candidate, a) ?? readPairSettings(deps.stores, releaseSourceEnv(candidate, a), candidate.target_env_id);
 }
 
 /** The artifact's databases as its bundle source numbers them, and the target database each maps to (a publish's companions name them so). */
-export async function artifactDatabases(deps: ActivityDeps, candidate: CandidateRow, a: ArtifactRow, settings: PairSettings, target: MigrationUpstream) {
+export async function artifactDatabases(
+  deps: ActivityDeps,
+  candidate: CandidateRow,
+  a: ArtifactRow,
+  settings: PairSettings,
+  target: MigrationUpstream,
+) {
   const source = bundleSource(exportFromFiles(new Map(Object.entries(a.files))), maxBundleBytes(deps));
   return { databases: source.databases, mappings: await mappingsFor(candidate, settings, source.databases, target) };
 }

@@ -6,7 +6,10 @@ import { itemFailure } from '../item-failure.ts';
 import { upstreamFor } from '../dashboard-migration/superset-upstream.ts';
 
 /** Puts back what a publish replaced (its backup), or removes a dashboard the publish created. */
-export async function revokeReleaseArtifact(deps: ActivityDeps, input: { candidateId: string; dashboardUuid: string }): Promise<ReleaseItem> {
+export async function revokeReleaseArtifact(
+  deps: ActivityDeps,
+  input: { candidateId: string; dashboardUuid: string },
+): Promise<ReleaseItem> {
   const { log } = Context.current();
   const p = (await deps.stores.cleanRelease.publications(input.candidateId)).find((x) => x.dashboard_uuid === input.dashboardUuid);
   const item: ReleaseItem = {
@@ -24,7 +27,14 @@ export async function revokeReleaseArtifact(deps: ActivityDeps, input: { candida
   if (p.backup_id) {
     const r = await restoreBackup(deps, { backupId: p.backup_id, envId: p.env_id, dashboardId: p.target_dashboard_id ?? 0 });
     if (r.outcome !== 'succeeded')
-      return { ...item, title: r.title, step: r.step ?? 'restore', error: r.error, upstream_error: r.upstream_error, next_actions: r.next_actions };
+      return {
+        ...item,
+        title: r.title,
+        step: r.step ?? 'restore',
+        error: r.error,
+        upstream_error: r.upstream_error,
+        next_actions: r.next_actions,
+      };
     log.info(`restored dashboard ${input.dashboardUuid} in ${p.env_id} from backup ${p.backup_id}`);
     return { ...item, title: r.title, status: 'revoked', outcome: 'succeeded', target_dashboard_id: r.restored_dashboard_id };
   }
@@ -40,7 +50,10 @@ export async function revokeReleaseArtifact(deps: ActivityDeps, input: { candida
 }
 
 /** The candidate's state after its publish or revoke task (a no-op when something else moved it). */
-export async function settleRelease(deps: Pick<ActivityDeps, 'stores'>, input: { candidateId: string; mode: 'publish' | 'revoke'; failed: number }): Promise<void> {
+export async function settleRelease(
+  deps: Pick<ActivityDeps, 'stores'>,
+  input: { candidateId: string; mode: 'publish' | 'revoke'; failed: number },
+): Promise<void> {
   const store = deps.stores.cleanRelease;
   if (input.mode === 'publish') await store.settle(input.candidateId, ['publishing'], input.failed ? 'publish_failed' : 'published');
   else await store.settle(input.candidateId, ['revoking'], input.failed ? 'published' : 'revoked');

@@ -147,7 +147,11 @@ export function logTaught(log: { warn(m: string): void }, taught: Taught[]): voi
  * Superset's dashboard import reuses existing charts and datasets as they are: the ones the plans
  * found changed are pushed explicitly, one chart import and one dataset import for all of them.
  */
-export async function pushUpdatedObjects(target: MigrationUpstream, plans: PreparedBundle[], log: { info(m: string): void }): Promise<ObjectPlan[]> {
+export async function pushUpdatedObjects(
+  target: MigrationUpstream,
+  plans: PreparedBundle[],
+  log: { info(m: string): void },
+): Promise<ObjectPlan[]> {
   const updated: ObjectPlan[] = [];
   for (const kind of ['dataset', 'chart'] as const) {
     const changed = plans.flatMap((p) => p.objects.filter((o) => o.kind === kind && o.action === 'update').map((o) => ({ p, o })));

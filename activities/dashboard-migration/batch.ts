@@ -24,7 +24,12 @@
  * Temporal's retry of the whole batch.
  */
 import { importsTogether } from '../../contracts/migration-batching.ts';
-import { carriedVerification, type DashboardOutcome, type MigrationBatchInput, type MigrationBatchResult } from '../../contracts/migration.ts';
+import {
+  carriedVerification,
+  type DashboardOutcome,
+  type MigrationBatchInput,
+  type MigrationBatchResult,
+} from '../../contracts/migration.ts';
 import { detached } from '../../lib/detached.ts';
 import type { BatchContext } from './batch-context.ts';
 import {

@@ -118,7 +118,12 @@ export async function envRulesFor(deps: ActivityDeps, input: Pick<Request, 'sour
  * dashboards (MigrationCaches.targetIndexes). `targetLists: false` (a rerun's first look) reads
  * the target's databases and rules only; a later call without it lists the rest into the same index.
  */
-export async function openUpstreams(svc: MigrationServices, input: Request, taskId: string, opts: { targetLists?: boolean } = {}): Promise<Upstreams> {
+export async function openUpstreams(
+  svc: MigrationServices,
+  input: Request,
+  taskId: string,
+  opts: { targetLists?: boolean } = {},
+): Promise<Upstreams> {
   const { deps, caches } = svc;
   const lists = opts.targetLists !== false;
   // Two instances: read side by side.

@@ -3,7 +3,17 @@
  * dashboard on its own (the drift report's comparison, and a dashboard of a refused joint import).
  */
 import { MIGRATION_OUTCOME, type DashboardOutcome, type RejectionRule } from '../../contracts/migration.ts';
-import { envRulesFor, mappingsFor, openUpstreams, refuseStale, type Log, type MigrationServices, type PlanScope, type Request, type Upstreams } from './context.ts';
+import {
+  envRulesFor,
+  mappingsFor,
+  openUpstreams,
+  refuseStale,
+  type Log,
+  type MigrationServices,
+  type PlanScope,
+  type Request,
+  type Upstreams,
+} from './context.ts';
 import { failedOutcome } from './failure.ts';
 import { importOne } from './import.ts';
 import { planOne, type Planned } from './plan-one.ts';
@@ -48,7 +58,15 @@ export async function migrateDashboard(
   } catch (err) {
     return await failedOutcome({ input, log }, input.dashboardId, err, { fallback: 'plan' });
   }
-  const scope: PlanScope = { svc, input, taskId, log, up, mappings: await mappingsFor(svc.deps, input), envRules: await envRulesFor(svc.deps, input) };
+  const scope: PlanScope = {
+    svc,
+    input,
+    taskId,
+    log,
+    up,
+    mappings: await mappingsFor(svc.deps, input),
+    envRules: await envRulesFor(svc.deps, input),
+  };
   const o = await migrateOne(scope, input.dashboardId, input.learnedRejections);
   return { ...o, outcome: MIGRATION_OUTCOME[o.status] };
 }

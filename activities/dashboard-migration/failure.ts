@@ -27,7 +27,9 @@ export async function failedOutcome(
   const failure = itemFailure(error, { step, item: `dashboard ${dashboardId}`, envId });
   if (step === 'import' && index && prepared && classifySupersetFailure(error)?.reason === 'server_error') {
     const known = await diagnoseImportFailure(index, prepared, { ...input, dashboardId }).catch((err: unknown) => {
-      log.warn(`dashboard ${dashboardId}: the import's failure could not be diagnosed (${(err as Error).message}): Superset's own answer is reported`);
+      log.warn(
+        `dashboard ${dashboardId}: the import's failure could not be diagnosed (${(err as Error).message}): Superset's own answer is reported`,
+      );
       return undefined;
     });
     if (known) {

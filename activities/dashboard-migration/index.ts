@@ -32,10 +32,7 @@ import { verifyDeployed, verifyImported } from './verify.ts';
  * The migration activities of a worker. `caches` (what the worker keeps between batches of a
  * task) and `verifier` are injected; by default a worker's own caches and the chart-query verifier.
  */
-export function createMigrationActivities(
-  deps: ActivityDeps,
-  opts: { caches?: MigrationCaches; verifier?: Verifier } = {},
-) {
+export function createMigrationActivities(deps: ActivityDeps, opts: { caches?: MigrationCaches; verifier?: Verifier } = {}) {
   const svc = createMigrationServices(deps, opts.caches ?? createMigrationCaches(), opts.verifier ?? chartQueryVerifier);
 
   return {
@@ -48,7 +45,11 @@ export function createMigrationActivities(
     },
 
     /** The dashboard is there, its charts are linked, and each chart's query runs in the target (a git deploy's check). */
-    async verifyMigratedDashboard(input: { targetEnvId: string; dashboardId: number; expectedChartUuids: string[] }): Promise<Verification> {
+    async verifyMigratedDashboard(input: {
+      targetEnvId: string;
+      dashboardId: number;
+      expectedChartUuids: string[];
+    }): Promise<Verification> {
       return withHeartbeat(() => verifyDeployed(clientsOnce(svc), input, Context.current().log));
     },
 

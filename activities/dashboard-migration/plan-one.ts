@@ -97,7 +97,9 @@ async function compareAndSettle(
     );
   // Companions (reports, owners, roles, tags, layers, templates, queries): no export carries them either.
   // A migration that may import compares the copy kinds after the import (./companions/step.ts checkCompanions).
-  const companions = await withStep('companions', () => checkCompanions(scope, dashboardId, prepared, { deferCopy: defersCopyKinds(input) }));
+  const companions = await withStep('companions', () =>
+    checkCompanions(scope, dashboardId, prepared, { deferCopy: defersCopyKinds(input) }),
+  );
   outcome.companions = companions.reports;
   outcome.next_actions = [...(outcome.next_actions ?? []), ...companions.next_actions];
   if (companions.blocked) {

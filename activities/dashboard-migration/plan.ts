@@ -100,7 +100,9 @@ export async function prepareDashboard(opts: PlanOptions & { progress: { step: s
 }
 
 /** The export step: the dashboard's bundle (read ahead, or exported now) and what it holds. */
-export async function exportDashboard(opts: Pick<PlanOptions, 'source' | 'dashboardId' | 'maxBundleBytes' | 'ahead'>): Promise<ExportedDashboard> {
+export async function exportDashboard(
+  opts: Pick<PlanOptions, 'source' | 'dashboardId' | 'maxBundleBytes' | 'ahead'>,
+): Promise<ExportedDashboard> {
   const bundle = opts.ahead?.bundle ?? Bundle.fromZip(await opts.source.exportDashboards([opts.dashboardId]), opts.maxBundleBytes);
   return preparedOf(bundle, opts.dashboardId);
 }
@@ -165,7 +167,12 @@ function existsBlock(prepared: PreparedBundle, existingId: number, opts: PlanOpt
 }
 
 /** Step 2: a slug another target dashboard holds is dropped from the bundle (a collision), never taken over. */
-async function keepSlugOfOwn(prepared: PreparedBundle, dashboardFile: BundleFile, existingId: number | undefined, opts: PlanOptions): Promise<void> {
+async function keepSlugOfOwn(
+  prepared: PreparedBundle,
+  dashboardFile: BundleFile,
+  existingId: number | undefined,
+  opts: PlanOptions,
+): Promise<void> {
   const slug = typeof dashboardFile.content.slug === 'string' && dashboardFile.content.slug ? dashboardFile.content.slug : null;
   if (!slug) return;
   // Asked of the target itself, not the index: a slug can change hands in place at any time.
@@ -217,7 +224,9 @@ async function targetObjects(prepared: PreparedBundle, existingId: number | null
   prepared.targetHash = targetFiles?.contentHash() ?? null;
   const targetByUuid = new Map<string, Record<string, unknown>>();
   for (const f of targetFiles?.files.values() ?? []) if (typeof f.content.uuid === 'string') targetByUuid.set(f.content.uuid, f.content);
-  const candidates = [...prepared.bundle.files.values()].filter((f) => f.kind === 'dashboards' || f.kind === 'charts' || f.kind === 'datasets');
+  const candidates = [...prepared.bundle.files.values()].filter(
+    (f) => f.kind === 'dashboards' || f.kind === 'charts' || f.kind === 'datasets',
+  );
   // Existing charts and datasets the target dashboard's export does not hold: one export per kind.
   for (const kind of ['chart', 'dataset'] as const) {
     const uuids = candidates
@@ -285,13 +294,17 @@ export function remapOnto(
   const { sourceDbs, mappings } = opts;
   const { sourceEnvId, targetEnvId, dashboardId } = opts.request;
   const targetById = new Map(opts.targetDbs.map((d) => [d.id, d]));
-  const { remapped, unmapped, catalogs, unresolvedCatalogs, undecidedCatalogs } = remapDatabases(prepared.bundle, (uuid, name) => {
-    const src = sourceDbs.find((d) => d.uuid === uuid) ?? sourceDbs.find((d) => d.database_name === name);
-    const targetId = src ? mappings.get(src.id) : undefined;
-    const t = targetId !== undefined ? targetById.get(targetId) : undefined;
-    if (t && src) prepared.sourceDatabaseIds.set(t.id, src.id);
-    return t ? ({ id: t.id, uuid: t.uuid, database_name: t.database_name } satisfies TargetDatabase) : undefined;
-  }, (t) => opts.catalogs?.known(t.id));
+  const { remapped, unmapped, catalogs, unresolvedCatalogs, undecidedCatalogs } = remapDatabases(
+    prepared.bundle,
+    (uuid, name) => {
+      const src = sourceDbs.find((d) => d.uuid === uuid) ?? sourceDbs.find((d) => d.database_name === name);
+      const targetId = src ? mappings.get(src.id) : undefined;
+      const t = targetId !== undefined ? targetById.get(targetId) : undefined;
+      if (t && src) prepared.sourceDatabaseIds.set(t.id, src.id);
+      return t ? ({ id: t.id, uuid: t.uuid, database_name: t.database_name } satisfies TargetDatabase) : undefined;
+    },
+    (t) => opts.catalogs?.known(t.id),
+  );
   prepared.databaseMappings = remapped.map((r) => ({ source: r.source_name, target: r.target.database_name, target_id: r.target.id }));
   if (unmapped.length) {
     const names = unmapped.map((u) => `'${u.database_name}'`).join(', ');

@@ -101,7 +101,11 @@ export function exportUpcoming(ctx: BatchContext, scope: PlanScope): void {
     `task ${taskId}: the next batch's source export read ahead`,
     read.then(() => {
       // Both never reject (they log their own failures): the next batch's comparisons await what they kept.
-      detached('the next batch’s companion views read ahead', readSourceViewsAhead(scope, ids, (id) => svc.caches.exportedSources.get(taskId, id)), log);
+      detached(
+        'the next batch’s companion views read ahead',
+        readSourceViewsAhead(scope, ids, (id) => svc.caches.exportedSources.get(taskId, id)),
+        log,
+      );
       // And what the next batch's copy kinds compare after its import: read here, the next batch waits for none of it.
       detached('the next batch’s embedded configurations read ahead', readSourceEmbeddedEarly(scope, ids), log);
     }),

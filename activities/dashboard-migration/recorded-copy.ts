@@ -50,7 +50,9 @@ export function planOnRecordedCopy(opts: {
   const there = copyByUuid.get(prepared.dashboardUuid);
   if (there?.kind !== 'dashboards' || slugOf(there) !== slugOf(dashboardFile)) return null;
 
-  const candidates = [...prepared.bundle.files.values()].filter((f) => f.kind === 'dashboards' || f.kind === 'charts' || f.kind === 'datasets');
+  const candidates = [...prepared.bundle.files.values()].filter(
+    (f) => f.kind === 'dashboards' || f.kind === 'charts' || f.kind === 'datasets',
+  );
   const found: Array<{ targetId: number; targetObject: Record<string, unknown> }> = [];
   for (const f of candidates) {
     const mine = copyByUuid.get(String(f.content.uuid));

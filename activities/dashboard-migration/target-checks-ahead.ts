@@ -49,7 +49,13 @@ export interface HeldOfTarget {
  * out together whichever dashboard holds them (./chart-check/run.ts). Nothing here throws: what
  * cannot be checked is left to the verification.
  */
-export function checkTargetsAhead(svc: MigrationServices, input: Request, taskId: string, targetDashboardIds: number[], held: HeldOfTarget = {}): void {
+export function checkTargetsAhead(
+  svc: MigrationServices,
+  input: Request,
+  taskId: string,
+  targetDashboardIds: number[],
+  held: HeldOfTarget = {},
+): void {
   if (input.dryRun || !targetDashboardIds.length) return;
   const cache = svc.caches.targetChecks;
   const made = new Map(targetDashboardIds.map((id) => [id, Promise.withResolvers<TargetChecked | undefined>()]));
@@ -64,11 +70,14 @@ export function checkTargetsAhead(svc: MigrationServices, input: Request, taskId
   const uuidsRead = uuidsHeldOrViewed(held.uuids, targetChartUuidsRead(input));
   const log = svc.deps.logger;
   const step = `task ${taskId}: target checks ahead`;
-  const orNull = <T,>(what: string, read: PromiseLike<T>) => fallbackLogged(`${step}, ${what}`, read, null, log);
+  const orNull = <T>(what: string, read: PromiseLike<T>) => fallbackLogged(`${step}, ${what}`, read, null, log);
   const run = async () => {
     const target = svc.chartQueries.limited((held.wrap ?? ((up) => up))(await upstreamFor(svc.deps, input.targetEnvId)), input.targetEnvId);
     const release = await orNull("the target's release", target.version());
-    const bundles = (await exportTaken(targetDashboardIds, viewed)) ?? heldExports(targetDashboardIds, held.exports) ?? (await exportOf(svc, target, targetDashboardIds));
+    const bundles =
+      (await exportTaken(targetDashboardIds, viewed)) ??
+      heldExports(targetDashboardIds, held.exports) ??
+      (await exportOf(svc, target, targetDashboardIds));
     for (const [id, e] of exports) e.resolve(bundles?.get(id));
     const read = new Map<number, DashboardChart[]>();
     await inParallel(targetDashboardIds, DASHBOARDS_AT_ONCE, async (id) => {

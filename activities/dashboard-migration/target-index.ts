@@ -444,7 +444,10 @@ export class TargetIndex {
    * so a dataset the previous dashboard created is seen as the existing one it is.
    */
   async learnWritten(bundle: Bundle): Promise<void> {
-    for (const [kind, folder] of [['dataset', 'datasets'], ['chart', 'charts']] as const) {
+    for (const [kind, folder] of [
+      ['dataset', 'datasets'],
+      ['chart', 'charts'],
+    ] as const) {
       if (!this.written[kind].size || !this.kinds.includes(kind)) continue;
       const lookup = kind === 'chart' ? this.chartByUuid : this.datasetByUuid;
       const unread = bundle.of(folder).some((f) => {

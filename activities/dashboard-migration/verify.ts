@@ -45,7 +45,9 @@ export async function verifyImported(
   log: Log,
 ): Promise<{ failed: number }> {
   const target = await upstreamFor(svc.deps, input.targetEnvId);
-  const imported = input.dashboards.flatMap((d) => (!d.unchanged && d.plannedHash !== undefined ? [{ ...d, plannedHash: d.plannedHash }] : []));
+  const imported = input.dashboards.flatMap((d) =>
+    !d.unchanged && d.plannedHash !== undefined ? [{ ...d, plannedHash: d.plannedHash }] : [],
+  );
   await recordStates(svc, taskId, input, imported, target, log, await exportedAhead(svc, taskId, imported));
   const todo = await unverified(svc, taskId, input);
   const started = Date.now();
@@ -88,7 +90,10 @@ async function unverified(svc: MigrationServices, taskId: string, input: VerifyB
     const stored = recorded.get(d.position);
     if (stored && !stored.verification) todo.push({ d, stored });
     else if (stored?.verification) {
-      const at = stored.verification_state?.state === 'verified' && stored.verification_state.at ? new Date(stored.verification_state.at) : undefined;
+      const at =
+        stored.verification_state?.state === 'verified' && stored.verification_state.at
+          ? new Date(stored.verification_state.at)
+          : undefined;
       await svc.states.recordVerification(input.targetEnvId, d.dashboardUuid, stored.verification.ok, taskId, at);
     }
   }
@@ -106,7 +111,12 @@ async function amendVerified(
   r: Todo & { v: Verification | { error: unknown }; share: number; now: Date },
 ): Promise<boolean> {
   const { d, stored, v, now } = r;
-  const verification_state = { state: 'verified', at: now.toISOString(), task_id: taskId, checked: d.unchanged ? 'unchanged_target' : 'imported' } as const;
+  const verification_state = {
+    state: 'verified',
+    at: now.toISOString(),
+    task_id: taskId,
+    checked: d.unchanged ? 'unchanged_target' : 'imported',
+  } as const;
   if ('error' in v) {
     // An outage is thrown for a retry; a refusal is this dashboard's verification failure.
     const failure = itemFailure(v.error, { step: 'verify', item: `target dashboard ${d.targetDashboardId}`, envId: input.targetEnvId });
@@ -143,7 +153,8 @@ function brokenUnder(stored: DashboardOutcome, v: Verification): Pick<DashboardO
       ...stored.next_actions,
       {
         action: 'fix_target',
-        description: 'Restore what the charts read in the target (a table, a column, a dataset), then migrate it again: the rerun imports and verifies it',
+        description:
+          'Restore what the charts read in the target (a table, a column, a dataset), then migrate it again: the rerun imports and verifies it',
       },
     ],
   };

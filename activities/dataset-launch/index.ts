@@ -16,13 +16,17 @@ export function createDatasetLaunchActivities(deps: ActivityDeps) {
   const { sessions } = deps.stores.review;
 
   return {
-    async writeReviewedLabels(input: DatasetLaunchInput): Promise<{ status: 'updated' | 'unchanged' | 'conflict'; change_id: string | null; fields: number; differences: string[] }> {
+    async writeReviewedLabels(
+      input: DatasetLaunchInput,
+    ): Promise<{ status: 'updated' | 'unchanged' | 'conflict'; change_id: string | null; fields: number; differences: string[] }> {
       const taskId = currentTaskId();
       const client = await deps.superset(input.envId);
       const edits: FieldEdit[] = [];
       for (const c of input.columns) {
-        if (c.verbose_name !== null) edits.push({ target: 'column', column_name: c.column_name, field: 'verbose_name', value: c.verbose_name });
-        if (c.description !== null) edits.push({ target: 'column', column_name: c.column_name, field: 'description', value: c.description });
+        if (c.verbose_name !== null)
+          edits.push({ target: 'column', column_name: c.column_name, field: 'verbose_name', value: c.verbose_name });
+        if (c.description !== null)
+          edits.push({ target: 'column', column_name: c.column_name, field: 'description', value: c.description });
       }
       try {
         const current = await client.datasets.get(input.datasetId);
@@ -41,7 +45,14 @@ export function createDatasetLaunchActivities(deps: ActivityDeps) {
         if (out.status === 'unchanged') return { status: 'unchanged', change_id: null, fields: 0, differences: [] };
         return { status: 'updated', change_id: out.change.id, fields: out.changes.length, differences: [] };
       } catch (err) {
-        failItem(itemFailure(err, { step: 'write', item: `dataset ${input.datasetId}`, envId: input.envId, listPath: `/api/datasets?env_id=${input.envId}` }));
+        failItem(
+          itemFailure(err, {
+            step: 'write',
+            item: `dataset ${input.datasetId}`,
+            envId: input.envId,
+            listPath: `/api/datasets?env_id=${input.envId}`,
+          }),
+        );
       }
     },
 
@@ -63,7 +74,11 @@ export function createDatasetLaunchActivities(deps: ActivityDeps) {
     },
 
     /** Links into Superset for the handoff, from the environment's base URL. */
-    async launchLinks(input: { envId: string; datasetId: number; savedQueryId: number | null }): Promise<{ dataset: string; saved_query: string | null; sqllab: string | null }> {
+    async launchLinks(input: {
+      envId: string;
+      datasetId: number;
+      savedQueryId: number | null;
+    }): Promise<{ dataset: string; saved_query: string | null; sqllab: string | null }> {
       const env = await environments.get(input.envId);
       const base = env.base_url.replace(/\/+$/, '');
       return {

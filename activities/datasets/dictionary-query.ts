@@ -29,13 +29,27 @@ export interface DictionaryQuery {
 export async function runDictionaryQuery(client: SupersetClient, q: DictionaryQuery): Promise<DictionaryEntry[]> {
   const verdict = await checkReadOnlyQuery(q.sql, q.backend);
   if (!verdict.ok) throw new DictionaryQueryError(`the dictionary query ${verdict.reason}; nothing was run`);
-  const result = await client.sqlLab.execute({ databaseId: q.databaseId, sql: verdict.sql, schema: q.schema, catalog: q.catalog, limit: MAX_QUERY_ROWS });
+  const result = await client.sqlLab.execute({
+    databaseId: q.databaseId,
+    sql: verdict.sql,
+    schema: q.schema,
+    catalog: q.catalog,
+    limit: MAX_QUERY_ROWS,
+  });
   if (!result.columns.some((c) => c.trim().toLowerCase() === 'column_name')) {
-    throw new DictionaryQueryError(`the query returned the columns ${result.columns.join(', ') || '(none)'}; it must return column_name, and verbose_name and/or description`);
+    throw new DictionaryQueryError(
+      `the query returned the columns ${result.columns.join(', ') || '(none)'}; it must return column_name, and verbose_name and/or description`,
+    );
   }
   if (result.limited) throw new DictionaryQueryError(`the query returned more than ${MAX_QUERY_ROWS} rows; narrow it`);
   const { entries, problems } = normaliseEntries(result.rows, (i) => `query row ${i + 1}`);
-  if (problems.length) throw new DictionaryQueryError(`the query's rows are not a usable dictionary: ${problems.slice(0, 10).map((p) => `${p.field} ${p.message}`).join('; ')}`);
+  if (problems.length)
+    throw new DictionaryQueryError(
+      `the query's rows are not a usable dictionary: ${problems
+        .slice(0, 10)
+        .map((p) => `${p.field} ${p.message}`)
+        .join('; ')}`,
+    );
   return entries;
 }
 

@@ -23,20 +23,15 @@ export async function mappingsFor(
   let saved = new Map<string, number>(); // source database uuid → target id
   if (syncedEnvId && syncedEnvId !== input.targetEnvId) {
     if (rows.length) {
-      const sourceDbs = await (await upstreamFor(deps, syncedEnvId))
-        .listDatabases()
-        .catch((err: unknown): UpstreamDatabase[] => {
-          // The saved mappings name the synced environment's databases by id: without its list only UUIDs pair them.
-          deps.logger.warn(`environment ${syncedEnvId}'s databases could not be listed (${(err as Error).message}): its saved mappings are not used`);
-          return [];
-        });
+      const sourceDbs = await (await upstreamFor(deps, syncedEnvId)).listDatabases().catch((err: unknown): UpstreamDatabase[] => {
+        // The saved mappings name the synced environment's databases by id: without its list only UUIDs pair them.
+        deps.logger.warn(
+          `environment ${syncedEnvId}'s databases could not be listed (${(err as Error).message}): its saved mappings are not used`,
+        );
+        return [];
+      });
       const uuidById = new Map(sourceDbs.map((d) => [d.id, d.uuid]));
-      saved = new Map(
-        rows.map((r) => [
-          uuidById.get(Number(r.source_database_id)) ?? '',
-          Number(r.target_database_id),
-        ]),
-      );
+      saved = new Map(rows.map((r) => [uuidById.get(Number(r.source_database_id)) ?? '', Number(r.target_database_id)]));
     }
   }
   const m = new Map<number, number>();

@@ -24,7 +24,11 @@ export interface PreviewFacts {
 
 const BODY_MARKER = PREVIEW_BODY_MARKER;
 
-const cell = (v: unknown) => String(v ?? '').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ').slice(0, 200);
+const cell = (v: unknown) =>
+  String(v ?? '')
+    .replace(/\|/g, '\\|')
+    .replace(/\r?\n/g, ' ')
+    .slice(0, 200);
 
 function objectsSection(objects: ObjectPlan[]): string[] {
   if (!objects.length) return ['_The plan lists no objects._'];
@@ -35,7 +39,8 @@ function objectsSection(objects: ObjectPlan[]): string[] {
     '| Action | Kind | Name | Changed fields |',
     '|---|---|---|---|',
   ];
-  for (const o of objects) lines.push(`| ${o.action} | ${o.kind} | ${cell(o.name)} | ${cell((o.differences ?? []).map((d) => d.field).join(', '))} |`);
+  for (const o of objects)
+    lines.push(`| ${o.action} | ${o.kind} | ${cell(o.name)} | ${cell((o.differences ?? []).map((d) => d.field).join(', '))} |`);
   return lines;
 }
 
@@ -46,7 +51,8 @@ function companionsSection(reports: CompanionKindReport[] | undefined, note: str
   for (const r of reports) {
     if (!r.available) lines.push(`| ${r.kind} | ${r.mode} | — | not compared: ${cell(r.unavailable)} |`);
     else if (!r.items.length) lines.push(`| ${r.kind} | ${r.mode} | — | nothing to compare |`);
-    for (const i of r.available ? r.items : []) lines.push(`| ${r.kind} | ${r.mode} | ${cell(i.on ? `${i.name} (${i.on})` : i.name)} | ${i.action} |`);
+    for (const i of r.available ? r.items : [])
+      lines.push(`| ${r.kind} | ${r.mode} | ${cell(i.on ? `${i.name} (${i.on})` : i.name)} | ${i.action} |`);
   }
   return lines;
 }
@@ -63,7 +69,10 @@ function verificationSection(f: PreviewFacts): string[] {
     '| Chart | Verdict | Detail |',
     '|---|---|---|',
   ];
-  for (const c of v.charts) lines.push(`| ${cell(c.name)} | ${c.ok ? 'passes' : (c.classification ?? 'fails')} | ${cell(c.error ?? c.reason ?? (c.rows !== undefined ? `${c.rows} rows` : ''))} |`);
+  for (const c of v.charts)
+    lines.push(
+      `| ${cell(c.name)} | ${c.ok ? 'passes' : (c.classification ?? 'fails')} | ${cell(c.error ?? c.reason ?? (c.rows !== undefined ? `${c.rows} rows` : ''))} |`,
+    );
   const b = v.browser;
   if (b) {
     lines.push('', `Browser check: **${b.verdict}**${b.reason ? ` (${cell(b.reason)})` : ''}.`);

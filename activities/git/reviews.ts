@@ -44,7 +44,9 @@ export async function setPreviewStatus(
   try {
     await provider.setStatus(input.commit, { context: PREVIEW_STATUS_CONTEXT, state: input.state, description, target_url });
   } catch (err) {
-    Context.current().log.error(`posting ${PREVIEW_STATUS_CONTEXT} ${input.state} on ${input.commit.slice(0, 10)} failed: ${(err as Error).stack ?? String(err)}`);
+    Context.current().log.error(
+      `posting ${PREVIEW_STATUS_CONTEXT} ${input.state} on ${input.commit.slice(0, 10)} failed: ${(err as Error).stack ?? String(err)}`,
+    );
     throw err;
   }
   await deps.stores.gitReviews.updatePullRequest(input.pullRequestId, { preview_state: input.state, preview_task_id: currentTaskId() });
@@ -57,7 +59,10 @@ export async function publishPreview(
 ): Promise<{ url: string }> {
   const { preview } = input;
   const { row, provider } = await reviewOf(deps, preview.pullRequestId);
-  const [target, source] = await Promise.all([deps.stores.environments.get(preview.targetEnvId), deps.stores.environments.get(preview.envId)]);
+  const [target, source] = await Promise.all([
+    deps.stores.environments.get(preview.targetEnvId),
+    deps.stores.environments.get(preview.envId),
+  ]);
   const taskId = currentTaskId();
   const current = await provider.get(row.number);
   const body = previewBody(ownText(current.body), {
@@ -90,12 +95,17 @@ export function deployResultComment(item: GitDeployItem, taskUrl: string): strin
     ? `Switchyard deployed \`${item.commit.slice(0, 10)}\` as dashboard ${item.target_dashboard_id}: **${item.status}**.`
     : `Switchyard's deploy of \`${item.commit.slice(0, 10)}\` **failed** at step \`${item.step ?? '?'}\`: ${item.error ?? 'no reason given'}`;
   const v = item.verification as Verification | undefined;
-  const verified = v ? ` Verification: ${v.charts_linked}/${v.charts_expected} charts linked, ${v.charts.filter((c) => c.ok).length}/${v.charts.length} chart queries pass.` : '';
+  const verified = v
+    ? ` Verification: ${v.charts_linked}/${v.charts_expected} charts linked, ${v.charts.filter((c) => c.ok).length}/${v.charts.length} chart queries pass.`
+    : '';
   return `${head}${verified} [The deploy task](${taskUrl}).`;
 }
 
 /** Comments a merge's deploy result on its pull request (the workflow calls it once the deploy ended). */
-export async function commentDeployResult(deps: Deps, input: { pullRequestId: string; linkBase: string; item: GitDeployItem }): Promise<void> {
+export async function commentDeployResult(
+  deps: Deps,
+  input: { pullRequestId: string; linkBase: string; item: GitDeployItem },
+): Promise<void> {
   const { row, provider } = await reviewOf(deps, input.pullRequestId);
   await provider.comment(row.number, deployResultComment(input.item, taskLink(input.linkBase, currentTaskId())));
 }

@@ -6,7 +6,12 @@ import type { ActivityDeps } from '../deps.ts';
  * Why a schedule may not run now, or null: each run has the rights its creator has at that
  * moment (and, made with an API key, only those the key still grants). The one decider for runs.
  */
-export async function runRefusal(deps: Pick<ActivityDeps, 'stores'>, schedule: ScheduleRow, permission: string, taskType: string): Promise<string | null> {
+export async function runRefusal(
+  deps: Pick<ActivityDeps, 'stores'>,
+  schedule: ScheduleRow,
+  permission: string,
+  taskType: string,
+): Promise<string | null> {
   const { access } = deps.stores.identity;
   const who = `${schedule.created_by_username ?? 'the creator'} (who made schedule '${schedule.name}')`;
   if (!schedule.created_by)

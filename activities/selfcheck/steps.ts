@@ -65,10 +65,16 @@ export function createSelfcheckActivities({ stores }: Pick<ActivityDeps, 'stores
         ctx.heartbeat(elapsed);
       }
       const appliedBy = await applyEffect('sleep');
-      return passed({ step: 'sleep', ok: true, detail: `slept ${seconds} s (effect applied by attempt ${appliedBy})`, attempt: ctx.info.attempt }, at);
+      return passed(
+        { step: 'sleep', ok: true, detail: `slept ${seconds} s (effect applied by attempt ${appliedBy})`, attempt: ctx.info.attempt },
+        at,
+      );
     },
 
-    async selfcheckFail(input: { mode: 'retryable' | 'non_retryable'; failAttempts: number }, at?: StepPlace): Promise<SelfcheckStepResult> {
+    async selfcheckFail(
+      input: { mode: 'retryable' | 'non_retryable'; failAttempts: number },
+      at?: StepPlace,
+    ): Promise<SelfcheckStepResult> {
       const ctx = Context.current();
       if (input.mode === 'non_retryable') {
         ctx.log.error('failing without retry, as requested');

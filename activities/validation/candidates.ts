@@ -9,7 +9,10 @@ import type { SupersetClient } from '../../lib/superset/client.ts';
 import type { ListFilter } from '../../lib/superset/types.ts';
 import type { ActivityDeps } from '../deps.ts';
 
-export async function validationCandidates(deps: Pick<ActivityDeps, 'superset'>, input: { envId: string; selection: ValidationSelection }): Promise<number[]> {
+export async function validationCandidates(
+  deps: Pick<ActivityDeps, 'superset'>,
+  input: { envId: string; selection: ValidationSelection },
+): Promise<number[]> {
   const { selection } = input;
   const asked = selection.dashboard_ids?.length ? [...new Set(selection.dashboard_ids)] : null;
   // Ids alone: each one is checked, and one the environment lacks says so in its item.

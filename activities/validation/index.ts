@@ -48,7 +48,11 @@ export function createValidationActivities(deps: ActivityDeps) {
   };
 }
 
-async function validateDashboard(deps: ActivityDeps, gates: ChartQueryGates, input: DashboardRef & { browser: boolean }): Promise<ValidationBrief> {
+async function validateDashboard(
+  deps: ActivityDeps,
+  gates: ChartQueryGates,
+  input: DashboardRef & { browser: boolean },
+): Promise<ValidationBrief> {
   const taskId = currentTaskId();
   const earlier = await deps.stores.taskItems.get<ValidationItem>(taskId, input.position);
   if (earlier) return briefOf(earlier);

@@ -68,14 +68,26 @@ export function failedItem(ref: DashboardRef, failure: ItemFailure, title: strin
     totals: { passed: 0, broken: 0, not_verifiable: 0 },
     ...NO_HISTORY,
     ...failure,
-    next_actions: [...failure.next_actions, validateAgainAction(ref.envId, [ref.dashboardId], 'Validate this dashboard again once Superset answers')],
+    next_actions: [
+      ...failure.next_actions,
+      validateAgainAction(ref.envId, [ref.dashboardId], 'Validate this dashboard again once Superset answers'),
+    ],
   };
 }
 
 /** Applies the item's verdicts to the store, fills in their history, the error and next actions. */
-export async function withHistory(deps: Pick<ActivityDeps, 'stores'>, taskId: string, ref: DashboardRef, item: ValidationItem, browserAsked: boolean): Promise<ValidationItem> {
+export async function withHistory(
+  deps: Pick<ActivityDeps, 'stores'>,
+  taskId: string,
+  ref: DashboardRef,
+  item: ValidationItem,
+  browserAsked: boolean,
+): Promise<ValidationItem> {
   if (item.status === 'failed') return item;
-  const verdicts = [...item.charts.map((c) => ({ chartId: c.id, verdict: c.verdict })), { chartId: DASHBOARD_ROW, verdict: dashboardVerdict(item.status) }];
+  const verdicts = [
+    ...item.charts.map((c) => ({ chartId: c.id, verdict: c.verdict })),
+    { chartId: DASHBOARD_ROW, verdict: dashboardVerdict(item.status) },
+  ];
   const history = await deps.stores.validationVerdicts.apply(ref.envId, ref.dashboardId, taskId, new Date(item.checked_at), verdicts);
   const charts = item.charts.map((c) => ({ ...c, ...(history.get(c.id) ?? NO_HISTORY) }));
   const { awaiting_browser: _, ...rest } = item;
@@ -83,31 +95,56 @@ export async function withHistory(deps: Pick<ActivityDeps, 'stores'>, taskId: st
   return { ...done, ...explained(ref, done, browserAsked) };
 }
 
-function explained(ref: DashboardRef, item: ValidationItem, browserAsked: boolean): Pick<ValidationItem, 'error' | 'step' | 'next_actions'> {
+function explained(
+  ref: DashboardRef,
+  item: ValidationItem,
+  browserAsked: boolean,
+): Pick<ValidationItem, 'error' | 'step' | 'next_actions'> {
   const name = item.title ? `'${item.title}'` : `dashboard ${item.id}`;
   const actions: NextAction[] = [];
   if (item.status === 'broken') {
     const broken = item.charts.filter((c) => c.verdict === 'broken');
     const named = broken.slice(0, 3).map((c) => `'${c.name}': ${c.error}`);
-    const browserNote = item.browser?.verdict === 'failed' ? `the browser check saw charts fail (${item.browser.reason ?? 'no reason given'})` : '';
+    const browserNote =
+      item.browser?.verdict === 'failed' ? `the browser check saw charts fail (${item.browser.reason ?? 'no reason given'})` : '';
     const since = item.newly_broken ? 'newly broken' : `broken since ${item.first_seen_broken_at ?? item.checked_at}`;
     const passed = item.last_passed_at ? `last passed ${item.last_passed_at}` : 'never seen passing';
-    actions.push({ action: 'fix_charts', description: `Open ${name} in Superset and fix ${broken.length ? broken.map((c) => `'${c.name}'`).join(', ') : 'the charts the browser check names'}: Superset refuses their queries` });
+    actions.push({
+      action: 'fix_charts',
+      description: `Open ${name} in Superset and fix ${broken.length ? broken.map((c) => `'${c.name}'`).join(', ') : 'the charts the browser check names'}: Superset refuses their queries`,
+    });
     actions.push(validateAgainAction(ref.envId, [item.id], `Validate ${name} again once it is fixed`));
-    const what = [broken.length ? `${broken.length} of ${item.charts.length} chart(s) fail in Superset: ${named.join('; ')}${broken.length > 3 ? '; …' : ''}` : '', browserNote].filter(Boolean).join('; ');
+    const what = [
+      broken.length
+        ? `${broken.length} of ${item.charts.length} chart(s) fail in Superset: ${named.join('; ')}${broken.length > 3 ? '; …' : ''}`
+        : '',
+      browserNote,
+    ]
+      .filter(Boolean)
+      .join('; ');
     return { error: `${what} (${since}; ${passed})`, step: 'check', next_actions: actions };
   }
   if (item.totals.not_verifiable && !browserAsked)
     actions.push({
       action: 'browser_check',
       description: `${item.totals.not_verifiable} chart(s) of ${name} could not be checked by their queries: validate with the browser check, which renders them`,
-      request: { method: 'POST', path: `/api/environments/${encodeURIComponent(ref.envId)}/validate`, body: { dashboard_ids: [item.id], browser: true } },
+      request: {
+        method: 'POST',
+        path: `/api/environments/${encodeURIComponent(ref.envId)}/validate`,
+        body: { dashboard_ids: [item.id], browser: true },
+      },
     });
   return { next_actions: actions };
 }
 
 /** Records the item at its position, writes the progress and counts it; answers the brief. */
-export async function recordItem(deps: Pick<ActivityDeps, 'stores'>, taskId: string, ref: DashboardRef, item: ValidationItem, seconds: number | null): Promise<ValidationBrief> {
+export async function recordItem(
+  deps: Pick<ActivityDeps, 'stores'>,
+  taskId: string,
+  ref: DashboardRef,
+  item: ValidationItem,
+  seconds: number | null,
+): Promise<ValidationBrief> {
   await deps.stores.taskItems.put(taskId, ref.position, ref.dashboardId, item);
   const progress = { done: ref.position + 1, total: ref.total, message: `dashboard ${ref.dashboardId}: ${item.status}` };
   await deps.stores.tasks.setProgress(taskId, progress);

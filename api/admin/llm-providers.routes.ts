@@ -18,7 +18,9 @@ import { pageEnvelope, pagination, secretDestinationUrl } from '../http/schemas.
 /** The API key in answers: a fixed mask, no character of the key. */
 export const KEY_MASK = '********';
 
-const baseUrl = secretDestinationUrl('OpenAI-compatible API base, e.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1` (no credentials, query or fragment)');
+const baseUrl = secretDestinationUrl(
+  'OpenAI-compatible API base, e.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1` (no credentials, query or fragment)',
+);
 
 const fields = {
   name: z.string().trim().min(1, 'name is required').max(100),
@@ -114,13 +116,20 @@ export function llmProviderRoutes(app: AppContext): AnyRoute[] {
       path: '/api/admin/llm-providers',
       tag,
       summary: 'List LLM providers',
-      description: 'Sorted by name. The API key is write-only: answers carry `api_key: "********"`. The provider `default` (the `LLM_*` variables) is not listed.',
+      description:
+        'Sorted by name. The API key is write-only: answers carry `api_key: "********"`. The provider `default` (the `LLM_*` variables) is not listed.',
       access: 'admin',
       query: z.object(pagination),
       responses: { 200: { description: 'A page of providers', schema: pageEnvelope(providerView) } },
       async handler(_ctx, { query }) {
         const { rows, total } = await store.list(query.page, query.page_size);
-        return { items: rows.map(toView), total, page: query.page, page_size: query.page_size, has_next: query.page * query.page_size < total };
+        return {
+          items: rows.map(toView),
+          total,
+          page: query.page,
+          page_size: query.page_size,
+          has_next: query.page * query.page_size < total,
+        };
       },
     }),
 
@@ -235,7 +244,11 @@ export function llmProviderRoutes(app: AppContext): AnyRoute[] {
       responses: { 204: { description: 'Removed' }, 404: { description: 'Unknown provider' } },
       async handler(ctx, { params, principal }) {
         const row = await store.remove(params.provider_id);
-        await app.securityEvents.recordChange(ctx, principal, 'LLM_PROVIDER_DELETED', { provider_id: row.id, name: row.name, base_url: row.base_url });
+        await app.securityEvents.recordChange(ctx, principal, 'LLM_PROVIDER_DELETED', {
+          provider_id: row.id,
+          name: row.name,
+          base_url: row.base_url,
+        });
         ctx.status = 204;
       },
     }),

@@ -36,7 +36,13 @@ export async function carryOutAction(
     case 'git_commit':
       return { result: await app.git.commit(principal, action.envId, action.dashboardId, action.message) };
     case 'git_pull_request': {
-      const body = { env_id: action.envId, branch: action.branch, title: action.title, target_env_id: action.targetEnvId, verification: 'queries' as const };
+      const body = {
+        env_id: action.envId,
+        branch: action.branch,
+        title: action.title,
+        target_env_id: action.targetEnvId,
+        verification: 'queries' as const,
+      };
       const opened = await new PullRequests(app).open(principal, action.linkBase, action.dashboardId, body);
       return { result: opened };
     }

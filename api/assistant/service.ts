@@ -212,7 +212,11 @@ export class AssistantService {
   /** The caller's messages across all their conversations (archived ones too), newest first. */
   async historyAcross(principal: Principal, pageNo: number, pageSize: number) {
     const { rows, total } = await this.conversations.messagesAcross(assistantPolicy.mine(principal), pageNo, pageSize);
-    const items = rows.map((m) => ({ ...messageOut(m), conversation_id: m.conversation_id, conversation_archived: m.conversation_archived }));
+    const items = rows.map((m) => ({
+      ...messageOut(m),
+      conversation_id: m.conversation_id,
+      conversation_archived: m.conversation_archived,
+    }));
     return page(items, total, pageNo, pageSize);
   }
 

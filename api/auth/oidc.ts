@@ -144,7 +144,10 @@ export class OidcService {
     const reserved = await this.throttle.reserve([{ kind: 'oidc_start', value: ctx.ip || 'unknown' }]);
     if (!reserved.allowed) {
       await this.events.record(ctx, { type: 'LOGIN_THROTTLED', outcome: 'failure', detail: { via: 'oidc' } });
-      throw new TooManyRequestsError(`Too many sign-in starts from this address; try again in ${reserved.waitSeconds} s`, reserved.waitSeconds);
+      throw new TooManyRequestsError(
+        `Too many sign-in starts from this address; try again in ${reserved.waitSeconds} s`,
+        reserved.waitSeconds,
+      );
     }
     const config = await this.configuration();
     const state = client.randomState();

@@ -46,19 +46,24 @@ export class LoginThrottle {
    */
   reserve(keys: ThrottleKey[]): Promise<Reservation> {
     const limits = new Map(keys.map((k) => [keyOf(k), LIMITS[k.kind]]));
-    return this.store.decide<Reservation>([...limits.keys()], (counters: ThrottleCounter[], at: Date) => {
-      const now = at.getTime();
-      const fresh = (c: ThrottleCounter) => c.window_started_at.getTime() >= now - WINDOW_SECONDS * 1000;
-      const waits = counters
-        .filter((c) => fresh(c) && c.locked_until && c.locked_until.getTime() > now)
-        .map((c) => c.locked_until!.getTime() - now);
-      if (waits.length) return { result: { allowed: false, waitSeconds: Math.max(1, Math.ceil(Math.max(...waits) / 1000)) }, updates: [] };
-      const updates = counters.map((c) => {
-        const attempts = fresh(c) ? c.failures + 1 : 1;
-        return { key: c.key, failures: attempts, restartWindow: !fresh(c), lockSeconds: lockSeconds(attempts, limits.get(c.key)!) };
-      });
-      return { result: { allowed: true }, updates };
-    }, this.clock?.());
+    return this.store.decide<Reservation>(
+      [...limits.keys()],
+      (counters: ThrottleCounter[], at: Date) => {
+        const now = at.getTime();
+        const fresh = (c: ThrottleCounter) => c.window_started_at.getTime() >= now - WINDOW_SECONDS * 1000;
+        const waits = counters
+          .filter((c) => fresh(c) && c.locked_until && c.locked_until.getTime() > now)
+          .map((c) => c.locked_until!.getTime() - now);
+        if (waits.length)
+          return { result: { allowed: false, waitSeconds: Math.max(1, Math.ceil(Math.max(...waits) / 1000)) }, updates: [] };
+        const updates = counters.map((c) => {
+          const attempts = fresh(c) ? c.failures + 1 : 1;
+          return { key: c.key, failures: attempts, restartWindow: !fresh(c), lockSeconds: lockSeconds(attempts, limits.get(c.key)!) };
+        });
+        return { result: { allowed: true }, updates };
+      },
+      this.clock?.(),
+    );
   }
 
   /**

@@ -9,7 +9,6 @@ const dashboardId = z.coerce
   .positive('must be a dashboard id (a positive integer)')
   .max(SUPERSET_ID_MAX, `must be a dashboard id (at most ${SUPERSET_ID_MAX})`);
 
-
 export const backupBody = z
   .object({
     env_id: z.string({ error: 'env_id is required' }).trim().min(1, 'env_id is required').max(200),

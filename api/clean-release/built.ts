@@ -47,9 +47,15 @@ function unpack(app: AppContext, input: BuiltArtifactInput, index: number) {
   const bytes = Buffer.from(input.zip_base64, 'base64');
   const actual = createHash('sha256').update(bytes).digest('hex');
   if (actual !== input.sha256)
-    throw new AppError(400, 'artifact_digest_mismatch', 'Bad Request', `built[${index}]: the zip digests to sha256 ${actual}, not the ${input.sha256} it claims`, {
-      extra: { index, actual_sha256: actual, claimed_sha256: input.sha256 },
-    });
+    throw new AppError(
+      400,
+      'artifact_digest_mismatch',
+      'Bad Request',
+      `built[${index}]: the zip digests to sha256 ${actual}, not the ${input.sha256} it claims`,
+      {
+        extra: { index, actual_sha256: actual, claimed_sha256: input.sha256 },
+      },
+    );
   try {
     return filesFromExport(new Uint8Array(bytes), maxBundleBytes(app.config));
   } catch (err) {
@@ -74,7 +80,13 @@ async function filesAtRemote(app: AppContext, remote: string, commit: string): P
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-built-'));
   try {
     const wc = new WorkingCopy(dir, { egress: egressPolicy(app.config) });
-    await wc.init({ branch, remoteUrl: remote, author: SCRATCH_AUTHOR, readme: '', adopt: { creds: credentialsFor(app, configs, remote) } });
+    await wc.init({
+      branch,
+      remoteUrl: remote,
+      author: SCRATCH_AUTHOR,
+      readme: '',
+      adopt: { creds: credentialsFor(app, configs, remote) },
+    });
     return await wc.filesAt(commit);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -82,9 +94,16 @@ async function filesAtRemote(app: AppContext, remote: string, commit: string): P
 }
 
 /** Whether the claimed source vouches for the zip's files: null when it does, else why not. */
-async function provenanceFailure(app: AppContext, files: Map<string, string>, remote: string, commit: string, host: string): Promise<string | null> {
+async function provenanceFailure(
+  app: AppContext,
+  files: Map<string, string>,
+  remote: string,
+  commit: string,
+  host: string,
+): Promise<string | null> {
   const registry = await app.stores.cleanRelease.registry();
-  if (!isTrusted(host, registry.hosts)) return `the claimed source ${remote} is outside the trusted registry (host ${host}); it was not fetched`;
+  if (!isTrusted(host, registry.hosts))
+    return `the claimed source ${remote} is outside the trusted registry (host ${host}); it was not fetched`;
   let held: Map<string, string>;
   try {
     held = await filesAtRemote(app, remote, commit);
@@ -93,7 +112,9 @@ async function provenanceFailure(app: AppContext, files: Map<string, string>, re
   }
   const zip = portableDigest(files);
   const source = portableDigest(held);
-  return zip === source ? null : `the zip's content (portable sha256 ${zip}) is not what commit ${commit} of ${remote} holds (portable sha256 ${source})`;
+  return zip === source
+    ? null
+    : `the zip's content (portable sha256 ${zip}) is not what commit ${commit} of ${remote} holds (portable sha256 ${source})`;
 }
 
 export async function readBuilt(app: AppContext, input: BuiltArtifactInput, index: number): Promise<ReadBuilt> {

@@ -235,7 +235,10 @@ export function cleanReleaseRoutes(app: AppContext): AnyRoute[] {
       body: artifactsBody,
       responses: {
         200: { description: 'Imported', schema: artifactsImported },
-        400: { description: 'Invalid body, `source_unreadable`, or `artifact_digest_mismatch` (a built zip whose bytes do not digest to its `sha256`)' },
+        400: {
+          description:
+            'Invalid body, `source_unreadable`, or `artifact_digest_mismatch` (a built zip whose bytes do not digest to its `sha256`)',
+        },
         404: { description: 'Unknown candidate, repository or backup' },
         409: { description: '`invalid_state`' },
       },

@@ -44,7 +44,11 @@ export const candidateBody = z
 
 const builtArtifact = z
   .object({
-    zip_base64: z.base64('must be base64').min(1).max(2_700_000).describe("the dashboard's export zip (Superset's `dashboard/export`), base64"),
+    zip_base64: z
+      .base64('must be base64')
+      .min(1)
+      .max(2_700_000)
+      .describe("the dashboard's export zip (Superset's `dashboard/export`), base64"),
     sha256: z
       .string()
       .regex(/^[0-9a-f]{64}$/i, 'must be a sha256 in hex (64 characters)')
@@ -55,7 +59,10 @@ const builtArtifact = z
         remote: z
           .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
           .max(2000)
-          .refine((u) => { const p = new URL(u); return !p.username && !p.password; }, 'a remote URL must not carry credentials')
+          .refine((u) => {
+            const p = new URL(u);
+            return !p.username && !p.password;
+          }, 'a remote URL must not carry credentials')
           .describe('the git remote the artifact claims to come from'),
         commit: z
           .string()
@@ -80,7 +87,9 @@ export const artifactsBody = z
       .min(1)
       .max(50)
       .optional()
-      .describe('artifacts built elsewhere (a CI job): one export zip per dashboard with its sha256 and claimed git source; instead of reading the pinned sources'),
+      .describe(
+        'artifacts built elsewhere (a CI job): one export zip per dashboard with its sha256 and claimed git source; instead of reading the pinned sources',
+      ),
   })
   .strict()
   .refine((b) => !(b.sources && b.built), 'send either sources or built, not both');
@@ -167,11 +176,13 @@ export const manifestView = z.object({
         .array(pairSettingsView)
         .optional()
         .describe(
-          "the rules and saved database mappings of each environment pair the artifacts come from, frozen when the manifest was built and covered by its digest: a publish applies these, and refuses an artifact (step `rules`, nothing imported) when the stored ones changed since; absent in manifests built before they were frozen (a publish of one is refused alike: build the manifest again)",
+          'the rules and saved database mappings of each environment pair the artifacts come from, frozen when the manifest was built and covered by its digest: a publish applies these, and refuses an artifact (step `rules`, nothing imported) when the stored ones changed since; absent in manifests built before they were frozen (a publish of one is refused alike: build the manifest again)',
         ),
     })
     .catchall(z.unknown())
-    .describe("the manifest's content (its `digest` is the sha256 of its canonical JSON); each artifact's `hosts` are those of its files as they will be written, under the frozen rules"),
+    .describe(
+      "the manifest's content (its `digest` is the sha256 of its canonical JSON); each artifact's `hosts` are those of its files as they will be written, under the frozen rules",
+    ),
   created_at: z.string(),
 });
 export const toManifestView = (m: ManifestRow) => ({

@@ -98,7 +98,12 @@ export class CleanReleaseService {
    * artifact with its digests and hosts. `by` is recorded among the candidate's requesters:
    * whoever imports or changes its artifacts may not approve it.
    */
-  async importArtifacts(candidateId: string, by: Principal, sources?: ReleaseSource[], built?: BuiltArtifactInput[]): Promise<ArtifactRow[]> {
+  async importArtifacts(
+    candidateId: string,
+    by: Principal,
+    sources?: ReleaseSource[],
+    built?: BuiltArtifactInput[],
+  ): Promise<ArtifactRow[]> {
     const candidate = await this.store.getCandidate(candidateId);
     // One at a time, as before: each read may hold a repository's lock or fetch a remote.
     const artifacts: Array<ReturnType<CleanReleaseService['artifactOf']>> = [];
@@ -113,7 +118,13 @@ export class CleanReleaseService {
     return this.store.artifacts(candidate.id);
   }
 
-  private artifactOf(r: { files: Map<string, string>; host: { host: string; where: string } | null; title: string | null; uuid: string; source: object }) {
+  private artifactOf(r: {
+    files: Map<string, string>;
+    host: { host: string; where: string } | null;
+    title: string | null;
+    uuid: string;
+    source: object;
+  }) {
     const hosts: HostOccurrence[] = [
       ...(r.host ? [{ host: r.host.host, role: 'source' as const, where: r.host.where }] : []),
       ...hostsInFiles(r.files).map((f) => ({ host: f.host, role: f.role, where: f.where })),
@@ -129,9 +140,7 @@ export class CleanReleaseService {
     };
   }
 
-  private async read(
-    source: ReleaseSource,
-  ): Promise<{
+  private async read(source: ReleaseSource): Promise<{
     files: Map<string, string>;
     host: { host: string; where: string } | null;
     title: string | null;
@@ -264,7 +273,13 @@ export class CleanReleaseService {
   }
 
   /** A decision, sent to the candidate's release workflow; its refusals come back as problem bodies. */
-  async decide(candidateId: string, action: ReleaseAction, principal: Principal, comment?: string, verification?: VerificationMode): Promise<ReleaseDecisionOutcome> {
+  async decide(
+    candidateId: string,
+    action: ReleaseAction,
+    principal: Principal,
+    comment?: string,
+    verification?: VerificationMode,
+  ): Promise<ReleaseDecisionOutcome> {
     const candidate = await this.store.getCandidate(candidateId);
     const refusal = action === 'approve' ? selfApprovalRefusal(candidate, principal.userId) : null;
     if (refusal) throw new AppError(403, 'self_approval', 'Forbidden', refusal);

@@ -63,9 +63,17 @@ export const effectiveProfileFilter = z.object({
     .object({
       status: z
         .enum(['resolved', 'unresolved', 'ambiguous'])
-        .describe('`resolved`: one account; `unresolved`: none, so only plain-value owners and modifiers equal to the username match; `ambiguous`: several accounts matched the username, all of them match (the `candidates`): bind a username that names one'),
-      via: z.enum(['security_api', 'related_owners']).describe("how the username was resolved: Superset's security API (exact usernames) or, without it, `related/owners` (e-mail, its local part or display name)"),
-      candidates: z.array(z.object({ id: z.number().int(), display_name: z.string(), email: z.string().nullable() })).describe('the accounts the username resolved to'),
+        .describe(
+          '`resolved`: one account; `unresolved`: none, so only plain-value owners and modifiers equal to the username match; `ambiguous`: several accounts matched the username, all of them match (the `candidates`): bind a username that names one',
+        ),
+      via: z
+        .enum(['security_api', 'related_owners'])
+        .describe(
+          "how the username was resolved: Superset's security API (exact usernames) or, without it, `related/owners` (e-mail, its local part or display name)",
+        ),
+      candidates: z
+        .array(z.object({ id: z.number().int(), display_name: z.string(), email: z.string().nullable() }))
+        .describe('the accounts the username resolved to'),
     })
     .optional()
     .describe('Present when the filter is applied: who the bound username resolved to upstream'),

@@ -34,25 +34,60 @@ export async function applyAnswer(
     await reviewField(fields, trx, p, id, current.ref!, option);
   } else if (current.kind === 'field_meaning' && option === 'set') {
     if (!answer.label && !answer.description) {
-      throw new ValidationError('answer.label or answer.description is needed to set a meaning', [{ field: 'body.answer', message: 'label or description required' }]);
+      throw new ValidationError('answer.label or answer.description is needed to set a meaning', [
+        { field: 'body.answer', message: 'label or description required' },
+      ]);
     }
     await fields.update(
       trx,
       id,
       current.ref!,
-      { label: answer.label ?? null, description: answer.description ?? null, provenance: 'manual', status: 'manual', locked: true, source: { set_by: p.username, set_at: new Date().toISOString(), via: 'clarification' } },
+      {
+        label: answer.label ?? null,
+        description: answer.description ?? null,
+        provenance: 'manual',
+        status: 'manual',
+        locked: true,
+        source: { set_by: p.username, set_at: new Date().toISOString(), via: 'clarification' },
+      },
       actor(p),
     );
   }
 }
 
 /** A field's review answered: its pending candidate accepted, or dismissed (proposed again, or unresolved when nothing resolved it). */
-async function reviewField(fields: ReviewFieldStore, trx: Transaction, p: Principal, id: string, ref: string, option: string): Promise<void> {
+async function reviewField(
+  fields: ReviewFieldStore,
+  trx: Transaction,
+  p: Principal,
+  id: string,
+  ref: string,
+  option: string,
+): Promise<void> {
   const f = await fields.get(id, ref, trx);
   const c = f.pending_candidate;
   if (option === 'accept_candidate' && c) {
-    await fields.update(trx, id, f.id, { label: c.label, description: c.description, provenance: c.provenance, status: 'proposed', pending_candidate: null, source: { ...c.source, score: c.score } }, actor(p));
+    await fields.update(
+      trx,
+      id,
+      f.id,
+      {
+        label: c.label,
+        description: c.description,
+        provenance: c.provenance,
+        status: 'proposed',
+        pending_candidate: null,
+        source: { ...c.source, score: c.score },
+      },
+      actor(p),
+    );
   } else {
-    await fields.update(trx, id, f.id, { status: f.provenance === 'unresolved' ? 'unresolved' : 'proposed', pending_candidate: null }, actor(p));
+    await fields.update(
+      trx,
+      id,
+      f.id,
+      { status: f.provenance === 'unresolved' ? 'unresolved' : 'proposed', pending_candidate: null },
+      actor(p),
+    );
   }
 }

@@ -102,7 +102,17 @@ export function clarificationOut(s: SessionRow, open: Question[], answered: numb
   return { session_id: s.id, version: s.version, blocking: open.length > 0, question: open[0] ?? null, remaining: open.length, answered };
 }
 
-export function versionOut(v: { id: string; dictionary_id: string; version: number; filename: string | null; format: string; sha256: string; entry_count: number; created_by_username: string | null; created_at: Date }) {
+export function versionOut(v: {
+  id: string;
+  dictionary_id: string;
+  version: number;
+  filename: string | null;
+  format: string;
+  sha256: string;
+  entry_count: number;
+  created_by_username: string | null;
+  created_at: Date;
+}) {
   return {
     id: v.id,
     dictionary_id: v.dictionary_id,

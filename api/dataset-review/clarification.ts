@@ -25,7 +25,10 @@ export function questions(s: SessionRow, fields: FieldRow[], mappings: MappingRo
       key: 'dataset_choice',
       kind: 'dataset_choice',
       text: `The dashboard shows ${s.candidate_datasets.length} datasets. Which one is reviewed?`,
-      options: s.candidate_datasets.map((d) => ({ value: String(d.id), label: `${d.table_name ?? `dataset ${d.id}`} (charts ${d.charts.join(', ')})` })),
+      options: s.candidate_datasets.map((d) => ({
+        value: String(d.id),
+        label: `${d.table_name ?? `dataset ${d.id}`} (charts ${d.charts.join(', ')})`,
+      })),
       ref: null,
     });
   }
@@ -38,7 +41,10 @@ export function questions(s: SessionRow, fields: FieldRow[], mappings: MappingRo
       key: `filter_mapping:${f.id}`,
       kind: 'filter_mapping',
       text: `Filter '${f.name}'${f.column ? ` (column ${f.column})` : ''} fills no template variable. Which one should it fill?`,
-      options: [...free.map((v) => ({ value: `${v.kind}:${v.name}`, label: `${v.name} (${v.kind})` })), { value: 'none', label: 'none: it only filters' }],
+      options: [
+        ...free.map((v) => ({ value: `${v.kind}:${v.name}`, label: `${v.name} (${v.kind})` })),
+        { value: 'none', label: 'none: it only filters' },
+      ],
       ref: m.id,
     });
   }

@@ -16,7 +16,12 @@ import { actor, versionOut } from './answers.ts';
 import { rerank } from './fields.ts';
 
 export async function addDictionaryVersion(
-  deps: { stores: Pick<Stores, 'transaction'>; dictionaries: SemanticDictionaryStore; sessions: ReviewSessionStore; fields: ReviewFieldStore },
+  deps: {
+    stores: Pick<Stores, 'transaction'>;
+    dictionaries: SemanticDictionaryStore;
+    sessions: ReviewSessionStore;
+    fields: ReviewFieldStore;
+  },
   p: Principal,
   dictionaryId: string,
   file: UploadedFile,

@@ -7,11 +7,19 @@ import type { Principal } from '../auth/principal.ts';
 import type { SessionParts } from './answers.ts';
 import { authorizedSessions } from './policy.ts';
 
-export type ExportStores = SessionParts & { sessions: ReviewSessionStore; dictionaries: SemanticDictionaryStore; environments: EnvironmentStore };
+export type ExportStores = SessionParts & {
+  sessions: ReviewSessionStore;
+  dictionaries: SemanticDictionaryStore;
+  environments: EnvironmentStore;
+};
 
 export async function reviewView(stores: ExportStores, p: Principal, id: string): Promise<ReviewView> {
   const s = await authorizedSessions(stores.sessions, p).get(id);
-  const [fields, mappings, env] = await Promise.all([stores.fields.list(id), stores.mappings.list(id), stores.environments.get(s.env_id).catch(() => null)]);
+  const [fields, mappings, env] = await Promise.all([
+    stores.fields.list(id),
+    stores.mappings.list(id),
+    stores.environments.get(s.env_id).catch(() => null),
+  ]);
   const dict = s.dictionary_id ? await stores.dictionaries.get(s.dictionary_id).catch(() => null) : null;
   const preview = s.preview as ReviewView['preview'];
   return {

@@ -59,11 +59,18 @@ export function proposeFields(detail: DatasetDetail, ctx: RankingContext): NewFi
 /** What a new dictionary version means for a field: a locked value is kept; an unlocked one needs review beside the new candidate. */
 export function rerank(field: FieldRow, dictionary: { id: string; version: number; entries: DictionaryEntry[] }, table: string | null) {
   const candidates = rankCandidates(
-    { kind: field.kind, name: field.name, superset: { verbose_name: field.superset.verbose_name, description: field.superset.description } },
+    {
+      kind: field.kind,
+      name: field.name,
+      superset: { verbose_name: field.superset.verbose_name, description: field.superset.description },
+    },
     { table, dictionary, accepted: new Map() },
   );
   // Keep the LLM candidates already found (the store is not read again here).
-  const merged: Candidate[] = [...candidates.filter((c) => c.provenance !== 'llm'), ...field.candidates.filter((c) => c.provenance === 'llm')];
+  const merged: Candidate[] = [
+    ...candidates.filter((c) => c.provenance !== 'llm'),
+    ...field.candidates.filter((c) => c.provenance === 'llm'),
+  ];
   if (field.locked) return { candidates: merged };
   return { candidates: merged, status: 'needs_review' as const, pending_candidate: merged[0] ?? null };
 }

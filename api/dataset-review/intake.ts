@@ -60,7 +60,12 @@ export async function recoverDataset(
   } catch (err) {
     const why = refusal(err);
     if (why === undefined) throw err;
-    markers.push({ kind: 'dataset', ref: String(datasetId), detail: `dataset ${datasetId} could not be read from Superset (not found or not accessible)`, upstream_error: why });
+    markers.push({
+      kind: 'dataset',
+      ref: String(datasetId),
+      detail: `dataset ${datasetId} could not be read from Superset (not found or not accessible)`,
+      upstream_error: why,
+    });
     return { dataset: null, detail: null, filters, variables: [] };
   }
   const dataset = datasetOf(detail, baseUrl);
@@ -68,7 +73,11 @@ export async function recoverDataset(
   const checked = filters.map((f) => ({ ...f, column_in_dataset: f.column === null ? null : columns.has(f.column) }));
   for (const f of checked) {
     if (f.column_in_dataset === false) {
-      markers.push({ kind: 'filter_column', ref: f.id, detail: `filter '${f.name}' is on column '${f.column}', which dataset '${detail.table_name}' does not have` });
+      markers.push({
+        kind: 'filter_column',
+        ref: f.id,
+        detail: `filter '${f.name}' is on column '${f.column}', which dataset '${detail.table_name}' does not have`,
+      });
     }
   }
   return { dataset, detail, filters: checked, variables: templateVariables(dataset.sql, dataset.template_params) };
@@ -88,7 +97,8 @@ export async function recover(client: SupersetClient, link: DashboardLink, baseU
     markers,
   };
 
-  let ref: string | number | null = link.kind === 'dashboard_id' ? link.dashboardId : link.kind === 'dashboard_slug' ? link.slug : link.dashboardRef;
+  let ref: string | number | null =
+    link.kind === 'dashboard_id' ? link.dashboardId : link.kind === 'dashboard_slug' ? link.slug : link.dashboardRef;
   let dataMask: Record<string, unknown> | null = null;
   let anchor: string | null = null;
   if (link.kind === 'permalink') {
@@ -101,7 +111,12 @@ export async function recover(client: SupersetClient, link: DashboardLink, baseU
     } catch (err) {
       const why = refusal(err);
       if (why === undefined) throw err;
-      markers.push({ kind: 'permalink', ref: link.key, detail: 'the permalink could not be read: its filter values are lost', upstream_error: why });
+      markers.push({
+        kind: 'permalink',
+        ref: link.key,
+        detail: 'the permalink could not be read: its filter values are lost',
+        upstream_error: why,
+      });
     }
   }
   if (ref === null) return empty;
@@ -112,7 +127,12 @@ export async function recover(client: SupersetClient, link: DashboardLink, baseU
   } catch (err) {
     const why = refusal(err);
     if (why === undefined) throw err;
-    markers.push({ kind: 'dashboard', ref: String(ref), detail: `dashboard ${ref} could not be read from Superset (not found or not accessible)`, upstream_error: why });
+    markers.push({
+      kind: 'dashboard',
+      ref: String(ref),
+      detail: `dashboard ${ref} could not be read from Superset (not found or not accessible)`,
+      upstream_error: why,
+    });
     return empty;
   }
   const meta = parseJsonMetadata(dash.json_metadata);
@@ -144,7 +164,9 @@ export async function recover(client: SupersetClient, link: DashboardLink, baseU
 
   // The chart the link points at (a permalink's anchor), else the only dataset.
   let chosen: number | null = null;
-  const anchored = anchor ? (parseJsonMetadata(dash.position_json)[anchor] as { meta?: { chartId?: number } } | undefined)?.meta?.chartId : undefined;
+  const anchored = anchor
+    ? (parseJsonMetadata(dash.position_json)[anchor] as { meta?: { chartId?: number } } | undefined)?.meta?.chartId
+    : undefined;
   const anchoredChart = anchored !== undefined ? charts.find((c) => c.id === anchored) : undefined;
   if (anchoredChart?.dataset_id) chosen = anchoredChart.dataset_id;
   else if (candidates.length === 1) chosen = candidates[0]!.id;

@@ -23,7 +23,10 @@ async function assertLaunchable(app: AppContext, sessions: AuthorizedSessions, s
   if (!s.dataset) throw new ConflictError('The session has no dataset to launch', 'no_dataset');
   const mappings = await review.mappings.list(s.id);
   const unapproved = mappings.filter((m) => !m.approved);
-  if (unapproved.length) throw new ConflictError(`${unapproved.length} mapping(s) are not approved: approve them first`, 'mappings_unapproved', { mapping_ids: unapproved.map((m) => m.id) });
+  if (unapproved.length)
+    throw new ConflictError(`${unapproved.length} mapping(s) are not approved: approve them first`, 'mappings_unapproved', {
+      mapping_ids: unapproved.map((m) => m.id),
+    });
   const preview = s.preview as { status?: string; at_version?: number; compiled_sql?: string } | null;
   if (preview?.status !== 'succeeded' || preview.at_version !== s.version || !preview.compiled_sql) {
     throw new ConflictError('Launch needs a succeeded preview of the current version: preview first', 'preview_required');
@@ -32,7 +35,13 @@ async function assertLaunchable(app: AppContext, sessions: AuthorizedSessions, s
   return preview.compiled_sql;
 }
 
-function launchInput(s: Launchable, principal: Principal, sql: string, columns: DatasetLaunchInput['columns'], claimedVersion: number): DatasetLaunchInput {
+function launchInput(
+  s: Launchable,
+  principal: Principal,
+  sql: string,
+  columns: DatasetLaunchInput['columns'],
+  claimedVersion: number,
+): DatasetLaunchInput {
   return {
     sessionId: s.id,
     envId: s.env_id,
@@ -56,7 +65,12 @@ function launchInput(s: Launchable, principal: Principal, sql: string, columns: 
 const planOf = (input: DatasetLaunchInput): LaunchPlan => ({
   env_id: input.envId,
   dataset_change: { dataset_id: input.datasetId, dataset_name: input.datasetName, columns: input.columns.map((c) => c.column_name) },
-  saved_query: { label: input.savedQuery.label, database_id: input.savedQuery.databaseId, schema: input.savedQuery.schema, catalog: input.savedQuery.catalog },
+  saved_query: {
+    label: input.savedQuery.label,
+    database_id: input.savedQuery.databaseId,
+    schema: input.savedQuery.schema,
+    catalog: input.savedQuery.catalog,
+  },
 });
 
 export const handoffOut = (r: LaunchRow) => ({
@@ -69,7 +83,13 @@ export const handoffOut = (r: LaunchRow) => ({
 });
 
 /** Accepts the launch (202 with `task_id`, `status` and the audited `handoff`). */
-export async function launchSession(ctx: Context, app: AppContext, principal: Principal, sessionId: string, version: number): Promise<void> {
+export async function launchSession(
+  ctx: Context,
+  app: AppContext,
+  principal: Principal,
+  sessionId: string,
+  version: number,
+): Promise<void> {
   const review = app.reviews;
   const sessions = review.sessionsOf(principal);
   const s = await sessions.get(sessionId);

@@ -65,7 +65,9 @@ function neutral(snapshot: ExecutionSnapshot): ExecutionSnapshot {
   const n = { i: 0 };
   return {
     ...snapshot,
-    filters: snapshot.filters.map((f: FilterClause) => (READABLE_OPS.has(String(f.op).toUpperCase()) ? { ...f, val: standIn(f.val, n) } : f)),
+    filters: snapshot.filters.map((f: FilterClause) =>
+      READABLE_OPS.has(String(f.op).toUpperCase()) ? { ...f, val: standIn(f.val, n) } : f,
+    ),
     template_params: Object.fromEntries(Object.entries(urlParams(snapshot.template_params)).map(([k, v]) => [k, standIn(v, n)])),
   };
 }
@@ -73,7 +75,16 @@ function neutral(snapshot: ExecutionSnapshot): ExecutionSnapshot {
 async function compile(client: SupersetClient, dataset: SessionDataset, columns: string[], snapshot: ExecutionSnapshot): Promise<string> {
   const compiled = await client.charts.data({
     datasource: { id: dataset.id, type: 'table' },
-    queries: [{ columns, filters: snapshot.filters, url_params: urlParams(snapshot.template_params), extras: { where: '', having: '' }, orderby: [], row_limit: 100_000 }],
+    queries: [
+      {
+        columns,
+        filters: snapshot.filters,
+        url_params: urlParams(snapshot.template_params),
+        extras: { where: '', having: '' },
+        orderby: [],
+        row_limit: 100_000,
+      },
+    ],
     result_type: 'query',
     force: true,
   });
@@ -87,8 +98,17 @@ class PreviewRefused extends Error {
 }
 
 /** The SQL to run: the compiled query as lib/sql accepts it, provided the typed values changed only constants. */
-async function checkedSql(client: SupersetClient, dataset: SessionDataset, columns: string[], snapshot: ExecutionSnapshot, backend: string | null): Promise<string> {
-  const [sql, reference] = await Promise.all([compile(client, dataset, columns, snapshot), compile(client, dataset, columns, neutral(snapshot))]);
+async function checkedSql(
+  client: SupersetClient,
+  dataset: SessionDataset,
+  columns: string[],
+  snapshot: ExecutionSnapshot,
+  backend: string | null,
+): Promise<string> {
+  const [sql, reference] = await Promise.all([
+    compile(client, dataset, columns, snapshot),
+    compile(client, dataset, columns, neutral(snapshot)),
+  ]);
   const verdict = await checkReadOnlyQuery(sql, backend);
   if (!verdict.ok) throw new PreviewRefused(`the compiled query ${verdict.reason}; nothing was run`);
   const ref = await checkReadOnlyQuery(reference, backend);
@@ -100,7 +120,12 @@ async function checkedSql(client: SupersetClient, dataset: SessionDataset, colum
   return verdict.sql;
 }
 
-export async function runPreview(client: SupersetClient, dataset: SessionDataset, columns: string[], snapshot: ExecutionSnapshot): Promise<Preview> {
+export async function runPreview(
+  client: SupersetClient,
+  dataset: SessionDataset,
+  columns: string[],
+  snapshot: ExecutionSnapshot,
+): Promise<Preview> {
   const base = { snapshot, generated_at: new Date().toISOString() };
   let step = 'compile';
   let databaseMissing = false;
@@ -120,10 +145,25 @@ export async function runPreview(client: SupersetClient, dataset: SessionDataset
     if (!count.ok) throw new PreviewRefused(`the row count ${count.reason}`);
     const counted = await client.sqlLab.execute({ ...target, sql: count.sql, limit: 1 });
     const n = Number(Object.values(counted.rows[0] ?? {})[0]);
-    return { ...base, status: 'succeeded', compiled_sql: sql, columns: rows.columns, rows: rows.rows, row_count: Number.isFinite(n) ? n : null, error: null, missing: null };
+    return {
+      ...base,
+      status: 'succeeded',
+      compiled_sql: sql,
+      columns: rows.columns,
+      rows: rows.rows,
+      row_count: Number.isFinite(n) ? n : null,
+      error: null,
+      missing: null,
+    };
   } catch (err) {
     if (err instanceof SupersetUnavailableError && err.reason !== 'server_error') throw err;
-    const missing = databaseMissing ? 'database' : err instanceof SupersetNotFoundError ? (step === 'compile' ? 'dataset' : 'database') : null;
+    const missing = databaseMissing
+      ? 'database'
+      : err instanceof SupersetNotFoundError
+        ? step === 'compile'
+          ? 'dataset'
+          : 'database'
+        : null;
     const reason = previewFailureReason(err);
     return {
       ...base,
@@ -141,12 +181,16 @@ export async function runPreview(client: SupersetClient, dataset: SessionDataset
 
 /** The session, when `p` may preview it: a preview shows the dataset's rows, read as the service account (403 otherwise). */
 export function mayPreview<T extends { env_id: string }>(p: Principal, session: T): T {
-  if (!maySeeDatasetRows(p, session.env_id)) throw new ForbiddenError("A preview shows the dataset's rows: it needs the permission datasets:READ");
+  if (!maySeeDatasetRows(p, session.env_id))
+    throw new ForbiddenError("A preview shows the dataset's rows: it needs the permission datasets:READ");
   return session;
 }
 
 /** A session's stored preview as `p` may read it: without the rows for a reader who may not see the dataset's data. */
-export function previewForReader(p: Principal, session: { env_id: string; preview: Record<string, unknown> | null }): Record<string, unknown> | null {
+export function previewForReader(
+  p: Principal,
+  session: { env_id: string; preview: Record<string, unknown> | null },
+): Record<string, unknown> | null {
   const preview = session.preview;
   if (!preview || !Array.isArray(preview.rows) || maySeeDatasetRows(p, session.env_id)) return preview;
   return { ...preview, rows: [], rows_hidden: true };

@@ -45,7 +45,7 @@ const WRITE = { permission: permissions.datasetReview.write } as const;
 /** Largest dictionary file accepted (held in memory and parsed once). */
 const MAX_DICTIONARY_BYTES = 5 * 1024 * 1024;
 
-const NOT_OWN = 'Unknown session, or another user\'s (sessions are visible to their owner only)';
+const NOT_OWN = "Unknown session, or another user's (sessions are visible to their owner only)";
 const STALE = { description: 'Stale `version`: `code: version_conflict` with `current_version`; nothing changed' };
 
 export function datasetReviewRoutes(app: AppContext): AnyRoute[] {
@@ -59,7 +59,7 @@ export function datasetReviewRoutes(app: AppContext): AnyRoute[] {
       summary: 'Start a review from a Superset dashboard link',
       description: [
         'Accepts a dashboard link by id or slug, or a permalink (`/superset/dashboard/p/<key>/`) whose stored state carries native-filter values.',
-        'Recovers the dashboard, the dataset behind its charts (several: a clarification question asks which), the native filters with raw and normalised values, the dataset SQL\'s template variables (`url_param`, `filter_values`, `get_filters`, plain `{{ var }}`), proposed filter → variable mappings, and one semantic field per column and metric ranked by provenance.',
+        "Recovers the dashboard, the dataset behind its charts (several: a clarification question asks which), the native filters with raw and normalised values, the dataset SQL's template variables (`url_param`, `filter_values`, `get_filters`, plain `{{ var }}`), proposed filter → variable mappings, and one semantic field per column and metric ranked by provenance.",
         'What cannot be recovered (an unreadable permalink, a deleted chart or dataset, a filter on a column the dataset lacks) gives a usable session in state `recovery-required` with one marker per missing piece.',
         'The session belongs to the caller: other users get 404 for it.',
       ].join(' '),
@@ -79,7 +79,7 @@ export function datasetReviewRoutes(app: AppContext): AnyRoute[] {
       path: BASE,
       tag: TAG,
       summary: 'Your review sessions',
-      description: 'The caller\'s own sessions, most recently changed first.',
+      description: "The caller's own sessions, most recently changed first.",
       access: READ,
       query: listQuery,
       responses: { 200: { description: 'A page of sessions', schema: sessionList }, 400: { description: 'Bad pagination' } },
@@ -94,7 +94,11 @@ export function datasetReviewRoutes(app: AppContext): AnyRoute[] {
       description: 'Everything recovered and reviewed so far, with the session `version` every change must carry.',
       access: READ,
       params: sessionParams,
-      responses: { 200: { description: 'The session', schema: sessionAnswer }, 400: { description: 'Not a session id' }, 404: { description: NOT_OWN } },
+      responses: {
+        200: { description: 'The session', schema: sessionAnswer },
+        400: { description: 'Not a session id' },
+        404: { description: NOT_OWN },
+      },
       handler: (_ctx, { params, principal }) => review.get(principal, params.session_id),
     }),
 
@@ -126,7 +130,12 @@ export function datasetReviewRoutes(app: AppContext): AnyRoute[] {
       access: WRITE,
       params: sessionParams,
       query: versionQuery,
-      responses: { 204: { description: 'Deleted' }, 400: { description: 'Missing or invalid `version`' }, 404: { description: NOT_OWN }, 409: STALE },
+      responses: {
+        204: { description: 'Deleted' },
+        400: { description: 'Missing or invalid `version`' },
+        404: { description: NOT_OWN },
+        409: STALE,
+      },
       async handler(ctx, { params, query, principal }) {
         await review.delete(principal, params.session_id, query.version);
         ctx.status = 204;
@@ -139,10 +148,14 @@ export function datasetReviewRoutes(app: AppContext): AnyRoute[] {
       tag: TAG,
       summary: 'The current clarification question',
       description:
-        'One question at a time about what blocks the review: which dataset, which variable an unmapped filter fills, whether to take a changed dictionary\'s candidate, what an unresolved field means. `question: null` and `blocking: false` when nothing blocks.',
+        "One question at a time about what blocks the review: which dataset, which variable an unmapped filter fills, whether to take a changed dictionary's candidate, what an unresolved field means. `question: null` and `blocking: false` when nothing blocks.",
       access: READ,
       params: sessionParams,
-      responses: { 200: { description: 'The clarification state', schema: clarificationAnswer }, 400: { description: 'Not a session id' }, 404: { description: NOT_OWN } },
+      responses: {
+        200: { description: 'The clarification state', schema: clarificationAnswer },
+        400: { description: 'Not a session id' },
+        404: { description: NOT_OWN },
+      },
       handler: (_ctx, { params, principal }) => review.clarification(principal, params.session_id),
     }),
 
@@ -170,12 +183,18 @@ export function datasetReviewRoutes(app: AppContext): AnyRoute[] {
       method: 'put',
       path: `${BASE}/:session_id/fields/:field_id`,
       tag: TAG,
-      summary: 'Set a field\'s meaning by hand',
-      description: 'Sets the label and/or description, locks the field (a dictionary change keeps it) and records who and when (`provenance: manual`).',
+      summary: "Set a field's meaning by hand",
+      description:
+        'Sets the label and/or description, locks the field (a dictionary change keeps it) and records who and when (`provenance: manual`).',
       access: WRITE,
       params: fieldParams,
       body: overrideBody,
-      responses: { 200: { description: 'The field and the new version', schema: fieldAnswer }, 400: { description: 'Invalid body' }, 404: { description: `${NOT_OWN}, or unknown field` }, 409: STALE },
+      responses: {
+        200: { description: 'The field and the new version', schema: fieldAnswer },
+        400: { description: 'Invalid body' },
+        404: { description: `${NOT_OWN}, or unknown field` },
+        409: STALE,
+      },
       handler: (_ctx, { params, body, principal }) => review.overrideField(principal, params.session_id, params.field_id, body),
     }),
 
@@ -184,12 +203,21 @@ export function datasetReviewRoutes(app: AppContext): AnyRoute[] {
         method: 'post',
         path: `${BASE}/:session_id/fields/:field_id/${op}`,
         tag: TAG,
-        summary: op === 'lock' ? 'Lock a field: a dictionary change keeps its value' : 'Unlock a field: a dictionary change may mark it for review',
+        summary:
+          op === 'lock'
+            ? 'Lock a field: a dictionary change keeps its value'
+            : 'Unlock a field: a dictionary change may mark it for review',
         access: WRITE,
         params: fieldParams,
         body: versionBody,
-        responses: { 200: { description: 'The field and the new version', schema: fieldAnswer }, 400: { description: 'Invalid body' }, 404: { description: `${NOT_OWN}, or unknown field` }, 409: STALE },
-        handler: (_ctx, { params, body, principal }) => review.lockField(principal, params.session_id, params.field_id, body.version, op === 'lock'),
+        responses: {
+          200: { description: 'The field and the new version', schema: fieldAnswer },
+          400: { description: 'Invalid body' },
+          404: { description: `${NOT_OWN}, or unknown field` },
+          409: STALE,
+        },
+        handler: (_ctx, { params, body, principal }) =>
+          review.lockField(principal, params.session_id, params.field_id, body.version, op === 'lock'),
       }),
     ),
 
@@ -197,12 +225,17 @@ export function datasetReviewRoutes(app: AppContext): AnyRoute[] {
       method: 'post',
       path: `${BASE}/:session_id/fields/:field_id/feedback`,
       tag: TAG,
-      summary: 'Say whether a field\'s meaning is useful or wrong',
+      summary: "Say whether a field's meaning is useful or wrong",
       description: 'Stored apart from the value, with the value it judged.',
       access: WRITE,
       params: fieldParams,
       body: feedbackBody,
-      responses: { 200: { description: 'The feedback and the new version', schema: feedbackAnswer }, 400: { description: 'Invalid body' }, 404: { description: `${NOT_OWN}, or unknown field` }, 409: STALE },
+      responses: {
+        200: { description: 'The feedback and the new version', schema: feedbackAnswer },
+        400: { description: 'Invalid body' },
+        404: { description: `${NOT_OWN}, or unknown field` },
+        409: STALE,
+      },
       handler: (_ctx, { params, body, principal }) => review.fieldFeedback(principal, params.session_id, params.field_id, body),
     }),
 
@@ -211,11 +244,17 @@ export function datasetReviewRoutes(app: AppContext): AnyRoute[] {
       path: `${BASE}/:session_id/mappings/:mapping_id`,
       tag: TAG,
       summary: 'Change a mapping by hand',
-      description: 'Sets the template variable the filter fills and/or a value used instead of the imported one; kept as a manual override, and approved no longer.',
+      description:
+        'Sets the template variable the filter fills and/or a value used instead of the imported one; kept as a manual override, and approved no longer.',
       access: WRITE,
       params: mappingParams,
       body: mappingPatchBody,
-      responses: { 200: { description: 'The mapping and the new version', schema: mappingAnswer }, 400: { description: 'Invalid body or unknown variable' }, 404: { description: `${NOT_OWN}, or unknown mapping` }, 409: STALE },
+      responses: {
+        200: { description: 'The mapping and the new version', schema: mappingAnswer },
+        400: { description: 'Invalid body or unknown variable' },
+        404: { description: `${NOT_OWN}, or unknown mapping` },
+        409: STALE,
+      },
       handler: (_ctx, { params, body, principal }) => review.patchMapping(principal, params.session_id, params.mapping_id, body),
     }),
 
@@ -224,11 +263,16 @@ export function datasetReviewRoutes(app: AppContext): AnyRoute[] {
       path: `${BASE}/:session_id/mappings/approve`,
       tag: TAG,
       summary: 'Approve mappings',
-      description: 'Approves the listed mappings, or all of the session\'s. Launch needs every mapping approved.',
+      description: "Approves the listed mappings, or all of the session's. Launch needs every mapping approved.",
       access: WRITE,
       params: sessionParams,
       body: approveBody,
-      responses: { 200: { description: 'Every mapping and the new version', schema: mappingsAnswer }, 400: { description: 'Invalid body' }, 404: { description: NOT_OWN }, 409: STALE },
+      responses: {
+        200: { description: 'Every mapping and the new version', schema: mappingsAnswer },
+        400: { description: 'Invalid body' },
+        404: { description: NOT_OWN },
+        409: STALE,
+      },
       handler: (_ctx, { params, body, principal }) => review.approveMappings(principal, params.session_id, body),
     }),
 
@@ -241,9 +285,9 @@ export function datasetReviewRoutes(app: AppContext): AnyRoute[] {
         'Builds the execution snapshot (imported filters with values enter the filter context even unmapped; mapped variables fill template params and add their filter context; a filter with no value adds nothing),',
         'has Superset compile the dataset query with it (Jinja rendered, filters as WHERE clauses), runs that SQL through SQL Lab with a row limit and counts its rows.',
         'Answers the compiled SQL, columns, the first rows, the row count, the new session `version` (launch with it, no reload needed) and `impact`: what uses the dataset the launch writes into.',
-        'A Superset refusal gives `status: failed` with Superset\'s reason; a missing dataset is named as such (`missing: dataset`).',
-        'The SQL runs as the environment\'s service account, so the preview also needs `datasets:READ` (403 otherwise; a stored preview read back without it has no rows).',
-        'Typed values only reach the SQL bound or quoted: the query is compiled a second time with neutral stand-ins for them, and unless both compilations have the same shape (constants aside) nothing runs (`status: failed`, `step: check`); what runs is only what the database dialect\'s parser accepts as one read-only SELECT (no Jinja markers), rendered by that parser, and the row count wraps only that (see docs/security.md, SQL through SQL Lab).',
+        "A Superset refusal gives `status: failed` with Superset's reason; a missing dataset is named as such (`missing: dataset`).",
+        "The SQL runs as the environment's service account, so the preview also needs `datasets:READ` (403 otherwise; a stored preview read back without it has no rows).",
+        "Typed values only reach the SQL bound or quoted: the query is compiled a second time with neutral stand-ins for them, and unless both compilations have the same shape (constants aside) nothing runs (`status: failed`, `step: check`); what runs is only what the database dialect's parser accepts as one read-only SELECT (no Jinja markers), rendered by that parser, and the row count wraps only that (see docs/security.md, SQL through SQL Lab).",
       ].join(' '),
       access: WRITE,
       params: sessionParams,
@@ -251,7 +295,7 @@ export function datasetReviewRoutes(app: AppContext): AnyRoute[] {
       responses: {
         200: { description: 'The preview and the new version', schema: previewAnswer },
         400: { description: 'Invalid body' },
-        403: { description: 'Without `datasets:READ`: a preview shows the dataset\'s rows' },
+        403: { description: "Without `datasets:READ`: a preview shows the dataset's rows" },
         404: { description: NOT_OWN },
         409: { description: 'Stale `version` (`version_conflict`), or no dataset chosen (`no_dataset`)' },
         503: { description: 'Superset unreachable' },
@@ -282,7 +326,10 @@ export function datasetReviewRoutes(app: AppContext): AnyRoute[] {
         400: { description: 'Invalid body' },
         403: { description: 'Missing `dataset_review:LAUNCH`' },
         404: { description: NOT_OWN },
-        409: { description: 'Stale `version` (`version_conflict`); no dataset (`no_dataset`); unapproved mappings (`mappings_unapproved`); no succeeded preview of this version (`preview_required`)' },
+        409: {
+          description:
+            'Stale `version` (`version_conflict`); no dataset (`no_dataset`); unapproved mappings (`mappings_unapproved`); no succeeded preview of this version (`preview_required`)',
+        },
       },
       handler: (ctx, { params, body, principal }) => launchSession(ctx, app, principal, params.session_id, body.version),
     }),
@@ -295,7 +342,11 @@ export function datasetReviewRoutes(app: AppContext): AnyRoute[] {
       description: 'The dataset, its fields with meanings and provenance, the filters and mappings, and what was not recovered.',
       access: READ,
       params: sessionParams,
-      responses: { 200: { description: 'Markdown', contentType: 'text/markdown' }, 400: { description: 'Not a session id' }, 404: { description: NOT_OWN } },
+      responses: {
+        200: { description: 'Markdown', contentType: 'text/markdown' },
+        400: { description: 'Not a session id' },
+        404: { description: NOT_OWN },
+      },
       async handler(ctx, { params, principal }) {
         ctx.body = await review.documentation(principal, params.session_id);
         ctx.type = 'text/markdown; charset=utf-8';
@@ -307,11 +358,16 @@ export function datasetReviewRoutes(app: AppContext): AnyRoute[] {
       method: 'get',
       path: `${BASE}/:session_id/exports/validation`,
       tag: TAG,
-      summary: 'The review\'s validation checks',
-      description: 'Every check with pass/fail: recovery, dataset chosen, unresolved fields, fields waiting for review, unapproved mappings, the preview of the current version, a stale dictionary.',
+      summary: "The review's validation checks",
+      description:
+        'Every check with pass/fail: recovery, dataset chosen, unresolved fields, fields waiting for review, unapproved mappings, the preview of the current version, a stale dictionary.',
       access: READ,
       params: sessionParams,
-      responses: { 200: { description: 'The checks', schema: validationAnswer }, 400: { description: 'Not a session id' }, 404: { description: NOT_OWN } },
+      responses: {
+        200: { description: 'The checks', schema: validationAnswer },
+        400: { description: 'Not a session id' },
+        404: { description: NOT_OWN },
+      },
       handler: (_ctx, { params, principal }) => review.validation(principal, params.session_id),
     }),
 
@@ -327,7 +383,13 @@ export function datasetReviewRoutes(app: AppContext): AnyRoute[] {
       responses: { 200: { description: 'A page of dictionaries', schema: dictionaryList }, 400: { description: 'Bad pagination' } },
       async handler(_ctx, { query }) {
         const { rows, total } = await review.dictionaries.list(query.page, query.page_size);
-        return { items: rows.map(dictOut), total, page: query.page, page_size: query.page_size, has_next: query.page * query.page_size < total };
+        return {
+          items: rows.map(dictOut),
+          total,
+          page: query.page,
+          page_size: query.page_size,
+          has_next: query.page * query.page_size < total,
+        };
       },
     }),
 
@@ -336,11 +398,17 @@ export function datasetReviewRoutes(app: AppContext): AnyRoute[] {
       path: '/api/dataset-review/dictionaries',
       tag: TAG,
       summary: 'Create a semantic dictionary',
-      description: 'Its entries come with versions (`POST .../versions`). New sessions rank fields against the most recently updated dictionary.',
+      description:
+        'Its entries come with versions (`POST .../versions`). New sessions rank fields against the most recently updated dictionary.',
       access: 'admin',
       body: dictionaryBody,
-      responses: { 201: { description: 'The dictionary', schema: dictionaryAnswer }, 400: { description: 'Invalid body' }, 409: { description: 'The name is taken (`name_taken`)' } },
-      handler: async (_ctx, { body, principal }) => dictOut(await review.dictionaries.create({ name: body.name, description: body.description ?? null, createdBy: principal.userId })),
+      responses: {
+        201: { description: 'The dictionary', schema: dictionaryAnswer },
+        400: { description: 'Invalid body' },
+        409: { description: 'The name is taken (`name_taken`)' },
+      },
+      handler: async (_ctx, { body, principal }) =>
+        dictOut(await review.dictionaries.create({ name: body.name, description: body.description ?? null, createdBy: principal.userId })),
     }),
 
     defineRoute({
@@ -350,7 +418,11 @@ export function datasetReviewRoutes(app: AppContext): AnyRoute[] {
       summary: 'A semantic dictionary with its versions',
       access: 'admin',
       params: dictionaryParams,
-      responses: { 200: { description: 'The dictionary', schema: dictionaryAnswer }, 400: { description: 'Not a dictionary id' }, 404: { description: 'Unknown dictionary' } },
+      responses: {
+        200: { description: 'The dictionary', schema: dictionaryAnswer },
+        400: { description: 'Not a dictionary id' },
+        404: { description: 'Unknown dictionary' },
+      },
       async handler(_ctx, { params }) {
         const d = await review.dictionaries.get(params.dictionary_id);
         return { ...dictOut(d), versions: (await review.dictionaries.versions(d.id)).map((v) => versionOut(v)) };
@@ -369,7 +441,11 @@ export function datasetReviewRoutes(app: AppContext): AnyRoute[] {
       access: 'admin',
       params: dictionaryParams,
       body: versionForm,
-      multipart: { fields: versionForm, files: { file: { description: 'the .csv or .xlsx dictionary (at most 5 MB)', required: true } }, maxFileBytes: MAX_DICTIONARY_BYTES },
+      multipart: {
+        fields: versionForm,
+        files: { file: { description: 'the .csv or .xlsx dictionary (at most 5 MB)', required: true } },
+        maxFileBytes: MAX_DICTIONARY_BYTES,
+      },
       responses: {
         201: { description: 'The new version, and how many sessions and fields it touched', schema: dictionaryVersionAnswer },
         400: { description: 'No file, or a file that is not a readable dictionary (the row is named)' },
@@ -377,7 +453,10 @@ export function datasetReviewRoutes(app: AppContext): AnyRoute[] {
         413: { description: 'The file is larger than 5 MB' },
       },
       async handler(_ctx, { params, files, principal }) {
-        if (!files.file) throw new ValidationError('send the dictionary as multipart/form-data in the file field `file`', [{ field: 'body.file', message: 'required' }]);
+        if (!files.file)
+          throw new ValidationError('send the dictionary as multipart/form-data in the file field `file`', [
+            { field: 'body.file', message: 'required' },
+          ]);
         return review.addDictionaryVersion(principal, params.dictionary_id, files.file);
       },
     }),
@@ -385,5 +464,12 @@ export function datasetReviewRoutes(app: AppContext): AnyRoute[] {
 }
 
 function dictOut(d: { id: string; name: string; description: string | null; current_version: number; created_at: Date; updated_at: Date }) {
-  return { id: d.id, name: d.name, description: d.description, current_version: d.current_version, created_at: new Date(d.created_at).toISOString(), updated_at: new Date(d.updated_at).toISOString() };
+  return {
+    id: d.id,
+    name: d.name,
+    description: d.description,
+    current_version: d.current_version,
+    created_at: new Date(d.created_at).toISOString(),
+    updated_at: new Date(d.updated_at).toISOString(),
+  };
 }

@@ -24,7 +24,9 @@ export const startBody = z.object({
     .trim()
     .min(1, 'link is required')
     .max(4000)
-    .describe('a Superset dashboard link: `/superset/dashboard/<id or slug>/` or a permalink `/superset/dashboard/p/<key>/` (absolute, or relative to the environment)'),
+    .describe(
+      'a Superset dashboard link: `/superset/dashboard/<id or slug>/` or a permalink `/superset/dashboard/p/<key>/` (absolute, or relative to the environment)',
+    ),
 });
 
 export const listQuery = z.object(pagination);
@@ -36,7 +38,7 @@ export const patchBody = z.object({
   version,
   title: text(300).nullable().optional(),
   note: text(5000).nullable().optional(),
-  dataset_id: supersetId('dataset').optional().describe('choose the reviewed dataset among the dashboard\'s (`candidate_datasets`)'),
+  dataset_id: supersetId('dataset').optional().describe("choose the reviewed dataset among the dashboard's (`candidate_datasets`)"),
 });
 
 export const versionBody = z.object({ version });
@@ -55,12 +57,24 @@ export const feedbackBody = z.object({
   comment: text(2000).nullable().optional(),
 });
 
-const filterValue = z.union([z.string().max(1000), z.number(), z.boolean(), z.array(z.union([z.string().max(1000), z.number(), z.boolean()])).max(1000)]);
+const filterValue = z.union([
+  z.string().max(1000),
+  z.number(),
+  z.boolean(),
+  z.array(z.union([z.string().max(1000), z.number(), z.boolean()])).max(1000),
+]);
 export const mappingPatchBody = z
   .object({
     version,
-    variable: z.string().trim().min(1).max(200).nullable().optional().describe('a template variable of the dataset SQL, or null: the filter fills none'),
-    value: filterValue.nullable().optional().describe("a value used instead of the imported one (null: back to the imported value)"),
+    variable: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .nullable()
+      .optional()
+      .describe('a template variable of the dataset SQL, or null: the filter fills none'),
+    value: filterValue.nullable().optional().describe('a value used instead of the imported one (null: back to the imported value)'),
   })
   .refine((b) => b.variable !== undefined || b.value !== undefined, { message: 'send variable and/or value', path: ['variable'] });
 
@@ -73,11 +87,11 @@ export const answerBody = z.object({
   version,
   question_key: z.string().trim().min(1).max(300).describe('the `key` of the current question'),
   answer: z.object({
-    option: z.string().trim().min(1).max(300).describe('one of the question\'s `options[].value`'),
+    option: z.string().trim().min(1).max(300).describe("one of the question's `options[].value`"),
     label: text(1024).nullable().optional(),
     description: text(10_000).nullable().optional(),
   }),
-  feedback: z.enum(['useful', 'wrong']).optional().describe('whether the question was useful; stored on the answer\'s audit record'),
+  feedback: z.enum(['useful', 'wrong']).optional().describe("whether the question was useful; stored on the answer's audit record"),
   feedback_comment: text(2000).nullable().optional(),
 });
 
@@ -127,14 +141,19 @@ export const sessionAnswer = z.looseObject({
 export const sessionSummary = z.looseObject({ id: z.string(), version: z.number().int(), state: z.string(), env_id: z.string() });
 export const sessionList = pageEnvelope(sessionSummary);
 export const fieldAnswer = z.looseObject({ version: z.number().int(), field });
-export const feedbackAnswer = z.looseObject({ version: z.number().int(), feedback: z.looseObject({ id: z.string(), verdict: z.string() }) });
+export const feedbackAnswer = z.looseObject({
+  version: z.number().int(),
+  feedback: z.looseObject({ id: z.string(), verdict: z.string() }),
+});
 export const mappingAnswer = z.looseObject({ version: z.number().int(), mapping });
 export const mappingsAnswer = z.looseObject({ version: z.number().int(), mappings: z.array(mapping) });
 export const clarificationAnswer = z.looseObject({
   session_id: z.string(),
   version: z.number().int(),
   blocking: z.boolean(),
-  question: z.looseObject({ key: z.string(), kind: z.string(), text: z.string(), options: z.array(z.looseObject({ value: z.string() })) }).nullable(),
+  question: z
+    .looseObject({ key: z.string(), kind: z.string(), text: z.string(), options: z.array(z.looseObject({ value: z.string() })) })
+    .nullable(),
   remaining: z.number().int(),
 });
 export const previewAnswer = z.looseObject({
@@ -158,7 +177,12 @@ export const validationAnswer = z.looseObject({
 const dictionary = z.looseObject({ id: z.string(), name: z.string(), current_version: z.number().int() });
 export const dictionaryAnswer = dictionary;
 export const dictionaryList = pageEnvelope(dictionary);
-export const dictionaryVersionAnswer = z.looseObject({ id: z.string(), version: z.number().int(), entry_count: z.number().int(), sessions_updated: z.number().int() });
+export const dictionaryVersionAnswer = z.looseObject({
+  id: z.string(),
+  version: z.number().int(),
+  entry_count: z.number().int(),
+  sessions_updated: z.number().int(),
+});
 
 /** The launch's 202: the task, and the audited handoff written as it was accepted. */
 export const launchAccepted = taskAccepted.extend({
@@ -177,7 +201,12 @@ export const launchAccepted = taskAccepted.extend({
             dataset_name: z.string(),
             columns: z.array(z.string()).describe('the columns whose reviewed label or description is written'),
           }),
-          saved_query: z.object({ label: z.string(), database_id: z.number().int(), schema: z.string().nullable(), catalog: z.string().nullable() }),
+          saved_query: z.object({
+            label: z.string(),
+            database_id: z.number().int(),
+            schema: z.string().nullable(),
+            catalog: z.string().nullable(),
+          }),
         })
         .describe('what the task will create, and where'),
     })

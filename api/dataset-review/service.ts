@@ -103,7 +103,12 @@ export class ReviewService {
         },
         trx,
       );
-      if (recovered.detail) await this.fields.replace(trx, session.id, proposeFields(recovered.detail, { table: recovered.detail.table_name, dictionary, accepted: acceptedByColumn(accepted) }));
+      if (recovered.detail)
+        await this.fields.replace(
+          trx,
+          session.id,
+          proposeFields(recovered.detail, { table: recovered.detail.table_name, dictionary, accepted: acceptedByColumn(accepted) }),
+        );
       await this.mappings.replace(trx, session.id, proposeMappings(recovered.imported_filters, recovered.template_variables));
       return this.view(session, p, trx);
     });
@@ -132,9 +137,15 @@ export class ReviewService {
   }
 
   async patch(p: Principal, id: string, body: { version: number; title?: string | null; note?: string | null; dataset_id?: number }) {
-    if (body.dataset_id !== undefined) return this.chooseDataset(p, id, body.version, body.dataset_id, { title: body.title, note: body.note });
+    if (body.dataset_id !== undefined)
+      return this.chooseDataset(p, id, body.version, body.dataset_id, { title: body.title, note: body.note });
     return this.stores.transaction(async (trx) => {
-      const s = await this.sessionsOf(p).advance(id, body.version, { ...(body.title !== undefined ? { title: body.title } : {}), ...(body.note !== undefined ? { note: body.note } : {}) }, trx);
+      const s = await this.sessionsOf(p).advance(
+        id,
+        body.version,
+        { ...(body.title !== undefined ? { title: body.title } : {}), ...(body.note !== undefined ? { note: body.note } : {}) },
+        trx,
+      );
       return this.view(s, p, trx);
     });
   }
@@ -156,7 +167,9 @@ export class ReviewService {
     if (s.version !== version) await this.sessionsOf(p).advance(id, version); // throws the 409
     const allowed = s.candidate_datasets.map((d) => d.id).concat(s.dataset ? [s.dataset.id] : []);
     if (!allowed.includes(datasetId)) {
-      throw new ValidationError(`dataset ${datasetId} is not behind this dashboard (choose one of ${allowed.join(', ') || 'none'})`, [{ field: 'body.dataset_id', message: 'not a dataset of the dashboard' }]);
+      throw new ValidationError(`dataset ${datasetId} is not behind this dashboard (choose one of ${allowed.join(', ') || 'none'})`, [
+        { field: 'body.dataset_id', message: 'not a dataset of the dashboard' },
+      ]);
     }
     const env = await this.environments.get(s.env_id);
     const base = env.base_url.replace(/\/+$/, '');
@@ -178,13 +191,23 @@ export class ReviewService {
           recovery_markers: markers,
           state: markers.length ? 'recovery-required' : 'ready',
           preview: null,
-          ...(extra.title !== undefined ? { title: extra.title } : r.dataset && s.dashboard ? { title: `${s.dashboard.title ?? s.dashboard.id} · ${r.dataset.table_name}` } : {}),
+          ...(extra.title !== undefined
+            ? { title: extra.title }
+            : r.dataset && s.dashboard
+              ? { title: `${s.dashboard.title ?? s.dashboard.id} · ${r.dataset.table_name}` }
+              : {}),
           ...(extra.note !== undefined ? { note: extra.note } : {}),
         },
         trx,
       );
       if (before) await before(trx);
-      await this.fields.replace(trx, id, r.detail ? proposeFields(r.detail as DatasetDetail, { table: r.detail.table_name, dictionary, accepted: acceptedByColumn(accepted) }) : []);
+      await this.fields.replace(
+        trx,
+        id,
+        r.detail
+          ? proposeFields(r.detail as DatasetDetail, { table: r.detail.table_name, dictionary, accepted: acceptedByColumn(accepted) })
+          : [],
+      );
       await this.mappings.replace(trx, id, proposeMappings(r.filters, r.variables));
       return this.view(next, p, trx);
     });
@@ -199,7 +222,12 @@ export class ReviewService {
   // ---------------------------------------------------------------------------------------------
   // fields
 
-  async overrideField(p: Principal, id: string, fieldId: string, body: { version: number; label?: string | null; description?: string | null }) {
+  async overrideField(
+    p: Principal,
+    id: string,
+    fieldId: string,
+    body: { version: number; label?: string | null; description?: string | null },
+  ) {
     return this.stores.transaction(async (trx) => {
       const s = await this.sessionsOf(p).advance(id, body.version, {}, trx);
       const f = await this.fields.get(id, fieldId, trx);
@@ -214,7 +242,12 @@ export class ReviewService {
           status: 'manual',
           locked: true,
           pending_candidate: null,
-          source: { set_by: p.username, set_by_id: p.userId, set_at: new Date().toISOString(), previous: { label: f.label, description: f.description, provenance: f.provenance } },
+          source: {
+            set_by: p.username,
+            set_by_id: p.userId,
+            set_at: new Date().toISOString(),
+            previous: { label: f.label, description: f.description, provenance: f.provenance },
+          },
         },
         actor(p),
       );
@@ -226,12 +259,23 @@ export class ReviewService {
     return this.stores.transaction(async (trx) => {
       const s = await this.sessionsOf(p).advance(id, version, {}, trx);
       const f = await this.fields.get(id, fieldId, trx);
-      const field = await this.fields.update(trx, id, fieldId, { locked, ...(locked && f.status === 'needs_review' ? { status: 'proposed', pending_candidate: null } : {}) }, actor(p));
+      const field = await this.fields.update(
+        trx,
+        id,
+        fieldId,
+        { locked, ...(locked && f.status === 'needs_review' ? { status: 'proposed', pending_candidate: null } : {}) },
+        actor(p),
+      );
       return { version: s.version, field: fieldOut(field) };
     });
   }
 
-  async fieldFeedback(p: Principal, id: string, fieldId: string, body: { version: number; verdict: 'useful' | 'wrong'; comment?: string | null }) {
+  async fieldFeedback(
+    p: Principal,
+    id: string,
+    fieldId: string,
+    body: { version: number; verdict: 'useful' | 'wrong'; comment?: string | null },
+  ) {
     return this.stores.transaction(async (trx) => {
       const s = await this.sessionsOf(p).advance(id, body.version, {}, trx);
       const f = await this.fields.get(id, fieldId, trx);
@@ -244,7 +288,19 @@ export class ReviewService {
         user_id: p.userId,
         username: p.username,
       });
-      return { version: s.version, feedback: { id: fb.id, field_id: fieldId, verdict: fb.verdict, comment: fb.comment, value_at_feedback: fb.value_at_feedback, username: fb.username, created_at: fb.created_at.toISOString() }, field: fieldOut(f) };
+      return {
+        version: s.version,
+        feedback: {
+          id: fb.id,
+          field_id: fieldId,
+          verdict: fb.verdict,
+          comment: fb.comment,
+          value_at_feedback: fb.value_at_feedback,
+          username: fb.username,
+          created_at: fb.created_at.toISOString(),
+        },
+        field: fieldOut(f),
+      };
     });
   }
 
@@ -259,9 +315,10 @@ export class ReviewService {
       if (body.variable !== undefined) {
         const v = body.variable === null ? undefined : s.template_variables.find((t) => t.name === body.variable);
         if (body.variable !== null && !v) {
-          throw new ValidationError(`variable '${body.variable}' is not a template variable of the dataset's SQL (${s.template_variables.map((t) => t.name).join(', ') || 'it has none'})`, [
-            { field: 'body.variable', message: 'not a template variable of the dataset' },
-          ]);
+          throw new ValidationError(
+            `variable '${body.variable}' is not a template variable of the dataset's SQL (${s.template_variables.map((t) => t.name).join(', ') || 'it has none'})`,
+            [{ field: 'body.variable', message: 'not a template variable of the dataset' }],
+          );
         }
         patch.variable = v?.name ?? null;
         patch.variable_kind = v?.kind ?? null;
@@ -311,7 +368,9 @@ export class ReviewService {
     const option = body.answer.option;
     const allowed = current.options.map((o) => o.value);
     if (!allowed.includes(option)) {
-      throw new ValidationError(`answer.option must be one of ${allowed.join(', ')}`, [{ field: 'body.answer.option', message: `one of ${allowed.join(', ')}` }]);
+      throw new ValidationError(`answer.option must be one of ${allowed.join(', ')}`, [
+        { field: 'body.answer.option', message: `one of ${allowed.join(', ')}` },
+      ]);
     }
     const record = (trx: Transaction, version: number) =>
       this.clarifications.record(trx, {
@@ -353,7 +412,9 @@ export class ReviewService {
     const columns = fields.filter((f) => f.kind === 'column').map((f) => f.name);
     const result: Preview = await this.supersets.use(s.env_id, (client) => runPreview(client, s.dataset!, columns, snapshot));
     // The preview is true of the version it creates; any later change makes it stale (launch refuses a stale one).
-    const next = await this.sessionsOf(p).advance(id, version, { preview: { ...result, at_version: version + 1 } as unknown as Record<string, unknown> });
+    const next = await this.sessionsOf(p).advance(id, version, {
+      preview: { ...result, at_version: version + 1 } as unknown as Record<string, unknown>,
+    });
     return { version: next.version, preview: { ...result, at_version: next.version } };
   }
 

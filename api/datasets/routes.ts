@@ -69,7 +69,9 @@ export function datasetRoutes(app: AppContext): AnyRoute[] {
   const review = new DatasetReviewService({ stores: app.stores, supersets: app.supersets });
   const dictionaries = app.stores.datasetDictionaries;
   const providers = app.stores.llmProviders;
-  const UNAVAILABLE = { description: 'Superset unreachable, timed out, failed or refused the service account (code `upstream_unavailable`)' };
+  const UNAVAILABLE = {
+    description: 'Superset unreachable, timed out, failed or refused the service account (code `upstream_unavailable`)',
+  };
 
   /**
    * The dashboards using the datasets, so the task shows in their history
@@ -99,7 +101,9 @@ export function datasetRoutes(app: AppContext): AnyRoute[] {
     const task = await app.tasks.getVisible(taskId, principal);
     // Applying a plan would write the rows of another person's query where the caller can read them.
     if (hidesQueryRows(task, principal)) {
-      throw new ForbiddenError(`reviewed_task_id: task ${taskId} planned from its owner's own SQL query; only its owner or an admin may apply that plan`);
+      throw new ForbiddenError(
+        `reviewed_task_id: task ${taskId} planned from its owner's own SQL query; only its owner or an admin may apply that plan`,
+      );
     }
     const result = task.result as MapColumnsResult | null;
     const problem =
@@ -112,7 +116,8 @@ export function datasetRoutes(app: AppContext): AnyRoute[] {
             : !result.dry_run
               ? 'was not a dry run'
               : undefined;
-    if (problem) throw new ValidationError(`reviewed_task_id: task ${taskId} ${problem}`, [{ field: 'body.reviewed_task_id', message: problem }]);
+    if (problem)
+      throw new ValidationError(`reviewed_task_id: task ${taskId} ${problem}`, [{ field: 'body.reviewed_task_id', message: problem }]);
     const planned = new Set(result!.items.filter((i) => i.status === 'planned' || i.status === 'unchanged').map((i) => i.id));
     const missing = datasetIds.filter((id) => !planned.has(id));
     if (missing.length) {
@@ -164,12 +169,12 @@ export function datasetRoutes(app: AppContext): AnyRoute[] {
       summary: 'Fill column labels and descriptions from a dictionary (a task)',
       description: [
         "Matches a dictionary to each dataset's columns by name (trimmed, case-insensitive) and fills their labels (`verbose_name`) and descriptions; names matched on neither side are reported both ways.",
-        '`source_type: sqllab` runs a query through the environment\'s SQL Lab, as its service account, against `database_id`, which must be the database of every dataset in `dataset_ids`: your own `sql` (one SELECT returning `column_name`, `verbose_name`, `description`, optionally `table_name`), or by default the column comments the database keeps in its catalog for each dataset\'s table (PostgreSQL, MySQL).',
-        'Your `sql` is read by the real parser of the database\'s dialect (PostgreSQL; MySQL, MariaDB and SQLite through node-sql-parser; any other engine is refused) before anything runs: one SELECT (WITH … SELECT when no CTE writes), no SELECT INTO, no FOR UPDATE/SHARE, only built-in functions that cannot write, no Jinja markers; the task runs the parser\'s rendering of it. The rows it returns are shown to the task\'s owner and admins only (see docs/security.md, SQL through SQL Lab).',
-        '`source_type: xlsx` reads a workbook sent as multipart/form-data (file in `file`, header row naming `column_name` and `verbose_name` and/or `description`, optionally `table_name`; at most 5 MB, unpacking to at most 50 MB counted as it inflates: a part inflating past the size it declares is refused with a 400 naming it); send `upload_id` (kept in the task\'s params) as JSON to use it again.',
+        "`source_type: sqllab` runs a query through the environment's SQL Lab, as its service account, against `database_id`, which must be the database of every dataset in `dataset_ids`: your own `sql` (one SELECT returning `column_name`, `verbose_name`, `description`, optionally `table_name`), or by default the column comments the database keeps in its catalog for each dataset's table (PostgreSQL, MySQL).",
+        "Your `sql` is read by the real parser of the database's dialect (PostgreSQL; MySQL, MariaDB and SQLite through node-sql-parser; any other engine is refused) before anything runs: one SELECT (WITH … SELECT when no CTE writes), no SELECT INTO, no FOR UPDATE/SHARE, only built-in functions that cannot write, no Jinja markers; the task runs the parser's rendering of it. The rows it returns are shown to the task's owner and admins only (see docs/security.md, SQL through SQL Lab).",
+        "`source_type: xlsx` reads a workbook sent as multipart/form-data (file in `file`, header row naming `column_name` and `verbose_name` and/or `description`, optionally `table_name`; at most 5 MB, unpacking to at most 50 MB counted as it inflates: a part inflating past the size it declares is refused with a 400 naming it); send `upload_id` (kept in the task's params) as JSON to use it again.",
         'Values a person wrote are kept unless `overwrite` is true. Every write sends the full column and metric lists, changes only those fields, re-reads the dataset to prove nothing else moved, and keeps the previous values (undo: `POST /api/datasets/changes/{change_id}/undo`).',
         '`dry_run` writes nothing and reports the plan per dataset; `reviewed_task_id` then applies exactly that plan, and a dataset that changed in Superset since is reported as a conflict, not written.',
-        '400: another `source_type`, empty `dataset_ids`, `sqllab` without `database_id`, a dataset of another database than `database_id`, a query refused by its dialect\'s parser (the reason says why), an unreadable workbook. 404: unknown environment, `database_id` (or none of `dataset_ids` exists), upload or reviewed task; a single unknown dataset fails alone in the task.',
+        "400: another `source_type`, empty `dataset_ids`, `sqllab` without `database_id`, a dataset of another database than `database_id`, a query refused by its dialect's parser (the reason says why), an unreadable workbook. 404: unknown environment, `database_id` (or none of `dataset_ids` exists), upload or reviewed task; a single unknown dataset fails alone in the task.",
       ].join(' '),
       access: taskAccess('map_columns'),
       body: mapColumnsBody,
@@ -180,8 +185,14 @@ export function datasetRoutes(app: AppContext): AnyRoute[] {
       },
       responses: {
         202: { description: 'Task accepted', schema: taskAccepted },
-        400: { description: 'Invalid body (see description), a dataset of another database than `database_id`, or `sql` that is not one read-only SELECT for the database\'s dialect' },
-        403: { description: '`reviewed_task_id` names a dry run planned from another person\'s own SQL query (only its owner or an admin may apply it)' },
+        400: {
+          description:
+            "Invalid body (see description), a dataset of another database than `database_id`, or `sql` that is not one read-only SELECT for the database's dialect",
+        },
+        403: {
+          description:
+            "`reviewed_task_id` names a dry run planned from another person's own SQL query (only its owner or an admin may apply it)",
+        },
         404: { description: 'Unknown environment, `database_id`, `upload_id` or `reviewed_task_id`, or none of `dataset_ids` exists' },
         413: { description: 'The workbook is larger than 5 MB' },
         503: UNAVAILABLE,
@@ -193,7 +204,12 @@ export function datasetRoutes(app: AppContext): AnyRoute[] {
         if (body.source_type === 'sqllab') {
           const b = body as typeof body & { sql?: string; schema?: string; catalog?: string };
           // Checked against Superset before anything runs; the task runs the parser's rendering.
-          const checked = await checkSqlLabSource(app.supersets, { envId: env.id, databaseId: b.database_id!, datasetIds: body.dataset_ids, sql: b.sql ?? null });
+          const checked = await checkSqlLabSource(app.supersets, {
+            envId: env.id,
+            databaseId: b.database_id!,
+            datasetIds: body.dataset_ids,
+            sql: b.sql ?? null,
+          });
           source = { type: 'sqllab', databaseId: b.database_id!, sql: checked.sql, schema: b.schema ?? null, catalog: b.catalog ?? null };
         } else {
           const b = body as typeof body & { upload_id?: string; sheet?: string };
@@ -204,7 +220,9 @@ export function datasetRoutes(app: AppContext): AnyRoute[] {
             if ((await dictionaries.info(b.upload_id))?.source !== 'xlsx') throw new NotFoundError('Upload', b.upload_id);
             uploadId = b.upload_id;
           } else if (!b.reviewed_task_id) {
-            throw new ValidationError('source_type xlsx needs the workbook in the file field `file`', [{ field: 'body.file', message: 'required' }]);
+            throw new ValidationError('source_type xlsx needs the workbook in the file field `file`', [
+              { field: 'body.file', message: 'required' },
+            ]);
           }
           source = { type: 'xlsx', dictionaryId: uploadId ?? '' };
         }
@@ -274,7 +292,8 @@ export function datasetRoutes(app: AppContext): AnyRoute[] {
         404: { description: 'Unknown environment, or no such dataset in it' },
         503: UNAVAILABLE,
       },
-      handler: (_ctx, { params, query }) => review.listSuggestions(query.env_id, params.dataset_id, query.status, query.page, query.page_size),
+      handler: (_ctx, { params, query }) =>
+        review.listSuggestions(query.env_id, params.dataset_id, query.status, query.page, query.page_size),
     }),
 
     defineRoute({
@@ -283,7 +302,7 @@ export function datasetRoutes(app: AppContext): AnyRoute[] {
       tag: 'Datasets',
       summary: 'Accept suggestions (as suggested or edited) and write them into Superset',
       description:
-        'Accepts every pending suggestion of the dataset, or the listed `items` (each optionally with an edited `value`). A field holding a value a person wrote, or one that changed since the suggestion was made, is skipped unless its item says `overwrite: true`. The accepted values are written in one safe dataset update (full column and metric lists, only these fields changed, re-read to verify, previous values kept for undo) and recorded with who accepted what. 409 `dataset_changed` when the dataset changed in Superset during the write. In a protected environment nothing is written at once: the answer is 202 with a `dataset_change` task that waits for another person\'s approval (`POST /api/tasks/{task_id}/approve`) and then writes exactly this; its result has the same `accepted` and `skipped` lists.',
+        "Accepts every pending suggestion of the dataset, or the listed `items` (each optionally with an edited `value`). A field holding a value a person wrote, or one that changed since the suggestion was made, is skipped unless its item says `overwrite: true`. The accepted values are written in one safe dataset update (full column and metric lists, only these fields changed, re-read to verify, previous values kept for undo) and recorded with who accepted what. 409 `dataset_changed` when the dataset changed in Superset during the write. In a protected environment nothing is written at once: the answer is 202 with a `dataset_change` task that waits for another person's approval (`POST /api/tasks/{task_id}/approve`) and then writes exactly this; its result has the same `accepted` and `skipped` lists.",
       access: { permission: 'datasets:WRITE' },
       params: datasetParams,
       body: acceptBody,
@@ -299,9 +318,19 @@ export function datasetRoutes(app: AppContext): AnyRoute[] {
         if (!env.protected) return review.accept(env.id, params.dataset_id, body.items, principal);
         await acceptTask(ctx, app, {
           kind: 'dataset_change',
-          input: { envId: env.id, datasetId: params.dataset_id, operation: { type: 'accept', items: body.items ?? null }, actor: { id: principal.userId, username: principal.username } },
+          input: {
+            envId: env.id,
+            datasetId: params.dataset_id,
+            operation: { type: 'accept', items: body.items ?? null },
+            actor: { id: principal.userId, username: principal.username },
+          },
           // The approver sees what uses the dataset before approving (api/impact).
-          params: { env_id: env.id, dataset_id: params.dataset_id, items: body.items ?? null, impact: await impactPreview(app, env.id, params.dataset_id) },
+          params: {
+            env_id: env.id,
+            dataset_id: params.dataset_id,
+            items: body.items ?? null,
+            impact: await impactPreview(app, env.id, params.dataset_id),
+          },
           owner: principal,
         });
       },
@@ -325,7 +354,8 @@ export function datasetRoutes(app: AppContext): AnyRoute[] {
       path: '/api/datasets/:dataset_id/changes',
       tag: 'Datasets',
       summary: 'Changes Switchyard wrote into a dataset',
-      description: 'Newest first: each write with the fields it changed (values before and after), who made it (task owner or the person who accepted), its source and whether it was undone.',
+      description:
+        'Newest first: each write with the fields it changed (values before and after), who made it (task owner or the person who accepted), its source and whether it was undone.',
       access: { permission: 'datasets:READ' },
       params: datasetParams,
       query: changesQuery,
@@ -339,7 +369,7 @@ export function datasetRoutes(app: AppContext): AnyRoute[] {
       tag: 'Datasets',
       summary: 'Undo a change: restore the values it replaced',
       description:
-        'Writes the previous values back through the same safe update, and records the undo as a change of its own. 409 `dataset_changed` when a field no longer holds what the change wrote (someone changed it since), unless `force`; 409 `not_undoable` when the change was already undone or never applied. In a protected environment the answer is 202 with a `dataset_change` task that waits for another person\'s approval, then undoes (its item says `conflict` or `not_undoable` where this would answer 409).',
+        "Writes the previous values back through the same safe update, and records the undo as a change of its own. 409 `dataset_changed` when a field no longer holds what the change wrote (someone changed it since), unless `force`; 409 `not_undoable` when the change was already undone or never applied. In a protected environment the answer is 202 with a `dataset_change` task that waits for another person's approval, then undoes (its item says `conflict` or `not_undoable` where this would answer 409).",
       access: { permission: 'datasets:WRITE' },
       params: changeParams,
       body: undoBody,
@@ -356,7 +386,12 @@ export function datasetRoutes(app: AppContext): AnyRoute[] {
         if (!env.protected) return review.undo(params.change_id, body.force, principal);
         await acceptTask(ctx, app, {
           kind: 'dataset_change',
-          input: { envId: env.id, datasetId: change.dataset_id, operation: { type: 'undo', changeId: change.id, force: body.force }, actor: { id: principal.userId, username: principal.username } },
+          input: {
+            envId: env.id,
+            datasetId: change.dataset_id,
+            operation: { type: 'undo', changeId: change.id, force: body.force },
+            actor: { id: principal.userId, username: principal.username },
+          },
           params: { change_id: change.id, force: body.force },
           owner: principal,
         });

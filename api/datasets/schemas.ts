@@ -28,7 +28,7 @@ const mapColumnsFields = {
     .max(20_000)
     .optional()
     .describe(
-      '`sqllab` only: one read-only SELECT returning `column_name`, `verbose_name` and/or `description` (optionally `table_name`), checked by the real parser of the database\'s dialect before anything runs (400 with the reason otherwise). Without it, the column comments the database keeps in its catalog for each dataset\'s table (PostgreSQL, MySQL)',
+      "`sqllab` only: one read-only SELECT returning `column_name`, `verbose_name` and/or `description` (optionally `table_name`), checked by the real parser of the database's dialect before anything runs (400 with the reason otherwise). Without it, the column comments the database keeps in its catalog for each dataset's table (PostgreSQL, MySQL)",
     ),
   schema: z.string().trim().min(1).max(250).optional().describe('`sqllab` only: schema the query runs in'),
   catalog: z.string().trim().min(1).max(250).optional().describe('`sqllab` only: catalog the query runs in'),
@@ -43,7 +43,9 @@ const mapColumnsFields = {
     .min(1)
     .max(200)
     .optional()
-    .describe('apply exactly the plan of this reviewed dry run; a dataset changed since that dry run read it is reported as a conflict and not written'),
+    .describe(
+      'apply exactly the plan of this reviewed dry run; a dataset changed since that dry run read it is reported as a conflict and not written',
+    ),
 };
 
 type MapColumnsBody = {
@@ -58,7 +60,8 @@ type MapColumnsBody = {
 
 function mapColumnsRules(b: MapColumnsBody, ctx: z.RefinementCtx, multipart: boolean): void {
   if (b.source_type === 'sqllab') {
-    if (b.database_id === undefined) ctx.addIssue({ code: 'custom', path: ['database_id'], message: 'database_id is required when source_type is sqllab' });
+    if (b.database_id === undefined)
+      ctx.addIssue({ code: 'custom', path: ['database_id'], message: 'database_id is required when source_type is sqllab' });
     if (b.upload_id !== undefined) ctx.addIssue({ code: 'custom', path: ['upload_id'], message: 'upload_id belongs to source_type xlsx' });
   } else {
     for (const k of ['database_id', 'sql', 'schema', 'catalog'] as const)
@@ -67,7 +70,8 @@ function mapColumnsRules(b: MapColumnsBody, ctx: z.RefinementCtx, multipart: boo
       ctx.addIssue({
         code: 'custom',
         path: ['upload_id'],
-        message: 'source_type xlsx needs the workbook: send the request as multipart/form-data with the file in `file`, or name an earlier upload with upload_id',
+        message:
+          'source_type xlsx needs the workbook: send the request as multipart/form-data with the file in `file`, or name an earlier upload with upload_id',
       });
     }
   }
@@ -88,7 +92,8 @@ const formIds = z.preprocess(
       .map((s) => (/^\d{1,10}$/.test(s) ? Number(s) : s)),
   datasetIds,
 );
-const formInt = (schema: z.ZodType<number>) => z.preprocess((v) => (typeof v === 'string' && /^\d{1,10}$/.test(v.trim()) ? Number(v) : v), schema);
+const formInt = (schema: z.ZodType<number>) =>
+  z.preprocess((v) => (typeof v === 'string' && /^\d{1,10}$/.test(v.trim()) ? Number(v) : v), schema);
 const formBool = z
   .enum(['true', 'false'], { error: 'must be true or false' })
   .transform((v) => v === 'true')
@@ -128,7 +133,11 @@ export const changeParams = z.object({ change_id: z.string().min(1).max(200).des
 
 export const suggestionsQuery = z.object({
   env_id: envIdQuery,
-  status: z.enum(['pending', 'accepted', 'rejected', 'superseded', 'all'], { error: 'status must be pending, accepted, rejected, superseded or all' }).default('pending'),
+  status: z
+    .enum(['pending', 'accepted', 'rejected', 'superseded', 'all'], {
+      error: 'status must be pending, accepted, rejected, superseded or all',
+    })
+    .default('pending'),
   ...pagination,
 });
 
@@ -237,7 +246,9 @@ export const suggestionView = z.object({
   current_value: z.string().nullable().describe('what Superset holds now'),
   base_value: z.string().nullable().describe('what the field held when the suggestion was made'),
   changed_since: z.boolean().describe('the field changed in Superset after the suggestion was made'),
-  person_written: z.boolean().describe('the current value was written by a person, not by Switchyard: accepting replaces it only with overwrite'),
+  person_written: z
+    .boolean()
+    .describe('the current value was written by a person, not by Switchyard: accepting replaces it only with overwrite'),
   column_exists: z.boolean(),
   status: z.enum(['pending', 'accepted', 'rejected', 'superseded']),
   provenance: z.object({
@@ -300,9 +311,26 @@ export const suggestionList = pageEnvelope(suggestionView).extend({
 export const acceptAnswer = z.object({
   env_id: z.string(),
   dataset_id: z.number().int(),
-  change: changeView.nullable().describe('the write into Superset (undo it with POST /api/datasets/changes/{id}/undo); null when nothing needed writing'),
-  accepted: z.array(z.object({ suggestion_id: z.string(), target: z.enum(['dataset', 'column']), column_name: z.string().nullable(), field: z.string(), value: z.string(), edited: z.boolean() })),
-  skipped: z.array(z.object({ suggestion_id: z.string(), reason: z.enum(['not_pending', 'person_written', 'changed_since', 'no_such_column', 'unknown']), detail: z.string() })),
+  change: changeView
+    .nullable()
+    .describe('the write into Superset (undo it with POST /api/datasets/changes/{id}/undo); null when nothing needed writing'),
+  accepted: z.array(
+    z.object({
+      suggestion_id: z.string(),
+      target: z.enum(['dataset', 'column']),
+      column_name: z.string().nullable(),
+      field: z.string(),
+      value: z.string(),
+      edited: z.boolean(),
+    }),
+  ),
+  skipped: z.array(
+    z.object({
+      suggestion_id: z.string(),
+      reason: z.enum(['not_pending', 'person_written', 'changed_since', 'no_such_column', 'unknown']),
+      detail: z.string(),
+    }),
+  ),
 });
 
 export const rejectAnswer = z.object({ env_id: z.string(), dataset_id: z.number().int(), rejected: z.number().int() });

@@ -77,9 +77,13 @@ export class DatasetReviewService {
       async (client, env) => {
         const outcome = await acceptSuggestions(client, this, { envId: env.id, datasetId, items: items ?? null, actor });
         if (outcome.status === 'conflict')
-          throw new ConflictError(`dataset ${datasetId} changed in Superset while the suggestions were being written; nothing was written`, 'dataset_changed', {
-            differences: outcome.differences,
-          });
+          throw new ConflictError(
+            `dataset ${datasetId} changed in Superset while the suggestions were being written; nothing was written`,
+            'dataset_changed',
+            {
+              differences: outcome.differences,
+            },
+          );
         const { change, accepted, skipped } = outcome;
         return { env_id: env.id, dataset_id: datasetId, change: change ? toChangeView(change) : null, accepted, skipped };
       },
@@ -100,7 +104,15 @@ export class DatasetReviewService {
   async listChanges(envId: string, datasetId: number, page: number, pageSize: number) {
     const env = await this.environments.get(envId);
     const { rows, total } = await this.changes.listForDataset(env.id, datasetId, page, pageSize);
-    return { env_id: env.id, dataset_id: datasetId, items: rows.map(toChangeView), total, page, page_size: pageSize, has_next: page * pageSize < total };
+    return {
+      env_id: env.id,
+      dataset_id: datasetId,
+      items: rows.map(toChangeView),
+      total,
+      page,
+      page_size: pageSize,
+      has_next: page * pageSize < total,
+    };
   }
 
   /** The change an undo names; NotFoundError when unknown. */
@@ -113,7 +125,11 @@ export class DatasetReviewService {
   async undo(changeId: string, force: boolean, principal: Principal) {
     const change = await this.changeToUndo(changeId);
     const actor = { id: principal.userId ?? null, username: principal.username ?? null };
-    const outcome = await this.supersets.use(change.env_id, (client) => undoChange(client, this.changes, change.id, actor, force), this.notFound(change.dataset_id));
+    const outcome = await this.supersets.use(
+      change.env_id,
+      (client) => undoChange(client, this.changes, change.id, actor, force),
+      this.notFound(change.dataset_id),
+    );
     if (outcome.status === 'conflict') {
       throw new ConflictError(
         `change ${change.id} cannot be undone without replacing later work: ${outcome.differences.join('; ')}; send {"force": true} to undo anyway`,

@@ -5,7 +5,9 @@ import { pageEnvelope, pagination, secretDestinationUrl } from '../http/schemas.
 /** Any string: an id that is not a UUID is simply an unknown environment (404), not a bad request. */
 export const envIdParams = z.object({ env_id: z.string().max(200).describe('Environment id (`env_id`)') });
 
-const baseUrl = secretDestinationUrl('Superset base URL, e.g. `https://bi.example.com` (a path prefix is allowed; no credentials, query or fragment)');
+const baseUrl = secretDestinationUrl(
+  'Superset base URL, e.g. `https://bi.example.com` (a path prefix is allowed; no credentials, query or fragment)',
+);
 
 const fields = {
   name: z.string().trim().min(1, 'name is required').max(100),
@@ -15,7 +17,11 @@ const fields = {
   verify_tls: z.boolean().describe('Verify the TLS certificate of an https base URL (default true)'),
   timeout_seconds: z.number().int().min(1).max(600).describe('Per-request timeout towards Superset (default 30)'),
   description: z.string().trim().max(2000).nullable(),
-  protected: z.boolean().describe('Every task that writes into it (migration, restore, column mapping, dataset launch, release publish or revoke, git deploy; accepting suggestions and undoing a change become tasks) waits for approval by another person (default false). Only an administrator (`admin:settings:WRITE`) may set or clear it, or delete a protected environment (403 `protection_admin_only`)'),
+  protected: z
+    .boolean()
+    .describe(
+      'Every task that writes into it (migration, restore, column mapping, dataset launch, release publish or revoke, git deploy; accepting suggestions and undoing a change become tasks) waits for approval by another person (default false). Only an administrator (`admin:settings:WRITE`) may set or clear it, or delete a protected environment (403 `protection_admin_only`)',
+    ),
 };
 
 export const environmentCreate = z

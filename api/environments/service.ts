@@ -25,9 +25,15 @@ export interface Actor {
  */
 function testFailure(err: AppError, secrets: string[]): { code: string; detail: string } {
   if (err instanceof SupersetApiError)
-    return { code: err.code, detail: `${err.title}: Superset answered ${describeUpstreamAnswer(err.upstreamStatus, err.upstreamMessage, secrets)}` };
+    return {
+      code: err.code,
+      detail: `${err.title}: Superset answered ${describeUpstreamAnswer(err.upstreamStatus, err.upstreamMessage, secrets)}`,
+    };
   if (err instanceof SupersetUnavailableError && err.upstreamStatus !== undefined)
-    return { code: err.code, detail: `Superset failed (${err.reason.replace(/_/g, ' ')}): ${describeUpstreamAnswer(err.upstreamStatus, err.upstreamMessage, secrets)}` };
+    return {
+      code: err.code,
+      detail: `Superset failed (${err.reason.replace(/_/g, ' ')}): ${describeUpstreamAnswer(err.upstreamStatus, err.upstreamMessage, secrets)}`,
+    };
   return { code: err.code, detail: upstreamReason(err.message, secrets) ?? err.title };
 }
 
@@ -43,7 +49,9 @@ const CONNECTION_FIELDS = ['base_url', 'username', 'password', 'verify_tls'] as 
 function assertMayChangeProtection(actor: Actor, what: string): void {
   // No principal: the deployment itself (bootstrap, tests' setup), which has every right.
   if (actor.principal && !can(actor.principal, PROTECT_PERMISSION))
-    throw new ProtectionChangeForbidden(`${what} needs the permission ${PROTECT_PERMISSION} (an administrator's): a protected environment's tasks wait for a second person, and only an administrator decides which environments do`);
+    throw new ProtectionChangeForbidden(
+      `${what} needs the permission ${PROTECT_PERMISSION} (an administrator's): a protected environment's tasks wait for a second person, and only an administrator decides which environments do`,
+    );
 }
 
 /**
@@ -53,7 +61,10 @@ function assertMayChangeProtection(actor: Actor, what: string): void {
 function assertMayRepointProtected(actor: Actor, before: { protected: boolean }, input: EnvironmentInput): void {
   const fields = CONNECTION_FIELDS.filter((f) => input[f] !== undefined);
   if (before.protected && fields.length)
-    assertMayChangeProtection(actor, `Changing ${fields.join(', ')} of a protected environment (where its service account's credentials go)`);
+    assertMayChangeProtection(
+      actor,
+      `Changing ${fields.join(', ')} of a protected environment (where its service account's credentials go)`,
+    );
 }
 
 class ProtectionChangeForbidden extends AppError {
@@ -184,7 +195,12 @@ export class EnvironmentService {
         });
       });
     } catch (err) {
-      const reason = err instanceof SecretRequiredError ? 'secret_required' : err instanceof ProtectionChangeForbidden ? 'protection_admin_only' : undefined;
+      const reason =
+        err instanceof SecretRequiredError
+          ? 'secret_required'
+          : err instanceof ProtectionChangeForbidden
+            ? 'protection_admin_only'
+            : undefined;
       if (reason) {
         await this.audit(actor, {
           type: 'ENVIRONMENT_UPDATED',

@@ -19,7 +19,11 @@ export class GitBranches {
 
   async list(envId: string, dashboardId: number) {
     const { uuid, wc } = await this.git.repository(envId, dashboardId);
-    const [branches, current] = await this.git.repos.withLock([uuid], 'shared', async () => [await wc.listBranches(), await wc.branch()] as const);
+    const [branches, current] = await this.git.repos.withLock(
+      [uuid],
+      'shared',
+      async () => [await wc.listBranches(), await wc.branch()] as const,
+    );
     const open = await this.reviews.pullRequests(uuid, 'open');
     const items = branches.map((b) => {
       const pr = open.find((p) => p.head_branch === b.name);

@@ -15,14 +15,44 @@ import { PREVIEW_BODY_MARKER as BODY_MARKER } from '../../contracts/git.ts';
 import type { GitService } from './service.ts';
 
 export function pullRequestView(r: GitPullRequestRow) {
-  const { id, number, url, title, state, head_branch, base_branch, head_commit, target_env_id, preview_task_id, preview_state, merge_commit, deploy_task_id } = r;
-  return { id, number, url, title, state, head_branch, base_branch, head_commit, target_env_id, preview_task_id, preview_state, merge_commit, deploy_task_id };
+  const {
+    id,
+    number,
+    url,
+    title,
+    state,
+    head_branch,
+    base_branch,
+    head_commit,
+    target_env_id,
+    preview_task_id,
+    preview_state,
+    merge_commit,
+    deploy_task_id,
+  } = r;
+  return {
+    id,
+    number,
+    url,
+    title,
+    state,
+    head_branch,
+    base_branch,
+    head_commit,
+    target_env_id,
+    preview_task_id,
+    preview_state,
+    merge_commit,
+    deploy_task_id,
+  };
 }
 
-const noSuchPullRequest = (n: number) => new AppError(404, 'unknown_pull_request', 'Unknown pull request', `Switchyard opened no pull request ${n} for this dashboard`);
+const noSuchPullRequest = (n: number) =>
+  new AppError(404, 'unknown_pull_request', 'Unknown pull request', `Switchyard opened no pull request ${n} for this dashboard`);
 
 /** The placeholder a body holds until the preview writes it. */
-const pending = (description: string | undefined) => `${description?.trim() ? `${description.trim()}\n\n` : ''}${BODY_MARKER}\n_Switchyard is writing the preview of this branch…_\n`;
+const pending = (description: string | undefined) =>
+  `${description?.trim() ? `${description.trim()}\n\n` : ''}${BODY_MARKER}\n_Switchyard is writing the preview of this branch…_\n`;
 
 export class PullRequests {
   private readonly app: AppContext;
@@ -42,7 +72,14 @@ export class PullRequests {
     if (!configId || !remoteName) throw new ConflictError('This repository has no remote: init it with a git config first', 'no_remote');
     const config = await this.git.configs.get(configId);
     const token = this.git.configs.token(config);
-    const provider = reviewProvider({ provider: config.provider, baseUrl: config.base_url, owner: config.owner, repo: remoteName, token, egress: egressPolicy(this.app.config) });
+    const provider = reviewProvider({
+      provider: config.provider,
+      baseUrl: config.base_url,
+      owner: config.owner,
+      repo: remoteName,
+      token,
+      egress: egressPolicy(this.app.config),
+    });
     return { config, provider, repository: `${config.owner}/${remoteName}` };
   }
 
@@ -75,14 +112,26 @@ export class PullRequests {
     principal: Principal,
     linkBase: string,
     dashboardId: number,
-    body: { env_id: string; branch: string; base?: string; title: string; description?: string; target_env_id: string; verification: 'queries' | 'browser' },
+    body: {
+      env_id: string;
+      branch: string;
+      base?: string;
+      title: string;
+      description?: string;
+      target_env_id: string;
+      verification: 'queries' | 'browser';
+    },
   ) {
     await this.app.environments.get(body.target_env_id);
     const { uuid, row, commit } = await this.pushBranch(body.env_id, dashboardId, body.branch);
     const base = body.base ?? row.branch;
     if (base === body.branch) throw new ConflictError(`A pull request needs a base other than its branch '${base}'`, 'same_branch');
     const existing = await this.store.openFromBranch(uuid, body.branch);
-    if (existing) throw new ConflictError(`Pull request ${existing.number} is open from '${body.branch}' already: refresh it`, 'pull_request_exists', { number: existing.number, url: existing.url });
+    if (existing)
+      throw new ConflictError(`Pull request ${existing.number} is open from '${body.branch}' already: refresh it`, 'pull_request_exists', {
+        number: existing.number,
+        url: existing.url,
+      });
     const { config, provider, repository } = await this.providerOf(row.config_id, row.remote_name);
     const opened = await provider.open({ head: body.branch, base, title: body.title, body: pending(body.description) });
     const pr = await this.store.createPullRequest({
@@ -92,11 +141,20 @@ export class PullRequests {
     });
     this.logger.info({ dashboard_uuid: uuid, repository, number: pr.number, by: principal.username }, 'pull request opened');
     const taskId = await this.startPreview(principal, linkBase, pr, row.synced_env_id);
-    return { pull_request: pullRequestView(await this.store.updatePullRequest(pr.id, { preview_task_id: taskId })), preview_task_id: taskId };
+    return {
+      pull_request: pullRequestView(await this.store.updatePullRequest(pr.id, { preview_task_id: taskId })),
+      preview_task_id: taskId,
+    };
   }
 
   /** The branch moved (or the title or text changed): push it, write the new title or text, preview again. */
-  async refresh(principal: Principal, linkBase: string, dashboardId: number, number: number, body: { env_id: string; title?: string; description?: string }) {
+  async refresh(
+    principal: Principal,
+    linkBase: string,
+    dashboardId: number,
+    number: number,
+    body: { env_id: string; title?: string; description?: string },
+  ) {
     const uuid = await this.git.dashboardUuid(body.env_id, dashboardId);
     const pr = await this.store.pullRequestByNumber(uuid, number);
     if (!pr) throw noSuchPullRequest(number);
@@ -104,15 +162,30 @@ export class PullRequests {
     const { row, commit, pushed } = await this.pushBranch(body.env_id, dashboardId, pr.head_branch);
     if (body.title !== undefined || body.description !== undefined) {
       const { provider } = await this.providerOf(pr.config_id, row.remote_name);
-      await provider.update(number, { ...(body.title !== undefined ? { title: body.title } : {}), ...(body.description !== undefined ? { body: pending(body.description) } : {}) });
+      await provider.update(number, {
+        ...(body.title !== undefined ? { title: body.title } : {}),
+        ...(body.description !== undefined ? { body: pending(body.description) } : {}),
+      });
     }
-    const moved = await this.store.updatePullRequest(pr.id, { head_commit: commit, ...(body.title !== undefined ? { title: body.title } : {}) });
+    const moved = await this.store.updatePullRequest(pr.id, {
+      head_commit: commit,
+      ...(body.title !== undefined ? { title: body.title } : {}),
+    });
     const taskId = await this.startPreview(principal, linkBase, moved, row.synced_env_id);
-    return { pull_request: pullRequestView(await this.store.updatePullRequest(pr.id, { preview_task_id: taskId })), preview_task_id: taskId, pushed };
+    return {
+      pull_request: pullRequestView(await this.store.updatePullRequest(pr.id, { preview_task_id: taskId })),
+      preview_task_id: taskId,
+      pushed,
+    };
   }
 
   /** After a push: the open pull request from the pushed branch is previewed again, when the pusher may update it. */
-  async afterPush(principal: Principal, linkBase: string, envId: string, dashboardId: number): Promise<{ pull_request: number; preview_task_id: string } | null> {
+  async afterPush(
+    principal: Principal,
+    linkBase: string,
+    envId: string,
+    dashboardId: number,
+  ): Promise<{ pull_request: number; preview_task_id: string } | null> {
     const { uuid, row, wc } = await this.git.repository(envId, dashboardId);
     const branch = await wc.branch();
     const pr = await this.store.openFromBranch(uuid, branch);
@@ -138,7 +211,13 @@ export class PullRequests {
       linkBase,
       ...(pr.verification === 'browser' ? { verification: 'browser' as const } : {}),
     };
-    const params = { pull_request: pr.number, dashboard_id: pr.dashboard_id, env_id: pr.env_id, target_env_id: pr.target_env_id, commit: pr.head_commit };
+    const params = {
+      pull_request: pr.number,
+      dashboard_id: pr.dashboard_id,
+      env_id: pr.env_id,
+      target_env_id: pr.target_env_id,
+      commit: pr.head_commit,
+    };
     const { task } = await this.app.tasks.create({ kind: 'git_preview', input, params, owner: principal });
     return task.id;
   }

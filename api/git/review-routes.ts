@@ -57,7 +57,8 @@ export function gitReviewRoutes(app: AppContext): AnyRoute[] {
       path: dash('branches'),
       tag: TAG,
       summary: "The dashboard repository's branches",
-      description: 'Each local branch with its commit, the remote\'s commit as of the last fetch or push, and the pull request open from it.',
+      description:
+        "Each local branch with its commit, the remote's commit as of the last fetch or push, and the pull request open from it.",
       access: READ,
       params: dashboardParams,
       query: envQuery,
@@ -69,7 +70,8 @@ export function gitReviewRoutes(app: AppContext): AnyRoute[] {
       path: dash('branches'),
       tag: TAG,
       summary: 'Create a branch',
-      description: 'At `from` (default HEAD) and, with `checkout` (the default), switched to: made at HEAD, local changes come along; made elsewhere, the working tree must be clean.',
+      description:
+        'At `from` (default HEAD) and, with `checkout` (the default), switched to: made at HEAD, local changes come along; made elsewhere, the working tree must be clean.',
       access: WRITE,
       params: dashboardParams,
       body: branchCreate,
@@ -90,7 +92,8 @@ export function gitReviewRoutes(app: AppContext): AnyRoute[] {
       path: dash('branches/:branch/switch'),
       tag: TAG,
       summary: 'Switch to a branch',
-      description: 'Refused while anything is changed or a merge is in progress (409), so no work is lost; the branch\'s tree is checked like a fetched one (`unsafe_path`).',
+      description:
+        "Refused while anything is changed or a merge is in progress (409), so no work is lost; the branch's tree is checked like a fetched one (`unsafe_path`).",
       access: WRITE,
       params: branchParams,
       body: envBody,
@@ -107,11 +110,16 @@ export function gitReviewRoutes(app: AppContext): AnyRoute[] {
       path: dash('branches/:branch'),
       tag: TAG,
       summary: 'Delete a local branch',
-      description: 'Never the current branch (409 `current_branch`). The remote\'s branch stays.',
+      description: "Never the current branch (409 `current_branch`). The remote's branch stays.",
       access: WRITE,
       params: branchParams,
       query: envQuery,
-      responses: { 200: { description: 'Deleted', schema: branchDeleted }, 404: noRepo, 409: { description: '`current_branch`' }, 503: upstream },
+      responses: {
+        200: { description: 'Deleted', schema: branchDeleted },
+        404: noRepo,
+        409: { description: '`current_branch`' },
+        503: upstream,
+      },
       handler: (_ctx, { params, query }) => branches.remove(query.env_id, params.dashboard_id, params.branch),
     }),
     defineRoute({
@@ -131,7 +139,8 @@ export function gitReviewRoutes(app: AppContext): AnyRoute[] {
       path: dash('pull-requests'),
       tag: TAG,
       summary: 'Open a pull request from a branch',
-      description: 'Pushes the branch, opens the pull request on the provider and starts its preview (a `git_preview` task): a dry-run deploy into `target_env_id`, the charts verified, the body written from both and `switchyard/preview` posted on the head commit. A merge deploys into `target_env_id` when the config\'s webhook is set.',
+      description:
+        "Pushes the branch, opens the pull request on the provider and starts its preview (a `git_preview` task): a dry-run deploy into `target_env_id`, the charts verified, the body written from both and `switchyard/preview` posted on the head commit. A merge deploys into `target_env_id` when the config's webhook is set.",
       access: { permission: 'pull_requests:OPEN' },
       params: dashboardParams,
       body: pullRequestCreate,
@@ -155,7 +164,11 @@ export function gitReviewRoutes(app: AppContext): AnyRoute[] {
       access: READ,
       params: pullRequestParams,
       query: envQuery,
-      responses: { 200: { description: 'The pull request', schema: pullRequestView }, 404: { description: 'Unknown dashboard or `unknown_pull_request`' }, 503: upstream },
+      responses: {
+        200: { description: 'The pull request', schema: pullRequestView },
+        404: { description: 'Unknown dashboard or `unknown_pull_request`' },
+        503: upstream,
+      },
       handler: (_ctx, { params, query }) => prs.get(query.env_id, params.dashboard_id, params.number),
     }),
     defineRoute({
@@ -163,7 +176,8 @@ export function gitReviewRoutes(app: AppContext): AnyRoute[] {
       path: dash('pull-requests/:number/refresh'),
       tag: TAG,
       summary: 'Refresh a pull request',
-      description: 'Pushes its branch when it moved, writes a new `title` or `description` when sent, and previews the head commit again (body and status). A push of the branch does the same by itself.',
+      description:
+        'Pushes its branch when it moved, writes a new `title` or `description` when sent, and previews the head commit again (body and status). A push of the branch does the same by itself.',
       access: { permission: 'pull_requests:UPDATE' },
       params: pullRequestParams,
       body: pullRequestRefresh,
@@ -195,7 +209,8 @@ export function gitReviewRoutes(app: AppContext): AnyRoute[] {
       path: '/api/git/configs/:config_id/webhook',
       tag: TAG,
       summary: "Set a git config's webhook secret",
-      description: 'The secret is stored encrypted and never answered. Deliveries then act as you, with the rights you hold when each arrives: a merged pull request Switchyard opened deploys its merge commit.',
+      description:
+        'The secret is stored encrypted and never answered. Deliveries then act as you, with the rights you hold when each arrives: a merged pull request Switchyard opened deploys its merge commit.',
       access: { permission: 'pull_requests:MERGE_DEPLOY' },
       params: configIdParams,
       body: webhookSet,
@@ -210,7 +225,10 @@ export function gitReviewRoutes(app: AppContext): AnyRoute[] {
       description: 'Deliveries are refused afterwards (404).',
       access: { permission: 'pull_requests:MERGE_DEPLOY' },
       params: configIdParams,
-      responses: { 200: { description: 'Removed', schema: z.object({ config_id: z.string(), deleted: z.literal(true) }) }, 404: { description: 'Unknown config or no webhook' } },
+      responses: {
+        200: { description: 'Removed', schema: z.object({ config_id: z.string(), deleted: z.literal(true) }) },
+        404: { description: 'Unknown config or no webhook' },
+      },
       handler: (_ctx, { params }) => hooks.remove(params.config_id),
     }),
     defineRoute({
@@ -218,7 +236,8 @@ export function gitReviewRoutes(app: AppContext): AnyRoute[] {
       path: '/api/git/webhooks/:config_id',
       tag: TAG,
       summary: "The provider's webhook delivery",
-      description: "Called by Gitea (`X-Gitea-Signature`), GitHub (`X-Hub-Signature-256`) or GitLab (`X-Gitlab-Token`) with the config's secret; each delivery id is taken once. A merged pull request Switchyard opened starts a `git_deploy` of its merge commit into its target as the webhook's owner (approval first into a protected environment); its pull request gets comments.",
+      description:
+        "Called by Gitea (`X-Gitea-Signature`), GitHub (`X-Hub-Signature-256`) or GitLab (`X-Gitlab-Token`) with the config's secret; each delivery id is taken once. A merged pull request Switchyard opened starts a `git_deploy` of its merge commit into its target as the webhook's owner (approval first into a protected environment); its pull request gets comments.",
       access: 'public',
       params: webhookParams,
       body: z.unknown(),

@@ -14,7 +14,13 @@ export const branchCreate = z
   .object({
     env_id: envId,
     name: branch,
-    from: z.string().trim().min(1).max(220).optional().describe('A commit or branch to start from; default HEAD (then local changes come along)'),
+    from: z
+      .string()
+      .trim()
+      .min(1)
+      .max(220)
+      .optional()
+      .describe('A commit or branch to start from; default HEAD (then local changes come along)'),
     checkout: z.boolean().default(true).describe('Switch to the new branch'),
   })
   .strict();
@@ -30,7 +36,12 @@ export const branchList = z.object({ current: z.string(), items: z.array(branchV
 export const branchSwitched = z.object({ branch: z.string(), head: z.string() });
 export const branchDeleted = z.object({ branch: z.string(), deleted: z.literal(true) });
 
-const title = z.string({ error: 'title is required' }).trim().min(1, 'title is required').max(250).regex(/^[^\u0000-\u001f\u007f]*$/, 'no control characters');
+const title = z
+  .string({ error: 'title is required' })
+  .trim()
+  .min(1, 'title is required')
+  .max(250)
+  .regex(/^[^\u0000-\u001f\u007f]*$/, 'no control characters');
 const description = z.string().max(20_000).optional().describe('Your own text; Switchyard writes its preview below it');
 
 export const pullRequestCreate = z
@@ -48,7 +59,12 @@ export const pullRequestCreate = z
 export const pullRequestRefresh = z.object({ env_id: envId, title: title.optional(), description }).strict();
 export const pullRequestParams = z.object({
   dashboard_id: z.coerce.number().int().positive().max(2_147_483_647).describe('The Superset dashboard id in `env_id`'),
-  number: z.coerce.number().int().positive().max(2_147_483_647).describe("The provider's number of the pull request (GitLab: the merge request's iid)"),
+  number: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(2_147_483_647)
+    .describe("The provider's number of the pull request (GitLab: the merge request's iid)"),
 });
 export const pullRequestQuery = z.object({ env_id: envId, state: z.enum(['open', 'closed', 'merged']).optional() });
 

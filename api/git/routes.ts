@@ -53,7 +53,8 @@ const WRITE = { permission: 'git:WRITE' } as const;
 const r404env: Record<number, ResponseSpec> = { 404: { description: 'Unknown environment, or no such dashboard in it' } };
 const noRepo: ResponseSpec = { description: 'Unknown environment or dashboard; or `no_repository`: the dashboard has no repository yet' };
 const upstream: ResponseSpec = {
-  description: "The environment's Superset, or the git server, is unavailable (`host_not_allowed`: `ALLOWED_UPSTREAM_HOSTS` does not allow it; nothing was sent)",
+  description:
+    "The environment's Superset, or the git server, is unavailable (`host_not_allowed`: `ALLOWED_UPSTREAM_HOSTS` does not allow it; nothing was sent)",
 };
 const identity: ResponseSpec = {
   description: 'Invalid request; or `git_identity_required`: set `git_username` and `git_email` in your profile preferences first',
@@ -84,7 +85,7 @@ export function gitRoutes(app: AppContext): AnyRoute[] {
       tag: TAG,
       summary: 'Create a git server config',
       description:
-        'Provider `gitea` (self-hosted), `github` or `gitlab`; the owner is the user, organisation or group the repositories live under. The personal access token is stored encrypted (AES-256-GCM) and never returned. With `ALLOWED_UPSTREAM_HOSTS` set, the server and its provider\'s REST API host (`api.github.com` for github.com) must be allowed: otherwise 400 `host_not_allowed` and nothing is stored.',
+        "Provider `gitea` (self-hosted), `github` or `gitlab`; the owner is the user, organisation or group the repositories live under. The personal access token is stored encrypted (AES-256-GCM) and never returned. With `ALLOWED_UPSTREAM_HOSTS` set, the server and its provider's REST API host (`api.github.com` for github.com) must be allowed: otherwise 400 `host_not_allowed` and nothing is stored.",
       access: WRITE,
       body: gitConfigCreate,
       responses: {
@@ -330,7 +331,8 @@ export function gitRoutes(app: AppContext): AnyRoute[] {
         400: { description: '`git_auth_failed` or `remote_not_found`' },
         404: noRepo,
         409: {
-          description: "`push_rejected` (pull first), `no_remote`, `merge_in_progress`, `remote_host_mismatch` (the remote is not on its config's server: the token is not sent)",
+          description:
+            "`push_rejected` (pull first), `no_remote`, `merge_in_progress`, `remote_host_mismatch` (the remote is not on its config's server: the token is not sent)",
         },
         503: upstream,
       },

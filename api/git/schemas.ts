@@ -153,7 +153,12 @@ export const dashboardParams = z.object({ dashboard_id: dashboardId.describe('Th
 export const envQuery = z.object({ env_id: envId });
 export const envBody = z.object({ env_id: envId }).strict();
 export const syncBody = z
-  .object({ env_id: envId, branch: branch.optional().describe('Sync onto this branch: switched to first (the working tree must be clean), or made at HEAD when new') })
+  .object({
+    env_id: envId,
+    branch: branch
+      .optional()
+      .describe('Sync onto this branch: switched to first (the working tree must be clean), or made at HEAD when new'),
+  })
   .strict();
 
 export const initBody = z

@@ -41,7 +41,13 @@ export class GitWebhooks {
     await this.app.git.configs.get(configId);
     const hook = await this.store.webhook(configId);
     const owner = hook ? await this.app.stores.identity.users.byId(hook.owner_id) : undefined;
-    return { config_id: configId, configured: !!hook, secret: hook ? WEBHOOK_SECRET_MASK : null, owner: owner?.username ?? null, url: webhookPath(configId) };
+    return {
+      config_id: configId,
+      configured: !!hook,
+      secret: hook ? WEBHOOK_SECRET_MASK : null,
+      owner: owner?.username ?? null,
+      url: webhookPath(configId),
+    };
   }
 
   async set(principal: Principal, configId: string, secret: string) {
@@ -64,19 +70,31 @@ export class GitWebhooks {
     if (!config || !hook) throw new NotFoundError('Webhook of git config', configId);
     if (rawBody === undefined || !signatureValid(config.provider, headers, rawBody, this.store.secret(hook))) {
       this.logger.warn({ config_id: configId }, 'git webhook delivery refused: not signed with the secret');
-      throw new AppError(401, 'invalid_signature', 'Invalid signature', "The delivery is not signed with this config's webhook secret; nothing was done");
+      throw new AppError(
+        401,
+        'invalid_signature',
+        'Invalid signature',
+        "The delivery is not signed with this config's webhook secret; nothing was done",
+      );
     }
     const id = deliveryId(config.provider, headers);
     if (!id) throw new ValidationError('The delivery has no delivery id header', [{ field: 'header', message: 'delivery id required' }]);
     if (!(await this.store.recordDelivery(configId, id, 'received'))) {
       this.logger.warn({ config_id: configId, delivery_id: id }, 'git webhook delivery replayed');
-      throw new AppError(409, 'replayed_delivery', 'Delivery already taken', `Delivery ${id} was taken before; nothing was done`, { extra: { delivery_id: id } });
+      throw new AppError(409, 'replayed_delivery', 'Delivery already taken', `Delivery ${id} was taken before; nothing was done`, {
+        extra: { delivery_id: id },
+      });
     }
     const answer = await this.act(configId, hook.owner_id, headers, body, linkBase).catch(async (err: unknown) => {
       await this.store.settleDelivery(configId, id, `failed: ${err instanceof Error ? err.message.slice(0, 300) : String(err)}`, null);
       throw err;
     });
-    await this.store.settleDelivery(configId, id, answer.reason ? `${answer.outcome}: ${answer.reason}` : answer.outcome, answer.task_id ?? null);
+    await this.store.settleDelivery(
+      configId,
+      id,
+      answer.reason ? `${answer.outcome}: ${answer.reason}` : answer.outcome,
+      answer.task_id ?? null,
+    );
     this.logger.info({ config_id: configId, delivery_id: id, ...answer }, 'git webhook delivery');
     return answer;
   }
@@ -86,9 +104,15 @@ export class GitWebhooks {
     const event = parseEvent(config.provider, headers, body);
     if (event.kind === 'ignored') return { outcome: 'ignored', reason: event.reason };
     const pr = await this.store.pullRequestOf(configId, event.merge.repository, event.merge.number);
-    if (!pr) return { outcome: 'ignored', reason: `pull request ${event.merge.number} of ${event.merge.repository} was not opened by Switchyard` };
+    if (!pr)
+      return { outcome: 'ignored', reason: `pull request ${event.merge.number} of ${event.merge.repository} was not opened by Switchyard` };
     if (pr.deploy_task_id && pr.merge_commit === event.merge.merge_commit_sha)
-      return { outcome: 'ignored', reason: `its merge is deployed already by task ${pr.deploy_task_id}`, task_id: pr.deploy_task_id, pull_request: pr.number };
+      return {
+        outcome: 'ignored',
+        reason: `its merge is deployed already by task ${pr.deploy_task_id}`,
+        task_id: pr.deploy_task_id,
+        pull_request: pr.number,
+      };
     const owner = await this.ownerPrincipal(ownerId);
     if ('refused' in owner) {
       await this.comment(pr, `Switchyard did not deploy this merge: ${owner.refused}.`);
@@ -100,12 +124,22 @@ export class GitWebhooks {
 
   /** The webhook's owner as a caller, with the roles and permissions they hold now (or why they may not deploy). */
   private async ownerPrincipal(ownerId: string): Promise<{ principal: Principal } | { refused: string }> {
-    const [user, access] = await Promise.all([this.app.stores.identity.users.byId(ownerId), this.app.stores.identity.access.ofUser(ownerId)]);
+    const [user, access] = await Promise.all([
+      this.app.stores.identity.users.byId(ownerId),
+      this.app.stores.identity.access.ofUser(ownerId),
+    ]);
     if (!user || !access) return { refused: "the webhook's owner no longer exists" };
     if (!access.active) return { refused: `the webhook's owner ${user.username} is deactivated` };
     const missing = (['pull_requests:MERGE_DEPLOY', 'git:WRITE'] as const).filter((p) => !holds(access, p));
     if (missing.length) return { refused: `the webhook's owner ${user.username} lacks ${missing.join(' and ')}` };
-    const principal: Principal = { kind: 'user', userId: ownerId, username: user.username, roles: access.roles, permissions: new Set(access.permissions), scopes: [] };
+    const principal: Principal = {
+      kind: 'user',
+      userId: ownerId,
+      username: user.username,
+      roles: access.roles,
+      permissions: new Set(access.permissions),
+      scopes: [],
+    };
     return { principal };
   }
 
@@ -114,7 +148,13 @@ export class GitWebhooks {
     const { uuid, row, wc } = await this.app.git.repository(pr.env_id, pr.dashboard_id);
     const creds = await this.app.git.credentials(row.config_id);
     await this.app.git.repos.withLock([uuid], 'exclusive', () => wc.fetchRemoteBranch(creds, merge.base_branch));
-    const body = deployBody.parse({ env_id: pr.env_id, target_env_id: pr.target_env_id, commit: merge.merge_commit_sha, overwrite: true, verification: pr.verification });
+    const body = deployBody.parse({
+      env_id: pr.env_id,
+      target_env_id: pr.target_env_id,
+      commit: merge.merge_commit_sha,
+      overwrite: true,
+      verification: pr.verification,
+    });
     const prepared = await this.app.git.prepareDeploy(pr.env_id, pr.dashboard_id, pr.target_env_id, merge.merge_commit_sha);
     const d = gitDeployInput(body, pr.dashboard_id, prepared, principal.userId);
     const { task } = await this.app.tasks.create({
@@ -125,7 +165,10 @@ export class GitWebhooks {
     });
     await this.store.updatePullRequest(pr.id, { state: 'merged', merge_commit: merge.merge_commit_sha, deploy_task_id: task.id });
     const gate = prepared.protected ? `; ${prepared.targetName} is protected, so it waits for another person's approval` : '';
-    await this.comment(pr, `Merged: Switchyard is deploying \`${merge.merge_commit_sha.slice(0, 10)}\` into **${prepared.targetName}** as ${principal.username}${gate}. [The deploy task](${linkBase.replace(/\/+$/, '')}/api/tasks/${task.id}).`);
+    await this.comment(
+      pr,
+      `Merged: Switchyard is deploying \`${merge.merge_commit_sha.slice(0, 10)}\` into **${prepared.targetName}** as ${principal.username}${gate}. [The deploy task](${linkBase.replace(/\/+$/, '')}/api/tasks/${task.id}).`,
+    );
     return task.id;
   }
 

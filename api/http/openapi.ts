@@ -77,7 +77,14 @@ export function buildOpenApi(routes: AnyRoute[], info: { version: string }) {
       description: [r.description, `Access: ${access}`].filter(Boolean).join('\n\n'),
       operationId: `${r.method}_${path.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}`,
       parameters: [...parameters(r.params, 'path'), ...parameters(r.query, 'query')],
-      ...(r.body ? { requestBody: { required: true, content: { [r.bodyType ?? 'application/json']: { schema: toSchema(r.body, 'input') }, ...multipartContent(r) } } } : {}),
+      ...(r.body
+        ? {
+            requestBody: {
+              required: true,
+              content: { [r.bodyType ?? 'application/json']: { schema: toSchema(r.body, 'input') }, ...multipartContent(r) },
+            },
+          }
+        : {}),
       responses,
       ...(r.access === 'public' ? { security: [] } : {}),
     };

@@ -173,14 +173,19 @@ function uploadedFiles(ctx: Context, spec: MultipartSpec): Record<string, Upload
   const raw = ((ctx.request as { files?: Record<string, unknown> }).files ?? {}) as Record<string, unknown>;
   const out: Record<string, UploadedFile> = {};
   for (const [name, value] of Object.entries(raw)) {
-    if (!(name in spec.files)) throw new ValidationError(`unexpected file field '${name}'`, [{ field: `body.${name}`, message: 'not a file field of this endpoint' }]);
-    if (Array.isArray(value)) throw new ValidationError(`send one file in '${name}'`, [{ field: `body.${name}`, message: 'one file only' }]);
+    if (!(name in spec.files))
+      throw new ValidationError(`unexpected file field '${name}'`, [
+        { field: `body.${name}`, message: 'not a file field of this endpoint' },
+      ]);
+    if (Array.isArray(value))
+      throw new ValidationError(`send one file in '${name}'`, [{ field: `body.${name}`, message: 'one file only' }]);
     const f = value as { originalFilename?: string | null; mimetype?: string | null; size?: number; buffer?: Buffer };
     const bytes = f.buffer ?? Buffer.alloc(0);
     out[name] = { filename: f.originalFilename ?? null, mimetype: f.mimetype ?? null, size: bytes.length, bytes };
   }
   for (const [name, f] of Object.entries(spec.files)) {
-    if (f.required && !out[name]) throw new ValidationError(`the file '${name}' is required`, [{ field: `body.${name}`, message: 'required' }]);
+    if (f.required && !out[name])
+      throw new ValidationError(`the file '${name}' is required`, [{ field: `body.${name}`, message: 'required' }]);
   }
   return out;
 }

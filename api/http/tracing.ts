@@ -12,7 +12,11 @@ import { routeTaskId } from './request-context.ts';
 export function httpTracing() {
   return async (ctx: Context, next: Next): Promise<void> => {
     const parent = propagation.extract(context.active(), ctx.headers);
-    const span = tracer.startSpan(ctx.method, { kind: SpanKind.SERVER, attributes: { 'http.request.method': ctx.method, 'url.path': ctx.path } }, parent);
+    const span = tracer.startSpan(
+      ctx.method,
+      { kind: SpanKind.SERVER, attributes: { 'http.request.method': ctx.method, 'url.path': ctx.path } },
+      parent,
+    );
     try {
       await context.with(trace.setSpan(parent, span), next);
     } finally {

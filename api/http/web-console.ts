@@ -23,7 +23,8 @@ const TYPES: Record<string, string> = {
  * only from this origin as files, never inline. Mantine sets styles inline; images are blob: URLs
  * made from authorised thumbnail fetches.
  */
-export const CONTENT_SECURITY_POLICY = "default-src 'self'; img-src 'self' blob: data:; style-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'";
+export const CONTENT_SECURITY_POLICY =
+  "default-src 'self'; img-src 'self' blob: data:; style-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'";
 
 const NOT_BUILT = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Switchyard</title></head><body>
 <h1>Switchyard</h1><p>The web console is not built. Run <code>npm install</code> (or <code>npm start</code>, which builds it when missing),

@@ -24,7 +24,18 @@ export const MAX_OBJECTS = 20_000;
 /** Alerts' SQL is only in each alert's own answer: at most this many are asked at once. */
 const ALERT_READS_AT_ONCE = 4;
 
-const CHART_COLUMNS = ['id', 'uuid', 'slice_name', 'viz_type', 'datasource_id', 'datasource_type', 'params', 'query_context', 'dashboards.id', 'dashboards.dashboard_title'];
+const CHART_COLUMNS = [
+  'id',
+  'uuid',
+  'slice_name',
+  'viz_type',
+  'datasource_id',
+  'datasource_type',
+  'params',
+  'query_context',
+  'dashboards.id',
+  'dashboards.dashboard_title',
+];
 
 type Read<T> = { rows: T[]; truncated?: TruncatedKind } | { failed: UnreadableKind };
 
@@ -44,7 +55,11 @@ const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
 async function readCharts(client: SupersetClient) {
-  const { rows, count } = await client.lists.allCounted<Record<string, unknown> & { id: number }>('chart', { columns: CHART_COLUMNS }, MAX_OBJECTS);
+  const { rows, count } = await client.lists.allCounted<Record<string, unknown> & { id: number }>(
+    'chart',
+    { columns: CHART_COLUMNS },
+    MAX_OBJECTS,
+  );
   const charts: InventoryChart[] = rows.map((r) => ({
     id: r.id,
     uuid: str(r.uuid),
@@ -54,13 +69,20 @@ async function readCharts(client: SupersetClient) {
     datasource_type: str(r.datasource_type),
     params: r.params ?? null,
     query_context: r.query_context ?? null,
-    dashboards: (Array.isArray(r.dashboards) ? (r.dashboards as Array<Record<string, unknown>>) : []).map((d) => ({ id: Number(d.id), title: String(d.dashboard_title ?? '') })),
+    dashboards: (Array.isArray(r.dashboards) ? (r.dashboards as Array<Record<string, unknown>>) : []).map((d) => ({
+      id: Number(d.id),
+      title: String(d.dashboard_title ?? ''),
+    })),
   }));
   return { rows: charts, count };
 }
 
 async function readDatasets(client: SupersetClient) {
-  const { rows, count } = await client.lists.allCounted<Record<string, unknown> & { id: number }>('dataset', { columns: DATASET_LIST_COLUMNS }, MAX_OBJECTS);
+  const { rows, count } = await client.lists.allCounted<Record<string, unknown> & { id: number }>(
+    'dataset',
+    { columns: DATASET_LIST_COLUMNS },
+    MAX_OBJECTS,
+  );
   return {
     rows: rows.map((r) => ({
       id: r.id,
@@ -76,7 +98,11 @@ async function readDatasets(client: SupersetClient) {
 }
 
 async function readDatabases(client: SupersetClient) {
-  const { rows, count } = await client.lists.allCounted<Record<string, unknown> & { id: number }>('database', { columns: DATABASE_LIST_COLUMNS }, MAX_OBJECTS);
+  const { rows, count } = await client.lists.allCounted<Record<string, unknown> & { id: number }>(
+    'database',
+    { columns: DATABASE_LIST_COLUMNS },
+    MAX_OBJECTS,
+  );
   return { rows: rows.map((r) => ({ id: r.id, name: String(r.database_name ?? ''), backend: str(r.backend) })), count };
 }
 
@@ -125,7 +151,10 @@ function take<T>(r: Read<T>, inv: Pick<Inventory, 'unreadable' | 'truncated'>): 
  * as a function is decided from what was listed (an environment migrated to names the objects by
  * its own ids); null there reads no definitions.
  */
-export async function readInventory(client: SupersetClient, target: ImpactTarget | ((inv: Inventory) => ImpactTarget | null)): Promise<Inventory> {
+export async function readInventory(
+  client: SupersetClient,
+  target: ImpactTarget | ((inv: Inventory) => ImpactTarget | null),
+): Promise<Inventory> {
   const [databases, datasets, charts, savedQueries, reports] = await Promise.all([
     readKind('databases', () => readDatabases(client)),
     readKind('datasets', () => readDatasets(client)),
@@ -133,7 +162,16 @@ export async function readInventory(client: SupersetClient, target: ImpactTarget
     readKind('saved_queries', async () => ({ rows: (await client.savedQueries.list()).slice(0, MAX_OBJECTS) })),
     readKind('reports', () => readReports(client)),
   ]);
-  const inv: Inventory = { databases: [], datasets: [], charts: [], saved_queries: [], reports: [], definitions: [], unreadable: [], truncated: [] };
+  const inv: Inventory = {
+    databases: [],
+    datasets: [],
+    charts: [],
+    saved_queries: [],
+    reports: [],
+    definitions: [],
+    unreadable: [],
+    truncated: [],
+  };
   inv.databases = take(databases, inv);
   inv.datasets = take(datasets, inv);
   inv.charts = take(charts, inv);
@@ -144,4 +182,3 @@ export async function readInventory(client: SupersetClient, target: ImpactTarget
   if (define.length) inv.definitions = take(await readKind('dataset_definitions', () => readDefinitions(client, define)), inv);
   return inv;
 }
-

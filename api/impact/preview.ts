@@ -40,7 +40,10 @@ function short(envId: string, datasetId: number, a: EnvironmentImpact, path: str
     reports: named(a.reports),
     saved_queries: named(a.saved_queries),
     virtual_datasets: named(a.datasets.filter((d) => d.kind === 'virtual' && d.id !== datasetId)),
-    incomplete: [...a.unreadable.map((u) => `${u.kind} not read: ${u.message}`), ...a.unparsed.map((u) => `${u.kind} ${u.id} not parsed: ${u.reason}`)],
+    incomplete: [
+      ...a.unreadable.map((u) => `${u.kind} not read: ${u.message}`),
+      ...a.unparsed.map((u) => `${u.kind} ${u.id} not parsed: ${u.reason}`),
+    ],
     error: null,
   };
 }
@@ -49,14 +52,25 @@ function failed(envId: string, datasetId: number, path: string, err: unknown): I
   // The environment's Superset is unavailable (503) or the dataset is gone (404): said, not thrown; the write decides on its own.
   if (!(err instanceof AppError) || err.status < 404) throw err;
   const empty = { charts: [], dashboards: [], reports: [], saved_queries: [], virtual_datasets: [], incomplete: [] };
-  return { env_id: envId, dataset_id: datasetId, request: { method: 'GET', path }, checked_at: new Date().toISOString(), ...empty, error: err.message };
+  return {
+    env_id: envId,
+    dataset_id: datasetId,
+    request: { method: 'GET', path },
+    checked_at: new Date().toISOString(),
+    ...empty,
+    error: err.message,
+  };
 }
 
 const pathOf = (envId: string, datasetId: number, column?: string) =>
   `/api/environments/${encodeURIComponent(envId)}/impact?dataset=${datasetId}${column ? `&column=${encodeURIComponent(column)}` : ''}`;
 
 /** What uses each dataset in `envId`, in short, from one read of the environment. */
-export async function impactPreviews(app: Pick<AppContext, 'supersets' | 'stores'>, envId: string, datasetIds: number[]): Promise<ImpactPreview[]> {
+export async function impactPreviews(
+  app: Pick<AppContext, 'supersets' | 'stores'>,
+  envId: string,
+  datasetIds: number[],
+): Promise<ImpactPreview[]> {
   try {
     const all = await new ImpactService({ supersets: app.supersets, stores: app.stores }).hereEach(envId, datasetIds);
     return all.map((a, i) => short(envId, datasetIds[i]!, a, pathOf(envId, datasetIds[i]!)));
@@ -66,10 +80,18 @@ export async function impactPreviews(app: Pick<AppContext, 'supersets' | 'stores
 }
 
 /** What uses the dataset (and its `column`, when given) in `envId`, in short. */
-export async function impactPreview(app: Pick<AppContext, 'supersets' | 'stores'>, envId: string, datasetId: number, column?: string): Promise<ImpactPreview> {
+export async function impactPreview(
+  app: Pick<AppContext, 'supersets' | 'stores'>,
+  envId: string,
+  datasetId: number,
+  column?: string,
+): Promise<ImpactPreview> {
   const path = pathOf(envId, datasetId, column);
   try {
-    const a = await new ImpactService({ supersets: app.supersets, stores: app.stores }).here(envId, column ? { dataset: datasetId, column } : { dataset: datasetId });
+    const a = await new ImpactService({ supersets: app.supersets, stores: app.stores }).here(
+      envId,
+      column ? { dataset: datasetId, column } : { dataset: datasetId },
+    );
     return short(envId, datasetId, a, path);
   } catch (err) {
     return failed(envId, datasetId, path, err);

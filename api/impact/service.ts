@@ -93,7 +93,11 @@ export class ImpactService {
     return this.deps.supersets.use(envId, async (client, env) => {
       const checkedAt = new Date();
       const inv = await readInventory(client, target);
-      if (target.dataset !== undefined && !inv.unreadable.some((u) => u.kind === 'datasets') && !inv.datasets.some((d) => d.id === target.dataset)) {
+      if (
+        target.dataset !== undefined &&
+        !inv.unreadable.some((u) => u.kind === 'datasets') &&
+        !inv.datasets.some((d) => d.id === target.dataset)
+      ) {
         throw new NotFoundError(`Dataset ${target.dataset} in environment '${env.name}'`);
       }
       return { impact: envImpact(env, target, inv, checkedAt), inv };
@@ -112,7 +116,13 @@ export class ImpactService {
     }));
   }
 
-  private async inTarget(sourceId: string, targetId: string, via: MigratedImpact['via'], target: ImpactTarget, source: Inventory): Promise<MigratedImpact> {
+  private async inTarget(
+    sourceId: string,
+    targetId: string,
+    via: MigratedImpact['via'],
+    target: ImpactTarget,
+    source: Inventory,
+  ): Promise<MigratedImpact> {
     const env = await this.deps.stores.environments.get(targetId);
     const [mappings, rules] = await Promise.all([
       this.deps.stores.databaseMappings.list(sourceId, targetId),
@@ -135,7 +145,13 @@ export class ImpactService {
     } catch (err) {
       // One environment migrated to that cannot be read is named with its reason; the others still answer.
       const extra = (err as { extra?: { upstream_detail?: string } }).extra;
-      return { env_id: env.id, env_name: env.name, via, impact: null, note: `could not be read: ${extra?.upstream_detail ?? (err as Error).message}` };
+      return {
+        env_id: env.id,
+        env_name: env.name,
+        via,
+        impact: null,
+        note: `could not be read: ${extra?.upstream_detail ?? (err as Error).message}`,
+      };
     }
   }
 }
@@ -163,7 +179,8 @@ export function translateTarget(
     const mapped = db ? mappings.find((m) => Number(m.source_database_id) === db.id) : undefined;
     const named = db ? there.databases.find((d) => d.name === db.name) : undefined;
     const id = mapped ? Number(mapped.target_database_id) : named?.id;
-    if (id === undefined) return { missing: `database ${target.database} has no saved mapping into it and no database of the same name is there` };
+    if (id === undefined)
+      return { missing: `database ${target.database} has no saved mapping into it and no database of the same name is there` };
     out.database = String(id);
   }
   if (target.schema !== undefined) {

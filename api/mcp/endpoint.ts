@@ -91,7 +91,12 @@ export class McpEndpoint {
   private async open(principal: Principal): Promise<Session> {
     this.evict(ownerOf(principal));
     const server = createMcpServer({ app: this.app, ...this.deps });
-    const session: Session = { server, owner: ownerOf(principal), seen: Date.now(), transport: undefined as unknown as StreamableHTTPServerTransport };
+    const session: Session = {
+      server,
+      owner: ownerOf(principal),
+      seen: Date.now(),
+      transport: undefined as unknown as StreamableHTTPServerTransport,
+    };
     session.transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sid) => {

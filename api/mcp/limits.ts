@@ -47,7 +47,8 @@ export function redactAnswer(value: unknown, depth = 0): unknown {
   if (Array.isArray(value)) return value.map((v) => redactAnswer(v, depth + 1));
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = isSecretKey(k) && typeof v === 'string' && v !== '' ? REDACTED : redactAnswer(v, depth + 1);
+    for (const [k, v] of Object.entries(value))
+      out[k] = isSecretKey(k) && typeof v === 'string' && v !== '' ? REDACTED : redactAnswer(v, depth + 1);
     return out;
   }
   return value;
@@ -71,7 +72,11 @@ export function boundedJson(status: number, body: unknown, max = MAX_ANSWER_CHAR
   let shown = items.length;
   while (shown > 0) {
     shown = Math.floor(shown / 2);
-    const cut = { ...(data as object), items: items.slice(0, shown), items_truncated: { shown, total: items.length, hint: 'ask for a smaller page (page_size) or filter' } };
+    const cut = {
+      ...(data as object),
+      items: items.slice(0, shown),
+      items_truncated: { shown, total: items.length, hint: 'ask for a smaller page (page_size) or filter' },
+    };
     const text = JSON.stringify({ status, data: cut });
     if (text.length <= max) return { text, truncated: { shown, total: items.length } };
   }

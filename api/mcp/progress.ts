@@ -29,7 +29,8 @@ export async function followTask(dispatcher: Dispatcher, principal: Principal, t
   let sent = 0;
   let last = '';
   // `progress` counts the notifications (it must grow); the task's own done/total is in the message.
-  const notify = (message: string) => sink.send({ method: 'notifications/progress', params: { progressToken: sink.token, progress: ++sent, message } });
+  const notify = (message: string) =>
+    sink.send({ method: 'notifications/progress', params: { progressToken: sink.token, progress: ++sent, message } });
   await notify(`task ${taskId} accepted`);
   const deadline = Date.now() + FOLLOW_MS;
   let view: TaskView | undefined;

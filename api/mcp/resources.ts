@@ -12,8 +12,20 @@ const URI = /^switchyard:\/\/tasks\/([0-9A-Za-z_-]{1,100})\/(logs|report)$/;
 const LISTED_TASKS = 20;
 
 export const TASK_RESOURCE_TEMPLATES: ResourceTemplate[] = [
-  { uriTemplate: 'switchyard://tasks/{task_id}/logs', name: 'task-logs', title: "A task's logs", description: 'The first 500 log lines of a task, oldest first (tasks_logs pages further).', mimeType: 'application/json' },
-  { uriTemplate: 'switchyard://tasks/{task_id}/report', name: 'task-report', title: "A task's report", description: "A task's status, progress and result, items bounded as in its API answer.", mimeType: 'application/json' },
+  {
+    uriTemplate: 'switchyard://tasks/{task_id}/logs',
+    name: 'task-logs',
+    title: "A task's logs",
+    description: 'The first 500 log lines of a task, oldest first (tasks_logs pages further).',
+    mimeType: 'application/json',
+  },
+  {
+    uriTemplate: 'switchyard://tasks/{task_id}/report',
+    name: 'task-report',
+    title: "A task's report",
+    description: "A task's status, progress and result, items bounded as in its API answer.",
+    mimeType: 'application/json',
+  },
 ];
 
 export async function listTaskResources(dispatcher: Dispatcher, principal: Principal) {
@@ -21,8 +33,18 @@ export async function listTaskResources(dispatcher: Dispatcher, principal: Princ
   const tasks = r.status === 200 ? ((r.body as { items?: Array<{ id: string; type?: string; status?: string }> }).items ?? []) : [];
   return {
     resources: tasks.flatMap((t) => [
-      { uri: `switchyard://tasks/${t.id}/logs`, name: `task-${t.id}-logs`, title: `Logs of ${t.type ?? 'task'} ${t.id} (${t.status ?? ''})`, mimeType: 'application/json' },
-      { uri: `switchyard://tasks/${t.id}/report`, name: `task-${t.id}-report`, title: `Report of ${t.type ?? 'task'} ${t.id} (${t.status ?? ''})`, mimeType: 'application/json' },
+      {
+        uri: `switchyard://tasks/${t.id}/logs`,
+        name: `task-${t.id}-logs`,
+        title: `Logs of ${t.type ?? 'task'} ${t.id} (${t.status ?? ''})`,
+        mimeType: 'application/json',
+      },
+      {
+        uri: `switchyard://tasks/${t.id}/report`,
+        name: `task-${t.id}-report`,
+        title: `Report of ${t.type ?? 'task'} ${t.id} (${t.status ?? ''})`,
+        mimeType: 'application/json',
+      },
     ]),
   };
 }
@@ -36,6 +58,10 @@ export async function readTaskResource(dispatcher: Dispatcher, principal: Princi
   if (r.status === 404 || r.status === 403) throw new McpError(ErrorCode.InvalidParams, `No such task: ${id}`);
   if (r.status >= 400) throw new McpError(ErrorCode.InternalError, `Reading ${uri} failed with ${r.status}`);
   const text = JSON.stringify(redactAnswer(r.body));
-  if (text.length > MAX_ANSWER_CHARS) throw new McpError(ErrorCode.InvalidRequest, `${uri} is too large; page it with tasks_logs or tasks_items`);
-  return { contents: [{ uri, mimeType: 'application/json', text }], _meta: { 'switchyard/content': 'data', 'switchyard/notice': DATA_NOTICE } };
+  if (text.length > MAX_ANSWER_CHARS)
+    throw new McpError(ErrorCode.InvalidRequest, `${uri} is too large; page it with tasks_logs or tasks_items`);
+  return {
+    contents: [{ uri, mimeType: 'application/json', text }],
+    _meta: { 'switchyard/content': 'data', 'switchyard/notice': DATA_NOTICE },
+  };
 }

@@ -20,7 +20,11 @@ const jsonRpcMessage = z
   })
   .passthrough()
   .describe('A JSON-RPC 2.0 message of the Model Context Protocol (or a batch of them)');
-const jsonRpcError = z.object({ jsonrpc: z.literal('2.0'), id: z.union([z.string(), z.number()]).nullable(), error: z.object({ code: z.number(), message: z.string() }) });
+const jsonRpcError = z.object({
+  jsonrpc: z.literal('2.0'),
+  id: z.union([z.string(), z.number()]).nullable(),
+  error: z.object({ code: z.number(), message: z.string() }),
+});
 const rpc = (description: string) => ({ description, schema: jsonRpcError, contentType: 'application/json' });
 
 const confirmationState = z.object({
@@ -50,14 +54,14 @@ function transportRoutes(): AnyRoute[] {
       method: 'post',
       summary: 'Model Context Protocol (Streamable HTTP): send a JSON-RPC message',
       description:
-        'The MCP server (see docs/mcp.md): tools derived from this API, under the caller\'s permissions. `initialize` opens a session (`Mcp-Session-Id` answer header); later messages send it back. Accept `application/json, text/event-stream`.',
+        "The MCP server (see docs/mcp.md): tools derived from this API, under the caller's permissions. `initialize` opens a session (`Mcp-Session-Id` answer header); later messages send it back. Accept `application/json, text/event-stream`.",
       body: jsonRpcMessage,
       responses: {
         200: { description: 'JSON-RPC answer, or an event stream of them', contentType: ['application/json', 'text/event-stream'] },
         202: { description: 'A notification or response accepted' },
-        400: rpc('Malformed JSON-RPC, or no session (the protocol\'s error)'),
+        400: rpc("Malformed JSON-RPC, or no session (the protocol's error)"),
         401: rpc('No or bad credentials (with a bearer challenge)'),
-        404: rpc('Unknown session, or another caller\'s'),
+        404: rpc("Unknown session, or another caller's"),
         406: rpc('Accept lacks application/json or text/event-stream'),
         415: rpc('Not application/json'),
       },
@@ -65,7 +69,7 @@ function transportRoutes(): AnyRoute[] {
     defineRoute({
       ...common,
       method: 'get',
-      summary: 'Model Context Protocol: the session\'s server-sent event stream',
+      summary: "Model Context Protocol: the session's server-sent event stream",
       responses: {
         200: { description: 'Event stream', contentType: 'text/event-stream' },
         400: rpc('No session'),
@@ -93,13 +97,15 @@ export function mcpRoutes(app: AppContext): AnyRoute[] {
       path: '/api/mcp/confirmations/:confirmation_id',
       tag: TAG,
       summary: "An agent's pending confirmation: whether a person confirmed it, and the task it started",
-      description: "The person the caller acts for only (their API keys included): anyone else's, or a confirmation that is not an MCP call's, is 404.",
+      description:
+        "The person the caller acts for only (their API keys included): anyone else's, or a confirmation that is not an MCP call's, is 404.",
       access: 'authenticated',
       params: z.object({ confirmation_id: z.uuid({ error: 'confirmation_id must be a UUID' }) }),
       responses: { 200: { description: 'The confirmation', schema: confirmationState }, 404: { description: 'Unknown, or not yours' } },
       async handler(_ctx, { params, principal }) {
         const row = await app.stores.assistant.confirmations.get(params.confirmation_id);
-        if (!row || row.user_id !== principal.userId || row.action.type !== 'mcp_call') throw new NotFoundError('Confirmation', params.confirmation_id);
+        if (!row || row.user_id !== principal.userId || row.action.type !== 'mcp_call')
+          throw new NotFoundError('Confirmation', params.confirmation_id);
         const expired = row.status === 'pending' && row.past_expiry;
         return {
           confirmation_id: row.id,

@@ -93,7 +93,9 @@ export function createMcpServer(deps: McpDeps): Server {
   });
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: TASK_RESOURCE_TEMPLATES }));
   server.setRequestHandler(ListResourcesRequestSchema, (_req, extra) => listTaskResources(deps.dispatcher, callerOf(extra).principal));
-  server.setRequestHandler(ReadResourceRequestSchema, (req, extra) => readTaskResource(deps.dispatcher, callerOf(extra).principal, req.params.uri));
+  server.setRequestHandler(ReadResourceRequestSchema, (req, extra) =>
+    readTaskResource(deps.dispatcher, callerOf(extra).principal, req.params.uri),
+  );
   return server;
 }
 
@@ -104,7 +106,8 @@ function errorResult(text: string): CallToolResult {
 /** A route's answer as a tool result: the data notice, then the bounded JSON. */
 function answerResult(status: number, body: unknown): CallToolResult {
   const bounded = boundedJson(status, body);
-  if (!bounded) return errorResult(`The answer is too large for one tool result (status ${status}); ask for a smaller page or narrower filters.`);
+  if (!bounded)
+    return errorResult(`The answer is too large for one tool result (status ${status}); ask for a smaller page or narrower filters.`);
   return {
     ...(status >= 400 ? { isError: true } : {}),
     content: [
@@ -126,7 +129,8 @@ async function callTool(
   const { progress } = at;
   const agent = clientName(server);
   const principal: Principal = { ...caller.principal, agent };
-  const audit = (outcome: 'success' | 'failure', detail: Record<string, unknown>) => recordCall(deps.app, caller, tool, agent, outcome, detail);
+  const audit = (outcome: 'success' | 'failure', detail: Record<string, unknown>) =>
+    recordCall(deps.app, caller, tool, agent, outcome, detail);
   const wait = deps.limiter.take(principal);
   if (wait > 0) {
     await audit('failure', { reason: 'rate_limited' });
@@ -134,12 +138,19 @@ async function callTool(
   }
   if (!allowed(tool, principal)) {
     await audit('failure', { reason: 'forbidden' });
-    return errorResult(`Forbidden: ${tool.name} needs ${typeof tool.route.access === 'object' ? `the permission ${tool.route.access.permission}` : tool.route.access}.`);
+    return errorResult(
+      `Forbidden: ${tool.name} needs ${typeof tool.route.access === 'object' ? `the permission ${tool.route.access.permission}` : tool.route.access}.`,
+    );
   }
   const request = requestOf(tool, args);
   const dryRun = tool.dryRunArgument !== undefined && args[tool.dryRunArgument] === true;
   if (tool.risk && !dryRun) return confirmFirst(deps, tool, args, request, principal, caller, audit, at.elicit);
-  const answer = await deps.dispatcher.dispatch({ principal, ...request, remoteAddress: caller.ctx.ip, userAgent: `switchyard-mcp (${agent})` });
+  const answer = await deps.dispatcher.dispatch({
+    principal,
+    ...request,
+    remoteAddress: caller.ctx.ip,
+    userAgent: `switchyard-mcp (${agent})`,
+  });
   await audit(answer.status < 400 ? 'success' : 'failure', { status: answer.status });
   const taskId = (answer.body as { task_id?: unknown } | null)?.task_id;
   if (answer.status < 400 && typeof taskId === 'string' && progress) {
@@ -162,7 +173,11 @@ async function confirmFirst(
 ): Promise<CallToolResult> {
   let dryRun: unknown;
   if (tool.dryRunArgument) {
-    const preview = await deps.dispatcher.dispatch({ principal, ...requestOf(tool, { ...args, [tool.dryRunArgument]: true }), remoteAddress: caller.ctx.ip });
+    const preview = await deps.dispatcher.dispatch({
+      principal,
+      ...requestOf(tool, { ...args, [tool.dryRunArgument]: true }),
+      remoteAddress: caller.ctx.ip,
+    });
     if (preview.status >= 400) {
       await audit('failure', { status: preview.status, dry_run: true });
       return answerResult(preview.status, preview.body);
@@ -191,21 +206,42 @@ async function decideAtClient(deps: McpDeps, principal: Principal, pending: Pend
   const answer = await elicit({
     mode: 'form',
     message: `Confirm? ${pending.summary}`,
-    requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean', title: 'Run it', description: 'Nothing runs unless you confirm' } }, required: ['confirm'] },
+    requestedSchema: {
+      type: 'object',
+      properties: { confirm: { type: 'boolean', title: 'Run it', description: 'Nothing runs unless you confirm' } },
+      required: ['confirm'],
+    },
   });
-  const verb = answer.action === 'accept' && answer.content?.confirm === true ? 'confirm' : answer.action === 'decline' || answer.action === 'accept' ? 'cancel' : null;
+  const verb =
+    answer.action === 'accept' && answer.content?.confirm === true
+      ? 'confirm'
+      : answer.action === 'decline' || answer.action === 'accept'
+        ? 'cancel'
+        : null;
   if (!verb) return undefined;
   return deps.dispatcher.dispatch({ principal, method: 'POST', url: `/api/assistant/confirmations/${pending.confirmation_id}/${verb}` });
 }
 
 /** Every call is in the security event log: the person, the key, the MCP client, the tool and how it ended. */
-async function recordCall(app: AppContext, caller: Caller, tool: ToolDef, agent: string, outcome: 'success' | 'failure', detail: Record<string, unknown>) {
+async function recordCall(
+  app: AppContext,
+  caller: Caller,
+  tool: ToolDef,
+  agent: string,
+  outcome: 'success' | 'failure',
+  detail: Record<string, unknown>,
+) {
   const p = caller.principal;
   await app.securityEvents.record(caller.ctx, {
     type: 'MCP_TOOL_CALLED',
     outcome,
     actorId: p.userId,
     actorUsername: p.username,
-    detail: { tool: tool.name, client: agent, ...(p.apiKeyId ? { via_key: { id: p.apiKeyId, name: p.apiKeyName ?? null } } : {}), ...detail },
+    detail: {
+      tool: tool.name,
+      client: agent,
+      ...(p.apiKeyId ? { via_key: { id: p.apiKeyId, name: p.apiKeyName ?? null } } : {}),
+      ...detail,
+    },
   });
 }

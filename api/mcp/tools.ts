@@ -14,7 +14,8 @@ import type { Access, AnyRoute } from '../http/routes.ts';
 type JsonSchema = Record<string, unknown> & { properties?: Record<string, JsonSchema>; required?: string[]; type?: unknown };
 
 /** Why a route is not a tool (the first rule it meets), or null when it is one. */
-export type Exclusion = 'public' | 'transport' | 'administration' | 'approval' | 'deprecated' | 'not_json' | 'upload' | 'carries_secret' | 'assistant';
+export type Exclusion =
+  'public' | 'transport' | 'administration' | 'approval' | 'deprecated' | 'not_json' | 'upload' | 'carries_secret' | 'assistant';
 
 /** What confirming a risky tool protects: writes into an environment, a delete. */
 export type Risk = 'writes_environment' | 'deletes';
@@ -34,7 +35,12 @@ export interface ToolDef {
 }
 
 /** Permissions whose routes write into an environment's Superset (or its connection). */
-const ENVIRONMENT_WRITES: ReadonlySet<Permission> = new Set(['dashboards:MIGRATE', 'datasets:WRITE', 'dataset_review:LAUNCH', 'environments:WRITE']);
+const ENVIRONMENT_WRITES: ReadonlySet<Permission> = new Set([
+  'dashboards:MIGRATE',
+  'datasets:WRITE',
+  'dataset_review:LAUNCH',
+  'environments:WRITE',
+]);
 /** Actions that write into an environment whatever the permission naming them (a restore, a deploy). */
 const ENVIRONMENT_WRITE_ACTIONS = new Set(['restore', 'deploy']);
 /** Tags whose routes stay with people in the console: administration, sign-in, their own profile, the assistant. */
@@ -128,7 +134,12 @@ function inputOf(route: AnyRoute): Pick<ToolDef, 'inputSchema' | 'places' | 'nes
   let nestedBody = false;
   if (route.body) {
     const js = toJsonSchema(route.body);
-    const flat = js.type === 'object' && js.properties && !js.anyOf && !js.oneOf && Object.keys(js.properties).every((k) => !(k in places) && k !== 'body');
+    const flat =
+      js.type === 'object' &&
+      js.properties &&
+      !js.anyOf &&
+      !js.oneOf &&
+      Object.keys(js.properties).every((k) => !(k in places) && k !== 'body');
     if (flat) {
       for (const [name, prop] of Object.entries(js.properties!)) {
         properties[name] = prop;
@@ -146,7 +157,11 @@ function inputOf(route: AnyRoute): Pick<ToolDef, 'inputSchema' | 'places' | 'nes
 }
 
 function accessText(access: Access): string {
-  return access === 'authenticated' ? 'any signed-in caller' : typeof access === 'object' ? `permission ${access.permission}` : String(access);
+  return access === 'authenticated'
+    ? 'any signed-in caller'
+    : typeof access === 'object'
+      ? `permission ${access.permission}`
+      : String(access);
 }
 
 /** Every tool of the route table, in its order. Throws at start when two routes would share a name. */
@@ -162,7 +177,9 @@ export function deriveTools(routes: AnyRoute[]): ToolDef[] {
     const input = inputOf(route);
     const risk = riskOf(route);
     const dryRunArgument = risk && input.places.dry_run === 'body' ? 'dry_run' : undefined;
-    const confirm = risk ? ` Risky (${risk.replace('_', ' ')}): answers with a pending confirmation that a person confirms${dryRunArgument ? '; `dry_run: true` runs at once' : ''}.` : '';
+    const confirm = risk
+      ? ` Risky (${risk.replace('_', ' ')}): answers with a pending confirmation that a person confirms${dryRunArgument ? '; `dry_run: true` runs at once' : ''}.`
+      : '';
     return {
       name,
       route,

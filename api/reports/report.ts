@@ -394,7 +394,11 @@ function verificationStateLines(lines: ItemLine[]): Diagnostic[] {
     const s = isObj(l.detail.verification_state) ? l.detail.verification_state : undefined;
     const where = { item_id: l.id, kind: l.kind, title: l.title, step: 'verification' };
     if (s?.state === 'carried')
-      out.push({ severity: 'info', where, message: `verification carried from task ${str(s.from_task_id) ?? '?'}${str(s.at) ? ` (verified at ${str(s.at)})` : ''}: ${str(s.reason) ?? 'not checked again'}` });
+      out.push({
+        severity: 'info',
+        where,
+        message: `verification carried from task ${str(s.from_task_id) ?? '?'}${str(s.at) ? ` (verified at ${str(s.at)})` : ''}: ${str(s.reason) ?? 'not checked again'}`,
+      });
     else if (s?.state === 'not_verified' && (l.status === 'imported' || l.status === 'unchanged'))
       out.push({ severity: 'warning', where, message: `not verified: ${str(s.reason) ?? 'its verification did not finish'}` });
   }

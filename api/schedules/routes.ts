@@ -70,7 +70,8 @@ export function scheduleRoutes(app: AppContext): AnyRoute[] {
       path: '/api/schedules/:schedule_id',
       tag: 'Schedules',
       summary: 'Change a schedule (name, timing, overlap, catch-up window, params)',
-      description: 'Fields absent are kept. `interval_seconds` or `cron` replaces the timing. `params` are checked against the schedule kind. The change applies to the next run.',
+      description:
+        'Fields absent are kept. `interval_seconds` or `cron` replaces the timing. `params` are checked against the schedule kind. The change applies to the next run.',
       access: WRITE,
       params: scheduleParams,
       body: scheduleUpdateBody,
@@ -104,7 +105,11 @@ export function scheduleRoutes(app: AppContext): AnyRoute[] {
       access: WRITE,
       params: scheduleParams,
       body: pauseBody,
-      responses: { 200: { description: 'The schedule', schema: scheduleView }, ...unknown, 409: { description: 'Temporal lost the schedule' } },
+      responses: {
+        200: { description: 'The schedule', schema: scheduleView },
+        ...unknown,
+        409: { description: 'Temporal lost the schedule' },
+      },
       handler: (_ctx, { params, body, principal }) => schedules.pause(params.schedule_id, body.note, principal),
     }),
     defineRoute({
@@ -114,7 +119,11 @@ export function scheduleRoutes(app: AppContext): AnyRoute[] {
       summary: 'Resume a paused schedule',
       access: WRITE,
       params: scheduleParams,
-      responses: { 200: { description: 'The schedule', schema: scheduleView }, ...unknown, 409: { description: 'Temporal lost the schedule' } },
+      responses: {
+        200: { description: 'The schedule', schema: scheduleView },
+        ...unknown,
+        409: { description: 'Temporal lost the schedule' },
+      },
       handler: (_ctx, { params, principal }) => schedules.resume(params.schedule_id, principal),
     }),
     defineRoute({
@@ -122,10 +131,15 @@ export function scheduleRoutes(app: AppContext): AnyRoute[] {
       path: '/api/schedules/:schedule_id/trigger',
       tag: 'Schedules',
       summary: 'Run a schedule once now',
-      description: "Starts one run at once, paused or not (a run still in progress makes it follow the overlap policy). Its task appears in `GET /api/tasks` and in the schedule's `recent_runs`.",
+      description:
+        "Starts one run at once, paused or not (a run still in progress makes it follow the overlap policy). Its task appears in `GET /api/tasks` and in the schedule's `recent_runs`.",
       access: WRITE,
       params: scheduleParams,
-      responses: { 202: { description: 'Triggered', schema: triggerAnswer }, ...unknown, 409: { description: 'Temporal lost the schedule' } },
+      responses: {
+        202: { description: 'Triggered', schema: triggerAnswer },
+        ...unknown,
+        409: { description: 'Temporal lost the schedule' },
+      },
       async handler(ctx, { params, principal }) {
         await schedules.trigger(params.schedule_id, principal);
         ctx.status = 202;

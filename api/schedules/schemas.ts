@@ -4,7 +4,12 @@ import type { ScheduleRow } from '../../db/schedules/store.ts';
 import { supersetId } from '../http/schemas.ts';
 import { validateBody } from '../validation/schemas.ts';
 
-const envId = (name: string) => z.string({ error: `${name} is required` }).trim().min(1, `${name} is required`).max(200);
+const envId = (name: string) =>
+  z
+    .string({ error: `${name} is required` })
+    .trim()
+    .min(1, `${name} is required`)
+    .max(200);
 
 /** Five fields (minute hour day-of-month month day-of-week), UTC; or a named shortcut like @daily. */
 const CRON = /^(@(yearly|annually|monthly|weekly|daily|hourly)|(\S+\s+){4}\S+)$/;
@@ -17,8 +22,17 @@ const timing = {
     .max(366 * 86400, 'interval_seconds must be at most a year')
     .optional()
     .describe('Run every this many seconds (give this or `cron`)'),
-  cron: z.string().trim().max(200).regex(CRON, 'cron must have five fields (minute hour day month weekday, UTC) or be @daily, @hourly, ...').optional().describe('A cron expression in UTC (give this or `interval_seconds`)'),
-  overlap: z.enum(OVERLAP_POLICIES).optional().describe('What a run due while the previous one still runs does: `skip` (default), `buffer_one`, `allow_all`'),
+  cron: z
+    .string()
+    .trim()
+    .max(200)
+    .regex(CRON, 'cron must have five fields (minute hour day month weekday, UTC) or be @daily, @hourly, ...')
+    .optional()
+    .describe('A cron expression in UTC (give this or `interval_seconds`)'),
+  overlap: z
+    .enum(OVERLAP_POLICIES)
+    .optional()
+    .describe('What a run due while the previous one still runs does: `skip` (default), `buffer_one`, `allow_all`'),
   catchup_window_seconds: z
     .number()
     .int()
@@ -55,7 +69,8 @@ const common = {
   note: z.string().max(500).optional().describe('Why it is paused (shown in the Temporal web UI too)'),
 };
 
-const oneTiming = (b: { interval_seconds?: number | undefined; cron?: string | undefined }) => (b.interval_seconds === undefined) !== (b.cron === undefined);
+const oneTiming = (b: { interval_seconds?: number | undefined; cron?: string | undefined }) =>
+  (b.interval_seconds === undefined) !== (b.cron === undefined);
 const oneTimingError = { message: 'give exactly one of interval_seconds and cron', path: ['interval_seconds'] };
 
 export const scheduleCreateBody = z
@@ -97,7 +112,10 @@ export const scheduleView = z.object({
     .object({
       id: z.string().nullable(),
       username: z.string().nullable(),
-      api_key_id: z.string().nullable().describe('the API key it was made with (its runs stop once the key is revoked); null when made by a person signed in'),
+      api_key_id: z
+        .string()
+        .nullable()
+        .describe('the API key it was made with (its runs stop once the key is revoked); null when made by a person signed in'),
     })
     .describe('Whose rights every run has, checked at run time'),
   temporal_schedule_id: z.string(),
@@ -107,7 +125,7 @@ export const scheduleView = z.object({
   recent_runs: z
     .array(z.object({ scheduled_at: z.string(), started_at: z.string(), task_id: z.string() }))
     .optional()
-    .describe("Its latest runs and the task of each"),
+    .describe('Its latest runs and the task of each'),
 });
 export const scheduleList = z.object({ items: z.array(scheduleView), total: z.number() });
 export const triggerAnswer = z.object({ schedule_id: z.string(), triggered: z.literal(true) });

@@ -1,7 +1,13 @@
 import type { Permission } from '../../contracts/permissions.ts';
 import { TASK_KINDS } from '../../contracts/task-kinds.ts';
 import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleSpec as TemporalSpec } from '@temporalio/client';
-import { scheduledRunTaskId, type OverlapPolicy, type ScheduleKind, type ScheduleParams, type ScheduleSpec } from '../../contracts/schedules.ts';
+import {
+  scheduledRunTaskId,
+  type OverlapPolicy,
+  type ScheduleKind,
+  type ScheduleParams,
+  type ScheduleSpec,
+} from '../../contracts/schedules.ts';
 import type { EnvironmentStore } from '../../db/environments/store.ts';
 import type { ScheduleRow, ScheduleStore } from '../../db/schedules/store.ts';
 import type { Config } from '../../lib/config.ts';
@@ -32,7 +38,8 @@ function temporalSpec(spec: ScheduleSpec): TemporalSpec {
 /** Temporal refused the spec (a cron it cannot read): the caller's mistake, not ours. */
 function refusal(err: unknown): never {
   // The client turns "Invalid schedule spec" into a TypeError and wraps other gRPC failures in a ServiceError.
-  if (err instanceof TypeError) throw new ValidationError(`Temporal refused the schedule: ${err.message}`, [{ field: 'body.cron', message: err.message }]);
+  if (err instanceof TypeError)
+    throw new ValidationError(`Temporal refused the schedule: ${err.message}`, [{ field: 'body.cron', message: err.message }]);
   const grpc = (err as { cause?: { code?: number; details?: string } })?.cause ?? (err as { code?: number; details?: string });
   if (grpc?.code === 3 /* INVALID_ARGUMENT */)
     throw new ValidationError(`Temporal refused the schedule: ${grpc.details ?? 'invalid'}`, [{ field: 'body', message: 'invalid' }]);
@@ -80,7 +87,17 @@ export class ScheduleService {
   }
 
   async create(
-    body: { name: string; kind: ScheduleKind; params: ScheduleParams; interval_seconds?: number; cron?: string; overlap?: OverlapPolicy; catchup_window_seconds?: number; paused?: boolean; note?: string },
+    body: {
+      name: string;
+      kind: ScheduleKind;
+      params: ScheduleParams;
+      interval_seconds?: number;
+      cron?: string;
+      overlap?: OverlapPolicy;
+      catchup_window_seconds?: number;
+      paused?: boolean;
+      note?: string;
+    },
     principal: Principal,
   ): Promise<ScheduleView> {
     this.mayRun(body.kind, principal);
@@ -127,7 +144,14 @@ export class ScheduleService {
 
   async update(
     id: string,
-    body: { name?: string; interval_seconds?: number; cron?: string; overlap?: OverlapPolicy; catchup_window_seconds?: number; params?: Record<string, unknown> },
+    body: {
+      name?: string;
+      interval_seconds?: number;
+      cron?: string;
+      overlap?: OverlapPolicy;
+      catchup_window_seconds?: number;
+      params?: Record<string, unknown>;
+    },
     principal: Principal,
   ): Promise<ScheduleView> {
     const row = await this.store.get(id);
@@ -143,7 +167,12 @@ export class ScheduleService {
       params = parsed.data as ScheduleParams;
       await this.checkEnvironments(params);
     }
-    const timing = body.interval_seconds !== undefined ? { interval_seconds: body.interval_seconds } : body.cron !== undefined ? { cron: body.cron } : undefined;
+    const timing =
+      body.interval_seconds !== undefined
+        ? { interval_seconds: body.interval_seconds }
+        : body.cron !== undefined
+          ? { cron: body.cron }
+          : undefined;
     const spec: ScheduleSpec = {
       ...(timing ?? (row.spec.cron !== undefined ? { cron: row.spec.cron } : { interval_seconds: row.spec.interval_seconds! })),
       overlap: body.overlap ?? row.spec.overlap,
@@ -213,6 +242,7 @@ export class ScheduleService {
   }
 
   private async checkEnvironments(params: ScheduleParams): Promise<void> {
-    for (const envId of 'env_id' in params ? [params.env_id] : [params.source_env_id, params.target_env_id]) await this.environments.get(envId);
+    for (const envId of 'env_id' in params ? [params.env_id] : [params.source_env_id, params.target_env_id])
+      await this.environments.get(envId);
   }
 }

@@ -43,7 +43,10 @@ export function approvalRoutes(app: AppContext): AnyRoute[] {
     const missing = needed.filter((p) => !can(principal, p));
     if (missing.length) throw new ForbiddenError(`Deciding on this task needs the permission ${missing.join(' and ')}`);
     if (!isGated(task.workflow_input))
-      throw new ConflictError(`This ${task.type} task does not write into a protected environment, so it never waits for approval`, 'not_approvable');
+      throw new ConflictError(
+        `This ${task.type} task does not write into a protected environment, so it never waits for approval`,
+        'not_approvable',
+      );
     if (task.status !== 'AWAITING_APPROVAL')
       throw new ConflictError(`The task is ${task.status}, not waiting for approval`, 'not_awaiting_approval');
     if (!taskPolicy.decide(principal, task))

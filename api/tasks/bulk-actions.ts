@@ -32,7 +32,12 @@ function retryAll(task: { type: string; params: unknown }, taskActions: NextActi
   const proposed = taskActions.find((a) => a.action === 'retry_failed' && a.request);
   const request = ids.length ? retryRequestFor(task.type, task.params, ids) : null;
   if (!request) return proposed;
-  return { action: 'retry_failed', description: proposed?.description ?? `Retry the ${ids.length} failed item(s) with one call, with the same options, once their causes are fixed`, request };
+  return {
+    action: 'retry_failed',
+    description:
+      proposed?.description ?? `Retry the ${ids.length} failed item(s) with one call, with the same options, once their causes are fixed`,
+    request,
+  };
 }
 
 /** The retry of all failed items, the task's other actions with a request, then each item fix merged over the items it was suggested for. */
@@ -48,14 +53,19 @@ export function bulkActions(task: { type: string; params: unknown }, taskActions
       for (const id of ids as unknown[]) if (!group.ids.some((x) => x === id)) group.ids.push(id);
       groups.set(key, group);
     }
-  const retry = retryAll(task, taskActions, failed.flatMap((f) => (f.id === null ? [] : [f.id])));
+  const retry = retryAll(
+    task,
+    taskActions,
+    failed.flatMap((f) => (f.id === null ? [] : [f.id])),
+  );
   const own = [...(retry ? [retry] : []), ...taskActions.filter((a) => a.request && a.action !== 'retry_failed')];
   const seen = new Set(own.map((a) => JSON.stringify(a.request)));
   const merged: NextAction[] = [];
   for (const { action, field, ids } of groups.values()) {
     const fix = action.request!;
     // The fix's own fields win; what it does not name (a dry run, the verification, database mappings) stays as the task asked.
-    const same = retry?.request && retry.request.method === fix.method && retry.request.path === fix.path ? (retry.request.body as Body) : {};
+    const same =
+      retry?.request && retry.request.method === fix.method && retry.request.path === fix.path ? (retry.request.body as Body) : {};
     const request: Request = { ...fix, body: { ...same, ...(fix.body as Body), [field]: ids } };
     if (seen.has(JSON.stringify(request))) continue;
     seen.add(JSON.stringify(request));

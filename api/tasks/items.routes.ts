@@ -46,7 +46,7 @@ export function taskItemRoutes(app: AppContext): AnyRoute[] {
       tag: 'Tasks',
       summary: "A page of a task's items",
       description: [
-        "The items of an item-by-item task (dashboards of a migration or backup, datasets...) in request order, a page at a time, read from the stored outcomes (while the task runs, those recorded so far).",
+        'The items of an item-by-item task (dashboards of a migration or backup, datasets...) in request order, a page at a time, read from the stored outcomes (while the task runs, those recorded so far).',
         '`outcome` filters by outcome class or change class (several: any of them), `q` searches titles (or names an exact id). Each row carries the item as the task result lists it and its change class.',
         "Whoever may read the task may read its items (`tasks:READ`, or one's own task signed in); 404 otherwise. The counts are in the task answer's `items_summary`.",
       ].join(' '),
@@ -56,7 +56,12 @@ export function taskItemRoutes(app: AppContext): AnyRoute[] {
       responses: { 200: { description: 'A page of items', schema: itemPage }, 404: { description: 'Unknown task' } },
       async handler(_ctx, { params, query, principal }) {
         const task = await app.tasks.getVisible(params.task_id, principal);
-        const found = await app.stores.taskItemPages.page(task.id, { filters: query.outcome, q: query.q, page: query.page, pageSize: query.page_size });
+        const found = await app.stores.taskItemPages.page(task.id, {
+          filters: query.outcome,
+          q: query.q,
+          page: query.page,
+          pageSize: query.page_size,
+        });
         const hide = hidesQueryRows(task, principal);
         return {
           items: found.items.map((r) => ({ ...r, item: hide ? hideItem(r.item as unknown as Record<string, unknown>) : r.item })),

@@ -52,7 +52,12 @@ export class TaskLogService {
     // A concealed line must not be found by its hidden text: a text search reads only the lines shown whole.
     const levels = q.conceal && text ? (q.levels ?? LOG_LEVELS).filter((l) => l !== 'WARN' && l !== 'ERROR') : q.levels;
     if (levels && levels.length === 0) {
-      return { items: [], next_cursor: q.after ? encodeCursor(q.after) : null, has_more: false, history: (await this.historyOf(taskId, q.fresh)).history };
+      return {
+        items: [],
+        next_cursor: q.after ? encodeCursor(q.after) : null,
+        has_more: false,
+        history: (await this.historyOf(taskId, q.fresh)).history,
+      };
     }
     const [rows, hist] = await Promise.all([
       this.store.readLogs(taskId, {

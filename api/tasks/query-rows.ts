@@ -18,7 +18,8 @@ import type { MapColumnsInput } from '../../contracts/datasets.ts';
 import type { TaskRecord } from '../../db/tasks/store.ts';
 import type { Principal } from '../auth/principal.ts';
 
-export const HIDDEN_NOTE = "hidden: this task's dictionary came from its owner's SQL query; its rows and the database's messages are shown to the owner and admins only";
+export const HIDDEN_NOTE =
+  "hidden: this task's dictionary came from its owner's SQL query; its rows and the database's messages are shown to the owner and admins only";
 
 /** Does the task hold rows of a caller's query? */
 export function carriesQueryRows(task: Pick<TaskRecord, 'type' | 'workflow_input'>): boolean {

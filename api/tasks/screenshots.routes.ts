@@ -13,7 +13,9 @@ import { taskPolicy } from './policy.ts';
 import { taskIdParams } from './schemas.ts';
 
 const screenshotParams = taskIdParams.extend({
-  screenshot_id: z.uuid().describe("A screenshot id from a dashboard's `verification.browser` (`target_screenshot_id`, `source_screenshot_id`)"),
+  screenshot_id: z
+    .uuid()
+    .describe("A screenshot id from a dashboard's `verification.browser` (`target_screenshot_id`, `source_screenshot_id`)"),
 });
 
 export function screenshotRoutes(app: AppContext): AnyRoute[] {
@@ -24,7 +26,7 @@ export function screenshotRoutes(app: AppContext): AnyRoute[] {
       tag: 'Tasks',
       summary: "A browser check's screenshot (PNG)",
       description:
-        'The dashboard as the browser check saw it in the target or the source (`verification.browser.target_screenshot_id` / `source_screenshot_id` of a migrated, deployed or published dashboard). A screenshot shows the dashboard\'s data as the environment\'s service account sees it (no row-level security of the reader), so it is shown to the task\'s requester (signed in or by one of their API keys) and to admins signed in; another reader of the task gets 403. 404 for an unknown task or screenshot, or another task\'s. Never cached (`Cache-Control: private, no-store`).',
+        "The dashboard as the browser check saw it in the target or the source (`verification.browser.target_screenshot_id` / `source_screenshot_id` of a migrated, deployed or published dashboard). A screenshot shows the dashboard's data as the environment's service account sees it (no row-level security of the reader), so it is shown to the task's requester (signed in or by one of their API keys) and to admins signed in; another reader of the task gets 403. 404 for an unknown task or screenshot, or another task's. Never cached (`Cache-Control: private, no-store`).",
       access: 'authenticated',
       params: screenshotParams,
       responses: {
@@ -36,7 +38,9 @@ export function screenshotRoutes(app: AppContext): AnyRoute[] {
       async handler(ctx, { params, principal }) {
         const task = await app.tasks.getVisible(params.task_id, principal);
         if (!taskPolicy.seeScreenshots(principal, task))
-          throw new ForbiddenError("A browser check's screenshot shows the service account's view of the data: only the task's requester and admins see it");
+          throw new ForbiddenError(
+            "A browser check's screenshot shows the service account's view of the data: only the task's requester and admins see it",
+          );
         const png = await app.stores.browserScreenshots.png(task.id, params.screenshot_id);
         if (!png) throw new NotFoundError('Screenshot', params.screenshot_id);
         ctx.type = 'image/png';

@@ -50,7 +50,14 @@ export class TaskService {
   private readonly startsToRecord: Array<{ id: string; runId: string | null; resolve: () => void; reject: (err: unknown) => void }> = [];
   private recordingStarts = false;
 
-  constructor(deps: { store: TaskStore; environments: EnvironmentStore; temporal: Client; config: Config; logger: Logger; pairs: PairSettingsStores }) {
+  constructor(deps: {
+    store: TaskStore;
+    environments: EnvironmentStore;
+    temporal: Client;
+    config: Config;
+    logger: Logger;
+    pairs: PairSettingsStores;
+  }) {
     this.store = deps.store;
     this.pairs = deps.pairs;
     this.environments = deps.environments;
@@ -64,7 +71,14 @@ export class TaskService {
     const envIds = kind.envIds(req.input);
     const envs = await this.environments.labelsById(envIds);
     const requestedBy = req.owner?.userId ?? null;
-    const approval = approvalFor(kind, req.input, (id) => envs.get(id)?.protected === true, requestedBy, this.config.APPROVAL_TIMEOUT_SECONDS, req.approvalSeconds);
+    const approval = approvalFor(
+      kind,
+      req.input,
+      (id) => envs.get(id)?.protected === true,
+      requestedBy,
+      this.config.APPROVAL_TIMEOUT_SECONDS,
+      req.approvalSeconds,
+    );
     // What the task will apply is frozen now, so what an approver sees is what runs (db/environments/pair-settings.ts).
     const pair = kind.frozenPair?.(req.input);
     const frozen = pair ? await readPairSettings(this.pairs, pair.sourceEnvId, pair.targetEnvId) : undefined;
@@ -147,7 +161,9 @@ export class TaskService {
           { key: SA_TASK_TYPE, value: task.type },
           ...(task.owner_username ? [{ key: SA_TASK_OWNER, value: task.owner_username }] : []),
           ...(task.env_ids.length ? [{ key: SA_ENV_IDS, value: task.env_ids }] : []),
-          ...(task.dashboard_ids.length && fitsSearchAttribute(task.dashboard_ids) ? [{ key: SA_DASHBOARD_IDS, value: task.dashboard_ids }] : []),
+          ...(task.dashboard_ids.length && fitsSearchAttribute(task.dashboard_ids)
+            ? [{ key: SA_DASHBOARD_IDS, value: task.dashboard_ids }]
+            : []),
         ],
         memo: { title: `${task.type} by ${task.owner_username ?? 'system'}` },
         // What operators read in the Temporal web console instead of bare ids.
@@ -220,8 +236,7 @@ export class TaskService {
 
   async cancel(id: string, principal: Principal): Promise<TaskRecord> {
     const task = await this.getVisible(id, principal);
-    if (!taskPolicy.cancel(principal, task))
-      throw new ForbiddenError('Only the task owner or a holder of tasks:WRITE can cancel it');
+    if (!taskPolicy.cancel(principal, task)) throw new ForbiddenError('Only the task owner or a holder of tasks:WRITE can cancel it');
     if (TERMINAL_STATUSES.includes(task.status))
       throw new ConflictError(`Task ${id} already finished with status ${task.status}`, 'task_finished');
     // Not started in Temporal yet: cancel the row; the conditional update beats a concurrent start.

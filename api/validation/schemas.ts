@@ -12,13 +12,16 @@ export const validationSelection = {
     .optional()
     .describe('Dashboards to validate (absent or empty: every dashboard of the environment, or those the tag and owner select)')
     .transform((ids) => (ids?.length ? [...new Set(ids)] : undefined)),
-  tag: name('tag').optional().describe("Only dashboards carrying this custom tag (its exact name)"),
+  tag: name('tag').optional().describe('Only dashboards carrying this custom tag (its exact name)'),
   owner: name('owner').optional().describe('Only dashboards this Superset user (by username) owns'),
 };
 
 export const validateBody = z
   .object({
     ...validationSelection,
-    browser: z.boolean().optional().describe('Also open each dashboard in headless Chromium and read each chart as drawn (the browser check)'),
+    browser: z
+      .boolean()
+      .optional()
+      .describe('Also open each dashboard in headless Chromium and read each chart as drawn (the browser check)'),
   })
   .strict();

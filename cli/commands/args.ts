@@ -3,7 +3,10 @@ import { COMPANION_KINDS, COMPANION_MODES, type CompanionKindName, type Companio
 
 /** `1,2,3` (or repeated) into positive integers; anything else is a usage error (exit 3). */
 export function idList(value: string, previous: number[] = []): number[] {
-  const ids = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const ids = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (!ids.length || ids.some((s) => !/^[1-9][0-9]{0,9}$/.test(s))) throw new InvalidArgumentError('expected ids like 1,2,3');
   return [...previous, ...ids.map(Number)];
 }
@@ -28,7 +31,9 @@ export function collect(value: string, previous: string[] = []): string[] {
 export function companionMode(value: string, previous: Partial<Record<CompanionKindName, CompanionMode>> = {}) {
   const [kind, mode] = value.split('=').map((s) => s.trim());
   if (!(COMPANION_KINDS as readonly string[]).includes(kind ?? '') || !(COMPANION_MODES as readonly string[]).includes(mode ?? '')) {
-    throw new InvalidArgumentError(`expected <kind>=<mode>, kind one of ${COMPANION_KINDS.join(', ')}, mode one of ${COMPANION_MODES.join(', ')}`);
+    throw new InvalidArgumentError(
+      `expected <kind>=<mode>, kind one of ${COMPANION_KINDS.join(', ')}, mode one of ${COMPANION_MODES.join(', ')}`,
+    );
   }
   return { ...previous, [kind as CompanionKindName]: mode as CompanionMode };
 }

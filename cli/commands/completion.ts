@@ -8,7 +8,12 @@ function entries(cmd: Command, prefix: string[] = []): Array<{ path: string; wor
 
 /** Flags that take a value (their value is not a command word). */
 function valueFlags(cmd: Command): string[] {
-  return [...new Set([...cmd.options.filter((o) => o.required || o.optional).flatMap((o) => [o.long, o.short].filter((f): f is string => !!f)), ...cmd.commands.flatMap(valueFlags)])];
+  return [
+    ...new Set([
+      ...cmd.options.filter((o) => o.required || o.optional).flatMap((o) => [o.long, o.short].filter((f): f is string => !!f)),
+      ...cmd.commands.flatMap(valueFlags),
+    ]),
+  ];
 }
 
 /** A bash completion script: the words after `switchyard` (flags and their values skipped) pick the candidates. */

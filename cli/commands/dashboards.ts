@@ -36,7 +36,9 @@ export function dashboardCommands(program: Command, ctx: () => Ctx): void {
         const c = ctx();
         const env_id = await envId(c.api(), opts.env);
         const page = await unwrap(
-          c.api().client.GET('/api/dashboards', { params: { query: { env_id, page_size: opts.pageSize, ...(opts.search ? { search: opts.search } : {}) } as never } }),
+          c.api().client.GET('/api/dashboards', {
+            params: { query: { env_id, page_size: opts.pageSize, ...(opts.search ? { search: opts.search } : {}) } as never },
+          }),
         );
         print(c.format, page, { rows: page.items, columns: ['id', 'title', 'slug', 'status', 'changed_on'] });
         return EXIT.OK;
@@ -50,7 +52,9 @@ export function dashboardCommands(program: Command, ctx: () => Ctx): void {
       act(async (id: string, opts: { env: string }) => {
         const c = ctx();
         const env_id = await envId(c.api(), opts.env);
-        const d = await unwrap(c.api().client.GET('/api/dashboards/{id}', { params: { path: { id: String(positiveInt(id)) } as never, query: { env_id } } }));
+        const d = await unwrap(
+          c.api().client.GET('/api/dashboards/{id}', { params: { path: { id: String(positiveInt(id)) } as never, query: { env_id } } }),
+        );
         print(c.format, d);
         return EXIT.OK;
       }),

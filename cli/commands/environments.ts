@@ -27,7 +27,12 @@ export function envCommands(program: Command, ctx: () => Ctx): void {
         const c = ctx();
         const id = await envId(c.api(), ref);
         const r = await unwrap(c.api().client.POST('/api/environments/{env_id}/test', { params: { path: { env_id: id } } }));
-        print(c.format, r, () => `${r.ok ? 'ok' : 'NOT ok'}: reachable ${r.reachable}, login ${r.login}, version ${r.version ?? '?'}${r.missing_permissions.length ? `, missing ${r.missing_permissions.join(', ')}` : ''}`);
+        print(
+          c.format,
+          r,
+          () =>
+            `${r.ok ? 'ok' : 'NOT ok'}: reachable ${r.reachable}, login ${r.login}, version ${r.version ?? '?'}${r.missing_permissions.length ? `, missing ${r.missing_permissions.join(', ')}` : ''}`,
+        );
         return r.ok ? EXIT.OK : EXIT.FAILURE;
       }),
     );
@@ -75,7 +80,9 @@ function envWriteOptions(cmd: Command, required: boolean): Command {
   opt('--url <base_url>', 'Superset base URL, e.g. https://bi.example.com');
   opt('--username <name>', 'Superset service account');
   return cmd
-    .addOption(new Option('--password-stdin', "read the service account's password from stdin (never an argument)").makeOptionMandatory(required))
+    .addOption(
+      new Option('--password-stdin', "read the service account's password from stdin (never an argument)").makeOptionMandatory(required),
+    )
     .option('--no-verify-tls', 'do not verify the TLS certificate of an https URL')
     .option('--timeout <seconds>', 'per-request timeout towards Superset', positiveInt)
     .option('--description <text>', 'what the environment is for')
@@ -84,8 +91,12 @@ function envWriteOptions(cmd: Command, required: boolean): Command {
 
 /** `env add|update|remove`: the password is read from stdin only, never taken as an argument. */
 function envWriteCommands(env: Command, ctx: () => Ctx): void {
-  const show = (r: { id: string; name: string; base_url: string }) => `${r.name}  ${r.base_url}  (${r.id})\nnext: switchyard env test ${r.name}`;
-  envWriteOptions(env.command('add <name>').description('Register a Superset instance (password from stdin: --password-stdin)'), true).action(
+  const show = (r: { id: string; name: string; base_url: string }) =>
+    `${r.name}  ${r.base_url}  (${r.id})\nnext: switchyard env test ${r.name}`;
+  envWriteOptions(
+    env.command('add <name>').description('Register a Superset instance (password from stdin: --password-stdin)'),
+    true,
+  ).action(
     act(async (name: string, opts: EnvWriteOptions) => {
       const c = ctx();
       const r = await unwrap(c.api().client.POST('/api/environments', { body: { ...envBody(opts), name } as never }));
@@ -93,7 +104,10 @@ function envWriteCommands(env: Command, ctx: () => Ctx): void {
       return EXIT.OK;
     }),
   );
-  envWriteOptions(env.command('update <env>').description('Change an environment (by id or name); options left out keep their value'), false)
+  envWriteOptions(
+    env.command('update <env>').description('Change an environment (by id or name); options left out keep their value'),
+    false,
+  )
     .option('--name <name>', 'a new name')
     .option('--verify-tls', 'verify the TLS certificate again')
     .option('--no-protected', 'clear protection (admin only)')
@@ -126,14 +140,18 @@ function envWriteCommands(env: Command, ctx: () => Ctx): void {
 
 /** `env rules`: the per-environment rules of a pair (schema/catalog renames, text and URL rules). */
 function envRuleCommands(env: Command, ctx: () => Ctx): void {
-  const rules = env.command('rules').description('Per-environment rules from one environment to another (applied by migrations, deploys, publishes and drift reports)');
+  const rules = env
+    .command('rules')
+    .description('Per-environment rules from one environment to another (applied by migrations, deploys, publishes and drift reports)');
   rules
     .command('list <source> <target>')
     .description('The rules of the pair, in the order they apply')
     .action(
       act(async (source: string, target: string) => {
         const c = ctx();
-        const r = await unwrap(c.api().client.GET('/api/environments/{env_id}/rules/{target_env_id}', { params: { path: await rulePair(c, source, target) } }));
+        const r = await unwrap(
+          c.api().client.GET('/api/environments/{env_id}/rules/{target_env_id}', { params: { path: await rulePair(c, source, target) } }),
+        );
         print(c.format, r, { rows: r.items, columns: ['id', 'position', 'kind', 'from', 'to', 'description'] });
         return EXIT.OK;
       }),
@@ -146,7 +164,9 @@ function envRuleCommands(env: Command, ctx: () => Ctx): void {
       act(async (source: string, target: string, ruleId: string) => {
         const c = ctx();
         await unwrap(
-          c.api().client.DELETE('/api/environments/{env_id}/rules/{target_env_id}/{rule_id}', { params: { path: { ...(await rulePair(c, source, target)), rule_id: ruleId } } }),
+          c.api().client.DELETE('/api/environments/{env_id}/rules/{target_env_id}/{rule_id}', {
+            params: { path: { ...(await rulePair(c, source, target)), rule_id: ruleId } },
+          }),
         );
         print(c.format, { removed: ruleId }, () => `removed rule ${ruleId}`);
         return EXIT.OK;
@@ -168,12 +188,23 @@ function addRuleCommand(rules: Command, ctx: () => Ctx): void {
     .requiredOption('--to <value>', 'what it becomes in the target')
     .option('--description <text>', 'why the rule exists')
     .action(
-      act(async (source: string, target: string, opts: { kind: 'schema' | 'catalog' | 'text'; from: string; to: string; description?: string }) => {
-        const c = ctx();
-        const body = { kind: opts.kind, from: opts.from, to: opts.to, ...(opts.description ? { description: opts.description } : {}) };
-        const r = await unwrap(c.api().client.POST('/api/environments/{env_id}/rules/{target_env_id}', { params: { path: await rulePair(c, source, target) }, body }));
-        print(c.format, r, () => `added rule ${r.id}: ${r.kind} '${r.from}' → '${r.to}'`);
-        return EXIT.OK;
-      }),
+      act(
+        async (
+          source: string,
+          target: string,
+          opts: { kind: 'schema' | 'catalog' | 'text'; from: string; to: string; description?: string },
+        ) => {
+          const c = ctx();
+          const body = { kind: opts.kind, from: opts.from, to: opts.to, ...(opts.description ? { description: opts.description } : {}) };
+          const r = await unwrap(
+            c.api().client.POST('/api/environments/{env_id}/rules/{target_env_id}', {
+              params: { path: await rulePair(c, source, target) },
+              body,
+            }),
+          );
+          print(c.format, r, () => `added rule ${r.id}: ${r.kind} '${r.from}' → '${r.to}'`);
+          return EXIT.OK;
+        },
+      ),
     );
 }

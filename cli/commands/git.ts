@@ -17,7 +17,9 @@ function dashboardOf(opts: { dashboard?: string; from?: string }) {
 export function gitCommands(program: Command, ctx: () => Ctx): void {
   const git = program.command('git').description("A dashboard's git repository");
   const withDashboard = (c: Command) =>
-    c.option('--dashboard <id>', 'dashboard id (default: SWITCHYARD_DASHBOARD)').option('--from <env>', 'its environment, id or name (default: SWITCHYARD_SOURCE_ENV)');
+    c
+      .option('--dashboard <id>', 'dashboard id (default: SWITCHYARD_DASHBOARD)')
+      .option('--from <env>', 'its environment, id or name (default: SWITCHYARD_SOURCE_ENV)');
 
   withDashboard(git.command('status').description('What changed in Superset since the last commit; ahead/behind the remote')).action(
     act(async (opts: { dashboard?: string; from?: string }) => {
@@ -25,7 +27,9 @@ export function gitCommands(program: Command, ctx: () => Ctx): void {
       const { dashboardId, from } = dashboardOf(opts);
       const env_id = await envId(c.api(), from);
       const s = await unwrap(
-        c.api().client.GET('/api/git/dashboards/{dashboard_id}/status', { params: { path: { dashboard_id: String(dashboardId) } as never, query: { env_id } as never } }),
+        c.api().client.GET('/api/git/dashboards/{dashboard_id}/status', {
+          params: { path: { dashboard_id: String(dashboardId) } as never, query: { env_id } as never },
+        }),
       );
       print(c.format, s);
       return EXIT.OK;
@@ -64,7 +68,9 @@ export function gitCommands(program: Command, ctx: () => Ctx): void {
     }),
   );
 
-  withDashboard(git.command('deploy').description('Deploy a commit of the dashboard into an environment (a task; a protected one waits for approval)'))
+  withDashboard(
+    git.command('deploy').description('Deploy a commit of the dashboard into an environment (a task; a protected one waits for approval)'),
+  )
     .requiredOption('--commit <sha>', 'commit id, branch or HEAD~N')
     .requiredOption('--env <env>', 'where to deploy, id or name')
     .option('--no-overwrite', 'leave it alone when it already exists there')
@@ -76,7 +82,12 @@ export function gitCommands(program: Command, ctx: () => Ctx): void {
         const accepted = await unwrap(
           c.api().client.POST('/api/git/dashboards/{dashboard_id}/deploy', {
             params: { path: { dashboard_id: String(dashboardId) } as never },
-            body: { env_id: await envId(c.api(), from), target_env_id: await envId(c.api(), opts.env), commit: opts.commit, overwrite: opts.overwrite } as never,
+            body: {
+              env_id: await envId(c.api(), from),
+              target_env_id: await envId(c.api(), opts.env),
+              commit: opts.commit,
+              overwrite: opts.overwrite,
+            } as never,
           }),
         );
         return followTask(c, accepted as { task_id: string }, opts.wait);

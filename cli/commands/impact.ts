@@ -38,7 +38,9 @@ function describe(e: EnvImpact): string {
     ...rows('saved query', e.saved_queries),
     ...rows('report', e.reports),
   ];
-  const lines = [`${e.env_name} (checked ${e.checked_at}): ${e.dashboards.length} dashboards, ${e.charts.length} charts, ${e.datasets.length} datasets, ${e.saved_queries.length} saved queries, ${e.reports.length} reports`];
+  const lines = [
+    `${e.env_name} (checked ${e.checked_at}): ${e.dashboards.length} dashboards, ${e.charts.length} charts, ${e.datasets.length} datasets, ${e.saved_queries.length} saved queries, ${e.reports.length} reports`,
+  ];
   if (all.length) lines.push(table(all, ['kind', 'id', 'name', 'via']));
   for (const u of e.unreadable) lines.push(`NOT READ: ${u.kind}: ${u.message}${u.upstream_status ? ` (${u.upstream_status})` : ''}`);
   for (const u of e.unparsed) lines.push(`NOT PARSED: ${u.kind} ${u.id} (${u.name}): ${u.reason}`);
@@ -48,7 +50,9 @@ function describe(e: EnvImpact): string {
 export function impactCommand(program: Command, ctx: () => Ctx): void {
   program
     .command('impact <env>')
-    .description('What uses a table, dataset, column, metric or database, here and in the environments it migrates to; exit 1 when something could not be read')
+    .description(
+      'What uses a table, dataset, column, metric or database, here and in the environments it migrates to; exit 1 when something could not be read',
+    )
     .option('--table <name>', 'a table')
     .option('--schema <name>', "the table's schema")
     .option('--database <id-or-name>', 'a database (alone: everything on it)')
@@ -57,14 +61,24 @@ export function impactCommand(program: Command, ctx: () => Ctx): void {
     .option('--metric <name>', 'a saved metric of --table or --dataset')
     .action(
       act(async (ref: string, opts: ImpactOptions) => {
-        if (!opts.table && !opts.dataset && !opts.database) throw new CliError('name what changes: --table, --dataset or --database', EXIT.USAGE);
+        if (!opts.table && !opts.dataset && !opts.database)
+          throw new CliError('name what changes: --table, --dataset or --database', EXIT.USAGE);
         const c = ctx();
         const id = await envId(c.api(), ref);
-        const query = Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)]));
+        const query = Object.fromEntries(
+          Object.entries(opts)
+            .filter(([, v]) => v !== undefined)
+            .map(([k, v]) => [k, String(v)]),
+        );
         const r = await unwrap(c.api().client.GET('/api/environments/{env_id}/impact', { params: { path: { env_id: id }, query } }));
-        const answer = r as unknown as EnvImpact & { migrates_to: Array<{ env_name: string; impact: EnvImpact | null; note: string | null }> };
+        const answer = r as unknown as EnvImpact & {
+          migrates_to: Array<{ env_name: string; impact: EnvImpact | null; note: string | null }>;
+        };
         print(c.format, r, () =>
-          [describe(answer), ...answer.migrates_to.map((m) => (m.impact ? describe(m.impact) : `${m.env_name}: ${m.note ?? 'not asked'}`))].join('\n\n'),
+          [
+            describe(answer),
+            ...answer.migrates_to.map((m) => (m.impact ? describe(m.impact) : `${m.env_name}: ${m.note ?? 'not asked'}`)),
+          ].join('\n\n'),
         );
         const complete = answer.complete && answer.migrates_to.every((m) => !m.impact || m.impact.complete);
         return complete ? EXIT.OK : EXIT.FAILURE;

@@ -23,7 +23,9 @@ export function loginCommand(program: Command, ctx: () => Ctx): void {
         if (opts.apiKey) {
           stored = { url, api_key: opts.apiKey };
         } else if (opts.username) {
-          const password = opts.passwordStdin ? fs.readFileSync(0, 'utf8').replace(/\r?\n$/, '') : (opts.password ?? process.env.SWITCHYARD_PASSWORD);
+          const password = opts.passwordStdin
+            ? fs.readFileSync(0, 'utf8').replace(/\r?\n$/, '')
+            : (opts.password ?? process.env.SWITCHYARD_PASSWORD);
           if (!password) throw usage('give --password-stdin, --password or SWITCHYARD_PASSWORD with --username');
           const token = await unwrap(
             connect({ url }).client.POST('/api/auth/login', {

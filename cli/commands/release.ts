@@ -38,7 +38,12 @@ export function releaseCommands(program: Command, ctx: () => Ctx): void {
     .action(
       act(async (opts: { name: string; env: string; source: unknown[]; map?: unknown[] }) => {
         const c = ctx();
-        const body = { name: opts.name, target_env_id: await envId(c.api(), opts.env), sources: opts.source, ...(opts.map ? { db_mappings: opts.map } : {}) };
+        const body = {
+          name: opts.name,
+          target_env_id: await envId(c.api(), opts.env),
+          sources: opts.source,
+          ...(opts.map ? { db_mappings: opts.map } : {}),
+        };
         const r = await unwrap(c.api().client.POST('/api/v2/clean-release/candidates', { body: body as never }));
         print(c.format, r, () => `${(r as { id: string }).id}  ${(r as { state: string }).state}`);
         return EXIT.OK;

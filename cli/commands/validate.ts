@@ -15,7 +15,9 @@ interface ValidateOptions {
 export function validateCommand(program: Command, ctx: () => Ctx): void {
   program
     .command('validate <env>')
-    .description("Validate an environment's dashboards: every chart's query run in its Superset (a task; reads only); exit 2 with --wait when a dashboard is broken")
+    .description(
+      "Validate an environment's dashboards: every chart's query run in its Superset (a task; reads only); exit 2 with --wait when a dashboard is broken",
+    )
     .option('--dashboard <ids>', 'only these dashboard ids, comma-separated (repeatable)', idList)
     .option('--tag <name>', 'only dashboards carrying this custom tag (exact name)')
     .option('--owner <username>', 'only dashboards this Superset user owns')
@@ -31,7 +33,9 @@ export function validateCommand(program: Command, ctx: () => Ctx): void {
           ...(opts.owner ? { owner: opts.owner } : {}),
           ...(opts.browser ? { browser: true } : {}),
         };
-        const accepted = await unwrap(c.api().client.POST('/api/environments/{env_id}/validate', { params: { path: { env_id: id } }, body }));
+        const accepted = await unwrap(
+          c.api().client.POST('/api/environments/{env_id}/validate', { params: { path: { env_id: id } }, body }),
+        );
         return followTask(c, accepted as { task_id: string }, opts.wait);
       }),
     );

@@ -3,7 +3,14 @@
  * one conditional update (`where state in (...)`), so two racing decisions cannot both pass.
  */
 import type { Knex } from 'knex';
-import type { BuiltSource, CandidateState, CheckOutcome, HostOccurrence, PolicyRule, ReleaseSource } from '../../contracts/clean-release.ts';
+import type {
+  BuiltSource,
+  CandidateState,
+  CheckOutcome,
+  HostOccurrence,
+  PolicyRule,
+  ReleaseSource,
+} from '../../contracts/clean-release.ts';
 import type { PairSettings } from '../../contracts/env-rules.ts';
 import { ConflictError, NotFoundError } from '../../lib/errors.ts';
 

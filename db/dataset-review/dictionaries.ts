@@ -38,7 +38,9 @@ export class SemanticDictionaryStore {
 
   async create(d: { name: string; description: string | null; createdBy: string | null }): Promise<SemanticDictionaryRow> {
     try {
-      const [row] = await this.knex('review_dictionaries').insert({ name: d.name, description: d.description, created_by: d.createdBy }).returning('*');
+      const [row] = await this.knex('review_dictionaries')
+        .insert({ name: d.name, description: d.description, created_by: d.createdBy })
+        .returning('*');
       return row as SemanticDictionaryRow;
     } catch (err) {
       if (isUniqueViolation(err)) throw new ConflictError(`A dictionary named '${d.name}' exists`, 'name_taken');
@@ -48,7 +50,10 @@ export class SemanticDictionaryStore {
 
   async list(page: number, pageSize: number): Promise<{ rows: SemanticDictionaryRow[]; total: number }> {
     const [{ count }] = await this.knex('review_dictionaries').count<{ count: string }[]>({ count: '*' });
-    const rows = await this.knex<SemanticDictionaryRow>('review_dictionaries').orderByRaw('lower(name)').offset((page - 1) * pageSize).limit(pageSize);
+    const rows = await this.knex<SemanticDictionaryRow>('review_dictionaries')
+      .orderByRaw('lower(name)')
+      .offset((page - 1) * pageSize)
+      .limit(pageSize);
     return { rows, total: Number(count) };
   }
 
@@ -67,7 +72,18 @@ export class SemanticDictionaryStore {
     return this.knex('review_dictionary_versions')
       .where({ dictionary_id: id })
       .orderBy('version', 'desc')
-      .select('id', 'dictionary_id', 'version', 'filename', 'format', 'sha256', 'entry_count', 'created_by', 'created_by_username', 'created_at');
+      .select(
+        'id',
+        'dictionary_id',
+        'version',
+        'filename',
+        'format',
+        'sha256',
+        'entry_count',
+        'created_by',
+        'created_by_username',
+        'created_at',
+      );
   }
 
   async version(id: string, version: number, trx: Knex = this.knex): Promise<DictionaryVersionRow | undefined> {
@@ -78,7 +94,13 @@ export class SemanticDictionaryStore {
   async addVersion(
     trx: Knex,
     id: string,
-    v: { filename: string | null; format: 'csv' | 'xlsx'; sha256: string; entries: DictionaryEntry[]; by: { id: string | null; username: string } },
+    v: {
+      filename: string | null;
+      format: 'csv' | 'xlsx';
+      sha256: string;
+      entries: DictionaryEntry[];
+      by: { id: string | null; username: string };
+    },
   ): Promise<DictionaryVersionRow> {
     const [dict] = await trx('review_dictionaries')
       .where({ id })

@@ -25,7 +25,10 @@ export interface FieldRow {
   updated_at: Date | null;
 }
 
-export type NewField = Pick<FieldRow, 'kind' | 'name' | 'position' | 'label' | 'description' | 'provenance' | 'status' | 'source' | 'candidates' | 'superset'>;
+export type NewField = Pick<
+  FieldRow,
+  'kind' | 'name' | 'position' | 'label' | 'description' | 'provenance' | 'status' | 'source' | 'candidates' | 'superset'
+>;
 
 export interface FeedbackRow {
   id: string;
@@ -54,7 +57,13 @@ export class ReviewFieldStore {
     await trx('review_fields').where({ session_id: sessionId }).delete();
     if (!fields.length) return;
     await trx('review_fields').insert(
-      fields.map((f) => ({ ...f, session_id: sessionId, source: json(f.source), candidates: JSON.stringify(f.candidates), superset: JSON.stringify(f.superset) })),
+      fields.map((f) => ({
+        ...f,
+        session_id: sessionId,
+        source: json(f.source),
+        candidates: JSON.stringify(f.candidates),
+        superset: JSON.stringify(f.superset),
+      })),
     );
   }
 
@@ -72,7 +81,9 @@ export class ReviewFieldStore {
     trx: Knex,
     sessionId: string,
     fieldId: string,
-    patch: Partial<Pick<FieldRow, 'label' | 'description' | 'provenance' | 'status' | 'locked' | 'source' | 'pending_candidate' | 'candidates'>>,
+    patch: Partial<
+      Pick<FieldRow, 'label' | 'description' | 'provenance' | 'status' | 'locked' | 'source' | 'pending_candidate' | 'candidates'>
+    >,
     by: { id: string | null; username: string },
   ): Promise<FieldRow> {
     const encoded: Record<string, unknown> = { ...patch };
@@ -88,7 +99,9 @@ export class ReviewFieldStore {
   }
 
   async addFeedback(trx: Knex, f: Omit<FeedbackRow, 'id' | 'created_at'>): Promise<FeedbackRow> {
-    const [row] = await trx('review_field_feedback').insert({ ...f, value_at_feedback: JSON.stringify(f.value_at_feedback) }).returning('*');
+    const [row] = await trx('review_field_feedback')
+      .insert({ ...f, value_at_feedback: JSON.stringify(f.value_at_feedback) })
+      .returning('*');
     return row as FeedbackRow;
   }
 

@@ -26,7 +26,11 @@ export class ReviewMappingStore {
     this.knex = knex;
   }
 
-  async replace(trx: Knex, sessionId: string, items: Array<{ filter_id: string; variable: string | null; variable_kind: VariableKind | null }>): Promise<void> {
+  async replace(
+    trx: Knex,
+    sessionId: string,
+    items: Array<{ filter_id: string; variable: string | null; variable_kind: VariableKind | null }>,
+  ): Promise<void> {
     await trx('review_mappings').where({ session_id: sessionId }).delete();
     if (items.length) await trx('review_mappings').insert(items.map((m) => ({ ...m, session_id: sessionId, origin: 'proposed' })));
   }
@@ -53,7 +57,15 @@ export class ReviewMappingStore {
     if ('value' in patch) encoded.value = patch.value === null || patch.value === undefined ? null : JSON.stringify(patch.value);
     const [row] = await trx('review_mappings')
       .where({ id, session_id: sessionId })
-      .update({ ...encoded, origin: 'manual', approved: false, approved_by: null, approved_at: null, updated_by: by, updated_at: trx.fn.now() })
+      .update({
+        ...encoded,
+        origin: 'manual',
+        approved: false,
+        approved_by: null,
+        approved_at: null,
+        updated_by: by,
+        updated_at: trx.fn.now(),
+      })
       .returning('*');
     if (!row) throw new NotFoundError('Mapping', id);
     return row as MappingRow;
@@ -66,7 +78,14 @@ export class ReviewMappingStore {
     return (await q.update({ approved: true, approved_by: by, approved_at: trx.fn.now() }).returning('*')) as MappingRow[];
   }
 
-  async setVariable(trx: Knex, sessionId: string, filterId: string, variable: string | null, kind: VariableKind | null, by: string | null): Promise<void> {
+  async setVariable(
+    trx: Knex,
+    sessionId: string,
+    filterId: string,
+    variable: string | null,
+    kind: VariableKind | null,
+    by: string | null,
+  ): Promise<void> {
     await trx('review_mappings')
       .where({ session_id: sessionId, filter_id: filterId })
       .update({ variable, variable_kind: kind, origin: 'manual', approved: false, updated_by: by, updated_at: trx.fn.now() });

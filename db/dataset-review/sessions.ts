@@ -74,11 +74,22 @@ export type NewSession = Pick<
   | 'dictionary_version'
 >;
 
-const JSON_COLUMNS = ['dashboard', 'dataset', 'candidate_datasets', 'charts', 'imported_filters', 'template_variables', 'recovery_markers', 'preview', 'launch'] as const;
+const JSON_COLUMNS = [
+  'dashboard',
+  'dataset',
+  'candidate_datasets',
+  'charts',
+  'imported_filters',
+  'template_variables',
+  'recovery_markers',
+  'preview',
+  'launch',
+] as const;
 
 function encode(patch: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(patch)) out[k] = (JSON_COLUMNS as readonly string[]).includes(k) && v !== null && v !== undefined ? JSON.stringify(v) : v;
+  for (const [k, v] of Object.entries(patch))
+    out[k] = (JSON_COLUMNS as readonly string[]).includes(k) && v !== null && v !== undefined ? JSON.stringify(v) : v;
   return out;
 }
 
@@ -108,13 +119,19 @@ export class ReviewSessionStore {
   }
 
   async create(s: NewSession, trx: Knex = this.knex): Promise<SessionRow> {
-    const [row] = await trx('review_sessions').insert(encode({ ...s })).returning('*');
+    const [row] = await trx('review_sessions')
+      .insert(encode({ ...s }))
+      .returning('*');
     return row as SessionRow;
   }
 
   /** The session when it matches `filter` (404 otherwise). */
   async get(id: string, filter: SessionFilter, trx: Knex = this.knex): Promise<SessionRow> {
-    const row = isUuid(id) ? await trx<SessionRow>('review_sessions').where({ ...filter, id }).first() : undefined;
+    const row = isUuid(id)
+      ? await trx<SessionRow>('review_sessions')
+          .where({ ...filter, id })
+          .first()
+      : undefined;
     if (!row) throw new NotFoundError('Dataset review session', id);
     return row;
   }
@@ -142,16 +159,22 @@ export class ReviewSessionStore {
       .update({ ...encode(patch), version: trx.raw('version + 1'), updated_at: trx.fn.now() })
       .returning('*');
     if (row) return row as SessionRow;
-    const current = await trx<SessionRow>('review_sessions').where({ ...filter, id }).first('version');
+    const current = await trx<SessionRow>('review_sessions')
+      .where({ ...filter, id })
+      .first('version');
     if (!current) throw new NotFoundError('Dataset review session', id);
     throw new VersionConflictError(`Dataset review session ${id}`, version, current.version);
   }
 
   async delete(id: string, filter: SessionFilter, version: number): Promise<void> {
     if (!isUuid(id)) throw new NotFoundError('Dataset review session', id);
-    const n = await this.knex('review_sessions').where({ ...filter, id, version }).delete();
+    const n = await this.knex('review_sessions')
+      .where({ ...filter, id, version })
+      .delete();
     if (n) return;
-    const current = await this.knex<SessionRow>('review_sessions').where({ ...filter, id }).first('version');
+    const current = await this.knex<SessionRow>('review_sessions')
+      .where({ ...filter, id })
+      .first('version');
     if (!current) throw new NotFoundError('Dataset review session', id);
     throw new VersionConflictError(`Dataset review session ${id}`, version, current.version);
   }
@@ -163,7 +186,9 @@ export class ReviewSessionStore {
 
   /** Records a new dictionary version on a session (no user write: the version still moves, so stale edits are refused). */
   async markDictionaryVersion(id: string, version: number, trx: Knex = this.knex): Promise<void> {
-    await trx('review_sessions').where({ id }).update({ dictionary_version: version, version: trx.raw('version + 1'), updated_at: trx.fn.now() });
+    await trx('review_sessions')
+      .where({ id })
+      .update({ dictionary_version: version, version: trx.raw('version + 1'), updated_at: trx.fn.now() });
   }
 
   /** Records a launch's handoff when its task ends (the task runs as the owner). */
@@ -182,7 +207,11 @@ export class ReviewSessionStore {
  * For the assistant: the session only when it matches `filter` (undefined otherwise, so a bound
  * message cannot read another user's review), with imported filters' values masked.
  */
-export async function loadOwnedSessionForAssistant(store: ReviewSessionStore, id: string, filter: SessionFilter): Promise<SessionRow | undefined> {
+export async function loadOwnedSessionForAssistant(
+  store: ReviewSessionStore,
+  id: string,
+  filter: SessionFilter,
+): Promise<SessionRow | undefined> {
   try {
     const s = await store.get(id, filter);
     return { ...s, imported_filters: s.imported_filters.map(maskFilterValues) };

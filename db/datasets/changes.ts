@@ -88,7 +88,12 @@ export class DatasetChangeStore {
     const [row] = await this.knex<DatasetChangeRow>('dataset_changes')
       .where({ id })
       .whereIn('status', ['pending', 'failed'])
-      .update({ status: 'pending', fields: JSON.stringify(fields) as unknown as FieldChange[], fingerprint_before: fingerprintBefore, error: null })
+      .update({
+        status: 'pending',
+        fields: JSON.stringify(fields) as unknown as FieldChange[],
+        fingerprint_before: fingerprintBefore,
+        error: null,
+      })
       .returning('*');
     return row;
   }
@@ -109,7 +114,9 @@ export class DatasetChangeStore {
   }
 
   async markFailed(id: string, error: string): Promise<void> {
-    await this.knex('dataset_changes').where({ id, status: 'pending' }).update({ status: 'failed', error: error.slice(0, 4000) });
+    await this.knex('dataset_changes')
+      .where({ id, status: 'pending' })
+      .update({ status: 'failed', error: error.slice(0, 4000) });
   }
 
   /** Marks an applied change undone by `undoChangeId`; false when it was not applied (any more). */
@@ -120,7 +127,12 @@ export class DatasetChangeStore {
     return n > 0;
   }
 
-  async listForDataset(envId: string, datasetId: number, page: number, pageSize: number): Promise<{ rows: DatasetChangeRow[]; total: number }> {
+  async listForDataset(
+    envId: string,
+    datasetId: number,
+    page: number,
+    pageSize: number,
+  ): Promise<{ rows: DatasetChangeRow[]; total: number }> {
     const base = () => this.knex<DatasetChangeRow>('dataset_changes').where({ env_id: envId, dataset_id: datasetId });
     const [{ count }] = await base().count<{ count: string }[]>({ count: '*' });
     const rows = await base()

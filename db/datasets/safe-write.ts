@@ -51,13 +51,24 @@ export async function writeDataset(client: DatasetWriter, store: DatasetChangeSt
   const current = await client.datasets.get(req.datasetId);
 
   if (previous && (previous.status === 'applied' || previous.status === 'undone')) {
-    return { status: 'applied', change: previous, changes: previous.fields, unexpected: previous.verify_problems ?? [], dropped: previous.dropped_keys ?? [], after: current };
+    return {
+      status: 'applied',
+      change: previous,
+      changes: previous.fields,
+      unexpected: previous.verify_problems ?? [],
+      dropped: previous.dropped_keys ?? [],
+      after: current,
+    };
   }
   if (previous && previous.status === 'pending') {
     // An earlier attempt recorded its plan and may or may not have written it.
     const landed = previous.fields.every((f) => sameValue(valueOf(current, f), f.after));
     if (landed) {
-      const change = await store.markApplied(previous.id, { fingerprintAfter: datasetFingerprint(current), verifyProblems: [], dropped: [] });
+      const change = await store.markApplied(previous.id, {
+        fingerprintAfter: datasetFingerprint(current),
+        verifyProblems: [],
+        dropped: [],
+      });
       return { status: 'applied', change, changes: change.fields, unexpected: [], dropped: [], after: current };
     }
     const untouched = previous.fields.every((f) => sameValue(valueOf(current, f), f.before));
@@ -74,7 +85,11 @@ export async function writeDataset(client: DatasetWriter, store: DatasetChangeSt
 
   if (req.base && datasetFingerprint(req.base) !== datasetFingerprint(current)) {
     const differences = unexpectedDifferences(req.base, current, []);
-    return { status: 'conflict', differences: differences.length ? differences : ['the dataset changed in Superset since it was read'], current };
+    return {
+      status: 'conflict',
+      differences: differences.length ? differences : ['the dataset changed in Superset since it was read'],
+      current,
+    };
   }
 
   const changes = plannedChanges(current, req.edits);
@@ -130,7 +145,10 @@ export async function undoChange(
   const original = await store.get(changeId);
   if (!original) return { status: 'not_undoable', reason: 'not_found' };
   if (original.status !== 'applied') {
-    return { status: 'not_undoable', reason: original.status === 'undone' ? 'already undone' : `the change is ${original.status}, nothing was written` };
+    return {
+      status: 'not_undoable',
+      reason: original.status === 'undone' ? 'already undone' : `the change is ${original.status}, nothing was written`,
+    };
   }
   const current = await client.datasets.get(original.dataset_id);
   const moved = original.fields.filter((f) => !sameValue(valueOf(current, f), f.after));
@@ -138,7 +156,8 @@ export async function undoChange(
     return {
       status: 'conflict',
       differences: moved.map(
-        (f) => `${describeRef(f)} was changed after this change: it holds ${JSON.stringify(valueOf(current, f) ?? null)}, not ${JSON.stringify(f.after)}`,
+        (f) =>
+          `${describeRef(f)} was changed after this change: it holds ${JSON.stringify(valueOf(current, f) ?? null)}, not ${JSON.stringify(f.after)}`,
       ),
     };
   }

@@ -76,7 +76,11 @@ function decide(detail: Detail, rows: SuggestionRow[], req: AcceptRequest, lastW
     }
     const value = w.value ?? s.value;
     if (!w.overwrite && !sameValue(current, s.base_value)) {
-      skip(s.id, 'changed_since', `the field changed in Superset after the suggestion was made (it holds ${JSON.stringify(current)}); accept with overwrite to replace it`);
+      skip(
+        s.id,
+        'changed_since',
+        `the field changed in Superset after the suggestion was made (it holds ${JSON.stringify(current)}); accept with overwrite to replace it`,
+      );
       continue;
     }
     if (!w.overwrite && isPersonWritten(current, s, lastWritten) && !sameValue(current, value)) {
@@ -85,7 +89,14 @@ function decide(detail: Detail, rows: SuggestionRow[], req: AcceptRequest, lastW
     }
     taken.add(ref);
     edits.push({ target: s.target, column_name: s.column_name, field: s.field, value });
-    accepted.push({ suggestion_id: s.id, target: s.target, column_name: s.column_name, field: s.field, value, edited: w.value !== undefined && w.value !== s.value });
+    accepted.push({
+      suggestion_id: s.id,
+      target: s.target,
+      column_name: s.column_name,
+      field: s.field,
+      value,
+      edited: w.value !== undefined && w.value !== s.value,
+    });
   }
   return { edits, accepted, skipped };
 }

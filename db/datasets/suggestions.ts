@@ -60,7 +60,9 @@ export class SuggestionStore {
    */
   async saveForTask(taskId: string, envId: string, datasetId: number, items: NewSuggestion[], p: Provenance): Promise<number> {
     return this.knex.transaction(async (trx) => {
-      const existing = await trx('dataset_suggestions').where({ task_id: taskId, dataset_id: datasetId }).count<{ count: string }[]>({ count: '*' });
+      const existing = await trx('dataset_suggestions')
+        .where({ task_id: taskId, dataset_id: datasetId })
+        .count<{ count: string }[]>({ count: '*' });
       if (Number(existing[0].count) > 0) return Number(existing[0].count);
       for (const s of items) {
         await trx('dataset_suggestions')
@@ -108,7 +110,9 @@ export class SuggestionStore {
   }
 
   async countForTask(taskId: string, datasetId: number): Promise<number> {
-    const [{ count }] = await this.knex('dataset_suggestions').where({ task_id: taskId, dataset_id: datasetId }).count<{ count: string }[]>({ count: '*' });
+    const [{ count }] = await this.knex('dataset_suggestions')
+      .where({ task_id: taskId, dataset_id: datasetId })
+      .count<{ count: string }[]>({ count: '*' });
     return Number(count);
   }
 
@@ -141,7 +145,11 @@ export class SuggestionStore {
   }
 
   /** Accepted as `value` (the suggestion, or a person's edit of it) through change `changeId`. */
-  async markAccepted(items: Array<{ id: string; value: string | null }>, by: { id: string | null; username: string | null }, changeId: string | null): Promise<void> {
+  async markAccepted(
+    items: Array<{ id: string; value: string | null }>,
+    by: { id: string | null; username: string | null },
+    changeId: string | null,
+  ): Promise<void> {
     await this.knex.transaction(async (trx) => {
       for (const i of items) {
         await trx('dataset_suggestions').where({ id: i.id, status: 'pending' }).update({

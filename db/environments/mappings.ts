@@ -53,7 +53,12 @@ export class DatabaseMappingStore {
    * Replaces the pair's mappings with `mappings` in one transaction: rows for source databases
    * still mapped are updated in place (created_by/created_at kept), the others deleted.
    */
-  async replace(sourceEnvId: string, targetEnvId: string, mappings: DatabaseMappingInput[], userId: string | null): Promise<DatabaseMappingRow[]> {
+  async replace(
+    sourceEnvId: string,
+    targetEnvId: string,
+    mappings: DatabaseMappingInput[],
+    userId: string | null,
+  ): Promise<DatabaseMappingRow[]> {
     await this.knex.transaction(async (trx) => {
       const keep = mappings.map((m) => m.source_database_id);
       await trx('database_mappings')

@@ -56,7 +56,12 @@ export class GitReviewStore {
     this.keyring = keyring;
   }
 
-  async createPullRequest(row: Omit<GitPullRequestRow, 'id' | 'created_at' | 'updated_at' | 'preview_task_id' | 'preview_state' | 'merge_commit' | 'deploy_task_id' | 'state'>) {
+  async createPullRequest(
+    row: Omit<
+      GitPullRequestRow,
+      'id' | 'created_at' | 'updated_at' | 'preview_task_id' | 'preview_state' | 'merge_commit' | 'deploy_task_id' | 'state'
+    >,
+  ) {
     const [saved] = await this.knex<GitPullRequestRow>('git_pull_requests').insert(row).returning('*');
     return saved;
   }
@@ -67,7 +72,10 @@ export class GitReviewStore {
   }
 
   async pullRequestByNumber(dashboardUuid: string, number: number): Promise<GitPullRequestRow | undefined> {
-    return this.knex<GitPullRequestRow>('git_pull_requests').where({ dashboard_uuid: dashboardUuid, number }).orderBy('created_at', 'desc').first();
+    return this.knex<GitPullRequestRow>('git_pull_requests')
+      .where({ dashboard_uuid: dashboardUuid, number })
+      .orderBy('created_at', 'desc')
+      .first();
   }
 
   /** The pull request a provider's event names: by config, repository (case as the server spells it) and number. */
@@ -86,7 +94,9 @@ export class GitReviewStore {
 
   /** The open pull request from this branch, if any. */
   async openFromBranch(dashboardUuid: string, branch: string): Promise<GitPullRequestRow | undefined> {
-    return this.knex<GitPullRequestRow>('git_pull_requests').where({ dashboard_uuid: dashboardUuid, head_branch: branch, state: 'open' }).first();
+    return this.knex<GitPullRequestRow>('git_pull_requests')
+      .where({ dashboard_uuid: dashboardUuid, head_branch: branch, state: 'open' })
+      .first();
   }
 
   async updatePullRequest(id: string, patch: Partial<Omit<GitPullRequestRow, 'id' | 'created_at'>>): Promise<GitPullRequestRow> {

@@ -36,11 +36,7 @@ export class LoginThrottleStore {
    * returns before the locks are released. The clock is the database's unless `at` is given (a
    * caller with an injected clock); windows and locks are then written from `at` too.
    */
-  async decide<T>(
-    keys: readonly string[],
-    decide: (counters: ThrottleCounter[], now: Date) => ThrottleDecision<T>,
-    at?: Date,
-  ): Promise<T> {
+  async decide<T>(keys: readonly string[], decide: (counters: ThrottleCounter[], now: Date) => ThrottleDecision<T>, at?: Date): Promise<T> {
     const names = [...keys].sort();
     return this.knex.transaction(async (trx) => {
       await trx.raw('insert into login_throttle (key) select unnest(?::text[]) order by 1 on conflict (key) do nothing', [names]);

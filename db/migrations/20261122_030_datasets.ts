@@ -67,7 +67,9 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(
     `alter table dataset_changes add constraint dataset_changes_status_check check (status in ('pending', 'applied', 'failed', 'undone'))`,
   );
-  await knex.raw(`alter table dataset_changes add constraint dataset_changes_source_check check (source in ('map_columns', 'suggestions', 'undo'))`);
+  await knex.raw(
+    `alter table dataset_changes add constraint dataset_changes_source_check check (source in ('map_columns', 'suggestions', 'undo'))`,
+  );
   await knex.raw('create index dataset_changes_dataset_newest on dataset_changes (env_id, dataset_id, created_at desc, id desc)');
 
   await knex.schema.createTable('dataset_suggestions', (t) => {

@@ -84,6 +84,14 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const t of ['release_publications', 'release_decisions', 'release_reports', 'release_settings', 'release_manifests', 'release_artifacts', 'release_candidates'])
+  for (const t of [
+    'release_publications',
+    'release_decisions',
+    'release_reports',
+    'release_settings',
+    'release_manifests',
+    'release_artifacts',
+    'release_candidates',
+  ])
     await knex.schema.dropTableIfExists(t);
 }

@@ -58,7 +58,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.index(['owner_id', 'updated_at']);
   });
-  await knex.raw(`alter table review_sessions add constraint review_sessions_state_check check (state in ('ready', 'recovery-required', 'launched'))`);
+  await knex.raw(
+    `alter table review_sessions add constraint review_sessions_state_check check (state in ('ready', 'recovery-required', 'launched'))`,
+  );
 
   await knex.schema.createTable('review_fields', (t) => {
     t.uuid('id').primary().defaultTo(knex.raw('gen_random_uuid()'));
@@ -135,8 +137,18 @@ export async function up(knex: Knex): Promise<void> {
 
 export async function down(knex: Knex): Promise<void> {
   await knex.raw('alter table dataset_changes drop constraint dataset_changes_source_check');
-  await knex.raw(`alter table dataset_changes add constraint dataset_changes_source_check check (source in ('map_columns', 'suggestions', 'undo'))`);
-  for (const t of ['review_clarifications', 'review_mappings', 'review_field_feedback', 'review_fields', 'review_sessions', 'review_dictionary_versions', 'review_dictionaries']) {
+  await knex.raw(
+    `alter table dataset_changes add constraint dataset_changes_source_check check (source in ('map_columns', 'suggestions', 'undo'))`,
+  );
+  for (const t of [
+    'review_clarifications',
+    'review_mappings',
+    'review_field_feedback',
+    'review_fields',
+    'review_sessions',
+    'review_dictionary_versions',
+    'review_dictionaries',
+  ]) {
     await knex.schema.dropTableIfExists(t);
   }
 }

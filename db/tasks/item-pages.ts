@@ -9,7 +9,14 @@
  * CHANGE_CLASSES says what it means), and answered with every item, so no reader decides it again.
  */
 import type { Knex } from 'knex';
-import { OBJECT_ACTIONS, type ChangeClass, type ItemFilter, type ItemOutcome, type NextAction, type OutcomeClass } from '../../contracts/outcomes.ts';
+import {
+  OBJECT_ACTIONS,
+  type ChangeClass,
+  type ItemFilter,
+  type ItemOutcome,
+  type NextAction,
+  type OutcomeClass,
+} from '../../contracts/outcomes.ts';
 
 export interface ItemRow {
   position: number;
@@ -100,7 +107,8 @@ export class TaskItemPages {
 
   /** Counts by outcome, change, status and object action, in one statement. */
   async counts(taskId: string): Promise<ItemCounts> {
-    const agg = (key: string, from = 'c') => `(select coalesce(jsonb_object_agg(k, n), '{}') from (select ${key} as k, count(*)::int as n from ${from} group by 1) x where k is not null)`;
+    const agg = (key: string, from = 'c') =>
+      `(select coalesce(jsonb_object_agg(k, n), '{}') from (select ${key} as k, count(*)::int as n from ${from} group by 1) x where k is not null)`;
     const objs = `c cross join lateral jsonb_array_elements(${OBJECTS}) o`;
     const { rows } = await this.knex.raw(
       `${SOURCE}, objs as (select o->>'kind' as kind, o->>'action' as action from ${objs})

@@ -256,7 +256,14 @@ export class TaskStore {
         );
       for (const row of rows) countFinished(row, 'CANCELLED');
       const n = rows.length;
-      if (n === 1) await trx('task_logs').insert({ task_id: id, ts: new Date(), level: 'WARN', source: 'api', message: `cancelled by ${by} before it started` });
+      if (n === 1)
+        await trx('task_logs').insert({
+          task_id: id,
+          ts: new Date(),
+          level: 'WARN',
+          source: 'api',
+          message: `cancelled by ${by} before it started`,
+        });
       return n === 1;
     });
   }
@@ -401,9 +408,7 @@ export class TaskStore {
       });
     }
     applyLogFilter(q, opts.filter);
-    const rows = await q
-      .orderByRaw("date_trunc('milliseconds', ts), id")
-      .limit(opts.limit);
+    const rows = await q.orderByRaw("date_trunc('milliseconds', ts), id").limit(opts.limit);
     return rows.map((r) => ({ ...r, id: Number(r.id) }));
   }
 

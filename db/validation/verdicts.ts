@@ -40,36 +40,73 @@ export class ValidationVerdictStore {
    * each one's history by chart id. Rows of charts the dashboard no longer shows go. The same
    * task applying again (a retried activity) changes nothing it already changed.
    */
-  async apply(envId: string, dashboardId: number, taskId: string, at: Date, verdicts: VerdictToApply[]): Promise<Map<number, VerdictHistory>> {
+  async apply(
+    envId: string,
+    dashboardId: number,
+    taskId: string,
+    at: Date,
+    verdicts: VerdictToApply[],
+  ): Promise<Map<number, VerdictHistory>> {
     return this.knex.transaction(async (trx) => {
-      const rows: VerdictRow[] = await trx('validation_verdicts').where({ env_id: envId, dashboard_id: dashboardId }).forUpdate().select('*');
+      const rows: VerdictRow[] = await trx('validation_verdicts')
+        .where({ env_id: envId, dashboard_id: dashboardId })
+        .forUpdate()
+        .select('*');
       const before = new Map(rows.map((r) => [Number(r.chart_id), r]));
-      const next = verdicts.map((v) => nextRow(before.get(v.chartId), { env_id: envId, dashboard_id: dashboardId, chart_id: v.chartId, verdict: v.verdict, task_id: taskId, checked_at: at }));
+      const next = verdicts.map((v) =>
+        nextRow(before.get(v.chartId), {
+          env_id: envId,
+          dashboard_id: dashboardId,
+          chart_id: v.chartId,
+          verdict: v.verdict,
+          task_id: taskId,
+          checked_at: at,
+        }),
+      );
       if (next.length)
         await trx('validation_verdicts')
           .insert(next)
           .onConflict(['env_id', 'dashboard_id', 'chart_id'])
           .merge(['verdict', 'proven', 'first_seen_broken_at', 'last_passed_at', 'checked_at', 'task_id']);
       const kept = verdicts.map((v) => v.chartId);
-      await trx('validation_verdicts').where({ env_id: envId, dashboard_id: dashboardId }).whereNotIn('chart_id', kept.length ? kept : [DASHBOARD_ROW]).delete();
+      await trx('validation_verdicts')
+        .where({ env_id: envId, dashboard_id: dashboardId })
+        .whereNotIn('chart_id', kept.length ? kept : [DASHBOARD_ROW])
+        .delete();
       return new Map(next.map((r) => [r.chart_id, historyOf(r)]));
     });
   }
 
   /** Every stored verdict of an environment's dashboard rows, for reading (the console, tests). */
   async dashboards(envId: string): Promise<Array<{ dashboard_id: number; verdict: ChartVerdict; checked_at: string } & VerdictHistory>> {
-    const rows: VerdictRow[] = await this.knex('validation_verdicts').where({ env_id: envId, chart_id: DASHBOARD_ROW }).orderBy('dashboard_id');
-    return rows.map((r) => ({ dashboard_id: Number(r.dashboard_id), verdict: r.verdict, checked_at: r.checked_at.toISOString(), ...historyOf(r) }));
+    const rows: VerdictRow[] = await this.knex('validation_verdicts')
+      .where({ env_id: envId, chart_id: DASHBOARD_ROW })
+      .orderBy('dashboard_id');
+    return rows.map((r) => ({
+      dashboard_id: Number(r.dashboard_id),
+      verdict: r.verdict,
+      checked_at: r.checked_at.toISOString(),
+      ...historyOf(r),
+    }));
   }
 }
 
 /** The row after a verdict: the same task's verdict again keeps the row as that task left it. */
 function nextRow(prev: VerdictRow | undefined, v: Omit<VerdictRow, 'proven' | 'first_seen_broken_at' | 'last_passed_at'>): VerdictRow {
   if (prev && prev.task_id === v.task_id) return prev;
-  const kept = { proven: prev?.proven ?? null, first_seen_broken_at: prev?.first_seen_broken_at ?? null, last_passed_at: prev?.last_passed_at ?? null };
+  const kept = {
+    proven: prev?.proven ?? null,
+    first_seen_broken_at: prev?.first_seen_broken_at ?? null,
+    last_passed_at: prev?.last_passed_at ?? null,
+  };
   if (v.verdict === 'passed') return { ...v, proven: 'passed', first_seen_broken_at: null, last_passed_at: v.checked_at };
   if (v.verdict === 'broken')
-    return { ...v, ...kept, proven: 'broken', first_seen_broken_at: prev?.proven === 'broken' && prev.first_seen_broken_at ? prev.first_seen_broken_at : v.checked_at };
+    return {
+      ...v,
+      ...kept,
+      proven: 'broken',
+      first_seen_broken_at: prev?.proven === 'broken' && prev.first_seen_broken_at ? prev.first_seen_broken_at : v.checked_at,
+    };
   return { ...v, ...kept };
 }
 

@@ -35,7 +35,8 @@ export function chromiumPool(opts: { executablePath: string; pages: number }): C
   const contexts = new Map<string, { context: Promise<BrowserContext>; browser: Browser; using: number }>();
 
   const browser = async (): Promise<Browser> => {
-    if (!fs.existsSync(opts.executablePath)) throw new BrowserUnavailableError(`Chromium is not installed at ${opts.executablePath} (BROWSER_CHECK_CHROMIUM)`);
+    if (!fs.existsSync(opts.executablePath))
+      throw new BrowserUnavailableError(`Chromium is not installed at ${opts.executablePath} (BROWSER_CHECK_CHROMIUM)`);
     const current = launched ?? (launched = launch(opts.executablePath));
     try {
       const b = await current;

@@ -72,29 +72,35 @@ const POLL_MS = 500;
 export async function renderDashboard(pool: ChromiumPool, target: DashboardPage, budgetMs: number): Promise<Rendered> {
   const base = new URL(target.baseUrl.endsWith('/') ? target.baseUrl : `${target.baseUrl}/`);
   // One context per account: a changed password or TLS setting is another one.
-  const key = createHash('sha256').update(JSON.stringify([base.href, target.username, target.password, target.verifyTls !== false])).digest('hex');
-  return pool.withPage(key, (browser) => confinedContext(browser, base, target.verifyTls !== false, target.egress ?? EgressPolicy.OPEN), async (page) => {
-    const deadline = Date.now() + budgetMs;
-    page.setDefaultTimeout(Math.max(1000, budgetMs));
-    const url = new URL(`superset/dashboard/${target.dashboardId}/?standalone=1`, base);
-    const login = new URL('login/', base);
-    const onLoginPage = () => new URL(page.url()).pathname.startsWith(login.pathname);
-    await contextSignedIn(page, login, target);
-    await reach(page, url, 'the dashboard');
-    // Sent to the login page all the same: the context's session ended. Pages of one context sign
-    // in again one at a time (a second sign-in would post the first one's stale CSRF token).
-    for (let attempt = 0; onLoginPage() && attempt < 2; attempt++) {
-      await signedIn(page.context(), () => signIn(page, login, target));
+  const key = createHash('sha256')
+    .update(JSON.stringify([base.href, target.username, target.password, target.verifyTls !== false]))
+    .digest('hex');
+  return pool.withPage(
+    key,
+    (browser) => confinedContext(browser, base, target.verifyTls !== false, target.egress ?? EgressPolicy.OPEN),
+    async (page) => {
+      const deadline = Date.now() + budgetMs;
+      page.setDefaultTimeout(Math.max(1000, budgetMs));
+      const url = new URL(`superset/dashboard/${target.dashboardId}/?standalone=1`, base);
+      const login = new URL('login/', base);
+      const onLoginPage = () => new URL(page.url()).pathname.startsWith(login.pathname);
+      await contextSignedIn(page, login, target);
       await reach(page, url, 'the dashboard');
-    }
-    if (onLoginPage()) throw new BrowserUnavailableError(`Superset at ${base.origin} sent the signed-in browser back to its login page`);
-    const charts = await waitForCharts(page, deadline, budgetMs);
-    // Let the last drawn charts paint (animations, fonts) before the picture; never past the budget.
-    // expected: the charts were counted already; a page still busy at the budget is pictured as it is.
-    await page.waitForLoadState('networkidle', { timeout: Math.max(1, Math.min(3000, deadline - Date.now())) }).catch(() => undefined);
-    const png = await page.screenshot({ fullPage: true, timeout: 30_000 });
-    return { charts, png };
-  });
+      // Sent to the login page all the same: the context's session ended. Pages of one context sign
+      // in again one at a time (a second sign-in would post the first one's stale CSRF token).
+      for (let attempt = 0; onLoginPage() && attempt < 2; attempt++) {
+        await signedIn(page.context(), () => signIn(page, login, target));
+        await reach(page, url, 'the dashboard');
+      }
+      if (onLoginPage()) throw new BrowserUnavailableError(`Superset at ${base.origin} sent the signed-in browser back to its login page`);
+      const charts = await waitForCharts(page, deadline, budgetMs);
+      // Let the last drawn charts paint (animations, fonts) before the picture; never past the budget.
+      // expected: the charts were counted already; a page still busy at the budget is pictured as it is.
+      await page.waitForLoadState('networkidle', { timeout: Math.max(1, Math.min(3000, deadline - Date.now())) }).catch(() => undefined);
+      const png = await page.screenshot({ fullPage: true, timeout: 30_000 });
+      return { charts, png };
+    },
+  );
 }
 
 /** A context whose pages reach the Superset's own origin only (its session cookie goes nowhere else). */
@@ -110,7 +116,9 @@ async function confinedContext(browser: Browser, base: URL, verifyTls: boolean, 
       proxy: { server: proxy.server, bypass: '<-loopback>' },
     });
     context.once('close', () => proxy.close());
-    await context.route('**/*', (route) => (new URL(route.request().url()).origin === base.origin ? route.continue() : route.abort('blockedbyclient')));
+    await context.route('**/*', (route) =>
+      new URL(route.request().url()).origin === base.origin ? route.continue() : route.abort('blockedbyclient'),
+    );
     const socketOrigin = new URL(base.href.replace(/^http/, 'ws')).origin;
     await context.routeWebSocket(
       (url) => url.origin !== socketOrigin,
@@ -166,16 +174,23 @@ async function signIn(page: Page, login: URL, who: DashboardPage): Promise<void>
   // Already signed in (another page's sign-in finished meanwhile): Superset sends it on.
   if (!new URL(page.url()).pathname.startsWith(login.pathname)) return;
   // expected: a login page without a CSRF field is posted without one (Superset then answers for itself).
-  const csrf = await page.locator('input[name="csrf_token"]').first().inputValue({ timeout: 10_000 }).catch(() => '');
+  const csrf = await page
+    .locator('input[name="csrf_token"]')
+    .first()
+    .inputValue({ timeout: 10_000 })
+    .catch(() => '');
   const res = await page.request.post(login.href, {
     form: { username: who.username, password: who.password, ...(csrf ? { csrf_token: csrf } : {}) },
     maxRedirects: 0,
     failOnStatusCode: false,
   });
   const to = res.headers()['location'];
-  if (res.status() >= 500) throw new BrowserUnavailableError(`Superset's login page at ${login.href} answered ${res.status()} to the sign-in`);
+  if (res.status() >= 500)
+    throw new BrowserUnavailableError(`Superset's login page at ${login.href} answered ${res.status()} to the sign-in`);
   if (res.status() !== 302 || !to || new URL(to, login).pathname.startsWith(login.pathname))
-    throw new BrowserUnavailableError(`Superset's login page at ${login.href} did not accept the environment's credentials (answered ${res.status()})`);
+    throw new BrowserUnavailableError(
+      `Superset's login page at ${login.href} did not accept the environment's credentials (answered ${res.status()})`,
+    );
 }
 
 async function reach(page: Page, url: URL, what: string): Promise<void> {
@@ -183,9 +198,12 @@ async function reach(page: Page, url: URL, what: string): Promise<void> {
   try {
     status = (await page.goto(url.href, { waitUntil: 'domcontentloaded' }))?.status();
   } catch (err) {
-    throw new BrowserUnavailableError(`Superset's frontend at ${url.origin} could not be reached (${what}): ${(err as Error).message.split('\n')[0]}`);
+    throw new BrowserUnavailableError(
+      `Superset's frontend at ${url.origin} could not be reached (${what}): ${(err as Error).message.split('\n')[0]}`,
+    );
   }
-  if (status !== undefined && status >= 400) throw new BrowserUnavailableError(`Superset's frontend answered ${status} for ${what} (${url.pathname})`);
+  if (status !== undefined && status >= 400)
+    throw new BrowserUnavailableError(`Superset's frontend answered ${status} for ${what} (${url.pathname})`);
 }
 
 /** Polls the page until each chart holder is done (or the deadline passes); a dashboard without charts is done once its grid shows. */
@@ -198,8 +216,11 @@ async function waitForCharts(page: Page, deadline: number, budgetMs: number): Pr
     if (!charts.length && (await page.evaluate(GRID_SHOWN)) && ++emptyPolls >= 4) return [];
     await page.waitForTimeout(POLL_MS);
   }
-  if (!charts.length) throw new BrowserUnavailableError(`the dashboard showed neither charts nor its grid within ${Math.round(budgetMs / 1000)} s`);
-  return charts.map((c) => (c.state === 'loading' ? { ...clean(c), message: `still loading after ${Math.round(budgetMs / 1000)} s` } : clean(c)));
+  if (!charts.length)
+    throw new BrowserUnavailableError(`the dashboard showed neither charts nor its grid within ${Math.round(budgetMs / 1000)} s`);
+  return charts.map((c) =>
+    c.state === 'loading' ? { ...clean(c), message: `still loading after ${Math.round(budgetMs / 1000)} s` } : clean(c),
+  );
 }
 
 function clean(c: RenderedChart): RenderedChart {

@@ -57,7 +57,15 @@ function sharedKeys(a: unknown, b: unknown): [unknown, unknown] {
 }
 
 // Dashboard metadata keys whose content is keyed by environment-local chart ids (the importer remaps them).
-const ID_KEYED_METADATA = ['chart_configuration', 'global_chart_configuration', 'filter_scopes', 'expanded_slices', 'timed_refresh_immune_slices', 'default_filters', 'positions'];
+const ID_KEYED_METADATA = [
+  'chart_configuration',
+  'global_chart_configuration',
+  'filter_scopes',
+  'expanded_slices',
+  'timed_refresh_immune_slices',
+  'default_filters',
+  'positions',
+];
 
 function parse(v: unknown): unknown {
   if (typeof v !== 'string') return v;

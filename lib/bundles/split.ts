@@ -63,7 +63,11 @@ export function idOfNamedFile(path: string, name: string): number | null {
 /** Werkzeug's secure_filename, which Superset names exported files with (POSIX: no alternative separator). */
 export function secureFilename(name: string): string {
   const ascii = name.normalize('NFKD').replace(/[^\x00-\x7f]/g, '');
-  const joined = ascii.replaceAll('/', ' ').split(/[\s\x1c-\x1f]+/).filter(Boolean).join('_');
+  const joined = ascii
+    .replaceAll('/', ' ')
+    .split(/[\s\x1c-\x1f]+/)
+    .filter(Boolean)
+    .join('_');
   return joined.replace(/[^A-Za-z0-9_.-]/g, '').replace(/^[._]+|[._]+$/g, '');
 }
 

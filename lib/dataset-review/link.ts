@@ -37,7 +37,8 @@ export function parseDashboardLink(link: string, baseUrl: string): DashboardLink
   }
   if (parts[2] === 'p') {
     const key = parts[3];
-    if (!key || !KEY.test(key) || parts.length > 4) throw new LinkError('a dashboard permalink needs its key: /superset/dashboard/p/<key>/');
+    if (!key || !KEY.test(key) || parts.length > 4)
+      throw new LinkError('a dashboard permalink needs its key: /superset/dashboard/p/<key>/');
     return { kind: 'permalink', key, dashboardRef: null };
   }
   if (parts.length > 3) throw new LinkError('unexpected path after the dashboard id or slug');

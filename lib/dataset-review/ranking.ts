@@ -34,7 +34,11 @@ export interface RankingContext {
 export const FUZZY_THRESHOLD = 0.75;
 const RANK: Record<Candidate['provenance'], number> = { dictionary: 0, fuzzy: 1, superset: 2, llm: 3 };
 
-export const normaliseName = (s: string) => s.trim().toLowerCase().replace(/[^a-z0-9]+/g, '');
+export const normaliseName = (s: string) =>
+  s
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '');
 
 export function similarity(a: string, b: string): number {
   const x = normaliseName(a);
@@ -82,7 +86,13 @@ export function rankCandidates(field: FieldInput, ctx: RankingContext): Candidat
   }
   const llm = field.kind === 'column' ? ctx.accepted.get(field.name) : undefined;
   if (llm && (llm.verbose_name || llm.description)) {
-    out.push({ provenance: 'llm', label: llm.verbose_name ?? null, description: llm.description ?? null, score: 1, source: { suggestion_ids: llm.suggestion_ids } });
+    out.push({
+      provenance: 'llm',
+      label: llm.verbose_name ?? null,
+      description: llm.description ?? null,
+      score: 1,
+      source: { suggestion_ids: llm.suggestion_ids },
+    });
   }
   return out.sort((a, b) => RANK[a.provenance] - RANK[b.provenance] || b.score - a.score);
 }

@@ -13,7 +13,15 @@ export interface ReviewView {
   imported_filters: ImportedFilter[];
   template_variables: TemplateVariable[];
   recovery_markers: Array<{ kind: string; ref: string | null; detail: string }>;
-  fields: Array<{ kind: string; name: string; label: string | null; description: string | null; provenance: string; status: string; locked: boolean }>;
+  fields: Array<{
+    kind: string;
+    name: string;
+    label: string | null;
+    description: string | null;
+    provenance: string;
+    status: string;
+    locked: boolean;
+  }>;
   mappings: Array<{ filter_id: string; variable: string | null; variable_kind: string | null; origin: string; approved: boolean }>;
   preview: { status: string; row_count?: number | null; error?: string | null; at_version?: number } | null;
   dictionary: { id: string; name: string; version: number; current_version: number } | null;
@@ -35,7 +43,9 @@ export function documentationMarkdown(v: ReviewView): string {
   if (v.dataset?.sql) lines.push('## SQL', '', '```sql', v.dataset.sql, '```', '');
   lines.push('## Fields', '', '| Kind | Name | Label | Meaning | Provenance | Status |', '|---|---|---|---|---|---|');
   for (const f of v.fields) {
-    lines.push(`| ${f.kind} | ${cell(f.name)} | ${cell(f.label)} | ${cell(f.description)} | ${f.provenance} | ${f.status}${f.locked ? ' (locked)' : ''} |`);
+    lines.push(
+      `| ${f.kind} | ${cell(f.name)} | ${cell(f.label)} | ${cell(f.description)} | ${f.provenance} | ${f.status}${f.locked ? ' (locked)' : ''} |`,
+    );
   }
   lines.push('', '## Filters', '', '| Filter | Column | Value | Normalised | From |', '|---|---|---|---|---|');
   for (const f of v.imported_filters) {
@@ -44,7 +54,9 @@ export function documentationMarkdown(v: ReviewView): string {
   lines.push('', '## Template variables and mappings', '', '| Filter | Variable | Kind | Origin | Approved |', '|---|---|---|---|---|');
   for (const m of v.mappings) {
     const f = v.imported_filters.find((x) => x.id === m.filter_id);
-    lines.push(`| ${cell(f?.name ?? m.filter_id)} | ${cell(m.variable)} | ${cell(m.variable_kind)} | ${m.origin} | ${m.approved ? 'yes' : 'no'} |`);
+    lines.push(
+      `| ${cell(f?.name ?? m.filter_id)} | ${cell(m.variable)} | ${cell(m.variable_kind)} | ${m.origin} | ${m.approved ? 'yes' : 'no'} |`,
+    );
   }
   const unmapped = v.template_variables.filter((t) => !v.mappings.some((m) => m.variable === t.name));
   if (unmapped.length) lines.push('', `Variables no filter fills: ${unmapped.map((t) => `${t.name} (${t.kind})`).join(', ')}.`);
@@ -67,15 +79,31 @@ export function validationChecks(v: ReviewView): Check[] {
   const unapproved = v.mappings.filter((m) => !m.approved);
   const stale = v.dictionary && v.dictionary.version !== v.dictionary.current_version;
   return [
-    { id: 'recovered', passed: v.recovery_markers.length === 0, detail: v.recovery_markers.length ? v.recovery_markers.map((m) => m.detail).join('; ') : 'everything the link names was recovered' },
+    {
+      id: 'recovered',
+      passed: v.recovery_markers.length === 0,
+      detail: v.recovery_markers.length ? v.recovery_markers.map((m) => m.detail).join('; ') : 'everything the link names was recovered',
+    },
     { id: 'dataset_chosen', passed: !!v.dataset, detail: v.dataset ? `dataset ${v.dataset.table_name}` : 'no dataset is chosen' },
     {
       id: 'fields_resolved',
       passed: unresolved.length === 0,
-      detail: unresolved.length ? `unresolved: ${unresolved.map((f) => f.name).join(', ')}` : `all ${v.fields.length} fields have a meaning`,
+      detail: unresolved.length
+        ? `unresolved: ${unresolved.map((f) => f.name).join(', ')}`
+        : `all ${v.fields.length} fields have a meaning`,
     },
-    { id: 'fields_reviewed', passed: review.length === 0, detail: review.length ? `needs review after a dictionary change: ${review.map((f) => f.name).join(', ')}` : 'no field waits for review' },
-    { id: 'mappings_approved', passed: unapproved.length === 0, detail: unapproved.length ? `${unapproved.length} mapping(s) not approved` : `${v.mappings.length} mapping(s) approved` },
+    {
+      id: 'fields_reviewed',
+      passed: review.length === 0,
+      detail: review.length
+        ? `needs review after a dictionary change: ${review.map((f) => f.name).join(', ')}`
+        : 'no field waits for review',
+    },
+    {
+      id: 'mappings_approved',
+      passed: unapproved.length === 0,
+      detail: unapproved.length ? `${unapproved.length} mapping(s) not approved` : `${v.mappings.length} mapping(s) approved`,
+    },
     {
       id: 'preview',
       passed: v.preview?.status === 'succeeded' && v.preview.at_version === v.version,
@@ -90,7 +118,11 @@ export function validationChecks(v: ReviewView): Check[] {
     {
       id: 'dictionary_current',
       passed: !stale,
-      detail: !v.dictionary ? 'no dictionary is used' : stale ? `ranked against version ${v.dictionary.version}; version ${v.dictionary.current_version} is current` : `version ${v.dictionary.version} is current`,
+      detail: !v.dictionary
+        ? 'no dictionary is used'
+        : stale
+          ? `ranked against version ${v.dictionary.version}; version ${v.dictionary.current_version} is current`
+          : `version ${v.dictionary.version} is current`,
     },
   ];
 }

@@ -56,18 +56,26 @@ export function buildSnapshot(filters: ImportedFilter[], mappings: MappingLike[]
       out.trace.push({ filter_id: f.id, active: false, reason: 'no value', variable: m?.variable ?? null });
       continue;
     }
-    if (m?.variable && (m.variable_kind === 'url_param' || m.variable_kind === 'plain')) out.template_params[m.variable] = templateValue(value);
+    if (m?.variable && (m.variable_kind === 'url_param' || m.variable_kind === 'plain'))
+      out.template_params[m.variable] = templateValue(value);
     if (f.column_in_dataset === false) {
       out.trace.push({
         filter_id: f.id,
         active: !!m?.variable,
-        reason: m?.variable ? `fills ${m.variable}; column '${f.column}' is not in the dataset, so no WHERE clause` : `column '${f.column}' is not in the dataset`,
+        reason: m?.variable
+          ? `fills ${m.variable}; column '${f.column}' is not in the dataset, so no WHERE clause`
+          : `column '${f.column}' is not in the dataset`,
         variable: m?.variable ?? null,
       });
       continue;
     }
     out.filters.push(...clauses);
-    out.trace.push({ filter_id: f.id, active: true, reason: m?.variable ? `filter context and ${m.variable}` : 'filter context (unmapped)', variable: m?.variable ?? null });
+    out.trace.push({
+      filter_id: f.id,
+      active: true,
+      reason: m?.variable ? `filter context and ${m.variable}` : 'filter context (unmapped)',
+      variable: m?.variable ?? null,
+    });
   }
   return out;
 }

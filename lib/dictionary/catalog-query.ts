@@ -28,7 +28,10 @@ export function hasCatalogComments(backend: string | null | undefined): boolean 
  * this knows how to read. Names are embedded as literals (they come from the dataset, not from
  * the caller), quoted so any name is read as that name.
  */
-export function catalogCommentsQuery(backend: string | null | undefined, table: { schema?: string | null; table_name: string }): string | undefined {
+export function catalogCommentsQuery(
+  backend: string | null | undefined,
+  table: { schema?: string | null; table_name: string },
+): string | undefined {
   const b = (backend ?? '').toLowerCase();
   if (POSTGRES_LIKE.has(b)) {
     const qualified = table.schema ? `${pgIdent(table.schema)}.${pgIdent(table.table_name)}` : pgIdent(table.table_name);

@@ -10,7 +10,8 @@ import { loadExcel, readWorksheet } from './xlsx.ts';
 
 export async function parseDictionaryCsv(bytes: Buffer): Promise<DictionaryEntry[]> {
   const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
-  if (text.includes('\u0000')) throw new ValidationError('the file is not a CSV text file', [{ field: 'body.file', message: 'not a CSV file' }]);
+  if (text.includes('\u0000'))
+    throw new ValidationError('the file is not a CSV text file', [{ field: 'body.file', message: 'not a CSV file' }]);
   const wb = new (await loadExcel()).Workbook();
   let ws: ExcelJS.Worksheet;
   try {

@@ -49,7 +49,10 @@ function text(v: unknown): string | null {
  * entry with a value, lengths within Superset's limits, no column named twice for one table.
  * `where` names a record for messages ("row 7", "query row 3").
  */
-export function normaliseEntries(records: Array<Record<string, unknown>>, where: (i: number) => string): { entries: DictionaryEntry[]; problems: FieldError[] } {
+export function normaliseEntries(
+  records: Array<Record<string, unknown>>,
+  where: (i: number) => string,
+): { entries: DictionaryEntry[]; problems: FieldError[] } {
   const entries: DictionaryEntry[] = [];
   const problems: FieldError[] = [];
   const seen = new Map<string, number>();
@@ -71,7 +74,10 @@ export function normaliseEntries(records: Array<Record<string, unknown>>, where:
     const id = `${key(e.table_name ?? '')}\u0000${key(e.column_name)}`;
     const first = seen.get(id);
     if (first !== undefined) {
-      problems.push({ field: where(i), message: `column '${e.column_name}'${e.table_name ? ` of table '${e.table_name}'` : ''} is already described in ${where(first)}` });
+      problems.push({
+        field: where(i),
+        message: `column '${e.column_name}'${e.table_name ? ` of table '${e.table_name}'` : ''} is already described in ${where(first)}`,
+      });
       return;
     }
     seen.set(id, i);
@@ -109,7 +115,10 @@ export interface DictionaryMatch {
  * Matches entries to a dataset's columns by name, trimmed and case-insensitive. An entry for the
  * dataset's table wins over one for any table.
  */
-export function matchDictionary(entries: readonly DictionaryEntry[], dataset: { table_name: string; columns: ReadonlyArray<{ column_name: string }> }): DictionaryMatch {
+export function matchDictionary(
+  entries: readonly DictionaryEntry[],
+  dataset: { table_name: string; columns: ReadonlyArray<{ column_name: string }> },
+): DictionaryMatch {
   const table = key(dataset.table_name);
   const applicable = new Map<string, DictionaryEntry>();
   for (const e of entries) {

@@ -82,7 +82,8 @@ export function readWorksheet(ws: ExcelJS.Worksheet): DictionaryEntry[] {
   }
   const { entries, problems } = normaliseEntries(records, (i) => `row ${rowNumbers[i]}`);
   assertNoProblems(problems, `sheet '${ws.name}'`);
-  if (!entries.length) throw new ValidationError(`sheet '${ws.name}' has a header row but no entries`, [{ field: FIELD, message: 'no entries' }]);
+  if (!entries.length)
+    throw new ValidationError(`sheet '${ws.name}' has a header row but no entries`, [{ field: FIELD, message: 'no entries' }]);
   return entries;
 }
 
@@ -109,10 +110,14 @@ function unpackWorkbook(bytes: Buffer): Buffer {
     parts = unzipWithin(bytes, { maxBytes: MAX_UNPACKED_BYTES, maxEntries: MAX_ARCHIVE_FILES });
   } catch (err) {
     if (!(err instanceof ArchiveError)) throw err;
-    throw new ValidationError(archiveRefusal(err), [{ field: FIELD, message: err.problem === 'too_large' ? 'workbook too large once unpacked' : 'not a readable .xlsx workbook' }]);
+    throw new ValidationError(archiveRefusal(err), [
+      { field: FIELD, message: err.problem === 'too_large' ? 'workbook too large once unpacked' : 'not a readable .xlsx workbook' },
+    ]);
   }
   if (!parts.has('xl/workbook.xml')) {
-    throw new ValidationError('the file is a ZIP archive but not an .xlsx workbook (it has no xl/workbook.xml)', [{ field: FIELD, message: 'not an .xlsx workbook' }]);
+    throw new ValidationError('the file is a ZIP archive but not an .xlsx workbook (it has no xl/workbook.xml)', [
+      { field: FIELD, message: 'not an .xlsx workbook' },
+    ]);
   }
   return Buffer.from(zipSync(Object.fromEntries(parts), { level: 0 }));
 }

@@ -61,7 +61,10 @@ export function egressFetch(policy: EgressPolicy): typeof fetch {
   if (!policy.restricted) return globalThis.fetch;
   const dispatcher = egressDispatcher(policy);
   return ((input: Parameters<typeof fetch>[0], init?: RequestInit) =>
-    undiciFetch(input as Parameters<typeof undiciFetch>[0], { ...(init as object), dispatcher } as Parameters<typeof undiciFetch>[1])) as unknown as typeof fetch;
+    undiciFetch(
+      input as Parameters<typeof undiciFetch>[0],
+      { ...(init as object), dispatcher } as Parameters<typeof undiciFetch>[1],
+    )) as unknown as typeof fetch;
 }
 
 /** node:http(s) agents whose connections follow the policy (for clients built on them, the S3 SDK). */
@@ -70,5 +73,8 @@ export function egressAgents(policy: EgressPolicy): { httpAgent: http.Agent; htt
   const lookup = egressLookup(policy);
   // An agent passes its options to every connection it makes; a literal-address endpoint is
   // checked at start (lib/config.ts), as it cannot change without a restart.
-  return { httpAgent: new http.Agent({ keepAlive: true, lookup } as http.AgentOptions), httpsAgent: new https.Agent({ keepAlive: true, lookup } as https.AgentOptions) };
+  return {
+    httpAgent: new http.Agent({ keepAlive: true, lookup } as http.AgentOptions),
+    httpsAgent: new https.Agent({ keepAlive: true, lookup } as https.AgentOptions),
+  };
 }

@@ -159,7 +159,12 @@ export class EgressPolicy {
     const addresses = await this.resolve(h);
     if (verdict === 'allowed') return addresses;
     const outside = addresses.filter((a) => !this.allowsAddress(a.address));
-    if (!addresses.length || outside.length) throw refusal(h, 'connect', outside.map((a) => a.address));
+    if (!addresses.length || outside.length)
+      throw refusal(
+        h,
+        'connect',
+        outside.map((a) => a.address),
+      );
     return addresses;
   }
 }

@@ -138,6 +138,14 @@ function logSince(file: string, offset: number): string {
 
 /** Temporal's CLI spells the types in PascalCase. */
 function cliSearchAttributeFlags(keys: readonly SearchAttributeSpec[]): string[] {
-  const names: Record<string, string> = { KEYWORD: 'Keyword', KEYWORD_LIST: 'KeywordList', TEXT: 'Text', INT: 'Int', BOOL: 'Bool', DATETIME: 'Datetime', DOUBLE: 'Double' };
+  const names: Record<string, string> = {
+    KEYWORD: 'Keyword',
+    KEYWORD_LIST: 'KeywordList',
+    TEXT: 'Text',
+    INT: 'Int',
+    BOOL: 'Bool',
+    DATETIME: 'Datetime',
+    DOUBLE: 'Double',
+  };
   return keys.flatMap((k) => ['--search-attribute', `${k.name}=${names[k.type]}`]);
 }

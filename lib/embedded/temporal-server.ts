@@ -31,7 +31,9 @@ function goBinary(): string {
   try {
     return execFileSync('sh', ['-c', 'command -v go'], { encoding: 'utf8' }).trim();
   } catch {
-    throw new Error('Go is not installed, so the Temporal server cannot be built (Debian: `apt-get install golang-go`; or https://go.dev/dl).');
+    throw new Error(
+      'Go is not installed, so the Temporal server cannot be built (Debian: `apt-get install golang-go`; or https://go.dev/dl).',
+    );
   }
 }
 
@@ -61,10 +63,14 @@ export function ensureTemporalServer(opts: { log?: (m: string) => void } = {}): 
   try {
     if (!fs.existsSync(tools.server) || !fs.existsSync(tools.sql)) {
       log(`building the Temporal server ${TEMPORAL_SERVER_VERSION} and its SQL tool with go install (one time, up to 15 minutes)...`);
-      execFileSync(go, ['install', `${MODULE}/cmd/server@${TEMPORAL_SERVER_VERSION}`, `${MODULE}/cmd/tools/sql@${TEMPORAL_SERVER_VERSION}`], {
-        env: { ...process.env, GOBIN: staging, GOFLAGS: '-mod=mod', CGO_ENABLED: '0' },
-        stdio: ['ignore', 'inherit', 'inherit'],
-      });
+      execFileSync(
+        go,
+        ['install', `${MODULE}/cmd/server@${TEMPORAL_SERVER_VERSION}`, `${MODULE}/cmd/tools/sql@${TEMPORAL_SERVER_VERSION}`],
+        {
+          env: { ...process.env, GOBIN: staging, GOFLAGS: '-mod=mod', CGO_ENABLED: '0' },
+          stdio: ['ignore', 'inherit', 'inherit'],
+        },
+      );
     } else {
       for (const b of ['server', 'sql']) fs.copyFileSync(path.join(dir, b), path.join(staging, b));
     }
@@ -159,14 +165,21 @@ export async function startTemporalServer(opts: TemporalServerOptions): Promise<
     frontend: opts.port ?? (await freePort()),
     ...Object.fromEntries(await Promise.all(['frontendHttp', 'history', 'matching', 'worker'].map(async (k) => [k, await freePort()]))),
     ...Object.fromEntries(
-      await Promise.all(['frontendMembership', 'historyMembership', 'matchingMembership', 'workerMembership'].map(async (k) => [k, await smallPort()])),
+      await Promise.all(
+        ['frontendMembership', 'historyMembership', 'matchingMembership', 'workerMembership'].map(async (k) => [k, await smallPort()]),
+      ),
     ),
   } as Record<string, number>;
   fs.mkdirSync(path.join(opts.dir, 'config'), { recursive: true, mode: 0o700 });
   fs.writeFileSync(path.join(opts.dir, 'config', 'switchyard.yaml'), serverConfig(opts, ports), { mode: 0o600 });
   fs.writeFileSync(path.join(opts.dir, 'dynamicconfig.yaml'), DYNAMIC_CONFIG);
   const logFile = path.join(opts.dir, 'server.log');
-  const supervisor = new Supervisor(opts.tools.server, ['--root', opts.dir, '--config', 'config', '--env', 'switchyard', '--allow-no-auth', 'start'], logFile, opts.onStart);
+  const supervisor = new Supervisor(
+    opts.tools.server,
+    ['--root', opts.dir, '--config', 'config', '--env', 'switchyard', '--allow-no-auth', 'start'],
+    logFile,
+    opts.onStart,
+  );
   const address = `127.0.0.1:${ports.frontend}`;
   try {
     await untilReady(address, opts.namespace ?? 'default', () => supervisor.gaveUp, logFile);
@@ -273,7 +286,10 @@ async function untilReady(address: string, namespace: string, gaveUp: () => stri
         const svc = conn.workflowService;
         if (!registered) {
           // expected: describeNamespace fails for a namespace not registered yet: it is registered next.
-          const known = await svc.describeNamespace({ namespace }).then(() => true, () => false);
+          const known = await svc.describeNamespace({ namespace }).then(
+            () => true,
+            () => false,
+          );
           if (!known) await svc.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('3 days') });
           registered = true;
         }
@@ -283,7 +299,10 @@ async function untilReady(address: string, namespace: string, gaveUp: () => stri
         await conn.close();
       }
     } catch (err) {
-      if (Date.now() > deadline) throw new Error(`the Temporal server did not serve namespace ${namespace} on ${address} within 180 s (${String(err)}); see ${logFile}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `the Temporal server did not serve namespace ${namespace} on ${address} within 180 s (${String(err)}); see ${logFile}`,
+        );
       await new Promise((r) => setTimeout(r, 500));
     }
   }

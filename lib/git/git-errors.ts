@@ -35,7 +35,11 @@ export function remoteError(what: string, err: unknown): unknown {
       return new GitRemoteError('remote_not_found', `the remote repository does not exist (HTTP 404 on ${what})`, 400, {
         upstream_status: 404,
       });
-    return new UpstreamUnavailableError('git server', `${what} failed: HTTP ${status} ${upstreamReason(e.data?.statusMessage) ?? ''}`.trim(), err);
+    return new UpstreamUnavailableError(
+      'git server',
+      `${what} failed: HTTP ${status} ${upstreamReason(e.data?.statusMessage) ?? ''}`.trim(),
+      err,
+    );
   }
   if (e?.code === Errors.UserCanceledError.code)
     return new GitRemoteError('git_auth_failed', `the git server refused the token for ${what}`, 400);

@@ -57,7 +57,8 @@ export function remoteHttp(opts: { egress?: EgressPolicy; tokenOrigin?: string }
         request(req.url, { method: method as 'GET' | 'POST', headers: req.headers, body, dispatcher, signal: req.signal }),
       );
       const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+      for (const [name, value] of Object.entries(res.headers))
+        if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
       return {
         url: req.url,
         method,

@@ -69,7 +69,12 @@ function giteaLike(t: ReviewTarget): ReviewProvider {
     update: async (n, i) => norm(await rest.call('updating a pull request', 'PATCH', `${repo}/pulls/${n}`, i)),
     get: async (n) => norm(await rest.call('reading a pull request', 'GET', `${repo}/pulls/${n}`)),
     async setStatus(sha, s) {
-      const body = { state: s.state, context: s.context, description: s.description, ...(s.target_url ? { target_url: s.target_url } : {}) };
+      const body = {
+        state: s.state,
+        context: s.context,
+        description: s.description,
+        ...(s.target_url ? { target_url: s.target_url } : {}),
+      };
       await rest.call('posting a commit status', 'POST', `${repo}/statuses/${encodeURIComponent(sha)}`, body);
     },
     async comment(n, body) {
@@ -113,7 +118,12 @@ function gitlab(t: ReviewTarget): ReviewProvider {
       ),
     get: async (n) => norm(await rest.call('reading a merge request', 'GET', `${project}/merge_requests/${n}`)),
     async setStatus(sha, s) {
-      const body = { state: state[s.state], name: s.context, description: s.description, ...(s.target_url ? { target_url: s.target_url } : {}) };
+      const body = {
+        state: state[s.state],
+        name: s.context,
+        description: s.description,
+        ...(s.target_url ? { target_url: s.target_url } : {}),
+      };
       await rest.call('posting a commit status', 'POST', `${project}/statuses/${encodeURIComponent(sha)}`, body);
     },
     async comment(n, body) {

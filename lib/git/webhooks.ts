@@ -29,7 +29,8 @@ export function signatureValid(provider: ProviderKind, headers: Headers, rawBody
     return token !== null && sameBytes(Buffer.from(token), Buffer.from(secret));
   }
   const mac = createHmac('sha256', secret).update(rawBody, 'utf8').digest();
-  const sent = provider === 'github' ? header(headers, 'x-hub-signature-256')?.replace(/^sha256=/, '') : header(headers, 'x-gitea-signature');
+  const sent =
+    provider === 'github' ? header(headers, 'x-hub-signature-256')?.replace(/^sha256=/, '') : header(headers, 'x-gitea-signature');
   if (!sent || !/^[0-9a-f]{64}$/i.test(sent)) return false;
   return sameBytes(Buffer.from(sent, 'hex'), mac);
 }
@@ -51,7 +52,8 @@ export interface MergeEvent {
 
 export type WebhookEvent = { kind: 'merged'; merge: MergeEvent } | { kind: 'ignored'; reason: string };
 
-const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+const obj = (v: unknown): Record<string, unknown> =>
+  v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 const text = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /** What a delivery says: a merged pull request, or why it is none of Switchyard's business. */
@@ -60,14 +62,16 @@ export function parseEvent(provider: ProviderKind, headers: Headers, body: unkno
   if (provider === 'gitlab') {
     const a = obj(b.object_attributes);
     if (b.object_kind !== 'merge_request') return { kind: 'ignored', reason: `event ${text(b.object_kind) || '?'} is not a merge request` };
-    if (a.action !== 'merge' && a.state !== 'merged') return { kind: 'ignored', reason: `merge request ${text(a.action) || 'event'}, not merged` };
+    if (a.action !== 'merge' && a.state !== 'merged')
+      return { kind: 'ignored', reason: `merge request ${text(a.action) || 'event'}, not merged` };
     const sha = text(a.merge_commit_sha) || text(obj(a.last_commit).id);
     return merged(text(obj(b.project).path_with_namespace), a.iid, sha, text(a.target_branch));
   }
   const event = header(headers, provider === 'github' ? 'x-github-event' : 'x-gitea-event');
   if (event !== 'pull_request') return { kind: 'ignored', reason: `event ${event ?? '?'} is not a pull request's` };
   const pr = obj(b.pull_request);
-  if (b.action !== 'closed' || pr.merged !== true) return { kind: 'ignored', reason: `pull request ${text(b.action) || 'event'}, not merged` };
+  if (b.action !== 'closed' || pr.merged !== true)
+    return { kind: 'ignored', reason: `pull request ${text(b.action) || 'event'}, not merged` };
   return merged(text(obj(b.repository).full_name), pr.number ?? b.number, text(pr.merge_commit_sha), text(obj(pr.base).ref));
 }
 

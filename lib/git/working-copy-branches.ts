@@ -27,7 +27,8 @@ export interface BranchView {
 const BRANCH = /^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*@\{)(?!\/)(?!.*\/$)(?!.*\.lock(\/|$))(?!.*\/\.)(?!\.)[A-Za-z0-9._\/-]{1,100}$/;
 
 export function assertBranchName(name: string, field = 'body.name'): void {
-  if (!BRANCH.test(name) || name === 'HEAD') throw new ValidationError(`'${name}' is not a valid branch name`, [{ field, message: 'not a valid branch name' }]);
+  if (!BRANCH.test(name) || name === 'HEAD')
+    throw new ValidationError(`'${name}' is not a valid branch name`, [{ field, message: 'not a valid branch name' }]);
 }
 
 export async function listBranches(repo: LocalRepo): Promise<BranchView[]> {
@@ -35,7 +36,12 @@ export async function listBranches(repo: LocalRepo): Promise<BranchView[]> {
   const names = await git.listBranches({ ...repo.base });
   const out: BranchView[] = [];
   for (const name of names.sort())
-    out.push({ name, commit: await refOid(repo, `refs/heads/${name}`), current: name === current, remote_commit: await refOid(repo, `refs/remotes/origin/${name}`) });
+    out.push({
+      name,
+      commit: await refOid(repo, `refs/heads/${name}`),
+      current: name === current,
+      remote_commit: await refOid(repo, `refs/remotes/origin/${name}`),
+    });
   return out;
 }
 
@@ -44,7 +50,9 @@ async function assertClean(repo: LocalRepo, what: string): Promise<void> {
   const st = await fileStatus(repo);
   const changed = [...new Set([...st.staged, ...st.modified, ...st.untracked])];
   if (changed.length)
-    throw new ConflictError(`Commit or discard local changes before ${what} (changed: ${changed.join(', ')})`, 'dirty_working_copy', { files: changed });
+    throw new ConflictError(`Commit or discard local changes before ${what} (changed: ${changed.join(', ')})`, 'dirty_working_copy', {
+      files: changed,
+    });
 }
 
 const unknownBranch = (name: string) => new AppError(404, 'unknown_branch', 'Unknown branch', `This repository has no branch '${name}'`);
@@ -88,7 +96,8 @@ export async function switchBranch(repo: LocalRepo, name: string): Promise<strin
 export async function deleteBranch(repo: LocalRepo, name: string): Promise<void> {
   assertBranchName(name, 'path.branch');
   if (!(await refOid(repo, `refs/heads/${name}`))) throw unknownBranch(name);
-  if ((await currentBranch(repo)) === name) throw new ConflictError(`'${name}' is the current branch: switch to another first`, 'current_branch');
+  if ((await currentBranch(repo)) === name)
+    throw new ConflictError(`'${name}' is the current branch: switch to another first`, 'current_branch');
   await git.deleteBranch({ ...repo.base, ref: name });
 }
 

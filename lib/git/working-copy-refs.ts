@@ -63,8 +63,8 @@ async function resolveName(repo: LocalRepo, name: string, ref: string): Promise<
   const base = repo.base;
   try {
     const oid = /^[0-9a-f]{4,40}$/i.test(name)
-      // expected: a hex name that is no object's prefix is tried as a ref, which reports its own failure.
-      ? await git.expandOid({ ...base, oid: name.toLowerCase() }).catch(() => git.resolveRef({ ...base, ref: name }))
+      ? // expected: a hex name that is no object's prefix is tried as a ref, which reports its own failure.
+        await git.expandOid({ ...base, oid: name.toLowerCase() }).catch(() => git.resolveRef({ ...base, ref: name }))
       : await git.resolveRef({ ...base, ref: name });
     // expected: an object that cannot be read is no commit: NotFoundError below.
     const { type } = await git.readObject({ ...base, oid, format: 'parsed' }).catch(() => ({ type: 'missing' }));

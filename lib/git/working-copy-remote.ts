@@ -62,7 +62,11 @@ export async function fetchBranch(repo: LocalRepo, creds: Credentials | null): P
 }
 
 /** Pushes the current branch, or `only` (another local branch). */
-export async function pushBranch(repo: LocalRepo, creds: Credentials | null, only?: string): Promise<{ pushed: boolean; commit: string | null }> {
+export async function pushBranch(
+  repo: LocalRepo,
+  creds: Credentials | null,
+  only?: string,
+): Promise<{ pushed: boolean; commit: string | null }> {
   await assertRemote(repo);
   if (readMergeState(repo)) throw new ConflictError('A merge is in progress: finish or abort it before pushing', 'merge_in_progress');
   const branch = only ?? (await currentBranch(repo));

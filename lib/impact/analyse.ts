@@ -84,7 +84,9 @@ export function datasetsToDefine(inv: Pick<Inventory, 'databases' | 'datasets'>,
 function scopeOf(inv: Inventory, target: ImpactTarget): Scope {
   const wanted = target.database;
   const databases =
-    wanted === undefined ? null : new Set(inv.databases.filter((d) => String(d.id) === wanted || lower(d.name) === lower(wanted)).map((d) => d.id));
+    wanted === undefined
+      ? null
+      : new Set(inv.databases.filter((d) => String(d.id) === wanted || lower(d.name) === lower(wanted)).map((d) => d.id));
   const dialects = new Map(inv.databases.map((d) => [d.id, dialectOfBackend(d.backend)]));
   let table: Scope['table'] = target.table ? { name: target.table, schema: target.schema ?? null } : null;
   if (target.dataset !== undefined && !table) {
@@ -106,7 +108,13 @@ function physicalMatch(d: InventoryDataset, scope: Scope): boolean {
 }
 
 /** Why `sql` uses the scope's table (and column), or undefined; SQL no parser reads is noted as unparsed. */
-function sqlUses(scope: Scope, obj: Omit<UnparsedObject, 'reason'>, sql: string, databaseId: number | null, defaultSchema: string | null): string | undefined {
+function sqlUses(
+  scope: Scope,
+  obj: Omit<UnparsedObject, 'reason'>,
+  sql: string,
+  databaseId: number | null,
+  defaultSchema: string | null,
+): string | undefined {
   const dialect = databaseId === null ? null : scope.dialects.get(databaseId);
   if (!dialect) {
     scope.unparsed.push({ ...obj, reason: 'its database has no SQL parser here (PostgreSQL, MySQL, MariaDB and SQLite have)' });
@@ -118,7 +126,11 @@ function sqlUses(scope: Scope, obj: Omit<UnparsedObject, 'reason'>, sql: string,
     return undefined;
   }
   const t = scope.table!;
-  const ref = read.reads.tables.find((r) => lower(r.table) === lower(t.name) && (!t.schema || !(r.schema ?? defaultSchema) || lower(r.schema ?? defaultSchema) === lower(t.schema)));
+  const ref = read.reads.tables.find(
+    (r) =>
+      lower(r.table) === lower(t.name) &&
+      (!t.schema || !(r.schema ?? defaultSchema) || lower(r.schema ?? defaultSchema) === lower(t.schema)),
+  );
   if (!ref) return undefined;
   const name = `${ref.schema ? `${ref.schema}.` : ''}${ref.table}`;
   const column = scope.target.column;
@@ -140,7 +152,8 @@ function chartsHit(inv: Inventory, scope: Scope, whole: Map<number, string>, car
     if (ds === null) continue;
     const why = whole.get(ds);
     const via = why ? [`dataset ${ds} ${why}`] : byField.has(ds) ? chartFieldUses(inv, scope, c, byField.get(ds)!) : [];
-    if (via.length) out.push({ id: c.id, name: c.name, viz_type: c.viz_type, dataset_id: ds, dashboard_ids: c.dashboards.map((d) => d.id), via });
+    if (via.length)
+      out.push({ id: c.id, name: c.name, viz_type: c.viz_type, dataset_id: ds, dashboard_ids: c.dashboards.map((d) => d.id), via });
   }
   return out;
 }
@@ -156,15 +169,19 @@ function chartFieldUses(inv: Inventory, scope: Scope, chart: InventoryChart, ds:
   const via: string[] = [];
   if (refs.columns.some((c) => lower(c) === column)) via.push(`column ${scope.target.column}`);
   const onColumn = (sql: string) => expressionNames(scope, chart, dialect, sql, column);
-  for (const m of defs?.metrics ?? []) if (refs.metrics.includes(m.metric_name) && onColumn(m.expression)) via.push(`saved metric ${m.metric_name}`);
-  for (const c of defs?.calculated ?? []) if (refs.columns.some((x) => lower(x) === lower(c.column_name)) && onColumn(c.expression)) via.push(`calculated column ${c.column_name}`);
+  for (const m of defs?.metrics ?? [])
+    if (refs.metrics.includes(m.metric_name) && onColumn(m.expression)) via.push(`saved metric ${m.metric_name}`);
+  for (const c of defs?.calculated ?? [])
+    if (refs.columns.some((x) => lower(x) === lower(c.column_name)) && onColumn(c.expression))
+      via.push(`calculated column ${c.column_name}`);
   for (const e of refs.expressions) if (onColumn(e)) via.push(`SQL expression ${e.length > 80 ? `${e.slice(0, 77)}...` : e}`);
   return via;
 }
 
 function expressionNames(scope: Scope, chart: InventoryChart, dialect: SqlDialect | null, sql: string, column: string): boolean {
   const note = (reason: string) => {
-    if (!scope.unparsed.some((u) => u.kind === 'chart' && u.id === chart.id)) scope.unparsed.push({ kind: 'chart', id: chart.id, name: chart.name, reason });
+    if (!scope.unparsed.some((u) => u.kind === 'chart' && u.id === chart.id))
+      scope.unparsed.push({ kind: 'chart', id: chart.id, name: chart.name, reason });
   };
   if (!dialect) {
     note('its database has no SQL parser here (PostgreSQL, MySQL, MariaDB and SQLite have)');
@@ -243,4 +260,3 @@ function fieldsOn(defs: DatasetDefinitions[], carriers: InventoryDataset[], scop
   }
   return out;
 }
-

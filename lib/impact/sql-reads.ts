@@ -70,7 +70,11 @@ function postgresReads(sql: string): SqlReads {
   for (const node of objects(tree.stmts)) {
     const rv = node.RangeVar as Node | undefined;
     if (rv && typeof rv.relname === 'string' && !(rv.schemaname == null && ctes.has(rv.relname))) {
-      tables.push({ catalog: (rv.catalogname as string | undefined) ?? null, schema: (rv.schemaname as string | undefined) ?? null, table: rv.relname });
+      tables.push({
+        catalog: (rv.catalogname as string | undefined) ?? null,
+        schema: (rv.schemaname as string | undefined) ?? null,
+        table: rv.relname,
+      });
     }
     const fields = (node.ColumnRef as Node | undefined)?.fields as Node[] | undefined;
     const last = fields?.[fields.length - 1];
@@ -132,7 +136,8 @@ function nodeSqlReads(dialect: Exclude<SqlDialect, 'postgresql'>, sql: string): 
     else if (name) columns.add(name.toLowerCase());
   }
   if (dialect === 'sqlite') {
-    for (const node of objects(ast)) if (node.type === 'double_quote_string' && typeof node.value === 'string') columns.add(node.value.toLowerCase());
+    for (const node of objects(ast))
+      if (node.type === 'double_quote_string' && typeof node.value === 'string') columns.add(node.value.toLowerCase());
   }
   return { tables: unique(tables), columns: [...columns], star };
 }

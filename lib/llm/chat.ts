@@ -85,7 +85,11 @@ export class LlmError extends Error {
   readonly providerMessage?: string;
   readonly attempts: number;
   readonly usage: TokenUsage;
-  constructor(kind: LlmFailureKind, message: string, opts: { status?: number; providerMessage?: string; attempts: number; usage: TokenUsage }) {
+  constructor(
+    kind: LlmFailureKind,
+    message: string,
+    opts: { status?: number; providerMessage?: string; attempts: number; usage: TokenUsage },
+  ) {
     super(message);
     this.kind = kind;
     this.status = opts.status;
@@ -176,17 +180,26 @@ async function retryOrGiveUp(
     const detail = `no answer within ${endpoint.timeoutSeconds} s`;
     if (state.timeouts > (policy.timeoutRetries ?? 1)) {
       hooks.onAttempt?.({ attempt: attempts, outcome: 'timeout', detail: `${detail}; given up` });
-      throw fail('timeout', `the provider did not answer within ${endpoint.timeoutSeconds} s${state.timeouts > 1 ? `, ${state.timeouts} times` : ''}`);
+      throw fail(
+        'timeout',
+        `the provider did not answer within ${endpoint.timeoutSeconds} s${state.timeouts > 1 ? `, ${state.timeouts} times` : ''}`,
+      );
     }
     hooks.onAttempt?.({ attempt: attempts, outcome: 'timeout', detail: `${detail}; asking once more` });
     return;
   }
   const status = err instanceof OpenAI.APIError ? err.status : undefined;
-  const transient = err instanceof OpenAI.APIConnectionError || (status !== undefined && RETRYABLE_STATUS(status)) || !(err instanceof OpenAI.APIError);
+  const transient =
+    err instanceof OpenAI.APIConnectionError || (status !== undefined && RETRYABLE_STATUS(status)) || !(err instanceof OpenAI.APIError);
   const providerMessage = providerMessageOf(OpenAI, err);
-  if (!transient) throw fail('refused', `the provider refused the request (HTTP ${status}): ${providerMessage}`, { status, providerMessage });
+  if (!transient)
+    throw fail('refused', `the provider refused the request (HTTP ${status}): ${providerMessage}`, { status, providerMessage });
   const kind = status === 429 ? 'rate_limited' : 'unavailable';
-  const what = status ? `HTTP ${status}` : err instanceof OpenAI.APIConnectionError ? 'connection failed' : `unreadable answer (${providerMessage})`;
+  const what = status
+    ? `HTTP ${status}`
+    : err instanceof OpenAI.APIConnectionError
+      ? 'connection failed'
+      : `unreadable answer (${providerMessage})`;
   if (state.transientRetries >= policy.maxRetries) {
     hooks.onAttempt?.({ attempt: attempts, outcome: kind, detail: `${what}; no retries left` });
     throw fail(kind, `the provider kept failing (${what}) after ${attempts} attempts: ${providerMessage}`, { status, providerMessage });
@@ -194,10 +207,14 @@ async function retryOrGiveUp(
   const asked = err instanceof OpenAI.APIError ? retryAfterMs(err.headers) : undefined;
   if (asked !== undefined && asked > policy.maxRetryAfterSeconds * 1000) {
     hooks.onAttempt?.({ attempt: attempts, outcome: kind, detail: `${what}; asked to wait ${Math.ceil(asked / 1000)} s` });
-    throw fail(kind, `the provider asked to wait ${Math.ceil(asked / 1000)} s (more than ${policy.maxRetryAfterSeconds} s) before asking again`, {
-      status,
-      providerMessage,
-    });
+    throw fail(
+      kind,
+      `the provider asked to wait ${Math.ceil(asked / 1000)} s (more than ${policy.maxRetryAfterSeconds} s) before asking again`,
+      {
+        status,
+        providerMessage,
+      },
+    );
   }
   const wait = asked ?? Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** state.transientRetries);
   state.transientRetries++;
@@ -249,7 +266,8 @@ export async function completeStructured<T>(
 
     usage.prompt_tokens += completion.usage?.prompt_tokens ?? 0;
     usage.completion_tokens += completion.usage?.completion_tokens ?? 0;
-    usage.total_tokens += completion.usage?.total_tokens ?? (completion.usage?.prompt_tokens ?? 0) + (completion.usage?.completion_tokens ?? 0);
+    usage.total_tokens +=
+      completion.usage?.total_tokens ?? (completion.usage?.prompt_tokens ?? 0) + (completion.usage?.completion_tokens ?? 0);
     const content = completion.choices?.[0]?.message?.content ?? '';
     const checked = checkContent(content, schema);
     if (checked.ok) {
@@ -259,7 +277,9 @@ export async function completeStructured<T>(
     if (corrections >= 1) {
       hooks.onAttempt?.({ attempt: attempts, outcome: 'invalid_answer', detail: `${checked.error}; given up` });
       // The model's own words, shortened, so a person sees what it answered.
-      throw fail('invalid_answer', `the answer was not valid for the schema, twice: ${checked.error}`, { providerMessage: content.slice(0, 500) });
+      throw fail('invalid_answer', `the answer was not valid for the schema, twice: ${checked.error}`, {
+        providerMessage: content.slice(0, 500),
+      });
     }
     corrections++;
     hooks.onAttempt?.({ attempt: attempts, outcome: 'invalid_answer', detail: `${checked.error}; asking again with the error` });
@@ -288,7 +308,8 @@ function checkContent<T>(content: string, schema: AnswerSchema<T>): { ok: true; 
 function providerMessageOf(OpenAI: typeof import('openai').default, err: unknown): string {
   if (err instanceof OpenAI.APIError) {
     const body = err.error as { message?: unknown; error?: { message?: unknown } } | undefined;
-    const m = typeof body?.message === 'string' ? body.message : typeof body?.error?.message === 'string' ? body.error.message : err.message;
+    const m =
+      typeof body?.message === 'string' ? body.message : typeof body?.error?.message === 'string' ? body.error.message : err.message;
     return String(m).slice(0, 500);
   }
   return (err instanceof Error ? err.message : String(err)).slice(0, 500);

@@ -88,7 +88,8 @@ export function docsSchema(columnNames: readonly string[]): AnswerSchema<DocsAns
       const v = value as Record<string, unknown>;
       const desc = typeof v.dataset_description === 'string' ? v.dataset_description.trim() : undefined;
       if (!desc) return { ok: false, error: 'dataset_description is missing or empty' };
-      if (desc.length > MAX_DATASET_DESCRIPTION) return { ok: false, error: `dataset_description is longer than ${MAX_DATASET_DESCRIPTION} characters` };
+      if (desc.length > MAX_DATASET_DESCRIPTION)
+        return { ok: false, error: `dataset_description is longer than ${MAX_DATASET_DESCRIPTION} characters` };
       if (!Array.isArray(v.columns)) return { ok: false, error: 'columns is not an array' };
       const out: DocsAnswer['columns'] = [];
       const seen = new Set<string>();
@@ -101,7 +102,8 @@ export function docsSchema(columnNames: readonly string[]): AnswerSchema<DocsAns
         if (seen.has(name)) return { ok: false, error: `column '${name}' is described twice` };
         seen.add(name);
         if (!d) return { ok: false, error: `columns[${i}].description is missing or empty` };
-        if (d.length > MAX_COLUMN_DESCRIPTION) return { ok: false, error: `the description of column '${name}' is longer than ${MAX_COLUMN_DESCRIPTION} characters` };
+        if (d.length > MAX_COLUMN_DESCRIPTION)
+          return { ok: false, error: `the description of column '${name}' is longer than ${MAX_COLUMN_DESCRIPTION} characters` };
         out.push({ column_name: name, description: d });
       }
       return { ok: true, value: { dataset_description: desc, columns: out } };

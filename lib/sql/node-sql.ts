@@ -35,14 +35,30 @@ const NAMES: Record<NodeSqlDialect, string> = { mysql: 'MySQL', mariadb: 'MariaD
 
 /** Statement kinds node-sql-parser knows; only `select` reads. */
 const STATEMENTS = new Set(
-  ('insert replace update delete merge create drop alter truncate rename use set lock unlock grant revoke call show desc ' +
+  (
+    'insert replace update delete merge create drop alter truncate rename use set lock unlock grant revoke call show desc ' +
     'describe explain load_data transaction attach detach pragma vacuum analyze reindex declare exec execute go if raise ' +
-    'copy prepare deallocate handler flush kill purge reset optimize repair checksum do release savepoint rollback commit begin')
-    .split(' '),
+    'copy prepare deallocate handler flush kill purge reset optimize repair checksum do release savepoint rollback commit begin'
+  ).split(' '),
 );
 
 /** Literal kinds whose value a query's shape leaves out (identifiers stay: they are structure). */
-const LITERALS = new Set(['single_quote_string', 'double_quote_string', 'natural_string', 'hex_string', 'full_hex_string', 'bit_string', 'number', 'bigint', 'bool', 'string', 'date', 'time', 'timestamp', 'datetime']);
+const LITERALS = new Set([
+  'single_quote_string',
+  'double_quote_string',
+  'natural_string',
+  'hex_string',
+  'full_hex_string',
+  'bit_string',
+  'number',
+  'bigint',
+  'bool',
+  'string',
+  'date',
+  'time',
+  'timestamp',
+  'datetime',
+]);
 
 type Node = Record<string, unknown>;
 
@@ -71,7 +87,8 @@ function problemOf(dialect: NodeSqlDialect, ast: Node): string | undefined {
   if (ast.type !== 'select') return `must be a SELECT (or WITH … SELECT) query; this is ${String(ast.type ?? 'unknown').toUpperCase()}`;
   for (const node of objects(ast)) {
     if (typeof node.type === 'string' && STATEMENTS.has(node.type)) return `may only read: it contains ${node.type.toUpperCase()}`;
-    if (node.ast && typeof node.ast === 'object' && (node.ast as Node).type !== 'select') return 'may only read: it contains a statement other than SELECT';
+    if (node.ast && typeof node.ast === 'object' && (node.ast as Node).type !== 'select')
+      return 'may only read: it contains a statement other than SELECT';
     const into = node.into as Node | null | undefined;
     if (into && into.position) return 'may only read: SELECT … INTO writes a table, a file or variables';
     if (node.locking_read || node.for_update) return 'may only read: FOR UPDATE / LOCK IN SHARE MODE lock rows';
@@ -84,7 +101,8 @@ function problemOf(dialect: NodeSqlDialect, ast: Node): string | undefined {
       return `may only call ${NAMES[dialect]}'s built-in functions that only compute a value; ${fn.name}() is not one`;
     }
     for (const v of Object.values(node)) {
-      if (typeof v === 'string' && v.includes('\\')) return `may not hold a backslash in a literal or name (${NAMES[dialect]} and Superset read it differently)`;
+      if (typeof v === 'string' && v.includes('\\'))
+        return `may not hold a backslash in a literal or name (${NAMES[dialect]} and Superset read it differently)`;
     }
   }
   return undefined;
@@ -111,7 +129,8 @@ export function checkNodeSql(dialect: NodeSqlDialect, sql: string): Checked {
   const rendered = render(dialect, tree[0]!);
   const again = astOf(dialect, rendered);
   const sent = typeof again === 'string' || again.length !== 1 ? undefined : again[0]!;
-  if (!sent || render(dialect, sent) !== rendered) return refused(`could not be rendered back to SQL that ${NAMES[dialect]} reads the same way`);
+  if (!sent || render(dialect, sent) !== rendered)
+    return refused(`could not be rendered back to SQL that ${NAMES[dialect]} reads the same way`);
   const problemSent = problemOf(dialect, sent);
   return problemSent ? refused(problemSent) : { ok: true, sql: rendered };
 }
@@ -125,6 +144,8 @@ export function nodeSqlShape(dialect: NodeSqlDialect, sql: string): string {
   const tree = astOf(dialect, sql);
   if (typeof tree === 'string') throw new Error(tree);
   return JSON.stringify(tree, (_k, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v) && LITERALS.has(String((v as Node).type)) && 'value' in (v as Node) ? { ...(v as Node), value: '?' } : v,
+    v && typeof v === 'object' && !Array.isArray(v) && LITERALS.has(String((v as Node).type)) && 'value' in (v as Node)
+      ? { ...(v as Node), value: '?' }
+      : v,
   );
 }

@@ -29,7 +29,11 @@ const POSITION_KEY = /(^|_)(location|len|start|end)$/;
 export function withoutPositions(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(withoutPositions);
   if (!v || typeof v !== 'object') return v;
-  return Object.fromEntries(Object.entries(v).filter(([k]) => !POSITION_KEY.test(k)).map(([k, x]) => [k, withoutPositions(x)]));
+  return Object.fromEntries(
+    Object.entries(v)
+      .filter(([k]) => !POSITION_KEY.test(k))
+      .map(([k, x]) => [k, withoutPositions(x)]),
+  );
 }
 
 /** Every object in the tree with the key it sits under. */
@@ -70,7 +74,8 @@ function problemOf(stmt: Node): string | undefined {
   const kind = Object.keys(stmt)[0] ?? 'nothing';
   if (kind !== 'SelectStmt') return `must be a SELECT (or WITH … SELECT) query; this is a ${kind.replace(/Stmt$/, '')} statement`;
   for (const [key, value] of nodes(stmt)) {
-    if (key.endsWith('Stmt') && key !== 'SelectStmt') return `may only read: it contains a ${key.replace(/Stmt$/, '').toUpperCase()} (a data-modifying WITH is not a read)`;
+    if (key.endsWith('Stmt') && key !== 'SelectStmt')
+      return `may only read: it contains a ${key.replace(/Stmt$/, '').toUpperCase()} (a data-modifying WITH is not a read)`;
     if (key === 'intoClause' && value) return 'may only read: SELECT INTO creates a table';
     if (key === 'lockingClause' && Array.isArray(value) && value.length) return 'may only read: FOR UPDATE / FOR SHARE lock rows';
     if (key === 'withClause' && (value as Node | null)?.recursive) return RECURSIVE_CTE;

@@ -54,7 +54,8 @@ export async function checkReadOnlyQuery(sql: string, backend: string | null | u
   if (sql.length > MAX_SQL_CHARS) return { ok: false, reason: `is longer than ${MAX_SQL_CHARS} characters` };
   const checked: Checked = dialect === 'postgresql' ? await checkPostgres(sql) : checkNodeSql(dialect, sql);
   if (!checked.ok) return checked;
-  if (JINJA.test(checked.sql)) return { ok: false, reason: 'may not contain Jinja markers ({{, {% or {#): Superset would render them into SQL after this check' };
+  if (JINJA.test(checked.sql))
+    return { ok: false, reason: 'may not contain Jinja markers ({{, {% or {#): Superset would render them into SQL after this check' };
   return { ok: true, sql: checked.sql, dialect };
 }
 

@@ -68,8 +68,15 @@ function canonical(value: unknown): string {
 }
 
 function content(d: DatasetDetail): unknown {
-  const top = Object.fromEntries(Object.entries(d).filter(([k]) => !STAMPS.has(k) && !DERIVED.has(k) && k !== 'columns' && k !== 'metrics'));
-  const strip = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([k]) => !STAMPS.has(k)).map(([k, v]) => [k, norm(v)]));
+  const top = Object.fromEntries(
+    Object.entries(d).filter(([k]) => !STAMPS.has(k) && !DERIVED.has(k) && k !== 'columns' && k !== 'metrics'),
+  );
+  const strip = (o: Record<string, unknown>) =>
+    Object.fromEntries(
+      Object.entries(o)
+        .filter(([k]) => !STAMPS.has(k))
+        .map(([k, v]) => [k, norm(v)]),
+    );
   return {
     ...top,
     columns: [...d.columns].sort((a, b) => a.id - b.id).map(strip),
@@ -82,7 +89,9 @@ function content(d: DatasetDetail): unknown {
  * left out): equal fingerprints mean nobody changed the dataset in between.
  */
 export function datasetFingerprint(d: DatasetDetail): string {
-  return createHash('sha256').update(canonical(content(d))).digest('hex');
+  return createHash('sha256')
+    .update(canonical(content(d)))
+    .digest('hex');
 }
 
 export function findColumn(d: DatasetDetail, name: string): DatasetColumn | undefined {
@@ -109,14 +118,22 @@ export function plannedChanges(d: DatasetDetail, edits: readonly FieldEdit[]): F
     if (before === undefined) throw new DatasetEditError(`dataset ${d.id} has no column '${e.column_name}'`);
     if (sameValue(before, e.value)) continue;
     const column_id = e.target === 'column' ? (findColumn(d, e.column_name!)?.id ?? null) : null;
-    out.push({ target: e.target, column_name: e.target === 'column' ? e.column_name : null, field: e.field, column_id, before, after: e.value });
+    out.push({
+      target: e.target,
+      column_name: e.target === 'column' ? e.column_name : null,
+      field: e.field,
+      column_id,
+      before,
+      after: e.value,
+    });
   }
   return out;
 }
 
 /** The update body: every column and metric as read (ids included), with only the changed fields set anew. */
 export function buildUpdate(d: DatasetDetail, changes: readonly FieldChange[]): DatasetUpdate {
-  const item = <T extends Record<string, unknown>>(o: T) => Object.fromEntries(Object.entries(o).filter(([k]) => !NOT_SENT_IN_ITEMS.has(k))) as T;
+  const item = <T extends Record<string, unknown>>(o: T) =>
+    Object.fromEntries(Object.entries(o).filter(([k]) => !NOT_SENT_IN_ITEMS.has(k))) as T;
   const body: DatasetUpdate = {
     columns: d.columns.map((c) => {
       const out = item(c);

@@ -20,42 +20,94 @@ const histogram = (name: string, help: string, labelNames: string[], buckets: nu
   new Histogram({ name, help, labelNames, buckets, registers: [registry] });
 
 export const metrics = {
-  httpRequests: counter('switchyard_http_requests_total', 'HTTP requests answered by the API, by route template and status', ['method', 'route', 'status']),
-  httpDuration: histogram('switchyard_http_request_duration_seconds', 'Time the API spent on a request', ['method', 'route', 'status'], SECONDS_FAST),
+  httpRequests: counter('switchyard_http_requests_total', 'HTTP requests answered by the API, by route template and status', [
+    'method',
+    'route',
+    'status',
+  ]),
+  httpDuration: histogram(
+    'switchyard_http_request_duration_seconds',
+    'Time the API spent on a request',
+    ['method', 'route', 'status'],
+    SECONDS_FAST,
+  ),
   tasksCreated: counter('switchyard_tasks_created_total', 'Tasks created (a repeated idempotency key creates none)', ['kind']),
   tasksFinished: counter('switchyard_tasks_finished_total', 'Tasks that reached a final status, by kind and outcome', ['kind', 'outcome']),
-  taskDuration: histogram('switchyard_task_duration_seconds', 'From a task\'s creation to its final status', ['kind', 'outcome'], SECONDS_TASK),
-  taskItems: histogram('switchyard_task_items', 'Items (dashboards, datasets...) in a finished task\'s result', ['kind', 'outcome'], [
-    1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 10000,
-  ]),
-  supersetRequests: counter('switchyard_superset_requests_total', 'HTTP exchanges with Superset, by environment, endpoint class and outcome', [
-    'environment_id',
-    'endpoint',
-    'outcome',
-  ]),
+  taskDuration: histogram(
+    'switchyard_task_duration_seconds',
+    "From a task's creation to its final status",
+    ['kind', 'outcome'],
+    SECONDS_TASK,
+  ),
+  taskItems: histogram(
+    'switchyard_task_items',
+    "Items (dashboards, datasets...) in a finished task's result",
+    ['kind', 'outcome'],
+    [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 10000],
+  ),
+  supersetRequests: counter(
+    'switchyard_superset_requests_total',
+    'HTTP exchanges with Superset, by environment, endpoint class and outcome',
+    ['environment_id', 'endpoint', 'outcome'],
+  ),
   supersetCircuitState: new Gauge({
     name: 'switchyard_superset_circuit_state',
     help: "An environment's Superset circuit in the API: 0 closed, 1 half-open (one probe let through), 2 open (exchanges refused)",
     labelNames: ['environment_id'],
     registers: [registry],
   }),
-  supersetCircuitRejections: counter('switchyard_superset_circuit_rejections_total', "Exchanges with Superset the API did not send because the environment's circuit was open", [
-    'environment_id',
+  supersetCircuitRejections: counter(
+    'switchyard_superset_circuit_rejections_total',
+    "Exchanges with Superset the API did not send because the environment's circuit was open",
+    ['environment_id'],
+  ),
+  supersetDuration: histogram(
+    'switchyard_superset_request_duration_seconds',
+    'Latency of one HTTP exchange with Superset',
+    ['environment_id', 'endpoint', 'outcome'],
+    SECONDS_UPSTREAM,
+  ),
+  gitRequests: counter('switchyard_git_requests_total', 'HTTP exchanges with git remotes, by operation and outcome', [
+    'operation',
+    'outcome',
   ]),
-  supersetDuration: histogram('switchyard_superset_request_duration_seconds', 'Latency of one HTTP exchange with Superset', ['environment_id', 'endpoint', 'outcome'], SECONDS_UPSTREAM),
-  gitRequests: counter('switchyard_git_requests_total', 'HTTP exchanges with git remotes, by operation and outcome', ['operation', 'outcome']),
-  gitDuration: histogram('switchyard_git_request_duration_seconds', 'Latency of one HTTP exchange with a git remote', ['operation', 'outcome'], SECONDS_UPSTREAM),
-  llmRequests: counter('switchyard_llm_requests_total', 'HTTP requests to LLM providers, by operation and outcome', ['operation', 'outcome']),
-  llmDuration: histogram('switchyard_llm_request_duration_seconds', 'Latency of one request to an LLM provider', ['operation', 'outcome'], SECONDS_UPSTREAM),
-  validationCharts: counter('switchyard_validation_charts_total', 'Charts the content validator checked, by environment and verdict', ['environment_id', 'verdict']),
-  validationDashboards: counter('switchyard_validation_dashboards_total', 'Dashboards the content validator checked, by environment and status', ['environment_id', 'status']),
+  gitDuration: histogram(
+    'switchyard_git_request_duration_seconds',
+    'Latency of one HTTP exchange with a git remote',
+    ['operation', 'outcome'],
+    SECONDS_UPSTREAM,
+  ),
+  llmRequests: counter('switchyard_llm_requests_total', 'HTTP requests to LLM providers, by operation and outcome', [
+    'operation',
+    'outcome',
+  ]),
+  llmDuration: histogram(
+    'switchyard_llm_request_duration_seconds',
+    'Latency of one request to an LLM provider',
+    ['operation', 'outcome'],
+    SECONDS_UPSTREAM,
+  ),
+  validationCharts: counter('switchyard_validation_charts_total', 'Charts the content validator checked, by environment and verdict', [
+    'environment_id',
+    'verdict',
+  ]),
+  validationDashboards: counter(
+    'switchyard_validation_dashboards_total',
+    'Dashboards the content validator checked, by environment and status',
+    ['environment_id', 'status'],
+  ),
   validationFailing: new Gauge({
     name: 'switchyard_validation_dashboards_failing',
-    help: "Dashboards of an environment whose latest proven validation verdict is broken (set as each validation ends)",
+    help: 'Dashboards of an environment whose latest proven validation verdict is broken (set as each validation ends)',
     labelNames: ['environment_id'],
     registers: [registry],
   }),
-  validationDuration: histogram('switchyard_validation_dashboard_duration_seconds', "Time one dashboard's validation took (its charts' queries included)", ['environment_id'], SECONDS_UPSTREAM),
+  validationDuration: histogram(
+    'switchyard_validation_dashboard_duration_seconds',
+    "Time one dashboard's validation took (its charts' queries included)",
+    ['environment_id'],
+    SECONDS_UPSTREAM,
+  ),
 };
 
 let defaultsOn = false;

@@ -81,7 +81,12 @@ async function register(url: string, serviceName: string): Promise<Tracing> {
 }
 
 /** Runs `fn` in a span of its own (a child of the current one); an error ends the span as failed. */
-export async function inSpan<T>(name: string, attributes: Attributes, fn: (span: Span) => Promise<T>, kind = SpanKind.INTERNAL): Promise<T> {
+export async function inSpan<T>(
+  name: string,
+  attributes: Attributes,
+  fn: (span: Span) => Promise<T>,
+  kind = SpanKind.INTERNAL,
+): Promise<T> {
   return tracer.startActiveSpan(name, { kind, attributes }, async (span) => {
     try {
       return await fn(span);

@@ -31,7 +31,11 @@ export function supersetObserver(environmentId: string): ExchangeObserver {
     return inSpan(
       `superset ${call.method} ${endpoint}`,
       attributes,
-      async (span) => answered(span, await timedCall(metrics.supersetRequests, metrics.supersetDuration, { environment_id: environmentId, endpoint }, run)),
+      async (span) =>
+        answered(
+          span,
+          await timedCall(metrics.supersetRequests, metrics.supersetDuration, { environment_id: environmentId, endpoint }, run),
+        ),
       SpanKind.CLIENT,
     );
   };

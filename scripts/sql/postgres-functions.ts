@@ -32,7 +32,10 @@ try {
     order by p.proname collate "C"`);
   await client.end();
   const names = rows.map((r) => r.name);
-  writeFileSync(OUT, `${JSON.stringify({ postgresql: version, generated_by: 'scripts/sql/postgres-functions.ts', functions: names }, null, 1)}\n`);
+  writeFileSync(
+    OUT,
+    `${JSON.stringify({ postgresql: version, generated_by: 'scripts/sql/postgres-functions.ts', functions: names }, null, 1)}\n`,
+  );
   console.log(`${names.length} function names from PostgreSQL ${version} written to ${path.relative(process.cwd(), OUT)}`);
 } finally {
   await server.stop();

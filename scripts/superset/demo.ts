@@ -109,7 +109,11 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     console.log(`${signal}: stopping both Supersets`);
-    detached('stopping both Supersets', stopAll().then(() => process.exit(0)), console);
+    detached(
+      'stopping both Supersets',
+      stopAll().then(() => process.exit(0)),
+      console,
+    );
   };
   // Detached: a signal or exit handler cannot be awaited; a failed stop is logged (the process then stays until killed).
   process.on('SIGINT', () => shutdown('SIGINT'));

@@ -30,7 +30,9 @@ const { values } = parseArgs({
 });
 
 if (values.help) {
-  console.log('usage: node scripts/superset/start.ts [--version 6.1.0] [--port 8088] [--data DIR] [--user admin] [--password admin] [--fixtures] [--fresh]');
+  console.log(
+    'usage: node scripts/superset/start.ts [--version 6.1.0] [--port 8088] [--data DIR] [--user admin] [--password admin] [--fixtures] [--fresh]',
+  );
   process.exit(0);
 }
 
@@ -62,7 +64,9 @@ try {
     const existing = await listDashboards(client, { pageSize: 1 });
     if (existing.count === 0) {
       const fx = await buildStandardFixtures(client, { dataDir: instance.dataDir, adminUsername: instance.username });
-      console.log(`fixtures: ${fx.dashboards.length} dashboards, ${fx.charts.length} charts, users ${fx.users.map((u) => u.username).join(', ')}`);
+      console.log(
+        `fixtures: ${fx.dashboards.length} dashboards, ${fx.charts.length} charts, users ${fx.users.map((u) => u.username).join(', ')}`,
+      );
     } else {
       console.log(`fixtures: data dir already has ${existing.count} dashboards, not adding more`);
     }

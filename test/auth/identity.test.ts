@@ -534,7 +534,12 @@ describe('permission matrix: people and their API keys', () => {
       workflow_type: 'migrationWorkflow',
       workflow_input: JSON.stringify({}),
     });
-    const shot = await h.boot.context.stores.browserScreenshots.save({ taskId: id, dashboardId: 7, side: 'target', png: Buffer.from('png') });
+    const shot = await h.boot.context.stores.browserScreenshots.save({
+      taskId: id,
+      dashboardId: 7,
+      side: 'target',
+      png: Buffer.from('png'),
+    });
     // Every role reads the task (tasks:READ); only the requester (by password or key) and an admin signed in see the picture.
     const see: Record<Role, { password: number; key: number }> = {
       Viewer: { password: 403, key: 403 },
@@ -551,7 +556,7 @@ describe('permission matrix: people and their API keys', () => {
       }
   });
 
-  it("lets only an administrator repoint a protected environment (its URL, account, password or TLS), by password or key", async () => {
+  it('lets only an administrator repoint a protected environment (its URL, account, password or TLS), by password or key', async () => {
     const [row] = await h
       .knex('environments')
       .insert({ name: 'pk-protected', base_url: 'http://prod.invalid', username: 'svc', password_encrypted: 'v1:x:y:z', protected: true })
@@ -564,9 +569,13 @@ describe('permission matrix: people and their API keys', () => {
     secrets.add(secret);
     for (const role of ROLES)
       for (const { via, opts } of both(role)) {
-        const r = await call('PUT', `/api/environments/${id}`, { ...opts, json: { base_url: 'http://127.0.0.1:9/elsewhere', password: secret } });
+        const r = await call('PUT', `/api/environments/${id}`, {
+          ...opts,
+          json: { base_url: 'http://127.0.0.1:9/elsewhere', password: secret },
+        });
         expect(r.status, `${role} by ${via}: ${r.text}`).toBe(may[role]);
-        if (role !== 'Admin') expect(await h.knex('environments').where({ id }).first(), `${role} by ${via}: nothing changed`).toEqual(before);
+        if (role !== 'Admin')
+          expect(await h.knex('environments').where({ id }).first(), `${role} by ${via}: nothing changed`).toEqual(before);
         if (role === 'Operator') expect(r.body.code ?? r.body.type, `${role} by ${via}`).toMatch(/protection_admin_only/);
       }
     expect((await h.knex('environments').where({ id }).first()).base_url).toBe('http://127.0.0.1:9/elsewhere');

@@ -29,7 +29,8 @@ async function connect(headers: Record<string, string>): Promise<Client> {
   return c;
 }
 
-const permits = (t: ToolDef, perms: readonly string[] | 'all') => perms === 'all' || typeof t.route.access !== 'object' || perms.includes(t.route.access.permission);
+const permits = (t: ToolDef, perms: readonly string[] | 'all') =>
+  perms === 'all' || typeof t.route.access !== 'object' || perms.includes(t.route.access.permission);
 
 /** A value of the schema's type that names nothing that exists. */
 function placeholder(s: Record<string, any>): unknown {
@@ -58,7 +59,10 @@ beforeAll(async () => {
     const u = await createUserWithRoles(h, `${p}-${role.toLowerCase()}`, [role]);
     callers[role] = { headers: { Authorization: `Bearer ${u.token}` }, permissions: BUILTIN_ROLES[role]!.permissions };
   }
-  const k = await h.request('POST', '/api/admin/api-keys', { token: h.adminToken, json: { name: `${p}-key`, permissions: KEY_PERMISSIONS } });
+  const k = await h.request('POST', '/api/admin/api-keys', {
+    token: h.adminToken,
+    json: { name: `${p}-key`, permissions: KEY_PERMISSIONS },
+  });
   expect(k.status, k.text).toBe(201);
   callers['API key'] = { headers: { 'X-API-Key': k.body.key }, permissions: KEY_PERMISSIONS };
 });
@@ -79,14 +83,21 @@ describe('MCP permission matrix', () => {
     for (const [who, caller] of Object.entries(callers)) {
       const c = await connect(caller.headers);
       const listed = (await c.listTools()).tools.map((t) => t.name).sort();
-      expect(listed, who).toEqual(tools.filter((t) => permits(t, caller.permissions)).map((t) => t.name).sort());
+      expect(listed, who).toEqual(
+        tools
+          .filter((t) => permits(t, caller.permissions))
+          .map((t) => t.name)
+          .sort(),
+      );
       for (const t of tools.filter((x) => !permits(x, caller.permissions))) {
         const r = (await c.callTool({ name: t.name, arguments: argsOf(t) })) as CallToolResult;
         expect(r.isError, `${who} ${t.name}`).toBe(true);
         expect((r.content as Array<{ text: string }>)[0]!.text, `${who} ${t.name}`).toMatch(/^Forbidden/);
       }
     }
-    const refused = await h.request('GET', '/api/admin/security-events?event_type=MCP_TOOL_CALLED&outcome=failure&page_size=5', { token: h.adminToken });
+    const refused = await h.request('GET', '/api/admin/security-events?event_type=MCP_TOOL_CALLED&outcome=failure&page_size=5', {
+      token: h.adminToken,
+    });
     expect(refused.body.items[0].detail).toMatchObject({ reason: 'forbidden', client: 'matrix-agent' });
   }, 300_000);
 
@@ -105,7 +116,12 @@ describe('MCP permission matrix', () => {
     const post = (headers: Record<string, string>, body: unknown) =>
       fetch(`${h.baseUrl}/mcp`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18', ...headers },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-06-18',
+          ...headers,
+        },
         body: JSON.stringify(body),
       });
     const init = await post(callers.Admin!.headers, {

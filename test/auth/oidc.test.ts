@@ -474,9 +474,9 @@ describe('OIDC configuration', () => {
   });
 
   it('asks the provider only where ALLOWED_UPSTREAM_HOSTS allows: refused at start, and at connect time', async () => {
-    expect(() => loadConfig({ ALLOWED_UPSTREAM_HOSTS: 'idp.example.com', OIDC_ISSUER: issuer, OIDC_CLIENT_ID: CLIENT_ID, OIDC_REDIRECT_URI: issuer })).toThrow(
-      /OIDC_ISSUER: 127\.0\.0\.1 is not allowed by ALLOWED_UPSTREAM_HOSTS/,
-    );
+    expect(() =>
+      loadConfig({ ALLOWED_UPSTREAM_HOSTS: 'idp.example.com', OIDC_ISSUER: issuer, OIDC_CLIENT_ID: CLIENT_ID, OIDC_REDIRECT_URI: issuer }),
+    ).toThrow(/OIDC_ISSUER: 127\.0\.0\.1 is not allowed by ALLOWED_UPSTREAM_HOSTS/);
     const deps = { auth: h.boot.context.auth, logger: h.boot.context.logger };
     const fenced = new OidcService({ ...deps, config: { ...h.config, ALLOWED_UPSTREAM_HOSTS: ['192.0.2.0/24'] } });
     await expect(fenced.startLogin({ ip: '192.0.2.200' } as Context)).rejects.toMatchObject({ status: 503, code: 'host_not_allowed' });

@@ -35,7 +35,12 @@ async function serve(context: AppContext): Promise<ReturnType<typeof httpClient>
 beforeAll(async () => {
   h = await createHarness();
   const ctx = h.boot.context;
-  const auth = new AuthService({ identity: ctx.stores.identity, events: ctx.securityEvents, tokens: new TokenIssuer(ctx.keyring.jwtKey), clock: () => now });
+  const auth = new AuthService({
+    identity: ctx.stores.identity,
+    events: ctx.securityEvents,
+    tokens: new TokenIssuer(ctx.keyring.jwtKey),
+    clock: () => now,
+  });
   direct = await serve({ ...ctx, auth });
   const config = { ...h.config, TRUSTED_PROXIES: loadConfig({ TRUSTED_PROXIES: '127.0.0.1/32, ::1' }).TRUSTED_PROXIES };
   viaProxy = await serve({ ...ctx, config, auth });

@@ -431,7 +431,17 @@ describe('reports', () => {
           env_id: envId,
           totals: { requested: 2, succeeded: 1, failed: 1 },
           items: [
-            { kind: 'dashboard', id: 4, title: 'A', status: 'succeeded', outcome: 'succeeded', backup_id: randomUUID(), content_hash: 'a'.repeat(64), deduplicated: true, next_actions: [] },
+            {
+              kind: 'dashboard',
+              id: 4,
+              title: 'A',
+              status: 'succeeded',
+              outcome: 'succeeded',
+              backup_id: randomUUID(),
+              content_hash: 'a'.repeat(64),
+              deduplicated: true,
+              next_actions: [],
+            },
             {
               kind: 'dashboard',
               id: 5,

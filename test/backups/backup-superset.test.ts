@@ -98,7 +98,9 @@ describe.skipIf(!enabled)('backup of real dashboards (directory store)', () => {
     ));
   /** Each dashboard's content hash in the first backup. */
   const firstHashesOf = async (): Promise<Record<number, string>> =>
-    Object.fromEntries((await firstBackup()).result.items.filter((d: any) => d.status === 'succeeded').map((d: any) => [d.id, d.content_hash]));
+    Object.fromEntries(
+      (await firstBackup()).result.items.filter((d: any) => d.status === 'succeeded').map((d: any) => [d.id, d.content_hash]),
+    );
   beforeAll(() => {
     store = new DirectoryBackupStore(h.config.BACKUP_DIR!);
     overview = fx.dashboards[0]!;
@@ -253,9 +255,7 @@ describe.skipIf(!enabled)('restore', () => {
     const squatter = await createDashboard(sc, { title: 'Someone else', slug: customers.slug });
     const task = await runRestore(h, backup.id);
     expect(task.status).toBe('FAILED');
-    expect(task.result.items[0].error).toMatch(
-      new RegExp(`slug '${customers.slug}' now belongs to another dashboard \\(${squatter.id}`),
-    );
+    expect(task.result.items[0].error).toMatch(new RegExp(`slug '${customers.slug}' now belongs to another dashboard \\(${squatter.id}`));
     expect((await getDashboard(sc, squatter.id)).result.dashboard_title).toBe('Someone else');
     const report = (await admin('GET', `/api/reports/${task.id}`)).body.report;
     expect(report.next_actions.map((a: any) => a.action)).toEqual(expect.arrayContaining(['retry_failed', 'rename_slug']));

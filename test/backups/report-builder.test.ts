@@ -43,7 +43,16 @@ describe('report builder on generic task results', () => {
         items: [
           { kind: 'dataset', id: 7, title: 'orders', status: 'documented', outcome: 'succeeded', next_actions: [] },
           { kind: 'dataset', id: 8, title: null, status: 'unchanged', outcome: 'skipped', error: 'no column matched', next_actions: [] },
-          { kind: 'dataset', id: 9, title: 'sales', status: 'failed', outcome: 'failed', error: 'Superset answered 422', step: 'write', next_actions: [] },
+          {
+            kind: 'dataset',
+            id: 9,
+            title: 'sales',
+            status: 'failed',
+            outcome: 'failed',
+            error: 'Superset answered 422',
+            step: 'write',
+            next_actions: [],
+          },
           'garbage',
         ],
         next_actions: [],

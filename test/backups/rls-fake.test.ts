@@ -30,7 +30,16 @@ beforeAll(async () => {
   fake.addChart({ name: 'Sales rows', dataset: sales.id, dashboards: [d1.id] });
   withRules = d1.id;
   noDatasets = fake.addDashboard({ title: 'Text only' }).id;
-  fake.rlsRules.push({ id: 1, name: 'west only', filter_type: 'Regular', clause: "region = 'West'", group_key: null, description: 'kept', tables: [sales.id], roles: [3] });
+  fake.rlsRules.push({
+    id: 1,
+    name: 'west only',
+    filter_type: 'Regular',
+    clause: "region = 'West'",
+    group_key: null,
+    description: 'kept',
+    tables: [sales.id],
+    roles: [3],
+  });
   env = await createEnvironment(h, { baseUrl: fake.baseUrl, username: fake.username, password: fake.password });
 }, 120_000);
 afterAll(async () => {

@@ -26,7 +26,9 @@ function exportZip(title: string): Uint8Array {
   const root = 'dashboard_export_20261125T100000';
   return zipSync({
     [`${root}/metadata.yaml`]: strToU8("version: 1.0.0\ntype: Dashboard\ntimestamp: '2026-11-25T10:00:00+00:00'\n"),
-    [`${root}/dashboards/Sales_12.yaml`]: strToU8(`uuid: ${D}\ndashboard_title: ${title}\nposition:\n  CHART-1:\n    meta: {uuid: ${C}, chartId: 7}\n`),
+    [`${root}/dashboards/Sales_12.yaml`]: strToU8(
+      `uuid: ${D}\ndashboard_title: ${title}\nposition:\n  CHART-1:\n    meta: {uuid: ${C}, chartId: 7}\n`,
+    ),
     [`${root}/charts/Revenue_7.yaml`]: strToU8(`slice_name: Revenue\nuuid: ${C}\nparams: {a: 1}\n`),
   });
 }
@@ -50,14 +52,21 @@ describe.skipIf(!g)('clean release: artifacts built elsewhere (real Gitea)', () 
     const env = await createEnvironment(h, { baseUrl: fake.baseUrl, username: fake.username, password: fake.password });
     // The remote holds, at `commit`, the files a sync of that export writes (a private repository: the git config's token reads it).
     const provider = gitProvider({ provider: 'gitea', baseUrl: g!.baseUrl, owner: g!.username, token: g!.token });
-    remote = (await provider.createRepository({ name: `built-${Date.now().toString(36)}`, private: true, defaultBranch: 'main' })).clone_url;
+    remote = (await provider.createRepository({ name: `built-${Date.now().toString(36)}`, private: true, defaultBranch: 'main' }))
+      .clone_url;
     const wc = new WorkingCopy(fs.mkdtempSync(path.join(os.tmpdir(), 'built-src-')));
     const author = { name: 'CI', email: 'ci@example.com' };
     await wc.init({ branch: 'main', remoteUrl: remote, author, readme: '# dashboard\n' });
     await wc.writeBundle(filesFromExport(exportZip('Sales')).files);
     commit = (await wc.commit('Sales as released', author)).commit;
     await wc.push({ username: g!.username, token: g!.token, origin: new URL(g!.baseUrl).origin });
-    const config = await admin('POST', '/api/git/configs', { name: 'ci-gitea', provider: 'gitea', base_url: g!.baseUrl, owner: g!.username, pat: g!.token });
+    const config = await admin('POST', '/api/git/configs', {
+      name: 'ci-gitea',
+      provider: 'gitea',
+      base_url: g!.baseUrl,
+      owner: g!.username,
+      pat: g!.token,
+    });
     expect(config.status, config.text).toBe(201);
     expect((await admin('PUT', `${V2}/registry`, { hosts: [new URL(g!.baseUrl).hostname] })).status).toBe(200);
     const c = await admin('POST', `${V2}/candidates`, {
@@ -87,13 +96,22 @@ describe.skipIf(!g)('clean release: artifacts built elsewhere (real Gitea)', () 
     const zip = exportZip('Sales');
     const { artifact, prepared } = await importAndPrepare(built(zip, remote, commit));
     expect(artifact).toMatchObject({ dashboard_uuid: D, title: 'Sales' });
-    expect(artifact.source).toMatchObject({ kind: 'built', remote, commit, verified: true, reason: null, sha256: createHash('sha256').update(zip).digest('hex') });
+    expect(artifact.source).toMatchObject({
+      kind: 'built',
+      remote,
+      commit,
+      verified: true,
+      reason: null,
+      sha256: createHash('sha256').update(zip).digest('hex'),
+    });
     expect(prepared).toMatchObject({ status: 'prepared', violations: [] });
   });
 
   it('refuses a zip whose bytes do not digest to its sha256 (400, nothing changes)', async () => {
     const before = await admin('GET', `${V2}/candidates/${candidate}`);
-    const r = await admin('POST', `${V2}/candidates/${candidate}/artifacts`, { built: [built(exportZip('Sales'), remote, commit, 'a'.repeat(64))] });
+    const r = await admin('POST', `${V2}/candidates/${candidate}/artifacts`, {
+      built: [built(exportZip('Sales'), remote, commit, 'a'.repeat(64))],
+    });
     expect(r.status, r.text).toBe(400);
     expect(r.body.code).toBe('artifact_digest_mismatch');
     const after = await admin('GET', `${V2}/candidates/${candidate}`);
@@ -116,7 +134,9 @@ describe.skipIf(!g)('clean release: artifacts built elsewhere (real Gitea)', () 
   });
 
   it('blocks, without fetching, a claimed source outside the trusted registry', async () => {
-    const { artifact, prepared } = await importAndPrepare(built(exportZip('Sales'), 'https://git.untrusted.example/acme/sales.git', commit));
+    const { artifact, prepared } = await importAndPrepare(
+      built(exportZip('Sales'), 'https://git.untrusted.example/acme/sales.git', commit),
+    );
     expect(artifact.source).toMatchObject({ verified: false, reason: expect.stringMatching(/outside the trusted registry.*not fetched/) });
     expect(prepared.status).toBe('blocked');
     expect(prepared.violations.map((v: any) => v.rule).sort()).toEqual(['built_provenance', 'trusted_sources']);

@@ -32,7 +32,14 @@ interface Run {
   stderr: string;
 }
 
-const env = () => ({ PATH: process.env.PATH, HOME: home, TERM: 'xterm', COLUMNS: '160', SWITCHYARD_URL: h.baseUrl, SWITCHYARD_API_KEY: apiKey });
+const env = () => ({
+  PATH: process.env.PATH,
+  HOME: home,
+  TERM: 'xterm',
+  COLUMNS: '160',
+  SWITCHYARD_URL: h.baseUrl,
+  SWITCHYARD_API_KEY: apiKey,
+});
 
 /** Through a pseudo-terminal: `script` runs the binary on a pty; -e passes its exit code on. */
 function tty(args: string[]): Promise<Run> {
@@ -60,7 +67,10 @@ beforeAll(async () => {
   home = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-cli-people-'));
   const key = await h.request('POST', '/api/admin/api-keys', {
     token: h.adminToken,
-    json: { name: `${P}-person`, permissions: ['tasks:READ', 'environments:READ', 'environments:WRITE', 'dashboards:READ', 'dashboards:MIGRATE'] },
+    json: {
+      name: `${P}-person`,
+      permissions: ['tasks:READ', 'environments:READ', 'environments:WRITE', 'dashboards:READ', 'dashboards:MIGRATE'],
+    },
   });
   expect(key.status, key.text).toBe(201);
   apiKey = key.body.key;
@@ -129,7 +139,21 @@ describe.runIf(enabled)('switchyard CLI for people', () => {
   }, 300_000);
 
   it('--search selects every matching dashboard; options the API has and the CLI hand-writes nowhere (rls) reach the request', async () => {
-    const r = await piped(['-o', 'json', 'migrate', '--from', `${P}-a`, '--to', `${P}-b`, '--search', `${P} sales`, '--dry-run', '--rls', 'ignore', '--wait']);
+    const r = await piped([
+      '-o',
+      'json',
+      'migrate',
+      '--from',
+      `${P}-a`,
+      '--to',
+      `${P}-b`,
+      '--search',
+      `${P} sales`,
+      '--dry-run',
+      '--rls',
+      'ignore',
+      '--wait',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const task = JSON.parse(r.stdout);
     expect(task.result.items.map((i: { id: number }) => i.id).sort()).toEqual(src.dashboards.map((d) => d.id).sort());
@@ -155,12 +179,20 @@ describe.runIf(enabled)('switchyard CLI for people', () => {
     fs.writeFileSync(script, r.stdout);
     const complete = (words: string[]) =>
       new Promise<string>((resolve) =>
-        execFile('bash', ['-c', `source ${script}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _switchyard; echo "\${COMPREPLY[@]}"`], (_e, out) =>
-          resolve(out.trim()),
+        execFile(
+          'bash',
+          [
+            '-c',
+            `source ${script}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _switchyard; echo "\${COMPREPLY[@]}"`,
+          ],
+          (_e, out) => resolve(out.trim()),
         ),
       );
     expect((await complete(['switchyard', 'env', 'a'])).split(' ')).toEqual(['add']);
-    expect((await complete(['switchyard', '-o', 'json', 'migrate', '--from', 'x', '--rl'])).split(' ').sort()).toEqual(['--rls', '--rls-overwrite']);
+    expect((await complete(['switchyard', '-o', 'json', 'migrate', '--from', 'x', '--rl'])).split(' ').sort()).toEqual([
+      '--rls',
+      '--rls-overwrite',
+    ]);
     expect(await complete(['switchyard', 'compl'])).toBe('completion');
   }, 60_000);
 });

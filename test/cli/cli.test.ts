@@ -38,7 +38,14 @@ function run(args: string[], env: Record<string, string | undefined> = {}): Prom
       args,
       {
         // Only what a pipeline would set: no stored config unless a test writes one.
-        env: { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), SWITCHYARD_URL: h.baseUrl, SWITCHYARD_API_KEY: apiKey, ...env },
+        env: {
+          PATH: process.env.PATH,
+          HOME: home,
+          XDG_CONFIG_HOME: path.join(home, '.config'),
+          SWITCHYARD_URL: h.baseUrl,
+          SWITCHYARD_API_KEY: apiKey,
+          ...env,
+        },
         timeout: 240_000,
       },
       (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
@@ -79,7 +86,14 @@ afterAll(async () => {
 
 describe('switchyard CLI: usage, configuration, output', () => {
   it('exits 3 on bad usage, printing what was wrong', async () => {
-    for (const args of [['bogus'], ['migrate', '--from', 'a', '--to', 'b', '--dashboards', 'x'], ['migrate', '--from', 'a'], ['migrate', '--from', 'a', '--to', 'b', '--dashboards', '1', '--companion', 'reports=maybe'], ['env'], ['-o', 'xml', 'env', 'list']]) {
+    for (const args of [
+      ['bogus'],
+      ['migrate', '--from', 'a', '--to', 'b', '--dashboards', 'x'],
+      ['migrate', '--from', 'a'],
+      ['migrate', '--from', 'a', '--to', 'b', '--dashboards', '1', '--companion', 'reports=maybe'],
+      ['env'],
+      ['-o', 'xml', 'env', 'list'],
+    ]) {
       const r = await run(args);
       expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(3);
       expect(r.stderr).toMatch(/error|usage/i);
@@ -142,7 +156,18 @@ describe('switchyard CLI: usage, configuration, output', () => {
 
 describe.runIf(enabled)('switchyard CLI against real Superset a → b', () => {
   it('migrate --wait exits 0 with the task as JSON', async () => {
-    const r = await run(['-o', 'json', 'migrate', '--from', `${P}-a`, '--to', `${P}-b`, '--dashboards', String(src.dashboards[0]!.id), '--wait']);
+    const r = await run([
+      '-o',
+      'json',
+      'migrate',
+      '--from',
+      `${P}-a`,
+      '--to',
+      `${P}-b`,
+      '--dashboards',
+      String(src.dashboards[0]!.id),
+      '--wait',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const task = JSON.parse(r.stdout);
     expect(task).toMatchObject({ type: 'migration', status: 'SUCCEEDED' });
@@ -168,7 +193,20 @@ describe.runIf(enabled)('switchyard CLI against real Superset a → b', () => {
   }, 300_000);
 
   it('a dry run plans without writing; without --wait it answers the task id at once', async () => {
-    const r = await run(['-o', 'json', 'migrate', '--from', `${P}-a`, '--to', `${P}-b`, '--dashboards', String(src.dashboards[0]!.id), '--dry-run', '--companion', 'owners=ignore']);
+    const r = await run([
+      '-o',
+      'json',
+      'migrate',
+      '--from',
+      `${P}-a`,
+      '--to',
+      `${P}-b`,
+      '--dashboards',
+      String(src.dashboards[0]!.id),
+      '--dry-run',
+      '--companion',
+      'owners=ignore',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const accepted = JSON.parse(r.stdout);
     expect(accepted.task_id).toMatch(/^migration-/);
@@ -179,21 +217,30 @@ describe.runIf(enabled)('switchyard CLI against real Superset a → b', () => {
     expect(JSON.parse(shown.stdout).result.items[0].companions).toContainEqual(expect.objectContaining({ kind: 'owners', mode: 'ignore' }));
   }, 300_000);
 
-  it.runIf(hasScript)('on a terminal --wait draws a progress bar fed by the live log stream', async () => {
-    // util-linux `script` gives the binary a pseudo-terminal; -e passes its exit code on.
-    const cmd = [BIN, 'backup', '--env', `${P}-a`, '--dashboards', String(src.dashboards[0]!.id), '--wait'].map((a) => `'${a}'`).join(' ');
-    const r = await new Promise<Run>((resolve) => {
-      execFile(
-        '/usr/bin/script',
-        ['-qec', cmd, '/dev/null'],
-        { env: { PATH: process.env.PATH, HOME: home, TERM: 'xterm', SWITCHYARD_URL: h.baseUrl, SWITCHYARD_API_KEY: apiKey }, timeout: 240_000 },
-        (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-      );
-    });
-    expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/\[-{24}\] 0\/1 /);
-    expect(r.stdout).toMatch(/\[#{24}\] 1\/1 dashboard \d+/);
-    expect(r.stdout).toContain('\r\x1b[2K');
-    expect(r.stdout).toMatch(/backup-\S+\s+SUCCEEDED/);
-  }, 300_000);
+  it.runIf(hasScript)(
+    'on a terminal --wait draws a progress bar fed by the live log stream',
+    async () => {
+      // util-linux `script` gives the binary a pseudo-terminal; -e passes its exit code on.
+      const cmd = [BIN, 'backup', '--env', `${P}-a`, '--dashboards', String(src.dashboards[0]!.id), '--wait']
+        .map((a) => `'${a}'`)
+        .join(' ');
+      const r = await new Promise<Run>((resolve) => {
+        execFile(
+          '/usr/bin/script',
+          ['-qec', cmd, '/dev/null'],
+          {
+            env: { PATH: process.env.PATH, HOME: home, TERM: 'xterm', SWITCHYARD_URL: h.baseUrl, SWITCHYARD_API_KEY: apiKey },
+            timeout: 240_000,
+          },
+          (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+        );
+      });
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/\[-{24}\] 0\/1 /);
+      expect(r.stdout).toMatch(/\[#{24}\] 1\/1 dashboard \d+/);
+      expect(r.stdout).toContain('\r\x1b[2K');
+      expect(r.stdout).toMatch(/backup-\S+\s+SUCCEEDED/);
+    },
+    300_000,
+  );
 });

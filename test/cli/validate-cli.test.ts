@@ -7,7 +7,13 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { client, prefixedTables, registerEnvironment } from '../dashboard-migration/support.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
-import { createDashboard, createDataset, createSqliteDatabase, createTableChart, type SupersetClient } from '../support/superset/fixtures.ts';
+import {
+  createDashboard,
+  createDataset,
+  createSqliteDatabase,
+  createTableChart,
+  type SupersetClient,
+} from '../support/superset/fixtures.ts';
 
 /**
  * `switchyard validate <env>` (the real binary through its launcher) against the real API,
@@ -28,7 +34,16 @@ function run(args: string[]): Promise<{ code: number; stdout: string; stderr: st
     execFile(
       BIN,
       args,
-      { env: { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), SWITCHYARD_URL: h.baseUrl, SWITCHYARD_TOKEN: h.adminToken }, timeout: 240_000 },
+      {
+        env: {
+          PATH: process.env.PATH,
+          HOME: home,
+          XDG_CONFIG_HOME: path.join(home, '.config'),
+          SWITCHYARD_URL: h.baseUrl,
+          SWITCHYARD_TOKEN: h.adminToken,
+        },
+        timeout: 240_000,
+      },
       (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
@@ -44,8 +59,18 @@ beforeAll(async () => {
     createDataset(a, { database: db.id, tableName: `${P}_sales` }),
     createDataset(a, { database: db.id, tableName: `${P}_customers` }),
   ]);
-  ids.ok = (await createDashboard(a, { title: `${P} ok`, charts: [await createTableChart(a, { name: `${P} regions`, datasetId: sales.id, columns: ['region'] })] })).id;
-  ids.broken = (await createDashboard(a, { title: `${P} gone`, charts: [await createTableChart(a, { name: `${P} people`, datasetId: customers.id, columns: ['name'] })] })).id;
+  ids.ok = (
+    await createDashboard(a, {
+      title: `${P} ok`,
+      charts: [await createTableChart(a, { name: `${P} regions`, datasetId: sales.id, columns: ['region'] })],
+    })
+  ).id;
+  ids.broken = (
+    await createDashboard(a, {
+      title: `${P} gone`,
+      charts: [await createTableChart(a, { name: `${P} people`, datasetId: customers.id, columns: ['name'] })],
+    })
+  ).id;
   const file = new DatabaseSync(db.path);
   file.exec(`DROP TABLE "${P}_customers"`);
   file.close();

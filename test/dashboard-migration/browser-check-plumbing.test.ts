@@ -41,7 +41,16 @@ beforeAll(async () => {
   envA = await createEnvironment(h, { baseUrl: fake.baseUrl, username: 'admin', password: 'admin' });
   envB = await createEnvironment(h, { baseUrl: fake.baseUrl, username: 'admin', password: 'admin' });
   const { stores, keyring, config } = h.boot.context;
-  const real = createActivities({ stores, keyring, config, logger: createLogger('warn', 'test'), superset: () => Promise.reject(new Error('no Superset here')), backupStore: () => { throw new Error('no backups here'); } });
+  const real = createActivities({
+    stores,
+    keyring,
+    config,
+    logger: createLogger('warn', 'test'),
+    superset: () => Promise.reject(new Error('no Superset here')),
+    backupStore: () => {
+      throw new Error('no backups here');
+    },
+  });
   const activities = {
     ...real,
     deployDashboardCommit: async (input: { dashboardUuid: string; commit: string; targetEnvId: string }) => ({
@@ -103,26 +112,49 @@ describe('the browser check option', () => {
     expect(migrationInput(migrateBody.parse(migrate)).input).not.toHaveProperty('verification');
     expect(migrateBody.safeParse({ ...migrate, verification: 'screenshots' }).success).toBe(false);
     const deploy = { env_id: 'a', target_env_id: 'b', commit: 'HEAD' };
-    expect(gitDeployInput(deployBody.parse({ ...deploy, verification: 'browser' }), 1, { uuid: 'u', commit: 'c'.repeat(40) }, null).input.verification).toBe('browser');
-    expect(gitDeployInput(deployBody.parse(deploy), 1, { uuid: 'u', commit: 'c'.repeat(40) }, null).input).not.toHaveProperty('verification');
+    expect(
+      gitDeployInput(deployBody.parse({ ...deploy, verification: 'browser' }), 1, { uuid: 'u', commit: 'c'.repeat(40) }, null).input
+        .verification,
+    ).toBe('browser');
+    expect(gitDeployInput(deployBody.parse(deploy), 1, { uuid: 'u', commit: 'c'.repeat(40) }, null).input).not.toHaveProperty(
+      'verification',
+    );
     expect(decisionBody.parse({ verification: 'browser' }).verification).toBe('browser');
     expect(decisionBody.safeParse({ verification: 'pixels' }).success).toBe(false);
   });
 
-  it('a git deploy asked for it opens the deployed dashboard beside the one it came from; a chart broken there fails the deploy', { timeout: 120_000 }, async () => {
-    const { task } = await h.boot.context.tasks.create({
-      kind: 'git_deploy',
-      input: { dashboardUuid: 'd1', dashboardId: 5, envId: envA, targetEnvId: envB, commit: 'c'.repeat(40), overwrite: true, dbMappings: [], requestedBy: null, verification: 'browser' },
-      params: {},
-      owner: null,
-    });
-    const done = await h.waitForTask(task.id, undefined, 90_000);
-    expect(checked).toContainEqual({ targetEnvId: envB, dashboardId: 42, source: { envId: envA, dashboardId: 5 } });
-    expect(done.status).toBe('FAILED');
-    const [item] = done.result.items;
-    expect(item).toMatchObject({ status: 'deployed_with_errors', step: 'verify', verification: { ok: false, browser: { verdict: 'failed' } } });
-    expect(item.error).toContain('browser check');
-  });
+  it(
+    'a git deploy asked for it opens the deployed dashboard beside the one it came from; a chart broken there fails the deploy',
+    { timeout: 120_000 },
+    async () => {
+      const { task } = await h.boot.context.tasks.create({
+        kind: 'git_deploy',
+        input: {
+          dashboardUuid: 'd1',
+          dashboardId: 5,
+          envId: envA,
+          targetEnvId: envB,
+          commit: 'c'.repeat(40),
+          overwrite: true,
+          dbMappings: [],
+          requestedBy: null,
+          verification: 'browser',
+        },
+        params: {},
+        owner: null,
+      });
+      const done = await h.waitForTask(task.id, undefined, 90_000);
+      expect(checked).toContainEqual({ targetEnvId: envB, dashboardId: 42, source: { envId: envA, dashboardId: 5 } });
+      expect(done.status).toBe('FAILED');
+      const [item] = done.result.items;
+      expect(item).toMatchObject({
+        status: 'deployed_with_errors',
+        step: 'verify',
+        verification: { ok: false, browser: { verdict: 'failed' } },
+      });
+      expect(item.error).toContain('browser check');
+    },
+  );
 
   it('a publish asked for it opens each published dashboard; a chart broken there fails its item', { timeout: 120_000 }, async () => {
     const { task } = await h.boot.context.tasks.create({
@@ -134,6 +166,10 @@ describe('the browser check option', () => {
     const done = await h.waitForTask(task.id, undefined, 90_000);
     expect(checked).toContainEqual({ targetEnvId: envB, dashboardId: 7 });
     const [item] = done.result.items;
-    expect(item).toMatchObject({ status: 'failed', step: 'verify', browser: { verdict: 'failed', charts: [{ name: 'sales', state: 'error' }] } });
+    expect(item).toMatchObject({
+      status: 'failed',
+      step: 'verify',
+      browser: { verdict: 'failed', charts: [{ name: 'sales', state: 'error' }] },
+    });
   });
 });

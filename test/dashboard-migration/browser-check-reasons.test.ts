@@ -30,7 +30,10 @@ afterAll(async () => {
 
 const services = (executablePath: string) => {
   const { stores, keyring, config } = h.boot.context;
-  return { deps: { stores, keyring, config: { ...config, BROWSER_CHECK_BUDGET_SECONDS: 20 } }, pool: chromiumPool({ executablePath, pages: 1 }) };
+  return {
+    deps: { stores, keyring, config: { ...config, BROWSER_CHECK_BUDGET_SECONDS: 20 } },
+    pool: chromiumPool({ executablePath, pages: 1 }),
+  };
 };
 
 describe('the browser check when it cannot render', () => {
@@ -42,7 +45,7 @@ describe('the browser check when it cannot render', () => {
     expect(r).not.toHaveProperty('target_screenshot_id');
   });
 
-  it("names a Superset whose frontend is not served, and one nothing answers for", { timeout: 60_000 }, async () => {
+  it('names a Superset whose frontend is not served, and one nothing answers for', { timeout: 60_000 }, async () => {
     const svc = services(CHROMIUM);
     try {
       const api = await checkDashboard(svc, { taskId: 't', targetEnvId: apiOnly, dashboardId: 1 }, log);

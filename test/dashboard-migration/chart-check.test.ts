@@ -250,33 +250,63 @@ describe('how a chart is classified across releases (issue 50)', () => {
   const sides = (source: string | null, target: string | null) => ({ source: at(source), target: at(target) });
   it('an older release answering an empty result without its columns is not a break, in either direction', () => {
     // 4.1 and 5.0 build an answer's columns from its rows: an empty result comes back with colnames [].
-    for (const [s, t] of [['6.1.0', '5.0.0'], ['6.1.0', '4.1.4'], ['4.1.4', '6.1.0'], ['5.0.0', '6.1.0']] as const) {
+    for (const [s, t] of [
+      ['6.1.0', '5.0.0'],
+      ['6.1.0', '4.1.4'],
+      ['4.1.4', '6.1.0'],
+      ['5.0.0', '6.1.0'],
+    ] as const) {
       const [src, tgt] = s === '6.1.0' ? [ran(['order_date', 'SUM(Sales)']), ran([])] : [ran([]), ran(['order_date', 'SUM(Sales)'])];
       const judged = classify(tgt, src, sides(s, t));
-      expect(judged, `${s} → ${t}`).toMatchObject({ classification: 'passes', reason: expect.stringMatching(/without rows without its columns/) });
+      expect(judged, `${s} → ${t}`).toMatchObject({
+        classification: 'passes',
+        reason: expect.stringMatching(/without rows without its columns/),
+      });
     }
     // What is comparable still decides: an error against a success.
-    expect(classify({ ok: false, error: 'no such column: publisher' }, ran([]), sides('4.1.4', '6.1.0')).classification).toBe('broken_by_migration');
-    expect(classify({ ok: false, error: 'x' }, { ok: false, error: 'x' }, sides('6.1.0', '4.1.4')).classification).toBe('failing_in_source');
+    expect(classify({ ok: false, error: 'no such column: publisher' }, ran([]), sides('4.1.4', '6.1.0')).classification).toBe(
+      'broken_by_migration',
+    );
+    expect(classify({ ok: false, error: 'x' }, { ok: false, error: 'x' }, sides('6.1.0', '4.1.4')).classification).toBe(
+      'failing_in_source',
+    );
   });
 
   it('compares columns only at the same stage and through the same endpoint', () => {
     // Superset post-processes only a result with rows: an empty answer's columns are the query's own.
-    expect(classify(ran(['ds', 'region', 'total']), ran(['ds', 'total, east'], 4), sides('6.1.0', '6.1.0'))).toMatchObject({ classification: 'passes', reason: expect.stringMatching(/only the source's answer has rows/) });
+    expect(classify(ran(['ds', 'region', 'total']), ran(['ds', 'total, east'], 4), sides('6.1.0', '6.1.0'))).toMatchObject({
+      classification: 'passes',
+      reason: expect.stringMatching(/only the source's answer has rows/),
+    });
     // A pivot by series columns or histogram bins names columns by the data's values: with rows, not compared by name, even within one release.
     const pivoted = { source: { ...at('6.1.0'), columnsFromData: true }, target: { ...at('6.1.0'), columnsFromData: true } };
-    expect(classify(ran(['ds', 'total, west'], 3), ran(['ds', 'total, east'], 4), pivoted)).toMatchObject({ classification: 'passes', reason: expect.stringMatching(/values of the data/) });
-    expect(classify(ran(['ds', 'total, west'], 3), ran(['ds', 'total, east'], 4), sides('6.1.0', '6.1.0')).classification).toBe('broken_by_migration');
-    const pivot = (columns: string[]) => ({ queries: [{ post_processing: [{ operation: 'pivot', options: { index: ['ds'], columns } }, { operation: 'flatten' }] }] });
-    expect([pivot(['region']), pivot([]), { queries: [{ post_processing: [{ operation: 'histogram', options: {} }] }] }].map(columnsFromData)).toEqual([true, false, true]);
+    expect(classify(ran(['ds', 'total, west'], 3), ran(['ds', 'total, east'], 4), pivoted)).toMatchObject({
+      classification: 'passes',
+      reason: expect.stringMatching(/values of the data/),
+    });
+    expect(classify(ran(['ds', 'total, west'], 3), ran(['ds', 'total, east'], 4), sides('6.1.0', '6.1.0')).classification).toBe(
+      'broken_by_migration',
+    );
+    const pivot = (columns: string[]) => ({
+      queries: [{ post_processing: [{ operation: 'pivot', options: { index: ['ds'], columns } }, { operation: 'flatten' }] }],
+    });
+    expect(
+      [pivot(['region']), pivot([]), { queries: [{ post_processing: [{ operation: 'histogram', options: {} }] }] }].map(columnsFromData),
+    ).toEqual([true, false, true]);
     const legacy = { source: at('6.0.0', 'legacy_api'), target: at('6.1.0', 'form_data') };
-    expect(classify(ran(['a'], 2), ran(['b'], 2), legacy)).toMatchObject({ classification: 'passes', reason: expect.stringMatching(/legacy explore endpoint/) });
+    expect(classify(ran(['a'], 2), ran(['b'], 2), legacy)).toMatchObject({
+      classification: 'passes',
+      reason: expect.stringMatching(/legacy explore endpoint/),
+    });
   });
 
   it('within a release line the columns must match; across lines a column missing is not judged, an order or extra column is representation', () => {
     expect(classify(ran(['b'], 1), ran(['a'], 1), sides('6.1.0', '6.1.1')).classification).toBe('broken_by_migration');
     expect(classify(ran(['b', 'a'], 1), ran(['a'], 1), sides('5.0.0', '6.1.0')).classification).toBe('passes');
-    expect(classify(ran(['b'], 1), ran(['a'], 1), sides('6.1.0', '5.0.0'))).toMatchObject({ classification: 'not_verifiable', reason: expect.stringMatching(/5\.0\.0.*6\.1\.0/) });
+    expect(classify(ran(['b'], 1), ran(['a'], 1), sides('6.1.0', '5.0.0'))).toMatchObject({
+      classification: 'not_verifiable',
+      reason: expect.stringMatching(/5\.0\.0.*6\.1\.0/),
+    });
     // Types are compared within a release line only.
     const typed = (type: number) => ({ ok: true as const, rows: 3, columns: [{ name: 'a', type }] });
     expect(classify(typed(2), typed(1), sides('6.1.0', '4.1.4')).classification).toBe('passes');

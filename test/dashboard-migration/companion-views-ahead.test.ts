@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CompanionKindReport } from '../../contracts/companions.ts';
-import {
-  applyCompanions,
-  readImportedViewsAhead,
-  type CompanionCheck,
-} from '../../activities/dashboard-migration/companions/step.ts';
+import { applyCompanions, readImportedViewsAhead, type CompanionCheck } from '../../activities/dashboard-migration/companions/step.ts';
 import type { CompanionScope } from '../../activities/dashboard-migration/companions/scope.ts';
 import { takeTargetChartList } from '../../activities/dashboard-migration/companions/views-ahead.ts';
 import type { SupersetClient } from '../../lib/superset/client.ts';

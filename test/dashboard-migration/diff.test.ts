@@ -6,17 +6,28 @@ describe('bundle differences', () => {
     slice_name: name,
     uuid: 'c1',
     params: { datasource: `${datasetId}__table`, slice_id: datasetId * 10, metrics: ['count'], annotation_layers: [] },
-    query_context: JSON.stringify({ datasource: { id: datasetId, type: 'table' }, form_data: JSON.stringify({ datasource: `${datasetId}__table`, row_limit: 5 }) }),
+    query_context: JSON.stringify({
+      datasource: { id: datasetId, type: 'table' },
+      form_data: JSON.stringify({ datasource: `${datasetId}__table`, row_limit: 5 }),
+    }),
   });
 
   it('ignores ids local to each environment and empty-value spellings', () => {
-    expect(diffObjects('charts', chart(5, 'Sales'), { ...chart(2, 'Sales'), params: { ...chart(2, 'Sales').params, annotation_layers: null } })).toEqual([]);
-    const dash = (chartId: number) => ({ dashboard_title: 'D', position: { 'CHART-1': { type: 'CHART', meta: { uuid: 'c1', chartId } } }, metadata: { chart_configuration: { [chartId]: {} }, color_scheme: 'x' } });
+    expect(
+      diffObjects('charts', chart(5, 'Sales'), { ...chart(2, 'Sales'), params: { ...chart(2, 'Sales').params, annotation_layers: null } }),
+    ).toEqual([]);
+    const dash = (chartId: number) => ({
+      dashboard_title: 'D',
+      position: { 'CHART-1': { type: 'CHART', meta: { uuid: 'c1', chartId } } },
+      metadata: { chart_configuration: { [chartId]: {} }, color_scheme: 'x' },
+    });
     expect(diffObjects('dashboards', dash(13), dash(9))).toEqual([]);
   });
 
   it('reports real changes field by field', () => {
-    expect(diffObjects('charts', chart(5, 'Sales (renamed)'), chart(2, 'Sales'))).toEqual([{ field: 'slice_name', source: 'Sales (renamed)', target: 'Sales' }]);
+    expect(diffObjects('charts', chart(5, 'Sales (renamed)'), chart(2, 'Sales'))).toEqual([
+      { field: 'slice_name', source: 'Sales (renamed)', target: 'Sales' },
+    ]);
     const changed = { ...chart(5, 'Sales'), params: { ...chart(5, 'Sales').params, metrics: ['sum'] } };
     expect(diffObjects('charts', changed, chart(2, 'Sales'))).toEqual([{ field: 'params.metrics', source: ['sum'], target: ['count'] }]);
   });

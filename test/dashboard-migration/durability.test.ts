@@ -104,7 +104,10 @@ describe('a cancelled migration', () => {
       // While the first batch (MAX_BATCH dashboards) is in flight: it finishes, the second does not start.
       await waitFor(
         async () => {
-          const d = await h.boot.context.temporal.workflow.getHandle(id).describe().catch(() => null);
+          const d = await h.boot.context.temporal.workflow
+            .getHandle(id)
+            .describe()
+            .catch(() => null);
           return !!d?.raw.pendingActivities?.some((a) => a.activityType?.name === 'migrateBatch');
         },
         90_000,

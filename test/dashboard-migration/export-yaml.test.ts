@@ -116,11 +116,19 @@ describe("an export's YAML", () => {
   it('refuses an alias bomb with the yaml library’s own reason, before it expands', () => {
     // Nine levels of ten aliases each: 10^9 copies of "lol" if it were expanded (the test would not end).
     const levels = ['a0: &a0 [lol]'];
-    for (let i = 1; i < 10; i++) levels.push(`a${i}: &a${i} [${Array(10).fill(`*a${i - 1}`).join(', ')}]`);
+    for (let i = 1; i < 10; i++)
+      levels.push(
+        `a${i}: &a${i} [${Array(10)
+          .fill(`*a${i - 1}`)
+          .join(', ')}]`,
+      );
     const text = `${levels.join('\n')}\n`;
     const err = refusal(text);
     expect(err).toBeInstanceOf(BundleError);
-    expect(err).toMatchObject({ problem: 'unreadable', message: expect.stringMatching(/charts\/c_1\.yaml in the bundle is not YAML: .*alias/i) });
+    expect(err).toMatchObject({
+      problem: 'unreadable',
+      message: expect.stringMatching(/charts\/c_1\.yaml in the bundle is not YAML: .*alias/i),
+    });
     expect(() => parse(text)).toThrow(/alias/i);
   });
 

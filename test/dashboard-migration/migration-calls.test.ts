@@ -129,7 +129,8 @@ describe.runIf(realPairAvailable())('a first migration asks Superset only what i
       dashboardChartLists: side.count(/^\/api\/v1\/dashboard\/\d+\/charts$/, mark),
       listsByIds: side.requests
         .slice(mark)
-        .filter((r) => r.method === 'GET' && /^\/api\/v1\/(chart|dataset)\/$/.test(r.path) && JSON.stringify(r.q ?? '').includes('"in"')).length,
+        .filter((r) => r.method === 'GET' && /^\/api\/v1\/(chart|dataset)\/$/.test(r.path) && JSON.stringify(r.q ?? '').includes('"in"'))
+        .length,
       chartData: side.count('/api/v1/chart/data', mark),
     });
     const none = { chartDetails: 0, datasetDetails: 0, dashboardDatasets: 0, dashboardDetails: 0, dashboardChartLists: 0, listsByIds: 2 };

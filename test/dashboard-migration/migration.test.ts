@@ -2,7 +2,14 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createHarness, type Harness } from '../support/harness.ts';
-import { createDashboard, createDataset, createSqliteDatabase, getDashboard, listAll, type SupersetClient } from '../support/superset/fixtures.ts';
+import {
+  createDashboard,
+  createDataset,
+  createSqliteDatabase,
+  getDashboard,
+  listAll,
+  type SupersetClient,
+} from '../support/superset/fixtures.ts';
 import { buildSource, prefixedTables, client, registerEnvironment, superset, waitTask, type SourceFixture } from './support.ts';
 
 /**
@@ -231,7 +238,9 @@ describe('migration across versions: a (6.1.0) → c (6.0.0)', () => {
     expect(datetimeFormat.examples[0]).toHaveProperty('object');
     // Both went in one import call: what Superset's refusal of the lot taught was stripped from each, and the lot sent again.
     expect(second.import_attempts).toBe(first.import_attempts);
-    expect(second.dropped_fields.map((f: any) => `${f.kind}:${f.field}`)).toEqual(expect.arrayContaining(['dataset:columns.*.datetime_format']));
+    expect(second.dropped_fields.map((f: any) => `${f.kind}:${f.field}`)).toEqual(
+      expect.arrayContaining(['dataset:columns.*.datetime_format']),
+    );
     expect(second.verification.ok).toBe(true);
   });
 });
@@ -252,7 +261,11 @@ describe('a dashboard Superset fails to import: c (6.0.0) keeps one dataset per 
     siblings = await buildSource(a, `${Q}y`, dir, { dashboards: 2, table: 'customers' });
     devDb = await createSqliteDatabase(c, { name: `${Q}_analytics_dev`, path: path.join(dir, `${Q}-c-dev.db`), tables: prefixedTables(Q) });
     taken = await createDataset(c, { database: devDb.id, tableName: `${Q}_sales` });
-    const warehouse = await createSqliteDatabase(c, { name: `${Q}_warehouse`, path: path.join(dir, `${Q}-c.db`), tables: prefixedTables(Q) });
+    const warehouse = await createSqliteDatabase(c, {
+      name: `${Q}_warehouse`,
+      path: path.join(dir, `${Q}-c.db`),
+      tables: prefixedTables(Q),
+    });
     const other = await createSqliteDatabase(c, {
       name: `${Q}y_warehouse`,
       path: path.join(dir, `${Q}y-c.db`),
@@ -292,7 +305,10 @@ describe('a dashboard Superset fails to import: c (6.0.0) keeps one dataset per 
     const logs = (await admin('GET', `/api/tasks/${task.id}/logs?limit=1000`)).body.items.map((i: any) => i.message);
     expect(logs.filter((m: string) => /activity migrateDashboard started, attempt [2-9]/.test(m))).toEqual([]);
     const report = (await admin('GET', `/api/reports/${task.id}`)).body.report;
-    expect(report.diagnostics[0]).toMatchObject({ where: { item_id: collides.dashboards[0].id, step: 'import' }, upstream_error: { status: 500 } });
+    expect(report.diagnostics[0]).toMatchObject({
+      where: { item_id: collides.dashboards[0].id, step: 'import' },
+      upstream_error: { status: 500 },
+    });
   });
 });
 

@@ -66,7 +66,12 @@ export async function startRealPair(env: Record<string, string> = {}, opts: Real
     : [sa, sb];
   const [sourceEnv, targetEnv] = await Promise.all(
     [source, target].map((proxy, k) =>
-      createEnvironment(h, { baseUrl: proxy.baseUrl, username: accounts[k]!.username, password: accounts[k]!.password, timeoutSeconds: 60 }),
+      createEnvironment(h, {
+        baseUrl: proxy.baseUrl,
+        username: accounts[k]!.username,
+        password: accounts[k]!.password,
+        timeoutSeconds: 60,
+      }),
     ),
   );
   return {
@@ -78,7 +83,8 @@ export async function startRealPair(env: Record<string, string> = {}, opts: Real
     sourceEnv,
     targetEnv,
     passwords: accounts.map((x) => x.password),
-    admin: ((method: string, p: string, opts: Record<string, unknown> = {}) => h.request(method, p, { ...opts, token: h.adminToken })) as Harness['request'],
+    admin: ((method: string, p: string, opts: Record<string, unknown> = {}) =>
+      h.request(method, p, { ...opts, token: h.adminToken })) as Harness['request'],
     async close() {
       await h.close();
       await Promise.all([source.close(), target.close()]);

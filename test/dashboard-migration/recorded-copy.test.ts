@@ -19,7 +19,10 @@ const DATASET = '55555555-5555-4555-8555-555555555555';
 
 function bundleOf(files: Array<[string, Record<string, unknown>]>): Bundle {
   const map = new Map<string, BundleFile>();
-  for (const [path, content] of [['metadata.yaml', { version: '1.0.0', type: 'Dashboard' }] as [string, Record<string, unknown>], ...files]) {
+  for (const [path, content] of [
+    ['metadata.yaml', { version: '1.0.0', type: 'Dashboard' }] as [string, Record<string, unknown>],
+    ...files,
+  ]) {
     const kind = path === 'metadata.yaml' ? 'metadata' : (path.split('/')[0] as BundleFile['kind']);
     map.set(path, { path, kind, content: structuredClone(content) });
   }
@@ -27,7 +30,11 @@ function bundleOf(files: Array<[string, Record<string, unknown>]>): Bundle {
 }
 
 /** A dashboard export as Superset 6.x names it, with ids `ids` and database `db`. */
-function exportOf(ids: { dashboard: number; chart: number; dataset: number }, db: { uuid: string; name: string }, slug: string | null = 'sales') {
+function exportOf(
+  ids: { dashboard: number; chart: number; dataset: number },
+  db: { uuid: string; name: string },
+  slug: string | null = 'sales',
+) {
   return bundleOf([
     [
       `dashboards/Sales_${ids.dashboard}.yaml`,
@@ -70,7 +77,9 @@ describe("a rerun's plan against the target's recorded copy", () => {
     const expected = source();
     remapDatabases(expected, () => ({ id: 7, uuid: DB_DST, database_name: 'dwh' }));
     expect(p.bundle.contentHash()).toBe(expected.contentHash());
-    expect(p.datasets).toEqual([{ sourceUuid: DATASET, sourceDatabaseUuid: DB_SRC, schema: null, table_name: 'sales', targetUuid: DATASET }]);
+    expect(p.datasets).toEqual([
+      { sourceUuid: DATASET, sourceDatabaseUuid: DB_SRC, schema: null, table_name: 'sales', targetUuid: DATASET },
+    ]);
   });
 
   it("lists the target's differences per object, as the full plan does", () => {
@@ -102,7 +111,15 @@ describe("a rerun's plan against the target's recorded copy", () => {
   });
 
   it('says whether a row-level-security rule of either side names one of the tables', () => {
-    const rule = (table: string): RlsRule => ({ id: 1, name: 'r', filter_type: 'Regular', clause: '1=1', group_key: null, tables: [{ id: 3, table_name: table }], roles: [] });
+    const rule = (table: string): RlsRule => ({
+      id: 1,
+      name: 'r',
+      filter_type: 'Regular',
+      clause: '1=1',
+      group_key: null,
+      tables: [{ id: 3, table_name: table }],
+      roles: [],
+    });
     expect(rulesMayTouch([], ['sales'])).toBe(false);
     expect(rulesMayTouch([rule('orders')], ['sales'])).toBe(false);
     expect(rulesMayTouch([rule('orders'), rule('sales')], ['sales'])).toBe(true);

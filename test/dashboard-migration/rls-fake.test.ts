@@ -66,9 +66,18 @@ describe('row-level security against a failing rule API', () => {
     expect(f).toMatchObject({ id: filtered, status: 'failed', step: 'rls', code: 'rls_mismatch' });
     expect(f.rls.differences).toEqual([expect.objectContaining({ rule: 'west only', difference: 'missing_in_target' })]);
     expect(f.rls.source_rules).toEqual([
-      expect.objectContaining({ name: 'west only', roles: ['Gamma'], clause: "region = 'West'", tables: [expect.objectContaining({ table_name: 'sales' })] }),
+      expect.objectContaining({
+        name: 'west only',
+        roles: ['Gamma'],
+        clause: "region = 'West'",
+        tables: [expect.objectContaining({ table_name: 'sales' })],
+      }),
     ]);
-    expect(f.next_actions.map((a: { action: string }) => a.action)).toEqual(['retry_with_rls_copy', 'retry_with_rls_ignore', 'fix_rls_in_superset']);
+    expect(f.next_actions.map((a: { action: string }) => a.action)).toEqual([
+      'retry_with_rls_copy',
+      'retry_with_rls_ignore',
+      'fix_rls_in_superset',
+    ]);
     expect(p).toMatchObject({ id: plain, status: 'imported' });
     expect(target.dashboards.map((d) => d.dashboard_title)).toEqual(['Customers']);
   });
@@ -117,7 +126,13 @@ describe('row-level security against a failing rule API', () => {
     expect(task.result.items[0].rls.writes).toEqual([expect.objectContaining({ rule: 'west only', action: 'create', done: true })]);
     const ds = target.datasets.find((d) => d.table_name === 'sales')!;
     expect(target.rlsRules).toEqual([
-      expect.objectContaining({ name: 'west only', clause: "region = 'West'", description: 'analysts see the West', tables: [ds.id], roles: [3] }),
+      expect.objectContaining({
+        name: 'west only',
+        clause: "region = 'West'",
+        description: 'analysts see the West',
+        tables: [ds.id],
+        roles: [3],
+      }),
     ]);
     const again = await migrate([filtered, plain]);
     expect(again.status).toBe('SUCCEEDED');
@@ -127,7 +142,16 @@ describe('row-level security against a failing rule API', () => {
   it('names the fields of a rule that differs, leaves it under copy, replaces it by name with rls_overwrite, and never removes a rule only the target has', async () => {
     source.rlsRules[0].clause = "region = 'East'";
     const ds = target.datasets.find((d) => d.table_name === 'sales')!;
-    target.rlsRules.push({ id: 99, name: 'target only', filter_type: 'Base', clause: '1 = 0', group_key: null, description: null, tables: [ds.id], roles: [1] });
+    target.rlsRules.push({
+      id: 99,
+      name: 'target only',
+      filter_type: 'Base',
+      clause: '1 = 0',
+      group_key: null,
+      description: null,
+      tables: [ds.id],
+      roles: [1],
+    });
 
     const strict = await migrate([filtered]);
     expect(strict.result.items[0]).toMatchObject({ status: 'failed', code: 'rls_mismatch' });

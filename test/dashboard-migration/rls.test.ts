@@ -39,7 +39,9 @@ const ordersRule = `${P} no orders`;
 const admin = (m: string, p: string, o: Record<string, unknown> = {}) => h.request(m, p, { ...o, token: h.adminToken });
 
 async function migrate(target: string, ids: number[], extra: Record<string, unknown> = {}) {
-  const r = await admin('POST', '/api/dashboards/migrate', { json: { source_env_id: envA, target_env_id: target, dashboard_ids: ids, ...extra } });
+  const r = await admin('POST', '/api/dashboards/migrate', {
+    json: { source_env_id: envA, target_env_id: target, dashboard_ids: ids, ...extra },
+  });
   expect(r.status, r.text).toBe(202);
   return waitTask(h, r.body.task_id, 180_000);
 }
@@ -65,7 +67,9 @@ async function createRole(c: SupersetClient, name: string): Promise<number> {
 }
 
 async function roleId(c: SupersetClient, name: string): Promise<number> {
-  const body = await c.request<{ result: Array<{ id: number; name: string }> }>('GET', '/api/v1/security/roles/', { q: { page_size: 100 } });
+  const body = await c.request<{ result: Array<{ id: number; name: string }> }>('GET', '/api/v1/security/roles/', {
+    q: { page_size: 100 },
+  });
   return body.result.find((r) => r.name === name)!.id;
 }
 
@@ -164,9 +168,15 @@ describe.runIf(enabled)('row-level security in migrations a (6.1.0) → b (6.1.0
     const [filtered, plain] = task.result.items;
     expect(filtered).toMatchObject({ status: 'failed', outcome: 'failed', step: 'rls', code: 'rls_mismatch' });
     expect(filtered.error).toContain(`rule '${westRule}' is missing in the target`);
-    expect(filtered.rls.source_rules).toEqual([expect.objectContaining({ name: westRule, tables: [expect.objectContaining({ table_name: `${P}_sales` })] })]);
+    expect(filtered.rls.source_rules).toEqual([
+      expect.objectContaining({ name: westRule, tables: [expect.objectContaining({ table_name: `${P}_sales` })] }),
+    ]);
     expect(filtered.rls.target_rules).toEqual([]);
-    expect(filtered.next_actions.map((n: any) => n.action)).toEqual(['retry_with_rls_copy', 'retry_with_rls_ignore', 'fix_rls_in_superset']);
+    expect(filtered.next_actions.map((n: any) => n.action)).toEqual([
+      'retry_with_rls_copy',
+      'retry_with_rls_ignore',
+      'fix_rls_in_superset',
+    ]);
     expect(filtered.next_actions[0].request.body).toMatchObject({ dashboard_ids: [dash.filtered], rls: 'copy' });
     expect(await dashboardIn(b, `${P} sales`)).toBe(false);
     expect(plain).toMatchObject({ status: 'imported', outcome: 'succeeded' });
@@ -175,12 +185,18 @@ describe.runIf(enabled)('row-level security in migrations a (6.1.0) → b (6.1.0
 
   it('copies the rules with rls "copy" (a dry run first writes nothing); a role missing in the target fails its dashboard before import; a rerun is clean', async () => {
     const dry = await migrate(envB, [dash.filtered], { dry_run: true, rls: 'copy' });
-    expect(dry.result.items[0]).toMatchObject({ status: 'planned', rls: { mode: 'copy', writes: [{ rule: westRule, action: 'create', done: false }] } });
+    expect(dry.result.items[0]).toMatchObject({
+      status: 'planned',
+      rls: { mode: 'copy', writes: [{ rule: westRule, action: 'create', done: false }] },
+    });
     expect(await rulesIn(b)).toEqual([]);
 
     const task = await migrate(envB, [dash.filtered, dash.foreignRole], { rls: 'copy' });
     const [filtered, foreign] = task.result.items;
-    expect(filtered).toMatchObject({ status: 'imported', rls: { mode: 'copy', writes: [expect.objectContaining({ rule: westRule, action: 'create', done: true })] } });
+    expect(filtered).toMatchObject({
+      status: 'imported',
+      rls: { mode: 'copy', writes: [expect.objectContaining({ rule: westRule, action: 'create', done: true })] },
+    });
     expect(foreign).toMatchObject({ status: 'failed', step: 'rls', code: 'rls_role_missing', rls: { missing_roles: [onlyInA] } });
     expect(foreign.next_actions.map((n: any) => n.action)).toEqual(['create_role', 'retry_with_rls_ignore']);
     expect(await dashboardIn(b, `${P} orders`)).toBe(false);
@@ -194,7 +210,11 @@ describe.runIf(enabled)('row-level security in migrations a (6.1.0) → b (6.1.0
 
     const again = await migrate(envB, [dash.filtered]);
     expect(again.status).toBe('SUCCEEDED');
-    expect(again.result.items[0].rls).toMatchObject({ mode: 'strict', differences: [], target_rules: [expect.objectContaining({ name: westRule })] });
+    expect(again.result.items[0].rls).toMatchObject({
+      mode: 'strict',
+      differences: [],
+      target_rules: [expect.objectContaining({ name: westRule })],
+    });
     expect(await rulesIn(b)).toHaveLength(1);
   });
 
@@ -203,11 +223,19 @@ describe.runIf(enabled)('row-level security in migrations a (6.1.0) → b (6.1.0
     expect(task.status).toBe('SUCCEEDED');
     expect(task.result.items[0]).toMatchObject({
       status: 'imported',
-      rls: { mode: 'ignore', ignored_by_request: true, differences: [expect.objectContaining({ rule: ordersRule, difference: 'missing_in_target' })] },
+      rls: {
+        mode: 'ignore',
+        ignored_by_request: true,
+        differences: [expect.objectContaining({ rule: ordersRule, difference: 'missing_in_target' })],
+      },
     });
     const report = (await admin('GET', `/api/reports/${task.id}`)).body.report;
     expect(report.diagnostics).toContainEqual(
-      expect.objectContaining({ severity: 'warning', where: expect.objectContaining({ step: 'rls' }), message: expect.stringContaining('chose to ignore') }),
+      expect.objectContaining({
+        severity: 'warning',
+        where: expect.objectContaining({ step: 'rls' }),
+        message: expect.stringContaining('chose to ignore'),
+      }),
     );
     expect((await rulesIn(b)).map((r) => r.name)).toEqual([westRule]);
   });
@@ -242,7 +270,10 @@ describe.runIf(enabled)('row-level security in backups of a', () => {
     expect(rr.status, rr.text).toBe(202);
     const restore = await waitTask(h, rr.body.task_id);
     expect(restore.status, JSON.stringify(restore.result?.items)).toBe('SUCCEEDED');
-    expect(restore.result.items[0].rls).toMatchObject({ rules: 1, writes: [expect.objectContaining({ rule: westRule, action: 'create' })] });
+    expect(restore.result.items[0].rls).toMatchObject({
+      rules: 1,
+      writes: [expect.objectContaining({ rule: westRule, action: 'create' })],
+    });
     const back = (await rulesIn(a)).find((x) => x.name === westRule)!;
     expect(back).toMatchObject({ filter_type: 'Regular', clause: "region = 'NA'", group_key: 'region' });
     expect(back.tables.map((t) => t.id)).toEqual([datasetA.sales]);

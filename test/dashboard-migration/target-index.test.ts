@@ -22,7 +22,9 @@ function upstream() {
     listDatabases: async () => [{ id: 1, uuid: 'db-1', database_name: 'warehouse' }],
     rlsRules: async () => {
       calls.push('rls');
-      return [{ id: 9, name: 'emea only', filter_type: 'Regular', clause: "region = 'EMEA'", group_key: null, tables: [{ id: 4 }], roles: [] }];
+      return [
+        { id: 9, name: 'emea only', filter_type: 'Regular', clause: "region = 'EMEA'", group_key: null, tables: [{ id: 4 }], roles: [] },
+      ];
     },
     async listRows(resource: IndexedResource, _columns: string[], afterId?: number) {
       calls.push(`${resource}${afterId === undefined ? '' : `>${afterId}`}`);
@@ -38,7 +40,15 @@ function upstream() {
 }
 
 const bundleWith = (files: Record<string, Record<string, unknown>>) =>
-  new Bundle('b', new Map(Object.entries({ 'metadata.yaml': {}, ...files }).map(([path, content]) => [path, { path, kind: path.split('/')[0] as never, content }])));
+  new Bundle(
+    'b',
+    new Map(
+      Object.entries({ 'metadata.yaml': {}, ...files }).map(([path, content]) => [
+        path,
+        { path, kind: path.split('/')[0] as never, content },
+      ]),
+    ),
+  );
 
 describe('the target index', () => {
   it('refreshes its kinds side by side: every list is asked before the first answers', async () => {
@@ -114,7 +124,11 @@ describe('the target index', () => {
     u.listRows = async (resource, columns, afterId) => {
       if (afterId !== undefined) {
         u.calls.push(`${resource}>${afterId} refused`);
-        throw new SupersetApiError({ method: 'GET', path: `/api/v1/${resource}/`, upstreamStatus: 400 }, 'Filter column: id not allowed to filter', {});
+        throw new SupersetApiError(
+          { method: 'GET', path: `/api/v1/${resource}/`, upstreamStatus: 400 },
+          'Filter column: id not allowed to filter',
+          {},
+        );
       }
       return listRows(resource, columns);
     };
@@ -136,7 +150,10 @@ describe('the target index', () => {
     expect(await index.refreshDashboardsChanged(1, started)).toBe(true);
     expect(u.calls.filter((c) => c.startsWith('recent'))).toEqual([]);
     // A first migration imported one; someone created another (their rows say no change time).
-    u.rows.dashboard.push({ id: 1, uuid: 'd-1', slug: 'sales', dashboard_title: 'Sales' }, { id: 2, uuid: 'd-2', slug: 'other', dashboard_title: 'Other' });
+    u.rows.dashboard.push(
+      { id: 1, uuid: 'd-1', slug: 'sales', dashboard_title: 'Sales' },
+      { id: 2, uuid: 'd-2', slug: 'other', dashboard_title: 'Other' },
+    );
     expect(await index.refreshDashboardsChanged(1)).toBe(true);
     expect(index.dashboardBySlug('sales')?.id).toBe(1);
     expect(index.dashboardBySlug('other')?.id).toBe(2);
@@ -180,7 +197,13 @@ describe('the target index', () => {
     expect(empty.calls).not.toContain('rls');
 
     const populated = upstream();
-    populated.rows.dataset.push({ id: 4, uuid: 'ds-4', table_name: 'sales', schema: null, database: { id: 1, database_name: 'warehouse' } });
+    populated.rows.dataset.push({
+      id: 4,
+      uuid: 'ds-4',
+      table_name: 'sales',
+      schema: null,
+      database: { id: 1, database_name: 'warehouse' },
+    });
     const index = await TargetIndex.build(populated, { rls: 'withDatasets' });
     // Read ahead as the dataset list landed, and once: the comparison takes that read.
     expect(populated.calls.filter((c) => c === 'rls')).toHaveLength(1);

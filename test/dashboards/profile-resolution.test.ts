@@ -27,7 +27,10 @@ beforeAll(async () => {
     related.addUser({ username: 'dave.k', first_name: 'Dave', last_name: 'King', email: 'dave@example.com' }).id,
     related.addUser({ username: 'd.queen', first_name: 'Dave', last_name: 'Queen', email: 'dave@other.example.org' }).id,
   ];
-  daveBoards = [related.addDashboard({ title: 'King board', owners: [daves[0]] }).id, related.addDashboard({ title: 'Queen board', owners: [daves[1]] }).id];
+  daveBoards = [
+    related.addDashboard({ title: 'King board', owners: [daves[0]] }).id,
+    related.addDashboard({ title: 'Queen board', owners: [daves[1]] }).id,
+  ];
   related.addDashboard({ title: 'Nobody of theirs', owners: [1] });
 
   exactEnv = await createEnvironment(h, { baseUrl: exact.baseUrl, username: exact.username, password: exact.password });
@@ -39,7 +42,10 @@ afterAll(async () => {
 });
 
 const bind = async (username: string) => {
-  const r = await h.request('PATCH', '/api/profile/preferences', { token: h.adminToken, json: { profile_filter_enabled: true, superset_username: username } });
+  const r = await h.request('PATCH', '/api/profile/preferences', {
+    token: h.adminToken,
+    json: { profile_filter_enabled: true, superset_username: username },
+  });
   expect(r.status, r.text).toBe(200);
 };
 const list = (env: string) => h.request('GET', `/api/dashboards?env_id=${env}&page_size=100`, { token: h.adminToken });
@@ -78,6 +84,10 @@ describe('profile filter rule 2: resolving the bound username', () => {
     await bind('erin');
     const r = await list(exactEnv);
     expect(r.body.total).toBe(1);
-    expect(r.body.effective_profile_filter.resolution).toMatchObject({ status: 'resolved', via: 'security_api', candidates: [{ display_name: 'Erin Example' }] });
+    expect(r.body.effective_profile_filter.resolution).toMatchObject({
+      status: 'resolved',
+      via: 'security_api',
+      candidates: [{ display_name: 'Erin Example' }],
+    });
   });
 });

@@ -11,13 +11,35 @@ import { parseDictionaryCsv } from '../../lib/dictionary/csv.ts';
 describe('dashboard links', () => {
   const base = 'https://bi.example.com/analytics';
   it('reads ids, slugs and permalinks, under the base path or not', () => {
-    expect(parseDashboardLink('https://bi.example.com/analytics/superset/dashboard/12/', base)).toEqual({ kind: 'dashboard_id', dashboardId: 12 });
-    expect(parseDashboardLink('/superset/dashboard/sales-q1/?native_filters_key=x', base)).toEqual({ kind: 'dashboard_slug', slug: 'sales-q1' });
-    expect(parseDashboardLink('https://bi.example.com/analytics/superset/dashboard/p/AbC123xyz_-/', base)).toEqual({ kind: 'permalink', key: 'AbC123xyz_-', dashboardRef: null });
-    expect(parseDashboardLink('/superset/dashboard/7/?permalink_key=KeY123', base)).toEqual({ kind: 'permalink', key: 'KeY123', dashboardRef: '7' });
+    expect(parseDashboardLink('https://bi.example.com/analytics/superset/dashboard/12/', base)).toEqual({
+      kind: 'dashboard_id',
+      dashboardId: 12,
+    });
+    expect(parseDashboardLink('/superset/dashboard/sales-q1/?native_filters_key=x', base)).toEqual({
+      kind: 'dashboard_slug',
+      slug: 'sales-q1',
+    });
+    expect(parseDashboardLink('https://bi.example.com/analytics/superset/dashboard/p/AbC123xyz_-/', base)).toEqual({
+      kind: 'permalink',
+      key: 'AbC123xyz_-',
+      dashboardRef: null,
+    });
+    expect(parseDashboardLink('/superset/dashboard/7/?permalink_key=KeY123', base)).toEqual({
+      kind: 'permalink',
+      key: 'KeY123',
+      dashboardRef: '7',
+    });
   });
   it('refuses what is not a dashboard link', () => {
-    for (const bad of ['/explore/?slice_id=1', 'ftp://x/superset/dashboard/1/', '/superset/dashboard/p/', '/superset/dashboard/1/extra/', '/superset/dashboard/99999999999/', '\u0005îmä%', '/superset/dashboard/%E4/']) {
+    for (const bad of [
+      '/explore/?slice_id=1',
+      'ftp://x/superset/dashboard/1/',
+      '/superset/dashboard/p/',
+      '/superset/dashboard/1/extra/',
+      '/superset/dashboard/99999999999/',
+      '\u0005îmä%',
+      '/superset/dashboard/%E4/',
+    ]) {
       expect(() => parseDashboardLink(bad, base), bad).toThrow(LinkError);
     }
   });
@@ -61,13 +83,27 @@ describe('filters and the execution snapshot', () => {
     const meta = {
       native_filter_configuration: [
         { id: 'A', name: 'Region', filterType: 'filter_select', targets: [{ datasetId: 3, column: { name: 'region' } }] },
-        { id: 'B', name: 'Year', filterType: 'filter_select', targets: [{ datasetId: 3, column: { name: 'year' } }], defaultDataMask: { filterState: { value: [2024] } } },
+        {
+          id: 'B',
+          name: 'Year',
+          filterType: 'filter_select',
+          targets: [{ datasetId: 3, column: { name: 'year' } }],
+          defaultDataMask: { filterState: { value: [2024] } },
+        },
         { id: 'D', type: 'DIVIDER', name: 'divider' },
       ],
     };
-    const f = importFilters(meta, { A: { extraFormData: { filters: [{ col: 'region', op: 'IN', val: ['NA'] }] }, filterState: { value: ['NA'] } } });
+    const f = importFilters(meta, {
+      A: { extraFormData: { filters: [{ col: 'region', op: 'IN', val: ['NA'] }] }, filterState: { value: ['NA'] } },
+    });
     expect(f).toHaveLength(2);
-    expect(f[0]).toMatchObject({ id: 'A', column: 'region', raw_value: ['NA'], normalized: [{ col: 'region', op: 'IN', val: ['NA'] }], value_source: 'permalink' });
+    expect(f[0]).toMatchObject({
+      id: 'A',
+      column: 'region',
+      raw_value: ['NA'],
+      normalized: [{ col: 'region', op: 'IN', val: ['NA'] }],
+      value_source: 'permalink',
+    });
     expect(f[1]).toMatchObject({ id: 'B', raw_value: [2024], normalized: null, value_source: 'default' });
     expect(maskFilterValues(f[0]!)).toMatchObject({ raw_value: '***', normalized: [{ col: 'region', op: 'IN', val: '***' }] });
   });
@@ -96,10 +132,13 @@ describe('filters and the execution snapshot', () => {
   });
 
   it('proposes mappings by column for filter_values and by name for url_param', () => {
-    const m = proposeMappings([filter({ id: 'a', column: 'Region' }), filter({ id: 'b', name: 'Product', column: 'prod_code' }), filter({ id: 'c', column: 'z' })], [
-      { name: 'region', kind: 'filter_values' },
-      { name: 'product', kind: 'url_param' },
-    ]);
+    const m = proposeMappings(
+      [filter({ id: 'a', column: 'Region' }), filter({ id: 'b', name: 'Product', column: 'prod_code' }), filter({ id: 'c', column: 'z' })],
+      [
+        { name: 'region', kind: 'filter_values' },
+        { name: 'product', kind: 'url_param' },
+      ],
+    );
     expect(m).toEqual([
       { filter_id: 'a', variable: 'region', variable_kind: 'filter_values' },
       { filter_id: 'b', variable: 'product', variable_kind: 'url_param' },
@@ -120,13 +159,21 @@ describe('candidate ranking', () => {
   };
   const accepted = new Map([['revenue', { description: 'LLM text', suggestion_ids: ['s1'] }]]);
   it('puts a dictionary exact match (table-specific first) above fuzzy, Superset and LLM candidates', () => {
-    const c = rankCandidates({ kind: 'column', name: 'revenue', superset: { verbose_name: null, description: 'In Superset' } }, { table: 'sales', dictionary, accepted });
+    const c = rankCandidates(
+      { kind: 'column', name: 'revenue', superset: { verbose_name: null, description: 'In Superset' } },
+      { table: 'sales', dictionary, accepted },
+    );
     expect(c.map((x) => x.provenance)).toEqual(['dictionary', 'fuzzy', 'superset', 'llm']);
     expect(c[0]).toMatchObject({ label: 'Sales revenue', source: { dictionary_version: 3 } });
     expect(c[1]).toMatchObject({ label: 'Revenues' });
   });
   it('leaves a field with no candidate unresolved', () => {
-    expect(rankCandidates({ kind: 'metric', name: 'count', superset: { verbose_name: null, description: null } }, { table: 't', dictionary, accepted })).toEqual([]);
+    expect(
+      rankCandidates(
+        { kind: 'metric', name: 'count', superset: { verbose_name: null, description: null } },
+        { table: 't', dictionary, accepted },
+      ),
+    ).toEqual([]);
   });
 });
 

@@ -45,7 +45,10 @@ describe.runIf(S)('dataset review previews: typed values are bound or quoted, ro
     analyst = await createUserWithRoles(h, `${p}analyst`, ['Operator']);
     // Runs reviews, but may not read datasets.
     reviewerRole = `${p}Reviewer`;
-    const role = await h.request('POST', '/api/admin/roles', { token: h.adminToken, json: { name: reviewerRole, permissions: ['dataset_review:READ', 'dataset_review:WRITE'] } });
+    const role = await h.request('POST', '/api/admin/roles', {
+      token: h.adminToken,
+      json: { name: reviewerRole, permissions: ['dataset_review:READ', 'dataset_review:WRITE'] },
+    });
     expect(role.status, role.text).toBe(201);
     reviewer = await createUserWithRoles(h, `${p}reviewer`, [reviewerRole]);
   });
@@ -54,7 +57,8 @@ describe.runIf(S)('dataset review previews: typed values are bound or quoted, ro
     await h?.close();
   });
 
-  const as = (token: string) => (method: string, path: string, json?: unknown) => h.request(method, path, { token, ...(json === undefined ? {} : { json }) });
+  const as = (token: string) => (method: string, path: string, json?: unknown) =>
+    h.request(method, path, { token, ...(json === undefined ? {} : { json }) });
 
   /** A session on the fixture's permalink with the product filter's value set by hand; the preview. */
   async function previewWithProduct(token: string, fixture: ReviewFixture, value: unknown) {
@@ -76,7 +80,13 @@ describe.runIf(S)('dataset review previews: typed values are bound or quoted, ro
 
     const injected = await previewWithProduct(analyst.token, pasting, "x' OR '1'='1");
     expect(injected.r.status, injected.r.text).toBe(200);
-    expect(injected.r.body.preview, JSON.stringify(injected.r.body.preview)).toMatchObject({ status: 'failed', step: 'check', rows: [], row_count: null, compiled_sql: null });
+    expect(injected.r.body.preview, JSON.stringify(injected.r.body.preview)).toMatchObject({
+      status: 'failed',
+      step: 'check',
+      rows: [],
+      row_count: null,
+      compiled_sql: null,
+    });
     expect(injected.r.body.preview.error).toMatch(/changes the query itself/);
   });
 

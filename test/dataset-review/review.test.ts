@@ -41,7 +41,8 @@ describe.runIf(S)('dataset review against real Superset', () => {
     await h?.close();
   });
 
-  const call = (token: string) => (method: string, path: string, json?: unknown) => h.request(method, path, { token, ...(json === undefined ? {} : { json }) });
+  const call = (token: string) => (method: string, path: string, json?: unknown) =>
+    h.request(method, path, { token, ...(json === undefined ? {} : { json }) });
 
   async function start(token: string, envId: string, link: string) {
     const r = await call(token)('POST', BASE, { env_id: envId, link });
@@ -93,14 +94,34 @@ describe.runIf(S)('dataset review against real Superset', () => {
         value_source: 'permalink',
         column_in_dataset: true,
       });
-      expect(byId[FILTER_PRODUCT]).toMatchObject({ column: 'product', raw_value: ['widget'], value_source: 'permalink', column_in_dataset: true });
+      expect(byId[FILTER_PRODUCT]).toMatchObject({
+        column: 'product',
+        raw_value: ['widget'],
+        value_source: 'permalink',
+        column_in_dataset: true,
+      });
       expect(s.template_variables).toEqual(
-        expect.arrayContaining([expect.objectContaining({ name: 'region', kind: 'filter_values' }), expect.objectContaining({ name: 'product', kind: 'url_param' })]),
+        expect.arrayContaining([
+          expect.objectContaining({ name: 'region', kind: 'filter_values' }),
+          expect.objectContaining({ name: 'product', kind: 'url_param' }),
+        ]),
       );
       const mapping = Object.fromEntries(s.mappings.map((m: any) => [m.filter_id, m]));
-      expect(mapping[FILTER_REGION]).toMatchObject({ variable: 'region', variable_kind: 'filter_values', origin: 'proposed', approved: false });
-      expect(mapping[FILTER_PRODUCT]).toMatchObject({ variable: 'product', variable_kind: 'url_param', origin: 'proposed', approved: false });
-      expect(s.fields.map((f: any) => `${f.kind}:${f.name}`)).toEqual(expect.arrayContaining(['column:region', 'column:product', 'column:units']));
+      expect(mapping[FILTER_REGION]).toMatchObject({
+        variable: 'region',
+        variable_kind: 'filter_values',
+        origin: 'proposed',
+        approved: false,
+      });
+      expect(mapping[FILTER_PRODUCT]).toMatchObject({
+        variable: 'product',
+        variable_kind: 'url_param',
+        origin: 'proposed',
+        approved: false,
+      });
+      expect(s.fields.map((f: any) => `${f.kind}:${f.name}`)).toEqual(
+        expect.arrayContaining(['column:region', 'column:product', 'column:units']),
+      );
       // Nothing describes these columns yet: explicitly unresolved, and the clarification asks.
       expect(s.fields.find((f: any) => f.name === 'units')).toMatchObject({ provenance: 'unresolved', status: 'unresolved', label: null });
 
@@ -144,10 +165,19 @@ describe.runIf(S)('dataset review against real Superset', () => {
       const c = (await as('GET', `${BASE}/${s.id}/clarification`)).body;
       expect(c.question).toMatchObject({ key: `filter_mapping:${FILTER_REGION}`, kind: 'filter_mapping' });
       expect(c.question.options.map((o: any) => o.value)).toEqual(['filter_values:region', 'none']);
-      r = await as('POST', `${BASE}/${s.id}/clarification/answers`, { version: c.version, question_key: c.question.key, answer: { option: 'filter_values:region' } });
+      r = await as('POST', `${BASE}/${s.id}/clarification/answers`, {
+        version: c.version,
+        question_key: c.question.key,
+        answer: { option: 'filter_values:region' },
+      });
       expect(r.status, r.text).toBe(200);
       const after = (await as('GET', `${BASE}/${s.id}`)).body;
-      expect(after.mappings.find((m: any) => m.filter_id === FILTER_REGION)).toMatchObject({ variable: 'region', variable_kind: 'filter_values', origin: 'manual', approved: false });
+      expect(after.mappings.find((m: any) => m.filter_id === FILTER_REGION)).toMatchObject({
+        variable: 'region',
+        variable_kind: 'filter_values',
+        origin: 'manual',
+        approved: false,
+      });
       // A manual value replaces the imported one in the snapshot.
       r = await as('PATCH', `${BASE}/${s.id}/mappings/${region.id}`, { version: after.version, value: ['APAC'] });
       expect(r.status, r.text).toBe(200);
@@ -157,7 +187,7 @@ describe.runIf(S)('dataset review against real Superset', () => {
       expect(p.body.preview.row_count).toBe(2);
     });
 
-    it("previews the exact query: the row count equals the compiled SQL run in SQL Lab, and the version moves so launch can follow", async () => {
+    it('previews the exact query: the row count equals the compiled SQL run in SQL Lab, and the version moves so launch can follow', async () => {
       const s = await start(analyst.token, envId, fx.permalinkUrl);
       const r = await call(analyst.token)('POST', `${BASE}/${s.id}/preview`, { version: s.version });
       expect(r.status, r.text).toBe(200);
@@ -194,7 +224,12 @@ describe.runIf(S)('dataset review against real Superset', () => {
       expect(s.state).toBe('recovery-required');
       expect(s.recovery_markers).toEqual([expect.objectContaining({ kind: 'chart', ref: String(broken.spareChartId) })]);
       expect(s.dataset).toMatchObject({ id: broken.datasetId });
-      expect(s.charts).toEqual(expect.arrayContaining([expect.objectContaining({ id: broken.spareChartId, missing: true }), expect.objectContaining({ id: broken.chartId, missing: false })]));
+      expect(s.charts).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ id: broken.spareChartId, missing: true }),
+          expect.objectContaining({ id: broken.chartId, missing: false }),
+        ]),
+      );
       // No permalink: the filters are imported without values, and a preview adds nothing for them.
       expect(s.imported_filters.every((f: any) => f.value_source === 'none' && f.raw_value === null)).toBe(true);
       const p = await call(analyst.token)('POST', `${BASE}/${s.id}/preview`, { version: s.version });
@@ -232,7 +267,7 @@ describe.runIf(S)('dataset review against real Superset', () => {
       expect(r.body.preview.error).not.toMatch(/dashboard/i);
     });
 
-    it('asks which dataset when the dashboard shows two, records the answer, then recovers it; a failing query gives a failed preview with the database\'s reason', async () => {
+    it("asks which dataset when the dashboard shows two, records the answer, then recovers it; a failing query gives a failed preview with the database's reason", async () => {
       const inst = superset('a');
       const two = await createReviewFixture(client, { prefix: uniquePrefix('rv2'), dataDir: inst.dataDir, baseUrl, secondDataset: true });
       const s = await start(analyst.token, envId, `${baseUrl}/superset/dashboard/${two.dashboardId}/`);
@@ -246,19 +281,38 @@ describe.runIf(S)('dataset review against real Superset', () => {
       const noPreview = await as('POST', `${BASE}/${s.id}/preview`, { version: s.version });
       expect(noPreview.status).toBe(409);
       expect(noPreview.body.code).toBe('no_dataset');
-      const bad = await as('POST', `${BASE}/${s.id}/clarification/answers`, { version: s.version, question_key: 'dataset_choice', answer: { option: '999999' } });
+      const bad = await as('POST', `${BASE}/${s.id}/clarification/answers`, {
+        version: s.version,
+        question_key: 'dataset_choice',
+        answer: { option: '999999' },
+      });
       expect(bad.status).toBe(400);
-      const r = await as('POST', `${BASE}/${s.id}/clarification/answers`, { version: s.version, question_key: 'dataset_choice', answer: { option: String(two.datasetId) }, feedback: 'useful' });
+      const r = await as('POST', `${BASE}/${s.id}/clarification/answers`, {
+        version: s.version,
+        question_key: 'dataset_choice',
+        answer: { option: String(two.datasetId) },
+        feedback: 'useful',
+      });
       expect(r.status, r.text).toBe(200);
       expect(r.body.version).toBe(s.version + 1);
       expect(r.body.question?.key).not.toBe('dataset_choice');
       const chosen = (await as('GET', `${BASE}/${s.id}`)).body;
       expect(chosen.dataset).toMatchObject({ id: two.datasetId, kind: 'virtual' });
       expect(chosen.fields.map((f: any) => f.name)).toEqual(expect.arrayContaining(['region', 'product', 'units']));
-      expect(chosen.mappings.find((m: any) => m.filter_id === FILTER_REGION)).toMatchObject({ variable: 'region', variable_kind: 'filter_values' });
+      expect(chosen.mappings.find((m: any) => m.filter_id === FILTER_REGION)).toMatchObject({
+        variable: 'region',
+        variable_kind: 'filter_values',
+      });
       expect(chosen.imported_filters.every((f: any) => f.column_in_dataset === true)).toBe(true);
       const records = await h.knex('review_clarifications').where({ session_id: s.id });
-      expect(records).toEqual([expect.objectContaining({ question_key: 'dataset_choice', answer: { option: String(two.datasetId) }, feedback: 'useful', session_version: s.version })]);
+      expect(records).toEqual([
+        expect.objectContaining({
+          question_key: 'dataset_choice',
+          answer: { option: String(two.datasetId) },
+          feedback: 'useful',
+          session_version: s.version,
+        }),
+      ]);
 
       // The table disappears from the database: Superset still compiles, the database refuses to run it.
       const { DatabaseSync } = await import('node:sqlite');
@@ -271,13 +325,18 @@ describe.runIf(S)('dataset review against real Superset', () => {
       expect(p.body.preview.error).toMatch(/no such table/i);
       expect(p.body.version).toBe(chosen.version + 1);
       const v = (await as('GET', `${BASE}/${s.id}/exports/validation`)).body;
-      expect(v.checks.find((x: any) => x.id === 'preview')).toMatchObject({ passed: false, detail: expect.stringMatching(/no such table/i) });
+      expect(v.checks.find((x: any) => x.id === 'preview')).toMatchObject({
+        passed: false,
+        detail: expect.stringMatching(/no such table/i),
+      });
     });
 
     it('refuses stale versions with 409 version_conflict and current_version; of concurrent writers exactly one wins', async () => {
       const s = await start(analyst.token, envId, fx.permalinkUrl);
       const as = call(analyst.token);
-      const writers = await Promise.all(Array.from({ length: 6 }, (_, i) => as('PATCH', `${BASE}/${s.id}`, { version: s.version, title: `writer ${i}` })));
+      const writers = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => as('PATCH', `${BASE}/${s.id}`, { version: s.version, title: `writer ${i}` })),
+      );
       const won = writers.filter((r) => r.status === 200);
       const lost = writers.filter((r) => r.status === 409);
       expect(won.length).toBe(1);
@@ -298,7 +357,11 @@ describe.runIf(S)('dataset review against real Superset', () => {
         as('POST', `${BASE}/${s.id}/fields/${field.id}/lock`, { version: now.version }),
       ]);
       expect(mixed.filter((r) => r.status === 200).length).toBe(1);
-      expect(mixed.filter((r) => r.status === 409).every((r) => r.body.code === 'version_conflict' && r.body.current_version === now.version + 1)).toBe(true);
+      expect(
+        mixed
+          .filter((r) => r.status === 409)
+          .every((r) => r.body.code === 'version_conflict' && r.body.current_version === now.version + 1),
+      ).toBe(true);
 
       // Every mutation the spec names refuses a stale version, and changes nothing.
       const stale = now.version;
@@ -350,13 +413,31 @@ describe.runIf(S)('dataset review against real Superset', () => {
       expect(f('product')).toMatchObject({ provenance: 'unresolved', status: 'unresolved' });
 
       const as = call(analyst.token);
-      let r = await as('PUT', `${BASE}/${s.id}/fields/${f('units').id}`, { version: s.version, label: 'Units sold', description: 'Units on the order line' });
+      let r = await as('PUT', `${BASE}/${s.id}/fields/${f('units').id}`, {
+        version: s.version,
+        label: 'Units sold',
+        description: 'Units on the order line',
+      });
       expect(r.status, r.text).toBe(200);
-      expect(r.body.field).toMatchObject({ provenance: 'manual', status: 'manual', locked: true, label: 'Units sold', updated_by: expect.stringContaining('analyst') });
+      expect(r.body.field).toMatchObject({
+        provenance: 'manual',
+        status: 'manual',
+        locked: true,
+        label: 'Units sold',
+        updated_by: expect.stringContaining('analyst'),
+      });
       expect(r.body.field.source).toMatchObject({ set_by: expect.stringContaining('analyst'), set_at: expect.any(String) });
-      r = await as('POST', `${BASE}/${s.id}/fields/${f('region').id}/feedback`, { version: r.body.version, verdict: 'useful', comment: 'right term' });
+      r = await as('POST', `${BASE}/${s.id}/fields/${f('region').id}/feedback`, {
+        version: r.body.version,
+        verdict: 'useful',
+        comment: 'right term',
+      });
       expect(r.status, r.text).toBe(200);
-      expect(r.body.feedback).toMatchObject({ verdict: 'useful', comment: 'right term', value_at_feedback: { label: 'Region', provenance: 'dictionary' } });
+      expect(r.body.feedback).toMatchObject({
+        verdict: 'useful',
+        comment: 'right term',
+        value_at_feedback: { label: 'Region', provenance: 'dictionary' },
+      });
       expect(r.body.field.label).toBe('Region');
 
       const v2 = await h.request('POST', `/api/dataset-review/dictionaries/${dict.body.id}/versions`, {
@@ -367,7 +448,11 @@ describe.runIf(S)('dataset review against real Superset', () => {
       expect(v2.body).toMatchObject({ version: 2, sessions_updated: expect.any(Number) });
       const after = (await as('GET', `${BASE}/${s.id}`)).body;
       expect(after.version).toBeGreaterThan(r.body.version);
-      expect(f('region', after)).toMatchObject({ status: 'needs_review', label: 'Region', pending_candidate: { provenance: 'dictionary', label: 'Sales region' } });
+      expect(f('region', after)).toMatchObject({
+        status: 'needs_review',
+        label: 'Region',
+        pending_candidate: { provenance: 'dictionary', label: 'Sales region' },
+      });
       expect(f('units', after)).toMatchObject({ status: 'manual', locked: true, label: 'Units sold', pending_candidate: null });
       const validation = (await as('GET', `${BASE}/${s.id}/exports/validation`)).body;
       expect(validation.checks.find((c: any) => c.id === 'fields_reviewed')).toMatchObject({ passed: false });
@@ -376,7 +461,11 @@ describe.runIf(S)('dataset review against real Superset', () => {
       let c = (await as('GET', `${BASE}/${s.id}/clarification`)).body;
       expect(c.blocking).toBe(true);
       expect(c.question).toMatchObject({ kind: 'field_review', ref: f('region', after).id });
-      const wrongKey = await as('POST', `${BASE}/${s.id}/clarification/answers`, { version: after.version, question_key: 'dataset_choice', answer: { option: 'x' } });
+      const wrongKey = await as('POST', `${BASE}/${s.id}/clarification/answers`, {
+        version: after.version,
+        question_key: 'dataset_choice',
+        answer: { option: 'x' },
+      });
       expect(wrongKey.status).toBe(409);
       expect(wrongKey.body.code).toBe('not_current_question');
       r = await as('POST', `${BASE}/${s.id}/clarification/answers`, {
@@ -392,14 +481,24 @@ describe.runIf(S)('dataset review against real Superset', () => {
       const answered = (await as('GET', `${BASE}/${s.id}`)).body;
       expect(f('region', answered)).toMatchObject({ status: 'proposed', label: 'Sales region', provenance: 'dictionary' });
       const rows = await h.knex('review_clarifications').where({ session_id: s.id });
-      expect(rows).toEqual([expect.objectContaining({ question_key: c.question.key, feedback: 'useful', feedback_comment: 'clear question', session_version: after.version })]);
+      expect(rows).toEqual([
+        expect.objectContaining({
+          question_key: c.question.key,
+          feedback: 'useful',
+          feedback_comment: 'clear question',
+          session_version: after.version,
+        }),
+      ]);
       // Work through what is left: the unresolved product field.
       c = r.body;
       while (c.question) {
         const next = await as('POST', `${BASE}/${s.id}/clarification/answers`, {
           version: c.version,
           question_key: c.question.key,
-          answer: c.question.kind === 'field_meaning' ? { option: 'set', label: 'Product', description: 'Product line' } : { option: c.question.options.at(-1).value },
+          answer:
+            c.question.kind === 'field_meaning'
+              ? { option: 'set', label: 'Product', description: 'Product line' }
+              : { option: c.question.options.at(-1).value },
         });
         expect(next.status, next.text).toBe(200);
         c = next.body;
@@ -425,7 +524,11 @@ describe.runIf(S)('dataset review against real Superset', () => {
       expect(r.status).toBe(409);
       expect(r.body.code).toBe('mappings_unapproved');
       const units = s.fields.find((f: any) => f.name === 'units');
-      r = await as('PUT', `${BASE}/${s.id}/fields/${units.id}`, { version: s.version, label: 'Units sold', description: 'Units on the order line' });
+      r = await as('PUT', `${BASE}/${s.id}/fields/${units.id}`, {
+        version: s.version,
+        label: 'Units sold',
+        description: 'Units on the order line',
+      });
       r = await as('POST', `${BASE}/${s.id}/mappings/approve`, { version: r.body.version });
       r = await as('POST', `${BASE}/${s.id}/launch`, { version: r.body.version });
       expect(r.status).toBe(409);
@@ -451,7 +554,12 @@ describe.runIf(S)('dataset review against real Superset', () => {
         will_create: {
           env_id: envId,
           dataset_change: { dataset_id: fx.datasetId, dataset_name: expect.any(String), columns: expect.arrayContaining(['units']) },
-          saved_query: { label: expect.stringMatching(/^Reviewed: /), database_id: expect.any(Number), schema: expect.toBeOneOf([expect.any(String), null]), catalog: expect.toBeOneOf([expect.any(String), null]) },
+          saved_query: {
+            label: expect.stringMatching(/^Reviewed: /),
+            database_id: expect.any(Number),
+            schema: expect.toBeOneOf([expect.any(String), null]),
+            catalog: expect.toBeOneOf([expect.any(String), null]),
+          },
         },
       });
       expect(audit.launched_by_username).toContain('manager');
@@ -465,7 +573,10 @@ describe.runIf(S)('dataset review against real Superset', () => {
         saved_query: { id: expect.any(Number), url: expect.stringContaining('/sqllab/?savedQueryId=') },
       });
       const written = await readDataset(client, fx.datasetId);
-      expect(written.columns.find((c: any) => c.column_name === 'units')).toMatchObject({ verbose_name: 'Units sold', description: 'Units on the order line' });
+      expect(written.columns.find((c: any) => c.column_name === 'units')).toMatchObject({
+        verbose_name: 'Units sold',
+        description: 'Units on the order line',
+      });
       const saved = await client.request<any>('GET', `/api/v1/saved_query/${handoff.saved_query.id}`);
       expect(saved.result.sql).toMatch(/"?product"? = 'widget'/);
       const session = (await as('GET', `${BASE}/${s.id}`)).body;
@@ -476,7 +587,10 @@ describe.runIf(S)('dataset review against real Superset', () => {
       expect(undo.status, undo.text).toBe(200);
       const restored = await readDataset(client, fx.datasetId);
       const units0 = before.columns.find((c: any) => c.column_name === 'units');
-      expect(restored.columns.find((c: any) => c.column_name === 'units')).toMatchObject({ verbose_name: units0.verbose_name, description: units0.description });
+      expect(restored.columns.find((c: any) => c.column_name === 'units')).toMatchObject({
+        verbose_name: units0.verbose_name,
+        description: units0.description,
+      });
     });
   });
 
@@ -485,7 +599,12 @@ describe.runIf(S)('dataset review against real Superset', () => {
       const inst = superset('d');
       const client = await login(inst.baseUrl, inst.username, inst.password);
       try {
-        const envId = await createEnvironment(h, { baseUrl: inst.baseUrl, username: inst.username, password: inst.password, timeoutSeconds: 60 });
+        const envId = await createEnvironment(h, {
+          baseUrl: inst.baseUrl,
+          username: inst.username,
+          password: inst.password,
+          timeoutSeconds: 60,
+        });
         const fx = await createReviewFixture(client, { prefix: uniquePrefix('rvd'), dataDir: inst.dataDir, baseUrl: inst.baseUrl });
         const s = await start(manager.token, envId, fx.permalinkUrl);
         expect(s.state).toBe('ready');
@@ -494,10 +613,17 @@ describe.runIf(S)('dataset review against real Superset', () => {
         expect(r.status, r.text).toBe(200);
         const task = await approvePreviewLaunch(manager.token, (await call(manager.token)('GET', `${BASE}/${s.id}`)).body);
         expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');
-        expect((await readDataset(client, fx.datasetId)).columns.find((c: any) => c.column_name === 'region').verbose_name).toBe('Sales region');
-        const undo = await h.request('POST', `/api/datasets/changes/${task.result.items[0].change_id}/undo`, { token: h.adminToken, json: {} });
+        expect((await readDataset(client, fx.datasetId)).columns.find((c: any) => c.column_name === 'region').verbose_name).toBe(
+          'Sales region',
+        );
+        const undo = await h.request('POST', `/api/datasets/changes/${task.result.items[0].change_id}/undo`, {
+          token: h.adminToken,
+          json: {},
+        });
         expect(undo.status, undo.text).toBe(200);
-        expect((await readDataset(client, fx.datasetId)).columns.find((c: any) => c.column_name === 'region').verbose_name ?? null).toBeNull();
+        expect(
+          (await readDataset(client, fx.datasetId)).columns.find((c: any) => c.column_name === 'region').verbose_name ?? null,
+        ).toBeNull();
       } finally {
         client.close();
       }

@@ -2,7 +2,13 @@
 // reads `filter_values('region')` and `url_param('product')`, two charts on it, and a dashboard
 // with two native filters (region, product) — plus a permalink holding two filter values.
 import { join } from 'node:path';
-import { createDashboard, createDataset, createSqliteDatabase, createTableChart, type SupersetClient } from '../support/superset/fixtures.ts';
+import {
+  createDashboard,
+  createDataset,
+  createSqliteDatabase,
+  createTableChart,
+  type SupersetClient,
+} from '../support/superset/fixtures.ts';
 
 export interface ReviewFixture {
   tableName: string;
@@ -46,7 +52,12 @@ function nativeFilter(id: string, name: string, column: string, datasetId: numbe
 }
 
 function mask(id: string, column: string, values: string[]) {
-  return { id, extraFormData: { filters: [{ col: column, op: 'IN', val: values }] }, filterState: { value: values, label: values.join(', ') }, ownState: {} };
+  return {
+    id,
+    extraFormData: { filters: [{ col: column, op: 'IN', val: values }] },
+    filterState: { value: values, label: values.join(', ') },
+    ownState: {},
+  };
 }
 
 export async function createReviewFixture(
@@ -65,7 +76,9 @@ export async function createReviewFixture(
   const chart = await createTableChart(client, { name: `${opts.prefix} orders`, datasetId: ds.id, columns: ['region', 'units'] });
   const spare = await createTableChart(client, { name: `${opts.prefix} products`, datasetId: ds.id, columns: ['product', 'units'] });
   const second = opts.secondDataset ? await createDataset(client, { database: db.id, tableName }) : null;
-  const secondChart = second ? await createTableChart(client, { name: `${opts.prefix} raw`, datasetId: second.id, columns: ['region', 'product'] }) : null;
+  const secondChart = second
+    ? await createTableChart(client, { name: `${opts.prefix} raw`, datasetId: second.id, columns: ['region', 'product'] })
+    : null;
   const dash = await createDashboard(client, {
     title: `${opts.prefix} orders`,
     slug: `${opts.prefix}-orders`,
@@ -75,12 +88,18 @@ export async function createReviewFixture(
       ...(secondChart ? [{ id: secondChart.id, name: secondChart.name, uuid: secondChart.uuid }] : []),
     ],
     jsonMetadata: {
-      native_filter_configuration: [nativeFilter(FILTER_REGION, 'Region', 'region', ds.id), nativeFilter(FILTER_PRODUCT, 'Product', 'product', ds.id)],
+      native_filter_configuration: [
+        nativeFilter(FILTER_REGION, 'Region', 'region', ds.id),
+        nativeFilter(FILTER_PRODUCT, 'Product', 'product', ds.id),
+      ],
     },
   });
   const link = await client.request<{ key: string; url: string }>('POST', `/api/v1/dashboard/${dash.id}/permalink`, {
     json: {
-      dataMask: { [FILTER_REGION]: mask(FILTER_REGION, 'region', ['EMEA', 'NA']), [FILTER_PRODUCT]: mask(FILTER_PRODUCT, 'product', ['widget']) },
+      dataMask: {
+        [FILTER_REGION]: mask(FILTER_REGION, 'region', ['EMEA', 'NA']),
+        [FILTER_PRODUCT]: mask(FILTER_PRODUCT, 'product', ['widget']),
+      },
       activeTabs: [],
       urlParams: [],
     },

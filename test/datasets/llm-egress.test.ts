@@ -28,7 +28,12 @@ describe('LLM providers under ALLOWED_UPSTREAM_HOSTS', () => {
     expect(r.body.code).toBe('host_not_allowed');
     expect(await h.knex('llm_providers')).toHaveLength(0);
 
-    const ok = await admin('POST', '/api/admin/llm-providers', { name: 'named', base_url: 'https://llm.example.com/v1', model: 'm', api_key: 'k' });
+    const ok = await admin('POST', '/api/admin/llm-providers', {
+      name: 'named',
+      base_url: 'https://llm.example.com/v1',
+      model: 'm',
+      api_key: 'k',
+    });
     expect(ok.status, ok.text).toBe(201);
     const moved = await admin('PUT', `/api/admin/llm-providers/${ok.body.id}`, { base_url: llm.baseUrl, api_key: 'k2' });
     expect(moved.status).toBe(400);
@@ -50,7 +55,12 @@ describe('LLM providers under ALLOWED_UPSTREAM_HOSTS', () => {
     expect(seen).toBeGreaterThan(0);
 
     // Stored before the policy: straight through the store, past the route's check.
-    const row = await h.boot.context.stores.llmProviders.create({ name: 'stored', base_url: llm.baseUrl, model: 'm', api_key: 'stored-key-123' });
+    const row = await h.boot.context.stores.llmProviders.create({
+      name: 'stored',
+      base_url: llm.baseUrl,
+      model: 'm',
+      api_key: 'stored-key-123',
+    });
     const refused = await admin('POST', `/api/admin/llm-providers/${row.id}/test`);
     expect(refused.status).toBe(200);
     expect(refused.body).toMatchObject({ ok: false, error: { kind: 'refused', status: null } });

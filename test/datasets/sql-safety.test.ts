@@ -21,7 +21,7 @@ if (!S) console.warn('test/datasets/sql-safety.test.ts skipped: no real Superset
 const DICTIONARY_SQL = 'SELECT column_name, verbose_name, description FROM column_dictionary';
 const SECRET = 'top-secret-4711';
 
-describe.runIf(S)('SQL through SQL Lab runs only within the caller\'s rights (real Superset a)', () => {
+describe.runIf(S)("SQL through SQL Lab runs only within the caller's rights (real Superset a)", () => {
   let h: Harness;
   let client: SupersetClient;
   let envId: string;
@@ -49,7 +49,10 @@ describe.runIf(S)('SQL through SQL Lab runs only within the caller\'s rights (re
   });
 
   const post = (body: Record<string, unknown>, token: string) =>
-    h.request('POST', '/api/datasets/map-columns', { token, json: { env_id: envId, dataset_ids: [ds.id], source_type: 'sqllab', database_id: ds.databaseId, dry_run: true, ...body } });
+    h.request('POST', '/api/datasets/map-columns', {
+      token,
+      json: { env_id: envId, dataset_ids: [ds.id], source_type: 'sqllab', database_id: ds.databaseId, dry_run: true, ...body },
+    });
   const rowsLeft = () => {
     const db = new DatabaseSync(dataFile, { readOnly: true });
     try {
@@ -98,7 +101,7 @@ describe.runIf(S)('SQL through SQL Lab runs only within the caller\'s rights (re
     expect(none.status, none.text).toBe(404);
   });
 
-  it('a legitimate dictionary query still works; its rows are the owner\'s and the admins\' to see', async () => {
+  it("a legitimate dictionary query still works; its rows are the owner's and the admins' to see", async () => {
     const r = await post({ sql: DICTIONARY_SQL }, operator.token);
     expect(r.status, r.text).toBe(202);
     const done = await h.waitForTask(r.body.task_id);
@@ -113,7 +116,13 @@ describe.runIf(S)('SQL through SQL Lab runs only within the caller\'s rights (re
 
     const theirs = await as(viewer.token);
     expect(theirs.result.rows_hidden).toMatchObject({ visible_to: 'the task owner and admins' });
-    expect(theirs.result.items[0]).toMatchObject({ id: ds.id, status: 'planned', changes: [], kept: [], unmatched: { dictionary: [], dataset: [] } });
+    expect(theirs.result.items[0]).toMatchObject({
+      id: ds.id,
+      status: 'planned',
+      changes: [],
+      kept: [],
+      unmatched: { dictionary: [], dataset: [] },
+    });
     expect(theirs.result.totals).toMatchObject({ planned: 1, fields_changed: 5 });
     expect(theirs.params.sql).toBe(DICTIONARY_SQL);
     expect(JSON.stringify(theirs)).not.toContain('Units sold');

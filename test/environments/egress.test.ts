@@ -33,22 +33,36 @@ const count = async () => Number((await h.knex('environments').count({ n: '*' })
 
 /** An environment stored before the policy (or under another one), as an upgrade would find it. */
 async function stored(name: string, baseUrl: string): Promise<string> {
-  const row = await h.boot.context.stores.environments.create({ name, base_url: baseUrl, username: fake.username, password: fake.password });
+  const row = await h.boot.context.stores.environments.create({
+    name,
+    base_url: baseUrl,
+    username: fake.username,
+    password: fake.password,
+  });
   return row.id;
 }
 
 describe('ALLOWED_UPSTREAM_HOSTS', () => {
   it('is validated at start by its own parser: bad entries and refused configured destinations stop it', () => {
     expect(loadConfig({ ALLOWED_UPSTREAM_HOSTS: POLICY }).ALLOWED_UPSTREAM_HOSTS).toHaveLength(4);
-    for (const bad of ['10.0.0.0/33', 'fd00::/129', 'exa mple.com', 'example.com:8080', '*', 'a.*.example.com', 'http://x.example', '10.0.0.0/x'])
+    for (const bad of [
+      '10.0.0.0/33',
+      'fd00::/129',
+      'exa mple.com',
+      'example.com:8080',
+      '*',
+      'a.*.example.com',
+      'http://x.example',
+      '10.0.0.0/x',
+    ])
       expect(() => loadConfig({ ALLOWED_UPSTREAM_HOSTS: `ok.example, ${bad}` }), bad).toThrow(ConfigError);
     expect(() => loadConfig({ ALLOWED_UPSTREAM_HOSTS: 'ok.example, 10.0.0.0/33' })).toThrow(/ALLOWED_UPSTREAM_HOSTS: '10\.0\.0\.0\/33'/);
     expect(() => loadConfig({ ALLOWED_UPSTREAM_HOSTS: POLICY, LLM_BASE_URL: 'http://127.0.0.1:11434/v1', LLM_MODEL: 'm' })).toThrow(
       /LLM_BASE_URL: 127\.0\.0\.1 is not allowed/,
     );
-    expect(() => loadConfig({ ALLOWED_UPSTREAM_HOSTS: 'llm.example', BACKUP_S3_BUCKET: 'b', BACKUP_S3_ENDPOINT: 'http://minio.internal:9000' })).toThrow(
-      /BACKUP_S3_ENDPOINT/,
-    );
+    expect(() =>
+      loadConfig({ ALLOWED_UPSTREAM_HOSTS: 'llm.example', BACKUP_S3_BUCKET: 'b', BACKUP_S3_ENDPOINT: 'http://minio.internal:9000' }),
+    ).toThrow(/BACKUP_S3_ENDPOINT/);
     expect(loadConfig({ ALLOWED_UPSTREAM_HOSTS: ' ' }).ALLOWED_UPSTREAM_HOSTS).toEqual([]);
   });
 
@@ -149,7 +163,8 @@ describe('the environment test echoes no upstream body', () => {
   let plain: Harness;
   beforeAll(async () => {
     server = http.createServer((req, res) => {
-      if (req.url === '/static/version_info.json') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"version":"6.1.0"}');
+      if (req.url === '/static/version_info.json')
+        return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"version":"6.1.0"}');
       res.writeHead(login.status, { 'content-type': login.type }).end(login.body);
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -182,10 +197,19 @@ describe('the environment test echoes no upstream body', () => {
     expect(detail).toMatch(/^Superset refused the credentials: Superset answered HTTP 401: Invalid login\. Session \[REDACTED\]/);
     expect(detail).not.toMatch(/[\r\n]/);
     expect(detail.length).toBeLessThanOrEqual(300);
-    for (const secret of [token, jwt, PASSWORD, 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'])
+    for (const secret of [
+      token,
+      jwt,
+      PASSWORD,
+      'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
+    ])
       expect(detail).not.toContain(secret);
 
-    login = { status: 500, type: 'application/json', body: JSON.stringify({ message: '<html><body><h1>Proxy error</h1><form action="/x"></form></body></html>' }) };
+    login = {
+      status: 500,
+      type: 'application/json',
+      body: JSON.stringify({ message: '<html><body><h1>Proxy error</h1><form action="/x"></form></body></html>' }),
+    };
     const html = await test();
     expect(html.body.error.code).toBe('upstream_unavailable');
     expect(html.body.error.detail).toBe('Superset failed (server error): HTTP 500 (an HTML page, not quoted)');

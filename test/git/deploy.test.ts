@@ -130,7 +130,9 @@ describe.skipIf(!on)('deploy of a pinned commit', () => {
   });
 
   it('approvals compare people: nobody approves with their API key what they asked for with a password, nor the other way round', async () => {
-    const minter = await as(h.adminToken)('POST', '/api/admin/roles', { json: { name: `${P}-minter`, permissions: ['admin:settings:WRITE'] } });
+    const minter = await as(h.adminToken)('POST', '/api/admin/roles', {
+      json: { name: `${P}-minter`, permissions: ['admin:settings:WRITE'] },
+    });
     expect(minter.status, minter.text).toBe(201);
     const person = await userWith(h, `${P}-rm-ci`, ['ReleaseManager', `${P}-minter`]);
     const personId = (await as(person)('GET', '/api/auth/me')).body.id as string;

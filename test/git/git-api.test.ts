@@ -194,7 +194,6 @@ describe.skipIf(!on)('git configs', () => {
   });
 });
 
-
 describe.skipIf(!on)('a repository per dashboard', () => {
   it('status is NO_REPO (not an error) before init; 404 for an unknown environment; no_repository for reads', async () => {
     const dash = dashOf(D.never);
@@ -298,7 +297,10 @@ describe.skipIf(!on)('a repository per dashboard', () => {
     let held!: () => void;
     const holding = new Promise<void>((resolve) => (held = resolve));
     const waiting = async () =>
-      Number((await h.knex.raw(`select count(*)::int as n from pg_locks where locktype = 'advisory' and classid = ? and not granted`, [0x6769])).rows[0].n) > 0;
+      Number(
+        (await h.knex.raw(`select count(*)::int as n from pg_locks where locktype = 'advisory' and classid = ? and not granted`, [0x6769]))
+          .rows[0].n,
+      ) > 0;
     const holder = h.knex.transaction(async (trx) => {
       await trx.raw('select pg_advisory_xact_lock(?, hashtext(?))', [0x6769, uuid]);
       held();
@@ -316,30 +318,34 @@ describe.skipIf(!on)('a repository per dashboard', () => {
     expect(reads.map((r) => r.status)).toEqual([200, 200, 200]);
   });
 
-  it("pull sets the caller's git identity first: the merge commit it makes carries the caller's name and e-mail", async () => {
-    const { dash, uuid, remoteUrl } = await pushedRepo(D.pull);
-    // The remote gains a file while the working copy gains a commit by Ada: the pull must merge.
-    const o = otherClone();
-    await o.clone(remoteUrl);
-    await o.commitAndPush('NOTES.md', 'Notes kept beside the dashboard\n', 'Add notes on the remote');
-    await renameDashboard(a, dash, `${P} sales before pull`);
-    await admin('POST', G(dash, 'sync'), { json: { env_id: envA } });
-    const local = await admin('POST', G(dash, 'commit'), { json: { env_id: envA, message: 'Rename before the pull' } });
-    expect(local.body.committed, local.text).toBe(true);
-    // Another person pulls: the merge is theirs, not the last committer's (the working copy's config held Ada).
-    const puller = await userWith(h, `${P}-puller`, ['Operator']);
-    await setIdentity(h, puller, 'Pat Puller', 'pat@example.com');
-    const pull = await h.request('POST', G(dash, 'pull'), { token: puller, json: { env_id: envA } });
-    expect(pull.status, pull.text).toBe(200);
-    expect(pull.body).toMatchObject({ status: 'merged', conflicts: [] });
-    const hist = await admin('GET', `${G(dash, 'history')}?env_id=${envA}&limit=1`);
-    expect(hist.body.items[0]).toMatchObject({ commit: pull.body.commit, message: "Merge remote-tracking branch 'origin/main'" });
-    expect(hist.body.items[0].author).toEqual({ name: 'Pat Puller', email: 'pat@example.com' });
-    const config = fs.readFileSync(path.join(h.config.GIT_REPOS_DIR!, uuid, '.git/config'), 'utf8');
-    expect(config).toMatch(/name = Pat Puller/);
-    expect(config).toMatch(/email = pat@example.com/);
-    expect((await admin('POST', G(dash, 'push'), { json: { env_id: envA } })).status).toBe(200);
-  }, CONFLICT_TIMEOUT_MS);
+  it(
+    "pull sets the caller's git identity first: the merge commit it makes carries the caller's name and e-mail",
+    async () => {
+      const { dash, uuid, remoteUrl } = await pushedRepo(D.pull);
+      // The remote gains a file while the working copy gains a commit by Ada: the pull must merge.
+      const o = otherClone();
+      await o.clone(remoteUrl);
+      await o.commitAndPush('NOTES.md', 'Notes kept beside the dashboard\n', 'Add notes on the remote');
+      await renameDashboard(a, dash, `${P} sales before pull`);
+      await admin('POST', G(dash, 'sync'), { json: { env_id: envA } });
+      const local = await admin('POST', G(dash, 'commit'), { json: { env_id: envA, message: 'Rename before the pull' } });
+      expect(local.body.committed, local.text).toBe(true);
+      // Another person pulls: the merge is theirs, not the last committer's (the working copy's config held Ada).
+      const puller = await userWith(h, `${P}-puller`, ['Operator']);
+      await setIdentity(h, puller, 'Pat Puller', 'pat@example.com');
+      const pull = await h.request('POST', G(dash, 'pull'), { token: puller, json: { env_id: envA } });
+      expect(pull.status, pull.text).toBe(200);
+      expect(pull.body).toMatchObject({ status: 'merged', conflicts: [] });
+      const hist = await admin('GET', `${G(dash, 'history')}?env_id=${envA}&limit=1`);
+      expect(hist.body.items[0]).toMatchObject({ commit: pull.body.commit, message: "Merge remote-tracking branch 'origin/main'" });
+      expect(hist.body.items[0].author).toEqual({ name: 'Pat Puller', email: 'pat@example.com' });
+      const config = fs.readFileSync(path.join(h.config.GIT_REPOS_DIR!, uuid, '.git/config'), 'utf8');
+      expect(config).toMatch(/name = Pat Puller/);
+      expect(config).toMatch(/email = pat@example.com/);
+      expect((await admin('POST', G(dash, 'push'), { json: { env_id: envA } })).status).toBe(200);
+    },
+    CONFLICT_TIMEOUT_MS,
+  );
 
   /** Dashboard `k`'s pushed repository, renamed on the remote and in Superset alike, pulled into a conflict. */
   async function makeConflict(k: number, n: number) {
@@ -358,81 +364,95 @@ describe.skipIf(!on)('a repository per dashboard', () => {
     return { dash, uuid, file };
   }
 
-  it('a real conflict: merge status shows both sides; markers and invalid YAML are refused; theirs + continue commits the merge', async () => {
-    const { dash, file } = await makeConflict(D.theirs, 1);
-    const s = await admin('GET', `${G(dash, 'status')}?env_id=${envA}`);
-    expect(s.body).toMatchObject({ status: 'MERGING', has_unfinished_merge: true, conflicted: [file] });
-    const ms = await admin('GET', `${G(dash, 'merge/status')}?env_id=${envA}`);
-    expect(ms.status, ms.text).toBe(200);
-    expect(ms.body.has_unfinished_merge).toBe(true);
-    const c = ms.body.conflicts[0];
-    expect(c.path).toBe(file);
-    expect(c.ours).toContain('dashboard_title: local title 1');
-    expect(c.theirs).toContain('dashboard_title: remote title 1');
-    expect(c.working).toMatch(/^<{7} /m);
-    const sync = await admin('POST', G(dash, 'sync'), { json: { env_id: envA } });
-    expect(sync.status).toBe(409);
-    expect(sync.body.code).toBe('merge_in_progress');
-    const markers = await admin('POST', G(dash, 'merge/resolve'), {
-      json: { env_id: envA, resolutions: [{ path: file, strategy: 'content', content: c.working }] },
-    });
-    expect(markers.status).toBe(400);
-    expect(markers.text).toContain('conflict markers');
-    const yaml = await admin('POST', G(dash, 'merge/resolve'), {
-      json: { env_id: envA, resolutions: [{ path: file, strategy: 'content', content: 'a: [1,\n' }] },
-    });
-    expect(yaml.status).toBe(400);
-    expect(yaml.text).toContain('not valid YAML');
-    const early = await admin('POST', G(dash, 'merge/continue'), { json: { env_id: envA } });
-    expect(early.status).toBe(409);
-    expect(early.body.code).toBe('unresolved_conflicts');
-    const r = await admin('POST', G(dash, 'merge/resolve'), { json: { env_id: envA, resolutions: [{ path: file, strategy: 'theirs' }] } });
-    expect(r.status, r.text).toBe(200);
-    expect(r.body.remaining).toEqual([]);
-    expect(r.body.resolved[0].content).toContain('dashboard_title: remote title 1');
-    const cont = await admin('POST', G(dash, 'merge/continue'), { json: { env_id: envA, message: 'Take the remote title' } });
-    expect(cont.status, cont.text).toBe(200);
-    expect(cont.body.status).toBe('committed');
-    expect(cont.body.commit).toMatch(/^[0-9a-f]{40}$/);
-    const after = await admin('GET', `${G(dash, 'status')}?env_id=${envA}`);
-    expect(after.body).toMatchObject({ status: 'AHEAD', ahead: 2, has_unfinished_merge: false });
-    const hist = await admin('GET', `${G(dash, 'history')}?env_id=${envA}&limit=1`);
-    expect(hist.body.items[0].message).toBe('Take the remote title');
-    expect((await admin('POST', G(dash, 'push'), { json: { env_id: envA } })).status).toBe(200);
-  }, CONFLICT_TIMEOUT_MS);
+  it(
+    'a real conflict: merge status shows both sides; markers and invalid YAML are refused; theirs + continue commits the merge',
+    async () => {
+      const { dash, file } = await makeConflict(D.theirs, 1);
+      const s = await admin('GET', `${G(dash, 'status')}?env_id=${envA}`);
+      expect(s.body).toMatchObject({ status: 'MERGING', has_unfinished_merge: true, conflicted: [file] });
+      const ms = await admin('GET', `${G(dash, 'merge/status')}?env_id=${envA}`);
+      expect(ms.status, ms.text).toBe(200);
+      expect(ms.body.has_unfinished_merge).toBe(true);
+      const c = ms.body.conflicts[0];
+      expect(c.path).toBe(file);
+      expect(c.ours).toContain('dashboard_title: local title 1');
+      expect(c.theirs).toContain('dashboard_title: remote title 1');
+      expect(c.working).toMatch(/^<{7} /m);
+      const sync = await admin('POST', G(dash, 'sync'), { json: { env_id: envA } });
+      expect(sync.status).toBe(409);
+      expect(sync.body.code).toBe('merge_in_progress');
+      const markers = await admin('POST', G(dash, 'merge/resolve'), {
+        json: { env_id: envA, resolutions: [{ path: file, strategy: 'content', content: c.working }] },
+      });
+      expect(markers.status).toBe(400);
+      expect(markers.text).toContain('conflict markers');
+      const yaml = await admin('POST', G(dash, 'merge/resolve'), {
+        json: { env_id: envA, resolutions: [{ path: file, strategy: 'content', content: 'a: [1,\n' }] },
+      });
+      expect(yaml.status).toBe(400);
+      expect(yaml.text).toContain('not valid YAML');
+      const early = await admin('POST', G(dash, 'merge/continue'), { json: { env_id: envA } });
+      expect(early.status).toBe(409);
+      expect(early.body.code).toBe('unresolved_conflicts');
+      const r = await admin('POST', G(dash, 'merge/resolve'), {
+        json: { env_id: envA, resolutions: [{ path: file, strategy: 'theirs' }] },
+      });
+      expect(r.status, r.text).toBe(200);
+      expect(r.body.remaining).toEqual([]);
+      expect(r.body.resolved[0].content).toContain('dashboard_title: remote title 1');
+      const cont = await admin('POST', G(dash, 'merge/continue'), { json: { env_id: envA, message: 'Take the remote title' } });
+      expect(cont.status, cont.text).toBe(200);
+      expect(cont.body.status).toBe('committed');
+      expect(cont.body.commit).toMatch(/^[0-9a-f]{40}$/);
+      const after = await admin('GET', `${G(dash, 'status')}?env_id=${envA}`);
+      expect(after.body).toMatchObject({ status: 'AHEAD', ahead: 2, has_unfinished_merge: false });
+      const hist = await admin('GET', `${G(dash, 'history')}?env_id=${envA}&limit=1`);
+      expect(hist.body.items[0].message).toBe('Take the remote title');
+      expect((await admin('POST', G(dash, 'push'), { json: { env_id: envA } })).status).toBe(200);
+    },
+    CONFLICT_TIMEOUT_MS,
+  );
 
-  it('ours keeps the local side; content takes a hand-written resolution', async () => {
-    const { dash, uuid, file } = await makeConflict(D.ours, 2);
-    await admin('POST', G(dash, 'merge/resolve'), { json: { env_id: envA, resolutions: [{ path: file, strategy: 'ours' }] } });
-    await admin('POST', G(dash, 'merge/continue'), { json: { env_id: envA, message: 'Keep ours' } });
-    expect(fs.readFileSync(path.join(h.config.GIT_REPOS_DIR!, uuid, file), 'utf8')).toContain('dashboard_title: local title 2');
-    expect((await admin('POST', G(dash, 'push'), { json: { env_id: envA } })).status).toBe(200);
+  it(
+    'ours keeps the local side; content takes a hand-written resolution',
+    async () => {
+      const { dash, uuid, file } = await makeConflict(D.ours, 2);
+      await admin('POST', G(dash, 'merge/resolve'), { json: { env_id: envA, resolutions: [{ path: file, strategy: 'ours' }] } });
+      await admin('POST', G(dash, 'merge/continue'), { json: { env_id: envA, message: 'Keep ours' } });
+      expect(fs.readFileSync(path.join(h.config.GIT_REPOS_DIR!, uuid, file), 'utf8')).toContain('dashboard_title: local title 2');
+      expect((await admin('POST', G(dash, 'push'), { json: { env_id: envA } })).status).toBe(200);
 
-    await makeConflict(D.ours, 3);
-    const ms = await admin('GET', `${G(dash, 'merge/status')}?env_id=${envA}`);
-    const content = ms.body.conflicts[0].ours.replace(/^dashboard_title: .*$/m, 'dashboard_title: agreed title');
-    const r = await admin('POST', G(dash, 'merge/resolve'), {
-      json: { env_id: envA, resolutions: [{ path: file, strategy: 'content', content }] },
-    });
-    expect(r.status, r.text).toBe(200);
-    await admin('POST', G(dash, 'merge/continue'), { json: { env_id: envA } });
-    expect(fs.readFileSync(path.join(h.config.GIT_REPOS_DIR!, uuid, file), 'utf8')).toContain('dashboard_title: agreed title');
-    expect((await admin('POST', G(dash, 'push'), { json: { env_id: envA } })).status).toBe(200);
-  }, CONFLICT_TIMEOUT_MS);
+      await makeConflict(D.ours, 3);
+      const ms = await admin('GET', `${G(dash, 'merge/status')}?env_id=${envA}`);
+      const content = ms.body.conflicts[0].ours.replace(/^dashboard_title: .*$/m, 'dashboard_title: agreed title');
+      const r = await admin('POST', G(dash, 'merge/resolve'), {
+        json: { env_id: envA, resolutions: [{ path: file, strategy: 'content', content }] },
+      });
+      expect(r.status, r.text).toBe(200);
+      await admin('POST', G(dash, 'merge/continue'), { json: { env_id: envA } });
+      expect(fs.readFileSync(path.join(h.config.GIT_REPOS_DIR!, uuid, file), 'utf8')).toContain('dashboard_title: agreed title');
+      expect((await admin('POST', G(dash, 'push'), { json: { env_id: envA } })).status).toBe(200);
+    },
+    CONFLICT_TIMEOUT_MS,
+  );
 
-  it('abort restores the state before the pull', async () => {
-    const { dash, uuid, file } = await makeConflict(D.abort, 4);
-    const before = (await admin('GET', `${G(dash, 'merge/status')}?env_id=${envA}`)).body.ours;
-    const ab = await admin('POST', G(dash, 'merge/abort'), { json: { env_id: envA } });
-    expect(ab.status, ab.text).toBe(200);
-    expect(ab.body).toEqual({ status: 'aborted', head: before });
-    expect(fs.readFileSync(path.join(h.config.GIT_REPOS_DIR!, uuid, file), 'utf8')).toContain('dashboard_title: local title 4');
-    const s = await admin('GET', `${G(dash, 'status')}?env_id=${envA}`);
-    expect(s.body).toMatchObject({ has_unfinished_merge: false, staged: [], modified: [], untracked: [] });
-    expect((await admin('POST', G(dash, 'merge/abort'), { json: { env_id: envA } })).body.code).toBe('no_merge_in_progress');
-    const ms = await admin('GET', `${G(dash, 'merge/status')}?env_id=${envA}`);
-    expect(ms.body).toEqual({ has_unfinished_merge: false, ours: null, theirs: null, conflicts: [] });
-  }, CONFLICT_TIMEOUT_MS);
+  it(
+    'abort restores the state before the pull',
+    async () => {
+      const { dash, uuid, file } = await makeConflict(D.abort, 4);
+      const before = (await admin('GET', `${G(dash, 'merge/status')}?env_id=${envA}`)).body.ours;
+      const ab = await admin('POST', G(dash, 'merge/abort'), { json: { env_id: envA } });
+      expect(ab.status, ab.text).toBe(200);
+      expect(ab.body).toEqual({ status: 'aborted', head: before });
+      expect(fs.readFileSync(path.join(h.config.GIT_REPOS_DIR!, uuid, file), 'utf8')).toContain('dashboard_title: local title 4');
+      const s = await admin('GET', `${G(dash, 'status')}?env_id=${envA}`);
+      expect(s.body).toMatchObject({ has_unfinished_merge: false, staged: [], modified: [], untracked: [] });
+      expect((await admin('POST', G(dash, 'merge/abort'), { json: { env_id: envA } })).body.code).toBe('no_merge_in_progress');
+      const ms = await admin('GET', `${G(dash, 'merge/status')}?env_id=${envA}`);
+      expect(ms.body).toEqual({ has_unfinished_merge: false, ours: null, theirs: null, conflicts: [] });
+    },
+    CONFLICT_TIMEOUT_MS,
+  );
 });
 
 describe.skipIf(!on)('a lost working copy', () => {

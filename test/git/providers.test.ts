@@ -173,14 +173,16 @@ describe('GitLab adapter (documented shapes)', () => {
   });
 });
 
-describe("what a provider said, as passed on", () => {
+describe('what a provider said, as passed on', () => {
   it('is its status and one short line: no newlines, markup, the token or anything like one', async () => {
     const chatty = await gitProvider({ provider: 'github', baseUrl: base, owner: 'chatty', token: TOKEN })
       .createRepository({ name: 'x', private: true })
       .catch((x) => x);
     expect(chatty).toBeInstanceOf(GitProviderError);
     expect(chatty.upstreamStatus).toBe(422);
-    expect(chatty.message).toMatch(/^github: creating a repository failed: HTTP 422: Repository creation failed\. Your token \[REDACTED\] and session \[REDACTED\] were logged detail/);
+    expect(chatty.message).toMatch(
+      /^github: creating a repository failed: HTTP 422: Repository creation failed\. Your token \[REDACTED\] and session \[REDACTED\] were logged detail/,
+    );
     expect(chatty.message).not.toMatch(/[\r\n]/);
     expect(chatty.message).not.toContain(TOKEN);
     expect(chatty.message).not.toContain('ghs_');
@@ -196,10 +198,22 @@ describe("what a provider said, as passed on", () => {
 
   it('is never asked for when ALLOWED_UPSTREAM_HOSTS does not allow the provider: nothing is sent', async () => {
     const before = seen.length;
-    const fenced = gitProvider({ provider: 'github', baseUrl: base, owner: 'octo', token: TOKEN, egress: EgressPolicy.parse(['git.example.com']) });
+    const fenced = gitProvider({
+      provider: 'github',
+      baseUrl: base,
+      owner: 'octo',
+      token: TOKEN,
+      egress: EgressPolicy.parse(['git.example.com']),
+    });
     await expect(fenced.whoami()).rejects.toMatchObject({ code: 'host_not_allowed', status: 503 });
     expect(seen.length).toBe(before);
-    const allowed = gitProvider({ provider: 'github', baseUrl: base, owner: 'octo', token: TOKEN, egress: EgressPolicy.parse(['127.0.0.1']) });
+    const allowed = gitProvider({
+      provider: 'github',
+      baseUrl: base,
+      owner: 'octo',
+      token: TOKEN,
+      egress: EgressPolicy.parse(['127.0.0.1']),
+    });
     expect((await allowed.whoami()).login).toBe('octo');
   });
 });

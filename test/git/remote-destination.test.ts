@@ -79,7 +79,13 @@ describe('git configs under ALLOWED_UPSTREAM_HOSTS', () => {
       expect(r.body.code).toBe('host_not_allowed');
     }
     expect(await h.knex('git_configs')).toHaveLength(0);
-    const ok = await admin('POST', '/api/git/configs', { name: 'lab', provider: 'gitlab', base_url: 'https://gitlab.example.com', owner: 'o', pat: 't' });
+    const ok = await admin('POST', '/api/git/configs', {
+      name: 'lab',
+      provider: 'gitlab',
+      base_url: 'https://gitlab.example.com',
+      owner: 'o',
+      pat: 't',
+    });
     expect(ok.status, ok.text).toBe(201);
     const moved = await admin('PUT', `/api/git/configs/${ok.body.id}`, { base_url: listenerUrl, pat: 't2' });
     expect(moved.status).toBe(400);

@@ -16,7 +16,10 @@ describe('chartRefs', () => {
       datasource: '7__table',
       x_axis: 'year',
       groupby: ['platform', { expressionType: 'SQL', sqlExpression: 'upper(genre)', label: 'G' }],
-      metrics: ['count', { expressionType: 'SIMPLE', aggregate: 'SUM', column: { column_name: 'global_sales' }, label: 'SUM(global_sales)' }],
+      metrics: [
+        'count',
+        { expressionType: 'SIMPLE', aggregate: 'SUM', column: { column_name: 'global_sales' }, label: 'SUM(global_sales)' },
+      ],
       adhoc_filters: [
         { expressionType: 'SIMPLE', subject: 'publisher', operator: 'IN', comparator: ['Nintendo'], clause: 'WHERE' },
         { expressionType: 'SQL', sqlExpression: 'rank < 10', clause: 'WHERE' },
@@ -56,7 +59,7 @@ describe('chartRefs', () => {
 });
 
 describe('readsOfSql', () => {
-  it('names the tables a query reads, not its WITH names, with each dialect\'s parser', () => {
+  it("names the tables a query reads, not its WITH names, with each dialect's parser", () => {
     const sql = 'WITH t AS (SELECT name, score FROM main.video_game_sales) SELECT t.name FROM t JOIN other o ON o.id = t.score';
     for (const dialect of ['postgresql', 'sqlite', 'mysql'] as const) {
       const r = readsOfSql(dialect, sql);
@@ -75,13 +78,18 @@ describe('readsOfSql', () => {
     expect(jinja).toMatchObject({ ok: false, reason: expect.stringMatching(/PostgreSQL's parser cannot read it/) });
   });
 
-  it('reads an expression\'s columns, and a string literal is not one (PostgreSQL)', () => {
+  it("reads an expression's columns, and a string literal is not one (PostgreSQL)", () => {
     const r = readsOfExpression('postgresql', "SUM(CASE WHEN genre = 'publisher' THEN na_sales END)");
     expect(r.ok && r.reads.columns.sort()).toEqual(['genre', 'na_sales']);
   });
 });
 
-const chart = (id: number, datasource_id: number, params: Record<string, unknown>, dashboards = [{ id: 1, title: 'Games' }]): InventoryChart => ({
+const chart = (
+  id: number,
+  datasource_id: number,
+  params: Record<string, unknown>,
+  dashboards = [{ id: 1, title: 'Games' }],
+): InventoryChart => ({
   id,
   uuid: null,
   name: `chart ${id}`,
@@ -102,8 +110,24 @@ function inventory(): Inventory {
     ],
     datasets: [
       { id: 10, uuid: null, table_name: 'video_game_sales', schema: null, catalog: null, sql: null, database_id: 1 },
-      { id: 11, uuid: null, table_name: 'top_games', schema: null, catalog: null, sql: 'SELECT name, rank FROM video_game_sales WHERE rank < 10', database_id: 1 },
-      { id: 12, uuid: null, table_name: 'all_games', schema: null, catalog: null, sql: 'SELECT * FROM main.video_game_sales', database_id: 1 },
+      {
+        id: 11,
+        uuid: null,
+        table_name: 'top_games',
+        schema: null,
+        catalog: null,
+        sql: 'SELECT name, rank FROM video_game_sales WHERE rank < 10',
+        database_id: 1,
+      },
+      {
+        id: 12,
+        uuid: null,
+        table_name: 'all_games',
+        schema: null,
+        catalog: null,
+        sql: 'SELECT * FROM main.video_game_sales',
+        database_id: 1,
+      },
       { id: 13, uuid: null, table_name: 'other', schema: null, catalog: null, sql: 'SELECT id FROM birth_names', database_id: 1 },
       { id: 14, uuid: null, table_name: 'video_game_sales', schema: 'public', catalog: null, sql: null, database_id: 2 },
       { id: 15, uuid: null, table_name: 'lake_games', schema: null, catalog: null, sql: 'SELECT * FROM video_game_sales', database_id: 3 },
@@ -117,12 +141,26 @@ function inventory(): Inventory {
       chart(105, 14, { groupby: ['platform'] }, [{ id: 3, title: 'Warehouse' }]),
     ],
     saved_queries: [
-      { id: 200, label: 'sales by year', db_id: 1, schema: null, sql: 'SELECT year, SUM(global_sales) FROM video_game_sales GROUP BY year' },
+      {
+        id: 200,
+        label: 'sales by year',
+        db_id: 1,
+        schema: null,
+        sql: 'SELECT year, SUM(global_sales) FROM video_game_sales GROUP BY year',
+      },
       { id: 201, label: 'names', db_id: 1, schema: null, sql: 'SELECT name FROM birth_names' },
     ],
     reports: [
       { id: 300, name: 'Games weekly', type: 'Report', dashboard_id: 1, chart_id: null, database_id: null, sql: null },
-      { id: 301, name: 'No sales', type: 'Alert', dashboard_id: null, chart_id: null, database_id: 1, sql: 'SELECT COUNT(*) FROM video_game_sales' },
+      {
+        id: 301,
+        name: 'No sales',
+        type: 'Alert',
+        dashboard_id: null,
+        chart_id: null,
+        database_id: 1,
+        sql: 'SELECT COUNT(*) FROM video_game_sales',
+      },
       { id: 302, name: 'Warehouse', type: 'Report', dashboard_id: 3, chart_id: null, database_id: null, sql: null },
     ],
     definitions: [{ dataset_id: 10, metrics: [{ metric_name: 'total_na', expression: 'SUM(na_sales)' }], calculated: [] }],
@@ -134,7 +172,7 @@ function inventory(): Inventory {
 const ids = (xs: Array<{ id: number }>) => xs.map((x) => x.id).sort((a, b) => a - b);
 
 describe('analyseImpact', () => {
-  it('a table on a database: its physical dataset\'s charts, the virtual datasets reading it and theirs, their dashboards, saved queries and reports', () => {
+  it("a table on a database: its physical dataset's charts, the virtual datasets reading it and theirs, their dashboards, saved queries and reports", () => {
     const r = analyseImpact(inventory(), { table: 'video_game_sales', database: 'examples' });
     expect(ids(r.datasets)).toEqual([10, 11, 12]);
     expect(ids(r.charts)).toEqual([100, 101, 102, 103]);

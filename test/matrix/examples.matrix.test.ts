@@ -54,20 +54,37 @@ const without = (t: SqliteTable[]) => t.map((x) => (x.name === 'users' ? without
 
 async function side(info: { baseUrl: string; username: string; password: string; version: string }, name: string): Promise<Side> {
   const client = await login(info.baseUrl, info.username, info.password);
-  const env = await createEnvironment(h, { name: `${P}-${name}`, baseUrl: info.baseUrl, username: info.username, password: info.password, timeoutSeconds: 60 });
+  const env = await createEnvironment(h, {
+    name: `${P}-${name}`,
+    baseUrl: info.baseUrl,
+    username: info.username,
+    password: info.password,
+    timeoutSeconds: 60,
+  });
   return { client, env, version: info.version };
 }
 
 beforeAll(async () => {
   if (!enabled) return;
   const start = (name: string) =>
-    startSuperset({ version: '6.1.0', dataDir: path.join(inject('runDir'), `superset-${P}-${name}`), fresh: true, useTemplate: true, metadata: 'sqlite', featureFlags: COMPANION_FLAGS, workers: 2, threads: 1, log: () => {} });
+    startSuperset({
+      version: '6.1.0',
+      dataDir: path.join(inject('runDir'), `superset-${P}-${name}`),
+      fresh: true,
+      useTemplate: true,
+      metadata: 'sqlite',
+      featureFlags: COMPANION_FLAGS,
+      workers: 2,
+      threads: 1,
+      log: () => {},
+    });
   own.push(...(await Promise.all([start('examples'), start('target')])));
   const [e61, t61] = own as [SupersetInstance, SupersetInstance];
   await loadExamples({ version: e61.version, dataDir: e61.dataDir });
   h = await createHarness({ worker: true });
   Object.assign(sides, { e61: await side(e61, 'e61'), t61: await side(t61, 't61') });
-  for (const r of ['4.1.4', '5.0.0', '6.0.0', '6.1.0']) sides[`m${r.replace(/\D/g, '').slice(0, 2)}` as 'm41'] = await side(instances[r]!, r);
+  for (const r of ['4.1.4', '5.0.0', '6.0.0', '6.1.0'])
+    sides[`m${r.replace(/\D/g, '').slice(0, 2)}` as 'm41'] = await side(instances[r]!, r);
   corpus = await examplesOf(sides.e61.client);
   expect(corpus.dashboards).toHaveLength(9);
   createSqliteDataFile(path.join(e61.dataDir, 'examples.db'), without(corpus.tables));
@@ -82,12 +99,22 @@ afterAll(async () => {
   const total = (Date.now() - started) / 1000;
   console.info(`examples matrix: ${runs.map((r) => `${r.label} ${r.seconds} s`).join(', ')}; the file in ${Math.round(total)} s`);
   // A complete run writes its section of docs/version-matrix.md; a partial one nothing.
-  if (runs.length === RUNS) writeExamplesSection(REPO_ROOT, renderExamples(runs.sort((a, b) => a.label.localeCompare(b.label)), new Date().toISOString().slice(0, 10), total));
+  if (runs.length === RUNS)
+    writeExamplesSection(
+      REPO_ROOT,
+      renderExamples(
+        runs.sort((a, b) => a.label.localeCompare(b.label)),
+        new Date().toISOString().slice(0, 10),
+        total,
+      ),
+    );
 });
 
 /** Restricts a dashboard to a role by name (DASHBOARD_RBAC). */
 async function restrictTo(cl: SupersetClient, dashboardId: number, role: string): Promise<void> {
-  const roles = await cl.request<{ result: Array<{ id: number; name: string }> }>('GET', '/api/v1/security/roles/', { q: { page_size: 100 } });
+  const roles = await cl.request<{ result: Array<{ id: number; name: string }> }>('GET', '/api/v1/security/roles/', {
+    q: { page_size: 100 },
+  });
   const id = roles.result.find((r) => r.name === role)!.id;
   await cl.request('PUT', `/api/v1/dashboard/${dashboardId}`, { json: { roles: [id] } });
 }
@@ -101,19 +128,40 @@ async function targetDatabase(t: Side, name: string, tables: SqliteTable[]): Pro
 async function migrate(from: Side, to: Side, ids: number[], sourceDb: number, targetDb: number): Promise<any> {
   const t0 = Date.now();
   const r = await admin('POST', '/api/dashboards/migrate', {
-    json: { source_env_id: from.env, target_env_id: to.env, dashboard_ids: ids, db_mappings: [{ source_database_id: sourceDb, target_database_id: targetDb }] },
+    json: {
+      source_env_id: from.env,
+      target_env_id: to.env,
+      dashboard_ids: ids,
+      db_mappings: [{ source_database_id: sourceDb, target_database_id: targetDb }],
+    },
   });
   expect(r.status, r.text).toBe(202);
   const task = await h.waitForTask(r.body.task_id, undefined, 1_500_000);
   return { ...task, seconds: Math.round((Date.now() - t0) / 1000) };
 }
 
-type Chart = { name: string; classification: string; ok: boolean; viz_type: string; reason?: string; error?: string; source_error?: string; dashboard: string };
+type Chart = {
+  name: string;
+  classification: string;
+  ok: boolean;
+  viz_type: string;
+  reason?: string;
+  error?: string;
+  source_error?: string;
+  dashboard: string;
+};
 
 /** Every chart of a migration's items, with its dashboard's title; the tally and the reasons printed for a reader of the run. */
 function chartsOf(task: any, label: string): Chart[] {
-  const charts: Chart[] = task.result.items.flatMap((i: any) => (i.verification?.charts ?? []).map((c: any) => ({ ...c, dashboard: i.title })));
-  const tally = Object.fromEntries(['passes', 'broken_by_migration', 'failing_in_source', 'not_verifiable'].map((k) => [k, charts.filter((c) => c.classification === k).length]));
+  const charts: Chart[] = task.result.items.flatMap((i: any) =>
+    (i.verification?.charts ?? []).map((c: any) => ({ ...c, dashboard: i.title })),
+  );
+  const tally = Object.fromEntries(
+    ['passes', 'broken_by_migration', 'failing_in_source', 'not_verifiable'].map((k) => [
+      k,
+      charts.filter((c) => c.classification === k).length,
+    ]),
+  );
   const reasons = new Map<string, number>();
   for (const c of charts.filter((x) => x.classification !== 'passes' || x.reason)) {
     const key = `${c.classification} ${c.viz_type}: ${String(c.reason ?? c.error ?? '').slice(0, 140)}`;
@@ -121,8 +169,15 @@ function chartsOf(task: any, label: string): Chart[] {
   }
   console.info(`examples ${label}: ${JSON.stringify(tally)}\n${[...reasons].map(([k, n]) => `  ${n} × ${k}`).join('\n')}`);
   const notVerifiable = new Map<string, number>();
-  for (const c of charts.filter((x) => x.classification === 'not_verifiable')) notVerifiable.set(`\`${c.viz_type}\`: ${c.reason}`, (notVerifiable.get(`\`${c.viz_type}\`: ${c.reason}`) ?? 0) + 1);
-  runs.push({ label, classes: tally, status: task.status, seconds: task.seconds, notVerifiable: [...notVerifiable].map(([reason, count]) => ({ reason, count })) });
+  for (const c of charts.filter((x) => x.classification === 'not_verifiable'))
+    notVerifiable.set(`\`${c.viz_type}\`: ${c.reason}`, (notVerifiable.get(`\`${c.viz_type}\`: ${c.reason}`) ?? 0) + 1);
+  runs.push({
+    label,
+    classes: tally,
+    status: task.status,
+    seconds: task.seconds,
+    notVerifiable: [...notVerifiable].map(([reason, count]) => ({ reason, count })),
+  });
   return charts;
 }
 
@@ -131,7 +186,11 @@ async function expectCorpusMigrated(task: any, to: Side, label: string): Promise
   const items: any[] = task.result?.items ?? [];
   const charts = chartsOf(task, label);
   expect(items.map((i) => [i.title, i.status, i.error ?? null])).toEqual(items.map((i) => [i.title, 'imported', null]));
-  expect(charts.filter((c) => c.classification === 'broken_by_migration').map((c) => `${c.dashboard} / ${c.name} (${c.viz_type}): ${c.error ?? c.reason}`)).toEqual([]);
+  expect(
+    charts
+      .filter((c) => c.classification === 'broken_by_migration')
+      .map((c) => `${c.dashboard} / ${c.name} (${c.viz_type}): ${c.error ?? c.reason}`),
+  ).toEqual([]);
   expect(task.status).toBe('SUCCEEDED');
   expect(charts.length).toBeGreaterThan(100);
   const tz = charts.find((c) => c.name === 'Top Timezones')!;
@@ -139,36 +198,46 @@ async function expectCorpusMigrated(task: any, to: Side, label: string): Promise
   expect(tz.source_error).toMatch(/tz/);
   for (const c of charts.filter((x) => x.classification === 'not_verifiable')) expect(c.reason, c.name).toBeTruthy();
   const restricted = items.find((i) => i.title === RESTRICTED);
-  const roles = (await to.client.request<{ result: { roles: Array<{ name: string }> } }>('GET', `/api/v1/dashboard/${restricted.target_dashboard_id}`)).result.roles;
+  const roles = (
+    await to.client.request<{ result: { roles: Array<{ name: string }> } }>('GET', `/api/v1/dashboard/${restricted.target_dashboard_id}`)
+  ).result.roles;
   expect(roles.map((r) => r.name)).toEqual(['Gamma']);
 }
 
 describe.skipIf(!enabled)("Superset's example dashboards across releases, with the defaults", () => {
-  it('6.1.0 → 5.0.0 and 6.1.0 → 4.1.4: succeeded, none broken, failing_in_source fails nothing, the role restriction carried', { timeout: 1_800_000 }, async () => {
-    const ids = corpus.dashboards.map((d) => d.id);
-    const into = async (t: Side) => {
-      const db = await targetDatabase(t, `m${t.version}`, without(corpus.tables));
-      const task = await migrate(sides.e61, t, ids, corpus.database.id, db.id);
-      await expectCorpusMigrated(task, t, `6.1.0 → ${t.version}`);
-      landed[t.version] = { database: db, dashboards: new Map(task.result.items.map((i: any) => [i.title, i.target_dashboard_id])) };
-    };
-    // Side by side, as a team migrating to two environments would: the source's passing checks are shared.
-    await Promise.all([into(sides.m50), into(sides.m41)]);
-  });
+  it(
+    '6.1.0 → 5.0.0 and 6.1.0 → 4.1.4: succeeded, none broken, failing_in_source fails nothing, the role restriction carried',
+    { timeout: 1_800_000 },
+    async () => {
+      const ids = corpus.dashboards.map((d) => d.id);
+      const into = async (t: Side) => {
+        const db = await targetDatabase(t, `m${t.version}`, without(corpus.tables));
+        const task = await migrate(sides.e61, t, ids, corpus.database.id, db.id);
+        await expectCorpusMigrated(task, t, `6.1.0 → ${t.version}`);
+        landed[t.version] = { database: db, dashboards: new Map(task.result.items.map((i: any) => [i.title, i.target_dashboard_id])) };
+      };
+      // Side by side, as a team migrating to two environments would: the source's passing checks are shared.
+      await Promise.all([into(sides.m50), into(sides.m41)]);
+    },
+  );
 
-  it('4.1.4 → 6.1.0 (tables with rows on both sides) and 5.0.0 → 6.1.0 (empty): succeeded, none broken; 4.1.4 → 6.0.0 with a column renamed in the target only: that chart broken, its dashboard failed', { timeout: 1_800_000 }, async () => {
-    expect(Object.keys(landed).sort()).toEqual(['4.1.4', '5.0.0']);
-    // From here 4.1.4's tables have rows, and so has its 6.1.0 target's: both answers post-processed, each release its own way.
-    createSqliteDataFile(landed['4.1.4']!.database.path, withRows(without(corpus.tables)));
-    const up = async (from: Side, to: Side) => {
-      const tables = from.version === '4.1.4' ? withRows(without(corpus.tables)) : without(corpus.tables);
-      const db = await targetDatabase(to, `from${from.version}`, tables);
-      const { database, dashboards } = landed[from.version]!;
-      const task = await migrate(from, to, [...dashboards.values()], database.id, db.id);
-      await expectCorpusMigrated(task, to, `${from.version} → 6.1.0${from.version === '4.1.4' ? ', tables with rows' : ''}`);
-    };
-    await Promise.all([up(sides.m41, sides.m61), up(sides.m50, sides.t61), renamedInTarget()]);
-  });
+  it(
+    '4.1.4 → 6.1.0 (tables with rows on both sides) and 5.0.0 → 6.1.0 (empty): succeeded, none broken; 4.1.4 → 6.0.0 with a column renamed in the target only: that chart broken, its dashboard failed',
+    { timeout: 1_800_000 },
+    async () => {
+      expect(Object.keys(landed).sort()).toEqual(['4.1.4', '5.0.0']);
+      // From here 4.1.4's tables have rows, and so has its 6.1.0 target's: both answers post-processed, each release its own way.
+      createSqliteDataFile(landed['4.1.4']!.database.path, withRows(without(corpus.tables)));
+      const up = async (from: Side, to: Side) => {
+        const tables = from.version === '4.1.4' ? withRows(without(corpus.tables)) : without(corpus.tables);
+        const db = await targetDatabase(to, `from${from.version}`, tables);
+        const { database, dashboards } = landed[from.version]!;
+        const task = await migrate(from, to, [...dashboards.values()], database.id, db.id);
+        await expectCorpusMigrated(task, to, `${from.version} → 6.1.0${from.version === '4.1.4' ? ', tables with rows' : ''}`);
+      };
+      await Promise.all([up(sides.m41, sides.m61), up(sides.m50, sides.t61), renamedInTarget()]);
+    },
+  );
 });
 
 /** The Video Game Sales dashboard from 4.1.4 into 6.0.0, `video_game_sales.publisher` renamed in the target's table only. */

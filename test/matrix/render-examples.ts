@@ -29,7 +29,10 @@ export function renderExamples(runs: ExamplesRun[], date: string, fileSeconds: n
     '',
     '| migration | task | passes | broken_by_migration | failing_in_source | not_verifiable | seconds |',
     '|---|---|---|---|---|---|---|',
-    ...runs.map((r) => `| ${r.label} | ${r.status} | ${r.classes.passes ?? 0} | ${r.classes.broken_by_migration ?? 0} | ${r.classes.failing_in_source ?? 0} | ${r.classes.not_verifiable ?? 0} | ${r.seconds} |`),
+    ...runs.map(
+      (r) =>
+        `| ${r.label} | ${r.status} | ${r.classes.passes ?? 0} | ${r.classes.broken_by_migration ?? 0} | ${r.classes.failing_in_source ?? 0} | ${r.classes.not_verifiable ?? 0} | ${r.seconds} |`,
+    ),
     '',
     'Why charts are not verifiable (the browser check renders them), over all runs:',
     '',

@@ -98,7 +98,10 @@ export function writeMatrix(repoRoot: string, markdown: string): void {
   const file = path.join(repoRoot, 'docs/version-matrix.md');
   const old = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
   // The companion and examples sections are their own files' (./companions.matrix.test.ts, ./examples.matrix.test.ts).
-  const kept = [companionSection(old), examplesSection(old)].filter(Boolean).map((k) => `\n${k}\n`).join('');
+  const kept = [companionSection(old), examplesSection(old)]
+    .filter(Boolean)
+    .map((k) => `\n${k}\n`)
+    .join('');
   fs.writeFileSync(file, `# Superset version matrix\n\n${markdown}${kept}`);
   const sectionPath = path.join(repoRoot, 'docs/superset-releases.md');
   const readme = fs.readFileSync(sectionPath, 'utf8');

@@ -221,7 +221,15 @@ describe.skipIf(!releases.length)('read side on each release', () => {
     await check('row-level security', async () => {
       const c = clients[r];
       const gamma = (await c.listRlsRoles()).find((x) => x.name === 'Gamma')!;
-      const body = { name: ruleName, filter_type: 'Regular', clause: "region = 'NA'", group_key: 'region', description: 'matrix', tables: [sources[r].sales.id], roles: [gamma.id] };
+      const body = {
+        name: ruleName,
+        filter_type: 'Regular',
+        clause: "region = 'NA'",
+        group_key: 'region',
+        description: 'matrix',
+        tables: [sources[r].sales.id],
+        roles: [gamma.id],
+      };
       const id = await c.createRlsRule(body);
       await c.updateRlsRule(id, { ...body, clause: "region = 'EMEA'" });
       expect((await c.listRlsRules()).find((x) => x.id === id)).toMatchObject({
@@ -246,7 +254,10 @@ describe.skipIf(!releases.length)('read side on each release', () => {
       const restored = await waitTask(h, restore.body.task_id, 240_000);
       expect(restored.status, JSON.stringify(restored.result?.items?.[0])).toBe('SUCCEEDED');
       expect((await getDashboard(clients[r], dashboard.id)).result.dashboard_title).toBe(dashboard.title);
-      expect((await clients[r].listRlsRules()).find((x) => x.name === ruleName)).toMatchObject({ clause: "region = 'EMEA'", tables: [{ id: sources[r].sales.id }] });
+      expect((await clients[r].listRlsRules()).find((x) => x.name === ruleName)).toMatchObject({
+        clause: "region = 'EMEA'",
+        tables: [{ id: sources[r].sales.id }],
+      });
     });
     expect(result.checks.filter((c) => !c.ok)).toEqual([]);
   });

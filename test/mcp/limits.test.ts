@@ -3,7 +3,15 @@ import { describe, expect, it } from 'vitest';
 import type { Principal } from '../../api/auth/principal.ts';
 import { boundedJson, RateLimiter, redactAnswer } from '../../api/mcp/limits.ts';
 
-const person = (userId: string, apiKeyId?: string): Principal => ({ kind: apiKeyId ? 'api_key' : 'user', userId, username: userId, roles: [], permissions: new Set(), scopes: [], ...(apiKeyId ? { apiKeyId } : {}) });
+const person = (userId: string, apiKeyId?: string): Principal => ({
+  kind: apiKeyId ? 'api_key' : 'user',
+  userId,
+  username: userId,
+  roles: [],
+  permissions: new Set(),
+  scopes: [],
+  ...(apiKeyId ? { apiKeyId } : {}),
+});
 
 describe('MCP limits', () => {
   it('counts calls per caller in one-minute windows: a key apart from its person, the next window anew', () => {
@@ -28,7 +36,17 @@ describe('MCP limits', () => {
   });
 
   it('masks secret-named strings and bearer tokens in free text, and keeps flags', () => {
-    const out = redactAnswer({ password: 'hunter2', has_password: true, note: 'used Bearer abcdefghijklmnop', nested: [{ api_key: 'sy_123456' }] });
-    expect(out).toEqual({ password: '[REDACTED]', has_password: true, note: 'used Bearer [REDACTED]', nested: [{ api_key: '[REDACTED]' }] });
+    const out = redactAnswer({
+      password: 'hunter2',
+      has_password: true,
+      note: 'used Bearer abcdefghijklmnop',
+      nested: [{ api_key: 'sy_123456' }],
+    });
+    expect(out).toEqual({
+      password: '[REDACTED]',
+      has_password: true,
+      note: 'used Bearer [REDACTED]',
+      nested: [{ api_key: '[REDACTED]' }],
+    });
   });
 });

@@ -47,12 +47,15 @@ const allTools = () => deriveTools(allRoutes(inert() as AppContext));
 beforeAll(async () => {
   pair = await startRealPair();
   const p = uniquePrefix('mcp');
-  for (const role of ['Viewer', 'Operator', 'ReleaseManager']) people[role] = await createUserWithRoles(pair.h, `${p}-${role.toLowerCase()}`, [role]);
+  for (const role of ['Viewer', 'Operator', 'ReleaseManager'])
+    people[role] = await createUserWithRoles(pair.h, `${p}-${role.toLowerCase()}`, [role]);
   // The agent's key is the Operator's own (it acts for them): minted while they briefly may mint keys.
   const admin = pair.h.as(pair.h.adminToken);
   const minter = await admin('POST', '/api/admin/roles', { json: { name: `${p}-minter`, permissions: ['admin:settings:WRITE'] } });
   expect(minter.status, minter.text).toBe(201);
-  expect((await admin('PUT', `/api/admin/users/${people.Operator!.id}`, { json: { roles: ['Operator', `${p}-minter`] } })).status).toBe(200);
+  expect((await admin('PUT', `/api/admin/users/${people.Operator!.id}`, { json: { roles: ['Operator', `${p}-minter`] } })).status).toBe(
+    200,
+  );
   const k = await pair.h.request('POST', '/api/admin/api-keys', {
     token: people.Operator!.token,
     json: { name: `${p}-agent`, permissions: KEY_PERMISSIONS },
@@ -73,7 +76,12 @@ describe('MCP over Streamable HTTP', () => {
     const r = await fetch(`${pair.h.baseUrl}/mcp`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      }),
     });
     expect(r.status).toBe(401);
     expect(r.headers.get('www-authenticate')).toMatch(/^Bearer /);
@@ -84,14 +92,18 @@ describe('MCP over Streamable HTTP', () => {
   it('answers malformed JSON-RPC with the protocol error, never a 5xx', async () => {
     const r = await fetch(`${pair.h.baseUrl}/mcp`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${pair.h.adminToken}` },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${pair.h.adminToken}`,
+      },
       body: '{"jsonrpc": "2.0", "id": 1, "method": ',
     });
     expect(r.status).toBe(400);
     expect(((await r.json()) as { error: { code: number } }).error.code).toBe(-32700);
   });
 
-  it("lists each caller exactly the tools its permissions allow, derived from the route table", async () => {
+  it('lists each caller exactly the tools its permissions allow, derived from the route table', async () => {
     const tools = allTools();
     const expected = (perms: readonly string[] | 'all') =>
       tools
@@ -130,7 +142,10 @@ describe('MCP over Streamable HTTP', () => {
     expect(envs.status).toBe(200);
     expect(envs.data.items.map((e: any) => e.id)).toEqual(expect.arrayContaining([pair.sourceEnv, pair.targetEnv]));
     expect(envs.data.items[0].has_password).toBe(true);
-    const dash = (await agent.callTool({ name: 'dashboards_get', arguments: { id: seeded.ids[0], env_id: pair.sourceEnv } })) as CallToolResult;
+    const dash = (await agent.callTool({
+      name: 'dashboards_get',
+      arguments: { id: seeded.ids[0], env_id: pair.sourceEnv },
+    })) as CallToolResult;
     expect(dash._meta?.['switchyard/content']).toBe('data');
     expect(answerOf(dash).status).toBe(200);
   });
@@ -141,7 +156,13 @@ describe('MCP over Streamable HTTP', () => {
     const r = (await agent.callTool(
       {
         name: 'dashboards_migrate',
-        arguments: { source_env_id: pair.sourceEnv, target_env_id: pair.targetEnv, dashboard_ids: seeded.ids, db_mappings: seeded.mapping, dry_run: true },
+        arguments: {
+          source_env_id: pair.sourceEnv,
+          target_env_id: pair.targetEnv,
+          dashboard_ids: seeded.ids,
+          db_mappings: seeded.mapping,
+          dry_run: true,
+        },
       },
       undefined,
       { onprogress: (p) => messages.push(p.message ?? ''), timeout: 240_000 },
@@ -168,7 +189,12 @@ describe('MCP over Streamable HTTP', () => {
       (await agent.callTool(
         {
           name: 'dashboards_migrate',
-          arguments: { source_env_id: pair.sourceEnv, target_env_id: pair.targetEnv, dashboard_ids: seeded.ids, db_mappings: seeded.mapping },
+          arguments: {
+            source_env_id: pair.sourceEnv,
+            target_env_id: pair.targetEnv,
+            dashboard_ids: seeded.ids,
+            db_mappings: seeded.mapping,
+          },
         },
         undefined,
         { timeout: 120_000 },
@@ -185,7 +211,9 @@ describe('MCP over Streamable HTTP', () => {
     // The agent's key: refused (the assistant answers people signed in), nothing runs.
     const byKey = await pair.h.request('POST', `/api/assistant/confirmations/${id}/confirm`, { apiKey: operatorKey });
     expect(byKey.status, byKey.text).toBe(403);
-    const pending = answerOf((await agent.callTool({ name: 'mcp_confirmations_get', arguments: { confirmation_id: id } })) as CallToolResult);
+    const pending = answerOf(
+      (await agent.callTool({ name: 'mcp_confirmations_get', arguments: { confirmation_id: id } })) as CallToolResult,
+    );
     expect(pending.data).toMatchObject({ status: 'pending', task_id: null });
     expect(await migrations()).toBe(before);
     // The person the key acts for confirms, signed in.
@@ -198,7 +226,9 @@ describe('MCP over Streamable HTTP', () => {
     expect(done.data).toMatchObject({ status: 'confirmed', task_id: taskId });
     const logs = await pair.h.request('GET', `/api/tasks/${taskId}/logs`, { token: pair.h.adminToken });
     expect(logs.body.items[0].message).toMatch(/via MCP client 'switchyard-test-agent'/);
-    const events = await pair.h.request('GET', '/api/admin/security-events?event_type=MCP_TOOL_CALLED&page_size=100', { token: pair.h.adminToken });
+    const events = await pair.h.request('GET', '/api/admin/security-events?event_type=MCP_TOOL_CALLED&page_size=100', {
+      token: pair.h.adminToken,
+    });
     expect(events.body.items.some((e: any) => e.detail?.client === AGENT && e.detail?.confirmation_id === id)).toBe(true);
   }, 400_000);
 
@@ -215,10 +245,14 @@ describe('MCP over Streamable HTTP', () => {
     expect(asked.length).toBe(1);
     expect(asked[0]).toMatch(/^Confirm\? .*via MCP client 'switchyard-test-agent' asks/);
     expect(done, JSON.stringify(done)).toMatchObject({ status: 200, data: { status: 'confirmed' } });
-    const saved = await pair.h.request('GET', `/api/environments/${pair.sourceEnv}/db-mappings/${pair.targetEnv}`, { token: pair.h.adminToken });
+    const saved = await pair.h.request('GET', `/api/environments/${pair.sourceEnv}/db-mappings/${pair.targetEnv}`, {
+      token: pair.h.adminToken,
+    });
     expect(JSON.stringify(saved.body)).toContain(String(seeded.mapping[0]!.target_database_id));
     const no = await connect({ token: people.Operator!.token }, () => ({ action: 'decline' }));
-    const refused = answerOf((await no.callTool({ name: 'environments_db_mappings_update', arguments: { ...args, mappings: [] } })) as CallToolResult);
+    const refused = answerOf(
+      (await no.callTool({ name: 'environments_db_mappings_update', arguments: { ...args, mappings: [] } })) as CallToolResult,
+    );
     expect(refused.data.status).toBe('cancelled');
   });
 

@@ -51,9 +51,14 @@ beforeAll(async () => {
   envA = await registerEnvironment(h, 'a', `${p}-a`);
   envB = await registerEnvironment(h, 'a', `${p}-a2`);
   const admin = h.as(h.adminToken);
-  expect((await admin('POST', '/api/admin/roles', { json: { name: `${p}-minter`, permissions: ['admin:settings:WRITE'] } })).status).toBe(201);
+  expect((await admin('POST', '/api/admin/roles', { json: { name: `${p}-minter`, permissions: ['admin:settings:WRITE'] } })).status).toBe(
+    201,
+  );
   person = await createUserWithRoles(h, `${p}-operator`, ['Operator', `${p}-minter`]);
-  const k = await h.request('POST', '/api/admin/api-keys', { token: person.token, json: { name: `${p}-ide`, permissions: KEY_PERMISSIONS } });
+  const k = await h.request('POST', '/api/admin/api-keys', {
+    token: person.token,
+    json: { name: `${p}-ide`, permissions: KEY_PERMISSIONS },
+  });
   expect(k.status, k.text).toBe(201);
   key = k.body.key;
   expect((await admin('PUT', `/api/admin/users/${person.id}`, { json: { roles: ['Operator'] } })).status).toBe(200);
@@ -78,7 +83,10 @@ describe('switchyard mcp (stdio)', () => {
   it("leaves a risky call pending: the key's `mcp confirm` is refused, the person's stored login confirms", async () => {
     const c = await start({ SWITCHYARD_API_KEY: key });
     const r = answerOf(
-      (await c.callTool({ name: 'environments_db_mappings_update', arguments: { env_id: envA, target_env_id: envB, mappings: [] } })) as CallToolResult,
+      (await c.callTool({
+        name: 'environments_db_mappings_update',
+        arguments: { env_id: envA, target_env_id: envB, mappings: [] },
+      })) as CallToolResult,
     );
     expect(r.data.status, JSON.stringify(r)).toBe('awaiting_confirmation');
     const id = r.data.confirmation_id as string;

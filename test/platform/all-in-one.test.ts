@@ -38,7 +38,8 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 
   for (;;) {
     const value = await probe().catch(() => undefined);
     if (value !== undefined) return value;
-    if (child.exitCode !== null) throw new Error(`the process exited (${child.exitCode}) while waiting for ${what}:\n${output.slice(-3000)}`);
+    if (child.exitCode !== null)
+      throw new Error(`the process exited (${child.exitCode}) while waiting for ${what}:\n${output.slice(-3000)}`);
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${output.slice(-3000)}`);
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -85,7 +86,10 @@ afterAll(async () => {
 
 describe('the all-in-one process (npm start)', () => {
   it('serves the API and runs a task to the end with its worker', async () => {
-    const login = await fetch(`${base}/api/auth/login`, { method: 'POST', body: new URLSearchParams({ username: 'admin', password: PASSWORD }) });
+    const login = await fetch(`${base}/api/auth/login`, {
+      method: 'POST',
+      body: new URLSearchParams({ username: 'admin', password: PASSWORD }),
+    });
     expect(login.status).toBe(200);
     const { access_token } = (await login.json()) as { access_token: string };
     const headers = { authorization: `Bearer ${access_token}`, 'content-type': 'application/json' };
@@ -99,34 +103,37 @@ describe('the all-in-one process (npm start)', () => {
     expect(status).toBe('SUCCEEDED');
   });
 
-  it.skipIf(!existsSync('/proc/self/task'))("keeps the API thread and libuv's pool at normal priority and lowers the worker, its main thread included", async () => {
-    const pid = child.pid!;
-    // The worker's threads are lowered once it runs, and again every few seconds.
-    const seen = await until(
-      'the worker threads lowered',
-      async () => {
-        const t = threads(pid);
-        const main = t.find((x) => x.tid === pid);
-        return main?.nice === WORKER_NICENESS && t.some((x) => x.name === 'WorkerThread') ? t : undefined;
-      },
-      20_000,
-    );
-    // "Normal" is the priority the process was started at: `nice npm test` starts everything lower.
-    const started = os.getPriority();
-    const api = seen.filter((t) => t.name === API_THREAD_NAME);
-    expect(api).toHaveLength(1);
-    expect(api[0].nice).toBe(started);
-    expect(seen.filter((t) => t.name === 'WorkerThread').every((t) => t.nice === WORKER_NICENESS)).toBe(true);
-    // The API's crypto and file reads run on libuv's pool: it must not inherit the lowered main thread's priority.
-    const pool = seen.filter((t) => t.name === 'libuv-worker');
-    expect(pool.length).toBeGreaterThan(0);
-    expect(pool.every((t) => t.nice === started)).toBe(true);
-    // V8's helpers serve the API's heap too, so they stay at normal priority, one core fewer than
-    // the machine has (at least one, at most Node's four).
-    const helpers = seen.filter((t) => t.name === 'V8Worker');
-    expect(helpers).toHaveLength(Math.min(4, Math.max(1, os.availableParallelism() - 1)));
-    expect(helpers.every((t) => t.nice === started)).toBe(true);
-  });
+  it.skipIf(!existsSync('/proc/self/task'))(
+    "keeps the API thread and libuv's pool at normal priority and lowers the worker, its main thread included",
+    async () => {
+      const pid = child.pid!;
+      // The worker's threads are lowered once it runs, and again every few seconds.
+      const seen = await until(
+        'the worker threads lowered',
+        async () => {
+          const t = threads(pid);
+          const main = t.find((x) => x.tid === pid);
+          return main?.nice === WORKER_NICENESS && t.some((x) => x.name === 'WorkerThread') ? t : undefined;
+        },
+        20_000,
+      );
+      // "Normal" is the priority the process was started at: `nice npm test` starts everything lower.
+      const started = os.getPriority();
+      const api = seen.filter((t) => t.name === API_THREAD_NAME);
+      expect(api).toHaveLength(1);
+      expect(api[0].nice).toBe(started);
+      expect(seen.filter((t) => t.name === 'WorkerThread').every((t) => t.nice === WORKER_NICENESS)).toBe(true);
+      // The API's crypto and file reads run on libuv's pool: it must not inherit the lowered main thread's priority.
+      const pool = seen.filter((t) => t.name === 'libuv-worker');
+      expect(pool.length).toBeGreaterThan(0);
+      expect(pool.every((t) => t.nice === started)).toBe(true);
+      // V8's helpers serve the API's heap too, so they stay at normal priority, one core fewer than
+      // the machine has (at least one, at most Node's four).
+      const helpers = seen.filter((t) => t.name === 'V8Worker');
+      expect(helpers).toHaveLength(Math.min(4, Math.max(1, os.availableParallelism() - 1)));
+      expect(helpers.every((t) => t.nice === started)).toBe(true);
+    },
+  );
 
   it('stops on SIGTERM with exit code 0, the API closed first', async () => {
     child.kill('SIGTERM');

@@ -34,21 +34,24 @@ describe('lean runtime', () => {
     }
   });
 
-  it.skipIf(!existsSync('/proc/self/task'))('lowers every thread of a background process that already runs several, not only its first', async () => {
-    // A Node process starts its platform and libuv threads at once, as the Temporal dev server (Go) does.
-    const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
-    try {
-      // Waited for as an event (the bound is against a hang only, far above a loaded start).
-      await waitFor(async () => readdirSync(`/proc/${child.pid}/task`).length > 3, 120_000, "the child's threads");
-      expect(threadNiceness(child.pid!).some((n) => n < WORKER_NICENESS)).toBe(true);
-      lowerPriority(child.pid!);
-      const after = threadNiceness(child.pid!);
-      expect(after.length).toBeGreaterThan(3);
-      expect(after.every((n) => n === WORKER_NICENESS)).toBe(true);
-    } finally {
-      child.kill();
-    }
-  });
+  it.skipIf(!existsSync('/proc/self/task'))(
+    'lowers every thread of a background process that already runs several, not only its first',
+    async () => {
+      // A Node process starts its platform and libuv threads at once, as the Temporal dev server (Go) does.
+      const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+      try {
+        // Waited for as an event (the bound is against a hang only, far above a loaded start).
+        await waitFor(async () => readdirSync(`/proc/${child.pid}/task`).length > 3, 120_000, "the child's threads");
+        expect(threadNiceness(child.pid!).some((n) => n < WORKER_NICENESS)).toBe(true);
+        lowerPriority(child.pid!);
+        const after = threadNiceness(child.pid!);
+        expect(after.length).toBeGreaterThan(3);
+        expect(after.every((n) => n === WORKER_NICENESS)).toBe(true);
+      } finally {
+        child.kill();
+      }
+    },
+  );
 
   it.skipIf(!existsSync('/proc/self/autogroup'))(
     "lowers a detached background process's session too, since the kernel shares the CPU between sessions before nice values count, and never our own",

@@ -25,9 +25,11 @@ async function linted(code: string): Promise<LintMessage[]> {
     Linter: new () => LinterLike;
   };
   const rule = ((await import(pathToFileURL(path.join(LINT, 'rules/no-swallowed-errors.js')).href)) as { default: unknown }).default;
-  const tseslint = ((await import(pathToFileURL(path.join(LINT, 'node_modules/typescript-eslint/dist/index.js')).href)) as {
-    default: { parser: unknown };
-  }).default;
+  const tseslint = (
+    (await import(pathToFileURL(path.join(LINT, 'node_modules/typescript-eslint/dist/index.js')).href)) as {
+      default: { parser: unknown };
+    }
+  ).default;
   const config = [
     {
       files: ['**/*.ts'],
@@ -106,7 +108,9 @@ describe('detached work', () => {
 
   it('a fallback read is logged with its label and answers the fallback', async () => {
     const lines: string[] = [];
-    const got = await fallbackLogged("task t: the target's release", Promise.reject(new Error('timed out')), null, { warn: (m: string) => lines.push(m) });
+    const got = await fallbackLogged("task t: the target's release", Promise.reject(new Error('timed out')), null, {
+      warn: (m: string) => lines.push(m),
+    });
     expect(got).toBeNull();
     expect(lines).toEqual(["task t: the target's release failed: timed out"]);
   });

@@ -12,7 +12,8 @@ import { available } from '../support/ci.ts';
  * Logs people read: readable lines on a terminal, JSON otherwise or when asked, and every line of
  * a task (the API's own included) carrying the task's id.
  */
-const PROBE = "import { createLogger } from './lib/logger.ts'; createLogger('info', 'probe', undefined, process.env.FORMAT).info({ n: 1 }, 'hello');";
+const PROBE =
+  "import { createLogger } from './lib/logger.ts'; createLogger('info', 'probe', undefined, process.env.FORMAT).info({ n: 1 }, 'hello');";
 
 /** The probe's stdout, run with stdout a pipe or (through util-linux `script`) a terminal. */
 function probe(format: string, tty: boolean): string {
@@ -39,12 +40,15 @@ describe('log format', () => {
   });
 
   // util-linux `script` gives the probe a terminal: locally its absence skips this case, under CI=true it fails.
-  it.runIf(available('script (util-linux)', existsSync('/usr/bin/script'), "install Debian's bsdutils (.ci/run does)"))('prints readable lines on a terminal', () => {
-    const onTerminal = probe('auto', true);
-    expect(onTerminal).toMatch(/INFO.*\(probe\).*hello/);
-    expect(onTerminal).not.toContain('"level"');
-    expect(() => JSON.parse(probe('json', true).trim())).not.toThrow();
-  });
+  it.runIf(available('script (util-linux)', existsSync('/usr/bin/script'), "install Debian's bsdutils (.ci/run does)"))(
+    'prints readable lines on a terminal',
+    () => {
+      const onTerminal = probe('auto', true);
+      expect(onTerminal).toMatch(/INFO.*\(probe\).*hello/);
+      expect(onTerminal).not.toContain('"level"');
+      expect(() => JSON.parse(probe('json', true).trim())).not.toThrow();
+    },
+  );
 
   it("puts the task's id at the front of a readable line, and keeps secrets out of it", () => {
     const lines: string[] = [];

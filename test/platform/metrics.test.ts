@@ -120,12 +120,18 @@ describe.runIf(real)('metrics of a migration a (6.1.0) → b (6.1.0)', () => {
     const byTemplate = find(api, 'switchyard_http_requests_total', { method: 'GET', route: '/api/tasks/:task_id', status: '200' });
     expect(byTemplate).toHaveLength(1);
     expect(byTemplate[0]!.value).toBeGreaterThanOrEqual(1);
-    expect(find(api, 'switchyard_http_requests_total', { method: 'POST', route: '/api/dashboards/migrate', status: '202' })[0]?.value).toBe(1);
+    expect(find(api, 'switchyard_http_requests_total', { method: 'POST', route: '/api/dashboards/migrate', status: '202' })[0]?.value).toBe(
+      1,
+    );
     expect(api.some((s) => s.name.startsWith('switchyard_http_') && JSON.stringify(s.labels).includes(taskId))).toBe(false);
-    expect(find(api, 'switchyard_http_request_duration_seconds_bucket', { route: '/api/dashboards/migrate', le: '+Inf' })[0]?.value).toBe(1);
+    expect(find(api, 'switchyard_http_request_duration_seconds_bucket', { route: '/api/dashboards/migrate', le: '+Inf' })[0]?.value).toBe(
+      1,
+    );
     expect(find(api, 'switchyard_tasks_created_total', { kind: 'migration' })[0]?.value).toBe(1);
     // Testing an environment logs in from the API: its own Superset calls, by the environment's id.
-    expect(find(api, 'switchyard_superset_requests_total', { environment_id: sourceEnv, endpoint: 'security', outcome: 'success' })[0]?.value).toBeGreaterThanOrEqual(1);
+    expect(
+      find(api, 'switchyard_superset_requests_total', { environment_id: sourceEnv, endpoint: 'security', outcome: 'success' })[0]?.value,
+    ).toBeGreaterThanOrEqual(1);
     expect(find(api, 'switchyard_http_requests_total', { route: '/api/environments/:env_id/test', status: '200' })[0]?.value).toBe(1);
   });
 
@@ -134,8 +140,12 @@ describe.runIf(real)('metrics of a migration a (6.1.0) → b (6.1.0)', () => {
     expect(find(w, 'switchyard_tasks_finished_total', { kind: 'migration', outcome: 'succeeded' })[0]?.value).toBe(1);
     expect(find(w, 'switchyard_task_items_sum', { kind: 'migration', outcome: 'succeeded' })[0]?.value).toBe(3);
     expect(find(w, 'switchyard_task_duration_seconds_count', { kind: 'migration', outcome: 'succeeded' })[0]?.value).toBe(1);
-    expect(find(w, 'switchyard_superset_requests_total', { environment_id: sourceEnv, endpoint: 'export', outcome: 'success' })[0]?.value).toBeGreaterThanOrEqual(1);
-    expect(find(w, 'switchyard_superset_requests_total', { environment_id: targetEnv, endpoint: 'import', outcome: 'success' })[0]?.value).toBeGreaterThanOrEqual(1);
+    expect(
+      find(w, 'switchyard_superset_requests_total', { environment_id: sourceEnv, endpoint: 'export', outcome: 'success' })[0]?.value,
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      find(w, 'switchyard_superset_requests_total', { environment_id: targetEnv, endpoint: 'import', outcome: 'success' })[0]?.value,
+    ).toBeGreaterThanOrEqual(1);
     expect(find(w, 'switchyard_superset_request_duration_seconds_count', { environment_id: targetEnv, endpoint: 'import' }).length).toBe(1);
     // The label sets are the documented ones, and each endpoint class one of the fixed set.
     const superset = find(w, 'switchyard_superset_requests_total');
@@ -155,7 +165,8 @@ describe.runIf(real)('metrics of a migration a (6.1.0) → b (6.1.0)', () => {
         got[endpoint] = (got[endpoint] ?? 0) + 1;
       }
       const counted: Record<string, number> = {};
-      for (const s of find(w, 'switchyard_superset_requests_total', { environment_id: env })) counted[s.labels.endpoint!] = (counted[s.labels.endpoint!] ?? 0) + s.value;
+      for (const s of find(w, 'switchyard_superset_requests_total', { environment_id: env }))
+        counted[s.labels.endpoint!] = (counted[s.labels.endpoint!] ?? 0) + s.value;
       expect(counted, env).toEqual(got);
     }
     expect(find(w, 'switchyard_process_resident_memory_bytes')).toHaveLength(1);
@@ -164,10 +175,14 @@ describe.runIf(real)('metrics of a migration a (6.1.0) → b (6.1.0)', () => {
   });
 
   it("serves the Temporal SDK's worker metrics from its core runtime on TEMPORAL_METRICS_PORT", async () => {
-    const t = await waitFor(async () => {
-      const samples = await scrape(`127.0.0.1:${temporalPort}`);
-      return find(samples, 'temporal_workflow_task_schedule_to_start_latency_seconds_count').length ? samples : undefined;
-    }, 30_000, 'temporal metrics');
+    const t = await waitFor(
+      async () => {
+        const samples = await scrape(`127.0.0.1:${temporalPort}`);
+        return find(samples, 'temporal_workflow_task_schedule_to_start_latency_seconds_count').length ? samples : undefined;
+      },
+      30_000,
+      'temporal metrics',
+    );
     expect(find(t, 'temporal_activity_execution_latency_seconds_count').length).toBeGreaterThan(0);
     expect(find(t, 'temporal_worker_task_slots_available').length).toBeGreaterThan(0);
   });
@@ -229,14 +244,18 @@ describe.runIf(real)('metrics of a migration a (6.1.0) → b (6.1.0)', () => {
     expect(callOutcome({ status: 204 })).toBe('success');
     expect(callOutcome({ status: 404 })).toBe('client_error');
     expect(callOutcome({ status: 502 })).toBe('server_error');
-    expect(callOutcome({ error: new SupersetUnavailableError('timeout', 'no answer within 30 s', { method: 'GET', path: '/' }) })).toBe('timeout');
+    expect(callOutcome({ error: new SupersetUnavailableError('timeout', 'no answer within 30 s', { method: 'GET', path: '/' }) })).toBe(
+      'timeout',
+    );
     expect(callOutcome({ error: new HostNotAllowedError('evil.example', 'not allowed', 'connect') })).toBe('refused');
     expect(callOutcome({ error: Object.assign(new Error('x'), { reason: 'Some free text!' }) })).toBe('error');
   });
 
   it('keeps every metrics listener off the API port and apart from the others', () => {
     expect(() => loadConfig({ PORT: '9100', METRICS_PORT: '9100' })).toThrow(/METRICS_PORT must differ from PORT/);
-    expect(() => loadConfig({ METRICS_PORT: '9100', WORKER_METRICS_PORT: '9100' })).toThrow(/METRICS_PORT and WORKER_METRICS_PORT must differ/);
+    expect(() => loadConfig({ METRICS_PORT: '9100', WORKER_METRICS_PORT: '9100' })).toThrow(
+      /METRICS_PORT and WORKER_METRICS_PORT must differ/,
+    );
     expect(() => loadConfig({ METRICS_PORT: 'x' })).toThrow(/METRICS_PORT: must be a port number/);
     expect(loadConfig({}).METRICS_PORT).toBeUndefined();
   });

@@ -99,7 +99,10 @@ describe('dataset review sessions', () => {
         expect(r.status, `${method} ${path}: ${r.text}`).toBe(404);
       }
       expect(await listed(call)).not.toContain(id);
-      const bound = await h.request('POST', '/api/assistant/messages', { token, json: { text: 'что осталось?', dataset_review_session_id: id } });
+      const bound = await h.request('POST', '/api/assistant/messages', {
+        token,
+        json: { text: 'что осталось?', dataset_review_session_id: id },
+      });
       expect(bound.status, bound.text).toBe(404);
     }
     const renamed = await mine('PATCH', `${BASE}/${id}`, { version, title: 'mine' });

@@ -54,7 +54,10 @@ describe('preparedQuery', () => {
     let rows: Array<{ id: number }>;
     let seen: unknown;
     try {
-      rows = await preparedQuery<{ id: number }>(trx, 'items.insert', 'insert into items (id, label) values ($2, $1) returning id', ['three', 3]);
+      rows = await preparedQuery<{ id: number }>(trx, 'items.insert', 'insert into items (id, label) values ($2, $1) returning id', [
+        'three',
+        3,
+      ]);
       seen = await trx('items').where({ id: 3 }).first('label');
     } finally {
       await trx.rollback();
@@ -65,6 +68,8 @@ describe('preparedQuery', () => {
   });
 
   it('passes an error other than a changed plan on', async () => {
-    await expect(preparedQuery(knex, 'items.bad', 'select * from items where id = $1', ['not a number'])).rejects.toMatchObject({ code: '22P02' });
+    await expect(preparedQuery(knex, 'items.bad', 'select * from items where id = $1', ['not a number'])).rejects.toMatchObject({
+      code: '22P02',
+    });
   });
 });

@@ -32,7 +32,13 @@ describe('route order', () => {
   });
 
   it('puts a literal segment before a parameter at the same place', () => {
-    const order = bySpecificity([{ path: '/api/x/:id' }, { path: '/api/y' }, { path: '/api/x/list' }, { path: '/api/x/:id/a' }, { path: '/api/x/list/a' }]).map((r) => r.path);
+    const order = bySpecificity([
+      { path: '/api/x/:id' },
+      { path: '/api/y' },
+      { path: '/api/x/list' },
+      { path: '/api/x/:id/a' },
+      { path: '/api/x/list/a' },
+    ]).map((r) => r.path);
     const at = (p: string) => order.indexOf(p);
     expect(at('/api/x/list')).toBeLessThan(at('/api/x/:id'));
     expect(at('/api/x/list/a')).toBeLessThan(at('/api/x/:id/a'));

@@ -80,7 +80,10 @@ async function schemaTables(): Promise<string[]> {
   try {
     await migrateLatest(knex);
     const rows = await knex('information_schema.tables').where({ table_schema: 'public', table_type: 'BASE TABLE' }).select('table_name');
-    return rows.map((r: { table_name: string }) => r.table_name).filter((t) => !t.startsWith('knex_migrations')).sort();
+    return rows
+      .map((r: { table_name: string }) => r.table_name)
+      .filter((t) => !t.startsWith('knex_migrations'))
+      .sort();
   } finally {
     await knex.destroy();
     await admin.raw(`drop database ${name}`);

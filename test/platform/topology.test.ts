@@ -3,7 +3,12 @@ import path from 'node:path';
 import type { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../lib/embedded/free-port.ts';
-import { ensureTemporalServer, startTemporalServer, type TemporalServer, type TemporalServerTools } from '../../lib/embedded/temporal-server.ts';
+import {
+  ensureTemporalServer,
+  startTemporalServer,
+  type TemporalServer,
+  type TemporalServerTools,
+} from '../../lib/embedded/temporal-server.ts';
 import { createEnvironment } from '../support/environments.ts';
 import { startFakeSuperset, type FakeSuperset } from '../support/fake-superset.ts';
 import { createHarness, waitFor, type Harness } from '../support/harness.ts';
@@ -44,7 +49,11 @@ let imports: string[][];
 beforeAll(async () => {
   if (!tools) return;
   server = await startTemporalServer({ tools, adminUrl: inject('pgAdminUrl'), dir: path.join(inject('runDir'), 'temporal-server') });
-  [h, source, target] = await Promise.all([createHarness({ env: { TEMPORAL_ADDRESS: server.address } }), startFakeSuperset(), startFakeSuperset()]);
+  [h, source, target] = await Promise.all([
+    createHarness({ env: { TEMPORAL_ADDRESS: server.address } }),
+    startFakeSuperset(),
+    startFakeSuperset(),
+  ]);
   [sourceEnv, targetEnv] = await Promise.all(
     [source, target].map((f) => createEnvironment(h, { baseUrl: f.baseUrl, username: f.username, password: f.password })),
   );
@@ -104,7 +113,8 @@ async function activityWorkers(id: string): Promise<Set<string>> {
   const seen = new Set<string>();
   let runId: string | undefined = (await h.boot.context.temporal.workflow.getHandle(id).describe()).runId;
   while (runId) {
-    const events: temporal.api.history.v1.IHistoryEvent[] = (await h.boot.context.temporal.workflow.getHandle(id, runId).fetchHistory()).events ?? [];
+    const events: temporal.api.history.v1.IHistoryEvent[] =
+      (await h.boot.context.temporal.workflow.getHandle(id, runId).fetchHistory()).events ?? [];
     for (const e of events) if (e.activityTaskStartedEventAttributes?.identity) seen.add(e.activityTaskStartedEventAttributes.identity);
     runId = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
   }
@@ -146,7 +156,10 @@ describe.skipIf(!tools)(`the production topology on the real Temporal server${un
       // An activity's started event reaches the history only when it ends: the one in flight is in describe().
       await waitFor(
         async () => {
-          const d = await h.boot.context.temporal.workflow.getHandle(id).describe().catch(() => null);
+          const d = await h.boot.context.temporal.workflow
+            .getHandle(id)
+            .describe()
+            .catch(() => null);
           return importsOf('Killed').size > 0 && d?.raw.pendingActivities?.some((p) => p.lastWorkerIdentity?.startsWith(`${a.pid}@`));
         },
         600_000,

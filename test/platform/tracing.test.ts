@@ -47,7 +47,9 @@ function startReceiver(): Promise<http.Server> {
       }
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       for (const rs of body.resourceSpans ?? []) {
-        const attrs = Object.fromEntries((rs.resource?.attributes ?? []).map((a: { key: string; value: OtlpValue }) => [a.key, value(a.value)]));
+        const attrs = Object.fromEntries(
+          (rs.resource?.attributes ?? []).map((a: { key: string; value: OtlpValue }) => [a.key, value(a.value)]),
+        );
         for (const ss of rs.scopeSpans ?? [])
           for (const s of ss.spans ?? [])
             received.push({
@@ -69,7 +71,10 @@ function startReceiver(): Promise<http.Server> {
 beforeAll(async () => {
   if (!real) return;
   receiver = await startReceiver();
-  pair = await startRealPair({ OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}` }, { ownAccounts: true });
+  pair = await startRealPair(
+    { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}` },
+    { ownAccounts: true },
+  );
   const { ids, mapping } = await seedForMigration(pair, 'Traced', 2);
   const r = await pair.admin('POST', '/api/dashboards/migrate', {
     json: { source_env_id: pair.sourceEnv, target_env_id: pair.targetEnv, dashboard_ids: ids, db_mappings: mapping },
@@ -87,24 +92,35 @@ afterAll(async () => {
 
 describe.runIf(real)('tracing: a migration a (6.1.0) → b (6.1.0)', () => {
   it('yields one connected trace from the request to every Superset call of the migration, each span carrying the task id', async () => {
-    const root = await waitFor(async () => {
-      await flushTracing();
-      return received.find((s) => s.name === 'POST /api/dashboards/migrate');
-    }, 30_000, 'the request span');
+    const root = await waitFor(
+      async () => {
+        await flushTracing();
+        return received.find((s) => s.name === 'POST /api/dashboards/migrate');
+      },
+      30_000,
+      'the request span',
+    );
     expect(root.kind).toBe(2); // SERVER
     expect(root.parentSpanId).toBeUndefined();
     expect(root.attributes['switchyard.task_id']).toBe(taskId);
     expect(root.attributes['switchyard.environment_ids']).toEqual([pair.sourceEnv, pair.targetEnv]);
 
     // The workflow's run span is exported when the run ends; the import calls before it.
-    const trace = await waitFor(async () => {
-      await flushTracing();
-      const spans = received.filter((s) => s.traceId === root.traceId);
-      return spans.some((s) => s.name === 'RunWorkflow:migrationWorkflow') && spans.some((s) => s.name === 'superset POST import') ? spans : undefined;
-    }, 30_000, 'the workflow and Superset spans');
+    const trace = await waitFor(
+      async () => {
+        await flushTracing();
+        const spans = received.filter((s) => s.traceId === root.traceId);
+        return spans.some((s) => s.name === 'RunWorkflow:migrationWorkflow') && spans.some((s) => s.name === 'superset POST import')
+          ? spans
+          : undefined;
+      },
+      30_000,
+      'the workflow and Superset spans',
+    );
 
     const names = new Set(trace.map((s) => s.name));
-    for (const n of ['StartWorkflow:migrationWorkflow', 'RunWorkflow:migrationWorkflow', 'superset GET export', 'superset POST import']) expect(names).toContain(n);
+    for (const n of ['StartWorkflow:migrationWorkflow', 'RunWorkflow:migrationWorkflow', 'superset GET export', 'superset POST import'])
+      expect(names).toContain(n);
     expect([...names].some((n) => n.startsWith('RunActivity:'))).toBe(true);
 
     // Connected: every span's parent is in the trace, and climbing from any span reaches the request.
@@ -117,15 +133,21 @@ describe.runIf(real)('tracing: a migration a (6.1.0) → b (6.1.0)', () => {
     // A Superset call sits under an activity, under the workflow's run, under the start.
     const exportCall = trace.find((s) => s.name === 'superset GET export')!;
     const chain: string[] = [];
-    for (let at: Span | undefined = exportCall; at; at = at.parentSpanId ? byId.get(at.parentSpanId) : undefined) chain.push(at.name.split(':')[0]!);
-    expect(chain).toEqual(expect.arrayContaining(['superset GET export', 'RunActivity', 'RunWorkflow', 'StartWorkflow', 'POST /api/dashboards/migrate']));
+    for (let at: Span | undefined = exportCall; at; at = at.parentSpanId ? byId.get(at.parentSpanId) : undefined)
+      chain.push(at.name.split(':')[0]!);
+    expect(chain).toEqual(
+      expect.arrayContaining(['superset GET export', 'RunActivity', 'RunWorkflow', 'StartWorkflow', 'POST /api/dashboards/migrate']),
+    );
 
     for (const s of trace) expect(s.attributes['switchyard.task_id'], s.name).toBe(taskId);
     const supersetCalls = trace.filter((s) => s.name.startsWith('superset '));
     for (const s of supersetCalls) expect([pair.sourceEnv, pair.targetEnv]).toContain(s.attributes['switchyard.environment_id']);
     expect(exportCall.attributes['switchyard.environment_id']).toBe(pair.sourceEnv);
     expect(trace.find((s) => s.name === 'superset POST import')!.attributes['switchyard.environment_id']).toBe(pair.targetEnv);
-    expect(trace.find((s) => s.name === 'RunWorkflow:migrationWorkflow')!.attributes['switchyard.environment_ids']).toEqual([pair.sourceEnv, pair.targetEnv]);
+    expect(trace.find((s) => s.name === 'RunWorkflow:migrationWorkflow')!.attributes['switchyard.environment_ids']).toEqual([
+      pair.sourceEnv,
+      pair.targetEnv,
+    ]);
   });
 
   it('sends no secret along: no span attribute holds an environment password', () => {

@@ -148,7 +148,11 @@ describe.runIf(enabled)('schedules against real Temporal and Superset', () => {
     const described = await h.boot.context.temporal.schedule.getHandle(created.body.temporal_schedule_id).describe();
     expect(described.state).toMatchObject({ paused: true, note: 'maintenance window' });
     // A run already in flight when the pause came still registers its task: count once none is running.
-    await waitFor(async () => ((await handleOf(created.body.temporal_schedule_id).describe()).info.runningActions.length === 0 ? true : undefined), 60_000, 'no run in flight');
+    await waitFor(
+      async () => ((await handleOf(created.body.temporal_schedule_id).describe()).info.runningActions.length === 0 ? true : undefined),
+      60_000,
+      'no run in flight',
+    );
     const before = (await tasksOf(id, 'backup')).length;
     const actionsBefore = (await handleOf(created.body.temporal_schedule_id).describe()).info.numActionsTaken;
     await twoTicksPassed();
@@ -185,14 +189,25 @@ describe.runIf(enabled)('schedules against real Temporal and Superset', () => {
     await updateDashboard(b, inB.id, { dashboard_title: `${changed!.title} edited in b` });
 
     const s = await admin('POST', '/api/schedules', {
-      json: { name: `${P} drift`, kind: 'drift_report', params: { source_env_id: envA, target_env_id: envB }, cron: '0 3 * * *', paused: true, note: 'on demand' },
+      json: {
+        name: `${P} drift`,
+        kind: 'drift_report',
+        params: { source_env_id: envA, target_env_id: envB },
+        cron: '0 3 * * *',
+        paused: true,
+        note: 'on demand',
+      },
     });
     expect(s.status, s.text).toBe(201);
     expect((await admin('POST', `/api/schedules/${s.body.id}/trigger`)).status).toBe(202);
-    const [task] = await waitFor(async () => {
-      const ts = await tasksOf(s.body.id, 'drift_report');
-      return ts.length ? ts : undefined;
-    }, 60_000, 'the drift report task');
+    const [task] = await waitFor(
+      async () => {
+        const ts = await tasksOf(s.body.id, 'drift_report');
+        return ts.length ? ts : undefined;
+      },
+      60_000,
+      'the drift report task',
+    );
     const report = await waitTask(h, task.id, 180_000);
     const items = report.result.items as any[];
     const drifted = items.find((i) => i.id === changed!.id);
@@ -206,7 +221,13 @@ describe.runIf(enabled)('schedules against real Temporal and Superset', () => {
 
   it('two runs within one second, which Temporal gives one workflow id, are two tasks, each with its own outcome', async () => {
     const created = await admin('POST', '/api/schedules', {
-      json: { name: `${P} same second`, kind: 'backup', params: { env_id: envA, dashboard_ids: [src.dashboards[0]!.id] }, cron: '0 4 * * *', paused: true },
+      json: {
+        name: `${P} same second`,
+        kind: 'backup',
+        params: { env_id: envA, dashboard_ids: [src.dashboards[0]!.id] },
+        cron: '0 4 * * *',
+        paused: true,
+      },
     });
     expect(created.status, created.text).toBe(201);
     // What Temporal does for two triggers in one second: the action's workflow id and the time to
@@ -233,16 +254,25 @@ describe.runIf(enabled)('schedules against real Temporal and Superset', () => {
     const op = await createUserWithRoles(h, `${P}op`, ['Operator']);
     const created = await h.request('POST', '/api/schedules', {
       token: op.token,
-      json: { name: `${P} operator's`, kind: 'backup', params: { env_id: envA, dashboard_ids: [src.dashboards[0]!.id] }, cron: '0 4 * * *' },
+      json: {
+        name: `${P} operator's`,
+        kind: 'backup',
+        params: { env_id: envA, dashboard_ids: [src.dashboards[0]!.id] },
+        cron: '0 4 * * *',
+      },
     });
     expect(created.status, created.text).toBe(201);
     expect(created.body.created_by.username).toBe(`${P}op`);
     const handle = h.boot.context.temporal.schedule.getHandle(created.body.temporal_schedule_id);
     const runResult = async (n: number) => {
-      const d = await waitFor(async () => {
-        const x = await handle.describe();
-        return x.info.recentActions.length >= n ? x : undefined;
-      }, 60_000, `run ${n}`);
+      const d = await waitFor(
+        async () => {
+          const x = await handle.describe();
+          return x.info.recentActions.length >= n ? x : undefined;
+        },
+        60_000,
+        `run ${n}`,
+      );
       // By run id too: runs within one second share Temporal's workflow id.
       const wf = d.info.recentActions[n - 1]!.action.workflow;
       return h.boot.context.temporal.workflow.getHandle(wf.workflowId, wf.firstExecutionRunId).result();

@@ -30,11 +30,14 @@ describe('PostgreSQL (libpg-query)', () => {
   it('reads literals, quoting and comments as PostgreSQL does, and sends its own rendering without them', async () => {
     // Each text is one SELECT; what is sent holds no comment and no second statement.
     const cases: Array<[string, RegExp]> = [
-      ["SELECT $$;DELETE FROM sales;$$ AS column_name", /^SELECT ';DELETE FROM sales;' AS column_name$/],
+      ['SELECT $$;DELETE FROM sales;$$ AS column_name', /^SELECT ';DELETE FROM sales;' AS column_name$/],
       ["SELECT $tag$ ' ; DELETE FROM sales; -- $tag$ AS column_name", /^SELECT ' '' ; DELETE FROM sales; -- ' AS column_name$/],
-      ["SELECT 1 AS column_name /* outer /* inner */ ; DELETE FROM sales; */", /^SELECT 1 AS column_name$/],
+      ['SELECT 1 AS column_name /* outer /* inner */ ; DELETE FROM sales; */', /^SELECT 1 AS column_name$/],
       ["SELECT E'\\'; DELETE FROM sales; --' AS column_name", /^SELECT '''; DELETE FROM sales; --' AS column_name$/],
-      ['SELECT 1 AS "semi;colon--" FROM "odd;table" WHERE "a--b" = \';\'', /^SELECT 1 AS "semi;colon--" FROM "odd;table" WHERE "a--b" = ';'$/],
+      [
+        'SELECT 1 AS "semi;colon--" FROM "odd;table" WHERE "a--b" = \';\'',
+        /^SELECT 1 AS "semi;colon--" FROM "odd;table" WHERE "a--b" = ';'$/,
+      ],
       ["SELECT 'it''s; -- not a comment' AS d -- a comment; DELETE FROM sales", /^SELECT 'it''s; -- not a comment' AS d$/],
       ['SELECT 1;', /^SELECT 1$/],
     ];
@@ -46,7 +49,7 @@ describe('PostgreSQL (libpg-query)', () => {
   });
 
   it('refuses more than one statement, anything but SELECT, and what it cannot read', async () => {
-    expect(await pg("SELECT 1; SELECT 2")).toMatch(/single statement; PostgreSQL reads 2/);
+    expect(await pg('SELECT 1; SELECT 2')).toMatch(/single statement; PostgreSQL reads 2/);
     expect(await pg("SELECT 'x'';'; DELETE FROM sales")).toMatch(/single statement/);
     expect(await pg('DELETE FROM sales')).toMatch(/must be a SELECT.*Delete/);
     expect(await pg("COPY sales TO '/tmp/x'")).toMatch(/must be a SELECT/);
@@ -59,7 +62,7 @@ describe('PostgreSQL (libpg-query)', () => {
 
   it('refuses data-modifying CTEs, SELECT INTO and row locks, wherever they sit', async () => {
     expect(await pg('WITH gone AS (DELETE FROM sales RETURNING *) SELECT * FROM gone')).toMatch(/DELETE/);
-    expect(await pg("WITH x AS (SELECT 1), y AS (UPDATE sales SET units = 0 RETURNING 1) SELECT * FROM x")).toMatch(/UPDATE/);
+    expect(await pg('WITH x AS (SELECT 1), y AS (UPDATE sales SET units = 0 RETURNING 1) SELECT * FROM x')).toMatch(/UPDATE/);
     expect(await pg('WITH x AS (INSERT INTO sales DEFAULT VALUES RETURNING 1) SELECT 1')).toMatch(/INSERT/);
     expect(await pg('SELECT * INTO copy_of_sales FROM sales')).toMatch(/SELECT INTO/);
     expect(await pg('SELECT * FROM sales FOR UPDATE')).toMatch(/FOR UPDATE/);
@@ -85,7 +88,7 @@ describe('PostgreSQL (libpg-query)', () => {
       expect(await pg(sql), sql).toMatch(/built-in functions that cannot write/);
     }
     const ok = [
-      "SELECT a.attname AS column_name, NULL AS verbose_name, col_description(a.attrelid, a.attnum) AS description FROM pg_catalog.pg_attribute a WHERE a.attrelid = to_regclass('\"public\".\"t\"') AND a.attnum > 0",
+      'SELECT a.attname AS column_name, NULL AS verbose_name, col_description(a.attrelid, a.attnum) AS description FROM pg_catalog.pg_attribute a WHERE a.attrelid = to_regclass(\'"public"."t"\') AND a.attnum > 0',
       "SELECT lower(x), pg_catalog.upper(y), date_trunc('day', now()), count(*), string_agg(z, ','), random() FROM t GROUP BY 1, 2, 3",
       "SELECT extract(year FROM ts), trim(' x '), substring('abc' FROM 2), position('a' IN 'b'), coalesce(a, b), greatest(1, 2) FROM t",
     ];
@@ -142,7 +145,9 @@ describe('SQLite, MySQL, MariaDB (node-sql-parser)', () => {
     expect(await sent('SELECT 1 AS a /*! ; DELETE FROM sales */', 'mysql')).toBe('SELECT 1 AS `a`');
     expect(await sent("SELECT 'a--' AS column_name -- ; DELETE FROM sales", 'sqlite')).toBe(`SELECT 'a--' AS "column_name"`);
     expect(await sent('SELECT 1 AS a # ; DELETE FROM sales', 'sqlite')).toBe('SELECT 1 AS "a"');
-    expect(await sent(`SELECT "semi;colon" FROM "odd;table" WHERE a = 'b;c'`, 'sqlite')).toBe(`SELECT "semi;colon" FROM "odd;table" WHERE "a" = 'b;c'`);
+    expect(await sent(`SELECT "semi;colon" FROM "odd;table" WHERE a = 'b;c'`, 'sqlite')).toBe(
+      `SELECT "semi;colon" FROM "odd;table" WHERE "a" = 'b;c'`,
+    );
   });
 
   it('refuses a backslash in a literal: SQLite reads it as a character, MySQL as an escape', async () => {
@@ -167,11 +172,21 @@ describe('SQLite, MySQL, MariaDB (node-sql-parser)', () => {
     expect(await refusal('SELECT a FROM t LOCK IN SHARE MODE', 'mysql')).toMatch(/lock rows/);
     expect(await refusal('SELECT a FROM t FOR UPDATE', 'mariadb')).toMatch(/lock rows/);
     expect(await refusal('SELECT @a := 1', 'mysql')).toMatch(/assigns/);
-    for (const fn of ['SLEEP(5)', "GET_LOCK('x', 1)", 'BENCHMARK(1000000, MD5(1))', "LOAD_FILE('/etc/passwd')", 'LAST_INSERT_ID(5)', 'mydb.wipe()', 'wipe()']) {
+    for (const fn of [
+      'SLEEP(5)',
+      "GET_LOCK('x', 1)",
+      'BENCHMARK(1000000, MD5(1))',
+      "LOAD_FILE('/etc/passwd')",
+      'LAST_INSERT_ID(5)',
+      'mydb.wipe()',
+      'wipe()',
+    ]) {
       expect(await refusal(`SELECT ${fn}`, 'mysql'), fn).toMatch(/functions that only compute a value/);
     }
     expect(await refusal("SELECT load_extension('/tmp/evil.so')", 'sqlite')).toMatch(/functions that only compute a value/);
-    expect(await refusal("SELECT lower(column_name) AS column_name, upper(verbose_name), count(*) FROM dict GROUP BY 1, 2", 'sqlite')).toBeUndefined();
+    expect(
+      await refusal('SELECT lower(column_name) AS column_name, upper(verbose_name), count(*) FROM dict GROUP BY 1, 2', 'sqlite'),
+    ).toBeUndefined();
   });
 });
 

@@ -31,7 +31,10 @@ beforeAll(async () => {
     (r) => ({ redis: r, error: '' }),
     (err: unknown) => ({ redis: null, error: String(err) }),
   );
-  if (!available('redis-server', started.redis !== null, `it did not start (${started.error}); .ci/run installs Debian's redis-server`) || !started.redis) {
+  if (
+    !available('redis-server', started.redis !== null, `it did not start (${started.error}); .ci/run installs Debian's redis-server`) ||
+    !started.redis
+  ) {
     skipReason = 'redis-server is not installed or does not start here';
     return;
   }

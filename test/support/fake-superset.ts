@@ -181,7 +181,14 @@ export interface FakeSuperset {
     charts?: number[];
   }): FakeDashboard;
   addDatabase(d: { name: string; backend?: string; uuid?: string }): FakeDatabase;
-  addDataset(d: { table: string; database: number; schema?: string | null; sql?: string | null; owners?: number[]; catalog?: string | null }): FakeDataset;
+  addDataset(d: {
+    table: string;
+    database: number;
+    schema?: string | null;
+    sql?: string | null;
+    owners?: number[];
+    catalog?: string | null;
+  }): FakeDataset;
   addChart(c: { name: string; dataset: number; vizType?: string; dashboards?: number[] }): FakeChart;
   /**
    * Many dashboards at once, for benchmarks: one database and dataset, then `count` dashboards of
@@ -449,7 +456,8 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
     const root = `${kind}_export_${new Date(clock).toISOString().replace(/\D/g, '').slice(0, 14)}`;
     const files: Record<string, Uint8Array> = {};
     const put = (path: string, content: Record<string, unknown>) => {
-      const kept = path === 'metadata.yaml' ? content : Object.fromEntries(Object.entries(content).filter(([k]) => !omittedFields.includes(k)));
+      const kept =
+        path === 'metadata.yaml' ? content : Object.fromEntries(Object.entries(content).filter(([k]) => !omittedFields.includes(k)));
       files[`${root}/${path}`] = strToU8(toYaml(kept));
     };
     const type = { dashboard: 'Dashboard', chart: 'Slice', dataset: 'SqlaTable' }[kind];
@@ -599,7 +607,12 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
       clock += 1000;
       const existing = dashboards.find((d) => d.uuid === c.uuid);
       if (existing) {
-        Object.assign(existing, { dashboard_title: String(c.dashboard_title), slug: c.slug ?? null, chartIds, changed_on: new Date(clock) });
+        Object.assign(existing, {
+          dashboard_title: String(c.dashboard_title),
+          slug: c.slug ?? null,
+          chartIds,
+          changed_on: new Date(clock),
+        });
         continue;
       }
       const d = addDashboard({ title: String(c.dashboard_title), slug: (c.slug as string | null) ?? null, charts: chartIds });
@@ -612,7 +625,7 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
     const m = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(String(req.headers['content-type'] ?? ''));
     if (!m) return undefined;
     const boundary = Buffer.from(`--${m[1] ?? m[2]}`);
-    for (let start = body.indexOf(boundary); start >= 0; ) {
+    for (let start = body.indexOf(boundary); start >= 0;) {
       const next = body.indexOf(boundary, start + boundary.length);
       if (next < 0) break;
       const part = body.subarray(start + boundary.length + 2, next - 2);
@@ -1054,7 +1067,8 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
     if (method === 'GET' && (m = /^\/api\/v1\/database\/(\d+)\/(connection|catalogs\/)$/.exec(path))) {
       const db = databases.find((x) => x.id === Number(m![1]));
       if (!db) return error(req, res, 404, 'Not found');
-      if (m[2] === 'connection') return json(res, 200, { result: { id: db.id, database_name: db.database_name, sqlalchemy_uri: connectionUri(db) } });
+      if (m[2] === 'connection')
+        return json(res, 200, { result: { id: db.id, database_name: db.database_name, sqlalchemy_uri: connectionUri(db) } });
       return json(res, 200, { result: [fileName(db.database_name)] });
     }
     if (method === 'GET' && (m = /^\/api\/v1\/database\/(\d+)$/.exec(path))) {
@@ -1073,7 +1087,12 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
         // not JSON: one result, as before
       }
       return json(res, 200, {
-        result: Array.from({ length: queries }, () => ({ status: 'success', rowcount: 1, colnames: ['region'], data: [{ region: 'EMEA' }] })),
+        result: Array.from({ length: queries }, () => ({
+          status: 'success',
+          rowcount: 1,
+          colnames: ['region'],
+          data: [{ region: 'EMEA' }],
+        })),
       });
     }
     if (method === 'GET' && (m = /^\/api\/v1\/chart\/(\d+)$/.exec(path))) {
@@ -1083,7 +1102,13 @@ export async function startFakeSuperset(opts: FakeSupersetOptions = {}): Promise
       const { dataset, params, ...rest } = c;
       return json(res, 200, {
         id: c.id,
-        result: { ...rest, params: JSON.stringify(params), query_context: c.query_context ?? null, datasource_id: dataset, datasource_type: 'table' },
+        result: {
+          ...rest,
+          params: JSON.stringify(params),
+          query_context: c.query_context ?? null,
+          datasource_id: dataset,
+          datasource_type: 'table',
+        },
       });
     }
     if (method === 'GET' && path === '/api/v1/chart/') {

@@ -120,7 +120,14 @@ export async function createHarness(
   let running: Promise<void> | undefined;
   const startWorker = async () => {
     if (workerHandle) return;
-    workerHandle = await createWorker({ config, stores: boot.context.stores, keyring: boot.context.keyring, logger, workflowBundlePath: inject('workflowBundlePath'), flushTaskLogs: () => taskSink.flush() });
+    workerHandle = await createWorker({
+      config,
+      stores: boot.context.stores,
+      keyring: boot.context.keyring,
+      logger,
+      workflowBundlePath: inject('workflowBundlePath'),
+      flushTaskLogs: () => taskSink.flush(),
+    });
     running = workerHandle.worker.run();
   };
   const stopWorker = async () => {

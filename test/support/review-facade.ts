@@ -87,7 +87,14 @@ export async function startReviewFacade(kind: FacadeKind, g: GiteaInfo): Promise
 }
 
 /** Git over smart HTTP, to the same repository on Gitea, once the facade's token was sent as the password. */
-async function proxyGit(req: http.IncomingMessage, res: http.ServerResponse, url: URL, raw: Buffer, token: string, g: GiteaInfo): Promise<void> {
+async function proxyGit(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  url: URL,
+  raw: Buffer,
+  token: string,
+  g: GiteaInfo,
+): Promise<void> {
   const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? '')?.[1];
   const password = basic ? Buffer.from(basic, 'base64').toString('utf8').split(':').slice(1).join(':') : null;
   if (password !== token) {
@@ -102,7 +109,12 @@ async function proxyGit(req: http.IncomingMessage, res: http.ServerResponse, url
 }
 
 interface Shapes {
-  route(method: string, path: string, body: Json, ctx: { hooks: Map<string, Hook[]>; deliver(repo: string, pr: Json): Promise<void> }): Promise<{ status: number; body: unknown }>;
+  route(
+    method: string,
+    path: string,
+    body: Json,
+    ctx: { hooks: Map<string, Hook[]>; deliver(repo: string, pr: Json): Promise<void> },
+  ): Promise<{ status: number; body: unknown }>;
   mergeEvent(repo: string, pr: Json, secret: string): { headers: Record<string, string>; body: string };
 }
 
@@ -114,7 +126,13 @@ async function mergeOnGitea(g: GiteaInfo, repo: string, n: number): Promise<Json
 }
 
 function githubShapes(base: () => string, g: GiteaInfo): Shapes {
-  const repoView = (r: Json) => ({ name: r.name, full_name: r.full_name, clone_url: `${base()}/${r.full_name}.git`, private: r.private, default_branch: r.default_branch });
+  const repoView = (r: Json) => ({
+    name: r.name,
+    full_name: r.full_name,
+    clone_url: `${base()}/${r.full_name}.git`,
+    private: r.private,
+    default_branch: r.default_branch,
+  });
   const prView = (p: Json) => ({
     number: p.number,
     html_url: `${base()}/${p.base.repo.full_name}/pull/${p.number}`,
@@ -130,7 +148,8 @@ function githubShapes(base: () => string, g: GiteaInfo): Shapes {
     async route(method, path, body, ctx) {
       const p = path.replace(/^\/api\/v3/, '');
       let m: RegExpExecArray | null;
-      if (method === 'GET' && p === '/user') return { status: 200, body: { login: g.username, name: 'Facade', email: 'facade@example.com' } };
+      if (method === 'GET' && p === '/user')
+        return { status: 200, body: { login: g.username, name: 'Facade', email: 'facade@example.com' } };
       if (method === 'POST' && p === '/user/repos') {
         const r = await gitea(g, 'POST', '/user/repos', { name: body.name, private: body.private, description: body.description });
         return { status: r.status, body: r.status === 201 ? repoView(r.body) : r.body };
@@ -140,7 +159,12 @@ function githubShapes(base: () => string, g: GiteaInfo): Shapes {
         return { status: r.status, body: r.status === 201 ? prView(r.body) : r.body };
       }
       if ((m = /^\/repos\/([^/]+\/[^/]+)\/pulls\/(\d+)$/.exec(p))) {
-        const r = await gitea(g, method === 'PATCH' ? 'PATCH' : 'GET', `/repos/${m[1]}/pulls/${m[2]}`, method === 'PATCH' ? { title: body.title, body: body.body } : undefined);
+        const r = await gitea(
+          g,
+          method === 'PATCH' ? 'PATCH' : 'GET',
+          `/repos/${m[1]}/pulls/${m[2]}`,
+          method === 'PATCH' ? { title: body.title, body: body.body } : undefined,
+        );
         return { status: r.status, body: r.status < 300 ? prView(r.body) : r.body };
       }
       if ((m = /^\/repos\/([^/]+\/[^/]+)\/pulls\/(\d+)\/merge$/.exec(p)) && method === 'PUT') {
@@ -151,19 +175,41 @@ function githubShapes(base: () => string, g: GiteaInfo): Shapes {
       }
       if ((m = /^\/repos\/([^/]+\/[^/]+)\/statuses\/([0-9a-f]{40})$/.exec(p)) && method === 'POST') {
         const r = await gitea(g, 'POST', `/repos/${m[1]}/statuses/${m[2]}`, body);
-        return { status: r.status, body: { state: body.state, context: body.context, target_url: body.target_url, description: body.description } };
+        return {
+          status: r.status,
+          body: { state: body.state, context: body.context, target_url: body.target_url, description: body.description },
+        };
       }
       if ((m = /^\/repos\/([^/]+\/[^/]+)\/commits\/([0-9a-f]{40})\/statuses$/.exec(p))) {
         const r = await gitea(g, 'GET', `/repos/${m[1]}/commits/${m[2]}/statuses`);
-        return { status: r.status, body: (r.body as Json[]).map((s) => ({ state: s.status, context: s.context, target_url: s.target_url, description: s.description })) };
+        return {
+          status: r.status,
+          body: (r.body as Json[]).map((s) => ({
+            state: s.status,
+            context: s.context,
+            target_url: s.target_url,
+            description: s.description,
+          })),
+        };
       }
       if ((m = /^\/repos\/([^/]+\/[^/]+)\/issues\/(\d+)\/comments$/.exec(p))) {
         const r = await gitea(g, method, `/repos/${m[1]}/issues/${m[2]}/comments`, method === 'POST' ? { body: body.body } : undefined);
-        return { status: r.status, body: method === 'POST' ? { id: r.body.id, body: r.body.body } : (r.body as Json[]).map((c) => ({ id: c.id, body: c.body })) };
+        return {
+          status: r.status,
+          body: method === 'POST' ? { id: r.body.id, body: r.body.body } : (r.body as Json[]).map((c) => ({ id: c.id, body: c.body })),
+        };
       }
       if ((m = /^\/repos\/([^/]+\/[^/]+)\/hooks$/.exec(p)) && method === 'POST') {
         ctx.hooks.set(m[1], [...(ctx.hooks.get(m[1]) ?? []), { url: body.config.url, secret: body.config.secret }]);
-        return { status: 201, body: { id: ctx.hooks.get(m[1])!.length, active: true, events: body.events, config: { url: body.config.url, content_type: 'json' } } };
+        return {
+          status: 201,
+          body: {
+            id: ctx.hooks.get(m[1])!.length,
+            active: true,
+            events: body.events,
+            config: { url: body.config.url, content_type: 'json' },
+          },
+        };
       }
       return { status: 404, body: { message: 'Not Found' } };
     },
@@ -196,14 +242,25 @@ function gitlabShapes(base: () => string, g: GiteaInfo): Shapes {
     title: p.title,
     description: p.body,
   });
-  const gitlabState: Record<string, string> = { pending: 'pending', running: 'pending', success: 'success', failed: 'failure', canceled: 'error' };
+  const gitlabState: Record<string, string> = {
+    pending: 'pending',
+    running: 'pending',
+    success: 'success',
+    failed: 'failure',
+    canceled: 'error',
+  };
   return {
     async route(method, path, body, ctx) {
       const p = path.replace(/^\/api\/v4/, '');
       let m: RegExpExecArray | null;
-      if (method === 'GET' && p === '/user') return { status: 200, body: { username: g.username, name: 'Facade', email: 'facade@example.com' } };
+      if (method === 'GET' && p === '/user')
+        return { status: 200, body: { username: g.username, name: 'Facade', email: 'facade@example.com' } };
       if (method === 'POST' && p === '/projects') {
-        const r = await gitea(g, 'POST', '/user/repos', { name: body.path ?? body.name, private: body.visibility !== 'public', description: body.description });
+        const r = await gitea(g, 'POST', '/user/repos', {
+          name: body.path ?? body.name,
+          private: body.visibility !== 'public',
+          description: body.description,
+        });
         return { status: r.status, body: r.status === 201 ? projectView(r.body) : { message: r.body } };
       }
       const proj = /^\/projects\/([^/]+)(\/.*)$/.exec(p);
@@ -211,7 +268,12 @@ function gitlabShapes(base: () => string, g: GiteaInfo): Shapes {
       const repo = decodeURIComponent(proj[1]);
       const rest = proj[2];
       if (rest === '/merge_requests' && method === 'POST') {
-        const r = await gitea(g, 'POST', `/repos/${repo}/pulls`, { head: body.source_branch, base: body.target_branch, title: body.title, body: body.description });
+        const r = await gitea(g, 'POST', `/repos/${repo}/pulls`, {
+          head: body.source_branch,
+          base: body.target_branch,
+          title: body.title,
+          body: body.description,
+        });
         return { status: r.status, body: r.status === 201 ? mrView(r.body) : { message: r.body } };
       }
       if ((m = /^\/merge_requests\/(\d+)$/.exec(rest))) {
@@ -226,17 +288,28 @@ function gitlabShapes(base: () => string, g: GiteaInfo): Shapes {
         return { status: 200, body: mrView(merged) };
       }
       if ((m = /^\/statuses\/([0-9a-f]{40})$/.exec(rest)) && method === 'POST') {
-        const r = await gitea(g, 'POST', `/repos/${repo}/statuses/${m[1]}`, { state: gitlabState[body.state], context: body.name, description: body.description, target_url: body.target_url });
+        const r = await gitea(g, 'POST', `/repos/${repo}/statuses/${m[1]}`, {
+          state: gitlabState[body.state],
+          context: body.name,
+          description: body.description,
+          target_url: body.target_url,
+        });
         return { status: r.status, body: { status: body.state, name: body.name, target_url: body.target_url } };
       }
       if ((m = /^\/repository\/commits\/([0-9a-f]{40})\/statuses$/.exec(rest))) {
         const r = await gitea(g, 'GET', `/repos/${repo}/commits/${m[1]}/statuses`);
         const back: Record<string, string> = { pending: 'pending', success: 'success', failure: 'failed', error: 'canceled' };
-        return { status: r.status, body: (r.body as Json[]).map((s) => ({ status: back[s.status], name: s.context, target_url: s.target_url })) };
+        return {
+          status: r.status,
+          body: (r.body as Json[]).map((s) => ({ status: back[s.status], name: s.context, target_url: s.target_url })),
+        };
       }
       if ((m = /^\/merge_requests\/(\d+)\/notes$/.exec(rest))) {
         const r = await gitea(g, method, `/repos/${repo}/issues/${m[1]}/comments`, method === 'POST' ? { body: body.body } : undefined);
-        return { status: r.status, body: method === 'POST' ? { id: r.body.id, body: r.body.body } : (r.body as Json[]).map((c) => ({ id: c.id, body: c.body })) };
+        return {
+          status: r.status,
+          body: method === 'POST' ? { id: r.body.id, body: r.body.body } : (r.body as Json[]).map((c) => ({ id: c.id, body: c.body })),
+        };
       }
       if (rest === '/hooks' && method === 'POST') {
         ctx.hooks.set(repo, [...(ctx.hooks.get(repo) ?? []), { url: body.url, secret: body.token }]);
@@ -250,7 +323,14 @@ function gitlabShapes(base: () => string, g: GiteaInfo): Shapes {
         object_kind: 'merge_request',
         event_type: 'merge_request',
         project: { path_with_namespace: repo },
-        object_attributes: { iid: mr.iid, action: 'merge', state: 'merged', merge_commit_sha: mr.merge_commit_sha, target_branch: mr.target_branch, source_branch: mr.source_branch },
+        object_attributes: {
+          iid: mr.iid,
+          action: 'merge',
+          state: 'merged',
+          merge_commit_sha: mr.merge_commit_sha,
+          target_branch: mr.target_branch,
+          source_branch: mr.source_branch,
+        },
       });
       return { headers: { 'x-gitlab-event': 'Merge Request Hook', 'x-gitlab-event-uuid': randomUUID(), 'x-gitlab-token': secret }, body };
     },

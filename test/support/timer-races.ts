@@ -68,7 +68,8 @@ const computesFromClock = (n: unknown, derived: Set<string>) =>
 function timerImports(body: Node[]): Set<string> {
   const names = new Set<string>();
   for (const x of body) {
-    if (x.type !== 'ImportDeclaration' || !/^(node:)?timers\/promises$/.test(String((x.source as Node & { value?: unknown })?.value))) continue;
+    if (x.type !== 'ImportDeclaration' || !/^(node:)?timers\/promises$/.test(String((x.source as Node & { value?: unknown })?.value)))
+      continue;
     for (const spec of (x.specifiers as Node[]) ?? []) {
       const imported = ident(spec.imported) ?? ident(spec.local);
       if (imported === 'setTimeout' && ident(spec.local)) names.add(ident(spec.local)!);

@@ -91,7 +91,10 @@ describe('durability', () => {
       // of waiting that second out (and again, should the stopped activity's last write touch it).
       await waitFor(
         async () => {
-          await h.knex('tasks').where({ id }).update({ updated_at: h.knex.raw("now() - interval '1 minute'") });
+          await h
+            .knex('tasks')
+            .where({ id })
+            .update({ updated_at: h.knex.raw("now() - interval '1 minute'") });
           return (await h.boot.reconciler.runOnce()).synced > 0;
         },
         30_000,

@@ -22,7 +22,10 @@ beforeAll(async () => {
   expect(role.status, role.text).toBe(201);
   for (const name of ['alice', 'bob']) {
     const { token } = await createUserWithRoles(h, name, ['Backupper']);
-    const key = await h.request('POST', '/api/admin/api-keys', { token, json: { name: `${name}-bot`, permissions: ['dashboards:BACKUP'] } });
+    const key = await h.request('POST', '/api/admin/api-keys', {
+      token,
+      json: { name: `${name}-bot`, permissions: ['dashboards:BACKUP'] },
+    });
     expect(key.status, key.text).toBe(201);
     people.push({ token, apiKey: key.body.key as string });
   }

@@ -75,7 +75,10 @@ describe('task logs, bounded', () => {
       const again = await waitFor(
         async () => {
           const ac = new AbortController();
-          const res = await fetch(`${h.baseUrl}/api/tasks/${id}/logs/stream`, { headers: { authorization: `Bearer ${h.adminToken}` }, signal: ac.signal });
+          const res = await fetch(`${h.baseUrl}/api/tasks/${id}/logs/stream`, {
+            headers: { authorization: `Bearer ${h.adminToken}` },
+            signal: ac.signal,
+          });
           if (res.status === 200) return { res, ac };
           expect(res.status).toBe(429);
           await res.body?.cancel();

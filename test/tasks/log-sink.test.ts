@@ -14,7 +14,8 @@ beforeAll(async () => {
 afterAll(async () => h?.close());
 
 const admin = (m: string, p: string, o: Record<string, unknown> = {}) => h.request(m, p, { ...o, token: h.adminToken });
-const stored = async (id: string) => (await h.knex('task_logs').where({ task_id: id, source: 'activity' }).orderBy('id')).map((r) => r.message as string);
+const stored = async (id: string) =>
+  (await h.knex('task_logs').where({ task_id: id, source: 'activity' }).orderBy('id')).map((r) => r.message as string);
 
 describe('task log sink', () => {
   it("stores an activity's lines before its end is reported", async () => {
@@ -25,7 +26,10 @@ describe('task log sink', () => {
     // The task row is finished by a later activity, so every step's lines are in the table now.
     const lines = await stored(task.id);
     for (const line of ['progress 1/3', 'progress 2/3', 'progress 3/3', 'database reachable', 'temporal reachable', 'worker polling'])
-      expect(lines.some((l) => l.startsWith(line)), `${line} in ${JSON.stringify(lines)}`).toBe(true);
+      expect(
+        lines.some((l) => l.startsWith(line)),
+        `${line} in ${JSON.stringify(lines)}`,
+      ).toBe(true);
   });
 
   it('a flush waits for lines logged while an earlier flush was writing', async () => {
@@ -40,7 +44,13 @@ describe('task log sink', () => {
       const first = sink.flush(); // writing the first three
       for (let i = 3; i < 5; i++) sink.info(`sink line ${i}`, meta);
       await sink.flush();
-      expect((await stored(id)).filter((l) => l.startsWith('sink line'))).toEqual(['sink line 0', 'sink line 1', 'sink line 2', 'sink line 3', 'sink line 4']);
+      expect((await stored(id)).filter((l) => l.startsWith('sink line'))).toEqual([
+        'sink line 0',
+        'sink line 1',
+        'sink line 2',
+        'sink line 3',
+        'sink line 4',
+      ]);
       await first;
     } finally {
       await sink.close();

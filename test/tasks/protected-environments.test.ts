@@ -135,7 +135,9 @@ describe.skipIf(!on)('protected environments', () => {
   it('a restore into it waits for approval too', async () => {
     await as(h.adminToken)('PUT', `/api/environments/${envA}`, { json: { protected: true } });
     try {
-      const backup = await as(requester)('POST', '/api/dashboards/backup', { json: { env_id: envA, dashboard_ids: [src.dashboards[0].id] } });
+      const backup = await as(requester)('POST', '/api/dashboards/backup', {
+        json: { env_id: envA, dashboard_ids: [src.dashboards[0].id] },
+      });
       expect(backup.status, backup.text).toBe(202);
       const backed = await waitTask(h, backup.body.task_id);
       expect(backed.status, JSON.stringify(backed.error)).toBe('SUCCEEDED');
@@ -160,7 +162,11 @@ describe.skipIf(!on)('protected environments', () => {
     const waiting = await awaiting(r.body.task_id);
     expect(waiting.type).toBe('dataset_change');
     // The approver sees what uses the dataset (api/impact): read when it was requested, or why it could not be.
-    expect(waiting.params.impact).toMatchObject({ env_id: envB, dataset_id: src.sales.id, request: { method: 'GET', path: `/api/environments/${envB}/impact?dataset=${src.sales.id}` } });
+    expect(waiting.params.impact).toMatchObject({
+      env_id: envB,
+      dataset_id: src.sales.id,
+      request: { method: 'GET', path: `/api/environments/${envB}/impact?dataset=${src.sales.id}` },
+    });
     expect(Array.isArray(waiting.params.impact.charts)).toBe(true);
     expect((await as(requester)('POST', `/api/tasks/${r.body.task_id}/approve`, { json: {} })).body.code).toBe('self_approval');
     await as(approver)('POST', `/api/tasks/${r.body.task_id}/reject`, { json: {} });

@@ -197,7 +197,16 @@ describe('task logs', () => {
     const close = before.find((i: any) => i.source === 'temporal' && i.message === 'workflow completed');
     const closeMs = Date.parse(close.ts);
     const line = (ms: number, message: string) =>
-      ({ task_id: tied, ts: new Date(ms), level: 'INFO', source: 'workflow', activity_type: null, attempt: null, message, attrs: null }) as const;
+      ({
+        task_id: tied,
+        ts: new Date(ms),
+        level: 'INFO',
+        source: 'workflow',
+        activity_type: null,
+        attempt: null,
+        message,
+        attrs: null,
+      }) as const;
     await h.boot.context.stores.tasks.appendLogs([line(closeMs, 'tied with the close'), line(closeMs - 1, 'just before the close')]);
     const items = (await admin('GET', `/api/tasks/${tied}/logs?limit=1000`)).body.items;
     // The workflow's own "task succeeded" may fall in either millisecond too (it is stamped by the
@@ -289,7 +298,9 @@ describe('task logs', () => {
 
   it('streams a line stored after a later one was sent (a worker writes its lines in batches)', async () => {
     const live = await selfcheck({ sleep_seconds: 30 });
-    const res = await fetch(`${h.baseUrl}/api/tasks/${live}/logs/stream?source=activity`, { headers: { authorization: `Bearer ${h.adminToken}` } });
+    const res = await fetch(`${h.baseUrl}/api/tasks/${live}/logs/stream?source=activity`, {
+      headers: { authorization: `Bearer ${h.adminToken}` },
+    });
     const text = res.text();
     const line = (ts: number, message: string) => ({ task_id: live, ts: new Date(ts), level: 'INFO', source: 'activity', message });
     // A line is stored; one stamped 50 ms before it reaches the store after one of the stream's

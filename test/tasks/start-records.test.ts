@@ -38,7 +38,20 @@ describe('recording workflow starts', () => {
       const ids = await Promise.all(Array.from({ length: 6 }, create));
       // Each new task's start has been answered by Temporal once its run is visible there.
       await waitFor(
-        async () => (await Promise.all(ids.map((id) => h.boot.context.temporal.workflow.getHandle(id).describe().then(() => true, () => false)))).every(Boolean),
+        async () =>
+          (
+            await Promise.all(
+              ids.map((id) =>
+                h.boot.context.temporal.workflow
+                  .getHandle(id)
+                  .describe()
+                  .then(
+                    () => true,
+                    () => false,
+                  ),
+              ),
+            )
+          ).every(Boolean),
         HANG_MS,
         'the six workflows started',
       );

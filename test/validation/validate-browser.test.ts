@@ -2,7 +2,13 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { client, prefixedTables, registerEnvironment, waitTask } from '../dashboard-migration/support.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
-import { createDashboard, createDataset, createSqliteDatabase, createTableChart, type SupersetClient } from '../support/superset/fixtures.ts';
+import {
+  createDashboard,
+  createDataset,
+  createSqliteDatabase,
+  createTableChart,
+  type SupersetClient,
+} from '../support/superset/fixtures.ts';
 
 /**
  * A validation with the browser check (`browser: true`) against real Superset 6.1.0 (a) in
@@ -33,7 +39,10 @@ afterAll(async () => {
 
 describe.skipIf(!enabled)('validate with the browser check', () => {
   it('checks the queries, then draws the dashboard; the item carries both verdicts', { timeout: 300_000 }, async () => {
-    const r = await h.request('POST', `/api/environments/${envId}/validate`, { token: h.adminToken, json: { dashboard_ids: [dashboardId], browser: true } });
+    const r = await h.request('POST', `/api/environments/${envId}/validate`, {
+      token: h.adminToken,
+      json: { dashboard_ids: [dashboardId], browser: true },
+    });
     expect(r.status, r.text).toBe(202);
     const task = await waitTask(h, r.body.task_id, 280_000);
     expect(task.status, JSON.stringify(task.error)).toBe('SUCCEEDED');

@@ -2,7 +2,13 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { client, prefixedTables, registerEnvironment, waitTask } from '../dashboard-migration/support.ts';
 import { createHarness, waitFor, type Harness } from '../support/harness.ts';
-import { createDashboard, createDataset, createSqliteDatabase, createTableChart, type SupersetClient } from '../support/superset/fixtures.ts';
+import {
+  createDashboard,
+  createDataset,
+  createSqliteDatabase,
+  createTableChart,
+  type SupersetClient,
+} from '../support/superset/fixtures.ts';
 
 /**
  * A `validate` schedule on the real Temporal server: created beside backups and drift reports,
@@ -45,10 +51,14 @@ describe.skipIf(!enabled)('validate schedules', () => {
     expect(described.action).toMatchObject({ workflowType: 'scheduledRunWorkflow' });
 
     expect((await admin('POST', `/api/schedules/${created.body.id}/trigger`)).status).toBe(202);
-    const task = await waitFor(async () => {
-      const r = await admin('GET', '/api/tasks?task_type=validate&page_size=100');
-      return (r.body.items as any[]).find((t) => t.params?.schedule_id === created.body.id);
-    }, 60_000, 'the triggered validation');
+    const task = await waitFor(
+      async () => {
+        const r = await admin('GET', '/api/tasks?task_type=validate&page_size=100');
+        return (r.body.items as any[]).find((t) => t.params?.schedule_id === created.body.id);
+      },
+      60_000,
+      'the triggered validation',
+    );
     const done = await waitTask(h, task.id, 180_000);
     expect(done.status, JSON.stringify(done.error)).toBe('SUCCEEDED');
     expect(done.params).toMatchObject({ env_id: envId, dashboard_ids: [dashboardId], schedule_name: `${P} nightly` });
@@ -57,7 +67,9 @@ describe.skipIf(!enabled)('validate schedules', () => {
   });
 
   it('refuses validate params that do not fit, creating nothing', async () => {
-    const bad = await admin('POST', '/api/schedules', { json: { name: `${P} bad`, kind: 'validate', params: { env_id: envId, colour: 'red' }, interval_seconds: 60 } });
+    const bad = await admin('POST', '/api/schedules', {
+      json: { name: `${P} bad`, kind: 'validate', params: { env_id: envId, colour: 'red' }, interval_seconds: 60 },
+    });
     expect(bad.status).toBe(400);
     const unknown = await admin('POST', '/api/schedules', {
       json: { name: `${P} unknown`, kind: 'validate', params: { env_id: '00000000-0000-4000-8000-000000000000' }, interval_seconds: 60 },

@@ -22,7 +22,12 @@ async function closedPort(): Promise<number> {
 
 beforeAll(async () => {
   h = await createHarness({ worker: true });
-  envId = await createEnvironment(h, { name: 'val-unreachable', baseUrl: `http://127.0.0.1:${await closedPort()}`, username: 'svc', password: 'svc-password-1' });
+  envId = await createEnvironment(h, {
+    name: 'val-unreachable',
+    baseUrl: `http://127.0.0.1:${await closedPort()}`,
+    username: 'svc',
+    password: 'svc-password-1',
+  });
 }, 120_000);
 afterAll(async () => {
   await h?.close();

@@ -88,35 +88,45 @@ describe.skipIf(!enabled)('validate an environment', () => {
     expect(task.type).toBe('validate');
     expect(task.result.totals).toMatchObject({ requested: 3, passed: 3, broken: 0, failed: 0, newly_broken: 0 });
     const got = byId(items);
-    expect(got[ids.sales]).toMatchObject({ status: 'passed', outcome: 'succeeded', title: `${P} sales`, totals: { passed: 2, broken: 0 }, first_seen_broken_at: null });
+    expect(got[ids.sales]).toMatchObject({
+      status: 'passed',
+      outcome: 'succeeded',
+      title: `${P} sales`,
+      totals: { passed: 2, broken: 0 },
+      first_seen_broken_at: null,
+    });
     for (const c of got[ids.sales].charts) expect(c).toMatchObject({ verdict: 'passed', checked_at: expect.any(String) });
     expect(got[ids.customers].last_passed_at).toBe(got[ids.customers].checked_at);
     firstAt = got[ids.customers].checked_at;
   });
 
-  it('a dropped table breaks exactly the dashboard reading it; the next validation keeps its first-seen time', { timeout: 300_000 }, async () => {
-    const db = new DatabaseSync(dbPath);
-    db.exec(`DROP TABLE "${P}_customers"`);
-    db.close();
-    const second = await validate({ dashboard_ids: [ids.sales, ids.customers, ids.tagged] });
-    expect(second.task.status).toBe('FAILED');
-    expect(second.task.error.message).toMatch(/1 dashboard\(s\) broken \(1 newly\)/);
-    expect(second.task.result.totals).toMatchObject({ passed: 2, broken: 1, newly_broken: 1 });
-    const broken = byId(second.items)[ids.customers];
-    expect(broken).toMatchObject({ status: 'broken', outcome: 'failed', step: 'check', newly_broken: true, last_passed_at: firstAt });
-    expect(broken.first_seen_broken_at).toBe(broken.checked_at);
-    expect(broken.charts[0]).toMatchObject({ verdict: 'broken', error: expect.stringMatching(/customers/i) });
-    expect(broken.next_actions.map((x: any) => x.action)).toEqual(['fix_charts', 'validate_again']);
-    expect(byId(second.items)[ids.sales]).toMatchObject({ status: 'passed' });
-    brokenAt = broken.first_seen_broken_at;
+  it(
+    'a dropped table breaks exactly the dashboard reading it; the next validation keeps its first-seen time',
+    { timeout: 300_000 },
+    async () => {
+      const db = new DatabaseSync(dbPath);
+      db.exec(`DROP TABLE "${P}_customers"`);
+      db.close();
+      const second = await validate({ dashboard_ids: [ids.sales, ids.customers, ids.tagged] });
+      expect(second.task.status).toBe('FAILED');
+      expect(second.task.error.message).toMatch(/1 dashboard\(s\) broken \(1 newly\)/);
+      expect(second.task.result.totals).toMatchObject({ passed: 2, broken: 1, newly_broken: 1 });
+      const broken = byId(second.items)[ids.customers];
+      expect(broken).toMatchObject({ status: 'broken', outcome: 'failed', step: 'check', newly_broken: true, last_passed_at: firstAt });
+      expect(broken.first_seen_broken_at).toBe(broken.checked_at);
+      expect(broken.charts[0]).toMatchObject({ verdict: 'broken', error: expect.stringMatching(/customers/i) });
+      expect(broken.next_actions.map((x: any) => x.action)).toEqual(['fix_charts', 'validate_again']);
+      expect(byId(second.items)[ids.sales]).toMatchObject({ status: 'passed' });
+      brokenAt = broken.first_seen_broken_at;
 
-    const third = await validate({ dashboard_ids: [ids.customers] });
-    expect(third.task.status).toBe('FAILED');
-    const again = third.items[0];
-    expect(again).toMatchObject({ status: 'broken', newly_broken: false, first_seen_broken_at: brokenAt, last_passed_at: firstAt });
-    expect(again.checked_at > brokenAt).toBe(true);
-    expect(again.error).toContain(`broken since ${brokenAt}`);
-  });
+      const third = await validate({ dashboard_ids: [ids.customers] });
+      expect(third.task.status).toBe('FAILED');
+      const again = third.items[0];
+      expect(again).toMatchObject({ status: 'broken', newly_broken: false, first_seen_broken_at: brokenAt, last_passed_at: firstAt });
+      expect(again.checked_at > brokenAt).toBe(true);
+      expect(again.error).toContain(`broken since ${brokenAt}`);
+    },
+  );
 
   it('selects by exact tag and by owner', { timeout: 240_000 }, async () => {
     const tagged = await validate({ tag: `${P}-team` });

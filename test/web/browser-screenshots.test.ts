@@ -93,18 +93,31 @@ describe('the task page', () => {
     await createStoredTask(h, { type: 'git_deploy', id, summary: 'deploying a dashboard' });
     const target = await stores.browserScreenshots.save({ taskId: id, dashboardId: 7, side: 'target', png: png(320, [200, 30, 30]) });
     const check: BrowserCheck = { verdict: 'passes', charts: [], target_screenshot_id: target, duration_ms: 1000 };
-    const item = { kind: 'repository', id: 'd7', title: 'Ops', status: 'deployed', outcome: 'succeeded', next_actions: [], verification: { ok: true, browser: check } };
+    const item = {
+      kind: 'repository',
+      id: 'd7',
+      title: 'Ops',
+      status: 'deployed',
+      outcome: 'succeeded',
+      next_actions: [],
+      verification: { ok: true, browser: check },
+    };
     await stores.tasks.finish(id, 'SUCCEEDED', { items: [item], not_started: 0, cancelled: false, next_actions: [] }, null);
     const viewer = `viewer-${id.slice(0, 8)}`;
     const password = `pw-${viewer}-0123456789`;
-    const made = await h.request('POST', '/api/admin/users', { token: h.adminToken, json: { username: viewer, password, roles: ['Viewer'] } });
+    const made = await h.request('POST', '/api/admin/users', {
+      token: h.adminToken,
+      json: { username: viewer, password, roles: ['Viewer'] },
+    });
     expect(made.status, made.text).toBe(201);
     const other = await openPage(browser, h.baseUrl);
     try {
       await signIn(other.page, viewer, password);
       await other.page.goto(`/tasks/${id}`);
       await expect.poll(() => other.page.getByTestId('screenshot-target-hidden').count(), WAIT).toBe(1);
-      expect(await other.page.getByTestId('screenshot-target-hidden').textContent()).toContain('Only the person who requested the task and admins');
+      expect(await other.page.getByTestId('screenshot-target-hidden').textContent()).toContain(
+        'Only the person who requested the task and admins',
+      );
       expect(await other.page.getByTestId('screenshot-target').count()).toBe(0);
     } finally {
       await other.page.context().close();
@@ -122,9 +135,12 @@ describe('the task page', () => {
       digest: 'ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12',
     };
     // As the task service writes a gated task's input (api/tasks/service.ts): the gate and the frozen pair.
-    await h.knex('tasks').where({ id }).update({
-      workflow_input: JSON.stringify({ approval: { required: true, requestedBy: null, timeoutSeconds: 3600, envId: 'prod' }, frozen }),
-    });
+    await h
+      .knex('tasks')
+      .where({ id })
+      .update({
+        workflow_input: JSON.stringify({ approval: { required: true, requestedBy: null, timeoutSeconds: 3600, envId: 'prod' }, frozen }),
+      });
     // The first case signed this page in already.
     await page.goto(`/tasks/${id}`);
     const settings = page.getByTestId('approval-settings');

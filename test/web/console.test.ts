@@ -64,7 +64,12 @@ describe('serving', () => {
 });
 
 describe('journeys', () => {
-  beforeEach(() => onTestFailed(async ({ task }) => void (await page.screenshot({ path: `/tmp/web-failed-${task.name.slice(0, 20).replace(/\W/g, '_')}.png` }).catch(() => undefined))));
+  beforeEach(() =>
+    onTestFailed(
+      async ({ task }) =>
+        void (await page.screenshot({ path: `/tmp/web-failed-${task.name.slice(0, 20).replace(/\W/g, '_')}.png` }).catch(() => undefined)),
+    ),
+  );
   it('signs in with a password; a wrong one is said so', async () => {
     await page.goto('/');
     await page.getByLabel(/^Username/).fill(ADMIN.username);
@@ -103,7 +108,9 @@ describe('journeys', () => {
   it('lists dashboards with thumbnails: an image when ready, a placeholder with retry while Superset renders it', async () => {
     for (let i = 0; i < 30; i++) fake.addDashboard({ title: `${P} board ${String(i).padStart(2, '0')}`, slug: `${P}-${i}` });
     fake.dashboards.forEach((d, i) => (d.thumbnail = i % 3 === 0 ? 'pending' : 'ready'));
-    const env = (await h.request('GET', '/api/environments', { token: h.adminToken })).body.items.find((e: any) => e.name === `${P}-fake`).id;
+    const env = (await h.request('GET', '/api/environments', { token: h.adminToken })).body.items.find(
+      (e: any) => e.name === `${P}-fake`,
+    ).id;
     await page.goto(`/dashboards?env=${env}`);
     await expect.poll(() => page.getByTestId('dashboard-card').count(), { timeout: 20_000 }).toBe(24);
     // thumbnails are fetched as cards scroll into view
@@ -149,7 +156,11 @@ describe('journeys', () => {
       src = await buildSource(a, P, dir, { dashboards: 1 });
       envA = await registerEnvironment(h, 'a', `${P}-a`);
       envB = await registerEnvironment(h, 'b', `${P}-b`);
-      const targetDb = await createSqliteDatabase(b, { name: `${P}_warehouse`, path: path.join(dir, `${P}-b.db`), tables: prefixedTables(P) });
+      const targetDb = await createSqliteDatabase(b, {
+        name: `${P}_warehouse`,
+        path: path.join(dir, `${P}-b.db`),
+        tables: prefixedTables(P),
+      });
       const r = await h.request('PUT', `/api/environments/${envA}/db-mappings/${envB}`, {
         token: h.adminToken,
         json: { mappings: [{ source_database_id: src.database.id, target_database_id: targetDb.id }] },
@@ -168,7 +179,9 @@ describe('journeys', () => {
       await page.keyboard.press('Escape');
       await expect.poll(() => page.getByRole('listbox').count(), { timeout: 5_000 }).toBe(0);
       await page.getByRole('button', { name: 'Next' }).click();
-      await expect.poll(() => page.getByRole('table', { name: 'Database mappings' }).textContent(), { timeout: 20_000 }).toContain(`${P}_warehouse`);
+      await expect
+        .poll(() => page.getByRole('table', { name: 'Database mappings' }).textContent(), { timeout: 20_000 })
+        .toContain(`${P}_warehouse`);
       await page.getByRole('button', { name: 'Dry run' }).click();
       await expect.poll(() => page.getByTestId('object-diff').count(), { timeout: 90_000 }).toBe(1);
       const actions = await page.getByTestId('object-action').allTextContents();
@@ -203,7 +216,9 @@ describe('journeys', () => {
       await page.getByRole('button', { name: /^Accept \(/ }).click();
       await expect.poll(() => page.getByTestId('suggestion-status').allTextContents(), WAIT).toEqual(Array(total).fill('accepted'));
       await screenshot(page, 'dataset-suggestions');
-      const r = await h.request('GET', `/api/datasets/${src.sales.id}/suggestions?env_id=${envA}&page_size=100&status=all`, { token: h.adminToken });
+      const r = await h.request('GET', `/api/datasets/${src.sales.id}/suggestions?env_id=${envA}&page_size=100&status=all`, {
+        token: h.adminToken,
+      });
       expect(r.body.items.map((s: any) => s.accepted_value)).toContain('Edited by a person in the console');
       const changes = await h.request('GET', `/api/datasets/${src.sales.id}/changes?env_id=${envA}`, { token: h.adminToken });
       expect(changes.body.items.filter((c: any) => c.source === 'suggestions' && c.status === 'applied')).toHaveLength(2);
@@ -235,12 +250,19 @@ describe('journeys', () => {
       const V2 = '/api/v2/clean-release';
       const author = await createUserWithRoles(h, `${P}-rm1`, ['ReleaseManager']);
       await createUserWithRoles(h, `${P}-rm2`, ['ReleaseManager']);
-      const as = (token: string) => (m: string, p: string, o: Record<string, unknown> = {}) => h.request(m, p, { ...o, token });
-      const bk = await as(h.adminToken)('POST', '/api/dashboards/backup', { json: { env_id: envA, dashboard_ids: [src.dashboards[0].id] } });
+      const as =
+        (token: string) =>
+        (m: string, p: string, o: Record<string, unknown> = {}) =>
+          h.request(m, p, { ...o, token });
+      const bk = await as(h.adminToken)('POST', '/api/dashboards/backup', {
+        json: { env_id: envA, dashboard_ids: [src.dashboards[0].id] },
+      });
       const backupId = (await h.waitForTask(bk.body.task_id, undefined, 120_000)).result.items[0].backup_id;
       const hosts = [new URL(superset('a').baseUrl).hostname];
       expect((await as(h.adminToken)('PUT', `${V2}/registry`, { json: { hosts } })).status).toBe(200);
-      const c = await as(author.token)('POST', `${V2}/candidates`, { json: { name: `${P} release`, target_env_id: envB, sources: [{ kind: 'backup', backup_id: backupId }] } });
+      const c = await as(author.token)('POST', `${V2}/candidates`, {
+        json: { name: `${P} release`, target_env_id: envB, sources: [{ kind: 'backup', backup_id: backupId }] },
+      });
       expect(c.status, c.text).toBe(201);
       const id = c.body.id;
       expect((await as(author.token)('POST', `${V2}/candidates/${id}/artifacts`, { json: {} })).status).toBe(200);
@@ -274,51 +296,61 @@ describe('journeys', () => {
       await signIn(page, ADMIN.username, ADMIN.password);
     }, 300_000);
 
-    it.runIf(inject('gitea') !== null)('resolves a real git conflict in the three-way merge view (theirs), then continues the merge', async () => {
-      const g = gitea()!;
-      const a = await client('a');
-      const dash = src.dashboards[0].id;
-      const admin = (m: string, p: string, o: Record<string, unknown> = {}) => h.request(m, p, { ...o, token: h.adminToken });
-      const G = (op: string) => `/api/git/dashboards/${dash}/${op}`;
-      const cfg = await admin('POST', '/api/git/configs', { json: { name: `${P}-gitea`, provider: 'gitea', base_url: g.baseUrl, owner: g.username, pat: g.token } });
-      expect(cfg.status, cfg.text).toBe(201);
-      await setIdentity(h, h.adminToken, 'Ada Admin', 'ada@example.com');
-      const init = await admin('POST', G('init'), { json: { env_id: envA, config_id: cfg.body.id, create_remote: true } });
-      expect(init.status, init.text).toBe(200);
-      const uuid = init.body.dashboard_uuid;
-      expect((await admin('POST', G('sync'), { json: { env_id: envA } })).status).toBe(200);
-      expect((await admin('POST', G('commit'), { json: { env_id: envA, message: 'first export' } })).status).toBe(200);
-      expect((await admin('POST', G('push'), { json: { env_id: envA } })).status).toBe(200);
-      // The remote and the local side rename the dashboard differently: pulling conflicts.
-      const other = new OtherClone(path.join(inject('runDir'), `${P}-other`), g);
-      await other.clone(init.body.remote_url);
-      const file = `dashboards/${uuid}.yaml`;
-      await other.commitAndPush(file, other.read(file).replace(/^dashboard_title: .*$/m, 'dashboard_title: remote title'), 'Remote rename');
-      await renameDashboard(a, dash, 'local title');
-      await admin('POST', G('sync'), { json: { env_id: envA } });
-      await admin('POST', G('commit'), { json: { env_id: envA, message: 'Local rename' } });
+    it.runIf(inject('gitea') !== null)(
+      'resolves a real git conflict in the three-way merge view (theirs), then continues the merge',
+      async () => {
+        const g = gitea()!;
+        const a = await client('a');
+        const dash = src.dashboards[0].id;
+        const admin = (m: string, p: string, o: Record<string, unknown> = {}) => h.request(m, p, { ...o, token: h.adminToken });
+        const G = (op: string) => `/api/git/dashboards/${dash}/${op}`;
+        const cfg = await admin('POST', '/api/git/configs', {
+          json: { name: `${P}-gitea`, provider: 'gitea', base_url: g.baseUrl, owner: g.username, pat: g.token },
+        });
+        expect(cfg.status, cfg.text).toBe(201);
+        await setIdentity(h, h.adminToken, 'Ada Admin', 'ada@example.com');
+        const init = await admin('POST', G('init'), { json: { env_id: envA, config_id: cfg.body.id, create_remote: true } });
+        expect(init.status, init.text).toBe(200);
+        const uuid = init.body.dashboard_uuid;
+        expect((await admin('POST', G('sync'), { json: { env_id: envA } })).status).toBe(200);
+        expect((await admin('POST', G('commit'), { json: { env_id: envA, message: 'first export' } })).status).toBe(200);
+        expect((await admin('POST', G('push'), { json: { env_id: envA } })).status).toBe(200);
+        // The remote and the local side rename the dashboard differently: pulling conflicts.
+        const other = new OtherClone(path.join(inject('runDir'), `${P}-other`), g);
+        await other.clone(init.body.remote_url);
+        const file = `dashboards/${uuid}.yaml`;
+        await other.commitAndPush(
+          file,
+          other.read(file).replace(/^dashboard_title: .*$/m, 'dashboard_title: remote title'),
+          'Remote rename',
+        );
+        await renameDashboard(a, dash, 'local title');
+        await admin('POST', G('sync'), { json: { env_id: envA } });
+        await admin('POST', G('commit'), { json: { env_id: envA, message: 'Local rename' } });
 
-      await page.goto(`/git?env=${envA}&dashboard=${dash}`);
-      await page.getByRole('button', { name: 'Pull' }).click();
-      await expect.poll(() => page.getByTestId('pull-result').textContent(), WAIT).toBe('pull: conflict');
-      await expect.poll(() => page.getByTestId('repo-status').textContent(), WAIT).toBe('MERGING');
-      const conflict = page.getByTestId('conflict');
-      await expect.poll(() => conflict.textContent(), WAIT).toContain('dashboard_title: remote title');
-      expect(await conflict.textContent()).toContain('dashboard_title: local title');
-      expect(await page.getByRole('button', { name: 'Continue' }).isDisabled()).toBe(true);
-      await screenshot(page, 'git-merge');
-      await conflict.getByRole('button', { name: 'Theirs' }).click();
-      await expect.poll(() => conflict.textContent(), WAIT).toContain('resolved');
-      await page.getByRole('button', { name: 'Continue' }).click();
-      await expect.poll(() => page.getByTestId('repo-status').textContent(), WAIT).toBe('AHEAD');
-      expect(await page.getByTestId('merge-view').count()).toBe(0);
-      const status = await admin('GET', `${G('status')}?env_id=${envA}`);
-      expect(status.body).toMatchObject({ status: 'AHEAD', has_unfinished_merge: false });
-      const work = await admin('GET', `${G('merge/status')}?env_id=${envA}`);
-      expect(work.body.has_unfinished_merge).toBe(false);
-      const hist = await admin('GET', `${G('history')}?env_id=${envA}&limit=1`);
-      expect(hist.body.items[0].files).toContain(file);
-    }, 240_000);
+        await page.goto(`/git?env=${envA}&dashboard=${dash}`);
+        await page.getByRole('button', { name: 'Pull' }).click();
+        await expect.poll(() => page.getByTestId('pull-result').textContent(), WAIT).toBe('pull: conflict');
+        await expect.poll(() => page.getByTestId('repo-status').textContent(), WAIT).toBe('MERGING');
+        const conflict = page.getByTestId('conflict');
+        await expect.poll(() => conflict.textContent(), WAIT).toContain('dashboard_title: remote title');
+        expect(await conflict.textContent()).toContain('dashboard_title: local title');
+        expect(await page.getByRole('button', { name: 'Continue' }).isDisabled()).toBe(true);
+        await screenshot(page, 'git-merge');
+        await conflict.getByRole('button', { name: 'Theirs' }).click();
+        await expect.poll(() => conflict.textContent(), WAIT).toContain('resolved');
+        await page.getByRole('button', { name: 'Continue' }).click();
+        await expect.poll(() => page.getByTestId('repo-status').textContent(), WAIT).toBe('AHEAD');
+        expect(await page.getByTestId('merge-view').count()).toBe(0);
+        const status = await admin('GET', `${G('status')}?env_id=${envA}`);
+        expect(status.body).toMatchObject({ status: 'AHEAD', has_unfinished_merge: false });
+        const work = await admin('GET', `${G('merge/status')}?env_id=${envA}`);
+        expect(work.body.has_unfinished_merge).toBe(false);
+        const hist = await admin('GET', `${G('history')}?env_id=${envA}&limit=1`);
+        expect(hist.body.items[0].files).toContain(file);
+      },
+      240_000,
+    );
   });
 
   it('works on a narrow screen and in Russian, and said nothing in the console', async () => {

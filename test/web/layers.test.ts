@@ -9,7 +9,9 @@ const root = path.resolve(import.meta.dirname, '../..');
 const src = path.join(root, 'web', 'src');
 
 function files(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : /\.tsx?$/.test(e.name) ? [path.join(dir, e.name)] : []));
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : /\.tsx?$/.test(e.name) ? [path.join(dir, e.name)] : []));
 }
 
 describe('web/ imports', () => {
@@ -18,7 +20,9 @@ describe('web/ imports', () => {
     const all = files(src);
     expect(all.length).toBeGreaterThan(10);
     for (const file of all) {
-      for (const m of fs.readFileSync(file, 'utf8').matchAll(/(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]/g)) {
+      for (const m of fs
+        .readFileSync(file, 'utf8')
+        .matchAll(/(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]/g)) {
         const spec = m[1] ?? m[2];
         if (!spec.startsWith('.')) continue;
         const target = path.relative(root, path.resolve(path.dirname(file), spec));

@@ -37,7 +37,10 @@ describe('web console serving', () => {
   it('serves files, the app for app URLs, the OIDC flag, and nothing outside the build', async () => {
     const dist = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-dist-'));
     fs.mkdirSync(path.join(dist, 'assets'));
-    fs.writeFileSync(path.join(dist, 'index.html'), '<!doctype html><html><head><title>x</title></head><body><div id="root"></div></body></html>');
+    fs.writeFileSync(
+      path.join(dist, 'index.html'),
+      '<!doctype html><html><head><title>x</title></head><body><div id="root"></div></body></html>',
+    );
     fs.writeFileSync(path.join(dist, 'assets', 'app-1.js'), 'console.log(1)');
     fs.writeFileSync(path.join(path.dirname(dist), 'secret.txt'), 'secret');
     const base = await serve(dist, true);

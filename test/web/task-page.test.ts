@@ -38,7 +38,9 @@ describe('task page with 1,000 dashboards', () => {
     await expect.poll(() => page.getByTestId('summary-outcomes').textContent(), WAIT).toContain(`failed ${seeded.failed.length}`);
     expect(await page.getByTestId('summary-outcomes').textContent()).toContain(`planned ${1000 - seeded.failed.length}`);
     expect(await page.getByTestId('summary-changes').textContent()).toContain(`changed ${seeded.changed.length}`);
-    expect(await page.getByTestId('summary-objects').textContent()).toMatch(/13000 objects by action.*create \d+.*update \d+.*unchanged \d+/);
+    expect(await page.getByTestId('summary-objects').textContent()).toMatch(
+      /13000 objects by action.*create \d+.*update \d+.*unchanged \d+/,
+    );
     expect(await page.getByTestId('summary-durations').textContent()).toContain('migration 61.0 s');
     expect(await summary.getByRole('button', { name: 'retry_failed' }).count()).toBe(1);
     // the bulk fix sends one request for every failed dashboard with the task's options and the fix
@@ -46,7 +48,11 @@ describe('task page with 1,000 dashboards', () => {
     let sent: any;
     await page.route('**/api/dashboards/migrate', (route) => {
       sent = route.request().postDataJSON();
-      return route.fulfill({ status: 202, contentType: 'application/json', body: JSON.stringify({ task_id: 'migration-started', status: 'PENDING' }) });
+      return route.fulfill({
+        status: 202,
+        contentType: 'application/json',
+        body: JSON.stringify({ task_id: 'migration-started', status: 'PENDING' }),
+      });
     });
     await summary.getByRole('button', { name: 'retry_with_rls_copy_all' }).click();
     await expect.poll(() => summary.getByTestId('started-task').getAttribute('href'), WAIT).toBe('/tasks/migration-started');

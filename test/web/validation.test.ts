@@ -4,7 +4,13 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { client, prefixedTables, registerEnvironment, waitTask } from '../dashboard-migration/support.ts';
 import { ADMIN, createHarness, type Harness } from '../support/harness.ts';
-import { createDashboard, createDataset, createSqliteDatabase, createTableChart, type SupersetClient } from '../support/superset/fixtures.ts';
+import {
+  createDashboard,
+  createDataset,
+  createSqliteDatabase,
+  createTableChart,
+  type SupersetClient,
+} from '../support/superset/fixtures.ts';
 import { launchBrowser, openPage, signIn } from './browser.ts';
 
 /**

@@ -35,7 +35,9 @@ function unchanged(state: VerificationState): DashboardOutcome {
     outcome: 'succeeded',
     target_dashboard_id: 70,
     dashboard_uuid: randomUUID(),
-    objects: [{ kind: 'dashboard', file: 'dashboards/Sales_70.yaml', name: 'Sales', uuid: randomUUID(), action: 'unchanged', target_id: 70 }],
+    objects: [
+      { kind: 'dashboard', file: 'dashboards/Sales_70.yaml', name: 'Sales', uuid: randomUUID(), action: 'unchanged', target_id: 70 },
+    ],
     database_mappings: [],
     collisions: [],
     dropped_fields: [],
@@ -55,7 +57,18 @@ async function storedMigration(item: DashboardOutcome): Promise<string> {
     dry_run: false,
     source_env_id: randomUUID(),
     target_env_id: randomUUID(),
-    totals: { requested: 1, processed: 1, imported: 0, unchanged: 1, unchanged_with_errors: 0, imported_with_errors: 0, planned: 0, skipped: 0, failed: 0, not_started: 0 },
+    totals: {
+      requested: 1,
+      processed: 1,
+      imported: 0,
+      unchanged: 1,
+      unchanged_with_errors: 0,
+      imported_with_errors: 0,
+      planned: 0,
+      skipped: 0,
+      failed: 0,
+      not_started: 0,
+    },
     items: [item],
     not_started: 0,
     cancelled: false,
@@ -71,7 +84,12 @@ describe('the task page', () => {
     const at = '2026-12-01T10:00:00.000Z';
     const verified = await storedMigration(unchanged({ state: 'verified', at, task_id: null, checked: 'unchanged_target' }));
     const carried = await storedMigration(
-      unchanged({ state: 'carried', from_task_id: earlier, at, reason: `verification "if_changed": unchanged since task ${earlier}'s verification passed` }),
+      unchanged({
+        state: 'carried',
+        from_task_id: earlier,
+        at,
+        reason: `verification "if_changed": unchanged since task ${earlier}'s verification passed`,
+      }),
     );
 
     await signIn(page, ADMIN.username, ADMIN.password);

@@ -124,7 +124,8 @@ export const en = {
   frozenSettings: 'Rules and database mappings this task applies',
   frozenSettingsHint: 'Frozen when the task was requested; a change to them since refuses the run as stale. Digest',
   noRules: 'No per-environment rules.',
-  screenshotHidden: 'Only the person who requested the task and admins see screenshots: they show the service account’s view, past row-level security.',
+  screenshotHidden:
+    'Only the person who requested the task and admins see screenshots: they show the service account’s view, past row-level security.',
   waitingForOther: 'Waiting for another person to approve.',
   approvedBy: 'Approved by',
   rejectedBy: 'Rejected by',
@@ -290,7 +291,8 @@ export const en = {
   impactCharts: 'Charts',
   impactSavedQueries: 'Saved queries',
   impactReports: 'Alerts and reports',
-  impactSummary: (charts: number, dashboards: number, at: string) => `${charts} ${enPlural(charts, 'chart', 'charts')} on ${dashboards} ${enPlural(dashboards, 'dashboard', 'dashboards')} (checked ${at})`,
+  impactSummary: (charts: number, dashboards: number, at: string) =>
+    `${charts} ${enPlural(charts, 'chart', 'charts')} on ${dashboards} ${enPlural(dashboards, 'dashboard', 'dashboards')} (checked ${at})`,
   impactUnreadable: (kind: string, message: string) => `Superset did not list ${kind}: ${message}`,
 };
 export type Dict = typeof en;

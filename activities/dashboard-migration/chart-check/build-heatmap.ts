@@ -15,8 +15,10 @@ export const buildHeatmap: FormDataBuild = (fd, release) => {
   const sortX = fd.sort_x_axis as string | undefined;
   const sortY = fd.sort_y_axis as string | undefined;
   const before5 = release !== null && compareRelease(release, '5.0') < 0;
-  if ((before5 && (!sortX || !sortY)) || [sortX, sortY].some((s) => s && typeof s !== 'string')) return { reason: 'a heatmap without both axis sorts: its plugin fails to build it in this release' };
-  if (fd.normalize_across === 'y' && typeof fd.groupby !== 'string') return { reason: 'a heatmap normalised across a y dimension that is not one column: its build is not reproduced' };
+  if ((before5 && (!sortX || !sortY)) || [sortX, sortY].some((s) => s && typeof s !== 'string'))
+    return { reason: 'a heatmap without both axis sorts: its plugin fails to build it in this release' };
+  if (fd.normalize_across === 'y' && typeof fd.groupby !== 'string')
+    return { reason: 'a heatmap normalised across a y dimension that is not one column: its build is not reproduced' };
   const metric = metricLabel(fd.metric);
   const columns = [fd.x_axis, ...asArray(fd.groupby)];
   const orderby: unknown[] = [];

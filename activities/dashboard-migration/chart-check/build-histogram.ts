@@ -11,8 +11,21 @@ export const buildHistogram: FormDataBuild = (fd, release) => {
   const groupby = asArray(fd.groupby);
   const { orderby } = extractQueryFields(fd);
   const bins = Number.isNaN(Number(fd.bins)) ? 5 : Number(fd.bins);
-  const histogram = { column: columnLabel(fd.column), groupby: groupby.map(columnLabel), bins, cumulative: fd.cumulative, normalize: fd.normalize };
+  const histogram = {
+    column: columnLabel(fd.column),
+    groupby: groupby.map(columnLabel),
+    bins,
+    cumulative: fd.cumulative,
+    normalize: fd.normalize,
+  };
   return {
-    queries: [{ ...timeBaseQuery(fd, release), ...(orderby ? { orderby } : {}), columns: [...groupby, fd.column], post_processing: [{ operation: 'histogram', options: histogram }] }],
+    queries: [
+      {
+        ...timeBaseQuery(fd, release),
+        ...(orderby ? { orderby } : {}),
+        columns: [...groupby, fd.column],
+        post_processing: [{ operation: 'histogram', options: histogram }],
+      },
+    ],
   };
 };

@@ -62,8 +62,15 @@ export function timeBaseQuery(fd: FormData, release: string | null): QueryObject
  */
 export function extractQueryFields(fd: FormData): { columns: unknown[]; metrics: unknown[]; orderby?: unknown[] } {
   const aliases: Record<string, string> = {
-    metric: 'metrics', metric_2: 'metrics', secondary_metric: 'metrics', x: 'metrics', y: 'metrics', size: 'metrics',
-    all_columns: 'columns', series: 'groupby', order_by_cols: 'orderby',
+    metric: 'metrics',
+    metric_2: 'metrics',
+    secondary_metric: 'metrics',
+    x: 'metrics',
+    y: 'metrics',
+    size: 'metrics',
+    all_columns: 'columns',
+    series: 'groupby',
+    order_by_cols: 'orderby',
   };
   let columns: unknown[] = [];
   let metrics: unknown[] = [];
@@ -78,7 +85,10 @@ export function extractQueryFields(fd: FormData): { columns: unknown[]; metrics:
     else if (name === 'orderby') orderby = orderby.concat(value);
   }
   return {
-    columns: uniqueBy(columns.filter((c) => c !== ''), columnLabel),
+    columns: uniqueBy(
+      columns.filter((c) => c !== ''),
+      columnLabel,
+    ),
     metrics: fd.query_mode === 'raw' ? [] : uniqueBy(metrics, metricLabel),
     ...(orderby.length ? { orderby: orderby.map((o) => (typeof o === 'string' ? JSON.parse(o) : o)) } : {}),
   };
@@ -123,12 +133,21 @@ export function pivotOperator(fd: FormData, q: QueryObject): QueryObject | undef
 
 /** rollingWindowOperator (no time comparison): a cumulative sum or a rolling window over each metric. */
 export function rollingWindowOperator(fd: FormData, q: QueryObject): QueryObject | undefined {
-  const columns = Object.fromEntries(asArray(q.metrics).map((m) => (typeof m === 'string' ? m : String((m as { label: string }).label))).map((c) => [c, c]));
+  const columns = Object.fromEntries(
+    asArray(q.metrics)
+      .map((m) => (typeof m === 'string' ? m : String((m as { label: string }).label)))
+      .map((c) => [c, c]),
+  );
   if (fd.rolling_type === 'cumsum') return { operation: 'cum', options: { operator: 'sum', columns } };
   if (!['sum', 'mean', 'std'].includes(String(fd.rolling_type))) return undefined;
   return {
     operation: 'rolling',
-    options: { rolling_type: fd.rolling_type, window: ensureIsInt(fd.rolling_periods, 1), min_periods: ensureIsInt(fd.min_periods, 0), columns },
+    options: {
+      rolling_type: fd.rolling_type,
+      window: ensureIsInt(fd.rolling_periods, 1),
+      min_periods: ensureIsInt(fd.min_periods, 0),
+      columns,
+    },
   };
 }
 
@@ -159,14 +178,23 @@ export function finishQuery(fd: FormData, q: QueryObject, release: string | null
   const columns = asArray(out.columns);
   const x = fd.x_axis as unknown;
   const at = columns.findIndex((c) =>
-    typeof c === 'string' && typeof x === 'string' ? c === x : isAdhoc(c) && isAdhoc(x) && (c as FormData).sqlExpression === (x as FormData).sqlExpression,
+    typeof c === 'string' && typeof x === 'string'
+      ? c === x
+      : isAdhoc(c) && isAdhoc(x) && (c as FormData).sqlExpression === (x as FormData).sqlExpression,
   );
   if (at < 0) return out;
   const timeGrain = (out.extras as FormData | undefined)?.time_grain_sqla;
   const grain = timeGrain === undefined ? {} : { timeGrain };
   const axis = isAdhoc(columns[at])
     ? { ...grain, columnType: 'BASE_AXIS', ...(columns[at] as object) }
-    : { ...grain, columnType: 'BASE_AXIS', sqlExpression: x, label: x, expressionType: 'SQL', ...(newerThan5(release) ? { isColumnReference: true } : {}) };
+    : {
+        ...grain,
+        columnType: 'BASE_AXIS',
+        sqlExpression: x,
+        label: x,
+        expressionType: 'SQL',
+        ...(newerThan5(release) ? { isColumnReference: true } : {}),
+      };
   const { is_timeseries: _dropped, ...rest } = out;
   return { ...rest, columns: columns.map((c, i) => (i === at ? axis : c)) };
 }
@@ -201,5 +229,5 @@ function isAdhoc(c: unknown): boolean {
   const a = c as FormData;
   return a.sqlExpression !== undefined && a.label !== undefined && (a.expressionType === undefined || a.expressionType === 'SQL');
 }
-const isMetric = (m: unknown): boolean => typeof m === 'string' ? m !== '' : typeof m === 'object' && m !== null;
+const isMetric = (m: unknown): boolean => (typeof m === 'string' ? m !== '' : typeof m === 'object' && m !== null);
 const newerThan5 = (release: string | null): boolean => release === null || compareRelease(release, '6.0') >= 0;

@@ -39,7 +39,8 @@ export const buildTimeseries: FormDataBuild = (fd, release) => {
   const refusal = timeOperatorsRefusal(fd, fields.metrics);
   if (refusal) return { reason: `a time series chart with ${refusal}` };
   const base: QueryObject = { ...timeBaseQuery(fd, release), ...fields };
-  const truncates = fd.truncate_metric !== undefined && !!fd.truncate_metric && asArray(base.columns).length > 0 && fields.metrics.length === 1;
+  const truncates =
+    fd.truncate_metric !== undefined && !!fd.truncate_metric && asArray(base.columns).length > 0 && fields.metrics.length === 1;
   if (truncates && COMPARISONS.includes(String(fd.comparison_type)))
     return { reason: 'a time series chart truncating its metric name with a comparison type: releases rename it differently' };
   const x = xAxisSet(fd);
@@ -54,7 +55,9 @@ export const buildTimeseries: FormDataBuild = (fd, release) => {
     post_processing: [
       pivotOperator(fd, base),
       ...windowOperators(fd, base, release),
-      truncates && xAxisLabel(fd) ? { operation: 'rename', options: { columns: { [metricLabel(fields.metrics[0])]: null }, level: 0, inplace: true } } : undefined,
+      truncates && xAxisLabel(fd)
+        ? { operation: 'rename', options: { columns: { [metricLabel(fields.metrics[0])]: null }, level: 0, inplace: true } }
+        : undefined,
       fd.contributionMode ? { operation: 'contribution', options: { orientation: fd.contributionMode, time_shifts: [] } } : undefined,
       sortOperator(fd),
       flattenOperator(),
@@ -69,7 +72,8 @@ function sortOperator(fd: FormData): QueryObject | undefined {
   const x = xAxisLabel(fd);
   const sortable = [x, ...asArray(fd.metrics).map(metricLabel), ...extraMetrics(fd).map(metricLabel)].filter(Boolean);
   const set = (v: unknown) => v !== undefined && v !== null;
-  if (!set(fd.x_axis_sort) || !set(fd.x_axis_sort_asc) || !sortable.includes(fd.x_axis_sort as string) || asArray(fd.groupby).length) return undefined;
+  if (!set(fd.x_axis_sort) || !set(fd.x_axis_sort_asc) || !sortable.includes(fd.x_axis_sort as string) || asArray(fd.groupby).length)
+    return undefined;
   return fd.x_axis_sort === x
     ? { operation: 'sort', options: { is_sort_index: true, ascending: fd.x_axis_sort_asc } }
     : { operation: 'sort', options: { by: fd.x_axis_sort, ascending: fd.x_axis_sort_asc } };

@@ -21,7 +21,8 @@ export function baseQuery(fd: FormData): QueryObject {
   for (const f of asArray(fd.adhoc_filters) as Array<Record<string, unknown>>) {
     if (!f || typeof f !== 'object') continue;
     if (f.expressionType === 'SQL') (f.clause === 'HAVING' ? having : where).push(`(${String(f.sqlExpression ?? '')})`);
-    else if (f.clause !== 'HAVING') filters.push({ col: f.subject, op: f.operator, ...(f.comparator === undefined ? {} : { val: f.comparator }) });
+    else if (f.clause !== 'HAVING')
+      filters.push({ col: f.subject, op: f.operator, ...(f.comparator === undefined ? {} : { val: f.comparator }) });
   }
   return {
     filters,
@@ -79,13 +80,19 @@ export const buildPie: FormDataBuild = (fd) => {
 /** The ECharts treemap plugin: its hierarchy (groupby) and one metric. */
 export const buildTreemap: FormDataBuild = (fd) => {
   if (!fd.metric) return { reason: 'a treemap without a metric' };
-  return { queries: [{ ...baseQuery(fd), columns: asArray(fd.groupby), metrics: [fd.metric], orderby: fd.sort_by_metric ? [[fd.metric, false]] : [] }] };
+  return {
+    queries: [
+      { ...baseQuery(fd), columns: asArray(fd.groupby), metrics: [fd.metric], orderby: fd.sort_by_metric ? [[fd.metric, false]] : [] },
+    ],
+  };
 };
 
 /** The word cloud plugin: its series (one column) and one metric. */
 export const buildWordCloud: FormDataBuild = (fd) => {
   if (!fd.metric || !fd.series) return { reason: 'a word cloud without a series or a metric' };
-  return { queries: [{ ...baseQuery(fd), columns: [fd.series], metrics: [fd.metric], orderby: fd.sort_by_metric ? [[fd.metric, false]] : [] }] };
+  return {
+    queries: [{ ...baseQuery(fd), columns: [fd.series], metrics: [fd.metric], orderby: fd.sort_by_metric ? [[fd.metric, false]] : [] }],
+  };
 };
 
 function dedupeByLabel(metrics: unknown[]): unknown[] {

@@ -45,7 +45,7 @@ export function columnsVerdict(source: Ran, target: Ran, sourceSide: AnswerSide,
     classification: 'not_verifiable',
     reason:
       `the target's answer (${releaseName(targetSide.release)}) has columns [${names(target.columns)}] where the source's (${releaseName(sourceSide.release)}) has [${names(source.columns)}]; ` +
-      'both ran without an error, and the two releases name an answer\'s columns differently, so the difference is not judged',
+      "both ran without an error, and the two releases name an answer's columns differently, so the difference is not judged",
   };
 }
 
@@ -54,14 +54,17 @@ function notComparable(source: Ran, target: Ran, sourceSide: AnswerSide, targetS
   const legacy = (s: AnswerSide) => s.method === 'legacy_api';
   if (sourceSide.method && targetSide.method && legacy(sourceSide) !== legacy(targetSide))
     return `the source was checked through ${endpoint(sourceSide)} and the target through ${endpoint(targetSide)}, which shape an answer differently`;
-  for (const [side, answer, what] of [[sourceSide, source, 'source'], [targetSide, target, 'target']] as const)
+  for (const [side, answer, what] of [
+    [sourceSide, source, 'source'],
+    [targetSide, target, 'target'],
+  ] as const)
     if (answer.rows === 0 && answer.columns.length === 0)
       return answersEmptyWithoutColumns(side.release)
         ? `the ${what}'s release (${side.release}) answers a result without rows without its columns`
         : `the ${what} answered a result without rows and without columns`;
   if (source.rows > 0 && target.rows > 0 && (sourceSide.columnsFromData || targetSide.columnsFromData))
     return "the query names the answer's columns by values of the data (a pivot by series columns, histogram bins), which differ between environments";
-  if ((source.rows > 0) !== (target.rows > 0))
+  if (source.rows > 0 !== target.rows > 0)
     return `only the ${source.rows > 0 ? 'source' : 'target'}'s answer has rows, and Superset post-processes only a result with rows`;
   return null;
 }
@@ -71,7 +74,8 @@ const names = (cs: AnswerColumn[]) => cs.map((c) => c.name).join(', ');
 
 /** Within one release line: how the target's columns differ from the source's, or null. */
 function columnDifference(source: AnswerColumn[], target: AnswerColumn[], compareTypes: boolean): string | null {
-  if (names(source) !== names(target)) return `the target's answer has columns [${names(target)}] where the source's has [${names(source)}]`;
+  if (names(source) !== names(target))
+    return `the target's answer has columns [${names(target)}] where the source's has [${names(source)}]`;
   if (!compareTypes) return null;
   const changed = target.filter((c, i) => c.type !== null && source[i]!.type !== null && c.type !== source[i]!.type).map((c) => c.name);
   return changed.length ? `columns of another type in the target than in the source: ${changed.join(', ')}` : null;

@@ -15,7 +15,11 @@ export function planCheck(chart: ChartForCheck, release: string | null): CheckPl
   const saved = chart.query_context;
   if (saved && Array.isArray(saved.queries) && saved.queries.length) {
     // Superset's import keeps the source's dataset id in a saved query context: the chart's own is used.
-    const formData = { ...(saved.form_data as Record<string, unknown> | undefined), datasource: `${datasource.id}__${datasource.type}`, slice_id: chart.id };
+    const formData = {
+      ...(saved.form_data as Record<string, unknown> | undefined),
+      datasource: `${datasource.id}__${datasource.type}`,
+      slice_id: chart.id,
+    };
     return { method: 'saved_query_context', queryContext: { ...saved, datasource, form_data: formData, force: false } };
   }
   const build = FORM_DATA_BUILDS[chart.viz_type];
@@ -27,5 +31,8 @@ export function planCheck(chart: ChartForCheck, release: string | null): CheckPl
   const built = build(chart.form_data, release);
   if ('reason' in built) return { method: null, reason: built.reason };
   const form_data = { ...chart.form_data, slice_id: chart.id };
-  return { method: 'form_data', queryContext: { datasource, force: false, queries: built.queries, form_data, result_format: 'json', result_type: 'full' } };
+  return {
+    method: 'form_data',
+    queryContext: { datasource, force: false, queries: built.queries, form_data, result_format: 'json', result_type: 'full' },
+  };
 }

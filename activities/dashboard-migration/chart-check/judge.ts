@@ -104,7 +104,8 @@ async function sourceChecksOf(
   twins: Array<ChartForCheck | undefined>,
   sourceCharts: ChartForCheck[] | { unreadable: string } | null,
 ): Promise<Array<ChartCheck | null>> {
-  if (sourceCharts && !Array.isArray(sourceCharts)) return twins.map(() => ({ method: null, answer: { unverifiable: sourceCharts.unreadable } }));
+  if (sourceCharts && !Array.isArray(sourceCharts))
+    return twins.map(() => ({ method: null, answer: { unverifiable: sourceCharts.unreadable } }));
   if (!sides.source) return twins.map(() => null);
   const present = twins.flatMap((t) => (t ? [t] : []));
   const checks = await sourceChecksKept(sides, sides.source, present);

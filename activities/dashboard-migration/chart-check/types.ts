@@ -21,10 +21,7 @@ export interface AnswerColumn {
 }
 
 /** One environment's answer to a chart's check: it ran (with its columns), it failed (Superset's message), or there was no faithful check. */
-export type ChartAnswer =
-  | { ok: true; rows: number; columns: AnswerColumn[] }
-  | { ok: false; error: string }
-  | { unverifiable: string };
+export type ChartAnswer = { ok: true; rows: number; columns: AnswerColumn[] } | { ok: false; error: string } | { unverifiable: string };
 
 /** How a chart is checked in one environment. */
 export type CheckPlan =

@@ -441,7 +441,9 @@ export async function settledCompanions(
         const check = await checkCompanions(scope, dashboardId, subject);
         return check.blocked ? null : check;
       } catch (err) {
-        scope.log.warn(`dashboard ${dashboardId}: its companions could not be compared ahead (${failureText(err)}): the full plan decides it`);
+        scope.log.warn(
+          `dashboard ${dashboardId}: its companions could not be compared ahead (${failureText(err)}): the full plan decides it`,
+        );
         return null;
       }
     }),

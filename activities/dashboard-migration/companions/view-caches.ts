@@ -138,7 +138,10 @@ export function readSourceEmbeddedAhead(client: SupersetClient, dashboardIds: nu
       const read = client.embedded.get(id);
       waits[at]!.resolve(read);
       // expected: met by whoever awaits the kept read; this only keeps the bound's slot from failing the rest.
-      return read.then(() => undefined, () => undefined);
+      return read.then(
+        () => undefined,
+        () => undefined,
+      );
     }),
     EMBEDDED_AT_ONCE,
   ).then(() => undefined);
@@ -263,12 +266,7 @@ function chartListsOf(activity: object): ChartLists {
 }
 
 /** A source view kept for the activity, with its charts' uuids for the source's chart checks (sourceChartUuids). */
-function keepSource(
-  activity: object,
-  mine: Map<number, Promise<DashboardView>>,
-  dashboardId: number,
-  read: Promise<DashboardView>,
-): void {
+function keepSource(activity: object, mine: Map<number, Promise<DashboardView>>, dashboardId: number, read: Promise<DashboardView>): void {
   let uuids = sourceChartUuidMaps.get(activity);
   if (!uuids) sourceChartUuidMaps.set(activity, (uuids = new Map()));
   uuids.set(

@@ -155,8 +155,8 @@ export async function readViews(
 ): Promise<Map<number, DashboardView | null>> {
   // A failed list read leaves every dashboard to its own reads, which meet their own failure.
   const listed = exportOf
-    // expected: a failed list read leaves every dashboard to its own reads, which meet their own failure.
-    ? await headsFromExport(client, dashboardIds, exportOf, kept).catch(() => new Map<number, DashboardHead>())
+    ? // expected: a failed list read leaves every dashboard to its own reads, which meet their own failure.
+      await headsFromExport(client, dashboardIds, exportOf, kept).catch(() => new Map<number, DashboardHead>())
     : null;
   for (const [id, head] of listed ?? []) if (chartLists && !chartLists.has(id)) chartLists.set(id, Promise.resolve(head.charts));
   const heads = await inParallel(

@@ -6,7 +6,12 @@ import type { DatasetDetail } from '../../../lib/superset/types.ts';
 const SAMPLE_ROWS = 20;
 
 /** What the model sees: names, types, SQL, metrics, existing texts, and sample values only where allowed. */
-export async function contextOf(client: SupersetClient, d: DatasetDetail, samplesAllowed: boolean, log: Context['log']): Promise<DatasetContext> {
+export async function contextOf(
+  client: SupersetClient,
+  d: DatasetDetail,
+  samplesAllowed: boolean,
+  log: Context['log'],
+): Promise<DatasetContext> {
   let rows: Array<Record<string, unknown>> = [];
   if (samplesAllowed) {
     const physical = d.columns.filter((c) => !c.expression).map((c) => c.column_name);
@@ -17,7 +22,9 @@ export async function contextOf(client: SupersetClient, d: DatasetDetail, sample
       });
       rows = data.result[0]?.data ?? [];
     } catch (err) {
-      log.warn(`dataset ${d.id}: sample values could not be read (${err instanceof Error ? err.message : String(err)}); documenting without them`);
+      log.warn(
+        `dataset ${d.id}: sample values could not be read (${err instanceof Error ? err.message : String(err)}); documenting without them`,
+      );
     }
   }
   return {
@@ -36,6 +43,11 @@ export async function contextOf(client: SupersetClient, d: DatasetDetail, sample
       description: c.description ?? null,
       ...(samplesAllowed && rows.length ? { sample_values: sampleValues(rows, c.column_name) } : {}),
     })),
-    metrics: d.metrics.map((m) => ({ name: m.metric_name, expression: m.expression, label: m.verbose_name ?? null, description: m.description ?? null })),
+    metrics: d.metrics.map((m) => ({
+      name: m.metric_name,
+      expression: m.expression,
+      label: m.verbose_name ?? null,
+      description: m.description ?? null,
+    })),
   };
 }

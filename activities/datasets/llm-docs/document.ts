@@ -89,7 +89,11 @@ function startRun(input: DocumentDatasetInput): Run {
 }
 
 /** The dataset from Superset and what the model may see of it (sample values only for an environment the provider may see). */
-async function readDataset(deps: LlmDocsDeps, conn: LlmConnection, run: Run): Promise<{ detail: DatasetDetail; context: DatasetContext } | { failed: LlmDocsItem }> {
+async function readDataset(
+  deps: LlmDocsDeps,
+  conn: LlmConnection,
+  run: Run,
+): Promise<{ detail: DatasetDetail; context: DatasetContext } | { failed: LlmDocsItem }> {
   const { input } = run;
   const at = { step: 'read' };
   try {
@@ -102,7 +106,11 @@ async function readDataset(deps: LlmDocsDeps, conn: LlmConnection, run: Run): Pr
     run.base.sample_values_sent = context.columns.some((c) => (c.sample_values?.length ?? 0) > 0);
     return { detail, context };
   } catch (err) {
-    return { failed: run.fail(itemFailure(err, { step: at.step, item: run.item, envId: input.envId, listPath: `/api/datasets?env_id=${input.envId}` })) };
+    return {
+      failed: run.fail(
+        itemFailure(err, { step: at.step, item: run.item, envId: input.envId, listPath: `/api/datasets?env_id=${input.envId}` }),
+      ),
+    };
   }
 }
 
@@ -117,7 +125,13 @@ async function generate(
   const { log } = ctx;
   try {
     return await completeStructured(
-      { baseUrl: conn.baseUrl, apiKey: conn.apiKey, model: conn.model, timeoutSeconds: conn.timeoutSeconds, egress: egressPolicy(deps.config) },
+      {
+        baseUrl: conn.baseUrl,
+        apiKey: conn.apiKey,
+        model: conn.model,
+        timeoutSeconds: conn.timeoutSeconds,
+        egress: egressPolicy(deps.config),
+      },
       docsMessages(read.context, run.input.language),
       docsSchema(read.detail.columns.map((c) => c.column_name)),
       deps.llmPolicy,
@@ -138,7 +152,15 @@ async function generate(
         {
           step: 'generate',
           error: `${conn.name} (${conn.model}): ${err.message}`,
-          ...(err.status || err.providerMessage ? { upstream_error: { ...(err.status ? { status: err.status } : {}), message: err.providerMessage ?? err.message, type: err.kind } } : {}),
+          ...(err.status || err.providerMessage
+            ? {
+                upstream_error: {
+                  ...(err.status ? { status: err.status } : {}),
+                  message: err.providerMessage ?? err.message,
+                  type: err.kind,
+                },
+              }
+            : {}),
           next_actions: llmActions(err, conn),
         },
         { tokens: err.usage, attempts: err.attempts },
@@ -148,17 +170,30 @@ async function generate(
 }
 
 /** The descriptions that differ from the current ones, stored as the task's suggestions; the dataset's item. */
-async function storeSuggestions(deps: LlmDocsDeps, conn: LlmConnection, detail: DatasetDetail, answer: StructuredAnswer<DocsAnswer>, run: Run): Promise<LlmDocsItem> {
+async function storeSuggestions(
+  deps: LlmDocsDeps,
+  conn: LlmConnection,
+  detail: DatasetDetail,
+  answer: StructuredAnswer<DocsAnswer>,
+  run: Run,
+): Promise<LlmDocsItem> {
   const { input } = run;
   const items: NewSuggestion[] = [];
   const currentDesc = detail.description ?? null;
   if (!sameValue(currentDesc, answer.value.dataset_description)) {
-    items.push({ target: 'dataset', column_name: null, field: 'description', value: answer.value.dataset_description, base_value: currentDesc });
+    items.push({
+      target: 'dataset',
+      column_name: null,
+      field: 'description',
+      value: answer.value.dataset_description,
+      base_value: currentDesc,
+    });
   }
   for (const c of answer.value.columns) {
     const col = detail.columns.find((x) => x.column_name === c.column_name);
     const current = (col?.description as string | null | undefined) ?? null;
-    if (!sameValue(current, c.description)) items.push({ target: 'column', column_name: c.column_name, field: 'description', value: c.description, base_value: current });
+    if (!sameValue(current, c.description))
+      items.push({ target: 'column', column_name: c.column_name, field: 'description', value: c.description, base_value: current });
   }
   const stored = await deps.stores.datasetSuggestions.saveForTask(currentTaskId(), input.envId, input.datasetId, items, {
     providerId: conn.id,

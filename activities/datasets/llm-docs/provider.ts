@@ -20,8 +20,16 @@ export async function provider(deps: ActivityDeps, providerId: string): Promise<
     if (err instanceof NotFoundError) {
       failItem({
         step: 'provider',
-        error: providerId === DEFAULT_PROVIDER_ID ? 'the default LLM provider is not configured (LLM_BASE_URL, LLM_MODEL)' : `LLM provider ${providerId} does not exist (any more)`,
-        next_actions: [{ action: 'choose_provider', description: 'List the providers (GET /api/admin/llm-providers) and start the task with one that exists' }],
+        error:
+          providerId === DEFAULT_PROVIDER_ID
+            ? 'the default LLM provider is not configured (LLM_BASE_URL, LLM_MODEL)'
+            : `LLM provider ${providerId} does not exist (any more)`,
+        next_actions: [
+          {
+            action: 'choose_provider',
+            description: 'List the providers (GET /api/admin/llm-providers) and start the task with one that exists',
+          },
+        ],
       });
     }
     throw err;
@@ -29,7 +37,10 @@ export async function provider(deps: ActivityDeps, providerId: string): Promise<
 }
 
 /** Which provider, model and prompt a task uses, for its result (never the key). */
-export async function describeLlmProvider(deps: ActivityDeps, input: { providerId: string }): Promise<{ id: string; name: string; model: string; promptVersion: string }> {
+export async function describeLlmProvider(
+  deps: ActivityDeps,
+  input: { providerId: string },
+): Promise<{ id: string; name: string; model: string; promptVersion: string }> {
   const p = await provider(deps, input.providerId);
   return { id: p.id, name: p.name, model: p.model, promptVersion: PROMPT_VERSION };
 }
@@ -42,12 +53,28 @@ export function llmActions(err: LlmError, conn: LlmConnection): NextAction[] {
   };
   switch (err.kind) {
     case 'rate_limited':
-      return [{ action: 'retry_later', description: 'The provider is rate limiting; run the failed datasets again later (the task result carries the request)' }];
+      return [
+        {
+          action: 'retry_later',
+          description: 'The provider is rate limiting; run the failed datasets again later (the task result carries the request)',
+        },
+      ];
     case 'unavailable':
     case 'timeout':
-      return [{ action: 'retry_later', description: 'The provider failed or did not answer in time; run the failed datasets again, or raise its timeout_seconds' }, fixProvider];
+      return [
+        {
+          action: 'retry_later',
+          description: 'The provider failed or did not answer in time; run the failed datasets again, or raise its timeout_seconds',
+        },
+        fixProvider,
+      ];
     case 'invalid_answer':
-      return [{ action: 'choose_model', description: 'The model did not follow the answer schema; run again, or use a model with structured-output support' }];
+      return [
+        {
+          action: 'choose_model',
+          description: 'The model did not follow the answer schema; run again, or use a model with structured-output support',
+        },
+      ];
     case 'refused':
       return [fixProvider];
   }

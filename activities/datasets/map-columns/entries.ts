@@ -59,5 +59,13 @@ export async function entriesFor(
       },
     };
   }
-  return { entries: await runDictionaryQuery(client, { databaseId: source.databaseId, backend, sql, schema: detail.schema ?? null, catalog: detail.catalog ?? null }) };
+  return {
+    entries: await runDictionaryQuery(client, {
+      databaseId: source.databaseId,
+      backend,
+      sql,
+      schema: detail.schema ?? null,
+      catalog: detail.catalog ?? null,
+    }),
+  };
 }

@@ -51,11 +51,14 @@ async function mapOne(deps: ActivityDeps, input: MapDatasetInput): Promise<MapCo
     m.base.title = detail.table_name;
     m.base.fingerprint = datasetFingerprint(detail);
     // Applying a reviewed dry run: exactly its plan, and only onto the dataset it was made for.
-    const plan = input.reviewedTaskId ? await planFromReview(deps, m, detail, input.reviewedTaskId) : await planFromDictionary(deps, m, client, detail);
+    const plan = input.reviewedTaskId
+      ? await planFromReview(deps, m, detail, input.reviewedTaskId)
+      : await planFromDictionary(deps, m, client, detail);
     if ('done' in plan) return plan.done;
     return await applyPlan(deps, m, client, detail, plan);
   } catch (err) {
-    if (err instanceof DatasetEditError || err instanceof DictionaryQueryError) return m.fail({ step: m.at.step, error: err.message, next_actions: [] });
+    if (err instanceof DatasetEditError || err instanceof DictionaryQueryError)
+      return m.fail({ step: m.at.step, error: err.message, next_actions: [] });
     return m.fail(itemFailure(err, { step: m.at.step, item: m.item, envId: input.envId, listPath: `/api/datasets?env_id=${input.envId}` }));
   }
 }
@@ -79,7 +82,9 @@ function startMapping(input: MapDatasetInput): Mapping {
     },
     at: { step: 'read' },
     fail: (failure, extra = {}) => {
-      Context.current().log.error(`${m.item}${extra.title ?? m.base.title ? ` ('${extra.title ?? m.base.title}')` : ''}: ${failure.error}`);
+      Context.current().log.error(
+        `${m.item}${(extra.title ?? m.base.title) ? ` ('${extra.title ?? m.base.title}')` : ''}: ${failure.error}`,
+      );
       return { ...m.base, ...extra, status: 'failed', outcome: 'failed', ...failure };
     },
   };
@@ -87,12 +92,24 @@ function startMapping(input: MapDatasetInput): Mapping {
 }
 
 /** The reviewed dry run's plan for this dataset, unless it has none or the dataset changed since it was read. */
-async function planFromReview(deps: Pick<ActivityDeps, 'stores'>, m: Mapping, detail: DatasetDetail, reviewedTaskId: string): Promise<Plan | { done: MapColumnsItem }> {
+async function planFromReview(
+  deps: Pick<ActivityDeps, 'stores'>,
+  m: Mapping,
+  detail: DatasetDetail,
+  reviewedTaskId: string,
+): Promise<Plan | { done: MapColumnsItem }> {
   m.at.step = 'review';
   const task = await deps.stores.tasks.get(reviewedTaskId);
   const result = task?.result as MapColumnsResult | null | undefined;
   const reviewed = result?.items?.find((i) => i.id === m.input.datasetId && (i.status === 'planned' || i.status === 'unchanged'));
-  if (!reviewed) return { done: m.fail({ step: 'review', error: `the reviewed dry run ${reviewedTaskId} has no plan for ${m.item}`, next_actions: [rerunDryRun()] }) };
+  if (!reviewed)
+    return {
+      done: m.fail({
+        step: 'review',
+        error: `the reviewed dry run ${reviewedTaskId} has no plan for ${m.item}`,
+        next_actions: [rerunDryRun()],
+      }),
+    };
   if (reviewed.fingerprint !== m.base.fingerprint) {
     Context.current().log.warn(`${m.item} ('${detail.table_name}') changed in Superset since the reviewed dry run read it: not written`);
     return {
@@ -107,11 +124,19 @@ async function planFromReview(deps: Pick<ActivityDeps, 'stores'>, m: Mapping, de
     };
   }
   m.base.unmatched = reviewed.unmatched;
-  return { edits: reviewed.changes.map((c) => ({ target: c.target, column_name: c.column_name, field: c.field, value: c.after })), kept: reviewed.kept };
+  return {
+    edits: reviewed.changes.map((c) => ({ target: c.target, column_name: c.column_name, field: c.field, value: c.after })),
+    kept: reviewed.kept,
+  };
 }
 
 /** The dictionary matched to the dataset's columns: a value a person wrote stays unless the caller asked to overwrite; one Switchyard wrote may be refreshed. */
-async function planFromDictionary(deps: ActivityDeps, m: Mapping, client: SupersetClient, detail: DatasetDetail): Promise<Plan | { done: MapColumnsItem }> {
+async function planFromDictionary(
+  deps: ActivityDeps,
+  m: Mapping,
+  client: SupersetClient,
+  detail: DatasetDetail,
+): Promise<Plan | { done: MapColumnsItem }> {
   const { input } = m;
   m.at.step = 'dictionary';
   const entries = await entriesFor(deps, client, detail, input);
@@ -127,11 +152,18 @@ async function planFromDictionary(deps: ActivityDeps, m: Mapping, client: Supers
       const ref = { target: 'column' as const, column_name: match.column_name, field };
       const current = valueOf(detail, ref) ?? null;
       if (current !== null && current !== value && !input.overwrite && isPersonWritten(current, ref, lastWritten)) {
-        plan.kept.push({ ...ref, column_id: detail.columns.find((c) => c.column_name === match.column_name)?.id ?? null, before: current, after: value });
+        plan.kept.push({
+          ...ref,
+          column_id: detail.columns.find((c) => c.column_name === match.column_name)?.id ?? null,
+          before: current,
+          after: value,
+        });
         continue;
       }
       if (current !== null && isPersonWritten(current, ref, lastWritten) && current !== value) {
-        Context.current().log.info(`${m.item}: replacing the ${field} of column '${match.column_name}' a person wrote (overwrite is on; undo restores it)`);
+        Context.current().log.info(
+          `${m.item}: replacing the ${field} of column '${match.column_name}' a person wrote (overwrite is on; undo restores it)`,
+        );
       }
       plan.edits.push({ ...ref, value });
     }
@@ -140,14 +172,26 @@ async function planFromDictionary(deps: ActivityDeps, m: Mapping, client: Supers
 }
 
 /** The plan as a dry run's answer, or written through the safe writer (as the task's owner) and checked. */
-async function applyPlan(deps: ActivityDeps, m: Mapping, client: SupersetClient, detail: DatasetDetail, plan: Plan): Promise<MapColumnsItem> {
+async function applyPlan(
+  deps: ActivityDeps,
+  m: Mapping,
+  client: SupersetClient,
+  detail: DatasetDetail,
+  plan: Plan,
+): Promise<MapColumnsItem> {
   const { log } = Context.current();
   const { input, item, base } = m;
   const { edits, kept } = plan;
   const planned = plannedChanges(detail, edits);
   if (input.dryRun) {
     log.info(`dry run of ${item} ('${detail.table_name}'): ${planned.length} field(s) would change, ${kept.length} kept`);
-    return { ...base, status: planned.length ? 'planned' : 'unchanged', outcome: planned.length ? 'planned' : 'succeeded', changes: planned, kept };
+    return {
+      ...base,
+      status: planned.length ? 'planned' : 'unchanged',
+      outcome: planned.length ? 'planned' : 'succeeded',
+      changes: planned,
+      kept,
+    };
   }
   if (!planned.length) {
     log.info(`${item} ('${detail.table_name}'): nothing to change`);
@@ -202,7 +246,16 @@ async function applyPlan(deps: ActivityDeps, m: Mapping, client: SupersetClient,
       next_actions: [undo],
     };
   }
-  return { ...base, status: 'updated', outcome: 'succeeded', changes: written.changes, kept, change_id: written.change.id, unexpected: [], next_actions: [undo] };
+  return {
+    ...base,
+    status: 'updated',
+    outcome: 'succeeded',
+    changes: written.changes,
+    kept,
+    change_id: written.change.id,
+    unexpected: [],
+    next_actions: [undo],
+  };
 }
 
 function rerunDryRun() {

@@ -53,7 +53,12 @@ function dictionaryFailure(err: unknown, envId: string, databaseId: number): Ite
     return {
       step: 'dictionary',
       error: err.message,
-      next_actions: [{ action: 'fix_query', description: 'Return one row per column: column_name, verbose_name, description (and optionally table_name)' }],
+      next_actions: [
+        {
+          action: 'fix_query',
+          description: 'Return one row per column: column_name, verbose_name, description (and optionally table_name)',
+        },
+      ],
     };
   }
   const failure = itemFailure(err, { step: 'dictionary', item: `the dictionary query on database ${databaseId}`, envId });

@@ -39,7 +39,9 @@ async function generateDocs({ app, envs }: OperationContext, { language: lang, i
   return {
     kind: 'act',
     action: { type: 'task', kind: 'llm_docs', input, params },
-    summary: [OPERATION_TEXTS.generateDocs[lang](language, sets.length, names, where.name, provider.name), impactLine(lang, impact)].join('\n'),
+    summary: [OPERATION_TEXTS.generateDocs[lang](language, sets.length, names, where.name, provider.name), impactLine(lang, impact)].join(
+      '\n',
+    ),
     resolved: { ...e, environment: where, datasets: sets, impact },
   };
 }

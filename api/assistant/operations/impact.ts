@@ -27,8 +27,10 @@ const TEXTS = {
     ru: (kind: string, message: string) => `Не прочитано: ${kind} (${message}), ответ может быть неполным.`,
   },
   migrated: {
-    en: (env: string, charts: number, dashboards: number) => `In ${env} (it migrates there): ${charts} chart(s) on ${dashboards} dashboard(s).`,
-    ru: (env: string, charts: number, dashboards: number) => `В ${env} (туда переносится): графиков ${charts} на дашбордах (${dashboards}).`,
+    en: (env: string, charts: number, dashboards: number) =>
+      `In ${env} (it migrates there): ${charts} chart(s) on ${dashboards} dashboard(s).`,
+    ru: (env: string, charts: number, dashboards: number) =>
+      `В ${env} (туда переносится): графиков ${charts} на дашбордах (${dashboards}).`,
   },
   notThere: { en: (env: string, note: string) => `In ${env}: ${note}.`, ru: (env: string, note: string) => `В ${env}: ${note}.` },
 } as const;
@@ -36,23 +38,34 @@ const TEXTS = {
 /** One line for a confirmation: how many charts and dashboards use the datasets (or why that is not known). */
 export function impactLine(lang: Language, previews: ImpactPreview[]): string {
   const failed = previews.find((p) => p.error);
-  if (failed) return lang === 'ru' ? `Что их использует, не прочитано: ${failed.error}` : `What uses them could not be read: ${failed.error}`;
+  if (failed)
+    return lang === 'ru' ? `Что их использует, не прочитано: ${failed.error}` : `What uses them could not be read: ${failed.error}`;
   const charts = new Set(previews.flatMap((p) => p.charts.map((c) => c.id))).size;
   const dashboards = new Set(previews.flatMap((p) => p.dashboards.map((d) => d.id))).size;
-  return lang === 'ru' ? `Их используют графиков: ${charts}, дашбордов: ${dashboards}.` : `Used by ${charts} chart(s) on ${dashboards} dashboard(s).`;
+  return lang === 'ru'
+    ? `Их используют графиков: ${charts}, дашбордов: ${dashboards}.`
+    : `Used by ${charts} chart(s) on ${dashboards} dashboard(s).`;
 }
 
 const targetOf = (ref: ObjectRef): ImpactTarget => (typeof ref === 'number' ? { dataset: ref } : { table: ref });
 
 function describe(lang: Language, what: string, env: string, a: ImpactAnswer): string[] {
-  const names = (xs: Array<{ id: number; name: string }>) => xs.slice(0, SHOWN).map((x) => `#${x.id} ${x.name}`).join(', ');
+  const names = (xs: Array<{ id: number; name: string }>) =>
+    xs
+      .slice(0, SHOWN)
+      .map((x) => `#${x.id} ${x.name}`)
+      .join(', ');
   const lines = [TEXTS.heading[lang](what, env, a)];
   if (a.dashboards.length) lines.push(`${TEXTS.dashboards[lang]}: ${names(a.dashboards)}`);
   if (a.saved_queries.length) lines.push(`${TEXTS.savedQueries[lang]}: ${names(a.saved_queries)}`);
   if (a.reports.length) lines.push(`${TEXTS.reports[lang]}: ${names(a.reports)}`);
   for (const u of a.unreadable) lines.push(TEXTS.unreadable[lang](u.kind, u.message));
   for (const m of a.migrates_to) {
-    lines.push(m.impact ? TEXTS.migrated[lang](m.env_name, m.impact.charts.length, m.impact.dashboards.length) : TEXTS.notThere[lang](m.env_name, m.note ?? ''));
+    lines.push(
+      m.impact
+        ? TEXTS.migrated[lang](m.env_name, m.impact.charts.length, m.impact.dashboards.length)
+        : TEXTS.notThere[lang](m.env_name, m.note ?? ''),
+    );
   }
   return lines;
 }

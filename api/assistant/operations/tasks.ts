@@ -70,7 +70,9 @@ async function status({ app, principal }: OperationContext, { language: lang, in
   const verification = verificationSummaryText(lang, items);
   return {
     kind: 'read',
-    text: [OPERATION_TEXTS.taskStatus[lang](task.id, task.summary, task.status, progress), ...(verification ? [verification] : [])].join('\n'),
+    text: [OPERATION_TEXTS.taskStatus[lang](task.id, task.summary, task.status, progress), ...(verification ? [verification] : [])].join(
+      '\n',
+    ),
     data: { task: view },
     outcome: { task_id: task.id, status: task.status },
   };

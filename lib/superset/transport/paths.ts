@@ -38,7 +38,10 @@ export function seg(value: number | string): string {
  * (./legacy-session.ts); nothing else is ever sent there.
  */
 export function apiUrl(base: URL, path: string, q?: unknown, query?: Record<string, string | number | boolean>): URL {
-  if (!/^\/(api\/v1\/[A-Za-z0-9_\-./]*|static\/version_info\.json|health|superset\/explore_json\/|login\/)$/.test(path) || /(^|\/)\.\.?(\/|$)|\/\//.test(path)) {
+  if (
+    !/^\/(api\/v1\/[A-Za-z0-9_\-./]*|static\/version_info\.json|health|superset\/explore_json\/|login\/)$/.test(path) ||
+    /(^|\/)\.\.?(\/|$)|\/\//.test(path)
+  ) {
     throw new TypeError(`not a Superset API path: ${path}`);
   }
   const url = new URL(base.pathname.replace(/\/+$/, '') + path, base.origin);

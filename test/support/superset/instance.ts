@@ -157,7 +157,9 @@ export async function ensureSuperset(versions: string[], log: (m: string) => voi
   });
   const code = await exitCode(child);
   if (code !== 0) {
-    throw new Error(`scripts/superset/setup.sh ${versions.join(' ')} failed (exit ${code}):\n${Buffer.concat(out).toString().slice(-4000)}`);
+    throw new Error(
+      `scripts/superset/setup.sh ${versions.join(' ')} failed (exit ${code}):\n${Buffer.concat(out).toString().slice(-4000)}`,
+    );
   }
 }
 
@@ -181,9 +183,7 @@ export async function startSuperset(options: StartSupersetOptions): Promise<Supe
   const statePath = join(dataDir, STATE_FILE);
   let state = readState(statePath);
   if (state && state.version !== version) {
-    throw new Error(
-      `${dataDir} was initialised by Superset ${state.version}, not ${version}. Use another dataDir or fresh: true.`,
-    );
+    throw new Error(`${dataDir} was initialised by Superset ${state.version}, not ${version}. Use another dataDir or fresh: true.`);
   }
   if (state && (state.metadata ?? 'sqlite') !== metadata) {
     throw new Error(`${dataDir} keeps its metadata in ${state.metadata ?? 'sqlite'}, not ${metadata}. Use another dataDir or fresh: true.`);
@@ -235,7 +235,15 @@ export async function startSuperset(options: StartSupersetOptions): Promise<Supe
         await cli(['init']);
         await setAdmin(cli, username, password);
         if (options.useTemplate !== false) {
-          metadataDb = await savePostgresTemplate({ ...pg, metadata: pg.metadata, templateDir: template, repoRoot: REPO_ROOT, version, username, password });
+          metadataDb = await savePostgresTemplate({
+            ...pg,
+            metadata: pg.metadata,
+            templateDir: template,
+            repoRoot: REPO_ROOT,
+            version,
+            username,
+            password,
+          });
         }
       } else if (options.useTemplate !== false && templateFits && existsSync(templateDb)) {
         log(`superset ${version}: seeding ${dataDir} from template`);
@@ -464,12 +472,18 @@ function isAlive(pid: number): boolean {
 
 async function setAdmin(cli: (args: string[]) => Promise<string>, username: string, password: string): Promise<void> {
   const out = await cli([
-    'fab', 'create-admin',
-    '--username', username,
-    '--firstname', 'Ada',
-    '--lastname', 'Admin',
-    '--email', `${username}@example.com`,
-    '--password', password,
+    'fab',
+    'create-admin',
+    '--username',
+    username,
+    '--firstname',
+    'Ada',
+    '--lastname',
+    'Admin',
+    '--email',
+    `${username}@example.com`,
+    '--password',
+    password,
   ]);
   if (/already exists/i.test(out)) {
     await cli(['fab', 'reset-password', '--username', username, '--password', password]);
@@ -555,17 +569,26 @@ async function serve(
   const fd = openSync(logFile, 'a');
   writeFileSync(fd, `\n===== ${new Date().toISOString()} starting superset ${version} on ${host}:${port} =====\n`);
   const args = [
-    '--bind', `${host}:${port}`,
-    '--workers', String(options.workers ?? 1),
-    '--worker-class', 'gthread',
-    '--threads', String(options.threads ?? 8),
-    '--timeout', '300',
-    '--graceful-timeout', '5',
+    '--bind',
+    `${host}:${port}`,
+    '--workers',
+    String(options.workers ?? 1),
+    '--worker-class',
+    'gthread',
+    '--threads',
+    String(options.threads ?? 8),
+    '--timeout',
+    '300',
+    '--graceful-timeout',
+    '5',
     // Longer than any client's idle keep-alive: gunicorn's default of 2 s closes sockets that
     // fetch is about to reuse ("other side closed").
-    '--keep-alive', '75',
-    '--access-logfile', '-',
-    '--error-logfile', '-',
+    '--keep-alive',
+    '75',
+    '--access-logfile',
+    '-',
+    '--error-logfile',
+    '-',
     // gunicorn >= 24 opens a control socket at ~/.gunicorn/gunicorn.ctl by default, shared by
     // every instance on the machine: turn it off.
     ...(gunicornHasControlSocket(version) ? ['--no-control-socket'] : []),
@@ -580,7 +603,10 @@ async function serve(
   closeSync(fd);
   const pgid = child.pid;
   if (pgid === undefined) {
-    const why = await exitCode(child).then((c) => `exit ${String(c)}`, (e: unknown) => String(e));
+    const why = await exitCode(child).then(
+      (c) => `exit ${String(c)}`,
+      (e: unknown) => String(e),
+    );
     throw new Error(`could not spawn gunicorn for superset ${version} (${why})`);
   }
   installExitHook();

@@ -34,7 +34,10 @@ const { values } = parseArgs({
     'uuid-seed': { type: 'string', default: 'smoke' },
   },
 });
-const versions = values.versions.split(',').map((v) => v.trim()).filter(Boolean);
+const versions = values.versions
+  .split(',')
+  .map((v) => v.trim())
+  .filter(Boolean);
 const bulk = Number(values.bulk);
 
 let passed = 0;
@@ -88,7 +91,10 @@ async function verify(instance: SupersetInstance, client: SupersetClient, fx: St
 
   // Dashboard detail: position_json links the charts.
   const detail = await client.getDashboard(fx.dashboards[0]!.id);
-  const positions = JSON.parse(detail.position_json ?? '{}') as Record<string, { type?: string; meta?: { chartId?: number; uuid?: string } }>;
+  const positions = JSON.parse(detail.position_json ?? '{}') as Record<
+    string,
+    { type?: string; meta?: { chartId?: number; uuid?: string } }
+  >;
   const placed = Object.values(positions).filter((n) => n?.type === 'CHART');
   check(
     `${v}: position_json has the charts with uuids`,
@@ -102,16 +108,24 @@ async function verify(instance: SupersetInstance, client: SupersetClient, fx: St
   for (const chart of fx.charts) {
     const res = await chartData(client, queryContextFromParams(chart.datasetId, chart.params, 10));
     const r = res.result[0]!;
-    check(`${v}: POST /api/v1/chart/data "${chart.name}"`, r.rowcount > 0 && r.data.length > 0, `${r.rowcount} rows, cols ${r.colnames.join(',')}`);
+    check(
+      `${v}: POST /api/v1/chart/data "${chart.name}"`,
+      r.rowcount > 0 && r.data.length > 0,
+      `${r.rowcount} rows, cols ${r.colnames.join(',')}`,
+    );
     const saved = await savedChartData(client, chart.id);
     check(`${v}: GET /api/v1/chart/${chart.id}/data/`, saved.result[0]!.rowcount > 0, `${saved.result[0]!.rowcount} rows`);
   }
   const table = fx.charts[0]!;
   const curlData = curlJson(`${instance.baseUrl}/api/v1/chart/data`, [
-    '-X', 'POST',
-    '-H', `Authorization: Bearer ${token}`,
-    '-H', 'Content-Type: application/json',
-    '--data', JSON.stringify(queryContextFromParams(table.datasetId, table.params, 5)),
+    '-X',
+    'POST',
+    '-H',
+    `Authorization: Bearer ${token}`,
+    '-H',
+    'Content-Type: application/json',
+    '--data',
+    JSON.stringify(queryContextFromParams(table.datasetId, table.params, 5)),
   ]) as { result: { rowcount: number; data: unknown[] }[] };
   check(`${v}: curl POST /api/v1/chart/data`, curlData.result[0]!.data.length === 5, `${curlData.result[0]!.rowcount} rows`);
 
@@ -153,7 +167,9 @@ try {
         bulkDashboards: bulk,
         uuidSeed: values['uuid-seed'] || undefined,
       });
-      console.log(`${s.version}: fixtures built in ${Date.now() - t} ms (${fx.dashboards.length}+${fx.bulkDashboards.length} dashboards, ${fx.charts.length} charts)`);
+      console.log(
+        `${s.version}: fixtures built in ${Date.now() - t} ms (${fx.dashboards.length}+${fx.bulkDashboards.length} dashboards, ${fx.charts.length} charts)`,
+      );
       await verify(s, client, fx);
       console.log(`${s.version}: RSS of the server process group: ${s.memoryMb()} MiB`);
     }),

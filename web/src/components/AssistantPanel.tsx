@@ -7,7 +7,8 @@ import { api, must } from '../api.ts';
 import { useI18n } from '../i18n.tsx';
 
 type Reply = Awaited<ReturnType<typeof send>>;
-const send = (text: string, conversation_id?: string) => must(api.POST('/api/assistant/messages', { body: { text, ...(conversation_id ? { conversation_id } : {}) } }));
+const send = (text: string, conversation_id?: string) =>
+  must(api.POST('/api/assistant/messages', { body: { text, ...(conversation_id ? { conversation_id } : {}) } }));
 
 interface Entry {
   who: 'me' | 'assistant';
@@ -33,9 +34,16 @@ export function AssistantPanel() {
   const decide = useMutation({
     mutationFn: async ({ id, action }: { id: string; action: 'confirm' | 'cancel'; index: number }) =>
       action === 'confirm'
-        ? ((await must(api.POST('/api/assistant/confirmations/{id}/confirm', { params: { path: { id } } }))) as { task_id?: string; text?: string })
-        : ((await must(api.POST('/api/assistant/confirmations/{id}/cancel', { params: { path: { id } } }))) as { task_id?: string; text?: string }),
-    onSuccess: (r, v) => setEntries((e) => e.map((x, i) => (i === v.index ? { ...x, decided: v.action === 'confirm' ? `✓ ${r.task_id ?? ''}` : '✗' } : x))),
+        ? ((await must(api.POST('/api/assistant/confirmations/{id}/confirm', { params: { path: { id } } }))) as {
+            task_id?: string;
+            text?: string;
+          })
+        : ((await must(api.POST('/api/assistant/confirmations/{id}/cancel', { params: { path: { id } } }))) as {
+            task_id?: string;
+            text?: string;
+          }),
+    onSuccess: (r, v) =>
+      setEntries((e) => e.map((x, i) => (i === v.index ? { ...x, decided: v.action === 'confirm' ? `✓ ${r.task_id ?? ''}` : '✗' } : x))),
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -54,7 +62,14 @@ export function AssistantPanel() {
           <ScrollArea style={{ flex: 1 }}>
             <Stack gap="xs">
               {entries.map((e, i) => (
-                <Card key={i} withBorder padding="xs" bg={e.who === 'me' ? 'blue.0' : undefined} ml={e.who === 'me' ? 'xl' : 0} mr={e.who === 'me' ? 0 : 'xl'}>
+                <Card
+                  key={i}
+                  withBorder
+                  padding="xs"
+                  bg={e.who === 'me' ? 'blue.0' : undefined}
+                  ml={e.who === 'me' ? 'xl' : 0}
+                  mr={e.who === 'me' ? 0 : 'xl'}
+                >
                   <Text size="sm" style={{ whiteSpace: 'pre-wrap' }}>
                     {e.text}
                   </Text>
@@ -70,10 +85,19 @@ export function AssistantPanel() {
                         <Text size="sm">{e.decided}</Text>
                       ) : (
                         <Group gap="xs" mt={4}>
-                          <Button size="compact-sm" color="green" onClick={() => decide.mutate({ id: e.reply!.confirmation!.id, action: 'confirm', index: i })}>
+                          <Button
+                            size="compact-sm"
+                            color="green"
+                            onClick={() => decide.mutate({ id: e.reply!.confirmation!.id, action: 'confirm', index: i })}
+                          >
                             {t.confirm}
                           </Button>
-                          <Button size="compact-sm" variant="light" color="red" onClick={() => decide.mutate({ id: e.reply!.confirmation!.id, action: 'cancel', index: i })}>
+                          <Button
+                            size="compact-sm"
+                            variant="light"
+                            color="red"
+                            onClick={() => decide.mutate({ id: e.reply!.confirmation!.id, action: 'cancel', index: i })}
+                          >
                             {t.cancel}
                           </Button>
                         </Group>
@@ -89,14 +113,20 @@ export function AssistantPanel() {
               ))}
               {(ask.error || decide.error) && (
                 <Text c="red" size="sm">
-                  {String((ask.error ?? decide.error as Error).message)}
+                  {String((ask.error ?? (decide.error as Error)).message)}
                 </Text>
               )}
             </Stack>
           </ScrollArea>
           <form onSubmit={submit}>
             <Group gap="xs" wrap="nowrap">
-              <TextInput aria-label={t.assistant} value={text} onChange={(e) => setText(e.currentTarget.value)} style={{ flex: 1 }} placeholder={t.assistantPlaceholder} />
+              <TextInput
+                aria-label={t.assistant}
+                value={text}
+                onChange={(e) => setText(e.currentTarget.value)}
+                style={{ flex: 1 }}
+                placeholder={t.assistantPlaceholder}
+              />
               <Button type="submit" loading={ask.isPending}>
                 {t.send}
               </Button>

@@ -31,7 +31,9 @@ export function BrowserScreenshots({ taskId, items }: { taskId: string; items: A
           <Group>
             <Text fw={500}>{item.title ?? item.id}</Text>
             <Badge color={VERDICT_COLOR[b.verdict]}>{b.verdict}</Badge>
-            <Text size="sm" c="dimmed">{(b.duration_ms / 1000).toFixed(1)} s</Text>
+            <Text size="sm" c="dimmed">
+              {(b.duration_ms / 1000).toFixed(1)} s
+            </Text>
           </Group>
           {b.reason && <Text size="sm">{b.reason}</Text>}
           <SimpleGrid cols={2}>
@@ -69,7 +71,9 @@ function Shot({ taskId, id, label, side }: { taskId: string; id?: string; label:
   }, [taskId, id]);
   return (
     <Stack gap={4}>
-      <Text size="sm" c="dimmed">{label}</Text>
+      <Text size="sm" c="dimmed">
+        {label}
+      </Text>
       {url ? (
         <Image src={url} alt={label} data-testid={`screenshot-${side}`} />
       ) : (

@@ -1,7 +1,12 @@
 import { Badge, Group, Table, Text } from '@mantine/core';
 import type { ChartClassification, Verification } from '../../../contracts/migration.ts';
 
-const CLASS_COLOR: Record<ChartClassification, string> = { passes: 'green', broken_by_migration: 'red', failing_in_source: 'orange', not_verifiable: 'gray' };
+const CLASS_COLOR: Record<ChartClassification, string> = {
+  passes: 'green',
+  broken_by_migration: 'red',
+  failing_in_source: 'orange',
+  not_verifiable: 'gray',
+};
 const ORDER: ChartClassification[] = ['broken_by_migration', 'failing_in_source', 'not_verifiable', 'passes'];
 
 /**

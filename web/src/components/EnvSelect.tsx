@@ -3,7 +3,10 @@ import { useQuery } from '@tanstack/react-query';
 import { api, must } from '../api.ts';
 
 export function useEnvironments() {
-  return useQuery({ queryKey: ['environments'], queryFn: () => must(api.GET('/api/environments', { params: { query: { page_size: 100 } } })) });
+  return useQuery({
+    queryKey: ['environments'],
+    queryFn: () => must(api.GET('/api/environments', { params: { query: { page_size: 100 } } })),
+  });
 }
 
 export function EnvSelect(props: { label: string; value: string | null; onChange(v: string | null): void; exclude?: string | null }) {

@@ -21,7 +21,11 @@ export function NextActions({ actions, title }: { actions: NextAction[]; title?:
               variant="light"
               style={{ flexShrink: 0 }}
               onClick={async () => {
-                const res = await authFetch(a.request!.path, { method: a.request!.method, headers: { 'content-type': 'application/json' }, body: a.request!.body === undefined ? undefined : JSON.stringify(a.request!.body) });
+                const res = await authFetch(a.request!.path, {
+                  method: a.request!.method,
+                  headers: { 'content-type': 'application/json' },
+                  body: a.request!.body === undefined ? undefined : JSON.stringify(a.request!.body),
+                });
                 const text = await res.text();
                 let taskId: string | undefined;
                 try {

@@ -42,7 +42,10 @@ export function TaskItemList({ taskId, type, total, status }: { taskId: string; 
     queryFn: ({ pageParam }) =>
       must(
         api.GET('/api/tasks/{task_id}/items', {
-          params: { path: { task_id: taskId }, query: { page: pageParam, page_size: PAGE, ...(filter === 'all' ? {} : { outcome: [filter] }), ...(q ? { q } : {}) } },
+          params: {
+            path: { task_id: taskId },
+            query: { page: pageParam, page_size: PAGE, ...(filter === 'all' ? {} : { outcome: [filter] }), ...(q ? { q } : {}) },
+          },
         }),
       ),
     getNextPageParam: (last) => (last.has_next ? last.page + 1 : undefined),
@@ -68,31 +71,63 @@ export function TaskItemList({ taskId, type, total, status }: { taskId: string; 
           value={filter}
           onChange={(v) => setFilter(v as Filter)}
         />
-        <TextInput placeholder={t.searchTitles} aria-label={t.searchTitles} value={search} onChange={(e) => setSearch(e.currentTarget.value)} w={280} />
+        <TextInput
+          placeholder={t.searchTitles}
+          aria-label={t.searchTitles}
+          value={search}
+          onChange={(e) => setSearch(e.currentTarget.value)}
+          w={280}
+        />
         <Text size="sm" c="dimmed" data-testid="items-matching">
           {t.itemsMatching(matching, total)}
         </Text>
       </Group>
       {items.isLoading && <Loader size="sm" />}
       {!items.isLoading && !rows.length && <Text c="dimmed">{t.noItemsMatch}</Text>}
-      <div ref={scroller} style={{ maxHeight: 560, overflowY: 'auto', contain: 'strict', height: rows.length ? Math.min(560, virtual.getTotalSize()) : 0 }} data-testid="task-items-scroller">
+      <div
+        ref={scroller}
+        style={{ maxHeight: 560, overflowY: 'auto', contain: 'strict', height: rows.length ? Math.min(560, virtual.getTotalSize()) : 0 }}
+        data-testid="task-items-scroller"
+      >
         <div style={{ height: virtual.getTotalSize(), position: 'relative' }}>
           {virtual.getVirtualItems().map((v) => {
             const r = rows[v.index]!;
             return (
-              <div key={r.position} data-index={v.index} ref={virtual.measureElement} style={{ position: 'absolute', top: 0, left: 0, right: 0, transform: `translateY(${v.start}px)` }} data-testid="task-item-row">
+              <div
+                key={r.position}
+                data-index={v.index}
+                ref={virtual.measureElement}
+                style={{ position: 'absolute', top: 0, left: 0, right: 0, transform: `translateY(${v.start}px)` }}
+                data-testid="task-item-row"
+              >
                 <Group wrap="nowrap" gap="sm" h={ROW} style={{ borderBottom: '1px solid var(--mantine-color-default-border)' }}>
-                  <Button size="compact-xs" variant="subtle" onClick={() => toggle(r.position)} aria-expanded={isOpen(r.position)} aria-label={`${isOpen(r.position) ? t.hideDetails : t.showDetails} ${r.item.title ?? r.item.id}`}>
+                  <Button
+                    size="compact-xs"
+                    variant="subtle"
+                    onClick={() => toggle(r.position)}
+                    aria-expanded={isOpen(r.position)}
+                    aria-label={`${isOpen(r.position) ? t.hideDetails : t.showDetails} ${r.item.title ?? r.item.id}`}
+                  >
                     {isOpen(r.position) ? '▾' : '▸'}
                   </Button>
                   <Text size="sm" fw={500} truncate style={{ flex: 1 }} data-testid="task-item-title">
                     {r.item.title ?? `#${r.item.id}`}
                   </Text>
-                  <Text size="xs" c="dimmed">#{String(r.item.id)}</Text>
-                  <Badge color={OUTCOME_COLOR[r.item.outcome] ?? 'gray'} variant="light" data-testid="task-item-outcome">{r.item.outcome}</Badge>
+                  <Text size="xs" c="dimmed">
+                    #{String(r.item.id)}
+                  </Text>
+                  <Badge color={OUTCOME_COLOR[r.item.outcome] ?? 'gray'} variant="light" data-testid="task-item-outcome">
+                    {r.item.outcome}
+                  </Badge>
                   {r.item.status !== r.item.outcome && <Badge variant="outline">{r.item.status}</Badge>}
-                  {r.change && <Badge color={r.change === 'changed' ? 'orange' : 'gray'} variant="dot" data-testid="task-item-change">{r.change}</Badge>}
-                  <Text size="xs" w={140} truncate>{r.item.error ?? actionCounts(r.item)}</Text>
+                  {r.change && (
+                    <Badge color={r.change === 'changed' ? 'orange' : 'gray'} variant="dot" data-testid="task-item-change">
+                      {r.change}
+                    </Badge>
+                  )}
+                  <Text size="xs" w={140} truncate>
+                    {r.item.error ?? actionCounts(r.item)}
+                  </Text>
                 </Group>
                 {isOpen(r.position) && <TaskItemDetail taskId={taskId} type={type} item={r.item} />}
               </div>

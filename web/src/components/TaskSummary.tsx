@@ -10,7 +10,17 @@ const ACTION_COLOR: Record<string, string> = { create: 'green', update: 'orange'
 
 const seconds = (ms: number | null) => (ms === null ? '—' : ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`);
 
-function Counts({ label, counts, colors, testId }: { label: string; counts: Record<string, number>; colors: Record<string, string>; testId: string }) {
+function Counts({
+  label,
+  counts,
+  colors,
+  testId,
+}: {
+  label: string;
+  counts: Record<string, number>;
+  colors: Record<string, string>;
+  testId: string;
+}) {
   const entries = Object.entries(counts).filter(([, n]) => n > 0);
   return (
     <Paper withBorder p="sm" data-testid={testId}>
@@ -18,7 +28,11 @@ function Counts({ label, counts, colors, testId }: { label: string; counts: Reco
         {label}
       </Text>
       <Group gap="xs" mt={4}>
-        {entries.length ? entries.map(([k, n]) => <Badge key={k} color={colors[k] ?? 'gray'} variant="light">{`${k} ${n}`}</Badge>) : <Text size="sm">—</Text>}
+        {entries.length ? (
+          entries.map(([k, n]) => <Badge key={k} color={colors[k] ?? 'gray'} variant="light">{`${k} ${n}`}</Badge>)
+        ) : (
+          <Text size="sm">—</Text>
+        )}
       </Group>
     </Paper>
   );
@@ -36,7 +50,12 @@ export function TaskSummary({ summary }: { summary: ItemsSummary }) {
       <SimpleGrid cols={{ base: 1, sm: 2, lg: 4 }}>
         <Counts label={t.byOutcome} counts={summary.by_outcome} colors={OUTCOME_COLOR} testId="summary-outcomes" />
         <Counts label={t.byChange} counts={summary.by_change} colors={{ changed: 'orange', unchanged: 'gray' }} testId="summary-changes" />
-        <Counts label={t.objectActions(summary.objects.total)} counts={summary.objects.by_action} colors={ACTION_COLOR} testId="summary-objects" />
+        <Counts
+          label={t.objectActions(summary.objects.total)}
+          counts={summary.objects.by_action}
+          colors={ACTION_COLOR}
+          testId="summary-objects"
+        />
         <Paper withBorder p="sm" data-testid="summary-durations">
           <Text size="sm" c="dimmed">
             {t.taskDurations}

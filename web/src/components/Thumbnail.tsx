@@ -21,7 +21,9 @@ function useSeen<T extends Element>() {
     const el = ref.current;
     if (!el || seen) return;
     if (typeof IntersectionObserver === 'undefined') return setSeen(true);
-    const observer = new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && setSeen(true), { rootMargin: LOOKAHEAD });
+    const observer = new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && setSeen(true), {
+      rootMargin: LOOKAHEAD,
+    });
     observer.observe(el);
     return () => observer.disconnect();
   }, [seen]);

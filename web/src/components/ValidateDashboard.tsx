@@ -12,7 +12,12 @@ export function ValidateButton({ envId, dashboardId }: { envId: string; dashboar
   const can = useCan();
   const validate = useMutation({
     mutationFn: () =>
-      must(api.POST('/api/environments/{env_id}/validate', { params: { path: { env_id: envId } }, body: dashboardId ? { dashboard_ids: [dashboardId] } : {} })),
+      must(
+        api.POST('/api/environments/{env_id}/validate', {
+          params: { path: { env_id: envId } },
+          body: dashboardId ? { dashboard_ids: [dashboardId] } : {},
+        }),
+      ),
   });
   if (!can('dashboards:VALIDATE')) return null;
   return (

@@ -1,4 +1,20 @@
-import { Alert, Badge, Button, CopyButton, Code, Group, MultiSelect, PasswordInput, Select, Stack, Table, Tabs, Text, TextInput, Title } from '@mantine/core';
+import {
+  Alert,
+  Badge,
+  Button,
+  CopyButton,
+  Code,
+  Group,
+  MultiSelect,
+  PasswordInput,
+  Select,
+  Stack,
+  Table,
+  Tabs,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, must } from '../api.ts';
@@ -63,7 +79,10 @@ function Users() {
       return qc.invalidateQueries({ queryKey: ['users'] });
     },
   });
-  const remove = useMutation({ mutationFn: (id: string) => must(api.DELETE('/api/admin/users/{user_id}', { params: { path: { user_id: id } } })), onSuccess: () => qc.invalidateQueries({ queryKey: ['users'] }) });
+  const remove = useMutation({
+    mutationFn: (id: string) => must(api.DELETE('/api/admin/users/{user_id}', { params: { path: { user_id: id } } })),
+    onSuccess: () => qc.invalidateQueries({ queryKey: ['users'] }),
+  });
   const list = users.data?.items ?? [];
   return (
     <Stack>
@@ -73,7 +92,13 @@ function Users() {
           {list.map((u) => (
             <Table.Tr key={u.id}>
               <Table.Td>{u.username}</Table.Td>
-              <Table.Td>{u.roles.map((r) => <Badge key={r} mr={4}>{r}</Badge>)}</Table.Td>
+              <Table.Td>
+                {u.roles.map((r) => (
+                  <Badge key={r} mr={4}>
+                    {r}
+                  </Badge>
+                ))}
+              </Table.Td>
               <Table.Td>{u.auth_source}</Table.Td>
               <Table.Td>
                 <Button size="compact-xs" color="red" variant="subtle" onClick={() => remove.mutate(u.id)} aria-label={t.delete}>
@@ -136,7 +161,13 @@ function Groups() {
       <Code block>{JSON.stringify(rows, null, 2)}</Code>
       <Group align="end">
         <TextInput label={t.group} value={group} onChange={(e) => setGroup(e.currentTarget.value)} />
-        <Select label={t.role} data={(roles.data?.items ?? []).map((r) => ({ value: r.id, label: r.name }))} value={role} onChange={setRole} w={220} />
+        <Select
+          label={t.role}
+          data={(roles.data?.items ?? []).map((r) => ({ value: r.id, label: r.name }))}
+          value={role}
+          onChange={setRole}
+          w={220}
+        />
         <Button disabled={!group || !role} onClick={() => create.mutate()} aria-label={t.addGroupMapping}>
           +
         </Button>
@@ -156,7 +187,10 @@ function ApiKeys() {
     mutationFn: () => must(api.POST('/api/admin/api-keys', { body: { name, permissions: perms as never } })),
     onSuccess: () => qc.invalidateQueries({ queryKey: ['api-keys'] }),
   });
-  const revoke = useMutation({ mutationFn: (id: string) => must(api.DELETE('/api/admin/api-keys/{id}', { params: { path: { id } } })), onSuccess: () => qc.invalidateQueries({ queryKey: ['api-keys'] }) });
+  const revoke = useMutation({
+    mutationFn: (id: string) => must(api.DELETE('/api/admin/api-keys/{id}', { params: { path: { id } } })),
+    onSuccess: () => qc.invalidateQueries({ queryKey: ['api-keys'] }),
+  });
   const raw = create.data?.raw_key;
   const permNames = (perm.data?.items ?? []).map((p) => p.name);
   return (
@@ -174,7 +208,15 @@ function ApiKeys() {
               <Table.Td>
                 <Text size="xs">{k.permissions.join(', ')}</Text>
               </Table.Td>
-              <Table.Td>{k.active ? <Button size="compact-xs" color="red" variant="subtle" onClick={() => revoke.mutate(k.id)}>{t.revoke}</Button> : <Badge color="gray">{t.revoked}</Badge>}</Table.Td>
+              <Table.Td>
+                {k.active ? (
+                  <Button size="compact-xs" color="red" variant="subtle" onClick={() => revoke.mutate(k.id)}>
+                    {t.revoke}
+                  </Button>
+                ) : (
+                  <Badge color="gray">{t.revoked}</Badge>
+                )}
+              </Table.Td>
             </Table.Tr>
           ))}
         </Table.Tbody>
@@ -197,7 +239,13 @@ function RawKeyAlert({ raw }: { raw: string }) {
     <Alert color="yellow" title={t.keyShownOnce}>
       <Group>
         <Code data-testid="raw-key">{raw}</Code>
-        <CopyButton value={raw}>{({ copied, copy }) => <Button size="compact-xs" onClick={copy}>{copied ? '✓' : t.copy}</Button>}</CopyButton>
+        <CopyButton value={raw}>
+          {({ copied, copy }) => (
+            <Button size="compact-xs" onClick={copy}>
+              {copied ? '✓' : t.copy}
+            </Button>
+          )}
+        </CopyButton>
       </Group>
     </Alert>
   );
@@ -205,7 +253,10 @@ function RawKeyAlert({ raw }: { raw: string }) {
 
 function Events() {
   const { t } = useI18n();
-  const events = useQuery({ queryKey: ['security-events'], queryFn: () => must(api.GET('/api/admin/security-events', { params: { query: { page_size: 100 } } })) });
+  const events = useQuery({
+    queryKey: ['security-events'],
+    queryFn: () => must(api.GET('/api/admin/security-events', { params: { query: { page_size: 100 } } })),
+  });
   return (
     <Stack>
       <ProblemAlert error={events.error} />
@@ -228,7 +279,9 @@ function Events() {
 function LlmProviders() {
   const { t } = useI18n();
   const providers = useQuery({ queryKey: ['llm-providers'], queryFn: () => must(api.GET('/api/admin/llm-providers')) });
-  const test = useMutation({ mutationFn: (id: string) => must(api.POST('/api/admin/llm-providers/{provider_id}/test', { params: { path: { provider_id: id } } })) });
+  const test = useMutation({
+    mutationFn: (id: string) => must(api.POST('/api/admin/llm-providers/{provider_id}/test', { params: { path: { provider_id: id } } })),
+  });
   return (
     <Stack>
       <ProblemAlert error={providers.error ?? test.error} />

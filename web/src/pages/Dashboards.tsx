@@ -1,4 +1,20 @@
-import { Anchor, Badge, Button, Card, Checkbox, Group, Modal, Pagination, SimpleGrid, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core';
+import {
+  Anchor,
+  Badge,
+  Button,
+  Card,
+  Checkbox,
+  Group,
+  Modal,
+  Pagination,
+  SimpleGrid,
+  Stack,
+  Switch,
+  Table,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -108,14 +124,34 @@ function useDashboardList(env: string | null, page: number, q: string, showAll: 
     queryFn: () =>
       must(
         api.GET('/api/dashboards', {
-          params: { query: { env_id: env!, page, page_size: PAGE_SIZE, ...(q ? { search: q } : {}), ...(showAll ? { override_show_all: true } : {}) } },
+          params: {
+            query: {
+              env_id: env!,
+              page,
+              page_size: PAGE_SIZE,
+              ...(q ? { search: q } : {}),
+              ...(showAll ? { override_show_all: true } : {}),
+            },
+          },
         }),
       ),
   });
 }
 
 /** One dashboard of the grid: its thumbnail, a checkbox to select it for a migration, its title opening the detail. */
-function DashboardCard({ envId, dashboard: d, selected, onSelect, onOpen }: { envId: string; dashboard: DashboardItem; selected: boolean; onSelect: (on: boolean) => void; onOpen: () => void }) {
+function DashboardCard({
+  envId,
+  dashboard: d,
+  selected,
+  onSelect,
+  onOpen,
+}: {
+  envId: string;
+  dashboard: DashboardItem;
+  selected: boolean;
+  onSelect: (on: boolean) => void;
+  onOpen: () => void;
+}) {
   const { t } = useI18n();
   return (
     <Card withBorder padding="sm" data-testid="dashboard-card">
@@ -123,11 +159,7 @@ function DashboardCard({ envId, dashboard: d, selected, onSelect, onOpen }: { en
         <Thumbnail envId={envId} dashboardId={d.id} title={d.title} />
       </Card.Section>
       <Group justify="space-between" mt="xs" wrap="nowrap">
-        <Checkbox
-          aria-label={t.selectDashboard(d.title)}
-          checked={selected}
-          onChange={(e) => onSelect(e.currentTarget.checked)}
-        />
+        <Checkbox aria-label={t.selectDashboard(d.title)} checked={selected} onChange={(e) => onSelect(e.currentTarget.checked)} />
         <Anchor component="button" onClick={onOpen} fw={500} lineClamp={2} title={d.title} style={{ flex: 1, textAlign: 'left' }}>
           {d.title}
         </Anchor>
@@ -150,7 +182,13 @@ function DashboardDetail({ envId, id }: { envId: string; id: number }) {
     queryKey: ['dashboard', envId, id],
     queryFn: () => must(api.GET('/api/dashboards/{id}', { params: { path: { id: String(id) }, query: { env_id: envId } } })),
   });
-  const data = d.data as unknown as { title?: string; charts?: Array<{ id: number; name?: string; slice_name?: string; viz_type?: string }>; datasets?: Array<{ id: number; name?: string; table_name?: string }> } | undefined;
+  const data = d.data as unknown as
+    | {
+        title?: string;
+        charts?: Array<{ id: number; name?: string; slice_name?: string; viz_type?: string }>;
+        datasets?: Array<{ id: number; name?: string; table_name?: string }>;
+      }
+    | undefined;
   return (
     <Stack>
       <ProblemAlert error={d.error} />
@@ -197,7 +235,8 @@ function Backups({ envId, id }: { envId: string; id: number }) {
     onSuccess: () => qc.invalidateQueries({ queryKey: ['backups', envId, id] }),
   });
   const restore = useMutation({
-    mutationFn: (backupId: string) => must(api.POST('/api/dashboards/backups/{backup_id}/restore', { params: { path: { backup_id: backupId } }, body: {} })),
+    mutationFn: (backupId: string) =>
+      must(api.POST('/api/dashboards/backups/{backup_id}/restore', { params: { path: { backup_id: backupId } }, body: {} })),
   });
   const started = restore.data ?? backup.data;
   return (

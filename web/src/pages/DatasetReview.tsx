@@ -32,7 +32,13 @@ export function DatasetReviewPage() {
       {can('dataset_review:WRITE') && (
         <Group align="end">
           <EnvSelect label={t.environment} value={env} onChange={setEnv} />
-          <TextInput label={t.supersetLink} value={link} onChange={(e) => setLink(e.currentTarget.value)} w={420} placeholder="/superset/dashboard/sales/" />
+          <TextInput
+            label={t.supersetLink}
+            value={link}
+            onChange={(e) => setLink(e.currentTarget.value)}
+            w={420}
+            placeholder="/superset/dashboard/sales/"
+          />
           <Button disabled={!env || !link} onClick={() => start.mutate()} loading={start.isPending}>
             {t.add}
           </Button>
@@ -77,18 +83,38 @@ function useSessionActions(id: string, version: number, questionKey: string | un
   const reload = () => qc.invalidateQueries({ predicate: (q) => String(q.queryKey[0]).startsWith('review-') });
   const answer = useMutation({
     mutationFn: (option: string) =>
-      must(api.POST('/api/dataset-review/sessions/{session_id}/clarification/answers', { params: { path }, body: { version, question_key: questionKey!, answer: { option } } })),
+      must(
+        api.POST('/api/dataset-review/sessions/{session_id}/clarification/answers', {
+          params: { path },
+          body: { version, question_key: questionKey!, answer: { option } },
+        }),
+      ),
     onSuccess: reload,
   });
   const lock = useMutation({
     mutationFn: ({ field, locked }: { field: string; locked: boolean }) =>
       locked
-        ? must(api.POST('/api/dataset-review/sessions/{session_id}/fields/{field_id}/unlock', { params: { path: { session_id: id, field_id: field } }, body: { version } }))
-        : must(api.POST('/api/dataset-review/sessions/{session_id}/fields/{field_id}/lock', { params: { path: { session_id: id, field_id: field } }, body: { version } })),
+        ? must(
+            api.POST('/api/dataset-review/sessions/{session_id}/fields/{field_id}/unlock', {
+              params: { path: { session_id: id, field_id: field } },
+              body: { version },
+            }),
+          )
+        : must(
+            api.POST('/api/dataset-review/sessions/{session_id}/fields/{field_id}/lock', {
+              params: { path: { session_id: id, field_id: field } },
+              body: { version },
+            }),
+          ),
     onSuccess: reload,
   });
-  const preview = useMutation({ mutationFn: () => must(api.POST('/api/dataset-review/sessions/{session_id}/preview', { params: { path }, body: { version } })) });
-  const launch = useMutation({ mutationFn: () => must(api.POST('/api/dataset-review/sessions/{session_id}/launch', { params: { path }, body: { version } })), onSuccess: reload });
+  const preview = useMutation({
+    mutationFn: () => must(api.POST('/api/dataset-review/sessions/{session_id}/preview', { params: { path }, body: { version } })),
+  });
+  const launch = useMutation({
+    mutationFn: () => must(api.POST('/api/dataset-review/sessions/{session_id}/launch', { params: { path }, body: { version } })),
+    onSuccess: reload,
+  });
   return { reload, answer, lock, preview, launch, error: answer.error ?? lock.error ?? preview.error ?? launch.error };
 }
 
@@ -97,7 +123,10 @@ function Session({ id }: { id: string }) {
   const can = useCan();
   const path = { session_id: id };
   const session = useReviewSession(id);
-  const question = useQuery({ queryKey: ['review-question', id], queryFn: () => must(api.GET('/api/dataset-review/sessions/{session_id}/clarification', { params: { path } })) });
+  const question = useQuery({
+    queryKey: ['review-question', id],
+    queryFn: () => must(api.GET('/api/dataset-review/sessions/{session_id}/clarification', { params: { path } })),
+  });
   const { reload, answer, lock, preview, launch, error } = useSessionActions(id, session.data?.version ?? 1, question.data?.question?.key);
   const conflict = error instanceof ApiError && error.problem.status === 409;
   const s = session.data;
@@ -129,7 +158,13 @@ function Session({ id }: { id: string }) {
             </Text>
             <Group gap="xs" mt="xs">
               {q.options.map((o) => (
-                <Button key={o.value} size="compact-sm" variant="light" onClick={() => answer.mutate(o.value)} disabled={!can('dataset_review:WRITE')}>
+                <Button
+                  key={o.value}
+                  size="compact-sm"
+                  variant="light"
+                  onClick={() => answer.mutate(o.value)}
+                  disabled={!can('dataset_review:WRITE')}
+                >
                   {String((o as { label?: string }).label ?? o.value)}
                 </Button>
               ))}
@@ -155,7 +190,10 @@ function Session({ id }: { id: string }) {
 }
 
 const useReviewSession = (id: string) =>
-  useQuery({ queryKey: ['review-session', id], queryFn: () => must(api.GET('/api/dataset-review/sessions/{session_id}', { params: { path: { session_id: id } } })) });
+  useQuery({
+    queryKey: ['review-session', id],
+    queryFn: () => must(api.GET('/api/dataset-review/sessions/{session_id}', { params: { path: { session_id: id } } })),
+  });
 type ReviewField = NonNullable<ReturnType<typeof useReviewSession>['data']>['fields'][number];
 
 /** A session's fields with their provenance and status, each locked or unlocked by its button. */
@@ -176,7 +214,10 @@ function FieldTable({ fields, onToggleLock }: { fields: ReviewField[]; onToggleL
         {fields.map((f) => (
           <Table.Tr key={f.id}>
             <Table.Td>
-              {f.name} <Text span size="xs" c="dimmed">{f.kind}</Text>
+              {f.name}{' '}
+              <Text span size="xs" c="dimmed">
+                {f.kind}
+              </Text>
             </Table.Td>
             <Table.Td>
               {f.label}
@@ -185,10 +226,17 @@ function FieldTable({ fields, onToggleLock }: { fields: ReviewField[]; onToggleL
               </Text>
             </Table.Td>
             <Table.Td>
-              <Badge variant="outline">{f.provenance}</Badge> <Badge color={f.status === 'needs_review' ? 'orange' : 'gray'}>{f.status}</Badge>
+              <Badge variant="outline">{f.provenance}</Badge>{' '}
+              <Badge color={f.status === 'needs_review' ? 'orange' : 'gray'}>{f.status}</Badge>
             </Table.Td>
             <Table.Td>
-              <Button size="compact-xs" variant="subtle" onClick={() => onToggleLock(f)} disabled={!can('dataset_review:WRITE')} aria-label={f.locked ? t.unlock : t.lock}>
+              <Button
+                size="compact-xs"
+                variant="subtle"
+                onClick={() => onToggleLock(f)}
+                disabled={!can('dataset_review:WRITE')}
+                aria-label={f.locked ? t.unlock : t.lock}
+              >
                 {f.locked ? '🔒' : '🔓'}
               </Button>
             </Table.Td>

@@ -1,4 +1,20 @@
-import { Badge, Button, Code, FileInput, Group, Paper, Select, SimpleGrid, Stack, Switch, Table, Text, TextInput, Textarea, Title } from '@mantine/core';
+import {
+  Badge,
+  Button,
+  Code,
+  FileInput,
+  Group,
+  Paper,
+  Select,
+  SimpleGrid,
+  Stack,
+  Switch,
+  Table,
+  Text,
+  TextInput,
+  Textarea,
+  Title,
+} from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
@@ -81,7 +97,11 @@ const useSuggestions = (env: string, id: number) =>
   useQuery({
     queryKey: ['suggestions', env, id],
     queryFn: () =>
-      must(api.GET('/api/datasets/{dataset_id}/suggestions', { params: { path: { dataset_id: String(id) }, query: { env_id: env, page_size: 100, status: 'all' } } })),
+      must(
+        api.GET('/api/datasets/{dataset_id}/suggestions', {
+          params: { path: { dataset_id: String(id) }, query: { env_id: env, page_size: 100, status: 'all' } },
+        }),
+      ),
   });
 type Suggestion = NonNullable<ReturnType<typeof useSuggestions>['data']>['items'][number];
 
@@ -90,9 +110,18 @@ function GenerateSuggestions({ env, id, onReady }: { env: string; id: number; on
   const { t, lang } = useI18n();
   const can = useCan();
   const [provider, setProvider] = useState<string | null>('default');
-  const providers = useQuery({ queryKey: ['llm-providers'], enabled: can('admin:settings:WRITE'), queryFn: () => must(api.GET('/api/admin/llm-providers')) });
+  const providers = useQuery({
+    queryKey: ['llm-providers'],
+    enabled: can('admin:settings:WRITE'),
+    queryFn: () => must(api.GET('/api/admin/llm-providers')),
+  });
   const generate = useMutation({
-    mutationFn: () => must(api.POST('/api/datasets/generate-docs', { body: { env_id: env, dataset_ids: [id], llm_provider: provider ?? 'default', language: lang } })),
+    mutationFn: () =>
+      must(
+        api.POST('/api/datasets/generate-docs', {
+          body: { env_id: env, dataset_ids: [id], llm_provider: provider ?? 'default', language: lang },
+        }),
+      ),
   });
   // The suggestions arrive when the generating task finishes: follow it, then reload them.
   const generating = useTask(generate.data?.task_id);
@@ -106,7 +135,10 @@ function GenerateSuggestions({ env, id, onReady }: { env: string; id: number; on
       <Group align="end">
         <Select
           label={t.llm}
-          data={[{ value: 'default', label: t.defaultProvider }, ...(providers.data?.items ?? []).map((p) => ({ value: p.id, label: p.name }))]}
+          data={[
+            { value: 'default', label: t.defaultProvider },
+            ...(providers.data?.items ?? []).map((p) => ({ value: p.id, label: p.name })),
+          ]}
           value={provider}
           onChange={setProvider}
           w={200}
@@ -147,7 +179,8 @@ function Suggestions({ env, id, items, refresh }: { env: string; id: number; ite
     onSuccess: refresh,
   });
   const reject = useMutation({
-    mutationFn: (ids: string[]) => must(api.POST('/api/datasets/{dataset_id}/suggestions/reject', { params: { path }, body: { env_id: env, suggestion_ids: ids } })),
+    mutationFn: (ids: string[]) =>
+      must(api.POST('/api/datasets/{dataset_id}/suggestions/reject', { params: { path }, body: { env_id: env, suggestion_ids: ids } })),
     onSuccess: refresh,
   });
   const pending = items.filter((s) => s.status === 'pending');
@@ -169,12 +202,21 @@ function Suggestions({ env, id, items, refresh }: { env: string; id: number; ite
             <Table.Tr key={s.id} data-testid="suggestion">
               <Table.Td>
                 {s.column_name ?? 'dataset'}.{s.field}
-                {s.person_written && <Badge size="xs" color="orange" ml={4}>{t.personWritten}</Badge>}
+                {s.person_written && (
+                  <Badge size="xs" color="orange" ml={4}>
+                    {t.personWritten}
+                  </Badge>
+                )}
               </Table.Td>
               <Table.Td>{s.current_value ?? '—'}</Table.Td>
               <Table.Td>
                 {s.status === 'pending' && can('datasets:WRITE') ? (
-                  <Textarea aria-label={t.suggestionFor(s.column_name ?? 'dataset', s.field)} autosize value={edits[s.id] ?? s.value} onChange={(e) => setEdits({ ...edits, [s.id]: e.currentTarget.value })} />
+                  <Textarea
+                    aria-label={t.suggestionFor(s.column_name ?? 'dataset', s.field)}
+                    autosize
+                    value={edits[s.id] ?? s.value}
+                    onChange={(e) => setEdits({ ...edits, [s.id]: e.currentTarget.value })}
+                  />
                 ) : (
                   <Text size="sm">{s.accepted_value ?? s.value}</Text>
                 )}
@@ -247,9 +289,14 @@ function ChangeHistory({ env, id, refresh }: { env: string; id: number; refresh:
   const can = useCan();
   const changes = useQuery({
     queryKey: ['changes', env, id],
-    queryFn: () => must(api.GET('/api/datasets/{dataset_id}/changes', { params: { path: { dataset_id: String(id) }, query: { env_id: env } } })),
+    queryFn: () =>
+      must(api.GET('/api/datasets/{dataset_id}/changes', { params: { path: { dataset_id: String(id) }, query: { env_id: env } } })),
   });
-  const undo = useMutation({ mutationFn: (change: string) => must(api.POST('/api/datasets/changes/{change_id}/undo', { params: { path: { change_id: change } }, body: {} })), onSuccess: refresh });
+  const undo = useMutation({
+    mutationFn: (change: string) =>
+      must(api.POST('/api/datasets/changes/{change_id}/undo', { params: { path: { change_id: change } }, body: {} })),
+    onSuccess: refresh,
+  });
   return (
     <>
       <ProblemAlert error={undo.error} />

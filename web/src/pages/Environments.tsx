@@ -1,4 +1,19 @@
-import { Alert, Badge, Button, Group, Modal, NumberInput, PasswordInput, Select, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core';
+import {
+  Alert,
+  Badge,
+  Button,
+  Group,
+  Modal,
+  NumberInput,
+  PasswordInput,
+  Select,
+  Stack,
+  Switch,
+  Table,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, must } from '../api.ts';
@@ -52,7 +67,9 @@ export function EnvironmentsPage() {
 function EnvRow({ env, onEdit }: { env: Env; onEdit(): void }) {
   const { t } = useI18n();
   const can = useCan();
-  const test = useMutation({ mutationFn: () => must(api.POST('/api/environments/{env_id}/test', { params: { path: { env_id: env.id } } })) });
+  const test = useMutation({
+    mutationFn: () => must(api.POST('/api/environments/{env_id}/test', { params: { path: { env_id: env.id } } })),
+  });
   return (
     <>
       <Table.Tr>
@@ -104,7 +121,12 @@ function EnvForm({ env, onDone }: { env?: Env; onDone(): void }) {
   const [password, setPassword] = useState('');
   const [timeout, setTimeoutSeconds] = useState<number>(env?.timeout_seconds ?? 30);
   const [isProtected, setProtected] = useState(env?.protected ?? false);
-  const save = useSaveEnvironment(env, { name, base_url: baseUrl, username, timeout_seconds: timeout, protected: isProtected }, password, onDone);
+  const save = useSaveEnvironment(
+    env,
+    { name, base_url: baseUrl, username, timeout_seconds: timeout, protected: isProtected },
+    password,
+    onDone,
+  );
   return (
     <form
       onSubmit={(e) => {
@@ -114,9 +136,20 @@ function EnvForm({ env, onDone }: { env?: Env; onDone(): void }) {
     >
       <Stack>
         <TextInput label={t.name} value={name} onChange={(e) => setName(e.currentTarget.value)} required />
-        <TextInput label={t.baseUrl} value={baseUrl} onChange={(e) => setBaseUrl(e.currentTarget.value)} required placeholder="https://bi.example.com" />
+        <TextInput
+          label={t.baseUrl}
+          value={baseUrl}
+          onChange={(e) => setBaseUrl(e.currentTarget.value)}
+          required
+          placeholder="https://bi.example.com"
+        />
         <TextInput label={t.username} value={username} onChange={(e) => setUsername(e.currentTarget.value)} required />
-        <PasswordInput label={env ? t.newPassword : t.password} value={password} onChange={(e) => setPassword(e.currentTarget.value)} required={!env} />
+        <PasswordInput
+          label={env ? t.newPassword : t.password}
+          value={password}
+          onChange={(e) => setPassword(e.currentTarget.value)}
+          required={!env}
+        />
         <Text size="xs" c="dimmed">
           {t.secretRule}
         </Text>
@@ -142,7 +175,12 @@ function useSaveEnvironment(
   return useMutation({
     mutationFn: () =>
       env
-        ? must(api.PUT('/api/environments/{env_id}', { params: { path: { env_id: env.id } }, body: { ...common, ...(password ? { password } : {}) } }))
+        ? must(
+            api.PUT('/api/environments/{env_id}', {
+              params: { path: { env_id: env.id } },
+              body: { ...common, ...(password ? { password } : {}) },
+            }),
+          )
         : must(api.POST('/api/environments', { body: { ...common, password } })),
     onSuccess: async () => {
       await qc.invalidateQueries({ queryKey: ['environments'] });
@@ -200,7 +238,10 @@ function DbMappings() {
             {suggestions.data.items.map((i) => (
               <Table.Tr key={i.source_database.id}>
                 <Table.Td>
-                  {i.source_database.name} <Text span c="dimmed" size="xs">{i.source_database.backend}</Text>
+                  {i.source_database.name}{' '}
+                  <Text span c="dimmed" size="xs">
+                    {i.source_database.backend}
+                  </Text>
                 </Table.Td>
                 <Table.Td>
                   {i.suggested_target ? `${i.suggested_target.name} (${Math.round(i.confidence * 100)}%)` : '—'}

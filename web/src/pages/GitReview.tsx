@@ -16,14 +16,22 @@ export function ReviewPanel({ env, id }: { env: string; id: number }) {
   const can = useCan();
   const qc = useQueryClient();
   const path = { dashboard_id: id };
-  const branches = useQuery({ queryKey: ['git-branches', env, id], queryFn: () => must(api.GET('/api/git/dashboards/{dashboard_id}/branches', { params: { path, query: { env_id: env } } })) });
+  const branches = useQuery({
+    queryKey: ['git-branches', env, id],
+    queryFn: () => must(api.GET('/api/git/dashboards/{dashboard_id}/branches', { params: { path, query: { env_id: env } } })),
+  });
   const prs = useQuery({ queryKey: ['git-prs', env, id], queryFn: () => listPullRequests(env, id) });
   const [branch, setBranch] = useState('');
   const [title, setTitle] = useState('');
   const [target, setTarget] = useState<string | null>(null);
   const open = useMutation({
     mutationFn: () =>
-      must(api.POST('/api/git/dashboards/{dashboard_id}/pull-requests', { params: { path }, body: { env_id: env, branch, title, target_env_id: target ?? env, verification: 'queries' } })),
+      must(
+        api.POST('/api/git/dashboards/{dashboard_id}/pull-requests', {
+          params: { path },
+          body: { env_id: env, branch, title, target_env_id: target ?? env, verification: 'queries' },
+        }),
+      ),
     onSuccess: () => qc.invalidateQueries({ predicate: (q) => String(q.queryKey[0]).startsWith('git-') }),
   });
   return (
@@ -62,29 +70,29 @@ const listPullRequests = (env: string, id: number) =>
 function PullRequestTable({ items }: { items: PullRequestRow[] }) {
   const { t } = useI18n();
   return (
-      <Table>
-        <Table.Tbody>
-          {items.map((p) => (
-            <Table.Tr key={p.id}>
-              <Table.Td>
-                <a href={p.url} target="_blank" rel="noreferrer">
-                  #{p.number} {p.title}
-                </a>
-              </Table.Td>
-              <Table.Td>
-                {p.head_branch} → {p.base_branch}
-              </Table.Td>
-              <Table.Td>
-                <Badge color={PREVIEW_COLOR[p.preview_state ?? ''] ?? 'gray'}>{p.preview_state ?? '…'}</Badge>
-              </Table.Td>
-              <Table.Td>{p.preview_task_id && <Link to={`/tasks/${p.preview_task_id}`}>{t.preview}</Link>}</Table.Td>
-              <Table.Td>
-                <Text size="sm">{p.state}</Text>
-                {p.deploy_task_id && <Link to={`/tasks/${p.deploy_task_id}`}>{t.deploy}</Link>}
-              </Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
+    <Table>
+      <Table.Tbody>
+        {items.map((p) => (
+          <Table.Tr key={p.id}>
+            <Table.Td>
+              <a href={p.url} target="_blank" rel="noreferrer">
+                #{p.number} {p.title}
+              </a>
+            </Table.Td>
+            <Table.Td>
+              {p.head_branch} → {p.base_branch}
+            </Table.Td>
+            <Table.Td>
+              <Badge color={PREVIEW_COLOR[p.preview_state ?? ''] ?? 'gray'}>{p.preview_state ?? '…'}</Badge>
+            </Table.Td>
+            <Table.Td>{p.preview_task_id && <Link to={`/tasks/${p.preview_task_id}`}>{t.preview}</Link>}</Table.Td>
+            <Table.Td>
+              <Text size="sm">{p.state}</Text>
+              {p.deploy_task_id && <Link to={`/tasks/${p.deploy_task_id}`}>{t.deploy}</Link>}
+            </Table.Td>
+          </Table.Tr>
+        ))}
+      </Table.Tbody>
+    </Table>
   );
 }

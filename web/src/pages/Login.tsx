@@ -37,8 +37,20 @@ export function LoginPage({ next }: { next: string }) {
                 {error}
               </Alert>
             )}
-            <TextInput label={t.username} value={username} onChange={(e) => setUsername(e.currentTarget.value)} autoComplete="username" required />
-            <PasswordInput label={t.password} value={password} onChange={(e) => setPassword(e.currentTarget.value)} autoComplete="current-password" required />
+            <TextInput
+              label={t.username}
+              value={username}
+              onChange={(e) => setUsername(e.currentTarget.value)}
+              autoComplete="username"
+              required
+            />
+            <PasswordInput
+              label={t.password}
+              value={password}
+              onChange={(e) => setPassword(e.currentTarget.value)}
+              autoComplete="current-password"
+              required
+            />
             <Button type="submit" loading={busy}>
               {t.signIn}
             </Button>

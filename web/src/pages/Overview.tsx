@@ -5,13 +5,23 @@ import { api, must } from '../api.ts';
 import { useEnvironments } from '../components/EnvSelect.tsx';
 import { useI18n } from '../i18n.tsx';
 
-const OUTCOME_COLOR: Record<string, string> = { SUCCEEDED: '#2f9e44', FAILED: '#e03131', CANCELLED: '#f08c00', RUNNING: '#1971c2', PENDING: '#868e96', AWAITING_APPROVAL: '#9c36b5' };
+const OUTCOME_COLOR: Record<string, string> = {
+  SUCCEEDED: '#2f9e44',
+  FAILED: '#e03131',
+  CANCELLED: '#f08c00',
+  RUNNING: '#1971c2',
+  PENDING: '#868e96',
+  AWAITING_APPROVAL: '#9c36b5',
+};
 
 /** Tasks outcomes per kind and durations over time, from the latest 100 tasks the caller may see. */
 export function OverviewPage() {
   const { t } = useI18n();
   const envs = useEnvironments();
-  const tasks = useQuery({ queryKey: ['tasks-overview'], queryFn: () => must(api.GET('/api/tasks', { params: { query: { page_size: 100 } } })) });
+  const tasks = useQuery({
+    queryKey: ['tasks-overview'],
+    queryFn: () => must(api.GET('/api/tasks', { params: { query: { page_size: 100 } } })),
+  });
   const items = tasks.data?.items ?? [];
   const perKind = new Map<string, Record<string, number>>();
   for (const task of items) {
@@ -21,7 +31,11 @@ export function OverviewPage() {
   }
   const durations = items
     .filter((x) => (x.type === 'migration' || x.type === 'backup') && x.started_at && x.finished_at)
-    .map((x) => ({ type: x.type, at: new Date(x.finished_at!).getTime(), seconds: (new Date(x.finished_at!).getTime() - new Date(x.started_at!).getTime()) / 1000 }))
+    .map((x) => ({
+      type: x.type,
+      at: new Date(x.finished_at!).getTime(),
+      seconds: (new Date(x.finished_at!).getTime() - new Date(x.started_at!).getTime()) / 1000,
+    }))
     .sort((a, b) => a.at - b.at);
   const maxCount = Math.max(1, ...[...perKind.values()].map((r) => Object.values(r).reduce((a, b) => a + b, 0)));
   const maxSeconds = Math.max(1, ...durations.map((d) => d.seconds));
@@ -55,7 +69,13 @@ export function OverviewPage() {
       </SimpleGrid>
       <Card withBorder>
         <Title order={4}>{t.outcomesPerKind}</Title>
-        <svg role="img" aria-label={t.outcomesPerKind} width="100%" height={Math.max(40, perKind.size * 28)} viewBox={`0 0 600 ${Math.max(40, perKind.size * 28)}`}>
+        <svg
+          role="img"
+          aria-label={t.outcomesPerKind}
+          width="100%"
+          height={Math.max(40, perKind.size * 28)}
+          viewBox={`0 0 600 ${Math.max(40, perKind.size * 28)}`}
+        >
           {[...perKind.entries()].map(([kind, row], i) => {
             let x = 130;
             return (
@@ -65,7 +85,11 @@ export function OverviewPage() {
                 </text>
                 {Object.entries(row).map(([status, n]) => {
                   const w = (n / maxCount) * 450;
-                  const rect = <rect key={status} x={x} y={4} width={w} height={18} fill={OUTCOME_COLOR[status]}><title>{`${status}: ${n}`}</title></rect>;
+                  const rect = (
+                    <rect key={status} x={x} y={4} width={w} height={18} fill={OUTCOME_COLOR[status]}>
+                      <title>{`${status}: ${n}`}</title>
+                    </rect>
+                  );
                   x += w;
                   return rect;
                 })}
@@ -86,7 +110,13 @@ export function OverviewPage() {
         <svg role="img" aria-label={t.durations} width="100%" height={160} viewBox="0 0 600 160">
           <line x1={30} y1={140} x2={600} y2={140} stroke="#ccc" />
           {durations.map((d, i) => (
-            <circle key={i} cx={30 + (i + 0.5) * (570 / Math.max(durations.length, 1))} cy={140 - (d.seconds / maxSeconds) * 130} r={5} fill={d.type === 'migration' ? '#1971c2' : '#2f9e44'}>
+            <circle
+              key={i}
+              cx={30 + (i + 0.5) * (570 / Math.max(durations.length, 1))}
+              cy={140 - (d.seconds / maxSeconds) * 130}
+              r={5}
+              fill={d.type === 'migration' ? '#1971c2' : '#2f9e44'}
+            >
               <title>{`${d.type} ${t.seconds(d.seconds.toFixed(1))}`}</title>
             </circle>
           ))}
@@ -111,7 +141,10 @@ function EnvironmentCard({ id, name }: { id: string; name: string }) {
     queryFn: () => must(api.GET('/api/dashboards', { params: { query: { env_id: id, page_size: 1, page_context: 'other' } } })),
   });
   const last = (type: 'backup' | 'drift_report') =>
-    useQuery({ queryKey: ['env-last', id, type], queryFn: () => must(api.GET('/api/tasks', { params: { query: { env_id: id, task_type: type, page_size: 1 } } })) });
+    useQuery({
+      queryKey: ['env-last', id, type],
+      queryFn: () => must(api.GET('/api/tasks', { params: { query: { env_id: id, task_type: type, page_size: 1 } } })),
+    });
   const backup = last('backup').data?.items[0];
   const drift = last('drift_report').data?.items[0];
   return (
@@ -123,10 +156,24 @@ function EnvironmentCard({ id, name }: { id: string; name: string }) {
         {t.dashboards}: {dashboards.data?.total ?? (dashboards.isError ? '—' : '…')}
       </Text>
       <Text size="sm" component="div">
-        {t.lastBackup}: {backup ? <Badge size="xs" color={backup.status === 'SUCCEEDED' ? 'green' : 'red'}>{t.dateTime(backup.created_at)}</Badge> : '—'}
+        {t.lastBackup}:{' '}
+        {backup ? (
+          <Badge size="xs" color={backup.status === 'SUCCEEDED' ? 'green' : 'red'}>
+            {t.dateTime(backup.created_at)}
+          </Badge>
+        ) : (
+          '—'
+        )}
       </Text>
       <Text size="sm">
-        {t.lastDrift}: {drift ? <Anchor component={Link} to={`/tasks/${drift.id}`} size="sm">{drift.status}</Anchor> : '—'}
+        {t.lastDrift}:{' '}
+        {drift ? (
+          <Anchor component={Link} to={`/tasks/${drift.id}`} size="sm">
+            {drift.status}
+          </Anchor>
+        ) : (
+          '—'
+        )}
       </Text>
     </Card>
   );

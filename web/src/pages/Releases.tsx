@@ -7,11 +7,23 @@ import { useCan, useMe } from '../auth.tsx';
 import { ProblemAlert } from '../components/ProblemAlert.tsx';
 import { useI18n } from '../i18n.tsx';
 
-const STATE_COLOR: Record<string, string> = { blocked: 'red', check_failed: 'red', checked: 'teal', approved: 'green', published: 'green', rejected: 'gray', revoked: 'gray', publish_failed: 'red' };
+const STATE_COLOR: Record<string, string> = {
+  blocked: 'red',
+  check_failed: 'red',
+  checked: 'teal',
+  approved: 'green',
+  published: 'green',
+  rejected: 'gray',
+  revoked: 'gray',
+  publish_failed: 'red',
+};
 
 export function ReleasesPage() {
   const { t } = useI18n();
-  const list = useQuery({ queryKey: ['candidates'], queryFn: () => must(api.GET('/api/v2/clean-release/candidates', { params: { query: { page_size: 100 } } })) });
+  const list = useQuery({
+    queryKey: ['candidates'],
+    queryFn: () => must(api.GET('/api/v2/clean-release/candidates', { params: { query: { page_size: 100 } } })),
+  });
   return (
     <Stack>
       <Title order={2}>{t.releases}</Title>
@@ -67,7 +79,8 @@ function useReleaseStep(id: string, onSuccess: () => void) {
   return useMutation({
     mutationFn: async (s: 'artifacts' | 'manifest' | 'prepare' | 'checks') => {
       const path = { candidate_id: id };
-      if (s === 'artifacts') return must(api.POST('/api/v2/clean-release/candidates/{candidate_id}/artifacts', { params: { path }, body: {} }));
+      if (s === 'artifacts')
+        return must(api.POST('/api/v2/clean-release/candidates/{candidate_id}/artifacts', { params: { path }, body: {} }));
       if (s === 'manifest') return must(api.POST('/api/v2/clean-release/candidates/{candidate_id}/manifest', { params: { path } }));
       if (s === 'prepare') return must(api.POST('/api/v2/clean-release/candidates/{candidate_id}/prepare', { params: { path } }));
       return must(api.POST('/api/v2/clean-release/candidates/{candidate_id}/checks', { params: { path } }));
@@ -97,7 +110,10 @@ export function ReleasePage() {
     <Stack>
       <Group justify="space-between">
         <Title order={2}>
-          {data.name} <Badge color={STATE_COLOR[data.state] ?? 'blue'} data-testid="candidate-state">{data.state}</Badge>
+          {data.name}{' '}
+          <Badge color={STATE_COLOR[data.state] ?? 'blue'} data-testid="candidate-state">
+            {data.state}
+          </Badge>
         </Title>
         <Text size="sm" c="dimmed">
           {t.workflow(data.workflow_id)}
@@ -192,7 +208,12 @@ function Decisions({ id, candidate: data, onDone }: { id: string; candidate: Can
           {(['approve', 'reject', 'publish', 'revoke'] as const)
             .filter((d) => DECISION_STATES[d].includes(data.state) && !(d === 'approve' && author))
             .map((d) => (
-              <Button key={d} color={d === 'reject' || d === 'revoke' ? 'red' : 'green'} onClick={() => decide.mutate(d)} loading={decide.isPending && decide.variables === d}>
+              <Button
+                key={d}
+                color={d === 'reject' || d === 'revoke' ? 'red' : 'green'}
+                onClick={() => decide.mutate(d)}
+                loading={decide.isPending && decide.variables === d}
+              >
                 {t[d]}
               </Button>
             ))}

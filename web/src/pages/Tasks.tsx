@@ -6,7 +6,22 @@ import { ProblemAlert } from '../components/ProblemAlert.tsx';
 import { STATUS_COLOR } from '../components/tasks.ts';
 import { useI18n } from '../i18n.tsx';
 
-const TYPES = ['migration', 'backup', 'restore', 'map_columns', 'llm_docs', 'git_deploy', 'git_preview', 'dataset_launch', 'release_check', 'release_publish', 'drift_report', 'dataset_change', 'selfcheck', 'validate'] as const;
+const TYPES = [
+  'migration',
+  'backup',
+  'restore',
+  'map_columns',
+  'llm_docs',
+  'git_deploy',
+  'git_preview',
+  'dataset_launch',
+  'release_check',
+  'release_publish',
+  'drift_report',
+  'dataset_change',
+  'selfcheck',
+  'validate',
+] as const;
 const STATUSES = ['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED', 'AWAITING_APPROVAL'] as const;
 
 export function TasksPage() {
@@ -26,7 +41,11 @@ export function TasksPage() {
     placeholderData: keepPreviousData,
     refetchInterval: 3000,
     queryFn: () =>
-      must(api.GET('/api/tasks', { params: { query: { page, page_size: 25, ...(type ? { task_type: type } : {}), ...(status ? { status } : {}) } } })),
+      must(
+        api.GET('/api/tasks', {
+          params: { query: { page, page_size: 25, ...(type ? { task_type: type } : {}), ...(status ? { status } : {}) } },
+        }),
+      ),
   });
   return (
     <Stack>
@@ -57,7 +76,9 @@ export function TasksPage() {
                 </Table.Td>
                 <Table.Td>
                   <Badge color={STATUS_COLOR[task.status]}>{task.status}</Badge>
-                  {task.progress && task.status === 'RUNNING' && <Progress value={(100 * task.progress.done) / Math.max(task.progress.total, 1)} size="xs" mt={4} />}
+                  {task.progress && task.status === 'RUNNING' && (
+                    <Progress value={(100 * task.progress.done) / Math.max(task.progress.total, 1)} size="xs" mt={4} />
+                  )}
                 </Table.Td>
                 <Table.Td>{task.summary}</Table.Td>
                 <Table.Td>{task.owner_username}</Table.Td>
@@ -67,7 +88,9 @@ export function TasksPage() {
           </Table.Tbody>
         </Table>
       </Table.ScrollContainer>
-      {list.data && list.data.total > 25 && <Pagination total={Math.ceil(list.data.total / 25)} value={page} onChange={(p) => set('page', String(p))} />}
+      {list.data && list.data.total > 25 && (
+        <Pagination total={Math.ceil(list.data.total / 25)} value={page} onChange={(p) => set('page', String(p))} />
+      )}
     </Stack>
   );
 }
