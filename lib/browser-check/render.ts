@@ -173,11 +173,11 @@ async function signIn(page: Page, login: URL, who: DashboardPage): Promise<void>
   await reach(page, login, 'the login page');
   // Already signed in (another page's sign-in finished meanwhile): Superset sends it on.
   if (!new URL(page.url()).pathname.startsWith(login.pathname)) return;
-  // expected: a login page without a CSRF field is posted without one (Superset then answers for itself).
   const csrf = await page
     .locator('input[name="csrf_token"]')
     .first()
     .inputValue({ timeout: 10_000 })
+    // expected: a login page without a CSRF field is posted without one (Superset then answers for itself).
     .catch(() => '');
   const res = await page.request.post(login.href, {
     form: { username: who.username, password: who.password, ...(csrf ? { csrf_token: csrf } : {}) },

@@ -285,9 +285,9 @@ async function untilReady(address: string, namespace: string, gaveUp: () => stri
       try {
         const svc = conn.workflowService;
         if (!registered) {
-          // expected: describeNamespace fails for a namespace not registered yet: it is registered next.
           const known = await svc.describeNamespace({ namespace }).then(
             () => true,
+            // expected: describeNamespace fails for a namespace not registered yet: it is registered next.
             () => false,
           );
           if (!known) await svc.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('3 days') });

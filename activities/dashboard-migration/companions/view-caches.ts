@@ -137,9 +137,9 @@ export function readSourceEmbeddedAhead(client: SupersetClient, dashboardIds: nu
     ids.map((id, at) => () => {
       const read = client.embedded.get(id);
       waits[at]!.resolve(read);
-      // expected: met by whoever awaits the kept read; this only keeps the bound's slot from failing the rest.
       return read.then(
         () => undefined,
+        // expected: met by whoever awaits the kept read; this only keeps the bound's slot from failing the rest.
         () => undefined,
       );
     }),
