@@ -5,24 +5,11 @@ import { api, must } from '../api.ts';
 import { ProblemAlert } from '../components/ProblemAlert.tsx';
 import { STATUS_COLOR } from '../components/tasks.ts';
 import { useI18n } from '../i18n.tsx';
+import { TASK_STATUSES, TASK_TYPES } from '../../../contracts/tasks.ts';
 
-const TYPES = [
-  'migration',
-  'backup',
-  'restore',
-  'map_columns',
-  'llm_docs',
-  'git_deploy',
-  'git_preview',
-  'dataset_launch',
-  'release_check',
-  'release_publish',
-  'drift_report',
-  'dataset_change',
-  'selfcheck',
-  'validate',
-] as const;
-const STATUSES = ['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED', 'AWAITING_APPROVAL'] as const;
+// The filters offer what the task registry knows (contracts/tasks.ts), never a list of their own.
+const TYPES = TASK_TYPES;
+const STATUSES = TASK_STATUSES;
 
 export function TasksPage() {
   const { t } = useI18n();
