@@ -62,6 +62,8 @@ export const PREVIEW_BODY_MARKER = '<!-- switchyard:preview -->';
 
 /** The commit status context Switchyard posts on a pull request's head commit. */
 export const PREVIEW_STATUS_CONTEXT = 'switchyard/preview';
+/** The content validator's last verdict of the dashboard in the pull request's target, when one exists. */
+export const VALIDATION_STATUS_CONTEXT = 'switchyard/validation';
 
 /** The environment whose rules apply to a deploy: the one the repository was synced from, unless that is the target. */
 export function deployRulesFrom(syncedEnvId: string | null, targetEnvId: string): string | null {
@@ -74,6 +76,7 @@ export interface GitDeployItem extends ItemOutcome {
   dashboard_uuid: string;
   commit: string;
   target_env_id: string;
+  /** The target's dashboard: the one deployed, or (a preview) the one the deploy would replace; null when there is none. */
   target_dashboard_id: number | null;
   /** What the migration path did, object by object (create, update, reuse, unchanged). */
   objects?: unknown[];

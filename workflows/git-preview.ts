@@ -26,6 +26,8 @@ export interface GitPreviewResult {
   verification: Verification | null;
   planned_at: string;
   verified_at: string | null;
+  /** The validator's last verdict of the target's copy, posted as `switchyard/validation` (null: none checked it). */
+  validation?: { state: 'pending' | 'success' | 'failure'; validated_at: string } | null;
 }
 
 /**
@@ -49,6 +51,15 @@ export async function gitPreviewWorkflow(input: GitPreviewInput): Promise<GitPre
         verifiedAt: r.verified_at,
       });
       await status(r.verdict, r.verdict === 'success' ? 'the deploy plans cleanly and the charts pass' : failureLine(r));
+      // Beside the preview, what the validator last found of the copy this change replaces (when it checked one).
+      if (r.plan.target_dashboard_id !== null)
+        r.validation = await act.setValidationStatus({
+          pullRequestId: input.pullRequestId,
+          commit: input.commit,
+          targetEnvId: input.targetEnvId,
+          targetDashboardId: r.plan.target_dashboard_id,
+          linkBase: input.linkBase,
+        });
       if (r.verdict === 'failure')
         return await endTaskWithResult('FAILED', r, `preview of ${input.commit.slice(0, 10)}: ${failureLine(r)}`, 'PreviewFailed');
       return r;

@@ -138,7 +138,10 @@ async function deployFiles(
     ...{ targetEnvId: input.targetEnvId, companions: input.companions, mappings, envRules, subject: prepared, log },
   });
   const withCompanions = { ...base, companions: companions.reports, ...(companions.note ? { companions_note: companions.note } : {}) };
-  if (companions.blocked || input.dryRun) return beforeImport(input, withCompanions, companions);
+  if (companions.blocked) return beforeImport(input, withCompanions, companions);
+  // A preview names the target's copy it would replace (none for a first deploy): what the validator last found of it goes beside the preview.
+  if (input.dryRun)
+    return beforeImport(input, { ...withCompanions, target_dashboard_id: (await target.findDashboard(prepared.dashboardUuid))?.id ?? null }, companions);
   at.step = 'import';
   const r = await importPrepared({
     intents: deps.stores.migrationItems,

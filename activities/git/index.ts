@@ -2,7 +2,7 @@ import type { GitCompanionsInput, GitDeployInput } from '../../contracts/git.ts'
 import type { ActivityDeps } from '../deps.ts';
 import { captureCompanions } from './companion-capture.ts';
 import { deployDashboardCommit, recordGitDeployment } from './deploy.ts';
-import { commentDeployResult, commentPullRequest, publishPreview, setPreviewStatus } from './reviews.ts';
+import { commentDeployResult, commentPullRequest, publishPreview, setPreviewStatus, setValidationStatus } from './reviews.ts';
 
 /**
  * A repository sync's companions read as files; a pinned commit's deploy: the import through the
@@ -17,6 +17,7 @@ export function createGitActivities(deps: ActivityDeps) {
     recordGitDeployment: (input: Parameters<typeof recordGitDeployment>[1]) => recordGitDeployment(deps, input),
     setPreviewStatus: (input: Parameters<typeof setPreviewStatus>[1]) => setPreviewStatus(deps, input),
     publishPreview: (input: Parameters<typeof publishPreview>[1]) => publishPreview(deps, input),
+    setValidationStatus: (input: Parameters<typeof setValidationStatus>[1]) => setValidationStatus(deps, input),
     commentPullRequest: (input: Parameters<typeof commentPullRequest>[1]) => commentPullRequest(deps, input),
     commentDeployResult: (input: Parameters<typeof commentDeployResult>[1]) => commentDeployResult(deps, input),
   };

@@ -4,7 +4,7 @@
  * request's row and its config's token by id (never in the workflow), and is safe to repeat:
  * a status of one context on one commit replaces the last, a body is replaced whole.
  */
-import { PREVIEW_STATUS_CONTEXT, type GitDeployItem, type GitPreviewInput } from '../../contracts/git.ts';
+import { PREVIEW_STATUS_CONTEXT, VALIDATION_STATUS_CONTEXT, type GitDeployItem, type GitPreviewInput } from '../../contracts/git.ts';
 import type { Verification } from '../../contracts/migration.ts';
 import { egressPolicy } from '../../lib/egress/policy.ts';
 import { reviewProvider, type StatusState } from '../../lib/git/reviews.ts';
@@ -50,6 +50,33 @@ export async function setPreviewStatus(
     throw err;
   }
   await deps.stores.gitReviews.updatePullRequest(input.pullRequestId, { preview_state: input.state, preview_task_id: currentTaskId() });
+}
+
+/**
+ * Posts `switchyard/validation` on the commit: the content validator's last verdict of the
+ * dashboard in the pull request's target (its copy there, as the last validation found it), linking
+ * to that validation. Nothing when no validation checked it. Passed is success, broken is failure;
+ * a verdict that proves neither (not verifiable) is pending, never a success it did not check.
+ */
+export async function setValidationStatus(
+  deps: Deps,
+  input: { pullRequestId: string; commit: string; targetEnvId: string; targetDashboardId: number; linkBase: string },
+): Promise<{ state: StatusState; validated_at: string } | null> {
+  const last = await deps.stores.validationVerdicts.dashboard(input.targetEnvId, input.targetDashboardId);
+  if (!last) return null;
+  const { provider } = await reviewOf(deps, input.pullRequestId);
+  const target = await deps.stores.environments.get(input.targetEnvId);
+  const when = last.checked_at.slice(0, 16).replace('T', ' ');
+  const [state, said]: [StatusState, string] =
+    last.verdict === 'passed'
+      ? ['success', 'every chart passed']
+      : last.verdict === 'broken'
+        ? ['failure', `broken since ${(last.first_seen_broken_at ?? last.checked_at).slice(0, 16).replace('T', ' ')}`]
+        : ['pending', 'not verifiable: validate it again'];
+  const description = `${target.name}'s copy, validated ${when} UTC: ${said}`.slice(0, 140);
+  const target_url = last.task_id ? taskLink(input.linkBase, last.task_id) : undefined;
+  await provider.setStatus(input.commit, { context: VALIDATION_STATUS_CONTEXT, state, description, target_url: target_url ?? null });
+  return { state, validated_at: last.checked_at };
 }
 
 /** Writes the preview into the pull request's body (the person's own text before it kept). */

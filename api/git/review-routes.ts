@@ -140,7 +140,7 @@ export function gitReviewRoutes(app: AppContext): AnyRoute[] {
       tag: TAG,
       summary: 'Open a pull request from a branch',
       description:
-        "Pushes the branch, opens the pull request on the provider and starts its preview (a `git_preview` task): a dry-run deploy into `target_env_id`, the charts verified, the body written from both and `switchyard/preview` posted on the head commit. A merge deploys into `target_env_id` when the config's webhook is set.",
+        "Pushes the branch, opens the pull request on the provider and starts its preview (a `git_preview` task): a dry-run deploy into `target_env_id`, the charts verified, the body written from both and `switchyard/preview` posted on the head commit, with `switchyard/validation` beside it when the validator has checked the dashboard it would replace in the target. A merge deploys into `target_env_id` when the config's webhook is set.",
       access: { permission: 'pull_requests:OPEN' },
       params: dashboardParams,
       body: pullRequestCreate,

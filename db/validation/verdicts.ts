@@ -77,6 +77,14 @@ export class ValidationVerdictStore {
     });
   }
 
+  /** The last validation's verdict of one dashboard of an environment, or null when none validated it. */
+  async dashboard(envId: string, dashboardId: number): Promise<({ verdict: ChartVerdict; checked_at: string; task_id: string | null } & VerdictHistory) | null> {
+    const r: VerdictRow | undefined = await this.knex('validation_verdicts')
+      .where({ env_id: envId, dashboard_id: dashboardId, chart_id: DASHBOARD_ROW })
+      .first();
+    return r ? { verdict: r.verdict, checked_at: r.checked_at.toISOString(), task_id: r.task_id, ...historyOf(r) } : null;
+  }
+
   /** Every stored verdict of an environment's dashboard rows, for reading (the console, tests). */
   async dashboards(envId: string): Promise<Array<{ dashboard_id: number; verdict: ChartVerdict; checked_at: string } & VerdictHistory>> {
     const rows: VerdictRow[] = await this.knex('validation_verdicts')

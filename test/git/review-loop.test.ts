@@ -43,6 +43,8 @@ let repo: string;
 let uuid: string;
 let operator: string;
 let viewer: string;
+/** The dashboard the merge deployed into b. */
+let deployedId: number;
 const SECRET = `whsec-${randomUUID()}`;
 
 const G = (op: string) => `/api/git/dashboards/${dash}/${op}`;
@@ -224,6 +226,8 @@ describe.skipIf(!on)('the review loop against the real Gitea', () => {
     expect(ours.map((s: any) => s.status)).toEqual(expect.arrayContaining(['pending', 'success']));
     const last = ours.find((s: any) => s.status === 'success');
     expect(last.target_url).toContain('/api/tasks/git_preview-');
+    // b has no copy yet, so no validation of one: no switchyard/validation status.
+    expect(st.body.some((s: any) => s.context === 'switchyard/validation')).toBe(false);
     const view = await admin('GET', `${G(`pull-requests/${number}`)}?env_id=${envA}`);
     expect(view.body.preview_state).toBe('success');
   });
@@ -290,6 +294,7 @@ describe.skipIf(!on)('the review loop against the real Gitea', () => {
       expect(task.owner_username).toBe('admin');
       expect(task.result.items[0]).toMatchObject({ status: 'deployed', commit: mergeSha, target_env_id: envB });
       expect(await dashboardTitle(b, uuid)).toBe(`${P} reviewed`);
+      deployedId = task.result.items[0].target_dashboard_id;
 
       const comments = await waitFor(
         async () => {
@@ -330,6 +335,36 @@ describe.skipIf(!on)('the review loop against the real Gitea', () => {
       expect(fresh.body.outcome).toBe('ignored');
       expect(await tasksOfType('git_deploy')).toBe(before);
       await giteaApi('DELETE', `/repos/${repo}/hooks/${hookId}`);
+    },
+    LOOP_MS,
+  );
+
+  it(
+    "posts b's last validation of the dashboard as switchyard/validation on the next pull request's head commit",
+    async () => {
+      const v = await admin('POST', `/api/environments/${envB}/validate`, { json: { dashboard_ids: [deployedId] } });
+      expect(v.status, v.text).toBe(202);
+      const validated = await waitTask(h, v.body.task_id, LOOP_MS);
+      expect(validated.status, JSON.stringify(validated.result ?? validated.error)).toBe('SUCCEEDED');
+
+      await renameDashboard(a, dash, `${P} reviewed again`);
+      const branch = `${P}-again`;
+      expect((await admin('POST', G('sync'), { json: { env_id: envA, branch } })).status).toBe(200);
+      const c = await admin('POST', G('commit'), { json: { env_id: envA, message: 'Rename again', branch } });
+      expect(c.status, c.text).toBe(200);
+      const pr = await admin('POST', G('pull-requests'), { json: { env_id: envA, branch, title: 'Rename again', target_env_id: envB } });
+      expect(pr.status, pr.text).toBe(201);
+      const preview = await waitTask(h, pr.body.preview_task_id, LOOP_MS);
+      expect(preview.status, JSON.stringify(preview.result ?? preview.error)).toBe('SUCCEEDED');
+      expect(preview.result.plan.target_dashboard_id).toBe(deployedId);
+      expect(preview.result.validation).toMatchObject({ state: 'success' });
+
+      const st = await giteaApi('GET', `/repos/${repo}/commits/${c.body.commit}/statuses`);
+      const ours = st.body.filter((s: any) => s.context === 'switchyard/validation');
+      expect(ours, JSON.stringify(st.body)).toHaveLength(1);
+      expect(ours[0]).toMatchObject({ status: 'success' });
+      expect(ours[0].description).toMatch(/^.+'s copy, validated \d{4}-\d\d-\d\d \d\d:\d\d UTC: every chart passed$/);
+      expect(ours[0].target_url).toContain(v.body.task_id);
     },
     LOOP_MS,
   );

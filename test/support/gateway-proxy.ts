@@ -47,6 +47,8 @@ export interface ProxiedRequest {
   q?: unknown;
   /** A JSON body as sent (a chart-data query context, a PUT's fields). */
   json?: unknown;
+  /** The answer's status once it came (a fault's too); absent while the call is held or in flight. */
+  status?: number;
 }
 
 export interface CallMatch {
@@ -195,7 +197,9 @@ export async function startGatewayProxy(opts: GatewayProxyOptions): Promise<Gate
   const answerCall = async (req: http.IncomingMessage, res: http.ServerResponse, body: Buffer) => {
     // In flight from the moment Switchyard sent it until its answer is over (held or slowed calls included).
     res.on('close', track((req.url ?? '/').split('?')[0]!));
-    await admit(recordOf(req, body));
+    const record = recordOf(req, body);
+    res.on('finish', () => (record.status = res.statusCode));
+    await admit(record);
     const path = (req.url ?? '/').split('?')[0];
     let status: 502 | 503 | 504 | undefined;
     if (match(req.method ?? 'GET', path)) {

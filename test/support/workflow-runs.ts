@@ -12,6 +12,8 @@ export interface WorkflowRun {
   closedBy: string;
   /** The activity types the run scheduled, in order. */
   activities: string[];
+  /** Activities Temporal ran more than once (the started event of a retried one carries its attempt and the last failure). */
+  retried: Array<{ activity: string; attempt: number; lastFailure: string }>;
 }
 
 /**
@@ -35,8 +37,29 @@ export async function workflowRuns(client: Client, workflowId: string): Promise<
         const name = e.activityTaskScheduledEventAttributes?.activityType?.name;
         return name ? [name] : [];
       }),
+      retried: retriedActivities(events),
     });
     runId = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
   }
   return runs;
+}
+
+/** The activities of one run's history that started more than once, with why the attempt before failed. */
+function retriedActivities(events: TemporalProto.api.history.v1.IHistoryEvent[]): WorkflowRun['retried'] {
+  const scheduled = new Map<string, string>();
+  for (const e of events) {
+    const name = e.activityTaskScheduledEventAttributes?.activityType?.name;
+    if (name) scheduled.set(String(e.eventId), name);
+  }
+  return events.flatMap((e) => {
+    const started = e.activityTaskStartedEventAttributes;
+    if (!started || (started.attempt ?? 1) <= 1) return [];
+    return [
+      {
+        activity: scheduled.get(String(started.scheduledEventId)) ?? 'unknown',
+        attempt: started.attempt ?? 1,
+        lastFailure: started.lastFailure?.message ?? '',
+      },
+    ];
+  });
 }
