@@ -1,7 +1,7 @@
 /**
  * How a migration batches: the one place its numbers are decided (docs/migration-batching.md
  * says it in words). The workflow (workflows/migration.ts) takes each batch's size and import
- * limit from here; the batch activity (activities/dashboard-migration/batch.ts) asks here whether its
+ * limit from here; the batch activity (domain/migration/batch.ts) asks here whether its
  * imports go to Superset in one call.
  *
  * A batch reads up to MAX_BATCH dashboards (one export call for all, one for the target's
@@ -17,7 +17,7 @@
  * its first (workflows/migration.ts HAND_OVER_VERIFICATION). Each verification activity is safe to repeat (it skips the dashboards an
  * earlier attempt verified) and keeps each chart's result in the outcome rows, never in the
  * workflow's history. How many chart queries reach one environment at once is bounded by the
- * worker's VERIFY_CONCURRENCY, per environment (activities/dashboard-migration/chart-check/limit.ts),
+ * worker's VERIFY_CONCURRENCY, per environment (domain/migration/chart-check/limit.ts),
  * however many verifications overlap.
  */
 
@@ -28,7 +28,7 @@ export const MAX_BATCH = 16;
  * Every batch imports up to MAX_BATCH dashboards, in one import call: there is no lone first
  * "probe" import. What a probe would show is shown by the joint import itself: keys the target
  * rejects or requires (another release) are learned from Superset's refusal of the lot and the lot
- * is sent again (activities/dashboard-migration/import.ts, the same rule as for one dashboard
+ * is sent again (domain/migration/import.ts, the same rule as for one dashboard
  * alone), and the rules learned go to every later batch; any other refusal changes nothing
  * (Superset imports a bundle in one transaction) and each dashboard is then imported alone, with
  * its own answer. A probe cost a second batch: a second plan of the dashboards left waiting, a

@@ -15,6 +15,7 @@ export const MAX_FUNCTION_LINES = 60;
 export const SOURCE_DIRS = [
   'api',
   'activities',
+  'domain',
   'workflows',
   'contracts',
   'db',

@@ -1,5 +1,5 @@
 /**
- * Companion assets in backups (see activities/dashboard-migration/companions/). A backup records
+ * Companion assets in backups (see domain/migration/companions/). A backup records
  * what the companion kinds read of the dashboard's environment (its owners, roles, tags, reports,
  * annotation layers, CSS templates, saved queries, certification, theme, embedded config) and keeps that recording in
  * `companions.yaml` beside the bundle's files; a restore runs the same kinds with the recording as
@@ -14,11 +14,11 @@ import type { NextAction } from '../../contracts/outcomes.ts';
 import type { Bundle } from '../../lib/bundles/bundle.ts';
 import type { SupersetClient } from '../../lib/superset/client.ts';
 import { SupersetForbiddenError, SupersetNotFoundError } from '../../lib/superset/errors.ts';
-import type { Request } from '../dashboard-migration/context.ts';
-import { companionContext } from '../dashboard-migration/companions/kind.ts';
-import { recordingClient, replayClient, type Recording } from '../dashboard-migration/companions/recording.ts';
-import { applyCompanions, checkCompanions, COMPANION_KIND_MODULES, type CompanionSubject } from '../dashboard-migration/companions/step.ts';
-import type { CompanionScope } from '../dashboard-migration/companions/scope.ts';
+import type { Request } from '../../domain/migration/context.ts';
+import { companionContext } from '../../domain/migration/companions/kind.ts';
+import { recordingClient, replayClient, type Recording } from '../../domain/migration/companions/recording.ts';
+import { applyCompanions, checkCompanions, COMPANION_KIND_MODULES, type CompanionSubject } from '../../domain/migration/companions/step.ts';
+import type { CompanionScope } from '../../domain/migration/companions/scope.ts';
 
 export const COMPANIONS_FILE = 'companions.yaml';
 

@@ -1,7 +1,7 @@
 import type { Bundle } from '../../lib/bundles/bundle.ts';
 import type { NextAction } from '../../contracts/outcomes.ts';
-import { TargetIndex } from '../dashboard-migration/target-index.ts';
-import type { MigrationUpstream } from '../dashboard-migration/upstream.ts';
+import { TargetIndex } from '../../domain/migration/target-index.ts';
+import type { MigrationUpstream } from '../../domain/migration/upstream.ts';
 
 export interface RestoreBlocker {
   kind: 'dashboard_slug' | 'database' | 'dataset';

@@ -6,9 +6,9 @@
  */
 import type { Bundle } from '../../lib/bundles/bundle.ts';
 import type { RlsBackup, RlsRuleView } from '../../contracts/rls.ts';
-import { datasetsOf, rulesOnDatasets, withDescriptions } from '../dashboard-migration/rls.ts';
-import { TargetIndex } from '../dashboard-migration/target-index.ts';
-import type { MigrationUpstream } from '../dashboard-migration/upstream.ts';
+import { datasetsOf, rulesOnDatasets, withDescriptions } from '../../domain/migration/rls.ts';
+import { TargetIndex } from '../../domain/migration/target-index.ts';
+import type { MigrationUpstream } from '../../domain/migration/upstream.ts';
 
 export const RLS_FILE = 'row_level_security.yaml';
 

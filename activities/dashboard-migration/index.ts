@@ -1,8 +1,8 @@
 /**
  * The migration's activities, as the workflows call them (names, inputs and results are what
  * running workflows replay against: they stay as they are). Each one delegates: a batch is a
- * straight sequence of steps (./batch.ts), over the services built here once per worker
- * (./context.ts) and the worker's caches (./caches.ts).
+ * straight sequence of steps (../../domain/migration/batch.ts), over the services built here once per worker
+ * (../../domain/migration/context.ts) and the worker's caches (../../domain/migration/caches.ts).
  */
 import { Context } from '@temporalio/activity';
 import type { ItemFailure } from '../../contracts/failures.ts';
@@ -18,15 +18,15 @@ import type {
 } from '../../contracts/migration.ts';
 import type { ActivityDeps } from '../deps.ts';
 import { currentTaskId } from '../task-context.ts';
-import { runBatch } from './batch.ts';
-import { createMigrationCaches, type MigrationCaches } from './caches.ts';
+import { runBatch } from '../../domain/migration/batch.ts';
+import { createMigrationCaches, type MigrationCaches } from '../../domain/migration/caches.ts';
 import { clientsOnce } from './activity-clients.ts';
-import { createMigrationServices, type Request } from './context.ts';
-import { migrateDashboard } from './dashboard.ts';
-import { finishTask, recordFailures } from './record.ts';
-import { unwrapStep } from './step.ts';
-import { chartQueryVerifier, type Verifier } from './verifier.ts';
-import { verifyDeployed, verifyImported } from './verify.ts';
+import { createMigrationServices, type Request } from '../../domain/migration/context.ts';
+import { migrateDashboard } from '../../domain/migration/dashboard.ts';
+import { finishTask, recordFailures } from '../../domain/migration/record.ts';
+import { unwrapStep } from '../../domain/migration/step.ts';
+import { chartQueryVerifier, type Verifier } from '../../domain/migration/verifier.ts';
+import { verifyDeployed, verifyImported } from '../../domain/migration/verify.ts';
 
 /**
  * The migration activities of a worker. `caches` (what the worker keeps between batches of a
@@ -54,7 +54,7 @@ export function createMigrationActivities(deps: ActivityDeps, opts: { caches?: M
     },
 
     /**
-     * Plans (dry run) or migrates a batch of dashboards (./batch.ts): their sources exported in
+     * Plans (dry run) or migrates a batch of dashboards (../../domain/migration/batch.ts): their sources exported in
      * one call, the target's existing copies in one more, each planned on its own, the ready ones
      * imported together (one by one when Superset refuses the lot). Upstream outages are retried
      * by Temporal (the batch again: recorded outcomes are kept, intent rows stop a second import);
@@ -69,7 +69,7 @@ export function createMigrationActivities(deps: ActivityDeps, opts: { caches?: M
      * Verifies imported dashboards a few at a time (each: present, charts linked, every chart's
      * query runs), updates their recorded outcomes, and records the target's state for the next
      * run. The workflow starts it for each batch's imports as the batch returns, beside the next
-     * batch; chart queries to an environment stay within VERIFY_CONCURRENCY (./chart-check/limit.ts).
+     * batch; chart queries to an environment stay within VERIFY_CONCURRENCY (../../domain/migration/chart-check/limit.ts).
      */
     async verifyMigratedBatch(input: VerifyBatchInput): Promise<{ failed: number }> {
       return withHeartbeat(() => verifyImported(clientsOnce(svc), currentTaskId(), input, Context.current().log));
@@ -102,7 +102,7 @@ export function createMigrationActivities(deps: ActivityDeps, opts: { caches?: M
 /**
  * Runs an activity's work with a heartbeat every 3 s while Superset works, so a killed worker is
  * noticed within the heartbeat timeout. What it throws leaves as it was thrown (never tagged with
- * a dashboard's step, ./step.ts), for Temporal's retry policy.
+ * a dashboard's step, ../../domain/migration/step.ts), for Temporal's retry policy.
  */
 async function withHeartbeat<T>(fn: () => Promise<T>): Promise<T> {
   const beat = setInterval(() => Context.current().heartbeat(), 3000);

@@ -5,8 +5,8 @@
  * outage is thrown for Temporal to retry.
  */
 import type { DatasetChangeInput, DatasetChangeItem } from '../../contracts/datasets.ts';
-import { undoChange } from '../../db/datasets/safe-write.ts';
-import { acceptSuggestions } from '../../db/datasets/suggestion-decisions.ts';
+import { undoChange } from '../../domain/datasets/safe-write.ts';
+import { acceptSuggestions } from '../../domain/datasets/suggestion-decisions.ts';
 import type { ActivityDeps } from '../deps.ts';
 
 export function createDatasetChangeActivities(deps: Pick<ActivityDeps, 'stores' | 'superset'>) {

@@ -1,6 +1,6 @@
 /**
  * A commit's files → the reads the companion kinds make of a source, answered as a recording
- * (../dashboard-migration/companions/recording.ts replays it): so a deploy applies the
+ * (../../domain/migration/companions/recording.ts replays it): so a deploy applies the
  * repository's companions with the very kinds a migration runs, compared with the target by name
  * and uuid. The ids are the replay's own, consistent across its answers: the dashboard is 1, the
  * databases are numbered as the deploy's bundle source numbers them (its mappings name them so),
@@ -11,8 +11,8 @@ import { fromYaml, isCompanionPath } from '../../lib/git/dashboard-files.ts';
 import type { ObjectMeta } from '../../lib/superset/resources/object-meta.ts';
 import type { ReportSchedule } from '../../lib/superset/resources/reports.ts';
 import type { UpstreamAccount } from '../../lib/superset/types.ts';
-import { labelOf } from '../dashboard-migration/companions/people.ts';
-import { recordingKey, type Recording } from '../dashboard-migration/companions/recording.ts';
+import { labelOf } from '../../domain/migration/companions/people.ts';
+import { recordingKey, type Recording } from '../../domain/migration/companions/recording.ts';
 import {
   KINDS_FILE,
   type CapturedKinds,

@@ -1,7 +1,7 @@
 /**
  * The companions of a commit's files (./companion-docs.ts) applied into an environment, for a
  * git deploy and a clean release's publish: the migration's own companion step
- * (../dashboard-migration/companions/step.ts) with the files replayed as its source
+ * (../../domain/migration/companions/step.ts) with the files replayed as its source
  * (./companion-replay.ts) and the environment as its target. Checked before the import (a
  * `strict` kind that differs stops it, as in a migration), written after it.
  */
@@ -10,10 +10,10 @@ import { companionModes, strictRefuses, type CompanionKindReport, type Companion
 import type { EnvRule } from '../../contracts/env-rules.ts';
 import type { NextAction } from '../../contracts/outcomes.ts';
 import type { ActivityDeps } from '../deps.ts';
-import type { Request } from '../dashboard-migration/context.ts';
-import { replayClient } from '../dashboard-migration/companions/recording.ts';
-import { applyCompanions, checkCompanions, type CompanionSubject } from '../dashboard-migration/companions/step.ts';
-import type { CompanionScope } from '../dashboard-migration/companions/scope.ts';
+import type { Request } from '../../domain/migration/context.ts';
+import { replayClient } from '../../domain/migration/companions/recording.ts';
+import { applyCompanions, checkCompanions, type CompanionSubject } from '../../domain/migration/companions/step.ts';
+import type { CompanionScope } from '../../domain/migration/companions/scope.ts';
 import { REPLAYED_DASHBOARD_ID, replayOf, type Replay } from './companion-replay.ts';
 
 export const NO_COMPANION_FILES =

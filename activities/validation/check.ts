@@ -1,14 +1,14 @@
 /**
  * One dashboard of an environment checked with the migration's chart checks
- * (../dashboard-migration/chart-check): each chart planned and run the way that release's
+ * (../../domain/migration/chart-check): each chart planned and run the way that release's
  * frontend asks for it, through the worker's per-environment bound on chart queries. Alone, with
  * no source to compare with, a verdict is what that Superset answers: its refusal is the chart's
  * failure (its own message), no faithful check or no answer is not_verifiable with the reason.
  */
 import type { ChartValidation, ChartVerdict } from '../../contracts/validation.ts';
-import type { ChartCheck, ChartForCheck } from '../dashboard-migration/chart-check/types.ts';
-import { runChecks } from '../dashboard-migration/chart-check/run.ts';
-import type { MigrationUpstream } from '../dashboard-migration/upstream.ts';
+import type { ChartCheck, ChartForCheck } from '../../domain/migration/chart-check/types.ts';
+import { runChecks } from '../../domain/migration/chart-check/run.ts';
+import type { MigrationUpstream } from '../../domain/migration/upstream.ts';
 
 /** Chart-data calls of one dashboard at once (the environment's bound still caps them all). */
 const CALLS_AT_ONCE = 2;

@@ -1,11 +1,11 @@
 /**
  * Review of LLM suggestions and the history of dataset changes: list suggestions beside the
  * values Superset holds now, accept (as suggested, or edited) or reject them, and undo a change.
- * Every write goes through the safe dataset writer (db/datasets/safe-write.ts).
+ * Every write goes through the safe dataset writer (domain/datasets/safe-write.ts).
  */
 import { isPersonWritten, type DatasetChangeStore } from '../../db/datasets/changes.ts';
-import { undoChange } from '../../db/datasets/safe-write.ts';
-import { acceptSuggestions } from '../../db/datasets/suggestion-decisions.ts';
+import { undoChange } from '../../domain/datasets/safe-write.ts';
+import { acceptSuggestions } from '../../domain/datasets/suggestion-decisions.ts';
 import type { SuggestionStatus, SuggestionStore } from '../../db/datasets/suggestions.ts';
 import type { EnvironmentStore } from '../../db/environments/store.ts';
 import type { Stores } from '../../db/stores.ts';
@@ -63,7 +63,7 @@ export class DatasetReviewService {
 
   /**
    * Accepts suggestions (all pending ones, or the listed ones, each as suggested or as edited)
-   * and writes them in one dataset update (db/datasets/suggestion-decisions.ts decides which).
+   * and writes them in one dataset update (domain/datasets/suggestion-decisions.ts decides which).
    */
   async accept(
     envId: string,

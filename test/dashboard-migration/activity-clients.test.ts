@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { clientsOnce } from '../../activities/dashboard-migration/activity-clients.ts';
-import type { MigrationServices } from '../../activities/dashboard-migration/context.ts';
+import type { MigrationServices } from '../../domain/migration/context.ts';
 import type { SupersetClient } from '../../lib/superset/client.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { preparedOf, remapOnto } from '../../activities/dashboard-migration/plan.ts';
+import { preparedOf, remapOnto } from '../../domain/migration/plan.ts';
 import { Bundle, type BundleFile } from '../../lib/bundles/bundle.ts';
 import { defaultCatalogOfUri, remapCatalog, type TargetCatalogs } from '../../lib/bundles/catalogs.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chartsForCheck } from '../../activities/dashboard-migration/chart-check/superset.ts';
+import { chartsForCheck } from '../../domain/migration/chart-check/superset.ts';
 import type { SupersetClient } from '../../lib/superset/client.ts';
 
 /** A client over two charts whose details carry a uuid (6.0 and later) or not (4.1, 5.0); it counts the uuid lists asked. */

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { classify } from '../../activities/dashboard-migration/chart-check/classify.ts';
-import { planCheck } from '../../activities/dashboard-migration/chart-check/decide.ts';
-import { columnsFromData, MAX_QUERIES_PER_CALL, runChecks } from '../../activities/dashboard-migration/chart-check/run.ts';
-import type { ChartAnswer, ChartForCheck } from '../../activities/dashboard-migration/chart-check/types.ts';
-import type { MigrationUpstream } from '../../activities/dashboard-migration/upstream.ts';
+import { classify } from '../../domain/migration/chart-check/classify.ts';
+import { planCheck } from '../../domain/migration/chart-check/decide.ts';
+import { columnsFromData, MAX_QUERIES_PER_CALL, runChecks } from '../../domain/migration/chart-check/run.ts';
+import type { ChartAnswer, ChartForCheck } from '../../domain/migration/chart-check/types.ts';
+import type { MigrationUpstream } from '../../domain/migration/upstream.ts';
 import { aggregateFields } from '../../contracts/migration.ts';
 
 /** The chart check's decider and classification, and the dropped fields' aggregation, without Superset. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { companionContext } from '../../activities/dashboard-migration/companions/kind.ts';
-import { forgetTargetObjects } from '../../activities/dashboard-migration/companions/view-caches.ts';
-import { forgetLists, memoisedLists } from '../../activities/dashboard-migration/companions/recording.ts';
+import { companionContext } from '../../domain/migration/companions/kind.ts';
+import { forgetTargetObjects } from '../../domain/migration/companions/view-caches.ts';
+import { forgetLists, memoisedLists } from '../../domain/migration/companions/recording.ts';
 import type { SupersetClient } from '../../lib/superset/client.ts';
 import { SupersetNotFoundError } from '../../lib/superset/errors.ts';
 

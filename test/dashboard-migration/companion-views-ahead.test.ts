@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { CompanionKindReport } from '../../contracts/companions.ts';
-import { applyCompanions, readImportedViewsAhead, type CompanionCheck } from '../../activities/dashboard-migration/companions/step.ts';
-import type { CompanionScope } from '../../activities/dashboard-migration/companions/scope.ts';
-import { takeTargetChartList } from '../../activities/dashboard-migration/companions/views-ahead.ts';
+import { applyCompanions, readImportedViewsAhead, type CompanionCheck } from '../../domain/migration/companions/step.ts';
+import type { CompanionScope } from '../../domain/migration/companions/scope.ts';
+import { takeTargetChartList } from '../../domain/migration/companions/views-ahead.ts';
 import type { SupersetClient } from '../../lib/superset/client.ts';
 
 /**

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { planCheck } from '../../activities/dashboard-migration/chart-check/decide.ts';
-import { usesLegacyApi } from '../../activities/dashboard-migration/chart-check/visualisations.ts';
-import { supersetUpstream } from '../../activities/dashboard-migration/superset-upstream.ts';
+import { planCheck } from '../../domain/migration/chart-check/decide.ts';
+import { usesLegacyApi } from '../../domain/migration/chart-check/visualisations.ts';
+import { supersetUpstream } from '../../domain/migration/superset-upstream.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { createEnvironment, uniquePrefix } from '../support/environments.ts';
 import { startSuperset, type SupersetInstance } from '../support/superset/instance.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planOnRecordedCopy, rulesMayTouch } from '../../activities/dashboard-migration/recorded-copy.ts';
+import { planOnRecordedCopy, rulesMayTouch } from '../../domain/migration/recorded-copy.ts';
 import { Bundle, type BundleFile } from '../../lib/bundles/bundle.ts';
 import { remapDatabases } from '../../lib/bundles/rewrite.ts';
 import { idOfNamedFile, secureFilename } from '../../lib/bundles/split.ts';

@@ -7,8 +7,8 @@
  * them again). Real PostgreSQL through the stores; nothing else runs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MigrationServices } from '../../activities/dashboard-migration/context.ts';
-import { BatchOutcomes, recordOutcome } from '../../activities/dashboard-migration/record.ts';
+import type { MigrationServices } from '../../domain/migration/context.ts';
+import { BatchOutcomes, recordOutcome } from '../../domain/migration/record.ts';
 import type { DashboardOutcome, MigrationBatchInput } from '../../contracts/migration.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { createStoredTask } from '../support/task-items.ts';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { judgeDashboard } from '../../activities/dashboard-migration/chart-check/judge.ts';
-import { SourceCheckCache } from '../../activities/dashboard-migration/chart-check/source-cache.ts';
-import type { ChartAnswer, ChartForCheck } from '../../activities/dashboard-migration/chart-check/types.ts';
-import type { MigrationUpstream } from '../../activities/dashboard-migration/upstream.ts';
+import { judgeDashboard } from '../../domain/migration/chart-check/judge.ts';
+import { SourceCheckCache } from '../../domain/migration/chart-check/source-cache.ts';
+import type { ChartAnswer, ChartForCheck } from '../../domain/migration/chart-check/types.ts';
+import type { MigrationUpstream } from '../../domain/migration/upstream.ts';
 
 /**
  * A source chart's check is not run again while its content is as it was when it last passed;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SOURCE_SNAPSHOT_MAX_AGE_MS, SourceSnapshots } from '../../activities/dashboard-migration/caches.ts';
+import { SOURCE_SNAPSHOT_MAX_AGE_MS, SourceSnapshots } from '../../domain/migration/caches.ts';
 
 /** The object a task's source reads are kept under: shared by its batches, renewed with age, bounded (MigrationCaches.sourceSnapshots). */
 describe('source snapshots', () => {

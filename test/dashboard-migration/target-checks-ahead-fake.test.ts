@@ -3,7 +3,7 @@ import { migrateSeeded, startFakePair, type FakePair } from './fake-pair.ts';
 
 /**
  * A target check that did not pass inside the batch is made again by the verification, which
- * reports what it gets then (activities/dashboard-migration/target-checks-ahead.ts). The ordering
+ * reports what it gets then (domain/migration/target-checks-ahead.ts). The ordering
  * and call counts of the checks inside the batch are proven on the real a → b:
  * target-checks-ahead.test.ts.
  *

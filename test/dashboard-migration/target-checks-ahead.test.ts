@@ -3,7 +3,7 @@ import { migrateSeeded, realPairAvailable, startRealPair, type RealPair } from '
 
 /**
  * The target's side of a batch's verification begins inside the batch, right after its imports,
- * beside the source's checks (activities/dashboard-migration/target-checks-ahead.ts). Counted and
+ * beside the source's checks (domain/migration/target-checks-ahead.ts). Counted and
  * ordered on the real Superset 6.1.0 a → b behind a recording proxy each
  * (test/support/gateway-proxy.ts). The verification making again a check that failed inside the
  * batch needs a chart query Superset refuses on demand: target-checks-ahead-fake.test.ts.

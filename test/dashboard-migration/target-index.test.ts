@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { compareDashboardRules } from '../../activities/dashboard-migration/rls.ts';
-import { TargetIndex } from '../../activities/dashboard-migration/target-index.ts';
-import type { IndexedResource, MigrationUpstream } from '../../activities/dashboard-migration/upstream.ts';
+import { compareDashboardRules } from '../../domain/migration/rls.ts';
+import { TargetIndex } from '../../domain/migration/target-index.ts';
+import type { IndexedResource, MigrationUpstream } from '../../domain/migration/upstream.ts';
 import { Bundle } from '../../lib/bundles/bundle.ts';
 import { SupersetApiError } from '../../lib/superset/errors.ts';
 

@@ -1,11 +1,11 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { companionContext } from '../../activities/dashboard-migration/companions/kind.ts';
-import { mapDomains } from '../../activities/dashboard-migration/companions/embedded.ts';
-import { themes } from '../../activities/dashboard-migration/companions/themes.ts';
-import { checkCompanions } from '../../activities/dashboard-migration/companions/step.ts';
-import type { CompanionScope } from '../../activities/dashboard-migration/companions/scope.ts';
-import type { Log, Request } from '../../activities/dashboard-migration/context.ts';
+import { companionContext } from '../../domain/migration/companions/kind.ts';
+import { mapDomains } from '../../domain/migration/companions/embedded.ts';
+import { themes } from '../../domain/migration/companions/themes.ts';
+import { checkCompanions } from '../../domain/migration/companions/step.ts';
+import type { CompanionScope } from '../../domain/migration/companions/scope.ts';
+import type { Log, Request } from '../../domain/migration/context.ts';
 import { SupersetClient as LibClient } from '../../lib/superset/client.ts';
 import { startFakeSuperset, type FakeSuperset } from '../support/fake-superset.ts';
 import { createHarness, type Harness } from '../support/harness.ts';

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { readViews, type ChartLists, type DashboardView } from '../../activities/dashboard-migration/companions/views.ts';
+import { readViews, type ChartLists, type DashboardView } from '../../domain/migration/companions/views.ts';
 import { Bundle } from '../../lib/bundles/bundle.ts';
 import { splitByDashboard } from '../../lib/bundles/split.ts';
 import { SupersetClient as LibClient } from '../../lib/superset/client.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readViews } from '../../activities/dashboard-migration/companions/views.ts';
+import { readViews } from '../../domain/migration/companions/views.ts';
 import { Bundle } from '../../lib/bundles/bundle.ts';
 import { splitByDashboard } from '../../lib/bundles/split.ts';
 import { SupersetClient } from '../../lib/superset/client.ts';

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import knexFactory from 'knex';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DatasetChangeStore } from '../../db/datasets/changes.ts';
-import { writeDataset } from '../../db/datasets/safe-write.ts';
+import { writeDataset } from '../../domain/datasets/safe-write.ts';
 import { withDatabase } from '../../lib/embedded/postgres.ts';
 import {
   comparable,

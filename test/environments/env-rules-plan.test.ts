@@ -1,11 +1,11 @@
-// The rerun's shortcut (activities/dashboard-migration/recorded-copy.ts) plans with the pair's
+// The rerun's shortcut (domain/migration/recorded-copy.ts) plans with the pair's
 // per-environment rules as the full plan does: a target copy that holds the rewritten dataset is
 // unchanged under the rules, and the bundle it would send is the rewritten one (so its hash is the
 // one the last migration recorded). Without them, the same copy looks changed. A release publish
 // holds the target's re-export to the artifact with the rules applied.
 import { describe, expect, it } from 'vitest';
 import { filesUnderRules } from '../../db/clean-release/written.ts';
-import { planOnRecordedCopy } from '../../activities/dashboard-migration/recorded-copy.ts';
+import { planOnRecordedCopy } from '../../domain/migration/recorded-copy.ts';
 import type { ArtifactRow } from '../../db/clean-release/store.ts';
 import { portableDigest } from '../../lib/clean-release/digest.ts';
 import { filesFromExport } from '../../lib/git/dashboard-files.ts';

@@ -81,7 +81,7 @@ describe('no swallowed errors', () => {
       ESLint: new (o: object) => { calculateConfigForFile(f: string): Promise<{ rules: Record<string, unknown> }> };
     };
     const eslint = new ESLint({ cwd: ROOT, overrideConfigFile: path.join(LINT, 'eslint.config.js') });
-    for (const file of ['activities/dashboard-migration/batch.ts', 'lib/detached.ts', 'db/knex.ts']) {
+    for (const file of ['domain/migration/batch.ts', 'lib/detached.ts', 'db/knex.ts']) {
       const { rules } = await eslint.calculateConfigForFile(path.join(ROOT, file));
       expect(severity(rules['switchyard/no-swallowed-errors']), file).toBe(2);
       expect(severity(rules['@typescript-eslint/no-misused-promises']), file).toBe(2);

@@ -10,7 +10,7 @@ import { createKnex, migrateLatest } from '../../db/knex.ts';
 import { withDatabase } from '../../lib/embedded/postgres.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const SOURCES = ['api', 'activities', 'worker', 'workflows', 'lib', 'contracts', 'db', 'scripts', 'bench'];
+const SOURCES = ['api', 'activities', 'domain', 'worker', 'workflows', 'lib', 'contracts', 'db', 'scripts', 'bench'];
 
 /** Table → the files that may name it. `db/identity/access.ts` only reads (checked below). */
 const OWNERS: Record<string, string[]> = {

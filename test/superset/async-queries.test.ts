@@ -5,7 +5,7 @@
 // event API. Skipped only locally, where redis-server cannot start (under CI=true that fails the run).
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { runQueryContext } from '../../activities/dashboard-migration/chart-check/superset.ts';
+import { runQueryContext } from '../../domain/migration/chart-check/superset.ts';
 import { runPreview } from '../../api/dataset-review/preview.ts';
 import { SupersetClient } from '../../lib/superset/index.ts';
 import { asyncQueryConfig, startCeleryWorker, startRedis, type Process } from '../support/superset/async-instance.ts';

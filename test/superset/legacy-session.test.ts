@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runLegacyChart } from '../../activities/dashboard-migration/chart-check/superset.ts';
+import { runLegacyChart } from '../../domain/migration/chart-check/superset.ts';
 import { detached } from '../../lib/detached.ts';
 import { SupersetAuthError, SupersetClient, SupersetLegacySignInError } from '../../lib/superset/index.ts';
 import { readLoginPage } from '../../lib/superset/transport/legacy-session.ts';

@@ -65,7 +65,7 @@ const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
 /** The list columns that give what a detail read gives (unknown names are dropped by Superset, so one set serves 4.1 to 6.1). */
 const LIST_COLUMNS: Record<ListedKind, string[]> = {
-  // A dashboard's CSS and theme are not list columns from 5.0 (../../../activities/dashboard-migration/companions/views.ts takes them from the export).
+  // A dashboard's CSS and theme are not list columns from 5.0 (../../../domain/migration/companions/views.ts takes them from the export).
   dashboard: [
     'id',
     'uuid',

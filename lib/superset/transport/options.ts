@@ -12,7 +12,7 @@ export interface RetryPolicy {
   /**
    * Attempts for an idempotent call (a GET, a chart-data query), the first included (default 4).
    * Other mutating calls are tried once: an import is asked again only by its activity, after
-   * Superset's state shows the first attempt did not land (activities/dashboard-migration/apply.ts).
+   * Superset's state shows the first attempt did not land (domain/migration/apply.ts).
    */
   attempts: number;
   baseDelayMs: number;

@@ -6,9 +6,9 @@
  */
 import type { SupersetClient } from '../../lib/superset/client.ts';
 import { sameValue, valueOf, type FieldEdit } from '../../lib/superset/dataset-edit.ts';
-import { isPersonWritten, type DatasetChangeRow, type DatasetChangeStore } from './changes.ts';
+import { isPersonWritten, type DatasetChangeRow, type DatasetChangeStore } from '../../db/datasets/changes.ts';
 import { writeDataset } from './safe-write.ts';
-import type { SuggestionRow, SuggestionStore } from './suggestions.ts';
+import type { SuggestionRow, SuggestionStore } from '../../db/datasets/suggestions.ts';
 
 export interface AcceptItem {
   suggestion_id: string;

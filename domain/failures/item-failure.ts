@@ -5,11 +5,11 @@
  * (lib/superset/errors.ts): only what passes by itself is thrown back for a retry.
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import { FAILURE_TYPES, type ItemFailure } from '../contracts/failures.ts';
-import type { NextAction } from '../contracts/outcomes.ts';
-import { BundleError } from '../lib/bundles/bundle.ts';
-import { AppError } from '../lib/errors.ts';
-import { classifySupersetFailure, type SupersetFailure } from '../lib/superset/errors.ts';
+import { FAILURE_TYPES, type ItemFailure } from '../../contracts/failures.ts';
+import type { NextAction } from '../../contracts/outcomes.ts';
+import { BundleError } from '../../lib/bundles/bundle.ts';
+import { AppError } from '../../lib/errors.ts';
+import { classifySupersetFailure, type SupersetFailure } from '../../lib/superset/errors.ts';
 
 export interface FailureContext {
   /** The step that failed: export, plan, import, verify, store, ... */

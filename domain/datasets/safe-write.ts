@@ -22,7 +22,7 @@ import {
   type FieldEdit,
 } from '../../lib/superset/dataset-edit.ts';
 import type { DatasetDetail } from '../../lib/superset/types.ts';
-import type { ChangeSource, DatasetChangeRow, DatasetChangeStore } from './changes.ts';
+import type { ChangeSource, DatasetChangeRow, DatasetChangeStore } from '../../db/datasets/changes.ts';
 
 /** A client that can read and update datasets (a SupersetClient). */
 export type DatasetWriter = { datasets: Pick<SupersetClient['datasets'], 'get' | 'update'> };

@@ -4,7 +4,7 @@
  */
 import type { EnvRule } from '../../../contracts/env-rules.ts';
 import type { SupersetClient } from '../../../lib/superset/client.ts';
-import type { ActivityDeps } from '../../deps.ts';
+import type { ActivityDeps } from '../../../activities/deps.ts';
 import type { Log, Request } from '../context.ts';
 
 /** What the step needs of a migration: its services' deps, the request, the database mappings, the log. */

@@ -26,7 +26,7 @@ import { SupersetForbiddenError, SupersetNotFoundError } from '../../../lib/supe
 import type { ListedMeta } from '../../../lib/superset/resources/object-meta.ts';
 import { Bundle } from '../../../lib/bundles/bundle.ts';
 import { splitByDashboard } from '../../../lib/bundles/split.ts';
-import { itemFailure } from '../../item-failure.ts';
+import { itemFailure } from '../../failures/item-failure.ts';
 import { annotationLayers } from './annotation-layers.ts';
 import { certification } from './certification.ts';
 import { cssTemplates } from './css-templates.ts';
@@ -307,7 +307,7 @@ function copyingKinds(check: CompanionCheck, imported: boolean): CompanionKindRe
 export function readImportedViewsAhead(
   scope: Pick<CompanionScope, 'svc' | 'input' | 'clients'>,
   dashboards: Array<{ targetDashboardId: number; check?: CompanionCheck }>,
-  /** The largest export read (../../deps.ts maxBundleBytes). */
+  /** The largest export read (../../../activities/deps.ts maxBundleBytes). */
   maxBytes: number,
   /** The imported dashboards' list rows as the caller read them after the import (their ids), by target id. */
   dashboardRows?: ReadonlyMap<number, ListedMeta>,

@@ -11,7 +11,7 @@ import type { MigrationInput } from '../../contracts/migration.ts';
 import type { MigrationItemsStore } from '../../db/dashboard-migration/items.ts';
 import type { MigrationStateStore } from '../../db/dashboard-migration/store.ts';
 import type { TaskItemStore } from '../../db/tasks/items.ts';
-import type { ActivityDeps } from '../deps.ts';
+import type { ActivityDeps } from '../../activities/deps.ts';
 import type { MigrationCaches } from './caches.ts';
 import { sharedChartQueryGates, type ChartQueryGates } from './chart-check/limit.ts';
 import { upstreamFor } from './superset-upstream.ts';

@@ -2,7 +2,7 @@ import { defaultCatalogOfUri } from '../../lib/bundles/catalogs.ts';
 import { Bundle } from '../../lib/bundles/bundle.ts';
 import type { SupersetClient } from '../../lib/superset/client.ts';
 import { SupersetNotFoundError } from '../../lib/superset/errors.ts';
-import { maxBundleBytes, type ActivityDeps } from '../deps.ts';
+import { maxBundleBytes, type ActivityDeps } from '../../activities/deps.ts';
 import { chartsForCheck, runLegacyChart, runQueryContext, runQueryContexts } from './chart-check/superset.ts';
 import type { MigrationUpstream, UpstreamDatabase } from './upstream.ts';
 

@@ -7,7 +7,7 @@
 import type { Bundle } from '../../../lib/bundles/bundle.ts';
 import { detached, fallbackLogged } from '../../../lib/detached.ts';
 import type { SupersetClient } from '../../../lib/superset/client.ts';
-import type { ActivityDeps } from '../../deps.ts';
+import type { ActivityDeps } from '../../../activities/deps.ts';
 import { directoryOf } from './people.ts';
 import { memoisedLists } from './recording.ts';
 import { clientsOf, snapshotOf, type CompanionScope } from './scope.ts';

@@ -1,6 +1,6 @@
 import type { DashboardOutcome } from '../../contracts/migration.ts';
 import { classifySupersetFailure } from '../../lib/superset/errors.ts';
-import { itemFailure } from '../item-failure.ts';
+import { itemFailure } from '../failures/item-failure.ts';
 import { outcomeBase } from './apply.ts';
 import type { Log, Request } from './context.ts';
 import { diagnoseImportFailure } from './diagnose.ts';
@@ -11,7 +11,7 @@ import type { TargetIndex } from './target-index.ts';
 /**
  * A dashboard's failure at the step it reached (the step `err` was thrown in, see ./step.ts;
  * `fallback` outside any), with what Superset said. An outage, or an error nobody classified, is
- * thrown as it was thrown, for Temporal's retry (the one classification: ../item-failure.ts).
+ * thrown as it was thrown, for Temporal's retry (the one classification: ../failures/item-failure.ts).
  * A bare 500 on an import is diagnosed against the target's index when the plan is at hand.
  */
 export async function failedOutcome(
