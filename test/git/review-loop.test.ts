@@ -11,6 +11,7 @@ import {
   dashboardTitle,
   enabled,
   gitea,
+  giteaDiagnostics,
   registerEnvironment,
   renameDashboard,
   setIdentity,
@@ -180,7 +181,7 @@ describe.skipIf(!on)('the review loop against the real Gitea', () => {
         token: operator,
         json: { env_id: envA, branch: `${P}-rename`, title: 'Rename the dashboard', description: 'Asked by sales.', target_env_id: envB },
       });
-      expect(pr.status, pr.text).toBe(201);
+      if (pr.status !== 201) expect.fail(`${pr.text}\n${await giteaDiagnostics(repo)}`);
       number = pr.body.pull_request.number;
       expect(pr.body.pull_request).toMatchObject({
         state: 'open',
@@ -353,7 +354,7 @@ describe.skipIf(!on)('the review loop against the real Gitea', () => {
       const c = await admin('POST', G('commit'), { json: { env_id: envA, message: 'Rename again', branch } });
       expect(c.status, c.text).toBe(200);
       const pr = await admin('POST', G('pull-requests'), { json: { env_id: envA, branch, title: 'Rename again', target_env_id: envB } });
-      expect(pr.status, pr.text).toBe(201);
+      if (pr.status !== 201) expect.fail(`${pr.text}\n${await giteaDiagnostics(repo)}`);
       const preview = await waitTask(h, pr.body.preview_task_id, LOOP_MS);
       expect(preview.status, JSON.stringify(preview.result ?? preview.error)).toBe('SUCCEEDED');
       expect(preview.result.plan.target_dashboard_id).toBe(deployedId);

@@ -12,6 +12,7 @@ import {
   dashboardTitle,
   enabled,
   gitea,
+  giteaDiagnostics,
   registerEnvironment,
   renameDashboard,
   setIdentity,
@@ -117,7 +118,7 @@ describe.skipIf(!on).each(KINDS.map((kind, i) => ({ kind, i })))('the review loo
       const pr = await admin('POST', G('pull-requests'), {
         json: { env_id: envA, branch: `${P}-${kind}`, title: 'Rename', target_env_id: envB },
       });
-      expect(pr.status, pr.text).toBe(201);
+      if (pr.status !== 201) expect.fail(`${pr.text}\n${await giteaDiagnostics(repo)}`);
       const number = pr.body.pull_request.number;
       const preview = await waitTask(h, pr.body.preview_task_id, LOOP_MS);
       expect(preview.status, JSON.stringify(preview.result ?? preview.error)).toBe('SUCCEEDED');

@@ -90,6 +90,11 @@ export async function startGitea(log: Log): Promise<{ info: GiteaInfo; stop(): P
       '[database]',
       'DB_TYPE = sqlite3',
       `PATH = ${workDir}/data/gitea.db`,
+      // Every git test file shares this Gitea: with SQLite's default 500 ms busy timeout a push's hook
+      // could not write its branch under the full run's load (the branch then missing from Gitea's
+      // table, a pull request from it 404). WAL lets readers go on beside the writer; the wait is long.
+      'SQLITE_JOURNAL_MODE = WAL',
+      'SQLITE_TIMEOUT = 60000',
       '[repository]',
       `ROOT = ${workDir}/repos`,
       'DEFAULT_BRANCH = main',
