@@ -19,9 +19,14 @@ DEST="${GITEA_TOOLS_DIR:-$REPO_ROOT/.tools/gitea}/$VERSION"
 
 log() { echo "gitea setup: $*" >&2; }
 
-if [ -f "$DEST/.installed" ] && [ -x "$DEST/gitea" ] && [ -d "$DEST/options" ] && [ -d "$DEST/templates" ]; then
-  exit 0
-fi
+installed() { [ -f "$DEST/.installed" ] && [ -x "$DEST/gitea" ] && [ -d "$DEST/options" ] && [ -d "$DEST/templates" ]; }
+installed && exit 0
+# One build at a time: a test run's global setup builds Gitea when it is missing, and may do so while
+# .ci/run (or another run) is building it; the second waits here and finds it built.
+mkdir -p "$(dirname "$DEST")"
+exec 9>"$DEST.lock"
+flock 9
+installed && exit 0
 command -v go >/dev/null 2>&1 || { log "ERROR: Go is not on PATH (Gitea is built from its Go module; install Go 1.24+)"; exit 1; }
 
 started=$SECONDS
