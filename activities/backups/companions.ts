@@ -14,11 +14,18 @@ import type { NextAction } from '../../contracts/outcomes.ts';
 import type { Bundle } from '../../lib/bundles/bundle.ts';
 import type { SupersetClient } from '../../lib/superset/client.ts';
 import { SupersetForbiddenError, SupersetNotFoundError } from '../../lib/superset/errors.ts';
-import type { Request } from '../../domain/migration/context.ts';
-import { companionContext } from '../../domain/migration/companions/kind.ts';
-import { recordingClient, replayClient, type Recording } from '../../domain/migration/companions/recording.ts';
-import { applyCompanions, checkCompanions, COMPANION_KIND_MODULES, type CompanionSubject } from '../../domain/migration/companions/step.ts';
-import type { CompanionScope } from '../../domain/migration/companions/scope.ts';
+import {
+  applyCompanions,
+  checkCompanions,
+  COMPANION_KIND_MODULES,
+  companionContext,
+  type CompanionScope,
+  type CompanionSubject,
+  type Recording,
+  recordingClient,
+  replayClient,
+  type Request,
+} from '../../domain/migration/index.ts';
 
 export const COMPANIONS_FILE = 'companions.yaml';
 

@@ -1,6 +1,6 @@
 import type { RestoreInput } from '../../contracts/backup.ts';
 import type { ActivityDeps } from '../deps.ts';
-import { TargetIndexCache } from '../../domain/migration/target-index-cache.ts';
+import { TargetIndexCache } from '../../domain/migration/index.ts';
 import { backupDashboard, backupDashboardOfTask, type BackupDeps } from './backup.ts';
 import { restoreBackup } from './restore.ts';
 import { applyBackupRetention } from './retention.ts';

@@ -1,7 +1,6 @@
 import type { Bundle } from '../../lib/bundles/bundle.ts';
 import type { NextAction } from '../../contracts/outcomes.ts';
-import { TargetIndex } from '../../domain/migration/target-index.ts';
-import type { MigrationUpstream } from '../../domain/migration/upstream.ts';
+import { type MigrationUpstream, TargetIndex } from '../../domain/migration/index.ts';
 
 export interface RestoreBlocker {
   kind: 'dashboard_slug' | 'database' | 'dataset';

@@ -6,9 +6,7 @@
  */
 import type { Bundle } from '../../lib/bundles/bundle.ts';
 import type { RlsBackup, RlsRuleView } from '../../contracts/rls.ts';
-import { datasetsOf, rulesOnDatasets, withDescriptions } from '../../domain/migration/rls.ts';
-import { TargetIndex } from '../../domain/migration/target-index.ts';
-import type { MigrationUpstream } from '../../domain/migration/upstream.ts';
+import { datasetsOf, type MigrationUpstream, rulesOnDatasets, TargetIndex, withDescriptions } from '../../domain/migration/index.ts';
 
 export const RLS_FILE = 'row_level_security.yaml';
 

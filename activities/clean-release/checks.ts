@@ -5,9 +5,8 @@ import type { ArtifactRow, CandidateRow, ManifestRow } from '../../db/clean-rele
 import { artifactsAsWritten } from '../../db/clean-release/written.ts';
 import { fromYaml } from '../../lib/git/dashboard-files.ts';
 import type { ActivityDeps } from '../deps.ts';
-import { itemFailure } from '../../domain/failures/item-failure.ts';
-import { upstreamFor } from '../../domain/migration/superset-upstream.ts';
-import { TargetIndex } from '../../domain/migration/target-index.ts';
+import { itemFailure } from '../../domain/failures/index.ts';
+import { TargetIndex, upstreamFor } from '../../domain/migration/index.ts';
 import { planArtifact, releaseSettings } from './plan.ts';
 
 /** What one rule found: its violations (`v` adds one) and, when there are none, what passed. */

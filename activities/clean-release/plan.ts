@@ -4,10 +4,13 @@ import { frozenFor, releaseSourceEnv } from '../../db/clean-release/written.ts';
 import { readPairSettings } from '../../db/environments/pair-settings.ts';
 import { exportFromFiles } from '../../lib/git/dashboard-files.ts';
 import { maxBundleBytes, type ActivityDeps } from '../deps.ts';
-import { bundleSource } from '../../domain/migration/bundle-source.ts';
-import { prepareDashboard } from '../../domain/migration/plan.ts';
-import type { TargetIndex } from '../../domain/migration/target-index.ts';
-import type { MigrationUpstream, UpstreamDatabase } from '../../domain/migration/upstream.ts';
+import {
+  bundleSource,
+  type MigrationUpstream,
+  prepareDashboard,
+  type TargetIndex,
+  type UpstreamDatabase,
+} from '../../domain/migration/index.ts';
 
 /**
  * Source database → target database id: the candidate's mapping, else the same UUID in the

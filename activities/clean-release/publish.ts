@@ -1,17 +1,14 @@
 import { Context } from '@temporalio/activity';
+import { activityPort } from '../activity-port.ts';
 import type { ReleaseItem } from '../../contracts/clean-release.ts';
 import type { ArtifactRow, CandidateRow } from '../../db/clean-release/store.ts';
 import { artifactDigest, portableDifferences, portableDigest } from '../../lib/clean-release/digest.ts';
 import { filesFromExport } from '../../lib/git/dashboard-files.ts';
 import { backupDashboard, type BackupDeps } from '../backups/index.ts';
-import { itemFailure } from '../../domain/failures/item-failure.ts';
-import { importPrepared } from '../../domain/migration/apply.ts';
-import { upstreamFor } from '../../domain/migration/superset-upstream.ts';
-import { TargetIndex } from '../../domain/migration/target-index.ts';
-import type { MigrationUpstream } from '../../domain/migration/upstream.ts';
+import { itemFailure } from '../../domain/failures/index.ts';
+import { type CompanionSubject, importPrepared, type MigrationUpstream, TargetIndex, upstreamFor } from '../../domain/migration/index.ts';
 import { currentTaskId } from '../task-context.ts';
 import { COMPANION_KINDS, type CompanionRequest } from '../../contracts/companions.ts';
-import type { CompanionSubject } from '../../domain/migration/companions/step.ts';
 import { checkDeployCompanions } from '../git/deploy-companions.ts';
 import { artifactDatabases, planArtifact } from './plan.ts';
 import type { PairSettings } from '../../contracts/env-rules.ts';
@@ -113,6 +110,7 @@ async function publishInto(
     prepared,
     learned: [],
     overwrite: true,
+    activity: activityPort(),
   });
   await deps.stores.cleanRelease.recordPublication({
     candidate_id: candidate.id,

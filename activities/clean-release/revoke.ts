@@ -2,8 +2,8 @@ import { Context } from '@temporalio/activity';
 import type { ReleaseItem } from '../../contracts/clean-release.ts';
 import { restoreBackup } from '../backups/index.ts';
 import type { ActivityDeps } from '../deps.ts';
-import { itemFailure } from '../../domain/failures/item-failure.ts';
-import { upstreamFor } from '../../domain/migration/superset-upstream.ts';
+import { itemFailure } from '../../domain/failures/index.ts';
+import { upstreamFor } from '../../domain/migration/index.ts';
 
 /** Puts back what a publish replaced (its backup), or removes a dashboard the publish created. */
 export async function revokeReleaseArtifact(

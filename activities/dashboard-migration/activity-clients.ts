@@ -2,7 +2,7 @@
  * What one migration activity resolves once: each environment's Superset client.
  */
 import type { ActivityDeps } from '../deps.ts';
-import type { MigrationServices } from '../../domain/migration/context.ts';
+import type { MigrationServices } from '../../domain/migration/index.ts';
 
 /**
  * The services one activity runs with: each environment's client resolved once for the whole

@@ -16,17 +16,25 @@ import type {
   Verification,
   VerifyBatchInput,
 } from '../../contracts/migration.ts';
+import { activityPort } from '../activity-port.ts';
 import type { ActivityDeps } from '../deps.ts';
 import { currentTaskId } from '../task-context.ts';
-import { runBatch } from '../../domain/migration/batch.ts';
-import { createMigrationCaches, type MigrationCaches } from '../../domain/migration/caches.ts';
+import {
+  chartQueryVerifier,
+  createMigrationCaches,
+  createMigrationServices,
+  finishTask,
+  migrateDashboard,
+  type MigrationCaches,
+  recordFailures,
+  type Request,
+  runBatch,
+  unwrapStep,
+  type Verifier,
+  verifyDeployed,
+  verifyImported,
+} from '../../domain/migration/index.ts';
 import { clientsOnce } from './activity-clients.ts';
-import { createMigrationServices, type Request } from '../../domain/migration/context.ts';
-import { migrateDashboard } from '../../domain/migration/dashboard.ts';
-import { finishTask, recordFailures } from '../../domain/migration/record.ts';
-import { unwrapStep } from '../../domain/migration/step.ts';
-import { chartQueryVerifier, type Verifier } from '../../domain/migration/verifier.ts';
-import { verifyDeployed, verifyImported } from '../../domain/migration/verify.ts';
 
 /**
  * The migration activities of a worker. `caches` (what the worker keeps between batches of a
@@ -41,7 +49,7 @@ export function createMigrationActivities(deps: ActivityDeps, opts: { caches?: M
      * report's comparison). Upstream outages are retried by Temporal; a refusal is the outcome.
      */
     async migrateDashboard(input: Request & { dashboardId: number; learnedRejections: RejectionRule[] }): Promise<DashboardOutcome> {
-      return withHeartbeat(() => migrateDashboard(clientsOnce(svc), currentTaskId(), input, Context.current().log));
+      return withHeartbeat(() => migrateDashboard(clientsOnce(svc), currentTaskId(), input, activityPort()));
     },
 
     /** The dashboard is there, its charts are linked, and each chart's query runs in the target (a git deploy's check). */
@@ -50,7 +58,7 @@ export function createMigrationActivities(deps: ActivityDeps, opts: { caches?: M
       dashboardId: number;
       expectedChartUuids: string[];
     }): Promise<Verification> {
-      return withHeartbeat(() => verifyDeployed(clientsOnce(svc), input, Context.current().log));
+      return withHeartbeat(() => verifyDeployed(clientsOnce(svc), input, activityPort().log));
     },
 
     /**
@@ -62,7 +70,7 @@ export function createMigrationActivities(deps: ActivityDeps, opts: { caches?: M
      * PostgreSQL; the workflow gets only what it needs to go on.
      */
     async migrateBatch(input: MigrationBatchInput): Promise<MigrationBatchResult> {
-      return withHeartbeat(() => runBatch(clientsOnce(svc), input, currentTaskId(), Context.current().log));
+      return withHeartbeat(() => runBatch(clientsOnce(svc), input, currentTaskId(), activityPort()));
     },
 
     /**
@@ -72,7 +80,7 @@ export function createMigrationActivities(deps: ActivityDeps, opts: { caches?: M
      * batch; chart queries to an environment stay within VERIFY_CONCURRENCY (../../domain/migration/chart-check/limit.ts).
      */
     async verifyMigratedBatch(input: VerifyBatchInput): Promise<{ failed: number }> {
-      return withHeartbeat(() => verifyImported(clientsOnce(svc), currentTaskId(), input, Context.current().log));
+      return withHeartbeat(() => verifyImported(clientsOnce(svc), currentTaskId(), input, activityPort().log));
     },
 
     /**

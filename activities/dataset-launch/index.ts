@@ -5,10 +5,10 @@
  * saved query is looked up by its label (which carries the task id) before one is created.
  */
 import type { DatasetLaunchHandoff, DatasetLaunchInput } from '../../contracts/dataset-review.ts';
-import { writeDataset } from '../../domain/datasets/safe-write.ts';
+import { writeDataset } from '../../domain/datasets/index.ts';
 import type { FieldEdit } from '../../lib/superset/dataset-edit.ts';
 import type { ActivityDeps } from '../deps.ts';
-import { failItem, itemFailure } from '../../domain/failures/item-failure.ts';
+import { failItem, itemFailure } from '../../domain/failures/index.ts';
 import { currentTaskId } from '../task-context.ts';
 
 export function createDatasetLaunchActivities(deps: ActivityDeps) {

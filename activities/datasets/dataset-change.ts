@@ -5,8 +5,7 @@
  * outage is thrown for Temporal to retry.
  */
 import type { DatasetChangeInput, DatasetChangeItem } from '../../contracts/datasets.ts';
-import { undoChange } from '../../domain/datasets/safe-write.ts';
-import { acceptSuggestions } from '../../domain/datasets/suggestion-decisions.ts';
+import { acceptSuggestions, undoChange } from '../../domain/datasets/index.ts';
 import type { ActivityDeps } from '../deps.ts';
 
 export function createDatasetChangeActivities(deps: Pick<ActivityDeps, 'stores' | 'superset'>) {

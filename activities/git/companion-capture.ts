@@ -8,9 +8,7 @@
 import { COMPANION_KINDS, type CompanionKindName } from '../../contracts/companions.ts';
 import type { SupersetClient } from '../../lib/superset/client.ts';
 import { SupersetForbiddenError, SupersetNotFoundError } from '../../lib/superset/errors.ts';
-import { companionContext } from '../../domain/migration/companions/kind.ts';
-import { recordingClient, type Recording } from '../../domain/migration/companions/recording.ts';
-import { COMPANION_KIND_MODULES } from '../../domain/migration/companions/step.ts';
+import { COMPANION_KIND_MODULES, companionContext, type Recording, recordingClient } from '../../domain/migration/index.ts';
 import { companionDocs, type CapturedKinds } from './companion-docs.ts';
 
 /** What the capture is told of the bundle: the dashboard's uuid and title, each dataset's database uuid. */

@@ -26,8 +26,7 @@ import type { SavedQuery } from '../../lib/superset/resources/saved-queries.ts';
 import type { Tag } from '../../lib/superset/resources/tags.ts';
 import type { Theme } from '../../lib/superset/resources/themes.ts';
 import type { UpstreamAccount } from '../../lib/superset/types.ts';
-import { labelOf, sourceAccount, type Directory } from '../../domain/migration/companions/people.ts';
-import { recordingKey, type Recording } from '../../domain/migration/companions/recording.ts';
+import { type Directory, labelOf, type Recording, recordingKey, sourceAccount } from '../../domain/migration/index.ts';
 
 /** Per kind: `captured`, or why the environment would not show it. */
 export type CapturedKinds = Record<CompanionKindName, string>;

@@ -11,8 +11,7 @@ import { fromYaml, isCompanionPath } from '../../lib/git/dashboard-files.ts';
 import type { ObjectMeta } from '../../lib/superset/resources/object-meta.ts';
 import type { ReportSchedule } from '../../lib/superset/resources/reports.ts';
 import type { UpstreamAccount } from '../../lib/superset/types.ts';
-import { labelOf } from '../../domain/migration/companions/people.ts';
-import { recordingKey, type Recording } from '../../domain/migration/companions/recording.ts';
+import { labelOf, type Recording, recordingKey } from '../../domain/migration/index.ts';
 import {
   KINDS_FILE,
   type CapturedKinds,

@@ -10,10 +10,14 @@ import { companionModes, strictRefuses, type CompanionKindReport, type Companion
 import type { EnvRule } from '../../contracts/env-rules.ts';
 import type { NextAction } from '../../contracts/outcomes.ts';
 import type { ActivityDeps } from '../deps.ts';
-import type { Request } from '../../domain/migration/context.ts';
-import { replayClient } from '../../domain/migration/companions/recording.ts';
-import { applyCompanions, checkCompanions, type CompanionSubject } from '../../domain/migration/companions/step.ts';
-import type { CompanionScope } from '../../domain/migration/companions/scope.ts';
+import {
+  applyCompanions,
+  checkCompanions,
+  type CompanionScope,
+  type CompanionSubject,
+  replayClient,
+  type Request,
+} from '../../domain/migration/index.ts';
 import { REPLAYED_DASHBOARD_ID, replayOf, type Replay } from './companion-replay.ts';
 
 export const NO_COMPANION_FILES =

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { Context } from '@temporalio/activity';
+import { activityPort } from '../activity-port.ts';
 import type { CompanionRequest } from '../../contracts/companions.ts';
 import { deployRulesFrom, type GitDeployInput, type GitDeployItem } from '../../contracts/git.ts';
 import { settingsToApply } from '../../db/environments/pair-settings.ts';
@@ -7,12 +8,8 @@ import { aggregateFields } from '../../contracts/migration.ts';
 import { exportFromFiles } from '../../lib/git/dashboard-files.ts';
 import { WorkingCopy } from '../../lib/git/working-copy.ts';
 import { maxBundleBytes, type ActivityDeps } from '../deps.ts';
-import { itemFailure } from '../../domain/failures/item-failure.ts';
-import { importPrepared } from '../../domain/migration/apply.ts';
-import { bundleSource } from '../../domain/migration/bundle-source.ts';
-import { prepareDashboard } from '../../domain/migration/plan.ts';
-import { upstreamFor } from '../../domain/migration/superset-upstream.ts';
-import { TargetIndex } from '../../domain/migration/target-index.ts';
+import { itemFailure } from '../../domain/failures/index.ts';
+import { bundleSource, importPrepared, prepareDashboard, TargetIndex, upstreamFor } from '../../domain/migration/index.ts';
 import { currentTaskId } from '../task-context.ts';
 import { checkDeployCompanions, redeployActions, type DeployCompanions } from './deploy-companions.ts';
 import { deployActions, mappingsFor } from './mappings.ts';
@@ -141,7 +138,11 @@ async function deployFiles(
   if (companions.blocked) return beforeImport(input, withCompanions, companions);
   // A preview names the target's copy it would replace (none for a first deploy): what the validator last found of it goes beside the preview.
   if (input.dryRun)
-    return beforeImport(input, { ...withCompanions, target_dashboard_id: (await target.findDashboard(prepared.dashboardUuid))?.id ?? null }, companions);
+    return beforeImport(
+      input,
+      { ...withCompanions, target_dashboard_id: (await target.findDashboard(prepared.dashboardUuid))?.id ?? null },
+      companions,
+    );
   at.step = 'import';
   const r = await importPrepared({
     intents: deps.stores.migrationItems,
@@ -151,6 +152,7 @@ async function deployFiles(
     prepared,
     learned: [],
     overwrite: input.overwrite,
+    activity: activityPort(),
   });
   log.info(`imported '${prepared.title}' at ${input.commit.slice(0, 10)} as dashboard ${r.targetDashboardId} of ${input.targetEnvId}`);
   const done = { ...withCompanions, target_dashboard_id: r.targetDashboardId, dropped_fields: aggregateFields(r.dropped) };

@@ -2,8 +2,7 @@ import type { FrozenDbMapping } from '../../contracts/env-rules.ts';
 import type { GitDeployInput } from '../../contracts/git.ts';
 import type { NextAction } from '../../contracts/outcomes.ts';
 import type { ActivityDeps } from '../deps.ts';
-import { upstreamFor } from '../../domain/migration/superset-upstream.ts';
-import type { MigrationUpstream, UpstreamDatabase } from '../../domain/migration/upstream.ts';
+import { type MigrationUpstream, type UpstreamDatabase, upstreamFor } from '../../domain/migration/index.ts';
 
 /**
  * The repository's databases → target database ids: a mapping sent with the deploy, else the

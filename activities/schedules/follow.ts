@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { TERMINAL_STATUSES, type TaskStatus } from '../../contracts/tasks.ts';
 import type { ActivityDeps } from '../deps.ts';
-import { upstreamFor } from '../../domain/migration/superset-upstream.ts';
+import { upstreamFor } from '../../domain/migration/index.ts';
 
 /** Follows a task started around this run (by the reconciler) to its end. */
 export async function awaitTaskEnd(deps: Pick<ActivityDeps, 'stores'>, input: { taskId: string }): Promise<TaskStatus> {

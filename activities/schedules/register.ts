@@ -11,7 +11,7 @@ import { validateTask } from '../../contracts/validation.ts';
 import type { ScheduleRow } from '../../db/schedules/store.ts';
 import type { NewTask } from '../../db/tasks/store.ts';
 import type { ActivityDeps } from '../deps.ts';
-import { upstreamFor } from '../../domain/migration/superset-upstream.ts';
+import { upstreamFor } from '../../domain/migration/index.ts';
 import { runRefusal } from './refusal.ts';
 
 export interface ScheduledTask {

@@ -6,9 +6,7 @@
  * failure (its own message), no faithful check or no answer is not_verifiable with the reason.
  */
 import type { ChartValidation, ChartVerdict } from '../../contracts/validation.ts';
-import type { ChartCheck, ChartForCheck } from '../../domain/migration/chart-check/types.ts';
-import { runChecks } from '../../domain/migration/chart-check/run.ts';
-import type { MigrationUpstream } from '../../domain/migration/upstream.ts';
+import { type ChartCheck, type ChartForCheck, type MigrationUpstream, runChecks } from '../../domain/migration/index.ts';
 
 /** Chart-data calls of one dashboard at once (the environment's bound still caps them all). */
 const CALLS_AT_ONCE = 2;

@@ -4,8 +4,7 @@
  * Every write goes through the safe dataset writer (domain/datasets/safe-write.ts).
  */
 import { isPersonWritten, type DatasetChangeStore } from '../../db/datasets/changes.ts';
-import { undoChange } from '../../domain/datasets/safe-write.ts';
-import { acceptSuggestions } from '../../domain/datasets/suggestion-decisions.ts';
+import { acceptSuggestions, undoChange } from '../../domain/datasets/index.ts';
 import type { SuggestionStatus, SuggestionStore } from '../../db/datasets/suggestions.ts';
 import type { EnvironmentStore } from '../../db/environments/store.ts';
 import type { Stores } from '../../db/stores.ts';

@@ -1,4 +1,3 @@
-import { Context } from '@temporalio/activity';
 import { Bundle } from '../../lib/bundles/bundle.ts';
 import {
   fillRequiredFields,
@@ -13,6 +12,7 @@ import type { MigrationItemsStore } from '../../db/dashboard-migration/items.ts'
 import { mergeBundles } from '../../lib/bundles/split.ts';
 import type { DashboardOutcome, ObjectPlan, RejectionRule } from '../../contracts/migration.ts';
 import type { PreparedBundle } from './plan.ts';
+import type { ActivityPort } from './port.ts';
 import type { MigrationUpstream } from './upstream.ts';
 
 /** How many times one import is sent again after Superset named keys to strip or fill (each round may name more). */
@@ -29,6 +29,19 @@ export interface ImportResult {
   updatedObjects: ObjectPlan[];
 }
 
+/** One prepared bundle to import, and where its intent is kept. */
+export interface ImportRequest {
+  intents: MigrationItemsStore;
+  taskId: string;
+  sourceDashboardId: number;
+  target: MigrationUpstream;
+  prepared: PreparedBundle;
+  learned: RejectionRule[];
+  overwrite: boolean;
+  /** The activity the import runs in: its log, and the heartbeat each round sends (with its attempt). */
+  activity: ActivityPort;
+}
+
 /**
  * Imports a prepared bundle. The target's Superset says which keys it rejects (a newer bundle
  * into an older release): exactly those are stripped and the import is retried, so the list of
@@ -39,17 +52,8 @@ export interface ImportResult {
  * The intents go through the caller's store: a migration's imports, alone or together, share
  * its one store (MigrationServices.intents).
  */
-export async function importPrepared(opts: {
-  intents: MigrationItemsStore;
-  taskId: string;
-  sourceDashboardId: number;
-  target: MigrationUpstream;
-  prepared: PreparedBundle;
-  learned: RejectionRule[];
-  overwrite: boolean;
-}): Promise<ImportResult> {
-  const { intents: items, target, prepared } = opts;
-  const ctx = Context.current();
+export async function importPrepared(opts: ImportRequest): Promise<ImportResult> {
+  const { intents: items, target, prepared, activity: ctx } = opts;
   const dropped: DroppedField[] = stripKnownRejections(prepared.bundle, opts.learned);
   const hash = prepared.bundle.contentHash();
   const key = { task_id: opts.taskId, source_dashboard_id: opts.sourceDashboardId };

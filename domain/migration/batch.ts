@@ -55,6 +55,7 @@ import {
   readSourceViewsAhead,
 } from './companions/early-reads.ts';
 import { defersCopyKinds, sourceReadBeforeImport } from './companions/step.ts';
+import type { ActivityPort } from './port.ts';
 import { checkTargetsAhead } from './target-checks-ahead.ts';
 import { BatchOutcomes } from './record.ts';
 import { settleUnchanged } from './settle-unchanged.ts';
@@ -65,14 +66,14 @@ export async function runBatch(
   svc: MigrationServices,
   input: MigrationBatchInput,
   taskId: string,
-  log: Log,
+  activity: ActivityPort,
 ): Promise<MigrationBatchResult> {
   // 1. records
-  const outcomes = new BatchOutcomes(svc, input, taskId, log);
+  const outcomes = new BatchOutcomes(svc, input, taskId, activity.log);
   const todo = await outcomes.keepRecorded();
   if (!todo.length) return outcomes.result();
   await refuseStale(svc.deps, input);
-  const ctx = await openBatch(svc, input, taskId, log, todo, outcomes);
+  const ctx = await openBatch(svc, input, taskId, activity.log, todo, outcomes);
   const t0 = ctx.reads.at;
 
   // 2. settle unchanged
@@ -99,7 +100,7 @@ export async function runBatch(
     svc,
     input,
     taskId,
-    log,
+    ...activity,
     up,
     mappings: await mappingsFor(svc.deps, input),
     envRules: await envRulesFor(svc.deps, input),

@@ -7,7 +7,7 @@
 import type { CompanionKindReport } from '../../contracts/companions.ts';
 import { Bundle } from '../../lib/bundles/bundle.ts';
 import { splitByDashboard } from '../../lib/bundles/split.ts';
-import { maxBundleBytes } from '../../activities/deps.ts';
+import { maxBundleBytes } from './deps.ts';
 import type { Log, MigrationServices } from './context.ts';
 import type { MigrationUpstream } from './upstream.ts';
 

@@ -3,7 +3,7 @@
  * `MigrationServices` (built once per worker) and `PlanScope` (a task's view of both environments
  * while it plans and imports); a batch's own is `BatchContext` (./batch-context.ts).
  */
-import { ApplicationFailure, type Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/activity';
 import { FAILURE_TYPES, type ItemFailure } from '../../contracts/failures.ts';
 import { settingsToApply } from '../../db/environments/pair-settings.ts';
 import type { EnvRule } from '../../contracts/env-rules.ts';
@@ -11,18 +11,19 @@ import type { MigrationInput } from '../../contracts/migration.ts';
 import type { MigrationItemsStore } from '../../db/dashboard-migration/items.ts';
 import type { MigrationStateStore } from '../../db/dashboard-migration/store.ts';
 import type { TaskItemStore } from '../../db/tasks/items.ts';
-import type { ActivityDeps } from '../../activities/deps.ts';
+import type { MigrationDeps } from './deps.ts';
 import type { MigrationCaches } from './caches.ts';
 import { sharedChartQueryGates, type ChartQueryGates } from './chart-check/limit.ts';
 import { upstreamFor } from './superset-upstream.ts';
 import type { TargetIndex } from './target-index.ts';
+import type { ActivityPort, Log } from './port.ts';
 import type { MigrationUpstream } from './upstream.ts';
 import type { Verifier } from './verifier.ts';
 
 /** A migration request as its activities get it (without the dashboard list). */
 export type Request = Omit<MigrationInput, 'dashboardIds'>;
 
-export type Log = Context['log'];
+export type { Log } from './port.ts';
 
 /** A dashboard of a batch, with its place in the request. */
 export interface BatchDashboard {
@@ -32,7 +33,7 @@ export interface BatchDashboard {
 
 /** What the migration activities share in a worker: the stores they write, the worker's caches, the verifier. */
 export interface MigrationServices {
-  deps: ActivityDeps;
+  deps: MigrationDeps;
   caches: MigrationCaches;
   /** What each migration left in a target, for the next one's unchanged check. */
   states: MigrationStateStore;
@@ -45,7 +46,7 @@ export interface MigrationServices {
   chartQueries: ChartQueryGates;
 }
 
-export function createMigrationServices(deps: ActivityDeps, caches: MigrationCaches, verifier: Verifier): MigrationServices {
+export function createMigrationServices(deps: MigrationDeps, caches: MigrationCaches, verifier: Verifier): MigrationServices {
   return {
     deps,
     caches,
@@ -71,6 +72,8 @@ export interface PlanScope {
   input: Request;
   taskId: string;
   log: Log;
+  /** The running activity's heartbeat (./port.ts): a long import beats between its rounds. */
+  heartbeat: ActivityPort['heartbeat'];
   up: Upstreams;
   mappings: Map<number, number>;
   /** The pair's per-environment rules, read once per task's batch (see envRulesFor). */
@@ -84,7 +87,7 @@ export interface PlanScope {
  * before it reads or writes anything: every dashboard of the batch fails alike (ItemFailed, not
  * retried) with the next action to request it again. See db/environments/pair-settings.ts.
  */
-export async function refuseStale(deps: ActivityDeps, input: Request): Promise<void> {
+export async function refuseStale(deps: MigrationDeps, input: Request): Promise<void> {
   const r = await settingsToApply(deps.stores, input, input.frozen, input.approval?.required === true);
   if (!('stale' in r)) return;
   const failure: ItemFailure = {
@@ -101,7 +104,7 @@ export async function refuseStale(deps: ActivityDeps, input: Request): Promise<v
 }
 
 /** Persisted mappings for the pair (as frozen with the task), overridden by the ones sent with the request. */
-export async function mappingsFor(deps: ActivityDeps, input: Request): Promise<Map<number, number>> {
+export async function mappingsFor(deps: MigrationDeps, input: Request): Promise<Map<number, number>> {
   const rows = input.frozen?.db_mappings ?? (await deps.stores.databaseMappings.list(input.sourceEnvId, input.targetEnvId));
   const m = new Map<number, number>(rows.map((r) => [Number(r.source_database_id), Number(r.target_database_id)]));
   for (const o of input.dbMappings) m.set(o.source_database_id, o.target_database_id);
@@ -109,7 +112,7 @@ export async function mappingsFor(deps: ActivityDeps, input: Request): Promise<M
 }
 
 /** The pair's per-environment rules (as frozen with the task), in the order they apply. */
-export async function envRulesFor(deps: ActivityDeps, input: Pick<Request, 'sourceEnvId' | 'targetEnvId' | 'frozen'>): Promise<EnvRule[]> {
+export async function envRulesFor(deps: MigrationDeps, input: Pick<Request, 'sourceEnvId' | 'targetEnvId' | 'frozen'>): Promise<EnvRule[]> {
   return input.frozen?.rules ?? deps.stores.environmentRules.rulesFor(input.sourceEnvId, input.targetEnvId);
 }
 

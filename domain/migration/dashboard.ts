@@ -8,7 +8,6 @@ import {
   mappingsFor,
   openUpstreams,
   refuseStale,
-  type Log,
   type MigrationServices,
   type PlanScope,
   type Request,
@@ -18,6 +17,7 @@ import { failedOutcome } from './failure.ts';
 import { importOne } from './import.ts';
 import { planOne, type Planned } from './plan-one.ts';
 import type { PreparedBundle } from './plan.ts';
+import type { ActivityPort } from './port.ts';
 
 /** Plans the dashboard without anything read ahead and, unless its outcome is final there, imports it alone. */
 export async function migrateOne(scope: PlanScope, dashboardId: number, learned: RejectionRule[]): Promise<DashboardOutcome> {
@@ -49,20 +49,20 @@ export async function migrateDashboard(
   svc: MigrationServices,
   taskId: string,
   input: Request & { dashboardId: number; learnedRejections: RejectionRule[] },
-  log: Log,
+  activity: ActivityPort,
 ): Promise<DashboardOutcome> {
   await refuseStale(svc.deps, input);
   let up: Upstreams;
   try {
     up = await openUpstreams(svc, input, taskId);
   } catch (err) {
-    return await failedOutcome({ input, log }, input.dashboardId, err, { fallback: 'plan' });
+    return await failedOutcome({ input, log: activity.log }, input.dashboardId, err, { fallback: 'plan' });
   }
   const scope: PlanScope = {
     svc,
     input,
     taskId,
-    log,
+    ...activity,
     up,
     mappings: await mappingsFor(svc.deps, input),
     envRules: await envRulesFor(svc.deps, input),

@@ -1,6 +1,6 @@
 import type { DashboardOutcome } from '../../contracts/migration.ts';
 import { classifySupersetFailure } from '../../lib/superset/errors.ts';
-import { itemFailure } from '../failures/item-failure.ts';
+import { itemFailure } from '../failures/index.ts';
 import { outcomeBase } from './apply.ts';
 import type { Log, Request } from './context.ts';
 import { diagnoseImportFailure } from './diagnose.ts';

@@ -9,8 +9,8 @@ import { generalise, stripKnownRejections, type DefaultedField } from '../../lib
 import { mergeBundles } from '../../lib/bundles/split.ts';
 import { classifySupersetFailure } from '../../lib/superset/errors.ts';
 import { listedColumns, listedRow, type ListedMeta } from '../../lib/superset/resources/object-meta.ts';
-import { maxBundleBytes } from '../../activities/deps.ts';
-import { itemFailure } from '../failures/item-failure.ts';
+import { maxBundleBytes } from './deps.ts';
+import { itemFailure } from '../failures/index.ts';
 import { importPrepared, learnFromRefusal, logTaught, MAX_STRIP_ROUNDS, pushUpdatedObjects, type ImportResult } from './apply.ts';
 import type { PlanScope } from './context.ts';
 import type { Planned } from './plan-one.ts';
@@ -34,6 +34,7 @@ export async function importOne(scope: PlanScope, p: Omit<Planned, 'position'>, 
       prepared: p.prepared,
       learned,
       overwrite: input.overwrite,
+      activity: scope,
     });
     noteImported(up.index, p.prepared, imported.targetDashboardId);
     return imported;

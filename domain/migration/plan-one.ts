@@ -1,7 +1,7 @@
 import { mayShortcut } from '../../db/dashboard-migration/store.ts';
 import type { DashboardOutcome } from '../../contracts/migration.ts';
 import { uniqueActions } from '../../contracts/outcomes.ts';
-import { maxBundleBytes } from '../../activities/deps.ts';
+import { maxBundleBytes } from './deps.ts';
 import { outcomeBase } from './apply.ts';
 import type { PlanScope } from './context.ts';
 import { exportDashboard, planDashboard, type PlanAhead, type PreparedBundle } from './plan.ts';

@@ -9,7 +9,7 @@ import type { TargetState } from '../../db/dashboard-migration/store.ts';
 import { Bundle } from '../../lib/bundles/bundle.ts';
 import { splitByDashboard } from '../../lib/bundles/split.ts';
 import { detached, fallbackLogged } from '../../lib/detached.ts';
-import { maxBundleBytes } from '../../activities/deps.ts';
+import { maxBundleBytes } from './deps.ts';
 import type { BatchContext, EarlyReads } from './batch-context.ts';
 import { readSourceEmbeddedEarly, readSourceViewsAhead } from './companions/early-reads.ts';
 import type { BatchDashboard, Log, MigrationServices, PlanScope, Upstreams } from './context.ts';

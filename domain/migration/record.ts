@@ -22,7 +22,7 @@ import { progressLogLine } from '../../contracts/tasks.ts';
 import { Bundle } from '../../lib/bundles/bundle.ts';
 import { splitByDashboard } from '../../lib/bundles/split.ts';
 import { redact } from '../../lib/redact.ts';
-import { maxBundleBytes } from '../../activities/deps.ts';
+import { maxBundleBytes } from './deps.ts';
 import type { BatchDashboard, Log, MigrationServices } from './context.ts';
 import type { MigrationUpstream } from './upstream.ts';
 

@@ -3,7 +3,7 @@ import { carriedVerification } from '../../contracts/migration.ts';
 import type { RlsReport } from '../../contracts/rls.ts';
 import { Bundle } from '../../lib/bundles/bundle.ts';
 import { splitByDashboard } from '../../lib/bundles/split.ts';
-import { maxBundleBytes } from '../../activities/deps.ts';
+import { maxBundleBytes } from './deps.ts';
 import { outcomeBase } from './apply.ts';
 import type { BatchContext } from './batch-context.ts';
 import { envRulesFor, mappingsFor, openUpstreams, type BatchDashboard } from './context.ts';

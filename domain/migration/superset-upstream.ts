@@ -2,7 +2,7 @@ import { defaultCatalogOfUri } from '../../lib/bundles/catalogs.ts';
 import { Bundle } from '../../lib/bundles/bundle.ts';
 import type { SupersetClient } from '../../lib/superset/client.ts';
 import { SupersetNotFoundError } from '../../lib/superset/errors.ts';
-import { maxBundleBytes, type ActivityDeps } from '../../activities/deps.ts';
+import { maxBundleBytes, type MigrationDeps } from './deps.ts';
 import { chartsForCheck, runLegacyChart, runQueryContext, runQueryContexts } from './chart-check/superset.ts';
 import type { MigrationUpstream, UpstreamDatabase } from './upstream.ts';
 
@@ -35,7 +35,7 @@ async function orNull<T>(p: Promise<T>): Promise<T | null> {
 }
 
 /** The migration's view of an environment, over the activities' one Superset accessor. */
-export async function upstreamFor(deps: Pick<ActivityDeps, 'superset' | 'config'>, envId: string): Promise<MigrationUpstream> {
+export async function upstreamFor(deps: Pick<MigrationDeps, 'superset' | 'config'>, envId: string): Promise<MigrationUpstream> {
   return supersetUpstream(await deps.superset(envId), { maxBundleBytes: maxBundleBytes(deps) });
 }
 

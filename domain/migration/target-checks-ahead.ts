@@ -18,7 +18,7 @@ import { Bundle } from '../../lib/bundles/bundle.ts';
 import { splitByDashboard } from '../../lib/bundles/split.ts';
 import type { DashboardChart } from '../../lib/superset/types.ts';
 import { detached, fallbackLogged, failureText } from '../../lib/detached.ts';
-import { maxBundleBytes } from '../../activities/deps.ts';
+import { maxBundleBytes } from './deps.ts';
 import type { MigrationServices, Request } from './context.ts';
 import { exportedCharts } from './chart-check/exported.ts';
 import { inParallel } from './chart-check/parallel.ts';

@@ -4,7 +4,6 @@
  * are linked, and judges each chart the way Superset renders it, in the target and in the source
  * (./chart-check/): a chart fails the dashboard only when the migration broke it.
  */
-import type { Context } from '@temporalio/activity';
 import type { Verification } from '../../contracts/migration.ts';
 import { SupersetNotFoundError } from '../../lib/superset/errors.ts';
 import { judgeDashboard } from './chart-check/judge.ts';
@@ -12,6 +11,7 @@ import { inParallel } from './chart-check/parallel.ts';
 import type { SourceChecks } from './chart-check/source-cache.ts';
 import type { TargetChecksAhead } from './chart-check/target-ahead.ts';
 import type { ChartForCheck } from './chart-check/types.ts';
+import type { Log } from './port.ts';
 import type { MigrationUpstream } from './upstream.ts';
 
 /** A target dashboard to verify, with the charts its plan expected to link and, when known, the source dashboard it came from. */
@@ -31,7 +31,7 @@ export interface Verifier {
   verify(
     target: MigrationUpstream,
     dashboards: VerifyTarget[],
-    log: Context['log'],
+    log: Log,
     source?: MigrationUpstream,
     /** The worker's source checks that passed before (a chart unchanged since is not queried again in the source). */
     sourceChecks?: SourceChecks,
@@ -91,7 +91,7 @@ export const chartQueryVerifier: Verifier = {
 async function sourceChartsOf(
   source: MigrationUpstream | undefined,
   id: number | undefined,
-  log: Context['log'],
+  log: Log,
 ): Promise<ChartForCheck[] | { unreadable: string } | null> {
   if (!source || id === undefined) return null;
   try {

@@ -6,7 +6,7 @@
  */
 import type { DashboardOutcome, Verification, VerifyBatchInput } from '../../contracts/migration.ts';
 import type { Bundle } from '../../lib/bundles/bundle.ts';
-import { failItem, itemFailure } from '../failures/item-failure.ts';
+import { failItem, itemFailure } from '../failures/index.ts';
 import type { Log, MigrationServices } from './context.ts';
 import { amendOutcome, recordStates } from './record.ts';
 import { upstreamFor } from './superset-upstream.ts';

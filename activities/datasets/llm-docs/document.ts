@@ -8,7 +8,7 @@ import { completeStructured, LlmError, type StructuredAnswer } from '../../../li
 import { docsMessages, docsSchema, PROMPT_VERSION, type DatasetContext, type DocsAnswer } from '../../../lib/llm/dataset-docs.ts';
 import { sameValue } from '../../../lib/superset/dataset-edit.ts';
 import type { DatasetDetail } from '../../../lib/superset/types.ts';
-import { itemFailure } from '../../../domain/failures/item-failure.ts';
+import { itemFailure } from '../../../domain/failures/index.ts';
 import { currentTaskId } from '../../task-context.ts';
 import { contextOf } from './context.ts';
 import { llmActions, provider, type LlmDocsDeps } from './provider.ts';

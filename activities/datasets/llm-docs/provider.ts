@@ -4,7 +4,7 @@ import { NotFoundError } from '../../../lib/errors.ts';
 import type { LlmError, LlmPolicy } from '../../../lib/llm/chat.ts';
 import { PROMPT_VERSION } from '../../../lib/llm/dataset-docs.ts';
 import type { ActivityDeps } from '../../deps.ts';
-import { failItem } from '../../../domain/failures/item-failure.ts';
+import { failItem } from '../../../domain/failures/index.ts';
 
 /** What documenting needs beside the worker's deps: the LLM client's retry policy, when a test shortens it. */
 export type LlmDocsDeps = ActivityDeps & { llmPolicy?: LlmPolicy };

@@ -3,7 +3,7 @@ import type { DictionarySource } from '../../../contracts/datasets.ts';
 import type { ItemFailure } from '../../../contracts/failures.ts';
 import type { DictionaryEntry } from '../../../lib/dictionary/entries.ts';
 import type { ActivityDeps } from '../../deps.ts';
-import { failItem, itemFailure } from '../../../domain/failures/item-failure.ts';
+import { failItem, itemFailure } from '../../../domain/failures/index.ts';
 import { currentTaskId } from '../../task-context.ts';
 import { DictionaryQueryError, runDictionaryQuery } from '../dictionary-query.ts';
 

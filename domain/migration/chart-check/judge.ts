@@ -3,8 +3,8 @@
  * uuid, in the source, then classified (./classify.ts). The dashboard passes when it is there,
  * its charts are linked and no chart is broken by the migration.
  */
-import type { Context } from '@temporalio/activity';
 import type { ChartClassification, ChartVerification, Verification } from '../../../contracts/migration.ts';
+import type { Log } from '../port.ts';
 import type { MigrationUpstream } from '../upstream.ts';
 import { classify } from './classify.ts';
 import { runChecks } from './run.ts';
@@ -29,7 +29,7 @@ export async function judgeDashboard(
   d: { dashboardId: number; expectedChartUuids: string[] },
   charts: ChartForCheck[],
   sourceCharts: ChartForCheck[] | { unreadable: string } | null,
-  log: Context['log'],
+  log: Log,
   /** The charts' checks made right after the import (./target-ahead.ts), in the charts' order: those that passed stand in. */
   targetMade?: ChartCheck[],
 ): Promise<Verification> {

@@ -7,14 +7,16 @@
 import type { Bundle } from '../../../lib/bundles/bundle.ts';
 import { detached, fallbackLogged } from '../../../lib/detached.ts';
 import type { SupersetClient } from '../../../lib/superset/client.ts';
-import type { ActivityDeps } from '../../../activities/deps.ts';
+import type { MigrationDeps } from '../deps.ts';
 import { directoryOf } from './people.ts';
 import { memoisedLists } from './recording.ts';
 import { clientsOf, snapshotOf, type CompanionScope } from './scope.ts';
 import { readSourceDashboardRows, readSourceEmbeddedAhead, sourceViewsTogether } from './view-caches.ts';
 
 /** A migration's scope: its services' deps with their logger, which the reads' failures are logged to. */
-type EarlyScope = Pick<CompanionScope, 'input' | 'clients' | 'taskSnapshot'> & { svc: { deps: Pick<ActivityDeps, 'superset' | 'logger'> } };
+type EarlyScope = Pick<CompanionScope, 'input' | 'clients' | 'taskSnapshot'> & {
+  svc: { deps: Pick<MigrationDeps, 'superset' | 'logger'> };
+};
 
 /**
  * Begins `read` (`what`) of these dashboards on the source, under the scope's snapshot: settles

@@ -4,12 +4,12 @@
  */
 import type { EnvRule } from '../../../contracts/env-rules.ts';
 import type { SupersetClient } from '../../../lib/superset/client.ts';
-import type { ActivityDeps } from '../../../activities/deps.ts';
+import type { MigrationDeps } from '../deps.ts';
 import type { Log, Request } from '../context.ts';
 
 /** What the step needs of a migration: its services' deps, the request, the database mappings, the log. */
 export interface CompanionScope {
-  svc: { deps: Pick<ActivityDeps, 'superset'> };
+  svc: { deps: Pick<MigrationDeps, 'superset'> };
   input: Request;
   mappings: Map<number, number>;
   log: Log;

@@ -26,7 +26,7 @@ import { SupersetForbiddenError, SupersetNotFoundError } from '../../../lib/supe
 import type { ListedMeta } from '../../../lib/superset/resources/object-meta.ts';
 import { Bundle } from '../../../lib/bundles/bundle.ts';
 import { splitByDashboard } from '../../../lib/bundles/split.ts';
-import { itemFailure } from '../../failures/item-failure.ts';
+import { itemFailure } from '../../failures/index.ts';
 import { annotationLayers } from './annotation-layers.ts';
 import { certification } from './certification.ts';
 import { cssTemplates } from './css-templates.ts';
