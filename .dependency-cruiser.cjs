@@ -4,11 +4,16 @@
  *
  *   contracts/   types, schemas and pure functions shared by everyone; imports only contracts/
  *   lib/         generic building blocks (Superset client, crypto, bundles, embedded servers); imports nothing of the project
- *   db/          stores: one owner per table; imports lib/ and contracts/; the only importer of knex
- *   activities/  Temporal activities; imports db/, lib/, contracts/
+ *   db/          stores: one owner per table; imports lib/ and contracts/ (but not lib/superset: a store never
+ *                talks to Superset); the only importer of knex
+ *   domain/      the product's work over stores and Superset clients, one folder per domain (migration/,
+ *                datasets/, failures/); imports db/, lib/, contracts/ and other domains. Each folder's index.ts
+ *                is its front door: from outside the folder nothing else of it may be imported (tests, bench and
+ *                scripts, which test internals, are not cruised)
+ *   activities/  Temporal activities; imports domain/ (front doors), db/, lib/, contracts/
  *   workflows/   deterministic workflow code; imports contracts/ and activities only as types
- *   worker/      composition root of the worker; imports activities/, db/, lib/, contracts/
- *   api/         HTTP routes and services; imports db/, lib/, contracts/
+ *   worker/      composition root of the worker; imports activities/, domain/ (front doors), db/, lib/, contracts/
+ *   api/         HTTP routes and services; imports domain/ (front doors), db/, lib/, contracts/
  *   client/      the typed HTTP client (generated types + openapi-fetch); imports nothing of the project
  *   cli/         the `switchyard` command; imports client/ and contracts/ only (it talks to the public API)
  *   web/         the web console (a browser app); imports client/ and contracts/ only, like cli/ (its .tsx, which
@@ -21,7 +26,7 @@ const layer = (name, allowed) => ({
   comment: `${name}/ may import only ${allowed.length ? allowed.join(', ') : 'itself'} of the project`,
   from: { path: `^${name}/` },
   to: {
-    path: '^(contracts|lib|db|activities|workflows|worker|api|client|cli|web|scripts|bench|test)/',
+    path: '^(contracts|lib|db|domain|activities|workflows|worker|api|client|cli|web|scripts|bench|test)/',
     pathNot: [`^${name}/`, ...allowed.map((a) => `^${a}/`)],
   },
 });
@@ -38,9 +43,35 @@ module.exports = {
     layer('contracts', []),
     layer('lib', []),
     layer('db', ['lib', 'contracts']),
-    layer('activities', ['db', 'lib', 'contracts']),
-    layer('worker', ['activities', 'db', 'lib', 'contracts']),
-    layer('api', ['db', 'lib', 'contracts']),
+    layer('domain', ['db', 'lib', 'contracts']),
+    layer('activities', ['domain', 'db', 'lib', 'contracts']),
+    layer('worker', ['activities', 'domain', 'db', 'lib', 'contracts']),
+    layer('api', ['domain', 'db', 'lib', 'contracts']),
+    {
+      // A domain is used through its index.ts only, so what it keeps inside can change without its users
+      // changing (docs/layout.md, "Domains"). Inside one domain folder anything goes.
+      name: 'domain-front-door',
+      severity: 'error',
+      comment: 'a domain is imported only through its front door, domain/<name>/index.ts',
+      from: { pathNot: '^domain/' },
+      to: { path: '^domain/[^/]+/.+', pathNot: '^domain/[^/]+/index[.]ts$' },
+    },
+    {
+      // The same between domains: $1 is the importer's own domain folder, where deep imports are its own business.
+      name: 'domain-front-door-between-domains',
+      severity: 'error',
+      comment: 'another domain is imported only through its front door, domain/<name>/index.ts',
+      from: { path: '^domain/([^/]+)/' },
+      to: { path: '^domain/[^/]+/.+', pathNot: ['^domain/[^/]+/index[.]ts$', '^domain/$1/'] },
+    },
+    {
+      // A store keeps rows; what talks to Superset is a domain (the safe dataset writer went to domain/datasets/).
+      name: 'db-no-superset',
+      severity: 'error',
+      comment: 'db/ holds stores only: it does not import the Superset client (lib/superset/)',
+      from: { path: '^db/' },
+      to: { path: '^lib/superset/' },
+    },
     layer('client', []),
     layer('cli', ['client', 'contracts']),
     layer('web', ['client', 'contracts']),

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { isUuid } from '../../lib/ids.ts';
-import type { FieldChange, FieldRef } from '../../lib/superset/dataset-edit.ts';
+import type { FieldChange, FieldRef } from '../../lib/dataset-fields.ts';
 
 export type ChangeSource = 'map_columns' | 'suggestions' | 'undo' | 'dataset_launch';
 export type ChangeStatus = 'pending' | 'applied' | 'failed' | 'undone';

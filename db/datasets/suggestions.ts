@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { isUuid } from '../../lib/ids.ts';
-import type { FieldRef } from '../../lib/superset/dataset-edit.ts';
+import type { FieldRef } from '../../lib/dataset-fields.ts';
 
 export type SuggestionStatus = 'pending' | 'accepted' | 'rejected' | 'superseded';
 

@@ -3,9 +3,19 @@ import type { Knex } from 'knex';
 import type { Keyring, SecretBinding } from '../../lib/crypto.ts';
 import { ConflictError, NotFoundError } from '../../lib/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
-import type { ConnectionResolver, ResolvedConnection } from '../../lib/superset/pool.ts';
 import { isUniqueViolation } from '../errors.ts';
 import { reencryptColumn, type SecretColumnCount } from '../secret-column.ts';
+
+/**
+ * How a row's Superset is reached, its password decrypted, and a version that changes whenever the
+ * row does. The Superset client pool takes it as its ResolvedConnection (lib/superset/pool.ts; tsc
+ * holds the two together where the pool is built, api/bootstrap.ts and worker/create-worker.ts): a
+ * store states its rows and does not import the Superset client.
+ */
+export interface EnvironmentConnection {
+  version: string;
+  connection: { baseUrl: string; username: string; password: string; verifyTls: boolean; timeoutSeconds: number };
+}
 
 export interface EnvironmentRow {
   id: string;
@@ -142,12 +152,12 @@ export class EnvironmentStore {
    * Resolves an environment id to how its Superset is reached, for the Superset client pool:
    * the password decrypted, and a version that changes whenever the row does.
    */
-  connections(): ConnectionResolver {
+  connections(): (id: string) => Promise<EnvironmentConnection> {
     return async (id) => this.connection(await this.get(id));
   }
 
   /** How a row's Superset is reached, its password decrypted (CiphertextError when it does not decrypt for this row). */
-  connection(row: EnvironmentRow): ResolvedConnection {
+  connection(row: EnvironmentRow): EnvironmentConnection {
     return {
       version: `${new Date(row.updated_at).getTime()}:${row.password_encrypted}`,
       connection: {

@@ -6,29 +6,10 @@
  * with what it was, which proves that nothing but the intended fields moved.
  */
 import { createHash } from 'node:crypto';
+import type { EditableField, FieldChange, FieldEdit, FieldRef } from '../dataset-fields.ts';
 import type { DatasetColumn, DatasetDetail, DatasetUpdate } from './types.ts';
 
-/** The fields Switchyard writes: a column's label and description, and the dataset's description. */
-export type EditableField = 'verbose_name' | 'description';
-
-/** Where a value lives: the dataset itself, or one of its columns (by name). */
-export interface FieldRef {
-  target: 'dataset' | 'column';
-  column_name: string | null;
-  field: EditableField;
-}
-
-export interface FieldEdit extends FieldRef {
-  /** The new value; null clears the field. */
-  value: string | null;
-}
-
-/** One field as it was and as it is to be (or was made). */
-export interface FieldChange extends FieldRef {
-  column_id: number | null;
-  before: string | null;
-  after: string | null;
-}
+export type { EditableField, FieldChange, FieldEdit, FieldRef };
 
 /** Keys Superset derives or stamps itself: they move on any write and say nothing about content. */
 const STAMPS = new Set([
