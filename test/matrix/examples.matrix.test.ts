@@ -17,7 +17,7 @@ import { renderExamples, writeExamplesSection, type ExamplesRun } from './render
  * releases would call most charts broken: every run must succeed with none broken. For 4.1.4 →
  * 6.1.0 both sides' tables get rows (./examples.ts withRows), so each release post-processes its
  * answers its own way, with the query its own frontend builds (the builds per release family in
- * activities/dashboard-migration/chart-check/build*.ts); the other runs keep them empty. One chart fails
+ * domain/migration/chart-check/build*.ts); the other runs keep them empty. One chart fails
  * on both sides on purpose (`Top Timezones`, its column `users.tz` missing everywhere):
  * failing_in_source, failing nothing. One dashboard is restricted to Gamma, a role every release
  * has (issue 50 item 5): the defaults migrate it restricted. Then the Video Game Sales dashboard from
