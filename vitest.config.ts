@@ -3,8 +3,9 @@ import { configDefaults, defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // The version matrix has its own instances and config (vitest.matrix.config.ts).
-    exclude: [...configDefaults.exclude, 'test/matrix/**'],
+    // The version matrix has its own instances and config (vitest.matrix.config.ts); the fast
+    // workflow tests need none of this file's global setup (vitest.workflows.config.ts).
+    exclude: [...configDefaults.exclude, 'test/matrix/**', 'test/workflows/**'],
     globalSetup: ['test/global-setup.ts'],
     // Forks, not threads: Temporal's native bridge misbehaves in worker_threads.
     pool: 'forks',

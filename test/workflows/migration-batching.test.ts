@@ -1,0 +1,267 @@
+// The migration workflow's batching on Temporal's time-skipping test server, with its activities
+// mocked (typed by the real `Activities`): batch sizes and order, continue-as-new every
+// TASK_ITEMS_PER_RUN dashboards, each batch's verification beside the next batch, the last batch's
+// verification handed to the next run, and a cancel honoured between batches. What the batches
+// do to Superset is proven end to end (test/dashboard-migration/, verify-beside-imports and
+// bounded-history among them); this file proves the workflow's own decisions, in about a second.
+import { randomUUID } from 'node:crypto';
+import { CancelledFailure, WorkflowFailedError, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { WorkflowBundle } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IMPORT_LIMIT, MAX_BATCH } from '../../contracts/migration-batching.ts';
+import type {
+  MigrationBatchInput,
+  MigrationBatchResult,
+  MigrationInput,
+  MigrationSummary,
+  RejectionRule,
+  VerifyBatchInput,
+} from '../../contracts/migration.ts';
+import type { migrationWorkflow } from '../../workflows/migration.ts';
+import {
+  bundleWorkflows,
+  callsOf,
+  hasTestServer,
+  recorded,
+  startTimeSkipping,
+  testWorker,
+  type ActivityCall,
+  type MockActivities,
+} from '../support/time-skipping.ts';
+
+let env: TestWorkflowEnvironment;
+let bundle: WorkflowBundle;
+
+beforeAll(async () => {
+  if (!hasTestServer) return;
+  [env, bundle] = await Promise.all([startTimeSkipping(), bundleWorkflows()]);
+});
+
+afterAll(async () => {
+  await env?.teardown();
+});
+
+const REQUEST: Omit<MigrationInput, 'dashboardIds'> = {
+  sourceEnvId: 'env-source',
+  targetEnvId: 'env-target',
+  dbMappings: [{ source_database_id: 1, target_database_id: 2 }],
+  overwrite: true,
+  dryRun: false,
+};
+/** Source dashboard ids, out of order on purpose: positions follow the request, not the ids. */
+const ids = (n: number) => Array.from({ length: n }, (_, i) => 500 - i * 3);
+const LEARNED: RejectionRule = { kind: 'dataset', field: 'columns.*.datetime_format' };
+
+/** The batch answer: every dashboard imported, except those the test names unchanged (target checked again) or failed. */
+function answer(input: MigrationBatchInput, special: { unchanged?: number[]; failed?: number[] } = {}): MigrationBatchResult {
+  return {
+    items: input.batch.map((d) => {
+      if (special.failed?.includes(d.id)) return { ...d, status: 'failed', target_dashboard_id: null, dashboard_uuid: null };
+      const at = { ...d, target_dashboard_id: 9000 + d.id, dashboard_uuid: `uuid-${d.id}` };
+      return special.unchanged?.includes(d.id)
+        ? { ...at, status: 'unchanged', reverify: true }
+        : { ...at, status: 'imported', planned_hash: `hash-${d.id}` };
+    }),
+    learned: input.doneBefore === 0 ? [LEARNED] : [],
+  };
+}
+
+/** What the workflow sends to the verification for a dashboard the batch imported (or found unchanged). */
+const verified = (all: number[], id: number, unchanged = false): VerifyBatchInput['dashboards'][number] => ({
+  sourceDashboardId: id,
+  position: all.indexOf(id),
+  targetDashboardId: 9000 + id,
+  dashboardUuid: `uuid-${id}`,
+  ...(unchanged ? { unchanged: true } : { plannedHash: `hash-${id}` }),
+});
+
+const summary = (cancelled: boolean): MigrationSummary => ({
+  status: cancelled ? 'CANCELLED' : 'SUCCEEDED',
+  message: cancelled ? 'cancelled on request' : null,
+  totals: {
+    requested: 0,
+    processed: 0,
+    imported: 0,
+    unchanged: 0,
+    unchanged_with_errors: 0,
+    imported_with_errors: 0,
+    planned: 0,
+    skipped: 0,
+    failed: 0,
+    not_started: 0,
+  },
+  cancelled,
+});
+
+type Handle = WorkflowHandleWithFirstExecutionRunId<typeof migrationWorkflow>;
+type MigrationMocks = MockActivities<
+  | 'markTaskRunning'
+  | 'taskItemsPerRun'
+  | 'migrateBatch'
+  | 'verifyMigratedBatch'
+  | 'recordDashboardFailures'
+  | 'finishMigration'
+  | 'finishTask'
+>;
+
+/** Runs one migration task on a worker of its own with these mocks; answers its handle once the workflow closed. */
+async function runMigration(
+  dashboardIds: number[],
+  mocks: (started: Promise<Handle>) => MigrationMocks,
+  calls: ActivityCall[],
+): Promise<{ handle: Handle; outcome: PromiseSettledResult<MigrationSummary> }> {
+  const taskQueue = `migration-batching-${randomUUID()}`;
+  const started = Promise.withResolvers<Handle>();
+  const worker = await testWorker(env, taskQueue, bundle, recorded(mocks(started.promise), calls));
+  return worker.runUntil(async () => {
+    const handle = await env.client.workflow.start<typeof migrationWorkflow>('migrationWorkflow', {
+      args: [{ ...REQUEST, dashboardIds }],
+      taskQueue,
+      workflowId: `task-${randomUUID()}`,
+    });
+    started.resolve(handle);
+    const [outcome] = await Promise.allSettled([handle.result()]);
+    return { handle, outcome: outcome! };
+  });
+}
+
+describe.runIf(hasTestServer)('migrationWorkflow batching (time-skipping test server, mocked activities)', () => {
+  it('batches of MAX_BATCH in request order, continues as new every TASK_ITEMS_PER_RUN dashboards, and hands the last batch of a run to the next', async () => {
+    const all = ids(40);
+    const calls: ActivityCall[] = [];
+    // Each batch after the first waits until the verification of the batch before it has started:
+    // a workflow that verified after its batches (or in the run that imported them) never gets its answer.
+    const verifyStarted = new Map<number, PromiseWithResolvers<void>>([16, 32].map((at) => [at, Promise.withResolvers<void>()]));
+    const { handle, outcome } = await runMigration(
+      all,
+      () => ({
+        markTaskRunning: async () => 'running',
+        taskItemsPerRun: async () => 32,
+        migrateBatch: async (input) => {
+          await verifyStarted.get(input.doneBefore)?.promise;
+          return answer(input, { unchanged: [all[3]!], failed: [all[5]!] });
+        },
+        verifyMigratedBatch: async (input) => {
+          verifyStarted.get(input.dashboards[0]!.position + MAX_BATCH)?.resolve();
+          return { failed: 0 };
+        },
+        recordDashboardFailures: async () => undefined,
+        finishMigration: async () => summary(false),
+        finishTask: async () => undefined,
+      }),
+      calls,
+    );
+
+    expect(outcome).toEqual({ status: 'fulfilled', value: summary(false) });
+    const runs = [...new Set(calls.map((c) => c.runId))];
+    expect(runs).toHaveLength(2);
+    expect(runs[0]).toBe(handle.firstExecutionRunId);
+    const runOf = (c: ActivityCall) => runs.indexOf(c.runId) + 1;
+
+    const batch = (from: number, to: number) => all.slice(from, to).map((id, i) => ({ id, position: from + i }));
+    expect(callsOf(calls, 'migrateBatch').map((c) => [runOf(c), c.input])).toEqual([
+      [
+        1,
+        {
+          ...REQUEST,
+          batch: batch(0, 16),
+          importLimit: IMPORT_LIMIT,
+          learnedRejections: [],
+          upcoming: all.slice(16, 32),
+          doneBefore: 0,
+          total: 40,
+        },
+      ],
+      [
+        1,
+        {
+          ...REQUEST,
+          batch: batch(16, 32),
+          importLimit: IMPORT_LIMIT,
+          learnedRejections: [LEARNED],
+          upcoming: all.slice(32, 40),
+          doneBefore: 16,
+          total: 40,
+        },
+      ],
+      [
+        2,
+        {
+          ...REQUEST,
+          batch: batch(32, 40),
+          importLimit: IMPORT_LIMIT,
+          learnedRejections: [LEARNED],
+          upcoming: [],
+          doneBefore: 32,
+          total: 40,
+        },
+      ],
+    ]);
+    // The first batch's verification in run 1 (its failed dashboard left out, its unchanged one checked again);
+    // the second batch's, run 1's last, in run 2 beside that run's first batch; the third's in run 2.
+    const part = (from: number, to: number) => all.slice(from, to).map((id) => verified(all, id));
+    const first = all.slice(0, 16).flatMap((id) => (id === all[5] ? [] : [verified(all, id, id === all[3])]));
+    const sources = { sourceEnvId: REQUEST.sourceEnvId, targetEnvId: REQUEST.targetEnvId };
+    expect(callsOf(calls, 'verifyMigratedBatch').map((c) => [runOf(c), c.input])).toEqual([
+      [1, { ...sources, dashboards: first }],
+      [2, { ...sources, dashboards: part(16, 32) }],
+      [2, { ...sources, dashboards: part(32, 40) }],
+    ]);
+    expect(callsOf(calls, 'markTaskRunning').map(runOf)).toEqual([1, 2]);
+    expect(callsOf(calls, 'taskItemsPerRun').map(runOf)).toEqual([1]); // carried to run 2 in its input
+    expect(callsOf(calls, 'finishMigration').map((c) => [runOf(c), c.input])).toEqual([
+      [
+        2,
+        { ...REQUEST, requested: 40, cancelled: false, timings: { migration_ms: expect.any(Number), verification_ms: expect.any(Number) } },
+      ],
+    ]);
+    // Every verification ended before the task did; nothing failed, so nothing else was recorded.
+    expect(calls.at(-1)?.activity).toBe('finishMigration');
+    expect(callsOf(calls, 'recordDashboardFailures')).toEqual([]);
+    expect(callsOf(calls, 'finishTask')).toEqual([]);
+  });
+
+  it('honours a cancel between batches: the batch in flight ends, its imports are verified, no other batch starts', async () => {
+    const all = ids(40);
+    const calls: ActivityCall[] = [];
+    const { handle, outcome } = await runMigration(
+      all,
+      (started) => ({
+        markTaskRunning: async () => 'running',
+        taskItemsPerRun: async () => 1000,
+        migrateBatch: async (input) => {
+          // The cancel is in the workflow's history before this batch answers: the loop sees it next.
+          await (await started).cancel();
+          return answer(input);
+        },
+        verifyMigratedBatch: async () => ({ failed: 0 }),
+        recordDashboardFailures: async () => undefined,
+        finishMigration: async (input) => summary(input.cancelled),
+        finishTask: async () => undefined,
+      }),
+      calls,
+    );
+
+    expect(outcome.status).toBe('rejected');
+    const failure = (outcome as PromiseRejectedResult).reason as WorkflowFailedError;
+    expect(failure).toBeInstanceOf(WorkflowFailedError);
+    expect(failure.cause).toBeInstanceOf(CancelledFailure);
+    expect((await handle.describe()).status.name).toBe('CANCELLED');
+    // (taskItemsPerRun is asked beside the first batch, so the two start in either order)
+    expect(calls.filter((c) => c.activity !== 'taskItemsPerRun').map((c) => c.activity)).toEqual([
+      'markTaskRunning',
+      'migrateBatch',
+      'verifyMigratedBatch',
+      'finishMigration',
+      'finishTask',
+    ]);
+    expect(callsOf(calls, 'taskItemsPerRun')).toHaveLength(1);
+    expect(callsOf(calls, 'migrateBatch').map((c) => c.input.batch.map((d) => d.position))).toEqual([[...Array(16).keys()]]);
+    expect(callsOf(calls, 'verifyMigratedBatch').map((c) => c.input.dashboards.map((d) => d.sourceDashboardId))).toEqual([
+      all.slice(0, 16),
+    ]);
+    expect(callsOf(calls, 'finishMigration').map((c) => [c.input.requested, c.input.cancelled])).toEqual([[40, true]]);
+    expect(callsOf(calls, 'finishTask').map((c) => c.input)).toEqual([{ status: 'CANCELLED', error: { message: 'cancelled on request' } }]);
+  });
+});
