@@ -1,18 +1,26 @@
 // Every operation of the assistant's table, over HTTP: what the answer reports
 // (`requires_confirmation`) is what the assistant did: asked to confirm (a pending confirmation,
 // nothing started) or ran at once (no confirmation). A task-starting operation plans or starts
-// the task kind whose permission it is checked against (TASK_KINDS), never another.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// the task kind whose permission it is checked against (TASK_KINDS), never another. The
+// environments are the real Superset 6.1.0 a (dev) and b (prod), shared with other test files: the
+// dashboard and dataset the commands name are this file's own, under its prefix. No worker: a
+// started task only has to exist, of the right kind.
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { OPERATION_TABLE } from '../../api/assistant/operations/index.ts';
 import type { OperationKey } from '../../lib/assistant/operations.ts';
-import { createEnvironment } from '../support/environments.ts';
+import { client, registerEnvironment } from '../dashboard-migration/support.ts';
+import { uniquePrefix } from '../support/environments.ts';
 import { startFakeLlm, type FakeLlm } from '../support/fake-llm.ts';
-import { startFakeSuperset, type FakeSuperset } from '../support/fake-superset.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
+import { createDashboard, createDataset, createSqliteDatabase, defaultTables } from '../support/superset/fixtures.ts';
 import { seedReviewSession } from './support.ts';
 
+const enabled = inject('supersets') !== null;
+const P = uniquePrefix('aops');
+const OPS = `${P} Ops board`;
+const ORDERS = `${P}_orders`;
 let h: Harness;
-let fake: FakeSuperset;
 let llm: FakeLlm;
 let dev: string;
 let session: string;
@@ -21,20 +29,20 @@ let session: string;
 const COMMANDS: Record<OperationKey, string[]> = {
   'help.capabilities': ['что ты умеешь?'],
   'dashboards.list': ['покажи дашборды в dev'],
-  'dashboards.search': ['find dashboard Ops in dev'],
+  'dashboards.search': [`find dashboard "${P} Ops" in dev`],
   'datasets.list': ['list datasets in dev'],
-  'datasets.search': ['найди датасеты orders в dev'],
-  'dashboards.migrate': ['пробный перенос дашборда «Ops board» из dev в prod', 'migrate dashboard "Ops board" from dev to prod'],
+  'datasets.search': [`найди датасеты ${ORDERS} в dev`],
+  'dashboards.migrate': [`пробный перенос дашборда «${OPS}» из dev в prod`, `migrate dashboard "${OPS}" from dev to prod`],
   'tasks.status': ['статус последней задачи'],
   'tasks.logs': ['logs of my last task'],
-  'dashboards.backup': ['сделай бэкап дашборда «Ops board» в dev'],
-  'datasets.generate_docs': ['generate docs for dataset orders in dev'],
+  'dashboards.backup': [`сделай бэкап дашборда «${OPS}» в dev`],
+  'datasets.generate_docs': [`generate docs for dataset ${ORDERS} in dev`],
   'dashboards.validate': ['проверь dev', 'validate dev'],
-  'datasets.impact': ['what uses orders in dev', 'что использует orders в dev'],
-  'git.status': ['git статус дашборда «Ops board» в dev'],
-  'git.commit': ['закоммить дашборд «Ops board» в dev с сообщением «from the assistant»'],
-  'git.deploy': ['задеплой дашборд «Ops board» из dev в prod'],
-  'git.open_pr': ['открой PR для дашборда «Ops board» из dev в prod', 'open a PR for dashboard "Ops board" from dev to prod'],
+  'datasets.impact': [`what uses ${ORDERS} in dev`, `что использует ${ORDERS} в dev`],
+  'git.status': [`git статус дашборда «${OPS}» в dev`],
+  'git.commit': [`закоммить дашборд «${OPS}» в dev с сообщением «from the assistant»`],
+  'git.deploy': [`задеплой дашборд «${OPS}» из dev в prod`],
+  'git.open_pr': [`открой PR для дашборда «${OPS}» из dev в prod`, `open a PR for dashboard "${OPS}" from dev to prod`],
   'dataset_review.show': ['покажи сессию'],
   'dataset_review.set_field': ['поле region означает регион продаж'],
   'dataset_review.approve_mappings': ['approve the mappings'],
@@ -42,15 +50,22 @@ const COMMANDS: Record<OperationKey, string[]> = {
 };
 
 beforeAll(async () => {
+  if (!enabled) return;
   llm = await startFakeLlm();
-  [h, fake] = await Promise.all([
+  const [harness, a] = await Promise.all([
     createHarness({ env: { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'sk-operations-test-key', LLM_MODEL: 'default-model' } }),
-    startFakeSuperset(),
+    client('a'),
   ]);
-  const ops = fake.addDashboard({ title: 'Ops board', slug: 'ops-board' }).id;
-  fake.addDataset({ table: 'orders', database: fake.addDatabase({ name: 'analytics' }).id });
-  dev = await createEnvironment(h, { name: 'dev', baseUrl: fake.baseUrl, username: fake.username, password: fake.password });
-  await createEnvironment(h, { name: 'prod', baseUrl: fake.baseUrl, username: fake.username, password: fake.password });
+  h = harness;
+  // The dashboard and the orders dataset the commands name, in a (one write after another: its metadata is SQLite).
+  const ops = (await createDashboard(a, { title: OPS, slug: `${P}-ops-board` })).id;
+  const orders = defaultTables()
+    .filter((t) => t.name === 'sales')
+    .map((t) => ({ ...t, name: ORDERS }));
+  const db = await createSqliteDatabase(a, { name: `${P} analytics`, path: path.join(inject('runDir'), P, 'dev.db'), tables: orders });
+  await createDataset(a, { database: db.id, tableName: ORDERS });
+  dev = await registerEnvironment(h, 'a', 'dev');
+  await registerEnvironment(h, 'b', 'prod');
   // A repository with a commit, for the deploy; a review session of the admin's, for the bound commands.
   const admin = h.as(h.adminToken);
   expect(
@@ -60,10 +75,9 @@ beforeAll(async () => {
   expect((await admin('POST', `/api/git/dashboards/${ops}/commit`, { json: { env_id: dev, message: 'first' } })).status).toBe(200);
   const me = await admin('GET', '/api/auth/me');
   session = await seedReviewSession(h.knex, (me.body as { id: string }).id, 'admin');
-}, 120_000);
+}, 180_000);
 afterAll(async () => {
   await h?.close();
-  await fake?.close();
   await llm?.close();
 });
 
@@ -72,7 +86,7 @@ const counts = async () => ({
   confirmations: Number((await h.knex('assistant_confirmations').count<{ count: string }[]>('* as count'))[0]!.count),
 });
 
-describe('every operation does what it reports', () => {
+describe.runIf(enabled)('every operation does what it reports', () => {
   it('has a command for every operation of the table', () => {
     expect(Object.keys(COMMANDS).sort()).toEqual(Object.keys(OPERATION_TABLE).sort());
   });
