@@ -6,10 +6,26 @@
  * failure (its own message), no faithful check or no answer is not_verifiable with the reason.
  */
 import type { ChartValidation, ChartVerdict } from '../../contracts/validation.ts';
-import { type ChartCheck, type ChartForCheck, type MigrationUpstream, runChecks } from '../../domain/migration/index.ts';
+import {
+  type ChartCheck,
+  type ChartForCheck,
+  exportedCharts,
+  type ExportedChart,
+  type MigrationUpstream,
+  runChecks,
+} from '../../domain/migration/index.ts';
+import { Bundle } from '../../lib/bundles/bundle.ts';
+import type { DashboardChart } from '../../lib/superset/types.ts';
 
 /** Chart-data calls of one dashboard at once (the environment's bound still caps them all). */
 const CALLS_AT_ONCE = 2;
+
+/**
+ * From this many charts on, one export of the dashboard (and one list call for the charts' uuids)
+ * stands in for a detail read per chart: the saved query contexts and types come from the export.
+ * Below it the detail reads cost less than the export's YAML.
+ */
+const EXPORT_FROM_CHARTS = 3;
 
 export interface CheckedDashboard {
   title: string | null;
@@ -17,11 +33,28 @@ export interface CheckedDashboard {
 }
 
 /** The dashboard's charts checked now; throws what Superset answered when its charts cannot be read. */
-export async function checkDashboardCharts(up: MigrationUpstream, dashboardId: number): Promise<CheckedDashboard> {
-  const [found, charts, release] = await Promise.all([up.findDashboard(String(dashboardId)), up.chartsForCheck(dashboardId), up.version()]);
+export async function checkDashboardCharts(up: MigrationUpstream, dashboardId: number, maxBundleBytes: number): Promise<CheckedDashboard> {
+  const [found, list, release] = await Promise.all([
+    up.findDashboard(String(dashboardId)),
+    up.dashboardCharts(dashboardId) as Promise<DashboardChart[]>,
+    up.version(),
+  ]);
+  const exported = list.length >= EXPORT_FROM_CHARTS ? await exportedOf(up, dashboardId, list, maxBundleBytes) : undefined;
+  const charts = await up.chartsForCheck(dashboardId, Promise.resolve(list), exported);
   const checks = await runChecks(up, charts, release, CALLS_AT_ONCE);
   const checkedAt = new Date().toISOString();
   return { title: found?.dashboard_title ?? null, charts: charts.map((c, i) => chartVerdict(c, checks[i]!, checkedAt)) };
+}
+
+/** The dashboard's charts as its export wrote them, by id (a chart the export lacks is read in detail). */
+async function exportedOf(
+  up: MigrationUpstream,
+  dashboardId: number,
+  list: DashboardChart[],
+  maxBundleBytes: number,
+): Promise<Map<number, ExportedChart>> {
+  const [zip, uuids] = await Promise.all([up.exportDashboards([dashboardId]), up.chartUuids(list.map((c) => c.id))]);
+  return exportedCharts(Bundle.fromZip(zip, maxBundleBytes), uuids);
 }
 
 function chartVerdict(chart: ChartForCheck, check: ChartCheck, checkedAt: string): CheckedDashboard['charts'][number] {

@@ -8,7 +8,7 @@ import { Context } from '@temporalio/activity';
 import type { BrowserCheck } from '../../contracts/browser-check.ts';
 import type { ValidationBrief, ValidationItem, ValidationSelection } from '../../contracts/validation.ts';
 import { metrics } from '../../lib/telemetry/metrics.ts';
-import type { ActivityDeps } from '../deps.ts';
+import { maxBundleBytes, type ActivityDeps } from '../deps.ts';
 import { type ChartQueryGates, sharedChartQueryGates, upstreamFor } from '../../domain/migration/index.ts';
 import { itemFailure } from '../../domain/failures/index.ts';
 import { currentTaskId } from '../task-context.ts';
@@ -59,7 +59,7 @@ async function validateDashboard(
   let item: ValidationItem;
   try {
     const up = gates.limited(await upstreamFor(deps, input.envId), input.envId);
-    item = checkedItem(input, await checkDashboardCharts(up, input.dashboardId));
+    item = checkedItem(input, await checkDashboardCharts(up, input.dashboardId, maxBundleBytes(deps)));
   } catch (err) {
     const failure = itemFailure(err, { step: 'check', item: `dashboard ${input.dashboardId}`, envId: input.envId });
     return recordItem(deps, taskId, input, failedItem(input, failure), null);

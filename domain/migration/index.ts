@@ -43,3 +43,4 @@ export { applyCompanions, checkCompanions, COMPANION_KIND_MODULES, type Companio
 export { type ChartQueryGates, sharedChartQueryGates } from './chart-check/limit.ts';
 export { runChecks } from './chart-check/run.ts';
 export type { ChartCheck, ChartForCheck } from './chart-check/types.ts';
+export { exportedCharts, type ExportedChart } from './chart-check/exported.ts';
