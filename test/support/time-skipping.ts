@@ -68,6 +68,8 @@ export interface ActivityCall<K extends keyof Activities = keyof Activities> {
   runId: string;
   /** When the server scheduled it, in the server's (skipped) time. */
   scheduledMs: number;
+  /** Which attempt this is (retries of a failed attempt count up from 1). */
+  attempt: number;
 }
 
 /** Mocked activities: a part of the real `Activities`, so a changed activity signature fails the typecheck here. */
@@ -78,8 +80,14 @@ export function recorded<K extends keyof Activities>(mocks: MockActivities<K>, c
   const wrapped: Record<string, (input: unknown) => Promise<unknown>> = {};
   for (const [name, fn] of Object.entries(mocks) as Array<[K, (input: unknown) => Promise<unknown>]>) {
     wrapped[name] = (input: unknown) => {
-      const { workflowExecution, scheduledTimestampMs } = Context.current().info;
-      calls.push({ activity: name, input: input as never, runId: workflowExecution?.runId ?? 'none', scheduledMs: scheduledTimestampMs });
+      const { workflowExecution, scheduledTimestampMs, attempt } = Context.current().info;
+      calls.push({
+        activity: name,
+        input: input as never,
+        runId: workflowExecution?.runId ?? 'none',
+        scheduledMs: scheduledTimestampMs,
+        attempt,
+      });
       return fn(input);
     };
   }

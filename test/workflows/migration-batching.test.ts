@@ -222,6 +222,52 @@ describe.runIf(hasTestServer)('migrationWorkflow batching (time-skipping test se
     expect(callsOf(calls, 'finishTask')).toEqual([]);
   });
 
+  it('fails the dashboards of a batch whose retries ran out with its cause, and goes on with the next batch', async () => {
+    const all = ids(20);
+    const calls: ActivityCall[] = [];
+    const { outcome } = await runMigration(
+      all,
+      () => ({
+        markTaskRunning: async () => 'running',
+        taskItemsPerRun: async () => 1000,
+        // An outage the first batch never gets past (Temporal retries it, the server skipping the backoff); the second gets through.
+        migrateBatch: async (input) => {
+          if (input.doneBefore === 0) throw new Error('Superset answered 503 Service Unavailable');
+          return answer(input);
+        },
+        verifyMigratedBatch: async () => ({ failed: 0 }),
+        recordDashboardFailures: async () => undefined,
+        finishMigration: async () => summary(false),
+        finishTask: async () => undefined,
+      }),
+      calls,
+    );
+
+    expect(outcome).toEqual({ status: 'fulfilled', value: summary(false) });
+    // The batch policy's four attempts of the first batch (workflows/migration.ts), then the second batch once.
+    expect(callsOf(calls, 'migrateBatch').map((c) => [c.input.doneBefore, c.attempt])).toEqual([
+      [0, 1],
+      [0, 2],
+      [0, 3],
+      [0, 4],
+      [16, 1],
+    ]);
+    expect(callsOf(calls, 'recordDashboardFailures').map((c) => c.input)).toEqual([
+      {
+        step: 'migrate',
+        dashboards: all.slice(0, 16).map((id, position) => ({ sourceDashboardId: id, position })),
+        failure: {
+          error: 'Superset answered 503 Service Unavailable',
+          step: 'migrate',
+          next_actions: [{ action: 'read_logs', description: "The task's log has what each attempt did and how it failed" }],
+        },
+      },
+    ]);
+    // Only what was imported is verified: the second batch.
+    expect(callsOf(calls, 'verifyMigratedBatch').map((c) => c.input.dashboards.map((d) => d.position))).toEqual([[16, 17, 18, 19]]);
+    expect(callsOf(calls, 'finishMigration').map((c) => [c.input.requested, c.input.cancelled])).toEqual([[20, false]]);
+  });
+
   it('honours a cancel between batches: the batch in flight ends, its imports are verified, no other batch starts', async () => {
     const all = ids(40);
     const calls: ActivityCall[] = [];
