@@ -28,12 +28,34 @@ export function App() {
 }
 
 function Shell() {
-  const { t, lang, setLang } = useI18n();
+  const { t } = useI18n();
+  const [opened, { toggle, close }] = useDisclosure();
+  const links = useNavLinks();
+  return (
+    <AppShell header={{ height: 56 }} navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
+      <AppShell.Header>
+        <ShellHeader opened={opened} toggle={toggle} />
+      </AppShell.Header>
+      <AppShell.Navbar p="xs" component="nav" aria-label={t.mainNavigation}>
+        {links
+          .filter(([, , shown]) => shown)
+          .map(([to, label]) => (
+            <NavLink key={to} component={RouterLink} to={to} label={label} end={to === '/'} onClick={close} />
+          ))}
+      </AppShell.Navbar>
+      <AppShell.Main>
+        <PageRoutes />
+      </AppShell.Main>
+    </AppShell>
+  );
+}
+
+/** The navigation's entries: path, label, and whether this user may see the page. */
+function useNavLinks(): Array<[string, string, boolean]> {
+  const { t } = useI18n();
   const me = useMe().data;
   const can = useCan();
-  const qc = useQueryClient();
-  const [opened, { toggle, close }] = useDisclosure();
-  const links: Array<[string, string, boolean]> = [
+  return [
     ['/', t.overview, true],
     ['/environments', t.environments, can('environments:READ')],
     ['/dashboards', t.dashboards, can('dashboards:READ')],
@@ -45,70 +67,74 @@ function Shell() {
     ['/dataset-review', t.datasetReview, can('dataset_review:READ')],
     ['/admin', t.admin, !!me?.roles.includes('Admin') || can('admin:settings:WRITE')],
   ];
-  const signOut = async () => {
+}
+
+function useSignOut() {
+  const qc = useQueryClient();
+  return async () => {
     // Forget the token first, so no request in flight reads the revoked session as "expired".
     const token = session.token;
     session.set(undefined);
     qc.clear();
     await fetch('/api/auth/logout', { method: 'POST', headers: { Authorization: `Bearer ${token}` } }).catch(() => undefined);
   };
+}
+
+function ShellHeader({ opened, toggle }: { opened: boolean; toggle: () => void }) {
+  const { t, lang, setLang } = useI18n();
+  const me = useMe().data;
+  const can = useCan();
+  const signOut = useSignOut();
   return (
-    <AppShell header={{ height: 56 }} navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
-      <AppShell.Header>
-        <Group h="100%" px="md" justify="space-between">
-          <Group>
-            {/* "menu" in both languages: the browser test opens it by this name in Russian too */}
-            <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="menu" />
-            <Title order={3} fz={{ base: 18, sm: 24 }}>
-              Switchyard
-            </Title>
-          </Group>
-          <Group gap="xs" wrap="nowrap">
-            <SegmentedControl
-              aria-label={t.language}
-              size="xs"
-              value={lang}
-              onChange={(v) => setLang(v as Lang)}
-              data={[
-                { value: 'en', label: 'EN' },
-                { value: 'ru', label: 'RU' },
-              ]}
-            />
-            {can('assistant:USE') && <AssistantPanel />}
-            <Text size="sm" data-testid="whoami" visibleFrom="sm">
-              {me?.username}
-            </Text>
-            <Button variant="subtle" size="xs" onClick={signOut}>
-              {t.signOut}
-            </Button>
-          </Group>
-        </Group>
-      </AppShell.Header>
-      <AppShell.Navbar p="xs" component="nav" aria-label={t.mainNavigation}>
-        {links
-          .filter(([, , shown]) => shown)
-          .map(([to, label]) => (
-            <NavLink key={to} component={RouterLink} to={to} label={label} end={to === '/'} onClick={close} />
-          ))}
-      </AppShell.Navbar>
-      <AppShell.Main>
-        <Routes>
-          <Route path="/" element={<OverviewPage />} />
-          <Route path="/environments" element={<EnvironmentsPage />} />
-          <Route path="/dashboards" element={<DashboardsPage />} />
-          <Route path="/migrate" element={<MigratePage />} />
-          <Route path="/tasks" element={<TasksPage />} />
-          <Route path="/tasks/:id" element={<TaskPage />} />
-          <Route path="/releases" element={<ReleasesPage />} />
-          <Route path="/releases/:id" element={<ReleasePage />} />
-          <Route path="/git" element={<GitPage />} />
-          <Route path="/datasets" element={<DatasetsPage />} />
-          <Route path="/dataset-review" element={<DatasetReviewPage />} />
-          <Route path="/admin" element={<AdminPage />} />
-          <Route path="/login" element={<Navigate to="/" replace />} />
-          <Route path="*" element={<Text>{t.notFound}</Text>} />
-        </Routes>
-      </AppShell.Main>
-    </AppShell>
+    <Group h="100%" px="md" justify="space-between">
+      <Group>
+        {/* "menu" in both languages: the browser test opens it by this name in Russian too */}
+        <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="menu" />
+        <Title order={3} fz={{ base: 18, sm: 24 }}>
+          Switchyard
+        </Title>
+      </Group>
+      <Group gap="xs" wrap="nowrap">
+        <SegmentedControl
+          aria-label={t.language}
+          size="xs"
+          value={lang}
+          onChange={(v) => setLang(v as Lang)}
+          data={[
+            { value: 'en', label: 'EN' },
+            { value: 'ru', label: 'RU' },
+          ]}
+        />
+        {can('assistant:USE') && <AssistantPanel />}
+        <Text size="sm" data-testid="whoami" visibleFrom="sm">
+          {me?.username}
+        </Text>
+        <Button variant="subtle" size="xs" onClick={signOut}>
+          {t.signOut}
+        </Button>
+      </Group>
+    </Group>
+  );
+}
+
+function PageRoutes() {
+  const { t } = useI18n();
+  return (
+    <Routes>
+      <Route path="/" element={<OverviewPage />} />
+      <Route path="/environments" element={<EnvironmentsPage />} />
+      <Route path="/dashboards" element={<DashboardsPage />} />
+      <Route path="/migrate" element={<MigratePage />} />
+      <Route path="/tasks" element={<TasksPage />} />
+      <Route path="/tasks/:id" element={<TaskPage />} />
+      <Route path="/releases" element={<ReleasesPage />} />
+      <Route path="/releases/:id" element={<ReleasePage />} />
+      <Route path="/git" element={<GitPage />} />
+      <Route path="/datasets" element={<DatasetsPage />} />
+      <Route path="/dataset-review" element={<DatasetReviewPage />} />
+      <Route path="/admin" element={<AdminPage />} />
+      <Route path="/login" element={<Navigate to="/" replace />} />
+      <Route path="*" element={<Text>{t.notFound}</Text>} />
+    </Routes>
   );
 }

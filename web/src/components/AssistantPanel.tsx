@@ -17,11 +17,42 @@ interface Entry {
   decided?: string;
 }
 
+type Decide = (id: string, action: 'confirm' | 'cancel', index: number) => void;
+
 /** The assistant on every page: Russian or English, a risky command shows a card to confirm or cancel. */
 export function AssistantPanel() {
   const { t } = useI18n();
   const [opened, { open, close }] = useDisclosure();
-  const [text, setText] = useState('');
+  const { entries, ask, decide, say } = useConversation();
+  const onDecide: Decide = (id, action, index) => decide.mutate({ id, action, index });
+  return (
+    <>
+      <Button onClick={open} size="xs" variant="light">
+        {t.assistant}
+      </Button>
+      <Drawer opened={opened} onClose={close} position="right" title={t.assistant} size="md">
+        <Stack h="calc(100vh - 100px)">
+          <ScrollArea style={{ flex: 1 }}>
+            <Stack gap="xs">
+              {entries.map((e, i) => (
+                <EntryCard key={i} entry={e} index={i} onDecide={onDecide} onFollow={close} />
+              ))}
+              {(ask.error || decide.error) && (
+                <Text c="red" size="sm">
+                  {String((ask.error ?? (decide.error as Error)).message)}
+                </Text>
+              )}
+            </Stack>
+          </ScrollArea>
+          <AskForm onAsk={say} pending={ask.isPending} />
+        </Stack>
+      </Drawer>
+    </>
+  );
+}
+
+/** One conversation: what was said both ways, and each confirmation card's decision once made. */
+function useConversation() {
   const [conversation, setConversation] = useState<string>();
   const [entries, setEntries] = useState<Entry[]>([]);
   const ask = useMutation({
@@ -45,95 +76,89 @@ export function AssistantPanel() {
     onSuccess: (r, v) =>
       setEntries((e) => e.map((x, i) => (i === v.index ? { ...x, decided: v.action === 'confirm' ? `✓ ${r.task_id ?? ''}` : '✗' } : x))),
   });
+  const say = (text: string) => {
+    setEntries((x) => [...x, { who: 'me', text }]);
+    ask.mutate(text);
+  };
+  return { entries, ask, decide, say };
+}
+
+function EntryCard({ entry: e, index, onDecide, onFollow }: { entry: Entry; index: number; onDecide: Decide; onFollow: () => void }) {
+  const { t } = useI18n();
+  return (
+    <Card withBorder padding="xs" bg={e.who === 'me' ? 'blue.0' : undefined} ml={e.who === 'me' ? 'xl' : 0} mr={e.who === 'me' ? 0 : 'xl'}>
+      <Text size="sm" style={{ whiteSpace: 'pre-wrap' }}>
+        {e.text}
+      </Text>
+      {e.reply?.confirmation && (
+        <ConfirmationCard reply={e.reply} decided={e.decided} onDecide={(action) => onDecide(e.reply!.confirmation!.id, action, index)} />
+      )}
+      {e.reply?.task_id && (
+        <Link to={`/tasks/${e.reply.task_id}`} onClick={onFollow}>
+          {t.tasks}: {e.reply.task_id}
+        </Link>
+      )}
+    </Card>
+  );
+}
+
+function ConfirmationCard({
+  reply,
+  decided,
+  onDecide,
+}: {
+  reply: Reply;
+  decided: string | undefined;
+  onDecide: (action: 'confirm' | 'cancel') => void;
+}) {
+  const { t } = useI18n();
+  return (
+    <Card withBorder mt="xs" padding="xs" bg="yellow.0" data-testid="confirmation-card">
+      <Text size="sm" fw={600}>
+        {reply.confirmation!.summary}
+      </Text>
+      <Text size="xs" c="dimmed">
+        {reply.intent.operation} · {reply.intent.risk_level} · {t.until} {t.time(reply.confirmation!.expires_at)}
+      </Text>
+      {decided ? (
+        <Text size="sm">{decided}</Text>
+      ) : (
+        <Group gap="xs" mt={4}>
+          <Button size="compact-sm" color="green" onClick={() => onDecide('confirm')}>
+            {t.confirm}
+          </Button>
+          <Button size="compact-sm" variant="light" color="red" onClick={() => onDecide('cancel')}>
+            {t.cancel}
+          </Button>
+        </Group>
+      )}
+    </Card>
+  );
+}
+
+function AskForm({ onAsk, pending }: { onAsk: (text: string) => void; pending: boolean }) {
+  const { t } = useI18n();
+  const [text, setText] = useState('');
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (!text.trim()) return;
-    setEntries((x) => [...x, { who: 'me', text }]);
-    ask.mutate(text);
+    onAsk(text);
     setText('');
   };
   return (
-    <>
-      <Button onClick={open} size="xs" variant="light">
-        {t.assistant}
-      </Button>
-      <Drawer opened={opened} onClose={close} position="right" title={t.assistant} size="md">
-        <Stack h="calc(100vh - 100px)">
-          <ScrollArea style={{ flex: 1 }}>
-            <Stack gap="xs">
-              {entries.map((e, i) => (
-                <Card
-                  key={i}
-                  withBorder
-                  padding="xs"
-                  bg={e.who === 'me' ? 'blue.0' : undefined}
-                  ml={e.who === 'me' ? 'xl' : 0}
-                  mr={e.who === 'me' ? 0 : 'xl'}
-                >
-                  <Text size="sm" style={{ whiteSpace: 'pre-wrap' }}>
-                    {e.text}
-                  </Text>
-                  {e.reply?.confirmation && (
-                    <Card withBorder mt="xs" padding="xs" bg="yellow.0" data-testid="confirmation-card">
-                      <Text size="sm" fw={600}>
-                        {e.reply.confirmation.summary}
-                      </Text>
-                      <Text size="xs" c="dimmed">
-                        {e.reply.intent.operation} · {e.reply.intent.risk_level} · {t.until} {t.time(e.reply.confirmation.expires_at)}
-                      </Text>
-                      {e.decided ? (
-                        <Text size="sm">{e.decided}</Text>
-                      ) : (
-                        <Group gap="xs" mt={4}>
-                          <Button
-                            size="compact-sm"
-                            color="green"
-                            onClick={() => decide.mutate({ id: e.reply!.confirmation!.id, action: 'confirm', index: i })}
-                          >
-                            {t.confirm}
-                          </Button>
-                          <Button
-                            size="compact-sm"
-                            variant="light"
-                            color="red"
-                            onClick={() => decide.mutate({ id: e.reply!.confirmation!.id, action: 'cancel', index: i })}
-                          >
-                            {t.cancel}
-                          </Button>
-                        </Group>
-                      )}
-                    </Card>
-                  )}
-                  {e.reply?.task_id && (
-                    <Link to={`/tasks/${e.reply.task_id}`} onClick={close}>
-                      {t.tasks}: {e.reply.task_id}
-                    </Link>
-                  )}
-                </Card>
-              ))}
-              {(ask.error || decide.error) && (
-                <Text c="red" size="sm">
-                  {String((ask.error ?? (decide.error as Error)).message)}
-                </Text>
-              )}
-            </Stack>
-          </ScrollArea>
-          <form onSubmit={submit}>
-            <Group gap="xs" wrap="nowrap">
-              <TextInput
-                aria-label={t.assistant}
-                value={text}
-                onChange={(e) => setText(e.currentTarget.value)}
-                style={{ flex: 1 }}
-                placeholder={t.assistantPlaceholder}
-              />
-              <Button type="submit" loading={ask.isPending}>
-                {t.send}
-              </Button>
-            </Group>
-          </form>
-        </Stack>
-      </Drawer>
-    </>
+    <form onSubmit={submit}>
+      <Group gap="xs" wrap="nowrap">
+        <TextInput
+          aria-label={t.assistant}
+          value={text}
+          onChange={(e) => setText(e.currentTarget.value)}
+          style={{ flex: 1 }}
+          placeholder={t.assistantPlaceholder}
+        />
+        <Button type="submit" loading={pending}>
+          {t.send}
+        </Button>
+      </Group>
+    </form>
   );
 }

@@ -31,46 +31,7 @@ export function DriftDetail({ item }: { item: DriftItem }) {
             }))}
           />
         )}
-        {companions.length > 0 && (
-          <Table aria-label={t.companions} data-testid="drift-companions">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t.companionKind}</Table.Th>
-                <Table.Th>{t.companionName}</Table.Th>
-                <Table.Th>{t.companionAction}</Table.Th>
-                <Table.Th>{t.companionDetail}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {companions.map((c, n) => (
-                <Table.Tr key={n} data-testid="drift-companion" data-kind={c.kind}>
-                  <Table.Td>
-                    <Code>{c.kind}</Code>
-                  </Table.Td>
-                  <Table.Td>
-                    {c.name}
-                    {c.on && (
-                      <Text span size="xs" c="dimmed">
-                        {' '}
-                        ({c.on})
-                      </Text>
-                    )}
-                  </Table.Td>
-                  <Table.Td>
-                    <Badge size="sm" variant="light" color={c.action === 'missing' ? 'red' : 'blue'}>
-                      {c.action}
-                    </Badge>
-                  </Table.Td>
-                  <Table.Td>
-                    <Text size="xs">
-                      {c.difference} → {c.next_action.description}
-                    </Text>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        )}
+        {companions.length > 0 && <CompanionDiffs companions={companions} />}
         {(item.companions_not_compared ?? []).map((k) => (
           <Text key={k.kind} size="sm" c="orange" data-testid="drift-not-compared">
             <Code>{k.kind}</Code> {t.companionUnavailable}: {k.reason}
@@ -84,5 +45,52 @@ export function DriftDetail({ item }: { item: DriftItem }) {
         ))}
       </Stack>
     </Paper>
+  );
+}
+
+type CompanionDiff = NonNullable<DriftItem['companions']>[number];
+
+/** Each companion that differs: its kind, name (and what it is on), action, and what to do about it. */
+function CompanionDiffs({ companions }: { companions: CompanionDiff[] }) {
+  const { t } = useI18n();
+  return (
+    <Table aria-label={t.companions} data-testid="drift-companions">
+      <Table.Thead>
+        <Table.Tr>
+          <Table.Th>{t.companionKind}</Table.Th>
+          <Table.Th>{t.companionName}</Table.Th>
+          <Table.Th>{t.companionAction}</Table.Th>
+          <Table.Th>{t.companionDetail}</Table.Th>
+        </Table.Tr>
+      </Table.Thead>
+      <Table.Tbody>
+        {companions.map((c, n) => (
+          <Table.Tr key={n} data-testid="drift-companion" data-kind={c.kind}>
+            <Table.Td>
+              <Code>{c.kind}</Code>
+            </Table.Td>
+            <Table.Td>
+              {c.name}
+              {c.on && (
+                <Text span size="xs" c="dimmed">
+                  {' '}
+                  ({c.on})
+                </Text>
+              )}
+            </Table.Td>
+            <Table.Td>
+              <Badge size="sm" variant="light" color={c.action === 'missing' ? 'red' : 'blue'}>
+                {c.action}
+              </Badge>
+            </Table.Td>
+            <Table.Td>
+              <Text size="xs">
+                {c.difference} → {c.next_action.description}
+              </Text>
+            </Table.Td>
+          </Table.Tr>
+        ))}
+      </Table.Tbody>
+    </Table>
   );
 }

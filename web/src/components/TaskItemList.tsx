@@ -34,32 +34,10 @@ export function TaskItemList({ taskId, type, total, status }: { taskId: string; 
   const [search, setSearch] = useState('');
   const q = useDeferredValue(search.trim());
   const [open, setOpen] = useState<Set<number>>(new Set());
-  const items = useInfiniteQuery({
-    // Read again as items arrive and once the task ends (a verification amends its items); the rows shown stay until then.
-    queryKey: ['task-items', taskId, filter, q, total, status],
-    placeholderData: keepPreviousData,
-    initialPageParam: 1,
-    queryFn: ({ pageParam }) =>
-      must(
-        api.GET('/api/tasks/{task_id}/items', {
-          params: {
-            path: { task_id: taskId },
-            query: { page: pageParam, page_size: PAGE, ...(filter === 'all' ? {} : { outcome: [filter] }), ...(q ? { q } : {}) },
-          },
-        }),
-      ),
-    getNextPageParam: (last) => (last.has_next ? last.page + 1 : undefined),
-  });
+  const items = useTaskItems(taskId, filter, q, total, status);
   const rows = (items.data?.pages.flatMap((p) => p.items) ?? []) as unknown as Row[];
   const matching = items.data?.pages[0]?.total ?? 0;
-  const scroller = useRef<HTMLDivElement>(null);
-  const virtual = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW, overscan: 6 });
-  // A new filter or search starts at its first item, not where the last list was scrolled to.
-  useEffect(() => virtual.scrollToOffset(0), [filter, q]); // eslint-disable-line react-hooks/exhaustive-deps
-  const last = virtual.getVirtualItems().at(-1);
-  useEffect(() => {
-    if (last && last.index >= rows.length - 10 && items.hasNextPage && !items.isFetchingNextPage) void items.fetchNextPage();
-  }, [last?.index, rows.length, items.hasNextPage, items.isFetchingNextPage]); // eslint-disable-line react-hooks/exhaustive-deps
+  const { scroller, virtual } = useVirtualRows(rows.length, items, [filter, q]);
   const toggle = (p: number) => setOpen((s) => (s.has(p) ? new Set([...s].filter((x) => x !== p)) : new Set([...s, p])));
   const isOpen = (p: number) => open.has(p) || total === 1;
   return (
@@ -100,35 +78,7 @@ export function TaskItemList({ taskId, type, total, status }: { taskId: string; 
                 style={{ position: 'absolute', top: 0, left: 0, right: 0, transform: `translateY(${v.start}px)` }}
                 data-testid="task-item-row"
               >
-                <Group wrap="nowrap" gap="sm" h={ROW} style={{ borderBottom: '1px solid var(--mantine-color-default-border)' }}>
-                  <Button
-                    size="compact-xs"
-                    variant="subtle"
-                    onClick={() => toggle(r.position)}
-                    aria-expanded={isOpen(r.position)}
-                    aria-label={`${isOpen(r.position) ? t.hideDetails : t.showDetails} ${r.item.title ?? r.item.id}`}
-                  >
-                    {isOpen(r.position) ? '▾' : '▸'}
-                  </Button>
-                  <Text size="sm" fw={500} truncate style={{ flex: 1 }} data-testid="task-item-title">
-                    {r.item.title ?? `#${r.item.id}`}
-                  </Text>
-                  <Text size="xs" c="dimmed">
-                    #{String(r.item.id)}
-                  </Text>
-                  <Badge color={OUTCOME_COLOR[r.item.outcome] ?? 'gray'} variant="light" data-testid="task-item-outcome">
-                    {r.item.outcome}
-                  </Badge>
-                  {r.item.status !== r.item.outcome && <Badge variant="outline">{r.item.status}</Badge>}
-                  {r.change && (
-                    <Badge color={r.change === 'changed' ? 'orange' : 'gray'} variant="dot" data-testid="task-item-change">
-                      {r.change}
-                    </Badge>
-                  )}
-                  <Text size="xs" w={140} truncate>
-                    {r.item.error ?? actionCounts(r.item)}
-                  </Text>
-                </Group>
+                <ItemSummary row={r} open={isOpen(r.position)} onToggle={() => toggle(r.position)} />
                 {isOpen(r.position) && <TaskItemDetail taskId={taskId} type={type} item={r.item} />}
               </div>
             );
@@ -136,5 +86,73 @@ export function TaskItemList({ taskId, type, total, status }: { taskId: string; 
         </div>
       </div>
     </Box>
+  );
+}
+
+function useTaskItems(taskId: string, filter: Filter, q: string, total: number, status: string) {
+  return useInfiniteQuery({
+    // Read again as items arrive and once the task ends (a verification amends its items); the rows shown stay until then.
+    queryKey: ['task-items', taskId, filter, q, total, status],
+    placeholderData: keepPreviousData,
+    initialPageParam: 1,
+    queryFn: ({ pageParam }) =>
+      must(
+        api.GET('/api/tasks/{task_id}/items', {
+          params: {
+            path: { task_id: taskId },
+            query: { page: pageParam, page_size: PAGE, ...(filter === 'all' ? {} : { outcome: [filter] }), ...(q ? { q } : {}) },
+          },
+        }),
+      ),
+    getNextPageParam: (last) => (last.has_next ? last.page + 1 : undefined),
+  });
+}
+
+/** Only the rows in view rendered; back to the top when `restart` changes; the next page read as the end comes into view. */
+function useVirtualRows(count: number, items: ReturnType<typeof useTaskItems>, restart: unknown[]) {
+  const scroller = useRef<HTMLDivElement>(null);
+  const virtual = useVirtualizer({ count, getScrollElement: () => scroller.current, estimateSize: () => ROW, overscan: 6 });
+  // A new filter or search starts at its first item, not where the last list was scrolled to.
+  useEffect(() => virtual.scrollToOffset(0), restart); // eslint-disable-line react-hooks/exhaustive-deps
+  const last = virtual.getVirtualItems().at(-1);
+  useEffect(() => {
+    if (last && last.index >= count - 10 && items.hasNextPage && !items.isFetchingNextPage) void items.fetchNextPage();
+  }, [last?.index, count, items.hasNextPage, items.isFetchingNextPage]); // eslint-disable-line react-hooks/exhaustive-deps
+  return { scroller, virtual };
+}
+
+/** An item's line: the toggle for its detail, title, id, outcome, status when it differs, change, and error or action counts. */
+function ItemSummary({ row: r, open, onToggle }: { row: Row; open: boolean; onToggle: () => void }) {
+  const { t } = useI18n();
+  return (
+    <Group wrap="nowrap" gap="sm" h={ROW} style={{ borderBottom: '1px solid var(--mantine-color-default-border)' }}>
+      <Button
+        size="compact-xs"
+        variant="subtle"
+        onClick={onToggle}
+        aria-expanded={open}
+        aria-label={`${open ? t.hideDetails : t.showDetails} ${r.item.title ?? r.item.id}`}
+      >
+        {open ? '▾' : '▸'}
+      </Button>
+      <Text size="sm" fw={500} truncate style={{ flex: 1 }} data-testid="task-item-title">
+        {r.item.title ?? `#${r.item.id}`}
+      </Text>
+      <Text size="xs" c="dimmed">
+        #{String(r.item.id)}
+      </Text>
+      <Badge color={OUTCOME_COLOR[r.item.outcome] ?? 'gray'} variant="light" data-testid="task-item-outcome">
+        {r.item.outcome}
+      </Badge>
+      {r.item.status !== r.item.outcome && <Badge variant="outline">{r.item.status}</Badge>}
+      {r.change && (
+        <Badge color={r.change === 'changed' ? 'orange' : 'gray'} variant="dot" data-testid="task-item-change">
+          {r.change}
+        </Badge>
+      )}
+      <Text size="xs" w={140} truncate>
+        {r.item.error ?? actionCounts(r.item)}
+      </Text>
+    </Group>
   );
 }

@@ -41,11 +41,7 @@ export function DashboardsPage() {
   const [q] = useDebouncedValue(search, 300);
   const [selected, setSelected] = useState<number[]>([]);
   const [detail, setDetail] = useState<number | null>(null);
-  const set = (patch: Record<string, string | null>) => {
-    const next = new URLSearchParams(params);
-    for (const [k, v] of Object.entries(patch)) v === null ? next.delete(k) : next.set(k, v);
-    setParams(next);
-  };
+  const set = (patch: Record<string, string | null>) => setParams(patched(params, patch));
   const list = useDashboardList(env, page, q, showAll);
   const filter = list.data?.effective_profile_filter;
   return (
@@ -75,34 +71,14 @@ export function DashboardsPage() {
           </Button>
         )}
       </Group>
-      {filter && !filter.applied && filter.reason !== 'override_show_all' && (
-        <Text size="xs" c="dimmed">
-          {t.profileFilter(filter.reason)}
-        </Text>
-      )}
-      {filter?.resolution?.status === 'ambiguous' && (
-        <Text size="xs" c="orange" data-testid="profile-ambiguous">
-          {t.profileAmbiguous(filter.resolution.candidates.map((c) => `${c.display_name}${c.email ? ` <${c.email}>` : ''}`).join(', '))}
-        </Text>
-      )}
+      {filter && <ProfileFilterNotes filter={filter} />}
       <ProblemAlert error={list.error} />
       {list.data && (
         <Text size="sm" c="dimmed">
           {t.dashboardCount(list.data.total)}
         </Text>
       )}
-      <SimpleGrid cols={{ base: 1, xs: 2, md: 3, lg: 4 }}>
-        {list.data?.items.map((d) => (
-          <DashboardCard
-            key={d.id}
-            envId={env!}
-            dashboard={d}
-            selected={selected.includes(d.id)}
-            onSelect={(on) => setSelected(on ? [...selected, d.id] : selected.filter((x) => x !== d.id))}
-            onOpen={() => setDetail(d.id)}
-          />
-        ))}
-      </SimpleGrid>
+      <DashboardGrid envId={env!} items={list.data?.items ?? []} selected={selected} onSelected={setSelected} onOpen={setDetail} />
       {list.data && list.data.total > PAGE_SIZE && (
         <Pagination total={Math.ceil(list.data.total / PAGE_SIZE)} value={page} onChange={(p) => set({ page: String(p) })} />
       )}
@@ -114,6 +90,33 @@ export function DashboardsPage() {
 }
 
 type DashboardItem = NonNullable<ReturnType<typeof useDashboardList>['data']>['items'][number];
+type ProfileFilter = NonNullable<NonNullable<ReturnType<typeof useDashboardList>['data']>['effective_profile_filter']>;
+
+/** The URL's search parameters with `patch` applied: a null value removes its key. */
+function patched(params: URLSearchParams, patch: Record<string, string | null>): URLSearchParams {
+  const next = new URLSearchParams(params);
+  for (const [k, v] of Object.entries(patch)) v === null ? next.delete(k) : next.set(k, v);
+  return next;
+}
+
+/** Why the profile filter is off (unless the person turned it off), and whom an ambiguous profile could be. */
+function ProfileFilterNotes({ filter }: { filter: ProfileFilter }) {
+  const { t } = useI18n();
+  return (
+    <>
+      {!filter.applied && filter.reason !== 'override_show_all' && (
+        <Text size="xs" c="dimmed">
+          {t.profileFilter(filter.reason)}
+        </Text>
+      )}
+      {filter.resolution?.status === 'ambiguous' && (
+        <Text size="xs" c="orange" data-testid="profile-ambiguous">
+          {t.profileAmbiguous(filter.resolution.candidates.map((c) => `${c.display_name}${c.email ? ` <${c.email}>` : ''}`).join(', '))}
+        </Text>
+      )}
+    </>
+  );
+}
 
 /** The page of dashboards the URL names (environment, page, search, profile filter override). */
 function useDashboardList(env: string | null, page: number, q: string, showAll: boolean) {
@@ -136,6 +139,35 @@ function useDashboardList(env: string | null, page: number, q: string, showAll: 
         }),
       ),
   });
+}
+
+function DashboardGrid({
+  envId,
+  items,
+  selected,
+  onSelected,
+  onOpen,
+}: {
+  envId: string;
+  items: DashboardItem[];
+  selected: number[];
+  onSelected: (ids: number[]) => void;
+  onOpen: (id: number) => void;
+}) {
+  return (
+    <SimpleGrid cols={{ base: 1, xs: 2, md: 3, lg: 4 }}>
+      {items.map((d) => (
+        <DashboardCard
+          key={d.id}
+          envId={envId}
+          dashboard={d}
+          selected={selected.includes(d.id)}
+          onSelect={(on) => onSelected(on ? [...selected, d.id] : selected.filter((x) => x !== d.id))}
+          onOpen={() => onOpen(d.id)}
+        />
+      ))}
+    </SimpleGrid>
+  );
 }
 
 /** One dashboard of the grid: its thumbnail, a checkbox to select it for a migration, its title opening the detail. */

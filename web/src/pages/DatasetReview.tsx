@@ -121,12 +121,8 @@ function useSessionActions(id: string, version: number, questionKey: string | un
 function Session({ id }: { id: string }) {
   const { t } = useI18n();
   const can = useCan();
-  const path = { session_id: id };
   const session = useReviewSession(id);
-  const question = useQuery({
-    queryKey: ['review-question', id],
-    queryFn: () => must(api.GET('/api/dataset-review/sessions/{session_id}/clarification', { params: { path } })),
-  });
+  const question = useClarification(id);
   const { reload, answer, lock, preview, launch, error } = useSessionActions(id, session.data?.version ?? 1, question.data?.question?.key);
   const conflict = error instanceof ApiError && error.problem.status === 409;
   const s = session.data;
@@ -151,25 +147,12 @@ function Session({ id }: { id: string }) {
           <ProblemAlert error={error} />
         )}
         {q && (
-          <Paper withBorder p="xs" bg="blue.0">
-            <Text fw={600}>{q.text}</Text>
-            <Text size="xs" c="dimmed">
-              {t.questionsRemaining(question.data?.remaining ?? 0)}
-            </Text>
-            <Group gap="xs" mt="xs">
-              {q.options.map((o) => (
-                <Button
-                  key={o.value}
-                  size="compact-sm"
-                  variant="light"
-                  onClick={() => answer.mutate(o.value)}
-                  disabled={!can('dataset_review:WRITE')}
-                >
-                  {String((o as { label?: string }).label ?? o.value)}
-                </Button>
-              ))}
-            </Group>
-          </Paper>
+          <QuestionCard
+            question={q}
+            remaining={question.data?.remaining ?? 0}
+            canAnswer={can('dataset_review:WRITE')}
+            onAnswer={(option) => answer.mutate(option)}
+          />
         )}
         <FieldTable fields={s.fields} onToggleLock={(f) => lock.mutate({ field: f.id, locked: f.locked })} />
         <Group>
@@ -185,6 +168,44 @@ function Session({ id }: { id: string }) {
         </Group>
         {preview.data && <Code block>{JSON.stringify(preview.data, null, 2).slice(0, 6000)}</Code>}
       </Stack>
+    </Paper>
+  );
+}
+
+type Question = NonNullable<NonNullable<ReturnType<typeof useClarification>['data']>['question']>;
+
+const useClarification = (id: string) =>
+  useQuery({
+    queryKey: ['review-question', id],
+    queryFn: () => must(api.GET('/api/dataset-review/sessions/{session_id}/clarification', { params: { path: { session_id: id } } })),
+  });
+
+/** The clarification asked now: its text, how many remain, one button per option. */
+function QuestionCard({
+  question: q,
+  remaining,
+  canAnswer,
+  onAnswer,
+}: {
+  question: Question;
+  remaining: number;
+  canAnswer: boolean;
+  onAnswer: (option: string) => void;
+}) {
+  const { t } = useI18n();
+  return (
+    <Paper withBorder p="xs" bg="blue.0">
+      <Text fw={600}>{q.text}</Text>
+      <Text size="xs" c="dimmed">
+        {t.questionsRemaining(remaining)}
+      </Text>
+      <Group gap="xs" mt="xs">
+        {q.options.map((o) => (
+          <Button key={o.value} size="compact-sm" variant="light" onClick={() => onAnswer(o.value)} disabled={!canAnswer}>
+            {String((o as { label?: string }).label ?? o.value)}
+          </Button>
+        ))}
+      </Group>
     </Paper>
   );
 }

@@ -199,43 +199,15 @@ function Suggestions({ env, id, items, refresh }: { env: string; id: number; ite
         </Table.Thead>
         <Table.Tbody>
           {items.map((s) => (
-            <Table.Tr key={s.id} data-testid="suggestion">
-              <Table.Td>
-                {s.column_name ?? 'dataset'}.{s.field}
-                {s.person_written && (
-                  <Badge size="xs" color="orange" ml={4}>
-                    {t.personWritten}
-                  </Badge>
-                )}
-              </Table.Td>
-              <Table.Td>{s.current_value ?? '—'}</Table.Td>
-              <Table.Td>
-                {s.status === 'pending' && can('datasets:WRITE') ? (
-                  <Textarea
-                    aria-label={t.suggestionFor(s.column_name ?? 'dataset', s.field)}
-                    autosize
-                    value={edits[s.id] ?? s.value}
-                    onChange={(e) => setEdits({ ...edits, [s.id]: e.currentTarget.value })}
-                  />
-                ) : (
-                  <Text size="sm">{s.accepted_value ?? s.value}</Text>
-                )}
-              </Table.Td>
-              <Table.Td>
-                {s.status === 'pending' && can('datasets:WRITE') ? (
-                  <Group gap={4} wrap="nowrap">
-                    <Button size="compact-xs" color="green" onClick={() => accept.mutate([s.id])}>
-                      {t.accept}
-                    </Button>
-                    <Button size="compact-xs" color="red" variant="light" onClick={() => reject.mutate([s.id])}>
-                      {t.reject}
-                    </Button>
-                  </Group>
-                ) : (
-                  <Badge data-testid="suggestion-status">{s.status}</Badge>
-                )}
-              </Table.Td>
-            </Table.Tr>
+            <SuggestionRow
+              key={s.id}
+              suggestion={s}
+              decidable={s.status === 'pending' && can('datasets:WRITE')}
+              value={edits[s.id] ?? s.value}
+              onEdit={(value) => setEdits({ ...edits, [s.id]: value })}
+              onAccept={() => accept.mutate([s.id])}
+              onReject={() => reject.mutate([s.id])}
+            />
           ))}
         </Table.Tbody>
       </Table>
@@ -248,6 +220,64 @@ function Suggestions({ env, id, items, refresh }: { env: string; id: number; ite
         </Group>
       )}
     </>
+  );
+}
+
+/** One suggestion: editable with accept and reject while it is pending and the person may write, else its value and status. */
+function SuggestionRow({
+  suggestion: s,
+  decidable,
+  value,
+  onEdit,
+  onAccept,
+  onReject,
+}: {
+  suggestion: Suggestion;
+  decidable: boolean;
+  value: string;
+  onEdit: (value: string) => void;
+  onAccept: () => void;
+  onReject: () => void;
+}) {
+  const { t } = useI18n();
+  return (
+    <Table.Tr data-testid="suggestion">
+      <Table.Td>
+        {s.column_name ?? 'dataset'}.{s.field}
+        {s.person_written && (
+          <Badge size="xs" color="orange" ml={4}>
+            {t.personWritten}
+          </Badge>
+        )}
+      </Table.Td>
+      <Table.Td>{s.current_value ?? '—'}</Table.Td>
+      <Table.Td>
+        {decidable ? (
+          <Textarea
+            aria-label={t.suggestionFor(s.column_name ?? 'dataset', s.field)}
+            autosize
+            value={value}
+            onChange={(e) => onEdit(e.currentTarget.value)}
+          />
+        ) : (
+          <Text size="sm">{s.accepted_value ?? s.value}</Text>
+        )}
+      </Table.Td>
+      <Table.Td>
+        {decidable ? (
+          <Group gap={4} wrap="nowrap">
+            <Button size="compact-xs" color="green" onClick={onAccept}>
+              {t.accept}
+            </Button>
+            <Button size="compact-xs" color="red" variant="light" onClick={onReject}>
+              {t.reject}
+            </Button>
+          </Group>
+        ) : (
+          <Badge data-testid="suggestion-status">{s.status}</Badge>
+        )}
+      </Table.Td>
+    </Table.Tr>
   );
 }
 

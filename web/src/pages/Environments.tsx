@@ -193,30 +193,11 @@ function useSaveEnvironment(
 function DbMappings() {
   const { t } = useI18n();
   const can = useCan();
-  const qc = useQueryClient();
   const [source, setSource] = useState<string | null>(null);
   const [target, setTarget] = useState<string | null>(null);
   const [choice, setChoice] = useState<Record<number, string | null>>({});
-  const suggestions = useQuery({
-    queryKey: ['db-mappings', source, target],
-    enabled: !!source && !!target,
-    queryFn: () => must(api.GET('/api/dashboards/db-mappings', { params: { query: { source_env_id: source!, target_env_id: target! } } })),
-  });
-  const save = useMutation({
-    mutationFn: () =>
-      must(
-        api.PUT('/api/environments/{env_id}/db-mappings/{target_env_id}', {
-          params: { path: { env_id: source!, target_env_id: target! } },
-          body: {
-            mappings: (suggestions.data?.items ?? []).flatMap((i) => {
-              const picked = choice[i.source_database.id] ?? String(i.saved_target?.id ?? i.suggested_target?.id ?? '');
-              return picked ? [{ source_database_id: i.source_database.id, target_database_id: Number(picked) }] : [];
-            }),
-          },
-        }),
-      ),
-    onSuccess: () => qc.invalidateQueries({ queryKey: ['db-mappings'] }),
-  });
+  const suggestions = useDbMappingSuggestions(source, target);
+  const save = useSaveDbMappings(source, target, suggestions.data?.items ?? [], choice);
   return (
     <Stack mt="lg">
       <Title order={3}>{t.mappings}</Title>
@@ -236,26 +217,12 @@ function DbMappings() {
           </Table.Thead>
           <Table.Tbody>
             {suggestions.data.items.map((i) => (
-              <Table.Tr key={i.source_database.id}>
-                <Table.Td>
-                  {i.source_database.name}{' '}
-                  <Text span c="dimmed" size="xs">
-                    {i.source_database.backend}
-                  </Text>
-                </Table.Td>
-                <Table.Td>
-                  {i.suggested_target ? `${i.suggested_target.name} (${Math.round(i.confidence * 100)}%)` : '—'}
-                  {i.saved_target && <Badge ml="xs">{t.savedMapping(i.saved_target.name)}</Badge>}
-                </Table.Td>
-                <Table.Td>
-                  <Select
-                    aria-label={`${t.target} ${i.source_database.name}`}
-                    data={i.candidates.map((c) => ({ value: String(c.id), label: `${c.name} · ${Math.round(c.confidence * 100)}%` }))}
-                    value={choice[i.source_database.id] ?? String(i.saved_target?.id ?? i.suggested_target?.id ?? '')}
-                    onChange={(v) => setChoice({ ...choice, [i.source_database.id]: v })}
-                  />
-                </Table.Td>
-              </Table.Tr>
+              <DbMappingRow
+                key={i.source_database.id}
+                item={i}
+                value={pickedTarget(i, choice)}
+                onChange={(v) => setChoice({ ...choice, [i.source_database.id]: v })}
+              />
             ))}
           </Table.Tbody>
         </Table>
@@ -269,5 +236,64 @@ function DbMappings() {
         </Group>
       )}
     </Stack>
+  );
+}
+
+type DbMappingItem = NonNullable<ReturnType<typeof useDbMappingSuggestions>['data']>['items'][number];
+
+const useDbMappingSuggestions = (source: string | null, target: string | null) =>
+  useQuery({
+    queryKey: ['db-mappings', source, target],
+    enabled: !!source && !!target,
+    queryFn: () => must(api.GET('/api/dashboards/db-mappings', { params: { query: { source_env_id: source!, target_env_id: target! } } })),
+  });
+
+/** The target database picked for a source database: the person's choice, else the saved mapping, else the suggestion ('' for none). */
+const pickedTarget = (i: DbMappingItem, choice: Record<number, string | null>) =>
+  choice[i.source_database.id] ?? String(i.saved_target?.id ?? i.suggested_target?.id ?? '');
+
+/** Saves every source database that has a target picked. */
+function useSaveDbMappings(source: string | null, target: string | null, items: DbMappingItem[], choice: Record<number, string | null>) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: () =>
+      must(
+        api.PUT('/api/environments/{env_id}/db-mappings/{target_env_id}', {
+          params: { path: { env_id: source!, target_env_id: target! } },
+          body: {
+            mappings: items.flatMap((i) => {
+              const picked = pickedTarget(i, choice);
+              return picked ? [{ source_database_id: i.source_database.id, target_database_id: Number(picked) }] : [];
+            }),
+          },
+        }),
+      ),
+    onSuccess: () => qc.invalidateQueries({ queryKey: ['db-mappings'] }),
+  });
+}
+
+function DbMappingRow({ item: i, value, onChange }: { item: DbMappingItem; value: string; onChange: (v: string | null) => void }) {
+  const { t } = useI18n();
+  return (
+    <Table.Tr>
+      <Table.Td>
+        {i.source_database.name}{' '}
+        <Text span c="dimmed" size="xs">
+          {i.source_database.backend}
+        </Text>
+      </Table.Td>
+      <Table.Td>
+        {i.suggested_target ? `${i.suggested_target.name} (${Math.round(i.confidence * 100)}%)` : '—'}
+        {i.saved_target && <Badge ml="xs">{t.savedMapping(i.saved_target.name)}</Badge>}
+      </Table.Td>
+      <Table.Td>
+        <Select
+          aria-label={`${t.target} ${i.source_database.name}`}
+          data={i.candidates.map((c) => ({ value: String(c.id), label: `${c.name} · ${Math.round(c.confidence * 100)}%` }))}
+          value={value}
+          onChange={onChange}
+        />
+      </Table.Td>
+    </Table.Tr>
   );
 }

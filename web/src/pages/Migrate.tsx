@@ -25,33 +25,9 @@ export function MigratePage() {
   const [ids, setIds] = useState<string[]>(params.get('ids')?.split(',').filter(Boolean) ?? []);
   const [overwrite, setOverwrite] = useState(true);
   const [companions, setCompanions] = useState<CompanionRequest>({});
-  const [dryTask, setDryTask] = useState<string>();
-  const [realTask, setRealTask] = useState<string>();
+  const { dryTask, realTask, started } = useMigrationRuns(setStep);
   const mappings = useDbMappings(source, target, step >= 1);
-  const start = useMutation({
-    mutationFn: (dryRun: boolean) =>
-      must(
-        api.POST('/api/dashboards/migrate', {
-          body: {
-            source_env_id: source!,
-            target_env_id: target!,
-            dashboard_ids: ids.map(Number),
-            overwrite,
-            dry_run: dryRun,
-            companions: companionsBody(companions),
-          },
-        }),
-      ),
-    onSuccess: (r, dryRun) => {
-      if (dryRun) {
-        setDryTask(r.task_id);
-        setStep(2);
-      } else {
-        setRealTask(r.task_id);
-        setStep(3);
-      }
-    },
-  });
+  const start = useStartMigration({ source, target, ids, overwrite, companions }, started);
   const dry = useTask(dryTask);
   const real = useTask(realTask);
   return (
@@ -74,21 +50,12 @@ export function MigratePage() {
           </Stack>
         </Stepper.Step>
         <Stepper.Step label={t.mappings}>
-          <Stack>
-            <ProblemAlert error={mappings.error} />
-            {mappings.isLoading && <Loader size="sm" />}
-            <MappingTable items={mappings.data?.items ?? []} />
-            {source && target && <MigrationOptions source={source} target={target} value={companions} onChange={setCompanions} />}
-            <ProblemAlert error={start.error} />
-            <Group>
-              <Button variant="default" onClick={() => setStep(0)}>
-                {t.previous}
-              </Button>
-              <Button onClick={() => start.mutate(true)} loading={start.isPending}>
-                {t.dryRun}
-              </Button>
-            </Group>
-          </Stack>
+          <MappingStep
+            mappings={mappings}
+            options={source && target ? { source, target, value: companions, onChange: setCompanions } : undefined}
+            start={start}
+            onBack={() => setStep(0)}
+          />
         </Stepper.Step>
         <Stepper.Step label={t.review}>
           <DryRunReview
@@ -101,6 +68,83 @@ export function MigratePage() {
         </Stepper.Step>
         <Stepper.Completed>{realTask && <MigrationStarted taskId={realTask} task={real} />}</Stepper.Completed>
       </Stepper>
+    </Stack>
+  );
+}
+
+/** The dry run's and the real migration's tasks; each, once started, moves the stepper to the step that shows it. */
+function useMigrationRuns(setStep: (step: number) => void) {
+  const [dryTask, setDryTask] = useState<string>();
+  const [realTask, setRealTask] = useState<string>();
+  const started = (taskId: string, dryRun: boolean) => {
+    if (dryRun) {
+      setDryTask(taskId);
+      setStep(2);
+    } else {
+      setRealTask(taskId);
+      setStep(3);
+    }
+  };
+  return { dryTask, realTask, started };
+}
+
+interface MigrationRequest {
+  source: string | null;
+  target: string | null;
+  ids: string[];
+  overwrite: boolean;
+  companions: CompanionRequest;
+}
+
+/** Starts the migration (a dry run or the real one) and hands over its task. */
+function useStartMigration(r: MigrationRequest, onStarted: (taskId: string, dryRun: boolean) => void) {
+  return useMutation({
+    mutationFn: (dryRun: boolean) =>
+      must(
+        api.POST('/api/dashboards/migrate', {
+          body: {
+            source_env_id: r.source!,
+            target_env_id: r.target!,
+            dashboard_ids: r.ids.map(Number),
+            overwrite: r.overwrite,
+            dry_run: dryRun,
+            companions: companionsBody(r.companions),
+          },
+        }),
+      ),
+    onSuccess: (res, dryRun) => onStarted(res.task_id, dryRun),
+  });
+}
+
+/** The mapping step: the database mappings the migration will use, the companion options, and the dry run. */
+function MappingStep({
+  mappings,
+  options,
+  start,
+  onBack,
+}: {
+  mappings: ReturnType<typeof useDbMappings>;
+  /** Absent until both environments are picked. */
+  options: Parameters<typeof MigrationOptions>[0] | undefined;
+  start: ReturnType<typeof useStartMigration>;
+  onBack: () => void;
+}) {
+  const { t } = useI18n();
+  return (
+    <Stack>
+      <ProblemAlert error={mappings.error} />
+      {mappings.isLoading && <Loader size="sm" />}
+      <MappingTable items={mappings.data?.items ?? []} />
+      {options && <MigrationOptions {...options} />}
+      <ProblemAlert error={start.error} />
+      <Group>
+        <Button variant="default" onClick={onBack}>
+          {t.previous}
+        </Button>
+        <Button onClick={() => start.mutate(true)} loading={start.isPending}>
+          {t.dryRun}
+        </Button>
+      </Group>
     </Stack>
   );
 }

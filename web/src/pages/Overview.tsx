@@ -23,13 +23,42 @@ export function OverviewPage() {
     queryFn: () => must(api.GET('/api/tasks', { params: { query: { page_size: 100 } } })),
   });
   const items = tasks.data?.items ?? [];
+  return (
+    <Stack>
+      <Title order={2}>{t.overview}</Title>
+      <SimpleGrid cols={{ base: 1, md: 3 }}>
+        <Total label={t.environments} value={envs.data?.total ?? '—'} />
+        <Total label={t.tasks} value={tasks.data?.total ?? '—'} />
+        <Total label={t.failedTasks} value={items.filter((x) => x.status === 'FAILED').length} color="red" />
+      </SimpleGrid>
+      <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }}>
+        {envs.data?.items.map((e) => (
+          <EnvironmentCard key={e.id} id={e.id} name={e.name} />
+        ))}
+      </SimpleGrid>
+      <OutcomesChart perKind={outcomesPerKind(items)} />
+      <DurationsChart durations={durationsOf(items)} />
+    </Stack>
+  );
+}
+
+type TaskRow = { type: string; status: string; started_at?: string | null; finished_at?: string | null };
+type Duration = { type: string; at: number; seconds: number };
+
+/** Per task kind, how many tasks ended in (or are in) each status. */
+function outcomesPerKind(items: TaskRow[]): Map<string, Record<string, number>> {
   const perKind = new Map<string, Record<string, number>>();
   for (const task of items) {
     const row = perKind.get(task.type) ?? {};
     row[task.status] = (row[task.status] ?? 0) + 1;
     perKind.set(task.type, row);
   }
-  const durations = items
+  return perKind;
+}
+
+/** How long each finished migration and backup took, oldest first. */
+function durationsOf(items: TaskRow[]): Duration[] {
+  return items
     .filter((x) => (x.type === 'migration' || x.type === 'backup') && x.started_at && x.finished_at)
     .map((x) => ({
       type: x.type,
@@ -37,98 +66,93 @@ export function OverviewPage() {
       seconds: (new Date(x.finished_at!).getTime() - new Date(x.started_at!).getTime()) / 1000,
     }))
     .sort((a, b) => a.at - b.at);
+}
+
+function Total({ label, value, color }: { label: string; value: number | string; color?: string }) {
+  return (
+    <Card withBorder>
+      <Text c="dimmed">{label}</Text>
+      <Text size="xl" fw={700} c={color}>
+        {value}
+      </Text>
+    </Card>
+  );
+}
+
+/** One bar per kind, its statuses stacked, scaled to the kind with the most tasks. */
+function OutcomesChart({ perKind }: { perKind: Map<string, Record<string, number>> }) {
+  const { t } = useI18n();
   const maxCount = Math.max(1, ...[...perKind.values()].map((r) => Object.values(r).reduce((a, b) => a + b, 0)));
+  return (
+    <Card withBorder>
+      <Title order={4}>{t.outcomesPerKind}</Title>
+      <svg
+        role="img"
+        aria-label={t.outcomesPerKind}
+        width="100%"
+        height={Math.max(40, perKind.size * 28)}
+        viewBox={`0 0 600 ${Math.max(40, perKind.size * 28)}`}
+      >
+        {[...perKind.entries()].map(([kind, row], i) => {
+          let x = 130;
+          return (
+            <g key={kind} transform={`translate(0 ${i * 28})`}>
+              <text x={0} y={18} fontSize={13}>
+                {kind}
+              </text>
+              {Object.entries(row).map(([status, n]) => {
+                const w = (n / maxCount) * 450;
+                const rect = (
+                  <rect key={status} x={x} y={4} width={w} height={18} fill={OUTCOME_COLOR[status]}>
+                    <title>{`${status}: ${n}`}</title>
+                  </rect>
+                );
+                x += w;
+                return rect;
+              })}
+            </g>
+          );
+        })}
+      </svg>
+      <Group gap="xs">
+        {Object.entries(OUTCOME_COLOR).map(([s, c]) => (
+          <Text key={s} size="xs" style={{ color: c }}>
+            ■ {s}
+          </Text>
+        ))}
+      </Group>
+    </Card>
+  );
+}
+
+/** One dot per finished migration or backup, in the order they finished, its height the time it took. */
+function DurationsChart({ durations }: { durations: Duration[] }) {
+  const { t } = useI18n();
   const maxSeconds = Math.max(1, ...durations.map((d) => d.seconds));
   return (
-    <Stack>
-      <Title order={2}>{t.overview}</Title>
-      <SimpleGrid cols={{ base: 1, md: 3 }}>
-        <Card withBorder>
-          <Text c="dimmed">{t.environments}</Text>
-          <Text size="xl" fw={700}>
-            {envs.data?.total ?? '—'}
-          </Text>
-        </Card>
-        <Card withBorder>
-          <Text c="dimmed">{t.tasks}</Text>
-          <Text size="xl" fw={700}>
-            {tasks.data?.total ?? '—'}
-          </Text>
-        </Card>
-        <Card withBorder>
-          <Text c="dimmed">{t.failedTasks}</Text>
-          <Text size="xl" fw={700} c="red">
-            {items.filter((x) => x.status === 'FAILED').length}
-          </Text>
-        </Card>
-      </SimpleGrid>
-      <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }}>
-        {envs.data?.items.map((e) => (
-          <EnvironmentCard key={e.id} id={e.id} name={e.name} />
+    <Card withBorder>
+      <Title order={4}>{t.durations}</Title>
+      <svg role="img" aria-label={t.durations} width="100%" height={160} viewBox="0 0 600 160">
+        <line x1={30} y1={140} x2={600} y2={140} stroke="#ccc" />
+        {durations.map((d, i) => (
+          <circle
+            key={i}
+            cx={30 + (i + 0.5) * (570 / Math.max(durations.length, 1))}
+            cy={140 - (d.seconds / maxSeconds) * 130}
+            r={5}
+            fill={d.type === 'migration' ? '#1971c2' : '#2f9e44'}
+          >
+            <title>{`${d.type} ${t.seconds(d.seconds.toFixed(1))}`}</title>
+          </circle>
         ))}
-      </SimpleGrid>
-      <Card withBorder>
-        <Title order={4}>{t.outcomesPerKind}</Title>
-        <svg
-          role="img"
-          aria-label={t.outcomesPerKind}
-          width="100%"
-          height={Math.max(40, perKind.size * 28)}
-          viewBox={`0 0 600 ${Math.max(40, perKind.size * 28)}`}
-        >
-          {[...perKind.entries()].map(([kind, row], i) => {
-            let x = 130;
-            return (
-              <g key={kind} transform={`translate(0 ${i * 28})`}>
-                <text x={0} y={18} fontSize={13}>
-                  {kind}
-                </text>
-                {Object.entries(row).map(([status, n]) => {
-                  const w = (n / maxCount) * 450;
-                  const rect = (
-                    <rect key={status} x={x} y={4} width={w} height={18} fill={OUTCOME_COLOR[status]}>
-                      <title>{`${status}: ${n}`}</title>
-                    </rect>
-                  );
-                  x += w;
-                  return rect;
-                })}
-              </g>
-            );
-          })}
-        </svg>
-        <Group gap="xs">
-          {Object.entries(OUTCOME_COLOR).map(([s, c]) => (
-            <Text key={s} size="xs" style={{ color: c }}>
-              ■ {s}
-            </Text>
-          ))}
-        </Group>
-      </Card>
-      <Card withBorder>
-        <Title order={4}>{t.durations}</Title>
-        <svg role="img" aria-label={t.durations} width="100%" height={160} viewBox="0 0 600 160">
-          <line x1={30} y1={140} x2={600} y2={140} stroke="#ccc" />
-          {durations.map((d, i) => (
-            <circle
-              key={i}
-              cx={30 + (i + 0.5) * (570 / Math.max(durations.length, 1))}
-              cy={140 - (d.seconds / maxSeconds) * 130}
-              r={5}
-              fill={d.type === 'migration' ? '#1971c2' : '#2f9e44'}
-            >
-              <title>{`${d.type} ${t.seconds(d.seconds.toFixed(1))}`}</title>
-            </circle>
-          ))}
-          <text x={0} y={14} fontSize={11}>
-            {t.seconds(maxSeconds.toFixed(0))}
-          </text>
-        </svg>
-        <Text size="xs" c="dimmed">
-          {t.durationsLegend}
-        </Text>
-      </Card>
-    </Stack>
+        <text x={0} y={14} fontSize={11}>
+          {t.seconds(maxSeconds.toFixed(0))}
+        </text>
+      </svg>
+      <Text size="xs" c="dimmed">
+        {t.durationsLegend}
+      </Text>
+    </Card>
   );
 }
 

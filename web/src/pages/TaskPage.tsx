@@ -18,48 +18,19 @@ export function TaskPage() {
   const task = useTask(id);
   const me = useMe().data;
   const can = useCan();
-  const qc = useQueryClient();
   const [comment, setComment] = useState('');
-  const refresh = () => qc.invalidateQueries({ queryKey: ['task', id] });
-  const cancel = useMutation({
-    mutationFn: () => must(api.POST('/api/tasks/{task_id}/cancel', { params: { path: { task_id: id! } } })),
-    onSuccess: refresh,
-  });
-  const decide = useMutation({
-    mutationFn: (d: 'approve' | 'reject') =>
-      must(
-        api.POST(d === 'approve' ? '/api/tasks/{task_id}/approve' : '/api/tasks/{task_id}/reject', {
-          params: { path: { task_id: id! } },
-          body: comment ? { comment } : {},
-        }),
-      ),
-    onSuccess: refresh,
-  });
+  const { cancel, decide } = useTaskActions(id, comment);
   const data = task.data;
   if (!data) return <ProblemAlert error={task.error} />;
   const mine = data.user_id === me?.id;
   return (
     <Stack>
-      <Group justify="space-between">
-        <Title order={2}>
-          {data.type}{' '}
-          <Badge color={STATUS_COLOR[data.status]} data-testid="task-status">
-            {data.status}
-          </Badge>
-        </Title>
-        <Group>
-          {data.temporal.ui_url && (
-            <Anchor href={data.temporal.ui_url} target="_blank" rel="noreferrer">
-              {t.temporal}
-            </Anchor>
-          )}
-          {!FINISHED.includes(data.status) && (mine || can('tasks:WRITE')) && (
-            <Button color="red" variant="light" onClick={() => cancel.mutate()} loading={cancel.isPending}>
-              {t.cancel}
-            </Button>
-          )}
-        </Group>
-      </Group>
+      <TaskHeader
+        task={data}
+        cancellable={!FINISHED.includes(data.status) && (mine || can('tasks:WRITE'))}
+        onCancel={() => cancel.mutate()}
+        cancelling={cancel.isPending}
+      />
       <Text>{data.summary}</Text>
       {data.details && (
         <Text size="sm" c="dimmed">
@@ -78,6 +49,57 @@ export function TaskPage() {
       {data.items_summary && id && <TaskItems taskId={id} type={data.type} status={data.status} summary={data.items_summary} />}
       {id && <LiveLogs taskId={id} />}
     </Stack>
+  );
+}
+
+type Task = NonNullable<ReturnType<typeof useTask>['data']>;
+
+/** Cancelling the task and deciding its approval; either reads the task again when it lands. */
+function useTaskActions(id: string | undefined, comment: string) {
+  const qc = useQueryClient();
+  const refresh = () => qc.invalidateQueries({ queryKey: ['task', id] });
+  const cancel = useMutation({
+    mutationFn: () => must(api.POST('/api/tasks/{task_id}/cancel', { params: { path: { task_id: id! } } })),
+    onSuccess: refresh,
+  });
+  const decide = useMutation({
+    mutationFn: (d: 'approve' | 'reject') =>
+      must(
+        api.POST(d === 'approve' ? '/api/tasks/{task_id}/approve' : '/api/tasks/{task_id}/reject', {
+          params: { path: { task_id: id! } },
+          body: comment ? { comment } : {},
+        }),
+      ),
+    onSuccess: refresh,
+  });
+  return { cancel, decide };
+}
+
+/** The task's kind and status, its workflow in Temporal's UI, and the cancel button while it may be cancelled. */
+function TaskHeader(props: { task: Task; cancellable: boolean; onCancel: () => void; cancelling: boolean }) {
+  const { t } = useI18n();
+  const { task: data, cancellable, onCancel, cancelling } = props;
+  return (
+    <Group justify="space-between">
+      <Title order={2}>
+        {data.type}{' '}
+        <Badge color={STATUS_COLOR[data.status]} data-testid="task-status">
+          {data.status}
+        </Badge>
+      </Title>
+      <Group>
+        {data.temporal.ui_url && (
+          <Anchor href={data.temporal.ui_url} target="_blank" rel="noreferrer">
+            {t.temporal}
+          </Anchor>
+        )}
+        {cancellable && (
+          <Button color="red" variant="light" onClick={onCancel} loading={cancelling}>
+            {t.cancel}
+          </Button>
+        )}
+      </Group>
+    </Group>
   );
 }
 
@@ -112,7 +134,7 @@ function Approval({ task: data, mine, comment, setComment, decide }: ApprovalPro
 }
 
 interface ApprovalProps {
-  task: NonNullable<ReturnType<typeof useTask>['data']>;
+  task: Task;
   mine: boolean;
   comment: string;
   setComment(c: string): void;
