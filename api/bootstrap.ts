@@ -18,15 +18,19 @@ import { ADMIN_ROLE } from './auth/principal.ts';
 import { SecurityEventService } from './auth/security-events.ts';
 import { AuthService } from './auth/service.ts';
 import { TokenIssuer } from './auth/tokens.ts';
+import { CleanReleaseService } from './clean-release/service.ts';
 import type { AppContext } from './context.ts';
 import { DashboardService } from './dashboards/service.ts';
+import { DatasetReviewService } from './datasets/service.ts';
 import { EnvironmentService } from './environments/service.ts';
 import { Supersets } from './environments/upstream.ts';
 import { createReviewSessionBinder } from './dataset-review/assistant-binder.ts';
 import { ReviewService } from './dataset-review/service.ts';
 import { GitService } from './git/service.ts';
 import { temporalCapturer } from './git/companion-capture.ts';
+import { ImpactService } from './impact/service.ts';
 import { ProfileService } from './profile/service.ts';
+import { ScheduleService } from './schedules/service.ts';
 import { HistoryLogReader } from './tasks/history-log.ts';
 import { TaskLogService } from './tasks/logs.ts';
 import { TaskReconciler } from './tasks/reconciler.ts';
@@ -90,18 +94,7 @@ export async function bootstrapOn(config: Config, logger: Logger, knex: Knex): P
     afterSeconds: config.TASK_RECONCILE_AFTER_SECONDS,
   });
 
-  const supersets = new Supersets({
-    store: stores.environments,
-    pool: new SupersetClientPool(stores.environments.connections(), {
-      logger: logger.child({ component: 'superset' }),
-      egress: egressPolicy(config),
-      retry: retryPolicyFrom(config),
-      observerFor: supersetObserver,
-      // A person waits on these calls: an outage is decided once per environment, and answered at once while it lasts.
-      circuit: { policy: circuitPolicyFor(config.SUPERSET_RETRY_ATTEMPTS), listenerFor: supersetCircuitListener },
-      deadlines: SYNCHRONOUS_DEADLINES,
-    }),
-  });
+  const supersets = synchronousSupersets(config, logger, stores);
   const environments = new EnvironmentService({
     store: stores.environments,
     supersets,
@@ -143,6 +136,10 @@ export async function bootstrapOn(config: Config, logger: Logger, knex: Knex): P
     dashboards: new DashboardService({ profiles, supersets }),
     reviews,
     assistantReviewSessions: createReviewSessionBinder(reviews),
+    suggestionReview: new DatasetReviewService({ stores, supersets }),
+    impact: new ImpactService({ supersets, stores }),
+    schedules: new ScheduleService({ store: stores.schedules, temporal, config, environments: stores.environments }),
+    cleanRelease: new CleanReleaseService({ config, logger, stores, tasks, temporal }),
   };
   return {
     context,
@@ -156,6 +153,22 @@ export async function bootstrapOn(config: Config, logger: Logger, knex: Knex): P
       await flushTracing();
     },
   };
+}
+
+/** The API's way to each environment's Superset: pooled clients on the synchronous deadlines. */
+function synchronousSupersets(config: Config, logger: Logger, stores: ReturnType<typeof createStores>): Supersets {
+  return new Supersets({
+    store: stores.environments,
+    pool: new SupersetClientPool(stores.environments.connections(), {
+      logger: logger.child({ component: 'superset' }),
+      egress: egressPolicy(config),
+      retry: retryPolicyFrom(config),
+      observerFor: supersetObserver,
+      // A person waits on these calls: an outage is decided once per environment, and answered at once while it lasts.
+      circuit: { policy: circuitPolicyFor(config.SUPERSET_RETRY_ATTEMPTS), listenerFor: supersetCircuitListener },
+      deadlines: SYNCHRONOUS_DEADLINES,
+    }),
+  });
 }
 
 /**

@@ -5,6 +5,7 @@ import type { Keyring } from '../lib/crypto.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { ApiKeyService } from './admin/api-keys.service.ts';
 import type { ReviewSessionBinder } from './assistant/binder.ts';
+import type { CleanReleaseService } from './clean-release/service.ts';
 import type { GroupMappingService } from './admin/group-mappings.service.ts';
 import type { RoleService } from './admin/roles.service.ts';
 import type { UserService } from './admin/users.service.ts';
@@ -12,11 +13,14 @@ import type { OidcService } from './auth/oidc.ts';
 import type { SecurityEventService } from './auth/security-events.ts';
 import type { AuthService } from './auth/service.ts';
 import type { DashboardService } from './dashboards/service.ts';
+import type { DatasetReviewService } from './datasets/service.ts';
 import type { ReviewService } from './dataset-review/service.ts';
 import type { EnvironmentService } from './environments/service.ts';
 import type { GitService } from './git/service.ts';
 import type { Supersets } from './environments/upstream.ts';
+import type { ImpactService } from './impact/service.ts';
 import type { ProfileService } from './profile/service.ts';
+import type { ScheduleService } from './schedules/service.ts';
 import type { TaskLogService } from './tasks/logs.ts';
 import type { TaskService } from './tasks/service.ts';
 
@@ -51,4 +55,12 @@ export interface AppContext {
   reviews: ReviewService;
   /** Binds assistant messages to dataset review sessions (dataset review provides it; absent: a bound message is 404). */
   assistantReviewSessions?: ReviewSessionBinder;
+  /** Suggestions waiting for review and the changes written from them (the dataset routes). */
+  suggestionReview: DatasetReviewService;
+  /** What uses a database, table, dataset, column or metric (the routes, previews and the assistant). */
+  impact: ImpactService;
+  /** Recurring backups, drift reports and validations as Temporal Schedules. */
+  schedules: ScheduleService;
+  /** Release candidates, their checks and decisions. */
+  cleanRelease: CleanReleaseService;
 }

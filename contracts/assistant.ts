@@ -6,8 +6,6 @@
 import type { TaskInputOf } from './task-kinds.ts';
 
 export const ASSISTANT_CONFIRMATION_WORKFLOW = 'assistantConfirmationWorkflow';
-/** Sent once the row has left `pending` (confirmed or cancelled): the workflow asks the row and ends. */
-export const DECIDED_SIGNAL = 'decided';
 
 export type ConfirmationState = 'pending' | 'confirmed' | 'cancelled' | 'expired';
 

@@ -95,8 +95,9 @@ export interface ReleaseCheckResult {
   checks: CheckOutcome[];
 }
 
-/** The decisions sent to a candidate's release workflow as one Temporal update. */
-export const RELEASE_DECISION_UPDATE = 'releaseDecision';
+/** A candidate's release workflow (one per candidate, `releaseWorkflowId`): not a task kind, started by name. */
+export const RELEASE_WORKFLOW = 'releaseWorkflow';
+/** The decisions sent to a candidate's release workflow as one Temporal update (`releaseDecisionUpdate`, contracts/workflow-messages.ts). */
 export type ReleaseAction = 'approve' | 'reject' | 'publish' | 'revoke';
 export interface ReleaseDecision {
   action: ReleaseAction;

@@ -44,6 +44,9 @@ export interface ValidateScheduleParams {
 
 export type ScheduleParams = BackupScheduleParams | DriftScheduleParams | ValidateScheduleParams;
 
+/** The workflow each schedule's Temporal Schedule starts: not a task kind, it starts one (a child). */
+export const SCHEDULED_RUN_WORKFLOW = 'scheduledRunWorkflow';
+
 /** The scheduled workflow's only argument: the row is read at run time, so nothing secret or stale travels. */
 export interface ScheduledRunInput {
   scheduleId: string;

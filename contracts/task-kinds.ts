@@ -1,8 +1,8 @@
 /**
- * The task-kind registry: one entry per kind of task says which workflow runs it, who may start
- * it, which environments and dashboards it touches (for search and filters) and how it reads to
- * an operator in the Temporal web console. Adding a task kind = a workflow, its activities, one
- * route, and one entry here.
+ * The task-kind registry: one entry per kind of task (its name is the task type) says which
+ * workflow runs it, who may start it, which environments and dashboards it touches (for search
+ * and filters) and how it reads to an operator in the Temporal web console. A new kind's entry
+ * lives beside its contract and is listed here: docs/layout.md, "Adding a task kind".
  */
 import type { BackupInput, RestoreInput } from './backup.ts';
 import type { ReleaseCheckInput, ReleasePublishInput } from './clean-release.ts';
@@ -10,47 +10,20 @@ import type { DatasetLaunchInput } from './dataset-review.ts';
 import type { DatasetChangeInput, LlmDocsInput, MapColumnsInput } from './datasets.ts';
 import { deployRulesFrom, type GitDeployInput, type GitPreviewInput } from './git.ts';
 import type { MigrationInput } from './migration.ts';
-import type { Permission } from './permissions.ts';
 import type { DriftReportInput } from './schedules.ts';
 import type { SelfcheckInput } from './selfcheck.ts';
-import type { TaskApproval, TaskType } from './tasks.ts';
+import type { TaskKindEntry } from './task-kind.ts';
+import type { TaskApproval } from './tasks.ts';
 import type { ValidateInput } from './validation.ts';
 
-/** Environment names by id, for summaries (an unknown id reads as itself). */
-export type EnvNames = (envId: string) => string;
-
-export interface TaskKind<I> {
-  type: TaskType;
-  /** The exported workflow function that runs it. */
-  workflow: string;
-  /** Needed to start it; 'admin' for deployment-level kinds. */
-  permission: Permission | 'admin';
-  envIds(input: I): string[];
-  /**
-   * The environment whose Superset this task changes, or null when it changes none (a dry run, a
-   * backup, suggestions waiting for review). A task writing into a protected environment waits
-   * for another person's approval first (see approvalFor).
-   */
-  writesInto(input: I): string | null;
-  dashboardIds(input: I): string[];
-  /**
-   * The environment pair whose rules and saved database mappings the task applies (source null:
-   * none): the task service freezes them into the input (`frozen`) when it creates the task.
-   */
-  frozenPair?(input: I): { sourceEnvId: string | null; targetEnvId: string } | null;
-  /** One line for the Temporal console (the workflow's static summary), and optional details. */
-  describe(input: I, names: EnvNames): { summary: string; details?: string };
-  /** The request that runs the same task again for some of its items (null: not retryable by request). */
-  retry?(params: Record<string, unknown>, itemIds: Array<number | string> | null): { method: string; path: string; body: unknown } | null;
-}
+export type { EnvNames, TaskKindEntry } from './task-kind.ts';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 const list = (ids: readonly (number | string)[], max = 10) =>
   ids.length <= max ? ids.join(', ') : `${ids.slice(0, max).join(', ')} and ${ids.length - max} more`;
 const numeric = (ids: Array<number | string> | null) => ids?.map((id) => (typeof id === 'string' && /^\d+$/.test(id) ? Number(id) : id));
 
-const migration: TaskKind<MigrationInput> = {
-  type: 'migration',
+const migration: TaskKindEntry<MigrationInput, 'migrationWorkflow'> = {
   workflow: 'migrationWorkflow',
   permission: 'dashboards:MIGRATE',
   envIds: (i) => [i.sourceEnvId, i.targetEnvId],
@@ -67,8 +40,7 @@ const migration: TaskKind<MigrationInput> = {
   },
 };
 
-const backup: TaskKind<BackupInput> = {
-  type: 'backup',
+const backup: TaskKindEntry<BackupInput, 'backupWorkflow'> = {
   workflow: 'backupWorkflow',
   permission: 'dashboards:BACKUP',
   envIds: (i) => [i.envId],
@@ -85,8 +57,7 @@ const backup: TaskKind<BackupInput> = {
   }),
 };
 
-const restore: TaskKind<RestoreInput> = {
-  type: 'restore',
+const restore: TaskKindEntry<RestoreInput, 'restoreWorkflow'> = {
   workflow: 'restoreWorkflow',
   permission: 'dashboards:BACKUP',
   envIds: (i) => [i.envId],
@@ -100,8 +71,7 @@ const restore: TaskKind<RestoreInput> = {
   }),
 };
 
-const selfcheck: TaskKind<SelfcheckInput> = {
-  type: 'selfcheck',
+const selfcheck: TaskKindEntry<SelfcheckInput, 'selfcheckWorkflow'> = {
   workflow: 'selfcheckWorkflow',
   permission: 'admin',
   envIds: () => [],
@@ -113,8 +83,7 @@ const selfcheck: TaskKind<SelfcheckInput> = {
   retry: (p) => ({ method: 'POST', path: '/api/tasks/selfcheck', body: p }),
 };
 
-const mapColumns: TaskKind<MapColumnsInput> = {
-  type: 'map_columns',
+const mapColumns: TaskKindEntry<MapColumnsInput, 'mapColumnsWorkflow'> = {
   workflow: 'mapColumnsWorkflow',
   permission: 'datasets:WRITE',
   envIds: (i) => [i.envId],
@@ -132,8 +101,7 @@ const mapColumns: TaskKind<MapColumnsInput> = {
   },
 };
 
-const llmDocs: TaskKind<LlmDocsInput> = {
-  type: 'llm_docs',
+const llmDocs: TaskKindEntry<LlmDocsInput, 'llmDocsWorkflow'> = {
   workflow: 'llmDocsWorkflow',
   permission: 'datasets:WRITE',
   envIds: (i) => [i.envId],
@@ -149,8 +117,7 @@ const llmDocs: TaskKind<LlmDocsInput> = {
   },
 };
 
-const gitDeploy: TaskKind<GitDeployInput> = {
-  type: 'git_deploy',
+const gitDeploy: TaskKindEntry<GitDeployInput, 'gitDeployWorkflow'> = {
   workflow: 'gitDeployWorkflow',
   permission: 'git:WRITE',
   envIds: (i) => [...new Set([i.envId, i.targetEnvId])],
@@ -170,8 +137,7 @@ const gitDeploy: TaskKind<GitDeployInput> = {
 };
 
 /** Started when a pull request is opened or refreshed: a dry run, nothing written into Superset. */
-const gitPreview: TaskKind<GitPreviewInput> = {
-  type: 'git_preview',
+const gitPreview: TaskKindEntry<GitPreviewInput, 'gitPreviewWorkflow'> = {
   workflow: 'gitPreviewWorkflow',
   permission: 'pull_requests:OPEN',
   envIds: (i) => [...new Set([i.envId, i.targetEnvId])],
@@ -186,8 +152,7 @@ const gitPreview: TaskKind<GitPreviewInput> = {
   retry: () => null,
 };
 
-const releaseCheck: TaskKind<ReleaseCheckInput> = {
-  type: 'release_check',
+const releaseCheck: TaskKindEntry<ReleaseCheckInput, 'releaseCheckWorkflow'> = {
   workflow: 'releaseCheckWorkflow',
   permission: 'clean_release:WRITE',
   envIds: () => [],
@@ -201,8 +166,7 @@ const releaseCheck: TaskKind<ReleaseCheckInput> = {
 };
 
 /** Started only by a candidate's release workflow, when a release manager publishes or revokes. */
-const releasePublish: TaskKind<ReleasePublishInput> = {
-  type: 'release_publish',
+const releasePublish: TaskKindEntry<ReleasePublishInput, 'releasePublishWorkflow'> = {
   workflow: 'releasePublishWorkflow',
   permission: 'clean_release:APPROVE',
   envIds: (i) => [i.targetEnvId],
@@ -214,8 +178,7 @@ const releasePublish: TaskKind<ReleasePublishInput> = {
   }),
 };
 
-const datasetLaunch: TaskKind<DatasetLaunchInput> = {
-  type: 'dataset_launch',
+const datasetLaunch: TaskKindEntry<DatasetLaunchInput, 'datasetLaunchWorkflow'> = {
   workflow: 'datasetLaunchWorkflow',
   permission: 'dataset_review:LAUNCH',
   envIds: (i) => [i.envId],
@@ -228,8 +191,7 @@ const datasetLaunch: TaskKind<DatasetLaunchInput> = {
 };
 
 /** A dry-run migration of what two environments share: what differs, dashboard by dashboard (started by a schedule). */
-const driftReport: TaskKind<DriftReportInput> = {
-  type: 'drift_report',
+const driftReport: TaskKindEntry<DriftReportInput, 'driftReportWorkflow'> = {
   workflow: 'driftReportWorkflow',
   permission: 'dashboards:READ',
   envIds: (i) => [i.sourceEnvId, i.targetEnvId],
@@ -242,8 +204,7 @@ const driftReport: TaskKind<DriftReportInput> = {
 };
 
 /** Accepting suggestions or undoing a change in a protected environment: the write waits for approval. */
-const datasetChange: TaskKind<DatasetChangeInput> = {
-  type: 'dataset_change',
+const datasetChange: TaskKindEntry<DatasetChangeInput, 'datasetChangeWorkflow'> = {
   workflow: 'datasetChangeWorkflow',
   permission: 'datasets:WRITE',
   envIds: (i) => [i.envId],
@@ -259,8 +220,7 @@ const datasetChange: TaskKind<DatasetChangeInput> = {
 };
 
 /** The content validator: an environment's dashboards checked with the chart checks; reads only. */
-const validate: TaskKind<ValidateInput> = {
-  type: 'validate',
+const validate: TaskKindEntry<ValidateInput, 'validateWorkflow'> = {
   workflow: 'validateWorkflow',
   permission: 'dashboards:VALIDATE',
   envIds: (i) => [i.envId],
@@ -288,24 +248,40 @@ const validate: TaskKind<ValidateInput> = {
   },
 };
 
-export const TASK_KINDS = {
+const ENTRIES = {
   migration,
   backup,
   restore,
-  selfcheck,
-  git_deploy: gitDeploy,
-  git_preview: gitPreview,
   map_columns: mapColumns,
   llm_docs: llmDocs,
+  git_deploy: gitDeploy,
+  git_preview: gitPreview,
+  dataset_launch: datasetLaunch,
   release_check: releaseCheck,
   release_publish: releasePublish,
-  dataset_launch: datasetLaunch,
   drift_report: driftReport,
   dataset_change: datasetChange,
+  selfcheck,
   validate,
 } as const;
-export type TaskKindName = keyof typeof TASK_KINDS;
-export type TaskInputOf<K extends TaskKindName> = (typeof TASK_KINDS)[K] extends TaskKind<infer I> ? I : never;
+export type TaskKindName = keyof typeof ENTRIES;
+export type TaskInputOf<K extends TaskKindName> = (typeof ENTRIES)[K] extends TaskKindEntry<infer I> ? I : never;
+
+/**
+ * Every task type: the registry's names, in its order (the OpenAPI enums and the console's filter
+ * list them so), so a kind is added in one place. Every type is a kind: the kinds started only by
+ * a workflow or a schedule (release_publish, drift_report) are entries like the others.
+ */
+export const TASK_TYPES = Object.keys(ENTRIES) as [TaskKindName, ...TaskKindName[]];
+export type TaskType = TaskKindName;
+
+/** A registered kind: its entry and its name, the task type. */
+export type TaskKind<I, W extends string = string> = TaskKindEntry<I, W> & { type: TaskType };
+
+/** Every kind by name, each entry with its name as `type` (written once, as the key). */
+export const TASK_KINDS = Object.fromEntries(Object.entries(ENTRIES).map(([type, entry]) => [type, { ...entry, type }])) as {
+  readonly [K in TaskKindName]: (typeof ENTRIES)[K] & { type: K };
+};
 
 /**
  * The one decider of whether a task waits for approval: it does when it writes into a protected

@@ -2,23 +2,7 @@
  * What a task is, as the API, the workflows, the activities and the task store all see it.
  * Plain data and pure functions only: the workflow sandbox imports this module.
  */
-export const TASK_TYPES = [
-  'migration',
-  'backup',
-  'restore',
-  'map_columns',
-  'llm_docs',
-  'git_deploy',
-  'git_preview',
-  'dataset_launch',
-  'release_check',
-  'release_publish',
-  'drift_report',
-  'dataset_change',
-  'selfcheck',
-  'validate',
-] as const;
-export type TaskType = (typeof TASK_TYPES)[number];
+// The task types (TASK_TYPES, TaskType) are the task-kind registry's names: contracts/task-kinds.ts.
 
 export const TASK_STATUSES = ['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED', 'AWAITING_APPROVAL'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
@@ -78,8 +62,7 @@ export interface ApprovalDecision {
   comment?: string;
 }
 
-/** The update's name (every gated task kind answers it). */
-export const APPROVAL_UPDATE = 'decideApproval';
+/** The update itself is `decideApprovalUpdate` (contracts/workflow-messages.ts). */
 
 /** How a gated task's wait ended, as its row, answer and report show it. */
 export interface ApprovalOutcome {

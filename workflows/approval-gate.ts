@@ -1,13 +1,12 @@
-import { ApplicationFailure, condition, defineUpdate, log, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, condition, log, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import { APPROVAL_UPDATE, type ApprovalDecision, type ApprovalOutcome, type TaskApproval } from '../contracts/tasks.ts';
+import type { ApprovalDecision, ApprovalOutcome, TaskApproval } from '../contracts/tasks.ts';
+import { decideApprovalUpdate } from '../contracts/workflow-messages.ts';
 
 const bookkeeping = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '500 ms', maximumInterval: '10 seconds' },
 });
-
-export const decideApproval = defineUpdate<{ decision: ApprovalDecision['decision']; status: string }, [ApprovalDecision]>(APPROVAL_UPDATE);
 
 /** No approval was needed: what a task that does not wait reports. */
 export const NOT_GATED: ApprovalOutcome = { required: false, decision: null, by: null, comment: null };
@@ -24,7 +23,7 @@ export async function awaitApproval(approval: TaskApproval | undefined, what: st
   let waiting = false;
   let decision: ApprovalDecision | undefined;
   setHandler(
-    decideApproval,
+    decideApprovalUpdate,
     (d) => {
       decision = d;
       return { decision: d.decision, status: d.decision === 'approve' ? 'RUNNING' : 'CANCELLED' };

@@ -1,13 +1,12 @@
-import { condition, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import { DECIDED_SIGNAL, type AssistantConfirmationInput, type AssistantConfirmationResult } from '../contracts/assistant.ts';
+import type { AssistantConfirmationInput, AssistantConfirmationResult } from '../contracts/assistant.ts';
+import { confirmationDecidedSignal } from '../contracts/workflow-messages.ts';
 
 const { settleAssistantConfirmation } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 10 },
 });
-
-export const decidedSignal = defineSignal(DECIDED_SIGNAL);
 
 /** When the row is still pending after the timer (its clock is behind this one), ask it again no sooner than this. */
 const RECHECK_MS = 1_000;
@@ -24,7 +23,7 @@ const RECHECK_MS = 1_000;
  */
 export async function assistantConfirmationWorkflow(input: AssistantConfirmationInput): Promise<AssistantConfirmationResult> {
   let told = false;
-  setHandler(decidedSignal, () => {
+  setHandler(confirmationDecidedSignal, () => {
     told = true;
   });
   // At least 1 ms: a timeout of 0 would mean no timeout at all.

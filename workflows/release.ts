@@ -4,8 +4,6 @@ import {
   CancellationScope,
   ParentClosePolicy,
   condition,
-  defineQuery,
-  defineUpdate,
   log,
   proxyActivities,
   setHandler,
@@ -14,15 +12,9 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import {
-  RELEASE_DECISION_UPDATE,
-  type ReleaseDecision,
-  type ReleaseDecisionOutcome,
-  type ReleasePublishInput,
-  type ReleasePublishResult,
-  type ReleaseItem,
-} from '../contracts/clean-release.ts';
+import type { ReleaseDecisionOutcome, ReleasePublishInput, ReleasePublishResult, ReleaseItem } from '../contracts/clean-release.ts';
 import { countOutcomes } from '../contracts/outcomes.ts';
+import { releaseDecisionsQuery, releaseDecisionUpdate } from '../contracts/workflow-messages.ts';
 import { endTaskWithResult, runAsTask } from './task-run.ts';
 
 const bookkeeping = proxyActivities<Activities>({
@@ -42,9 +34,6 @@ const browserCheck = proxyActivities<Activities>({
   retry: { initialInterval: '2 seconds', maximumInterval: '20 seconds', maximumAttempts: 2 },
 });
 
-export const releaseDecision = defineUpdate<ReleaseDecisionOutcome, [ReleaseDecision]>(RELEASE_DECISION_UPDATE);
-export const releaseDecisions = defineQuery<ReleaseDecisionOutcome[]>('releaseDecisions');
-
 /**
  * A release candidate's decisions, one workflow per candidate (`release-<id>`): approve, reject,
  * publish and revoke arrive as updates, so each caller gets its outcome at once and the history
@@ -55,8 +44,8 @@ export const releaseDecisions = defineQuery<ReleaseDecisionOutcome[]>('releaseDe
 export async function releaseWorkflow(input: { candidateId: string }): Promise<ReleaseDecisionOutcome[]> {
   const decided: ReleaseDecisionOutcome[] = [];
   let busy = false;
-  setHandler(releaseDecisions, () => decided);
-  setHandler(releaseDecision, async (d) => {
+  setHandler(releaseDecisionsQuery, () => decided);
+  setHandler(releaseDecisionUpdate, async (d) => {
     // One decision at a time: the next waits for the previous to be applied.
     await condition(() => !busy);
     busy = true;

@@ -10,10 +10,10 @@ import { randomUUID } from 'node:crypto';
 import {
   ASSISTANT_CONFIRMATION_WORKFLOW,
   confirmationWorkflowId,
-  DECIDED_SIGNAL,
   type AssistantConfirmationInput,
   type DatasetReviewAction,
 } from '../../contracts/assistant.ts';
+import { confirmationDecidedSignal } from '../../contracts/workflow-messages.ts';
 import type { ConfirmationRow } from '../../db/assistant/confirmations.ts';
 import type { Intent, Language, ParseResult } from '../../lib/assistant/intent.ts';
 import { OPERATION_TEXTS } from '../../lib/assistant/operation-texts.ts';
@@ -264,7 +264,10 @@ export class ConfirmationFlow {
     let timer: NodeJS.Timeout | undefined;
     try {
       const handle = this.app.temporal.workflow.getHandle(confirmationWorkflowId(id));
-      await Promise.race([handle.signal(DECIDED_SIGNAL), new Promise((resolve) => (timer = setTimeout(resolve, SIGNAL_TIMEOUT_MS)))]);
+      await Promise.race([
+        handle.signal(confirmationDecidedSignal),
+        new Promise((resolve) => (timer = setTimeout(resolve, SIGNAL_TIMEOUT_MS))),
+      ]);
     } catch (err) {
       this.app.logger.debug({ err, confirmation_id: id }, 'confirmation timer not told; it asks the row when it fires');
     } finally {

@@ -14,6 +14,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { BuiltSource } from '../../contracts/clean-release.ts';
 import type { GitConfigRow } from '../../db/git/configs.ts';
+import type { Stores } from '../../db/stores.ts';
+import type { Config } from '../../lib/config.ts';
 import { BundleError } from '../../lib/bundles/bundle.ts';
 import { maxBundleBytes } from '../../lib/bundles/limit.ts';
 import { portableDigest } from '../../lib/clean-release/digest.ts';
@@ -24,7 +26,6 @@ import { filesFromExport } from '../../lib/git/dashboard-files.ts';
 import { authUsername } from '../../lib/git/providers.ts';
 import { WorkingCopy } from '../../lib/git/working-copy.ts';
 import type { Credentials } from '../../lib/git/working-copy-types.ts';
-import type { AppContext } from '../context.ts';
 
 export interface BuiltArtifactInput {
   zip_base64: string;
@@ -42,8 +43,14 @@ export interface ReadBuilt {
 
 const SCRATCH_AUTHOR = { name: 'Switchyard', email: 'switchyard@localhost' };
 
+/** What reading a built artifact uses of the API's context. */
+interface BuiltDeps {
+  config: Config;
+  stores: Stores;
+}
+
 /** The zip's files, once its bytes digest to the claimed sha256 (400 otherwise: nothing is stored). */
-function unpack(app: AppContext, input: BuiltArtifactInput, index: number) {
+function unpack(app: BuiltDeps, input: BuiltArtifactInput, index: number) {
   const bytes = Buffer.from(input.zip_base64, 'base64');
   const actual = createHash('sha256').update(bytes).digest('hex');
   if (actual !== input.sha256)
@@ -65,7 +72,7 @@ function unpack(app: AppContext, input: BuiltArtifactInput, index: number) {
 }
 
 /** The token of the git config on the remote's origin, if one is registered (it is sent to that origin only). */
-function credentialsFor(app: AppContext, configs: GitConfigRow[], remote: string): Credentials | null {
+function credentialsFor(app: BuiltDeps, configs: GitConfigRow[], remote: string): Credentials | null {
   const origin = new URL(remote).origin;
   const config = configs.find((c) => new URL(c.base_url).origin === origin);
   if (!config) return null;
@@ -73,7 +80,7 @@ function credentialsFor(app: AppContext, configs: GitConfigRow[], remote: string
 }
 
 /** The commit's files as the remote holds them, fetched into a scratch working copy that is removed afterwards. */
-async function filesAtRemote(app: AppContext, remote: string, commit: string): Promise<Map<string, string>> {
+async function filesAtRemote(app: BuiltDeps, remote: string, commit: string): Promise<Map<string, string>> {
   const configs = await app.stores.gitConfigs.list();
   const origin = new URL(remote).origin;
   const branch = configs.find((c) => new URL(c.base_url).origin === origin)?.default_branch ?? 'main';
@@ -95,7 +102,7 @@ async function filesAtRemote(app: AppContext, remote: string, commit: string): P
 
 /** Whether the claimed source vouches for the zip's files: null when it does, else why not. */
 async function provenanceFailure(
-  app: AppContext,
+  app: BuiltDeps,
   files: Map<string, string>,
   remote: string,
   commit: string,
@@ -117,7 +124,7 @@ async function provenanceFailure(
     : `the zip's content (portable sha256 ${zip}) is not what commit ${commit} of ${remote} holds (portable sha256 ${source})`;
 }
 
-export async function readBuilt(app: AppContext, input: BuiltArtifactInput, index: number): Promise<ReadBuilt> {
+export async function readBuilt(app: BuiltDeps, input: BuiltArtifactInput, index: number): Promise<ReadBuilt> {
   const parsed = unpack(app, input, index);
   const { remote, commit } = input.source;
   const host = new URL(remote).hostname.toLowerCase();

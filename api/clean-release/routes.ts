@@ -31,7 +31,6 @@ import {
   toCandidateView,
   toManifestView,
 } from './schemas.ts';
-import { CleanReleaseService } from './service.ts';
 
 const V2 = '/api/v2/clean-release';
 const LEGACY = '/api/clean-release';
@@ -67,7 +66,7 @@ const DECISIONS: Record<ReleaseAction, { summary: string; description: string }>
 };
 
 export function cleanReleaseRoutes(app: AppContext): AnyRoute[] {
-  const svc = new CleanReleaseService(app);
+  const svc = app.cleanRelease;
   const store = svc.store;
 
   const prepare = async (candidateId: string) => {

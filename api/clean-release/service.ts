@@ -1,10 +1,10 @@
 import type { VerificationMode } from '../../contracts/browser-check.ts';
 import path from 'node:path';
-import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
+import { WithStartWorkflowOperation, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import type { Workflow } from '@temporalio/common';
 import { ApplicationFailure } from '@temporalio/common';
 import {
-  RELEASE_DECISION_UPDATE,
+  RELEASE_WORKFLOW,
   releaseWorkflowId,
   type HostOccurrence,
   type ReleaseAction,
@@ -13,6 +13,7 @@ import {
   type ReleaseSource,
   type Violation,
 } from '../../contracts/clean-release.ts';
+import { releaseDecisionUpdate } from '../../contracts/workflow-messages.ts';
 import {
   InvalidStateError,
   type ArtifactRow,
@@ -35,7 +36,10 @@ import { AppError, ConflictError, NotFoundError, ValidationError } from '../../l
 import { filesFromExport } from '../../lib/git/dashboard-files.ts';
 import { WorkingCopy } from '../../lib/git/working-copy.ts';
 import type { Principal } from '../auth/principal.ts';
-import type { AppContext } from '../context.ts';
+import type { Stores } from '../../db/stores.ts';
+import type { Config } from '../../lib/config.ts';
+import type { Logger } from '../../lib/logger.ts';
+import type { TaskService } from '../tasks/service.ts';
 import { toReportView } from './schemas.ts';
 import { hostViolations, provenanceViolations } from '../../db/clean-release/checks.ts';
 import { readBuilt, type BuiltArtifactInput } from './built.ts';
@@ -54,15 +58,24 @@ const hostOf = (url: string | null | undefined): string | null => {
  * workflow as updates. Artifacts are read from their pinned sources here (a commit of the
  * dashboard's repository, a stored backup): reading changes nothing and is quick.
  */
+/** What the service uses, all built before it in api/bootstrap.ts (not the context type: that names this service). */
+export interface CleanReleaseDeps {
+  config: Config;
+  logger: Logger;
+  stores: Stores;
+  tasks: TaskService;
+  temporal: Client;
+}
+
 export class CleanReleaseService {
   readonly store: CleanReleaseStore;
-  private readonly app: AppContext;
+  private readonly app: CleanReleaseDeps;
   private readonly repos: GitRepositoryStore;
   private readonly configs: GitConfigStore;
   /** The configured backup store, opened on the first backup read. */
   private blobs?: BackupStore;
 
-  constructor(app: AppContext) {
+  constructor(app: CleanReleaseDeps) {
     this.app = app;
     this.store = app.stores.cleanRelease;
     this.repos = app.stores.gitRepositories;
@@ -78,7 +91,7 @@ export class CleanReleaseService {
     // The release workflow starts now so operators see the candidate in the Temporal console; a
     // start lost here is made good by the first decision (update-with-start).
     await this.app.temporal.workflow
-      .start('releaseWorkflow', this.startOptions(candidate.id))
+      .start(RELEASE_WORKFLOW, this.startOptions(candidate.id))
       .catch((err: unknown) => this.app.logger.warn({ err, candidate_id: candidate.id }, 'release workflow not started yet'));
     return candidate;
   }
@@ -291,13 +304,10 @@ export class CleanReleaseService {
       ...(action === 'publish' && verification === 'browser' ? { verification } : {}),
     };
     try {
-      return await this.app.temporal.workflow.executeUpdateWithStart<Workflow, ReleaseDecisionOutcome, [ReleaseDecision]>(
-        RELEASE_DECISION_UPDATE,
-        {
-          args: [decision],
-          startWorkflowOperation: new WithStartWorkflowOperation<Workflow>('releaseWorkflow', this.startOptions(candidate.id)),
-        },
-      );
+      return await this.app.temporal.workflow.executeUpdateWithStart(releaseDecisionUpdate, {
+        args: [decision],
+        startWorkflowOperation: new WithStartWorkflowOperation<Workflow>(RELEASE_WORKFLOW, this.startOptions(candidate.id)),
+      });
     } catch (err) {
       if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
         const details = (err.cause.details?.[0] ?? {}) as { status?: number } & Record<string, unknown>;

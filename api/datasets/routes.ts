@@ -30,7 +30,6 @@ import {
 import { dashboardsOfDatasets, llmDocsInput } from './input.ts';
 import { checkSqlLabSource } from './sqllab-source.ts';
 import { impactPreview, impactPreviews } from '../impact/preview.ts';
-import { DatasetReviewService } from './service.ts';
 
 /** Largest workbook accepted (the upload is held in memory and parsed once). */
 export const MAX_WORKBOOK_BYTES = 5 * 1024 * 1024;
@@ -66,7 +65,7 @@ function toDatasetItem(baseUrl: string, d: DatasetListItem) {
 }
 
 export function datasetRoutes(app: AppContext): AnyRoute[] {
-  const review = new DatasetReviewService({ stores: app.stores, supersets: app.supersets });
+  const review = app.suggestionReview;
   const dictionaries = app.stores.datasetDictionaries;
   const providers = app.stores.llmProviders;
   const UNAVAILABLE = {

@@ -6,7 +6,7 @@
  */
 import { AppError } from '../../lib/errors.ts';
 import type { AppContext } from '../context.ts';
-import { ImpactService, type EnvironmentImpact } from './service.ts';
+import type { EnvironmentImpact } from './service.ts';
 
 type Named = { id: number; name: string };
 
@@ -66,13 +66,9 @@ const pathOf = (envId: string, datasetId: number, column?: string) =>
   `/api/environments/${encodeURIComponent(envId)}/impact?dataset=${datasetId}${column ? `&column=${encodeURIComponent(column)}` : ''}`;
 
 /** What uses each dataset in `envId`, in short, from one read of the environment. */
-export async function impactPreviews(
-  app: Pick<AppContext, 'supersets' | 'stores'>,
-  envId: string,
-  datasetIds: number[],
-): Promise<ImpactPreview[]> {
+export async function impactPreviews(app: Pick<AppContext, 'impact'>, envId: string, datasetIds: number[]): Promise<ImpactPreview[]> {
   try {
-    const all = await new ImpactService({ supersets: app.supersets, stores: app.stores }).hereEach(envId, datasetIds);
+    const all = await app.impact.hereEach(envId, datasetIds);
     return all.map((a, i) => short(envId, datasetIds[i]!, a, pathOf(envId, datasetIds[i]!)));
   } catch (err) {
     return datasetIds.map((id) => failed(envId, id, pathOf(envId, id), err));
@@ -81,17 +77,14 @@ export async function impactPreviews(
 
 /** What uses the dataset (and its `column`, when given) in `envId`, in short. */
 export async function impactPreview(
-  app: Pick<AppContext, 'supersets' | 'stores'>,
+  app: Pick<AppContext, 'impact'>,
   envId: string,
   datasetId: number,
   column?: string,
 ): Promise<ImpactPreview> {
   const path = pathOf(envId, datasetId, column);
   try {
-    const a = await new ImpactService({ supersets: app.supersets, stores: app.stores }).here(
-      envId,
-      column ? { dataset: datasetId, column } : { dataset: datasetId },
-    );
+    const a = await app.impact.here(envId, column ? { dataset: datasetId, column } : { dataset: datasetId });
     return short(envId, datasetId, a, path);
   } catch (err) {
     return failed(envId, datasetId, path, err);

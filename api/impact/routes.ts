@@ -3,7 +3,6 @@ import type { AppContext } from '../context.ts';
 import { envIdParams } from '../environments/schemas.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
 import { impactQuery, impactResponse } from './schemas.ts';
-import { ImpactService } from './service.ts';
 
 /** The query's target without the keys it left out. */
 export function targetOf(q: {
@@ -18,7 +17,7 @@ export function targetOf(q: {
 }
 
 export function impactRoutes(app: AppContext): AnyRoute[] {
-  const service = new ImpactService({ supersets: app.supersets, stores: app.stores });
+  const service = app.impact;
   return [
     defineRoute({
       method: 'get',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ANSWER_ITEMS_LIMIT } from '../../contracts/task-answer.ts';
-import { TASK_STATUSES, TASK_TYPES } from '../../contracts/tasks.ts';
+import { TASK_TYPES } from '../../contracts/task-kinds.ts';
+import { TASK_STATUSES } from '../../contracts/tasks.ts';
 import { pagination } from '../http/schemas.ts';
 
 export const reportListQuery = z.object({

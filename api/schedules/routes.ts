@@ -1,7 +1,6 @@
 import type { AppContext } from '../context.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
 import { pauseBody, scheduleCreateBody, scheduleList, scheduleParams, scheduleUpdateBody, scheduleView, triggerAnswer } from './schemas.ts';
-import { ScheduleService } from './service.ts';
 
 const READ = { permission: 'schedules:READ' } as const;
 const WRITE = { permission: 'schedules:WRITE' } as const;
@@ -9,12 +8,7 @@ const unknown = { 404: { description: 'Unknown schedule' } };
 
 /** Recurring backups and drift reports, as Temporal Schedules whose every run is an ordinary task. */
 export function scheduleRoutes(app: AppContext): AnyRoute[] {
-  const schedules = new ScheduleService({
-    store: app.stores.schedules,
-    temporal: app.temporal,
-    config: app.config,
-    environments: app.stores.environments,
-  });
+  const { schedules } = app;
   return [
     defineRoute({
       method: 'get',

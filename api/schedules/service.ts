@@ -2,6 +2,7 @@ import type { Permission } from '../../contracts/permissions.ts';
 import { TASK_KINDS } from '../../contracts/task-kinds.ts';
 import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleSpec as TemporalSpec } from '@temporalio/client';
 import {
+  SCHEDULED_RUN_WORKFLOW,
   scheduledRunTaskId,
   type OverlapPolicy,
   type ScheduleKind,
@@ -125,7 +126,7 @@ export class ScheduleService {
         spec: temporalSpec(spec),
         action: {
           type: 'startWorkflow',
-          workflowType: 'scheduledRunWorkflow',
+          workflowType: SCHEDULED_RUN_WORKFLOW,
           workflowId: `scheduled-${row.id}`,
           args: [{ scheduleId: row.id }],
           taskQueue: this.config.TEMPORAL_TASK_QUEUE,

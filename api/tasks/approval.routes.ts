@@ -3,7 +3,8 @@ import type { Permission } from '../../contracts/permissions.ts';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
-import { APPROVAL_UPDATE, type ApprovalDecision, type TaskApproval } from '../../contracts/tasks.ts';
+import type { ApprovalDecision, TaskApproval } from '../../contracts/tasks.ts';
+import { decideApprovalUpdate } from '../../contracts/workflow-messages.ts';
 import { TASK_KINDS, type TaskKindName } from '../../contracts/task-kinds.ts';
 import { AppError, ConflictError, ForbiddenError } from '../../lib/errors.ts';
 import { can, type Principal } from '../auth/principal.ts';
@@ -52,11 +53,9 @@ export function approvalRoutes(app: AppContext): AnyRoute[] {
     if (!taskPolicy.decide(principal, task))
       throw new AppError(403, 'self_approval', 'Forbidden', 'the requester of a task cannot approve or reject it: another person must');
     try {
-      const r = await app.temporal.workflow
-        .getHandle(task.id)
-        .executeUpdate<{ decision: ApprovalDecision['decision']; status: string }, [ApprovalDecision]>(APPROVAL_UPDATE, {
-          args: [{ decision, userId: principal.userId, username: principal.username, ...(comment ? { comment } : {}) }],
-        });
+      const r = await app.temporal.workflow.getHandle(task.id).executeUpdate(decideApprovalUpdate, {
+        args: [{ decision, userId: principal.userId, username: principal.username, ...(comment ? { comment } : {}) }],
+      });
       app.logger.info({ task_id: task.id, decision, by: principal.username }, 'task approval decided');
       return { task_id: task.id, decision: r.decision, status: r.status as 'RUNNING' | 'CANCELLED', by: principal.username };
     } catch (err) {

@@ -28,12 +28,12 @@ import {
 
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,200}$/;
 
-/** A task-creating route's access rule, from the task-kind registry (one place says who may start what). */
 /** Writes one server-sent event (with its id, when it has one) to the stream. */
 function eventSender(stream: PassThrough): (event: string, data: unknown, id?: string) => boolean {
   return (event, data, id) => stream.write(`${id ? `id: ${id}\n` : ''}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
 }
 
+/** A task-creating route's access rule, from the task-kind registry (one place says who may start what). */
 export function taskAccess(kind: TaskKindName): Access {
   const needed = TASK_KINDS[kind].permission;
   return needed === 'admin' ? 'admin' : { permission: needed };

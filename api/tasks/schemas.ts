@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ANSWER_ITEMS_LIMIT, resultForAnswer } from '../../contracts/task-answer.ts';
-import { TASK_STATUSES, TASK_TYPES, type TaskApproval } from '../../contracts/tasks.ts';
+import { TASK_TYPES } from '../../contracts/task-kinds.ts';
+import { TASK_STATUSES, type TaskApproval } from '../../contracts/tasks.ts';
 import type { PairSettings } from '../../contracts/env-rules.ts';
 import type { TaskRecord } from '../../db/tasks/store.ts';
 import { pairSettingsView } from '../env-rules/frozen-view.ts';

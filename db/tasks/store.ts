@@ -12,8 +12,8 @@ import {
   type TaskError,
   type TaskProgress,
   type TaskStatus,
-  type TaskType,
 } from '../../contracts/tasks.ts';
+import type { TaskType } from '../../contracts/task-kinds.ts';
 import { isItemsResult } from '../../contracts/outcomes.ts';
 import { recordTaskFinished } from '../../lib/telemetry/metrics.ts';
 import { isUniqueViolation } from '../errors.ts';

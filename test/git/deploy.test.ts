@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { APPROVAL_UPDATE } from '../../contracts/tasks.ts';
+import { decideApprovalUpdate } from '../../contracts/workflow-messages.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import type { SupersetClient } from '../support/superset/fixtures.ts';
 import type { SourceFixture } from '../dashboard-migration/support.ts';
@@ -162,7 +162,7 @@ describe.skipIf(!on)('deploy of a pinned commit', () => {
     await expect(
       h.boot.context.temporal.workflow
         .getHandle(byKey.body.task_id)
-        .executeUpdate(APPROVAL_UPDATE, { args: [{ decision: 'approve', userId: personId, username: `${P}-rm-ci` }] }),
+        .executeUpdate(decideApprovalUpdate, { args: [{ decision: 'approve', userId: personId, username: `${P}-rm-ci` }] }),
     ).rejects.toMatchObject({ cause: { type: 'SelfApproval' } });
 
     // Another person decides on both; nothing of this reaches b.

@@ -6,7 +6,6 @@ import type { Language, ObjectRef, ParseResult } from '../../../lib/assistant/in
 import type { ImpactTarget } from '../../../lib/impact/types.ts';
 import type { ImpactPreview } from '../../impact/preview.ts';
 import type { ImpactAnswer } from '../../impact/service.ts';
-import { ImpactService } from '../../impact/service.ts';
 import { checkRefs, resolveEnvironment } from '../resolve.ts';
 import { defineOperation, needs, type OperationContext, type Plan } from './types.ts';
 
@@ -74,7 +73,7 @@ async function impact({ app, envs }: OperationContext, { language: lang, intent 
   const e = intent.entities;
   checkRefs(lang, e.datasets!);
   const where = resolveEnvironment(lang, e.environment!, envs);
-  const service = new ImpactService({ supersets: app.supersets, stores: app.stores });
+  const service = app.impact;
   const answers: ImpactAnswer[] = [];
   const lines: string[] = [];
   for (const ref of e.datasets!) {

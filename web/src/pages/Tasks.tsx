@@ -5,9 +5,10 @@ import { api, must } from '../api.ts';
 import { ProblemAlert } from '../components/ProblemAlert.tsx';
 import { STATUS_COLOR } from '../components/tasks.ts';
 import { useI18n } from '../i18n.tsx';
-import { TASK_STATUSES, TASK_TYPES } from '../../../contracts/tasks.ts';
+import { TASK_TYPES } from '../../../contracts/task-kinds.ts';
+import { TASK_STATUSES } from '../../../contracts/tasks.ts';
 
-// The filters offer what the task registry knows (contracts/tasks.ts), never a list of their own.
+// The filters offer what the task-kind registry and the task statuses know (contracts/), never a list of their own.
 const TYPES = TASK_TYPES;
 const STATUSES = TASK_STATUSES;
 
