@@ -25,6 +25,12 @@ interface MigrateOptions extends Selection {
 
 export function dashboardCommands(program: Command, ctx: () => Ctx): void {
   const dashboards = program.command('dashboards').description('Dashboards of an environment');
+  listAndShowCommands(dashboards, ctx);
+  migrateCommand(program, ctx);
+  backupAndRestoreCommands(program, ctx);
+}
+
+function listAndShowCommands(dashboards: Command, ctx: () => Ctx): void {
   dashboards
     .command('list')
     .description('List dashboards')
@@ -59,9 +65,9 @@ export function dashboardCommands(program: Command, ctx: () => Ctx): void {
         return EXIT.OK;
       }),
     );
+}
 
-  migrateCommand(program, ctx);
-
+function backupAndRestoreCommands(program: Command, ctx: () => Ctx): void {
   program
     .command('backup')
     .description('Back up dashboards into the backup store (a task)')

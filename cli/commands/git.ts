@@ -16,11 +16,19 @@ function dashboardOf(opts: { dashboard?: string; from?: string }) {
 
 export function gitCommands(program: Command, ctx: () => Ctx): void {
   const git = program.command('git').description("A dashboard's git repository");
-  const withDashboard = (c: Command) =>
-    c
-      .option('--dashboard <id>', 'dashboard id (default: SWITCHYARD_DASHBOARD)')
-      .option('--from <env>', 'its environment, id or name (default: SWITCHYARD_SOURCE_ENV)');
+  statusCommand(git, ctx);
+  commitCommand(git, ctx);
+  pushCommand(git, ctx);
+  deployCommand(git, ctx);
+}
 
+/** The options every git command names its dashboard by. */
+const withDashboard = (c: Command) =>
+  c
+    .option('--dashboard <id>', 'dashboard id (default: SWITCHYARD_DASHBOARD)')
+    .option('--from <env>', 'its environment, id or name (default: SWITCHYARD_SOURCE_ENV)');
+
+function statusCommand(git: Command, ctx: () => Ctx): void {
   withDashboard(git.command('status').description('What changed in Superset since the last commit; ahead/behind the remote')).action(
     act(async (opts: { dashboard?: string; from?: string }) => {
       const c = ctx();
@@ -35,7 +43,9 @@ export function gitCommands(program: Command, ctx: () => Ctx): void {
       return EXIT.OK;
     }),
   );
+}
 
+function commitCommand(git: Command, ctx: () => Ctx): void {
   withDashboard(git.command('commit').description("Commit the dashboard's current state"))
     .requiredOption('-m, --message <text>', 'commit message')
     .action(
@@ -52,7 +62,9 @@ export function gitCommands(program: Command, ctx: () => Ctx): void {
         return EXIT.OK;
       }),
     );
+}
 
+function pushCommand(git: Command, ctx: () => Ctx): void {
   withDashboard(git.command('push').description('Push the dashboard repository to its remote')).action(
     act(async (opts: { dashboard?: string; from?: string }) => {
       const c = ctx();
@@ -67,7 +79,9 @@ export function gitCommands(program: Command, ctx: () => Ctx): void {
       return EXIT.OK;
     }),
   );
+}
 
+function deployCommand(git: Command, ctx: () => Ctx): void {
   withDashboard(
     git.command('deploy').description('Deploy a commit of the dashboard into an environment (a task; a protected one waits for approval)'),
   )

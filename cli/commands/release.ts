@@ -26,8 +26,14 @@ function mapping(value: string, previous: unknown[] = []): unknown[] {
 
 export function releaseCommands(program: Command, ctx: () => Ctx): void {
   const release = program.command('release').description('Clean releases (/api/v2/clean-release)');
-  const path = (candidate_id: string) => ({ params: { path: { candidate_id } } });
+  createCommand(release, ctx);
+  prepareAndCheckCommands(release, ctx);
+  decisionCommands(release, ctx);
+}
 
+const path = (candidate_id: string) => ({ params: { path: { candidate_id } } });
+
+function createCommand(release: Command, ctx: () => Ctx): void {
   release
     .command('create')
     .description('Register a release candidate at pinned sources')
@@ -49,6 +55,9 @@ export function releaseCommands(program: Command, ctx: () => Ctx): void {
         return EXIT.OK;
       }),
     );
+}
+
+function prepareAndCheckCommands(release: Command, ctx: () => Ctx): void {
   release
     .command('prepare <candidate>')
     .description('Fetch the pinned sources, digest them and write the manifest')
@@ -70,6 +79,10 @@ export function releaseCommands(program: Command, ctx: () => Ctx): void {
         return followTask(c, r as { task_id: string }, opts.wait);
       }),
     );
+}
+
+/** `approve` and `publish`: the same shape, a comment kept with the decision; publish starts a task. */
+function decisionCommands(release: Command, ctx: () => Ctx): void {
   for (const [name, what] of [
     ['approve', 'Approve a checked candidate (someone other than its author)'],
     ['publish', 'Publish an approved candidate into its target (a task)'],

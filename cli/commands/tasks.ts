@@ -21,6 +21,14 @@ import { positiveInt } from './args.ts';
 
 export function taskCommands(program: Command, ctx: () => Ctx): void {
   const tasks = program.command('tasks').description('Tasks: every long or risky operation');
+  listCommand(tasks, ctx);
+  showCommand(tasks, ctx);
+  logsCommand(tasks, ctx);
+  cancelCommand(tasks, ctx);
+  reportCommand(program, ctx);
+}
+
+function listCommand(tasks: Command, ctx: () => Ctx): void {
   tasks
     .command('list')
     .description('Newest first')
@@ -40,6 +48,9 @@ export function taskCommands(program: Command, ctx: () => Ctx): void {
         return EXIT.OK;
       }),
     );
+}
+
+function showCommand(tasks: Command, ctx: () => Ctx): void {
   tasks
     .command('show <task>')
     .description('A task with its result; --wait follows it to its end and exits by its outcome')
@@ -56,6 +67,9 @@ export function taskCommands(program: Command, ctx: () => Ctx): void {
         return endOf(c, task as never);
       }),
     );
+}
+
+function logsCommand(tasks: Command, ctx: () => Ctx): void {
   tasks
     .command('logs <task>')
     .description("A task's log (--follow: live until it ends)")
@@ -75,6 +89,9 @@ export function taskCommands(program: Command, ctx: () => Ctx): void {
         return EXIT.OK;
       }),
     );
+}
+
+function cancelCommand(tasks: Command, ctx: () => Ctx): void {
   tasks
     .command('cancel <task>')
     .description('Cancel a task (between items: the one in flight finishes)')
@@ -86,7 +103,10 @@ export function taskCommands(program: Command, ctx: () => Ctx): void {
         return EXIT.OK;
       }),
     );
+}
 
+/** `switchyard report <task>`: a command of its own, not under `tasks`. */
+function reportCommand(program: Command, ctx: () => Ctx): void {
   program
     .command('report <task>')
     .description("A task's report: item by item, with next actions; exits by its outcome")
