@@ -111,16 +111,25 @@ function makeRepo(root: string, uuid: string, i: number) {
     version: '1.0.0',
   };
   fs.writeFileSync(path.join(dir, 'README.md'), `# Dashboard ${i}\n`);
-  for (const [p, c] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(dir, p)), { recursive: true });
-    fs.writeFileSync(path.join(dir, p), toYaml(c));
-  }
+  writeYamlFiles(dir, files);
   git(dir, 'add', '-A');
   git(dir, 'commit', '-q', '-m', 'first export');
   git(dir, 'remote', 'add', 'origin', `http://127.0.0.1:9/bench/${uuid}.git`);
   git(dir, 'update-ref', 'refs/remotes/origin/main', 'HEAD');
   git(dir, 'branch', '-q', '--set-upstream-to=origin/main');
-  const chartFile = path.join(dir, `charts/${charts[0].uuid}.yaml`);
+  divergeFromRemote(dir, path.join(dir, `charts/${charts[0].uuid}.yaml`), i);
+  return dir;
+}
+
+function writeYamlFiles(dir: string, files: Record<string, unknown>): void {
+  for (const [p, c] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, p)), { recursive: true });
+    fs.writeFileSync(path.join(dir, p), toYaml(c));
+  }
+}
+
+/** The i-th repository's state after its first commit: a tenth a commit ahead, a fifth a modified chart, a tenth an untracked file. */
+function divergeFromRemote(dir: string, chartFile: string, i: number): void {
   if (i % 10 === 3) {
     fs.appendFileSync(chartFile, 'description: ahead\n');
     git(dir, 'commit', '-q', '-am', 'ahead of the remote');
@@ -129,7 +138,6 @@ function makeRepo(root: string, uuid: string, i: number) {
   } else if (i % 10 === 1) {
     fs.writeFileSync(path.join(dir, 'notes.txt'), 'untracked\n');
   }
-  return dir;
 }
 
 const median = (xs: number[]) =>

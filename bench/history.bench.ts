@@ -70,14 +70,7 @@ async function main() {
   const temporal = new Client({ connection });
   try {
     await waitUntil(async () => (await fetch(`${base}/api/ready`)).ok, 120_000, 'API ready');
-    const login = await fetch(`${base}/api/auth/login`, {
-      method: 'POST',
-      body: new URLSearchParams({ username: 'admin', password: BENCH_ADMIN_PASSWORD }),
-    });
-    const headers = {
-      authorization: `Bearer ${((await login.json()) as { access_token: string }).access_token}`,
-      'content-type': 'application/json',
-    };
+    const headers = await signIn(base);
     const post = async (p: string, body: unknown) => {
       const r = await fetch(base + p, { method: 'POST', headers, body: JSON.stringify(body) });
       const j = (await r.json()) as Record<string, any>;
@@ -92,21 +85,7 @@ async function main() {
     for (const [kind, start] of Object.entries(KINDS)) {
       const t0 = performance.now();
       const taskId = await start(ctx);
-      let task: Record<string, any> = {};
-      let lastShown = 0;
-      await waitUntil(
-        async () => {
-          task = (await (await fetch(`${base}/api/tasks/${taskId}`, { headers })).json()) as Record<string, any>;
-          const done = Number(task.progress?.done ?? 0);
-          if (done - lastShown >= 100) {
-            process.stderr.write(`  ${kind}: ${done}/${N} after ${((performance.now() - t0) / 1000).toFixed(0)} s\n`);
-            lastShown = done;
-          }
-          return ['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(task.status);
-        },
-        3_600_000,
-        `the ${kind} task`,
-      );
+      const task = await followTask(base, headers, kind, taskId, t0);
       const seconds = (performance.now() - t0) / 1000;
       if (task.status !== 'SUCCEEDED') throw new Error(`${kind} ended ${task.status}: ${JSON.stringify(task.error)}`);
       // The row is finished just before the workflow closes: wait for the close (through every run).
@@ -119,17 +98,7 @@ async function main() {
       const items = task.result.items_omitted ? Number(task.result.items_total) : (task.result.items as unknown[]).length;
       const ownBytes = Buffer.byteLength(JSON.stringify(own));
       report(kind, seconds, runs, items, ownBytes);
-      const largest = runs.reduce((a, r) => (r.bytes > a.bytes ? r : a));
-      Object.assign(figures, {
-        [`${kind}_s`]: round(seconds),
-        [`${kind}_runs`]: runs.length,
-        [`${kind}_max_history_events`]: Math.max(...runs.map((r) => r.events)),
-        [`${kind}_max_history_bytes`]: largest.bytes,
-        [`${kind}_total_history_events`]: runs.reduce((a, r) => a + r.events, 0),
-        [`${kind}_total_history_bytes`]: runs.reduce((a, r) => a + r.bytes, 0),
-        [`${kind}_items`]: items,
-        [`${kind}_workflow_result_bytes`]: ownBytes,
-      });
+      Object.assign(figures, figuresOf(kind, seconds, runs, items, ownBytes));
     }
     console.log(JSON.stringify(figures));
   } finally {
@@ -138,6 +107,53 @@ async function main() {
     for (const c of cleanup) await c();
     await source.close();
   }
+}
+
+/** The admin's bearer token, as request headers for JSON bodies. */
+async function signIn(base: string) {
+  const login = await fetch(`${base}/api/auth/login`, {
+    method: 'POST',
+    body: new URLSearchParams({ username: 'admin', password: BENCH_ADMIN_PASSWORD }),
+  });
+  return {
+    authorization: `Bearer ${((await login.json()) as { access_token: string }).access_token}`,
+    'content-type': 'application/json',
+  };
+}
+
+/** The task once it has ended, its progress shown every 100 items on the way. */
+async function followTask(base: string, headers: Record<string, string>, kind: string, taskId: string, t0: number) {
+  let task: Record<string, any> = {};
+  let lastShown = 0;
+  await waitUntil(
+    async () => {
+      task = (await (await fetch(`${base}/api/tasks/${taskId}`, { headers })).json()) as Record<string, any>;
+      const done = Number(task.progress?.done ?? 0);
+      if (done - lastShown >= 100) {
+        process.stderr.write(`  ${kind}: ${done}/${N} after ${((performance.now() - t0) / 1000).toFixed(0)} s\n`);
+        lastShown = done;
+      }
+      return ['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(task.status);
+    },
+    3_600_000,
+    `the ${kind} task`,
+  );
+  return task;
+}
+
+/** One kind's figures for the closing JSON line. */
+function figuresOf(kind: string, seconds: number, runs: WorkflowRun[], items: number, ownBytes: number): Record<string, number> {
+  const largest = runs.reduce((a, r) => (r.bytes > a.bytes ? r : a));
+  return {
+    [`${kind}_s`]: round(seconds),
+    [`${kind}_runs`]: runs.length,
+    [`${kind}_max_history_events`]: Math.max(...runs.map((r) => r.events)),
+    [`${kind}_max_history_bytes`]: largest.bytes,
+    [`${kind}_total_history_events`]: runs.reduce((a, r) => a + r.events, 0),
+    [`${kind}_total_history_bytes`]: runs.reduce((a, r) => a + r.bytes, 0),
+    [`${kind}_items`]: items,
+    [`${kind}_workflow_result_bytes`]: ownBytes,
+  };
 }
 
 function report(kind: string, seconds: number, runs: WorkflowRun[], items: number, ownBytes: number) {

@@ -23,6 +23,18 @@ import { flushTracing } from '../lib/telemetry/tracing.ts';
  * can neither hold a request up on an event loop nor take the CPU from it. `npm run api` and
  * `npm run worker` stay separate processes for deployments that scale them apart.
  */
+/** The worker's threads and this main thread lowered to the worker's niceness, now and every 5 s as new ones start. */
+async function lowerWorkerThreads(): Promise<void> {
+  // A thread takes its creator's nice value: libuv's pool (the API's crypto and file reads),
+  // started on first use, must start before the main thread is lowered.
+  await fs.promises.stat(import.meta.dirname);
+  // Threads exist once the worker runs; later ones (a new workflow thread) are caught by the repeat.
+  const lower = () => lowerBackgroundThreads(WORKER_NICENESS, { mainThread: true });
+  lower();
+  const repeat = setInterval(lower, 5_000);
+  repeat.unref();
+}
+
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL, 'switchyard', undefined, config.LOG_FORMAT);
@@ -48,14 +60,7 @@ async function main(): Promise<void> {
   });
   const metricsServer = await serveWorkerMetrics(config, logger);
   const running = worker.run();
-  // A thread takes its creator's nice value: libuv's pool (the API's crypto and file reads),
-  // started on first use, must start before the main thread is lowered.
-  await fs.promises.stat(import.meta.dirname);
-  // Threads exist once the worker runs; later ones (a new workflow thread) are caught by the repeat.
-  const lower = () => lowerBackgroundThreads(WORKER_NICENESS, { mainThread: true });
-  lower();
-  const repeat = setInterval(lower, 5_000);
-  repeat.unref();
+  await lowerWorkerThreads();
 
   let stopping = false;
   const stop = async (code = 0) => {

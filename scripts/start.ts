@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { loadConfig } from '../lib/config.ts';
+import { loadConfig, type Config } from '../lib/config.ts';
 import { detached } from '../lib/detached.ts';
 import { startInfra } from '../lib/embedded/stack.ts';
 import { createLogger } from '../lib/logger.ts';
@@ -31,17 +31,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info('stopping Switchyard');
-    await Promise.all(
-      children.map(
-        (c) =>
-          new Promise<void>((resolve) => {
-            if (c.exitCode !== null) return resolve();
-            c.once('exit', () => resolve());
-            c.kill('SIGTERM');
-            setTimeout(() => c.kill('SIGKILL'), 15_000).unref();
-          }),
-      ),
-    );
+    await Promise.all(children.map(stopChild));
     await infra.stop();
     process.exit(code);
   };
@@ -72,8 +62,23 @@ async function main(): Promise<void> {
       children.push(child);
     }
   }
+  process.stdout.write(banner(config, infra, infraOnly));
+}
+
+/** SIGTERM, then SIGKILL if it has not exited 15 s later; resolves when it has exited. */
+function stopChild(c: ChildProcess): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (c.exitCode !== null) return resolve();
+    c.once('exit', () => resolve());
+    c.kill('SIGTERM');
+    setTimeout(() => c.kill('SIGKILL'), 15_000).unref();
+  });
+}
+
+/** Where everything started listens. */
+function banner(config: Config, infra: { temporalAddress: string; temporalUiUrl?: string }, infraOnly: boolean): string {
   const api = `http://${config.HOST}:${config.PORT}`;
-  process.stdout.write(
+  return (
     [
       '',
       '  Switchyard is starting:',
@@ -85,7 +90,7 @@ async function main(): Promise<void> {
       '',
     ]
       .filter((l) => l !== '')
-      .join('\n') + '\n\n',
+      .join('\n') + '\n\n'
   );
 }
 

@@ -33,30 +33,8 @@ export async function startTopology(opts: { env: NodeJS.ProcessEnv; workers: num
     stops.length = 0;
   };
   try {
-    let databaseUrl = config.DATABASE_URL;
-    if (!databaseUrl) {
-      const pg = await startEmbeddedPostgres({
-        dataDir: path.join(config.SWITCHYARD_DATA_DIR, 'postgres'),
-        port: config.EMBEDDED_POSTGRES_PORT,
-        logger: opts.logger,
-        database: 'switchyard',
-      });
-      stops.push(pg.stop);
-      databaseUrl = pg.url;
-    }
-    // Temporal's two databases sit beside Switchyard's on the same server, as the same user.
-    const temporal = await startTemporalServer({
-      tools: ensureTemporalServer({ log: (m) => opts.logger.info(m) }),
-      adminUrl: withDatabase(databaseUrl, 'postgres'),
-      dir: path.join(config.SWITCHYARD_DATA_DIR, 'temporal-server'),
-      port: config.TEMPORAL_PORT,
-      namespace: config.TEMPORAL_NAMESPACE,
-      // Not at lower priority, unlike the dev server of `npm start`: starved by other load, its
-      // answers to the workers' completions passed their 10-second timeout (bench:topology at a
-      // load average of 15-25 on 2 cores) and every task stalled.
-    });
-    stops.push(temporal.stop);
-    opts.logger.info({ address: temporal.address }, 'Temporal server (PostgreSQL) ready');
+    const databaseUrl = await databaseOf(config, opts.logger, stops);
+    const temporal = await startTemporalOn(databaseUrl, config, opts.logger, stops);
     const bundle = await buildWorkflowBundle(path.join(config.SWITCHYARD_DATA_DIR, 'workflow-bundle.js'));
     const env = { ...opts.env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporal.address, SWITCHYARD_WORKFLOW_BUNDLE: bundle };
     const spawnEntry = (entry: string, flags: readonly string[], name: string) => {
@@ -96,6 +74,37 @@ export async function startTopology(opts: { env: NodeJS.ProcessEnv; workers: num
     await stopAll();
     throw err;
   }
+}
+
+/** The configured database, else an embedded PostgreSQL started for it (its stop pushed onto `stops`). */
+async function databaseOf(config: Config, logger: Logger, stops: Array<() => Promise<void>>): Promise<string> {
+  if (config.DATABASE_URL) return config.DATABASE_URL;
+  const pg = await startEmbeddedPostgres({
+    dataDir: path.join(config.SWITCHYARD_DATA_DIR, 'postgres'),
+    port: config.EMBEDDED_POSTGRES_PORT,
+    logger,
+    database: 'switchyard',
+  });
+  stops.push(pg.stop);
+  return pg.url;
+}
+
+/** A Temporal server on PostgreSQL (its stop pushed onto `stops`). */
+async function startTemporalOn(databaseUrl: string, config: Config, logger: Logger, stops: Array<() => Promise<void>>) {
+  // Temporal's two databases sit beside Switchyard's on the same server, as the same user.
+  const temporal = await startTemporalServer({
+    tools: ensureTemporalServer({ log: (m) => logger.info(m) }),
+    adminUrl: withDatabase(databaseUrl, 'postgres'),
+    dir: path.join(config.SWITCHYARD_DATA_DIR, 'temporal-server'),
+    port: config.TEMPORAL_PORT,
+    namespace: config.TEMPORAL_NAMESPACE,
+    // Not at lower priority, unlike the dev server of `npm start`: starved by other load, its
+    // answers to the workers' completions passed their 10-second timeout (bench:topology at a
+    // load average of 15-25 on 2 cores) and every task stalled.
+  });
+  stops.push(temporal.stop);
+  logger.info({ address: temporal.address }, 'Temporal server (PostgreSQL) ready');
+  return temporal;
 }
 
 async function until(fn: () => Promise<boolean>, timeoutMs: number, what: string, exited: () => number | null): Promise<void> {
