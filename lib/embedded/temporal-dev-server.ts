@@ -42,43 +42,8 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions): Pr
 }
 
 async function startOn(opts: TemporalDevServerOptions, port: number): Promise<TemporalDevServer> {
-  const args = [
-    'server',
-    'start-dev',
-    '--ip',
-    '127.0.0.1',
-    '--port',
-    String(port),
-    '--namespace',
-    opts.namespace ?? 'default',
-    '--log-format',
-    'json',
-    '--log-level',
-    'warn',
-    // No phone-home offline; updates are used by approval gates.
-    '--dynamic-config-value',
-    'frontend.enableServerVersionCheck=false',
-    '--dynamic-config-value',
-    'frontend.enableUpdateWorkflowExecution=true',
-    '--dynamic-config-value',
-    'frontend.enableUpdateWorkflowExecutionAsyncAccepted=true',
-    // One partition per task queue (the server's default is four, for a cluster's many pollers):
-    // with one worker, a task on a partition no poll waits on is forwarded to another first,
-    // tens of milliseconds before each workflow and activity task starts (measured: 47 → 8 ms).
-    '--dynamic-config-value',
-    'matching.numTaskqueueReadPartitions=1',
-    '--dynamic-config-value',
-    'matching.numTaskqueueWritePartitions=1',
-    ...cliSearchAttributeFlags(opts.searchAttributes ?? []),
-  ];
-  if (opts.dbFile) {
-    fs.mkdirSync(path.dirname(opts.dbFile), { recursive: true });
-    // WAL with normal sync: several times the write throughput of the default rollback journal.
-    args.push('--db-filename', opts.dbFile, '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal');
-  }
-  if (opts.uiPort) args.push('--ui-port', String(opts.uiPort), '--ui-ip', '127.0.0.1');
-  else args.push('--headless');
-
+  const args = devServerArgs(opts, port);
+  if (opts.dbFile) fs.mkdirSync(path.dirname(opts.dbFile), { recursive: true });
   fs.mkdirSync(path.dirname(opts.logFile), { recursive: true });
   const out = fs.openSync(opts.logFile, 'a');
   const logStart = fs.fstatSync(out).size;
@@ -125,6 +90,46 @@ async function startOn(opts: TemporalDevServerOptions, port: number): Promise<Te
         child.kill('SIGTERM');
       }),
   };
+}
+
+/** The `temporal server start-dev` command line: loopback only, the project's dynamic config, a SQLite file or in memory, a UI or headless. */
+function devServerArgs(opts: TemporalDevServerOptions, port: number): string[] {
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--namespace',
+    opts.namespace ?? 'default',
+    '--log-format',
+    'json',
+    '--log-level',
+    'warn',
+    // No phone-home offline; updates are used by approval gates.
+    '--dynamic-config-value',
+    'frontend.enableServerVersionCheck=false',
+    '--dynamic-config-value',
+    'frontend.enableUpdateWorkflowExecution=true',
+    '--dynamic-config-value',
+    'frontend.enableUpdateWorkflowExecutionAsyncAccepted=true',
+    // One partition per task queue (the server's default is four, for a cluster's many pollers):
+    // with one worker, a task on a partition no poll waits on is forwarded to another first,
+    // tens of milliseconds before each workflow and activity task starts (measured: 47 → 8 ms).
+    '--dynamic-config-value',
+    'matching.numTaskqueueReadPartitions=1',
+    '--dynamic-config-value',
+    'matching.numTaskqueueWritePartitions=1',
+    ...cliSearchAttributeFlags(opts.searchAttributes ?? []),
+  ];
+  if (opts.dbFile) {
+    // WAL with normal sync: several times the write throughput of the default rollback journal.
+    args.push('--db-filename', opts.dbFile, '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal');
+  }
+  if (opts.uiPort) args.push('--ui-port', String(opts.uiPort), '--ui-ip', '127.0.0.1');
+  else args.push('--headless');
+  return args;
 }
 
 function logSince(file: string, offset: number): string {

@@ -264,10 +264,7 @@ export async function completeStructured<T>(
       continue;
     }
 
-    usage.prompt_tokens += completion.usage?.prompt_tokens ?? 0;
-    usage.completion_tokens += completion.usage?.completion_tokens ?? 0;
-    usage.total_tokens +=
-      completion.usage?.total_tokens ?? (completion.usage?.prompt_tokens ?? 0) + (completion.usage?.completion_tokens ?? 0);
+    addUsage(usage, completion.usage);
     const content = completion.choices?.[0]?.message?.content ?? '';
     const checked = checkContent(content, schema);
     if (checked.ok) {
@@ -283,14 +280,26 @@ export async function completeStructured<T>(
     }
     corrections++;
     hooks.onAttempt?.({ attempt: attempts, outcome: 'invalid_answer', detail: `${checked.error}; asking again with the error` });
-    conversation.push(
-      { role: 'assistant', content: content.slice(0, 20_000) },
-      {
-        role: 'user',
-        content: `That answer cannot be used: ${checked.error}. Answer again with only the JSON object that follows the schema "${schema.name}".`,
-      },
-    );
+    conversation.push(...correction(content, checked.error, schema.name));
   }
+}
+
+/** Adds one completion's tokens to the call's (a server that gives no total gets prompt plus completion). */
+function addUsage(usage: TokenUsage, add: OpenAI.Chat.Completions.ChatCompletion['usage']): void {
+  usage.prompt_tokens += add?.prompt_tokens ?? 0;
+  usage.completion_tokens += add?.completion_tokens ?? 0;
+  usage.total_tokens += add?.total_tokens ?? (add?.prompt_tokens ?? 0) + (add?.completion_tokens ?? 0);
+}
+
+/** The invalid answer (shortened) and what was wrong with it, for the model to answer again. */
+function correction(content: string, error: string, schemaName: string): ChatCompletionMessageParam[] {
+  return [
+    { role: 'assistant', content: content.slice(0, 20_000) },
+    {
+      role: 'user',
+      content: `That answer cannot be used: ${error}. Answer again with only the JSON object that follows the schema "${schemaName}".`,
+    },
+  ];
 }
 
 function checkContent<T>(content: string, schema: AnswerSchema<T>): { ok: true; value: T } | { ok: false; error: string } {
