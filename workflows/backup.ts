@@ -61,31 +61,7 @@ export async function backupWorkflow(input: BackupInput): Promise<BackupSummary>
         }
         // The run is full: the next run goes on from here (a cancel was looked for just above).
         if (i >= state.itemsPerRun || (i > 0 && workflowInfo().continueAsNewSuggested)) break;
-        const position = state.offset + i;
-        // The dashboard (its item and progress line written by the activity) runs to the end even
-        // when a cancel arrives meanwhile; the loop stops before the next one.
-        await CancellationScope.nonCancellable(async () => {
-          let brief: BackupItemBrief;
-          try {
-            brief = await perDashboard.backupDashboardOfTask({ envId: input.envId, dashboardId, position, total });
-          } catch (err) {
-            const item = failedBackupItem(dashboardId, failureOf(err, 'backup'));
-            log.error(`dashboard ${dashboardId}: backup failed: ${item.error}`);
-            await housekeeping.recordTaskItem({ position, key: dashboardId, item });
-            await reportTaskProgress({ done: position + 1, total, message: `dashboard ${dashboardId}: failed` });
-            brief = { status: 'failed', deduplicated: false, store: state.store, error: item.error };
-          }
-          if (brief.store) state.store = brief.store;
-          if (brief.status === 'succeeded') {
-            state.succeeded++;
-            if (brief.deduplicated) state.deduplicated++;
-            backedUp.push(dashboardId);
-          } else {
-            state.failed++;
-            if (state.firstFailures.length < MAX_FAILURES_NAMED)
-              state.firstFailures.push(`${dashboardId} (${(brief.error ?? 'failed').slice(0, 300)})`);
-          }
-        });
+        await backUpOne(input.envId, dashboardId, state.offset + i, state, backedUp);
         reached = i + 1;
       }
 
@@ -103,22 +79,7 @@ export async function backupWorkflow(input: BackupInput): Promise<BackupSummary>
       }
 
       const done = state.succeeded + state.failed;
-      const notStarted = total - done;
-      const summary: BackupSummary = {
-        env_id: input.envId,
-        store: state.store,
-        totals: {
-          requested: total,
-          succeeded: state.succeeded,
-          failed: state.failed,
-          deduplicated: state.deduplicated,
-          not_started: notStarted,
-        },
-        not_started: notStarted,
-        retention: retentionOutcome(state.retention),
-        cancelled,
-        next_actions: [],
-      };
+      const summary = summaryOf(input.envId, state, cancelled);
       if (cancelled) {
         await endTaskWithStoredItems('CANCELLED', summary, `cancelled after ${done} of ${total} dashboards; the rest were not backed up`);
       }
@@ -135,6 +96,58 @@ export async function backupWorkflow(input: BackupInput): Promise<BackupSummary>
     },
     { items: 'stored' },
   );
+}
+
+/**
+ * One dashboard (its item and progress line written by the activity), run to the end even when a
+ * cancel arrives meanwhile; the loop stops before the next one. Its outcome is counted in `state`,
+ * and a dashboard backed up is added to `backedUp`.
+ */
+function backUpOne(envId: string, dashboardId: number, position: number, state: BackupRunState, backedUp: number[]): Promise<void> {
+  const total = state.requested;
+  return CancellationScope.nonCancellable(async () => {
+    let brief: BackupItemBrief;
+    try {
+      brief = await perDashboard.backupDashboardOfTask({ envId, dashboardId, position, total });
+    } catch (err) {
+      const item = failedBackupItem(dashboardId, failureOf(err, 'backup'));
+      log.error(`dashboard ${dashboardId}: backup failed: ${item.error}`);
+      await housekeeping.recordTaskItem({ position, key: dashboardId, item });
+      await reportTaskProgress({ done: position + 1, total, message: `dashboard ${dashboardId}: failed` });
+      brief = { status: 'failed', deduplicated: false, store: state.store, error: item.error };
+    }
+    if (brief.store) state.store = brief.store;
+    if (brief.status === 'succeeded') {
+      state.succeeded++;
+      if (brief.deduplicated) state.deduplicated++;
+      backedUp.push(dashboardId);
+    } else {
+      state.failed++;
+      if (state.firstFailures.length < MAX_FAILURES_NAMED)
+        state.firstFailures.push(`${dashboardId} (${(brief.error ?? 'failed').slice(0, 300)})`);
+    }
+  });
+}
+
+/** The task's summary from the counters every run carried on. */
+function summaryOf(envId: string, state: BackupRunState, cancelled: boolean): BackupSummary {
+  const total = state.requested;
+  const notStarted = total - (state.succeeded + state.failed);
+  return {
+    env_id: envId,
+    store: state.store,
+    totals: {
+      requested: total,
+      succeeded: state.succeeded,
+      failed: state.failed,
+      deduplicated: state.deduplicated,
+      not_started: notStarted,
+    },
+    not_started: notStarted,
+    retention: retentionOutcome(state.retention),
+    cancelled,
+    next_actions: [],
+  };
 }
 
 /** Failures named in a failed backup's error message; the result lists every one. */

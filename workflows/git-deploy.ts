@@ -30,17 +30,7 @@ export async function gitDeployWorkflow(input: GitDeployInput): Promise<GitDeplo
   };
   return runAsTask(
     async (approval) => {
-      const result: GitDeployResult = {
-        dashboard_uuid: input.dashboardUuid,
-        commit: input.commit,
-        target_env_id: input.targetEnvId,
-        approval,
-        items: [],
-        not_started: 1,
-        cancelled: false,
-        next_actions: [],
-      };
-
+      const result = notStartedResult(input, approval);
       // Once the import starts it runs to the end and is recorded.
       const item = await CancellationScope.nonCancellable(async () => {
         await reportTaskProgress({ done: 0, total: 1, message: `deploying ${input.commit.slice(0, 10)}` });
@@ -58,13 +48,7 @@ export async function gitDeployWorkflow(input: GitDeployInput): Promise<GitDeplo
             dashboardId: it.target_dashboard_id,
             expectedChartUuids: it.chart_uuids ?? [],
           });
-          it.verification = v;
-          if (!v.ok) {
-            it.status = 'deployed_with_errors';
-            it.outcome = 'failed';
-            it.step = 'verify';
-            it.error = `deployed, but verification failed: ${v.charts_linked}/${v.charts_expected} charts linked, ${v.charts.filter((c) => !c.ok).length} chart queries fail`;
-          }
+          withVerification(it, v);
           if (input.verification === 'browser') {
             // Beside the dashboard in the environment the request named, when that is not the target itself.
             const source = input.envId !== input.targetEnvId ? { envId: input.envId, dashboardId: input.dashboardId } : undefined;
@@ -73,22 +57,9 @@ export async function gitDeployWorkflow(input: GitDeployInput): Promise<GitDeplo
               dashboardId: it.target_dashboard_id,
               ...(source ? { source } : {}),
             });
-            it.verification = { ...v, browser: b, ...(b.verdict === 'failed' ? { ok: false } : {}) };
-            if (b.verdict === 'failed' && it.status === 'deployed') {
-              it.status = 'deployed_with_errors';
-              it.outcome = 'failed';
-              it.step = 'verify';
-              it.error = `deployed, but the browser check failed: ${b.reason}`;
-            }
+            withBrowserCheck(it, v, b);
           }
-          await deploy.recordGitDeployment({
-            dashboardUuid: input.dashboardUuid,
-            envId: input.targetEnvId,
-            commit: input.commit,
-            targetDashboardId: it.target_dashboard_id,
-            deployedBy: input.requestedBy ?? input.approval?.requestedBy ?? null,
-            approvedBy: result.approval.by,
-          });
+          await deploy.recordGitDeployment(deploymentOf(input, it.target_dashboard_id, result.approval.by));
         }
         delete it.chart_uuids;
         await reportTaskProgress({ done: 1, total: 1, message: it.status });
@@ -104,6 +75,57 @@ export async function gitDeployWorkflow(input: GitDeployInput): Promise<GitDeplo
     },
     { gate },
   );
+}
+
+/** The task's result before the deploy: its one item not started yet. */
+function notStartedResult(input: GitDeployInput, approval: GitDeployResult['approval']): GitDeployResult {
+  return {
+    dashboard_uuid: input.dashboardUuid,
+    commit: input.commit,
+    target_env_id: input.targetEnvId,
+    approval,
+    items: [],
+    not_started: 1,
+    cancelled: false,
+    next_actions: [],
+  };
+}
+
+type Verification = Awaited<ReturnType<Activities['verifyMigratedDashboard']>>;
+type BrowserCheck = Awaited<ReturnType<Activities['browserCheckDashboard']>>;
+
+/** The deployed dashboard's verification on its item; one that failed makes the deploy `deployed_with_errors`. */
+function withVerification(it: GitDeployItem, v: Verification): void {
+  it.verification = v;
+  if (!v.ok) {
+    it.status = 'deployed_with_errors';
+    it.outcome = 'failed';
+    it.step = 'verify';
+    it.error = `deployed, but verification failed: ${v.charts_linked}/${v.charts_expected} charts linked, ${v.charts.filter((c) => !c.ok).length} chart queries fail`;
+  }
+}
+
+/** The browser check beside the verification; a failed one fails a deploy that had none of its own. */
+function withBrowserCheck(it: GitDeployItem, v: Verification, b: BrowserCheck): void {
+  it.verification = { ...v, browser: b, ...(b.verdict === 'failed' ? { ok: false } : {}) };
+  if (b.verdict === 'failed' && it.status === 'deployed') {
+    it.status = 'deployed_with_errors';
+    it.outcome = 'failed';
+    it.step = 'verify';
+    it.error = `deployed, but the browser check failed: ${b.reason}`;
+  }
+}
+
+/** What the repository records of a deploy: who asked for it (the requester, else the gate's requester) and who approved it. */
+function deploymentOf(input: GitDeployInput, targetDashboardId: number, approvedBy: string | null) {
+  return {
+    dashboardUuid: input.dashboardUuid,
+    envId: input.targetEnvId,
+    commit: input.commit,
+    targetDashboardId,
+    deployedBy: input.requestedBy ?? input.approval?.requestedBy ?? null,
+    approvedBy,
+  };
 }
 
 /** The item of a deploy whose activity failed past its retries. */

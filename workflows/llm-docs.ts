@@ -56,31 +56,8 @@ export async function llmDocsWorkflow(input: LlmDocsInput): Promise<LlmDocsResul
       },
     );
 
-    const tokens: Tokens = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
-    for (const it of items) {
-      tokens.prompt_tokens += it.tokens.prompt_tokens;
-      tokens.completion_tokens += it.tokens.completion_tokens;
-      tokens.total_tokens += it.tokens.total_tokens;
-    }
     const failed = items.filter((i) => i.status === 'failed');
-    const result: LlmDocsResult = {
-      env_id: input.envId,
-      provider,
-      language: input.language,
-      prompt_version: promptVersion,
-      totals: {
-        requested: total,
-        suggested: items.length - failed.length,
-        failed: failed.length,
-        suggestions: items.reduce((n, i) => n + i.suggestions, 0),
-        tokens,
-        duration_ms: items.reduce((n, i) => n + i.duration_ms, 0),
-      },
-      items,
-      not_started: total - items.length,
-      cancelled,
-      next_actions: [],
-    };
+    const result = resultOf(input, { provider, promptVersion }, items, cancelled);
     if (cancelled) await endTaskWithResult('CANCELLED', result, `cancelled after ${items.length} of ${total} datasets`);
     if (failed.length) {
       await endTaskWithResult(
@@ -92,6 +69,41 @@ export async function llmDocsWorkflow(input: LlmDocsInput): Promise<LlmDocsResul
     }
     return result;
   });
+}
+
+/** The task's result: each dataset's outcome, and the totals over them (tokens and time summed). */
+function resultOf(
+  input: LlmDocsInput,
+  used: { provider: LlmDocsResult['provider']; promptVersion: string },
+  items: LlmDocsItem[],
+  cancelled: boolean,
+): LlmDocsResult {
+  const total = input.datasetIds.length;
+  const tokens: Tokens = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+  for (const it of items) {
+    tokens.prompt_tokens += it.tokens.prompt_tokens;
+    tokens.completion_tokens += it.tokens.completion_tokens;
+    tokens.total_tokens += it.tokens.total_tokens;
+  }
+  const failed = items.filter((i) => i.status === 'failed');
+  return {
+    env_id: input.envId,
+    provider: used.provider,
+    language: input.language,
+    prompt_version: used.promptVersion,
+    totals: {
+      requested: total,
+      suggested: items.length - failed.length,
+      failed: failed.length,
+      suggestions: items.reduce((n, i) => n + i.suggestions, 0),
+      tokens,
+      duration_ms: items.reduce((n, i) => n + i.duration_ms, 0),
+    },
+    items,
+    not_started: total - items.length,
+    cancelled,
+    next_actions: [],
+  };
 }
 
 function failedItem(datasetId: number, failure: ItemFailure): LlmDocsItem {

@@ -64,28 +64,7 @@ export async function mapColumnsWorkflow(input: MapColumnsInput): Promise<MapCol
         },
       );
 
-      const count = (s: MapColumnsItem['status']) => items.filter((i) => i.status === s).length;
-      const result: MapColumnsResult = {
-        env_id: input.envId,
-        dry_run: input.dryRun,
-        source:
-          input.source.type === 'xlsx'
-            ? { type: 'xlsx', dictionary_id: input.source.dictionaryId }
-            : { type: 'sqllab', database_id: input.source.databaseId, default_query: input.source.sql === null },
-        totals: {
-          requested: total,
-          updated: count('updated'),
-          planned: count('planned'),
-          unchanged: count('unchanged'),
-          conflict: count('conflict'),
-          failed: count('failed'),
-          fields_changed: items.reduce((n, i) => n + (i.status === 'updated' || i.status === 'planned' ? i.changes.length : 0), 0),
-        },
-        items,
-        not_started: total - items.length,
-        cancelled,
-        next_actions: [],
-      };
+      const result = resultOf(input, items, cancelled);
       // The report offers the request that runs the failed datasets again (from the task kind's registry entry).
       const unfinished = items.filter((i) => i.status === 'failed' || i.status === 'conflict');
       if (cancelled)
@@ -102,6 +81,33 @@ export async function mapColumnsWorkflow(input: MapColumnsInput): Promise<MapCol
     },
     { gate: { approval: input.approval, what: `writing column labels into ${input.datasetIds.length} dataset(s)` } },
   );
+}
+
+/** The task's result: each dataset's outcome, counted by status, and the dictionary it was mapped from. */
+function resultOf(input: MapColumnsInput, items: MapColumnsItem[], cancelled: boolean): MapColumnsResult {
+  const total = input.datasetIds.length;
+  const count = (s: MapColumnsItem['status']) => items.filter((i) => i.status === s).length;
+  return {
+    env_id: input.envId,
+    dry_run: input.dryRun,
+    source:
+      input.source.type === 'xlsx'
+        ? { type: 'xlsx', dictionary_id: input.source.dictionaryId }
+        : { type: 'sqllab', database_id: input.source.databaseId, default_query: input.source.sql === null },
+    totals: {
+      requested: total,
+      updated: count('updated'),
+      planned: count('planned'),
+      unchanged: count('unchanged'),
+      conflict: count('conflict'),
+      failed: count('failed'),
+      fields_changed: items.reduce((n, i) => n + (i.status === 'updated' || i.status === 'planned' ? i.changes.length : 0), 0),
+    },
+    items,
+    not_started: total - items.length,
+    cancelled,
+    next_actions: [],
+  };
 }
 
 function failedItem(datasetId: number, failure: ItemFailure): MapColumnsItem {

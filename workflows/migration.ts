@@ -163,6 +163,89 @@ async function verifyRest(
   return Date.now() - since;
 }
 
+type Waiting = MigrationResume['waiting'];
+
+/** Where this run starts: a resumed run where the last one stopped, a first run at the first dashboard. */
+function startingPoint(resume: MigrationResume | undefined): { waiting: Waiting; next: number; learned: RejectionRule[] } {
+  return {
+    // Dashboards a batch planned but left for later (past its import limit), then the ones never read.
+    waiting: resume?.waiting ?? [],
+    next: resume?.next ?? 0,
+    learned: resume?.learned ?? [],
+  };
+}
+
+/** The next batch: the dashboards left waiting first, then up to MAX_BATCH in all of those never read (`fresh` of them). */
+function nextBatch(dashboardIds: number[], waiting: Waiting, next: number): { batch: Waiting; fresh: number } {
+  const fresh = Math.max(0, Math.min(MAX_BATCH - waiting.length, dashboardIds.length - next));
+  const batch = [...waiting, ...dashboardIds.slice(next, next + fresh).map((id, i) => ({ id, position: next + i }))];
+  return { batch, fresh };
+}
+
+/**
+ * One batch, one activity. It runs to the end even when a cancel arrives meanwhile; the loop stops
+ * before the next one. Failed for good: each of its dashboards without an outcome fails with this
+ * cause; the task goes on.
+ */
+function runBatch(
+  request: Omit<MigrationInput, 'dashboardIds'>,
+  batch: Waiting,
+  o: { learned: RejectionRule[]; upcoming: number[]; doneBefore: number; total: number },
+): Promise<MigrationBatchResult> {
+  return CancellationScope.nonCancellable(async (): Promise<MigrationBatchResult> => {
+    try {
+      return await batches.migrateBatch({
+        ...request,
+        batch,
+        importLimit: IMPORT_LIMIT,
+        learnedRejections: o.learned,
+        upcoming: o.upcoming,
+        doneBefore: o.doneBefore,
+        total: o.total,
+      });
+    } catch (err) {
+      await bookkeeping.recordDashboardFailures({
+        step: 'migrate',
+        dashboards: batch.map((d) => ({ sourceDashboardId: d.id, position: d.position })),
+        failure: failureOf(err, 'migrate'),
+      });
+      return {
+        items: batch.map((d) => ({ ...d, status: 'failed' as const, target_dashboard_id: null, dashboard_uuid: null })),
+        learned: [],
+      };
+    }
+  });
+}
+
+/** How many of the batch's dashboards ended, and those it left waiting; a batch that ended none stalls the task. */
+function endedBy(batch: Waiting, r: MigrationBatchResult): { count: number; waiting: Waiting } {
+  const ended = new Set(r.items.map((i) => i.position));
+  if (!ended.size) throw ApplicationFailure.nonRetryable(`a batch of ${batch.length} dashboard(s) ended none of them`, 'MigrationStalled');
+  return { count: ended.size, waiting: batch.filter((d) => !ended.has(d.position)) };
+}
+
+/** The task ends in this run: what it still verifies, then the summary, and the workflow closes as the task's row did. */
+async function finishTask(
+  request: Omit<MigrationInput, 'dashboardIds'>,
+  o: {
+    verifying: Array<Promise<void>>;
+    toVerify: VerifyBatchInput['dashboards'];
+    total: number;
+    cancelled: boolean;
+    timings: MigrationTimings;
+  },
+): Promise<MigrationSummary> {
+  const { timings } = o;
+  timings.verification_ms += await CancellationScope.nonCancellable(() => verifyRest(request, o.verifying, o.toVerify));
+  const summary = await CancellationScope.nonCancellable(() =>
+    bookkeeping.finishMigration({ ...request, requested: o.total, cancelled: o.cancelled, timings }),
+  );
+  // The task's row already holds the result and its status; the workflow closes the same way.
+  if (summary.status === 'CANCELLED') throw new CancelledFailure(summary.message ?? 'cancelled');
+  if (summary.status === 'FAILED') throw ApplicationFailure.nonRetryable(summary.message ?? 'failed', 'PartialMigration');
+  return summary;
+}
+
 /**
  * Migrates (or, with dryRun, plans) dashboards in batches. Each dashboard succeeds or fails on
  * its own, and its outcome is recorded in PostgreSQL by the activity that produced it; the
@@ -176,10 +259,7 @@ export async function migrationWorkflow(input: MigrationInput & { resume?: Migra
     async () => {
       const { dashboardIds, resume, ...request } = input;
       const total = dashboardIds.length;
-      // Dashboards a batch planned but left for later (past its import limit), then the ones never read.
-      let waiting = resume?.waiting ?? [];
-      let next = resume?.next ?? 0;
-      let learned = resume?.learned ?? [];
+      let { waiting, next, learned } = startingPoint(resume);
       let cancelled = false;
       const timings = { migration_ms: resume?.timings.migration_ms ?? 0, verification_ms: resume?.timings.verification_ms ?? 0 };
       const toVerify: VerifyBatchInput['dashboards'] = [];
@@ -209,41 +289,14 @@ export async function migrationWorkflow(input: MigrationInput & { resume?: Migra
           await continueAsNew<typeof migrationWorkflow>({ ...input, resume: { perRun, next, waiting, learned, timings, verify: held } });
         }
         if (held.length) verifying.push(besideNext(request, held.splice(0))); // the run goes on after all: verified here
-        const fresh = Math.max(0, Math.min(MAX_BATCH - waiting.length, total - next));
-        const batch = [...waiting, ...dashboardIds.slice(next, next + fresh).map((id, i) => ({ id, position: next + i }))];
+        const { batch, fresh } = nextBatch(dashboardIds, waiting, next);
         next += fresh;
-        // The batch runs to the end even when a cancel arrives meanwhile; the loop stops before the next one.
-        const r = await CancellationScope.nonCancellable(async (): Promise<MigrationBatchResult> => {
-          try {
-            const upcoming = dashboardIds.slice(next, next + MAX_BATCH);
-            return await batches.migrateBatch({
-              ...request,
-              batch,
-              importLimit: IMPORT_LIMIT,
-              learnedRejections: learned,
-              upcoming,
-              doneBefore: next - fresh - waiting.length,
-              total,
-            });
-          } catch (err) {
-            // Failed for good: each of its dashboards without an outcome fails with this cause; the task goes on.
-            await bookkeeping.recordDashboardFailures({
-              step: 'migrate',
-              dashboards: batch.map((d) => ({ sourceDashboardId: d.id, position: d.position })),
-              failure: failureOf(err, 'migrate'),
-            });
-            return {
-              items: batch.map((d) => ({ ...d, status: 'failed' as const, target_dashboard_id: null, dashboard_uuid: null })),
-              learned: [],
-            };
-          }
-        });
+        const upcoming = dashboardIds.slice(next, next + MAX_BATCH);
+        const r = await runBatch(request, batch, { learned, upcoming, doneBefore: next - fresh - waiting.length, total });
         learned = mergeRules(learned, r.learned);
-        const ended = new Set(r.items.map((i) => i.position));
-        endedInRun += ended.size;
-        waiting = batch.filter((d) => !ended.has(d.position));
-        if (!ended.size)
-          throw ApplicationFailure.nonRetryable(`a batch of ${batch.length} dashboard(s) ended none of them`, 'MigrationStalled');
+        const ended = endedBy(batch, r);
+        endedInRun += ended.count;
+        waiting = ended.waiting;
         const imported = importedBy(r);
         // Started now and not awaited: this batch's dashboards are verified while the next batch imports
         // (the run's last batch: while the next run's first imports, HAND_OVER_VERIFICATION).
@@ -254,14 +307,7 @@ export async function migrationWorkflow(input: MigrationInput & { resume?: Migra
       }
       toVerify.push(...held); // the task ends in this run (done or cancelled): it verifies what it held itself
       timings.migration_ms += Date.now() - clock;
-      timings.verification_ms += await CancellationScope.nonCancellable(() => verifyRest(request, verifying, toVerify));
-      const summary = await CancellationScope.nonCancellable(() =>
-        bookkeeping.finishMigration({ ...request, requested: total, cancelled, timings }),
-      );
-      // The task's row already holds the result and its status; the workflow closes the same way.
-      if (summary.status === 'CANCELLED') throw new CancelledFailure(summary.message ?? 'cancelled');
-      if (summary.status === 'FAILED') throw ApplicationFailure.nonRetryable(summary.message ?? 'failed', 'PartialMigration');
-      return summary;
+      return finishTask(request, { verifying, toVerify, total, cancelled, timings });
     },
     { closesRow: true, gate: { approval: input.approval, what: `migrating ${input.dashboardIds.length} dashboard(s)` } },
   );

@@ -75,6 +75,44 @@ export async function scheduledRunWorkflow(input: ScheduledRunInput): Promise<Sc
   return { schedule_id: input.scheduleId, task_id: task.taskId, status };
 }
 
+/** One dashboard's drift in the task's log: its status, each object and companion that differs, the error. */
+function logDrift(dashboardId: number, item: DriftItem): void {
+  const named = [
+    ...item.differences.map((d) => `${d.kind} ${d.name}: ${d.action}`),
+    ...(item.companions ?? []).map((c) => `${c.kind} '${c.name}'${c.on ? ` on ${c.on}` : ''}: ${c.action}`),
+  ];
+  log.info(
+    `dashboard ${dashboardId}${item.title ? ` ('${item.title}')` : ''}: ${item.status}${named.length ? ` (${named.join('; ')})` : ''}${item.error ? ` (${item.error})` : ''}`,
+  );
+}
+
+/** The report: each dashboard's drift, the totals, and (when some drifted) the migration that brings them in line. */
+function driftResultOf(input: DriftReportInput, requested: number, items: DriftItem[], cancelled: boolean): DriftReportResult {
+  const count = (s: DriftItem['status']) => items.filter((i) => i.status === s).length;
+  const drifted = items.filter((i) => i.status === 'drifted');
+  // Kinds to copy so migrating brings every drifted companion in line (roles are strict by default).
+  const kinds = [...new Set(drifted.flatMap((i) => (i.companions ?? []).filter((c) => c.action !== 'missing').map((c) => c.kind)))];
+  return {
+    source_env_id: input.sourceEnvId,
+    target_env_id: input.targetEnvId,
+    totals: { compared: items.length, in_sync: count('in_sync'), drifted: count('drifted'), failed: count('failed') },
+    items,
+    not_started: requested - items.length,
+    cancelled,
+    next_actions: count('drifted')
+      ? [
+          migrateAgainAction(
+            'migrate_drifted',
+            `Bring the ${count('drifted')} drifted dashboard(s) in line by migrating them again (source wins${kinds.length ? `; their ${kinds.join(', ')} copied` : ''})`,
+            { ...input, companions: Object.fromEntries(kinds.map((k) => [k, 'copy'])) },
+            drifted.map((i) => i.id),
+            true,
+          ),
+        ]
+      : [],
+  };
+}
+
 /**
  * A drift report: a dry-run migration (overwrite on, so every shared object is compared) of each
  * source dashboard the target holds, one activity per dashboard; nothing is written anywhere.
@@ -104,39 +142,11 @@ export async function driftReportWorkflow(input: DriftReportInput): Promise<Drif
         } catch (err) {
           item = { ...failedDrift(dashboardId), ...failureOf(err, 'plan') };
         }
-        const named = [
-          ...item.differences.map((d) => `${d.kind} ${d.name}: ${d.action}`),
-          ...(item.companions ?? []).map((c) => `${c.kind} '${c.name}'${c.on ? ` on ${c.on}` : ''}: ${c.action}`),
-        ];
-        log.info(
-          `dashboard ${dashboardId}${item.title ? ` ('${item.title}')` : ''}: ${item.status}${named.length ? ` (${named.join('; ')})` : ''}${item.error ? ` (${item.error})` : ''}`,
-        );
+        logDrift(dashboardId, item);
         return item;
       },
     );
-    const count = (s: DriftItem['status']) => items.filter((i) => i.status === s).length;
-    const drifted = items.filter((i) => i.status === 'drifted');
-    // Kinds to copy so migrating brings every drifted companion in line (roles are strict by default).
-    const kinds = [...new Set(drifted.flatMap((i) => (i.companions ?? []).filter((c) => c.action !== 'missing').map((c) => c.kind)))];
-    const result: DriftReportResult = {
-      source_env_id: input.sourceEnvId,
-      target_env_id: input.targetEnvId,
-      totals: { compared: items.length, in_sync: count('in_sync'), drifted: count('drifted'), failed: count('failed') },
-      items,
-      not_started: ids.length - items.length,
-      cancelled,
-      next_actions: count('drifted')
-        ? [
-            migrateAgainAction(
-              'migrate_drifted',
-              `Bring the ${count('drifted')} drifted dashboard(s) in line by migrating them again (source wins${kinds.length ? `; their ${kinds.join(', ')} copied` : ''})`,
-              { ...input, companions: Object.fromEntries(kinds.map((k) => [k, 'copy'])) },
-              drifted.map((i) => i.id),
-              true,
-            ),
-          ]
-        : [],
-    };
+    const result = driftResultOf(input, ids.length, items, cancelled);
     if (cancelled) await endTaskWithResult('CANCELLED', result, `cancelled after ${items.length} of ${ids.length} dashboards`);
     if (result.totals.failed)
       await endTaskWithResult(

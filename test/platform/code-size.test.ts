@@ -52,12 +52,6 @@ const DEBT: Record<string, number> = {
   'api/tasks/routes.ts#handler': 62,
   'domain/datasets/safe-write.ts#writeDataset': 79,
   'web/src/pages/Tasks.tsx#TasksPage': 70,
-  'workflows/backup.ts#backupWorkflow': 90,
-  'workflows/git-deploy.ts#gitDeployWorkflow': 84,
-  'workflows/llm-docs.ts#llmDocsWorkflow': 70,
-  'workflows/map-columns.ts#mapColumnsWorkflow': 79,
-  'workflows/migration.ts#migrationWorkflow': 95,
-  'workflows/schedules.ts#driftReportWorkflow': 69,
 };
 
 const allowed = (key: string) => DECLARATIVE.some((d) => d.pattern.test(key));
