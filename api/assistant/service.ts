@@ -77,18 +77,8 @@ export class AssistantService {
     }
     const envs = await this.environments();
     const { parsed, text, pending } = await this.read(body, envs);
-    if (parsed.intent.operation === 'unsupported') {
-      // Refused before anything is stored: bad input changes nothing.
-      throw new AppError(
-        400,
-        'unsupported_operation',
-        'Unsupported operation',
-        TEXTS.unsupported[parsed.language](parsed.intent.entities.verb ?? ''),
-        {
-          extra: { intent: parsed.intent },
-        },
-      );
-    }
+    // Refused before anything is stored: bad input changes nothing.
+    if (parsed.intent.operation === 'unsupported') throw unsupported(parsed);
     const conv = await this.conversations.open(body.conversation_id, userId, body.text);
     if (!conv || !assistantPolicy.seeConversation(principal, conv)) throw new NotFoundError('Conversation', body.conversation_id);
     const asked = await this.conversations.addMessage({
@@ -99,29 +89,8 @@ export class AssistantService {
       intent: parsed.intent,
     });
 
-    let reply: Reply;
-    try {
-      reply = await decide({
-        app: this.app,
-        binder: this.binder,
-        confirmations: this.confirmations,
-        principal,
-        parsed,
-        conversationId: conv.id,
-        envs,
-        session,
-      });
-    } catch (err) {
-      // Not answered (Superset or Temporal down): the command that was waiting still waits.
-      if (!(err instanceof Clarification)) throw pending ? await this.conversations.leavePending(asked.id, pending).then(() => err) : err;
-      reply = { state: 'needs_clarification', text: err.message, data: err.data, incomplete: true };
-    }
-    if (session) {
-      reply.data = {
-        ...((reply.data as object | undefined) ?? {}),
-        dataset_review_session: { id: session.id, version: session.version, ...session.metadata },
-      };
-    }
+    const reply = await this.reply({ principal, parsed, conversationId: conv.id, envs, session }, asked.id, pending);
+    if (session) withSession(reply, session);
     // The next message, on whichever API process, completes what this one still lacks.
     if (reply.incomplete) await this.conversations.leavePending(asked.id, text);
 
@@ -136,16 +105,24 @@ export class AssistantService {
       confirmationId: reply.confirmation?.id ?? null,
       taskId: reply.taskId ?? null,
     });
-    return {
-      conversation_id: conv.id,
-      message_id: msg.id,
-      state: reply.state,
-      intent: parsed.intent,
-      text: reply.text,
-      ...(reply.confirmation ? { confirmation: reply.confirmation } : {}),
-      ...(reply.taskId ? { task_id: reply.taskId } : {}),
-      ...(reply.data !== undefined ? { data: reply.data } : {}),
-    };
+    return answerOf(conv.id, msg.id, parsed.intent, reply);
+  }
+
+  /**
+   * The dispatcher's reply; a question it asks back (Clarification) is a reply too. Not answered
+   * (Superset or Temporal down): the command that was waiting still waits, and the error stands.
+   */
+  private async reply(
+    asked: Omit<Parameters<typeof decide>[0], 'app' | 'binder' | 'confirmations'>,
+    askedId: string,
+    pending: string | undefined,
+  ): Promise<Reply> {
+    try {
+      return await decide({ app: this.app, binder: this.binder, confirmations: this.confirmations, ...asked });
+    } catch (err) {
+      if (!(err instanceof Clarification)) throw pending ? await this.conversations.leavePending(askedId, pending).then(() => err) : err;
+      return { state: 'needs_clarification', text: err.message, data: err.data, incomplete: true };
+    }
   }
 
   /** The caller's own dataset review session the message is bound to (404 for anyone else's or an unknown one). */
@@ -244,6 +221,41 @@ export class AssistantService {
     }));
     return page(items, total, pageNo, pageSize);
   }
+}
+
+type Parsed = ReturnType<typeof parseCommand>;
+
+function unsupported(parsed: Parsed): AppError {
+  return new AppError(
+    400,
+    'unsupported_operation',
+    'Unsupported operation',
+    TEXTS.unsupported[parsed.language](parsed.intent.entities.verb ?? ''),
+    {
+      extra: { intent: parsed.intent },
+    },
+  );
+}
+
+/** A reply in a bound dataset review session says which session, at which version. */
+function withSession(reply: Reply, session: BoundReviewSession): void {
+  reply.data = {
+    ...((reply.data as object | undefined) ?? {}),
+    dataset_review_session: { id: session.id, version: session.version, ...session.metadata },
+  };
+}
+
+function answerOf(conversationId: string, messageId: string, intent: Intent, reply: Reply): Answer {
+  return {
+    conversation_id: conversationId,
+    message_id: messageId,
+    state: reply.state,
+    intent,
+    text: reply.text,
+    ...(reply.confirmation ? { confirmation: reply.confirmation } : {}),
+    ...(reply.taskId ? { task_id: reply.taskId } : {}),
+    ...(reply.data !== undefined ? { data: reply.data } : {}),
+  };
 }
 
 function messageOut(m: MessageRow) {

@@ -24,61 +24,8 @@ export function createReviewSessionBinder(review: ReviewService): ReviewSessionB
       ];
       const open = questions(s, fields, mappings, answered);
       const q = open[0];
-      const filterName = new Map(s.imported_filters.map((f) => [f.id, f.name]));
-      const preview = s.preview as { status?: unknown; row_count?: unknown; at_version?: unknown } | null;
-      const bound: BoundReviewSession = {
-        id: s.id,
-        version: s.version,
-        state: s.state,
-        title: s.title,
-        dataset: s.dataset ? { id: s.dataset.id, table_name: s.dataset.table_name } : null,
-        fields: fields.map((f) => ({
-          id: f.id,
-          kind: f.kind,
-          name: f.name,
-          label: f.label,
-          description: f.description,
-          status: f.status,
-          locked: f.locked,
-        })),
-        mappings: mappings.map((m) => ({
-          id: m.id,
-          filter_id: m.filter_id,
-          filter_name: filterName.get(m.filter_id) ?? null,
-          variable: m.variable,
-          approved: m.approved,
-          value: m.value === null || m.value === undefined ? null : '***',
-        })),
-        question: q ? { key: q.key, kind: q.kind, text: q.text, options: q.options } : null,
-        metadata: {},
-      };
-      bound.metadata = {
-        state: s.state,
-        title: s.title,
-        env_id: s.env_id,
-        dashboard: s.dashboard ? { id: s.dashboard.id, title: s.dashboard.title } : null,
-        dataset: bound.dataset,
-        imported_filters: s.imported_filters.map((f) => {
-          const masked = maskFilterValues(f);
-          return {
-            id: f.id,
-            name: f.name,
-            column: f.column,
-            raw_value: masked.raw_value,
-            normalized: masked.normalized,
-            value_source: f.value_source,
-          };
-        }),
-        recovery_markers: s.recovery_markers.map((m) => ({ kind: m.kind, ref: m.ref })),
-        open_question: bound.question,
-        remaining_questions: open.length,
-        unresolved_fields: bound.fields.filter((f) => f.status === 'unresolved' || f.status === 'needs_review').map((f) => f.name),
-        fields: bound.fields,
-        mappings: bound.mappings,
-        preview: preview
-          ? { status: preview.status ?? null, row_count: preview.row_count ?? null, at_version: preview.at_version ?? null }
-          : null,
-      };
+      const bound = boundOf(s, fields, mappings, q);
+      bound.metadata = metadataOf(s, bound, open.length);
       return bound;
     },
 
@@ -96,5 +43,73 @@ export function createReviewSessionBinder(review: ReviewService): ReviewSessionB
       const r = await review.answer(principal, sessionId, { version, question_key: questionKey, answer });
       return { version: r.version };
     },
+  };
+}
+
+type Session = NonNullable<Awaited<ReturnType<typeof loadOwnedSessionForAssistant>>>;
+type Fields = Awaited<ReturnType<ReviewService['fields']['list']>>;
+type Mappings = Awaited<ReturnType<ReviewService['mappings']['list']>>;
+type Question = ReturnType<typeof questions>[number];
+
+/** The session as the assistant holds it: fields, mappings with their values masked, the question asked now. */
+function boundOf(s: Session, fields: Fields, mappings: Mappings, q: Question | undefined): BoundReviewSession {
+  const filterName = new Map(s.imported_filters.map((f) => [f.id, f.name]));
+  return {
+    id: s.id,
+    version: s.version,
+    state: s.state,
+    title: s.title,
+    dataset: s.dataset ? { id: s.dataset.id, table_name: s.dataset.table_name } : null,
+    fields: fields.map((f) => ({
+      id: f.id,
+      kind: f.kind,
+      name: f.name,
+      label: f.label,
+      description: f.description,
+      status: f.status,
+      locked: f.locked,
+    })),
+    mappings: mappings.map((m) => ({
+      id: m.id,
+      filter_id: m.filter_id,
+      filter_name: filterName.get(m.filter_id) ?? null,
+      variable: m.variable,
+      approved: m.approved,
+      value: m.value === null || m.value === undefined ? null : '***',
+    })),
+    question: q ? { key: q.key, kind: q.kind, text: q.text, options: q.options } : null,
+    metadata: {},
+  };
+}
+
+/** What the assistant's answers carry of the session: imported filters' values masked, the preview without its SQL or rows. */
+function metadataOf(s: Session, bound: BoundReviewSession, remainingQuestions: number): BoundReviewSession['metadata'] {
+  const preview = s.preview as { status?: unknown; row_count?: unknown; at_version?: unknown } | null;
+  return {
+    state: s.state,
+    title: s.title,
+    env_id: s.env_id,
+    dashboard: s.dashboard ? { id: s.dashboard.id, title: s.dashboard.title } : null,
+    dataset: bound.dataset,
+    imported_filters: s.imported_filters.map((f) => {
+      const masked = maskFilterValues(f);
+      return {
+        id: f.id,
+        name: f.name,
+        column: f.column,
+        raw_value: masked.raw_value,
+        normalized: masked.normalized,
+        value_source: f.value_source,
+      };
+    }),
+    recovery_markers: s.recovery_markers.map((m) => ({ kind: m.kind, ref: m.ref })),
+    open_question: bound.question,
+    remaining_questions: remainingQuestions,
+    unresolved_fields: bound.fields.filter((f) => f.status === 'unresolved' || f.status === 'needs_review').map((f) => f.name),
+    fields: bound.fields,
+    mappings: bound.mappings,
+    preview: preview
+      ? { status: preview.status ?? null, row_count: preview.row_count ?? null, at_version: preview.at_version ?? null }
+      : null,
   };
 }

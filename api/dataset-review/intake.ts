@@ -97,6 +97,47 @@ export async function recover(client: SupersetClient, link: DashboardLink, baseU
     markers,
   };
 
+  const { ref, dataMask, anchor } = await dashboardRefOf(client, link, markers);
+  if (ref === null) return empty;
+  const dash = await readDashboard(client, ref, markers);
+  if (!dash) return empty;
+  const meta = parseJsonMetadata(dash.json_metadata);
+  const title = (dash as { dashboard_title?: string }).dashboard_title ?? null;
+  const slug = (dash as { slug?: string | null }).slug ?? null;
+  const dashboard = { id: dash.id, title, slug, url: `${baseUrl}/superset/dashboard/${slug || dash.id}/` };
+
+  const charts = chartsOf(await client.dashboards.charts(dash.id), chartIdsInLayout(dash.position_json), markers);
+  const candidates = await candidateDatasets(client, dash.id, charts);
+  const chosen = chosenDataset(dash, anchor, charts, candidates, markers);
+
+  let filters = importFilters(meta, dataMask);
+  let dataset: SessionDataset | null = null;
+  let detail: DatasetDetail | null = null;
+  let variables: TemplateVariable[] = [];
+  if (chosen !== null) ({ dataset, detail, filters, variables } = await recoverDataset(client, chosen, baseUrl, filters, markers));
+
+  return {
+    title: dataset ? `${title ?? `Dashboard ${dash.id}`} · ${dataset.table_name}` : title,
+    dashboard,
+    dataset,
+    detail,
+    candidate_datasets: candidates.length > 1 ? candidates : [],
+    charts,
+    imported_filters: filters,
+    template_variables: variables,
+    markers,
+  };
+}
+
+type Dashboard = Awaited<ReturnType<SupersetClient['dashboards']['get']>>;
+type Candidate = SessionRow['candidate_datasets'][number];
+
+/** The dashboard the link names; a permalink also gives its filter state and the chart it points at (marked when unreadable). */
+async function dashboardRefOf(
+  client: SupersetClient,
+  link: DashboardLink,
+  markers: RecoveryMarker[],
+): Promise<{ ref: string | number | null; dataMask: Record<string, unknown> | null; anchor: string | null }> {
   let ref: string | number | null =
     link.kind === 'dashboard_id' ? link.dashboardId : link.kind === 'dashboard_slug' ? link.slug : link.dashboardRef;
   let dataMask: Record<string, unknown> | null = null;
@@ -119,11 +160,13 @@ export async function recover(client: SupersetClient, link: DashboardLink, baseU
       });
     }
   }
-  if (ref === null) return empty;
+  return { ref, dataMask, anchor };
+}
 
-  let dash;
+/** The dashboard, or undefined (marked) when Superset refuses it. */
+async function readDashboard(client: SupersetClient, ref: string | number, markers: RecoveryMarker[]): Promise<Dashboard | undefined> {
   try {
-    dash = await client.dashboards.get(ref);
+    return await client.dashboards.get(ref);
   } catch (err) {
     const why = refusal(err);
     if (why === undefined) throw err;
@@ -133,15 +176,16 @@ export async function recover(client: SupersetClient, link: DashboardLink, baseU
       detail: `dashboard ${ref} could not be read from Superset (not found or not accessible)`,
       upstream_error: why,
     });
-    return empty;
+    return undefined;
   }
-  const meta = parseJsonMetadata(dash.json_metadata);
-  const title = (dash as { dashboard_title?: string }).dashboard_title ?? null;
-  const slug = (dash as { slug?: string | null }).slug ?? null;
-  const dashboard = { id: dash.id, title, slug, url: `${baseUrl}/superset/dashboard/${slug || dash.id}/` };
+}
 
-  const existing = await client.dashboards.charts(dash.id);
-  const laidOut = chartIdsInLayout(dash.position_json);
+/** The dashboard's charts with their datasets, and (marked missing) those its layout names that no longer exist. */
+function chartsOf(
+  existing: Awaited<ReturnType<SupersetClient['dashboards']['charts']>>,
+  laidOut: number[],
+  markers: RecoveryMarker[],
+): SessionRow['charts'] {
   const charts: SessionRow['charts'] = existing.map((c) => {
     const ds = typeof c.form_data?.datasource === 'string' ? Number(c.form_data.datasource.split('__')[0]) : NaN;
     return { id: c.id, name: c.slice_name ?? null, dataset_id: Number.isFinite(ds) ? ds : null, missing: false };
@@ -151,42 +195,36 @@ export async function recover(client: SupersetClient, link: DashboardLink, baseU
     charts.push({ id, name: null, dataset_id: null, missing: true });
     markers.push({ kind: 'chart', ref: String(id), detail: `chart ${id} is in the dashboard's layout but no longer exists in Superset` });
   }
+  return charts;
+}
 
+/** Each dataset the charts use, with its charts and (when Superset names it) its table name. */
+async function candidateDatasets(client: SupersetClient, dashboardId: number, charts: SessionRow['charts']): Promise<Candidate[]> {
   const byDataset = new Map<number, number[]>();
   for (const c of charts) if (c.dataset_id !== null) byDataset.set(c.dataset_id, [...(byDataset.get(c.dataset_id) ?? []), c.id]);
   const names = new Map<number, string>();
   try {
-    for (const d of await client.dashboards.datasets(dash.id)) names.set(d.id, d.table_name ?? d.name ?? String(d.id));
+    for (const d of await client.dashboards.datasets(dashboardId)) names.set(d.id, d.table_name ?? d.name ?? String(d.id));
   } catch (err) {
     if (refusal(err) === undefined) throw err; // names are a nicety; a refusal leaves them out
   }
-  const candidates = [...byDataset.entries()].map(([id, ids]) => ({ id, table_name: names.get(id) ?? null, charts: ids }));
+  return [...byDataset.entries()].map(([id, ids]) => ({ id, table_name: names.get(id) ?? null, charts: ids }));
+}
 
-  // The chart the link points at (a permalink's anchor), else the only dataset.
-  let chosen: number | null = null;
+/** The chart the link points at (a permalink's anchor), else the only dataset; none (marked when no chart names one) otherwise. */
+function chosenDataset(
+  dash: Dashboard,
+  anchor: string | null,
+  charts: SessionRow['charts'],
+  candidates: Candidate[],
+  markers: RecoveryMarker[],
+): number | null {
   const anchored = anchor
     ? (parseJsonMetadata(dash.position_json)[anchor] as { meta?: { chartId?: number } } | undefined)?.meta?.chartId
     : undefined;
   const anchoredChart = anchored !== undefined ? charts.find((c) => c.id === anchored) : undefined;
-  if (anchoredChart?.dataset_id) chosen = anchoredChart.dataset_id;
-  else if (candidates.length === 1) chosen = candidates[0]!.id;
-  else if (!candidates.length) markers.push({ kind: 'dataset', ref: null, detail: 'no chart of the dashboard names a dataset' });
-
-  let filters = importFilters(meta, dataMask);
-  let dataset: SessionDataset | null = null;
-  let detail: DatasetDetail | null = null;
-  let variables: TemplateVariable[] = [];
-  if (chosen !== null) ({ dataset, detail, filters, variables } = await recoverDataset(client, chosen, baseUrl, filters, markers));
-
-  return {
-    title: dataset ? `${title ?? `Dashboard ${dash.id}`} · ${dataset.table_name}` : title,
-    dashboard,
-    dataset,
-    detail,
-    candidate_datasets: candidates.length > 1 ? candidates : [],
-    charts,
-    imported_filters: filters,
-    template_variables: variables,
-    markers,
-  };
+  if (anchoredChart?.dataset_id) return anchoredChart.dataset_id;
+  if (candidates.length === 1) return candidates[0]!.id;
+  if (!candidates.length) markers.push({ kind: 'dataset', ref: null, detail: 'no chart of the dashboard names a dataset' });
+  return null;
 }

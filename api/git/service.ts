@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { GitConfigStore, GitConfigInput, GitConfigRow } from '../../db/git/configs.ts';
-import type { GitRepositoryStore } from '../../db/git/repositories.ts';
+import type { GitRepositoryRow, GitRepositoryStore } from '../../db/git/repositories.ts';
 import type { ProfileStore } from '../../db/profile/store.ts';
 import type { Config } from '../../lib/config.ts';
 import { egressPolicy } from '../../lib/egress/policy.ts';
@@ -209,35 +209,8 @@ export class GitService {
     const branch = body.branch ?? config?.default_branch ?? 'main';
     const existing = await this.repos.get(uuid);
     const name = body.remote_name ?? existing?.remote_name ?? `dashboard-${uuid}`;
-    let remoteUrl: string | null = config
-      ? existing?.config_id === config.id
-        ? existing.remote_url
-        : null
-      : (existing?.remote_url ?? null);
-    let remoteCreated = false;
-    if (config && !remoteUrl) {
-      if (body.create_remote) {
-        const created = await this.provider(config).createRepository({
-          name,
-          private: body.private,
-          defaultBranch: branch,
-          description: `Superset dashboard ${uuid}`,
-        });
-        remoteUrl = created.clone_url;
-        remoteCreated = true;
-      } else {
-        remoteUrl = `${config.base_url}/${config.owner}/${name}.git`;
-      }
-    }
-    if (remoteUrl && /\/\/[^/]*@/.test(remoteUrl))
-      throw new UpstreamUnavailableError('git provider', 'the provider gave a clone URL with credentials');
-    if (remoteUrl && config) await assertRemoteDestination(egressPolicy(this.config), remoteUrl, config);
-    let author = SYSTEM_AUTHOR;
-    try {
-      author = await this.identity(principal);
-    } catch {
-      // the first commit only adds a README; the system identity is fine for it
-    }
+    const { remoteUrl, remoteCreated } = await this.remoteOf(uuid, config, existing, { ...body, name, branch });
+    const author = await this.identity(principal).catch(() => SYSTEM_AUTHOR); // expected: the first commit only adds a README; the system identity is fine for it
     const title = await this.dashboardTitle(envId, dashboardId);
     const wc = this.workingCopy(uuid);
     // A remote that was not created just now may hold this dashboard's history already: adopt it.
@@ -276,6 +249,40 @@ export class GitService {
       remote_url: remoteUrl,
       remote_created: remoteCreated,
     };
+  }
+
+  /**
+   * The repository's remote: the one it has (unless another configuration is given), else one
+   * created at the provider or named by the configuration. Never a URL with credentials in it.
+   */
+  private async remoteOf(
+    uuid: string,
+    config: GitConfigRow | null,
+    existing: GitRepositoryRow | undefined,
+    want: { create_remote: boolean; private: boolean; name: string; branch: string },
+  ): Promise<{ remoteUrl: string | null; remoteCreated: boolean }> {
+    let remoteUrl: string | null = config
+      ? existing?.config_id === config.id
+        ? existing.remote_url
+        : null
+      : (existing?.remote_url ?? null);
+    let remoteCreated = false;
+    if (config && !remoteUrl) {
+      if (want.create_remote) {
+        const created = await this.provider(config).createRepository({
+          name: want.name,
+          private: want.private,
+          defaultBranch: want.branch,
+          description: `Superset dashboard ${uuid}`,
+        });
+        remoteUrl = created.clone_url;
+        remoteCreated = true;
+      } else remoteUrl = `${config.base_url}/${config.owner}/${want.name}.git`;
+    }
+    if (remoteUrl && /\/\/[^/]*@/.test(remoteUrl))
+      throw new UpstreamUnavailableError('git provider', 'the provider gave a clone URL with credentials');
+    if (remoteUrl && config) await assertRemoteDestination(egressPolicy(this.config), remoteUrl, config);
+    return { remoteUrl, remoteCreated };
   }
 
   private async dashboardTitle(envId: string, dashboardId: number): Promise<string | null> {

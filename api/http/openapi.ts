@@ -40,54 +40,8 @@ export function buildOpenApi(routes: AnyRoute[], info: { version: string }) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
     const path = r.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
-    const responses: Record<string, unknown> = {};
-    for (const [status, spec] of Object.entries(r.responses)) {
-      const types = [spec.contentType ?? 'application/json'].flat();
-      const media = spec.schema ? { schema: toSchema(spec.schema, 'output') } : {};
-      responses[status] = {
-        description: spec.description,
-        ...(spec.schema || spec.contentType ? { content: Object.fromEntries(types.map((t) => [t, media])) } : {}),
-      };
-    }
-    const implied = [400, ...(r.access === 'public' ? [] : [401, 403])];
-    for (const status of implied) {
-      if (!responses[status])
-        responses[status] = {
-          description: ERROR_RESPONSES[status],
-          content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
-        };
-    }
-    for (const [status, value] of Object.entries(responses)) {
-      const v = value as { content?: unknown; description: string };
-      if (Number(status) >= 400 && !v.content)
-        v.content = { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } };
-    }
-    const access =
-      r.access === 'public'
-        ? 'Public.'
-        : r.access === 'authenticated'
-          ? 'Any signed-in caller.'
-          : r.access === 'admin'
-            ? 'Role `Admin` or scope `admin`.'
-            : `Permission \`${r.access.permission}\`.`;
     paths[path] ??= {};
-    paths[path][r.method] = {
-      tags: [r.tag],
-      summary: r.summary,
-      description: [r.description, `Access: ${access}`].filter(Boolean).join('\n\n'),
-      operationId: `${r.method}_${path.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}`,
-      parameters: [...parameters(r.params, 'path'), ...parameters(r.query, 'query')],
-      ...(r.body
-        ? {
-            requestBody: {
-              required: true,
-              content: { [r.bodyType ?? 'application/json']: { schema: toSchema(r.body, 'input') }, ...multipartContent(r) },
-            },
-          }
-        : {}),
-      responses,
-      ...(r.access === 'public' ? { security: [] } : {}),
-    };
+    paths[path][r.method] = operationOf(r, path);
   }
   return {
     openapi: '3.1.0',
@@ -105,29 +59,88 @@ export function buildOpenApi(routes: AnyRoute[], info: { version: string }) {
         bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
         apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
       },
-      schemas: {
-        Problem: {
-          type: 'object',
-          description: 'RFC 9457 problem details',
-          required: ['type', 'title', 'status', 'detail', 'code'],
-          properties: {
-            type: { type: 'string' },
-            title: { type: 'string' },
-            status: { type: 'integer' },
-            detail: { type: 'string' },
-            code: {
-              type: 'string',
-              description:
-                'Stable machine word: validation_failed, not_found, forbidden, unauthenticated, version_conflict, upstream_unavailable, ...',
-            },
-            instance: { type: 'string' },
-            request_id: { type: 'string' },
-            errors: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } },
-          },
-        },
-      },
+      schemas: { Problem: PROBLEM_SCHEMA },
     },
   };
+}
+
+const PROBLEM_SCHEMA = {
+  type: 'object',
+  description: 'RFC 9457 problem details',
+  required: ['type', 'title', 'status', 'detail', 'code'],
+  properties: {
+    type: { type: 'string' },
+    title: { type: 'string' },
+    status: { type: 'integer' },
+    detail: { type: 'string' },
+    code: {
+      type: 'string',
+      description:
+        'Stable machine word: validation_failed, not_found, forbidden, unauthenticated, version_conflict, upstream_unavailable, ...',
+    },
+    instance: { type: 'string' },
+    request_id: { type: 'string' },
+    errors: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } },
+  },
+};
+
+/** One route's operation: who may call it, its parameters and body, its answers. */
+function operationOf(r: AnyRoute, path: string) {
+  const responses = responsesOf(r);
+  return {
+    tags: [r.tag],
+    summary: r.summary,
+    description: [r.description, `Access: ${accessText(r)}`].filter(Boolean).join('\n\n'),
+    operationId: `${r.method}_${path.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}`,
+    parameters: [...parameters(r.params, 'path'), ...parameters(r.query, 'query')],
+    ...(r.body
+      ? {
+          requestBody: {
+            required: true,
+            content: { [r.bodyType ?? 'application/json']: { schema: toSchema(r.body, 'input') }, ...multipartContent(r) },
+          },
+        }
+      : {}),
+    responses,
+    ...(r.access === 'public' ? { security: [] } : {}),
+  };
+}
+
+function accessText(r: AnyRoute): string {
+  return r.access === 'public'
+    ? 'Public.'
+    : r.access === 'authenticated'
+      ? 'Any signed-in caller.'
+      : r.access === 'admin'
+        ? 'Role `Admin` or scope `admin`.'
+        : `Permission \`${r.access.permission}\`.`;
+}
+
+/** The route's own answers, then the ones every route may give (400; 401 and 403 unless public); every error a problem body. */
+function responsesOf(r: AnyRoute): Record<string, unknown> {
+  const responses: Record<string, unknown> = {};
+  for (const [status, spec] of Object.entries(r.responses)) {
+    const types = [spec.contentType ?? 'application/json'].flat();
+    const media = spec.schema ? { schema: toSchema(spec.schema, 'output') } : {};
+    responses[status] = {
+      description: spec.description,
+      ...(spec.schema || spec.contentType ? { content: Object.fromEntries(types.map((t) => [t, media])) } : {}),
+    };
+  }
+  const implied = [400, ...(r.access === 'public' ? [] : [401, 403])];
+  for (const status of implied) {
+    if (!responses[status])
+      responses[status] = {
+        description: ERROR_RESPONSES[status],
+        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+      };
+  }
+  for (const [status, value] of Object.entries(responses)) {
+    const v = value as { content?: unknown; description: string };
+    if (Number(status) >= 400 && !v.content)
+      v.content = { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } };
+  }
+  return responses;
 }
 
 /**

@@ -113,60 +113,83 @@ function headline(
 }
 
 function diagnostics(task: TaskRecord, lines: ItemLine[]): Diagnostic[] {
+  return [...lines.flatMap(itemDiagnostics), ...taskDiagnostics(task, lines)];
+}
+
+/** One item's lines: how it ended, then what its steps found (verification, collisions, fields, RLS, companions, warnings). */
+function itemDiagnostics(l: ItemLine): Diagnostic[] {
   const out: Diagnostic[] = [];
-  for (const l of lines) {
-    const d = l.detail;
-    const where = { item_id: l.id, kind: l.kind, title: l.title };
-    if (l.outcome === 'failed') {
-      out.push({
-        severity: 'error',
-        where: { ...where, ...(str(d.step) ? { step: str(d.step)! } : {}) },
-        message: l.error ?? `finished with status ${l.status}`,
-        ...(d.upstream_error !== undefined && d.upstream_error !== null ? { upstream_error: d.upstream_error } : {}),
-      });
-    } else if (l.outcome === 'skipped' && l.error) {
-      out.push({ severity: 'warning', where, message: l.error });
-    }
-    // Migration specifics, read when present: verification failures, collisions, dropped fields.
-    const verification = isObj(d.verification) ? d.verification : undefined;
-    for (const c of Array.isArray(verification?.charts) ? verification.charts.filter(isObj) : []) {
-      const chartWhere = { ...where, step: 'verification', object: `chart ${c.id} '${c.name ?? ''}'` };
-      if (c.ok === false) out.push({ severity: 'error', where: chartWhere, message: String(c.error ?? c.reason ?? 'chart query failed') });
-      else if (c.classification === 'failing_in_source')
-        out.push({
-          severity: 'warning',
-          where: chartWhere,
-          message: `fails in the source too (not the migration's doing): ${String(c.source_error ?? c.error ?? '')}`,
-        });
-      else if (c.classification === 'not_verifiable')
-        out.push({ severity: 'info', where: chartWhere, message: `not verifiable: ${String(c.reason ?? '')}` });
-    }
-    for (const c of Array.isArray(d.collisions) ? d.collisions.filter(isObj) : []) {
+  const d = l.detail;
+  const where = { item_id: l.id, kind: l.kind, title: l.title };
+  if (l.outcome === 'failed') {
+    out.push({
+      severity: 'error',
+      where: { ...where, ...(str(d.step) ? { step: str(d.step)! } : {}) },
+      message: l.error ?? `finished with status ${l.status}`,
+      ...(d.upstream_error !== undefined && d.upstream_error !== null ? { upstream_error: d.upstream_error } : {}),
+    });
+  } else if (l.outcome === 'skipped' && l.error) {
+    out.push({ severity: 'warning', where, message: l.error });
+  }
+  // Migration specifics, read when present: verification failures, collisions, dropped fields.
+  out.push(...verificationLines(d.verification, where));
+  for (const c of Array.isArray(d.collisions) ? d.collisions.filter(isObj) : []) {
+    out.push({
+      severity: 'warning',
+      where: { ...where, object: String(c.kind ?? 'object') },
+      message: `${c.detail}${c.resolution ? `: ${c.resolution}` : ''}`,
+    });
+  }
+  out.push(...fieldLines(d, where));
+  out.push(...rlsLines(d.rls, where));
+  out.push(...companionDiagnostics(d.companions, where), ...companionDriftDiagnostics(d, where), ...warningLines(d.warnings, where));
+  return out;
+}
+
+/** A verification's charts: those that fail, fail in the source too, or could not be verified. */
+function verificationLines(value: unknown, where: Diagnostic['where']): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const verification = isObj(value) ? value : undefined;
+  for (const c of Array.isArray(verification?.charts) ? verification.charts.filter(isObj) : []) {
+    const chartWhere = { ...where, step: 'verification', object: `chart ${c.id} '${c.name ?? ''}'` };
+    if (c.ok === false) out.push({ severity: 'error', where: chartWhere, message: String(c.error ?? c.reason ?? 'chart query failed') });
+    else if (c.classification === 'failing_in_source')
       out.push({
         severity: 'warning',
-        where: { ...where, object: String(c.kind ?? 'object') },
-        message: `${c.detail}${c.resolution ? `: ${c.resolution}` : ''}`,
+        where: chartWhere,
+        message: `fails in the source too (not the migration's doing): ${String(c.source_error ?? c.error ?? '')}`,
       });
-    }
-    const dropped = Array.isArray(d.dropped_fields) ? d.dropped_fields.filter(isObj) : [];
-    if (dropped.length) {
-      out.push({
-        severity: 'info',
-        where: { ...where, step: 'import' },
-        message: `the target rejected ${fieldCount(dropped)} field(s), dropped: ${dropped.map((f) => fieldLine(f, 'dropped from')).join('; ')}`,
-      });
-    }
-    const defaulted = Array.isArray(d.defaulted_fields) ? d.defaulted_fields.filter(isObj) : [];
-    if (defaulted.length) {
-      out.push({
-        severity: 'info',
-        where: { ...where, step: 'import' },
-        message: `the target required ${fieldCount(defaulted)} field(s) the source does not export, set to its defaults: ${defaulted.map((f) => `${fieldLine(f, 'set on')} = ${JSON.stringify(f.value)}`).join('; ')}`,
-      });
-    }
-    out.push(...rlsLines(d.rls, where));
-    out.push(...companionDiagnostics(d.companions, where), ...companionDriftDiagnostics(d, where), ...warningLines(d.warnings, where));
+    else if (c.classification === 'not_verifiable')
+      out.push({ severity: 'info', where: chartWhere, message: `not verifiable: ${String(c.reason ?? '')}` });
   }
+  return out;
+}
+
+/** Fields the target rejected (dropped), then fields it required that the source does not export (set to its defaults). */
+function fieldLines(d: ItemLine['detail'], where: Diagnostic['where']): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const dropped = Array.isArray(d.dropped_fields) ? d.dropped_fields.filter(isObj) : [];
+  if (dropped.length) {
+    out.push({
+      severity: 'info',
+      where: { ...where, step: 'import' },
+      message: `the target rejected ${fieldCount(dropped)} field(s), dropped: ${dropped.map((f) => fieldLine(f, 'dropped from')).join('; ')}`,
+    });
+  }
+  const defaulted = Array.isArray(d.defaulted_fields) ? d.defaulted_fields.filter(isObj) : [];
+  if (defaulted.length) {
+    out.push({
+      severity: 'info',
+      where: { ...where, step: 'import' },
+      message: `the target required ${fieldCount(defaulted)} field(s) the source does not export, set to its defaults: ${defaulted.map((f) => `${fieldLine(f, 'set on')} = ${JSON.stringify(f.value)}`).join('; ')}`,
+    });
+  }
+  return out;
+}
+
+/** The task's own lines, after its items': a failure no item explains, its approval, a cancellation, retention. */
+function taskDiagnostics(task: TaskRecord, lines: ItemLine[]): Diagnostic[] {
+  const out: Diagnostic[] = [];
   if (task.status === 'FAILED' && !lines.some((l) => l.outcome === 'failed') && task.error) {
     const upstream = Array.isArray(task.error.details) ? task.error.details.find((x) => isObj(x) && 'upstream_error' in x) : undefined;
     out.push({
@@ -247,19 +270,6 @@ function nextActions(task: TaskRecord, lines: ItemLine[]): NextAction[] {
       out.push(a);
     }
   };
-  const asAction = (v: unknown, itemId?: number | string | null): NextAction | undefined => {
-    if (typeof v === 'string') return { action: 'advice', description: v, ...(itemId !== undefined ? { item_id: itemId } : {}) };
-    if (!isObj(v)) return undefined;
-    const request = isObj(v.request)
-      ? { method: String(v.request.method ?? 'GET'), path: String(v.request.path ?? ''), body: v.request.body ?? null }
-      : null;
-    return {
-      action: String(v.action ?? 'advice'),
-      description: String(v.description ?? ''),
-      ...(itemId !== undefined ? { item_id: itemId } : {}),
-      ...(request ? { request } : {}),
-    };
-  };
 
   const result = isObj(task.result) ? task.result : {};
   if (task.status === 'AWAITING_APPROVAL')
@@ -268,25 +278,12 @@ function nextActions(task: TaskRecord, lines: ItemLine[]): NextAction[] {
       description: 'Another person with tasks:APPROVE approves (or rejects with POST /api/tasks/{task_id}/reject); the requester cannot',
       request: { method: 'POST', path: `/api/tasks/${task.id}/approve`, body: {} },
     });
-  const failed = lines.filter((l) => l.outcome === 'failed' && l.id !== null);
   const taskLevel = Array.isArray(result.next_actions)
     ? result.next_actions.map((a) => asAction(a)).filter((a): a is NextAction => !!a)
     : [];
   // One call for every failed dashboard, unless the task already proposed one.
-  if (failed.length && !taskLevel.some((a) => a.action === 'retry_failed')) {
-    const request = retryRequestFor(
-      task.type,
-      task.params,
-      failed.map((l) => l.id!),
-    );
-    if (request) {
-      add({
-        action: 'retry_failed',
-        description: `Retry the ${failed.length} failed ${failed[0]!.kind}(s) with one call, once their causes (below) are fixed`,
-        request,
-      });
-    }
-  }
+  const retry = taskLevel.some((a) => a.action === 'retry_failed') ? undefined : retryFailed(task, lines);
+  if (retry) add(retry);
   for (const a of taskLevel) add(a);
   for (const l of lines) {
     const list = Array.isArray(l.detail.next_actions) ? l.detail.next_actions : [];
@@ -295,24 +292,63 @@ function nextActions(task: TaskRecord, lines: ItemLine[]): NextAction[] {
       if (a) add(a);
     }
   }
+  for (const a of statusActions(task, lines)) add(a);
+  return out;
+}
+
+/** A next action as a task or an item gave it: a plain string is advice. */
+function asAction(v: unknown, itemId?: number | string | null): NextAction | undefined {
+  if (typeof v === 'string') return { action: 'advice', description: v, ...(itemId !== undefined ? { item_id: itemId } : {}) };
+  if (!isObj(v)) return undefined;
+  const request = isObj(v.request)
+    ? { method: String(v.request.method ?? 'GET'), path: String(v.request.path ?? ''), body: v.request.body ?? null }
+    : null;
+  return {
+    action: String(v.action ?? 'advice'),
+    description: String(v.description ?? ''),
+    ...(itemId !== undefined ? { item_id: itemId } : {}),
+    ...(request ? { request } : {}),
+  };
+}
+
+/** One call that retries every failed item, when the task's kind has a retry request. */
+function retryFailed(task: TaskRecord, lines: ItemLine[]): NextAction | undefined {
+  const failed = lines.filter((l) => l.outcome === 'failed' && l.id !== null);
+  if (!failed.length) return undefined;
+  const request = retryRequestFor(
+    task.type,
+    task.params,
+    failed.map((l) => l.id!),
+  );
+  if (!request) return undefined;
+  return {
+    action: 'retry_failed',
+    description: `Retry the ${failed.length} failed ${failed[0]!.kind}(s) with one call, once their causes (below) are fixed`,
+    request,
+  };
+}
+
+/** What the task's status offers: running it again, following or cancelling it, reading its warnings and errors. */
+function statusActions(task: TaskRecord, lines: ItemLine[]): NextAction[] {
+  const out: NextAction[] = [];
   if (task.status === 'FAILED' && !lines.length) {
     const request = retryRequestFor(task.type, task.params, null);
-    if (request) add({ action: 'retry', description: 'Run the same task again once the cause is fixed', request });
+    if (request) out.push({ action: 'retry', description: 'Run the same task again once the cause is fixed', request });
   }
   if (task.status === 'PENDING' || task.status === 'RUNNING') {
-    add({
+    out.push({
       action: 'follow',
       description: 'Follow the task live',
       request: { method: 'GET', path: `/api/tasks/${task.id}/logs/stream`, body: null },
     });
-    add({
+    out.push({
       action: 'cancel',
       description: 'Cancel the task',
       request: { method: 'POST', path: `/api/tasks/${task.id}/cancel`, body: null },
     });
   }
   if (task.status === 'FAILED' || lines.some((l) => l.outcome === 'failed')) {
-    add({
+    out.push({
       action: 'read_logs',
       description: 'Read the warnings and errors the task logged',
       request: { method: 'GET', path: `/api/tasks/${task.id}/logs?level=WARN,ERROR`, body: null },
