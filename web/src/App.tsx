@@ -18,6 +18,7 @@ import { OverviewPage } from './pages/Overview.tsx';
 import { ReleasePage, ReleasesPage } from './pages/Releases.tsx';
 import { TaskPage } from './pages/TaskPage.tsx';
 import { TasksPage } from './pages/Tasks.tsx';
+import { act } from './act.ts';
 
 export function App() {
   const token = useToken();
@@ -76,7 +77,8 @@ function useSignOut() {
     const token = session.token;
     session.set(undefined);
     qc.clear();
-    await fetch('/api/auth/logout', { method: 'POST', headers: { Authorization: `Bearer ${token}` } }).catch(() => undefined);
+    // The session is gone here already; a logout the server did not get is reported, not hidden.
+    await fetch('/api/auth/logout', { method: 'POST', headers: { Authorization: `Bearer ${token}` } });
   };
 }
 
@@ -109,7 +111,7 @@ function ShellHeader({ opened, toggle }: { opened: boolean; toggle: () => void }
         <Text size="sm" data-testid="whoami" visibleFrom="sm">
           {me?.username}
         </Text>
-        <Button variant="subtle" size="xs" onClick={signOut}>
+        <Button variant="subtle" size="xs" onClick={act(signOut)}>
           {t.signOut}
         </Button>
       </Group>

@@ -29,10 +29,10 @@ export function LiveLogs({ taskId }: { taskId: string }) {
       `/api/tasks/${encodeURIComponent(taskId)}/logs/stream`,
       (e) => {
         if (e.event === 'log') setLines((l) => [...l.slice(-1999), e.data as LogLine]);
-        else if (e.event === 'status') void qc.invalidateQueries({ queryKey: ['task', taskId] });
+        else if (e.event === 'status') qc.invalidateQueries({ queryKey: ['task', taskId] }).catch(reportError);
         else if (e.event === 'end') {
           setState('ended');
-          void qc.invalidateQueries({ queryKey: ['task', taskId] });
+          qc.invalidateQueries({ queryKey: ['task', taskId] }).catch(reportError);
         } else if (e.event === 'error') setState('interrupted');
       },
       abort.signal,

@@ -4,6 +4,7 @@ import { Link } from 'react-router';
 import type { NextAction } from '../../../contracts/outcomes.ts';
 import { authFetch } from '../api.ts';
 import { useI18n } from '../i18n.tsx';
+import { act } from '../act.ts';
 
 /** Next actions; those with an exact request become buttons that send it through the API (a started task is linked). */
 export function NextActions({ actions, title }: { actions: NextAction[]; title?: string }) {
@@ -20,7 +21,7 @@ export function NextActions({ actions, title }: { actions: NextAction[]; title?:
               size="xs"
               variant="light"
               style={{ flexShrink: 0 }}
-              onClick={async () => {
+              onClick={act(async () => {
                 const res = await authFetch(a.request!.path, {
                   method: a.request!.method,
                   headers: { 'content-type': 'application/json' },
@@ -34,7 +35,7 @@ export function NextActions({ actions, title }: { actions: NextAction[]; title?:
                   taskId = undefined; // not JSON: shown as it came
                 }
                 setAnswer({ status: res.status, text, taskId });
-              }}
+              })}
             >
               {a.action}
             </Button>

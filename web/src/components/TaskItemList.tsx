@@ -113,11 +113,13 @@ function useVirtualRows(count: number, items: ReturnType<typeof useTaskItems>, r
   const scroller = useRef<HTMLDivElement>(null);
   const virtual = useVirtualizer({ count, getScrollElement: () => scroller.current, estimateSize: () => ROW, overscan: 6 });
   // A new filter or search starts at its first item, not where the last list was scrolled to.
-  useEffect(() => virtual.scrollToOffset(0), restart); // eslint-disable-line react-hooks/exhaustive-deps
+  // The filter and search alone re-run it (the virtualizer is another object every render).
+  useEffect(() => virtual.scrollToOffset(0), restart);
   const last = virtual.getVirtualItems().at(-1);
   useEffect(() => {
-    if (last && last.index >= count - 10 && items.hasNextPage && !items.isFetchingNextPage) void items.fetchNextPage();
-  }, [last?.index, count, items.hasNextPage, items.isFetchingNextPage]); // eslint-disable-line react-hooks/exhaustive-deps
+    if (last && last.index >= count - 10 && items.hasNextPage && !items.isFetchingNextPage) items.fetchNextPage().catch(reportError);
+    // The position and the page state alone re-run it (`items` is another object every render).
+  }, [last?.index, count, items.hasNextPage, items.isFetchingNextPage]);
   return { scroller, virtual };
 }
 

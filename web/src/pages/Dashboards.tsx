@@ -95,7 +95,10 @@ type ProfileFilter = NonNullable<NonNullable<ReturnType<typeof useDashboardList>
 /** The URL's search parameters with `patch` applied: a null value removes its key. */
 function patched(params: URLSearchParams, patch: Record<string, string | null>): URLSearchParams {
   const next = new URLSearchParams(params);
-  for (const [k, v] of Object.entries(patch)) v === null ? next.delete(k) : next.set(k, v);
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) next.delete(k);
+    else next.set(k, v);
+  }
   return next;
 }
 

@@ -7,6 +7,7 @@ import { useCan } from '../auth.tsx';
 import { EnvSelect } from '../components/EnvSelect.tsx';
 import { ProblemAlert } from '../components/ProblemAlert.tsx';
 import { useI18n } from '../i18n.tsx';
+import { act } from '../act.ts';
 
 /** A dataset review from a Superset link to launch: one question at a time, fields with provenance and locks, preview, launch. */
 export function DatasetReviewPage() {
@@ -139,7 +140,7 @@ function Session({ id }: { id: string }) {
         {conflict ? (
           <Alert color="orange" title={t.changedMeanwhile}>
             {t.sessionChanged}{' '}
-            <Button size="compact-xs" onClick={reload}>
+            <Button size="compact-xs" onClick={act(reload)}>
               {t.reload}
             </Button>
           </Alert>

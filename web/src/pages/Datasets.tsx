@@ -25,6 +25,7 @@ import { EnvSelect } from '../components/EnvSelect.tsx';
 import { ProblemAlert } from '../components/ProblemAlert.tsx';
 import { FINISHED, STATUS_COLOR, useTask } from '../components/tasks.ts';
 import { useI18n } from '../i18n.tsx';
+import { act } from '../act.ts';
 
 /** Datasets of an environment; one selected: LLM suggestions beside current values, a mapping spreadsheet, the change history with undo. */
 export function DatasetsPage() {
@@ -35,7 +36,8 @@ export function DatasetsPage() {
   const [search, setSearch] = useState('');
   const set = (k: string, v: string | null) => {
     const next = new URLSearchParams(params);
-    v ? next.set(k, v) : next.delete(k);
+    if (v) next.set(k, v);
+    else next.delete(k);
     setParams(next);
   };
   const list = useQuery({
@@ -83,7 +85,7 @@ function Dataset({ env, id }: { env: string; id: number }) {
     <Paper withBorder p="sm">
       <Stack>
         <ProblemAlert error={suggestions.error} />
-        {can('datasets:WRITE') && <GenerateSuggestions env={env} id={id} onReady={() => void suggestions.refetch()} />}
+        {can('datasets:WRITE') && <GenerateSuggestions env={env} id={id} onReady={act(() => suggestions.refetch())} />}
         <Suggestions env={env} id={id} items={suggestions.data?.items ?? []} refresh={refresh} />
         {can('datasets:WRITE') && <MappingUpload env={env} id={id} />}
         <ChangeHistory env={env} id={id} refresh={refresh} />
@@ -162,7 +164,7 @@ function GenerateSuggestions({ env, id, onReady }: { env: string; id: number; on
 }
 
 /** The suggestions beside the current values: each pending one edited, accepted or rejected, or all accepted at once. */
-function Suggestions({ env, id, items, refresh }: { env: string; id: number; items: Suggestion[]; refresh: () => void }) {
+function Suggestions({ env, id, items, refresh }: { env: string; id: number; items: Suggestion[]; refresh: () => Promise<unknown> }) {
   const { t } = useI18n();
   const can = useCan();
   const path = { dataset_id: String(id) };
@@ -314,7 +316,7 @@ function MappingUpload({ env, id }: { env: string; id: number }) {
 }
 
 /** The dataset's applied changes, each undone by its button. */
-function ChangeHistory({ env, id, refresh }: { env: string; id: number; refresh: () => void }) {
+function ChangeHistory({ env, id, refresh }: { env: string; id: number; refresh: () => Promise<unknown> }) {
   const { t } = useI18n();
   const can = useCan();
   const changes = useQuery({

@@ -29,7 +29,8 @@ export function GitPage() {
   const selected = params.get('dashboard') ? Number(params.get('dashboard')) : null;
   const set = (k: string, v: string | null) => {
     const next = new URLSearchParams(params);
-    v ? next.set(k, v) : next.delete(k);
+    if (v) next.set(k, v);
+    else next.delete(k);
     setParams(next);
   };
   const { dashboards, status } = useRepositories(env);
@@ -124,7 +125,7 @@ type GitOp =
   | { o: 'deploy'; commit: string; target: string | null };
 
 /** The repository's operations, one mutation so the last one's error and answer show in one place. */
-function useGitOp(env: string, id: number, onSuccess: () => void) {
+function useGitOp(env: string, id: number, onSuccess: () => Promise<unknown>) {
   const path = { dashboard_id: id };
   return useMutation({
     mutationFn: async (op: GitOp) => {

@@ -8,7 +8,7 @@ import { useI18n } from '../i18n.tsx';
 type Strategy = 'ours' | 'theirs' | 'content';
 
 /** The three-way merge: per conflicted file, base / ours / theirs side by side, and ours, theirs or an edited version. */
-export function MergeView({ env, id, onDone }: { env: string; id: number; onDone(): void }) {
+export function MergeView({ env, id, onDone }: { env: string; id: number; onDone(): Promise<unknown> }) {
   const { t } = useI18n();
   const path = { dashboard_id: id };
   const merge = useMergeStatus(env, id);

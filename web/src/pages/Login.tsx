@@ -3,6 +3,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { sessionExpired, session } from '../api.ts';
 import { useI18n } from '../i18n.tsx';
+import { act } from '../act.ts';
 
 export function LoginPage({ next }: { next: string }) {
   const { t } = useI18n();
@@ -28,7 +29,7 @@ export function LoginPage({ next }: { next: string }) {
   return (
     <Center mih="100vh" p="md">
       <Paper withBorder p="xl" w={380} maw="100%">
-        <form onSubmit={submit}>
+        <form onSubmit={act(submit)}>
           <Stack>
             <Title order={2}>Switchyard</Title>
             {sessionExpired && <Alert color="yellow">{t.signInAgain}</Alert>}
@@ -72,12 +73,12 @@ export function OidcCallback() {
   const [error, setError] = useState<string>();
   const navigate = useNavigate();
   useEffect(() => {
-    void (async () => {
+    act(async () => {
       const res = await fetch(`/api/auth/oidc/callback${window.location.search}`);
       const body = await res.json();
       if (!res.ok) return setError(body.detail ?? body.title);
       session.set(body.access_token);
-      navigate('/', { replace: true });
+      await navigate('/', { replace: true });
     })();
   }, [navigate]);
   return (

@@ -75,7 +75,7 @@ const useCandidate = (id: string) =>
 type Candidate = NonNullable<ReturnType<typeof useCandidate>['data']>;
 
 /** The preparation steps of a candidate: its artifacts, manifest, preparation and checks. */
-function useReleaseStep(id: string, onSuccess: () => void) {
+function useReleaseStep(id: string, onSuccess: () => Promise<unknown>) {
   return useMutation({
     mutationFn: async (s: 'artifacts' | 'manifest' | 'prepare' | 'checks') => {
       const path = { candidate_id: id };
@@ -170,7 +170,7 @@ function Artifacts({ candidate }: { candidate: Candidate }) {
 }
 
 /** The decisions taken so far, and those a release manager may take now (never approving their own candidate). */
-function Decisions({ id, candidate: data, onDone }: { id: string; candidate: Candidate; onDone: () => void }) {
+function Decisions({ id, candidate: data, onDone }: { id: string; candidate: Candidate; onDone: () => Promise<unknown> }) {
   const { t } = useI18n();
   const can = useCan();
   const me = useMe().data;
