@@ -24,17 +24,7 @@ export function TasksPage() {
     if (k !== 'page') next.delete('page');
     setParams(next);
   };
-  const list = useQuery({
-    queryKey: ['tasks', type, status, page],
-    placeholderData: keepPreviousData,
-    refetchInterval: 3000,
-    queryFn: () =>
-      must(
-        api.GET('/api/tasks', {
-          params: { query: { page, page_size: 25, ...(type ? { task_type: type } : {}), ...(status ? { status } : {}) } },
-        }),
-      ),
-  });
+  const list = useTaskList(type, status, page);
   return (
     <Stack>
       <Title order={2}>{t.tasks}</Title>
@@ -56,22 +46,7 @@ export function TasksPage() {
           </Table.Thead>
           <Table.Tbody>
             {list.data?.items.map((task) => (
-              <Table.Tr key={task.id}>
-                <Table.Td>
-                  <Anchor component={Link} to={`/tasks/${task.id}`}>
-                    {task.type}
-                  </Anchor>
-                </Table.Td>
-                <Table.Td>
-                  <Badge color={STATUS_COLOR[task.status]}>{task.status}</Badge>
-                  {task.progress && task.status === 'RUNNING' && (
-                    <Progress value={(100 * task.progress.done) / Math.max(task.progress.total, 1)} size="xs" mt={4} />
-                  )}
-                </Table.Td>
-                <Table.Td>{task.summary}</Table.Td>
-                <Table.Td>{task.owner_username}</Table.Td>
-                <Table.Td>{t.dateTime(task.created_at)}</Table.Td>
-              </Table.Tr>
+              <TaskRow key={task.id} task={task} />
             ))}
           </Table.Tbody>
         </Table>
@@ -80,5 +55,45 @@ export function TasksPage() {
         <Pagination total={Math.ceil(list.data.total / 25)} value={page} onChange={(p) => set('page', String(p))} />
       )}
     </Stack>
+  );
+}
+
+/** A page of tasks under the filters, read again every 3 s (the page stays while the next one loads). */
+function useTaskList(type: (typeof TYPES)[number] | null, status: (typeof STATUSES)[number] | null, page: number) {
+  return useQuery({
+    queryKey: ['tasks', type, status, page],
+    placeholderData: keepPreviousData,
+    refetchInterval: 3000,
+    queryFn: () =>
+      must(
+        api.GET('/api/tasks', {
+          params: { query: { page, page_size: 25, ...(type ? { task_type: type } : {}), ...(status ? { status } : {}) } },
+        }),
+      ),
+  });
+}
+
+type TaskItem = NonNullable<ReturnType<typeof useTaskList>['data']>['items'][number];
+
+/** One task: its kind (linking to its page), status with progress while it runs, summary, owner, creation time. */
+function TaskRow({ task }: { task: TaskItem }) {
+  const { t } = useI18n();
+  return (
+    <Table.Tr>
+      <Table.Td>
+        <Anchor component={Link} to={`/tasks/${task.id}`}>
+          {task.type}
+        </Anchor>
+      </Table.Td>
+      <Table.Td>
+        <Badge color={STATUS_COLOR[task.status]}>{task.status}</Badge>
+        {task.progress && task.status === 'RUNNING' && (
+          <Progress value={(100 * task.progress.done) / Math.max(task.progress.total, 1)} size="xs" mt={4} />
+        )}
+      </Table.Td>
+      <Table.Td>{task.summary}</Table.Td>
+      <Table.Td>{task.owner_username}</Table.Td>
+      <Table.Td>{t.dateTime(task.created_at)}</Table.Td>
+    </Table.Tr>
   );
 }
