@@ -20,7 +20,8 @@ export function TasksPage() {
   const page = Number(params.get('page') ?? 1);
   const set = (k: string, v: string | null) => {
     const next = new URLSearchParams(params);
-    v ? next.set(k, v) : next.delete(k);
+    if (v) next.set(k, v);
+    else next.delete(k);
     if (k !== 'page') next.delete('page');
     setParams(next);
   };
