@@ -7,6 +7,7 @@ import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundle
 import type { Activities } from '../../activities/index.ts';
 import { installedTestServer, TEST_SERVER_VERSION } from '../../scripts/temporal-test-server.ts';
 import { WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH } from '../../worker/create-worker.ts';
+import { afterAll, beforeAll } from 'vitest';
 import { available } from './ci.ts';
 
 const launcher = installedTestServer();
@@ -53,6 +54,23 @@ export async function startTimeSkipping(): Promise<TestWorkflowEnvironment> {
  * The bundle the worker runs (workflows/index.ts with the tracing interceptor, as worker/create-worker.ts
  * builds it), made once per file: each test's worker takes it instead of bundling again.
  */
+/**
+ * A test file's time-skipping server and workflow bundle: started once before its tests (when the
+ * server is there; without it the file fails under CI, see hasTestServer) and torn down after.
+ */
+export function onTimeSkipping(set: (env: TestWorkflowEnvironment, bundle: WorkflowBundle) => void): void {
+  let started: TestWorkflowEnvironment | undefined;
+  beforeAll(async () => {
+    if (!hasTestServer) return;
+    const [env, bundle] = await Promise.all([startTimeSkipping(), bundleWorkflows()]);
+    started = env;
+    set(env, bundle);
+  });
+  afterAll(async () => {
+    await started?.teardown();
+  });
+}
+
 export function bundleWorkflows(): Promise<WorkflowBundle> {
   return bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,

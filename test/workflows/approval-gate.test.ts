@@ -8,17 +8,16 @@ import { CancelledFailure, WorkflowFailedError, WorkflowUpdateFailedError, type 
 import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundle } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { MigrationInput, MigrationSummary } from '../../contracts/migration.ts';
 import type { ApprovalOutcome, TaskApproval } from '../../contracts/tasks.ts';
 import { decideApprovalUpdate } from '../../contracts/workflow-messages.ts';
 import type { migrationWorkflow } from '../../workflows/migration.ts';
 import {
-  bundleWorkflows,
   callsOf,
   hasTestServer,
   recorded,
-  startTimeSkipping,
+  onTimeSkipping,
   testWorker,
   type ActivityCall,
   type MockActivities,
@@ -27,13 +26,9 @@ import {
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundle;
 
-beforeAll(async () => {
-  if (!hasTestServer) return;
-  [env, bundle] = await Promise.all([startTimeSkipping(), bundleWorkflows()]);
-});
-
-afterAll(async () => {
-  await env?.teardown();
+onTimeSkipping((e, b) => {
+  env = e;
+  bundle = b;
 });
 
 const DAY_MS = 24 * 60 * 60 * 1000;

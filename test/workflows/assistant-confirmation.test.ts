@@ -6,22 +6,18 @@
 import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundle } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AssistantConfirmationResult, ConfirmationState } from '../../contracts/assistant.ts';
 import { confirmationDecidedSignal } from '../../contracts/workflow-messages.ts';
 import type { assistantConfirmationWorkflow } from '../../workflows/assistant-confirmation.ts';
-import { bundleWorkflows, hasTestServer, recorded, startTimeSkipping, testWorker, type ActivityCall } from '../support/time-skipping.ts';
+import { hasTestServer, recorded, onTimeSkipping, testWorker, type ActivityCall } from '../support/time-skipping.ts';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundle;
 
-beforeAll(async () => {
-  if (!hasTestServer) return;
-  [env, bundle] = await Promise.all([startTimeSkipping(), bundleWorkflows()]);
-});
-
-afterAll(async () => {
-  await env?.teardown();
+onTimeSkipping((e, b) => {
+  env = e;
+  bundle = b;
 });
 
 const HOUR_MS = 60 * 60 * 1000;

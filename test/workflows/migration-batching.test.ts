@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { CancelledFailure, WorkflowFailedError, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundle } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { IMPORT_LIMIT, MAX_BATCH } from '../../contracts/migration-batching.ts';
 import type {
   MigrationBatchInput,
@@ -20,11 +20,10 @@ import type {
 } from '../../contracts/migration.ts';
 import type { migrationWorkflow } from '../../workflows/migration.ts';
 import {
-  bundleWorkflows,
   callsOf,
   hasTestServer,
   recorded,
-  startTimeSkipping,
+  onTimeSkipping,
   testWorker,
   type ActivityCall,
   type MockActivities,
@@ -33,13 +32,9 @@ import {
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundle;
 
-beforeAll(async () => {
-  if (!hasTestServer) return;
-  [env, bundle] = await Promise.all([startTimeSkipping(), bundleWorkflows()]);
-});
-
-afterAll(async () => {
-  await env?.teardown();
+onTimeSkipping((e, b) => {
+  env = e;
+  bundle = b;
 });
 
 const REQUEST: Omit<MigrationInput, 'dashboardIds'> = {
