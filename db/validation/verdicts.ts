@@ -78,7 +78,10 @@ export class ValidationVerdictStore {
   }
 
   /** The last validation's verdict of one dashboard of an environment, or null when none validated it. */
-  async dashboard(envId: string, dashboardId: number): Promise<({ verdict: ChartVerdict; checked_at: string; task_id: string | null } & VerdictHistory) | null> {
+  async dashboard(
+    envId: string,
+    dashboardId: number,
+  ): Promise<({ verdict: ChartVerdict; checked_at: string; task_id: string | null } & VerdictHistory) | null> {
     const r: VerdictRow | undefined = await this.knex('validation_verdicts')
       .where({ env_id: envId, dashboard_id: dashboardId, chart_id: DASHBOARD_ROW })
       .first();
