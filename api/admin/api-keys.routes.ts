@@ -60,7 +60,7 @@ export function apiKeyRoutes(app: AppContext): AnyRoute[] {
       tag: 'Admin',
       summary: 'Create an API key',
       description:
-        'Generates a random key, stores only its SHA-256 and returns the raw key once, as `raw_key` (`key`, the same value, is a deprecated alias). Present it as `X-API-Key`; it acts for the person who created it (for a key made by a key, the person behind that key), whose name tasks, approvals and events record. It carries the listed permissions, which must all be held by the caller (role Admin: any; 403 naming the missing ones otherwise), and at every request only those its creator still holds, so a key never grants more than its creator has now. It stops authenticating once its creator is deactivated or deleted, or a key above it is revoked. With `expires_at` the key is refused from that instant on, like a revoked one.',
+        'Generates a random key, stores only its SHA-256 and returns the raw key once, as `raw_key`; the key acts for its creator with the listed permissions, never more than the creator holds now. Details: docs/identity-and-access.md#post-apiadminapi-keys.',
       access,
       body: z
         .object({

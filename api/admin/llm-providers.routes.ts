@@ -139,7 +139,7 @@ export function llmProviderRoutes(app: AppContext): AnyRoute[] {
       tag,
       summary: 'Add an LLM provider',
       description:
-        'Any OpenAI-compatible chat-completions API (OpenAI, Azure-compatible gateways, vLLM, Ollama, LM Studio, ...). The API key is stored encrypted (AES-256-GCM under `SWITCHYARD_SECRET_KEY`) and never returned. Names are unique, case-insensitively (409). With `ALLOWED_UPSTREAM_HOSTS` set, a `base_url` whose host it does not allow is a 400 `host_not_allowed` and nothing is stored.',
+        'Adds any OpenAI-compatible chat-completions API; the API key is stored encrypted and never returned. Details: docs/identity-and-access.md#post-apiadminllm-providers.',
       access: 'admin',
       body: createBody,
       responses: {
@@ -259,7 +259,7 @@ export function llmProviderRoutes(app: AppContext): AnyRoute[] {
       tag,
       summary: 'Test an LLM provider',
       description:
-        'Sends one tiny structured-output request to the provider (one attempt, no retries) and reports whether it answered, with the latency and, on failure, what it said: one short line at most, without markup or anything like a token (the key included), never the body. The key is used, never shown; a host `ALLOWED_UPSTREAM_HOSTS` does not allow is not contacted (`refused`).',
+        'Sends one tiny structured-output request to the provider and reports whether it answered, with the latency and, on failure, a short reason (never the body or the key). Details: docs/identity-and-access.md#post-apiadminllm-providersprovider_idtest.',
       access: 'admin',
       params: providerParams,
       responses: { 200: { description: 'The test report', schema: testReport }, 404: { description: 'Unknown provider' } },

@@ -31,13 +31,8 @@ export function assistantRoutes(app: AppContext): AnyRoute[] {
       path: '/api/assistant/messages',
       tag: TAG,
       summary: 'Send a command to the assistant (Russian or English)',
-      description: [
-        'Parses the text deterministically (rules and a lexicon: Snowball stems for every case and number form, one-letter typos in keywords, Latin/Cyrillic look-alike letters, ё/е, quoted names, environment names and ids) into an intent with `domain`, `operation`, `entities`, `confidence`, `risk_level` and `requires_confirmation`.',
-        "Operations: help; list and search dashboards and datasets in an environment; a task's status and logs; migrate dashboards between environments (with dry run); back up dashboards; generate dataset docs; git status, commit and deploy.",
-        "States: `answered` (help), `executed` (a read-only operation ran, or a dry run started: `data`, `task_id`), `awaiting_confirmation` (a risky operation: `confirmation {id, expires_at, summary}`, nothing ran), `needs_clarification` (intent `unknown`, a missing parameter named in the question's language, or a name matching nothing or several things, with the candidates), `denied` (the caller lacks the permission the operation needs; nothing ran).",
-        'Names are resolved against the environments and the Superset content the caller can see. A reply in the same conversation can complete a command that asked for a parameter. 400 `unsupported_operation` for an operation the assistant does not do (delete, restore, cancel, push...), before anything is stored.',
-        '`dataset_review_session_id` binds the message to one of your own dataset review sessions (404 for anyone else\'s or an unknown one; its content is never read). Bound, the assistant shows the session (state, open question, unresolved fields; imported filter values masked as `***` everywhere it answers or stores) and plans its writes: a field\'s meaning ("поле region означает регион продаж", "set field region to Sales region"), approving the mappings, answering the current question; each waits for confirmation at the session `version` shown.',
-      ].join(' '),
+      description:
+        'Parses the text deterministically into an intent and answers, runs a read-only operation, or asks for confirmation of a risky one; optionally bound to one of your dataset review sessions. Details: docs/assistant.md#post-apiassistantmessages.',
       access: USE,
       body: messageBody,
       responses: {
@@ -55,7 +50,7 @@ export function assistantRoutes(app: AppContext): AnyRoute[] {
       tag: TAG,
       summary: 'Confirm a risky command: starts its task',
       description:
-        "Only the user who asked may confirm (403 otherwise, audited as `denied`); that user's permissions are checked again now. Answers the started task's `task_id` (a git commit answers its result in `data`). Confirming again answers the same task: one confirmation never starts two tasks. 400 `confirmation_expired` after the confirmation's lifetime (`ASSISTANT_CONFIRMATION_TTL_SECONDS`, ten minutes by default; nothing is started), 400 `confirmation_cancelled` after a cancel. A dataset review write (a field's meaning, mapping approval, an answer) is made at the session `version` shown when it was asked: 409 `version_conflict` with `current_version` when the session changed since, and nothing changes; 404 when the session is gone.",
+        'Starts the task of a risky command its asker confirms (permissions checked again now); confirming again answers the same task. Details: docs/assistant.md#post-apiassistantconfirmationsidconfirm.',
       access: USE,
       params: confirmationParams,
       responses: {
@@ -118,7 +113,7 @@ export function assistantRoutes(app: AppContext): AnyRoute[] {
       tag: TAG,
       summary: 'Your messages across all your conversations, newest first',
       description:
-        "The caller's history: every message (yours and the assistant's answers) of every conversation of yours, archived ones included (a hard-deleted conversation's are gone), newest first, each naming its `conversation_id` and whether that conversation is archived. Paged with `page` and `page_size`; never another person's messages (an API key gets 403).",
+        "Every message of every conversation of yours (archived ones included), newest first and paged; never another person's. Details: docs/assistant.md#get-apiassistanthistory.",
       access: USE,
       query: historyQuery,
       responses: { 200: { description: 'A page of messages', schema: historyAcrossList }, 400: { description: 'Bad pagination' } },

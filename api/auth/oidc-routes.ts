@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { AppContext } from '../context.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
-import { oidcNotConfigured, OIDC_STATE_TTL_SECONDS } from './oidc.ts';
+import { oidcNotConfigured } from './oidc.ts';
 import { tokenSchema } from './schemas.ts';
 
 const NOT_CONFIGURED = '`oidc_not_configured`: OIDC is not configured on this server (OIDC_ISSUER unset)';
@@ -35,15 +35,8 @@ export function oidcRoutes(app: AppContext): AnyRoute[] {
       path: '/api/auth/oidc/login',
       tag: 'Auth',
       summary: 'Start single sign-on: redirect to the OpenID Connect provider',
-      description: [
-        'Answers `302` to the provider’s authorization endpoint (authorization code flow, scopes `openid profile email`,',
-        `with \`state\`, \`nonce\` and PKCE S256). The state is kept server-side for ${OIDC_STATE_TTL_SECONDS / 60} minutes and is single-use;`,
-        'an HttpOnly cookie `switchyard_oidc_state` (path `/api/auth/oidc`) binds it to the browser, so the callback',
-        'must be reached by the same browser (cookie jar). 503 `upstream_unavailable` when the provider’s discovery',
-        'document cannot be fetched. Starts are counted per client address (30 in 15 minutes, then a lock that doubles',
-        'from 1 s up to 15 minutes): beyond that 429 `too_many_requests` with Retry-After, and no state is stored.',
-        'Credentials sent along are ignored.',
-      ].join(' '),
+      description:
+        "Answers `302` to the OpenID Connect provider's authorization endpoint (authorization code flow with `state`, `nonce` and PKCE), binding the single-use state to this browser by a cookie. Details: docs/identity-and-access.md#get-apiauthoidclogin.",
       access: 'public',
       responses: {
         302: { description: 'Redirect to the identity provider (Location header)' },
@@ -63,15 +56,8 @@ export function oidcRoutes(app: AppContext): AnyRoute[] {
       path: '/api/auth/oidc/callback',
       tag: 'Auth',
       summary: 'Finish single sign-on: redeem the provider’s code and return a session token',
-      description: [
-        'The redirect URI (OIDC_REDIRECT_URI) the provider sends the browser back to. Checks the state (known, unused,',
-        'not expired, bound to this browser by the login cookie), redeems the code with the PKCE verifier and checks the',
-        'ID token and its nonce. On the first login the user is created (`auth_source` `oidc`; username from',
-        '`preferred_username`, else `email`, else `sub`; a name already taken by another account gets a `-2`, `-3`, ...',
-        'suffix); later logins update email and display name. The user’s roles are replaced by the roles that',
-        '`group_mappings` assign to the groups in the claim OIDC_GROUPS_CLAIM (default `groups`); no mapped group means',
-        'no roles. Opens a session (like password login) and writes OIDC_LOGIN, or OIDC_LOGIN_FAILED with a reason.',
-      ].join(' '),
+      description:
+        'The redirect URI the provider sends the browser back to: checks the state, redeems the code, creates or updates the user, maps its groups to roles and opens a session. Details: docs/identity-and-access.md#get-apiauthoidccallback.',
       access: 'public',
       query: callbackQuery,
       responses: {

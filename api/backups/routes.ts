@@ -32,16 +32,8 @@ export function backupRoutes(app: AppContext): AnyRoute[] {
       path: '/api/dashboards/backup',
       tag: 'Backups',
       summary: 'Back up dashboards (a task)',
-      description: [
-        'Exports each dashboard from the environment and keeps its bundle in the backup store: the directory `BACKUP_DIR` (default `<SWITCHYARD_DATA_DIR>/backups`), or the S3-compatible bucket `BACKUP_S3_BUCKET` when configured.',
-        'Content-addressed: a bundle is stored once under the sha256 of its normalized content (the export timestamp is ignored), so backing up an unchanged dashboard stores nothing new and only records an index entry (`deduplicated: true`).',
-        'Each dashboard succeeds or fails on its own with its reason; the task result lists `{dashboard_id, title, status, backup_id, content_hash, deduplicated, error?}` per dashboard, and the task ends FAILED when any dashboard failed.',
-        "Superset's row-level-security rules on the dashboard's datasets, which no export carries, are kept in the stored bundle as `row_level_security.yaml` (roles by name, tables by dataset uuid; `rls_rules` per dashboard says how many); failing to read them fails that dashboard (`step: rls`).",
-        "Its companions (owners, dashboard roles, custom tags, alerts and reports, annotation layers, CSS templates, saved queries, certification, the theme and the embedded configuration; see the migration's `companions`) are kept beside them as `companions.yaml`, what Superset answered when they were read (`companions` per dashboard counts them); failing to read them fails that dashboard (`step: companions`).",
-        'Afterwards the retention policy prunes the backed-up dashboards: `BACKUP_RETENTION_COUNT` newest backups kept per dashboard (default 10) and, when `BACKUP_RETENTION_DAYS` is set, none older (the newest one is always kept); a blob is deleted with the last backup that used it.',
-        'Up to 10,000 dashboards in one task: it runs as a chain of Temporal workflow runs under the task id (continue-as-new after `TASK_ITEMS_PER_RUN` dashboards, default 100), each dashboard recorded as it is done, so progress, cancel and the result work as for a small one; each run prunes the dashboards it backed up.',
-        '404 for an unknown environment; 400 for an empty or invalid `dashboard_ids`. Send `Idempotency-Key` to make retries safe.',
-      ].join(' '),
+      description:
+        'Exports each dashboard of the environment into the content-addressed backup store, with its row-level-security rules and companions, then applies the retention policy; each dashboard succeeds or fails on its own. Details: docs/backups-and-reports.md#post-apidashboardsbackup.',
       access: taskAccess('backup'),
       body: backupBody,
       responses: {
@@ -79,15 +71,8 @@ export function backupRoutes(app: AppContext): AnyRoute[] {
       path: '/api/dashboards/backups/:backup_id/restore',
       tag: 'Backups',
       summary: 'Restore a backup (a task)',
-      description: [
-        'Imports the stored bundle with overwrite into the environment the backup was taken from: the dashboard gets the backed-up title, layout and settings back under its own UUID (a deleted dashboard is re-created with a new id, reported as `restored_dashboard_id`), and charts, datasets and databases it needs are re-created when they were deleted.',
-        'Charts and datasets that still exist are left as they are, because other dashboards may share them.',
-        'Row-level-security rules the backup kept are put back after the import: created or updated by name, tables on the restored datasets, roles by name (`rls.writes`); a role the environment no longer has fails the restore before anything is imported (`code: rls_role_missing`).',
-        'Companions the backup kept are put back after the import by name, every kind copied (reports as they were, not paused), nothing the environment added since removed; the item lists them per kind (`companions`). A dashboard role the environment no longer has fails the restore before anything is imported (`code: companion_role_missing`).',
-        "Before importing, the restore checks that nothing else in the environment would be taken over by Superset's import (a dashboard now holding the slug, another database with the same name, another dataset on the same table); such a look-alike fails the task with a next action instead of being overwritten.",
-        "`target_env_id` defaults to the backup's environment and may only name it: restoring into another environment needs database mapping and collision handling, which is what `POST /api/dashboards/migrate` does (400 otherwise).",
-        '404 for an unknown backup or environment.',
-      ].join(' '),
+      description:
+        'Imports the stored bundle with overwrite into the environment the backup was taken from, then puts back its row-level-security rules and companions; a look-alike that the import would take over fails the task instead. Details: docs/backups-and-reports.md#post-apidashboardsbackupsbackup_idrestore.',
       access: taskAccess('restore'),
       params: backupIdParams,
       body: restoreBody,
@@ -140,7 +125,7 @@ export function backupRoutes(app: AppContext): AnyRoute[] {
       tag: 'Backups',
       summary: "A dashboard's backup and documentation tasks",
       description:
-        "Only `backup` and `llm_docs` tasks whose dashboards include `{id}`, newest first; with `env_id`, only tasks of that environment (404 when it does not exist). Migrations and restores are not part of this history: find them with `GET /api/tasks?dashboard_id=`. Callers without `tasks:READ` see only their own tasks. A row carries no items of the task's result (`items_omitted: true`, `items_total`, `items_url`), as in `GET /api/tasks`.",
+        'The `backup` and `llm_docs` tasks whose dashboards include `{id}`, newest first, without their items. Details: docs/backups-and-reports.md#get-apidashboardsidtasks.',
       access: 'authenticated',
       params: dashboardParams,
       query: dashboardTasksQuery,

@@ -46,7 +46,7 @@ const DECISIONS: Record<ReleaseAction, { summary: string; description: string }>
   approve: {
     summary: 'Approve a checked candidate',
     description:
-      "Needs `clean_release:APPROVE`, a candidate in state `checked` whose latest report passed, and a person who is not one of its requesters: neither whoever registered it nor anyone who imported or changed its artifacts, whether with a password or an API key they made (403 `self_approval`). Sent to the candidate's release workflow as a Temporal update: the answer is the decision, and the workflow history records who decided.",
+      'Approves a `checked` candidate whose latest report passed, by a person who is not one of its requesters, as a Temporal update of its release workflow. Details: docs/clean-release.md#post-apiv2clean-releasecandidatescandidate_idapprove.',
   },
   reject: {
     summary: 'Reject a candidate',
@@ -56,7 +56,7 @@ const DECISIONS: Record<ReleaseAction, { summary: string; description: string }>
   publish: {
     summary: 'Publish an approved candidate (starts a task)',
     description:
-      "Moves the candidate to `publishing` and starts a `release_publish` task (its `task_id` is in the answer): per dashboard, the artifact's digest is held to the manifest, what it replaces in the target is backed up, the exact files are imported, and the target's re-export is digested again (`verified`). The candidate ends `published`, or `publish_failed` when any dashboard failed (publish may then be repeated).",
+      'Moves the candidate to `publishing` and starts a `release_publish` task that imports the exact files into the target and verifies them; it ends `published` or `publish_failed`. Details: docs/clean-release.md#post-apiv2clean-releasecandidatescandidate_idpublish.',
   },
   revoke: {
     summary: 'Revoke a published candidate (starts a task)',
@@ -87,7 +87,7 @@ export function cleanReleaseRoutes(app: AppContext): AnyRoute[] {
       tag: TAG,
       summary: base === V2 ? 'Prepare a candidate against the trusted registry' : 'Prepare a candidate (deprecated: use v2)',
       description:
-        '`prepared` with the manifest id when every source host (the git remote or Superset environment each artifact came from, every database connection host and every host a URL in the content names) is in the trusted registry; otherwise `blocked`, with one blocking violation per untrusted host naming the artifacts and where in them it appears. A rule the policy sets to `warn` reports its hosts without blocking. 409 `no_manifest` before a manifest is built, 409 `invalid_state` from a state after checking.',
+        '`prepared` with the manifest id when every host the artifacts came from or reference is in the trusted registry; otherwise `blocked`, with one violation per untrusted host. Details: docs/clean-release.md#post-apiv2clean-releasecandidatescandidate_idprepare.',
       access: { permission: 'clean_release:WRITE' },
       params: candidateParams,
       responses: {
@@ -108,7 +108,7 @@ export function cleanReleaseRoutes(app: AppContext): AnyRoute[] {
       tag: TAG,
       summary: legacy ? "Start a candidate's checks (deprecated: use v2)" : "Start a candidate's checks (a `release_check` task)",
       description:
-        "Runs, as a Temporal workflow: every artifact's digest recomputed against the manifest, every host against the registry as it is at check time, and each policy rule (`verified_in_staging`, `accepted_llm_text`, `dry_run_migration`: a dry-run migration into the target). The report is persisted; `GET .../checks/{check_id}` follows the same run and `GET .../reports/{report_id}` returns the report (the two ids are one). A passed report moves the candidate to `checked`, a failed one to `check_failed`.",
+        "Runs the candidate's checks as a Temporal workflow (digests, hosts and policy rules) and persists the report; passed moves the candidate to `checked`, failed to `check_failed`. Details: docs/clean-release.md#post-apiv2clean-releasecandidatescandidate_idchecks.",
       access: { permission: 'clean_release:WRITE' },
       ...(legacy ? { body: legacyCheckBody } : { params: candidateParams }),
       responses: {
@@ -189,7 +189,7 @@ export function cleanReleaseRoutes(app: AppContext): AnyRoute[] {
       tag: TAG,
       summary: 'Register a release candidate',
       description:
-        'A named set of dashboards at pinned sources, bound for a target environment: `{ "kind": "git", "dashboard_uuid", "commit" }` (a commit of the dashboard\'s repository, see Git) or `{ "kind": "backup", "backup_id" }`. Starts `draft`; its release workflow (`release-<id>`) starts at once and is where approvals go. `db_mappings` name the target database of each source database (by uuid or name); otherwise the target database with the same uuid is used.',
+        'Registers a named set of dashboards at pinned sources (git commits or backups), bound for a target environment; it starts `draft` with its release workflow. Details: docs/clean-release.md#post-apiv2clean-releasecandidates.',
       access: { permission: 'clean_release:WRITE' },
       body: candidateBody,
       responses: {
@@ -228,7 +228,7 @@ export function cleanReleaseRoutes(app: AppContext): AnyRoute[] {
       tag: TAG,
       summary: "Import the candidate's artifacts from its pinned sources",
       description:
-        "Reads each source (a commit of the dashboard's repository, or a stored backup) into its normalised files, with their sha256, a portable digest (without what an environment assigns: ids, connections) and every host they reference: the source's own (git remote, Superset environment), database connection hosts, and hosts of URLs in markdown, iframes, images and links. Importing again replaces them and sends the candidate back to `draft` (its manifest no longer describes it). Whoever imports (the person an API key acts for) counts as a requester of the candidate and may not approve it. 400 `source_unreadable` for a commit or a backup that cannot be read (a stored zip is unpacked within BUNDLE_MAX_MB counted as it inflates: one declaring more, or inflating past what it declares, is unreadable; see docs/security.md). With `built`, artifacts built elsewhere are taken instead (a CI job's export zip per dashboard, base64, with its `sha256` and the git `source: { remote, commit }` it claims; the JSON body is at most 2 MB): a zip whose bytes do not digest to its `sha256` is 400 `artifact_digest_mismatch` and nothing changes; the claimed remote is fetched (through the egress policy, with the token of the git config on its origin, if any) only when its host is in the trusted registry, and the commit's files are compared with the zip's by portable digest. The artifact's `source` then says `kind: built`, `verified` and, when not verified, the `reason`; an unverified one (remote outside the registry, commit unreadable, other content) is a blocking `built_provenance` violation at prepare and in checks.",
+        'Reads each pinned source, or takes artifacts built elsewhere (`built`), into normalised files with their digests and every host they reference; the candidate goes back to `draft`. Details: docs/clean-release.md#post-apiv2clean-releasecandidatescandidate_idartifacts.',
       access: { permission: 'clean_release:WRITE' },
       params: candidateParams,
       body: artifactsBody,
@@ -326,7 +326,7 @@ export function cleanReleaseRoutes(app: AppContext): AnyRoute[] {
       tag: TAG,
       summary: 'Replace the release policy (admin)',
       description:
-        'Rules: `trusted_sources` (source and content hosts in the registry), `trusted_database_hosts` (no database host outside the registry), `verified_in_staging` (every chart already in the staging environment `env_id`), `accepted_llm_text` (no description that is LLM text no person accepted), `dry_run_migration` (a dry-run migration into the target plans cleanly). `enforce` fails the check; `warn` reports. A host rule left out is enforced.',
+        "Replaces the release policy's rules (trusted hosts, staging verification, accepted LLM text, dry-run migration), each `enforce` or `warn`. Details: docs/clean-release.md#put-apiv2clean-releasepolicy.",
       access: 'admin',
       body: policyBody,
       responses: { 200: { description: 'The policy', schema: policyView }, 400: { description: 'Invalid rule' } },

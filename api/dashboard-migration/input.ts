@@ -39,7 +39,7 @@ export const migrateBody = z
       .enum(RLS_MODES)
       .default('strict')
       .describe(
-        "row-level-security rules on the dashboard's datasets (no export carries them): `strict` fails a dashboard whose rules differ between source and target (`code: rls_mismatch`); `copy` creates or updates the source's rules in the target after the import (by name; tables resolved to the imported datasets, roles matched by name; a role missing in the target fails the dashboard before anything is imported, `code: rls_role_missing`); `ignore` imports anyway and records the differences as the requester's choice",
+        "row-level-security rules on the dashboard's datasets (no export carries them): `strict` (the default) fails a dashboard whose rules differ, `copy` writes the source's rules after the import, `ignore` records the differences. Details: docs/migrating-dashboards.md#field-rls",
       ),
     rls_overwrite: z
       .boolean()
@@ -86,7 +86,7 @@ export function companionsSchema() {
     .strict()
     .optional()
     .describe(
-      "what the dashboard's companions that no export carries get, per kind: `copy` creates or updates them in the target after the import by name or uuid, with every id remapped to the target's, never deleting what only the target has; `strict` fails a dashboard whose companions of that kind differ, before anything is imported (`code: companions_mismatch`); `ignore` imports anyway and records the differences. Owners map by username, then e-mail, never by full name (a same-named account is named with `map_user`, never made an owner); roles by name; one the target lacks is reported with a next action. Alerts' SQL must pass the read-only check for the target database's dialect. Defaults: owners, tags, reports (paused), annotation_layers, css_templates, saved_queries, certification, themes, embedded `copy`; roles `strict` (a dashboard restricted to roles the target has arrives restricted to them; one whose roles are missing in the target, or whose target dashboard has other roles, fails before the import)",
+      "what the dashboard's companions that no export carries get, per kind: `copy`, `strict` or `ignore`; roles default to `strict`, every other kind to `copy` (reports paused). Details: docs/migrating-dashboards.md#field-companions",
     );
 }
 

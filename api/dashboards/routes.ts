@@ -29,11 +29,8 @@ export function dashboardRoutes(app: AppContext): AnyRoute[] {
       path: '/api/dashboards',
       tag: 'Dashboards',
       summary: 'List the dashboards of an environment',
-      description: [
-        'Search and paging run in Superset (`title_or_slug`, ordered by last change). `total` is exact and, when the profile filter applies, counts the filtered result; `has_next` follows from it. Any depth is served as Superset serves it, past 10,000 rows included (no bound on `page` × `page_size`; past the last row the page is empty); with the profile filter the matching keys are streamed a page at a time up to the page asked for.',
-        '',
-        "Profile-default filter: it applies when the caller saved `profile_filter_enabled: true` with a bound `superset_username` (see `/api/profile/preferences`) and `page_context` is `dashboards_main` (the default). A dashboard then matches when that username, trimmed and case-insensitively, is one of its owners or its last modifier. The username is resolved to the Superset account once per request (no per-dashboard calls); no match gives `total: 0` and an empty page with the filter still `applied`. `override_show_all=true` shows everything for this request (`applied: false`); `page_context=other` disables the filter (`source_page: other`). `effective_profile_filter.reason` says which rule decided, and `effective_profile_filter.resolution` who the username resolved to: one account, none (then only plain-value owners or modifiers equal to the username match) or several (`ambiguous`, each candidate named; possible only without Superset's security API).",
-      ].join('\n'),
+      description:
+        "A page of the environment's dashboards, searched and paged in Superset with an exact `total`, optionally narrowed by the caller's profile-default filter. Details: docs/environments.md#get-apidashboards.",
       access: { permission: 'dashboards:READ' },
       query: dashboardListQuery,
       responses: {
@@ -81,7 +78,7 @@ export function dashboardRoutes(app: AppContext): AnyRoute[] {
       tag: 'Dashboards',
       summary: "A dashboard's thumbnail image",
       description:
-        'Proxies Superset\'s thumbnail (following its redirect to the current digest on the same host only). Only raster images (PNG, JPEG, GIF, WebP, recognised from their bytes) are passed on; anything else Superset answers (an SVG could carry script) is a 503 `upstream_unavailable` with reason `bad_response`. 202 with `Retry-After` when Superset is still rendering it. When Superset answers 404 and its probed capabilities say the THUMBNAILS feature flag is off (Superset\'s default), the answer is 200 with a JSON body `{"status": "off", "detail"}` (ThumbnailOff) rather than an error: a console shows a placeholder and logs nothing; tell it from an image by the `Content-Type`. 404 `thumbnail_unavailable` when thumbnails are on but Superset has none (the render failed); 404 `not_found` when the dashboard does not exist.',
+        "Proxies Superset's thumbnail of the dashboard as a raster image; 202 with `Retry-After` while it renders, and a JSON `ThumbnailOff` body when thumbnails are off. Details: docs/environments.md#get-apidashboardsidthumbnail.",
       access: { permission: 'dashboards:READ' },
       params: dashboardIdParams,
       query: envQuery,

@@ -57,12 +57,8 @@ export function datasetReviewRoutes(app: AppContext): AnyRoute[] {
       path: BASE,
       tag: TAG,
       summary: 'Start a review from a Superset dashboard link',
-      description: [
-        'Accepts a dashboard link by id or slug, or a permalink (`/superset/dashboard/p/<key>/`) whose stored state carries native-filter values.',
-        "Recovers the dashboard, the dataset behind its charts (several: a clarification question asks which), the native filters with raw and normalised values, the dataset SQL's template variables (`url_param`, `filter_values`, `get_filters`, plain `{{ var }}`), proposed filter → variable mappings, and one semantic field per column and metric ranked by provenance.",
-        'What cannot be recovered (an unreadable permalink, a deleted chart or dataset, a filter on a column the dataset lacks) gives a usable session in state `recovery-required` with one marker per missing piece.',
-        'The session belongs to the caller: other users get 404 for it.',
-      ].join(' '),
+      description:
+        'Starts a review session from a dashboard link or permalink: recovers the dashboard, its dataset, native filters, template variables, proposed mappings and semantic fields. Details: docs/dataset-review.md#post-apidataset-reviewsessions.',
       access: WRITE,
       body: startBody,
       responses: {
@@ -281,14 +277,8 @@ export function datasetReviewRoutes(app: AppContext): AnyRoute[] {
       path: `${BASE}/:session_id/preview`,
       tag: TAG,
       summary: 'Preview the reviewed query',
-      description: [
-        'Builds the execution snapshot (imported filters with values enter the filter context even unmapped; mapped variables fill template params and add their filter context; a filter with no value adds nothing),',
-        'has Superset compile the dataset query with it (Jinja rendered, filters as WHERE clauses), runs that SQL through SQL Lab with a row limit and counts its rows.',
-        'Answers the compiled SQL, columns, the first rows, the row count, the new session `version` (launch with it, no reload needed) and `impact`: what uses the dataset the launch writes into.',
-        "A Superset refusal gives `status: failed` with Superset's reason; a missing dataset is named as such (`missing: dataset`).",
-        "The SQL runs as the environment's service account, so the preview also needs `datasets:READ` (403 otherwise; a stored preview read back without it has no rows).",
-        "Typed values only reach the SQL bound or quoted: the query is compiled a second time with neutral stand-ins for them, and unless both compilations have the same shape (constants aside) nothing runs (`status: failed`, `step: check`); what runs is only what the database dialect's parser accepts as one read-only SELECT (no Jinja markers), rendered by that parser, and the row count wraps only that (see docs/security.md, SQL through SQL Lab).",
-      ].join(' '),
+      description:
+        "Has Superset compile the dataset query with the session's filters and variables, runs it read-only through SQL Lab with a row limit, and answers the SQL, the first rows, the row count and the new session `version`. Details: docs/dataset-review.md#post-apidataset-reviewsessionssession_idpreview.",
       access: WRITE,
       params: sessionParams,
       body: versionBody,
@@ -313,11 +303,8 @@ export function datasetReviewRoutes(app: AppContext): AnyRoute[] {
       path: `${BASE}/:session_id/launch`,
       tag: TAG,
       summary: 'Launch the reviewed dataset (a task)',
-      description: [
-        'Needs `dataset_review:LAUNCH` (the manage permission is not enough), every mapping approved and a succeeded preview of the current version.',
-        'Starts a `dataset_launch` task that writes the reviewed column labels and descriptions into the Superset dataset through the safe dataset writer (undo: `POST /api/datasets/changes/{change_id}/undo`), saves the previewed SQL as a Superset saved query, and records the handoff (what was written where, links into Superset, who launched it) in the task result and on the session (`launch`).',
-        'The 202 answers the audited handoff beside the task id: `handoff.audit_id` (the audit record written as the launch is accepted), `launched_by`, `launched_at`, the session version, and `will_create`: the environment, the dataset change (dataset id, name, the columns whose label or description it writes) and the saved query (label, database, schema, catalog).',
-      ].join(' '),
+      description:
+        'Starts a `dataset_launch` task that writes the reviewed labels and descriptions into the Superset dataset and saves the previewed SQL as a saved query; the 202 answers the audited handoff. Details: docs/dataset-review.md#post-apidataset-reviewsessionssession_idlaunch.',
       access: taskAccess('dataset_launch'),
       params: sessionParams,
       body: versionBody,
@@ -434,10 +421,8 @@ export function datasetReviewRoutes(app: AppContext): AnyRoute[] {
       path: '/api/dataset-review/dictionaries/:dictionary_id/versions',
       tag: TAG,
       summary: 'Upload a new version of a dictionary (CSV or xlsx)',
-      description: [
-        'multipart/form-data with the file in `file` (at most 5 MB): a CSV (UTF-8, comma-separated) or an .xlsx workbook whose header row names `column_name` and `verbose_name` and/or `description` (optionally `table_name`), unpacking to at most 50 MB counted as it inflates (a part inflating past the size it declares is refused with a 400 naming it).',
-        'The version becomes current; in every session ranked against this dictionary, unlocked fields become `needs_review` with the new candidate beside their value, and locked (manual) values are kept.',
-      ].join(' '),
+      description:
+        'Uploads a CSV or xlsx dictionary as the new current version; unlocked fields of sessions ranked against it become `needs_review`. Details: docs/dataset-review.md#post-apidataset-reviewdictionariesdictionary_idversions.',
       access: 'admin',
       params: dictionaryParams,
       body: versionForm,

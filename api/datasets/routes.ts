@@ -166,15 +166,8 @@ export function datasetRoutes(app: AppContext): AnyRoute[] {
       path: '/api/datasets/map-columns',
       tag: 'Datasets',
       summary: 'Fill column labels and descriptions from a dictionary (a task)',
-      description: [
-        "Matches a dictionary to each dataset's columns by name (trimmed, case-insensitive) and fills their labels (`verbose_name`) and descriptions; names matched on neither side are reported both ways.",
-        "`source_type: sqllab` runs a query through the environment's SQL Lab, as its service account, against `database_id`, which must be the database of every dataset in `dataset_ids`: your own `sql` (one SELECT returning `column_name`, `verbose_name`, `description`, optionally `table_name`), or by default the column comments the database keeps in its catalog for each dataset's table (PostgreSQL, MySQL).",
-        "Your `sql` is read by the real parser of the database's dialect (PostgreSQL; MySQL, MariaDB and SQLite through node-sql-parser; any other engine is refused) before anything runs: one SELECT (WITH … SELECT when no CTE writes), no SELECT INTO, no FOR UPDATE/SHARE, only built-in functions that cannot write, no Jinja markers; the task runs the parser's rendering of it. The rows it returns are shown to the task's owner and admins only (see docs/security.md, SQL through SQL Lab).",
-        "`source_type: xlsx` reads a workbook sent as multipart/form-data (file in `file`, header row naming `column_name` and `verbose_name` and/or `description`, optionally `table_name`; at most 5 MB, unpacking to at most 50 MB counted as it inflates: a part inflating past the size it declares is refused with a 400 naming it); send `upload_id` (kept in the task's params) as JSON to use it again.",
-        'Values a person wrote are kept unless `overwrite` is true. Every write sends the full column and metric lists, changes only those fields, re-reads the dataset to prove nothing else moved, and keeps the previous values (undo: `POST /api/datasets/changes/{change_id}/undo`).',
-        '`dry_run` writes nothing and reports the plan per dataset; `reviewed_task_id` then applies exactly that plan, and a dataset that changed in Superset since is reported as a conflict, not written.',
-        "400: another `source_type`, empty `dataset_ids`, `sqllab` without `database_id`, a dataset of another database than `database_id`, a query refused by its dialect's parser (the reason says why), an unreadable workbook. 404: unknown environment, `database_id` (or none of `dataset_ids` exists), upload or reviewed task; a single unknown dataset fails alone in the task.",
-      ].join(' '),
+      description:
+        "Matches a dictionary (from SQL Lab or an xlsx workbook) to each dataset's columns by name and fills their labels and descriptions through the safe dataset writer, keeping the previous values for undo. Details: docs/datasets.md#post-apidatasetsmap-columns.",
       access: taskAccess('map_columns'),
       body: mapColumnsBody,
       multipart: {
@@ -252,12 +245,8 @@ export function datasetRoutes(app: AppContext): AnyRoute[] {
       path: '/api/datasets/generate-docs',
       tag: 'Datasets',
       summary: 'Suggest dataset and column descriptions with an LLM (a task)',
-      description: [
-        "For each dataset, sends its context (name, SQL, columns and types, metrics, existing labels and descriptions, and a few sample values only when the provider's `sample_data_env_ids` lists this environment) to the provider and asks for a dataset description and column descriptions as structured JSON in `language` (en or ru).",
-        'The answers are stored as suggestions with provenance (provider, model, prompt version, time, tokens); nothing reaches Superset until a person accepts them (`GET /api/datasets/{dataset_id}/suggestions`).',
-        "The provider's 429 and 5xx are retried with backoff honouring Retry-After; a timeout, or an answer that is not valid JSON for the schema, is asked once more, then fails that dataset with the reason. One dataset failing never fails its siblings.",
-        '`llm_provider`: a provider id (`/api/admin/llm-providers`) or `default` (the `LLM_*` variables). 400 for an empty `dataset_ids`; 404 for an unknown environment or provider.',
-      ].join(' '),
+      description:
+        'Asks the LLM provider for a description of each dataset and its columns and stores the answers as suggestions; nothing reaches Superset until a person accepts them. Details: docs/datasets.md#post-apidatasetsgenerate-docs.',
       access: taskAccess('llm_docs'),
       body: generateDocsBody,
       responses: {
@@ -282,7 +271,7 @@ export function datasetRoutes(app: AppContext): AnyRoute[] {
       tag: 'Datasets',
       summary: "A dataset's LLM suggestions beside its current values",
       description:
-        'Pending suggestions by default (`status` for others, or `all`), each with the value Superset holds now, the value it held when the suggestion was made, whether a person wrote the current value (then accepting needs `overwrite`), and provenance (provider, model, prompt version, language, time, tokens).',
+        "A dataset's suggestions (pending by default), each beside the value Superset holds now, with its provenance. Details: docs/datasets.md#get-apidatasetsdataset_idsuggestions.",
       access: { permission: 'datasets:READ' },
       params: datasetParams,
       query: suggestionsQuery,
@@ -301,7 +290,7 @@ export function datasetRoutes(app: AppContext): AnyRoute[] {
       tag: 'Datasets',
       summary: 'Accept suggestions (as suggested or edited) and write them into Superset',
       description:
-        "Accepts every pending suggestion of the dataset, or the listed `items` (each optionally with an edited `value`). A field holding a value a person wrote, or one that changed since the suggestion was made, is skipped unless its item says `overwrite: true`. The accepted values are written in one safe dataset update (full column and metric lists, only these fields changed, re-read to verify, previous values kept for undo) and recorded with who accepted what. 409 `dataset_changed` when the dataset changed in Superset during the write. In a protected environment nothing is written at once: the answer is 202 with a `dataset_change` task that waits for another person's approval (`POST /api/tasks/{task_id}/approve`) and then writes exactly this; its result has the same `accepted` and `skipped` lists.",
+        "Accepts the dataset's pending suggestions (or the listed `items`, optionally edited) and writes them into Superset in one safe dataset update; in a protected environment it waits for approval. Details: docs/datasets.md#post-apidatasetsdataset_idsuggestionsaccept.",
       access: { permission: 'datasets:WRITE' },
       params: datasetParams,
       body: acceptBody,
@@ -368,7 +357,7 @@ export function datasetRoutes(app: AppContext): AnyRoute[] {
       tag: 'Datasets',
       summary: 'Undo a change: restore the values it replaced',
       description:
-        "Writes the previous values back through the same safe update, and records the undo as a change of its own. 409 `dataset_changed` when a field no longer holds what the change wrote (someone changed it since), unless `force`; 409 `not_undoable` when the change was already undone or never applied. In a protected environment the answer is 202 with a `dataset_change` task that waits for another person's approval, then undoes (its item says `conflict` or `not_undoable` where this would answer 409).",
+        'Writes the previous values back through the same safe update and records the undo as a change of its own. Details: docs/datasets.md#post-apidatasetschangeschange_idundo.',
       access: { permission: 'datasets:WRITE' },
       params: changeParams,
       body: undoBody,

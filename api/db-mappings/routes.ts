@@ -95,7 +95,7 @@ export function dbMappingRoutes(app: AppContext): AnyRoute[] {
       path: '/api/dashboards/db-mappings',
       tag: 'Database mappings',
       summary: 'Suggest database mappings between two environments',
-      description: `For each database of the source environment, the target database it most likely corresponds to, with a confidence in 0..1: 1 for the same uuid (a database created by an earlier import keeps the source's uuid); otherwise 0.7 × name similarity (case, separators and environment words such as dev/test/prod ignored) + 0.3 × same backend (0.15 when a backend is unknown). No suggestion below ${SUGGESTION_THRESHOLD}. \`saved_target\` shows the mapping already saved for the pair (see \`/api/environments/{env_id}/db-mappings/{target_env_id}\`).`,
+      description: `For each database of the source environment, the target database it most likely corresponds to, with a confidence in 0..1 (no suggestion below ${SUGGESTION_THRESHOLD}), and the mapping already saved for the pair. Details: docs/environments.md#get-apidashboardsdb-mappings.`,
       access: { permission: 'dashboards:READ' },
       query: envPairQuery,
       responses: {

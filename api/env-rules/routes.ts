@@ -56,7 +56,7 @@ function toView(r: EnvironmentRuleRow) {
 
 const TAG = 'Environment rules';
 const APPLIES =
-  "Rules apply, in order, to every bundle written from `env_id` into `target_env_id`: migrations (their dry runs list each rule's effect as `env_rules`), git deploys, clean-release publishes and drift reports. `schema`/`catalog` rename datasets' `schema`/`catalog` and the references in virtual datasets' SQL (parsed by the database's dialect; SQL its parser cannot read is reported, left as it is); `text` replaces a literal in markdown elements, chart params and dashboard metadata, and when `from` is an http(s) URL it rewrites links on that origin (and path prefix) to `to`.";
+  'Rules apply, in order, to every bundle written from `env_id` into `target_env_id`, renaming schemas and catalogs and replacing text and links. Details: docs/environments.md#get-apienvironmentsenv_idrulestarget_env_id.';
 
 /** Per-environment rules of a pair, beside its database mappings (`/api/environments/{env_id}/db-mappings/{target_env_id}`). No Superset call. */
 export function envRuleRoutes(app: AppContext): AnyRoute[] {

@@ -31,7 +31,7 @@ export function environmentRoutes(app: AppContext): AnyRoute[] {
       tag: 'Environments',
       summary: 'Create an environment',
       description:
-        'An environment is one Superset instance: its base URL, a service account (the password is write-only and stored encrypted with AES-256-GCM under `SWITCHYARD_SECRET_KEY`), TLS verification and a per-request timeout. Names are unique, case-insensitively (409). Switchyard only ever calls fixed API paths under this base URL and never follows a redirect to another host. With `ALLOWED_UPSTREAM_HOSTS` set, a `base_url` whose host the policy does not allow (a name it does not list resolving outside its ranges included) is a 400 `host_not_allowed` and nothing is stored; a stored one the policy no longer allows is refused when connected to (503 `host_not_allowed` on the endpoints that use it).',
+        'Registers one Superset instance: its base URL, a service account (the password write-only and stored encrypted), TLS verification and a per-request timeout. Details: docs/environments.md#post-apienvironments.',
       access: { permission: 'environments:WRITE' },
       body: environmentCreate,
       responses: {
@@ -65,7 +65,7 @@ export function environmentRoutes(app: AppContext): AnyRoute[] {
       tag: 'Environments',
       summary: 'Change an environment',
       description:
-        'Fields left out keep their value; in particular an omitted `password` keeps the stored one. Changing where the password is sent (scheme, host, port or path of `base_url`, or `verify_tls` to false) without sending `password` again is a 400 `secret_required` and saves nothing, so the stored password can never be redirected to another server. Where the service account of a protected environment goes (`base_url`, `username`, `password`, `verify_tls`) only an administrator changes (403 `protection_admin_only`). The pooled Superset session of the environment is dropped, so the next call logs in with the new settings. Every change is a security event (fields changed, old and new `base_url`; never the password).',
+        'Changes the fields sent and keeps the others; moving where the password goes requires sending the password again. Details: docs/environments.md#put-apienvironmentsenv_id.',
       access: { permission: 'environments:WRITE' },
       params: envIdParams,
       body: environmentUpdate,
@@ -110,7 +110,7 @@ export function environmentRoutes(app: AppContext): AnyRoute[] {
       tag: 'Environments',
       summary: 'Test an environment',
       description:
-        "Checks, in order: that Superset answers (and which release it is, from `/static/version_info.json` when served), that the service account can log in, and which of the permissions Switchyard needs it lacks (`can_read`/`can_write`/`can_export` on Dashboard, `can_read` on Chart, Dataset and Database), then what the instance can do (`capabilities`): which columns each list accepts filters on (`_info?keys=filters`), whether list rows carry uuids, whether the security API and thumbnails are on. Switchyard plans migrations from these probes, not from the version number (an instance that lists no uuid is looked up through exports). Always 200 with a report; `error` says what stopped the check, in Switchyard's words: of Superset's answer only its HTTP status and a short reason (one line of at most 200 characters, no markup, anything like a token masked), never its body; `host_not_allowed` when `ALLOWED_UPSTREAM_HOSTS` does not allow the environment's host (nothing is sent to it).",
+        'Checks that Superset answers, that the service account logs in and has the permissions Switchyard needs, and what the instance can do (`capabilities`); always 200 with a report. Details: docs/environments.md#post-apienvironmentsenv_idtest.',
       access: { permission: 'environments:WRITE' },
       params: envIdParams,
       responses: { 200: { description: 'The report', schema: environmentTestReport }, 404: { description: 'Unknown environment' } },

@@ -140,7 +140,7 @@ export function gitReviewRoutes(app: AppContext): AnyRoute[] {
       tag: TAG,
       summary: 'Open a pull request from a branch',
       description:
-        "Pushes the branch, opens the pull request on the provider and starts its preview (a `git_preview` task): a dry-run deploy into `target_env_id`, the charts verified, the body written from both and `switchyard/preview` posted on the head commit, with `switchyard/validation` beside it when the validator has checked the dashboard it would replace in the target. A merge deploys into `target_env_id` when the config's webhook is set.",
+        'Pushes the branch, opens the pull request on the provider and starts its `git_preview` task (a dry-run deploy into `target_env_id`). Details: docs/git.md#post-apigitdashboardsdashboard_idpull-requests.',
       access: { permission: 'pull_requests:OPEN' },
       params: dashboardParams,
       body: pullRequestCreate,
@@ -237,7 +237,7 @@ export function gitReviewRoutes(app: AppContext): AnyRoute[] {
       tag: TAG,
       summary: "The provider's webhook delivery",
       description:
-        "Called by Gitea (`X-Gitea-Signature`), GitHub (`X-Hub-Signature-256`) or GitLab (`X-Gitlab-Token`) with the config's secret; each delivery id is taken once. A merged pull request Switchyard opened starts a `git_deploy` of its merge commit into its target as the webhook's owner (approval first into a protected environment); its pull request gets comments.",
+        "The provider's signed webhook delivery; a merged pull request Switchyard opened starts a `git_deploy` of its merge commit into its target. Details: docs/git.md#post-apigitwebhooksconfig_id.",
       access: 'public',
       params: webhookParams,
       body: z.unknown(),

@@ -85,7 +85,7 @@ export function gitRoutes(app: AppContext): AnyRoute[] {
       tag: TAG,
       summary: 'Create a git server config',
       description:
-        "Provider `gitea` (self-hosted), `github` or `gitlab`; the owner is the user, organisation or group the repositories live under. The personal access token is stored encrypted (AES-256-GCM) and never returned. With `ALLOWED_UPSTREAM_HOSTS` set, the server and its provider's REST API host (`api.github.com` for github.com) must be allowed: otherwise 400 `host_not_allowed` and nothing is stored.",
+        'A git server config: provider `gitea`, `github` or `gitlab` and the owner the repositories live under; the personal access token is stored encrypted and never returned. Details: docs/git.md#post-apigitconfigs.',
       access: WRITE,
       body: gitConfigCreate,
       responses: {
@@ -207,7 +207,7 @@ export function gitRoutes(app: AppContext): AnyRoute[] {
       tag: TAG,
       summary: "Create the dashboard's repository",
       description:
-        "The repository belongs to the dashboard's UUID, so one history serves it in every environment. With `config_id` it gets a remote (`create_remote: true` creates it on the server); the remote URL never carries the token. Repeating it is harmless (`created: false`). The remote must be on the config\'s own server (scheme, host and port: the only place its token is sent), else 409 `remote_host_mismatch` and nothing is stored; with `ALLOWED_UPSTREAM_HOSTS` set it must also be allowed (400 `host_not_allowed`). A remote branch that already holds history is adopted only when its tree holds nothing but folders and plain files with names that stay in the working copy: a symbolic link, a submodule, `..`, `.git` in any case, a backslash or NUL in a name answers 409 `unsafe_path` naming the path, before anything is checked out (see docs/security.md).",
+        "Creates the repository of the dashboard's UUID, one history for every environment, optionally with a remote on the config's server; repeating it is harmless. Details: docs/git.md#post-apigitdashboardsdashboard_idinit.",
       access: WRITE,
       params: dashboardParams,
       body: initBody,
@@ -242,7 +242,7 @@ export function gitRoutes(app: AppContext): AnyRoute[] {
       tag: TAG,
       summary: 'Write the dashboard from Superset into its working copy',
       description:
-        'Exports the dashboard from `env_id` and writes it as normalised YAML (sorted keys, no export timestamp, files named by UUID): an unchanged dashboard changes nothing; a changed chart shows as one hunk in `diff`. Nothing is committed. The export is unpacked within BUNDLE_MAX_MB counted as it inflates: one declaring more, or inflating past what it declares, answers 422 `export_refused`. A file of the working copy that is a symbolic link, or under a folder leading outside it, is never written through: 409 `unsafe_path`.',
+        'Exports the dashboard from `env_id` and writes it into the working copy as normalised YAML; nothing is committed. Details: docs/git.md#post-apigitdashboardsdashboard_idsync.',
       access: WRITE,
       params: dashboardParams,
       body: syncBody,
@@ -349,7 +349,7 @@ export function gitRoutes(app: AppContext): AnyRoute[] {
       tag: TAG,
       summary: 'Pull from the remote',
       description:
-        'Sets the identity from your preferences, fetches and merges. A conflict is not an error: the merge stays in progress with conflict markers (`status: conflict`), to finish with merge/resolve and merge/continue or undo with merge/abort. The fetched commit is checked before anything is checked out or merged: a symbolic link, a submodule, or a name leaving the working copy (`..`, `.git` in any case, a backslash or NUL) anywhere in its tree answers 409 `unsafe_path` naming the path, and the working tree stays as it was (see docs/security.md).',
+        'Fetches and merges from the remote with the identity from your preferences; a conflict leaves the merge in progress (`status: conflict`) rather than failing. Details: docs/git.md#post-apigitdashboardsdashboard_idpull.',
       access: WRITE,
       params: dashboardParams,
       body: envBody,
@@ -440,7 +440,7 @@ export function gitRoutes(app: AppContext): AnyRoute[] {
       tag: TAG,
       summary: 'Deploy a pinned commit into an environment',
       description:
-        'Starts a `git_deploy` task: imports the dashboard as it is at `commit` into `target_env_id` through the migration path (database mapping by UUID, name, `db_mappings` or the saved mappings; collision safety; version skew; verification). Into a protected environment the task waits in `AWAITING_APPROVAL` until another user approves it (`POST /api/tasks/{task_id}/approve`) or rejects it. The task records which commit went live where; `status` shows it. Send `Idempotency-Key` to make retries safe. A commit holding a symbolic link, a submodule or a name leaving the working copy fails as an item at step `read`, naming the path, with next action `fix_remote`.',
+        'Starts a `git_deploy` task that imports the dashboard as it is at `commit` into `target_env_id` through the migration path and records which commit went live where. Details: docs/git.md#post-apigitdashboardsdashboard_iddeploy.',
       access: taskAccess('git_deploy'),
       params: dashboardParams,
       body: deployBody,

@@ -251,7 +251,7 @@ export const deployBody = z
       .default([])
       .describe('Databases of the repository (by name or UUID) → target database ids, over the ones found by UUID, name or saved mappings'),
     companions: companionsSchema().describe(
-      "what the commit's companion files (companions/, written by sync) get in the target, per kind, as in a migration: `copy` creates or updates them after the import by name or uuid, never deleting what only the target has; `strict` fails the deploy before anything is imported when they differ (`code: companions_mismatch`); `ignore` records the differences. Defaults as for migrations (roles `strict`, every other kind `copy`, reports paused). A commit without companion files deploys as before and says nothing was there to apply",
+      "what the commit's companion files (companions/, written by sync) get in the target, per kind, as in a migration (`copy`, `strict`, `ignore`). Details: docs/git.md#field-companions-of-a-deploy",
     ),
   })
   .strict();

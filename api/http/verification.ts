@@ -6,7 +6,7 @@ export const verificationOption = z
   .enum(VERIFICATION_MODES)
   .default('queries')
   .describe(
-    "`queries` (the default): each chart's query is run in the target. `browser`: then each dashboard is also opened in the target's Superset in headless Chromium (and the source's beside it), each chart's rendered state recorded and both screenshots stored (GET /api/tasks/{id}/screenshots/{screenshot_id}); a chart that shows an error in the target only fails the dashboard, a browser that cannot reach Superset makes it `not_verifiable`, never a failure (docs/migrating-dashboards.md, Browser check)",
+    "`queries` (the default): each chart's query is run in the target. `browser`: each dashboard is also opened in headless Chromium, beside the source's, and screenshotted. Details: docs/migrating-dashboards.md#field-verification",
   );
 
 /** The task input's field: absent for the default, so inputs from before the option read the same. */

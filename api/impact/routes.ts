@@ -25,7 +25,7 @@ export function impactRoutes(app: AppContext): AnyRoute[] {
       tag: 'Environments',
       summary: 'What uses a database, table, dataset, column or metric',
       description:
-        "The charts, dashboards, alerts and reports, saved queries and virtual datasets that use the target here and in every environment this one has saved database mappings or rules into, from chart form_data and query contexts and SQL read by the dialect's parser. Read synchronously, each kind of object at most 20,000 rows; a kind Superset did not list is named in `unreadable` with its message.",
+        'The charts, dashboards, alerts and reports, saved queries and virtual datasets that use the target, here and in every environment this one maps into. Details: docs/environments.md#get-apienvironmentsenv_idimpact.',
       access: { permission: 'datasets:READ' },
       params: envIdParams,
       query: impactQuery,

@@ -121,7 +121,7 @@ export function profileRoutes(app: AppContext): AnyRoute[] {
       tag: 'Profile',
       summary: 'Find Superset accounts to bind',
       description:
-        "Accounts of the environment's Superset whose name or username contains `search` (Superset's `related/owners`), normalised; usernames come from Superset's security API when the service account may read it. Names and e-mails of an environment's users are that environment's data: the caller needs `environments:READ`.",
+        "Accounts of the environment's Superset whose name or username contains `search`, normalised, to bind to your profile. Details: docs/environments.md#get-apiprofileupstream-accounts.",
       access: { permission: 'environments:READ' },
       query: accountsQuery,
       responses: {

@@ -1,4 +1,3 @@
-import { ANSWER_ITEMS_LIMIT } from '../../contracts/task-answer.ts';
 import type { AppContext } from '../context.ts';
 import { concealLogLine, hidesQueryRows } from '../tasks/query-rows.ts';
 import { defineRoute, type AnyRoute } from '../http/routes.ts';
@@ -16,12 +15,8 @@ export function reportRoutes(app: AppContext): AnyRoute[] {
       path: '/api/reports',
       tag: 'Reports',
       summary: 'List reports',
-      description: [
-        'One report per task, newest first. The body has exactly the keys `items`, `total`, `page`, `page_size`, `has_next` and `applied_filters`.',
-        'Filters: `task_type` (400 for a type the service does not have) and `status`.',
-        'The order is `created_at` descending, then `id` descending: every timestamp is stored as `timestamptz` (naive input is read as UTC when written), so the order compares instants, never formatted strings, and the id makes it total, so pages are stable even when tasks share a timestamp.',
-        'Callers without `tasks:READ` see only reports of their own tasks.',
-      ].join(' '),
+      description:
+        'One report per task, newest first, filtered by `task_type` and `status`, in a stable order. Details: docs/backups-and-reports.md#get-apireports.',
       access: 'authenticated',
       query: reportListQuery,
       responses: {
@@ -43,11 +38,8 @@ export function reportRoutes(app: AppContext): AnyRoute[] {
       path: '/api/reports/:report_id',
       tag: 'Reports',
       summary: 'Get a report',
-      description: [
-        '`{ "report": ... }` for the task `report_id`: summary and headline, per-dashboard outcomes, diagnostics (what failed, where, and Superset\'s own error), next actions with the exact request to send (for example one call retrying every failed dashboard), and the last warnings and errors from the task log.',
-        `A task of more than ${ANSWER_ITEMS_LIMIT} items leaves its items out (\`items_omitted: true\`, \`items_total\`, \`items_url\`: page them there) and of the diagnostics and next actions about single items keeps the first ${ANSWER_ITEMS_LIMIT} of each, counting those it left out; the summary and the task-level next actions (one retry of every failed item) count every item.`,
-        '404 when there is no such task (or it is not visible to the caller).',
-      ].join(' '),
+      description:
+        'The report of the task `report_id`: summary, per-dashboard outcomes, diagnostics, next actions with the exact request to send, and the last warnings and errors of its log. Details: docs/backups-and-reports.md#get-apireportsreport_id.',
       access: 'authenticated',
       params: reportIdParams,
       responses: { 200: { description: 'The report', schema: reportView }, 404: { description: 'Unknown report' } },

@@ -27,13 +27,8 @@ export function scheduleRoutes(app: AppContext): AnyRoute[] {
       path: '/api/schedules',
       tag: 'Schedules',
       summary: 'Create a schedule',
-      description: [
-        'A recurring `backup` (params `{env_id, dashboard_ids?}`; no ids: every dashboard the environment holds at each run) or `drift_report` (params `{source_env_id, target_env_id}`: a dry-run migration of every source dashboard the target holds, reporting what differs: each task item is `in_sync`, `drifted` or `failed` with `differences` (objects to create or update, field by field), `companions` (each differing companion: `kind`, `name`, `on`, `action` `create`/`update`/`missing`, `fields`, `difference` in words, `next_action`: the migration that copies it, or what to do first), `companions_not_compared` (a kind an environment does not offer, e.g. themes before 6.0: `reason` and what the source has of it, never drift) and `warnings` (what the comparison could not check)), or `validate` (params `{env_id, dashboard_ids?, tag?, owner?, browser?}`, as `POST /api/environments/{env_id}/validate` takes them: each run validates the selection as it is then), every `interval_seconds` (at least 5) or on a `cron` expression (UTC).',
-        'Kept as a Temporal Schedule (visible and pausable in the Temporal web UI; `temporal_schedule_id`). `overlap` (default `skip`): a run due while the previous one still runs is skipped; `catchup_window_seconds` (default 300): runs missed while Temporal was away run once if within it.',
-        "Every run is an ordinary task (its id is `<kind>-scheduled-<schedule id>-<time>-<Temporal run id>`: two runs within one second share Temporal's workflow id, never a task), owned by the schedule's creator, who needs `dashboards:BACKUP` (backup) `dashboards:READ` (drift report) or `dashboards:VALIDATE` (validate) besides `schedules:WRITE`.",
-        "Each run has its creator's rights as they are at run time: made with an API key, the creator is the person the key acts for and the key is recorded (`created_by.api_key_id`). A run whose creator lost the permission, was deactivated or deleted, or whose key was revoked or expired, starts nothing: its task ends `FAILED` with the reason, never started.",
-        'Names are unique (case-insensitive, 409). Parameters hold ids only, never a secret.',
-      ].join(' '),
+      description:
+        "A recurring `backup`, `drift_report` or `validate` task every `interval_seconds` or on a `cron` expression (UTC), kept as a Temporal Schedule; each run is an ordinary task with its creator's rights at run time. Details: docs/automation.md#post-apischedules.",
       access: WRITE,
       body: scheduleCreateBody,
       responses: {

@@ -75,7 +75,7 @@ export function approvalRoutes(app: AppContext): AnyRoute[] {
       summary: decision === 'approve' ? 'Approve a task waiting for approval' : 'Reject a task waiting for approval',
       description:
         decision === 'approve'
-          ? 'A task that writes into a protected environment (a migration, restore, column mapping, dataset launch, release publish or revoke, git deploy, or a dataset change in protected mode) waits in `AWAITING_APPROVAL`; approving lets it go on at once, and the decision is kept in the task (`approval`) and its log. Needs `tasks:APPROVE` and the permission that starts the task kind; the requester cannot decide on their own task, whether they signed in with a password or use an API key they made (403 `self_approval`).'
+          ? 'Lets a task waiting in `AWAITING_APPROVAL` (one that writes into a protected environment) go on at once; the decision is kept in the task, and the requester cannot decide on their own task. Details: docs/tasks.md#post-apitaskstask_idapprove.'
           : 'The task ends CANCELLED with the reason (and the comment); nothing is written. Same permissions as approve.',
       access: 'authenticated',
       params: taskIdParams,

@@ -45,11 +45,8 @@ export function taskItemRoutes(app: AppContext): AnyRoute[] {
       path: '/api/tasks/:task_id/items',
       tag: 'Tasks',
       summary: "A page of a task's items",
-      description: [
-        'The items of an item-by-item task (dashboards of a migration or backup, datasets...) in request order, a page at a time, read from the stored outcomes (while the task runs, those recorded so far).',
-        '`outcome` filters by outcome class or change class (several: any of them), `q` searches titles (or names an exact id). Each row carries the item as the task result lists it and its change class.',
-        "Whoever may read the task may read its items (`tasks:READ`, or one's own task signed in); 404 otherwise. The counts are in the task answer's `items_summary`.",
-      ].join(' '),
+      description:
+        "A page of an item-by-item task's items in request order, filtered by `outcome` or searched with `q`. Details: docs/tasks.md#get-apitaskstask_iditems.",
       access: 'authenticated',
       params: taskIdParams,
       query: itemsQuery,

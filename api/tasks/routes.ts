@@ -157,7 +157,7 @@ export function taskRoutes(app: AppContext): AnyRoute[] {
       path: '/api/tasks/:task_id',
       tag: 'Tasks',
       summary: 'Get a task',
-      description: `The task with its progress, result and \`items_summary\`: counts of its items by outcome, change, status and object action, durations and bulk actions. An item-by-item task's result carries its items up to ${ANSWER_ITEMS_LIMIT}; beyond that it leaves them out (\`result.items_omitted: true\`, \`items_total\`, \`items_url\`). Read the items a page at a time, filtered, from GET /api/tasks/{task_id}/items.`,
+      description: `The task with its progress, result and \`items_summary\`; an item-by-item task's items are in the result up to ${ANSWER_ITEMS_LIMIT}, beyond that paged from \`GET /api/tasks/{task_id}/items\`. Details: docs/tasks.md#get-apitaskstask_id.`,
       access: 'authenticated',
       params: taskIdParams,
       responses: { 200: { description: 'The task', schema: taskView }, 404: { description: 'Unknown task' } },
@@ -235,12 +235,8 @@ export function taskRoutes(app: AppContext): AnyRoute[] {
       path: '/api/tasks/:task_id/logs/stream',
       tag: 'Tasks',
       summary: "Follow a task's logs live (server-sent events)",
-      description: [
-        'Sends `log` events (id = cursor; resumes from `Last-Event-ID` or `after`), `status` events when the task status changes, and `end` once the task has finished and every line was sent.',
-        `At most ${MAX_STREAMS_PER_CALLER} open streams per caller (429 beyond); a stream ends with \`end\` (\`reason: "session_ended"\`) when the caller's session is revoked or expires, or its API key is revoked.`,
-        'Each tick reads only lines after the last one sent; the Temporal history of an open task is read at most once per second however many streams follow it.',
-        `Lines are sent in time order about ${LOG_SETTLE_MS / 1000} s after they were stamped: a worker stores its lines in batches, and a line stamped before one already sent would otherwise be missed.`,
-      ].join(' '),
+      description:
+        'Server-sent `log`, `status` and `end` events of a task, resumable from `Last-Event-ID` or `after`. Details: docs/tasks.md#get-apitaskstask_idlogsstream.',
       access: 'authenticated',
       params: taskIdParams,
       query: logQuery.pick({ after: true, level: true, source: true }),

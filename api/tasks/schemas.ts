@@ -27,7 +27,7 @@ export const taskView = z.object({
   result: z
     .unknown()
     .describe(
-      `What the task produced. An item-by-item task's \`items\` are here in full up to ${ANSWER_ITEMS_LIMIT}; beyond that \`items\` is left out and the result says so: \`items_omitted: true\`, \`items_total\` (how many) and \`items_url\` (GET it a page at a time, filtered by outcome or title); the totals stay. A row of a task list carries none of them (the same three fields say so): read the task, or its items_url.`,
+      `What the task produced; an item-by-item task's \`items\` are here in full up to ${ANSWER_ITEMS_LIMIT}, beyond that left out (\`items_omitted: true\`, \`items_total\`, \`items_url\`). Details: docs/tasks.md#field-result-of-a-task.`,
     ),
   error: z.object({ message: z.string(), type: z.string().optional(), details: z.unknown().optional() }).nullable(),
   created_at: z.string(),

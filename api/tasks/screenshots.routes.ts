@@ -26,7 +26,7 @@ export function screenshotRoutes(app: AppContext): AnyRoute[] {
       tag: 'Tasks',
       summary: "A browser check's screenshot (PNG)",
       description:
-        "The dashboard as the browser check saw it in the target or the source (`verification.browser.target_screenshot_id` / `source_screenshot_id` of a migrated, deployed or published dashboard). A screenshot shows the dashboard's data as the environment's service account sees it (no row-level security of the reader), so it is shown to the task's requester (signed in or by one of their API keys) and to admins signed in; another reader of the task gets 403. 404 for an unknown task or screenshot, or another task's. Never cached (`Cache-Control: private, no-store`).",
+        "The PNG of a dashboard as a browser check saw it; shown only to the task's requester and to admins, never cached. Details: docs/tasks.md#get-apitaskstask_idscreenshotsscreenshot_id.",
       access: 'authenticated',
       params: screenshotParams,
       responses: {

@@ -14,11 +14,8 @@ export function validationRoutes(app: AppContext): AnyRoute[] {
       path: '/api/environments/:env_id/validate',
       tag: 'Validation',
       summary: "Validate an environment's dashboards (a task)",
-      description: [
-        "Checks every dashboard of the environment (or those given by `dashboard_ids`, `tag`, `owner`) with the migration's chart checks: each chart's query as its release's frontend sends it, run in that Superset; nothing is written there.",
-        "The result lists each dashboard and chart with its verdict and time (`passed`, `broken` with Superset's own message, `not_verifiable` with the reason), when it was first seen broken and when it last passed; the task ends FAILED when a dashboard is broken or could not be checked.",
-        '`browser: true` also opens each dashboard in headless Chromium. 404 for an unknown environment. Send `Idempotency-Key` to make retries safe.',
-      ].join(' '),
+      description:
+        "Runs every chart query of the environment's dashboards (or a selection) as its release's frontend sends it, writing nothing, and lists each dashboard and chart with its verdict. Details: docs/validation.md#post-apienvironmentsenv_idvalidate.",
       access: taskAccess('validate'),
       params: envIdParams,
       body: validateBody,
