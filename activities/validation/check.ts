@@ -15,6 +15,7 @@ import {
   runChecks,
 } from '../../domain/migration/index.ts';
 import { Bundle } from '../../lib/bundles/bundle.ts';
+import { fallbackLogged, type DetachedLog } from '../../lib/detached.ts';
 import type { DashboardChart } from '../../lib/superset/types.ts';
 
 /** Chart-data calls of one dashboard at once (the environment's bound still caps them all). */
@@ -33,13 +34,27 @@ export interface CheckedDashboard {
 }
 
 /** The dashboard's charts checked now; throws what Superset answered when its charts cannot be read. */
-export async function checkDashboardCharts(up: MigrationUpstream, dashboardId: number, maxBundleBytes: number): Promise<CheckedDashboard> {
+export async function checkDashboardCharts(
+  up: MigrationUpstream,
+  dashboardId: number,
+  opts: { maxBundleBytes: number; log: DetachedLog },
+): Promise<CheckedDashboard> {
   const [found, list, release] = await Promise.all([
     up.findDashboard(String(dashboardId)),
     up.dashboardCharts(dashboardId) as Promise<DashboardChart[]>,
     up.version(),
   ]);
-  const exported = list.length >= EXPORT_FROM_CHARTS ? await exportedOf(up, dashboardId, list, maxBundleBytes) : undefined;
+  // An export refused (an account that may read but not export, a bundle over the limit) costs speed, not the check:
+  // the charts are then read one detail at a time, as below the threshold.
+  const exported =
+    list.length >= EXPORT_FROM_CHARTS
+      ? await fallbackLogged(
+          `dashboard ${dashboardId}: its export for the chart checks (each chart is read alone instead)`,
+          exportedOf(up, dashboardId, list, opts.maxBundleBytes),
+          undefined,
+          opts.log,
+        )
+      : undefined;
   const charts = await up.chartsForCheck(dashboardId, Promise.resolve(list), exported);
   const checks = await runChecks(up, charts, release, CALLS_AT_ONCE);
   const checkedAt = new Date().toISOString();

@@ -59,7 +59,10 @@ async function validateDashboard(
   let item: ValidationItem;
   try {
     const up = gates.limited(await upstreamFor(deps, input.envId), input.envId);
-    item = checkedItem(input, await checkDashboardCharts(up, input.dashboardId, maxBundleBytes(deps)));
+    item = checkedItem(
+      input,
+      await checkDashboardCharts(up, input.dashboardId, { maxBundleBytes: maxBundleBytes(deps), log: Context.current().log }),
+    );
   } catch (err) {
     const failure = itemFailure(err, { step: 'check', item: `dashboard ${input.dashboardId}`, envId: input.envId });
     return recordItem(deps, taskId, input, failedItem(input, failure), null);
