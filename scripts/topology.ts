@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfig, type Config } from '../lib/config.ts';
 import { detached } from '../lib/detached.ts';
-import { startEmbeddedPostgres, withDatabase } from '../lib/embedded/postgres.ts';
+import { withDatabase } from '../lib/embedded/postgres.ts';
+import { databaseOf } from '../lib/embedded/stack.ts';
 import { ensureTemporalServer, startTemporalServer, TEMPORAL_SERVER_VERSION } from '../lib/embedded/temporal-server.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
 import { lowerPriority, NODE_FLAGS } from '../lib/process-flags.ts';
@@ -74,19 +75,6 @@ export async function startTopology(opts: { env: NodeJS.ProcessEnv; workers: num
     await stopAll();
     throw err;
   }
-}
-
-/** The configured database, else an embedded PostgreSQL started for it (its stop pushed onto `stops`). */
-async function databaseOf(config: Config, logger: Logger, stops: Array<() => Promise<void>>): Promise<string> {
-  if (config.DATABASE_URL) return config.DATABASE_URL;
-  const pg = await startEmbeddedPostgres({
-    dataDir: path.join(config.SWITCHYARD_DATA_DIR, 'postgres'),
-    port: config.EMBEDDED_POSTGRES_PORT,
-    logger,
-    database: 'switchyard',
-  });
-  stops.push(pg.stop);
-  return pg.url;
 }
 
 /** A Temporal server on PostgreSQL (its stop pushed onto `stops`). */

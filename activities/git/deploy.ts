@@ -9,14 +9,7 @@ import { exportFromFiles } from '../../lib/git/dashboard-files.ts';
 import { WorkingCopy } from '../../lib/git/working-copy.ts';
 import { maxBundleBytes, type ActivityDeps } from '../deps.ts';
 import { itemFailure } from '../../domain/failures/index.ts';
-import {
-  bundleSource,
-  importPrepared,
-  type MigrationUpstream,
-  prepareDashboard,
-  TargetIndex,
-  upstreamFor,
-} from '../../domain/migration/index.ts';
+import { bundleSource, importPrepared, prepareDashboard, TargetIndex, upstreamFor } from '../../domain/migration/index.ts';
 import { currentTaskId } from '../task-context.ts';
 import { checkDeployCompanions, redeployActions, type DeployCompanions } from './deploy-companions.ts';
 import { deployActions, mappingsFor } from './mappings.ts';
@@ -144,7 +137,7 @@ async function deployFiles(
   const withCompanions = { ...base, companions: companions.reports, ...(companions.note ? { companions_note: companions.note } : {}) };
   if (companions.blocked) return beforeImport(input, withCompanions, companions);
   // A preview names the target's copy it would replace (none for a first deploy): what the validator last found of it goes beside the preview.
-  if (input.dryRun) return beforeImport(input, { ...withCompanions, target_dashboard_id: await copyOf(target, prepared) }, companions);
+  if (input.dryRun) return beforeImport(input, { ...withCompanions, target_dashboard_id: await copyOf(index, prepared) }, companions);
   at.step = 'import';
   const r = await importPrepared({
     intents: deps.stores.migrationItems,
@@ -166,9 +159,9 @@ async function deployFiles(
   return { ...done, status: 'deployed', outcome: 'succeeded', next_actions: [...done.next_actions, ...companions.next_actions] };
 }
 
-/** The target's copy of the dashboard, which a deploy would replace (null for a first deploy). */
-async function copyOf(target: MigrationUpstream, prepared: { dashboardUuid: string }): Promise<number | null> {
-  return (await target.findDashboard(prepared.dashboardUuid))?.id ?? null;
+/** The target's copy of the dashboard, which a deploy would replace (null for a first deploy): the plan's index knows it already. */
+async function copyOf(index: TargetIndex, prepared: { dashboardUuid: string }): Promise<number | null> {
+  return (await index.dashboard(prepared.dashboardUuid))?.id ?? null;
 }
 
 /** A deploy that ends before the import: a strict companion kind differs, or a preview (what the import would do, nothing written). */

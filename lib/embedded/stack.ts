@@ -27,17 +27,7 @@ export async function startInfra(
 ): Promise<Infra> {
   const stops: Array<() => Promise<void>> = [];
   try {
-    let databaseUrl = config.DATABASE_URL;
-    if (!databaseUrl) {
-      const pg = await startEmbeddedPostgres({
-        dataDir: path.join(config.SWITCHYARD_DATA_DIR, 'postgres'),
-        port: config.EMBEDDED_POSTGRES_PORT,
-        logger,
-        database: 'switchyard',
-      });
-      stops.push(pg.stop);
-      databaseUrl = pg.url;
-    }
+    const databaseUrl = await databaseOf(config, logger, stops);
     let address = temporalAddress(config);
     let uiUrl = config.TEMPORAL_UI_URL;
     if (!config.TEMPORAL_ADDRESS) {
@@ -72,4 +62,17 @@ export async function startInfra(
     for (const s of stops.reverse()) await s().catch(() => undefined);
     throw err;
   }
+}
+
+/** The configured database, else an embedded PostgreSQL started for it (its stop pushed onto `stops`). */
+export async function databaseOf(config: Config, logger: Logger, stops: Array<() => Promise<void>>): Promise<string> {
+  if (config.DATABASE_URL) return config.DATABASE_URL;
+  const pg = await startEmbeddedPostgres({
+    dataDir: path.join(config.SWITCHYARD_DATA_DIR, 'postgres'),
+    port: config.EMBEDDED_POSTGRES_PORT,
+    logger,
+    database: 'switchyard',
+  });
+  stops.push(pg.stop);
+  return pg.url;
 }
