@@ -16,30 +16,45 @@ export interface RestoreBlocker {
  * nothing is imported, and the blocker says what to rename or remove.
  */
 export async function findRestoreBlockers(bundle: Bundle, upstream: MigrationUpstream): Promise<RestoreBlocker[]> {
-  const blockers: RestoreBlocker[] = [];
-  const str = (v: unknown) => (typeof v === 'string' && v ? v : null);
+  const index = await TargetIndex.build(upstream);
+  const dbByUuid = new Map(index.databases.map((d) => [d.uuid, d]));
+  return [
+    ...(await dashboardSlugBlockers(bundle, upstream, index)),
+    ...databaseBlockers(bundle, index, dbByUuid),
+    ...datasetBlockers(bundle, index, dbByUuid),
+  ];
+}
 
+const str = (v: unknown) => (typeof v === 'string' && v ? v : null);
+
+type IndexDatabase = TargetIndex['databases'][number];
+type DatabasesByUuid = Map<IndexDatabase['uuid'], IndexDatabase>;
+
+/** The backup's dashboard slug, when another dashboard now holds it. */
+async function dashboardSlugBlockers(bundle: Bundle, upstream: MigrationUpstream, index: TargetIndex): Promise<RestoreBlocker[]> {
   const dashboard = bundle.of('dashboards')[0];
   const uuid = str(dashboard?.content.uuid);
   const slug = str(dashboard?.content.slug);
-  const index = await TargetIndex.build(upstream);
-  if (slug) {
-    // Releases before 6.0 answer the detail without a uuid: the owner is told apart by id.
-    const [owner, own] = await Promise.all([upstream.findDashboard(slug), uuid ? index.dashboard(uuid) : null]);
-    if (owner && owner.id !== own?.id && owner.uuid !== uuid) {
-      blockers.push({
-        kind: 'dashboard_slug',
-        detail: `slug '${slug}' now belongs to another dashboard (${owner.id}, '${owner.dashboard_title ?? ''}'), which the import would overwrite`,
-        next_action: {
-          action: 'rename_slug',
-          description: `Change or clear the slug of dashboard ${owner.id} in Superset, then restore again`,
-        },
-      });
-    }
-  }
+  if (!slug) return [];
+  // Releases before 6.0 answer the detail without a uuid: the owner is told apart by id.
+  const [owner, own] = await Promise.all([upstream.findDashboard(slug), uuid ? index.dashboard(uuid) : null]);
+  if (!owner || owner.id === own?.id || owner.uuid === uuid) return [];
+  return [
+    {
+      kind: 'dashboard_slug',
+      detail: `slug '${slug}' now belongs to another dashboard (${owner.id}, '${owner.dashboard_title ?? ''}'), which the import would overwrite`,
+      next_action: {
+        action: 'rename_slug',
+        description: `Change or clear the slug of dashboard ${owner.id} in Superset, then restore again`,
+      },
+    },
+  ];
+}
 
+/** The backup's databases that are gone, each with another database of its name to take over. */
+function databaseBlockers(bundle: Bundle, index: TargetIndex, dbByUuid: DatabasesByUuid): RestoreBlocker[] {
   const databases = index.databases;
-  const dbByUuid = new Map(databases.map((d) => [d.uuid, d]));
+  const blockers: RestoreBlocker[] = [];
   for (const f of bundle.of('databases')) {
     const dbUuid = str(f.content.uuid);
     const name = str(f.content.database_name);
@@ -56,7 +71,12 @@ export async function findRestoreBlockers(bundle: Bundle, upstream: MigrationUps
       });
     }
   }
+  return blockers;
+}
 
+/** The backup's datasets that are gone, each with another dataset on its table to take over. */
+function datasetBlockers(bundle: Bundle, index: TargetIndex, dbByUuid: DatabasesByUuid): RestoreBlocker[] {
+  const blockers: RestoreBlocker[] = [];
   for (const f of bundle.of('datasets')) {
     const dsUuid = str(f.content.uuid);
     if (dsUuid && index.dataset(dsUuid)) continue;

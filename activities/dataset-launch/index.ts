@@ -16,44 +16,8 @@ export function createDatasetLaunchActivities(deps: ActivityDeps) {
   const { sessions } = deps.stores.review;
 
   return {
-    async writeReviewedLabels(
-      input: DatasetLaunchInput,
-    ): Promise<{ status: 'updated' | 'unchanged' | 'conflict'; change_id: string | null; fields: number; differences: string[] }> {
-      const taskId = currentTaskId();
-      const client = await deps.superset(input.envId);
-      const edits: FieldEdit[] = [];
-      for (const c of input.columns) {
-        if (c.verbose_name !== null)
-          edits.push({ target: 'column', column_name: c.column_name, field: 'verbose_name', value: c.verbose_name });
-        if (c.description !== null)
-          edits.push({ target: 'column', column_name: c.column_name, field: 'description', value: c.description });
-      }
-      try {
-        const current = await client.datasets.get(input.datasetId);
-        const known = new Set(current.columns.map((c) => c.column_name));
-        const out = await writeDataset(client, changes, {
-          envId: input.envId,
-          datasetId: input.datasetId,
-          base: null,
-          edits: edits.filter((e) => known.has(e.column_name!)),
-          source: 'dataset_launch',
-          taskId,
-          idempotencyKey: `${taskId}:launch`,
-          actor: { id: input.launchedBy.id, username: input.launchedBy.username },
-        });
-        if (out.status === 'conflict') return { status: 'conflict', change_id: null, fields: 0, differences: out.differences };
-        if (out.status === 'unchanged') return { status: 'unchanged', change_id: null, fields: 0, differences: [] };
-        return { status: 'updated', change_id: out.change.id, fields: out.changes.length, differences: [] };
-      } catch (err) {
-        failItem(
-          itemFailure(err, {
-            step: 'write',
-            item: `dataset ${input.datasetId}`,
-            envId: input.envId,
-            listPath: `/api/datasets?env_id=${input.envId}`,
-          }),
-        );
-      }
+    async writeReviewedLabels(input: DatasetLaunchInput): Promise<LabelsWritten> {
+      return writeReviewedLabels(deps, changes, input);
     },
 
     async saveReviewedQuery(input: DatasetLaunchInput): Promise<{ id: number; label: string }> {
@@ -92,4 +56,53 @@ export function createDatasetLaunchActivities(deps: ActivityDeps) {
       await sessions.recordLaunch(input.sessionId, input.handoff as unknown as Record<string, unknown>, input.launched ? 'launched' : null);
     },
   };
+}
+
+type LabelsWritten = { status: 'updated' | 'unchanged' | 'conflict'; change_id: string | null; fields: number; differences: string[] };
+
+/** The reviewed labels and descriptions as field edits: a null is a field the review left alone. */
+function reviewedLabelEdits(input: DatasetLaunchInput): FieldEdit[] {
+  const edits: FieldEdit[] = [];
+  for (const c of input.columns) {
+    if (c.verbose_name !== null) edits.push({ target: 'column', column_name: c.column_name, field: 'verbose_name', value: c.verbose_name });
+    if (c.description !== null) edits.push({ target: 'column', column_name: c.column_name, field: 'description', value: c.description });
+  }
+  return edits;
+}
+
+/** Writes the edits of the columns the dataset still has, through the safe writer, keyed by the task. */
+async function writeReviewedLabels(
+  deps: ActivityDeps,
+  changes: ActivityDeps['stores']['datasetChanges'],
+  input: DatasetLaunchInput,
+): Promise<LabelsWritten> {
+  const taskId = currentTaskId();
+  const client = await deps.superset(input.envId);
+  const edits = reviewedLabelEdits(input);
+  try {
+    const current = await client.datasets.get(input.datasetId);
+    const known = new Set(current.columns.map((c) => c.column_name));
+    const out = await writeDataset(client, changes, {
+      envId: input.envId,
+      datasetId: input.datasetId,
+      base: null,
+      edits: edits.filter((e) => known.has(e.column_name!)),
+      source: 'dataset_launch',
+      taskId,
+      idempotencyKey: `${taskId}:launch`,
+      actor: { id: input.launchedBy.id, username: input.launchedBy.username },
+    });
+    if (out.status === 'conflict') return { status: 'conflict', change_id: null, fields: 0, differences: out.differences };
+    if (out.status === 'unchanged') return { status: 'unchanged', change_id: null, fields: 0, differences: [] };
+    return { status: 'updated', change_id: out.change.id, fields: out.changes.length, differences: [] };
+  } catch (err) {
+    failItem(
+      itemFailure(err, {
+        step: 'write',
+        item: `dataset ${input.datasetId}`,
+        envId: input.envId,
+        listPath: `/api/datasets?env_id=${input.envId}`,
+      }),
+    );
+  }
 }
