@@ -2,6 +2,7 @@ import path from 'node:path';
 import { Context } from '@temporalio/activity';
 import { activityPort } from '../activity-port.ts';
 import type { CompanionRequest } from '../../contracts/companions.ts';
+import type { PairSettings } from '../../contracts/env-rules.ts';
 import { deployRulesFrom, type GitDeployInput, type GitDeployItem } from '../../contracts/git.ts';
 import { settingsToApply } from '../../db/environments/pair-settings.ts';
 import { aggregateFields } from '../../contracts/migration.ts';
@@ -88,26 +89,8 @@ async function deployFiles(
   // The repository holds the dashboard as the environment it was synced from has it: that pair's rules apply, as frozen at request.
   const applied = await appliedSettings(deps, input, read);
   if ('stale' in applied) return staleDeploy(input, item, applied.stale);
-  const envRules = applied.settings.rules;
-  const source = bundleSource(exportFromFiles(read.files), maxBundleBytes(deps));
-  const target = await upstreamFor(deps, input.targetEnvId);
-  // Built fresh for each deploy: a deploy is one dashboard, and the target changes between deploys.
-  const index = await TargetIndex.build(target);
-  const mappings = await mappingsFor(deps, input, source.databases, read.syncedEnvId, applied.settings.db_mappings, target);
-  log.info(`deploying ${input.dashboardUuid} at ${input.commit.slice(0, 10)} into ${input.targetEnvId}`);
-  const prepared = await prepareDashboard({
-    source,
-    target,
-    index,
-    sourceEnvId: read.syncedEnvId ?? input.envId,
-    targetEnvId: input.targetEnvId,
-    dashboardId: input.dashboardId,
-    overwrite: input.overwrite,
-    mappings,
-    envRules,
-    progress: at,
-    maxBundleBytes: maxBundleBytes(deps),
-  });
+  const plan = await planDeploy(deps, input, read, applied.settings, at);
+  const { prepared } = plan;
   const base = {
     ...item,
     title: prepared.title,
@@ -129,6 +112,61 @@ async function deployFiles(
     };
   }
   for (const c of prepared.collisions) log.warn(`collision: ${c.detail}; ${c.resolution}`);
+  return await importWithCompanions(deps, input, base, read, plan, at);
+}
+
+/** What the deploy plans with, and the plan of the commit's dashboard against the target. */
+interface DeployPlan {
+  source: ReturnType<typeof bundleSource>;
+  target: Awaited<ReturnType<typeof upstreamFor>>;
+  index: TargetIndex;
+  mappings: Map<number, number>;
+  envRules: PairSettings['rules'];
+  prepared: Awaited<ReturnType<typeof prepareDashboard>>;
+}
+
+/** The commit's dashboard planned against the target: databases remapped, collisions found, the pair's rules applied. */
+async function planDeploy(
+  deps: ActivityDeps,
+  input: GitDeployInput,
+  read: CommitFiles,
+  settings: PairSettings,
+  at: { step: string },
+): Promise<DeployPlan> {
+  const envRules = settings.rules;
+  const source = bundleSource(exportFromFiles(read.files), maxBundleBytes(deps));
+  const target = await upstreamFor(deps, input.targetEnvId);
+  // Built fresh for each deploy: a deploy is one dashboard, and the target changes between deploys.
+  const index = await TargetIndex.build(target);
+  const mappings = await mappingsFor(deps, input, source.databases, read.syncedEnvId, settings.db_mappings, target);
+  Context.current().log.info(`deploying ${input.dashboardUuid} at ${input.commit.slice(0, 10)} into ${input.targetEnvId}`);
+  const prepared = await prepareDashboard({
+    source,
+    target,
+    index,
+    sourceEnvId: read.syncedEnvId ?? input.envId,
+    targetEnvId: input.targetEnvId,
+    dashboardId: input.dashboardId,
+    overwrite: input.overwrite,
+    mappings,
+    envRules,
+    progress: at,
+    maxBundleBytes: maxBundleBytes(deps),
+  });
+  return { source, target, index, mappings, envRules, prepared };
+}
+
+/** The planned dashboard's companions checked, then (unless a preview or a strict kind differs) the import and the companions written. */
+async function importWithCompanions(
+  deps: ActivityDeps,
+  input: GitDeployInput,
+  base: DeployItem,
+  read: CommitFiles,
+  plan: DeployPlan,
+  at: { step: string },
+): Promise<DeployItem> {
+  const { log } = Context.current();
+  const { source, target, index, mappings, envRules, prepared } = plan;
   at.step = 'companions';
   const companions = await checkDeployCompanions({
     ...{ deps, files: read.files, databases: source.databases, sourceLabel: `git:${input.dashboardUuid}@${input.commit.slice(0, 10)}` },

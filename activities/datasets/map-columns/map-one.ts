@@ -198,9 +198,24 @@ async function applyPlan(
     return { ...base, status: 'unchanged', outcome: 'succeeded', kept };
   }
   m.at.step = 'write';
+  const written = await writePlan(deps, m, client, detail, edits);
+  return writtenItem(m, detail, kept, written);
+}
+
+type Written = Awaited<ReturnType<typeof writeDataset>>;
+
+/** The plan's edits written through the safe writer, as the task's owner, keyed by the task and the dataset. */
+async function writePlan(
+  deps: ActivityDeps,
+  m: Mapping,
+  client: SupersetClient,
+  detail: DatasetDetail,
+  edits: FieldEdit[],
+): Promise<Written> {
+  const { input } = m;
   const taskId = currentTaskId();
   const owner = await deps.stores.tasks.get(taskId);
-  const written = await writeDataset(client, deps.stores.datasetChanges, {
+  return await writeDataset(client, deps.stores.datasetChanges, {
     envId: input.envId,
     datasetId: input.datasetId,
     base: detail,
@@ -210,6 +225,12 @@ async function applyPlan(
     idempotencyKey: `${taskId}:${input.datasetId}`,
     actor: { id: owner?.owner_id ?? null, username: owner?.owner_username ?? null },
   });
+}
+
+/** The dataset's item from what the write answered: a conflict, nothing changed, or the change (with its undo), checked by the read back. */
+function writtenItem(m: Mapping, detail: DatasetDetail, kept: DatasetFieldChange[], written: Written): MapColumnsItem {
+  const { log } = Context.current();
+  const { item, base } = m;
   if (written.status === 'conflict') {
     log.warn(`${item} ('${detail.table_name}') changed in Superset while it was being mapped: ${written.differences.join('; ')}`);
     return {
