@@ -6,19 +6,19 @@ import { redact } from '../../lib/redact.ts';
 import type { ActivityDeps } from '../deps.ts';
 import { currentRunId, currentTaskId as taskId } from '../task-context.ts';
 
+/** A result that lists items must follow the one outcome shape reports read; drift is a bug. */
+function checkedResult(result: unknown): unknown {
+  if (isItemsResult(result)) {
+    const checked = itemsResultSchema.safeParse(result);
+    if (!checked.success)
+      throw ApplicationFailure.nonRetryable(`task result breaks the outcome contract: ${checked.error.message}`, 'ContractViolation');
+  }
+  return result === undefined ? undefined : redact(result);
+}
+
 /** Keeps the task's row true to its workflow, through the task store. */
 export function createTaskLifecycleActivities({ stores, config }: Pick<ActivityDeps, 'stores' | 'config'>) {
   const { tasks, taskItems: items } = stores;
-
-  /** A result that lists items must follow the one outcome shape reports read; drift is a bug. */
-  const checkedResult = (result: unknown): unknown => {
-    if (isItemsResult(result)) {
-      const checked = itemsResultSchema.safeParse(result);
-      if (!checked.success)
-        throw ApplicationFailure.nonRetryable(`task result breaks the outcome contract: ${checked.error.message}`, 'ContractViolation');
-    }
-    return result === undefined ? undefined : redact(result);
-  };
 
   return {
     /**
