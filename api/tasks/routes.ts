@@ -1,5 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { WorkflowNotFoundError } from '@temporalio/client';
+import type { z } from 'zod';
 import { detached } from '../../lib/detached.ts';
 import type { Context } from 'koa';
 import { ANSWER_ITEMS_LIMIT, LIST_ITEMS_LIMIT } from '../../contracts/task-answer.ts';
@@ -9,8 +10,8 @@ import type { Principal } from '../auth/principal.ts';
 import type { AppContext } from '../context.ts';
 import type { CreateTaskRequest } from './service.ts';
 import { TASK_KINDS, type TaskKindName } from '../../contracts/task-kinds.ts';
-import { defineRoute, type Access, type AnyRoute } from '../http/routes.ts';
-import { decodeCursor, type LogLevel, type LogSource } from './log-entry.ts';
+import { defineRoute, type Access, type AnyRoute, type RouteInput } from '../http/routes.ts';
+import { decodeCursor, type LogKey, type LogLevel, type LogSource } from './log-entry.ts';
 import { itemsSummaryOf } from './items.routes.ts';
 import { hidesQueryRows } from './query-rows.ts';
 import {
@@ -245,70 +246,101 @@ export function taskRoutes(app: AppContext): AnyRoute[] {
         404: { description: 'Unknown task' },
         429: { description: 'Too many open streams for this caller' },
       },
-      async handler(ctx, { params, query, principal }) {
-        const conceal = hidesQueryRows(await app.tasks.getVisible(params.task_id, principal), principal);
-        const release = streams.open(principal);
-        const resume = ctx.get('last-event-id');
-        let after = decodeCursor(resume) ?? (query.after ? decodeCursor(query.after) : undefined);
-        const stream = new PassThrough();
-        ctx.req.socket.setTimeout(0);
-        ctx.set({ 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
-        ctx.status = 200;
-        ctx.body = stream;
-        let closed = false;
-        ctx.req.on('close', () => {
-          closed = true;
-          release(); // the place is free as soon as the client goes
-        });
-        let checkedAt = Date.now();
-        const send = eventSender(stream);
-        const streaming = (async () => {
-          let lastStatus: string | undefined;
-          try {
-            while (!closed) {
-              if (Date.now() - checkedAt >= SESSION_CHECK_MS) {
-                checkedAt = Date.now();
-                if (!(await app.auth.isStillValid(principal))) {
-                  send('end', { reason: 'session_ended' });
-                  break;
-                }
-              }
-              const task = await app.tasks.get(params.task_id);
-              // Decided before reading, so the read below already holds the final lines.
-              const finished = TERMINAL_STATUSES.includes(task.status) && (await workflowClosed(app, task.id));
-              // Once the task has been finished for a settle window, every line it will have is stored.
-              const now = Date.now();
-              const settled = finished && (!task.finished_at || now - task.finished_at.getTime() >= LOG_SETTLE_MS);
-              const page = await app.taskLogs.read(task.id, {
-                limit: 1000,
-                after,
-                upTo: settled ? undefined : now - LOG_SETTLE_MS,
-                fresh: finished,
-                conceal,
-                levels: query.level as LogLevel[] | undefined,
-                sources: query.source as LogSource[] | undefined,
-              });
-              for (const item of page.items) send('log', item, item.id);
-              if (page.next_cursor) after = decodeCursor(page.next_cursor);
-              if (task.status !== lastStatus) send('status', { status: (lastStatus = task.status), progress: task.progress });
-              if (settled && !page.has_more) {
-                send('end', { status: task.status });
-                break;
-              }
-              await new Promise((r) => setTimeout(r, page.has_more ? 0 : 500));
-            }
-          } catch (err) {
-            app.logger.warn({ err, taskId: params.task_id }, 'log stream ended with an error');
-            send('error', { detail: 'log stream interrupted' });
-          } finally {
-            release();
-            stream.end();
-          }
-        })();
-        detached(`task ${params.task_id}: its log stream`, streaming, app.logger); // the response body, written until the task ends or the client goes
-      },
+      handler: (ctx, input) => streamTaskLog(app, streams, ctx, input),
     }),
   ];
+}
+
+type LogStreamQuery = Pick<z.output<typeof logQuery>, 'after' | 'level' | 'source'>;
+
+/** Answers with a server-sent event stream of the task's log, written (detached) until the task ends, the session ends or the client goes. */
+async function streamTaskLog(
+  app: AppContext,
+  streams: StreamCounter,
+  ctx: Context,
+  {
+    params,
+    query,
+    principal,
+  }: Pick<RouteInput<z.output<typeof taskIdParams>, LogStreamQuery, undefined>, 'params' | 'query' | 'principal'>,
+): Promise<void> {
+  const conceal = hidesQueryRows(await app.tasks.getVisible(params.task_id, principal), principal);
+  const release = streams.open(principal);
+  const resume = ctx.get('last-event-id');
+  const after = decodeCursor(resume) ?? (query.after ? decodeCursor(query.after) : undefined);
+  const stream = new PassThrough();
+  ctx.req.socket.setTimeout(0);
+  ctx.set({ 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+  ctx.status = 200;
+  ctx.body = stream;
+  let closed = false;
+  ctx.req.on('close', () => {
+    closed = true;
+    release(); // the place is free as soon as the client goes
+  });
+  const streaming = followLog(app, { taskId: params.task_id, query, principal, conceal, after, stream, release, isClosed: () => closed });
+  detached(`task ${params.task_id}: its log stream`, streaming, app.logger); // the response body, written until the task ends or the client goes
+}
+
+/** What one log stream follows, and how it ends. */
+interface LogFollow {
+  taskId: string;
+  query: LogStreamQuery;
+  principal: Principal;
+  conceal: boolean;
+  after: LogKey | undefined;
+  stream: PassThrough;
+  release: () => void;
+  isClosed: () => boolean;
+}
+
+/** Sends the task's log lines and status changes until the task has ended and settled, the session ends or the client goes. */
+async function followLog(app: AppContext, f: LogFollow): Promise<void> {
+  const { principal, query, conceal, stream, release } = f;
+  let after = f.after;
+  let checkedAt = Date.now();
+  const send = eventSender(stream);
+  let lastStatus: string | undefined;
+  try {
+    while (!f.isClosed()) {
+      if (Date.now() - checkedAt >= SESSION_CHECK_MS) {
+        checkedAt = Date.now();
+        if (!(await app.auth.isStillValid(principal))) {
+          send('end', { reason: 'session_ended' });
+          break;
+        }
+      }
+      const task = await app.tasks.get(f.taskId);
+      // Decided before reading, so the read below already holds the final lines.
+      const finished = TERMINAL_STATUSES.includes(task.status) && (await workflowClosed(app, task.id));
+      // Once the task has been finished for a settle window, every line it will have is stored.
+      const now = Date.now();
+      const settled = finished && (!task.finished_at || now - task.finished_at.getTime() >= LOG_SETTLE_MS);
+      const page = await app.taskLogs.read(task.id, {
+        limit: 1000,
+        after,
+        upTo: settled ? undefined : now - LOG_SETTLE_MS,
+        fresh: finished,
+        conceal,
+        levels: query.level as LogLevel[] | undefined,
+        sources: query.source as LogSource[] | undefined,
+      });
+      for (const item of page.items) send('log', item, item.id);
+      if (page.next_cursor) after = decodeCursor(page.next_cursor);
+      if (task.status !== lastStatus) send('status', { status: (lastStatus = task.status), progress: task.progress });
+      if (settled && !page.has_more) {
+        send('end', { status: task.status });
+        break;
+      }
+      await new Promise((r) => setTimeout(r, page.has_more ? 0 : 500));
+    }
+  } catch (err) {
+    app.logger.warn({ err, taskId: f.taskId }, 'log stream ended with an error');
+    send('error', { detail: 'log stream interrupted' });
+  } finally {
+    release();
+    stream.end();
+  }
 }
 
 /** The row can finish a moment before the workflow's close event is in history; wait for it so the stream is complete. */
