@@ -8,6 +8,7 @@ import type { GitPullRequestRow, GitReviewStore } from '../../db/git/reviews.ts'
 import { egressPolicy } from '../../lib/egress/policy.ts';
 import { AppError, ConflictError } from '../../lib/errors.ts';
 import { reviewProvider } from '../../lib/git/reviews.ts';
+import { untilBranchesOnServer } from '../../lib/git/branch-on-server.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { can, type Principal } from '../auth/principal.ts';
 import type { AppContext } from '../context.ts';
@@ -103,7 +104,13 @@ export class PullRequests {
       const local = (await wc.listBranches()).find((b) => b.name === branch);
       if (!local?.commit) throw new AppError(404, 'unknown_branch', 'Unknown branch', `This repository has no branch '${branch}'`);
       const pushed = local.commit !== local.remote_commit;
-      if (pushed) await wc.push(creds, branch);
+      if (pushed) {
+        const r = await wc.push(creds, branch);
+        this.logger.info(
+          { dashboard_uuid: uuid, branch, commit: r.commit, remote_messages: r.remote_messages },
+          'pull request branch pushed',
+        );
+      }
       return { uuid, row, commit: local.commit, pushed };
     });
   }
@@ -133,6 +140,7 @@ export class PullRequests {
         url: existing.url,
       });
     const { config, provider, repository } = await this.providerOf(row.config_id, row.remote_name);
+    await untilBranchesOnServer(provider, [{ name: body.branch, commit }, { name: base }]);
     const opened = await provider.open({ head: body.branch, base, title: body.title, body: pending(body.description) });
     const pr = await this.store.createPullRequest({
       ...{ dashboard_uuid: uuid, config_id: config.id, repository, number: opened.number, url: opened.url, title: body.title },

@@ -148,7 +148,10 @@ export function gitReviewRoutes(app: AppContext): AnyRoute[] {
         201: { description: 'Opened; the preview runs', schema: pullRequestOpened },
         400: provider,
         404: noRepo,
-        409: { description: '`pull_request_exists` (refresh it), `same_branch`, `no_remote`, `push_rejected`' },
+        409: {
+          description:
+            "`pull_request_exists` (refresh it), `same_branch`, `no_remote`, `push_rejected`, `branch_not_on_server` (the server's API did not answer the pushed branch in time)",
+        },
         503: upstream,
       },
       async handler(ctx, { params, body, principal }) {

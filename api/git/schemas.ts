@@ -358,6 +358,11 @@ export const pushView = z.object({
   pushed: z.boolean(),
   commit: z.string().nullable(),
   remote_url: z.string().nullable(),
+  remote_messages: z
+    .array(z.string())
+    .describe(
+      "What the git server said while taking the push (its `remote:` lines: a hook's output, a pull request link), read to the answer's end",
+    ),
   preview: z
     .object({ pull_request: z.number(), preview_task_id: z.string() })
     .optional()

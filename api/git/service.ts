@@ -431,7 +431,10 @@ export class GitService {
     const { uuid, row, wc } = await this.repository(envId, dashboardId);
     const creds = await this.credentials(row.config_id);
     const r = await this.repos.withLock([uuid], 'exclusive', () => wc.push(creds));
-    this.logger.info({ dashboard_uuid: uuid, commit: r.commit, remote_url: row.remote_url }, 'dashboard repository pushed');
+    this.logger.info(
+      { dashboard_uuid: uuid, commit: r.commit, remote_url: row.remote_url, remote_messages: r.remote_messages },
+      'dashboard repository pushed',
+    );
     return { ...r, remote_url: row.remote_url };
   }
 

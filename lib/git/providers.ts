@@ -116,7 +116,6 @@ export class RestClient {
       parsed = text ? JSON.parse(text) : null;
     } catch {
       // expected: not JSON; reasonOf reads the text.
-      // not JSON; reasonOf reads the text
     }
     if (!res.ok) throw new GitProviderError(this.t.provider, what, reasonOf(parsed, `HTTP ${res.status}`, this.t.token), res.status);
     if (typeof parsed !== 'object' || parsed === null)

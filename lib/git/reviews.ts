@@ -3,11 +3,11 @@
  * a commit status on the head commit, and a comment. Answers are normalised to one shape; a
  * refusal is a GitProviderError carrying the provider's status and sanitised reason.
  *
- * Gitea: /repos/{owner}/{repo}/pulls, /statuses/{sha}, /issues/{index}/comments.
+ * Gitea: /repos/{owner}/{repo}/pulls, /statuses/{sha}, /issues/{index}/comments, /branches/{name}.
  * GitHub: the same paths (its REST API v3). GitLab: /projects/{path}/merge_requests, /statuses/{sha},
- * /merge_requests/{iid}/notes.
+ * /merge_requests/{iid}/notes, /repository/branches/{name}.
  */
-import { RestClient, str, type ProviderTarget } from './providers.ts';
+import { GitProviderError, RestClient, str, type ProviderTarget } from './providers.ts';
 
 export type StatusState = 'pending' | 'success' | 'failure';
 
@@ -36,6 +36,8 @@ export interface ReviewProvider {
   get(number: number): Promise<PullRequestView>;
   setStatus(sha: string, status: CommitStatus): Promise<void>;
   comment(number: number, body: string): Promise<void>;
+  /** The commit the server's API holds for a branch; null while it answers none (see ./branch-on-server.ts). */
+  branchHead(name: string): Promise<string | null>;
 }
 
 /** The repository a review lives in: the config's owner and the repository's name on the server. */
@@ -44,6 +46,21 @@ export interface ReviewTarget extends ProviderTarget {
 }
 
 const num = (v: unknown): number => (typeof v === 'number' ? v : Number(v));
+
+/**
+ * A branch read, null while the server does not answer it: 404 (no such branch yet), and a 5xx
+ * (Gitea fails the read of a branch of a repository it still counts as empty, which it does until
+ * its queue has taken the first push). A refused credential or any other answer is final.
+ */
+async function headOrNull(read: () => Promise<Record<string, unknown>>, commitOf: (b: Record<string, unknown>) => unknown) {
+  try {
+    return str(commitOf(await read())) || null;
+  } catch (err) {
+    const status = err instanceof GitProviderError ? err.upstreamStatus : undefined;
+    if (status === 404 || (status !== undefined && status >= 500)) return null; // expected: not taken yet, asked again
+    throw err;
+  }
+}
 
 function giteaLike(t: ReviewTarget): ReviewProvider {
   const rest = new RestClient(t);
@@ -80,6 +97,15 @@ function giteaLike(t: ReviewTarget): ReviewProvider {
     async comment(n, body) {
       await rest.call('commenting on a pull request', 'POST', `${repo}/issues/${n}/comments`, { body });
     },
+    // Gitea answers commit.id, GitHub commit.sha.
+    branchHead: (name) =>
+      headOrNull(
+        () => rest.call('reading a branch', 'GET', `${repo}/branches/${encodeURIComponent(name)}`),
+        (b) => {
+          const c = (b.commit ?? {}) as Record<string, unknown>;
+          return c.id ?? c.sha;
+        },
+      ),
   };
 }
 
@@ -129,6 +155,11 @@ function gitlab(t: ReviewTarget): ReviewProvider {
     async comment(n, body) {
       await rest.call('commenting on a merge request', 'POST', `${project}/merge_requests/${n}/notes`, { body });
     },
+    branchHead: (name) =>
+      headOrNull(
+        () => rest.call('reading a branch', 'GET', `${project}/repository/branches/${encodeURIComponent(name)}`),
+        (b) => ((b.commit ?? {}) as Record<string, unknown>).id,
+      ),
   };
 }
 

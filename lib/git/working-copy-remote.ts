@@ -61,21 +61,31 @@ export async function fetchBranch(repo: LocalRepo, creds: Credentials | null): P
   return theirs;
 }
 
-/** Pushes the current branch, or `only` (another local branch). */
+/**
+ * Pushes the current branch, or `only` (another local branch), with what the server said on the
+ * way: its `remote:` lines, the post-receive hook's among them (isomorphic-git reads the answer to
+ * its end, after the server's hooks, as `git push` does; test/git/push-settled.test.ts holds it to that).
+ */
 export async function pushBranch(
   repo: LocalRepo,
   creds: Credentials | null,
   only?: string,
-): Promise<{ pushed: boolean; commit: string | null }> {
+): Promise<{ pushed: boolean; commit: string | null; remote_messages: string[] }> {
   await assertRemote(repo);
   if (readMergeState(repo)) throw new ConflictError('A merge is in progress: finish or abort it before pushing', 'merge_in_progress');
   const branch = only ?? (await currentBranch(repo));
   const head = await refOid(repo, `refs/heads/${branch}`);
-  const r = await remoteCall('push', () => git.push({ ...repo.base, ...transport(repo, creds), remote: 'origin', ref: branch }));
+  const said: string[] = [];
+  // Quoted by the one rule for upstream text (one line, bounded, credentials masked); at most 50.
+  const onMessage = (line: string) => {
+    const quoted = upstreamReason(line);
+    if (quoted && said.length < 50) said.push(quoted);
+  };
+  const r = await remoteCall('push', () => git.push({ ...repo.base, ...transport(repo, creds), onMessage, remote: 'origin', ref: branch }));
   if (!r.ok) {
     const reason = r.refs?.[`refs/heads/${branch}`]?.error ?? r.error ?? 'rejected';
     throw new GitRemoteError('push_rejected', `the remote refused the push: ${upstreamReason(reason) ?? 'rejected'}; pull first`, 409);
   }
   await git.writeRef({ ...repo.base, ref: `refs/remotes/origin/${branch}`, value: head!, force: true });
-  return { pushed: true, commit: head };
+  return { pushed: true, commit: head, remote_messages: said };
 }

@@ -226,7 +226,7 @@ export class WorkingCopy {
   }
 
   /** Pushes the current branch, or `branch` (another local one). */
-  push(creds: Credentials | null, branch?: string): Promise<{ pushed: boolean; commit: string | null }> {
+  push(creds: Credentials | null, branch?: string): ReturnType<typeof pushBranch> {
     return pushBranch(this.repo, creds, branch);
   }
 

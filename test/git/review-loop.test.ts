@@ -46,6 +46,8 @@ let operator: string;
 let viewer: string;
 /** The dashboard the merge deployed into b. */
 let deployedId: number;
+/** What Gitea said while taking the first push (its post-receive hook's output), for a failure to show. */
+let firstPushSaid: string[] = [];
 const SECRET = `whsec-${randomUUID()}`;
 
 const G = (op: string) => `/api/git/dashboards/${dash}/${op}`;
@@ -98,7 +100,9 @@ beforeAll(async () => {
   repo = `${g.username}/dashboard-${uuid}`;
   expect((await admin('POST', G('sync'), { json: { env_id: envA } })).status).toBe(200);
   expect((await admin('POST', G('commit'), { json: { env_id: envA, message: 'As first exported' } })).status).toBe(200);
-  expect((await admin('POST', G('push'), { json: { env_id: envA } })).status).toBe(200);
+  const pushed = await admin('POST', G('push'), { json: { env_id: envA } });
+  expect(pushed.status, pushed.text).toBe(200);
+  firstPushSaid = pushed.body.remote_messages;
 }, 300_000);
 afterAll(async () => h?.close());
 
@@ -181,7 +185,8 @@ describe.skipIf(!on)('the review loop against the real Gitea', () => {
         token: operator,
         json: { env_id: envA, branch: `${P}-rename`, title: 'Rename the dashboard', description: 'Asked by sales.', target_env_id: envB },
       });
-      if (pr.status !== 201) expect.fail(`${pr.text}\n${await giteaDiagnostics(repo)}`);
+      if (pr.status !== 201)
+        expect.fail(`${pr.text}\nthe first push, Gitea said: ${firstPushSaid.join(' | ')}\n${await giteaDiagnostics(repo)}`);
       number = pr.body.pull_request.number;
       expect(pr.body.pull_request).toMatchObject({
         state: 'open',
@@ -354,7 +359,8 @@ describe.skipIf(!on)('the review loop against the real Gitea', () => {
       const c = await admin('POST', G('commit'), { json: { env_id: envA, message: 'Rename again', branch } });
       expect(c.status, c.text).toBe(200);
       const pr = await admin('POST', G('pull-requests'), { json: { env_id: envA, branch, title: 'Rename again', target_env_id: envB } });
-      if (pr.status !== 201) expect.fail(`${pr.text}\n${await giteaDiagnostics(repo)}`);
+      if (pr.status !== 201)
+        expect.fail(`${pr.text}\nthe first push, Gitea said: ${firstPushSaid.join(' | ')}\n${await giteaDiagnostics(repo)}`);
       const preview = await waitTask(h, pr.body.preview_task_id, LOOP_MS);
       expect(preview.status, JSON.stringify(preview.result ?? preview.error)).toBe('SUCCEEDED');
       expect(preview.result.plan.target_dashboard_id).toBe(deployedId);

@@ -20,13 +20,16 @@ export const enabled = () => inject('supersets') !== null && inject('gitea') !==
 /**
  * What Gitea holds of a repository and what it logged lately, for a failure to explain itself (a
  * refusal such as "The target couldn't be found" says nothing of why): its branches as its API
- * lists them (the table a pull request is checked against) and the tail of Gitea's own log.
+ * lists them (the table a pull request is checked against; Gitea answers null for none) and the
+ * tail of Gitea's own log.
  */
 export async function giteaDiagnostics(repo: string): Promise<string> {
   const g = gitea()!;
   const r = await fetch(`${g.baseUrl}/api/v1/repos/${repo}/branches`, { headers: { authorization: `token ${g.token}` } });
   const branches = r.ok
-    ? ((await r.json()) as Array<{ name: string; commit: { id: string } }>).map((b) => `${b.name}@${b.commit.id.slice(0, 10)}`)
+    ? (((await r.json()) as Array<{ name: string; commit: { id: string } }> | null) ?? []).map(
+        (b) => `${b.name}@${b.commit.id.slice(0, 10)}`,
+      )
     : [];
   const log = path.join(g.workDir, 'log/gitea.log');
   const tail = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').slice(-40).join('\n') : '(no log)';

@@ -1,7 +1,7 @@
 // A local GitHub or GitLab for the review loop's adapters: no real server of either can run here
 // (docs: /work/shared/reference/git-servers.md), so this one answers the shapes of their public
 // REST documentation (GitHub: /user, /user/repos, /repos/{o}/{r}/pulls, /statuses/{sha},
-// /issues/{n}/comments, /hooks, X-Hub-Signature-256 deliveries; GitLab: /api/v4/user, /projects,
+// /issues/{n}/comments, /branches/{b}, /hooks, X-Hub-Signature-256 deliveries; GitLab: /api/v4/user, /projects,
 // /merge_requests, /statuses/{sha}, /notes, /hooks, X-Gitlab-Token deliveries) over the real
 // Gitea behind it: repositories, pull requests, statuses, comments and merges are Gitea's, git
 // over smart HTTP is proxied to Gitea, and a merge is delivered to the registered hooks the way
@@ -38,7 +38,9 @@ async function gitea(g: GiteaInfo, method: string, path: string, body?: unknown)
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await r.text();
-  return { status: r.status, body: text ? JSON.parse(text) : null };
+  // Gitea answers some failures with an HTML page (a 500 on a branch of a repository it counts empty).
+  const json = r.headers.get('content-type')?.includes('json') ?? false;
+  return { status: r.status, body: text && json ? JSON.parse(text) : text || null };
 }
 
 const readBody = (req: http.IncomingMessage): Promise<Buffer> =>
@@ -199,6 +201,13 @@ function githubShapes(base: () => string, g: GiteaInfo): Shapes {
           body: method === 'POST' ? { id: r.body.id, body: r.body.body } : (r.body as Json[]).map((c) => ({ id: c.id, body: c.body })),
         };
       }
+      if ((m = /^\/repos\/([^/]+\/[^/]+)\/branches\/([^/]+)$/.exec(p)) && method === 'GET') {
+        const r = await gitea(g, 'GET', `/repos/${m[1]}/branches/${m[2]}`);
+        return {
+          status: r.status,
+          body: r.status === 200 ? { name: r.body.name, commit: { sha: r.body.commit.id } } : { message: 'Branch not found' },
+        };
+      }
       if ((m = /^\/repos\/([^/]+\/[^/]+)\/hooks$/.exec(p)) && method === 'POST') {
         ctx.hooks.set(m[1], [...(ctx.hooks.get(m[1]) ?? []), { url: body.config.url, secret: body.config.secret }]);
         return {
@@ -309,6 +318,13 @@ function gitlabShapes(base: () => string, g: GiteaInfo): Shapes {
         return {
           status: r.status,
           body: method === 'POST' ? { id: r.body.id, body: r.body.body } : (r.body as Json[]).map((c) => ({ id: c.id, body: c.body })),
+        };
+      }
+      if ((m = /^\/repository\/branches\/([^/]+)$/.exec(rest)) && method === 'GET') {
+        const r = await gitea(g, 'GET', `/repos/${repo}/branches/${m[1]}`);
+        return {
+          status: r.status,
+          body: r.status === 200 ? { name: r.body.name, commit: { id: r.body.commit.id } } : { message: '404 Branch Not Found' },
         };
       }
       if (rest === '/hooks' && method === 'POST') {

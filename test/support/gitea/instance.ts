@@ -113,6 +113,12 @@ export async function startGitea(log: Log): Promise<{ info: GiteaInfo; stop(): P
       '[webhook]',
       'ALLOWED_HOST_LIST = loopback',
       'DELIVER_TIMEOUT = 30',
+      // A repository stays flagged empty (its branches null, a pull request from it 404) until the
+      // push_update queue has handled its first push; the default single worker on two cores let that
+      // lag for minutes under the full run. In memory and four workers: the tests' Gitea is throwaway.
+      '[queue]',
+      'TYPE = channel',
+      'MAX_WORKERS = 4',
       '[indexer]',
       'REPO_INDEXER_ENABLED = false',
       '[log]',
