@@ -10,6 +10,7 @@ import { retryPolicyFrom } from '../lib/superset/transport/retry.ts';
 import { connectTemporalClient, ensureSearchAttributes } from '../lib/temporal.ts';
 import { describeTemporalConnection } from '../lib/temporal-connection.ts';
 import { ApiKeyService } from './admin/api-keys.service.ts';
+import { AssistantService } from './assistant/service.ts';
 import { GroupMappingService } from './admin/group-mappings.service.ts';
 import { RoleService } from './admin/roles.service.ts';
 import { UserService } from './admin/users.service.ts';
@@ -67,6 +68,25 @@ export async function bootstrapOn(config: Config, logger: Logger, knex: Knex): P
   await ensureFirstAdmin(identity, config, logger);
 
   await startTracing(config, 'switchyard-api');
+  const temporal = await connectTemporal(config, logger);
+  const { context, reconciler } = buildContext({ config, logger, stores, keyring, temporal });
+  const { tasks, supersets } = context;
+  return {
+    context,
+    reconciler,
+    async close() {
+      await reconciler.stop();
+      await tasks.drainStarts();
+      await temporal.connection.close();
+      supersets.close();
+      await knex.destroy();
+      await flushTracing();
+    },
+  };
+}
+
+/** The Temporal client, with the search attributes the tasks are listed by registered (a namespace that refuses them is logged, not fatal). */
+async function connectTemporal(config: Config, logger: Logger): Promise<AppContext['temporal']> {
   const temporal = await connectTemporalClient(config);
   logger.info({ temporal: describeTemporalConnection(config) }, 'connected to Temporal');
   const added = await ensureSearchAttributes(temporal, config.TEMPORAL_NAMESPACE, SEARCH_ATTRIBUTES).catch((err: unknown) => {
@@ -74,15 +94,16 @@ export async function bootstrapOn(config: Config, logger: Logger, knex: Knex): P
     return [];
   });
   if (added.length) logger.info({ added }, 'registered Temporal search attributes');
+  return temporal;
+}
 
-  const securityEvents = new SecurityEventService(identity.securityEvents);
-  const auth = new AuthService({ identity, events: securityEvents, tokens: new TokenIssuer(keyring.jwtKeys) });
-  const oidc = config.OIDC_ISSUER ? new OidcService({ config, auth, logger }) : undefined;
-  const admin = { identity, events: securityEvents };
-  const users = new UserService(admin);
-  const roles = new RoleService(admin);
-  const groupMappings = new GroupMappingService(admin);
-  const apiKeys = new ApiKeyService(admin);
+/** What every service is built over. */
+type Foundation = Pick<AppContext, 'config' | 'logger' | 'stores' | 'keyring' | 'temporal'>;
+
+/** Every service of the API, built once over the foundation (the one place that builds them), and the task reconciler. */
+function buildContext(base: Foundation): { context: AppContext; reconciler: TaskReconciler } {
+  const { config, logger, stores, temporal } = base;
+  const people = identityServices(base);
   const profiles = new ProfileService({ store: stores.profiles });
   const tasks = new TaskService({ store: stores.tasks, environments: stores.environments, temporal, config, logger, pairs: stores });
   const taskLogs = new TaskLogService({ store: stores.tasks, history: new HistoryLogReader(temporal), logger });
@@ -93,16 +114,14 @@ export async function bootstrapOn(config: Config, logger: Logger, knex: Knex): P
     logger,
     afterSeconds: config.TASK_RECONCILE_AFTER_SECONDS,
   });
-
   const supersets = synchronousSupersets(config, logger, stores);
   const environments = new EnvironmentService({
     store: stores.environments,
     supersets,
     logger,
-    events: securityEvents,
+    events: people.securityEvents,
     egress: egressPolicy(config),
   });
-
   const git = new GitService({
     configs: stores.gitConfigs,
     repos: stores.gitRepositories,
@@ -114,19 +133,9 @@ export async function bootstrapOn(config: Config, logger: Logger, knex: Knex): P
     companions: temporalCapturer(temporal, config.TEMPORAL_TASK_QUEUE),
   });
   const reviews = new ReviewService({ stores, supersets });
-  const context: AppContext = {
-    config,
-    stores,
-    temporal,
-    logger,
-    keyring,
-    auth,
-    oidc,
-    securityEvents,
-    users,
-    roles,
-    groupMappings,
-    apiKeys,
+  const services: Omit<AppContext, 'assistant'> = {
+    ...base,
+    ...people,
     profiles,
     tasks,
     taskLogs,
@@ -141,18 +150,35 @@ export async function bootstrapOn(config: Config, logger: Logger, knex: Knex): P
     schedules: new ScheduleService({ store: stores.schedules, temporal, config, environments: stores.environments }),
     cleanRelease: new CleanReleaseService({ config, logger, stores, tasks, temporal }),
   };
+  return { context: withAssistant(services), reconciler };
+}
+
+/** Sign-in, the security log and the administration of users, roles, group mappings and API keys. */
+function identityServices({ config, logger, stores, keyring }: Foundation) {
+  const { identity } = stores;
+  const securityEvents = new SecurityEventService(identity.securityEvents);
+  const auth = new AuthService({ identity, events: securityEvents, tokens: new TokenIssuer(keyring.jwtKeys) });
+  const oidc = config.OIDC_ISSUER ? new OidcService({ config, auth, logger }) : undefined;
+  const admin = { identity, events: securityEvents };
   return {
-    context,
-    reconciler,
-    async close() {
-      await reconciler.stop();
-      await tasks.drainStarts();
-      await temporal.connection.close();
-      supersets.close();
-      await knex.destroy();
-      await flushTracing();
-    },
+    securityEvents,
+    auth,
+    oidc,
+    users: new UserService(admin),
+    roles: new RoleService(admin),
+    groupMappings: new GroupMappingService(admin),
+    apiKeys: new ApiKeyService(admin),
   };
+}
+
+/**
+ * The assistant reaches every other service through the context (each operation uses the one it
+ * needs), so it is built last, onto the context it is part of; nothing reads it before it is there.
+ */
+function withAssistant(services: Omit<AppContext, 'assistant'>): AppContext {
+  const context = services as AppContext;
+  context.assistant = new AssistantService(context, context.assistantReviewSessions);
+  return context;
 }
 
 /** The API's way to each environment's Superset: pooled clients on the synchronous deadlines. */

@@ -5,6 +5,7 @@ import type { Keyring } from '../lib/crypto.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { ApiKeyService } from './admin/api-keys.service.ts';
 import type { ReviewSessionBinder } from './assistant/binder.ts';
+import type { Assistant } from './assistant/assistant.ts';
 import type { CleanReleaseService } from './clean-release/service.ts';
 import type { GroupMappingService } from './admin/group-mappings.service.ts';
 import type { RoleService } from './admin/roles.service.ts';
@@ -55,6 +56,8 @@ export interface AppContext {
   reviews: ReviewService;
   /** Binds assistant messages to dataset review sessions (dataset review provides it; absent: a bound message is 404). */
   assistantReviewSessions?: ReviewSessionBinder;
+  /** The assistant: commands parsed, answered, confirmed and started as tasks (the routes). */
+  assistant: Assistant;
   /** Suggestions waiting for review and the changes written from them (the dataset routes). */
   suggestionReview: DatasetReviewService;
   /** What uses a database, table, dataset, column or metric (the routes, previews and the assistant). */

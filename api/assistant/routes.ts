@@ -16,15 +16,12 @@ import {
   messageBody,
   messageList,
 } from './schemas.ts';
-import { AssistantService } from './service.ts';
 
 const TAG = 'Assistant';
 const USE = { permission: 'assistant:USE' } as const;
 
 export function assistantRoutes(app: AppContext): AnyRoute[] {
-  // Built here, not in bootstrap.ts: it takes the whole context (every operation reaches other
-  // services through it), and the context naming its type would close an import cycle.
-  const assistant = new AssistantService(app, app.assistantReviewSessions);
+  const { assistant } = app;
   return [
     defineRoute({
       method: 'post',

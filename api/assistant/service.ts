@@ -14,27 +14,18 @@ import { TEXTS } from '../../lib/assistant/texts.ts';
 import { AppError, NotFoundError } from '../../lib/errors.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { AppContext } from '../context.ts';
+import type { Answer, Assistant } from './assistant.ts';
 import type { BoundReviewSession, ReviewSessionBinder } from './binder.ts';
 import { ConfirmationFlow } from './confirmations.ts';
 import { decide } from './dispatch.ts';
 import { assistantPolicy } from './policy.ts';
 import type { Reply } from './reply.ts';
 import { Clarification, type EnvRef } from './resolve.ts';
-import type { AnswerState } from './schemas.ts';
+
+export type { Answer } from './assistant.ts';
 
 /** How long a command that asked for a missing part waits for the reply that completes it. */
 const FOLLOW_UP_SECONDS = 10 * 60;
-
-export interface Answer {
-  conversation_id: string;
-  message_id: string;
-  state: AnswerState;
-  intent: Intent;
-  text: string;
-  confirmation?: { id: string; expires_at: string; summary: string };
-  task_id?: string;
-  data?: unknown;
-}
 
 type MessageBody = { text: string; conversation_id?: string; dataset_review_session_id?: string };
 
@@ -46,7 +37,7 @@ const page = <T>(items: T[], total: number, pageNo: number, pageSize: number) =>
   has_next: pageNo * pageSize < total,
 });
 
-export class AssistantService {
+export class AssistantService implements Assistant {
   private readonly app: AppContext;
   private readonly binder?: ReviewSessionBinder;
   private readonly confirmations: ConfirmationFlow;
