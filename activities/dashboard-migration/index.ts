@@ -24,8 +24,10 @@ import {
   createMigrationCaches,
   createMigrationServices,
   finishTask,
+  forgetTask,
   migrateDashboard,
   type MigrationCaches,
+  type MigrationServices,
   recordFailures,
   type Request,
   runBatch,
@@ -42,7 +44,11 @@ import { clientsOnce } from './activity-clients.ts';
  */
 export function createMigrationActivities(deps: ActivityDeps, opts: { caches?: MigrationCaches; verifier?: Verifier } = {}) {
   const svc = createMigrationServices(deps, opts.caches ?? createMigrationCaches(), opts.verifier ?? chartQueryVerifier);
+  return { ...dashboardActivities(svc), ...batchActivities(svc), ...bookkeepingActivities(svc) };
+}
 
+/** One dashboard at a time: the drift report's comparison, a git deploy's check. */
+function dashboardActivities(svc: MigrationServices) {
   return {
     /**
      * Plans (dry run) or migrates one dashboard on its own and returns its outcome (the drift
@@ -60,7 +66,12 @@ export function createMigrationActivities(deps: ActivityDeps, opts: { caches?: M
     }): Promise<Verification> {
       return withHeartbeat(() => verifyDeployed(clientsOnce(svc), input, activityPort().log));
     },
+  };
+}
 
+/** A migration task's batches and their verifications. */
+function batchActivities(svc: MigrationServices) {
+  return {
     /**
      * Plans (dry run) or migrates a batch of dashboards (../../domain/migration/batch.ts): their sources exported in
      * one call, the target's existing copies in one more, each planned on its own, the ready ones
@@ -82,7 +93,12 @@ export function createMigrationActivities(deps: ActivityDeps, opts: { caches?: M
     async verifyMigratedBatch(input: VerifyBatchInput): Promise<{ failed: number }> {
       return withHeartbeat(() => verifyImported(clientsOnce(svc), currentTaskId(), input, activityPort().log));
     },
+  };
+}
 
+/** What a migration task records of the dashboards that failed, and its end. */
+function bookkeepingActivities(svc: MigrationServices) {
+  return {
     /**
      * Dashboards whose activity failed for good. A batch (step `migrate`): each one without an
      * outcome is recorded as failed with the cause. A verification (step `verify`): each imported
@@ -99,10 +115,17 @@ export function createMigrationActivities(deps: ActivityDeps, opts: { caches?: M
     /**
      * Ends the task: its result assembled from the recorded outcomes and written to its row with
      * the final status (CANCELLED, FAILED when any dashboard did not migrate cleanly, else
-     * SUCCEEDED). The workflow gets the totals and the status to close with.
+     * SUCCEEDED). The workflow gets the totals and the status to close with. The task's last
+     * engine activity: whatever this worker still holds of it (reads begun ahead that no later
+     * activity took, its source exports and snapshot) is settled and dropped here.
      */
     async finishMigration(input: FinishMigrationInput): Promise<MigrationSummary> {
-      return finishTask(svc, currentTaskId(), input);
+      const taskId = currentTaskId();
+      try {
+        return await finishTask(svc, taskId, input);
+      } finally {
+        await forgetTask(svc.caches, taskId);
+      }
     },
   };
 }

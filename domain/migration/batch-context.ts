@@ -1,7 +1,8 @@
 /** One batch of a migration task, as its steps (./batch.ts) hand it on: explicit state instead of a closure's variables. */
 import type { MigrationBatchInput } from '../../contracts/migration.ts';
 import type { TargetState } from '../../db/dashboard-migration/store.ts';
-import type { BatchDashboard, Log, MigrationServices } from './context.ts';
+import type { BatchDashboard, Log, MigrationServices, Request } from './context.ts';
+import type { PrefetchRun } from './prefetch-runs.ts';
 import type { BatchOutcomes } from './record.ts';
 
 /** The reads a batch starts at once, beside the indexes' (./read-ahead.ts). */
@@ -33,4 +34,9 @@ export interface BatchContext {
   outcomes: BatchOutcomes;
   /** What the source's reads and both sides' people are kept under: the task's snapshot, shared by its batches on this worker (./caches.ts). */
   taskSnapshot: object;
+  /** The batch's run of the task's prefetch plan: every read it starts ahead goes through it (./prefetch-plan.ts). */
+  prefetch: PrefetchRun;
 }
+
+/** What a read begun ahead of the verification needs of its batch (./source-checks-ahead.ts, ./target-checks-ahead.ts). */
+export type AheadScope = Pick<BatchContext, 'svc' | 'taskId' | 'prefetch'> & { input: Request };

@@ -19,6 +19,10 @@
  *   7. record      each outcome is recorded as it is decided, and the batch ends with what the
  *                  workflow needs, each import's planned hash for the verification (./record.ts)
  *
+ * Every read begun ahead of the step that needs it goes through the batch's run of the task's
+ * prefetch plan (./prefetch-plan.ts): the batch's own are awaited before it returns, those handed
+ * to the next batch or the verification are held until taken.
+ *
  * Safe to run again: outcomes already recorded are kept, intents stop a second import. A
  * refusal is its dashboard's outcome, so its siblings carry on; an outage is thrown for
  * Temporal's retry of the whole batch.
@@ -30,7 +34,6 @@ import {
   type MigrationBatchInput,
   type MigrationBatchResult,
 } from '../../contracts/migration.ts';
-import { detached } from '../../lib/detached.ts';
 import type { BatchContext } from './batch-context.ts';
 import {
   envRulesFor,
@@ -38,7 +41,6 @@ import {
   openUpstreams,
   refuseStale,
   type BatchDashboard,
-  type Log,
   type MigrationServices,
   type PlanScope,
   type Upstreams,
@@ -47,6 +49,7 @@ import { importAlone, migrateOne } from './dashboard.ts';
 import { failedOutcome } from './failure.ts';
 import { importTogether } from './import.ts';
 import { planOne, type Planned } from './plan-one.ts';
+import type { PrefetchRun } from './prefetch-runs.ts';
 import { exportUpcoming, readAhead, startReads, type ReadAhead } from './read-ahead.ts';
 import {
   readEnvironmentsEarly,
@@ -68,12 +71,30 @@ export async function runBatch(
   taskId: string,
   activity: ActivityPort,
 ): Promise<MigrationBatchResult> {
+  const prefetch = await svc.caches.prefetch.open(taskId, 'migrateBatch', svc.deps.logger);
+  try {
+    return await batchSteps(svc, input, taskId, activity, prefetch);
+  } finally {
+    // Every read the batch began for itself (and those an earlier batch began for it) settled before it returns; those
+    // it handed to the next batch or the verification stay in the task's plan until taken (./prefetch-plan.ts).
+    await prefetch.end();
+  }
+}
+
+/** The batch's steps, in order (see the file's comment). */
+async function batchSteps(
+  svc: MigrationServices,
+  input: MigrationBatchInput,
+  taskId: string,
+  activity: ActivityPort,
+  prefetch: PrefetchRun,
+): Promise<MigrationBatchResult> {
   // 1. records
   const outcomes = new BatchOutcomes(svc, input, taskId, activity.log);
   const todo = await outcomes.keepRecorded();
   if (!todo.length) return outcomes.result();
   await refuseStale(svc.deps, input);
-  const ctx = await openBatch(svc, input, taskId, activity.log, todo, outcomes);
+  const ctx = await openBatch({ svc, input, taskId, log: activity.log, prefetch }, todo, outcomes);
   const t0 = ctx.reads.at;
 
   // 2. settle unchanged
@@ -87,15 +108,47 @@ export async function runBatch(
   const settled = todo.length - rest.length;
 
   // 3. read ahead
+  const opened = await openScope(ctx, activity, rest);
+  if (!opened) return outcomes.result();
+  const { scope, at: t1 } = opened;
+  const ahead = await readAhead(
+    ctx,
+    scope.up,
+    rest.map((d) => d.id),
+  );
+  const t2 = Date.now();
+
+  // 4. plan (what its comparisons read of the source dashboards read ahead meanwhile: their views, or their roles alone)
+  const ready = await planBatch(ctx, scope, rest, ahead);
+  const t3 = Date.now();
+
+  // 5. import (6. verify: by the workflow, beside the next batch; both its sides begun here, not awaited)
+  await importBatch(ctx, scope, ready);
+
+  // 7. record
+  return outcomes.wrapUp(
+    todo.length,
+    ready,
+    `${settled ? `${settled} unchanged, told from both exports; ` : ''}environments read in ${t1 - t0} ms, exports in ${t2 - t1} ms, planned in ${t3 - t2} ms, ${ready.length} imported in ${Date.now() - t3} ms`,
+  );
+}
+
+/** Both environments opened for the plans, with the pair's mappings and rules; null when neither can be read (every dashboard then failed). */
+async function openScope(
+  ctx: BatchContext,
+  activity: ActivityPort,
+  rest: BatchDashboard[],
+): Promise<{ scope: PlanScope; at: number } | null> {
+  const { svc, input, taskId, outcomes } = ctx;
   let up: Upstreams;
   try {
     up = await openUpstreams(svc, input, taskId);
   } catch (err) {
     // Neither environment can be read: every dashboard of the batch fails here alike.
     for (const d of rest) await outcomes.failAlike(d.position, await failedOutcome(ctx, d.id, err, { fallback: 'plan' }));
-    return outcomes.result();
+    return null;
   }
-  const t1 = Date.now();
+  const at = Date.now();
   const scope: PlanScope = {
     svc,
     input,
@@ -107,58 +160,42 @@ export async function runBatch(
     // The batches of the task on this worker share what they read of the source (the next batch's views are read during this one's import).
     taskSnapshot: ctx.taskSnapshot,
   };
-  const ahead = await readAhead(
-    ctx,
-    up,
-    rest.map((d) => d.id),
-  );
-  const t2 = Date.now();
+  return { scope, at };
+}
 
-  // 4. plan (what its comparisons read of the source dashboards read ahead meanwhile: their views, or their roles alone)
+/** The batch's source export of a dashboard, as the worker keeps it. */
+const exportOf = (ctx: BatchContext) => (id: number) => ctx.svc.caches.exportedSources.get(ctx.taskId, id);
+
+/** Step 4: the source reads the plans compare begun before the first of them, then each dashboard planned. */
+async function planBatch(ctx: BatchContext, scope: PlanScope, rest: BatchDashboard[], ahead: ReadAhead): Promise<Planned[]> {
+  const { input, prefetch } = ctx;
   const planned = (input.dryRun ? rest : rest.slice(0, input.importLimit)).map((d) => d.id);
-  const exportOf = (id: number) => svc.caches.exportedSources.get(taskId, id);
   const before = sourceReadBeforeImport(input);
   // Begun (never failed) before the first plan compares: else that plan reads its own beside the joint read.
-  if (before === 'views') await readSourceViewsAhead(scope, planned, exportOf);
-  if (before === 'roles') await readSourceDashboardRowsAhead(scope, planned);
-  const ready = await planUpToLimit(ctx, scope, rest, ahead);
-  const t3 = Date.now();
+  if (before === 'views') await readSourceViewsAhead(prefetch, scope, planned, exportOf(ctx));
+  if (before === 'roles') await readSourceDashboardRowsAhead(prefetch, scope, planned);
+  return planUpToLimit(ctx, scope, rest, ahead);
+}
 
-  // 5. import (6. verify: by the workflow, beside the next batch; its source side begun now, not awaited)
+/** Step 5: the import, with what the source answers meanwhile begun as it is sent; then the target's checks begun. */
+async function importBatch(ctx: BatchContext, scope: PlanScope, ready: Planned[]): Promise<void> {
   // Begun once the import is ready to send, not before: the worker's own work of sending it comes first.
-  const beside = () => {
-    // The views the copy kinds compare after the import and the source's chart checks read (begun already when the plan compared them).
-    const viewsBegun = readSourceViewsAhead(
-      scope,
-      ready.map((p) => p.dashboardId),
-      exportOf,
-    );
-    checkSourcesAhead(
-      svc,
-      input,
-      taskId,
-      ready.map((p) => p.dashboardId),
-      viewsBegun,
-      scope.taskSnapshot,
-    );
-    // The source answers nothing else of this batch while the target imports: what its copy kinds compare after the
-    // import is read meanwhile, and the next batch's export and views.
-    readForCopyKinds(
-      scope,
-      ready.map((p) => ({ id: p.dashboardId })),
-    );
-    exportUpcoming(ctx, scope);
-  };
-  await importReady(ctx, scope, ready, beside);
+  await importReady(ctx, scope, ready, () => beginBesideImport(ctx, scope, ready));
   // The target's side of the verification begins here, beside the source's; the batch does not wait for it (./target-checks-ahead.ts).
-  checkTargetsAhead(svc, input, taskId, importedTargets(ctx, ready));
+  checkTargetsAhead(ctx, 'targetChecks', importedTargets(ctx, ready));
+}
 
-  // 7. record
-  return outcomes.wrapUp(
-    todo.length,
-    ready,
-    `${settled ? `${settled} unchanged, told from both exports; ` : ''}environments read in ${t1 - t0} ms, exports in ${t2 - t1} ms, planned in ${t3 - t2} ms, ${ready.length} imported in ${Date.now() - t3} ms`,
-  );
+/**
+ * What the source answers while the target imports (it has nothing else of this batch to answer then): the views the
+ * copy kinds compare after the import and the source's chart checks read (begun already when the plan compared them),
+ * the source's checks, what the copy kinds compare, and the next batch's export and views.
+ */
+function beginBesideImport(ctx: BatchContext, scope: PlanScope, ready: Planned[]): void {
+  const ids = ready.map((p) => p.dashboardId);
+  const viewsBegun = readSourceViewsAhead(ctx.prefetch, scope, ids, exportOf(ctx));
+  checkSourcesAhead(ctx, 'sourceChecks', ids, viewsBegun, scope.taskSnapshot);
+  readForCopyKinds(ctx.prefetch, scope, ids);
+  exportUpcoming(ctx, scope);
 }
 
 /** The target ids of the dashboards this batch imported, as the workflow will verify them. */
@@ -176,13 +213,11 @@ function importedTargets(ctx: BatchContext, ready: Planned[]): number[] {
  * exports), and its reads started.
  */
 async function openBatch(
-  svc: MigrationServices,
-  input: MigrationBatchInput,
-  taskId: string,
-  log: Log,
+  run: Pick<BatchContext, 'svc' | 'input' | 'taskId' | 'log' | 'prefetch'>,
   todo: BatchDashboard[],
   outcomes: BatchOutcomes,
 ): Promise<BatchContext> {
+  const { svc, input, taskId } = run;
   const started = Date.now();
   const records = await svc.states.recordsOf(
     input.targetEnvId,
@@ -190,32 +225,43 @@ async function openBatch(
     todo.map((d) => d.id),
   );
   const rerun = input.overwrite && !input.dryRun && records.size === todo.length;
-  const reads = startReads(svc, input, taskId, todo, records, { started, rerun });
-  const taskSnapshot = svc.caches.sourceSnapshots.of(taskId);
-  const early = { svc, input, taskSnapshot };
-  // Nothing else of the batch is asked of the source until its export is answered: a Superset answers
-  // one request at a time for the most part (one Python process), the views need the export, and
-  // any other read asked beside it would only delay it.
-  const exported = reads.sourceExport.then(
-    () => true,
-    // expected: a failed export is logged by startReads and met by readAhead; here it only means "not landed".
-    () => false,
-  );
-  const begin = exported.then((landed) => {
+  const reads = startReads(run, todo, records, { started, rerun });
+  const ctx: BatchContext = { ...run, todo, records, rerun, reads, outcomes, taskSnapshot: svc.caches.sourceSnapshots.of(taskId) };
+  beginOnExport(ctx);
+  return ctx;
+}
+
+/**
+ * The companions' source reads that need the batch's export, begun once it is answered. Nothing
+ * else of the batch is asked of the source until then: a Superset answers one request at a time
+ * for the most part (one Python process), the views need the export, and any other read asked
+ * beside it would only delay it.
+ */
+function beginOnExport(ctx: BatchContext): void {
+  const { svc, input, todo, rerun, prefetch } = ctx;
+  const early = { svc, input, taskSnapshot: ctx.taskSnapshot };
+  prefetch.begin('readsOnExport', `the companions' reads of dashboards ${todo.map((d) => d.id).join(', ')}`, async () => {
+    const landed = await ctx.reads.sourceExport.then(
+      () => true,
+      // expected: a failed export is logged by the plan and met by readAhead; here it only means "not landed".
+      () => false,
+    );
     // The companions' source views of the dashboards the batch will compare, from the export
     // (they need nothing of the target's index, which is read meanwhile): a plan finds its view read.
     const compared = (rerun || input.dryRun ? todo : todo.slice(0, input.importLimit)).map((d) => d.id);
     const before = rerun ? 'views' : sourceReadBeforeImport(input);
     let views: Promise<void> | undefined;
-    if (landed && before === 'views') views = readSourceViewsAhead(early, compared, (id) => svc.caches.exportedSources.get(taskId, id));
-    else if (before === 'roles') views = readSourceDashboardRowsAhead(early, compared);
+    if (landed && before === 'views') views = readSourceViewsAhead(prefetch, early, compared, exportOf(ctx));
+    else if (before === 'roles') views = readSourceDashboardRowsAhead(prefetch, early, compared);
     // The copy kinds' own reads: before any comparison in a rerun or a dry run; else while the import runs (readForCopyKinds).
-    if (rerun || !defersCopyKinds(input)) readForCopyKinds(early, todo);
-    return views;
+    if (rerun || !defersCopyKinds(input))
+      readForCopyKinds(
+        prefetch,
+        early,
+        todo.map((d) => d.id),
+      );
+    await views;
   });
-  // Detached: reads begun for the plans, which await what they kept (each logs its own failure, none rejects).
-  detached(`task ${taskId}: the batch's companion reads begun ahead`, begin, log);
-  return { svc, input, taskId, log, todo, records, rerun, reads, outcomes, taskSnapshot };
 }
 
 /**
@@ -224,17 +270,9 @@ async function openBatch(
  * imports compares those kinds after its import (./companions/step.ts checkCompanions), so it
  * begins them as the import is sent: the source has nothing else to answer then.
  */
-function readForCopyKinds(scope: Pick<PlanScope, 'svc' | 'input' | 'taskSnapshot'>, dashboards: Array<{ id: number }>): void {
-  // Detached: kept under the snapshot for the copy kinds' comparisons; it logs its own failure and never rejects.
-  detached(
-    'the embedded configurations read ahead',
-    readSourceEmbeddedEarly(
-      scope,
-      dashboards.map((d) => d.id),
-    ),
-    scope.svc.deps.logger,
-  );
-  readEnvironmentsEarly(scope);
+function readForCopyKinds(prefetch: PrefetchRun, scope: Pick<PlanScope, 'svc' | 'input' | 'taskSnapshot'>, dashboardIds: number[]): void {
+  readSourceEmbeddedEarly(prefetch, scope, dashboardIds);
+  readEnvironmentsEarly(prefetch, scope);
 }
 
 /**
@@ -258,7 +296,7 @@ async function planUpToLimit(ctx: BatchContext, scope: PlanScope, rest: BatchDas
   }
   await ctx.outcomes.writeProgress();
   // Their targets checked again, begun now (./unchanged-checks.ts).
-  checkUnchangedAhead(ctx.svc, ctx.input, ctx.taskId, unchanged, scope.taskSnapshot);
+  checkUnchangedAhead(ctx, unchanged);
   return ready;
 }
 

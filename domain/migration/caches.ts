@@ -1,6 +1,6 @@
 import type { Bundle } from '../../lib/bundles/bundle.ts';
 import { SourceCheckCache } from './chart-check/source-cache.ts';
-import { TargetChecksAhead } from './chart-check/target-ahead.ts';
+import { PrefetchPlans } from './prefetch-runs.ts';
 import { TargetIndexCache } from './target-index-cache.ts';
 
 /**
@@ -31,9 +31,10 @@ export interface MigrationCaches {
    */
   targetIndexes: TargetIndexCache;
   /**
-   * Source dashboards a batch exported for a later batch of the same task (the next batch's,
-   * read during this one's import: ./read-ahead.ts exportUpcoming), so they are not exported
-   * again: a task takes each source dashboard as it first read it.
+   * Source dashboards a batch exported, its own and a later batch's of the same task (the next
+   * batch's, read during this one's import: ./read-ahead.ts exportUpcoming, the prefetch plan's
+   * nextBatchExport), so they are not exported again: a task takes each source dashboard as it
+   * first read it.
    *
    * Key: task id, then source dashboard id. Bound: the 4 tasks last added; a dashboard is dropped
    * once it has its outcome.
@@ -54,15 +55,18 @@ export interface MigrationCaches {
    */
   sourceChecks: SourceCheckCache;
   /**
-   * Target dashboards' chart checks made in the batch that imported them, right after its imports
-   * (./target-checks-ahead.ts), for that task's verification to take once; only passing checks
-   * stand in (./chart-check/target-ahead.ts).
+   * Each task's reads started ahead (./prefetch-plan.ts, ./prefetch-runs.ts), held until settled:
+   * a batch's own before it returns; the next batch's export, views and embedded configurations
+   * until that batch takes them; the source's and the target's checks begun by the batch (only
+   * passing checks stand in: ./chart-check/target-ahead.ts) until its verification takes them.
    *
-   * Key: task id and target dashboard id. Bound: 256 dashboards, the oldest dropped first.
+   * Key: task id. Bound: everything of a task is settled and dropped when it ends
+   * (finishMigration), or once it has been idle here for PREFETCH_IDLE_MS.
    *
-   * On another worker: a miss reads and checks the target dashboard, as the verification always did.
+   * On another worker: a miss reads again (the next batch exports its dashboards itself, the
+   * verification reads and checks the charts), as the first batch of a task does.
    */
-  targetChecks: TargetChecksAhead;
+  prefetch: PrefetchPlans;
   /**
    * What the companions and the source's chart checks read of the source (dashboard views,
    * embedded configurations, chart lists, users and roles, the environment's lists), and the
@@ -85,7 +89,7 @@ export function createMigrationCaches(): MigrationCaches {
     targetIndexes: new TargetIndexCache(),
     exportedSources: new ExportedSources(),
     sourceChecks: new SourceCheckCache(),
-    targetChecks: new TargetChecksAhead(),
+    prefetch: new PrefetchPlans(),
     sourceSnapshots: new SourceSnapshots(),
   };
 }
@@ -93,7 +97,6 @@ export function createMigrationCaches(): MigrationCaches {
 /** Source bundles by task and source dashboard id (see MigrationCaches.exportedSources). */
 export class ExportedSources {
   private readonly tasks = new Map<string, Map<number, Bundle>>();
-  private readonly pending = new Map<string, Promise<void>>();
   private readonly maxTasks: number;
 
   constructor(opts: { maxTasks?: number } = {}) {
@@ -114,30 +117,15 @@ export class ExportedSources {
     m.set(id, bundle);
   }
 
-  /**
-   * An export of some of the task's dashboards begun ahead (a batch reading the next one's during
-   * its import, ./read-ahead.ts exportUpcoming), kept here once read: a batch starting meanwhile
-   * waits for it (settled) instead of exporting them again.
-   */
-  readingAhead(taskId: string, read: Promise<void>): void {
-    const forget = () => {
-      if (this.pending.get(taskId) === mine) this.pending.delete(taskId);
-    };
-    // Settles either way, never rejects: settled() only waits for the export begun ahead; its failure is
-    // logged by its starter (read-ahead.ts exportUpcoming) and the batch exports what is missing itself.
-    const mine: Promise<void> = read.then(forget, forget);
-    this.pending.set(taskId, mine);
-  }
-
-  /** Settles once the task's export begun ahead (if any) is kept or failed; never rejects. */
-  settled(taskId: string): Promise<void> {
-    return this.pending.get(taskId) ?? Promise.resolve();
-  }
-
   forget(taskId: string, id: number): void {
     const m = this.tasks.get(taskId);
     m?.delete(id);
     if (m && !m.size) this.tasks.delete(taskId);
+  }
+
+  /** The task ended: every dashboard it kept (one exported ahead for a batch that never came). */
+  forgetTask(taskId: string): void {
+    this.tasks.delete(taskId);
   }
 }
 
@@ -168,4 +156,19 @@ export class SourceSnapshots {
     while (this.tasks.size > this.maxTasks) this.tasks.delete(this.tasks.keys().next().value!);
     return kept.key;
   }
+
+  /** The task ended: its snapshot goes, and with it what the companions and checks kept under it. */
+  forget(taskId: string): void {
+    this.tasks.delete(taskId);
+  }
+}
+
+/**
+ * A task ended (its last engine activity, finishMigration, cancelled or not): its reads still held
+ * are settled and dropped (MigrationCaches.prefetch), and what this worker kept of its source goes.
+ */
+export async function forgetTask(caches: MigrationCaches, taskId: string): Promise<void> {
+  await caches.prefetch.endTask(taskId);
+  caches.exportedSources.forgetTask(taskId);
+  caches.sourceSnapshots.forget(taskId);
 }

@@ -9,7 +9,7 @@
 // dashboard, a verification, the task's end. The activity supplies its log and heartbeat (./port.ts).
 export type { ActivityPort, Log } from './port.ts';
 export type { MigrationDeps } from './deps.ts';
-export { createMigrationCaches, type MigrationCaches } from './caches.ts';
+export { createMigrationCaches, forgetTask, type MigrationCaches } from './caches.ts';
 export { createMigrationServices, type MigrationServices, type Request } from './context.ts';
 export { runBatch } from './batch.ts';
 export { migrateDashboard } from './dashboard.ts';

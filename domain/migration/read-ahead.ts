@@ -8,7 +8,7 @@ import type { MigrationBatchInput } from '../../contracts/migration.ts';
 import type { TargetState } from '../../db/dashboard-migration/store.ts';
 import { Bundle } from '../../lib/bundles/bundle.ts';
 import { splitByDashboard } from '../../lib/bundles/split.ts';
-import { detached, fallbackLogged } from '../../lib/detached.ts';
+import { fallbackLogged } from '../../lib/detached.ts';
 import { maxBundleBytes } from './deps.ts';
 import type { BatchContext, EarlyReads } from './batch-context.ts';
 import { readSourceEmbeddedEarly, readSourceViewsAhead } from './companions/early-reads.ts';
@@ -32,33 +32,34 @@ const nothingAhead: ReadAhead = { for: () => undefined };
  * a rerun's) are read together.
  */
 export function startReads(
-  svc: MigrationServices,
-  input: MigrationBatchInput,
-  taskId: string,
+  ctx: Pick<BatchContext, 'svc' | 'input' | 'taskId' | 'prefetch'>,
   todo: BatchDashboard[],
   records: Map<number, TargetState>,
   at: { started: number; rerun: boolean },
 ): EarlyReads {
+  const { svc, input, taskId, prefetch } = ctx;
   const readTogether = todo.length >= 2 || at.rerun;
-  // An earlier batch of the task may be exporting some of them ahead (exportUpcoming): those are taken from it.
+  const ids = todo.map((d) => d.id);
+  // An earlier batch of the task may be exporting some of them ahead (exportUpcoming): taken from it, once it has.
   // Kept in the worker's cache as it lands: the companions' views are read from it from then on (batch.ts openBatch).
+  // readAhead awaits it (and falls back to exporting each dashboard alone); the plan logs its failure.
   const sourceExport = readTogether
-    ? svc.caches.exportedSources.settled(taskId).then(async () => {
-        const unread = todo.map((d) => d.id).filter((id) => !svc.caches.exportedSources.get(taskId, id));
+    ? prefetch.start('sourceExport', `the source's export of dashboards ${ids.join(', ')}`, async () => {
+        await prefetch.adopt('nextBatchExport');
+        const unread = ids.filter((id) => !svc.caches.exportedSources.get(taskId, id));
         if (!unread.length) return null;
         const zip = await (await upstreamFor(svc.deps, input.sourceEnvId)).exportDashboards(unread);
         keepSourceExport({ svc, taskId }, zip);
         return zip;
       })
     : Promise.resolve(null);
-  const log = svc.deps.logger;
-  // Detached here only so that a failure is logged even when the batch ends before awaiting it;
-  // readAhead awaits it (and falls back to exporting each dashboard alone).
-  detached(`task ${taskId}: the batch's source export read ahead`, sourceExport, log);
   const recordedTargets = new Map([...records].map(([id, r]) => [id, r.target_dashboard_id]));
-  const targetExport = readTogether ? earlyTargetExport(svc, input, recordedTargets, at.rerun ? 1 : 2) : Promise.resolve(null);
   // The same: readAhead awaits it, and exports the target's copies itself when it failed.
-  detached(`task ${taskId}: the target's copies exported ahead`, targetExport, log);
+  const targetExport = readTogether
+    ? prefetch.start('targetCopiesExport', `the target's copies of dashboards ${ids.join(', ')}`, () =>
+        earlyTargetExport(svc, input, recordedTargets, at.rerun ? 1 : 2),
+      )
+    : Promise.resolve(null);
   return { at: at.started, sourceExport, recordedTargets, targetExport };
 }
 
@@ -88,29 +89,19 @@ async function earlyTargetExport(
  * reads what is not there.
  */
 export function exportUpcoming(ctx: BatchContext, scope: PlanScope): void {
-  const { svc, input, taskId } = ctx;
+  const { svc, input, taskId, prefetch } = ctx;
   const ids = (input.upcoming ?? []).filter((id) => !svc.caches.exportedSources.get(taskId, id));
   if (ids.length < 2) return; // a lone dashboard is read by its own plan
-  const read = upstreamFor(svc.deps, input.sourceEnvId)
-    .then((s) => s.exportDashboards(ids))
-    .then((zip) => keepSourceExport(ctx, zip));
-  svc.caches.exportedSources.readingAhead(taskId, read);
-  const log = svc.deps.logger;
-  // Detached: for the next batch on this worker, which takes what landed and reads the rest itself.
-  detached(
-    `task ${taskId}: the next batch's source export read ahead`,
-    read.then(() => {
-      // Both never reject (they log their own failures): the next batch's comparisons await what they kept.
-      detached(
-        'the next batch’s companion views read ahead',
-        readSourceViewsAhead(scope, ids, (id) => svc.caches.exportedSources.get(taskId, id)),
-        log,
-      );
-      // And what the next batch's copy kinds compare after its import: read here, the next batch waits for none of it.
-      detached('the next batch’s embedded configurations read ahead', readSourceEmbeddedEarly(scope, ids), log);
-    }),
-    log,
-  );
+  // Handed to the next batch on this worker, which takes what landed and reads the rest itself.
+  prefetch.begin('nextBatchExport', `the next batch's source export of dashboards ${ids.join(', ')}`, async () => {
+    const zip = await (await upstreamFor(svc.deps, input.sourceEnvId)).exportDashboards(ids);
+    keepSourceExport(ctx, zip);
+    // The next batch's comparisons read their views from the export (this read settles once they are begun).
+    const views = readSourceViewsAhead(prefetch, scope, ids, (id) => svc.caches.exportedSources.get(taskId, id), 'nextBatchViews');
+    // And what the next batch's copy kinds compare after its import: read here, the next batch waits for none of it.
+    readSourceEmbeddedEarly(prefetch, scope, ids, 'nextBatchEmbedded');
+    await views;
+  });
 }
 
 /** The source's export (once it is read) into the worker's cache of source exports, where each dashboard is taken from. */

@@ -92,7 +92,7 @@ function verifyOrCarry(
       copy: both.copies.get(prepared.targetDashboardId!),
       chartUuids: targetChartUuids(prepared.objects),
     }));
-  checkUnchangedAhead(ctx.svc, ctx.input, ctx.taskId, toCheck, ctx.taskSnapshot);
+  checkUnchangedAhead(ctx, toCheck);
   return carried;
 }
 

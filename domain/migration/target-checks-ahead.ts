@@ -2,9 +2,10 @@
  * The target side of a batch's verification, begun by the batch: as soon as its imports (and
  * their companions' writes) are done, each imported dashboard's charts are read and checked in the
  * target, beside the source's checks (./source-checks-ahead.ts) and the next batch's plan, without
- * waiting for the verification activity to be scheduled. The verification takes what passed
- * (./chart-check/target-ahead.ts) and classifies it against the source as before; what failed, or
- * was not checked here, it checks itself.
+ * waiting for the verification activity to be scheduled. The verification takes what passed from
+ * the task's prefetch plan (./prefetch-plan.ts targetChecks; ./chart-check/target-ahead.ts) and
+ * classifies it against the source as before; what failed, or was not checked here, it checks
+ * itself.
  *
  * The charts are read the way the source's are, from the target's own export: one export of the
  * batch's dashboards (the target as the writes left it, which the verification then records as
@@ -17,15 +18,17 @@
 import { Bundle } from '../../lib/bundles/bundle.ts';
 import { splitByDashboard } from '../../lib/bundles/split.ts';
 import type { DashboardChart } from '../../lib/superset/types.ts';
-import { detached, fallbackLogged, failureText } from '../../lib/detached.ts';
+import { fallbackLogged, failureText } from '../../lib/detached.ts';
 import { maxBundleBytes } from './deps.ts';
-import type { MigrationServices, Request } from './context.ts';
+import type { AheadScope } from './batch-context.ts';
+import type { MigrationServices } from './context.ts';
 import { exportedCharts } from './chart-check/exported.ts';
 import { inParallel } from './chart-check/parallel.ts';
 import { runChecks } from './chart-check/run.ts';
 import type { TargetChecked } from './chart-check/target-ahead.ts';
 import type { ChartForCheck } from './chart-check/types.ts';
 import { takeTargetChartList, takeTargetExport, targetChartUuidsRead } from './companions/views-ahead.ts';
+import type { TargetChecksName } from './prefetch-plan.ts';
 import { upstreamFor } from './superset-upstream.ts';
 import type { MigrationUpstream } from './upstream.ts';
 
@@ -42,72 +45,95 @@ export interface HeldOfTarget {
   wrap?: (up: MigrationUpstream) => MigrationUpstream;
 }
 
-/**
- * Begins the checks and returns at once: the batch does not wait for them (the next batch plans
- * meanwhile); each dashboard's checks, and the export they were read from, are kept as promises
- * its verification awaits. The batch's charts are checked as one list, so charts on one dataset go
- * out together whichever dashboard holds them (./chart-check/run.ts). Nothing here throws: what
- * cannot be checked is left to the verification.
- */
-export function checkTargetsAhead(
-  svc: MigrationServices,
-  input: Request,
-  taskId: string,
-  targetDashboardIds: number[],
-  held: HeldOfTarget = {},
-): void {
-  if (input.dryRun || !targetDashboardIds.length) return;
-  const cache = svc.caches.targetChecks;
-  const made = new Map(targetDashboardIds.map((id) => [id, Promise.withResolvers<TargetChecked | undefined>()]));
-  const exports = new Map(targetDashboardIds.map((id) => [id, Promise.withResolvers<Bundle | undefined>()]));
-  for (const id of targetDashboardIds) {
-    cache.checks.keep(taskId, id, made.get(id)!.promise);
-    cache.exports.keep(taskId, id, exports.get(id)!.promise);
-  }
-  // Taken now, before the next batch's writes: a list read before them is only used if the companions wrote nothing since.
-  const lists = new Map(targetDashboardIds.map((id) => [id, takeTargetChartList(input, id)]));
-  const viewed = targetDashboardIds.map((id) => takeTargetExport(input, id));
-  const uuidsRead = uuidsHeldOrViewed(held.uuids, targetChartUuidsRead(input));
-  const log = svc.deps.logger;
-  const step = `task ${taskId}: target checks ahead`;
-  const orNull = <T>(what: string, read: PromiseLike<T>) => fallbackLogged(`${step}, ${what}`, read, null, log);
-  const run = async () => {
-    const target = svc.chartQueries.limited((held.wrap ?? ((up) => up))(await upstreamFor(svc.deps, input.targetEnvId)), input.targetEnvId);
-    const release = await orNull("the target's release", target.version());
-    const bundles =
-      (await exportTaken(targetDashboardIds, viewed)) ??
-      heldExports(targetDashboardIds, held.exports) ??
-      (await exportOf(svc, target, targetDashboardIds));
-    for (const [id, e] of exports) e.resolve(bundles?.get(id));
-    const read = new Map<number, DashboardChart[]>();
-    await inParallel(targetDashboardIds, DASHBOARDS_AT_ONCE, async (id) => {
-      const list = await orNull(`dashboard ${id}'s chart list`, lists.get(id) ?? target.dashboardCharts(id));
-      if (list) read.set(id, list as DashboardChart[]);
-    });
-    const chartIds = [...read.values()].flat().map((c) => c.id);
-    const uuids = bundles ? await orNull("the charts' uuids", chartUuids(target, chartIds, uuidsRead)) : null;
-    const charts = new Map<number, ChartForCheck[]>();
-    await inParallel(targetDashboardIds, DASHBOARDS_AT_ONCE, async (id) => {
-      const bundle = bundles?.get(id);
-      const list = read.get(id);
-      const exported =
-        bundle && list && uuids ? exportedCharts(bundle, new Map(list.map((c) => [c.id, uuids.get(c.id) ?? null]))) : undefined;
-      const got = await orNull(`dashboard ${id}'s charts`, target.chartsForCheck(id, list && Promise.resolve(list), exported));
-      if (got) charts.set(id, got);
-      else made.get(id)!.resolve(undefined);
-    });
-    const checks = await orNull("the charts' checks", runChecks(target, [...charts.values()].flat(), release, CALLS_AT_ONCE));
-    let at = 0;
-    for (const [id, list] of charts) {
-      made.get(id)!.resolve(checks ? { charts: list, checks: checks.slice(at, at + list.length) } : undefined);
-      at += list.length;
-    }
-  };
-  const settleRest = () => [...made.values(), ...exports.values()].forEach((m) => m.resolve(undefined));
-  // Detached: the batch does not wait for the target's checks (the next batch plans meanwhile); the verification awaits what
-  // they kept and checks itself whatever is left unsettled. Not yet bounded by the activity: issue 49's prefetch plan.
-  detached(step, run().finally(settleRest), log);
+/** Each dashboard's part of the checks, settled as they are made (undefined: not checked here). */
+interface Made {
+  checks: Map<number, PromiseWithResolvers<TargetChecked | undefined>>;
+  exports: Map<number, PromiseWithResolvers<Bundle | undefined>>;
 }
+
+/**
+ * Begins the checks and returns at once: the read `name` of the batch's prefetch plan, handed to
+ * the verification (the next batch plans meanwhile). Each dashboard's checks, and the export they
+ * were read from, are its parts (`targetChecks`, `targetExport`), promises its verification takes.
+ * The batch's charts are checked as one list, so charts on one dataset go out together whichever
+ * dashboard holds them (./chart-check/run.ts). Nothing here throws: what cannot be checked is
+ * left to the verification.
+ */
+export function checkTargetsAhead(ctx: AheadScope, name: TargetChecksName, targetDashboardIds: number[], held: HeldOfTarget = {}): void {
+  if (ctx.input.dryRun || !targetDashboardIds.length) return;
+  const made: Made = {
+    checks: new Map(targetDashboardIds.map((id) => [id, Promise.withResolvers<TargetChecked | undefined>()])),
+    exports: new Map(targetDashboardIds.map((id) => [id, Promise.withResolvers<Bundle | undefined>()])),
+  };
+  // Taken now, before the next batch's writes: a list read before them is only used if the companions wrote nothing since.
+  const taken = {
+    lists: new Map(targetDashboardIds.map((id) => [id, takeTargetChartList(ctx.input, id)])),
+    viewed: targetDashboardIds.map((id) => takeTargetExport(ctx.input, id)),
+    uuidsRead: uuidsHeldOrViewed(held.uuids, targetChartUuidsRead(ctx.input)),
+  };
+  const settleRest = () => [...made.checks.values(), ...made.exports.values()].forEach((m) => m.resolve(undefined));
+  const promises = <T>(m: Map<number, PromiseWithResolvers<T>>) => new Map([...m].map(([id, p]) => [id, p.promise]));
+  // The batch does not wait for the target's checks (the next batch plans meanwhile): the verification takes each
+  // dashboard's parts, awaiting them, and checks itself whatever is left unsettled; the task's end settles what it never took.
+  ctx.prefetch.begin(
+    name,
+    `the target checks of dashboards ${targetDashboardIds.join(', ')}`,
+    (signal) => checkTargets(ctx, targetDashboardIds, held, { made, taken, signal }).finally(settleRest),
+    { targetChecks: promises(made.checks), targetExport: promises(made.exports) },
+  );
+}
+
+/** The checks themselves: the target's export, each dashboard's charts read from it, one list of checks for all. */
+async function checkTargets(
+  ctx: AheadScope,
+  ids: number[],
+  held: HeldOfTarget,
+  r: {
+    made: Made;
+    taken: {
+      lists: Map<number, Promise<DashboardChart[]> | undefined>;
+      viewed: Array<Promise<Bundle | undefined> | undefined>;
+      uuidsRead: UuidsRead;
+    };
+    signal: AbortSignal;
+  },
+): Promise<void> {
+  const { svc, input } = ctx;
+  const step = `task ${ctx.taskId}: target checks ahead`;
+  const orNull = <T>(what: string, read: PromiseLike<T>) => fallbackLogged(`${step}, ${what}`, read, null, svc.deps.logger);
+  const target = svc.chartQueries.limited((held.wrap ?? ((up) => up))(await upstreamFor(svc.deps, input.targetEnvId)), input.targetEnvId);
+  const release = await orNull("the target's release", target.version());
+  const bundles = (await exportTaken(ids, r.taken.viewed)) ?? heldExports(ids, held.exports) ?? (await exportOf(svc, target, ids));
+  for (const [id, e] of r.made.exports) e.resolve(bundles?.get(id));
+  const read = new Map<number, DashboardChart[]>();
+  await inParallel(ids, DASHBOARDS_AT_ONCE, async (id) => {
+    r.signal.throwIfAborted();
+    const list = await orNull(`dashboard ${id}'s chart list`, r.taken.lists.get(id) ?? target.dashboardCharts(id));
+    if (list) read.set(id, list as DashboardChart[]);
+  });
+  const chartIds = [...read.values()].flat().map((c) => c.id);
+  const uuids = bundles ? await orNull("the charts' uuids", chartUuids(target, chartIds, r.taken.uuidsRead)) : null;
+  const charts = new Map<number, ChartForCheck[]>();
+  await inParallel(ids, DASHBOARDS_AT_ONCE, async (id) => {
+    r.signal.throwIfAborted();
+    const bundle = bundles?.get(id);
+    const list = read.get(id);
+    const exported =
+      bundle && list && uuids ? exportedCharts(bundle, new Map(list.map((c) => [c.id, uuids.get(c.id) ?? null]))) : undefined;
+    const got = await orNull(`dashboard ${id}'s charts`, target.chartsForCheck(id, list && Promise.resolve(list), exported));
+    if (got) charts.set(id, got);
+    else r.made.checks.get(id)!.resolve(undefined);
+  });
+  r.signal.throwIfAborted();
+  const checks = await orNull("the charts' checks", runChecks(target, [...charts.values()].flat(), release, CALLS_AT_ONCE));
+  let at = 0;
+  for (const [id, list] of charts) {
+    r.made.checks.get(id)!.resolve(checks ? { charts: list, checks: checks.slice(at, at + list.length) } : undefined);
+    at += list.length;
+  }
+}
+
+type UuidsRead = (ids: number[]) => Promise<Map<number, string>>;
 
 /** The charts' uuids by id: those the companions' views listed after the import, the rest in one list read. */
 async function chartUuids(

@@ -17,7 +17,7 @@
  * under it is dropped) and a check would pass on what it did not look at.
  */
 import type { Bundle } from '../../lib/bundles/bundle.ts';
-import type { MigrationServices, Request } from './context.ts';
+import type { AheadScope } from './batch-context.ts';
 import type { MigrationUpstream } from './upstream.ts';
 import { checkSourcesAhead } from './source-checks-ahead.ts';
 import { checkTargetsAhead } from './target-checks-ahead.ts';
@@ -33,28 +33,25 @@ export interface UnchangedToCheck {
 
 /** Begins both sides' checks of these unchanged dashboards and returns at once (nothing here throws: what is not checked ahead, the verification checks). */
 export function checkUnchangedAhead(
-  svc: MigrationServices,
-  input: Request,
-  taskId: string,
+  ctx: AheadScope & {
+    /** What the companions' source views are kept under (./companions/step.ts snapshotOf): the task's snapshot. */
+    taskSnapshot: object;
+  },
   dashboards: UnchangedToCheck[],
-  /** What the companions' source views are kept under (./companions/step.ts snapshotOf): the task's snapshot, or the input. */
-  taskSnapshot: object = input,
 ): void {
   if (!dashboards.length) return;
   checkSourcesAhead(
-    svc,
-    input,
-    taskId,
+    ctx,
+    'unchangedSourceChecks',
     dashboards.map((d) => d.sourceDashboardId),
     Promise.resolve(),
-    taskSnapshot,
+    ctx.taskSnapshot,
   );
   const exports = new Map(dashboards.flatMap((d) => (d.copy ? [[d.targetDashboardId, d.copy] as const] : [])));
   const uuids = new Map(dashboards.flatMap((d) => [...(d.chartUuids ?? [])]));
   checkTargetsAhead(
-    svc,
-    input,
-    taskId,
+    ctx,
+    'unchangedTargetChecks',
     dashboards.map((d) => d.targetDashboardId),
     { exports, uuids, wrap: freshAnswers },
   );

@@ -9,9 +9,9 @@ import { SupersetNotFoundError } from '../../lib/superset/errors.ts';
 import { judgeDashboard } from './chart-check/judge.ts';
 import { inParallel } from './chart-check/parallel.ts';
 import type { SourceChecks } from './chart-check/source-cache.ts';
-import type { TargetChecksAhead } from './chart-check/target-ahead.ts';
 import type { ChartForCheck } from './chart-check/types.ts';
 import type { Log } from './port.ts';
+import type { PrefetchRun } from './prefetch-runs.ts';
 import type { MigrationUpstream } from './upstream.ts';
 
 /** A target dashboard to verify, with the charts its plan expected to link and, when known, the source dashboard it came from. */
@@ -35,8 +35,12 @@ export interface Verifier {
     source?: MigrationUpstream,
     /** The worker's source checks that passed before (a chart unchanged since is not queried again in the source). */
     sourceChecks?: SourceChecks,
-    /** The task's target checks made by the batch right after its imports (./target-checks-ahead.ts): taken once each. */
-    targetAhead?: { cache: TargetChecksAhead; taskId: string },
+    /**
+     * What the batch made ahead for its verification, taken once per dashboard from the task's
+     * prefetch plan: the source's charts read beside its import (./source-checks-ahead.ts) and the
+     * target's checks made right after it (./target-checks-ahead.ts).
+     */
+    made?: Pick<PrefetchRun, 'take'>,
   ): Promise<Array<Verification | { error: unknown }>>;
 }
 
@@ -44,7 +48,7 @@ export interface Verifier {
 const VERIFY_PARALLELISM = 3;
 
 export const chartQueryVerifier: Verifier = {
-  async verify(target, dashboards, log, source, sourceChecks, targetAhead) {
+  async verify(target, dashboards, log, source, sourceChecks, made) {
     const [targetRelease, sourceRelease] = await Promise.all([releaseOf(target), source ? releaseOf(source) : null]);
     const out: Array<Verification | { error: unknown }> = new Array(dashboards.length);
     await inParallel([...dashboards.keys()], VERIFY_PARALLELISM, async (i) => {
@@ -52,14 +56,11 @@ export const chartQueryVerifier: Verifier = {
       let charts: ChartForCheck[];
       // The source's charts are read meanwhile (another Superset): a missing target dashboard leaves them unused.
       // Read (and checked) beside the import when the batch checked the source then (./source-checks-ahead.ts); awaited here.
-      const readAhead =
-        d.sourceDashboardId !== undefined && sourceChecks?.taskId
-          ? sourceChecks.cache.charts.take(sourceChecks.taskId, d.sourceDashboardId)
-          : undefined;
+      const readAhead = d.sourceDashboardId !== undefined ? made?.take('sourceCharts', d.sourceDashboardId) : undefined;
       const sourceRead = (readAhead ?? Promise.resolve(undefined)).then(
         (ahead) => ahead ?? sourceChartsOf(source, d.sourceDashboardId, log),
       );
-      const checked = await targetAhead?.cache.checks.take(targetAhead.taskId, d.dashboardId);
+      const checked = await made?.take('targetChecks', d.dashboardId);
       try {
         charts = checked?.charts ?? (await target.chartsForCheck(d.dashboardId));
       } catch (err) {

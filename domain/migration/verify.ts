@@ -8,6 +8,7 @@ import type { DashboardOutcome, Verification, VerifyBatchInput } from '../../con
 import type { Bundle } from '../../lib/bundles/bundle.ts';
 import { failItem, itemFailure } from '../failures/index.ts';
 import type { Log, MigrationServices } from './context.ts';
+import type { PrefetchRun } from './prefetch-runs.ts';
 import { amendOutcome, recordStates } from './record.ts';
 import { upstreamFor } from './superset-upstream.ts';
 import { freshAnswers } from './unchanged-checks.ts';
@@ -44,11 +45,27 @@ export async function verifyImported(
   input: VerifyBatchInput,
   log: Log,
 ): Promise<{ failed: number }> {
+  // What the batch made ahead for these dashboards is taken from the task's prefetch plan, and settled before this returns.
+  const made = await svc.caches.prefetch.open(taskId, 'verifyMigratedBatch', svc.deps.logger);
+  try {
+    return await verifyPart(svc, taskId, input, log, made);
+  } finally {
+    await made.end();
+  }
+}
+
+async function verifyPart(
+  svc: MigrationServices,
+  taskId: string,
+  input: VerifyBatchInput,
+  log: Log,
+  made: PrefetchRun,
+): Promise<{ failed: number }> {
   const target = await upstreamFor(svc.deps, input.targetEnvId);
   const imported = input.dashboards.flatMap((d) =>
     !d.unchanged && d.plannedHash !== undefined ? [{ ...d, plannedHash: d.plannedHash }] : [],
   );
-  await recordStates(svc, taskId, input, imported, target, log, await exportedAhead(svc, taskId, imported));
+  await recordStates(svc, taskId, input, imported, target, log, await exportedAhead(made, imported));
   const todo = await unverified(svc, taskId, input);
   const started = Date.now();
   const source = todo.length ? await sourceFor(svc, input.sourceEnvId, log) : undefined;
@@ -63,8 +80,8 @@ export async function verifyImported(
     })),
     log,
     source,
-    { cache: svc.caches.sourceChecks, envId: input.sourceEnvId, taskId },
-    { cache: svc.caches.targetChecks, taskId },
+    { cache: svc.caches.sourceChecks, envId: input.sourceEnvId },
+    made,
   );
   // The batch's verification time, shared by its dashboards (their charts' queries went out together).
   const share = Math.round((Date.now() - started) / Math.max(1, todo.length));
@@ -161,14 +178,10 @@ function brokenUnder(stored: DashboardOutcome, v: Verification): Pick<DashboardO
 }
 
 /** The target's exports the batch's checks made after its writes (./target-checks-ahead.ts), by target dashboard id; taken once. */
-async function exportedAhead(
-  svc: MigrationServices,
-  taskId: string,
-  dashboards: ReadonlyArray<{ targetDashboardId: number }>,
-): Promise<Map<number, Bundle>> {
+async function exportedAhead(made: PrefetchRun, dashboards: ReadonlyArray<{ targetDashboardId: number }>): Promise<Map<number, Bundle>> {
   const out = new Map<number, Bundle>();
   for (const d of dashboards) {
-    const kept = await svc.caches.targetChecks.exports.take(taskId, d.targetDashboardId);
+    const kept = await made.take('targetExport', d.targetDashboardId);
     if (kept) out.set(d.targetDashboardId, kept);
   }
   return out;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { judgeDashboard } from '../../domain/migration/chart-check/judge.ts';
 import { SourceCheckCache } from '../../domain/migration/chart-check/source-cache.ts';
 import type { ChartAnswer, ChartForCheck } from '../../domain/migration/chart-check/types.ts';
+import { PrefetchPlans } from '../../domain/migration/prefetch-runs.ts';
 import type { MigrationUpstream } from '../../domain/migration/upstream.ts';
 
 /**
@@ -93,10 +94,19 @@ describe('source checks kept by content', () => {
   });
 
   it("hands a source dashboard's charts read beside its import to that task's verification once, and to no other task", async () => {
-    const cache = new SourceCheckCache();
-    cache.charts.keep('task-1', 5, Promise.resolve([chart()]));
-    expect(cache.charts.take('task-2', 5)).toBeUndefined();
-    expect(await cache.charts.take('task-1', 5)).toEqual([chart()]);
-    expect(cache.charts.take('task-1', 5)).toBeUndefined(); // a retried verification reads the source itself
+    const plans = new PrefetchPlans();
+    const batch = await plans.open('task-1', 'migrateBatch', log);
+    batch.begin('sourceChecks', 'the source checks of dashboard 5', () => Promise.resolve(), {
+      sourceCharts: new Map([[5, Promise.resolve([chart()])]]),
+    });
+    await batch.end();
+    const other = await plans.open('task-2', 'verifyMigratedBatch', log);
+    expect(other.take('sourceCharts', 5)).toBeUndefined();
+    await other.end();
+    const verification = await plans.open('task-1', 'verifyMigratedBatch', log);
+    expect(await verification.take('sourceCharts', 5)).toEqual([chart()]);
+    expect(verification.take('sourceCharts', 5)).toBeUndefined(); // a retried verification reads the source itself
+    await verification.end();
+    expect(plans.held('task-1')).toEqual([]);
   });
 });

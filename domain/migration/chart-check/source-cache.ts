@@ -7,7 +7,6 @@
  * this one after a restart) queries again.
  */
 import { createHash } from 'node:crypto';
-import { TakenOnce } from './taken-once.ts';
 import type { ChartCheck, ChartForCheck } from './types.ts';
 
 /** Entries kept per worker (the least recently used dropped first): a passing answer is a few hundred bytes. */
@@ -15,13 +14,6 @@ const MAX_ENTRIES = 20_000;
 
 export class SourceCheckCache {
   private readonly entries = new Map<string, ChartCheck>();
-  /**
-   * Source dashboards' charts as the checks made beside their import read them, for that task's
-   * verification to take instead of reading them again (the source does not change during a
-   * migration; another task never sees them): a promise settled once their checks are kept
-   * (undefined: they were not read there).
-   */
-  readonly charts = new TakenOnce<ChartForCheck[] | undefined>();
   private readonly max: number;
 
   constructor(opts: { max?: number } = {}) {
@@ -56,6 +48,4 @@ export class SourceCheckCache {
 export interface SourceChecks {
   cache: SourceCheckCache;
   envId: string;
-  /** The verification's task: the source charts read beside its imports are taken from the cache. */
-  taskId?: string;
 }

@@ -21,7 +21,7 @@ import {
 } from '../../../contracts/companions.ts';
 import { migrateAgainAction, type DashboardOutcome } from '../../../contracts/migration.ts';
 import { uniqueActions, type NextAction } from '../../../contracts/outcomes.ts';
-import { detached, failureText } from '../../../lib/detached.ts';
+import { failureText } from '../../../lib/detached.ts';
 import { SupersetForbiddenError, SupersetNotFoundError } from '../../../lib/superset/errors.ts';
 import type { ListedMeta } from '../../../lib/superset/resources/object-meta.ts';
 import { Bundle } from '../../../lib/bundles/bundle.ts';
@@ -416,18 +416,14 @@ export async function settledCompanions(
   /** The batch's exports of both sides (source dashboard id, target dashboard id): the views are read from them and list reads. */
   exports?: { source: (dashboardId: number) => Bundle | undefined; target: (dashboardId: number) => Bundle | undefined },
 ): Promise<Array<{ reports: CompanionKindReport[]; next_actions: NextAction[] } | null>> {
-  // Both sides' views read together before the comparisons (nothing is written until they are all done).
+  // Both sides' views read together before the comparisons (nothing is written until they are all done). The source's
+  // joint read is awaited beside the comparisons, each of which awaits its own view from it (and meets its failure).
   const [source, target] = await clientsOf(scope);
-  // Detached: it settles once the views are begun (each comparison awaits its own view and meets its failure).
-  detached(
-    "the settled dashboards' source views read together",
-    sourceViewsTogether(
-      source,
-      dashboards.map((d) => d.dashboardId),
-      snapshotOf(scope),
-      exports?.source,
-    ),
-    scope.log,
+  const sourceViews = sourceViewsTogether(
+    source,
+    dashboards.map((d) => d.dashboardId),
+    snapshotOf(scope),
+    exports?.source,
   );
   targetViewsTogether(
     target,
@@ -435,7 +431,24 @@ export async function settledCompanions(
     scope.input,
     exports?.target,
   );
-  const checks = await inParallel(
+  const [checks] = await Promise.all([compareSettled(scope, dashboards), sourceViews]);
+  const out: Array<{ reports: CompanionKindReport[]; next_actions: NextAction[] } | null> = [];
+  for (const [at, check] of checks.entries()) {
+    const { dashboardId, subject } = dashboards[at]!;
+    try {
+      const refused = check ? await applyCompanions(scope, dashboardId, subject, check) : ['not compared'];
+      out.push(refused.length ? null : { reports: check!.reports, next_actions: check!.next_actions });
+    } catch (err) {
+      scope.log.warn(`dashboard ${dashboardId}: its companions could not be written ahead (${failureText(err)}): the full plan decides it`);
+      out.push(null);
+    }
+  }
+  return out;
+}
+
+/** The settled dashboards' companions compared, a few at a time: null for one blocked or whose comparison failed. */
+function compareSettled(scope: CompanionScope, dashboards: Array<{ dashboardId: number; subject: CompanionSubject }>) {
+  return inParallel(
     dashboards.map(({ dashboardId, subject }) => async () => {
       try {
         const check = await checkCompanions(scope, dashboardId, subject);
@@ -449,16 +462,4 @@ export async function settledCompanions(
     }),
     COMPARED_AT_ONCE,
   );
-  const out: Array<{ reports: CompanionKindReport[]; next_actions: NextAction[] } | null> = [];
-  for (const [at, check] of checks.entries()) {
-    const { dashboardId, subject } = dashboards[at]!;
-    try {
-      const refused = check ? await applyCompanions(scope, dashboardId, subject, check) : ['not compared'];
-      out.push(refused.length ? null : { reports: check!.reports, next_actions: check!.next_actions });
-    } catch (err) {
-      scope.log.warn(`dashboard ${dashboardId}: its companions could not be written ahead (${failureText(err)}): the full plan decides it`);
-      out.push(null);
-    }
-  }
-  return out;
 }

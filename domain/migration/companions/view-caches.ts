@@ -202,6 +202,12 @@ export function readSourceDashboardRows(client: SupersetClient, dashboardIds: nu
   }
 }
 
+/** Settles once these dashboards' list rows kept under the key are read (or failed: their readers meet that); never rejects. */
+export function sourceDashboardRowsRead(activity: object, dashboardIds: number[]): Promise<void> {
+  const kept = rowsKept(activity);
+  return Promise.allSettled(dashboardIds.flatMap((id) => kept.get(id) ?? [])).then(() => undefined);
+}
+
 /** The client whose dashboard list reads take the rows kept under the key, asking Superset only for the others. */
 function withKeptRows(client: SupersetClient, activity: object): SupersetClient {
   return withDashboardRows(client, sourceDashboardRows.get(activity) ?? new Map());
