@@ -5,7 +5,7 @@
  * imports a dashboard twice. Row-level security is written after the import.
  */
 import { aggregateFields, type DashboardOutcome, type RejectionRule } from '../../contracts/migration.ts';
-import { generalise, stripKnownRejections, type DefaultedField } from '../../lib/bundles/rewrite.ts';
+import { generalise, stripKnownRejections, type DefaultedField, type DroppedField } from '../../lib/bundles/rewrite.ts';
 import { mergeBundles } from '../../lib/bundles/split.ts';
 import { classifySupersetFailure } from '../../lib/superset/errors.ts';
 import { listedColumns, listedRow, type ListedMeta } from '../../lib/superset/resources/object-meta.ts';
@@ -75,6 +75,49 @@ export async function importTogether(
     })),
   );
   const defaulted = new Map(ready.map((p) => [p.dashboardId, [] as DefaultedField[]]));
+  const sent = await sendTogether(scope, ready, { dropped, defaulted }, sending);
+  if ('alone' in sent) return sent;
+  if (input.overwrite)
+    await pushUpdatedObjects(
+      up.target,
+      ready.map((p) => p.prepared),
+      log,
+    );
+  const landed = await landTogether(scope, ready);
+  const out: DashboardOutcome[] = [];
+  for (const [at, p] of ready.entries()) {
+    const d = dropped.get(p.dashboardId) ?? [];
+    const r = {
+      targetDashboardId: landed[at]!,
+      dropped: d,
+      defaulted: defaulted.get(p.dashboardId) ?? [],
+      learned: generalise(d, p.prepared.bundle),
+      attempts: sent.attempts,
+      reusedPreviousImport: false,
+    };
+    out.push(await afterImport(scope, p, r));
+  }
+  return { imported: out };
+}
+
+/** What each dashboard of a joint import had taken out of its bundle (dropped) or filled in (defaulted), by source id. */
+interface JointFields {
+  dropped: Map<number, DroppedField[]>;
+  defaulted: Map<number, DefaultedField[]>;
+}
+
+/**
+ * The lot sent to Superset's import until it is accepted (`attempts`: how many sends it took), or
+ * refused for a reason no key learned answers (`alone`). Learned keys are added to `fields`.
+ */
+async function sendTogether(
+  scope: PlanScope,
+  ready: Planned[],
+  fields: JointFields,
+  sending: () => void,
+): Promise<{ attempts: number } | Extract<JointImport, { alone: true }>> {
+  const { up, log } = scope;
+  const { dropped, defaulted } = fields;
   const bundles = ready.map((p) => p.prepared.bundle);
   let attempts = 0;
   for (;;) {
@@ -83,7 +126,7 @@ export async function importTogether(
       const zip = mergeBundles(bundles).toZip();
       sending();
       await up.target.importBundle('dashboard', zip, true);
-      break;
+      return { attempts };
     } catch (err) {
       if (classifySupersetFailure(err)?.retryable) throw err; // an outage: the batch is tried again
       // Keys the target rejects or requires (another release) are learned here, as for one dashboard alone: the lot is sent again.
@@ -102,12 +145,14 @@ export async function importTogether(
       return { alone: true, learned: ready.flatMap((p) => generalise(dropped.get(p.dashboardId)!, p.prepared.bundle)) };
     }
   }
-  if (input.overwrite)
-    await pushUpdatedObjects(
-      up.target,
-      ready.map((p) => p.prepared),
-      log,
-    );
+}
+
+/**
+ * After Superset accepted the lot: each dashboard's id in the target (in the order of `ready`),
+ * noted in the index and confirmed in its intent, and the companions' views begun.
+ */
+async function landTogether(scope: PlanScope, ready: Planned[]): Promise<number[]> {
+  const { svc, up, taskId } = scope;
   // The new ids, read with the columns the companions' views compare: those views list no dashboard of their own.
   const rows = await up.index.refreshDashboards(listedColumns('dashboard'));
   const landed: number[] = [];
@@ -128,20 +173,7 @@ export async function importTogether(
     maxBundleBytes(svc.deps),
     landedRows(rows, landed),
   );
-  const out: DashboardOutcome[] = [];
-  for (const [at, p] of ready.entries()) {
-    const d = dropped.get(p.dashboardId) ?? [];
-    const r = {
-      targetDashboardId: landed[at]!,
-      dropped: d,
-      defaulted: defaulted.get(p.dashboardId) ?? [],
-      learned: generalise(d, p.prepared.bundle),
-      attempts,
-      reusedPreviousImport: false,
-    };
-    out.push(await afterImport(scope, p, r));
-  }
-  return { imported: out };
+  return landed;
 }
 
 /** The landed dashboards' rows as the companions' views take them (ObjectMetas.listed's), by target id. */
