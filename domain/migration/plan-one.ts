@@ -75,18 +75,8 @@ async function compareAndSettle(
   prepared: PreparedBundle,
   outcome: DashboardOutcome,
 ): Promise<PlanResult> {
-  const { svc, input, up, log } = scope;
-  const rls: RlsCheck = await checkDashboardRls({
-    mode: input.rls ?? 'strict',
-    dryRun: input.dryRun,
-    replaceExisting: input.rlsOverwrite,
-    sourceIndex: up.sourceIndex,
-    targetIndex: up.index,
-    prepared,
-    request: { ...input, dashboardId },
-  });
-  outcome.rls = rls.report;
-  if (rls.next_actions.length) outcome.next_actions = [...(outcome.next_actions ?? []), ...rls.next_actions];
+  const { svc, input, log } = scope;
+  const rls = await rlsCompared(scope, dashboardId, prepared, outcome);
   if (rls.blocked) {
     log.warn(`dashboard ${dashboardId} ('${prepared.title}'): ${rls.blocked.error}`);
     return { done: { ...outcome, status: 'failed', step: 'rls', ...rls.blocked } };
@@ -111,55 +101,103 @@ async function compareAndSettle(
     return { done: { ...outcome, status: 'planned' } };
   }
 
-  // Nothing changed since the last migration into this target, on either side: nothing to import.
   const plannedHash = prepared.bundle.contentHash();
-  if (input.overwrite && prepared.targetDashboardId !== null && prepared.targetHash !== null) {
-    const last = await svc.states.get(input.targetEnvId, prepared.dashboardUuid);
-    // Recorded by this very task: an earlier attempt imported it (a retry after a crash), which importPrepared reports as such.
-    const same = last && last.task_id !== scope.taskId && last.bundle_hash === plannedHash && last.target_hash === prepared.targetHash;
-    if (same && !mayShortcut(last)) {
-      log.info(
-        `'${prepared.title}' is unchanged since task ${last.task_id ?? '?'}, but its verification there failed: imported and verified again`,
-      );
-      outcome.reverified_after_failure = true;
-    } else if (same) {
-      if (rls.toCopy.length)
-        rls.report.writes = await copyRules({
-          source: up.source,
-          target: up.target,
-          targetIndex: up.index,
-          prepared,
-          rules: rls.toCopy,
-          replaceExisting: input.rlsOverwrite,
-        });
-      const refused = await withStep('companions', () => applyCompanions(scope, dashboardId, prepared, companions));
-      outcome.next_actions = uniqueActions([...(outcome.next_actions ?? []), ...companions.next_actions]);
-      if (refused.length)
-        return {
-          done: {
-            ...outcome,
-            target_dashboard_id: prepared.targetDashboardId,
-            status: 'imported_with_errors',
-            step: 'companions',
-            error: `unchanged, but companions were not written: ${refused.join('; ')}`,
-          },
-        };
-      if (wroteCompanions(companions.reports))
-        await rehashAfterCompanions(
-          svc,
-          input.targetEnvId,
-          up.target,
-          [{ targetDashboardId: prepared.targetDashboardId, dashboardUuid: prepared.dashboardUuid }],
-          log,
-        );
-      log.info(
-        `'${prepared.title}' is unchanged since task ${last.task_id ?? '?'} migrated it and the target holds it as then: not imported`,
-      );
-      return { done: { ...outcome, status: 'unchanged', target_dashboard_id: prepared.targetDashboardId } };
-    }
-  }
+  const unchanged = await settledIfUnchanged(scope, dashboardId, prepared, outcome, { rls, companions, plannedHash });
+  if (unchanged) return unchanged;
   await svc.states.forget(input.targetEnvId, prepared.dashboardUuid);
   return { ready: { dashboardId, prepared, outcome, rls, companions, plannedHash } };
+}
+
+/** The dashboard's row-level security compared with the target's, the report and what to do recorded in its outcome. */
+async function rlsCompared(scope: PlanScope, dashboardId: number, prepared: PreparedBundle, outcome: DashboardOutcome): Promise<RlsCheck> {
+  const { input, up } = scope;
+  const rls: RlsCheck = await checkDashboardRls({
+    mode: input.rls ?? 'strict',
+    dryRun: input.dryRun,
+    replaceExisting: input.rlsOverwrite,
+    sourceIndex: up.sourceIndex,
+    targetIndex: up.index,
+    prepared,
+    request: { ...input, dashboardId },
+  });
+  outcome.rls = rls.report;
+  if (rls.next_actions.length) outcome.next_actions = [...(outcome.next_actions ?? []), ...rls.next_actions];
+  return rls;
+}
+
+/**
+ * Nothing changed since the last migration into this target, on either side: nothing to import,
+ * the dashboard's end returned. Undefined when it is to be imported (changed, never recorded, or
+ * unchanged but its last verification failed: then marked `reverified_after_failure`).
+ */
+async function settledIfUnchanged(
+  scope: PlanScope,
+  dashboardId: number,
+  prepared: PreparedBundle,
+  outcome: DashboardOutcome,
+  checked: { rls: RlsCheck; companions: CompanionCheck; plannedHash: string },
+): Promise<PlanResult | undefined> {
+  const { svc, input, log } = scope;
+  if (!input.overwrite || prepared.targetDashboardId === null || prepared.targetHash === null) return undefined;
+  const last = await svc.states.get(input.targetEnvId, prepared.dashboardUuid);
+  // Recorded by this very task: an earlier attempt imported it (a retry after a crash), which importPrepared reports as such.
+  const same =
+    last && last.task_id !== scope.taskId && last.bundle_hash === checked.plannedHash && last.target_hash === prepared.targetHash;
+  if (same && !mayShortcut(last)) {
+    log.info(
+      `'${prepared.title}' is unchanged since task ${last.task_id ?? '?'}, but its verification there failed: imported and verified again`,
+    );
+    outcome.reverified_after_failure = true;
+    return undefined;
+  }
+  if (!same) return undefined;
+  return keptUnchanged(scope, dashboardId, prepared, outcome, {
+    ...checked,
+    targetDashboardId: prepared.targetDashboardId,
+    lastTaskId: last.task_id,
+  });
+}
+
+/**
+ * An unchanged dashboard is not imported, but what is written beside the import still is: its
+ * rules to copy, its companions (and the hash a rerun compares, when they wrote the target).
+ */
+async function keptUnchanged(
+  scope: PlanScope,
+  dashboardId: number,
+  prepared: PreparedBundle,
+  outcome: DashboardOutcome,
+  kept: { rls: RlsCheck; companions: CompanionCheck; targetDashboardId: number; lastTaskId: string | null },
+): Promise<PlanResult> {
+  const { svc, input, up, log } = scope;
+  const { rls, companions, targetDashboardId } = kept;
+  if (rls.toCopy.length)
+    rls.report.writes = await copyRules({
+      source: up.source,
+      target: up.target,
+      targetIndex: up.index,
+      prepared,
+      rules: rls.toCopy,
+      replaceExisting: input.rlsOverwrite,
+    });
+  const refused = await withStep('companions', () => applyCompanions(scope, dashboardId, prepared, companions));
+  outcome.next_actions = uniqueActions([...(outcome.next_actions ?? []), ...companions.next_actions]);
+  if (refused.length)
+    return {
+      done: {
+        ...outcome,
+        target_dashboard_id: targetDashboardId,
+        status: 'imported_with_errors',
+        step: 'companions',
+        error: `unchanged, but companions were not written: ${refused.join('; ')}`,
+      },
+    };
+  if (wroteCompanions(companions.reports))
+    await rehashAfterCompanions(svc, input.targetEnvId, up.target, [{ targetDashboardId, dashboardUuid: prepared.dashboardUuid }], log);
+  log.info(
+    `'${prepared.title}' is unchanged since task ${kept.lastTaskId ?? '?'} migrated it and the target holds it as then: not imported`,
+  );
+  return { done: { ...outcome, status: 'unchanged', target_dashboard_id: targetDashboardId } };
 }
 
 function summary(objects: DashboardOutcome['objects']): string {
