@@ -2,7 +2,14 @@ import { Bundle, BundleError, type BundleFile } from '../../lib/bundles/bundle.t
 import { applyEnvRules } from '../../lib/bundles/env-rules.ts';
 import type { EnvRule, EnvRuleEffect } from '../../contracts/env-rules.ts';
 import { diffObjects } from '../../lib/bundles/diff.ts';
-import { chartUuidsOf, describe, remapDatabases, replaceDatasetUuid, type TargetDatabase } from '../../lib/bundles/rewrite.ts';
+import {
+  chartUuidsOf,
+  describe,
+  remapDatabases,
+  replaceDatasetUuid,
+  type TargetDatabase,
+  type UnmappedDatabase,
+} from '../../lib/bundles/rewrite.ts';
 import type { ObjectPlan } from '../../contracts/migration.ts';
 import type { NextAction } from '../../contracts/outcomes.ts';
 import type { OutcomeWarning } from '../../contracts/migration.ts';
@@ -292,7 +299,6 @@ export function remapOnto(
   },
 ): void {
   const { sourceDbs, mappings } = opts;
-  const { sourceEnvId, targetEnvId, dashboardId } = opts.request;
   const targetById = new Map(opts.targetDbs.map((d) => [d.id, d]));
   const { remapped, unmapped, catalogs, unresolvedCatalogs, undecidedCatalogs } = remapDatabases(
     prepared.bundle,
@@ -307,42 +313,7 @@ export function remapOnto(
   );
   prepared.databaseMappings = remapped.map((r) => ({ source: r.source_name, target: r.target.database_name, target_id: r.target.id }));
   if (unmapped.length) {
-    const names = unmapped.map((u) => `'${u.database_name}'`).join(', ');
-    const srcIds = unmapped.map((u) => sourceDbs.find((d) => d.uuid === u.uuid || d.database_name === u.database_name)?.id ?? null);
-    const stale = srcIds.some((id) => id !== null && mappings.has(id) && !targetById.has(mappings.get(id)!));
-    prepared.blocked = {
-      status: 'failed',
-      error: stale
-        ? `the target database mapped for source database ${names} no longer exists in the target environment`
-        : `source database ${names} has no mapping to a database of the target environment`,
-      next_actions: [
-        {
-          action: 'map_database',
-          description: `Map source database ${names} to a target database (see the suggestions), then retry this dashboard`,
-          request: {
-            method: 'GET',
-            path: `/api/dashboards/db-mappings?source_env_id=${sourceEnvId}&target_env_id=${targetEnvId}`,
-            body: null,
-          },
-        },
-        {
-          action: 'retry_with_mapping',
-          description: 'Or pass the mapping for this run only',
-          request: {
-            method: 'POST',
-            path: '/api/dashboards/migrate',
-            body: {
-              source_env_id: sourceEnvId,
-              target_env_id: targetEnvId,
-              dashboard_ids: [dashboardId],
-              db_mappings: srcIds
-                .filter((id) => id !== null)
-                .map((id) => ({ source_database_id: id, target_database_id: '<target database id>' })),
-            },
-          },
-        },
-      ],
-    };
+    prepared.blocked = unmappedBlock(unmapped, { sourceDbs, mappings, targetById, request: opts.request });
     return;
   }
   for (const r of remapped) {
@@ -357,6 +328,59 @@ export function remapOnto(
     });
   }
   reportCatalogs(prepared, { changes: catalogs, unresolved: unresolvedCatalogs, undecided: undecidedCatalogs }, opts);
+}
+
+/**
+ * Step 1, a bundled database without a target database: what to map, or to pass for this run.
+ * A mapping whose target database was deleted since is told apart from no mapping at all.
+ */
+function unmappedBlock(
+  unmapped: readonly UnmappedDatabase[],
+  opts: {
+    sourceDbs: readonly UpstreamDatabase[];
+    mappings: Map<number, number>;
+    targetById: ReadonlyMap<number, UpstreamDatabase>;
+    request: { sourceEnvId: string; targetEnvId: string; dashboardId: number };
+  },
+): NonNullable<PreparedBundle['blocked']> {
+  const { sourceDbs, mappings, targetById } = opts;
+  const { sourceEnvId, targetEnvId, dashboardId } = opts.request;
+  const names = unmapped.map((u) => `'${u.database_name}'`).join(', ');
+  const srcIds = unmapped.map((u) => sourceDbs.find((d) => d.uuid === u.uuid || d.database_name === u.database_name)?.id ?? null);
+  const stale = srcIds.some((id) => id !== null && mappings.has(id) && !targetById.has(mappings.get(id)!));
+  return {
+    status: 'failed',
+    error: stale
+      ? `the target database mapped for source database ${names} no longer exists in the target environment`
+      : `source database ${names} has no mapping to a database of the target environment`,
+    next_actions: [
+      {
+        action: 'map_database',
+        description: `Map source database ${names} to a target database (see the suggestions), then retry this dashboard`,
+        request: {
+          method: 'GET',
+          path: `/api/dashboards/db-mappings?source_env_id=${sourceEnvId}&target_env_id=${targetEnvId}`,
+          body: null,
+        },
+      },
+      {
+        action: 'retry_with_mapping',
+        description: 'Or pass the mapping for this run only',
+        request: {
+          method: 'POST',
+          path: '/api/dashboards/migrate',
+          body: {
+            source_env_id: sourceEnvId,
+            target_env_id: targetEnvId,
+            dashboard_ids: [dashboardId],
+            db_mappings: srcIds
+              .filter((id) => id !== null)
+              .map((id) => ({ source_database_id: id, target_database_id: '<target database id>' })),
+          },
+        },
+      },
+    ],
+  };
 }
 
 /**
