@@ -49,8 +49,31 @@ export type WriteOutcome =
 export async function writeDataset(client: DatasetWriter, store: DatasetChangeStore, req: WriteRequest): Promise<WriteOutcome> {
   const previous = req.idempotencyKey ? await store.findByKey(req.idempotencyKey) : undefined;
   const current = await client.datasets.get(req.datasetId);
+  if (previous) {
+    const resumed = await resumeEarlierAttempt(store, previous, current);
+    if (resumed) return resumed;
+  }
+  if (req.base) {
+    const conflict = changedSinceRead(req.base, current);
+    if (conflict) return conflict;
+  }
 
-  if (previous && (previous.status === 'applied' || previous.status === 'undone')) {
+  const changes = plannedChanges(current, req.edits);
+  if (!changes.length) return { status: 'unchanged', current };
+  const change = await recordPlan(store, req, previous, current, changes);
+  return await sendAndVerify(client, store, req.datasetId, current, changes, change);
+}
+
+/**
+ * What an earlier attempt with the same idempotency key settles: its outcome when it finished, or
+ * a conflict when the dataset moved under a write still pending. Undefined: plan and write afresh.
+ */
+async function resumeEarlierAttempt(
+  store: DatasetChangeStore,
+  previous: DatasetChangeRow,
+  current: DatasetDetail,
+): Promise<WriteOutcome | undefined> {
+  if (previous.status === 'applied' || previous.status === 'undone') {
     return {
       status: 'applied',
       change: previous,
@@ -60,67 +83,82 @@ export async function writeDataset(client: DatasetWriter, store: DatasetChangeSt
       after: current,
     };
   }
-  if (previous && previous.status === 'pending') {
-    // An earlier attempt recorded its plan and may or may not have written it.
-    const landed = previous.fields.every((f) => sameValue(valueOf(current, f), f.after));
-    if (landed) {
-      const change = await store.markApplied(previous.id, {
-        fingerprintAfter: datasetFingerprint(current),
-        verifyProblems: [],
-        dropped: [],
-      });
-      return { status: 'applied', change, changes: change.fields, unexpected: [], dropped: [], after: current };
-    }
-    const untouched = previous.fields.every((f) => sameValue(valueOf(current, f), f.before));
-    if (!untouched) {
-      return {
-        status: 'conflict',
-        differences: previous.fields
-          .filter((f) => !sameValue(valueOf(current, f), f.before))
-          .map((f) => `${describeRef(f)} changed while the write was in flight: it holds ${JSON.stringify(valueOf(current, f))}`),
-        current,
-      };
-    }
+  if (previous.status !== 'pending') return undefined;
+  // An earlier attempt recorded its plan and may or may not have written it.
+  const landed = previous.fields.every((f) => sameValue(valueOf(current, f), f.after));
+  if (landed) {
+    const change = await store.markApplied(previous.id, {
+      fingerprintAfter: datasetFingerprint(current),
+      verifyProblems: [],
+      dropped: [],
+    });
+    return { status: 'applied', change, changes: change.fields, unexpected: [], dropped: [], after: current };
   }
+  const untouched = previous.fields.every((f) => sameValue(valueOf(current, f), f.before));
+  if (untouched) return undefined;
+  return {
+    status: 'conflict',
+    differences: previous.fields
+      .filter((f) => !sameValue(valueOf(current, f), f.before))
+      .map((f) => `${describeRef(f)} changed while the write was in flight: it holds ${JSON.stringify(valueOf(current, f))}`),
+    current,
+  };
+}
 
-  if (req.base && datasetFingerprint(req.base) !== datasetFingerprint(current)) {
-    const differences = unexpectedDifferences(req.base, current, []);
-    return {
-      status: 'conflict',
-      differences: differences.length ? differences : ['the dataset changed in Superset since it was read'],
-      current,
-    };
-  }
+/** A conflict when the dataset changed since the read the edits were planned on. */
+function changedSinceRead(base: DatasetDetail, current: DatasetDetail): WriteOutcome | undefined {
+  if (datasetFingerprint(base) === datasetFingerprint(current)) return undefined;
+  const differences = unexpectedDifferences(base, current, []);
+  return {
+    status: 'conflict',
+    differences: differences.length ? differences : ['the dataset changed in Superset since it was read'],
+    current,
+  };
+}
 
-  const changes = plannedChanges(current, req.edits);
-  if (!changes.length) return { status: 'unchanged', current };
-
+/** The values about to be replaced, recorded pending before the write: on an earlier attempt's row when there is one to reuse. */
+async function recordPlan(
+  store: DatasetChangeStore,
+  req: WriteRequest,
+  previous: DatasetChangeRow | undefined,
+  current: DatasetDetail,
+  changes: FieldChange[],
+): Promise<DatasetChangeRow> {
   const fingerprintBefore = datasetFingerprint(current);
-  const change =
-    previous && (previous.status === 'pending' || previous.status === 'failed')
-      ? await store.replan(previous.id, changes, fingerprintBefore)
-      : await store.insertPending({
-          envId: req.envId,
-          datasetId: req.datasetId,
-          datasetName: current.table_name ?? null,
-          source: req.source,
-          taskId: req.taskId ?? null,
-          idempotencyKey: req.idempotencyKey ?? null,
-          actor: req.actor,
-          fields: changes,
-          fingerprintBefore,
-          undoOf: req.undoOf ?? null,
-        });
+  return previous && (previous.status === 'pending' || previous.status === 'failed')
+    ? await store.replan(previous.id, changes, fingerprintBefore)
+    : await store.insertPending({
+        envId: req.envId,
+        datasetId: req.datasetId,
+        datasetName: current.table_name ?? null,
+        source: req.source,
+        taskId: req.taskId ?? null,
+        idempotencyKey: req.idempotencyKey ?? null,
+        actor: req.actor,
+        fields: changes,
+        fingerprintBefore,
+        undoOf: req.undoOf ?? null,
+      });
+}
 
+/** The update sent, then the dataset read back to prove nothing else moved; the recorded change marked failed or applied. */
+async function sendAndVerify(
+  client: DatasetWriter,
+  store: DatasetChangeStore,
+  datasetId: number,
+  current: DatasetDetail,
+  changes: FieldChange[],
+  change: DatasetChangeRow,
+): Promise<WriteOutcome> {
   let dropped: string[];
   try {
-    ({ dropped } = await client.datasets.update(req.datasetId, buildUpdate(current, changes)));
+    ({ dropped } = await client.datasets.update(datasetId, buildUpdate(current, changes)));
   } catch (err) {
     // Superset refused the update as a whole: nothing was written.
     await store.markFailed(change.id, err instanceof Error ? err.message : String(err));
     throw err;
   }
-  const after = await client.datasets.get(req.datasetId);
+  const after = await client.datasets.get(datasetId);
   const unexpected = unexpectedDifferences(current, after, changes);
   const applied = await store.markApplied(change.id, { fingerprintAfter: datasetFingerprint(after), verifyProblems: unexpected, dropped });
   return { status: 'applied', change: applied, changes, unexpected, dropped, after };

@@ -4,7 +4,7 @@ import type { SupersetClient } from '../../lib/superset/client.ts';
 import { SupersetNotFoundError } from '../../lib/superset/errors.ts';
 import { maxBundleBytes, type MigrationDeps } from './deps.ts';
 import { chartsForCheck, runLegacyChart, runQueryContext, runQueryContexts } from './chart-check/superset.ts';
-import type { MigrationUpstream, UpstreamDatabase } from './upstream.ts';
+import type { IndexedResource, MigrationUpstream, UpstreamDatabase } from './upstream.ts';
 
 /** Ids per export call: the ids travel in the URL, and gunicorn refuses request lines over 4 KiB. */
 const EXPORT_CHUNK = 200;
@@ -46,15 +46,7 @@ export function supersetUpstream(client: SupersetClient, opts: { maxBundleBytes?
     prepareWrites: () => client.prepareWrites(),
     exportDashboards: async (ids) => new Uint8Array(await client.dashboards.export(ids)),
 
-    async exportObjects(kind, ids) {
-      const bundles: Bundle[] = [];
-      for (let i = 0; i < ids.length; i += EXPORT_CHUNK) {
-        const zip = await client.assets.export(kind, ids.slice(i, i + EXPORT_CHUNK));
-        bundles.push(Bundle.fromZip(new Uint8Array(zip), opts.maxBundleBytes));
-      }
-      return bundles;
-    },
-
+    exportObjects: (kind, ids) => exportInChunks(client, kind, ids, opts.maxBundleBytes),
     importBundle: (kind, zip, overwrite) => client.assets.import(kind, zip, { overwrite }),
     rlsRules: () => client.rls.list(),
     rlsRule: (id) => client.rls.get(id),
@@ -73,29 +65,8 @@ export function supersetUpstream(client: SupersetClient, opts: { maxBundleBytes?
       return dbs.map((d) => ({ id: d.id, uuid: String(d.uuid ?? ''), database_name: d.database_name, backend: d.backend ?? null }));
     },
 
-    async listRows(resource, columns, afterId) {
-      const filters = afterId !== undefined ? [{ col: 'id', opr: 'gt', value: afterId }] : undefined;
-      const [firstOrder, secondOrder] = LIST_ORDERS[resource];
-      type Row = Record<string, unknown> & { id: number };
-      const first = await client.lists.allCounted<Row>(resource, { columns, filters, ...firstOrder });
-      if (first.rows.length >= first.count) return first.rows;
-      // Rows moved between pages (ties in the order, or changes meanwhile): complete in another order.
-      const again = await client.lists.allCounted<Row>(resource, { columns, filters, ...secondOrder });
-      const byId = new Map(first.rows.map((r) => [r.id, r]));
-      for (const r of again.rows) if (!byId.has(r.id)) byId.set(r.id, r);
-      return [...byId.values()];
-    },
-
-    async recentDashboards(page, pageSize) {
-      const body = await client.lists.page<Record<string, unknown> & { id: number }>('dashboard', {
-        columns: ['id', 'uuid', 'slug', 'dashboard_title', 'changed_on_utc'],
-        orderColumn: 'changed_on_delta_humanized',
-        orderDirection: 'desc',
-        page,
-        pageSize,
-      });
-      return body.result;
-    },
+    listRows: (resource, columns, afterId) => listInTwoOrders(client, resource, columns, afterId),
+    recentDashboards: (page, pageSize) => recentDashboards(client, page, pageSize),
 
     async findDashboard(idOrSlug) {
       const d = await orNull(client.dashboards.get(idOrSlug));
@@ -115,4 +86,46 @@ export function supersetUpstream(client: SupersetClient, opts: { maxBundleBytes?
     runQueryContexts: (queryContexts) => runQueryContexts(client, queryContexts),
     runLegacyChart: (chartId) => runLegacyChart(client, chartId),
   };
+}
+
+/** The export of many charts or datasets, EXPORT_CHUNK ids a call, each bundle read (and held to the size cap). */
+async function exportInChunks(
+  client: SupersetClient,
+  kind: 'chart' | 'dataset',
+  ids: number[],
+  maxBundleBytes?: number,
+): Promise<Bundle[]> {
+  const bundles: Bundle[] = [];
+  for (let i = 0; i < ids.length; i += EXPORT_CHUNK) {
+    const zip = await client.assets.export(kind, ids.slice(i, i + EXPORT_CHUNK));
+    bundles.push(Bundle.fromZip(new Uint8Array(zip), maxBundleBytes));
+  }
+  return bundles;
+}
+
+type Row = Record<string, unknown> & { id: number };
+
+/** Every row of a list, read in LIST_ORDERS' first order and, when that missed some, completed in the second. */
+async function listInTwoOrders(client: SupersetClient, resource: IndexedResource, columns: string[], afterId?: number): Promise<Row[]> {
+  const filters = afterId !== undefined ? [{ col: 'id', opr: 'gt', value: afterId }] : undefined;
+  const [firstOrder, secondOrder] = LIST_ORDERS[resource];
+  const first = await client.lists.allCounted<Row>(resource, { columns, filters, ...firstOrder });
+  if (first.rows.length >= first.count) return first.rows;
+  // Rows moved between pages (ties in the order, or changes meanwhile): complete in another order.
+  const again = await client.lists.allCounted<Row>(resource, { columns, filters, ...secondOrder });
+  const byId = new Map(first.rows.map((r) => [r.id, r]));
+  for (const r of again.rows) if (!byId.has(r.id)) byId.set(r.id, r);
+  return [...byId.values()];
+}
+
+/** One page of dashboards, the most recently changed first. */
+async function recentDashboards(client: SupersetClient, page: number, pageSize: number): Promise<Row[]> {
+  const body = await client.lists.page<Row>('dashboard', {
+    columns: ['id', 'uuid', 'slug', 'dashboard_title', 'changed_on_utc'],
+    orderColumn: 'changed_on_delta_humanized',
+    orderDirection: 'desc',
+    page,
+    pageSize,
+  });
+  return body.result;
 }
