@@ -209,6 +209,8 @@ describe.runIf(enabled)('schedules against real Temporal and Superset', () => {
       'the drift report task',
     );
     const report = await waitTask(h, task.id, 180_000);
+    // The whole task in the message: a report that ended without items says why (its error, its step).
+    expect(report.result?.items, JSON.stringify(report)).toBeInstanceOf(Array);
     const items = report.result.items as any[];
     const drifted = items.find((i) => i.id === changed!.id);
     expect(drifted, JSON.stringify(items)).toMatchObject({ status: 'drifted', outcome: 'succeeded' });
