@@ -1,3 +1,4 @@
+// Why the fake: hostile ZIPs answered as exports (sizes that lie, paths that leave the folder), which a real Superset never sends.
 import { createHash, randomUUID } from 'node:crypto';
 import { strToU8, unzipSync, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

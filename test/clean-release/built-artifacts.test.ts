@@ -1,3 +1,4 @@
+// Why the fake: incidental: no Superset answer is asserted; the fake is only a registered environment.
 // Artifacts built elsewhere (a CI job's export zip per dashboard, its sha256 and the git remote and
 // commit it claims to come from), against the run's real Gitea: the zip's digest is checked (a
 // mismatch is a 400 that changes nothing), the claimed commit is fetched and compared, and an

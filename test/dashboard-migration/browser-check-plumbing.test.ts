@@ -1,3 +1,4 @@
+// Why the fake: incidental: no Superset answer is asserted; the fake is only a registered environment.
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createActivities } from '../../activities/index.ts';

@@ -1,3 +1,4 @@
+// Why the fake: a Superset whose frontend is not served, which the real instances always serve.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkDashboard } from '../../activities/browser-check/check.ts';
 import { chromiumPool } from '../../lib/browser-check/chromium.ts';

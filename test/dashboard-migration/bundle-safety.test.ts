@@ -1,3 +1,4 @@
+// Why the fake: hostile error bodies and bundles, which a real Superset never answers.
 import { strToU8, zipSync } from 'fflate';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Bundle, BundleError, MAX_BUNDLE_BYTES } from '../../lib/bundles/bundle.ts';

@@ -1,3 +1,4 @@
+// Why the fake: a 403 on catalogs (a narrowed real account could give it: not yet moved).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakePair, type FakePair } from './fake-pair.ts';
 

@@ -1,5 +1,7 @@
+// Why the fake: a joint import refused on demand, to see the dashboards imported one by one after it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateOnPair, recordImports, seedForMigration, startFakePair, type FakePair } from './fake-pair.ts';
+import { recordImports, seedForMigration, startFakePair, type FakePair } from './fake-pair.ts';
+import { migrateOnPair } from './pair-tasks.ts';
 
 /**
  * A batch imports its dashboards in one call; a refused joint import changes nothing and

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GatewayProxy, ProxiedRequest } from '../support/gateway-proxy.ts';
 import { updateDashboard } from '../support/superset/fixtures.ts';
-import { migrateOnPair } from './fake-pair.ts';
+import { migrateOnPair } from './pair-tasks.ts';
 import { migrateSeeded, realPairAvailable, seedForMigration, startRealPair, type RealPair } from './real-pair.ts';
 
 /**

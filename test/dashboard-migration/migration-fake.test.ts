@@ -1,3 +1,4 @@
+// Why the fake: an import answering 500 for one dashboard and an export failing until the retries run out.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEnvironment } from '../support/environments.ts';
 import { startFakeSuperset, type FakeSuperset } from '../support/fake-superset.ts';

@@ -1,3 +1,4 @@
+// Why the fake: lists without uuid and imports requiring fields, as releases before 4.1.4 answer (no such release runs here).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEnvironment } from '../support/environments.ts';
 import { startFakeSuperset, type FakeSuperset } from '../support/fake-superset.ts';

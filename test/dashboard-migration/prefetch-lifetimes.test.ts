@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_BATCH } from '../../contracts/migration-batching.ts';
 import { PREFETCH_PLAN, type PrefetchName } from '../../domain/migration/prefetch-plan.ts';
 import { watchPrefetch, type HeldRead, type PrefetchEvent } from '../../domain/migration/prefetch-runs.ts';
-import { migrateOnPair } from './fake-pair.ts';
+import { migrateOnPair } from './pair-tasks.ts';
 import { realPairAvailable, seedForMigration, startRealPair, type RealPair } from './real-pair.ts';
 
 /**

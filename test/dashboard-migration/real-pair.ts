@@ -14,7 +14,7 @@ import {
   sqlMetric,
   type SupersetClient,
 } from '../support/superset/fixtures.ts';
-import { migrateOnPair } from './fake-pair.ts';
+import { migrateOnPair } from './pair-tasks.ts';
 import { client, prefixedTables, superset } from './support.ts';
 
 /**

@@ -1,3 +1,4 @@
+// Why the fake: the row-level-security API answering 500, which a real Superset cannot be made to do.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEnvironment } from '../support/environments.ts';
 import { startFakeSuperset, type FakeSuperset } from '../support/fake-superset.ts';

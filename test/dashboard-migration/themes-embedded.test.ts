@@ -1,3 +1,4 @@
+// Why the fake: (part) a release without themes (404 on the theme API); the rest runs on real Superset.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { companionContext } from '../../domain/migration/companions/kind.ts';

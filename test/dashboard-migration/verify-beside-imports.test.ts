@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_BATCH } from '../../contracts/migration-batching.ts';
 import { ConfigError, loadConfig } from '../../lib/config.ts';
-import { migrateHeldUntilLogged } from './fake-pair.ts';
+import { migrateHeldUntilLogged } from './pair-tasks.ts';
 import { migrateSeeded, realPairAvailable, seedForMigration, startRealPair, type RealPair } from './real-pair.ts';
 
 /**

@@ -1,3 +1,4 @@
+// Why the fake: 5xx, timeouts, garbage and HTML answers on demand.
 // Dashboards, datasets and accounts through HTTP against the fake Superset: many pages, request
 // counts (no per-dashboard calls, one username resolution per request) and every failure answer.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

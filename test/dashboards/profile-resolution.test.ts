@@ -1,3 +1,4 @@
+// Why the fake: FAB_ADD_SECURITY_API off, a configuration the real instances do not run.
 // The profile filter's rule 2 at the edges of resolving the bound username, against the fake
 // Superset: a username that resolves to no account still matches plain-value owners, and one that
 // resolves to several accounts (possible only without the security API, through `related/owners`)

@@ -1,3 +1,4 @@
+// Why the fake: (part) thumbnails that are not raster images.
 // What Switchyard sends Superset and passes on from it: search text of any kind reaches the real
 // Superset as valid rison (and finds what it names), pages of any depth are served, and thumbnails are
 // passed on only as raster images.

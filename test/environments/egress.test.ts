@@ -1,3 +1,4 @@
+// Why the fake: destinations that must be refused before any call is made.
 // Where the server may connect (ALLOWED_UPSTREAM_HOSTS), for Superset environments: a base_url the
 // policy refuses is a 400 and nothing is stored; a stored one the policy no longer allows, or whose
 // name now resolves outside the allowed ranges, is refused when connected to (503 host_not_allowed, nothing sent);

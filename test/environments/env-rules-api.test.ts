@@ -1,3 +1,4 @@
+// Why the fake: incidental: no Superset answer is asserted; the fake is only a registered environment.
 // Per-environment rules over HTTP: stored per pair beside the database mappings, in order, each
 // checked for its meaning; bad input is a 4xx problem and changes nothing. No Superset call.
 import { execFile } from 'node:child_process';

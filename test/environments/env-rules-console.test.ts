@@ -1,3 +1,4 @@
+// Why the fake: incidental: no Superset answer is asserted; the fake is only a registered environment.
 // The console's per-environment rules, in a real browser (Debian's Chromium) against the real API:
 // pick a pair under Environments, add a rule, see it listed, see a refused one said so, remove it.
 import type { Browser, Page } from 'playwright-core';

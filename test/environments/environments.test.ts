@@ -1,3 +1,4 @@
+// Why the fake: (part) 5xx, timeouts, garbage and HTML answers on demand.
 // Environments through HTTP: CRUD, encryption at rest, 404/409/400/403, and the environment test
 // against a real Superset (instance a) and the fake one for the failure answers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,3 +1,4 @@
+// Why the fake: destinations that must be refused before any call is made.
 // A stored password goes only where it was given for: moving base_url (scheme, host, port, path)
 // or switching TLS verification off without sending the password again is refused, and a
 // listener an Operator points the environment at never receives the service account.

@@ -1,3 +1,4 @@
+// Why the fake: fuzzed writes kept off the shared real instances.
 // The API against Schemathesis (scripts/fuzz/setup.sh installs it into .tools/schemathesis):
 // every phase it has (examples, coverage, fuzzing, stateful), bounded in examples and time,
 // against the real app on real PostgreSQL and Temporal, with environments on the in-process fake

@@ -1,3 +1,4 @@
+// Why the fake: incidental: no Superset answer is asserted; the fake is only a registered environment.
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';

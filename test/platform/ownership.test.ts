@@ -1,3 +1,4 @@
+// Why the fake: incidental: no Superset answer is asserted; the fake is only a registered environment.
 // Ownership in one place per domain (api/assistant/policy.ts, api/dataset-review/policy.ts), over
 // HTTP: the owner reaches their rows; another person, an administrator too, does not, and an API
 // key does not reach its creator's. Each case fails when the service bypasses its policy (checked

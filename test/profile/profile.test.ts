@@ -1,3 +1,4 @@
+// Why the fake: 5xx, timeouts, garbage and HTML answers on demand.
 // Profile preferences through HTTP: defaults, partial PATCH, 422 field messages, 403 for someone
 // else's, and the upstream-account lookup's 404/400 (its results are tested against a real
 // Superset in test/dashboards/dashboards-superset.test.ts, its 503 in dashboards-fake).

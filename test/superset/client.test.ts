@@ -1,3 +1,4 @@
+// Why the fake: expired tokens, CSRF refusals, retries and typed errors on demand.
 // The Superset client against the in-process fake: auth, CSRF, retries, error typing, host safety.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';

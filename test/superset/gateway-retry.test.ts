@@ -1,3 +1,4 @@
+// Why the fake: expired tokens, CSRF refusals, retries and typed errors on demand.
 // The retry policy of Superset calls with an injected clock and dice, and a gateway (nginx pages
 // from test/support/gateway-proxy.ts) in front of the in-process fake Superset: what is asked
 // again, how long it waits, what the message names, and the typed error after the last attempt.

@@ -1,3 +1,4 @@
+// Why the fake: (part) incidental: no Superset answer is asserted; the fake is only a registered environment.
 // The web console in a real browser (Debian's Chromium through playwright-core) against the real
 // API, a real worker and real Superset a → b: sign in, add an environment, dashboards with
 // thumbnails, dry run then migrate with the diff shown, live logs to the end.
