@@ -99,7 +99,7 @@ export interface GitDeployResult extends ItemsResult<GitDeployItem> {
   approval: ApprovalOutcome;
 }
 
-/** What the repository's sync asks the worker: the dashboard's companions read as files (activities/git/companion-capture.ts). */
+/** What the repository's sync asks the worker: the dashboard's companions read as files (domain/migration/companions/capture.ts). */
 export interface GitCompanionsInput {
   envId: string;
   dashboardId: number;

@@ -12,7 +12,7 @@ import { type MigrationUpstream, missingRoles, TargetIndex, upstreamFor, writeRu
 import type { SupersetClient } from '../../lib/superset/client.ts';
 import { formatBytes } from './format.ts';
 import { findRestoreBlockers } from './restore-checks.ts';
-import { checkKeptCompanions, putBackCompanions, takeCompanions } from './companions.ts';
+import { checkKeptCompanions, type KeptCompanions, putBackCompanions, takeCompanions } from './companions.ts';
 import { takeRules } from './rls.ts';
 
 /** A stored backup read back and held to its content hash, ready to import. */
@@ -27,8 +27,8 @@ interface StoredBackup {
   /** The rules the backup kept, out of what Superset imports, and the datasets they may touch. */
   rules: RlsRuleView[];
   scope: string[];
-  /** The companions the backup kept (./companions.ts), out of what Superset imports. */
-  companions: ReturnType<typeof takeCompanions>;
+  /** The companions the backup kept (./companions.ts), out of what Superset imports; null when it kept none. */
+  companions: KeptCompanions | null;
 }
 
 /**
@@ -106,6 +106,8 @@ async function readBackup(deps: ActivityDeps, input: RestoreInput): Promise<Stor
   const uuid = String(bundle.of('dashboards')[0]?.content.uuid ?? backup.dashboard_uuid);
   const rules = takeRules(bundle);
   const companions = takeCompanions(bundle);
+  // Documents of a format this release cannot read are refused, not dropped: nothing is imported.
+  if (companions && 'unreadable' in companions) return fail({ step: 'read_backup', error: companions.unreadable, next_actions: [] });
   if (rules.length || companions) zip = bundle.toZip();
   const scope = bundle.of('datasets').map((f) => String(f.content.uuid));
   return { backup, base, bundle, zip, uuid, rules, scope, companions };

@@ -1,9 +1,10 @@
 /**
- * The companions of a commit's files (./companion-docs.ts) applied into an environment, for a
- * git deploy and a clean release's publish: the migration's own companion step
- * (../../domain/migration/companions/step.ts) with the files replayed as its source
- * (./companion-replay.ts) and the environment as its target. Checked before the import (a
- * `strict` kind that differs stops it, as in a migration), written after it.
+ * The companions of a commit's files (../../domain/migration/companions/documents.ts) applied into
+ * an environment, for a git deploy and a clean release's publish: the migration's own companion
+ * step (../../domain/migration/companions/step.ts) with the files replayed as its source
+ * (../../domain/migration/companions/documents-replay.ts) and the environment as its target.
+ * Checked before the import (a `strict` kind that differs stops it, as in a migration), written
+ * after it. A backup's restore replays the same documents (../backups/companions.ts).
  */
 import type { Context } from '@temporalio/activity';
 import { companionModes, strictRefuses, type CompanionKindReport, type CompanionRequest } from '../../contracts/companions.ts';
@@ -15,10 +16,12 @@ import {
   checkCompanions,
   type CompanionScope,
   type CompanionSubject,
+  markNotCaptured,
+  REPLAYED_DASHBOARD_ID,
   replayClient,
+  replayOf,
   type Request,
 } from '../../domain/migration/index.ts';
-import { REPLAYED_DASHBOARD_ID, replayOf, type Replay } from './companion-replay.ts';
 
 export const NO_COMPANION_FILES =
   'no companion files (companions/) are among these files (committed before they were kept, or taken from an export): nothing to apply';
@@ -71,7 +74,7 @@ export async function checkDeployCompanions(o: DeployCompanionsOptions): Promise
     envRules: o.envRules,
   };
   const check = await checkCompanions(scope, REPLAYED_DASHBOARD_ID, o.subject);
-  notCaptured(check.reports, replay);
+  markNotCaptured(check.reports, replay.kinds, 'the repository');
   const strict = check.reports.filter((r) => r.mode === 'strict' && r.available && strictRefuses(r));
   return {
     reports: check.reports,
@@ -82,16 +85,6 @@ export async function checkDeployCompanions(o: DeployCompanionsOptions): Promise
     // first deploy would find no dashboard to write owners, roles, tags, reports, the theme and the charts' layer entries on.
     apply: (targetDashboardId) => applyCompanions(scope, REPLAYED_DASHBOARD_ID, { ...o.subject, targetDashboardId }, check, true),
   };
-}
-
-/** A kind the files' environment would not show is named as such, whatever the replay found. */
-function notCaptured(reports: CompanionKindReport[], replay: Replay): void {
-  for (const r of reports) {
-    const why = replay.kinds[r.kind];
-    if (why === 'captured') continue;
-    r.available = false;
-    r.unavailable = `not in the repository: ${why}`;
-  }
 }
 
 /** A blocked deploy's next actions: the same deploy with the strict kinds copied, or ignored. */

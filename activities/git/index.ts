@@ -1,6 +1,6 @@
-import type { GitCompanionsInput, GitDeployInput } from '../../contracts/git.ts';
+import type { GitCompanionsCapture, GitCompanionsInput, GitDeployInput } from '../../contracts/git.ts';
 import type { ActivityDeps } from '../deps.ts';
-import { captureCompanions } from './companion-capture.ts';
+import { captureCompanions } from '../../domain/migration/index.ts';
 import { deployDashboardCommit, recordGitDeployment } from './deploy.ts';
 import { commentDeployResult, commentPullRequest, publishPreview, setPreviewStatus, setValidationStatus } from './reviews.ts';
 
@@ -12,8 +12,10 @@ import { commentDeployResult, commentPullRequest, publishPreview, setPreviewStat
 export function createGitActivities(deps: ActivityDeps) {
   return {
     deployDashboardCommit: (input: GitDeployInput) => deployDashboardCommit(deps, input),
-    captureGitCompanions: async (input: GitCompanionsInput) =>
-      captureCompanions(await deps.superset(input.envId), input.dashboardId, input.subject),
+    captureGitCompanions: async (input: GitCompanionsInput): Promise<GitCompanionsCapture> => {
+      const { files, kinds } = await captureCompanions(await deps.superset(input.envId), input.dashboardId, input.subject);
+      return { files, kinds };
+    },
     recordGitDeployment: (input: Parameters<typeof recordGitDeployment>[1]) => recordGitDeployment(deps, input),
     setPreviewStatus: (input: Parameters<typeof setPreviewStatus>[1]) => setPreviewStatus(deps, input),
     publishPreview: (input: Parameters<typeof publishPreview>[1]) => publishPreview(deps, input),

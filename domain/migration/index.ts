@@ -34,6 +34,9 @@ export { datasetsOf, missingRoles, rulesOnDatasets, withDescriptions, writeRules
 
 // Companion assets: their kinds, recording and replay (backups, git captures and deploys).
 export { companionContext } from './companions/kind.ts';
+export { captureCompanions, type CaptureSubject, type CapturedCompanions, SameIds } from './companions/capture.ts';
+export { type CapturedKinds, KINDS_FILE } from './companions/documents.ts';
+export { markNotCaptured, REPLAYED_DASHBOARD_ID, type Replay, replayOf } from './companions/documents-replay.ts';
 export { type Directory, labelOf, sourceAccount } from './companions/people.ts';
 export { type Recording, recordingClient, recordingKey, replayClient } from './companions/recording.ts';
 export type { CompanionScope } from './companions/scope.ts';

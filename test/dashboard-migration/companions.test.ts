@@ -14,6 +14,10 @@ import {
 } from '../support/superset/fixtures.ts';
 import { client, prefixedTables, registerEnvironment, waitTask } from './support.ts';
 import { uniquePrefix } from '../support/environments.ts';
+import { createBackupStore } from '../../lib/backup-store/index.ts';
+import { Bundle } from '../../lib/bundles/bundle.ts';
+import { SupersetForbiddenError, SupersetNotFoundError } from '../../lib/superset/errors.ts';
+import { COMPANION_KIND_MODULES, companionContext, type Recording, recordingClient, SameIds } from '../../domain/migration/index.ts';
 
 /**
  * Companion assets across migrations, through the API against real Superset: a (6.1.0, the
@@ -384,31 +388,151 @@ describe.runIf(enabled)('companions a (6.1.0) → b (6.1.0 without ALERT_REPORTS
 });
 
 describe.runIf(enabled)('companions in backups of a', () => {
-  it('keeps the companions beside the bundle, and a restore puts back what was deleted in Superset since', async () => {
+  let backupId: string;
+  let restoreTask: string;
+
+  it('keeps the companions beside the bundle as documents (format 2), and a restore puts back what was deleted in Superset since', async () => {
     const r = await admin('POST', '/api/dashboards/backup', { json: { env_id: envA, dashboard_ids: [dash.main] } });
     expect(r.status, r.text).toBe(202);
     const backup = await waitTask(h, r.body.task_id, 300_000);
     expect(backup.status, JSON.stringify(backup.result?.items)).toBe('SUCCEEDED');
     const item = backup.result.items[0];
     expect(item.companions).toBeGreaterThan(0);
+    backupId = item.backup_id;
 
-    const weeklyA = (await reportsIn(a)).find((x: any) => x.name === weekly);
-    await a.request('DELETE', `/api/v1/report/${weeklyA.id}`);
-    await a.request('PUT', `/api/v1/dashboard/${dash.main}`, { json: { owners: [await userIdOf(a, 'admin')] } });
-    await a.request('DELETE', `/api/v1/tag/3/${dash.main}/${tagNames[0]}/`);
-    expect((await reportsIn(a)).map((x: any) => x.name)).toEqual([alert]);
+    // The stored bundle holds one document per companion, as a repository does, and no recording keyed by client methods.
+    const stored = await storedBundle(backupId);
+    expect(stored.files.has('companions.yaml')).toBe(false);
+    expect(stored.files.get('companions/kinds.yaml')?.content).toMatchObject({
+      version: 2,
+      kinds: { reports: 'captured', owners: 'captured' },
+    });
+    for (const doc of [
+      `reports/${weekly}`,
+      `reports/${alert}`,
+      `owners/${P}ann`,
+      `tags/${tagNames[0]}`,
+      `roles/${viewers}`,
+      `saved_queries/${queryLabel}`,
+    ])
+      expect(stored.files.has(`companions/${doc}.yaml`), doc).toBe(true);
+    expect(JSON.stringify([...stored.files.values()].map((f) => f.content))).not.toMatch(/"recording"|\w+\.\w+\(\[/);
 
-    const rr = await admin('POST', `/api/dashboards/backups/${item.backup_id}/restore`, { json: {} });
-    expect(rr.status, rr.text).toBe(202);
-    const restore = await waitTask(h, rr.body.task_id, 300_000);
-    expect(restore.status, JSON.stringify(restore.result?.items)).toBe('SUCCEEDED');
+    await deleteSome();
+    const restore = await restoreOf(backupId);
+    restoreTask = restore.taskId;
     const [o] = restore.result.items;
     expect(kind(o, 'reports').items).toContainEqual(expect.objectContaining({ name: weekly, action: 'create', done: true }));
-    const back = await get(a, `/api/v1/report/${(await reportsIn(a)).find((x: any) => x.name === weekly).id}`);
-    // Put back as it was in its own environment: active, on the same dashboard.
-    expect(back).toMatchObject({ active: true, crontab: '0 9 * * 1', dashboard: { id: dash.main } });
-    const there = await get(a, `/api/v1/dashboard/${dash.main}`);
-    expect(there.owners.map((x: any) => x.id)).toContain(await userIdOf(a, `${P}ann`));
-    expect(there.tags.map((x: any) => x.name)).toEqual(expect.arrayContaining(tagNames));
+    expect(kind(o, 'saved_queries').items).toContainEqual(expect.objectContaining({ name: queryLabel, action: 'create', done: true }));
+    await expectPutBack();
+  }, 600_000);
+
+  it('still restores a backup made before (format 1: companions.yaml, a recording of the client calls)', async () => {
+    // The backup above as the release before format 2 stored it: its documents replaced by the recording, as it wrote it.
+    const bundle = await storedBundle(backupId);
+    for (const p of [...bundle.files.keys()]) if (p.startsWith('companions/')) bundle.files.delete(p);
+    const title = `${P} sales`;
+    bundle.files.set('companions.yaml', {
+      path: 'companions.yaml',
+      kind: 'other',
+      content: await formatOneCompanions(a, dash.main, bundle, title),
+    });
+    const dashboardFile = bundle.of('dashboards')[0]!;
+    // A backup row of its own (a task of this file's that backed nothing up), its blob in the store the worker reads.
+    const { row } = await h.boot.context.stores.backups.record(createBackupStore(h.config), {
+      taskId: restoreTask,
+      envId: envA,
+      dashboardId: dash.main,
+      dashboardUuid: String(dashboardFile.content.uuid),
+      title,
+      slug: null,
+      contentHash: bundle.contentHash(),
+      chartCount: 2,
+      bytes: bundle.toZip(),
+    });
+
+    await deleteSome();
+    const restore = await restoreOf(row.id);
+    const [o] = restore.result.items;
+    expect(kind(o, 'reports').items).toContainEqual(expect.objectContaining({ name: weekly, action: 'create', done: true }));
+    await expectPutBack();
+  }, 600_000);
+
+  it('fails a restore whose documents name a dashboard role the environment no longer has, before importing anything', async () => {
+    // Last in this file: the role is gone from a for good.
+    const role = (await a.roles.all()).find((r) => r.name === viewers)!;
+    await a.request('DELETE', `/api/v1/security/roles/${role.id}`);
+    const rr = await admin('POST', `/api/dashboards/backups/${backupId}/restore`, { json: {} });
+    expect(rr.status, rr.text).toBe(202);
+    const restore = await waitTask(h, rr.body.task_id, 300_000);
+    expect(restore.status).toBe('FAILED');
+    const [o] = restore.result.items;
+    expect(o).toMatchObject({ status: 'failed', step: 'check', code: 'companion_role_missing' });
+    expect(o.error).toContain(`'${viewers}'`);
+    expect(o.next_actions.map((n: any) => n.action)).toEqual(['create_role']);
   }, 600_000);
 });
+
+/** The stored zip of a backup, as the restore reads it. */
+async function storedBundle(backupId: string): Promise<Bundle> {
+  const row = await h.boot.context.stores.backups.get(backupId);
+  return Bundle.fromZip(await createBackupStore(h.config).get(row!.content_hash));
+}
+
+/** Deleted in Superset since the backup: the weekly report, an owner, a tag, the saved query behind the dataset. */
+async function deleteSome(): Promise<void> {
+  const weeklyA = (await reportsIn(a)).find((x: any) => x.name === weekly);
+  await a.request('DELETE', `/api/v1/report/${weeklyA.id}`);
+  await a.request('PUT', `/api/v1/dashboard/${dash.main}`, { json: { owners: [await userIdOf(a, 'admin')] } });
+  await a.request('DELETE', `/api/v1/tag/3/${dash.main}/${tagNames[0]}/`);
+  const query = (await list(a, '/api/v1/saved_query/')).find((q: any) => q.label === queryLabel);
+  await a.request('DELETE', `/api/v1/saved_query/${query.id}`);
+  expect((await reportsIn(a)).map((x: any) => x.name)).toEqual([alert]);
+}
+
+async function restoreOf(backupId: string) {
+  const rr = await admin('POST', `/api/dashboards/backups/${backupId}/restore`, { json: {} });
+  expect(rr.status, rr.text).toBe(202);
+  const restore = await waitTask(h, rr.body.task_id, 300_000);
+  expect(restore.status, JSON.stringify(restore.result?.items)).toBe('SUCCEEDED');
+  return { ...restore, taskId: rr.body.task_id as string };
+}
+
+async function expectPutBack(): Promise<void> {
+  const back = await get(a, `/api/v1/report/${(await reportsIn(a)).find((x: any) => x.name === weekly).id}`);
+  // Put back as it was in its own environment: active, on the same dashboard.
+  expect(back).toMatchObject({ active: true, crontab: '0 9 * * 1', dashboard: { id: dash.main } });
+  const there = await get(a, `/api/v1/dashboard/${dash.main}`);
+  expect(there.owners.map((x: any) => x.id)).toContain(await userIdOf(a, `${P}ann`));
+  expect(there.tags.map((x: any) => x.name)).toEqual(expect.arrayContaining(tagNames));
+  expect((await list(a, '/api/v1/saved_query/')).map((q: any) => q.label)).toContain(queryLabel);
+}
+
+/** `companions.yaml` as a backup wrote it before format 2 (activities/backups/companions.ts, attachCompanions, until format 2). */
+async function formatOneCompanions(
+  s: SupersetClient,
+  dashboardId: number,
+  bundle: Bundle,
+  title: string,
+): Promise<Record<string, unknown>> {
+  const recording: Recording = {};
+  const ctx = companionContext({
+    source: recordingClient(s, recording),
+    target: s,
+    sourceDashboardId: dashboardId,
+    dashboardUuid: String(bundle.of('dashboards')[0]?.content.uuid ?? ''),
+    title,
+    datasetUuids: new Map(),
+    mappings: new SameIds(),
+    pauseReports: false,
+    activity: {},
+  });
+  for (const k of COMPANION_KIND_MODULES) {
+    try {
+      await k.run(ctx, false);
+    } catch (err) {
+      if (!(err instanceof SupersetNotFoundError || err instanceof SupersetForbiddenError)) throw err;
+    }
+  }
+  return { version: 1, dashboard_id: dashboardId, recording };
+}

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { COMPANION_KINDS } from '../../contracts/companions.ts';
-import { companionDocs, type CapturedKinds } from '../../activities/git/companion-docs.ts';
-import { REPLAYED_DASHBOARD_ID, replayOf } from '../../activities/git/companion-replay.ts';
+import { companionDocs, type CapturedKinds } from '../../domain/migration/companions/documents.ts';
+import { REPLAYED_DASHBOARD_ID, replayOf } from '../../domain/migration/companions/documents-replay.ts';
 import { recordingKey, replayClient, type Recording } from '../../domain/migration/companions/recording.ts';
 import { fileNameOf, toYaml } from '../../lib/git/dashboard-files.ts';
 

@@ -1,9 +1,12 @@
 /**
- * What the companion kinds read of a source, kept and played back: a backup records the answers
- * of the source-side reads (the dashboard, its charts and datasets, the lists of reports, tags,
- * layers, templates, queries, accounts and roles) while the kinds compare; a restore runs the same
- * kinds with that recording as their source, so the backed-up companions are put back by name
- * exactly as a migration would carry them. Only reads are recorded; a recording never writes.
+ * What the companion kinds read of a source, kept and played back: a capture (./capture.ts)
+ * records the answers of the source-side reads (the dashboard, its charts and datasets, the lists
+ * of reports, tags, layers, templates, queries, accounts and roles) while the kinds compare, and
+ * writes them as documents (./documents.ts); a deploy or a restore replays the documents as such
+ * a recording (./documents-replay.ts) and runs the same kinds with it as their source, so the
+ * companions are put back by name exactly as a migration would carry them. Only reads are
+ * recorded; a recording never writes. A recording is keyed by client method names, so it is never
+ * stored any more: only backups of format 1 hold one (activities/backups/companions-v1.ts).
  */
 import type { SupersetClient } from '../../../lib/superset/client.ts';
 import { SupersetNotFoundError } from '../../../lib/superset/errors.ts';
@@ -30,7 +33,7 @@ export type Recording = Record<string, { answer: unknown } | { not_found: string
 
 const keyOf = (resource: string, method: string, args: unknown[]) => `${resource}.${method}(${JSON.stringify(args)})`;
 
-/** The key a read is recorded under (a recording made otherwise than by recordingClient: activities/git/companion-replay.ts). */
+/** The key a read is recorded under (a recording made otherwise than by recordingClient: ./documents-replay.ts). */
 export const recordingKey = keyOf;
 
 /** The client with its reads recorded into `into` (answers passed on as they are). */

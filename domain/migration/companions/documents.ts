@@ -1,5 +1,8 @@
 /**
- * The recorded reads of a dashboard's companions → one YAML per companion under `companions/`:
+ * The recorded reads of a dashboard's companions → one YAML per companion under `companions/`, the
+ * documents a repository (docs/git.md) and a backup (format 2, activities/backups/companions.ts)
+ * keep; ./documents-replay.ts reads them back. Shared by both, so a field added here travels in
+ * both (and their tests: test/git/companion-files.test.ts, test/backups/companion-format.test.ts):
  *
  *   companions/kinds.yaml                      per kind: `captured`, or why it could not be read
  *   companions/owners/<person>.yaml            the account (username, e-mail, name) and what it owns, by uuid
@@ -15,18 +18,19 @@
  * Certification is not here: the dashboard's and charts' files carry it. Everything is sorted and
  * holds no numeric id of the environment but the one the bundle's chart params already name.
  */
-import type { CompanionKindName } from '../../contracts/companions.ts';
-import { COMPANIONS_DIR, fileNameOf, toYaml } from '../../lib/git/dashboard-files.ts';
-import type { Annotation, AnnotationLayer } from '../../lib/superset/resources/annotation-layers.ts';
-import type { CssTemplate } from '../../lib/superset/resources/css-templates.ts';
-import type { EmbeddedConfig } from '../../lib/superset/resources/embedded.ts';
-import type { ObjectMeta } from '../../lib/superset/resources/object-meta.ts';
-import type { ReportSchedule } from '../../lib/superset/resources/reports.ts';
-import type { SavedQuery } from '../../lib/superset/resources/saved-queries.ts';
-import type { Tag } from '../../lib/superset/resources/tags.ts';
-import type { Theme } from '../../lib/superset/resources/themes.ts';
-import type { UpstreamAccount } from '../../lib/superset/types.ts';
-import { type Directory, labelOf, type Recording, recordingKey, sourceAccount } from '../../domain/migration/index.ts';
+import type { CompanionKindName } from '../../../contracts/companions.ts';
+import { COMPANIONS_DIR, fileNameOf, toYaml } from '../../../lib/git/dashboard-files.ts';
+import type { Annotation, AnnotationLayer } from '../../../lib/superset/resources/annotation-layers.ts';
+import type { CssTemplate } from '../../../lib/superset/resources/css-templates.ts';
+import type { EmbeddedConfig } from '../../../lib/superset/resources/embedded.ts';
+import type { ObjectMeta } from '../../../lib/superset/resources/object-meta.ts';
+import type { ReportSchedule } from '../../../lib/superset/resources/reports.ts';
+import type { SavedQuery } from '../../../lib/superset/resources/saved-queries.ts';
+import type { Tag } from '../../../lib/superset/resources/tags.ts';
+import type { Theme } from '../../../lib/superset/resources/themes.ts';
+import type { UpstreamAccount } from '../../../lib/superset/types.ts';
+import { type Directory, labelOf, sourceAccount } from './people.ts';
+import { type Recording, recordingKey } from './recording.ts';
 
 /** Per kind: `captured`, or why the environment would not show it. */
 export type CapturedKinds = Record<CompanionKindName, string>;

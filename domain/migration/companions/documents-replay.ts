@@ -1,17 +1,19 @@
 /**
- * A commit's files → the reads the companion kinds make of a source, answered as a recording
- * (../../domain/migration/companions/recording.ts replays it): so a deploy applies the
- * repository's companions with the very kinds a migration runs, compared with the target by name
- * and uuid. The ids are the replay's own, consistent across its answers: the dashboard is 1, the
- * databases are numbered as the deploy's bundle source numbers them (its mappings name them so),
- * annotation layers keep the id the charts' params name them by.
+ * A commit's files, or a backup's (./documents.ts wrote both) → the reads the companion kinds make
+ * of a source, answered as a recording (./recording.ts replays it): so a deploy or a restore
+ * applies the documents' companions with the very kinds a migration runs, compared with the target
+ * by name and uuid. The ids are the replay's own, consistent across its answers: the dashboard is
+ * 1, the databases are numbered as the caller says (a deploy: as its bundle source numbers them,
+ * which its mappings name; a restore: as the environment does), annotation layers keep the id the
+ * charts' params name them by.
  */
-import { COMPANION_KINDS, type CompanionKindName } from '../../contracts/companions.ts';
-import { fromYaml, isCompanionPath } from '../../lib/git/dashboard-files.ts';
-import type { ObjectMeta } from '../../lib/superset/resources/object-meta.ts';
-import type { ReportSchedule } from '../../lib/superset/resources/reports.ts';
-import type { UpstreamAccount } from '../../lib/superset/types.ts';
-import { labelOf, type Recording, recordingKey } from '../../domain/migration/index.ts';
+import { COMPANION_KINDS, type CompanionKindName, type CompanionKindReport } from '../../../contracts/companions.ts';
+import { fromYaml, isCompanionPath } from '../../../lib/git/dashboard-files.ts';
+import type { ObjectMeta } from '../../../lib/superset/resources/object-meta.ts';
+import type { ReportSchedule } from '../../../lib/superset/resources/reports.ts';
+import type { UpstreamAccount } from '../../../lib/superset/types.ts';
+import { labelOf } from './people.ts';
+import { type Recording, recordingKey } from './recording.ts';
 import {
   KINDS_FILE,
   type CapturedKinds,
@@ -22,7 +24,7 @@ import {
   type ReportDoc,
   type TagDoc,
   type ThemeDoc,
-} from './companion-docs.ts';
+} from './documents.ts';
 
 /** The replayed dashboard's id. */
 export const REPLAYED_DASHBOARD_ID = 1;
@@ -54,7 +56,7 @@ interface Replaying {
   accounts: UpstreamAccount[];
 }
 
-/** The recording a commit's companion files answer; null when the commit has none (made before they were kept). */
+/** The recording a commit's (or a backup's) companion files answer; null when they hold none (made before they were kept). */
 export function replayOf(files: Files, databases: Array<{ id: number; uuid: string }>): Replay | null {
   const index = files.get(KINDS_FILE);
   if (index === undefined) return null;
@@ -237,4 +239,14 @@ function replayLayers(files: Files, set: Set): void {
       [l.id_in_chart_params],
       l.annotations.map((a, i) => ({ ...a, id: i + 1 })),
     );
+}
+
+/** A kind the documents' environment would not show is named as such (`where` the documents were: the repository, the backup), whatever the replay found. */
+export function markNotCaptured(reports: CompanionKindReport[], kinds: CapturedKinds, where: string): void {
+  for (const r of reports) {
+    const why = kinds[r.kind];
+    if (why === 'captured') continue;
+    r.available = false;
+    r.unavailable = `not in ${where}: ${why}`;
+  }
 }

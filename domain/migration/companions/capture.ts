@@ -1,15 +1,17 @@
 /**
- * A dashboard's companions as the files of its repository (docs/git.md, Companions): the
- * companion kinds run over the source with their reads recorded, as a backup records them
- * (../backups/companions.ts); what they read is then written one YAML per companion, ids
- * replaced by names and uuids (./companion-docs.ts). The kinds decide what belongs to the
+ * A dashboard's companions as documents, for its repository (docs/git.md, Companions) and its
+ * backups (activities/backups/companions.ts): the companion kinds run over the environment with
+ * their reads recorded (./recording.ts); what they read is then written one YAML per companion,
+ * ids replaced by names and uuids (./documents.ts). The kinds decide what belongs to the
  * dashboard; nothing here decides it a second time.
  */
-import { COMPANION_KINDS, type CompanionKindName } from '../../contracts/companions.ts';
-import type { SupersetClient } from '../../lib/superset/client.ts';
-import { SupersetForbiddenError, SupersetNotFoundError } from '../../lib/superset/errors.ts';
-import { COMPANION_KIND_MODULES, companionContext, type Recording, recordingClient } from '../../domain/migration/index.ts';
-import { companionDocs, type CapturedKinds } from './companion-docs.ts';
+import { COMPANION_KINDS, type CompanionKindName } from '../../../contracts/companions.ts';
+import type { SupersetClient } from '../../../lib/superset/client.ts';
+import { SupersetForbiddenError, SupersetNotFoundError } from '../../../lib/superset/errors.ts';
+import { companionDocs, type CapturedKinds } from './documents.ts';
+import { companionContext } from './kind.ts';
+import { type Recording, recordingClient } from './recording.ts';
+import { COMPANION_KIND_MODULES } from './step.ts';
 
 /** What the capture is told of the bundle: the dashboard's uuid and title, each dataset's database uuid. */
 export interface CaptureSubject {
@@ -23,10 +25,12 @@ export interface CaptureSubject {
 export interface CapturedCompanions {
   files: Record<string, string>;
   kinds: CapturedKinds;
+  /** How many companions the kinds found (a backup's item counts them). */
+  items: number;
 }
 
-/** A database id is itself in its own environment. */
-class SameIds extends Map<number, number> {
+/** A database id is itself in its own environment (a capture, and a restore of a format-1 backup, compare the environment with itself). */
+export class SameIds extends Map<number, number> {
   override get(id: number): number {
     return id;
   }
@@ -48,9 +52,11 @@ export async function captureCompanions(client: SupersetClient, dashboardId: num
   });
   const kinds = Object.fromEntries(COMPANION_KINDS.map((k) => [k, 'captured'])) as CapturedKinds;
   const names = new Map<CompanionKindName, Set<string>>();
+  let items = 0;
   for (const kind of COMPANION_KIND_MODULES) {
     try {
       const r = await kind.run(ctx, false);
+      items += r.items.length;
       if (r.unavailable) kinds[kind.kind] = r.unavailable;
       names.set(kind.kind, new Set(r.items.filter((i) => i.action !== 'missing').map((i) => i.name)));
     } catch (err) {
@@ -59,7 +65,7 @@ export async function captureCompanions(client: SupersetClient, dashboardId: num
     }
   }
   const databases = await databaseUuids(client, recording, subject);
-  return { files: companionDocs({ recording, dashboardId, kinds, names, databases }), kinds };
+  return { files: companionDocs({ recording, dashboardId, kinds, names, databases }), kinds, items };
 }
 
 /** Source database id → uuid: the datasets' databases from the bundle, every other one (an alert's) from the database list. */
