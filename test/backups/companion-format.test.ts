@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { COMPANION_KINDS } from '../../contracts/companions.ts';
+import { ALL, C, D, DB, meta, S } from '../support/companion-recordings.ts';
 import { COMPANIONS_FORMAT, keepDocuments, takeCompanions } from '../../activities/backups/companions.ts';
 import { COMPANIONS_V1_FILE, replayV1 } from '../../activities/backups/companions-v1.ts';
 import { Bundle, type BundleFile } from '../../lib/bundles/bundle.ts';
-import { companionDocs, type CapturedKinds } from '../../domain/migration/companions/documents.ts';
+import { companionDocs } from '../../domain/migration/companions/documents.ts';
 import { REPLAYED_DASHBOARD_ID, replayOf } from '../../domain/migration/companions/documents-replay.ts';
 import { recordingKey, replayClient, type Recording } from '../../domain/migration/companions/recording.ts';
 
@@ -16,25 +16,6 @@ import { recordingKey, replayClient, type Recording } from '../../domain/migrati
  * round trip (a backup, a deletion, a restore; a format-1 backup restored) is
  * test/dashboard-migration/companions.test.ts.
  */
-const D = '11111111-1111-4111-8111-111111111111';
-const C = '22222222-2222-4222-8222-222222222222';
-const S = '33333333-3333-4333-8333-333333333333';
-const DB = '44444444-4444-4444-8444-444444444444';
-const ALL = Object.fromEntries(COMPANION_KINDS.map((k) => [k, 'captured'])) as CapturedKinds;
-
-const meta = (over: Record<string, unknown>) => ({
-  owners: [],
-  roles: [],
-  tags: [],
-  certified_by: null,
-  certification_details: null,
-  params: null,
-  css: null,
-  database_id: null,
-  sql: null,
-  table_name: null,
-  ...over,
-});
 
 /** What the kinds read of the environment (its own ids): a dashboard with a role, an owner, a tag and a weekly report. */
 function recording(): Recording {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { COMPANION_KINDS } from '../../contracts/companions.ts';
-import { companionDocs, type CapturedKinds } from '../../domain/migration/companions/documents.ts';
+import { ALL, C, D, DB, meta, S } from '../support/companion-recordings.ts';
+import { companionDocs } from '../../domain/migration/companions/documents.ts';
 import { REPLAYED_DASHBOARD_ID, replayOf } from '../../domain/migration/companions/documents-replay.ts';
 import { recordingKey, replayClient, type Recording } from '../../domain/migration/companions/recording.ts';
 import { fileNameOf, toYaml } from '../../lib/git/dashboard-files.ts';
@@ -11,25 +11,6 @@ import { fileNameOf, toYaml } from '../../lib/git/dashboard-files.ts';
  * from them (ids consistent across the answers, databases numbered as the deploy's mappings name
  * them). The real round trip a → files → d is test/git/companions.test.ts.
  */
-const D = '11111111-1111-4111-8111-111111111111';
-const C = '22222222-2222-4222-8222-222222222222';
-const S = '33333333-3333-4333-8333-333333333333';
-const DB = '44444444-4444-4444-8444-444444444444';
-const ALL = Object.fromEntries(COMPANION_KINDS.map((k) => [k, 'captured'])) as CapturedKinds;
-
-const meta = (over: Record<string, unknown>) => ({
-  owners: [],
-  roles: [],
-  tags: [],
-  certified_by: null,
-  certification_details: null,
-  params: null,
-  css: null,
-  database_id: null,
-  sql: null,
-  table_name: null,
-  ...over,
-});
 const ann = {
   id: 17,
   username: 'ann',
