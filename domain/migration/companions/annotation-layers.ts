@@ -30,8 +30,10 @@ const native = (e: Entry) => e.sourceType === 'NATIVE' && Number.isInteger(Numbe
 const keyOf = (a: Pick<Annotation, 'short_descr' | 'start_dttm'>) => `${a.short_descr}\u0000${a.start_dttm ?? ''}`;
 const ANNOTATION_FIELDS = ['long_descr', 'end_dttm', 'json_metadata'] as const;
 
-export const annotationLayers: CompanionKind = {
+export const annotationLayers: CompanionKind<'annotation_layers'> = {
   kind: 'annotation_layers',
+  reads: ['annotationLayers'],
+  lists: ['annotationLayers.list'],
   // A re-imported chart loses its native entries although they were in place before its import.
   undoneByImport: true,
   async run(ctx, write): Promise<KindResult> {

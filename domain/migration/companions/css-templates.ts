@@ -6,8 +6,10 @@
 import type { CompanionItem } from '../../../contracts/companions.ts';
 import { attempt, item, type CompanionKind, type KindResult } from './kind.ts';
 
-export const cssTemplates: CompanionKind = {
+export const cssTemplates: CompanionKind<'css_templates'> = {
   kind: 'css_templates',
+  reads: ['cssTemplates'],
+  lists: ['cssTemplates.list'],
   async run(ctx, write): Promise<KindResult> {
     const src = await ctx.sourceView();
     const css = (src.dashboard.css ?? '').trim();

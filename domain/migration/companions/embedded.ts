@@ -27,8 +27,9 @@ export function mapDomains(domains: readonly string[], rules: readonly EnvRule[]
 const sameSet = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
 
-export const embedded: CompanionKind = {
+export const embedded: CompanionKind<'embedded'> = {
   kind: 'embedded',
+  reads: ['embedded'],
   async run(ctx, write): Promise<KindResult> {
     const src = await ctx.sourceEmbedded();
     if (!src) return { items: [] };

@@ -13,7 +13,7 @@ import { counterpart } from './views.ts';
 
 type Kind = 'dashboard' | 'chart' | 'dataset';
 
-export const owners: CompanionKind = {
+export const owners: CompanionKind<'owners'> = {
   kind: 'owners',
   async run(ctx, write): Promise<KindResult> {
     const [src, tgt, srcDir, tgtDir] = await Promise.all([ctx.sourceView(), ctx.targetView(), ctx.sourcePeople(), ctx.targetPeople()]);

@@ -10,23 +10,16 @@
  */
 import type { SupersetClient } from '../../../lib/superset/client.ts';
 import { SupersetNotFoundError } from '../../../lib/superset/errors.ts';
+import type { ClientResource } from './kind.ts';
+import { COMPANION_KIND_MODULES } from './kinds.ts';
 
-/** The resources of the client the kinds read a source through. */
-const READ_RESOURCES = [
-  'meta',
-  'dashboards',
-  'reports',
-  'tags',
-  'annotationLayers',
-  'cssTemplates',
-  'savedQueries',
-  'users',
-  'roles',
-  'themes',
-  'embedded',
-  // A target database's connection URI: the dialect a copied query's SQL is parsed in (./sql-rules.ts).
-  'databases',
-] as const;
+/**
+ * The resources of the client the kinds read through: the dashboard's views and both sides' people
+ * (every kind's), and each kind's own (./kinds.ts).
+ */
+export const READ_RESOURCES: readonly ClientResource[] = [
+  ...new Set<ClientResource>(['meta', 'dashboards', 'users', 'roles', ...COMPANION_KIND_MODULES.flatMap((k) => k.reads ?? [])]),
+];
 
 /** Each read's answer by `resource.method(args as JSON)`; a 404 as `{ not_found: message }`. */
 export type Recording = Record<string, { answer: unknown } | { not_found: string }>;
@@ -93,7 +86,7 @@ function overResources(client: SupersetClient, through: Call): SupersetClient {
  * comparisons before its imports, and forgotten (read again) once anything is written there
  * (./step.ts: an import, a companion written).
  */
-const LISTS = new Set(['reports.list', 'tags.list', 'annotationLayers.list', 'cssTemplates.list', 'savedQueries.list', 'themes.list']);
+export const LISTS: ReadonlySet<string> = new Set<string>(COMPANION_KIND_MODULES.flatMap((k) => k.lists ?? []));
 
 interface Memo {
   client: SupersetClient;

@@ -44,8 +44,10 @@ const COMPARED = [
 /** What a report sends and to whom: a change of one of these pauses an active target report (unless `pause_reports: false`). */
 const SENDS: ReadonlySet<string> = new Set(['recipients', 'report_format', 'sql', 'database', 'chart', 'dashboard']);
 
-export const reports: CompanionKind = {
+export const reports: CompanionKind<'reports'> = {
   kind: 'reports',
+  reads: ['reports', 'databases'],
+  lists: ['reports.list'],
   async run(ctx, write): Promise<KindResult> {
     const src = await ctx.sourceView();
     const chartIds = new Set(src.charts.map((c) => c.id));

@@ -9,7 +9,7 @@ import type { CompanionItem } from '../../../contracts/companions.ts';
 import { attempt, item, type CompanionKind, type KindResult } from './kind.ts';
 import { roleNamed } from './people.ts';
 
-export const roles: CompanionKind = {
+export const roles: CompanionKind<'roles'> = {
   kind: 'roles',
   writesUnderStrict: true,
   async run(ctx, write): Promise<KindResult> {

@@ -12,8 +12,10 @@ import { underRules } from './sql-rules.ts';
 
 const sqlKey = (s: string | null) => (s ?? '').replace(/;\s*$/, '').replace(/\s+/g, ' ').trim().toLowerCase();
 
-export const savedQueries: CompanionKind = {
+export const savedQueries: CompanionKind<'saved_queries'> = {
   kind: 'saved_queries',
+  reads: ['savedQueries', 'databases'],
+  lists: ['savedQueries.list'],
   async run(ctx, write): Promise<KindResult> {
     const src = await ctx.sourceView();
     const all = await ctx.source.savedQueries.list();

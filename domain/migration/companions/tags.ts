@@ -9,8 +9,10 @@ import type { Tag } from '../../../lib/superset/resources/tags.ts';
 import { attempt, item, onObject, type CompanionKind, type KindResult } from './kind.ts';
 import { counterpart } from './views.ts';
 
-export const tags: CompanionKind = {
+export const tags: CompanionKind<'tags'> = {
   kind: 'tags',
+  reads: ['tags'],
+  lists: ['tags.list'],
   async run(ctx, write): Promise<KindResult> {
     const [src, tgt] = await Promise.all([ctx.sourceView(), ctx.targetView()]);
     const pairs: Array<{ kind: 'dashboard' | 'chart'; source: ObjectMeta; target: ObjectMeta | null }> = [

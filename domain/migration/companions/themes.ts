@@ -51,8 +51,10 @@ async function sourceThemeOf(client: SupersetClient, dashboard: ObjectMeta): Pro
   return (await client.themes.list()).find((t) => t.id === named || t.uuid === named) ?? `theme ${named}`;
 }
 
-export const themes: CompanionKind = {
+export const themes: CompanionKind<'themes'> = {
   kind: 'themes',
+  reads: ['themes'],
+  lists: ['themes.list'],
   // Importing over a dashboard that is linked to a theme the target has leaves it unlinked (seen on 6.1.0: a
   // release published twice): the link is compared again after every import and put back.
   undoneByImport: true,
