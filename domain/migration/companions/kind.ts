@@ -10,6 +10,7 @@ import type { EnvRule } from '../../../contracts/env-rules.ts';
 import type { SupersetClient } from '../../../lib/superset/client.ts';
 import type { EmbeddedConfig } from '../../../lib/superset/resources/embedded.ts';
 import type { UpstreamRole } from '../../../lib/superset/types.ts';
+import type { CompanionDocuments } from './kind-documents.ts';
 import type { Directory } from './people.ts';
 import type { DashboardView } from './views.ts';
 
@@ -75,6 +76,12 @@ export interface CompanionKind<K extends CompanionKindName = CompanionKindName> 
   readonly reads?: readonly ClientResource[];
   /** Its list reads every dashboard of an activity makes alike: read once per scope (./recording.ts memoisedLists). */
   readonly lists?: readonly ResourceRead[];
+  /**
+   * Its git document (a versioned format: a repository's and a backup's `companions/<kind>/`):
+   * written from what its reads recorded, read back into their answers (./kind-documents.ts).
+   * None: what the kind compares travels in the bundle's own files (certification).
+   */
+  readonly documents?: CompanionDocuments<any>;
   /**
    * Superset's import overwrites what this kind writes (a chart's annotation layer entries): after
    * an import it is compared and written again even when it was unchanged before the import.

@@ -12,6 +12,7 @@ import type { SupersetClient } from '../../../lib/superset/client.ts';
 import { SupersetNotFoundError } from '../../../lib/superset/errors.ts';
 import type { ClientResource } from './kind.ts';
 import { COMPANION_KIND_MODULES } from './kinds.ts';
+import { type Recording, recordingKey } from './recording-key.ts';
 
 /**
  * The resources of the client the kinds read through: the dashboard's views and both sides' people
@@ -21,13 +22,9 @@ export const READ_RESOURCES: readonly ClientResource[] = [
   ...new Set<ClientResource>(['meta', 'dashboards', 'users', 'roles', ...COMPANION_KIND_MODULES.flatMap((k) => k.reads ?? [])]),
 ];
 
-/** Each read's answer by `resource.method(args as JSON)`; a 404 as `{ not_found: message }`. */
-export type Recording = Record<string, { answer: unknown } | { not_found: string }>;
+export { type Recording, recordingKey } from './recording-key.ts';
 
-const keyOf = (resource: string, method: string, args: unknown[]) => `${resource}.${method}(${JSON.stringify(args)})`;
-
-/** The key a read is recorded under (a recording made otherwise than by recordingClient: ./documents-replay.ts). */
-export const recordingKey = keyOf;
+const keyOf = recordingKey;
 
 /** The client with its reads recorded into `into` (answers passed on as they are). */
 export function recordingClient(client: SupersetClient, into: Recording): SupersetClient {
