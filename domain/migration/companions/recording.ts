@@ -14,6 +14,8 @@ import type { ClientResource } from './kind.ts';
 import { COMPANION_KIND_MODULES } from './kinds.ts';
 import { type Recording, recordingKey } from './recording-key.ts';
 
+export { type Recording, recordingKey } from './recording-key.ts';
+
 /**
  * The resources of the client the kinds read through: the dashboard's views and both sides' people
  * (every kind's), and each kind's own (./kinds.ts).
@@ -22,20 +24,16 @@ export const READ_RESOURCES: readonly ClientResource[] = [
   ...new Set<ClientResource>(['meta', 'dashboards', 'users', 'roles', ...COMPANION_KIND_MODULES.flatMap((k) => k.reads ?? [])]),
 ];
 
-export { type Recording, recordingKey } from './recording-key.ts';
-
-const keyOf = recordingKey;
-
 /** The client with its reads recorded into `into` (answers passed on as they are). */
 export function recordingClient(client: SupersetClient, into: Recording): SupersetClient {
   return overResources(client, (resource, method, args, call) =>
     call().then(
       (answer) => {
-        into[keyOf(resource, method, args)] = { answer };
+        into[recordingKey(resource, method, args)] = { answer };
         return answer;
       },
       (err: unknown) => {
-        if (err instanceof SupersetNotFoundError) into[keyOf(resource, method, args)] = { not_found: err.message };
+        if (err instanceof SupersetNotFoundError) into[recordingKey(resource, method, args)] = { not_found: err.message };
         throw err;
       },
     ),
@@ -45,7 +43,7 @@ export function recordingClient(client: SupersetClient, into: Recording): Supers
 /** A source answering from a recording: a read it does not hold, or held as a 404, is a SupersetNotFoundError. */
 export function replayClient(recording: Recording): SupersetClient {
   return overResources({} as SupersetClient, async (resource, method, args) => {
-    const key = keyOf(resource, method, args);
+    const key = recordingKey(resource, method, args);
     const hit = recording[key];
     if (hit && 'answer' in hit) return structuredClone(hit.answer);
     throw new SupersetNotFoundError(
@@ -99,7 +97,7 @@ function memoOf(client: SupersetClient, activity: object): Memo {
   const answers = new Map<string, Promise<unknown>>();
   const memo = overResources(client, (resource, method, args, call) => {
     if (!LISTS.has(`${resource}.${method}`)) return call();
-    const key = keyOf(resource, method, args);
+    const key = recordingKey(resource, method, args);
     let answer = answers.get(key);
     if (!answer) {
       const asked = call();
