@@ -109,6 +109,7 @@ const PROBE = `
     replayed: replayed.map((x) => x.name),
     body: migrateBody.safeParse({ source_env_id: 'a', target_env_id: 'b', dashboard_ids: [1], companions: { toy_rules: 'strict' } }).error?.issues ?? 'ok',
     openapi: text.includes('"toy_rules":{'),
+    described: text.includes('toy_rules default to ' + String.fromCharCode(96) + 'ignore'),
   }));`;
 
 describe('the companion-kind recipe', () => {
@@ -149,5 +150,6 @@ describe('the companion-kind recipe', () => {
     expect(seen.replayed).toEqual(['emea only']);
     expect(seen.body).toBe('ok');
     expect(seen.openapi).toBe(true);
+    expect(seen.described).toBe(true);
   }, 120_000);
 });
