@@ -31,27 +31,41 @@ export type CompanionMode = (typeof COMPANION_MODES)[number];
 
 export type CompanionModes = Record<CompanionKindName, CompanionMode>;
 
+/** What the API, the console and the CLI know of a kind besides its name (its behaviour is the domain's, domain/migration/companions/). */
+export interface CompanionKindTraits {
+  /** The mode a request that names none takes. */
+  mode: CompanionMode;
+  /** What a person reads for it. */
+  label: { en: string; ru: string };
+}
+
 /**
- * The defaults: nothing silently disappears (every kind is read and reported) and nothing
+ * Each kind's traits, one entry per name of COMPANION_KINDS (a kind missing or extra does not
+ * compile). The modes: nothing silently disappears (every kind is read and reported) and nothing
  * silently widens access. Dashboard roles decide who sees a dashboard: under strict a dashboard
  * restricted to roles the target has arrives restricted to them, and one whose roles cannot be
- * matched fails with the requests to copy or ignore them (strictRefuses). Owners
- * are copied: the people who own it in the source, when the target has their accounts, instead of
- * the importing service account alone; never an account the target lacks. Reports are copied
- * paused (see `pause_reports`), so nothing mails from the target before someone checks.
+ * matched fails with the requests to copy or ignore them (strictRefuses). Owners are copied: the
+ * people who own it in the source, when the target has their accounts, instead of the importing
+ * service account alone; never an account the target lacks. Reports are copied paused (see
+ * `pause_reports`), so nothing mails from the target before someone checks.
  */
-export const DEFAULT_COMPANION_MODES: CompanionModes = {
-  owners: 'copy',
-  roles: 'strict',
-  tags: 'copy',
-  reports: 'copy',
-  annotation_layers: 'copy',
-  css_templates: 'copy',
-  saved_queries: 'copy',
-  certification: 'copy',
-  themes: 'copy',
-  embedded: 'copy',
-};
+export const COMPANION_KIND_TRAITS = {
+  owners: { mode: 'copy', label: { en: 'Owners', ru: 'Владельцы' } },
+  roles: { mode: 'strict', label: { en: 'Dashboard roles', ru: 'Роли дашборда' } },
+  tags: { mode: 'copy', label: { en: 'Tags', ru: 'Теги' } },
+  reports: { mode: 'copy', label: { en: 'Alerts and reports', ru: 'Оповещения и отчёты' } },
+  annotation_layers: { mode: 'copy', label: { en: 'Annotation layers', ru: 'Слои аннотаций' } },
+  css_templates: { mode: 'copy', label: { en: 'CSS templates', ru: 'Шаблоны CSS' } },
+  saved_queries: { mode: 'copy', label: { en: 'Saved queries', ru: 'Сохранённые запросы' } },
+  certification: { mode: 'copy', label: { en: 'Certification', ru: 'Сертификация' } },
+  themes: { mode: 'copy', label: { en: 'Theme', ru: 'Тема' } },
+  embedded: { mode: 'copy', label: { en: 'Embedded configuration', ru: 'Настройки встраивания' } },
+} as const satisfies Record<CompanionKindName, CompanionKindTraits>;
+
+/** The defaults, from the kinds' traits (in COMPANION_KINDS' order). */
+export const DEFAULT_COMPANION_MODES: CompanionModes = Object.fromEntries(
+  COMPANION_KINDS.map((k) => [k, COMPANION_KIND_TRAITS[k].mode]),
+) as CompanionModes;
 
 /** Every kind compared and recorded, nothing written or refused: what a drift report's dry run asks. */
 export const IGNORE_COMPANIONS: CompanionModes = Object.fromEntries(COMPANION_KINDS.map((k) => [k, 'ignore'])) as CompanionModes;

@@ -86,8 +86,15 @@ export function companionsSchema() {
     .strict()
     .optional()
     .describe(
-      "what the dashboard's companions that no export carries get, per kind: `copy`, `strict` or `ignore`; roles default to `strict`, every other kind to `copy` (reports paused). Details: docs/migrating-dashboards.md#field-companions",
+      `what the dashboard's companions that no export carries get, per kind: \`copy\`, \`strict\` or \`ignore\`; ${defaultsInWords()} (reports paused). Details: docs/migrating-dashboards.md#field-companions`,
     );
+}
+
+/** `roles default to \`strict\`, every other kind to \`copy\``: the defaults as the kinds' traits say them. */
+function defaultsInWords(): string {
+  const others = COMPANION_KINDS.filter((k) => DEFAULT_COMPANION_MODES[k] !== 'copy');
+  if (!others.length) return 'every kind defaults to `copy`';
+  return `${others.map((k) => `${k} default to \`${DEFAULT_COMPANION_MODES[k]}\``).join(', ')}, every other kind to \`copy\``;
 }
 
 export type MigrateBody = z.output<typeof migrateBody>;

@@ -33,14 +33,15 @@ export { importPrepared } from './apply.ts';
 export { datasetsOf, missingRoles, rulesOnDatasets, withDescriptions, writeRules } from './rls.ts';
 
 // Companion assets: their kinds, recording and replay (backups, git captures and deploys).
-export { companionContext } from './companions/kind.ts';
+export { companionContext } from './companions/context.ts';
 export { captureCompanions, type CaptureSubject, type CapturedCompanions, SameIds } from './companions/capture.ts';
 export { type CapturedKinds, KINDS_FILE } from './companions/documents.ts';
 export { markNotCaptured, REPLAYED_DASHBOARD_ID, type Replay, replayOf } from './companions/documents-replay.ts';
 export { type Directory, labelOf, sourceAccount } from './companions/people.ts';
 export { type Recording, recordingClient, recordingKey, replayClient } from './companions/recording.ts';
 export type { CompanionScope } from './companions/scope.ts';
-export { applyCompanions, checkCompanions, COMPANION_KIND_MODULES, type CompanionSubject } from './companions/step.ts';
+export { COMPANION_KIND_MODULES } from './companions/kinds.ts';
+export { applyCompanions, checkCompanions, type CompanionSubject } from './companions/step.ts';
 
 // Chart checks (the content validator runs them on their own).
 export { type ChartQueryGates, sharedChartQueryGates } from './chart-check/limit.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { companionContext } from '../../domain/migration/companions/kind.ts';
+import { companionContext } from '../../domain/migration/companions/context.ts';
 import { forgetTargetObjects } from '../../domain/migration/companions/view-caches.ts';
 import { forgetLists, memoisedLists } from '../../domain/migration/companions/recording.ts';
 import type { SupersetClient } from '../../lib/superset/client.ts';

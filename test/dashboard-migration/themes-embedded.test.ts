@@ -1,7 +1,7 @@
 // Why the fake: (part) a release without themes (404 on the theme API); the rest runs on real Superset.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { companionContext } from '../../domain/migration/companions/kind.ts';
+import { companionContext } from '../../domain/migration/companions/context.ts';
 import { mapDomains } from '../../domain/migration/companions/embedded.ts';
 import { themes } from '../../domain/migration/companions/themes.ts';
 import { checkCompanions } from '../../domain/migration/companions/step.ts';

@@ -8,6 +8,7 @@
 import path from 'node:path';
 import type { Browser, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { COMPANION_KINDS } from '../../contracts/companions.ts';
 import { ADMIN, createHarness, type Harness } from '../support/harness.ts';
 import { supersets } from '../support/environments.ts';
 import { createSqliteDatabase } from '../support/superset/fixtures.ts';
@@ -68,7 +69,7 @@ describe.runIf(supersets() !== null)('the migrate wizard with companions and rul
       .poll(() => page.getByTestId('pair-rule').allTextContents(), WAIT)
       .toEqual(['text https://superset-dev.example.com → https://superset.example.com']);
     const modes = page.getByRole('table', { name: 'Companion modes' });
-    expect(await modes.getByRole('row').count()).toBe(10);
+    expect(await modes.getByRole('row').count()).toBe(COMPANION_KINDS.length);
     const roles = modes.getByRole('radiogroup', { name: 'roles' });
     expect(await roles.getByRole('radio', { name: 'strict' }).isChecked()).toBe(true);
     await roles.getByText('copy', { exact: true }).click();

@@ -11,6 +11,7 @@ import type { Annotation, AnnotationLayer } from '../../../lib/superset/resource
 import type { ObjectMeta } from '../../../lib/superset/resources/object-meta.ts';
 import { attempt, item, onObject, type CompanionContext, type CompanionKind, type KindResult } from './kind.ts';
 import { counterpart } from './views.ts';
+import { answer, answersOf, type CompanionDocuments } from './kind-documents.ts';
 
 type Entry = Record<string, unknown> & { value?: unknown; sourceType?: unknown };
 
@@ -30,8 +31,49 @@ const native = (e: Entry) => e.sourceType === 'NATIVE' && Number.isInteger(Numbe
 const keyOf = (a: Pick<Annotation, 'short_descr' | 'start_dttm'>) => `${a.short_descr}\u0000${a.start_dttm ?? ''}`;
 const ANNOTATION_FIELDS = ['long_descr', 'end_dttm', 'json_metadata'] as const;
 
-export const annotationLayers: CompanionKind = {
+/** `companions/annotation_layers/<name>.yaml`: a layer the charts draw, its annotations, and the id the charts' params name it by. */
+export interface LayerDoc {
+  name: string;
+  descr: string | null;
+  id_in_chart_params: number;
+  annotations: Array<Omit<Annotation, 'id'>>;
+}
+
+const annotationLayersDocuments: CompanionDocuments<LayerDoc> = {
+  write({ recording }) {
+    const all = answer<AnnotationLayer[]>(recording, 'annotationLayers', 'list') ?? [];
+    return answersOf(recording, 'annotationLayers', 'annotations').flatMap(({ args, answer: listed }) => {
+      const id = Number(args[0]);
+      const layer = all.find((l) => l.id === id);
+      if (!layer) return [];
+      const annotations = (listed as Annotation[])
+        .map(({ id: _id, ...a }) => a)
+        .sort((a, b) => `${a.start_dttm}\u0000${a.short_descr}`.localeCompare(`${b.start_dttm}\u0000${b.short_descr}`));
+      return [[layer.name, { name: layer.name, descr: layer.descr, id_in_chart_params: id, annotations }] as const];
+    });
+  },
+  replay(docs, x) {
+    x.set(
+      'annotationLayers',
+      'list',
+      [],
+      docs.map((l) => ({ id: l.id_in_chart_params, name: l.name, descr: l.descr })),
+    );
+    for (const l of docs)
+      x.set(
+        'annotationLayers',
+        'annotations',
+        [l.id_in_chart_params],
+        l.annotations.map((a, i) => ({ ...a, id: i + 1 })),
+      );
+  },
+};
+
+export const annotationLayers: CompanionKind<'annotation_layers'> = {
   kind: 'annotation_layers',
+  documents: annotationLayersDocuments,
+  reads: ['annotationLayers'],
+  lists: ['annotationLayers.list'],
   // A re-imported chart loses its native entries although they were in place before its import.
   undoneByImport: true,
   async run(ctx, write): Promise<KindResult> {

@@ -9,9 +9,9 @@ import { COMPANION_KINDS, type CompanionKindName } from '../../../contracts/comp
 import type { SupersetClient } from '../../../lib/superset/client.ts';
 import { SupersetForbiddenError, SupersetNotFoundError } from '../../../lib/superset/errors.ts';
 import { companionDocs, type CapturedKinds } from './documents.ts';
-import { companionContext } from './kind.ts';
+import { companionContext } from './context.ts';
 import { type Recording, recordingClient } from './recording.ts';
-import { COMPANION_KIND_MODULES } from './step.ts';
+import { COMPANION_KIND_MODULES } from './kinds.ts';
 
 /** What the capture is told of the bundle: the dashboard's uuid and title, each dataset's database uuid. */
 export interface CaptureSubject {

@@ -10,7 +10,7 @@ import type { ObjectMeta } from '../../../lib/superset/resources/object-meta.ts'
 import { attempt, item, onObject, type CompanionKind, type KindResult } from './kind.ts';
 import { counterpart } from './views.ts';
 
-export const certification: CompanionKind = {
+export const certification: CompanionKind<'certification'> = {
   kind: 'certification',
   async run(ctx, write): Promise<KindResult> {
     const [src, tgt] = await Promise.all([ctx.sourceView(), ctx.targetView()]);

@@ -5,9 +5,30 @@
  */
 import type { CompanionItem } from '../../../contracts/companions.ts';
 import { attempt, item, type CompanionKind, type KindResult } from './kind.ts';
+import type { CssTemplate } from '../../../lib/superset/resources/css-templates.ts';
+import { answer, type CompanionDocuments } from './kind-documents.ts';
 
-export const cssTemplates: CompanionKind = {
+/** `companions/css_templates/<name>.yaml`: a template the dashboard's CSS holds. */
+const cssTemplatesDocuments: CompanionDocuments<Pick<CssTemplate, 'template_name' | 'css'>> = {
+  write: ({ recording, names }) =>
+    (answer<CssTemplate[]>(recording, 'cssTemplates', 'list') ?? [])
+      .filter((t) => names.has(t.template_name))
+      .map((t) => [t.template_name, { template_name: t.template_name, css: t.css }] as const),
+  replay(docs, x) {
+    x.set(
+      'cssTemplates',
+      'list',
+      [],
+      docs.map((t, i) => ({ ...t, id: i + 1 })),
+    );
+  },
+};
+
+export const cssTemplates: CompanionKind<'css_templates'> = {
   kind: 'css_templates',
+  documents: cssTemplatesDocuments,
+  reads: ['cssTemplates'],
+  lists: ['cssTemplates.list'],
   async run(ctx, write): Promise<KindResult> {
     const src = await ctx.sourceView();
     const css = (src.dashboard.css ?? '').trim();

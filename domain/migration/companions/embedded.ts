@@ -11,6 +11,8 @@ import type { CompanionItem } from '../../../contracts/companions.ts';
 import type { EnvRule } from '../../../contracts/env-rules.ts';
 import { textReplacer } from '../../../lib/bundles/env-rules.ts';
 import { attempt, item, type CompanionKind, type KindResult } from './kind.ts';
+import type { EmbeddedConfig } from '../../../lib/superset/resources/embedded.ts';
+import { answer, sorted, type CompanionDocuments } from './kind-documents.ts';
 
 /** The source's allowed domains as the target should have them: each through the pair's text rules, in order. */
 export function mapDomains(domains: readonly string[], rules: readonly EnvRule[]): string[] {
@@ -27,8 +29,21 @@ export function mapDomains(domains: readonly string[], rules: readonly EnvRule[]
 const sameSet = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
 
-export const embedded: CompanionKind = {
+/** `companions/embedded/<uuid>.yaml`: the dashboard's embedded configuration (allowed domains). */
+const embeddedDocuments: CompanionDocuments<Pick<EmbeddedConfig, 'uuid' | 'allowed_domains'>> = {
+  write({ recording, dashboardId }) {
+    const e = answer<EmbeddedConfig | null>(recording, 'embedded', 'get', dashboardId);
+    return e ? [[e.uuid, { uuid: e.uuid, allowed_domains: sorted(e.allowed_domains) }]] : [];
+  },
+  replay(docs, x) {
+    x.set('embedded', 'get', [x.dashboard.id], docs[0] ?? null);
+  },
+};
+
+export const embedded: CompanionKind<'embedded'> = {
   kind: 'embedded',
+  documents: embeddedDocuments,
+  reads: ['embedded'],
   async run(ctx, write): Promise<KindResult> {
     const src = await ctx.sourceEmbedded();
     if (!src) return { items: [] };

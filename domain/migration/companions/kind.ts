@@ -9,11 +9,10 @@ import type { CompanionItem, CompanionKindName } from '../../../contracts/compan
 import type { EnvRule } from '../../../contracts/env-rules.ts';
 import type { SupersetClient } from '../../../lib/superset/client.ts';
 import type { EmbeddedConfig } from '../../../lib/superset/resources/embedded.ts';
-import { directoryOf, rolesOf, type Directory } from './people.ts';
 import type { UpstreamRole } from '../../../lib/superset/types.ts';
-import { memoisedLists } from './recording.ts';
-import { readView, type DashboardView } from './views.ts';
-import { sourceDashboardRoles, sourceEmbeddedOf, sourceViewOf, targetViewForComparison } from './view-caches.ts';
+import type { CompanionDocuments } from './kind-documents.ts';
+import type { Directory } from './people.ts';
+import type { DashboardView } from './views.ts';
 
 /** What a kind reads and writes through, for one dashboard in one phase (before or after its import). */
 export interface CompanionContext {
@@ -50,8 +49,39 @@ export interface KindResult {
   unavailable?: string;
 }
 
-export interface CompanionKind {
-  readonly kind: CompanionKindName;
+/** A resource of the Superset client (`tags`, `reports`): what a kind reads and writes through. */
+export type ClientResource = {
+  [R in keyof SupersetClient]: SupersetClient[R] extends (...args: never[]) => unknown
+    ? never
+    : SupersetClient[R] extends object
+      ? R
+      : never;
+}[keyof SupersetClient];
+
+/** One read of a resource, `resource.method` (`tags.list`). */
+export type ResourceRead = { [R in ClientResource]: `${R}.${Extract<keyof SupersetClient[R], string>}` }[ClientResource];
+
+/**
+ * A companion kind, one module each (./kinds.ts holds the registry; docs/layout.md, "Adding a
+ * companion kind"). Its name, default mode and label are the contract's (contracts/companions.ts),
+ * which the API, console and CLI read without the domain.
+ */
+export interface CompanionKind<K extends CompanionKindName = CompanionKindName> {
+  readonly kind: K;
+  /**
+   * The client's resources it reads and writes through besides the dashboard's views and people
+   * (`meta`, `dashboards`, `users`, `roles`, which every kind shares): what a capture records and a
+   * replay answers (./recording.ts).
+   */
+  readonly reads?: readonly ClientResource[];
+  /** Its list reads every dashboard of an activity makes alike: read once per scope (./recording.ts memoisedLists). */
+  readonly lists?: readonly ResourceRead[];
+  /**
+   * Its git document (a versioned format: a repository's and a backup's `companions/<kind>/`):
+   * written from what its reads recorded, read back into their answers (./kind-documents.ts).
+   * None: what the kind compares travels in the bundle's own files (certification).
+   */
+  readonly documents?: CompanionDocuments<any>;
   /**
    * Superset's import overwrites what this kind writes (a chart's annotation layer entries): after
    * an import it is compared and written again even when it was unchanged before the import.
@@ -60,62 +90,6 @@ export interface CompanionKind {
   /** Under `strict`, what strictRefuses (contracts/companions.ts) lets through is written after the import too (dashboard roles). */
   readonly writesUnderStrict?: boolean;
   run(ctx: CompanionContext, write: boolean): Promise<KindResult>;
-}
-
-/** A context over both clients; views and directories read once, on first use. */
-export function companionContext(opts: {
-  source: SupersetClient;
-  target: SupersetClient;
-  sourceDashboardId: number;
-  dashboardUuid: string;
-  /** The target's id of the dashboard when known; null when the target is known to have none (see CompanionSubject). */
-  targetDashboardId?: number | null;
-  /** The target view as read ahead (./views-ahead.ts), instead of reading it here. */
-  targetViewRead?: Promise<DashboardView | null>;
-  title: string;
-  datasetUuids: Map<string, string>;
-  mappings: Map<number, number>;
-  pauseReports: boolean;
-  embeddedAnyDomain?: boolean;
-  envRules?: readonly EnvRule[];
-  /** Directories are shared across the dashboards of one activity: its input object. */
-  activity: object;
-  /**
-   * What the source's reads and both environments' people (users, roles) are kept under when not
-   * the activity: a migration's task snapshot, shared by its batches (../caches.ts sourceSnapshots).
-   */
-  taskSnapshot?: object;
-  /**
-   * The target's lists read once for the activity's comparisons (before a write: see
-   * forgetLists in ./recording.ts); without it each is read when asked (a phase that writes).
-   */
-  sharedTargetLists?: boolean;
-}): CompanionContext {
-  const { sharedTargetLists: _shared, targetDashboardId, targetViewRead, taskSnapshot, ...rest } = opts;
-  const snapshot = taskSnapshot ?? opts.activity;
-  let targetView: Promise<DashboardView | null> | undefined = targetViewRead;
-  return {
-    ...rest,
-    envRules: opts.envRules ?? [],
-    // The source is taken as the snapshot read it: its lists are read once per snapshot (a task's, or the activity).
-    source: memoisedLists(opts.source, snapshot),
-    target: opts.sharedTargetLists ? memoisedLists(opts.target, opts.activity) : opts.target,
-    sourceView: () => sourceViewOf(opts.source, opts.sourceDashboardId, snapshot),
-    sourceDashboardRoles: () => sourceDashboardRoles(opts.source, opts.sourceDashboardId, snapshot),
-    sourceEmbedded: () => sourceEmbeddedOf(opts.source, opts.sourceDashboardId, snapshot),
-    // Not in the target yet (the plan's index says so): nothing to read; a known id is read as it is.
-    targetView: () =>
-      (targetView ??=
-        targetDashboardId === null
-          ? Promise.resolve(null)
-          : opts.sharedTargetLists
-            ? targetViewForComparison(opts.target, targetDashboardId ?? opts.dashboardUuid, opts.activity)
-            : readView(opts.target, targetDashboardId ?? opts.dashboardUuid)),
-    // Switchyard never creates an account or a role: both sides' people are read once per snapshot.
-    sourcePeople: () => directoryOf(opts.source, snapshot),
-    targetPeople: () => directoryOf(opts.target, snapshot),
-    targetRoles: () => rolesOf(opts.target, snapshot),
-  };
 }
 
 /** The item for one companion, from what each side holds. */

@@ -10,11 +10,48 @@ import { attempt, item, onObject, type CompanionKind, type KindResult } from './
 import { labelOf, mapAccount, sameNameOnly, sourceAccount, type Directory } from './people.ts';
 import type { UpstreamAccount } from '../../../lib/superset/types.ts';
 import { counterpart } from './views.ts';
+import { person, sorted, type CapturedReads, type CompanionDocuments, type Person } from './kind-documents.ts';
 
 type Kind = 'dashboard' | 'chart' | 'dataset';
 
-export const owners: CompanionKind = {
+/** `companions/owners/<person>.yaml`: the account (username, e-mail, name) and what it owns, by uuid. */
+export interface OwnerDoc {
+  account: Person;
+  dashboard: boolean;
+  charts: string[];
+  datasets: string[];
+}
+
+const ownersDocuments: CompanionDocuments<OwnerDoc> = {
+  write: (from) => [...ownerDocs(from)],
+  replay(docs, x) {
+    const where = (has: (d: OwnerDoc) => boolean) => docs.filter(has).map((d) => x.ownerOf(d.account));
+    x.dashboard.owners = where((d) => d.dashboard);
+    for (const c of x.charts) c.owners = where((d) => d.charts.includes(String(c.uuid)));
+    for (const s of x.datasets) s.owners = where((d) => d.datasets.includes(String(s.uuid)));
+  },
+};
+
+/** One document per person owning the dashboard, a chart or a dataset. */
+function ownerDocs({ dashboard, charts, datasets, who }: CapturedReads): Map<string, OwnerDoc> {
+  const docs = new Map<string, OwnerDoc>();
+  const add = (o: ObjectMeta['owners'][number], on: (d: OwnerDoc) => void) => {
+    const account = who(o);
+    const name = labelOf(account);
+    let doc = docs.get(name);
+    if (!doc) docs.set(name, (doc = { account: person(account), dashboard: false, charts: [], datasets: [] }));
+    on(doc);
+  };
+  for (const o of dashboard.owners) add(o, (d) => (d.dashboard = true));
+  for (const c of charts) for (const o of c.owners) add(o, (d) => d.charts.push(c.uuid ?? ''));
+  for (const s of datasets) for (const o of s.owners) add(o, (d) => d.datasets.push(s.uuid ?? ''));
+  for (const d of docs.values()) [d.charts, d.datasets] = [sorted(d.charts), sorted(d.datasets)];
+  return docs;
+}
+
+export const owners: CompanionKind<'owners'> = {
   kind: 'owners',
+  documents: ownersDocuments,
   async run(ctx, write): Promise<KindResult> {
     const [src, tgt, srcDir, tgtDir] = await Promise.all([ctx.sourceView(), ctx.targetView(), ctx.sourcePeople(), ctx.targetPeople()]);
     const pairs: Array<{ kind: Kind; source: ObjectMeta; target: ObjectMeta | null }> = [

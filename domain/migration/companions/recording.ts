@@ -10,42 +10,30 @@
  */
 import type { SupersetClient } from '../../../lib/superset/client.ts';
 import { SupersetNotFoundError } from '../../../lib/superset/errors.ts';
+import type { ClientResource } from './kind.ts';
+import { COMPANION_KIND_MODULES } from './kinds.ts';
+import { type Recording, recordingKey } from './recording-key.ts';
 
-/** The resources of the client the kinds read a source through. */
-const READ_RESOURCES = [
-  'meta',
-  'dashboards',
-  'reports',
-  'tags',
-  'annotationLayers',
-  'cssTemplates',
-  'savedQueries',
-  'users',
-  'roles',
-  'themes',
-  'embedded',
-  // A target database's connection URI: the dialect a copied query's SQL is parsed in (./sql-rules.ts).
-  'databases',
-] as const;
+export { type Recording, recordingKey } from './recording-key.ts';
 
-/** Each read's answer by `resource.method(args as JSON)`; a 404 as `{ not_found: message }`. */
-export type Recording = Record<string, { answer: unknown } | { not_found: string }>;
-
-const keyOf = (resource: string, method: string, args: unknown[]) => `${resource}.${method}(${JSON.stringify(args)})`;
-
-/** The key a read is recorded under (a recording made otherwise than by recordingClient: ./documents-replay.ts). */
-export const recordingKey = keyOf;
+/**
+ * The resources of the client the kinds read through: the dashboard's views and both sides' people
+ * (every kind's), and each kind's own (./kinds.ts).
+ */
+export const READ_RESOURCES: readonly ClientResource[] = [
+  ...new Set<ClientResource>(['meta', 'dashboards', 'users', 'roles', ...COMPANION_KIND_MODULES.flatMap((k) => k.reads ?? [])]),
+];
 
 /** The client with its reads recorded into `into` (answers passed on as they are). */
 export function recordingClient(client: SupersetClient, into: Recording): SupersetClient {
   return overResources(client, (resource, method, args, call) =>
     call().then(
       (answer) => {
-        into[keyOf(resource, method, args)] = { answer };
+        into[recordingKey(resource, method, args)] = { answer };
         return answer;
       },
       (err: unknown) => {
-        if (err instanceof SupersetNotFoundError) into[keyOf(resource, method, args)] = { not_found: err.message };
+        if (err instanceof SupersetNotFoundError) into[recordingKey(resource, method, args)] = { not_found: err.message };
         throw err;
       },
     ),
@@ -55,7 +43,7 @@ export function recordingClient(client: SupersetClient, into: Recording): Supers
 /** A source answering from a recording: a read it does not hold, or held as a 404, is a SupersetNotFoundError. */
 export function replayClient(recording: Recording): SupersetClient {
   return overResources({} as SupersetClient, async (resource, method, args) => {
-    const key = keyOf(resource, method, args);
+    const key = recordingKey(resource, method, args);
     const hit = recording[key];
     if (hit && 'answer' in hit) return structuredClone(hit.answer);
     throw new SupersetNotFoundError(
@@ -93,7 +81,7 @@ function overResources(client: SupersetClient, through: Call): SupersetClient {
  * comparisons before its imports, and forgotten (read again) once anything is written there
  * (./step.ts: an import, a companion written).
  */
-const LISTS = new Set(['reports.list', 'tags.list', 'annotationLayers.list', 'cssTemplates.list', 'savedQueries.list', 'themes.list']);
+export const LISTS: ReadonlySet<string> = new Set<string>(COMPANION_KIND_MODULES.flatMap((k) => k.lists ?? []));
 
 interface Memo {
   client: SupersetClient;
@@ -109,7 +97,7 @@ function memoOf(client: SupersetClient, activity: object): Memo {
   const answers = new Map<string, Promise<unknown>>();
   const memo = overResources(client, (resource, method, args, call) => {
     if (!LISTS.has(`${resource}.${method}`)) return call();
-    const key = keyOf(resource, method, args);
+    const key = recordingKey(resource, method, args);
     let answer = answers.get(key);
     if (!answer) {
       const asked = call();

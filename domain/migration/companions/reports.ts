@@ -15,9 +15,10 @@ import { SupersetNotFoundError } from '../../../lib/superset/errors.ts';
 import { checkReadOnlyQuery } from '../../../lib/sql/read-only.ts';
 import type { ReportSchedule, ReportWrite } from '../../../lib/superset/resources/reports.ts';
 import { attempt, item, onObject, type CompanionContext, type CompanionKind, type KindResult } from './kind.ts';
-import { mapAccount, sourceAccount } from './people.ts';
+import { labelOf, mapAccount, sourceAccount } from './people.ts';
 import { underRules } from './sql-rules.ts';
 import type { DashboardView } from './views.ts';
+import { answersOf, person, type CapturedReads, type CompanionDocuments, type Person } from './kind-documents.ts';
 
 /** Fields compared (and written); `active` only when copied reports are not paused. */
 const COMPARED = [
@@ -44,8 +45,55 @@ const COMPARED = [
 /** What a report sends and to whom: a change of one of these pauses an active target report (unless `pause_reports: false`). */
 const SENDS: ReadonlySet<string> = new Set(['recipients', 'report_format', 'sql', 'database', 'chart', 'dashboard']);
 
-export const reports: CompanionKind = {
+/** `companions/reports/<name>.yaml`: an alert or report, its dashboard, chart and database by uuid, its owners by person. */
+export type ReportDoc = Omit<ReportSchedule, 'id' | 'dashboard_id' | 'chart_id' | 'database_id' | 'owners'> & {
+  dashboard: boolean;
+  chart: string | null;
+  database: string | null;
+  owners: Person[];
+};
+
+const reportsDocuments: CompanionDocuments<ReportDoc> = {
+  write: (from) => reportDocs(from).map((d) => [d.name, d] as const),
+  replay(docs, x) {
+    const full: ReportSchedule[] = docs.map(({ dashboard, chart, database, owners, ...rest }, i) => ({
+      ...rest,
+      id: i + 1,
+      dashboard_id: dashboard ? x.dashboard.id : null,
+      chart_id: chart ? (x.charts.find((c) => c.uuid === chart)?.id ?? null) : null,
+      database_id: x.dbId(database),
+      owners: owners.map((p) => x.ownerOf(p)),
+    }));
+    x.set(
+      'reports',
+      'list',
+      [],
+      full.map((r) => ({ id: r.id, name: r.name, type: r.type, dashboard_id: r.dashboard_id, chart_id: r.chart_id })),
+    );
+    for (const r of full) x.set('reports', 'get', [r.id], r);
+  },
+};
+
+/** Every report the kind read in full (the ones on the dashboard or its charts). */
+function reportDocs({ recording, dashboard, charts, databases, who }: CapturedReads): ReportDoc[] {
+  return answersOf(recording, 'reports', 'get').map(({ answer }) => {
+    const { id: _id, dashboard_id, chart_id, database_id, owners: people, recipients, ...rest } = answer as ReportSchedule;
+    return {
+      ...rest,
+      dashboard: dashboard_id !== null && dashboard_id === dashboard.id,
+      chart: chart_id !== null ? (charts.find((c) => c.id === chart_id)?.uuid ?? null) : null,
+      database: database_id !== null ? (databases.get(database_id) ?? null) : null,
+      owners: people.map((o) => person(who(o))).sort((a, b) => labelOf(a).localeCompare(labelOf(b))),
+      recipients: [...recipients].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
+    };
+  });
+}
+
+export const reports: CompanionKind<'reports'> = {
   kind: 'reports',
+  documents: reportsDocuments,
+  reads: ['reports', 'databases'],
+  lists: ['reports.list'],
   async run(ctx, write): Promise<KindResult> {
     const src = await ctx.sourceView();
     const chartIds = new Set(src.charts.map((c) => c.id));

@@ -8,9 +8,19 @@
 import type { CompanionItem } from '../../../contracts/companions.ts';
 import { attempt, item, type CompanionKind, type KindResult } from './kind.ts';
 import { roleNamed } from './people.ts';
+import type { CompanionDocuments } from './kind-documents.ts';
 
-export const roles: CompanionKind = {
+/** `companions/roles/<role>.yaml`: a dashboard role, by name. */
+const rolesDocuments: CompanionDocuments<{ name: string }> = {
+  write: ({ dashboard }) => dashboard.roles.map((r) => [r.name, { name: r.name }] as const),
+  replay(docs, x) {
+    x.dashboard.roles = docs.map((r, i) => ({ id: i + 1, name: r.name }));
+  },
+};
+
+export const roles: CompanionKind<'roles'> = {
   kind: 'roles',
+  documents: rolesDocuments,
   writesUnderStrict: true,
   async run(ctx, write): Promise<KindResult> {
     const [sourceRoles, tgt] = await Promise.all([ctx.sourceDashboardRoles(), ctx.targetView()]);

@@ -9,11 +9,55 @@ import type { CompanionItem } from '../../../contracts/companions.ts';
 import type { SavedQuery } from '../../../lib/superset/resources/saved-queries.ts';
 import { attempt, item, onObject, type CompanionKind, type KindResult } from './kind.ts';
 import { underRules } from './sql-rules.ts';
+import type { ObjectMeta } from '../../../lib/superset/resources/object-meta.ts';
+import { answer, type CapturedReads, type CompanionDocuments } from './kind-documents.ts';
 
 const sqlKey = (s: string | null) => (s ?? '').replace(/;\s*$/, '').replace(/\s+/g, ' ').trim().toLowerCase();
 
-export const savedQueries: CompanionKind = {
+/** `companions/saved_queries/<label>.yaml`: a query behind a dataset, its database by uuid. */
+export interface QueryDoc {
+  label: string;
+  description: string | null;
+  database: string | null;
+  schema: string | null;
+  catalog: string | null;
+  sql: string | null;
+}
+
+const savedQueriesDocuments: CompanionDocuments<QueryDoc> = {
+  write: ({ recording, datasets, names, databases }) =>
+    queriesOf(recording, datasets, names).map((q) => [
+      q.label,
+      {
+        label: q.label,
+        description: q.description,
+        database: q.db_id !== null ? (databases.get(q.db_id) ?? null) : null,
+        schema: q.schema,
+        catalog: q.catalog,
+        sql: q.sql,
+      },
+    ]),
+  replay(docs, x) {
+    x.set(
+      'savedQueries',
+      'list',
+      [],
+      docs.map(({ database, ...q }, i) => ({ ...q, id: i + 1, db_id: x.dbId(database) })),
+    );
+  },
+};
+
+/** The queries the kind's items named, on one of the datasets' databases. */
+function queriesOf(recording: CapturedReads['recording'], datasets: ObjectMeta[], labels: ReadonlySet<string>): SavedQuery[] {
+  const dbs = new Set(datasets.map((d) => d.database_id));
+  return (answer<SavedQuery[]>(recording, 'savedQueries', 'list') ?? []).filter((q) => labels.has(q.label) && dbs.has(q.db_id));
+}
+
+export const savedQueries: CompanionKind<'saved_queries'> = {
   kind: 'saved_queries',
+  documents: savedQueriesDocuments,
+  reads: ['savedQueries', 'databases'],
+  lists: ['savedQueries.list'],
   async run(ctx, write): Promise<KindResult> {
     const src = await ctx.sourceView();
     const all = await ctx.source.savedQueries.list();

@@ -27,39 +27,18 @@ import type { ListedMeta } from '../../../lib/superset/resources/object-meta.ts'
 import { Bundle } from '../../../lib/bundles/bundle.ts';
 import { splitByDashboard } from '../../../lib/bundles/split.ts';
 import { itemFailure } from '../../failures/index.ts';
-import { annotationLayers } from './annotation-layers.ts';
-import { certification } from './certification.ts';
-import { cssTemplates } from './css-templates.ts';
-import { embedded } from './embedded.ts';
-import { companionContext, type CompanionContext, type CompanionKind } from './kind.ts';
+import { companionContext } from './context.ts';
+import type { CompanionContext, CompanionKind } from './kind.ts';
+import { COMPANION_KIND_MODULES } from './kinds.ts';
 import { forgetTargetObjects, sourceViewsTogether, targetViewsTogether } from './view-caches.ts';
 import { forgetLists } from './recording.ts';
 import { clientsOf, snapshotOf, type CompanionScope } from './scope.ts';
 import type { Request } from '../context.ts';
 import { inParallel, type DashboardView } from './views.ts';
 import { noteTargetWrite, readTargetViewsAhead, takeTargetView } from './views-ahead.ts';
-import { owners } from './owners.ts';
-import { reports } from './reports.ts';
-import { roles } from './roles.ts';
-import { savedQueries } from './saved-queries.ts';
-import { tags } from './tags.ts';
-import { themes } from './themes.ts';
 
 /** Most dashboards whose companions a rerun compares at a time (each reads up to 8 objects at once a side). */
 const COMPARED_AT_ONCE = 3;
-
-export const COMPANION_KIND_MODULES: readonly CompanionKind[] = [
-  owners,
-  roles,
-  tags,
-  reports,
-  annotationLayers,
-  cssTemplates,
-  savedQueries,
-  certification,
-  themes,
-  embedded,
-];
 
 /** The dashboard the step is about: its uuid and title, and its datasets' uuids on both sides. */
 export interface CompanionSubject {

@@ -8,9 +8,46 @@ import type { ObjectMeta } from '../../../lib/superset/resources/object-meta.ts'
 import type { Tag } from '../../../lib/superset/resources/tags.ts';
 import { attempt, item, onObject, type CompanionKind, type KindResult } from './kind.ts';
 import { counterpart } from './views.ts';
+import { answer, sorted, type CompanionDocuments } from './kind-documents.ts';
 
-export const tags: CompanionKind = {
+/** `companions/tags/<tag>.yaml`: a custom tag, its description and what carries it, by uuid. */
+export interface TagDoc {
+  name: string;
+  description: string | null;
+  dashboard: boolean;
+  charts: string[];
+}
+
+const tagsDocuments: CompanionDocuments<TagDoc> = {
+  write({ recording, dashboard, charts }) {
+    const described = new Map((answer<Tag[]>(recording, 'tags', 'list') ?? []).map((t) => [t.name, t.description]));
+    return sorted([...dashboard.tags, ...charts.flatMap((c) => c.tags)]).map((name) => [
+      name,
+      {
+        name,
+        description: described.get(name) ?? null,
+        dashboard: dashboard.tags.includes(name),
+        charts: sorted(charts.filter((c) => c.tags.includes(name)).map((c) => c.uuid ?? '')),
+      },
+    ]);
+  },
+  replay(docs, x) {
+    x.dashboard.tags = docs.filter((t) => t.dashboard).map((t) => t.name);
+    for (const c of x.charts) c.tags = docs.filter((t) => t.charts.includes(String(c.uuid))).map((t) => t.name);
+    x.set(
+      'tags',
+      'list',
+      [],
+      docs.map((t, i) => ({ id: i + 1, name: t.name, description: t.description })),
+    );
+  },
+};
+
+export const tags: CompanionKind<'tags'> = {
   kind: 'tags',
+  documents: tagsDocuments,
+  reads: ['tags'],
+  lists: ['tags.list'],
   async run(ctx, write): Promise<KindResult> {
     const [src, tgt] = await Promise.all([ctx.sourceView(), ctx.targetView()]);
     const pairs: Array<{ kind: 'dashboard' | 'chart'; source: ObjectMeta; target: ObjectMeta | null }> = [

@@ -13,6 +13,7 @@ import type { Theme } from '../../../lib/superset/resources/themes.ts';
 import type { ObjectMeta } from '../../../lib/superset/resources/object-meta.ts';
 import type { SupersetClient } from '../../../lib/superset/client.ts';
 import { attempt, item, type CompanionKind, type KindResult } from './kind.ts';
+import { answer, type CompanionDocuments } from './kind-documents.ts';
 
 const UPGRADE: NextAction = {
   action: 'upgrade_target_superset',
@@ -51,8 +52,31 @@ async function sourceThemeOf(client: SupersetClient, dashboard: ObjectMeta): Pro
   return (await client.themes.list()).find((t) => t.id === named || t.uuid === named) ?? `theme ${named}`;
 }
 
-export const themes: CompanionKind = {
+/** `companions/themes/<uuid>.yaml`: the dashboard's theme, its configuration's keys sorted. */
+export type ThemeDoc = Omit<Theme, 'id'>;
+
+const themesDocuments: CompanionDocuments<ThemeDoc> = {
+  write({ recording, dashboard }) {
+    const id = dashboard.theme_id ?? answer<number | null>(recording, 'themes', 'ofDashboard', dashboard.id) ?? null;
+    const t = (answer<Theme[]>(recording, 'themes', 'list') ?? []).find((x) => x.id === id);
+    return t ? [[t.uuid, { uuid: t.uuid, theme_name: t.theme_name, json_data: canonicalJson(t.json_data) }]] : [];
+  },
+  replay(docs, x) {
+    x.dashboard.theme_id = docs.length ? 1 : null;
+    x.set(
+      'themes',
+      'list',
+      [],
+      docs.map((t, i) => ({ ...t, id: i + 1 })),
+    );
+  },
+};
+
+export const themes: CompanionKind<'themes'> = {
   kind: 'themes',
+  documents: themesDocuments,
+  reads: ['themes'],
+  lists: ['themes.list'],
   // Importing over a dashboard that is linked to a theme the target has leaves it unlinked (seen on 6.1.0: a
   // release published twice): the link is compared again after every import and put back.
   undoneByImport: true,
@@ -101,3 +125,24 @@ export const themes: CompanionKind = {
     return { items: [i] };
   },
 };
+
+/** A theme's configuration with its keys sorted (Superset keeps the text as it was saved). */
+function canonicalJson(text: string): string {
+  try {
+    return JSON.stringify(sortKeys(JSON.parse(text)), null, 2);
+  } catch {
+    // expected: a configuration that is not JSON is written as Superset keeps it.
+    return text;
+  }
+}
+
+function sortKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (v && typeof v === 'object')
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]),
+    );
+  return v;
+}

@@ -1,6 +1,6 @@
 import { Badge, Code, Stack, Table, Text, Title } from '@mantine/core';
-import type { CompanionItem, CompanionKindReport } from '../../../contracts/companions.ts';
-import { useI18n } from '../i18n.tsx';
+import { COMPANION_KIND_TRAITS, type CompanionItem, type CompanionKindReport } from '../../../contracts/companions.ts';
+import { useI18n, type Lang } from '../i18n.tsx';
 
 /**
  * A migrated dashboard's companions, one block per kind as the outcome lists them: the mode, whether
@@ -9,7 +9,7 @@ import { useI18n } from '../i18n.tsx';
  * around the dashboard shows as one quiet line, so a person sees every kind was looked at.
  */
 export function CompanionsTable({ companions }: { companions?: CompanionKindReport[] }) {
-  const { t } = useI18n();
+  const { t, lang } = useI18n();
   if (!companions?.length) return null;
   return (
     <Stack gap={4} data-testid="companions">
@@ -24,7 +24,7 @@ export function CompanionsTable({ companions }: { companions?: CompanionKindRepo
             <Table.Th>{t.companionDetail}</Table.Th>
           </Table.Tr>
         </Table.Thead>
-        <Table.Tbody>{companions.flatMap((k) => kindRows(k, t))}</Table.Tbody>
+        <Table.Tbody>{companions.flatMap((k) => kindRows(k, t, lang))}</Table.Tbody>
       </Table>
     </Stack>
   );
@@ -32,10 +32,11 @@ export function CompanionsTable({ companions }: { companions?: CompanionKindRepo
 
 type Dict = ReturnType<typeof useI18n>['t'];
 
-function kindRows(k: CompanionKindReport, t: Dict) {
+function kindRows(k: CompanionKindReport, t: Dict, lang: Lang) {
   const head = (
     <Table.Td>
-      <Code>{k.kind}</Code>
+      {/* A kind this console does not know (an API newer than it) shows its API name alone. */}
+      {COMPANION_KIND_TRAITS[k.kind]?.label[lang]} <Code>{k.kind}</Code>
     </Table.Td>
   );
   const mode = (

@@ -2,6 +2,7 @@ import { Anchor, Code, SegmentedControl, Stack, Switch, Table, Text, Title } fro
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import {
+  COMPANION_KIND_TRAITS,
   COMPANION_KINDS,
   COMPANION_MODES,
   DEFAULT_COMPANION_MODES,
@@ -13,8 +14,9 @@ import { useI18n } from '../i18n.tsx';
 import { ProblemAlert } from './ProblemAlert.tsx';
 
 /**
- * What travels besides the bundle, chosen before the dry run: a mode per companion kind (the
- * defaults are the API's, from contracts/companions.ts; only a change is sent), whether copied
+ * What travels besides the bundle, chosen before the dry run: a mode per companion kind, by its
+ * label and its API name (the defaults are the API's, from contracts/companions.ts; only a change
+ * is sent), whether copied
  * reports start paused, and the pair's per-environment rules that will rewrite the bundle (edited
  * on the Environments page; shown here so nobody migrates without knowing they apply).
  */
@@ -29,7 +31,7 @@ export function MigrationOptions({
   value: CompanionRequest;
   onChange: (v: CompanionRequest) => void;
 }) {
-  const { t } = useI18n();
+  const { t, lang } = useI18n();
   const set = (kind: (typeof COMPANION_KINDS)[number], mode: CompanionMode) => {
     const next = { ...value };
     if (mode === DEFAULT_COMPANION_MODES[kind]) delete next[kind];
@@ -47,7 +49,7 @@ export function MigrationOptions({
           {COMPANION_KINDS.map((kind) => (
             <Table.Tr key={kind}>
               <Table.Td>
-                <Code>{kind}</Code>
+                {COMPANION_KIND_TRAITS[kind].label[lang]} <Code>{kind}</Code>
               </Table.Td>
               <Table.Td>
                 <SegmentedControl
