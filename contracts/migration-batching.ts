@@ -19,6 +19,10 @@
  * workflow's history. How many chart queries reach one environment at once is bounded by the
  * worker's VERIFY_CONCURRENCY, per environment (domain/migration/chart-check/limit.ts),
  * however many verifications overlap.
+ *
+ * A rerun reads wider: once a batch found every one of its dashboards unchanged, the next reads up
+ * to RERUN_BATCH (widensNext), its imports still bounded by IMPORT_LIMIT and its verifications
+ * started in parts of MAX_BATCH.
  */
 
 /** Most dashboards a batch reads and plans; also the most a verification activity checks. */
@@ -37,6 +41,40 @@ export const MAX_BATCH = 16;
  * 10-dashboard migration (docs/benchmarks.md).
  */
 export const IMPORT_LIMIT = MAX_BATCH;
+
+/**
+ * Most dashboards a batch reads after one that found all of its dashboards unchanged. Such a batch
+ * costs both exports, which grow with its dashboards, and a few lists (the dashboards', charts' and
+ * datasets' rows for the companions' comparison), which cost per call far more than per row
+ * (measured in docs/benchmarks.md, "Wide rerun batches"): four batches' lists in one, and a quarter
+ * of the activities. A wide batch that finds dashboards changed plans and imports up to IMPORT_LIMIT of
+ * them and leaves the rest waiting for the next batch, as any batch does.
+ */
+export const RERUN_BATCH = 64;
+
+/** What a batch measured of itself for widensNext. */
+export interface BatchReadMeasure {
+  /** Dashboards the batch held, and how many of them it found unchanged from its two exports. */
+  dashboards: number;
+  unchanged: number;
+  /** The source export it read for them (a zip's directory: entries and unpacked bytes); null when it read none itself. */
+  sourceExport: { entries: number; bytes: number } | null;
+  /** The bundle limits an export is read within (BUNDLE_MAX_MB, MAX_BUNDLE_FILES). */
+  maxBytes: number;
+  maxEntries: number;
+}
+
+/**
+ * Whether the next batch may read RERUN_BATCH dashboards: when this one found every dashboard
+ * unchanged and its own source export, scaled to RERUN_BATCH dashboards, stays within a quarter of
+ * the bundle limits (a wide export never nears the size at which it would be refused). A batch
+ * that did not export its dashboards itself (an earlier batch read them ahead) does not widen.
+ */
+export function widensNext(m: BatchReadMeasure): boolean {
+  if (m.dashboards === 0 || m.unchanged < m.dashboards || !m.sourceExport) return false;
+  const scale = RERUN_BATCH / m.dashboards;
+  return m.sourceExport.entries * scale <= m.maxEntries / 4 && m.sourceExport.bytes * scale <= m.maxBytes / 4;
+}
 
 /** Whether a batch sends the dashboards it holds ready to Superset in one import call: when it holds more than one. */
 export function importsTogether(ready: number): boolean {

@@ -345,6 +345,8 @@ export interface MigrationBatchResult {
     reverify?: boolean;
   }>;
   learned: RejectionRule[];
+  /** The next batch may read RERUN_BATCH dashboards (contracts/migration-batching.ts widensNext); absent in results from before wide rerun batches. */
+  widen?: boolean;
 }
 
 export interface VerifyBatchInput {

@@ -19,7 +19,7 @@ import {
   type RejectionRule,
   type VerifyBatchInput,
 } from '../contracts/migration.ts';
-import { IMPORT_LIMIT, MAX_BATCH } from '../contracts/migration-batching.ts';
+import { IMPORT_LIMIT, MAX_BATCH, RERUN_BATCH } from '../contracts/migration-batching.ts';
 import { failureOf } from './item-failure.ts';
 import { runAsTask } from './task-run.ts';
 
@@ -80,6 +80,8 @@ export interface MigrationResume {
   timings: MigrationTimings;
   /** The previous run's last batch's imports, verified by this run beside its first batch (HAND_OVER_VERIFICATION). */
   verify?: VerifyBatchInput['dashboards'];
+  /** The previous run's last batch said the next may read wide (WIDE_RERUN_BATCHES): this run's first batch does. */
+  widen?: boolean;
 }
 
 /**
@@ -120,10 +122,23 @@ const VERIFY_BESIDE_IMPORTS = 'verify-beside-imports';
  */
 const HAND_OVER_VERIFICATION = 'hand-over-verification';
 
-/** Starts verifying a part, not awaited: it runs beside what follows, and verifyRest awaits it. */
-function besideNext(request: Omit<MigrationInput, 'dashboardIds'>, part: VerifyBatchInput['dashboards']): Promise<void> {
-  const started = CancellationScope.nonCancellable(() => verifyPart(request, part));
-  started.catch(() => {}); // seen when awaited (verifyRest); not an unhandled rejection meanwhile
+/**
+ * The rule (contracts/migration-batching.ts RERUN_BATCH): after a batch whose result says `widen`
+ * (it found every dashboard unchanged), the next reads up to RERUN_BATCH dashboards, and what a
+ * batch hands to the verification is verified in parts of MAX_BATCH. The marker keeps runs that
+ * began before this rule replaying as they ran (their batches never held more than MAX_BATCH).
+ */
+const WIDE_RERUN_BATCHES = 'wide-rerun-batches';
+
+/** Starts verifying what a batch handed over, in parts of MAX_BATCH (one activity each), not awaited: they run beside what follows, and verifyRest awaits them. */
+function besideNext(request: Omit<MigrationInput, 'dashboardIds'>, dashboards: VerifyBatchInput['dashboards']): Array<Promise<void>> {
+  const started: Array<Promise<void>> = [];
+  for (let i = 0; i < dashboards.length; i += MAX_BATCH) {
+    const part = dashboards.slice(i, i + MAX_BATCH);
+    const one = CancellationScope.nonCancellable(() => verifyPart(request, part));
+    one.catch(() => {}); // seen when awaited (verifyRest); not an unhandled rejection meanwhile
+    started.push(one);
+  }
   return started;
 }
 
@@ -175,9 +190,9 @@ function startingPoint(resume: MigrationResume | undefined): { waiting: Waiting;
   };
 }
 
-/** The next batch: the dashboards left waiting first, then up to MAX_BATCH in all of those never read (`fresh` of them). */
-function nextBatch(dashboardIds: number[], waiting: Waiting, next: number): { batch: Waiting; fresh: number } {
-  const fresh = Math.max(0, Math.min(MAX_BATCH - waiting.length, dashboardIds.length - next));
+/** The next batch: the dashboards left waiting first, then up to `size` in all of those never read (`fresh` of them). */
+function nextBatch(dashboardIds: number[], waiting: Waiting, next: number, size: number): { batch: Waiting; fresh: number } {
+  const fresh = Math.max(0, Math.min(size - waiting.length, dashboardIds.length - next));
   const batch = [...waiting, ...dashboardIds.slice(next, next + fresh).map((id, i) => ({ id, position: next + i }))];
   return { batch, fresh };
 }
@@ -246,6 +261,17 @@ async function finishTask(
   return summary;
 }
 
+/** The rules this run follows, by the markers its history holds (each marker asked once, at the run's start, in this order). */
+function runRules(): { beside: boolean; handOver: boolean; wide: boolean } {
+  return { beside: patched(VERIFY_BESIDE_IMPORTS), handOver: patched(HAND_OVER_VERIFICATION), wide: patched(WIDE_RERUN_BATCHES) };
+}
+
+/** The run ends here (what it verified awaited): a new run goes on from where this one stands. */
+async function continueFrom(input: MigrationInput, resume: MigrationResume): Promise<never> {
+  log.info(`continuing as a new run at dashboard ${resume.next + 1} of ${input.dashboardIds.length}`);
+  return continueAsNew<typeof migrationWorkflow>({ ...input, resume });
+}
+
 /**
  * Migrates (or, with dryRun, plans) dashboards in batches. Each dashboard succeeds or fails on
  * its own, and its outcome is recorded in PostgreSQL by the activity that produced it; the
@@ -265,10 +291,10 @@ export async function migrationWorkflow(input: MigrationInput & { resume?: Migra
       const toVerify: VerifyBatchInput['dashboards'] = [];
       // Verification activities started beside the batches, awaited before the run ends or continues.
       const verifying: Array<Promise<void>> = [];
-      const beside = patched(VERIFY_BESIDE_IMPORTS);
-      const handOver = patched(HAND_OVER_VERIFICATION);
+      const { beside, handOver, wide } = runRules();
+      let size = wide && resume?.widen ? RERUN_BATCH : MAX_BATCH;
       // The previous run's last batch, verified beside this run's first; this run's last, held for the next run.
-      if (resume?.verify?.length) verifying.push(besideNext(request, resume.verify));
+      if (resume?.verify?.length) verifying.push(...besideNext(request, resume.verify));
       let held: VerifyBatchInput['dashboards'] = [];
       let endedInRun = 0;
       // Dashboards per run: the history stays small however many dashboards the task has.
@@ -282,17 +308,18 @@ export async function migrationWorkflow(input: MigrationInput & { resume?: Migra
           break;
         }
         if (await runEnds()) {
-          const perRun = await perRunRead;
           timings.migration_ms += Date.now() - clock;
           timings.verification_ms += await verifyRest(request, verifying, toVerify);
-          log.info(`continuing as a new run at dashboard ${next + 1} of ${total}`);
-          await continueAsNew<typeof migrationWorkflow>({ ...input, resume: { perRun, next, waiting, learned, timings, verify: held } });
+          const widen = size === RERUN_BATCH ? { widen: true } : {};
+          await continueFrom(input, { perRun: await perRunRead, next, waiting, learned, timings, verify: held, ...widen });
         }
-        if (held.length) verifying.push(besideNext(request, held.splice(0))); // the run goes on after all: verified here
-        const { batch, fresh } = nextBatch(dashboardIds, waiting, next);
+        if (held.length) verifying.push(...besideNext(request, held.splice(0))); // the run goes on after all: verified here
+        const { batch, fresh } = nextBatch(dashboardIds, waiting, next, size);
         next += fresh;
+        // Read ahead only while a batch imports, after which the next batch is never wide: a narrow batch's worth.
         const upcoming = dashboardIds.slice(next, next + MAX_BATCH);
         const r = await runBatch(request, batch, { learned, upcoming, doneBefore: next - fresh - waiting.length, total });
+        size = wide && r.widen ? RERUN_BATCH : MAX_BATCH;
         learned = mergeRules(learned, r.learned);
         const ended = endedBy(batch, r);
         endedInRun += ended.count;
@@ -302,7 +329,7 @@ export async function migrationWorkflow(input: MigrationInput & { resume?: Migra
         // (the run's last batch: while the next run's first imports, HAND_OVER_VERIFICATION).
         if (beside && imported.length) {
           if (handOver && (waiting.length || next < total) && (await runEnds())) held = imported;
-          else verifying.push(besideNext(request, imported));
+          else verifying.push(...besideNext(request, imported));
         } else toVerify.push(...imported);
       }
       toVerify.push(...held); // the task ends in this run (done or cancelled): it verifies what it held itself

@@ -27,7 +27,10 @@
  * refusal is its dashboard's outcome, so its siblings carry on; an outage is thrown for
  * Temporal's retry of the whole batch.
  */
-import { importsTogether } from '../../contracts/migration-batching.ts';
+import { importsTogether, widensNext } from '../../contracts/migration-batching.ts';
+import { declaredSize } from '../../lib/archive/unzip.ts';
+import { MAX_BUNDLE_FILES } from '../../lib/bundles/bundle.ts';
+import { maxBundleBytes } from './deps.ts';
 import {
   carriedVerification,
   type DashboardOutcome,
@@ -102,8 +105,11 @@ async function batchSteps(
   if (ctx.rerun) {
     rest = await settleUnchanged(ctx);
     await outcomes.writeProgress();
-    if (!rest.length)
-      return outcomes.wrapUp(todo.length, [], `a rerun: all ${todo.length} unchanged, told from both exports in ${Date.now() - t0} ms`);
+    if (!rest.length) {
+      const widen = await widensAfter(ctx);
+      const timing = `a rerun: all ${todo.length} unchanged, told from both exports in ${Date.now() - t0} ms${widen ? '; the next batch reads wider' : ''}`;
+      return { ...outcomes.wrapUp(todo.length, [], timing), widen };
+    }
   }
   const settled = todo.length - rest.length;
 
@@ -229,6 +235,22 @@ async function openBatch(
   const ctx: BatchContext = { ...run, todo, records, rerun, reads, outcomes, taskSnapshot: svc.caches.sourceSnapshots.of(taskId) };
   beginOnExport(ctx);
   return ctx;
+}
+
+/**
+ * Whether the next batch may read wider (contracts/migration-batching.ts widensNext, the one
+ * decider): called when this batch found every dashboard unchanged, with its own source export's
+ * size (settled already: the comparison read it).
+ */
+async function widensAfter(ctx: BatchContext): Promise<boolean> {
+  const zip = await ctx.reads.sourceExport;
+  return widensNext({
+    dashboards: ctx.todo.length,
+    unchanged: ctx.todo.length,
+    sourceExport: zip ? declaredSize(zip) : null,
+    maxBytes: maxBundleBytes(ctx.svc.deps),
+    maxEntries: MAX_BUNDLE_FILES,
+  });
 }
 
 /**

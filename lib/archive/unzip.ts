@@ -63,6 +63,12 @@ function nameOf(e: AdmZip.IZipEntry): string {
   return Buffer.from(e.rawEntryName).toString(e.header.flags_efs ? 'utf8' : 'latin1');
 }
 
+/** What the archive's directory declares (entries, and the unpacked bytes of its files), nothing inflated: a size to plan by, not a budget's proof. */
+export function declaredSize(zip: Uint8Array): { entries: number; bytes: number } {
+  const entries = readDirectory(zip);
+  return { entries: entries.length, bytes: entries.reduce((sum, e) => sum + (e.isDirectory ? 0 : e.header.size), 0) };
+}
+
 /**
  * The archive's files (folders left out) whose names `wanted` accepts, path → bytes. Throws
  * ArchiveError: `unreadable` (not a ZIP, a broken entry, an encrypted or unknown compression),

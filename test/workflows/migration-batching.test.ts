@@ -9,7 +9,7 @@ import { CancelledFailure, WorkflowFailedError, type WorkflowHandleWithFirstExec
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundle } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
-import { IMPORT_LIMIT, MAX_BATCH } from '../../contracts/migration-batching.ts';
+import { IMPORT_LIMIT, MAX_BATCH, RERUN_BATCH } from '../../contracts/migration-batching.ts';
 import type {
   MigrationBatchInput,
   MigrationBatchResult,
@@ -215,6 +215,68 @@ describe.runIf(hasTestServer)('migrationWorkflow batching (time-skipping test se
     expect(calls.at(-1)?.activity).toBe('finishMigration');
     expect(callsOf(calls, 'recordDashboardFailures')).toEqual([]);
     expect(callsOf(calls, 'finishTask')).toEqual([]);
+  });
+
+  it('reads a rerun wide: after a batch that says widen, RERUN_BATCH dashboards a batch, across continue-as-new; a wide batch that leaves some waiting is followed by a narrow one; verifications in parts of MAX_BATCH', async () => {
+    const all = ids(160);
+    const calls: ActivityCall[] = [];
+    // Positions 0-79 unchanged (each batch says widen); the wide batch at 80 imports 80-89, finds 90-139 unchanged and
+    // leaves 140-143 waiting (its import limit reached): it does not widen; the batches after it import.
+    const unchanged = all.filter((_, at) => at < 80 || (at >= 90 && at < 140));
+    const { outcome } = await runMigration(
+      all,
+      () => ({
+        markTaskRunning: async () => 'running',
+        taskItemsPerRun: async () => 80,
+        migrateBatch: async (input) => {
+          const ended = input.batch.filter((d) => d.position < 140 || input.doneBefore > 80);
+          const r = answer({ ...input, batch: ended }, { unchanged });
+          return { ...r, learned: [], ...(ended.every((d) => d.position < 80) ? { widen: true } : {}) };
+        },
+        verifyMigratedBatch: async () => ({ failed: 0 }),
+        recordDashboardFailures: async () => undefined,
+        finishMigration: async () => summary(false),
+        finishTask: async () => undefined,
+      }),
+      calls,
+    );
+
+    expect(outcome).toEqual({ status: 'fulfilled', value: summary(false) });
+    const runs = [...new Set(calls.map((c) => c.runId))];
+    const runOf = (c: ActivityCall) => runs.indexOf(c.runId) + 1;
+    const positions = (ds: ReadonlyArray<{ position: number }>) => [ds[0]!.position, ds.at(-1)!.position, ds.length];
+    // [run, first position, last position, how many] of each batch, and its `upcoming` (always a narrow batch's worth).
+    expect(callsOf(calls, 'migrateBatch').map((c) => [runOf(c), ...positions(c.input.batch), c.input.upcoming?.length])).toEqual([
+      [1, 0, 15, MAX_BATCH, MAX_BATCH],
+      [1, 16, 79, RERUN_BATCH, MAX_BATCH], // widened by the first
+      [2, 80, 143, RERUN_BATCH, MAX_BATCH], // the run continued as new after 80 dashboards, still wide
+      [2, 140, 155, MAX_BATCH, 4], // the 4 left waiting first, then 12 fresh: narrow again
+      [2, 156, 159, 4, 0],
+    ]);
+    // Every dashboard handed to the verification once, in parts of at most MAX_BATCH: the first batch's 16, the wide
+    // batch's 64 in four parts (run 1's last batch: verified in run 2), the wide batch at 80's 60 in four.
+    // (the parts of one batch start together, so they are sorted here)
+    const parts = callsOf(calls, 'verifyMigratedBatch')
+      .map((c) => [runOf(c), ...positions(c.input.dashboards)])
+      .sort((a, b) => a[1]! - b[1]!);
+    expect(parts).toEqual([
+      [1, 0, 15, 16],
+      [2, 16, 31, 16],
+      [2, 32, 47, 16],
+      [2, 48, 63, 16],
+      [2, 64, 79, 16],
+      [2, 80, 95, 16],
+      [2, 96, 111, 16],
+      [2, 112, 127, 16],
+      [2, 128, 139, 12],
+      [2, 140, 155, 16],
+      [2, 156, 159, 4],
+    ]);
+    const verifiedIds = callsOf(calls, 'verifyMigratedBatch')
+      .flatMap((c) => c.input.dashboards)
+      .sort((a, b) => a.position - b.position);
+    expect(verifiedIds.map((d) => d.sourceDashboardId)).toEqual(all);
+    expect(verifiedIds.filter((d) => d.unchanged).map((d) => d.sourceDashboardId)).toEqual(unchanged);
   });
 
   it('fails the dashboards of a batch whose retries ran out with its cause, and goes on with the next batch', async () => {
