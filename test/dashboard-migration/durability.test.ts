@@ -19,7 +19,11 @@ const P = uniquePrefix('k');
 // Two batches: the first imports MAX_BATCH together, the second the rest.
 const N = MAX_BATCH + 2;
 
+// Without a real Superset (SWITCHYARD_TEST_SUPERSET=off, refused under CI: test/support/ci.ts) the file is skipped, not failed.
+const enabled = inject('supersets') !== null;
+
 beforeAll(async () => {
+  if (!enabled) return;
   h = await createHarness(); // workers are OS processes here
   const a = await client('a');
   b = await client('b');
@@ -44,7 +48,7 @@ beforeAll(async () => {
 }, 240_000);
 afterAll(async () => h?.close());
 
-describe('a migration whose worker is killed mid-way', () => {
+describe.runIf(enabled)('a migration whose worker is killed mid-way', () => {
   it('resumes on another worker and imports every dashboard exactly once', { timeout: 300_000 }, async () => {
     const first = spawnWorker(h);
     const r = await h.request('POST', '/api/dashboards/migrate', {
@@ -92,7 +96,7 @@ describe('a migration whose worker is killed mid-way', () => {
   });
 });
 
-describe('a cancelled migration', () => {
+describe.runIf(enabled)('a cancelled migration', () => {
   it('finishes the dashboard in flight and leaves the rest untouched', { timeout: 300_000 }, async () => {
     await h.startWorker();
     try {

@@ -57,7 +57,11 @@ async function countIn(cl: SupersetClient, resource: 'dashboard' | 'chart' | 'da
   return all.filter((x) => String(x[col] ?? '').startsWith(titlePrefix)).length;
 }
 
+// Without a real Superset (SWITCHYARD_TEST_SUPERSET=off, refused under CI: test/support/ci.ts) the file is skipped, not failed.
+const enabled = inject('supersets') !== null;
+
 beforeAll(async () => {
+  if (!enabled) return;
   h = await createHarness({ worker: true });
   [a, b, c] = await Promise.all([client('a'), client('b'), client('c')]);
   const dir = path.join(inject('runDir'), P);
@@ -93,7 +97,7 @@ beforeAll(async () => {
 }, 240_000);
 afterAll(async () => h?.close());
 
-describe.each(TRAP_TARGETS)('migration a (6.1.0) → %s (6.1.0, %s metadata)', (name) => {
+describe.runIf(enabled).each(TRAP_TARGETS)('migration a (6.1.0) → %s (6.1.0, %s metadata)', (name) => {
   it('migrates dashboards with charts and datasets onto the mapped database, hijacking nothing; a failing dashboard does not fail its siblings', async () => {
     const { client: b, env: envB, targetDb, baitDb, slugOwner } = targets[name];
     const ids = [...src.dashboards.map((d) => d.id), unmapped.dashboards[0].id];
@@ -171,7 +175,7 @@ describe.each(TRAP_TARGETS)('migration a (6.1.0) → %s (6.1.0, %s metadata)', (
   });
 });
 
-describe('migration a (6.1.0) → b (6.1.0)', () => {
+describe.runIf(enabled)('migration a (6.1.0) → b (6.1.0)', () => {
   it('dry-runs a change with field-level differences and imports nothing, then applies it', async () => {
     const { targetDb } = targets.b;
     const d = src.dashboards[1];
@@ -205,7 +209,7 @@ describe('migration a (6.1.0) → b (6.1.0)', () => {
   });
 });
 
-describe('migration across versions: a (6.1.0) → c (6.0.0)', () => {
+describe.runIf(enabled)('migration across versions: a (6.1.0) → c (6.0.0)', () => {
   it('succeeds where Superset’s own import fails whole, and reports the fields it dropped per object', async () => {
     const zip = await a.exportDashboards([src.dashboards[0].id]);
     const native = await h.knex.transaction(async () => {
@@ -245,7 +249,7 @@ describe('migration across versions: a (6.1.0) → c (6.0.0)', () => {
   });
 });
 
-describe('a dashboard Superset fails to import: c (6.0.0) keeps one dataset per table name', () => {
+describe.runIf(enabled)('a dashboard Superset fails to import: c (6.0.0) keeps one dataset per table name', () => {
   // c's metadata database is SQLite, whose `tables` keeps a legacy UNIQUE (table_name): importing
   // a dataset on a table name another database's dataset already uses fails with a bare 500.
   const Q = `${P}q`;
@@ -312,7 +316,7 @@ describe('a dashboard Superset fails to import: c (6.0.0) keeps one dataset per 
   });
 });
 
-describe('migration requests', () => {
+describe.runIf(enabled)('migration requests', () => {
   it.each([
     [{ dashboard_ids: [] }, 400, 'body.dashboard_ids'],
     [{ dashboard_ids: 'all' }, 400, 'body.dashboard_ids'],

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { writeConfig } from '../../cli/config.ts';
 import { registerEnvironment } from '../dashboard-migration/support.ts';
 import { createUserWithRoles, uniquePrefix } from '../support/environments.ts';
@@ -45,7 +45,11 @@ function cli(args: string[], extra: Record<string, string>): Promise<{ code: num
 
 const answerOf = (r: CallToolResult) => JSON.parse((r.content as Array<{ text: string }>)[1]!.text) as { status: number; data: any };
 
+// Without a real Superset (SWITCHYARD_TEST_SUPERSET=off, refused under CI: test/support/ci.ts) the file is skipped, not failed.
+const enabled = inject('supersets') !== null;
+
 beforeAll(async () => {
+  if (!enabled) return;
   h = await createHarness();
   const p = uniquePrefix('mcps');
   envA = await registerEnvironment(h, 'a', `${p}-a`);
@@ -69,7 +73,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-describe('switchyard mcp (stdio)', () => {
+describe.runIf(enabled)('switchyard mcp (stdio)', () => {
   it("lists an API key's tools and answers them from the real Superset", async () => {
     const c = await start({ SWITCHYARD_API_KEY: key });
     const names = (await c.listTools()).tools.map((t) => t.name);
