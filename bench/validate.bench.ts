@@ -13,6 +13,7 @@ import {
   sqlMetric,
 } from '../test/support/superset/fixtures.ts';
 import { startSuperset } from '../test/support/superset/instance.ts';
+import { copyModelDashboard } from './validate-fixtures.ts';
 import { BENCH_ADMIN_PASSWORD, RssSampler, rssMb, startBenchStack, stopOnInterrupt, waitUntil } from './support.ts';
 
 /**
@@ -38,32 +39,31 @@ const W = arg('warm-up', 1);
 
 type Superset = Awaited<ReturnType<typeof startSuperset>>;
 
-/** N + W dashboards of C charts (table and big-number charts, each with a query of its own) on one SQLite dataset. */
+/**
+ * N + W dashboards of C charts (table and big-number charts, each with a query of its own) on one
+ * SQLite dataset: the first made through the API, the others imported as copies of it
+ * (./validate-fixtures.ts), the warm-up's W first, then the N measured.
+ */
 async function makeFixtures(dir: string, sa: Superset) {
   const a = await login(sa.baseUrl, sa.username, sa.password);
   const db = await createSqliteDatabase(a, { name: 'bench_wh', path: path.join(dir, 'wh.db') });
   const ds = await createDataset(a, { database: db.id, tableName: 'sales' });
-  const dashboards: number[] = [];
-  const charts: number[] = [];
-  for (let d = 0; d < N + W; d++) {
-    const made = [];
-    for (let c = 0; c < C; c++) {
-      const k = d * C + c;
-      made.push(
-        c % 2
-          ? await createBigNumberChart(a, {
-              name: `bench total ${k}`,
-              datasetId: ds.id,
-              metric: sqlMetric(`SUM(units) + ${k}`, `units ${k}`),
-            })
-          : await createTableChart(a, { name: `bench rows ${k}`, datasetId: ds.id, columns: ['ds', 'region', 'units'], rowLimit: 100 + k }),
-      );
-    }
-    dashboards.push((await createDashboard(a, { title: `bench ${d}`, charts: made })).id);
-    if (d < N) charts.push(...made.map((m) => m.id));
-  }
+  const made = [];
+  for (let c = 0; c < C; c++)
+    made.push(
+      c % 2
+        ? await createBigNumberChart(a, {
+            name: `bench total ${c}`,
+            datasetId: ds.id,
+            metric: sqlMetric(`SUM(units) + ${c}`, `units ${c}`),
+          })
+        : await createTableChart(a, { name: `bench rows ${c}`, datasetId: ds.id, columns: ['ds', 'region', 'units'], rowLimit: 100 + c }),
+    );
+  const model = await createDashboard(a, { title: 'bench 0', charts: made });
+  const all = await copyModelDashboard(a, model.id, N + W, C);
   a.close();
-  return { measured: dashboards.slice(0, N), warmUp: dashboards.slice(N), charts };
+  const measured = all.slice(W);
+  return { measured: measured.map((d) => d.id), warmUp: all.slice(0, W).map((d) => d.id), charts: measured.flatMap((d) => d.charts) };
 }
 
 async function signIn(base: string, sa: Superset) {
