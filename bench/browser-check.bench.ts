@@ -15,7 +15,7 @@ import {
   sqlMetric,
 } from '../test/support/superset/fixtures.ts';
 import { startSuperset } from '../test/support/superset/instance.ts';
-import { stopOnInterrupt } from './support.ts';
+import { numberArg, stopOnInterrupt } from './support.ts';
 
 /**
  * The browser check's cost per dashboard (`verification: "browser"`): N dashboards of three charts
@@ -26,12 +26,8 @@ import { stopOnInterrupt } from './support.ts';
  * Usage: npm run bench:browser-check [-- --dashboards 5] [-- --pages 2]
  * Ends with one JSON line.
  */
-const arg = (name: string, dflt: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : dflt;
-};
-const N = arg('dashboards', 5);
-const PAGES = arg('pages', 1);
+const N = numberArg('dashboards', 5);
+const PAGES = numberArg('pages', 1);
 const BUDGET_MS = 90_000;
 
 type Superset = Awaited<ReturnType<typeof startSuperset>>;

@@ -10,7 +10,17 @@ import { encodeRison } from '../lib/superset/rison.ts';
 import { DASHBOARD_LIST_COLUMNS } from '../lib/superset/client.ts';
 import { startSuperset } from '../test/support/superset/instance.ts';
 import { bareAccessToken, createUser, listDashboards, login, userIdOf, type SupersetClient } from '../test/support/superset/fixtures.ts';
-import { BENCH_ADMIN_PASSWORD, benchEnv, percentile, rssMb, spawnEntry, stopChild, stopOnInterrupt, waitUntil } from './support.ts';
+import {
+  BENCH_ADMIN_PASSWORD,
+  benchEnv,
+  numberArg,
+  percentile,
+  rssMb,
+  spawnEntry,
+  stopChild,
+  stopOnInterrupt,
+  waitUntil,
+} from './support.ts';
 import { SEARCH_ATTRIBUTES } from '../contracts/search-attributes.ts';
 
 /**
@@ -24,12 +34,8 @@ import { SEARCH_ATTRIBUTES } from '../contracts/search-attributes.ts';
  * Sequential requests after a warm-up; prints p50/p90 and the ratio Switchyard / Superset.
  * Usage: npm run bench:dashboards [-- --dashboards 3000 --rounds 40]
  */
-const arg = (name: string, dflt: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : dflt;
-};
-const DASHBOARDS = arg('dashboards', 3000);
-const ROUNDS = arg('rounds', 40);
+const DASHBOARDS = numberArg('dashboards', 3000);
+const ROUNDS = numberArg('rounds', 40);
 const PAGE_SIZE = 25;
 const BENCH_USER = 'benchbob';
 

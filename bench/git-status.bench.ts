@@ -19,14 +19,10 @@ import path from 'node:path';
 import knexFactory from 'knex';
 import { GitRepositoryStore } from '../db/git/repositories.ts';
 import { toYaml } from '../lib/git/dashboard-files.ts';
-import { BENCH_ADMIN_PASSWORD, percentile, startBenchStack, waitUntil } from './support.ts';
+import { BENCH_ADMIN_PASSWORD, numberArg, percentile, startBenchStack, waitUntil } from './support.ts';
 
-const arg = (name: string, d: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : d;
-};
-const REPOS = arg('repos', 100);
-const ROUNDS = arg('rounds', 20);
+const REPOS = numberArg('repos', 100);
+const ROUNDS = numberArg('rounds', 20);
 const WARMUP = 3;
 const COLD_ROUNDS = Math.max(3, Math.round(ROUNDS / 4));
 

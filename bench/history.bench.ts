@@ -4,7 +4,7 @@ import { Client, Connection } from '@temporalio/client';
 import { PROJECT_ROOT } from '../lib/config.ts';
 import { startFakeSuperset, type FakeSuperset } from '../test/support/fake-superset.ts';
 import { workflowRuns, type WorkflowRun } from '../test/support/workflow-runs.ts';
-import { BENCH_ADMIN_PASSWORD, startBenchStack, waitUntil } from './support.ts';
+import { BENCH_ADMIN_PASSWORD, numberArg, startBenchStack, waitUntil } from './support.ts';
 
 /**
  * Many dashboards in one task: a backup, then a migration, of N dashboards (default 1,000) through the API of the
@@ -20,12 +20,8 @@ import { BENCH_ADMIN_PASSWORD, startBenchStack, waitUntil } from './support.ts';
  * answering the task id; the migration goes into a second fake holding nothing. Figures are per
  * kind (`backup_runs`, `migration_max_history_bytes`, ...).
  */
-const arg = (name: string, dflt: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : dflt;
-};
-const N = arg('dashboards', 1000);
-const PER_RUN = arg('per-run', 0);
+const N = numberArg('dashboards', 1000);
+const PER_RUN = numberArg('per-run', 0);
 
 interface BenchContext {
   post(path: string, body: unknown): Promise<Record<string, any>>;

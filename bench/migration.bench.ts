@@ -15,7 +15,7 @@ import {
 } from '../test/support/superset/fixtures.ts';
 import { startSuperset } from '../test/support/superset/instance.ts';
 import { cpuSnapshot, cpuSpent, type CpuGroups } from './cpu.ts';
-import { BENCH_ADMIN_PASSWORD, startBenchStack, stopOnInterrupt, waitUntil } from './support.ts';
+import { BENCH_ADMIN_PASSWORD, numberArg, startBenchStack, stopOnInterrupt, waitUntil } from './support.ts';
 import { medians, roundFigures, summary, type Figures, type Growth, type Migrated, type Round } from './migration-figures.ts';
 
 /**
@@ -47,15 +47,11 @@ import { medians, roundFigures, summary, type Figures, type Growth, type Migrate
  * `cpu_s` the CPU seconds each part of the stack spent on the first migration, its rerun and the
  * bare copy (./cpu.ts: on two cores, a run that keeps both busy is bound by their sum).
  */
-const arg = (name: string, dflt: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : dflt;
-};
-const N = arg('dashboards', 10);
-const G = arg('growth', 0);
+const N = numberArg('dashboards', 10);
+const G = numberArg('growth', 0);
 const DISTINCT = process.argv.includes('--distinct-charts');
-const W = arg('warm-up', 2);
-const R = Math.max(1, arg('rounds', 3));
+const W = numberArg('warm-up', 2);
+const R = Math.max(1, numberArg('rounds', 3));
 
 type Superset = Awaited<ReturnType<typeof startSuperset>>;
 type Post = (p: string, body: unknown, method?: string) => Promise<Record<string, any>>;

@@ -13,7 +13,7 @@ import {
   sqlMetric,
 } from '../test/support/superset/fixtures.ts';
 import { startSuperset } from '../test/support/superset/instance.ts';
-import { stopOnInterrupt } from './support.ts';
+import { median, numberArg, stopOnInterrupt } from './support.ts';
 
 /**
  * What a rerun's reads cost Superset per call and per dashboard, measured one after another on a
@@ -25,11 +25,7 @@ import { stopOnInterrupt } from './support.ts';
  * Ends with one JSON line: per read, the median ms for 16 and for 64 dashboards (`reads`), and
  * what four narrow batches' reads cost against one wide batch's (`narrow_x4_ms`, `wide_ms`).
  */
-const arg = (name: string, dflt: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : dflt;
-};
-const R = Math.max(1, arg('rounds', 5));
+const R = Math.max(1, numberArg('rounds', 5));
 const WIDE = 64;
 const NARROW = 16;
 
@@ -62,8 +58,6 @@ function readsOf(c: SupersetClient, datasetId: number): Reads {
     },
   };
 }
-
-const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
 
 async function main() {
   const load = os.loadavg()[0]!;

@@ -4,6 +4,19 @@ import fs from 'node:fs';
 import { detached } from '../lib/detached.ts';
 import { SEARCH_ATTRIBUTES } from '../contracts/search-attributes.ts';
 
+/** A numeric command-line option (`--name N`), or its default. */
+export function numberArg(name: string, dflt: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : dflt;
+}
+
+/** The median (of an even count, the mean of the middle two). */
+export function median(xs: number[]): number {
+  const s = [...xs].sort((x, y) => x - y);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
 export function percentile(sorted: number[], p: number): number {
   if (!sorted.length) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];

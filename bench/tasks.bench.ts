@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../lib/config.ts';
-import { BENCH_ADMIN_PASSWORD, percentile, RssSampler, rssMb, startBenchStack, waitUntil } from './support.ts';
+import { BENCH_ADMIN_PASSWORD, RssSampler, numberArg, percentile, rssMb, startBenchStack, waitUntil } from './support.ts';
 
 /**
  * Task creation through the API against the embedded stack (real PostgreSQL, Temporal, worker):
@@ -10,15 +10,11 @@ import { BENCH_ADMIN_PASSWORD, percentile, RssSampler, rssMb, startBenchStack, w
  * Usage: npm run bench:tasks [-- --rate 100 --warmup 3 --seconds 10 --tasks 1000 --concurrency 8 --split]
  * (`--split`: API and worker as two processes, as a scaled deployment runs them; default: one, as `npm start`.)
  */
-const arg = (name: string, dflt: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : dflt;
-};
-const TOTAL = arg('tasks', 1000);
-const CONCURRENCY = arg('concurrency', 8);
-const RATE = arg('rate', 100);
-const SECONDS = arg('seconds', 10);
-const WARMUP = arg('warmup', 3);
+const TOTAL = numberArg('tasks', 1000);
+const CONCURRENCY = numberArg('concurrency', 8);
+const RATE = numberArg('rate', 100);
+const SECONDS = numberArg('seconds', 10);
+const WARMUP = numberArg('warmup', 3);
 
 type Created = { ms: number; app: number; id: string };
 type Loop = { latencies: number[]; app: number[]; bySecond: number[][]; seconds: number };

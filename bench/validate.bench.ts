@@ -14,7 +14,7 @@ import {
 } from '../test/support/superset/fixtures.ts';
 import { startSuperset } from '../test/support/superset/instance.ts';
 import { copyModelDashboard } from './validate-fixtures.ts';
-import { BENCH_ADMIN_PASSWORD, RssSampler, rssMb, startBenchStack, stopOnInterrupt, waitUntil } from './support.ts';
+import { BENCH_ADMIN_PASSWORD, RssSampler, median, numberArg, rssMb, startBenchStack, stopOnInterrupt, waitUntil } from './support.ts';
 
 /**
  * The content validator on N dashboards of C charts each (`validate` task: every chart's query
@@ -28,14 +28,10 @@ import { BENCH_ADMIN_PASSWORD, RssSampler, rssMb, startBenchStack, stopOnInterru
  * first round and its peak during the validations (flat means the peak does not grow with N).
  * The last line is one JSON object with `validate_ratio` (issue 50's goal: ≤ 1.5).
  */
-const arg = (name: string, dflt: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : dflt;
-};
-const N = arg('dashboards', 10);
-const C = arg('charts', 10);
-const R = Math.max(1, arg('rounds', 3));
-const W = arg('warm-up', 1);
+const N = numberArg('dashboards', 10);
+const C = numberArg('charts', 10);
+const R = Math.max(1, numberArg('rounds', 3));
+const W = numberArg('warm-up', 1);
 
 type Superset = Awaited<ReturnType<typeof startSuperset>>;
 
@@ -118,13 +114,6 @@ async function bareCalls(client: SupersetClient, charts: number[]): Promise<numb
   }
   return sum;
 }
-
-/** The median (of an even count, the mean of the middle two). */
-const median = (xs: number[]) => {
-  const s = [...xs].sort((x, y) => x - y);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 async function main() {
   const load = os.loadavg()[0]!;

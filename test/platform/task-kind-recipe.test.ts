@@ -7,13 +7,12 @@
 // the toy kind without having been edited.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT as root, removeScratch, scratchWithRecipe } from '../support/recipe-scratch.ts';
 
 const run = promisify(execFile);
-const root = path.resolve(import.meta.dirname, '../..');
 const fixtures = path.join(import.meta.dirname, 'fixtures', 'task-kind-recipe');
 
 /** The recipe's files: written whole. */
@@ -52,41 +51,13 @@ const INDEX_LINES: Array<{ file: string; after: string; line: string }> = [
   { file: 'api/app.ts', after: '    ...validationRoutes(app),', line: '    ...toyRoutes(app),' },
 ];
 
-const SOURCES = ['contracts', 'lib', 'db', 'domain', 'activities', 'workflows', 'worker', 'api', 'client', 'scripts'];
-/** The test support the toy kind's test compiles against (global-setup.ts declares what harness.ts injects). */
-const TEST_SUPPORT = ['test/support', 'test/global-setup.ts'];
-
 let scratch: string;
 
-function insertAfter(file: string, anchor: string, line: string): void {
-  const lines = fs.readFileSync(path.join(scratch, file), 'utf8').split('\n');
-  const at = lines.indexOf(anchor);
-  if (at < 0) throw new Error(`${file}: the anchor line is gone (update the recipe test): ${anchor}`);
-  lines.splice(at + 1, 0, line);
-  fs.writeFileSync(path.join(scratch, file), lines.join('\n'));
-}
-
 beforeAll(() => {
-  scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'task-kind-recipe-'));
-  for (const dir of [...SOURCES, ...TEST_SUPPORT]) {
-    if (fs.existsSync(path.join(root, dir))) fs.cpSync(path.join(root, dir), path.join(scratch, dir), { recursive: true });
-  }
-  fs.copyFileSync(path.join(root, 'package.json'), path.join(scratch, 'package.json'));
-  fs.symlinkSync(path.join(root, 'node_modules'), path.join(scratch, 'node_modules'));
-  const tsconfig = JSON.parse(fs.readFileSync(path.join(root, 'tsconfig.json'), 'utf8')) as { include: string[] };
-  tsconfig.include = [...SOURCES.filter((d) => d !== 'scripts'), 'scripts/openapi-document.ts', 'test/global-setup.ts', 'test/toy'];
-  fs.writeFileSync(path.join(scratch, 'tsconfig.json'), JSON.stringify(tsconfig));
-
-  for (const [file, fixture] of Object.entries(FILES)) {
-    fs.mkdirSync(path.dirname(path.join(scratch, file)), { recursive: true });
-    fs.copyFileSync(path.join(fixtures, fixture), path.join(scratch, file));
-  }
-  for (const { file, after, line } of INDEX_LINES) insertAfter(file, after, line);
+  scratch = scratchWithRecipe({ prefix: 'task-kind-recipe-', fixtures, files: FILES, lines: INDEX_LINES, testInclude: 'test/toy' });
 });
 
-afterAll(() => {
-  if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
-});
+afterAll(() => removeScratch(scratch));
 
 describe('the task-kind recipe', () => {
   it('takes five files and one import and one entry in each of four index files', () => {
