@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import { setTimeout as pause } from 'node:timers/promises';
 import { detached } from '../lib/detached.ts';
 import { SEARCH_ATTRIBUTES } from '../contracts/search-attributes.ts';
 
@@ -47,6 +48,68 @@ export class RssSampler {
   stop(): number {
     clearInterval(this.timer);
     return this.peak;
+  }
+}
+
+/** One window of a {@link MemorySampler}: the peaks (and the JS heap's floor) between two laps, in MB. */
+export interface MemoryLap {
+  rss_peak_mb: number;
+  /** The worker thread's V8 heap in use at its highest and lowest (its floor: what survived the collections); null without metrics. */
+  heap_used_peak_mb: number | null;
+  heap_used_floor_mb: number | null;
+}
+
+/**
+ * A process's memory over time, in windows (`lap()`): its resident size from /proc every 100 ms
+ * and, given the process's metrics endpoint (WORKER_METRICS_PORT), the worker thread's V8 heap in
+ * use every second. RSS alone cannot tell a heap that keeps what it was given from native memory
+ * (Temporal's core runtime, the workflow threads, malloc's arenas) that grows; the heap's floor can.
+ */
+export class MemorySampler {
+  private rss = 0;
+  private heap: number[] = [];
+  private readonly timer: NodeJS.Timeout;
+  private readonly polling: Promise<void>;
+  private readonly halt = new AbortController();
+
+  constructor(pid: number, metricsUrl?: string) {
+    this.timer = setInterval(() => {
+      const now = rssMb(pid);
+      if (!Number.isNaN(now)) this.rss = Math.max(this.rss, now);
+    }, 100);
+    this.timer.unref();
+    this.polling = metricsUrl ? this.pollHeap(metricsUrl) : Promise.resolve();
+  }
+
+  private async pollHeap(url: string): Promise<void> {
+    while (!this.halt.signal.aborted) {
+      const text = await fetch(url, { signal: this.halt.signal }).then(
+        (r) => r.text(),
+        () => '', // stopped mid-call, or the process is between answers: this second has no figure
+      );
+      const m = /^switchyard_nodejs_heap_size_used_bytes (\S+)$/m.exec(text);
+      if (m) this.heap.push(Number(m[1]) / 2 ** 20);
+      await pause(1_000, undefined, { signal: this.halt.signal }).catch(() => undefined); // stop() ends the wait
+    }
+  }
+
+  /** The window since the last lap (or the start), and a new one begun. */
+  lap(): MemoryLap {
+    const round = (x: number) => Math.round(x);
+    const lap = {
+      rss_peak_mb: round(this.rss),
+      heap_used_peak_mb: this.heap.length ? round(Math.max(...this.heap)) : null,
+      heap_used_floor_mb: this.heap.length ? round(Math.min(...this.heap)) : null,
+    };
+    this.rss = 0;
+    this.heap = [];
+    return lap;
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.halt.abort();
+    await this.polling;
   }
 }
 

@@ -14,7 +14,18 @@ import {
 } from '../test/support/superset/fixtures.ts';
 import { startSuperset } from '../test/support/superset/instance.ts';
 import { copyModelDashboard } from './validate-fixtures.ts';
-import { BENCH_ADMIN_PASSWORD, RssSampler, median, numberArg, rssMb, startBenchStack, stopOnInterrupt, waitUntil } from './support.ts';
+import { freePort } from '../lib/embedded/free-port.ts';
+import {
+  BENCH_ADMIN_PASSWORD,
+  MemorySampler,
+  type MemoryLap,
+  median,
+  numberArg,
+  rssMb,
+  startBenchStack,
+  stopOnInterrupt,
+  waitUntil,
+} from './support.ts';
 
 /**
  * The content validator on N dashboards of C charts each (`validate` task: every chart's query
@@ -25,7 +36,9 @@ import { BENCH_ADMIN_PASSWORD, RssSampler, median, numberArg, rssMb, startBenchS
  * Each chart asks a query of its own (its own row limit or metric), so nothing is shared between
  * charts. Each round validates the same dashboards and then makes the bare calls, back to back;
  * the figures are the rounds' medians. Memory: the Switchyard process's resident size before the
- * first round and its peak during the validations (flat means the peak does not grow with N).
+ * first round and its peak during the validations (flat means the peak does not grow with N), and
+ * each round's peak with the worker thread's V8 heap (its peak and floor, from the process's
+ * metrics): a peak that grows from round to round is memory kept, one that stays is a working set.
  * The last line is one JSON object with `validate_ratio` (issue 50's goal: ≤ 1.5).
  */
 const N = numberArg('dashboards', 10);
@@ -121,7 +134,8 @@ async function main() {
   fs.rmSync(dir, { recursive: true, force: true });
   const sa = await startSuperset({ version: '6.1.0', dataDir: path.join(dir, 'superset-a'), fresh: true, log: () => {} });
   const stopSuperset = stopOnInterrupt(() => sa.stop());
-  const stack = await startBenchStack(path.join(dir, 'switchyard'));
+  const metricsPort = await freePort();
+  const stack = await startBenchStack(path.join(dir, 'switchyard'), { env: { WORKER_METRICS_PORT: String(metricsPort) } });
   try {
     const fx = await makeFixtures(dir, sa);
     const s = await signIn(stack.base, sa);
@@ -129,19 +143,22 @@ async function main() {
     const pid = stack.processes[0]!.child.pid!;
     if (fx.warmUp.length) await validate(stack.base, s, fx.warmUp);
     const rssStart = rssMb(pid);
-    const sampler = new RssSampler(pid);
-    const rounds: Array<{ validate_s: number; bare_s: number; ratio: number }> = [];
+    const sampler = new MemorySampler(pid, `http://127.0.0.1:${metricsPort}/metrics`);
+    const rounds: Array<{ validate_s: number; bare_s: number; ratio: number; memory: MemoryLap }> = [];
     let totals: unknown = null;
     for (let r = 0; r < R; r++) {
       const v = await validate(stack.base, s, fx.measured);
       totals = v.totals;
+      const memory = sampler.lap(); // the validation's window; the bare calls below do not touch Switchyard
       const bare = await bareCalls(client, fx.charts);
-      rounds.push({ validate_s: v.seconds, bare_s: bare, ratio: v.seconds / bare });
+      rounds.push({ validate_s: v.seconds, bare_s: bare, ratio: v.seconds / bare, memory });
       console.log(
-        `round ${r + 1}: validate ${v.seconds.toFixed(2)} s, bare chart-data calls ${bare.toFixed(2)} s, ratio ${(v.seconds / bare).toFixed(2)}`,
+        `round ${r + 1}: validate ${v.seconds.toFixed(2)} s, bare chart-data calls ${bare.toFixed(2)} s, ratio ${(v.seconds / bare).toFixed(2)}; Switchyard RSS peak ${memory.rss_peak_mb} MB, worker heap ${memory.heap_used_floor_mb ?? '?'}-${memory.heap_used_peak_mb ?? '?'} MB`,
       );
+      sampler.lap(); // the bare calls' window, not a figure
     }
-    const rssPeak = sampler.stop();
+    await sampler.stop();
+    const rssPeak = Math.max(...rounds.map((x) => x.memory.rss_peak_mb));
     client.close();
     const figures = {
       bench: 'validate',
