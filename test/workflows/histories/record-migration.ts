@@ -18,7 +18,7 @@ import { installedTestServer } from '../../../scripts/temporal-test-server.ts';
 
 const [checkout, commit] = process.argv.slice(2);
 if (!checkout || !commit) throw new Error('usage: record-migration.ts <checkout> <commit>');
-const OUT = path.dirname(new URL(import.meta.url).pathname);
+const OUT = import.meta.dirname;
 
 /** A task of `dashboards` dashboards, continued as new every `itemsPerRun`, whose batches import every one or find every one unchanged. */
 interface Scenario {
