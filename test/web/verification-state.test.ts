@@ -5,6 +5,7 @@ import type { DashboardOutcome, MigrationResult, VerificationState } from '../..
 import { ADMIN, createHarness, type Harness } from '../support/harness.ts';
 import { createStoredTask } from '../support/task-items.ts';
 import { launchBrowser, openPage, signIn } from './browser.ts';
+import { migrationTotals } from '../support/migration-totals.ts';
 
 /**
  * The console's task page says what a migration's rerun checked (issue 50): a dashboard whose
@@ -57,18 +58,7 @@ async function storedMigration(item: DashboardOutcome): Promise<string> {
     dry_run: false,
     source_env_id: randomUUID(),
     target_env_id: randomUUID(),
-    totals: {
-      requested: 1,
-      processed: 1,
-      imported: 0,
-      unchanged: 1,
-      unchanged_with_errors: 0,
-      imported_with_errors: 0,
-      planned: 0,
-      skipped: 0,
-      failed: 0,
-      not_started: 0,
-    },
+    totals: migrationTotals({ requested: 1, processed: 1, unchanged: 1 }),
     items: [item],
     not_started: 0,
     cancelled: false,

@@ -22,6 +22,7 @@ import {
   type ActivityCall,
   type MockActivities,
 } from '../support/time-skipping.ts';
+import { migrationTotals } from '../support/migration-totals.ts';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundle;
@@ -45,18 +46,7 @@ const INPUT: MigrationInput = {
 const SUCCEEDED: MigrationSummary = {
   status: 'SUCCEEDED',
   message: null,
-  totals: {
-    requested: 1,
-    processed: 1,
-    imported: 1,
-    unchanged: 0,
-    unchanged_with_errors: 0,
-    imported_with_errors: 0,
-    planned: 0,
-    skipped: 0,
-    failed: 0,
-    not_started: 0,
-  },
+  totals: migrationTotals({ requested: 1, processed: 1, imported: 1 }),
   cancelled: false,
 };
 

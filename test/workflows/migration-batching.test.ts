@@ -28,6 +28,7 @@ import {
   type ActivityCall,
   type MockActivities,
 } from '../support/time-skipping.ts';
+import { migrationTotals } from '../support/migration-totals.ts';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundle;
@@ -74,18 +75,7 @@ const verified = (all: number[], id: number, unchanged = false): VerifyBatchInpu
 const summary = (cancelled: boolean): MigrationSummary => ({
   status: cancelled ? 'CANCELLED' : 'SUCCEEDED',
   message: cancelled ? 'cancelled on request' : null,
-  totals: {
-    requested: 0,
-    processed: 0,
-    imported: 0,
-    unchanged: 0,
-    unchanged_with_errors: 0,
-    imported_with_errors: 0,
-    planned: 0,
-    skipped: 0,
-    failed: 0,
-    not_started: 0,
-  },
+  totals: migrationTotals(),
   cancelled,
 });
 

@@ -15,6 +15,7 @@ import { bundleWorkflowCode, DefaultLogger, Runtime, Worker } from '@temporalio/
 import type { MigrationBatchInput, MigrationBatchResult, MigrationInput, MigrationSummary } from '../../../contracts/migration.ts';
 import { cachedCliPath } from '../../../lib/embedded/temporal-cli.ts';
 import { installedTestServer } from '../../../scripts/temporal-test-server.ts';
+import { migrationTotals } from '../../support/migration-totals.ts';
 
 const [checkout, commit] = process.argv.slice(2);
 if (!checkout || !commit) throw new Error('usage: record-migration.ts <checkout> <commit>');
@@ -47,38 +48,28 @@ const REQUEST: Omit<MigrationInput, 'dashboardIds'> = {
 };
 
 /**
- * Whether the checkout's batch answer has this optional field (its contracts/migration.ts): the
+ * The optional fields of the checkout's batch answer (its contracts/migration.ts), read once: the
  * activities of that commit sent no field its contract lacks, so neither do the mocks.
  */
-function answerHas(field: 'reverify' | 'widen'): boolean {
-  return new RegExp(`^\\s+${field}\\?:`, 'm').test(fs.readFileSync(path.join(checkout!, 'contracts/migration.ts'), 'utf8'));
-}
+const contract = fs.readFileSync(path.join(checkout, 'contracts/migration.ts'), 'utf8');
+const answerHas = Object.fromEntries(
+  (['reverify', 'widen'] as const).map((f) => [f, new RegExp(`^\\s+${f}\\?:`, 'm').test(contract)]),
+) as Record<'reverify' | 'widen', boolean>;
 
 /** The batch's answer as the scenario says, as that commit's activity gave it: every dashboard imported, or every one unchanged. */
 function answer(input: MigrationBatchInput, s: Scenario): MigrationBatchResult {
   const items = input.batch.map((d) => {
     const at = { ...d, target_dashboard_id: 9000 + d.id, dashboard_uuid: `uuid-${d.id}` };
     if (!s.unchanged) return { ...at, status: 'imported' as const, planned_hash: `hash-${d.id}` };
-    return { ...at, status: 'unchanged' as const, ...(answerHas('reverify') ? { reverify: true } : {}) };
+    return { ...at, status: 'unchanged' as const, ...(answerHas.reverify ? { reverify: true } : {}) };
   });
-  return { items, learned: [], ...(s.unchanged && answerHas('widen') ? { widen: true } : {}) };
+  return { items, learned: [], ...(s.unchanged && answerHas.widen ? { widen: true } : {}) };
 }
 
 const summary: MigrationSummary = {
   status: 'SUCCEEDED',
   message: null,
-  totals: {
-    requested: 0,
-    processed: 0,
-    imported: 0,
-    unchanged: 0,
-    unchanged_with_errors: 0,
-    imported_with_errors: 0,
-    planned: 0,
-    skipped: 0,
-    failed: 0,
-    not_started: 0,
-  },
+  totals: migrationTotals(),
   cancelled: false,
 };
 
