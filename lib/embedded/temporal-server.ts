@@ -172,7 +172,7 @@ export async function startTemporalServer(opts: TemporalServerOptions): Promise<
   } as Record<string, number>;
   fs.mkdirSync(path.join(opts.dir, 'config'), { recursive: true, mode: 0o700 });
   fs.writeFileSync(path.join(opts.dir, 'config', 'switchyard.yaml'), serverConfig(opts, ports), { mode: 0o600 });
-  fs.writeFileSync(path.join(opts.dir, 'dynamicconfig.yaml'), DYNAMIC_CONFIG);
+  fs.copyFileSync(DYNAMIC_CONFIG_FILE, path.join(opts.dir, 'dynamicconfig.yaml'));
   const logFile = path.join(opts.dir, 'server.log');
   const supervisor = new Supervisor(
     opts.tools.server,
@@ -308,17 +308,8 @@ async function untilReady(address: string, namespace: string, gaveUp: () => stri
   }
 }
 
-/** The same knobs the dev server gets (lib/embedded/temporal-dev-server.ts), as a dynamic config file. */
-const DYNAMIC_CONFIG = `frontend.enableServerVersionCheck:
-  - value: false
-frontend.enableUpdateWorkflowExecution:
-  - value: true
-frontend.enableUpdateWorkflowExecutionAsyncAccepted:
-  - value: true
-# Custom search attributes on SQL visibility (the project registers a handful).
-system.forceSearchAttributesCacheRefreshOnRead:
-  - value: true
-`;
+/** The server's dynamic config, shared with docker-compose.yml (the dev server gets the same knobs as flags, lib/embedded/temporal-dev-server.ts). */
+export const DYNAMIC_CONFIG_FILE = path.join(PROJECT_ROOT, 'deploy', 'temporal', 'dynamicconfig.yaml');
 
 function serverConfig(opts: TemporalServerOptions, ports: Record<string, number>): string {
   const u = new URL(opts.adminUrl);

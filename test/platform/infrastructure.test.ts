@@ -1,11 +1,14 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import knexFactory from 'knex';
 import { inject, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { withDatabase } from '../../lib/embedded/postgres.ts';
 import { createKnex, fillPool } from '../../db/knex.ts';
-import { ConfigError, loadConfig } from '../../lib/config.ts';
+import { ConfigError, loadConfig, PROJECT_ROOT } from '../../lib/config.ts';
+import { devServerArgs } from '../../lib/embedded/temporal-dev-server.ts';
+import { DYNAMIC_CONFIG_FILE } from '../../lib/embedded/temporal-server.ts';
 
 describe('migrations', () => {
   it('apply, roll all the way down and apply again on a real PostgreSQL', async () => {
@@ -91,6 +94,26 @@ describe('docker-compose.yml', () => {
     expect(worker.environment.TEMPORAL_ADDRESS).toBe('temporal:7233');
     expect(doc.services.api.environment.PORT).toBe('8080');
     for (const v of Object.keys(doc.volumes)) expect(JSON.stringify(doc.services)).toContain(`${v}:`);
+  });
+
+  it("gives Temporal Switchyard's dynamic config, the file the production topology's server reads", () => {
+    const doc = parse(fs.readFileSync('docker-compose.yml', 'utf8'), { merge: true });
+    const temporal = doc.services.temporal;
+    const at = temporal.environment.DYNAMIC_CONFIG_FILE_PATH;
+    expect(temporal.volumes).toContain(`./${path.relative(PROJECT_ROOT, DYNAMIC_CONFIG_FILE)}:${at}:ro`);
+    const config = parse(fs.readFileSync(DYNAMIC_CONFIG_FILE, 'utf8'));
+    // Approval gates are workflow updates; eager activities save a trip through matching per activity.
+    for (const key of ['frontend.enableUpdateWorkflowExecution', 'system.enableActivityEagerExecution'])
+      expect(config[key], key).toEqual([{ value: true }]);
+    expect(config['history.transferProcessorMaxPollRPS']).toEqual([{ value: 100 }]);
+    // The embedded dev server of `npm start` gets the same knobs as flags.
+    const flags = devServerArgs({ cli: 'temporal', logFile: 'x' }, 7233);
+    for (const key of [
+      'frontend.enableUpdateWorkflowExecution',
+      'system.enableActivityEagerExecution',
+      'history.transferProcessorMaxPollRPS',
+    ])
+      expect(flags, key).toContain(`${key}=${config[key][0].value}`);
   });
 
   it('keeps Temporal off the host: no published frontend, the web UI on loopback only', () => {
