@@ -23,6 +23,8 @@ import { medians, roundFigures, summary, type Figures, type Growth, type Migrate
  * verification of every chart query, as a Temporal task) against the bare Superset export and
  * import calls for the same dashboards, in one run on real Superset 6.1.0 instances: one source and an empty target per contender.
  * Usage: npm run bench:migration [-- --dashboards 10] [-- --growth 100] [-- --distinct-charts] [-- --warm-up 2] [-- --rounds 3]
+ *   [-- --metadata postgresql] (the Supersets' metadata in PostgreSQL, as production keeps it, instead of SQLite;
+ *   each instance's own cluster, whose CPU counts in `temporal_postgres`)
  * Every dashboard's two charts ask the same two queries unless --distinct-charts gives each chart
  * a query of its own (a chart check sends a query several charts share once).
  * With --growth G, G more dashboards are migrated fresh afterwards (Switchyard, its two reruns, and
@@ -52,6 +54,8 @@ const G = numberArg('growth', 0);
 const DISTINCT = process.argv.includes('--distinct-charts');
 const W = numberArg('warm-up', 2);
 const R = Math.max(1, numberArg('rounds', 3));
+const METADATA =
+  process.argv.includes('--metadata') && process.argv[process.argv.indexOf('--metadata') + 1] === 'postgresql' ? 'postgresql' : 'sqlite';
 
 type Superset = Awaited<ReturnType<typeof startSuperset>>;
 type Post = (p: string, body: unknown, method?: string) => Promise<Record<string, any>>;
@@ -320,7 +324,9 @@ async function main() {
   // target starts empty, so every contender creates the same objects (an import over existing
   // ones costs Superset less than a first one).
   const [sa, sb, sc, sd] = await Promise.all(
-    ['a', 'b', 'c', 'd'].map((n) => startSuperset({ version: '6.1.0', dataDir: path.join(dir, `superset-${n}`), fresh: true, log: quiet })),
+    ['a', 'b', 'c', 'd'].map((n) =>
+      startSuperset({ version: '6.1.0', dataDir: path.join(dir, `superset-${n}`), fresh: true, log: quiet, metadata: METADATA }),
+    ),
   );
   const stopSupersets = stopOnInterrupt(() => Promise.all([sa, sb, sc, sd].map((x) => x.stop())));
   const stack = await startBenchStack(path.join(dir, 'switchyard'));
