@@ -28,7 +28,6 @@
  * Temporal's retry of the whole batch.
  */
 import { importsTogether, widensNext } from '../../contracts/migration-batching.ts';
-import { declaredSize } from '../../lib/archive/unzip.ts';
 import { MAX_BUNDLE_FILES } from '../../lib/bundles/bundle.ts';
 import { maxBundleBytes } from './deps.ts';
 import {
@@ -239,15 +238,20 @@ async function openBatch(
 
 /**
  * Whether the next batch may read wider (contracts/migration-batching.ts widensNext, the one
- * decider): called when this batch found every dashboard unchanged, with its own source export's
- * size (settled already: the comparison read it).
+ * decider): called when this batch found every dashboard unchanged, with the size of the source
+ * exports that brought its dashboards (settled already: the comparison read them), its own and the
+ * one an earlier batch read ahead for it, as each dashboard's share (caches.ts ExportedSources).
  */
 async function widensAfter(ctx: BatchContext): Promise<boolean> {
-  const zip = await ctx.reads.sourceExport;
+  // Its own export, and the one an earlier batch read ahead for it, are in the cache by then, with what they measured.
+  await ctx.reads.sourceExport;
   return widensNext({
     dashboards: ctx.todo.length,
     unchanged: ctx.todo.length,
-    sourceExport: zip ? declaredSize(zip) : null,
+    sourceExport: ctx.svc.caches.exportedSources.measureOf(
+      ctx.taskId,
+      ctx.todo.map((d) => d.id),
+    ),
     maxBytes: maxBundleBytes(ctx.svc.deps),
     maxEntries: MAX_BUNDLE_FILES,
   });
@@ -282,6 +286,8 @@ function beginOnExport(ctx: BatchContext): void {
         early,
         todo.map((d) => d.id),
       );
+    // A rerun's next batch read from now on, behind this one's reads: the source then never waits for the next batch to ask.
+    if (landed && rerun) exportUpcoming(ctx, early);
     await views;
   });
 }
