@@ -57,11 +57,7 @@ export interface BatchReadMeasure {
   /** Dashboards the batch held, and how many of them it found unchanged from its two exports. */
   dashboards: number;
   unchanged: number;
-  /**
-   * The source exports that brought them (a zip's directory: entries and unpacked bytes), the
-   * batch's own and one an earlier batch read ahead for it, as their dashboards' shares; null when
-   * that is not known for every one of them.
-   */
+  /** The source export it read for them (a zip's directory: entries and unpacked bytes); null when it read none itself. */
   sourceExport: { entries: number; bytes: number } | null;
   /** The bundle limits an export is read within (BUNDLE_MAX_MB, MAX_BUNDLE_FILES). */
   maxBytes: number;
@@ -70,9 +66,9 @@ export interface BatchReadMeasure {
 
 /**
  * Whether the next batch may read RERUN_BATCH dashboards: when this one found every dashboard
- * unchanged and their source export, scaled to RERUN_BATCH dashboards, stays within a quarter of
+ * unchanged and its own source export, scaled to RERUN_BATCH dashboards, stays within a quarter of
  * the bundle limits (a wide export never nears the size at which it would be refused). A batch
- * whose export's size is not known for every dashboard does not widen.
+ * that did not export its dashboards itself (an earlier batch read them ahead) does not widen.
  */
 export function widensNext(m: BatchReadMeasure): boolean {
   if (m.dashboards === 0 || m.unchanged < m.dashboards || !m.sourceExport) return false;

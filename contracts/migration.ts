@@ -320,8 +320,7 @@ export interface MigrationBatchInput extends Omit<MigrationInput, 'dashboardIds'
   learnedRejections: RejectionRule[];
   /**
    * The dashboards the next batch will read after those this one leaves waiting (at most a
-   * batch's worth, a wide batch's when this one is wide): the batch exports them from the source
-   * while it imports, or a rerun's as soon as its own export is answered, for the next batch.
+   * batch's worth): the batch exports them from the source while it imports, for the next batch.
    */
   upcoming?: number[];
   /** Dashboards with an outcome before this batch, and in the whole request (for progress). */

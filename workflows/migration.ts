@@ -316,9 +316,8 @@ export async function migrationWorkflow(input: MigrationInput & { resume?: Migra
         if (held.length) verifying.push(...besideNext(request, held.splice(0))); // the run goes on after all: verified here
         const { batch, fresh } = nextBatch(dashboardIds, waiting, next, size);
         next += fresh;
-        // Read ahead while a batch imports (the next batch is then never wide: a narrow batch's worth), or as a rerun's
-        // batch compares: a wide one's next batch is wide again when it finds all unchanged (read-ahead.ts exportUpcoming).
-        const upcoming = dashboardIds.slice(next, next + (size === RERUN_BATCH ? RERUN_BATCH : MAX_BATCH));
+        // Read ahead only while a batch imports, after which the next batch is never wide: a narrow batch's worth.
+        const upcoming = dashboardIds.slice(next, next + MAX_BATCH);
         const r = await runBatch(request, batch, { learned, upcoming, doneBefore: next - fresh - waiting.length, total });
         size = wide && r.widen ? RERUN_BATCH : MAX_BATCH;
         learned = mergeRules(learned, r.learned);

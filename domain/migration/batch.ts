@@ -28,6 +28,7 @@
  * Temporal's retry of the whole batch.
  */
 import { importsTogether, widensNext } from '../../contracts/migration-batching.ts';
+import { declaredSize } from '../../lib/archive/unzip.ts';
 import { MAX_BUNDLE_FILES } from '../../lib/bundles/bundle.ts';
 import { maxBundleBytes } from './deps.ts';
 import {
@@ -238,20 +239,15 @@ async function openBatch(
 
 /**
  * Whether the next batch may read wider (contracts/migration-batching.ts widensNext, the one
- * decider): called when this batch found every dashboard unchanged, with the size of the source
- * exports that brought its dashboards (settled already: the comparison read them), its own and the
- * one an earlier batch read ahead for it, as each dashboard's share (caches.ts ExportedSources).
+ * decider): called when this batch found every dashboard unchanged, with its own source export's
+ * size (settled already: the comparison read it).
  */
 async function widensAfter(ctx: BatchContext): Promise<boolean> {
-  // Its own export, and the one an earlier batch read ahead for it, are in the cache by then, with what they measured.
-  await ctx.reads.sourceExport;
+  const zip = await ctx.reads.sourceExport;
   return widensNext({
     dashboards: ctx.todo.length,
     unchanged: ctx.todo.length,
-    sourceExport: ctx.svc.caches.exportedSources.measureOf(
-      ctx.taskId,
-      ctx.todo.map((d) => d.id),
-    ),
+    sourceExport: zip ? declaredSize(zip) : null,
     maxBytes: maxBundleBytes(ctx.svc.deps),
     maxEntries: MAX_BUNDLE_FILES,
   });
@@ -286,8 +282,6 @@ function beginOnExport(ctx: BatchContext): void {
         early,
         todo.map((d) => d.id),
       );
-    // A rerun's next batch read from now on, behind this one's reads: the source then never waits for the next batch to ask.
-    if (landed && rerun) exportUpcoming(ctx, early);
     await views;
   });
 }

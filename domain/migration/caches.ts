@@ -95,14 +95,8 @@ export function createMigrationCaches(): MigrationCaches {
 }
 
 /** Source bundles by task and source dashboard id (see MigrationCaches.exportedSources). */
-/** A dashboard's part of the export that brought it: that zip's entries and unpacked bytes over its dashboards. */
-export interface ExportShare {
-  entries: number;
-  bytes: number;
-}
-
 export class ExportedSources {
-  private readonly tasks = new Map<string, Map<number, { bundle: Bundle; share: ExportShare | null }>>();
+  private readonly tasks = new Map<string, Map<number, Bundle>>();
   private readonly maxTasks: number;
 
   constructor(opts: { maxTasks?: number } = {}) {
@@ -110,33 +104,17 @@ export class ExportedSources {
   }
 
   get(taskId: string, id: number): Bundle | undefined {
-    return this.tasks.get(taskId)?.get(id)?.bundle;
+    return this.tasks.get(taskId)?.get(id);
   }
 
-  /**
-   * What exporting these dashboards together measured, as the sum of their shares of the exports
-   * that brought them (a batch's own, or the one an earlier batch read ahead for it); null when one
-   * is not held here or came without a share.
-   */
-  measureOf(taskId: string, ids: readonly number[]): ExportShare | null {
-    const sum: ExportShare = { entries: 0, bytes: 0 };
-    for (const id of ids) {
-      const share = this.tasks.get(taskId)?.get(id)?.share;
-      if (!share) return null;
-      sum.entries += share.entries;
-      sum.bytes += share.bytes;
-    }
-    return sum;
-  }
-
-  put(taskId: string, id: number, bundle: Bundle, share: ExportShare | null = null): void {
+  put(taskId: string, id: number, bundle: Bundle): void {
     let m = this.tasks.get(taskId);
     if (!m) {
       m = new Map();
       this.tasks.set(taskId, m);
       while (this.tasks.size > this.maxTasks) this.tasks.delete(this.tasks.keys().next().value!);
     }
-    m.set(id, { bundle, share });
+    m.set(id, bundle);
   }
 
   forget(taskId: string, id: number): void {

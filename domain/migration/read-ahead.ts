@@ -6,7 +6,6 @@
  */
 import type { MigrationBatchInput } from '../../contracts/migration.ts';
 import type { TargetState } from '../../db/dashboard-migration/store.ts';
-import { declaredSize } from '../../lib/archive/unzip.ts';
 import { Bundle } from '../../lib/bundles/bundle.ts';
 import { splitByDashboard } from '../../lib/bundles/split.ts';
 import { fallbackLogged } from '../../lib/detached.ts';
@@ -81,25 +80,18 @@ async function earlyTargetExport(
   return { ids, zip: await (await upstreamFor(svc.deps, input.targetEnvId)).exportDashboards(ids) };
 }
 
-/** Batches that began their next batch's reads (a rerun's, once its export landed, may import after all). */
-const upcomingBegun = new WeakSet<BatchContext>();
-
 /**
  * Begins exporting the dashboards the next batch will read first (`upcoming`, those this worker
  * has not read yet) and keeps them in the worker's cache of source exports when read, then begins
  * reading their companions' views from that export, and their embedded configurations, under the
- * task's source snapshot, so the next batch on this worker finds them read. Called as the batch
- * imports, when the source has nothing else to answer; in a rerun, as soon as the batch's own
- * export is answered (its comparison then waits on the source's embedded configurations and on
- * Switchyard, and the source would otherwise stand idle until the next batch asks). Once a batch.
- * Never fails the batch: the next batch reads what is not there.
+ * task's source snapshot: called as the batch imports, when the source has nothing else to
+ * answer, so the next batch on this worker finds them read. Never fails the batch: the next batch
+ * reads what is not there.
  */
-export function exportUpcoming(ctx: BatchContext, scope: Pick<PlanScope, 'svc' | 'input' | 'taskSnapshot'>): void {
+export function exportUpcoming(ctx: BatchContext, scope: PlanScope): void {
   const { svc, input, taskId, prefetch } = ctx;
-  if (upcomingBegun.has(ctx)) return;
   const ids = (input.upcoming ?? []).filter((id) => !svc.caches.exportedSources.get(taskId, id));
   if (ids.length < 2) return; // a lone dashboard is read by its own plan
-  upcomingBegun.add(ctx);
   // Handed to the next batch on this worker, which takes what landed and reads the rest itself.
   prefetch.begin('nextBatchExport', `the next batch's source export of dashboards ${ids.join(', ')}`, async () => {
     const zip = await (await upstreamFor(svc.deps, input.sourceEnvId)).exportDashboards(ids);
@@ -115,11 +107,8 @@ export function exportUpcoming(ctx: BatchContext, scope: Pick<PlanScope, 'svc' |
 /** The source's export (once it is read) into the worker's cache of source exports, where each dashboard is taken from. */
 export function keepSourceExport(ctx: Pick<BatchContext, 'svc' | 'taskId'>, zip: Uint8Array | null): void {
   if (!zip) return;
-  const split = splitByDashboard(Bundle.fromZip(zip, maxBundleBytes(ctx.svc.deps)));
-  // Each dashboard's share of what the export measured: a batch whose dashboards an earlier one read ahead widens by them.
-  const { entries, bytes } = declaredSize(zip);
-  const share = split.size ? { entries: entries / split.size, bytes: bytes / split.size } : null;
-  for (const [id, b] of split) ctx.svc.caches.exportedSources.put(ctx.taskId, id, b, share);
+  for (const [id, b] of splitByDashboard(Bundle.fromZip(zip, maxBundleBytes(ctx.svc.deps))))
+    ctx.svc.caches.exportedSources.put(ctx.taskId, id, b);
 }
 
 /**

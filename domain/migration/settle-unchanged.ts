@@ -1,5 +1,5 @@
 import { mayShortcut } from '../../db/dashboard-migration/store.ts';
-import { carriedVerification, type DashboardOutcome } from '../../contracts/migration.ts';
+import { carriedVerification } from '../../contracts/migration.ts';
 import type { RlsReport } from '../../contracts/rls.ts';
 import { Bundle } from '../../lib/bundles/bundle.ts';
 import { splitByDashboard } from '../../lib/bundles/split.ts';
@@ -46,8 +46,6 @@ export async function settleUnchanged(ctx: BatchContext): Promise<BatchDashboard
     { source: (id) => ctx.svc.caches.exportedSources.get(taskId, id), target: (id) => both.copies.get(id) },
   );
   const rewritten: Array<{ targetDashboardId: number; dashboardUuid: string }> = [];
-  // Recorded together after the loop (one statement, as a joint import's): a wide batch settles 64 at once.
-  const settledOutcomes: Array<{ position: number; outcome: DashboardOutcome }> = [];
   for (const [at, { d, prepared, last }] of same.entries()) {
     const settled = companions[at];
     if (!settled) {
@@ -61,19 +59,15 @@ export async function settleUnchanged(ctx: BatchContext): Promise<BatchDashboard
       `'${prepared.title}' is unchanged since task ${last} migrated it and the target holds it as then: not imported; ${state ? `its verification carried from task ${state.from_task_id ?? '?'}` : 'its target verified again'}`,
     );
     const rls = { mode: input.rls ?? 'strict', source_rules: [], target_rules: [], differences: [] } satisfies RlsReport;
-    settledOutcomes.push({
-      position: d.position,
-      outcome: {
-        ...outcomeBase(d.id, prepared),
-        status: 'unchanged',
-        rls,
-        companions: settled.reports,
-        next_actions: settled.next_actions,
-        ...(state ? { verification_state: state } : {}),
-      },
+    await ctx.outcomes.finish(d.position, {
+      ...outcomeBase(d.id, prepared),
+      status: 'unchanged',
+      rls,
+      companions: settled.reports,
+      next_actions: settled.next_actions,
+      ...(state ? { verification_state: state } : {}),
     });
   }
-  await ctx.outcomes.finishAll(settledOutcomes);
   await rehashAfterCompanions(ctx.svc, input.targetEnvId, both.target, rewritten, log);
   // In the batch's order, for the full plan.
   return todo.filter((d) => rest.includes(d));

@@ -235,12 +235,11 @@ describe.runIf(hasTestServer)('migrationWorkflow batching (time-skipping test se
     const runs = [...new Set(calls.map((c) => c.runId))];
     const runOf = (c: ActivityCall) => runs.indexOf(c.runId) + 1;
     const positions = (ds: ReadonlyArray<{ position: number }>) => [ds[0]!.position, ds.at(-1)!.position, ds.length];
-    // [run, first position, last position, how many] of each batch, and its `upcoming`: a narrow batch's worth, a wide
-    // batch's when the batch is wide (it reads them as soon as its own export is answered: read-ahead.ts exportUpcoming).
+    // [run, first position, last position, how many] of each batch, and its `upcoming` (always a narrow batch's worth).
     expect(callsOf(calls, 'migrateBatch').map((c) => [runOf(c), ...positions(c.input.batch), c.input.upcoming?.length])).toEqual([
       [1, 0, 15, MAX_BATCH, MAX_BATCH],
-      [1, 16, 79, RERUN_BATCH, RERUN_BATCH], // widened by the first
-      [2, 80, 143, RERUN_BATCH, 16], // the run continued as new after 80 dashboards, still wide; the 16 left
+      [1, 16, 79, RERUN_BATCH, MAX_BATCH], // widened by the first
+      [2, 80, 143, RERUN_BATCH, MAX_BATCH], // the run continued as new after 80 dashboards, still wide
       [2, 140, 155, MAX_BATCH, 4], // the 4 left waiting first, then 12 fresh: narrow again
       [2, 156, 159, 4, 0],
     ]);
