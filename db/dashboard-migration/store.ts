@@ -49,11 +49,20 @@ export class MigrationStateStore {
 
   /** What an import left in the target; its verification is not known yet. */
   async record(state: Omit<TargetState, 'updated_at' | 'verification' | 'verified_at' | 'verified_task_id'>): Promise<void> {
-    const row = { ...state, verification: null, verified_at: null, verified_task_id: null };
-    await this.knex('migration_target_state')
-      .insert(row)
-      .onConflict(['target_env_id', 'dashboard_uuid'])
-      .merge({ ...row, updated_at: this.knex.fn.now() });
+    await this.recordMany([state]);
+  }
+
+  /** What several imports left in the target, in one statement (a verification's dashboards). */
+  async recordMany(states: Array<Omit<TargetState, 'updated_at' | 'verification' | 'verified_at' | 'verified_task_id'>>): Promise<void> {
+    if (!states.length) return;
+    const rows = states.map((s) => ({
+      ...s,
+      verification: null,
+      verified_at: null,
+      verified_task_id: null,
+      updated_at: this.knex.fn.now(),
+    }));
+    await this.knex('migration_target_state').insert(rows).onConflict(['target_env_id', 'dashboard_uuid']).merge(Object.keys(rows[0]!));
   }
 
   /** The target's export changed by this service's own writes after the import (companions): its new hash, the rest kept. */
@@ -68,9 +77,24 @@ export class MigrationStateStore {
    * rerun's that checked the unchanged target again) at `at` (now when not given).
    */
   async recordVerification(targetEnvId: string, dashboardUuid: string, passed: boolean, taskId: string, at?: Date): Promise<void> {
-    await this.knex('migration_target_state')
-      .where({ target_env_id: targetEnvId, dashboard_uuid: dashboardUuid })
-      .update({ verification: passed ? 'passed' : 'failed', verified_at: at ?? this.knex.fn.now(), verified_task_id: taskId });
+    await this.recordVerifications(targetEnvId, [{ dashboardUuid, passed }], taskId, at);
+  }
+
+  /** recordVerification for several dashboards checked together: one statement for those that passed, one for the rest. */
+  async recordVerifications(
+    targetEnvId: string,
+    checked: ReadonlyArray<{ dashboardUuid: string; passed: boolean }>,
+    taskId: string,
+    at?: Date,
+  ): Promise<void> {
+    for (const passed of [true, false]) {
+      const uuids = checked.filter((c) => c.passed === passed).map((c) => c.dashboardUuid);
+      if (!uuids.length) continue;
+      await this.knex('migration_target_state')
+        .where({ target_env_id: targetEnvId })
+        .whereIn('dashboard_uuid', uuids)
+        .update({ verification: passed ? 'passed' : 'failed', verified_at: at ?? this.knex.fn.now(), verified_task_id: taskId });
+    }
   }
 
   /** What the last migrations of these source dashboards into the target recorded (those known), by source id. */

@@ -64,8 +64,22 @@ export class TaskItemStore {
 
   /** Replaces the item at this position: an item amended after it was first recorded (a migrated dashboard once verified). */
   async put<I extends ItemOutcome>(taskId: string, position: number, key: string | number, item: I): Promise<void> {
+    await this.putMany(taskId, [{ position, key, item }]);
+  }
+
+  /** Replaces the items at these positions in one statement (a verification's dashboards, amended together). */
+  async putMany(taskId: string, items: Array<{ position: number; key: string | number; item: ItemOutcome }>): Promise<void> {
+    if (!items.length) return;
     await this.knex('task_items')
-      .insert({ task_id: taskId, position, item_key: String(key), outcome: item.outcome, item: JSON.stringify(item) })
+      .insert(
+        items.map((i) => ({
+          task_id: taskId,
+          position: i.position,
+          item_key: String(i.key),
+          outcome: i.item.outcome,
+          item: JSON.stringify(i.item),
+        })),
+      )
       .onConflict(['task_id', 'position'])
       .merge(['item_key', 'outcome', 'item']);
   }

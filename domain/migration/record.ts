@@ -46,8 +46,20 @@ export async function recordOutcomes(
 
 /** An outcome amended after it was recorded (verified, or its verification failed). */
 export async function amendOutcome(svc: MigrationServices, taskId: string, position: number, o: DashboardOutcome): Promise<void> {
-  o.outcome = MIGRATION_OUTCOME[o.status];
-  await svc.outcomes.put(taskId, position, o.id, o);
+  await amendOutcomes(svc, taskId, [{ position, outcome: o }]);
+}
+
+/** Outcomes amended together, in one statement (a verification's dashboards). */
+export async function amendOutcomes(
+  svc: MigrationServices,
+  taskId: string,
+  amended: Array<{ position: number; outcome: DashboardOutcome }>,
+): Promise<void> {
+  for (const a of amended) a.outcome.outcome = MIGRATION_OUTCOME[a.outcome.status];
+  await svc.outcomes.putMany(
+    taskId,
+    amended.map((a) => ({ position: a.position, key: a.outcome.id, item: a.outcome })),
+  );
 }
 
 /**
@@ -198,20 +210,25 @@ export async function recordStates(
     if (missing.length)
       for (const [id, b] of splitByDashboard(Bundle.fromZip(await target.exportDashboards(missing), maxBundleBytes(svc.deps))))
         byId.set(id, b);
-    for (const i of imported) {
-      const after = byId.get(i.targetDashboardId);
-      if (!after) continue;
-      await svc.states.record({
-        target_env_id: input.targetEnvId,
-        dashboard_uuid: i.dashboardUuid,
-        source_env_id: input.sourceEnvId,
-        bundle_hash: i.plannedHash,
-        target_hash: after.contentHash(),
-        target_dashboard_id: i.targetDashboardId,
-        source_dashboard_id: i.sourceDashboardId,
-        task_id: taskId,
-      });
-    }
+    // One statement for all of them: each commit of its own cost a verification of 10 dashboards tens of milliseconds.
+    await svc.states.recordMany(
+      imported.flatMap((i) => {
+        const after = byId.get(i.targetDashboardId);
+        if (!after) return [];
+        return [
+          {
+            target_env_id: input.targetEnvId,
+            dashboard_uuid: i.dashboardUuid,
+            source_env_id: input.sourceEnvId,
+            bundle_hash: i.plannedHash,
+            target_hash: after.contentHash(),
+            target_dashboard_id: i.targetDashboardId,
+            source_dashboard_id: i.sourceDashboardId,
+            task_id: taskId,
+          },
+        ];
+      }),
+    );
   } catch (err) {
     log.warn(`could not record what was imported (the next run imports those dashboards again): ${(err as Error).message}`);
   }

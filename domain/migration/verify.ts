@@ -9,7 +9,7 @@ import type { Bundle } from '../../lib/bundles/bundle.ts';
 import { failItem, itemFailure } from '../failures/index.ts';
 import type { Log, MigrationServices } from './context.ts';
 import type { PrefetchRun } from './prefetch-runs.ts';
-import { amendOutcome, recordStates } from './record.ts';
+import { amendOutcomes, recordStates } from './record.ts';
 import { upstreamFor } from './superset-upstream.ts';
 import { freshAnswers } from './unchanged-checks.ts';
 import type { MigrationUpstream } from './upstream.ts';
@@ -86,12 +86,21 @@ async function verifyPart(
   // The batch's verification time, shared by its dashboards (their charts' queries went out together).
   const share = Math.round((Date.now() - started) / Math.max(1, todo.length));
   const now = new Date();
-  let failed = 0;
-  for (const [i, { d, stored }] of todo.entries()) {
-    const ok = await amendVerified(svc, taskId, input, { d, stored, v: verified[i]!, share, now });
-    if (!ok) failed++;
-  }
-  return { failed };
+  const amended = todo.map(({ d, stored }, i) => ({ d, ...verifiedOutcome(taskId, input, { d, stored, v: verified[i]!, share, now }) }));
+  // Recorded together: in the targets' records (with the time the items say, so a later `if_changed` rerun carries
+  // it as this task said it), then in the outcomes; a retry after the first finds the outcomes unverified and verifies again.
+  await svc.states.recordVerifications(
+    input.targetEnvId,
+    amended.map((a) => ({ dashboardUuid: a.d.dashboardUuid, passed: a.passed })),
+    taskId,
+    now,
+  );
+  await amendOutcomes(
+    svc,
+    taskId,
+    amended.map((a) => ({ position: a.d.position, outcome: a.outcome })),
+  );
+  return { failed: amended.filter((a) => !a.passed).length };
 }
 
 type Todo = { d: VerifyBatchInput['dashboards'][number]; stored: DashboardOutcome };
@@ -117,16 +126,12 @@ async function unverified(svc: MigrationServices, taskId: string, input: VerifyB
   return todo;
 }
 
-/**
- * One dashboard's verification recorded: in the target's record (with the time the item says,
- * so a later `if_changed` rerun carries it as this task said it) and in its outcome. False when it failed.
- */
-async function amendVerified(
-  svc: MigrationServices,
+/** One dashboard's outcome once verified, and whether it passed. */
+function verifiedOutcome(
   taskId: string,
   input: VerifyBatchInput,
   r: Todo & { v: Verification | { error: unknown }; share: number; now: Date },
-): Promise<boolean> {
+): { outcome: DashboardOutcome; passed: boolean } {
   const { d, stored, v, now } = r;
   const verification_state = {
     state: 'verified',
@@ -137,15 +142,11 @@ async function amendVerified(
   if ('error' in v) {
     // An outage is thrown for a retry; a refusal is this dashboard's verification failure.
     const failure = itemFailure(v.error, { step: 'verify', item: `target dashboard ${d.targetDashboardId}`, envId: input.targetEnvId });
-    await amendOutcome(svc, taskId, d.position, { ...stored, status: failedStatus(d), verification_state, ...failure });
-    await svc.states.recordVerification(input.targetEnvId, d.dashboardUuid, false, taskId, now);
-    return false;
+    return { outcome: { ...stored, status: failedStatus(d), verification_state, ...failure }, passed: false };
   }
-  await svc.states.recordVerification(input.targetEnvId, d.dashboardUuid, v.ok, taskId, now);
   const verification = { ...v, duration_ms: r.share };
   const failedNow = v.ok ? {} : { status: failedStatus(d), ...(d.unchanged ? brokenUnder(stored, verification) : {}) };
-  await amendOutcome(svc, taskId, d.position, { ...stored, verification, verification_state, ...failedNow });
-  return v.ok;
+  return { outcome: { ...stored, verification, verification_state, ...failedNow }, passed: v.ok };
 }
 
 /** How a dashboard whose verification failed ends: imported with errors, or unchanged with errors (nothing was imported). */
