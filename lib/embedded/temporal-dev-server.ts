@@ -121,10 +121,8 @@ export function devServerArgs(opts: TemporalDevServerOptions, port: number): str
     'matching.numTaskqueueReadPartitions=1',
     '--dynamic-config-value',
     'matching.numTaskqueueWritePartitions=1',
-    // Eager activities, and the history's transfer queue read up to 100 times a second instead of
-    // 20: deploy/temporal/dynamicconfig.yaml says why (once a workflow spent its burst, each hop waited 40-50 ms).
-    '--dynamic-config-value',
-    'system.enableActivityEagerExecution=true',
+    // The history's transfer queue read up to 100 times a second instead of 20:
+    // deploy/temporal/dynamicconfig.yaml says why (once a workflow spent its burst, each hop waited 40-50 ms).
     '--dynamic-config-value',
     'history.transferProcessorMaxPollRPS=100',
     ...cliSearchAttributeFlags(opts.searchAttributes ?? []),

@@ -102,18 +102,16 @@ describe('docker-compose.yml', () => {
     const at = temporal.environment.DYNAMIC_CONFIG_FILE_PATH;
     expect(temporal.volumes).toContain(`./${path.relative(PROJECT_ROOT, DYNAMIC_CONFIG_FILE)}:${at}:ro`);
     const config = parse(fs.readFileSync(DYNAMIC_CONFIG_FILE, 'utf8'));
-    // Approval gates are workflow updates; eager activities save a trip through matching per activity.
-    for (const key of ['frontend.enableUpdateWorkflowExecution', 'system.enableActivityEagerExecution'])
-      expect(config[key], key).toEqual([{ value: true }]);
+    // Approval gates are workflow updates; the transfer queue's limit is each hop's wait once a workflow spent its burst.
+    expect(config['frontend.enableUpdateWorkflowExecution']).toEqual([{ value: true }]);
     expect(config['history.transferProcessorMaxPollRPS']).toEqual([{ value: 100 }]);
+    // Eager activities would run a task's activities on the worker holding its workflow: one task would not spread.
+    expect(config).not.toHaveProperty('system.enableActivityEagerExecution');
     // The embedded dev server of `npm start` gets the same knobs as flags.
     const flags = devServerArgs({ cli: 'temporal', logFile: 'x' }, 7233);
-    for (const key of [
-      'frontend.enableUpdateWorkflowExecution',
-      'system.enableActivityEagerExecution',
-      'history.transferProcessorMaxPollRPS',
-    ])
+    for (const key of ['frontend.enableUpdateWorkflowExecution', 'history.transferProcessorMaxPollRPS'])
       expect(flags, key).toContain(`${key}=${config[key][0].value}`);
+    expect(flags.join(' ')).not.toContain('system.enableActivityEagerExecution');
   });
 
   it('keeps Temporal off the host: no published frontend, the web UI on loopback only', () => {
