@@ -48,18 +48,7 @@ export class TaskItemStore {
   /** Records several items in one statement, each unless one is recorded at its position already (the earlier one wins, as in record). */
   async recordMany(taskId: string, items: Array<{ position: number; key: string | number; item: ItemOutcome }>): Promise<void> {
     if (!items.length) return;
-    await this.knex('task_items')
-      .insert(
-        items.map((i) => ({
-          task_id: taskId,
-          position: i.position,
-          item_key: String(i.key),
-          outcome: i.item.outcome,
-          item: JSON.stringify(i.item),
-        })),
-      )
-      .onConflict(['task_id', 'position'])
-      .ignore();
+    await this.insertRows(taskId, items).onConflict(['task_id', 'position']).ignore();
   }
 
   /** Replaces the item at this position: an item amended after it was first recorded (a migrated dashboard once verified). */
@@ -70,18 +59,20 @@ export class TaskItemStore {
   /** Replaces the items at these positions in one statement (a verification's dashboards, amended together). */
   async putMany(taskId: string, items: Array<{ position: number; key: string | number; item: ItemOutcome }>): Promise<void> {
     if (!items.length) return;
-    await this.knex('task_items')
-      .insert(
-        items.map((i) => ({
-          task_id: taskId,
-          position: i.position,
-          item_key: String(i.key),
-          outcome: i.item.outcome,
-          item: JSON.stringify(i.item),
-        })),
-      )
-      .onConflict(['task_id', 'position'])
-      .merge(['item_key', 'outcome', 'item']);
+    await this.insertRows(taskId, items).onConflict(['task_id', 'position']).merge(['item_key', 'outcome', 'item']);
+  }
+
+  /** The insert of these items' rows, for recordMany (the first record wins) and putMany (the last one does). */
+  private insertRows(taskId: string, items: Array<{ position: number; key: string | number; item: ItemOutcome }>) {
+    return this.knex('task_items').insert(
+      items.map((i) => ({
+        task_id: taskId,
+        position: i.position,
+        item_key: String(i.key),
+        outcome: i.item.outcome,
+        item: JSON.stringify(i.item),
+      })),
+    );
   }
 
   /** Every item of the task in request order. */

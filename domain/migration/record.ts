@@ -37,11 +37,13 @@ export async function recordOutcomes(
   taskId: string,
   done: Array<{ position: number; outcome: DashboardOutcome }>,
 ): Promise<void> {
+  await svc.outcomes.recordMany(taskId, asItems(done));
+}
+
+/** Outcomes as task items: each stamped with the outcome its status means, keyed by its dashboard. */
+function asItems(done: Array<{ position: number; outcome: DashboardOutcome }>) {
   for (const d of done) d.outcome.outcome = MIGRATION_OUTCOME[d.outcome.status];
-  await svc.outcomes.recordMany(
-    taskId,
-    done.map((d) => ({ position: d.position, key: d.outcome.id, item: d.outcome })),
-  );
+  return done.map((d) => ({ position: d.position, key: d.outcome.id, item: d.outcome }));
 }
 
 /** An outcome amended after it was recorded (verified, or its verification failed). */
@@ -55,11 +57,7 @@ export async function amendOutcomes(
   taskId: string,
   amended: Array<{ position: number; outcome: DashboardOutcome }>,
 ): Promise<void> {
-  for (const a of amended) a.outcome.outcome = MIGRATION_OUTCOME[a.outcome.status];
-  await svc.outcomes.putMany(
-    taskId,
-    amended.map((a) => ({ position: a.position, key: a.outcome.id, item: a.outcome })),
-  );
+  await svc.outcomes.putMany(taskId, asItems(amended));
 }
 
 /**
